@@ -1,0 +1,1 @@
+"""Tidy pandas tables and matplotlib plots built from the engines."""

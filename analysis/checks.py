@@ -1,0 +1,186 @@
+"""Success-curve tables for single checks on each system's native axes.
+
+Every table is built the same way: the engine gives a distribution over outcome codes
+for each *roll setting* (pool size, roll mode, bonus dice), exactly or by Monte Carlo,
+and each grid cell is a (roll setting, set of successful codes) pair. So exact and Monte
+Carlo tables share one definition of success, and a cell's Monte Carlo standard error is
+that of a binomial proportion: ``sqrt(p (1 - p) / trials)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from engines import SYSTEMS, d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
+from engines.errors import InputError
+from engines.rng import Seed
+from engines.variants import parse_variants
+
+METHODS = ("exact", "mc", "both")
+DEFAULT_TRIALS = 200_000
+
+#: Native axes of each system's success-curve table (issue 2).
+AXES = {
+    "dice_pool_7": {"pool": range(0, 21), "successes": range(1, 11)},
+    "middle_3d10": {"modifier": range(0, 21), "difficulty": range(5, 31),
+                    "roll": ("normal", "advantage", "disadvantage")},
+    "dice_pool_6": {"pool": range(0, 21), "difficulty": range(1, 11)},
+    "percentile": {"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
+                   "dice": range(-2, 3)},
+    "d20_degrees": {"modifier": range(-5, 31), "dc": range(0, 41), "degree": range(1, 5)},
+}
+
+
+@dataclass
+class Grid:
+    """A table's cells: axis values, which roll setting each uses, which codes succeed."""
+
+    system: str
+    cells: pd.DataFrame          # axis columns
+    settings: np.ndarray         # roll-setting values (pool sizes, modes, dice)
+    setting_of_cell: np.ndarray  # index into settings, per cell
+    mask: np.ndarray             # bool[cells, codes]: the cell's successful codes
+    values: np.ndarray           # outcome value of each code (for mean / SD)
+
+
+def variants_for(system: str, variants: Any = None):
+    """The system's variant object from ``None``, an object, a mapping or NAME=VALUE strings."""
+    mod = SYSTEMS[system]
+    if isinstance(variants, mod.Variants):
+        return variants
+    return parse_variants(mod.Variants, variants)
+
+
+def _product(axes: dict[str, Iterable]) -> pd.DataFrame:
+    idx = pd.MultiIndex.from_product([list(v) for v in axes.values()], names=list(axes))
+    return idx.to_frame(index=False)
+
+
+def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = None) -> Grid:
+    """The success-curve grid of ``system`` (default: its native axes in :data:`AXES`)."""
+    if system not in SYSTEMS:
+        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+    v = variants_for(system, variants)
+    axes = {**AXES[system], **(axes or {})}
+    cells = _product(axes)
+    if system in ("dice_pool_7", "dice_pool_6"):
+        mod = SYSTEMS[system]
+        settings = np.array(sorted(set(cells["pool"])), dtype=np.int64)
+        ncodes = mod.n_codes(int(settings.max(initial=1)), v)
+        succ = mod.successes_of_codes(ncodes)
+        need = cells["successes" if system == "dice_pool_7" else "difficulty"].to_numpy()
+        mask = succ[None, :] >= need[:, None]
+        setting_of_cell = np.searchsorted(settings, cells["pool"].to_numpy())
+        return Grid(system, cells, settings, setting_of_cell, mask, succ.astype(float))
+    if system == "middle_3d10":
+        settings = np.array(list(middle_3d10.MODES))
+        setting_of_cell = np.array([list(settings).index(r) for r in cells["roll"]])
+        kept, special = middle_3d10.kept_of_codes(), middle_3d10.special_of_codes()
+        total = kept[None, :] + cells["modifier"].to_numpy()[:, None]
+        mask = (special == 1)[None, :] | ((special == 0)[None, :]
+                                          & (total >= cells["difficulty"].to_numpy()[:, None]))
+        return Grid(system, cells, settings, setting_of_cell, mask, kept.astype(float))
+    if system == "percentile":
+        settings = np.array(sorted(set(cells["dice"])), dtype=np.int64)
+        setting_of_cell = np.searchsorted(settings, cells["dice"].to_numpy())
+        masks = {}
+        mask = np.zeros((len(cells), percentile.N_CODES), bool)
+        for i, (skill, level) in enumerate(zip(cells["skill"], cells["level"], strict=True)):
+            key = (skill, level)
+            if key not in masks:
+                masks[key] = percentile.success_mask(int(skill), level, v)
+            mask[i] = masks[key]
+        return Grid(system, cells, settings, setting_of_cell, mask,
+                    np.arange(1, 101, dtype=float))
+    # d20_degrees
+    settings = np.array(["roll"])
+    setting_of_cell = np.zeros(len(cells), dtype=np.int64)
+    value, nat = d20_degrees.value_of_codes(), d20_degrees.nat_of_codes()
+    deg = d20_degrees.degrees(value[None, :] + cells["modifier"].to_numpy()[:, None],
+                              cells["dc"].to_numpy()[:, None], nat[None, :], v)
+    mask = deg >= cells["degree"].to_numpy()[:, None]
+    return Grid(system, cells, settings, setting_of_cell, mask, value.astype(float))
+
+
+def settings_exact(system: str, settings: np.ndarray, variants, n_codes: int) -> np.ndarray:
+    """Exact code distribution per roll setting, ``[settings, codes]``."""
+    mod = SYSTEMS[system]
+    if system in ("dice_pool_7", "dice_pool_6"):
+        return mod.exact(settings, variants, n_codes)[0]
+    return mod.exact(settings, variants)
+
+
+def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trials: int,
+                seed: Seed) -> np.ndarray:
+    """Monte Carlo code counts per roll setting, ``[settings, codes]``."""
+    mod = SYSTEMS[system]
+    if system in ("dice_pool_7", "dice_pool_6"):
+        return mod.monte_carlo(settings, trials, seed, variants, n_codes)
+    return mod.monte_carlo(settings, trials, seed, variants)
+
+
+def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_TRIALS,
+                   seed: Seed = None, variants=None,
+                   axes: dict[str, Iterable] | None = None) -> pd.DataFrame:
+    """The success-curve table of ``system``: one row per grid cell.
+
+    Columns: ``system``, the axes, then ``p`` (exact or MC), or for ``method="mc"`` also
+    ``se``, or for ``"both"`` ``p_exact``, ``p_mc``, ``se`` and ``z`` = (mc − exact) / se.
+
+    Examples
+    --------
+    >>> t = success_curves("percentile", axes={"skill": [60], "level": ["hard"], "dice": [0]})
+    >>> float(t["p"].iloc[0])  # needs <= 30 on d100 (seed D1 example)
+    0.3
+    """
+    if method not in METHODS:
+        raise InputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    v = variants_for(system, variants)
+    grid = build_grid(system, v, axes)
+    n_codes = grid.mask.shape[1]
+    out = grid.cells.copy()
+    out.insert(0, "system", system)
+    if method in ("exact", "both"):
+        probs = settings_exact(system, grid.settings, v, n_codes)
+        p_exact = np.einsum("ij,ij->i", probs[grid.setting_of_cell], grid.mask)
+    if method in ("mc", "both"):
+        counts = settings_mc(system, grid.settings, v, n_codes, trials, seed)
+        p_mc = np.einsum("ij,ij->i", counts[grid.setting_of_cell], grid.mask) / trials
+        se = np.sqrt(p_mc * (1 - p_mc) / trials)
+    if method == "exact":
+        out["p"] = p_exact
+    elif method == "mc":
+        out["p"] = p_mc
+        out["se"] = se
+    else:
+        out["p_exact"] = p_exact
+        out["p_mc"] = p_mc
+        out["se"] = se
+        # z against the exact value's own binomial SE (defined even where p_mc is 0 or 1)
+        se_exact = np.sqrt(p_exact * (1 - p_exact) / trials)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["z"] = np.where(se_exact > 0, (p_mc - p_exact) / se_exact, 0.0)
+    return out
+
+
+def outcome_summary(system: str, variants=None, *, method: str = "exact",
+                    trials: int = DEFAULT_TRIALS, seed: Seed = None) -> pd.DataFrame:
+    """Mean and SD of each roll setting's raw outcome (successes, kept die, d100, d20)."""
+    v = variants_for(system, variants)
+    grid = build_grid(system, v)
+    n_codes = grid.mask.shape[1]
+    if method == "exact":
+        probs = settings_exact(system, grid.settings, v, n_codes)
+    else:
+        probs = settings_mc(system, grid.settings, v, n_codes, trials, seed) / trials
+    mean = probs @ grid.values
+    sd = np.sqrt(np.maximum(probs @ grid.values**2 - mean**2, 0))
+    out = pd.DataFrame({"system": system, "setting": grid.settings, "mean": mean, "sd": sd})
+    if method != "exact":
+        out["se_mean"] = sd / np.sqrt(trials)
+    return out

@@ -1,0 +1,88 @@
+"""``rpg-balance curves`` and ``rpg-balance opposed``: single-check tables."""
+
+from __future__ import annotations
+
+import argparse
+
+SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
+    """Options shared by every table command."""
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule variant (repeatable); see RULES ids in the docs")
+    if method:
+        p.add_argument("--method", choices=("exact", "mc", "both"), default="exact",
+                       help="exact model, Monte Carlo, or both side by side (default exact)")
+    p.add_argument("--trials", type=positive_int, default=200_000,
+                   help="Monte Carlo trials per roll setting (default 200000)")
+    p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
+    p.add_argument("--format", choices=("csv", "json", "markdown", "parquet"), default="csv")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write to FILE (atomically) instead of stdout")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("curves", help="success-curve table of one system",
+                       description="Success-curve table on the system's native axes.",
+                       epilog="example: rpg-balance curves dice_pool_7 --variant again=8 "
+                       "--method both --seed 1")
+    p.add_argument("system", choices=SYSTEM_IDS)
+    add_common(p)
+    p.set_defaults(func=run_curves)
+
+    p = sub.add_parser("opposed", help="opposed-check table of one system",
+                       description="P(attacker wins) over both sides' levels, ties by the "
+                       "system's rules.",
+                       epilog="example: rpg-balance opposed middle_3d10 --format markdown")
+    p.add_argument("system", choices=SYSTEM_IDS)
+    add_common(p)
+    p.set_defaults(func=run_opposed)
+
+
+def _progress_note(method: str, trials: int):
+    from .progress import Progress
+
+    return Progress("Monte Carlo", enabled=method != "exact" and trials >= 1_000_000)
+
+
+def run_curves(args) -> int:
+    from .checks import success_curves
+    from .output import write_table
+
+    with _progress_note(args.method, args.trials):
+        table = success_curves(args.system, args.method, trials=args.trials, seed=args.seed,
+                               variants=args.variant)
+    write_table(table, args.format, args.output)
+    return 0
+
+
+def run_opposed(args) -> int:
+    from .opposed import opposed_table
+    from .output import write_table
+
+    with _progress_note(args.method, args.trials):
+        table = opposed_table(args.system, args.method, trials=args.trials, seed=args.seed,
+                              variants=args.variant)
+    write_table(table, args.format, args.output)
+    return 0

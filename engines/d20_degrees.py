@@ -1,0 +1,178 @@
+"""``d20_degrees``: d20 + modifier vs DC with degrees (RULES.md section E, seed 004).
+
+Check-level rules implemented here:
+
+- **E1** d20 + modifiers vs DC (0 trivial … 40 near impossible).
+- **E2** degrees: each full 5 above the DC one more degree of success; each full 5 below
+  one more degree of failure.
+- **E3** natural 20: one degree better (variant ``natural_20_degree``); natural 1 always
+  fails (variant ``natural_1_fails``).
+- **E4** routine check: take 10 (no roll).
+- **E5** opposed: compare totals; tie → higher bonus; still tied → roll-off.
+- **E6** circumstance ±2 / ±5.
+- **E7** assisted checks: helpers vs DC 10, degrees summed (E-g1: exactly 3 → +5).
+- **E8** extra effort: +2.
+- **E9** hero point: reroll, keep the better; a second roll of 1–10 adds 10.
+
+Outcome codes: ``(value − 1) + 30 × nat`` (90 codes; see :func:`engines.rolls.roll_d20`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from . import checks
+from .errors import InputError
+from .rng import Seed
+from .rolls import D20, HERO_REROLL, ROLL, TAKE_10
+from .variants import variant
+
+SYSTEM = "d20_degrees"
+N_CODES = 90
+MODES = {"roll": ROLL, "hero_point": HERO_REROLL, "take_10": TAKE_10}
+DCS = {"trivial": 0, "easy": 5, "moderate": 10, "hard": 15, "challenging": 20,
+       "heroic": 30, "near_impossible": 40}  # E1
+CIRCUMSTANCE = {"minor": 2, "major": 5}  # E6
+EXTRA_EFFORT = 2  # E8
+ASSIST_DC = 10  # E7
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Rule variants of ``d20_degrees``."""
+
+    system: ClassVar[str] = SYSTEM
+    natural_1_fails: bool = variant(True, rule="E3", doc="a natural 1 always fails")
+    natural_20_degree: bool = variant(True, rule="E3", doc="a natural 20 counts one degree "
+                                      "better (as if +5)")
+    reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
+                                   "11) is still a natural 1")
+    assist_three: int = variant(5, rule="E-g1", doc="bonus when helpers total exactly 3 "
+                                "degrees of success (+5 as in M&M 3e, or +2)", choices=(2, 5))
+
+    def rule(self) -> np.ndarray:
+        return np.array([int(self.reroll_natural)], dtype=np.int64)
+
+
+DEFAULT = Variants()
+
+
+def _modes(modes) -> np.ndarray:
+    out = []
+    for m in np.atleast_1d(modes):
+        if isinstance(m, str):
+            if m not in MODES:
+                raise InputError(f"roll: unknown mode {m!r}; known: {', '.join(MODES)}")
+            out.append(MODES[m])
+        else:
+            out.append(int(m))
+    return np.array(out, dtype=np.int64)
+
+
+def code_of(value: int, nat: int) -> int:
+    return (value - 1) + 30 * nat
+
+
+def value_of_codes() -> np.ndarray:
+    return np.arange(N_CODES) % 30 + 1
+
+
+def nat_of_codes() -> np.ndarray:
+    return np.arange(N_CODES) // 30
+
+
+def exact(modes=("roll", "hero_point", "take_10"), variants: Variants = DEFAULT) -> np.ndarray:
+    """Exact outcome-code distribution per roll mode (E1, E4, E9), by enumeration."""
+    modes = _modes(modes)
+    probs = np.zeros((modes.size, N_CODES))
+    for i, mode in enumerate(modes):
+        if mode == TAKE_10:
+            probs[i, code_of(10, 0)] = 1.0
+            continue
+        for first in range(1, 21):
+            nat1 = 2 if first == 20 else 1 if first == 1 else 0
+            if mode == ROLL:
+                probs[i, code_of(first, nat1)] += 1 / 20
+                continue
+            for second in range(1, 21):
+                v2 = second + 10 if second <= 10 else second
+                nat2 = 2 if second == 20 else 1 if second == 1 and variants.reroll_natural else 0
+                v, nat = (v2, nat2) if v2 > first else (first, nat1)
+                probs[i, code_of(v, nat)] += 1 / 400
+    return probs
+
+
+def monte_carlo(modes=("roll", "hero_point", "take_10"), trials: int = 100_000,
+                seed: Seed = None, variants: Variants = DEFAULT) -> np.ndarray:
+    """Monte Carlo outcome-code counts per roll mode (E1, E4, E9)."""
+    return checks.run(D20, _modes(modes), variants.rule(), N_CODES, trials, seed)
+
+
+def degrees(total, dc, nat=0, variants: Variants = DEFAULT):
+    """E2/E3: signed degree (+k = k degrees of success, −k = k degrees of failure)."""
+    total = np.asarray(total)
+    nat = np.asarray(nat)
+    eff = total + np.where((nat == 2) & variants.natural_20_degree, 5, 0)
+    deg = np.where(eff >= dc, 1 + (eff - dc) // 5, -(1 + (dc - eff) // 5))
+    if variants.natural_1_fails:
+        deg = np.where((nat == 1) & (deg > 0), -1, deg)
+    return deg
+
+
+def degree_of_codes(modifier: int, dc: int, variants: Variants = DEFAULT) -> np.ndarray:
+    return degrees(value_of_codes() + modifier, dc, nat_of_codes(), variants)
+
+
+def p_degree(modifier: int, dc: int, degree: int = 1, mode: str = "roll",
+             variants: Variants = DEFAULT) -> float:
+    """P(at least ``degree`` degrees of success) (E1–E3, E4, E9)."""
+    return float(exact([mode], variants)[0] @ (degree_of_codes(modifier, dc, variants) >= degree))
+
+
+def opposed(bonus_a: int, bonus_b: int, variants: Variants = DEFAULT) -> float:
+    """E5: P(a wins): higher total; tie → higher bonus; equal bonuses → roll-off (½)."""
+    d = np.arange(1, 21)
+    diff = (d[:, None] + bonus_a) - (d[None, :] + bonus_b)
+    win = (diff > 0).mean()
+    tie = (diff == 0).mean()
+    share = 1.0 if bonus_a > bonus_b else 0.0 if bonus_a < bonus_b else 0.5
+    return float(win + tie * share)
+
+
+def assist_bonus(helper_bonuses: list[int], variants: Variants = DEFAULT) -> dict[int, float]:
+    """E7: distribution of the leader's modifier from helpers rolling vs DC 10.
+
+    Degrees of success are summed (1–2 → +2, 3 → ``assist_three``, more → +5); if the
+    summed degrees of failure exceed 2 → −2; otherwise 0.
+    """
+    single = exact(["roll"], variants)[0]
+    joint = {(0, 0): 1.0}
+    for bonus in helper_bonuses:
+        deg = degree_of_codes(bonus, ASSIST_DC, variants)
+        dist: dict[int, float] = {}
+        for dg, p in zip(deg, single, strict=True):
+            if p:
+                dist[int(dg)] = dist.get(int(dg), 0.0) + p
+        nxt: dict[tuple[int, int], float] = {}
+        for (s, f), p in joint.items():
+            for dg, q in dist.items():
+                key = (s + max(dg, 0), f + max(-dg, 0))
+                nxt[key] = nxt.get(key, 0.0) + p * q
+        joint = nxt
+    out: dict[int, float] = {}
+    for (s, f), p in joint.items():
+        if s >= 4:
+            mod = 5
+        elif s == 3:
+            mod = variants.assist_three
+        elif s >= 1:
+            mod = 2
+        elif f > 2:
+            mod = -2
+        else:
+            mod = 0
+        out[mod] = out.get(mod, 0.0) + p
+    return out

@@ -1,0 +1,161 @@
+"""``middle_3d10``: 3d10 keep the middle (RULES.md section B, seed 001).
+
+Check-level rules implemented here:
+
+- **B1** roll 3d10, sort m ≤ C ≤ M, total = C + characteristic + skill ≥ difficulty.
+- **B2** difficulties: easy 10, average 15, hard 20, very hard 25.
+- **B3** two or three 10s: automatic success; two or three 1s: automatic catastrophe.
+- **B4** advantage uses M; disadvantage (B-g2) uses m.
+- **B5** opposed: the higher total wins; ties (B-g3) → the higher trait + skill, then a
+  re-roll.
+- **B10** massive damage check: difficulty 12 with C + Vigor (B-g6); failure → dying.
+- **B12** massive trauma: the same check with Resilience.
+- **B13** arcane use: C + Will + arcane skill vs 10 / 15 / 20 (+ target's Will); sanity
+  cost from the same roll: minor m, intermediate C, major M (aspect: 1 / 2 / 3 +1
+  degeneration).
+
+Outcome codes: ``3 * (kept − 1) + special`` (30 codes; see :func:`engines.rolls.roll_middle`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from . import checks
+from .errors import InputError
+from .rng import Seed
+from .rolls import ADVANTAGE, DISADVANTAGE, MIDDLE, NORMAL, middle_code
+from .variants import variant
+
+SYSTEM = "middle_3d10"
+N_CODES = 30
+MODES = {"normal": NORMAL, "advantage": ADVANTAGE, "disadvantage": DISADVANTAGE}
+DIFFICULTIES = {"easy": 10, "average": 15, "hard": 20, "very_hard": 25}  # B2
+MASSIVE_DIFFICULTY = 12  # B10, B12
+ARCANE_DIFFICULTY = {"minor": 10, "intermediate": 15, "major": 20}  # B13
+ARCANE_COST_DIE = {"minor": 0, "intermediate": 1, "major": 2}  # m, C, M
+ARCANE_ASPECT_COST = {"minor": 1, "intermediate": 2, "major": 3}
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Rule variants of ``middle_3d10``."""
+
+    system: ClassVar[str] = SYSTEM
+    disadvantage: str = variant("lowest", rule="B-g2", doc="disadvantage rerolls and keeps "
+                                "the lowest die; 'middle' = no effect on the dice",
+                                choices=("lowest", "middle"))
+    doubles: bool = variant(True, rule="B3", doc="two or three 10s succeed automatically, "
+                            "two or three 1s fail catastrophically")
+    tie: str = variant("trait_then_reroll", rule="B-g3", doc="opposed tie: higher trait + "
+                       "skill wins, then a re-roll; 'reroll' ignores traits",
+                       choices=("trait_then_reroll", "reroll"))
+    massive_traits: str = variant("c_plus_vigor", rule="B-g6", doc="what the massive damage "
+                                  "check adds to C: Vigor (default) or nothing",
+                                  choices=("c_plus_vigor", "c_only"))
+
+    def rule(self) -> np.ndarray:
+        return np.array([int(self.disadvantage == "lowest"), int(self.doubles)], dtype=np.int64)
+
+
+DEFAULT = Variants()
+
+
+def _modes(modes) -> np.ndarray:
+    out = []
+    for m in np.atleast_1d(modes):
+        if isinstance(m, str):
+            if m not in MODES:
+                raise InputError(f"roll: unknown mode {m!r}; known: {', '.join(MODES)}")
+            out.append(MODES[m])
+        else:
+            out.append(int(m))
+    return np.array(out, dtype=np.int64)
+
+
+def exact(modes=("normal", "advantage", "disadvantage"),
+          variants: Variants = DEFAULT) -> np.ndarray:
+    """Exact outcome-code distribution per roll mode (B1, B3, B4): enumerates 1000 rolls."""
+    modes = _modes(modes)
+    probs = np.zeros((modes.size, N_CODES))
+    lowest = variants.disadvantage == "lowest"
+    for i, mode in enumerate(modes):
+        for a, b, c in itertools.product(range(1, 11), repeat=3):
+            probs[i, middle_code(a, b, c, mode, lowest, variants.doubles)] += 1e-3
+    return probs
+
+
+def monte_carlo(modes=("normal", "advantage", "disadvantage"), trials: int = 100_000,
+                seed: Seed = None, variants: Variants = DEFAULT) -> np.ndarray:
+    """Monte Carlo outcome-code counts per roll mode (B1, B3, B4)."""
+    return checks.run(MIDDLE, _modes(modes), variants.rule(), N_CODES, trials, seed)
+
+
+def kept_of_codes() -> np.ndarray:
+    return np.arange(N_CODES) // 3 + 1
+
+
+def special_of_codes() -> np.ndarray:
+    return np.arange(N_CODES) % 3
+
+
+def success_mask(modifier: int, difficulty: int) -> np.ndarray:
+    """Codes that succeed (B1, B3): auto-success always, catastrophe never."""
+    kept, special = kept_of_codes(), special_of_codes()
+    return (special == 1) | ((special == 0) & (kept + modifier >= difficulty))
+
+
+def p_success(modifier: int, difficulty: int, mode: str = "normal",
+              variants: Variants = DEFAULT) -> float:
+    """P(success) of one check (B1, B3, B4)."""
+    return float(exact([mode], variants)[0] @ success_mask(modifier, difficulty))
+
+
+def opposed(mod_a: int, mod_b: int, mode_a: str = "normal", mode_b: str = "normal",
+            variants: Variants = DEFAULT) -> float:
+    """B5: P(a wins) — higher total wins; ties by B-g3 (higher trait + skill, then re-roll)."""
+    pa = exact([mode_a], variants)[0]
+    pb = exact([mode_b], variants)[0]
+    ta = kept_of_codes() + mod_a
+    tb = kept_of_codes() + mod_b
+    diff = ta[:, None] - tb[None, :]
+    joint = pa[:, None] * pb[None, :]
+    win, tie = joint[diff > 0].sum(), joint[diff == 0].sum()
+    lose = 1.0 - win - tie
+    if variants.tie == "trait_then_reroll" and mod_a != mod_b:
+        return float(win + tie * (mod_a > mod_b))
+    return float(win / (win + lose)) if win + lose > 0 else 0.5
+
+
+def massive_check(vigor: int, variants: Variants = DEFAULT) -> float:
+    """B10 / B12: P(passing the difficulty-12 check) with C + Vigor (or C alone, B-g6);
+    pass ``Resilience`` as ``vigor`` for massive trauma (B12)."""
+    bonus = vigor if variants.massive_traits == "c_plus_vigor" else 0
+    return p_success(bonus, MASSIVE_DIFFICULTY, "normal", variants)
+
+
+def arcane_use(will: int, skill: int, level: str, target_will: int = 0,
+               aspect: bool = False, variants: Variants = DEFAULT) -> dict:
+    """B13: P(success) of an arcane use and the distribution of its sanity cost.
+
+    The cost reuses the roll's own dice (minor m, intermediate C, major M), so success and
+    cost are dependent; with an aspect the cost is fixed (1 / 2 / 3) plus 1 degeneration.
+    Returns ``{"p_success", "cost": probs over 0..10, "degeneration"}``.
+    """
+    if level not in ARCANE_DIFFICULTY:
+        raise InputError(f"arcane level: expected minor, intermediate or major, got {level!r}")
+    difficulty = ARCANE_DIFFICULTY[level] + target_will
+    p_succ = 0.0
+    cost = np.zeros(11)
+    for dice in itertools.product(range(1, 11), repeat=3):
+        m, c, big = sorted(dice)
+        code = middle_code(*dice, NORMAL, False, variants.doubles)
+        special = code % 3
+        if special == 1 or (special == 0 and c + will + skill >= difficulty):
+            p_succ += 1e-3
+        cost[ARCANE_ASPECT_COST[level] if aspect else (m, c, big)[ARCANE_COST_DIE[level]]] += 1e-3
+    return {"p_success": p_succ, "cost": cost, "degeneration": int(aspect)}

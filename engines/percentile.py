@@ -1,0 +1,172 @@
+"""``percentile``: d100 roll-under (RULES.md section D, seed 003).
+
+Check-level rules implemented here:
+
+- **D1** roll d100; regular ≤ skill, hard ≤ ⌊skill/2⌋, extreme ≤ ⌊skill/5⌋; the roll must
+  reach the level the keeper set (seed: STR 60, hard → ≤ 30).
+- **D-g1** criticals and fumbles (variant ``criticals``): 01 is a critical (always succeeds);
+  100 fumbles, or 96–100 when the needed value is below 50.
+- **D2** pushing: one second and last attempt.
+- **D3** opposed: compare levels; tie → higher skill; still tied → both roll, lower wins.
+- **D4** bonus / penalty dice: extra tens dice, keep the lowest / highest result; a bonus
+  and a penalty cancel (seed: units 4, tens 2 and 4 → bonus 24; units 1 → penalty 41).
+- **D5** luck: a roll ≤ current Luck; group luck: the lowest Luck rolls.
+- **D6** improvement roll: above the skill (or 96+, D-g2) → +1d10.
+
+Outcome codes: ``value − 1`` for a d100 result of 1..100.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from . import checks
+from .errors import InputError
+from .rng import Seed
+from .rolls import PERCENTILE
+from .variants import variant
+
+SYSTEM = "percentile"
+N_CODES = 100
+LEVELS = {"fail": 0, "regular": 1, "hard": 2, "extreme": 3, "critical": 4}
+MAX_DICE = 3
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Rule variants of ``percentile``."""
+
+    system: ClassVar[str] = SYSTEM
+    criticals: bool = variant(True, rule="D-g1", doc="01 is a critical success; 100 (or "
+                              "96–100 when the needed value is below 50) is a fumble")
+    improve_on_96: bool = variant(True, rule="D-g2", doc="an improvement roll of 96+ "
+                                  "improves the skill even when the skill is above 95")
+
+    def rule(self) -> np.ndarray:
+        return np.zeros(1, dtype=np.int64)
+
+
+DEFAULT = Variants()
+
+
+def net_dice(bonus: int = 0, penalty: int = 0) -> int:
+    """D4: bonus and penalty dice cancel one for one."""
+    if bonus < 0 or penalty < 0:
+        raise InputError(f"bonus/penalty dice: counts must be 0 or more, got {bonus}/{penalty}")
+    return bonus - penalty
+
+
+def _dice(dice) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(dice))
+    if arr.dtype.kind not in "iu" or (arr.size and np.abs(arr).max() > MAX_DICE):
+        raise InputError(f"dice: bonus (>0) or penalty (<0) dice within ±{MAX_DICE}, got {dice!r}")
+    return arr.astype(np.int64)
+
+
+def read_roll(units: int, tens: list[int], dice: int) -> int:
+    """D4: the result of one roll from its units die and tens dice (0..9 each)."""
+    values = [100 if t == 0 and units == 0 else 10 * t + units for t in tens]
+    return min(values) if dice >= 0 else max(values)
+
+
+def exact(dice=(-2, -1, 0, 1, 2), variants: Variants = DEFAULT) -> np.ndarray:
+    """Exact distribution of the d100 result for each net bonus/penalty count (D1, D4)."""
+    dice = _dice(dice)
+    probs = np.zeros((dice.size, N_CODES))
+    for i, k in enumerate(dice):
+        n = 1 + abs(int(k))
+        w = 1.0 / 10 ** (n + 1)
+        for units in range(10):
+            for tens in itertools.product(range(10), repeat=n):
+                probs[i, read_roll(units, list(tens), int(k)) - 1] += w
+    return probs
+
+
+def monte_carlo(dice=(-2, -1, 0, 1, 2), trials: int = 100_000, seed: Seed = None,
+                variants: Variants = DEFAULT) -> np.ndarray:
+    """Monte Carlo result counts per net bonus/penalty count (D1, D4)."""
+    return checks.run(PERCENTILE, _dice(dice), variants.rule(), N_CODES, trials, seed)
+
+
+def level_thresholds(skill: int) -> dict[str, int]:
+    """D1: the highest roll that reaches each level."""
+    if not 0 <= skill <= 200:
+        raise InputError(f"skill: must be 0..200, got {skill}")
+    return {"regular": skill, "hard": skill // 2, "extreme": skill // 5}
+
+
+def is_fumble(roll: np.ndarray, skill: int, variants: Variants = DEFAULT) -> np.ndarray:
+    """D-g1: 100 always; 96–100 when the needed value is below 50."""
+    roll = np.asarray(roll)
+    if not variants.criticals:
+        return np.zeros(roll.shape, bool)
+    return (roll == 100) | ((roll >= 96) & (skill < 50))
+
+
+def level_of_rolls(skill: int, variants: Variants = DEFAULT) -> np.ndarray:
+    """Success level (0 fail … 3 extreme, 4 critical) of each roll 1..100 (D1, D-g1)."""
+    rolls = np.arange(1, 101)
+    th = level_thresholds(skill)
+    level = np.zeros(100, dtype=np.int64)
+    level[rolls <= th["regular"]] = 1
+    level[rolls <= th["hard"]] = 2
+    level[rolls <= th["extreme"]] = 3
+    if variants.criticals:
+        level[0] = 4
+        level[is_fumble(rolls, skill, variants) & (level == 0)] = 0
+    return level
+
+
+def success_mask(skill: int, level: str, variants: Variants = DEFAULT) -> np.ndarray:
+    """Rolls that reach ``level`` (regular, hard, extreme) for ``skill`` (D1, D-g1)."""
+    if level not in ("regular", "hard", "extreme"):
+        raise InputError(f"level: expected regular, hard or extreme, got {level!r}")
+    return level_of_rolls(skill, variants) >= LEVELS[level]
+
+
+def p_success(skill: int, level: str = "regular", dice: int = 0,
+              variants: Variants = DEFAULT) -> float:
+    """P(a roll reaches ``level``) with ``dice`` bonus (>0) or penalty (<0) dice."""
+    return float(exact([dice], variants)[0] @ success_mask(skill, level, variants))
+
+
+def push(p: float) -> dict:
+    """D2: a pushed roll is one second and last attempt; its failure is a severe consequence."""
+    return {"p_success": 1 - (1 - p) ** 2, "p_pushed_failure": (1 - p) ** 2}
+
+
+def opposed(skill_a: int, skill_b: int, dice_a: int = 0, dice_b: int = 0,
+            variants: Variants = DEFAULT) -> float:
+    """D3: P(a wins): higher level wins; tie → higher skill; still tied → roll-off (½)."""
+    la = np.bincount(level_of_rolls(skill_a, variants), weights=exact([dice_a], variants)[0],
+                     minlength=5)
+    lb = np.bincount(level_of_rolls(skill_b, variants), weights=exact([dice_b], variants)[0],
+                     minlength=5)
+    la[3] += la[4]  # a critical counts as an extreme success when levels are compared
+    lb[3] += lb[4]
+    la, lb = la[:4], lb[:4]
+    win = sum(la[i] * lb[:i].sum() for i in range(4))
+    tie = float(la @ lb)
+    tie_share = 1.0 if skill_a > skill_b else 0.0 if skill_a < skill_b else 0.5
+    return float(win + tie * tie_share)
+
+
+def luck(luck_values: list[int], variants: Variants = DEFAULT) -> float:
+    """D5: P(a Luck roll succeeds); with several values (group luck) the lowest rolls."""
+    if not luck_values:
+        raise InputError("luck: at least one Luck value is needed")
+    return p_success(min(luck_values), "regular", 0, variants)
+
+
+def improvement(skill: int, variants: Variants = DEFAULT) -> dict:
+    """D6 / D-g2: P(the improvement roll succeeds) and the expected gain (+1d10 = 5.5)."""
+    rolls = np.arange(1, 101)
+    improves = rolls > skill
+    if variants.improve_on_96:
+        improves |= rolls >= 96
+    p = improves.mean()
+    return {"p_improve": float(p), "expected_gain": float(p * 5.5)}

@@ -1,0 +1,120 @@
+"""Shared random-number primitives for every Monte Carlo kernel.
+
+A generator state is a ``uint64[6]`` row: words 0–3 are a xoshiro256** state, word 4 a
+buffer of decimal digits and word 5 how many are left in it. One state per work item
+(parameter set × chunk), all derived from the user's seed by :func:`chunk_states`, so a
+run's numbers depend on the seed and the trial count only, never on the thread count.
+
+Dice are exact: bounded integers use Lemire's multiply-shift with rejection, and d10s
+come six at a time from one 64-bit draw (two exact uniform values in 0..999).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .config import INLINE, MAX_CHUNKS, MIN_CHUNK_TRIALS
+from .errors import InputError
+
+Seed = int | np.random.SeedSequence | None
+
+_M32 = np.uint64(0xFFFFFFFF)
+_REJECT_1000 = np.uint64((1 << 32) % 1000)  # Lemire threshold for n = 1000
+
+
+def normalize_seed(seed: Seed) -> np.random.SeedSequence:
+    """Turn the user's seed into a :class:`numpy.random.SeedSequence` (once, at the API edge)."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if seed is None:
+        return np.random.SeedSequence()
+    if isinstance(seed, bool | float) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
+    return np.random.SeedSequence(int(seed))
+
+
+def plan_chunks(trials: int) -> tuple[int, int]:
+    """Split ``trials`` into chunks: returns (number of chunks, trials in the largest)."""
+    if isinstance(trials, bool) or not isinstance(trials, int | np.integer) or trials < 1:
+        raise InputError(f"trials: expected a positive integer, got {trials!r}")
+    n = int(min(MAX_CHUNKS, max(1, trials // MIN_CHUNK_TRIALS)))
+    return n, -(-int(trials) // n)
+
+
+def chunk_states(seed: Seed, n_items: int) -> np.ndarray:
+    """Independent generator states for ``n_items`` work items, derived from ``seed``."""
+    ss = normalize_seed(seed)
+    words = ss.generate_state(4 * n_items, dtype=np.uint64).reshape(n_items, 4)
+    words[(words == 0).all(axis=1), 0] = np.uint64(0x9E3779B97F4A7C15)  # never all-zero
+    states = np.zeros((n_items, 6), dtype=np.uint64)
+    states[:, :4] = words
+    return states
+
+
+def chunk_trials(trials: int, n_chunks: int) -> np.ndarray:
+    """Trials per chunk: as even as possible, summing to ``trials``."""
+    base, extra = divmod(int(trials), n_chunks)
+    out = np.full(n_chunks, base, dtype=np.int64)
+    out[:extra] += 1
+    return out
+
+
+@njit(**INLINE)
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@njit(**INLINE)
+def next_u64(s):
+    """One xoshiro256** output; advances ``s[0:4]``."""
+    result = _rotl(s[1] * np.uint64(5), 7) * np.uint64(9)
+    t = s[1] << np.uint64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+@njit(**INLINE)
+def bounded(s, n):
+    """Exactly uniform integer in ``0..n-1`` (``n`` < 2**32); leaves the d10 buffer alone."""
+    nn = np.uint64(n)
+    threshold = ((np.uint64(1) << np.uint64(32)) - nn) % nn
+    while True:
+        x = next_u64(s) >> np.uint64(32)
+        m = x * nn
+        if (m & _M32) >= threshold:
+            return np.int64(m >> np.uint64(32))
+
+
+@njit(**INLINE)
+def d10(s):
+    """One d10 (1..10), exact.
+
+    Digits are buffered in ``s[4]`` (``s[5]`` = digits left): one 64-bit draw gives two
+    exact uniform values in 0..999 (Lemire on each 32-bit half), i.e. six d10s.
+    """
+    if s[5] == np.uint64(0):
+        while True:
+            x = next_u64(s)
+            a = (x & _M32) * np.uint64(1000)
+            b = (x >> np.uint64(32)) * np.uint64(1000)
+            if (a & _M32) >= _REJECT_1000 and (b & _M32) >= _REJECT_1000:
+                break
+        s[4] = (a >> np.uint64(32)) * np.uint64(1000) + (b >> np.uint64(32))
+        s[5] = np.uint64(6)
+    v = s[4]
+    q = v // np.uint64(10)
+    s[4] = q
+    s[5] -= np.uint64(1)
+    return np.int64(v - q * np.uint64(10)) + 1
+
+
+@njit(**INLINE)
+def die(s, sides):
+    """One die with ``sides`` faces (1..sides), exact."""
+    return bounded(s, sides) + 1

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Project entry points that need nothing but Python 3.11+.
+
+``python3 tasks.py report``  builds the default report (HTML + PDF) into reports/out/.
+``python3 tasks.py test``    runs the whole test suite.
+
+Both create ``.venv`` on first use and install the project into it (again only when
+``pyproject.toml`` changes). The test command also makes sure the system programs the
+end-to-end tests drive are present (Debian's ``chromium`` and ``pdftoppm``): as root on a
+Debian machine it installs them with apt; elsewhere it says how to get them and stops.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".rpg-balance-installed"
+SYSTEM_TOOLS = {"chromium": "chromium", "pdftoppm": "poppler-utils"}
+
+
+def _venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _say(msg: str) -> None:
+    print(f"[tasks] {msg}", flush=True)
+
+
+def ensure_venv() -> Path:
+    if sys.version_info < (3, 11):
+        sys.exit("rpg-balance needs Python 3.11 or newer (this is %d.%d)" % sys.version_info[:2])
+    py = _venv_python()
+    if not py.exists():
+        _say(f"creating virtual environment in {VENV}")
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if not STAMP.exists() or STAMP.read_text().strip() != want:
+        _say("installing rpg-balance and its dependencies (first run takes a few minutes)")
+        subprocess.run(
+            [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "-e", f"{ROOT}[dev]"],
+            check=True,
+        )
+        STAMP.write_text(want)
+    return py
+
+
+def ensure_system_tools() -> None:
+    missing = {tool: pkg for tool, pkg in SYSTEM_TOOLS.items() if shutil.which(tool) is None}
+    if not missing:
+        return
+    pkgs = sorted(set(missing.values()))
+    can_apt = shutil.which("apt-get") is not None and hasattr(os, "geteuid") and os.geteuid() == 0
+    if can_apt:
+        _say(f"installing system packages: {' '.join(pkgs)}")
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *pkgs], check=True, env=env)
+        return
+    sys.exit(
+        "the end-to-end tests need " + ", ".join(sorted(missing)) + ".\n"
+        f"Install them with:  sudo apt-get install {' '.join(pkgs)}"
+    )
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"report", "test"}:
+        print(__doc__)
+        return 2
+    cmd, rest = argv[0], argv[1:]
+    py = ensure_venv()
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    if cmd == "report":
+        return subprocess.call([str(py), "-m", "analysis.cli", "report", *rest], cwd=ROOT, env=env)
+    ensure_system_tools()
+    return subprocess.call([str(py), "-m", "pytest", *rest], cwd=ROOT, env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
