@@ -147,7 +147,8 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
     out.insert(0, "system", system)
     if method in ("exact", "both"):
         probs = settings_exact(system, grid.settings, v, n_codes)
-        p_exact = np.einsum("ij,ij->i", probs[grid.setting_of_cell], grid.mask)
+        # clipped: a sum of exact cell probabilities can exceed 1 by a rounding error
+        p_exact = np.clip(np.einsum("ij,ij->i", probs[grid.setting_of_cell], grid.mask), 0, 1)
     if method in ("mc", "both"):
         counts = settings_mc(system, grid.settings, v, n_codes, trials, seed)
         p_mc = np.einsum("ij,ij->i", counts[grid.setting_of_cell], grid.mask) / trials

@@ -81,12 +81,12 @@ def exact(modes=("normal", "advantage", "disadvantage"),
           variants: Variants = DEFAULT) -> np.ndarray:
     """Exact outcome-code distribution per roll mode (B1, B3, B4): enumerates 1000 rolls."""
     modes = _modes(modes)
-    probs = np.zeros((modes.size, N_CODES))
+    counts = np.zeros((modes.size, N_CODES), dtype=np.int64)
     lowest = variants.disadvantage == "lowest"
     for i, mode in enumerate(modes):
         for a, b, c in itertools.product(range(1, 11), repeat=3):
-            probs[i, middle_code(a, b, c, mode, lowest, variants.doubles)] += 1e-3
-    return probs
+            counts[i, middle_code(a, b, c, mode, lowest, variants.doubles)] += 1
+    return counts / 1000  # integer counts: each row sums to exactly 1
 
 
 def monte_carlo(modes=("normal", "advantage", "disadvantage"), trials: int = 100_000,

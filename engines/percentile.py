@@ -79,10 +79,11 @@ def exact(dice=(-2, -1, 0, 1, 2), variants: Variants = DEFAULT) -> np.ndarray:
     probs = np.zeros((dice.size, N_CODES))
     for i, k in enumerate(dice):
         n = 1 + abs(int(k))
-        w = 1.0 / 10 ** (n + 1)
+        counts = np.zeros(N_CODES, dtype=np.int64)
         for units in range(10):
             for tens in itertools.product(range(10), repeat=n):
-                probs[i, read_roll(units, list(tens), int(k)) - 1] += w
+                counts[read_roll(units, list(tens), int(k)) - 1] += 1
+        probs[i] = counts / 10 ** (n + 1)  # integer counts: each row sums to exactly 1
     return probs
 
 
@@ -117,7 +118,7 @@ def level_of_rolls(skill: int, variants: Variants = DEFAULT) -> np.ndarray:
     level[rolls <= th["extreme"]] = 3
     if variants.criticals:
         level[0] = 4
-        level[is_fumble(rolls, skill, variants) & (level == 0)] = 0
+        level[is_fumble(rolls, skill, variants)] = 0  # a fumble fails even at skill 100+
     return level
 
 
