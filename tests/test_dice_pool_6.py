@@ -28,7 +28,7 @@ def test_c1_exact_matches_itertools(threshold, criticals):
     """C1, C-g1, C-g2: pools 0..5 against itertools over all 10**n rolls."""
     v = variants(threshold=threshold, criticals=criticals)
     probs, tail = dp6.exact(np.arange(0, 6), v, codes=20)
-    for n in range(0, 6):
+    for n in range(6):
         ref = dense(pool_product(n, threshold, 2 * criticals), 20)
         np.testing.assert_allclose(probs[n], ref, atol=1e-13, err_msg=f"pool {n}")
     assert tail.max() <= 1e-12

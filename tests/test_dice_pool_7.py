@@ -34,7 +34,7 @@ def test_a1_exact_matches_face_enumeration(threshold, again):
     """A1: every pool 0..4 equals a recursion over every face of every die (and A-g1 for 0)."""
     v = variants(threshold=threshold, again=again)
     probs, tail = dp7.exact(np.arange(0, 5), v, codes=50)
-    for n in range(0, 5):
+    for n in range(5):
         ref = dense(pool_codes_brute(n, threshold, again, max_dice=n + 40), 50)
         np.testing.assert_allclose(probs[n], ref, atol=1e-12, err_msg=f"pool {n}")
     assert tail.max() <= 1e-12
@@ -101,7 +101,8 @@ MC_VARIANTS = [{}, {"again": 9}, {"again": 8}, {"again": None}, {"threshold": 8}
                {"chance_die": "false"}, {"chance_die_explodes": "true"}]
 
 
-@pytest.mark.parametrize("kw", MC_VARIANTS, ids=lambda kw: ",".join(map(str, kw.items())) or "default")
+@pytest.mark.parametrize("kw", MC_VARIANTS,
+                         ids=lambda kw: ",".join(map(str, kw.items())) or "default")
 def test_a1_monte_carlo_matches_exact_every_cell(kw):
     """A1, A-g1, A-g2: Monte Carlo vs exact in every cell of the success-curve grid (pools
     0..20 × at least 1..10 successes), tolerance 5 * sqrt(p (1 - p) / n) + 1 / n, seed 11."""

@@ -52,7 +52,8 @@ def test_d1_seed_example_str_60_hard():
     assert pc.level_thresholds(60) == {"regular": 60, "hard": 30, "extreme": 12}
     assert pc.p_success(60, "hard") == pytest.approx(0.30, abs=1e-15)
     mask = pc.success_mask(60, "hard")
-    assert mask[29] and not mask[30]
+    assert mask[29]
+    assert not mask[30]
 
 
 def test_d4_seed_examples():
