@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engines import SYSTEMS, d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
+from engines import SYSTEMS, d20_degrees, middle_3d10, percentile, system_module
 from engines.errors import InputError
 from engines.rng import Seed
 from engines.variants import parse_variants
@@ -50,7 +50,7 @@ class Grid:
 
 def variants_for(system: str, variants: Any = None):
     """The system's variant object from ``None``, an object, a mapping or NAME=VALUE strings."""
-    mod = SYSTEMS[system]
+    mod = system_module(system)  # InputError naming the known systems
     if isinstance(variants, mod.Variants):
         return variants
     return parse_variants(mod.Variants, variants)
