@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
-from scipy.stats import binom
 
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -90,6 +89,26 @@ def _die_series(rule: PoolRule, length: int) -> np.ndarray:
     return g
 
 
+def _crit_rows(max_n: int, rule: PoolRule) -> np.ndarray:
+    """Joint law of (10s, other successes) for 0..max_n dice, one die added at a time.
+
+    ``joint[n, t, s]``: P(``t`` tens and ``s`` successes among the other faces) with ``n``
+    non-exploding d10 (C1, C-g2); built by the recursion over one more die's face.
+    """
+    p_ten = 0.1
+    p_succ = (10 - rule.threshold) / 10  # faces threshold..9
+    p_fail = 1 - p_ten - p_succ
+    joint = np.zeros((max_n + 1, max_n + 1, max_n + 1))
+    joint[0, 0, 0] = 1.0
+    for n in range(1, max_n + 1):
+        prev = joint[n - 1]
+        cur = joint[n]
+        cur += p_fail * prev
+        cur[:, 1:] += p_succ * prev[:, :-1]
+        cur[1:, :] += p_ten * prev[:-1, :]
+    return joint
+
+
 def exact(pools: np.ndarray, rule: PoolRule, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
     """Exact outcome distribution for each pool (A1, A-g1, C1, C-g2).
 
@@ -99,36 +118,38 @@ def exact(pools: np.ndarray, rule: PoolRule, n_codes: int) -> tuple[np.ndarray, 
     pools = np.asarray(pools, dtype=np.int64)
     length = n_codes - 1  # successes 0..n_codes-2
     probs = np.zeros((pools.size, n_codes))
-    die = _die_series(rule, length) if not rule.crit_pair_bonus else None
+    max_n = int(pools.max(initial=0))
+    if rule.crit_pair_bonus:
+        joint = _crit_rows(max(max_n, 0), rule)
+        t, s = np.indices(joint.shape[1:])
+        code = np.minimum(1 + s + t + (t // 2) * rule.crit_pair_bonus, n_codes - 1).ravel()
+        by_size = np.zeros((max(max_n, 0) + 1, n_codes))
+        for n in range(max_n + 1):
+            by_size[n] = np.bincount(code, weights=joint[n].ravel(), minlength=n_codes)
+    else:
+        die = _die_series(rule, length)
+        by_size = np.zeros((max(max_n, 0) + 1, n_codes))
+        dist = np.array([1.0])
+        by_size[0, 1] = 1.0
+        for n in range(1, max_n + 1):  # one more die (and its chain) at a time
+            dist = np.convolve(dist, die)[:length]
+            by_size[n, 1:1 + dist.size] = dist
     for i, n in enumerate(pools):
         row = probs[i]
-        if n <= 0:
-            if not rule.chance_die:
-                row[1] = 1.0
-                continue
-            row[0] = 0.1  # a 1: dramatic failure
-            row[1] = 0.8
-            if rule.chance_explodes and rule.again <= 10:
-                # the 10 succeeds and its chain continues with ordinary dice
-                chain = np.convolve([0.0, 1.0], _die_series(rule, length))[:length]
-                row[1:] += 0.1 * chain
-            else:
-                row[2] += 0.1
+        if n > 0:
+            row[:] = by_size[n]
             continue
-        if rule.crit_pair_bonus:
-            p_other = (10 - rule.threshold) / 9  # success among non-10 faces
-            tens = np.arange(n + 1)
-            p_tens = binom.pmf(tens, n, 0.1)
-            for t, pt in zip(tens, p_tens, strict=True):
-                others = np.arange(n - t + 1)
-                s = others + t + (t // 2) * rule.crit_pair_bonus
-                np.add.at(row, 1 + np.minimum(s, length - 1),
-                          pt * binom.pmf(others, n - t, p_other))
+        if not rule.chance_die:
+            row[1] = 1.0
             continue
-        dist = np.array([1.0])
-        for _ in range(n):
-            dist = np.convolve(dist, die)[:length]
-        row[1:1 + dist.size] = dist
+        row[0] = 0.1  # a 1: dramatic failure
+        row[1] = 0.8
+        if rule.chance_explodes and rule.again <= 10:
+            # the 10 succeeds and its chain continues with ordinary dice
+            chain = np.convolve([0.0, 1.0], _die_series(rule, length))[:length]
+            row[1:] += 0.1 * chain
+        else:
+            row[2] += 0.1
     tail = np.clip(1.0 - probs.sum(axis=1), 0.0, None)
     return probs, tail
 
