@@ -79,7 +79,7 @@ def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = No
         return Grid(system, cells, settings, setting_of_cell, mask, succ.astype(float))
     if system == "middle_3d10":
         settings = np.array(list(middle_3d10.MODES))
-        setting_of_cell = np.array([list(settings).index(r) for r in cells["roll"]])
+        setting_of_cell = pd.Index(settings).get_indexer(cells["roll"])
         kept, special = middle_3d10.kept_of_codes(), middle_3d10.special_of_codes()
         total = kept[None, :] + cells["modifier"].to_numpy()[:, None]
         mask = (special == 1)[None, :] | ((special == 0)[None, :]
@@ -88,13 +88,12 @@ def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = No
     if system == "percentile":
         settings = np.array(sorted(set(cells["dice"])), dtype=np.int64)
         setting_of_cell = np.searchsorted(settings, cells["dice"].to_numpy())
-        masks = {}
-        mask = np.zeros((len(cells), percentile.N_CODES), bool)
-        for i, (skill, level) in enumerate(zip(cells["skill"], cells["level"], strict=True)):
-            key = (skill, level)
-            if key not in masks:
-                masks[key] = percentile.success_mask(int(skill), level, v)
-            mask[i] = masks[key]
+        for level in set(cells["level"]):
+            percentile.success_mask(50, level, v)  # validates the level name
+        skills = np.array(sorted(set(cells["skill"])), dtype=np.int64)
+        levels = np.stack([percentile.level_of_rolls(int(k), v) for k in skills])
+        need = cells["level"].map(percentile.LEVELS).to_numpy()
+        mask = levels[np.searchsorted(skills, cells["skill"].to_numpy())] >= need[:, None]
         return Grid(system, cells, settings, setting_of_cell, mask,
                     np.arange(1, 101, dtype=float))
     # d20_degrees
