@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engines import SYSTEMS, d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
+from engines import SYSTEMS, d20_degrees, middle_3d10, percentile, system_module
 from engines.errors import InputError
 from engines.rng import Seed
 from engines.variants import parse_variants
@@ -50,7 +50,7 @@ class Grid:
 
 def variants_for(system: str, variants: Any = None):
     """The system's variant object from ``None``, an object, a mapping or NAME=VALUE strings."""
-    mod = SYSTEMS[system]
+    mod = system_module(system)  # InputError naming the known systems
     if isinstance(variants, mod.Variants):
         return variants
     return parse_variants(mod.Variants, variants)
@@ -79,7 +79,7 @@ def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = No
         return Grid(system, cells, settings, setting_of_cell, mask, succ.astype(float))
     if system == "middle_3d10":
         settings = np.array(list(middle_3d10.MODES))
-        setting_of_cell = np.array([list(settings).index(r) for r in cells["roll"]])
+        setting_of_cell = pd.Index(settings).get_indexer(cells["roll"])
         kept, special = middle_3d10.kept_of_codes(), middle_3d10.special_of_codes()
         total = kept[None, :] + cells["modifier"].to_numpy()[:, None]
         mask = (special == 1)[None, :] | ((special == 0)[None, :]
@@ -88,13 +88,12 @@ def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = No
     if system == "percentile":
         settings = np.array(sorted(set(cells["dice"])), dtype=np.int64)
         setting_of_cell = np.searchsorted(settings, cells["dice"].to_numpy())
-        masks = {}
-        mask = np.zeros((len(cells), percentile.N_CODES), bool)
-        for i, (skill, level) in enumerate(zip(cells["skill"], cells["level"], strict=True)):
-            key = (skill, level)
-            if key not in masks:
-                masks[key] = percentile.success_mask(int(skill), level, v)
-            mask[i] = masks[key]
+        for level in set(cells["level"]):
+            percentile.success_mask(50, level, v)  # validates the level name
+        skills = np.array(sorted(set(cells["skill"])), dtype=np.int64)
+        levels = np.stack([percentile.level_of_rolls(int(k), v) for k in skills])
+        need = cells["level"].map(percentile.LEVELS).to_numpy()
+        mask = levels[np.searchsorted(skills, cells["skill"].to_numpy())] >= need[:, None]
         return Grid(system, cells, settings, setting_of_cell, mask,
                     np.arange(1, 101, dtype=float))
     # d20_degrees
@@ -147,7 +146,8 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
     out.insert(0, "system", system)
     if method in ("exact", "both"):
         probs = settings_exact(system, grid.settings, v, n_codes)
-        p_exact = np.einsum("ij,ij->i", probs[grid.setting_of_cell], grid.mask)
+        # clipped: a sum of exact cell probabilities can exceed 1 by a rounding error
+        p_exact = np.clip(np.einsum("ij,ij->i", probs[grid.setting_of_cell], grid.mask), 0, 1)
     if method in ("mc", "both"):
         counts = settings_mc(system, grid.settings, v, n_codes, trials, seed)
         p_mc = np.einsum("ij,ij->i", counts[grid.setting_of_cell], grid.mask) / trials

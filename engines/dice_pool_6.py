@@ -120,12 +120,16 @@ def equipment_difficulty(difficulty: int, equipment: str) -> int | None:
 
 
 def opposition_difficulty(resisting: int, variants: Variants = DEFAULT) -> int:
-    """C4: difficulty set by the resisting side (trait, 0 counts 1; or ⌊pool / 2⌋)."""
+    """C4: difficulty set by the resisting side (trait, 0 counts 1; or ⌊pool / 2⌋).
+
+    Either way at least 1: C1 makes one success the minimum difficulty, and a difficulty of
+    0 would be an automatic success.
+    """
     if resisting < 0:
         raise InputError(f"resisting: must be 0 or more, got {resisting}")
     if variants.opposition == "trait":
         return max(1, resisting)
-    return resisting // 2
+    return max(1, resisting // 2)
 
 
 def teamwork_pool(leader_dice: int, helper_dots: list[int]) -> int:

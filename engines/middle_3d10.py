@@ -82,10 +82,21 @@ def exact(modes=("normal", "advantage", "disadvantage"),
     """Exact outcome-code distribution per roll mode (B1, B3, B4): enumerates 1000 rolls."""
     modes = _modes(modes)
     probs = np.zeros((modes.size, N_CODES))
-    lowest = variants.disadvantage == "lowest"
+    a, b, c = np.indices((10, 10, 10)).reshape(3, -1) + 1  # every roll of 3d10
+    lo = np.minimum(np.minimum(a, b), c)
+    hi = np.maximum(np.maximum(a, b), c)
+    kept_by_mode = {NORMAL: a + b + c - lo - hi, ADVANTAGE: hi,
+                    DISADVANTAGE: lo if variants.disadvantage == "lowest" else a + b + c - lo - hi}
+    special = np.zeros(1000, dtype=np.int64)
+    if variants.doubles:
+        tens = (a == 10).astype(int) + (b == 10) + (c == 10)
+        ones = (a == 1).astype(int) + (b == 1) + (c == 1)
+        special = np.where(tens >= 2, 1, np.where(ones >= 2, 2, 0))
     for i, mode in enumerate(modes):
-        for a, b, c in itertools.product(range(1, 11), repeat=3):
-            probs[i, middle_code(a, b, c, mode, lowest, variants.doubles)] += 1e-3
+        if int(mode) not in kept_by_mode:
+            raise InputError(f"roll: unknown mode {int(mode)}; known: {', '.join(MODES)}")
+        code = 3 * (kept_by_mode[int(mode)] - 1) + special
+        probs[i] = np.bincount(code, minlength=N_CODES) / 1000  # rows sum to exactly 1
     return probs
 
 

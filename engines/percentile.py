@@ -18,7 +18,6 @@ Outcome codes: ``value − 1`` for a d100 result of 1..100.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -79,10 +78,13 @@ def exact(dice=(-2, -1, 0, 1, 2), variants: Variants = DEFAULT) -> np.ndarray:
     probs = np.zeros((dice.size, N_CODES))
     for i, k in enumerate(dice):
         n = 1 + abs(int(k))
-        w = 1.0 / 10 ** (n + 1)
-        for units in range(10):
-            for tens in itertools.product(range(10), repeat=n):
-                probs[i, read_roll(units, list(tens), int(k)) - 1] += w
+        # every face of the units die and the n tens dice, all at once
+        faces = np.indices((10,) * (n + 1)).reshape(n + 1, -1)
+        units, tens = faces[0], faces[1:]
+        reads = np.where((tens == 0) & (units == 0), 100, 10 * tens + units)
+        result = reads.min(axis=0) if k >= 0 else reads.max(axis=0)
+        counts = np.bincount(result - 1, minlength=N_CODES)
+        probs[i] = counts / 10 ** (n + 1)  # integer counts: each row sums to exactly 1
     return probs
 
 
@@ -117,7 +119,7 @@ def level_of_rolls(skill: int, variants: Variants = DEFAULT) -> np.ndarray:
     level[rolls <= th["extreme"]] = 3
     if variants.criticals:
         level[0] = 4
-        level[is_fumble(rolls, skill, variants) & (level == 0)] = 0
+        level[is_fumble(rolls, skill, variants)] = 0  # a fumble fails even at skill 100+
     return level
 
 

@@ -15,12 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
+from numba import njit, prange
 
-from . import checks
+from .config import INLINE, PJIT
 from .errors import InputError
-from .rng import Seed
-from .rolls import POOL
+from .rng import (
+    Seed,
+    chunk_states,
+    chunk_trials,
+    d10_triples,
+    load_state,
+    plan_chunks,
+    store_state,
+)
 
 #: Neglected tail mass allowed when an explosion chain is truncated.
 TAIL_TOLERANCE = 1e-12
@@ -82,6 +89,26 @@ def _die_series(rule: PoolRule, length: int) -> np.ndarray:
     return g
 
 
+def _crit_rows(max_n: int, rule: PoolRule) -> np.ndarray:
+    """Joint law of (10s, other successes) for 0..max_n dice, one die added at a time.
+
+    ``joint[n, t, s]``: P(``t`` tens and ``s`` successes among the other faces) with ``n``
+    non-exploding d10 (C1, C-g2); built by the recursion over one more die's face.
+    """
+    p_ten = 0.1
+    p_succ = (10 - rule.threshold) / 10  # faces threshold..9
+    p_fail = 1 - p_ten - p_succ
+    joint = np.zeros((max_n + 1, max_n + 1, max_n + 1))
+    joint[0, 0, 0] = 1.0
+    for n in range(1, max_n + 1):
+        prev = joint[n - 1]
+        cur = joint[n]
+        cur += p_fail * prev
+        cur[:, 1:] += p_succ * prev[:, :-1]
+        cur[1:, :] += p_ten * prev[:-1, :]
+    return joint
+
+
 def exact(pools: np.ndarray, rule: PoolRule, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
     """Exact outcome distribution for each pool (A1, A-g1, C1, C-g2).
 
@@ -91,41 +118,139 @@ def exact(pools: np.ndarray, rule: PoolRule, n_codes: int) -> tuple[np.ndarray, 
     pools = np.asarray(pools, dtype=np.int64)
     length = n_codes - 1  # successes 0..n_codes-2
     probs = np.zeros((pools.size, n_codes))
-    die = _die_series(rule, length) if not rule.crit_pair_bonus else None
+    max_n = int(pools.max(initial=0))
+    if rule.crit_pair_bonus:
+        joint = _crit_rows(max(max_n, 0), rule)
+        t, s = np.indices(joint.shape[1:])
+        code = np.minimum(1 + s + t + (t // 2) * rule.crit_pair_bonus, n_codes - 1).ravel()
+        by_size = np.zeros((max(max_n, 0) + 1, n_codes))
+        for n in range(max_n + 1):
+            by_size[n] = np.bincount(code, weights=joint[n].ravel(), minlength=n_codes)
+    else:
+        die = _die_series(rule, length)
+        by_size = np.zeros((max(max_n, 0) + 1, n_codes))
+        dist = np.array([1.0])
+        by_size[0, 1] = 1.0
+        for n in range(1, max_n + 1):  # one more die (and its chain) at a time
+            dist = np.convolve(dist, die)[:length]
+            by_size[n, 1:1 + dist.size] = dist
     for i, n in enumerate(pools):
         row = probs[i]
-        if n <= 0:
-            if not rule.chance_die:
-                row[1] = 1.0
-                continue
-            row[0] = 0.1  # a 1: dramatic failure
-            row[1] = 0.8
-            if rule.chance_explodes and rule.again <= 10:
-                # the 10 succeeds and its chain continues with ordinary dice
-                chain = np.convolve([0.0, 1.0], _die_series(rule, length))[:length]
-                row[1:] += 0.1 * chain
-            else:
-                row[2] += 0.1
+        if n > 0:
+            row[:] = by_size[n]
             continue
-        if rule.crit_pair_bonus:
-            p_other = (10 - rule.threshold) / 9  # success among non-10 faces
-            tens = np.arange(n + 1)
-            p_tens = binom.pmf(tens, n, 0.1)
-            for t, pt in zip(tens, p_tens, strict=True):
-                others = np.arange(n - t + 1)
-                s = others + t + (t // 2) * rule.crit_pair_bonus
-                np.add.at(row, 1 + np.minimum(s, length - 1),
-                          pt * binom.pmf(others, n - t, p_other))
+        if not rule.chance_die:
+            row[1] = 1.0
             continue
-        dist = np.array([1.0])
-        for _ in range(n):
-            dist = np.convolve(dist, die)[:length]
-        row[1:1 + dist.size] = dist
+        row[0] = 0.1  # a 1: dramatic failure
+        row[1] = 0.8
+        if rule.chance_explodes and rule.again <= 10:
+            # the 10 succeeds and its chain continues with ordinary dice
+            chain = np.convolve([0.0, 1.0], _die_series(rule, length))[:length]
+            row[1:] += 0.1 * chain
+        else:
+            row[2] += 0.1
     tail = np.clip(1.0 - probs.sum(axis=1), 0.0, None)
     return probs, tail
 
 
+# Packed per-triple counts (see :func:`digit_table`): 21 bits per field.
+_FIELD = 21
+_FIELD_MASK = (1 << _FIELD) - 1
+
+
+def digit_table(rule: PoolRule) -> np.ndarray:
+    """Packed counts of three d10 read from one uniform value ``v`` in 0..999 (A1, C1).
+
+    Digit ``d`` of ``v`` is the face ``d + 1``. Row ``j − 1`` counts only the last ``j``
+    digits (for the last one or two dice of a pool): a leading digit 0 is a face 1, which
+    never succeeds, explodes or shows 10 (thresholds and ``again`` are at least 2), so
+    row ``j − 1`` at ``v`` equals the full count at ``v mod 10**j``. Each entry packs
+    successes, 10s and exploding faces in 21-bit fields: ``succ | tens << 21 | expl << 42``.
+    """
+    v = np.arange(1000)
+    digits = np.stack([v % 10, v // 10 % 10, v // 100])  # last digit first
+    faces = digits + 1
+    per_die = ((faces >= rule.threshold).astype(np.int64)
+               | (faces == 10).astype(np.int64) << _FIELD
+               | (faces >= rule.again).astype(np.int64) << 2 * _FIELD)
+    return np.cumsum(per_die, axis=0)  # row j-1: the last j digits
+
+
+@njit(**INLINE)
+def _pool_dice(k, table, s0, s1, s2, s3, buf, nbuf):
+    """Roll ``k`` dice and every explosion they cause; packed counts summed (A1, C1).
+
+    Three dice at a time: one table lookup per exact uniform triple, no per-die branch.
+    """
+    acc = np.int64(0)
+    while k > 0:
+        if nbuf == 0:
+            buf, s0, s1, s2, s3 = d10_triples(s0, s1, s2, s3)
+            nbuf = 3
+        v = np.int64(buf & np.uint64(1023))
+        buf >>= np.uint64(10)
+        nbuf -= 1
+        j = min(k, 3)
+        t = table[j - 1, v]
+        acc += t
+        k += (t >> np.int64(2 * _FIELD)) - j
+    return acc, s0, s1, s2, s3, buf, nbuf
+
+
+@njit(**PJIT)
+def _pool_kernel(pools, table, crit_bonus, chance_die, chance_chain, trials, states, out):
+    """Outcome-code histograms of pool checks, one per (pool × chunk) item."""
+    n_chunks = trials.size
+    n_codes = out.shape[1]
+    mask = np.int64(_FIELD_MASK)
+    for item in prange(pools.size * n_chunks):
+        s0, s1, s2, s3 = load_state(states[item])
+        buf = np.uint64(0)
+        nbuf = 0
+        hist = np.zeros(n_codes, dtype=np.int64)
+        n = pools[item // n_chunks]
+        for _ in range(trials[item % n_chunks]):
+            if n > 0:
+                acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(n, table, s0, s1, s2, s3,
+                                                            buf, nbuf)
+                code = 1 + (acc & mask) + ((acc >> np.int64(_FIELD)) & mask) // 2 * crit_bonus
+            elif chance_die == 0:
+                code = 1
+            else:  # A-g1: one chance die; only a 10 succeeds, a 1 is a dramatic failure
+                if nbuf == 0:
+                    buf, s0, s1, s2, s3 = d10_triples(s0, s1, s2, s3)
+                    nbuf = 3
+                face = np.int64(buf & np.uint64(1023)) % 10 + 1
+                buf >>= np.uint64(10)
+                nbuf -= 1
+                if face == 1:
+                    code = 0
+                elif face < 10:
+                    code = 1
+                else:
+                    acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(chance_chain, table, s0, s1,
+                                                                s2, s3, buf, nbuf)
+                    code = 2 + (acc & mask)
+            hist[min(code, n_codes - 1)] += 1
+        out[item, :] = hist
+        store_state(states[item], s0, s1, s2, s3)
+
+
 def monte_carlo(pools: np.ndarray, rule: PoolRule, n_codes: int, trials: int,
                 seed: Seed) -> np.ndarray:
-    """Monte Carlo outcome counts ``[n_pools, n_codes]`` for each pool, ``trials`` each."""
-    return checks.run(POOL, pools, rule.as_array(), n_codes, trials, seed)
+    """Monte Carlo outcome counts ``[n_pools, n_codes]`` for each pool, ``trials`` each.
+
+    Same outcome codes as :func:`exact`; work split in (pool × chunk) items with their own
+    generator state and histogram, so counts are bit-identical for any thread count.
+    """
+    pools = np.ascontiguousarray(np.atleast_1d(pools), dtype=np.int64)
+    n_chunks, _ = plan_chunks(trials)
+    per_chunk = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, pools.size * n_chunks)
+    out = np.zeros((pools.size * n_chunks, n_codes), dtype=np.int64)
+    # a chance die's 10 rolls one more ordinary die when it explodes (A-g1 variant)
+    chain = int(rule.chance_explodes and rule.again <= 10)
+    _pool_kernel(pools, digit_table(rule), np.int64(rule.crit_pair_bonus),
+                 np.int64(rule.chance_die), np.int64(chain), per_chunk, states, out)
+    return out.reshape(pools.size, n_chunks, n_codes).sum(axis=1)

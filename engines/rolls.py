@@ -8,7 +8,6 @@ identical to those of the matching exact model.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .config import INLINE
