@@ -142,17 +142,12 @@ def _win_tie(system: str, v, grid: OpposedGrid, joint: np.ndarray) -> np.ndarray
     """``[cells, 3]``: joint mass (or counts) of a higher, equal, lower, per cell."""
     nc = grid.n_codes
     out = np.zeros((len(grid.cells), 3))
-    records = grid.cells.to_dict("records")
-    cache: dict[tuple, np.ndarray] = {}
-    for i, cell in enumerate(records):
+    for i, cell in enumerate(grid.cells.to_dict("records")):
         va = _cell_values(system, v, cell, "a", nc)
         vb = _cell_values(system, v, cell, "b", nc)
-        key = (va.tobytes(), vb.tobytes())
-        if key not in cache:
-            diff = va[:, None] - vb[None, :]
-            cache[key] = np.stack([(diff > 0).ravel(), (diff == 0).ravel(),
-                                   (diff < 0).ravel()], axis=1).astype(float)
-        out[i] = joint[grid.pair_of_cell[i]] @ cache[key]
+        diff = va[:, None] - vb[None, :]
+        j = joint[grid.pair_of_cell[i]].reshape(nc, nc)
+        out[i] = j[diff > 0].sum(), j[diff == 0].sum(), j[diff < 0].sum()
     return out
 
 
