@@ -153,6 +153,9 @@ def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trial
     never changes the counts: they equal the engine module's ``monte_carlo`` for the same
     seed, whatever the batch size or thread count.
     """
+    if system in ("dice_pool_7", "dice_pool_6"):
+        # pools have their own specialised kernel (a whole pool run takes well under 1 s)
+        return SYSTEMS[system].monte_carlo(settings, trials, seed, variants, n_codes)
     code, params, rule = kernel_args(system, settings, variants)
     pbar = mc_progress(params.size, params.size * trials, f"{system} Monte Carlo", progress)
     if pbar is None:

@@ -35,6 +35,9 @@ def test_settings_mc_equals_engine_monte_carlo(system, monkeypatch):
     else:
         want = mod.monte_carlo(grid.settings, 40_000, 11, v)
     assert np.array_equal(got, want)
+    if system in ("dice_pool_7", "dice_pool_6"):
+        assert made == []  # pools run in their own kernel, in one go, well under a second
+        return
     assert len(made) == 1
     assert made[0].n == len(grid.settings)  # the bar reached the end
 
