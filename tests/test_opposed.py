@@ -259,3 +259,30 @@ def test_bad_input():
         opposed_table("dice_pool_7", variants=["opposed_tie=attacker"])
     with pytest.raises(InputError, match="equal length"):
         run_pairs(D20, [0, 0], [0], [0], 90, 10, 1)
+
+
+def test_mc_matches_exact_with_roll_settings_per_side():
+    """D4 bonus/penalty dice and B4 advantage on one side only: the paired kernel rolls
+    each side with its own setting. Tolerance: 5 binomial SEs + 1/n (no re-rolled ties
+    here: modifiers differ, and D3 ties are settled by skill or a ½ roll-off)."""
+    n = 30_000
+    t = opposed_table("percentile", "both", trials=n, seed=8,
+                      axes={"skill_a": [30, 60], "skill_b": [50], "dice_a": [-1, 0, 2],
+                            "dice_b": [0, 1]})
+    assert len(t) == 12
+    p = t["p_exact"].to_numpy()
+    assert (np.abs(t["p_mc"] - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1 / n).all()
+    for row in t.itertuples():
+        assert row.p_exact == pytest.approx(
+            percentile.opposed(row.skill_a, row.skill_b, row.dice_a, row.dice_b), abs=1e-12)
+    t = opposed_table("middle_3d10", "both", trials=n, seed=9,
+                      axes={"modifier_a": [8], "modifier_b": [10, 12],
+                            "roll_a": ["advantage", "normal"], "roll_b": ["normal"]})
+    p = t["p_exact"].to_numpy()
+    assert (np.abs(t["p_mc"] - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1 / n).all()
+    for row in t.itertuples():
+        assert row.p_exact == pytest.approx(
+            middle_3d10.opposed(row.modifier_a, row.modifier_b, row.roll_a, row.roll_b),
+            abs=1e-12)
+    adv = t[t["roll_a"] == "advantage"]["p_exact"].to_numpy()
+    assert (adv > t[t["roll_a"] == "normal"]["p_exact"].to_numpy()).all()  # B4 helps
