@@ -52,7 +52,6 @@ from . import dice_pool_7 as _checks
 from .combat_pools import (
     DuelChain,
     attack_op,
-    layout,
     mix,
     run_mc,
     standing_from_rounds,
@@ -442,17 +441,10 @@ def _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp
 
 
 @njit(**PJIT)
-def _kernel(rows, side, rule, cap, trials, states, out):
-    """Whole fights, ``trials[chunk]`` per chunk; each chunk fills its own ``out`` row."""
+def _kernel(rows, side, rule, cap, off, trials, states, out):
+    """Whole fights, ``trials[chunk]`` per chunk; each chunk fills its own ``out`` row
+    (offsets ``off``: :data:`engines.combat_pools.KERNEL_OFFSETS`)."""
     n = rows.shape[0]
-    rows_n = cap + 1
-    off = np.empty(6, dtype=np.int64)
-    off[0] = 3                       # rounds
-    off[1] = 3 + 3 * rows_n + 2      # standing
-    off[2] = off[1] + 2 * rows_n     # tail
-    off[3] = off[2] + 2 * rows_n     # deaths
-    off[4] = 3 + 3 * rows_n          # loser_dead
-    off[5] = off[3] + 2              # hits
     for item in prange(trials.size):
         s = states[item].copy()
         acc = np.zeros(out.shape[1], dtype=np.int64)
@@ -464,13 +456,6 @@ def _kernel(rows, side, rule, cap, trials, states, out):
             _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
                    able, dead, dodging, dodge_succ, boost, order, ini)
         out[item, :] = acc
-
-
-def _check_layout(round_cap: int) -> None:
-    off = layout(round_cap)
-    rows_n = round_cap + 1
-    assert off["rounds"] == 3 and off["loser_dead"] == 3 + 3 * rows_n
-    assert off["standing"] == 3 + 3 * rows_n + 2 and off["hits"] == off["deaths"] + 2
 
 
 def _cap(round_cap: int) -> int:
@@ -514,7 +499,6 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     """
     v = _variants(variants)
     cap = _cap(round_cap)
-    _check_layout(cap)
     s0 = _side(side0, "side0")
     s1 = _side(side1, "side1")
     r = rows(s0 + s1, v)

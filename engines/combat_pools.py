@@ -45,17 +45,23 @@ def layout(round_cap: int) -> dict[str, int]:
     return off
 
 
+#: Order of the offsets handed to a kernel.
+KERNEL_OFFSETS = ("rounds", "standing", "tail", "deaths", "loser_dead", "hits")
+
+
 def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
            rule: np.ndarray, trials: int, seed: Seed, round_cap: int) -> FightStats:
-    """Run ``kernel(rows, side, rule, round_cap, per_chunk, states, out)`` and unpack."""
+    """Run ``kernel(rows, side, rule, round_cap, offsets, per_chunk, states, out)`` and
+    unpack; ``offsets`` = the :func:`layout` offsets of rounds, standing, tail, deaths,
+    loser_dead and hits, in that order."""
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
     states = chunk_states(seed, n_chunks)
     off = layout(round_cap)
     out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
     kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
-           np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap), per_chunk,
-           states, out)
+           np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
+           np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out)
     tot = out.sum(axis=0)
     rows_n = round_cap + 1
     stats = FightStats.empty(system, round_cap, trials=int(trials))
@@ -199,7 +205,7 @@ def standing_from_rounds(stats: FightStats) -> None:
 
 def mix(stats: list[tuple[float, FightStats]]) -> FightStats:
     """Weighted sum of exact results (e.g. over who acts first)."""
-    w0, s0 = stats[0]
+    s0 = stats[0][1]
     out = FightStats.empty(s0.system, s0.round_cap, trials=None, dtype=float)
     for w, s in stats:
         for name in ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits"):
