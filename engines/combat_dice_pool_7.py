@@ -56,7 +56,7 @@ from .combat_pools import (
     run_mc,
     standing_from_rounds,
 )
-from .config import JIT, PJIT
+from .config import INLINE, PJIT
 from .errors import InputError
 from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
 from .rng import Seed, bounded, d10
@@ -259,14 +259,14 @@ R_DODGE_END_OF_ROUND, R_INIT_D10, R_TARGET_FIRST = 5, 6, 7
 # Monte Carlo kernel
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _roll(s, n, rule):
     """Successes of a pool of ``n`` dice (A1, A-g1); a dramatic failure counts none."""
     code = roll_pool(s, n, rule[0], rule[1], rule[2], rule[3], rule[4])
     return code - 1 if code > 0 else 0
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _pick_target(s, side, able, enemy, n_enemy, first):
     """The ``j``-th able combatant of side ``enemy``: random (or the first)."""
     j = 0
@@ -280,7 +280,7 @@ def _pick_target(s, side, able, enemy, n_enemy, first):
     return -1
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead,
             dodging, dodge_succ, boost, n_able, side, acc, hits_off):
     """One attack of ``c`` on ``t`` with ``dice`` before the target's defence (A7–A10)."""
@@ -314,11 +314,14 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
         n_able[side[t]] -= 1
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp, able,
-           dead, dodging, dodge_succ, boost, order, ini):
+           dead, dodging, dodge_succ, boost, order, ini, n_able, n_dead, n_side):
     n = rows.shape[0]
-    n_able = np.zeros(2, dtype=np.int64)
+    for sd in range(2):
+        n_able[sd] = 0
+        n_dead[sd] = 0
+        n_side[sd] = 0
     for i in range(n):
         lethal_dmg[i] = 0
         bash_dmg[i] = 0
@@ -429,8 +432,6 @@ def _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp
     acc[off[0] + 3 * r_end + outcome] += 1
     for sd in range(2):
         acc[off[2] + 2 * r_end + sd] += n_able[sd]
-    n_dead = np.zeros(2, dtype=np.int64)
-    n_side = np.zeros(2, dtype=np.int64)
     for i in range(n):
         n_side[side[i]] += 1
         n_dead[side[i]] += dead[i]
@@ -452,9 +453,10 @@ def _kernel(rows, side, rule, cap, off, trials, states, out):
         lethal_dmg, bash_dmg, con_dmg, wp = z.copy(), z.copy(), z.copy(), z.copy()
         able, dead, dodging, dodge_succ = z.copy(), z.copy(), z.copy(), z.copy()
         boost, order, ini = z.copy(), z.copy(), z.copy()
+        n_able, n_dead, n_side = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.int64)
         for _ in range(trials[item]):
             _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
-                   able, dead, dodging, dodge_succ, boost, order, ini)
+                   able, dead, dodging, dodge_succ, boost, order, ini, n_able, n_dead, n_side)
         out[item, :] = acc
 
 
