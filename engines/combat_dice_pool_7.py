@@ -297,7 +297,20 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
     if dmg < 0:
         dmg = 0
     acc[hits_off + min(dmg, DAMAGE_BINS - 1)] += 1
-    vit = rows[t, C_VIT]
+    if able[t] == 1 and _wound(t, dmg, dtype, rows[t, C_VIT], rows[t, C_DEATH], lethal_dmg,
+                               bash_dmg, con_dmg, dead):
+        able[t] = 0
+        n_able[side[t]] -= 1
+
+
+@njit(**INLINE)
+def _wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
+    """A14, A15, A-g5: book ``dmg`` of type ``dtype`` on ``t``; True when ``t`` is down.
+
+    Bashing and lethal (or ballistic) damage are tracked apart; ``t`` is down when
+    bashing + lethal reaches its vitality ``vit``. Lethal damage beyond vitality lowers
+    CON (``con_dmg``); ``t`` is dead when that reaches ``death`` (-1: never).
+    """
     if dtype == BASHING:
         bash_dmg[t] += dmg
     else:
@@ -305,13 +318,11 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
         if lethal_dmg[t] > vit:  # A15: beyond vitality, damage lowers CON
             over = lethal_dmg[t] - vit
             lethal_dmg[t] = vit
-            if rows[t, C_DEATH] >= 0:
+            if death >= 0:
                 con_dmg[t] += over
-                if con_dmg[t] >= rows[t, C_DEATH]:
+                if con_dmg[t] >= death:
                     dead[t] = 1
-    if able[t] == 1 and (dead[t] == 1 or lethal_dmg[t] + bash_dmg[t] >= vit):  # A14, A-g5
-        able[t] = 0
-        n_able[side[t]] -= 1
+    return dead[t] == 1 or lethal_dmg[t] + bash_dmg[t] >= vit
 
 
 @njit(**INLINE)
