@@ -523,6 +523,8 @@ def level_pmf(skill: int, dice: int, variants: Variants = DEFAULT) -> np.ndarray
 
 
 def _dice_pmf(n: int, sides: int) -> np.ndarray:
+    if n == 0:
+        return np.ones(1)
     pmf = np.ones(1)
     face = np.ones(sides) / sides
     for _ in range(n):
