@@ -133,7 +133,8 @@ class Combatant:
         for key in ("trait", "combat", "strength", "vigor", "reflex"):
             v = getattr(self, key)
             if not isinstance(v, int | np.integer) or not 0 <= v <= 20:
-                raise InputError(f"combatant {self.name}: {key} must be an integer 0..20, got {v!r}")
+                raise InputError(f"combatant {self.name}: {key} must be an integer 0..20, "
+                                 f"got {v!r}")
         if self.vigor < 1:
             raise InputError(f"combatant {self.name}: vigor must be at least 1")
         if not 0 <= self.defense <= 40:
@@ -239,10 +240,7 @@ def _attack(s, cmb, rule, i, j, dmg, drama, acted):
         hit = sp == 1 or (sp == 0 and hi + mod >= defense)
     if not hit:
         return 0
-    if cmb[i, RANGED] != 0:
-        bonus = cmb[i, SKILL] // 4
-    else:
-        bonus = (cmb[i, STR] + cmb[i, SKILL]) // 4
+    bonus = cmb[i, SKILL] // 4 if cmb[i, RANGED] != 0 else (cmb[i, STR] + cmb[i, SKILL]) // 4
     d = _dice_damage(lo, mid, hi, cmb[i, MASK]) + bonus
     if sp == 1:
         d += rule[R_CRIT]
@@ -382,7 +380,8 @@ def _as_combatants(side, label):
         raise InputError(f"{label}: at least one combatant is needed")
     for c in side:
         if not isinstance(c, Combatant):
-            raise InputError(f"{label}: expected middle_3d10 Combatant objects, got {type(c).__name__}")
+            raise InputError(f"{label}: expected middle_3d10 Combatant objects, got "
+                             f"{type(c).__name__}")
     return side
 
 
