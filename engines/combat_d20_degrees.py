@@ -88,10 +88,10 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
-from .config import JIT, PJIT
+from .config import INLINE, JIT, PJIT
 from .errors import InputError
 from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
-from .rng import Seed, bounded, chunk_states, chunk_trials, die, plan_chunks
+from .rng import Seed, bounded, chunk_states, chunk_trials, next_u64, plan_chunks
 from .variants import variant
 
 SYSTEM = "d20_degrees"
@@ -279,7 +279,21 @@ def _round_cap(round_cap) -> int:
 # Monte Carlo kernel
 # ---------------------------------------------------------------------------------------
 
-@njit(**JIT)
+_M32 = np.uint64(0xFFFFFFFF)
+_U20 = np.uint64(20)
+_REJECT_20 = np.uint64((1 << 32) % 20)  # Lemire threshold for n = 20
+
+
+@njit(**INLINE)
+def _d20(s):
+    """One d20 (1..20), exact: Lemire multiply-shift with rejection on 32 random bits."""
+    while True:
+        m = (next_u64(s) >> np.uint64(32)) * _U20
+        if (m & _M32) >= _REJECT_20:
+            return np.int64(m >> np.uint64(32)) + 1
+
+
+@njit(**INLINE)
 def _resist(x, tough, pen, v, nat, res_nat):
     """E12 damage for attack total ``x`` against a resistance roll of value ``v``."""
     tot = tough + v - pen
@@ -294,7 +308,7 @@ def _resist(x, tough, pen, v, nat, res_nat):
 @njit(**JIT)
 def _reroll(s, reroll_nat):
     """E9 second roll: value (1–10 read +10) and natural flag (0 none, 1 one, 2 twenty)."""
-    r2 = die(s, 20)
+    r2 = _d20(s)
     v2 = r2 + 10 if r2 <= 10 else r2
     nat2 = 2 if r2 == 20 else (1 if (r2 == 1 and reroll_nat != 0) else 0)
     return v2, nat2
@@ -303,7 +317,7 @@ def _reroll(s, reroll_nat):
 @njit(**JIT)
 def _fortitude(s, F, i, st, fails, eff):
     """E14 dying check of combatant ``i`` (E3 naturals); returns True if it died."""
-    r = die(s, 20)
+    r = _d20(s)
     tot = r + F[i, F_FORT] - (EXHAUSTED_PENALTY if eff[i] >= 2 else 0)
     if r == 20:
         tot += 5
@@ -321,7 +335,7 @@ def _fortitude(s, F, i, st, fails, eff):
     return False
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
     """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if ``j``
     stopped being able to act."""
@@ -345,7 +359,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
         total = 10 + bonus
         hit = total >= dc
     else:
-        v = die(s, 20)
+        v = _d20(s)
         nat = 2 if v == 20 else (1 if v == 1 else 0)
         hit = nat == 2 or (nat != 1 and v + bonus >= dc)
         if not hit and F[i, F_HUSE] == 1 and hero[i] > 0:
@@ -366,7 +380,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
         excess = 0
     x = F[i, F_DMG] + excess + DAMAGE_OFFSET + F[i, F_MDMG] + (CRIT_DAMAGE if crit else 0)
     pen = EXHAUSTED_PENALTY if eff[j] >= 2 else 0
-    r = die(s, 20)
+    r = _d20(s)
     rnat = 2 if r == 20 else (1 if r == 1 else 0)
     dmg = _resist(x, F[j, F_TOUGH], pen, r, rnat, rule[R_RES_NAT])
     threshold = hp[j] if st[j] == ACTIVE else 1
@@ -398,7 +412,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
     return False
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _pick_target(s, side, st, i, able_only, random_pick):
     n = side.size
     count = 0
@@ -419,7 +433,7 @@ def _pick_target(s, side, st, i, able_only, random_pick):
     return first
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, decided):
     """Combatant ``i``'s turn; returns True if some foe stopped being able to act."""
     if st[i] == DEAD or st[i] == INCAP:
@@ -442,6 +456,13 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, decided):
 
 
 @njit(**JIT)
+def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits):
+    """A turn after the decision (E-g7): a separate function, so the fight kernel inlines
+    :func:`_turn` once only (keeps compile time down; finishing turns are rare)."""
+    _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, True)
+
+
+@njit(**INLINE)
 def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
                outcome, rounds, loser_dead, standing, deaths, hits):
     n = side.size
@@ -453,11 +474,11 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
         hero[i] = F[i, F_HERO]
         eff[i] = 0
         # E10: d20 + Agility; ties by Dodge, Agility, Awareness; then E-g10
-        k = die(s, 20) + F[i, F_INIT] + 200
+        k = _d20(s) + F[i, F_INIT] + 200
         k = k * 256 + F[i, F_DODGE] + 128
         k = k * 256 + F[i, F_AGI] + 128
         k = k * 256 + F[i, F_AWA] + 128
-        tie = bounded(s, 1 << 20) if rule[R_TIES_RANDOM] != 0 else (1 << 20) - 1 - i
+        tie = np.int64(next_u64(s) >> np.uint64(44)) if rule[R_TIES_RANDOM] != 0 else (1 << 20) - 1 - i
         key[i] = k * (1 << 21) + tie
         order[i] = i
     for a in range(1, n):  # insertion sort, highest key first
@@ -511,7 +532,7 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
             p += 1
             if p == n:
                 p = 0
-            _turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, rule, hits, True)
+            _finish_turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, rule, hits)
     dead0 = 0
     dead1 = 0
     n1 = 0
