@@ -478,7 +478,10 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
         k = k * 256 + F[i, F_DODGE] + 128
         k = k * 256 + F[i, F_AGI] + 128
         k = k * 256 + F[i, F_AWA] + 128
-        tie = np.int64(next_u64(s) >> np.uint64(44)) if rule[R_TIES_RANDOM] != 0 else (1 << 20) - 1 - i
+        if rule[R_TIES_RANDOM] != 0:
+            tie = np.int64(next_u64(s) >> np.uint64(44))
+        else:
+            tie = (1 << 20) - 1 - i
         key[i] = k * (1 << 21) + tie
         order[i] = i
     for a in range(1, n):  # insertion sort, highest key first
