@@ -1,0 +1,90 @@
+"""Figure helpers for reports: one colour per system everywhere, print-readable styling.
+
+The system colours come from :data:`analysis.plots.SYSTEM_COLORS` when that module is
+present; otherwise the colour-blind-safe Okabe–Ito palette below is used. Lines inside a
+single system's figure are told apart by shade, line style *and* marker, so they stay
+distinguishable in greyscale print and for colour-blind readers.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.colors import to_rgb  # noqa: E402
+
+#: Okabe–Ito colours (colour-blind safe), one per system.
+FALLBACK_COLORS = {
+    "dice_pool_7": "#0072B2",
+    "middle_3d10": "#D55E00",
+    "dice_pool_6": "#009E73",
+    "percentile": "#CC79A7",
+    "d20_degrees": "#E69F00",
+}
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)))
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def system_colors() -> dict[str, str]:
+    """System id → colour, from :mod:`analysis.plots` when present (same colours as there)."""
+    try:
+        from analysis.plots import SYSTEM_COLORS
+    except ImportError:
+        return dict(FALLBACK_COLORS)
+    return {**FALLBACK_COLORS, **dict(SYSTEM_COLORS)}
+
+
+def system_color(system: str) -> str:
+    return system_colors().get(system, "#000000")
+
+
+def shades(system: str, n: int) -> list[tuple[float, float, float]]:
+    """``n`` shades of the system's colour, light to dark (never near-white)."""
+    base = to_rgb(system_color(system))
+    out = []
+    for i in range(n):
+        t = -0.45 + 0.9 * (i / max(n - 1, 1))  # -0.45 lighter … +0.45 darker
+        if t < 0:
+            out.append(tuple(c + (1 - c) * (-t) for c in base))
+        else:
+            out.append(tuple(c * (1 - t) for c in base))
+    return out
+
+
+def line_styles(system: str, n: int) -> Iterator[dict]:
+    """Matplotlib keyword sets for ``n`` lines of one system (shade + style + marker)."""
+    for i, colour in enumerate(shades(system, n)):
+        yield {"color": colour, "linestyle": LINESTYLES[i % len(LINESTYLES)],
+               "marker": MARKERS[i % len(MARKERS)], "markersize": 3.5, "linewidth": 1.6}
+
+
+def new_figure(ncols: int = 1, *, width: float = 7.2, height: float = 3.3, sharey=True):
+    """A figure sized for an A4 page column with print-readable fonts."""
+    with plt.rc_context({"font.size": 9, "axes.titlesize": 9.5, "axes.labelsize": 9,
+                         "legend.fontsize": 7.5, "xtick.labelsize": 8, "ytick.labelsize": 8}):
+        fig, axes = plt.subplots(1, ncols, figsize=(width, height), sharey=sharey,
+                                 squeeze=False, layout="constrained")
+    for ax in axes[0]:
+        ax.grid(True, color="#dddddd", linewidth=0.6)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    return fig, list(axes[0])
+
+
+def probability_axis(ax, label: str = "P(success)") -> None:
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel(label + " (probability, 0–1)")
+
+
+def to_png(fig, dpi: int = 110) -> bytes:
+    """Render and close ``fig``; PNG bytes (deterministic: no timestamps in metadata)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()

@@ -1,0 +1,745 @@
+"""Report sections: analysis frames → :mod:`reports.structure`, each with a plain reading.
+
+Every section is a small function ``section_xxx(settings) -> Section | None`` listed in
+:data:`SECTIONS` (``None`` leaves the section out). Sections that need an analysis module
+not present in this build import it lazily and, on :class:`ImportError` only, return a
+section holding a visible "not available in this build" note; any other error is a real
+failure and stops the build (so a broken analysis never yields a quietly partial report).
+
+Modules the optional sections look for (they light up when present):
+
+- :mod:`analysis.opposed` — ``opposed_table(system, method, *, trials, seed, variants)``
+- :mod:`analysis.modifiers` — ``modifier_table(system, *, variants)``
+- :mod:`analysis.claims` — ``c7_verdict()`` (RULES C7)
+- :mod:`analysis.ladders` — ``ladder_table(systems)``
+- ``engines.combat_<system>`` — ``duel_mc(a, b, trials, seed, variants, round_cap)``
+  returning :class:`engines.fight.FightStats`, and ``ARCHETYPES`` (name → combatant)
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import platform
+import subprocess
+import sys
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis import checks
+from engines.variants import describe
+
+from . import plotting
+from .settings import ReportSettings
+from .structure import Caption, Figure, Note, Paragraph, Section, Table
+
+NOT_AVAILABLE = "Not available in this build"
+
+#: What a system's success means and its native axes, in plain words.
+SYSTEM_NOTES = {
+    "dice_pool_7": ("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 rolls "
+                    "a chance die (A-g1)", "pool (dice)", "successes needed"),
+    "middle_3d10": ("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s "
+                    "always succeed, two 1s always fail (B3)", "difficulty", "modifier"),
+    "dice_pool_6": ("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 "
+                    "(C-g2), vs a number of successes (C1)", "pool (dice)", "difficulty"),
+    "percentile": ("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
+                   "bonus/penalty tens dice (D4)", "skill", "level"),
+    "d20_degrees": ("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree "
+                    "better, natural 1 fails (E1–E3)", "modifier", "DC"),
+}
+
+
+# --------------------------------------------------------------------------- frames
+
+@lru_cache(maxsize=16)
+def _curves_cached(system: str, variants: tuple[str, ...], trials: int,
+                   seed: int) -> pd.DataFrame:
+    return checks.success_curves(system, "both", trials=trials, seed=seed,
+                                 variants=list(variants))
+
+
+def curves(settings: ReportSettings, system: str) -> pd.DataFrame:
+    """Success-curve table (exact and Monte Carlo side by side) of ``system``."""
+    return _curves_cached(system, settings.variants_of(system), settings.trials,
+                          settings.system_seed(system)).copy()
+
+
+@lru_cache(maxsize=16)
+def _outcomes_cached(system: str, variants: tuple[str, ...], trials: int,
+                     seed: int) -> pd.DataFrame:
+    exact = checks.outcome_summary(system, list(variants))
+    mc = checks.outcome_summary(system, list(variants), method="mc", trials=trials,
+                                seed=seed)
+    out = exact.copy()
+    out["mean_mc"] = mc["mean"].to_numpy()
+    out["se_mean"] = mc["se_mean"].to_numpy()
+    return out
+
+
+def outcomes(settings: ReportSettings, system: str) -> pd.DataFrame:
+    """Exact mean/SD of the raw outcome per roll setting, with a Monte Carlo mean ± SE."""
+    return _outcomes_cached(system, settings.variants_of(system), settings.trials,
+                            settings.system_seed(system) + 8).copy()
+
+
+def _p(frame: pd.DataFrame, column: str = "p_exact", **axes) -> float:
+    sel = np.ones(len(frame), bool)
+    for key, value in axes.items():
+        sel &= (frame[key] == value).to_numpy()
+    return float(frame.loc[sel, column].iloc[0])
+
+
+def pct(p: float) -> str:
+    """A probability as a percentage for prose (``0.4567`` → ``"45.7%"``)."""
+    return f"{100 * p:.1f}%"
+
+
+def _pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact",
+           index_values=None, column_values=None) -> pd.DataFrame:
+    view = frame.pivot(index=index, columns=columns, values=value)
+    if index_values is not None:
+        view = view.loc[list(index_values)]
+    if column_values is not None:
+        view = view[list(column_values)]
+    view.columns = [str(c) for c in view.columns]
+    return view.reset_index()
+
+
+def _table(id_: str, title: str, frame: pd.DataFrame, caption: str, *, index=(),
+           full: pd.DataFrame | None = None, column_label: str = "", **kw) -> Table:
+    return Table(id=id_, title=title, frame=frame, caption=Caption(caption),
+                 index=tuple(index), full=full, column_label=column_label, **kw)
+
+
+def _figure(id_: str, title: str, fig, caption: str, alt: str,
+            settings: ReportSettings) -> Figure:
+    return Figure(id=id_, title=title, data=plotting.to_png(fig, settings.dpi),
+                  caption=Caption(caption), alt=alt)
+
+
+# ------------------------------------------------------------- success curves
+
+def _curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
+    full = t.drop(columns=["z"])
+    if system == "dice_pool_7":
+        return [_table(
+            f"curves-{system}", "P(at least k successes) by pool",
+            _pivot(t, "pool", "successes"),
+            "Exact probability that a pool of N d10 (rows) scores at least k successes "
+            "(columns), 10-again, chance die at pool 0.", index=("pool",), full=full,
+            column_label="successes needed (k)")]
+    if system == "dice_pool_6":
+        return [_table(
+            f"curves-{system}", "P(success) by pool and difficulty",
+            _pivot(t, "pool", "difficulty"),
+            "Exact probability that a pool of N d10 (rows) reaches a difficulty of d "
+            "successes (columns).", index=("pool",), full=full,
+            column_label="difficulty (successes needed)")]
+    if system == "middle_3d10":
+        out = []
+        for roll in ("normal", "advantage", "disadvantage"):
+            out.append(_table(
+                f"curves-{system}-{roll}", f"P(success), {roll} roll",
+                _pivot(t[t["roll"] == roll], "difficulty", "modifier",
+                       column_values=range(0, 21, 2)),
+                f"Exact probability of total ≥ difficulty (rows) for a {roll} roll with "
+                "modifier = characteristic + skill (columns, even values; all values in "
+                "the CSV).", index=("difficulty",), full=full if roll == "normal" else None,
+                column_label="modifier (characteristic + skill)"))
+        return out
+    if system == "percentile":
+        skills = [1, *range(5, 100, 5), 99]
+        levels = t[t["dice"] == 0]
+        dice = t[t["level"] == "regular"]
+        dice_view = _pivot(dice, "skill", "dice", index_values=skills)
+        dice_view.columns = ["skill"] + [_dice_label(int(c)) for c in dice_view.columns[1:]]
+        return [
+            _table(f"curves-{system}-levels", "P(success) by skill and level",
+                   _pivot(levels, "skill", "level", index_values=skills,
+                          column_values=("regular", "hard", "extreme")),
+                   "Exact probability that d100 reaches the level (columns) for a skill "
+                   "(rows), no bonus or penalty dice, criticals and fumbles as D-g1.",
+                   index=("skill",), full=full, column_label="level the keeper asks for"),
+            _table(f"curves-{system}-dice", "P(regular success) with bonus/penalty dice",
+                   dice_view,
+                   "Exact probability of a regular success by skill (rows) and net "
+                   "bonus (+) or penalty (−) dice (columns, D4).", index=("skill",),
+                   column_label="net bonus (+) / penalty (−) dice"),
+        ]
+    if system == "d20_degrees":
+        mods = range(-5, 31, 5)
+        dcs = range(0, 41, 5)
+        deg = t[t["degree"] == 1]
+        view = _pivot(deg, "dc", "modifier", index_values=dcs, column_values=mods)
+        dview = _pivot(t[t["dc"] == 15], "modifier", "degree", index_values=mods)
+        dview.columns = ["modifier"] + [f"≥ {c}" for c in dview.columns[1:]]
+        return [
+            _table(f"curves-{system}", "P(success) by DC and modifier", view,
+                   "Exact probability of at least one degree of success: d20 + modifier "
+                   "(columns) vs DC (rows).", index=("dc",), full=full,
+                   column_label="modifier"),
+            _table(f"curves-{system}-degrees", "P(at least n degrees) at DC 15", dview,
+                   "Exact probability of at least n degrees of success (columns) against "
+                   "DC 15 (hard) by modifier (rows).", index=("modifier",),
+                   column_label="degrees of success"),
+        ]
+    raise ValueError(system)
+
+
+def _dice_label(d: int) -> str:
+    return "0" if d == 0 else (f"+{d} bonus" if d > 0 else f"{d} penalty")
+
+
+def _curve_figure(system: str, t: pd.DataFrame, settings: ReportSettings) -> Figure:
+    if system in ("dice_pool_7", "dice_pool_6"):
+        fig, (ax,) = plotting.new_figure(1, width=6.4)
+        key = "successes" if system == "dice_pool_7" else "difficulty"
+        levels = range(1, 6) if system == "dice_pool_7" else range(1, 7)
+        for k, style in zip(levels, plotting.line_styles(system, len(levels)), strict=True):
+            sub = t[t[key] == k]
+            ax.plot(sub["pool"], sub["p_exact"], label=f"{key} ≥ {k}", **style)
+        ax.set_xlabel("pool size (number of d10)")
+        ax.set_xticks(range(0, 21, 2))
+        plotting.probability_axis(ax)
+        ax.legend(title=key + " needed", loc="lower right", ncols=2)
+        ax.set_title(f"{system}: P(success) by pool")
+        return _figure(f"fig-curves-{system}", f"{system}: success curves", fig,
+                       f"Exact P(success) against pool size, one line per {key} needed "
+                       "(lighter = easier).",
+                       f"Line chart of {system} success probability against pool size",
+                       settings)
+    if system == "middle_3d10":
+        fig, axes = plotting.new_figure(2)
+        for ax, mod in zip(axes, (6, 12), strict=True):
+            for roll, style in zip(("disadvantage", "normal", "advantage"),
+                                   plotting.line_styles(system, 3), strict=True):
+                sub = t[(t["roll"] == roll) & (t["modifier"] == mod)]
+                ax.plot(sub["difficulty"], sub["p_exact"], label=roll, **style)
+            for d in (10, 15, 20, 25):
+                ax.axvline(d, color="#999999", linewidth=0.6, linestyle=":")
+            ax.set_xlabel("difficulty (B2: 10 easy … 25 very hard)")
+            ax.set_title(f"modifier {mod}")
+        plotting.probability_axis(axes[0])
+        axes[0].legend(title="roll (B4)", loc="upper right")
+        return _figure(f"fig-curves-{system}", f"{system}: success curves", fig,
+                       "Exact P(total ≥ difficulty) for modifiers 6 (average person) and 12, "
+                       "normal, advantage and disadvantage rolls; dotted lines mark the B2 "
+                       "difficulties.", "Line charts of middle_3d10 success probability "
+                       "against difficulty", settings)
+    if system == "percentile":
+        fig, axes = plotting.new_figure(2)
+        levels = t[t["dice"] == 0]
+        for level, style in zip(("regular", "hard", "extreme"),
+                                plotting.line_styles(system, 3), strict=True):
+            sub = levels[levels["level"] == level]
+            ax = axes[0]
+            ax.plot(sub["skill"], sub["p_exact"], label=level, markevery=10, **style)
+        axes[0].set_title("level asked (no extra dice)")
+        axes[0].legend(title="level (D1)", loc="upper left")
+        reg = t[t["level"] == "regular"]
+        for d, style in zip(range(-2, 3), plotting.line_styles(system, 5), strict=True):
+            sub = reg[reg["dice"] == d]
+            axes[1].plot(sub["skill"], sub["p_exact"], label=_dice_label(d), markevery=10,
+                         **style)
+        axes[1].set_title("regular level, bonus/penalty dice (D4)")
+        axes[1].legend(title="net dice", loc="upper left")
+        for ax in axes:
+            ax.set_xlabel("skill (percent)")
+        plotting.probability_axis(axes[0])
+        return _figure(f"fig-curves-{system}", f"{system}: success curves", fig,
+                       "Exact P(success) against skill: by level asked (left) and by net "
+                       "bonus/penalty dice at the regular level (right).",
+                       "Line charts of percentile success probability against skill",
+                       settings)
+    fig, axes = plotting.new_figure(2)
+    deg1 = t[t["degree"] == 1]
+    dcs = (10, 15, 20, 25, 30)
+    for dc, style in zip(dcs, plotting.line_styles(system, len(dcs)), strict=True):
+        sub = deg1[deg1["dc"] == dc]
+        axes[0].plot(sub["modifier"], sub["p_exact"], label=f"DC {dc}", markevery=5, **style)
+    axes[0].set_title("at least one degree of success")
+    axes[0].legend(title="DC (E1)", loc="upper left")
+    at15 = t[t["dc"] == 15]
+    for deg, style in zip(range(1, 5), plotting.line_styles(system, 4), strict=True):
+        sub = at15[at15["degree"] == deg]
+        axes[1].plot(sub["modifier"], sub["p_exact"], label=f"≥ {deg}", markevery=5, **style)
+    axes[1].set_title("degrees of success vs DC 15")
+    axes[1].legend(title="degrees (E2)", loc="upper left")
+    for ax in axes:
+        ax.set_xlabel("modifier (added to d20)")
+    plotting.probability_axis(axes[0])
+    return _figure(f"fig-curves-{system}", f"{system}: success curves", fig,
+                   "Exact P(success) against the modifier: by DC (left) and by degrees of "
+                   "success against DC 15 (right).",
+                   "Line charts of d20_degrees success probability against modifier",
+                   settings)
+
+
+def _curve_reading(system: str, t: pd.DataFrame) -> str:
+    if system == "dice_pool_7":
+        even = [int(t[(t["successes"] == k) & (t["p_exact"] >= 0.5)]["pool"].min())
+                for k in range(1, 6)]
+        step = (even[-1] - even[0]) / (len(even) - 1)
+        return (f"dice_pool_7: a chance die (pool 0) succeeds {pct(_p(t, pool=0, successes=1))}"
+                f" of the time; one success is more likely than not from {even[0]} dice "
+                f"({pct(_p(t, pool=even[0], successes=1))}), three successes from {even[2]} "
+                f"dice, five from {even[4]}. A 5-die pool scores at least one success "
+                f"{pct(_p(t, pool=5, successes=1))} of the time; each extra success asked "
+                f"costs about {step:.1f} dice at even odds.")
+    if system == "dice_pool_6":
+        return (f"dice_pool_6: each die succeeds half the time, so small pools are swingy: "
+                f"2 dice meet difficulty 1 {pct(_p(t, pool=2, difficulty=1))}, 4 dice meet "
+                f"difficulty 2 {pct(_p(t, pool=4, difficulty=2))}, 8 dice difficulty 4 "
+                f"{pct(_p(t, pool=8, difficulty=4))}. Roughly two dice per point of "
+                "difficulty keeps the odds near even.")
+    if system == "middle_3d10":
+        n = _p(t, modifier=6, difficulty=15, roll="normal")
+        a = _p(t, modifier=6, difficulty=15, roll="advantage")
+        d = _p(t, modifier=6, difficulty=15, roll="disadvantage")
+        return (f"middle_3d10: an average person (modifier 6) meets an average task "
+                f"(difficulty 15) {pct(n)} of the time; advantage raises that to {pct(a)}, "
+                f"disadvantage lowers it to {pct(d)}. The middle die bunches results near "
+                "5–6, so each point of modifier matters most near the 50% point and "
+                "little at the extremes (the two-10s / two-1s rules keep ~2.8% either way).")
+    if system == "percentile":
+        return (f"percentile: skill 50 succeeds {pct(_p(t, skill=50, level='regular', dice=0))}"
+                f" at the regular level, {pct(_p(t, skill=50, level='hard', dice=0))} hard and "
+                f"{pct(_p(t, skill=50, level='extreme', dice=0))} extreme; one bonus die lifts "
+                f"the regular chance to {pct(_p(t, skill=50, level='regular', dice=1))} and one "
+                f"penalty die drops it to {pct(_p(t, skill=50, level='regular', dice=-1))}. "
+                "The curve is a straight line in skill: every point of skill is worth 1%.")
+    return (f"d20_degrees: with modifier +5 against DC 15 the chance is "
+            f"{pct(_p(t, modifier=5, dc=15, degree=1))}; every +1 is worth 5% until the "
+            f"natural 1 and natural 20 rules cap it (modifier +30 vs DC 15: "
+            f"{pct(_p(t, modifier=30, dc=15, degree=1))}; −5 vs DC 30: "
+            f"{pct(_p(t, modifier=-5, dc=30, degree=1))}). Extra degrees need 5 more each.")
+
+
+def section_success_curves(settings: ReportSettings) -> Section:
+    """Success curves per system on native axes: exact tables + figures (A1, B1, C1, D1, E1)."""
+    blocks: list = []
+    reading = ["How often a single check succeeds, on each system's own dials (pool size, "
+               "modifier, skill, DC). All numbers here are exact (enumeration or "
+               "convolution of the dice), not simulated. Hover a table cell for its full "
+               "precision; the CSV link beside each table holds the complete grid."]
+    for system in settings.systems:
+        t = curves(settings, system)
+        reading.append(_curve_reading(system, t))
+        blocks.append(Paragraph(f"<b>{system}</b> — {SYSTEM_NOTES[system][0]}."))
+        blocks.append(_curve_figure(system, t, settings))
+        blocks.extend(_curve_tables(system, t))
+    return Section("success-curves", "Success curves", reading, blocks)
+
+
+# ------------------------------------------------------------ MC agreement
+
+def agreement_frame(settings: ReportSettings) -> pd.DataFrame:
+    """Per system: how the Monte Carlo kernel's table agrees with the exact one."""
+    rows = []
+    n = settings.trials
+    for system in settings.systems:
+        t = curves(settings, system)
+        tol = 5 * np.sqrt(t["p_exact"] * (1 - t["p_exact"]) / n) + 1 / n
+        diff = (t["p_mc"] - t["p_exact"]).abs()
+        z = t["z"].abs()
+        rows.append({"system": system, "cells": len(t), "trials": n,
+                     "max |z|": float(z.max()), "mean |z|": float(z.mean()),
+                     "cells |z| > 3": int((z > 3).sum()),
+                     "max |p_mc − p|": float(diff.max()),
+                     "max SE": float(t["se"].max()),
+                     "outside 5σ + 1/n": int((diff > tol).sum())})
+    return pd.DataFrame(rows)
+
+
+def section_mc_agreement(settings: ReportSettings) -> Section:
+    """Monte Carlo kernels checked against the exact tables (z = (MC − exact) / SE)."""
+    frame = agreement_frame(settings)
+    worst = frame.loc[frame["max |z|"].idxmax()]
+    reading = [
+        f"Every mechanic also runs through the shared Monte Carlo kernel ({settings.trials:,} "
+        f"rolls per roll setting, seed {settings.seed}) and each table cell is compared with "
+        "its exact value in standard errors, z = (MC − exact) / SE, SE = "
+        f"√(p(1−p)/n) ≤ {settings.se_max:.5f}.",
+        f"The largest deviation is |z| = {worst['max |z|']:.2f} ({worst['system']}); "
+        f"{int(frame['outside 5σ + 1/n'].sum())} cells in all fall outside the test tolerance "
+        "5σ + 1/n. Cells of one roll setting share the same simulated rolls, so their z "
+        "values are correlated; a max |z| around 3–4 over thousands of cells is what "
+        "chance alone gives. For a designer this means the simulator used for combat "
+        "and other questions without exact answers reproduces the dice faithfully.",
+    ]
+    blocks: list = [_table("mc-agreement", "Monte Carlo vs exact", frame,
+                           "One row per system: grid cells compared, trials per roll "
+                           "setting, largest and mean |z|, cells beyond 3σ, largest "
+                           "absolute difference, largest standard error, cells outside "
+                           "the 5σ + 1/n tolerance.",
+                           formats={"max |z|": ".2f", "mean |z|": ".3f",
+                                    "max |p_mc − p|": ".5f", "max SE": ".5f"})]
+    fig, axes = plotting.new_figure(len(settings.systems), width=7.2, height=2.4)
+    grid = np.linspace(-5, 5, 201)
+    normal = np.exp(-grid**2 / 2) / math.sqrt(2 * math.pi)
+    for ax, system in zip(axes, settings.systems, strict=True):
+        t = curves(settings, system)
+        z = t.loc[(t["p_exact"] > 0) & (t["p_exact"] < 1), "z"].clip(-5, 5)
+        ax.hist(z, bins=np.linspace(-5, 5, 26), density=True,
+                color=plotting.system_color(system), alpha=0.85, edgecolor="white",
+                label="cells")
+        ax.plot(grid, normal, color="black", linewidth=1, label="N(0, 1)")
+        ax.set_title(system, fontsize=8)
+        ax.set_xlabel("z (standard errors)")
+    axes[0].set_ylabel("density")
+    axes[0].legend(loc="upper left", fontsize=6.5)
+    blocks.append(_figure("fig-mc-agreement", "z-scores of Monte Carlo vs exact", fig,
+                          "Histogram of z = (MC − exact) / SE over all grid cells with "
+                          "0 < p < 1 (clipped to ±5), against the standard normal density. "
+                          "Cells of one roll setting share their rolls, so the histograms "
+                          "are lumpier than independent draws would be.",
+                          "Histograms of Monte Carlo z-scores per system", settings))
+    return Section("mc-agreement", "Monte Carlo agreement", reading, blocks)
+
+
+# ----------------------------------------------------------------- outcomes
+
+OUTCOME_MEANING = {
+    "dice_pool_7": ("pool (dice)", "successes rolled"),
+    "dice_pool_6": ("pool (dice)", "successes rolled (a pair of 10s = 4)"),
+    "middle_3d10": ("roll", "kept die (1–10)"),
+    "percentile": ("net bonus (+) / penalty (−) dice", "d100 result (1–100)"),
+    "d20_degrees": ("roll", "d20 result (1–20)"),
+}
+
+
+def section_outcomes(settings: ReportSettings) -> Section:
+    """Mean and SD of each roll setting's raw outcome (exact), with the MC mean ± SE."""
+    blocks: list = []
+    reading = ["The average and spread (standard deviation) of what the dice produce "
+               "before any target is applied. A larger SD relative to the mean is a "
+               "swingier system: outcomes depend more on luck than on the character."]
+    for system in settings.systems:
+        o = outcomes(settings, system)
+        setting_label, value_label = OUTCOME_MEANING[system]
+        frame = o.rename(columns={"setting": setting_label})[
+            [setting_label, "mean", "sd", "mean_mc", "se_mean"]]
+        blocks.append(_table(f"outcomes-{system}", f"{system}: {value_label}", frame,
+                             f"Exact mean and SD of the {value_label} per {setting_label}; "
+                             "mean_mc ± se_mean is the Monte Carlo estimate "
+                             f"({settings.trials:,} rolls) with its standard error.",
+                             index=(setting_label,),
+                             formats={"mean": ".4f", "sd": ".4f", "mean_mc": ".4f",
+                                      "se_mean": ".5f"}))
+        if system in ("dice_pool_7", "dice_pool_6"):
+            p5 = o[o["setting"] == 5].iloc[0]
+            reading.append(f"{system}: 5 dice average {p5['mean']:.2f} successes "
+                           f"(SD {p5['sd']:.2f}); the mean grows linearly with the pool "
+                           "and the SD like its square root, so big pools are relatively "
+                           "steadier.")
+        elif system == "middle_3d10":
+            m = o.set_index("setting")
+            reading.append(f"middle_3d10: the kept middle die averages "
+                           f"{m.loc['normal', 'mean']:.2f} (SD {m.loc['normal', 'sd']:.2f}), "
+                           f"advantage {m.loc['advantage', 'mean']:.2f}, disadvantage "
+                           f"{m.loc['disadvantage', 'mean']:.2f}: advantage is worth about "
+                           f"{m.loc['advantage', 'mean'] - m.loc['normal', 'mean']:.1f} "
+                           "points of modifier on average.")
+    pools = [s for s in settings.systems if s in ("dice_pool_7", "dice_pool_6")]
+    if pools:
+        fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
+        for system in pools:
+            o = outcomes(settings, system)
+            colour = plotting.system_color(system)
+            ax.plot(o["setting"], o["mean"], color=colour, marker="o", markersize=3,
+                    label=f"{system} mean")
+            ax.fill_between(o["setting"].astype(float), o["mean"] - o["sd"],
+                            o["mean"] + o["sd"], color=colour, alpha=0.2,
+                            label=f"{system} ± 1 SD")
+        ax.set_xlabel("pool size (number of d10)")
+        ax.set_xticks(range(0, 21, 2))
+        ax.set_ylabel("successes rolled (count)")
+        ax.legend(loc="upper left")
+        blocks.insert(0, _figure("fig-outcomes", "Successes per pool", fig,
+                                 "Exact mean successes (line) ± one standard deviation "
+                                 "(band) against pool size for the dice-pool systems.",
+                                 "Mean and spread of successes against pool size", settings))
+    return Section("outcomes", "Outcome mean and spread", reading, blocks)
+
+
+# ---------------------------------------------------------- optional sections
+
+def unavailable(id_: str, title: str, what: str, exc: ImportError) -> Section:
+    """A section whose analysis module is not in this build: a visible note only."""
+    return Section(id_, title, [], [Note(f"{NOT_AVAILABLE}: {what} "
+                                         f"({exc.__class__.__name__}: {exc}).", "missing")],
+                   available=False)
+
+
+def generic_blocks(id_: str, title: str, result, caption: str,
+                   max_rows: int = 60) -> list:
+    """Blocks for an analysis result of unknown shape (frame, mapping of frames, text)."""
+    if isinstance(result, pd.DataFrame):
+        shown = result.head(max_rows)
+        note = (f" First {max_rows} of {len(result)} rows; the CSV holds all."
+                if len(result) > max_rows else "")
+        return [_table(id_, title, shown.reset_index(drop=True), caption + note,
+                       full=result if len(result) > max_rows else None)]
+    if isinstance(result, Mapping):
+        blocks: list = []
+        scalars = {k: v for k, v in result.items()
+                   if not isinstance(v, pd.DataFrame | Mapping)}
+        if scalars:
+            blocks.append(_table(id_, title, pd.DataFrame(
+                {"item": list(scalars), "value": [str(v) for v in scalars.values()]}),
+                caption))
+        for k, v in result.items():
+            if isinstance(v, pd.DataFrame | Mapping):
+                blocks.extend(generic_blocks(f"{id_}-{k}", f"{title}: {k}", v, caption,
+                                             max_rows))
+        return blocks
+    if hasattr(result, "to_frame"):
+        return generic_blocks(id_, title, result.to_frame(), caption, max_rows)
+    return [Paragraph(str(result))]
+
+
+def section_opposed(settings: ReportSettings) -> Section:
+    """Opposed checks per system (A-, B5, C10, D3, E5) from :mod:`analysis.opposed`."""
+    title = "Opposed checks"
+    try:
+        from analysis.opposed import opposed_table
+    except ImportError as exc:
+        return unavailable("opposed", title, "opposed-check tables (analysis.opposed)", exc)
+    blocks: list = []
+    for system in settings.systems:
+        frame = opposed_table(system, "exact", trials=settings.trials,
+                              seed=settings.system_seed(system),
+                              variants=list(settings.variants_of(system)))
+        blocks.extend(generic_blocks(f"opposed-{system}", f"{system}: P(attacker wins)",
+                                     frame, "Exact probability that the attacker wins, "
+                                     "ties settled by the system's rules."))
+    return Section("opposed", title,
+                   ["Who wins when two characters roll against each other, and how much "
+                    "a one-step advantage in skill is worth in each system."], blocks)
+
+
+def section_modifiers(settings: ReportSettings) -> Section:
+    """Worth of a +1 / −1 modifier on each system's native scale (analysis.modifiers)."""
+    title = "What a modifier is worth"
+    try:
+        from analysis.modifiers import modifier_table
+    except ImportError as exc:
+        return unavailable("modifiers", title, "modifier tables (analysis.modifiers)", exc)
+    blocks: list = []
+    for system in settings.systems:
+        frame = modifier_table(system, variants=list(settings.variants_of(system)))
+        blocks.extend(generic_blocks(f"modifiers-{system}", f"{system}: modifier effect",
+                                     frame, "Change in P(success) from one step of "
+                                     "modifier, exact."))
+    return Section("modifiers", title,
+                   ["How many percentage points one step of bonus or penalty buys, and "
+                    "where on the curve it matters most."], blocks)
+
+
+def section_c7(settings: ReportSettings) -> Section | None:
+    """RULES C7: is “−1 difficulty” equivalent to “+2 dice” in dice_pool_6?"""
+    if "dice_pool_6" not in settings.systems:
+        return None
+    title = "Claim C7: −1 difficulty vs +2 dice (dice_pool_6)"
+    try:
+        from analysis.claims import c7_verdict
+    except ImportError as exc:
+        return unavailable("claim-c7", title, "the C7 verdict (analysis.claims)", exc)
+    result = c7_verdict()
+    return Section("claim-c7", title,
+                   ["The dice_pool_6 text claims that lowering the difficulty by one and "
+                    "adding two dice are statistically equivalent; this measures where "
+                    "that holds and where it breaks."],
+                   generic_blocks("claim-c7", "C7 verdict", result,
+                                  "Verdict of claim C7 across pool sizes and difficulties."))
+
+
+def section_ladders(settings: ReportSettings) -> Section:
+    """Cross-system comparison on the common competence/difficulty ladders."""
+    title = "Across systems: the common ladder"
+    try:
+        from analysis.ladders import ladder_table
+    except ImportError as exc:
+        return unavailable("ladders", title, "cross-system ladder tables (analysis.ladders)",
+                           exc)
+    frame = ladder_table(list(settings.systems))
+    return Section("ladders", title,
+                   ["The same character (untrained … master) against the same task (easy "
+                    "… very hard) in every system, using the mapping in the ladder data "
+                    "file."],
+                   generic_blocks("ladders", "P(success) on the common ladder", frame,
+                                  "Probability of success per system, competence and "
+                                  "difficulty, as mapped in the ladder file."))
+
+
+def combat_module(system: str):
+    """``engines.combat_<system>`` with ``duel_mc`` and ``ARCHETYPES``; ImportError if absent."""
+    mod = importlib.import_module(f"engines.combat_{system}")
+    for name in ("duel_mc", "ARCHETYPES"):
+        if not hasattr(mod, name):
+            raise ImportError(f"engines.combat_{system} has no {name}")
+    return mod
+
+
+def fight_summary(stats, label: str = "") -> dict:
+    """One tidy row from a :class:`engines.fight.FightStats` (probabilities ± SE)."""
+    p = stats.p_outcome()
+    se = stats.se_outcome()
+    decided = float(stats.outcome[0] + stats.outcome[1])
+    dead = float(stats.loser_dead.sum()) / decided if decided else float("nan")
+    pmf = stats.rounds_pmf()
+    mean_rounds = float(np.arange(len(pmf)) @ pmf) / max(float(pmf.sum()), 1e-300)
+    return {"system": stats.system, "matchup": label,
+            "P(side 0 wins)": float(p[0]), "SE 0": float(se[0]),
+            "P(side 1 wins)": float(p[1]), "SE 1": float(se[1]),
+            "P(no result by cap)": float(p[2]),
+            "P(loser dead | decided)": dead, "mean rounds": mean_rounds,
+            "trials": "exact" if stats.trials is None else stats.trials}
+
+
+def section_lethality(settings: ReportSettings) -> Section:
+    """Duels per system from the combat engines (Monte Carlo, each figure with its SE)."""
+    title = "Combat lethality"
+    rows, missing = [], []
+    for system in settings.systems:
+        try:
+            mod = combat_module(system)
+        except ImportError as exc:
+            missing.append(f"{system} ({exc})")
+            continue
+        variants_cls = getattr(mod, "CombatVariants", None)
+        variants = variants_cls() if variants_cls is not None else None
+        names = list(mod.ARCHETYPES)[:3]
+        for name in names:
+            a = mod.ARCHETYPES[name]
+            stats = mod.duel_mc(a, a, settings.combat_trials, settings.system_seed(system),
+                                variants, settings.round_cap)
+            rows.append(fight_summary(stats, f"{name} vs {name}"))
+    if not rows:
+        return unavailable("lethality", title, "combat engines (engines.combat_<system>)",
+                           ImportError("; ".join(missing)))
+    frame = pd.DataFrame(rows)
+    blocks: list = [_table("lethality", "Mirror duels", frame,
+                           f"Monte Carlo duels ({settings.combat_trials:,} fights each, "
+                           f"round cap {settings.round_cap}); SE = binomial standard error.",
+                           formats={"mean rounds": ".2f"})]
+    if missing:
+        blocks.append(Note(f"{NOT_AVAILABLE}: combat for " + "; ".join(missing), "missing"))
+    return Section("lethality", title,
+                   ["How often a fight between equals ends in a death, and how long it "
+                    "lasts. A mirror duel should be close to 50/50; a high P(loser dead) "
+                    "means fights are lethal rather than merely decisive."], blocks)
+
+
+# --------------------------------------------------------- assumptions, provenance
+
+def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
+    rows = []
+    for system in settings.systems:
+        v = checks.variants_for(system, list(settings.variants_of(system)))
+        for row in describe(v):
+            row["changed"] = "yes" if row["value"] != row["default"] else ""
+            row["value"] = _show(row["value"])
+            row["default"] = _show(row["default"])
+            rows.append(row)
+    return pd.DataFrame(rows)[["system", "variant", "rule", "value", "default", "changed",
+                               "doc"]]
+
+
+def _show(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def section_assumptions(settings: ReportSettings) -> Section:
+    """Every rule variant in force (rule id, value, default) and what is exact vs MC."""
+    frame = assumptions_frame(settings)
+    changed = int((frame["changed"] == "yes").sum())
+    reading = [
+        "Where the rule texts leave a gap, the suite picks a default and names it as a "
+        "variant with the rule id it settles (see the rules digest). "
+        + ("Every variant below is at its default." if not changed else
+           f"{changed} variant(s) differ from the default in this report (marked “yes”)."),
+        "Exact: success curves, outcome means and SDs (enumeration / convolution of the "
+        "dice). Monte Carlo: the agreement check and the combat sections; every simulated "
+        "number carries its standard error.",
+    ]
+    blocks = [_table("assumptions", "Rule variants in force", frame,
+                     "One row per variant: the rule id it settles, the value used here, "
+                     "the default, and what it means.")]
+    return Section("assumptions", "Assumptions", reading, blocks)
+
+
+def _version(pkg: str) -> str:
+    try:
+        return metadata.version(pkg)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _git_commit() -> str:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                             capture_output=True, text=True, timeout=5, check=False)
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root,
+                               capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if out.returncode != 0:
+        return "unknown"
+    return out.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+
+
+def provenance_frame(settings: ReportSettings, elapsed: float | None = None) -> pd.DataFrame:
+    items = [
+        ("command to reproduce", settings.command),
+        ("seed", str(settings.seed)),
+        ("Monte Carlo trials per roll setting", f"{settings.trials:,}"),
+        ("largest standard error of a proportion", f"{settings.se_max:.5f} (= √(0.25/n))"),
+        ("combat trials per duel", f"{settings.combat_trials:,}"),
+        ("systems", ", ".join(settings.systems)),
+        ("source revision", _git_commit()),
+        ("python", f"{platform.python_version()} ({sys.platform})"),
+    ]
+    for pkg in ("rpg-balance", "numpy", "numba", "scipy", "pandas", "matplotlib", "jinja2",
+                "weasyprint"):
+        items.append((pkg, _version(pkg)))
+    if elapsed is not None:
+        items.append(("build time (tables, figures, HTML)", f"{elapsed:.1f} s"))
+    return pd.DataFrame(items, columns=["item", "value"])
+
+
+def section_provenance(settings: ReportSettings, elapsed: float | None = None) -> Section:
+    """Seed, trials, standard errors, package versions, run time, command to reproduce."""
+    reading = [f"Run the command below to rebuild this report bit for bit: the seed is "
+               f"fixed ({settings.seed}) and the Monte Carlo splits work the same way on "
+               "any number of threads. Exact tables do not depend on the seed at all."]
+    return Section("provenance", "Provenance", reading,
+                   [_table("provenance", "How this report was made",
+                           provenance_frame(settings, elapsed),
+                           "Inputs and software versions of this build.")])
+
+
+#: Content sections in report order; provenance is added last by the builder (it needs
+#: the build time).
+SECTIONS = [
+    section_success_curves,
+    section_mc_agreement,
+    section_outcomes,
+    section_opposed,
+    section_modifiers,
+    section_c7,
+    section_ladders,
+    section_lethality,
+    section_assumptions,
+]
