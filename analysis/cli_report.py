@@ -72,7 +72,8 @@ def settings_from_args(args):
     """The :class:`reports.settings.ReportSettings` of parsed arguments (validated)."""
     from analysis.checks import variants_for
     from engines.errors import InputError
-    from reports.settings import SYSTEM_IDS as ALL, DEFAULT_TRIALS, ReportSettings, trials_for_se
+    from reports.settings import DEFAULT_TRIALS, ReportSettings, trials_for_se
+    from reports.settings import SYSTEM_IDS as ALL
 
     trials = args.trials or (trials_for_se(args.se) if args.se else DEFAULT_TRIALS)
     variants = []

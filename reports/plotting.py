@@ -11,12 +11,8 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.colors import to_rgb  # noqa: E402
+from matplotlib.colors import to_rgb
+from matplotlib.figure import Figure
 
 #: Okabe–Ito colours (colour-blind safe), one per system.
 FALLBACK_COLORS = {
@@ -64,11 +60,12 @@ def line_styles(system: str, n: int) -> Iterator[dict]:
 
 
 def new_figure(ncols: int = 1, *, width: float = 7.2, height: float = 3.3, sharey=True):
-    """A figure sized for an A4 page column with print-readable fonts."""
-    with plt.rc_context({"font.size": 9, "axes.titlesize": 9.5, "axes.labelsize": 9,
-                         "legend.fontsize": 7.5, "xtick.labelsize": 8, "ytick.labelsize": 8}):
-        fig, axes = plt.subplots(1, ncols, figsize=(width, height), sharey=sharey,
-                                 squeeze=False, layout="constrained")
+    """A figure sized for an A4 page column (no pyplot: no global figure state).
+
+    Fonts are set to print-readable sizes by :func:`to_png`.
+    """
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(1, ncols, sharey=sharey, squeeze=False)
     for ax in axes[0]:
         ax.grid(True, color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
@@ -82,9 +79,23 @@ def probability_axis(ax, label: str = "P(success)") -> None:
     ax.set_ylabel(label + " (probability, 0–1)")
 
 
+def print_fonts(fig) -> None:
+    """Font sizes readable on an A4 page (titles 9.5 pt, labels 9, ticks 8, legends 7.5)."""
+    for ax in fig.axes:
+        ax.title.set_fontsize(9.5)
+        ax.xaxis.label.set_fontsize(9)
+        ax.yaxis.label.set_fontsize(9)
+        ax.tick_params(labelsize=8)
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                text.set_fontsize(7.5)
+            legend.get_title().set_fontsize(8)
+
+
 def to_png(fig, dpi: int = 110) -> bytes:
-    """Render and close ``fig``; PNG bytes (deterministic: no timestamps in metadata)."""
+    """PNG bytes of ``fig`` (deterministic: no timestamps in the metadata)."""
+    print_fonts(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
-    plt.close(fig)
     return buf.getvalue()
