@@ -504,42 +504,129 @@ def generic_blocks(id_: str, title: str, result, caption: str,
     return [Paragraph(str(result))]
 
 
+def _level_axis(frame: pd.DataFrame) -> str:
+    """The varying level axis of an opposed table (``pool``, ``modifier`` or ``skill``)."""
+    for col in frame.columns:
+        if (col.endswith("_a") and f"{col[:-2]}_b" in frame
+                and pd.api.types.is_numeric_dtype(frame[col]) and frame[col].nunique() > 1):
+            return col[:-2]
+    raise ValueError("opposed table has no level axis")
+
+
+def opposed_view(frame: pd.DataFrame, value: str = "p") -> tuple[str, pd.DataFrame]:
+    """Attacker level (rows) × defender level (columns) at the first roll setting."""
+    level = _level_axis(frame)
+    sel = np.ones(len(frame), bool)
+    for col in frame.columns:
+        if col.endswith(("_a", "_b")) and col[:-2] != level:
+            sel &= (frame[col] == frame[col].iloc[0]).to_numpy()
+    view = frame[sel].pivot(index=f"{level}_a", columns=f"{level}_b", values=value)
+    view.columns = [str(c) for c in view.columns]
+    return level, view.reset_index()
+
+
+def _heatmap(ax, matrix: np.ndarray, xs, ys, *, vmin, vmax, cmap, label=None):
+    im = ax.imshow(matrix, origin="lower", aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax,
+                   extent=(xs[0] - 0.5, xs[-1] + 0.5, ys[0] - 0.5, ys[-1] + 0.5),
+                   interpolation="nearest")
+    if label:
+        ax.set_title(label, fontsize=8)
+    return im
+
+
 def section_opposed(settings: ReportSettings) -> Section:
-    """Opposed checks per system (A-, B5, C10, D3, E5) from :mod:`analysis.opposed`."""
+    """Opposed checks per system (A-g7, B5, C10, D3, E5) from :mod:`analysis.opposed`."""
     title = "Opposed checks"
     try:
         from analysis.opposed import opposed_table
     except ImportError as exc:
         return unavailable("opposed", title, "opposed-check tables (analysis.opposed)", exc)
     blocks: list = []
+    reading = ["Who wins when two characters roll against each other (the attacker or "
+               "challenger is side a). Equal levels show what each system's tie rule does; "
+               "one level up shows how much a single step of skill is worth in a contest."]
+    views = {}
     for system in settings.systems:
-        frame = opposed_table(system, "exact", trials=settings.trials,
-                              seed=settings.system_seed(system),
-                              variants=list(settings.variants_of(system)))
-        blocks.extend(generic_blocks(f"opposed-{system}", f"{system}: P(attacker wins)",
-                                     frame, "Exact probability that the attacker wins, "
-                                     "ties settled by the system's rules."))
-    return Section("opposed", title,
-                   ["Who wins when two characters roll against each other, and how much "
-                    "a one-step advantage in skill is worth in each system."], blocks)
+        frame = opposed_table(system, "exact", variants=list(settings.variants_of(system)))
+        level, view = opposed_view(frame)
+        views[system] = (level, view)
+        m = view.set_index(f"{level}_a")
+        levels = [int(x) for x in m.index]
+        mid = levels[len(levels) // 2]
+        step = levels[1] - levels[0]
+        even = float(m.loc[mid, str(mid)])
+        up = float(m.loc[mid + step, str(mid)]) if mid + step in m.index else float("nan")
+        reading.append(f"{system}: at equal {level} {mid} the attacker wins {pct(even)}; "
+                       f"one step up ({level} {mid + step} vs {mid}) {pct(up)}.")
+        blocks.append(_table(f"opposed-{system}", f"{system}: P(attacker wins)", view,
+                             f"Exact P(side a wins) by attacker {level} (rows) and "
+                             f"defender {level} (columns), ties by the system's rules.",
+                             index=(f"{level}_a",), full=frame,
+                             column_label=f"defender {level}"))
+    fig, axes = plotting.new_figure(len(views), width=7.2, height=2.5, sharey=False)
+    im = None
+    for ax, (system, (level, view)) in zip(axes, views.items(), strict=True):
+        xs = [int(c) for c in view.columns[1:]]
+        ys = [int(y) for y in view[f"{level}_a"]]
+        im = _heatmap(ax, view.iloc[:, 1:].to_numpy(float), xs, ys, vmin=0, vmax=1,
+                      cmap="PuOr", label=system)
+        ax.set_xlabel(f"defender {level}")
+        ax.set_ylabel(f"attacker {level}")
+        ax.grid(False)
+    fig.colorbar(im, ax=axes, shrink=0.9, label="P(attacker wins)")
+    blocks.insert(0, _figure("fig-opposed", "P(attacker wins)", fig,
+                             "Exact P(attacker wins) by both sides' levels; orange = the "
+                             "defender is favoured, purple = the attacker, white = even.",
+                             "Heat maps of opposed-check win probability", settings))
+    return Section("opposed", title, reading, blocks)
 
 
 def section_modifiers(settings: ReportSettings) -> Section:
-    """Worth of a +1 / −1 modifier on each system's native scale (analysis.modifiers)."""
+    """Worth of each rule's modifiers in percentage points (analysis.modifiers)."""
     title = "What a modifier is worth"
     try:
-        from analysis.modifiers import modifier_table
+        from analysis.modifiers import modifier_summary, modifier_values
     except ImportError as exc:
         return unavailable("modifiers", title, "modifier tables (analysis.modifiers)", exc)
-    blocks: list = []
+    table = pd.concat([modifier_values(s, list(settings.variants_of(s)))
+                       for s in settings.systems], ignore_index=True)
+    summary = modifier_summary(table)
+    reading = ["How many percentage points each modifier the rules offer adds to the "
+               "chance of success, averaged over the checks where it can matter (base "
+               "chance between 5% and 95%). Compare within a system to see which "
+               "resource is worth spending; across systems to see how generous each is."]
     for system in settings.systems:
-        frame = modifier_table(system, variants=list(settings.variants_of(system)))
-        blocks.extend(generic_blocks(f"modifiers-{system}", f"{system}: modifier effect",
-                                     frame, "Change in P(success) from one step of "
-                                     "modifier, exact."))
-    return Section("modifiers", title,
-                   ["How many percentage points one step of bonus or penalty buys, and "
-                    "where on the curve it matters most."], blocks)
+        sub = summary[summary["system"] == system]
+        if len(sub):
+            best = sub.loc[sub["mean_delta_pp"].abs().idxmax()]
+            reading.append(f"{system}: the strongest modifier is {best['modifier']} "
+                           f"({best['rule']}), {best['mean_delta_pp']:+.1f} points on average "
+                           f"(from {best['min_delta_pp']:+.1f} to {best['max_delta_pp']:+.1f}).")
+    blocks: list = [_table("modifiers", "Modifier worth (percentage points)", summary,
+                           "Per modifier: mean, smallest and largest change in P(success) "
+                           "in percentage points over the cells whose base chance is "
+                           "5–95%, and how many cells that is (exact).", full=table,
+                           formats={"mean_delta_pp": "+.2f", "min_delta_pp": "+.2f",
+                                    "max_delta_pp": "+.2f"})]
+    n = len(summary)
+    fig, (ax,) = plotting.new_figure(1, width=7.2, height=max(2.4, 0.22 * n + 0.8))
+    ypos = np.arange(n)[::-1]
+    colours = [plotting.system_color(s) for s in summary["system"]]
+    mean = summary["mean_delta_pp"].to_numpy(float)
+    err = np.vstack([mean - summary["min_delta_pp"].to_numpy(float),
+                     summary["max_delta_pp"].to_numpy(float) - mean])
+    ax.barh(ypos, mean, color=colours, height=0.7)
+    ax.errorbar(mean, ypos, xerr=err, fmt="none", ecolor="#333333", elinewidth=0.8,
+                capsize=2)
+    ax.set_yticks(ypos, [f"{s}: {m}" for s, m in zip(summary["system"], summary["modifier"],
+                                                     strict=True)], fontsize=7)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("change in P(success) (percentage points)")
+    blocks.insert(0, _figure("fig-modifiers", "Modifier worth", fig,
+                             "Mean change in P(success) per modifier (bar, coloured by "
+                             "system) with its range over the live cells (whiskers).",
+                             "Bar chart of what each modifier is worth", settings))
+    return Section("modifiers", title, reading, blocks)
 
 
 def section_c7(settings: ReportSettings) -> Section | None:
@@ -548,16 +635,43 @@ def section_c7(settings: ReportSettings) -> Section | None:
         return None
     title = "Claim C7: −1 difficulty vs +2 dice (dice_pool_6)"
     try:
-        from analysis.claims import c7_verdict
+        from analysis.claims import claim_c7_summary, claim_c7_table
     except ImportError as exc:
         return unavailable("claim-c7", title, "the C7 verdict (analysis.claims)", exc)
-    result = c7_verdict()
-    return Section("claim-c7", title,
-                   ["The dice_pool_6 text claims that lowering the difficulty by one and "
-                    "adding two dice are statistically equivalent; this measures where "
-                    "that holds and where it breaks."],
-                   generic_blocks("claim-c7", "C7 verdict", result,
-                                  "Verdict of claim C7 across pool sizes and difficulties."))
+    variants = list(settings.variants_of("dice_pool_6"))
+    table = claim_c7_table(variants)
+    summary = claim_c7_summary(table)
+    reading = ["The dice_pool_6 text claims that lowering the difficulty by one and "
+               "adding two dice are statistically equivalent (C7). Each cell compares "
+               "P(pool dice reach difficulty − 1) with P(pool + 2 dice reach difficulty).",
+               summary["sentence"]]
+    if not variants:
+        reading.append(claim_c7_summary(claim_c7_table(["criticals=false"]))["sentence"])
+    blocks: list = [_table("claim-c7", "Where C7 holds, by difficulty",
+                           summary["by_difficulty"],
+                           "Per difficulty: pools where the two modifiers are within the "
+                           "tolerance, pools where they are not, the largest gap and where, "
+                           "and the mean gap (positive: +2 dice is worth more).", full=table,
+                           formats={"max_abs_delta_pp": ".2f", "mean_delta_pp": "+.2f"})]
+    grid = table.pivot(index="difficulty", columns="pool", values="delta_pp")
+    holds = table.pivot(index="difficulty", columns="pool", values="holds")
+    fig, (ax,) = plotting.new_figure(1, width=7.0, height=3.0)
+    lim = float(np.nanmax(np.abs(grid.to_numpy(float)))) or 1.0
+    xs, ys = [int(c) for c in grid.columns], [int(i) for i in grid.index]
+    im = _heatmap(ax, grid.to_numpy(float), xs, ys, vmin=-lim, vmax=lim, cmap="PuOr")
+    hx, hy = np.nonzero(holds.to_numpy(bool).T)
+    ax.plot(np.array(xs)[hx], np.array(ys)[hy], "k.", markersize=3, label="claim holds")
+    ax.set_xlabel("pool (dice before the +2)")
+    ax.set_ylabel("difficulty (successes)")
+    ax.grid(False)
+    ax.legend(loc="upper left", fontsize=7)
+    fig.colorbar(im, ax=ax, label="+2 dice minus −1 difficulty (pp)")
+    blocks.insert(0, _figure("fig-claim-c7", "C7 gap", fig,
+                             "Gap between the two modifiers in percentage points (purple: "
+                             "+2 dice better, orange: −1 difficulty better); dots mark "
+                             "cells where the claim holds within the tolerance.",
+                             "Heat map of the C7 gap by pool and difficulty", settings))
+    return Section("claim-c7", title, reading, blocks)
 
 
 def section_ladders(settings: ReportSettings) -> Section:
