@@ -366,3 +366,18 @@ def test_same_seed_same_tables(settings):
     a = S._curves_cached.__wrapped__("percentile", (), 500, 11)
     b = S._curves_cached.__wrapped__("percentile", (), 500, 11)
     assert a.equals(b)
+
+
+def test_native_spread_hand_worked():
+    """D1: P = skill/100 between the critical and fumble (10% → 90% is 80 points of skill);
+    E1–E2: each +1 is 5% (16 steps), and d20 + 4 ≥ 15 needs 11+ (50% at modifier 4)."""
+    small = ReportSettings(systems=("percentile", "d20_degrees"), trials=200)
+    f = S.spread_frame(small).set_index("system")
+    assert f.loc["percentile", "steps 10% → 90%"] == pytest.approx(80)
+    assert f.loc["percentile", "value at 50%"] == pytest.approx(50)
+    assert f.loc["d20_degrees", "steps 10% → 90%"] == pytest.approx(16)
+    assert f.loc["d20_degrees", "value at 50%"] == pytest.approx(4)
+    assert f.loc["d20_degrees", "largest gain per step (pp)"] == pytest.approx(5)
+    # natural 1 fails, natural 20 succeeds (E3): the curve stays within 5%..95%
+    assert f.loc["d20_degrees", "lowest P"] == pytest.approx(0.05)
+    assert f.loc["d20_degrees", "highest P"] == pytest.approx(0.95)
