@@ -8,17 +8,16 @@ failure and stops the build (so a broken analysis never yields a quietly partial
 
 Modules the optional sections look for (they light up when present):
 
-- :mod:`analysis.opposed` — ``opposed_table(system, method, *, trials, seed, variants)``
-- :mod:`analysis.modifiers` — ``modifier_table(system, *, variants)``
-- :mod:`analysis.claims` — ``c7_verdict()`` (RULES C7)
+- :mod:`analysis.opposed` — ``opposed_table(system, "exact", variants=...)``
+- :mod:`analysis.modifiers` — ``modifier_values(system, variants)``, ``modifier_summary``
+- :mod:`analysis.claims` — ``claim_c7_table(variants)``, ``claim_c7_summary`` (RULES C7)
 - :mod:`analysis.ladders` — ``ladder_table(systems)``
 - ``engines.combat_<system>`` — ``duel_mc(a, b, trials, seed, variants, round_cap)``
-  returning :class:`engines.fight.FightStats`, and ``ARCHETYPES`` (name → combatant)
+  returning :class:`engines.fight.FightStats` (combatants: :mod:`reports.sandbox`)
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import platform
 import subprocess
@@ -784,63 +783,62 @@ def section_ladders(settings: ReportSettings) -> Section:
                                   "difficulty, as mapped in the ladder file."))
 
 
-def combat_module(system: str):
-    """``engines.combat_<system>`` with ``duel_mc`` and ``ARCHETYPES``; ImportError if absent."""
-    mod = importlib.import_module(f"engines.combat_{system}")
-    for name in ("duel_mc", "ARCHETYPES"):
-        if not hasattr(mod, name):
-            raise ImportError(f"engines.combat_{system} has no {name}")
-    return mod
-
-
-def fight_summary(stats, label: str = "") -> dict:
-    """One tidy row from a :class:`engines.fight.FightStats` (probabilities ± SE)."""
-    p = stats.p_outcome()
-    se = stats.se_outcome()
-    decided = float(stats.outcome[0] + stats.outcome[1])
-    dead = float(stats.loser_dead.sum()) / decided if decided else float("nan")
-    pmf = stats.rounds_pmf()
-    mean_rounds = float(np.arange(len(pmf)) @ pmf) / max(float(pmf.sum()), 1e-300)
-    return {"system": stats.system, "matchup": label,
-            "P(side 0 wins)": float(p[0]), "SE 0": float(se[0]),
-            "P(side 1 wins)": float(p[1]), "SE 1": float(se[1]),
-            "P(no result by cap)": float(p[2]),
-            "P(loser dead | decided)": dead, "mean rounds": mean_rounds,
-            "trials": "exact" if stats.trials is None else stats.trials}
-
-
 def section_lethality(settings: ReportSettings) -> Section:
     """Duels per system from the combat engines (Monte Carlo, each figure with its SE)."""
+    from . import sandbox
+
     title = "Combat lethality"
-    rows, missing = [], []
+    blocks: list = []
+    rows, missing, notes = [], [], []
+    reading = ["How often a fight ends in a death, who wins, and how long it lasts. A "
+               "mirror duel (two copies of one character) should be close to 50/50; a "
+               "high P(loser dead) means fights are lethal rather than merely decisive. "
+               "Every number is simulated and carries its standard error (SE)."]
     for system in settings.systems:
         try:
-            mod = combat_module(system)
+            mod = sandbox.engine(system)
         except ImportError as exc:
             missing.append(f"{system} ({exc})")
             continue
-        variants_cls = getattr(mod, "CombatVariants", None)
-        variants = variants_cls() if variants_cls is not None else None
-        names = list(mod.ARCHETYPES)[:3]
-        for name in names:
-            a = mod.ARCHETYPES[name]
-            stats = mod.duel_mc(a, a, settings.combat_trials, settings.system_seed(system),
-                                variants, settings.round_cap)
-            rows.append(fight_summary(stats, f"{name} vs {name}"))
+        cast, why = sandbox.archetypes(system, mod)
+        notes.extend(f"{system}: {w}" for w in why)
+        if not cast:
+            missing.append(f"{system} (no archetypes)")
+            continue
+        names = list(cast)[:3]
+        pairs = [(n, n) for n in names] + ([(names[0], names[-1])] if len(names) > 1 else [])
+        v = sandbox.variants(mod)
+        results = []
+        for k, (a, b) in enumerate(pairs):
+            stats = mod.duel_mc(cast[a], cast[b], settings.combat_trials,
+                                settings.system_seed(system) + 100 * (k + 1), v,
+                                settings.round_cap)
+            results.append((f"{a} vs {b}", stats))
+        frame = sandbox.lethality_frame(results)
+        rows.append(frame)
+        worst = frame.loc[frame["P(loser dead | decided)"].idxmax()]
+        reading.append(f"{system}: {worst['matchup']} ends with the loser dead "
+                       f"{pct(worst['P(loser dead | decided)'])} of decided fights, after "
+                       f"{worst['mean rounds']:.1f} rounds on average.")
+        blocks.append(_figure(f"fig-lethality-{system}", f"{system}: fight length",
+                              sandbox.rounds_figure(results, system),
+                              f"P(the fight ends in round k), Monte Carlo "
+                              f"({settings.combat_trials:,} fights per matchup, round cap "
+                              f"{settings.round_cap}).",
+                              f"Fight length distribution for {system}", settings))
     if not rows:
         return unavailable("lethality", title, "combat engines (engines.combat_<system>)",
                            ImportError("; ".join(missing)))
-    frame = pd.DataFrame(rows)
-    blocks: list = [_table("lethality", "Mirror duels", frame,
-                           f"Monte Carlo duels ({settings.combat_trials:,} fights each, "
-                           f"round cap {settings.round_cap}); SE = binomial standard error.",
-                           formats={"mean rounds": ".2f"})]
+    frame = pd.concat(rows, ignore_index=True)
+    blocks.insert(0, _table("lethality", "Duels", frame,
+                            f"Monte Carlo duels ({settings.combat_trials:,} fights each, "
+                            f"round cap {settings.round_cap}); SE = binomial standard error "
+                            "of the probability beside it.",
+                            formats={"mean rounds": ".2f", "SE 0": ".4f", "SE 1": ".4f"}))
     if missing:
         blocks.append(Note(f"{NOT_AVAILABLE}: combat for " + "; ".join(missing), "missing"))
-    return Section("lethality", title,
-                   ["How often a fight between equals ends in a death, and how long it "
-                    "lasts. A mirror duel should be close to 50/50; a high P(loser dead) "
-                    "means fights are lethal rather than merely decisive."], blocks)
+    blocks.extend(Note(n) for n in notes)
+    return Section("lethality", title, reading, blocks)
 
 
 # --------------------------------------------------------- assumptions, provenance

@@ -281,6 +281,8 @@ def test_lethality_section_reads_fightstats(monkeypatch, settings):
     small = ReportSettings(systems=("percentile",), trials=200, combat_trials=1000,
                            round_cap=10)
     sec = S.section_lethality(small)
+    assert sec.available
+    assert len(sec.figures()) == 1
     row = sec.tables()[0].frame.iloc[0]
     assert row["P(side 0 wins)"] == 0.6
     assert row["P(no result by cap)"] == 0.1
