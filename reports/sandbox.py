@@ -46,6 +46,25 @@ STARTERS: dict[str, dict[str, Callable]] = {
         "knife fighter": lambda m: m.Combatant(name="knife fighter", trait=5, combat=6,
                                                strength=3, vigor=3, dice="M"),
     },
+    "dice_pool_6": {
+        "average person": lambda m: m.Combatant("average person", attack_attribute=2,
+                                                attack_skill=1, dodge_attribute=2,
+                                                dodge_skill=1, stamina=2),
+        "brawler": lambda m: m.Combatant("brawler", attack_attribute=4, attack_skill=3,
+                                         dodge_attribute=3, dodge_skill=2, stamina=4,
+                                         specialty=True),
+        "duelist": lambda m: m.Combatant("duelist", attack_attribute=3, attack_skill=4,
+                                         dodge_attribute=4, dodge_skill=3, stamina=3,
+                                         weapon=m.Weapon("blade", 2)),
+    },
+    "percentile": {
+        "average person": lambda m: m.Combatant(name="average person"),
+        "brawler": lambda m: m.Combatant(name="brawler", strength=70, con=60, siz=65,
+                                         fighting=60, dodge=40),
+        "gunman": lambda m: m.Combatant(name="gunman", dex=60, firearms=60,
+                                        weapon=m.Weapon("handgun", 1, 10, impale=True,
+                                                        firearm=True)),
+    },
     "d20_degrees": {
         "average person": lambda m: m.Fighter(attack=2, damage=2, toughness=2, parry=2,
                                               dodge=2, fortitude=2, hit_points=10,
@@ -59,7 +78,7 @@ STARTERS: dict[str, dict[str, Callable]] = {
 
 #: Dataclass fields that choose a tactic, and the engine constant listing the choices.
 TACTIC_FIELDS = (("tactic", "TACTICS"), ("drama_tactic", "TACTICS"),
-                 ("maneuver", "MANEUVERS"))
+                 ("maneuver", "MANEUVERS"), ("defend", "DEFENCES"))
 
 
 def engine(system: str):
@@ -128,6 +147,19 @@ def gear_choices(system: str, mod, combatant) -> tuple[str | None, dict]:
                                                               damage_type="bashing"),
             "light melee (+1)": weapon("light melee", 1, initiative=-1),
             "heavy melee (+2)": weapon("heavy melee", 2, initiative=-1, defense=-1),
+        }
+    if system == "dice_pool_6" and "weapon" in names and hasattr(mod, "Weapon"):
+        return "weapon", {f"{n} (+{d})": mod.Weapon(n, d) for n, d in  # C11 damage bonus
+                          (("unarmed", 0), ("light weapon", 1), ("blade", 2),
+                           ("heavy weapon", 3))}
+    if system == "percentile" and "weapon" in names and hasattr(mod, "Weapon"):
+        w = mod.Weapon
+        return "weapon", {  # DX3 damage dice
+            "unarmed (1D3 + DB)": w(),
+            "small knife (1D4 + DB)": w("small knife", 1, 4, impale=True),
+            "club (1D6 + DB)": w("club", 1, 6),
+            "machete (1D8 + DB)": w("machete", 1, 8, impale=True),
+            "handgun (1D10)": w("handgun", 1, 10, impale=True, firearm=True),
         }
     if system == "middle_3d10" and "dice" in names:
         return "dice", {"unarmed (m)": "m", "light weapon (C)": "C", "blade (M)": "M",
