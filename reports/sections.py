@@ -125,7 +125,7 @@ def _figure(id_: str, title: str, fig, caption: str, alt: str,
 
 # ------------------------------------------------------------- success curves
 
-def _curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
+def curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
     full = t.drop(columns=["z"])
     if system == "dice_pool_7":
         return [_table(
@@ -196,7 +196,7 @@ def _dice_label(d: int) -> str:
     return "0" if d == 0 else (f"+{d} bonus" if d > 0 else f"{d} penalty")
 
 
-def _curve_figure(system: str, t: pd.DataFrame, settings: ReportSettings) -> Figure:
+def curve_figure(system: str, t: pd.DataFrame, settings: ReportSettings) -> Figure:
     if system in ("dice_pool_7", "dice_pool_6"):
         fig, (ax,) = plotting.new_figure(1, width=6.4)
         key = "successes" if system == "dice_pool_7" else "difficulty"
@@ -281,7 +281,7 @@ def _curve_figure(system: str, t: pd.DataFrame, settings: ReportSettings) -> Fig
                    settings)
 
 
-def _curve_reading(system: str, t: pd.DataFrame) -> str:
+def curve_reading(system: str, t: pd.DataFrame) -> str:
     if system == "dice_pool_7":
         even = [int(t[(t["successes"] == k) & (t["p_exact"] >= 0.5)]["pool"].min())
                 for k in range(1, 6)]
@@ -330,10 +330,10 @@ def section_success_curves(settings: ReportSettings) -> Section:
                "precision; the CSV link beside each table holds the complete grid."]
     for system in settings.systems:
         t = curves(settings, system)
-        reading.append(_curve_reading(system, t))
+        reading.append(curve_reading(system, t))
         blocks.append(Paragraph(f"<b>{system}</b> — {SYSTEM_NOTES[system][0]}."))
-        blocks.append(_curve_figure(system, t, settings))
-        blocks.extend(_curve_tables(system, t))
+        blocks.append(curve_figure(system, t, settings))
+        blocks.extend(curve_tables(system, t))
     return Section("success-curves", "Success curves", reading, blocks)
 
 
