@@ -198,7 +198,11 @@ def variant_rows(mod) -> pd.DataFrame:
 
 
 def summary(stats, label: str = "") -> dict:
-    """One tidy row from a :class:`engines.fight.FightStats` (probabilities ± SE)."""
+    """One tidy row from a :class:`engines.fight.FightStats` (probabilities ± SE).
+
+    Side 0 is the first combatant named in ``label``; "no result" = still going at the
+    round cap; "loser dies" is among decided fights.
+    """
     p = stats.p_outcome()
     se = stats.se_outcome()
     decided = float(stats.outcome[0] + stats.outcome[1])
@@ -207,11 +211,10 @@ def summary(stats, label: str = "") -> dict:
     total = float(pmf.sum())
     mean_rounds = float(np.arange(len(pmf)) @ pmf) / total if total else float("nan")
     return {"system": stats.system, "matchup": label,
-            "P(side 0 wins)": float(p[0]), "SE 0": float(se[0]),
-            "P(side 1 wins)": float(p[1]), "SE 1": float(se[1]),
-            "P(no result by cap)": float(p[2]),
-            "P(loser dead | decided)": dead, "mean rounds": mean_rounds,
-            "trials": "exact" if stats.trials is None else stats.trials}
+            "P(0 wins)": float(p[0]), "SE(0)": float(se[0]),
+            "P(1 wins)": float(p[1]), "SE(1)": float(se[1]),
+            "P(no result)": float(p[2]),
+            "P(loser dies)": dead, "mean rounds": mean_rounds}
 
 
 def lethality_frame(results: Iterable[tuple[str, object]]) -> pd.DataFrame:

@@ -816,9 +816,9 @@ def section_lethality(settings: ReportSettings) -> Section:
             results.append((f"{a} vs {b}", stats))
         frame = sandbox.lethality_frame(results)
         rows.append(frame)
-        worst = frame.loc[frame["P(loser dead | decided)"].idxmax()]
-        reading.append(f"{system}: {worst['matchup']} ends with the loser dead "
-                       f"{pct(worst['P(loser dead | decided)'])} of decided fights, after "
+        worst = frame.loc[frame["P(loser dies)"].idxmax()]
+        reading.append(f"{system}: {worst['matchup']} ends with the loser dead in "
+                       f"{pct(worst['P(loser dies)'])} of decided fights, after "
                        f"{worst['mean rounds']:.1f} rounds on average.")
         blocks.append(_figure(f"fig-lethality-{system}", f"{system}: fight length",
                               sandbox.rounds_figure(results, system),
@@ -832,9 +832,11 @@ def section_lethality(settings: ReportSettings) -> Section:
     frame = pd.concat(rows, ignore_index=True)
     blocks.insert(0, _table("lethality", "Duels", frame,
                             f"Monte Carlo duels ({settings.combat_trials:,} fights each, "
-                            f"round cap {settings.round_cap}); SE = binomial standard error "
-                            "of the probability beside it.",
-                            formats={"mean rounds": ".2f", "SE 0": ".4f", "SE 1": ".4f"}))
+                            f"round cap {settings.round_cap}). Side 0 is the first name of "
+                            "the matchup; SE = binomial standard error of the probability "
+                            "beside it; no result = still fighting at the cap; loser dies = "
+                            "share of decided fights.",
+                            formats={"mean rounds": ".2f", "SE(0)": ".4f", "SE(1)": ".4f"}))
     if missing:
         blocks.append(Note(f"{NOT_AVAILABLE}: combat for " + "; ".join(missing), "missing"))
     blocks.extend(Note(n) for n in notes)

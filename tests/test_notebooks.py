@@ -122,7 +122,7 @@ def test_combat_sandbox_notebook_runs(monkeypatch):
     nb = _execute("combat_sandbox.ipynb", monkeypatch)
     text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
     if sandbox.available_engines():
-        assert "P(side 0 wins)" in "\n".join(_outputs(nb, "text/html"))
+        assert "P(0 wins)" in "\n".join(_outputs(nb, "text/html"))
     else:
         assert "Combat engines are not present in this build" in text
         assert "Not available in this build" in text

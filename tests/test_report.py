@@ -284,10 +284,10 @@ def test_lethality_section_reads_fightstats(monkeypatch, settings):
     assert sec.available
     assert len(sec.figures()) == 1
     row = sec.tables()[0].frame.iloc[0]
-    assert row["P(side 0 wins)"] == 0.6
-    assert row["P(no result by cap)"] == 0.1
-    assert row["SE 0"] == pytest.approx(math.sqrt(0.6 * 0.4 / 1000))
-    assert row["P(loser dead | decided)"] == pytest.approx(450 / 900)
+    assert row["P(0 wins)"] == 0.6
+    assert row["P(no result)"] == 0.1
+    assert row["SE(0)"] == pytest.approx(math.sqrt(0.6 * 0.4 / 1000))
+    assert row["P(loser dies)"] == pytest.approx(450 / 900)
     # mean rounds: (2*600 + 3*300 + 10*100) / 1000
     assert row["mean rounds"] == pytest.approx(3.1)
 
