@@ -699,6 +699,12 @@ def section_modifiers(settings: ReportSettings) -> Section:
                            "5–95%, and how many cells that is (exact).", full=table,
                            formats={"mean_delta_pp": "+.2f", "min_delta_pp": "+.2f",
                                     "max_delta_pp": "+.2f"})]
+    plots = shared_plots()
+    if plots is not None and hasattr(plots, "modifier_plot"):
+        blocks.insert(0, _figure("fig-modifiers", "Modifier worth", plots.modifier_plot(table),
+                                 "Change in P(success) from each modifier (exact), by "
+                                 "system.", "Chart of what each modifier is worth", settings))
+        return Section("modifiers", title, reading, blocks)
     n = len(summary)
     fig, (ax,) = plotting.new_figure(1, width=7.2, height=max(2.4, 0.22 * n + 0.8))
     ypos = np.arange(n)[::-1]
@@ -744,6 +750,13 @@ def section_c7(settings: ReportSettings) -> Section | None:
                            "tolerance, pools where they are not, the largest gap and where, "
                            "and the mean gap (positive: +2 dice is worth more).", full=table,
                            formats={"max_abs_delta_pp": ".2f", "mean_delta_pp": "+.2f"})]
+    plots = shared_plots()
+    if plots is not None and hasattr(plots, "c7_heatmap"):
+        blocks.insert(0, _figure("fig-claim-c7", "C7 gap", plots.c7_heatmap(table),
+                                 "Gap between +2 dice and −1 difficulty in percentage points "
+                                 "by pool and difficulty (exact).",
+                                 "Heat map of the C7 gap by pool and difficulty", settings))
+        return Section("claim-c7", title, reading, blocks)
     grid = table.pivot(index="difficulty", columns="pool", values="delta_pp")
     holds = table.pivot(index="difficulty", columns="pool", values="holds")
     fig, (ax,) = plotting.new_figure(1, width=7.0, height=3.0)
@@ -765,22 +778,96 @@ def section_c7(settings: ReportSettings) -> Section | None:
     return Section("claim-c7", title, reading, blocks)
 
 
+def shared_plots():
+    """:mod:`analysis.plots` when present (its figures are preferred), else ``None``."""
+    try:
+        from analysis import plots
+    except ImportError:
+        return None
+    return plots
+
+
+def _variant_map(settings: ReportSettings) -> dict[str, list[str]]:
+    return {s: list(settings.variants_of(s)) for s in settings.systems
+            if settings.variants_of(s)}
+
+
 def section_ladders(settings: ReportSettings) -> Section:
     """Cross-system comparison on the common competence/difficulty ladders."""
     title = "Across systems: the common ladder"
     try:
-        from analysis.ladders import ladder_table
+        from analysis.ladders import anchor_report, ladder_table, swinginess
     except ImportError as exc:
         return unavailable("ladders", title, "cross-system ladder tables (analysis.ladders)",
                            exc)
-    frame = ladder_table(list(settings.systems))
-    return Section("ladders", title,
-                   ["The same character (untrained … master) against the same task (easy "
-                    "… very hard) in every system, using the mapping in the ladder data "
-                    "file."],
-                   generic_blocks("ladders", "P(success) on the common ladder", frame,
-                                  "Probability of success per system, competence and "
-                                  "difficulty, as mapped in the ladder file."))
+    variants = _variant_map(settings)
+    table = ladder_table(variants=variants)
+    table = table[table["system"].isin(settings.systems)].reset_index(drop=True)
+    comps = list(dict.fromkeys(table.sort_values("competence_rank")["competence"]))
+    diffs = list(dict.fromkeys(table.sort_values("difficulty_rank")["difficulty"]))
+    view = table.pivot_table(index=["system", "competence"], columns="difficulty",
+                             values="p", sort=False)[diffs].reset_index()
+    view["competence"] = pd.Categorical(view["competence"], comps, ordered=True)
+    view["system"] = pd.Categorical(view["system"], list(settings.systems), ordered=True)
+    view = view.sort_values(["system", "competence"]).astype({"system": str,
+                                                              "competence": str})
+    view.columns = [str(c) for c in view.columns]
+    anchor = anchor_report()
+    anchor = anchor[anchor["system"].isin(settings.systems)].reset_index(drop=True)
+    swing = swinginess(variants=variants)
+    swing = swing[swing["system"].isin(settings.systems)].reset_index(drop=True)
+    reading = ["The same character (untrained … master) against the same task (easy … "
+               "very hard) in every system, using the mapping in "
+               "analysis/data/ladders.toml (an assumption a designer can edit). The "
+               "systems are anchored so that a competent character meets an average task "
+               "about equally often; the differences are in how fast the curves spread "
+               "from there."]
+    for row in swing.itertuples(index=False):
+        reading.append(f"{row.system}: one rung of competence adds "
+                       f"{row.slope_pp_per_rung:.1f} points against an average task; one SD "
+                       f"of luck is worth {row.sd_in_rungs:.2f} rungs, and a character one "
+                       f"rung weaker wins an opposed roll {pct(row.p_upset_adjacent)} of "
+                       "the time.")
+    blocks: list = [
+        _table("ladders", "P(success) on the common ladder", view,
+               "Exact P(success) per system and competence rung (rows) against each "
+               "difficulty rung (columns), with the native numbers in the CSV.",
+               index=("system", "competence"), full=table, column_label="task difficulty"),
+        _table("ladders-anchor", "Anchor check", anchor,
+               "P(competent meets average) per system, its gap to the target and whether "
+               "it lies within the file's tolerance.", formats={"anchor_gap": "+.4f"}),
+        _table("ladders-swing", "Swinginess", swing,
+               "SD of the anchor character's outcome, the mean gain of one rung, their "
+               "ratio (how many rungs one SD of luck is worth), P(success) gained per rung, "
+               "and P(upset) one and two rungs apart (exact).",
+               formats={"sd_outcome": ".3f", "rung_shift": ".3f", "sd_in_rungs": ".3f",
+                        "slope_pp_per_rung": ".2f", "p_upset_adjacent": ".4f",
+                        "p_upset_two_apart": ".4f"}),
+    ]
+    plots = shared_plots()
+    if plots is not None and hasattr(plots, "ladder_plot"):
+        fig = plots.ladder_plot(table)
+    else:
+        fig, axes = plotting.new_figure(len(diffs), width=7.2, height=2.8)
+        for ax, diff in zip(axes, diffs, strict=True):
+            part = table[table["difficulty"] == diff]
+            for i, system in enumerate(settings.systems):
+                sub = part[part["system"] == system].sort_values("competence_rank")
+                ax.plot(sub["competence_rank"], sub["p"], label=system,
+                        color=plotting.system_color(system),
+                        marker=plotting.MARKERS[i % len(plotting.MARKERS)],
+                        linestyle=plotting.LINESTYLES[i % len(plotting.LINESTYLES)])
+            ax.set_title(f"{diff.replace('_', ' ')} task")
+            ax.set_xticks(range(len(comps)), comps, rotation=35)
+            ax.set_xlabel("competence")
+        plotting.probability_axis(axes[0])
+        axes[-1].legend(loc="lower right")
+    blocks.insert(0, _figure("fig-ladders", "The common ladder", fig,
+                             "Exact P(success) by competence rung, one line per system "
+                             "(fixed colours), one panel per task difficulty.",
+                             "Line charts of success probability on the common ladder",
+                             settings))
+    return Section("ladders", title, reading, blocks)
 
 
 def section_lethality(settings: ReportSettings) -> Section:
