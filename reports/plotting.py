@@ -93,8 +93,20 @@ def print_fonts(fig) -> None:
             legend.get_title().set_fontsize(8)
 
 
+#: Widest figure that prints at full size in an A4 text column (inches).
+PAGE_WIDTH = 7.2
+
+
+def fit_page(fig, min_height: float = 3.0) -> None:
+    """Shrink a figure wider than the page to :data:`PAGE_WIDTH` (fonts keep their size)."""
+    w, h = fig.get_size_inches()
+    if w > PAGE_WIDTH + 0.05:
+        fig.set_size_inches(PAGE_WIDTH, max(h * PAGE_WIDTH / w, min_height))
+
+
 def to_png(fig, dpi: int = 110) -> bytes:
     """PNG bytes of ``fig`` (deterministic: no timestamps in the metadata)."""
+    fit_page(fig)
     print_fonts(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
