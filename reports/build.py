@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from analysis.output import atomic_path
+from engines.errors import InputError
 
 from . import sections as S
 from .render_html import render_html
@@ -54,6 +55,9 @@ def build_report(settings: ReportSettings, section_fns=None) -> Report:
 
 def write_report(settings: ReportSettings, section_fns=None) -> BuildResult:
     """Build and write ``report.html`` (and ``report.pdf`` unless ``settings.pdf`` is off)."""
+    out = Path(settings.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out: {str(out)!r} exists and is not a folder")
     start = time.perf_counter()
     report = build_report(settings, section_fns)
     html = render_html(report, settings)
@@ -66,7 +70,6 @@ def write_report(settings: ReportSettings, section_fns=None) -> BuildResult:
             print("rendering PDF …", file=sys.stderr, flush=True)
         pdf = render_pdf(html)
     t_pdf = time.perf_counter() - t_pdf
-    out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
     with atomic_path(settings.html_path) as tmp:
         tmp.write_text(html, encoding="utf-8")

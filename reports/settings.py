@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from engines.errors import InputError
@@ -49,7 +49,6 @@ class ReportSettings:
     command: str = "python3 tasks.py report"
     title: str = "rpg-balance: single checks and balance across five dice systems"
     dpi: int = 110
-    extra: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
         unknown = [s for s in self.systems if s not in SYSTEM_IDS]

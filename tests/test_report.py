@@ -78,6 +78,21 @@ def page(built, tmp_path_factory):
 
 # ---------------------------------------------------------------- settings / CLI
 
+def test_system_tools_present():
+    """The end-to-end checks need chromium and poppler; missing tools FAIL, never skip."""
+    for tool in ("chromium", "pdftoppm", "pdfimages"):
+        assert Path(require_tool(tool)).exists()
+
+
+def test_out_must_be_a_folder(tmp_path, capsys):
+    target = tmp_path / "a-file"
+    target.write_text("keep me")
+    assert main(["report", "--systems", "percentile", "--trials", "200", "--out",
+                 str(target), "--quiet"]) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert target.read_text() == "keep me"
+
+
 def test_trials_for_se_closed_form():
     # sqrt(0.25 / n) <= se  <=>  n >= 0.25 / se^2 : se 0.01 -> 2500, se 0.001 -> 250000
     assert trials_for_se(0.01) == 2500
