@@ -315,10 +315,11 @@ def curve_reading(system: str, t: pd.DataFrame) -> str:
                 f"penalty die drops it to {pct(_p(t, skill=50, level='regular', dice=-1))}. "
                 "The curve is a straight line in skill: every point of skill is worth 1%.")
     return (f"d20_degrees: with modifier +5 against DC 15 the chance is "
-            f"{pct(_p(t, modifier=5, dc=15, degree=1))}; every +1 is worth 5% until the "
-            f"natural 1 and natural 20 rules cap it (modifier +30 vs DC 15: "
-            f"{pct(_p(t, modifier=30, dc=15, degree=1))}; −5 vs DC 30: "
-            f"{pct(_p(t, modifier=-5, dc=30, degree=1))}). Extra degrees need 5 more each.")
+            f"{pct(_p(t, modifier=5, dc=15, degree=1))}; every +1 is worth 5%. A natural 1 "
+            f"always fails, so the best chance is {pct(_p(t, modifier=30, dc=15, degree=1))};"
+            " a natural 20 only counts one degree better, so a check out of reach stays "
+            f"out of reach (modifier −5 vs DC 30: {pct(_p(t, modifier=-5, dc=30, degree=1))})."
+            " Each extra degree of success needs 5 more.")
 
 
 def section_success_curves(settings: ReportSettings) -> Section:
