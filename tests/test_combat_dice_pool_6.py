@@ -179,6 +179,23 @@ def test_mc_matches_exact_duels(a, b, variants):
     assert_mc_matches_exact(mc, ex)
 
 
+@pytest.mark.parametrize(("a", "b"), [("brawler_expert", "shooter_competent"),
+                                      ("knife_fighter_master", "swordsman_novice")])
+def test_mc_hits_match_exact(a, b):
+    """Expected hits per fight by damage dealt (A10/C11 damage, per successful attack).
+
+    A fight of 3 rounds has at most m = 2 × 3 hits, so a bin's count X per fight
+    has Var X <= E[X^2] <= m E[X]: tolerance 5 sqrt(m E[X] / n) + 1/n.
+    """
+    ex = cb.duel_exact(LIB[a], LIB[b], round_cap=3)
+    n = 100_000
+    mc = cb.duel_mc(LIB[a], LIB[b], n, seed=21, round_cap=3)
+    m = 2 * 3
+    tol = 5 * np.sqrt(m * ex.hits / n) + 1 / n
+    assert np.all(np.abs(mc.hits / n - ex.hits) <= tol)
+    assert ex.hits.sum() > 0.5
+
+
 def test_n_vs_m_matches_pure_python_reference():
     """C13 in full fights: kernel vs the rules-first simulator (5 SE of the difference)."""
     side0 = [LIB["knife_fighter_expert"], LIB["shooter_novice"]]

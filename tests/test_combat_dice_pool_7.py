@@ -308,6 +308,23 @@ def test_round_cap_reports_neither():
 # ------------------------------------------------------------------ N vs M
 
 
+@pytest.mark.parametrize(("a", "b"), [("brawler_expert", "fencer_competent"),
+                                      ("soldier", "bodyguard")])
+def test_mc_hits_match_exact(a, b):
+    """Expected hits per fight by damage dealt (A10/C11 damage, per successful attack).
+
+    A fight of 3 rounds has at most m = 4 × 3 hits, so a bin's count X per fight
+    has Var X <= E[X^2] <= m E[X]: tolerance 5 sqrt(m E[X] / n) + 1/n.
+    """
+    ex = cb.duel_exact(LIB[a], LIB[b], round_cap=3)
+    n = 100_000
+    mc = cb.duel_mc(LIB[a], LIB[b], n, seed=21, round_cap=3)
+    m = 4 * 3
+    tol = 5 * np.sqrt(m * ex.hits / n) + 1 / n
+    assert np.all(np.abs(mc.hits / n - ex.hits) <= tol)
+    assert ex.hits.sum() > 0.5
+
+
 def test_n_vs_m_matches_pure_python_reference():
     """N-vs-M fights: the kernel and the rules-first pure-Python simulator agree (two
     independent samples: 5 SE of the difference + 1/n). Fragile members fall mid-round,
