@@ -214,6 +214,25 @@ def test_n_vs_m_matches_pure_python_reference():
         5 * np.std(counts) * sqrt(1 / n_ref + 1 / n_mc)
 
 
+def test_the_fallen_do_not_act():
+    """C6: a combatant put down earlier in the round takes no turn.
+
+    Side 0 acts first (variant ``order``); K's every win deals 11 or more (a +10 weapon,
+    a margin of at least 1) and its 10 dice beat V's empty dodge pool unless all fail
+    (P = 0.5^10), so V (health 3) falls before its turn. V would score small wins
+    against K if it acted: no hit below 10 appears (V's 3 dice against K's 10 dodge
+    dice win too rarely to matter in the ~20 fights where K misses).
+    """
+    k = fighter("K", att=(10, 0), dodge=(10, 0), stamina=10, weapon=Weapon("doom", 10))
+    v = fighter("V", att=(3, 0), dodge=(0, 0), stamina=0)
+    n = 20_000
+    v_ = Variants(order="side0_first", targeting="first", tie_needs_success=True)
+    st = cb.fight_mc([k], [v, DUMMY], n, seed=5, variants=v_, round_cap=1)
+    assert st.hits[:10].sum() == 0
+    # K misses ~ n / 1024 times: 5 standard errors above that is 20 + 22
+    assert st.hits[10:].sum() >= n - 42
+
+
 def test_invariants_n_vs_m():
     """Outcomes add up, standing never grows, deaths ≤ combatants, losers all down."""
     side0 = [LIB["swordsman_master"]]

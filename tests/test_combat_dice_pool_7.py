@@ -346,6 +346,27 @@ def test_n_vs_m_matches_pure_python_reference():
     assert abs(mc.hits.sum() / n_mc - mean_hits_ref) <= 5 * sd * sqrt(1 / n_ref + 1 / n_mc)
 
 
+def test_the_fallen_do_not_act():
+    """A14/A15: a combatant put down earlier in the round takes no turn.
+
+    K acts first and strikes twice at the first able enemy: its hits deal at least 21
+    (a +20 weapon; its dice are capped at +5 by A2: 10 + 2 + 5 = 17 against V's
+    Defense 0), so its first one drops (and kills) V; its second goes to the dummy W.
+    V would hit K for small damage if it acted; hits below 21 could come only from fights
+    in which K misses V twice (P = 0.6^34).
+    """
+    doom = Weapon("doom", 20)
+    k = fighter("K", FOR=10, DES=10, SAB=1, CON=10, AUT=10, weapon=doom, specialized=True)
+    v = fighter("V", FOR=10, DES=0, CON=1, AUT=1)
+    n = 20_000
+    st = cb.fight_mc([k], [v, DUMMY], n, seed=5, variants=replace(NO_CHANCE, targeting="first"),
+                     round_cap=1)
+    assert st.hits[:21].sum() == 0
+    # K misses n (0.6^17 + 0.6^16) ~ 9 times; 5 standard errors above that is 9 + 15
+    assert st.hits[21:].sum() >= 2 * n - 24
+    assert st.deaths[1] >= n  # V is dead (A15: CON 1)
+
+
 def test_invariants_n_vs_m():
     """Outcomes add up to the trials, standing never grows, deaths ≤ combatants."""
     side0 = [LIB["armoured_master"], LIB["shooter_novice"]]
