@@ -112,9 +112,10 @@ class Variants(_checks.Variants):
     overflow_to_con: bool = variant(True, rule="A15", doc="lethal damage beyond vitality "
                                     "from the hit that empties it already lowers CON "
                                     "(false: only later hits, so a fight never kills)")
-    armour_vs_bashing: str = variant("none", rule="A13", doc="armour against bashing damage: "
-                                     "none (the seed lists lethal and ballistic only) or "
-                                     "the lethal rating", choices=("none", "lethal"))
+    armour_vs_bashing: str = variant("ignored", rule="A13", doc="armour against bashing "
+                                     "damage: ignored (the seed lists lethal and ballistic "
+                                     "only) or its lethal rating",
+                                     choices=("ignored", "lethal"))
     targeting: str = variant("random", rule="A6", doc="N-vs-M: each attack picks a random "
                              "able enemy, or the first able one (focus fire)",
                              choices=("random", "first"))

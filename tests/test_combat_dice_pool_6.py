@@ -296,3 +296,13 @@ def test_bad_inputs_raise_input_error():
         parse_variants(Variants, ["order=alphabetical"])
     with pytest.raises(InputError, match="variants"):
         cb.duel_mc(DUMMY, DUMMY, 10, variants="fast")
+
+
+def test_every_variant_parses_from_text():
+    """Each combat variant's every choice round-trips through NAME=VALUE (the CLI path)."""
+    import dataclasses
+
+    for f in dataclasses.fields(Variants):
+        for choice in f.metadata["choices"] or ():
+            text = "none" if choice is None else str(choice).lower()
+            assert getattr(parse_variants(Variants, [f"{f.name}={text}"]), f.name) == choice

@@ -463,3 +463,13 @@ def test_archetype_library_contents(tmp_path):
         load_library("dice_pool_9")
     with pytest.raises(InputError, match="not valid TOML"):
         load_library("dice_pool_7", _write(tmp_path, "x = ["))
+
+
+def test_every_variant_parses_from_text():
+    """Each combat variant's every choice round-trips through NAME=VALUE (the CLI path)."""
+    import dataclasses
+
+    for f in dataclasses.fields(Variants):
+        for choice in f.metadata["choices"] or ():
+            text = "none" if choice is None else str(choice).lower()
+            assert getattr(parse_variants(Variants, [f"{f.name}={text}"]), f.name) == choice
