@@ -891,6 +891,12 @@ class _Duel:
         return res
 
 
+def _too_big(fa, fb, count: str) -> str:
+    return (f"duel_exact: {count} states: hit points {fa[F_HP]} and {fb[F_HP]} (E-g2) times "
+            "hero points (E9), recovery (E15), extra effort (E8) and finishing (E-g7) "
+            f"counters exceed the limit of {EXACT_STATE_LIMIT}; lower them or use duel_mc")
+
+
 def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
     """Exact 1-vs-1 duel (E10–E16) as an absorbing Markov chain; probabilities in FightStats.
 
@@ -906,6 +912,12 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     rule = v.rule()
     cap = _round_cap(round_cap)
     duel = _Duel(fa, fb, rule)
+    bound = 2 * (duel.finish + 1)
+    for f in (fa, fb):
+        bound *= (int(f[F_HP]) + 5) * (3 if f[F_RECOV] > 0 else 1) * (_hero_left(f) + 1) \
+            * (int(f[F_EFFORT]) + 1)
+    if bound > 50 * EXACT_STATE_LIMIT:
+        raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
     s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0)
     s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0)
     p_first = initiative_first(a, b, v)
@@ -931,10 +943,7 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
                 j = index[nxt] = len(states)
                 states.append(nxt)
                 if len(states) > EXACT_STATE_LIMIT:
-                    raise InputError(
-                        f"duel_exact: more than {EXACT_STATE_LIMIT} states (hit points "
-                        f"{fa[F_HP]} and {fb[F_HP]}, E-g2, times hero points, recovery and "
-                        "extra effort counters); lower hit points or use duel_mc")
+                    raise InputError(_too_big(fa, fb, f"more than {EXACT_STATE_LIMIT}"))
             rows.append(k)
             cols.append(j)
             vals.append(p)
