@@ -774,9 +774,9 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
     """
     att = _fighter(attacker, "attacker").array()
     tgt = _fighter(target, "target").array()
+    att[F_EFFORT] = 0
     rule = _variants(variants).rule()
-    dist = _attack_dist(att, tgt, rule, 0 if att[F_EFFORT] == 0 else MAX_EFFORT, False,
-                        defenceless, False, False, False, 1)
+    dist = _attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1)
     top = max(max(d for d, _, _ in dist), 0)
     out = np.zeros(top + 1)
     for (d, _, _), p in dist.items():
