@@ -62,8 +62,10 @@ Gaps settled here (defaults first):
 - **E-g10** ``initiative_ties``: ``random`` | ``listed`` (earlier-listed acts first; side 0
   before side 1).
 - **E-g11** (fixed) stabilising clears the dying failure count.
-- **E-g12** (fixed; per-fighter data) tactics: maneuver fixed for the whole fight,
-  recovery when hit points ≤ ``recover_at``, hero points and extra effort as above.
+- **E-g12** tactics. Per-fighter data: its maneuver, recovery when hit points ≤
+  ``recover_at``, hero points and extra effort as above. The one switch, a variant:
+  ``defensive_below`` = 0 (never) — a fighter at or below this percentage of its hit
+  points fights defensively (E16: +2 active defences, −2 damage, no own maneuver).
 - **E-g13** (fixed) "a dying character who fails a resistance roll again": a dying target
   that takes ≥ 1 damage from a hit dies.
 - **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
@@ -104,6 +106,7 @@ MANEUVERS = {
     "all_out": (0, 2, -2),
     "defensive": (0, -2, 2),
 }
+DEFENSIVE = MANEUVERS["defensive"]
 #: E9 hero point tactics (E-g12).
 HERO_USES = {"none": 0, "attack": 1, "resist": 2}
 RECOVERY_HP = 5        # E15
@@ -125,7 +128,7 @@ N_FIELDS = 18
 
 # Rule array layout (Variants.rule()).
 (R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
- R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG) = range(10)
+ R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT) = range(11)
 
 ACTIVE, INCAP, DYING, DEAD = 0, 1, 2, 3
 
@@ -154,10 +157,17 @@ class Variants:
                                  "hit points")
     initiative_ties: str = variant("random", rule="E-g10", doc="a tie left after Dodge, "
                                    "Agility, Awareness (E10)", choices=("random", "listed"))
+    defensive_below: int = variant(0, rule="E-g12", doc="tactic switch: a fighter at or "
+                                   "below this percentage of its hit points fights "
+                                   "defensively (E16) instead of its own maneuver; 0 never")
     reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
                                    "11) is still a natural 1")
 
     def check(self) -> None:
+        if isinstance(self.defensive_below, bool) or not isinstance(self.defensive_below, int) \
+                or not 0 <= self.defensive_below <= 100:
+            raise InputError(f"variant defensive_below: expected a percentage 0..100, "
+                             f"got {self.defensive_below!r}")
         if isinstance(self.finish_rounds, bool) or not isinstance(self.finish_rounds, int) \
                 or not 0 <= self.finish_rounds <= 20:
             raise InputError(f"variant finish_rounds: expected an integer 0..20, "
@@ -175,6 +185,7 @@ class Variants:
             self.resistance_naturals, self.dying_check_on_acquire, self.finish_rounds,
             self.target_rule == "random", self.recovery_cap,
             self.initiative_ties == "random", self.reroll_natural, self.degree_damage,
+            self.defensive_below,
         ], dtype=np.int64)
 
 
@@ -294,6 +305,12 @@ def _d20(s):
 
 
 @njit(**INLINE)
+def _switched(F, i, hp, rule):
+    """E-g12 tactic switch: True when ``i`` fights defensively at its current hit points."""
+    return rule[R_DEFENSIVE_PCT] > 0 and hp[i] * 100 <= rule[R_DEFENSIVE_PCT] * F[i, F_HP]
+
+
+@njit(**INLINE)
 def _resist(x, tough, pen, v, nat, res_nat):
     """E12 damage for attack total ``x`` against a resistance roll of value ``v``."""
     tot = tough + v - pen
@@ -340,7 +357,8 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
     """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if ``j``
     stopped being able to act."""
     defenceless = st[j] != ACTIVE
-    bonus = F[i, F_ATK] + F[i, F_MHIT]
+    a_def = _switched(F, i, hp, rule)
+    bonus = F[i, F_ATK] + (0 if a_def else F[i, F_MHIT])
     if eff[i] >= 2:
         bonus -= EXHAUSTED_PENALTY
     if eff[i] < F[i, F_EFFORT]:
@@ -350,7 +368,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
         dc = 10
     else:
         d = F[j, F_DODGE] if F[i, F_RANGED] != 0 else F[j, F_PARRY]
-        d += F[j, F_MDEF]
+        d += DEFENSIVE[2] if _switched(F, j, hp, rule) else F[j, F_MDEF]
         if rec[j] == 1:
             d += RECOVERY_DEFENCE
         dc = d + 10
@@ -378,7 +396,8 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
     excess = (total - dc) // 5 if total >= dc else 0
     if rule[R_DEGREE_DMG] == 0:
         excess = 0
-    x = F[i, F_DMG] + excess + DAMAGE_OFFSET + F[i, F_MDMG] + (CRIT_DAMAGE if crit else 0)
+    mdmg = DEFENSIVE[1] if a_def else F[i, F_MDMG]
+    x = F[i, F_DMG] + excess + DAMAGE_OFFSET + mdmg + (CRIT_DAMAGE if crit else 0)
     pen = EXHAUSTED_PENALTY if eff[j] >= 2 else 0
     r = _d20(s)
     rnat = 2 if r == 20 else (1 if r == 1 else 0)
@@ -832,16 +851,28 @@ class _Duel:
             return {-1: 1.0}
         return {L_DEAD: 1.0}
 
+    def _switched(self, k: int, life: int) -> bool:
+        pct = int(self.rule[R_DEFENSIVE_PCT])
+        return pct > 0 and life * 100 <= pct * int(self.f[k][F_HP])
+
     def _attack(self, k, xs, ys):
         """Outcomes of fighter k (state xs) attacking the other (state ys)."""
         att, tgt = self.f[k], self.f[1 - k]
         ylife = ys[0]
+        a_sw = self._switched(k, xs[0])
+        t_sw = ylife >= 1 and self._switched(1 - k, ylife)
         t_hero = ys[2] > 0 and tgt[F_HUSE] == 2
         threshold = ylife if ylife >= 1 else 1
         key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
-               threshold if t_hero else 0)
+               threshold if t_hero else 0, a_sw, t_sw)
         dist = self.memo.get(key)
         if dist is None:
+            if a_sw:
+                att = att.copy()
+                att[F_MHIT], att[F_MDMG] = DEFENSIVE[0], DEFENSIVE[1]
+            if t_sw:
+                tgt = tgt.copy()
+                tgt[F_MDEF] = DEFENSIVE[2]
             dist = _attack_dist(att, tgt, self.rule, xs[3], xs[2] > 0 and att[F_HUSE] == 1,
                                 ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero, threshold)
             self.memo[key] = dist

@@ -231,6 +231,42 @@ def test_e15_recovery_costs_the_action_once():
     assert_mc_matches(mc.rounds[:6, 0] / mc.n, exact.rounds[:6, 0], N)
 
 
+@pytest.mark.parametrize("cap", [True, False])
+def test_e_g9_recovery_cap(cap):
+    """E-g9: at full hit points a capped recovery adds nothing; uncapped it adds 5."""
+    a = fighter(attack=-40, damage=-60, hit_points=5, recover_at=5, agility=60, toughness=0)
+    b = fighter(attack=6, damage=8, agility=-60, hit_points=1, parry=0)
+    exact = duel_exact(a, b, Variants(recovery_cap=cap), round_cap=2)
+    buffed = fighter(attack=-40, damage=-60, hit_points=5, toughness=0, parry=9)  # +2 (E15)
+    dist = attack_damage(b, buffed)
+    hp = 5 if cap else 10
+    assert exact.rounds[1, 1] == pytest.approx(dist[hp:].sum())
+
+
+def test_e9_hero_point_rerolls_a_dropping_resistance():
+    """E9 ``resist`` (E-g12): a resistance roll that would drop the fighter is rerolled
+    (1–10 read +10) and the better kept. Brute force over attack d20, both resistance d20s."""
+    a = fighter(attack=10, damage=6, agility=60, toughness=0)
+    b = fighter(attack=-40, damage=-60, agility=-60, parry=5, toughness=3, hit_points=6,
+                hero_points=1, hero_use="resist")
+    p_drop = Fraction(0)
+    for ra in range(2, 21):                     # natural 1 misses (E3)
+        total, dc = ra + 10, 15
+        if ra != 20 and total < dc:
+            continue
+        x = 6 + max(0, (total - dc) // 5) + 15 + (5 if ra == 20 else 0)
+        for r1 in range(1, 21):
+            if x - (3 + r1) < 6:
+                continue
+            for r2 in range(1, 21):
+                kept = max(r1, r2 + 10 if r2 <= 10 else r2)
+                if x - (3 + kept) >= 6:
+                    p_drop += Fraction(1, 20 * 20 * 20)
+    exact, mc = _both(a, b, cap=1)
+    assert exact.rounds[1, 0] == pytest.approx(float(p_drop))
+    assert_mc_matches(mc.rounds[1, 0] / mc.n, exact.rounds[1, 0], N)
+
+
 def test_e15_recovery_raises_defences_until_next_turn():
     """E15: +2 active defences until the recovering fighter's next turn."""
     a = fighter(attack=0, damage=-60, hit_points=30, recover_at=30, agility=60, parry=5)
@@ -365,6 +401,7 @@ MATCHUPS = [
      Variants(finish_rounds=2, defenceless_attack="roll")),
     ("untrained", "novice", Variants(resistance_naturals=True, crit_extra_degree=True,
                                       initiative_ties="listed", finish_rounds=1)),
+    ("competent_swordsman", "competent_brawler", Variants(defensive_below=50)),
 ]
 
 
@@ -395,6 +432,18 @@ def test_mc_matches_exact_with_all_tactics():
     assert_mc_matches(mc.p_outcome(), exact.outcome, N)
     assert_mc_matches(mc.rounds / mc.n, exact.rounds, N)
     assert_mc_matches(mc.loser_dead / mc.n, exact.loser_dead, N)
+
+
+def test_e_g12_defensive_switch_at_100_percent_is_the_defensive_maneuver():
+    """E-g12: ``defensive_below=100`` means always defensive (E16), whatever the maneuver."""
+    a = fighter(maneuver="power", hit_points=10)
+    b = fighter(maneuver="accurate", hit_points=9, parry=6)
+    switched = duel_exact(a, b, Variants(defensive_below=100), round_cap=15)
+    plain = duel_exact(dataclasses.replace(a, maneuver="defensive"),
+                       dataclasses.replace(b, maneuver="defensive"), round_cap=15)
+    assert np.allclose(switched.rounds, plain.rounds, atol=1e-12)
+    other = duel_exact(a, b, Variants(defensive_below=50), round_cap=15)
+    assert not np.allclose(other.rounds, plain.rounds, atol=1e-6)
 
 
 def test_exact_refuses_huge_state_space():
