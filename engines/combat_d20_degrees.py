@@ -615,7 +615,7 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     --------
     >>> a = Fighter(attack=7, damage=6, toughness=3, parry=7, dodge=7, fortitude=4,
     ...             hit_points=25)
-    >>> fight_mc([a], [a], trials=10_000, seed=1).outcome.sum()
+    >>> int(fight_mc([a], [a], trials=10_000, seed=1).outcome.sum())
     10000
     """
     fighters = [_fighter(x, f"side0[{k}]") for k, x in enumerate(side0)] + \
