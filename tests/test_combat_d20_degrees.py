@@ -446,6 +446,63 @@ def test_e_g12_defensive_switch_at_100_percent_is_the_defensive_maneuver():
     assert not np.allclose(other.rounds, plain.rounds, atol=1e-6)
 
 
+def test_hits_histogram_is_the_damage_of_each_hit():
+    """E12 hits: A always wounds and B (1 HP) falls at the first hit, so each fight holds
+    exactly one wounding hit and ``hits[1:]`` is the damage distribution of one attack given
+    a hit (bin 0 holds B's harmless natural-20 hits, E3)."""
+    a = fighter(attack=3, damage=40, agility=60)
+    b = fighter(**{**HARMLESS, "parry": 6, "toughness": 5})
+    exact, mc = _both(a, b, cap=200)
+    one = attack_damage(a, b)
+    want = np.zeros(exact.hits.size)
+    want[: one.size] = one / (1 - one[0])
+    want[0] = 0.0
+    assert exact.hits[1:] == pytest.approx(want[1:], abs=1e-9)
+    assert_mc_matches(mc.hits / mc.n, exact.hits, N)
+
+
+def test_round_cap_is_neither():
+    """Two fighters who cannot hurt each other: every fight reaches the cap ("neither")."""
+    h = fighter(**HARMLESS)
+    exact, mc = _both(h, h, cap=3, n=1000)
+    assert exact.outcome == pytest.approx([0, 0, 1])
+    assert exact.rounds[3, 2] == pytest.approx(1.0)
+    assert mc.outcome.tolist() == [0, 0, 1000]
+    assert mc.standing[-1].tolist() == [1000, 1000]
+
+
+def test_exact_chain_states_invariants():
+    """Every reachable state of a rich duel: hit points within 0..max (never negative),
+    counters within bounds; the dead and the incapacitated never change on their turn
+    (they do not act); transition probabilities sum to 1."""
+    from engines.combat_d20_degrees import L_DEAD, L_INCAP, _Duel
+
+    a = fighter(hit_points=9, hero_points=1, hero_use="resist", recover_at=4, extra_effort=2)
+    b = fighter(hit_points=8, hero_points=2, hero_use="attack", fortitude=-2)
+    v = Variants(finish_rounds=2, defenceless_attack="roll")
+    duel = _Duel(a.array(), b.array(), v.rule())
+    start = (0, 0, (9, 0, 1, 0), (8, 0, 2, 0))
+    seen, todo = {start}, [start]
+    while todo:
+        st = todo.pop()
+        outs = duel.step(st)
+        assert sum(p for p, _, _ in outs) == pytest.approx(1.0, abs=1e-12)
+        turn, _, sa, sb = st
+        actor = sa if turn == 0 else sb
+        for _, nxt, _ in outs:
+            for f, (life, rec, hero, eff) in zip((a, b), nxt[2:], strict=True):
+                assert L_DEAD <= life <= f.hit_points
+                assert 0 <= rec <= 2
+                assert 0 <= hero <= f.hero_points
+                assert 0 <= eff <= f.extra_effort
+            if actor[0] in (L_DEAD, L_INCAP):
+                assert nxt[2:] == st[2:]
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    assert len(seen) > 1000
+
+
 def test_exact_refuses_huge_state_space():
     """The exact chain names the rule (E-g2 hit points) when it would be too large."""
     big = fighter(hit_points=500, hero_points=10, hero_use="resist", recover_at=100,
