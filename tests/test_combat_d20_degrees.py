@@ -568,6 +568,33 @@ def test_invariants_n_vs_m(v):
         assert s.deaths[1] > 0
 
 
+@pytest.mark.parametrize("rule", ["focus", "random"])
+def test_two_vs_one_closed_form(rule):
+    """N-vs-M flow (E10 order, E-g8 targeting, E13 the down do not act). Every hit drops
+    its target; A1 and B hit unless they roll a natural 1 (h = 19/20, m = 1/20), A2 hits
+    on d20 ≥ 10 (h2 = 11/20). Order A1, B, A2. With A1 down, A2 alone:
+    P01 = m h2 / (1 − m (1 − h2)); with A2 down, A1 alone: P10 = h / (1 − m²).
+    P11 (1 − m² (1 − h2)) = h + m h W + m² h2, where W = h2 + (1 − h2) P01 when B drops
+    A1 (focus), and the mean of that and P10 when B picks at random."""
+    one_shot = {"damage": 40, "toughness": 0, "parry": 0, "hit_points": 1}
+    a1 = fighter(**one_shot, attack=40, agility=60)
+    a2 = fighter(**one_shot, attack=0, agility=-60)
+    b = fighter(**one_shot, attack=40, agility=0)
+    h, m, h2 = 19 / 20, 1 / 20, 11 / 20
+    p01 = m * h2 / (1 - m * (1 - h2))
+    p10 = h / (1 - m * m)
+    w = h2 + (1 - h2) * p01
+    if rule == "random":
+        w = 0.5 * w + 0.5 * p10
+    p11 = (h + m * h * w + m * m * h2) / (1 - m * m * (1 - h2))
+    s = fight_mc([a1, a2], [b], N, 17, Variants(target_rule=rule))
+    assert_mc_matches(s.outcome[0] / s.n, p11, N)
+    # after round 1 B still stands unless A1 hit, or A2 (still up) hit after A1 missed
+    a2_up = h * (0.5 if rule == "random" else 1.0) + m
+    down_b = h + m * a2_up * h2
+    assert_mc_matches(s.standing[1, 1] / s.n, 1 - down_b, N)
+
+
 def test_outnumbered_side_loses_more():
     """Two competent fighters beat one (sanity of N-vs-M targeting, E-g8)."""
     lib = _lib()
