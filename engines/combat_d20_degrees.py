@@ -1022,3 +1022,40 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     stats.notes.update(method="exact", states=n, variants=dataclasses.asdict(v),
                        p_first=p_first)
     return stats
+
+
+def mean_rounds(stats: FightStats) -> float:
+    """Mean length of the fights in rounds (a fight stopped at the cap counts the cap)."""
+    return float(np.arange(stats.rounds.shape[0]) @ stats.rounds_pmf())
+
+
+def hit_points_for_rounds(fighter, rounds: float, variants: Variants | None = None,
+                          round_cap: int = ROUND_CAP, max_hit_points: int = 200,
+                          trials: int = 50_000, seed: Seed = 0) -> int:
+    """E-g2 solved for: the fewest hit points that make an even duel (``fighter`` against
+    itself, both with those hit points) last at least ``rounds`` rounds on average.
+
+    Lengths grow with hit points, so a bisection over 1..``max_hit_points`` needs a few
+    Monte Carlo runs (``trials`` each; every run uses the same ``seed``, so the search is
+    deterministic). Raises :class:`InputError` if even ``max_hit_points`` is too short.
+    """
+    f = _fighter(fighter, "fighter")
+    if not 0 < rounds <= _round_cap(round_cap):
+        raise InputError(f"rounds: expected a number in (0, {round_cap}], got {rounds!r}")
+    ss = np.random.SeedSequence(seed) if not isinstance(seed, np.random.SeedSequence) else seed
+
+    def length(hp: int) -> float:
+        g = dataclasses.replace(f, hit_points=hp)
+        return mean_rounds(duel_mc(g, g, trials, ss, variants, round_cap))
+
+    if length(max_hit_points) < rounds:
+        raise InputError(f"hit_points_for_rounds: even {max_hit_points} hit points give "
+                         f"duels shorter than {rounds} rounds; raise max_hit_points")
+    lo, hi = 0, max_hit_points   # length(lo) < rounds ≤ length(hi), length(0) taken as 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if length(mid) >= rounds:
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -25,7 +25,9 @@ from engines.combat_d20_degrees import (
     duel_exact,
     duel_mc,
     fight_mc,
+    hit_points_for_rounds,
     initiative_first,
+    mean_rounds,
 )
 from engines.errors import InputError
 from engines.variants import parse_variants
@@ -501,6 +503,27 @@ def test_exact_chain_states_invariants():
                 seen.add(nxt)
                 todo.append(nxt)
     assert len(seen) > 1000
+
+
+def test_e_g2_solve_hit_points_for_duel_length():
+    """E-g2: the hit points that make an even competent duel last 3 rounds on average.
+    Checked against the exact chain: mean(hp) reaches 3 and mean(hp − 1) does not, each
+    within five standard errors of the search's Monte Carlo mean (sd from the exact pmf)."""
+    comp = load_library()["competent"].to_engine()
+    trials = 50_000
+    hp = hit_points_for_rounds(comp, 3, trials=trials, seed=1)
+    for h, reaches in ((hp, True), (hp - 1, False)):
+        g = dataclasses.replace(comp, hit_points=h)
+        ex = duel_exact(g, g)
+        k = np.arange(ex.rounds.shape[0])
+        mean = mean_rounds(ex)
+        se = sqrt(float((k - mean) ** 2 @ ex.rounds_pmf()) / trials)
+        if reaches:
+            assert mean >= 3 - 5 * se
+        else:
+            assert mean < 3 + 5 * se
+    with pytest.raises(InputError, match="max_hit_points"):
+        hit_points_for_rounds(comp, 40, max_hit_points=5, trials=1000)
 
 
 def test_exact_refuses_huge_state_space():
