@@ -71,6 +71,12 @@ Gaps settled here (defaults first):
 - **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
   able fighter only brings it to 0 hit points.
 
+Public API: :class:`Variants`, :class:`Fighter`; :func:`fight_mc` (N-vs-M) and
+:func:`duel_mc` (Monte Carlo counts), :func:`duel_exact` (probabilities) — all three
+return :class:`~engines.fight.FightStats`; :func:`attack_damage` (exact damage
+distribution of one attack, a miss counting 0), :func:`initiative_first` (E10),
+:func:`hit_points_for_rounds` (E-g2 solved for a target duel length), :func:`mean_rounds`.
+
 Exact duels (:func:`duel_exact`) are an absorbing Markov chain over whole-duel states
 (whose turn, both fighters' hit points or status incapacitated / dying with 0–2 failures
 / dead, recovery used and its +2 still up, hero points left, extra-effort uses, and the
