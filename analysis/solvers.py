@@ -258,8 +258,8 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
     Examples
     --------
     >>> t = solve_difficulty(0.5, 8, "d20_degrees")
-    >>> t[["difficulty", "p"]].values.tolist()  # d20 + 8 >= 18 on 11..20: 10 of 20
-    [['DC 18', 0.5]]
+    >>> t[["difficulty", "p"]].values.tolist()  # d20 + 8 >= 19 on 11..20: 10 of 20
+    [['DC 19', 0.5]]
     """
     import pandas as pd
 
