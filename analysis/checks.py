@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engines import SYSTEMS, d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
+from engines import SYSTEMS, d20_degrees, middle_3d10, percentile
 from engines.errors import InputError
 from engines.rng import Seed
 from engines.variants import parse_variants
@@ -26,13 +26,13 @@ DEFAULT_TRIALS = 200_000
 
 #: Native axes of each system's success-curve table (issue 2).
 AXES = {
-    "dice_pool_7": {"pool": range(0, 21), "successes": range(1, 11)},
-    "middle_3d10": {"modifier": range(0, 21), "difficulty": range(5, 31),
+    "dice_pool_7": {"pool": range(21), "successes": range(1, 11)},
+    "middle_3d10": {"modifier": range(21), "difficulty": range(5, 31),
                     "roll": ("normal", "advantage", "disadvantage")},
-    "dice_pool_6": {"pool": range(0, 21), "difficulty": range(1, 11)},
+    "dice_pool_6": {"pool": range(21), "difficulty": range(1, 11)},
     "percentile": {"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
                    "dice": range(-2, 3)},
-    "d20_degrees": {"modifier": range(-5, 31), "dc": range(0, 41), "degree": range(1, 5)},
+    "d20_degrees": {"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
 }
 
 

@@ -225,15 +225,40 @@ def _known_keys(loc) -> list[str]:
     return []
 
 
+_EXPECTED = {
+    "int_type": "expected a whole number", "int_parsing": "expected a whole number",
+    "int_from_float": "expected a whole number", "float_type": "expected a number",
+    "float_parsing": "expected a number", "string_type": "expected text",
+    "bool_type": "expected true or false", "bool_parsing": "expected true or false",
+    "dict_type": "expected a table", "list_type": "expected a list",
+    "model_type": "expected a table", "finite_number": "expected a finite number",
+}
+
+
 def _describe(err: dict) -> str:
+    import re
+
     kind, msg, got = err["type"], err["msg"], err.get("input")
+    ctx = err.get("ctx") or {}
     if kind == "missing":
         return "required key is missing"
     if kind == "extra_forbidden":
         known = _known_keys(err["loc"][:-1])
         return "unknown key" + (f"; known: {_known(known)}" if known else "")
     if kind == "literal_error":
-        return f"{got!r} is not allowed; {msg[0].lower() + msg[1:]}"
+        choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        return f"{got!r} is not allowed; choose {' | '.join(choices)}"
+    bounds = {"greater_than_equal": ("at least", "ge"), "greater_than": ("more than", "gt"),
+              "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
+    if kind in bounds:
+        word, key = bounds[kind]
+        return f"expected a value {word} {ctx.get(key)}, got {got!r}"
+    if kind in ("string_too_short", "too_short"):
+        return f"expected at least {ctx.get('min_length', 1)} item(s), got {got!r}"
+    if kind in ("string_too_long", "too_long"):
+        return f"expected at most {ctx.get('max_length')} item(s)"
+    if kind in _EXPECTED:
+        return f"{_EXPECTED[kind]}, got {got!r}"
     text = msg[0].lower() + msg[1:]
     return f"{text}, got {got!r}"
 
@@ -249,7 +274,7 @@ def _axis_problem(system: str, axis: str, value: Any) -> str | None:
     def whole(lo=None, hi=None):
         if isinstance(value, bool) or not isinstance(value, int):
             return f"expected a whole number, got {value!r}"
-        if lo is not None and value < lo or hi is not None and value > hi:
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
             return f"{value} is out of range {lo}..{hi}"
         return None
 
@@ -311,7 +336,7 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         for name, value in sc.variants.items():
             if (why := _variant_problem(sc.system, name, value)) is not None:
                 problems.append((f"variants.{name}", why))
-    if sc.method != "exact" and sc.precision.trials is not None and sc.precision.se is not None:
+    if sc.precision.trials is not None and sc.precision.se is not None:
         problems.append(("precision", "give trials or se, not both"))
 
     systems_in_use: list[str] = []
@@ -451,7 +476,11 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         # keep going where possible: semantic checks on a copy without the broken parts
         partial = _salvage(data, exc)
         if partial is not None:
-            problems += [p for p in _semantic(partial) if p not in problems]
+            broken = {path for path, _ in problems}
+            problems += [p for p in _semantic(partial)
+                         if p not in problems and not any(p[0] == b or p[0].startswith(b + ".")
+                                                          or p[0].startswith(b + "[")
+                                                          for b in broken)]
         _fail(source, problems)
     problems = _semantic(sc)
     if problems:

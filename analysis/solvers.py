@@ -57,9 +57,9 @@ FALLBACK_LADDER: dict[str, dict[str, int]] = {
 
 #: Native competence axis of each system: name and the range searched by the inverse table.
 COMPETENCE_AXIS = {
-    "dice_pool_7": ("pool", range(0, 31)),
-    "middle_3d10": ("modifier", range(0, 41)),
-    "dice_pool_6": ("pool", range(0, 31)),
+    "dice_pool_7": ("pool", range(31)),
+    "middle_3d10": ("modifier", range(41)),
+    "dice_pool_6": ("pool", range(31)),
     "percentile": ("skill", range(1, 101)),
     "d20_degrees": ("modifier", range(-10, 51)),
 }
@@ -154,7 +154,7 @@ def difficulty_axes(system: str) -> list[DifficultyAxis]:
     """The difficulty axes searched for ``system`` (easiest first on each)."""
     if system == "dice_pool_7":
         succ = tuple(range(1, 31))
-        pen = tuple(range(0, 31))
+        pen = tuple(range(31))
         return [DifficultyAxis(system, "successes", succ, tuple(f"{k} successes" for k in succ)),
                 DifficultyAxis(system, "penalty", pen, tuple(f"-{k} dice" for k in pen))]
     if system == "middle_3d10":

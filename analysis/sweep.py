@@ -203,7 +203,7 @@ def check_tasks(sc, *, sweep: bool = True) -> list[CheckTask]:
     return tasks
 
 
-def SYSTEM_VARIANTS(system: str) -> list[str]:  # noqa: N802 - reads like a constant table
+def SYSTEM_VARIANTS(system: str) -> list[str]:
     import dataclasses
 
     from engines import SYSTEMS

@@ -78,7 +78,7 @@ def test_dp6_walk_matches_icepool(pool):
         return sum(f >= 6 for f in faces) + 2 * (tens // 2)
 
     die = icepool.d10.pool(pool).expand().map(lambda t: succ(*t))
-    for need in range(0, 2 * pool + 2):
+    for need in range(2 * pool + 2):
         assert dp6_at_least(pool, need) == pytest.approx(float(die.probability(">=", need)),
                                                          abs=1e-12)
 
@@ -346,6 +346,6 @@ def test_decreasing_check_knob_largest_dc():
     """E1: the largest DC a +5 character still passes at least 60 % of the time is 13:
     d20 >= 8 → 13 faces of 20 = 0.65; DC 14 → 0.6 also meets (>=); DC 15 → 0.55."""
     metric = solvers.check_knob_metric("d20_degrees", "dc", {"modifier": 5, "degree": 1})
-    res = solvers.solve_threshold(metric, range(0, 41), 0.6, increasing=False)
+    res = solvers.solve_threshold(metric, range(41), 0.6, increasing=False)
     assert res.knob == 14
     assert res.estimate == pytest.approx(0.6)
