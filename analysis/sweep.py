@@ -219,35 +219,39 @@ def SYSTEM_VARIANTS(system: str) -> list[str]:
 class Cluster:
     """Where tasks run: ``workers=0`` in this process; else a Dask cluster.
 
-    ``scheduler`` (``tcp://host:8786``) joins an existing cluster; otherwise a
+    ``scheduler`` (``tcp://host:8786``) joins an existing cluster; ``client`` uses an
+    open :class:`distributed.Client` (left open); otherwise a
     ``LocalCluster(n_workers=workers, threads_per_worker=1, processes=True)`` is started
     for the run and closed after it.
     """
 
     workers: int = 0
     scheduler: str | None = None
+    client: Any = None
     env: dict = field(default_factory=lambda: {"NUMBA_NUM_THREADS": "1"})
 
     @property
     def local(self) -> bool:
-        return self.workers == 0 and self.scheduler is None
+        return self.workers == 0 and self.scheduler is None and self.client is None
 
     def connect(self):
-        """A (client, cluster-or-None) pair; the caller closes both."""
+        """A (client, cluster-or-None, owned) triple; the caller closes what it owns."""
         import logging
 
         from distributed import Client, LocalCluster
 
+        if self.client is not None:
+            return self.client, None, False
         if self.scheduler is not None:
             try:
                 client = Client(self.scheduler, timeout="10s")
             except (OSError, TimeoutError, ValueError) as exc:
                 raise InputError(f"--scheduler: cannot reach {self.scheduler!r}: {exc}") from None
-            return client, None
+            return client, None, True
         env = {**self.env, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR, env=env)
-        return Client(cluster), cluster
+                               dashboard_address=":0", silence_logs=logging.ERROR, env=env)
+        return Client(cluster), cluster, True
 
 
 def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
@@ -278,7 +282,7 @@ def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
             return results
         from distributed import as_completed
 
-        client, local_cluster = cluster.connect()
+        client, local_cluster, owned = cluster.connect()
         futures = []
         try:
             futures = [client.submit(fn, task, key=f"rpg-balance-task-{i}-{id(tasks):x}",
@@ -294,7 +298,8 @@ def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
             client.cancel(futures)
             raise SweepInterrupted(done, total) from None
         finally:
-            client.close()
+            if owned:
+                client.close()
             if local_cluster is not None:
                 local_cluster.close()
     return results

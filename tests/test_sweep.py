@@ -126,12 +126,28 @@ def test_one_worker_equals_in_process(in_process):
     pd.testing.assert_frame_equal(got, in_process, check_exact=True)
 
 
-def test_four_workers_equal_in_process(in_process):
-    got = run_checks(scenario(), Cluster(4), progress=False).table
+@pytest.fixture(scope="module")
+def four_workers():
+    """One 4-process LocalCluster shared by the tests that need it (start-up is slow)."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=4, threads_per_worker=1, processes=True,
+                           dashboard_address=":0", silence_logs=logging.ERROR,
+                           env={"NUMBA_NUM_THREADS": "1"})
+    client = Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_four_workers_equal_in_process(in_process, four_workers):
+    got = run_checks(scenario(), Cluster(client=four_workers), progress=False).table
     pd.testing.assert_frame_equal(got, in_process, check_exact=True)
 
 
-def test_worker_killed_mid_run(in_process):
+def test_worker_killed_mid_run(four_workers):
     """Kill (SIGKILL) a worker process that is processing tasks after the first result:
     the scheduler reruns its tasks and the table is still bit-identical."""
     killed = []
@@ -143,12 +159,15 @@ def test_worker_killed_mid_run(in_process):
         pids = client.run(os.getpid, workers=busy[:1] or None)
         pid = next(iter(pids.values()))
         os.kill(pid, signal.SIGKILL)
-        killed.append((pid, done, total))
+        killed.append((pid, done, total, bool(busy)))
 
     sc = scenario(precision={"trials": 400_000})
     ref = run_checks(sc, Cluster(0), progress=False).table
-    got = run_checks(sc, Cluster(2), progress=False, on_result=kill_one).table
-    assert killed and killed[0][1] < killed[0][2]  # the kill happened mid-run
+    got = run_checks(sc, Cluster(client=four_workers), progress=False,
+                     on_result=kill_one).table
+    assert killed
+    assert killed[0][1] < killed[0][2]  # the kill happened mid-run
+    assert killed[0][3]  # ... to a worker that was running a task
     pd.testing.assert_frame_equal(got, ref, check_exact=True)
 
 
