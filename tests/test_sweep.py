@@ -18,8 +18,14 @@ import pandas as pd
 import pytest
 
 from analysis.scenario import parse_scenario
-from analysis.sweep import (Cluster, SweepInterrupted, check_tasks, run_check_task, run_checks,
-                            sensitivity)
+from analysis.sweep import (
+    Cluster,
+    SweepInterrupted,
+    check_tasks,
+    run_check_task,
+    run_checks,
+    sensitivity,
+)
 from engines import dice_pool_7
 from engines.variants import parse_variants
 
