@@ -57,14 +57,15 @@ def test_loader_never_crashes(tmp_path_factory, text):
     """Random TOML-ish text: a valid Scenario or one InputError naming the file."""
     f = tmp_path_factory.mktemp("fuzz") / "scenario.toml"
     f.write_text(text, encoding="utf-8")
+    sc = msg = None
     try:
         sc = load_scenario(f)
     except InputError as exc:
         msg = str(exc)
+    if msg is not None:
         assert msg.startswith("scenario.toml: ")
-        assert "Traceback" not in msg
-        return
-    assert isinstance(sc, Scenario)
+    else:
+        assert isinstance(sc, Scenario)
 
 
 @settings(max_examples=100, deadline=None)
@@ -76,10 +77,12 @@ def test_loader_never_crashes(tmp_path_factory, text):
                     max_leaves=20))
 def test_parse_random_structures(data):
     """Already-parsed data of any shape (what a TOML file could hold and more)."""
+    message = None
     try:
         parse_scenario(data, "s.toml")
     except InputError as exc:
-        assert str(exc).startswith("s.toml: ")
+        message = str(exc)
+    assert message is None or message.startswith("s.toml: ")
 
 
 # ---------------------------------------------------------------- the command line
@@ -221,7 +224,9 @@ def test_help_starts_fast():
                          cwd=Path(__file__).resolve().parents[1], check=True)
     elapsed = time.perf_counter() - t
     assert "HEAVY []" in res.stdout
-    assert "run" in res.stdout and "sweep" in res.stdout and "solve" in res.stdout
+    assert "run" in res.stdout
+    assert "sweep" in res.stdout
+    assert "solve" in res.stdout
     print(f"rpg-balance --help: {elapsed:.3f} s")
 
 
