@@ -56,8 +56,13 @@ METRICS: dict[str, Callable] = {
 
 def available() -> dict[str, bool]:
     """Which systems have a combat engine installed."""
+    import sys
+
     out = {}
     for system, name in ENGINE_MODULES.items():
+        if sys.modules.get(name) is not None:
+            out[system] = True
+            continue
         try:
             out[system] = importlib.util.find_spec(name) is not None
         except (ImportError, ValueError):

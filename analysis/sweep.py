@@ -282,9 +282,11 @@ def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
             return results
         from distributed import as_completed
 
-        client, local_cluster, owned = cluster.connect()
+        client = local_cluster = None
+        owned = False
         futures = []
         try:
+            client, local_cluster, owned = cluster.connect()
             futures = [client.submit(fn, task, key=f"rpg-balance-task-{i}-{id(tasks):x}",
                                      pure=False) for i, task in enumerate(tasks)]
             position = {f.key: i for i, f in enumerate(futures)}
@@ -295,10 +297,11 @@ def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
                 if on_result is not None:
                     on_result(done, total, client)
         except KeyboardInterrupt:
-            client.cancel(futures)
+            if client is not None and futures:
+                client.cancel(futures)
             raise SweepInterrupted(done, total) from None
         finally:
-            if owned:
+            if owned and client is not None:
                 client.close()
             if local_cluster is not None:
                 local_cluster.close()

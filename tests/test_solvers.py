@@ -349,3 +349,63 @@ def test_decreasing_check_knob_largest_dc():
     res = solvers.solve_threshold(metric, range(41), 0.6, increasing=False)
     assert res.knob == 14
     assert res.estimate == pytest.approx(0.6)
+
+
+# ---------------------------------------------------------------- lethality hook
+
+
+def _fake_combat_module():
+    """A stand-in combat engine with a known monotone answer: side 0 wins with
+    probability logistic((a.hit_points − 20) / 3); every fight ends in round 1."""
+    import types
+
+    from engines.fight import FightStats
+
+    def p_win(a):
+        return 1 / (1 + math.exp(-(a["hit_points"] - 20) / 3))
+
+    def duel_mc(a, b, trials, seed, variants, round_cap):
+        rng = np.random.default_rng(seed)
+        wins = int(rng.binomial(trials, p_win(a)))
+        stats = FightStats.empty("d20_degrees", round_cap, trials)
+        stats.outcome[:] = [wins, trials - wins, 0]
+        stats.rounds[1, :2] = [wins, trials - wins]
+        return stats
+
+    mod = types.ModuleType("engines.combat_d20_degrees")
+    mod.duel_mc = duel_mc
+    mod.p_win = p_win
+    return mod
+
+
+def test_lethality_solver_through_registry(tmp_path, monkeypatch, capsys):
+    """The lethality CLI on a registered engine: the smallest hit points with P(side 0
+    wins) >= 0.7 whose whole 2-SE interval clears 0.7. Exact answer: logistic crosses 0.7
+    at 22.54, so 23 (p = 0.731; 2 SE at 20 000 trials = 0.006) and 22 (p = 0.661) fails."""
+    from analysis.cli import main
+
+    mod = _fake_combat_module()
+    monkeypatch.setitem(__import__("sys").modules, "engines.combat_d20_degrees", mod)
+    f = tmp_path / "duel.toml"
+    f.write_text('name = "duel"\nmethod = "mc"\n[[fights]]\nsystem = "d20_degrees"\n'
+                 'a = { hit_points = 10 }\nb = { hit_points = 20 }\n')
+    out = tmp_path / "leth.csv"
+    rc = main(["solve", "lethality", "--system", "d20_degrees", "--scenario", str(f),
+               "--knob", "a.hit_points", "--range", "1:60", "--target", "0.7",
+               "--trials", "20000", "--seed", "3", "-o", str(out)])
+    assert rc == 0
+    assert "a.hit_points = 23" in capsys.readouterr().err
+    import pandas as pd
+
+    t = pd.read_csv(out)
+    assert t.loc[t["meets"], "value"].tolist() == [23]
+    row = t[t["value"] == 23].iloc[0]
+    p = mod.p_win({"hit_points": 23})
+    assert abs(row["estimate"] - p) <= 5 * math.sqrt(p * (1 - p) / 20000) + 1 / 20000
+    # the scenario runner reads the same registry for [[fights]]
+    from analysis.scenario import load_scenario
+    from analysis.workflow import run_fights
+
+    fights = run_fights(load_scenario(f))
+    assert fights["p_side0"].iloc[0] == pytest.approx(mod.p_win({"hit_points": 10}), abs=0.01)
+    assert fights["mean_rounds"].iloc[0] == pytest.approx(1.0)

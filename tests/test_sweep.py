@@ -197,3 +197,33 @@ def test_ctrl_c_cancels_and_closes():
 
     with pytest.raises(SweepInterrupted, match="1 of 12 tasks done"):
         run_checks(scenario(), Cluster(0), progress=False, on_result=interrupt)
+
+
+def test_cli_sweep_sigint_stops_cleanly(tmp_path):
+    """A real Ctrl-C (SIGINT) to ``rpg-balance sweep`` mid-run: exit 130, a message
+    saying how many tasks were done, and no output file."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    f = tmp_path / "long.toml"
+    f.write_text('name = "long"\nsystem = "dice_pool_7"\nmethod = "mc"\n'
+                 '[precision]\nse = 0.0001\nbatch = 20000\nmax_trials = 1000000000\n'
+                 '[[checks]]\naxes = { pool = [10, 15, 20], successes = [3] }\n'
+                 '[sweep]\nvariants = { again = [10, 9, 8, "none"] }\n')
+    out = tmp_path / "out.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "sweep", str(f),
+                             "--workers", "0", "-o", str(out), "--no-progress"],
+                            cwd=Path(__file__).resolve().parents[1], stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(4)
+    assert proc.poll() is None, "the sweep finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted:" in err
+    assert "of 4 tasks done; nothing written" in err
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert not list(tmp_path.glob(".*.part"))
