@@ -315,8 +315,7 @@ def run_sweep(args) -> int:
     if args.sensitivity is not None:
         write_table(result.sensitivity, fmt, args.sensitivity)
     if args.plot is not None:
-        metric = "p" if "p" in result.table else "p_exact"
-        sensitivity_plot(result.table, result.sensitivity, args.plot, metric)
+        sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric)
     return 0
 
 

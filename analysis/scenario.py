@@ -39,6 +39,7 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     [sweep]                            # grid: every combination is one task
     variants = { again = [10, 9, 8, "none"] }
     axes = { pool = [3, 5, 7] }
+    metric = "p"                       # or "delta" (contrast): what sensitivity ranks
 
     [output]
     dir = "out/ten_again"              # relative to the scenario file
@@ -120,6 +121,8 @@ class Solve(_Model):
 class Sweep(_Model):
     variants: dict[str, list[Scalar]] = Field(default_factory=dict)
     axes: dict[str, list[Scalar]] = Field(default_factory=dict)
+    #: the column the sensitivity summary ranks knobs by (``delta`` needs a contrast)
+    metric: Literal["p", "delta"] = "p"
 
 
 class Output(_Model):
@@ -444,6 +447,8 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                 problems.append((path, "also swept as a variant; rename one"))
         if not sc.checks:
             problems.append(("sweep", "a sweep needs at least one [[checks]] entry"))
+        if sc.sweep.metric == "delta" and not any(c.contrast for c in sc.checks):
+            problems.append(("sweep.metric", "'delta' needs a contrast in [[checks]]"))
     if not (sc.checks or sc.fights or sc.solve):
         problems.append(("(top level)", "nothing to do: add [[checks]], [[fights]] or "
                          "[[solve]]"))

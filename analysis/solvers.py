@@ -281,8 +281,8 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
                          "competence_value": value, "difficulty": ax.labels[best],
                          "difficulty_value": int(val[1] * -1 if isinstance(val, tuple)
                                                  else val),
-                         "p": float(p[best]), "target": target,
-                         "error": float(p[best] - target)})
+                         "p": round(float(p[best]), 12), "target": target,
+                         "error": round(float(p[best] - target), 12)})
     return pd.DataFrame(rows)
 
 
@@ -303,7 +303,8 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
 
     Competence is searched over :data:`COMPETENCE_AXIS`; ``needed`` is missing (NA) when
     no competence in range gets there. ``rung`` is the lowest ladder rung at or above
-    the needed value. Returns a tidy table: system, axis, difficulty, level, needed, p.
+    the needed value (``above master`` past the top rung). Returns a tidy table: system,
+    axis, competence_axis, difficulty, level, needed, rung, p.
     """
     import pandas as pd
 
@@ -325,6 +326,8 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
                     needed = comp[int(ok[0])] if ok.size else None
                     rung = next((r for r, v in rungs if needed is not None and v >= needed),
                                 None)
+                    if rung is None and needed is not None:
+                        rung = f"above {rungs[-1][0]}"
                     rows.append({"system": system, "axis": ax.name, "competence_axis": name,
                                  "difficulty": label, "level": q,
                                  "needed": needed, "rung": rung,

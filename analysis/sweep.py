@@ -317,6 +317,7 @@ class SweepResult:
     table: Any            # tidy DataFrame: one row per (task, cell)
     sensitivity: Any      # DataFrame: one row per (check, knob)
     tasks: int
+    metric: str = "p"     # the column the sensitivity ranks by
 
 
 def run_checks(sc, cluster: Cluster | None = None, *, sweep: bool = True,
@@ -331,7 +332,9 @@ def run_checks(sc, cluster: Cluster | None = None, *, sweep: bool = True,
     table = _tidy(pd.concat(tables, ignore_index=True))
     knobs = sweep_knobs(sc, table) if sweep else []
     metric = "p" if "p" in table else "p_exact"
-    return SweepResult(table, sensitivity(table, knobs, metric), len(tasks))
+    if sc.sweep is not None and sc.sweep.metric != "p" and sc.sweep.metric in table:
+        metric = sc.sweep.metric
+    return SweepResult(table, sensitivity(table, knobs, metric), len(tasks), metric)
 
 
 def _tidy(table):
@@ -375,7 +378,7 @@ def sensitivity(table, knobs: Sequence[str], metric: str = "p"):
             sub = part.dropna(subset=[knob])
             if sub[knob].nunique() < 2:
                 continue
-            means = sub.groupby(knob, sort=True)[metric].mean()
+            means = sub.groupby(knob, sort=False)[metric].mean()  # grid order
             rows.append({"check": check, "knob": knob, "levels": int(means.size),
                          "low": float(means.min()), "high": float(means.max()),
                          "at_low": str(means.idxmin()), "at_high": str(means.idxmax()),
@@ -414,7 +417,7 @@ def sensitivity_plot(table, sens, path, metric: str = "p") -> None:
                 ax.axis("off")
                 continue
             row = knobs.iloc[c]
-            means = part.groupby(row["knob"], sort=True)[metric].mean()
+            means = part.groupby(row["knob"], sort=False)[metric].mean()
             ax.plot([str(x) for x in means.index], means.to_numpy(), marker="o")
             ax.set_title(f"{check}: {row['knob']} (range {row['range']:.3f})", fontsize=8)
             ax.set_ylabel(f"mean {metric}", fontsize=8)

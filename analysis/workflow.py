@@ -124,9 +124,8 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         if "sensitivity" in wanted:
             res.tables["sensitivity"] = result.sensitivity
         if "sensitivity" in sc.output.plots:
-            metric = "p" if "p" in result.table else "p_exact"
-            res.plots["sensitivity"] = (lambda path, r=result, m=metric:
-                                        sensitivity_plot(r.table, r.sensitivity, path, m))
+            res.plots["sensitivity"] = (lambda path, r=result:
+                                        sensitivity_plot(r.table, r.sensitivity, path, r.metric))
     frames = [solve_difficulty(s.target, s.competence, s.systems, _solver_variants(sc))
               for s in sc.solve if s.kind == "difficulty"]
     if frames and "difficulty" in wanted:
