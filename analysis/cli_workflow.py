@@ -308,7 +308,8 @@ def run_sweep(args) -> int:
     if fmt == "parquet" and args.sensitivity in ("-",):
         raise InputError("format parquet needs a file for --sensitivity")
     try:
-        result = run_checks(sc, _cluster(args, 2), progress=False if args.no_progress else None)
+        result = run_checks(sc, _cluster(args, 2), progress=False if args.no_progress else None,
+                            announce=True)
     except SweepInterrupted as exc:
         return _interrupted(exc)
     write_table(result.table, fmt, args.output)

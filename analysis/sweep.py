@@ -321,13 +321,21 @@ class SweepResult:
 
 
 def run_checks(sc, cluster: Cluster | None = None, *, sweep: bool = True,
-               progress: bool | None = None, on_result: Callable | None = None) -> SweepResult:
+               progress: bool | None = None, on_result: Callable | None = None,
+               announce: bool = False) -> SweepResult:
     """Run every check task of a scenario (with its sweep grid) and gather the results."""
     import pandas as pd
 
     tasks = check_tasks(sc, sweep=sweep)
     if not tasks:
         raise InputError(f"{sc.source}: no [[checks]] to run")
+    if announce:
+        cluster = cluster or Cluster()
+        where = ("in this process" if cluster.local else
+                 f"on {cluster.scheduler}" if cluster.scheduler else
+                 "on the given client" if cluster.client is not None else
+                 f"on {cluster.workers} local worker process(es)")
+        print(f"sweep: {len(tasks)} tasks {where}", file=sys.stderr, flush=True)
     tables = execute(tasks, run_check_task, cluster, progress=progress, on_result=on_result)
     table = _tidy(pd.concat(tables, ignore_index=True))
     knobs = sweep_knobs(sc, table) if sweep else []

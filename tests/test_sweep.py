@@ -217,10 +217,12 @@ def test_cli_sweep_sigint_stops_cleanly(tmp_path):
                              "--workers", "0", "-o", str(out), "--no-progress"],
                             cwd=Path(__file__).resolve().parents[1], stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(4)
+    first = proc.stderr.readline()  # printed once the tasks are built, before they run
+    assert first.startswith("sweep: 4 tasks in this process"), first
+    time.sleep(2)
     assert proc.poll() is None, "the sweep finished before it could be interrupted"
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130
     assert "interrupted:" in err
     assert "of 4 tasks done; nothing written" in err
