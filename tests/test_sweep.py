@@ -167,7 +167,7 @@ def test_worker_killed_mid_run(four_workers):
         os.kill(pid, signal.SIGKILL)
         killed.append((pid, done, total, bool(busy)))
 
-    sc = scenario(precision={"trials": 400_000})
+    sc = scenario(precision={"trials": 1_000_000})  # tasks long enough to be in flight
     ref = run_checks(sc, Cluster(0), progress=False).table
     got = run_checks(sc, Cluster(client=four_workers), progress=False,
                      on_result=kill_one).table
