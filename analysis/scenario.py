@@ -360,6 +360,12 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                 if (why := _variant_problem(system, name, value)) is not None:
                     problems.append((f"{path}.variants.{name}", why))
             if kind == "fights":
+                from .fights import available
+
+                if not available()[system]:
+                    problems.append((f"{path}.system", f"no combat engine for {system} in "
+                                     f"this build (engines/combat_{system}.py); fights "
+                                     "need the combat engines"))
                 continue
             axes = AXES[system]
             for axis, values in entry.axes.items():

@@ -95,6 +95,28 @@ def test_single_problems(tmp_path, text, line):
     assert any(g.startswith(line) for g in got), got
 
 
+def test_fights_need_a_combat_engine(tmp_path, monkeypatch):
+    """Fights validate only when the system's combat engine is installed (registry)."""
+    import sys
+    import types
+
+    text = 'name = "duel"\n[[fights]]\nsystem = "middle_3d10"\na = { vigor = 3 }\n'
+    monkeypatch.delitem(sys.modules, "engines.combat_middle_3d10", raising=False)
+    from analysis import fights
+
+    if not fights.available()["middle_3d10"]:
+        got = problems(text, tmp_path)
+        assert got[0].startswith("scenario.toml: fights[0].system: no combat engine for "
+                                 "middle_3d10")
+    monkeypatch.setitem(sys.modules, "engines.combat_middle_3d10",
+                        types.ModuleType("engines.combat_middle_3d10"))
+    f = tmp_path / "duel.toml"
+    f.write_text(text)
+    sc = load_scenario(f)
+    assert sc.fights[0].a == {"vigor": 3}
+    assert sc.tables() == ["fights"]
+
+
 def test_missing_file_and_not_a_table(tmp_path):
     with pytest.raises(InputError, match="no such scenario file"):
         load_scenario(tmp_path / "nope.toml")

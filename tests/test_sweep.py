@@ -153,6 +153,14 @@ def test_four_workers_equal_in_process(in_process, four_workers):
     pd.testing.assert_frame_equal(got, in_process, check_exact=True)
 
 
+def test_existing_scheduler_address(in_process, four_workers):
+    """``--scheduler ADDR``: join a running cluster by address (and leave it running)."""
+    addr = four_workers.scheduler.address
+    got = run_checks(scenario(), Cluster(scheduler=addr), progress=False).table
+    pd.testing.assert_frame_equal(got, in_process, check_exact=True)
+    assert four_workers.status == "running"
+
+
 def test_worker_killed_mid_run(four_workers):
     """Kill (SIGKILL) a worker process that is processing tasks after the first result:
     the scheduler reruns its tasks and the table is still bit-identical."""
