@@ -265,6 +265,18 @@ def _cluster(args, default_workers: int):
     return Cluster(workers=workers)
 
 
+def _to_stdout(write, *a) -> None:
+    """Run a writer that may print to stdout; a closed pipe (``| head``) is not an error."""
+    import os
+
+    try:
+        write(*a)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
 def _interrupted(exc) -> int:
     print(f"error: {exc}", file=sys.stderr)
     return 130
@@ -283,7 +295,8 @@ def run_run(args) -> int:
         res = run_scenario(sc, _cluster(args, 0), progress=False if args.no_progress else None)
     except SweepInterrupted as exc:
         return _interrupted(exc)
-    written = write_results(res, sc.output.format, out_dir)
+    written: list = []
+    _to_stdout(lambda: written.extend(write_results(res, sc.output.format, out_dir)))
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
     return 0
@@ -312,9 +325,9 @@ def run_sweep(args) -> int:
                             announce=True)
     except SweepInterrupted as exc:
         return _interrupted(exc)
-    write_table(result.table, fmt, args.output)
+    _to_stdout(write_table, result.table, fmt, args.output)
     if args.sensitivity is not None:
-        write_table(result.sensitivity, fmt, args.sensitivity)
+        _to_stdout(write_table, result.sensitivity, fmt, args.sensitivity)
     if args.plot is not None:
         sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric)
     return 0
@@ -341,7 +354,7 @@ def run_solve_difficulty(args) -> int:
     competence = args.competence.strip()
     value: int | str = int(competence) if competence.lstrip("-").isdigit() else competence
     table = solve_difficulty(args.target, value, args.system, _solver_variants(args))
-    write_table(table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output)
     return 0
 
 
@@ -352,7 +365,7 @@ def run_solve_competence(args) -> int:
     fmt = args.format or "csv"
     _target_file(args.output)
     table = competence_table(args.levels, args.system, _solver_variants(args))
-    write_table(table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output)
     return 0
 
 
@@ -405,7 +418,7 @@ def run_solve_lethality(args) -> int:
     table = pd.DataFrame([{"knob": args.knob, "value": v, "estimate": e, "se": s,
                            "meets": v == res.knob,
                            "undecided": v in res.undecided} for v, e, s in res.evaluated])
-    write_table(table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output)
     if res.found:
         print(f"{args.knob} = {res.knob}: {args.metric} = {res.estimate:.4f} "
               f"± {res.se:.4f}", file=sys.stderr)

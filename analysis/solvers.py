@@ -155,14 +155,14 @@ def difficulty_axes(system: str) -> list[DifficultyAxis]:
     if system == "dice_pool_7":
         succ = tuple(range(1, 31))
         pen = tuple(range(31))
-        return [DifficultyAxis(system, "successes", succ, tuple(f"{k} successes" for k in succ)),
+        return [DifficultyAxis(system, "successes", succ, tuple(_successes(k) for k in succ)),
                 DifficultyAxis(system, "penalty", pen, tuple(f"-{k} dice" for k in pen))]
     if system == "middle_3d10":
         vals = tuple(range(1, 51))
         return [DifficultyAxis(system, "difficulty", vals, tuple(str(v) for v in vals))]
     if system == "dice_pool_6":
         vals = tuple(range(1, 41))
-        return [DifficultyAxis(system, "successes", vals, tuple(f"{k} successes" for k in vals))]
+        return [DifficultyAxis(system, "successes", vals, tuple(_successes(k) for k in vals))]
     if system == "percentile":
         vals = tuple((lvl, d) for lvl in PERCENTILE_LEVELS for d in PERCENTILE_DICE)
         labels = tuple(f"{lvl} {_dice_label(d)}" for lvl, d in vals)
@@ -171,6 +171,10 @@ def difficulty_axes(system: str) -> list[DifficultyAxis]:
         vals = tuple(range(-10, 71))
         return [DifficultyAxis(system, "dc", vals, tuple(f"DC {v}" for v in vals))]
     raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+
+
+def _successes(k: int) -> str:
+    return "1 success" if k == 1 else f"{k} successes"
 
 
 def _dice_label(d: int) -> str:
@@ -331,7 +335,8 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
                     rows.append({"system": system, "axis": ax.name, "competence_axis": name,
                                  "difficulty": label, "level": q,
                                  "needed": needed, "rung": rung,
-                                 "p": float(p[int(ok[0]), j]) if ok.size else None})
+                                 "p": round(float(p[int(ok[0]), j]), 12) if ok.size
+                                 else None})
     out = pd.DataFrame(rows)
     out["needed"] = out["needed"].astype("Int64")
     out["p"] = out["p"].astype("Float64")
