@@ -346,13 +346,15 @@ def run_checks(sc, cluster: Cluster | None = None, *, sweep: bool = True,
 
 
 def _tidy(table):
-    """Whole-number columns that gained NaN from other systems' checks stay whole (Int64)."""
+    """Axis columns that gained NaN from other systems' checks stay whole numbers (Int64)."""
+    from .checks import AXES
+
+    axes = {a for system_axes in AXES.values() for a in system_axes}
     for col in table.columns:
         s = table[col]
-        if s.dtype.kind == "f" and s.isna().any():
+        if col in axes and s.dtype.kind == "f" and s.isna().any():
             vals = s.dropna()
-            if len(vals) and (vals == vals.round()).all() and col not in ("p", "p_exact",
-                                                                          "p_mc", "se", "z"):
+            if len(vals) and (vals == vals.round()).all():
                 table[col] = s.astype("Int64")
     return table
 
