@@ -379,6 +379,10 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                     if (why := _axis_problem(system, axis, value)) is not None:
                         problems.append((f"{path}.axes.{axis}[{j}]", why))
             if entry.competence is not None:
+                comp_axis = next(iter(axes))
+                if comp_axis in entry.axes:
+                    problems.append((f"{path}.competence", f"also given as axes.{comp_axis}; "
+                                     "use one of them"))
                 for j, c in enumerate(entry.competence):
                     if isinstance(c, str) and c not in ladder[system]:
                         problems.append((f"{path}.competence[{j}]",
@@ -395,6 +399,14 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                         elif not -100 <= off <= 100:
                             problems.append((f"{path}.contrast.{arm}.{axis}",
                                              f"offset {off} is out of range -100..100"))
+
+    seen: dict[str, int] = {}
+    for i in range(len(sc.checks)):
+        name = sc.check_name(i)
+        if name in seen:
+            problems.append((f"checks[{i}].name", f"{name!r} is already the name of "
+                             f"checks[{seen[name]}]"))
+        seen.setdefault(name, i)
 
     for i, s in enumerate(sc.solve):
         path = f"solve[{i}]"

@@ -89,6 +89,11 @@ format = "xlsx"
      "scenario.toml: solve[0].competence: a native value needs exactly one system"),
     ('name = "x"\nsystem = "dice_pool_6"\n[[checks]]\n[output]\nformat = "parquet"\n',
      "scenario.toml: output.format: parquet needs an output folder"),
+    ('name = "x"\nsystem = "d20_degrees"\n[[checks]]\nname = "a"\n[[checks]]\nname = "a"\n',
+     "scenario.toml: checks[1].name: 'a' is already the name of checks[0]"),
+    ('name = "x"\nsystem = "d20_degrees"\n[[checks]]\ncompetence = ["expert"]\n'
+     'axes = { modifier = [3] }\n',
+     "scenario.toml: checks[0].competence: also given as axes.modifier"),
 ])
 def test_single_problems(tmp_path, text, line):
     got = problems(text, tmp_path)
