@@ -67,6 +67,7 @@ format = "xlsx"
         "successes",
         "scenario.toml: checks[1].competence[0]: unknown ladder name 'wizard'; known: "
         "untrained, novice, competent, expert, master",
+        "scenario.toml: checks[1].competence: also given as axes.pool; use one of them",
     ]
     for line in expected:
         assert line in got, (line, got)
