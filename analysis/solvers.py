@@ -69,8 +69,9 @@ PERCENTILE_DICE = range(2, -3, -1)  # two bonus dice (easiest) ... two penalty d
 
 
 def _ladder_from_data(data: dict[str, Any]) -> dict[str, dict[str, int]]:
-    """Pull ``{system: {rung: value}}`` out of a ladder file (two shapes accepted).
+    """Pull ``{system: {rung: value}}`` out of a ladder file (three shapes accepted).
 
+    ``[systems.<system>] competence = {rung = value}`` (the project's data file),
     ``[competence.<system>]`` tables of ``rung = value``, or ``[<system>.competence]``;
     a rung may also be a table with a ``value`` key. Unknown shapes give ``{}``.
     """
@@ -79,10 +80,11 @@ def _ladder_from_data(data: dict[str, Any]) -> dict[str, dict[str, int]]:
     comp = data.get("competence")
     if isinstance(comp, dict):
         sources.extend(comp.items())
+    nested = data.get("systems")
     for system in SYSTEMS:
-        sub = data.get(system)
-        if isinstance(sub, dict) and isinstance(sub.get("competence"), dict):
-            sources.append((system, sub["competence"]))
+        for sub in (data.get(system), nested.get(system) if isinstance(nested, dict) else None):
+            if isinstance(sub, dict) and isinstance(sub.get("competence"), dict):
+                sources.append((system, sub["competence"]))
     for system, rungs in sources:
         if system not in SYSTEMS or not isinstance(rungs, dict):
             continue
@@ -279,7 +281,8 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
         label, value = competence_value(system, competence, ladder)
         for ax in difficulty_axes(system):
             p = chance_matrix(system, ax.name, [value], ax.values, variants.get(system))[0]
-            best = int(np.argmin(np.abs(p - target)))  # first = easiest among ties
+            dist = np.abs(p - target)
+            best = int(np.argmax(dist <= dist.min() + 1e-12))  # easiest among (near-)ties
             val = ax.values[best]
             rows.append({"system": system, "axis": ax.name, "competence": label,
                          "competence_value": value, "difficulty": ax.labels[best],

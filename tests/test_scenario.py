@@ -177,21 +177,42 @@ def test_c7_claim_scenario():
 
 
 def test_expert_vs_difficulties_scenario(tmp_path):
-    """B2 / E1 named difficulties for the ladder rungs; the solver table has all systems."""
+    """B2 / E1 named difficulties for the ladder rungs (values from the ladder in force),
+    against enumeration: E1–E3 (a natural 1 fails, a natural 20 counts +5) and B1, B3
+    (the middle of 3d10; two 10s succeed, two 1s fail)."""
+    import itertools
+
+    from analysis.solvers import load_ladder
+
+    ladder = load_ladder()
     sc = load_scenario(ROOT / "scenarios" / "expert_vs_difficulties.toml")
     res = run_scenario(sc, progress=False)
     checks = res.tables["checks"]
+    m = ladder["d20_degrees"]["expert"]
     d20 = checks[(checks["system"] == "d20_degrees") & (checks["competence"] == "expert")]
-    # expert = +12 (fallback ladder); DC 15 needs d20 >= 3: 18 faces of 20 (E1, E3)
-    assert d20.loc[d20["dc"] == 15, "p"].iloc[0] == pytest.approx(18 / 20)
+    want = sum(1 for d in range(2, 21) if d + m + 5 * (d == 20) >= 15) / 20
+    assert d20.loc[d20["dc"] == 15, "p"].iloc[0] == pytest.approx(want)
+    m = ladder["middle_3d10"]["expert"]
     mid = checks[(checks["system"] == "middle_3d10") & (checks["competence"] == "expert")]
-    # expert = +12 vs 15: the middle die >= 3 unless two 1s; P(C >= 3) = 1 − P(C <= 2)
-    # P(C <= 2) = P(at least two dice <= 2) = 3·0.2²·0.8 + 0.2³ = 0.104
-    assert mid.loc[mid["difficulty"] == 15, "p"].iloc[0] == pytest.approx(1 - 0.104)
+    ok = 0
+    for dice in itertools.product(range(1, 11), repeat=3):
+        c = sorted(dice)[1]
+        ok += dice.count(10) >= 2 or (dice.count(1) < 2 and c + m >= 15)
+    assert mid.loc[mid["difficulty"] == 15, "p"].iloc[0] == pytest.approx(ok / 1000)
     assert set(res.tables["difficulty"]["system"]) == {"dice_pool_7", "middle_3d10",
                                                        "dice_pool_6", "percentile",
                                                        "d20_degrees"}
     assert "curves" in res.plots
+
+
+def test_fallback_ladder_hand_worked():
+    """With the fallback ladder, expert = +12 in middle_3d10: vs 15 the middle die must be
+    3+, and P(C <= 2) = P(at least two dice <= 2) = 3·0.2²·0.8 + 0.2³ = 0.104 (B1, B3)."""
+    from engines import middle_3d10
+
+    m = __import__("analysis.solvers", fromlist=["x"]).FALLBACK_LADDER["middle_3d10"]["expert"]
+    assert m == 12
+    assert middle_3d10.p_success(m, 15) == pytest.approx(1 - 0.104)
 
 
 def test_ten_again_mc_matches_exact():
@@ -222,8 +243,14 @@ def test_percentile_bonus_dice_scenario():
     cell = t[(t["skill"] == 20) & (t["level"] == "regular") & (t["dice"] == 2)]
     assert cell["p"].iloc[0] == pytest.approx(0.488)
     assert res.tables["sensitivity"].iloc[0]["knob"] == "dice"
-    d = res.tables["difficulty"]
-    assert d["p"].iloc[0] == pytest.approx(0.5)
+    d = res.tables["difficulty"].iloc[0]
+    from analysis.solvers import load_ladder
+    from engines import percentile
+
+    skill = load_ladder()["percentile"]["competent"]
+    level = d["difficulty"].split()[0]
+    assert d["p"] == pytest.approx(percentile.p_success(skill, level, -d["difficulty_value"]))
+    assert abs(d["p"] - 0.5) <= 0.1
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

@@ -22,6 +22,8 @@ from engines.errors import InputError
 
 TARGETS = (0.05, 0.2, 0.35, 0.5, 0.65, 0.7, 0.8, 0.95)
 LADDER = solvers.FALLBACK_LADDER
+#: the ladder in force (the data file when present), which ladder names resolve to
+IN_FORCE = solvers.load_ladder()
 
 
 # ---------------------------------------------------------------- independent oracles
@@ -156,12 +158,12 @@ def test_oracles_match_seed_examples():
 # ---------------------------------------------------------------- difficulty solver
 
 
-@pytest.mark.parametrize("system", list(LADDER))
+@pytest.mark.parametrize("system", list(IN_FORCE))
 def test_difficulty_solver_matches_brute_force(system):
     """For every rung and target, the solver's difficulty is the brute-force optimum of
     |P − target| over an independently computed exact table (ties: the easier one)."""
     for ax in solvers.difficulty_axes(system):
-        for rung, comp in LADDER[system].items():
+        for rung, comp in IN_FORCE[system].items():
             table = [oracle(system, ax.name, comp, d) for d in ax.values]
             for target in TARGETS:
                 got = solvers.solve_difficulty(target, rung, system)
@@ -183,8 +185,8 @@ def test_difficulty_solver_worked_examples():
     t = solvers.solve_difficulty(0.5, 8, "d20_degrees")
     assert t["difficulty"].iloc[0] == "DC 19"
     assert t["p"].iloc[0] == pytest.approx(0.5)
-    # percentile competent (50): regular with no extra dice is exactly 50 % (D1)
-    t = solvers.solve_difficulty(0.5, "competent", "percentile")
+    # percentile skill 50: regular with no extra dice is exactly 50 % (D1)
+    t = solvers.solve_difficulty(0.5, 50, "percentile")
     assert t["difficulty"].iloc[0] == "regular no extra dice"
 
 
@@ -255,6 +257,15 @@ def test_ladder_file_is_read(tmp_path):
     assert ladder["d20_degrees"]["expert"] == 11
     assert ladder["d20_degrees"]["novice"] == LADDER["d20_degrees"]["novice"]
     assert ladder["percentile"]["master"] == 85
+    # the project's data-file shape: [systems.<id>] competence = { rung = value }
+    f.write_text('competence = ["untrained", "novice", "competent", "expert", "master"]\n'
+                 "[systems.dice_pool_7]\n"
+                 "competence = { untrained = 1, novice = 2, competent = 4, expert = 6, "
+                 "master = 8 }\n")
+    ladder = solvers.load_ladder(f)
+    assert ladder["dice_pool_7"] == {"untrained": 1, "novice": 2, "competent": 4,
+                                     "expert": 6, "master": 8}
+    assert ladder["middle_3d10"] == LADDER["middle_3d10"]
     f.write_text("not = [toml")
     with pytest.raises(InputError, match="ladder"):
         solvers.load_ladder(f)
