@@ -397,13 +397,14 @@ def run_solve_lethality(args) -> int:
         raise InputError(f"{Path(args.scenario).name}: no [[fights]] entry for {args.system}")
     fight = fights[0]
     read = reg.metric(args.metric)
-    variants = sc.check_variants(fight)
+    variants = reg.combat_variants(args.system, sc.check_variants(fight))
     exact = sc.method == "exact" and hasattr(mod, "duel_exact")
     trials = sc.precision.trials or 20_000
 
     def metric(value):
-        a, b = copy.deepcopy(fight.a), copy.deepcopy(fight.b)
-        (a if side == "a" else b)[key] = value
+        specs = {"a": copy.deepcopy(fight.a), "b": copy.deepcopy(fight.b)}
+        specs[side] = reg.with_knob(specs[side], key, value)
+        a, b = reg.fighter(args.system, specs["a"]), reg.fighter(args.system, specs["b"])
         if exact:
             stats = mod.duel_exact(a, b, variants=variants, round_cap=fight.round_cap)
         else:

@@ -85,3 +85,42 @@ def metric(name: str) -> Callable:
     if name not in METRICS:
         raise InputError(f"metric: unknown {name!r}; known: {', '.join(METRICS)}")
     return METRICS[name]
+
+
+def fighter(system: str, spec):
+    """The engine's combatant for a scenario's fighter spec.
+
+    A spec is an archetype name or a table of traits (``{"archetype": NAME, **changes}``
+    or every trait). When the project's combatant loader (``analysis.archetypes``) is
+    installed it builds and validates the combatant; otherwise the spec goes to the
+    engine as given (engines that take plain mappings).
+    """
+    try:
+        found = importlib.util.find_spec("analysis.archetypes") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        return spec
+    archetypes = importlib.import_module("analysis.archetypes")
+    return archetypes.combatant(system, spec)
+
+
+def combat_variants(system: str, given):
+    """The combat engine's variant object from a mapping (or the mapping itself when the
+    engine declares no ``Variants`` class)."""
+    mod = engine(system)
+    cls = getattr(mod, "Variants", None)
+    if cls is None:
+        return dict(given or {})
+    from engines.variants import parse_variants
+
+    return parse_variants(cls, dict(given or {}))
+
+
+def with_knob(spec, key: str, value):
+    """A copy of a fighter spec with one trait set (an archetype name becomes a table)."""
+    import copy
+
+    out = {"archetype": spec} if isinstance(spec, str) else copy.deepcopy(dict(spec))
+    out[key] = value
+    return out

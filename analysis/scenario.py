@@ -104,8 +104,8 @@ class Fight(_Model):
     name: str | None = None
     system: str | None = None
     variants: dict[str, Scalar] = Field(default_factory=dict)
-    a: dict[str, Any] = Field(default_factory=dict)
-    b: dict[str, Any] = Field(default_factory=dict)
+    a: str | dict[str, Any] = Field(default_factory=dict)   # archetype name or traits
+    b: str | dict[str, Any] = Field(default_factory=dict)
     round_cap: int = Field(50, ge=1, le=1000)
     exact: bool = False
 
@@ -157,6 +157,10 @@ class Scenario(_Model):
         return check.system or self.system  # validated: one of them is set
 
     def check_variants(self, check: Check | Fight) -> dict[str, Any]:
+        """A check's variants over the top-level ones (fights use only their own: combat
+        engines have their own variant classes)."""
+        if isinstance(check, Fight):
+            return dict(check.variants)
         base = dict(self.variants) if self.check_system(check) == self.system else {}
         return {**base, **check.variants}
 
@@ -355,18 +359,23 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             if entry.system is None and not top_ok:
                 continue
             system = sc.check_system(entry)
-            systems_in_use.append(system)
-            for name, value in entry.variants.items():
-                if (why := _variant_problem(system, name, value)) is not None:
-                    problems.append((f"{path}.variants.{name}", why))
             if kind == "fights":
-                from .fights import available
+                from .fights import available, combat_variants
 
                 if not available()[system]:
                     problems.append((f"{path}.system", f"no combat engine for {system} in "
                                      f"this build (engines/combat_{system}.py); fights "
                                      "need the combat engines"))
+                    continue
+                try:
+                    combat_variants(system, entry.variants)
+                except InputError as exc:
+                    problems.append((f"{path}.variants", str(exc)))
                 continue
+            systems_in_use.append(system)
+            for name, value in entry.variants.items():
+                if (why := _variant_problem(system, name, value)) is not None:
+                    problems.append((f"{path}.variants.{name}", why))
             axes = AXES[system]
             for axis, values in entry.axes.items():
                 if axis not in axes:

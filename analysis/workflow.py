@@ -42,14 +42,15 @@ def run_fights(sc: Scenario):
     for i, fight in enumerate(sc.fights):
         system = sc.check_system(fight)
         mod = reg.engine(system)
-        variants = sc.check_variants(fight)
+        variants = reg.combat_variants(system, sc.check_variants(fight))
+        a, b = reg.fighter(system, fight.a), reg.fighter(system, fight.b)
         if fight.exact:
-            stats = mod.duel_exact(fight.a, fight.b, variants=variants, round_cap=fight.round_cap)
+            stats = mod.duel_exact(a, b, variants=variants, round_cap=fight.round_cap)
         else:
             import numpy as np
 
             trials = sc.precision.trials or 100_000
-            stats = mod.duel_mc(fight.a, fight.b, trials,
+            stats = mod.duel_mc(a, b, trials,
                                 np.random.SeedSequence(sc.seed, spawn_key=(10_000 + i,)),
                                 variants, fight.round_cap)
         row = {"fight": fight.name or f"fight{i}", "system": system,
