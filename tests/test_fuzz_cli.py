@@ -186,6 +186,10 @@ def test_known_bad_commands(files, argv):
 
 
 def test_lethality_without_combat_engine_says_so(files):
+    from analysis import fights
+
+    if fights.available()["d20_degrees"]:
+        pytest.skip("the d20_degrees combat engine is installed")
     rc, _, err = _run(["solve", "lethality", "--system", "d20_degrees", "--scenario",
                        str(files / "good.toml"), "--knob", "a.hit_points", "--range", "1:40",
                        "--target", "0.7"])

@@ -393,10 +393,13 @@ def test_lethality_solver_through_registry(tmp_path, monkeypatch, capsys):
     """The lethality CLI on a registered engine: the smallest hit points with P(side 0
     wins) >= 0.7 whose whole 2-SE interval clears 0.7. Exact answer: logistic crosses 0.7
     at 22.54, so 23 (p = 0.731; 2 SE at 20 000 trials = 0.006) and 22 (p = 0.661) fails."""
+    from analysis import fights
     from analysis.cli import main
 
     mod = _fake_combat_module()
     monkeypatch.setitem(__import__("sys").modules, "engines.combat_d20_degrees", mod)
+    # the stand-in engine takes plain mappings: bypass the combatant loader, if installed
+    monkeypatch.setattr(fights, "fighter", lambda system, spec: spec)
     f = tmp_path / "duel.toml"
     f.write_text('name = "duel"\nmethod = "mc"\n[[fights]]\nsystem = "d20_degrees"\n'
                  'a = { hit_points = 10 }\nb = { hit_points = 20 }\n')
