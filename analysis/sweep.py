@@ -287,8 +287,11 @@ def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
         futures = []
         try:
             client, local_cluster, owned = cluster.connect()
-            futures = [client.submit(fn, task, key=f"rpg-balance-task-{i}-{id(tasks):x}",
-                                     pure=False) for i, task in enumerate(tasks)]
+            import uuid
+
+            run_id = uuid.uuid4().hex[:12]  # keys never collide across runs on one cluster
+            futures = [client.submit(fn, task, key=f"rpg-balance-{run_id}-{i}", pure=False)
+                       for i, task in enumerate(tasks)]
             position = {f.key: i for i, f in enumerate(futures)}
             for fut in as_completed(futures):
                 results[position[fut.key]] = fut.result()
