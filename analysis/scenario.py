@@ -408,6 +408,14 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                         elif not -100 <= off <= 100:
                             problems.append((f"{path}.contrast.{arm}.{axis}",
                                              f"offset {off} is out of range -100..100"))
+                        else:
+                            values = entry.axes.get(axis, list(axes[axis]))
+                            bad = [v + off for v in values if isinstance(v, int)
+                                   and _axis_problem(system, axis, v + off) is not None]
+                            if bad:
+                                problems.append((f"{path}.contrast.{arm}.{axis}",
+                                                 f"offset {off} moves {axis} out of range "
+                                                 f"(to {bad[0]})"))
 
     seen: dict[str, int] = {}
     for i in range(len(sc.checks)):

@@ -95,6 +95,9 @@ format = "xlsx"
     ('name = "x"\nsystem = "d20_degrees"\n[[checks]]\ncompetence = ["expert"]\n'
      'axes = { modifier = [3] }\n',
      "scenario.toml: checks[0].competence: also given as axes.modifier"),
+    ('name = "x"\nsystem = "percentile"\n[[checks]]\naxes = { skill = [1, 50] }\n'
+     'contrast = { a = { skill = -5 } }\n',
+     "scenario.toml: checks[0].contrast.a.skill: offset -5 moves skill out of range (to -4)"),
 ])
 def test_single_problems(tmp_path, text, line):
     got = problems(text, tmp_path)
