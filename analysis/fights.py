@@ -1,0 +1,126 @@
+"""Registry of combat engines, so fights plug into scenarios, sweeps and solvers.
+
+Each system's combat engine is a module ``engines/combat_<system>.py`` exposing
+``duel_mc(a, b, trials, seed, variants, round_cap)`` and (where cheap enough)
+``duel_exact(a, b, variants, round_cap)``, both returning
+:class:`engines.fight.FightStats`. This module finds them lazily, so the check workflow
+runs whether or not they are installed, and reads the metrics designers solve for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from engines import SYSTEMS
+from engines.errors import InputError
+
+#: Engine module of each system's fights.
+ENGINE_MODULES = {system: f"engines.combat_{system}" for system in SYSTEMS}
+
+
+def _metric_win(side: int):
+    def read(stats) -> tuple[float, float]:
+        return float(stats.p_outcome()[side]), float(stats.se_outcome()[side])
+    return read
+
+
+def _metric_rounds(stats) -> tuple[float, float]:
+    pmf = stats.rounds_pmf()
+    k = np.arange(pmf.size)
+    mean = float(pmf @ k)
+    if stats.exact:
+        return mean, 0.0
+    var = float(pmf @ k**2 - mean**2)
+    return mean, math.sqrt(max(var, 0.0) / stats.n)
+
+
+def _metric_dead(stats) -> tuple[float, float]:
+    p = float(stats.loser_dead.sum() / stats.n)
+    return p, 0.0 if stats.exact else math.sqrt(p * (1 - p) / stats.n)
+
+
+#: FightStats metrics a lethality solver can target: name -> stats -> (estimate, se).
+METRICS: dict[str, Callable] = {
+    "p_side0": _metric_win(0),
+    "p_side1": _metric_win(1),
+    "p_neither": _metric_win(2),
+    "mean_rounds": _metric_rounds,
+    "p_loser_dead": _metric_dead,
+}
+
+
+def available() -> dict[str, bool]:
+    """Which systems have a combat engine installed."""
+    import sys
+
+    out = {}
+    for system, name in ENGINE_MODULES.items():
+        if sys.modules.get(name) is not None:
+            out[system] = True
+            continue
+        try:
+            out[system] = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            out[system] = False
+    return out
+
+
+def engine(system: str):
+    """The combat engine module of ``system``, or an InputError saying it is missing."""
+    if system not in SYSTEMS:
+        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+    if not available()[system]:
+        raise InputError(f"combat solvers need the combat engines: {ENGINE_MODULES[system]} "
+                         f"is not installed in this build, so {system} fights cannot run "
+                         "yet (the check solvers work: rpg-balance solve difficulty)")
+    return importlib.import_module(ENGINE_MODULES[system])
+
+
+def metric(name: str) -> Callable:
+    if name not in METRICS:
+        raise InputError(f"metric: unknown {name!r}; known: {', '.join(METRICS)}")
+    return METRICS[name]
+
+
+def fighter(system: str, spec):
+    """The engine's combatant for a scenario's fighter spec.
+
+    A spec is an archetype name or a table of traits (``{"archetype": NAME, **changes}``
+    or every trait). When the project's combatant loader (``analysis.archetypes``) is
+    installed it builds and validates the combatant; otherwise the spec goes to the
+    engine as given (engines that take plain mappings).
+    """
+    try:
+        found = importlib.util.find_spec("analysis.archetypes") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        return spec
+    archetypes = importlib.import_module("analysis.archetypes")
+    return archetypes.combatant(system, spec)
+
+
+def combat_variants(system: str, given):
+    """The combat engine's variant object from a mapping (or the mapping itself when the
+    engine declares no ``Variants`` class)."""
+    mod = engine(system)
+    cls = getattr(mod, "Variants", None)
+    if cls is None:
+        return dict(given or {})
+    from engines.variants import parse_variants
+
+    return parse_variants(cls, dict(given or {}))
+
+
+def with_knob(spec, key: str, value):
+    """A copy of a fighter spec with one trait set (an archetype name becomes a table)."""
+    import copy
+
+    out = {"archetype": spec} if isinstance(spec, str) else copy.deepcopy(dict(spec))
+    out[key] = value
+    return out

@@ -1,0 +1,188 @@
+"""Running a scenario end to end: checks, sweep, solvers, fights; tables and plots out.
+
+Everything is computed first and written last, each file atomically, so a failure
+(bad input, Ctrl-C) leaves existing outputs byte-identical.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engines.errors import InputError
+
+from .scenario import Scenario
+from .sweep import Cluster, run_checks
+
+EXTENSIONS = {"csv": "csv", "json": "json", "markdown": "md", "parquet": "parquet"}
+
+
+@dataclass
+class Results:
+    """The tables (name → DataFrame) and figures (name → callable(path)) of a run."""
+
+    tables: dict[str, Any] = field(default_factory=dict)
+    plots: dict[str, Any] = field(default_factory=dict)
+
+
+def _solver_variants(sc: Scenario) -> dict[str, Any]:
+    return {sc.system: dict(sc.variants)} if sc.system else {}
+
+
+def run_fights(sc: Scenario):
+    """One row per fight: outcome probabilities (with SE) from the system's combat engine."""
+    import pandas as pd
+
+    from . import fights as reg
+
+    rows = []
+    for i, fight in enumerate(sc.fights):
+        system = sc.check_system(fight)
+        mod = reg.engine(system)
+        variants = reg.combat_variants(system, sc.check_variants(fight))
+        a, b = reg.fighter(system, fight.a), reg.fighter(system, fight.b)
+        if fight.exact:
+            stats = mod.duel_exact(a, b, variants=variants, round_cap=fight.round_cap)
+        else:
+            import numpy as np
+
+            trials = sc.precision.trials or 100_000
+            stats = mod.duel_mc(a, b, trials,
+                                np.random.SeedSequence(sc.seed, spawn_key=(10_000 + i,)),
+                                variants, fight.round_cap)
+        row = {"fight": fight.name or f"fight{i}", "system": system,
+               "trials": stats.trials if stats.trials is not None else 0}
+        for name, read in reg.METRICS.items():
+            est, se = read(stats)
+            row[name] = est
+            row[f"se_{name}"] = se
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def curves_plot(table, path) -> None:
+    """P(success) against the first axis, one line per value of the second, per check."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .checks import AXES
+    from .output import atomic_path
+
+    metric = "p" if "p" in table else "p_exact"
+    checks = list(dict.fromkeys(table["check"]))
+    fig, axes = plt.subplots(1, len(checks), figsize=(4.2 * len(checks), 3.2), squeeze=False)
+    for ax, check in zip(axes[0], checks, strict=True):
+        part = table[table["check"] == check]
+        names = [a for a in AXES[part["system"].iloc[0]] if a in part]
+        x = names[0]
+        others = [a for a in names[1:] if part[a].nunique() > 1]
+        groups = part.groupby(others, sort=False) if others else [((), part)]
+        for n, (key, sub) in enumerate(groups):
+            if n >= 8:  # keep the figure readable
+                break
+            label = ", ".join(f"{a}={v}" for a, v in zip(others, key if isinstance(key, tuple)
+                                                              else (key,), strict=True))
+            sub = sub.groupby(x, sort=True)[metric].mean()
+            ax.plot(sub.index.astype(str), sub.to_numpy(), marker=".", label=label or None)
+        ax.set_title(check, fontsize=9)
+        ax.set_xlabel(x)
+        ax.set_ylabel("P(success)")
+        ax.set_ylim(-0.02, 1.02)
+        if others:
+            ax.legend(fontsize=6)
+        ax.tick_params(labelsize=7)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=90)
+    plt.close(fig)
+
+
+def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
+                 progress: bool | None = None) -> Results:
+    """Compute every table and plot the scenario asks for (nothing is written here)."""
+    from .solvers import competence_table, solve_difficulty
+    from .sweep import sensitivity_plot
+
+    res = Results()
+    wanted = sc.tables()
+    checks = None
+    if sc.checks and ("checks" in wanted or "curves" in sc.output.plots):
+        checks = run_checks(sc, None, sweep=False, progress=progress).table
+        if "checks" in wanted:
+            res.tables["checks"] = checks
+        if "curves" in sc.output.plots:
+            res.plots["curves"] = lambda path, t=checks: curves_plot(t, path)
+    if sc.sweep is not None and sc.checks and ({"sweep", "sensitivity"} & set(wanted)
+                                               or "sensitivity" in sc.output.plots):
+        result = run_checks(sc, cluster, sweep=True, progress=progress)
+        if "sweep" in wanted:
+            res.tables["sweep"] = result.table
+        if "sensitivity" in wanted:
+            res.tables["sensitivity"] = result.sensitivity
+        if "sensitivity" in sc.output.plots:
+            res.plots["sensitivity"] = (lambda path, r=result:
+                                        sensitivity_plot(r.table, r.sensitivity, path, r.metric))
+    frames = [solve_difficulty(s.target, s.competence, s.systems, _solver_variants(sc))
+              for s in sc.solve if s.kind == "difficulty"]
+    if frames and "difficulty" in wanted:
+        import pandas as pd
+
+        res.tables["difficulty"] = pd.concat(frames, ignore_index=True)
+    frames = [competence_table(s.levels, s.systems, _solver_variants(sc))
+              for s in sc.solve if s.kind == "competence"]
+    if frames and "competence" in wanted:
+        import pandas as pd
+
+        res.tables["competence"] = pd.concat(frames, ignore_index=True)
+    if sc.fights and "fights" in wanted:
+        res.tables["fights"] = run_fights(sc)
+    return res
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "scenario"
+
+
+def check_output_dir(out_dir: Path | None, fmt: str) -> None:
+    """Fail before any work when the output cannot be written."""
+    if out_dir is None:
+        if fmt == "parquet":
+            raise InputError("format parquet needs an output folder (-o DIR or output.dir)")
+        return
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"output: {str(out_dir)!r} exists and is not a folder")
+    parent = out_dir if out_dir.exists() else out_dir.parent
+    if not parent.exists():
+        raise InputError(f"output: folder {str(parent)!r} does not exist")
+
+
+def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None) -> list[Path]:
+    """Write every table (and plot) into ``out_dir``, or tables to ``stream`` when None."""
+    from .output import render, write_table
+
+    written: list[Path] = []
+    if out_dir is None:
+        stream = stream or sys.stdout
+        many = len(res.tables) > 1
+        for name, table in res.tables.items():
+            if many:
+                stream.write(f"# {name}\n")
+            stream.write(render(table, fmt))
+            if many:
+                stream.write("\n")
+        return written
+    out_dir.mkdir(exist_ok=True)
+    for name, table in res.tables.items():
+        path = out_dir / f"{name}.{EXTENSIONS[fmt]}"
+        write_table(table, fmt, str(path))
+        written.append(path)
+    for name, draw in res.plots.items():
+        path = out_dir / f"{name}.png"
+        draw(path)
+        written.append(path)
+    return written
