@@ -181,20 +181,23 @@ def digit_table(rule: PoolRule) -> np.ndarray:
 def _pool_dice(k, table, s0, s1, s2, s3, buf, nbuf):
     """Roll ``k`` dice and every explosion they cause; packed counts summed (A1, C1).
 
-    Three dice at a time: one table lookup per exact uniform triple, no per-die branch.
+    Three dice per table lookup and no per-die branch. Explosions are rolled in rounds
+    (the dice a round adds are its growth of the packed explosion count), so within a
+    round the dice count does not wait on the table lookups.
     """
     acc = np.int64(0)
     while k > 0:
-        if nbuf == 0:
-            buf, s0, s1, s2, s3 = d10_triples(s0, s1, s2, s3)
-            nbuf = 3
-        v = np.int64(buf & np.uint64(1023))
-        buf >>= np.uint64(10)
-        nbuf -= 1
-        j = min(k, 3)
-        t = table[j - 1, v]
-        acc += t
-        k += (t >> np.int64(2 * _FIELD)) - j
+        before = acc >> np.int64(2 * _FIELD)
+        while k > 0:
+            if nbuf == 0:
+                buf, s0, s1, s2, s3 = d10_triples(s0, s1, s2, s3)
+                nbuf = 3
+            v = np.int64(buf & np.uint64(1023))
+            buf >>= np.uint64(10)
+            nbuf -= 1
+            acc += table[min(k, 3) - 1, v]
+            k -= 3
+        k = (acc >> np.int64(2 * _FIELD)) - before
     return acc, s0, s1, s2, s3, buf, nbuf
 
 
