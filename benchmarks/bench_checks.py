@@ -183,7 +183,7 @@ def icepool_percentile():
         def f(u, *tens, pick=pick):
             return pick(100 if (t == 0 and u == 0) else 10 * t + u for t in tens)
 
-        rows.append(_ice_row(icepool.map(f, *([icepool.d10 - 1] * (n + 1)))))
+        rows.append(_ice_row(icepool.map(f, *([icepool.d10 - 1] * (n + 1))), offset=-1))
     return rows
 
 
