@@ -1,6 +1,7 @@
 """Speed of the single-check engines: Monte Carlo kernels and exact tables.
 
-Run ``python -m benchmarks.bench_checks`` (about 30 s) to print one row per system:
+Run ``python -m benchmarks.bench_checks`` (about 20 s on idle cores) to print one row per
+system:
 
 - Monte Carlo throughput in millions of dice per second on 1 and 2 numba threads (the
   same seed and work split on both, so the work is identical): per core from the process
@@ -265,12 +266,14 @@ def _median_time(fn: Callable, repeats: int) -> tuple[float, float]:
     return statistics.median(wall), statistics.median(cpu)
 
 
-def run(trials: int = 200_000, numpy_trials: int = 50_000, repeats: int = 5,
+def run(dice: float = 4e7, numpy_dice: float = 4e6, repeats: int = 5,
         systems=SYSTEM_IDS) -> list[dict]:
     """Measure every system; one dict per system with dice/s and seconds.
 
-    ``mc_1t_cpu`` / ``mc_2t_cpu`` are dice per CPU-second (per core: robust to other
-    processes sharing the machine); ``mc_1t`` / ``mc_2t`` dice per wall-clock second.
+    Each Monte Carlo run rolls about ``dice`` dice (``numpy_dice`` for numpy), whatever the
+    system, so fixed per-call costs weigh the same everywhere. ``mc_1t_cpu`` /
+    ``mc_2t_cpu`` are dice per CPU-second (per core: robust to other processes sharing
+    the machine); ``mc_1t`` / ``mc_2t`` dice per wall-clock second.
     """
     all_cases = cases()
     before = numba.get_num_threads()
@@ -280,19 +283,20 @@ def run(trials: int = 200_000, numpy_trials: int = 50_000, repeats: int = 5,
         for system in systems:
             case = all_cases[system]
             n_settings = len(case["exact"]())
+            per_check = n_settings * case["dice"]
+            trials = max(1, round(dice / per_check))
+            np_trials = max(1, round(numpy_dice / per_check))
             case["mc"](1000)  # compile / load the cached kernel outside the timing
-            row = {"system": system}
-            dice = trials * n_settings * case["dice"]
+            row = {"system": system, "trials": trials}
             for label, n in (("1t", 1), ("2t", two)):
                 numba.set_num_threads(n)
-                wall, cpu = _median_time(lambda c=case: c["mc"](trials), repeats)
-                row[f"mc_{label}"] = dice / wall
-                row[f"mc_{label}_cpu"] = dice / cpu
+                wall, cpu = _median_time(lambda c=case, t=trials: c["mc"](t), repeats)
+                row[f"mc_{label}"] = trials * per_check / wall
+                row[f"mc_{label}_cpu"] = trials * per_check / cpu
             numba.set_num_threads(before)
-            np_dice = numpy_trials * n_settings * case["dice"]
-            wall, cpu = _median_time(lambda c=case: c["numpy"](numpy_trials),
+            wall, cpu = _median_time(lambda c=case, t=np_trials: c["numpy"](t),
                                      max(1, repeats // 2))
-            row["numpy_cpu"] = np_dice / cpu
+            row["numpy_cpu"] = np_trials * per_check / cpu
             row["exact_s"] = _median_time(case["exact"], repeats)[1]
             row["icepool_s"] = _median_time(case["icepool"], max(1, repeats // 2))[1]
             rows.append(row)
@@ -320,17 +324,17 @@ def format_table(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.bench_checks",
                                 description="Speed of the single-check engines.")
-    p.add_argument("--trials", type=int, default=200_000, help="MC checks per roll setting")
-    p.add_argument("--numpy-trials", type=int, default=50_000)
+    p.add_argument("--dice", type=float, default=4e7, help="dice per Monte Carlo run")
+    p.add_argument("--numpy-dice", type=float, default=4e6, help="dice per numpy run")
     p.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
     p.add_argument("--systems", nargs="*", default=list(SYSTEM_IDS), choices=SYSTEM_IDS)
     args = p.parse_args(argv)
-    rows = run(args.trials, args.numpy_trials, args.repeats, args.systems)
+    rows = run(args.dice, args.numpy_dice, args.repeats, args.systems)
     load = os.getloadavg()[0]
     print(f"numba {numba.__version__}, numpy {np.__version__}, "
           f"{numba.config.NUMBA_NUM_THREADS} numba threads available, load average "
           f"{load:.1f} on {os.cpu_count()} CPUs before the run; "
-          f"{args.trials:,} MC checks per setting, medians of {args.repeats}")
+          f"about {args.dice:,.0f} dice per MC run, medians of {args.repeats}")
     print(format_table(rows))
     return 0
 

@@ -13,11 +13,11 @@ from engines import d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percenti
 
 def test_benchmark_runs_with_tiny_sizes(capsys):
     """``main`` prints a header and one table row per system."""
-    assert bench.main(["--trials", "2000", "--numpy-trials", "500", "--repeats", "1"]) == 0
+    assert bench.main(["--dice", "20000", "--numpy-dice", "5000", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
     for system in bench.SYSTEM_IDS:
         assert f"| {system} |" in out
-    rows = bench.run(trials=1000, numpy_trials=200, repeats=1, systems=["dice_pool_6"])
+    rows = bench.run(dice=10_000, numpy_dice=2000, repeats=1, systems=["dice_pool_6"])
     assert rows[0]["mc_1t_cpu"] > 0
     assert rows[0]["icepool_s"] > 0
 
