@@ -102,6 +102,16 @@ def test_d_g1_roll_100_fails_even_at_skill_100():
     assert pc.success_mask(1, "extreme")[0]  # 01 succeeds at every level
 
 
+def test_d_g1_fumble_range_follows_the_needed_value():
+    """D-g1: 96–100 fumble when the value needed at the set level is below 50 (skill 80:
+    regular needs 80, only 100 fumbles; hard needs 40, 96–100 fumble)."""
+    rolls = np.arange(95, 101)
+    np.testing.assert_array_equal(pc.is_fumble(rolls, 80), [0, 0, 0, 0, 0, 1])
+    np.testing.assert_array_equal(pc.is_fumble(rolls, 80, level="hard"), [0, 1, 1, 1, 1, 1])
+    np.testing.assert_array_equal(pc.is_fumble(rolls, 40), [0, 1, 1, 1, 1, 1])
+    assert not pc.is_fumble(rolls, 40, variants(criticals="false")).any()
+
+
 @pytest.mark.parametrize("kw", [{}, {"criticals": "false"}], ids=["default", "no-criticals"])
 def test_d1_monte_carlo_matches_exact_every_cell(kw):
     """D1/D4: MC vs exact in every cell (skill 1..99 × 3 levels × dice −2..2), tolerance
