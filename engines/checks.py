@@ -13,15 +13,16 @@ import numpy as np
 from numba import njit, prange
 
 from .config import PJIT
-from .rng import Seed, chunk_states, chunk_trials, plan_chunks
+from .rng import Seed, chunk_states, chunk_trials, plan_chunks, work_order
 from .rolls import roll_any
 
 
 @njit(**PJIT)
-def _check_kernel(system, params, rule, trials, states, out):
+def _check_kernel(system, params, rule, trials, states, order, out):
     n_chunks = trials.size
     n_codes = out.shape[1]
-    for item in prange(params.size * n_chunks):
+    for i in prange(order.size):
+        item = order[i]
         s = states[item].copy()
         hist = np.zeros(n_codes, dtype=np.int64)
         param = params[item // n_chunks]
@@ -39,5 +40,6 @@ def run(system: int, params, rule, n_codes: int, trials: int, seed: Seed) -> np.
     per_chunk = chunk_trials(trials, n_chunks)
     states = chunk_states(seed, params.size * n_chunks)
     out = np.zeros((params.size * n_chunks, n_codes), dtype=np.int64)
-    _check_kernel(np.int64(system), params, rule, per_chunk, states, out)
+    _check_kernel(np.int64(system), params, rule, per_chunk, states,
+                  work_order(params.size, n_chunks), out)
     return out.reshape(params.size, n_chunks, n_codes).sum(axis=1)

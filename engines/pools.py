@@ -27,6 +27,7 @@ from .rng import (
     load_state,
     plan_chunks,
     store_state,
+    work_order,
 )
 
 #: Neglected tail mass allowed when an explosion chain is truncated.
@@ -202,12 +203,14 @@ def _pool_dice(k, table, s0, s1, s2, s3, buf, nbuf):
 
 
 @njit(**PJIT)
-def _pool_kernel(pools, table, crit_bonus, chance_die, chance_chain, trials, states, out):
+def _pool_kernel(pools, table, crit_bonus, chance_die, chance_chain, trials, states, order,
+                 out):
     """Outcome-code histograms of pool checks, one per (pool × chunk) item."""
     n_chunks = trials.size
     n_codes = out.shape[1]
     mask = np.int64(_FIELD_MASK)
-    for item in prange(pools.size * n_chunks):
+    for i in prange(order.size):
+        item = order[i]
         s0, s1, s2, s3 = load_state(states[item])
         buf = np.uint64(0)
         nbuf = 0
@@ -255,5 +258,6 @@ def monte_carlo(pools: np.ndarray, rule: PoolRule, n_codes: int, trials: int,
     # a chance die's 10 rolls one more ordinary die when it explodes (A-g1 variant)
     chain = int(rule.chance_explodes and rule.again <= 10)
     _pool_kernel(pools, digit_table(rule), np.int64(rule.crit_pair_bonus),
-                 np.int64(rule.chance_die), np.int64(chain), per_chunk, states, out)
+                 np.int64(rule.chance_die), np.int64(chain), per_chunk, states,
+                 work_order(pools.size, n_chunks), out)
     return out.reshape(pools.size, n_chunks, n_codes).sum(axis=1)

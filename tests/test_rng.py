@@ -166,3 +166,15 @@ def test_same_seed_bit_identical_on_1_and_2_threads(system, restore_threads):
     np.testing.assert_array_equal(one, two)
     np.testing.assert_array_equal(two, RUNS[system](12345))
     assert not np.array_equal(two, RUNS[system](12346))
+
+
+@pytest.mark.parametrize(("settings", "chunks"), [(1, 1), (5, 2), (20, 1), (20, 5), (7, 64)])
+def test_work_order_is_a_balanced_permutation(settings, chunks):
+    """Every (setting × chunk) item is visited exactly once; with settings of cost
+    1..n (pools 1..n), the two halves of the order carry nearly equal work."""
+    order = rng.work_order(settings, chunks)
+    assert sorted(order.tolist()) == list(range(settings * chunks))
+    cost = order // chunks + 1
+    half = order.size // 2
+    if order.size > 1:
+        assert abs(cost[:half].sum() - cost[half:].sum()) <= settings
