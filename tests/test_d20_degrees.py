@@ -197,3 +197,20 @@ def test_bad_input():
         variants(assist_three=3)
     with pytest.raises(InputError, match="natural_1_fails"):
         variants(natural_1_fails="sometimes")
+
+
+@pytest.mark.parametrize("mode", ["roll", "hero_point"])
+def test_e1_e9_result_distribution_matches_icepool(mode):
+    """E1 one d20; E9 the better of the first roll and a reroll read 11–20 when 1–10
+    (icepool); natural flags aside, the result distribution must agree."""
+    import icepool
+
+    if mode == "roll":
+        die = icepool.d20
+    else:
+        die = icepool.map(lambda a, b: max(a, b + 10 if b <= 10 else b),
+                          icepool.d20, icepool.d20)
+    ref = np.array([float(die.probability(v)) for v in range(1, 31)])
+    probs = d20.exact([mode])[0]
+    got = np.bincount(d20.value_of_codes() - 1, weights=probs, minlength=30)
+    np.testing.assert_allclose(got, ref, atol=1e-15)

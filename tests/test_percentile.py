@@ -179,3 +179,19 @@ def test_bad_input():
         pc.success_mask(50, "impossible")
     with pytest.raises(InputError, match="bonus/penalty"):
         pc.net_dice(-1, 0)
+
+
+@pytest.mark.parametrize("dice", [-2, -1, 0, 1, 2])
+def test_d4_exact_matches_icepool(dice):
+    """D1/D4 against icepool: the units die and 1 + |dice| tens dice mapped to a reading."""
+    import icepool
+
+    n = 1 + abs(dice)
+    pick = min if dice >= 0 else max
+
+    def reading(units, *tens):
+        return pick(100 if (t == 0 and units == 0) else 10 * t + units for t in tens)
+
+    die = icepool.map(reading, *([icepool.d10 - 1] * (n + 1)))
+    ref = np.array([float(die.probability(v)) for v in range(1, 101)])
+    np.testing.assert_allclose(pc.exact([dice])[0], ref, atol=1e-15)
