@@ -195,3 +195,25 @@ def test_d4_exact_matches_icepool(dice):
     die = icepool.map(reading, *([icepool.d10 - 1] * (n + 1)))
     ref = np.array([float(die.probability(v)) for v in range(1, 101)])
     np.testing.assert_allclose(pc.exact([dice])[0], ref, atol=1e-15)
+
+
+def test_d3_d4_seed_opposed_examples():
+    """D3/D4 seed examples. Hugh (Charm 55) rolls 45: regular; Malcolm (Charm 55 assumed:
+    the seed gives none) with a bonus die reads units 4, tens 2 and 4 → 24: hard; Malcolm
+    wins. Felix (STR 65) rolls 51: regular; Harrison (STR 55) with a penalty die reads
+    units 1, tens 2 and 4 → 41: regular; same level, Felix's higher STR wins."""
+    hugh = pc.level_of_rolls(55)[45 - 1]
+    malcolm = pc.level_of_rolls(55)[pc.read_roll(4, [2, 4], 1) - 1]
+    assert (hugh, malcolm) == (1, 2)
+    felix = pc.level_of_rolls(65)[51 - 1]
+    harrison = pc.level_of_rolls(55)[pc.read_roll(1, [2, 4], -1) - 1]
+    assert (felix, harrison) == (1, 1)
+    # the same tie rule inside opposed(): with both sides certain to reach only "regular"
+    # the higher skill wins outright
+    assert pc.opposed(65, 55) > pc.opposed(55, 65)
+
+
+def test_d6_seed_example_climb_40():
+    """D6 seed example: Climb 40 used successfully; at the end a roll of 58 (above 40)
+    raises it by 1D10. P(improve) = 60 / 100."""
+    assert pc.improvement(40)["p_improve"] == pytest.approx(0.60)
