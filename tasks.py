@@ -43,11 +43,12 @@ def ensure_venv() -> Path:
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if not STAMP.exists() or STAMP.read_text().strip() != want:
         _say("installing rpg-balance and its dependencies (first run takes a few minutes)")
-        subprocess.run(
+        done = subprocess.run(
             [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
              "-e", f"{ROOT}[dev]"],
-            check=True,
         )
+        if done.returncode != 0:
+            sys.exit("[tasks] installing the project failed (pip's message is above)")
         STAMP.write_text(want)
     return py
 
@@ -61,8 +62,11 @@ def ensure_system_tools() -> None:
     if can_apt:
         _say(f"installing system packages: {' '.join(pkgs)}")
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", *pkgs], check=True, env=env)
+        ok = subprocess.run(["apt-get", "update", "-qq"], env=env).returncode == 0
+        ok = ok and subprocess.run(["apt-get", "install", "-y", "-qq", *pkgs],
+                                   env=env).returncode == 0
+        if not ok:
+            sys.exit(f"[tasks] could not install {' '.join(pkgs)} with apt-get")
         return
     sys.exit(
         "the end-to-end tests need " + ", ".join(sorted(missing)) + ".\n"

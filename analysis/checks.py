@@ -16,23 +16,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engines import SYSTEMS, d20_degrees, middle_3d10, percentile, system_module
+from engines import SYSTEMS, checks, d20_degrees, middle_3d10, percentile, system_module
 from engines.errors import InputError
 from engines.rng import Seed
+from engines.rolls import D20, MIDDLE, PERCENTILE, POOL
 from engines.variants import parse_variants
+
+from .progress import bar
 
 METHODS = ("exact", "mc", "both")
 DEFAULT_TRIALS = 200_000
 
 #: Native axes of each system's success-curve table (issue 2).
 AXES = {
-    "dice_pool_7": {"pool": range(0, 21), "successes": range(1, 11)},
-    "middle_3d10": {"modifier": range(0, 21), "difficulty": range(5, 31),
+    "dice_pool_7": {"pool": range(21), "successes": range(1, 11)},
+    "middle_3d10": {"modifier": range(21), "difficulty": range(5, 31),
                     "roll": ("normal", "advantage", "disadvantage")},
-    "dice_pool_6": {"pool": range(0, 21), "difficulty": range(1, 11)},
+    "dice_pool_6": {"pool": range(21), "difficulty": range(1, 11)},
     "percentile": {"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
                    "dice": range(-2, 3)},
-    "d20_degrees": {"modifier": range(-5, 31), "dc": range(0, 41), "degree": range(1, 5)},
+    "d20_degrees": {"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
 }
 
 
@@ -114,22 +117,64 @@ def settings_exact(system: str, settings: np.ndarray, variants, n_codes: int) ->
     return mod.exact(settings, variants)
 
 
-def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trials: int,
-                seed: Seed) -> np.ndarray:
-    """Monte Carlo code counts per roll setting, ``[settings, codes]``."""
-    mod = SYSTEMS[system]
+def kernel_args(system: str, settings, variants) -> tuple[int, np.ndarray, np.ndarray]:
+    """(system code, kernel parameters, rule array) of a system's roll settings.
+
+    The same arguments each engine module's ``monte_carlo`` passes to
+    :func:`engines.checks.run`, so a run here gives exactly the engine's counts.
+    """
     if system in ("dice_pool_7", "dice_pool_6"):
-        return mod.monte_carlo(settings, trials, seed, variants, n_codes)
-    return mod.monte_carlo(settings, trials, seed, variants)
+        return POOL, SYSTEMS[system]._check_pools(settings), variants.rule().as_array()
+    if system == "middle_3d10":
+        return MIDDLE, middle_3d10._modes(settings), variants.rule()
+    if system == "percentile":
+        return PERCENTILE, percentile._dice(settings), variants.rule()
+    return D20, d20_degrees._modes(settings), variants.rule()
+
+
+#: Trials × settings above which a Monte Carlo run shows a progress bar (about 1 s of work).
+PROGRESS_WORK = 20_000_000
+
+
+def mc_progress(total_sets: int, work: int, desc: str, progress: bool | None):
+    """A tqdm bar over parameter sets when ``progress`` is true, or None (the default) and
+    the run is long; the bar itself stays hidden when stderr is not a terminal, and
+    appears only after one second."""
+    if progress is False or (progress is None and work < PROGRESS_WORK):
+        return None
+    return bar(total_sets, desc, delay=1.0, unit="set")
+
+
+def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trials: int,
+                seed: Seed, progress: bool | None = False) -> np.ndarray:
+    """Monte Carlo code counts per roll setting, ``[settings, codes]``.
+
+    Runs in batches of settings with a progress bar (see :func:`mc_progress`); the split
+    never changes the counts: they equal the engine module's ``monte_carlo`` for the same
+    seed, whatever the batch size or thread count.
+    """
+    if system in ("dice_pool_7", "dice_pool_6"):
+        # pools have their own specialised kernel (a whole pool run takes well under 1 s)
+        return SYSTEMS[system].monte_carlo(settings, trials, seed, variants, n_codes)
+    code, params, rule = kernel_args(system, settings, variants)
+    pbar = mc_progress(params.size, params.size * trials, f"{system} Monte Carlo", progress)
+    if pbar is None:
+        return checks.run(code, params, rule, n_codes, trials, seed)
+    with pbar:
+        n_batches = min(params.size, 50)
+        return checks.run(code, params, rule, n_codes, trials, seed,
+                          batch_sets=-(-params.size // n_batches), progress=pbar.update)
 
 
 def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_TRIALS,
                    seed: Seed = None, variants=None,
-                   axes: dict[str, Iterable] | None = None) -> pd.DataFrame:
+                   axes: dict[str, Iterable] | None = None,
+                   progress: bool | None = None) -> pd.DataFrame:
     """The success-curve table of ``system``: one row per grid cell.
 
     Columns: ``system``, the axes, then ``p`` (exact or MC), or for ``method="mc"`` also
     ``se``, or for ``"both"`` ``p_exact``, ``p_mc``, ``se`` and ``z`` = (mc − exact) / se.
+    ``progress``: show a progress bar for Monte Carlo (None = only for long runs).
 
     Examples
     --------
@@ -149,7 +194,7 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
         # clipped: a sum of exact cell probabilities can exceed 1 by a rounding error
         p_exact = np.clip(np.einsum("ij,ij->i", probs[grid.setting_of_cell], grid.mask), 0, 1)
     if method in ("mc", "both"):
-        counts = settings_mc(system, grid.settings, v, n_codes, trials, seed)
+        counts = settings_mc(system, grid.settings, v, n_codes, trials, seed, progress)
         p_mc = np.einsum("ij,ij->i", counts[grid.setting_of_cell], grid.mask) / trials
         se = np.sqrt(p_mc * (1 - p_mc) / trials)
     if method == "exact":

@@ -12,6 +12,9 @@ Check-level rules implemented here:
 - **A-g1** pool ≤ 0: chance die (variant ``chance_die``, ``chance_die_explodes``).
 - **A-g2** success levels: the success count only; ``exceptional_at`` = 5 names the
   exceptional-success variant.
+- **A-g7** (a gap this project adds: the seed has no opposed-check rule) opposed checks:
+  both roll, more successes wins; a tie goes to the defender (variant ``opposed_tie``:
+  the attacker needs more successes to change the situation), or is re-rolled.
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ class Variants:
     exceptional_at: int = variant(0, rule="A-g2", doc="successes that make an exceptional "
                                   "success (0 = no success levels, the seed's reading)",
                                   choices=(0, 3, 4, 5))
+    opposed_tie: str = variant("defender", rule="A-g7", doc="opposed check (both roll, more "
+                               "successes wins; the seed gives no rule): a tie goes to the "
+                               "defender (status quo), or 'reroll' until one side wins",
+                               choices=("defender", "reroll"))
 
     def rule(self) -> _pools.PoolRule:
         return _pools.PoolRule(threshold=self.threshold,

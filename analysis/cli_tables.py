@@ -1,0 +1,166 @@
+"""``rpg-balance ladder``, ``rpg-balance modifiers`` and ``rpg-balance claim-c7``.
+
+Cross-system and modifier tables (exact, no Monte Carlo), in the same style as
+:mod:`analysis.cli_checks`: ``--format``, ``-o FILE`` (written atomically), and
+``--plot FILE`` for the matching figure (PNG, SVG or PDF by the file's extension).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .cli_checks import SYSTEM_IDS
+
+FORMATS = ("csv", "json", "markdown", "parquet")
+PLOT_TYPES = ("png", "svg", "pdf")
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of 0 or more, got {text!r}")
+    return value
+
+
+def _output_options(p: argparse.ArgumentParser, *, plot: bool = True) -> None:
+    p.add_argument("--format", choices=FORMATS, default="csv")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write to FILE (atomically) instead of stdout")
+    if plot:
+        p.add_argument("--plot", default=None, metavar="FILE",
+                       help="also save the figure to FILE (.png, .svg or .pdf)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("ladder", help="cross-system table on the common ladders",
+                       description="P(success) for each system × competence × difficulty on "
+                       "the common ladders (analysis/data/ladders.toml, or --ladders FILE), "
+                       "or swinginess, upsets, or the anchor check.",
+                       epilog="example: rpg-balance ladder --table swinginess --format markdown")
+    p.add_argument("--ladders", default=None, metavar="FILE",
+                   help="an edited ladder file (default: the packaged ladders.toml)")
+    p.add_argument("--table", choices=("cells", "swinginess", "upsets", "anchor"),
+                   default="cells", help="which table (default cells)")
+    _output_options(p)
+    p.set_defaults(func=run_ladder)
+
+    p = sub.add_parser("modifiers", help="what each modifier is worth, in percentage points",
+                       description="Change in P(success) that each modifier brings, on each "
+                       "system's native grid (exact).",
+                       epilog="example: rpg-balance modifiers percentile --summary")
+    p.add_argument("system", nargs="?", choices=(*SYSTEM_IDS, "all"), default="all")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule variant (repeatable; needs a single system)")
+    p.add_argument("--summary", action="store_true",
+                   help="one row per modifier: mean, min and max over live cells")
+    _output_options(p)
+    p.set_defaults(func=run_modifiers)
+
+    p = sub.add_parser("claim-c7", help="verdict on claim C7 (−1 difficulty ≡ +2 dice)",
+                       description="dice_pool_6 claim C7 over pools 1–20 and difficulties "
+                       "2–10: with no --variant, under the defaults and criticals=false.",
+                       epilog="example: rpg-balance claim-c7 --summary")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
+                   help="a dice_pool_6 rule variant (repeatable)")
+    p.add_argument("--tolerance", type=non_negative_float, default=3.0, metavar="PP",
+                   help="|delta| in percentage points within which the claim holds (3)")
+    p.add_argument("--summary", action="store_true",
+                   help="print the plain-language verdict instead of the table")
+    _output_options(p)
+    p.set_defaults(func=run_claim_c7)
+
+
+def _save_plot(fig, path: str) -> None:
+    from .output import atomic_path
+
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.rsplit(".", 1)[-1].lower(), dpi=150)
+
+
+def _check_outputs(args) -> None:
+    """Fail before any work, and before writing anything, when an output cannot be written
+    (so a bad -o never leaves a lone figure behind, and the reverse)."""
+    from pathlib import Path
+
+    from engines.errors import InputError
+
+    for flag, path in (("-o", args.output), ("--plot", args.plot)):
+        if path is None or path == "-":
+            continue
+        if not Path(path).resolve().parent.exists():
+            raise InputError(f"{flag}: folder {str(Path(path).parent)!r} does not exist")
+    if args.plot is not None:
+        ext = args.plot.rsplit(".", 1)[-1].lower() if "." in args.plot else ""
+        if ext not in PLOT_TYPES:
+            raise InputError(f"--plot {args.plot!r}: the file must end in .png, .svg or .pdf")
+    if args.format == "parquet" and args.output in (None, "-") and not getattr(
+            args, "summary", False):
+        raise InputError("format parquet needs an output file (-o FILE)")
+
+
+def run_ladder(args) -> int:
+    from .ladders import anchor_report, ladder_table, load_ladders, swinginess, upset_table
+    from .output import write_table
+
+    _check_outputs(args)
+    lad = load_ladders(args.ladders)
+    cells = ladder_table(lad)
+    table = {"cells": lambda: cells, "swinginess": lambda: swinginess(lad),
+             "upsets": lambda: upset_table(lad), "anchor": lambda: anchor_report(lad)}[
+        args.table]()
+    if args.plot:
+        from .plots import ladder_plot
+
+        _save_plot(ladder_plot(cells), args.plot)
+    write_table(table, args.format, args.output)
+    return 0
+
+
+def run_modifiers(args) -> int:
+    from engines.errors import InputError
+
+    from .modifiers import modifier_summary, modifier_table, modifier_values
+    from .output import write_table
+
+    _check_outputs(args)
+    if args.system == "all":
+        if args.variant:
+            raise InputError("--variant needs a single system (e.g. rpg-balance modifiers "
+                             "percentile --variant criticals=false)")
+        table = modifier_table()
+    else:
+        table = modifier_values(args.system, args.variant)
+    if args.plot:
+        from .plots import modifier_plot
+
+        _save_plot(modifier_plot(table), args.plot)
+    write_table(modifier_summary(table) if args.summary else table, args.format, args.output)
+    return 0
+
+
+def run_claim_c7(args) -> int:
+    import sys
+
+    from .claims import claim_c7
+    from .output import atomic_path, write_table
+
+    _check_outputs(args)
+    sets = [args.variant] if args.variant else [None, ["criticals=false"]]
+    table, sentences = claim_c7(sets, tolerance=args.tolerance)
+    if args.plot:
+        from .plots import c7_heatmap
+
+        _save_plot(c7_heatmap(table), args.plot)
+    if args.summary:
+        text = "\n".join(sentences) + "\n"
+        if args.output is None or args.output == "-":
+            sys.stdout.write(text)
+        else:
+            with atomic_path(args.output) as tmp:
+                tmp.write_text(text)
+        return 0
+    write_table(table, args.format, args.output)
+    return 0

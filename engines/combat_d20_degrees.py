@@ -1,0 +1,984 @@
+"""Whole fights in ``d20_degrees`` (RULES.md E10–E17, seed 004): Monte Carlo and exact duels.
+
+Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g14):
+
+- **E10 Initiative** d20 + Agility (+ bonus), once per fight; ties by Dodge, then Agility,
+  then Awareness; a tie that persists is settled by ``initiative_ties`` (E-g10).
+- **E11 Attack** d20 + attack bonus (Fighting + close skill, or Dexterity + ranged skill)
+  vs Parry (melee) or Dodge (ranged) + 10. House rule: each degree of success beyond the
+  hit adds +1 damage (``degree_damage``).
+- **E3 on attacks**: a natural 20 always hits and adds +5 to the damage total; a natural 1
+  always misses. Whether the natural 20 also counts one degree better for the excess
+  degrees is E-g4 (``crit_extra_degree``).
+- **E12 Damage** = (attack base + excess degrees + 15 [+5 critical]) − (Toughness + d20);
+  ≤ 0 nothing, ≥ 1 subtracted from hit points. Hit points are an explicit stat (E-g2).
+  Naturals on the resistance d20: E-g5 (``resistance_naturals``).
+- **E13** Hit points 0 → incapacitated (cannot act). An incapacitated (or dying) target is
+  defenceless (E17: active defences 0, so the attack DC is 10): hit as a routine check
+  (take 10) or, per E-g3 (``defenceless_attack``), by a roll vs DC 10 where a hit is a
+  critical. A hit on an incapacitated target calls its resistance roll: any damage →
+  dying; failing by 3+ degrees (damage ≥ 10, since failing by 5·k more adds k degrees,
+  E2) → dead at once. A dying target that takes any damage → dead (E-g13).
+- **E14 Dying**: Fortitude vs DC 15 when the condition is acquired (E-g6,
+  ``dying_check_on_acquire``) and at the start of each of its turns; one degree of
+  success: nothing; 2+: stabilised (back to incapacitated); each degree of failure is
+  one failure, 3 accumulated → dead. E3 applies to this check (natural 20 one degree
+  better, natural 1 fails). Stabilising clears the failure count (E-g11, fixed reading).
+- **E15 Recovery**, once per combat, a standard action: +5 hit points (capped at the
+  maximum, E-g9 ``recovery_cap``) and +2 to active defences until the start of its next
+  turn. Taken by tactic: when hit points ≤ the fighter's ``recover_at`` (E-g12).
+- **E9 Hero points** (tactic ``hero_use``, E-g12): ``attack`` — reroll an attack roll that
+  missed; ``resist`` — reroll a resistance roll whose damage would drop the fighter to 0
+  hit points (or any damage while defenceless). The better result is kept; a reroll of
+  1–10 counts +10 (a reroll of 20 is a natural 20; of 1 is natural only with
+  ``reroll_natural``, as in :mod:`engines.d20_degrees`).
+- **E8 Extra effort** (tactic ``extra_effort`` = 0, 1 or 2 uses): +2 on each of the
+  fighter's first attacks; the first use leaves it fatigued (no effect in a fight), the
+  second exhausted: −2 on every later check (attack, resistance, Fortitude).
+- **E16 Maneuvers** as a fixed per-fighter tactic: accurate (+2 hit, −2 damage), power
+  (−2 hit, +2 damage), all-out (−2 active defences, +2 damage), defensive (+2 active
+  defences, −2 damage). Tactics never switch during a fight (E-g12).
+
+Fight flow: every combatant acts once per round in initiative order. A fight ends (is
+*decided*) as soon as one side has no one able to act; at the round cap it is "neither".
+After the decision the winners may keep finishing defenceless foes for
+``finish_rounds`` rounds (E-g7, E16 "finishing attack"), while the dying keep rolling
+(E14); 0 ends the fight at once, so a duel's loser can only die when this is > 0.
+Attackers pick an able foe: the first listed (``target_rule = focus``) or one at random
+(E-g8); while finishing, the first listed foe not yet dead.
+
+Gaps settled here (defaults first):
+
+- **E-g3** ``defenceless_attack``: ``routine`` (take 10: 10 + bonus vs DC 10, no critical)
+  | ``roll`` (d20 + bonus vs DC 10, a hit is a critical).
+- **E-g4** ``crit_extra_degree``: False — an attack's natural 20 gives +5 damage only
+  (the attack-specific text); True also adds the general E3 "one degree better".
+- **E-g5** ``resistance_naturals``: False — the resistance d20 is plain (E12 formula);
+  True: a natural 20 counts +5, a natural 1 always takes at least 1 damage.
+- **E-g6** ``dying_check_on_acquire``: True — the seed's "ao adquirir esta condição".
+- **E-g7** ``finish_rounds``: 0 — rounds of finishing attacks after the decision.
+- **E-g8** ``target_rule``: ``focus`` | ``random``.
+- **E-g9** ``recovery_cap``: True — recovery cannot raise hit points above the maximum.
+- **E-g10** ``initiative_ties``: ``random`` | ``listed`` (earlier-listed acts first; side 0
+  before side 1).
+- **E-g11** (fixed) stabilising clears the dying failure count.
+- **E-g12** (fixed; per-fighter data) tactics: maneuver fixed for the whole fight,
+  recovery when hit points ≤ ``recover_at``, hero points and extra effort as above.
+- **E-g13** (fixed) "a dying character who fails a resistance roll again": a dying target
+  that takes ≥ 1 damage from a hit dies.
+- **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
+  able fighter only brings it to 0 hit points.
+
+Exact duels (:func:`duel_exact`) are an absorbing Markov chain over whole-duel states
+(whose turn, both fighters' hit points or status incapacitated / dying with 0–2 failures
+/ dead, recovery used and its +2 still up, hero points left, extra-effort uses, and the
+half-turns spent finishing), built by enumerating every die. States grow with the
+product of both fighters' hit points and tactic counters: above
+:data:`EXACT_STATE_LIMIT` the solver refuses (hit points, E-g2, is the usual cause). Only
+1-vs-1 is exact; N-vs-M fights are Monte Carlo only (the state is the product over all
+combatants).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numba import njit, prange
+
+from .config import INLINE, JIT, PJIT
+from .errors import InputError
+from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
+from .rng import Seed, bounded, chunk_states, chunk_trials, next_u64, plan_chunks
+from .variants import variant
+
+SYSTEM = "d20_degrees"
+
+#: E16 maneuvers: (hit, damage, active defences) modifiers.
+MANEUVERS = {
+    "none": (0, 0, 0),
+    "accurate": (2, -2, 0),
+    "power": (-2, 2, 0),
+    "all_out": (0, 2, -2),
+    "defensive": (0, -2, 2),
+}
+#: E9 hero point tactics (E-g12).
+HERO_USES = {"none": 0, "attack": 1, "resist": 2}
+RECOVERY_HP = 5        # E15
+RECOVERY_DEFENCE = 2   # E15
+CRIT_DAMAGE = 5        # E3 on attacks
+DAMAGE_OFFSET = 15     # E12
+DYING_DC = 15          # E14
+DEATH_FAILURES = 3     # E14
+INSTANT_DEATH_DEGREES = 3  # E13
+EFFORT_BONUS = 2       # E8
+EXHAUSTED_PENALTY = 2  # E8
+MAX_EFFORT = 2         # E8: a third use would incapacitate; never taken by tactic
+EXACT_STATE_LIMIT = 400_000
+
+# Fighter array layout (one int64 row per combatant).
+(F_INIT, F_DODGE, F_AGI, F_AWA, F_ATK, F_RANGED, F_DMG, F_TOUGH, F_PARRY, F_FORT, F_HP,
+ F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV) = range(18)
+N_FIELDS = 18
+
+# Rule array layout (Variants.rule()).
+(R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
+ R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG) = range(10)
+
+ACTIVE, INCAP, DYING, DEAD = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Combat rule variants of ``d20_degrees`` (module docstring: E11, E3, E-g3 … E-g10)."""
+
+    system: ClassVar[str] = SYSTEM
+    degree_damage: bool = variant(True, rule="E11", doc="house rule: +1 damage per degree of "
+                                  "success beyond the hit")
+    defenceless_attack: str = variant("routine", rule="E-g3", doc="attack on a defenceless "
+                                      "target: routine (take 10) or roll vs DC 10 (a hit is "
+                                      "critical)", choices=("routine", "roll"))
+    crit_extra_degree: bool = variant(False, rule="E-g4", doc="an attack's natural 20 also "
+                                      "counts one degree better (E3) for excess degrees")
+    resistance_naturals: bool = variant(False, rule="E-g5", doc="natural 20 on the resistance "
+                                        "d20 counts +5; natural 1 takes at least 1 damage")
+    dying_check_on_acquire: bool = variant(True, rule="E-g6", doc="a Fortitude check (E14) as "
+                                           "soon as a fighter becomes dying")
+    finish_rounds: int = variant(0, rule="E-g7", doc="rounds of finishing attacks on "
+                                 "defenceless foes after the fight is decided")
+    target_rule: str = variant("focus", rule="E-g8", doc="which able foe an attacker picks",
+                               choices=("focus", "random"))
+    recovery_cap: bool = variant(True, rule="E-g9", doc="recovery (E15) cannot exceed maximum "
+                                 "hit points")
+    initiative_ties: str = variant("random", rule="E-g10", doc="a tie left after Dodge, "
+                                   "Agility, Awareness (E10)", choices=("random", "listed"))
+    reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
+                                   "11) is still a natural 1")
+
+    def check(self) -> None:
+        if isinstance(self.finish_rounds, bool) or not isinstance(self.finish_rounds, int) \
+                or not 0 <= self.finish_rounds <= 20:
+            raise InputError(f"variant finish_rounds: expected an integer 0..20, "
+                             f"got {self.finish_rounds!r}")
+        for f in dataclasses.fields(self):
+            choices = f.metadata.get("choices")
+            if choices is not None and getattr(self, f.name) not in choices:
+                raise InputError(f"variant {f.name}: {getattr(self, f.name)!r} is not allowed; "
+                                 f"choose {' | '.join(choices)}")
+
+    def rule(self) -> np.ndarray:
+        self.check()
+        return np.array([
+            self.defenceless_attack == "roll", self.crit_extra_degree,
+            self.resistance_naturals, self.dying_check_on_acquire, self.finish_rounds,
+            self.target_rule == "random", self.recovery_cap,
+            self.initiative_ties == "random", self.reroll_natural, self.degree_damage,
+        ], dtype=np.int64)
+
+
+DEFAULT = Variants()
+
+
+@dataclass(frozen=True)
+class Fighter:
+    """One combatant, as the engine sees it (the analysis layer composes it from data).
+
+    ``attack`` is the full attack bonus (E11: Fighting + close skill, or Dexterity +
+    ranged skill); ``damage`` the attack base (E12: Strength + weapon modifiers, or the
+    weapon's effect rank); ``toughness`` includes armour; ``hit_points`` is E-g2.
+    """
+
+    attack: int
+    damage: int
+    toughness: int
+    parry: int
+    dodge: int
+    fortitude: int
+    hit_points: int
+    ranged: bool = False
+    agility: int = 0
+    awareness: int = 0
+    initiative: int = 0
+    hero_points: int = 1
+    maneuver: str = "none"
+    hero_use: str = "attack"
+    extra_effort: int = 0
+    recover_at: int = 0
+    name: str = "fighter"
+
+    def __post_init__(self) -> None:
+        where = f"fighter {self.name!r}"
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.type in ("int",) and (isinstance(v, bool) or not isinstance(v, int | np.integer)):
+                raise InputError(f"{where}: {f.name} must be an integer, got {v!r}")
+        if not 1 <= self.hit_points <= 500:
+            raise InputError(f"{where}: hit_points must be 1..500, got {self.hit_points}")
+        if not 0 <= self.hero_points <= 10:
+            raise InputError(f"{where}: hero_points must be 0..10, got {self.hero_points}")
+        if not 0 <= self.extra_effort <= MAX_EFFORT:
+            raise InputError(f"{where}: extra_effort must be 0..{MAX_EFFORT}, "
+                             f"got {self.extra_effort}")
+        if self.recover_at < 0:
+            raise InputError(f"{where}: recover_at must be ≥ 0, got {self.recover_at}")
+        if self.maneuver not in MANEUVERS:
+            raise InputError(f"{where}: unknown maneuver {self.maneuver!r}; known: "
+                             f"{', '.join(MANEUVERS)}")
+        if self.hero_use not in HERO_USES:
+            raise InputError(f"{where}: unknown hero_use {self.hero_use!r}; known: "
+                             f"{', '.join(HERO_USES)}")
+        for name in ("attack", "damage", "toughness", "parry", "dodge", "fortitude", "agility",
+                     "awareness", "initiative"):
+            if abs(getattr(self, name)) > 60:
+                raise InputError(f"{where}: {name} must be within −60..60, "
+                                 f"got {getattr(self, name)}")
+
+    def array(self) -> np.ndarray:
+        """The kernel's int64 row (layout ``F_*``)."""
+        mhit, mdmg, mdef = MANEUVERS[self.maneuver]
+        row = np.zeros(N_FIELDS, dtype=np.int64)
+        row[[F_INIT, F_DODGE, F_AGI, F_AWA, F_ATK, F_RANGED, F_DMG, F_TOUGH, F_PARRY, F_FORT,
+             F_HP, F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV]] = [
+            self.agility + self.initiative, self.dodge, self.agility, self.awareness,
+            self.attack, int(self.ranged), self.damage, self.toughness, self.parry,
+            self.fortitude, self.hit_points, self.hero_points, mhit, mdmg, mdef,
+            HERO_USES[self.hero_use], self.extra_effort, self.recover_at]
+        return row
+
+
+def _fighter(x, where: str) -> Fighter:
+    if isinstance(x, Fighter):
+        return x
+    to_engine = getattr(x, "to_engine", None)
+    if to_engine is not None:
+        return to_engine()
+    raise InputError(f"{where}: expected a Fighter, got {type(x).__name__}")
+
+
+def _variants(v) -> Variants:
+    if v is None:
+        return DEFAULT
+    if isinstance(v, Variants):
+        v.check()
+        return v
+    from .variants import parse_variants
+
+    return parse_variants(Variants, v)
+
+
+def _round_cap(round_cap) -> int:
+    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) \
+            or not 1 <= round_cap <= 1000:
+        raise InputError(f"round_cap: expected an integer 1..1000, got {round_cap!r}")
+    return int(round_cap)
+
+
+# ---------------------------------------------------------------------------------------
+# Monte Carlo kernel
+# ---------------------------------------------------------------------------------------
+
+_M32 = np.uint64(0xFFFFFFFF)
+_U20 = np.uint64(20)
+_REJECT_20 = np.uint64((1 << 32) % 20)  # Lemire threshold for n = 20
+
+
+@njit(**INLINE)
+def _d20(s):
+    """One d20 (1..20), exact: Lemire multiply-shift with rejection on 32 random bits."""
+    while True:
+        m = (next_u64(s) >> np.uint64(32)) * _U20
+        if (m & _M32) >= _REJECT_20:
+            return np.int64(m >> np.uint64(32)) + 1
+
+
+@njit(**INLINE)
+def _resist(x, tough, pen, v, nat, res_nat):
+    """E12 damage for attack total ``x`` against a resistance roll of value ``v``."""
+    tot = tough + v - pen
+    if res_nat != 0 and nat == 2:
+        tot += 5
+    d = x - tot
+    if res_nat != 0 and nat == 1 and d < 1:
+        d = 1
+    return d if d > 0 else 0
+
+
+@njit(**JIT)
+def _reroll(s, reroll_nat):
+    """E9 second roll: value (1–10 read +10) and natural flag (0 none, 1 one, 2 twenty)."""
+    r2 = _d20(s)
+    v2 = r2 + 10 if r2 <= 10 else r2
+    nat2 = 2 if r2 == 20 else (1 if (r2 == 1 and reroll_nat != 0) else 0)
+    return v2, nat2
+
+
+@njit(**JIT)
+def _fortitude(s, F, i, st, fails, eff):
+    """E14 dying check of combatant ``i`` (E3 naturals); returns True if it died."""
+    r = _d20(s)
+    tot = r + F[i, F_FORT] - (EXHAUSTED_PENALTY if eff[i] >= 2 else 0)
+    if r == 20:
+        tot += 5
+    deg = 1 + (tot - DYING_DC) // 5 if tot >= DYING_DC else -(1 + (DYING_DC - tot) // 5)
+    if r == 1 and deg > 0:
+        deg = -1
+    if deg >= 2:
+        st[i] = INCAP
+        fails[i] = 0
+    elif deg < 0:
+        fails[i] += -deg
+        if fails[i] >= DEATH_FAILURES:
+            st[i] = DEAD
+            return True
+    return False
+
+
+@njit(**INLINE)
+def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
+    """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if ``j``
+    stopped being able to act."""
+    defenceless = st[j] != ACTIVE
+    bonus = F[i, F_ATK] + F[i, F_MHIT]
+    if eff[i] >= 2:
+        bonus -= EXHAUSTED_PENALTY
+    if eff[i] < F[i, F_EFFORT]:
+        bonus += EFFORT_BONUS
+        eff[i] += 1
+    if defenceless:
+        dc = 10
+    else:
+        d = F[j, F_DODGE] if F[i, F_RANGED] != 0 else F[j, F_PARRY]
+        d += F[j, F_MDEF]
+        if rec[j] == 1:
+            d += RECOVERY_DEFENCE
+        dc = d + 10
+    crit = False
+    if defenceless and rule[R_DEF_ROLL] == 0:
+        total = 10 + bonus
+        hit = total >= dc
+    else:
+        v = _d20(s)
+        nat = 2 if v == 20 else (1 if v == 1 else 0)
+        hit = nat == 2 or (nat != 1 and v + bonus >= dc)
+        if not hit and F[i, F_HUSE] == 1 and hero[i] > 0:
+            hero[i] -= 1
+            v2, nat2 = _reroll(s, rule[R_REROLL_NAT])
+            if v2 > v:
+                v = v2
+                nat = nat2
+            hit = nat == 2 or (nat != 1 and v + bonus >= dc)
+        crit = hit and (nat == 2 or defenceless)
+        total = v + bonus
+        if nat == 2 and rule[R_CRIT_DEG] != 0:
+            total += 5
+    if not hit:
+        return False
+    excess = (total - dc) // 5 if total >= dc else 0
+    if rule[R_DEGREE_DMG] == 0:
+        excess = 0
+    x = F[i, F_DMG] + excess + DAMAGE_OFFSET + F[i, F_MDMG] + (CRIT_DAMAGE if crit else 0)
+    pen = EXHAUSTED_PENALTY if eff[j] >= 2 else 0
+    r = _d20(s)
+    rnat = 2 if r == 20 else (1 if r == 1 else 0)
+    dmg = _resist(x, F[j, F_TOUGH], pen, r, rnat, rule[R_RES_NAT])
+    threshold = hp[j] if st[j] == ACTIVE else 1
+    if dmg >= threshold and F[j, F_HUSE] == 2 and hero[j] > 0:
+        hero[j] -= 1
+        v2, nat2 = _reroll(s, rule[R_REROLL_NAT])
+        if v2 > r:
+            dmg = _resist(x, F[j, F_TOUGH], pen, v2, nat2, rule[R_RES_NAT])
+    hits[min(dmg, hits.size - 1)] += 1
+    if dmg < 1:
+        return False
+    if st[j] == ACTIVE:
+        hp[j] -= dmg
+        if hp[j] <= 0:
+            hp[j] = 0
+            st[j] = INCAP
+            return True
+    elif st[j] == INCAP:
+        # E13: failing the resistance by 3+ degrees (damage ≥ 10) kills at once
+        if 1 + dmg // 5 >= INSTANT_DEATH_DEGREES:
+            st[j] = DEAD
+        else:
+            st[j] = DYING
+            fails[j] = 0
+            if rule[R_DYING_ACQ] != 0:
+                _fortitude(s, F, j, st, fails, eff)
+    elif st[j] == DYING:
+        st[j] = DEAD  # E-g13
+    return False
+
+
+@njit(**INLINE)
+def _pick_target(s, side, st, i, able_only, random_pick):
+    n = side.size
+    count = 0
+    first = -1
+    for j in range(n):
+        if side[j] != side[i] and (st[j] == ACTIVE if able_only else st[j] != DEAD):
+            if first < 0:
+                first = j
+            count += 1
+    if count <= 1 or not random_pick:
+        return first
+    k = bounded(s, count)
+    for j in range(n):
+        if side[j] != side[i] and st[j] == ACTIVE:
+            if k == 0:
+                return j
+            k -= 1
+    return first
+
+
+@njit(**INLINE)
+def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, decided):
+    """Combatant ``i``'s turn; returns True if some foe stopped being able to act."""
+    if st[i] == DEAD or st[i] == INCAP:
+        return False
+    if st[i] == DYING:
+        _fortitude(s, F, i, st, fails, eff)
+        return False
+    if rec[i] == 1:
+        rec[i] = 2  # E15: the +2 lasts until the start of the next turn
+    if not decided and rec[i] == 0 and hp[i] <= F[i, F_RECOV]:
+        rec[i] = 1
+        hp[i] += RECOVERY_HP
+        if rule[R_REC_CAP] != 0 and hp[i] > F[i, F_HP]:
+            hp[i] = F[i, F_HP]
+        return False
+    j = _pick_target(s, side, st, i, not decided, (not decided) and rule[R_TARGET_RANDOM] != 0)
+    if j < 0:
+        return False
+    return _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits)
+
+
+@njit(**JIT)
+def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits):
+    """A turn after the decision (E-g7): a separate function, so the fight kernel inlines
+    :func:`_turn` once only (keeps compile time down; finishing turns are rare)."""
+    _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, True)
+
+
+@njit(**INLINE)
+def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
+               outcome, rounds, loser_dead, standing, deaths, hits):
+    n = side.size
+    for i in range(n):
+        st[i] = ACTIVE
+        hp[i] = F[i, F_HP]
+        fails[i] = 0
+        rec[i] = 0
+        hero[i] = F[i, F_HERO]
+        eff[i] = 0
+        # E10: d20 + Agility; ties by Dodge, Agility, Awareness; then E-g10
+        k = _d20(s) + F[i, F_INIT] + 200
+        k = k * 256 + F[i, F_DODGE] + 128
+        k = k * 256 + F[i, F_AGI] + 128
+        k = k * 256 + F[i, F_AWA] + 128
+        if rule[R_TIES_RANDOM] != 0:
+            tie = np.int64(next_u64(s) >> np.uint64(44))
+        else:
+            tie = (1 << 20) - 1 - i
+        key[i] = k * (1 << 21) + tie
+        order[i] = i
+    for a in range(1, n):  # insertion sort, highest key first
+        x = order[a]
+        b = a - 1
+        while b >= 0 and key[order[b]] < key[x]:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = x
+    able0 = 0
+    able1 = 0
+    for i in range(n):
+        if side[i] == 0:
+            able0 += 1
+        else:
+            able1 += 1
+    winner = -1
+    end_round = round_cap
+    pos = 0
+    for rnd in range(1, round_cap + 1):
+        for pos in range(n):
+            i = order[pos]
+            if _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, False):
+                c0 = 0
+                c1 = 0
+                for j in range(n):
+                    if st[j] == ACTIVE:
+                        if side[j] == 0:
+                            c0 += 1
+                        else:
+                            c1 += 1
+                standing[rnd, 0] += c0 - able0
+                standing[rnd, 1] += c1 - able1
+                able0 = c0
+                able1 = c1
+                if c0 == 0 or c1 == 0:
+                    winner = 0 if c0 > 0 else 1
+                    break
+        if winner >= 0:
+            end_round = rnd
+            break
+    if winner < 0:
+        outcome[2] += 1
+        rounds[round_cap, 2] += 1
+    else:
+        outcome[winner] += 1
+        rounds[end_round, winner] += 1
+        extra = rule[R_FINISH] * n
+        p = pos
+        for _ in range(extra):
+            p += 1
+            if p == n:
+                p = 0
+            _finish_turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, rule, hits)
+    dead0 = 0
+    dead1 = 0
+    n1 = 0
+    for i in range(n):
+        if st[i] == DEAD:
+            if side[i] == 0:
+                dead0 += 1
+            else:
+                dead1 += 1
+        if side[i] == 1:
+            n1 += 1
+    deaths[0] += dead0
+    deaths[1] += dead1
+    if winner == 0 and dead1 == n1:
+        loser_dead[0] += 1
+    elif winner == 1 and dead0 == n - n1:
+        loser_dead[1] += 1
+
+
+@njit(**PJIT)
+def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, loser_dead,
+                  standing, deaths, hits):
+    n = side.size
+    for item in prange(trials.size):
+        s = states[item].copy()
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((round_cap + 1, 3), dtype=np.int64)
+        ld = np.zeros(2, dtype=np.int64)
+        sd = np.zeros((round_cap + 1, 2), dtype=np.int64)
+        de = np.zeros(2, dtype=np.int64)
+        h = np.zeros(hits.shape[1], dtype=np.int64)
+        order = np.zeros(n, dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        st = np.zeros(n, dtype=np.int64)
+        hp = np.zeros(n, dtype=np.int64)
+        fails = np.zeros(n, dtype=np.int64)
+        rec = np.zeros(n, dtype=np.int64)
+        hero = np.zeros(n, dtype=np.int64)
+        eff = np.zeros(n, dtype=np.int64)
+        for _ in range(trials[item]):
+            _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
+                       o, rd, ld, sd, de, h)
+        outcome[item] = o
+        rounds[item] = rd
+        loser_dead[item] = ld
+        standing[item] = sd
+        deaths[item] = de
+        hits[item] = h
+
+
+def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
+             variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo of whole N-vs-M fights (E10–E16; module docstring for the gaps).
+
+    Returns raw counts in a :class:`~engines.fight.FightStats` (``trials`` set).
+
+    Examples
+    --------
+    >>> a = Fighter(attack=7, damage=6, toughness=3, parry=7, dodge=7, fortitude=4,
+    ...             hit_points=25)
+    >>> fight_mc([a], [a], trials=10_000, seed=1).outcome.sum()
+    10000
+    """
+    fighters = [_fighter(x, f"side0[{k}]") for k, x in enumerate(side0)] + \
+        [_fighter(x, f"side1[{k}]") for k, x in enumerate(side1)]
+    if not side0 or not side1:
+        raise InputError("fight_mc: each side needs at least one fighter")
+    if len(fighters) > 64:
+        raise InputError(f"fight_mc: at most 64 combatants, got {len(fighters)}")
+    v = _variants(variants)
+    cap = _round_cap(round_cap)
+    F = np.ascontiguousarray(np.stack([f.array() for f in fighters]))
+    side = np.array([0] * len(side0) + [1] * len(side1), dtype=np.int64)
+    n_chunks, _ = plan_chunks(trials)
+    per_chunk = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, n_chunks)
+    outcome = np.zeros((n_chunks, 3), np.int64)
+    rounds = np.zeros((n_chunks, cap + 1, 3), np.int64)
+    loser_dead = np.zeros((n_chunks, 2), np.int64)
+    standing = np.zeros((n_chunks, cap + 1, 2), np.int64)
+    deaths = np.zeros((n_chunks, 2), np.int64)
+    hits = np.zeros((n_chunks, DAMAGE_BINS), np.int64)
+    _fight_kernel(F, side, v.rule(), np.int64(cap), per_chunk, states, outcome, rounds,
+                  loser_dead, standing, deaths, hits)
+    stats = FightStats.empty(SYSTEM, cap, trials=int(trials))
+    stats.outcome[:] = outcome.sum(axis=0)
+    stats.rounds[:] = rounds.sum(axis=0)
+    stats.loser_dead[:] = loser_dead.sum(axis=0)
+    start = np.array([len(side0), len(side1)], dtype=np.int64) * int(trials)
+    stats.standing[:] = start + np.cumsum(standing.sum(axis=0), axis=0)
+    stats.deaths[:] = deaths.sum(axis=0)
+    stats.hits[:] = hits.sum(axis=0)
+    stats.notes.update(method="monte_carlo", variants=dataclasses.asdict(v),
+                       fighters=[f.name for f in fighters])
+    return stats
+
+
+def duel_mc(a, b, trials: int = 100_000, seed: Seed = None, variants: Variants | None = None,
+            round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo 1-vs-1 duel (``a`` is side 0): :func:`fight_mc` with one fighter a side."""
+    return fight_mc([a], [b], trials, seed, variants, round_cap)
+
+
+# ---------------------------------------------------------------------------------------
+# Exact: one attack, enumerated die by die
+# ---------------------------------------------------------------------------------------
+
+# Exact life codes: hit points ≥ 1 (able), 0 incapacitated, -1/-2/-3 dying with 0/1/2
+# failures, -4 dead.
+L_INCAP, L_DEAD = 0, -4
+
+
+def _dying_code(failures: int) -> int:
+    return L_DEAD if failures >= DEATH_FAILURES else -1 - failures
+
+
+def _fortitude_dist(fort: int, exhausted: bool, failures: int) -> dict[int, float]:
+    """E14: new life code after one Fortitude check vs DC 15 (E2 degrees, E3 naturals)."""
+    out: dict[int, float] = {}
+    for r in range(1, 21):
+        tot = r + fort - (EXHAUSTED_PENALTY if exhausted else 0) + (5 if r == 20 else 0)
+        deg = 1 + (tot - DYING_DC) // 5 if tot >= DYING_DC else -(1 + (DYING_DC - tot) // 5)
+        if r == 1 and deg > 0:
+            deg = -1
+        if deg >= 2:
+            code = L_INCAP
+        elif deg == 1:
+            code = _dying_code(failures)
+        else:
+            code = _dying_code(failures - deg)
+        out[code] = out.get(code, 0.0) + 1 / 20
+    return out
+
+
+def _reroll_face(r2: int, reroll_nat: bool) -> tuple[int, int]:
+    return (r2 + 10 if r2 <= 10 else r2), (2 if r2 == 20 else 1 if (r2 == 1 and reroll_nat) else 0)
+
+
+def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: int,
+                   a_hero: bool, defenceless: bool, t_buff: bool) -> dict[tuple, float]:
+    """E11/E3/E13/E9/E8/E16: {(attack total X or None for a miss, hero spent): p}."""
+    bonus = int(att[F_ATK] + att[F_MHIT])
+    if a_eff >= 2:
+        bonus -= EXHAUSTED_PENALTY
+    if a_eff < att[F_EFFORT]:
+        bonus += EFFORT_BONUS
+    if defenceless:
+        dc = 10
+    else:
+        dc = int(tgt[F_DODGE] if att[F_RANGED] else tgt[F_PARRY]) + int(tgt[F_MDEF]) \
+            + (RECOVERY_DEFENCE if t_buff else 0) + 10
+
+    def total_of(v: int, nat: int, crit: bool) -> int:
+        deg_total = v + bonus + (5 if (nat == 2 and rule[R_CRIT_DEG]) else 0)
+        excess = (deg_total - dc) // 5 if (deg_total >= dc and rule[R_DEGREE_DMG]) else 0
+        return int(att[F_DMG] + excess + DAMAGE_OFFSET + att[F_MDMG]
+                   + (CRIT_DAMAGE if crit else 0))
+
+    out: dict[tuple, float] = {}
+
+    def add(key, p):
+        out[key] = out.get(key, 0.0) + p
+
+    if defenceless and not rule[R_DEF_ROLL]:
+        total = 10 + bonus
+        if total >= dc:
+            excess = (total - dc) // 5 if rule[R_DEGREE_DMG] else 0
+            add((int(att[F_DMG] + excess + DAMAGE_OFFSET + att[F_MDMG]), 0), 1.0)
+        else:
+            add((None, 0), 1.0)
+        return out
+    for v in range(1, 21):
+        nat = 2 if v == 20 else 1 if v == 1 else 0
+        hit = nat == 2 or (nat != 1 and v + bonus >= dc)
+        if hit:
+            add((total_of(v, nat, nat == 2 or defenceless), 0), 1 / 20)
+        elif a_hero and att[F_HUSE] == 1:
+            for r2 in range(1, 21):
+                v2, nat2 = _reroll_face(r2, bool(rule[R_REROLL_NAT]))
+                vv, nn = (v2, nat2) if v2 > v else (v, nat)
+                hit2 = nn == 2 or (nn != 1 and vv + bonus >= dc)
+                add((total_of(vv, nn, nn == 2 or defenceless) if hit2 else None, 1), 1 / 400)
+        else:
+            add((None, 0), 1 / 20)
+    return out
+
+
+def _resist_dist(x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero: bool,
+                 threshold: int) -> dict[tuple, float]:
+    """E12 (+E-g5, E9 ``resist``): {(damage ≥ 0, hero spent): p} for attack total ``x``."""
+    tough = int(tgt[F_TOUGH])
+    pen = EXHAUSTED_PENALTY if t_exh else 0
+
+    def dmg_of(v: int, nat: int) -> int:
+        tot = tough + v - pen + (5 if (rule[R_RES_NAT] and nat == 2) else 0)
+        d = x - tot
+        if rule[R_RES_NAT] and nat == 1 and d < 1:
+            d = 1
+        return max(d, 0)
+
+    out: dict[tuple, float] = {}
+    for r in range(1, 21):
+        nat = 2 if r == 20 else 1 if r == 1 else 0
+        d = dmg_of(r, nat)
+        if d >= threshold and t_hero and tgt[F_HUSE] == 2:
+            for r2 in range(1, 21):
+                v2, nat2 = _reroll_face(r2, bool(rule[R_REROLL_NAT]))
+                d2 = dmg_of(v2, nat2) if v2 > r else d
+                out[(d2, 1)] = out.get((d2, 1), 0.0) + 1 / 400
+        else:
+            out[(d, 0)] = out.get((d, 0), 0.0) + 1 / 20
+    return out
+
+
+def _attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_hero,
+                 threshold) -> dict[tuple, float]:
+    """{(damage or -1 for a miss, attacker hero spent, target hero spent): p}."""
+    out: dict[tuple, float] = {}
+    for (x, a_sp), p in _attack_totals(att, tgt, rule, a_eff, a_hero, defenceless,
+                                       t_buff).items():
+        if x is None:
+            out[(-1, a_sp, 0)] = out.get((-1, a_sp, 0), 0.0) + p
+            continue
+        for (d, t_sp), q in _resist_dist(x, tgt, rule, t_exh, t_hero, threshold).items():
+            key = (d, a_sp, t_sp)
+            out[key] = out.get(key, 0.0) + p * q
+    return out
+
+
+def attack_damage(attacker, target, variants: Variants | None = None, *,
+                  defenceless: bool = False) -> np.ndarray:
+    """Exact damage distribution of one attack (E11, E3, E12; E13 when ``defenceless``).
+
+    ``out[d]`` = P(damage = d); a miss counts as 0. No hero point or extra effort is
+    spent; the attacker's maneuver (E16) applies.
+    """
+    att = _fighter(attacker, "attacker").array()
+    tgt = _fighter(target, "target").array()
+    rule = _variants(variants).rule()
+    dist = _attack_dist(att, tgt, rule, 0 if att[F_EFFORT] == 0 else MAX_EFFORT, False,
+                        defenceless, False, False, False, 1)
+    top = max(max(d for d, _, _ in dist), 0)
+    out = np.zeros(top + 1)
+    for (d, _, _), p in dist.items():
+        out[max(d, 0)] += p
+    return out
+
+
+def initiative_first(a, b, variants: Variants | None = None) -> float:
+    """E10 (+E-g10): exact P(``a`` acts before ``b``)."""
+    fa = _fighter(a, "a").array()
+    fb = _fighter(b, "b").array()
+    rule = _variants(variants).rule()
+    p = 0.0
+    for ra in range(1, 21):
+        for rb in range(1, 21):
+            ka = (ra + fa[F_INIT], fa[F_DODGE], fa[F_AGI], fa[F_AWA])
+            kb = (rb + fb[F_INIT], fb[F_DODGE], fb[F_AGI], fb[F_AWA])
+            if ka > kb:
+                p += 1 / 400
+            elif ka == kb:
+                p += (0.5 if rule[R_TIES_RANDOM] else 1.0) / 400
+    return p
+
+
+# ---------------------------------------------------------------------------------------
+# Exact duels: absorbing Markov chain
+# ---------------------------------------------------------------------------------------
+
+def _hero_left(f) -> int:
+    return int(f[F_HERO]) if f[F_HUSE] != 0 else 0
+
+
+class _Duel:
+    """Half-turn transitions of a duel; states are (turn, f, A, B), A = (life, rec, hero, eff)."""
+
+    def __init__(self, fa: np.ndarray, fb: np.ndarray, rule: np.ndarray):
+        self.f = (fa, fb)
+        self.rule = rule
+        self.finish = 2 * int(rule[R_FINISH])
+        self.memo: dict = {}
+
+    def _hit_life(self, k: int, life: int, d: int, eff: int) -> dict[int, float]:
+        """E12/E13/E14: target ``k``'s new life code after a hit for ``d`` damage."""
+        if d < 1:
+            return {life: 1.0}
+        if life >= 1:
+            return {max(life - d, 0): 1.0}
+        if life == L_INCAP:
+            if 1 + d // 5 >= INSTANT_DEATH_DEGREES:
+                return {L_DEAD: 1.0}
+            if self.rule[R_DYING_ACQ]:
+                return _fortitude_dist(int(self.f[k][F_FORT]), eff >= 2, 0)
+            return {-1: 1.0}
+        return {L_DEAD: 1.0}
+
+    def _attack(self, k, xs, ys):
+        """Outcomes of fighter k (state xs) attacking the other (state ys)."""
+        att, tgt = self.f[k], self.f[1 - k]
+        ylife = ys[0]
+        t_hero = ys[2] > 0 and tgt[F_HUSE] == 2
+        threshold = ylife if ylife >= 1 else 1
+        key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
+               threshold if t_hero else 0)
+        dist = self.memo.get(key)
+        if dist is None:
+            dist = _attack_dist(att, tgt, self.rule, xs[3], xs[2] > 0 and att[F_HUSE] == 1,
+                                ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero, threshold)
+            self.memo[key] = dist
+        new_eff = xs[3] + 1 if xs[3] < att[F_EFFORT] else xs[3]
+        out = []
+        for (d, a_sp, t_sp), p in dist.items():
+            nx = (xs[0], xs[1], xs[2] - a_sp, new_eff)
+            if d < 0:
+                out.append((p, nx, ys, -1))
+                continue
+            for life, q in self._hit_life(1 - k, ylife, d, ys[3]).items():
+                out.append((p * q, nx, (life, ys[1], ys[2] - t_sp, ys[3]), d))
+        return out
+
+    def step(self, state):
+        """[(p, next state, damage of a hit or -1)] for one half-turn."""
+        turn, f, a, b = state
+        decided = not (a[0] >= 1 and b[0] >= 1)
+        if decided and (f >= self.finish or a[0] == L_DEAD or b[0] == L_DEAD):
+            return [(1.0, state, -1)]
+        xs, ys = (a, b) if turn == 0 else (b, a)
+        fx = self.f[turn]
+        life = xs[0]
+        if life in (L_DEAD, L_INCAP):
+            outs = [(1.0, xs, ys, -1)]
+        elif life < 0:
+            outs = [(p, (nl, xs[1], xs[2], xs[3]), ys, -1) for nl, p in
+                    _fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
+        else:
+            if xs[1] == 1:
+                xs = (xs[0], 2, xs[2], xs[3])
+            if not decided and xs[1] == 0 and life <= fx[F_RECOV]:
+                hp = life + RECOVERY_HP
+                if self.rule[R_REC_CAP]:
+                    hp = min(hp, int(fx[F_HP]))
+                outs = [(1.0, (hp, 1, xs[2], xs[3]), ys, -1)]
+            elif ys[0] == L_DEAD:
+                outs = [(1.0, xs, ys, -1)]
+            else:
+                outs = self._attack(turn, xs, ys)
+        res = []
+        for p, nx, ny, d in outs:
+            na, nb = (nx, ny) if turn == 0 else (ny, nx)
+            now = not (na[0] >= 1 and nb[0] >= 1)
+            nf = f + 1 if decided else 0
+            res.append((p, (1 - turn, nf if now else 0, na, nb), d))
+        return res
+
+
+def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+    """Exact 1-vs-1 duel (E10–E16) as an absorbing Markov chain; probabilities in FightStats.
+
+    ``hits`` holds the expected number of hits per damage value over the fight.
+    Raises :class:`InputError` when the reachable states exceed
+    :data:`EXACT_STATE_LIMIT` (hit points, E-g2, drive the size).
+    """
+    from scipy import sparse
+
+    fa = _fighter(a, "a").array()
+    fb = _fighter(b, "b").array()
+    v = _variants(variants)
+    rule = v.rule()
+    cap = _round_cap(round_cap)
+    duel = _Duel(fa, fb, rule)
+    s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0)
+    s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0)
+    p_first = initiative_first(a, b, v)
+    starts = [((0, 0, s0, s1), p_first), ((1, 0, s0, s1), 1 - p_first)]
+    index: dict = {}
+    states: list = []
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    hrows: list[int] = []
+    hcols: list[int] = []
+    hvals: list[float] = []
+    for st, _ in starts:
+        if st not in index:
+            index[st] = len(states)
+            states.append(st)
+    k = 0
+    while k < len(states):
+        st = states[k]
+        for p, nxt, d in duel.step(st):
+            j = index.get(nxt)
+            if j is None:
+                j = index[nxt] = len(states)
+                states.append(nxt)
+                if len(states) > EXACT_STATE_LIMIT:
+                    raise InputError(
+                        f"duel_exact: more than {EXACT_STATE_LIMIT} states (hit points "
+                        f"{fa[F_HP]} and {fb[F_HP]}, E-g2, times hero points, recovery and "
+                        "extra effort counters); lower hit points or use duel_mc")
+            rows.append(k)
+            cols.append(j)
+            vals.append(p)
+            if d >= 0:
+                hrows.append(k)
+                hcols.append(min(d, DAMAGE_BINS - 1))
+                hvals.append(p)
+        k += 1
+    n = len(states)
+    step_t = sparse.csr_matrix((vals, (cols, rows)), shape=(n, n))
+    hit_t = sparse.csr_matrix((hvals, (hcols, hrows)), shape=(DAMAGE_BINS, n))
+    life_a = np.array([s[2][0] for s in states])
+    life_b = np.array([s[3][0] for s in states])
+    able_a = (life_a >= 1).astype(float)
+    able_b = (life_b >= 1).astype(float)
+    undecided = (able_a > 0) & (able_b > 0)
+    win0 = (able_a > 0) & (able_b == 0)
+    win1 = (able_b > 0) & (able_a == 0)
+    vec = np.zeros(n)
+    for st, p in starts:
+        vec[index[st]] += p
+    stats = FightStats.empty(SYSTEM, cap, trials=None, dtype=float)
+    stats.standing[0] = [1.0, 1.0]
+    prev = np.zeros(2)
+    for t in range(1, 2 * cap + 1):
+        stats.hits += hit_t @ vec
+        vec = step_t @ vec
+        now = np.array([vec[win0].sum(), vec[win1].sum()])
+        stats.rounds[(t + 1) // 2, :2] += now - prev
+        prev = now
+        if t % 2 == 0:
+            stats.standing[t // 2] = [vec @ able_a, vec @ able_b]
+    stats.outcome[:2] = prev
+    stats.outcome[2] = vec[undecided].sum()
+    stats.rounds[cap, 2] = stats.outcome[2]
+    vec[undecided] = 0.0
+    for _ in range(duel.finish):
+        stats.hits += hit_t @ vec
+        vec = step_t @ vec
+    dead_a = life_a == L_DEAD
+    dead_b = life_b == L_DEAD
+    stats.loser_dead[:] = [vec[win0 & dead_b].sum(), vec[win1 & dead_a].sum()]
+    # fights stopped at the cap keep their (undecided) mass out of ``vec``: nobody is dead
+    stats.deaths[:] = [vec[dead_a].sum(), vec[dead_b].sum()]
+    stats.notes.update(method="exact", states=n, variants=dataclasses.asdict(v),
+                       p_first=p_first)
+    return stats

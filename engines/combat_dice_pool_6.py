@@ -1,0 +1,480 @@
+"""Whole fights in ``dice_pool_6`` (RULES.md C6, C10–C13, seed 002), Monte Carlo and exact.
+
+The seed gives conflicts in a few lines; this module reads them so:
+
+- **C10/C11** an attack is a contest: the attacker rolls its attack pool, the defender
+  its dodge pool (C1 dice: 6+ succeed, C-g1; pairs of 10s count 4, C-g2); the attacker
+  wins with equal or more successes. Variant ``tie_needs_success`` (C10, not settled by
+  the seed): a 0–0 tie is still the attacker's win (literal, default) or a miss.
+- **C11** damage = margin + the weapon's damage bonus; **C-g4** (variant
+  ``min_damage``): a win with margin 0 and a +0 weapon deals 0 (default) or 1.
+  The seed gives no weapon table: the bonuses +0..+4 in the data file are assumptions.
+- **C12** against a ranged attack the defender's dodge pool gets −2 dice without cover,
+  +1 with partial and +2 with full cover (a property of each combatant's position).
+- **C13** a defender loses one die for each earlier attack against it in the round;
+  an attacker may split its pool among all able enemies (one attack each, the dice
+  dealt out as evenly as possible; the first targets get the odd dice).
+- **C6** health = Stamina + 3: a combatant drops when its damage reaches its health.
+  Willpower = Composure + Resolve is computed but the seed gives it no use in a fight.
+  The seed has no death; variant ``death``: ``never`` (default) or ``double_health``
+  (dead when the damage reaches 2 × health).
+- Each combatant makes one attack per round. The seed gives no initiative; variant
+  ``order`` (C11, not settled by the seed): a fresh random order every round (default),
+  one random order per fight, or side 0 first.
+
+Kernel row layout: the ``C_*`` constants (built by :func:`row`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar
+
+import numpy as np
+from numba import njit, prange
+
+from . import dice_pool_6 as _checks
+from .combat_pools import DuelChain, attack_op, mix, run_mc, standing_from_rounds
+from .config import INLINE, PJIT
+from .errors import InputError
+from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
+from .rng import Seed, bounded
+from .rolls import roll_pool
+from .variants import variant
+
+SYSTEM = _checks.SYSTEM
+
+COVER = ("none", "partial", "full")
+COVER_DICE = (-2, 1, 2)  # C12
+ORDERS = ("random_round", "random_fight", "side0_first")
+
+C_ATT = 0      # attack pool (C1, C5)
+C_DEF = 1      # dodge pool (C11)
+C_DMG = 2      # weapon damage bonus (C11)
+C_HEALTH = 3   # health (C6)
+C_DEATH = 4    # damage that kills, -1: never
+C_RANGED = 5   # 1: attacks at range (C12 applies to its targets)
+C_COVER = 6    # dice this combatant's dodge gets against ranged attacks (C12)
+C_SPLIT = 7    # 1: splits its pool among all able enemies (C13)
+C_WP = 8       # willpower (C6; no use in fights)
+N_COLS = 9
+
+R_MIN_DAMAGE, R_TIE_NEEDS_SUCCESS, R_ORDER, R_TARGET_FIRST = 5, 6, 7, 8
+
+
+@dataclass(frozen=True)
+class Variants(_checks.Variants):
+    """Combat variants of ``dice_pool_6``: the check variants (C-g1..C-g4) plus these."""
+
+    system: ClassVar[str] = SYSTEM
+    tie_needs_success: bool = variant(False, rule="C10", doc="a 0-0 tie is a miss (true) "
+                                      "or, literally, the challenger's win (false)")
+    order: str = variant("random_round", rule="C11", doc="who attacks first: a fresh random "
+                         "order each round, one random order per fight, or side 0 first "
+                         "(the seed gives no initiative)", choices=ORDERS)
+    death: str = variant("never", rule="C6", doc="the seed has no death: never, or dead when "
+                         "the damage reaches twice the health", choices=("never",
+                                                                         "double_health"))
+    targeting: str = variant("random", rule="C13", doc="N-vs-M: each attack picks a random "
+                             "able enemy, or the first able one (focus fire)",
+                             choices=("random", "first"))
+
+
+DEFAULT = Variants()
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A weapon: its damage bonus (C11; +0..+4, an assumption) and whether it shoots."""
+
+    name: str
+    damage: int = 0
+    ranged: bool = False
+
+
+UNARMED = Weapon("unarmed", 0)
+
+
+@dataclass(frozen=True)
+class Combatant:
+    """A ``dice_pool_6`` combatant (plain values only)."""
+
+    name: str
+    attack_attribute: int
+    attack_skill: int
+    dodge_attribute: int
+    dodge_skill: int
+    stamina: int
+    composure: int = 2
+    resolve: int = 2
+    specialty: bool = False
+    weapon: Weapon = UNARMED
+    cover: str = "none"
+    split: bool = False
+
+    def check(self) -> None:
+        for trait in ("attack_attribute", "attack_skill", "dodge_attribute", "dodge_skill",
+                      "stamina", "composure", "resolve"):
+            value = getattr(self, trait)
+            if not 0 <= value <= 10:
+                raise InputError(f"{self.name}: {trait} must be 0..10, got {value}")
+        if self.cover not in COVER:
+            raise InputError(f"{self.name}: unknown cover {self.cover!r}; known: "
+                             + ", ".join(COVER))
+        if not 0 <= self.weapon.damage <= 10:
+            raise InputError(f"{self.name}: weapon damage must be 0..10, got "
+                             f"{self.weapon.damage}")
+
+    @property
+    def attack_pool(self) -> int:
+        """C1 + C5: attribute + skill (+1 specialty)."""
+        return self.attack_attribute + self.attack_skill + _checks.SPECIALTY_DICE * self.specialty
+
+    @property
+    def dodge_pool(self) -> int:
+        return self.dodge_attribute + self.dodge_skill
+
+    @property
+    def health(self) -> int:
+        """C6: Stamina + 3."""
+        return self.stamina + _checks.HEALTH_BONUS
+
+    @property
+    def willpower(self) -> int:
+        """C6: Composure + Resolve."""
+        return self.composure + self.resolve
+
+
+def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
+    """The kernel row of one combatant (layout: ``C_*``)."""
+    c.check()
+    r = np.zeros(N_COLS, dtype=np.int64)
+    r[C_ATT] = c.attack_pool
+    r[C_DEF] = c.dodge_pool
+    r[C_DMG] = c.weapon.damage
+    r[C_HEALTH] = c.health
+    r[C_DEATH] = 2 * c.health if v.death == "double_health" else -1
+    r[C_RANGED] = int(c.weapon.ranged)
+    r[C_COVER] = COVER_DICE[COVER.index(c.cover)]
+    r[C_SPLIT] = int(c.split)
+    r[C_WP] = c.willpower
+    return r
+
+
+def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
+    return np.stack([row(c, v) for c in combatants])
+
+
+def _rule(v: Variants) -> np.ndarray:
+    extra = [int(v.min_damage), int(v.tie_needs_success), ORDERS.index(v.order),
+             int(v.targeting == "first")]
+    return np.concatenate([v.rule().as_array(), np.array(extra, dtype=np.int64)])
+
+
+# ---------------------------------------------------------------------------------------
+# Monte Carlo kernel
+
+
+@njit(**INLINE)
+def _roll(s, n, rule):
+    """C1/C-g2 successes of ``n`` dice (0 dice: none)."""
+    return roll_pool(s, n, rule[0], rule[1], rule[2], rule[3], rule[4]) - 1
+
+
+@njit(**INLINE)
+def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able, side, acc,
+             hits_off):
+    """C10–C13: one attack of ``c`` with ``dice`` on ``t``; ``defended`` = earlier attacks
+    on ``t`` this round."""
+    dodge = rows[t, C_DEF] - defended  # C13
+    if rows[c, C_RANGED] == 1:
+        dodge += rows[t, C_COVER]  # C12
+    att = _roll(s, dice, rule)
+    dfn = _roll(s, dodge, rule)
+    if att < dfn or (att == 0 and rule[R_TIE_NEEDS_SUCCESS] != 0):
+        return
+    dmg = att - dfn + rows[c, C_DMG]  # C11
+    if dmg == 0 and rule[R_MIN_DAMAGE] != 0:  # C-g4
+        dmg = 1
+    acc[hits_off + min(dmg, DAMAGE_BINS - 1)] += 1
+    dmg_taken[t] += dmg
+    if rows[t, C_DEATH] >= 0 and dmg_taken[t] >= rows[t, C_DEATH]:
+        dead[t] = 1
+    if able[t] == 1 and dmg_taken[t] >= rows[t, C_HEALTH]:  # C6
+        able[t] = 0
+        n_able[side[t]] -= 1
+
+
+@njit(**INLINE)
+def _shuffle(s, order, n):
+    for k in range(n - 1, 0, -1):
+        m = bounded(s, k + 1)
+        tmp = order[k]
+        order[k] = order[m]
+        order[m] = tmp
+
+
+@njit(**INLINE)
+def _fight(s, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, order,
+           n_able, n_dead, n_side):
+    n = rows.shape[0]
+    for sd in range(2):
+        n_able[sd] = 0
+        n_dead[sd] = 0
+        n_side[sd] = 0
+    for i in range(n):
+        dmg_taken[i] = 0
+        able[i] = 1
+        dead[i] = 0
+        order[i] = i  # side 0 first: rows are side 0 then side 1
+        n_able[side[i]] += 1
+        n_side[side[i]] += 1
+    if rule[R_ORDER] == 1:
+        _shuffle(s, order, n)
+    for sd in range(2):
+        acc[off[1] + sd] += n_able[sd]
+    hits_off = off[5]
+    winner = -1
+    r_end = cap
+    for r in range(1, cap + 1):
+        if rule[R_ORDER] == 0:
+            _shuffle(s, order, n)
+        for i in range(n):
+            defended[i] = 0
+        for oi in range(n):
+            c = order[oi]
+            if able[c] == 0:  # the fallen do not act
+                continue
+            enemy = 1 - side[c]
+            if rows[c, C_SPLIT] == 1 and n_able[enemy] > 1:  # C13: split the pool
+                k = n_able[enemy]
+                pool = rows[c, C_ATT]
+                j = 0
+                for t in range(n):
+                    if side[t] == enemy and able[t] == 1:
+                        dice = pool // k + (1 if j < pool % k else 0)
+                        j += 1
+                        _contest(s, rows, rule, c, t, dice, defended[t], dmg_taken, able,
+                                 dead, n_able, side, acc, hits_off)
+                        defended[t] += 1
+            else:
+                j = 0
+                if rule[R_TARGET_FIRST] == 0 and n_able[enemy] > 1:
+                    j = bounded(s, n_able[enemy])
+                t = -1
+                for u in range(n):
+                    if side[u] == enemy and able[u] == 1:
+                        if j == 0:
+                            t = u
+                            break
+                        j -= 1
+                _contest(s, rows, rule, c, t, rows[c, C_ATT], defended[t], dmg_taken, able,
+                         dead, n_able, side, acc, hits_off)
+                defended[t] += 1
+            if n_able[enemy] == 0:
+                winner = side[c]
+                break
+        if winner >= 0:
+            r_end = r
+            break
+        if r < cap:
+            for sd in range(2):
+                acc[off[1] + 2 * r + sd] += n_able[sd]
+    outcome = winner if winner >= 0 else 2
+    acc[outcome] += 1
+    acc[off[0] + 3 * r_end + outcome] += 1
+    for sd in range(2):
+        acc[off[2] + 2 * r_end + sd] += n_able[sd]
+    for i in range(n):
+        n_dead[side[i]] += dead[i]
+    for sd in range(2):
+        acc[off[3] + sd] += n_dead[sd]
+    if winner >= 0 and n_dead[1 - winner] == n_side[1 - winner]:
+        acc[off[4] + winner] += 1
+
+
+@njit(**PJIT)
+def _kernel(rows, side, rule, cap, off, trials, states, out):
+    """Whole fights, ``trials[chunk]`` per chunk; each chunk fills its own ``out`` row
+    (offsets ``off``: :data:`engines.combat_pools.KERNEL_OFFSETS`)."""
+    n = rows.shape[0]
+    for item in prange(trials.size):
+        s = states[item].copy()
+        acc = np.zeros(out.shape[1], dtype=np.int64)
+        z = np.zeros(n, dtype=np.int64)
+        dmg_taken, able, dead, defended, order = z.copy(), z.copy(), z.copy(), z.copy(), z.copy()
+        n_able, n_dead, n_side = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.int64)
+        for _ in range(trials[item]):
+            _fight(s, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, order,
+                   n_able, n_dead, n_side)
+        out[item, :] = acc
+
+
+def _cap(round_cap: int) -> int:
+    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) \
+            or not 1 <= round_cap <= 10_000:
+        raise InputError(f"round_cap: expected 1..10000 rounds, got {round_cap!r}")
+    return int(round_cap)
+
+
+def _variants(variants) -> Variants:
+    if variants is None:
+        return DEFAULT
+    if not isinstance(variants, Variants):
+        raise InputError(f"variants: expected {__name__}.Variants, got {type(variants).__name__}")
+    return variants
+
+
+def _side(combatants, name: str) -> list[Combatant]:
+    if isinstance(combatants, Combatant):
+        combatants = [combatants]
+    combatants = list(combatants)
+    if not combatants:
+        raise InputError(f"{name}: a side needs at least one combatant")
+    for c in combatants:
+        if not isinstance(c, Combatant):
+            raise InputError(f"{name}: expected {SYSTEM} combatants, got {type(c).__name__}")
+    return combatants
+
+
+def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: Seed = None,
+             variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo N-vs-M conflicts to the end or the round cap (C6, C10–C13).
+
+    Examples
+    --------
+    >>> from engines.combat_dice_pool_6 import Combatant, fight_mc
+    >>> a = Combatant("a", 3, 2, 3, 2, stamina=2)
+    >>> st = fight_mc([a, a], [a], trials=1000, seed=1)
+    >>> int(st.outcome.sum())
+    1000
+    """
+    v = _variants(variants)
+    cap = _cap(round_cap)
+    s0 = _side(side0, "side0")
+    s1 = _side(side1, "side1")
+    r = rows(s0 + s1, v)
+    side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
+    stats = run_mc(_kernel, SYSTEM, r, side, _rule(v), trials, seed, cap)
+    stats.notes["combatants"] = ([c.name for c in s0], [c.name for c in s1])
+    return stats
+
+
+def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,
+            variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo 1-vs-1 conflicts (see :func:`fight_mc`)."""
+    return fight_mc([a], [b], trials, seed, variants, round_cap)
+
+
+# ---------------------------------------------------------------------------------------
+# Exact
+
+
+@lru_cache(maxsize=1024)
+def _successes(pool: int, v: Variants) -> np.ndarray:
+    """Exact success pmf of a pool (C1, C-g2); 0 dice or fewer: no success."""
+    pool = max(pool, 0)
+    codes = _checks.n_codes(max(pool, 1), v)
+    probs, _ = _checks.exact([pool], v, codes)
+    return probs[0, 1:].copy()
+
+
+def _contest_damage(att_pool: int, dodge_pool: int, weapon: int,
+                    v: Variants) -> tuple[np.ndarray, np.ndarray]:
+    """C10, C11, C-g4: pmf of damage dealt (misses count 0) and of wins by damage."""
+    a = _successes(att_pool, v)
+    d = _successes(dodge_pool, v)
+    hit = np.zeros(a.size + weapon + 1)
+    for i, pa in enumerate(a):
+        if pa == 0.0:
+            continue
+        for j in range(min(i, d.size - 1) + 1):
+            if i == 0 and v.tie_needs_success:
+                continue
+            dmg = i - j + weapon
+            if dmg == 0 and v.min_damage:
+                dmg = 1
+            hit[dmg] += pa * d[j]
+    out = hit.copy()
+    out[0] += 1.0 - hit.sum()
+    return out, hit
+
+
+def _dodge_against(attacker: Combatant, target: Combatant, defended: int = 0) -> int:
+    """The target's dodge dice against this attacker (C12, C13)."""
+    cover = COVER_DICE[COVER.index(target.cover)] if attacker.weapon.ranged else 0
+    return target.dodge_pool - defended + cover
+
+
+def attack_damage(attacker: Combatant, target: Combatant,
+                  variants: Variants | None = None) -> np.ndarray:
+    """Exact damage distribution of one attack, the first on the target this round
+    (C10–C12, C-g4). ``p[0]`` holds the misses and the 0-damage wins; the win
+    probability is :func:`hit_probability`."""
+    v = _variants(variants)
+    attacker.check()
+    target.check()
+    return _contest_damage(attacker.attack_pool, _dodge_against(attacker, target),
+                           attacker.weapon.damage, v)[0]
+
+
+def hit_probability(attacker: Combatant, target: Combatant,
+                    variants: Variants | None = None) -> float:
+    """P(the attacker wins the contest), C10 (and the ``tie_needs_success`` variant)."""
+    v = _variants(variants)
+    return float(_contest_damage(attacker.attack_pool, _dodge_against(attacker, target),
+                                 attacker.weapon.damage, v)[1].sum())
+
+
+def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
+               round_cap: int = ROUND_CAP) -> FightStats:
+    """Exact 1-vs-1 conflict (C6, C10–C12) as an absorbing Markov chain.
+
+    State: the damage each side has taken (nothing else carries over between rounds in a
+    duel: one attack each per round, so C13's penalty never applies). The attack order
+    (variant ``order``) is a fair coin each round, one coin per fight, or fixed.
+    """
+    v = _variants(variants)
+    cap = _cap(round_cap)
+    a.check()
+    b.check()
+    fighters = (a, b)
+    health = (a.health, b.health)
+    ops = []
+    for m in (0, 1):
+        att, tgt = fighters[m], fighters[1 - m]
+        dmg, hit = _contest_damage(att.attack_pool, _dodge_against(att, tgt),
+                                   att.weapon.damage, v)
+        death = 2 * tgt.health if v.death == "double_health" else None
+        ops.append(attack_op(dmg, hit, health[1 - m], True,
+                             None if death is None else death - tgt.health))
+
+    def run(orders: list[tuple[float, tuple[int, int]]]) -> FightStats:
+        start = np.zeros(health)
+        start[0, 0] = 1.0
+        chain = DuelChain(SYSTEM, health, cap, {0: start})
+        for _ in range(cap):
+            new: dict = {}
+            for w, order in orders:
+                cur = {0: chain.planes[0] * w}
+                for m in order:
+                    nxt: dict = {}
+                    chain.attack(nxt, m, 0, 0, cur[0], ops[m])
+                    cur = nxt
+                chain.add(new, 0, cur[0])
+            chain.planes = new
+            chain.end_round()
+            if chain.total() < 1e-16:
+                break
+        return chain.finish()
+
+    if v.order == "random_round":
+        stats = run([(0.5, (0, 1)), (0.5, (1, 0))])
+    elif v.order == "random_fight":
+        stats = mix([(0.5, run([(1.0, (0, 1))])), (0.5, run([(1.0, (1, 0))]))])
+    else:
+        stats = run([(1.0, (0, 1))])
+    standing_from_rounds(stats)
+    stats.notes["combatants"] = ([a.name], [b.name])
+    return stats

@@ -1,0 +1,608 @@
+"""``middle_3d10`` combat: whole fights, Monte Carlo and exact (RULES.md B6–B11, seed 001).
+
+Rules implemented (ids from RULES.md section B):
+
+- **B1** an attack is a check: 3d10, keep the middle (C) + characteristic + Combat skill.
+- **B3** doubles on attacks: two or three 10s hit automatically (the "benefit" is the
+  gap **B-g8**: ``crit_bonus`` extra damage, default 0); two or three 1s miss whatever
+  the total.
+- **B4** drama points buy advantage: the 3d10 are re-rolled and M is kept. When a point
+  is spent is gap **B-g7** (``drama_timing``: ``after_miss`` — the literal "re-roll" —
+  or ``before`` the roll) and each combatant's tactic (never / early / late = only once
+  wounded).
+- **B6** a turn is move + one action (here: one attack; movement is not modelled — every
+  combatant is assumed to reach its target). Everyone is flat-footed (Defense −3) until it
+  has acted once in the fight; a surprise round (only combatants with ``aware`` act) comes
+  first when some are aware and some are not. Initiative is gap **B-g4**: 3d10 middle +
+  the reflex characteristic (variant ``initiative``), rolled once per fight; ties go to the
+  higher reflex, then at random.
+- **B7** the attack succeeds when its total ≥ the target's Defense (gap **B-g5**:
+  Defense is an explicit stat, 10 for an average person; 7 while flat-footed).
+- **B8** damage reuses the attack's own dice by weapon category (a bit mask over m, C,
+  M: unarmed m, light C, blades M, small firearms m+M, medium C+M, heavy m+C+M) plus
+  ⌊(FOR + Combat)/4⌋ in melee or ⌊Combat/4⌋ at range.
+- **B9** Resistance = 3 × Vigor; damage taken d < Vigor healthy, < 2 Vigor wounded (−2 on
+  attacks and Defense), < 3 Vigor incapacitated (−5), then dying (cannot act).
+- **B10** one hit ≥ Vigor forces a check at difficulty 12 with C + Vigor (gap **B-g6**,
+  variant ``massive_traits``); failure loses every remaining point (→ dying).
+- **B11** new damage is temporary (/) and only consolidates on rest, so within one fight
+  temporary and consolidated damage weigh the same: the engine tracks one damage total.
+  Sequelae from critical hits (B3) are narrative and not modelled.
+
+Combat gaps introduced here (not settled by the seed): **B-g7** drama timing, **B-g8**
+critical benefit, **B-g9** target choice with several opponents (``targeting``).
+
+The seed has no death rule: "dying" (B9) is unconsciousness with risk of death, so
+``deaths`` and ``loser_dead`` of every result stay 0 and every loser is dying.
+
+A combatant reaches the kernels as one int64 row (see :meth:`Combatant.row`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numba import njit, prange
+
+from .config import INLINE, JIT, PJIT
+from .errors import InputError
+from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
+from .rng import Seed, bounded, chunk_states, chunk_trials, d10, plan_chunks
+from .variants import variant
+
+SYSTEM = "middle_3d10"
+FLAT_FOOTED = 3  # B6
+MASSIVE_DIFFICULTY = 12  # B10
+PENALTY = (0, 2, 5)  # B9: healthy, wounded, incapacitated
+DICE_BITS = {"m": 1, "C": 2, "M": 4}  # B8 damage dice as a bit mask
+TACTICS = {"never": 0, "early": 1, "late": 2}  # B4 drama tactic
+
+# columns of a combatant row
+(TRAIT, SKILL, STR, VIGOR, DEFENSE, REFLEX, MASK, RANGED, DRAMA, TACTIC, AWARE) = range(11)
+N_FIELDS = 11
+# rule array
+R_INIT, R_TIMING, R_CRIT, R_DOUBLES, R_MASSIVE_VIGOR, R_TARGET = range(6)
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Combat rule variants of ``middle_3d10`` (each field cites the gap it settles)."""
+
+    system: ClassVar[str] = SYSTEM
+    initiative: str = variant("middle_plus_reflex", rule="B-g4", doc="initiative: 3d10 middle + "
+                              "reflex characteristic, or the reflex characteristic alone "
+                              "('reflex'); ties: higher reflex, then at random",
+                              choices=("middle_plus_reflex", "reflex"))
+    drama_timing: str = variant("after_miss", rule="B-g7", doc="a drama point (B4) is spent to "
+                                "re-roll a missed attack with advantage ('after_miss') or "
+                                "declared before rolling ('before')",
+                                choices=("after_miss", "before"))
+    crit_bonus: int = variant(0, rule="B-g8", doc="extra damage on an automatic success (two "
+                              "or three 10s, B3); the seed's benefit is narrative")
+    doubles: bool = variant(True, rule="B3", doc="two or three 10s hit automatically, two or "
+                            "three 1s miss")
+    massive_traits: str = variant("c_plus_vigor", rule="B-g6", doc="the massive damage check "
+                                  "(B10) adds Vigor to C, or nothing",
+                                  choices=("c_plus_vigor", "c_only"))
+    targeting: str = variant("first", rule="B-g9", doc="with several opponents, attack the first "
+                             "one still standing, a random one, or the most damaged",
+                             choices=("first", "random", "weakest"))
+
+    def check(self) -> None:
+        if not isinstance(self.crit_bonus, int) or not 0 <= self.crit_bonus <= 30:
+            raise InputError(f"variant crit_bonus: expected 0..30, got {self.crit_bonus!r}")
+
+    def rule(self) -> np.ndarray:
+        return np.array([int(self.initiative == "reflex"), int(self.drama_timing == "before"),
+                         self.crit_bonus, int(self.doubles),
+                         int(self.massive_traits == "c_plus_vigor"),
+                         ("first", "random", "weakest").index(self.targeting)], dtype=np.int64)
+
+
+DEFAULT = Variants()
+
+
+@dataclass(frozen=True)
+class Combatant:
+    """One combatant, as the engine sees it (plain values; built from the data files by
+    :mod:`analysis.combatants_middle_pct`).
+
+    ``trait`` is the characteristic added to attacks (B1), ``combat`` the Combat skill,
+    ``strength`` FOR (melee damage bonus, B8), ``defense`` the explicit Defense (B-g5),
+    ``reflex`` the initiative characteristic (B-g4), ``dice`` the damage dice of its
+    weapon (B8, e.g. ``"mM"``), ``drama`` its drama points and ``drama_tactic`` when it
+    spends them (B4), ``aware`` whether it acts in a surprise round (B6).
+    """
+
+    name: str = "combatant"
+    trait: int = 3
+    combat: int = 3
+    strength: int = 3
+    vigor: int = 3
+    defense: int = 10
+    reflex: int = 3
+    dice: str = "m"
+    ranged: bool = False
+    drama: int = 0
+    drama_tactic: str = "never"
+    aware: bool = True
+
+    def __post_init__(self):
+        for key in ("trait", "combat", "strength", "vigor", "reflex"):
+            v = getattr(self, key)
+            if not isinstance(v, int | np.integer) or not 0 <= v <= 20:
+                raise InputError(f"combatant {self.name}: {key} must be an integer 0..20, "
+                                 f"got {v!r}")
+        if self.vigor < 1:
+            raise InputError(f"combatant {self.name}: vigor must be at least 1")
+        if not 0 <= self.defense <= 40:
+            raise InputError(f"combatant {self.name}: defense must be 0..40, got {self.defense}")
+        if not self.dice or any(c not in DICE_BITS for c in self.dice) or \
+                len(set(self.dice)) != len(self.dice):
+            raise InputError(f"combatant {self.name}: dice must be distinct letters of m, C, M; "
+                             f"got {self.dice!r}")
+        if not 0 <= self.drama <= 20:
+            raise InputError(f"combatant {self.name}: drama must be 0..20, got {self.drama}")
+        if self.drama_tactic not in TACTICS:
+            raise InputError(f"combatant {self.name}: drama_tactic {self.drama_tactic!r}; known: "
+                             f"{', '.join(TACTICS)}")
+
+    @property
+    def mask(self) -> int:
+        return sum(DICE_BITS[c] for c in self.dice)
+
+    @property
+    def damage_bonus(self) -> int:
+        """B8: ⌊(FOR + Combat)/4⌋ in melee, ⌊Combat/4⌋ at range."""
+        return self.combat // 4 if self.ranged else (self.strength + self.combat) // 4
+
+    def row(self) -> np.ndarray:
+        return np.array([self.trait, self.combat, self.strength, self.vigor, self.defense,
+                         self.reflex, self.mask, int(self.ranged), self.drama,
+                         TACTICS[self.drama_tactic], int(self.aware)], dtype=np.int64)
+
+
+# ---------------------------------------------------------------- shared rule pieces
+
+
+@njit(**INLINE)
+def _penalty(dmg, vigor):
+    """B9: 0 / 2 / 5 by health state; -1 for dying."""
+    if dmg < vigor:
+        return 0
+    if dmg < 2 * vigor:
+        return 2
+    if dmg < 3 * vigor:
+        return 5
+    return -1
+
+
+@njit(**INLINE)
+def _sorted3(a, b, c):
+    lo = min(a, b, c)
+    hi = max(a, b, c)
+    return lo, a + b + c - lo - hi, hi
+
+
+@njit(**INLINE)
+def _special(a, b, c, doubles):
+    """B3: 1 automatic success (two+ 10s), 2 catastrophe (two+ 1s), else 0."""
+    if doubles == 0:
+        return 0
+    if (a == 10) + (b == 10) + (c == 10) >= 2:
+        return 1
+    if (a == 1) + (b == 1) + (c == 1) >= 2:
+        return 2
+    return 0
+
+
+@njit(**INLINE)
+def _dice_damage(lo, mid, hi, mask):
+    """B8: the damage dice the weapon category reads from the attack's own roll."""
+    return lo * (mask & 1) + mid * ((mask >> 1) & 1) + hi * ((mask >> 2) & 1)
+
+
+@njit(**INLINE)
+def _uses_drama(tactic, drama, dmg, vigor):
+    """B4 tactic: never, early (whenever a point is left), late (only once wounded)."""
+    if drama <= 0 or tactic == 0:
+        return False
+    return tactic == 1 or dmg >= vigor
+
+
+# ---------------------------------------------------------------- Monte Carlo
+
+
+@njit(**INLINE)
+def _attack(s, cmb, rule, i, j, dmg, drama, acted):
+    """One attack of ``i`` on ``j`` (B1, B3, B4, B6, B7, B8); returns the damage (0 = miss)."""
+    vi = cmb[i, VIGOR]
+    mod = cmb[i, TRAIT] + cmb[i, SKILL] - _penalty(dmg[i], vi)
+    defense = cmb[j, DEFENSE] - _penalty(dmg[j], cmb[j, VIGOR])
+    if acted[j] == 0:
+        defense -= FLAT_FOOTED
+    use = _uses_drama(cmb[i, TACTIC], drama[i], dmg[i], vi)
+    adv = use and rule[R_TIMING] == 1
+    if adv:
+        drama[i] -= 1
+    a, b, c = d10(s), d10(s), d10(s)
+    lo, mid, hi = _sorted3(a, b, c)
+    sp = _special(a, b, c, rule[R_DOUBLES])
+    kept = hi if adv else mid
+    hit = sp == 1 or (sp == 0 and kept + mod >= defense)
+    if not hit and use and not adv:
+        drama[i] -= 1
+        a, b, c = d10(s), d10(s), d10(s)
+        lo, mid, hi = _sorted3(a, b, c)
+        sp = _special(a, b, c, rule[R_DOUBLES])
+        hit = sp == 1 or (sp == 0 and hi + mod >= defense)
+    if not hit:
+        return 0
+    bonus = cmb[i, SKILL] // 4 if cmb[i, RANGED] != 0 else (cmb[i, STR] + cmb[i, SKILL]) // 4
+    d = _dice_damage(lo, mid, hi, cmb[i, MASK]) + bonus
+    if sp == 1:
+        d += rule[R_CRIT]
+    return d
+
+
+@njit(**INLINE)
+def _take(s, cmb, rule, j, d, dmg):
+    """B9 / B10: add ``d`` to ``j``'s damage; a hit ≥ Vigor calls the massive check."""
+    v = cmb[j, VIGOR]
+    dmg[j] = min(dmg[j] + d, 3 * v)
+    if d >= v and dmg[j] < 3 * v:
+        a, b, c = d10(s), d10(s), d10(s)
+        _, mid, _ = _sorted3(a, b, c)
+        sp = _special(a, b, c, rule[R_DOUBLES])
+        total = mid + (v if rule[R_MASSIVE_VIGOR] != 0 else 0)
+        if not (sp == 1 or (sp == 0 and total >= MASSIVE_DIFFICULTY)):
+            dmg[j] = 3 * v
+
+
+@njit(**INLINE)
+def _target(s, cmb, side, rule, i, dmg):
+    """B-g9: the opponent ``i`` attacks (-1 when none is standing)."""
+    n = cmb.shape[0]
+    count = 0
+    best = -1
+    for j in range(n):
+        if side[j] != side[i] and dmg[j] < 3 * cmb[j, VIGOR]:
+            count += 1
+            if best < 0 or (rule[R_TARGET] == 2 and dmg[j] > dmg[best]):
+                best = j
+    if count == 0 or rule[R_TARGET] != 1:
+        return best
+    k = bounded(s, count)
+    for j in range(n):
+        if side[j] != side[i] and dmg[j] < 3 * cmb[j, VIGOR]:
+            if k == 0:
+                return j
+            k -= 1
+    return best
+
+
+@njit(**JIT)
+def _order(s, cmb, rule):
+    """B-g4: initiative (3d10 middle + reflex, or reflex), descending; ties: reflex, random."""
+    n = cmb.shape[0]
+    key = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        init = cmb[i, REFLEX]
+        if rule[R_INIT] == 0:
+            a, b, c = d10(s), d10(s), d10(s)
+            init += a + b + c - min(a, b, c) - max(a, b, c)
+        key[i] = (init * 64 + cmb[i, REFLEX]) * (1 << 30) + bounded(s, 1 << 30)
+    return np.argsort(-key)
+
+
+@njit(**JIT)
+def _fight(s, cmb, side, rule, cap, dmg, drama, acted, outcome, rounds, standing, hits):
+    """One whole fight; adds it to the histograms."""
+    n = cmb.shape[0]
+    n_bins = hits.shape[0]
+    for i in range(n):
+        dmg[i] = 0
+        drama[i] = cmb[i, DRAMA]
+        acted[i] = 0
+    n_aware = 0
+    for i in range(n):
+        n_aware += cmb[i, AWARE]
+    surprise = 0 < n_aware < n
+    order = _order(s, cmb, rule)
+    up = np.zeros(2, dtype=np.int64)
+    for i in range(n):
+        up[side[i]] += 1
+    standing[0, 0] += up[0]
+    standing[0, 1] += up[1]
+    winner = 2
+    last = cap
+    for r in range(1, cap + 1):
+        for k in range(n):
+            i = order[k]
+            if dmg[i] >= 3 * cmb[i, VIGOR]:
+                continue
+            if surprise and r == 1 and cmb[i, AWARE] == 0:
+                continue
+            j = _target(s, cmb, side, rule, i, dmg)
+            d = _attack(s, cmb, rule, i, j, dmg, drama, acted)
+            acted[i] = 1
+            if d > 0:
+                hits[min(d, n_bins - 1)] += 1
+                _take(s, cmb, rule, j, d, dmg)
+                if dmg[j] >= 3 * cmb[j, VIGOR]:
+                    up[side[j]] -= 1
+                    if up[side[j]] == 0:
+                        winner = side[i]
+                        break
+        standing[r, 0] += up[0]
+        standing[r, 1] += up[1]
+        if winner != 2:
+            last = r
+            break
+    for r in range(last + 1, cap + 1):
+        standing[r, 0] += up[0]
+        standing[r, 1] += up[1]
+    outcome[winner] += 1
+    rounds[last, winner] += 1
+
+
+@njit(**PJIT)
+def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, standing, hits):
+    n = cmb.shape[0]
+    for item in prange(trials.size):
+        s = states[item].copy()
+        dmg = np.zeros(n, dtype=np.int64)
+        drama = np.zeros(n, dtype=np.int64)
+        acted = np.zeros(n, dtype=np.int64)
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((cap + 1, 3), dtype=np.int64)
+        st = np.zeros((cap + 1, 2), dtype=np.int64)
+        h = np.zeros(hits.shape[1], dtype=np.int64)
+        for _ in range(trials[item]):
+            _fight(s, cmb, side, rule, cap, dmg, drama, acted, o, rd, st, h)
+        outcome[item] = o
+        rounds[item] = rd
+        standing[item] = st
+        hits[item] = h
+
+
+def _check_common(trials, round_cap):
+    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) or \
+            not 1 <= round_cap <= 10_000:
+        raise InputError(f"round_cap: expected an integer 1..10000, got {round_cap!r}")
+
+
+def _as_combatants(side, label):
+    side = list(side)
+    if not side:
+        raise InputError(f"{label}: at least one combatant is needed")
+    for c in side:
+        if not isinstance(c, Combatant):
+            raise InputError(f"{label}: expected middle_3d10 Combatant objects, got "
+                             f"{type(c).__name__}")
+    return side
+
+
+def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
+             seed: Seed = None, variants: Variants = DEFAULT,
+             round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo of whole N-vs-M fights (B1, B3, B4, B6–B11, B-g4…B-g9).
+
+    Examples
+    --------
+    >>> a = Combatant(trait=4, combat=4, dice="M")
+    >>> fight_mc([a], [a, a], trials=1000, seed=1).outcome.sum()
+    1000
+    """
+    s0 = _as_combatants(side0, "side 0")
+    s1 = _as_combatants(side1, "side 1")
+    _check_common(trials, round_cap)
+    cmb = np.stack([c.row() for c in s0 + s1])
+    side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
+    n_chunks, _ = plan_chunks(trials)
+    per = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, n_chunks)
+    out = FightStats.empty(SYSTEM, round_cap, trials)
+    o = np.zeros((n_chunks, 3), np.int64)
+    rd = np.zeros((n_chunks, round_cap + 1, 3), np.int64)
+    st = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
+    h = np.zeros((n_chunks, DAMAGE_BINS), np.int64)
+    _mc_kernel(cmb, side, variants.rule(), np.int64(round_cap), per, states, o, rd, st, h)
+    out.outcome[:] = o.sum(0)
+    out.rounds[:] = rd.sum(0)
+    out.standing[:] = st.sum(0)
+    out.hits[:] = h.sum(0)
+    out.notes.update(_NOTES)
+    return out
+
+
+def duel_mc(a: Combatant, b: Combatant, trials: int = 100_000, seed: Seed = None,
+            variants: Variants = DEFAULT, round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo of a 1-vs-1 fight (see :func:`fight_mc`)."""
+    return fight_mc([a], [b], trials, seed, variants, round_cap)
+
+
+_NOTES = {"death": "the seed has no death rule (B9 dying = unconscious, risk of death): "
+          "deaths and loser_dead are 0; every loser is dying",
+          "b11": "B11 temporary vs consolidated damage only matters after rest; one fight "
+          "tracks one damage total"}
+
+
+# ---------------------------------------------------------------- exact
+
+
+_ALL = np.array(np.meshgrid(np.arange(1, 11), np.arange(1, 11), np.arange(1, 11),
+                            indexing="ij")).reshape(3, -1)
+_LO, _HI = _ALL.min(0), _ALL.max(0)
+_MID = _ALL.sum(0) - _LO - _HI
+
+
+def _special_all(doubles: bool) -> np.ndarray:
+    if not doubles:
+        return np.zeros(1000, dtype=np.int64)
+    tens, ones = (_ALL == 10).sum(0), (_ALL == 1).sum(0)
+    return np.where(tens >= 2, 1, np.where(ones >= 2, 2, 0))
+
+
+def _hit_pmf(mod, defense, mask, bonus, crit, kept, sp, n_bins):
+    """P(damage = d) over d = 0..n_bins-1 of one roll (0 = miss)."""
+    hit = (sp == 1) | ((sp == 0) & (kept + mod >= defense))
+    d = _LO * (mask & 1) + _MID * ((mask >> 1) & 1) + _HI * ((mask >> 2) & 1) + bonus
+    d = d + crit * (sp == 1)
+    pmf = np.bincount(np.where(hit, d, 0), minlength=n_bins).astype(float) / 1000.0
+    return pmf
+
+
+def _attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int) -> np.ndarray:
+    """T[att_state, tgt_state, flat, use, spent, d]: one attack's outcome by the health
+    states (B9), flat-footedness (B6), drama use (B4, B-g7)."""
+    sp = _special_all(variants.doubles)
+    t = np.zeros((3, 3, 2, 2, 2, n_bins))
+    for ia, pa in enumerate(PENALTY):
+        for it, pt in enumerate(PENALTY):
+            for flat in (0, 1):
+                mod = att.trait + att.combat - pa
+                defense = tgt.defense - pt - FLAT_FOOTED * flat
+                args = (mod, defense, att.mask, att.damage_bonus, variants.crit_bonus)
+                normal = _hit_pmf(*args, _MID, sp, n_bins)
+                adv = _hit_pmf(*args, _HI, sp, n_bins)
+                t[ia, it, flat, 0, 0] = normal
+                if variants.drama_timing == "before":
+                    t[ia, it, flat, 1, 1] = adv
+                else:
+                    t[ia, it, flat, 1, 0] = normal
+                    t[ia, it, flat, 1, 0, 0] = 0.0
+                    t[ia, it, flat, 1, 1] = normal[0] * adv
+    return t
+
+
+def _massive_pass(vigor: int, variants: Variants) -> float:
+    """B10 / B-g6: P(passing the difficulty-12 check)."""
+    sp = _special_all(variants.doubles)
+    total = _MID + (vigor if variants.massive_traits == "c_plus_vigor" else 0)
+    return float(((sp == 1) | ((sp == 0) & (total >= MASSIVE_DIFFICULTY))).mean())
+
+
+def attack_damage(attacker: Combatant, target: Combatant, variants: Variants = DEFAULT,
+                  flat_footed: bool = False, drama: bool = False) -> np.ndarray:
+    """Exact damage distribution of one attack (B1, B3, B4, B6–B8); index 0 = miss.
+
+    ``flat_footed`` lowers the target's Defense by 3 (B6); ``drama`` spends a drama point
+    as the variant ``drama_timing`` says (B4, B-g7). Both are at full health.
+    """
+    n_bins = 3 * 10 + 40 + variants.crit_bonus + 1
+    t = _attack_table(attacker, target, variants, n_bins)
+    pmf = t[0, 0, int(flat_footed), int(drama)].sum(axis=0)
+    return np.trim_zeros(pmf, "b")
+
+
+@njit(**JIT)
+def _half_step(prob, table, flat, tactic, va, vt, q_massive, new, hits):
+    """One attack (attacker axis 0 / 2, target axis 1 / 3) on every live state.
+
+    ``prob[da, dt, pa, pt]``; writes the surviving mass to ``new`` and returns the mass
+    whose target fell to dying (B9, B10).
+    """
+    n_a, n_t, n_pa, n_pt = prob.shape
+    n_bins = table.shape[5]
+    down = 0.0
+    for da in range(n_a):
+        ia = 0 if da < va else (1 if da < 2 * va else 2)
+        for pa in range(n_pa):
+            use = 1 if (pa > 0 and (tactic == 1 or (tactic == 2 and da >= va))) else 0
+            for dt in range(n_t):
+                it = 0 if dt < vt else (1 if dt < 2 * vt else 2)
+                for pt in range(n_pt):
+                    m = prob[da, dt, pa, pt]
+                    if m == 0.0:
+                        continue
+                    for spent in range(2):
+                        pa2 = pa - spent
+                        for d in range(n_bins):
+                            p = table[ia, it, flat, use, spent, d]
+                            if p == 0.0:
+                                continue
+                            w = m * p
+                            if d > 0:
+                                hits[min(d, hits.shape[0] - 1)] += w
+                            dt2 = dt + d
+                            if dt2 >= 3 * vt:
+                                down += w
+                            elif d >= vt:
+                                new[da, dt2, pa2, pt] += w * q_massive
+                                down += w * (1.0 - q_massive)
+                            else:
+                                new[da, dt2, pa2, pt] += w
+    return down
+
+
+def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
+    """B-g4: P(a acts before b): initiative, ties to the higher reflex, then a coin."""
+    if variants.initiative == "reflex":
+        ia, ib = np.array([a.reflex]), np.array([b.reflex])
+        wa = wb = np.array([1.0])
+    else:
+        pm = np.bincount(_MID, minlength=11)[1:] / 1000.0
+        ia, ib = np.arange(1, 11) + a.reflex, np.arange(1, 11) + b.reflex
+        wa = wb = pm
+    joint = wa[:, None] * wb[None, :]
+    diff = ia[:, None] - ib[None, :]
+    tie = joint[diff == 0].sum()
+    share = 1.0 if a.reflex > b.reflex else 0.0 if a.reflex < b.reflex else 0.5
+    return float(joint[diff > 0].sum() + tie * share)
+
+
+def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
+               round_cap: int = ROUND_CAP) -> FightStats:
+    """Exact 1-vs-1 fight as an absorbing Markov chain (B1, B3, B4, B6–B11, B-g4…B-g8).
+
+    The state is (damage of a, damage of b, drama of a, drama of b); who has acted
+    (flat-footed, B6) is the same in every live state, given the initiative order and the
+    round, so the chain is run once per order and mixed by P(order).
+    """
+    _as_combatants([a], "a")
+    _as_combatants([b], "b")
+    _check_common(1, round_cap)
+    out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
+    p_a = _p_first(a, b, variants)
+    surprise_a = a.aware and not b.aware
+    surprise_b = b.aware and not a.aware
+    n_bins = 3 * 10 + 40 + variants.crit_bonus + 1
+    tab = {0: _attack_table(a, b, variants, n_bins), 1: _attack_table(b, a, variants, n_bins)}
+    qm = {0: _massive_pass(b.vigor, variants), 1: _massive_pass(a.vigor, variants)}
+    cmb = (a, b)
+    hits = np.zeros(DAMAGE_BINS)
+    for first, weight in ((0, p_a), (1, 1.0 - p_a)):
+        if weight == 0.0:
+            continue
+        # prob axes: damage a, damage b, drama a, drama b
+        prob = np.zeros((3 * a.vigor, 3 * b.vigor, a.drama + 1, b.drama + 1))
+        prob[0, 0, a.drama, b.drama] = weight
+        acted = [False, False]
+        lost = [0.0, 0.0]
+        out.standing[0] += weight
+        for r in range(1, round_cap + 1):
+            order = [first, 1 - first]
+            if r == 1 and (surprise_a or surprise_b):
+                order = [0] if surprise_a else [1]
+            for att in order:
+                tgt = 1 - att
+                view = prob if att == 0 else np.ascontiguousarray(prob.transpose(1, 0, 3, 2))
+                new = np.zeros_like(view)
+                down = _half_step(view, tab[att], int(not acted[tgt]),
+                                  TACTICS[cmb[att].drama_tactic], cmb[att].vigor,
+                                  cmb[tgt].vigor, qm[att], new, hits)
+                prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
+                acted[att] = True
+                out.outcome[att] += down
+                out.rounds[r, att] += down
+                lost[tgt] += down
+            out.standing[r] += [weight - lost[0], weight - lost[1]]
+        alive = prob.sum()
+        out.outcome[2] += alive
+        out.rounds[round_cap, 2] += alive
+    out.hits[:] = hits
+    out.notes.update(_NOTES)
+    return out

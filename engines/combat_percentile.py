@@ -1,0 +1,723 @@
+"""``percentile`` combat — an EXTENSION, not from the seed (RULES.md GAP D-g3, "D-ext").
+
+Seed 003 has no combat rules. GAP D-g3 settles this with Call of Cthulhu 7th edition
+combat; the rules below carry their own ids **DX1…DX11**, defined here and NOT taken from
+the seed. Every result this module returns says so in ``notes["extension"]``.
+
+- **DX1 Turn order:** descending DEX; a readied firearm acts at DEX + 50 (variant
+  ``readied_firearms``); ties → the higher combat skill in use, then at random.
+- **DX2 Melee:** the attacker rolls Fighting; the defender either *fights back*
+  (Fighting) or *dodges* (Dodge), per its tactic; success levels are compared (D1:
+  fail < regular < hard < extreme; a critical 01 counts as extreme, D-g1). Fighting back:
+  the defender must get a *higher* level (tie → attacker) and then deals its own damage.
+  Dodging: the attacker must get a higher level (tie → defender). Both fail → nothing.
+- **DX3 Damage** = weapon dice + damage bonus (DB) for melee (firearms add no DB); the DB
+  and build come from STR + SIZ: 2–64 → −2, 65–84 → −1, 85–124 → 0, 125–164 → +1D4,
+  165–204 → +1D6, then +1D6 per 80 more (205–284 → +2D6 …). Damage never goes below 0.
+- **DX4 Extreme success:** blunt weapons deal maximum weapon damage + maximum DB;
+  impaling weapons (blades, bullets) maximum weapon damage + maximum DB + one more weapon
+  damage roll (variant ``extreme_damage``).
+- **DX5 Firearms:** no fighting back and no dodging against gunfire; 2–3 shots in a round
+  → a penalty die on each (D4); range (variant ``range``): point-blank gives a bonus die,
+  long range needs a hard success; a shotgun rolls its long-range dice far away and never
+  impales.
+- **DX6 Hit points** = ⌊(CON + SIZ) / 10⌋.
+- **DX7 Major wound:** one hit dealing ≥ half the maximum hit points → a CON roll, or the
+  victim falls unconscious (out of the fight).
+- **DX8 Zero hit points:** with a major wound → dying (out of the fight; a CON roll at the
+  end of every later round, failure = dead); without one → unconscious.
+- **DX9 Instant death:** one hit dealing more than the maximum hit points kills (gap
+  **DX-g1**: ``instant_death`` = ``greater`` (default), ``greater_equal`` or ``off``).
+- **DX10 Outnumbered:** once a character has dodged or fought back in a round, later melee
+  attacks on it in that round get a bonus die (variant ``outnumbered``; never happens in a
+  duel).
+- **DX11 Armour** points are subtracted from every hit.
+
+Gaps of the extension: **DX-g1** instant death ≥ vs >, **DX-g2** range, **DX-g3** target
+choice with several opponents. Not modelled: prone after a major wound, diving for cover,
+firing into melee, fumble consequences beyond failing, reloading, first aid.
+
+A combatant reaches the kernels as one int64 row (see :meth:`Combatant.row`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+from numba import njit, prange
+
+from . import percentile as check_rules
+from .config import INLINE, JIT, PJIT
+from .errors import InputError
+from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
+from .rng import Seed, bounded, chunk_states, chunk_trials, die, plan_chunks
+from .rolls import roll_percentile
+from .variants import variant
+
+SYSTEM = "percentile"
+EXTENSION = ("percentile combat is an extension (GAP D-g3): Call of Cthulhu 7th edition "
+             "rules DX1-DX11, not from the seed")
+
+#: DX3: (upper bound of STR + SIZ, DB dice count, DB die sides, DB flat, build).
+DB_TABLE = ((64, 0, 0, -2, -2), (84, 0, 0, -1, -1), (124, 0, 0, 0, 0), (164, 1, 4, 0, 1),
+            (204, 1, 6, 0, 2))
+
+# weapon columns (offset inside a combatant row), one block for the attack weapon and one
+# for the fight-back weapon
+(W_N, W_S, W_F, W_LN, W_LS, W_LF, W_IMPALE, W_FIREARM, W_DB) = range(9)
+W_SIZE = 9
+(DEX, CON, HP, FIGHT, FIRE, DODGE, ARMOUR, DB_N, DB_S, DB_F, DEFEND, SHOTS) = range(12)
+WPN = 12
+FB = WPN + W_SIZE
+N_FIELDS = FB + W_SIZE
+# rule array
+R_READY, R_EXTREME, R_INSTANT, R_RANGE, R_OUTNUMBERED, R_CRIT, R_TARGET = range(7)
+RANGES = ("point_blank", "normal", "long")
+INSTANT = ("greater", "greater_equal", "off")
+DEFENCES = {"dodge": 0, "fight_back": 1}
+# combatant states
+ABLE, UNCONSCIOUS, DYING, DEAD = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Combat rule variants of the ``percentile`` extension (DX ids; not from the seed)."""
+
+    system: ClassVar[str] = SYSTEM
+    readied_firearms: bool = variant(True, rule="DX1", doc="firearms are readied and act at "
+                                     "DEX + 50")
+    extreme_damage: bool = variant(True, rule="DX4", doc="an extreme success impales "
+                                   "(impaling weapons) or deals maximum damage (blunt)")
+    instant_death: str = variant("greater", rule="DX-g1", doc="one hit kills outright when "
+                                 "it is greater than (or greater or equal to) the maximum "
+                                 "hit points; 'off' disables it",
+                                 choices=INSTANT)
+    range: str = variant("normal", rule="DX-g2", doc="firing range: point-blank (bonus die), "
+                         "normal, long (hard success; shotgun long-range dice)",
+                         choices=RANGES)
+    outnumbered: bool = variant(True, rule="DX10", doc="after a dodge or fight back in a "
+                                "round, later melee attacks on the same target get a bonus "
+                                "die")
+    criticals: bool = variant(True, rule="D-g1", doc="01 counts as an extreme success; 100 "
+                              "(96-100 below skill 50) fails")
+    targeting: str = variant("first", rule="DX-g3", doc="with several opponents, attack the "
+                             "first one still standing, a random one, or the most hurt",
+                             choices=("first", "random", "weakest"))
+
+    def rule(self) -> np.ndarray:
+        return np.array([int(self.readied_firearms), int(self.extreme_damage),
+                         INSTANT.index(self.instant_death), RANGES.index(self.range),
+                         int(self.outnumbered), int(self.criticals),
+                         ("first", "random", "weakest").index(self.targeting)], dtype=np.int64)
+
+
+DEFAULT = Variants()
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A weapon (DX3–DX5): ``n``D``sides`` + ``flat``; long-range dice for shotguns."""
+
+    name: str = "unarmed"
+    n: int = 1
+    sides: int = 3
+    flat: int = 0
+    impale: bool = False
+    firearm: bool = False
+    adds_db: bool = True
+    long_n: int | None = None
+    long_sides: int | None = None
+    long_flat: int | None = None
+
+    def __post_init__(self):
+        if not 0 <= self.n <= 10 or not 1 <= self.sides <= 100 or not -10 <= self.flat <= 50:
+            raise InputError(f"weapon {self.name}: dice {self.n}D{self.sides}+{self.flat} out "
+                             "of range (0..10 dice of 1..100 sides, flat -10..50)")
+
+    def block(self) -> list[int]:
+        ln = self.n if self.long_n is None else self.long_n
+        ls = self.sides if self.long_sides is None else self.long_sides
+        lf = self.flat if self.long_flat is None else self.long_flat
+        return [self.n, self.sides, self.flat, ln, ls, lf, int(self.impale),
+                int(self.firearm), int(self.adds_db and not self.firearm)]
+
+
+UNARMED = Weapon()
+
+
+def damage_bonus(str_plus_siz: int, table=DB_TABLE) -> tuple[int, int, int]:
+    """DX3: (dice, sides, flat) of the damage bonus for STR + SIZ."""
+    for upper, n, sides, flat, _build in table:
+        if str_plus_siz <= upper:
+            return n, sides, flat
+    extra = -(-(str_plus_siz - table[-1][0]) // 80)
+    return table[-1][1] + extra, 6, 0
+
+
+@dataclass(frozen=True)
+class Combatant:
+    """One combatant of the percentile extension (plain values; built from the data files
+    by :mod:`analysis.combatants_middle_pct`).
+
+    Hit points come from CON and SIZ (DX6), the damage bonus from STR + SIZ (DX3) unless
+    ``db`` (dice, sides, flat) is given. ``weapon`` attacks; ``melee_weapon`` fights back
+    (unarmed when the weapon is a firearm); ``defend`` is the tactic against melee (DX2);
+    ``shots`` the shots fired per round with a handgun (DX5).
+    """
+
+    name: str = "combatant"
+    strength: int = 50
+    con: int = 50
+    siz: int = 50
+    dex: int = 50
+    fighting: int = 25
+    firearms: int = 20
+    dodge: int = 25
+    armour: int = 0
+    weapon: Weapon = UNARMED
+    melee_weapon: Weapon | None = None
+    defend: str = "dodge"
+    shots: int = 1
+    db: tuple[int, int, int] | None = field(default=None)
+
+    def __post_init__(self):
+        for key in ("strength", "con", "siz", "dex", "fighting", "firearms", "dodge"):
+            v = getattr(self, key)
+            if not isinstance(v, int | np.integer) or not 0 <= v <= 200:
+                raise InputError(f"combatant {self.name}: {key} must be an integer 0..200, "
+                                 f"got {v!r}")
+        if self.hit_points < 1:
+            raise InputError(f"combatant {self.name}: CON + SIZ must be at least 10 (DX6)")
+        if not 0 <= self.armour <= 20:
+            raise InputError(f"combatant {self.name}: armour must be 0..20, got {self.armour}")
+        if self.defend not in DEFENCES:
+            raise InputError(f"combatant {self.name}: defend {self.defend!r}; known: "
+                             f"{', '.join(DEFENCES)}")
+        if not 1 <= self.shots <= 3:
+            raise InputError(f"combatant {self.name}: shots must be 1..3, got {self.shots}")
+        if self.melee_weapon is not None and self.melee_weapon.firearm:
+            raise InputError(f"combatant {self.name}: melee_weapon cannot be a firearm")
+
+    @property
+    def hit_points(self) -> int:
+        """DX6: ⌊(CON + SIZ) / 10⌋."""
+        return (self.con + self.siz) // 10
+
+    @property
+    def bonus(self) -> tuple[int, int, int]:
+        return damage_bonus(self.strength + self.siz) if self.db is None else tuple(self.db)
+
+    @property
+    def fight_back_weapon(self) -> Weapon:
+        if self.melee_weapon is not None:
+            return self.melee_weapon
+        return UNARMED if self.weapon.firearm else self.weapon
+
+    def row(self) -> np.ndarray:
+        n, s, f = self.bonus
+        head = [self.dex, self.con, self.hit_points, self.fighting, self.firearms, self.dodge,
+                self.armour, n, s, f, DEFENCES[self.defend], self.shots]
+        return np.array(head + self.weapon.block() + self.fight_back_weapon.block(),
+                        dtype=np.int64)
+
+
+# ---------------------------------------------------------------- Monte Carlo
+
+
+@njit(**INLINE)
+def _level(v, skill, crit):
+    """D1 / D-g1 success level of roll ``v``: 0 fail, 1 regular, 2 hard, 3 extreme (01)."""
+    if crit != 0:
+        if v == 1:
+            return 3
+        if v == 100 or (v >= 96 and skill < 50):
+            return 0
+    if v <= skill // 5:
+        return 3
+    if v <= skill // 2:
+        return 2
+    if v <= skill:
+        return 1
+    return 0
+
+
+@njit(**INLINE)
+def _roll_level(s, dice, skill, crit):
+    dice = max(-2, min(2, dice))
+    return _level(roll_percentile(s, dice) + 1, skill, crit)
+
+
+@njit(**JIT)
+def _dice(s, n, sides):
+    t = 0
+    for _ in range(n):
+        t += die(s, sides)
+    return t
+
+
+@njit(**JIT)
+def _damage(s, cmb, rule, i, j, off, extreme):
+    """DX3 / DX4 / DX5 / DX11: damage of ``i``'s weapon block at ``off`` on ``j``."""
+    if cmb[i, off + W_FIREARM] != 0 and rule[R_RANGE] == 2:
+        n, sides, flat = cmb[i, off + W_LN], cmb[i, off + W_LS], cmb[i, off + W_LF]
+    else:
+        n, sides, flat = cmb[i, off + W_N], cmb[i, off + W_S], cmb[i, off + W_F]
+    if extreme and rule[R_EXTREME] != 0:
+        d = n * sides + flat
+        if cmb[i, off + W_IMPALE] != 0:
+            d += _dice(s, n, sides) + flat
+        if cmb[i, off + W_DB] != 0:
+            d += cmb[i, DB_N] * cmb[i, DB_S] + cmb[i, DB_F]
+    else:
+        d = _dice(s, n, sides) + flat
+        if cmb[i, off + W_DB] != 0:
+            d += _dice(s, cmb[i, DB_N], cmb[i, DB_S]) + cmb[i, DB_F]
+    return max(0, d - cmb[j, ARMOUR])
+
+
+@njit(**JIT)
+def _hurt(s, cmb, rule, j, d, hp, mw, state):
+    """DX6–DX9: apply ``d`` damage to ``j``."""
+    if d <= 0:
+        return
+    top = cmb[j, HP]
+    if (rule[R_INSTANT] == 0 and d > top) or (rule[R_INSTANT] == 1 and d >= top):
+        hp[j] = 0
+        state[j] = DEAD
+        return
+    hp[j] = max(0, hp[j] - d)
+    major = 2 * d >= top
+    if major:
+        mw[j] = 1
+    if hp[j] == 0:
+        state[j] = DYING if mw[j] != 0 else UNCONSCIOUS
+    elif major and _roll_level(s, 0, cmb[j, CON], rule[R_CRIT]) == 0:
+        state[j] = UNCONSCIOUS
+
+
+@njit(**JIT)
+def _hit(s, cmb, rule, i, j, off, extreme, hp, mw, state, hits):
+    d = _damage(s, cmb, rule, i, j, off, extreme)
+    hits[min(d, hits.shape[0] - 1)] += 1
+    _hurt(s, cmb, rule, j, d, hp, mw, state)
+
+
+@njit(**JIT)
+def _act(s, cmb, rule, i, j, hp, mw, state, defended, hits):
+    """One action of ``i`` against ``j``: gunfire (DX5) or a melee attack (DX2, DX10)."""
+    crit = rule[R_CRIT]
+    if cmb[i, WPN + W_FIREARM] != 0:
+        shots = cmb[i, SHOTS]
+        dice = (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
+        need = 2 if rule[R_RANGE] == 2 else 1
+        for _ in range(shots):
+            lv = _roll_level(s, dice, cmb[i, FIRE], crit)
+            if lv >= need:
+                _hit(s, cmb, rule, i, j, WPN, lv == 3, hp, mw, state, hits)
+                if state[j] != ABLE:
+                    return
+        return
+    bonus = 1 if (defended[j] != 0 and rule[R_OUTNUMBERED] != 0) else 0
+    la = _roll_level(s, bonus, cmb[i, FIGHT], crit)
+    defended[j] = 1
+    if cmb[j, DEFEND] == 0:
+        ld = _roll_level(s, 0, cmb[j, DODGE], crit)
+        if la >= 1 and la > ld:
+            _hit(s, cmb, rule, i, j, WPN, la == 3, hp, mw, state, hits)
+    else:
+        ld = _roll_level(s, 0, cmb[j, FIGHT], crit)
+        if la >= 1 and la >= ld:
+            _hit(s, cmb, rule, i, j, WPN, la == 3, hp, mw, state, hits)
+        elif ld > la:
+            _hit(s, cmb, rule, j, i, FB, ld == 3, hp, mw, state, hits)
+
+
+@njit(**JIT)
+def _target(s, cmb, side, rule, i, hp, state):
+    """DX-g3: the opponent ``i`` attacks (-1 when none is able)."""
+    n = cmb.shape[0]
+    count = 0
+    best = -1
+    for j in range(n):
+        if side[j] != side[i] and state[j] == ABLE:
+            count += 1
+            if best < 0 or (rule[R_TARGET] == 2 and
+                            cmb[j, HP] - hp[j] > cmb[best, HP] - hp[best]):
+                best = j
+    if count == 0 or rule[R_TARGET] != 1:
+        return best
+    k = bounded(s, count)
+    for j in range(n):
+        if side[j] != side[i] and state[j] == ABLE:
+            if k == 0:
+                return j
+            k -= 1
+    return best
+
+
+@njit(**JIT)
+def _order(s, cmb, rule):
+    """DX1: DEX (+50 with a readied firearm) descending; ties: combat skill, then random."""
+    n = cmb.shape[0]
+    key = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        gun = cmb[i, WPN + W_FIREARM] != 0
+        dex = cmb[i, DEX] + (50 if gun and rule[R_READY] != 0 else 0)
+        skill = cmb[i, FIRE] if gun else cmb[i, FIGHT]
+        key[i] = (dex * 256 + skill) * (1 << 30) + bounded(s, 1 << 30)
+    return np.argsort(-key)
+
+
+@njit(**JIT)
+def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, outcome, rounds, loser_dead,
+           standing, deaths, hits):
+    n = cmb.shape[0]
+    for i in range(n):
+        hp[i] = cmb[i, HP]
+        mw[i] = 0
+        state[i] = ABLE
+    order = _order(s, cmb, rule)
+    up = np.zeros(2, dtype=np.int64)
+    for i in range(n):
+        up[side[i]] += 1
+    standing[0, 0] += up[0]
+    standing[0, 1] += up[1]
+    winner = 2
+    last = cap
+    for r in range(1, cap + 1):
+        for i in range(n):
+            defended[i] = 0
+        for k in range(n):
+            i = order[k]
+            if state[i] != ABLE:
+                continue
+            j = _target(s, cmb, side, rule, i, hp, state)
+            _act(s, cmb, rule, i, j, hp, mw, state, defended, hits)
+            up[:] = 0
+            for q in range(n):
+                if state[q] == ABLE:
+                    up[side[q]] += 1
+            if up[0] == 0 or up[1] == 0:
+                winner = 0 if up[0] > 0 else 1
+                break
+        if winner == 2:
+            for i in range(n):  # DX8: the dying roll CON at the end of every round
+                if state[i] == DYING and _roll_level(s, 0, cmb[i, CON], rule[R_CRIT]) == 0:
+                    state[i] = DEAD
+        standing[r, 0] += up[0]
+        standing[r, 1] += up[1]
+        if winner != 2:
+            last = r
+            break
+    for r in range(last + 1, cap + 1):
+        standing[r, 0] += up[0]
+        standing[r, 1] += up[1]
+    outcome[winner] += 1
+    rounds[last, winner] += 1
+    all_dead = 1
+    for i in range(n):
+        if state[i] == DEAD:
+            deaths[side[i]] += 1
+        elif winner != 2 and side[i] != winner:
+            all_dead = 0
+    if winner != 2 and all_dead:
+        loser_dead[winner] += 1
+
+
+@njit(**PJIT)
+def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, loser_dead, standing,
+               deaths, hits):
+    n = cmb.shape[0]
+    for item in prange(trials.size):
+        s = states[item].copy()
+        hp = np.zeros(n, dtype=np.int64)
+        mw = np.zeros(n, dtype=np.int64)
+        state = np.zeros(n, dtype=np.int64)
+        defended = np.zeros(n, dtype=np.int64)
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((cap + 1, 3), dtype=np.int64)
+        ld = np.zeros(2, dtype=np.int64)
+        st = np.zeros((cap + 1, 2), dtype=np.int64)
+        de = np.zeros(2, dtype=np.int64)
+        h = np.zeros(hits.shape[1], dtype=np.int64)
+        for _ in range(trials[item]):
+            _fight(s, cmb, side, rule, cap, hp, mw, state, defended, o, rd, ld, st, de, h)
+        outcome[item] = o
+        rounds[item] = rd
+        loser_dead[item] = ld
+        standing[item] = st
+        deaths[item] = de
+        hits[item] = h
+
+
+def _check_cap(round_cap):
+    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) or \
+            not 1 <= round_cap <= 10_000:
+        raise InputError(f"round_cap: expected an integer 1..10000, got {round_cap!r}")
+
+
+def _as_combatants(side, label):
+    side = list(side)
+    if not side:
+        raise InputError(f"{label}: at least one combatant is needed")
+    for c in side:
+        if not isinstance(c, Combatant):
+            raise InputError(f"{label}: expected percentile Combatant objects, got "
+                             f"{type(c).__name__}")
+    return side
+
+
+def _notes() -> dict:
+    return {"extension": EXTENSION}
+
+
+def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
+             seed: Seed = None, variants: Variants = DEFAULT,
+             round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo of whole N-vs-M fights (extension DX1–DX11; not from the seed)."""
+    s0 = _as_combatants(side0, "side 0")
+    s1 = _as_combatants(side1, "side 1")
+    _check_cap(round_cap)
+    cmb = np.stack([c.row() for c in s0 + s1])
+    side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
+    n_chunks, _ = plan_chunks(trials)
+    per = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, n_chunks)
+    out = FightStats.empty(SYSTEM, round_cap, trials)
+    o = np.zeros((n_chunks, 3), np.int64)
+    rd = np.zeros((n_chunks, round_cap + 1, 3), np.int64)
+    ld = np.zeros((n_chunks, 2), np.int64)
+    st = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
+    de = np.zeros((n_chunks, 2), np.int64)
+    h = np.zeros((n_chunks, DAMAGE_BINS), np.int64)
+    _mc_kernel(cmb, side, variants.rule(), np.int64(round_cap), per, states, o, rd, ld, st,
+               de, h)
+    out.outcome[:] = o.sum(0)
+    out.rounds[:] = rd.sum(0)
+    out.loser_dead[:] = ld.sum(0)
+    out.standing[:] = st.sum(0)
+    out.deaths[:] = de.sum(0)
+    out.hits[:] = h.sum(0)
+    out.notes.update(_notes())
+    return out
+
+
+def duel_mc(a: Combatant, b: Combatant, trials: int = 100_000, seed: Seed = None,
+            variants: Variants = DEFAULT, round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo of a 1-vs-1 fight (see :func:`fight_mc`; extension, not from the seed)."""
+    return fight_mc([a], [b], trials, seed, variants, round_cap)
+
+
+# ---------------------------------------------------------------- exact
+
+
+def level_pmf(skill: int, dice: int, variants: Variants = DEFAULT) -> np.ndarray:
+    """P(level 0..3) of one roll (D1, D4, D-g1; a critical counts as extreme)."""
+    pv = check_rules.exact([max(-2, min(2, dice))])[0]
+    rolls = np.arange(1, 101)
+    lv = np.array([int(_level(int(v), skill, int(variants.criticals))) for v in rolls])
+    return np.bincount(lv, weights=pv, minlength=4)
+
+
+def _dice_pmf(n: int, sides: int) -> np.ndarray:
+    if n == 0:
+        return np.ones(1)
+    pmf = np.ones(1)
+    face = np.ones(sides) / sides
+    for _ in range(n):
+        pmf = np.convolve(pmf, face)
+    return np.concatenate([np.zeros(n), pmf])  # index = total
+
+
+def _shift(pmf: np.ndarray, k: int) -> dict[int, float]:
+    return {i + k: p for i, p in enumerate(pmf) if p > 0}
+
+
+def _weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
+                   variants: Variants) -> np.ndarray:
+    """Exact damage pmf of one hit (DX3, DX4, DX5, DX11), index = damage after armour."""
+    long = w.firearm and variants.range == "long"
+    b = w.block()
+    n, sides, flat = (b[W_LN], b[W_LS], b[W_LF]) if long else (b[W_N], b[W_S], b[W_F])
+    dbn, dbs, dbf = c.bonus if b[W_DB] else (0, 1, 0)
+    if extreme and variants.extreme_damage:
+        base = n * sides + flat + (dbn * dbs + dbf if b[W_DB] else 0)
+        terms = _shift(_dice_pmf(n, sides), base + flat) if w.impale else {base: 1.0}
+    else:
+        wd = _dice_pmf(n, sides)
+        dd = _dice_pmf(dbn, dbs) if b[W_DB] else np.ones(1)
+        terms = _shift(np.convolve(wd, dd), flat + (dbf if b[W_DB] else 0))
+    out = np.zeros(DAMAGE_BINS * 4)
+    for v, p in terms.items():
+        out[max(0, v - tgt.armour)] += p
+    return out
+
+
+def _outcomes(att: Combatant, tgt: Combatant, variants: Variants):
+    """One action's hits: (pmf of damage to target per shot, pmf to attacker, shots)."""
+    w = att.weapon
+    if w.firearm:
+        dice = (1 if variants.range == "point_blank" else 0) - (1 if att.shots > 1 else 0)
+        lv = level_pmf(att.firearms, dice, variants)
+        need = 2 if variants.range == "long" else 1
+        p_reg = lv[need:3].sum()
+        to_t = p_reg * _weapon_damage(att, w, tgt, False, variants) + \
+            lv[3] * _weapon_damage(att, w, tgt, True, variants)
+        return to_t, np.zeros_like(to_t), att.shots
+    la = level_pmf(att.fighting, 0, variants)
+    fb = tgt.defend == "fight_back"
+    ld = level_pmf(tgt.fighting if fb else tgt.dodge, 0, variants)
+    p_t = np.zeros(4)  # by attacker level
+    p_a = np.zeros(4)  # by defender level
+    for i, j in itertools.product(range(4), range(4)):
+        if fb:
+            if i >= 1 and i >= j:
+                p_t[i] += la[i] * ld[j]
+            elif j > i:
+                p_a[j] += la[i] * ld[j]
+        elif i >= 1 and i > j:
+            p_t[i] += la[i] * ld[j]
+    to_t = p_t[1:3].sum() * _weapon_damage(att, w, tgt, False, variants) + \
+        p_t[3] * _weapon_damage(att, w, tgt, True, variants)
+    fw = tgt.fight_back_weapon
+    to_a = p_a[1:3].sum() * _weapon_damage(tgt, fw, att, False, variants) + \
+        p_a[3] * _weapon_damage(tgt, fw, att, True, variants)
+    return to_t, to_a, 1
+
+
+def attack_damage(attacker: Combatant, target: Combatant,
+                  variants: Variants = DEFAULT) -> np.ndarray:
+    """Exact distribution of the damage one action of ``attacker`` deals ``target``
+    (DX2–DX5, DX11; extension): index 0 = miss, parried or no damage. Several shots add up
+    (the target is assumed to stay up); a successful fight back is a 0 here."""
+    to_t, _, shots = _outcomes(attacker, target, variants)
+    one = to_t.copy()
+    one[0] += 1.0 - to_t.sum()
+    total = np.ones(1)
+    for _ in range(shots):
+        total = np.convolve(total, one)
+    return np.trim_zeros(total, "b")
+
+
+@njit(**INLINE)
+def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_target):
+    """DX6–DX9 on the victim; returns (mass down, mass dead)."""
+    if (instant == 0 and d > top) or (instant == 1 and d >= top):
+        return w, w
+    if d <= 0:
+        h2, m2 = hp_v, mw_v
+        stay = w
+    else:
+        h2 = max(0, hp_v - d)
+        major = 2 * d >= top
+        m2 = 1 if (major or mw_v == 1) else 0
+        if h2 == 0:
+            return w, 0.0
+        stay = w * p_con if major else w
+    if victim_is_target:
+        new[hp_o, h2, mw_o, m2] += stay
+    else:
+        new[h2, hp_o, m2, mw_o] += stay
+    return w - stay, 0.0
+
+
+@njit(**JIT)
+def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits, res):
+    """One attack or shot on every live state ``prob[hp_att, hp_tgt, mw_att, mw_tgt]``.
+
+    ``res`` += [target down, target dead, attacker down, attacker dead].
+    """
+    n_a, n_t = prob.shape[0], prob.shape[1]
+    p_t = to_t.sum()
+    p_none = 1.0 - p_t - to_a.sum()
+    for ha in range(1, n_a):
+        for ht in range(1, n_t):
+            for ma in range(2):
+                for mt in range(2):
+                    m = prob[ha, ht, ma, mt]
+                    if m == 0.0:
+                        continue
+                    new[ha, ht, ma, mt] += m * p_none
+                    for d in range(to_t.shape[0]):
+                        if to_t[d] > 0.0:
+                            w = m * to_t[d]
+                            hits[min(d, hits.shape[0] - 1)] += w
+                            down, dead = _apply(new, w, ha, ht, ma, mt, d, top_t, con_t,
+                                                instant, True)
+                            res[0] += down
+                            res[1] += dead
+                        if to_a[d] > 0.0:
+                            w = m * to_a[d]
+                            hits[min(d, hits.shape[0] - 1)] += w
+                            down, dead = _apply(new, w, ht, ha, mt, ma, d, top_a, con_a,
+                                                instant, False)
+                            res[2] += down
+                            res[3] += dead
+
+
+def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
+    """DX1: P(a acts before b)."""
+    def key(c):
+        gun = c.weapon.firearm
+        return (c.dex + (50 if gun and variants.readied_firearms else 0),
+                c.firearms if gun else c.fighting)
+    ka, kb = key(a), key(b)
+    return 1.0 if ka > kb else 0.0 if ka < kb else 0.5
+
+
+def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
+               round_cap: int = ROUND_CAP) -> FightStats:
+    """Exact 1-vs-1 fight as an absorbing Markov chain (extension DX1–DX9, DX11).
+
+    State: (hit points of a, of b, major-wound flags of a and b); unconscious, dying and
+    dead are absorbing (the fight ends when one side cannot act, so the DX8 dying roll
+    never comes up in a duel, nor DX10). Each shot of a multi-shot action is one step.
+    """
+    _as_combatants([a], "a")
+    _as_combatants([b], "b")
+    _check_cap(round_cap)
+    out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
+    cmb = (a, b)
+    tables = {0: _outcomes(a, b, variants), 1: _outcomes(b, a, variants)}
+    con = (level_pmf(a.con, 0, variants)[1:].sum(), level_pmf(b.con, 0, variants)[1:].sum())
+    instant = INSTANT.index(variants.instant_death)
+    hits = np.zeros(DAMAGE_BINS)
+    p_a = _p_first(a, b, variants)
+    for first, weight in ((0, p_a), (1, 1.0 - p_a)):
+        if weight == 0.0:
+            continue
+        prob = np.zeros((a.hit_points + 1, b.hit_points + 1, 2, 2))
+        prob[a.hit_points, b.hit_points, 0, 0] = weight
+        lost = [0.0, 0.0]
+        out.standing[0] += weight
+        for r in range(1, round_cap + 1):
+            for att in (first, 1 - first):
+                tgt = 1 - att
+                to_t, to_a, shots = tables[att]
+                for _ in range(shots):
+                    view = prob if att == 0 else np.ascontiguousarray(prob.transpose(1, 0, 3, 2))
+                    new = np.zeros_like(view)
+                    res = np.zeros(4)
+                    _half_step(view, to_t, to_a, cmb[att].hit_points, cmb[tgt].hit_points,
+                               con[att], con[tgt], instant, new, hits, res)
+                    prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
+                    out.outcome[att] += res[0]
+                    out.rounds[r, att] += res[0]
+                    out.loser_dead[att] += res[1]
+                    out.deaths[tgt] += res[1]
+                    lost[tgt] += res[0]
+                    out.outcome[tgt] += res[2]
+                    out.rounds[r, tgt] += res[2]
+                    out.loser_dead[tgt] += res[3]
+                    out.deaths[att] += res[3]
+                    lost[att] += res[2]
+            out.standing[r] += [weight - lost[0], weight - lost[1]]
+        alive = prob.sum()
+        out.outcome[2] += alive
+        out.rounds[round_cap, 2] += alive
+    out.hits[:] = hits
+    out.notes.update(_notes())
+    return out

@@ -1,0 +1,213 @@
+"""Machinery shared by the two d10-pool combat engines (``dice_pool_7``, ``dice_pool_6``).
+
+Two pieces, both system-neutral:
+
+- :func:`run_mc` drives a Monte Carlo fight kernel: it splits the trials in chunks (the
+  split depends on the trial count only), gives each chunk its own generator state and
+  its own flat histogram, runs the kernel once and unpacks the merged histogram into a
+  :class:`~engines.fight.FightStats`. Every fight kernel writes the same flat layout
+  (:func:`layout`).
+- :class:`DuelChain` solves a 1-vs-1 fight exactly as an absorbing Markov chain. The
+  state is a dictionary ``key -> plane``: ``plane[d0, d1]`` is the probability that
+  side 0 has taken ``d0`` and side 1 ``d1`` damage (both still able to act) and ``key``
+  holds the few other things that matter (willpower left, flags). An attack is a
+  linear map on the target's damage axis (:class:`AttackOp`): a transition matrix for
+  the damage that keeps the target up, and absorption vectors for the damage that puts
+  it down (alive or dead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .fight import DAMAGE_BINS, FightStats
+from .rng import Seed, chunk_states, chunk_trials, plan_chunks
+
+
+def layout(round_cap: int) -> dict[str, int]:
+    """Offsets of each histogram in a kernel's flat per-chunk output row.
+
+    ``standing`` counts combatants still able to act after each round *while the fight
+    goes on*; ``tail`` counts the final standing at the round the fight ended, and is
+    carried forward to every later round (a finished fight keeps its final state).
+    """
+    rows = round_cap + 1
+    off = {"outcome": 0, "rounds": 3}
+    off["loser_dead"] = off["rounds"] + 3 * rows
+    off["standing"] = off["loser_dead"] + 2
+    off["tail"] = off["standing"] + 2 * rows
+    off["deaths"] = off["tail"] + 2 * rows
+    off["hits"] = off["deaths"] + 2
+    off["size"] = off["hits"] + DAMAGE_BINS
+    return off
+
+
+#: Order of the offsets handed to a kernel.
+KERNEL_OFFSETS = ("rounds", "standing", "tail", "deaths", "loser_dead", "hits")
+
+
+def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
+           rule: np.ndarray, trials: int, seed: Seed, round_cap: int) -> FightStats:
+    """Run ``kernel(rows, side, rule, round_cap, offsets, per_chunk, states, out)`` and
+    unpack; ``offsets`` = the :func:`layout` offsets of rounds, standing, tail, deaths,
+    loser_dead and hits, in that order."""
+    n_chunks, _ = plan_chunks(trials)
+    per_chunk = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, n_chunks)
+    off = layout(round_cap)
+    out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
+    kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
+           np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
+           np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out)
+    tot = out.sum(axis=0)
+    rows_n = round_cap + 1
+    stats = FightStats.empty(system, round_cap, trials=int(trials))
+    stats.outcome[:] = tot[0:3]
+    stats.rounds[:] = tot[off["rounds"]:off["rounds"] + 3 * rows_n].reshape(rows_n, 3)
+    stats.loser_dead[:] = tot[off["loser_dead"]:off["loser_dead"] + 2]
+    standing = tot[off["standing"]:off["standing"] + 2 * rows_n].reshape(rows_n, 2)
+    tail = tot[off["tail"]:off["tail"] + 2 * rows_n].reshape(rows_n, 2)
+    stats.standing[:] = standing + np.cumsum(tail, axis=0)
+    stats.deaths[:] = tot[off["deaths"]:off["deaths"] + 2]
+    stats.hits[:] = tot[off["hits"]:off["hits"] + DAMAGE_BINS]
+    return stats
+
+
+# ---------------------------------------------------------------------------------------
+# Exact duels
+
+
+@dataclass
+class AttackOp:
+    """One attack's effect on the target's damage axis (size ``V`` = its health).
+
+    ``move[d, d2]``: P(the target goes from ``d`` to ``d2`` damage and stays up);
+    ``down_alive[d]`` / ``down_dead[d]``: P(it goes down alive / dead from ``d``);
+    ``hits[k]``: P(a successful attack dealing ``k`` damage) (independent of ``d``).
+    """
+
+    move: np.ndarray
+    down_alive: np.ndarray
+    down_dead: np.ndarray
+    hits: np.ndarray
+
+
+def attack_op(damage: np.ndarray, hit: np.ndarray, health: int, lethal: bool,
+              death_after: int | None) -> AttackOp:
+    """Build an :class:`AttackOp` from an attack's damage pmf.
+
+    ``damage[k]``: P(damage ``k``) (misses at 0); ``hit[k]``: P(a hit dealing ``k``).
+    The target goes down when its damage reaches ``health``. ``death_after``: it is dead
+    when the damage beyond ``health`` reaches this many points (``None``: never); only
+    ``lethal`` damage kills.
+    """
+    size = damage.size
+    move = np.zeros((health, health))
+    down_alive = np.zeros(health)
+    down_dead = np.zeros(health)
+    for d in range(health):
+        for k in range(size):
+            p = damage[k]
+            if p == 0.0:
+                continue
+            t = d + k
+            if t < health:
+                move[d, t] += p
+            elif lethal and death_after is not None and t - health >= death_after:
+                down_dead[d] += p
+            else:
+                down_alive[d] += p
+    hits = np.zeros(DAMAGE_BINS)
+    np.add.at(hits, np.minimum(np.arange(hit.size), DAMAGE_BINS - 1), hit)
+    return AttackOp(move, down_alive, down_dead, hits)
+
+
+class DuelChain:
+    """Probability mass of a running duel, and what has been absorbed so far.
+
+    ``planes[key][d0, d1]``: both up. :meth:`attack` applies one attack of ``side`` to
+    every plane selected by a key predicate and a row mask; absorbed mass goes to
+    ``won[side]`` (and ``won_dead[side]`` when the loser is dead) for the current round.
+    """
+
+    def __init__(self, system: str, health: tuple[int, int], round_cap: int,
+                 start: dict) -> None:
+        self.system = system
+        self.health = health
+        self.round_cap = round_cap
+        self.planes = {k: np.array(v, dtype=float) for k, v in start.items()}
+        self.stats = FightStats.empty(system, round_cap, trials=None, dtype=float)
+        self.round = 0
+        self.won = np.zeros(2)
+        self.won_dead = np.zeros(2)
+
+    def total(self) -> float:
+        return float(sum(p.sum() for p in self.planes.values()))
+
+    def add(self, planes: dict, key, plane: np.ndarray) -> None:
+        if key in planes:
+            planes[key] = planes[key] + plane
+        else:
+            planes[key] = plane
+
+    def attack(self, planes: dict, side: int, key_new, key, plane: np.ndarray,
+               op: AttackOp, weight: float = 1.0) -> None:
+        """Apply ``op`` (an attack by ``side``) to ``plane`` and add the result to
+        ``planes[key_new]``; absorbed mass (times ``weight``) is booked as a win."""
+        if side == 0:  # side 0 hits side 1: the d1 axis (columns)
+            moved = plane @ op.move
+            alive = plane @ op.down_alive
+            dead = plane @ op.down_dead
+        else:
+            moved = op.move.T @ plane
+            alive = op.down_alive @ plane
+            dead = op.down_dead @ plane
+        mass = plane.sum()
+        self.stats.hits += weight * mass * op.hits
+        self.won[side] += weight * (alive.sum() + dead.sum())
+        self.won_dead[side] += weight * dead.sum()
+        self.add(planes, key_new, moved)
+
+    def end_round(self) -> None:
+        """Book the round's absorbed mass and the standing expectations."""
+        self.round += 1
+        r = self.round
+        st = self.stats
+        st.rounds[r, 0:2] += self.won
+        st.outcome[0:2] += self.won
+        st.loser_dead += self.won_dead
+        st.deaths[1] += self.won_dead[0]
+        st.deaths[0] += self.won_dead[1]
+        self.won[:] = 0
+        self.won_dead[:] = 0
+
+    def finish(self) -> FightStats:
+        """Whatever is left at the cap is "neither"; fill the standing table."""
+        st = self.stats
+        left = self.total()
+        st.outcome[2] += left
+        st.rounds[self.round_cap, 2] += left
+        return st
+
+
+def standing_from_rounds(stats: FightStats) -> None:
+    """Expected able combatants per side after each round, for a 1-vs-1 exact result.
+
+    Side ``s`` is up after round ``r`` unless the other side won in a round ``<= r``.
+    """
+    won_by = np.cumsum(stats.rounds[:, 0:2], axis=0)
+    stats.standing[:, 0] = 1.0 - won_by[:, 1]
+    stats.standing[:, 1] = 1.0 - won_by[:, 0]
+
+
+def mix(stats: list[tuple[float, FightStats]]) -> FightStats:
+    """Weighted sum of exact results (e.g. over who acts first)."""
+    s0 = stats[0][1]
+    out = FightStats.empty(s0.system, s0.round_cap, trials=None, dtype=float)
+    for w, s in stats:
+        for name in ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits"):
+            getattr(out, name)[...] += w * getattr(s, name)
+    return out

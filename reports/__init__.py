@@ -1,0 +1,1 @@
+"""Documents built from analysis tables: report structure and its HTML / PDF renderers."""

@@ -1,0 +1,171 @@
+"""Straightforward pure-Python fights for ``dice_pool_7`` and ``dice_pool_6``.
+
+Written from RULES.md (A6–A16, C6, C10–C13), one plain loop per fight and Python's
+``random``: the oracle the N-vs-M Monte Carlo tests compare the numba kernels with, and
+the baseline of ``benchmarks/bench_combat_pools.py``. Default variants only, plus the
+few switches the tests flip.
+"""
+
+from __future__ import annotations
+
+import random
+
+
+def pool7(rng: random.Random, n: int) -> int:
+    """A1 successes; A-g1: a pool of 0 or less rolls one chance die (only a 10)."""
+    if n <= 0:
+        return 1 if rng.randint(1, 10) == 10 else 0
+    succ = 0
+    left = n
+    while left:
+        d = rng.randint(1, 10)
+        succ += d >= 7
+        if d != 10:
+            left -= 1
+    return succ
+
+
+def fight7(rng: random.Random, side0: list, side1: list, cap: int = 50,
+           targeting: str = "random") -> dict:
+    """One ``dice_pool_7`` fight (combat_dice_pool_7.Combatant objects, default variants)."""
+    people = []
+    for side, members in ((0, side0), (1, side1)):
+        for c in members:
+            people.append({"c": c, "side": side, "lethal": 0, "bash": 0, "con": 0,
+                           "wp": c.DET + c.AUT, "up": True, "dead": False, "dodge": None,
+                           "boost": 0, "key": (-c.initiative, rng.random())})
+    order = sorted(people, key=lambda p: p["key"])
+    hits = []
+
+    def attack(p, target, dice):
+        c, t = p["c"], target["c"]
+        if target["dodge"] is not None:
+            dice -= target["dodge"]
+        else:
+            dice -= t.defense + 2 * target["boost"]
+        succ = pool7(rng, dice)
+        if succ == 0:
+            return
+        kind = c.weapon.damage_type
+        armour = {"bashing": 0, "lethal": t.armour.lethal, "ballistic": t.armour.ballistic}
+        dmg = max(0, succ + c.weapon.bonus - armour[kind])
+        hits.append(dmg)
+        if kind == "bashing":
+            target["bash"] += dmg
+        else:
+            target["lethal"] += dmg
+            if target["lethal"] > t.vitality:
+                target["con"] += target["lethal"] - t.vitality
+                target["lethal"] = t.vitality
+                if target["con"] >= t.CON:
+                    target["dead"] = True
+        if target["dead"] or target["lethal"] + target["bash"] >= t.vitality:
+            target["up"] = False
+
+    for rnd in range(1, cap + 1):
+        for p in order:
+            if not p["up"]:
+                continue
+            c = p["c"]
+            p["dodge"] = None
+            p["boost"] = 0
+            hurt = 2 * (p["lethal"] + p["bash"]) >= c.vitality
+            spent = False
+            if p["wp"] and (c.willpower == "defense_early"
+                            or (c.willpower == "defense_late" and hurt)):
+                p["wp"] -= 1
+                p["boost"] = 1
+                spent = True
+            n_attacks, focus = 2, 0
+            if c.tactic == "attack_dodge":
+                p["dodge"] = pool7(rng, 2 * (c.defense + 2 * p["boost"]))
+                n_attacks = 1
+            elif c.tactic == "focus_attack":
+                n_attacks, focus = 1, 1
+            for _ in range(n_attacks):
+                extra = 0
+                if not spent and p["wp"] and (c.willpower == "attack_early"
+                                              or (c.willpower == "attack_late" and hurt)):
+                    p["wp"] -= 1
+                    spent = True
+                    extra = 3
+                enemies = [q for q in people if q["side"] != p["side"] and q["up"]]
+                burst_dice = {"none": 0, "short": 1, "medium": 2, "long": 3}[c.burst]
+                n_targets = {"medium": 3, "long": len(enemies)}.get(c.burst, 1)
+                targets = enemies[:n_targets] if n_targets > 1 and len(enemies) > 1 else None
+                if targets:
+                    burst_dice -= len(targets)
+                mods = max(-5, min(5, c.weapon.bonus + c.quality + burst_dice))
+                attr = c.DES if c.weapon.ranged else c.FOR
+                dice = attr + 2 * c.specialized + mods + focus + extra
+                if targets is None:
+                    if targeting == "first" or len(enemies) == 1:
+                        targets = [enemies[0]]
+                    else:
+                        targets = [enemies[rng.randrange(len(enemies))]]
+                for target in targets:
+                    attack(p, target, dice)
+                focus = 0
+                if not any(q["up"] for q in people if q["side"] != p["side"]):
+                    return _result(people, p["side"], rnd, hits)
+    return _result(people, 2, cap, hits)
+
+
+def _result(people, winner, rnd, hits):
+    dead = [sum(q["dead"] for q in people if q["side"] == s) for s in (0, 1)]
+    size = [sum(1 for q in people if q["side"] == s) for s in (0, 1)]
+    up = [sum(q["up"] for q in people if q["side"] == s) for s in (0, 1)]
+    loser_dead = winner < 2 and dead[1 - winner] == size[1 - winner]
+    return {"winner": winner, "round": rnd, "dead": dead, "up": up,
+            "loser_dead": loser_dead, "hits": hits}
+
+
+def pool6(rng: random.Random, n: int) -> int:
+    """C1 successes (6+), C-g2 each pair of 10s counts 4; no dice, no success."""
+    rolls = [rng.randint(1, 10) for _ in range(max(n, 0))]
+    return sum(d >= 6 for d in rolls) + 2 * (sum(d == 10 for d in rolls) // 2)
+
+
+def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50) -> dict:
+    """One ``dice_pool_6`` fight (combat_dice_pool_6.Combatant objects, default variants:
+    a fresh random order each round, random targets)."""
+    people = []
+    for side, members in ((0, side0), (1, side1)):
+        for c in members:
+            people.append({"c": c, "side": side, "dmg": 0, "up": True, "dead": False,
+                           "attacked": 0})
+    hits = []
+
+    def contest(p, target, dice):
+        c, t = p["c"], target["c"]
+        dodge = t.dodge_pool - target["attacked"]
+        if c.weapon.ranged:
+            dodge += {"none": -2, "partial": 1, "full": 2}[t.cover]
+        target["attacked"] += 1
+        att, dfn = pool6(rng, dice), pool6(rng, dodge)
+        if att >= dfn:
+            dmg = att - dfn + c.weapon.damage
+            hits.append(dmg)
+            target["dmg"] += dmg
+            if target["dmg"] >= t.health:
+                target["up"] = False
+
+    for rnd in range(1, cap + 1):
+        order = people[:]
+        rng.shuffle(order)
+        for q in people:
+            q["attacked"] = 0
+        for p in order:
+            if not p["up"]:
+                continue
+            enemies = [q for q in people if q["side"] != p["side"] and q["up"]]
+            pool = p["c"].attack_pool
+            if p["c"].split and len(enemies) > 1:
+                k = len(enemies)
+                for j, target in enumerate(enemies):
+                    contest(p, target, pool // k + (1 if j < pool % k else 0))
+            else:
+                contest(p, enemies[rng.randrange(len(enemies))], pool)
+            if not any(q["up"] for q in people if q["side"] != p["side"]):
+                return _result(people, p["side"], rnd, hits)
+    return _result(people, 2, cap, hits)

@@ -1,0 +1,381 @@
+"""percentile combat — the EXTENSION of GAP D-g3 (Call of Cthulhu 7th ed., rules DX1–DX11,
+not from the seed): rule-level tests against hand-worked numbers, Monte Carlo vs the exact
+Markov chain, thread invariance, invariants, archetype validation."""
+
+from __future__ import annotations
+
+from math import sqrt
+
+import numba
+import numpy as np
+import pytest
+
+from analysis.combatants_middle_pct import combatants, load_library
+from engines import combat_percentile as cp
+from engines import percentile as checks
+from engines.combat_percentile import Combatant, Variants, Weapon
+from engines.errors import InputError
+from engines.variants import parse_variants
+
+LIB = combatants("percentile")
+KNIFE = Weapon("knife", 1, 4, 0, impale=True)
+BAT = Weapon("bat", 1, 8, 0)
+HANDGUN = Weapon("handgun", 1, 10, 0, impale=True, firearm=True, adds_db=False)
+RIFLE = Weapon("rifle", 2, 6, 4, impale=True, firearm=True, adds_db=False)
+NO_CRIT = Variants(criticals=False)
+
+
+def tol(p: float, n: int) -> float:
+    """Five standard errors of a binomial proportion plus one count (continuity)."""
+    return 5 * sqrt(p * (1 - p) / n) + 1 / n
+
+
+# --------------------------------------------------------------- rule level
+
+
+def test_extension_is_marked():
+    """GAP D-g3: every result says the rules are an extension, not from the seed."""
+    res = cp.duel_exact(LIB["novice"], LIB["novice"], round_cap=2)
+    assert "not from the seed" in res.notes["extension"]
+    assert "EXTENSION" in cp.__doc__
+
+
+def test_dx1_turn_order():
+    """DX1: DEX descending; a readied firearm acts at DEX + 50; ties → combat skill, coin."""
+    slow_gun = Combatant(dex=20, firearms=40, weapon=HANDGUN)
+    quick = Combatant(dex=60, fighting=50)
+    assert cp._p_first(slow_gun, quick, Variants()) == 1.0
+    assert cp._p_first(slow_gun, quick, Variants(readied_firearms=False)) == 0.0
+    assert cp._p_first(Combatant(dex=60, fighting=60), quick, Variants()) == 1.0
+    assert cp._p_first(quick, quick, Variants()) == 0.5
+
+
+@pytest.mark.parametrize("defend", ["dodge", "fight_back"])
+def test_dx2_dodge_and_fight_back_tie_rules(defend):
+    """DX2 with skill 50 vs 50: levels fail .5 / regular .25 / hard .15 / extreme .10.
+    Dodge: the attacker needs a higher level: .25·.5 + .15·.75 + .10·.90 = .3275.
+    Fight back: the attacker wins ties: .25·.75 + .15·.90 + .10 = .4225, and the defender
+    hits back when strictly higher: .3275."""
+    att = Combatant(fighting=50, weapon=BAT)
+    tgt = Combatant(fighting=50, dodge=50, defend=defend, weapon=BAT)
+    to_t, to_a, shots = cp._outcomes(att, tgt, Variants())
+    assert shots == 1
+    if defend == "dodge":
+        assert to_t.sum() == pytest.approx(0.3275)
+        assert to_a.sum() == 0.0
+    else:
+        assert to_t.sum() == pytest.approx(0.4225)
+        assert to_a.sum() == pytest.approx(0.3275)
+    pmf = cp.attack_damage(att, tgt)
+    assert 1 - pmf[0] == pytest.approx(to_t.sum())
+
+
+@pytest.mark.parametrize(("total", "bonus"), [(64, (0, 0, -2)), (65, (0, 0, -1)),
+                                              (84, (0, 0, -1)), (85, (0, 0, 0)),
+                                              (124, (0, 0, 0)), (125, (1, 4, 0)),
+                                              (165, (1, 6, 0)), (204, (1, 6, 0)),
+                                              (205, (2, 6, 0)), (285, (3, 6, 0))])
+def test_dx3_damage_bonus_table(total, bonus):
+    """DX3: DB by STR + SIZ: 2–64 −2, 65–84 −1, 85–124 0, 125–164 +1D4, 165–204 +1D6,
+    then one more D6 per 80."""
+    assert cp.damage_bonus(total) == bonus
+
+
+def test_dx3_table_in_data_matches_engine():
+    import tomllib
+
+    from analysis.combatants_middle_pct import DATA_DIR
+
+    raw = tomllib.loads((DATA_DIR / "percentile.toml").read_text())
+    rows = [(r["max"], r["bonus"], r["build"]) for r in raw["damage_bonus"]]
+    assert rows == [(64, "-2", -2), (84, "-1", -1), (124, "0", 0), (164, "1D4", 1),
+                    (204, "1D6", 2)]
+    dmg = {k: v["damage"] for k, v in raw["weapons"].items()}
+    assert dmg == {"unarmed": "1D3", "knife": "1D4", "club": "1D6", "machete": "1D8",
+                   "bat": "1D8", "handgun": "1D10", "rifle": "2D6+4", "shotgun": "4D6"}
+    assert raw["weapons"]["shotgun"]["long_damage"] == "2D6"
+
+
+def test_dx3_dx4_damage_with_bonus_and_extreme():
+    """DX3: knife 1D4 + DB 1D4 (STR + SIZ 130); DX4: an extreme hit impales:
+    max 4 + max DB 4 + 1D4 → 9..12. Against a target that cannot dodge (criticals off):
+    P(extreme) = skill/5 = .10, P(regular or hard) = .40."""
+    att = Combatant(strength=70, siz=60, fighting=50, weapon=KNIFE)
+    tgt = Combatant(dodge=0)
+    pmf = cp.attack_damage(att, tgt, NO_CRIT)
+    assert pmf[0] == pytest.approx(0.5)
+    two_d4 = {s: sum(1 for x in range(1, 5) for y in range(1, 5) if x + y == s) / 16
+              for s in range(2, 9)}
+    for s in range(2, 9):
+        assert pmf[s] == pytest.approx(0.4 * two_d4[s])
+    for s in range(9, 13):
+        assert pmf[s] == pytest.approx(0.1 / 4)
+    blunt = cp.attack_damage(Combatant(strength=70, siz=60, fighting=50, weapon=BAT), tgt,
+                             NO_CRIT)
+    assert blunt[12] == pytest.approx(0.1 + 0.4 / 32)  # max 8 + max 4, or 8 + 4 rolled
+    plain = cp.attack_damage(att, tgt, Variants(criticals=False, extreme_damage=False))
+    assert plain.size == 9
+
+
+def test_dx3_negative_bonus_floors_at_zero_dx11_armour():
+    """DX3: 1D3 − 2 never goes below 0; DX11: armour 2 takes 2 off every hit."""
+    weak = Combatant(strength=30, siz=30, fighting=100, weapon=Weapon("fist", 1, 3, 0))
+    tgt = Combatant(dodge=0)
+    pmf = cp.attack_damage(weak, tgt, Variants(criticals=False, extreme_damage=False))
+    assert pmf[0] == pytest.approx(2 / 3)  # rolls 1 and 2 do nothing
+    assert pmf[1] == pytest.approx(1 / 3)
+    bat = Combatant(fighting=100, weapon=BAT)
+    arm = cp.attack_damage(bat, Combatant(dodge=0, armour=2),
+                           Variants(criticals=False, extreme_damage=False))
+    np.testing.assert_allclose(arm, [2 / 8] + [1 / 8] * 6)  # 1D8 − 2, floored at 0
+
+
+def test_dx5_firearms_shots_penalty_and_range():
+    """DX5: two shots take a penalty die each; point-blank a bonus die; long range needs a
+    hard success; no fighting back against gunfire."""
+    shooter = Combatant(firearms=50, weapon=HANDGUN, shots=2)
+    tgt = Combatant(defend="fight_back", fighting=90)
+    to_t, to_a, shots = cp._outcomes(shooter, tgt, Variants())
+    assert shots == 2
+    assert to_a.sum() == 0.0
+    assert to_t.sum() == pytest.approx(checks.p_success(50, "regular", -1))
+    single = Combatant(firearms=50, weapon=HANDGUN, shots=1)
+    pb = cp._outcomes(single, tgt, Variants(range="point_blank"))[0].sum()
+    assert pb == pytest.approx(checks.p_success(50, "regular", 1))
+    far = cp._outcomes(single, tgt, Variants(range="long"))[0].sum()
+    assert far == pytest.approx(checks.p_success(50, "hard", 0))
+    p = to_t.sum()
+    assert cp.attack_damage(shooter, tgt)[0] == pytest.approx((1 - p) ** 2)
+
+
+def test_dx5_shotgun_long_range_dice():
+    """DX5: a shotgun rolls 4D6 close and 2D6 far, and never impales (max 24 / 12)."""
+    shotgun = Weapon("shotgun", 4, 6, 0, impale=False, firearm=True, adds_db=False,
+                     long_n=2, long_sides=6, long_flat=0)
+    s = Combatant(firearms=50, weapon=shotgun)
+    tgt = Combatant()
+    assert cp.attack_damage(s, tgt).size - 1 == 24
+    assert cp.attack_damage(s, tgt, Variants(range="long")).size - 1 == 12
+
+
+def test_dx6_hit_points():
+    """DX6: ⌊(CON + SIZ)/10⌋."""
+    assert Combatant(con=55, siz=64).hit_points == 11
+    assert Combatant(con=50, siz=60).hit_points == 11
+
+
+def _ko_duel(target, variants, weapon=HANDGUN):
+    """A shooter (first, DX1) fires once; the target cannot hurt it (Fighting 0, criticals
+    off); one round."""
+    shooter = Combatant(dex=90, firearms=50, weapon=weapon)
+    return cp.duel_exact(shooter, target, variants, round_cap=1)
+
+
+@pytest.mark.parametrize(("rule", "p_dead"), [("greater", 0.1), ("greater_equal", 0.1 + 0.4 / 10),
+                                              ("off", 0.0)])
+def test_dx9_instant_death_variants(rule, p_dead):
+    """DX9 / DX-g1: handgun vs 10 HP: an extreme hit (10 + 1D10 ≥ 11, P .10) kills when
+    'greater'; a regular 10 (P .40 · 1/10) too when 'greater_equal'."""
+    tgt = Combatant(con=50, siz=50, fighting=0, dodge=0)
+    assert tgt.hit_points == 10
+    res = _ko_duel(tgt, Variants(criticals=False, instant_death=rule))
+    assert res.loser_dead[0] == pytest.approx(p_dead)
+    assert res.deaths[1] == pytest.approx(p_dead)
+
+
+def test_dx7_major_wound_con_roll():
+    """DX7: bat (1D8, DB 0, blunt) vs 12 HP, CON 60: a hit of 6+ (≥ half) is a major wound;
+    the CON roll fails with P .4 → unconscious. P(out in round 1) =
+    (.40 · 3/8 + .10 [extreme = 8]) · .4 = .1."""
+    att = Combatant(dex=90, strength=50, siz=60, fighting=50, weapon=BAT)
+    tgt = Combatant(con=60, siz=60, fighting=0, dodge=0)
+    assert tgt.hit_points == 12
+    res = cp.duel_exact(att, tgt, NO_CRIT, round_cap=1)
+    assert res.outcome[0] == pytest.approx(0.1)
+    assert res.loser_dead[0] == 0.0
+
+
+def test_dx8_zero_hp_major_wound_dying_and_dying_rolls_kill():
+    """DX8: at 0 HP the victim is out (dying with a major wound); with several on a side
+    the fight goes on and the dying roll CON each round: some die (instant death off)."""
+    tgt = Combatant(con=25, siz=25, fighting=0, dodge=0)  # 5 HP, any rifle hit ≥ 6
+    res = _ko_duel(tgt, Variants(criticals=False, instant_death="off"), weapon=RIFLE)
+    assert res.outcome[0] == pytest.approx(0.5)
+    assert res.loser_dead[0] == 0.0
+    weak = Combatant(con=20, siz=30, dex=30, fighting=20, dodge=10, weapon=KNIFE)
+    brute = Combatant(con=80, siz=80, dex=80, fighting=80, dodge=50, weapon=RIFLE)
+    mc = cp.fight_mc([weak, weak, weak], [brute], 4000, seed=1,
+                     variants=Variants(instant_death="off"))
+    assert mc.deaths[0] > 0
+
+
+def test_dx10_outnumbered_bonus_die_helps_the_group():
+    """DX10: after a dodge, later melee attacks that round get a bonus die."""
+    a = LIB["novice"]
+    b = LIB["expert"]
+    on = cp.fight_mc([a, a, a], [b], 40_000, seed=7, variants=Variants(outnumbered=True))
+    off = cp.fight_mc([a, a, a], [b], 40_000, seed=7, variants=Variants(outnumbered=False))
+    n = 40_000
+    p_on, p_off = on.p_outcome()[0], off.p_outcome()[0]
+    assert p_on - p_off > 5 * sqrt(p_on * (1 - p_on) / n + p_off * (1 - p_off) / n)
+
+
+def test_variants_parse_and_reject():
+    v = parse_variants(Variants, ["instant_death=greater_equal", "range=long"])
+    assert v.instant_death == "greater_equal"
+    with pytest.raises(InputError, match="instant_death"):
+        parse_variants(Variants, ["instant_death=sometimes"])
+
+
+# --------------------------------------------------------------- MC vs exact
+
+MATCHUPS = [
+    ("competent", "competent", Variants()),
+    ("swordsman", "brawler", Variants()),
+    ("shooter", "armoured", Variants(range="point_blank")),
+    ("expert", "novice", Variants(instant_death="greater_equal", extreme_damage=False)),
+    ("master", "shooter", Variants(criticals=False)),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "variants"), MATCHUPS)
+def test_mc_matches_exact_duel(a, b, variants):
+    """DX1–DX9, DX11 MC kernel vs the absorbing Markov chain: outcome, loser dead, rounds
+    and standing cells within 5σ + 1/n (fixed seed)."""
+    n = 100_000
+    exact = cp.duel_exact(LIB[a], LIB[b], variants, round_cap=20)
+    mc = cp.duel_mc(LIB[a], LIB[b], n, seed=13, variants=variants, round_cap=20)
+    assert exact.outcome.sum() == pytest.approx(1.0)
+    cells = [(mc.p_outcome(), exact.outcome), (mc.loser_dead / n, exact.loser_dead),
+             (mc.deaths / n, exact.deaths), (mc.rounds.ravel() / n, exact.rounds.ravel()),
+             (mc.standing.ravel() / n, exact.standing.ravel())]
+    for got, want in cells:
+        for p_mc, p in zip(got, want, strict=True):
+            assert abs(p_mc - p) <= tol(min(p, 1.0), n)
+    # hits are counts per fight, not Bernoulli cells: a loose sanity bound only
+    assert np.abs(mc.hits / n - exact.hits).max() < 0.02
+
+
+def test_multi_shot_duel_mc_matches_exact():
+    """DX5 two shots with a penalty die each, each shot one chain step."""
+    n = 100_000
+    two = Combatant(dex=50, con=50, siz=60, firearms=60, weapon=HANDGUN, shots=2)
+    foe = LIB["swordsman"]
+    exact = cp.duel_exact(two, foe, round_cap=10)
+    mc = cp.duel_mc(two, foe, n, seed=21, round_cap=10)
+    for p_mc, p in zip(mc.p_outcome(), exact.outcome, strict=True):
+        assert abs(p_mc - p) <= tol(p, n)
+    assert abs(mc.loser_dead[0] / n - exact.loser_dead[0]) <= tol(exact.loser_dead[0], n)
+
+
+def test_one_thread_equals_two_threads():
+    """Same seed, 1 or 2 numba threads: bit-identical histograms."""
+    sides = ([LIB["novice"], LIB["shooter"]], [LIB["expert"]])
+    v = Variants(targeting="random")
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = cp.fight_mc(*sides, 100_000, seed=3, variants=v)
+        numba.set_num_threads(2)
+        two = cp.fight_mc(*sides, 100_000, seed=3, variants=v)
+    finally:
+        numba.set_num_threads(before)
+    for key in ("outcome", "rounds", "standing", "hits", "deaths", "loser_dead"):
+        np.testing.assert_array_equal(getattr(one, key), getattr(two, key))
+
+
+# --------------------------------------------------------------- invariants
+
+
+@pytest.mark.parametrize("targeting", ["first", "random", "weakest"])
+def test_fight_invariants(targeting):
+    """Counts add up, standing never grows (the dead and unconscious do not come back or
+    act), deaths never exceed the combatants, the dead losers are among the losses."""
+    n = 20_000
+    res = cp.fight_mc([LIB["novice"], LIB["brawler"]], [LIB["master"]], n, seed=2,
+                      variants=Variants(targeting=targeting), round_cap=30)
+    assert res.outcome.sum() == n == res.rounds.sum()
+    assert (res.standing >= 0).all()
+    assert (np.diff(res.standing, axis=0) <= 0).all()
+    assert res.standing[0].tolist() == [2 * n, n]
+    assert res.deaths[0] <= 2 * n
+    assert res.deaths[1] <= n
+    assert (res.loser_dead <= res.outcome[:2]).all()
+    assert res.loser_dead[1] <= res.deaths[0] / 2
+    assert res.loser_dead[0] <= res.deaths[1]
+
+
+def test_exact_probabilities_sum_to_one_and_neither_at_cap():
+    res = cp.duel_exact(LIB["untrained"], LIB["untrained"], round_cap=3)
+    assert res.outcome.sum() == pytest.approx(1.0)
+    assert res.rounds.sum() == pytest.approx(1.0)
+    assert res.outcome[2] > 0
+    assert (res.standing >= -1e-12).all()
+
+
+def test_bad_inputs():
+    with pytest.raises(InputError, match="round_cap"):
+        cp.duel_exact(LIB["novice"], LIB["novice"], round_cap=0)
+    with pytest.raises(InputError, match="defend"):
+        Combatant(defend="parry")
+    with pytest.raises(InputError, match="shots"):
+        Combatant(shots=4)
+    with pytest.raises(InputError, match="side 0"):
+        cp.fight_mc([], [LIB["novice"]], 10)
+
+
+# --------------------------------------------------------------- data validation
+
+BASE = """
+[[damage_bonus]]
+max = 124
+bonus = "0"
+build = 0
+[weapons.knife]
+damage = "1D4"
+impale = true
+[weapons.handgun]
+damage = "1D10"
+impale = true
+firearm = true
+[archetypes.competent]
+strength = 60
+con = 60
+siz = 60
+dex = 60
+fighting = 50
+firearms = 50
+dodge = 30
+weapon = "knife"
+"""
+
+
+def test_library_loads_the_ladder_and_styles():
+    lib = load_library("percentile")
+    for name in ("untrained", "novice", "competent", "expert", "master", "brawler",
+                 "swordsman", "shooter", "armoured"):
+        assert name in lib
+    assert lib["brawler"].db == (1, 4, 0)  # STR 75 + SIZ 70 = 145
+    assert lib["armoured"].armour > 0
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ("[archetypes.expert]\nbase = \"competent\"\nweapon = \"lazer\"\n",
+     "percentile.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: handgun, knife"),
+    ("[archetypes.expert]\nbase = \"competent\"\nmelee_weapon = \"handgun\"\n",
+     "percentile.toml: archetypes.expert.melee_weapon: 'handgun' is a firearm"),
+    ("[archetypes.expert]\nbase = \"competent\"\nfighting = 130\n",
+     "percentile.toml: archetypes.expert.fighting: Input should be less than or equal to 100"),
+    ("[archetypes.expert]\nbase = \"competent\"\ndefend = \"parry\"\n",
+     "percentile.toml: archetypes.expert.defend:"),
+    ("[weapons.bow]\ndamage = \"d6\"\nimpale = true\n",
+     "percentile.toml: weapons.bow.damage: cannot read dice 'd6'"),
+    ("[weapons.bow]\ndamage = \"1D6\"\n",
+     "percentile.toml: weapons.bow.impale: Field required"),
+])
+def test_library_validation_errors(tmp_path, extra, message):
+    path = tmp_path / "percentile.toml"
+    path.write_text(BASE + extra)
+    with pytest.raises(InputError) as info:
+        load_library("percentile", path)
+    assert str(info.value).startswith(message)

@@ -1,0 +1,56 @@
+"""The variant framework: every gap is a named switch with a default and a rule id."""
+
+import dataclasses
+
+import pytest
+
+from engines import SYSTEMS
+from engines.errors import InputError
+from engines.variants import describe, parse_variants
+
+#: Variant names the engine-core issue requires, with their defaults.
+REQUIRED = {
+    "dice_pool_7": {"threshold": 7, "again": 10, "chance_die": True},
+    "dice_pool_6": {"threshold": 6, "criticals": True},
+    "percentile": {"criticals": True},
+    "middle_3d10": {"disadvantage": "lowest"},
+    "d20_degrees": {"natural_1_fails": True, "natural_20_degree": True},
+}
+
+
+@pytest.mark.parametrize("system", list(REQUIRED))
+def test_required_variants_and_defaults(system):
+    v = SYSTEMS[system].Variants()
+    for name, default in REQUIRED[system].items():
+        assert getattr(v, name) == default
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS))
+def test_every_variant_cites_a_rule_id(system):
+    for row in describe(SYSTEMS[system].Variants()):
+        assert row["rule"][0] in "ABCDE" and row["doc"]
+
+
+def test_parse_values_from_strings():
+    v = parse_variants(SYSTEMS["dice_pool_7"].Variants, ["again=none", "chance_die=false",
+                                                         "threshold=8"])
+    assert (v.again, v.chance_die, v.threshold) == (None, False, 8)
+    assert v.rule().again == 11  # no explosion
+
+
+@pytest.mark.parametrize(("given", "fragment"), [
+    (["agian=9"], "unknown variant 'agian' for dice_pool_7; known:"),
+    (["again=7"], "choose 10 | 9 | 8 | none"),
+    (["chance_die=maybe"], "expected true or false"),
+    (["threshold"], "expected NAME=VALUE"),
+    (["threshold=eleven"], "not allowed"),
+])
+def test_bad_variants_are_clear_errors(given, fragment):
+    with pytest.raises(InputError, match=fragment.replace("|", r"\|")):
+        parse_variants(SYSTEMS["dice_pool_7"].Variants, given)
+
+
+def test_variant_objects_are_frozen():
+    v = SYSTEMS["percentile"].Variants()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.criticals = False
