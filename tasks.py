@@ -34,8 +34,9 @@ def _say(msg: str) -> None:
 
 
 def ensure_venv() -> Path:
-    if sys.version_info < (3, 11):
-        sys.exit("rpg-balance needs Python 3.11 or newer (this is %d.%d)" % sys.version_info[:2])
+    if sys.version_info < (3, 11):  # noqa: UP036  (this script runs before the venv exists)
+        sys.exit("rpg-balance needs Python 3.11 or newer (this is {}.{})".format(
+            *sys.version_info[:2]))
     py = _venv_python()
     if not py.exists():
         _say(f"creating virtual environment in {VENV}")

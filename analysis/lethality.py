@@ -62,8 +62,10 @@ def summary(stats: FightStats, **labels) -> dict:
     return row
 
 
-def summary_table(results: Mapping[str, FightStats] | list[tuple[dict, FightStats]]) -> pd.DataFrame:
-    """Rows of :func:`summary` for several matchups (``{label: stats}`` or ``[(labels, stats)]``)."""
+def summary_table(results: Mapping[str, FightStats] | list[tuple[dict, FightStats]],
+                  ) -> pd.DataFrame:
+    """Rows of :func:`summary` for several matchups: ``{label: stats}`` or
+    ``[(labels, stats)]``."""
     items = results.items() if isinstance(results, Mapping) else results
     rows = []
     for key, stats in items:

@@ -62,12 +62,20 @@ Gaps settled here (defaults first):
 - **E-g10** ``initiative_ties``: ``random`` | ``listed`` (earlier-listed acts first; side 0
   before side 1).
 - **E-g11** (fixed) stabilising clears the dying failure count.
-- **E-g12** (fixed; per-fighter data) tactics: maneuver fixed for the whole fight,
-  recovery when hit points ≤ ``recover_at``, hero points and extra effort as above.
+- **E-g12** tactics. Per-fighter data: its maneuver, recovery when hit points ≤
+  ``recover_at``, hero points and extra effort as above. The one switch, a variant:
+  ``defensive_below`` = 0 (never) — a fighter at or below this percentage of its hit
+  points fights defensively (E16: +2 active defences, −2 damage, no own maneuver).
 - **E-g13** (fixed) "a dying character who fails a resistance roll again": a dying target
   that takes ≥ 1 damage from a hit dies.
 - **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
   able fighter only brings it to 0 hit points.
+
+Public API: :class:`Variants`, :class:`Fighter`; :func:`fight_mc` (N-vs-M) and
+:func:`duel_mc` (Monte Carlo counts), :func:`duel_exact` (probabilities) — all three
+return :class:`~engines.fight.FightStats`; :func:`attack_damage` (exact damage
+distribution of one attack, a miss counting 0), :func:`initiative_first` (E10),
+:func:`hit_points_for_rounds` (E-g2 solved for a target duel length), :func:`mean_rounds`.
 
 Exact duels (:func:`duel_exact`) are an absorbing Markov chain over whole-duel states
 (whose turn, both fighters' hit points or status incapacitated / dying with 0–2 failures
@@ -104,6 +112,7 @@ MANEUVERS = {
     "all_out": (0, 2, -2),
     "defensive": (0, -2, 2),
 }
+DEFENSIVE = MANEUVERS["defensive"]
 #: E9 hero point tactics (E-g12).
 HERO_USES = {"none": 0, "attack": 1, "resist": 2}
 RECOVERY_HP = 5        # E15
@@ -125,7 +134,7 @@ N_FIELDS = 18
 
 # Rule array layout (Variants.rule()).
 (R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
- R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG) = range(10)
+ R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT) = range(11)
 
 ACTIVE, INCAP, DYING, DEAD = 0, 1, 2, 3
 
@@ -154,10 +163,17 @@ class Variants:
                                  "hit points")
     initiative_ties: str = variant("random", rule="E-g10", doc="a tie left after Dodge, "
                                    "Agility, Awareness (E10)", choices=("random", "listed"))
+    defensive_below: int = variant(0, rule="E-g12", doc="tactic switch: a fighter at or "
+                                   "below this percentage of its hit points fights "
+                                   "defensively (E16) instead of its own maneuver; 0 never")
     reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
                                    "11) is still a natural 1")
 
     def check(self) -> None:
+        if isinstance(self.defensive_below, bool) or not isinstance(self.defensive_below, int) \
+                or not 0 <= self.defensive_below <= 100:
+            raise InputError(f"variant defensive_below: expected a percentage 0..100, "
+                             f"got {self.defensive_below!r}")
         if isinstance(self.finish_rounds, bool) or not isinstance(self.finish_rounds, int) \
                 or not 0 <= self.finish_rounds <= 20:
             raise InputError(f"variant finish_rounds: expected an integer 0..20, "
@@ -175,6 +191,7 @@ class Variants:
             self.resistance_naturals, self.dying_check_on_acquire, self.finish_rounds,
             self.target_rule == "random", self.recovery_cap,
             self.initiative_ties == "random", self.reroll_natural, self.degree_damage,
+            self.defensive_below,
         ], dtype=np.int64)
 
 
@@ -294,6 +311,12 @@ def _d20(s):
 
 
 @njit(**INLINE)
+def _switched(F, i, hp, rule):
+    """E-g12 tactic switch: True when ``i`` fights defensively at its current hit points."""
+    return rule[R_DEFENSIVE_PCT] > 0 and hp[i] * 100 <= rule[R_DEFENSIVE_PCT] * F[i, F_HP]
+
+
+@njit(**INLINE)
 def _resist(x, tough, pen, v, nat, res_nat):
     """E12 damage for attack total ``x`` against a resistance roll of value ``v``."""
     tot = tough + v - pen
@@ -340,7 +363,8 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
     """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if ``j``
     stopped being able to act."""
     defenceless = st[j] != ACTIVE
-    bonus = F[i, F_ATK] + F[i, F_MHIT]
+    a_def = _switched(F, i, hp, rule)
+    bonus = F[i, F_ATK] + (0 if a_def else F[i, F_MHIT])
     if eff[i] >= 2:
         bonus -= EXHAUSTED_PENALTY
     if eff[i] < F[i, F_EFFORT]:
@@ -350,7 +374,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
         dc = 10
     else:
         d = F[j, F_DODGE] if F[i, F_RANGED] != 0 else F[j, F_PARRY]
-        d += F[j, F_MDEF]
+        d += DEFENSIVE[2] if _switched(F, j, hp, rule) else F[j, F_MDEF]
         if rec[j] == 1:
             d += RECOVERY_DEFENCE
         dc = d + 10
@@ -378,7 +402,8 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
     excess = (total - dc) // 5 if total >= dc else 0
     if rule[R_DEGREE_DMG] == 0:
         excess = 0
-    x = F[i, F_DMG] + excess + DAMAGE_OFFSET + F[i, F_MDMG] + (CRIT_DAMAGE if crit else 0)
+    mdmg = DEFENSIVE[1] if a_def else F[i, F_MDMG]
+    x = F[i, F_DMG] + excess + DAMAGE_OFFSET + mdmg + (CRIT_DAMAGE if crit else 0)
     pen = EXHAUSTED_PENALTY if eff[j] >= 2 else 0
     r = _d20(s)
     rnat = 2 if r == 20 else (1 if r == 1 else 0)
@@ -596,7 +621,7 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     --------
     >>> a = Fighter(attack=7, damage=6, toughness=3, parry=7, dodge=7, fortitude=4,
     ...             hit_points=25)
-    >>> fight_mc([a], [a], trials=10_000, seed=1).outcome.sum()
+    >>> int(fight_mc([a], [a], trials=10_000, seed=1).outcome.sum())
     10000
     """
     fighters = [_fighter(x, f"side0[{k}]") for k, x in enumerate(side0)] + \
@@ -774,9 +799,9 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
     """
     att = _fighter(attacker, "attacker").array()
     tgt = _fighter(target, "target").array()
+    att[F_EFFORT] = 0
     rule = _variants(variants).rule()
-    dist = _attack_dist(att, tgt, rule, 0 if att[F_EFFORT] == 0 else MAX_EFFORT, False,
-                        defenceless, False, False, False, 1)
+    dist = _attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1)
     top = max(max(d for d, _, _ in dist), 0)
     out = np.zeros(top + 1)
     for (d, _, _), p in dist.items():
@@ -832,16 +857,28 @@ class _Duel:
             return {-1: 1.0}
         return {L_DEAD: 1.0}
 
+    def _switched(self, k: int, life: int) -> bool:
+        pct = int(self.rule[R_DEFENSIVE_PCT])
+        return pct > 0 and life * 100 <= pct * int(self.f[k][F_HP])
+
     def _attack(self, k, xs, ys):
         """Outcomes of fighter k (state xs) attacking the other (state ys)."""
         att, tgt = self.f[k], self.f[1 - k]
         ylife = ys[0]
+        a_sw = self._switched(k, xs[0])
+        t_sw = ylife >= 1 and self._switched(1 - k, ylife)
         t_hero = ys[2] > 0 and tgt[F_HUSE] == 2
         threshold = ylife if ylife >= 1 else 1
         key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
-               threshold if t_hero else 0)
+               threshold if t_hero else 0, a_sw, t_sw)
         dist = self.memo.get(key)
         if dist is None:
+            if a_sw:
+                att = att.copy()
+                att[F_MHIT], att[F_MDMG] = DEFENSIVE[0], DEFENSIVE[1]
+            if t_sw:
+                tgt = tgt.copy()
+                tgt[F_MDEF] = DEFENSIVE[2]
             dist = _attack_dist(att, tgt, self.rule, xs[3], xs[2] > 0 and att[F_HUSE] == 1,
                                 ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero, threshold)
             self.memo[key] = dist
@@ -891,6 +928,12 @@ class _Duel:
         return res
 
 
+def _too_big(fa, fb, count: str) -> str:
+    return (f"duel_exact: {count} states: hit points {fa[F_HP]} and {fb[F_HP]} (E-g2) times "
+            "hero points (E9), recovery (E15), extra effort (E8) and finishing (E-g7) "
+            f"counters exceed the limit of {EXACT_STATE_LIMIT}; lower them or use duel_mc")
+
+
 def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
     """Exact 1-vs-1 duel (E10–E16) as an absorbing Markov chain; probabilities in FightStats.
 
@@ -906,6 +949,12 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     rule = v.rule()
     cap = _round_cap(round_cap)
     duel = _Duel(fa, fb, rule)
+    bound = 2 * (duel.finish + 1)
+    for f in (fa, fb):
+        bound *= (int(f[F_HP]) + 5) * (3 if f[F_RECOV] > 0 else 1) * (_hero_left(f) + 1) \
+            * (int(f[F_EFFORT]) + 1)
+    if bound > 50 * EXACT_STATE_LIMIT:
+        raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
     s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0)
     s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0)
     p_first = initiative_first(a, b, v)
@@ -931,10 +980,7 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
                 j = index[nxt] = len(states)
                 states.append(nxt)
                 if len(states) > EXACT_STATE_LIMIT:
-                    raise InputError(
-                        f"duel_exact: more than {EXACT_STATE_LIMIT} states (hit points "
-                        f"{fa[F_HP]} and {fb[F_HP]}, E-g2, times hero points, recovery and "
-                        "extra effort counters); lower hit points or use duel_mc")
+                    raise InputError(_too_big(fa, fb, f"more than {EXACT_STATE_LIMIT}"))
             rows.append(k)
             cols.append(j)
             vals.append(p)
@@ -982,3 +1028,40 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     stats.notes.update(method="exact", states=n, variants=dataclasses.asdict(v),
                        p_first=p_first)
     return stats
+
+
+def mean_rounds(stats: FightStats) -> float:
+    """Mean length of the fights in rounds (a fight stopped at the cap counts the cap)."""
+    return float(np.arange(stats.rounds.shape[0]) @ stats.rounds_pmf())
+
+
+def hit_points_for_rounds(fighter, rounds: float, variants: Variants | None = None,
+                          round_cap: int = ROUND_CAP, max_hit_points: int = 200,
+                          trials: int = 50_000, seed: Seed = 0) -> int:
+    """E-g2 solved for: the fewest hit points that make an even duel (``fighter`` against
+    itself, both with those hit points) last at least ``rounds`` rounds on average.
+
+    Lengths grow with hit points, so a bisection over 1..``max_hit_points`` needs a few
+    Monte Carlo runs (``trials`` each; every run uses the same ``seed``, so the search is
+    deterministic). Raises :class:`InputError` if even ``max_hit_points`` is too short.
+    """
+    f = _fighter(fighter, "fighter")
+    if not 0 < rounds <= _round_cap(round_cap):
+        raise InputError(f"rounds: expected a number in (0, {round_cap}], got {rounds!r}")
+    ss = np.random.SeedSequence(seed) if not isinstance(seed, np.random.SeedSequence) else seed
+
+    def length(hp: int) -> float:
+        g = dataclasses.replace(f, hit_points=hp)
+        return mean_rounds(duel_mc(g, g, trials, ss, variants, round_cap))
+
+    if length(max_hit_points) < rounds:
+        raise InputError(f"hit_points_for_rounds: even {max_hit_points} hit points give "
+                         f"duels shorter than {rounds} rounds; raise max_hit_points")
+    lo, hi = 0, max_hit_points   # length(lo) < rounds ≤ length(hi), length(0) taken as 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if length(mid) >= rounds:
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -27,6 +27,7 @@ Kernel row layout: the ``C_*`` constants (built by :func:`row`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
@@ -358,6 +359,7 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
     stats = run_mc(_kernel, SYSTEM, r, side, _rule(v), trials, seed, cap)
     stats.notes["combatants"] = ([c.name for c in s0], [c.name for c in s1])
+    stats.notes["variants"] = dataclasses.asdict(v)
     return stats
 
 
@@ -477,4 +479,5 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
         stats = run([(1.0, (0, 1))])
     standing_from_rounds(stats)
     stats.notes["combatants"] = ([a.name], [b.name])
+    stats.notes["variants"] = dataclasses.asdict(v)
     return stats

@@ -41,6 +41,7 @@ Kernel row layout (``int64``, one row per combatant, built by :func:`rows`): see
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
@@ -111,9 +112,10 @@ class Variants(_checks.Variants):
     overflow_to_con: bool = variant(True, rule="A15", doc="lethal damage beyond vitality "
                                     "from the hit that empties it already lowers CON "
                                     "(false: only later hits, so a fight never kills)")
-    armour_vs_bashing: str = variant("none", rule="A13", doc="armour against bashing damage: "
-                                     "none (the seed lists lethal and ballistic only) or "
-                                     "the lethal rating", choices=("none", "lethal"))
+    armour_vs_bashing: str = variant("ignored", rule="A13", doc="armour against bashing "
+                                     "damage: ignored (the seed lists lethal and ballistic "
+                                     "only) or its lethal rating",
+                                     choices=("ignored", "lethal"))
     targeting: str = variant("random", rule="A6", doc="N-vs-M: each attack picks a random "
                              "able enemy, or the first able one (focus fire)",
                              choices=("random", "first"))
@@ -327,7 +329,7 @@ def _wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
 
 @njit(**INLINE)
 def _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp, able,
-           dead, dodging, dodge_succ, boost, order, ini, n_able, n_dead, n_side):
+           dead, dodging, dodge_succ, boost, order, ini, targets, n_able, n_dead, n_side):
     n = rows.shape[0]
     for sd in range(2):
         n_able[sd] = 0
@@ -411,18 +413,19 @@ def _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp
                     bd -= n_targets
                 mods = min(max(rows[c, C_MODS] + bd, -MODIFIER_CAP), MODIFIER_CAP)  # A2
                 dice = rows[c, C_ATTR] + mods + focus + extra
+                n_t = 1
                 if n_targets > 1:
-                    done = 0
+                    n_t = 0
                     for t in range(n):
-                        if done < n_targets and side[t] == enemy and able[t] == 1:
-                            done += 1
-                            _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg,
-                                    able, dead, dodging, dodge_succ, boost, n_able, side, acc,
-                                    hits_off)
+                        if n_t < n_targets and side[t] == enemy and able[t] == 1:
+                            targets[n_t] = t
+                            n_t += 1
                 else:
-                    t = _pick_target(s, side, able, enemy, n_able[enemy], rule[R_TARGET_FIRST])
-                    _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able,
-                            dead, dodging, dodge_succ, boost, n_able, side, acc, hits_off)
+                    targets[0] = _pick_target(s, side, able, enemy, n_able[enemy],
+                                              rule[R_TARGET_FIRST])
+                for k in range(n_t):
+                    _strike(s, rows, rule, c, targets[k], dice, lethal_dmg, bash_dmg, con_dmg,
+                            able, dead, dodging, dodge_succ, boost, n_able, side, acc, hits_off)
                 focus = 0
                 if n_able[enemy] == 0:
                     winner = side[c]
@@ -463,11 +466,12 @@ def _kernel(rows, side, rule, cap, off, trials, states, out):
         z = np.zeros(n, dtype=np.int64)
         lethal_dmg, bash_dmg, con_dmg, wp = z.copy(), z.copy(), z.copy(), z.copy()
         able, dead, dodging, dodge_succ = z.copy(), z.copy(), z.copy(), z.copy()
-        boost, order, ini = z.copy(), z.copy(), z.copy()
+        boost, order, ini, targets = z.copy(), z.copy(), z.copy(), z.copy()
         n_able, n_dead, n_side = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.int64)
         for _ in range(trials[item]):
             _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
-                   able, dead, dodging, dodge_succ, boost, order, ini, n_able, n_dead, n_side)
+                   able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, n_dead,
+                   n_side)
         out[item, :] = acc
 
 
@@ -518,6 +522,7 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
     stats = run_mc(_kernel, SYSTEM, r, side, _rule(v), trials, seed, cap)
     stats.notes["combatants"] = ([c.name for c in s0], [c.name for c in s1])
+    stats.notes["variants"] = dataclasses.asdict(v)
     return stats
 
 
@@ -725,4 +730,5 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     stats = mix(parts)
     standing_from_rounds(stats)
     stats.notes["combatants"] = ([a.name], [b.name])
+    stats.notes["variants"] = dataclasses.asdict(v)
     return stats

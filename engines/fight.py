@@ -48,7 +48,8 @@ class FightStats:
     @classmethod
     def empty(cls, system: str, round_cap: int = ROUND_CAP, trials: int | None = None,
               dtype=np.int64) -> FightStats:
-        return cls(system=system, outcome=np.zeros(3, dtype), rounds=np.zeros((round_cap + 1, 3), dtype),
+        return cls(system=system, outcome=np.zeros(3, dtype),
+                   rounds=np.zeros((round_cap + 1, 3), dtype),
                    loser_dead=np.zeros(2, dtype), standing=np.zeros((round_cap + 1, 2), dtype),
                    deaths=np.zeros(2, dtype), hits=np.zeros(DAMAGE_BINS, dtype), trials=trials)
 

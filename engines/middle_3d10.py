@@ -174,3 +174,30 @@ def arcane_use(will: int, skill: int, level: str, target_will: int = 0,
         cost[ARCANE_ASPECT_COST[level] if aspect else (m, c, big)[ARCANE_COST_DIE[level]]] += 1
     return {"p_success": wins / 1000, "cost": cost / 1000,
             "degeneration": int(aspect and level == "major")}
+
+
+DEGENERATION_PER_POINTS = 5  # B14: +1 per 5 points of Occultism + arcane skills
+DEGENERATION_LOST = 10  # B14: at 10 the character is lost
+
+
+def degeneration(occultism_and_arcane: int, major_aspect_uses: int = 0,
+                 lost_all_to_mythos: int = 0) -> int:
+    """B14: degeneration from lore (+1 per 5 total points of Occultism and arcane skills),
+    +1 per aspect activated on a major arcane use, +1 per time all sanity or health was lost
+    to the Mythos."""
+    for name, value in (("occultism_and_arcane", occultism_and_arcane),
+                        ("major_aspect_uses", major_aspect_uses),
+                        ("lost_all_to_mythos", lost_all_to_mythos)):
+        if value < 0:
+            raise InputError(f"{name}: must be 0 or more, got {value}")
+    return occultism_and_arcane // DEGENERATION_PER_POINTS + major_aspect_uses + lost_all_to_mythos
+
+
+def stability_loss(loss, degeneration_points: int) -> np.ndarray:
+    """B14: degeneration is subtracted from every later stability loss (never below 0)."""
+    return np.maximum(np.asarray(loss) - degeneration_points, 0)
+
+
+def is_lost(degeneration_points: int) -> bool:
+    """B14: at degeneration 10 the character is lost."""
+    return degeneration_points >= DEGENERATION_LOST

@@ -308,6 +308,23 @@ def test_round_cap_reports_neither():
 # ------------------------------------------------------------------ N vs M
 
 
+@pytest.mark.parametrize(("a", "b"), [("brawler_expert", "fencer_competent"),
+                                      ("soldier", "bodyguard")])
+def test_mc_hits_match_exact(a, b):
+    """Expected hits per fight by damage dealt (A10/C11 damage, per successful attack).
+
+    A fight of 3 rounds has at most m = 4 × 3 hits, so a bin's count X per fight
+    has Var X <= E[X^2] <= m E[X]: tolerance 5 sqrt(m E[X] / n) + 1/n.
+    """
+    ex = cb.duel_exact(LIB[a], LIB[b], round_cap=3)
+    n = 100_000
+    mc = cb.duel_mc(LIB[a], LIB[b], n, seed=21, round_cap=3)
+    m = 4 * 3
+    tol = 5 * np.sqrt(m * ex.hits / n) + 1 / n
+    assert np.all(np.abs(mc.hits / n - ex.hits) <= tol)
+    assert ex.hits.sum() > 0.5
+
+
 def test_n_vs_m_matches_pure_python_reference():
     """N-vs-M fights: the kernel and the rules-first pure-Python simulator agree (two
     independent samples: 5 SE of the difference + 1/n). Fragile members fall mid-round,
@@ -327,6 +344,27 @@ def test_n_vs_m_matches_pure_python_reference():
     mean_hits_ref = np.mean([len(r["hits"]) for r in ref])
     sd = np.std([len(r["hits"]) for r in ref])
     assert abs(mc.hits.sum() / n_mc - mean_hits_ref) <= 5 * sd * sqrt(1 / n_ref + 1 / n_mc)
+
+
+def test_the_fallen_do_not_act():
+    """A14/A15: a combatant put down earlier in the round takes no turn.
+
+    K acts first and strikes twice at the first able enemy: its hits deal at least 21
+    (a +20 weapon; its dice are capped at +5 by A2: 10 + 2 + 5 = 17 against V's
+    Defense 0), so its first one drops (and kills) V; its second goes to the dummy W.
+    V would hit K for small damage if it acted; hits below 21 could come only from fights
+    in which K misses V twice (P = 0.6^34).
+    """
+    doom = Weapon("doom", 20)
+    k = fighter("K", FOR=10, DES=10, SAB=1, CON=10, AUT=10, weapon=doom, specialized=True)
+    v = fighter("V", FOR=10, DES=0, CON=1, AUT=1)
+    n = 20_000
+    st = cb.fight_mc([k], [v, DUMMY], n, seed=5, variants=replace(NO_CHANCE, targeting="first"),
+                     round_cap=1)
+    assert st.hits[:21].sum() == 0
+    # K misses n (0.6^17 + 0.6^16) ~ 9 times; 5 standard errors above that is 9 + 15
+    assert st.hits[21:].sum() >= 2 * n - 24
+    assert st.deaths[1] >= n  # V is dead (A15: CON 1)
 
 
 def test_invariants_n_vs_m():
@@ -425,3 +463,13 @@ def test_archetype_library_contents(tmp_path):
         load_library("dice_pool_9")
     with pytest.raises(InputError, match="not valid TOML"):
         load_library("dice_pool_7", _write(tmp_path, "x = ["))
+
+
+def test_every_variant_parses_from_text():
+    """Each combat variant's every choice round-trips through NAME=VALUE (the CLI path)."""
+    import dataclasses
+
+    for f in dataclasses.fields(Variants):
+        for choice in f.metadata["choices"] or ():
+            text = "none" if choice is None else str(choice).lower()
+            assert getattr(parse_variants(Variants, [f"{f.name}={text}"]), f.name) == choice

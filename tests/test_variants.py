@@ -28,7 +28,8 @@ def test_required_variants_and_defaults(system):
 @pytest.mark.parametrize("system", list(SYSTEMS))
 def test_every_variant_cites_a_rule_id(system):
     for row in describe(SYSTEMS[system].Variants()):
-        assert row["rule"][0] in "ABCDE" and row["doc"]
+        assert row["rule"][0] in "ABCDE"
+        assert row["doc"]
 
 
 def test_parse_values_from_strings():
@@ -54,3 +55,17 @@ def test_variant_objects_are_frozen():
     v = SYSTEMS["percentile"].Variants()
     with pytest.raises(dataclasses.FrozenInstanceError):
         v.criticals = False
+
+
+def test_b14_degeneration_rules():
+    """B14: +1 per 5 points of lore, +1 per aspect on a major use, +1 per total loss to the
+    Mythos; subtracted from later stability losses; lost at 10."""
+    from engines import middle_3d10 as b
+
+    assert b.degeneration(14) == 2
+    assert b.degeneration(15, major_aspect_uses=1, lost_all_to_mythos=1) == 5
+    assert list(b.stability_loss([1, 3, 7], 3)) == [0, 0, 4]
+    assert not b.is_lost(9)
+    assert b.is_lost(10)
+    with pytest.raises(InputError, match="occultism_and_arcane"):
+        b.degeneration(-1)

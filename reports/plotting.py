@@ -1,0 +1,113 @@
+"""Figure helpers for reports: one colour per system everywhere, print-readable styling.
+
+The system colours come from :data:`analysis.plots.SYSTEM_COLORS` when that module is
+present; otherwise the colour-blind-safe Okabe–Ito palette below is used. Lines inside a
+single system's figure are told apart by shade, line style *and* marker, so they stay
+distinguishable in greyscale print and for colour-blind readers.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+from matplotlib.colors import to_rgb
+from matplotlib.figure import Figure
+
+#: Okabe–Ito colours (colour-blind safe), one per system.
+FALLBACK_COLORS = {
+    "dice_pool_7": "#0072B2",
+    "middle_3d10": "#D55E00",
+    "dice_pool_6": "#009E73",
+    "percentile": "#CC79A7",
+    "d20_degrees": "#E69F00",
+}
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)))
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def system_colors() -> dict[str, str]:
+    """System id → colour, from :mod:`analysis.plots` when present (same colours as there)."""
+    try:
+        from analysis.plots import SYSTEM_COLORS
+    except ImportError:
+        return dict(FALLBACK_COLORS)
+    return {**FALLBACK_COLORS, **dict(SYSTEM_COLORS)}
+
+
+def system_color(system: str) -> str:
+    return system_colors().get(system, "#000000")
+
+
+def shades(system: str, n: int) -> list[tuple[float, float, float]]:
+    """``n`` shades of the system's colour, light to dark (never near-white)."""
+    base = to_rgb(system_color(system))
+    out = []
+    for i in range(n):
+        t = -0.45 + 0.9 * (i / max(n - 1, 1))  # -0.45 lighter … +0.45 darker
+        if t < 0:
+            out.append(tuple(c + (1 - c) * (-t) for c in base))
+        else:
+            out.append(tuple(c * (1 - t) for c in base))
+    return out
+
+
+def line_styles(system: str, n: int) -> Iterator[dict]:
+    """Matplotlib keyword sets for ``n`` lines of one system (shade + style + marker)."""
+    for i, colour in enumerate(shades(system, n)):
+        yield {"color": colour, "linestyle": LINESTYLES[i % len(LINESTYLES)],
+               "marker": MARKERS[i % len(MARKERS)], "markersize": 3.5, "linewidth": 1.6}
+
+
+def new_figure(ncols: int = 1, *, width: float = 7.2, height: float = 3.3, sharey=True):
+    """A figure sized for an A4 page column (no pyplot: no global figure state).
+
+    Fonts are set to print-readable sizes by :func:`to_png`.
+    """
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(1, ncols, sharey=sharey, squeeze=False)
+    for ax in axes[0]:
+        ax.grid(True, color="#dddddd", linewidth=0.6)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    return fig, list(axes[0])
+
+
+def probability_axis(ax, label: str = "P(success)") -> None:
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel(label + " (probability, 0–1)")
+
+
+def print_fonts(fig) -> None:
+    """Font sizes readable on an A4 page (titles 9.5 pt, labels 9, ticks 8, legends 7.5)."""
+    for ax in fig.axes:
+        ax.title.set_fontsize(9.5)
+        ax.xaxis.label.set_fontsize(9)
+        ax.yaxis.label.set_fontsize(9)
+        ax.tick_params(labelsize=8)
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                text.set_fontsize(7.5)
+            legend.get_title().set_fontsize(8)
+
+
+#: Widest figure that prints at full size in an A4 text column (inches).
+PAGE_WIDTH = 7.2
+
+
+def fit_page(fig, min_height: float = 3.0) -> None:
+    """Shrink a figure wider than the page to :data:`PAGE_WIDTH` (fonts keep their size)."""
+    w, h = fig.get_size_inches()
+    if w > PAGE_WIDTH + 0.05:
+        fig.set_size_inches(PAGE_WIDTH, max(h * PAGE_WIDTH / w, min_height))
+
+
+def to_png(fig, dpi: int = 110) -> bytes:
+    """PNG bytes of ``fig`` (deterministic: no timestamps in the metadata)."""
+    fit_page(fig)
+    print_fonts(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    return buf.getvalue()

@@ -1,0 +1,15 @@
+"""Render the report's HTML to PDF with WeasyPrint (the print CSS of the same page)."""
+
+from __future__ import annotations
+
+import logging
+
+
+def render_pdf(html: str) -> bytes:
+    """PDF bytes of ``html`` (A4, page numbers, figures kept whole)."""
+    import weasyprint
+
+    # WeasyPrint logs unsupported-CSS notes (e.g. sticky headers) at warning level.
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    return weasyprint.HTML(string=html, base_url=None).write_pdf()

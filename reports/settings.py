@@ -1,0 +1,87 @@
+"""The one settings object of a report build (frozen, passed down explicitly)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from engines.errors import InputError
+
+SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+#: Fixed default seed, so the default report is reproducible bit for bit.
+DEFAULT_SEED = 20261129
+#: Monte Carlo trials per roll setting in the default report.
+DEFAULT_TRIALS = 200_000
+#: Trials per duel in the lethality section.
+DEFAULT_COMBAT_TRIALS = 20_000
+DEFAULT_OUT = Path("reports") / "out"
+
+
+def trials_for_se(se: float) -> int:
+    """Trials whose worst-case binomial standard error (p = 1/2) is at most ``se``.
+
+    ``sqrt(0.25 / n) <= se``  ⇔  ``n >= 0.25 / se**2``.
+    """
+    if not (0 < se < 0.5):
+        raise InputError(f"--se: expected a standard error between 0 and 0.5, got {se}")
+    return math.ceil(0.25 / se**2)
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """Everything a report build depends on.
+
+    ``variants`` holds ``(system, "NAME=VALUE")`` pairs; systems not named use their
+    defaults. ``command`` is the command line that reproduces the build (shown in the
+    provenance section).
+    """
+
+    systems: tuple[str, ...] = SYSTEM_IDS
+    trials: int = DEFAULT_TRIALS
+    seed: int = DEFAULT_SEED
+    out: Path = DEFAULT_OUT
+    pdf: bool = True
+    variants: tuple[tuple[str, str], ...] = ()
+    combat_trials: int = DEFAULT_COMBAT_TRIALS
+    round_cap: int = 50
+    progress: bool = True
+    command: str = "python3 tasks.py report"
+    title: str = "rpg-balance: single checks and balance across five dice systems"
+    dpi: int = 110
+
+    def __post_init__(self) -> None:
+        unknown = [s for s in self.systems if s not in SYSTEM_IDS]
+        if unknown:
+            raise InputError(f"--systems: unknown system {unknown[0]!r}; known: "
+                             + ", ".join(SYSTEM_IDS))
+        if not self.systems:
+            raise InputError("--systems: name at least one system")
+        if len(set(self.systems)) != len(self.systems):
+            raise InputError("--systems: a system is named twice")
+        if self.trials < 100:
+            raise InputError(f"--trials: at least 100 trials are needed, got {self.trials}")
+        for system, _ in self.variants:
+            if system not in SYSTEM_IDS:
+                raise InputError(f"--variant: unknown system {system!r}")
+
+    def variants_of(self, system: str) -> tuple[str, ...]:
+        """The ``NAME=VALUE`` strings in force for ``system`` (empty: defaults)."""
+        return tuple(text for s, text in self.variants if s == system)
+
+    def system_seed(self, system: str) -> int:
+        """An independent, reproducible seed per system derived from :attr:`seed`."""
+        return self.seed * 16 + SYSTEM_IDS.index(system)
+
+    @property
+    def se_max(self) -> float:
+        """Largest binomial standard error of one Monte Carlo proportion (p = 1/2)."""
+        return math.sqrt(0.25 / self.trials)
+
+    @property
+    def html_path(self) -> Path:
+        return Path(self.out) / "report.html"
+
+    @property
+    def pdf_path(self) -> Path:
+        return Path(self.out) / "report.pdf"

@@ -1,0 +1,128 @@
+"""Notebooks: committed without outputs, and every one executes top to bottom.
+
+Each notebook has one cell tagged ``parameters``; the tests replace it with small trial
+counts so the whole notebook runs in seconds with the ``python3`` kernel of this
+environment (ipykernel; jupyter_client starts it with this interpreter).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+
+#: Small parameters per notebook (the cell tagged "parameters" is replaced by these).
+SMALL = {
+    "checks.ipynb": 'SYSTEMS = ["dice_pool_7", "percentile"]\nTRIALS = 2_000\nSEED = 5',
+    "cross_system.ipynb": 'SYSTEMS = ["dice_pool_6", "d20_degrees"]\nTRIALS = 2_000\nSEED = 5',
+    "combat_sandbox.ipynb": "TRIALS = 200\nSEED = 5\nROUND_CAP = 20",
+}
+
+
+def committed_notebooks() -> list[Path]:
+    """Notebooks tracked by git (every ``*.ipynb`` when this is not a git checkout)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
+                             text=True, check=True, timeout=10).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        out = []
+    found = [ROOT / p for p in out] or sorted(ROOT.rglob("*.ipynb"))
+    return [p for p in found if ".ipynb_checkpoints" not in p.parts]
+
+
+def test_every_notebook_is_known():
+    names = {p.name for p in sorted(NOTEBOOKS.glob("*.ipynb"))}
+    assert names == set(SMALL)
+
+
+@pytest.mark.parametrize("path", committed_notebooks(), ids=lambda p: p.name)
+def test_committed_notebook_has_no_outputs(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            assert cell.get("outputs") == [], f"{path.name} cell {i} has outputs"
+            assert cell.get("execution_count") is None, f"{path.name} cell {i} was run"
+    assert "widgets" not in nb.get("metadata", {}), "saved widget state"
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("path", committed_notebooks(), ids=lambda p: p.name)
+def test_notebook_has_one_parameters_cell(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    tagged = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1
+
+
+def test_python3_kernel_resolves_to_this_environment():
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert spec.language == "python"
+    km = KernelManager(kernel_name="python3")
+    cmd = km.format_kernel_cmd()
+    assert Path(cmd[0]).resolve() == Path(sys.executable).resolve()
+
+
+def _execute(name: str, monkeypatch):
+    import nbclient
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    for cell in nb.cells:
+        if "parameters" in cell.metadata.get("tags", []):
+            cell.source = SMALL[name]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=600,
+                                     resources={"metadata": {"path": str(ROOT)}})
+    client.execute()
+    return nb
+
+
+def _outputs(nb, kind: str) -> list:
+    found = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                raise AssertionError(f"error output: {out.get('ename')}: {out.get('evalue')}")
+            data = out.get("data", {})
+            if kind in data:
+                found.append(data[kind])
+    return found
+
+
+def test_checks_notebook_runs(monkeypatch):
+    nb = _execute("checks.ipynb", monkeypatch)
+    pngs = _outputs(nb, "image/png")
+    assert len(pngs) >= 2 + 1  # one curve figure per system, the agreement histogram, ...
+    html = "\n".join(_outputs(nb, "text/html"))
+    assert "p_exact" in html
+    assert "delta_pp" in html
+
+
+def test_cross_system_notebook_runs(monkeypatch):
+    nb = _execute("cross_system.ipynb", monkeypatch)
+    text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
+    assert "Across systems: steps on native axes" in text
+    assert len(_outputs(nb, "image/png")) >= 1
+
+
+def test_combat_sandbox_notebook_runs(monkeypatch):
+    from reports import sandbox
+
+    nb = _execute("combat_sandbox.ipynb", monkeypatch)
+    text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
+    if sandbox.available_engines():
+        assert "P(0 wins)" in "\n".join(_outputs(nb, "text/html"))
+    else:
+        assert "Combat engines are not present in this build" in text
+        assert "Not available in this build" in text

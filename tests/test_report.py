@@ -1,0 +1,400 @@
+"""The report as a reader gets it: built by the CLI, opened in chromium, printed to PDF.
+
+A small report (three systems, few trials) is built once into a temporary folder with
+``rpg-balance report``; the tests then read it the way a person would: the page opens in
+headless chromium without console errors, every figure loads, the numbers in the
+tables are the analysis frames' numbers (and the hand-worked values of the rules: A1,
+A-g1, D1, E1–E3), the PDF has real pages with visible figures, and a failed build
+leaves the previous report untouched.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis import checks
+from analysis.cli import main
+from engines.errors import InputError
+from engines.fight import FightStats
+from reports import sections as S
+from reports.build import write_report
+from reports.settings import ReportSettings, trials_for_se
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cdp_browser import Browser, require_tool
+
+SYSTEMS = ("dice_pool_7", "percentile", "d20_degrees")
+TRIALS = 4000
+SEED = 7
+SHOTS = Path(__file__).resolve().parent.parent / "reports" / "out" / "test-shots"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    rc = main(["report", "--systems", ",".join(SYSTEMS), "--trials", str(TRIALS),
+               "--seed", str(SEED), "--combat-trials", "200", "--out", str(out), "--quiet"])
+    assert rc == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def settings(built):
+    return ReportSettings(systems=SYSTEMS, trials=TRIALS, seed=SEED, out=built)
+
+
+@pytest.fixture(scope="module")
+def page(built, tmp_path_factory):
+    """The report opened in chromium: console errors, images, table cells."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with Browser(profile) as b:
+        b.open((built / "report.html").as_uri())
+        images = b.evaluate("Array.from(document.images).map(i => "
+                            "({src: i.src.slice(0, 30), complete: i.complete, "
+                            "w: i.naturalWidth, h: i.naturalHeight}))")
+        tables = b.evaluate("""Object.fromEntries(Array.from(document.querySelectorAll(
+            'table.data')).map(t => [t.id, {
+              head: Array.from(t.tHead.rows[t.tHead.rows.length - 1].cells)
+                .map(c => c.textContent.trim()),
+              rows: Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c =>
+                ({text: c.textContent.trim(), value: c.dataset.value ?? null})))}]))""")
+        sections = b.evaluate("Array.from(document.querySelectorAll('main section'))"
+                              ".map(s => [s.id, s.className, s.innerText.slice(0, 400)])")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        shot = b.screenshot(SHOTS / "report-top.png")
+        b.evaluate("document.getElementById('mc-agreement').scrollIntoView()")
+        b.screenshot(SHOTS / "report-agreement.png")
+        errors = list(b.errors)
+    return {"images": images, "tables": tables, "sections": sections, "errors": errors,
+            "shot": shot}
+
+
+# ---------------------------------------------------------------- settings / CLI
+
+def test_system_tools_present():
+    """The end-to-end checks need chromium and poppler; missing tools FAIL, never skip."""
+    for tool in ("chromium", "pdftoppm", "pdfimages"):
+        assert Path(require_tool(tool)).exists()
+
+
+def test_out_must_be_a_folder(tmp_path, capsys):
+    target = tmp_path / "a-file"
+    target.write_text("keep me")
+    assert main(["report", "--systems", "percentile", "--trials", "200", "--out",
+                 str(target), "--quiet"]) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert target.read_text() == "keep me"
+
+
+def test_trials_for_se_closed_form():
+    # sqrt(0.25 / n) <= se  <=>  n >= 0.25 / se^2 : se 0.01 -> 2500, se 0.001 -> 250000
+    assert trials_for_se(0.01) == 2500
+    assert trials_for_se(0.001) == 250_000
+    assert math.sqrt(0.25 / trials_for_se(0.003)) <= 0.003
+    with pytest.raises(InputError, match="--se"):
+        trials_for_se(0.7)
+
+
+def test_settings_reject_unknown_system():
+    with pytest.raises(InputError, match="unknown system 'dice_pool_9'"):
+        ReportSettings(systems=("dice_pool_9",))
+
+
+def test_cli_bad_input_is_one_line_exit_2(tmp_path, capsys):
+    assert main(["report", "--systems", "nope", "--out", str(tmp_path)]) == 2
+    assert main(["report", "--trials", "10", "--se", "0.01", "--out", str(tmp_path)]) == 2
+    assert main(["report", "--variant", "dice_pool_7:again=3", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3
+    assert all(line.startswith("error:") for line in err)
+    assert "dice_pool_7" in err[2]
+    assert "again" in err[2]
+    assert list(tmp_path.iterdir()) == []  # no partial output
+
+
+def test_cli_se_sets_trials():
+    from analysis.cli import build_parser
+    from analysis.cli_report import settings_from_args
+
+    args = build_parser().parse_args(["report", "--se", "0.002", "--systems", "percentile"])
+    s = settings_from_args(args)
+    assert s.trials == 62_500
+    assert s.systems == ("percentile",)
+    assert "--trials 62500" in s.command
+    assert "--seed 20261129" in s.command
+
+
+# ---------------------------------------------------------------- the HTML file
+
+def test_html_is_self_contained(built):
+    html = (built / "report.html").read_text(encoding="utf-8")
+    refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html)
+    assert refs, "no references at all?"
+    external = [r for r in refs if not (r.startswith(("data:", "#")))]
+    assert external == []
+    assert not re.search(r"url\(\s*['\"]?(https?:|//)", html)
+    assert "<script" not in html  # nothing to run, nothing to fetch
+    assert html.count('src="data:image/png;base64,') >= len(SYSTEMS) + 1
+
+
+def test_page_has_no_console_errors_and_every_image_loads(page):
+    assert page["errors"] == []
+    assert len(page["images"]) >= len(SYSTEMS) + 1
+    for img in page["images"]:
+        assert img["complete"], img
+        assert img["w"] > 0, img
+        assert img["h"] > 0, img
+
+
+def test_screenshot_shows_content(page):
+    from PIL import Image
+
+    im = np.asarray(Image.open(page["shot"]).convert("L"), dtype=float)
+    assert im.shape[0] > 500
+    assert im.std() > 10
+
+
+def _table(page, id_):
+    t = page["tables"][id_]
+    return t["head"], t["rows"]
+
+
+@pytest.mark.parametrize(("system", "table_id", "row_axis", "col_axis", "fixed"), [
+    ("dice_pool_7", "curves-dice_pool_7", "pool", "successes", {}),
+    ("percentile", "curves-percentile-levels", "skill", "level", {"dice": 0}),
+    ("d20_degrees", "curves-d20_degrees", "dc", "modifier", {"degree": 1}),
+])
+def test_table_numbers_equal_the_analysis_frames(page, system, table_id, row_axis,
+                                                 col_axis, fixed):
+    exact = checks.success_curves(system, "exact")
+    for key, value in fixed.items():
+        exact = exact[exact[key] == value]
+    lookup = {(str(r), str(c)): p for r, c, p in
+              zip(exact[row_axis], exact[col_axis], exact["p"], strict=True)}
+    head, rows = _table(page, table_id)
+    assert head[0] == row_axis
+    n = 0
+    for row in rows:
+        for col, cell in zip(head[1:], row[1:], strict=True):
+            p = lookup[(row[0]["text"], col)]
+            assert cell["text"] == f"{p:.4f}"
+            assert float(cell["value"]) == p  # full precision, bit for bit
+            n += 1
+    assert n >= 20
+
+
+def test_tables_hold_hand_worked_values(page):
+    """A1: one die succeeds on 7–10 (0.4); A-g1: chance die 10 only (0.1); D1: skill 60
+    hard needs ≤ 30 (0.3); E1–E3: +0 vs DC 10 needs 10+ on d20 (0.55)."""
+    head, rows = _table(page, "curves-dice_pool_7")
+    by_pool = {r[0]["text"]: r for r in rows}
+    k1 = head.index("1")
+    assert by_pool["1"][k1]["text"] == "0.4000"
+    assert by_pool["0"][k1]["text"] == "0.1000"
+    head, rows = _table(page, "curves-percentile-levels")
+    assert {r[0]["text"]: r for r in rows}["60"][head.index("hard")]["text"] == "0.3000"
+    head, rows = _table(page, "curves-d20_degrees")
+    assert {r[0]["text"]: r for r in rows}["10"][head.index("0")]["text"] == "0.5500"
+
+
+def test_mc_agreement_table_matches_frames_and_tolerance(page, settings):
+    head, rows = _table(page, "mc-agreement")
+    shown = {r[0]["text"]: dict(zip(head, r, strict=True)) for r in rows}
+    assert set(shown) == set(SYSTEMS)
+    for system in SYSTEMS:
+        t = checks.success_curves(system, "both", trials=TRIALS,
+                                  seed=settings.system_seed(system))
+        assert float(shown[system]["max |z|"]["value"]) == float(t["z"].abs().max())
+        # every MC cell within 5 standard errors + one count: |p_mc - p| <= 5 sqrt(p(1-p)/n) + 1/n
+        tol = 5 * np.sqrt(t["p_exact"] * (1 - t["p_exact"]) / TRIALS) + 1 / TRIALS
+        assert ((t["p_mc"] - t["p_exact"]).abs() <= tol).all()
+        assert shown[system]["outside 5σ + 1/n"]["text"] == "0"
+
+
+def test_assumptions_list_every_variant_with_rule_id(page):
+    head, rows = _table(page, "assumptions")
+    listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
+    for system in SYSTEMS:
+        for row in S.describe(checks.variants_for(system)):
+            cell = listed[(system, row["variant"])]
+            assert cell["rule"]["text"] == row["rule"]
+            assert cell["default"]["text"] == S._show(row["default"])
+    assert ("dice_pool_7", "again") in listed
+    assert listed[("dice_pool_7", "again")][
+        "rule"]["text"] == "A1"
+
+
+def test_provenance_names_seed_trials_and_command(page):
+    _head, rows = _table(page, "provenance")
+    items = {r[0]["text"]: r[1]["text"] for r in rows}
+    assert items["seed"] == str(SEED)
+    assert items["Monte Carlo trials per roll setting"] == f"{TRIALS:,}"
+    assert items["largest standard error of a proportion"].startswith(
+        f"{math.sqrt(0.25 / TRIALS):.5f}")
+    assert f"--trials {TRIALS} --seed {SEED}" in items["command to reproduce"]
+    assert items["numpy"] == np.__version__
+    assert float(items["build time (tables, figures, HTML)"].split()[0]) > 0
+
+
+def test_sections_have_plain_language_readings(page):
+    by_id = {sid: (cls, text) for sid, cls, text in page["sections"]}
+    for sid in ("success-curves", "mc-agreement", "outcomes", "assumptions", "provenance"):
+        cls, text = by_id[sid]
+        assert "available" in cls.split()
+        assert "What this means for a designer" in text
+
+
+def test_missing_modules_are_marked_not_available(page):
+    """Sections whose analysis module is absent say so visibly (never silently dropped)."""
+    for _sid, cls, text in page["sections"]:
+        if "unavailable" in cls.split():
+            assert "Not available in this build" in text
+
+
+# ---------------------------------------------------------------- optional sections
+
+def test_optional_section_skipped_only_on_import_error(monkeypatch, settings):
+    monkeypatch.setitem(sys.modules, "analysis.opposed", None)  # import -> ImportError
+    sec = S.section_opposed(settings)
+    assert not sec.available
+    assert "Not available in this build" in sec.blocks[0].text
+
+    import types
+
+    broken = types.ModuleType("analysis.opposed")
+
+    def opposed_table(*a, **k):
+        raise RuntimeError("bug in the analysis")
+
+    broken.opposed_table = opposed_table
+    monkeypatch.setitem(sys.modules, "analysis.opposed", broken)
+    with pytest.raises(RuntimeError, match="bug in the analysis"):
+        S.section_opposed(settings)
+
+
+def test_lethality_section_reads_fightstats(monkeypatch, settings):
+    """A stand-in combat engine: the section reports P(win) = wins / trials with SE."""
+    import types
+
+    def duel_mc(a, b, trials, seed, variants, round_cap):
+        st = FightStats.empty("percentile", round_cap, trials)
+        st.outcome[:] = [600, 300, 100]
+        st.rounds[2, 0], st.rounds[3, 1], st.rounds[round_cap, 2] = 600, 300, 100
+        st.loser_dead[:] = [450, 0]
+        return st
+
+    fake = types.ModuleType("engines.combat_percentile")
+    fake.duel_mc, fake.ARCHETYPES = duel_mc, {"brawler": object()}
+    monkeypatch.setitem(sys.modules, "engines.combat_percentile", fake)
+    small = ReportSettings(systems=("percentile",), trials=200, combat_trials=1000,
+                           round_cap=10)
+    sec = S.section_lethality(small)
+    assert sec.available
+    assert len(sec.figures()) == 1
+    row = sec.tables()[0].frame.iloc[0]
+    assert row["P(0 wins)"] == 0.6
+    assert row["P(no result)"] == 0.1
+    assert row["SE(0)"] == pytest.approx(math.sqrt(0.6 * 0.4 / 1000))
+    assert row["P(loser dies)"] == pytest.approx(450 / 900)
+    # mean rounds: (2*600 + 3*300 + 10*100) / 1000
+    assert row["mean rounds"] == pytest.approx(3.1)
+
+
+# ---------------------------------------------------------------- PDF
+
+def test_pdf_pages_render_and_figures_are_visible(built, tmp_path):
+    from PIL import Image
+
+    pdftoppm = require_tool("pdftoppm")
+    pdf = built / "report.pdf"
+    assert pdf.read_bytes().startswith(b"%PDF-")
+    subprocess.run([pdftoppm, "-r", "50", "-png", str(pdf), str(tmp_path / "p")], check=True)
+    pages = sorted(tmp_path.glob("p-*.png"))
+    # one page per available section at least, plus the title page
+    assert len(pages) >= 6
+    listing = subprocess.run([require_tool("pdfimages"), "-list", str(pdf)],
+                             capture_output=True, text=True, check=True).stdout
+    figure_pages = sorted({int(line.split()[0]) for line in listing.splitlines()[2:]
+                           if line.split() and line.split()[2] == "image"})
+    assert len(figure_pages) >= 3
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for n in figure_pages:
+        im = np.asarray(Image.open(pages[n - 1]).convert("L"), dtype=float)
+        ink = (im < 200).mean()
+        assert im.std() > 15, f"page {n} looks blank"
+        assert ink > 0.02, f"page {n} has almost no ink"
+    Image.open(pages[figure_pages[0] - 1]).save(SHOTS / "pdf-first-figure-page.png")
+    Image.open(pages[0]).save(SHOTS / "pdf-page-1.png")
+
+
+# ---------------------------------------------------------------- atomic writes
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("where", ["section", "pdf", "interrupt"])
+def test_failed_build_leaves_previous_report_intact(built, tmp_path, monkeypatch, where):
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("report.html", "report.pdf"):
+        (out / name).write_bytes((built / name).read_bytes())
+    before = _snapshot(out)
+
+    def boom(settings):
+        raise KeyboardInterrupt if where == "interrupt" else RuntimeError("section failed")
+
+    if where == "pdf":
+        import reports.render_pdf
+
+        def bad_pdf(html):
+            raise RuntimeError("pdf failed")
+
+        monkeypatch.setattr(reports.render_pdf, "render_pdf", bad_pdf)
+        fns = [S.section_assumptions]
+    else:
+        fns = [S.section_assumptions, boom]
+    small = ReportSettings(systems=("percentile",), trials=200, out=out, progress=False)
+    with pytest.raises((RuntimeError, KeyboardInterrupt)):
+        write_report(small, fns)
+    assert _snapshot(out) == before  # byte-identical, and no temporary files left
+
+
+def test_cli_failure_leaves_no_partial_files(tmp_path, monkeypatch):
+    def boom(settings):
+        raise RuntimeError("section failed")
+
+    monkeypatch.setattr(S, "SECTIONS", [S.section_assumptions, boom])
+    out = tmp_path / "new"
+    with pytest.raises(RuntimeError):
+        main(["report", "--systems", "percentile", "--trials", "200", "--out", str(out),
+              "--quiet"])
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_same_seed_same_tables(settings):
+    a = S._curves_cached.__wrapped__("percentile", (), 500, 11)
+    b = S._curves_cached.__wrapped__("percentile", (), 500, 11)
+    assert a.equals(b)
+
+
+def test_native_spread_hand_worked():
+    """D1: P = skill/100 between the critical and fumble (10% → 90% is 80 points of skill);
+    E1–E2: each +1 is 5% (16 steps), and d20 + 4 ≥ 15 needs 11+ (50% at modifier 4)."""
+    small = ReportSettings(systems=("percentile", "d20_degrees"), trials=200)
+    f = S.spread_frame(small).set_index("system")
+    assert f.loc["percentile", "steps 10% → 90%"] == pytest.approx(80)
+    assert f.loc["percentile", "value at 50%"] == pytest.approx(50)
+    assert f.loc["d20_degrees", "steps 10% → 90%"] == pytest.approx(16)
+    assert f.loc["d20_degrees", "value at 50%"] == pytest.approx(4)
+    assert f.loc["d20_degrees", "largest gain per step (pp)"] == pytest.approx(5)
+    # natural 1 fails, natural 20 succeeds (E3): the curve stays within 5%..95%
+    assert f.loc["d20_degrees", "lowest P"] == pytest.approx(0.05)
+    assert f.loc["d20_degrees", "highest P"] == pytest.approx(0.95)
