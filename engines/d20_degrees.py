@@ -10,7 +10,7 @@ Check-level rules implemented here:
 - **E4** routine check: take 10 (no roll).
 - **E5** opposed: compare totals; tie → higher bonus; still tied → roll-off.
 - **E6** circumstance ±2 / ±5.
-- **E7** assisted checks: helpers vs DC 10, degrees summed (E-g1: exactly 3 → +5).
+- **E7** assisted checks: helpers vs DC 10, signed degrees summed (E-g1: exactly 3 → +5).
 - **E8** extra effort: +2.
 - **E9** hero point: reroll, keep the better; a second roll of 1–10 adds 10.
 
@@ -52,6 +52,11 @@ class Variants:
                                    "11) is still a natural 1")
     assist_three: int = variant(5, rule="E-g1", doc="bonus when helpers total exactly 3 "
                                 "degrees of success (+5 as in M&M 3e, or +2)", choices=(2, 5))
+    assist_total: str = variant("net", rule="E7", doc="helpers' degrees form one signed "
+                                "total (the seed: 'the degrees of success (or failure) are "
+                                "summed'; a total below −2 gives −2); 'separate' sums "
+                                "successes and failures apart, successes first",
+                                choices=("net", "separate"))
 
     def rule(self) -> np.ndarray:
         return np.array([int(self.reroll_natural)], dtype=np.int64)
@@ -145,11 +150,14 @@ def opposed(bonus_a: int, bonus_b: int, variants: Variants = DEFAULT) -> float:
 def assist_bonus(helper_bonuses: list[int], variants: Variants = DEFAULT) -> dict[int, float]:
     """E7: distribution of the leader's modifier from helpers rolling vs DC 10.
 
-    Degrees of success are summed (1–2 → +2, 3 → ``assist_three``, more → +5); if the
-    summed degrees of failure exceed 2 → −2; otherwise 0.
+    By default (``assist_total="net"``) each helper's signed degree (+k success, −k
+    failure) is added into one total: 1–2 → +2, exactly 3 → ``assist_three`` (E-g1),
+    more → +5, below −2 → −2, otherwise 0. With ``"separate"`` successes and failures
+    are summed apart and any success total decides first.
     """
     single = exact(["roll"], variants)[0]
     joint = {(0, 0): 1.0}
+    net = variants.assist_total == "net"
     for bonus in helper_bonuses:
         deg = degree_of_codes(bonus, ASSIST_DC, variants)
         dist: dict[int, float] = {}
@@ -159,11 +167,13 @@ def assist_bonus(helper_bonuses: list[int], variants: Variants = DEFAULT) -> dic
         nxt: dict[tuple[int, int], float] = {}
         for (s, f), p in joint.items():
             for dg, q in dist.items():
-                key = (s + max(dg, 0), f + max(-dg, 0))
+                key = (s + dg, 0) if net else (s + max(dg, 0), f + max(-dg, 0))
                 nxt[key] = nxt.get(key, 0.0) + p * q
         joint = nxt
     out: dict[int, float] = {}
     for (s, f), p in joint.items():
+        if net:
+            f = max(-s, 0)
         if s >= 4:
             mod = 5
         elif s == 3:

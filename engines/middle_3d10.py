@@ -11,8 +11,8 @@ Check-level rules implemented here:
 - **B10** massive damage check: difficulty 12 with C + Vigor (B-g6); failure → dying.
 - **B12** massive trauma: the same check with Resilience.
 - **B13** arcane use: C + Will + arcane skill vs 10 / 15 / 20 (+ target's Will); sanity
-  cost from the same roll: minor m, intermediate C, major M (aspect: 1 / 2 / 3 +1
-  degeneration).
+  cost from the same roll: minor m, intermediate C, major M (with the aspect: advantage
+  roll, fixed cost 1 / 2 / 3, and +1 degeneration on a major use).
 
 Outcome codes: ``3 * (kept − 1) + special`` (30 codes; see :func:`engines.rolls.roll_middle`).
 """
@@ -153,23 +153,27 @@ def arcane_use(will: int, skill: int, level: str, target_will: int = 0,
                aspect: bool = False, variants: Variants = DEFAULT) -> dict:
     """B13: P(success) of an arcane use and the distribution of its sanity cost.
 
-    The cost reuses the roll's own dice (minor m, intermediate C, major M), so success and
-    cost are dependent; with an aspect the cost is fixed (1 / 2 / 3) plus 1 degeneration.
-    Returns ``{"p_success", "cost": probs over 0..10, "degeneration"}``.
+    The check is C + Will + arcane skill against 10 / 15 / 20 (+ the target's Will). The
+    cost reuses the roll's own dice (minor m, intermediate C, major M), so success and
+    cost are dependent. The arcane skill's name is an aspect (seed 001): activating it
+    rerolls the 3d10 and keeps M (B4 advantage) and fixes the cost at 1 / 2 / 3; on a
+    major use it costs 1 degeneration instead of a drama point (B14), on the others the
+    usual drama point. Returns ``{"p_success", "cost": probs over 0..10, "degeneration"}``.
     """
     if level not in ARCANE_DIFFICULTY:
         raise InputError(f"arcane level: expected minor, intermediate or major, got {level!r}")
     difficulty = ARCANE_DIFFICULTY[level] + target_will
-    p_succ = 0.0
-    cost = np.zeros(11)
+    wins = 0
+    cost = np.zeros(11, dtype=np.int64)
     for dice in itertools.product(range(1, 11), repeat=3):
         m, c, big = sorted(dice)
-        code = middle_code(*dice, NORMAL, False, variants.doubles)
-        special = code % 3
-        if special == 1 or (special == 0 and c + will + skill >= difficulty):
-            p_succ += 1e-3
-        cost[ARCANE_ASPECT_COST[level] if aspect else (m, c, big)[ARCANE_COST_DIE[level]]] += 1e-3
-    return {"p_success": p_succ, "cost": cost, "degeneration": int(aspect)}
+        code = middle_code(*dice, ADVANTAGE if aspect else NORMAL, False, variants.doubles)
+        kept, special = code // 3 + 1, code % 3
+        if special == 1 or (special == 0 and kept + will + skill >= difficulty):
+            wins += 1
+        cost[ARCANE_ASPECT_COST[level] if aspect else (m, c, big)[ARCANE_COST_DIE[level]]] += 1
+    return {"p_success": wins / 1000, "cost": cost / 1000,
+            "degeneration": int(aspect and level == "major")}
 
 
 DEGENERATION_PER_POINTS = 5  # B14: +1 per 5 points of Occultism + arcane skills

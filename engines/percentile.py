@@ -101,12 +101,20 @@ def level_thresholds(skill: int) -> dict[str, int]:
     return {"regular": skill, "hard": skill // 2, "extreme": skill // 5}
 
 
-def is_fumble(roll: np.ndarray, skill: int, variants: Variants = DEFAULT) -> np.ndarray:
-    """D-g1: 100 always; 96–100 when the needed value is below 50."""
+def is_fumble(roll: np.ndarray, skill: int, variants: Variants = DEFAULT,
+              level: str = "regular") -> np.ndarray:
+    """D-g1: 100 always; 96–100 when the needed value is below 50.
+
+    The needed value is the one of the level the keeper set (``level``): a hard roll at
+    skill 80 needs 40 or less, so 96–100 fumble it.
+    """
     roll = np.asarray(roll)
     if not variants.criticals:
         return np.zeros(roll.shape, bool)
-    return (roll == 100) | ((roll >= 96) & (skill < 50))
+    if level not in ("regular", "hard", "extreme"):
+        raise InputError(f"level: expected regular, hard or extreme, got {level!r}")
+    needed = level_thresholds(skill)[level]
+    return (roll == 100) | ((roll >= 96) & (needed < 50))
 
 
 def level_of_rolls(skill: int, variants: Variants = DEFAULT) -> np.ndarray:

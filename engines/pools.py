@@ -27,6 +27,7 @@ from .rng import (
     load_state,
     plan_chunks,
     store_state,
+    work_order,
 )
 
 #: Neglected tail mass allowed when an explosion chain is truncated.
@@ -162,49 +163,73 @@ _FIELD_MASK = (1 << _FIELD) - 1
 def digit_table(rule: PoolRule) -> np.ndarray:
     """Packed counts of three d10 read from one uniform value ``v`` in 0..999 (A1, C1).
 
-    Digit ``d`` of ``v`` is the face ``d + 1``. Row ``j − 1`` counts only the last ``j``
-    digits (for the last one or two dice of a pool): a leading digit 0 is a face 1, which
-    never succeeds, explodes or shows 10 (thresholds and ``again`` are at least 2), so
-    row ``j − 1`` at ``v`` equals the full count at ``v mod 10**j``. Each entry packs
-    successes, 10s and exploding faces in 21-bit fields: ``succ | tens << 21 | expl << 42``.
+    Digit ``d`` of ``v`` is the face ``d + 1``. Row ``j`` counts only the last ``j``
+    digits (row 0 counts nothing; rows 1 and 2 serve the last one or two dice of a
+    pool): a leading digit 0 is a face 1, which never succeeds, explodes or shows 10
+    (thresholds and ``again`` are at least 2), so row ``j`` at ``v`` equals the full count
+    at ``v mod 10**j``. Each entry packs successes, 10s and exploding faces in 21-bit
+    fields: ``succ | tens << 21 | expl << 42``.
     """
     v = np.arange(1000)
-    digits = np.stack([v % 10, v // 10 % 10, v // 100])  # last digit first
+    digits = np.stack([0 * v, v % 10, v // 10 % 10, v // 100])  # last digit first
     faces = digits + 1
     per_die = ((faces >= rule.threshold).astype(np.int64)
                | (faces == 10).astype(np.int64) << _FIELD
                | (faces >= rule.again).astype(np.int64) << 2 * _FIELD)
-    return np.cumsum(per_die, axis=0)  # row j-1: the last j digits
+    per_die[0] = 0
+    return np.cumsum(per_die, axis=0)  # row j: the last j digits
 
 
 @njit(**INLINE)
-def _pool_dice(k, table, s0, s1, s2, s3, buf, nbuf):
-    """Roll ``k`` dice and every explosion they cause; packed counts summed (A1, C1).
-
-    Three dice at a time: one table lookup per exact uniform triple, no per-die branch.
-    """
-    acc = np.int64(0)
-    while k > 0:
+def _round(k, acc, table, s0, s1, s2, s3, buf, nbuf):
+    """One round: ``k`` dice (at least one triple is read, even for ``k`` ≤ 0)."""
+    while True:
         if nbuf == 0:
             buf, s0, s1, s2, s3 = d10_triples(s0, s1, s2, s3)
             nbuf = 3
         v = np.int64(buf & np.uint64(1023))
         buf >>= np.uint64(10)
         nbuf -= 1
-        j = min(k, 3)
-        t = table[j - 1, v]
-        acc += t
-        k += (t >> np.int64(2 * _FIELD)) - j
+        acc += table[max(min(k, 3), 0), v]
+        k -= 3
+        if k <= 0:
+            return acc, s0, s1, s2, s3, buf, nbuf
+
+
+@njit(**INLINE)
+def _pool_dice(k, table, explodes, s0, s1, s2, s3, buf, nbuf):
+    """Roll ``k`` dice and every explosion they cause; packed counts summed (A1, C1).
+
+    Three dice per table lookup and no per-die branch. Explosions are rolled in rounds
+    (the dice a round adds are its growth of the packed explosion count), so within a
+    round the dice count does not wait on the table lookups. With explosions on, the
+    second round always reads one triple, used or not (discarding dice keeps them exact),
+    instead of branching on whether any die exploded: that branch is a coin toss for
+    mid-sized pools.
+    """
+    shift = np.int64(2 * _FIELD)
+    acc, s0, s1, s2, s3, buf, nbuf = _round(k, np.int64(0), table, s0, s1, s2, s3, buf, nbuf)
+    if explodes:
+        before = acc >> shift
+        k = before
+        while True:
+            acc, s0, s1, s2, s3, buf, nbuf = _round(k, acc, table, s0, s1, s2, s3, buf, nbuf)
+            k = (acc >> shift) - before
+            before = acc >> shift
+            if k <= 0:
+                break
     return acc, s0, s1, s2, s3, buf, nbuf
 
 
 @njit(**PJIT)
-def _pool_kernel(pools, table, crit_bonus, chance_die, chance_chain, trials, states, out):
+def _pool_kernel(pools, table, explodes, crit_bonus, chance_die, chance_chain, trials, states,
+                 order, out):
     """Outcome-code histograms of pool checks, one per (pool × chunk) item."""
     n_chunks = trials.size
     n_codes = out.shape[1]
     mask = np.int64(_FIELD_MASK)
-    for item in prange(pools.size * n_chunks):
+    for i in prange(order.size):
+        item = order[i]
         s0, s1, s2, s3 = load_state(states[item])
         buf = np.uint64(0)
         nbuf = 0
@@ -212,8 +237,8 @@ def _pool_kernel(pools, table, crit_bonus, chance_die, chance_chain, trials, sta
         n = pools[item // n_chunks]
         for _ in range(trials[item % n_chunks]):
             if n > 0:
-                acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(n, table, s0, s1, s2, s3,
-                                                            buf, nbuf)
+                acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(n, table, explodes, s0, s1,
+                                                            s2, s3, buf, nbuf)
                 code = 1 + (acc & mask) + ((acc >> np.int64(_FIELD)) & mask) // 2 * crit_bonus
             elif chance_die == 0:
                 code = 1
@@ -229,8 +254,9 @@ def _pool_kernel(pools, table, crit_bonus, chance_die, chance_chain, trials, sta
                 elif face < 10:
                     code = 1
                 else:
-                    acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(chance_chain, table, s0, s1,
-                                                                s2, s3, buf, nbuf)
+                    acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(chance_chain, table,
+                                                                explodes, s0, s1, s2, s3,
+                                                                buf, nbuf)
                     code = 2 + (acc & mask)
             hist[min(code, n_codes - 1)] += 1
         out[item, :] = hist
@@ -251,6 +277,7 @@ def monte_carlo(pools: np.ndarray, rule: PoolRule, n_codes: int, trials: int,
     out = np.zeros((pools.size * n_chunks, n_codes), dtype=np.int64)
     # a chance die's 10 rolls one more ordinary die when it explodes (A-g1 variant)
     chain = int(rule.chance_explodes and rule.again <= 10)
-    _pool_kernel(pools, digit_table(rule), np.int64(rule.crit_pair_bonus),
-                 np.int64(rule.chance_die), np.int64(chain), per_chunk, states, out)
+    _pool_kernel(pools, digit_table(rule), rule.again <= 10, np.int64(rule.crit_pair_bonus),
+                 np.int64(rule.chance_die), np.int64(chain), per_chunk, states,
+                 work_order(pools.size, n_chunks), out)
     return out.reshape(pools.size, n_chunks, n_codes).sum(axis=1)

@@ -68,6 +68,24 @@ def chunk_trials(trials: int, n_chunks: int) -> np.ndarray:
     return out
 
 
+def work_order(n_settings: int, n_chunks: int) -> np.ndarray:
+    """The order in which a parallel loop visits (setting × chunk) items.
+
+    Item ``setting * n_chunks + chunk`` keeps its own state and histogram whatever the
+    order, so the order changes no result; it only balances threads. numba's parallel
+    loops hand each thread one contiguous block of iterations, and settings can differ a
+    lot in cost (a pool of 20 dice against a pool of 1), so items are visited chunk by
+    chunk, and within a chunk the settings alternate from both ends (0, n−1, 1, n−2, …):
+    any contiguous block then holds a fair mix of cheap and dear items.
+    """
+    half = (n_settings + 1) // 2
+    zigzag = np.empty(n_settings, dtype=np.int64)
+    zigzag[0::2] = np.arange(half)
+    zigzag[1::2] = np.arange(n_settings - 1, half - 1, -1)
+    chunks = np.arange(n_chunks, dtype=np.int64)
+    return (zigzag[None, :] * n_chunks + chunks[:, None]).ravel()
+
+
 @njit(**INLINE)
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))

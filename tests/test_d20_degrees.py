@@ -163,30 +163,50 @@ def test_e6_e8_circumstance_and_extra_effort():
     assert d20.EXTRA_EFFORT == 2
 
 
-def brute_assist(bonuses, three=5):
-    """E7 / E-g1 from the text, by enumerating every helper roll vs DC 10."""
+def brute_assist(bonuses, three=5, total="net"):
+    """E7 / E-g1 from the text, by enumerating every helper roll vs DC 10: "the degrees of
+    success (or failure) are summed"; one or two → +2, more than 3 → +5 (exactly 3: E-g1),
+    a negative total beyond two → −2. ``total="separate"``: successes and failures apart."""
     out = {}
     for rolls in itertools.product(range(1, 21), repeat=len(bonuses)):
-        s = f = 0
-        for r, b in zip(rolls, bonuses, strict=True):
-            d = brute_degree(r + b, 10, r == 20, r == 1)
-            s += max(d, 0)
-            f += max(-d, 0)
+        degs = [brute_degree(r + b, 10, r == 20, r == 1)
+                for r, b in zip(rolls, bonuses, strict=True)]
+        if total == "net":
+            s = sum(degs)
+            f = -s
+        else:
+            s = sum(max(d, 0) for d in degs)
+            f = sum(max(-d, 0) for d in degs)
         mod = 5 if s > 3 else three if s == 3 else 2 if s >= 1 else -2 if f > 2 else 0
         out[mod] = out.get(mod, 0) + 1 / 20 ** len(bonuses)
     return out
 
 
-@pytest.mark.parametrize("bonuses", [[0], [5], [3, -2], [8, 8], [-6, -6]])
+@pytest.mark.parametrize("bonuses", [[0], [5], [3, -2], [8, 8], [-6, -6], [9, -9, 0]])
 @pytest.mark.parametrize("three", [5, 2])
-def test_e7_e_g1_assist_against_enumeration(bonuses, three):
+@pytest.mark.parametrize("total", ["net", "separate"])
+def test_e7_e_g1_assist_against_enumeration(bonuses, three, total):
     """E7: helpers vs DC 10, degrees summed: 1–2 → +2, 3 → E-g1 (+5 default, +2 variant),
-    more → +5; more than 2 degrees of failure → −2."""
-    got = d20.assist_bonus(bonuses, variants(assist_three=three))
-    ref = brute_assist(bonuses, three)
+    more → +5; a total below −2 → −2 (one signed total by default, or apart)."""
+    got = d20.assist_bonus(bonuses, variants(assist_three=three, assist_total=total))
+    ref = brute_assist(bonuses, three, total)
     assert set(got) == {k for k, p in ref.items() if p > 0}
     for k, p in ref.items():
         assert got[k] == pytest.approx(p, abs=1e-12)
+
+
+def test_e7_net_total_by_hand():
+    """E7 by hand: a +30 helper gets at least 5 degrees (+5) except on a natural 1, which
+    fails with one degree (total −1: no modifier). Two such helpers: the net total is +5
+    or more unless both roll 1 (−2: still no modifier, as −2 is not below −2)."""
+    got = d20.assist_bonus([30])
+    assert got[5] == pytest.approx(19 / 20)
+    assert got[0] == pytest.approx(1 / 20)  # natural 1: one degree of failure, total −1
+    two = d20.assist_bonus([30, 30])
+    assert two == pytest.approx({5: 1 - 1 / 400, 0: 1 / 400})
+    # summed apart, one success and one natural 1 still give +5: the readings agree here
+    assert d20.assist_bonus([30, 30], variants(assist_total="separate")) == \
+        pytest.approx({5: 1 - 1 / 400, 0: 1 / 400})
 
 
 def test_bad_input():
@@ -197,3 +217,20 @@ def test_bad_input():
         variants(assist_three=3)
     with pytest.raises(InputError, match="natural_1_fails"):
         variants(natural_1_fails="sometimes")
+
+
+@pytest.mark.parametrize("mode", ["roll", "hero_point"])
+def test_e1_e9_result_distribution_matches_icepool(mode):
+    """E1 one d20; E9 the better of the first roll and a reroll read 11–20 when 1–10
+    (icepool); natural flags aside, the result distribution must agree."""
+    import icepool
+
+    if mode == "roll":
+        die = icepool.d20
+    else:
+        die = icepool.map(lambda a, b: max(a, b + 10 if b <= 10 else b),
+                          icepool.d20, icepool.d20)
+    ref = np.array([float(die.probability(v)) for v in range(1, 31)])
+    probs = d20.exact([mode])[0]
+    got = np.bincount(d20.value_of_codes() - 1, weights=probs, minlength=30)
+    np.testing.assert_allclose(got, ref, atol=1e-15)

@@ -149,21 +149,29 @@ def test_b10_b12_massive_check(vigor):
 @pytest.mark.parametrize("aspect", [False, True])
 def test_b13_arcane_use_against_enumeration(level, aspect):
     """B13: C + Will + arcane skill vs 10 / 15 / 20 (+ target Will); sanity cost from the
-    same roll (minor m, intermediate C, major M) or fixed 1 / 2 / 3 with an aspect."""
+    same roll (minor m, intermediate C, major M). With the skill's aspect (seed 001): a
+    reroll keeping M (B4), a fixed cost of 1 / 2 / 3, and 1 degeneration on a major use."""
     will, skill, target = 4, 3, 2
     difficulty = {"minor": 10, "intermediate": 15, "major": 20}[level] + target
     pick = {"minor": 0, "intermediate": 1, "major": 2}[level]
     p = 0.0
     cost = np.zeros(11)
     for dice in ROLLS:
-        kept, special = brute_outcome(dice, "normal")
+        kept, special = brute_outcome(dice, "advantage" if aspect else "normal")
         p += (special == 1 or (special == 0 and kept + will + skill >= difficulty)) / 1000
         cost[{"minor": 1, "intermediate": 2, "major": 3}[level] if aspect
              else sorted(dice)[pick]] += 1e-3
     got = m3.arcane_use(will, skill, level, target_will=target, aspect=aspect)
     assert got["p_success"] == pytest.approx(p, abs=1e-12)
     np.testing.assert_allclose(got["cost"], cost, atol=1e-12)
-    assert got["degeneration"] == int(aspect)
+    assert got["degeneration"] == int(aspect and level == "major")
+
+
+def test_b13_seed_example_major_use_against_will_6():
+    """B13 seed example: a major use (20) against a target with Will 6 → difficulty 26;
+    with C + Will + skill = C + 16 that needs C = 10 (or two 10s): P = 0.028."""
+    got = m3.arcane_use(8, 8, "major", target_will=6)
+    assert got["p_success"] == pytest.approx(0.028, abs=1e-12)
 
 
 def test_bad_input():

@@ -102,6 +102,16 @@ def test_d_g1_roll_100_fails_even_at_skill_100():
     assert pc.success_mask(1, "extreme")[0]  # 01 succeeds at every level
 
 
+def test_d_g1_fumble_range_follows_the_needed_value():
+    """D-g1: 96–100 fumble when the value needed at the set level is below 50 (skill 80:
+    regular needs 80, only 100 fumbles; hard needs 40, 96–100 fumble)."""
+    rolls = np.arange(95, 101)
+    np.testing.assert_array_equal(pc.is_fumble(rolls, 80), [0, 0, 0, 0, 0, 1])
+    np.testing.assert_array_equal(pc.is_fumble(rolls, 80, level="hard"), [0, 1, 1, 1, 1, 1])
+    np.testing.assert_array_equal(pc.is_fumble(rolls, 40), [0, 1, 1, 1, 1, 1])
+    assert not pc.is_fumble(rolls, 40, variants(criticals="false")).any()
+
+
 @pytest.mark.parametrize("kw", [{}, {"criticals": "false"}], ids=["default", "no-criticals"])
 def test_d1_monte_carlo_matches_exact_every_cell(kw):
     """D1/D4: MC vs exact in every cell (skill 1..99 × 3 levels × dice −2..2), tolerance
@@ -169,3 +179,41 @@ def test_bad_input():
         pc.success_mask(50, "impossible")
     with pytest.raises(InputError, match="bonus/penalty"):
         pc.net_dice(-1, 0)
+
+
+@pytest.mark.parametrize("dice", [-2, -1, 0, 1, 2])
+def test_d4_exact_matches_icepool(dice):
+    """D1/D4 against icepool: the units die and 1 + |dice| tens dice mapped to a reading."""
+    import icepool
+
+    n = 1 + abs(dice)
+    pick = min if dice >= 0 else max
+
+    def reading(units, *tens):
+        return pick(100 if (t == 0 and units == 0) else 10 * t + units for t in tens)
+
+    die = icepool.map(reading, *([icepool.d10 - 1] * (n + 1)))
+    ref = np.array([float(die.probability(v)) for v in range(1, 101)])
+    np.testing.assert_allclose(pc.exact([dice])[0], ref, atol=1e-15)
+
+
+def test_d3_d4_seed_opposed_examples():
+    """D3/D4 seed examples. Hugh (Charm 55) rolls 45: regular; Malcolm (Charm 55 assumed:
+    the seed gives none) with a bonus die reads units 4, tens 2 and 4 → 24: hard; Malcolm
+    wins. Felix (STR 65) rolls 51: regular; Harrison (STR 55) with a penalty die reads
+    units 1, tens 2 and 4 → 41: regular; same level, Felix's higher STR wins."""
+    hugh = pc.level_of_rolls(55)[45 - 1]
+    malcolm = pc.level_of_rolls(55)[pc.read_roll(4, [2, 4], 1) - 1]
+    assert (hugh, malcolm) == (1, 2)
+    felix = pc.level_of_rolls(65)[51 - 1]
+    harrison = pc.level_of_rolls(55)[pc.read_roll(1, [2, 4], -1) - 1]
+    assert (felix, harrison) == (1, 1)
+    # the same tie rule inside opposed(): with both sides certain to reach only "regular"
+    # the higher skill wins outright
+    assert pc.opposed(65, 55) > pc.opposed(55, 65)
+
+
+def test_d6_seed_example_climb_40():
+    """D6 seed example: Climb 40 used successfully; at the end a roll of 58 (above 40)
+    raises it by 1D10. P(improve) = 60 / 100."""
+    assert pc.improvement(40)["p_improve"] == pytest.approx(0.60)

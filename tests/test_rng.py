@@ -15,6 +15,7 @@ from scipy.stats import chisquare
 
 from engines import d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile, rng
 from engines.errors import InputError
+from engines.variants import parse_variants
 
 #: Chi-square tests reject uniformity below this p-value. Seeds are fixed, so each test is
 #: deterministic; 1e-4 leaves a true-uniform generator a 1-in-10,000 chance per test of a
@@ -140,7 +141,13 @@ def test_counts_sum_to_trials(trials):
 
 RUNS = {
     "dice_pool_7": lambda seed: dice_pool_7.monte_carlo(np.arange(-1, 12), 70_001, seed),
+    "dice_pool_7-8again-chance-explodes": lambda seed: dice_pool_7.monte_carlo(
+        np.arange(-1, 12), 70_001, seed,
+        parse_variants(dice_pool_7.Variants, ["again=8", "chance_die_explodes=true"])),
     "dice_pool_6": lambda seed: dice_pool_6.monte_carlo(np.arange(0, 12), 70_001, seed),
+    "dice_pool_6-no-criticals": lambda seed: dice_pool_6.monte_carlo(
+        np.arange(0, 12), 70_001, seed, parse_variants(dice_pool_6.Variants,
+                                                        ["criticals=false"])),
     "middle_3d10": lambda seed: middle_3d10.monte_carlo(trials=70_001, seed=seed),
     "percentile": lambda seed: percentile.monte_carlo(trials=70_001, seed=seed),
     "d20_degrees": lambda seed: d20_degrees.monte_carlo(trials=70_001, seed=seed),
@@ -166,3 +173,15 @@ def test_same_seed_bit_identical_on_1_and_2_threads(system, restore_threads):
     np.testing.assert_array_equal(one, two)
     np.testing.assert_array_equal(two, RUNS[system](12345))
     assert not np.array_equal(two, RUNS[system](12346))
+
+
+@pytest.mark.parametrize(("settings", "chunks"), [(1, 1), (5, 2), (20, 1), (20, 5), (7, 64)])
+def test_work_order_is_a_balanced_permutation(settings, chunks):
+    """Every (setting × chunk) item is visited exactly once; with settings of cost
+    1..n (pools 1..n), the two halves of the order carry nearly equal work."""
+    order = rng.work_order(settings, chunks)
+    assert sorted(order.tolist()) == list(range(settings * chunks))
+    cost = order // chunks + 1
+    half = order.size // 2
+    if order.size > 1:
+        assert abs(cost[:half].sum() - cost[half:].sum()) <= settings
