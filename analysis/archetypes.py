@@ -328,7 +328,8 @@ def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | N
     name: str | None
     if isinstance(spec, Mapping):
         spec = dict(spec)
-        label = label or str(spec.pop("name", "") or "custom")
+        given_name = spec.pop("name", None)
+        label = label or str(given_name or "custom")
         if "archetype" in spec:
             name = spec.pop("archetype")
             over = {**spec, **over}
