@@ -184,7 +184,7 @@ def _check_keys(system: str, over: Mapping[str, Any], allowed: set[str], label: 
 
 def _check_gear(system: str, over: Mapping[str, Any], label: str, path) -> None:
     for key, known in (("weapon", weapons(system, path)), ("melee_weapon", weapons(system, path)),
-                       ("armour", armours(system, path))):
+                       ("armour", [] if system == "percentile" else armours(system, path))):
         if key in over and over[key] is not None and known and over[key] not in known:
             kind = "weapon" if key != "armour" else "armour"
             raise InputError(f"{system}: {label}.{key}: unknown {kind} {over[key]!r}; known: "
