@@ -32,7 +32,8 @@ def test_library_and_combatant_match_the_system_loader(system):
 def test_dice_pool_7_weapon_override_a8_a11():
     # swordsman_competent: DES 3, SAB 3 -> Defense 3; a heavy weapon gives Defense -1 (A11)
     c = A.combatant("dice_pool_7", "swordsman_competent", {"weapon": "heavy_melee"})
-    assert c.weapon.name == "heavy_melee" and c.weapon.bonus == 2
+    assert c.weapon.name == "heavy_melee"
+    assert c.weapon.bonus == 2
     assert c.defense == 2
     c = A.combatant("dice_pool_7", "swordsman_competent", {"armour": "heavy_archaic",
                                                            "tactic": "attack_dodge"})
@@ -104,9 +105,11 @@ def test_bad_input_names_what_and_where(system, spec, over, needle):
 def test_example_matchup_files_load(name):
     m = A.load_matchup_file(ROOT / "scenarios" / "combat" / name)
     assert m.system in A.SYSTEMS
-    assert m.sizes[0] >= 1 and m.sizes[1] >= 1
+    assert m.sizes[0] >= 1
+    assert m.sizes[1] >= 1
     if name.startswith("ambush"):
-        assert m.sizes == (3, 1) and m.variants.targeting == "first"
+        assert m.sizes == (3, 1)
+        assert m.variants.targeting == "first"
         assert {c.name for c in m.sides[0]} == {"street_thug#1", "street_thug#2",
                                                  "street_thug#3"}
     else:
