@@ -29,6 +29,8 @@ def _output(p: argparse.ArgumentParser, plot: bool = False) -> None:
     p.add_argument("--format", choices=FORMATS, default="csv")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="write to FILE (atomically) instead of stdout")
+    p.add_argument("--columns", default=None, metavar="A,B,...",
+                   help="keep only these columns, in this order")
     if plot:
         p.add_argument("--plot", default=None, metavar="FILE",
                        help="also save the figure to FILE (.png, .svg or .pdf)")
@@ -130,6 +132,22 @@ def _check_outputs(args) -> None:
         raise InputError("format parquet needs an output file (-o FILE)")
 
 
+def _write(table, args) -> None:
+    """Select ``--columns`` (unknown names are an error) and write the table."""
+    from engines.errors import InputError
+
+    from .output import write_table
+
+    if args.columns:
+        cols = [c.strip() for c in args.columns.split(",") if c.strip()]
+        bad = [c for c in cols if c not in table.columns]
+        if bad:
+            raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
+                             + ", ".join(map(str, table.columns)))
+        table = table[cols]
+    write_table(table, args.format, args.output)
+
+
 def _variant_map(items: list[str]) -> dict:
     from engines.errors import InputError
 
@@ -181,7 +199,6 @@ def _fight_tables(stats: dict, table: str, sizes: tuple[int, int], labels: dict)
 def run_duel(args) -> int:
     from . import lethality
     from .archetypes import combatant, variants
-    from .output import write_table
 
     _check_outputs(args)
     system = args.system
@@ -204,7 +221,7 @@ def run_duel(args) -> int:
         else:
             table = _fight_tables(stats, args.table, (1, 1),
                                   {"system": system, "a": a.name, "b": b.name})
-    write_table(table, args.format, args.output)
+    _write(table, args)
     return 0
 
 
@@ -222,7 +239,6 @@ def _spec(args, side: str, weapon: bool = True, skip: str | None = None) -> dict
 def run_combat(args) -> int:
     from . import lethality
     from .archetypes import load_matchup_file, variants
-    from .output import write_table
 
     _check_outputs(args)
     m = load_matchup_file(args.file)
@@ -260,7 +276,7 @@ def run_combat(args) -> int:
         table = pd.DataFrame(rows)
     else:
         table = _fight_tables(stats, args.table, m.sizes, labels)
-    write_table(table, args.format, args.output)
+    _write(table, args)
     return 0
 
 
@@ -268,10 +284,9 @@ def run_archetypes(args) -> int:
     import pandas as pd
 
     from .archetypes import describe
-    from .output import write_table
 
     _check_outputs(args)
-    write_table(pd.DataFrame(describe(args.system)), args.format, args.output)
+    _write(pd.DataFrame(describe(args.system)), args)
     return 0
 
 
@@ -279,7 +294,7 @@ def run_cross(args) -> int:
     from engines.errors import InputError
 
     from . import cross_combat
-    from .output import atomic_path, write_table
+    from .output import atomic_path
 
     _check_outputs(args)
     if args.variant:
@@ -299,7 +314,7 @@ def run_cross(args) -> int:
     if fig is not None:
         with atomic_path(args.plot) as tmp:
             fig.savefig(tmp, format=args.plot.rsplit(".", 1)[-1].lower(), dpi=150)
-    write_table(table, args.format, args.output)
+    _write(table, args)
     return 0
 
 

@@ -142,3 +142,17 @@ def test_bad_matchup_file_cli(text, needle, tmp_path, capsys):
     assert needle in err
     assert err.strip().count("\n") == 0
     assert not out.exists()
+
+
+def test_columns_option(capsys, tmp_path):
+    code, out, _ = run(["duel", "dice_pool_6", "swordsman_competent", "brawler_competent",
+                        "--columns", "method,p_side0"], capsys)
+    assert code == 0
+    t = pd.read_csv(io.StringIO(out))
+    assert list(t.columns) == ["method", "p_side0"]
+    bad = tmp_path / "x.csv"
+    code, _, err = run(["duel", "dice_pool_6", "swordsman_competent", "brawler_competent",
+                        "--columns", "nope", "-o", str(bad)], capsys)
+    assert code == 2
+    assert "--columns: unknown column 'nope'" in err
+    assert not bad.exists()
