@@ -192,7 +192,7 @@ def _fight_tables(stats: dict, table: str, sizes: tuple[int, int], labels: dict)
         else:
             t = lethality.damage_table(st, **labels)
             t.insert(len(labels), "method", m)
-        frames.append(t)
+        frames.append(t[[*labels, *(c for c in t.columns if c not in labels)]])
     return pd.concat(frames, ignore_index=True)
 
 

@@ -363,4 +363,5 @@ def group_fight(system: str, side0: list, side1: list, *, trials: int = 20_000, 
     row = summary(st, **labels)
     row["dead_side0"] = st.deaths[0] / st.n
     row["dead_side1"] = st.deaths[1] / st.n
-    return row, standing_table(st, (len(s0), len(s1)), **labels)
+    standing = standing_table(st, (len(s0), len(s1)), **labels)
+    return row, standing[[*labels, *(c for c in standing.columns if c not in labels)]]

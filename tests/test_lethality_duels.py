@@ -242,3 +242,23 @@ def test_batched_mc_is_deterministic_and_agrees(monkeypatch):
     np.testing.assert_array_equal(one.standing, two.standing)
     ex = L.run_fight("dice_pool_6", [a], [b], "exact")
     assert close(one.p_outcome()[0], ex.p_outcome()[0], 3500)
+
+
+def test_batched_mc_same_on_one_and_two_threads(monkeypatch):
+    """The batch split depends on the trial count only, so the thread count never changes
+    a result for a given seed."""
+    import numba
+
+    monkeypatch.setattr(L, "MC_BATCH", 700)
+    side0 = [A.combatant("percentile", "competent")] * 2
+    side1 = [A.combatant("percentile", "novice")] * 3
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = L.run_fight("percentile", side0, side1, "mc", trials=2000, seed=21)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = L.run_fight("percentile", side0, side1, "mc", trials=2000, seed=21)
+    finally:
+        numba.set_num_threads(before)
+    for key in ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits"):
+        np.testing.assert_array_equal(getattr(one, key), getattr(two, key))
