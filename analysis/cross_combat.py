@@ -27,7 +27,7 @@ from engines.errors import InputError
 from engines.fight import ROUND_CAP, FightStats
 
 from . import lethality
-from .archetypes import SYSTEMS, combatant, engine
+from .archetypes import SYSTEMS, combatant, engine, variants
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "cross_combat.toml"
 LADDER = ("untrained", "novice", "competent", "expert", "master")
@@ -187,8 +187,6 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
         a, b = spec["matchups"][mid][system]
         s = lethality.summary(st)
         eng = engine(system)
-        from .archetypes import variants
-
         v = variants(system)
         ab = eng.one_hit(a, b, v)
         ba = eng.one_hit(b, a, v)
