@@ -481,3 +481,19 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     stats.notes["combatants"] = ([a.name], [b.name])
     stats.notes["variants"] = dataclasses.asdict(v)
     return stats
+
+
+def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None) -> dict:
+    """What one attack (the first on the target this round) does to an unhurt target.
+
+    ``p_hit``: the attacker wins the contest (C10); ``p_incapacitate``: the damage (C11)
+    reaches the target's health (C6); ``p_kill``: it reaches twice the health under the
+    ``death = double_health`` variant (0 under the default: the seed has no death).
+    """
+    v = _variants(variants)
+    p = attack_damage(attacker, target, v)
+    d = np.arange(p.size)
+    health = target.health
+    return {"p_hit": hit_probability(attacker, target, v),
+            "p_incapacitate": float(p[d >= health].sum()),
+            "p_kill": float(p[d >= 2 * health].sum()) if v.death == "double_health" else 0.0}

@@ -732,3 +732,21 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     stats.notes["combatants"] = ([a.name], [b.name])
     stats.notes["variants"] = dataclasses.asdict(v)
     return stats
+
+
+def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None) -> dict:
+    """What one plain attack does to an unhurt target (A7, A8, A10, A13, A14, A15, A-g5).
+
+    ``p_hit``: at least one success (:func:`hit_probability`); ``p_incapacitate``: the
+    damage (:func:`attack_damage`) reaches the target's vitality, so it drops (A14, A-g5);
+    ``p_kill``: lethal or ballistic damage reaches vitality + CON, so the excess empties
+    CON (A15, with the ``overflow_to_con`` variant; bashing damage never kills).
+    """
+    v = _variants(variants)
+    p = attack_damage(attacker, target, v)
+    d = np.arange(p.size)
+    vit = target.vitality
+    kills = attacker.weapon.damage_type != "bashing" and v.overflow_to_con
+    return {"p_hit": hit_probability(attacker, target, v),
+            "p_incapacitate": float(p[d >= vit].sum()),
+            "p_kill": float(p[d >= vit + target.CON].sum()) if kills else 0.0}

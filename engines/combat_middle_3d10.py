@@ -606,3 +606,21 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     out.hits[:] = hits
     out.notes.update(_NOTES)
     return out
+
+
+def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None,
+            flat_footed: bool = False) -> dict:
+    """What one attack does to an unhurt target (B1, B3, B6–B10).
+
+    ``p_hit``: the attack succeeds (B7, B3); ``p_incapacitate``: the target cannot act
+    any more — the damage reaches 3 × Vigor (dying, B9), or reaches Vigor and the massive
+    damage check fails (B10, B-g6); ``p_kill``: 0 — the seed has no death rule (dying is
+    unconscious with risk of death). ``flat_footed`` as in :func:`attack_damage` (B6).
+    """
+    v = DEFAULT if variants is None else variants
+    p = attack_damage(attacker, target, v, flat_footed=flat_footed)
+    d = np.arange(p.size)
+    vig = target.vigor
+    massive = (d >= vig) & (d < 3 * vig)
+    out = p[d >= 3 * vig].sum() + p[massive].sum() * (1.0 - _massive_pass(vig, v))
+    return {"p_hit": float(1.0 - p[0]), "p_incapacitate": float(out), "p_kill": 0.0}

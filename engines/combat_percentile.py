@@ -721,3 +721,30 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     out.hits[:] = hits
     out.notes.update(_notes())
     return out
+
+
+def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None) -> dict:
+    """What one attack (one shot of a multi-shot action) does to an unhurt target
+    (extension DX2–DX9, DX11; not from the seed).
+
+    ``p_hit``: the attack (or shot) succeeds against the target's defence (DX2, DX5);
+    ``p_incapacitate``: the target is out of the fight — instant death (DX9), 0 hit
+    points (DX8), or a major wound (≥ half the hit points) and a failed CON roll (DX7);
+    ``p_kill``: instant death, more than (variant DX-g1) the maximum hit points.
+    """
+    v = DEFAULT if variants is None else variants
+    to_t, _, _ = _outcomes(attacker, target, v)
+    d = np.arange(to_t.size)
+    top = target.hit_points
+    if v.instant_death == "greater":
+        dead = d > top
+    elif v.instant_death == "greater_equal":
+        dead = d >= top
+    else:
+        dead = np.zeros(d.size, dtype=bool)
+    p_con = level_pmf(target.con, 0, v)[1:].sum()
+    zero = ~dead & (d >= top)
+    major = ~dead & ~zero & (d > 0) & (2 * d >= top)
+    out = to_t[dead].sum() + to_t[zero].sum() + to_t[major].sum() * (1.0 - p_con)
+    return {"p_hit": float(to_t.sum()), "p_incapacitate": float(out),
+            "p_kill": float(to_t[dead].sum())}

@@ -1,0 +1,157 @@
+"""analysis.archetypes: one entry point over the three combat loaders, overrides, trait
+mappings and matchup files. Expected gear values are read by hand from the data files
+(analysis/data/combat/*.toml) and the rules they implement (A8, A11, B8, C13, DX11, E16)."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from analysis import archetypes as A
+from analysis import combatants, combatants_d20, combatants_middle_pct
+from engines.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("system", A.SYSTEMS)
+def test_library_and_combatant_match_the_system_loader(system):
+    lib = A.library(system)
+    assert len(lib) >= 5
+    if system in ("dice_pool_7", "dice_pool_6"):
+        ref = combatants.load_library(system)
+    elif system in ("middle_3d10", "percentile"):
+        ref = combatants_middle_pct.combatants(system)
+    else:
+        ref = {k: v.to_engine() for k, v in combatants_d20.load_library().items()}
+    assert set(lib) == set(ref)
+    for name in sorted(ref)[:4]:
+        assert A.combatant(system, name) == ref[name]
+
+
+def test_dice_pool_7_weapon_override_a8_a11():
+    # swordsman_competent: DES 3, SAB 3 -> Defense 3; a heavy weapon gives Defense -1 (A11)
+    c = A.combatant("dice_pool_7", "swordsman_competent", {"weapon": "heavy_melee"})
+    assert c.weapon.name == "heavy_melee"
+    assert c.weapon.bonus == 2
+    assert c.defense == 2
+    c = A.combatant("dice_pool_7", "swordsman_competent", {"armour": "heavy_archaic",
+                                                           "tactic": "attack_dodge"})
+    assert (c.armour.lethal, c.armour.ballistic) == (4, 2)  # A13
+    assert c.tactic == "attack_dodge"
+
+
+def test_tactic_means_each_systems_own_choice():
+    assert A.combatant("dice_pool_6", "swordsman_competent", {"tactic": "split"}).split  # C13
+    assert not A.combatant("dice_pool_6", "knife_fighter_competent", {"tactic": "focus"}).split
+    assert A.combatant("middle_3d10", "competent", {"tactic": "late"}).drama_tactic == "late"
+    assert A.combatant("percentile", "competent", {"tactic": "fight_back"}).defend == "fight_back"
+    assert A.combatant("d20_degrees", "competent", {"tactic": "power"}).maneuver == "power"
+
+
+def test_middle_and_percentile_gear_b8_dx11():
+    # B8: a knife is a "light" weapon, damage = the middle die C
+    assert A.combatant("middle_3d10", "competent", {"weapon": "knife"}).dice == "C"
+    assert A.combatant("middle_3d10", "competent", {"weapon": "pistol"}).dice == "mM"
+    c = A.combatant("percentile", "competent", {"weapon": "handgun", "armour": 3})
+    assert (c.weapon.n, c.weapon.sides, c.weapon.firearm, c.armour) == (1, 10, True, 3)
+
+
+def test_d20_overrides_rebuild_the_fighter_e11_e12():
+    # competent: Dexterity 3 + Ranged Combat 4 = 7 with a pistol (damage rank 3, no Strength)
+    c = A.combatant("d20_degrees", "competent", {"weapon": "pistol", "armour": "heavy"})
+    assert (c.attack, c.damage, c.ranged) == (7, 3, True)
+    assert c.toughness == 2 + 4  # Stamina 2 + heavy armour 4
+
+
+def test_full_trait_mapping_equals_the_archetype():
+    traits = {"FOR": 3, "DES": 3, "SAB": 3, "CON": 3, "DET": 2, "AUT": 2, "specialized": True,
+              "weapon": "light_melee"}
+    c = A.combatant("dice_pool_7", {"name": "swordsman_competent", **traits})
+    assert c == A.combatant("dice_pool_7", "swordsman_competent")
+    m = A.combatant("middle_3d10", {"name": "x", "trait": 4, "combat": 5, "strength": 4,
+                                    "vigor": 4, "defense": 11, "reflex": 4, "weapon": "baton",
+                                    "drama": 5})
+    assert dataclasses.replace(m, name="competent") == A.combatant("middle_3d10", "competent")
+    d = A.combatant("d20_degrees", {"archetype": "competent", "hit_points": 12})
+    assert d.hit_points == 12
+
+
+@pytest.mark.parametrize(("system", "spec", "over", "needle"), [
+    ("dice_pool_7", "expret", None, "dice_pool_7: unknown archetype 'expret'; known: "),
+    ("dice_pool_7", "swordsman_competent", {"weapon": "lazer"},
+     "dice_pool_7: swordsman_competent.weapon: unknown weapon 'lazer'; known: unarmed"),
+    ("dice_pool_7", "swordsman_competent", {"FOR": 12}, "swordsman_competent.FOR"),
+    ("dice_pool_7", "swordsman_competent", {"colour": "red"}, ".colour: unknown key"),
+    ("dice_pool_7", {"FOR": 3}, None, "missing DES"),
+    ("dice_pool_6", "brawler_novice", {"armour": "none"}, "no armour rules"),
+    ("middle_3d10", "competent", {"tactic": "sometimes"}, "unknown tactic 'sometimes'"),
+    ("middle_3d10", "competent", {"trait": 30}, "competent.trait"),
+    ("percentile", "nobody", None, "percentile: unknown archetype 'nobody'; known: armoured"),
+    ("d20_degrees", "competent", {"armour": "mithril"}, "unknown armour 'mithril'"),
+    ("d20_degrees", "competent", {"hit_points": 0}, "competent.hit_points"),
+    ("chess", "king", None, "unknown system 'chess'"),
+])
+def test_bad_input_names_what_and_where(system, spec, over, needle):
+    with pytest.raises(InputError) as err:
+        A.combatant(system, spec, over)
+    assert needle in str(err.value)
+    assert "\n" not in str(err.value)
+    if "unknown archetype" in needle:
+        assert "swordsman_competent" in str(err.value) or "competent" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["ambush_3v1.toml", "knife_duel_percentile.toml"])
+def test_example_matchup_files_load(name):
+    m = A.load_matchup_file(ROOT / "scenarios" / "combat" / name)
+    assert m.system in A.SYSTEMS
+    assert m.sizes[0] >= 1
+    assert m.sizes[1] >= 1
+    if name.startswith("ambush"):
+        assert m.sizes == (3, 1)
+        assert m.variants.targeting == "first"
+        assert {c.name for c in m.sides[0]} == {"street_thug#1", "street_thug#2",
+                                                 "street_thug#3"}
+    else:
+        brute = m.sides[1][0]
+        assert (brute.name, brute.strength, brute.weapon.name) == ("brute", 80, "club")
+        assert m.sides[0][0].defend == "fight_back"
+
+
+GOOD = """
+system = "dice_pool_6"
+round_cap = 20
+[[side0]]
+archetype = "swordsman_competent"
+[[side1]]
+archetype = "brawler_competent"
+"""
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("system = \"dice_pool_6\"\n[[side0]]\narchetype = \"swordsman_competent\"\n",
+     "m.toml: side1: Field required"),
+    (GOOD.replace("dice_pool_6", "chess"), "m.toml: system:"),
+    (GOOD.replace("round_cap = 20", "round_cap = 0"), "m.toml: round_cap:"),
+    (GOOD.replace("round_cap = 20", "rounds = 20"), "m.toml: rounds: unknown key"),
+    (GOOD + "weapon = \"lazer\"\n", "m.toml: side1[0].weapon: unknown weapon 'lazer'"),
+    (GOOD.replace("archetype = \"brawler_competent\"", "archetype = \"x\"\ntraits = {}"),
+     "m.toml: side1[0]: give exactly one of archetype or traits"),
+    (GOOD + "count = 99\n", "m.toml: side1.0.count"),
+    (GOOD.replace("round_cap = 20", "round_cap = 20\n[variants]\nfoo = 1"),
+     "m.toml: variants: unknown variant 'foo'"),
+    (GOOD.replace("round_cap = 20", "round_cap = 20\nmethod = \"exact\"") + "count = 2\n",
+     "m.toml: method: 'exact' needs one combatant a side"),
+    ("system = ", "m.toml: not valid TOML"),
+])
+def test_bad_matchup_files(tmp_path, text, needle):
+    p = tmp_path / "m.toml"
+    p.write_text(text)
+    with pytest.raises(InputError) as err:
+        A.load_matchup_file(p)
+    assert needle in str(err.value)
+
+
+def test_missing_matchup_file(tmp_path):
+    with pytest.raises(InputError, match="no such matchup file"):
+        A.load_matchup_file(tmp_path / "none.toml")

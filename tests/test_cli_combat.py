@@ -1,0 +1,158 @@
+"""``rpg-balance duel / combat / archetypes / cross-combat``: outputs and bad-input paths.
+
+Bad input must end in one line on stderr, exit code 2, and no output file. MC vs exact
+rows: within 5 SE + 1/n (the project's tolerance), fixed seeds.
+"""
+
+import io
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.archetypes import SYSTEMS
+from analysis.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "scenarios" / "combat").glob("*.toml"))
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_duel_both_csv(tmp_path, capsys):
+    out = tmp_path / "duel.csv"
+    code, _, err = run(["duel", "dice_pool_7", "swordsman_competent", "fencer_competent",
+                        "--method", "both", "--trials", "3000", "--seed", "1", "-o", str(out)],
+                       capsys)
+    assert code == 0, err
+    t = pd.read_csv(out)
+    assert list(t["method"]) == ["exact", "mc"]
+    p, q = t.loc[0, "p_side0"], t.loc[1, "p_side0"]
+    assert abs(q - p) <= 5 * math.sqrt(p * (1 - p) / 3000) + 1 / 3000
+    assert bool(t.loc[1, "within_5se"])
+
+
+def test_duel_overrides_and_tables(capsys):
+    code, out, err = run(["duel", "d20_degrees", "competent", "competent", "--armour-a",
+                          "heavy", "--tactic-b", "power", "--format", "json"], capsys)
+    assert code == 0, err
+    t = pd.read_json(io.StringIO(out))
+    assert t.loc[0, "p_side0"] > 0.5  # Toughness + 4 (E12)
+    code, out, _ = run(["duel", "percentile", "shooter", "novice", "--table", "one-hit"],
+                       capsys)
+    assert code == 0
+    t = pd.read_csv(io.StringIO(out))
+    handgun = t[t["weapon"] == "handgun"].iloc[0]
+    assert handgun["p_kill"] == pytest.approx(0.09)  # DX4/DX9, hand-worked in the tests
+    code, out, _ = run(["duel", "dice_pool_7", "swordsman_competent", "swordsman_competent",
+                        "--table", "tactics"], capsys)
+    assert code == 0
+    assert len(pd.read_csv(io.StringIO(out))) == 3
+    for table in ("rounds", "standing", "damage"):
+        code, out, _ = run(["duel", "middle_3d10", "competent", "novice", "--table", table],
+                           capsys)
+        assert code == 0
+        t = pd.read_csv(io.StringIO(out))
+        if table == "rounds":
+            assert t["p"].sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_matchup_files_run(path, tmp_path, capsys):
+    out = tmp_path / "fight.csv"
+    code, _, err = run(["combat", str(path), "--trials", "2000", "-o", str(out)], capsys)
+    assert code == 0, err
+    t = pd.read_csv(out)
+    for _, row in t.iterrows():
+        assert row["p_side0"] + row["p_side1"] + row["p_neither"] == pytest.approx(1.0)
+    code, _, err = run(["combat", str(path), "--trials", "2000", "--table", "standing",
+                        "--format", "parquet", "-o", str(tmp_path / "s.parquet")], capsys)
+    assert code == 0, err
+    s = pd.read_parquet(tmp_path / "s.parquet")
+    assert set(s["side"]) == {0, 1}
+
+
+def test_archetypes_listing(capsys):
+    code, out, _ = run(["archetypes", "dice_pool_6", "--format", "csv"], capsys)
+    assert code == 0
+    t = pd.read_csv(io.StringIO(out))
+    assert "swordsman_competent" in set(t["archetype"])
+    assert (t["system"] == "dice_pool_6").all()
+
+
+def test_cross_combat_with_plot(tmp_path, capsys):
+    out, fig = tmp_path / "cross.md", tmp_path / "cross.png"
+    code, _, err = run(["cross-combat", "--format", "markdown", "-o", str(out), "--plot",
+                        str(fig)], capsys)
+    assert code == 0, err
+    text = out.read_text()
+    for system in SYSTEMS:
+        assert system in text
+    assert fig.read_bytes()[:4] == b"\x89PNG"
+
+
+BAD = [
+    (["duel", "dice_pool_7", "expret", "swordsman_competent"],
+     "dice_pool_7: unknown archetype 'expret'; known:"),
+    (["duel", "dice_pool_7", "swordsman_competent", "fencer_competent", "--weapon-b", "lazer"],
+     "unknown weapon 'lazer'"),
+    (["duel", "chess", "king", "queen"], "unknown system 'chess'"),
+    (["duel", "dice_pool_7", "swordsman_competent", "fencer_competent", "--variant", "x=1"],
+     "unknown variant 'x'"),
+    (["duel", "dice_pool_7", "swordsman_competent", "fencer_competent", "--trials", "0"],
+     "--trials"),
+    (["duel", "dice_pool_6", "swordsman_competent", "brawler_competent", "--table", "armour"],
+     "no armour"),
+    (["archetypes", "chess"], "unknown system 'chess'"),
+    (["combat", "does_not_exist.toml"], "no such matchup file"),
+    (["cross-combat", "--file", "does_not_exist.toml"], "no such cross-combat file"),
+]
+
+
+@pytest.mark.parametrize(("argv", "needle"), BAD, ids=lambda x: str(x)[:40])
+def test_bad_input_one_line_exit_2_no_file(argv, needle, tmp_path, capsys):
+    out = tmp_path / "out.csv"
+    code, _, err = run([*argv, "-o", str(out)], capsys)
+    assert code == 2
+    assert needle in err
+    assert err.strip().count("\n") == 0
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("system = [", "bad.toml: not valid TOML"),
+    ('system = "dice_pool_7"\n[[side0]]\narchetype = "soldier"\n[[side1]]\n'
+     'archetype = "soldier"\nweapon = "lazer"\n', "bad.toml: side1[0].weapon: unknown weapon"),
+    ('system = "dice_pool_7"\n[[side0]]\narchetype = "nobody"\n[[side1]]\n'
+     'archetype = "soldier"\n', "bad.toml: side0[0]: unknown archetype 'nobody'"),
+])
+def test_bad_matchup_file_cli(text, needle, tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    out = tmp_path / "out.csv"
+    code, _, err = run(["combat", str(bad), "-o", str(out)], capsys)
+    assert code == 2
+    assert needle in err
+    assert err.strip().count("\n") == 0
+    assert not out.exists()
+
+
+def test_columns_option(capsys, tmp_path):
+    code, out, _ = run(["duel", "dice_pool_6", "swordsman_competent", "brawler_competent",
+                        "--columns", "method,p_side0"], capsys)
+    assert code == 0
+    t = pd.read_csv(io.StringIO(out))
+    assert list(t.columns) == ["method", "p_side0"]
+    bad = tmp_path / "x.csv"
+    code, _, err = run(["duel", "dice_pool_6", "swordsman_competent", "brawler_competent",
+                        "--columns", "nope", "-o", str(bad)], capsys)
+    assert code == 2
+    assert "--columns: unknown column 'nope'" in err
+    assert not bad.exists()

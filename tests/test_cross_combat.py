@@ -1,0 +1,129 @@
+"""Cross-system combat tables (analysis.cross_combat) on the common ladder.
+
+MC rows vs exact rows: ``abs(p_mc - p) <= 5 * sqrt(p * (1 - p) / n) + 1 / n`` (five SEs
+plus one count), fixed seeds.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from analysis import cross_combat as X
+from analysis.archetypes import SYSTEMS
+from analysis.plots import SYSTEM_COLORS
+from engines.errors import InputError
+
+N = 3000
+
+
+def test_mapping_file_loads_every_system():
+    spec = X.load_cross()
+    assert set(spec["matchups"]) == {"melee_equal", "pistol_vs_novice"}
+    for mid, entry in spec["matchups"].items():
+        for system in SYSTEMS:
+            a, b = entry[system]
+            if mid == "melee_equal":
+                assert a == b  # an equal
+    # the pistol matchup's B wears no armour in any system with armour rules (A13, DX11, E12)
+    pm = spec["matchups"]["pistol_vs_novice"]
+    assert pm["dice_pool_7"][1].armour.name == "none"
+    assert pm["percentile"][1].armour == 0
+    assert pm["d20_degrees"][1].toughness == 1  # Stamina 1, no armour
+    assert set(spec["ladder"]) == set(SYSTEMS)
+
+
+def test_cross_table_exact_has_all_five_systems():
+    t = X.cross_table(method="exact")
+    assert len(t) == 2 * len(SYSTEMS)
+    for mid in ("melee_equal", "pistol_vs_novice"):
+        assert set(t[t["matchup"] == mid]["system"]) == set(SYSTEMS)
+    ex = t[t["method"] == "exact"]
+    assert (ex[["se_a", "se_b", "se_neither", "rounds_se"]] == 0).all().all()
+    probs = t["p_a"] + t["p_b"] + t["p_neither"]
+    np.testing.assert_allclose(probs, 1.0, atol=1e-9)
+    melee = t[t["matchup"] == "melee_equal"]
+    np.testing.assert_allclose(melee["p_a"], melee["p_b"], atol=1e-9)  # mirror matches
+    pistol = t[t["matchup"] == "pistol_vs_novice"]
+    assert (pistol["p_a"] > 0.5).all()  # the shooter is favoured in every system
+    for col in ("one_hit_incap_a_on_b", "one_hit_kill_a_on_b"):
+        assert t[col].between(0, 1).all()
+
+
+def test_cross_table_mc_rows_carry_standard_errors_and_agree():
+    stats = X.cross_stats(method="both", trials=N, seed=3)
+    t = X.cross_table(stats=stats)
+    assert set(t["method"]) == {"exact", "mc"}
+    mc = t[t["method"] == "mc"]
+    assert len(mc) == 2 * len(SYSTEMS)
+    inner = mc[(mc["p_a"] > 0) & (mc["p_a"] < 1)]
+    assert (inner["se_a"] > 0).all()
+    np.testing.assert_allclose(inner["se_a"], np.sqrt(inner["p_a"] * (1 - inner["p_a"]) / N))
+    assert (mc["rounds_se"] > 0).all()
+    ex = t[t["method"] == "exact"].set_index(["matchup", "system"])
+    for _, row in mc.iterrows():
+        p = ex.loc[(row["matchup"], row["system"]), "p_a"]
+        assert abs(row["p_a"] - p) <= 5 * math.sqrt(p * (1 - p) / N) + 1 / N
+
+
+def test_cross_mc_only():
+    t = X.cross_table(method="mc", trials=1000, seed=1)
+    assert (t["method"] == "mc").all()
+    assert (t["trials"] == 1000).all()
+
+
+def test_falls_back_to_mc_when_exact_is_refused(monkeypatch):
+    from analysis import lethality
+
+    real = lethality.run_fight
+
+    def refuse(system, s0, s1, method="mc", **kw):
+        if method == "exact" and system == "d20_degrees":
+            raise InputError("duel_exact: more than 400000 states")
+        return real(system, s0, s1, method, **kw)
+
+    monkeypatch.setattr(lethality, "run_fight", refuse)
+    t = X.cross_table(method="exact", trials=500, seed=2)
+    d20 = t[t["system"] == "d20_degrees"]
+    assert (d20["method"] == "mc").all()
+    assert d20["note"].str.contains("exact unavailable").all()
+    assert (t[t["system"] != "d20_degrees"]["method"] == "exact").all()
+
+
+def test_group_table_2v2_3v1():
+    summary, standing = X.group_table(trials=600, seed=4)
+    assert len(summary) == 2 * len(SYSTEMS)
+    assert set(summary["fight"]) == {"2v2", "3v1"}
+    assert (summary["se_side0"] > 0).all()
+    first = standing[standing["round"] == 0]
+    assert (first["standing_share"] == 1.0).all()
+
+
+def test_cross_plot_uses_system_colours():
+    from matplotlib.colors import to_hex
+
+    stats = X.cross_stats(method="exact")
+    fig = X.cross_plot(stats)
+    axes = fig.get_axes()
+    assert len(axes) == 4
+    colours = {to_hex(line.get_color()).upper() for line in axes[0].get_lines()}
+    assert colours == {c.upper() for c in SYSTEM_COLORS.values()}
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda s: s.replace('[matchups.melee_equal.percentile]\n', '[matchups.melee_equal.x]\n'),
+     "matchups.melee_equal.percentile: missing"),
+    (lambda s: s.replace('a = { archetype = "competent", weapon = "knife" }',
+                         'a = { archetype = "competent", weapon = "spoon" }', 1),
+     "matchups.melee_equal.middle_3d10.a: competent.weapon: unknown weapon 'spoon'"),
+    (lambda s: s.replace('side1 = ["expert"]', 'side1 = ["legend"]'),
+     "groups.3v1: unknown rung 'legend'"),
+    (lambda s: s + "\n[extra]\nx = 1\n", "cross.toml: extra: unknown key"),
+    (lambda s: s + "\n[[[", "cross.toml: not valid TOML"),
+])
+def test_bad_cross_files(tmp_path, edit, needle):
+    p = tmp_path / "cross.toml"
+    p.write_text(edit(X.DATA_FILE.read_text()))
+    with pytest.raises(InputError) as err:
+        X.load_cross(p)
+    assert needle in str(err.value)
