@@ -32,6 +32,14 @@ Rules implemented (ids from RULES.md section B):
 Combat gaps introduced here (not settled by the seed): **B-g7** drama timing, **B-g8**
 critical benefit, **B-g9** target choice with several opponents (``targeting``).
 
+The surprise round, when there is one, is round 1 of the fight (it counts toward the cap).
+
+Exact duels (:func:`duel_exact`) cover 1 vs 1 with every rule above: the state is (damage
+of each, drama points of each) — at most (3·10)² · 21² live states, small enough to run
+without restriction. Several combatants per side are Monte Carlo only: the exact state
+would be the product of every combatant's track and drama, times the initiative order
+and the random target choice (B-g9), which grows exponentially with the head count.
+
 The seed has no death rule: "dying" (B9) is unconsciousness with risk of death, so
 ``deaths`` and ``loser_dead`` of every result stay 0 and every loser is dying.
 

@@ -37,6 +37,11 @@ Gaps of the extension: **DX-g1** instant death ≥ vs >, **DX-g2** range, **DX-g
 choice with several opponents. Not modelled: prone after a major wound, diving for cover,
 firing into melee, fumble consequences beyond failing, reloading, first aid.
 
+Exact duels (:func:`duel_exact`): 1 vs 1 only, state (hit points, major wound) of each —
+at most (HP+1)² · 4 states. Several combatants per side are Monte Carlo only: the state is
+the product of every track, plus the dying (DX8) and outnumbered (DX10) flags, the order
+and the random target choice (DX-g3), exponential in the head count.
+
 A combatant reaches the kernels as one int64 row (see :meth:`Combatant.row`).
 """
 

@@ -379,3 +379,27 @@ def test_library_validation_errors(tmp_path, extra, message):
     with pytest.raises(InputError) as info:
         load_library("percentile", path)
     assert str(info.value).startswith(message)
+
+
+def test_pure_python_baseline_agrees_with_exact():
+    """The benchmark's pure-Python duel (an independent implementation of DX1–DX9, dodging
+    defenders) agrees with the exact chain within 5σ + 1/n."""
+    import importlib.util
+    import random
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_combat_middle_pct.py"
+    spec = importlib.util.spec_from_file_location("bench_combat_middle_pct", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    a = Combatant(strength=70, con=50, siz=60, dex=60, fighting=60, dodge=40, weapon=KNIFE)
+    b = Combatant(strength=50, con=40, siz=50, dex=50, fighting=50, dodge=45, weapon=BAT,
+                  armour=1)
+    n = 20_000
+    rng = random.Random(7)
+    wins = [0, 0, 0]
+    for _ in range(n):
+        wins[bench.py_percentile_duel(a, b, rng, 20)] += 1
+    exact = cp.duel_exact(a, b, round_cap=20)
+    for k in range(3):
+        assert abs(wins[k] / n - exact.outcome[k]) <= tol(exact.outcome[k], n)
