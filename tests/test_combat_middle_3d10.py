@@ -68,7 +68,8 @@ def as_array(pmf: dict[int, float]) -> np.ndarray:
 
 
 def test_b6_b7_bear_vs_flat_footed_gangster():
-    """Seed 001's example (B6, B7): the gangster's Defense 10 drops to 7 while flat-footed."""
+    """Seed 001's example (B6, B7): the gangster's Defense 10 (an explicit stat, B-g5)
+    drops to 7 while flat-footed."""
     bear, gangster = LIB["bear"], LIB["gangster"]
     assert gangster.defense == 10
     assert not gangster.aware
