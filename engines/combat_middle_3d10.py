@@ -32,6 +32,14 @@ Rules implemented (ids from RULES.md section B):
 Combat gaps introduced here (not settled by the seed): **B-g7** drama timing, **B-g8**
 critical benefit, **B-g9** target choice with several opponents (``targeting``).
 
+The surprise round, when there is one, is round 1 of the fight (it counts toward the cap).
+
+Exact duels (:func:`duel_exact`) cover 1 vs 1 with every rule above: the state is (damage
+of each, drama points of each) — at most (3·10)² · 21² live states, small enough to run
+without restriction. Several combatants per side are Monte Carlo only: the exact state
+would be the product of every combatant's track and drama, times the initiative order
+and the random target choice (B-g9), which grows exponentially with the head count.
+
 The seed has no death rule: "dying" (B9) is unconsciousness with risk of death, so
 ``deaths`` and ``loser_dead`` of every result stay 0 and every loser is dying.
 
@@ -46,6 +54,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
+from .combat_shared import merge_standing, sort_desc
 from .config import INLINE, JIT, PJIT
 from .errors import InputError
 from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
@@ -283,22 +292,22 @@ def _target(s, cmb, side, rule, i, dmg):
     return best
 
 
-@njit(**JIT)
-def _order(s, cmb, rule):
+@njit(**INLINE)
+def _order(s, cmb, rule, key, order):
     """B-g4: initiative (3d10 middle + reflex, or reflex), descending; ties: reflex, random."""
     n = cmb.shape[0]
-    key = np.empty(n, dtype=np.int64)
     for i in range(n):
         init = cmb[i, REFLEX]
         if rule[R_INIT] == 0:
             a, b, c = d10(s), d10(s), d10(s)
             init += a + b + c - min(a, b, c) - max(a, b, c)
         key[i] = (init * 64 + cmb[i, REFLEX]) * (1 << 30) + bounded(s, 1 << 30)
-    return np.argsort(-key)
+    sort_desc(key, order)
 
 
-@njit(**JIT)
-def _fight(s, cmb, side, rule, cap, dmg, drama, acted, outcome, rounds, standing, hits):
+@njit(**INLINE)
+def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, rounds,
+           standing, tail, hits):
     """One whole fight; adds it to the histograms."""
     n = cmb.shape[0]
     n_bins = hits.shape[0]
@@ -310,12 +319,11 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, outcome, rounds, standing
     for i in range(n):
         n_aware += cmb[i, AWARE]
     surprise = 0 < n_aware < n
-    order = _order(s, cmb, rule)
-    up = np.zeros(2, dtype=np.int64)
+    _order(s, cmb, rule, key, order)
+    up[0] = 0
+    up[1] = 0
     for i in range(n):
         up[side[i]] += 1
-    standing[0, 0] += up[0]
-    standing[0, 1] += up[1]
     winner = 2
     last = cap
     for r in range(1, cap + 1):
@@ -341,31 +349,45 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, outcome, rounds, standing
         if winner != 2:
             last = r
             break
-    for r in range(last + 1, cap + 1):
-        standing[r, 0] += up[0]
-        standing[r, 1] += up[1]
+    tail[last, 0] += up[0]
+    tail[last, 1] += up[1]
     outcome[winner] += 1
     rounds[last, winner] += 1
 
 
-@njit(**PJIT)
-def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, standing, hits):
+@njit(**INLINE)
+def _chunk(s_in, cmb, side, rule, cap, n_trials, o_out, rd_out, st_out, tl_out, h_out):
+    """``n_trials`` fights of one work item, inlined into the parallel loop: measured about
+    3–5× faster than a separate compiled call (at the price of a longer first compile,
+    cached afterwards)."""
+    s = s_in.copy()
     n = cmb.shape[0]
+    dmg = np.zeros(n, dtype=np.int64)
+    drama = np.zeros(n, dtype=np.int64)
+    acted = np.zeros(n, dtype=np.int64)
+    key = np.zeros(n, dtype=np.int64)
+    order = np.zeros(n, dtype=np.int64)
+    up = np.zeros(2, dtype=np.int64)
+    o = np.zeros(3, dtype=np.int64)
+    rd = np.zeros((cap + 1, 3), dtype=np.int64)
+    st = np.zeros((cap + 1, 2), dtype=np.int64)
+    tl = np.zeros((cap + 1, 2), dtype=np.int64)
+    h = np.zeros(h_out.shape[0], dtype=np.int64)
+    for _ in range(n_trials):
+        _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h)
+    o_out[:] = o
+    rd_out[:] = rd
+    st_out[:] = st
+    tl_out[:] = tl
+    h_out[:] = h
+
+
+@njit(**PJIT)
+def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, standing, tail, hits):
     for item in prange(trials.size):
         s = states[item].copy()
-        dmg = np.zeros(n, dtype=np.int64)
-        drama = np.zeros(n, dtype=np.int64)
-        acted = np.zeros(n, dtype=np.int64)
-        o = np.zeros(3, dtype=np.int64)
-        rd = np.zeros((cap + 1, 3), dtype=np.int64)
-        st = np.zeros((cap + 1, 2), dtype=np.int64)
-        h = np.zeros(hits.shape[1], dtype=np.int64)
-        for _ in range(trials[item]):
-            _fight(s, cmb, side, rule, cap, dmg, drama, acted, o, rd, st, h)
-        outcome[item] = o
-        rounds[item] = rd
-        standing[item] = st
-        hits[item] = h
+        _chunk(s, cmb, side, rule, cap, trials[item], outcome[item], rounds[item],
+               standing[item], tail[item], hits[item])
 
 
 def _check_common(trials, round_cap):
@@ -408,11 +430,13 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
     o = np.zeros((n_chunks, 3), np.int64)
     rd = np.zeros((n_chunks, round_cap + 1, 3), np.int64)
     st = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
+    tl = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
     h = np.zeros((n_chunks, DAMAGE_BINS), np.int64)
-    _mc_kernel(cmb, side, variants.rule(), np.int64(round_cap), per, states, o, rd, st, h)
+    _mc_kernel(cmb, side, variants.rule(), np.int64(round_cap), per, states, o, rd, st, tl, h)
     out.outcome[:] = o.sum(0)
     out.rounds[:] = rd.sum(0)
     out.standing[:] = st.sum(0)
+    merge_standing(out.standing, tl.sum(0), np.array([len(s0), len(s1)]), trials)
     out.hits[:] = h.sum(0)
     out.notes.update(_NOTES)
     return out

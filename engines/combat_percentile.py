@@ -37,6 +37,11 @@ Gaps of the extension: **DX-g1** instant death ≥ vs >, **DX-g2** range, **DX-g
 choice with several opponents. Not modelled: prone after a major wound, diving for cover,
 firing into melee, fumble consequences beyond failing, reloading, first aid.
 
+Exact duels (:func:`duel_exact`): 1 vs 1 only, state (hit points, major wound) of each —
+at most (HP+1)² · 4 states. Several combatants per side are Monte Carlo only: the state is
+the product of every track, plus the dying (DX8) and outnumbered (DX10) flags, the order
+and the random target choice (DX-g3), exponential in the head count.
+
 A combatant reaches the kernels as one int64 row (see :meth:`Combatant.row`).
 """
 
@@ -50,6 +55,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import percentile as check_rules
+from .combat_shared import merge_standing, sort_desc
 from .config import INLINE, JIT, PJIT
 from .errors import InputError
 from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
@@ -250,7 +256,7 @@ def _roll_level(s, dice, skill, crit):
     return _level(roll_percentile(s, dice) + 1, skill, crit)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _dice(s, n, sides):
     t = 0
     for _ in range(n):
@@ -258,7 +264,7 @@ def _dice(s, n, sides):
     return t
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _damage(s, cmb, rule, i, j, off, extreme):
     """DX3 / DX4 / DX5 / DX11: damage of ``i``'s weapon block at ``off`` on ``j``."""
     if cmb[i, off + W_FIREARM] != 0 and rule[R_RANGE] == 2:
@@ -278,7 +284,7 @@ def _damage(s, cmb, rule, i, j, off, extreme):
     return max(0, d - cmb[j, ARMOUR])
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _hurt(s, cmb, rule, j, d, hp, mw, state):
     """DX6–DX9: apply ``d`` damage to ``j``."""
     if d <= 0:
@@ -298,14 +304,14 @@ def _hurt(s, cmb, rule, j, d, hp, mw, state):
         state[j] = UNCONSCIOUS
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _hit(s, cmb, rule, i, j, off, extreme, hp, mw, state, hits):
     d = _damage(s, cmb, rule, i, j, off, extreme)
     hits[min(d, hits.shape[0] - 1)] += 1
     _hurt(s, cmb, rule, j, d, hp, mw, state)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _act(s, cmb, rule, i, j, hp, mw, state, defended, hits):
     """One action of ``i`` against ``j``: gunfire (DX5) or a melee attack (DX2, DX10)."""
     crit = rule[R_CRIT]
@@ -323,19 +329,25 @@ def _act(s, cmb, rule, i, j, hp, mw, state, defended, hits):
     bonus = 1 if (defended[j] != 0 and rule[R_OUTNUMBERED] != 0) else 0
     la = _roll_level(s, bonus, cmb[i, FIGHT], crit)
     defended[j] = 1
+    src = -1
+    dst = j
+    off = WPN
+    level = la
     if cmb[j, DEFEND] == 0:
         ld = _roll_level(s, 0, cmb[j, DODGE], crit)
         if la >= 1 and la > ld:
-            _hit(s, cmb, rule, i, j, WPN, la == 3, hp, mw, state, hits)
+            src = i
     else:
         ld = _roll_level(s, 0, cmb[j, FIGHT], crit)
         if la >= 1 and la >= ld:
-            _hit(s, cmb, rule, i, j, WPN, la == 3, hp, mw, state, hits)
+            src = i
         elif ld > la:
-            _hit(s, cmb, rule, j, i, FB, ld == 3, hp, mw, state, hits)
+            src, dst, off, level = j, i, FB, ld
+    if src >= 0:
+        _hit(s, cmb, rule, src, dst, off, level == 3, hp, mw, state, hits)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _target(s, cmb, side, rule, i, hp, state):
     """DX-g3: the opponent ``i`` attacks (-1 when none is able)."""
     n = cmb.shape[0]
@@ -358,33 +370,31 @@ def _target(s, cmb, side, rule, i, hp, state):
     return best
 
 
-@njit(**JIT)
-def _order(s, cmb, rule):
+@njit(**INLINE)
+def _order(s, cmb, rule, key, order):
     """DX1: DEX (+50 with a readied firearm) descending; ties: combat skill, then random."""
     n = cmb.shape[0]
-    key = np.empty(n, dtype=np.int64)
     for i in range(n):
         gun = cmb[i, WPN + W_FIREARM] != 0
         dex = cmb[i, DEX] + (50 if gun and rule[R_READY] != 0 else 0)
         skill = cmb[i, FIRE] if gun else cmb[i, FIGHT]
         key[i] = (dex * 256 + skill) * (1 << 30) + bounded(s, 1 << 30)
-    return np.argsort(-key)
+    sort_desc(key, order)
 
 
-@njit(**JIT)
-def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, outcome, rounds, loser_dead,
-           standing, deaths, hits):
+@njit(**INLINE)
+def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, key, order, up, outcome, rounds,
+           loser_dead, standing, tail, deaths, hits):
     n = cmb.shape[0]
     for i in range(n):
         hp[i] = cmb[i, HP]
         mw[i] = 0
         state[i] = ABLE
-    order = _order(s, cmb, rule)
-    up = np.zeros(2, dtype=np.int64)
+    _order(s, cmb, rule, key, order)
+    up[0] = 0
+    up[1] = 0
     for i in range(n):
         up[side[i]] += 1
-    standing[0, 0] += up[0]
-    standing[0, 1] += up[1]
     winner = 2
     last = cap
     for r in range(1, cap + 1):
@@ -412,9 +422,8 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, outcome, rounds, lo
         if winner != 2:
             last = r
             break
-    for r in range(last + 1, cap + 1):
-        standing[r, 0] += up[0]
-        standing[r, 1] += up[1]
+    tail[last, 0] += up[0]
+    tail[last, 1] += up[1]
     outcome[winner] += 1
     rounds[last, winner] += 1
     all_dead = 1
@@ -427,30 +436,47 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, outcome, rounds, lo
         loser_dead[winner] += 1
 
 
+@njit(**INLINE)
+def _chunk(s_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, st_out, tl_out, de_out,
+           h_out):
+    """``n_trials`` fights of one work item, inlined into the parallel loop: measured about
+    3–5× faster than a separate compiled call (at the price of a longer first compile,
+    cached afterwards)."""
+    s = s_in.copy()
+    n = cmb.shape[0]
+    hp = np.zeros(n, dtype=np.int64)
+    mw = np.zeros(n, dtype=np.int64)
+    state = np.zeros(n, dtype=np.int64)
+    defended = np.zeros(n, dtype=np.int64)
+    key = np.zeros(n, dtype=np.int64)
+    order = np.zeros(n, dtype=np.int64)
+    up = np.zeros(2, dtype=np.int64)
+    o = np.zeros(3, dtype=np.int64)
+    rd = np.zeros((cap + 1, 3), dtype=np.int64)
+    ld = np.zeros(2, dtype=np.int64)
+    st = np.zeros((cap + 1, 2), dtype=np.int64)
+    tl = np.zeros((cap + 1, 2), dtype=np.int64)
+    de = np.zeros(2, dtype=np.int64)
+    h = np.zeros(h_out.shape[0], dtype=np.int64)
+    for _ in range(n_trials):
+        _fight(s, cmb, side, rule, cap, hp, mw, state, defended, key, order, up, o, rd, ld,
+               st, tl, de, h)
+    o_out[:] = o
+    rd_out[:] = rd
+    ld_out[:] = ld
+    st_out[:] = st
+    tl_out[:] = tl
+    de_out[:] = de
+    h_out[:] = h
+
+
 @njit(**PJIT)
 def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, loser_dead, standing,
-               deaths, hits):
-    n = cmb.shape[0]
+               tail, deaths, hits):
     for item in prange(trials.size):
         s = states[item].copy()
-        hp = np.zeros(n, dtype=np.int64)
-        mw = np.zeros(n, dtype=np.int64)
-        state = np.zeros(n, dtype=np.int64)
-        defended = np.zeros(n, dtype=np.int64)
-        o = np.zeros(3, dtype=np.int64)
-        rd = np.zeros((cap + 1, 3), dtype=np.int64)
-        ld = np.zeros(2, dtype=np.int64)
-        st = np.zeros((cap + 1, 2), dtype=np.int64)
-        de = np.zeros(2, dtype=np.int64)
-        h = np.zeros(hits.shape[1], dtype=np.int64)
-        for _ in range(trials[item]):
-            _fight(s, cmb, side, rule, cap, hp, mw, state, defended, o, rd, ld, st, de, h)
-        outcome[item] = o
-        rounds[item] = rd
-        loser_dead[item] = ld
-        standing[item] = st
-        deaths[item] = de
-        hits[item] = h
+        _chunk(s, cmb, side, rule, cap, trials[item], outcome[item], rounds[item],
+               loser_dead[item], standing[item], tail[item], deaths[item], hits[item])
 
 
 def _check_cap(round_cap):
@@ -491,14 +517,16 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
     rd = np.zeros((n_chunks, round_cap + 1, 3), np.int64)
     ld = np.zeros((n_chunks, 2), np.int64)
     st = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
+    tl = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
     de = np.zeros((n_chunks, 2), np.int64)
     h = np.zeros((n_chunks, DAMAGE_BINS), np.int64)
     _mc_kernel(cmb, side, variants.rule(), np.int64(round_cap), per, states, o, rd, ld, st,
-               de, h)
+               tl, de, h)
     out.outcome[:] = o.sum(0)
     out.rounds[:] = rd.sum(0)
     out.loser_dead[:] = ld.sum(0)
     out.standing[:] = st.sum(0)
+    merge_standing(out.standing, tl.sum(0), np.array([len(s0), len(s1)]), trials)
     out.deaths[:] = de.sum(0)
     out.hits[:] = h.sum(0)
     out.notes.update(_notes())

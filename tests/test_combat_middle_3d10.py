@@ -68,7 +68,8 @@ def as_array(pmf: dict[int, float]) -> np.ndarray:
 
 
 def test_b6_b7_bear_vs_flat_footed_gangster():
-    """Seed 001's example (B6, B7): the gangster's Defense 10 drops to 7 while flat-footed."""
+    """Seed 001's example (B6, B7): the gangster's Defense 10 (an explicit stat, B-g5)
+    drops to 7 while flat-footed."""
     bear, gangster = LIB["bear"], LIB["gangster"]
     assert gangster.defense == 10
     assert not gangster.aware
@@ -376,3 +377,28 @@ def test_library_bad_category_and_toml(tmp_path):
         load_library("middle_3d10", _write(tmp_path, "[["))
     with pytest.raises(InputError, match="unknown system"):
         load_library("dice_pool_9")
+
+
+def test_pure_python_baseline_agrees_with_exact():
+    """The benchmark's pure-Python duel (an independent implementation of B6–B10) agrees
+    with the exact chain within 5σ + 1/n."""
+    import importlib.util
+    import random
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_combat_middle_pct.py"
+    spec = importlib.util.spec_from_file_location("bench_combat_middle_pct", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    a = Combatant(name="a", trait=4, combat=4, strength=5, vigor=5, defense=12, reflex=4,
+                  dice="M")
+    b = Combatant(name="b", trait=3, combat=5, strength=3, vigor=6, defense=11, reflex=5,
+                  dice="mM", ranged=True)
+    n = 20_000
+    rng = random.Random(7)
+    wins = [0, 0, 0]
+    for _ in range(n):
+        wins[bench.py_middle_duel(a, b, rng, 20)] += 1
+    exact = cm.duel_exact(a, b, round_cap=20)
+    for k in range(3):
+        assert abs(wins[k] / n - exact.outcome[k]) <= tol(exact.outcome[k], n)

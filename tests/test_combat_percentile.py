@@ -52,7 +52,8 @@ def test_dx1_turn_order():
 
 @pytest.mark.parametrize("defend", ["dodge", "fight_back"])
 def test_dx2_dodge_and_fight_back_tie_rules(defend):
-    """DX2 with skill 50 vs 50: levels fail .5 / regular .25 / hard .15 / extreme .10.
+    """DX2 with skill 50 vs 50: levels fail .5 / regular .25 / hard .15 / extreme .10
+    (01, the D-g1 critical, counts as extreme).
     Dodge: the attacker needs a higher level: .25·.5 + .15·.75 + .10·.90 = .3275.
     Fight back: the attacker wins ties: .25·.75 + .15·.90 + .10 = .4225, and the defender
     hits back when strictly higher: .3275."""
@@ -132,7 +133,7 @@ def test_dx3_negative_bonus_floors_at_zero_dx11_armour():
 
 def test_dx5_firearms_shots_penalty_and_range():
     """DX5: two shots take a penalty die each; point-blank a bonus die; long range needs a
-    hard success; no fighting back against gunfire."""
+    hard success (range is DX-g2); no fighting back against gunfire."""
     shooter = Combatant(firearms=50, weapon=HANDGUN, shots=2)
     tgt = Combatant(defend="fight_back", fighting=90)
     to_t, to_a, shots = cp._outcomes(shooter, tgt, Variants())
@@ -289,8 +290,9 @@ def test_one_thread_equals_two_threads():
 
 @pytest.mark.parametrize("targeting", ["first", "random", "weakest"])
 def test_fight_invariants(targeting):
-    """Counts add up, standing never grows (the dead and unconscious do not come back or
-    act), deaths never exceed the combatants, the dead losers are among the losses."""
+    """DX-g3 targeting choices: counts add up, standing never grows (the dead and
+    unconscious do not come back or act), deaths never exceed the combatants, the dead
+    losers are among the losses."""
     n = 20_000
     res = cp.fight_mc([LIB["novice"], LIB["brawler"]], [LIB["master"]], n, seed=2,
                       variants=Variants(targeting=targeting), round_cap=30)
@@ -379,3 +381,27 @@ def test_library_validation_errors(tmp_path, extra, message):
     with pytest.raises(InputError) as info:
         load_library("percentile", path)
     assert str(info.value).startswith(message)
+
+
+def test_pure_python_baseline_agrees_with_exact():
+    """The benchmark's pure-Python duel (an independent implementation of DX1–DX9, dodging
+    defenders) agrees with the exact chain within 5σ + 1/n."""
+    import importlib.util
+    import random
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_combat_middle_pct.py"
+    spec = importlib.util.spec_from_file_location("bench_combat_middle_pct", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    a = Combatant(strength=70, con=50, siz=60, dex=60, fighting=60, dodge=40, weapon=KNIFE)
+    b = Combatant(strength=50, con=40, siz=50, dex=50, fighting=50, dodge=45, weapon=BAT,
+                  armour=1)
+    n = 20_000
+    rng = random.Random(7)
+    wins = [0, 0, 0]
+    for _ in range(n):
+        wins[bench.py_percentile_duel(a, b, rng, 20)] += 1
+    exact = cp.duel_exact(a, b, round_cap=20)
+    for k in range(3):
+        assert abs(wins[k] / n - exact.outcome[k]) <= tol(exact.outcome[k], n)
