@@ -581,7 +581,7 @@ def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: floa
     only a scan finds the smallest value that meets it) and ``bisect`` otherwise.
     Returns ``(result, table)``: the :class:`ThresholdResult` and one row per
     evaluated knob value (system, knob, value, metric, estimate, se, method, trials,
-    answer, undecided).
+    meets (the answer), undecided).
 
     Examples
     --------
@@ -609,7 +609,7 @@ def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: floa
         rows.append({"system": system, "knob": knob, "value": _plain(value),
                      "metric": metric, "estimate": est, "se": s, "method": row["method"],
                      "trials": row["trials"], "target": float(target), "goal": goal,
-                     "answer": value == res.knob, "undecided": value in res.undecided})
+                     "meets": value == res.knob, "undecided": value in res.undecided})
     return res, pd.DataFrame(rows)
 
 
