@@ -49,7 +49,8 @@ LETHALITY_EPILOG = """examples:
   rpg-balance solve lethality --system d20_degrees --a competent --b competent \\
       --knob both.hit_points --range 1:10 --metric p_rounds_between:3:5 --target 0.8
   # the fewest hit points that keep one pistol attack's knock-out odds at 30 % or less
-  rpg-balance solve lethality --system d20_degrees --a novice --b novice \\
+  rpg-balance solve lethality --system d20_degrees --a novice --set-a weapon=pistol \\
+      --b novice \\
       --knob b.hit_points --range 1:20 --metric p_one_hit_incapacitate \\
       --target 0.3 --goal at_most --decreasing
   # the same fight from a scenario file, by Monte Carlo to a standard error of 0.005
@@ -235,6 +236,10 @@ def register(sub) -> None:
     q.add_argument("--a", default=None, metavar="ARCHETYPE", help="side 0 (attacker for "
                    "one-hit metrics)")
     q.add_argument("--b", default=None, metavar="ARCHETYPE", help="side 1 (the target)")
+    q.add_argument("--set-a", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a trait or gear of --a (repeatable), e.g. weapon=pistol")
+    q.add_argument("--set-b", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a trait or gear of --b (repeatable)")
     q.add_argument("--knob", required=True,
                    help="a.KEY, b.KEY, both.KEY or variant.NAME (e.g. both.hit_points)")
     g = q.add_mutually_exclusive_group(required=True)
@@ -425,6 +430,22 @@ def run_solve_competence(args) -> int:
     return 0
 
 
+def _with_sets(archetype: str, sets: list[str], flag: str):
+    """An archetype name, or ``{"archetype": name, KEY: VALUE, ...}`` with --set-a/-b."""
+    if not sets:
+        return archetype
+    from engines.errors import InputError
+
+    spec: dict = {"archetype": archetype}
+    for item in sets:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise InputError(f"{flag}: expected KEY=VALUE, got {item!r}")
+        value = value.strip()
+        spec[key.strip()] = int(value) if value.lstrip("-").isdigit() else value
+    return spec
+
+
 def run_solve_lethality(args) -> int:
     """Lethality solver over the combat engines (see :func:`analysis.solvers.solve_lethality`)."""
     from engines.errors import InputError
@@ -448,7 +469,7 @@ def run_solve_lethality(args) -> int:
     variants = {}
     seed, exact, trials, se = 0, None, None, None
     if args.scenario is not None:
-        if args.a is not None or args.b is not None:
+        if args.a is not None or args.b is not None or args.set_a or args.set_b:
             raise InputError("--a/--b: give either --scenario or --a and --b, not both")
         from .scenario import load_scenario
 
@@ -469,10 +490,13 @@ def run_solve_lethality(args) -> int:
     else:
         if args.a is None or args.b is None:
             raise InputError("--a and --b: both fighters are needed (or --scenario)")
-        a, b = args.a, args.b
+        a, b = _with_sets(args.a, args.set_a, "--set-a"), _with_sets(args.b, args.set_b,
+                                                                     "--set-b")
         seed = args.seed or 0
         trials, se = args.trials, args.se
         exact = False if (trials or se or args.method == "mc") else None
+    if args.method == "exact":
+        exact, trials, se = None, None, None
     if args.method == "mc" and trials is None and se is None:
         trials = 20_000
     if args.method == "both":
@@ -490,7 +514,9 @@ def run_solve_lethality(args) -> int:
                                  round_cap=round_cap or 50)
     _to_stdout(write_table, table, fmt, args.output)
     if res.found:
-        print(f"{args.knob} = {res.knob}: {metric} = {res.estimate:.4f} ± {res.se:.4f}",
+        exact_row = table.loc[table["meets"], "method"].iloc[0] == "exact"
+        spread = "(exact)" if exact_row else f"± {res.se:.4f}"
+        print(f"{args.knob} = {res.knob}: {metric} = {res.estimate:.4f} {spread}",
               file=sys.stderr)
     else:
         values = list(values)

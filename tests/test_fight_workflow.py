@@ -91,8 +91,19 @@ CASES = [
 ]
 
 
+_SCANS: dict = {}
+
+
 def brute_force(system, a, b, knob, values, metric, one_hit=False):
-    """Metric at every knob value straight from the engine's exact solver."""
+    """Metric at every knob value straight from the engine's exact solver (each scan is
+    computed once per test session)."""
+    memo = repr((system, a, b, knob, values, metric, one_hit))
+    if memo not in _SCANS:
+        _SCANS[memo] = _scan(system, a, b, knob, values, metric, one_hit)
+    return _SCANS[memo]
+
+
+def _scan(system, a, b, knob, values, metric, one_hit):
     side, key = knob.split(".")
     eng = archetypes.engine(system)
     v = archetypes.variants(system)
@@ -369,8 +380,9 @@ def test_cli_run_even_duels_scenario(tmp_path, capsys):
     assert (t["mean_rounds"] >= 1).all()
 
 
-@pytest.mark.parametrize("case", [CASES[0], CASES[2]], ids=["dice_pool_7", "dice_pool_6"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_cli_solve_lethality(case, tmp_path, capsys):
+    """``rpg-balance solve lethality --a --b`` with the real engine of every system."""
     system, a, b, knob, values, metric, target, goal, increasing = case
     out = tmp_path / "l.csv"
     rc = main(["solve", "lethality", "--system", system, "--a", a, "--b", b, "--knob", knob,
@@ -402,3 +414,37 @@ def test_cli_solve_lethality_bad_input(argv, message, tmp_path, capsys):
     assert message in err
     assert "Traceback" not in err
     assert not out.exists()
+
+
+def test_cli_one_hit_with_set_a(capsys):
+    """E11/E13: ``--set-a weapon=pistol``: the answer equals the brute-force scan."""
+    values = list(range(1, 21))
+    scan = brute_force("d20_degrees", {"archetype": "novice", "weapon": "pistol"}, "novice",
+                       "b.hit_points", values, None, one_hit=True)
+    want = first_meeting(values, scan, 0.3, "at_most", False)
+    rc = main(["solve", "lethality", "--system", "d20_degrees", "--a", "novice", "--set-a",
+               "weapon=pistol", "--b", "novice", "--knob", "b.hit_points", "--range", "1:20",
+               "--metric", "p_one_hit_incapacitate", "--target", "0.3", "--goal", "at_most",
+               "--decreasing"])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert f"b.hit_points = {want}: p_one_hit_incapacitate = " in err
+    assert "(exact)" in err
+
+
+def test_cli_method_exact_overrides_mc_scenario(tmp_path, capsys):
+    """A scenario asking for Monte Carlo, solved with ``--method exact``: exact rows."""
+    f = tmp_path / "duel.toml"
+    f.write_text('name = "duel"\nmethod = "mc"\n[precision]\ntrials = 2000\n[[fights]]\n'
+                 'system = "dice_pool_6"\na = "swordsman_competent"\n'
+                 'b = "swordsman_competent"\n')
+    out = tmp_path / "l.csv"
+    system, _, _, knob, values, metric, target, _, _ = CASES[2]
+    for method in ("exact", "mc"):
+        rc = main(["solve", "lethality", "--system", system, "--scenario", str(f), "--knob",
+                   knob, "--values", ",".join(map(str, values)), "--metric", metric,
+                   "--target", str(target), "--method", method, "-o", str(out)])
+        assert rc == 0, capsys.readouterr().err
+        t = pd.read_csv(out)
+        assert set(t["method"]) == {method}
+        assert set(t["trials"]) == ({0} if method == "exact" else {2000})
