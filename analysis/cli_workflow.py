@@ -19,6 +19,8 @@ RUN_EPILOG = """examples:
   rpg-balance run scenarios/c7_claim.toml --format markdown -o out/c7
   rpg-balance run scenarios/ten_again_variants.toml --se 0.005 --seed 3 -o out/again
   rpg-balance run scenarios/ten_again_variants.toml --workers 2   # sweep part on Dask
+  rpg-balance run scenarios/lethality_solve.toml --format markdown
+  rpg-balance run scenarios/even_duels.toml
 
 Tables (and plots) go into the folder given by -o or by output.dir in the file, one file
 per table; without either, tables are printed to stdout. Nothing is written unless the
@@ -28,10 +30,13 @@ whole run succeeds.
 SWEEP_EPILOG = """examples:
   rpg-balance sweep scenarios/ten_again_variants.toml --workers 2 -o sweep.csv
   rpg-balance sweep scenarios/c7_claim.toml --sensitivity sens.md --format markdown
+  rpg-balance sweep scenarios/duel_sweep.toml --workers 2 --sensitivity sens.csv \\
+      --plot sensitivity.png          # fight knobs: hit points, weapon, maneuver
   rpg-balance sweep scenarios/ten_again_variants.toml --scheduler tcp://10.0.0.5:8786 \\
       --se 0.002 -o sweep.parquet --format parquet --plot sensitivity.png
 
-Each grid cell draws its random numbers from (seed, cell position), so the table is
+Each grid cell (a check setting or a fight) draws its random numbers from
+(seed, cell position, batch), so the table is
 bit-identical on any number of workers. Ctrl-C cancels the remaining cells, closes the
 cluster and writes nothing.
 """

@@ -1,7 +1,7 @@
 """Scenario files: a designer's study described in TOML and validated all at once.
 
-A scenario names a system and its rule variants, the checks to tabulate (and, once the
-combat engines exist, the fights), the solver questions, the parameter grid to sweep,
+A scenario names a system and its rule variants, the checks to tabulate, the fights to
+run, the solver questions (difficulty, competence, lethality), the parameter grid to sweep,
 the precision wanted and the outputs. :func:`load_scenario` reports *every* problem in
 one :class:`~engines.errors.InputError`, one line each, naming the file, the key path and
 what was expected::
@@ -26,26 +26,41 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     competence = ["expert"]            # ladder names for the competence axis
     contrast = { a = { difficulty = -1 }, b = { pool = 2 }, tolerance = 0.03 }
 
-    [[fights]]                         # needs engines/combat_<system>.py
+    [[fights]]                         # a duel through engines/combat_<system>.py
+    name = "duel"
     system = "d20_degrees"
-    a = { ... }
-    b = { ... }
+    a = "competent"                    # archetype name, or a table of traits:
+    b = { archetype = "novice", weapon = "pistol" }
+    exact = false                      # true: the engine's exact duel solver
+    round_cap = 50
 
     [[solve]]
-    kind = "difficulty"                # or "competence"
+    kind = "difficulty"                # or "competence", or "lethality":
     target = 0.7
     competence = "expert"
+
+    [[solve]]                          # a fight knob for a fight-metric target
+    kind = "lethality"
+    fight = "duel"                     # a [[fights]] name (or position)
+    knob = "both.hit_points"           # a.KEY | b.KEY | both.KEY | variant.NAME
+    values = [5, 10, 15, 20]           # increasing
+    metric = "p_rounds_between:3:5"    # see analysis.fights.METRIC_NAMES
+    target = 0.8
+    goal = "at_least"                  # or "at_most"; increasing = false if it falls
 
     [sweep]                            # grid: every combination is one task
     variants = { again = [10, 9, 8, "none"] }
     axes = { pool = [3, 5, 7] }
     metric = "p"                       # or "delta" (contrast): what sensitivity ranks
+    fights = { "a.weapon" = ["light_melee", "heavy_melee"] }  # fight knobs
+    fight_metric = "p_side0"           # drives precision.se batches and sensitivity
 
     [output]
     dir = "out/ten_again"              # relative to the scenario file
     format = "csv"                     # csv | json | markdown | parquet
-    tables = ["checks", "sweep", "sensitivity", "difficulty", "competence"]
-    plots = ["curves", "sensitivity"]
+    tables = ["checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
+              "fight_sweep", "fight_sensitivity", "lethality"]
+    plots = ["curves", "sensitivity", "fight_sensitivity"]
 """
 
 from __future__ import annotations
