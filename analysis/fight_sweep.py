@@ -6,7 +6,8 @@ A *knob* names one thing a designer can change in a ``[[fights]]`` entry:
   (:func:`analysis.archetypes.combatant`): hit points / vitality / health traits
   (``d20_degrees`` ``hit_points``, ``dice_pool_7`` ``CON`` (A14), ``middle_3d10`` ``vigor``
   (B9), ``dice_pool_6`` ``stamina`` (C6), ``percentile`` ``con`` / ``siz``), ``weapon``,
-  ``armour``, Toughness (``d20_degrees`` ``fortitude``), ``tactic`` or any other trait;
+  ``armour``, Toughness (``d20_degrees`` ``stamina`` + armour, E12), ``tactic`` or any
+  other trait;
 - ``both.KEY`` — the same change to both fighters (an even duel stays even);
 - ``variant.NAME`` — a combat rule variant of the system's combat engine.
 

@@ -448,3 +448,54 @@ def test_cli_method_exact_overrides_mc_scenario(tmp_path, capsys):
         t = pd.read_csv(out)
         assert set(t["method"]) == {method}
         assert set(t["trials"]) == ({0} if method == "exact" else {2000})
+
+
+def test_variant_and_toughness_knobs():
+    """``variant.NAME`` reaches the combat engine (C-g4: dice_pool_6 ``min_damage``), and
+    Toughness (E12: d20_degrees ``stamina`` + armour) as a one-hit knob agrees with a
+    brute-force scan."""
+    from analysis.fight_sweep import fight_point
+
+    eng = archetypes.engine("dice_pool_6")
+    a = archetypes.combatant("dice_pool_6", "swordsman_competent")
+    for value in (False, True):
+        row = fight_point("dice_pool_6", "swordsman_competent", "swordsman_competent",
+                          {"min_damage": value}, 50, "p_side0", exact=True)
+        st = eng.duel_exact(a, a, archetypes.variants("dice_pool_6", {"min_damage": value}), 50)
+        assert row["mean_rounds"] == pytest.approx(
+            sum(k * p for k, p in enumerate(st.rounds.sum(axis=1))), abs=1e-12)
+    values = [0, 1, 2, 3, 4, 5, 6]
+    a = {"archetype": "novice", "weapon": "pistol"}
+    side, key = "b", "stamina"
+    scan = brute_force("d20_degrees", a, "novice", f"{side}.{key}", values, None, one_hit=True)
+    assert scan == sorted(scan, reverse=True)  # tougher targets fall less often
+    want = first_meeting(values, scan, 0.2, "at_most", False)
+    res, _ = solve_lethality("d20_degrees", a, "novice", "b.stamina", values, 0.2,
+                             "p_one_hit_incapacitate", goal="at_most", increasing=False)
+    assert res.knob == want
+
+
+def test_fight_sweep_ctrl_c():
+    """Ctrl-C after the first fight cell: SweepInterrupted says how much was done."""
+    from analysis.sweep import SweepInterrupted
+
+    def interrupt(done, total, client):
+        raise KeyboardInterrupt
+
+    with pytest.raises(SweepInterrupted, match="1 of 4 tasks done"):
+        run_fight_sweep(scenario(), Cluster(0), progress=False, on_result=interrupt)
+
+
+def test_cli_run_fight_sweep_scenario_matches_sweep(tmp_path, capsys):
+    """``rpg-balance run`` on the fight-sweep file writes the same table as
+    ``rpg-balance sweep`` (same seeds), its sensitivity table and the plot."""
+    rc = main(["run", _scenario("duel_sweep.toml"), "-o", str(tmp_path / "run")])
+    assert rc == 0, capsys.readouterr().err
+    rc = main(["sweep", _scenario("duel_sweep.toml"), "--workers", "0", "--no-progress",
+               "-o", str(tmp_path / "sweep.csv")])
+    assert rc == 0
+    ran = pd.read_csv(tmp_path / "run" / "fight_sweep.csv")
+    pd.testing.assert_frame_equal(ran, pd.read_csv(tmp_path / "sweep.csv"), check_exact=True)
+    sens = pd.read_csv(tmp_path / "run" / "fight_sensitivity.csv")
+    assert sens.loc[0, "rank"] == 1
+    assert (tmp_path / "run" / "fight_sensitivity.png").read_bytes()[:4] == b"\x89PNG"
