@@ -457,13 +457,16 @@ def test_variant_and_toughness_knobs():
     from analysis.fight_sweep import fight_point
 
     eng = archetypes.engine("dice_pool_6")
-    a = archetypes.combatant("dice_pool_6", "swordsman_competent")
+    a = archetypes.combatant("dice_pool_6", "brawler_competent")  # +0 weapon: C-g4 matters
+    means = []
     for value in (False, True):
-        row = fight_point("dice_pool_6", "swordsman_competent", "swordsman_competent",
+        row = fight_point("dice_pool_6", "brawler_competent", "brawler_competent",
                           {"min_damage": value}, 50, "p_side0", exact=True)
         st = eng.duel_exact(a, a, archetypes.variants("dice_pool_6", {"min_damage": value}), 50)
         assert row["mean_rounds"] == pytest.approx(
             sum(k * p for k, p in enumerate(st.rounds.sum(axis=1))), abs=1e-12)
+        means.append(row["mean_rounds"])
+    assert means[1] < means[0]  # a minimum of 1 damage shortens fights
     values = [0, 1, 2, 3, 4, 5, 6]
     a = {"archetype": "novice", "weapon": "pistol"}
     side, key = "b", "stamina"
