@@ -467,6 +467,14 @@ def test_variant_and_toughness_knobs():
             sum(k * p for k, p in enumerate(st.rounds.sum(axis=1))), abs=1e-12)
         means.append(row["mean_rounds"])
     assert means[1] < means[0]  # a minimum of 1 damage shortens fights
+    sc = parse_scenario({"name": "v", "system": "dice_pool_6",
+                         "fights": [{"a": "brawler_competent", "b": "brawler_competent",
+                                     "exact": True}],
+                         "sweep": {"fights": {"variant.min_damage": [False, True]},
+                                   "fight_metric": "mean_rounds"}}, "v.toml")
+    t = run_fight_sweep(sc, Cluster(0), progress=False).table
+    assert t["variant.min_damage"].tolist() == ["false", "true"]
+    assert t["metric"].tolist() == pytest.approx(means, abs=1e-12)
     values = [0, 1, 2, 3, 4, 5, 6]
     a = {"archetype": "novice", "weapon": "pistol"}
     side, key = "b", "stamina"
