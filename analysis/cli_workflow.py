@@ -19,6 +19,8 @@ RUN_EPILOG = """examples:
   rpg-balance run scenarios/c7_claim.toml --format markdown -o out/c7
   rpg-balance run scenarios/ten_again_variants.toml --se 0.005 --seed 3 -o out/again
   rpg-balance run scenarios/ten_again_variants.toml --workers 2   # sweep part on Dask
+  rpg-balance run scenarios/lethality_solve.toml --format markdown
+  rpg-balance run scenarios/even_duels.toml
 
 Tables (and plots) go into the folder given by -o or by output.dir in the file, one file
 per table; without either, tables are printed to stdout. Nothing is written unless the
@@ -28,10 +30,13 @@ whole run succeeds.
 SWEEP_EPILOG = """examples:
   rpg-balance sweep scenarios/ten_again_variants.toml --workers 2 -o sweep.csv
   rpg-balance sweep scenarios/c7_claim.toml --sensitivity sens.md --format markdown
+  rpg-balance sweep scenarios/duel_sweep.toml --workers 2 --sensitivity sens.csv \\
+      --plot sensitivity.png          # fight knobs: hit points, weapon, maneuver
   rpg-balance sweep scenarios/ten_again_variants.toml --scheduler tcp://10.0.0.5:8786 \\
       --se 0.002 -o sweep.parquet --format parquet --plot sensitivity.png
 
-Each grid cell draws its random numbers from (seed, cell position), so the table is
+Each grid cell (a check setting or a fight) draws its random numbers from
+(seed, cell position, batch), so the table is
 bit-identical on any number of workers. Ctrl-C cancels the remaining cells, closes the
 cluster and writes nothing.
 """
@@ -40,8 +45,22 @@ SOLVE_EPILOG = """examples:
   rpg-balance solve difficulty --target 0.7 --competence expert
   rpg-balance solve difficulty --target 0.5 --competence 12 --system d20_degrees
   rpg-balance solve competence --levels 0.5,0.75,0.9 --system middle_3d10
-  rpg-balance solve lethality --system d20_degrees --scenario duel.toml \\
-      --knob a.hit_points --range 1:60 --metric p_side0 --target 0.7
+  rpg-balance solve lethality --system d20_degrees --a competent --b competent \\
+      --knob both.hit_points --range 1:10 --metric p_rounds_between:3:5 --target 0.8
+"""
+
+LETHALITY_EPILOG = """examples:
+  # hit points at which an even duel of competent fighters lasts 3-5 rounds 80 % of the time
+  rpg-balance solve lethality --system d20_degrees --a competent --b competent \\
+      --knob both.hit_points --range 1:10 --metric p_rounds_between:3:5 --target 0.8
+  # the fewest hit points that keep one pistol attack's knock-out odds at 30 % or less
+  rpg-balance solve lethality --system d20_degrees --a novice --set-a weapon=pistol \\
+      --b novice \\
+      --knob b.hit_points --range 1:20 --metric p_one_hit_incapacitate \\
+      --target 0.3 --goal at_most --decreasing
+  # the same fight from a scenario file, by Monte Carlo to a standard error of 0.005
+  rpg-balance solve lethality --system dice_pool_7 --scenario scenarios/lethality_solve.toml \\
+      --knob both.CON --range 1:6 --metric p_rounds_between:3:5 --target 0.5 --se 0.005
 """
 
 
@@ -100,6 +119,16 @@ def _se(text: str) -> float:
 
 def _levels(text: str) -> list[float]:
     return [_probability(t.strip()) for t in text.split(",")]
+
+
+def _values(text: str) -> list:
+    out: list = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            raise argparse.ArgumentTypeError(f"expected V1,V2,... got {text!r}")
+        out.append(int(part) if part.lstrip("-").isdigit() else part)
+    return out
 
 
 def _range(text: str) -> range:
@@ -198,24 +227,46 @@ def register(sub) -> None:
     q.set_defaults(func=run_solve_competence)
 
     q = solve.add_parser("lethality", help="a fight knob for a target outcome (combat)",
-                         description="Search a fighter's knob (e.g. a.hit_points) for the "
-                         "value where a fight metric meets a target; Monte Carlo cells count "
-                         "only when their whole interval does. Needs the combat engines.",
-                         epilog="example: rpg-balance solve lethality --system d20_degrees "
-                         "--scenario duel.toml --knob a.hit_points --range 1:60 --target 0.7",
-                         formatter_class=fmt)
+                         description="Search a fight knob (a fighter's trait or gear, both "
+                         "fighters' at once, or a combat rule variant) for the value where a "
+                         "fight metric meets a target. Exact duels where the engine solves "
+                         "them (all five systems); with --trials or --se Monte Carlo, whose "
+                         "cells count only when their whole interval meets the target.",
+                         epilog=LETHALITY_EPILOG, formatter_class=fmt)
     q.add_argument("--system", choices=SYSTEM_IDS, required=True)
-    q.add_argument("--scenario", required=True, help="scenario file whose first [[fights]] "
-                   "entry describes the duel")
-    q.add_argument("--knob", required=True, help="a.KEY or b.KEY: the fighter stat to vary")
-    q.add_argument("--range", type=_range, required=True, metavar="LOW:HIGH")
+    q.add_argument("--scenario", default=None, help="scenario file whose [[fights]] entry "
+                   "describes the duel (or give --a and --b)")
+    q.add_argument("--fight", default=None, help="the [[fights]] entry's name (default: the "
+                   "first one for --system)")
+    q.add_argument("--a", default=None, metavar="ARCHETYPE", help="side 0 (attacker for "
+                   "one-hit metrics)")
+    q.add_argument("--b", default=None, metavar="ARCHETYPE", help="side 1 (the target)")
+    q.add_argument("--set-a", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a trait or gear of --a (repeatable), e.g. weapon=pistol")
+    q.add_argument("--set-b", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a trait or gear of --b (repeatable)")
+    q.add_argument("--knob", required=True,
+                   help="a.KEY, b.KEY, both.KEY or variant.NAME (e.g. both.hit_points)")
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--range", type=_range, metavar="LOW:HIGH", help="whole-number knob values")
+    g.add_argument("--values", type=_values, metavar="V1,V2,...",
+                   help="knob values in increasing order (names allowed: weapons, armour)")
     q.add_argument("--metric", default="p_side0",
-                   choices=("p_side0", "p_side1", "p_neither", "mean_rounds", "p_loser_dead"))
+                   help="p_side0 | p_side1 | p_neither | mean_rounds | p_loser_dead | "
+                   "p_rounds_between:LO:HI | p_one_hit_hit | p_one_hit_incapacitate | "
+                   "p_one_hit_kill (default p_side0)")
     q.add_argument("--target", type=float, required=True)
     q.add_argument("--goal", choices=("at_least", "at_most"), default="at_least")
     q.add_argument("--decreasing", action="store_true",
                    help="the metric falls as the knob grows")
+    q.add_argument("--grid", action="store_true",
+                   help="evaluate every knob value (default: bisection; a scan for "
+                   "p_rounds_between, which rises then falls)")
     q.add_argument("--z", type=float, default=2.0, help="interval width in standard errors")
+    q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
+                   help="combat rule variant (repeatable)")
+    q.add_argument("--round-cap", type=_positive_int, default=None,
+                   help="rounds before a fight counts as neither (default 50)")
     _common(q, out_help="write the table to FILE (atomically)")
     q.set_defaults(func=run_solve_lethality)
 
@@ -320,15 +371,30 @@ def run_sweep(args) -> int:
         raise InputError("format parquet needs an output file (-o FILE)")
     if fmt == "parquet" and args.sensitivity in ("-",):
         raise InputError("format parquet needs a file for --sensitivity")
+    from .fight_sweep import run_fight_sweep
+
+    cluster = _cluster(args, 2)
+    show = False if args.no_progress else None
+    results = []
     try:
-        result = run_checks(sc, _cluster(args, 2), progress=False if args.no_progress else None,
-                            announce=True)
+        if sc.sweep.variants or sc.sweep.axes:
+            results.append(run_checks(sc, cluster, progress=show, announce=True))
+        if sc.sweep.fights:
+            results.append(run_fight_sweep(sc, cluster, progress=show, announce=True))
     except SweepInterrupted as exc:
         return _interrupted(exc)
-    _to_stdout(write_table, result.table, fmt, args.output)
+    if len(results) == 1:
+        table, sens = results[0].table, results[0].sensitivity
+    else:  # checks and fights in one sweep: one table, blank where a column is not theirs
+        import pandas as pd
+
+        table = pd.concat([r.table for r in results], ignore_index=True)
+        sens = pd.concat([r.sensitivity for r in results], ignore_index=True)
+    _to_stdout(write_table, table, fmt, args.output)
     if args.sensitivity is not None:
-        _to_stdout(write_table, result.sensitivity, fmt, args.sensitivity)
+        _to_stdout(write_table, sens, fmt, args.sensitivity)
     if args.plot is not None:
+        result = results[-1]
         sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric)
     return 0
 
@@ -369,61 +435,96 @@ def run_solve_competence(args) -> int:
     return 0
 
 
+def _with_sets(archetype: str, sets: list[str], flag: str):
+    """An archetype name, or ``{"archetype": name, KEY: VALUE, ...}`` with --set-a/-b."""
+    if not sets:
+        return archetype
+    from engines.errors import InputError
+
+    spec: dict = {"archetype": archetype}
+    for item in sets:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise InputError(f"{flag}: expected KEY=VALUE, got {item!r}")
+        value = value.strip()
+        spec[key.strip()] = int(value) if value.lstrip("-").isdigit() else value
+    return spec
+
+
 def run_solve_lethality(args) -> int:
-    """Lethality solver: needs ``engines/combat_<system>.py`` (see :mod:`analysis.fights`)."""
-    import copy
-
-    import numpy as np
-
+    """Lethality solver over the combat engines (see :func:`analysis.solvers.solve_lethality`)."""
     from engines.errors import InputError
 
     from . import fights as reg
     from .output import write_table
-    from .scenario import load_scenario
-    from .solvers import solve_threshold
+    from .solvers import solve_lethality
 
     fmt = args.format or "csv"
     _target_file(args.output)
     if not math.isfinite(args.target):
         raise InputError(f"--target: expected a finite number, got {args.target}")
-    side, _, key = args.knob.partition(".")
-    if side not in ("a", "b") or not key:
-        raise InputError(f"--knob: expected a.KEY or b.KEY, got {args.knob!r}")
-    mod = reg.engine(args.system)  # a clear InputError when the combat engine is absent
-    sc = load_scenario(args.scenario)
-    _apply_overrides(sc, args)
-    fights = [f for f in sc.fights if sc.check_system(f) == args.system]
-    if not fights:
-        raise InputError(f"{Path(args.scenario).name}: no [[fights]] entry for {args.system}")
-    fight = fights[0]
-    read = reg.metric(args.metric)
-    variants = reg.combat_variants(args.system, sc.check_variants(fight))
-    exact = sc.method == "exact" and hasattr(mod, "duel_exact")
-    trials = sc.precision.trials or 20_000
+    if not math.isfinite(args.z) or args.z < 0:
+        raise InputError(f"--z: expected a non-negative number, got {args.z}")
+    from .fight_sweep import parse_knob
 
-    def metric(value):
-        specs = {"a": copy.deepcopy(fight.a), "b": copy.deepcopy(fight.b)}
-        specs[side] = reg.with_knob(specs[side], key, value)
-        a, b = reg.fighter(args.system, specs["a"]), reg.fighter(args.system, specs["b"])
-        if exact:
-            stats = mod.duel_exact(a, b, variants=variants, round_cap=fight.round_cap)
-        else:
-            seed = np.random.SeedSequence(sc.seed, spawn_key=(int(value) & (2**62 - 1),))
-            stats = mod.duel_mc(a, b, trials, seed, variants, fight.round_cap)
-        return read(stats)
+    parse_knob(args.knob)
+    metric = reg.check_metric(args.metric)
+    reg.engine(args.system)  # a clear InputError when the combat engine is absent
+    round_cap = args.round_cap
+    variants = {}
+    seed, exact, trials, se = 0, None, None, None
+    if args.scenario is not None:
+        if args.a is not None or args.b is not None or args.set_a or args.set_b:
+            raise InputError("--a/--b: give either --scenario or --a and --b, not both")
+        from .scenario import load_scenario
 
-    res = solve_threshold(metric, args.range, args.target, goal=args.goal,
-                          increasing=not args.decreasing, z=args.z)
-    import pandas as pd
-
-    table = pd.DataFrame([{"knob": args.knob, "value": v, "estimate": e, "se": s,
-                           "meets": v == res.knob,
-                           "undecided": v in res.undecided} for v, e, s in res.evaluated])
+        sc = load_scenario(args.scenario)
+        _apply_overrides(sc, args)
+        fights = [(i, f) for i, f in enumerate(sc.fights)
+                  if sc.check_system(f) == args.system
+                  and (args.fight is None or (f.name or f"fight{i}") == args.fight)]
+        if not fights:
+            what = f"named {args.fight!r} " if args.fight else ""
+            raise InputError(f"{Path(args.scenario).name}: no [[fights]] entry {what}for "
+                             f"{args.system}")
+        fight = fights[0][1]
+        a, b, variants = fight.a, fight.b, sc.check_variants(fight)
+        round_cap = round_cap or fight.round_cap
+        seed, trials, se = sc.seed, sc.precision.trials, sc.precision.se
+        exact = None if (sc.method == "exact" and trials is None and se is None) else False
+    else:
+        if args.a is None or args.b is None:
+            raise InputError("--a and --b: both fighters are needed (or --scenario)")
+        a, b = _with_sets(args.a, args.set_a, "--set-a"), _with_sets(args.b, args.set_b,
+                                                                     "--set-b")
+        seed = args.seed or 0
+        trials, se = args.trials, args.se
+        exact = False if (trials or se or args.method == "mc") else None
+    if args.method == "exact":
+        exact, trials, se = None, None, None
+    if args.method == "mc" and trials is None and se is None:
+        trials = 20_000
+    if args.method == "both":
+        raise InputError("--method: the solver uses exact or mc, not both")
+    for item in args.variant:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise InputError(f"--variant: expected NAME=VALUE, got {item!r}")
+        variants[name.strip()] = value.strip()
+    values = args.range if args.range is not None else args.values
+    res, table = solve_lethality(args.system, a, b, args.knob, values, args.target, metric,
+                                 goal=args.goal, increasing=not args.decreasing, z=args.z,
+                                 method="grid" if args.grid else None, exact=exact,
+                                 trials=trials, se=se, seed=seed, variants=variants,
+                                 round_cap=round_cap or 50)
     _to_stdout(write_table, table, fmt, args.output)
     if res.found:
-        print(f"{args.knob} = {res.knob}: {args.metric} = {res.estimate:.4f} "
-              f"± {res.se:.4f}", file=sys.stderr)
+        exact_row = table.loc[table["meets"], "method"].iloc[0] == "exact"
+        spread = "(exact)" if exact_row else f"± {res.se:.4f}"
+        print(f"{args.knob} = {res.knob}: {metric} = {res.estimate:.4f} {spread}",
+              file=sys.stderr)
     else:
-        print(f"no {args.knob} in {args.range.start}..{args.range.stop - 1} meets "
-              f"{args.metric} {args.goal} {args.target}", file=sys.stderr)
+        values = list(values)
+        print(f"no {args.knob} in {values[0]}..{values[-1]} meets {metric} {args.goal} "
+              f"{args.target}", file=sys.stderr)
     return 0

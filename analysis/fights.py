@@ -44,7 +44,17 @@ def _metric_dead(stats) -> tuple[float, float]:
     return p, 0.0 if stats.exact else math.sqrt(p * (1 - p) / stats.n)
 
 
+def _metric_rounds_between(lo: int, hi: int):
+    """P(the fight ends in a round lo..hi, both included), whatever its outcome."""
+    def read(stats) -> tuple[float, float]:
+        pmf = stats.rounds_pmf()
+        p = float(pmf[max(lo, 0):min(hi, pmf.size - 1) + 1].sum())
+        return p, 0.0 if stats.exact else math.sqrt(max(p * (1 - p), 0.0) / stats.n)
+    return read
+
+
 #: FightStats metrics a lethality solver can target: name -> stats -> (estimate, se).
+#: ``p_rounds_between:LO:HI`` (see :func:`metric`) is the parametrised one.
 METRICS: dict[str, Callable] = {
     "p_side0": _metric_win(0),
     "p_side1": _metric_win(1),
@@ -52,6 +62,14 @@ METRICS: dict[str, Callable] = {
     "mean_rounds": _metric_rounds,
     "p_loser_dead": _metric_dead,
 }
+
+#: One-attack metrics: fighter ``a`` attacks an unhurt ``b`` once, read from the engine's
+#: exact ``one_hit`` (A14/A15, B9/B10, C6, DX7–DX9, E13): name -> key of its result.
+ONE_HIT_METRICS = {"p_one_hit_hit": "p_hit", "p_one_hit_incapacitate": "p_incapacitate",
+                   "p_one_hit_kill": "p_kill"}
+
+#: Every metric name a solver or sweep accepts (``p_rounds_between:LO:HI`` besides).
+METRIC_NAMES = (*METRICS, "p_rounds_between:LO:HI", *ONE_HIT_METRICS)
 
 
 def available() -> dict[str, bool]:
@@ -82,9 +100,37 @@ def engine(system: str):
 
 
 def metric(name: str) -> Callable:
+    """``stats -> (estimate, se)`` for a FightStats metric name.
+
+    ``p_rounds_between:LO:HI`` is P(the fight ends in round LO..HI, both included), e.g.
+    ``p_rounds_between:3:5`` for "an even duel lasts 3 to 5 rounds".
+    """
+    name = str(name).strip()
+    if name.startswith("p_rounds_between"):
+        parts = name.split(":")
+        try:
+            lo, hi = int(parts[1]), int(parts[2])
+            if len(parts) != 3 or lo < 0 or hi < lo:
+                raise ValueError
+        except (ValueError, IndexError):
+            raise InputError(f"metric: expected p_rounds_between:LO:HI with 0 <= LO <= HI "
+                             f"whole rounds, got {name!r}") from None
+        return _metric_rounds_between(lo, hi)
     if name not in METRICS:
-        raise InputError(f"metric: unknown {name!r}; known: {', '.join(METRICS)}")
+        raise InputError(f"metric: unknown {name!r}; known: {', '.join(METRIC_NAMES)}")
     return METRICS[name]
+
+
+def is_one_hit(name: str) -> bool:
+    return str(name).strip() in ONE_HIT_METRICS
+
+
+def check_metric(name: str) -> str:
+    """The metric name, validated (an InputError naming the known ones otherwise)."""
+    name = str(name).strip()
+    if not is_one_hit(name):
+        metric(name)
+    return name
 
 
 def fighter(system: str, spec):

@@ -1,7 +1,7 @@
 """Scenario files: a designer's study described in TOML and validated all at once.
 
-A scenario names a system and its rule variants, the checks to tabulate (and, once the
-combat engines exist, the fights), the solver questions, the parameter grid to sweep,
+A scenario names a system and its rule variants, the checks to tabulate, the fights to
+run, the solver questions (difficulty, competence, lethality), the parameter grid to sweep,
 the precision wanted and the outputs. :func:`load_scenario` reports *every* problem in
 one :class:`~engines.errors.InputError`, one line each, naming the file, the key path and
 what was expected::
@@ -26,26 +26,41 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     competence = ["expert"]            # ladder names for the competence axis
     contrast = { a = { difficulty = -1 }, b = { pool = 2 }, tolerance = 0.03 }
 
-    [[fights]]                         # needs engines/combat_<system>.py
+    [[fights]]                         # a duel through engines/combat_<system>.py
+    name = "duel"
     system = "d20_degrees"
-    a = { ... }
-    b = { ... }
+    a = "competent"                    # archetype name, or a table of traits:
+    b = { archetype = "novice", weapon = "pistol" }
+    exact = false                      # true: the engine's exact duel solver
+    round_cap = 50
 
     [[solve]]
-    kind = "difficulty"                # or "competence"
+    kind = "difficulty"                # or "competence", or "lethality":
     target = 0.7
     competence = "expert"
+
+    [[solve]]                          # a fight knob for a fight-metric target
+    kind = "lethality"
+    fight = "duel"                     # a [[fights]] name (or position)
+    knob = "both.hit_points"           # a.KEY | b.KEY | both.KEY | variant.NAME
+    values = [5, 10, 15, 20]           # increasing
+    metric = "p_rounds_between:3:5"    # see analysis.fights.METRIC_NAMES
+    target = 0.8
+    goal = "at_least"                  # or "at_most"; increasing = false if it falls
 
     [sweep]                            # grid: every combination is one task
     variants = { again = [10, 9, 8, "none"] }
     axes = { pool = [3, 5, 7] }
     metric = "p"                       # or "delta" (contrast): what sensitivity ranks
+    fights = { "a.weapon" = ["light_melee", "heavy_melee"] }  # fight knobs
+    fight_metric = "p_side0"           # drives precision.se batches and sensitivity
 
     [output]
     dir = "out/ten_again"              # relative to the scenario file
     format = "csv"                     # csv | json | markdown | parquet
-    tables = ["checks", "sweep", "sensitivity", "difficulty", "competence"]
-    plots = ["curves", "sensitivity"]
+    tables = ["checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
+              "fight_sweep", "fight_sensitivity", "lethality"]
+    plots = ["curves", "sensitivity", "fight_sensitivity"]
 """
 
 from __future__ import annotations
@@ -61,8 +76,9 @@ from engines import SYSTEMS
 from engines.errors import InputError
 
 Scalar = int | float | str | bool
-TABLES = ("checks", "sweep", "sensitivity", "difficulty", "competence", "fights")
-PLOTS = ("curves", "sensitivity")
+TABLES = ("checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
+          "fight_sweep", "fight_sensitivity", "lethality")
+PLOTS = ("curves", "sensitivity", "fight_sensitivity")
 
 
 class _Model(BaseModel):
@@ -111,16 +127,28 @@ class Fight(_Model):
 
 
 class Solve(_Model):
-    kind: Literal["difficulty", "competence"]
-    target: float | None = Field(None, gt=0, lt=1)
+    kind: Literal["difficulty", "competence", "lethality"]
+    target: float | None = None
     competence: str | int | None = None
     levels: list[float] = Field(default_factory=lambda: [0.5, 0.75, 0.9])
     systems: list[str] | None = None
+    # lethality: a knob of one [[fights]] entry searched for a fight metric's target
+    fight: str | int = 0               # the fight's name or position
+    knob: str | None = None            # a.KEY | b.KEY | both.KEY | variant.NAME
+    values: list[Scalar] | None = None  # knob values in increasing order
+    metric: str = "p_side0"            # fights.METRIC_NAMES, e.g. p_rounds_between:3:5
+    goal: Literal["at_least", "at_most"] = "at_least"
+    increasing: bool = True            # the metric grows with the knob
+    z: float = Field(2.0, ge=0, le=10)
 
 
 class Sweep(_Model):
     variants: dict[str, list[Scalar]] = Field(default_factory=dict)
     axes: dict[str, list[Scalar]] = Field(default_factory=dict)
+    #: fight knobs (``a.KEY``, ``b.KEY``, ``both.KEY``, ``variant.NAME``) over [[fights]]
+    fights: dict[str, list[Scalar]] = Field(default_factory=dict)
+    #: the fight metric whose SE drives batches and which sensitivity ranks
+    fight_metric: str = "p_side0"
     #: the column the sensitivity summary ranks knobs by (``delta`` needs a contrast)
     metric: Literal["p", "delta"] = "p"
 
@@ -129,8 +157,10 @@ class Output(_Model):
     dir: str | None = None
     format: Literal["csv", "json", "markdown", "parquet"] = "csv"
     tables: list[Literal["checks", "sweep", "sensitivity", "difficulty", "competence",
-                         "fights"]] | None = None
-    plots: list[Literal["curves", "sensitivity"]] = Field(default_factory=list)
+                         "fights", "fight_sweep", "fight_sensitivity", "lethality"]] | None \
+        = None
+    plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = \
+        Field(default_factory=list)
 
 
 class Scenario(_Model):
@@ -173,13 +203,25 @@ class Scenario(_Model):
         out = []
         if self.checks:
             out.append("checks")
-        if self.sweep is not None and self.checks:
+        if self.sweep is not None and self.checks and (self.sweep.variants
+                                                       or self.sweep.axes):
             out += ["sweep", "sensitivity"]
         kinds = {s.kind for s in self.solve}
         out += [k for k in ("difficulty", "competence") if k in kinds]
         if self.fights:
             out.append("fights")
+        if self.sweep is not None and self.sweep.fights and self.fights:
+            out += ["fight_sweep", "fight_sensitivity"]
+        if "lethality" in kinds:
+            out.append("lethality")
         return out
+
+    def fight_index(self, ref: str | int) -> int | None:
+        """Position of a [[fights]] entry given by name or position (None if absent)."""
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            return ref if 0 <= ref < len(self.fights) else None
+        names = [f.name or f"fight{i}" for i, f in enumerate(self.fights)]
+        return names.index(ref) if ref in names else None
 
     def output_dir(self) -> Path | None:
         if self.output.dir is None:
@@ -429,6 +471,12 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         path = f"solve[{i}]"
         for j, system in enumerate(s.systems or []):
             system_ok(f"{path}.systems[{j}]", system)
+        if s.kind == "lethality":
+            problems += _lethality_problems(sc, path, s)
+            continue
+        if s.target is not None and not 0 < s.target < 1:
+            problems.append((f"{path}.target", f"expected a probability strictly between "
+                             f"0 and 1, got {s.target!r}"))
         if s.kind == "difficulty":
             if s.target is None:
                 problems.append((f"{path}.target", "required for kind = 'difficulty'"))
@@ -480,8 +528,13 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                         break
             if name in sc.sweep.variants:
                 problems.append((path, "also swept as a variant; rename one"))
-        if not sc.checks:
-            problems.append(("sweep", "a sweep needs at least one [[checks]] entry"))
+        if (sc.sweep.variants or sc.sweep.axes) and not sc.checks:
+            problems.append(("sweep", "a sweep of variants or axes needs at least one "
+                             "[[checks]] entry"))
+        if not (sc.sweep.variants or sc.sweep.axes or sc.sweep.fights):
+            problems.append(("sweep", "nothing to sweep: give variants, axes or fights"))
+        if sc.sweep.fights or "fight_metric" in sc.sweep.model_fields_set:
+            problems += _fight_sweep_problems(sc)
         if sc.sweep.metric == "delta" and not any(c.contrast for c in sc.checks):
             problems.append(("sweep.metric", "'delta' needs a contrast in [[checks]]"))
     if not (sc.checks or sc.fights or sc.solve):
@@ -493,8 +546,80 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             problems.append(("output.tables", f"table {t!r} needs a [sweep] section"))
     if "sensitivity" in sc.output.plots and sc.sweep is None:
         problems.append(("output.plots", "plot 'sensitivity' needs a [sweep] section"))
+    fight_sweep = sc.sweep is not None and bool(sc.sweep.fights)
+    for t in tables:
+        if t in ("fight_sweep", "fight_sensitivity") and not fight_sweep:
+            problems.append(("output.tables", f"table {t!r} needs sweep.fights"))
+    if "fight_sensitivity" in sc.output.plots and not fight_sweep:
+        problems.append(("output.plots", "plot 'fight_sensitivity' needs sweep.fights"))
     if sc.output.format == "parquet" and sc.output.dir is None:
         problems.append(("output.format", "parquet needs an output folder (output.dir or -o)"))
+    return problems
+
+
+def _fights_ok(sc: Scenario) -> bool:
+    """Every fight has a known system with an installed combat engine."""
+    from .fights import available
+
+    have = available()
+    for f in sc.fights:
+        system = f.system or sc.system
+        if system not in SYSTEMS or not have[system]:
+            return False
+    return True
+
+
+def _fight_sweep_problems(sc: Scenario) -> list[tuple[str, str]]:
+    from .fight_sweep import knob_problems
+    from .fights import check_metric
+
+    problems: list[tuple[str, str]] = []
+    try:
+        check_metric(sc.sweep.fight_metric)
+    except InputError as exc:
+        problems.append(("sweep.fight_metric", str(exc).removeprefix("metric: ")))
+    if not sc.fights:
+        problems.append(("sweep.fights", "a fight sweep needs at least one [[fights]] entry"))
+        return problems
+    if not _fights_ok(sc):
+        return problems
+    for key, values in sc.sweep.fights.items():
+        path = f"sweep.fights.{key}"
+        if not values:
+            problems.append((path, "expected at least one value"))
+            continue
+        problems += [(path, why) for why in knob_problems(sc, key, values)[:1]]
+    return problems
+
+
+def _lethality_problems(sc: Scenario, path: str, s: Solve) -> list[tuple[str, str]]:
+    import math
+
+    from .fight_sweep import knob_problems
+    from .fights import check_metric
+
+    problems: list[tuple[str, str]] = []
+    if s.target is None:
+        problems.append((f"{path}.target", "required for kind = 'lethality'"))
+    elif not math.isfinite(s.target):
+        problems.append((f"{path}.target", f"expected a finite number, got {s.target!r}"))
+    try:
+        check_metric(s.metric)
+    except InputError as exc:
+        problems.append((f"{path}.metric", str(exc).removeprefix("metric: ")))
+    if s.knob is None:
+        problems.append((f"{path}.knob", "required for kind = 'lethality' (e.g. a.hit_points)"))
+    if not s.values:
+        problems.append((f"{path}.values", "required for kind = 'lethality': the knob values "
+                         "to search, in increasing order"))
+    index = sc.fight_index(s.fight)
+    if index is None:
+        names = [f.name or f"fight{i}" for i, f in enumerate(sc.fights)]
+        problems.append((f"{path}.fight", f"no [[fights]] entry {s.fight!r}; known: "
+                         f"{_known(names) or 'none'}"))
+    elif s.knob is not None and s.values and _fights_ok(sc):
+        one = sc.model_copy(update={"fights": [sc.fights[index]]})
+        problems += [(f"{path}.knob", why) for why in knob_problems(one, s.knob, s.values)[:1]]
     return problems
 
 

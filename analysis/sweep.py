@@ -376,40 +376,41 @@ def sweep_knobs(sc, table) -> list[str]:
     return [n for n in names if n in table]
 
 
-def sensitivity(table, knobs: Sequence[str], metric: str = "p"):
+def sensitivity(table, knobs: Sequence[str], metric: str = "p", group: str = "check"):
     """Which knob moves the result most: the main-effect range of each knob, per check.
 
     For each knob, the metric is averaged over every other cell at each of the knob's
     levels; ``range`` = highest − lowest of those means. Knobs with one level are left
-    out. Ranked per check (1 = moves the result most).
+    out. Ranked per check (1 = moves the result most); ``group`` names the column that
+    tells checks (or fights) apart, and the output keeps that name.
     """
     import pandas as pd
 
     rows = []
-    for check, part in table.groupby("check", sort=False):
+    for check, part in table.groupby(group, sort=False):
         for knob in knobs:
             sub = part.dropna(subset=[knob])
             if sub[knob].nunique() < 2:
                 continue
             means = sub.groupby(knob, sort=False)[metric].mean()  # grid order
-            rows.append({"check": check, "knob": knob, "levels": int(means.size),
+            rows.append({group: check, "knob": knob, "levels": int(means.size),
                          "low": float(means.min()), "high": float(means.max()),
                          "at_low": str(means.idxmin()), "at_high": str(means.idxmax()),
                          "range": float(means.max() - means.min())})
-    out = pd.DataFrame(rows, columns=["check", "knob", "levels", "low", "high", "at_low",
+    out = pd.DataFrame(rows, columns=[group, "knob", "levels", "low", "high", "at_low",
                                       "at_high", "range"])
     if len(out):
-        out["rank"] = out.groupby("check")["range"].rank(ascending=False, method="first") \
+        out["rank"] = out.groupby(group)["range"].rank(ascending=False, method="first") \
             .astype(int)
-        out = out.sort_values(["check", "rank"], kind="stable").reset_index(drop=True)
+        out = out.sort_values([group, "rank"], kind="stable").reset_index(drop=True)
     else:
         out["rank"] = pd.Series(dtype=int)
     return out
 
 
-def sensitivity_plot(table, sens, path, metric: str = "p") -> None:
-    """One row of panels per check: the marginal mean of ``metric`` against each knob,
-    panels ordered by how much the knob moves it (written atomically as PNG)."""
+def sensitivity_plot(table, sens, path, metric: str = "p", group: str | None = None) -> None:
+    """One row of panels per check (or fight): the marginal mean of ``metric`` against
+    each knob, panels ordered by how much the knob moves it (written atomically as PNG)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -417,13 +418,14 @@ def sensitivity_plot(table, sens, path, metric: str = "p") -> None:
 
     from .output import atomic_path
 
-    checks = list(dict.fromkeys(sens["check"])) or ["(none)"]
-    ncols = max(1, int(sens.groupby("check").size().max())) if len(sens) else 1
+    group = group or ("fight" if "fight" in sens and "check" not in sens else "check")
+    checks = list(dict.fromkeys(sens[group])) or ["(none)"]
+    ncols = max(1, int(sens.groupby(group).size().max())) if len(sens) else 1
     fig, axes = plt.subplots(len(checks), ncols, figsize=(3.2 * ncols, 2.8 * len(checks)),
                              squeeze=False)
     for r, check in enumerate(checks):
-        part = table[table["check"] == check]
-        knobs = sens[sens["check"] == check]
+        part = table[table[group] == check]
+        knobs = sens[sens[group] == check]
         for c in range(ncols):
             ax = axes[r][c]
             if c >= len(knobs):

@@ -1,4 +1,5 @@
-"""Running a scenario end to end: checks, sweep, solvers, fights; tables and plots out.
+"""Running a scenario end to end: checks, sweeps, solvers, fights, fight sweeps and
+lethality solves; tables and plots out.
 
 Everything is computed first and written last, each file atomically, so a failure
 (bad input, Ctrl-C) leaves existing outputs byte-identical.
@@ -117,7 +118,8 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
             res.tables["checks"] = checks
         if "curves" in sc.output.plots:
             res.plots["curves"] = lambda path, t=checks: curves_plot(t, path)
-    if sc.sweep is not None and sc.checks and ({"sweep", "sensitivity"} & set(wanted)
+    if sc.sweep is not None and sc.checks and (sc.sweep.variants or sc.sweep.axes) and (
+            {"sweep", "sensitivity"} & set(wanted)
                                                or "sensitivity" in sc.output.plots):
         result = run_checks(sc, cluster, sweep=True, progress=progress)
         if "sweep" in wanted:
@@ -141,7 +143,40 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         res.tables["competence"] = pd.concat(frames, ignore_index=True)
     if sc.fights and "fights" in wanted:
         res.tables["fights"] = run_fights(sc)
+    if sc.sweep is not None and sc.sweep.fights and sc.fights and (
+            {"fight_sweep", "fight_sensitivity"} & set(wanted)
+            or "fight_sensitivity" in sc.output.plots):
+        from .fight_sweep import run_fight_sweep
+
+        result = run_fight_sweep(sc, cluster, progress=progress)
+        if "fight_sweep" in wanted:
+            res.tables["fight_sweep"] = result.table
+        if "fight_sensitivity" in wanted:
+            res.tables["fight_sensitivity"] = result.sensitivity
+        if "fight_sensitivity" in sc.output.plots:
+            res.plots["fight_sensitivity"] = (lambda path, r=result: sensitivity_plot(
+                r.table, r.sensitivity, path, r.metric, group="fight"))
+    frames = [run_lethality(sc, s) for s in sc.solve if s.kind == "lethality"]
+    if frames and "lethality" in wanted:
+        import pandas as pd
+
+        res.tables["lethality"] = pd.concat(frames, ignore_index=True)
     return res
+
+
+def run_lethality(sc: Scenario, s):
+    """One ``[[solve]] kind = "lethality"`` entry: the searched rows of its fight knob."""
+    from .solvers import solve_lethality
+
+    fight = sc.fights[sc.fight_index(s.fight)]
+    mc = sc.method != "exact" or sc.precision.trials is not None or sc.precision.se is not None
+    _, table = solve_lethality(
+        sc.check_system(fight), fight.a, fight.b, s.knob, s.values, s.target, s.metric,
+        goal=s.goal, increasing=s.increasing, z=s.z, exact=False if mc else None,
+        trials=sc.precision.trials, se=sc.precision.se, seed=sc.seed,
+        variants=sc.check_variants(fight), round_cap=fight.round_cap)
+    table.insert(0, "fight", fight.name or f"fight{sc.fight_index(s.fight)}")
+    return table
 
 
 def slug(text: str) -> str:

@@ -1,0 +1,512 @@
+"""The designer workflow over the combat engines: fight metrics, fight sweeps on Dask,
+the lethality solver in all five systems, and the example scenarios through the CLI.
+
+Oracles: hand-built FightStats for the round metrics; a brute-force scan of the same
+knob grid straight through each engine's ``duel_exact`` / ``one_hit`` (metrics recomputed
+here from the raw arrays) for the solver; direct engine calls with the documented seeds
+for the sweep streams; symmetry (an even duel is won half the time) for the scenarios.
+Rule ids exercised: A14 (dice_pool_7 vitality = 2 CON + 6), B9 (middle_3d10 Vigor),
+C6 (dice_pool_6 health from Stamina), DX7–DX9 (percentile hit points from CON + SIZ),
+E11/E13 (d20_degrees attack and hit points).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import archetypes
+from analysis import fights as reg
+from analysis.cli import main
+from analysis.fight_sweep import FIGHT_STREAM, fight_tasks, run_fight_sweep, run_fight_task
+from analysis.scenario import parse_scenario
+from analysis.solvers import solve_lethality
+from analysis.sweep import Cluster
+from engines.errors import InputError
+from engines.fight import FightStats
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def tol(p: float, n: int) -> float:
+    """The project's MC-vs-exact tolerance: five binomial SEs plus one count."""
+    return 5 * math.sqrt(p * (1 - p) / n) + 1 / n
+
+
+# ------------------------------------------------------------------ metrics
+
+
+def _stats(trials=None):
+    """Fights ending in rounds 1..6 with weights 1, 2, 3, 2, 1, 1 (of 10)."""
+    st = FightStats.empty("d20_degrees", 10, trials=trials,
+                          dtype=np.int64 if trials else np.float64)
+    scale = trials // 10 if trials else 0.1
+    for k, w in zip(range(1, 7), (1, 2, 3, 2, 1, 1), strict=True):
+        st.rounds[k, k % 2] = w * scale
+    st.outcome[:2] = st.rounds.sum(axis=0)[:2]
+    return st
+
+
+def test_rounds_between_hand_worked():
+    """P(3..5 rounds) = (3 + 2 + 1) / 10; SE sqrt(p(1-p)/n) for Monte Carlo, 0 exact."""
+    assert reg.metric("p_rounds_between:3:5")(_stats()) == pytest.approx((0.6, 0.0))
+    est, se = reg.metric("p_rounds_between:3:5")(_stats(1000))
+    assert est == pytest.approx(0.6)
+    assert se == pytest.approx(math.sqrt(0.6 * 0.4 / 1000))
+    assert reg.metric("p_rounds_between:6:99")(_stats())[0] == pytest.approx(0.1)
+    # mean rounds: (1 + 4 + 9 + 8 + 5 + 6) / 10
+    assert reg.metric("mean_rounds")(_stats())[0] == pytest.approx(3.3)
+
+
+@pytest.mark.parametrize("bad", ["p_rounds_between", "p_rounds_between:5:3",
+                                 "p_rounds_between:a:b", "p_rounds_between:1:2:3", "p_win"])
+def test_bad_metric_names(bad):
+    with pytest.raises(InputError, match="metric"):
+        reg.check_metric(bad)
+
+
+# ------------------------------------------------------------------ lethality solver
+#: (system, a, b, knob, values, metric, target, goal, increasing): one question each
+CASES = [
+    # A14: vitality 2 CON + 6 — how long an even duel of swordsmen lasts
+    ("dice_pool_7", "swordsman_competent", "swordsman_competent", "both.CON", [1, 2, 3, 4, 5],
+     "p_rounds_between:3:5", 0.7, "at_least", True),
+    # B9: Vigor of side 0 against an equal opponent
+    ("middle_3d10", "competent", "competent", "a.vigor", [2, 3, 4, 5, 6, 7, 8],
+     "p_side0", 0.6, "at_least", True),
+    # C6: Stamina of both sides — rounds
+    ("dice_pool_6", "swordsman_competent", "swordsman_competent", "both.stamina",
+     [1, 2, 3, 4, 5], "p_rounds_between:3:5", 0.5, "at_least", True),
+    # DX7–DX9: CON of both sides — mean fight length
+    ("percentile", "competent", "competent", "both.con", [20, 40, 60, 80], "mean_rounds",
+     3.5, "at_least", True),
+    # E13: hit points of side 0
+    ("d20_degrees", "competent", "competent", "a.hit_points", [17, 19, 21, 23, 25],
+     "p_side0", 0.55, "at_least", True),
+]
+
+
+_SCANS: dict = {}
+
+
+def brute_force(system, a, b, knob, values, metric, one_hit=False):
+    """Metric at every knob value straight from the engine's exact solver (each scan is
+    computed once per test session)."""
+    memo = repr((system, a, b, knob, values, metric, one_hit))
+    if memo not in _SCANS:
+        _SCANS[memo] = _scan(system, a, b, knob, values, metric, one_hit)
+    return _SCANS[memo]
+
+
+def _scan(system, a, b, knob, values, metric, one_hit):
+    side, key = knob.split(".")
+    eng = archetypes.engine(system)
+    v = archetypes.variants(system)
+    out = []
+    for value in values:
+        fa = archetypes.combatant(system, a, {key: value} if side in ("a", "both") else None)
+        fb = archetypes.combatant(system, b, {key: value} if side in ("b", "both") else None)
+        if one_hit:
+            out.append(eng.one_hit(fa, fb, v)["p_incapacitate"])
+            continue
+        st = eng.duel_exact(fa, fb, v, 50)
+        by_round = st.rounds.sum(axis=1)
+        if metric == "p_side0":
+            out.append(st.outcome[0])
+        elif metric == "mean_rounds":
+            out.append(sum(k * p for k, p in enumerate(by_round)))
+        else:
+            lo, hi = map(int, metric.split(":")[1:])
+            out.append(by_round[lo:hi + 1].sum())
+    return out
+
+
+def first_meeting(values, metric_values, target, goal, increasing):
+    """The answer by scanning: the smallest (or, for at_most on a falling metric, the
+    first from the failing side) knob value meeting the target."""
+    ok = [(m >= target) if goal == "at_least" else (m <= target) for m in metric_values]
+    order = range(len(values)) if increasing == (goal == "at_least") else \
+        range(len(values) - 1, -1, -1)
+    for i in order:
+        if ok[i]:
+            return values[i]
+    return None
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_lethality_exact_matches_brute_force(case):
+    system, a, b, knob, values, metric, target, goal, increasing = case
+    scan = brute_force(system, a, b, knob, values, metric)
+    want = first_meeting(values, scan, target, goal, increasing)
+    assert want is not None
+    assert want != values[0]
+    res, table = solve_lethality(system, a, b, knob, values, target, metric, goal=goal,
+                                 increasing=increasing)
+    assert res.knob == want
+    assert table.loc[table["meets"], "value"].tolist() == [want]
+    for row in table.itertuples():
+        assert row.estimate == pytest.approx(scan[values.index(row.value)], abs=1e-12)
+        assert row.method == "exact"
+        assert row.se == 0
+
+
+def test_lethality_monte_carlo_brackets_exact():
+    """dice_pool_6 (C6) by Monte Carlo: every evaluated estimate within 5 SE + 1/n of
+    the exact value, and the answer is the exact answer or one of its undecided
+    neighbours (a cell counts only when its whole 2-SE interval meets the target)."""
+    system, a, b, knob, values, metric, target, goal, inc = CASES[2]
+    scan = brute_force(system, a, b, knob, values, metric)
+    want = first_meeting(values, scan, target, goal, inc)
+    n = 20_000
+    res, table = solve_lethality(system, a, b, knob, values, target, metric, exact=False,
+                                 trials=n, seed=4)
+    for row in table.itertuples():
+        p = scan[values.index(row.value)]
+        assert row.method == "mc"
+        assert row.trials == n
+        assert abs(row.estimate - p) <= tol(p, n)
+    assert res.knob == want or want in res.undecided
+    assert res.estimate - 2 * res.se >= target
+
+
+def test_one_hit_pistol_vs_novice():
+    """E11/E13: the fewest hit points keeping one pistol attack's incapacitation odds at
+    or below 30 %, against a scan of the engine's exact one_hit over the same grid."""
+    values = list(range(1, 21))
+    a = {"archetype": "novice", "weapon": "pistol"}
+    scan = brute_force("d20_degrees", a, "novice", "b.hit_points", values, None, one_hit=True)
+    want = first_meeting(values, scan, 0.3, "at_most", False)
+    res, _table = solve_lethality("d20_degrees", a, "novice", "b.hit_points", values, 0.3,
+                                 "p_one_hit_incapacitate", goal="at_most", increasing=False)
+    assert res.knob == want
+    assert res.estimate <= 0.3 < scan[values.index(want) - 1]
+
+
+# ------------------------------------------------------------------ fight sweeps
+
+SWEEP = {
+    "name": "fight sweep test",
+    "system": "d20_degrees",
+    "seed": 11,
+    "precision": {"trials": 4000},
+    "fights": [{"name": "duel", "a": "competent", "b": "competent"}],
+    "sweep": {"fights": {"both.hit_points": [6, 12], "a.weapon": ["light_melee",
+                                                                  "heavy_melee"]}},
+}
+
+
+def scenario(**over):
+    return parse_scenario({**SWEEP, **over}, "fights.toml")
+
+
+@pytest.fixture(scope="module")
+def in_process():
+    return run_fight_sweep(scenario(), Cluster(0), progress=False)
+
+
+def test_fight_sweep_table_and_streams(in_process):
+    """Grid order, knob columns, and cell i batch 0 = a direct engine call seeded
+    SeedSequence(seed, (FIGHT_STREAM + i, 0, 0))."""
+    t = in_process.table
+    assert list(t.columns[:4]) == ["fight", "system", "both.hit_points", "a.weapon"]
+    assert t[["both.hit_points", "a.weapon"]].values.tolist() == [
+        ["6", "light_melee"], ["6", "heavy_melee"], ["12", "light_melee"],
+        ["12", "heavy_melee"]]
+    eng = archetypes.engine("d20_degrees")
+    fa = archetypes.combatant("d20_degrees", "competent", {"hit_points": 12,
+                                                           "weapon": "light_melee"})
+    fb = archetypes.combatant("d20_degrees", "competent", {"hit_points": 12})
+    st = eng.duel_mc(fa, fb, 4000, np.random.SeedSequence(11, spawn_key=(FIGHT_STREAM + 2,
+                                                                          0, 0)),
+                     archetypes.variants("d20_degrees"), 50)
+    assert t.loc[2, "p_side0"] == st.outcome[0] / 4000
+    # sensitivity ranks both knobs by the range of mean P(side 0 wins)
+    s = in_process.sensitivity
+    assert set(s["knob"]) == {"both.hit_points", "a.weapon"}
+    by_weapon = t.groupby("a.weapon")["metric"].mean()
+    row = s[s["knob"] == "a.weapon"].iloc[0]
+    assert row["range"] == pytest.approx(by_weapon.max() - by_weapon.min())
+
+
+def test_fight_sweep_mc_matches_exact(in_process):
+    """E11/E13 duels: each swept cell within 5 SE + 1/n of the exact duel (two cells;
+    the exact solver is the slow part)."""
+    eng = archetypes.engine("d20_degrees")
+    t = in_process.table
+    for i in (0, 3):
+        hp, weapon = int(t.loc[i, "both.hit_points"]), t.loc[i, "a.weapon"]
+        fa = archetypes.combatant("d20_degrees", "competent", {"hit_points": hp,
+                                                               "weapon": weapon})
+        fb = archetypes.combatant("d20_degrees", "competent", {"hit_points": hp})
+        p = float(eng.duel_exact(fa, fb, archetypes.variants("d20_degrees"), 50).outcome[0])
+        assert abs(t.loc[i, "p_side0"] - p) <= tol(p, 4000)
+
+
+def test_fight_sweep_precision_driven():
+    """Batches of 500 until the metric's SE <= 0.015: every cell reaches it (or the cap),
+    in whole batches, and each task is a pure function of itself."""
+    sc = scenario(precision={"se": 0.015, "batch": 500, "max_trials": 20_000})
+    t = run_fight_sweep(sc, Cluster(0), progress=False).table
+    assert (t["trials"] % 500 == 0).all()
+    assert ((t["se_metric"] <= 0.015) | (t["trials"] >= 20_000)).all()
+    # p(1 - p)/n <= 0.015^2 holds for any p once n >= 1112: never more than 3 batches,
+    # and cells with p near 1/2 need more than one
+    assert (t["trials"] <= 1500).all()
+    assert (t["trials"] > 500).any()
+    tasks = fight_tasks(sc)
+    assert run_fight_task(tasks[1]).equals(run_fight_task(tasks[1]))
+
+
+def test_fight_sweep_one_worker(in_process):
+    got = run_fight_sweep(scenario(), Cluster(1), progress=False).table
+    pd.testing.assert_frame_equal(got, in_process.table, check_exact=True)
+
+
+@pytest.fixture(scope="module")
+def three_workers():
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
+                           dashboard_address=":0", silence_logs=logging.ERROR,
+                           env={"NUMBA_NUM_THREADS": "1"})
+    client = Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_fight_sweep_three_workers(in_process, three_workers):
+    got = run_fight_sweep(scenario(), Cluster(client=three_workers), progress=False).table
+    pd.testing.assert_frame_equal(got, in_process.table, check_exact=True)
+
+
+def test_fight_sweep_worker_killed_mid_run(three_workers):
+    """SIGKILL a worker that is running a fight cell after the first result: its cells
+    rerun elsewhere with the same streams and the table is bit-identical."""
+    killed = []
+
+    def kill_one(done, total, client):
+        if killed or client is None:
+            return
+        busy = [w for w, keys in client.processing().items() if keys]
+        pids = client.run(os.getpid, workers=busy[:1] or None)
+        pid = next(iter(pids.values()))
+        os.kill(pid, signal.SIGKILL)
+        killed.append((done, total, bool(busy)))
+
+    sc = scenario(precision={"trials": 300_000},  # cells long enough to be in flight
+                  sweep={"fights": {"both.hit_points": [6, 12, 18],
+                                    "a.weapon": ["light_melee", "heavy_melee"]}})
+    ref = run_fight_sweep(sc, Cluster(0), progress=False).table
+    got = run_fight_sweep(sc, Cluster(client=three_workers), progress=False,
+                          on_result=kill_one).table
+    assert killed
+    assert killed[0][0] < killed[0][1]
+    assert killed[0][2]
+    pd.testing.assert_frame_equal(got, ref, check_exact=True)
+
+
+def test_fight_knob_errors_all_at_once():
+    with pytest.raises(InputError) as info:
+        parse_scenario({**SWEEP, "sweep": {"fights": {"c.hit_points": [1],
+                                                      "a.weapon": ["bazooka"]},
+                                           "fight_metric": "p_win"},
+                        "solve": [{"kind": "lethality", "fight": "nope", "knob": "a.x",
+                                   "values": [1], "target": 0.5}]}, "f.toml")
+    text = str(info.value)
+    assert "4 problems" in text
+    assert "f.toml: sweep.fight_metric: unknown 'p_win'" in text
+    assert "f.toml: sweep.fights.c.hit_points: knob 'c.hit_points': expected a.KEY" in text
+    assert "f.toml: sweep.fights.a.weapon: 'bazooka': d20_degrees: duel.weapon: unknown " \
+           "weapon 'bazooka'" in text or "sweep.fights.a.weapon: 'bazooka'" in text
+    assert "f.toml: solve[0].fight: no [[fights]] entry 'nope'; known: duel" in text
+
+
+# ------------------------------------------------------------------ scenarios via the CLI
+
+
+def _scenario(name):
+    return os.path.join(ROOT, "scenarios", name)
+
+
+def test_cli_run_lethality_scenario(tmp_path, capsys):
+    """scenarios/lethality_solve.toml end to end: the answers equal brute-force scans."""
+    rc = main(["run", _scenario("lethality_solve.toml"), "-o", str(tmp_path)])
+    assert rc == 0, capsys.readouterr().err
+    t = pd.read_csv(tmp_path / "lethality.csv")
+    answers = dict(zip(t.loc[t["meets"], "fight"], t.loc[t["meets"], "value"], strict=True))
+    con = [1, 2, 3, 4, 5, 6]
+    scan = brute_force("dice_pool_7", "swordsman_competent", "swordsman_competent",
+                       "both.CON", con, "p_rounds_between:3:5")
+    assert answers["even_swordsmen"] == first_meeting(con, scan, 0.7, "at_least", True)
+    hp = list(range(1, 21))
+    scan = brute_force("d20_degrees", {"archetype": "novice", "weapon": "pistol"}, "novice",
+                       "b.hit_points", hp, None, one_hit=True)
+    assert answers["pistol_vs_novice"] == first_meeting(hp, scan, 0.3, "at_most", False)
+
+
+def test_cli_sweep_fight_scenario(tmp_path, capsys):
+    """scenarios/duel_sweep.toml through ``rpg-balance sweep``: 12 cells, each to the
+    file's SE target of 0.01 in whole batches of 2000; sensitivity file and plot."""
+    out, sens, png = tmp_path / "s.csv", tmp_path / "sens.csv", tmp_path / "s.png"
+    rc = main(["sweep", _scenario("duel_sweep.toml"), "--workers", "0", "--no-progress",
+               "-o", str(out), "--sensitivity", str(sens), "--plot", str(png)])
+    assert rc == 0, capsys.readouterr().err
+    t = pd.read_csv(out)
+    assert len(t) == 3 * 2 * 2
+    assert (t["se_p_side0"] <= 0.01).all()
+    assert (t["trials"] % 2000 == 0).all()
+    s = pd.read_csv(sens)
+    assert sorted(s["knob"]) == ["a.tactic", "a.weapon", "both.hit_points"]
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_run_even_duels_scenario(tmp_path, capsys):
+    """scenarios/even_duels.toml: mirror-image duels are won half the time (symmetry),
+    exactly, in all five systems."""
+    rc = main(["run", _scenario("even_duels.toml"), "-o", str(tmp_path)])
+    assert rc == 0, capsys.readouterr().err
+    t = pd.read_csv(tmp_path / "fights.csv")
+    assert sorted(t["system"]) == sorted(archetypes.SYSTEMS)
+    assert np.allclose(t["p_side0"], 0.5, atol=1e-9)
+    assert (t["se_p_side0"] == 0).all()
+    assert (t["mean_rounds"] >= 1).all()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_cli_solve_lethality(case, tmp_path, capsys):
+    """``rpg-balance solve lethality --a --b`` with the real engine of every system."""
+    system, a, b, knob, values, metric, target, goal, increasing = case
+    out = tmp_path / "l.csv"
+    rc = main(["solve", "lethality", "--system", system, "--a", a, "--b", b, "--knob", knob,
+               "--values", ",".join(map(str, values)), "--metric", metric, "--target",
+               str(target), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    want = first_meeting(values, brute_force(system, a, b, knob, values, metric), target,
+                         goal, increasing)
+    assert f"{knob} = {want}:" in err
+    assert pd.read_csv(out).loc[lambda d: d["meets"], "value"].tolist() == [want]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--knob", "c.hp", "--range", "1:3"], "knob 'c.hp'"),
+    (["--knob", "a.hit_points", "--range", "1:3", "--metric", "p_rounds_between:5:1"],
+     "p_rounds_between:LO:HI"),
+    (["--knob", "a.weapon", "--values", "bazooka"], "unknown weapon 'bazooka'"),
+    (["--knob", "a.hit_points", "--range", "1:3", "--b", "wizard"], "unknown archetype"),
+])
+def test_cli_solve_lethality_bad_input(argv, message, tmp_path, capsys):
+    out = tmp_path / "l.csv"
+    base = ["solve", "lethality", "--system", "d20_degrees", "--a", "novice", "--b", "novice",
+            "--target", "0.5", "-o", str(out)]
+    rc = main(base + argv)
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.startswith("error: ")
+    assert message in err
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+def test_cli_one_hit_with_set_a(capsys):
+    """E11/E13: ``--set-a weapon=pistol``: the answer equals the brute-force scan."""
+    values = list(range(1, 21))
+    scan = brute_force("d20_degrees", {"archetype": "novice", "weapon": "pistol"}, "novice",
+                       "b.hit_points", values, None, one_hit=True)
+    want = first_meeting(values, scan, 0.3, "at_most", False)
+    rc = main(["solve", "lethality", "--system", "d20_degrees", "--a", "novice", "--set-a",
+               "weapon=pistol", "--b", "novice", "--knob", "b.hit_points", "--range", "1:20",
+               "--metric", "p_one_hit_incapacitate", "--target", "0.3", "--goal", "at_most",
+               "--decreasing"])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert f"b.hit_points = {want}: p_one_hit_incapacitate = " in err
+    assert "(exact)" in err
+
+
+def test_cli_method_exact_overrides_mc_scenario(tmp_path, capsys):
+    """A scenario asking for Monte Carlo, solved with ``--method exact``: exact rows."""
+    f = tmp_path / "duel.toml"
+    f.write_text('name = "duel"\nmethod = "mc"\n[precision]\ntrials = 2000\n[[fights]]\n'
+                 'system = "dice_pool_6"\na = "swordsman_competent"\n'
+                 'b = "swordsman_competent"\n')
+    out = tmp_path / "l.csv"
+    system, _, _, knob, values, metric, target, _, _ = CASES[2]
+    for method in ("exact", "mc"):
+        rc = main(["solve", "lethality", "--system", system, "--scenario", str(f), "--knob",
+                   knob, "--values", ",".join(map(str, values)), "--metric", metric,
+                   "--target", str(target), "--method", method, "-o", str(out)])
+        assert rc == 0, capsys.readouterr().err
+        t = pd.read_csv(out)
+        assert set(t["method"]) == {method}
+        assert set(t["trials"]) == ({0} if method == "exact" else {2000})
+
+
+def test_variant_and_toughness_knobs():
+    """``variant.NAME`` reaches the combat engine (C-g4: dice_pool_6 ``min_damage``), and
+    Toughness (E12: d20_degrees ``stamina`` + armour) as a one-hit knob agrees with a
+    brute-force scan."""
+    from analysis.fight_sweep import fight_point
+
+    eng = archetypes.engine("dice_pool_6")
+    a = archetypes.combatant("dice_pool_6", "brawler_competent")  # +0 weapon: C-g4 matters
+    means = []
+    for value in (False, True):
+        row = fight_point("dice_pool_6", "brawler_competent", "brawler_competent",
+                          {"min_damage": value}, 50, "p_side0", exact=True)
+        st = eng.duel_exact(a, a, archetypes.variants("dice_pool_6", {"min_damage": value}), 50)
+        assert row["mean_rounds"] == pytest.approx(
+            sum(k * p for k, p in enumerate(st.rounds.sum(axis=1))), abs=1e-12)
+        means.append(row["mean_rounds"])
+    assert means[1] < means[0]  # a minimum of 1 damage shortens fights
+    sc = parse_scenario({"name": "v", "system": "dice_pool_6",
+                         "fights": [{"a": "brawler_competent", "b": "brawler_competent",
+                                     "exact": True}],
+                         "sweep": {"fights": {"variant.min_damage": [False, True]},
+                                   "fight_metric": "mean_rounds"}}, "v.toml")
+    t = run_fight_sweep(sc, Cluster(0), progress=False).table
+    assert t["variant.min_damage"].tolist() == ["false", "true"]
+    assert t["metric"].tolist() == pytest.approx(means, abs=1e-12)
+    values = [0, 1, 2, 3, 4, 5, 6]
+    a = {"archetype": "novice", "weapon": "pistol"}
+    side, key = "b", "stamina"
+    scan = brute_force("d20_degrees", a, "novice", f"{side}.{key}", values, None, one_hit=True)
+    assert scan == sorted(scan, reverse=True)  # tougher targets fall less often
+    want = first_meeting(values, scan, 0.2, "at_most", False)
+    res, _ = solve_lethality("d20_degrees", a, "novice", "b.stamina", values, 0.2,
+                             "p_one_hit_incapacitate", goal="at_most", increasing=False)
+    assert res.knob == want
+
+
+def test_fight_sweep_ctrl_c():
+    """Ctrl-C after the first fight cell: SweepInterrupted says how much was done."""
+    from analysis.sweep import SweepInterrupted
+
+    def interrupt(done, total, client):
+        raise KeyboardInterrupt
+
+    with pytest.raises(SweepInterrupted, match="1 of 4 tasks done"):
+        run_fight_sweep(scenario(), Cluster(0), progress=False, on_result=interrupt)
+
+
+def test_cli_run_fight_sweep_scenario_matches_sweep(tmp_path, capsys):
+    """``rpg-balance run`` on the fight-sweep file writes the same table as
+    ``rpg-balance sweep`` (same seeds), its sensitivity table and the plot."""
+    rc = main(["run", _scenario("duel_sweep.toml"), "-o", str(tmp_path / "run")])
+    assert rc == 0, capsys.readouterr().err
+    rc = main(["sweep", _scenario("duel_sweep.toml"), "--workers", "0", "--no-progress",
+               "-o", str(tmp_path / "sweep.csv")])
+    assert rc == 0
+    ran = pd.read_csv(tmp_path / "run" / "fight_sweep.csv")
+    pd.testing.assert_frame_equal(ran, pd.read_csv(tmp_path / "sweep.csv"), check_exact=True)
+    sens = pd.read_csv(tmp_path / "run" / "fight_sensitivity.csv")
+    assert sens.loc[0, "rank"] == 1
+    assert (tmp_path / "run" / "fight_sensitivity.png").read_bytes()[:4] == b"\x89PNG"
