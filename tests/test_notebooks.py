@@ -122,8 +122,10 @@ def test_combat_sandbox_notebook_runs(monkeypatch):
     nb = _execute("combat_sandbox.ipynb", monkeypatch)
     html = "\n".join(_outputs(nb, "text/html"))
     text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
-    assert "p_side0" in html and "p_loser_dies" in html and "p_incapacitate" in html
-    assert "exact" in html and ">mc<" in html  # method "both": exact and MC rows
+    for column in ("p_side0", "se_side0", "p_loser_dies", "p_incapacitate", "z_side0"):
+        assert column in html
+    assert ">exact<" in html  # method "both": an exact row ...
+    assert ">mc<" in html  # ... and a Monte Carlo row with its SE and z-score
     assert "Combat variants in force" in text
     assert "Combat: the same duels in every system" in text
     assert len(_outputs(nb, "image/png")) >= 2  # the sandbox's plot and the section's
