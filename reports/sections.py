@@ -875,28 +875,27 @@ def section_ladders(settings: ReportSettings) -> Section:
 
 #: Cross-system duel columns (``analysis.cross_combat.cross_table``) → shown headers.
 DUEL_COLUMNS = {
-    "p_a": "P(A wins)", "se_a": "SE(A)", "p_b": "P(B wins)", "se_b": "SE(B)",
-    "p_neither": "P(neither)", "rounds_mean": "mean rounds", "rounds_se": "SE(rounds)",
-    "rounds_q50": "median rounds", "rounds_q90": "90% end by",
-    "p_loser_dies": "P(loser dies)", "se_loser_dies": "SE(dies)",
-    "one_hit_incap_a_on_b": "1 hit incap. A→B", "one_hit_kill_a_on_b": "1 hit kills A→B",
-    "one_hit_incap_b_on_a": "1 hit incap. B→A", "one_hit_kill_b_on_a": "1 hit kills B→A",
+    "p_a": "A wins", "se_a": "SE(A)", "p_b": "B wins", "se_b": "SE(B)",
+    "p_neither": "neither", "rounds_mean": "rounds", "rounds_se": "SE(rounds)",
+    "rounds_q50": "median", "rounds_q90": "90% by",
+    "p_loser_dies": "dies", "se_loser_dies": "SE(dies)",
+    "one_hit_incap_a_on_b": "A→B inc.", "one_hit_kill_a_on_b": "A→B kill",
+    "one_hit_incap_b_on_a": "B→A inc.", "one_hit_kill_b_on_a": "B→A kill",
 }
 #: Group-fight columns (``analysis.lethality.group_fight`` rows) → shown headers.
 GROUP_COLUMNS = {
-    "p_side0": "P(side 0 wins)", "se_side0": "SE(0)", "p_side1": "P(side 1 wins)",
-    "se_side1": "SE(1)", "p_neither": "P(neither)", "se_neither": "SE(neither)",
-    "rounds_mean": "mean rounds", "rounds_se": "SE(rounds)", "rounds_q50": "median rounds",
-    "p_loser_dies": "P(loser side dies)", "se_loser_dies": "SE(dies)",
+    "p_side0": "0 wins", "se_side0": "SE(0)", "p_side1": "1 wins",
+    "se_side1": "SE(1)", "p_neither": "neither", "se_neither": "SE(n.)",
+    "rounds_mean": "rounds", "rounds_se": "SE(rounds)", "rounds_q50": "median",
+    "p_loser_dies": "loser dies", "se_loser_dies": "SE(dies)",
 }
 #: Effect-table columns (tactics, armour) → shown headers.
-EFFECT_COLUMNS = {"p_side0": "P(A wins)", "se_side0": "SE(A)", "p_side1": "P(B wins)",
-                  "p_neither": "P(neither)", "rounds_mean": "mean rounds",
-                  "p_loser_dies": "P(loser dies)"}
+EFFECT_COLUMNS = {"p_side0": "A wins", "se_side0": "SE(A)", "p_side1": "B wins",
+                  "p_neither": "neither", "rounds_mean": "rounds",
+                  "p_loser_dies": "loser dies"}
 #: Rung pairs of the fight-upset table (weaker first).
 UPSET_PAIRS = (("novice", "competent"), ("competent", "expert"), ("novice", "expert"))
-_ROUND_FORMATS = {"mean rounds": ".2f", "SE(rounds)": ".3f", "median rounds": ".0f",
-                  "90% end by": ".0f"}
+_ROUND_FORMATS = {"rounds": ".2f", "SE(rounds)": ".3f", "median": ".0f", "90% by": ".0f"}
 
 
 def _spec_label(spec: Mapping) -> str:
@@ -1038,6 +1037,47 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
     return out
 
 
+def _duel_figure(stats: Mapping, max_round: int = 15):
+    """Per matchup: P(the fight is still on after round k) and P(it ends in round k), one
+    line per system in its fixed colour; exact solid, Monte Carlo dashed with ±2 SE."""
+    from matplotlib.figure import Figure as MplFigure
+
+    mids = list(dict.fromkeys(k[0] for k in stats))
+    fig = MplFigure(figsize=(7.2, 2.6 * len(mids)), layout="constrained")
+    axes = fig.subplots(len(mids), 2, squeeze=False)
+    for row, mid in enumerate(mids):
+        ax_s, ax_r = axes[row]
+        for (m_id, system, method), (st, _note) in stats.items():
+            if m_id != mid:
+                continue
+            pmf = st.rounds_pmf()[: max_round + 1]
+            k = np.arange(pmf.size)
+            alive = 1.0 - np.cumsum(pmf)
+            colour = plotting.system_color(system)
+            style = "-" if method == "exact" else "--"
+            label = system + ("" if method == "exact" else " (MC)")
+            ax_s.step(k, alive, where="post", color=colour, linestyle=style, label=label)
+            ax_r.plot(k[1:], pmf[1:], color=colour, linestyle=style, marker="o",
+                      markersize=2.5, label=label)
+            if not st.exact:
+                se = np.sqrt(np.clip(alive * (1 - alive), 0, None) / st.n)
+                ax_s.fill_between(k, alive - 2 * se, alive + 2 * se, step="post",
+                                  color=colour, alpha=0.2, linewidth=0)
+                se_r = np.sqrt(np.clip(pmf * (1 - pmf), 0, None) / st.n)
+                ax_r.fill_between(k[1:], (pmf - 2 * se_r)[1:], (pmf + 2 * se_r)[1:],
+                                  color=colour, alpha=0.2, linewidth=0)
+        ax_s.set_title(f"{mid}: P(still fighting after round k)")
+        ax_r.set_title(f"{mid}: P(the fight ends in round k)")
+        ax_s.set_ylim(-0.02, 1.02)
+        for ax in (ax_s, ax_r):
+            ax.set_xlabel("round k")
+            ax.set_ylabel("probability")
+            ax.grid(True, color="#dddddd", linewidth=0.6)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0][1].legend(loc="upper right")
+    return fig
+
+
 def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, max_round: int = 12):
     """Share of each side still standing after round k, one panel per group fight."""
     fights = list(dict.fromkeys(groups["fight"]))
@@ -1054,10 +1094,10 @@ def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, max_round: in
                 ax.fill_between(sub["round"], sub["standing_share"] - 2 * sub["se_share"],
                                 sub["standing_share"] + 2 * sub["se_share"], step="post",
                                 color=colour, alpha=0.18, linewidth=0)
-        row = groups[groups["fight"] == fight].iloc[0]
-        ax.set_title(f"{fight}: {row['side0']} (—) vs {row['side1']} (- -)", fontsize=8)
+        ax.set_title(f"{fight}: side 0 solid, side 1 dashed")
         ax.set_xlabel("round")
-    plotting.probability_axis(axes[0], "share of the side still standing")
+    axes[0].set_ylim(-0.02, 1.02)
+    axes[0].set_ylabel("share of the side standing")
     axes[-1].legend(loc="upper right")
     return fig
 
@@ -1078,8 +1118,8 @@ def _effects_figure(effects: pd.DataFrame):
         ax.set_yticks(y, labels, fontsize=6.5)
         ax.axvline(0.5, color="#555555", linewidth=0.8, linestyle=":")
         ax.set_xlim(0, 1)
-        ax.set_xlabel(f"P(A wins) with this {kind} (exact)")
-        ax.set_title(f"{kind} of side A in an even duel")
+        ax.set_xlabel(f"P(A wins) with this {kind}")
+        ax.set_title(f"{kind} of side A")
     return fig
 
 
@@ -1104,13 +1144,14 @@ def section_combat_duels(settings: ReportSettings) -> Section:
     blocks: list = [
         _table("combat-duels", "Duels on the common ladder", view,
                f"Side A against side B (the fighters are listed below). "
-               f"{_method_note(cross)} P(neither) = still fighting at the round cap "
-               f"({settings.round_cap}); P(loser dies) is among decided fights; the one-hit "
-               "columns are the exact odds that one attack of an unhurt fighter "
-               "incapacitates / kills the other.",
+               f"{_method_note(cross)} Probabilities: A wins, B wins, neither (still "
+               f"fighting at the round cap, {settings.round_cap}); rounds: the mean, the "
+               "median and the round by which 90% of fights have ended; dies: "
+               "P(the loser is dead) among decided fights; A→B inc. / kill: the exact "
+               "odds that one attack of an unhurt A incapacitates / kills B (and B→A).",
                index=("matchup", "system"), full=cross, formats=_ROUND_FORMATS),
-        _figure("fig-combat-duels", "Survival and fight length", cross_combat.cross_plot(
-                    data["stats"], max_round=15),
+        _figure("fig-combat-duels", "Survival and fight length",
+                _duel_figure(data["stats"]),
                 "Left: P(the fight is still on after round k) — the survival curve of "
                 "the fight. Right: P(it ends in round k). One colour per system; solid "
                 "lines are exact, dashed lines Monte Carlo with ±2 SE bands.",
@@ -1141,17 +1182,18 @@ def section_combat_groups(settings: ReportSettings) -> Section:
         hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
         reading.append(
             f"{fight} ({titles.get(fight, fight)}): side 0 wins from "
-            f"{pct(part.loc[lo, 'p_side0'])} ± {100 * part.loc[lo, 'se_side0']:.1f} points "
+            f"{pct(part.loc[lo, 'p_side0'])} ± {100 * part.loc[lo, 'se_side0']:.2f} points "
             f"({lo}) to {pct(part.loc[hi, 'p_side0'])} ± "
-            f"{100 * part.loc[hi, 'se_side0']:.1f} ({hi}); fights last "
+            f"{100 * part.loc[hi, 'se_side0']:.2f} ({hi}); fights last "
             f"{part['rounds_mean'].min():.1f}–{part['rounds_mean'].max():.1f} rounds on "
             "average.")
     view = _view(groups, ["fight", "system", "method"], GROUP_COLUMNS)
     blocks = [
         _table("combat-groups", "Group fights", view,
-               f"Monte Carlo ({settings.combat_trials:,} fights each): P(win) of each side "
-               "and P(neither) with binomial SEs, rounds with the SE of the mean, P(every "
-               "loser dead) among decided fights. Fighters in the CSV.",
+               f"Monte Carlo ({settings.combat_trials:,} fights each): P(side 0 wins), "
+               "P(side 1 wins) and P(neither) with binomial SEs, rounds (mean, with the SE "
+               "of the mean, and median), loser dies = P(every loser dead) among decided "
+               "fights. Fighters in the CSV.",
                index=("fight", "system"), full=groups, formats=_ROUND_FORMATS),
         _figure("fig-combat-groups", "Round-by-round survival in group fights",
                 _survival_figure(data["standing"], groups),
@@ -1227,8 +1269,9 @@ def section_combat_gear(settings: ReportSettings) -> Section:
                  ("se_side0",))
     blocks = [
         _table("combat-gear", "Tactics and armour in an even duel", view,
-               "Side A with the tactic or armour named, against the unchanged side B. "
-               + _method_note(effects), index=("system", "change"), full=effects,
+               "P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
+               "named, against the unchanged side B; mean rounds; loser dies among decided "
+               "fights. " + _method_note(effects), index=("system", "change"), full=effects,
                formats=_ROUND_FORMATS),
         _figure("fig-combat-gear", "Value of a tactic or an armour",
                 _effects_figure(effects),
@@ -1278,13 +1321,14 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
         reading.append(text + ".")
     view = frame[["system", "weaker", "stronger", "method", "p_upset_attacking", "p_fight",
                   "se_fight", "p_neither", "rounds_mean"]].rename(columns={
-        "p_upset_attacking": "P(upset) one roll", "p_fight": "P(upset) duel",
-        "se_fight": "SE(duel)", "p_neither": "P(neither)", "rounds_mean": "mean rounds"})
+        "p_upset_attacking": "upset, one roll", "p_fight": "upset, duel",
+        "se_fight": "SE(duel)", "p_neither": "neither", "rounds_mean": "rounds"})
     if (frame["method"] == "exact").all():
         view = view.drop(columns=["SE(duel)"])
     blocks = [_table("combat-upsets", "Upsets: one roll against a whole fight", view,
                      "P(the weaker rung wins): in one opposed roll it initiates (exact) and "
-                     f"in a duel to the end (round cap {settings.round_cap}). "
+                     f"in a duel to the end (round cap {settings.round_cap}); neither = P(no "
+                     "result at the cap); rounds = mean length of the duel. "
                      + _method_note(fights), index=("system",), full=frame,
                      formats=_ROUND_FORMATS)]
     return Section("combat-upsets", title, reading, blocks)

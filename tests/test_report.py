@@ -323,7 +323,7 @@ def test_combat_duel_table_equals_cross_combat_frame(page, settings):
     # hand-worked oracle: a mirror duel is fair by symmetry, P(A wins) = P(B wins)
     for system in SYSTEMS:
         cells = shown[("melee_equal", system)]
-        assert cells["P(A wins)"]["text"] == cells["P(B wins)"]["text"]
+        assert cells["A wins"]["text"] == cells["B wins"]["text"]
 
 
 def test_combat_group_table_equals_cross_combat_frame(page, settings):
@@ -343,7 +343,7 @@ def test_combat_group_table_equals_cross_combat_frame(page, settings):
     for system in SYSTEMS:
         cells = shown[("2v2", system)]
         assert cells["method"]["text"] == "mc"
-        p = float(cells["P(side 0 wins)"]["value"])
+        p = float(cells["0 wins"]["value"])
         assert float(cells["SE(0)"]["value"]) == pytest.approx(math.sqrt(p * (1 - p) / n))
         assert abs(p - 0.5) <= 5 * math.sqrt(0.25 / n) + 1 / n
 
@@ -364,8 +364,8 @@ def test_combat_weapon_gear_and_upset_tables(page, settings):
     assert _same_numbers(gear, data["effects"], ("system", "change", "choice"),
                          S.EFFECT_COLUMNS) >= 3 * len(gear)
     # the file's own loadout is the mirror duel: 50/50 (percentile armour 0, d20 none)
-    assert gear[("percentile", "armour", "0")]["P(A wins)"]["text"] == "0.5000"
-    assert gear[("d20_degrees", "armour", "none")]["P(A wins)"]["text"] == "0.5000"
+    assert gear[("percentile", "armour", "0")]["A wins"]["text"] == "0.5000"
+    assert gear[("d20_degrees", "armour", "none")]["A wins"]["text"] == "0.5000"
     _head, rows = _table(page, "combat-upsets")
     assert len(rows) == 3 * len(SYSTEMS)
 
