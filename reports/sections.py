@@ -1351,12 +1351,14 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
     rows = []
     for system in settings.systems:
         v = checks.variants_for(system, list(settings.variants_of(system)))
+        cv = _combat_variants(system)
+        in_combat = {r["variant"] for r in describe(cv)} if cv is not None else set()
         listed = set()
         for row in describe(v):
-            row["applies to"] = "checks and combat"
+            row["applies to"] = ("checks and combat" if row["variant"] in in_combat
+                                 else "checks")
             listed.add(row["variant"])
             rows.append(row)
-        cv = _combat_variants(system)
         for row in describe(cv) if cv is not None else ():
             if row["variant"] not in listed:
                 row["applies to"] = "combat"

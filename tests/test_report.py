@@ -407,6 +407,9 @@ def test_combat_readings_and_variants(page, settings):
             cell = listed[(system, row["variant"])]
             assert cell["rule"]["text"] == row["rule"]
             assert cell["applies to"]["text"] in ("combat", "checks and combat")
+    # dice_pool_7's combat variants inherit the check variants (A1); middle_3d10's do not
+    assert listed[("dice_pool_7", "again")]["applies to"]["text"] == "checks and combat"
+    assert listed[("dice_pool_7", "dodge_lasts")]["applies to"]["text"] == "combat"
     assert listed[("dice_pool_7", "dodge_lasts")]["rule"]["text"] == "A-g3"
 
 
