@@ -1430,7 +1430,7 @@ def provenance_frame(settings: ReportSettings, elapsed: float | None = None) -> 
         ("seed", str(settings.seed)),
         ("Monte Carlo trials per roll setting", f"{settings.trials:,}"),
         ("largest standard error of a proportion", f"{settings.se_max:.5f} (= √(0.25/n))"),
-        ("combat trials per duel", f"{settings.combat_trials:,}"),
+        ("combat trials per Monte Carlo fight", f"{settings.combat_trials:,}"),
         ("systems", ", ".join(settings.systems)),
         ("source revision", _git_commit()),
         ("python", f"{platform.python_version()} ({sys.platform})"),
