@@ -56,7 +56,8 @@ def register(sub) -> None:
                    help=f"random seed (default {DEFAULT_SEED}: the default report is "
                    "reproducible)")
     p.add_argument("--combat-trials", type=positive_int, default=DEFAULT_COMBAT_TRIALS,
-                   help=f"fights per duel in the combat section (default "
+                   help=f"Monte Carlo fights per group fight (and per duel without "
+                   f"an exact solver) in the combat sections (default "
                    f"{DEFAULT_COMBAT_TRIALS})")
     p.add_argument("--variant", action="append", default=[], metavar="SYSTEM:NAME=VALUE",
                    help="a rule variant for one system (repeatable), e.g. "

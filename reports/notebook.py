@@ -10,12 +10,7 @@ import dataclasses
 
 import pandas as pd
 
-from . import sandbox
 from .structure import Figure, Note, Paragraph, Section, Table
-
-NO_COMBAT = ("**Combat engines are not present in this build** (no "
-             "`engines.combat_<system>` module was found). This sandbox lights up when they "
-             "are installed; the checks and cross-system notebooks work without them.")
 
 
 def show_section(section: Section | None, max_rows: int = 25) -> None:
@@ -39,98 +34,159 @@ def show_section(section: Section | None, max_rows: int = 25) -> None:
             display(Markdown(block.text))
 
 
-def duel_table(system: str, a: str, b: str, *, tactic_a=None, tactic_b=None, gear_a=None,
-               gear_b=None, variants_text: str = "", trials: int = 5000, seed: int = 0,
-               round_cap: int = 50):
-    """Run ``a`` vs ``b`` (and the mirror ``a`` vs ``a``) with the chosen tactics, gear and
-    variants; returns ``(lethality frame, fight-length figure)``."""
-    mod = sandbox.engine(system)
-    cast, _ = sandbox.archetypes(system, mod)
-    t_field, _ = sandbox.tactic_choices(mod, cast[a])
-    g_field, gear = sandbox.gear_choices(system, mod, cast[a])
-    fa = sandbox.equip(cast[a], tactic=tactic_a, tactic_field=t_field,
-                       gear=gear.get(gear_a), gear_field=g_field)
-    fb = sandbox.equip(cast[b], tactic=tactic_b, tactic_field=t_field,
-                       gear=gear.get(gear_b), gear_field=g_field)
-    v = sandbox.variants(mod, variants_text.splitlines())
-    results = [(f"{a} vs {b}", mod.duel_mc(fa, fb, trials, seed, v, round_cap)),
-               (f"{a} vs {a}", mod.duel_mc(fa, dataclasses.replace(fa), trials, seed + 1, v,
-                                           round_cap))]
-    return sandbox.lethality_frame(results), sandbox.rounds_figure(results, system)
+def _choice(value):
+    """A dropdown value: ``None`` (keep the archetype's own) or the chosen value."""
+    return None if value in (None, KEEP) else value
+
+
+#: Dropdown entry that keeps the archetype's own gear or tactic.
+KEEP = "(archetype's own)"
+
+
+def sandbox_result(system: str, a: str, b: str, *, weapon_a=None, armour_a=None,
+                   tactic_a=None, weapon_b=None, armour_b=None, tactic_b=None,
+                   variants_text: str = "", method: str = "both", trials: int = 5000,
+                   seed: int = 0, round_cap: int = 50) -> dict:
+    """Everything the combat sandbox shows for ``a`` (side 0) against ``b`` (side 1).
+
+    Archetypes come from :mod:`analysis.archetypes` (with the weapon / armour / tactic
+    overrides given; ``None`` keeps the archetype's own), variants are ``NAME=VALUE``
+    lines for the system's combat ``Variants``. Returns ``duel`` (exact and/or Monte
+    Carlo rows of :func:`analysis.lethality.duel_table`; ``method="both"`` adds z-scores
+    of MC against exact), ``one_hit`` (both ways, exact), ``tactics`` and ``armour``
+    (side A's choices, exact when the engine solves the duel), ``variants`` (the variants
+    in force with rule ids) and ``figure`` (survival curve and fight length).
+    """
+    from analysis import archetypes, lethality
+    from analysis.cross_combat import cross_plot
+    from engines.errors import InputError
+    from engines.variants import describe
+
+    def over(weapon, armour, tactic):
+        return {k: v for k, v in (("weapon", _choice(weapon)), ("armour", _choice(armour)),
+                                  ("tactic", _choice(tactic))) if v is not None}
+
+    va = archetypes.variants(system, [t.strip() for t in variants_text.splitlines()
+                                      if t.strip()])
+    spec_a = {"archetype": a, **over(weapon_a, armour_a, tactic_a)}
+    spec_b = {"archetype": b, **over(weapon_b, armour_b, tactic_b)}
+    kw = {"trials": trials, "seed": seed, "variants": va, "round_cap": round_cap,
+          "progress": False}
+    try:
+        stats = lethality.duel_stats(system, spec_a, spec_b, method, **kw)
+    except InputError:
+        if method == "mc":
+            raise
+        method = "mc"  # no exact solver for this duel: simulate, with SEs
+        stats = lethality.duel_stats(system, spec_a, spec_b, method, **kw)
+    duel = lethality.duel_table(system, a, b, stats=stats)
+    duel["a"], duel["b"] = a, b
+    one_hit = pd.DataFrame([
+        {"attacker": x, "target": y, "method": "exact",
+         **lethality.one_hit(system, sx, sy, va)}
+        for x, y, sx, sy in ((a, b, spec_a, spec_b), (b, a, spec_b, spec_a))])
+    effect_method = "exact" if "exact" in stats else "mc"
+    tactics = lethality.tactic_table(system, spec_a, spec_b, method=effect_method, **kw)
+    armour = (lethality.armour_table(system, spec_a, spec_b, method=effect_method, **kw)
+              if archetypes.armours(system) else None)
+    figure = cross_plot({(f"{a} vs {b}", system, m): (st, "") for m, st in stats.items()},
+                        max_round=min(round_cap, 15))
+    rows = pd.DataFrame(describe(va))[["variant", "rule", "value", "default", "doc"]]
+    return {"duel": duel, "one_hit": one_hit, "tactics": tactics, "armour": armour,
+            "variants": rows, "figure": figure}
 
 
 @dataclasses.dataclass
 class CombatSandbox:
-    """The sandbox's widgets; :meth:`run` recomputes the table and plot."""
+    """The sandbox's widgets (``controls``: name → widget) and :meth:`run`, the callback
+    of the Run button (call it to recompute with the current choices)."""
 
     box: object
+    controls: dict
     run: object
 
 
-def combat_sandbox(trials: int = 5000, seed: int = 20261129, round_cap: int = 50):
-    """An ipywidgets panel: pick system, archetypes, tactics, gear and variants; the
-    lethality table and fight-length plot update on "Run". ``None`` without engines."""
+def combat_sandbox(trials: int = 5000, seed: int = 20261129, round_cap: int = 50,
+                   display_box: bool = True) -> CombatSandbox:
+    """An ipywidgets panel over :mod:`analysis.archetypes` and :mod:`analysis.lethality`:
+    pick a system, two archetypes, their weapon / armour / tactic and rule variants; "Run"
+    shows the lethality tables and the survival / fight-length plot."""
     import ipywidgets as w
     from IPython.display import Image, Markdown, display
 
+    from analysis import archetypes
+
     from .plotting import to_png
 
-    engines = sandbox.available_engines()
-    if not engines:
-        display(Markdown(NO_COMBAT))
-        return None
-    system = w.Dropdown(options=list(engines), description="system")
-    a, b = w.Dropdown(description="side 0"), w.Dropdown(description="side 1")
-    ta, tb = w.Dropdown(description="tactic 0"), w.Dropdown(description="tactic 1")
-    ga, gb = w.Dropdown(description="gear 0"), w.Dropdown(description="gear 1")
+    system = w.Dropdown(options=list(archetypes.SYSTEMS), description="system")
+    a, b = w.Dropdown(description="side A"), w.Dropdown(description="side B")
+    wa, wb = w.Dropdown(description="weapon A"), w.Dropdown(description="weapon B")
+    aa, ab = w.Dropdown(description="armour A"), w.Dropdown(description="armour B")
+    ta, tb = w.Dropdown(description="tactic A"), w.Dropdown(description="tactic B")
     variants = w.Textarea(description="variants", placeholder="NAME=VALUE, one per line")
+    method = w.Dropdown(options=["both", "exact", "mc"], value="both", description="method")
     n = w.IntSlider(value=trials, min=100, max=max(trials, 200_000), step=100,
-                    description="trials")
+                    description="MC trials")
     cap = w.IntSlider(value=round_cap, min=1, max=200, description="round cap")
     go = w.Button(description="Run", button_style="primary")
     out = w.Output()
-    table_rows = w.Label()
 
     def refresh(*_):
-        mod = engines[system.value]
-        cast, notes = sandbox.archetypes(system.value, mod)
-        names = list(cast)
+        s = system.value
+        names = archetypes.names(s)
         a.options, b.options = names, names
-        if names:
-            a.value, b.value = names[0], names[-1]
-            _, tactics = sandbox.tactic_choices(mod, cast[names[0]])
-            _, gear = sandbox.gear_choices(system.value, mod, cast[names[0]])
-        else:
-            tactics, gear = [], {}
-        for d in (ta, tb):
-            d.options = [None, *tactics]
-            d.value = None
-        for d in (ga, gb):
-            d.options = [None, *gear]
-            d.value = None
-        table_rows.value = "; ".join(notes)
+        default = next((x for x in names if "competent" in x), names[0])
+        a.value, b.value = default, default
+        for d, choices in ((wa, archetypes.weapons(s)), (wb, archetypes.weapons(s)),
+                           (aa, archetypes.armours(s)), (ab, archetypes.armours(s)),
+                           (ta, archetypes.tactics(s)), (tb, archetypes.tactics(s))):
+            d.options = [KEEP, *choices]
+            d.value = KEEP
+            d.disabled = not choices
 
-    def run(*_):
+    def show(r: dict) -> None:
+        display(Markdown(f"**{a.value} (A) against {b.value} (B), {system.value}** — rows "
+                         "marked exact are exact (SE 0); mc rows carry standard errors "
+                         "(`se_*`) and, with method both, z-scores against exact."))
+        display(r["duel"])
+        display(Image(data=to_png(r["figure"])))
+        display(Markdown("**One hit on an unhurt target (exact)**"))
+        display(r["one_hit"])
+        display(Markdown("**Side A's tactics**"))
+        display(r["tactics"])
+        if r["armour"] is not None:
+            display(Markdown("**Side A's armour**"))
+            display(r["armour"])
+        display(Markdown("**Combat variants in force**"))
+        display(r["variants"])
+
+    def run(*_, inline: bool = False) -> dict:
+        """Recompute with the current choices; show the result in the panel's output
+        area, or (``inline=True``) in the calling cell's own output."""
+        r = sandbox_result(system.value, a.value, b.value, weapon_a=wa.value,
+                           armour_a=aa.value, tactic_a=ta.value, weapon_b=wb.value,
+                           armour_b=ab.value, tactic_b=tb.value,
+                           variants_text=variants.value, method=method.value,
+                           trials=n.value, seed=seed, round_cap=cap.value)
         out.clear_output()
-        with out:
-            if not a.options:
-                display(Markdown(f"No archetypes for {system.value} in this build."))
-                return
-            frame, fig = duel_table(system.value, a.value, b.value, tactic_a=ta.value,
-                                    tactic_b=tb.value, gear_a=ga.value, gear_b=gb.value,
-                                    variants_text=variants.value, trials=n.value, seed=seed,
-                                    round_cap=cap.value)
-            display(frame)
-            display(Image(data=to_png(fig)))
-            display(sandbox.variant_rows(engines[system.value]))
+        if inline:
+            show(r)
+        else:
+            with out:
+                show(r)
+        return r
 
     system.observe(refresh, names="value")
-    go.on_click(run)
+    go.on_click(lambda _: run())
     refresh()
-    box = w.VBox([w.HBox([system, n, cap]), w.HBox([a, ta, ga]), w.HBox([b, tb, gb]),
-                  variants, w.HBox([go, table_rows]), out])
-    display(box)
-    return CombatSandbox(box, run)
+    box = w.VBox([w.HBox([system, method]), w.HBox([n, cap]), w.HBox([a, wa, aa, ta]),
+                  w.HBox([b, wb, ab, tb]), variants, go, out])
+    if display_box:
+        display(box)
+    controls = {"system": system, "a": a, "b": b, "weapon_a": wa, "weapon_b": wb,
+                "armour_a": aa, "armour_b": ab, "tactic_a": ta, "tactic_b": tb,
+                "variants": variants, "method": method, "trials": n, "round_cap": cap}
+    return CombatSandbox(box, controls, run)
 
 
 def frame_of(section: Section, table_id: str) -> pd.DataFrame:

@@ -12,8 +12,8 @@ Modules the optional sections look for (they light up when present):
 - :mod:`analysis.modifiers` — ``modifier_values(system, variants)``, ``modifier_summary``
 - :mod:`analysis.claims` — ``claim_c7_table(variants)``, ``claim_c7_summary`` (RULES C7)
 - :mod:`analysis.ladders` — ``ladder_table(systems)``
-- ``engines.combat_<system>`` — ``duel_mc(a, b, trials, seed, variants, round_cap)``
-  returning :class:`engines.fight.FightStats` (combatants: :mod:`reports.sandbox`)
+- :mod:`analysis.cross_combat`, :mod:`analysis.lethality`, :mod:`analysis.archetypes` —
+  the combat sections (duels, group fights, one-hit odds, tactics/armour, upsets)
 """
 
 from __future__ import annotations
@@ -871,79 +871,504 @@ def section_ladders(settings: ReportSettings) -> Section:
     return Section("ladders", title, reading, blocks)
 
 
-def section_lethality(settings: ReportSettings) -> Section:
-    """Duels per system from the combat engines (Monte Carlo, each figure with its SE)."""
-    from . import sandbox
+# ------------------------------------------------------------------ combat
 
-    title = "Combat lethality"
-    blocks: list = []
-    rows, missing, notes = [], [], []
-    reading = ["How often a fight ends in a death, who wins, and how long it lasts. A "
-               "mirror duel (two copies of one character) should be close to 50/50; a "
-               "high P(loser dead) means fights are lethal rather than merely decisive. "
-               "Every number is simulated and carries its standard error (SE)."]
-    for system in settings.systems:
-        try:
-            mod = sandbox.engine(system)
-        except ImportError as exc:
-            missing.append(f"{system} ({exc})")
+#: Cross-system duel columns (``analysis.cross_combat.cross_table``) → shown headers.
+DUEL_COLUMNS = {
+    "p_a": "A wins", "se_a": "SE(A)", "p_b": "B wins", "se_b": "SE(B)",
+    "p_neither": "neither", "rounds_mean": "rounds", "rounds_se": "SE(rounds)",
+    "rounds_q50": "median", "rounds_q90": "90% by",
+    "p_loser_dies": "dies", "se_loser_dies": "SE(dies)",
+    "one_hit_incap_a_on_b": "A→B inc.", "one_hit_kill_a_on_b": "A→B kill",
+    "one_hit_incap_b_on_a": "B→A inc.", "one_hit_kill_b_on_a": "B→A kill",
+}
+#: Group-fight columns (``analysis.lethality.group_fight`` rows) → shown headers.
+GROUP_COLUMNS = {
+    "p_side0": "0 wins", "se_side0": "SE(0)", "p_side1": "1 wins",
+    "se_side1": "SE(1)", "p_neither": "neither", "se_neither": "SE(n.)",
+    "rounds_mean": "rounds", "rounds_se": "SE(rounds)", "rounds_q50": "median",
+    "p_loser_dies": "loser dies", "se_loser_dies": "SE(dies)",
+}
+#: Effect-table columns (tactics, armour) → shown headers.
+EFFECT_COLUMNS = {"p_side0": "A wins", "se_side0": "SE(A)", "p_side1": "B wins",
+                  "p_neither": "neither", "rounds_mean": "rounds",
+                  "p_loser_dies": "loser dies"}
+#: Rung pairs of the fight-upset table (weaker first).
+UPSET_PAIRS = (("novice", "competent"), ("competent", "expert"), ("novice", "expert"))
+_ROUND_FORMATS = {"rounds": ".2f", "SE(rounds)": ".3f", "median": ".0f", "90% by": ".0f"}
+
+
+def _spec_label(spec: Mapping) -> str:
+    """``archetype (key=value, …)`` of a fighter entry of the cross-combat file."""
+    spec = dict(spec)
+    name = str(spec.pop("archetype", "custom"))
+    extra = ", ".join(f"{k}={v}" for k, v in spec.items())
+    return f"{name} ({extra})" if extra else name
+
+
+def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int):
+    """An exact duel where the engine solves it, else Monte Carlo (with its SEs)."""
+    from analysis import lethality
+    from engines.errors import InputError
+
+    try:
+        return lethality.run_fight(system, [a], [b], "exact", round_cap=settings.round_cap)
+    except InputError:
+        return lethality.run_fight(system, [a], [b], "mc", trials=settings.combat_trials,
+                                   seed=seed, round_cap=settings.round_cap, progress=False)
+
+
+@lru_cache(maxsize=4)
+def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int) -> dict:
+    import tomllib
+
+    from analysis import archetypes, cross_combat, lethality
+
+    settings = ReportSettings(systems=systems, combat_trials=trials, seed=seed,
+                              round_cap=round_cap, pdf=False, progress=False)
+    raw = tomllib.loads(cross_combat.DATA_FILE.read_text(encoding="utf-8"))
+    spec = cross_combat.load_cross()
+    stats = cross_combat.cross_stats(method="exact", trials=trials, seed=seed,
+                                     round_cap=round_cap, progress=False, systems=systems)
+    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap)
+    cast = pd.DataFrame([{"matchup": mid, "system": s,
+                          "A": _spec_label(raw["matchups"][mid][s]["a"]),
+                          "B": _spec_label(raw["matchups"][mid][s]["b"])}
+                         for mid in spec["matchups"] for s in systems])
+    rows, standing = [], []
+    for gid, g in spec["groups"].items():  # the order of cross_combat.group_table
+        for system in systems:
+            lad = spec["ladder"][system]
+            row, st = lethality.group_fight(
+                system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
+                seed=seed, round_cap=round_cap, label=gid, progress=False)
+            rows.append(row)
+            standing.append(st)
+    one_hit, effects = [], []
+    for system in systems:
+        m = raw["matchups"]["melee_equal"][system]
+        one_hit.append(lethality.one_hit_table(system, m["a"], [m["b"]]))
+        parts = [("tactic", lethality.tactic_table(system, m["a"], m["b"], method="exact",
+                                                   round_cap=round_cap, progress=False))]
+        if archetypes.armours(system):
+            parts.append(("armour", lethality.armour_table(
+                system, m["a"], m["b"], method="exact", round_cap=round_cap,
+                progress=False)))
+        for kind, t in parts:
+            t = t.rename(columns={kind: "choice"})
+            t.insert(1, "change", kind)
+            t["choice"] = t["choice"].astype(str)
+            t["a"], t["b"] = _spec_label(m["a"]), _spec_label(m["b"])
+            effects.append(t)
+    upsets = []
+    for k, system in enumerate(systems):
+        lad = spec["ladder"][system]
+        for j, (weak, strong) in enumerate(UPSET_PAIRS):
+            st = _exact_or_mc(system, lad[weak], lad[strong], settings,
+                              seed + 1000 * (k + 1) + j)
+            s = lethality.summary(st)
+            upsets.append({"system": system, "weaker": weak, "stronger": strong,
+                           "method": s["method"], "p_fight": s["p_side0"],
+                           "se_fight": s["se_side0"], "p_neither": s["p_neither"],
+                           "rounds_mean": s["rounds_mean"]})
+    return {"stats": stats, "cross": cross, "cast": cast,
+            "groups": pd.DataFrame(rows), "standing": pd.concat(standing, ignore_index=True),
+            "one_hit": pd.concat(one_hit, ignore_index=True),
+            "effects": pd.concat(effects, ignore_index=True),
+            "upsets": pd.DataFrame(upsets)}
+
+
+def combat_frames(settings: ReportSettings) -> dict:
+    """Every combat frame of the report, computed once per settings (cached).
+
+    ``cross`` is :func:`analysis.cross_combat.cross_table` (exact duels, MC only where an
+    engine has no exact solver), ``groups``/``standing`` are the rows of
+    :func:`analysis.cross_combat.group_table` for the chosen systems (Monte Carlo,
+    ``settings.combat_trials`` fights, ``settings.seed``), ``one_hit`` / ``effects`` come
+    from :mod:`analysis.lethality` on the ``melee_equal`` matchup of each system, and
+    ``upsets`` holds duels of a weaker ladder rung against a stronger one.
+    """
+    return _combat_cached(tuple(settings.systems), settings.combat_trials, settings.seed,
+                          settings.round_cap)
+
+
+def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
+          se_columns: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Label columns then the renamed value columns; SE columns only when some row is MC."""
+    mc = "method" in frame and (frame["method"] == "mc").any()
+    keep = [c for c in columns if c in frame and (mc or c not in se_columns)]
+    return frame[labels + keep].rename(columns=dict(columns)).reset_index(drop=True)
+
+
+def _method_note(frame: pd.DataFrame) -> str:
+    methods = set(frame["method"])
+    if methods == {"exact"}:
+        return "Every figure is exact (method “exact”: the fight solved as a Markov chain)."
+    if methods == {"mc"}:
+        return "Every figure is Monte Carlo, with its standard error (SE) beside it."
+    return ("Method “exact” rows are solved exactly (SE 0); “mc” rows are Monte Carlo with "
+            "their standard errors.")
+
+
+def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
+    out = []
+    for mid, part in cross.groupby("matchup", sort=False):
+        part = part.set_index("system")
+        longest, shortest = part["rounds_mean"].idxmax(), part["rounds_mean"].idxmin()
+        text = (f"{titles.get(mid, mid).capitalize()}: fights last longest in {longest} "
+                f"({part.loc[longest, 'rounds_mean']:.1f} rounds on average) and are "
+                f"shortest in {shortest} ({part.loc[shortest, 'rounds_mean']:.1f}).")
+        dies = part["p_loser_dies"].fillna(0)
+        if dies.max() > 0:
+            deadly = dies.idxmax()
+            never = [s for s in part.index if dies[s] == 0]
+            text += (f" The loser dies most often in {deadly} ({pct(dies[deadly])} of "
+                     "decided fights)")
+            text += (f"; in {', '.join(never)} the loser is only ever incapacitated."
+                     if never else ".")
+        else:
+            text += " In no system does the loser die: fights end in incapacitation."
+        if part["p_a"].max() - part["p_a"].min() > 0.02:
+            hi, lo = part["p_a"].idxmax(), part["p_a"].idxmin()
+            text += (f" Side A wins from {pct(part.loc[lo, 'p_a'])} ({lo}) to "
+                     f"{pct(part.loc[hi, 'p_a'])} ({hi}): the systems disagree on how "
+                     "decisive this edge is.")
+        out.append(text)
+    return out
+
+
+def _duel_figure(stats: Mapping, max_round: int = 15):
+    """Per matchup: P(the fight is still on after round k) and P(it ends in round k), one
+    line per system in its fixed colour; exact solid, Monte Carlo dashed with ±2 SE."""
+    from matplotlib.figure import Figure as MplFigure
+
+    mids = list(dict.fromkeys(k[0] for k in stats))
+    fig = MplFigure(figsize=(7.2, 2.6 * len(mids)), layout="constrained")
+    axes = fig.subplots(len(mids), 2, squeeze=False)
+    for row, mid in enumerate(mids):
+        ax_s, ax_r = axes[row]
+        for (m_id, system, method), (st, _note) in stats.items():
+            if m_id != mid:
+                continue
+            pmf = st.rounds_pmf()[: max_round + 1]
+            k = np.arange(pmf.size)
+            alive = 1.0 - np.cumsum(pmf)
+            colour = plotting.system_color(system)
+            style = "-" if method == "exact" else "--"
+            label = system + ("" if method == "exact" else " (MC)")
+            ax_s.step(k, alive, where="post", color=colour, linestyle=style, label=label)
+            ax_r.plot(k[1:], pmf[1:], color=colour, linestyle=style, marker="o",
+                      markersize=2.5, label=label)
+            if not st.exact:
+                se = np.sqrt(np.clip(alive * (1 - alive), 0, None) / st.n)
+                ax_s.fill_between(k, alive - 2 * se, alive + 2 * se, step="post",
+                                  color=colour, alpha=0.2, linewidth=0)
+                se_r = np.sqrt(np.clip(pmf * (1 - pmf), 0, None) / st.n)
+                ax_r.fill_between(k[1:], (pmf - 2 * se_r)[1:], (pmf + 2 * se_r)[1:],
+                                  color=colour, alpha=0.2, linewidth=0)
+        ax_s.set_title(f"{mid}: P(still fighting after round k)")
+        ax_r.set_title(f"{mid}: P(the fight ends in round k)")
+        ax_s.set_ylim(-0.02, 1.02)
+        for ax in (ax_s, ax_r):
+            ax.set_xlabel("round k")
+            ax.set_ylabel("probability")
+            ax.grid(True, color="#dddddd", linewidth=0.6)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0][1].legend(loc="upper right")
+    return fig
+
+
+def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, max_round: int = 12):
+    """Share of each side still standing after round k, one panel per group fight."""
+    fights = list(dict.fromkeys(groups["fight"]))
+    fig, axes = plotting.new_figure(len(fights), width=7.2, height=3.0)
+    for ax, fight in zip(axes, fights, strict=True):
+        part = standing[(standing["fight"] == fight) & (standing["round"] <= max_round)]
+        for system in dict.fromkeys(part["system"]):
+            colour = plotting.system_color(system)
+            for side, style in ((0, "-"), (1, "--")):
+                sub = part[(part["system"] == system) & (part["side"] == side)]
+                ax.step(sub["round"], sub["standing_share"], where="post", color=colour,
+                        linestyle=style, linewidth=1.4,
+                        label=system if side == 0 else None)
+                ax.fill_between(sub["round"], sub["standing_share"] - 2 * sub["se_share"],
+                                sub["standing_share"] + 2 * sub["se_share"], step="post",
+                                color=colour, alpha=0.18, linewidth=0)
+        ax.set_title(f"{fight}: side 0 solid, side 1 dashed")
+        ax.set_xlabel("round")
+    axes[0].set_ylim(-0.02, 1.02)
+    axes[0].set_ylabel("share of the side standing")
+    axes[-1].legend(loc="upper right")
+    return fig
+
+
+def _effects_figure(effects: pd.DataFrame):
+    """P(A wins) for each tactic / armour of side A, one panel per kind of change."""
+    kinds = list(dict.fromkeys(effects["change"]))
+    fig, axes = plotting.new_figure(len(kinds), width=7.2, height=3.4, sharey=False)
+    for ax, kind in zip(axes, kinds, strict=True):
+        part = effects[effects["change"] == kind]
+        labels, values, colours = [], [], []
+        for row in part.itertuples(index=False):
+            labels.append(f"{row.system}: {row.choice}")
+            values.append(row.p_side0)
+            colours.append(plotting.system_color(row.system))
+        y = np.arange(len(labels))[::-1]
+        ax.barh(y, values, color=colours)
+        ax.set_yticks(y, labels, fontsize=6.5)
+        ax.axvline(0.5, color="#555555", linewidth=0.8, linestyle=":")
+        ax.set_xlim(0, 1)
+        ax.set_xlabel(f"P(A wins) with this {kind}")
+        ax.set_title(f"{kind} of side A")
+    return fig
+
+
+def section_combat_duels(settings: ReportSettings) -> Section:
+    """The same duels in every system (analysis.cross_combat; exact where solvable)."""
+    title = "Combat: the same duels in every system"
+    try:
+        from analysis import cross_combat
+    except ImportError as exc:
+        return unavailable("combat-duels", title, "cross-system combat "
+                           "(analysis.cross_combat)", exc)
+    data = combat_frames(settings)
+    cross = data["cross"]
+    titles = {mid: e["title"] for mid, e in cross_combat.load_cross()["matchups"].items()}
+    reading = ["Two fights mapped to every system's own archetypes "
+               "(analysis/data/cross_combat.toml, an editable assumption): "
+               + "; ".join(f"“{mid}” = {t}" for mid, t in titles.items()) + ". "
+               + _method_note(cross)]
+    reading += _duel_reading(cross, titles)
+    ses = ("se_a", "se_b", "rounds_se", "se_loser_dies")
+    view = _view(cross, ["matchup", "system", "method"], DUEL_COLUMNS, ses)
+    blocks: list = [
+        _table("combat-duels", "Duels on the common ladder", view,
+               f"Side A against side B (the fighters are listed below). "
+               f"{_method_note(cross)} Probabilities: A wins, B wins, neither (still "
+               f"fighting at the round cap, {settings.round_cap}); rounds: the mean, the "
+               "median and the round by which 90% of fights have ended; dies: "
+               "P(the loser is dead) among decided fights; A→B inc. / kill: the exact "
+               "odds that one attack of an unhurt A incapacitates / kills B (and B→A).",
+               index=("matchup", "system"), full=cross, formats=_ROUND_FORMATS),
+        _figure("fig-combat-duels", "Survival and fight length",
+                _duel_figure(data["stats"]),
+                "Left: P(the fight is still on after round k) — the survival curve of "
+                "the fight. Right: P(it ends in round k). One colour per system; solid "
+                "lines are exact, dashed lines Monte Carlo with ±2 SE bands.",
+                "Survival curves and fight-length distributions per system", settings),
+        _table("combat-cast", "Who fights", data["cast"],
+               "The archetype of each side in each system, with the overrides the file "
+               "sets.", index=("matchup", "system")),
+    ]
+    return Section("combat-duels", title, reading, blocks)
+
+
+def section_combat_groups(settings: ReportSettings) -> Section:
+    """2v2 and 3v1 fights per system (Monte Carlo with SEs) and their survival curves."""
+    title = "Combat: group fights"
+    try:
+        from analysis import cross_combat
+    except ImportError as exc:
+        return unavailable("combat-groups", title, "group fights (analysis.cross_combat)",
+                           exc)
+    data = combat_frames(settings)
+    groups = data["groups"]
+    reading = [f"Monte Carlo fights ({settings.combat_trials:,} per system and fight, seed "
+               f"{settings.seed}) of the ladder fighters with light melee weapons; every "
+               "figure carries its standard error."]
+    titles = {gid: g.title or gid for gid, g in cross_combat.load_cross()["groups"].items()}
+    for fight, part in groups.groupby("fight", sort=False):
+        part = part.set_index("system")
+        hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
+        reading.append(
+            f"{fight} ({titles.get(fight, fight)}): side 0 wins from "
+            f"{pct(part.loc[lo, 'p_side0'])} ± {100 * part.loc[lo, 'se_side0']:.2f} points "
+            f"({lo}) to {pct(part.loc[hi, 'p_side0'])} ± "
+            f"{100 * part.loc[hi, 'se_side0']:.2f} ({hi}); fights last "
+            f"{part['rounds_mean'].min():.1f}–{part['rounds_mean'].max():.1f} rounds on "
+            "average.")
+    view = _view(groups, ["fight", "system", "method"], GROUP_COLUMNS)
+    blocks = [
+        _table("combat-groups", "Group fights", view,
+               f"Monte Carlo ({settings.combat_trials:,} fights each): P(side 0 wins), "
+               "P(side 1 wins) and P(neither) with binomial SEs, rounds (mean, with the SE "
+               "of the mean, and median), loser dies = P(every loser dead) among decided "
+               "fights. Fighters in the CSV.",
+               index=("fight", "system"), full=groups, formats=_ROUND_FORMATS),
+        _figure("fig-combat-groups", "Round-by-round survival in group fights",
+                _survival_figure(data["standing"], groups),
+                "Share of each side still able to act after round k (side 0 solid, side "
+                "1 dashed), one colour per system, Monte Carlo with ±2 SE bands.",
+                "Survival curves of the group fights per system", settings),
+    ]
+    return Section("combat-groups", title, reading, blocks)
+
+
+def section_combat_weapons(settings: ReportSettings) -> Section:
+    """One-hit incapacitation and kill odds by weapon (exact, analysis.lethality)."""
+    title = "Combat: one hit, by weapon"
+    try:
+        from analysis import lethality  # noqa: F401
+    except ImportError as exc:
+        return unavailable("combat-weapons", title, "one-hit tables (analysis.lethality)",
+                           exc)
+    hits = combat_frames(settings)["one_hit"]
+    reading = ["Exact odds that one attack by the competent fighter of the even duel, "
+               "with each weapon of its system's data file, hits, incapacitates or kills "
+               "an unhurt equal."]
+    for system, part in hits.groupby("system", sort=False):
+        best = part.loc[part["p_incapacitate"].idxmax()]
+        if best["p_incapacitate"] < 0.0005:
+            reading.append(f"{system}: no weapon takes an unhurt equal out with one hit "
+                           f"(at most {best['p_incapacitate']:.1e}, {best['weapon']}); "
+                           "fights are won by wearing the opponent down.")
             continue
-        cast, why = sandbox.archetypes(system, mod)
-        notes.extend(f"{system}: {w}" for w in why)
-        if not cast:
-            missing.append(f"{system} (no archetypes)")
+        text = (f"{system}: the most dangerous weapon is {best['weapon']} "
+                f"({pct(best['p_incapacitate'])} to incapacitate in one hit")
+        kill = part["p_kill"].max()
+        text += (f", {pct(part.loc[part['p_kill'].idxmax(), 'p_kill'])} to kill)."
+                 if kill >= 0.0005 else "); a single hit practically never kills.")
+        reading.append(text)
+    view = hits[["system", "weapon", "attacker", "target", "method", "p_hit",
+                 "p_incapacitate", "p_kill"]].rename(columns={
+        "p_hit": "P(hit)", "p_incapacitate": "P(incapacitated by one hit)",
+        "p_kill": "P(killed by one hit)"})
+    blocks = [_table("combat-weapons", "One-hit odds by weapon", view,
+                     "Exact (method “exact”): one attack on an unhurt target. Values below "
+                     "0.00005 show as 0.0000; the full precision is in the cell's tooltip "
+                     "and the CSV.", index=("system", "weapon"))]
+    return Section("combat-weapons", title, reading, blocks)
+
+
+def section_combat_gear(settings: ReportSettings) -> Section:
+    """Tactic and armour effects on the even duel of each system (exact)."""
+    title = "Combat: tactics and armour"
+    try:
+        from analysis import lethality  # noqa: F401
+    except ImportError as exc:
+        return unavailable("combat-gear", title, "tactic/armour tables (analysis.lethality)",
+                           exc)
+    effects = combat_frames(settings)["effects"]
+    reading = ["The even duel of each system (two equal competent fighters) with side A "
+               "changing one thing: its tactic (A6, C13, B4, DX2, E16) or its armour (A13, "
+               "DX11, E12; dice_pool_6 and middle_3d10 have no armour rules). Without a "
+               "change the duel is 50/50, so P(A wins) is the value of the change. "
+               + _method_note(effects)]
+    for (system, kind), part in effects.groupby(["system", "change"], sort=False):
+        best = part.loc[part["p_side0"].idxmax()]
+        worst = part.loc[part["p_side0"].idxmin()]
+        if best["p_side0"] - worst["p_side0"] < 0.005:
+            reading.append(f"{system}, {kind}: no choice changes the duel (A wins "
+                           f"{pct(best['p_side0'])} with each of "
+                           f"{', '.join(part['choice'])}).")
             continue
-        names = list(cast)[:3]
-        pairs = [(n, n) for n in names] + ([(names[0], names[-1])] if len(names) > 1 else [])
-        v = sandbox.variants(mod)
-        results = []
-        for k, (a, b) in enumerate(pairs):
-            stats = mod.duel_mc(cast[a], cast[b], settings.combat_trials,
-                                settings.system_seed(system) + 100 * (k + 1), v,
-                                settings.round_cap)
-            results.append((f"{a} vs {b}", stats))
-        frame = sandbox.lethality_frame(results)
-        rows.append(frame)
-        worst = frame.loc[frame["P(loser dies)"].idxmax()]
-        reading.append(f"{system}: {worst['matchup']} ends with the loser dead in "
-                       f"{pct(worst['P(loser dies)'])} of decided fights, after "
-                       f"{worst['mean rounds']:.1f} rounds on average.")
-        blocks.append(_figure(f"fig-lethality-{system}", f"{system}: fight length",
-                              sandbox.rounds_figure(results, system),
-                              f"P(the fight ends in round k), Monte Carlo "
-                              f"({settings.combat_trials:,} fights per matchup, round cap "
-                              f"{settings.round_cap}).",
-                              f"Fight length distribution for {system}", settings))
-    if not rows:
-        return unavailable("lethality", title, "combat engines (engines.combat_<system>)",
-                           ImportError("; ".join(missing)))
-    frame = pd.concat(rows, ignore_index=True)
-    blocks.insert(0, _table("lethality", "Duels", frame,
-                            f"Monte Carlo duels ({settings.combat_trials:,} fights each, "
-                            f"round cap {settings.round_cap}). Side 0 is the first name of "
-                            "the matchup; SE = binomial standard error of the probability "
-                            "beside it; no result = still fighting at the cap; loser dies = "
-                            "share of decided fights.",
-                            formats={"mean rounds": ".2f", "SE(0)": ".4f", "SE(1)": ".4f"}))
-    if missing:
-        blocks.append(Note(f"{NOT_AVAILABLE}: combat for " + "; ".join(missing), "missing"))
-    blocks.extend(Note(n) for n in notes)
-    return Section("lethality", title, reading, blocks)
+        reading.append(f"{system}, {kind}: best {best['choice']} (A wins "
+                       f"{pct(best['p_side0'])}, {best['rounds_mean']:.1f} rounds), worst "
+                       f"{worst['choice']} ({pct(worst['p_side0'])}).")
+    view = _view(effects, ["system", "change", "choice", "method"], EFFECT_COLUMNS,
+                 ("se_side0",))
+    blocks = [
+        _table("combat-gear", "Tactics and armour in an even duel", view,
+               "P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
+               "named, against the unchanged side B; mean rounds; loser dies among decided "
+               "fights. " + _method_note(effects), index=("system", "change"), full=effects,
+               formats=_ROUND_FORMATS),
+        _figure("fig-combat-gear", "Value of a tactic or an armour",
+                _effects_figure(effects),
+                "P(A wins) against an equal with each tactic (left) and armour (right); "
+                "the dotted line is the even 50%. Exact.",
+                "Bar charts of P(win) by tactic and armour per system", settings),
+    ]
+    return Section("combat-gear", title, reading, blocks)
+
+
+def section_combat_upsets(settings: ReportSettings) -> Section:
+    """Swinginess: how often the weaker rung wins one roll vs a whole fight."""
+    title = "Combat: swinginess and upsets"
+    try:
+        from analysis.ladders import swinginess, upset_table
+    except ImportError as exc:
+        return unavailable("combat-upsets", title, "ladder upsets (analysis.ladders)", exc)
+    fights = combat_frames(settings)["upsets"]
+    variants = _variant_map(settings)
+    rolls = upset_table(variants=variants)
+    rolls = rolls[rolls["system"].isin(settings.systems)]
+    frame = fights.merge(rolls[["system", "weaker", "stronger", "p_upset_attacking"]],
+                         on=["system", "weaker", "stronger"], how="left")
+    swing = swinginess(variants=variants)
+    swing = swing[swing["system"].isin(settings.systems)].set_index("system")
+    adj = frame[(frame["weaker"] == "novice") & (frame["stronger"] == "competent")]
+    sharper = int((adj["p_fight"] < adj["p_upset_attacking"]).sum())
+    reading = ["An upset is the weaker character winning. One opposed roll (exact, "
+               "analysis.ladders) and a whole duel to the end (the ladder fighters of the "
+               "group fights, light melee weapons) can differ a lot: many rolls can "
+               "average luck out, or one lucky blow can end a fight. In "
+               f"{sharper} of {len(adj)} systems the duel favours the stronger side more "
+               "than a single roll does. " + _method_note(fights)]
+    for system, part in frame.groupby("system", sort=False):
+        adj = part[(part["weaker"] == "novice") & (part["stronger"] == "competent")]
+        if adj.empty:
+            continue
+        row = adj.iloc[0]
+        roll, fight = row["p_upset_attacking"], row["p_fight"]
+        verdict = ("the fight sharpens the edge of skill" if fight < roll else
+                   "skill counts for less in a fight than in one roll")
+        text = (f"{system}: a novice beats a competent character in {pct(roll)} of opposed "
+                f"rolls and wins {pct(fight)} of duels — {verdict}")
+        if system in swing.index:
+            text += (f"; one SD of luck is worth {swing.loc[system, 'sd_in_rungs']:.2f} "
+                     "rungs on a single check")
+        reading.append(text + ".")
+    view = frame[["system", "weaker", "stronger", "method", "p_upset_attacking", "p_fight",
+                  "se_fight", "p_neither", "rounds_mean"]].rename(columns={
+        "p_upset_attacking": "upset, one roll", "p_fight": "upset, duel",
+        "se_fight": "SE(duel)", "p_neither": "neither", "rounds_mean": "rounds"})
+    if (frame["method"] == "exact").all():
+        view = view.drop(columns=["SE(duel)"])
+    blocks = [_table("combat-upsets", "Upsets: one roll against a whole fight", view,
+                     "P(the weaker rung wins): in one opposed roll it initiates (exact) and "
+                     f"in a duel to the end (round cap {settings.round_cap}); neither = P(no "
+                     "result at the cap); rounds = mean length of the duel. "
+                     + _method_note(fights), index=("system",), full=frame,
+                     formats=_ROUND_FORMATS)]
+    return Section("combat-upsets", title, reading, blocks)
 
 
 # --------------------------------------------------------- assumptions, provenance
 
+def _combat_variants(system: str):
+    """The default combat ``Variants`` of ``system`` (None without its combat engine)."""
+    try:
+        from analysis.archetypes import variants
+        return variants(system)
+    except ImportError:
+        return None
+
+
 def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
+    """Every variant in force: the check variants, then each combat engine's own ones
+    (those a combat ``Variants`` inherits from the checks are listed once, as checks)."""
     rows = []
     for system in settings.systems:
         v = checks.variants_for(system, list(settings.variants_of(system)))
+        cv = _combat_variants(system)
+        in_combat = {r["variant"] for r in describe(cv)} if cv is not None else set()
+        listed = set()
         for row in describe(v):
-            row["changed"] = "yes" if row["value"] != row["default"] else ""
-            row["value"] = _show(row["value"])
-            row["default"] = _show(row["default"])
+            row["applies to"] = ("checks and combat" if row["variant"] in in_combat
+                                 else "checks")
+            listed.add(row["variant"])
             rows.append(row)
-    return pd.DataFrame(rows)[["system", "variant", "rule", "value", "default", "changed",
-                               "doc"]]
+        for row in describe(cv) if cv is not None else ():
+            if row["variant"] not in listed:
+                row["applies to"] = "combat"
+                rows.append(row)
+    for row in rows:
+        row["changed"] = "yes" if row["value"] != row["default"] else ""
+        row["value"] = _show(row["value"])
+        row["default"] = _show(row["default"])
+    return pd.DataFrame(rows)[["system", "variant", "applies to", "rule", "value", "default",
+                               "changed", "doc"]]
 
 
 def _show(value) -> str:
@@ -963,8 +1388,13 @@ def section_assumptions(settings: ReportSettings) -> Section:
         "variant with the rule id it settles (see the rules digest). "
         + ("Every variant below is at its default." if not changed else
            f"{changed} variant(s) differ from the default in this report (marked “yes”)."),
+        "Combat rows are the combat engines' own gaps, at their defaults in every combat "
+        "section (the report sets no combat variants).",
         "Exact: success curves, outcome means and SDs (enumeration / convolution of the "
-        "dice). Monte Carlo: the agreement check and the combat sections; every simulated "
+        "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
+        "weapon, the tactic and armour tables and the duel upsets (each duel solved as a "
+        "Markov chain; a row marked “mc” is simulated because its engine has no exact "
+        "solver). Monte Carlo: the agreement check and the group fights; every simulated "
         "number carries its standard error.",
     ]
     blocks = [_table("assumptions", "Rule variants in force", frame,
@@ -1000,7 +1430,7 @@ def provenance_frame(settings: ReportSettings, elapsed: float | None = None) -> 
         ("seed", str(settings.seed)),
         ("Monte Carlo trials per roll setting", f"{settings.trials:,}"),
         ("largest standard error of a proportion", f"{settings.se_max:.5f} (= √(0.25/n))"),
-        ("combat trials per duel", f"{settings.combat_trials:,}"),
+        ("combat trials per Monte Carlo fight", f"{settings.combat_trials:,}"),
         ("systems", ", ".join(settings.systems)),
         ("source revision", _git_commit()),
         ("python", f"{platform.python_version()} ({sys.platform})"),
@@ -1035,6 +1465,10 @@ SECTIONS = [
     section_modifiers,
     section_c7,
     section_ladders,
-    section_lethality,
+    section_combat_duels,
+    section_combat_groups,
+    section_combat_weapons,
+    section_combat_gear,
+    section_combat_upsets,
     section_assumptions,
 ]

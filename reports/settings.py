@@ -13,7 +13,7 @@ SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_de
 DEFAULT_SEED = 20261129
 #: Monte Carlo trials per roll setting in the default report.
 DEFAULT_TRIALS = 200_000
-#: Trials per duel in the lethality section.
+#: Monte Carlo fights per group fight (and per duel whose engine has no exact solver).
 DEFAULT_COMBAT_TRIALS = 20_000
 DEFAULT_OUT = Path("reports") / "out"
 

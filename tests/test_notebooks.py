@@ -117,12 +117,29 @@ def test_cross_system_notebook_runs(monkeypatch):
 
 
 def test_combat_sandbox_notebook_runs(monkeypatch):
-    from reports import sandbox
-
+    """The sandbox's Run callback is invoked by the notebook itself: its duel table (exact
+    and MC rows), survival plot and the report's cross-system combat section appear."""
     nb = _execute("combat_sandbox.ipynb", monkeypatch)
+    html = "\n".join(_outputs(nb, "text/html"))
     text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
-    if sandbox.available_engines():
-        assert "P(0 wins)" in "\n".join(_outputs(nb, "text/html"))
-    else:
-        assert "Combat engines are not present in this build" in text
-        assert "Not available in this build" in text
+    for column in ("p_side0", "se_side0", "p_loser_dies", "p_incapacitate", "z_side0"):
+        assert column in html
+    assert ">exact<" in html  # method "both": an exact row ...
+    assert ">mc<" in html  # ... and a Monte Carlo row with its SE and z-score
+    assert "Combat variants in force" in text
+    assert "Combat: the same duels in every system" in text
+    assert len(_outputs(nb, "image/png")) >= 2  # the sandbox's plot and the section's
+
+
+def test_sandbox_result_uses_the_archetype_library():
+    """C13/E12: the sandbox's overrides reach the engine (heavy armour helps side A in
+    an even d20_degrees duel; the mirror duel without overrides is exactly 50/50)."""
+    from reports.notebook import sandbox_result
+
+    even = sandbox_result("d20_degrees", "competent", "competent", method="exact",
+                          round_cap=20)
+    assert even["duel"]["p_side0"].iloc[0] == pytest.approx(even["duel"]["p_side1"].iloc[0])
+    armoured = sandbox_result("d20_degrees", "competent", "competent", armour_a="heavy",
+                              method="exact", round_cap=20)
+    assert armoured["duel"]["p_side0"].iloc[0] > even["duel"]["p_side0"].iloc[0]
+    assert set(armoured["armour"]["armour"]) == {"none", "light", "medium", "heavy"}

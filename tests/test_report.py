@@ -22,7 +22,6 @@ import pytest
 from analysis import checks
 from analysis.cli import main
 from engines.errors import InputError
-from engines.fight import FightStats
 from reports import sections as S
 from reports.build import write_report
 from reports.settings import ReportSettings, trials_for_se
@@ -33,6 +32,7 @@ from cdp_browser import Browser, require_tool
 SYSTEMS = ("dice_pool_7", "percentile", "d20_degrees")
 TRIALS = 4000
 SEED = 7
+COMBAT_TRIALS = 400  # fights per group fight: SE of a 50/50 side = 0.025
 SHOTS = Path(__file__).resolve().parent.parent / "reports" / "out" / "test-shots"
 
 
@@ -40,14 +40,16 @@ SHOTS = Path(__file__).resolve().parent.parent / "reports" / "out" / "test-shots
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     rc = main(["report", "--systems", ",".join(SYSTEMS), "--trials", str(TRIALS),
-               "--seed", str(SEED), "--combat-trials", "200", "--out", str(out), "--quiet"])
+               "--seed", str(SEED), "--combat-trials", str(COMBAT_TRIALS), "--out", str(out),
+               "--quiet"])
     assert rc == 0
     return out
 
 
 @pytest.fixture(scope="module")
 def settings(built):
-    return ReportSettings(systems=SYSTEMS, trials=TRIALS, seed=SEED, out=built)
+    return ReportSettings(systems=SYSTEMS, trials=TRIALS, seed=SEED, out=built,
+                          combat_trials=COMBAT_TRIALS)
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +67,9 @@ def page(built, tmp_path_factory):
                 .map(c => c.textContent.trim()),
               rows: Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c =>
                 ({text: c.textContent.trim(), value: c.dataset.value ?? null})))}]))""")
+        combat_images = b.evaluate("""Array.from(document.querySelectorAll(
+            'main section[id^="combat-"] img')).map(i => ({section: i.closest('section').id,
+              complete: i.complete, w: i.naturalWidth, h: i.naturalHeight}))""")
         sections = b.evaluate("Array.from(document.querySelectorAll('main section'))"
                               ".map(s => [s.id, s.className, s.innerText.slice(0, 400)])")
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -73,7 +78,7 @@ def page(built, tmp_path_factory):
         b.screenshot(SHOTS / "report-agreement.png")
         errors = list(b.errors)
     return {"images": images, "tables": tables, "sections": sections, "errors": errors,
-            "shot": shot}
+            "shot": shot, "combat_images": combat_images}
 
 
 # ---------------------------------------------------------------- settings / CLI
@@ -279,32 +284,133 @@ def test_optional_section_skipped_only_on_import_error(monkeypatch, settings):
         S.section_opposed(settings)
 
 
-def test_lethality_section_reads_fightstats(monkeypatch, settings):
-    """A stand-in combat engine: the section reports P(win) = wins / trials with SE."""
-    import types
+# ---------------------------------------------------------------- combat sections
 
-    def duel_mc(a, b, trials, seed, variants, round_cap):
-        st = FightStats.empty("percentile", round_cap, trials)
-        st.outcome[:] = [600, 300, 100]
-        st.rounds[2, 0], st.rounds[3, 1], st.rounds[round_cap, 2] = 600, 300, 100
-        st.loser_dead[:] = [450, 0]
-        return st
+def _cells(page, table_id: str, keys: tuple[str, ...]) -> dict:
+    head, rows = _table(page, table_id)
+    return {tuple(r[head.index(k)]["text"] for k in keys): dict(zip(head, r, strict=True))
+            for r in rows}
 
-    fake = types.ModuleType("engines.combat_percentile")
-    fake.duel_mc, fake.ARCHETYPES = duel_mc, {"brawler": object()}
-    monkeypatch.setitem(sys.modules, "engines.combat_percentile", fake)
-    small = ReportSettings(systems=("percentile",), trials=200, combat_trials=1000,
-                           round_cap=10)
-    sec = S.section_lethality(small)
-    assert sec.available
-    assert len(sec.figures()) == 1
-    row = sec.tables()[0].frame.iloc[0]
-    assert row["P(0 wins)"] == 0.6
-    assert row["P(no result)"] == 0.1
-    assert row["SE(0)"] == pytest.approx(math.sqrt(0.6 * 0.4 / 1000))
-    assert row["P(loser dies)"] == pytest.approx(450 / 900)
-    # mean rounds: (2*600 + 3*300 + 10*100) / 1000
-    assert row["mean rounds"] == pytest.approx(3.1)
+
+def _same_numbers(shown: dict, frame, keys: tuple[str, ...], columns: dict) -> int:
+    """Every shown value cell equals the frame's number bit for bit (data-value is the
+    full-precision repr); returns the count of cells compared."""
+    n = 0
+    for row in frame.to_dict("records"):
+        cells = shown[tuple(str(row[k]) for k in keys)]
+        for col, header in columns.items():
+            if header not in cells:
+                continue
+            assert float(cells[header]["value"]) == float(row[col]), (header, row)
+            n += 1
+    return n
+
+
+def test_combat_duel_table_equals_cross_combat_frame(page, settings):
+    """The duels in the HTML are analysis.cross_combat.cross_table's numbers (same
+    settings: exact duels, round cap), system by system; and every row says exact/mc."""
+    from analysis import cross_combat
+
+    frame = cross_combat.cross_table(method="exact", trials=settings.combat_trials,
+                                     seed=settings.seed, round_cap=settings.round_cap,
+                                     progress=False)
+    frame = frame[frame["system"].isin(SYSTEMS)]
+    shown = _cells(page, "combat-duels", ("matchup", "system"))
+    assert len(shown) == len(frame) == 2 * len(SYSTEMS)
+    assert _same_numbers(shown, frame, ("matchup", "system"), S.DUEL_COLUMNS) >= 10 * len(frame)
+    for (_mid, _system), cells in shown.items():
+        assert cells["method"]["text"] in ("exact", "mc")
+    # hand-worked oracle: a mirror duel is fair by symmetry, P(A wins) = P(B wins)
+    for system in SYSTEMS:
+        cells = shown[("melee_equal", system)]
+        assert cells["A wins"]["text"] == cells["B wins"]["text"]
+
+
+def test_combat_group_table_equals_cross_combat_frame(page, settings):
+    """Group fights (Monte Carlo) in the HTML are cross_combat.group_table's rows for the
+    same trials and seed, each with its SE; the 2v2 mirror fight is fair by symmetry, so
+    P(side 0 wins) lies within 5 SE + 1/n of 1/2 (the project's MC tolerance)."""
+    from analysis import cross_combat
+
+    rows, _standing = cross_combat.group_table(trials=settings.combat_trials,
+                                               seed=settings.seed,
+                                               round_cap=settings.round_cap, progress=False)
+    rows = rows[rows["system"].isin(SYSTEMS)]
+    shown = _cells(page, "combat-groups", ("fight", "system"))
+    assert len(shown) == len(rows)
+    assert _same_numbers(shown, rows, ("fight", "system"), S.GROUP_COLUMNS) >= 8 * len(rows)
+    n = settings.combat_trials
+    for system in SYSTEMS:
+        cells = shown[("2v2", system)]
+        assert cells["method"]["text"] == "mc"
+        p = float(cells["0 wins"]["value"])
+        assert float(cells["SE(0)"]["value"]) == pytest.approx(math.sqrt(p * (1 - p) / n))
+        assert abs(p - 0.5) <= 5 * math.sqrt(0.25 / n) + 1 / n
+
+
+def test_combat_weapon_gear_and_upset_tables(page, settings):
+    """One-hit odds (A14/A15, B9/B10, DX7-DX9, E13), tactics/armour (A6, A13, DX2, DX11,
+    E12, E16) and upsets in the HTML are the analysis frames' numbers."""
+    data = S.combat_frames(settings)
+    hits = data["one_hit"]
+    shown = _cells(page, "combat-weapons", ("system", "weapon"))
+    cols = {"p_hit": "P(hit)", "p_incapacitate": "P(incapacitated by one hit)",
+            "p_kill": "P(killed by one hit)"}
+    assert _same_numbers(shown, hits, ("system", "weapon"), cols) == 3 * len(hits)
+    # E11 hand-worked: attack 7 vs Parry 7 -> d20 + 7 >= 10 + 7 needs 10+ on the d20: 11/20
+    assert shown[("d20_degrees", "light_melee")]["P(hit)"]["text"] == "0.5500"
+    gear = _cells(page, "combat-gear", ("system", "change", "choice"))
+    assert len(gear) == len(data["effects"])
+    assert _same_numbers(gear, data["effects"], ("system", "change", "choice"),
+                         S.EFFECT_COLUMNS) >= 3 * len(gear)
+    # the file's own loadout is the mirror duel: 50/50 (percentile armour 0, d20 none)
+    assert gear[("percentile", "armour", "0")]["A wins"]["text"] == "0.5000"
+    assert gear[("d20_degrees", "armour", "none")]["A wins"]["text"] == "0.5000"
+    _head, rows = _table(page, "combat-upsets")
+    assert len(rows) == 3 * len(SYSTEMS)
+
+
+def test_combat_figures_load(page):
+    """Every combat section has figures, and each one decoded in the browser."""
+    by_section: dict[str, list] = {}
+    for img in page["combat_images"]:
+        by_section.setdefault(img["section"], []).append(img)
+    for sid in ("combat-duels", "combat-groups", "combat-gear"):
+        assert by_section.get(sid), f"no figure in {sid}"
+        for img in by_section[sid]:
+            assert img["complete"], img
+            assert img["w"] > 300, img
+            assert img["h"] > 100, img
+
+
+def test_combat_readings_and_variants(page, settings):
+    """Combat sections carry readings computed from the numbers; the assumptions list the
+    combat engines' own variants with their rule ids (A-g3, B-g6, E-g3 ...)."""
+    from analysis import archetypes
+
+    by_id = {sid: (cls, text) for sid, cls, text in page["sections"]}
+    for sid in ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
+                "combat-upsets"):
+        cls, text = by_id[sid]
+        assert "available" in cls.split()
+        assert "What this means for a designer" in text
+    # the reading names the system whose even duel lasts longest, from the numbers
+    cross = S.combat_frames(settings)["cross"]
+    even = cross[cross["matchup"] == "melee_equal"].set_index("system")
+    longest = even["rounds_mean"].idxmax()
+    text = " ".join(S.section_combat_duels(settings).reading)
+    assert f"fights last longest in {longest} ({even.loc[longest, 'rounds_mean']:.1f}" in text
+    head, rows = _table(page, "assumptions")
+    listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
+    for system in SYSTEMS:
+        for row in S.describe(archetypes.variants(system)):
+            cell = listed[(system, row["variant"])]
+            assert cell["rule"]["text"] == row["rule"]
+            assert cell["applies to"]["text"] in ("combat", "checks and combat")
+    # dice_pool_7's combat variants inherit the check variants (A1); middle_3d10's do not
+    assert listed[("dice_pool_7", "again")]["applies to"]["text"] == "checks and combat"
+    assert listed[("dice_pool_7", "dodge_lasts")]["applies to"]["text"] == "combat"
+    assert listed[("dice_pool_7", "dodge_lasts")]["rule"]["text"] == "A-g3"
 
 
 # ---------------------------------------------------------------- PDF
