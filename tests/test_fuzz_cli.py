@@ -185,11 +185,11 @@ def test_known_bad_commands(files, argv):
     assert len(err.splitlines()) >= 1
 
 
-def test_lethality_without_combat_engine_says_so(files):
+def test_lethality_without_combat_engine_says_so(files, monkeypatch):
+    """A build without a system's combat engine answers with one clear line."""
     from analysis import fights
 
-    if fights.available()["d20_degrees"]:
-        pytest.skip("the d20_degrees combat engine is installed")
+    monkeypatch.setattr(fights, "available", lambda: dict.fromkeys(fights.SYSTEMS, False))
     rc, _, err = _run(["solve", "lethality", "--system", "d20_degrees", "--scenario",
                        str(files / "good.toml"), "--knob", "a.hit_points", "--range", "1:40",
                        "--target", "0.7"])
