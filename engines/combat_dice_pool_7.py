@@ -20,7 +20,11 @@ Rules, as this module reads them:
   (damage ≥ half its vitality).
 - **A10** a hit (≥ 1 success) deals successes + weapon damage − the armour rating for
   the damage type (**A13**), never below 0. **A-g4** (variant ``weapon_bonus``): the
-  weapon's bonus adds attack dice *and* damage (default) or damage only.
+  weapon's bonus adds attack dice *and* damage (default) or damage only. Variant
+  ``armour_stops`` (A10/A13): armour ignores points of that total damage (default; the
+  seed's armour "ignores N points of damage") or cancels successes only, the weapon
+  damage added after. Variant ``armour_vs_firearms`` (A13): a firearm meets only the
+  ballistic rating (default) or the ballistic + lethal ratings.
 - **A12** bursts: short +1 die (one target); medium +2 dice, up to 3 targets; long +3,
   every target; with more than one target, minus one die per target, one attack each.
 - **A14** vitality = 2 × CON + 6; bashing and lethal damage are tracked apart; **A-g5**:
@@ -116,6 +120,15 @@ class Variants(_checks.Variants):
                                      "damage: ignored (the seed lists lethal and ballistic "
                                      "only) or its lethal rating",
                                      choices=("ignored", "lethal"))
+    armour_vs_firearms: str = variant("ballistic", rule="A13", doc="armour against "
+                                      "firearm (ballistic) damage: its ballistic rating "
+                                      "only (the table read type by type), or ballistic + "
+                                      "lethal (a bullet is lethal damage too)",
+                                      choices=("ballistic", "ballistic_and_lethal"))
+    armour_stops: str = variant("damage", rule="A10", doc="armour ignores points of the "
+                                "damage (successes + weapon; the seed's armour ignores "
+                                "points of damage) or cancels successes only, the weapon "
+                                "damage added after", choices=("damage", "successes"))
     targeting: str = variant("random", rule="A6", doc="N-vs-M: each attack picks a random "
                              "able enemy, or the first able one (focus fire)",
                              choices=("random", "first"))
@@ -234,7 +247,8 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_WP] = c.willpower_points
     r[C_ARMOUR + BASHING] = c.armour.lethal if v.armour_vs_bashing == "lethal" else 0
     r[C_ARMOUR + LETHAL] = c.armour.lethal
-    r[C_ARMOUR + BALLISTIC] = c.armour.ballistic
+    r[C_ARMOUR + BALLISTIC] = c.armour.ballistic + (
+        c.armour.lethal if v.armour_vs_firearms == "ballistic_and_lethal" else 0)
     r[C_BURST] = BURSTS.index(c.burst)
     r[C_TACTIC] = TACTICS.index(c.tactic)
     r[C_WPPOL] = WILLPOWER_POLICIES.index(c.willpower)
@@ -249,12 +263,12 @@ def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
 def _rule(v: Variants) -> np.ndarray:
     pr = v.rule().as_array()
     extra = [int(v.dodge_lasts == "end_of_round"), int(v.initiative_roll),
-             int(v.targeting == "first")]
+             int(v.targeting == "first"), int(v.armour_stops == "successes")]
     return np.concatenate([pr, np.array(extra, dtype=np.int64)])
 
 
 # Rule array: 0..4 the pool rule (engines.pools.PoolRule.as_array), then these.
-R_DODGE_END_OF_ROUND, R_INIT_D10, R_TARGET_FIRST = 5, 6, 7
+R_DODGE_END_OF_ROUND, R_INIT_D10, R_TARGET_FIRST, R_ARMOUR_SUCCESSES = 5, 6, 7, 8
 
 
 # ---------------------------------------------------------------------------------------
@@ -295,9 +309,11 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
     if succ == 0:
         return
     dtype = rows[c, C_DTYPE]
-    dmg = succ + rows[c, C_DMG] - rows[t, C_ARMOUR + dtype]  # A10, A13
-    if dmg < 0:
-        dmg = 0
+    armour = rows[t, C_ARMOUR + dtype]  # A13
+    if rule[R_ARMOUR_SUCCESSES] != 0:  # variant: armour cancels successes only
+        dmg = max(succ - armour, 0) + rows[c, C_DMG]
+    else:  # A10: armour ignores points of successes + weapon damage
+        dmg = max(succ + rows[c, C_DMG] - armour, 0)
     acc[hits_off + min(dmg, DAMAGE_BINS - 1)] += 1
     if able[t] == 1 and _wound(t, dmg, dtype, rows[t, C_VIT], rows[t, C_DEATH], lethal_dmg,
                                bash_dmg, con_dmg, dead):
@@ -550,7 +566,10 @@ def _damage(pool: int, damage: int, armour: int, v: Variants) -> tuple[np.ndarra
     """A10/A13: pmf of damage dealt (misses count 0) and of hits by damage."""
     succ = _successes(pool, v)
     k = np.arange(succ.size)
-    dmg = np.maximum(k + damage - armour, 0)
+    if v.armour_stops == "successes":  # variant: armour cancels successes only
+        dmg = np.maximum(k - armour, 0) + damage
+    else:
+        dmg = np.maximum(k + damage - armour, 0)
     out = np.zeros(int(dmg.max()) + 1)
     hit = np.zeros_like(out)
     np.add.at(hit, dmg[1:], succ[1:])

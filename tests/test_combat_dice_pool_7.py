@@ -473,3 +473,72 @@ def test_every_variant_parses_from_text():
         for choice in f.metadata["choices"] or ():
             text = "none" if choice is None else str(choice).lower()
             assert getattr(parse_variants(Variants, [f"{f.name}={text}"]), f.name) == choice
+
+
+# ------------------------------------------------------------------ review: armour readings
+
+
+def test_a13_armour_vs_firearms_variant():
+    """A13: the seed lists armour by damage type (lethal, ballistic) and says most weapons
+    deal lethal damage, so whether a bullet (ballistic) is also stopped by the lethal
+    rating is debatable. Default: only the ballistic rating (the table read type by
+    type); variant ``armour_vs_firearms = "ballistic_and_lethal"``: both ratings add up.
+
+    Heavy archaic armour (4 lethal, 2 ballistic), a pistol (+1) with 3 dice after
+    Defense: damage = max(0, s + 1 − 2) by default, max(0, s + 1 − 6) with the variant.
+    """
+    pistol = Weapon("pistol", 1, initiative=-1, ranged=True, damage_type="ballistic")
+    plate = Armour("heavy_archaic", lethal=4, ballistic=2)
+    target = fighter(DES=2, SAB=2, armour=plate)  # Defense 2
+    s = fighter(DES=4, weapon=pistol)  # 4 + 1 − 2 = 3 dice
+    pmf = pool_pmf(3)
+    dflt = cb.attack_damage(s, target)
+    assert dflt[0] == pytest.approx(pmf[0] + pmf[1], abs=1e-12)  # s = 1: 1 + 1 − 2 = 0
+    assert dflt[1] == pytest.approx(pmf[2], abs=1e-12)
+    both = Variants(armour_vs_firearms="ballistic_and_lethal")
+    dmg = cb.attack_damage(s, target, both)
+    assert dmg[0] == pytest.approx(pmf[:6].sum(), abs=1e-12)  # s <= 5 stopped by 6
+    assert dmg[1] == pytest.approx(pmf[6], abs=1e-12)
+    # a blade still meets only the lethal rating under the variant
+    a = fighter(FOR=4, weapon=SWORD)  # 4 + 1 − 2 = 3 dice, damage s + 1 − 4
+    blade = cb.attack_damage(a, target, both)
+    assert blade[0] == pytest.approx(pmf[:4].sum(), abs=1e-12)
+    assert blade[1] == pytest.approx(pmf[4], abs=1e-12)
+    # the Monte Carlo kernel reads the same armour column (A13 in both paths)
+    ex = cb.duel_exact(s, target, both, round_cap=3)
+    mc = cb.duel_mc(s, target, 20_000, seed=4, variants=both, round_cap=3)
+    assert_mc_matches_exact(mc, ex)
+
+
+def test_a10_a13_armour_stops_variant():
+    """A10/A13: armour "ignores N points of damage" (seed), damage = successes + weapon:
+    default max(0, s + w − armour). The digest's "successes remaining after armour +
+    weapon damage" also parses as max(0, s − armour) + w: variant
+    ``armour_stops = "successes"``.
+
+    Light archaic armour (2 lethal), a sword (+1), 3 dice after Defense 2:
+    default s = 1 → 0, 2 → 1, 3 → 2; variant s = 1 → 1, 2 → 1, 3 → 2, s → s − 1.
+    """
+    target = fighter(DES=2, SAB=2, armour=Armour("light_archaic", lethal=2))
+    a = fighter(FOR=4, weapon=SWORD)  # 4 + 1 − 2 = 3 dice
+    pmf = pool_pmf(3)
+    dflt = cb.attack_damage(a, target)
+    assert dflt[0] == pytest.approx(pmf[0] + pmf[1], abs=1e-12)
+    assert dflt[1] == pytest.approx(pmf[2], abs=1e-12)
+    v = Variants(armour_stops="successes")
+    dmg = cb.attack_damage(a, target, v)
+    assert dmg[0] == pytest.approx(pmf[0], abs=1e-12)
+    assert dmg[1] == pytest.approx(pmf[1] + pmf[2], abs=1e-12)
+    assert dmg[2] == pytest.approx(pmf[3], abs=1e-12)
+    assert cb.one_hit(a, target, v)["p_hit"] == pytest.approx(1 - pmf[0], abs=1e-12)
+    # hits by damage, Monte Carlo kernel vs the hand pmf: one round, the attacker acts
+    # first (AUT 5) against a target that cannot drop in one round (vitality 26) and
+    # never hits back (FOR 0 against Defense 3, no chance die)
+    fast = replace(a, AUT=5)
+    wall = replace(target, CON=10, FOR=0)
+    n = 40_000
+    mc = cb.duel_mc(fast, wall, n, seed=9, variants=replace(v, chance_die=False),
+                    round_cap=1)
+    for k, p in ((1, 2 * (pmf[1] + pmf[2])), (2, 2 * pmf[3])):
+        # two attacks: a bin count per fight is 0..2, Var <= 2 p
+        assert abs(mc.hits[k] / n - p) <= 5 * sqrt(2 * p / n) + 1 / n
