@@ -1071,14 +1071,16 @@ def one_hit(attacker, target, variants: Variants | None = None) -> dict:
     """What one attack does to an unhurt, able target (E11, E3, E12, E13, E-g14).
 
     ``p_hit``: the attack hits (E11, E3; no hero point spent, as in
-    :func:`attack_damage`); ``p_incapacitate``: the damage reaches the target's hit
+    :func:`attack_damage`; the attacker after its extra-effort uses, E8: no +2 left,
+    −2 only when two uses exhausted it); ``p_incapacitate``: the damage reaches the target's hit
     points (E13: 0 → incapacitated); ``p_kill``: 0 — only hits on a defenceless target
     kill at once (E13, E-g14).
     """
     att = _fighter(attacker, "attacker").array()
     tgt = _fighter(target, "target").array()
     rule = _variants(variants).rule()
-    dist = _attack_dist(att, tgt, rule, 0 if att[F_EFFORT] == 0 else MAX_EFFORT, False,
+    # E8: after its effort uses: one use only fatigues (no penalty), two exhaust (−2)
+    dist = _attack_dist(att, tgt, rule, int(att[F_EFFORT]), False,
                         False, False, False, False, 1)
     hp = int(tgt[F_HP])
     return {"p_hit": float(sum(p for (d, _, _), p in dist.items() if d >= 0)),

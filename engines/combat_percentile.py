@@ -8,7 +8,8 @@ the seed. Every result this module returns says so in ``notes["extension"]``.
   ``readied_firearms``); ties → the higher combat skill in use, then at random.
 - **DX2 Melee:** the attacker rolls Fighting; the defender either *fights back*
   (Fighting) or *dodges* (Dodge), per its tactic; success levels are compared (D1:
-  fail < regular < hard < extreme; a critical 01 counts as extreme, D-g1). Fighting back:
+  fail < regular < hard < extreme; a critical 01 counts as extreme, D-g1, or as a level
+  above extreme with variant ``critical_level``). Fighting back:
   the defender must get a *higher* level (tie → attacker) and then deals its own damage.
   Dodging: the attacker must get a higher level (tie → defender). Both fail → nothing.
 - **DX3 Damage** = weapon dice + damage bonus (DB) for melee (firearms add no DB); the DB
@@ -34,7 +35,9 @@ the seed. Every result this module returns says so in ``notes["extension"]``.
 - **DX11 Armour** points are subtracted from every hit.
 
 Gaps of the extension: **DX-g1** instant death ≥ vs >, **DX-g2** range, **DX-g3** target
-choice with several opponents. Not modelled: prone after a major wound, diving for cover,
+choice with several opponents, **DX-g4** whether a critical 01 outranks an extreme success
+when levels are compared (default: it counts as extreme; the published game ranks it
+above). Not modelled: prone after a major wound, diving for cover,
 firing into melee, fumble consequences beyond failing, reloading, first aid.
 
 Exact duels (:func:`duel_exact`): 1 vs 1 only, state (hit points, major wound) of each —
@@ -109,6 +112,12 @@ class Variants:
                                 "die")
     criticals: bool = variant(True, rule="D-g1", doc="01 counts as an extreme success; 100 "
                               "(96-100 below skill 50) fails")
+    critical_level: str = variant("extreme", rule="DX-g4", doc="a critical 01 (D-g1) counts "
+                                  "as an extreme success when levels are compared (DX2), "
+                                  "or as a level above extreme ('above_extreme': the "
+                                  "published game's six outcomes, a critical beats an "
+                                  "extreme); its damage is extreme damage either way (DX4)",
+                                  choices=("extreme", "above_extreme"))
     targeting: str = variant("first", rule="DX-g3", doc="with several opponents, attack the "
                              "first one still standing, a random one, or the most hurt",
                              choices=("first", "random", "weakest"))
@@ -116,8 +125,14 @@ class Variants:
     def rule(self) -> np.ndarray:
         return np.array([int(self.readied_firearms), int(self.extreme_damage),
                          INSTANT.index(self.instant_death), RANGES.index(self.range),
-                         int(self.outnumbered), int(self.criticals),
+                         int(self.outnumbered), self.crit_code(),
                          ("first", "random", "weakest").index(self.targeting)], dtype=np.int64)
+
+
+    def crit_code(self) -> int:
+        """D-g1 / DX-g4 for the kernels: 0 no criticals, 1 a critical is extreme, 2 a
+        critical is a level of its own above extreme."""
+        return int(self.criticals) * (2 if self.critical_level == "above_extreme" else 1)
 
 
 DEFAULT = Variants()
@@ -235,10 +250,11 @@ class Combatant:
 
 @njit(**INLINE)
 def _level(v, skill, crit):
-    """D1 / D-g1 success level of roll ``v``: 0 fail, 1 regular, 2 hard, 3 extreme (01)."""
+    """D1 / D-g1 success level of roll ``v``: 0 fail, 1 regular, 2 hard, 3 extreme; a
+    critical 01 is 3, or 4 when ``crit`` is 2 (DX-g4)."""
     if crit != 0:
         if v == 1:
-            return 3
+            return 3 if crit == 1 else 4
         if v == 100 or (v >= 96 and skill < 50):
             return 0
     if v <= skill // 5:
@@ -322,7 +338,7 @@ def _act(s, cmb, rule, i, j, hp, mw, state, defended, hits):
         for _ in range(shots):
             lv = _roll_level(s, dice, cmb[i, FIRE], crit)
             if lv >= need:
-                _hit(s, cmb, rule, i, j, WPN, lv == 3, hp, mw, state, hits)
+                _hit(s, cmb, rule, i, j, WPN, lv >= 3, hp, mw, state, hits)
                 if state[j] != ABLE:
                     return
         return
@@ -344,7 +360,7 @@ def _act(s, cmb, rule, i, j, hp, mw, state, defended, hits):
         elif ld > la:
             src, dst, off, level = j, i, FB, ld
     if src >= 0:
-        _hit(s, cmb, rule, src, dst, off, level == 3, hp, mw, state, hits)
+        _hit(s, cmb, rule, src, dst, off, level >= 3, hp, mw, state, hits)
 
 
 @njit(**INLINE)
@@ -543,11 +559,12 @@ def duel_mc(a: Combatant, b: Combatant, trials: int = 100_000, seed: Seed = None
 
 
 def level_pmf(skill: int, dice: int, variants: Variants = DEFAULT) -> np.ndarray:
-    """P(level 0..3) of one roll (D1, D4, D-g1; a critical counts as extreme)."""
+    """P(level 0..4) of one roll (D1, D4, D-g1; a critical is level 3, extreme, or 4 with
+    ``critical_level`` = ``above_extreme``, DX-g4)."""
     pv = check_rules.exact([max(-2, min(2, dice))])[0]
     rolls = np.arange(1, 101)
-    lv = np.array([int(_level(int(v), skill, int(variants.criticals))) for v in rolls])
-    return np.bincount(lv, weights=pv, minlength=4)
+    lv = np.array([int(_level(int(v), skill, variants.crit_code())) for v in rolls])
+    return np.bincount(lv, weights=pv, minlength=5)
 
 
 def _dice_pmf(n: int, sides: int) -> np.ndarray:
@@ -593,14 +610,14 @@ def _outcomes(att: Combatant, tgt: Combatant, variants: Variants):
         need = 2 if variants.range == "long" else 1
         p_reg = lv[need:3].sum()
         to_t = p_reg * _weapon_damage(att, w, tgt, False, variants) + \
-            lv[3] * _weapon_damage(att, w, tgt, True, variants)
+            lv[3:].sum() * _weapon_damage(att, w, tgt, True, variants)
         return to_t, np.zeros_like(to_t), att.shots
     la = level_pmf(att.fighting, 0, variants)
     fb = tgt.defend == "fight_back"
     ld = level_pmf(tgt.fighting if fb else tgt.dodge, 0, variants)
-    p_t = np.zeros(4)  # by attacker level
-    p_a = np.zeros(4)  # by defender level
-    for i, j in itertools.product(range(4), range(4)):
+    p_t = np.zeros(5)  # by attacker level
+    p_a = np.zeros(5)  # by defender level
+    for i, j in itertools.product(range(5), range(5)):
         if fb:
             if i >= 1 and i >= j:
                 p_t[i] += la[i] * ld[j]
@@ -609,10 +626,10 @@ def _outcomes(att: Combatant, tgt: Combatant, variants: Variants):
         elif i >= 1 and i > j:
             p_t[i] += la[i] * ld[j]
     to_t = p_t[1:3].sum() * _weapon_damage(att, w, tgt, False, variants) + \
-        p_t[3] * _weapon_damage(att, w, tgt, True, variants)
+        p_t[3:].sum() * _weapon_damage(att, w, tgt, True, variants)
     fw = tgt.fight_back_weapon
     to_a = p_a[1:3].sum() * _weapon_damage(tgt, fw, att, False, variants) + \
-        p_a[3] * _weapon_damage(tgt, fw, att, True, variants)
+        p_a[3:].sum() * _weapon_damage(tgt, fw, att, True, variants)
     return to_t, to_a, 1
 
 

@@ -702,3 +702,33 @@ def test_library_errors_name_file_and_key(tmp_path, old, new, message):
         load_library(path)
     assert message in str(info.value)
     assert str(info.value).startswith("d20_degrees.toml: ")
+
+
+@pytest.mark.parametrize("effort", [0, 1, 2])
+def test_e8_one_hit_fatigue_is_not_exhausted(effort):
+    """E8: one use of extra effort leaves the fighter fatigued (movement only), only the
+    second leaves it exhausted (−2 on checks). ``one_hit`` reads a fighter after its
+    effort uses (no +2 left): attack 5 vs Parry 5 (DC 15, E11) needs d20 ≥ 10 → 11/20
+    with 0 or 1 use, d20 ≥ 12 → 9/20 once exhausted (2 uses). Damage (E12): base 0 +
+    excess + 15 [+5 on a natural 20] − (Toughness 0 + d20) against 8 hit points:
+    p_incapacitate is a brute-force sum over both d20s."""
+    from engines.combat_d20_degrees import one_hit
+
+    att = fighter(attack=5, damage=0, extra_effort=effort)
+    tgt = fighter(parry=5, toughness=0, hit_points=8)
+    pen = 2 if effort == 2 else 0
+    p_hit = Fraction(0)
+    p_out = Fraction(0)
+    for r in range(1, 21):
+        total = r + 5 - pen
+        if r == 1 or (r != 20 and total < 15):
+            continue
+        p_hit += Fraction(1, 20)
+        excess = (total - 15) // 5 if total >= 15 else 0
+        x = excess + 15 + (5 if r == 20 else 0)
+        for t in range(1, 21):
+            if x - t >= 8:
+                p_out += Fraction(1, 400)
+    got = one_hit(att, tgt)
+    assert got["p_hit"] == pytest.approx(float(p_hit), abs=1e-12)
+    assert got["p_incapacitate"] == pytest.approx(float(p_out), abs=1e-12)

@@ -405,3 +405,46 @@ def test_pure_python_baseline_agrees_with_exact():
     exact = cp.duel_exact(a, b, round_cap=20)
     for k in range(3):
         assert abs(wins[k] / n - exact.outcome[k]) <= tol(exact.outcome[k], n)
+
+
+ABOVE = Variants(critical_level="above_extreme")
+
+
+@pytest.mark.parametrize("defend", ["dodge", "fight_back"])
+def test_dx_g4_critical_outranks_extreme(defend):
+    """DX-g4 ``above_extreme`` (the published game's six outcomes: a critical beats an
+    extreme). Skill 50: fail .5, regular .25, hard .15, extreme .09 (02–10), critical .01.
+    Dodge (DX2, the attacker needs a higher level):
+    .25·.5 + .15·.75 + .09·.90 + .01·.99 = .3284.
+    Fight back (the attacker wins ties): .25·.75 + .15·.90 + .09·.99 + .01·1 = .4216;
+    the defender strictly higher: .3284 (symmetric). A critical deals extreme damage
+    (DX4): bat 1D8 blunt → 8."""
+    att = Combatant(fighting=50, weapon=BAT)
+    tgt = Combatant(fighting=50, dodge=50, defend=defend, weapon=BAT)
+    assert cp.level_pmf(50, 0, ABOVE) == pytest.approx([.5, .25, .15, .09, .01])
+    to_t, to_a, _ = cp._outcomes(att, tgt, ABOVE)
+    if defend == "dodge":
+        assert to_t.sum() == pytest.approx(0.3284)
+        assert to_a.sum() == 0.0
+        # P(8 damage) = extreme-or-critical wins .09·.90 + .01·.99 + regular/hard wins /8
+        p8 = .09 * .90 + .01 * .99 + (.25 * .5 + .15 * .75) / 8
+        assert to_t[8] == pytest.approx(p8)
+    else:
+        assert to_t.sum() == pytest.approx(0.4216)
+        assert to_a.sum() == pytest.approx(0.3284)
+    # the default keeps a critical at the extreme level (test_dx2_dodge_and_fight_back...)
+    assert cp.level_pmf(50, 0, Variants()) == pytest.approx([.5, .25, .15, .10, 0.0])
+
+
+def test_dx_g4_mc_matches_exact():
+    """DX-g4 in the Monte Carlo kernel: a fight-back duel, MC vs the exact chain,
+    tolerance 5·sqrt(p(1−p)/n) + 1/n on each outcome."""
+    a = Combatant(fighting=60, dodge=40, con=50, siz=50, weapon=BAT, defend="fight_back")
+    b = Combatant(fighting=55, dodge=50, con=50, siz=60, weapon=KNIFE, defend="fight_back")
+    n = 40_000
+    ex = cp.duel_exact(a, b, ABOVE, round_cap=20)
+    mc = cp.duel_mc(a, b, trials=n, seed=11, variants=ABOVE, round_cap=20)
+    for k in range(3):
+        p = ex.outcome[k]
+        assert abs(mc.outcome[k] / n - p) <= tol(p, n)
+    assert ex.outcome.sum() == pytest.approx(1.0)
