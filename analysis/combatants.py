@@ -71,6 +71,25 @@ def _check_ladder(file: str, levels: dict) -> None:
             raise InputError(f"{file}: levels.{name}: missing (every ladder rung needs one)")
 
 
+def _parse(file: str, model: type, data: dict):
+    """``data`` validated as ``model`` (a file with a ``levels`` ladder), or InputError."""
+    try:
+        spec = model.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(_format_validation(file, exc)) from None
+    _check_ladder(file, spec.levels)
+    return spec
+
+
+def _checked(file: str, where: str, c):
+    """The engine's own check of combatant ``c``, its message prefixed with the place."""
+    try:
+        c.check()
+    except InputError as exc:
+        raise InputError(f"{file}: {where}: {exc}") from None
+    return c
+
+
 def _grid(file: str, spec, build: Callable[[str, str, Any, Any, dict], Any]) -> dict:
     """Every style at every level, then the single archetypes (with their overrides)."""
     out = {}
@@ -169,11 +188,7 @@ class DicePool7File(_Model):
 def _build_dice_pool_7(file: str, data: dict) -> dict:
     from engines import combat_dice_pool_7 as eng
 
-    try:
-        spec = DicePool7File.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(_format_validation(file, exc)) from None
-    _check_ladder(file, spec.levels)
+    spec = _parse(file, DicePool7File, data)
 
     def build(name: str, where: str, level: DicePool7Level, style: DicePool7Style,
               over: dict) -> eng.Combatant:
@@ -188,11 +203,7 @@ def _build_dice_pool_7(file: str, data: dict) -> dict:
                           fields["DET"], fields["AUT"], weapon, armour, fields["specialized"],
                           fields["athletics"], fields["quality"], fields["burst"],
                           fields["tactic"], fields["willpower"])
-        try:
-            c.check()
-        except InputError as exc:
-            raise InputError(f"{file}: {where}: {exc}") from None
-        return c
+        return _checked(file, where, c)
 
     return _grid(file, spec, build)
 
@@ -256,11 +267,7 @@ class DicePool6File(_Model):
 def _build_dice_pool_6(file: str, data: dict) -> dict:
     from engines import combat_dice_pool_6 as eng
 
-    try:
-        spec = DicePool6File.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(_format_validation(file, exc)) from None
-    _check_ladder(file, spec.levels)
+    spec = _parse(file, DicePool6File, data)
 
     def build(name: str, where: str, level: DicePool6Level, style: DicePool6Style,
               over: dict) -> eng.Combatant:
@@ -271,11 +278,7 @@ def _build_dice_pool_6(file: str, data: dict) -> dict:
                           fields["composure"], fields["resolve"], fields["specialty"],
                           eng.Weapon(fields["weapon"], w.damage, w.ranged), fields["cover"],
                           fields["split"])
-        try:
-            c.check()
-        except InputError as exc:
-            raise InputError(f"{file}: {where}: {exc}") from None
-        return c
+        return _checked(file, where, c)
 
     return _grid(file, spec, build)
 
