@@ -16,7 +16,6 @@ a builder in :data:`BUILDERS`.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +23,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engines.errors import InputError
+
+from .toml_input import read_toml
 
 DATA_DIR = Path(__file__).parent / "data" / "combat"
 #: The common competence ladder; every system's file defines each rung under ``levels``.
@@ -49,16 +50,6 @@ def _lookup(file: str, where: str, kind: str, name: str, table: dict) -> Any:
         raise InputError(f"{file}: {where}: unknown {kind} {name!r}; known: "
                          + ", ".join(sorted(table)))
     return table[name]
-
-
-def _read(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such combat data file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path.name}: not valid TOML: {exc}") from None
 
 
 def _check_ladder(file: str, levels: dict) -> None:
@@ -307,5 +298,5 @@ def load_library(system: str, path: str | Path | None = None) -> dict[str, Any]:
         raise InputError(f"unknown system {system!r} for combat archetypes; known: "
                          + ", ".join(BUILDERS))
     path = Path(path) if path is not None else DATA_DIR / f"{system}.toml"
-    data = _read(path)
+    data = read_toml(path, "combat data file")
     return BUILDERS[system](path.name, data)
