@@ -25,7 +25,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import importlib
-import tomllib
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engines.errors import InputError
 from engines.variants import parse_variants
+
+from .toml_input import read_toml
 
 SYSTEMS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
 DATA_DIR = Path(__file__).resolve().parent / "data" / "combat"
@@ -75,12 +76,7 @@ def _path(system: str, path) -> Path:
 
 def _read(system: str, path) -> tuple[str, dict]:
     p = _path(system, path)
-    try:
-        return p.name, tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such combat data file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p.name}: not valid TOML: {exc}") from None
+    return p.name, read_toml(p, "combat data file")
 
 
 @lru_cache(maxsize=32)
@@ -442,16 +438,7 @@ def load_matchup_file(path: str | Path) -> Matchup:
     """
     p = Path(path)
     fname = p.name
-    try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such matchup file") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a folder, not a matchup file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{fname}: not a text file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{fname}: not valid TOML: {exc}") from None
+    raw = read_toml(p, "matchup file")
     try:
         spec = MatchupFile.model_validate(raw)
     except ValidationError as exc:

@@ -9,7 +9,7 @@ that of a binomial proportion: ``sqrt(p (1 - p) / trials)``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,6 +189,7 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
     n_codes = grid.mask.shape[1]
     out = grid.cells.copy()
     out.insert(0, "system", system)
+    p_exact = p_mc = se = None
     if method in ("exact", "both"):
         probs = settings_exact(system, grid.settings, v, n_codes)
         # clipped: a sum of exact cell probabilities can exceed 1 by a rounding error
@@ -197,6 +198,16 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
         counts = settings_mc(system, grid.settings, v, n_codes, trials, seed, progress)
         p_mc = np.einsum("ij,ij->i", counts[grid.setting_of_cell], grid.mask) / trials
         se = np.sqrt(p_mc * (1 - p_mc) / trials)
+    # z against the exact value's own binomial SE (defined even where p_mc is 0 or 1)
+    put_p(out, method, p_exact, p_mc, se,
+          lambda: np.sqrt(p_exact * (1 - p_exact) / trials))
+    return out
+
+
+def put_p(out, method: str, p_exact, p_mc, se, se_exact: Callable) -> None:
+    """Add the probability columns of ``method`` to ``out``: ``p`` (exact), ``p``, ``se``
+    (mc), or ``p_exact``, ``p_mc``, ``se`` and ``z`` (both), where ``z`` is measured in
+    the exact value's own standard error ``se_exact()`` (0 where that is 0)."""
     if method == "exact":
         out["p"] = p_exact
     elif method == "mc":
@@ -206,11 +217,9 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
         out["p_exact"] = p_exact
         out["p_mc"] = p_mc
         out["se"] = se
-        # z against the exact value's own binomial SE (defined even where p_mc is 0 or 1)
-        se_exact = np.sqrt(p_exact * (1 - p_exact) / trials)
+        se_ex = se_exact()
         with np.errstate(divide="ignore", invalid="ignore"):
-            out["z"] = np.where(se_exact > 0, (p_mc - p_exact) / se_exact, 0.0)
-    return out
+            out["z"] = np.where(se_ex > 0, (p_mc - p_exact) / se_ex, 0.0)
 
 
 def outcome_summary(system: str, variants=None, *, method: str = "exact",

@@ -4,27 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+from .cli_common import SYSTEM_IDS, add_output, positive_int, seed_int
 
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def seed_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
+__all__ = ["SYSTEM_IDS", "add_common", "positive_int", "register", "seed_int"]
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
@@ -37,9 +19,7 @@ def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
     p.add_argument("--trials", type=positive_int, default=200_000,
                    help="Monte Carlo trials per roll setting (default 200000)")
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
-    p.add_argument("--format", choices=("csv", "json", "markdown", "parquet"), default="csv")
-    p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="write to FILE (atomically) instead of stdout")
+    add_output(p)
 
 
 def register(sub) -> None:

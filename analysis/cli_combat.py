@@ -15,25 +15,11 @@ ends in one line and exit code 2 before any work or any file is written.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from .cli_checks import positive_int, seed_int
+from .cli_common import add_output, check_outputs, positive_int, seed_int
 
-FORMATS = ("csv", "json", "markdown", "parquet")
 DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "tactics", "armour")
 FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
-PLOT_TYPES = ("png", "svg", "pdf")
-
-
-def _output(p: argparse.ArgumentParser, plot: bool = False) -> None:
-    p.add_argument("--format", choices=FORMATS, default="csv")
-    p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="write to FILE (atomically) instead of stdout")
-    p.add_argument("--columns", default=None, metavar="A,B,...",
-                   help="keep only these columns, in this order")
-    if plot:
-        p.add_argument("--plot", default=None, metavar="FILE",
-                       help="also save the figure to FILE (.png, .svg or .pdf)")
 
 
 def _run_options(p: argparse.ArgumentParser, method_default: str | None) -> None:
@@ -73,7 +59,7 @@ def register(sub) -> None:
                    help="summary (default), rounds, standing, damage, one-hit (A's weapons "
                    "against B), tactics (each tactic of A), armour (each armour of A)")
     _run_options(p, "exact")
-    _output(p)
+    add_output(p, columns=True)
     p.set_defaults(func=run_duel)
 
     p = sub.add_parser("combat", help="an N-vs-M fight from a matchup file",
@@ -87,7 +73,7 @@ def register(sub) -> None:
     _run_options(p, None)
     p.add_argument("--method", choices=("exact", "mc", "both"), default=None,
                    help="override the file's method (exact needs one combatant a side)")
-    _output(p)
+    add_output(p, columns=True)
     p.set_defaults(func=run_combat)
 
     p = sub.add_parser("archetypes", help="list a system's combat archetypes",
@@ -95,7 +81,7 @@ def register(sub) -> None:
                        "archetype with its traits and gear as the engine sees them.",
                        epilog="example: rpg-balance archetypes percentile --format markdown")
     p.add_argument("system")
-    _output(p)
+    add_output(p, columns=True)
     p.set_defaults(func=run_archetypes)
 
     p = sub.add_parser("cross-combat", help="the same fights in all five systems",
@@ -110,26 +96,8 @@ def register(sub) -> None:
                    help="duels (default), groups (2v2, 3v1; MC), survival (groups, round "
                    "by round)")
     _run_options(p, "exact")
-    _output(p, plot=True)
+    add_output(p, columns=True, plot=True)
     p.set_defaults(func=run_cross)
-
-
-def _check_outputs(args) -> None:
-    from engines.errors import InputError
-
-    for flag, path in (("-o", args.output), ("--plot", getattr(args, "plot", None))):
-        if path is None or path == "-":
-            continue
-        if not Path(path).resolve().parent.exists():
-            raise InputError(f"{flag}: folder {str(Path(path).parent)!r} does not exist")
-        if Path(path).is_dir():
-            raise InputError(f"{flag}: {path!r} is a folder")
-    plot = getattr(args, "plot", None)
-    if plot is not None and (plot.rsplit(".", 1)[-1].lower() if "." in plot else "") \
-            not in PLOT_TYPES:
-        raise InputError(f"--plot {plot!r}: the file must end in .png, .svg or .pdf")
-    if args.format == "parquet" and args.output in (None, "-"):
-        raise InputError("format parquet needs an output file (-o FILE)")
 
 
 def _write(table, args) -> None:
@@ -200,7 +168,7 @@ def run_duel(args) -> int:
     from . import lethality
     from .archetypes import combatant, variants
 
-    _check_outputs(args)
+    check_outputs(args)
     system = args.system
     v = variants(system, _variant_map(args.variant))
     a = combatant(system, args.a, _overrides(args, "a"))
@@ -240,7 +208,7 @@ def run_combat(args) -> int:
     from . import lethality
     from .archetypes import load_matchup_file, variants
 
-    _check_outputs(args)
+    check_outputs(args)
     m = load_matchup_file(args.file)
     v = m.variants
     if args.variant:
@@ -285,7 +253,7 @@ def run_archetypes(args) -> int:
 
     from .archetypes import describe
 
-    _check_outputs(args)
+    check_outputs(args)
     _write(pd.DataFrame(describe(args.system)), args)
     return 0
 
@@ -296,7 +264,7 @@ def run_cross(args) -> int:
     from . import cross_combat
     from .output import atomic_path
 
-    _check_outputs(args)
+    check_outputs(args)
     if args.variant:
         raise InputError("cross-combat runs every system under its default variants; "
                          "--variant is for duel and combat")

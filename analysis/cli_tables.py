@@ -7,31 +7,11 @@ Cross-system and modifier tables (exact, no Monte Carlo), in the same style as
 
 from __future__ import annotations
 
-import argparse
-
-from .cli_checks import SYSTEM_IDS
-
-FORMATS = ("csv", "json", "markdown", "parquet")
-PLOT_TYPES = ("png", "svg", "pdf")
+from .cli_common import SYSTEM_IDS, add_output, check_outputs, number
 
 
 def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of 0 or more, got {text!r}")
-    return value
-
-
-def _output_options(p: argparse.ArgumentParser, *, plot: bool = True) -> None:
-    p.add_argument("--format", choices=FORMATS, default="csv")
-    p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="write to FILE (atomically) instead of stdout")
-    if plot:
-        p.add_argument("--plot", default=None, metavar="FILE",
-                       help="also save the figure to FILE (.png, .svg or .pdf)")
+    return number(text, float, lambda v: v >= 0, "a number", "a number of 0 or more")
 
 
 def register(sub) -> None:
@@ -44,7 +24,7 @@ def register(sub) -> None:
                    help="an edited ladder file (default: the packaged ladders.toml)")
     p.add_argument("--table", choices=("cells", "swinginess", "upsets", "anchor"),
                    default="cells", help="which table (default cells)")
-    _output_options(p)
+    add_output(p, plot=True)
     p.set_defaults(func=run_ladder)
 
     p = sub.add_parser("modifiers", help="what each modifier is worth, in percentage points",
@@ -56,7 +36,7 @@ def register(sub) -> None:
                    help="a rule variant (repeatable; needs a single system)")
     p.add_argument("--summary", action="store_true",
                    help="one row per modifier: mean, min and max over live cells")
-    _output_options(p)
+    add_output(p, plot=True)
     p.set_defaults(func=run_modifiers)
 
     p = sub.add_parser("claim-c7", help="verdict on claim C7 (−1 difficulty ≡ +2 dice)",
@@ -69,7 +49,7 @@ def register(sub) -> None:
                    help="|delta| in percentage points within which the claim holds (3)")
     p.add_argument("--summary", action="store_true",
                    help="print the plain-language verdict instead of the table")
-    _output_options(p)
+    add_output(p, plot=True)
     p.set_defaults(func=run_claim_c7)
 
 
@@ -80,32 +60,11 @@ def _save_plot(fig, path: str) -> None:
         fig.savefig(tmp, format=path.rsplit(".", 1)[-1].lower(), dpi=150)
 
 
-def _check_outputs(args) -> None:
-    """Fail before any work, and before writing anything, when an output cannot be written
-    (so a bad -o never leaves a lone figure behind, and the reverse)."""
-    from pathlib import Path
-
-    from engines.errors import InputError
-
-    for flag, path in (("-o", args.output), ("--plot", args.plot)):
-        if path is None or path == "-":
-            continue
-        if not Path(path).resolve().parent.exists():
-            raise InputError(f"{flag}: folder {str(Path(path).parent)!r} does not exist")
-    if args.plot is not None:
-        ext = args.plot.rsplit(".", 1)[-1].lower() if "." in args.plot else ""
-        if ext not in PLOT_TYPES:
-            raise InputError(f"--plot {args.plot!r}: the file must end in .png, .svg or .pdf")
-    if args.format == "parquet" and args.output in (None, "-") and not getattr(
-            args, "summary", False):
-        raise InputError("format parquet needs an output file (-o FILE)")
-
-
 def run_ladder(args) -> int:
     from .ladders import anchor_report, ladder_table, load_ladders, swinginess, upset_table
     from .output import write_table
 
-    _check_outputs(args)
+    check_outputs(args)
     lad = load_ladders(args.ladders)
     cells = ladder_table(lad)
     table = {"cells": lambda: cells, "swinginess": lambda: swinginess(lad),
@@ -125,7 +84,7 @@ def run_modifiers(args) -> int:
     from .modifiers import modifier_summary, modifier_table, modifier_values
     from .output import write_table
 
-    _check_outputs(args)
+    check_outputs(args)
     if args.system == "all":
         if args.variant:
             raise InputError("--variant needs a single system (e.g. rpg-balance modifiers "
@@ -147,7 +106,7 @@ def run_claim_c7(args) -> int:
     from .claims import claim_c7
     from .output import atomic_path, write_table
 
-    _check_outputs(args)
+    check_outputs(args)
     sets = [args.variant] if args.variant else [None, ["criticals=false"]]
     table, sentences = claim_c7(sets, tolerance=args.tolerance)
     if args.plot:

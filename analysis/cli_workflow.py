@@ -11,8 +11,7 @@ import math
 import sys
 from pathlib import Path
 
-SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
-FORMATS = ("csv", "json", "markdown", "parquet")
+from .cli_common import FORMATS, SYSTEM_IDS, number, positive_int, seed_int64
 
 RUN_EPILOG = """examples:
   rpg-balance run scenarios/expert_vs_difficulties.toml
@@ -64,57 +63,18 @@ LETHALITY_EPILOG = """examples:
 """
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
 def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 0 or a positive integer, got {text!r}") \
-            from None
-    if not 0 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"expected 0..64, got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") \
-            from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
+    return number(text, int, lambda v: 0 <= v <= 64, "0 or a positive integer", "0..64")
 
 
 def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a probability, got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, "
-                                         f"got {text!r}")
-    return value
+    return number(text, float, lambda v: 0 < v < 1, "a probability",
+                  "a number strictly between 0 and 1")
 
 
 def _se(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a standard error, got {text!r}") from None
-    if not 0 < value < 0.5:
-        raise argparse.ArgumentTypeError(f"expected a standard error in (0, 0.5), got {text!r}")
-    return value
+    return number(text, float, lambda v: 0 < v < 0.5, "a standard error",
+                  "a standard error in (0, 0.5)")
 
 
 def _levels(text: str) -> list[float]:
@@ -145,12 +105,12 @@ def _range(text: str) -> range:
 
 def _common(p: argparse.ArgumentParser, *, precision: bool = True, out_help: str) -> None:
     if precision:
-        p.add_argument("--seed", type=_seed, default=None,
+        p.add_argument("--seed", type=seed_int64, default=None,
                        help="random seed (default: the scenario's seed)")
         p.add_argument("--method", choices=("exact", "mc", "both"), default=None,
                        help="override the scenario's method")
         g = p.add_mutually_exclusive_group()
-        g.add_argument("--trials", type=_positive_int, default=None,
+        g.add_argument("--trials", type=positive_int, default=None,
                        help="Monte Carlo trials per roll setting (implies --method mc "
                        "when the scenario is exact)")
         g.add_argument("--se", type=_se, default=None,
@@ -265,7 +225,7 @@ def register(sub) -> None:
     q.add_argument("--z", type=float, default=2.0, help="interval width in standard errors")
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="combat rule variant (repeatable)")
-    q.add_argument("--round-cap", type=_positive_int, default=None,
+    q.add_argument("--round-cap", type=positive_int, default=None,
                    help="rounds before a fight counts as neither (default 50)")
     _common(q, out_help="write the table to FILE (atomically)")
     q.set_defaults(func=run_solve_lethality)

@@ -16,7 +16,6 @@ a builder in :data:`BUILDERS`.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +23,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engines.errors import InputError
+
+from .toml_input import read_toml
 
 DATA_DIR = Path(__file__).parent / "data" / "combat"
 #: The common competence ladder; every system's file defines each rung under ``levels``.
@@ -51,16 +52,6 @@ def _lookup(file: str, where: str, kind: str, name: str, table: dict) -> Any:
     return table[name]
 
 
-def _read(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such combat data file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path.name}: not valid TOML: {exc}") from None
-
-
 def _check_ladder(file: str, levels: dict) -> None:
     for name in levels:
         if name not in LADDER:
@@ -69,6 +60,25 @@ def _check_ladder(file: str, levels: dict) -> None:
     for name in LADDER:
         if name not in levels:
             raise InputError(f"{file}: levels.{name}: missing (every ladder rung needs one)")
+
+
+def _parse(file: str, model: type, data: dict):
+    """``data`` validated as ``model`` (a file with a ``levels`` ladder), or InputError."""
+    try:
+        spec = model.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(_format_validation(file, exc)) from None
+    _check_ladder(file, spec.levels)
+    return spec
+
+
+def _checked(file: str, where: str, c):
+    """The engine's own check of combatant ``c``, its message prefixed with the place."""
+    try:
+        c.check()
+    except InputError as exc:
+        raise InputError(f"{file}: {where}: {exc}") from None
+    return c
 
 
 def _grid(file: str, spec, build: Callable[[str, str, Any, Any, dict], Any]) -> dict:
@@ -169,11 +179,7 @@ class DicePool7File(_Model):
 def _build_dice_pool_7(file: str, data: dict) -> dict:
     from engines import combat_dice_pool_7 as eng
 
-    try:
-        spec = DicePool7File.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(_format_validation(file, exc)) from None
-    _check_ladder(file, spec.levels)
+    spec = _parse(file, DicePool7File, data)
 
     def build(name: str, where: str, level: DicePool7Level, style: DicePool7Style,
               over: dict) -> eng.Combatant:
@@ -188,11 +194,7 @@ def _build_dice_pool_7(file: str, data: dict) -> dict:
                           fields["DET"], fields["AUT"], weapon, armour, fields["specialized"],
                           fields["athletics"], fields["quality"], fields["burst"],
                           fields["tactic"], fields["willpower"])
-        try:
-            c.check()
-        except InputError as exc:
-            raise InputError(f"{file}: {where}: {exc}") from None
-        return c
+        return _checked(file, where, c)
 
     return _grid(file, spec, build)
 
@@ -256,11 +258,7 @@ class DicePool6File(_Model):
 def _build_dice_pool_6(file: str, data: dict) -> dict:
     from engines import combat_dice_pool_6 as eng
 
-    try:
-        spec = DicePool6File.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(_format_validation(file, exc)) from None
-    _check_ladder(file, spec.levels)
+    spec = _parse(file, DicePool6File, data)
 
     def build(name: str, where: str, level: DicePool6Level, style: DicePool6Style,
               over: dict) -> eng.Combatant:
@@ -271,11 +269,7 @@ def _build_dice_pool_6(file: str, data: dict) -> dict:
                           fields["composure"], fields["resolve"], fields["specialty"],
                           eng.Weapon(fields["weapon"], w.damage, w.ranged), fields["cover"],
                           fields["split"])
-        try:
-            c.check()
-        except InputError as exc:
-            raise InputError(f"{file}: {where}: {exc}") from None
-        return c
+        return _checked(file, where, c)
 
     return _grid(file, spec, build)
 
@@ -304,5 +298,5 @@ def load_library(system: str, path: str | Path | None = None) -> dict[str, Any]:
         raise InputError(f"unknown system {system!r} for combat archetypes; known: "
                          + ", ".join(BUILDERS))
     path = Path(path) if path is not None else DATA_DIR / f"{system}.toml"
-    data = _read(path)
+    data = read_toml(path, "combat data file")
     return BUILDERS[system](path.name, data)

@@ -17,7 +17,6 @@ Every error is an :class:`engines.errors.InputError` naming the file and the key
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engines.combat_d20_degrees import HERO_USES, MANEUVERS, Fighter
 from engines.errors import InputError
+
+from .toml_input import read_toml
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "combat" / "d20_degrees.toml"
 LADDER = ("untrained", "novice", "competent", "expert", "master")
@@ -159,12 +160,7 @@ def load_library(path: str | Path | None = None) -> dict[str, Combatant]:
     """
     path = Path(path) if path is not None else DATA_FILE
     fname = path.name
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: combat library file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{fname}: not valid TOML: {exc}") from None
+    raw = read_toml(path, "combat library file")
     try:
         lib = LibraryFile.model_validate(raw)
     except ValidationError as exc:

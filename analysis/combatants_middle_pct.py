@@ -15,7 +15,6 @@ edition combat, not from the seed.
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -24,6 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from engines import combat_middle_3d10 as mid
 from engines import combat_percentile as pct
 from engines.errors import InputError
+
+from .toml_input import read_toml
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "combat"
 SYSTEMS = ("middle_3d10", "percentile")
@@ -265,12 +266,7 @@ def load_library(system: str, path: str | Path | None = None) -> dict:
         raise InputError(f"combat library: unknown system {system!r}; known: {', '.join(SYSTEMS)}")
     path = Path(path) if path is not None else DATA_DIR / f"{system}.toml"
     fname = path.name
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{fname}: file not found ({path})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{fname}: not valid TOML: {exc}") from None
+    raw = read_toml(path, "combat library file")
     loader = _load_middle if system == "middle_3d10" else _load_percentile
     return loader(raw, fname)
 

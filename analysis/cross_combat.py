@@ -15,7 +15,6 @@ survival curves and rounds distributions in each system's fixed colour.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from engines.fight import ROUND_CAP, FightStats
 
 from . import lethality
 from .archetypes import SYSTEMS, combatant, engine, variants
+from .toml_input import read_toml
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "cross_combat.toml"
 LADDER = ("untrained", "novice", "competent", "expert", "master")
@@ -79,14 +79,7 @@ def load_cross(path: str | Path | None = None) -> dict:
     "groups": {id: Group}, "ladder": {system: {rung: combatant}}}`` (engine combatants)."""
     p = Path(path) if path is not None else DATA_FILE
     fname = p.name
-    try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (FileNotFoundError, IsADirectoryError):
-        raise InputError(f"{p}: no such cross-combat file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{fname}: not a text file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{fname}: not valid TOML: {exc}") from None
+    raw = read_toml(p, "cross-combat file")
     try:
         spec = CrossFile.model_validate(raw)
     except ValidationError as exc:

@@ -191,11 +191,8 @@ def run_fight_sweep(sc, cluster=None, *, progress: bool | None = None,
         raise InputError(f"{sc.source}: no [[fights]] to sweep")
     if announce:
         cluster = cluster or Cluster()
-        where = ("in this process" if cluster.local else
-                 f"on {cluster.scheduler}" if cluster.scheduler else
-                 "on the given client" if cluster.client is not None else
-                 f"on {cluster.workers} local worker process(es)")
-        print(f"sweep: {len(tasks)} fight cells {where}", file=sys.stderr, flush=True)
+        print(f"sweep: {len(tasks)} fight cells {cluster.where()}", file=sys.stderr,
+              flush=True)
     rows = execute(tasks, run_fight_task, cluster, progress=progress, on_result=on_result)
     table = pd.concat(rows, ignore_index=True)
     knobs = [k for k in (sc.sweep.fights if sc.sweep is not None else {}) if k in table]

@@ -43,6 +43,7 @@ from .checks import (
     _product,
     kernel_args,
     mc_progress,
+    put_p,
     settings_exact,
     variants_for,
 )
@@ -218,6 +219,7 @@ def opposed_table(system: str, method: str = "exact", *, trials: int = DEFAULT_T
     grid = build_grid(system, v, axes)
     out = grid.cells.copy()
     out.insert(0, "system", system)
+    p_exact = p_mc = se = None
     if method in ("exact", "both"):
         wtl_exact = _win_tie(system, v, grid, opposed_exact_joint(system, v, grid))
         p_exact, _ = _resolve(system, v, grid, wtl_exact, None)
@@ -225,17 +227,7 @@ def opposed_table(system: str, method: str = "exact", *, trials: int = DEFAULT_T
         counts = opposed_mc_joint(system, v, grid, trials, seed, progress)
         p_mc, se = _resolve(system, v, grid,
                             _win_tie(system, v, grid, counts.astype(float)), trials)
-    if method == "exact":
-        out["p"] = p_exact
-    elif method == "mc":
-        out["p"] = p_mc
-        out["se"] = se
-    else:
-        out["p_exact"] = p_exact
-        out["p_mc"] = p_mc
-        out["se"] = se
-        # z against the exact value's own standard error (defined where p_mc is 0 or 1)
-        _, se_exact = _resolve(system, v, grid, wtl_exact * trials, trials)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out["z"] = np.where(se_exact > 0, (p_mc - p_exact) / se_exact, 0.0)
+    # z against the exact value's own standard error (defined where p_mc is 0 or 1)
+    put_p(out, method, p_exact, p_mc, se,
+          lambda: _resolve(system, v, grid, wtl_exact * trials, trials)[1])
     return out

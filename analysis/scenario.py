@@ -66,7 +66,6 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -74,6 +73,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from engines import SYSTEMS
 from engines.errors import InputError
+
+from .toml_input import read_toml
 
 Scalar = int | float | str | bool
 TABLES = ("checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
@@ -685,20 +686,7 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file (TOML); errors name the file and the key path."""
     path = Path(path)
     source = path.name
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such scenario file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a scenario file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{source}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{source}: not valid TOML: {exc}") from None
+    data = read_toml(path, "scenario file")
     sc = parse_scenario(data, source)
     sc._source = str(path)
     return sc

@@ -234,6 +234,13 @@ class Cluster:
     def local(self) -> bool:
         return self.workers == 0 and self.scheduler is None and self.client is None
 
+    def where(self) -> str:
+        """Where the tasks run, in words (for the start-of-sweep line on stderr)."""
+        return ("in this process" if self.local else
+                f"on {self.scheduler}" if self.scheduler else
+                "on the given client" if self.client is not None else
+                f"on {self.workers} local worker process(es)")
+
     def connect(self):
         """A (client, cluster-or-None, owned) triple; the caller closes what it owns."""
         import logging
@@ -334,11 +341,7 @@ def run_checks(sc, cluster: Cluster | None = None, *, sweep: bool = True,
         raise InputError(f"{sc.source}: no [[checks]] to run")
     if announce:
         cluster = cluster or Cluster()
-        where = ("in this process" if cluster.local else
-                 f"on {cluster.scheduler}" if cluster.scheduler else
-                 "on the given client" if cluster.client is not None else
-                 f"on {cluster.workers} local worker process(es)")
-        print(f"sweep: {len(tasks)} tasks {where}", file=sys.stderr, flush=True)
+        print(f"sweep: {len(tasks)} tasks {cluster.where()}", file=sys.stderr, flush=True)
     tables = execute(tasks, run_check_task, cluster, progress=progress, on_result=on_result)
     table = _tidy(pd.concat(tables, ignore_index=True))
     knobs = sweep_knobs(sc, table) if sweep else []

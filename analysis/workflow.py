@@ -7,7 +7,6 @@ Everything is computed first and written last, each file atomically, so a failur
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,10 +176,6 @@ def run_lethality(sc: Scenario, s):
         variants=sc.check_variants(fight), round_cap=fight.round_cap)
     table.insert(0, "fight", fight.name or f"fight{sc.fight_index(s.fight)}")
     return table
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "scenario"
 
 
 def check_output_dir(out_dir: Path | None, fmt: str) -> None:

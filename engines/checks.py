@@ -87,6 +87,19 @@ def _drive(kernel_call, n_sets: int, n_chunks: int, width: int, batch_sets: int 
     return result
 
 
+def parse_modes(modes, names: dict[str, int]) -> np.ndarray:
+    """Roll modes as integer codes: each item a name from ``names`` or already a code."""
+    out = []
+    for m in np.atleast_1d(modes):
+        if isinstance(m, str):
+            if m not in names:
+                raise InputError(f"roll: unknown mode {m!r}; known: {', '.join(names)}")
+            out.append(names[m])
+        else:
+            out.append(int(m))
+    return np.array(out, dtype=np.int64)
+
+
 def run(system: int, params, rule, n_codes: int, trials: int, seed: Seed, *,
         batch_sets: int | None = None, progress: Progress | None = None) -> np.ndarray:
     """Outcome-code counts ``[n_params, n_codes]``, ``trials`` checks per parameter set.

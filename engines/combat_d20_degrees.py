@@ -96,10 +96,11 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
+from .combat_shared import run_chunks
 from .config import INLINE, JIT, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
-from .rng import Seed, bounded, chunk_states, chunk_trials, next_u64, plan_chunks
+from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from .rng import Seed, bounded, next_u64
 from .variants import variant
 
 SYSTEM = "d20_degrees"
@@ -283,13 +284,6 @@ def _variants(v) -> Variants:
     from .variants import parse_variants
 
     return parse_variants(Variants, v)
-
-
-def _round_cap(round_cap) -> int:
-    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) \
-            or not 1 <= round_cap <= 1000:
-        raise InputError(f"round_cap: expected an integer 1..1000, got {round_cap!r}")
-    return int(round_cap)
 
 
 # ---------------------------------------------------------------------------------------
@@ -631,28 +625,14 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     if len(fighters) > 64:
         raise InputError(f"fight_mc: at most 64 combatants, got {len(fighters)}")
     v = _variants(variants)
-    cap = _round_cap(round_cap)
+    cap = check_round_cap(round_cap, 1000)
     F = np.ascontiguousarray(np.stack([f.array() for f in fighters]))
     side = np.array([0] * len(side0) + [1] * len(side1), dtype=np.int64)
-    n_chunks, _ = plan_chunks(trials)
-    per_chunk = chunk_trials(trials, n_chunks)
-    states = chunk_states(seed, n_chunks)
-    outcome = np.zeros((n_chunks, 3), np.int64)
-    rounds = np.zeros((n_chunks, cap + 1, 3), np.int64)
-    loser_dead = np.zeros((n_chunks, 2), np.int64)
-    standing = np.zeros((n_chunks, cap + 1, 2), np.int64)
-    deaths = np.zeros((n_chunks, 2), np.int64)
-    hits = np.zeros((n_chunks, DAMAGE_BINS), np.int64)
-    _fight_kernel(F, side, v.rule(), np.int64(cap), per_chunk, states, outcome, rounds,
-                  loser_dead, standing, deaths, hits)
-    stats = FightStats.empty(SYSTEM, cap, trials=int(trials))
-    stats.outcome[:] = outcome.sum(axis=0)
-    stats.rounds[:] = rounds.sum(axis=0)
-    stats.loser_dead[:] = loser_dead.sum(axis=0)
+    stats, _ = run_chunks(_fight_kernel, (F, side, v.rule(), np.int64(cap)), SYSTEM, trials,
+                          seed, cap, ("outcome", "rounds", "loser_dead", "standing", "deaths",
+                                      "hits"))
     start = np.array([len(side0), len(side1)], dtype=np.int64) * int(trials)
-    stats.standing[:] = start + np.cumsum(standing.sum(axis=0), axis=0)
-    stats.deaths[:] = deaths.sum(axis=0)
-    stats.hits[:] = hits.sum(axis=0)
+    stats.standing[:] = start + np.cumsum(stats.standing, axis=0)
     stats.notes.update(method="monte_carlo", variants=dataclasses.asdict(v),
                        fighters=[f.name for f in fighters])
     return stats
@@ -947,7 +927,7 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     fb = _fighter(b, "b").array()
     v = _variants(variants)
     rule = v.rule()
-    cap = _round_cap(round_cap)
+    cap = check_round_cap(round_cap, 1000)
     duel = _Duel(fa, fb, rule)
     bound = 2 * (duel.finish + 1)
     for f in (fa, fb):
@@ -1046,7 +1026,7 @@ def hit_points_for_rounds(fighter, rounds: float, variants: Variants | None = No
     deterministic). Raises :class:`InputError` if even ``max_hit_points`` is too short.
     """
     f = _fighter(fighter, "fighter")
-    if not 0 < rounds <= _round_cap(round_cap):
+    if not 0 < rounds <= check_round_cap(round_cap, 1000):
         raise InputError(f"rounds: expected a number in (0, {round_cap}], got {rounds!r}")
     ss = np.random.SeedSequence(seed) if not isinstance(seed, np.random.SeedSequence) else seed
 

@@ -54,16 +54,10 @@ import numpy as np
 from numba import njit, prange
 
 from . import dice_pool_7 as _checks
-from .combat_pools import (
-    DuelChain,
-    attack_op,
-    mix,
-    run_mc,
-    standing_from_rounds,
-)
+from .combat_pools import DuelChain, attack_op, check_variants, finish_duel, mix, run_fight
 from .config import INLINE, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
+from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
 from .rng import Seed, bounded, d10
 from .rolls import roll_pool
 from .variants import variant
@@ -491,31 +485,8 @@ def _kernel(rows, side, rule, cap, off, trials, states, out):
         out[item, :] = acc
 
 
-def _cap(round_cap: int) -> int:
-    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) \
-            or not 1 <= round_cap <= 10_000:
-        raise InputError(f"round_cap: expected 1..10000 rounds, got {round_cap!r}")
-    return int(round_cap)
-
-
 def _variants(variants) -> Variants:
-    if variants is None:
-        return DEFAULT
-    if not isinstance(variants, Variants):
-        raise InputError(f"variants: expected {__name__}.Variants, got {type(variants).__name__}")
-    return variants
-
-
-def _side(combatants, name: str) -> list[Combatant]:
-    if isinstance(combatants, Combatant):
-        combatants = [combatants]
-    combatants = list(combatants)
-    if not combatants:
-        raise InputError(f"{name}: a side needs at least one combatant")
-    for c in combatants:
-        if not isinstance(c, Combatant):
-            raise InputError(f"{name}: expected {SYSTEM} combatants, got {type(c).__name__}")
-    return combatants
+    return check_variants(variants, Variants, DEFAULT, __name__)
 
 
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: Seed = None,
@@ -531,15 +502,8 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     1000
     """
     v = _variants(variants)
-    cap = _cap(round_cap)
-    s0 = _side(side0, "side0")
-    s1 = _side(side1, "side1")
-    r = rows(s0 + s1, v)
-    side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
-    stats = run_mc(_kernel, SYSTEM, r, side, _rule(v), trials, seed, cap)
-    stats.notes["combatants"] = ([c.name for c in s0], [c.name for c in s1])
-    stats.notes["variants"] = dataclasses.asdict(v)
-    return stats
+    return run_fight(_kernel, SYSTEM, Combatant, lambda cs: rows(cs, v), _rule(v), side0, side1,
+                     trials, seed, round_cap, dataclasses.asdict(v))
 
 
 def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,
@@ -740,17 +704,14 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     Truncated explosion tails (< 1e-12 per roll) are dropped.
     """
     v = _variants(variants)
-    cap = _cap(round_cap)
+    cap = check_round_cap(round_cap)
     a.check()
     b.check()
     p = _p_first(a, b, v)
     parts = [(w, _Duel((a, b), v, first, cap).run()) for w, first in ((p, 0), (1 - p, 1))
              if w > 0]
     stats = mix(parts)
-    standing_from_rounds(stats)
-    stats.notes["combatants"] = ([a.name], [b.name])
-    stats.notes["variants"] = dataclasses.asdict(v)
-    return stats
+    return finish_duel(stats, a, b, dataclasses.asdict(v))
 
 
 def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None) -> dict:

@@ -54,11 +54,11 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
-from .combat_shared import merge_standing, sort_desc
+from .combat_shared import merge_standing, run_chunks, sort_desc
 from .config import INLINE, JIT, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
-from .rng import Seed, bounded, chunk_states, chunk_trials, d10, plan_chunks
+from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_side
+from .rng import Seed, bounded, d10
 from .variants import variant
 
 SYSTEM = "middle_3d10"
@@ -390,23 +390,6 @@ def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, standing, 
                standing[item], tail[item], hits[item])
 
 
-def _check_common(trials, round_cap):
-    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) or \
-            not 1 <= round_cap <= 10_000:
-        raise InputError(f"round_cap: expected an integer 1..10000, got {round_cap!r}")
-
-
-def _as_combatants(side, label):
-    side = list(side)
-    if not side:
-        raise InputError(f"{label}: at least one combatant is needed")
-    for c in side:
-        if not isinstance(c, Combatant):
-            raise InputError(f"{label}: expected middle_3d10 Combatant objects, got "
-                             f"{type(c).__name__}")
-    return side
-
-
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
              seed: Seed = None, variants: Variants = DEFAULT,
              round_cap: int = ROUND_CAP) -> FightStats:
@@ -415,29 +398,18 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
     Examples
     --------
     >>> a = Combatant(trait=4, combat=4, dice="M")
-    >>> fight_mc([a], [a, a], trials=1000, seed=1).outcome.sum()
+    >>> int(fight_mc([a], [a, a], trials=1000, seed=1).outcome.sum())
     1000
     """
-    s0 = _as_combatants(side0, "side 0")
-    s1 = _as_combatants(side1, "side 1")
-    _check_common(trials, round_cap)
+    s0 = check_side(side0, "side 0", Combatant, SYSTEM)
+    s1 = check_side(side1, "side 1", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
     cmb = np.stack([c.row() for c in s0 + s1])
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
-    n_chunks, _ = plan_chunks(trials)
-    per = chunk_trials(trials, n_chunks)
-    states = chunk_states(seed, n_chunks)
-    out = FightStats.empty(SYSTEM, round_cap, trials)
-    o = np.zeros((n_chunks, 3), np.int64)
-    rd = np.zeros((n_chunks, round_cap + 1, 3), np.int64)
-    st = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
-    tl = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
-    h = np.zeros((n_chunks, DAMAGE_BINS), np.int64)
-    _mc_kernel(cmb, side, variants.rule(), np.int64(round_cap), per, states, o, rd, st, tl, h)
-    out.outcome[:] = o.sum(0)
-    out.rounds[:] = rd.sum(0)
-    out.standing[:] = st.sum(0)
-    merge_standing(out.standing, tl.sum(0), np.array([len(s0), len(s1)]), trials)
-    out.hits[:] = h.sum(0)
+    out, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap)),
+                           SYSTEM, trials, seed, round_cap,
+                           ("outcome", "rounds", "standing", "tail", "hits"))
+    merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
     out.notes.update(_NOTES)
     return out
 
@@ -586,9 +558,9 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     (flat-footed, B6) is the same in every live state, given the initiative order and the
     round, so the chain is run once per order and mixed by P(order).
     """
-    _as_combatants([a], "a")
-    _as_combatants([b], "b")
-    _check_common(1, round_cap)
+    check_side([a], "a", Combatant, SYSTEM)
+    check_side([b], "b", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
     p_a = _p_first(a, b, variants)
     surprise_a = a.aware and not b.aware

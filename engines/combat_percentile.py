@@ -58,11 +58,11 @@ import numpy as np
 from numba import njit, prange
 
 from . import percentile as check_rules
-from .combat_shared import merge_standing, sort_desc
+from .combat_shared import merge_standing, run_chunks, sort_desc
 from .config import INLINE, JIT, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats
-from .rng import Seed, bounded, chunk_states, chunk_trials, die, plan_chunks
+from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_side
+from .rng import Seed, bounded, die
 from .rolls import roll_percentile
 from .variants import variant
 
@@ -495,23 +495,6 @@ def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, loser_dead
                loser_dead[item], standing[item], tail[item], deaths[item], hits[item])
 
 
-def _check_cap(round_cap):
-    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) or \
-            not 1 <= round_cap <= 10_000:
-        raise InputError(f"round_cap: expected an integer 1..10000, got {round_cap!r}")
-
-
-def _as_combatants(side, label):
-    side = list(side)
-    if not side:
-        raise InputError(f"{label}: at least one combatant is needed")
-    for c in side:
-        if not isinstance(c, Combatant):
-            raise InputError(f"{label}: expected percentile Combatant objects, got "
-                             f"{type(c).__name__}")
-    return side
-
-
 def _notes() -> dict:
     return {"extension": EXTENSION}
 
@@ -520,31 +503,16 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
              seed: Seed = None, variants: Variants = DEFAULT,
              round_cap: int = ROUND_CAP) -> FightStats:
     """Monte Carlo of whole N-vs-M fights (extension DX1–DX11; not from the seed)."""
-    s0 = _as_combatants(side0, "side 0")
-    s1 = _as_combatants(side1, "side 1")
-    _check_cap(round_cap)
+    s0 = check_side(side0, "side 0", Combatant, SYSTEM)
+    s1 = check_side(side1, "side 1", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
     cmb = np.stack([c.row() for c in s0 + s1])
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
-    n_chunks, _ = plan_chunks(trials)
-    per = chunk_trials(trials, n_chunks)
-    states = chunk_states(seed, n_chunks)
-    out = FightStats.empty(SYSTEM, round_cap, trials)
-    o = np.zeros((n_chunks, 3), np.int64)
-    rd = np.zeros((n_chunks, round_cap + 1, 3), np.int64)
-    ld = np.zeros((n_chunks, 2), np.int64)
-    st = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
-    tl = np.zeros((n_chunks, round_cap + 1, 2), np.int64)
-    de = np.zeros((n_chunks, 2), np.int64)
-    h = np.zeros((n_chunks, DAMAGE_BINS), np.int64)
-    _mc_kernel(cmb, side, variants.rule(), np.int64(round_cap), per, states, o, rd, ld, st,
-               tl, de, h)
-    out.outcome[:] = o.sum(0)
-    out.rounds[:] = rd.sum(0)
-    out.loser_dead[:] = ld.sum(0)
-    out.standing[:] = st.sum(0)
-    merge_standing(out.standing, tl.sum(0), np.array([len(s0), len(s1)]), trials)
-    out.deaths[:] = de.sum(0)
-    out.hits[:] = h.sum(0)
+    out, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap)),
+                           SYSTEM, trials, seed, round_cap,
+                           ("outcome", "rounds", "loser_dead", "standing", "tail", "deaths",
+                            "hits"))
+    merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
     out.notes.update(_notes())
     return out
 
@@ -721,9 +689,9 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     dead are absorbing (the fight ends when one side cannot act, so the DX8 dying roll
     never comes up in a duel, nor DX10). Each shot of a multi-shot action is one step.
     """
-    _as_combatants([a], "a")
-    _as_combatants([b], "b")
-    _check_cap(round_cap)
+    check_side([a], "a", Combatant, SYSTEM)
+    check_side([b], "b", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
     cmb = (a, b)
     tables = {0: _outcomes(a, b, variants), 1: _outcomes(b, a, variants)}

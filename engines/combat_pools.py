@@ -1,6 +1,6 @@
 """Machinery shared by the two d10-pool combat engines (``dice_pool_7``, ``dice_pool_6``).
 
-Two pieces, both system-neutral:
+Three pieces, all system-neutral:
 
 - :func:`run_mc` drives a Monte Carlo fight kernel: it splits the trials in chunks (the
   split depends on the trial count only), gives each chunk its own generator state and
@@ -14,6 +14,7 @@ Two pieces, both system-neutral:
   linear map on the target's damage axis (:class:`AttackOp`): a transition matrix for
   the damage that keeps the target up, and absorption vectors for the damage that puts
   it down (alive or dead).
+- the input checks and the ``fight_mc`` driver of both engines (:func:`run_fight`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .fight import DAMAGE_BINS, FightStats
+from .errors import InputError
+from .fight import DAMAGE_BINS, FightStats, check_round_cap, check_side
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 
 
@@ -73,6 +75,31 @@ def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
     stats.standing[:] = standing + np.cumsum(tail, axis=0)
     stats.deaths[:] = tot[off["deaths"]:off["deaths"] + 2]
     stats.hits[:] = tot[off["hits"]:off["hits"] + DAMAGE_BINS]
+    return stats
+
+
+def check_variants(variants, cls: type, default, module: str):
+    """``variants`` (None: ``default``) if it is a ``cls``; anything else raises InputError."""
+    if variants is None:
+        return default
+    if not isinstance(variants, cls):
+        raise InputError(f"variants: expected {module}.Variants, got {type(variants).__name__}")
+    return variants
+
+
+def run_fight(kernel: Callable, system: str, cls: type, rows_of: Callable, rule: np.ndarray,
+              side0, side1, trials: int, seed: Seed, round_cap: int,
+              variants: dict) -> FightStats:
+    """Check both sides (a lone ``cls`` object is a side of one) and the cap, then run
+    ``kernel`` on ``rows_of(side0 + side1)`` (:func:`run_mc`); ``variants`` (a dict) goes
+    to the notes with the combatants' names."""
+    cap = check_round_cap(round_cap)
+    sides = [check_side([s] if isinstance(s, cls) else s, label, cls, system)
+             for s, label in ((side0, "side0"), (side1, "side1"))]
+    side = np.array([0] * len(sides[0]) + [1] * len(sides[1]), dtype=np.int64)
+    stats = run_mc(kernel, system, rows_of(sides[0] + sides[1]), side, rule, trials, seed, cap)
+    stats.notes["combatants"] = tuple([c.name for c in s] for s in sides)
+    stats.notes["variants"] = variants
     return stats
 
 
@@ -201,6 +228,14 @@ def standing_from_rounds(stats: FightStats) -> None:
     won_by = np.cumsum(stats.rounds[:, 0:2], axis=0)
     stats.standing[:, 0] = 1.0 - won_by[:, 1]
     stats.standing[:, 1] = 1.0 - won_by[:, 0]
+
+
+def finish_duel(stats: FightStats, a, b, variants: dict) -> FightStats:
+    """Complete an exact 1-vs-1 result: the standing table and the notes."""
+    standing_from_rounds(stats)
+    stats.notes["combatants"] = ([a.name], [b.name])
+    stats.notes["variants"] = variants
+    return stats
 
 
 def mix(stats: list[tuple[float, FightStats]]) -> FightStats:

@@ -1,11 +1,17 @@
-"""Small pieces shared by the combat kernels of ``middle_3d10`` and ``percentile``."""
+"""Small pieces shared by the combat engines of ``middle_3d10``, ``percentile`` and
+``d20_degrees``: a sort for the kernels, and the Python side of their Monte Carlo drivers
+(per-chunk histograms in, :class:`~engines.fight.FightStats` out)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
 
 from .config import INLINE
+from .fight import DAMAGE_BINS, FightStats
+from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 
 
 @njit(**INLINE)
@@ -33,3 +39,30 @@ def merge_standing(standing: np.ndarray, tail: np.ndarray, start: np.ndarray, tr
     """
     standing[0] += start * trials
     standing[1:] += np.cumsum(tail, axis=0)[:-1]
+
+
+def _shape(name: str, round_cap: int) -> tuple[int, ...]:
+    rows = round_cap + 1
+    return {"outcome": (3,), "rounds": (rows, 3), "loser_dead": (2,), "standing": (rows, 2),
+            "tail": (rows, 2), "deaths": (2,), "hits": (DAMAGE_BINS,)}[name]
+
+
+def run_chunks(kernel: Callable, args: tuple, system: str, trials: int, seed: Seed,
+               round_cap: int, fields: tuple[str, ...]) -> tuple[FightStats, dict]:
+    """Run ``kernel(*args, trials_per_chunk, states, *histograms)`` and sum its chunks.
+
+    ``histograms`` are zeroed ``int64`` arrays, one row per chunk, named by ``fields``
+    (FightStats fields, plus ``tail``) in that order. Returns the stats with every summed
+    field copied in (``standing`` as the kernel left it), and the sums by name.
+    """
+    n_chunks, _ = plan_chunks(trials)
+    per_chunk = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, n_chunks)
+    hist = [np.zeros((n_chunks, *_shape(f, round_cap)), np.int64) for f in fields]
+    kernel(*args, per_chunk, states, *hist)
+    sums = {f: h.sum(axis=0) for f, h in zip(fields, hist, strict=True)}
+    stats = FightStats.empty(system, round_cap, trials=int(trials))
+    for f, total in sums.items():
+        if f != "tail":
+            getattr(stats, f)[:] = total
+    return stats, sums

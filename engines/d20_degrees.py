@@ -25,7 +25,6 @@ from typing import ClassVar
 import numpy as np
 
 from . import checks
-from .errors import InputError
 from .rng import Seed
 from .rolls import D20, HERO_REROLL, ROLL, TAKE_10
 from .variants import variant
@@ -66,15 +65,7 @@ DEFAULT = Variants()
 
 
 def _modes(modes) -> np.ndarray:
-    out = []
-    for m in np.atleast_1d(modes):
-        if isinstance(m, str):
-            if m not in MODES:
-                raise InputError(f"roll: unknown mode {m!r}; known: {', '.join(MODES)}")
-            out.append(MODES[m])
-        else:
-            out.append(int(m))
-    return np.array(out, dtype=np.int64)
+    return checks.parse_modes(modes, MODES)
 
 
 def code_of(value: int, nat: int) -> int:

@@ -59,14 +59,7 @@ DEFAULT = Variants()
 
 
 def _check_pools(pools) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(pools))
-    if arr.dtype.kind not in "iu":
-        raise InputError(f"pool: expected whole numbers of dice, got {pools!r}")
-    if arr.size and arr.min() < 0:
-        raise InputError(f"pool: must be 0 or more dice, got {int(arr.min())}")
-    if arr.size and arr.max() > 200:
-        raise InputError(f"pool: at most 200 dice, got {int(arr.max())}")
-    return arr.astype(np.int64)
+    return _pools.check_pools(pools, min_pool=0)
 
 
 def n_codes(max_pool: int, variants: Variants = DEFAULT) -> int:
@@ -76,17 +69,15 @@ def n_codes(max_pool: int, variants: Variants = DEFAULT) -> int:
 def exact(pools, variants: Variants = DEFAULT, codes: int | None = None):
     """Exact success-count distribution per pool (C1, C-g1, C-g2); codes as
     :mod:`engines.pools` (code ``1 + k`` = ``k`` successes, code 0 never occurs)."""
-    arr = _check_pools(pools)
-    codes = codes or n_codes(int(arr.max(initial=1)), variants)
-    return _pools.exact(arr, variants.rule(), codes)
+    arr, rule = _check_pools(pools), variants.rule()
+    return _pools.exact(arr, rule, _pools.codes_for(arr, rule, codes))
 
 
 def monte_carlo(pools, trials: int, seed: Seed = None, variants: Variants = DEFAULT,
                 codes: int | None = None) -> np.ndarray:
     """Monte Carlo outcome counts per pool (C1, C-g2), ``trials`` checks each."""
-    arr = _check_pools(pools)
-    codes = codes or n_codes(int(arr.max(initial=1)), variants)
-    return _pools.monte_carlo(arr, variants.rule(), codes, trials, seed)
+    arr, rule = _check_pools(pools), variants.rule()
+    return _pools.monte_carlo(arr, rule, _pools.codes_for(arr, rule, codes), trials, seed)
 
 
 def successes_of_codes(codes: int) -> np.ndarray:

@@ -90,12 +90,7 @@ def pool_size(attribute: int, specialization: bool = False, modifiers: int = 0,
 
 
 def _check_pools(pools) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(pools))
-    if arr.dtype.kind not in "iu":
-        raise InputError(f"pool: expected whole numbers of dice, got {pools!r}")
-    if arr.size and arr.max() > 200:
-        raise InputError(f"pool: at most 200 dice, got {int(arr.max())}")
-    return arr.astype(np.int64)
+    return _pools.check_pools(pools)
 
 
 def n_codes(max_pool: int, variants: Variants = DEFAULT) -> int:
@@ -113,17 +108,15 @@ def exact(pools, variants: Variants = DEFAULT, codes: int | None = None):
     >>> round(probs[0, 2], 4)  # exactly one success from one die: 0.3 + 0.1 * 0.6
     0.36
     """
-    arr = _check_pools(pools)
-    codes = codes or n_codes(int(arr.max(initial=1)), variants)
-    return _pools.exact(arr, variants.rule(), codes)
+    arr, rule = _check_pools(pools), variants.rule()
+    return _pools.exact(arr, rule, _pools.codes_for(arr, rule, codes))
 
 
 def monte_carlo(pools, trials: int, seed: Seed = None, variants: Variants = DEFAULT,
                 codes: int | None = None) -> np.ndarray:
     """Monte Carlo outcome counts per pool (A1, A-g1), ``trials`` checks each."""
-    arr = _check_pools(pools)
-    codes = codes or n_codes(int(arr.max(initial=1)), variants)
-    return _pools.monte_carlo(arr, variants.rule(), codes, trials, seed)
+    arr, rule = _check_pools(pools), variants.rule()
+    return _pools.monte_carlo(arr, rule, _pools.codes_for(arr, rule, codes), trials, seed)
 
 
 def successes_of_codes(codes: int) -> np.ndarray:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import InputError
+
 OUTCOMES = ("side0", "side1", "neither")
 #: Default round cap: a fight still going after this many rounds is reported as "neither".
 ROUND_CAP = 50
@@ -79,3 +81,23 @@ class FightStats:
     @property
     def round_cap(self) -> int:
         return self.rounds.shape[0] - 1
+
+
+def check_round_cap(round_cap, limit: int = 10_000) -> int:
+    """The round cap as an ``int`` in ``1..limit``; anything else raises InputError."""
+    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) \
+            or not 1 <= round_cap <= limit:
+        raise InputError(f"round_cap: expected an integer 1..{limit}, got {round_cap!r}")
+    return int(round_cap)
+
+
+def check_side(combatants, label: str, cls: type, system: str) -> list:
+    """One side of a fight as a non-empty list of ``cls`` objects (InputError otherwise)."""
+    combatants = list(combatants)
+    if not combatants:
+        raise InputError(f"{label}: a side needs at least one combatant")
+    for c in combatants:
+        if not isinstance(c, cls):
+            raise InputError(f"{label}: expected {system} {cls.__name__} objects, got "
+                             f"{type(c).__name__}")
+    return combatants

@@ -66,15 +66,7 @@ DEFAULT = Variants()
 
 
 def _modes(modes) -> np.ndarray:
-    out = []
-    for m in np.atleast_1d(modes):
-        if isinstance(m, str):
-            if m not in MODES:
-                raise InputError(f"roll: unknown mode {m!r}; known: {', '.join(MODES)}")
-            out.append(MODES[m])
-        else:
-            out.append(int(m))
-    return np.array(out, dtype=np.int64)
+    return checks.parse_modes(modes, MODES)
 
 
 def exact(modes=("normal", "advantage", "disadvantage"),

@@ -72,6 +72,24 @@ def n_codes_for(max_pool: int, rule: PoolRule) -> int:
     return 2 + n + extra + 1
 
 
+def check_pools(pools, min_pool: int | None = None) -> np.ndarray:
+    """Pool sizes as ``int64``: whole numbers of at most 200 dice (and at least
+    ``min_pool`` when given); anything else raises InputError."""
+    arr = np.atleast_1d(np.asarray(pools))
+    if arr.dtype.kind not in "iu":
+        raise InputError(f"pool: expected whole numbers of dice, got {pools!r}")
+    if min_pool is not None and arr.size and arr.min() < min_pool:
+        raise InputError(f"pool: must be {min_pool} or more dice, got {int(arr.min())}")
+    if arr.size and arr.max() > 200:
+        raise InputError(f"pool: at most 200 dice, got {int(arr.max())}")
+    return arr.astype(np.int64)
+
+
+def codes_for(arr: np.ndarray, rule: PoolRule, codes: int | None) -> int:
+    """``codes`` if given, else enough outcome codes for the largest pool of ``arr``."""
+    return codes or n_codes_for(int(arr.max(initial=1)), rule)
+
+
 def _die_series(rule: PoolRule, length: int) -> np.ndarray:
     """Success distribution of one die and its explosion chain (A1), truncated to ``length``."""
     faces = np.arange(1, 11)

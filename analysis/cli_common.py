@@ -1,0 +1,76 @@
+"""Argument types and options shared by the ``rpg-balance`` subcommand modules.
+
+Only :mod:`argparse` and :mod:`pathlib` at import time, so ``rpg-balance --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+FORMATS = ("csv", "json", "markdown", "parquet")
+PLOT_TYPES = ("png", "svg", "pdf")
+
+
+def number(text: str, convert: Callable, ok: Callable, expected: str,
+           out_of_range: str | None = None):
+    """``convert(text)`` if ``ok`` of it, else an ArgumentTypeError "expected ..., got
+    'text'" (``out_of_range`` replaces ``expected`` when the text converts but is out of
+    range)."""
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {out_of_range or expected}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    return number(text, int, lambda v: v >= 1, "a positive integer")
+
+
+def seed_int(text: str) -> int:
+    return number(text, int, lambda v: v >= 0, "a non-negative integer")
+
+
+def seed_int64(text: str) -> int:
+    """A seed that fits a signed 64-bit integer (scenario files and sweep tables store it)."""
+    return number(text, int, lambda v: 0 <= v < 2**63, "a non-negative integer")
+
+
+def add_output(p: argparse.ArgumentParser, *, columns: bool = False, plot: bool = False) -> None:
+    """``--format``, ``-o FILE`` and, when asked, ``--columns`` and ``--plot FILE``."""
+    p.add_argument("--format", choices=FORMATS, default="csv")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write to FILE (atomically) instead of stdout")
+    if columns:
+        p.add_argument("--columns", default=None, metavar="A,B,...",
+                       help="keep only these columns, in this order")
+    if plot:
+        p.add_argument("--plot", default=None, metavar="FILE",
+                       help="also save the figure to FILE (.png, .svg or .pdf)")
+
+
+def check_outputs(args) -> None:
+    """Fail before any work, and before writing anything, when ``-o`` or ``--plot`` cannot
+    be written (so a bad -o never leaves a lone figure behind, and the reverse), or when
+    parquet would go to stdout (``--summary`` prints text instead of the table)."""
+    from engines.errors import InputError
+
+    plot = getattr(args, "plot", None)
+    for flag, path in (("-o", args.output), ("--plot", plot)):
+        if path is None or path == "-":
+            continue
+        if not Path(path).resolve().parent.exists():
+            raise InputError(f"{flag}: folder {str(Path(path).parent)!r} does not exist")
+        if Path(path).is_dir():
+            raise InputError(f"{flag}: {path!r} is a folder")
+    if plot is not None and (plot.rsplit(".", 1)[-1].lower() if "." in plot else "") \
+            not in PLOT_TYPES:
+        raise InputError(f"--plot {plot!r}: the file must end in .png, .svg or .pdf")
+    if args.format == "parquet" and args.output in (None, "-") \
+            and not getattr(args, "summary", False):
+        raise InputError("format parquet needs an output file (-o FILE)")
