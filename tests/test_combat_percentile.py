@@ -563,3 +563,21 @@ def test_dx12_dx13_variants_and_tactic_validation():
         parse_variants(Variants, ["cover_cost=sometimes"])
     with pytest.raises(InputError, match="dive_for_cover"):
         Combatant(defend="hide")
+
+
+def test_dx12_dx13_one_thread_equals_two_threads():
+    """DX12 forfeits and DX13 engagement live in per-chunk arrays: same seed, 1 or 2 numba
+    threads give bit-identical histograms."""
+    diver = Combatant(fighting=40, dodge=45, weapon=KNIFE, defend="dive_for_cover")
+    sides = ([LIB["brawler"], Combatant(firearms=50, weapon=HANDGUN)], [diver, LIB["novice"]])
+    v = Variants(firing_into_melee=True, targeting="random")
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = cp.fight_mc(*sides, trials=20_000, seed=9, variants=v)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = cp.fight_mc(*sides, trials=20_000, seed=9, variants=v)
+    finally:
+        numba.set_num_threads(old)
+    for name in ("outcome", "rounds", "loser_dead", "deaths", "hits"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
