@@ -91,7 +91,7 @@ class PctBonusRow(_Strict):
 
 
 class PctArchetype(_Strict):
-    """A ``percentile`` combatant of the extension (DX1–DX11)."""
+    """A ``percentile`` combatant of the extension (DX1–DX13)."""
 
     name: str
     strength: int = Field(ge=1, le=200)
@@ -104,7 +104,7 @@ class PctArchetype(_Strict):
     armour: int = Field(default=0, ge=0, le=20)
     weapon: str
     melee_weapon: str | None = None
-    defend: Literal["dodge", "fight_back"] = "dodge"
+    defend: Literal["dodge", "fight_back", "dive_for_cover"] = "dodge"
     shots: int = Field(default=1, ge=1, le=3)
     weapon_data: pct.Weapon
     melee_data: pct.Weapon | None = None

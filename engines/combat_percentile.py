@@ -1,7 +1,7 @@
 """``percentile`` combat — an EXTENSION, not from the seed (RULES.md GAP D-g3, "D-ext").
 
 Seed 003 has no combat rules. GAP D-g3 settles this with Call of Cthulhu 7th edition
-combat; the rules below carry their own ids **DX1…DX11**, defined here and NOT taken from
+combat; the rules below carry their own ids **DX1…DX13**, defined here and NOT taken from
 the seed. Every result this module returns says so in ``notes["extension"]``.
 
 - **DX1 Turn order:** descending DEX; a readied firearm acts at DEX + 50 (variant
@@ -33,12 +33,24 @@ the seed. Every result this module returns says so in ``notes["extension"]``.
   attacks on it in that round get a bonus die (variant ``outnumbered``; never happens in a
   duel).
 - **DX11 Armour** points are subtracted from every hit.
+- **DX12 Diving for cover:** a combatant with tactic ``dive_for_cover`` answers every
+  firearm action aimed at it (while it can act) with a Dodge roll; on a success the
+  shooter's rolls of that action (all its shots) get a penalty die (D4, combined with the
+  DX5 dice). Against melee it dodges (DX2). Cost, gap **DX-g5** (variant ``cover_cost``):
+  ``forfeit`` (default, the published game) — having dived, successful or not, it loses
+  its next action; ``free`` — the dive costs nothing (the digest names only the penalty
+  die). A dive does not count as a DX10 defence.
+- **DX13 Firing into melee** (variant ``firing_into_melee``, default off so that earlier
+  results stand): a shot at a target that exchanged a melee attack (either way) in this
+  or the previous round with a still-able ally of the shooter gets a penalty die. There
+  are no positions, so "engaged" is read from those exchanges; it never applies in a duel
+  and is Monte Carlo only.
 
 Gaps of the extension: **DX-g1** instant death ≥ vs >, **DX-g2** range, **DX-g3** target
 choice with several opponents, **DX-g4** whether a critical 01 outranks an extreme success
 when levels are compared (default: it counts as extreme; the published game ranks it
-above). Not modelled: prone after a major wound, diving for cover,
-firing into melee, fumble consequences beyond failing, reloading, first aid.
+above), **DX-g5** what a dive for cover costs. Not modelled: prone after a major wound,
+fumble consequences beyond failing, reloading, first aid.
 
 Exact duels (:func:`duel_exact`): 1 vs 1 only, state (hit points, major wound) of each —
 at most (HP+1)² · 4 states. Several combatants per side are Monte Carlo only: the state is
@@ -68,7 +80,7 @@ from .variants import variant
 
 SYSTEM = "percentile"
 EXTENSION = ("percentile combat is an extension (GAP D-g3): Call of Cthulhu 7th edition "
-             "rules DX1-DX11, not from the seed")
+             "rules DX1-DX13, not from the seed")
 
 #: DX3: (upper bound of STR + SIZ, DB dice count, DB die sides, DB flat, build).
 DB_TABLE = ((64, 0, 0, -2, -2), (84, 0, 0, -1, -1), (124, 0, 0, 0, 0), (164, 1, 4, 0, 1),
@@ -83,10 +95,12 @@ WPN = 12
 FB = WPN + W_SIZE
 N_FIELDS = FB + W_SIZE
 # rule array
-R_READY, R_EXTREME, R_INSTANT, R_RANGE, R_OUTNUMBERED, R_CRIT, R_TARGET = range(7)
+(R_READY, R_EXTREME, R_INSTANT, R_RANGE, R_OUTNUMBERED, R_CRIT, R_TARGET, R_COVER,
+ R_INTO_MELEE) = range(9)
+COVER_COSTS = ("forfeit", "free")
 RANGES = ("point_blank", "normal", "long")
 INSTANT = ("greater", "greater_equal", "off")
-DEFENCES = {"dodge": 0, "fight_back": 1}
+DEFENCES = {"dodge": 0, "fight_back": 1, "dive_for_cover": 2}
 # combatant states
 ABLE, UNCONSCIOUS, DYING, DEAD = 0, 1, 2, 3
 
@@ -121,12 +135,21 @@ class Variants:
     targeting: str = variant("first", rule="DX-g3", doc="with several opponents, attack the "
                              "first one still standing, a random one, or the most hurt",
                              choices=("first", "random", "weakest"))
+    cover_cost: str = variant("forfeit", rule="DX-g5", doc="a combatant that dives for "
+                              "cover (DX12) loses its next action ('forfeit', as in the "
+                              "published game) or nothing ('free')", choices=COVER_COSTS)
+    firing_into_melee: bool = variant(False, rule="DX13", doc="a shot at a target engaged "
+                                      "in melee with an ally of the shooter (a melee "
+                                      "exchange this or last round) gets a penalty die; "
+                                      "Monte Carlo only")
 
     def rule(self) -> np.ndarray:
         return np.array([int(self.readied_firearms), int(self.extreme_damage),
                          INSTANT.index(self.instant_death), RANGES.index(self.range),
                          int(self.outnumbered), self.crit_code(),
-                         ("first", "random", "weakest").index(self.targeting)], dtype=np.int64)
+                         ("first", "random", "weakest").index(self.targeting),
+                         COVER_COSTS.index(self.cover_cost), int(self.firing_into_melee)],
+                        dtype=np.int64)
 
 
     def crit_code(self) -> int:
@@ -328,12 +351,29 @@ def _hit(s, cmb, rule, i, j, off, extreme, hp, mw, state, hits):
 
 
 @njit(**INLINE)
-def _act(s, cmb, rule, i, j, hp, mw, state, defended, hits):
-    """One action of ``i`` against ``j``: gunfire (DX5) or a melee attack (DX2, DX10)."""
+def _engaged(cmb, side, i, j, r, state, eng):
+    """DX13: ``j`` exchanged a melee attack with an able ally of ``i`` this or last round."""
+    for k in range(cmb.shape[0]):
+        if k != i and side[k] == side[i] and state[k] == ABLE and eng[j, k] >= r - 1:
+            return True
+    return False
+
+
+@njit(**INLINE)
+def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits):
+    """One action of ``i`` against ``j`` in round ``r``: gunfire (DX5, DX12, DX13) or a
+    melee attack (DX2, DX10)."""
     crit = rule[R_CRIT]
     if cmb[i, WPN + W_FIREARM] != 0:
         shots = cmb[i, SHOTS]
         dice = (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
+        if rule[R_INTO_MELEE] != 0 and _engaged(cmb, side, i, j, r, state, eng):
+            dice -= 1
+        if cmb[j, DEFEND] == 2:  # DX12: dive for cover, a Dodge roll
+            if _roll_level(s, 0, cmb[j, DODGE], crit) >= 1:
+                dice -= 1
+            if rule[R_COVER] == 0:
+                forfeit[j] = 1
         need = 2 if rule[R_RANGE] == 2 else 1
         for _ in range(shots):
             lv = _roll_level(s, dice, cmb[i, FIRE], crit)
@@ -345,11 +385,13 @@ def _act(s, cmb, rule, i, j, hp, mw, state, defended, hits):
     bonus = 1 if (defended[j] != 0 and rule[R_OUTNUMBERED] != 0) else 0
     la = _roll_level(s, bonus, cmb[i, FIGHT], crit)
     defended[j] = 1
+    eng[i, j] = r
+    eng[j, i] = r
     src = -1
     dst = j
     off = WPN
     level = la
-    if cmb[j, DEFEND] == 0:
+    if cmb[j, DEFEND] != 1:
         ld = _roll_level(s, 0, cmb[j, DODGE], crit)
         if la >= 1 and la > ld:
             src = i
@@ -399,13 +441,16 @@ def _order(s, cmb, rule, key, order):
 
 
 @njit(**INLINE)
-def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, key, order, up, outcome, rounds,
-           loser_dead, standing, tail, deaths, hits):
+def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
+           outcome, rounds, loser_dead, standing, tail, deaths, hits):
     n = cmb.shape[0]
     for i in range(n):
         hp[i] = cmb[i, HP]
         mw[i] = 0
         state[i] = ABLE
+        forfeit[i] = 0
+        for k in range(n):
+            eng[i, k] = -5
     _order(s, cmb, rule, key, order)
     up[0] = 0
     up[1] = 0
@@ -420,8 +465,11 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, key, order, up, out
             i = order[k]
             if state[i] != ABLE:
                 continue
+            if forfeit[i] != 0:  # DX12 / DX-g5: the action after a dive is lost
+                forfeit[i] = 0
+                continue
             j = _target(s, cmb, side, rule, i, hp, state)
-            _act(s, cmb, rule, i, j, hp, mw, state, defended, hits)
+            _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits)
             up[:] = 0
             for q in range(n):
                 if state[q] == ABLE:
@@ -464,6 +512,8 @@ def _chunk(s_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, st_out, 
     mw = np.zeros(n, dtype=np.int64)
     state = np.zeros(n, dtype=np.int64)
     defended = np.zeros(n, dtype=np.int64)
+    forfeit = np.zeros(n, dtype=np.int64)
+    eng = np.zeros((n, n), dtype=np.int64)
     key = np.zeros(n, dtype=np.int64)
     order = np.zeros(n, dtype=np.int64)
     up = np.zeros(2, dtype=np.int64)
@@ -475,8 +525,8 @@ def _chunk(s_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, st_out, 
     de = np.zeros(2, dtype=np.int64)
     h = np.zeros(h_out.shape[0], dtype=np.int64)
     for _ in range(n_trials):
-        _fight(s, cmb, side, rule, cap, hp, mw, state, defended, key, order, up, o, rd, ld,
-               st, tl, de, h)
+        _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
+               o, rd, ld, st, tl, de, h)
     o_out[:] = o
     rd_out[:] = rd
     ld_out[:] = ld
@@ -502,7 +552,7 @@ def _notes() -> dict:
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
              seed: Seed = None, variants: Variants = DEFAULT,
              round_cap: int = ROUND_CAP) -> FightStats:
-    """Monte Carlo of whole N-vs-M fights (extension DX1–DX11; not from the seed)."""
+    """Monte Carlo of whole N-vs-M fights (extension DX1–DX13; not from the seed)."""
     s0 = check_side(side0, "side 0", Combatant, SYSTEM)
     s1 = check_side(side1, "side 1", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
@@ -569,11 +619,13 @@ def _weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
     return out
 
 
-def _outcomes(att: Combatant, tgt: Combatant, variants: Variants):
-    """One action's hits: (pmf of damage to target per shot, pmf to attacker, shots)."""
+def _outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: int = 0):
+    """One action's hits: (pmf of damage to target per shot, pmf to attacker, shots);
+    ``cover`` = 1 adds the DX12 penalty die of a successful dive to gunfire."""
     w = att.weapon
     if w.firearm:
         dice = (1 if variants.range == "point_blank" else 0) - (1 if att.shots > 1 else 0)
+        dice -= cover
         lv = level_pmf(att.firearms, dice, variants)
         need = 2 if variants.range == "long" else 1
         p_reg = lv[need:3].sum()
@@ -601,18 +653,37 @@ def _outcomes(att: Combatant, tgt: Combatant, variants: Variants):
     return to_t, to_a, 1
 
 
+def dives(att: Combatant, tgt: Combatant) -> bool:
+    """DX12: ``tgt`` dives for cover from ``att``'s action (gunfire at a diver)."""
+    return att.weapon.firearm and tgt.defend == "dive_for_cover"
+
+
+def _branches(att: Combatant, tgt: Combatant, variants: Variants):
+    """DX12: [(probability, _outcomes)] of one action — the dive's Dodge roll succeeds or
+    fails once for all the shots of the action; a single branch without a dive."""
+    if not dives(att, tgt):
+        return [(1.0, _outcomes(att, tgt, variants))]
+    p = float(level_pmf(tgt.dodge, 0, variants)[1:].sum())
+    return [(p, _outcomes(att, tgt, variants, 1)), (1.0 - p, _outcomes(att, tgt, variants))]
+
+
 def attack_damage(attacker: Combatant, target: Combatant,
                   variants: Variants = DEFAULT) -> np.ndarray:
     """Exact distribution of the damage one action of ``attacker`` deals ``target``
     (DX2–DX5, DX11; extension): index 0 = miss, parried or no damage. Several shots add up
-    (the target is assumed to stay up); a successful fight back is a 0 here."""
-    to_t, _, shots = _outcomes(attacker, target, variants)
-    one = to_t.copy()
-    one[0] += 1.0 - to_t.sum()
-    total = np.ones(1)
-    for _ in range(shots):
-        total = np.convolve(total, one)
-    return np.trim_zeros(total, "b")
+    (the target is assumed to stay up); a successful fight back is a 0 here. A target
+    diving for cover (DX12) makes it a mixture over its Dodge roll."""
+    mix = np.zeros(1)
+    for weight, (to_t, _, shots) in _branches(attacker, target, variants):
+        one = to_t.copy()
+        one[0] += 1.0 - to_t.sum()
+        total = np.ones(1)
+        for _ in range(shots):
+            total = np.convolve(total, one)
+        if total.size > mix.size:
+            mix = np.concatenate([mix, np.zeros(total.size - mix.size)])
+        mix[:total.size] += weight * total
+    return np.trim_zeros(mix, "b")
 
 
 @njit(**INLINE)
@@ -688,13 +759,17 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     State: (hit points of a, of b, major-wound flags of a and b); unconscious, dying and
     dead are absorbing (the fight ends when one side cannot act, so the DX8 dying roll
     never comes up in a duel, nor DX10). Each shot of a multi-shot action is one step.
+    DX12: gunfire at a diver splits the mass by the dive's Dodge roll (one roll for all the
+    shots of the action); with ``cover_cost`` = ``forfeit`` (DX-g5) the diver then loses its
+    next action — in a duel the shooter acts every round, so this is deterministic.
+    DX13 never applies in a duel.
     """
     check_side([a], "a", Combatant, SYSTEM)
     check_side([b], "b", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
     cmb = (a, b)
-    tables = {0: _outcomes(a, b, variants), 1: _outcomes(b, a, variants)}
+    tables = {0: _branches(a, b, variants), 1: _branches(b, a, variants)}
     con = (level_pmf(a.con, 0, variants)[1:].sum(), level_pmf(b.con, 0, variants)[1:].sum())
     instant = INSTANT.index(variants.instant_death)
     hits = np.zeros(DAMAGE_BINS)
@@ -705,28 +780,40 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         prob = np.zeros((a.hit_points + 1, b.hit_points + 1, 2, 2))
         prob[a.hit_points, b.hit_points, 0, 0] = weight
         lost = [0.0, 0.0]
+        forfeit = [False, False]
         out.standing[0] += weight
         for r in range(1, round_cap + 1):
             for att in (first, 1 - first):
                 tgt = 1 - att
-                to_t, to_a, shots = tables[att]
-                for _ in range(shots):
-                    view = prob if att == 0 else np.ascontiguousarray(prob.transpose(1, 0, 3, 2))
-                    new = np.zeros_like(view)
-                    res = np.zeros(4)
-                    _half_step(view, to_t, to_a, cmb[att].hit_points, cmb[tgt].hit_points,
-                               con[att], con[tgt], instant, new, hits, res)
-                    prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
-                    out.outcome[att] += res[0]
-                    out.rounds[r, att] += res[0]
-                    out.loser_dead[att] += res[1]
-                    out.deaths[tgt] += res[1]
-                    lost[tgt] += res[0]
-                    out.outcome[tgt] += res[2]
-                    out.rounds[r, tgt] += res[2]
-                    out.loser_dead[tgt] += res[3]
-                    out.deaths[att] += res[3]
-                    lost[att] += res[2]
+                if forfeit[att]:  # DX12 / DX-g5: the action after a dive is lost
+                    forfeit[att] = False
+                    continue
+                if dives(cmb[att], cmb[tgt]) and variants.cover_cost == "forfeit":
+                    forfeit[tgt] = True
+                start = prob if att == 0 else np.ascontiguousarray(prob.transpose(1, 0, 3, 2))
+                view_sum = np.zeros_like(start)
+                res = np.zeros(4)
+                for w_branch, (to_t, to_a, shots) in tables[att]:
+                    view = start * w_branch
+                    for _ in range(shots):
+                        new = np.zeros_like(view)
+                        _half_step(view, to_t, to_a, cmb[att].hit_points,
+                                   cmb[tgt].hit_points, con[att], con[tgt], instant, new,
+                                   hits, res)
+                        view = new
+                    view_sum += view
+                prob = view_sum if att == 0 else np.ascontiguousarray(
+                    view_sum.transpose(1, 0, 3, 2))
+                out.outcome[att] += res[0]
+                out.rounds[r, att] += res[0]
+                out.loser_dead[att] += res[1]
+                out.deaths[tgt] += res[1]
+                lost[tgt] += res[0]
+                out.outcome[tgt] += res[2]
+                out.rounds[r, tgt] += res[2]
+                out.loser_dead[tgt] += res[3]
+                out.deaths[att] += res[3]
+                lost[att] += res[2]
             out.standing[r] += [weight - lost[0], weight - lost[1]]
         alive = prob.sum()
         out.outcome[2] += alive
@@ -746,7 +833,7 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     ``p_kill``: instant death, more than (variant DX-g1) the maximum hit points.
     """
     v = DEFAULT if variants is None else variants
-    to_t, _, _ = _outcomes(attacker, target, v)
+    to_t = sum(w * b[0] for w, b in _branches(attacker, target, v))
     d = np.arange(to_t.size)
     top = target.hit_points
     if v.instant_death == "greater":

@@ -1,9 +1,10 @@
-"""percentile combat — the EXTENSION of GAP D-g3 (Call of Cthulhu 7th ed., rules DX1–DX11,
+"""percentile combat — the EXTENSION of GAP D-g3 (Call of Cthulhu 7th ed., rules DX1–DX13,
 not from the seed): rule-level tests against hand-worked numbers, Monte Carlo vs the exact
 Markov chain, thread invariance, invariants, archetype validation."""
 
 from __future__ import annotations
 
+import itertools
 from math import sqrt
 
 import numba
@@ -448,3 +449,135 @@ def test_dx_g4_mc_matches_exact():
         p = ex.outcome[k]
         assert abs(mc.outcome[k] / n - p) <= tol(p, n)
     assert ex.outcome.sum() == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------- DX12 / DX13 (cover, melee)
+
+
+def _value(tens: int, units: int) -> int:
+    """D4: tens 0 with units 0 reads 100."""
+    return 100 if tens == 0 and units == 0 else 10 * tens + units
+
+
+def _p_at_most(skill: int, penalty: int) -> float:
+    """P(d100 ≤ skill) with ``penalty`` penalty dice, by enumerating every tens die (D4:
+    the penalty keeps the highest tens, i.e. the highest reading)."""
+    hit = total = 0
+    for units in range(10):
+        for tens in itertools.product(range(10), repeat=penalty + 1):
+            total += 1
+            hit += max(_value(t, units) for t in tens) <= skill
+    return hit / total
+
+
+def test_dx12_dive_for_cover_penalty_die_hand_worked():
+    """DX12 + D4: a diver (Dodge 40 → dive succeeds on 01–40, D1) gives the shooter a
+    penalty die; Firearms 50 with one penalty die hits 25% (enumerated tens dice, = ½²),
+    so one shot hits 0.4·0.25 + 0.6·0.5 = 0.40. Criticals off (D-g1) so 01 is plain."""
+    assert _p_at_most(50, 1) == pytest.approx(0.25)
+    assert _p_at_most(50, 2) == pytest.approx(0.125)
+    shooter = Combatant(firearms=50, weapon=HANDGUN)
+    diver = Combatant(dodge=40, weapon=KNIFE, defend="dive_for_cover")
+    p_dive = 0.40
+    want = p_dive * _p_at_most(50, 1) + (1 - p_dive) * _p_at_most(50, 0)
+    assert want == pytest.approx(0.40)
+    assert cp.one_hit(shooter, diver, NO_CRIT)["p_hit"] == pytest.approx(want)
+    # a diver still just dodges a melee attack (DX2)
+    brawler = Combatant(fighting=50)
+    dodger = Combatant(dodge=40)
+    assert cp.one_hit(brawler, diver, NO_CRIT)["p_hit"] == pytest.approx(
+        cp.one_hit(brawler, dodger, NO_CRIT)["p_hit"])
+    # two shots (DX5 penalty die each) share one dive: P(no hit) mixes per dive roll
+    two = Combatant(firearms=50, weapon=HANDGUN, shots=2)
+    miss = (p_dive * (1 - _p_at_most(50, 2)) ** 2
+            + (1 - p_dive) * (1 - _p_at_most(50, 1)) ** 2)
+    assert cp.attack_damage(two, diver, NO_CRIT)[0] == pytest.approx(miss)
+    assert cp.one_hit(two, diver, NO_CRIT)["p_hit"] == pytest.approx(
+        p_dive * 0.125 + (1 - p_dive) * 0.25)
+
+
+DIVE_CASES = [
+    # DX12 / DX-g5 forfeit: the gun acts first (DX1, DEX + 50), the diver never attacks
+    (Combatant(firearms=55, weapon=HANDGUN), Variants(), True),
+    # the diver acts first (no readied firearms): one attack in round 1, then it dives
+    (Combatant(dex=40, firearms=55, weapon=HANDGUN, shots=2),
+     Variants(readied_firearms=False), False),
+    # DX-g5 free: the dive costs nothing, the knife fights on
+    (Combatant(firearms=55, weapon=HANDGUN, shots=2), Variants(cover_cost="free"), False),
+]
+
+
+@pytest.mark.parametrize(("gun", "variants", "diver_never_wins"), DIVE_CASES)
+def test_dx12_mc_matches_exact_duel_with_a_diver(gun, variants, diver_never_wins):
+    """DX12 / DX-g5 MC kernel vs the exact chain, outcome, rounds and deaths within
+    5σ + 1/n (fixed seed)."""
+    n = 60_000
+    diver = Combatant(dex=70, con=60, siz=60, fighting=50, dodge=50, weapon=KNIFE,
+                      defend="dive_for_cover")
+    exact = cp.duel_exact(gun, diver, variants, round_cap=12)
+    mc = cp.duel_mc(gun, diver, n, seed=5, variants=variants, round_cap=12)
+    assert exact.outcome.sum() == pytest.approx(1.0)
+    cells = [(mc.p_outcome(), exact.outcome), (mc.deaths / n, exact.deaths),
+             (mc.rounds.ravel() / n, exact.rounds.ravel())]
+    for got, want in cells:
+        for p_mc, p in zip(got, want, strict=True):
+            assert abs(p_mc - p) <= tol(min(p, 1.0), n)
+    if diver_never_wins:
+        assert exact.outcome[1] == 0.0
+        assert mc.outcome[1] == 0
+    else:
+        assert exact.outcome[1] > 0.01
+    # a free dive only helps: a plain dodger is shot down more often (DX5)
+    plain = cp.duel_exact(gun, Combatant(dex=70, con=60, siz=60, fighting=50, dodge=50,
+                                         weapon=KNIFE), variants, round_cap=12)
+    if variants.cover_cost == "free":
+        assert exact.outcome[0] < plain.outcome[0]
+
+
+@pytest.mark.parametrize("into_melee", [False, True])
+def test_dx13_firing_into_melee_hand_worked(into_melee):
+    """DX13: the target exchanges a (never landing) melee attack with the shooter's ally
+    every round, so from round 2 on each shot gets a penalty die: expected hits in R
+    rounds = 0.5 + 0.25·(R − 1) (D4 enumeration; criticals off) instead of 0.5·R. Armour 20
+    (DX11) makes every hit 0 damage, so the fight runs to the cap; the hit count is a sum
+    of independent Bernoulli shots, checked within 5σ + 1/n."""
+    n, cap = 20_000, 6
+    ally = Combatant(fighting=0, dodge=0)
+    shooter = Combatant(firearms=50, weapon=HANDGUN)
+    target = Combatant(fighting=0, dodge=0, armour=20)
+    v = Variants(criticals=False, firing_into_melee=into_melee)
+    mc = cp.fight_mc([ally, shooter], [target], n, seed=3, variants=v, round_cap=cap)
+    assert mc.outcome[2] == n
+    later = _p_at_most(50, 1 if into_melee else 0)
+    mean = 0.5 + later * (cap - 1)
+    var = 0.25 + (cap - 1) * later * (1 - later)
+    assert abs(mc.hits.sum() / n - mean) <= 5 * sqrt(var / n) + 1 / n
+
+
+def test_dx12_dx13_variants_and_tactic_validation():
+    """DX-g5 / DX13 are named variants; a bad tactic names the known ones."""
+    v = parse_variants(Variants, ["cover_cost=free", "firing_into_melee=true"])
+    assert v.cover_cost == "free"
+    assert v.firing_into_melee
+    with pytest.raises(InputError, match="cover_cost"):
+        parse_variants(Variants, ["cover_cost=sometimes"])
+    with pytest.raises(InputError, match="dive_for_cover"):
+        Combatant(defend="hide")
+
+
+def test_dx12_dx13_one_thread_equals_two_threads():
+    """DX12 forfeits and DX13 engagement live in per-chunk arrays: same seed, 1 or 2 numba
+    threads give bit-identical histograms."""
+    diver = Combatant(fighting=40, dodge=45, weapon=KNIFE, defend="dive_for_cover")
+    sides = ([LIB["brawler"], Combatant(firearms=50, weapon=HANDGUN)], [diver, LIB["novice"]])
+    v = Variants(firing_into_melee=True, targeting="random")
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = cp.fight_mc(*sides, trials=20_000, seed=9, variants=v)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = cp.fight_mc(*sides, trials=20_000, seed=9, variants=v)
+    finally:
+        numba.set_num_threads(old)
+    for name in ("outcome", "rounds", "loser_dead", "deaths", "hits"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
