@@ -1,6 +1,6 @@
 """Whole fights in ``d20_degrees`` (RULES.md E10–E17, seed 004): Monte Carlo and exact duels.
 
-Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g14):
+Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g16):
 
 - **E10 Initiative** d20 + Agility (+ bonus), once per fight; ties by Dodge, then Agility,
   then Awareness; a tie that persists is settled by ``initiative_ties`` (E-g10).
@@ -38,6 +38,13 @@ Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g1
 - **E16 Maneuvers** as a fixed per-fighter tactic: accurate (+2 hit, −2 damage), power
   (−2 hit, +2 damage), all-out (−2 active defences, +2 damage), defensive (+2 active
   defences, −2 damage). Tactics never switch during a fight (E-g12).
+- **E16 Feint** (tactic ``feint``, E-g15): Deception vs the greater of the target's
+  Deception and Insight (E5 opposed); success leaves the target **vulnerable** (E17)
+  against the feinter's next attack. **E16 Surprise attack** (variant ``surprise``,
+  E-g16): the surprising side's first attacks meet vulnerable targets.
+- **E17 Vulnerable**: the target's Parry (melee) or Dodge (ranged) is halved (E-g15
+  rounding) before maneuver and recovery modifiers are added; a defenceless target stays
+  at DC 10.
 
 Fight flow: every combatant acts once per round in initiative order. A fight ends (is
 *decided*) as soon as one side has no one able to act; at the round cap it is "neither".
@@ -68,6 +75,20 @@ Gaps settled here (defaults first):
   points fights defensively (E16: +2 active defences, −2 damage, no own maneuver).
 - **E-g13** (fixed) "a dying character who fails a resistance roll again": a dying target
   that takes ≥ 1 damage from a hit dies.
+- **E-g15** feint and vulnerable, where the seed is silent. ``vulnerable_rounding``: ``up``
+  (default; the parent system halves rounding up) | ``down``. Fixed readings: the feint
+  costs the standard action (no attack that turn); a feinter (``Fighter.feint``)
+  alternates — it feints whenever no feint of its own is pending, then attacks on its
+  next turn whether the feint won or not (the vulnerability lasts until that attack,
+  the seed's "contra seu próximo ataque", and is lost if the attack goes to another
+  foe); it feints only at an able foe before the decision; the opposed check (E5) is
+  d20 + Deception vs d20 + max(Deception, Insight), E8 exhaustion −2 on either side, a
+  tie goes to the higher bonus and, at equal bonuses, to the target; no naturals and no
+  hero points on the feint.
+- **E-g16** ``surprise``: ``none`` | ``side0`` | ``side1`` — every fighter of that side makes
+  its first attack of the fight against a vulnerable target (E16, E17). Initiative is
+  rolled as usual (the seed names no surprise round) and the E17 "surprised" condition
+  (dazed, cannot act) is not modelled.
 - **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
   able fighter only brings it to 0 hit points.
 
@@ -75,12 +96,15 @@ Public API: :class:`Variants`, :class:`Fighter`; :func:`fight_mc` (N-vs-M) and
 :func:`duel_mc` (Monte Carlo counts), :func:`duel_exact` (probabilities) — all three
 return :class:`~engines.fight.FightStats`; :func:`attack_damage` (exact damage
 distribution of one attack, a miss counting 0), :func:`initiative_first` (E10),
-:func:`hit_points_for_rounds` (E-g2 solved for a target duel length), :func:`mean_rounds`.
+:func:`hit_points_for_rounds` (E-g2 solved for a target duel length), :func:`mean_rounds`,
+:func:`feint_chance` (E16 feint, exact).
 
 Exact duels (:func:`duel_exact`) are an absorbing Markov chain over whole-duel states
 (whose turn, both fighters' hit points or status incapacitated / dying with 0–2 failures
-/ dead, recovery used and its +2 still up, hero points left, extra-effort uses, and the
-half-turns spent finishing), built by enumerating every die. States grow with the
+/ dead, recovery used and its +2 still up, hero points left, extra-effort uses, a
+'vulnerable' flag — the foe is vulnerable to this fighter's next attack after a won feint
+or for a surprise attack, or its feint failed — and the half-turns spent finishing),
+built by enumerating every die. States grow with the
 product of both fighters' hit points and tactic counters: above
 :data:`EXACT_STATE_LIMIT` the solver refuses (hit points, E-g2, is the usual cause). Only
 1-vs-1 is exact; N-vs-M fights are Monte Carlo only (the state is the product over all
