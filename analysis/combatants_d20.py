@@ -34,7 +34,8 @@ Stat = Field(ge=-10, le=40)
 ManeuverName = Literal["none", "accurate", "power", "all_out", "defensive"]
 HeroUse = Literal["none", "attack", "resist"]
 STATS = ("strength", "stamina", "agility", "dexterity", "fighting", "awareness",
-         "close_combat", "ranged_combat", "parry", "dodge", "fortitude")
+         "close_combat", "ranged_combat", "parry", "dodge", "fortitude", "deception",
+         "insight")
 
 assert set(MANEUVERS) == set(ManeuverName.__args__)  # one list of names, two views
 assert set(HERO_USES) == set(HeroUse.__args__)
@@ -82,6 +83,9 @@ class StatBlock(_Strict):
     recover_at: int = Field(ge=0, le=500)
     weapon: str
     armour: str
+    deception: int = Field(default=0, ge=-10, le=40)
+    insight: int = Field(default=0, ge=-10, le=40)
+    feint: bool = False   # E16 feint tactic (engine gap E-g15)
 
 
 class Style(_Strict):
@@ -91,6 +95,7 @@ class Style(_Strict):
     armour: str | None = None
     maneuver: ManeuverName | None = None
     hero_use: HeroUse | None = None
+    feint: bool | None = None
     adjust: dict[str, int] = {}
 
 
@@ -126,7 +131,8 @@ class Combatant(_Strict):
             toughness=s.stamina + self.armour.toughness, parry=s.parry, dodge=s.dodge,
             fortitude=s.fortitude, hit_points=s.hit_points, agility=s.agility,
             awareness=s.awareness, hero_points=s.hero_points, maneuver=s.maneuver,
-            hero_use=s.hero_use, extra_effort=s.extra_effort, recover_at=s.recover_at)
+            hero_use=s.hero_use, extra_effort=s.extra_effort, recover_at=s.recover_at,
+            feint=s.feint, deception=s.deception, insight=s.insight)
 
 
 def _loc(parts) -> str:
@@ -186,7 +192,7 @@ def load_library(path: str | Path | None = None) -> dict[str, Combatant]:
         out[rung] = _combatant(rung, rung, None, block, lib)
         for sname, style in lib.styles.items():
             changes: dict[str, Any] = {k: getattr(block, k) + d for k, d in style.adjust.items()}
-            for key in ("weapon", "armour", "maneuver", "hero_use"):
+            for key in ("weapon", "armour", "maneuver", "hero_use", "feint"):
                 if getattr(style, key) is not None:
                     changes[key] = getattr(style, key)
             try:

@@ -1,6 +1,6 @@
 """Whole fights in ``d20_degrees`` (RULES.md E10–E17, seed 004): Monte Carlo and exact duels.
 
-Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g14):
+Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g16):
 
 - **E10 Initiative** d20 + Agility (+ bonus), once per fight; ties by Dodge, then Agility,
   then Awareness; a tie that persists is settled by ``initiative_ties`` (E-g10).
@@ -38,6 +38,13 @@ Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g1
 - **E16 Maneuvers** as a fixed per-fighter tactic: accurate (+2 hit, −2 damage), power
   (−2 hit, +2 damage), all-out (−2 active defences, +2 damage), defensive (+2 active
   defences, −2 damage). Tactics never switch during a fight (E-g12).
+- **E16 Feint** (tactic ``feint``, E-g15): Deception vs the greater of the target's
+  Deception and Insight (E5 opposed); success leaves the target **vulnerable** (E17)
+  against the feinter's next attack. **E16 Surprise attack** (variant ``surprise``,
+  E-g16): the surprising side's first attacks meet vulnerable targets.
+- **E17 Vulnerable**: the target's Parry (melee) or Dodge (ranged) is halved (E-g15
+  rounding) before maneuver and recovery modifiers are added; a defenceless target stays
+  at DC 10.
 
 Fight flow: every combatant acts once per round in initiative order. A fight ends (is
 *decided*) as soon as one side has no one able to act; at the round cap it is "neither".
@@ -68,6 +75,20 @@ Gaps settled here (defaults first):
   points fights defensively (E16: +2 active defences, −2 damage, no own maneuver).
 - **E-g13** (fixed) "a dying character who fails a resistance roll again": a dying target
   that takes ≥ 1 damage from a hit dies.
+- **E-g15** feint and vulnerable, where the seed is silent. ``vulnerable_rounding``: ``up``
+  (default; the parent system halves rounding up) | ``down``. Fixed readings: the feint
+  costs the standard action (no attack that turn); a feinter (``Fighter.feint``)
+  alternates — it feints whenever no feint of its own is pending, then attacks on its
+  next turn whether the feint won or not (the vulnerability lasts until that attack,
+  the seed's "contra seu próximo ataque", and is lost if the attack goes to another
+  foe); it feints only at an able foe before the decision; the opposed check (E5) is
+  d20 + Deception vs d20 + max(Deception, Insight), E8 exhaustion −2 on either side, a
+  tie goes to the higher bonus and, at equal bonuses, to the target; no naturals and no
+  hero points on the feint.
+- **E-g16** ``surprise``: ``none`` | ``side0`` | ``side1`` — every fighter of that side makes
+  its first attack of the fight against a vulnerable target (E16, E17). Initiative is
+  rolled as usual (the seed names no surprise round) and the E17 "surprised" condition
+  (dazed, cannot act) is not modelled.
 - **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
   able fighter only brings it to 0 hit points.
 
@@ -75,12 +96,15 @@ Public API: :class:`Variants`, :class:`Fighter`; :func:`fight_mc` (N-vs-M) and
 :func:`duel_mc` (Monte Carlo counts), :func:`duel_exact` (probabilities) — all three
 return :class:`~engines.fight.FightStats`; :func:`attack_damage` (exact damage
 distribution of one attack, a miss counting 0), :func:`initiative_first` (E10),
-:func:`hit_points_for_rounds` (E-g2 solved for a target duel length), :func:`mean_rounds`.
+:func:`hit_points_for_rounds` (E-g2 solved for a target duel length), :func:`mean_rounds`,
+:func:`feint_chance` (E16 feint, exact).
 
 Exact duels (:func:`duel_exact`) are an absorbing Markov chain over whole-duel states
 (whose turn, both fighters' hit points or status incapacitated / dying with 0–2 failures
-/ dead, recovery used and its +2 still up, hero points left, extra-effort uses, and the
-half-turns spent finishing), built by enumerating every die. States grow with the
+/ dead, recovery used and its +2 still up, hero points left, extra-effort uses, a
+'vulnerable' flag — the foe is vulnerable to this fighter's next attack after a won feint
+or for a surprise attack, or its feint failed — and the half-turns spent finishing),
+built by enumerating every die. States grow with the
 product of both fighters' hit points and tactic counters: above
 :data:`EXACT_STATE_LIMIT` the solver refuses (hit points, E-g2, is the usual cause). Only
 1-vs-1 is exact; N-vs-M fights are Monte Carlo only (the state is the product over all
@@ -130,14 +154,20 @@ EXACT_STATE_LIMIT = 400_000
 
 # Fighter array layout (one int64 row per combatant).
 (F_INIT, F_DODGE, F_AGI, F_AWA, F_ATK, F_RANGED, F_DMG, F_TOUGH, F_PARRY, F_FORT, F_HP,
- F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV) = range(18)
-N_FIELDS = 18
+ F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV, F_FEINT, F_DECEP,
+ F_READ) = range(21)
+N_FIELDS = 21
 
 # Rule array layout (Variants.rule()).
 (R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
- R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT) = range(11)
+ R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT, R_VUL_UP, R_SURPRISE) = range(13)
 
 ACTIVE, INCAP, DYING, DEAD = 0, 1, 2, 3
+# MC feint/surprise state per combatant (``fst``): ≥ 0 — that foe is vulnerable (E17) to
+# the combatant's next attack (E16 feint); FS_NONE — nothing pending (a feinter feints
+# next); FS_FAILED — its feint failed, it attacks next; FS_SURPRISE — its first attack of
+# the fight is a surprise attack (E16, E-g16).
+FS_NONE, FS_FAILED, FS_SURPRISE = -1, -2, -3
 
 
 @dataclass(frozen=True)
@@ -169,6 +199,13 @@ class Variants:
                                    "defensively (E16) instead of its own maneuver; 0 never")
     reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
                                    "11) is still a natural 1")
+    vulnerable_rounding: str = variant("up", rule="E-g15", doc="vulnerable (E17): halved "
+                                       "Parry/Dodge rounded up or down",
+                                       choices=("up", "down"))
+    surprise: str = variant("none", rule="E-g16", doc="surprise attack (E16): every fighter "
+                            "of this side makes its first attack of the fight against a "
+                            "vulnerable target (E17); initiative as usual",
+                            choices=("none", "side0", "side1"))
 
     def check(self) -> None:
         if isinstance(self.defensive_below, bool) or not isinstance(self.defensive_below, int) \
@@ -192,7 +229,8 @@ class Variants:
             self.resistance_naturals, self.dying_check_on_acquire, self.finish_rounds,
             self.target_rule == "random", self.recovery_cap,
             self.initiative_ties == "random", self.reroll_natural, self.degree_damage,
-            self.defensive_below,
+            self.defensive_below, self.vulnerable_rounding == "up",
+            ("none", "side0", "side1").index(self.surprise),
         ], dtype=np.int64)
 
 
@@ -224,6 +262,9 @@ class Fighter:
     hero_use: str = "attack"
     extra_effort: int = 0
     recover_at: int = 0
+    feint: bool = False
+    deception: int = 0
+    insight: int = 0
     name: str = "fighter"
 
     def __post_init__(self) -> None:
@@ -239,6 +280,8 @@ class Fighter:
         if not 0 <= self.extra_effort <= MAX_EFFORT:
             raise InputError(f"{where}: extra_effort must be 0..{MAX_EFFORT}, "
                              f"got {self.extra_effort}")
+        if not isinstance(self.feint, bool | np.bool_):
+            raise InputError(f"{where}: feint must be true or false, got {self.feint!r}")
         if self.recover_at < 0:
             raise InputError(f"{where}: recover_at must be ≥ 0, got {self.recover_at}")
         if self.maneuver not in MANEUVERS:
@@ -248,7 +291,7 @@ class Fighter:
             raise InputError(f"{where}: unknown hero_use {self.hero_use!r}; known: "
                              f"{', '.join(HERO_USES)}")
         for name in ("attack", "damage", "toughness", "parry", "dodge", "fortitude", "agility",
-                     "awareness", "initiative"):
+                     "awareness", "initiative", "deception", "insight"):
             if abs(getattr(self, name)) > 60:
                 raise InputError(f"{where}: {name} must be within −60..60, "
                                  f"got {getattr(self, name)}")
@@ -258,11 +301,13 @@ class Fighter:
         mhit, mdmg, mdef = MANEUVERS[self.maneuver]
         row = np.zeros(N_FIELDS, dtype=np.int64)
         row[[F_INIT, F_DODGE, F_AGI, F_AWA, F_ATK, F_RANGED, F_DMG, F_TOUGH, F_PARRY, F_FORT,
-             F_HP, F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV]] = [
+             F_HP, F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV, F_FEINT, F_DECEP,
+             F_READ]] = [
             self.agility + self.initiative, self.dodge, self.agility, self.awareness,
             self.attack, int(self.ranged), self.damage, self.toughness, self.parry,
             self.fortitude, self.hit_points, self.hero_points, mhit, mdmg, mdef,
-            HERO_USES[self.hero_use], self.extra_effort, self.recover_at]
+            HERO_USES[self.hero_use], self.extra_effort, self.recover_at, int(self.feint),
+            self.deception, max(self.deception, self.insight)]
         return row
 
 
@@ -353,9 +398,9 @@ def _fortitude(s, F, i, st, fails, eff):
 
 
 @njit(**INLINE)
-def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
+def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
     """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if ``j``
-    stopped being able to act."""
+    stopped being able to act. ``vul``: ``j`` is vulnerable (E17, E-g15)."""
     defenceless = st[j] != ACTIVE
     a_def = _switched(F, i, hp, rule)
     bonus = F[i, F_ATK] + (0 if a_def else F[i, F_MHIT])
@@ -368,6 +413,8 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits):
         dc = 10
     else:
         d = F[j, F_DODGE] if F[i, F_RANGED] != 0 else F[j, F_PARRY]
+        if vul:
+            d = (d + 1) // 2 if rule[R_VUL_UP] != 0 else d // 2
         d += DEFENSIVE[2] if _switched(F, j, hp, rule) else F[j, F_MDEF]
         if rec[j] == 1:
             d += RECOVERY_DEFENCE
@@ -453,7 +500,19 @@ def _pick_target(s, side, st, i, able_only, random_pick):
 
 
 @njit(**INLINE)
-def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, decided):
+def _feint_wins(s, F, i, j, eff):
+    """E16 feint, an E5 opposed check: d20 + Deception vs d20 + the greater of the
+    target's Deception and Insight (E8 exhausted −2 on either); the higher total wins, a
+    tie goes to the higher bonus, an equal bonus to the target (E-g15)."""
+    ba = F[i, F_DECEP] - (EXHAUSTED_PENALTY if eff[i] >= 2 else 0)
+    bb = F[j, F_READ] - (EXHAUSTED_PENALTY if eff[j] >= 2 else 0)
+    ta = _d20(s) + ba
+    tb = _d20(s) + bb
+    return ta > tb or (ta == tb and ba > bb)
+
+
+@njit(**INLINE)
+def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided):
     """Combatant ``i``'s turn; returns True if some foe stopped being able to act."""
     if st[i] == DEAD or st[i] == INCAP:
         return False
@@ -471,18 +530,24 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, decided):
     j = _pick_target(s, side, st, i, not decided, (not decided) and rule[R_TARGET_RANDOM] != 0)
     if j < 0:
         return False
-    return _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits)
+    if F[i, F_FEINT] != 0 and not decided and fst[i] == FS_NONE and st[j] == ACTIVE:
+        # E16 feint (E-g15): the standard action goes on the feint
+        fst[i] = j if _feint_wins(s, F, i, j, eff) else FS_FAILED
+        return False
+    vul = fst[i] == FS_SURPRISE or fst[i] == j
+    fst[i] = FS_NONE
+    return _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul)
 
 
 @njit(**JIT)
-def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits):
+def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits):
     """A turn after the decision (E-g7): a separate function, so the fight kernel inlines
     :func:`_turn` once only (keeps compile time down; finishing turns are rare)."""
-    _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, True)
+    _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, True)
 
 
 @njit(**INLINE)
-def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
+def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff, fst,
                outcome, rounds, loser_dead, standing, deaths, hits):
     n = side.size
     for i in range(n):
@@ -492,6 +557,7 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
         rec[i] = 0
         hero[i] = F[i, F_HERO]
         eff[i] = 0
+        fst[i] = FS_SURPRISE if rule[R_SURPRISE] == side[i] + 1 else FS_NONE
         # E10: d20 + Agility; ties by Dodge, Agility, Awareness; then E-g10
         k = _d20(s) + F[i, F_INIT] + 200
         k = k * 256 + F[i, F_DODGE] + 128
@@ -523,7 +589,7 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
     for rnd in range(1, round_cap + 1):
         for pos in range(n):
             i = order[pos]
-            if _turn(s, F, side, i, st, hp, fails, rec, hero, eff, rule, hits, False):
+            if _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, False):
                 c0 = 0
                 c1 = 0
                 for j in range(n):
@@ -554,7 +620,8 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
             p += 1
             if p == n:
                 p = 0
-            _finish_turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, rule, hits)
+            _finish_turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, fst, rule,
+                         hits)
     dead0 = 0
     dead1 = 0
     n1 = 0
@@ -594,9 +661,10 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
         rec = np.zeros(n, dtype=np.int64)
         hero = np.zeros(n, dtype=np.int64)
         eff = np.zeros(n, dtype=np.int64)
+        fst = np.zeros(n, dtype=np.int64)
         for _ in range(trials[item]):
             _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
-                       o, rd, ld, sd, de, h)
+                       fst, o, rd, ld, sd, de, h)
         outcome[item] = o
         rounds[item] = rd
         loser_dead[item] = ld
@@ -680,8 +748,10 @@ def _reroll_face(r2: int, reroll_nat: bool) -> tuple[int, int]:
 
 
 def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: int,
-                   a_hero: bool, defenceless: bool, t_buff: bool) -> dict[tuple, float]:
-    """E11/E3/E13/E9/E8/E16: {(attack total X or None for a miss, hero spent): p}."""
+                   a_hero: bool, defenceless: bool, t_buff: bool,
+                   vul: bool = False) -> dict[tuple, float]:
+    """E11/E3/E13/E9/E8/E16: {(attack total X or None for a miss, hero spent): p};
+    ``vul``: the target is vulnerable (E17: Parry/Dodge halved, E-g15 rounding)."""
     bonus = int(att[F_ATK] + att[F_MHIT])
     if a_eff >= 2:
         bonus -= EXHAUSTED_PENALTY
@@ -690,8 +760,10 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
     if defenceless:
         dc = 10
     else:
-        dc = int(tgt[F_DODGE] if att[F_RANGED] else tgt[F_PARRY]) + int(tgt[F_MDEF]) \
-            + (RECOVERY_DEFENCE if t_buff else 0) + 10
+        base = int(tgt[F_DODGE] if att[F_RANGED] else tgt[F_PARRY])
+        if vul:
+            base = -(-base // 2) if rule[R_VUL_UP] else base // 2
+        dc = base + int(tgt[F_MDEF]) + (RECOVERY_DEFENCE if t_buff else 0) + 10
 
     def total_of(v: int, nat: int, crit: bool) -> int:
         deg_total = v + bonus + (5 if (nat == 2 and rule[R_CRIT_DEG]) else 0)
@@ -756,11 +828,11 @@ def _resist_dist(x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero:
 
 
 def _attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_hero,
-                 threshold) -> dict[tuple, float]:
+                 threshold, vul=False) -> dict[tuple, float]:
     """{(damage or -1 for a miss, attacker hero spent, target hero spent): p}."""
     out: dict[tuple, float] = {}
     for (x, a_sp), p in _attack_totals(att, tgt, rule, a_eff, a_hero, defenceless,
-                                       t_buff).items():
+                                       t_buff, vul).items():
         if x is None:
             out[(-1, a_sp, 0)] = out.get((-1, a_sp, 0), 0.0) + p
             continue
@@ -771,8 +843,9 @@ def _attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_he
 
 
 def attack_damage(attacker, target, variants: Variants | None = None, *,
-                  defenceless: bool = False) -> np.ndarray:
-    """Exact damage distribution of one attack (E11, E3, E12; E13 when ``defenceless``).
+                  defenceless: bool = False, vulnerable: bool = False) -> np.ndarray:
+    """Exact damage distribution of one attack (E11, E3, E12; E13 when ``defenceless``;
+    E17 when ``vulnerable``: the target's Parry/Dodge halved, E-g15).
 
     ``out[d]`` = P(damage = d); a miss counts as 0. No hero point or extra effort is
     spent; the attacker's maneuver (E16) applies.
@@ -781,12 +854,27 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
     tgt = _fighter(target, "target").array()
     att[F_EFFORT] = 0
     rule = _variants(variants).rule()
-    dist = _attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1)
+    dist = _attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1,
+                        vulnerable)
     top = max(max(d for d, _, _ in dist), 0)
     out = np.zeros(top + 1)
     for (d, _, _), p in dist.items():
         out[max(d, 0)] += p
     return out
+
+
+def _feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:
+    ba = int(fa[F_DECEP]) - (EXHAUSTED_PENALTY if a_exh else 0)
+    bb = int(fb[F_READ]) - (EXHAUSTED_PENALTY if b_exh else 0)
+    wins = sum(1 for ra in range(1, 21) for rb in range(1, 21)
+               if ra + ba > rb + bb or (ra + ba == rb + bb and ba > bb))
+    return wins / 400
+
+
+def feint_chance(feinter, target) -> float:
+    """E16 feint (E5 opposed, E-g15): exact P(the target becomes vulnerable, E17)."""
+    return _feint_p(_fighter(feinter, "feinter").array(), _fighter(target, "target").array(),
+                    False, False)
 
 
 def initiative_first(a, b, variants: Variants | None = None) -> float:
@@ -815,7 +903,9 @@ def _hero_left(f) -> int:
 
 
 class _Duel:
-    """Half-turn transitions of a duel; states are (turn, f, A, B), A = (life, rec, hero, eff)."""
+    """Half-turn transitions of a duel; states are (turn, f, A, B), A = (life, rec, hero, eff,
+    vul): ``vul`` 0 nothing pending, 1 the foe is vulnerable (E17) to A's next attack (a
+    won feint or the surprise attack, E16), 2 A's feint failed and it attacks next."""
 
     def __init__(self, fa: np.ndarray, fb: np.ndarray, rule: np.ndarray):
         self.f = (fa, fb)
@@ -849,8 +939,9 @@ class _Duel:
         t_sw = ylife >= 1 and self._switched(1 - k, ylife)
         t_hero = ys[2] > 0 and tgt[F_HUSE] == 2
         threshold = ylife if ylife >= 1 else 1
+        vul = xs[4] == 1
         key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
-               threshold if t_hero else 0, a_sw, t_sw)
+               threshold if t_hero else 0, a_sw, t_sw, vul)
         dist = self.memo.get(key)
         if dist is None:
             if a_sw:
@@ -860,17 +951,17 @@ class _Duel:
                 tgt = tgt.copy()
                 tgt[F_MDEF] = DEFENSIVE[2]
             dist = _attack_dist(att, tgt, self.rule, xs[3], xs[2] > 0 and att[F_HUSE] == 1,
-                                ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero, threshold)
+                                ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero, threshold, vul)
             self.memo[key] = dist
         new_eff = xs[3] + 1 if xs[3] < att[F_EFFORT] else xs[3]
         out = []
         for (d, a_sp, t_sp), p in dist.items():
-            nx = (xs[0], xs[1], xs[2] - a_sp, new_eff)
+            nx = (xs[0], xs[1], xs[2] - a_sp, new_eff, 0)
             if d < 0:
                 out.append((p, nx, ys, -1))
                 continue
             for life, q in self._hit_life(1 - k, ylife, d, ys[3]).items():
-                out.append((p * q, nx, (life, ys[1], ys[2] - t_sp, ys[3]), d))
+                out.append((p * q, nx, (life, ys[1], ys[2] - t_sp, ys[3], ys[4]), d))
         return out
 
     def step(self, state):
@@ -885,18 +976,22 @@ class _Duel:
         if life in (L_DEAD, L_INCAP):
             outs = [(1.0, xs, ys, -1)]
         elif life < 0:
-            outs = [(p, (nl, xs[1], xs[2], xs[3]), ys, -1) for nl, p in
+            outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, -1) for nl, p in
                     _fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
         else:
             if xs[1] == 1:
-                xs = (xs[0], 2, xs[2], xs[3])
+                xs = (xs[0], 2, xs[2], xs[3], xs[4])
             if not decided and xs[1] == 0 and life <= fx[F_RECOV]:
                 hp = life + RECOVERY_HP
                 if self.rule[R_REC_CAP]:
                     hp = min(hp, int(fx[F_HP]))
-                outs = [(1.0, (hp, 1, xs[2], xs[3]), ys, -1)]
+                outs = [(1.0, (hp, 1, xs[2], xs[3], xs[4]), ys, -1)]
             elif ys[0] == L_DEAD:
                 outs = [(1.0, xs, ys, -1)]
+            elif fx[F_FEINT] and not decided and xs[4] == 0:
+                # E16 feint (E-g15): the standard action goes on the feint
+                p = _feint_p(fx, self.f[1 - turn], xs[3] >= 2, ys[3] >= 2)
+                outs = [(p, (*xs[:4], 1), ys, -1), (1 - p, (*xs[:4], 2), ys, -1)]
             else:
                 outs = self._attack(turn, xs, ys)
         res = []
@@ -932,11 +1027,11 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     bound = 2 * (duel.finish + 1)
     for f in (fa, fb):
         bound *= (int(f[F_HP]) + 5) * (3 if f[F_RECOV] > 0 else 1) * (_hero_left(f) + 1) \
-            * (int(f[F_EFFORT]) + 1)
+            * (int(f[F_EFFORT]) + 1) * (3 if (f[F_FEINT] or rule[R_SURPRISE]) else 1)
     if bound > 50 * EXACT_STATE_LIMIT:
         raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
-    s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0)
-    s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0)
+    s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0, int(rule[R_SURPRISE] == 1))
+    s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0, int(rule[R_SURPRISE] == 2))
     p_first = initiative_first(a, b, v)
     starts = [((0, 0, s0, s1), p_first), ((1, 0, s0, s1), 1 - p_first)]
     index: dict = {}
