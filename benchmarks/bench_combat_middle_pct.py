@@ -1,7 +1,7 @@
 """Duels per second per core: numba kernels vs a straightforward pure-Python loop.
 
 Competent vs competent melee duel (archetypes from ``analysis/data/combat``) for
-``middle_3d10`` (B6–B11) and the ``percentile`` extension (DX1–DX11). Both run in this
+``middle_3d10`` (B6–B11) and the ``percentile`` extension (DX1–DX13). Both run in this
 process on one numba thread; the pure-Python baseline plays the same rules with
 :mod:`random` and prints its win rate beside the kernel's (they should agree within a few
 standard errors). Run from the project root::
