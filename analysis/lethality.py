@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from engines.errors import InputError
-from engines.fight import ROUND_CAP, FightStats
+from engines.fight import HIST_FIELDS, ROUND_CAP, FightStats
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -157,7 +157,7 @@ def merge_stats(parts: list[FightStats]) -> FightStats:
     first = parts[0]
     out = FightStats.empty(first.system, first.round_cap, trials=0)
     for p in parts:
-        for key in ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits"):
+        for key in HIST_FIELDS:
             getattr(out, key)[...] += getattr(p, key)
         out.trials += p.trials
         out.notes.update(p.notes)

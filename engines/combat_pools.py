@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
-from .fight import DAMAGE_BINS, FightStats, check_round_cap, check_side
+from .fight import DAMAGE_BINS, HIST_FIELDS, FightStats, check_round_cap, check_side
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 
 
@@ -243,6 +243,6 @@ def mix(stats: list[tuple[float, FightStats]]) -> FightStats:
     s0 = stats[0][1]
     out = FightStats.empty(s0.system, s0.round_cap, trials=None, dtype=float)
     for w, s in stats:
-        for name in ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits"):
+        for name in HIST_FIELDS:
             getattr(out, name)[...] += w * getattr(s, name)
     return out

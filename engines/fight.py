@@ -16,6 +16,23 @@ Arrays (``R`` = round cap):
   is the start), summed over trials (or expected, for exact results).
 - ``deaths[2]``: combatants of each side dead at the end, summed over trials.
 - ``hits[D + 1]``: damage dealt per successful attack (0..D, D = the last bin, "D or more").
+
+Lethality outcomes (RULES.md, "Lethality outcomes"): when a fight ends, every fallen
+combatant goes through the *aftermath* under a policy of :data:`AFTERMATHS` (each combat
+module's ``aftermath`` variant) and ends in one of :data:`FATES`:
+
+- ``loser_fate[2, 3]``: by winning side ``w``, the number of combatants of the losing side
+  that end dead / dying / out, summed over the fights ``w`` won (exact: expected numbers).
+  For 1-vs-1 fights each fight adds exactly one count, so row ``w`` sums to ``outcome[w]``.
+- ``loser_fate_sq[2, 3]``: the same with each fight's count squared (for standard errors;
+  equal to ``loser_fate`` in duels).
+- ``fates[2, 4]``: per side, combatants that end standing / dead / dying / out, summed over
+  every trial (a fight stopped at the round cap included). Row ``s`` sums to the side's
+  size times the trials.
+- ``fates_sq[2, 4]``: the same with each trial's count squared.
+
+``loser_dead[w]`` counts the fights won by ``w`` whose whole losing side ends dead, and
+``deaths[s]`` equals ``fates[s, 1]``, both after the aftermath.
 """
 
 from __future__ import annotations
@@ -27,6 +44,18 @@ import numpy as np
 from .errors import InputError
 
 OUTCOMES = ("side0", "side1", "neither")
+#: What becomes of a fallen combatant (RULES.md "Lethality outcomes"), in array order.
+FATES = ("dead", "dying", "out")
+#: Per-side fates in ``FightStats.fates``: the winners' "standing" first.
+SIDE_FATES = ("standing", *FATES)
+#: Aftermath policies, the same names in every system (RULES.md "Lethality outcomes"):
+#: ``leave`` — no one helps, dying fighters follow their system's dying rules;
+#: ``first_aid`` — each system's stabilising rule is tried on every fallen combatant;
+#: ``finish`` — the winners strike fallen foes until they are dead.
+AFTERMATHS = ("leave", "first_aid", "finish")
+#: Every histogram field of :class:`FightStats`, for code that sums or mixes results.
+HIST_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
+               "loser_fate_sq", "fates", "fates_sq")
 #: Default round cap: a fight still going after this many rounds is reported as "neither".
 ROUND_CAP = 50
 #: Damage histogram bins (the last bin holds "this much or more").
@@ -44,6 +73,10 @@ class FightStats:
     standing: np.ndarray
     deaths: np.ndarray
     hits: np.ndarray
+    loser_fate: np.ndarray
+    loser_fate_sq: np.ndarray
+    fates: np.ndarray
+    fates_sq: np.ndarray
     trials: int | None = None
     notes: dict = field(default_factory=dict)
 
@@ -53,7 +86,10 @@ class FightStats:
         return cls(system=system, outcome=np.zeros(3, dtype),
                    rounds=np.zeros((round_cap + 1, 3), dtype),
                    loser_dead=np.zeros(2, dtype), standing=np.zeros((round_cap + 1, 2), dtype),
-                   deaths=np.zeros(2, dtype), hits=np.zeros(DAMAGE_BINS, dtype), trials=trials)
+                   deaths=np.zeros(2, dtype), hits=np.zeros(DAMAGE_BINS, dtype),
+                   loser_fate=np.zeros((2, 3), dtype), loser_fate_sq=np.zeros((2, 3), dtype),
+                   fates=np.zeros((2, 4), dtype), fates_sq=np.zeros((2, 4), dtype),
+                   trials=trials)
 
     @property
     def exact(self) -> bool:
@@ -81,6 +117,52 @@ class FightStats:
     @property
     def round_cap(self) -> int:
         return self.rounds.shape[0] - 1
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Combatants per side (from the start row of ``standing``)."""
+        return np.rint(self.standing[0] / self.n).astype(np.int64)
+
+    def p_loser_fates(self) -> tuple[np.ndarray, np.ndarray]:
+        """P(dead), P(dying), P(out) of a losing combatant among decided fights, and SEs.
+
+        In a group fight this is the share of the losing side's combatants in each fate,
+        averaged over decided fights. Standard errors (zeros when exact) come from the
+        per-fight counts and their squares; all NaN when no fight was decided.
+        """
+        sizes = self.sizes
+        per = np.array([sizes[1], sizes[0]], dtype=float)[:, None]  # loser size by winner
+        decided = float(self.outcome[:2].sum())
+        if decided == 0:
+            nan = np.full(3, np.nan)
+            return nan, nan
+        mean = (self.loser_fate / per).sum(axis=0) / decided
+        if self.exact:
+            return mean, np.zeros(3)
+        second = (self.loser_fate_sq / per**2).sum(axis=0) / decided
+        var = np.maximum(second - mean**2, 0.0)
+        return mean, np.sqrt(var / decided)
+
+    def p_side_fates(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per side, P(a combatant ends standing / dead / dying / out) and SEs (``[2, 4]``).
+
+        Over every trial, decided or not; each row sums to 1.
+        """
+        size = self.sizes.astype(float)[:, None]
+        mean = self.fates / (self.n * size)
+        if self.exact:
+            return mean, np.zeros_like(mean)
+        second = self.fates_sq / (self.n * size**2)
+        var = np.maximum(second - mean**2, 0.0)
+        return mean, np.sqrt(var / self.n)
+
+
+def check_aftermath(value) -> str:
+    """The aftermath policy as one of :data:`AFTERMATHS` (InputError otherwise)."""
+    if value not in AFTERMATHS:
+        raise InputError(f"aftermath: {value!r} is not allowed; choose "
+                         + " | ".join(AFTERMATHS))
+    return value
 
 
 def check_round_cap(round_cap, limit: int = 10_000) -> int:
