@@ -123,7 +123,7 @@ from numba import njit, prange
 from .combat_shared import run_chunks
 from .config import INLINE, JIT, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_aftermath, check_round_cap
 from .rng import Seed, bounded, next_u64
 from .variants import variant
 
@@ -150,6 +150,9 @@ INSTANT_DEATH_DEGREES = 3  # E13
 EFFORT_BONUS = 2       # E8
 EXHAUSTED_PENALTY = 2  # E8
 MAX_EFFORT = 2         # E8: a third use would incapacitate; never taken by tactic
+PRONE_MELEE = 5        # E17 prone: +5 to hit it in melee
+PRONE_RANGED = -5      # E17 prone: −5 to hit it at range
+AID_DC = 10            # E-g17: the Healing check's DC (the seed names none)
 EXACT_STATE_LIMIT = 400_000
 
 # Fighter array layout (one int64 row per combatant).
@@ -160,14 +163,18 @@ N_FIELDS = 21
 
 # Rule array layout (Variants.rule()).
 (R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
- R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT, R_VUL_UP, R_SURPRISE) = range(13)
+ R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT, R_VUL_UP, R_SURPRISE,
+ R_AFTERMATH, R_AID_BONUS, R_AID_TRIES) = range(16)
+#: ``rule[R_AFTERMATH]`` codes, in :data:`engines.fight.AFTERMATHS` order.
+AFT_LEAVE, AFT_FIRST_AID, AFT_FINISH = range(3)
 
 ACTIVE, INCAP, DYING, DEAD = 0, 1, 2, 3
 # MC feint/surprise state per combatant (``fst``): ≥ 0 — that foe is vulnerable (E17) to
 # the combatant's next attack (E16 feint); FS_NONE — nothing pending (a feinter feints
 # next); FS_FAILED — its feint failed, it attacks next; FS_SURPRISE — its first attack of
-# the fight is a surprise attack (E16, E-g16).
-FS_NONE, FS_FAILED, FS_SURPRISE = -1, -2, -3
+# the fight is a surprise attack (E16, E-g16); FS_SURPRISED — it is surprised (E17:
+# vulnerable and stunned) and loses its first turn.
+FS_NONE, FS_FAILED, FS_SURPRISE, FS_SURPRISED = -1, -2, -3, -4
 
 
 @dataclass(frozen=True)
@@ -186,8 +193,19 @@ class Variants:
                                         "d20 counts +5; natural 1 takes at least 1 damage")
     dying_check_on_acquire: bool = variant(True, rule="E-g6", doc="a Fortitude check (E14) as "
                                            "soon as a fighter becomes dying")
-    finish_rounds: int = variant(0, rule="E-g7", doc="rounds of finishing attacks on "
-                                 "defenceless foes after the fight is decided")
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="after the decision: "
+                             "leave (the dying roll E14 until dead or stabilised), first_aid "
+                             "(E-Healing tried on every dying combatant, E-g17, E-g18) or "
+                             "finish (winners attack defenceless foes for finish_rounds "
+                             "rounds, E16, E-g7; then leave)", choices=AFTERMATHS)
+    finish_rounds: int = variant(10, rule="E-g7", doc="the finish horizon: rounds of "
+                                 "finishing attacks on defenceless foes after the decision "
+                                 "(aftermath=finish only)")
+    aid_bonus: int = variant(0, rule="E-g17", doc="first_aid: the aider's bonus on the "
+                             "Healing check (d20 + bonus vs DC 10; the first degree "
+                             "stabilises)")
+    aid_tries: int = variant(10, rule="E-g18", doc="first_aid: tries per dying combatant, one "
+                             "a round, each before the patient's E14 check")
     target_rule: str = variant("focus", rule="E-g8", doc="which able foe an attacker picks",
                                choices=("focus", "random"))
     recovery_cap: bool = variant(True, rule="E-g9", doc="recovery (E15) cannot exceed maximum "
@@ -212,10 +230,13 @@ class Variants:
                 or not 0 <= self.defensive_below <= 100:
             raise InputError(f"variant defensive_below: expected a percentage 0..100, "
                              f"got {self.defensive_below!r}")
-        if isinstance(self.finish_rounds, bool) or not isinstance(self.finish_rounds, int) \
-                or not 0 <= self.finish_rounds <= 20:
-            raise InputError(f"variant finish_rounds: expected an integer 0..20, "
-                             f"got {self.finish_rounds!r}")
+        for name, lo, hi in (("finish_rounds", 0, 20), ("aid_bonus", -60, 60),
+                             ("aid_tries", 1, 20)):
+            val = getattr(self, name)
+            if isinstance(val, bool) or not isinstance(val, int) or not lo <= val <= hi:
+                raise InputError(f"variant {name}: expected an integer {lo}..{hi}, "
+                                 f"got {val!r}")
+        check_aftermath(self.aftermath)
         for f in dataclasses.fields(self):
             choices = f.metadata.get("choices")
             if choices is not None and getattr(self, f.name) not in choices:
@@ -226,11 +247,13 @@ class Variants:
         self.check()
         return np.array([
             self.defenceless_attack == "roll", self.crit_extra_degree,
-            self.resistance_naturals, self.dying_check_on_acquire, self.finish_rounds,
+            self.resistance_naturals, self.dying_check_on_acquire,
+            self.finish_rounds if self.aftermath == "finish" else 0,
             self.target_rule == "random", self.recovery_cap,
             self.initiative_ties == "random", self.reroll_natural, self.degree_damage,
             self.defensive_below, self.vulnerable_rounding == "up",
             ("none", "side0", "side1").index(self.surprise),
+            AFTERMATHS.index(self.aftermath), self.aid_bonus, self.aid_tries,
         ], dtype=np.int64)
 
 
@@ -400,7 +423,9 @@ def _fortitude(s, F, i, st, fails, eff):
 @njit(**INLINE)
 def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
     """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if ``j``
-    stopped being able to act. ``vul``: ``j`` is vulnerable (E17, E-g15)."""
+    stopped being able to act. ``vul``: ``j`` is vulnerable (E17, E-g15). A defenceless
+    (incapacitated or dying) target is also prone (E17 "Incapacitado ... Deitado"): +5 to
+    hit it in melee, −5 at range."""
     defenceless = st[j] != ACTIVE
     a_def = _switched(F, i, hp, rule)
     bonus = F[i, F_ATK] + (0 if a_def else F[i, F_MHIT])
@@ -411,6 +436,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
         eff[i] += 1
     if defenceless:
         dc = 10
+        bonus += PRONE_RANGED if F[i, F_RANGED] != 0 else PRONE_MELEE
     else:
         d = F[j, F_DODGE] if F[i, F_RANGED] != 0 else F[j, F_PARRY]
         if vul:
@@ -519,6 +545,9 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided
     if st[i] == DYING:
         _fortitude(s, F, i, st, fails, eff)
         return False
+    if fst[i] == FS_SURPRISED:
+        fst[i] = FS_NONE  # E17 surprised: stunned, it loses this (its first) turn
+        return False
     if rec[i] == 1:
         rec[i] = 2  # E15: the +2 lasts until the start of the next turn
     if not decided and rec[i] == 0 and hp[i] <= F[i, F_RECOV]:
@@ -546,9 +575,60 @@ def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits):
     _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, True)
 
 
+@njit(**JIT)
+def _first_aid(s, F, i, st, fails, eff, rule):
+    """``first_aid`` on dying combatant ``i`` (E-Healing, E-g17, E-g18): up to
+    ``aid_tries`` rounds of a Healing check (d20 + ``aid_bonus`` vs DC 10, E3 naturals;
+    the first degree stabilises: incapacitated, stable), each failed try followed by the
+    patient's E14 check."""
+    for _ in range(rule[R_AID_TRIES]):
+        r = _d20(s)
+        tot = r + rule[R_AID_BONUS] + (5 if r == 20 else 0)
+        if r != 1 and tot >= AID_DC:
+            st[i] = INCAP
+            fails[i] = 0
+            return
+        _fortitude(s, F, i, st, fails, eff)
+        if st[i] != DYING:
+            return
+
+
+@njit(**JIT)
+def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_fate_sq,
+               fates, fates_sq, loser_dead, deaths):
+    """Lethality outcomes after the fight (and any finishing rounds): ``first_aid`` when a
+    side won, then ``leave`` — every dying combatant rolls E14 until dead or stabilised;
+    then each combatant's fate is counted (standing / dead / dying / out)."""
+    n = side.size
+    if winner >= 0 and rule[R_AFTERMATH] == AFT_FIRST_AID:
+        for i in range(n):
+            if st[i] == DYING:
+                _first_aid(s, F, i, st, fails, eff, rule)
+    for i in range(n):
+        while st[i] == DYING:
+            _fortitude(s, F, i, st, fails, eff)
+    cnt[:] = 0
+    for i in range(n):
+        k = 0 if st[i] == ACTIVE else (1 if st[i] == DEAD else (2 if st[i] == DYING else 3))
+        cnt[side[i], k] += 1
+    for sd in range(2):
+        deaths[sd] += cnt[sd, 1]
+        for k in range(4):
+            fates[sd, k] += cnt[sd, k]
+            fates_sq[sd, k] += cnt[sd, k] * cnt[sd, k]
+    if winner >= 0:
+        lo = 1 - winner
+        for k in range(3):
+            loser_fate[winner, k] += cnt[lo, k + 1]
+            loser_fate_sq[winner, k] += cnt[lo, k + 1] * cnt[lo, k + 1]
+        if cnt[lo, 1] == cnt[lo].sum():
+            loser_dead[winner] += 1
+
+
 @njit(**INLINE)
 def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff, fst,
-               outcome, rounds, loser_dead, standing, deaths, hits):
+               cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
+               loser_fate_sq, fates, fates_sq):
     n = side.size
     for i in range(n):
         st[i] = ACTIVE
@@ -557,7 +637,11 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
         rec[i] = 0
         hero[i] = F[i, F_HERO]
         eff[i] = 0
-        fst[i] = FS_SURPRISE if rule[R_SURPRISE] == side[i] + 1 else FS_NONE
+        # E16 surprise attack (E-g16); E17 the other side is surprised
+        if rule[R_SURPRISE] == 0:
+            fst[i] = FS_NONE
+        else:
+            fst[i] = FS_SURPRISE if rule[R_SURPRISE] == side[i] + 1 else FS_SURPRISED
         # E10: d20 + Agility; ties by Dodge, Agility, Awareness; then E-g10
         k = _d20(s) + F[i, F_INIT] + 200
         k = k * 256 + F[i, F_DODGE] + 128
@@ -622,28 +706,13 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
                 p = 0
             _finish_turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, fst, rule,
                          hits)
-    dead0 = 0
-    dead1 = 0
-    n1 = 0
-    for i in range(n):
-        if st[i] == DEAD:
-            if side[i] == 0:
-                dead0 += 1
-            else:
-                dead1 += 1
-        if side[i] == 1:
-            n1 += 1
-    deaths[0] += dead0
-    deaths[1] += dead1
-    if winner == 0 and dead1 == n1:
-        loser_dead[0] += 1
-    elif winner == 1 and dead0 == n - n1:
-        loser_dead[1] += 1
+    _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_fate_sq,
+               fates, fates_sq, loser_dead, deaths)
 
 
 @njit(**PJIT)
 def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, loser_dead,
-                  standing, deaths, hits):
+                  standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq):
     n = side.size
     for item in prange(trials.size):
         s = states[item].copy()
@@ -653,6 +722,11 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
         sd = np.zeros((round_cap + 1, 2), dtype=np.int64)
         de = np.zeros(2, dtype=np.int64)
         h = np.zeros(hits.shape[1], dtype=np.int64)
+        lf = np.zeros((2, 3), dtype=np.int64)
+        lfs = np.zeros((2, 3), dtype=np.int64)
+        fa = np.zeros((2, 4), dtype=np.int64)
+        fas = np.zeros((2, 4), dtype=np.int64)
+        cnt = np.zeros((2, 4), dtype=np.int64)
         order = np.zeros(n, dtype=np.int64)
         key = np.zeros(n, dtype=np.int64)
         st = np.zeros(n, dtype=np.int64)
@@ -664,13 +738,17 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
         fst = np.zeros(n, dtype=np.int64)
         for _ in range(trials[item]):
             _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
-                       fst, o, rd, ld, sd, de, h)
+                       fst, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas)
         outcome[item] = o
         rounds[item] = rd
         loser_dead[item] = ld
         standing[item] = sd
         deaths[item] = de
         hits[item] = h
+        loser_fate[item] = lf
+        loser_fate_sq[item] = lfs
+        fates[item] = fa
+        fates_sq[item] = fas
 
 
 def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
@@ -698,7 +776,8 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     side = np.array([0] * len(side0) + [1] * len(side1), dtype=np.int64)
     stats, _ = run_chunks(_fight_kernel, (F, side, v.rule(), np.int64(cap)), SYSTEM, trials,
                           seed, cap, ("outcome", "rounds", "loser_dead", "standing", "deaths",
-                                      "hits"))
+                                      "hits", "loser_fate", "loser_fate_sq", "fates",
+                                      "fates_sq"))
     start = np.array([len(side0), len(side1)], dtype=np.int64) * int(trials)
     stats.standing[:] = start + np.cumsum(stats.standing, axis=0)
     stats.notes.update(method="monte_carlo", variants=dataclasses.asdict(v),
@@ -751,7 +830,8 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
                    a_hero: bool, defenceless: bool, t_buff: bool,
                    vul: bool = False) -> dict[tuple, float]:
     """E11/E3/E13/E9/E8/E16: {(attack total X or None for a miss, hero spent): p};
-    ``vul``: the target is vulnerable (E17: Parry/Dodge halved, E-g15 rounding)."""
+    ``vul``: the target is vulnerable (E17: Parry/Dodge halved, E-g15 rounding); a
+    defenceless target is prone (E17: +5 to hit in melee, −5 at range)."""
     bonus = int(att[F_ATK] + att[F_MHIT])
     if a_eff >= 2:
         bonus -= EXHAUSTED_PENALTY
@@ -759,6 +839,7 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
         bonus += EFFORT_BONUS
     if defenceless:
         dc = 10
+        bonus += PRONE_RANGED if att[F_RANGED] else PRONE_MELEE
     else:
         base = int(tgt[F_DODGE] if att[F_RANGED] else tgt[F_PARRY])
         if vul:
@@ -905,7 +986,8 @@ def _hero_left(f) -> int:
 class _Duel:
     """Half-turn transitions of a duel; states are (turn, f, A, B), A = (life, rec, hero, eff,
     vul): ``vul`` 0 nothing pending, 1 the foe is vulnerable (E17) to A's next attack (a
-    won feint or the surprise attack, E16), 2 A's feint failed and it attacks next."""
+    won feint or the surprise attack, E16), 2 A's feint failed and it attacks next, 3 A is
+    surprised (E17: vulnerable and stunned) and loses its next (first) turn."""
 
     def __init__(self, fa: np.ndarray, fb: np.ndarray, rule: np.ndarray):
         self.f = (fa, fb)
@@ -978,6 +1060,8 @@ class _Duel:
         elif life < 0:
             outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, -1) for nl, p in
                     _fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
+        elif xs[4] == 3:
+            outs = [(1.0, (*xs[:4], 0), ys, -1)]  # E17 surprised: stunned, loses the turn
         else:
             if xs[1] == 1:
                 xs = (xs[0], 2, xs[2], xs[3], xs[4])
@@ -1003,6 +1087,62 @@ class _Duel:
         return res
 
 
+def _dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray) -> float:
+    """P(dead) for a combatant dying with ``failures`` at the aftermath's end (``leave``:
+    E14 checks until dead or stabilised, closed form; ``first_aid`` first: up to
+    ``aid_tries`` Healing checks, each failed one followed by an E14 check, E-g17/E-g18).
+    The rest ends stabilised ("out"): E14 always resolves, so nobody stays dying."""
+    step = {k: _fortitude_dist(fort, exhausted, k) for k in range(DEATH_FAILURES)}
+    code = {k: _dying_code(k) for k in range(DEATH_FAILURES)}
+    # leave: x[k] = P(dead | k failures); a check either stabilises, keeps k (one degree
+    # of success) or adds failures, so solve from k = 2 down
+    leave: dict[int, float] = {L_DEAD: 1.0, L_INCAP: 0.0}
+    for k in range(DEATH_FAILURES - 1, -1, -1):
+        stay = step[k].get(code[k], 0.0)
+        leave[code[k]] = sum(p * leave[c] for c, p in step[k].items()
+                             if c != code[k]) / (1.0 - stay)
+    if int(rule[R_AFTERMATH]) != AFT_FIRST_AID:
+        return leave[_dying_code(failures)]
+    bonus = int(rule[R_AID_BONUS])
+    p_aid = sum(1 for r in range(2, 21) if r + bonus + (5 if r == 20 else 0) >= AID_DC) / 20
+    dist = {_dying_code(failures): 1.0}
+    dead = 0.0
+    for _ in range(int(rule[R_AID_TRIES])):
+        nxt: dict[int, float] = {}
+        for c, p in dist.items():
+            for c2, q in step[-1 - c].items():
+                if c2 == L_DEAD:
+                    dead += p * (1 - p_aid) * q
+                elif c2 != L_INCAP:
+                    nxt[c2] = nxt.get(c2, 0.0) + p * (1 - p_aid) * q
+        dist = nxt
+    return dead + sum(p * leave[c] for c, p in dist.items())
+
+
+def _fates_of(states: list, pos: int, f: np.ndarray, rule: np.ndarray) -> np.ndarray:
+    """[n, 4]: P(standing, dead, dying, out) of the fighter at ``state[pos]`` once the
+    aftermath is over (Lethality outcomes), for each exact state."""
+    out = np.zeros((len(states), 4))
+    memo: dict = {}
+    for k, st in enumerate(states):
+        life, eff = st[pos][0], st[pos][3]
+        key = (life, eff >= 2)
+        row = memo.get(key)
+        if row is None:
+            if life >= 1:
+                row = (1.0, 0.0, 0.0, 0.0)
+            elif life == L_DEAD:
+                row = (0.0, 1.0, 0.0, 0.0)
+            elif life == L_INCAP:
+                row = (0.0, 0.0, 0.0, 1.0)
+            else:
+                pd = _dying_end(int(f[F_FORT]), eff >= 2, -1 - life, rule)
+                row = (0.0, pd, 0.0, 1.0 - pd)
+            memo[key] = row
+        out[k] = row
+    return out
+
+
 def _too_big(fa, fb, count: str) -> str:
     return (f"duel_exact: {count} states: hit points {fa[F_HP]} and {fb[F_HP]} (E-g2) times "
             "hero points (E9), recovery (E15), extra effort (E8) and finishing (E-g7) "
@@ -1024,14 +1164,18 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     rule = v.rule()
     cap = check_round_cap(round_cap, 1000)
     duel = _Duel(fa, fb, rule)
-    bound = 2 * (duel.finish + 1)
-    for f in (fa, fb):
-        bound *= (int(f[F_HP]) + 5) * (3 if f[F_RECOV] > 0 else 1) * (_hero_left(f) + 1) \
-            * (int(f[F_EFFORT]) + 1) * (3 if (f[F_FEINT] or rule[R_SURPRISE]) else 1)
+    # fight states: both fighters' (hit points × counters); after the decision the loser
+    # has 5 life codes and the winner's hit points are frozen, times the finishing counter
+    tact = [(3 if f[F_RECOV] > 0 else 1) * (_hero_left(f) + 1) * (int(f[F_EFFORT]) + 1)
+            * (4 if (f[F_FEINT] or rule[R_SURPRISE]) else 1) for f in (fa, fb)]
+    size = [(int(f[F_HP]) + 5) * t for f, t in zip((fa, fb), tact, strict=True)]
+    bound = 2 * size[0] * size[1] \
+        + 2 * (duel.finish + 1) * 5 * (size[0] * tact[1] + size[1] * tact[0])
     if bound > 50 * EXACT_STATE_LIMIT:
         raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
-    s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0, int(rule[R_SURPRISE] == 1))
-    s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0, int(rule[R_SURPRISE] == 2))
+    surprise = int(rule[R_SURPRISE])
+    s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0, {0: 0, 1: 1, 2: 3}[surprise])
+    s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0, {0: 0, 1: 3, 2: 1}[surprise])
     p_first = initiative_first(a, b, v)
     starts = [((0, 0, s0, s1), p_first), ((1, 0, s0, s1), 1 - p_first)]
     index: dict = {}
@@ -1095,11 +1239,20 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     for _ in range(duel.finish):
         stats.hits += hit_t @ vec
         vec = step_t @ vec
-    dead_a = life_a == L_DEAD
-    dead_b = life_b == L_DEAD
-    stats.loser_dead[:] = [vec[win0 & dead_b].sum(), vec[win1 & dead_a].sum()]
-    # fights stopped at the cap keep their (undecided) mass out of ``vec``: nobody is dead
-    stats.deaths[:] = [vec[dead_a].sum(), vec[dead_b].sum()]
+    # the aftermath's end (leave / first_aid) as closed forms on each final state; fights
+    # stopped at the cap keep their mass out of ``vec``: both fighters standing (a duel
+    # is undecided only while both can act)
+    fate_a = _fates_of(states, 2, fa, rule)
+    fate_b = _fates_of(states, 3, fb, rule)
+    neither = np.array([stats.outcome[2], 0.0, 0.0, 0.0])
+    stats.fates[0] = vec @ fate_a + neither
+    stats.fates[1] = vec @ fate_b + neither
+    stats.fates_sq[:] = stats.fates      # a duel's per-side counts are 0 or 1
+    stats.loser_fate[0] = (vec * win0) @ fate_b[:, 1:]
+    stats.loser_fate[1] = (vec * win1) @ fate_a[:, 1:]
+    stats.loser_fate_sq[:] = stats.loser_fate
+    stats.loser_dead[:] = stats.loser_fate[:, 0]
+    stats.deaths[:] = stats.fates[:, 1]
     stats.notes.update(method="exact", states=n, variants=dataclasses.asdict(v),
                        p_first=p_first)
     return stats
@@ -1150,6 +1303,14 @@ def one_hit(attacker, target, variants: Variants | None = None) -> dict:
     −2 only when two uses exhausted it); ``p_incapacitate``: the damage reaches the target's hit
     points (E13: 0 → incapacitated); ``p_kill``: 0 — only hits on a defenceless target
     kill at once (E13, E-g14).
+
+    ``p_dead``, ``p_dying``, ``p_out`` (summing to ``p_incapacitate``): the attack drops
+    the target and it then ends dead / dying / out under the ``aftermath`` variant
+    (Lethality outcomes). Under ``leave`` and ``first_aid`` an incapacitated target is
+    stable (E13: only a further hit makes it dying), so all of it is ``p_out``; under
+    ``finish`` the attacker, as in a duel it has just won, attacks the fallen target for
+    ``finish_rounds`` rounds (E13, E16 finishing, E17 prone; the target's E14 checks in
+    its turns, its own first), then ``leave``. ``p_dying`` is 0 (E14 always resolves).
     """
     att = _fighter(attacker, "attacker").array()
     tgt = _fighter(target, "target").array()
@@ -1158,6 +1319,19 @@ def one_hit(attacker, target, variants: Variants | None = None) -> dict:
     dist = _attack_dist(att, tgt, rule, int(att[F_EFFORT]), False,
                         False, False, False, False, 1)
     hp = int(tgt[F_HP])
+    p_inc = float(sum(p for (d, _, _), p in dist.items() if d >= hp))
+    # the fallen target, its turn next; the attacker unhurt, after its effort uses
+    duel = _Duel(att, tgt, rule)
+    a0 = (int(att[F_HP]), 0, _hero_left(att), int(att[F_EFFORT]), 0)
+    cur = {(1, 0, a0, (L_INCAP, 0, _hero_left(tgt), 0, 0)): 1.0}
+    for _ in range(duel.finish):   # 2 × finish_rounds half-turns, 0 unless finish
+        nxt: dict = {}
+        for st, p in cur.items():
+            for q, st2, _d in duel.step(st):
+                nxt[st2] = nxt.get(st2, 0.0) + p * q
+        cur = nxt
+    states = list(cur)
+    fate = p_inc * (np.array([cur[st] for st in states]) @ _fates_of(states, 3, tgt, rule))
     return {"p_hit": float(sum(p for (d, _, _), p in dist.items() if d >= 0)),
-            "p_incapacitate": float(sum(p for (d, _, _), p in dist.items() if d >= hp)),
-            "p_kill": 0.0}
+            "p_incapacitate": p_inc, "p_kill": 0.0, "p_dead": float(fate[1]),
+            "p_dying": float(fate[2]), "p_out": float(fate[3])}
