@@ -73,6 +73,11 @@ def brute_attack(att: Fighter, tgt: Fighter, v: Variants, defenceless=False) -> 
     mhit, mdmg, _ = MANEUVER_TABLE[att.maneuver]
     tdef = MANEUVER_TABLE[tgt.maneuver][2]
     bonus = att.attack + mhit
+    if defenceless:
+        # seed 004: "Incapacitado: ... além de se encontrar Deitado"; "Deitado: ... Seus
+        # oponentes recebem +5 para o atingir a curta distância, mas também um redutor de
+        # -5 para o acertar com ataques de longa distância"
+        bonus += -5 if att.ranged else 5
     dc = 10 if defenceless else (tgt.dodge if att.ranged else tgt.parry) + tdef + 10
     if defenceless and v.defenceless_attack == "routine":
         rolls = [(10, False, Fraction(1))]       # E4 routine: take 10
@@ -356,35 +361,52 @@ def _finishing_oracle(k_rounds: int, on_acquire: bool, fort: int) -> float:
                 add(nxt, s, p * (1 - p_wound))
                 add(nxt, "dead", p * p_wound)
         dist = nxt
+    # aftermath "finish" ends in "leave": the dying keep rolling E14, turn after turn,
+    # until dead or stabilised (run 300 turns; what is left is below 1e-12)
+    dist = {k: float(p) for k, p in dist.items()}
+    for _ in range(300):
+        nxt = {}
+        for s, p in dist.items():
+            if isinstance(s, tuple):
+                for t, q in fortitude(s[1]).items():
+                    add(nxt, t, p * float(q))
+            else:
+                add(nxt, s, p)
+        dist = nxt
+    assert sum(p for s, p in dist.items() if isinstance(s, tuple)) < 1e-12
     return float(dist.get("dead", 0))
 
 
 @pytest.mark.parametrize(("k_rounds", "on_acquire", "fort"), [(1, True, 0), (1, False, 0),
                                                               (3, True, 2), (4, False, -3)])
 def test_e13_e14_finishing_dying_and_death(k_rounds, on_acquire, fort):
-    """E13/E14 with E-g3 (routine), E-g6, E-g7, E-g11, E-g13: the loser's fate while the
-    winner keeps attacking. A's routine hit: 10 + 0 vs DC 10, no excess, X = 15 + damage
-    −5 = 10, so damage = 10 − d20 (never ≥ 10: no instant death)."""
-    a = fighter(attack=0, damage=-5, toughness=0, agility=60)
+    """E13/E14 with E-g3 (routine), E-g6, E-g7, E-g11, E-g13, aftermath ``finish``: the
+    loser's fate while the winner keeps attacking, then ``leave`` (E14 until resolved).
+    A's routine hit on the prone target (E17: +5 in melee): 10 + 0 + 5 vs DC 10, one
+    excess degree, X = 15 + damage −6 + 1 = 10, so damage = 10 − d20 (never ≥ 10: no
+    instant death)."""
+    a = fighter(attack=0, damage=-6, toughness=0, agility=60)
     b = fighter(**{**HARMLESS, "toughness": 0, "fortitude": fort})
-    v = Variants(finish_rounds=k_rounds, dying_check_on_acquire=on_acquire)
+    v = Variants(aftermath="finish", finish_rounds=k_rounds,
+                 dying_check_on_acquire=on_acquire)
     exact, mc = _both(a, b, v, cap=100)
     want = _finishing_oracle(k_rounds, on_acquire, fort)
     assert exact.outcome[0] == pytest.approx(1.0, abs=1e-9)
     assert exact.loser_dead[0] == pytest.approx(want, abs=1e-9)
     assert exact.deaths[1] == pytest.approx(want, abs=1e-9)
     assert_mc_matches(mc.loser_dead / mc.n, exact.loser_dead, N)
-    if k_rounds == 1 and on_acquire:
-        # hand-worked: wounded on d20 ≤ 9; then d20 ≤ 5 on Fortitude is 10+ below DC 15:
-        # 3 degrees of failure (E2) → dead at once (E14)
-        assert want == pytest.approx(9 / 20 * 5 / 20)
+    if k_rounds == 1 and on_acquire and fort == 0:
+        # hand-worked: wounded on d20 ≤ 9; then the E14 check on acquiring and, left
+        # (aftermath leave), every later one until resolved: P(dead | dying, 0 failures)
+        # = 2999/3375 at Fortitude 0 (see test_e14_leave_and_first_aid_closed_form)
+        assert want == pytest.approx(9 / 20 * 2999 / 3375)
 
 
 def test_e13_instant_death_on_three_degrees():
     """E13: an incapacitated target failing resistance by 3+ degrees (damage ≥ 10) dies."""
     a = fighter(attack=0, damage=40, toughness=0, agility=60)
     b = fighter(**{**HARMLESS, "toughness": 0})
-    exact = duel_exact(a, b, Variants(finish_rounds=1), round_cap=100)
+    exact = duel_exact(a, b, Variants(aftermath="finish", finish_rounds=1), round_cap=100)
     assert exact.loser_dead[0] == pytest.approx(1.0, abs=1e-9)
 
 
@@ -400,9 +422,10 @@ MATCHUPS = [
     ("competent", "competent", Variants()),
     ("novice_brawler", "novice_swordsman", Variants(target_rule="random")),
     ("competent_shooter", "competent_armoured",
-     Variants(finish_rounds=2, defenceless_attack="roll")),
+     Variants(aftermath="finish", finish_rounds=2, defenceless_attack="roll")),
     ("untrained", "novice", Variants(resistance_naturals=True, crit_extra_degree=True,
-                                      initiative_ties="listed", finish_rounds=1)),
+                                      initiative_ties="listed", aftermath="finish",
+                                      finish_rounds=1)),
     ("competent_swordsman", "competent_brawler", Variants(defensive_below=50)),
 ]
 
@@ -429,7 +452,7 @@ def test_mc_matches_exact_with_all_tactics():
                 hero_use="resist")
     b = fighter(hit_points=12, extra_effort=2, maneuver="defensive", hero_points=2,
                 hero_use="attack", toughness=3, fortitude=1)
-    v = Variants(finish_rounds=2)
+    v = Variants(aftermath="finish", finish_rounds=2)
     exact, mc = _both(a, b, v, cap=25, seed=3)
     assert_mc_matches(mc.p_outcome(), exact.outcome, N)
     assert_mc_matches(mc.rounds / mc.n, exact.rounds, N)
@@ -482,9 +505,10 @@ def test_exact_chain_states_invariants():
     a = fighter(hit_points=9, hero_points=1, hero_use="resist", recover_at=4, extra_effort=2,
                 feint=True, deception=5)
     b = fighter(hit_points=8, hero_points=2, hero_use="attack", fortitude=-2)
-    v = Variants(finish_rounds=2, defenceless_attack="roll", surprise="side1")
+    v = Variants(aftermath="finish", finish_rounds=2, defenceless_attack="roll",
+                 surprise="side1")
     duel = _Duel(a.array(), b.array(), v.rule())
-    start = (0, 0, (9, 0, 1, 0, 0), (8, 0, 2, 0, 1))
+    start = (0, 0, (9, 0, 1, 0, 3), (8, 0, 2, 0, 1))   # a surprised (3), b surprises (1)
     seen, todo = {start}, [start]
     while todo:
         st = todo.pop()
@@ -495,7 +519,7 @@ def test_exact_chain_states_invariants():
         for _, nxt, _ in outs:
             for f, (life, rec, hero, eff, vul) in zip((a, b), nxt[2:], strict=True):
                 assert L_DEAD <= life <= f.hit_points
-                assert vul in ((0, 1, 2) if f.feint else (0, 1))  # E16 feint / surprise
+                assert vul in ((0, 1, 2, 3) if f.feint else (0, 1))  # E16 feint / surprise
                 assert 0 <= rec <= 2
                 assert 0 <= hero <= f.hero_points
                 assert 0 <= eff <= f.extra_effort
@@ -541,7 +565,8 @@ def test_exact_refuses_huge_state_space():
 # ------------------------------------------------------------------------------------
 
 def _arrays(s):
-    return [s.outcome, s.rounds, s.loser_dead, s.standing, s.deaths, s.hits]
+    return [s.outcome, s.rounds, s.loser_dead, s.standing, s.deaths, s.hits, s.loser_fate,
+            s.loser_fate_sq, s.fates, s.fates_sq]
 
 
 def test_one_thread_equals_two_threads():
@@ -551,7 +576,7 @@ def test_one_thread_equals_two_threads():
     side0 = [lib["competent"], dataclasses.replace(lib["novice_shooter"], feint=True,
                                                    deception=4)]
     side1 = [lib["expert_brawler"]]
-    v = Variants(finish_rounds=1, target_rule="random", surprise="side1")
+    v = Variants(aftermath="finish", finish_rounds=1, target_rule="random", surprise="side1")
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -572,9 +597,12 @@ def test_duel_mc_is_fight_mc_one_a_side():
         assert np.array_equal(p, q)
 
 
-@pytest.mark.parametrize("v", [Variants(), Variants(finish_rounds=3, target_rule="random")])
+@pytest.mark.parametrize("v", [Variants(), Variants(aftermath="first_aid"),
+                               Variants(aftermath="finish", finish_rounds=3,
+                                        target_rule="random")])
 def test_invariants_n_vs_m(v):
-    """Counts add up; standing never rises nor goes negative; deaths ≤ combatants."""
+    """Counts add up; standing never rises nor goes negative; deaths ≤ combatants;
+    fates (Lethality outcomes) sum to the side sizes."""
     lib = _lib()
     side0 = [lib["novice"], lib["novice_brawler"], lib["novice_shooter"]]
     side1 = [lib["expert_armoured"], lib["untrained"]]
@@ -589,8 +617,17 @@ def test_invariants_n_vs_m(v):
     assert (s.standing >= 0).all()
     assert (s.deaths <= [3 * n, 2 * n]).all()
     assert s.rounds[0].sum() == 0
-    if v.finish_rounds == 0:
-        assert s.deaths.sum() == 0     # E-g7 = 0: the fight ends when a side drops
+    assert (s.fates.sum(axis=1) == [3 * n, 2 * n]).all()
+    assert (s.deaths == s.fates[:, 1]).all()
+    # the losers' fates: row w holds side 1 − w's fallen in fights w won, all of them
+    assert s.loser_fate[0].sum() == 2 * s.outcome[0]
+    assert s.loser_fate[1].sum() == 3 * s.outcome[1]
+    assert (s.loser_fate_sq >= s.loser_fate).all()
+    assert (s.fates[:, 2] == 0).all()          # E14 always resolves: nobody stays dying
+    if v.aftermath != "finish":
+        # E13: only a hit on a defenceless target makes it dying, and before the decision
+        # attackers pick able foes (E-g8): nobody dies without finishing
+        assert s.deaths.sum() == 0
     else:
         assert s.deaths[1] > 0
 
@@ -635,15 +672,22 @@ def test_outnumbered_side_loses_more():
 # ------------------------------------------------------------------------------------
 
 def test_variants_parse_and_reject():
-    v = parse_variants(Variants, ["finish_rounds=2", "defenceless_attack=roll"])
+    v = parse_variants(Variants, ["finish_rounds=2", "defenceless_attack=roll",
+                                  "aftermath=first_aid", "aid_bonus=4", "aid_tries=2"])
     assert v.finish_rounds == 2
+    assert (v.aftermath, v.aid_bonus, v.aid_tries) == ("first_aid", 4, 2)
+    for bad, what in (("aftermath=heal", "aftermath"), ("aid_tries=0", "aid_tries"),
+                      ("aid_bonus=x", "aid_bonus")):
+        with pytest.raises(InputError, match=what):
+            parse_variants(Variants, [bad]).rule()
     assert v.defenceless_attack == "roll"
     with pytest.raises(InputError, match="target_rule"):
         parse_variants(Variants, ["target_rule=weakest"])
     with pytest.raises(InputError, match="finish_rounds"):
         Variants(finish_rounds=-1).rule()
     rules = {f.metadata["rule"] for f in dataclasses.fields(Variants)}
-    assert {"E-g3", "E-g4", "E-g5", "E-g6", "E-g7", "E-g8", "E-g9", "E-g10"} <= rules
+    assert {"E-g3", "E-g4", "E-g5", "E-g6", "E-g7", "E-g8", "E-g9", "E-g10", "E-g17",
+            "E-g18", "Lethality outcomes"} <= rules
 
 
 def test_bad_fighter_and_arguments():
@@ -799,7 +843,7 @@ def _mc_vs_exact(a, b, v, n, seed):
 
 @pytest.mark.parametrize("v", [Variants(), Variants(surprise="side1"),
                                Variants(surprise="side0", vulnerable_rounding="down",
-                                        finish_rounds=2)])
+                                        aftermath="finish", finish_rounds=2)])
 def test_feint_duel_mc_matches_exact(v):
     """E16 feint tactic (E-g15: feint, then attack the vulnerable target, E17) and the
     E-g16 surprise attack: Monte Carlo outcome and deaths vs the exact chain (its state
