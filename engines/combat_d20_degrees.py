@@ -1,6 +1,6 @@
 """Whole fights in ``d20_degrees`` (RULES.md E10–E17, seed 004): Monte Carlo and exact duels.
 
-Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g16):
+Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g18):
 
 - **E10 Initiative** d20 + Agility (+ bonus), once per fight; ties by Dodge, then Agility,
   then Awareness; a tie that persists is settled by ``initiative_ties`` (E-g10).
@@ -16,7 +16,11 @@ Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g1
 - **E13** Hit points 0 → incapacitated (cannot act). An incapacitated (or dying) target is
   defenceless (E17: active defences 0, so the attack DC is 10): hit as a routine check
   (take 10) or, per E-g3 (``defenceless_attack``), by a roll vs DC 10 where a hit is a
-  critical. A hit on an incapacitated target calls its resistance roll: any damage →
+  critical. It is also prone (E17, seed: "Incapacitado ... além de se encontrar
+  Deitado"; the dying are incapacitated too): +5 to hit it in melee, −5 at range, in the
+  attack total (so in its excess degrees) — a ranged routine attack with a bonus under
+  +5 never hits a fallen foe. A hit on an incapacitated target calls its resistance
+  roll: any damage →
   dying; failing by 3+ degrees (damage ≥ 10, since failing by 5·k more adds k degrees,
   E2) → dead at once. A dying target that takes any damage → dead (E-g13).
 - **E14 Dying**: Fortitude vs DC 15 when the condition is acquired (E-g6,
@@ -41,18 +45,36 @@ Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g1
 - **E16 Feint** (tactic ``feint``, E-g15): Deception vs the greater of the target's
   Deception and Insight (E5 opposed); success leaves the target **vulnerable** (E17)
   against the feinter's next attack. **E16 Surprise attack** (variant ``surprise``,
-  E-g16): the surprising side's first attacks meet vulnerable targets.
+  E-g16): the surprising side's first attacks meet vulnerable targets, and the other
+  side is **surprised** (E17, seed: "Vulnerável e Atordoado, impedido de agir";
+  stunned: "não pode executar nenhuma ação"): each of its fighters loses its first turn.
 - **E17 Vulnerable**: the target's Parry (melee) or Dodge (ranged) is halved (E-g15
   rounding) before maneuver and recovery modifiers are added; a defenceless target stays
   at DC 10.
 
 Fight flow: every combatant acts once per round in initiative order. A fight ends (is
 *decided*) as soon as one side has no one able to act; at the round cap it is "neither".
-After the decision the winners may keep finishing defenceless foes for
-``finish_rounds`` rounds (E-g7, E16 "finishing attack"), while the dying keep rolling
-(E14); 0 ends the fight at once, so a duel's loser can only die when this is > 0.
 Attackers pick an able foe: the first listed (``target_rule = focus``) or one at random
-(E-g8); while finishing, the first listed foe not yet dead.
+(E-g8), so before the decision nobody hits a fallen fighter.
+
+Lethality outcomes (RULES.md; variant ``aftermath``, default ``leave``), after the
+decision, all draws after the fight's own (so outcome, rounds and hits of ``leave`` and
+``first_aid`` do not depend on the policy):
+
+- ``finish``: the winners keep taking turns for ``finish_rounds`` rounds (E-g7, E16
+  "Finalização"), attacking the first listed foe not yet dead (E13 defenceless, E17
+  prone), while the dying keep rolling E14 in their turns; then ``leave``.
+- ``first_aid`` (only when a side won): each dying combatant gets the seed's Healing rule
+  ("Caso o alvo esteja incapacitado ou morrendo, o primeiro grau serve para estabilizar o
+  paciente, o deixando com 1 PV"): a check d20 + ``aid_bonus`` vs DC 10 (E-g17; E3
+  naturals), one a round for up to ``aid_tries`` rounds (E-g18), each failed try followed
+  by the patient's E14 check; then ``leave``. The seed has no first-aid skill text.
+- ``leave``: every dying combatant rolls E14 until dead or stabilised (it always
+  resolves: a natural 1 fails, so no horizon is needed and nobody ends "dying").
+
+Fates: dead; dying (never, see ``leave``); out (incapacitated, stable — stabilised or
+never hit again: a fighter dropped from able is only incapacitated, E13/E-g14, so under
+``leave`` and ``first_aid`` a duel's loser always ends "out").
 
 Gaps settled here (defaults first):
 
@@ -63,7 +85,10 @@ Gaps settled here (defaults first):
 - **E-g5** ``resistance_naturals``: False — the resistance d20 is plain (E12 formula);
   True: a natural 20 counts +5, a natural 1 always takes at least 1 damage.
 - **E-g6** ``dying_check_on_acquire``: True — the seed's "ao adquirir esta condição".
-- **E-g7** ``finish_rounds``: 0 — rounds of finishing attacks after the decision.
+- **E-g7** ``finish_rounds``: 10 — the ``finish`` horizon, rounds of finishing attacks
+  after the decision (before the lethality outcomes it was an always-on setting with
+  default 0; now it acts under ``aftermath = finish`` only). 10 rounds: a competent
+  winner finishes its foe with P > 0.999 (competent mirror: 1 round 0.70, 3 rounds 0.98).
 - **E-g8** ``target_rule``: ``focus`` | ``random``.
 - **E-g9** ``recovery_cap``: True — recovery cannot raise hit points above the maximum.
 - **E-g10** ``initiative_ties``: ``random`` | ``listed`` (earlier-listed acts first; side 0
@@ -86,9 +111,17 @@ Gaps settled here (defaults first):
   tie goes to the higher bonus and, at equal bonuses, to the target; no naturals and no
   hero points on the feint.
 - **E-g16** ``surprise``: ``none`` | ``side0`` | ``side1`` — every fighter of that side makes
-  its first attack of the fight against a vulnerable target (E16, E17). Initiative is
-  rolled as usual (the seed names no surprise round) and the E17 "surprised" condition
-  (dazed, cannot act) is not modelled.
+  its first attack of the fight against a vulnerable target (E16, E17); every fighter of
+  the other side is surprised (E17: vulnerable and stunned) and loses its first turn.
+  Initiative is rolled as usual (the seed names no surprise round): in a duel this is
+  the same as a round in which only the surpriser acts. Fixed reading: the stun lasts
+  the whole first turn, not only until the surprise attack lands (when the surpriser
+  also wins initiative it attacks twice before its foe acts).
+- **E-g17** ``aid_bonus``: 0 — ``first_aid``: the aider's bonus on the Healing check (the
+  seed gives the rule for the Healing power, no rank and no DC: DC 10, rolled — the
+  patient's life is at stake, so no E4 routine check).
+- **E-g18** ``aid_tries``: 10 — ``first_aid``: tries per dying combatant, one a round,
+  each before the patient's E14 check (every dying combatant has its own aider).
 - **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
   able fighter only brings it to 0 hit points.
 
@@ -103,7 +136,9 @@ Exact duels (:func:`duel_exact`) are an absorbing Markov chain over whole-duel s
 (whose turn, both fighters' hit points or status incapacitated / dying with 0–2 failures
 / dead, recovery used and its +2 still up, hero points left, extra-effort uses, a
 'vulnerable' flag — the foe is vulnerable to this fighter's next attack after a won feint
-or for a surprise attack, or its feint failed — and the half-turns spent finishing),
+or for a surprise attack, or its feint failed, or this fighter is surprised — and the
+half-turns spent finishing); the aftermath's end (``leave``, ``first_aid``) is a closed
+form on each final state's dying failures,
 built by enumerating every die. States grow with the
 product of both fighters' hit points and tactic counters: above
 :data:`EXACT_STATE_LIMIT` the solver refuses (hit points, E-g2, is the usual cause). Only
