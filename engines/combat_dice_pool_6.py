@@ -492,7 +492,7 @@ def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -
     dodge = _dodge_against(winner, loser) if v.helpless_dodge == "full" else 0
     dmg, _ = _contest_damage(winner.attack_pool, dodge, winner.weapon.damage, v)
     p = finish_chain(death - excess, dmg, v.finish_rounds)
-    return np.array([p[0], 0.0, 1.0 - p[0]])
+    return np.array([p[0], 0.0, p[1:].sum()])
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
