@@ -30,7 +30,7 @@ The seed gives conflicts in a few lines; this module reads them so:
 - **C-g7** ``finish``: each standing winner (side 0 first, then by row) makes one attack a
   round (C10, C11) on the first fallen foe still alive, for at most ``finish_rounds``
   rounds (default 10); the helpless target's dodge pool (variant ``helpless_dodge``) is
-  0 dice (``none``, default: it cannot dodge) or its full pool. Under ``death = never``
+  0 dice (``zero``, default: it cannot dodge) or its full pool. Under ``death = never``
   nothing kills, so the foe stays out. The winners' own fallen are left.
 - Each combatant makes one attack per round. The seed gives no initiative; variant
   ``order`` (C11, not settled by the seed): a fresh random order every round (default),
@@ -115,9 +115,9 @@ class Variants(_checks.Variants):
                              "fallen when a conflict is won: leave them, first aid (C-g6: no "
                              "rule, changes nothing), or the winners finish them (C-g7)",
                              choices=AFTERMATHS)
-    helpless_dodge: str = variant("none", rule="C-g7", doc="dodge pool of a fallen, helpless "
-                                  "target: none (0 dice) or its full pool",
-                                  choices=("none", "full"))
+    helpless_dodge: str = variant("zero", rule="C-g7", doc="dodge pool of a fallen, helpless "
+                                  "target: zero (0 dice) or its full pool",
+                                  choices=("zero", "full"))
     finish_rounds: int = variant(10, rule="C-g7", doc="rounds the winners spend finishing "
                                  "fallen foes (one attack each a round)",
                                  choices=range(1, 101))

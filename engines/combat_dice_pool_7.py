@@ -54,7 +54,7 @@ CON 0 is **dead**.
   Medicina specialization; A1 with A-g1's chance die at 0) on every dying combatant of
   both sides; one success stabilises it (dying → out).
 - **A-g11** the seed gives no Defense for a helpless target. Variant
-  ``helpless_defense``: ``none`` (default: an unconscious target cannot defend) or
+  ``helpless_defense``: ``zero`` (default: an unconscious target cannot defend) or
   ``full`` (its usual A8 Defense).
 - **A-g12** ``finish``: each standing winner, in initiative order, spends both actions
   (A6) on plain attacks (A7 with its single-target pool, A10, A13) at the first fallen
@@ -188,9 +188,9 @@ class Variants(_checks.Variants):
                                   choices=range(0, 21))
     first_aid_tries: int = variant(1, rule="A-g10", doc="first-aid checks per dying fighter",
                                    choices=range(1, 11))
-    helpless_defense: str = variant("none", rule="A-g11", doc="Defense of a fallen, helpless "
-                                    "target: none, or its full Defense",
-                                    choices=("none", "full"))
+    helpless_defense: str = variant("zero", rule="A-g11", doc="Defense of a fallen, helpless "
+                                    "target: zero, or its full Defense",
+                                    choices=("zero", "full"))
     finish_rounds: int = variant(10, rule="A-g12", doc="rounds the winners spend finishing "
                                  "fallen foes (two attacks each a round)",
                                  choices=range(1, 101))
