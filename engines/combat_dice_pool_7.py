@@ -44,7 +44,7 @@ lethal damage below its vitality is **out** (A14: unconscious, bashing heals in 
 CON 0 is **dead**.
 
 - **A-g9** the seed has no bleeding: nothing lowers CON without new damage, and lethal
-  damage heals 2 points a day (A17's healing rates). Variant ``leave_horizon``: the
+  damage heals 2 points a day (the seed's healing rates). Variant ``leave_horizon``: the
   aftermath ends with the scene, so a dying fighter left alone stays dying (``scene``,
   default), or after a day, when healing has lifted it out of vitality 0 (``day``:
   every dying fighter ends out).
