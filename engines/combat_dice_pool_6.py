@@ -16,8 +16,22 @@ The seed gives conflicts in a few lines; this module reads them so:
   dealt out as evenly as possible; the first targets get the odd dice).
 - **C6** health = Stamina + 3: a combatant drops when its damage reaches its health.
   Willpower = Composure + Resolve is computed but the seed gives it no use in a fight.
-  The seed has no death; variant ``death``: ``never`` (default) or ``double_health``
-  (dead when the damage reaches 2 × health).
+- **C-g5** the seed has no death (variant ``death``). Default ``double_health``, from
+  Vampire 5th edition, the game the seed derives from: the seed's one kind of damage is
+  read as V5's superficial damage (the seed even counts "o peso de uma enorme humilhação
+  pública" as damage); a full track impairs and knocks out, each further point upgrades
+  a box to aggravated, and a mortal whose track is all aggravated dies — dead when the
+  damage reaches 2 × health. ``never`` is the seed's literal silence (no one ever dies:
+  the engine would report 0 deaths); ``at_health`` reads every hit as V5's aggravated
+  damage of blades and bullets (a combatant that drops is dead).
+- **C-g6** neither the seed nor V5 (for mortals) has bleeding or a stabilising rule: a
+  fallen combatant that is not dead is **out** (never dying), and the ``first_aid``
+  aftermath changes nothing (a gap: no rule to try).
+- **C-g7** ``finish``: each standing winner (side 0 first, then by row) makes one attack a
+  round (C10, C11) on the first fallen foe still alive, for at most ``finish_rounds``
+  rounds (default 10); the helpless target's dodge pool (variant ``helpless_dodge``) is
+  0 dice (``zero``, default: it cannot dodge) or its full pool. Under ``death = never``
+  nothing kills, so the foe stays out. The winners' own fallen are left.
 - Each combatant makes one attack per round. The seed gives no initiative; variant
   ``order`` (C11, not settled by the seed): a fresh random order every round (default),
   one random order per fight, or side 0 first.
@@ -36,10 +50,22 @@ import numpy as np
 from numba import njit, prange
 
 from . import dice_pool_6 as _checks
-from .combat_pools import DuelChain, attack_op, check_variants, finish_duel, mix, run_fight
+from .combat_pools import (
+    DEAD,
+    OUT,
+    STANDING,
+    DuelChain,
+    attack_op,
+    book_fates,
+    check_variants,
+    finish_chain,
+    finish_duel,
+    mix,
+    run_fight,
+)
 from .config import INLINE, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
 from .rng import Seed, bounded
 from .rolls import roll_pool
 from .variants import variant
@@ -62,6 +88,9 @@ C_WP = 8       # willpower (C6; no use in fights)
 N_COLS = 9
 
 R_MIN_DAMAGE, R_TIE_NEEDS_SUCCESS, R_ORDER, R_TARGET_FIRST = 5, 6, 7, 8
+R_AFTERMATH, R_HELPLESS_FULL, R_FINISH_ROUNDS = 9, 10, 11
+AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
+DEATHS = ("double_health", "never", "at_health")
 
 
 @dataclass(frozen=True)
@@ -74,12 +103,24 @@ class Variants(_checks.Variants):
     order: str = variant("random_round", rule="C11", doc="who attacks first: a fresh random "
                          "order each round, one random order per fight, or side 0 first "
                          "(the seed gives no initiative)", choices=ORDERS)
-    death: str = variant("never", rule="C6", doc="the seed has no death: never, or dead when "
-                         "the damage reaches twice the health", choices=("never",
-                                                                         "double_health"))
+    death: str = variant("double_health", rule="C-g5", doc="the seed has no death: dead when "
+                         "the damage reaches twice the health (V5: a full track of "
+                         "superficial damage upgrades to aggravated, all aggravated kills a "
+                         "mortal), never, or at the health (every hit aggravated)",
+                         choices=DEATHS)
     targeting: str = variant("random", rule="C13", doc="N-vs-M: each attack picks a random "
                              "able enemy, or the first able one (focus fire)",
                              choices=("random", "first"))
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
+                             "fallen when a conflict is won: leave them, first aid (C-g6: no "
+                             "rule, changes nothing), or the winners finish them (C-g7)",
+                             choices=AFTERMATHS)
+    helpless_dodge: str = variant("zero", rule="C-g7", doc="dodge pool of a fallen, helpless "
+                                  "target: zero (0 dice) or its full pool",
+                                  choices=("zero", "full"))
+    finish_rounds: int = variant(10, rule="C-g7", doc="rounds the winners spend finishing "
+                                 "fallen foes (one attack each a round)",
+                                 choices=range(1, 101))
 
 
 DEFAULT = Variants()
@@ -155,7 +196,7 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_DEF] = c.dodge_pool
     r[C_DMG] = c.weapon.damage
     r[C_HEALTH] = c.health
-    r[C_DEATH] = 2 * c.health if v.death == "double_health" else -1
+    r[C_DEATH] = {"double_health": 2 * c.health, "at_health": c.health, "never": -1}[v.death]
     r[C_RANGED] = int(c.weapon.ranged)
     r[C_COVER] = COVER_DICE[COVER.index(c.cover)]
     r[C_SPLIT] = int(c.split)
@@ -169,7 +210,8 @@ def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
 
 def _rule(v: Variants) -> np.ndarray:
     extra = [int(v.min_damage), int(v.tie_needs_success), ORDERS.index(v.order),
-             int(v.targeting == "first")]
+             int(v.targeting == "first"), AFTERMATHS.index(v.aftermath),
+             int(v.helpless_dodge == "full"), v.finish_rounds]
     return np.concatenate([v.rule().as_array(), np.array(extra, dtype=np.int64)])
 
 
@@ -208,6 +250,49 @@ def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able,
 
 
 @njit(**INLINE)
+def _finish_blow(s2, rows, rule, c, t, dmg_taken, dead):
+    """C-g7: one attack of ``c`` on the helpless ``t`` (C10, C11, C-g4, C-g5)."""
+    dodge = 0
+    if rule[R_HELPLESS_FULL] != 0:
+        dodge = rows[t, C_DEF] + (rows[t, C_COVER] if rows[c, C_RANGED] == 1 else 0)
+    att = _roll(s2, rows[c, C_ATT], rule)
+    dfn = _roll(s2, dodge, rule)
+    if att < dfn or (att == 0 and rule[R_TIE_NEEDS_SUCCESS] != 0):
+        return
+    dmg = att - dfn + rows[c, C_DMG]
+    if dmg == 0 and rule[R_MIN_DAMAGE] != 0:
+        dmg = 1
+    dmg_taken[t] += dmg
+    if dmg_taken[t] >= rows[t, C_DEATH]:
+        dead[t] = 1
+
+
+@njit(**INLINE)
+def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
+    """Lethality outcomes (C-g5..C-g7): every combatant's fate after the aftermath."""
+    n = rows.shape[0]
+    for i in range(n):
+        fate[i] = STANDING if able[i] == 1 else (DEAD if dead[i] == 1 else OUT)
+    if winner < 0 or rule[R_AFTERMATH] != AFTER_FINISH:
+        return  # leave, and first aid (C-g6): no one is dying
+    loser = 1 - winner
+    for _r in range(rule[R_FINISH_ROUNDS]):
+        for c in range(n):
+            if side[c] != winner or able[c] == 0:
+                continue
+            t = -1
+            for u in range(n):
+                if side[u] == loser and fate[u] != DEAD and rows[u, C_DEATH] >= 0:
+                    t = u
+                    break
+            if t < 0:
+                return
+            _finish_blow(s2, rows, rule, c, t, dmg_taken, dead)
+            if dead[t] == 1:
+                fate[t] = DEAD
+
+
+@njit(**INLINE)
 def _shuffle(s, order, n):
     for k in range(n - 1, 0, -1):
         m = bounded(s, k + 1)
@@ -217,20 +302,17 @@ def _shuffle(s, order, n):
 
 
 @njit(**INLINE)
-def _fight(s, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, order,
-           n_able, n_dead, n_side):
+def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, order,
+           n_able, fate, cnt):
     n = rows.shape[0]
     for sd in range(2):
         n_able[sd] = 0
-        n_dead[sd] = 0
-        n_side[sd] = 0
     for i in range(n):
         dmg_taken[i] = 0
         able[i] = 1
         dead[i] = 0
         order[i] = i  # side 0 first: rows are side 0 then side 1
         n_able[side[i]] += 1
-        n_side[side[i]] += 1
     if rule[R_ORDER] == 1:
         _shuffle(s, order, n)
     for sd in range(2):
@@ -287,12 +369,8 @@ def _fight(s, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, 
     acc[off[0] + 3 * r_end + outcome] += 1
     for sd in range(2):
         acc[off[2] + 2 * r_end + sd] += n_able[sd]
-    for i in range(n):
-        n_dead[side[i]] += dead[i]
-    for sd in range(2):
-        acc[off[3] + sd] += n_dead[sd]
-    if winner >= 0 and n_dead[1 - winner] == n_side[1 - winner]:
-        acc[off[4] + winner] += 1
+    _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate)
+    book_fates(acc, off, side, fate, winner, cnt)
 
 
 @njit(**PJIT)
@@ -302,13 +380,14 @@ def _kernel(rows, side, rule, cap, off, trials, states, out):
     n = rows.shape[0]
     for item in prange(trials.size):
         s = states[item].copy()
+        s2 = states[trials.size + item].copy()  # the aftermath's own stream
         acc = np.zeros(out.shape[1], dtype=np.int64)
         z = np.zeros(n, dtype=np.int64)
         dmg_taken, able, dead, defended, order = z.copy(), z.copy(), z.copy(), z.copy(), z.copy()
-        n_able, n_dead, n_side = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.int64)
+        fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
         for _ in range(trials[item]):
-            _fight(s, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, order,
-                   n_able, n_dead, n_side)
+            _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
+                   order, n_able, fate, cnt)
         out[item, :] = acc
 
 
@@ -399,13 +478,31 @@ def hit_probability(attacker: Combatant, target: Combatant,
                                  attacker.weapon.damage, v)[1].sum())
 
 
+def _death_after(target: Combatant, v: Variants) -> int | None:
+    """C-g5: damage beyond the health that kills (None: never)."""
+    return {"double_health": target.health, "at_health": 0, "never": None}[v.death]
+
+
+def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -> np.ndarray:
+    """P(dead), P(dying), P(out) after the aftermath (C-g5..C-g7) of a ``loser`` that fell
+    alive with ``excess`` damage beyond its health, ``winner`` standing."""
+    death = _death_after(loser, v)
+    if v.aftermath != "finish" or death is None:
+        return np.array([0.0, 0.0, 1.0])  # C-g6: no dying, first aid has nothing to do
+    dodge = _dodge_against(winner, loser) if v.helpless_dodge == "full" else 0
+    dmg, _ = _contest_damage(winner.attack_pool, dodge, winner.weapon.damage, v)
+    p = finish_chain(death - excess, dmg, v.finish_rounds)
+    return np.array([p[0], 0.0, p[1:].sum()])
+
+
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
                round_cap: int = ROUND_CAP) -> FightStats:
     """Exact 1-vs-1 conflict (C6, C10–C12) as an absorbing Markov chain.
 
     State: the damage each side has taken (nothing else carries over between rounds in a
     duel: one attack each per round, so C13's penalty never applies). The attack order
-    (variant ``order``) is a fair coin each round, one coin per fight, or fixed.
+    (variant ``order``) is a fair coin each round, one coin per fight, or fixed. The
+    aftermath (C-g5..C-g7) starts from the loser's damage beyond its health when it falls.
     """
     v = _variants(variants)
     cap = check_round_cap(round_cap)
@@ -418,9 +515,8 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
         att, tgt = fighters[m], fighters[1 - m]
         dmg, hit = _contest_damage(att.attack_pool, _dodge_against(att, tgt),
                                    att.weapon.damage, v)
-        death = 2 * tgt.health if v.death == "double_health" else None
-        ops.append(attack_op(dmg, hit, health[1 - m], True,
-                             None if death is None else death - tgt.health))
+        death = _death_after(tgt, v)
+        ops.append(attack_op(dmg, hit, health[1 - m], True, death))
 
     def run(orders: list[tuple[float, tuple[int, int]]]) -> FightStats:
         start = np.zeros(health)
@@ -439,7 +535,9 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
             chain.end_round()
             if chain.total() < 1e-16:
                 break
-        return chain.finish()
+        chain.finish()
+        return chain.aftermath(
+            lambda w, e: _fate_after(fighters[w], fighters[1 - w], e, v))
 
     if v.order == "random_round":
         stats = run([(0.5, (0, 1)), (0.5, (1, 0))])
@@ -454,13 +552,27 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     """What one attack (the first on the target this round) does to an unhurt target.
 
     ``p_hit``: the attacker wins the contest (C10); ``p_incapacitate``: the damage (C11)
-    reaches the target's health (C6); ``p_kill``: it reaches twice the health under the
-    ``death = double_health`` variant (0 under the default: the seed has no death).
+    reaches the target's health (C6); ``p_kill``: it reaches the death threshold of the
+    ``death`` variant (C-g5: twice the health by default; 0 under ``never``).
+    ``p_dead`` / ``p_dying`` / ``p_out``: it drops and then ends dead / dying / out after
+    the aftermath (C-g6, C-g7) with the attacker as the winner; they sum to
+    ``p_incapacitate``.
     """
     v = _variants(variants)
     p = attack_damage(attacker, target, v)
     d = np.arange(p.size)
     health = target.health
+    death = _death_after(target, v)
+    fates = np.zeros(3)
+    for k in range(health, p.size):
+        if p[k] == 0.0:
+            continue
+        if death is not None and k - health >= death:
+            fates[0] += p[k]
+        else:
+            fates += p[k] * _fate_after(attacker, target, 0 if death is None else k - health,
+                                        v)
     return {"p_hit": hit_probability(attacker, target, v),
             "p_incapacitate": float(p[d >= health].sum()),
-            "p_kill": float(p[d >= 2 * health].sum()) if v.death == "double_health" else 0.0}
+            "p_kill": float(p[d >= health + death].sum()) if death is not None else 0.0,
+            "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}

@@ -27,11 +27,43 @@ Rules, as this module reads them:
   ballistic rating (default) or the ballistic + lethal ratings.
 - **A12** bursts: short +1 die (one target); medium +2 dice, up to 3 targets; long +3,
   every target; with more than one target, minus one die per target, one attack each.
+  **A-g8** (variant ``burst_penalty``, A12 × A2): the burst's +1/+2/+3 is an equipment
+  modifier inside the ±5 cap; the seed then says "subtraia o número de alvos do número
+  de dados do Teste", so the per-target penalty comes off the capped pool
+  (``after_cap``, default) — or inside the cap with the other modifiers.
 - **A14** vitality = 2 × CON + 6; bashing and lethal damage are tracked apart; **A-g5**:
   the combatant drops (unconscious) when bashing ≥ vitality − lethal, i.e. when
   bashing + lethal ≥ vitality. **A15**: lethal damage beyond vitality lowers CON
   (variant ``overflow_to_con``: also the excess of the hit that empties vitality);
-  CON 0 is death. Nothing else kills.
+  CON 0 is death. Nothing else kills in the fight.
+
+Lethality outcomes (RULES.md "Lethality outcomes"; variant ``aftermath``): a fallen
+combatant whose vitality is filled by lethal damage is **dying** (A15: "inconsciente e
+próximo da morte", further damage lowers CON); one put down by bashing damage with
+lethal damage below its vitality is **out** (A14: unconscious, bashing heals in minutes);
+CON 0 is **dead**.
+
+- **A-g9** the seed has no bleeding: nothing lowers CON without new damage, and lethal
+  damage heals 2 points a day (the seed's healing rates). Variant ``leave_horizon``: the
+  aftermath ends with the scene, so a dying fighter left alone stays dying (``scene``,
+  default), or after a day, when healing has lifted it out of vitality 0 (``day``:
+  every dying fighter ends out).
+- **A-g10** the seed has no first-aid or stabilising rule (Medicina is only a mental
+  specialization). ``first_aid``: a standing winner makes ``first_aid_tries`` checks
+  (default 1) of ``first_aid_dice`` dice (default 2: an average mental attribute, no
+  Medicina specialization; A1 with A-g1's chance die at 0) on every dying combatant of
+  both sides; one success stabilises it (dying → out).
+- **A-g11** the seed gives no Defense for a helpless target. Variant
+  ``helpless_defense``: ``zero`` (default: an unconscious target cannot defend) or
+  ``full`` (its usual A8 Defense).
+- **A-g12** ``finish``: each standing winner, in initiative order, spends both actions
+  (A6) on plain attacks (A7 with its single-target pool, A10, A13) at the first fallen
+  foe still alive, for at most ``finish_rounds`` rounds (default 10), until every fallen
+  foe is dead. Lethal damage fills vitality, then lowers CON (A15, with
+  ``overflow_to_con``). Variant ``finish_bashing`` (A11, seed: "o agressor possa escolher
+  causar dano letal"): an unarmed finisher chooses lethal damage (``lethal``, default) or
+  keeps bashing damage (``bashing``: it can never kill). The winners' own fallen are left.
+
 - **A16** initiative = DES + AUT + the weapon's modifier, static, ties at random;
   **A-g6** (variant ``initiative_roll``): + 1d10 once per fight.
 
@@ -54,10 +86,23 @@ import numpy as np
 from numba import njit, prange
 
 from . import dice_pool_7 as _checks
-from .combat_pools import DuelChain, attack_op, check_variants, finish_duel, mix, run_fight
+from .combat_pools import (
+    DEAD,
+    DYING,
+    OUT,
+    STANDING,
+    DuelChain,
+    attack_op,
+    book_fates,
+    check_variants,
+    finish_chain,
+    finish_duel,
+    mix,
+    run_fight,
+)
 from .config import INLINE, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
 from .rng import Seed, bounded, d10
 from .rolls import roll_pool
 from .variants import variant
@@ -89,7 +134,8 @@ C_ARMOUR = 9    # columns 9, 10, 11: armour against bashing, lethal, ballistic (
 C_BURST = 12    # 0 none, 1 short, 2 medium, 3 long (A12)
 C_TACTIC = 13   # TACTICS index (A6)
 C_WPPOL = 14    # WILLPOWER_POLICIES index (A4)
-N_COLS = 15
+C_CON = 15      # CON: lethal damage beyond vitality that kills in the aftermath (A15)
+N_COLS = 16
 
 MODIFIER_CAP = _checks.MODIFIER_CAP
 
@@ -126,6 +172,31 @@ class Variants(_checks.Variants):
     targeting: str = variant("random", rule="A6", doc="N-vs-M: each attack picks a random "
                              "able enemy, or the first able one (focus fire)",
                              choices=("random", "first"))
+    burst_penalty: str = variant("after_cap", rule="A-g8", doc="a multi-target burst's "
+                                 "-1 die per target comes off the pool after the +/-5 "
+                                 "modifier cap (the seed subtracts the targets from the "
+                                 "test's dice) or inside the cap",
+                                 choices=("after_cap", "inside_cap"))
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
+                             "fallen when a fight is won: leave them, first aid (A-g10), or "
+                             "the winners finish them (A-g12)", choices=AFTERMATHS)
+    leave_horizon: str = variant("scene", rule="A-g9", doc="a dying fighter left alone stays "
+                                 "dying to the end of the scene, or after a day has healed "
+                                 "out of vitality 0 (ends out)", choices=("scene", "day"))
+    first_aid_dice: int = variant(2, rule="A-g10", doc="dice of the aider's first-aid check "
+                                  "(one success stabilises a dying fighter)",
+                                  choices=range(0, 21))
+    first_aid_tries: int = variant(1, rule="A-g10", doc="first-aid checks per dying fighter",
+                                   choices=range(1, 11))
+    helpless_defense: str = variant("zero", rule="A-g11", doc="Defense of a fallen, helpless "
+                                    "target: zero, or its full Defense",
+                                    choices=("zero", "full"))
+    finish_rounds: int = variant(10, rule="A-g12", doc="rounds the winners spend finishing "
+                                 "fallen foes (two attacks each a round)",
+                                 choices=range(1, 101))
+    finish_bashing: str = variant("lethal", rule="A11", doc="an unarmed finisher chooses "
+                                  "lethal damage (the seed allows it) or keeps bashing "
+                                  "damage (it cannot kill)", choices=("lethal", "bashing"))
 
 
 DEFAULT = Variants()
@@ -246,6 +317,7 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_BURST] = BURSTS.index(c.burst)
     r[C_TACTIC] = TACTICS.index(c.tactic)
     r[C_WPPOL] = WILLPOWER_POLICIES.index(c.willpower)
+    r[C_CON] = c.CON
     return r
 
 
@@ -257,12 +329,18 @@ def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
 def _rule(v: Variants) -> np.ndarray:
     pr = v.rule().as_array()
     extra = [int(v.dodge_lasts == "end_of_round"), int(v.initiative_roll),
-             int(v.targeting == "first"), int(v.armour_stops == "successes")]
+             int(v.targeting == "first"), int(v.armour_stops == "successes"),
+             AFTERMATHS.index(v.aftermath), int(v.leave_horizon == "day"), v.first_aid_dice,
+             v.first_aid_tries, int(v.helpless_defense == "full"), v.finish_rounds,
+             int(v.finish_bashing == "lethal"), int(v.burst_penalty == "inside_cap")]
     return np.concatenate([pr, np.array(extra, dtype=np.int64)])
 
 
 # Rule array: 0..4 the pool rule (engines.pools.PoolRule.as_array), then these.
 R_DODGE_END_OF_ROUND, R_INIT_D10, R_TARGET_FIRST, R_ARMOUR_SUCCESSES = 5, 6, 7, 8
+R_AFTERMATH, R_HORIZON_DAY, R_AID_DICE, R_AID_TRIES, R_HELPLESS_FULL = 9, 10, 11, 12, 13
+R_FINISH_ROUNDS, R_FINISH_LETHAL, R_BURST_INSIDE_CAP = 14, 15, 16
+AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
 
 
 # ---------------------------------------------------------------------------------------
@@ -338,13 +416,105 @@ def _wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
 
 
 @njit(**INLINE)
-def _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp, able,
-           dead, dodging, dodge_succ, boost, order, ini, targets, n_able, n_dead, n_side):
+def _fallen_fate(t, rows, lethal_dmg, dead):
+    """A15: dead at CON 0; dying when lethal damage fills vitality; else out (A14)."""
+    if dead[t] == 1:
+        return DEAD
+    if lethal_dmg[t] >= rows[t, C_VIT]:
+        return DYING
+    return OUT
+
+
+@njit(**INLINE)
+def _helpless_dice(rows, c):
+    """A7 with A2, A5, A12 for one target: the attack dice of ``c`` on a helpless foe."""
+    mods = min(max(rows[c, C_MODS] + BURST_DICE[rows[c, C_BURST]], -MODIFIER_CAP),
+               MODIFIER_CAP)
+    return rows[c, C_ATTR] + mods
+
+
+@njit(**INLINE)
+def _finish_blow(s2, rows, rule, c, t, lethal_dmg, bash_dmg, con_dmg, dead):
+    """A-g11, A-g12: one plain attack of ``c`` on the helpless ``t`` (A7, A10, A13, A15)."""
+    pool = _helpless_dice(rows, c)
+    if rule[R_HELPLESS_FULL] != 0:
+        pool -= rows[t, C_DEF]
+    succ = _roll(s2, pool, rule)
+    if succ == 0:
+        return
+    dtype = rows[c, C_DTYPE]
+    if dtype == BASHING and rule[R_FINISH_LETHAL] != 0:  # A11: the attacker chooses lethal
+        dtype = LETHAL
+    armour = rows[t, C_ARMOUR + dtype]
+    if rule[R_ARMOUR_SUCCESSES] != 0:
+        dmg = max(succ - armour, 0) + rows[c, C_DMG]
+    else:
+        dmg = max(succ + rows[c, C_DMG] - armour, 0)
+    if dtype == BASHING:
+        bash_dmg[t] += dmg  # bashing damage never kills (A14)
+        return
+    vit = rows[t, C_VIT]
+    if lethal_dmg[t] < vit and rows[t, C_DEATH] < 0:  # overflow_to_con off: excess lost
+        lethal_dmg[t] = min(lethal_dmg[t] + dmg, vit)
+        return
+    lethal_dmg[t] += dmg
+    if lethal_dmg[t] > vit:  # A15: beyond vitality, damage lowers CON; CON 0 is death
+        con_dmg[t] += lethal_dmg[t] - vit
+        lethal_dmg[t] = vit
+        if con_dmg[t] >= rows[t, C_CON]:
+            dead[t] = 1
+
+
+@njit(**INLINE)
+def _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dmg, able,
+               dead, fate):
+    """Lethality outcomes, A-g9..A-g12: every combatant's fate after the aftermath."""
+    n = rows.shape[0]
+    for i in range(n):
+        fate[i] = STANDING if able[i] == 1 else _fallen_fate(i, rows, lethal_dmg, dead)
+    policy = rule[R_AFTERMATH] if winner >= 0 else AFTER_LEAVE  # the cap: leave
+    if policy == AFTER_FIRST_AID:  # A-g10: every dying combatant, either side
+        for i in range(n):
+            if fate[i] == DYING:
+                for _ in range(rule[R_AID_TRIES]):
+                    if _roll(s2, rule[R_AID_DICE], rule) > 0:
+                        fate[i] = OUT
+                        break
+    elif policy == AFTER_FINISH:  # A-g12: the standing winners strike the fallen foes
+        loser = 1 - winner
+        done = False
+        for _r in range(rule[R_FINISH_ROUNDS]):
+            for oi in range(n):
+                c = order[oi]
+                if side[c] != winner or able[c] == 0:
+                    continue
+                for _a in range(2):  # A6: both actions are attacks
+                    t = -1
+                    for u in range(n):
+                        if side[u] == loser and fate[u] != DEAD:
+                            t = u
+                            break
+                    if t < 0:
+                        done = True
+                        break
+                    _finish_blow(s2, rows, rule, c, t, lethal_dmg, bash_dmg, con_dmg, dead)
+                    fate[t] = _fallen_fate(t, rows, lethal_dmg, dead)
+                if done:
+                    break
+            if done:
+                break
+    if rule[R_HORIZON_DAY] != 0:  # A-g9: a day's healing lifts the dying out of danger
+        for i in range(n):
+            if fate[i] == DYING:
+                fate[i] = OUT
+
+
+@njit(**INLINE)
+def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp, able,
+           dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt):
     n = rows.shape[0]
     for sd in range(2):
         n_able[sd] = 0
-        n_dead[sd] = 0
-        n_side[sd] = 0
     for i in range(n):
         lethal_dmg[i] = 0
         bash_dmg[i] = 0
@@ -419,10 +589,12 @@ def _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp
                 burst = rows[c, C_BURST]
                 n_targets = min(n_able[enemy], BURST_TARGETS[burst])
                 bd = BURST_DICE[burst]
-                if n_targets > 1:  # A12: minus one die per target, one attack each
-                    bd -= n_targets
+                penalty = n_targets if n_targets > 1 else 0  # A12: -1 die per target
+                if rule[R_BURST_INSIDE_CAP] != 0:  # A-g8 variant: inside the A2 cap
+                    bd -= penalty
+                    penalty = 0
                 mods = min(max(rows[c, C_MODS] + bd, -MODIFIER_CAP), MODIFIER_CAP)  # A2
-                dice = rows[c, C_ATTR] + mods + focus + extra
+                dice = rows[c, C_ATTR] + mods + focus + extra - penalty  # A-g8
                 n_t = 1
                 if n_targets > 1:
                     n_t = 0
@@ -456,13 +628,9 @@ def _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp
     acc[off[0] + 3 * r_end + outcome] += 1
     for sd in range(2):
         acc[off[2] + 2 * r_end + sd] += n_able[sd]
-    for i in range(n):
-        n_side[side[i]] += 1
-        n_dead[side[i]] += dead[i]
-    for sd in range(2):
-        acc[off[3] + sd] += n_dead[sd]
-    if winner >= 0 and n_dead[1 - winner] == n_side[1 - winner]:
-        acc[off[4] + winner] += 1
+    _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dmg, able, dead,
+               fate)
+    book_fates(acc, off, side, fate, winner, cnt)
 
 
 @njit(**PJIT)
@@ -472,16 +640,17 @@ def _kernel(rows, side, rule, cap, off, trials, states, out):
     n = rows.shape[0]
     for item in prange(trials.size):
         s = states[item].copy()
+        s2 = states[trials.size + item].copy()  # the aftermath's own stream
         acc = np.zeros(out.shape[1], dtype=np.int64)
         z = np.zeros(n, dtype=np.int64)
         lethal_dmg, bash_dmg, con_dmg, wp = z.copy(), z.copy(), z.copy(), z.copy()
         able, dead, dodging, dodge_succ = z.copy(), z.copy(), z.copy(), z.copy()
         boost, order, ini, targets = z.copy(), z.copy(), z.copy(), z.copy()
-        n_able, n_dead, n_side = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.int64)
+        fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
         for _ in range(trials[item]):
-            _fight(s, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
-                   able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, n_dead,
-                   n_side)
+            _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
+                   able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate,
+                   cnt)
         out[item, :] = acc
 
 
@@ -568,6 +737,31 @@ def attack_damage(attacker: Combatant, target: Combatant,
     pool = _attack_dice(attacker, v) - target.defense
     armour = row(target, v)[C_ARMOUR + DAMAGE_TYPES.index(attacker.weapon.damage_type)]
     return _damage(pool, attacker.weapon.bonus, int(armour), v)[0]
+
+
+def _fate_after(winner: Combatant, loser: Combatant, remaining: int, v: Variants) -> np.ndarray:
+    """P(dead), P(dying), P(out) after the aftermath (A-g9..A-g12) of a fallen ``loser``
+    that is ``remaining`` lethal points from death (vitality left + CON left, A15),
+    beaten by ``winner``."""
+    rw, rl = row(winner, v), row(loser, v)
+    con = loser.CON
+    dying = remaining <= con  # lethal damage fills its vitality
+    if v.aftermath == "first_aid" and dying:
+        p_fail = float(_successes(v.first_aid_dice, v)[0]) ** v.first_aid_tries
+        pa = 1.0 - p_fail
+        out = np.array([0.0, 1.0 - pa, pa])
+    elif v.aftermath == "finish" and not (rw[C_DTYPE] == BASHING and v.finish_bashing == "bashing"):
+        dtype = LETHAL if rw[C_DTYPE] == BASHING else int(rw[C_DTYPE])
+        pool = _attack_dice(winner, v) - (loser.defense if v.helpless_defense == "full" else 0)
+        dmg, _ = _damage(pool, int(rw[C_DMG]), int(rl[C_ARMOUR + dtype]), v)
+        clamp = 0 if v.overflow_to_con else con
+        p = finish_chain(remaining, dmg, 2 * v.finish_rounds, clamp)
+        out = np.array([p[0], p[1:con + 1].sum(), p[con + 1:].sum()])
+    else:
+        out = np.array([0.0, 1.0, 0.0]) if dying else np.array([0.0, 0.0, 1.0])
+    if v.leave_horizon == "day":  # A-g9: a day's healing
+        out = np.array([out[0], 0.0, out[1] + out[2]])
+    return out
 
 
 def _p_first(a: Combatant, b: Combatant, v: Variants) -> float:
@@ -685,7 +879,17 @@ class _Duel:
             chain.end_round()
             if chain.total() < 1e-16:
                 break
-        return chain.finish()
+        chain.finish()
+        return chain.aftermath(self._fate)
+
+    def _fate(self, w: int, e: int) -> np.ndarray:
+        """The loser put down alive by ``w`` with ``e`` CON lost (A15): its fates."""
+        winner, loser = self.f[w], self.f[1 - w]
+        if winner.weapon.damage_type == "bashing":  # A14: knocked out, no lethal damage
+            remaining = loser.vitality + loser.CON
+        else:
+            remaining = loser.CON - e
+        return _fate_after(winner, loser, remaining, self.v)
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
@@ -701,7 +905,9 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     roll is independent of everything that happens in between, it is drawn at the
     opponent's turn instead, which keeps the chain exact with no extra state. Every
     tactic and willpower policy is supported; only N-vs-M fights need :func:`fight_mc`.
-    Truncated explosion tails (< 1e-12 per roll) are dropped.
+    Truncated explosion tails (< 1e-12 per roll) are dropped. The aftermath (variant
+    ``aftermath``, A-g9..A-g12) starts from the loser's state when it falls (CON lost, or
+    knocked out by bashing) and runs as an exact chain over the lethal points it has left.
     """
     v = _variants(variants)
     cap = check_round_cap(round_cap)
@@ -721,12 +927,26 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     damage (:func:`attack_damage`) reaches the target's vitality, so it drops (A14, A-g5);
     ``p_kill``: lethal or ballistic damage reaches vitality + CON, so the excess empties
     CON (A15, with the ``overflow_to_con`` variant; bashing damage never kills).
+    ``p_dead`` / ``p_dying`` / ``p_out``: it drops and then ends dead / dying / out after
+    the aftermath (variant ``aftermath``, A-g9..A-g12) with the attacker as the winner;
+    they sum to ``p_incapacitate``.
     """
     v = _variants(variants)
     p = attack_damage(attacker, target, v)
     d = np.arange(p.size)
     vit = target.vitality
     kills = attacker.weapon.damage_type != "bashing" and v.overflow_to_con
+    fates = np.zeros(3)
+    for k in range(vit, p.size):
+        if p[k] == 0.0:
+            continue
+        if attacker.weapon.damage_type == "bashing":
+            remaining = vit + target.CON
+        else:
+            remaining = target.CON - (k - vit if v.overflow_to_con else 0)
+        fates += p[k] * (np.array([1.0, 0.0, 0.0]) if remaining <= 0
+                         else _fate_after(attacker, target, remaining, v))
     return {"p_hit": hit_probability(attacker, target, v),
             "p_incapacitate": float(p[d >= vit].sum()),
-            "p_kill": float(p[d >= vit + target.CON].sum()) if kills else 0.0}
+            "p_kill": float(p[d >= vit + target.CON].sum()) if kills else 0.0,
+            "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}

@@ -15,6 +15,14 @@ Three pieces, all system-neutral:
   the damage that keeps the target up, and absorption vectors for the damage that puts
   it down (alive or dead).
 - the input checks and the ``fight_mc`` driver of both engines (:func:`run_fight`).
+
+Lethality outcomes (RULES.md "Lethality outcomes"): a kernel ends each fight with a fate
+per combatant (:data:`STANDING`, :data:`DEAD`, :data:`DYING`, :data:`OUT`) after the
+aftermath and books it with :func:`book_fates`. The aftermath draws its random numbers
+from a second generator state per chunk (rows ``n_chunks..2·n_chunks - 1`` of the states
+handed to the kernel), so the fights themselves draw exactly the same numbers under every
+aftermath policy. :meth:`DuelChain.aftermath` fills the same histograms exactly from the
+loser's fallen state at the end of the fight.
 """
 
 from __future__ import annotations
@@ -23,7 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
+from .config import INLINE
 from .errors import InputError
 from .fight import DAMAGE_BINS, HIST_FIELDS, FightStats, check_round_cap, check_side
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
@@ -43,22 +53,57 @@ def layout(round_cap: int) -> dict[str, int]:
     off["tail"] = off["standing"] + 2 * rows
     off["deaths"] = off["tail"] + 2 * rows
     off["hits"] = off["deaths"] + 2
-    off["size"] = off["hits"] + DAMAGE_BINS
+    off["loser_fate"] = off["hits"] + DAMAGE_BINS
+    off["loser_fate_sq"] = off["loser_fate"] + 6
+    off["fates"] = off["loser_fate_sq"] + 6
+    off["fates_sq"] = off["fates"] + 8
+    off["size"] = off["fates_sq"] + 8
     return off
 
 
 #: Order of the offsets handed to a kernel.
-KERNEL_OFFSETS = ("rounds", "standing", "tail", "deaths", "loser_dead", "hits")
+KERNEL_OFFSETS = ("rounds", "standing", "tail", "deaths", "loser_dead", "hits", "loser_fate",
+                  "loser_fate_sq", "fates", "fates_sq")
+#: A combatant's fate at the end of a fight, as kernels code it (``FightStats.fates``
+#: column order: standing, then :data:`engines.fight.FATES`).
+STANDING, DEAD, DYING, OUT = 0, 1, 2, 3
+
+
+@njit(**INLINE)
+def book_fates(acc, off, side, fate, winner, cnt):
+    """Add one fight's fates to the flat histogram ``acc`` (offsets ``off``, KERNEL_OFFSETS
+    order): ``fate[i]`` of combatant ``i`` of side ``side[i]``; ``winner`` -1 when the
+    fight hit the round cap; ``cnt`` is int64[8] scratch. Also books ``deaths`` and
+    ``loser_dead`` from the fates (after the aftermath)."""
+    for k in range(8):
+        cnt[k] = 0
+    for i in range(side.size):
+        cnt[4 * side[i] + fate[i]] += 1
+    for k in range(8):
+        acc[off[8] + k] += cnt[k]
+        acc[off[9] + k] += cnt[k] * cnt[k]
+    for sd in range(2):
+        acc[off[3] + sd] += cnt[4 * sd + DEAD]
+    if winner >= 0:
+        lo = 1 - winner
+        for f in range(3):
+            x = cnt[4 * lo + 1 + f]
+            acc[off[6] + 3 * winner + f] += x
+            acc[off[7] + 3 * winner + f] += x * x
+        if cnt[4 * lo + DEAD] == cnt[4 * lo] + cnt[4 * lo + 1] + cnt[4 * lo + 2] \
+                + cnt[4 * lo + 3]:
+            acc[off[4] + winner] += 1
 
 
 def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
            rule: np.ndarray, trials: int, seed: Seed, round_cap: int) -> FightStats:
     """Run ``kernel(rows, side, rule, round_cap, offsets, per_chunk, states, out)`` and
-    unpack; ``offsets`` = the :func:`layout` offsets of rounds, standing, tail, deaths,
-    loser_dead and hits, in that order."""
+    unpack; ``offsets`` = the :func:`layout` offsets in :data:`KERNEL_OFFSETS` order.
+    ``states`` has two rows per chunk: the fight's (the first ``n_chunks``, the same as
+    before the aftermath existed) and the aftermath's (the next ``n_chunks``)."""
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
-    states = chunk_states(seed, n_chunks)
+    states = chunk_states(seed, 2 * n_chunks)
     off = layout(round_cap)
     out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
     kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
@@ -75,6 +120,9 @@ def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
     stats.standing[:] = standing + np.cumsum(tail, axis=0)
     stats.deaths[:] = tot[off["deaths"]:off["deaths"] + 2]
     stats.hits[:] = tot[off["hits"]:off["hits"] + DAMAGE_BINS]
+    for name, shape in (("loser_fate", (2, 3)), ("loser_fate_sq", (2, 3)), ("fates", (2, 4)),
+                        ("fates_sq", (2, 4))):
+        getattr(stats, name)[:] = tot[off[name]:off[name] + shape[0] * shape[1]].reshape(shape)
     return stats
 
 
@@ -113,6 +161,8 @@ class AttackOp:
 
     ``move[d, d2]``: P(the target goes from ``d`` to ``d2`` damage and stays up);
     ``down_alive[d]`` / ``down_dead[d]``: P(it goes down alive / dead from ``d``);
+    ``down_excess[d, e]``: P(it goes down alive from ``d`` with ``e`` damage beyond its
+    health that counts towards death; ``down_alive`` summed over ``e``);
     ``hits[k]``: P(a successful attack dealing ``k`` damage) (independent of ``d``).
     """
 
@@ -120,6 +170,7 @@ class AttackOp:
     down_alive: np.ndarray
     down_dead: np.ndarray
     hits: np.ndarray
+    down_excess: np.ndarray
 
 
 def attack_op(damage: np.ndarray, hit: np.ndarray, health: int, lethal: bool,
@@ -129,12 +180,15 @@ def attack_op(damage: np.ndarray, hit: np.ndarray, health: int, lethal: bool,
     ``damage[k]``: P(damage ``k``) (misses at 0); ``hit[k]``: P(a hit dealing ``k``).
     The target goes down when its damage reaches ``health``. ``death_after``: it is dead
     when the damage beyond ``health`` reaches this many points (``None``: never); only
-    ``lethal`` damage kills.
+    ``lethal`` damage kills. The excess of a fallen, living target (``down_excess``) is
+    the damage beyond ``health`` when it can kill (``0..death_after - 1``), else 0.
     """
     size = damage.size
     move = np.zeros((health, health))
     down_alive = np.zeros(health)
     down_dead = np.zeros(health)
+    counts = lethal and death_after is not None
+    down_excess = np.zeros((health, death_after if counts and death_after > 0 else 1))
     for d in range(health):
         for k in range(size):
             p = damage[k]
@@ -147,9 +201,10 @@ def attack_op(damage: np.ndarray, hit: np.ndarray, health: int, lethal: bool,
                 down_dead[d] += p
             else:
                 down_alive[d] += p
+                down_excess[d, t - health if counts else 0] += p
     hits = np.zeros(DAMAGE_BINS)
     np.add.at(hits, np.minimum(np.arange(hit.size), DAMAGE_BINS - 1), hit)
-    return AttackOp(move, down_alive, down_dead, hits)
+    return AttackOp(move, down_alive, down_dead, hits, down_excess)
 
 
 class DuelChain:
@@ -170,6 +225,8 @@ class DuelChain:
         self.round = 0
         self.won = np.zeros(2)
         self.won_dead = np.zeros(2)
+        #: ``fallen[w][e]``: P(side ``w`` wins with the loser down alive, excess ``e``).
+        self.fallen: list[np.ndarray] = [np.zeros(1), np.zeros(1)]
 
     def total(self) -> float:
         return float(sum(p.sum() for p in self.planes.values()))
@@ -188,10 +245,17 @@ class DuelChain:
             moved = plane @ op.move
             alive = plane @ op.down_alive
             dead = plane @ op.down_dead
+            excess = (plane @ op.down_excess).sum(axis=0)
         else:
             moved = op.move.T @ plane
             alive = op.down_alive @ plane
             dead = op.down_dead @ plane
+            excess = (op.down_excess.T @ plane).sum(axis=1)
+        fallen = self.fallen[side]
+        if fallen.size < excess.size:
+            fallen = np.concatenate([fallen, np.zeros(excess.size - fallen.size)])
+        fallen[:excess.size] += weight * excess
+        self.fallen[side] = fallen
         mass = plane.sum()
         self.stats.hits += weight * mass * op.hits
         self.won[side] += weight * (alive.sum() + dead.sum())
@@ -218,6 +282,55 @@ class DuelChain:
         st.outcome[2] += left
         st.rounds[self.round_cap, 2] += left
         return st
+
+    def aftermath(self, fate_of: Callable[[int, int], np.ndarray]) -> FightStats:
+        """Fill the lethality histograms of the finished chain (call after :meth:`finish`).
+
+        ``fate_of(w, e)``: P(dead), P(dying), P(out) after the aftermath of a loser that
+        side ``w`` put down alive with excess ``e`` (:class:`AttackOp`); a loser dead at
+        the end of the fight stays dead. ``loser_dead`` and ``deaths`` are rebooked after
+        the aftermath.
+        """
+        st = self.stats
+        for w in (0, 1):
+            fate = np.array([st.loser_dead[w], 0.0, 0.0])
+            for e, p in enumerate(self.fallen[w]):
+                if p > 0.0:
+                    fate = fate + p * np.asarray(fate_of(w, e), dtype=float)
+            st.loser_fate[w] = fate
+            st.fates[w, 0] += st.outcome[w]
+            st.fates[1 - w, 1:] += fate
+        st.fates[:, 0] += st.outcome[2]
+        st.loser_fate_sq[:] = st.loser_fate  # one loser per duel: counts are 0 or 1
+        st.fates_sq[:] = st.fates
+        st.loser_dead[:] = st.loser_fate[:, 0]
+        st.deaths[:] = st.loser_fate[::-1, 0]
+        return st
+
+
+def finish_chain(remaining: int, dmg: np.ndarray, attacks: int, clamp: int = 0) -> np.ndarray:
+    """A helpless target ``remaining`` damage points from death takes ``attacks`` attacks,
+    each dealing damage with pmf ``dmg`` (0 for a miss): returns ``p[r]``, P(it ends
+    ``r`` points from death), ``r = 0..remaining`` (``p[0]``: dead).
+
+    ``clamp``: a hit on a target more than ``clamp`` points from death leaves it at least
+    ``clamp`` points away (the rest of that hit is lost; 0: every point counts).
+    """
+    if remaining <= 0:
+        return np.ones(1)
+    p = np.zeros(remaining + 1)  # p[r]: r points to go (0: dead, absorbing)
+    p[remaining] = 1.0
+    k = np.arange(dmg.size)
+    for _ in range(attacks):
+        q = np.zeros(remaining + 1)
+        q[0] = p[0]
+        for r in range(1, remaining + 1):
+            if p[r] == 0.0:
+                continue
+            left = np.maximum(r - k, clamp if r > clamp else 0)
+            np.add.at(q, left, p[r] * dmg)
+        p = q
+    return p
 
 
 def standing_from_rounds(stats: FightStats) -> None:

@@ -149,13 +149,13 @@ def test_order_variants_by_hand():
 
 
 def test_death_variant():
-    """C6 gap: no death by default; ``double_health``: dead at 2 × health damage."""
+    """C-g5: dead at 2 × health damage by default (V5 reading); ``never``: no death."""
     a = fighter("a", att=(6, 0), stamina=0, weapon=Weapon("shotgun", 4))
-    assert cb.duel_exact(a, a).loser_dead.sum() == 0.0
-    ex = cb.duel_exact(a, a, Variants(death="double_health"))
+    assert cb.duel_exact(a, a, Variants(death="never")).loser_dead.sum() == 0.0
+    ex = cb.duel_exact(a, a)
     # round 1, first strike: dead when damage >= 6
     assert ex.loser_dead.sum() >= 0.5 * float(cb.attack_damage(a, a)[6:].sum())
-    mc = cb.duel_mc(a, a, 100_000, seed=3, variants=Variants(death="double_health"))
+    mc = cb.duel_mc(a, a, 100_000, seed=3)
     assert_mc_matches_exact(mc, ex)
 
 
