@@ -84,10 +84,15 @@ def combat_variants(system: str, given=None, aftermath: str | None = None):
     from .archetypes import variants as make_variants
 
     eng = engine(system)
+    known = {f.name for f in dataclasses.fields(eng.Variants)}
+    original = given
     if isinstance(given, eng.Variants):
         if aftermath is None:
             return given
-        given = {f.name: getattr(given, f.name) for f in dataclasses.fields(given)}
+        check_aftermath(aftermath)
+        if "aftermath" in known:
+            return dataclasses.replace(given, aftermath=aftermath)
+        given = {}
     elif isinstance(given, list | tuple):
         pairs = {}
         for text in given:
@@ -99,13 +104,14 @@ def combat_variants(system: str, given=None, aftermath: str | None = None):
     given = dict(given or {})
     if aftermath is not None:
         given["aftermath"] = check_aftermath(aftermath)
-    known = {f.name for f in dataclasses.fields(eng.Variants)}
     if "aftermath" in given and "aftermath" not in known:
         value = given.pop("aftermath")
         if value != "leave":
             check_aftermath(value)
             raise InputError(f"{system}: aftermath={value}: this combat engine has no "
                              "aftermath variant yet; only leave is available")
+        if isinstance(original, eng.Variants):
+            return original
     return make_variants(system, given)
 
 
