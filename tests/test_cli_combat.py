@@ -213,7 +213,8 @@ def test_duel_aftermath_sets_the_combat_variant(policy, monkeypatch, capsys):
                           "handgun", "--tactic-b", "fight_back", "--method", "mc", *extra],
                          capsys)
     assert code == 0, err
-    assert seen["cv"] == [policy] and seen["run"] == [policy or "leave"]
+    assert seen["cv"] == [policy]
+    assert seen["run"] == [policy or "leave"]
     t = pd.read_csv(io.StringIO(out))
     row = t.iloc[0]
     assert row["aftermath"] == (policy or "leave")

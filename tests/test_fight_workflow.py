@@ -128,7 +128,7 @@ def test_one_hit_fate_metric_missing_from_engine(monkeypatch):
     from analysis.fight_sweep import fight_point
 
     _fake_engine(monkeypatch, {"p_hit": 0.5, "p_incapacitate": 0.3, "p_kill": 0.1})
-    with pytest.raises(InputError, match="p_one_hit_dying.*'p_dying'"):
+    with pytest.raises(InputError, match=r"p_one_hit_dying.*'p_dying'"):
         fight_point("d20_degrees", "a", "b", {}, 10, "p_one_hit_dying", exact=True)
 
 

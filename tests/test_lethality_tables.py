@@ -162,7 +162,8 @@ def test_loser_fates_nan_without_decided_fights():
     s.outcome[:] = [0, 0, 5]
     s.standing[0] = [5, 5]
     row = lethality.summary(s)
-    assert np.isnan(row["p_loser_dead"]) and np.isnan(row["p_loser_out"])
+    assert np.isnan(row["p_loser_dead"])
+    assert np.isnan(row["p_loser_out"])
 
 
 @pytest.mark.parametrize(("spec", "over", "want"), [

@@ -140,7 +140,9 @@ def test_cli_aftermath_reaches_settings_and_command(tmp_path, capsys):
     assert "--aftermath first_aid" in s.command
     assert main(["report", "--aftermath", "bury", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--aftermath" in err[0] and "bury" in err[0]
+    assert len(err) == 1
+    assert "--aftermath" in err[0]
+    assert "bury" in err[0]
     assert list(tmp_path.iterdir()) == []
 
 
