@@ -18,6 +18,8 @@ import argparse
 
 from .cli_common import add_output, check_outputs, positive_int, seed_int
 
+#: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
+AFTERMATHS = ("leave", "first_aid", "finish")
 DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "tactics", "armour")
 FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
 
@@ -29,6 +31,11 @@ def _run_options(p: argparse.ArgumentParser, method_default: str | None) -> None
                        f"(default {method_default})")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="a combat rule variant (repeatable)")
+    p.add_argument("--aftermath", choices=AFTERMATHS, default=None,
+                   help="what happens to the fallen when the fight ends (the combat "
+                   "variant aftermath): leave them, first_aid (each system's stabilising "
+                   "rule), or finish (the winners kill fallen foes); default leave, or the "
+                   "matchup file's variant")
     p.add_argument("--trials", type=positive_int, default=None,
                    help="Monte Carlo fights (default 20000)")
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
@@ -166,11 +173,11 @@ def _fight_tables(stats: dict, table: str, sizes: tuple[int, int], labels: dict)
 
 def run_duel(args) -> int:
     from . import lethality
-    from .archetypes import combatant, variants
+    from .archetypes import combatant
 
     check_outputs(args)
     system = args.system
-    v = variants(system, _variant_map(args.variant))
+    v = lethality.combat_variants(system, _variant_map(args.variant), args.aftermath)
     a = combatant(system, args.a, _overrides(args, "a"))
     b = combatant(system, args.b, _overrides(args, "b"))
     kw = {"trials": args.trials or 20_000, "seed": args.seed, "variants": v,
@@ -183,12 +190,14 @@ def run_duel(args) -> int:
         fn = lethality.tactic_table if args.table == "tactics" else lethality.armour_table
         table = fn(system, _spec(args, "a", skip=args.table), b, method=args.method, **kw)
     else:
-        stats = lethality.duel_stats(system, a, b, args.method, **kw)
+        stats = lethality.duel_stats(system, _spec(args, "a"), _spec(args, "b"), args.method,
+                                     **kw)
         if args.table == "summary":
             table = lethality.duel_table(system, a, b, stats=stats)
         else:
+            label_a, label_b = lethality.stats_names(stats)
             table = _fight_tables(stats, args.table, (1, 1),
-                                  {"system": system, "a": a.name, "b": b.name})
+                                  {"system": system, "a": label_a, "b": label_b})
     _write(table, args)
     return 0
 
@@ -201,7 +210,7 @@ def _spec(args, side: str, weapon: bool = True, skip: str | None = None) -> dict
         over.pop("weapon", None)
     if skip is not None:
         over.pop({"tactics": "tactic", "armour": "armour"}[skip], None)
-    return {"archetype": getattr(args, side), "name": getattr(args, side), **over}
+    return {"archetype": getattr(args, side), **over}
 
 
 def run_combat(args) -> int:
@@ -216,6 +225,7 @@ def run_combat(args) -> int:
 
         given = {f.name: getattr(v, f.name) for f in dataclasses.fields(v)}
         v = variants(m.system, {**given, **_variant_map(args.variant)})
+    v = lethality.combat_variants(m.system, v, args.aftermath)
     method = args.method or m.method
     methods = ("exact", "mc") if method == "both" else (method,)
     if "exact" in methods and m.sizes != (1, 1):
@@ -232,13 +242,12 @@ def run_combat(args) -> int:
     if args.table == "summary":
         import pandas as pd
 
-        names = (", ".join(lethality.name_of(c) for c in m.sides[0]),
-                 ", ".join(lethality.name_of(c) for c in m.sides[1]))
+        names = (", ".join(lethality.fighter_label(c) for c in m.sides[0]),
+                 ", ".join(lethality.fighter_label(c) for c in m.sides[1]))
         rows = [lethality.summary(st, **labels, side0=names[0], side1=names[1])
                 for st in stats.values()]
         for row, st in zip(rows, stats.values(), strict=True):
-            row["dead_side0"] = st.deaths[0] / st.n
-            row["dead_side1"] = st.deaths[1] / st.n
+            row.update(lethality.side_fate_columns(st))
         if len(rows) == 2:
             rows[1].update(lethality.agreement(rows[0], rows[1]))
         table = pd.DataFrame(rows)
@@ -269,11 +278,12 @@ def run_cross(args) -> int:
         raise InputError("cross-combat runs every system under its default variants; "
                          "--variant is for duel and combat")
     kw = {"trials": args.trials or 20_000, "seed": args.seed,
-          "round_cap": args.round_cap or 50, "progress": args.progress}
+          "round_cap": args.round_cap or 50, "progress": args.progress,
+          "aftermath": args.aftermath or "leave"}
     cross_combat.load_cross(args.file)  # validate before any work
     if args.table == "duels":
         stats = cross_combat.cross_stats(args.file, method=args.method, **kw)
-        table = cross_combat.cross_table(args.file, stats=stats)
+        table = cross_combat.cross_table(args.file, stats=stats, aftermath=kw["aftermath"])
         fig = cross_combat.cross_plot(stats) if args.plot else None
     else:
         summary, standing = cross_combat.group_table(args.file, **kw)

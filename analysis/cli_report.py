@@ -62,6 +62,10 @@ def register(sub) -> None:
     p.add_argument("--variant", action="append", default=[], metavar="SYSTEM:NAME=VALUE",
                    help="a rule variant for one system (repeatable), e.g. "
                    "dice_pool_7:again=9")
+    p.add_argument("--aftermath", choices=("leave", "first_aid", "finish"), default="leave",
+                   help="what happens to the fallen when a fight ends, in every combat "
+                   "section (the combat variant aftermath of every system): leave, "
+                   "first_aid or finish (default leave)")
     p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                    help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
@@ -97,7 +101,10 @@ def settings_from_args(args):
             "--combat-trials", str(args.combat_trials)]
     for system, text in variants:
         cmd += ["--variant", f"{system}:{text}"]
+    if args.aftermath != "leave":
+        cmd += ["--aftermath", args.aftermath]
     default_cmd = (not args.systems and not args.variant and trials == DEFAULT_TRIALS
+                   and args.aftermath == "leave"
                    and args.seed == ReportSettings.seed
                    and args.combat_trials == ReportSettings.combat_trials)
     command = "python3 tasks.py report   (= " + shlex.join(cmd) + ")" if default_cmd \
@@ -105,7 +112,7 @@ def settings_from_args(args):
     return ReportSettings(systems=systems, trials=trials, seed=args.seed, out=args.out,
                           pdf=not args.no_pdf, variants=tuple(variants),
                           combat_trials=args.combat_trials, progress=not args.quiet,
-                          command=command)
+                          command=command, aftermath=args.aftermath)
 
 
 def run_report(args) -> int:

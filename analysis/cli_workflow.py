@@ -213,8 +213,10 @@ def register(sub) -> None:
                    help="knob values in increasing order (names allowed: weapons, armour)")
     q.add_argument("--metric", default="p_side0",
                    help="p_side0 | p_side1 | p_neither | mean_rounds | p_loser_dead | "
-                   "p_rounds_between:LO:HI | p_one_hit_hit | p_one_hit_incapacitate | "
-                   "p_one_hit_kill (default p_side0)")
+                   "p_loser_dying | p_loser_out | p_rounds_between:LO:HI | p_one_hit_hit | "
+                   "p_one_hit_incapacitate | p_one_hit_kill | p_one_hit_dead | "
+                   "p_one_hit_dying | p_one_hit_out (default p_side0; the loser's and the "
+                   "one-hit fates follow the variant aftermath, default leave)")
     q.add_argument("--target", type=float, required=True)
     q.add_argument("--goal", choices=("at_least", "at_most"), default="at_least")
     q.add_argument("--decreasing", action="store_true",

@@ -5,10 +5,12 @@ competent shooter with a pistol against an unarmoured novice") and two group fig
 (2v2, 3v1) are mapped to every system's own archetypes in
 ``analysis/data/cross_combat.toml`` (an editable assumption, with a reason per choice).
 
-:func:`cross_table` gives, per matchup and system: P(A wins), P(B wins), P(neither), rounds
-(mean and quantiles), P(the loser dies) and the one-hit odds both ways, exact where the
-system's ``duel_exact`` solves the duel and Monte Carlo with standard errors otherwise
-(the ``method`` column says which; ``note`` says why MC was used). :func:`group_table`
+:func:`cross_table` gives, per matchup and system: the fighters with their gear (``a``,
+``b``), P(A wins), P(B wins), P(neither), rounds (mean and quantiles), what becomes of the
+loser (dead / dying / out among decided fights, under one aftermath policy for every system,
+named in the ``aftermath`` column) and the one-hit odds both ways, exact where the system's
+``duel_exact`` solves the duel and Monte Carlo with standard errors otherwise (the
+``method`` column says which; ``note`` says why MC was used). :func:`group_table`
 runs the group fights (Monte Carlo) with round-by-round survival; :func:`cross_plot` draws
 survival curves and rounds distributions in each system's fixed colour.
 """
@@ -23,7 +25,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engines.errors import InputError
-from engines.fight import ROUND_CAP, FightStats
+from engines.fight import ROUND_CAP, FightStats, check_aftermath
 
 from . import lethality
 from .archetypes import SYSTEMS, combatant, engine, variants
@@ -76,7 +78,9 @@ def _fighter(fname: str, where: str, system: str, spec: dict):
 
 def load_cross(path: str | Path | None = None) -> dict:
     """Validated cross-system mapping: ``{"matchups": {id: {"title", system: (a, b)}},
-    "groups": {id: Group}, "ladder": {system: {rung: combatant}}}`` (engine combatants)."""
+    "groups": {id: Group}, "ladder": {system: {rung: combatant}}, "labels": {id: {system:
+    (label_a, label_b)}}}`` (engine combatants; labels name the archetype, its overrides
+    and its weapon, :func:`analysis.lethality.fighter_label`)."""
     p = Path(path) if path is not None else DATA_FILE
     fname = p.name
     raw = read_toml(p, "cross-combat file")
@@ -85,6 +89,7 @@ def load_cross(path: str | Path | None = None) -> dict:
     except ValidationError as exc:
         raise InputError(_msg(fname, exc)) from None
     matchups = {}
+    labels: dict[str, dict] = {}
     for mid, table in spec.matchups.items():
         title = table.get("title", mid)
         if not isinstance(title, str):
@@ -100,6 +105,9 @@ def load_cross(path: str | Path | None = None) -> dict:
                 raise InputError(_msg(fname, exc, where)) from None
             entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
                              _fighter(fname, f"{where}.b", system, pair.b))
+            labels.setdefault(mid, {})[system] = (
+                lethality.fighter_label(pair.a, built=entry[system][0]),
+                lethality.fighter_label(pair.b, built=entry[system][1]))
         extra = set(table) - set(SYSTEMS) - {"title"}
         if extra:
             raise InputError(f"{fname}: matchups.{mid}.{sorted(extra)[0]}: unknown system; "
@@ -122,75 +130,91 @@ def load_cross(path: str | Path | None = None) -> dict:
                 raise InputError(f"{fname}: ladder.{system}.{rung}: missing")
             ladder[system][rung] = _fighter(fname, f"ladder.{system}.{rung}", system,
                                             rungs[rung])
-    return {"matchups": matchups, "groups": spec.groups, "ladder": ladder}
+    return {"matchups": matchups, "groups": spec.groups, "ladder": ladder,
+            "labels": labels}
 
 
 def _duel(system: str, a, b, method: str, trials: int, seed, round_cap: int,
-          progress) -> tuple[FightStats, str]:
+          progress, aftermath: str = "leave") -> tuple[FightStats, str]:
     if method in ("exact", "both"):
         try:
-            return lethality.run_fight(system, [a], [b], "exact", round_cap=round_cap), ""
+            return lethality.run_fight(system, [a], [b], "exact", round_cap=round_cap,
+                                       aftermath=aftermath), ""
         except InputError as exc:
             note = f"exact unavailable: {exc}"
     else:
         note = ""
     return lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
-                               round_cap=round_cap, progress=progress), note
+                               round_cap=round_cap, progress=progress,
+                               aftermath=aftermath), note
 
 
 def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
                 round_cap: int = ROUND_CAP, progress: bool | None = None,
-                systems=SYSTEMS) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
+                systems=SYSTEMS, aftermath: str = "leave",
+                ) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
     """``{(matchup, system, method): (FightStats, note)}`` for every duel of the file.
 
     ``method``: ``exact`` (exact where the system's solver handles the duel, otherwise
     MC), ``mc`` (Monte Carlo everywhere) or ``both`` (each system's exact result and MC).
+    ``aftermath`` is the one policy (``engines.fight.AFTERMATHS``) every system runs, so
+    the loser's fates compare like with like.
     """
     if method not in ("exact", "mc", "both"):
         raise InputError(f"method: expected exact, mc or both, got {method!r}")
+    check_aftermath(aftermath)
     spec = load_cross(path)
     out = {}
     for mid, entry in spec["matchups"].items():
         for system in systems:
             a, b = entry[system]
-            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress)
+            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress,
+                             aftermath)
             out[(mid, system, "exact" if st.exact else "mc")] = (st, note)
             if method == "both" and st.exact:
                 mc = lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
-                                         round_cap=round_cap, progress=progress)
+                                         round_cap=round_cap, progress=progress,
+                                         aftermath=aftermath)
                 out[(mid, system, "mc")] = (mc, "")
     return out
 
 
 def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
                 round_cap: int = ROUND_CAP, progress: bool | None = None,
-                stats: dict | None = None) -> pd.DataFrame:
+                stats: dict | None = None, aftermath: str = "leave") -> pd.DataFrame:
     """One row per matchup × system (× method): who wins, how long, how deadly.
 
-    Columns: ``p_a``/``p_b``/``p_neither`` with SEs, rounds mean (SE) and quantiles,
-    ``p_loser_dies`` (SE), one-hit odds of A on B and B on A (exact, from each engine's
-    ``one_hit``), ``method`` and ``note``.
+    Columns: ``a``/``b`` (archetype, overrides and weapon of each side), ``aftermath``
+    (the policy of every row), ``p_a``/``p_b``/``p_neither`` with SEs, rounds mean (SE)
+    and quantiles, ``p_loser_dead``/``p_loser_dying``/``p_loser_out`` (the loser's fate
+    among decided fights, summing to 1, with SEs), one-hit odds of A on B and B on A
+    (exact, from each engine's ``one_hit``), ``method`` and ``note``. With ``stats``
+    given, ``aftermath`` must be the policy they were run with (it sets the one-hit odds).
     """
     spec = load_cross(path)
     if stats is None:
         stats = cross_stats(path, method=method, trials=trials, seed=seed,
-                            round_cap=round_cap, progress=progress)
+                            round_cap=round_cap, progress=progress, aftermath=aftermath)
     rows = []
     for (mid, system, m), (st, note) in stats.items():
         a, b = spec["matchups"][mid][system]
+        label_a, label_b = spec["labels"][mid][system]
         s = lethality.summary(st)
+        if s["aftermath"] != aftermath:
+            raise InputError(f"cross_table: {mid}/{system} ran with aftermath "
+                             f"{s['aftermath']}, not {aftermath}")
         eng = engine(system)
-        v = variants(system)
+        v = lethality.combat_variants(system, variants(system), aftermath)
         ab = eng.one_hit(a, b, v)
         ba = eng.one_hit(b, a, v)
         rows.append({
-            "matchup": mid, "system": system, "a": a.name, "b": b.name, "method": m,
-            "trials": st.trials,
+            "matchup": mid, "system": system, "a": label_a, "b": label_b, "method": m,
+            "aftermath": s["aftermath"], "trials": st.trials,
             "p_a": s["p_side0"], "se_a": s["se_side0"], "p_b": s["p_side1"],
             "se_b": s["se_side1"], "p_neither": s["p_neither"], "se_neither": s["se_neither"],
             "rounds_mean": s["rounds_mean"], "rounds_se": s["rounds_se"],
             **{k: s[k] for k in s if k.startswith("rounds_q")},
-            "p_loser_dies": s["p_loser_dies"], "se_loser_dies": s["se_loser_dies"],
+            **{k: s[k] for k in s if k.startswith(("p_loser_", "se_loser_"))},
             "one_hit_incap_a_on_b": ab["p_incapacitate"], "one_hit_kill_a_on_b": ab["p_kill"],
             "one_hit_incap_b_on_a": ba["p_incapacitate"], "one_hit_kill_b_on_a": ba["p_kill"],
             "note": note,
@@ -199,9 +223,11 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
 
 
 def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = ROUND_CAP,
-                progress: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The file's group fights in every system (Monte Carlo): summary rows and
-    round-by-round survival (share of each side still able to act)."""
+                progress: bool | None = None, aftermath: str = "leave",
+                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The file's group fights in every system (Monte Carlo): summary rows (with each
+    side's fates, ``p_side0_dead`` … ``p_side1_standing`` and SEs, under ``aftermath``)
+    and round-by-round survival (share of each side still able to act)."""
     spec = load_cross(path)
     rows, frames = [], []
     for gid, g in spec["groups"].items():
@@ -209,7 +235,8 @@ def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = 
             lad = spec["ladder"][system]
             row, standing = lethality.group_fight(
                 system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
-                seed=seed, round_cap=round_cap, label=gid, progress=progress)
+                seed=seed, round_cap=round_cap, label=gid, progress=progress,
+                aftermath=aftermath)
             rows.append(row)
             frames.append(standing)
     return pd.DataFrame(rows), pd.concat(frames, ignore_index=True)

@@ -69,15 +69,17 @@ def fight_point(system: str, a, b, variants: dict, round_cap: int, metric: str, 
 
     Columns: ``method``, ``trials`` (0 when exact), each :data:`analysis.fights.METRICS`
     entry with its ``se_`` column, ``metric`` / ``se_metric`` for the requested metric
-    (e.g. ``p_rounds_between:3:5``), and the exact one-attack odds of ``a`` hitting an
-    unhurt ``b`` (``p_one_hit_incapacitate``, ``p_one_hit_kill``; SE 0).
+    (e.g. ``p_rounds_between:3:5``), the aftermath policy of the variants
+    (``aftermath``), and the exact one-attack odds of ``a`` hitting an unhurt ``b``
+    (``p_one_hit_incapacitate``, ``p_one_hit_kill``, ``p_one_hit_dead``,
+    ``p_one_hit_dying``, ``p_one_hit_out``; SE 0; those the engine gives).
     """
     mod = reg.engine(system)
     v = reg.combat_variants(system, variants)
     fa, fb = reg.fighter(system, a), reg.fighter(system, b)
     row: dict[str, Any] = {}
     if reg.is_one_hit(metric):
-        est = float(mod.one_hit(fa, fb, v)[reg.ONE_HIT_METRICS[metric]])
+        est = reg.one_hit_value(system, mod.one_hit(fa, fb, v), metric)
         return {"method": "exact", "trials": 0, "metric": est, "se_metric": 0.0}
     read = reg.metric(metric)
     if exact:
@@ -106,10 +108,12 @@ def fight_point(system: str, a, b, variants: dict, round_cap: int, metric: str, 
         row[f"se_{name}"] = s
     est, s = read(stats)
     row["metric"], row["se_metric"] = est, s
+    row["aftermath"] = str(getattr(v, "aftermath", "leave"))
     if hasattr(mod, "one_hit"):
         odds = mod.one_hit(fa, fb, v)
-        row["p_one_hit_incapacitate"] = float(odds["p_incapacitate"])
-        row["p_one_hit_kill"] = float(odds["p_kill"])
+        for name, key in reg.ONE_HIT_METRICS.items():
+            if name != "p_one_hit_hit" and key in odds:
+                row[name] = float(odds[key])
     return row
 
 

@@ -39,9 +39,14 @@ def _metric_rounds(stats) -> tuple[float, float]:
     return mean, math.sqrt(max(var, 0.0) / stats.n)
 
 
-def _metric_dead(stats) -> tuple[float, float]:
-    p = float(stats.loser_dead.sum() / stats.n)
-    return p, 0.0 if stats.exact else math.sqrt(p * (1 - p) / stats.n)
+def _metric_loser_fate(index: int):
+    """P(the loser ends dead / dying / out) among decided fights, after the aftermath
+    policy of the fight's variants (RULES.md "Lethality outcomes";
+    ``FightStats.p_loser_fates``). NaN when no fight was decided."""
+    def read(stats) -> tuple[float, float]:
+        p, se = stats.p_loser_fates()
+        return float(p[index]), float(se[index])
+    return read
 
 
 def _metric_rounds_between(lo: int, hi: int):
@@ -60,13 +65,19 @@ METRICS: dict[str, Callable] = {
     "p_side1": _metric_win(1),
     "p_neither": _metric_win(2),
     "mean_rounds": _metric_rounds,
-    "p_loser_dead": _metric_dead,
+    "p_loser_dead": _metric_loser_fate(0),
+    "p_loser_dying": _metric_loser_fate(1),
+    "p_loser_out": _metric_loser_fate(2),
 }
 
 #: One-attack metrics: fighter ``a`` attacks an unhurt ``b`` once, read from the engine's
 #: exact ``one_hit`` (A14/A15, B9/B10, C6, DX7–DX9, E13): name -> key of its result.
+#: ``p_one_hit_kill`` is the hit itself killing; ``p_one_hit_dead`` / ``_dying`` / ``_out``
+#: are the hit dropping the target and the target then ending dead / dying / out under the
+#: aftermath policy of the variants (they sum to ``p_one_hit_incapacitate``).
 ONE_HIT_METRICS = {"p_one_hit_hit": "p_hit", "p_one_hit_incapacitate": "p_incapacitate",
-                   "p_one_hit_kill": "p_kill"}
+                   "p_one_hit_kill": "p_kill", "p_one_hit_dead": "p_dead",
+                   "p_one_hit_dying": "p_dying", "p_one_hit_out": "p_out"}
 
 #: Every metric name a solver or sweep accepts (``p_rounds_between:LO:HI`` besides).
 METRIC_NAMES = (*METRICS, "p_rounds_between:LO:HI", *ONE_HIT_METRICS)
@@ -123,6 +134,16 @@ def metric(name: str) -> Callable:
 
 def is_one_hit(name: str) -> bool:
     return str(name).strip() in ONE_HIT_METRICS
+
+
+def one_hit_value(system: str, odds: dict, name: str) -> float:
+    """The one-hit metric ``name`` from an engine's ``one_hit`` result (InputError when
+    the engine does not give it)."""
+    key = ONE_HIT_METRICS[str(name).strip()]
+    if key not in odds:
+        raise InputError(f"metric {name}: the {system} combat engine's one_hit gives no "
+                         f"{key!r} (it gives {', '.join(sorted(odds))})")
+    return float(odds[key])
 
 
 def check_metric(name: str) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from engines.errors import InputError
-from engines.fight import HIST_FIELDS, ROUND_CAP, FightStats
+from engines.fight import FATES, HIST_FIELDS, ROUND_CAP, SIDE_FATES, FightStats, check_aftermath
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -35,8 +35,124 @@ def rounds_quantiles(pmf: np.ndarray, qs=QUANTILES) -> dict[str, float]:
     return {f"rounds_q{int(q * 100):02d}": float(np.searchsorted(cdf, q - 1e-12)) for q in qs}
 
 
+def loser_fate_columns(stats: FightStats) -> dict:
+    """``p_loser_dead``, ``p_loser_dying``, ``p_loser_out`` with their ``se_`` columns.
+
+    What becomes of the loser of a decided fight after the aftermath (RULES.md "Lethality
+    outcomes"; :meth:`FightStats.p_loser_fates`): among decided fights the three sum to 1
+    (in a group fight, the share of the losing side in each fate). NaN when no fight was
+    decided; SEs are 0 when exact.
+    """
+    p, se = stats.p_loser_fates()
+    out = {}
+    for j, fate in enumerate(FATES):
+        out[f"p_loser_{fate}"] = float(p[j])
+        out[f"se_loser_{fate}"] = float(se[j])
+    return out
+
+
+def side_fate_columns(stats: FightStats) -> dict:
+    """Per side, P(a combatant ends standing / dead / dying / out) with SEs:
+    ``p_side0_standing``, ``se_side0_standing`` … ``p_side1_out``, over every fight
+    (round-cap fights included; :meth:`FightStats.p_side_fates`). Each side sums to 1."""
+    p, se = stats.p_side_fates()
+    out = {}
+    for side in (0, 1):
+        for j, fate in enumerate(SIDE_FATES):
+            out[f"p_side{side}_{fate}"] = float(p[side, j])
+            out[f"se_side{side}_{fate}"] = float(se[side, j])
+    return out
+
+
+def aftermath_of(variants) -> str:
+    """The aftermath policy of a combat ``Variants`` object (``leave`` when it has none)."""
+    return str(getattr(variants, "aftermath", "leave"))
+
+
+def combat_variants(system: str, given=None, aftermath: str | None = None):
+    """The engine's combat ``Variants`` from a mapping, ``NAME=VALUE`` strings or a
+    ``Variants`` object, with the aftermath policy ``aftermath`` (one of
+    :data:`engines.fight.AFTERMATHS`) when given.
+
+    The policy is the combat variant ``aftermath`` of every engine (RULES.md "Lethality
+    outcomes"). An engine that does not declare it yet runs only ``leave`` (its fallen stay
+    as the fight left them); any other policy is an InputError naming the system.
+    """
+    import dataclasses
+
+    from .archetypes import engine
+    from .archetypes import variants as make_variants
+
+    eng = engine(system)
+    known = {f.name for f in dataclasses.fields(eng.Variants)}
+    original = given
+    if isinstance(given, eng.Variants):
+        if aftermath is None:
+            return given
+        check_aftermath(aftermath)
+        if "aftermath" in known:
+            return dataclasses.replace(given, aftermath=aftermath)
+        given = {}
+    elif isinstance(given, list | tuple):
+        pairs = {}
+        for text in given:
+            if "=" not in str(text):
+                raise InputError(f"{system}: variant {text!r}: expected NAME=VALUE")
+            key, _, val = str(text).partition("=")
+            pairs[key.strip()] = val.strip()
+        given = pairs
+    given = dict(given or {})
+    if aftermath is not None:
+        given["aftermath"] = check_aftermath(aftermath)
+    if "aftermath" in given and "aftermath" not in known:
+        value = given.pop("aftermath")
+        if value != "leave":
+            check_aftermath(value)
+            raise InputError(f"{system}: aftermath={value}: this combat engine has no "
+                             "aftermath variant yet; only leave is available")
+        if isinstance(original, eng.Variants):
+            return original
+    return make_variants(system, given)
+
+
+def gear_name(combatant) -> str | None:
+    """The weapon of an engine combatant, by name (None when it carries none)."""
+    w = getattr(combatant, "weapon", None)
+    if w is None:
+        return None
+    return str(getattr(w, "name", w))
+
+
+def fighter_label(spec, overrides=None, built=None) -> str:
+    """``archetype (key=value, …)``: the archetype name with its overrides, and the
+    weapon the built combatant carries when no override names one (so every table that
+    shows a number also shows the gear behind it), e.g. ``competent (weapon=pistol)``."""
+    over: dict = {}
+    if isinstance(spec, str):
+        name = spec
+    elif isinstance(spec, Mapping):
+        spec = dict(spec)
+        name = str(spec.pop("archetype", None) or spec.pop("name", "custom"))
+        spec.pop("name", None)
+        over.update(spec)
+    else:
+        name = name_of(spec)
+        built = built if built is not None else spec
+    over.update(overrides or {})
+    if "weapon" not in over and built is not None:
+        weapon = gear_name(built)
+        if weapon is not None:
+            over = {"weapon": weapon, **over}
+    extra = ", ".join(f"{k}={v}" for k, v in over.items())
+    return f"{name} ({extra})" if extra else name
+
+
 def summary(stats: FightStats, **labels) -> dict:
-    """One row: who wins, how long it takes, how often the loser dies — with SEs."""
+    """One row: who wins, how long it takes, what becomes of the loser — with SEs.
+
+    The loser's fate columns are :func:`loser_fate_columns` (dead / dying / out among
+    decided fights, after the aftermath policy the fight ran with).
+    """
     n = stats.n
     p = stats.p_outcome()
     se = _prop_se(p, n, stats.exact)
@@ -44,11 +160,10 @@ def summary(stats: FightStats, **labels) -> dict:
     k = np.arange(pmf.size)
     mean = float(pmf @ k)
     sd = float(np.sqrt(max(pmf @ k**2 - mean**2, 0.0)))
-    wins = stats.outcome[:2].sum()
-    p_dead = float(stats.loser_dead.sum() / wins) if wins else float("nan")
     row = {
         **labels,
         "method": _method(stats),
+        "aftermath": str(stats.notes.get("aftermath", "leave")),
         "trials": stats.trials,
         "p_side0": p[0], "se_side0": se[0],
         "p_side1": p[1], "se_side1": se[1],
@@ -56,9 +171,7 @@ def summary(stats: FightStats, **labels) -> dict:
         "rounds_mean": mean,
         "rounds_se": 0.0 if stats.exact else sd / np.sqrt(n),
         **rounds_quantiles(pmf),
-        "p_loser_dies": p_dead,
-        "se_loser_dies": 0.0 if stats.exact or not wins
-        else float(np.sqrt(p_dead * (1 - p_dead) / wins)),
+        **loser_fate_columns(stats),
     }
     return row
 
@@ -166,20 +279,30 @@ def merge_stats(parts: list[FightStats]) -> FightStats:
 
 def run_fight(system: str, side0: list, side1: list, method: str = "mc", *,
               trials: int = 20_000, seed=None, variants=None, round_cap: int = ROUND_CAP,
-              progress: bool | None = None) -> FightStats:
+              progress: bool | None = None, aftermath: str | None = None) -> FightStats:
     """One fight between two sides of engine combatants, exact (1-vs-1 only) or MC.
+
+    ``aftermath`` sets the combat variant of that name (see :func:`combat_variants`); the
+    policy in force is kept in ``notes["aftermath"]`` and shown by :func:`summary`.
 
     Monte Carlo runs in batches of :data:`MC_BATCH` trials with a tqdm bar on stderr when
     ``progress`` is true (None: only for runs above :data:`PROGRESS_WORK`).
     """
-    from engines.rng import normalize_seed
-
     from .archetypes import engine
-    from .archetypes import variants as make_variants
     from .progress import bar
 
     eng = engine(system)
-    v = make_variants(system, variants)
+    v = combat_variants(system, variants, aftermath)
+    st = _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, progress,
+                    bar)
+    st.notes["aftermath"] = aftermath_of(v)
+    return st
+
+
+def _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, progress,
+               bar) -> FightStats:
+    from engines.rng import normalize_seed
+
     if method == "exact":
         if len(side0) != 1 or len(side1) != 1:
             raise InputError(f"{system}: exact results exist for duels only "
@@ -212,12 +335,21 @@ def _methods(method: str) -> tuple[str, ...]:
 
 def duel_stats(system: str, a, b, method: str = "exact", *, trials: int = 20_000, seed=None,
                variants=None, round_cap: int = ROUND_CAP, overrides_a=None, overrides_b=None,
-               progress: bool | None = None) -> dict[str, FightStats]:
-    """``{method: FightStats}`` of a duel between ``a`` (side 0) and ``b`` (side 1)."""
+               progress: bool | None = None, aftermath: str | None = None,
+               ) -> dict[str, FightStats]:
+    """``{method: FightStats}`` of a duel between ``a`` (side 0) and ``b`` (side 1).
+
+    Each result's ``notes["label_a"]`` / ``notes["label_b"]`` name the fighters with their
+    overrides and weapon (:func:`fighter_label`)."""
     fa = _fighter(system, a, overrides_a)
     fb = _fighter(system, b, overrides_b)
-    return {m: run_fight(system, [fa], [fb], m, trials=trials, seed=seed, variants=variants,
-                         round_cap=round_cap, progress=progress) for m in _methods(method)}
+    out = {m: run_fight(system, [fa], [fb], m, trials=trials, seed=seed, variants=variants,
+                        round_cap=round_cap, progress=progress, aftermath=aftermath)
+           for m in _methods(method)}
+    for st in out.values():
+        st.notes["label_a"] = fighter_label(a, overrides_a, fa)
+        st.notes["label_b"] = fighter_label(b, overrides_b, fb)
+    return out
 
 
 def agreement(exact_row: dict, mc_row: dict) -> dict:
@@ -241,8 +373,12 @@ def agreement(exact_row: dict, mc_row: dict) -> dict:
 def duel_table(system: str, a, b, method: str = "exact", trials: int = 20_000, seed=None,
                variants=None, round_cap: int = ROUND_CAP, *, overrides_a=None,
                overrides_b=None, progress: bool | None = None,
-               stats: dict[str, FightStats] | None = None) -> pd.DataFrame:
+               stats: dict[str, FightStats] | None = None,
+               aftermath: str | None = None) -> pd.DataFrame:
     """Summary of a duel (:func:`summary` columns), one row per method.
+
+    Columns ``a`` and ``b`` name each fighter with its overrides and weapon
+    (``competent (weapon=pistol)``); ``aftermath`` is the policy behind the loser's fates.
 
     ``method="both"`` gives the exact and the Monte Carlo row side by side, the MC row
     carrying z-scores against the exact one (``z_side0`` … ``z_rounds``) and
@@ -257,39 +393,40 @@ def duel_table(system: str, a, b, method: str = "exact", trials: int = 20_000, s
     if stats is None:
         stats = duel_stats(system, a, b, method, trials=trials, seed=seed, variants=variants,
                            round_cap=round_cap, overrides_a=overrides_a,
-                           overrides_b=overrides_b, progress=progress)
-    names = stats_names(stats)
+                           overrides_b=overrides_b, progress=progress, aftermath=aftermath)
+    names = stats_names(stats, a, b, overrides_a, overrides_b)
     rows = [summary(st, system=system, a=names[0], b=names[1]) for st in stats.values()]
     if len(rows) == 2:
         rows[1].update(agreement(rows[0], rows[1]))
     return pd.DataFrame(rows)
 
 
-def stats_names(stats: dict[str, FightStats]) -> tuple[str, str]:
+def stats_names(stats: dict[str, FightStats], a=None, b=None, overrides_a=None,
+                overrides_b=None) -> tuple[str, str]:
+    """The labels of sides A and B: those :func:`duel_stats` stored, else built from the
+    specs ``a`` and ``b`` (:func:`fighter_label`)."""
     for st in stats.values():
-        names = st.notes.get("combatants")
-        if names:
-            return ", ".join(names[0]), ", ".join(names[1])
-        names = st.notes.get("fighters")
-        if names and len(names) == 2:
-            return names[0], names[1]
-    return st.notes.get("a", "a"), st.notes.get("b", "b")
+        if "label_a" in st.notes and "label_b" in st.notes:
+            return st.notes["label_a"], st.notes["label_b"]
+    if a is None or b is None:
+        raise InputError("duel table: name the fighters (a, b) or pass duel_stats results")
+    return fighter_label(a, overrides_a), fighter_label(b, overrides_b)
 
 
 def one_hit(system: str, attacker, target, variants=None, *, overrides_a=None,
-            overrides_b=None) -> dict:
-    """P(hit), P(incapacitate), P(kill) of one attack on an unhurt target: the engine's
-    ``one_hit`` (each cites its rules: A14/A15, C6, B9/B10, DX7–DX9, E13)."""
+            overrides_b=None, aftermath: str | None = None) -> dict:
+    """P(hit), P(incapacitate), P(kill) of one attack on an unhurt target, and P(dead),
+    P(dying), P(out) after the aftermath policy: the engine's ``one_hit`` (each cites its
+    rules: A14/A15, C6, B9/B10, DX7–DX9, E13)."""
     from .archetypes import engine
-    from .archetypes import variants as make_variants
 
     fa = _fighter(system, attacker, overrides_a)
     fb = _fighter(system, target, overrides_b)
-    return engine(system).one_hit(fa, fb, make_variants(system, variants))
+    return engine(system).one_hit(fa, fb, combat_variants(system, variants, aftermath))
 
 
 def one_hit_table(system: str, attacker, targets, weapons: list[str] | None = None,
-                  variants=None) -> pd.DataFrame:
+                  variants=None, aftermath: str | None = None) -> pd.DataFrame:
     """One-hit incapacitation and kill odds by the attacker's weapon and by target (exact).
 
     ``weapons`` defaults to every weapon of the system's data file; ``targets`` are
@@ -299,6 +436,7 @@ def one_hit_table(system: str, attacker, targets, weapons: list[str] | None = No
 
     if isinstance(targets, str | Mapping):
         targets = [targets]
+    variants = combat_variants(system, variants, aftermath)
     rows = []
     for w in weapons if weapons is not None else all_weapons(system):
         fa = _fighter(system, attacker, {"weapon": w})
@@ -306,6 +444,7 @@ def one_hit_table(system: str, attacker, targets, weapons: list[str] | None = No
             ft = _fighter(system, t)
             rows.append({"system": system, "attacker": name_of(fa), "weapon": w,
                          "target": name_of(ft), "method": "exact",
+                         "aftermath": aftermath_of(variants),
                          **one_hit(system, fa, ft, variants)})
     return pd.DataFrame(rows)
 
@@ -350,18 +489,20 @@ def armour_table(system: str, a, b, armours: list | None = None, method: str = "
 
 def group_fight(system: str, side0: list, side1: list, *, trials: int = 20_000, seed=None,
                 variants=None, round_cap: int = ROUND_CAP, label: str = "",
-                progress: bool | None = None) -> tuple[dict, pd.DataFrame]:
-    """An N-vs-M fight (Monte Carlo): its :func:`summary` row and round-by-round
-    survival (:func:`standing_table`). Sides are lists of archetype names, mappings or
-    engine combatants."""
+                progress: bool | None = None, aftermath: str | None = None,
+                ) -> tuple[dict, pd.DataFrame]:
+    """An N-vs-M fight (Monte Carlo): its :func:`summary` row with the per-side fates
+    (:func:`side_fate_columns`) and round-by-round survival (:func:`standing_table`).
+    Sides are lists of archetype names, mappings or engine combatants; ``side0`` and
+    ``side1`` name each fighter with its weapon (:func:`fighter_label`)."""
     s0 = [_fighter(system, x) for x in side0]
     s1 = [_fighter(system, x) for x in side1]
     st = run_fight(system, s0, s1, "mc", trials=trials, seed=seed, variants=variants,
-                   round_cap=round_cap, progress=progress)
+                   round_cap=round_cap, progress=progress, aftermath=aftermath)
     labels = {"system": system, "fight": label or f"{len(s0)}v{len(s1)}",
-              "side0": ", ".join(map(name_of, s0)), "side1": ", ".join(map(name_of, s1))}
+              "side0": ", ".join(fighter_label(c) for c in s0),
+              "side1": ", ".join(fighter_label(c) for c in s1)}
     row = summary(st, **labels)
-    row["dead_side0"] = st.deaths[0] / st.n
-    row["dead_side1"] = st.deaths[1] / st.n
+    row.update(side_fate_columns(st))
     standing = standing_table(st, (len(s0), len(s1)), **labels)
     return row, standing[[*labels, *(c for c in standing.columns if c not in labels)]]

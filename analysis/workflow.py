@@ -33,10 +33,13 @@ def _solver_variants(sc: Scenario) -> dict[str, Any]:
 
 
 def run_fights(sc: Scenario):
-    """One row per fight: outcome probabilities (with SE) from the system's combat engine."""
+    """One row per fight: outcome probabilities (with SE) from the system's combat engine,
+    the fighters with their overrides and weapon (``a``, ``b``) and the aftermath policy
+    behind the loser's fates (``aftermath``)."""
     import pandas as pd
 
     from . import fights as reg
+    from .lethality import aftermath_of, fighter_label
 
     rows = []
     for i, fight in enumerate(sc.fights):
@@ -54,6 +57,8 @@ def run_fights(sc: Scenario):
                                 np.random.SeedSequence(sc.seed, spawn_key=(10_000 + i,)),
                                 variants, fight.round_cap)
         row = {"fight": fight.name or f"fight{i}", "system": system,
+               "a": fighter_label(fight.a, built=a), "b": fighter_label(fight.b, built=b),
+               "aftermath": aftermath_of(variants),
                "trials": stats.trials if stats.trials is not None else 0}
         for name, read in reg.METRICS.items():
             est, se = read(stats)

@@ -878,7 +878,9 @@ DUEL_COLUMNS = {
     "p_a": "A wins", "se_a": "SE(A)", "p_b": "B wins", "se_b": "SE(B)",
     "p_neither": "neither", "rounds_mean": "rounds", "rounds_se": "SE(rounds)",
     "rounds_q50": "median", "rounds_q90": "90% by",
-    "p_loser_dies": "dies", "se_loser_dies": "SE(dies)",
+    "p_loser_dead": "dead", "se_loser_dead": "SE(dead)",
+    "p_loser_dying": "dying", "se_loser_dying": "SE(dying)",
+    "p_loser_out": "out", "se_loser_out": "SE(out)",
     "one_hit_incap_a_on_b": "A→B inc.", "one_hit_kill_a_on_b": "A→B kill",
     "one_hit_incap_b_on_a": "B→A inc.", "one_hit_kill_b_on_a": "B→A kill",
 }
@@ -887,23 +889,25 @@ GROUP_COLUMNS = {
     "p_side0": "0 wins", "se_side0": "SE(0)", "p_side1": "1 wins",
     "se_side1": "SE(1)", "p_neither": "neither", "se_neither": "SE(n.)",
     "rounds_mean": "rounds", "rounds_se": "SE(rounds)", "rounds_q50": "median",
-    "p_loser_dies": "loser dies", "se_loser_dies": "SE(dies)",
+    **{f"{kind}side{side}_{fate}": (f"{side} {fate}" if kind == "p_" else f"SE({side} {fate})")
+       for side in (0, 1) for fate in ("dead", "dying", "out") for kind in ("p_", "se_")},
 }
 #: Effect-table columns (tactics, armour) → shown headers.
 EFFECT_COLUMNS = {"p_side0": "A wins", "se_side0": "SE(A)", "p_side1": "B wins",
                   "p_neither": "neither", "rounds_mean": "rounds",
-                  "p_loser_dies": "loser dies"}
+                  "p_loser_dead": "loser dead", "p_loser_dying": "loser dying",
+                  "p_loser_out": "loser out"}
+#: What each aftermath policy means, for captions and the assumptions section.
+AFTERMATH_TEXT = {
+    "leave": "no one helps the fallen; a dying fighter follows its system's own dying rules",
+    "first_aid": "a standing winner tries each system's stabilising rule on every fallen "
+                 "fighter of both sides",
+    "finish": "the winners strike each fallen foe until it is dead (their own fallen are "
+              "left)",
+}
 #: Rung pairs of the fight-upset table (weaker first).
 UPSET_PAIRS = (("novice", "competent"), ("competent", "expert"), ("novice", "expert"))
 _ROUND_FORMATS = {"rounds": ".2f", "SE(rounds)": ".3f", "median": ".0f", "90% by": ".0f"}
-
-
-def _spec_label(spec: Mapping) -> str:
-    """``archetype (key=value, …)`` of a fighter entry of the cross-combat file."""
-    spec = dict(spec)
-    name = str(spec.pop("archetype", "custom"))
-    extra = ", ".join(f"{k}={v}" for k, v in spec.items())
-    return f"{name} ({extra})" if extra else name
 
 
 def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int):
@@ -912,28 +916,32 @@ def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int):
     from engines.errors import InputError
 
     try:
-        return lethality.run_fight(system, [a], [b], "exact", round_cap=settings.round_cap)
+        return lethality.run_fight(system, [a], [b], "exact", round_cap=settings.round_cap,
+                                   aftermath=settings.aftermath)
     except InputError:
         return lethality.run_fight(system, [a], [b], "mc", trials=settings.combat_trials,
-                                   seed=seed, round_cap=settings.round_cap, progress=False)
+                                   seed=seed, round_cap=settings.round_cap, progress=False,
+                                   aftermath=settings.aftermath)
 
 
 @lru_cache(maxsize=4)
-def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int) -> dict:
+def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int,
+                   aftermath: str = "leave") -> dict:
     import tomllib
 
     from analysis import archetypes, cross_combat, lethality
 
     settings = ReportSettings(systems=systems, combat_trials=trials, seed=seed,
-                              round_cap=round_cap, pdf=False, progress=False)
+                              round_cap=round_cap, pdf=False, progress=False,
+                              aftermath=aftermath)
     raw = tomllib.loads(cross_combat.DATA_FILE.read_text(encoding="utf-8"))
     spec = cross_combat.load_cross()
     stats = cross_combat.cross_stats(method="exact", trials=trials, seed=seed,
-                                     round_cap=round_cap, progress=False, systems=systems)
-    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap)
+                                     round_cap=round_cap, progress=False, systems=systems,
+                                     aftermath=aftermath)
+    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap, aftermath=aftermath)
     cast = pd.DataFrame([{"matchup": mid, "system": s,
-                          "A": _spec_label(raw["matchups"][mid][s]["a"]),
-                          "B": _spec_label(raw["matchups"][mid][s]["b"])}
+                          "A": spec["labels"][mid][s][0], "B": spec["labels"][mid][s][1]}
                          for mid in spec["matchups"] for s in systems])
     rows, standing = [], []
     for gid, g in spec["groups"].items():  # the order of cross_combat.group_table
@@ -941,24 +949,27 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
             lad = spec["ladder"][system]
             row, st = lethality.group_fight(
                 system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
-                seed=seed, round_cap=round_cap, label=gid, progress=False)
+                seed=seed, round_cap=round_cap, label=gid, progress=False,
+                aftermath=aftermath)
             rows.append(row)
             standing.append(st)
     one_hit, effects = [], []
     for system in systems:
         m = raw["matchups"]["melee_equal"][system]
-        one_hit.append(lethality.one_hit_table(system, m["a"], [m["b"]]))
+        v = lethality.combat_variants(system, None, aftermath)
+        one_hit.append(lethality.one_hit_table(system, m["a"], [m["b"]], variants=v))
         parts = [("tactic", lethality.tactic_table(system, m["a"], m["b"], method="exact",
-                                                   round_cap=round_cap, progress=False))]
+                                                   round_cap=round_cap, progress=False,
+                                                   variants=v))]
         if archetypes.armours(system):
             parts.append(("armour", lethality.armour_table(
                 system, m["a"], m["b"], method="exact", round_cap=round_cap,
-                progress=False)))
+                progress=False, variants=v)))
         for kind, t in parts:
             t = t.rename(columns={kind: "choice"})
             t.insert(1, "change", kind)
             t["choice"] = t["choice"].astype(str)
-            t["a"], t["b"] = _spec_label(m["a"]), _spec_label(m["b"])
+            t["a"], t["b"] = spec["labels"]["melee_equal"][system]
             effects.append(t)
     upsets = []
     for k, system in enumerate(systems):
@@ -989,7 +1000,7 @@ def combat_frames(settings: ReportSettings) -> dict:
     ``upsets`` holds duels of a weaker ladder rung against a stronger one.
     """
     return _combat_cached(tuple(settings.systems), settings.combat_trials, settings.seed,
-                          settings.round_cap)
+                          settings.round_cap, settings.aftermath)
 
 
 def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
@@ -998,6 +1009,12 @@ def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
     mc = "method" in frame and (frame["method"] == "mc").any()
     keep = [c for c in columns if c in frame and (mc or c not in se_columns)]
     return frame[labels + keep].rename(columns=dict(columns)).reset_index(drop=True)
+
+
+def _aftermath_words(settings: ReportSettings) -> str:
+    """“after the aftermath “leave” (…), the same in every system”, for captions."""
+    return (f"after the aftermath “{settings.aftermath}” "
+            f"({AFTERMATH_TEXT[settings.aftermath]}), the same policy in every system")
 
 
 def _method_note(frame: pd.DataFrame) -> str:
@@ -1010,24 +1027,70 @@ def _method_note(frame: pd.DataFrame) -> str:
             "their standard errors.")
 
 
+#: Loser fates in table order (``engines.fight.FATES``).
+LOSER_FATES = ("dead", "dying", "out")
+
+
+def _fates_of(row) -> str:
+    """``31.0% dead / 0.0% dying / 69.0% out`` (with ± 2 SE for Monte Carlo rows)."""
+    parts = []
+    for fate in LOSER_FATES:
+        text = f"{pct(row[f'p_loser_{fate}'])} {fate}"
+        if row.get("method") == "mc":
+            text += f" (± {100 * 2 * row[f'se_loser_{fate}']:.1f})"
+        parts.append(text)
+    return " / ".join(parts)
+
+
+def _never(part: pd.DataFrame, fate: str) -> list[str]:
+    """Systems whose loser never ends in ``fate``: exactly zero (exact rows) or no
+    simulated fight at all (Monte Carlo rows)."""
+    col = part[f"p_loser_{fate}"]
+    return [s for s in part.index if np.isfinite(col[s]) and col[s] <= 1e-12]
+
+
+def fate_reading(part: pd.DataFrame) -> str:
+    """What becomes of the loser, from the numbers of one matchup (rows indexed by
+    system, :func:`analysis.cross_combat.cross_table` columns): every system under the
+    same aftermath policy, so the shares compare like with like."""
+    policies = sorted(set(part["aftermath"]))
+    decided = part[np.isfinite(part["p_loser_dead"].astype(float))]
+    if decided.empty:
+        return " No fight was decided, so the loser's fate is undefined."
+    text = (f" What becomes of the loser of a decided fight (aftermath “{', '.join(policies)}”"
+            f"{' in every system' if len(policies) == 1 else ''}): "
+            + "; ".join(f"{s} {_fates_of(decided.loc[s])}" for s in decided.index) + ".")
+    dead = decided["p_loser_dead"]
+    if dead.max() > 1e-12:
+        top = dead.idxmax()
+        text += f" The loser ends dead most often in {top} ({pct(dead[top])})"
+        never = _never(decided, "dead")
+        if never:
+            only = [f for f in ("dying", "out")
+                    if all(decided.loc[s, f"p_loser_{f}"] > 1 - 1e-9 for s in never)]
+            how = f"is always {only[0]}" if only else "is dying or out"
+            text += f"; in {', '.join(never)} the loser never ends dead (it {how})."
+        else:
+            text += "."
+    else:
+        text += " In no system does the loser end dead under this policy."
+    return text
+
+
 def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
     out = []
     for mid, part in cross.groupby("matchup", sort=False):
         part = part.set_index("system")
+
+        def who(s, part=part):
+            return f"{part.loc[s, 'a']} against {part.loc[s, 'b']}"
+
         longest, shortest = part["rounds_mean"].idxmax(), part["rounds_mean"].idxmin()
         text = (f"{titles.get(mid, mid).capitalize()}: fights last longest in {longest} "
-                f"({part.loc[longest, 'rounds_mean']:.1f} rounds on average) and are "
-                f"shortest in {shortest} ({part.loc[shortest, 'rounds_mean']:.1f}).")
-        dies = part["p_loser_dies"].fillna(0)
-        if dies.max() > 0:
-            deadly = dies.idxmax()
-            never = [s for s in part.index if dies[s] == 0]
-            text += (f" The loser dies most often in {deadly} ({pct(dies[deadly])} of "
-                     "decided fights)")
-            text += (f"; in {', '.join(never)} the loser is only ever incapacitated."
-                     if never else ".")
-        else:
-            text += " In no system does the loser die: fights end in incapacitation."
+                f"({who(longest)}: {part.loc[longest, 'rounds_mean']:.2f} rounds on "
+                f"average) and are shortest in {shortest} ({who(shortest)}: "
+                f"{part.loc[shortest, 'rounds_mean']:.2f}).")
+        text += fate_reading(part)
         if part["p_a"].max() - part["p_a"].min() > 0.02:
             hi, lo = part["p_a"].idxmax(), part["p_a"].idxmin()
             text += (f" Side A wins from {pct(part.loc[lo, 'p_a'])} ({lo}) to "
@@ -1139,15 +1202,16 @@ def section_combat_duels(settings: ReportSettings) -> Section:
                + "; ".join(f"“{mid}” = {t}" for mid, t in titles.items()) + ". "
                + _method_note(cross)]
     reading += _duel_reading(cross, titles)
-    ses = ("se_a", "se_b", "rounds_se", "se_loser_dies")
+    ses = ("se_a", "se_b", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
     view = _view(cross, ["matchup", "system", "method"], DUEL_COLUMNS, ses)
     blocks: list = [
         _table("combat-duels", "Duels on the common ladder", view,
                f"Side A against side B (the fighters are listed below). "
                f"{_method_note(cross)} Probabilities: A wins, B wins, neither (still "
                f"fighting at the round cap, {settings.round_cap}); rounds: the mean, the "
-               "median and the round by which 90% of fights have ended; dies: "
-               "P(the loser is dead) among decided fights; A→B inc. / kill: the exact "
+               "median and the round by which 90% of fights have ended; dead / dying / "
+               "out: what becomes of the loser among decided fights (they sum to 1) "
+               + _aftermath_words(settings) + "; A→B inc. / kill: the exact "
                "odds that one attack of an unhurt A incapacitates / kills B (and B→A).",
                index=("matchup", "system"), full=cross, formats=_ROUND_FORMATS),
         _figure("fig-combat-duels", "Survival and fight length",
@@ -1192,8 +1256,9 @@ def section_combat_groups(settings: ReportSettings) -> Section:
         _table("combat-groups", "Group fights", view,
                f"Monte Carlo ({settings.combat_trials:,} fights each): P(side 0 wins), "
                "P(side 1 wins) and P(neither) with binomial SEs, rounds (mean, with the SE "
-               "of the mean, and median), loser dies = P(every loser dead) among decided "
-               "fights. Fighters in the CSV.",
+               "of the mean, and median), and per side the share of its fighters that end "
+               "dead, dying or out (the rest stand), with SEs, "
+               + _aftermath_words(settings) + ". Fighters and their weapons in the CSV.",
                index=("fight", "system"), full=groups, formats=_ROUND_FORMATS),
         _figure("fig-combat-groups", "Round-by-round survival in group fights",
                 _survival_figure(data["standing"], groups),
@@ -1229,12 +1294,17 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
         text += (f", {pct(part.loc[part['p_kill'].idxmax(), 'p_kill'])} to kill)."
                  if kill >= 0.0005 else "); a single hit practically never kills.")
         reading.append(text)
+    fates = [c for c in ("p_dead", "p_dying", "p_out") if c in hits]
     view = hits[["system", "weapon", "attacker", "target", "method", "p_hit",
-                 "p_incapacitate", "p_kill"]].rename(columns={
+                 "p_incapacitate", "p_kill", *fates]].rename(columns={
         "p_hit": "P(hit)", "p_incapacitate": "P(incapacitated by one hit)",
-        "p_kill": "P(killed by one hit)"})
+        "p_kill": "P(killed by one hit)", "p_dead": "then dead", "p_dying": "then dying",
+        "p_out": "then out"})
     blocks = [_table("combat-weapons", "One-hit odds by weapon", view,
-                     "Exact (method “exact”): one attack on an unhurt target. Values below "
+                     "Exact (method “exact”): one attack on an unhurt target"
+                     + (" (then dead / dying / out: the target dropped and its fate "
+                        + _aftermath_words(settings) + ")" if fates else "")
+                     + ". Values below "
                      "0.00005 show as 0.0000; the full precision is in the cell's tooltip "
                      "and the CSV.", index=("system", "weapon"))]
     return Section("combat-weapons", title, reading, blocks)
@@ -1270,8 +1340,9 @@ def section_combat_gear(settings: ReportSettings) -> Section:
     blocks = [
         _table("combat-gear", "Tactics and armour in an even duel", view,
                "P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
-               "named, against the unchanged side B; mean rounds; loser dies among decided "
-               "fights. " + _method_note(effects), index=("system", "change"), full=effects,
+               "named, against the unchanged side B; mean rounds; loser dead / dying / out "
+               "among decided fights " + _aftermath_words(settings) + ". "
+               + _method_note(effects), index=("system", "change"), full=effects,
                formats=_ROUND_FORMATS),
         _figure("fig-combat-gear", "Value of a tactic or an armour",
                 _effects_figure(effects),
@@ -1336,11 +1407,12 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
 
 # --------------------------------------------------------- assumptions, provenance
 
-def _combat_variants(system: str):
-    """The default combat ``Variants`` of ``system`` (None without its combat engine)."""
+def _combat_variants(system: str, aftermath: str = "leave"):
+    """The combat ``Variants`` of ``system`` the report uses: defaults with the aftermath
+    policy (None without its combat engine)."""
     try:
-        from analysis.archetypes import variants
-        return variants(system)
+        from analysis.lethality import combat_variants
+        return combat_variants(system, None, aftermath)
     except ImportError:
         return None
 
@@ -1351,7 +1423,7 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
     rows = []
     for system in settings.systems:
         v = checks.variants_for(system, list(settings.variants_of(system)))
-        cv = _combat_variants(system)
+        cv = _combat_variants(system, settings.aftermath)
         in_combat = {r["variant"] for r in describe(cv)} if cv is not None else set()
         listed = set()
         for row in describe(v):
@@ -1389,7 +1461,10 @@ def section_assumptions(settings: ReportSettings) -> Section:
         + ("Every variant below is at its default." if not changed else
            f"{changed} variant(s) differ from the default in this report (marked “yes”)."),
         "Combat rows are the combat engines' own gaps, at their defaults in every combat "
-        "section (the report sets no combat variants).",
+        "section except the aftermath policy, which the report sets for every system "
+        f"alike: aftermath “{settings.aftermath}” — {AFTERMATH_TEXT[settings.aftermath]} "
+        "(RULES.md “Lethality outcomes”; choose with --aftermath leave | first_aid | "
+        "finish). It decides whether a fallen loser ends dead, dying or out.",
         "Exact: success curves, outcome means and SDs (enumeration / convolution of the "
         "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
         "weapon, the tactic and armour tables and the duel upsets (each duel solved as a "

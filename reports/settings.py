@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engines.errors import InputError
+from engines.fight import AFTERMATHS
 
 SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
 #: Fixed default seed, so the default report is reproducible bit for bit.
@@ -45,6 +46,8 @@ class ReportSettings:
     variants: tuple[tuple[str, str], ...] = ()
     combat_trials: int = DEFAULT_COMBAT_TRIALS
     round_cap: int = 50
+    #: Aftermath policy of every combat section (the combat variant ``aftermath``).
+    aftermath: str = "leave"
     progress: bool = True
     command: str = "python3 tasks.py report"
     title: str = "rpg-balance: single checks and balance across five dice systems"
@@ -64,6 +67,9 @@ class ReportSettings:
         for system, _ in self.variants:
             if system not in SYSTEM_IDS:
                 raise InputError(f"--variant: unknown system {system!r}")
+        if self.aftermath not in AFTERMATHS:
+            raise InputError(f"--aftermath: {self.aftermath!r} is not allowed; choose "
+                             + " | ".join(AFTERMATHS))
 
     def variants_of(self, system: str) -> tuple[str, ...]:
         """The ``NAME=VALUE`` strings in force for ``system`` (empty: defaults)."""

@@ -111,6 +111,13 @@ BAD = [
     (["archetypes", "chess"], "unknown system 'chess'"),
     (["combat", "does_not_exist.toml"], "no such matchup file"),
     (["cross-combat", "--file", "does_not_exist.toml"], "no such cross-combat file"),
+    (["duel", "percentile", "competent", "competent", "--aftermath", "bury"],
+     "argument --aftermath: invalid choice: 'bury'"),
+    (["combat", str(ROOT / "scenarios" / "combat" / "ambush_3v1.toml"), "--aftermath", "x"],
+     "argument --aftermath: invalid choice: 'x'"),
+    (["cross-combat", "--aftermath", "heal"], "argument --aftermath: invalid choice: 'heal'"),
+    (["duel", "percentile", "competent", "competent", "--variant", "aftermath=bury"],
+     "aftermath"),
 ]
 
 
@@ -156,3 +163,81 @@ def test_columns_option(capsys, tmp_path):
     assert code == 2
     assert "--columns: unknown column 'nope'" in err
     assert not bad.exists()
+
+
+def _fake_duel(monkeypatch):
+    """Replace the fight by hand-built stats (10 duels: side 0 wins 6 — its losers 3 dead,
+    1 dying, 2 out —, side 1 wins 3 — 1 dead, 0 dying, 2 out —, 1 capped) and record the
+    aftermath policy each layer receives."""
+    import types
+
+    import numpy as np
+
+    from analysis import lethality
+    from engines.fight import FightStats
+
+    seen = {"cv": [], "run": []}
+    real = lethality.combat_variants
+
+    def fake_cv(system, given=None, aftermath=None):
+        seen["cv"].append(aftermath)
+        real(system, given)  # the other variants still validate
+        return types.SimpleNamespace(aftermath=aftermath or "leave")
+
+    def fake_run(system, side0, side1, method, *, variants=None, aftermath=None, **kw):
+        seen["run"].append(variants.aftermath)
+        st = FightStats.empty(system, 50, trials=10)
+        st.outcome[:] = [6, 3, 1]
+        st.rounds[2, 0], st.rounds[3, 1], st.rounds[50, 2] = 6, 3, 1
+        st.standing[0] = [10, 10]
+        st.loser_fate[:] = [[3, 1, 2], [1, 0, 2]]
+        st.loser_fate_sq[:] = st.loser_fate
+        st.notes["aftermath"] = variants.aftermath
+        assert isinstance(st.outcome, np.ndarray)
+        return st
+
+    monkeypatch.setattr(lethality, "combat_variants", fake_cv)
+    monkeypatch.setattr(lethality, "run_fight", fake_run)
+    return seen
+
+
+@pytest.mark.parametrize("policy", [None, "leave", "first_aid", "finish"])
+def test_duel_aftermath_sets_the_combat_variant(policy, monkeypatch, capsys):
+    """--aftermath reaches the engine as the combat variant ``aftermath`` (default leave);
+    the summary names the policy and gives the loser's fates among the 9 decided duels:
+    dead (3 + 1)/9, dying 1/9, out (2 + 2)/9, SE sqrt(p(1 - p)/9); p_loser_dies is gone;
+    a and b name archetype, overrides and weapon."""
+    seen = _fake_duel(monkeypatch)
+    extra = [] if policy is None else ["--aftermath", policy]
+    code, out, err = run(["duel", "percentile", "competent", "competent", "--weapon-a",
+                          "handgun", "--tactic-b", "fight_back", "--method", "mc", *extra],
+                         capsys)
+    assert code == 0, err
+    assert seen["cv"] == [policy]
+    assert seen["run"] == [policy or "leave"]
+    t = pd.read_csv(io.StringIO(out))
+    row = t.iloc[0]
+    assert row["aftermath"] == (policy or "leave")
+    assert row["a"] == "competent (weapon=handgun)"
+    assert row["b"] == "competent (weapon=bat, tactic=fight_back)"
+    for fate, p in (("dead", 4 / 9), ("dying", 1 / 9), ("out", 4 / 9)):
+        assert row[f"p_loser_{fate}"] == pytest.approx(p)
+        assert row[f"se_loser_{fate}"] == pytest.approx(math.sqrt(p * (1 - p) / 9))
+    assert "p_loser_dies" not in t.columns
+
+
+def test_combat_aftermath_and_side_fates(monkeypatch, capsys):
+    """``combat FILE --aftermath finish``: the policy reaches the variants; per-side fate
+    columns (side 0 standing 6 + 1 of 10 …) replace dead_side0/dead_side1."""
+    seen = _fake_duel(monkeypatch)
+    code, out, err = run(["combat", str(EXAMPLES[0]), "--aftermath", "finish", "--method",
+                          "mc"], capsys)
+    assert code == 0, err
+    assert seen["cv"] == ["finish"]
+    t = pd.read_csv(io.StringIO(out))
+    assert t.loc[0, "aftermath"] == "finish"
+    for side in (0, 1):
+        for fate in ("standing", "dead", "dying", "out"):
+            assert f"p_side{side}_{fate}" in t.columns
+            assert f"se_side{side}_{fate}" in t.columns
+    assert "dead_side0" not in t.columns

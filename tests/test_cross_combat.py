@@ -48,6 +48,11 @@ def test_cross_table_exact_has_all_five_systems():
     assert (pistol["p_a"] > 0.5).all()  # the shooter is favoured in every system
     for col in ("one_hit_incap_a_on_b", "one_hit_kill_a_on_b"):
         assert t[col].between(0, 1).all()
+    # the loser's fates (RULES.md "Lethality outcomes", default policy leave) sum to 1
+    # among decided fights in every system (needs engines that fill loser_fate)
+    assert (t["aftermath"] == "leave").all()
+    fates = t[["p_loser_dead", "p_loser_dying", "p_loser_out"]].sum(axis=1)
+    np.testing.assert_allclose(fates, 1.0, atol=1e-9)
 
 
 def test_cross_table_mc_rows_carry_standard_errors_and_agree():
@@ -127,3 +132,49 @@ def test_bad_cross_files(tmp_path, edit, needle):
     with pytest.raises(InputError) as err:
         X.load_cross(p)
     assert needle in str(err.value)
+
+
+def test_labels_name_archetype_overrides_and_weapon():
+    """Issue §4: every table names the gear of each side next to its numbers."""
+    labels = X.load_cross()["labels"]
+    assert labels["melee_equal"]["percentile"] == ("competent (weapon=knife)",) * 2
+    assert labels["melee_equal"]["dice_pool_6"][0] == \
+        "knife_fighter_competent (weapon=light_melee, tactic=focus)"
+    # no weapon override in the file: the archetype's own weapon is named
+    assert labels["melee_equal"]["dice_pool_7"][0] == \
+        "swordsman_competent (weapon=light_melee)"
+
+
+def _hand_stats():
+    """Exact stats per duel: A wins 0.6, B 0.3, neither 0.1; the losers of A's wins end
+    0.3 dead / 0.1 dying / 0.2 out, those of B's wins 0 / 0.1 / 0.2."""
+    from engines.fight import FightStats
+
+    st = FightStats.empty("x", 10, dtype=float)
+    st.outcome[:] = [0.6, 0.3, 0.1]
+    st.rounds[2, 0], st.rounds[3, 1], st.rounds[10, 2] = 0.6, 0.3, 0.1
+    st.standing[0] = [1.0, 1.0]
+    st.loser_fate[:] = [[0.3, 0.1, 0.2], [0.0, 0.1, 0.2]]
+    st.notes["aftermath"] = "leave"
+    return st
+
+
+def test_cross_table_fate_columns_hand_built():
+    """dead 0.3/0.9, dying 0.2/0.9, out 0.4/0.9 among decided fights; exact SE 0;
+    a and b carry the labels; the aftermath column names the policy."""
+    stats = {("melee_equal", s, "exact"): (_hand_stats(), "") for s in SYSTEMS}
+    t = X.cross_table(stats=stats).set_index("system")
+    np.testing.assert_allclose(t["p_loser_dead"], 1 / 3)
+    np.testing.assert_allclose(t["p_loser_dying"], 2 / 9)
+    np.testing.assert_allclose(t["p_loser_out"], 4 / 9)
+    assert (t[["se_loser_dead", "se_loser_dying", "se_loser_out"]] == 0).all().all()
+    assert (t["aftermath"] == "leave").all()
+    assert "p_loser_dies" not in t.columns
+    assert t.loc["middle_3d10", "a"] == "competent (weapon=knife)"
+    with pytest.raises(InputError, match="aftermath leave, not finish"):
+        X.cross_table(stats=stats, aftermath="finish")
+
+
+def test_cross_stats_bad_aftermath():
+    with pytest.raises(InputError, match="aftermath: 'bury' is not allowed"):
+        X.cross_stats(aftermath="bury")

@@ -63,6 +63,95 @@ def test_rounds_between_hand_worked():
     assert reg.metric("mean_rounds")(_stats())[0] == pytest.approx(3.3)
 
 
+def _ten_duels():
+    """10 Monte Carlo duels: side 0 wins 6 (its losers 3 dead, 1 dying, 2 out), side 1
+    wins 3 (1 dead, 0 dying, 2 out), 1 reaches the cap."""
+    st = FightStats.empty("d20_degrees", 10, trials=10)
+    st.outcome[:] = [6, 3, 1]
+    st.rounds[2, 0], st.rounds[3, 1], st.rounds[10, 2] = 6, 3, 1
+    st.standing[0] = [10, 10]
+    st.loser_fate[:] = [[3, 1, 2], [1, 0, 2]]
+    st.loser_fate_sq[:] = st.loser_fate
+    st.loser_dead[:] = [3, 1]
+    return st
+
+
+def test_loser_fate_metrics_hand_worked():
+    """RULES.md "Lethality outcomes": among the 9 decided duels the loser ends dead in
+    3 + 1, dying in 1, out in 2 + 2; SE sqrt(p(1-p)/9) (each duel adds one count); the
+    three sum to 1; exact results carry SE 0."""
+    st = _ten_duels()
+    want = {"p_loser_dead": 4 / 9, "p_loser_dying": 1 / 9, "p_loser_out": 4 / 9}
+    for name, p in want.items():
+        est, se = reg.metric(name)(st)
+        assert est == pytest.approx(p)
+        assert se == pytest.approx(math.sqrt(p * (1 - p) / 9))
+    assert sum(reg.metric(n)(st)[0] for n in want) == pytest.approx(1.0)
+    ex = FightStats.empty("d20_degrees", 10, dtype=np.float64)
+    ex.outcome[:] = [0.5, 0.5, 0.0]
+    ex.standing[0] = [1.0, 1.0]
+    ex.loser_fate[:] = [[0.1, 0.0, 0.4], [0.1, 0.0, 0.4]]
+    assert reg.metric("p_loser_dead")(ex) == pytest.approx((0.2, 0.0))
+    assert reg.metric("p_loser_out")(ex) == pytest.approx((0.8, 0.0))
+    assert "p_loser_dies" not in reg.METRIC_NAMES
+
+
+_ODDS = {"p_hit": 0.5, "p_incapacitate": 0.3, "p_kill": 0.1, "p_dead": 0.12,
+         "p_dying": 0.08, "p_out": 0.1}
+
+
+def _fake_engine(monkeypatch, odds, stats=None):
+    import types
+
+    from analysis import fight_sweep
+
+    mod = types.SimpleNamespace(one_hit=lambda a, b, v: dict(odds),
+                                duel_exact=lambda a, b, v, cap: stats)
+    monkeypatch.setattr(fight_sweep.reg, "engine", lambda system: mod)
+    monkeypatch.setattr(fight_sweep.reg, "fighter", lambda system, spec: spec)
+
+
+def test_one_hit_fate_metrics_read_the_engine_keys(monkeypatch):
+    """p_one_hit_dead / _dying / _out read one_hit's p_dead / p_dying / p_out (exact,
+    SE 0); p_one_hit_kill keeps reading p_kill."""
+    from analysis.fight_sweep import fight_point
+
+    _fake_engine(monkeypatch, _ODDS)
+    for name, key in (("p_one_hit_dead", "p_dead"), ("p_one_hit_dying", "p_dying"),
+                      ("p_one_hit_out", "p_out"), ("p_one_hit_kill", "p_kill")):
+        assert reg.check_metric(name) == name
+        row = fight_point("d20_degrees", "a", "b", {}, 10, name, exact=True)
+        assert (row["metric"], row["se_metric"]) == (_ODDS[key], 0.0)
+
+
+def test_one_hit_fate_metric_missing_from_engine(monkeypatch):
+    from analysis.fight_sweep import fight_point
+
+    _fake_engine(monkeypatch, {"p_hit": 0.5, "p_incapacitate": 0.3, "p_kill": 0.1})
+    with pytest.raises(InputError, match=r"p_one_hit_dying.*'p_dying'"):
+        fight_point("d20_degrees", "a", "b", {}, 10, "p_one_hit_dying", exact=True)
+
+
+def test_fight_point_row_has_every_fate(monkeypatch):
+    """A sweep row carries the loser's fates with SEs, the one-hit fates and the policy."""
+    from analysis.fight_sweep import fight_point
+
+    ex = FightStats.empty("d20_degrees", 10, dtype=np.float64)
+    ex.outcome[:] = [0.6, 0.4, 0.0]
+    ex.rounds[1, 0], ex.rounds[1, 1] = 0.6, 0.4
+    ex.standing[0] = [1.0, 1.0]
+    ex.loser_fate[:] = [[0.3, 0.1, 0.2], [0.0, 0.0, 0.4]]
+    _fake_engine(monkeypatch, _ODDS, ex)
+    row = fight_point("d20_degrees", "a", "b", {}, 10, "p_loser_dying", exact=True)
+    assert row["metric"] == pytest.approx(0.1)
+    assert row["p_loser_dead"] == pytest.approx(0.3)
+    assert row["p_loser_out"] == pytest.approx(0.6)
+    assert row["se_p_loser_out"] == 0.0
+    assert row["aftermath"] == "leave"
+    assert (row["p_one_hit_dead"], row["p_one_hit_dying"], row["p_one_hit_out"]) \
+        == (0.12, 0.08, 0.1)
+
+
 @pytest.mark.parametrize("bad", ["p_rounds_between", "p_rounds_between:5:3",
                                  "p_rounds_between:a:b", "p_rounds_between:1:2:3", "p_win"])
 def test_bad_metric_names(bad):
@@ -378,6 +467,12 @@ def test_cli_run_even_duels_scenario(tmp_path, capsys):
     assert np.allclose(t["p_side0"], 0.5, atol=1e-9)
     assert (t["se_p_side0"] == 0).all()
     assert (t["mean_rounds"] >= 1).all()
+    # each side is named with its weapon (issue §4: the percentile duel uses a bat here)
+    row = t.set_index("system").loc["percentile"]
+    assert row["a"] == row["b"] == "competent (weapon=bat)"
+    assert (t["aftermath"] == "leave").all()
+    fates = t[["p_loser_dead", "p_loser_dying", "p_loser_out"]].sum(axis=1)
+    assert np.allclose(fates, 1.0, atol=1e-9)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

@@ -122,7 +122,7 @@ def test_combat_sandbox_notebook_runs(monkeypatch):
     nb = _execute("combat_sandbox.ipynb", monkeypatch)
     html = "\n".join(_outputs(nb, "text/html"))
     text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
-    for column in ("p_side0", "se_side0", "p_loser_dies", "p_incapacitate", "z_side0"):
+    for column in ("p_side0", "se_side0", "p_loser_dead", "p_incapacitate", "z_side0"):
         assert column in html
     assert ">exact<" in html  # method "both": an exact row ...
     assert ">mc<" in html  # ... and a Monte Carlo row with its SE and z-score

@@ -124,6 +124,72 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []  # no partial output
 
 
+def test_settings_reject_unknown_aftermath():
+    with pytest.raises(InputError, match="--aftermath: 'bury' is not allowed"):
+        ReportSettings(aftermath="bury")
+
+
+def test_cli_aftermath_reaches_settings_and_command(tmp_path, capsys):
+    from analysis.cli import build_parser
+    from analysis.cli_report import settings_from_args
+
+    parse = build_parser().parse_args
+    assert settings_from_args(parse(["report"])).aftermath == "leave"
+    s = settings_from_args(parse(["report", "--aftermath", "first_aid"]))
+    assert s.aftermath == "first_aid"
+    assert "--aftermath first_aid" in s.command
+    assert main(["report", "--aftermath", "bury", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "--aftermath" in err[0]
+    assert "bury" in err[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def _fates_frame(rows):
+    import pandas as pd
+
+    cols = ("system", "method", "p_loser_dead", "p_loser_dying", "p_loser_out")
+    frame = pd.DataFrame([dict(zip(cols, r, strict=True)) for r in rows])
+    for fate in ("dead", "dying", "out"):
+        frame[f"se_loser_{fate}"] = 0.0
+    frame["aftermath"] = "leave"
+    return frame.set_index("system")
+
+
+def test_fate_reading_comes_from_the_numbers():
+    """RULES.md "Lethality outcomes": which systems never leave the loser dead is read
+    from the columns, not written in: here middle_3d10 does kill (10%) and is not
+    listed; percentile leaves half its losers dying."""
+    frame = _fates_frame([
+        ("dice_pool_7", "exact", 0.2, 0.0, 0.8), ("middle_3d10", "exact", 0.1, 0.3, 0.6),
+        ("dice_pool_6", "exact", 0.0, 0.0, 1.0), ("percentile", "exact", 0.0, 0.5, 0.5),
+        ("d20_degrees", "exact", 0.0, 0.0, 1.0)])
+    text = S.fate_reading(frame)
+    assert "(aftermath “leave” in every system)" in text
+    assert "dice_pool_7 20.0% dead / 0.0% dying / 80.0% out" in text
+    assert "The loser ends dead most often in dice_pool_7 (20.0%)" in text
+    assert ("in dice_pool_6, percentile, d20_degrees the loser never ends dead (it is "
+            "dying or out)") in text
+    only_out = S.fate_reading(frame.drop(index="percentile"))
+    assert "in dice_pool_6, d20_degrees the loser never ends dead (it is always out)" \
+        in only_out
+    none = S.fate_reading(frame.assign(p_loser_dead=0.0))
+    assert "In no system does the loser end dead under this policy" in none
+
+
+def test_fate_reading_monte_carlo_rows_carry_two_se():
+    frame = _fates_frame([("percentile", "mc", 0.25, 0.25, 0.5)])
+    frame["se_loser_dead"] = 0.01
+    assert "25.0% dead (± 2.0)" in S.fate_reading(frame)
+
+
+def test_assumptions_name_the_aftermath_policy():
+    small = ReportSettings(systems=("percentile",), trials=200)
+    text = " ".join(S.section_assumptions(small).reading)
+    assert "aftermath “leave” — no one helps the fallen" in text
+
+
 def test_cli_se_sets_trials():
     from analysis.cli import build_parser
     from analysis.cli_report import settings_from_args
@@ -399,7 +465,14 @@ def test_combat_readings_and_variants(page, settings):
     even = cross[cross["matchup"] == "melee_equal"].set_index("system")
     longest = even["rounds_mean"].idxmax()
     text = " ".join(S.section_combat_duels(settings).reading)
-    assert f"fights last longest in {longest} ({even.loc[longest, 'rounds_mean']:.1f}" in text
+    # ... naming each side's archetype, overrides and weapon next to the number (issue §4)
+    assert (f"fights last longest in {longest} ({even.loc[longest, 'a']} against "
+            f"{even.loc[longest, 'b']}: {even.loc[longest, 'rounds_mean']:.2f}") in text
+    # the loser's fates come from the numbers, under the policy the report names
+    assert "aftermath “leave” in every system" in text
+    never = [s for s in even.index if even.loc[s, "p_loser_dead"] <= 1e-12]
+    if never:
+        assert f"in {', '.join(never)} the loser never ends dead" in text
     head, rows = _table(page, "assumptions")
     listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
     for system in SYSTEMS:
