@@ -32,7 +32,9 @@ Rules implemented (ids from RULES.md section B):
 Combat gaps introduced here (not settled by the seed): **B-g7** drama timing, **B-g8**
 critical benefit, **B-g9** target choice with several opponents (``targeting``).
 
-The surprise round, when there is one, is round 1 of the fight (it counts toward the cap).
+The surprise round, when there is one, is round 0 — the seed puts it "antes da primeira
+rodada normal" (B6) — so it does not count against the round cap and a fight it decides
+ends in round 0.
 
 Exact duels (:func:`duel_exact`) cover 1 vs 1 with every rule above: the state is (damage
 of each, drama points of each) — at most (3·10)² · 21² live states, small enough to run
@@ -40,8 +42,30 @@ without restriction. Several combatants per side are Monte Carlo only: the exact
 would be the product of every combatant's track and drama, times the initiative order
 and the random target choice (B-g9), which grows exponentially with the head count.
 
-The seed has no death rule: "dying" (B9) is unconsciousness with risk of death, so
-``deaths`` and ``loser_dead`` of every result stay 0 and every loser is dying.
+Lethality outcomes (RULES.md "Lethality outcomes", variant ``aftermath``). Only a dying
+combatant (3 × Vigor, B9, or a failed B10 check) is fallen: an incapacitated one (−5)
+still acts, so no one leaves a fight "out" except by stabilising. The seed's words are
+"Moribundo | 3×Vigor (Resistência zerada) | inconsciente, risco de morte"; it gives no
+clock for dying, no death rule and no stabilising rule (B11 only mentions a dying
+character who "se estabiliza"). Gaps:
+
+- **B-g10** ``untreated_dying`` (default ``dying``): a dying combatant nobody helps or
+  finishes stays dying — "risk" of death is not death, and the seed resolves it by no
+  rule; ``dead`` / ``out`` are the pessimistic / optimistic readings.
+- **B-g11** ``dying_damage`` (default ``any``): new damage on a dying combatant kills —
+  its Resistance is already zero, no points are left to absorb it; ``massive``: only a
+  hit ≥ Vigor that fails the B10 check kills. The overshoot of the hit that drops a
+  combatant does not kill (the track ends at dying), so the fight itself kills no one.
+- **B-g12** ``helpless_defense`` (default ``incapacitated``): a dying target's Defense is
+  Defense − 5 (the last penalty B9 gives), − 3 more if it never acted (B6); ``auto_hit``.
+- **B-g13** ``finish_rounds`` (default 10): aftermath rounds in which the standing winners
+  strike dying foes (plain attacks, no drama points).
+- **B-g14** ``aid_total`` (6), ``aid_difficulty`` (15), ``aid_tries`` (1): the
+  stabilising check of ``first_aid`` — a B1 check of an average person (3 + 3) at the
+  average difficulty (B2); success → out.
+
+The aftermath draws from its own random stream (seed spawn key ``_AFTERMATH_STREAM``), so
+outcome, rounds, hits and standing are the same under every aftermath policy.
 
 A combatant reaches the kernels as one int64 row (see :meth:`Combatant.row`).
 """
@@ -57,8 +81,18 @@ from numba import njit, prange
 from .combat_shared import merge_standing, run_chunks, sort_desc
 from .config import INLINE, JIT, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_side
-from .rng import Seed, bounded, d10
+from .fight import (
+    AFTERMATHS,
+    DAMAGE_BINS,
+    FATES,
+    ROUND_CAP,
+    SIDE_FATES,
+    FightStats,
+    check_aftermath,
+    check_round_cap,
+    check_side,
+)
+from .rng import Seed, bounded, chunk_states, d10, normalize_seed, plan_chunks
 from .variants import variant
 
 SYSTEM = "middle_3d10"
@@ -72,7 +106,12 @@ TACTICS = {"never": 0, "early": 1, "late": 2}  # B4 drama tactic
 (TRAIT, SKILL, STR, VIGOR, DEFENSE, REFLEX, MASK, RANGED, DRAMA, TACTIC, AWARE) = range(11)
 N_FIELDS = 11
 # rule array
-R_INIT, R_TIMING, R_CRIT, R_DOUBLES, R_MASSIVE_VIGOR, R_TARGET = range(6)
+(R_INIT, R_TIMING, R_CRIT, R_DOUBLES, R_MASSIVE_VIGOR, R_TARGET, R_AFTER, R_UNTREATED,
+ R_DYING_DMG, R_HELPLESS, R_FINISH, R_AID_TOTAL, R_AID_DIFF, R_AID_TRIES) = range(14)
+HELPLESS_PENALTY = 5  # B-g12: the incapacitated penalty of B9 carried on to a dying target
+# per-combatant fate codes in the kernels: the index in fight.SIDE_FATES
+F_STANDING, F_DEAD, F_DYING, F_OUT = range(4)
+A_LEAVE, A_FIRST_AID, A_FINISH = range(3)  # fight.AFTERMATHS order
 
 
 @dataclass(frozen=True)
@@ -98,16 +137,56 @@ class Variants:
     targeting: str = variant("first", rule="B-g9", doc="with several opponents, attack the first "
                              "one still standing, a random one, or the most damaged",
                              choices=("first", "random", "weakest"))
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
+                             "fallen when a fight ends: no one helps ('leave'), the winners try "
+                             "to stabilise every fallen combatant ('first_aid', B-g14), or they "
+                             "strike fallen foes until dead ('finish', B-g11…B-g13)",
+                             choices=AFTERMATHS)
+    untreated_dying: str = variant("dying", rule="B-g10", doc="what becomes of a dying "
+                                   "combatant (B9) nobody helps or finishes: the seed gives "
+                                   "only 'risco de morte' and no clock, so it stays 'dying'; "
+                                   "or it dies ('dead'), or stabilises on its own ('out')",
+                                   choices=("dying", "dead", "out"))
+    dying_damage: str = variant("any", rule="B-g11", doc="what new damage does to a dying "
+                                "combatant (Resistance already zero, B9): any damage kills "
+                                "('any'), or only a hit ≥ Vigor that fails the B10 check "
+                                "('massive')", choices=("any", "massive"))
+    helpless_defense: str = variant("incapacitated", rule="B-g12", doc="Defense of a dying "
+                                    "(unconscious) target: Defense − 5, the last penalty B9 "
+                                    "gives, and − 3 more if it never acted (B6) "
+                                    "('incapacitated'); or every strike hits ('auto_hit')",
+                                    choices=("incapacitated", "auto_hit"))
+    finish_rounds: int = variant(10, rule="B-g13", doc="aftermath 'finish': rounds in which "
+                                 "each standing winner strikes a dying foe (1..1000)")
+    aid_total: int = variant(6, rule="B-g14", doc="aftermath 'first_aid': characteristic + "
+                             "skill of the aider's stabilising check (B1; an average person "
+                             "3 + 3)")
+    aid_difficulty: int = variant(15, rule="B-g14", doc="aftermath 'first_aid': difficulty of "
+                                  "the stabilising check (B2 average, 15)")
+    aid_tries: int = variant(1, rule="B-g14", doc="aftermath 'first_aid': stabilising checks "
+                             "per fallen combatant (1..20)")
 
     def check(self) -> None:
         if not isinstance(self.crit_bonus, int) or not 0 <= self.crit_bonus <= 30:
             raise InputError(f"variant crit_bonus: expected 0..30, got {self.crit_bonus!r}")
+        check_aftermath(self.aftermath)
+        for name, lo, hi in (("finish_rounds", 1, 1000), ("aid_total", 0, 40),
+                             ("aid_difficulty", 1, 40), ("aid_tries", 1, 20)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise InputError(f"variant {name}: expected {lo}..{hi}, got {v!r}")
 
     def rule(self) -> np.ndarray:
+        self.check()
         return np.array([int(self.initiative == "reflex"), int(self.drama_timing == "before"),
                          self.crit_bonus, int(self.doubles),
                          int(self.massive_traits == "c_plus_vigor"),
-                         ("first", "random", "weakest").index(self.targeting)], dtype=np.int64)
+                         ("first", "random", "weakest").index(self.targeting),
+                         AFTERMATHS.index(self.aftermath),
+                         SIDE_FATES.index(self.untreated_dying),
+                         int(self.dying_damage == "massive"),
+                         int(self.helpless_defense == "auto_hit"), self.finish_rounds,
+                         self.aid_total, self.aid_difficulty, self.aid_tries], dtype=np.int64)
 
 
 DEFAULT = Variants()
@@ -308,7 +387,12 @@ def _order(s, cmb, rule, key, order):
 @njit(**INLINE)
 def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, rounds,
            standing, tail, hits):
-    """One whole fight; adds it to the histograms."""
+    """One whole fight; adds it to the histograms and returns the winning side (2: none).
+
+    B6: the surprise round, when there is one, is round 0 — "antes da primeira rodada
+    normal" — so it is not counted against the cap; ``standing`` row 0 stays the start
+    and row k is "after normal round k" (the surprise round's casualties included).
+    """
     n = cmb.shape[0]
     n_bins = hits.shape[0]
     for i in range(n):
@@ -326,12 +410,12 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
         up[side[i]] += 1
     winner = 2
     last = cap
-    for r in range(1, cap + 1):
+    for r in range(0 if surprise else 1, cap + 1):
         for k in range(n):
             i = order[k]
             if dmg[i] >= 3 * cmb[i, VIGOR]:
                 continue
-            if surprise and r == 1 and cmb[i, AWARE] == 0:
+            if r == 0 and cmb[i, AWARE] == 0:
                 continue
             j = _target(s, cmb, side, rule, i, dmg)
             d = _attack(s, cmb, rule, i, j, dmg, drama, acted)
@@ -344,8 +428,9 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
                     if up[side[j]] == 0:
                         winner = side[i]
                         break
-        standing[r, 0] += up[0]
-        standing[r, 1] += up[1]
+        if r > 0:
+            standing[r, 0] += up[0]
+            standing[r, 1] += up[1]
         if winner != 2:
             last = r
             break
@@ -353,47 +438,184 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
     tail[last, 1] += up[1]
     outcome[winner] += 1
     rounds[last, winner] += 1
+    return winner
 
 
 @njit(**INLINE)
-def _chunk(s_in, cmb, side, rule, cap, n_trials, o_out, rd_out, st_out, tl_out, h_out):
+def _check(s, mod, difficulty, doubles):
+    """B1 + B3: 3d10, C + ``mod`` ≥ ``difficulty``; two 10s pass, two 1s fail."""
+    a, b, c = d10(s), d10(s), d10(s)
+    _, mid, _ = _sorted3(a, b, c)
+    sp = _special(a, b, c, doubles)
+    return sp == 1 or (sp == 0 and mid + mod >= difficulty)
+
+
+@njit(**INLINE)
+def _strike(s, cmb, rule, i, j, dmg, acted):
+    """Aftermath ``finish``: one plain attack (B1, B3, B7, B8; no drama) of standing ``i``
+    on dying ``j``; True when it kills ``j``.
+
+    B-g12 the helpless Defense: Defense − 5, and − 3 more if ``j`` never acted (B6), or
+    every strike hits; B-g11: any damage kills a dying combatant, or only a hit ≥ Vigor
+    that fails the B10 check (difficulty 12, traits by B-g6).
+    """
+    a, b, c = d10(s), d10(s), d10(s)
+    lo, mid, hi = _sorted3(a, b, c)
+    sp = _special(a, b, c, rule[R_DOUBLES])
+    if rule[R_HELPLESS] == 0:
+        mod = cmb[i, TRAIT] + cmb[i, SKILL] - _penalty(dmg[i], cmb[i, VIGOR])
+        defense = cmb[j, DEFENSE] - HELPLESS_PENALTY
+        if acted[j] == 0:
+            defense -= FLAT_FOOTED
+        if not (sp == 1 or (sp == 0 and mid + mod >= defense)):
+            return False
+    bonus = cmb[i, SKILL] // 4 if cmb[i, RANGED] != 0 else (cmb[i, STR] + cmb[i, SKILL]) // 4
+    d = _dice_damage(lo, mid, hi, cmb[i, MASK]) + bonus
+    if sp == 1:
+        d += rule[R_CRIT]
+    if rule[R_DYING_DMG] == 0:
+        return d > 0
+    v = cmb[j, VIGOR]
+    if d < v:
+        return False
+    return not _check(s, v if rule[R_MASSIVE_VIGOR] != 0 else 0, MASSIVE_DIFFICULTY,
+                      rule[R_DOUBLES])
+
+
+@njit(**INLINE)
+def _aftermath(s, cmb, side, rule, winner, dmg, acted, order, fate):
+    """Lethality outcomes: the fate of every combatant once the fight is over.
+
+    Fallen = dying (damage 3 × Vigor, B9/B10): the only combatants who cannot act; an
+    incapacitated combatant (−5) still fights. ``leave`` (and every fight stopped at the
+    cap): the dying follow B-g10. ``first_aid``: every fallen combatant of both sides gets
+    up to ``aid_tries`` stabilising checks (B-g14; success → out, B11 "se estabiliza").
+    ``finish``: for up to ``finish_rounds`` rounds (B-g13) each standing winner, in
+    initiative order, strikes the first dying foe (B-g11, B-g12); the winners' own fallen
+    are left. Draws come from the aftermath's own stream ``s``.
+    """
+    n = cmb.shape[0]
+    for i in range(n):
+        fate[i] = F_DYING if dmg[i] >= 3 * cmb[i, VIGOR] else F_STANDING
+    policy = rule[R_AFTER] if winner != 2 else A_LEAVE
+    if policy == A_FIRST_AID:
+        for i in range(n):
+            if fate[i] == F_DYING:
+                for _ in range(rule[R_AID_TRIES]):
+                    if _check(s, rule[R_AID_TOTAL], rule[R_AID_DIFF], rule[R_DOUBLES]):
+                        fate[i] = F_OUT
+                        break
+    elif policy == A_FINISH:
+        for _ in range(rule[R_FINISH]):
+            left = False
+            for k in range(n):
+                i = order[k]
+                if side[i] != winner or fate[i] != F_STANDING:
+                    continue
+                j = -1
+                for t in range(n):
+                    if side[t] != winner and fate[t] == F_DYING:
+                        j = t
+                        break
+                if j < 0:
+                    break
+                left = True
+                if _strike(s, cmb, rule, i, j, dmg, acted):
+                    fate[j] = F_DEAD
+            if not left:
+                break
+    for i in range(n):
+        if fate[i] == F_DYING:
+            fate[i] = rule[R_UNTREATED]
+
+
+@njit(**INLINE)
+def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq, fates,
+           fates_sq):
+    """Add one fight's fates to the lethality histograms (see :mod:`engines.fight`)."""
+    cnt[:] = 0
+    for i in range(side.shape[0]):
+        cnt[side[i], fate[i]] += 1
+    for sd in range(2):
+        for f in range(4):
+            fates[sd, f] += cnt[sd, f]
+            fates_sq[sd, f] += cnt[sd, f] * cnt[sd, f]
+    if winner < 2:
+        lo = 1 - winner
+        for f in range(1, 4):
+            loser_fate[winner, f - 1] += cnt[lo, f]
+            loser_fate_sq[winner, f - 1] += cnt[lo, f] * cnt[lo, f]
+        if cnt[lo, F_DEAD] == size[lo]:
+            loser_dead[winner] += 1
+
+
+@njit(**INLINE)
+def _chunk(s_in, a_in, cmb, side, rule, cap, n_trials, o_out, rd_out, st_out, tl_out, h_out,
+           ld_out, lf_out, lfs_out, f_out, fs_out):
     """``n_trials`` fights of one work item, inlined into the parallel loop: measured about
     3–5× faster than a separate compiled call (at the price of a longer first compile,
-    cached afterwards)."""
+    cached afterwards). ``a_in`` is the aftermath's own stream, so the fights draw the
+    same numbers under every aftermath policy."""
     s = s_in.copy()
+    a = a_in.copy()
     n = cmb.shape[0]
     dmg = np.zeros(n, dtype=np.int64)
     drama = np.zeros(n, dtype=np.int64)
     acted = np.zeros(n, dtype=np.int64)
     key = np.zeros(n, dtype=np.int64)
     order = np.zeros(n, dtype=np.int64)
+    fate = np.zeros(n, dtype=np.int64)
     up = np.zeros(2, dtype=np.int64)
+    size = np.zeros(2, dtype=np.int64)
+    for i in range(n):
+        size[side[i]] += 1
+    cnt = np.zeros((2, 4), dtype=np.int64)
     o = np.zeros(3, dtype=np.int64)
     rd = np.zeros((cap + 1, 3), dtype=np.int64)
     st = np.zeros((cap + 1, 2), dtype=np.int64)
     tl = np.zeros((cap + 1, 2), dtype=np.int64)
     h = np.zeros(h_out.shape[0], dtype=np.int64)
+    ld = np.zeros(2, dtype=np.int64)
+    lf = np.zeros((2, 3), dtype=np.int64)
+    lfs = np.zeros((2, 3), dtype=np.int64)
+    fs = np.zeros((2, 4), dtype=np.int64)
+    fss = np.zeros((2, 4), dtype=np.int64)
     for _ in range(n_trials):
-        _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h)
+        w = _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h)
+        _aftermath(a, cmb, side, rule, w, dmg, acted, order, fate)
+        _tally(side, fate, w, size, cnt, ld, lf, lfs, fs, fss)
     o_out[:] = o
     rd_out[:] = rd
     st_out[:] = st
     tl_out[:] = tl
     h_out[:] = h
+    ld_out[:] = ld
+    lf_out[:] = lf
+    lfs_out[:] = lfs
+    f_out[:] = fs
+    fs_out[:] = fss
 
 
 @njit(**PJIT)
-def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, standing, tail, hits):
+def _mc_kernel(cmb, side, rule, cap, astates, trials, states, outcome, rounds, standing, tail,
+               hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq):
     for item in prange(trials.size):
         s = states[item].copy()
-        _chunk(s, cmb, side, rule, cap, trials[item], outcome[item], rounds[item],
-               standing[item], tail[item], hits[item])
+        a = astates[item].copy()
+        _chunk(s, a, cmb, side, rule, cap, trials[item], outcome[item], rounds[item],
+               standing[item], tail[item], hits[item], loser_dead[item], loser_fate[item],
+               loser_fate_sq[item], fates[item], fates_sq[item])
+
+
+#: Spawn key appended to the user's seed for the aftermath's own random stream.
+_AFTERMATH_STREAM = 0xAF7E
 
 
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
              seed: Seed = None, variants: Variants = DEFAULT,
              round_cap: int = ROUND_CAP) -> FightStats:
-    """Monte Carlo of whole N-vs-M fights (B1, B3, B4, B6–B11, B-g4…B-g9).
+    """Monte Carlo of whole N-vs-M fights (B1, B3, B4, B6–B11, B-g4…B-g14) with the
+    lethality outcomes of the ``aftermath`` variant (fates, loser_fate, loser_dead, deaths).
 
     Examples
     --------
@@ -404,12 +626,19 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
     s0 = check_side(side0, "side 0", Combatant, SYSTEM)
     s1 = check_side(side1, "side 1", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
+    rule = variants.rule()
     cmb = np.stack([c.row() for c in s0 + s1])
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
-    out, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap)),
-                           SYSTEM, trials, seed, round_cap,
-                           ("outcome", "rounds", "standing", "tail", "hits"))
+    n_chunks, _ = plan_chunks(trials)
+    ss = normalize_seed(seed)
+    astates = chunk_states(np.random.SeedSequence(ss.entropy, spawn_key=(
+        *ss.spawn_key, _AFTERMATH_STREAM), pool_size=ss.pool_size), n_chunks)
+    out, sums = run_chunks(_mc_kernel, (cmb, side, rule, np.int64(round_cap), astates),
+                           SYSTEM, trials, ss, round_cap,
+                           ("outcome", "rounds", "standing", "tail", "hits", "loser_dead",
+                            "loser_fate", "loser_fate_sq", "fates", "fates_sq"))
     merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
+    out.deaths[:] = out.fates[:, F_DEAD]
     out.notes.update(_NOTES)
     return out
 
@@ -420,8 +649,8 @@ def duel_mc(a: Combatant, b: Combatant, trials: int = 100_000, seed: Seed = None
     return fight_mc([a], [b], trials, seed, variants, round_cap)
 
 
-_NOTES = {"death": "the seed has no death rule (B9 dying = unconscious, risk of death): "
-          "deaths and loser_dead are 0; every loser is dying",
+_NOTES = {"death": "the seed has no death rule (B9 dying = unconscious, 'risco de morte'): "
+          "deaths come only from the aftermath (B-g10 untreated dying, B-g11 finish)",
           "b11": "B11 temporary vs consolidated damage only matters after rest; one fight "
           "tracks one damage total"}
 
@@ -481,6 +710,53 @@ def _massive_pass(vigor: int, variants: Variants) -> float:
     return float(((sp == 1) | ((sp == 0) & (total >= MASSIVE_DIFFICULTY))).mean())
 
 
+def _check_pass(mod: int, difficulty: int, doubles: bool) -> float:
+    """B1 + B3: P(C + ``mod`` ≥ ``difficulty``), two 10s always pass, two 1s never."""
+    sp = _special_all(doubles)
+    return float(((sp == 1) | ((sp == 0) & (_MID + mod >= difficulty))).mean())
+
+
+def _kill_chance(att: Combatant, tgt: Combatant, penalty: int, flat: bool,
+                 variants: Variants) -> float:
+    """Aftermath ``finish``: P(one strike kills the dying ``tgt``) (B-g11, B-g12), the
+    attacker carrying its own wound ``penalty`` (B9); ``flat``: ``tgt`` never acted (B6)."""
+    sp = _special_all(variants.doubles)
+    if variants.helpless_defense == "auto_hit":
+        hit = np.ones(1000, dtype=bool)
+    else:
+        defense = tgt.defense - HELPLESS_PENALTY - FLAT_FOOTED * int(flat)
+        hit = (sp == 1) | ((sp == 0) & (_MID + att.trait + att.combat - penalty >= defense))
+    mask = att.mask
+    d = _LO * (mask & 1) + _MID * ((mask >> 1) & 1) + _HI * ((mask >> 2) & 1)
+    d = d + att.damage_bonus + variants.crit_bonus * (sp == 1)
+    if variants.dying_damage == "any":
+        return float((hit & (d > 0)).mean())
+    return float((hit & (d >= tgt.vigor)).mean()) * (1.0 - _massive_pass(tgt.vigor, variants))
+
+
+def fate_probs(winner: Combatant, loser: Combatant, variants: Variants = DEFAULT,
+               penalty: int = 0, flat: bool = False) -> np.ndarray:
+    """Lethality outcomes of one dying ``loser`` (B9/B10) of a 1-vs-1 fight:
+    P(dead), P(dying), P(out) once the ``aftermath`` is over (exact).
+
+    ``leave``: B-g10 (``untreated_dying``); ``first_aid``: ``aid_tries`` checks of C +
+    ``aid_total`` ≥ ``aid_difficulty`` (B-g14), a success stabilises (out); ``finish``: up
+    to ``finish_rounds`` strikes of ``winner`` (wound ``penalty``, B9) each killing with
+    :func:`_kill_chance` (B-g11…B-g13). Whatever help fails leaves the fighter to B-g10.
+    """
+    variants.check()
+    untreated = np.array([f == variants.untreated_dying for f in FATES], dtype=float)
+    if variants.aftermath == "leave":
+        return untreated
+    if variants.aftermath == "first_aid":
+        q = _check_pass(variants.aid_total, variants.aid_difficulty, variants.doubles)
+        p = 1.0 - (1.0 - q) ** variants.aid_tries
+        return p * np.array([0.0, 0.0, 1.0]) + (1.0 - p) * untreated
+    k = _kill_chance(winner, loser, penalty, flat, variants)
+    p = 1.0 - (1.0 - k) ** variants.finish_rounds
+    return p * np.array([1.0, 0.0, 0.0]) + (1.0 - p) * untreated
+
+
 def attack_damage(attacker: Combatant, target: Combatant, variants: Variants = DEFAULT,
                   flat_footed: bool = False, drama: bool = False) -> np.ndarray:
     """Exact damage distribution of one attack (B1, B3, B4, B6–B8); index 0 = miss.
@@ -495,11 +771,12 @@ def attack_damage(attacker: Combatant, target: Combatant, variants: Variants = D
 
 
 @njit(**JIT)
-def _half_step(prob, table, flat, tactic, va, vt, q_massive, new, hits):
+def _half_step(prob, table, flat, tactic, va, vt, q_massive, new, hits, down_by):
     """One attack (attacker axis 0 / 2, target axis 1 / 3) on every live state.
 
     ``prob[da, dt, pa, pt]``; writes the surviving mass to ``new`` and returns the mass
-    whose target fell to dying (B9, B10).
+    whose target fell to dying (B9, B10), also added to ``down_by[attacker health state]``
+    (its wound penalty carries into the aftermath).
     """
     n_a, n_t, n_pa, n_pt = prob.shape
     n_bins = table.shape[5]
@@ -526,9 +803,11 @@ def _half_step(prob, table, flat, tactic, va, vt, q_massive, new, hits):
                             dt2 = dt + d
                             if dt2 >= 3 * vt:
                                 down += w
+                                down_by[ia] += w
                             elif d >= vt:
                                 new[da, dt2, pa2, pt] += w * q_massive
                                 down += w * (1.0 - q_massive)
+                                down_by[ia] += w * (1.0 - q_massive)
                             else:
                                 new[da, dt2, pa2, pt] += w
     return down
@@ -552,15 +831,19 @@ def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                round_cap: int = ROUND_CAP) -> FightStats:
-    """Exact 1-vs-1 fight as an absorbing Markov chain (B1, B3, B4, B6–B11, B-g4…B-g8).
+    """Exact 1-vs-1 fight as an absorbing Markov chain (B1, B3, B4, B6–B11, B-g4…B-g14).
 
     The state is (damage of a, damage of b, drama of a, drama of b); who has acted
     (flat-footed, B6) is the same in every live state, given the initiative order and the
-    round, so the chain is run once per order and mixed by P(order).
+    round, so the chain is run once per order and mixed by P(order). A surprise round is
+    round 0 (B6, not counted against the cap). The mass absorbed when the loser falls is
+    split by the winner's health state (B9) and the loser's flat-footedness (B6), and the
+    aftermath turns it into fates in closed form (:func:`fate_probs`).
     """
     check_side([a], "a", Combatant, SYSTEM)
     check_side([b], "b", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
+    variants.check()
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
     p_a = _p_first(a, b, variants)
     surprise_a = a.aware and not b.aware
@@ -569,6 +852,8 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     tab = {0: _attack_table(a, b, variants, n_bins), 1: _attack_table(b, a, variants, n_bins)}
     qm = {0: _massive_pass(b.vigor, variants), 1: _massive_pass(a.vigor, variants)}
     cmb = (a, b)
+    fate = {(att, ia, flat): fate_probs(cmb[att], cmb[1 - att], variants, pen, bool(flat))
+            for att in (0, 1) for ia, pen in enumerate(PENALTY) for flat in (0, 1)}
     hits = np.zeros(DAMAGE_BINS)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
         if weight == 0.0:
@@ -579,44 +864,62 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         acted = [False, False]
         lost = [0.0, 0.0]
         out.standing[0] += weight
-        for r in range(1, round_cap + 1):
+        surprise = surprise_a or surprise_b
+        for r in range(0 if surprise else 1, round_cap + 1):
             order = [first, 1 - first]
-            if r == 1 and (surprise_a or surprise_b):
+            if r == 0:
                 order = [0] if surprise_a else [1]
             for att in order:
                 tgt = 1 - att
+                flat = int(not acted[tgt])
                 view = prob if att == 0 else np.ascontiguousarray(prob.transpose(1, 0, 3, 2))
                 new = np.zeros_like(view)
-                down = _half_step(view, tab[att], int(not acted[tgt]),
-                                  TACTICS[cmb[att].drama_tactic], cmb[att].vigor,
-                                  cmb[tgt].vigor, qm[att], new, hits)
+                down_by = np.zeros(3)
+                down = _half_step(view, tab[att], flat, TACTICS[cmb[att].drama_tactic],
+                                  cmb[att].vigor, cmb[tgt].vigor, qm[att], new, hits, down_by)
                 prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
                 acted[att] = True
                 out.outcome[att] += down
                 out.rounds[r, att] += down
                 lost[tgt] += down
-            out.standing[r] += [weight - lost[0], weight - lost[1]]
+                for ia in range(3):
+                    f = down_by[ia] * fate[att, ia, flat]
+                    out.loser_fate[att] += f
+                    out.fates[tgt, 1:] += f
+                    out.fates[att, 0] += down_by[ia]
+                    out.loser_dead[att] += f[0]
+            if r > 0:
+                out.standing[r] += [weight - lost[0], weight - lost[1]]
         alive = prob.sum()
         out.outcome[2] += alive
         out.rounds[round_cap, 2] += alive
+        out.fates[:, 0] += alive
     out.hits[:] = hits
+    out.loser_fate_sq[:] = out.loser_fate  # one loser per duel: counts are 0 or 1
+    out.fates_sq[:] = out.fates
+    out.deaths[:] = out.fates[:, 1]
     out.notes.update(_NOTES)
     return out
 
 
 def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None,
             flat_footed: bool = False) -> dict:
-    """What one attack does to an unhurt target (B1, B3, B6–B10).
+    """What one attack does to an unhurt target (B1, B3, B6–B10, lethality outcomes).
 
     ``p_hit``: the attack succeeds (B7, B3); ``p_incapacitate``: the target cannot act
     any more — the damage reaches 3 × Vigor (dying, B9), or reaches Vigor and the massive
-    damage check fails (B10, B-g6); ``p_kill``: 0 — the seed has no death rule (dying is
-    unconscious with risk of death). ``flat_footed`` as in :func:`attack_damage` (B6).
+    damage check fails (B10, B-g6); ``p_kill``: 0 — the hit itself never kills (the seed
+    has no death rule: dying is unconscious with risk of death). ``p_dead``, ``p_dying``,
+    ``p_out``: the target is dropped and then ends dead / dying / out under the
+    ``aftermath`` variant (:func:`fate_probs`, the attacker unhurt; they sum to
+    ``p_incapacitate``). ``flat_footed`` as in :func:`attack_damage` (B6).
     """
     v = DEFAULT if variants is None else variants
     p = attack_damage(attacker, target, v, flat_footed=flat_footed)
     d = np.arange(p.size)
     vig = target.vigor
     massive = (d >= vig) & (d < 3 * vig)
-    out = p[d >= 3 * vig].sum() + p[massive].sum() * (1.0 - _massive_pass(vig, v))
-    return {"p_hit": float(1.0 - p[0]), "p_incapacitate": float(out), "p_kill": 0.0}
+    out = float(p[d >= 3 * vig].sum() + p[massive].sum() * (1.0 - _massive_pass(vig, v)))
+    fate = out * fate_probs(attacker, target, v, 0, flat_footed)
+    return {"p_hit": float(1.0 - p[0]), "p_incapacitate": out, "p_kill": 0.0,
+            "p_dead": float(fate[0]), "p_dying": float(fate[1]), "p_out": float(fate[2])}

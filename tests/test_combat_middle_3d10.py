@@ -15,6 +15,7 @@ from analysis.combatants_middle_pct import combatants, load_library
 from engines import combat_middle_3d10 as cm
 from engines.combat_middle_3d10 import Combatant, Variants
 from engines.errors import InputError
+from engines.fight import HIST_FIELDS
 from engines.variants import parse_variants
 
 LIB = combatants("middle_3d10")
@@ -86,8 +87,8 @@ def test_b6_b7_bear_vs_flat_footed_gangster():
 
 
 def test_b6_surprise_round_only_the_aware_act():
-    """B6: a surprise round (bear aware, gangster not), cap 1 → only the bear attacks;
-    B8 claws M + ⌊(9 + 5)/4⌋, B9 dying at 3 × Vigor, B10 massive check C + 3 ≥ 12."""
+    """B6: a surprise round (bear aware, gangster not) → only the bear attacks in it (round
+    0); B8 claws M + ⌊(9 + 5)/4⌋, B9 dying at 3 × Vigor, B10 massive check C + 3 ≥ 12."""
     bear, gangster = LIB["bear"], LIB["gangster"]
     res = cm.duel_exact(bear, gangster, round_cap=1)
     p_fail_massive = 1 - p_middle_at_least(12 - 3)
@@ -97,11 +98,41 @@ def test_b6_surprise_round_only_the_aware_act():
             expect += p
         elif d >= 3:
             expect += p * p_fail_massive
-    assert res.outcome[0] == pytest.approx(expect)
-    assert res.outcome[1] == 0.0  # the gangster never acted
+    assert res.rounds[0, 0] == pytest.approx(expect)
+    assert res.rounds[0, 1] == 0.0  # the gangster does not act in the surprise round
     mc = cm.duel_mc(bear, gangster, trials=40_000, seed=5, round_cap=1)
-    assert mc.outcome[1] == 0
-    assert abs(mc.p_outcome()[0] - expect) <= tol(expect, 40_000)
+    assert mc.rounds[0, 1] == 0
+    assert abs(mc.rounds[0, 0] / 40_000 - expect) <= tol(expect, 40_000)
+
+
+def test_b6_surprise_round_is_before_the_first_normal_round():
+    """B6, seed 001: "ocorre um ataque surpresa antes da primeira rodada normal" — the
+    surprise round is round 0 and the round cap counts normal rounds only.
+
+    A (aware, reflex 9: first in every normal round under initiative = reflex) hits the
+    unaware B with C + 2 ≥ 10 − 3 (B is flat-footed until it acts, and A acts first), so
+    p = P(C ≥ 5) = 0.648 per attack; every hit drops B: damage ≥ m + ⌊(10 + 1)/4⌋ ≥ 3 =
+    3 × Vigor 1. B never hits (A's Defense 40, doubles off). With a cap of 1, A attacks
+    twice (round 0, round 1): P(A wins) = 1 − 0.352² = 0.876096, ending in round 0 with
+    0.648 and in round 1 with 0.352 × 0.648 = 0.228096 (counting the surprise round
+    against the cap would give 0.648 only)."""
+    a = Combatant(name="a", trait=1, combat=1, strength=10, reflex=9, defense=40, dice="m")
+    b = Combatant(name="b", vigor=1, defense=10, reflex=1, aware=False)
+    v = Variants(initiative="reflex", doubles=False)
+    res = cm.duel_exact(a, b, v, round_cap=1)
+    assert res.outcome[0] == pytest.approx(0.876096)
+    assert res.rounds[0, 0] == pytest.approx(0.648)
+    assert res.rounds[1, 0] == pytest.approx(0.228096)
+    assert res.standing[0].tolist() == [1.0, 1.0]  # row 0 stays the start
+    assert res.standing[1, 1] == pytest.approx(1 - 0.876096)
+    n = 40_000
+    mc = cm.duel_mc(a, b, n, seed=8, variants=v, round_cap=1)
+    for k, p in ((0, 0.648), (1, 0.228096)):
+        assert abs(mc.rounds[k, 0] / n - p) <= tol(p, n)
+    # without surprise (both aware) round 0 never happens
+    both = cm.duel_exact(a, Combatant(name="b", vigor=1, defense=10, reflex=1), v, 1)
+    assert both.rounds[0].sum() == 0.0
+    assert both.outcome[0] == pytest.approx(0.648)
 
 
 def test_b8_weapon_categories_in_data_match_the_rule():
@@ -187,7 +218,7 @@ def test_b10_b11_massive_failure_means_dying_in_a_duel():
     pmf = as_array(brute_attack(big, 0 - 3))  # damage m + C + M + ⌊10/4⌋
     # dying outright at 30; a hit of 10..29 passes C ≥ 12 only on two 10s (B3)
     p_kill = pmf[30:].sum() + pmf[10:30].sum() * (1 - 0.028)
-    assert res.outcome[0] == pytest.approx(p_kill)
+    assert res.rounds[0, 0] == pytest.approx(p_kill)  # the surprise round (B6)
     assert "b11" in res.notes
 
 
@@ -258,6 +289,24 @@ def test_one_thread_equals_two_threads():
     finally:
         numba.set_num_threads(before)
     for key in ("outcome", "rounds", "standing", "hits", "deaths", "loser_dead"):
+        np.testing.assert_array_equal(getattr(one, key), getattr(two, key))
+
+
+@pytest.mark.parametrize("aftermath", ["first_aid", "finish"])
+def test_aftermath_one_thread_equals_two_threads(aftermath):
+    """Lethality outcomes with random draws: bit-identical on 1 or 2 numba threads."""
+    a, b = LIB["competent"], LIB["swordsman"]
+    v = Variants(targeting="random", aftermath=aftermath, finish_rounds=1,
+                 dying_damage="massive", aid_tries=2)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = cm.fight_mc([a, b], [LIB["brawler"], a], 60_000, seed=3, variants=v)
+        numba.set_num_threads(2)
+        two = cm.fight_mc([a, b], [LIB["brawler"], a], 60_000, seed=3, variants=v)
+    finally:
+        numba.set_num_threads(before)
+    for key in HIST_FIELDS:
         np.testing.assert_array_equal(getattr(one, key), getattr(two, key))
 
 
