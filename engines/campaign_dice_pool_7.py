@@ -189,12 +189,12 @@ def _morality_kernel(morality, infraction, per_session, check_dice, sequential, 
                 m0 = m
                 for _i in range(per_session):
                     level = m if sequential != 0 else m0
-                    if infraction <= level and m > 0:
-                        # a pool of ≥ 2 dice: code 1 = no success (A1)
-                        if roll_pool(s, check_dice, 7, 10, 0, 1, 0) <= 1:
-                            m -= 1
-                            if roll_pool(s, m, 7, 10, 0, 1, 0) <= 1:  # A-g1 at 0 dice
-                                der += 1
+                    # a pool of ≥ 2 dice: code 1 = no success (A1)
+                    if infraction <= level and m > 0 \
+                            and roll_pool(s, check_dice, 7, 10, 0, 1, 0) <= 1:
+                        m -= 1
+                        if roll_pool(s, m, 7, 10, 0, 1, 0) <= 1:  # A-g1 at 0 dice
+                            der += 1
                 dist[c, k, m] += 1
                 der_sum[c, k] += der
                 der_sq[c, k] += der * der
