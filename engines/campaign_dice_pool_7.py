@@ -1,0 +1,265 @@
+"""Campaign mechanics of ``dice_pool_7`` (RULES.md section A, seed 000).
+
+- ``morality`` (**A17**): Morality under an infraction schedule. Each session the
+  character commits ``per_session`` infractions of level ``infraction``. An infraction of
+  level M ≤ current Morality calls a Morality check with ``MORALITY_DICE[M]`` dice (M10–9:
+  5, M8–7: 4, M6–4: 3, M3–1: 2); no success → Morality −1, then a Degeneration check with
+  dice = the new Morality; no success → a derangement. The state is Morality 0..10; the
+  threshold is reached when Morality falls to the threshold or below. The number of
+  derangements is the extra tally ``derangements_mean[k]`` (mean derangements gained by
+  the end of session ``k``); the exact chain computes it without any cap, by summing, over
+  every infraction, P(Morality before it) × P(a derangement from it).
+  A Degeneration check at Morality 0 rolls a chance die (**A-g1**, the check rules'
+  default: only a 10 succeeds). The dice follow :data:`engines.dice_pool_7.DEFAULT`
+  (7+ succeeds; no success means no die reached 7, so explosion does not matter).
+
+Gaps (listed in RULES.md):
+
+- **A-g20** Morality regain: the seed's only way up is buying it with experience, and
+  only for vampires ("Humanidade: 2 XP"); the mechanic follows a mortal, whose Morality
+  never rises (no variant: the seed gives no alternative to model).
+- **A-g21** several infractions in one session are resolved one after another, each
+  against the Morality left by the previous one (``order = sequential``); variant
+  ``order = session_start``: every infraction of a session checks against the Morality
+  the session began with (only the checks' dice change; each failure still costs 1).
+
+Healing (the seed's rates: lethal 2 a day, bashing 1 per 15 minutes, aggravated 2 a
+week, CON 1 per two weeks) is deterministic and the seed gives no damage per session to
+pair it with, so it is not a campaign mechanic here (nothing random to follow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numba import njit, prange
+
+from . import dice_pool_7 as dp7
+from .campaign import CampaignStats, check_sessions, evolve, first_passage
+from .config import PJIT
+from .errors import InputError
+from .rng import Seed, chunk_states, chunk_trials, plan_chunks
+from .rolls import roll_pool
+from .variants import variant
+
+SYSTEM = dp7.SYSTEM
+MORALITY_MAX = 10
+MORALITY_START = 7  # A17: "Cada personagem começa com 7 Pontos de Moralidade"
+MAX_PER_SESSION = 50
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Campaign rule variants of ``dice_pool_7``."""
+
+    system: ClassVar[str] = SYSTEM
+    order: str = variant("sequential", rule="A-g21", doc="several infractions in a session: "
+                         "each checks against the Morality left by the previous one "
+                         "(sequential), or all against the Morality at the session's start",
+                         choices=("sequential", "session_start"))
+
+
+DEFAULT = Variants()
+
+
+def _int_param(name: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
+        raise InputError(f"{name}: expected an integer {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def _variants(variants) -> Variants:
+    if variants is None:
+        return DEFAULT
+    if not isinstance(variants, Variants):
+        raise InputError(f"variants: expected {SYSTEM} campaign Variants, got "
+                         f"{type(variants).__name__}")
+    return variants
+
+
+def _morality_params(morality, infraction, per_session, threshold):
+    morality = _int_param("morality", morality, 0, MORALITY_MAX)
+    infraction = _int_param("infraction", infraction, 1, 10)
+    per_session = _int_param("per_session", per_session, 0, MAX_PER_SESSION)
+    if threshold is not None:
+        threshold = _int_param("threshold", threshold, 0, MORALITY_MAX)
+    return morality, infraction, per_session, threshold
+
+
+def p_no_success(dice: int) -> float:
+    """P(no success) of an A1 check of ``dice`` dice (A-g1 chance die at 0 dice)."""
+    probs, _ = dp7.exact([dice])
+    return float(probs[0, :2].sum())
+
+
+def infraction_step(infraction: int) -> tuple[np.ndarray, np.ndarray]:
+    """A17: one infraction as a Markov step over Morality 0..10.
+
+    Returns ``(T, d)``: ``T[m, m']`` = P(Morality m' after the infraction | m before) and
+    ``d[m]`` = P(the infraction gives a derangement | m).
+    """
+    T = np.eye(MORALITY_MAX + 1)
+    d = np.zeros(MORALITY_MAX + 1)
+    dice = dp7.MORALITY_DICE[infraction]
+    p_drop = p_no_success(dice)
+    for m in range(infraction, MORALITY_MAX + 1):  # M ≤ current Morality calls a check
+        T[m, m] = 1.0 - p_drop
+        T[m, m - 1] = p_drop
+        d[m] = p_drop * p_no_success(m - 1)  # Degeneration check: dice = the new Morality
+    return T, d
+
+
+def _session_start_step(infraction: int, per_session: int):
+    """A-g21 ``session_start``: all ``per_session`` checks use the session's first Morality
+    (binomial number of failures; each failure −1 Morality and its own Degeneration check
+    at the Morality it leaves)."""
+    from math import comb
+    S = MORALITY_MAX + 1
+    P = np.zeros((S, S))
+    dmean = np.zeros(S)
+    p_drop = p_no_success(dp7.MORALITY_DICE[infraction])
+    for m in range(S):
+        if infraction > m or per_session == 0:
+            P[m, m] = 1.0
+            continue
+        for f in range(per_session + 1):
+            pf = comb(per_session, f) * p_drop**f * (1 - p_drop) ** (per_session - f)
+            end = max(m - f, 0)
+            P[m, end] += pf
+            # the i-th failure leaves Morality m - i (no lower than 0: nothing left to lose)
+            dmean[m] += pf * sum(p_no_success(m - i) for i in range(1, f + 1) if m - i >= 0)
+    return P, dmean
+
+
+def morality_exact(morality: int = MORALITY_START, infraction: int = 5, per_session: int = 1,
+                   sessions: int = 20, threshold: int | None = None,
+                   variants: Variants | None = None) -> CampaignStats:
+    """A17 exact: Morality 0..10 after each session, first session at Morality ≤
+    ``threshold``, and ``extra["derangements_mean"]`` (A17 Degeneration checks failed)."""
+    morality, infraction, per_session, threshold = _morality_params(
+        morality, infraction, per_session, threshold)
+    sessions = check_sessions(sessions)
+    v = _variants(variants)
+    S = MORALITY_MAX + 1
+    start = np.zeros(S)
+    start[morality] = 1.0
+    der = np.zeros(sessions + 1)
+    if v.order == "sequential":
+        T, d = infraction_step(infraction)
+        P = np.linalg.matrix_power(T, per_session)
+        x = start.copy()
+        total = 0.0
+        for k in range(1, sessions + 1):
+            for _ in range(per_session):
+                total += x @ d
+                x = x @ T
+            der[k] = total
+    else:
+        P, dmean = _session_start_step(infraction, per_session)
+        x = start.copy()
+        for k in range(1, sessions + 1):
+            der[k] = der[k - 1] + x @ dmean
+            x = x @ P
+    dist = evolve(P, start, sessions)
+    passage = None
+    if threshold is not None:
+        passage = first_passage(P, start, np.arange(S) <= threshold, sessions)
+    return CampaignStats(SYSTEM, "morality", np.arange(S), dist, passage, threshold,
+                         {"derangements_mean": der},
+                         notes={"morality": morality, "infraction": infraction,
+                                "per_session": per_session, "order": v.order})
+
+
+@njit(**PJIT)
+def _morality_kernel(morality, infraction, per_session, check_dice, sequential, threshold,
+                     sessions, trials, states, dist, passage, der_sum, der_sq):
+    """A17 per session, ``trials[c]`` campaigns per chunk ``c`` from ``states[c]``."""
+    for c in prange(trials.size):
+        s = states[c].copy()
+        for _ in range(trials[c]):
+            m = morality
+            der = 0
+            dist[c, 0, m] += 1
+            hit = threshold >= 0 and m <= threshold
+            if hit:
+                passage[c, 0] += 1
+            for k in range(1, sessions + 1):
+                m0 = m
+                for _i in range(per_session):
+                    level = m if sequential != 0 else m0
+                    # a pool of ≥ 2 dice: code 1 = no success (A1)
+                    if infraction <= level and m > 0 \
+                            and roll_pool(s, check_dice, 7, 10, 0, 1, 0) <= 1:
+                        m -= 1
+                        if roll_pool(s, m, 7, 10, 0, 1, 0) <= 1:  # A-g1 at 0 dice
+                            der += 1
+                dist[c, k, m] += 1
+                der_sum[c, k] += der
+                der_sq[c, k] += der * der
+                if threshold >= 0 and not hit and m <= threshold:
+                    hit = True
+                    passage[c, k] += 1
+            if threshold >= 0 and not hit:
+                passage[c, sessions + 1] += 1
+
+
+def morality_monte_carlo(morality: int = MORALITY_START, infraction: int = 5,
+                         per_session: int = 1, sessions: int = 20, trials: int = 10_000,
+                         seed: Seed = None, threshold: int | None = None,
+                         variants: Variants | None = None) -> CampaignStats:
+    """A17 Monte Carlo: counts of Morality per session (and of first passage), the mean
+    derangements with their SE (``extra``). Bit-identical on any thread count."""
+    morality, infraction, per_session, threshold = _morality_params(
+        morality, infraction, per_session, threshold)
+    sessions = check_sessions(sessions)
+    v = _variants(variants)
+    n_chunks, _ = plan_chunks(trials)
+    per_chunk = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, n_chunks)
+    S = MORALITY_MAX + 1
+    dist = np.zeros((n_chunks, sessions + 1, S), dtype=np.int64)
+    passage = np.zeros((n_chunks, sessions + 2), dtype=np.int64)
+    der_sum = np.zeros((n_chunks, sessions + 1), dtype=np.int64)
+    der_sq = np.zeros((n_chunks, sessions + 1), dtype=np.int64)
+    _morality_kernel(np.int64(morality), np.int64(infraction), np.int64(per_session),
+                     np.int64(dp7.MORALITY_DICE[infraction]),
+                     np.int64(v.order == "sequential"),
+                     np.int64(-1 if threshold is None else threshold), np.int64(sessions),
+                     per_chunk, states, dist, passage, der_sum, der_sq)
+    n = float(trials)
+    mean = der_sum.sum(axis=0) / n
+    var = np.maximum(der_sq.sum(axis=0) / n - mean**2, 0.0)
+    return CampaignStats(SYSTEM, "morality", np.arange(S), dist.sum(axis=0),
+                         passage.sum(axis=0) if threshold is not None else None, threshold,
+                         {"derangements_mean": mean, "derangements_mean_se": np.sqrt(var / n)},
+                         trials=int(trials),
+                         notes={"morality": morality, "infraction": infraction,
+                                "per_session": per_session, "order": v.order})
+
+
+#: Mechanic name -> description: params (name, type, default, rule, help, range), the
+#: state's label, the threshold's direction, and the exact / Monte Carlo functions.
+MECHANICS = {
+    "morality": {
+        "rule": "A17",
+        "help": "Morality under a fixed infraction schedule; derangements from failed "
+                "Degeneration checks",
+        "state": "Morality",
+        "threshold": "at_or_below",
+        "threshold_help": "first session with Morality at or below this value",
+        "params": (
+            {"name": "morality", "type": int, "default": MORALITY_START, "rule": "A17",
+             "help": "starting Morality (the seed's start is 7)", "range": (0, MORALITY_MAX)},
+            {"name": "infraction", "type": int, "default": 5, "rule": "A17",
+             "help": "level M of each infraction (1 = worst); M ≤ Morality calls a check",
+             "range": (1, 10)},
+            {"name": "per_session", "type": int, "default": 1, "rule": "A17",
+             "help": "infractions committed per session", "range": (0, MAX_PER_SESSION)},
+        ),
+        "extra": {"derangements_mean": "mean derangements gained by the end of the session"},
+        "exact": morality_exact,
+        "monte_carlo": morality_monte_carlo,
+    },
+}
