@@ -1,6 +1,6 @@
 """Whole fights in ``d20_degrees`` (RULES.md E10–E17, seed 004): Monte Carlo and exact duels.
 
-Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g18):
+Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g19):
 
 - **E10 Initiative** d20 + Agility (+ bonus), once per fight; ties by Dodge, then Agility,
   then Awareness; a tie that persists is settled by ``initiative_ties`` (E-g10).
@@ -47,7 +47,9 @@ Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g1
   against the feinter's next attack. **E16 Surprise attack** (variant ``surprise``,
   E-g16): the surprising side's first attacks meet vulnerable targets, and the other
   side is **surprised** (E17, seed: "Vulnerável e Atordoado, impedido de agir";
-  stunned: "não pode executar nenhuma ação"): each of its fighters loses its first turn.
+  stunned: "não pode executar nenhuma ação"): each of its fighters loses its first turn
+  (``surprise_stun = first_turn``) or only a first turn that comes before the surprise
+  attacks are made (``surprise_attack``, E-g19).
 - **E17 Vulnerable**: the target's Parry (melee) or Dodge (ranged) is halved (E-g15
   rounding) before maneuver and recovery modifiers are added; a defenceless target stays
   at DC 10.
@@ -113,15 +115,25 @@ Gaps settled here (defaults first):
 - **E-g16** ``surprise``: ``none`` | ``side0`` | ``side1`` — every fighter of that side makes
   its first attack of the fight against a vulnerable target (E16, E17); every fighter of
   the other side is surprised (E17: vulnerable and stunned) and loses its first turn.
-  Initiative is rolled as usual (the seed names no surprise round): in a duel this is
-  the same as a round in which only the surpriser acts. Fixed reading: the stun lasts
-  the whole first turn, not only until the surprise attack lands (when the surpriser
-  also wins initiative it attacks twice before its foe acts).
+  Initiative is rolled as usual (the seed names no surprise round). How long the stun
+  lasts is E-g19.
 - **E-g17** ``aid_bonus``: 0 — ``first_aid``: the aider's bonus on the Healing check (the
   seed gives the rule for the Healing power, no rank and no DC: DC 10, rolled — the
   patient's life is at stake, so no E4 routine check).
 - **E-g18** ``aid_tries``: 10 — ``first_aid``: tries per dying combatant, one a round,
   each before the patient's E14 check (every dying combatant has its own aider).
+- **E-g19** ``surprise_stun``: how long the surprised side is stunned (E17, seed:
+  "Surpreso: ... Vulnerável e Atordoado, impedido de agir ou se desviar da investida";
+  Atordoado: "não pode executar nenhuma ação"). ``first_turn`` (default): "impedido de
+  agir" read as the whole first turn — each surprised fighter loses its first turn, so
+  a surpriser that also wins initiative attacks twice before its foe acts (in a duel,
+  the same as a round in which only the surpriser acts; competent mirror: the surpriser
+  wins 0.679, 35.9 points ahead). ``surprise_attack``: stunned only until the surprise
+  attacks are made (hit or miss; the "investida" it cannot act against or dodge): a
+  surprised fighter loses its first turn only when some fighter of the surprising side
+  acts after it in initiative order (N-vs-M: the stun lasts until every surpriser has had
+  its first turn). In a duel the surpriser thus always strikes first, then turns
+  alternate (competent mirror: 0.611, 22.2 points ahead).
 - **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
   able fighter only brings it to 0 hit points.
 
@@ -199,7 +211,7 @@ N_FIELDS = 21
 # Rule array layout (Variants.rule()).
 (R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
  R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT, R_VUL_UP, R_SURPRISE,
- R_AFTERMATH, R_AID_BONUS, R_AID_TRIES) = range(16)
+ R_AFTERMATH, R_AID_BONUS, R_AID_TRIES, R_SURPRISE_STUN) = range(17)
 #: ``rule[R_AFTERMATH]`` codes, in :data:`engines.fight.AFTERMATHS` order.
 AFT_LEAVE, AFT_FIRST_AID, AFT_FINISH = range(3)
 
@@ -259,6 +271,13 @@ class Variants:
                             "of this side makes its first attack of the fight against a "
                             "vulnerable target (E17); initiative as usual",
                             choices=("none", "side0", "side1"))
+    surprise_stun: str = variant("first_turn", rule="E-g19", doc="how long the surprised "
+                                 "side is stunned (E17 Surpreso): first_turn — it loses its "
+                                 "whole first turn; surprise_attack — only until the "
+                                 "surprising side's surprise attacks are made (a surprised "
+                                 "fighter loses its first turn only when a surpriser acts "
+                                 "after it in initiative order)",
+                                 choices=("first_turn", "surprise_attack"))
 
     def check(self) -> None:
         if isinstance(self.defensive_below, bool) or not isinstance(self.defensive_below, int) \
@@ -289,6 +308,7 @@ class Variants:
             self.defensive_below, self.vulnerable_rounding == "up",
             ("none", "side0", "side1").index(self.surprise),
             AFTERMATHS.index(self.aftermath), self.aid_bonus, self.aid_tries,
+            self.surprise_stun == "surprise_attack",
         ], dtype=np.int64)
 
 
@@ -695,6 +715,15 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
             order[b + 1] = order[b]
             b -= 1
         order[b + 1] = x
+    if rule[R_SURPRISE] != 0 and rule[R_SURPRISE_STUN] != 0:
+        # E-g19 surprise_attack: the stun ends once the surprising side's surprise attacks
+        # are made, so a surprised fighter acting after every surpriser is not stunned
+        last = -1
+        for pos in range(n):
+            if fst[order[pos]] == FS_SURPRISE:
+                last = pos
+        for pos in range(last + 1, n):
+            fst[order[pos]] = FS_NONE
     able0 = 0
     able1 = 0
     for i in range(n):
@@ -1022,7 +1051,8 @@ class _Duel:
     """Half-turn transitions of a duel; states are (turn, f, A, B), A = (life, rec, hero, eff,
     vul): ``vul`` 0 nothing pending, 1 the foe is vulnerable (E17) to A's next attack (a
     won feint or the surprise attack, E16), 2 A's feint failed and it attacks next, 3 A is
-    surprised (E17: vulnerable and stunned) and loses its next (first) turn."""
+    surprised (E17: vulnerable and stunned) and loses its next (first) turn (E-g19
+    ``surprise_attack``: a surpriser acting first starts with its foe's flag 0)."""
 
     def __init__(self, fa: np.ndarray, fb: np.ndarray, rule: np.ndarray):
         self.f = (fa, fb)
@@ -1213,6 +1243,13 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0, {0: 0, 1: 3, 2: 1}[surprise])
     p_first = initiative_first(a, b, v)
     starts = [((0, 0, s0, s1), p_first), ((1, 0, s0, s1), 1 - p_first)]
+    if surprise and rule[R_SURPRISE_STUN]:
+        # E-g19 surprise_attack: when the surpriser acts first its foe's stun ends with the
+        # surprise attack, before the foe's first turn
+        if surprise == 1:
+            starts[0] = ((0, 0, s0, (*s1[:4], 0)), p_first)
+        else:
+            starts[1] = ((1, 0, (*s0[:4], 0), s1), 1 - p_first)
     index: dict = {}
     states: list = []
     rows: list[int] = []

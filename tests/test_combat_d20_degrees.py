@@ -569,14 +569,16 @@ def _arrays(s):
             s.loser_fate_sq, s.fates, s.fates_sq]
 
 
-def test_one_thread_equals_two_threads():
+@pytest.mark.parametrize("stun", ["first_turn", "surprise_attack"])
+def test_one_thread_equals_two_threads(stun):
     """Same seed, 1 or 2 numba threads: bit-identical (work split by trials only)."""
     lib = _lib()
     # with an E16 feinter and the E-g16 surprise attack, so the vulnerable paths run too
     side0 = [lib["competent"], dataclasses.replace(lib["novice_shooter"], feint=True,
                                                    deception=4)]
     side1 = [lib["expert_brawler"]]
-    v = Variants(aftermath="finish", finish_rounds=1, target_rule="random", surprise="side1")
+    v = Variants(aftermath="finish", finish_rounds=1, target_rule="random", surprise="side1",
+                 surprise_stun=stun)   # E-g19
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -843,11 +845,14 @@ def _mc_vs_exact(a, b, v, n, seed):
 
 @pytest.mark.parametrize("v", [Variants(), Variants(surprise="side1"),
                                Variants(surprise="side0", vulnerable_rounding="down",
+                                        aftermath="finish", finish_rounds=2),
+                               Variants(surprise="side1", surprise_stun="surprise_attack"),
+                               Variants(surprise="side0", surprise_stun="surprise_attack",
                                         aftermath="finish", finish_rounds=2)])
 def test_feint_duel_mc_matches_exact(v):
     """E16 feint tactic (E-g15: feint, then attack the vulnerable target, E17) and the
-    E-g16 surprise attack: Monte Carlo outcome and deaths vs the exact chain (its state
-    carries the 'vulnerable' flag), tolerance 5σ + 1/n."""
+    E-g16 surprise attack (both E-g19 stun readings): Monte Carlo outcome and deaths vs
+    the exact chain (its state carries the 'vulnerable' flag), tolerance 5σ + 1/n."""
     a = fighter(attack=6, damage=6, toughness=3, parry=9, dodge=9, hit_points=12,
                 feint=True, deception=8, recover_at=4, extra_effort=2)
     b = fighter(attack=7, toughness=4, parry=8, dodge=8, fortitude=3, insight=3)
@@ -881,6 +886,7 @@ def test_feint_spends_the_standard_action():
 
 
 @pytest.mark.parametrize(("kw", "what"), [({"surprise": "side2"}, "surprise"),
+                                          ({"surprise_stun": "round"}, "surprise_stun"),
                                       ({"vulnerable_rounding": "half"}, "vulnerable_rounding")])
 def test_vulnerable_variant_errors(kw, what):
     with pytest.raises(InputError, match=what):

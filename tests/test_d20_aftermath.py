@@ -1,5 +1,5 @@
 """d20_degrees lethality outcomes and two seed readings (RULES.md E13, E14, E16, E17,
-"Lethality outcomes"; gaps E-g7, E-g17, E-g18).
+"Lethality outcomes"; gaps E-g7, E-g17, E-g18, E-g19).
 
 Oracles are hand-worked from the seed's words (quoted in each test) and the exact duel
 chain for the Monte Carlo kernel, tolerance ``5 * sqrt(p * (1 - p) / n) + 1 / n``.
@@ -7,6 +7,7 @@ chain for the Monte Carlo kernel, tolerance ``5 * sqrt(p * (1 - p) / n) + 1 / n`
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from math import sqrt
 
@@ -25,6 +26,7 @@ from engines.combat_d20_degrees import (
     attack_damage,
     duel_exact,
     duel_mc,
+    fight_mc,
     one_hit,
 )
 from engines.rng import chunk_states
@@ -216,3 +218,151 @@ def test_default_finish_horizon_is_generous():
     one = duel_exact(c, c, Variants(aftermath="finish", finish_rounds=1)).p_loser_fates()[0]
     assert full[0] > 0.999
     assert 0.3 < one[0] < 0.9
+
+
+# ---------------------------------------------------------------------------------------
+# E-g19: how long the surprised side is stunned (surprise_stun)
+# ---------------------------------------------------------------------------------------
+
+SURPRISED_SEED = ('Surpreso (Surprised): Um personagem surpreendido está Vulnerável e '
+                  'Atordoado, impedido de agir ou se desviar da investida')
+
+
+def test_seed_line_on_surprised():
+    """E-g19 rests on this seed line (E17) and on "Atordoado (Stunned): O personagem não
+    pode executar nenhuma ação": both readings keep it — the surprised fighter cannot
+    act; they differ on how long ("impedido de agir" for the first turn, or only until
+    the "investida", the surprise attack, is made)."""
+    from pathlib import Path
+
+    seed = next(Path(__file__).parents[1].glob("docs/seeds/004_*.txt")).read_text("utf-8")
+    assert SURPRISED_SEED in seed
+    assert "Atordoado (Stunned): O personagem não pode executar nenhuma ação" in seed
+
+
+def test_surprise_attack_stun_hand_worked_sure_hits():
+    """E-g19 ``surprise_attack``, sure hits (1 hit point, attack and damage 40: every
+    face but a natural 1 hits and drops, E3). A (surpriser) first in initiative: A
+    strikes, then B is no longer stunned: A, B, A, B, …; B first: B's turn comes before
+    the surprise attack, so B is stunned and loses it, then A, B, A, … — the same
+    alternation from A either way: P(A) = (19/20) / (1 − (1/20)²) = 380/399 (compare
+    ``first_turn`` above, 19/20 + 19/400 + … when A is first)."""
+    kw = {"attack": 40, "damage": 40, "toughness": 0, "parry": 0, "dodge": 0,
+          "hit_points": 1}
+    want = Fraction(19, 20) / (1 - Fraction(1, 400))
+    assert want == Fraction(380, 399)
+    for a_ag, b_ag in ((-60, 60), (60, -60), (2, 2)):
+        a, b = fighter(agility=a_ag, **kw), fighter(agility=b_ag, **kw)
+        v = Variants(surprise="side0", surprise_stun="surprise_attack")
+        e = duel_exact(a, b, v)
+        assert e.outcome[0] == pytest.approx(float(want), abs=1e-12)
+        m = duel_mc(a, b, 60_000, 4, v)
+        assert abs(m.outcome[0] / m.n - float(want)) <= tol(float(want), 60_000)
+
+
+# A (attack +5) vs B (Parry 7): normal DC 17 → faces 12–20, p = 9/20; vulnerable (E17,
+# Parry 7 halved up to 4, E-g15) DC 14 → faces 9–20, pv = 12/20. B (attack +40) vs A
+# (Parry 7): every face but 1, q = 19/20. One hit drops either (1 hit point, damage 40
+# vs Toughness 0). Initiative: equal keys, random ties → P(A first) = 1/2.
+# Alternation from A with plain attacks: P_alt = p / (1 − (1−p)(1−q)) = 180/389.
+P_N, P_V, Q = Fraction(9, 20), Fraction(12, 20), Fraction(19, 20)
+P_ALT = P_N / (1 - (1 - P_N) * (1 - Q))
+#   surprise_attack: A(vulnerable), B, A, B, … whoever wins initiative
+WANT_SURPRISE_ATTACK = P_V + (1 - P_V) * (1 - Q) * P_ALT
+#   first_turn: A first → A(vul), B stunned, A, B, …: pv + (1 − pv)·P_alt;
+#               B first → B stunned, A(vul), B, A, …: same as surprise_attack
+WANT_FIRST_TURN = (P_V + (1 - P_V) * P_ALT + WANT_SURPRISE_ATTACK) / 2
+
+
+@pytest.mark.parametrize(("stun", "want"), [("first_turn", WANT_FIRST_TURN),
+                                            ("surprise_attack", WANT_SURPRISE_ATTACK)])
+def test_surprise_stun_closed_form_with_vulnerable(stun, want):
+    """E-g19 both readings with the surprise attack's E17 vulnerable target (E16) and a
+    fair initiative (E10): closed forms above, exact and MC (5σ + 1/n)."""
+    assert Fraction(180, 389) == P_ALT
+    a = fighter(attack=5, damage=40, hit_points=1)
+    b = fighter(attack=40, damage=40, toughness=0, hit_points=1)
+    v = Variants(surprise="side0", surprise_stun=stun)
+    e = duel_exact(a, b, v)
+    assert e.outcome[0] == pytest.approx(float(want), abs=1e-12)
+    assert e.outcome[0] + e.outcome[1] == pytest.approx(1.0, abs=1e-12)
+    n = 60_000
+    m = duel_mc(a, b, n, 21, v)
+    assert abs(m.outcome[0] / n - float(want)) <= tol(float(want), n)
+
+
+# Group fights (MC only). Surprisers: harmless (attack −40, damage −60 vs Toughness 60:
+# a natural 20 still deals nothing), 1 hit point. Surprised: attack and damage 40, drops
+# a surpriser on every face but 1 (19/20). Same Agility, Dodge and Awareness (E10 keys)
+# and random ties: every order of the three is equally likely. One round (round_cap 1).
+_HARMLESS = {"attack": -40, "damage": -60, "toughness": 0, "hit_points": 1}
+_SURE = {"attack": 40, "damage": 40, "toughness": 60, "hit_points": 1}
+
+
+@pytest.mark.parametrize("stun", ["first_turn", "surprise_attack"])
+def test_surprise_stun_groups_hand_worked(stun):
+    """E-g19 in N-vs-M: under ``surprise_attack`` a surprised fighter acts in round 1
+    only after every surpriser has had its first turn; under ``first_turn`` never.
+    2 surprisers vs 1: the surprised acts iff it is last of three (1/3) and then drops
+    one surpriser (19/20), the fight stopped at the cap with it "out" (leave):
+    E[out on side 0] = 19/60 (a reading ending the stun at the first surprise attack
+    would give 2/3 · 19/20). 1 surpriser vs 2: the surpriser is dropped in round 1 iff a
+    surprised fighter after it hits: S first (1/3): 1 − 1/400; S second (1/3): 19/20;
+    S last: 0 → 779/1200 (side 1 wins)."""
+    s, t = fighter(**_HARMLESS), fighter(**_SURE)
+    v = Variants(surprise="side0", surprise_stun=stun)
+    n = 60_000
+    on = stun == "surprise_attack"
+    two = fight_mc([s, s], [t], n, 31, v, round_cap=1)
+    want = Fraction(19, 60) if on else Fraction(0)
+    assert two.outcome[2] == n
+    assert abs(two.fates[0, 3] / n - float(want)) <= tol(float(want), n)
+    one = fight_mc([s], [t, t], n, 32, v, round_cap=1)
+    want = Fraction(1, 3) * (Fraction(399, 400) + Fraction(19, 20)) if on else Fraction(0)
+    assert want in (Fraction(779, 1200), 0)
+    assert abs(one.outcome[1] / n - float(want)) <= tol(float(want), n)
+
+
+def test_surprise_stun_competent_mirror_figures():
+    """E-g19 on the competent mirror (exact chain): ``first_turn`` gives the surpriser
+    0.679 / 0.321, 35.9 points; ``surprise_attack`` about 22 points — an independent
+    Monte Carlo with the surpriser always striking first measured 0.6112 / 0.3888.
+    Structure, by the readings' definitions: under ``surprise_attack`` initiative does
+    not matter (the surpriser always strikes first, then turns alternate), which is
+    ``first_turn`` when the surprised fighter wins initiative; and ``first_turn`` mixes
+    that with the surpriser-first branch by P(surpriser first) = 1/2 (mirror)."""
+    c = _lib()["competent"]
+    fast = dataclasses.replace(c, initiative=60)   # d20 + 60 always wins E10
+    first = duel_exact(c, c, Variants(surprise="side0")).outcome
+    att = duel_exact(c, c, Variants(surprise="side0", surprise_stun="surprise_attack")).outcome
+    assert first[0] - first[1] == pytest.approx(0.359, abs=5e-4)
+    assert first[0] == pytest.approx(0.679, abs=5e-4)
+    assert att[0] - att[1] == pytest.approx(0.2224, abs=1e-3)
+    assert att[0] == pytest.approx(0.6112, abs=5e-4)
+    for a, b in ((fast, c), (c, fast)):
+        v = Variants(surprise="side0", surprise_stun="surprise_attack")
+        assert duel_exact(a, b, v).outcome[0] == pytest.approx(att[0], abs=1e-12)
+    b_first = duel_exact(c, fast, Variants(surprise="side0")).outcome[0]
+    a_first = duel_exact(fast, c, Variants(surprise="side0")).outcome[0]
+    assert b_first == pytest.approx(att[0], abs=1e-12)
+    assert first[0] == pytest.approx((a_first + b_first) / 2, abs=1e-12)
+    assert a_first > att[0]
+
+
+@pytest.mark.parametrize("stun", ["first_turn", "surprise_attack"])
+@pytest.mark.parametrize("v", [Variants(surprise="side0"),
+                               Variants(surprise="side1", aftermath="finish",
+                                        finish_rounds=2)])
+def test_surprise_stun_mc_matches_exact(stun, v):
+    """E-g19, both readings: MC vs exact (5σ + 1/n) for outcome, losers' fates and each
+    side's fates, competent vs competent_shooter (E16 surprise, E17 vulnerable)."""
+    lib = _lib()
+    a, b = lib["competent"], lib["competent_shooter"]
+    v = dataclasses.replace(v, surprise_stun=stun)
+    n = 40_000
+    e = duel_exact(a, b, v, round_cap=20)
+    m = duel_mc(a, b, n, 17, v, round_cap=20)
+    for got, want in ((m.outcome / n, e.outcome), (m.loser_fate / n, e.loser_fate),
+                      (m.fates / n, e.fates), (m.deaths / n, e.deaths)):
+        for g, w in zip(np.ravel(got), np.ravel(want), strict=True):
+            assert abs(g - w) <= tol(w, n), (got, want)
