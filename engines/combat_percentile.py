@@ -26,7 +26,10 @@ the seed. Every result this module returns says so in ``notes["extension"]``.
 - **DX7 Major wound:** one hit dealing ≥ half the maximum hit points → a CON roll, or the
   victim falls unconscious (out of the fight).
 - **DX8 Zero hit points:** with a major wound → dying (out of the fight; a CON roll at the
-  end of every later round, failure = dead); without one → unconscious.
+  end of each round, failure = dead — the published game's "a CON roll at the end of each
+  round"; the extension's reading: the first roll comes at the end of the round in which
+  the character fell, and a dying character never stabilises by itself); without one →
+  unconscious ("out", stable).
 - **DX9 Instant death:** one hit dealing more than the maximum hit points kills (gap
   **DX-g1**: ``instant_death`` = ``greater`` (default), ``greater_equal`` or ``off``).
 - **DX10 Outnumbered:** once a character has dodged or fought back in a round, later melee
@@ -40,17 +43,55 @@ the seed. Every result this module returns says so in ``notes["extension"]``.
   ``forfeit`` (default, the published game) — having dived, successful or not, it loses
   its next action; ``free`` — the dive costs nothing (the digest names only the penalty
   die). A dive does not count as a DX10 defence.
-- **DX13 Firing into melee** (variant ``firing_into_melee``, default off so that earlier
-  results stand): a shot at a target that exchanged a melee attack (either way) in this
-  or the previous round with a still-able ally of the shooter gets a penalty die. There
-  are no positions, so "engaged" is read from those exchanges; it never applies in a duel
-  and is Monte Carlo only.
+- **DX13 Firing into melee** (variant ``firing_into_melee``, default on: the published
+  game and the D-ext digest give such a shot a penalty die): a shot at a target that
+  exchanged a melee attack (either way) in this or the previous round with a still-able
+  ally of the shooter gets a penalty die. There are no positions, so "engaged" is read
+  from those exchanges; it never applies in a duel and is Monte Carlo only.
+
+Lethality outcomes (RULES.md "Lethality outcomes"; variant ``aftermath``): when a fight
+ends, the fallen go through an aftermath of rounds ``t = 1, 2, …`` (round 1 is the rest of
+the round in which the fight was decided, so its closing CON roll is the first one of the
+aftermath; after a fight stopped at the round cap, the round after the cap). In
+each round, in this order: under ``finish`` every standing winner (DX1 order) strikes the
+first fallen foe not yet dead (t ≤ ``finish_rounds``); under ``first_aid`` every dying
+combatant of either side gets one First Aid roll from a standing winner
+(t ≤ ``first_aid_tries``), a success stabilises it (→ out); then every dying combatant
+rolls CON (DX8; t ≤ ``dying_horizon``, or every round when it is 0), failure = dead. With
+``dying_horizon`` = 0 the clock never stops: after the last strike or aid round every
+dying combatant whose CON roll can fail is dead (probability 1, no draw). A fight stopped
+at the round cap gets ``leave``. Fates: dead; dying (0 HP with a major wound, alive when
+the aftermath ends); out (unconscious or stabilised); standing.
+
+- GAP **DX-g6** (``dying_horizon``, default 0 = never stops): how many aftermath rounds
+  the dying keep rolling CON under ``leave``; the published game has no self-stabilising,
+  so left alone a dying character dies (``leave`` P(dead) counts them all).
+- GAP **DX-g7** (``first_aid_skill`` default 30, the published game's base First Aid;
+  ``first_aid_tries`` default 2, one roll per round: the roll and one pushed roll, D2,
+  the push's worse failure not modelled): First Aid stabilises a dying character (the
+  published game then asks for a Medicine roll within the hour — outside the model: a
+  stabilised character counts as out). Each dying combatant is reached at once (as if
+  there were enough aiders) — optimistic when the fallen outnumber the standing winners.
+- GAP **DX-g8** (``finish_rounds``, default 20): attacks on a helpless (unconscious or
+  dying) target — the extension's reading, not checked against the published text: no
+  dodge or fight back (a regular success hits), one bonus die (D4) as for a target that
+  cannot defend itself (DX5 dice still apply to gunfire), damage by DX3–DX6, DX9 and DX11;
+  a hit dealing ≥ half the hit points is a major wound, so an unconscious target at 0 HP
+  becomes dying (DX8); no automatic kill ("coup de grâce") and no DX7 roll (it is already
+  unconscious). The strikes are not counted in ``hits``.
 
 Gaps of the extension: **DX-g1** instant death ≥ vs >, **DX-g2** range, **DX-g3** target
 choice with several opponents, **DX-g4** whether a critical 01 outranks an extreme success
 when levels are compared (default: it counts as extreme; the published game ranks it
-above), **DX-g5** what a dive for cover costs. Not modelled: prone after a major wound,
-fumble consequences beyond failing, reloading, first aid.
+above), **DX-g5** what a dive for cover costs, **DX-g6**–**DX-g8** the aftermath (above).
+Not modelled: prone after a major wound, fumble consequences beyond failing, reloading,
+the Medicine roll after First Aid.
+
+The aftermath draws from its own generator stream (one per chunk, derived from the seed),
+so ``outcome``, ``rounds``, ``hits`` and ``standing`` are the same numbers under every
+aftermath policy and horizon; the default (``leave``, ``dying_horizon`` 0) draws nothing.
+Exact duels carry the loser's fallen state (hit points, major wound) out of the chain and
+run the aftermath as a small exact chain of its own.
 
 Exact duels (:func:`duel_exact`): 1 vs 1 only, state (hit points, major wound) of each —
 at most (HP+1)² · 4 states. Several combatants per side are Monte Carlo only: the state is
@@ -73,8 +114,16 @@ from . import percentile as check_rules
 from .combat_shared import merge_standing, run_chunks, sort_desc
 from .config import INLINE, JIT, PJIT
 from .errors import InputError
-from .fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_side
-from .rng import Seed, bounded, die
+from .fight import (
+    AFTERMATHS,
+    DAMAGE_BINS,
+    ROUND_CAP,
+    FightStats,
+    check_aftermath,
+    check_round_cap,
+    check_side,
+)
+from .rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
 from .rolls import roll_percentile
 from .variants import variant
 
@@ -96,13 +145,15 @@ FB = WPN + W_SIZE
 N_FIELDS = FB + W_SIZE
 # rule array
 (R_READY, R_EXTREME, R_INSTANT, R_RANGE, R_OUTNUMBERED, R_CRIT, R_TARGET, R_COVER,
- R_INTO_MELEE) = range(9)
+ R_INTO_MELEE, R_AFTER, R_HORIZON, R_AID_SKILL, R_AID_TRIES, R_FINISH) = range(14)
 COVER_COSTS = ("forfeit", "free")
 RANGES = ("point_blank", "normal", "long")
 INSTANT = ("greater", "greater_equal", "off")
 DEFENCES = {"dodge": 0, "fight_back": 1, "dive_for_cover": 2}
 # combatant states
 ABLE, UNCONSCIOUS, DYING, DEAD = 0, 1, 2, 3
+#: spawn-key word of the aftermath's generator stream (independent of the fight's)
+AFTER_STREAM = 0xAF7E
 
 
 @dataclass(frozen=True)
@@ -138,17 +189,42 @@ class Variants:
     cover_cost: str = variant("forfeit", rule="DX-g5", doc="a combatant that dives for "
                               "cover (DX12) loses its next action ('forfeit', as in the "
                               "published game) or nothing ('free')", choices=COVER_COSTS)
-    firing_into_melee: bool = variant(False, rule="DX13", doc="a shot at a target engaged "
+    firing_into_melee: bool = variant(True, rule="DX13", doc="a shot at a target engaged "
                                       "in melee with an ally of the shooter (a melee "
-                                      "exchange this or last round) gets a penalty die; "
-                                      "Monte Carlo only")
+                                      "exchange this or last round) gets a penalty die, as "
+                                      "in the published game; Monte Carlo only")
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="after the fight: "
+                             "'leave' (the dying roll CON each round, DX8), 'first_aid' "
+                             "(a standing winner's First Aid stabilises the dying, DX-g7) "
+                             "or 'finish' (the winners strike fallen foes, DX-g8)",
+                             choices=AFTERMATHS)
+    dying_horizon: int = variant(0, rule="DX-g6", doc="aftermath rounds in which the dying "
+                                 "roll CON (DX8); 0 = until one fails (a dying character "
+                                 "left alone dies)")
+    first_aid_skill: int = variant(30, rule="DX-g7", doc="First Aid skill of the aider "
+                                   "under aftermath=first_aid (30: the published base)")
+    first_aid_tries: int = variant(2, rule="DX-g7", doc="First Aid rolls per dying "
+                                   "combatant, one per aftermath round (2: a roll and one "
+                                   "pushed roll, D2)")
+    finish_rounds: int = variant(20, rule="DX-g8", doc="aftermath rounds in which the "
+                                 "winners strike helpless foes under aftermath=finish")
+
+    def __post_init__(self):
+        check_aftermath(self.aftermath)
+        for name, lo, hi in (("dying_horizon", 0, 10_000), ("first_aid_skill", 0, 200),
+                             ("first_aid_tries", 0, 100), ("finish_rounds", 0, 1_000)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
+                raise InputError(f"variant {name}: expected an integer {lo}..{hi}, got {v!r}")
 
     def rule(self) -> np.ndarray:
         return np.array([int(self.readied_firearms), int(self.extreme_damage),
                          INSTANT.index(self.instant_death), RANGES.index(self.range),
                          int(self.outnumbered), self.crit_code(),
                          ("first", "random", "weakest").index(self.targeting),
-                         COVER_COSTS.index(self.cover_cost), int(self.firing_into_melee)],
+                         COVER_COSTS.index(self.cover_cost), int(self.firing_into_melee),
+                         AFTERMATHS.index(self.aftermath), self.dying_horizon,
+                         self.first_aid_skill, self.first_aid_tries, self.finish_rounds],
                         dtype=np.int64)
 
 
@@ -441,8 +517,85 @@ def _order(s, cmb, rule, key, order):
 
 
 @njit(**INLINE)
+def _hurt_helpless(cmb, rule, j, d, hp, mw, state):
+    """DX-g8: ``d`` damage to a fallen (helpless) ``j``: DX9 kills; otherwise hit points
+    fall, a hit of ≥ half the hit points is a major wound, and 0 HP with a major wound is
+    dying (DX8). No DX7 roll: the target is already unconscious."""
+    if d <= 0:
+        return
+    top = cmb[j, HP]
+    if (rule[R_INSTANT] == 0 and d > top) or (rule[R_INSTANT] == 1 and d >= top):
+        hp[j] = 0
+        state[j] = DEAD
+        return
+    hp[j] = max(0, hp[j] - d)
+    if 2 * d >= top:
+        mw[j] = 1
+    if hp[j] == 0 and mw[j] != 0:
+        state[j] = DYING
+
+
+@njit(**INLINE)
+def _strike(s, cmb, rule, i, j, hp, mw, state):
+    """DX-g8: ``i`` attacks the helpless ``j``: no defence, one bonus die (with the DX5
+    dice for gunfire); a regular success hits (a hard one at long range)."""
+    crit = rule[R_CRIT]
+    if cmb[i, WPN + W_FIREARM] != 0:
+        shots = cmb[i, SHOTS]
+        dice = 1 + (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
+        need = 2 if rule[R_RANGE] == 2 else 1
+        for _ in range(shots):
+            lv = _roll_level(s, dice, cmb[i, FIRE], crit)
+            if lv >= need:
+                _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp,
+                               mw, state)
+                if state[j] == DEAD:
+                    return
+        return
+    lv = _roll_level(s, 1, cmb[i, FIGHT], crit)
+    if lv >= 1:
+        _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp, mw,
+                       state)
+
+
+@njit(**INLINE)
+def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
+    """Lethality outcomes: the aftermath of one fight (module docstring; DX8, DX-g6–DX-g8)
+    on generator ``s`` (the aftermath stream)."""
+    n = cmb.shape[0]
+    policy = rule[R_AFTER] if winner != 2 else 0
+    horizon = rule[R_HORIZON]
+    tries = rule[R_AID_TRIES] if policy == 1 else 0
+    strikes = rule[R_FINISH] if policy == 2 else 0
+    last = max(horizon, tries, strikes)
+    crit = rule[R_CRIT]
+    for t in range(1, last + 1):
+        if t <= strikes:
+            for k in range(n):
+                i = order[k]
+                if state[i] != ABLE or side[i] != winner:
+                    continue
+                for j in range(n):
+                    if side[j] != winner and state[j] != ABLE and state[j] != DEAD:
+                        _strike(s, cmb, rule, i, j, hp, mw, state)
+                        break
+        for i in range(n):
+            if state[i] != DYING:
+                continue
+            if t <= tries and _roll_level(s, 0, rule[R_AID_SKILL], crit) >= 1:
+                state[i] = UNCONSCIOUS  # DX-g7: stabilised
+            elif (horizon == 0 or t <= horizon) and _roll_level(s, 0, cmb[i, CON], crit) == 0:
+                state[i] = DEAD
+    if horizon == 0:  # DX-g6: the clock never stops; a CON roll that can fail, fails
+        for i in range(n):
+            if state[i] == DYING and (crit != 0 or cmb[i, CON] < 100):
+                state[i] = DEAD
+
+
+@njit(**INLINE)
 def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
-           outcome, rounds, loser_dead, standing, tail, deaths, hits):
+           outcome, rounds, loser_dead, standing, tail, deaths, hits, s2, cnt, lf, lfs, fa,
+           fas):
     n = cmb.shape[0]
     for i in range(n):
         hp[i] = cmb[i, HP]
@@ -490,19 +643,28 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
     tail[last, 1] += up[1]
     outcome[winner] += 1
     rounds[last, winner] += 1
-    all_dead = 1
+    _aftermath(s2, cmb, side, rule, winner, hp, mw, state, order)
+    cnt[:, :] = 0
     for i in range(n):
-        if state[i] == DEAD:
-            deaths[side[i]] += 1
-        elif winner != 2 and side[i] != winner:
-            all_dead = 0
-    if winner != 2 and all_dead:
-        loser_dead[winner] += 1
+        f = state[i]
+        cnt[side[i], 0 if f == ABLE else 1 if f == DEAD else 2 if f == DYING else 3] += 1
+    for q in range(2):
+        deaths[q] += cnt[q, 1]
+        for f in range(4):
+            fa[q, f] += cnt[q, f]
+            fas[q, f] += cnt[q, f] * cnt[q, f]
+    if winner != 2:
+        lose = 1 - winner
+        for f in range(3):
+            lf[winner, f] += cnt[lose, f + 1]
+            lfs[winner, f] += cnt[lose, f + 1] * cnt[lose, f + 1]
+        if cnt[lose, 1] == cnt[lose].sum():
+            loser_dead[winner] += 1
 
 
 @njit(**INLINE)
-def _chunk(s_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, st_out, tl_out, de_out,
-           h_out):
+def _chunk(s_in, s2_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, st_out, tl_out,
+           de_out, h_out, lf_out, lfs_out, fa_out, fas_out):
     """``n_trials`` fights of one work item, inlined into the parallel loop: measured about
     3–5× faster than a separate compiled call (at the price of a longer first compile,
     cached afterwards)."""
@@ -524,9 +686,19 @@ def _chunk(s_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, st_out, 
     tl = np.zeros((cap + 1, 2), dtype=np.int64)
     de = np.zeros(2, dtype=np.int64)
     h = np.zeros(h_out.shape[0], dtype=np.int64)
+    s2 = s2_in.copy()
+    cnt = np.zeros((2, 4), dtype=np.int64)
+    lf = np.zeros((2, 3), dtype=np.int64)
+    lfs = np.zeros((2, 3), dtype=np.int64)
+    fa = np.zeros((2, 4), dtype=np.int64)
+    fas = np.zeros((2, 4), dtype=np.int64)
     for _ in range(n_trials):
         _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
-               o, rd, ld, st, tl, de, h)
+               o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas)
+    lf_out[:] = lf
+    lfs_out[:] = lfs
+    fa_out[:] = fa
+    fas_out[:] = fas
     o_out[:] = o
     rd_out[:] = rd
     ld_out[:] = ld
@@ -537,12 +709,14 @@ def _chunk(s_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, st_out, 
 
 
 @njit(**PJIT)
-def _mc_kernel(cmb, side, rule, cap, trials, states, outcome, rounds, loser_dead, standing,
-               tail, deaths, hits):
+def _mc_kernel(cmb, side, rule, cap, after_states, trials, states, outcome, rounds, loser_dead,
+               standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq):
     for item in prange(trials.size):
         s = states[item].copy()
-        _chunk(s, cmb, side, rule, cap, trials[item], outcome[item], rounds[item],
-               loser_dead[item], standing[item], tail[item], deaths[item], hits[item])
+        _chunk(s, after_states[item], cmb, side, rule, cap, trials[item], outcome[item],
+               rounds[item], loser_dead[item], standing[item], tail[item], deaths[item],
+               hits[item], loser_fate[item], loser_fate_sq[item], fates[item],
+               fates_sq[item])
 
 
 def _notes() -> dict:
@@ -552,16 +726,23 @@ def _notes() -> dict:
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
              seed: Seed = None, variants: Variants = DEFAULT,
              round_cap: int = ROUND_CAP) -> FightStats:
-    """Monte Carlo of whole N-vs-M fights (extension DX1–DX13; not from the seed)."""
+    """Monte Carlo of whole N-vs-M fights (extension DX1–DX13; not from the seed), then
+    the aftermath of the ``aftermath`` variant (DX8, DX-g6–DX-g8): ``fates``,
+    ``loser_fate`` and their squares; ``deaths`` and ``loser_dead`` count after it."""
     s0 = check_side(side0, "side 0", Combatant, SYSTEM)
     s1 = check_side(side1, "side 1", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
     cmb = np.stack([c.row() for c in s0 + s1])
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
-    out, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap)),
-                           SYSTEM, trials, seed, round_cap,
+    seq = normalize_seed(seed)
+    after = chunk_states(np.random.SeedSequence(seq.entropy,
+                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
+                         plan_chunks(trials)[0])
+    out, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
+                                        after),
+                           SYSTEM, trials, seq, round_cap,
                            ("outcome", "rounds", "loser_dead", "standing", "tail", "deaths",
-                            "hits"))
+                            "hits", "loser_fate", "loser_fate_sq", "fates", "fates_sq"))
     merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
     out.notes.update(_notes())
     return out
@@ -687,8 +868,9 @@ def attack_damage(attacker: Combatant, target: Combatant,
 
 
 @njit(**INLINE)
-def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_target):
-    """DX6–DX9 on the victim; returns (mass down, mass dead)."""
+def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_target, fall):
+    """DX6–DX9 on the victim; returns (mass down, mass dead). The mass that falls alive
+    goes to ``fall[hit points, major wound]`` (0 HP with a major wound = dying, DX8)."""
     if (instant == 0 and d > top) or (instant == 1 and d >= top):
         return w, w
     if d <= 0:
@@ -699,8 +881,10 @@ def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_tar
         major = 2 * d >= top
         m2 = 1 if (major or mw_v == 1) else 0
         if h2 == 0:
+            fall[0, m2] += w
             return w, 0.0
         stay = w * p_con if major else w
+        fall[h2, m2] += w - stay
     if victim_is_target:
         new[hp_o, h2, mw_o, m2] += stay
     else:
@@ -709,10 +893,12 @@ def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_tar
 
 
 @njit(**JIT)
-def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits, res):
+def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits, res,
+               fall_t, fall_a):
     """One attack or shot on every live state ``prob[hp_att, hp_tgt, mw_att, mw_tgt]``.
 
-    ``res`` += [target down, target dead, attacker down, attacker dead].
+    ``res`` += [target down, target dead, attacker down, attacker dead]; the mass that
+    falls alive goes to ``fall_t`` / ``fall_a`` ``[hit points, major wound]``.
     """
     n_a, n_t = prob.shape[0], prob.shape[1]
     p_t = to_t.sum()
@@ -730,16 +916,85 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
                             w = m * to_t[d]
                             hits[min(d, hits.shape[0] - 1)] += w
                             down, dead = _apply(new, w, ha, ht, ma, mt, d, top_t, con_t,
-                                                instant, True)
+                                                instant, True, fall_t)
                             res[0] += down
                             res[1] += dead
                         if to_a[d] > 0.0:
                             w = m * to_a[d]
                             hits[min(d, hits.shape[0] - 1)] += w
                             down, dead = _apply(new, w, ht, ha, mt, ma, d, top_a, con_a,
-                                                instant, False)
+                                                instant, False, fall_a)
                             res[2] += down
                             res[3] += dead
+
+
+def _helpless_damage(att: Combatant, tgt: Combatant, variants: Variants):
+    """DX-g8: (damage pmf of one attack or shot on a helpless ``tgt``, shots): no defence,
+    one bonus die on top of the DX5 dice; index = damage after armour."""
+    w = att.weapon
+    if w.firearm:
+        dice = 1 + (1 if variants.range == "point_blank" else 0) - (1 if att.shots > 1 else 0)
+        lv = level_pmf(att.firearms, dice, variants)
+        need, shots = (2 if variants.range == "long" else 1), att.shots
+    else:
+        lv = level_pmf(att.fighting, 1, variants)
+        need, shots = 1, 1
+    return (lv[need:3].sum() * _weapon_damage(att, w, tgt, False, variants)
+            + lv[3:].sum() * _weapon_damage(att, w, tgt, True, variants)), shots
+
+
+def _aftermath_exact(fall: np.ndarray, dead: float, winner: Combatant, loser: Combatant,
+                     variants: Variants, policy: str | None = None) -> np.ndarray:
+    """Exact aftermath (module docstring; DX8, DX-g6–DX-g8) of one fallen ``loser``:
+    ``fall[hit points, major wound]`` is the mass fallen alive, ``dead`` the mass dead in
+    the fight; returns the masses [dead, dying, out]. ``winner`` is the one standing."""
+    policy = variants.aftermath if policy is None else policy
+    prob = np.array(fall, dtype=float)
+    top = loser.hit_points
+    horizon = variants.dying_horizon
+    tries = variants.first_aid_tries if policy == "first_aid" else 0
+    strikes = variants.finish_rounds if policy == "finish" else 0
+    q = float(level_pmf(loser.con, 0, variants)[0])  # DX8: the CON roll fails
+    p_aid = float(level_pmf(variants.first_aid_skill, 0, variants)[1:].sum())
+    stable = 0.0
+    if strikes:
+        dmg, shots = _helpless_damage(winner, loser, variants)
+        kill = _kills(np.arange(dmg.size), top, variants.instant_death)
+    for t in range(1, max(horizon, tries, strikes) + 1):
+        if t <= strikes:
+            for _ in range(shots):
+                new = prob * (1.0 - dmg.sum())
+                dead += prob.sum() * dmg[kill].sum()
+                for d in np.nonzero(dmg > 0)[0]:
+                    if kill[d]:
+                        continue
+                    for h, m in itertools.product(range(top + 1), range(2)):
+                        if d == 0:
+                            new[h, m] += prob[h, m] * dmg[0]
+                        else:
+                            m2 = 1 if (m or 2 * d >= top) else 0
+                            new[max(0, h - d), m2] += prob[h, m] * dmg[d]
+                prob = new
+        if t <= tries:
+            stable += prob[0, 1] * p_aid
+            prob[0, 1] *= 1.0 - p_aid
+        if horizon == 0 or t <= horizon:
+            dead += prob[0, 1] * q
+            prob[0, 1] *= 1.0 - q
+    if horizon == 0 and q > 0.0:
+        dead += prob[0, 1]
+        prob[0, 1] = 0.0
+    dying = prob[0, 1]
+    return np.array([dead, dying, prob.sum() - dying + stable])
+
+
+def _kills(d: np.ndarray, top: int, instant: str) -> np.ndarray:
+    """DX9 / DX-g1: which damage values kill outright."""
+    if instant == "greater":
+        return d > top
+    if instant == "greater_equal":
+        return d >= top
+    return np.zeros(d.size, dtype=bool)
 
 
 def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
@@ -773,6 +1028,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     con = (level_pmf(a.con, 0, variants)[1:].sum(), level_pmf(b.con, 0, variants)[1:].sum())
     instant = INSTANT.index(variants.instant_death)
     hits = np.zeros(DAMAGE_BINS)
+    fall = (np.zeros((a.hit_points + 1, 2)), np.zeros((b.hit_points + 1, 2)))
     p_a = _p_first(a, b, variants)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
         if weight == 0.0:
@@ -799,7 +1055,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                         new = np.zeros_like(view)
                         _half_step(view, to_t, to_a, cmb[att].hit_points,
                                    cmb[tgt].hit_points, con[att], con[tgt], instant, new,
-                                   hits, res)
+                                   hits, res, fall[tgt], fall[att])
                         view = new
                     view_sum += view
                 prob = view_sum if att == 0 else np.ascontiguousarray(
@@ -819,6 +1075,17 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         out.outcome[2] += alive
         out.rounds[round_cap, 2] += alive
     out.hits[:] = hits
+    for w in (0, 1):  # the aftermath of the loser (module docstring)
+        lose = 1 - w
+        fate = _aftermath_exact(fall[lose], out.loser_dead[w], cmb[w], cmb[lose], variants)
+        out.loser_fate[w] = fate
+        out.loser_fate_sq[w] = fate
+        out.fates[lose, 1:] += fate
+        out.fates[w, 0] += out.outcome[w]
+        out.loser_dead[w] = fate[0]
+        out.deaths[lose] = fate[0]
+    out.fates[:, 0] += out.outcome[2]
+    out.fates_sq[:] = out.fates
     out.notes.update(_notes())
     return out
 
@@ -830,21 +1097,25 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     ``p_hit``: the attack (or shot) succeeds against the target's defence (DX2, DX5);
     ``p_incapacitate``: the target is out of the fight — instant death (DX9), 0 hit
     points (DX8), or a major wound (≥ half the hit points) and a failed CON roll (DX7);
-    ``p_kill``: instant death, more than (variant DX-g1) the maximum hit points.
+    ``p_kill``: instant death, more than (variant DX-g1) the maximum hit points;
+    ``p_dead``, ``p_dying``, ``p_out``: the target is dropped and then ends dead / dying /
+    out under the ``aftermath`` variant, the attacker standing (DX8, DX-g6–DX-g8); they
+    add up to ``p_incapacitate``.
     """
     v = DEFAULT if variants is None else variants
     to_t = sum(w * b[0] for w, b in _branches(attacker, target, v))
     d = np.arange(to_t.size)
     top = target.hit_points
-    if v.instant_death == "greater":
-        dead = d > top
-    elif v.instant_death == "greater_equal":
-        dead = d >= top
-    else:
-        dead = np.zeros(d.size, dtype=bool)
+    dead = _kills(d, top, v.instant_death)
     p_con = level_pmf(target.con, 0, v)[1:].sum()
     zero = ~dead & (d >= top)
     major = ~dead & ~zero & (d > 0) & (2 * d >= top)
     out = to_t[dead].sum() + to_t[zero].sum() + to_t[major].sum() * (1.0 - p_con)
+    fall = np.zeros((top + 1, 2))
+    fall[0, 1] = to_t[zero].sum()  # one hit to 0 HP is ≥ half the hit points: dying (DX8)
+    for k in np.nonzero(major)[0]:
+        fall[top - k, 1] += to_t[k] * (1.0 - p_con)  # DX7: unconscious
+    fate = _aftermath_exact(fall, float(to_t[dead].sum()), attacker, target, v)
     return {"p_hit": float(to_t.sum()), "p_incapacitate": float(out),
-            "p_kill": float(to_t[dead].sum())}
+            "p_kill": float(to_t[dead].sum()), "p_dead": float(fate[0]),
+            "p_dying": float(fate[1]), "p_out": float(fate[2])}

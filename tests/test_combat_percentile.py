@@ -173,16 +173,25 @@ def _ko_duel(target, variants, weapon=HANDGUN):
     return cp.duel_exact(shooter, target, variants, round_cap=1)
 
 
-@pytest.mark.parametrize(("rule", "p_dead"), [("greater", 0.1), ("greater_equal", 0.1 + 0.4 / 10),
-                                              ("off", 0.0)])
-def test_dx9_instant_death_variants(rule, p_dead):
+@pytest.mark.parametrize(("rule", "p_kill", "p_dead"), [
+    ("greater", 0.1, 0.1 + 0.04 * 0.5),
+    ("greater_equal", 0.1 + 0.4 / 10, 0.14),
+    ("off", 0.0, 0.14 * 0.5)])
+def test_dx9_instant_death_variants(rule, p_kill, p_dead):
     """DX9 / DX-g1: handgun vs 10 HP: an extreme hit (10 + 1D10 ≥ 11, P .10) kills when
-    'greater'; a regular 10 (P .40 · 1/10) too when 'greater_equal'."""
+    'greater'; a regular 10 (P .40 · 1/10) too when 'greater_equal'. The loser's deaths
+    count after the aftermath (Lethality outcomes): what falls to 0 HP alive (a major
+    wound, DX8) is dying — with one CON roll (dying_horizon 1; CON 50 fails .5) half of it
+    dies: greater .1 + .04·.5; greater_equal .14; off (.10 + .04)·.5."""
     tgt = Combatant(con=50, siz=50, fighting=0, dodge=0)
     assert tgt.hit_points == 10
-    res = _ko_duel(tgt, Variants(criticals=False, instant_death=rule))
+    v = Variants(criticals=False, instant_death=rule, dying_horizon=1)
+    assert cp.one_hit(Combatant(dex=90, firearms=50, weapon=HANDGUN), tgt, v)["p_kill"] == \
+        pytest.approx(p_kill)
+    res = _ko_duel(tgt, v)
     assert res.loser_dead[0] == pytest.approx(p_dead)
     assert res.deaths[1] == pytest.approx(p_dead)
+    assert res.loser_fate[0, 1] == pytest.approx(0.14 - p_dead)
 
 
 def test_dx7_major_wound_con_roll():
@@ -199,11 +208,17 @@ def test_dx7_major_wound_con_roll():
 
 def test_dx8_zero_hp_major_wound_dying_and_dying_rolls_kill():
     """DX8: at 0 HP the victim is out (dying with a major wound); with several on a side
-    the fight goes on and the dying roll CON each round: some die (instant death off)."""
+    the fight goes on and the dying roll CON each round: some die (instant death off).
+    After the fight (aftermath ``leave``) the dying keep rolling CON (25, criticals off:
+    fails .75): with one roll (dying_horizon 1) .5·.75 die, .5·.25 stay dying; with the
+    default horizon (0: until a roll fails) all .5 die."""
     tgt = Combatant(con=25, siz=25, fighting=0, dodge=0)  # 5 HP, any rifle hit ≥ 6
-    res = _ko_duel(tgt, Variants(criticals=False, instant_death="off"), weapon=RIFLE)
+    one = Variants(criticals=False, instant_death="off", dying_horizon=1)
+    res = _ko_duel(tgt, one, weapon=RIFLE)
     assert res.outcome[0] == pytest.approx(0.5)
-    assert res.loser_dead[0] == 0.0
+    assert res.loser_fate[0] == pytest.approx([0.375, 0.125, 0.0])
+    res = _ko_duel(tgt, Variants(criticals=False, instant_death="off"), weapon=RIFLE)
+    assert res.loser_fate[0] == pytest.approx([0.5, 0.0, 0.0])
     weak = Combatant(con=20, siz=30, dex=30, fighting=20, dodge=10, weapon=KNIFE)
     brute = Combatant(con=80, siz=80, dex=80, fighting=80, dodge=50, weapon=RIFLE)
     mc = cp.fight_mc([weak, weak, weak], [brute], 4000, seed=1,
