@@ -75,8 +75,7 @@ def combat_variants(system: str, given=None, aftermath: str | None = None):
     :data:`engines.fight.AFTERMATHS`) when given.
 
     The policy is the combat variant ``aftermath`` of every engine (RULES.md "Lethality
-    outcomes"). An engine that does not declare it yet runs only ``leave`` (its fallen stay
-    as the fight left them); any other policy is an InputError naming the system.
+    outcomes"); ``None`` keeps what ``given`` says (default ``leave``).
     """
     import dataclasses
 
@@ -84,16 +83,11 @@ def combat_variants(system: str, given=None, aftermath: str | None = None):
     from .archetypes import variants as make_variants
 
     eng = engine(system)
-    known = {f.name for f in dataclasses.fields(eng.Variants)}
-    original = given
     if isinstance(given, eng.Variants):
         if aftermath is None:
             return given
-        check_aftermath(aftermath)
-        if "aftermath" in known:
-            return dataclasses.replace(given, aftermath=aftermath)
-        given = {}
-    elif isinstance(given, list | tuple):
+        return dataclasses.replace(given, aftermath=check_aftermath(aftermath))
+    if isinstance(given, list | tuple):
         pairs = {}
         for text in given:
             if "=" not in str(text):
@@ -104,14 +98,6 @@ def combat_variants(system: str, given=None, aftermath: str | None = None):
     given = dict(given or {})
     if aftermath is not None:
         given["aftermath"] = check_aftermath(aftermath)
-    if "aftermath" in given and "aftermath" not in known:
-        value = given.pop("aftermath")
-        if value != "leave":
-            check_aftermath(value)
-            raise InputError(f"{system}: aftermath={value}: this combat engine has no "
-                             "aftermath variant yet; only leave is available")
-        if isinstance(original, eng.Variants):
-            return original
     return make_variants(system, given)
 
 
