@@ -137,8 +137,8 @@ class FightStats:
             nan = np.full(3, np.nan)
             return nan, nan
         mean = (self.loser_fate / per).sum(axis=0) / decided
-        if self.exact:
-            return mean, np.zeros(3)
+        if self.exact:  # exact chains leave rounding dust of order 1e-17
+            return np.clip(mean, 0.0, 1.0), np.zeros(3)
         second = (self.loser_fate_sq / per**2).sum(axis=0) / decided
         var = np.maximum(second - mean**2, 0.0)
         return mean, np.sqrt(var / decided)
@@ -151,7 +151,7 @@ class FightStats:
         size = self.sizes.astype(float)[:, None]
         mean = self.fates / (self.n * size)
         if self.exact:
-            return mean, np.zeros_like(mean)
+            return np.clip(mean, 0.0, 1.0), np.zeros_like(mean)
         second = self.fates_sq / (self.n * size**2)
         var = np.maximum(second - mean**2, 0.0)
         return mean, np.sqrt(var / self.n)
