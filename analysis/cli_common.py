@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 
 SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
 FORMATS = ("csv", "json", "markdown", "parquet")
@@ -60,14 +59,13 @@ def check_outputs(args) -> None:
     parquet would go to stdout (``--summary`` prints text instead of the table)."""
     from engines.errors import InputError
 
+    from .output import check_target
+
     plot = getattr(args, "plot", None)
     for flag, path in (("-o", args.output), ("--plot", plot)):
         if path is None or path == "-":
             continue
-        if not Path(path).resolve().parent.exists():
-            raise InputError(f"{flag}: folder {str(Path(path).parent)!r} does not exist")
-        if Path(path).is_dir():
-            raise InputError(f"{flag}: {path!r} is a folder")
+        check_target(path, flag)
     if plot is not None and (plot.rsplit(".", 1)[-1].lower() if "." in plot else "") \
             not in PLOT_TYPES:
         raise InputError(f"--plot {plot!r}: the file must end in .png, .svg or .pdf")

@@ -113,7 +113,10 @@ def run_report(args) -> int:
 
     from reports.build import write_report
 
+    from .output import check_folder
+
     settings = settings_from_args(args)
+    check_folder(settings.out, "--out")
     result = write_report(settings)
     size = result.html.stat().st_size / 1e6
     msg = f"wrote {result.html} ({size:.1f} MB)"

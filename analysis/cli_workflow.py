@@ -234,17 +234,13 @@ def register(sub) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _target_file(path: str | None) -> None:
+def _target_file(path: str | None, flag: str = "-o") -> None:
     """Fail before any work when ``path`` cannot be written."""
     if path is None or path == "-":
         return
-    from engines.errors import InputError
+    from .output import check_target
 
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(f"output: {path!r} is a folder, expected a file")
-    if not p.parent.exists():
-        raise InputError(f"output: folder {str(p.parent)!r} does not exist")
+    check_target(path, flag)
 
 
 def _apply_overrides(sc, args) -> None:
@@ -325,8 +321,9 @@ def run_sweep(args) -> int:
         raise InputError(f"{Path(args.scenario).name}: no [sweep] section to run")
     _apply_overrides(sc, args)
     fmt = sc.output.format
-    for path in (args.output, args.sensitivity, args.plot):
-        _target_file(path)
+    for flag, path in (("-o", args.output), ("--sensitivity", args.sensitivity),
+                       ("--plot", args.plot)):
+        _target_file(path, flag)
     if fmt == "parquet" and args.output in (None, "-"):
         raise InputError("format parquet needs an output file (-o FILE)")
     if fmt == "parquet" and args.sensitivity in ("-",):
