@@ -476,7 +476,7 @@ def run_solve_lethality(args) -> int:
                                  round_cap=round_cap or 50)
     _to_stdout(write_table, table, fmt, args.output)
     if res.found:
-        exact_row = table.loc[table["meets"], "method"].iloc[0] == "exact"
+        exact_row = table.loc[table["chosen"], "method"].iloc[0] == "exact"
         spread = "(exact)" if exact_row else f"± {res.se:.4f}"
         print(f"{args.knob} = {res.knob}: {metric} = {res.estimate:.4f} {spread}",
               file=sys.stderr)
