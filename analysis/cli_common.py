@@ -40,6 +40,26 @@ def seed_int64(text: str) -> int:
     return number(text, int, lambda v: 0 <= v < 2**63, "a non-negative integer")
 
 
+def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list[str]]:
+    """``SYSTEM:NAME=VALUE`` strings → ``{system: ["NAME=VALUE", ...]}`` (the syntax of
+    the cross-system commands: report, ladder, cross-combat)."""
+    from engines.errors import InputError
+
+    out: dict[str, list[str]] = {}
+    for text in items:
+        system, sep, rest = text.partition(":")
+        system = system.strip()
+        if not sep or system not in SYSTEM_IDS or "=" not in rest:
+            import difflib
+
+            close = difflib.get_close_matches(system, SYSTEM_IDS, n=1) if sep else []
+            hint = f" (did you mean {close[0]!r}?)" if close and close[0] != system else ""
+            raise InputError(f"{flag} {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM one "
+                             f"of {', '.join(SYSTEM_IDS)}{hint}")
+        out.setdefault(system, []).append(rest.strip())
+    return out
+
+
 def add_output(p: argparse.ArgumentParser, *, columns: bool = False, plot: bool = False) -> None:
     """``--format``, ``-o FILE`` and, when asked, ``--columns`` and ``--plot FILE``."""
     p.add_argument("--format", choices=FORMATS, default="csv")

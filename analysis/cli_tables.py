@@ -24,6 +24,10 @@ def register(sub) -> None:
                    help="an edited ladder file (default: the packaged ladders.toml)")
     p.add_argument("--table", choices=("cells", "swinginess", "upsets", "anchor"),
                    default="cells", help="which table (default cells)")
+    p.add_argument("--variant", action="append", default=[], metavar="SYSTEM:NAME=VALUE",
+                   help="a check rule variant of one system (repeatable), e.g. "
+                   "dice_pool_7:again=9; systems not named keep their defaults (the "
+                   "anchor table is always the defaults')")
     add_output(p, plot=True)
     p.set_defaults(func=run_ladder)
 
@@ -61,14 +65,27 @@ def _save_plot(fig, path: str) -> None:
 
 
 def run_ladder(args) -> int:
+    from engines.errors import InputError
+
+    from .checks import variants_for
+    from .cli_common import system_variants
     from .ladders import anchor_report, ladder_table, load_ladders, swinginess, upset_table
     from .output import write_table
 
     check_outputs(args)
+    given = system_variants(args.variant)
+    for system, items in given.items():  # validate before any work
+        try:
+            variants_for(system, items)
+        except InputError as exc:
+            raise InputError(f"--variant {system}: {exc}") from None
+    if given and args.table == "anchor":
+        raise InputError("--variant: the anchor table checks the packaged defaults; use "
+                         "--table cells, swinginess or upsets")
     lad = load_ladders(args.ladders)
-    cells = ladder_table(lad)
-    table = {"cells": lambda: cells, "swinginess": lambda: swinginess(lad),
-             "upsets": lambda: upset_table(lad), "anchor": lambda: anchor_report(lad)}[
+    cells = ladder_table(lad, given)
+    table = {"cells": lambda: cells, "swinginess": lambda: swinginess(lad, given),
+             "upsets": lambda: upset_table(lad, given), "anchor": lambda: anchor_report(lad)}[
         args.table]()
     if args.plot:
         from .plots import ladder_plot

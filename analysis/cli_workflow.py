@@ -244,17 +244,24 @@ def _target_file(path: str | None, flag: str = "-o") -> None:
 
 
 def _apply_overrides(sc, args) -> None:
+    """Command-line options over the file's. A method from the command line (``--method``,
+    or ``--trials``/``--se``, which mean Monte Carlo when nothing else says exact)
+    applies to checks and fights alike; each fight setting it overrides gets a notice
+    on stderr (:meth:`analysis.scenario.Scenario.fight_exact` is the rule)."""
     if getattr(args, "seed", None) is not None:
         sc.seed = args.seed
     if getattr(args, "method", None) is not None:
-        sc.method = args.method
+        sc.force_method(args.method, f"--method {args.method}")
     trials, se = getattr(args, "trials", None), getattr(args, "se", None)
     if trials is not None or se is not None:
         sc.precision.trials, sc.precision.se = trials, se
-        if sc.method == "exact" and args.method is None:
-            sc.method = "mc"
+        if getattr(args, "method", None) is None:
+            option = "--trials" if trials is not None else "--se"
+            sc.force_method("mc" if sc.method == "exact" else sc.method, option)
     if args.format is not None:
         sc.output.format = args.format
+    for line in sc.method_notices():
+        print(line, file=sys.stderr)
 
 
 def _cluster(args, default_workers: int):
@@ -448,7 +455,8 @@ def run_solve_lethality(args) -> int:
         a, b, variants = fight.a, fight.b, sc.check_variants(fight)
         round_cap = round_cap or fight.round_cap
         seed, trials, se = sc.seed, sc.precision.trials, sc.precision.se
-        exact = None if (sc.method == "exact" and trials is None and se is None) else False
+        exact = None if sc.fight_exact(fight, default=trials is None and se is None) \
+            else False
     else:
         if args.a is None or args.b is None:
             raise InputError("--a and --b: both fighters are needed (or --scenario)")

@@ -26,7 +26,8 @@ from engines.errors import InputError
 from engines.fight import ROUND_CAP, FightStats
 
 from . import lethality
-from .archetypes import SYSTEMS, combatant, engine, variants
+from .archetypes import SYSTEMS, combatant, engine
+from .archetypes import variants as make_variants
 from .toml_input import read_toml
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "cross_combat.toml"
@@ -126,25 +127,35 @@ def load_cross(path: str | Path | None = None) -> dict:
 
 
 def _duel(system: str, a, b, method: str, trials: int, seed, round_cap: int,
-          progress) -> tuple[FightStats, str]:
+          progress, v=None) -> tuple[FightStats, str]:
     if method in ("exact", "both"):
         try:
-            return lethality.run_fight(system, [a], [b], "exact", round_cap=round_cap), ""
+            return lethality.run_fight(system, [a], [b], "exact", variants=v,
+                                       round_cap=round_cap), ""
         except InputError as exc:
             note = f"exact unavailable: {exc}"
     else:
         note = ""
     return lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
-                               round_cap=round_cap, progress=progress), note
+                               variants=v, round_cap=round_cap, progress=progress), note
+
+
+def _variants_of(system: str, variants) -> Any:
+    """``variants`` is ``{system: NAME=VALUE strings or mapping}``; systems not named run
+    under their defaults."""
+    return (variants or {}).get(system)
 
 
 def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
                 round_cap: int = ROUND_CAP, progress: bool | None = None,
-                systems=SYSTEMS) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
+                systems=SYSTEMS, variants: dict | None = None,
+                ) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
     """``{(matchup, system, method): (FightStats, note)}`` for every duel of the file.
 
     ``method``: ``exact`` (exact where the system's solver handles the duel, otherwise
     MC), ``mc`` (Monte Carlo everywhere) or ``both`` (each system's exact result and MC).
+    ``variants``: ``{system: combat variants}`` (NAME=VALUE strings or a mapping) for the
+    systems that do not run under their defaults.
     """
     if method not in ("exact", "mc", "both"):
         raise InputError(f"method: expected exact, mc or both, got {method!r}")
@@ -153,18 +164,20 @@ def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     for mid, entry in spec["matchups"].items():
         for system in systems:
             a, b = entry[system]
-            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress)
+            v = _variants_of(system, variants)
+            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress, v)
             out[(mid, system, "exact" if st.exact else "mc")] = (st, note)
             if method == "both" and st.exact:
                 mc = lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
-                                         round_cap=round_cap, progress=progress)
+                                         variants=v, round_cap=round_cap,
+                                         progress=progress)
                 out[(mid, system, "mc")] = (mc, "")
     return out
 
 
 def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
                 round_cap: int = ROUND_CAP, progress: bool | None = None,
-                stats: dict | None = None) -> pd.DataFrame:
+                stats: dict | None = None, variants: dict | None = None) -> pd.DataFrame:
     """One row per matchup × system (× method): who wins, how long, how deadly.
 
     Columns: ``p_a``/``p_b``/``p_neither`` with SEs, rounds mean (SE) and quantiles,
@@ -174,13 +187,13 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     spec = load_cross(path)
     if stats is None:
         stats = cross_stats(path, method=method, trials=trials, seed=seed,
-                            round_cap=round_cap, progress=progress)
+                            round_cap=round_cap, progress=progress, variants=variants)
     rows = []
     for (mid, system, m), (st, note) in stats.items():
         a, b = spec["matchups"][mid][system]
         s = lethality.summary(st)
         eng = engine(system)
-        v = variants(system)
+        v = make_variants(system, _variants_of(system, variants))
         ab = eng.one_hit(a, b, v)
         ba = eng.one_hit(b, a, v)
         rows.append({
@@ -199,7 +212,8 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
 
 
 def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = ROUND_CAP,
-                progress: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                progress: bool | None = None,
+                variants: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The file's group fights in every system (Monte Carlo): summary rows and
     round-by-round survival (share of each side still able to act)."""
     spec = load_cross(path)
@@ -209,7 +223,8 @@ def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = 
             lad = spec["ladder"][system]
             row, standing = lethality.group_fight(
                 system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
-                seed=seed, round_cap=round_cap, label=gid, progress=progress)
+                seed=seed, variants=_variants_of(system, variants), round_cap=round_cap,
+                label=gid, progress=progress)
             rows.append(row)
             frames.append(standing)
     return pd.DataFrame(rows), pd.concat(frames, ignore_index=True)

@@ -31,7 +31,7 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     system = "d20_degrees"
     a = "competent"                    # archetype name, or a table of traits:
     b = { archetype = "novice", weapon = "pistol" }
-    exact = false                      # true: the engine's exact duel solver
+    exact = false                      # true: exact duel solver (see fight_exact)
     round_cap = 50
 
     [[solve]]
@@ -124,7 +124,9 @@ class Fight(_Model):
     a: str | dict[str, Any] = Field(default_factory=dict)   # archetype name or traits
     b: str | dict[str, Any] = Field(default_factory=dict)
     round_cap: int = Field(50, ge=1, le=1000)
-    exact: bool = False
+    #: true: the engine's exact duel solver; false: Monte Carlo; unset: the file's
+    #: ``method`` when the file gives one (see :meth:`Scenario.fight_exact`)
+    exact: bool | None = None
 
 
 class Solve(_Model):
@@ -179,6 +181,50 @@ class Scenario(_Model):
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
     _source: str = PrivateAttr("<scenario>")
+    #: a method forced from the command line (``--method``, or ``--trials``/``--se``
+    #: meaning Monte Carlo) and the option that forced it
+    _forced: tuple[str, str] | None = PrivateAttr(None)
+
+    def force_method(self, method: str, option: str) -> None:
+        """The command line overrides every method of the file (checks and fights)."""
+        self.method = method
+        self._forced = (method, option)
+
+    def fight_exact(self, fight: Fight, default: bool = False) -> bool:
+        """Whether ``fight`` runs on the exact duel solver. One rule, first match wins:
+
+        1. a method forced on the command line (``--method``; ``--trials``/``--se``
+           mean Monte Carlo): exact for ``exact``, Monte Carlo otherwise;
+        2. the fight's own ``exact = true | false``;
+        3. the file's top-level ``method`` when the file gives one (``exact`` or
+           ``both``: exact; ``mc``: Monte Carlo);
+        4. ``default``: Monte Carlo for fight tables and fight sweeps; the lethality
+           solver searches exact values unless the file sets ``precision``.
+        """
+        if self._forced is not None:
+            return self._forced[0] in ("exact", "both")
+        if fight.exact is not None:
+            return fight.exact
+        if "method" in self.model_fields_set:
+            return self.method in ("exact", "both")
+        return default
+
+    def method_notices(self) -> list[str]:
+        """One line per fight whose own setting is overridden (printed on stderr)."""
+        out = []
+        for i, f in enumerate(self.fights):
+            where = f"{Path(self.source).name}: fights[{i}]"
+            if self._forced is not None and f.exact is not None \
+                    and f.exact != self.fight_exact(f):
+                now = "exact" if self.fight_exact(f) else "Monte Carlo"
+                out.append(f"notice: {where}: exact = {str(f.exact).lower()} overridden by "
+                           f"{self._forced[1]} ({now})")
+            elif self._forced is None and f.exact is not None \
+                    and "method" in self.model_fields_set \
+                    and f.exact != (self.method in ("exact", "both")):
+                out.append(f"notice: {where}: its exact = {str(f.exact).lower()} overrides "
+                           f"the file's method = {self.method!r}")
+        return out
 
     @property
     def source(self) -> str:

@@ -44,7 +44,7 @@ def run_fights(sc: Scenario):
         mod = reg.engine(system)
         variants = reg.combat_variants(system, sc.check_variants(fight))
         a, b = reg.fighter(system, fight.a), reg.fighter(system, fight.b)
-        if fight.exact:
+        if sc.fight_exact(fight):
             stats = mod.duel_exact(a, b, variants=variants, round_cap=fight.round_cap)
         else:
             import numpy as np
@@ -168,7 +168,8 @@ def run_lethality(sc: Scenario, s):
     from .solvers import solve_lethality
 
     fight = sc.fights[sc.fight_index(s.fight)]
-    mc = sc.method != "exact" or sc.precision.trials is not None or sc.precision.se is not None
+    mc = not sc.fight_exact(fight, default=sc.precision.trials is None
+                            and sc.precision.se is None)
     _, table = solve_lethality(
         sc.check_system(fight), fight.a, fight.b, s.knob, s.values, s.target, s.metric,
         goal=s.goal, increasing=s.increasing, z=s.z, exact=False if mc else None,

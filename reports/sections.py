@@ -906,31 +906,36 @@ def _spec_label(spec: Mapping) -> str:
     return f"{name} ({extra})" if extra else name
 
 
-def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int):
+def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int, variants=None):
     """An exact duel where the engine solves it, else Monte Carlo (with its SEs)."""
     from analysis import lethality
     from engines.errors import InputError
 
     try:
-        return lethality.run_fight(system, [a], [b], "exact", round_cap=settings.round_cap)
+        return lethality.run_fight(system, [a], [b], "exact", variants=variants,
+                                   round_cap=settings.round_cap)
     except InputError:
         return lethality.run_fight(system, [a], [b], "mc", trials=settings.combat_trials,
-                                   seed=seed, round_cap=settings.round_cap, progress=False)
+                                   seed=seed, variants=variants,
+                                   round_cap=settings.round_cap, progress=False)
 
 
 @lru_cache(maxsize=4)
-def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int) -> dict:
+def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int,
+                   given: tuple = ()) -> dict:
     import tomllib
 
     from analysis import archetypes, cross_combat, lethality
 
     settings = ReportSettings(systems=systems, combat_trials=trials, seed=seed,
                               round_cap=round_cap, pdf=False, progress=False)
+    cv = {s: list(v) for s, v in given}  # each system's combat variants (NAME=VALUE)
     raw = tomllib.loads(cross_combat.DATA_FILE.read_text(encoding="utf-8"))
     spec = cross_combat.load_cross()
     stats = cross_combat.cross_stats(method="exact", trials=trials, seed=seed,
-                                     round_cap=round_cap, progress=False, systems=systems)
-    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap)
+                                     round_cap=round_cap, progress=False, systems=systems,
+                                     variants=cv)
+    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap, variants=cv)
     cast = pd.DataFrame([{"matchup": mid, "system": s,
                           "A": _spec_label(raw["matchups"][mid][s]["a"]),
                           "B": _spec_label(raw["matchups"][mid][s]["b"])}
@@ -941,19 +946,22 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
             lad = spec["ladder"][system]
             row, st = lethality.group_fight(
                 system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
-                seed=seed, round_cap=round_cap, label=gid, progress=False)
+                seed=seed, variants=cv.get(system), round_cap=round_cap, label=gid,
+                progress=False)
             rows.append(row)
             standing.append(st)
     one_hit, effects = [], []
     for system in systems:
         m = raw["matchups"]["melee_equal"][system]
-        one_hit.append(lethality.one_hit_table(system, m["a"], [m["b"]]))
+        one_hit.append(lethality.one_hit_table(system, m["a"], [m["b"]],
+                                               variants=cv.get(system)))
         parts = [("tactic", lethality.tactic_table(system, m["a"], m["b"], method="exact",
+                                                   variants=cv.get(system),
                                                    round_cap=round_cap, progress=False))]
         if archetypes.armours(system):
             parts.append(("armour", lethality.armour_table(
-                system, m["a"], m["b"], method="exact", round_cap=round_cap,
-                progress=False)))
+                system, m["a"], m["b"], method="exact", variants=cv.get(system),
+                round_cap=round_cap, progress=False)))
         for kind, t in parts:
             t = t.rename(columns={kind: "choice"})
             t.insert(1, "change", kind)
@@ -965,7 +973,7 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
         lad = spec["ladder"][system]
         for j, (weak, strong) in enumerate(UPSET_PAIRS):
             st = _exact_or_mc(system, lad[weak], lad[strong], settings,
-                              seed + 1000 * (k + 1) + j)
+                              seed + 1000 * (k + 1) + j, cv.get(system))
             s = lethality.summary(st)
             upsets.append({"system": system, "weaker": weak, "stronger": strong,
                            "method": s["method"], "p_fight": s["p_side0"],
@@ -988,8 +996,10 @@ def combat_frames(settings: ReportSettings) -> dict:
     from :mod:`analysis.lethality` on the ``melee_equal`` matchup of each system, and
     ``upsets`` holds duels of a weaker ladder rung against a stronger one.
     """
+    given = tuple((s, settings.combat_variants_of(s)) for s in settings.systems
+                  if settings.combat_variants_of(s))
     return _combat_cached(tuple(settings.systems), settings.combat_trials, settings.seed,
-                          settings.round_cap)
+                          settings.round_cap, given)
 
 
 def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
@@ -1336,11 +1346,11 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
 
 # --------------------------------------------------------- assumptions, provenance
 
-def _combat_variants(system: str):
-    """The default combat ``Variants`` of ``system`` (None without its combat engine)."""
+def _combat_variants(system: str, given=()):
+    """The combat ``Variants`` of ``system`` in force (None without its combat engine)."""
     try:
         from analysis.archetypes import variants
-        return variants(system)
+        return variants(system, list(given))
     except ImportError:
         return None
 
@@ -1351,7 +1361,7 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
     rows = []
     for system in settings.systems:
         v = checks.variants_for(system, list(settings.variants_of(system)))
-        cv = _combat_variants(system)
+        cv = _combat_variants(system, settings.combat_variants_of(system))
         in_combat = {r["variant"] for r in describe(cv)} if cv is not None else set()
         listed = set()
         for row in describe(v):
@@ -1388,8 +1398,9 @@ def section_assumptions(settings: ReportSettings) -> Section:
         "variant with the rule id it settles (see the rules digest). "
         + ("Every variant below is at its default." if not changed else
            f"{changed} variant(s) differ from the default in this report (marked “yes”)."),
-        "Combat rows are the combat engines' own gaps, at their defaults in every combat "
-        "section (the report sets no combat variants).",
+        "Combat rows are the combat engines' own gaps; every combat section uses the "
+        "values shown (rows marked “checks and combat” reach the combat engines too, "
+        "whose attacks roll the check system's dice).",
         "Exact: success curves, outcome means and SDs (enumeration / convolution of the "
         "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
         "weapon, the tactic and armour tables and the duel upsets (each duel solved as a "

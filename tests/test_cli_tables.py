@@ -81,3 +81,25 @@ def test_opposed_cli_both(capsys):
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert {"pool_a", "pool_b", "p_exact", "p_mc", "se", "z"} <= set(t.columns)
+
+
+def test_ladder_variant_changes_its_system_only(capsys):
+    """``ladder --variant dice_pool_7:threshold=8`` (A1: a die succeeds on 8+ instead of
+    7+, 0.3 a die instead of 0.4): no dice_pool_7 cell gains and some lose; the other
+    systems are unchanged."""
+    code, out, err = run(capsys, "ladder")
+    assert code == 0, err
+    base = pd.read_csv(io.StringIO(out))
+    code, out, err = run(capsys, "ladder", "--variant", "dice_pool_7:threshold=8")
+    assert code == 0, err
+    var = pd.read_csv(io.StringIO(out))
+    keys = ["system", "competence", "difficulty"]
+    m = base.merge(var, on=keys, suffixes=("", "_8"))
+    pool = m[m.system == "dice_pool_7"]
+    assert (pool.p_8 <= pool.p + 1e-12).all()
+    assert (pool.p_8 < pool.p - 1e-6).any()
+    other = m[m.system != "dice_pool_7"]
+    assert (other.p_8 == other.p).all()
+    code, _, err = run(capsys, "ladder", "--variant", "dice_pool7:again=9")
+    assert code == 2
+    assert "did you mean 'dice_pool_7'" in err

@@ -525,3 +525,57 @@ def test_lethality_meets_marks_every_row_meeting_the_target(tmp_path, capsys):
     assert t.loc[t["chosen"], "value"].tolist() == [4]
     assert (t["meets"] == (t["estimate"] >= 0.8)).all()
     assert t.loc[t["meets"], "value"].tolist() == [4, 5, 6]
+
+
+DUEL_EXACT = """name = "duel"
+[[fights]]
+name = "even"
+system = "d20_degrees"
+a = "competent"
+b = "competent"
+exact = true
+"""
+SWEEP_EXACT = """name = "sweep"
+method = "exact"
+[[fights]]
+name = "even"
+system = "d20_degrees"
+a = "competent"
+b = "competent"
+[sweep]
+fights = { "both.hit_points" = [3, 4] }
+"""
+
+
+def test_method_override_of_an_exact_fight_is_announced(tmp_path, capsys):
+    """One rule: ``--method mc`` overrides a fight's ``exact = true`` (Monte Carlo
+    rows with trials) and says so in one notice line naming the fight."""
+    f = tmp_path / "duel.toml"
+    f.write_text(DUEL_EXACT)
+    rc = main(["run", str(f), "--method", "mc", "--trials", "2000", "-o", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    notices = [ln for ln in err.splitlines() if ln.startswith("notice:")]
+    assert len(notices) == 1
+    assert "fights[0]" in notices[0]
+    assert "--method mc" in notices[0]
+    t = pd.read_csv(tmp_path / "o" / "fights.csv")
+    assert t["trials"].tolist() == [2000]
+    rc = main(["run", str(f), "-o", str(tmp_path / "e")])  # no override: exact, no notice
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "notice" not in err
+    assert pd.read_csv(tmp_path / "e" / "fights.csv")["trials"].tolist() == [0]
+
+
+def test_top_level_exact_method_makes_fight_sweeps_exact(tmp_path, capsys):
+    """``method = "exact"`` at the top of the file and no ``exact`` key on the fight:
+    the fight sweep runs the exact solver (method exact, SE 0)."""
+    f = tmp_path / "sweep.toml"
+    f.write_text(SWEEP_EXACT)
+    out = tmp_path / "s.csv"
+    rc = main(["sweep", str(f), "--workers", "0", "--no-progress", "-o", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    t = pd.read_csv(out)
+    assert t["method"].tolist() == ["exact", "exact"]
+    assert (t["se_p_side0"] == 0).all()
