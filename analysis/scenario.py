@@ -31,7 +31,9 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     system = "d20_degrees"
     a = "competent"                    # archetype name, or a table of traits:
     b = { archetype = "novice", weapon = "pistol" }
-    exact = false                      # true: exact duel solver (see fight_exact)
+    exact = false                      # true: exact duel solver; unset: the rule of
+                                       # Scenario.fight_exact (--method, then this key,
+                                       # then the file's method, then Monte Carlo)
     round_cap = 50
 
     [[solve]]
