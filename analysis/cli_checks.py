@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import SYSTEM_IDS, add_output, check_outputs, positive_int, seed_int
+from .cli_common import (
+    SYSTEM_IDS,
+    add_output,
+    check_outputs,
+    positive_int,
+    provenance_of,
+    seed_int,
+)
 
 __all__ = ["SYSTEM_IDS", "add_common", "positive_int", "register", "seed_int"]
 
@@ -48,7 +55,7 @@ def run_curves(args) -> int:
     # Monte Carlo runs longer than about a second show a tqdm bar on stderr (a terminal)
     table = success_curves(args.system, args.method, trials=args.trials, seed=args.seed,
                            variants=args.variant, progress=None)
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output, provenance_of(args))
     return 0
 
 
@@ -59,5 +66,5 @@ def run_opposed(args) -> int:
     check_outputs(args)
     table = opposed_table(args.system, args.method, trials=args.trials, seed=args.seed,
                           variants=args.variant, progress=None)
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output, provenance_of(args))
     return 0

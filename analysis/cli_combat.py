@@ -119,7 +119,13 @@ def _write(table, args) -> None:
             raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
                              + ", ".join(map(str, table.columns)))
         table = table[cols]
-    write_table(table, args.format, args.output)
+    from .cli_common import provenance_of
+
+    method = getattr(args, "method", None) or getattr(args, "file_method", None)
+    write_table(table, args.format, args.output,
+                provenance_of(args, method=method,
+                              trials=(args.trials or getattr(args, "file_trials", None)
+                                      or 20_000) if hasattr(args, "trials") else None))
 
 
 def _variant_map(items: list[str]) -> dict:
@@ -236,6 +242,7 @@ def run_combat(args) -> int:
         given = {f.name: getattr(v, f.name) for f in dataclasses.fields(v)}
         v = variants(m.system, {**given, **_variant_map(args.variant)})
     method = args.method or m.method
+    args.system, args.file_method, args.file_trials = m.system, method, m.trials
     methods = ("exact", "mc") if method == "both" else (method,)
     _exact_ignores(args, method, "fight")
     if "exact" in methods and m.sizes != (1, 1):

@@ -60,6 +60,20 @@ def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list
     return out
 
 
+def provenance_of(args, method: str | None = None, trials: int | None = None,
+                  system: str | None = None) -> dict:
+    """What produced a command's table, from its arguments: system(s), the variants
+    given (``defaults`` when none), the method and the Monte Carlo trials (0 when exact)."""
+    sys_ = system or getattr(args, "system", None)
+    if isinstance(sys_, list | tuple):
+        sys_ = ",".join(sys_)
+    method = method or getattr(args, "method", None) or "exact"
+    n = trials if trials is not None else getattr(args, "trials", None)
+    return {"system": sys_ or "all",
+            "variants": "; ".join(getattr(args, "variant", None) or []) or "defaults",
+            "method": method, "trials": 0 if method == "exact" else (n or "")}
+
+
 def add_output(p: argparse.ArgumentParser, *, columns: bool = False, plot: bool = False) -> None:
     """``--format``, ``-o FILE`` and, when asked, ``--columns`` and ``--plot FILE``."""
     p.add_argument("--format", choices=FORMATS, default="csv")

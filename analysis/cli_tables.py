@@ -7,7 +7,7 @@ Cross-system and modifier tables (exact, no Monte Carlo), in the same style as
 
 from __future__ import annotations
 
-from .cli_common import SYSTEM_IDS, add_output, check_outputs, number
+from .cli_common import SYSTEM_IDS, add_output, check_outputs, number, provenance_of
 
 
 def non_negative_float(text: str) -> float:
@@ -91,7 +91,7 @@ def run_ladder(args) -> int:
         from .plots import ladder_plot
 
         _save_plot(ladder_plot(cells), args.plot)
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output, provenance_of(args))
     return 0
 
 
@@ -113,7 +113,8 @@ def run_modifiers(args) -> int:
         from .plots import modifier_plot
 
         _save_plot(modifier_plot(table), args.plot)
-    write_table(modifier_summary(table) if args.summary else table, args.format, args.output)
+    write_table(modifier_summary(table) if args.summary else table, args.format, args.output,
+                provenance_of(args))
     return 0
 
 
@@ -138,5 +139,6 @@ def run_claim_c7(args) -> int:
             with atomic_path(args.output) as tmp:
                 tmp.write_text(text)
         return 0
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output,
+                provenance_of(args, system="dice_pool_6"))
     return 0

@@ -11,7 +11,7 @@ import math
 import sys
 from pathlib import Path
 
-from .cli_common import FORMATS, SYSTEM_IDS, number, positive_int, seed_int64
+from .cli_common import FORMATS, SYSTEM_IDS, number, positive_int, provenance_of, seed_int64
 
 RUN_EPILOG = """examples:
   rpg-balance run scenarios/expert_vs_difficulties.toml
@@ -264,6 +264,18 @@ def _apply_overrides(sc, args) -> None:
         print(line, file=sys.stderr)
 
 
+def _scenario_provenance(sc) -> dict:
+    """What produced a scenario's tables (the columns :mod:`analysis.output` adds)."""
+    systems = list(dict.fromkeys(s for s in [sc.system, *(sc.check_system(x) for x in
+                                                          [*sc.checks, *sc.fights])] if s))
+    pr = sc.precision
+    trials = pr.trials if pr.trials is not None else (f"se<={pr.se}" if pr.se is not None
+                                                     else (0 if sc.method == "exact" else ""))
+    return {"system": ",".join(systems) or "none",
+            "variants": "; ".join(f"{k}={v}" for k, v in sc.variants.items()) or "defaults",
+            "method": sc.method, "trials": trials}
+
+
 def _cluster(args, default_workers: int):
     from .sweep import Cluster
 
@@ -310,7 +322,9 @@ def run_run(args) -> int:
     except SweepInterrupted as exc:
         return _interrupted(exc)
     written: list = []
-    _to_stdout(lambda: written.extend(write_results(res, sc.output.format, out_dir)))
+    prov = _scenario_provenance(sc)
+    _to_stdout(lambda: written.extend(write_results(res, sc.output.format, out_dir,
+                                                    provenance=prov)))
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
     return 0
@@ -354,9 +368,10 @@ def run_sweep(args) -> int:
 
         table = pd.concat([r.table for r in results], ignore_index=True)
         sens = pd.concat([r.sensitivity for r in results], ignore_index=True)
-    _to_stdout(write_table, table, fmt, args.output)
+    prov = _scenario_provenance(sc)
+    _to_stdout(write_table, table, fmt, args.output, prov)
     if args.sensitivity is not None:
-        _to_stdout(write_table, sens, fmt, args.sensitivity)
+        _to_stdout(write_table, sens, fmt, args.sensitivity, prov)
     if args.plot is not None:
         result = results[-1]
         sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric)
@@ -384,7 +399,7 @@ def run_solve_difficulty(args) -> int:
     competence = args.competence.strip()
     value: int | str = int(competence) if competence.lstrip("-").isdigit() else competence
     table = solve_difficulty(args.target, value, args.system, _solver_variants(args))
-    _to_stdout(write_table, table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
     return 0
 
 
@@ -395,7 +410,7 @@ def run_solve_competence(args) -> int:
     fmt = args.format or "csv"
     _target_file(args.output)
     table = competence_table(args.levels, args.system, _solver_variants(args))
-    _to_stdout(write_table, table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
     return 0
 
 
@@ -482,7 +497,7 @@ def run_solve_lethality(args) -> int:
                                  method="grid" if args.grid else None, exact=exact,
                                  trials=trials, se=se, seed=seed, variants=variants,
                                  round_cap=round_cap or 50)
-    _to_stdout(write_table, table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
     if res.found:
         exact_row = table.loc[table["chosen"], "method"].iloc[0] == "exact"
         spread = "(exact)" if exact_row else f"± {res.se:.4f}"

@@ -120,7 +120,31 @@ def atomic_path(target: str | os.PathLike, flag: str = "output"):
             os.unlink(tmp)
 
 
-def render(frame, fmt: str) -> str | bytes:
+#: Provenance keys every written table records (columns it lacks are added).
+PROVENANCE = ("system", "variants", "method", "trials")
+
+
+def with_provenance(frame, provenance: dict | None, fmt: str = "csv"):
+    """``frame`` recording what produced it: for csv, json and markdown the
+    :data:`PROVENANCE` columns it does not already have (same value on every row); for
+    parquet the file's metadata (``frame.attrs["provenance"]``, which pandas stores in
+    the parquet schema) and no new column. Columns already present win (a table whose
+    rows differ in system or method keeps its own)."""
+    if not provenance:
+        return frame
+    prov = {k: provenance[k] for k in PROVENANCE if k in provenance}
+    out = frame.copy()
+    out.attrs["provenance"] = {k: ("" if v is None else v) for k, v in prov.items()}
+    if fmt == "parquet":
+        return out
+    for key, value in prov.items():
+        if key not in out.columns:
+            out[key] = value
+    return out
+
+
+def render(frame, fmt: str, provenance: dict | None = None) -> str | bytes:
+    frame = with_provenance(frame, provenance, fmt)
     if fmt == "csv":
         return frame.to_csv(index=False)
     if fmt == "json":
@@ -136,9 +160,10 @@ def render(frame, fmt: str) -> str | bytes:
     raise InputError(f"format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
-def write_table(frame, fmt: str, path: str | None) -> None:
-    """Render ``frame`` as ``fmt`` and print it or write it atomically to ``path``."""
-    data = render(frame, fmt)
+def write_table(frame, fmt: str, path: str | None, provenance: dict | None = None) -> None:
+    """Render ``frame`` as ``fmt`` (recording ``provenance``: :func:`with_provenance`)
+    and print it or write it atomically to ``path``."""
+    data = render(frame, fmt, provenance)
     if path is None or path == "-":
         if isinstance(data, bytes):
             raise InputError("format parquet needs an output file (-o FILE)")

@@ -190,8 +190,10 @@ def check_output_dir(out_dir: Path | None, fmt: str) -> None:
     check_folder(out_dir, "output")
 
 
-def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None) -> list[Path]:
-    """Write every table (and plot) into ``out_dir``, or tables to ``stream`` when None."""
+def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None,
+                  provenance: dict | None = None) -> list[Path]:
+    """Write every table (and plot) into ``out_dir``, or tables to ``stream`` when None;
+    each table records ``provenance`` (:func:`analysis.output.with_provenance`)."""
     from .output import render
 
     written: list[Path] = []
@@ -201,7 +203,7 @@ def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None) -> 
         for name, table in res.tables.items():
             if many:
                 stream.write(f"# {name}\n")
-            stream.write(render(table, fmt))
+            stream.write(render(table, fmt, provenance))
             if many:
                 stream.write("\n")
         return written
@@ -221,7 +223,7 @@ def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None) -> 
         with ExitStack() as stack:
             for name, table in res.tables.items():
                 path = out_dir / f"{name}.{EXTENSIONS[fmt]}"
-                data = render(table, fmt)
+                data = render(table, fmt, provenance)
                 tmp = stack.enter_context(atomic_path(path))
                 if isinstance(data, bytes):
                     tmp.write_bytes(data)

@@ -103,3 +103,29 @@ def test_ladder_variant_changes_its_system_only(capsys):
     code, _, err = run(capsys, "ladder", "--variant", "dice_pool7:again=9")
     assert code == 2
     assert "did you mean 'dice_pool_7'" in err
+
+
+def test_tables_record_what_produced_them(tmp_path, capsys):
+    """Every written table says what produced it: csv/markdown/json rows carry system,
+    variants, method and trials columns (those the table lacks); parquet carries them as
+    file metadata."""
+    code, out, err = run(capsys, "curves", "dice_pool_7", "--variant", "again=9",
+                         "--method", "mc", "--trials", "1000", "--seed", "1")
+    assert code == 0, err
+    t = pd.read_csv(io.StringIO(out))
+    assert set(t["variants"]) == {"again=9"}
+    assert set(t["method"]) == {"mc"}
+    assert set(t["trials"]) == {1000}
+    assert set(t["system"]) == {"dice_pool_7"}
+    code, out, err = run(capsys, "ladder")
+    assert code == 0, err
+    assert set(pd.read_csv(io.StringIO(out))["variants"]) == {"defaults"}
+    pq = tmp_path / "m.parquet"
+    code, _, err = run(capsys, "modifiers", "percentile", "--variant", "criticals=false",
+                       "--format", "parquet", "-o", str(pq))
+    assert code == 0, err
+    import pyarrow.parquet as pq_
+
+    meta = pq_.read_schema(pq).metadata
+    assert b"criticals=false" in b"".join(meta.values())
+    assert "variants" not in pd.read_parquet(pq).columns
