@@ -94,7 +94,7 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
         if name not in check_names | combat_names:
             known = sorted(check_names | combat_names)
             close = difflib.get_close_matches(name, known, n=3)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
             raise InputError(f"unknown variant {name!r} for {system}{hint}; known: "
                              + ", ".join(known))
         if name in check_names:

@@ -85,27 +85,37 @@ def load_cross(path: str | Path | None = None) -> dict:
         spec = CrossFile.model_validate(raw)
     except ValidationError as exc:
         raise InputError(_msg(fname, exc)) from None
+    import difflib
+
     matchups = {}
+    problems: list[str] = []  # every matchup problem at once
     for mid, table in spec.matchups.items():
         title = table.get("title", mid)
         if not isinstance(title, str):
-            raise InputError(f"{fname}: matchups.{mid}.title: expected text")
+            problems.append(f"{fname}: matchups.{mid}.title: expected text")
         entry: dict[str, Any] = {"title": title}
+        for key in sorted(set(table) - set(SYSTEMS) - {"title"}):
+            close = difflib.get_close_matches(key, SYSTEMS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            problems.append(f"{fname}: matchups.{mid}.{key}: unknown system{hint}; known: "
+                            f"{', '.join(SYSTEMS)}")
         for system in SYSTEMS:
             where = f"matchups.{mid}.{system}"
             if system not in table:
-                raise InputError(f"{fname}: {where}: missing (every system needs a mapping)")
+                problems.append(f"{fname}: {where}: missing (every system needs a mapping)")
+                continue
             try:
                 pair = Pair.model_validate(table[system])
+                entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
+                                 _fighter(fname, f"{where}.b", system, pair.b))
             except ValidationError as exc:
-                raise InputError(_msg(fname, exc, where)) from None
-            entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
-                             _fighter(fname, f"{where}.b", system, pair.b))
-        extra = set(table) - set(SYSTEMS) - {"title"}
-        if extra:
-            raise InputError(f"{fname}: matchups.{mid}.{sorted(extra)[0]}: unknown system; "
-                             f"known: {', '.join(SYSTEMS)}")
+                problems.append(_msg(fname, exc, where))
+            except InputError as exc:
+                problems.append(str(exc))
         matchups[mid] = entry
+    if problems:
+        raise InputError(problems[0] if len(problems) == 1 else
+                         f"{fname}: {len(problems)} problems\n  " + "\n  ".join(problems))
     ladder: dict[str, dict] = {}
     needed = {r for g in spec.groups.values() for r in (*g.side0, *g.side1)}
     for gid, g in spec.groups.items():

@@ -68,6 +68,7 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -342,7 +343,8 @@ def _describe(err: dict) -> str:
         return "required key is missing"
     if kind == "extra_forbidden":
         known = _known_keys(err["loc"][:-1])
-        return "unknown key" + (f"; known: {_known(known)}" if known else "")
+        return "unknown key" + (_hint(err["loc"][-1], known) + f"; known: {_known(known)}"
+                                if known else "")
     if kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         return f"{got!r} is not allowed; choose {' | '.join(choices)}"
@@ -363,6 +365,14 @@ def _describe(err: dict) -> str:
 
 def _known(names) -> str:
     return ", ".join(names)
+
+
+def _hint(name: Any, known) -> str:
+    """``"; did you mean 'x'?"`` for the closest known names (empty when none is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=2)
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
 
 
 def _axis_problem(system: str, axis: str, value: Any) -> str | None:
@@ -401,7 +411,8 @@ def _variant_problem(system: str, name: str, value: Any) -> str | None:
     mod = SYSTEMS[system]
     fields = {f.name for f in dataclasses.fields(mod.Variants)}
     if name not in fields:
-        return f"not a variant of {system}; known: {_known(sorted(fields))}"
+        return (f"not a variant of {system}{_hint(name, fields)}; "
+                f"known: {_known(sorted(fields))}")
     try:
         parse_variants(mod.Variants, {name: value})
     except InputError as exc:
@@ -425,7 +436,8 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         if system is None:
             return False
         if system not in SYSTEMS:
-            problems.append((path, f"unknown system {system!r}; known: {_known(SYSTEMS)}"))
+            problems.append((path, f"unknown system {system!r}{_hint(system, SYSTEMS)}; "
+                             f"known: {_known(SYSTEMS)}"))
             return False
         return True
 
@@ -462,6 +474,19 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                     combat_variants(system, entry.variants)
                 except InputError as exc:
                     problems.append((f"{path}.variants", str(exc)))
+                from .fights import fighter
+
+                for side in ("a", "b"):
+                    try:
+                        fighter(system, getattr(entry, side))
+                    except InputError as exc:
+                        msg = str(exc).removeprefix(f"{system}: ")
+                        m = re.search(r"([\w.]+): unknown key; known: (.*)$", msg)
+                        if m:  # the loader's own words, plus the closest known key
+                            key = m.group(1).rsplit(".", 1)[-1]
+                            hint = _hint(key, m.group(2).split(", "))
+                            msg = msg.replace(": unknown key;", f": unknown key{hint};", 1)
+                        problems.append((f"{path}.{side}", msg))
                 continue
             systems_in_use.append(system)
             for name, value in entry.variants.items():
@@ -470,8 +495,8 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             axes = AXES[system]
             for axis, values in entry.axes.items():
                 if axis not in axes:
-                    problems.append((f"{path}.axes.{axis}", f"not an axis of {system}; "
-                                     f"known: {_known(axes)}"))
+                    problems.append((f"{path}.axes.{axis}", f"not an axis of {system}"
+                                     f"{_hint(axis, axes)}; known: {_known(axes)}"))
                     continue
                 if not values:
                     problems.append((f"{path}.axes.{axis}", "expected at least one value"))
@@ -486,7 +511,8 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                 for j, c in enumerate(entry.competence):
                     if isinstance(c, str) and c not in ladder[system]:
                         problems.append((f"{path}.competence[{j}]",
-                                         f"unknown ladder name {c!r}; known: "
+                                         f"unknown ladder name {c!r}"
+                                         f"{_hint(c, ladder[system])}; known: "
                                          f"{_known(ladder[system])}"))
             if entry.contrast is not None:
                 for arm in ("a", "b"):
@@ -607,13 +633,19 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
 
 
 def _fights_ok(sc: Scenario) -> bool:
-    """Every fight has a known system with an installed combat engine."""
-    from .fights import available
+    """Every fight has a known system with an installed combat engine and fighters that
+    load (a broken fighter is reported at its own key path, not against a knob)."""
+    from .fights import available, fighter
 
     have = available()
     for f in sc.fights:
         system = f.system or sc.system
         if system not in SYSTEMS or not have[system]:
+            return False
+        try:
+            fighter(system, f.a)
+            fighter(system, f.b)
+        except InputError:
             return False
     return True
 
@@ -703,7 +735,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     return sc
 
 
-def _salvage(data: dict, exc: ValidationError) -> Scenario | None:
+def _salvage(data: dict, exc: ValidationError, depth: int = 0) -> Scenario | None:
     """The scenario with structurally broken entries removed (for more problem reports)."""
     import copy
 
@@ -726,8 +758,10 @@ def _salvage(data: dict, exc: ValidationError) -> Scenario | None:
     trimmed.setdefault("name", "?")
     try:
         return Scenario.model_validate(trimmed)
-    except ValidationError:
-        return None
+    except ValidationError as again:
+        if depth >= 4 or again.errors() == exc.errors():
+            return None
+        return _salvage(trimmed, again, depth + 1)
 
 
 def load_scenario(path: str | Path) -> Scenario:

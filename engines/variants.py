@@ -75,7 +75,7 @@ def parse_variants(cls: type[T], given: Mapping[str, Any] | Iterable[str] | None
 
             known = ", ".join(sorted(fields))
             close = difflib.get_close_matches(str(key), sorted(fields), n=3)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
             raise InputError(f"unknown variant {key!r} for {cls.system}{hint}; "
                              f"known: {known}")
         f = fields[key]

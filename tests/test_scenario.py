@@ -278,3 +278,69 @@ def test_examples_run_through_cli(path, tmp_path, capsys):
         data = (out / f"{name}.png").read_bytes()
         assert data.startswith(b"\x89PNG")
     assert "wrote" in capsys.readouterr().err
+
+
+SEVEN_TYPOS = """name = "seven typos"
+system = "dice_pool_7"
+seeed = 1
+variants = { agian = 9 }
+
+[[checks]]
+axes = { pol = [1, 2] }
+competence = ["expret"]
+
+[[fights]]
+system = "d20_degree"
+a = "competent"
+b = "competent"
+
+[[fights]]
+system = "d20_degrees"
+a = "competent"
+b = { archetype = "competent", armor = "light" }
+
+[sweep]
+fights = { "both.hit_points" = [3, 4] }
+
+[output]
+formt = "csv"
+"""
+
+
+def test_seven_typos_reported_in_one_run(tmp_path):
+    """Seven distinct typos: all seven in one error, each with the file and the key path
+    where it is and the closest known name; the fighter typo is reported at
+    fights[1].b, not against the sweep knob."""
+    from analysis.scenario import load_scenario
+
+    f = tmp_path / "seven.toml"
+    f.write_text(SEVEN_TYPOS)
+    with pytest.raises(InputError) as info:
+        load_scenario(f)
+    lines = str(info.value).splitlines()
+    assert lines[0] == "seven.toml: 7 problems"
+    want = {"seeed": "'seed'", "variants.agian": "'again'", "checks[0].axes.pol": "'pool'",
+            "checks[0].competence[0]": "'expert'", "fights[0].system": "'d20_degrees'",
+            "fights[1].b": "'armour'", "output.formt": "'format'"}
+    for path, name in want.items():
+        hit = [ln for ln in lines if ln.strip().startswith(f"seven.toml: {path}: ")]
+        assert len(hit) == 1, (path, lines)
+        assert f"did you mean {name}" in hit[0]
+    assert not any("sweep.fights" in ln for ln in lines)
+
+
+def test_cross_combat_file_names_the_unknown_key(tmp_path):
+    """A cross-combat file whose matchup says ``dice_pool7``: the unknown key is named
+    (with the system it resembles), together with the missing dice_pool_7 mapping."""
+    from analysis.cross_combat import DATA_FILE, load_cross
+
+    text = DATA_FILE.read_text(encoding="utf-8").replace("[matchups.melee_equal.dice_pool_7",
+                                                         "[matchups.melee_equal.dice_pool7", 1)
+    assert "dice_pool7" in text
+    f = tmp_path / "cross.toml"
+    f.write_text(text)
+    with pytest.raises(InputError) as info:
+        load_cross(f)
+    msg = str(info.value)
+    assert "matchups.melee_equal.dice_pool7: unknown system (did you mean 'dice_pool_7'?)" in msg
+    assert "matchups.melee_equal.dice_pool_7: missing" in msg
