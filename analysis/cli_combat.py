@@ -121,6 +121,9 @@ def _write(table, args) -> None:
         table = table[cols]
     from .cli_common import provenance_of
 
+    if args.columns:  # the columns asked for, exactly
+        write_table(table, args.format, args.output)
+        return
     method = getattr(args, "method", None) or getattr(args, "file_method", None)
     write_table(table, args.format, args.output,
                 provenance_of(args, method=method,
