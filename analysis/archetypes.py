@@ -70,6 +70,40 @@ def variants(system: str, given=None):
     return parse_variants(eng.Variants, given or {})
 
 
+def split_variants(system: str, given) -> tuple[list[str], list[str]]:
+    """``NAME=VALUE`` strings of ``system`` split into those of its single checks and
+    those of its combat engine.
+
+    A variant of the check system that the combat engine also has (the two d10-pool
+    engines roll their attacks with the check system's dice, so their combat
+    ``Variants`` inherit every check variant) lands in both lists; a combat-only
+    variant only in the second. A name neither knows is an :class:`InputError` with the
+    closest known names."""
+    import difflib
+
+    from .checks import system_module
+
+    check_names = {f.name for f in dataclasses.fields(system_module(system).Variants)}
+    combat_names = {f.name for f in dataclasses.fields(engine(system).Variants)}
+    checks, combat = [], []
+    for text in given or ():
+        name, eq, _ = str(text).partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise InputError(f"variant {text!r}: expected NAME=VALUE")
+        if name not in check_names | combat_names:
+            known = sorted(check_names | combat_names)
+            close = difflib.get_close_matches(name, known, n=3)
+            hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+            raise InputError(f"unknown variant {name!r} for {system}{hint}; known: "
+                             + ", ".join(known))
+        if name in check_names:
+            checks.append(text)
+        if name in combat_names:
+            combat.append(text)
+    return checks, combat
+
+
 def _path(system: str, path) -> Path:
     return Path(path) if path is not None else DATA_DIR / f"{system}.toml"
 

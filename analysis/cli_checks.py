@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import SYSTEM_IDS, add_output, positive_int, seed_int
+from .cli_common import (
+    SYSTEM_IDS,
+    add_output,
+    check_outputs,
+    positive_int,
+    provenance_of,
+    seed_int,
+)
 
 __all__ = ["SYSTEM_IDS", "add_common", "positive_int", "register", "seed_int"]
 
@@ -44,10 +51,11 @@ def run_curves(args) -> int:
     from .checks import success_curves
     from .output import write_table
 
+    check_outputs(args)
     # Monte Carlo runs longer than about a second show a tqdm bar on stderr (a terminal)
     table = success_curves(args.system, args.method, trials=args.trials, seed=args.seed,
                            variants=args.variant, progress=None)
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output, provenance_of(args))
     return 0
 
 
@@ -55,7 +63,8 @@ def run_opposed(args) -> int:
     from .opposed import opposed_table
     from .output import write_table
 
+    check_outputs(args)
     table = opposed_table(args.system, args.method, trials=args.trials, seed=args.seed,
                           variants=args.variant, progress=None)
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output, provenance_of(args))
     return 0

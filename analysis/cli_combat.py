@@ -24,13 +24,15 @@ DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "tactics", 
 FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
 
 
-def _run_options(p: argparse.ArgumentParser, method_default: str | None) -> None:
+def _run_options(p: argparse.ArgumentParser, method_default: str | None,
+                 variant_help: str = "a combat rule variant (repeatable)",
+                 variant_metavar: str = "NAME=VALUE") -> None:
     if method_default is not None:
         p.add_argument("--method", choices=("exact", "mc", "both"), default=method_default,
                        help=f"exact chain, Monte Carlo, or both side by side "
                        f"(default {method_default})")
-    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
-                   help="a combat rule variant (repeatable)")
+    p.add_argument("--variant", action="append", default=[], metavar=variant_metavar,
+                   help=variant_help)
     p.add_argument("--aftermath", choices=AFTERMATHS, default=None,
                    help="what happens to the fallen when the fight ends (the combat "
                    "variant aftermath): leave them, first_aid (each system's stabilising "
@@ -95,14 +97,18 @@ def register(sub) -> None:
                        description="The common-ladder matchups (analysis/data/"
                        "cross_combat.toml, or --file) in every system: exact where the "
                        "duel solver handles it, Monte Carlo with SEs otherwise.",
-                       epilog="example: rpg-balance cross-combat --format markdown "
-                       "--plot cross.png")
+                       epilog="examples:\n  rpg-balance cross-combat --format markdown "
+                       "--plot cross.png\n  rpg-balance cross-combat --variant "
+                       "dice_pool_7:again=9 --variant d20_degrees:degree_damage=false",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--file", default=None, metavar="FILE",
                    help="an edited cross-combat mapping (default: the packaged one)")
     p.add_argument("--table", choices=("duels", "groups", "survival"), default="duels",
                    help="duels (default), groups (2v2, 3v1; MC), survival (groups, round "
                    "by round)")
-    _run_options(p, "exact")
+    _run_options(p, "exact", "a combat rule variant of one system (repeatable), e.g. "
+                 "dice_pool_7:weapon_bonus=damage; systems not named keep their defaults",
+                 "SYSTEM:NAME=VALUE")
     add_output(p, columns=True, plot=True)
     p.set_defaults(func=run_cross)
 
@@ -120,7 +126,16 @@ def _write(table, args) -> None:
             raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
                              + ", ".join(map(str, table.columns)))
         table = table[cols]
-    write_table(table, args.format, args.output)
+    from .cli_common import provenance_of
+
+    if args.columns:  # the columns asked for, exactly
+        write_table(table, args.format, args.output)
+        return
+    method = getattr(args, "method", None) or getattr(args, "file_method", None)
+    write_table(table, args.format, args.output,
+                provenance_of(args, method=method,
+                              trials=(args.trials or getattr(args, "file_trials", None)
+                                      or 20_000) if hasattr(args, "trials") else None))
 
 
 def _variant_map(items: list[str]) -> dict:
@@ -171,11 +186,24 @@ def _fight_tables(stats: dict, table: str, sizes: tuple[int, int], labels: dict)
     return pd.concat(frames, ignore_index=True)
 
 
+def _exact_ignores(args, method: str, what: str) -> None:
+    """One notice on stderr when Monte Carlo options meet an exact-only run."""
+    import sys
+
+    if method == "exact":
+        given = [f for f, v in (("--trials", args.trials), ("--seed", args.seed)) if v is not None]
+        if given:
+            print(f"notice: {' and '.join(given)} ignored: the {what} is solved exactly "
+                  f"(add --method mc or --method both to simulate it)", file=sys.stderr)
+
+
 def run_duel(args) -> int:
     from . import lethality
     from .archetypes import combatant
 
     check_outputs(args)
+    if args.table != "one-hit":
+        _exact_ignores(args, args.method, "duel")
     system = args.system
     v = lethality.combat_variants(system, _variant_map(args.variant), args.aftermath)
     a = combatant(system, args.a, _overrides(args, "a"))
@@ -227,7 +255,9 @@ def run_combat(args) -> int:
         v = variants(m.system, {**given, **_variant_map(args.variant)})
     v = lethality.combat_variants(m.system, v, args.aftermath)
     method = args.method or m.method
+    args.system, args.file_method, args.file_trials = m.system, method, m.trials
     methods = ("exact", "mc") if method == "both" else (method,)
+    _exact_ignores(args, method, "fight")
     if "exact" in methods and m.sizes != (1, 1):
         from engines.errors import InputError
 
@@ -271,19 +301,25 @@ def run_cross(args) -> int:
     from engines.errors import InputError
 
     from . import cross_combat
+    from .archetypes import variants as combat_variants
+    from .cli_common import system_variants
     from .output import atomic_path
 
     check_outputs(args)
-    if args.variant:
-        raise InputError("cross-combat runs every system under its default variants; "
-                         "--variant is for duel and combat")
+    given = system_variants(args.variant)
+    for system, items in given.items():  # validate before any work
+        try:
+            combat_variants(system, items)
+        except InputError as exc:
+            raise InputError(f"--variant {system}: {exc}") from None
     kw = {"trials": args.trials or 20_000, "seed": args.seed,
-          "round_cap": args.round_cap or 50, "progress": args.progress,
+          "round_cap": args.round_cap or 50, "progress": args.progress, "variants": given,
           "aftermath": args.aftermath or "leave"}
     cross_combat.load_cross(args.file)  # validate before any work
     if args.table == "duels":
         stats = cross_combat.cross_stats(args.file, method=args.method, **kw)
-        table = cross_combat.cross_table(args.file, stats=stats, aftermath=kw["aftermath"])
+        table = cross_combat.cross_table(args.file, stats=stats, variants=given,
+                                         aftermath=kw["aftermath"])
         fig = cross_combat.cross_plot(stats) if args.plot else None
     else:
         summary, standing = cross_combat.group_table(args.file, **kw)

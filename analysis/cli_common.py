@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 
 SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
 FORMATS = ("csv", "json", "markdown", "parquet")
@@ -41,6 +40,40 @@ def seed_int64(text: str) -> int:
     return number(text, int, lambda v: 0 <= v < 2**63, "a non-negative integer")
 
 
+def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list[str]]:
+    """``SYSTEM:NAME=VALUE`` strings → ``{system: ["NAME=VALUE", ...]}`` (the syntax of
+    the cross-system commands: report, ladder, cross-combat)."""
+    from engines.errors import InputError
+
+    out: dict[str, list[str]] = {}
+    for text in items:
+        system, sep, rest = text.partition(":")
+        system = system.strip()
+        if not sep or system not in SYSTEM_IDS or "=" not in rest:
+            import difflib
+
+            close = difflib.get_close_matches(system, SYSTEM_IDS, n=1) if sep else []
+            hint = f" (did you mean {close[0]!r}?)" if close and close[0] != system else ""
+            raise InputError(f"{flag} {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM one "
+                             f"of {', '.join(SYSTEM_IDS)}{hint}")
+        out.setdefault(system, []).append(rest.strip())
+    return out
+
+
+def provenance_of(args, method: str | None = None, trials: int | None = None,
+                  system: str | None = None) -> dict:
+    """What produced a command's table, from its arguments: system(s), the variants
+    given (``defaults`` when none), the method and the Monte Carlo trials (0 when exact)."""
+    sys_ = system or getattr(args, "system", None)
+    if isinstance(sys_, list | tuple):
+        sys_ = ",".join(sys_)
+    method = method or getattr(args, "method", None) or "exact"
+    n = trials if trials is not None else getattr(args, "trials", None)
+    return {"system": sys_ or "all",
+            "variants": "; ".join(getattr(args, "variant", None) or []) or "defaults",
+            "method": method, "trials": 0 if method == "exact" else (n or "")}
+
+
 def add_output(p: argparse.ArgumentParser, *, columns: bool = False, plot: bool = False) -> None:
     """``--format``, ``-o FILE`` and, when asked, ``--columns`` and ``--plot FILE``."""
     p.add_argument("--format", choices=FORMATS, default="csv")
@@ -60,14 +93,13 @@ def check_outputs(args) -> None:
     parquet would go to stdout (``--summary`` prints text instead of the table)."""
     from engines.errors import InputError
 
+    from .output import check_target
+
     plot = getattr(args, "plot", None)
     for flag, path in (("-o", args.output), ("--plot", plot)):
         if path is None or path == "-":
             continue
-        if not Path(path).resolve().parent.exists():
-            raise InputError(f"{flag}: folder {str(Path(path).parent)!r} does not exist")
-        if Path(path).is_dir():
-            raise InputError(f"{flag}: {path!r} is a folder")
+        check_target(path, flag)
     if plot is not None and (plot.rsplit(".", 1)[-1].lower() if "." in plot else "") \
             not in PLOT_TYPES:
         raise InputError(f"--plot {plot!r}: the file must end in .png, .svg or .pdf")

@@ -60,7 +60,8 @@ def register(sub) -> None:
                    f"an exact solver) in the combat sections (default "
                    f"{DEFAULT_COMBAT_TRIALS})")
     p.add_argument("--variant", action="append", default=[], metavar="SYSTEM:NAME=VALUE",
-                   help="a rule variant for one system (repeatable), e.g. "
+                   help="a check or combat rule variant of one system (repeatable; reaches every "
+                   "section that uses it), e.g. dice_pool_7:weapon_bonus=damage or "
                    "dice_pool_7:again=9")
     p.add_argument("--aftermath", choices=("leave", "first_aid", "finish"), default="leave",
                    help="what happens to the fallen when a fight ends, in every combat "
@@ -90,8 +91,17 @@ def settings_from_args(args):
         variants.append((system, rest))
     systems = tuple(dict.fromkeys(args.systems)) if args.systems else ALL
     for system in ALL:  # validate early: a bad variant fails before any work
+        given = [v for s, v in variants if s == system]
         try:
-            variants_for(system, [v for s, v in variants if s == system])
+            try:
+                from analysis.archetypes import split_variants
+                from analysis.archetypes import variants as combat_variants
+
+                checks, combat = split_variants(system, given)
+                combat_variants(system, combat)
+            except ImportError:  # no combat engine: check variants only
+                checks = given
+            variants_for(system, checks)
         except InputError as exc:
             raise InputError(f"--variant {system}: {exc}") from None
     cmd = ["rpg-balance", "report"]
@@ -120,7 +130,10 @@ def run_report(args) -> int:
 
     from reports.build import write_report
 
+    from .output import check_folder
+
     settings = settings_from_args(args)
+    check_folder(settings.out, "--out")
     result = write_report(settings)
     size = result.html.stat().st_size / 1e6
     msg = f"wrote {result.html} ({size:.1f} MB)"

@@ -7,7 +7,7 @@ Cross-system and modifier tables (exact, no Monte Carlo), in the same style as
 
 from __future__ import annotations
 
-from .cli_common import SYSTEM_IDS, add_output, check_outputs, number
+from .cli_common import SYSTEM_IDS, add_output, check_outputs, number, provenance_of
 
 
 def non_negative_float(text: str) -> float:
@@ -24,6 +24,10 @@ def register(sub) -> None:
                    help="an edited ladder file (default: the packaged ladders.toml)")
     p.add_argument("--table", choices=("cells", "swinginess", "upsets", "anchor"),
                    default="cells", help="which table (default cells)")
+    p.add_argument("--variant", action="append", default=[], metavar="SYSTEM:NAME=VALUE",
+                   help="a check rule variant of one system (repeatable), e.g. "
+                   "dice_pool_7:again=9; systems not named keep their defaults (the "
+                   "anchor table is always the defaults')")
     add_output(p, plot=True)
     p.set_defaults(func=run_ladder)
 
@@ -61,20 +65,33 @@ def _save_plot(fig, path: str) -> None:
 
 
 def run_ladder(args) -> int:
+    from engines.errors import InputError
+
+    from .checks import variants_for
+    from .cli_common import system_variants
     from .ladders import anchor_report, ladder_table, load_ladders, swinginess, upset_table
     from .output import write_table
 
     check_outputs(args)
+    given = system_variants(args.variant)
+    for system, items in given.items():  # validate before any work
+        try:
+            variants_for(system, items)
+        except InputError as exc:
+            raise InputError(f"--variant {system}: {exc}") from None
+    if given and args.table == "anchor":
+        raise InputError("--variant: the anchor table checks the packaged defaults; use "
+                         "--table cells, swinginess or upsets")
     lad = load_ladders(args.ladders)
-    cells = ladder_table(lad)
-    table = {"cells": lambda: cells, "swinginess": lambda: swinginess(lad),
-             "upsets": lambda: upset_table(lad), "anchor": lambda: anchor_report(lad)}[
+    cells = ladder_table(lad, given)
+    table = {"cells": lambda: cells, "swinginess": lambda: swinginess(lad, given),
+             "upsets": lambda: upset_table(lad, given), "anchor": lambda: anchor_report(lad)}[
         args.table]()
     if args.plot:
         from .plots import ladder_plot
 
         _save_plot(ladder_plot(cells), args.plot)
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output, provenance_of(args))
     return 0
 
 
@@ -96,7 +113,8 @@ def run_modifiers(args) -> int:
         from .plots import modifier_plot
 
         _save_plot(modifier_plot(table), args.plot)
-    write_table(modifier_summary(table) if args.summary else table, args.format, args.output)
+    write_table(modifier_summary(table) if args.summary else table, args.format, args.output,
+                provenance_of(args))
     return 0
 
 
@@ -121,5 +139,6 @@ def run_claim_c7(args) -> int:
             with atomic_path(args.output) as tmp:
                 tmp.write_text(text)
         return 0
-    write_table(table, args.format, args.output)
+    write_table(table, args.format, args.output,
+                provenance_of(args, system="dice_pool_6"))
     return 0

@@ -11,7 +11,7 @@ import math
 import sys
 from pathlib import Path
 
-from .cli_common import FORMATS, SYSTEM_IDS, number, positive_int, seed_int64
+from .cli_common import FORMATS, SYSTEM_IDS, number, positive_int, provenance_of, seed_int64
 
 RUN_EPILOG = """examples:
   rpg-balance run scenarios/expert_vs_difficulties.toml
@@ -236,31 +236,46 @@ def register(sub) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _target_file(path: str | None) -> None:
+def _target_file(path: str | None, flag: str = "-o") -> None:
     """Fail before any work when ``path`` cannot be written."""
     if path is None or path == "-":
         return
-    from engines.errors import InputError
+    from .output import check_target
 
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(f"output: {path!r} is a folder, expected a file")
-    if not p.parent.exists():
-        raise InputError(f"output: folder {str(p.parent)!r} does not exist")
+    check_target(path, flag)
 
 
 def _apply_overrides(sc, args) -> None:
+    """Command-line options over the file's. A method from the command line (``--method``,
+    or ``--trials``/``--se``, which mean Monte Carlo when nothing else says exact)
+    applies to checks and fights alike; each fight setting it overrides gets a notice
+    on stderr (:meth:`analysis.scenario.Scenario.fight_exact` is the rule)."""
     if getattr(args, "seed", None) is not None:
         sc.seed = args.seed
     if getattr(args, "method", None) is not None:
-        sc.method = args.method
+        sc.force_method(args.method, f"--method {args.method}")
     trials, se = getattr(args, "trials", None), getattr(args, "se", None)
     if trials is not None or se is not None:
         sc.precision.trials, sc.precision.se = trials, se
-        if sc.method == "exact" and args.method is None:
-            sc.method = "mc"
+        if getattr(args, "method", None) is None:
+            option = "--trials" if trials is not None else "--se"
+            sc.force_method("mc" if sc.method == "exact" else sc.method, option)
     if args.format is not None:
         sc.output.format = args.format
+    for line in sc.method_notices():
+        print(line, file=sys.stderr)
+
+
+def _scenario_provenance(sc) -> dict:
+    """What produced a scenario's tables (the columns :mod:`analysis.output` adds)."""
+    systems = list(dict.fromkeys(s for s in [sc.system, *(sc.check_system(x) for x in
+                                                          [*sc.checks, *sc.fights])] if s))
+    pr = sc.precision
+    trials = pr.trials if pr.trials is not None else (f"se<={pr.se}" if pr.se is not None
+                                                     else (0 if sc.method == "exact" else ""))
+    return {"system": ",".join(systems) or "none",
+            "variants": "; ".join(f"{k}={v}" for k, v in sc.variants.items()) or "defaults",
+            "method": sc.method, "trials": trials}
 
 
 def _cluster(args, default_workers: int):
@@ -309,7 +324,9 @@ def run_run(args) -> int:
     except SweepInterrupted as exc:
         return _interrupted(exc)
     written: list = []
-    _to_stdout(lambda: written.extend(write_results(res, sc.output.format, out_dir)))
+    prov = _scenario_provenance(sc)
+    _to_stdout(lambda: written.extend(write_results(res, sc.output.format, out_dir,
+                                                    provenance=prov)))
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
     return 0
@@ -327,8 +344,9 @@ def run_sweep(args) -> int:
         raise InputError(f"{Path(args.scenario).name}: no [sweep] section to run")
     _apply_overrides(sc, args)
     fmt = sc.output.format
-    for path in (args.output, args.sensitivity, args.plot):
-        _target_file(path)
+    for flag, path in (("-o", args.output), ("--sensitivity", args.sensitivity),
+                       ("--plot", args.plot)):
+        _target_file(path, flag)
     if fmt == "parquet" and args.output in (None, "-"):
         raise InputError("format parquet needs an output file (-o FILE)")
     if fmt == "parquet" and args.sensitivity in ("-",):
@@ -352,9 +370,10 @@ def run_sweep(args) -> int:
 
         table = pd.concat([r.table for r in results], ignore_index=True)
         sens = pd.concat([r.sensitivity for r in results], ignore_index=True)
-    _to_stdout(write_table, table, fmt, args.output)
+    prov = _scenario_provenance(sc)
+    _to_stdout(write_table, table, fmt, args.output, prov)
     if args.sensitivity is not None:
-        _to_stdout(write_table, sens, fmt, args.sensitivity)
+        _to_stdout(write_table, sens, fmt, args.sensitivity, prov)
     if args.plot is not None:
         result = results[-1]
         sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric)
@@ -382,7 +401,7 @@ def run_solve_difficulty(args) -> int:
     competence = args.competence.strip()
     value: int | str = int(competence) if competence.lstrip("-").isdigit() else competence
     table = solve_difficulty(args.target, value, args.system, _solver_variants(args))
-    _to_stdout(write_table, table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
     return 0
 
 
@@ -393,7 +412,7 @@ def run_solve_competence(args) -> int:
     fmt = args.format or "csv"
     _target_file(args.output)
     table = competence_table(args.levels, args.system, _solver_variants(args))
-    _to_stdout(write_table, table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
     return 0
 
 
@@ -453,7 +472,8 @@ def run_solve_lethality(args) -> int:
         a, b, variants = fight.a, fight.b, sc.check_variants(fight)
         round_cap = round_cap or fight.round_cap
         seed, trials, se = sc.seed, sc.precision.trials, sc.precision.se
-        exact = None if (sc.method == "exact" and trials is None and se is None) else False
+        exact = None if sc.fight_exact(fight, default=trials is None and se is None) \
+            else False
     else:
         if args.a is None or args.b is None:
             raise InputError("--a and --b: both fighters are needed (or --scenario)")
@@ -479,9 +499,9 @@ def run_solve_lethality(args) -> int:
                                  method="grid" if args.grid else None, exact=exact,
                                  trials=trials, se=se, seed=seed, variants=variants,
                                  round_cap=round_cap or 50)
-    _to_stdout(write_table, table, fmt, args.output)
+    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
     if res.found:
-        exact_row = table.loc[table["meets"], "method"].iloc[0] == "exact"
+        exact_row = table.loc[table["chosen"], "method"].iloc[0] == "exact"
         spread = "(exact)" if exact_row else f"± {res.se:.4f}"
         print(f"{args.knob} = {res.knob}: {metric} = {res.estimate:.4f} {spread}",
               file=sys.stderr)

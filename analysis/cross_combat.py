@@ -28,7 +28,7 @@ from engines.errors import InputError
 from engines.fight import ROUND_CAP, FightStats, check_aftermath
 
 from . import lethality
-from .archetypes import SYSTEMS, combatant, engine, variants
+from .archetypes import SYSTEMS, combatant, engine
 from .toml_input import read_toml
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "cross_combat.toml"
@@ -88,31 +88,41 @@ def load_cross(path: str | Path | None = None) -> dict:
         spec = CrossFile.model_validate(raw)
     except ValidationError as exc:
         raise InputError(_msg(fname, exc)) from None
+    import difflib
+
     matchups = {}
     labels: dict[str, dict] = {}
+    problems: list[str] = []  # every matchup problem at once
     for mid, table in spec.matchups.items():
         title = table.get("title", mid)
         if not isinstance(title, str):
-            raise InputError(f"{fname}: matchups.{mid}.title: expected text")
+            problems.append(f"{fname}: matchups.{mid}.title: expected text")
         entry: dict[str, Any] = {"title": title}
+        for key in sorted(set(table) - set(SYSTEMS) - {"title"}):
+            close = difflib.get_close_matches(key, SYSTEMS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            problems.append(f"{fname}: matchups.{mid}.{key}: unknown system{hint}; known: "
+                            f"{', '.join(SYSTEMS)}")
         for system in SYSTEMS:
             where = f"matchups.{mid}.{system}"
             if system not in table:
-                raise InputError(f"{fname}: {where}: missing (every system needs a mapping)")
+                problems.append(f"{fname}: {where}: missing (every system needs a mapping)")
+                continue
             try:
                 pair = Pair.model_validate(table[system])
+                entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
+                                 _fighter(fname, f"{where}.b", system, pair.b))
+                labels.setdefault(mid, {})[system] = (
+                    lethality.fighter_label(pair.a, built=entry[system][0]),
+                    lethality.fighter_label(pair.b, built=entry[system][1]))
             except ValidationError as exc:
-                raise InputError(_msg(fname, exc, where)) from None
-            entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
-                             _fighter(fname, f"{where}.b", system, pair.b))
-            labels.setdefault(mid, {})[system] = (
-                lethality.fighter_label(pair.a, built=entry[system][0]),
-                lethality.fighter_label(pair.b, built=entry[system][1]))
-        extra = set(table) - set(SYSTEMS) - {"title"}
-        if extra:
-            raise InputError(f"{fname}: matchups.{mid}.{sorted(extra)[0]}: unknown system; "
-                             f"known: {', '.join(SYSTEMS)}")
+                problems.append(_msg(fname, exc, where))
+            except InputError as exc:
+                problems.append(str(exc))
         matchups[mid] = entry
+    if problems:
+        raise InputError(problems[0] if len(problems) == 1 else
+                         f"{fname}: {len(problems)} problems\n  " + "\n  ".join(problems))
     ladder: dict[str, dict] = {}
     needed = {r for g in spec.groups.values() for r in (*g.side0, *g.side1)}
     for gid, g in spec.groups.items():
@@ -135,30 +145,38 @@ def load_cross(path: str | Path | None = None) -> dict:
 
 
 def _duel(system: str, a, b, method: str, trials: int, seed, round_cap: int,
-          progress, aftermath: str = "leave") -> tuple[FightStats, str]:
+          progress, v=None, aftermath: str = "leave") -> tuple[FightStats, str]:
     if method in ("exact", "both"):
         try:
-            return lethality.run_fight(system, [a], [b], "exact", round_cap=round_cap,
-                                       aftermath=aftermath), ""
+            return lethality.run_fight(system, [a], [b], "exact", variants=v,
+                                       round_cap=round_cap, aftermath=aftermath), ""
         except InputError as exc:
             note = f"exact unavailable: {exc}"
     else:
         note = ""
     return lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
-                               round_cap=round_cap, progress=progress,
+                               variants=v, round_cap=round_cap, progress=progress,
                                aftermath=aftermath), note
+
+
+def _variants_of(system: str, variants) -> Any:
+    """``variants`` is ``{system: NAME=VALUE strings or mapping}``; systems not named run
+    under their defaults."""
+    return (variants or {}).get(system)
 
 
 def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
                 round_cap: int = ROUND_CAP, progress: bool | None = None,
-                systems=SYSTEMS, aftermath: str = "leave",
+                systems=SYSTEMS, variants: dict | None = None, aftermath: str = "leave",
                 ) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
     """``{(matchup, system, method): (FightStats, note)}`` for every duel of the file.
 
     ``method``: ``exact`` (exact where the system's solver handles the duel, otherwise
     MC), ``mc`` (Monte Carlo everywhere) or ``both`` (each system's exact result and MC).
-    ``aftermath`` is the one policy (``engines.fight.AFTERMATHS``) every system runs, so
-    the loser's fates compare like with like.
+    ``variants``: ``{system: combat variants}`` (NAME=VALUE strings or a mapping) for the
+    systems that do not run under their defaults. ``aftermath`` is the one policy
+    (``engines.fight.AFTERMATHS``) every system runs, so the loser's fates compare like
+    with like.
     """
     if method not in ("exact", "mc", "both"):
         raise InputError(f"method: expected exact, mc or both, got {method!r}")
@@ -168,20 +186,22 @@ def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     for mid, entry in spec["matchups"].items():
         for system in systems:
             a, b = entry[system]
-            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress,
+            v = _variants_of(system, variants)
+            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress, v,
                              aftermath)
             out[(mid, system, "exact" if st.exact else "mc")] = (st, note)
             if method == "both" and st.exact:
                 mc = lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
-                                         round_cap=round_cap, progress=progress,
-                                         aftermath=aftermath)
+                                         variants=v, round_cap=round_cap,
+                                         progress=progress, aftermath=aftermath)
                 out[(mid, system, "mc")] = (mc, "")
     return out
 
 
 def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
                 round_cap: int = ROUND_CAP, progress: bool | None = None,
-                stats: dict | None = None, aftermath: str = "leave") -> pd.DataFrame:
+                stats: dict | None = None, variants: dict | None = None,
+                aftermath: str = "leave") -> pd.DataFrame:
     """One row per matchup × system (× method): who wins, how long, how deadly.
 
     Columns: ``a``/``b`` (archetype, overrides and weapon of each side), ``aftermath``
@@ -194,7 +214,8 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     spec = load_cross(path)
     if stats is None:
         stats = cross_stats(path, method=method, trials=trials, seed=seed,
-                            round_cap=round_cap, progress=progress, aftermath=aftermath)
+                            round_cap=round_cap, progress=progress, variants=variants,
+                            aftermath=aftermath)
     rows = []
     for (mid, system, m), (st, note) in stats.items():
         a, b = spec["matchups"][mid][system]
@@ -204,7 +225,7 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
             raise InputError(f"cross_table: {mid}/{system} ran with aftermath "
                              f"{s['aftermath']}, not {aftermath}")
         eng = engine(system)
-        v = lethality.combat_variants(system, variants(system), aftermath)
+        v = lethality.combat_variants(system, _variants_of(system, variants), aftermath)
         ab = eng.one_hit(a, b, v)
         ba = eng.one_hit(b, a, v)
         rows.append({
@@ -223,8 +244,8 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
 
 
 def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = ROUND_CAP,
-                progress: bool | None = None, aftermath: str = "leave",
-                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                progress: bool | None = None, variants: dict | None = None,
+                aftermath: str = "leave") -> tuple[pd.DataFrame, pd.DataFrame]:
     """The file's group fights in every system (Monte Carlo): summary rows (with each
     side's fates, ``p_side0_dead`` … ``p_side1_standing`` and SEs, under ``aftermath``)
     and round-by-round survival (share of each side still able to act)."""
@@ -235,8 +256,8 @@ def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = 
             lad = spec["ladder"][system]
             row, standing = lethality.group_fight(
                 system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
-                seed=seed, round_cap=round_cap, label=gid, progress=progress,
-                aftermath=aftermath)
+                seed=seed, variants=_variants_of(system, variants), round_cap=round_cap,
+                label=gid, progress=progress, aftermath=aftermath)
             rows.append(row)
             frames.append(standing)
     return pd.DataFrame(rows), pd.concat(frames, ignore_index=True)

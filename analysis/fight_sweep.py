@@ -175,7 +175,7 @@ def fight_tasks(sc) -> list[FightTask]:
                 index=len(tasks), fight=fight.name or f"fight{fi}", system=system, a=a, b=b,
                 variants=tuple(sorted(variants.items())), round_cap=fight.round_cap,
                 knobs=tuple(zip(names, point, strict=True)), metric=metric,
-                exact=fight.exact, trials=sc.precision.trials, se=sc.precision.se,
+                exact=sc.fight_exact(fight), trials=sc.precision.trials, se=sc.precision.se,
                 batch=sc.precision.batch, max_trials=sc.precision.max_trials, seed=sc.seed))
     return tasks
 

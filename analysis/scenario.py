@@ -31,7 +31,9 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     system = "d20_degrees"
     a = "competent"                    # archetype name, or a table of traits:
     b = { archetype = "novice", weapon = "pistol" }
-    exact = false                      # true: the engine's exact duel solver
+    exact = false                      # true: exact duel solver; unset: the rule of
+                                       # Scenario.fight_exact (--method, then this key,
+                                       # then the file's method, then Monte Carlo)
     round_cap = 50
 
     [[solve]]
@@ -66,6 +68,7 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -124,7 +127,9 @@ class Fight(_Model):
     a: str | dict[str, Any] = Field(default_factory=dict)   # archetype name or traits
     b: str | dict[str, Any] = Field(default_factory=dict)
     round_cap: int = Field(50, ge=1, le=1000)
-    exact: bool = False
+    #: true: the engine's exact duel solver; false: Monte Carlo; unset: the file's
+    #: ``method`` when the file gives one (see :meth:`Scenario.fight_exact`)
+    exact: bool | None = None
 
 
 class Solve(_Model):
@@ -179,6 +184,50 @@ class Scenario(_Model):
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
     _source: str = PrivateAttr("<scenario>")
+    #: a method forced from the command line (``--method``, or ``--trials``/``--se``
+    #: meaning Monte Carlo) and the option that forced it
+    _forced: tuple[str, str] | None = PrivateAttr(None)
+
+    def force_method(self, method: str, option: str) -> None:
+        """The command line overrides every method of the file (checks and fights)."""
+        self.method = method
+        self._forced = (method, option)
+
+    def fight_exact(self, fight: Fight, default: bool = False) -> bool:
+        """Whether ``fight`` runs on the exact duel solver. One rule, first match wins:
+
+        1. a method forced on the command line (``--method``; ``--trials``/``--se``
+           mean Monte Carlo): exact for ``exact``, Monte Carlo otherwise;
+        2. the fight's own ``exact = true | false``;
+        3. the file's top-level ``method`` when the file gives one (``exact`` or
+           ``both``: exact; ``mc``: Monte Carlo);
+        4. ``default``: Monte Carlo for fight tables and fight sweeps; the lethality
+           solver searches exact values unless the file sets ``precision``.
+        """
+        if self._forced is not None:
+            return self._forced[0] in ("exact", "both")
+        if fight.exact is not None:
+            return fight.exact
+        if "method" in self.model_fields_set:
+            return self.method in ("exact", "both")
+        return default
+
+    def method_notices(self) -> list[str]:
+        """One line per fight whose own setting is overridden (printed on stderr)."""
+        out = []
+        for i, f in enumerate(self.fights):
+            where = f"{Path(self.source).name}: fights[{i}]"
+            if self._forced is not None and f.exact is not None \
+                    and f.exact != self.fight_exact(f):
+                now = "exact" if self.fight_exact(f) else "Monte Carlo"
+                out.append(f"notice: {where}: exact = {str(f.exact).lower()} overridden by "
+                           f"{self._forced[1]} ({now})")
+            elif self._forced is None and f.exact is not None \
+                    and "method" in self.model_fields_set \
+                    and f.exact != (self.method in ("exact", "both")):
+                out.append(f"notice: {where}: its exact = {str(f.exact).lower()} overrides "
+                           f"the file's method = {self.method!r}")
+        return out
 
     @property
     def source(self) -> str:
@@ -294,7 +343,8 @@ def _describe(err: dict) -> str:
         return "required key is missing"
     if kind == "extra_forbidden":
         known = _known_keys(err["loc"][:-1])
-        return "unknown key" + (f"; known: {_known(known)}" if known else "")
+        return "unknown key" + (_hint(err["loc"][-1], known) + f"; known: {_known(known)}"
+                                if known else "")
     if kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         return f"{got!r} is not allowed; choose {' | '.join(choices)}"
@@ -315,6 +365,14 @@ def _describe(err: dict) -> str:
 
 def _known(names) -> str:
     return ", ".join(names)
+
+
+def _hint(name: Any, known) -> str:
+    """``"; did you mean 'x'?"`` for the closest known names (empty when none is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=2)
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
 
 
 def _axis_problem(system: str, axis: str, value: Any) -> str | None:
@@ -353,7 +411,8 @@ def _variant_problem(system: str, name: str, value: Any) -> str | None:
     mod = SYSTEMS[system]
     fields = {f.name for f in dataclasses.fields(mod.Variants)}
     if name not in fields:
-        return f"not a variant of {system}; known: {_known(sorted(fields))}"
+        return (f"not a variant of {system}{_hint(name, fields)}; "
+                f"known: {_known(sorted(fields))}")
     try:
         parse_variants(mod.Variants, {name: value})
     except InputError as exc:
@@ -377,7 +436,8 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         if system is None:
             return False
         if system not in SYSTEMS:
-            problems.append((path, f"unknown system {system!r}; known: {_known(SYSTEMS)}"))
+            problems.append((path, f"unknown system {system!r}{_hint(system, SYSTEMS)}; "
+                             f"known: {_known(SYSTEMS)}"))
             return False
         return True
 
@@ -414,6 +474,19 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                     combat_variants(system, entry.variants)
                 except InputError as exc:
                     problems.append((f"{path}.variants", str(exc)))
+                from .fights import fighter
+
+                for side in ("a", "b"):
+                    try:
+                        fighter(system, getattr(entry, side))
+                    except InputError as exc:
+                        msg = str(exc).removeprefix(f"{system}: ")
+                        m = re.search(r"([\w.]+): unknown key; known: (.*)$", msg)
+                        if m:  # the loader's own words, plus the closest known key
+                            key = m.group(1).rsplit(".", 1)[-1]
+                            hint = _hint(key, m.group(2).split(", "))
+                            msg = msg.replace(": unknown key;", f": unknown key{hint};", 1)
+                        problems.append((f"{path}.{side}", msg))
                 continue
             systems_in_use.append(system)
             for name, value in entry.variants.items():
@@ -422,8 +495,8 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             axes = AXES[system]
             for axis, values in entry.axes.items():
                 if axis not in axes:
-                    problems.append((f"{path}.axes.{axis}", f"not an axis of {system}; "
-                                     f"known: {_known(axes)}"))
+                    problems.append((f"{path}.axes.{axis}", f"not an axis of {system}"
+                                     f"{_hint(axis, axes)}; known: {_known(axes)}"))
                     continue
                 if not values:
                     problems.append((f"{path}.axes.{axis}", "expected at least one value"))
@@ -438,7 +511,8 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                 for j, c in enumerate(entry.competence):
                     if isinstance(c, str) and c not in ladder[system]:
                         problems.append((f"{path}.competence[{j}]",
-                                         f"unknown ladder name {c!r}; known: "
+                                         f"unknown ladder name {c!r}"
+                                         f"{_hint(c, ladder[system])}; known: "
                                          f"{_known(ladder[system])}"))
             if entry.contrast is not None:
                 for arm in ("a", "b"):
@@ -559,13 +633,19 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
 
 
 def _fights_ok(sc: Scenario) -> bool:
-    """Every fight has a known system with an installed combat engine."""
-    from .fights import available
+    """Every fight has a known system with an installed combat engine and fighters that
+    load (a broken fighter is reported at its own key path, not against a knob)."""
+    from .fights import available, fighter
 
     have = available()
     for f in sc.fights:
         system = f.system or sc.system
         if system not in SYSTEMS or not have[system]:
+            return False
+        try:
+            fighter(system, f.a)
+            fighter(system, f.b)
+        except InputError:
             return False
     return True
 
@@ -655,7 +735,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     return sc
 
 
-def _salvage(data: dict, exc: ValidationError) -> Scenario | None:
+def _salvage(data: dict, exc: ValidationError, depth: int = 0) -> Scenario | None:
     """The scenario with structurally broken entries removed (for more problem reports)."""
     import copy
 
@@ -678,8 +758,10 @@ def _salvage(data: dict, exc: ValidationError) -> Scenario | None:
     trimmed.setdefault("name", "?")
     try:
         return Scenario.model_validate(trimmed)
-    except ValidationError:
-        return None
+    except ValidationError as again:
+        if depth >= 4 or again.errors() == exc.errors():
+            return None
+        return _salvage(trimmed, again, depth + 1)
 
 
 def load_scenario(path: str | Path) -> Scenario:

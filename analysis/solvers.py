@@ -581,7 +581,8 @@ def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: floa
     only a scan finds the smallest value that meets it) and ``bisect`` otherwise.
     Returns ``(result, table)``: the :class:`ThresholdResult` and one row per
     evaluated knob value (system, knob, value, metric, estimate, se, method, trials,
-    meets (the answer), undecided).
+    target, goal, meets (this row meets the target: its whole interval, for Monte Carlo),
+    chosen (the answer), undecided).
 
     Examples
     --------
@@ -604,12 +605,17 @@ def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: floa
     res = solve_threshold(read, values, target, goal=goal, increasing=increasing, z=z,
                           method=method)
     rows = []
+    sign = 1.0 if goal == "at_least" else -1.0
     for value, est, s in res.evaluated:
         row = read.rows[value]
+        # meets: this row's whole estimate ± z·se interval is on the goal's side of the
+        # target (for exact rows se = 0: the value itself); chosen: the answer
+        meets = bool(sign * (est - target) - z * s >= 0)
         rows.append({"system": system, "knob": knob, "value": _plain(value),
                      "metric": metric, "estimate": est, "se": s, "method": row["method"],
                      "trials": row["trials"], "target": float(target), "goal": goal,
-                     "meets": value == res.knob, "undecided": value in res.undecided})
+                     "meets": meets, "chosen": value == res.knob,
+                     "undecided": value in res.undecided})
     return res, pd.DataFrame(rows)
 
 

@@ -47,7 +47,7 @@ def run_fights(sc: Scenario):
         mod = reg.engine(system)
         variants = reg.combat_variants(system, sc.check_variants(fight))
         a, b = reg.fighter(system, fight.a), reg.fighter(system, fight.b)
-        if fight.exact:
+        if sc.fight_exact(fight):
             stats = mod.duel_exact(a, b, variants=variants, round_cap=fight.round_cap)
         else:
             import numpy as np
@@ -173,7 +173,8 @@ def run_lethality(sc: Scenario, s):
     from .solvers import solve_lethality
 
     fight = sc.fights[sc.fight_index(s.fight)]
-    mc = sc.method != "exact" or sc.precision.trials is not None or sc.precision.se is not None
+    mc = not sc.fight_exact(fight, default=sc.precision.trials is None
+                            and sc.precision.se is None)
     _, table = solve_lethality(
         sc.check_system(fight), fight.a, fight.b, s.knob, s.values, s.target, s.metric,
         goal=s.goal, increasing=s.increasing, z=s.z, exact=False if mc else None,
@@ -189,16 +190,16 @@ def check_output_dir(out_dir: Path | None, fmt: str) -> None:
         if fmt == "parquet":
             raise InputError("format parquet needs an output folder (-o DIR or output.dir)")
         return
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"output: {str(out_dir)!r} exists and is not a folder")
-    parent = out_dir if out_dir.exists() else out_dir.parent
-    if not parent.exists():
-        raise InputError(f"output: folder {str(parent)!r} does not exist")
+    from .output import check_folder
+
+    check_folder(out_dir, "output")
 
 
-def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None) -> list[Path]:
-    """Write every table (and plot) into ``out_dir``, or tables to ``stream`` when None."""
-    from .output import render, write_table
+def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None,
+                  provenance: dict | None = None) -> list[Path]:
+    """Write every table (and plot) into ``out_dir``, or tables to ``stream`` when None;
+    each table records ``provenance`` (:func:`analysis.output.with_provenance`)."""
+    from .output import render
 
     written: list[Path] = []
     if out_dir is None:
@@ -207,17 +208,41 @@ def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None) -> 
         for name, table in res.tables.items():
             if many:
                 stream.write(f"# {name}\n")
-            stream.write(render(table, fmt))
+            stream.write(render(table, fmt, provenance))
             if many:
                 stream.write("\n")
         return written
-    out_dir.mkdir(exist_ok=True)
-    for name, table in res.tables.items():
-        path = out_dir / f"{name}.{EXTENSIONS[fmt]}"
-        write_table(table, fmt, str(path))
-        written.append(path)
-    for name, draw in res.plots.items():
-        path = out_dir / f"{name}.png"
-        draw(path)
-        written.append(path)
+    from contextlib import ExitStack
+
+    from .output import atomic_path
+
+    created = not out_dir.exists()
+    try:
+        out_dir.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"output {str(out_dir)!r}: cannot create the folder "
+                         f"({exc.strerror})") from None
+    try:
+        # every table goes to a temporary file first; all are moved into place together
+        # once every one (and every plot) is written, so a failure writes nothing
+        with ExitStack() as stack:
+            for name, table in res.tables.items():
+                path = out_dir / f"{name}.{EXTENSIONS[fmt]}"
+                data = render(table, fmt, provenance)
+                tmp = stack.enter_context(atomic_path(path))
+                if isinstance(data, bytes):
+                    tmp.write_bytes(data)
+                else:
+                    tmp.write_text(data)
+                written.append(path)
+            for name, draw in res.plots.items():
+                path = out_dir / f"{name}.png"
+                draw(path)
+                written.append(path)
+    except BaseException:
+        if created:
+            import shutil
+
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
     return written

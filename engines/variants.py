@@ -71,8 +71,13 @@ def parse_variants(cls: type[T], given: Mapping[str, Any] | Iterable[str] | None
     kwargs = {}
     for key, raw in items.items():
         if key not in fields:
+            import difflib
+
             known = ", ".join(sorted(fields))
-            raise InputError(f"unknown variant {key!r} for {cls.system}; known: {known}")
+            close = difflib.get_close_matches(str(key), sorted(fields), n=3)
+            hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+            raise InputError(f"unknown variant {key!r} for {cls.system}{hint}; "
+                             f"known: {known}")
         f = fields[key]
         kwargs[key] = _coerce(key, raw, f.default, f.metadata.get("choices"))
     obj = cls(**kwargs)

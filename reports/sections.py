@@ -910,23 +910,24 @@ UPSET_PAIRS = (("novice", "competent"), ("competent", "expert"), ("novice", "exp
 _ROUND_FORMATS = {"rounds": ".2f", "SE(rounds)": ".3f", "median": ".0f", "90% by": ".0f"}
 
 
-def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int):
+def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int, variants=None):
     """An exact duel where the engine solves it, else Monte Carlo (with its SEs)."""
     from analysis import lethality
     from engines.errors import InputError
 
     try:
-        return lethality.run_fight(system, [a], [b], "exact", round_cap=settings.round_cap,
-                                   aftermath=settings.aftermath)
+        return lethality.run_fight(system, [a], [b], "exact", variants=variants,
+                                   round_cap=settings.round_cap, aftermath=settings.aftermath)
     except InputError:
         return lethality.run_fight(system, [a], [b], "mc", trials=settings.combat_trials,
-                                   seed=seed, round_cap=settings.round_cap, progress=False,
+                                   seed=seed, variants=variants,
+                                   round_cap=settings.round_cap, progress=False,
                                    aftermath=settings.aftermath)
 
 
 @lru_cache(maxsize=4)
 def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int,
-                   aftermath: str = "leave") -> dict:
+                   aftermath: str = "leave", given: tuple = ()) -> dict:
     import tomllib
 
     from analysis import archetypes, cross_combat, lethality
@@ -934,12 +935,14 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
     settings = ReportSettings(systems=systems, combat_trials=trials, seed=seed,
                               round_cap=round_cap, pdf=False, progress=False,
                               aftermath=aftermath)
+    cv = {s: list(v) for s, v in given}  # each system's combat variants (NAME=VALUE)
     raw = tomllib.loads(cross_combat.DATA_FILE.read_text(encoding="utf-8"))
     spec = cross_combat.load_cross()
     stats = cross_combat.cross_stats(method="exact", trials=trials, seed=seed,
                                      round_cap=round_cap, progress=False, systems=systems,
+                                     variants=cv, aftermath=aftermath)
+    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap, variants=cv,
                                      aftermath=aftermath)
-    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap, aftermath=aftermath)
     cast = pd.DataFrame([{"matchup": mid, "system": s,
                           "A": spec["labels"][mid][s][0], "B": spec["labels"][mid][s][1]}
                          for mid in spec["matchups"] for s in systems])
@@ -949,14 +952,14 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
             lad = spec["ladder"][system]
             row, st = lethality.group_fight(
                 system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
-                seed=seed, round_cap=round_cap, label=gid, progress=False,
-                aftermath=aftermath)
+                seed=seed, variants=cv.get(system), round_cap=round_cap, label=gid,
+                progress=False, aftermath=aftermath)
             rows.append(row)
             standing.append(st)
     one_hit, effects = [], []
     for system in systems:
         m = raw["matchups"]["melee_equal"][system]
-        v = lethality.combat_variants(system, None, aftermath)
+        v = lethality.combat_variants(system, cv.get(system), aftermath)
         one_hit.append(lethality.one_hit_table(system, m["a"], [m["b"]], variants=v))
         parts = [("tactic", lethality.tactic_table(system, m["a"], m["b"], method="exact",
                                                    round_cap=round_cap, progress=False,
@@ -976,7 +979,7 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
         lad = spec["ladder"][system]
         for j, (weak, strong) in enumerate(UPSET_PAIRS):
             st = _exact_or_mc(system, lad[weak], lad[strong], settings,
-                              seed + 1000 * (k + 1) + j)
+                              seed + 1000 * (k + 1) + j, cv.get(system))
             s = lethality.summary(st)
             upsets.append({"system": system, "weaker": weak, "stronger": strong,
                            "method": s["method"], "p_fight": s["p_side0"],
@@ -999,8 +1002,10 @@ def combat_frames(settings: ReportSettings) -> dict:
     from :mod:`analysis.lethality` on the ``melee_equal`` matchup of each system, and
     ``upsets`` holds duels of a weaker ladder rung against a stronger one.
     """
+    given = tuple((s, settings.combat_variants_of(s)) for s in settings.systems
+                  if settings.combat_variants_of(s))
     return _combat_cached(tuple(settings.systems), settings.combat_trials, settings.seed,
-                          settings.round_cap, settings.aftermath)
+                          settings.round_cap, settings.aftermath, given)
 
 
 def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
@@ -1407,12 +1412,12 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
 
 # --------------------------------------------------------- assumptions, provenance
 
-def _combat_variants(system: str, aftermath: str = "leave"):
-    """The combat ``Variants`` of ``system`` the report uses: defaults with the aftermath
-    policy (None without its combat engine)."""
+def _combat_variants(system: str, given=(), aftermath: str = "leave"):
+    """The combat ``Variants`` of ``system`` in force: the variants given, with the
+    aftermath policy (None without its combat engine)."""
     try:
         from analysis.lethality import combat_variants
-        return combat_variants(system, None, aftermath)
+        return combat_variants(system, list(given), aftermath)
     except ImportError:
         return None
 
@@ -1423,7 +1428,7 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
     rows = []
     for system in settings.systems:
         v = checks.variants_for(system, list(settings.variants_of(system)))
-        cv = _combat_variants(system, settings.aftermath)
+        cv = _combat_variants(system, settings.combat_variants_of(system), settings.aftermath)
         in_combat = {r["variant"] for r in describe(cv)} if cv is not None else set()
         listed = set()
         for row in describe(v):
@@ -1460,11 +1465,13 @@ def section_assumptions(settings: ReportSettings) -> Section:
         "variant with the rule id it settles (see the rules digest). "
         + ("Every variant below is at its default." if not changed else
            f"{changed} variant(s) differ from the default in this report (marked “yes”)."),
-        "Combat rows are the combat engines' own gaps, at their defaults in every combat "
-        "section except the aftermath policy, which the report sets for every system "
-        f"alike: aftermath “{settings.aftermath}” — {AFTERMATH_TEXT[settings.aftermath]} "
-        "(RULES.md “Lethality outcomes”; choose with --aftermath leave | first_aid | "
-        "finish). It decides whether a fallen loser ends dead, dying or out.",
+        "Combat rows are the combat engines' own gaps; every combat section uses the "
+        "values shown (rows marked “checks and combat” reach the combat engines too, "
+        "whose attacks roll the check system's dice). The aftermath policy is set for "
+        f"every system alike: aftermath “{settings.aftermath}” — "
+        f"{AFTERMATH_TEXT[settings.aftermath]} (RULES.md “Lethality outcomes”; choose with "
+        "--aftermath leave | first_aid | finish). It decides whether a fallen loser ends "
+        "dead, dying or out.",
         "Exact: success curves, outcome means and SDs (enumeration / convolution of the "
         "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
         "weapon, the tactic and armour tables and the duel upsets (each duel solved as a "

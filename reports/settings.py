@@ -71,9 +71,33 @@ class ReportSettings:
             raise InputError(f"--aftermath: {self.aftermath!r} is not allowed; choose "
                              + " | ".join(AFTERMATHS))
 
-    def variants_of(self, system: str) -> tuple[str, ...]:
-        """The ``NAME=VALUE`` strings in force for ``system`` (empty: defaults)."""
+    def all_variants_of(self, system: str) -> tuple[str, ...]:
+        """Every ``NAME=VALUE`` string given for ``system`` (checks and combat)."""
         return tuple(text for s, text in self.variants if s == system)
+
+    def variants_of(self, system: str) -> tuple[str, ...]:
+        """The ``NAME=VALUE`` strings in force for ``system``'s single checks (empty:
+        defaults); combat-only variants are left out (:meth:`combat_variants_of`)."""
+        given = self.all_variants_of(system)
+        if not given:
+            return ()
+        from analysis.archetypes import split_variants
+
+        try:
+            return tuple(split_variants(system, given)[0])
+        except ImportError:  # no combat engine: every variant is a check variant
+            return given
+
+    def combat_variants_of(self, system: str) -> tuple[str, ...]:
+        """The ``NAME=VALUE`` strings the combat sections use for ``system``: its combat
+        variants and the check variants its combat engine shares (the d10-pool engines
+        roll attacks with the check dice)."""
+        given = self.all_variants_of(system)
+        if not given:
+            return ()
+        from analysis.archetypes import split_variants
+
+        return tuple(split_variants(system, given)[1])
 
     def system_seed(self, system: str) -> int:
         """An independent, reproducible seed per system derived from :attr:`seed`."""

@@ -241,3 +241,43 @@ def test_combat_aftermath_and_side_fates(monkeypatch, capsys):
             assert f"p_side{side}_{fate}" in t.columns
             assert f"se_side{side}_{fate}" in t.columns
     assert "dead_side0" not in t.columns
+
+
+def test_cross_combat_accepts_variants(capsys):
+    """``cross-combat --help`` advertises --variant and it works: A-g4
+    ``weapon_bonus=damage`` moves the weapon's +1/+2 from attack dice to damage, so the
+    dice_pool_7 rows change while every other system's rows stay identical."""
+    cols = "matchup,system,p_a,rounds_mean"
+    code, out, err = run(["cross-combat", "--columns", cols], capsys)
+    assert code == 0, err
+    base = pd.read_csv(io.StringIO(out))
+    code, out, err = run(["cross-combat", "--columns", cols, "--variant",
+                          "dice_pool_7:weapon_bonus=damage"], capsys)
+    assert code == 0, err
+    var = pd.read_csv(io.StringIO(out))
+    m = base.merge(var, on=["matchup", "system"], suffixes=("", "_v"))
+    other = m[m.system != "dice_pool_7"]
+    assert (other.rounds_mean == other.rounds_mean_v).all()
+    pool = m[m.system == "dice_pool_7"]
+    assert (pool.rounds_mean - pool.rounds_mean_v).abs().max() > 1e-6
+    code, _, err = run(["cross-combat", "--variant", "dice_pool_7:weapon_bonu=damage"],
+                       capsys)
+    assert code == 2
+    assert "did you mean 'weapon_bonus'" in err
+
+
+def test_exact_duel_says_trials_are_ignored(capsys):
+    """``duel --trials N`` on the default exact method: one notice line on stderr, and the
+    table is the exact one (trials blank)."""
+    code, out, err = run(["duel", "d20_degrees", "competent", "competent", "--trials", "500"],
+                         capsys)
+    assert code == 0, err
+    notices = [ln for ln in err.splitlines() if ln.startswith("notice:")]
+    assert len(notices) == 1
+    assert "--trials" in notices[0]
+    assert "exact" in notices[0]
+    assert pd.read_csv(io.StringIO(out))["method"].tolist() == ["exact"]
+    code, _, err = run(["duel", "d20_degrees", "competent", "competent", "--trials", "500",
+                        "--method", "mc", "--seed", "1"], capsys)
+    assert code == 0, err
+    assert "notice" not in err

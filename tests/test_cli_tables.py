@@ -81,3 +81,51 @@ def test_opposed_cli_both(capsys):
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert {"pool_a", "pool_b", "p_exact", "p_mc", "se", "z"} <= set(t.columns)
+
+
+def test_ladder_variant_changes_its_system_only(capsys):
+    """``ladder --variant dice_pool_7:threshold=8`` (A1: a die succeeds on 8+ instead of
+    7+, 0.3 a die instead of 0.4): no dice_pool_7 cell gains and some lose; the other
+    systems are unchanged."""
+    code, out, err = run(capsys, "ladder")
+    assert code == 0, err
+    base = pd.read_csv(io.StringIO(out))
+    code, out, err = run(capsys, "ladder", "--variant", "dice_pool_7:threshold=8")
+    assert code == 0, err
+    var = pd.read_csv(io.StringIO(out))
+    keys = ["system", "competence", "difficulty"]
+    m = base.merge(var, on=keys, suffixes=("", "_8"))
+    pool = m[m.system == "dice_pool_7"]
+    assert (pool.p_8 <= pool.p + 1e-12).all()
+    assert (pool.p_8 < pool.p - 1e-6).any()
+    other = m[m.system != "dice_pool_7"]
+    assert (other.p_8 == other.p).all()
+    code, _, err = run(capsys, "ladder", "--variant", "dice_pool7:again=9")
+    assert code == 2
+    assert "did you mean 'dice_pool_7'" in err
+
+
+def test_tables_record_what_produced_them(tmp_path, capsys):
+    """Every written table says what produced it: csv/markdown/json rows carry system,
+    variants, method and trials columns (those the table lacks); parquet carries them as
+    file metadata."""
+    code, out, err = run(capsys, "curves", "dice_pool_7", "--variant", "again=9",
+                         "--method", "mc", "--trials", "1000", "--seed", "1")
+    assert code == 0, err
+    t = pd.read_csv(io.StringIO(out))
+    assert set(t["variants"]) == {"again=9"}
+    assert set(t["method"]) == {"mc"}
+    assert set(t["trials"]) == {1000}
+    assert set(t["system"]) == {"dice_pool_7"}
+    code, out, err = run(capsys, "ladder")
+    assert code == 0, err
+    assert set(pd.read_csv(io.StringIO(out))["variants"]) == {"defaults"}
+    pq = tmp_path / "m.parquet"
+    code, _, err = run(capsys, "modifiers", "percentile", "--variant", "criticals=false",
+                       "--format", "parquet", "-o", str(pq))
+    assert code == 0, err
+    import pyarrow.parquet as pq_
+
+    meta = pq_.read_schema(pq).metadata
+    assert b"criticals=false" in b"".join(meta.values())
+    assert "variants" not in pd.read_parquet(pq).columns

@@ -237,7 +237,7 @@ def test_lethality_exact_matches_brute_force(case):
     res, table = solve_lethality(system, a, b, knob, values, target, metric, goal=goal,
                                  increasing=increasing)
     assert res.knob == want
-    assert table.loc[table["meets"], "value"].tolist() == [want]
+    assert table.loc[table["chosen"], "value"].tolist() == [want]
     for row in table.itertuples():
         assert row.estimate == pytest.approx(scan[values.index(row.value)], abs=1e-12)
         assert row.method == "exact"
@@ -430,7 +430,7 @@ def test_cli_run_lethality_scenario(tmp_path, capsys):
     rc = main(["run", _scenario("lethality_solve.toml"), "-o", str(tmp_path)])
     assert rc == 0, capsys.readouterr().err
     t = pd.read_csv(tmp_path / "lethality.csv")
-    answers = dict(zip(t.loc[t["meets"], "fight"], t.loc[t["meets"], "value"], strict=True))
+    answers = dict(zip(t.loc[t["chosen"], "fight"], t.loc[t["chosen"], "value"], strict=True))
     con = [1, 2, 3, 4, 5, 6]
     scan = brute_force("dice_pool_7", "swordsman_competent", "swordsman_competent",
                        "both.CON", con, "p_rounds_between:3:5")
@@ -488,7 +488,7 @@ def test_cli_solve_lethality(case, tmp_path, capsys):
     want = first_meeting(values, brute_force(system, a, b, knob, values, metric), target,
                          goal, increasing)
     assert f"{knob} = {want}:" in err
-    assert pd.read_csv(out).loc[lambda d: d["meets"], "value"].tolist() == [want]
+    assert pd.read_csv(out).loc[lambda d: d["chosen"], "value"].tolist() == [want]
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -605,3 +605,72 @@ def test_cli_run_fight_sweep_scenario_matches_sweep(tmp_path, capsys):
     sens = pd.read_csv(tmp_path / "run" / "fight_sensitivity.csv")
     assert sens.loc[0, "rank"] == 1
     assert (tmp_path / "run" / "fight_sensitivity.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_lethality_meets_marks_every_row_meeting_the_target(tmp_path, capsys):
+    """The README's CON example (dice_pool_7, P(the duel ends in rounds 3–5) ≥ 0.8):
+    ``meets`` is true on every row whose exact estimate reaches the target (CON 4, 5 and
+    6 all do: 0.949, 0.986, 0.963), ``chosen`` only on the answer, the smallest (CON 4)."""
+    out = tmp_path / "l.csv"
+    rc = main(["solve", "lethality", "--system", "dice_pool_7", "--a", "swordsman_competent",
+               "--b", "swordsman_competent", "--knob", "both.CON", "--range", "1:6",
+               "--metric", "p_rounds_between:3:5", "--target", "0.8", "-o", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    t = pd.read_csv(out)
+    assert t.loc[t["chosen"], "value"].tolist() == [4]
+    assert (t["meets"] == (t["estimate"] >= 0.8)).all()
+    assert t.loc[t["meets"], "value"].tolist() == [4, 5, 6]
+
+
+DUEL_EXACT = """name = "duel"
+[[fights]]
+name = "even"
+system = "d20_degrees"
+a = "competent"
+b = "competent"
+exact = true
+"""
+SWEEP_EXACT = """name = "sweep"
+method = "exact"
+[[fights]]
+name = "even"
+system = "d20_degrees"
+a = "competent"
+b = "competent"
+[sweep]
+fights = { "both.hit_points" = [3, 4] }
+"""
+
+
+def test_method_override_of_an_exact_fight_is_announced(tmp_path, capsys):
+    """One rule: ``--method mc`` overrides a fight's ``exact = true`` (Monte Carlo
+    rows with trials) and says so in one notice line naming the fight."""
+    f = tmp_path / "duel.toml"
+    f.write_text(DUEL_EXACT)
+    rc = main(["run", str(f), "--method", "mc", "--trials", "2000", "-o", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    notices = [ln for ln in err.splitlines() if ln.startswith("notice:")]
+    assert len(notices) == 1
+    assert "fights[0]" in notices[0]
+    assert "--method mc" in notices[0]
+    t = pd.read_csv(tmp_path / "o" / "fights.csv")
+    assert t["trials"].tolist() == [2000]
+    rc = main(["run", str(f), "-o", str(tmp_path / "e")])  # no override: exact, no notice
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "notice" not in err
+    assert pd.read_csv(tmp_path / "e" / "fights.csv")["trials"].tolist() == [0]
+
+
+def test_top_level_exact_method_makes_fight_sweeps_exact(tmp_path, capsys):
+    """``method = "exact"`` at the top of the file and no ``exact`` key on the fight:
+    the fight sweep runs the exact solver (method exact, SE 0)."""
+    f = tmp_path / "sweep.toml"
+    f.write_text(SWEEP_EXACT)
+    out = tmp_path / "s.csv"
+    rc = main(["sweep", str(f), "--workers", "0", "--no-progress", "-o", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    t = pd.read_csv(out)
+    assert t["method"].tolist() == ["exact", "exact"]
+    assert (t["se_p_side0"] == 0).all()

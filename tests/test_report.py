@@ -577,3 +577,41 @@ def test_native_spread_hand_worked():
     # natural 1 fails, natural 20 succeeds (E3): the curve stays within 5%..95%
     assert f.loc["d20_degrees", "lowest P"] == pytest.approx(0.05)
     assert f.loc["d20_degrees", "highest P"] == pytest.approx(0.95)
+
+
+def test_report_variants_reach_the_combat_sections():
+    """``report --variant dice_pool_7:again=9`` reaches the combat engines (their attacks
+    roll the check dice; the assumptions say "checks and combat"), and a combat variant
+    (A-g4 ``weapon_bonus=damage``) is accepted and reaches them too."""
+    from analysis.cli import build_parser
+    from analysis.cli_report import settings_from_args
+
+    def frames(*variants):
+        argv = ["report", "--systems", "dice_pool_7", "--combat-trials", "200"]
+        for v in variants:
+            argv += ["--variant", v]
+        return settings_from_args(build_parser().parse_args(argv))
+
+    base, nine = frames(), frames("dice_pool_7:again=9")
+    assert nine.variants_of("dice_pool_7") == ("again=9",)
+    assert nine.combat_variants_of("dice_pool_7") == ("again=9",)
+    d0, d9 = S.combat_frames(base), S.combat_frames(nine)
+    # P(hit) needs one success, which explosions never change (a 9 already succeeds);
+    # 9s rolling again add successes, so never less damage: P(one hit incapacitates)
+    # never falls and rises for some weapon
+    assert np.allclose(d9["one_hit"]["p_hit"], d0["one_hit"]["p_hit"], atol=1e-12)
+    inc9, inc0 = d9["one_hit"]["p_incapacitate"], d0["one_hit"]["p_incapacitate"]
+    assert (inc9 >= inc0 - 1e-12).all()
+    assert (inc9 > inc0 + 1e-6).any()
+    assert not d9["cross"]["rounds_mean"].equals(d0["cross"]["rounds_mean"])
+    frame = S.assumptions_frame(nine).set_index("variant")
+    assert frame.loc["again", "applies to"] == "checks and combat"
+    assert frame.loc["again", "changed"] == "yes"
+    # a combat-only variant: accepted, kept out of the check sections, used in combat
+    dmg = frames("dice_pool_7:weapon_bonus=damage")
+    assert dmg.variants_of("dice_pool_7") == ()
+    assert dmg.combat_variants_of("dice_pool_7") == ("weapon_bonus=damage",)
+    dd = S.combat_frames(dmg)
+    assert not dd["cross"]["rounds_mean"].equals(d0["cross"]["rounds_mean"])
+    assert S.assumptions_frame(dmg).set_index("variant").loc["weapon_bonus", "changed"] \
+        == "yes"

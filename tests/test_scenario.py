@@ -55,23 +55,25 @@ format = "xlsx"
 """
     got = problems(text, tmp_path)
     expected = [
-        "scenario.toml: checks[0].system: unknown system 'dice_pool_9'; known: dice_pool_7, "
-        "middle_3d10, dice_pool_6, percentile, d20_degrees",
+        "scenario.toml: checks[0].system: unknown system 'dice_pool_9' (did you mean "
+        "'dice_pool_7' or 'dice_pool_6'?); known: dice_pool_7, middle_3d10, dice_pool_6, "
+        "percentile, d20_degrees",
         "scenario.toml: sweep.variants.again: 7 is not allowed; choose 10 | 9 | 8 | none",
         "scenario.toml: seed: expected a value at least 0, got -1",
         "scenario.toml: output.format: 'xlsx' is not allowed; choose csv | json | markdown "
         "| parquet",
         "scenario.toml: precision: give trials or se, not both",
         "scenario.toml: checks[1].axes.pool[1]: expected a whole number, got 'x'",
-        "scenario.toml: checks[1].axes.succeses: not an axis of dice_pool_7; known: pool, "
-        "successes",
+        "scenario.toml: checks[1].axes.succeses: not an axis of dice_pool_7 (did you mean "
+        "'successes'?); known: pool, successes",
         "scenario.toml: checks[1].competence[0]: unknown ladder name 'wizard'; known: "
         "untrained, novice, competent, expert, master",
         "scenario.toml: checks[1].competence: also given as axes.pool; use one of them",
     ]
     for line in expected:
         assert line in got, (line, got)
-    assert any(g.startswith("scenario.toml: methd: unknown key; known: name,") for g in got)
+    assert any(g.startswith("scenario.toml: methd: unknown key (did you mean 'method'?); "
+                            "known: name,") for g in got)
     assert len(got) == len(expected) + 1
 
 
@@ -119,6 +121,9 @@ def test_fights_need_a_combat_engine(tmp_path, monkeypatch):
                                  "middle_3d10")
     monkeypatch.setitem(sys.modules, "engines.combat_middle_3d10",
                         types.ModuleType("engines.combat_middle_3d10"))
+    # the stand-in engine takes plain mappings: bypass the combatant loader (which
+    # validates fighters against the real engine's traits)
+    monkeypatch.setattr(fights, "fighter", lambda system, spec: spec)
     f = tmp_path / "duel.toml"
     f.write_text(text)
     sc = load_scenario(f)
@@ -268,7 +273,10 @@ def test_examples_run_through_cli(path, tmp_path, capsys):
     res = run_scenario(sc, progress=False)
     for name, table in res.tables.items():
         got = pd.read_csv(out / f"{name}.csv", keep_default_na=False, na_values=[""])
-        assert list(got.columns) == list(table.columns)
+        # the table's own columns, then the provenance columns it lacked
+        extra = [c for c in ("system", "variants", "method", "trials")
+                 if c not in table.columns]
+        assert list(got.columns) == [*table.columns, *extra]
         assert len(got) == len(table)
         for col in table.columns:
             if table[col].dtype.kind == "f":
@@ -278,3 +286,69 @@ def test_examples_run_through_cli(path, tmp_path, capsys):
         data = (out / f"{name}.png").read_bytes()
         assert data.startswith(b"\x89PNG")
     assert "wrote" in capsys.readouterr().err
+
+
+SEVEN_TYPOS = """name = "seven typos"
+system = "dice_pool_7"
+seeed = 1
+variants = { agian = 9 }
+
+[[checks]]
+axes = { pol = [1, 2] }
+competence = ["expret"]
+
+[[fights]]
+system = "d20_degree"
+a = "competent"
+b = "competent"
+
+[[fights]]
+system = "d20_degrees"
+a = "competent"
+b = { archetype = "competent", armor = "light" }
+
+[sweep]
+fights = { "both.hit_points" = [3, 4] }
+
+[output]
+formt = "csv"
+"""
+
+
+def test_seven_typos_reported_in_one_run(tmp_path):
+    """Seven distinct typos: all seven in one error, each with the file and the key path
+    where it is and the closest known name; the fighter typo is reported at
+    fights[1].b, not against the sweep knob."""
+    from analysis.scenario import load_scenario
+
+    f = tmp_path / "seven.toml"
+    f.write_text(SEVEN_TYPOS)
+    with pytest.raises(InputError) as info:
+        load_scenario(f)
+    lines = str(info.value).splitlines()
+    assert lines[0] == "seven.toml: 7 problems"
+    want = {"seeed": "'seed'", "variants.agian": "'again'", "checks[0].axes.pol": "'pool'",
+            "checks[0].competence[0]": "'expert'", "fights[0].system": "'d20_degrees'",
+            "fights[1].b": "'armour'", "output.formt": "'format'"}
+    for path, name in want.items():
+        hit = [ln for ln in lines if ln.strip().startswith(f"seven.toml: {path}: ")]
+        assert len(hit) == 1, (path, lines)
+        assert f"did you mean {name}" in hit[0]
+    assert not any("sweep.fights" in ln for ln in lines)
+
+
+def test_cross_combat_file_names_the_unknown_key(tmp_path):
+    """A cross-combat file whose matchup says ``dice_pool7``: the unknown key is named
+    (with the system it resembles), together with the missing dice_pool_7 mapping."""
+    from analysis.cross_combat import DATA_FILE, load_cross
+
+    text = DATA_FILE.read_text(encoding="utf-8").replace("[matchups.melee_equal.dice_pool_7",
+                                                         "[matchups.melee_equal.dice_pool7", 1)
+    assert "dice_pool7" in text
+    f = tmp_path / "cross.toml"
+    f.write_text(text)
+    with pytest.raises(InputError) as info:
+        load_cross(f)
+    msg = str(info.value)
+    assert "matchups.melee_equal.dice_pool7: unknown system (did you mean 'dice_pool_7'?)" in msg
+    assert "matchups.melee_equal.dice_pool_7: missing" in msg

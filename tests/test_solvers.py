@@ -412,7 +412,7 @@ def test_lethality_solver_through_registry(tmp_path, monkeypatch, capsys):
     import pandas as pd
 
     t = pd.read_csv(out)
-    assert t.loc[t["meets"], "value"].tolist() == [23]
+    assert t.loc[t["chosen"], "value"].tolist() == [23]
     row = t[t["value"] == 23].iloc[0]
     p = mod.p_win({"hit_points": 23})
     assert abs(row["estimate"] - p) <= 5 * math.sqrt(p * (1 - p) / 20000) + 1 / 20000

@@ -40,7 +40,8 @@ def test_parse_values_from_strings():
 
 
 @pytest.mark.parametrize(("given", "fragment"), [
-    (["agian=9"], "unknown variant 'agian' for dice_pool_7; known:"),
+    (["agian=9"], r"unknown variant 'agian' for dice_pool_7 \(did you mean 'again'\?\); "
+                  "known:"),
     (["again=7"], "choose 10 | 9 | 8 | none"),
     (["chance_die=maybe"], "expected true or false"),
     (["threshold"], "expected NAME=VALUE"),
