@@ -16,8 +16,8 @@ def register(sub) -> None:
     p.add_argument("--jobs", type=positive_int, default=2, metavar="N",
                    help="worker processes compiling at once (default 2)")
     p.add_argument("--group", action="append", default=None, metavar="NAME",
-                   help="only this kernel group (repeatable; default all: percentile, "
-                   "d20_degrees, middle_3d10, dice_pool_7, dice_pool_6, checks, pools)")
+                   help="only this kernel group (repeatable; default all: a system name for "
+                   "its combat kernel, percentile_exact, middle_3d10_exact, checks, pools)")
     p.add_argument("--force", action="store_true",
                    help="run even when the cache stamp says it is warm")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
