@@ -161,7 +161,7 @@ def warm_up(groups: list[str] | None = None, jobs: int = 2, force: bool = False,
     if full and not force and is_warm():
         return {}
     done: dict[str, float] = {}
-    if int(jobs) == 1 or len(names) == 1:
+    if int(jobs) == 1:
         for g in names:
             done.update([compile_group(g)])
     else:

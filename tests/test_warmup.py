@@ -23,31 +23,28 @@ def _env(cache: Path, **extra) -> dict:
 
 @pytest.mark.slow
 def test_warm_up_compiles_and_a_later_process_only_loads(tmp_path):
-    """Two groups compiled by two spawned workers into an empty cache; a fresh process
-    running the same public calls then loads both kernels and compiles (saves) nothing."""
+    """The pool-check kernel compiled by a spawned worker into an empty cache; a fresh
+    process running the same public call then loads it and compiles (saves) nothing."""
     cache = tmp_path / "numba"
     done = subprocess.run([sys.executable, "-m", "analysis.cli", "warm-up", "--group",
-                           "pools", "--group", "checks", "--jobs", "2"], cwd=ROOT,
-                          env=_env(cache), capture_output=True, text=True)
+                           "pools", "--jobs", "2"], cwd=ROOT, env=_env(cache),
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "compiled 2 kernel groups" in done.stderr
+    assert "compiled 1 kernel groups" in done.stderr
     index = {p.name.split("-")[0] for p in cache.rglob("*.nbi")}
-    assert {"pools._pool_kernel", "checks._check_kernel", "checks._pairs_kernel"} <= index
+    assert index == {"pools._pool_kernel"}
     # a partial warm-up writes no stamp: the full set is not compiled
     assert not list(cache.rglob(warmup.STAMP_NAME))
-    code = ("from engines import dice_pool_7, middle_3d10\n"
-            "from engines.checks import run_pairs\n"
+    code = ("from engines import dice_pool_6, dice_pool_7\n"
             "dice_pool_7.monte_carlo([1, 5], trials=1000, seed=3)\n"
-            "middle_3d10.monte_carlo(trials=1000, seed=3)\n"
-            "run_pairs(3, [0], [0], [0], 90, 1000, seed=1)\n")
+            "dice_pool_6.monte_carlo([2], trials=1000, seed=3)\n")
     later = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                            env=_env(cache, NUMBA_DEBUG_CACHE="1"), capture_output=True,
                            text=True)
     assert later.returncode == 0, later.stderr
     log = later.stdout + later.stderr
-    for kernel in ("_pool_kernel", "_check_kernel", "_pairs_kernel"):
-        assert any("data loaded" in line and kernel in line for line in log.splitlines()), (
-            kernel, log[-3000:])
+    assert any("data loaded" in line and "_pool_kernel" in line for line in log.splitlines()), (
+        log[-3000:])
     assert "data saved" not in log, log[-3000:]
 
 
