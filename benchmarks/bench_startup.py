@@ -16,9 +16,9 @@ Rows:
 - each command in :data:`COMMANDS` alone (cold: its own first compile).
 - ``report (no warm-up)``: the report paying for its own compiles, as before warm-up.
 
-Run ``python -m benchmarks.bench_startup`` (about 10–15 minutes on 2 idle cores; the
-default report alone is several minutes cold); ``--quick`` runs a small report and skips
-the per-group rows.
+Run ``python -m benchmarks.bench_startup`` (about 20 minutes on 2 idle cores: every
+kernel is compiled cold about three times); ``--quick`` runs a small report (dice_pool_7
+only) and skips the per-group and per-command rows.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ COMMANDS: dict[str, list[str]] = {
 }
 
 REPORT = ["report", "--quiet"]
-QUICK_REPORT = ["report", "--quiet", "--systems", "dice_pool_7,percentile", "--trials",
+QUICK_REPORT = ["report", "--quiet", "--systems", "dice_pool_7", "--trials",
                 "20000", "--combat-trials", "2000", "--no-pdf"]
 
 
@@ -94,7 +94,7 @@ def _fmt(r: dict) -> str:
 
 
 def run(quick: bool = False, jobs: int = 2, groups=None, commands=None,
-        baseline: bool = True) -> dict:
+        baseline: bool = True, warm_groups=None) -> dict:
     from analysis.warmup import GROUPS
 
     report = [*(QUICK_REPORT if quick else REPORT), "--out", ""]
@@ -108,7 +108,9 @@ def run(quick: bool = False, jobs: int = 2, groups=None, commands=None,
             code = f"from analysis.warmup import compile_group; compile_group({g!r})"
             cold_warm(f"compile {g}", ["-c", code], rows, tmp)
         # the cold path of tasks.py report: warm-up into an empty cache, then the report
-        warm = cold_warm("warm-up", cli("warm-up", "--quiet", "--jobs", str(jobs)), rows, tmp)
+        only = [a for g in (warm_groups or []) for a in ("--group", g)]
+        warm = cold_warm("warm-up", cli("warm-up", "--quiet", "--jobs", str(jobs), *only),
+                         rows, tmp)
         w2, c2 = timed(cli(*report), warm["cache"])
         ww, wc = timed(cli(*report), warm["cache"])
         both = {"what": "warm-up + report", "cold_wall": warm["cold_wall"] + w2,
@@ -136,11 +138,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="only these compile rows (repeatable)")
     p.add_argument("--command", action="append", choices=list(COMMANDS), default=None,
                    help="only these command rows (repeatable)")
+    p.add_argument("--warm-up-group", action="append", choices=list(GROUPS), default=None,
+                   help="warm up only these groups (repeatable; for a smoke run)")
     p.add_argument("--no-baseline", action="store_true",
                    help="skip the cold report without warm-up (the slowest row)")
     args = p.parse_args(argv)
     run(quick=args.quick, jobs=args.jobs, groups=args.group, commands=args.command,
-        baseline=not args.no_baseline)
+        baseline=not args.no_baseline, warm_groups=args.warm_up_group)
     return 0
 
 
