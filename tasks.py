@@ -90,9 +90,10 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ, PYTHONHASHSEED="0")
     if cmd == "test":
         ensure_system_tools()
-    warm = subprocess.call([str(py), "-m", "analysis.cli", "warm-up"], cwd=ROOT, env=env)
-    if warm != 0:
-        return warm
+    if not {"-h", "--help"} & set(rest):
+        warm = subprocess.call([str(py), "-m", "analysis.cli", "warm-up"], cwd=ROOT, env=env)
+        if warm != 0:
+            return warm
     if cmd == "report":
         return subprocess.call([str(py), "-m", "analysis.cli", "report", *rest], cwd=ROOT, env=env)
     return subprocess.call([str(py), "-m", "pytest", *TEST_WORKERS, *rest], cwd=ROOT, env=env)
