@@ -2,7 +2,11 @@
 """Project entry points that need nothing but Python 3.11+.
 
 ``python3 tasks.py report``  builds the default report (HTML + PDF) into reports/out/.
-``python3 tasks.py test``    runs the whole test suite.
+``python3 tasks.py test``    runs the whole test suite (two pytest workers).
+
+Both first run ``rpg-balance warm-up``: on a fresh checkout it compiles every numba kernel
+in two worker processes (a few minutes, once); afterwards it sees the cache stamp and returns
+at once.
 
 Both create ``.venv`` on first use and install the project into it (again only when
 ``pyproject.toml`` changes). The test command also makes sure the system programs the
@@ -23,6 +27,8 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".rpg-balance-installed"
 SYSTEM_TOOLS = {"chromium": "chromium", "pdftoppm": "poppler-utils"}
+#: pytest-xdist: two worker processes, tests of one xdist_group on the same worker.
+TEST_WORKERS = ["-n", "2", "--dist", "loadgroup"]
 
 
 def _venv_python() -> Path:
@@ -82,10 +88,15 @@ def main(argv: list[str]) -> int:
     cmd, rest = argv[0], argv[1:]
     py = ensure_venv()
     env = dict(os.environ, PYTHONHASHSEED="0")
+    if cmd == "test":
+        ensure_system_tools()
+    if not {"-h", "--help"} & set(rest):
+        warm = subprocess.call([str(py), "-m", "analysis.cli", "warm-up"], cwd=ROOT, env=env)
+        if warm != 0:
+            return warm
     if cmd == "report":
         return subprocess.call([str(py), "-m", "analysis.cli", "report", *rest], cwd=ROOT, env=env)
-    ensure_system_tools()
-    return subprocess.call([str(py), "-m", "pytest", *rest], cwd=ROOT, env=env)
+    return subprocess.call([str(py), "-m", "pytest", *TEST_WORKERS, *rest], cwd=ROOT, env=env)
 
 
 if __name__ == "__main__":

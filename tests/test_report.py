@@ -29,6 +29,10 @@ from reports.settings import ReportSettings, trials_for_se
 sys.path.insert(0, str(Path(__file__).parent))
 from cdp_browser import Browser, require_tool
 
+# pytest-xdist (tasks.py test: --dist loadgroup): keep this module on one worker,
+# the report is built once and opened in one chromium (module fixtures).
+pytestmark = pytest.mark.xdist_group("report")
+
 SYSTEMS = ("dice_pool_7", "percentile", "d20_degrees")
 TRIALS = 4000
 SEED = 7

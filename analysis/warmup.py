@@ -1,0 +1,204 @@
+"""Compile every numba kernel ahead of use: ``rpg-balance warm-up``.
+
+Numba compiles a kernel the first time it is called and caches the machine code next to
+the engine sources (``engines/__pycache__``, or ``NUMBA_CACHE_DIR``). On a fresh checkout
+that first compile is most of the cost of a command. :func:`warm_up` compiles every kernel
+group in worker processes (``spawn``; one group per task, two workers by default) by
+calling the same public functions the report, the CLI and the tests call, with tiny trial
+counts, so each kernel is compiled for exactly the argument types those callers pass. The
+workers write numba's cache; every later process only loads it.
+
+A stamp file in the cache directory records what was compiled: the size and modification
+time of every engine source (numba's own cache key), the numba and Python versions and
+this module. When the stamp matches, :func:`warm_up` returns at once without importing
+numba (``is_warm``), so ``tasks.py report`` / ``tasks.py test`` can always call it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ENGINES = Path(__file__).resolve().parent.parent / "engines"
+STAMP_NAME = "rpg-balance-warm-up.stamp"
+
+
+# ------------------------------------------------------------------ kernel groups
+# Each group runs in its own worker process. Calls go through the public wrappers so the
+# argument types (int64 scalars, C-contiguous int64/uint64 arrays) are the callers' own.
+
+def _archetype_pair(system: str, first: str | None = None, second: str | None = None):
+    from analysis import archetypes
+
+    names = archetypes.names(system)
+    a = archetypes.combatant(system, first or names[0])
+    b = archetypes.combatant(system, second or names[-1])
+    return archetypes.engine(system), a, b
+
+
+def _combat_mc(system: str) -> None:
+    eng, a, b = _archetype_pair(system)
+    eng.duel_mc(a, b, trials=64, seed=1)
+
+
+def _combat_exact(system: str) -> None:
+    """The exact duel chain and one-hit odds (numba helpers in middle_3d10 and percentile:
+    ``_half_step``, ``_level``)."""
+    eng, a, b = _archetype_pair(system)
+    eng.duel_exact(a, b, round_cap=3)
+    eng.one_hit(a, b)
+
+
+def _checks() -> None:
+    from engines import d20_degrees, middle_3d10, percentile
+    from engines.checks import run_pairs
+    from engines.rolls import D20
+
+    middle_3d10.monte_carlo(trials=64, seed=1)
+    percentile.monte_carlo(trials=64, seed=1)
+    d20_degrees.monte_carlo(trials=64, seed=1)
+    run_pairs(D20, [0], [0], [0], 90, 64, seed=1)
+
+
+def _pools() -> None:
+    from engines import dice_pool_6, dice_pool_7
+
+    dice_pool_7.monte_carlo([0, 3], trials=64, seed=1)
+    dice_pool_6.monte_carlo([0, 3], trials=64, seed=1)
+
+
+#: name → (what the progress bar says, the function that compiles it): one group per
+#: kernel (a combat Monte Carlo kernel, an exact-duel helper set, the check kernels).
+#: Ordered longest compile first, so two workers finish close together. The exact duels
+#: of dice_pool_7, dice_pool_6 and d20_degrees are numpy only: nothing to compile.
+GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
+    "percentile": ("percentile combat", lambda: _combat_mc("percentile")),
+    "d20_degrees": ("d20_degrees combat", lambda: _combat_mc("d20_degrees")),
+    "middle_3d10": ("middle_3d10 combat", lambda: _combat_mc("middle_3d10")),
+    "dice_pool_7": ("dice_pool_7 combat", lambda: _combat_mc("dice_pool_7")),
+    "dice_pool_6": ("dice_pool_6 combat", lambda: _combat_mc("dice_pool_6")),
+    "percentile_exact": ("percentile exact duels", lambda: _combat_exact("percentile")),
+    "middle_3d10_exact": ("middle_3d10 exact duels", lambda: _combat_exact("middle_3d10")),
+    "checks": ("single and opposed checks", _checks),
+    "pools": ("d10 pool checks", _pools),
+}
+
+
+def compile_group(name: str) -> tuple[str, float]:
+    """Compile one group in this process; returns its name and the CPU seconds it took."""
+    start = time.process_time()
+    GROUPS[name][1]()
+    return name, time.process_time() - start
+
+
+# ------------------------------------------------------------------ the stamp
+
+def cache_dir() -> Path:
+    """Where numba caches the engine kernels (``NUMBA_CACHE_DIR`` or the in-tree default)."""
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    return Path(env) if env else ENGINES / "__pycache__"
+
+
+def fingerprint() -> str:
+    """Hash of what numba's cache depends on: each engine source's size and mtime (numba's
+    own key), the numba and Python versions, and this module's source."""
+    from importlib.metadata import version
+
+    h = hashlib.sha256()
+    h.update(f"{sys.version}|{sys.platform}|numba {version('numba')}".encode())
+    h.update(Path(__file__).read_bytes())
+    for src in sorted(ENGINES.glob("*.py")):
+        st = src.stat()
+        h.update(f"|{src.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+def stamp_path() -> Path:
+    return cache_dir() / STAMP_NAME
+
+
+def is_warm() -> bool:
+    """True when the stamp says every group was compiled from the current sources."""
+    try:
+        return stamp_path().read_text().strip() == fingerprint()
+    except OSError:
+        return False
+
+
+def _write_stamp() -> None:
+    path = stamp_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(fingerprint() + "\n")
+        tmp.replace(path)
+    except OSError:  # a read-only tree: numba falls back to its user-wide cache; no stamp
+        pass
+
+
+# ------------------------------------------------------------------ the driver
+
+def warm_up(groups: list[str] | None = None, jobs: int = 2, force: bool = False,
+            progress: bool = True) -> dict[str, float]:
+    """Compile ``groups`` (default: all) in ``jobs`` worker processes.
+
+    Returns CPU seconds per group compiled (empty when already warm). With ``force`` the
+    stamp is ignored (numba still loads whatever its cache already holds).
+    """
+    from engines.errors import InputError
+
+    names = list(GROUPS) if groups is None else list(groups)
+    unknown = [g for g in names if g not in GROUPS]
+    if unknown:
+        raise InputError(f"warm-up: unknown group {unknown[0]!r}; known: {', '.join(GROUPS)}")
+    if int(jobs) < 1:
+        raise InputError(f"warm-up: jobs must be a positive integer, got {jobs!r}")
+    full = set(names) == set(GROUPS)
+    if full and not force and is_warm():
+        return {}
+    done: dict[str, float] = {}
+    if int(jobs) == 1:
+        for g in names:
+            done.update([compile_group(g)])
+    else:
+        done = _parallel(names, int(jobs), progress)
+    if full:
+        _write_stamp()
+    return done
+
+
+def _parallel(names: list[str], jobs: int, progress: bool) -> dict[str, float]:
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from tqdm.auto import tqdm
+
+    # workers compile; their thread count does not change the compiled code
+    env_before = os.environ.get("NUMBA_NUM_THREADS")
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+    done: dict[str, float] = {}
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(names)),
+                                 mp_context=mp.get_context("spawn")) as pool:
+            pending = {pool.submit(compile_group, g): g for g in names}
+            order = list(names)
+            with tqdm(total=len(names), desc="compiling kernels", unit="group",
+                      file=sys.stderr, disable=not progress, leave=False) as bar:
+                while pending:
+                    busy = [GROUPS[g][0] for g in order if g not in done][:jobs]
+                    bar.set_postfix_str(", ".join(busy), refresh=True)
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        g = pending.pop(fut)
+                        done[g] = fut.result()[1]
+                        bar.update(1)
+    finally:
+        if env_before is None:
+            os.environ.pop("NUMBA_NUM_THREADS", None)
+        else:
+            os.environ["NUMBA_NUM_THREADS"] = env_before
+    return done

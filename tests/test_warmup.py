@@ -1,0 +1,105 @@
+"""``rpg-balance warm-up``: it compiles kernels into numba's cache so that a later process
+only loads them, it is a no-op when its stamp matches the engine sources, and bad options
+end in one line and exit code 2."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import warmup
+from analysis.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env(cache: Path, **extra) -> dict:
+    return dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT), **extra)
+
+
+@pytest.mark.slow
+def test_warm_up_compiles_and_a_later_process_only_loads(tmp_path):
+    """The pool-check kernel compiled by a spawned worker into an empty cache; a fresh
+    process running the same public call then loads it and compiles (saves) nothing."""
+    cache = tmp_path / "numba"
+    done = subprocess.run([sys.executable, "-m", "analysis.cli", "warm-up", "--group",
+                           "pools", "--jobs", "2"], cwd=ROOT, env=_env(cache),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "compiled 1 kernel groups" in done.stderr
+    index = {p.name.split("-")[0] for p in cache.rglob("*.nbi")}
+    assert index == {"pools._pool_kernel"}
+    # a partial warm-up writes no stamp: the full set is not compiled
+    assert not list(cache.rglob(warmup.STAMP_NAME))
+    code = ("from engines import dice_pool_6, dice_pool_7\n"
+            "dice_pool_7.monte_carlo([1, 5], trials=1000, seed=3)\n"
+            "dice_pool_6.monte_carlo([2], trials=1000, seed=3)\n")
+    later = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
+                           env=_env(cache, NUMBA_DEBUG_CACHE="1"), capture_output=True,
+                           text=True)
+    assert later.returncode == 0, later.stderr
+    log = later.stdout + later.stderr
+    assert any("data loaded" in line and "_pool_kernel" in line for line in log.splitlines()), (
+        log[-3000:])
+    assert "data saved" not in log, log[-3000:]
+
+
+def test_stamp_makes_warm_up_a_no_op(tmp_path, monkeypatch):
+    """With a cheap stand-in group: the first call runs it and writes the stamp, the
+    second returns at once; a changed engine source (numba's cache key: size and mtime)
+    makes it run again."""
+    calls = []
+    engines = tmp_path / "engines"
+    engines.mkdir()
+    src = engines / "kernel.py"
+    src.write_text("x = 1\n")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(warmup, "ENGINES", engines)
+    monkeypatch.setattr(warmup, "GROUPS", {"fake": ("fake", lambda: calls.append(1))})
+    assert not warmup.is_warm()
+    assert set(warmup.warm_up(jobs=1, progress=False)) == {"fake"}
+    assert warmup.stamp_path().is_file()
+    assert warmup.is_warm()
+    assert warmup.warm_up(jobs=1, progress=False) == {}
+    assert calls == [1]
+    os.utime(src, ns=(src.stat().st_atime_ns, src.stat().st_mtime_ns + 10**9))
+    assert not warmup.is_warm()
+    assert set(warmup.warm_up(jobs=1, progress=False)) == {"fake"}
+    assert calls == [1, 1]
+    assert warmup.warm_up(jobs=1, progress=False, force=True) == {"fake": pytest.approx(0,
+                                                                                          abs=1)}
+    assert calls == [1, 1, 1]
+
+
+def test_warm_cli_is_fast_and_imports_no_numba(tmp_path):
+    """The warm path (stamp matches) of the real command imports neither numba nor the
+    engines' kernels, and says so."""
+    cache = tmp_path / "cache"
+    env = _env(cache)
+    stamp = subprocess.run([sys.executable, "-c", "from analysis import warmup; "
+                            "print(warmup.fingerprint())"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, check=True).stdout
+    cache.mkdir()
+    (cache / warmup.STAMP_NAME).write_text(stamp)
+    code = ("import sys; from analysis.cli import main\n"
+            "rc = main(['warm-up'])\n"
+            "print('RC', rc, 'NUMBA', 'numba' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "RC 0 NUMBA False" in done.stdout
+    assert "already compiled" in done.stderr
+
+
+@pytest.mark.parametrize("argv", [["warm-up", "--jobs", "0"], ["warm-up", "--jobs", "two"],
+                                  ["warm-up", "--group", "dice_pool_9"],
+                                  ["warm-up", "--bogus"]])
+def test_bad_options_exit_2_with_one_line(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:")
+    assert len(err.splitlines()) == 1
