@@ -83,7 +83,7 @@ def main(argv: list[str]) -> int:
     py = ensure_venv()
     env = dict(os.environ, PYTHONHASHSEED="0")
     if cmd == "report":
-        return subprocess.call([str(py), "-m", "analysis.cli", "report", *rest], cwd=ROOT, env=env)
+        return subprocess.call([str(py), "-m", "cli", "report", *rest], cwd=ROOT, env=env)
     ensure_system_tools()
     return subprocess.call([str(py), "-m", "pytest", *rest], cwd=ROOT, env=env)
 
