@@ -91,11 +91,11 @@ def main(argv: list[str]) -> int:
     if cmd == "test":
         ensure_system_tools()
     if not {"-h", "--help"} & set(rest):
-        warm = subprocess.call([str(py), "-m", "analysis.cli", "warm-up"], cwd=ROOT, env=env)
+        warm = subprocess.call([str(py), "-m", "cli", "warm-up"], cwd=ROOT, env=env)
         if warm != 0:
             return warm
     if cmd == "report":
-        return subprocess.call([str(py), "-m", "analysis.cli", "report", *rest], cwd=ROOT, env=env)
+        return subprocess.call([str(py), "-m", "cli", "report", *rest], cwd=ROOT, env=env)
     return subprocess.call([str(py), "-m", "pytest", *TEST_WORKERS, *rest], cwd=ROOT, env=env)
 
 

@@ -32,7 +32,7 @@ STAMP_NAME = "rpg-balance-warm-up.stamp"
 # argument types (int64 scalars, C-contiguous int64/uint64 arrays) are the callers' own.
 
 def _archetype_pair(system: str, first: str | None = None, second: str | None = None):
-    from analysis import archetypes
+    from analysis.combat import archetypes
 
     names = archetypes.names(system)
     a = archetypes.combatant(system, first or names[0])

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numba
 
-from analysis.combatants_d20 import load_library
+from analysis.combat.combatants_d20 import load_library
 from engines.combat_d20_degrees import Fighter, duel_mc
 
 

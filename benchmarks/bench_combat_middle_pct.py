@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numba
 
-from analysis.combatants_middle_pct import combatants
+from analysis.combat.combatants_middle_pct import combatants
 from engines import combat_middle_3d10 as cm
 from engines import combat_percentile as cp
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from combat_pools_reference import fight6, fight7
 
-from analysis.combatants import load_library
+from analysis.combat.combatants import load_library
 from engines import combat_dice_pool_6, combat_dice_pool_7
 
 ENGINES = {"dice_pool_7": (combat_dice_pool_7, fight7), "dice_pool_6": (combat_dice_pool_6, fight6)}

@@ -74,7 +74,7 @@ def timed(argv: list[str], cache: Path, env: dict | None = None) -> tuple[float,
 
 
 def cli(*args: str) -> list[str]:
-    return ["-m", "analysis.cli", *args]
+    return ["-m", "cli", *args]
 
 
 def cold_warm(label: str, argv: list[str], rows: list, tmp: Path, warm_argv=None) -> dict:

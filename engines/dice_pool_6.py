@@ -9,7 +9,7 @@ Check-level rules implemented here:
 - **C3** equipment: missing required equipment → impossible; improvised → +1 difficulty.
 - **C4** opposition: the resisting trait (0 counts 1) or ⌊resisting pool / 2⌋.
 - **C5** specialty: +1 die.  **C7** the claim "−1 difficulty ≡ +2 dice" is measured in
-  :mod:`analysis.checks`.  **C8** teamwork: the leader's dice + 1 per helper.
+  :mod:`analysis.checks.curves`.  **C8** teamwork: the leader's dice + 1 per helper.
 - **C9** special checks: a single die, no rerolls or automatic wins.
 - **C10** contest: the challenger wins with equal or more successes.
 """

@@ -49,16 +49,16 @@ def sandbox_result(system: str, a: str, b: str, *, weapon_a=None, armour_a=None,
                    seed: int = 0, round_cap: int = 50) -> dict:
     """Everything the combat sandbox shows for ``a`` (side 0) against ``b`` (side 1).
 
-    Archetypes come from :mod:`analysis.archetypes` (with the weapon / armour / tactic
+    Archetypes come from :mod:`analysis.combat.archetypes` (with the weapon / armour / tactic
     overrides given; ``None`` keeps the archetype's own), variants are ``NAME=VALUE``
     lines for the system's combat ``Variants``. Returns ``duel`` (exact and/or Monte
-    Carlo rows of :func:`analysis.lethality.duel_table`; ``method="both"`` adds z-scores
+    Carlo rows of :func:`analysis.combat.lethality.duel_table`; ``method="both"`` adds z-scores
     of MC against exact), ``one_hit`` (both ways, exact), ``tactics`` and ``armour``
     (side A's choices, exact when the engine solves the duel), ``variants`` (the variants
     in force with rule ids) and ``figure`` (survival curve and fight length).
     """
-    from analysis import archetypes, lethality
-    from analysis.cross_combat import cross_plot
+    from analysis.combat import archetypes, lethality
+    from analysis.combat.cross_combat import cross_plot
     from engines.errors import InputError
     from engines.variants import describe
 
@@ -108,13 +108,14 @@ class CombatSandbox:
 
 def combat_sandbox(trials: int = 5000, seed: int = 20261129, round_cap: int = 50,
                    display_box: bool = True) -> CombatSandbox:
-    """An ipywidgets panel over :mod:`analysis.archetypes` and :mod:`analysis.lethality`:
+    """An ipywidgets panel over :mod:`analysis.combat.archetypes` and
+    :mod:`analysis.combat.lethality`:
     pick a system, two archetypes, their weapon / armour / tactic and rule variants; "Run"
     shows the lethality tables and the survival / fight-length plot."""
     import ipywidgets as w
     from IPython.display import Image, Markdown, display
 
-    from analysis import archetypes
+    from analysis.combat import archetypes
 
     from .plotting import to_png
 

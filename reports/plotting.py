@@ -1,6 +1,6 @@
 """Figure helpers for reports: one colour per system everywhere, print-readable styling.
 
-The system colours come from :data:`analysis.plots.SYSTEM_COLORS` when that module is
+The system colours come from :data:`analysis.checks.plots.SYSTEM_COLORS` when that module is
 present; otherwise the colour-blind-safe Okabe–Ito palette below is used. Lines inside a
 single system's figure are told apart by shade, line style *and* marker, so they stay
 distinguishable in greyscale print and for colour-blind readers.
@@ -27,11 +27,9 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def system_colors() -> dict[str, str]:
-    """System id → colour, from :mod:`analysis.plots` when present (same colours as there)."""
-    try:
-        from analysis.plots import SYSTEM_COLORS
-    except ImportError:
-        return dict(FALLBACK_COLORS)
+    """System id → colour, from :mod:`analysis.checks.plots` (same colours as there)."""
+    from analysis.checks.plots import SYSTEM_COLORS
+
     return {**FALLBACK_COLORS, **dict(SYSTEM_COLORS)}
 
 

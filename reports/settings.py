@@ -81,7 +81,7 @@ class ReportSettings:
         given = self.all_variants_of(system)
         if not given:
             return ()
-        from analysis.archetypes import split_variants
+        from analysis.combat.archetypes import split_variants
 
         try:
             return tuple(split_variants(system, given)[0])
@@ -95,7 +95,7 @@ class ReportSettings:
         given = self.all_variants_of(system)
         if not given:
             return ()
-        from analysis.archetypes import split_variants
+        from analysis.combat.archetypes import split_variants
 
         return tuple(split_variants(system, given)[1])
 

@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.cli import main
+from cli.main import main
 
 FATES = ("dead", "dying", "out")
 
@@ -43,7 +43,7 @@ def test_d20_loser_is_only_incapacitated_unless_finished(capsys):
     assert finish["rounds_mean"] == pytest.approx(leave["rounds_mean"], abs=1e-12)
 
 
-@pytest.mark.parametrize("system,a,b", [
+@pytest.mark.parametrize(("system", "a", "b"), [
     ("percentile", "shooter", "competent"),
     ("dice_pool_7", "swordsman_competent", "swordsman_competent"),
     ("middle_3d10", "competent", "competent"),

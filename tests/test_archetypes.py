@@ -1,4 +1,4 @@
-"""analysis.archetypes: one entry point over the three combat loaders, overrides, trait
+"""analysis.combat.archetypes: one entry point over the three combat loaders, overrides, trait
 mappings and matchup files. Expected gear values are read by hand from the data files
 (analysis/data/combat/*.toml) and the rules they implement (A8, A11, B8, C13, DX11, E16)."""
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import archetypes as A
-from analysis import combatants, combatants_d20, combatants_middle_pct
+from analysis.combat import archetypes as A
+from analysis.combat import combatants, combatants_d20, combatants_middle_pct
 from engines.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]

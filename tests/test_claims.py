@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from analysis.claims import claim_c7, claim_c7_summary, claim_c7_table
+from analysis.checks.claims import claim_c7, claim_c7_summary, claim_c7_table
 from engines.errors import InputError
 
 

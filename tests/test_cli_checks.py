@@ -1,8 +1,8 @@
 """``rpg-balance curves``: bad input ends in one stderr line and exit 2, never a file.
 
 Covers the input rules of the check tables for every system (unknown system or variant,
-invalid variant value, trials 0, seed −1, unknown format) through ``analysis.cli.main``
-and once through a real ``python -m analysis.cli`` subprocess.
+invalid variant value, trials 0, seed −1, unknown format) through ``cli.main.main``
+and once through a real ``python -m cli`` subprocess.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.checks import success_curves
-from analysis.cli import main
+from analysis.checks.curves import success_curves
+from cli.main import main
 from engines import system_module
 from engines.errors import InputError
 
@@ -112,7 +112,7 @@ def test_curves_mc_to_stdout_has_standard_errors(capsys):
 def test_subprocess_bad_variant_one_line_no_traceback(tmp_path):
     """The real entry point: exit 2, one stderr line, no traceback, no file."""
     target = tmp_path / "out.csv"
-    proc = subprocess.run([sys.executable, "-m", "analysis.cli", "curves", "dice_pool_7",
+    proc = subprocess.run([sys.executable, "-m", "cli", "curves", "dice_pool_7",
                            "--variant", "again=7", "-o", str(target)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2
@@ -125,7 +125,7 @@ def test_subprocess_bad_variant_one_line_no_traceback(tmp_path):
 
 def test_subprocess_seed_minus_one(tmp_path):
     """The real entry point with seed −1: exit 2, one line naming --seed."""
-    proc = subprocess.run([sys.executable, "-m", "analysis.cli", "curves", "dice_pool_6",
+    proc = subprocess.run([sys.executable, "-m", "cli", "curves", "dice_pool_6",
                            "--seed", "-1"], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, check=False)
     assert proc.returncode == 2

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.archetypes import SYSTEMS
-from analysis.cli import main
+from analysis.combat.archetypes import SYSTEMS
+from cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "scenarios" / "combat").glob("*.toml"))
@@ -173,7 +173,7 @@ def _fake_duel(monkeypatch):
 
     import numpy as np
 
-    from analysis import lethality
+    from analysis.combat import lethality
     from engines.fight import FightStats
 
     seen = {"cv": [], "run": []}

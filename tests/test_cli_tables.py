@@ -5,7 +5,7 @@ import io
 import pandas as pd
 import pytest
 
-from analysis.cli import main
+from cli.main import main
 
 
 def run(capsys, *argv):

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combatants_d20 import DATA_FILE, LADDER, load_library
+from analysis.combat.combatants_d20 import DATA_FILE, LADDER, load_library
 from engines.combat_d20_degrees import (
     Fighter,
     Variants,

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from combat_pools_reference import fight6
 
-from analysis.combatants import load_library
+from analysis.combat.combatants import load_library
 from engines import combat_dice_pool_6 as cb
 from engines.combat_dice_pool_6 import Combatant, Variants, Weapon
 from engines.errors import InputError

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from combat_pools_reference import fight7
 
-from analysis.combatants import load_library
+from analysis.combat.combatants import load_library
 from engines import combat_dice_pool_7 as cb
 from engines.combat_dice_pool_7 import Armour, Combatant, Variants, Weapon
 from engines.errors import InputError

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combatants_middle_pct import combatants, load_library
+from analysis.combat.combatants_middle_pct import combatants, load_library
 from engines import combat_middle_3d10 as cm
 from engines.combat_middle_3d10 import Combatant, Variants
 from engines.errors import InputError
@@ -139,7 +139,7 @@ def test_b8_weapon_categories_in_data_match_the_rule():
     """B8: unarmed m, light C, blades M, small firearms m+M, medium C+M, heavy m+C+M."""
     import tomllib
 
-    from analysis.combatants_middle_pct import DATA_DIR
+    from analysis.combat.combatants_middle_pct import DATA_DIR
 
     raw = tomllib.loads((DATA_DIR / "middle_3d10.toml").read_text())
     expect = {"unarmed": (["m"], False), "light": (["C"], False), "blades": (["M"], False),

@@ -10,7 +10,7 @@ from math import sqrt
 import numpy as np
 import pytest
 
-from analysis.combatants_middle_pct import combatants
+from analysis.combat.combatants_middle_pct import combatants
 from engines import combat_middle_3d10 as cm
 from engines.combat_middle_3d10 import Combatant, Variants
 from engines.errors import InputError

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combatants_middle_pct import combatants, load_library
+from analysis.combat.combatants_middle_pct import combatants, load_library
 from engines import combat_percentile as cp
 from engines import percentile as checks
 from engines.combat_percentile import Combatant, Variants, Weapon
@@ -86,7 +86,7 @@ def test_dx3_damage_bonus_table(total, bonus):
 def test_dx3_table_in_data_matches_engine():
     import tomllib
 
-    from analysis.combatants_middle_pct import DATA_DIR
+    from analysis.combat.combatants_middle_pct import DATA_DIR
 
     raw = tomllib.loads((DATA_DIR / "percentile.toml").read_text())
     rows = [(r["max"], r["bonus"], r["build"]) for r in raw["damage_bonus"]]

@@ -1,4 +1,4 @@
-"""Cross-system combat tables (analysis.cross_combat) on the common ladder.
+"""Cross-system combat tables (analysis.combat.cross_combat) on the common ladder.
 
 MC rows vs exact rows: ``abs(p_mc - p) <= 5 * sqrt(p * (1 - p) / n) + 1 / n`` (five SEs
 plus one count), fixed seeds.
@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from analysis import cross_combat as X
-from analysis.archetypes import SYSTEMS
-from analysis.plots import SYSTEM_COLORS
+from analysis.checks.plots import SYSTEM_COLORS
+from analysis.combat import cross_combat as X
+from analysis.combat.archetypes import SYSTEMS
 from engines.errors import InputError
 
 N = 3000
@@ -78,7 +78,7 @@ def test_cross_mc_only():
 
 
 def test_falls_back_to_mc_when_exact_is_refused(monkeypatch):
-    from analysis import lethality
+    from analysis.combat import lethality
 
     real = lethality.run_fight
 

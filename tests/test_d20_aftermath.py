@@ -14,7 +14,7 @@ from math import sqrt
 import numpy as np
 import pytest
 
-from analysis.combatants_d20 import load_library
+from analysis.combat.combatants_d20 import load_library
 from engines.combat_d20_degrees import (
     DYING,
     INCAP,

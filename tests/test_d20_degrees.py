@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from check_oracles import assert_mc_matches
 
-from analysis.checks import success_curves
+from analysis.checks.curves import success_curves
 from engines import d20_degrees as d20
 from engines.errors import InputError
 from engines.variants import parse_variants

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from check_oracles import assert_mc_matches, dense, pool_product
 
-from analysis.checks import success_curves
+from analysis.checks.curves import success_curves
 from engines import dice_pool_6 as dp6
 from engines.errors import InputError
 from engines.variants import parse_variants

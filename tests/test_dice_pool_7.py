@@ -15,7 +15,7 @@ from check_oracles import (
     pool_codes_brute,
 )
 
-from analysis.checks import success_curves
+from analysis.checks.curves import success_curves
 from engines import dice_pool_7 as dp7
 from engines.errors import InputError
 from engines.variants import parse_variants

@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import archetypes
-from analysis import fights as reg
-from analysis.cli import main
-from analysis.fight_sweep import FIGHT_STREAM, fight_tasks, run_fight_sweep, run_fight_task
-from analysis.scenario import parse_scenario
-from analysis.solvers import solve_lethality
-from analysis.sweep import Cluster
+from analysis.combat import archetypes
+from analysis.combat import fights as reg
+from analysis.workflow.fight_sweep import FIGHT_STREAM, fight_tasks, run_fight_sweep, run_fight_task
+from analysis.workflow.scenario import parse_scenario
+from analysis.workflow.solvers import solve_lethality
+from analysis.workflow.sweep import Cluster
+from cli.main import main
 from engines.errors import InputError
 from engines.fight import FightStats
 
@@ -107,7 +107,7 @@ _ODDS = {"p_hit": 0.5, "p_incapacitate": 0.3, "p_kill": 0.1, "p_dead": 0.12,
 def _fake_engine(monkeypatch, odds, stats=None):
     import types
 
-    from analysis import fight_sweep
+    from analysis.workflow import fight_sweep
 
     mod = types.SimpleNamespace(one_hit=lambda a, b, v: dict(odds),
                                 duel_exact=lambda a, b, v, cap: stats)
@@ -118,7 +118,7 @@ def _fake_engine(monkeypatch, odds, stats=None):
 def test_one_hit_fate_metrics_read_the_engine_keys(monkeypatch):
     """p_one_hit_dead / _dying / _out read one_hit's p_dead / p_dying / p_out (exact,
     SE 0); p_one_hit_kill keeps reading p_kill."""
-    from analysis.fight_sweep import fight_point
+    from analysis.workflow.fight_sweep import fight_point
 
     _fake_engine(monkeypatch, _ODDS)
     for name, key in (("p_one_hit_dead", "p_dead"), ("p_one_hit_dying", "p_dying"),
@@ -129,7 +129,7 @@ def test_one_hit_fate_metrics_read_the_engine_keys(monkeypatch):
 
 
 def test_one_hit_fate_metric_missing_from_engine(monkeypatch):
-    from analysis.fight_sweep import fight_point
+    from analysis.workflow.fight_sweep import fight_point
 
     _fake_engine(monkeypatch, {"p_hit": 0.5, "p_incapacitate": 0.3, "p_kill": 0.1})
     with pytest.raises(InputError, match=r"p_one_hit_dying.*'p_dying'"):
@@ -138,7 +138,7 @@ def test_one_hit_fate_metric_missing_from_engine(monkeypatch):
 
 def test_fight_point_row_has_every_fate(monkeypatch):
     """A sweep row carries the loser's fates with SEs, the one-hit fates and the policy."""
-    from analysis.fight_sweep import fight_point
+    from analysis.workflow.fight_sweep import fight_point
 
     ex = FightStats.empty("d20_degrees", 10, dtype=np.float64)
     ex.outcome[:] = [0.6, 0.4, 0.0]
@@ -553,7 +553,7 @@ def test_variant_and_toughness_knobs():
     """``variant.NAME`` reaches the combat engine (C-g4: dice_pool_6 ``min_damage``), and
     Toughness (E12: d20_degrees ``stamina`` + armour) as a one-hit knob agrees with a
     brute-force scan."""
-    from analysis.fight_sweep import fight_point
+    from analysis.workflow.fight_sweep import fight_point
 
     eng = archetypes.engine("dice_pool_6")
     a = archetypes.combatant("dice_pool_6", "brawler_competent")  # +0 weapon: C-g4 matters
@@ -587,7 +587,7 @@ def test_variant_and_toughness_knobs():
 
 def test_fight_sweep_ctrl_c():
     """Ctrl-C after the first fight cell: SweepInterrupted says how much was done."""
-    from analysis.sweep import SweepInterrupted
+    from analysis.workflow.sweep import SweepInterrupted
 
     def interrupt(done, total, client):
         raise KeyboardInterrupt

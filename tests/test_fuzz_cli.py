@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from analysis.cli import main
-from analysis.scenario import Scenario, load_scenario, parse_scenario
+from analysis.workflow.scenario import Scenario, load_scenario, parse_scenario
+from cli.main import main
 from engines.errors import InputError
 
 KEYS = ["name", "description", "system", "seed", "method", "variants", "checks", "fights",
@@ -187,7 +187,7 @@ def test_known_bad_commands(files, argv):
 
 def test_lethality_without_combat_engine_says_so(files, monkeypatch):
     """A build without a system's combat engine answers with one clear line."""
-    from analysis import fights
+    from analysis.combat import fights
 
     monkeypatch.setattr(fights, "available", lambda: dict.fromkeys(fights.SYSTEMS, False))
     rc, _, err = _run(["solve", "lethality", "--system", "d20_degrees", "--scenario",
@@ -219,7 +219,7 @@ def test_help_starts_fast():
     import sys
     import time
 
-    code = ("import sys; from analysis.cli import main\n"
+    code = ("import sys; from cli.main import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "heavy = [m for m in ('numba', 'pandas', 'pydantic', 'dask', 'distributed', "
             "'matplotlib') if m in sys.modules]\nprint('HEAVY', heavy)")

@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from analysis.ladders import (
+from analysis.checks.ladders import (
     DEFAULT_PATH,
     anchor_report,
     ladder_table,

@@ -1,4 +1,4 @@
-"""Duel tables, one-hit odds, tactic/armour effects and group fights (analysis.lethality).
+"""Duel tables, one-hit odds, tactic/armour effects and group fights (analysis.combat.lethality).
 
 Monte Carlo vs exact: every proportion within 5 standard errors plus one count,
 ``abs(p_mc - p) <= 5 * sqrt(p * (1 - p) / n) + 1 / n`` (five SEs keep the false-alarm
@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from analysis import archetypes as A
-from analysis import lethality as L
+from analysis.combat import archetypes as A
+from analysis.combat import lethality as L
 
 N = 4000
 

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combatants import load_library
+from analysis.combat.combatants import load_library
 from engines import combat_dice_pool_6 as c6
 from engines import combat_dice_pool_7 as c7
 from engines.fight import AFTERMATHS

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from analysis import lethality
+from analysis.combat import lethality
 from engines.fight import FightStats
 
 

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from tqdm import tqdm
 
-import analysis.checks as ac
+import analysis.checks.curves as ac
 from engines import SYSTEMS, checks
 from engines.rolls import POOL
 
 
 @pytest.mark.parametrize("system", list(SYSTEMS))
 def test_settings_mc_equals_engine_monte_carlo(system, monkeypatch):
-    """analysis.checks.settings_mc (batched, with a bar) gives the engine module's
+    """analysis.checks.curves.settings_mc (batched, with a bar) gives the engine module's
     monte_carlo counts for the same seed, bit for bit."""
     made = []
 

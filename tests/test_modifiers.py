@@ -6,7 +6,7 @@ import icepool
 import pytest
 from scipy.stats import binom
 
-from analysis.modifiers import MODIFIERS, modifier_summary, modifier_table, modifier_values
+from analysis.checks.modifiers import MODIFIERS, modifier_summary, modifier_table, modifier_values
 from engines.errors import InputError
 
 

@@ -9,7 +9,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.opposed import opposed_table
+from analysis.checks.opposed import opposed_table
 from engines import d20_degrees, dice_pool_6, middle_3d10, percentile
 from engines.checks import run_pairs
 from engines.errors import InputError

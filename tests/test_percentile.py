@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from check_oracles import assert_mc_matches
 
-from analysis.checks import success_curves
+from analysis.checks.curves import success_curves
 from engines import percentile as pc
 from engines.errors import InputError
 from engines.variants import parse_variants

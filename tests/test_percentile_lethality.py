@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combatants_middle_pct import combatants
+from analysis.combat.combatants_middle_pct import combatants
 from engines import combat_percentile as cp
 from engines.combat_percentile import Combatant, Variants, Weapon
 from engines.errors import InputError

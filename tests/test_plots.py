@@ -4,11 +4,11 @@ import matplotlib.colors as mcolors
 import pytest
 from matplotlib.figure import Figure
 
-from analysis.checks import success_curves
-from analysis.claims import claim_c7_table
-from analysis.ladders import ladder_table
-from analysis.modifiers import MODIFIERS, modifier_table
-from analysis.plots import (
+from analysis.checks.claims import claim_c7_table
+from analysis.checks.curves import success_curves
+from analysis.checks.ladders import ladder_table
+from analysis.checks.modifiers import MODIFIERS, modifier_table
+from analysis.checks.plots import (
     CURVE_SPEC,
     SYSTEM_COLORS,
     c7_heatmap,

@@ -19,11 +19,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis import checks
-from analysis.cli import main
+from analysis.checks import curves as checks
+from cli.main import main
 from engines.errors import InputError
+from engines.variants import describe
 from reports import sections as S
 from reports.build import write_report
+from reports.sections.assumptions import _show
+from reports.sections.common import _curves_cached
 from reports.settings import ReportSettings, trials_for_se
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -134,8 +137,8 @@ def test_settings_reject_unknown_aftermath():
 
 
 def test_cli_aftermath_reaches_settings_and_command(tmp_path, capsys):
-    from analysis.cli import build_parser
-    from analysis.cli_report import settings_from_args
+    from cli.main import build_parser
+    from cli.report import settings_from_args
 
     parse = build_parser().parse_args
     assert settings_from_args(parse(["report"])).aftermath == "leave"
@@ -195,8 +198,8 @@ def test_assumptions_name_the_aftermath_policy():
 
 
 def test_cli_se_sets_trials():
-    from analysis.cli import build_parser
-    from analysis.cli_report import settings_from_args
+    from cli.main import build_parser
+    from cli.report import settings_from_args
 
     args = build_parser().parse_args(["report", "--se", "0.002", "--systems", "percentile"])
     s = settings_from_args(args)
@@ -297,10 +300,10 @@ def test_assumptions_list_every_variant_with_rule_id(page):
     head, rows = _table(page, "assumptions")
     listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
     for system in SYSTEMS:
-        for row in S.describe(checks.variants_for(system)):
+        for row in describe(checks.variants_for(system)):
             cell = listed[(system, row["variant"])]
             assert cell["rule"]["text"] == row["rule"]
-            assert cell["default"]["text"] == S._show(row["default"])
+            assert cell["default"]["text"] == _show(row["default"])
     assert ("dice_pool_7", "again") in listed
     assert listed[("dice_pool_7", "again")][
         "rule"]["text"] == "A1"
@@ -326,30 +329,14 @@ def test_sections_have_plain_language_readings(page):
         assert "What this means for a designer" in text
 
 
-def test_missing_modules_are_marked_not_available(page):
-    """Sections whose analysis module is absent say so visibly (never silently dropped)."""
-    for _sid, cls, text in page["sections"]:
-        if "unavailable" in cls.split():
-            assert "Not available in this build" in text
-
-
-# ---------------------------------------------------------------- optional sections
-
-def test_optional_section_skipped_only_on_import_error(monkeypatch, settings):
-    monkeypatch.setitem(sys.modules, "analysis.opposed", None)  # import -> ImportError
-    sec = S.section_opposed(settings)
-    assert not sec.available
-    assert "Not available in this build" in sec.blocks[0].text
-
-    import types
-
-    broken = types.ModuleType("analysis.opposed")
+def test_an_analysis_error_stops_the_section(monkeypatch, settings):
+    """A failing analysis is a real failure: the section raises, nothing is skipped."""
+    from analysis.checks import opposed
 
     def opposed_table(*a, **k):
         raise RuntimeError("bug in the analysis")
 
-    broken.opposed_table = opposed_table
-    monkeypatch.setitem(sys.modules, "analysis.opposed", broken)
+    monkeypatch.setattr(opposed, "opposed_table", opposed_table)
     with pytest.raises(RuntimeError, match="bug in the analysis"):
         S.section_opposed(settings)
 
@@ -377,9 +364,9 @@ def _same_numbers(shown: dict, frame, keys: tuple[str, ...], columns: dict) -> i
 
 
 def test_combat_duel_table_equals_cross_combat_frame(page, settings):
-    """The duels in the HTML are analysis.cross_combat.cross_table's numbers (same
+    """The duels in the HTML are analysis.combat.cross_combat.cross_table's numbers (same
     settings: exact duels, round cap), system by system; and every row says exact/mc."""
-    from analysis import cross_combat
+    from analysis.combat import cross_combat
 
     frame = cross_combat.cross_table(method="exact", trials=settings.combat_trials,
                                      seed=settings.seed, round_cap=settings.round_cap,
@@ -400,7 +387,7 @@ def test_combat_group_table_equals_cross_combat_frame(page, settings):
     """Group fights (Monte Carlo) in the HTML are cross_combat.group_table's rows for the
     same trials and seed, each with its SE; the 2v2 mirror fight is fair by symmetry, so
     P(side 0 wins) lies within 5 SE + 1/n of 1/2 (the project's MC tolerance)."""
-    from analysis import cross_combat
+    from analysis.combat import cross_combat
 
     rows, _standing = cross_combat.group_table(trials=settings.combat_trials,
                                                seed=settings.seed,
@@ -456,7 +443,7 @@ def test_combat_figures_load(page):
 def test_combat_readings_and_variants(page, settings):
     """Combat sections carry readings computed from the numbers; the assumptions list the
     combat engines' own variants with their rule ids (A-g3, B-g6, E-g3 ...)."""
-    from analysis import archetypes
+    from analysis.combat import archetypes
 
     by_id = {sid: (cls, text) for sid, cls, text in page["sections"]}
     for sid in ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
@@ -480,7 +467,7 @@ def test_combat_readings_and_variants(page, settings):
     head, rows = _table(page, "assumptions")
     listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
     for system in SYSTEMS:
-        for row in S.describe(archetypes.variants(system)):
+        for row in describe(archetypes.variants(system)):
             cell = listed[(system, row["variant"])]
             assert cell["rule"]["text"] == row["rule"]
             assert cell["applies to"]["text"] in ("combat", "checks and combat")
@@ -563,8 +550,8 @@ def test_cli_failure_leaves_no_partial_files(tmp_path, monkeypatch):
 
 
 def test_same_seed_same_tables(settings):
-    a = S._curves_cached.__wrapped__("percentile", (), 500, 11)
-    b = S._curves_cached.__wrapped__("percentile", (), 500, 11)
+    a = _curves_cached.__wrapped__("percentile", (), 500, 11)
+    b = _curves_cached.__wrapped__("percentile", (), 500, 11)
     assert a.equals(b)
 
 
@@ -587,8 +574,8 @@ def test_report_variants_reach_the_combat_sections():
     """``report --variant dice_pool_7:again=9`` reaches the combat engines (their attacks
     roll the check dice; the assumptions say "checks and combat"), and a combat variant
     (A-g4 ``weapon_bonus=damage``) is accepted and reaches them too."""
-    from analysis.cli import build_parser
-    from analysis.cli_report import settings_from_args
+    from cli.main import build_parser
+    from cli.report import settings_from_args
 
     def frames(*variants):
         argv = ["report", "--systems", "dice_pool_7", "--combat-trials", "200"]

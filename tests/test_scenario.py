@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.cli import main
-from analysis.scenario import load_scenario, parse_scenario
-from analysis.workflow import run_scenario
+from analysis.workflow.run import run_scenario
+from analysis.workflow.scenario import load_scenario, parse_scenario
+from cli.main import main
 from engines.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,7 +113,7 @@ def test_fights_need_a_combat_engine(tmp_path, monkeypatch):
 
     text = 'name = "duel"\n[[fights]]\nsystem = "middle_3d10"\na = { vigor = 3 }\n'
     monkeypatch.delitem(sys.modules, "engines.combat_middle_3d10", raising=False)
-    from analysis import fights
+    from analysis.combat import fights
 
     if not fights.available()["middle_3d10"]:
         got = problems(text, tmp_path)
@@ -190,7 +190,7 @@ def test_expert_vs_difficulties_scenario(tmp_path):
     (the middle of 3d10; two 10s succeed, two 1s fail)."""
     import itertools
 
-    from analysis.solvers import load_ladder
+    from analysis.checks.ladders import load_ladder
 
     ladder = load_ladder()
     sc = load_scenario(ROOT / "scenarios" / "expert_vs_difficulties.toml")
@@ -216,9 +216,10 @@ def test_expert_vs_difficulties_scenario(tmp_path):
 def test_fallback_ladder_hand_worked():
     """With the fallback ladder, expert = +12 in middle_3d10: vs 15 the middle die must be
     3+, and P(C <= 2) = P(at least two dice <= 2) = 3·0.2²·0.8 + 0.2³ = 0.104 (B1, B3)."""
+    from analysis.checks.ladders import FALLBACK_LADDER
     from engines import middle_3d10
 
-    m = __import__("analysis.solvers", fromlist=["x"]).FALLBACK_LADDER["middle_3d10"]["expert"]
+    m = FALLBACK_LADDER["middle_3d10"]["expert"]
     assert m == 12
     assert middle_3d10.p_success(m, 15) == pytest.approx(1 - 0.104)
 
@@ -252,7 +253,7 @@ def test_percentile_bonus_dice_scenario():
     assert cell["p"].iloc[0] == pytest.approx(0.488)
     assert res.tables["sensitivity"].iloc[0]["knob"] == "dice"
     d = res.tables["difficulty"].iloc[0]
-    from analysis.solvers import load_ladder
+    from analysis.checks.ladders import load_ladder
     from engines import percentile
 
     skill = load_ladder()["percentile"]["competent"]
@@ -319,7 +320,7 @@ def test_seven_typos_reported_in_one_run(tmp_path):
     """Seven distinct typos: all seven in one error, each with the file and the key path
     where it is and the closest known name; the fighter typo is reported at
     fights[1].b, not against the sweep knob."""
-    from analysis.scenario import load_scenario
+    from analysis.workflow.scenario import load_scenario
 
     f = tmp_path / "seven.toml"
     f.write_text(SEVEN_TYPOS)
@@ -340,7 +341,7 @@ def test_seven_typos_reported_in_one_run(tmp_path):
 def test_cross_combat_file_names_the_unknown_key(tmp_path):
     """A cross-combat file whose matchup says ``dice_pool7``: the unknown key is named
     (with the system it resembles), together with the missing dice_pool_7 mapping."""
-    from analysis.cross_combat import DATA_FILE, load_cross
+    from analysis.combat.cross_combat import DATA_FILE, load_cross
 
     text = DATA_FILE.read_text(encoding="utf-8").replace("[matchups.melee_equal.dice_pool_7",
                                                          "[matchups.melee_equal.dice_pool7", 1)

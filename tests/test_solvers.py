@@ -17,13 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import solvers
+from analysis.checks import ladders
+from analysis.workflow import solvers
 from engines.errors import InputError
 
 TARGETS = (0.05, 0.2, 0.35, 0.5, 0.65, 0.7, 0.8, 0.95)
-LADDER = solvers.FALLBACK_LADDER
+LADDER = ladders.FALLBACK_LADDER
 #: the ladder in force (the data file when present), which ladder names resolve to
-IN_FORCE = solvers.load_ladder()
+IN_FORCE = ladders.load_ladder()
 
 
 # ---------------------------------------------------------------- independent oracles
@@ -253,7 +254,7 @@ def test_ladder_file_is_read(tmp_path):
     f = tmp_path / "ladders.toml"
     f.write_text("[competence.d20_degrees]\nexpert = 11\n\n[percentile.competence]\n"
                  "master = { value = 85 }\n")
-    ladder = solvers.load_ladder(f)
+    ladder = ladders.load_ladder(f)
     assert ladder["d20_degrees"]["expert"] == 11
     assert ladder["d20_degrees"]["novice"] == LADDER["d20_degrees"]["novice"]
     assert ladder["percentile"]["master"] == 85
@@ -262,13 +263,13 @@ def test_ladder_file_is_read(tmp_path):
                  "[systems.dice_pool_7]\n"
                  "competence = { untrained = 1, novice = 2, competent = 4, expert = 6, "
                  "master = 8 }\n")
-    ladder = solvers.load_ladder(f)
+    ladder = ladders.load_ladder(f)
     assert ladder["dice_pool_7"] == {"untrained": 1, "novice": 2, "competent": 4,
                                      "expert": 6, "master": 8}
     assert ladder["middle_3d10"] == LADDER["middle_3d10"]
     f.write_text("not = [toml")
     with pytest.raises(InputError, match="ladder"):
-        solvers.load_ladder(f)
+        ladders.load_ladder(f)
 
 
 # ---------------------------------------------------------------- threshold search
@@ -393,8 +394,8 @@ def test_lethality_solver_through_registry(tmp_path, monkeypatch, capsys):
     """The lethality CLI on a registered engine: the smallest hit points with P(side 0
     wins) >= 0.7 whose whole 2-SE interval clears 0.7. Exact answer: logistic crosses 0.7
     at 22.54, so 23 (p = 0.731; 2 SE at 20 000 trials = 0.006) and 22 (p = 0.661) fails."""
-    from analysis import fights
-    from analysis.cli import main
+    from analysis.combat import fights
+    from cli.main import main
 
     mod = _fake_combat_module()
     monkeypatch.setitem(__import__("sys").modules, "engines.combat_d20_degrees", mod)
@@ -417,8 +418,8 @@ def test_lethality_solver_through_registry(tmp_path, monkeypatch, capsys):
     p = mod.p_win({"hit_points": 23})
     assert abs(row["estimate"] - p) <= 5 * math.sqrt(p * (1 - p) / 20000) + 1 / 20000
     # the scenario runner reads the same registry for [[fights]]
-    from analysis.scenario import load_scenario
-    from analysis.workflow import run_fights
+    from analysis.workflow.run import run_fights
+    from analysis.workflow.scenario import load_scenario
 
     fights = run_fights(load_scenario(f))
     assert fights["p_side0"].iloc[0] == pytest.approx(mod.p_win({"hit_points": 10}), abs=0.01)

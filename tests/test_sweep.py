@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.scenario import parse_scenario
-from analysis.sweep import (
+from analysis.workflow.scenario import parse_scenario
+from analysis.workflow.sweep import (
     Cluster,
     SweepInterrupted,
     check_tasks,
@@ -225,7 +225,7 @@ def test_cli_sweep_sigint_stops_cleanly(tmp_path):
                  '[[checks]]\naxes = { pool = [10, 15, 20], successes = [3] }\n'
                  '[sweep]\nvariants = { again = [10, 9, 8, "none"] }\n')
     out = tmp_path / "out.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "sweep", str(f),
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "sweep", str(f),
                              "--workers", "0", "-o", str(out), "--no-progress"],
                             cwd=Path(__file__).resolve().parents[1], stderr=subprocess.PIPE,
                             text=True)

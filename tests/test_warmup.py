@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from analysis import warmup
-from analysis.cli import main
+from cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +26,7 @@ def test_warm_up_compiles_and_a_later_process_only_loads(tmp_path):
     """The pool-check kernel compiled by a spawned worker into an empty cache; a fresh
     process running the same public call then loads it and compiles (saves) nothing."""
     cache = tmp_path / "numba"
-    done = subprocess.run([sys.executable, "-m", "analysis.cli", "warm-up", "--group",
+    done = subprocess.run([sys.executable, "-m", "cli", "warm-up", "--group",
                            "pools", "--jobs", "2"], cwd=ROOT, env=_env(cache),
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -85,7 +85,7 @@ def test_warm_cli_is_fast_and_imports_no_numba(tmp_path):
                            capture_output=True, text=True, check=True).stdout
     cache.mkdir()
     (cache / warmup.STAMP_NAME).write_text(stamp)
-    code = ("import sys; from analysis.cli import main\n"
+    code = ("import sys; from cli.main import main\n"
             "rc = main(['warm-up'])\n"
             "print('RC', rc, 'NUMBA', 'numba' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,

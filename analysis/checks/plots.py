@@ -1,0 +1,201 @@
+"""Figures for single checks: success curves, the cross-system ladder, C7, modifier values.
+
+Every function builds a fresh :class:`matplotlib.figure.Figure` on the Agg canvas (no
+pyplot, no global state) and returns it; callers save it (``fig.savefig(path)``) or embed
+it. Each system has one fixed colour from the Okabe–Ito colour-blind-safe palette
+(:data:`SYSTEM_COLORS`) in every figure; lines within one system are told apart by line
+style and marker. Monte Carlo tables (with an ``se`` column) are drawn with ±2 SE bars.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from engines.errors import InputError
+
+#: Okabe–Ito palette: one fixed colour per system (colour-blind safe).
+SYSTEM_COLORS = {
+    "dice_pool_7": "#E69F00",   # orange
+    "middle_3d10": "#56B4E9",   # sky blue
+    "dice_pool_6": "#009E73",   # bluish green
+    "percentile": "#0072B2",    # blue
+    "d20_degrees": "#D55E00",   # vermillion
+}
+SYSTEM_LABELS = {
+    "dice_pool_7": "dice_pool_7 (d10 pool, 7+, 10-again)",
+    "middle_3d10": "middle_3d10 (3d10 keep middle)",
+    "dice_pool_6": "dice_pool_6 (d10 pool vs successes)",
+    "percentile": "percentile (d100 roll-under)",
+    "d20_degrees": "d20_degrees (d20 + mod vs DC)",
+}
+_STYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
+
+#: Per system: x axis, one line per value of ``line``, fixed values of other axes,
+#: axis labels.
+CURVE_SPEC = {
+    "dice_pool_7": {"x": "pool", "line": "successes", "fixed": {},
+                    "lines": [1, 2, 3, 4, 5], "xlabel": "dice in the pool (A1, A2)",
+                    "legend": "successes needed"},
+    "middle_3d10": {"x": "modifier", "line": "difficulty", "fixed": {"roll": "normal"},
+                    "lines": [10, 15, 20, 25], "xlabel": "characteristic + skill (B1)",
+                    "legend": "difficulty (B2)"},
+    "dice_pool_6": {"x": "pool", "line": "difficulty", "fixed": {},
+                    "lines": [1, 2, 3, 4, 5, 6], "xlabel": "dice in the pool (C1)",
+                    "legend": "successes needed (C1)"},
+    "percentile": {"x": "skill", "line": "level", "fixed": {"dice": 0},
+                   "lines": ["regular", "hard", "extreme"], "xlabel": "skill % (D1)",
+                   "legend": "level (D1)"},
+    "d20_degrees": {"x": "modifier", "line": "dc", "fixed": {"degree": 1},
+                    "lines": [5, 10, 15, 20, 25, 30], "xlabel": "check modifier (E1)",
+                    "legend": "DC (E1)"},
+}
+
+
+def _figure(width: float = 7.0, height: float = 4.5) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _p_column(table: pd.DataFrame) -> str:
+    for col in ("p", "p_mc", "p_exact"):
+        if col in table:
+            return col
+    raise InputError("plot: the table has no probability column (p, p_mc or p_exact)")
+
+
+def success_curve_plot(system: str, table: pd.DataFrame | None = None,
+                       variants=None) -> Figure:
+    """P(success) on ``system``'s native axes, one line per difficulty (or level / DC).
+
+    ``table`` is a :func:`analysis.checks.curves.success_curves` table (default: exact, computed
+    here); a Monte Carlo table is drawn with ±2 SE error bars.
+    """
+    if system not in CURVE_SPEC:
+        raise InputError(f"unknown system {system!r}; known: {', '.join(CURVE_SPEC)}")
+    spec = CURVE_SPEC[system]
+    if table is None:
+        from analysis.checks.curves import success_curves
+
+        table = success_curves(system, variants=variants)
+    pcol = _p_column(table)
+    sel = table
+    for k, v in spec["fixed"].items():
+        if k in sel:
+            sel = sel[sel[k] == v]
+    fig = _figure()
+    ax = fig.add_subplot()
+    color = SYSTEM_COLORS[system]
+    lines = [x for x in spec["lines"] if (sel[spec["line"]] == x).any()]
+    for i, value in enumerate(lines):
+        part = sel[sel[spec["line"]] == value].sort_values(spec["x"])
+        kw = {"color": color, "linestyle": _STYLES[i % len(_STYLES)],
+              "marker": _MARKERS[i % len(_MARKERS)], "markersize": 3,
+              "label": f"{value}"}
+        if "se" in part and pcol in ("p", "p_mc"):
+            ax.errorbar(part[spec["x"]], part[pcol], yerr=2 * part["se"], capsize=2, **kw)
+        else:
+            ax.plot(part[spec["x"]], part[pcol], **kw)
+    ax.set_xlabel(spec["xlabel"])
+    ax.set_ylabel("P(success)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(SYSTEM_LABELS[system])
+    ax.grid(alpha=0.3)
+    ax.legend(title=spec["legend"], fontsize="small")
+    return fig
+
+
+def ladder_plot(table: pd.DataFrame | None = None) -> Figure:
+    """The common ladder: P(success) by competence rung, one line per system (fixed
+    colours), one panel per difficulty rung (a :func:`analysis.checks.ladders.ladder_table`)."""
+    if table is None:
+        from analysis.checks.ladders import ladder_table
+
+        table = ladder_table()
+    diffs = table.sort_values("difficulty_rank")["difficulty"].drop_duplicates().tolist()
+    comps = table.sort_values("competence_rank")["competence"].drop_duplicates().tolist()
+    fig = _figure(3.2 * len(diffs), 3.8)
+    axes = fig.subplots(1, len(diffs), sharey=True, squeeze=False)[0]
+    for ax, diff in zip(axes, diffs, strict=True):
+        part = table[table["difficulty"] == diff]
+        for j, system in enumerate(dict.fromkeys(part["system"])):
+            s = part[part["system"] == system].sort_values("competence_rank")
+            ax.plot(s["competence_rank"], s["p"], color=SYSTEM_COLORS.get(system, "#000000"),
+                    marker=_MARKERS[j % len(_MARKERS)], label=system)
+        ax.set_title(f"{diff.replace('_', ' ')} task")
+        ax.set_xticks(range(len(comps)), [c.replace("_", " ") for c in comps], rotation=30)
+        ax.set_xlabel("competence")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("P(success)")
+    axes[-1].legend(fontsize="small", loc="lower right")
+    return fig
+
+
+def c7_heatmap(table: pd.DataFrame | None = None) -> Figure:
+    """C7: delta (pp) of "+2 dice" over "−1 difficulty" per pool × difficulty; cells where
+    the claim breaks (|delta| above the tolerance) are marked ×. One panel per variant set
+    (a :func:`analysis.checks.claims.claim_c7_table`, or several stacked)."""
+    if table is None:
+        from analysis.checks.claims import claim_c7
+
+        table, _ = claim_c7()
+    labels = list(dict.fromkeys(table["variants"])) if "variants" in table else ["default"]
+    fig = _figure(5.0 * len(labels) + 1.0, 4.5)
+    axes = fig.subplots(1, len(labels), squeeze=False)[0]
+    vmax = max(float(table["delta_pp"].abs().max()), 1e-9)
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-vmax, vmax=vmax)
+    image = None
+    for ax, label in zip(axes, labels, strict=True):
+        part = table[table["variants"] == label] if "variants" in table else table
+        grid = part.pivot(index="difficulty", columns="pool", values="delta_pp")
+        holds = part.pivot(index="difficulty", columns="pool", values="holds")
+        image = ax.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="PuOr_r",
+                          norm=norm,
+                          extent=(grid.columns.min() - 0.5, grid.columns.max() + 0.5,
+                                  grid.index.min() - 0.5, grid.index.max() + 0.5))
+        ys, xs = np.nonzero(~holds.to_numpy(dtype=bool))
+        ax.scatter(grid.columns.to_numpy()[xs], grid.index.to_numpy()[ys], marker="x",
+                   color="black", s=14, label="claim breaks")
+        ax.set_xlabel("pool (dice before +2)")
+        ax.set_ylabel("difficulty (successes before −1)")
+        ax.set_title(f"C7, dice_pool_6 — {label}")
+        if len(xs):
+            ax.legend(loc="upper left", fontsize="small")
+    fig.colorbar(image, ax=list(axes), label="P(+2 dice) − P(−1 difficulty), pp")
+    return fig
+
+
+def modifier_plot(table: pd.DataFrame | None = None, lo: float = 0.05,
+                  hi: float = 0.95) -> Figure:
+    """What each modifier is worth: mean change in P(success) (pp) over the base cells
+    whose chance is in [lo, hi], with the min–max range; bars in the system's colour."""
+    from analysis.checks.modifiers import modifier_summary, modifier_table
+
+    if table is None:
+        table = modifier_table()
+    s = modifier_summary(table, lo, hi)
+    fig = _figure(7.5, 0.32 * len(s) + 1.5)
+    ax = fig.add_subplot()
+    y = np.arange(len(s))[::-1]
+    colors = [SYSTEM_COLORS.get(x, "#000000") for x in s["system"]]
+    err = np.vstack([s["mean_delta_pp"] - s["min_delta_pp"],
+                     s["max_delta_pp"] - s["mean_delta_pp"]])
+    ax.barh(y, s["mean_delta_pp"], color=colors, xerr=err, capsize=2,
+            error_kw={"elinewidth": 0.8})
+    ax.set_yticks(y, [f"{m} ({r})" for m, r in zip(s["modifier"], s["rule"], strict=True)],
+                  fontsize="small")
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel(f"change in P(success), percentage points\n(mean and min–max over base "
+                  f"chances {lo:g}–{hi:g})")
+    ax.grid(axis="x", alpha=0.3)
+    systems = list(dict.fromkeys(s["system"]))
+    ax.legend(handles=[Patch(color=SYSTEM_COLORS[x], label=x) for x in systems],
+              fontsize="small", loc="lower right")
+    return fig

@@ -1,0 +1,214 @@
+"""The ``d20_degrees`` combat library: gear and archetypes as data (RULES.md E10–E17).
+
+:func:`load_library` reads ``analysis/data/combat/d20_degrees.toml`` (or another file),
+validates every field with pydantic and returns ``{name: Combatant}``: one entry per
+ladder rung (``untrained`` … ``master``) and one per rung × style (``expert_brawler``).
+:meth:`Combatant.to_engine` turns an entry into the engine's frozen
+:class:`engines.combat_d20_degrees.Fighter` (plain integers), composing:
+
+- E11 attack bonus: Fighting + Close Combat (melee) or Dexterity + Ranged Combat (ranged);
+- E12 attack base: Strength + weapon damage (``adds_strength``) or the weapon's rank;
+- Toughness: Stamina + armour; hit points (GAP E-g2) an explicit stat;
+- E10 initiative: Agility; ties by Dodge, Agility, Awareness.
+
+Every error is an :class:`engines.errors.InputError` naming the file and the key, e.g.
+``d20_degrees.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: ...``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from analysis.toml_input import read_toml
+from engines.combat_d20_degrees import HERO_USES, MANEUVERS, Fighter
+from engines.errors import InputError
+
+DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "combat" / "d20_degrees.toml"
+LADDER = ("untrained", "novice", "competent", "expert", "master")
+
+Stat = Field(ge=-10, le=40)
+ManeuverName = Literal["none", "accurate", "power", "all_out", "defensive"]
+HeroUse = Literal["none", "attack", "resist"]
+STATS = ("strength", "stamina", "agility", "dexterity", "fighting", "awareness",
+         "close_combat", "ranged_combat", "parry", "dodge", "fortitude", "deception",
+         "insight")
+
+assert set(MANEUVERS) == set(ManeuverName.__args__)  # one list of names, two views
+assert set(HERO_USES) == set(HeroUse.__args__)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Weapon(_Strict):
+    """E12 attack base: ``damage`` (+ Strength when ``adds_strength``); E11 ``ranged``."""
+
+    damage: int = Field(ge=-5, le=30)
+    adds_strength: bool
+    ranged: bool
+    source: str
+
+
+class Armour(_Strict):
+    """Added to Toughness (E12 resistance roll)."""
+
+    toughness: int = Field(ge=0, le=30)
+    source: str
+
+
+class StatBlock(_Strict):
+    """One ladder rung: abilities, skills, defences, hit points (E-g2) and tactics."""
+
+    strength: int = Stat
+    stamina: int = Stat
+    agility: int = Stat
+    dexterity: int = Stat
+    fighting: int = Stat
+    awareness: int = Stat
+    close_combat: int = Stat
+    ranged_combat: int = Stat
+    parry: int = Stat
+    dodge: int = Stat
+    fortitude: int = Stat
+    hit_points: int = Field(ge=1, le=500)
+    hero_points: int = Field(ge=0, le=10)
+    hero_use: HeroUse
+    maneuver: ManeuverName
+    extra_effort: int = Field(ge=0, le=2)
+    recover_at: int = Field(ge=0, le=500)
+    weapon: str
+    armour: str
+    deception: int = Field(default=0, ge=-10, le=40)
+    insight: int = Field(default=0, ge=-10, le=40)
+    feint: bool = False   # E16 feint tactic (engine gap E-g15)
+
+
+class Style(_Strict):
+    """Replaces gear and tactics of a rung and adds ``adjust`` to its stats."""
+
+    weapon: str | None = None
+    armour: str | None = None
+    maneuver: ManeuverName | None = None
+    hero_use: HeroUse | None = None
+    feint: bool | None = None
+    adjust: dict[str, int] = {}
+
+
+class Meta(_Strict):
+    system: Literal["d20_degrees"]
+
+
+class LibraryFile(_Strict):
+    meta: Meta
+    weapons: dict[str, Weapon]
+    armour: dict[str, Armour]
+    archetypes: dict[str, StatBlock]
+    styles: dict[str, Style] = {}
+
+
+class Combatant(_Strict):
+    """A ready-to-fight combatant: a stat block with its gear resolved."""
+
+    name: str
+    rung: str
+    style: str | None
+    stats: StatBlock
+    weapon: Weapon
+    armour: Armour
+
+    def to_engine(self) -> Fighter:
+        """The engine's plain-integer :class:`Fighter` (E10, E11, E12, E-g2)."""
+        s, w = self.stats, self.weapon
+        attack = s.dexterity + s.ranged_combat if w.ranged else s.fighting + s.close_combat
+        return Fighter(
+            name=self.name, attack=attack, ranged=w.ranged,
+            damage=w.damage + (s.strength if w.adds_strength else 0),
+            toughness=s.stamina + self.armour.toughness, parry=s.parry, dodge=s.dodge,
+            fortitude=s.fortitude, hit_points=s.hit_points, agility=s.agility,
+            awareness=s.awareness, hero_points=s.hero_points, maneuver=s.maneuver,
+            hero_use=s.hero_use, extra_effort=s.extra_effort, recover_at=s.recover_at,
+            feint=s.feint, deception=s.deception, insight=s.insight)
+
+
+def _loc(parts) -> str:
+    return ".".join(str(p) for p in parts)
+
+
+def _validation_message(fname: str, exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = _loc(err["loc"])
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key"
+    elif err["type"] == "missing":
+        msg = "missing"
+    got = "" if err["type"] == "missing" else f" (got {err.get('input')!r})"
+    more = len(exc.errors()) - 1
+    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    return f"{fname}: {where}: {msg}{got}{tail}"
+
+
+def _known(kind: str, name: Any, table: dict, fname: str, where: str) -> None:
+    if name not in table:
+        raise InputError(f"{fname}: {where}: unknown {kind} {name!r}; known: "
+                         f"{', '.join(sorted(table))}")
+
+
+def load_library(path: str | Path | None = None) -> dict[str, Combatant]:
+    """Validated combatants from the library file (default :data:`DATA_FILE`).
+
+    Keys: each archetype name, and ``"<archetype>_<style>"`` for every style.
+    """
+    path = Path(path) if path is not None else DATA_FILE
+    fname = path.name
+    raw = read_toml(path, "combat library file")
+    try:
+        lib = LibraryFile.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(_validation_message(fname, exc)) from None
+    missing = [r for r in LADDER if r not in lib.archetypes]
+    if missing:
+        raise InputError(f"{fname}: archetypes: missing ladder rung(s) {', '.join(missing)}; "
+                         f"the ladder is {', '.join(LADDER)}")
+    for name, block in lib.archetypes.items():
+        _known("weapon", block.weapon, lib.weapons, fname, f"archetypes.{name}.weapon")
+        _known("armour", block.armour, lib.armour, fname, f"archetypes.{name}.armour")
+    for name, style in lib.styles.items():
+        if style.weapon is not None:
+            _known("weapon", style.weapon, lib.weapons, fname, f"styles.{name}.weapon")
+        if style.armour is not None:
+            _known("armour", style.armour, lib.armour, fname, f"styles.{name}.armour")
+        for stat in style.adjust:
+            if stat not in STATS:
+                raise InputError(f"{fname}: styles.{name}.adjust.{stat}: unknown stat; "
+                                 f"known: {', '.join(STATS)}")
+    out: dict[str, Combatant] = {}
+    for rung, block in lib.archetypes.items():
+        out[rung] = _combatant(rung, rung, None, block, lib)
+        for sname, style in lib.styles.items():
+            changes: dict[str, Any] = {k: getattr(block, k) + d for k, d in style.adjust.items()}
+            for key in ("weapon", "armour", "maneuver", "hero_use", "feint"):
+                if getattr(style, key) is not None:
+                    changes[key] = getattr(style, key)
+            try:
+                styled = StatBlock.model_validate({**block.model_dump(), **changes})
+            except ValidationError as exc:
+                raise InputError(_validation_message(
+                    fname, exc).replace(f"{fname}: ", f"{fname}: styles.{sname} on "
+                                        f"archetypes.{rung}: ", 1)) from None
+            key = f"{rung}_{sname}"
+            if key in out or key in lib.archetypes:
+                raise InputError(f"{fname}: styles.{sname}: name {key!r} clashes with an "
+                                 "archetype")
+            out[key] = _combatant(key, rung, sname, styled, lib)
+    return out
+
+
+def _combatant(name: str, rung: str, style: str | None, block: StatBlock,
+               lib: LibraryFile) -> Combatant:
+    return Combatant(name=name, rung=rung, style=style, stats=block,
+                     weapon=lib.weapons[block.weapon], armour=lib.armour[block.armour])

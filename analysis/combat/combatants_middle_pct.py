@@ -1,0 +1,275 @@
+"""Combat gear and archetypes for ``middle_3d10`` and ``percentile``, loaded from data.
+
+The files ``analysis/data/combat/middle_3d10.toml`` and ``percentile.toml`` hold the
+weapon categories (B8), weapons (DX3–DX5), the damage-bonus table (DX3) and the
+archetypes of the common competence ladder (untrained … master) plus styles (brawler,
+swordsman, shooter, armoured). Every field is validated; an error names the file and the
+key, e.g. ``middle_3d10.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known:
+...``. Models convert to the engines' plain frozen dataclasses with ``.combatant()``
+(engines never import pydantic).
+
+The ``percentile`` file describes an EXTENSION (RULES.md GAP D-g3): Call of Cthulhu 7th
+edition combat, not from the seed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from analysis.toml_input import read_toml
+from engines import combat_middle_3d10 as mid
+from engines import combat_percentile as pct
+from engines.errors import InputError
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "combat"
+SYSTEMS = ("middle_3d10", "percentile")
+_DICE = re.compile(r"^\s*(\d+)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
+_FLAT = re.compile(r"^\s*([+-]?\d+)\s*$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ----------------------------------------------------------------- middle_3d10
+
+
+class MiddleCategory(_Strict):
+    """B8: the damage dice of a weapon category and whether it fires at range."""
+
+    dice: list[Literal["m", "C", "M"]] = Field(min_length=1, max_length=3)
+    ranged: bool
+
+
+class MiddleArchetype(_Strict):
+    """A ``middle_3d10`` combatant (B1, B4, B6–B10; Defense explicit, B-g5)."""
+
+    name: str
+    trait: int = Field(ge=1, le=10)
+    combat: int = Field(ge=0, le=10)
+    strength: int = Field(ge=1, le=10)
+    vigor: int = Field(ge=1, le=10)
+    defense: int = Field(ge=0, le=30)
+    reflex: int = Field(ge=1, le=10)
+    weapon: str
+    dice: str
+    ranged: bool
+    drama: int = Field(default=5, ge=0, le=20)
+    drama_tactic: Literal["never", "early", "late"] = "never"
+    aware: bool = True
+
+    def combatant(self) -> mid.Combatant:
+        return mid.Combatant(name=self.name, trait=self.trait, combat=self.combat,
+                             strength=self.strength, vigor=self.vigor, defense=self.defense,
+                             reflex=self.reflex, dice=self.dice, ranged=self.ranged,
+                             drama=self.drama, drama_tactic=self.drama_tactic, aware=self.aware)
+
+
+# ----------------------------------------------------------------- percentile
+
+
+class PctWeapon(_Strict):
+    """DX3–DX5: damage dice, impaling or blunt, firearm (no DB), long-range dice."""
+
+    damage: str
+    long_damage: str | None = None
+    impale: bool
+    firearm: bool = False
+
+
+class PctBonusRow(_Strict):
+    """DX3: one row of the damage bonus / build table."""
+
+    max: int = Field(ge=2, le=1000)
+    bonus: str
+    build: int = Field(ge=-2, le=10)
+
+
+class PctArchetype(_Strict):
+    """A ``percentile`` combatant of the extension (DX1–DX13)."""
+
+    name: str
+    strength: int = Field(ge=1, le=200)
+    con: int = Field(ge=1, le=200)
+    siz: int = Field(ge=1, le=200)
+    dex: int = Field(ge=1, le=200)
+    fighting: int = Field(ge=0, le=100)
+    firearms: int = Field(ge=0, le=100)
+    dodge: int = Field(ge=0, le=100)
+    armour: int = Field(default=0, ge=0, le=20)
+    weapon: str
+    melee_weapon: str | None = None
+    defend: Literal["dodge", "fight_back", "dive_for_cover"] = "dodge"
+    shots: int = Field(default=1, ge=1, le=3)
+    weapon_data: pct.Weapon
+    melee_data: pct.Weapon | None = None
+    db: tuple[int, int, int]
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    def combatant(self) -> pct.Combatant:
+        return pct.Combatant(name=self.name, strength=self.strength, con=self.con, siz=self.siz,
+                             dex=self.dex, fighting=self.fighting, firearms=self.firearms,
+                             dodge=self.dodge, armour=self.armour, weapon=self.weapon_data,
+                             melee_weapon=self.melee_data, defend=self.defend, shots=self.shots,
+                             db=self.db)
+
+
+# ----------------------------------------------------------------- loading
+
+
+def _fail(fname: str, key: str, msg: str):
+    raise InputError(f"{fname}: {key}: {msg}")
+
+
+def _validate(model, data: dict, fname: str, prefix: str):
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        _fail(fname, f"{prefix}.{loc}" if loc else prefix, err["msg"])
+
+
+def _table(raw: dict, key: str, fname: str) -> dict:
+    value = raw.get(key)
+    if not isinstance(value, dict) or not value:
+        _fail(fname, key, "missing or empty table")
+    return value
+
+
+def _resolve(archetypes: dict, fname: str) -> dict[str, dict]:
+    """Merge each archetype with its ``base`` chain (the archetype's own keys win)."""
+    out: dict[str, dict] = {}
+
+    def resolve(name: str, seen: tuple[str, ...]) -> dict:
+        if name in out:
+            return out[name]
+        entry = archetypes[name]
+        if not isinstance(entry, dict):
+            _fail(fname, f"archetypes.{name}", "expected a table")
+        base = entry.get("base")
+        merged: dict = {}
+        if base is not None:
+            if base not in archetypes:
+                _fail(fname, f"archetypes.{name}.base", f"unknown archetype {base!r}; known: "
+                      f"{', '.join(sorted(archetypes))}")
+            if base in seen:
+                _fail(fname, f"archetypes.{name}.base", f"cycle through {base!r}")
+            merged.update(resolve(base, (*seen, name)))
+        merged.update({k: v for k, v in entry.items() if k != "base"})
+        out[name] = merged
+        return merged
+
+    for name in archetypes:
+        resolve(name, ())
+    return out
+
+
+def parse_dice(text: str, fname: str, key: str, flat_ok: bool = False) -> tuple[int, int, int]:
+    """``"2D6+4"`` → (2, 6, 4); with ``flat_ok`` also ``"-2"`` → (0, 0, -2)."""
+    if not isinstance(text, str):
+        _fail(fname, key, f"expected a dice string like '1D6+1', got {text!r}")
+    m = _DICE.match(text)
+    if m:
+        n, sides = int(m.group(1)), int(m.group(2))
+        flat = int(m.group(4) or 0) * (-1 if m.group(3) == "-" else 1)
+        if not 1 <= n <= 10 or not 2 <= sides <= 100:
+            _fail(fname, key, f"dice {text!r} out of range (1..10 dice of 2..100 sides)")
+        return n, sides, flat
+    m = _FLAT.match(text) if flat_ok else None
+    if m:
+        return 0, 0, int(m.group(1))
+    _fail(fname, key, f"cannot read dice {text!r}; expected e.g. '1D8', '2D6+4'"
+          + (" or a number" if flat_ok else ""))
+    raise AssertionError  # unreachable
+
+
+def _load_middle(raw: dict, fname: str) -> dict[str, MiddleArchetype]:
+    cats = {k: _validate(MiddleCategory, v, fname, f"categories.{k}")
+            for k, v in _table(raw, "categories", fname).items()}
+    weapons = _table(raw, "weapons", fname)
+    for w, cat in weapons.items():
+        if cat not in cats:
+            _fail(fname, f"weapons.{w}", f"unknown category {cat!r}; known: "
+                  f"{', '.join(sorted(cats))}")
+    out = {}
+    for name, data in _resolve(_table(raw, "archetypes", fname), fname).items():
+        data = dict(data)
+        w = data.get("weapon")
+        if w not in weapons:
+            _fail(fname, f"archetypes.{name}.weapon", f"unknown weapon {w!r}; known: "
+                  f"{', '.join(sorted(weapons))}")
+        cat = cats[weapons[w]]
+        data.update(name=name, dice="".join(sorted(set(cat.dice), key="mCM".index)),
+                    ranged=cat.ranged)
+        out[name] = _validate(MiddleArchetype, data, fname, f"archetypes.{name}")
+    return out
+
+
+def _load_percentile(raw: dict, fname: str) -> dict[str, PctArchetype]:
+    rows = raw.get("damage_bonus")
+    if not isinstance(rows, list) or not rows:
+        _fail(fname, "damage_bonus", "missing or empty array of tables")
+    table = []
+    for k, row in enumerate(rows):
+        r = _validate(PctBonusRow, row, fname, f"damage_bonus[{k}]")
+        n, sides, flat = parse_dice(r.bonus, fname, f"damage_bonus[{k}].bonus", flat_ok=True)
+        if table and r.max <= table[-1][0]:
+            _fail(fname, f"damage_bonus[{k}].max", "rows must be in ascending order of max")
+        table.append((r.max, n, sides, flat, r.build))
+    weapons = {}
+    for w, data in _table(raw, "weapons", fname).items():
+        wm = _validate(PctWeapon, data, fname, f"weapons.{w}")
+        n, s, f = parse_dice(wm.damage, fname, f"weapons.{w}.damage")
+        ln, ls, lf = (parse_dice(wm.long_damage, fname, f"weapons.{w}.long_damage")
+                      if wm.long_damage else (n, s, f))
+        weapons[w] = pct.Weapon(name=w, n=n, sides=s, flat=f, impale=wm.impale,
+                                firearm=wm.firearm, adds_db=not wm.firearm, long_n=ln,
+                                long_sides=ls, long_flat=lf)
+    out = {}
+    for name, data in _resolve(_table(raw, "archetypes", fname), fname).items():
+        data = dict(data)
+        for key in ("weapon", "melee_weapon"):
+            w = data.get(key)
+            if (key == "weapon" or w is not None) and w not in weapons:
+                _fail(fname, f"archetypes.{name}.{key}", f"unknown weapon {w!r}; known: "
+                      f"{', '.join(sorted(weapons))}")
+        melee = data.get("melee_weapon")
+        if melee is not None and weapons[melee].firearm:
+            _fail(fname, f"archetypes.{name}.melee_weapon", f"{melee!r} is a firearm")
+        for key in ("strength", "siz"):
+            if not isinstance(data.get(key), int):
+                _fail(fname, f"archetypes.{name}.{key}", "missing or not an integer")
+        data.update(name=name, weapon_data=weapons[data["weapon"]],
+                    melee_data=weapons[melee] if melee else None,
+                    db=pct.damage_bonus(data["strength"] + data["siz"], tuple(table)))
+        model = _validate(PctArchetype, data, fname, f"archetypes.{name}")
+        if (model.con + model.siz) // 10 < 1:
+            _fail(fname, f"archetypes.{name}.con", "CON + SIZ must be at least 10 (DX6)")
+        out[name] = model
+    return out
+
+
+def load_library(system: str, path: str | Path | None = None) -> dict:
+    """Archetype models of ``system`` (``middle_3d10`` or ``percentile``) by name.
+
+    ``path`` defaults to ``analysis/data/combat/<system>.toml``. Raises
+    :class:`~engines.errors.InputError` naming the file and key of the first problem.
+    """
+    if system not in SYSTEMS:
+        raise InputError(f"combat library: unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+    path = Path(path) if path is not None else DATA_DIR / f"{system}.toml"
+    fname = path.name
+    raw = read_toml(path, "combat library file")
+    loader = _load_middle if system == "middle_3d10" else _load_percentile
+    return loader(raw, fname)
+
+
+def combatants(system: str, path: str | Path | None = None) -> dict:
+    """Engine combatants (plain frozen dataclasses) of ``system`` by archetype name."""
+    return {k: v.combatant() for k, v in load_library(system, path).items()}

@@ -1,0 +1,307 @@
+"""The same fights in all five systems, side by side, on the common competence ladder.
+
+Two duels ("a competent fighter with a light melee weapon against an equal", "a
+competent shooter with a pistol against an unarmoured novice") and two group fights
+(2v2, 3v1) are mapped to every system's own archetypes in
+``analysis/data/cross_combat.toml`` (an editable assumption, with a reason per choice).
+
+:func:`cross_table` gives, per matchup and system: the fighters with their gear (``a``,
+``b``), P(A wins), P(B wins), P(neither), rounds (mean and quantiles), what becomes of the
+loser (dead / dying / out among decided fights, under one aftermath policy for every system,
+named in the ``aftermath`` column) and the one-hit odds both ways, exact where the system's
+``duel_exact`` solves the duel and Monte Carlo with standard errors otherwise (the
+``method`` column says which; ``note`` says why MC was used). :func:`group_table`
+runs the group fights (Monte Carlo) with round-by-round survival; :func:`cross_plot` draws
+survival curves and rounds distributions in each system's fixed colour.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from analysis.combat import lethality
+from analysis.combat.archetypes import SYSTEMS, combatant, engine
+from analysis.toml_input import read_toml
+from engines.errors import InputError
+from engines.fight import ROUND_CAP, FightStats, check_aftermath
+
+DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "cross_combat.toml"
+LADDER = ("untrained", "novice", "competent", "expert", "master")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Pair(_Strict):
+    a: dict[str, Any]
+    b: dict[str, Any]
+
+
+class Group(_Strict):
+    title: str = ""
+    side0: list[str] = Field(min_length=1, max_length=20)
+    side1: list[str] = Field(min_length=1, max_length=20)
+
+
+class CrossFile(_Strict):
+    matchups: dict[str, dict[str, Any]]
+    groups: dict[str, Group] = {}
+    ladder: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+def _msg(fname: str, exc: ValidationError, prefix: str = "") -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in (*([prefix] if prefix else []), *err["loc"]))
+    msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+    return f"{fname}: {loc}: {msg}"
+
+
+def _fighter(fname: str, where: str, system: str, spec: dict):
+    spec = dict(spec)
+    if "archetype" not in spec:
+        raise InputError(f"{fname}: {where}.archetype: missing")
+    name = spec.pop("archetype")
+    try:
+        return combatant(system, name, spec)
+    except InputError as exc:
+        msg = str(exc)
+        msg = msg[len(system) + 2:] if msg.startswith(f"{system}: ") else msg
+        raise InputError(f"{fname}: {where}: {msg}") from None
+
+
+def load_cross(path: str | Path | None = None) -> dict:
+    """Validated cross-system mapping: ``{"matchups": {id: {"title", system: (a, b)}},
+    "groups": {id: Group}, "ladder": {system: {rung: combatant}}, "labels": {id: {system:
+    (label_a, label_b)}}}`` (engine combatants; labels name the archetype, its overrides
+    and its weapon, :func:`analysis.combat.lethality.fighter_label`)."""
+    p = Path(path) if path is not None else DATA_FILE
+    fname = p.name
+    raw = read_toml(p, "cross-combat file")
+    try:
+        spec = CrossFile.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(_msg(fname, exc)) from None
+    import difflib
+
+    matchups = {}
+    labels: dict[str, dict] = {}
+    problems: list[str] = []  # every matchup problem at once
+    for mid, table in spec.matchups.items():
+        title = table.get("title", mid)
+        if not isinstance(title, str):
+            problems.append(f"{fname}: matchups.{mid}.title: expected text")
+        entry: dict[str, Any] = {"title": title}
+        for key in sorted(set(table) - set(SYSTEMS) - {"title"}):
+            close = difflib.get_close_matches(key, SYSTEMS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            problems.append(f"{fname}: matchups.{mid}.{key}: unknown system{hint}; known: "
+                            f"{', '.join(SYSTEMS)}")
+        for system in SYSTEMS:
+            where = f"matchups.{mid}.{system}"
+            if system not in table:
+                problems.append(f"{fname}: {where}: missing (every system needs a mapping)")
+                continue
+            try:
+                pair = Pair.model_validate(table[system])
+                entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
+                                 _fighter(fname, f"{where}.b", system, pair.b))
+                labels.setdefault(mid, {})[system] = (
+                    lethality.fighter_label(pair.a, built=entry[system][0]),
+                    lethality.fighter_label(pair.b, built=entry[system][1]))
+            except ValidationError as exc:
+                problems.append(_msg(fname, exc, where))
+            except InputError as exc:
+                problems.append(str(exc))
+        matchups[mid] = entry
+    if problems:
+        raise InputError(problems[0] if len(problems) == 1 else
+                         f"{fname}: {len(problems)} problems\n  " + "\n  ".join(problems))
+    ladder: dict[str, dict] = {}
+    needed = {r for g in spec.groups.values() for r in (*g.side0, *g.side1)}
+    for gid, g in spec.groups.items():
+        for r in (*g.side0, *g.side1):
+            if r not in LADDER:
+                raise InputError(f"{fname}: groups.{gid}: unknown rung {r!r}; known: "
+                                 + ", ".join(LADDER))
+    for system in SYSTEMS if needed else ():
+        rungs = spec.ladder.get(system)
+        if rungs is None:
+            raise InputError(f"{fname}: ladder.{system}: missing (the groups need it)")
+        ladder[system] = {}
+        for rung in sorted(needed):
+            if rung not in rungs:
+                raise InputError(f"{fname}: ladder.{system}.{rung}: missing")
+            ladder[system][rung] = _fighter(fname, f"ladder.{system}.{rung}", system,
+                                            rungs[rung])
+    return {"matchups": matchups, "groups": spec.groups, "ladder": ladder,
+            "labels": labels}
+
+
+def _duel(system: str, a, b, method: str, trials: int, seed, round_cap: int,
+          progress, v=None, aftermath: str = "leave") -> tuple[FightStats, str]:
+    if method in ("exact", "both"):
+        try:
+            return lethality.run_fight(system, [a], [b], "exact", variants=v,
+                                       round_cap=round_cap, aftermath=aftermath), ""
+        except InputError as exc:
+            note = f"exact unavailable: {exc}"
+    else:
+        note = ""
+    return lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
+                               variants=v, round_cap=round_cap, progress=progress,
+                               aftermath=aftermath), note
+
+
+def _variants_of(system: str, variants) -> Any:
+    """``variants`` is ``{system: NAME=VALUE strings or mapping}``; systems not named run
+    under their defaults."""
+    return (variants or {}).get(system)
+
+
+def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
+                round_cap: int = ROUND_CAP, progress: bool | None = None,
+                systems=SYSTEMS, variants: dict | None = None, aftermath: str = "leave",
+                ) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
+    """``{(matchup, system, method): (FightStats, note)}`` for every duel of the file.
+
+    ``method``: ``exact`` (exact where the system's solver handles the duel, otherwise
+    MC), ``mc`` (Monte Carlo everywhere) or ``both`` (each system's exact result and MC).
+    ``variants``: ``{system: combat variants}`` (NAME=VALUE strings or a mapping) for the
+    systems that do not run under their defaults. ``aftermath`` is the one policy
+    (``engines.fight.AFTERMATHS``) every system runs, so the loser's fates compare like
+    with like.
+    """
+    if method not in ("exact", "mc", "both"):
+        raise InputError(f"method: expected exact, mc or both, got {method!r}")
+    check_aftermath(aftermath)
+    spec = load_cross(path)
+    out = {}
+    for mid, entry in spec["matchups"].items():
+        for system in systems:
+            a, b = entry[system]
+            v = _variants_of(system, variants)
+            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress, v,
+                             aftermath)
+            out[(mid, system, "exact" if st.exact else "mc")] = (st, note)
+            if method == "both" and st.exact:
+                mc = lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
+                                         variants=v, round_cap=round_cap,
+                                         progress=progress, aftermath=aftermath)
+                out[(mid, system, "mc")] = (mc, "")
+    return out
+
+
+def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
+                round_cap: int = ROUND_CAP, progress: bool | None = None,
+                stats: dict | None = None, variants: dict | None = None,
+                aftermath: str = "leave") -> pd.DataFrame:
+    """One row per matchup × system (× method): who wins, how long, how deadly.
+
+    Columns: ``a``/``b`` (archetype, overrides and weapon of each side), ``aftermath``
+    (the policy of every row), ``p_a``/``p_b``/``p_neither`` with SEs, rounds mean (SE)
+    and quantiles, ``p_loser_dead``/``p_loser_dying``/``p_loser_out`` (the loser's fate
+    among decided fights, summing to 1, with SEs), one-hit odds of A on B and B on A
+    (exact, from each engine's ``one_hit``), ``method`` and ``note``. With ``stats``
+    given, ``aftermath`` must be the policy they were run with (it sets the one-hit odds).
+    """
+    spec = load_cross(path)
+    if stats is None:
+        stats = cross_stats(path, method=method, trials=trials, seed=seed,
+                            round_cap=round_cap, progress=progress, variants=variants,
+                            aftermath=aftermath)
+    rows = []
+    for (mid, system, m), (st, note) in stats.items():
+        a, b = spec["matchups"][mid][system]
+        label_a, label_b = spec["labels"][mid][system]
+        s = lethality.summary(st)
+        if s["aftermath"] != aftermath:
+            raise InputError(f"cross_table: {mid}/{system} ran with aftermath "
+                             f"{s['aftermath']}, not {aftermath}")
+        eng = engine(system)
+        v = lethality.combat_variants(system, _variants_of(system, variants), aftermath)
+        ab = eng.one_hit(a, b, v)
+        ba = eng.one_hit(b, a, v)
+        rows.append({
+            "matchup": mid, "system": system, "a": label_a, "b": label_b, "method": m,
+            "aftermath": s["aftermath"], "trials": st.trials,
+            "p_a": s["p_side0"], "se_a": s["se_side0"], "p_b": s["p_side1"],
+            "se_b": s["se_side1"], "p_neither": s["p_neither"], "se_neither": s["se_neither"],
+            "rounds_mean": s["rounds_mean"], "rounds_se": s["rounds_se"],
+            **{k: s[k] for k in s if k.startswith("rounds_q")},
+            **{k: s[k] for k in s if k.startswith(("p_loser_", "se_loser_"))},
+            "one_hit_incap_a_on_b": ab["p_incapacitate"], "one_hit_kill_a_on_b": ab["p_kill"],
+            "one_hit_incap_b_on_a": ba["p_incapacitate"], "one_hit_kill_b_on_a": ba["p_kill"],
+            "note": note,
+        })
+    return pd.DataFrame(rows)
+
+
+def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = ROUND_CAP,
+                progress: bool | None = None, variants: dict | None = None,
+                aftermath: str = "leave") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The file's group fights in every system (Monte Carlo): summary rows (with each
+    side's fates, ``p_side0_dead`` … ``p_side1_standing`` and SEs, under ``aftermath``)
+    and round-by-round survival (share of each side still able to act)."""
+    spec = load_cross(path)
+    rows, frames = [], []
+    for gid, g in spec["groups"].items():
+        for system in SYSTEMS:
+            lad = spec["ladder"][system]
+            row, standing = lethality.group_fight(
+                system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
+                seed=seed, variants=_variants_of(system, variants), round_cap=round_cap,
+                label=gid, progress=progress, aftermath=aftermath)
+            rows.append(row)
+            frames.append(standing)
+    return pd.DataFrame(rows), pd.concat(frames, ignore_index=True)
+
+
+def cross_plot(stats: dict, matchup: str | None = None, max_round: int = 15):
+    """Survival curves (P(the fight is still on after round k)) and the distribution of
+    the round in which it ends, one line per system in its fixed colour; MC lines carry
+    ±2 SE bands. ``stats`` is :func:`cross_stats`'s result."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from analysis.checks.plots import SYSTEM_COLORS, SYSTEM_LABELS
+
+    mids = sorted({k[0] for k in stats}) if matchup is None else [matchup]
+    if not mids or (matchup is not None and not any(k[0] == matchup for k in stats)):
+        raise InputError(f"cross_plot: no results for matchup {matchup!r}")
+    fig = Figure(figsize=(11, 3.8 * len(mids)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(mids), 2, squeeze=False)
+    for row, mid in enumerate(mids):
+        ax_s, ax_r = axes[row]
+        for (m_id, system, m), (st, _) in stats.items():
+            if m_id != mid:
+                continue
+            pmf = st.rounds_pmf()
+            k = np.arange(min(pmf.size, max_round + 1))
+            alive = 1.0 - np.cumsum(pmf)[: k.size]
+            style = "-" if m == "exact" else "--"
+            color = SYSTEM_COLORS[system]
+            label = f"{SYSTEM_LABELS[system]} [{m}]"
+            ax_s.step(k, alive, where="post", color=color, ls=style, label=label)
+            ax_r.plot(k, pmf[: k.size], color=color, ls=style, marker="o", ms=3, label=label)
+            if not st.exact:
+                se = np.sqrt(np.clip(alive * (1 - alive), 0, None) / st.n)
+                ax_s.fill_between(k, alive - 2 * se, alive + 2 * se, step="post",
+                                  color=color, alpha=0.2)
+                se_r = np.sqrt(np.clip(pmf[: k.size] * (1 - pmf[: k.size]), 0, None) / st.n)
+                ax_r.errorbar(k, pmf[: k.size], yerr=2 * se_r, color=color, ls="none")
+        ax_s.set(title=f"{mid}: P(fight still on after round k)", xlabel="round",
+                 ylabel="probability", ylim=(0, 1.02))
+        ax_r.set(title=f"{mid}: round in which the fight ends", xlabel="round",
+                 ylabel="probability")
+        ax_s.grid(alpha=0.3)
+        ax_r.grid(alpha=0.3)
+    axes[0][1].legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    return fig

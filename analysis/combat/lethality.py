@@ -1,0 +1,494 @@
+"""Lethality tables from :class:`engines.fight.FightStats`, the same for every system.
+
+Each function turns one or more fight results into a tidy DataFrame. Monte Carlo results
+carry standard errors (binomial for proportions, ``sd / sqrt(n)`` for means); exact results
+carry ``se = 0`` and ``method = "exact"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from engines.errors import InputError
+from engines.fight import FATES, HIST_FIELDS, ROUND_CAP, SIDE_FATES, FightStats, check_aftermath
+
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+def _method(stats: FightStats) -> str:
+    return "exact" if stats.exact else "mc"
+
+
+def _prop_se(p, n, exact: bool):
+    p = np.asarray(p, dtype=float)
+    if exact:
+        return np.zeros_like(p)
+    return np.sqrt(np.clip(p * (1 - p), 0, None) / n)
+
+
+def rounds_quantiles(pmf: np.ndarray, qs=QUANTILES) -> dict[str, float]:
+    """Quantiles of a rounds distribution (smallest k with CDF ≥ q)."""
+    cdf = np.cumsum(pmf) / max(pmf.sum(), 1e-300)
+    return {f"rounds_q{int(q * 100):02d}": float(np.searchsorted(cdf, q - 1e-12)) for q in qs}
+
+
+def loser_fate_columns(stats: FightStats) -> dict:
+    """``p_loser_dead``, ``p_loser_dying``, ``p_loser_out`` with their ``se_`` columns.
+
+    What becomes of the loser of a decided fight after the aftermath (RULES.md "Lethality
+    outcomes"; :meth:`FightStats.p_loser_fates`): among decided fights the three sum to 1
+    (in a group fight, the share of the losing side in each fate). NaN when no fight was
+    decided; SEs are 0 when exact.
+    """
+    p, se = stats.p_loser_fates()
+    out = {}
+    for j, fate in enumerate(FATES):
+        out[f"p_loser_{fate}"] = float(p[j])
+        out[f"se_loser_{fate}"] = float(se[j])
+    return out
+
+
+def side_fate_columns(stats: FightStats) -> dict:
+    """Per side, P(a combatant ends standing / dead / dying / out) with SEs:
+    ``p_side0_standing``, ``se_side0_standing`` … ``p_side1_out``, over every fight
+    (round-cap fights included; :meth:`FightStats.p_side_fates`). Each side sums to 1."""
+    p, se = stats.p_side_fates()
+    out = {}
+    for side in (0, 1):
+        for j, fate in enumerate(SIDE_FATES):
+            out[f"p_side{side}_{fate}"] = float(p[side, j])
+            out[f"se_side{side}_{fate}"] = float(se[side, j])
+    return out
+
+
+def aftermath_of(variants) -> str:
+    """The aftermath policy of a combat ``Variants`` object (``leave`` when it has none)."""
+    return str(getattr(variants, "aftermath", "leave"))
+
+
+def combat_variants(system: str, given=None, aftermath: str | None = None):
+    """The engine's combat ``Variants`` from a mapping, ``NAME=VALUE`` strings or a
+    ``Variants`` object, with the aftermath policy ``aftermath`` (one of
+    :data:`engines.fight.AFTERMATHS`) when given.
+
+    The policy is the combat variant ``aftermath`` of every engine (RULES.md "Lethality
+    outcomes"); ``None`` keeps what ``given`` says (default ``leave``).
+    """
+    import dataclasses
+
+    from analysis.combat.archetypes import engine
+    from analysis.combat.archetypes import variants as make_variants
+
+    eng = engine(system)
+    if isinstance(given, eng.Variants):
+        if aftermath is None:
+            return given
+        return dataclasses.replace(given, aftermath=check_aftermath(aftermath))
+    if isinstance(given, list | tuple):
+        pairs = {}
+        for text in given:
+            if "=" not in str(text):
+                raise InputError(f"{system}: variant {text!r}: expected NAME=VALUE")
+            key, _, val = str(text).partition("=")
+            pairs[key.strip()] = val.strip()
+        given = pairs
+    given = dict(given or {})
+    if aftermath is not None:
+        given["aftermath"] = check_aftermath(aftermath)
+    return make_variants(system, given)
+
+
+def gear_name(combatant) -> str | None:
+    """The weapon of an engine combatant, by name (None when it carries none)."""
+    w = getattr(combatant, "weapon", None)
+    if w is None:
+        return None
+    return str(getattr(w, "name", w))
+
+
+def fighter_label(spec, overrides=None, built=None) -> str:
+    """``archetype (key=value, …)``: the archetype name with its overrides, and the
+    weapon the built combatant carries when no override names one (so every table that
+    shows a number also shows the gear behind it), e.g. ``competent (weapon=pistol)``."""
+    over: dict = {}
+    if isinstance(spec, str):
+        name = spec
+    elif isinstance(spec, Mapping):
+        spec = dict(spec)
+        name = str(spec.pop("archetype", None) or spec.pop("name", "custom"))
+        spec.pop("name", None)
+        over.update(spec)
+    else:
+        name = name_of(spec)
+        built = built if built is not None else spec
+    over.update(overrides or {})
+    if "weapon" not in over and built is not None:
+        weapon = gear_name(built)
+        if weapon is not None:
+            over = {"weapon": weapon, **over}
+    extra = ", ".join(f"{k}={v}" for k, v in over.items())
+    return f"{name} ({extra})" if extra else name
+
+
+def summary(stats: FightStats, **labels) -> dict:
+    """One row: who wins, how long it takes, what becomes of the loser — with SEs.
+
+    The loser's fate columns are :func:`loser_fate_columns` (dead / dying / out among
+    decided fights, after the aftermath policy the fight ran with).
+    """
+    n = stats.n
+    p = stats.p_outcome()
+    se = _prop_se(p, n, stats.exact)
+    pmf = stats.rounds_pmf()
+    k = np.arange(pmf.size)
+    mean = float(pmf @ k)
+    sd = float(np.sqrt(max(pmf @ k**2 - mean**2, 0.0)))
+    row = {
+        **labels,
+        "method": _method(stats),
+        "aftermath": str(stats.notes.get("aftermath", "leave")),
+        "trials": stats.trials,
+        "p_side0": p[0], "se_side0": se[0],
+        "p_side1": p[1], "se_side1": se[1],
+        "p_neither": p[2], "se_neither": se[2],
+        "rounds_mean": mean,
+        "rounds_se": 0.0 if stats.exact else sd / np.sqrt(n),
+        **rounds_quantiles(pmf),
+        **loser_fate_columns(stats),
+    }
+    return row
+
+
+def summary_table(results: Mapping[str, FightStats] | list[tuple[dict, FightStats]],
+                  ) -> pd.DataFrame:
+    """Rows of :func:`summary` for several matchups: ``{label: stats}`` or
+    ``[(labels, stats)]``."""
+    items = results.items() if isinstance(results, Mapping) else results
+    rows = []
+    for key, stats in items:
+        labels = key if isinstance(key, dict) else {"matchup": key}
+        rows.append(summary(stats, **labels))
+    return pd.DataFrame(rows)
+
+
+def rounds_table(stats: FightStats, **labels) -> pd.DataFrame:
+    """The full distribution of the round in which the fight ends, by outcome."""
+    n = stats.n
+    k = np.arange(stats.rounds.shape[0])
+    frames = []
+    for j, name in enumerate(("side0", "side1", "neither")):
+        p = stats.rounds[:, j] / n
+        frames.append(pd.DataFrame({"round": k, "outcome": name, "p": p,
+                                    "se": _prop_se(p, n, stats.exact)}))
+    out = pd.concat(frames, ignore_index=True)
+    for key, val in labels.items():
+        out.insert(0, key, val)
+    out.insert(len(labels), "method", _method(stats))
+    return out
+
+
+def standing_table(stats: FightStats, sizes: tuple[int, int], **labels) -> pd.DataFrame:
+    """Round-by-round survival: mean combatants of each side still able to act after round k,
+    and the share of the side's starting strength."""
+    n = stats.n
+    k = np.arange(stats.standing.shape[0])
+    frames = []
+    for side in (0, 1):
+        mean = stats.standing[:, side] / n
+        frac = mean / max(sizes[side], 1)
+        frames.append(pd.DataFrame({"round": k, "side": side, "standing_mean": mean,
+                                    "standing_share": frac,
+                                    "se_share": _prop_se(frac, n, stats.exact)}))
+    out = pd.concat(frames, ignore_index=True)
+    for key, val in labels.items():
+        out.insert(0, key, val)
+    return out
+
+
+def damage_table(stats: FightStats, **labels) -> pd.DataFrame:
+    """Distribution of damage per successful attack (the last bin is 'this much or more')."""
+    total = stats.hits.sum()
+    p = stats.hits / total if total else np.zeros(stats.hits.size)
+    out = pd.DataFrame({"damage": np.arange(p.size), "p": p,
+                        "se": _prop_se(p, total, stats.exact)})
+    for key, val in labels.items():
+        out.insert(0, key, val)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Running fights by system and archetype name: duels, one-hit odds, tactic and armour
+# effects, N-vs-M groups. Combatants are archetype names (with overrides), trait mappings
+# or engine combatant objects (see :mod:`analysis.combat.archetypes`).
+
+#: Monte Carlo trials per batch: one progress-bar step. A run of several batches draws
+#: each batch from its own child of the seed (``SeedSequence.spawn``), so the numbers
+#: depend on the seed and the trial count only.
+MC_BATCH = 100_000
+#: Trials × combatants above which a Monte Carlo run shows a progress bar by default.
+PROGRESS_WORK = 400_000
+
+
+def _fighter(system: str, spec, overrides=None, label: str | None = None):
+    from analysis.combat.archetypes import combatant, engine
+
+    eng = engine(system)
+    if isinstance(spec, str | Mapping):
+        return combatant(system, spec, overrides, label=label)
+    kinds = tuple(getattr(eng, k) for k in ("Combatant", "Fighter") if hasattr(eng, k))
+    if not isinstance(spec, kinds):
+        raise InputError(f"{system}: expected an archetype name, a trait table or a "
+                         f"{system} combatant, got {type(spec).__name__}")
+    if overrides:
+        raise InputError(f"{system}: overrides need an archetype name, not a built combatant")
+    return spec
+
+
+def name_of(c) -> str:
+    return str(getattr(c, "name", "?"))
+
+
+def merge_stats(parts: list[FightStats]) -> FightStats:
+    """Sum Monte Carlo results of the same fight run in batches."""
+    first = parts[0]
+    out = FightStats.empty(first.system, first.round_cap, trials=0)
+    for p in parts:
+        for key in HIST_FIELDS:
+            getattr(out, key)[...] += getattr(p, key)
+        out.trials += p.trials
+        out.notes.update(p.notes)
+    return out
+
+
+def run_fight(system: str, side0: list, side1: list, method: str = "mc", *,
+              trials: int = 20_000, seed=None, variants=None, round_cap: int = ROUND_CAP,
+              progress: bool | None = None, aftermath: str | None = None) -> FightStats:
+    """One fight between two sides of engine combatants, exact (1-vs-1 only) or MC.
+
+    ``aftermath`` sets the combat variant of that name (see :func:`combat_variants`); the
+    policy in force is kept in ``notes["aftermath"]`` and shown by :func:`summary`.
+
+    Monte Carlo runs in batches of :data:`MC_BATCH` trials with a tqdm bar on stderr when
+    ``progress`` is true (None: only for runs above :data:`PROGRESS_WORK`).
+    """
+    from analysis.combat.archetypes import engine
+    from analysis.progress import bar
+
+    eng = engine(system)
+    v = combat_variants(system, variants, aftermath)
+    st = _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, progress,
+                    bar)
+    st.notes["aftermath"] = aftermath_of(v)
+    return st
+
+
+def _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, progress,
+               bar) -> FightStats:
+    from engines.rng import normalize_seed
+
+    if method == "exact":
+        if len(side0) != 1 or len(side1) != 1:
+            raise InputError(f"{system}: exact results exist for duels only "
+                             f"({len(side0)} vs {len(side1)}); use the mc method")
+        return eng.duel_exact(side0[0], side1[0], v, round_cap)
+    if method != "mc":
+        raise InputError(f"method: expected exact or mc, got {method!r}")
+    if isinstance(trials, bool) or not isinstance(trials, int | np.integer) or trials < 1:
+        raise InputError(f"trials: expected a positive integer, got {trials!r}")
+    n_batches = -(-int(trials) // MC_BATCH)
+    if n_batches == 1:
+        return eng.fight_mc(list(side0), list(side1), int(trials), seed, v, round_cap)
+    seeds = normalize_seed(seed).spawn(n_batches)
+    sizes = [MC_BATCH] * (n_batches - 1) + [int(trials) - MC_BATCH * (n_batches - 1)]
+    show = progress if progress is not None else \
+        trials * (len(side0) + len(side1)) >= PROGRESS_WORK
+    parts = []
+    with bar(int(trials), f"{system} fights", unit="fight", disable=not show or None) as pbar:
+        for n, ss in zip(sizes, seeds, strict=True):
+            parts.append(eng.fight_mc(list(side0), list(side1), n, ss, v, round_cap))
+            pbar.update(n)
+    return merge_stats(parts)
+
+
+def _methods(method: str) -> tuple[str, ...]:
+    if method not in ("exact", "mc", "both"):
+        raise InputError(f"method: expected exact, mc or both, got {method!r}")
+    return ("exact", "mc") if method == "both" else (method,)
+
+
+def duel_stats(system: str, a, b, method: str = "exact", *, trials: int = 20_000, seed=None,
+               variants=None, round_cap: int = ROUND_CAP, overrides_a=None, overrides_b=None,
+               progress: bool | None = None, aftermath: str | None = None,
+               ) -> dict[str, FightStats]:
+    """``{method: FightStats}`` of a duel between ``a`` (side 0) and ``b`` (side 1).
+
+    Each result's ``notes["label_a"]`` / ``notes["label_b"]`` name the fighters with their
+    overrides and weapon (:func:`fighter_label`)."""
+    fa = _fighter(system, a, overrides_a)
+    fb = _fighter(system, b, overrides_b)
+    out = {m: run_fight(system, [fa], [fb], m, trials=trials, seed=seed, variants=variants,
+                        round_cap=round_cap, progress=progress, aftermath=aftermath)
+           for m in _methods(method)}
+    for st in out.values():
+        st.notes["label_a"] = fighter_label(a, overrides_a, fa)
+        st.notes["label_b"] = fighter_label(b, overrides_b, fb)
+    return out
+
+
+def agreement(exact_row: dict, mc_row: dict) -> dict:
+    """z-scores of a Monte Carlo row against the exact row, and whether every proportion
+    is within ``5 SE + 1/n`` (the project's MC-vs-exact tolerance)."""
+    out = {}
+    n = mc_row["trials"]
+    ok = True
+    for key in ("side0", "side1", "neither"):
+        p, q = exact_row[f"p_{key}"], mc_row[f"p_{key}"]
+        se = np.sqrt(p * (1 - p) / n)
+        out[f"z_{key}"] = (q - p) / se if se > 0 else (0.0 if q == p else np.inf)
+        ok &= abs(q - p) <= 5 * se + 1 / n
+    se = mc_row["rounds_se"]
+    diff = mc_row["rounds_mean"] - exact_row["rounds_mean"]
+    out["z_rounds"] = diff / se if se > 0 else (0.0 if diff == 0 else np.inf)
+    out["within_5se"] = bool(ok)
+    return out
+
+
+def duel_table(system: str, a, b, method: str = "exact", trials: int = 20_000, seed=None,
+               variants=None, round_cap: int = ROUND_CAP, *, overrides_a=None,
+               overrides_b=None, progress: bool | None = None,
+               stats: dict[str, FightStats] | None = None,
+               aftermath: str | None = None) -> pd.DataFrame:
+    """Summary of a duel (:func:`summary` columns), one row per method.
+
+    Columns ``a`` and ``b`` name each fighter with its overrides and weapon
+    (``competent (weapon=pistol)``); ``aftermath`` is the policy behind the loser's fates.
+
+    ``method="both"`` gives the exact and the Monte Carlo row side by side, the MC row
+    carrying z-scores against the exact one (``z_side0`` … ``z_rounds``) and
+    ``within_5se`` (every proportion within 5 SE + 1/n).
+
+    Examples
+    --------
+    >>> t = duel_table("dice_pool_6", "swordsman_competent", "brawler_competent")
+    >>> round(float(t.loc[0, "p_side0"]), 3)
+    0.882
+    """
+    if stats is None:
+        stats = duel_stats(system, a, b, method, trials=trials, seed=seed, variants=variants,
+                           round_cap=round_cap, overrides_a=overrides_a,
+                           overrides_b=overrides_b, progress=progress, aftermath=aftermath)
+    names = stats_names(stats, a, b, overrides_a, overrides_b)
+    rows = [summary(st, system=system, a=names[0], b=names[1]) for st in stats.values()]
+    if len(rows) == 2:
+        rows[1].update(agreement(rows[0], rows[1]))
+    return pd.DataFrame(rows)
+
+
+def stats_names(stats: dict[str, FightStats], a=None, b=None, overrides_a=None,
+                overrides_b=None) -> tuple[str, str]:
+    """The labels of sides A and B: those :func:`duel_stats` stored, else built from the
+    specs ``a`` and ``b`` (:func:`fighter_label`)."""
+    for st in stats.values():
+        if "label_a" in st.notes and "label_b" in st.notes:
+            return st.notes["label_a"], st.notes["label_b"]
+    if a is None or b is None:
+        raise InputError("duel table: name the fighters (a, b) or pass duel_stats results")
+    return fighter_label(a, overrides_a), fighter_label(b, overrides_b)
+
+
+def one_hit(system: str, attacker, target, variants=None, *, overrides_a=None,
+            overrides_b=None, aftermath: str | None = None) -> dict:
+    """P(hit), P(incapacitate), P(kill) of one attack on an unhurt target, and P(dead),
+    P(dying), P(out) after the aftermath policy: the engine's ``one_hit`` (each cites its
+    rules: A14/A15, C6, B9/B10, DX7–DX9, E13)."""
+    from analysis.combat.archetypes import engine
+
+    fa = _fighter(system, attacker, overrides_a)
+    fb = _fighter(system, target, overrides_b)
+    return engine(system).one_hit(fa, fb, combat_variants(system, variants, aftermath))
+
+
+def one_hit_table(system: str, attacker, targets, weapons: list[str] | None = None,
+                  variants=None, aftermath: str | None = None) -> pd.DataFrame:
+    """One-hit incapacitation and kill odds by the attacker's weapon and by target (exact).
+
+    ``weapons`` defaults to every weapon of the system's data file; ``targets`` are
+    archetype names (or mappings).
+    """
+    from analysis.combat.archetypes import weapons as all_weapons
+
+    if isinstance(targets, str | Mapping):
+        targets = [targets]
+    variants = combat_variants(system, variants, aftermath)
+    rows = []
+    for w in weapons if weapons is not None else all_weapons(system):
+        fa = _fighter(system, attacker, {"weapon": w})
+        for t in targets:
+            ft = _fighter(system, t)
+            rows.append({"system": system, "attacker": name_of(fa), "weapon": w,
+                         "target": name_of(ft), "method": "exact",
+                         "aftermath": aftermath_of(variants),
+                         **one_hit(system, fa, ft, variants)})
+    return pd.DataFrame(rows)
+
+
+def _effect_table(system: str, a, b, key: str, values: list, method: str, trials: int, seed,
+                  variants, round_cap: int, progress) -> pd.DataFrame:
+    frames = []
+    for value in values:
+        stats = duel_stats(system, a, b, method, trials=trials, seed=seed, variants=variants,
+                           round_cap=round_cap, overrides_a={key: value}, progress=progress)
+        t = duel_table(system, a, b, stats=stats)
+        t.insert(1, key, value)
+        frames.append(t)
+    return pd.concat(frames, ignore_index=True)
+
+
+def tactic_table(system: str, a, b, tactics: list | None = None, method: str = "exact",
+                 trials: int = 20_000, seed=None, variants=None,
+                 round_cap: int = ROUND_CAP, progress: bool | None = None) -> pd.DataFrame:
+    """The same duel with each tactic of side A (A6, C13, B4, DX2, E16): one row each."""
+    from analysis.combat.archetypes import tactics as all_tactics
+
+    return _effect_table(system, a, b, "tactic", tactics or all_tactics(system), method,
+                         trials, seed, variants, round_cap, progress)
+
+
+def armour_table(system: str, a, b, armours: list | None = None, method: str = "exact",
+                 trials: int = 20_000, seed=None, variants=None,
+                 round_cap: int = ROUND_CAP, progress: bool | None = None) -> pd.DataFrame:
+    """The same duel with each armour of side A (A13, DX11, E12 Toughness): one row each.
+
+    ``dice_pool_6`` and ``middle_3d10`` have no armour rules (an error says so).
+    """
+    from analysis.combat.archetypes import armours as all_armours
+
+    values = armours or all_armours(system)
+    if not values:
+        raise InputError(f"{system}: no armour rules in this system, so no armour table")
+    return _effect_table(system, a, b, "armour", values, method, trials, seed, variants,
+                         round_cap, progress)
+
+
+def group_fight(system: str, side0: list, side1: list, *, trials: int = 20_000, seed=None,
+                variants=None, round_cap: int = ROUND_CAP, label: str = "",
+                progress: bool | None = None, aftermath: str | None = None,
+                ) -> tuple[dict, pd.DataFrame]:
+    """An N-vs-M fight (Monte Carlo): its :func:`summary` row with the per-side fates
+    (:func:`side_fate_columns`) and round-by-round survival (:func:`standing_table`).
+    Sides are lists of archetype names, mappings or engine combatants; ``side0`` and
+    ``side1`` name each fighter with its weapon (:func:`fighter_label`)."""
+    s0 = [_fighter(system, x) for x in side0]
+    s1 = [_fighter(system, x) for x in side1]
+    st = run_fight(system, s0, s1, "mc", trials=trials, seed=seed, variants=variants,
+                   round_cap=round_cap, progress=progress, aftermath=aftermath)
+    labels = {"system": system, "fight": label or f"{len(s0)}v{len(s1)}",
+              "side0": ", ".join(fighter_label(c) for c in s0),
+              "side1": ", ".join(fighter_label(c) for c in s1)}
+    row = summary(st, **labels)
+    row.update(side_fate_columns(st))
+    standing = standing_table(st, (len(s0), len(s1)), **labels)
+    return row, standing[[*labels, *(c for c in standing.columns if c not in labels)]]

@@ -1,0 +1,247 @@
+"""Running a scenario end to end: checks, sweeps, solvers, fights, fight sweeps and
+lethality solves; tables and plots out.
+
+Everything is computed first and written last, each file atomically, so a failure
+(bad input, Ctrl-C) leaves existing outputs byte-identical.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analysis.workflow.scenario import Scenario
+from analysis.workflow.sweep import Cluster, run_checks
+from engines.errors import InputError
+
+EXTENSIONS = {"csv": "csv", "json": "json", "markdown": "md", "parquet": "parquet"}
+
+
+@dataclass
+class Results:
+    """The tables (name → DataFrame) and figures (name → callable(path)) of a run."""
+
+    tables: dict[str, Any] = field(default_factory=dict)
+    plots: dict[str, Any] = field(default_factory=dict)
+
+
+def _solver_variants(sc: Scenario) -> dict[str, Any]:
+    return {sc.system: dict(sc.variants)} if sc.system else {}
+
+
+def run_fights(sc: Scenario):
+    """One row per fight: outcome probabilities (with SE) from the system's combat engine,
+    the fighters with their overrides and weapon (``a``, ``b``) and the aftermath policy
+    behind the loser's fates (``aftermath``)."""
+    import pandas as pd
+
+    from analysis.combat import fights as reg
+    from analysis.combat.lethality import aftermath_of, fighter_label
+
+    rows = []
+    for i, fight in enumerate(sc.fights):
+        system = sc.check_system(fight)
+        mod = reg.engine(system)
+        variants = reg.combat_variants(system, sc.check_variants(fight))
+        a, b = reg.fighter(system, fight.a), reg.fighter(system, fight.b)
+        if sc.fight_exact(fight):
+            stats = mod.duel_exact(a, b, variants=variants, round_cap=fight.round_cap)
+        else:
+            import numpy as np
+
+            trials = sc.precision.trials or 100_000
+            stats = mod.duel_mc(a, b, trials,
+                                np.random.SeedSequence(sc.seed, spawn_key=(10_000 + i,)),
+                                variants, fight.round_cap)
+        row = {"fight": fight.name or f"fight{i}", "system": system,
+               "a": fighter_label(fight.a, built=a), "b": fighter_label(fight.b, built=b),
+               "aftermath": aftermath_of(variants),
+               "trials": stats.trials if stats.trials is not None else 0}
+        for name, read in reg.METRICS.items():
+            est, se = read(stats)
+            row[name] = est
+            row[f"se_{name}"] = se
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def curves_plot(table, path) -> None:
+    """P(success) against the first axis, one line per value of the second, per check."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analysis.checks.curves import AXES
+    from analysis.output import atomic_path
+
+    metric = "p" if "p" in table else "p_exact"
+    checks = list(dict.fromkeys(table["check"]))
+    fig, axes = plt.subplots(1, len(checks), figsize=(4.2 * len(checks), 3.2), squeeze=False)
+    for ax, check in zip(axes[0], checks, strict=True):
+        part = table[table["check"] == check]
+        names = [a for a in AXES[part["system"].iloc[0]] if a in part]
+        x = names[0]
+        others = [a for a in names[1:] if part[a].nunique() > 1]
+        groups = part.groupby(others, sort=False) if others else [((), part)]
+        for n, (key, sub) in enumerate(groups):
+            if n >= 8:  # keep the figure readable
+                break
+            label = ", ".join(f"{a}={v}" for a, v in zip(others, key if isinstance(key, tuple)
+                                                              else (key,), strict=True))
+            sub = sub.groupby(x, sort=True)[metric].mean()
+            ax.plot(sub.index.astype(str), sub.to_numpy(), marker=".", label=label or None)
+        ax.set_title(check, fontsize=9)
+        ax.set_xlabel(x)
+        ax.set_ylabel("P(success)")
+        ax.set_ylim(-0.02, 1.02)
+        if others:
+            ax.legend(fontsize=6)
+        ax.tick_params(labelsize=7)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=90)
+    plt.close(fig)
+
+
+def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
+                 progress: bool | None = None) -> Results:
+    """Compute every table and plot the scenario asks for (nothing is written here)."""
+    from analysis.workflow.solvers import competence_table, solve_difficulty
+    from analysis.workflow.sweep import sensitivity_plot
+
+    res = Results()
+    wanted = sc.tables()
+    checks = None
+    if sc.checks and ("checks" in wanted or "curves" in sc.output.plots):
+        checks = run_checks(sc, None, sweep=False, progress=progress).table
+        if "checks" in wanted:
+            res.tables["checks"] = checks
+        if "curves" in sc.output.plots:
+            res.plots["curves"] = lambda path, t=checks: curves_plot(t, path)
+    if sc.sweep is not None and sc.checks and (sc.sweep.variants or sc.sweep.axes) and (
+            {"sweep", "sensitivity"} & set(wanted)
+                                               or "sensitivity" in sc.output.plots):
+        result = run_checks(sc, cluster, sweep=True, progress=progress)
+        if "sweep" in wanted:
+            res.tables["sweep"] = result.table
+        if "sensitivity" in wanted:
+            res.tables["sensitivity"] = result.sensitivity
+        if "sensitivity" in sc.output.plots:
+            res.plots["sensitivity"] = (lambda path, r=result:
+                                        sensitivity_plot(r.table, r.sensitivity, path, r.metric))
+    frames = [solve_difficulty(s.target, s.competence, s.systems, _solver_variants(sc))
+              for s in sc.solve if s.kind == "difficulty"]
+    if frames and "difficulty" in wanted:
+        import pandas as pd
+
+        res.tables["difficulty"] = pd.concat(frames, ignore_index=True)
+    frames = [competence_table(s.levels, s.systems, _solver_variants(sc))
+              for s in sc.solve if s.kind == "competence"]
+    if frames and "competence" in wanted:
+        import pandas as pd
+
+        res.tables["competence"] = pd.concat(frames, ignore_index=True)
+    if sc.fights and "fights" in wanted:
+        res.tables["fights"] = run_fights(sc)
+    if sc.sweep is not None and sc.sweep.fights and sc.fights and (
+            {"fight_sweep", "fight_sensitivity"} & set(wanted)
+            or "fight_sensitivity" in sc.output.plots):
+        from analysis.workflow.fight_sweep import run_fight_sweep
+
+        result = run_fight_sweep(sc, cluster, progress=progress)
+        if "fight_sweep" in wanted:
+            res.tables["fight_sweep"] = result.table
+        if "fight_sensitivity" in wanted:
+            res.tables["fight_sensitivity"] = result.sensitivity
+        if "fight_sensitivity" in sc.output.plots:
+            res.plots["fight_sensitivity"] = (lambda path, r=result: sensitivity_plot(
+                r.table, r.sensitivity, path, r.metric, group="fight"))
+    frames = [run_lethality(sc, s) for s in sc.solve if s.kind == "lethality"]
+    if frames and "lethality" in wanted:
+        import pandas as pd
+
+        res.tables["lethality"] = pd.concat(frames, ignore_index=True)
+    return res
+
+
+def run_lethality(sc: Scenario, s):
+    """One ``[[solve]] kind = "lethality"`` entry: the searched rows of its fight knob."""
+    from analysis.workflow.solvers import solve_lethality
+
+    fight = sc.fights[sc.fight_index(s.fight)]
+    mc = not sc.fight_exact(fight, default=sc.precision.trials is None
+                            and sc.precision.se is None)
+    _, table = solve_lethality(
+        sc.check_system(fight), fight.a, fight.b, s.knob, s.values, s.target, s.metric,
+        goal=s.goal, increasing=s.increasing, z=s.z, exact=False if mc else None,
+        trials=sc.precision.trials, se=sc.precision.se, seed=sc.seed,
+        variants=sc.check_variants(fight), round_cap=fight.round_cap)
+    table.insert(0, "fight", fight.name or f"fight{sc.fight_index(s.fight)}")
+    return table
+
+
+def check_output_dir(out_dir: Path | None, fmt: str) -> None:
+    """Fail before any work when the output cannot be written."""
+    if out_dir is None:
+        if fmt == "parquet":
+            raise InputError("format parquet needs an output folder (-o DIR or output.dir)")
+        return
+    from analysis.output import check_folder
+
+    check_folder(out_dir, "output")
+
+
+def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None,
+                  provenance: dict | None = None) -> list[Path]:
+    """Write every table (and plot) into ``out_dir``, or tables to ``stream`` when None;
+    each table records ``provenance`` (:func:`analysis.output.with_provenance`)."""
+    from analysis.output import render
+
+    written: list[Path] = []
+    if out_dir is None:
+        stream = stream or sys.stdout
+        many = len(res.tables) > 1
+        for name, table in res.tables.items():
+            if many:
+                stream.write(f"# {name}\n")
+            stream.write(render(table, fmt, provenance))
+            if many:
+                stream.write("\n")
+        return written
+    from contextlib import ExitStack
+
+    from analysis.output import atomic_path
+
+    created = not out_dir.exists()
+    try:
+        out_dir.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"output {str(out_dir)!r}: cannot create the folder "
+                         f"({exc.strerror})") from None
+    try:
+        # every table goes to a temporary file first; all are moved into place together
+        # once every one (and every plot) is written, so a failure writes nothing
+        with ExitStack() as stack:
+            for name, table in res.tables.items():
+                path = out_dir / f"{name}.{EXTENSIONS[fmt]}"
+                data = render(table, fmt, provenance)
+                tmp = stack.enter_context(atomic_path(path))
+                if isinstance(data, bytes):
+                    tmp.write_bytes(data)
+                else:
+                    tmp.write_text(data)
+                written.append(path)
+            for name, draw in res.plots.items():
+                path = out_dir / f"{name}.png"
+                draw(path)
+                written.append(path)
+    except BaseException:
+        if created:
+            import shutil
+
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+    return written

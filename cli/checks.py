@@ -1,0 +1,70 @@
+"""``rpg-balance curves`` and ``rpg-balance opposed``: single-check tables."""
+
+from __future__ import annotations
+
+import argparse
+
+from cli.common import (
+    SYSTEM_IDS,
+    add_output,
+    check_outputs,
+    positive_int,
+    provenance_of,
+    seed_int,
+)
+
+__all__ = ["SYSTEM_IDS", "add_common", "positive_int", "register", "seed_int"]
+
+
+def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
+    """Options shared by every table command."""
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule variant (repeatable); see RULES ids in the docs")
+    if method:
+        p.add_argument("--method", choices=("exact", "mc", "both"), default="exact",
+                       help="exact model, Monte Carlo, or both side by side (default exact)")
+    p.add_argument("--trials", type=positive_int, default=200_000,
+                   help="Monte Carlo trials per roll setting (default 200000)")
+    p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
+    add_output(p)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("curves", help="success-curve table of one system",
+                       description="Success-curve table on the system's native axes.",
+                       epilog="example: rpg-balance curves dice_pool_7 --variant again=8 "
+                       "--method both --seed 1")
+    p.add_argument("system", choices=SYSTEM_IDS)
+    add_common(p)
+    p.set_defaults(func=run_curves)
+
+    p = sub.add_parser("opposed", help="opposed-check table of one system",
+                       description="P(attacker wins) over both sides' levels, ties by the "
+                       "system's rules.",
+                       epilog="example: rpg-balance opposed middle_3d10 --format markdown")
+    p.add_argument("system", choices=SYSTEM_IDS)
+    add_common(p)
+    p.set_defaults(func=run_opposed)
+
+
+def run_curves(args) -> int:
+    from analysis.checks.curves import success_curves
+    from analysis.output import write_table
+
+    check_outputs(args)
+    # Monte Carlo runs longer than about a second show a tqdm bar on stderr (a terminal)
+    table = success_curves(args.system, args.method, trials=args.trials, seed=args.seed,
+                           variants=args.variant, progress=None)
+    write_table(table, args.format, args.output, provenance_of(args))
+    return 0
+
+
+def run_opposed(args) -> int:
+    from analysis.checks.opposed import opposed_table
+    from analysis.output import write_table
+
+    check_outputs(args)
+    table = opposed_table(args.system, args.method, trials=args.trials, seed=args.seed,
+                          variants=args.variant, progress=None)
+    write_table(table, args.format, args.output, provenance_of(args))
+    return 0

@@ -1,0 +1,360 @@
+"""``rpg-balance duel``, ``combat``, ``archetypes`` and ``cross-combat``: whole fights.
+
+- ``duel SYSTEM A B``: a 1-vs-1 fight between two archetypes of the system's library, exact,
+  Monte Carlo or both (with z-scores), with gear/tactic overrides per side; also the
+  one-hit, tactic and armour tables of the same matchup.
+- ``combat FILE.toml``: an N-vs-M fight described by a matchup file (see
+  ``scenarios/combat/``).
+- ``archetypes SYSTEM``: the archetype library, one row per archetype.
+- ``cross-combat``: the common-ladder matchups in all five systems side by side.
+
+Outputs go through :func:`analysis.output.write_table` (atomic ``-o FILE``); bad input
+ends in one line and exit code 2 before any work or any file is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from cli.common import add_output, check_outputs, positive_int, seed_int
+
+#: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
+AFTERMATHS = ("leave", "first_aid", "finish")
+DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "tactics", "armour")
+FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
+
+
+def _run_options(p: argparse.ArgumentParser, method_default: str | None,
+                 variant_help: str = "a combat rule variant (repeatable)",
+                 variant_metavar: str = "NAME=VALUE") -> None:
+    if method_default is not None:
+        p.add_argument("--method", choices=("exact", "mc", "both"), default=method_default,
+                       help=f"exact chain, Monte Carlo, or both side by side "
+                       f"(default {method_default})")
+    p.add_argument("--variant", action="append", default=[], metavar=variant_metavar,
+                   help=variant_help)
+    p.add_argument("--aftermath", choices=AFTERMATHS, default=None,
+                   help="what happens to the fallen when the fight ends (the combat "
+                   "variant aftermath): leave them, first_aid (each system's stabilising "
+                   "rule), or finish (the winners kill fallen foes); default leave, or the "
+                   "matchup file's variant")
+    p.add_argument("--trials", type=positive_int, default=None,
+                   help="Monte Carlo fights (default 20000)")
+    p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
+    p.add_argument("--round-cap", type=positive_int, default=None, metavar="R",
+                   help="rounds after which a fight counts as 'neither' (default 50)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="force the Monte Carlo progress bar on or off (default: long runs)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("duel", help="a 1-vs-1 fight between two archetypes",
+                       description="Who wins, how long it lasts, how deadly it is: a duel "
+                       "between archetypes A (side 0) and B (side 1) of the system's library "
+                       "(rpg-balance archetypes SYSTEM lists them).",
+                       epilog="example: rpg-balance duel dice_pool_7 swordsman_competent "
+                       "fencer_competent --method both --trials 20000 --seed 1")
+    p.add_argument("system")
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    for side in ("a", "b"):
+        p.add_argument(f"--weapon-{side}", default=None, metavar="W",
+                       help=f"weapon of {side.upper()} (a name from the system's data file)")
+        p.add_argument(f"--armour-{side}", default=None, metavar="X",
+                       help=f"armour of {side.upper()} (percentile: armour points)")
+        p.add_argument(f"--tactic-{side}", default=None, metavar="T",
+                       help=f"tactic of {side.upper()} (A6, C13, B4, DX2, E16)")
+    p.add_argument("--table", choices=DUEL_TABLES, default="summary",
+                   help="summary (default), rounds, standing, damage, one-hit (A's weapons "
+                   "against B), tactics (each tactic of A), armour (each armour of A)")
+    _run_options(p, "exact")
+    add_output(p, columns=True)
+    p.set_defaults(func=run_duel)
+
+    p = sub.add_parser("combat", help="an N-vs-M fight from a matchup file",
+                       description="Run the fight a matchup TOML file describes (system, "
+                       "sides, overrides, variants, round cap). Options given here override "
+                       "the file's.",
+                       epilog="example: rpg-balance combat scenarios/combat/ambush_3v1.toml "
+                       "--table standing --format markdown")
+    p.add_argument("file", metavar="FILE.toml")
+    p.add_argument("--table", choices=FIGHT_TABLES, default="summary")
+    _run_options(p, None)
+    p.add_argument("--method", choices=("exact", "mc", "both"), default=None,
+                   help="override the file's method (exact needs one combatant a side)")
+    add_output(p, columns=True)
+    p.set_defaults(func=run_combat)
+
+    p = sub.add_parser("archetypes", help="list a system's combat archetypes",
+                       description="The archetype library of a system: one row per "
+                       "archetype with its traits and gear as the engine sees them.",
+                       epilog="example: rpg-balance archetypes percentile --format markdown")
+    p.add_argument("system")
+    add_output(p, columns=True)
+    p.set_defaults(func=run_archetypes)
+
+    p = sub.add_parser("cross-combat", help="the same fights in all five systems",
+                       description="The common-ladder matchups (analysis/data/"
+                       "cross_combat.toml, or --file) in every system: exact where the "
+                       "duel solver handles it, Monte Carlo with SEs otherwise.",
+                       epilog="examples:\n  rpg-balance cross-combat --format markdown "
+                       "--plot cross.png\n  rpg-balance cross-combat --variant "
+                       "dice_pool_7:again=9 --variant d20_degrees:degree_damage=false",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--file", default=None, metavar="FILE",
+                   help="an edited cross-combat mapping (default: the packaged one)")
+    p.add_argument("--table", choices=("duels", "groups", "survival"), default="duels",
+                   help="duels (default), groups (2v2, 3v1; MC), survival (groups, round "
+                   "by round)")
+    _run_options(p, "exact", "a combat rule variant of one system (repeatable), e.g. "
+                 "dice_pool_7:weapon_bonus=damage; systems not named keep their defaults",
+                 "SYSTEM:NAME=VALUE")
+    add_output(p, columns=True, plot=True)
+    p.set_defaults(func=run_cross)
+
+
+def _write(table, args) -> None:
+    """Select ``--columns`` (unknown names are an error) and write the table."""
+    from analysis.output import write_table
+    from engines.errors import InputError
+
+    if args.columns:
+        cols = [c.strip() for c in args.columns.split(",") if c.strip()]
+        bad = [c for c in cols if c not in table.columns]
+        if bad:
+            raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
+                             + ", ".join(map(str, table.columns)))
+        table = table[cols]
+    from cli.common import provenance_of
+
+    if args.columns:  # the columns asked for, exactly
+        write_table(table, args.format, args.output)
+        return
+    method = getattr(args, "method", None) or getattr(args, "file_method", None)
+    write_table(table, args.format, args.output,
+                provenance_of(args, method=method,
+                              trials=(args.trials or getattr(args, "file_trials", None)
+                                      or 20_000) if hasattr(args, "trials") else None))
+
+
+def _variant_map(items: list[str]) -> dict:
+    from engines.errors import InputError
+
+    out = {}
+    for text in items:
+        if "=" not in text:
+            raise InputError(f"--variant {text!r}: expected NAME=VALUE")
+        key, _, val = text.partition("=")
+        out[key.strip()] = val.strip()
+    return out
+
+
+def _overrides(args, side: str) -> dict:
+    out = {}
+    for key in ("weapon", "armour", "tactic"):
+        value = getattr(args, f"{key}_{side}")
+        if value is not None:
+            if key == "armour" and args.system == "percentile":
+                try:
+                    value = int(value)
+                except ValueError:
+                    from engines.errors import InputError
+
+                    raise InputError(f"--armour-{side}: percentile armour is a number of "
+                                     f"points, got {value!r}") from None
+            out[key] = value
+    return out
+
+
+def _fight_tables(stats: dict, table: str, sizes: tuple[int, int], labels: dict):
+    import pandas as pd
+
+    from analysis.combat import lethality
+
+    frames = []
+    for m, st in stats.items():
+        if table == "rounds":
+            t = lethality.rounds_table(st, **labels)
+        elif table == "standing":
+            t = lethality.standing_table(st, sizes, **labels)
+            t.insert(len(labels), "method", m)
+        else:
+            t = lethality.damage_table(st, **labels)
+            t.insert(len(labels), "method", m)
+        frames.append(t[[*labels, *(c for c in t.columns if c not in labels)]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _exact_ignores(args, method: str, what: str) -> None:
+    """One notice on stderr when Monte Carlo options meet an exact-only run."""
+    import sys
+
+    if method == "exact":
+        given = [f for f, v in (("--trials", args.trials), ("--seed", args.seed)) if v is not None]
+        if given:
+            print(f"notice: {' and '.join(given)} ignored: the {what} is solved exactly "
+                  f"(add --method mc or --method both to simulate it)", file=sys.stderr)
+
+
+def run_duel(args) -> int:
+    from analysis.combat import lethality
+    from analysis.combat.archetypes import combatant
+
+    check_outputs(args)
+    if args.table != "one-hit":
+        _exact_ignores(args, args.method, "duel")
+    system = args.system
+    v = lethality.combat_variants(system, _variant_map(args.variant), args.aftermath)
+    a = combatant(system, args.a, _overrides(args, "a"))
+    b = combatant(system, args.b, _overrides(args, "b"))
+    kw = {"trials": args.trials or 20_000, "seed": args.seed, "variants": v,
+          "round_cap": args.round_cap or 50, "progress": args.progress}
+    if args.table == "one-hit":
+        weapons = [args.weapon_a] if args.weapon_a else None
+        table = lethality.one_hit_table(system, _spec(args, "a", weapon=False), [b],
+                                        weapons, v)
+    elif args.table in ("tactics", "armour"):
+        fn = lethality.tactic_table if args.table == "tactics" else lethality.armour_table
+        table = fn(system, _spec(args, "a", skip=args.table), b, method=args.method, **kw)
+    else:
+        stats = lethality.duel_stats(system, _spec(args, "a"), _spec(args, "b"), args.method,
+                                     **kw)
+        if args.table == "summary":
+            table = lethality.duel_table(system, a, b, stats=stats)
+        else:
+            label_a, label_b = lethality.stats_names(stats)
+            table = _fight_tables(stats, args.table, (1, 1),
+                                  {"system": system, "a": label_a, "b": label_b})
+    _write(table, args)
+    return 0
+
+
+def _spec(args, side: str, weapon: bool = True, skip: str | None = None) -> dict:
+    """Side ``side`` as ``{"archetype": name, **overrides}`` (for tables that vary one
+    of its overrides themselves)."""
+    over = _overrides(args, side)
+    if not weapon:
+        over.pop("weapon", None)
+    if skip is not None:
+        over.pop({"tactics": "tactic", "armour": "armour"}[skip], None)
+    return {"archetype": getattr(args, side), **over}
+
+
+def run_combat(args) -> int:
+    from analysis.combat import lethality
+    from analysis.combat.archetypes import load_matchup_file, variants
+
+    check_outputs(args)
+    m = load_matchup_file(args.file)
+    v = m.variants
+    if args.variant:
+        import dataclasses
+
+        given = {f.name: getattr(v, f.name) for f in dataclasses.fields(v)}
+        v = variants(m.system, {**given, **_variant_map(args.variant)})
+    v = lethality.combat_variants(m.system, v, args.aftermath)
+    method = args.method or m.method
+    args.system, args.file_method, args.file_trials = m.system, method, m.trials
+    methods = ("exact", "mc") if method == "both" else (method,)
+    _exact_ignores(args, method, "fight")
+    if "exact" in methods and m.sizes != (1, 1):
+        from engines.errors import InputError
+
+        raise InputError(f"--method {method}: exact results exist for duels only "
+                         f"({m.sizes[0]} vs {m.sizes[1]})")
+    stats = {x: lethality.run_fight(m.system, m.sides[0], m.sides[1], x,
+                                    trials=args.trials or m.trials,
+                                    seed=args.seed if args.seed is not None else m.seed,
+                                    variants=v, round_cap=args.round_cap or m.round_cap,
+                                    progress=args.progress) for x in methods}
+    labels = {"fight": m.title, "system": m.system}
+    if args.table == "summary":
+        import pandas as pd
+
+        names = (", ".join(lethality.fighter_label(c) for c in m.sides[0]),
+                 ", ".join(lethality.fighter_label(c) for c in m.sides[1]))
+        rows = [lethality.summary(st, **labels, side0=names[0], side1=names[1])
+                for st in stats.values()]
+        for row, st in zip(rows, stats.values(), strict=True):
+            row.update(lethality.side_fate_columns(st))
+        if len(rows) == 2:
+            rows[1].update(lethality.agreement(rows[0], rows[1]))
+        table = pd.DataFrame(rows)
+    else:
+        table = _fight_tables(stats, args.table, m.sizes, labels)
+    _write(table, args)
+    return 0
+
+
+def run_archetypes(args) -> int:
+    import pandas as pd
+
+    from analysis.combat.archetypes import describe
+
+    check_outputs(args)
+    _write(pd.DataFrame(describe(args.system)), args)
+    return 0
+
+
+def run_cross(args) -> int:
+    from analysis.combat import cross_combat
+    from analysis.combat.archetypes import variants as combat_variants
+    from analysis.output import atomic_path
+    from cli.common import system_variants
+    from engines.errors import InputError
+
+    check_outputs(args)
+    given = system_variants(args.variant)
+    for system, items in given.items():  # validate before any work
+        try:
+            combat_variants(system, items)
+        except InputError as exc:
+            raise InputError(f"--variant {system}: {exc}") from None
+    kw = {"trials": args.trials or 20_000, "seed": args.seed,
+          "round_cap": args.round_cap or 50, "progress": args.progress, "variants": given,
+          "aftermath": args.aftermath or "leave"}
+    cross_combat.load_cross(args.file)  # validate before any work
+    if args.table == "duels":
+        stats = cross_combat.cross_stats(args.file, method=args.method, **kw)
+        table = cross_combat.cross_table(args.file, stats=stats, variants=given,
+                                         aftermath=kw["aftermath"])
+        fig = cross_combat.cross_plot(stats) if args.plot else None
+    else:
+        summary, standing = cross_combat.group_table(args.file, **kw)
+        table = summary if args.table == "groups" else standing
+        fig = _group_plot(standing) if args.plot else None
+    if fig is not None:
+        with atomic_path(args.plot) as tmp:
+            fig.savefig(tmp, format=args.plot.rsplit(".", 1)[-1].lower(), dpi=150)
+    _write(table, args)
+    return 0
+
+
+def _group_plot(standing):
+    """Share of each side still standing after round k, per group fight and system."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from analysis.checks.plots import SYSTEM_COLORS
+
+    fights = list(dict.fromkeys(standing["fight"]))
+    fig = Figure(figsize=(11, 3.8 * len(fights)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(fights), 2, squeeze=False)
+    for row, fight in enumerate(fights):
+        for side in (0, 1):
+            ax = axes[row][side]
+            for system, g in standing[(standing["fight"] == fight)
+                                      & (standing["side"] == side)].groupby("system"):
+                g = g[g["round"] <= 15]
+                ax.step(g["round"], g["standing_share"], where="post",
+                        color=SYSTEM_COLORS[system], label=system)
+                ax.fill_between(g["round"], g["standing_share"] - 2 * g["se_share"],
+                                g["standing_share"] + 2 * g["se_share"], step="post",
+                                color=SYSTEM_COLORS[system], alpha=0.2)
+            ax.set(title=f"{fight}: side {side} still standing", xlabel="round",
+                   ylabel="share of the side", ylim=(0, 1.02))
+            ax.grid(alpha=0.3)
+    axes[0][1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

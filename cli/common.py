@@ -1,0 +1,107 @@
+"""Argument types and options shared by the ``rpg-balance`` subcommand modules.
+
+Only :mod:`argparse` and :mod:`pathlib` at import time, so ``rpg-balance --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+FORMATS = ("csv", "json", "markdown", "parquet")
+PLOT_TYPES = ("png", "svg", "pdf")
+
+
+def number(text: str, convert: Callable, ok: Callable, expected: str,
+           out_of_range: str | None = None):
+    """``convert(text)`` if ``ok`` of it, else an ArgumentTypeError "expected ..., got
+    'text'" (``out_of_range`` replaces ``expected`` when the text converts but is out of
+    range)."""
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {out_of_range or expected}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    return number(text, int, lambda v: v >= 1, "a positive integer")
+
+
+def seed_int(text: str) -> int:
+    return number(text, int, lambda v: v >= 0, "a non-negative integer")
+
+
+def seed_int64(text: str) -> int:
+    """A seed that fits a signed 64-bit integer (scenario files and sweep tables store it)."""
+    return number(text, int, lambda v: 0 <= v < 2**63, "a non-negative integer")
+
+
+def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list[str]]:
+    """``SYSTEM:NAME=VALUE`` strings → ``{system: ["NAME=VALUE", ...]}`` (the syntax of
+    the cross-system commands: report, ladder, cross-combat)."""
+    from engines.errors import InputError
+
+    out: dict[str, list[str]] = {}
+    for text in items:
+        system, sep, rest = text.partition(":")
+        system = system.strip()
+        if not sep or system not in SYSTEM_IDS or "=" not in rest:
+            import difflib
+
+            close = difflib.get_close_matches(system, SYSTEM_IDS, n=1) if sep else []
+            hint = f" (did you mean {close[0]!r}?)" if close and close[0] != system else ""
+            raise InputError(f"{flag} {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM one "
+                             f"of {', '.join(SYSTEM_IDS)}{hint}")
+        out.setdefault(system, []).append(rest.strip())
+    return out
+
+
+def provenance_of(args, method: str | None = None, trials: int | None = None,
+                  system: str | None = None) -> dict:
+    """What produced a command's table, from its arguments: system(s), the variants
+    given (``defaults`` when none), the method and the Monte Carlo trials (0 when exact)."""
+    sys_ = system or getattr(args, "system", None)
+    if isinstance(sys_, list | tuple):
+        sys_ = ",".join(sys_)
+    method = method or getattr(args, "method", None) or "exact"
+    n = trials if trials is not None else getattr(args, "trials", None)
+    return {"system": sys_ or "all",
+            "variants": "; ".join(getattr(args, "variant", None) or []) or "defaults",
+            "method": method, "trials": 0 if method == "exact" else (n or "")}
+
+
+def add_output(p: argparse.ArgumentParser, *, columns: bool = False, plot: bool = False) -> None:
+    """``--format``, ``-o FILE`` and, when asked, ``--columns`` and ``--plot FILE``."""
+    p.add_argument("--format", choices=FORMATS, default="csv")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write to FILE (atomically) instead of stdout")
+    if columns:
+        p.add_argument("--columns", default=None, metavar="A,B,...",
+                       help="keep only these columns, in this order")
+    if plot:
+        p.add_argument("--plot", default=None, metavar="FILE",
+                       help="also save the figure to FILE (.png, .svg or .pdf)")
+
+
+def check_outputs(args) -> None:
+    """Fail before any work, and before writing anything, when ``-o`` or ``--plot`` cannot
+    be written (so a bad -o never leaves a lone figure behind, and the reverse), or when
+    parquet would go to stdout (``--summary`` prints text instead of the table)."""
+    from analysis.output import check_target
+    from engines.errors import InputError
+
+    plot = getattr(args, "plot", None)
+    for flag, path in (("-o", args.output), ("--plot", plot)):
+        if path is None or path == "-":
+            continue
+        check_target(path, flag)
+    if plot is not None and (plot.rsplit(".", 1)[-1].lower() if "." in plot else "") \
+            not in PLOT_TYPES:
+        raise InputError(f"--plot {plot!r}: the file must end in .png, .svg or .pdf")
+    if args.format == "parquet" and args.output in (None, "-") \
+            and not getattr(args, "summary", False):
+        raise InputError("format parquet needs an output file (-o FILE)")

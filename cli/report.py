@@ -1,0 +1,142 @@
+"""``rpg-balance report``: build the HTML (and PDF) report of the suite.
+
+The default build (no options) is reproducible: fixed seed, fixed trial counts. Files are
+written atomically once everything has been computed, so a failed or interrupted run
+leaves the previous report as it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+
+from cli.checks import SYSTEM_IDS, positive_int, seed_int
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def system_list(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    for name in names:
+        if name not in SYSTEM_IDS:
+            raise argparse.ArgumentTypeError(
+                f"unknown system {name!r}; known: {', '.join(SYSTEM_IDS)}")
+    return names
+
+
+def register(sub) -> None:
+    from reports.settings import DEFAULT_COMBAT_TRIALS, DEFAULT_OUT, DEFAULT_SEED, DEFAULT_TRIALS
+
+    p = sub.add_parser(
+        "report", help="build the HTML/PDF report (reports/out/)",
+        description="Build a self-contained HTML report (and its PDF) of every system: "
+        "success curves, Monte Carlo agreement, outcome spread, assumptions, provenance, "
+        "and the opposed/modifier/ladder/combat sections when their modules are present.",
+        epilog="examples:\n  rpg-balance report\n"
+        "  rpg-balance report --systems dice_pool_7,percentile --trials 20000 --no-pdf\n"
+        "  rpg-balance report --se 0.0005 --out /tmp/report",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--systems", type=system_list, action="extend", default=None,
+                   metavar="IDS", help="comma-separated subset of: " + ", ".join(SYSTEM_IDS))
+    prec = p.add_mutually_exclusive_group()
+    prec.add_argument("--trials", type=positive_int, default=None,
+                      help=f"Monte Carlo trials per roll setting (default {DEFAULT_TRIALS})")
+    prec.add_argument("--se", type=positive_float, default=None, metavar="SE",
+                      help="target standard error of each Monte Carlo proportion "
+                      "(sets trials = ceil(0.25 / SE^2))")
+    p.add_argument("--seed", type=seed_int, default=DEFAULT_SEED,
+                   help=f"random seed (default {DEFAULT_SEED}: the default report is "
+                   "reproducible)")
+    p.add_argument("--combat-trials", type=positive_int, default=DEFAULT_COMBAT_TRIALS,
+                   help=f"Monte Carlo fights per group fight (and per duel without "
+                   f"an exact solver) in the combat sections (default "
+                   f"{DEFAULT_COMBAT_TRIALS})")
+    p.add_argument("--variant", action="append", default=[], metavar="SYSTEM:NAME=VALUE",
+                   help="a check or combat rule variant of one system (repeatable; reaches every "
+                   "section that uses it), e.g. dice_pool_7:weapon_bonus=damage or "
+                   "dice_pool_7:again=9")
+    p.add_argument("--aftermath", choices=("leave", "first_aid", "finish"), default="leave",
+                   help="what happens to the fallen when a fight ends, in every combat "
+                   "section (the combat variant aftermath of every system): leave, "
+                   "first_aid or finish (default leave)")
+    p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
+                   help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.set_defaults(func=run_report)
+
+
+def settings_from_args(args):
+    """The :class:`reports.settings.ReportSettings` of parsed arguments (validated)."""
+    from analysis.checks.curves import variants_for
+    from engines.errors import InputError
+    from reports.settings import DEFAULT_TRIALS, ReportSettings, trials_for_se
+    from reports.settings import SYSTEM_IDS as ALL
+
+    trials = args.trials or (trials_for_se(args.se) if args.se else DEFAULT_TRIALS)
+    variants = []
+    for text in args.variant:
+        system, sep, rest = text.partition(":")
+        if not sep or system not in ALL:
+            raise InputError(f"--variant {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM "
+                             f"one of {', '.join(ALL)}")
+        variants.append((system, rest))
+    systems = tuple(dict.fromkeys(args.systems)) if args.systems else ALL
+    for system in ALL:  # validate early: a bad variant fails before any work
+        given = [v for s, v in variants if s == system]
+        try:
+            try:
+                from analysis.combat.archetypes import split_variants
+                from analysis.combat.archetypes import variants as combat_variants
+
+                checks, combat = split_variants(system, given)
+                combat_variants(system, combat)
+            except ImportError:  # no combat engine: check variants only
+                checks = given
+            variants_for(system, checks)
+        except InputError as exc:
+            raise InputError(f"--variant {system}: {exc}") from None
+    cmd = ["rpg-balance", "report"]
+    if args.systems:
+        cmd += ["--systems", ",".join(systems)]
+    cmd += ["--trials", str(trials), "--seed", str(args.seed),
+            "--combat-trials", str(args.combat_trials)]
+    for system, text in variants:
+        cmd += ["--variant", f"{system}:{text}"]
+    if args.aftermath != "leave":
+        cmd += ["--aftermath", args.aftermath]
+    default_cmd = (not args.systems and not args.variant and trials == DEFAULT_TRIALS
+                   and args.aftermath == "leave"
+                   and args.seed == ReportSettings.seed
+                   and args.combat_trials == ReportSettings.combat_trials)
+    command = "python3 tasks.py report   (= " + shlex.join(cmd) + ")" if default_cmd \
+        else shlex.join(cmd)
+    return ReportSettings(systems=systems, trials=trials, seed=args.seed, out=args.out,
+                          pdf=not args.no_pdf, variants=tuple(variants),
+                          combat_trials=args.combat_trials, progress=not args.quiet,
+                          command=command, aftermath=args.aftermath)
+
+
+def run_report(args) -> int:
+    import sys
+
+    from analysis.output import check_folder
+    from reports.build import write_report
+
+    settings = settings_from_args(args)
+    check_folder(settings.out, "--out")
+    result = write_report(settings)
+    size = result.html.stat().st_size / 1e6
+    msg = f"wrote {result.html} ({size:.1f} MB)"
+    if result.pdf is not None:
+        msg += f" and {result.pdf} ({result.pdf.stat().st_size / 1e6:.1f} MB)"
+    print(f"{msg} in {result.seconds:.1f} s", file=sys.stderr)
+    return 0

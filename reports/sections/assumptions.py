@@ -1,0 +1,83 @@
+"""Section: every variant in force."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.checks import curves as checks
+from engines.variants import describe
+from reports.sections.combat_common import AFTERMATH_TEXT
+from reports.sections.common import _table
+from reports.settings import ReportSettings
+from reports.structure import Section
+
+
+def _combat_variants(system: str, given=(), aftermath: str = "leave"):
+    """The combat ``Variants`` of ``system`` in force: the variants given, with the
+    aftermath policy (None without its combat engine)."""
+    from analysis.combat.lethality import combat_variants
+
+    return combat_variants(system, list(given), aftermath)
+
+
+def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
+    """Every variant in force: the check variants, then each combat engine's own ones
+    (those a combat ``Variants`` inherits from the checks are listed once, as checks)."""
+    rows = []
+    for system in settings.systems:
+        v = checks.variants_for(system, list(settings.variants_of(system)))
+        cv = _combat_variants(system, settings.combat_variants_of(system), settings.aftermath)
+        in_combat = {r["variant"] for r in describe(cv)} if cv is not None else set()
+        listed = set()
+        for row in describe(v):
+            row["applies to"] = ("checks and combat" if row["variant"] in in_combat
+                                 else "checks")
+            listed.add(row["variant"])
+            rows.append(row)
+        for row in describe(cv) if cv is not None else ():
+            if row["variant"] not in listed:
+                row["applies to"] = "combat"
+                rows.append(row)
+    for row in rows:
+        row["changed"] = "yes" if row["value"] != row["default"] else ""
+        row["value"] = _show(row["value"])
+        row["default"] = _show(row["default"])
+    return pd.DataFrame(rows)[["system", "variant", "applies to", "rule", "value", "default",
+                               "changed", "doc"]]
+
+
+def _show(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def section_assumptions(settings: ReportSettings) -> Section:
+    """Every rule variant in force (rule id, value, default) and what is exact vs MC."""
+    frame = assumptions_frame(settings)
+    changed = int((frame["changed"] == "yes").sum())
+    reading = [
+        "Where the rule texts leave a gap, the suite picks a default and names it as a "
+        "variant with the rule id it settles (see the rules digest). "
+        + ("Every variant below is at its default." if not changed else
+           f"{changed} variant(s) differ from the default in this report (marked “yes”)."),
+        "Combat rows are the combat engines' own gaps; every combat section uses the "
+        "values shown (rows marked “checks and combat” reach the combat engines too, "
+        "whose attacks roll the check system's dice). The aftermath policy is set for "
+        f"every system alike: aftermath “{settings.aftermath}” — "
+        f"{AFTERMATH_TEXT[settings.aftermath]} (RULES.md “Lethality outcomes”; choose with "
+        "--aftermath leave | first_aid | finish). It decides whether a fallen loser ends "
+        "dead, dying or out.",
+        "Exact: success curves, outcome means and SDs (enumeration / convolution of the "
+        "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
+        "weapon, the tactic and armour tables and the duel upsets (each duel solved as a "
+        "Markov chain; a row marked “mc” is simulated because its engine has no exact "
+        "solver). Monte Carlo: the agreement check and the group fights; every simulated "
+        "number carries its standard error.",
+    ]
+    blocks = [_table("assumptions", "Rule variants in force", frame,
+                     "One row per variant: the rule id it settles, the value used here, "
+                     "the default, and what it means.")]
+    return Section("assumptions", "Assumptions", reading, blocks)

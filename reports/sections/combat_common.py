@@ -1,0 +1,178 @@
+"""Shared pieces of the combat sections: the cached combat frames, column names and notes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+import pandas as pd
+
+from reports.settings import ReportSettings
+
+#: Cross-system duel columns (``analysis.combat.cross_combat.cross_table``) → shown headers.
+DUEL_COLUMNS = {
+    "p_a": "A wins", "se_a": "SE(A)", "p_b": "B wins", "se_b": "SE(B)",
+    "p_neither": "neither", "rounds_mean": "rounds", "rounds_se": "SE(rounds)",
+    "rounds_q50": "median", "rounds_q90": "90% by",
+    "p_loser_dead": "dead", "se_loser_dead": "SE(dead)",
+    "p_loser_dying": "dying", "se_loser_dying": "SE(dying)",
+    "p_loser_out": "out", "se_loser_out": "SE(out)",
+    "one_hit_incap_a_on_b": "A→B inc.", "one_hit_kill_a_on_b": "A→B kill",
+    "one_hit_incap_b_on_a": "B→A inc.", "one_hit_kill_b_on_a": "B→A kill",
+}
+
+
+#: Group-fight columns (``analysis.combat.lethality.group_fight`` rows) → shown headers.
+GROUP_COLUMNS = {
+    "p_side0": "0 wins", "se_side0": "SE(0)", "p_side1": "1 wins",
+    "se_side1": "SE(1)", "p_neither": "neither", "se_neither": "SE(n.)",
+    "rounds_mean": "rounds", "rounds_se": "SE(rounds)", "rounds_q50": "median",
+    **{f"{kind}side{side}_{fate}": (f"{side} {fate}" if kind == "p_" else f"SE({side} {fate})")
+       for side in (0, 1) for fate in ("dead", "dying", "out") for kind in ("p_", "se_")},
+}
+
+
+#: Effect-table columns (tactics, armour) → shown headers.
+EFFECT_COLUMNS = {"p_side0": "A wins", "se_side0": "SE(A)", "p_side1": "B wins",
+                  "p_neither": "neither", "rounds_mean": "rounds",
+                  "p_loser_dead": "loser dead", "p_loser_dying": "loser dying",
+                  "p_loser_out": "loser out"}
+
+
+#: What each aftermath policy means, for captions and the assumptions section.
+AFTERMATH_TEXT = {
+    "leave": "no one helps the fallen; a dying fighter follows its system's own dying rules",
+    "first_aid": "a standing winner tries each system's stabilising rule on every fallen "
+                 "fighter of both sides",
+    "finish": "the winners strike each fallen foe until it is dead (their own fallen are "
+              "left)",
+}
+
+
+#: Rung pairs of the fight-upset table (weaker first).
+UPSET_PAIRS = (("novice", "competent"), ("competent", "expert"), ("novice", "expert"))
+
+
+_ROUND_FORMATS = {"rounds": ".2f", "SE(rounds)": ".3f", "median": ".0f", "90% by": ".0f"}
+
+
+def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int, variants=None):
+    """An exact duel where the engine solves it, else Monte Carlo (with its SEs)."""
+    from analysis.combat import lethality
+    from engines.errors import InputError
+
+    try:
+        return lethality.run_fight(system, [a], [b], "exact", variants=variants,
+                                   round_cap=settings.round_cap, aftermath=settings.aftermath)
+    except InputError:
+        return lethality.run_fight(system, [a], [b], "mc", trials=settings.combat_trials,
+                                   seed=seed, variants=variants,
+                                   round_cap=settings.round_cap, progress=False,
+                                   aftermath=settings.aftermath)
+
+
+@lru_cache(maxsize=4)
+def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int,
+                   aftermath: str = "leave", given: tuple = ()) -> dict:
+    import tomllib
+
+    from analysis.combat import archetypes, cross_combat, lethality
+
+    settings = ReportSettings(systems=systems, combat_trials=trials, seed=seed,
+                              round_cap=round_cap, pdf=False, progress=False,
+                              aftermath=aftermath)
+    cv = {s: list(v) for s, v in given}  # each system's combat variants (NAME=VALUE)
+    raw = tomllib.loads(cross_combat.DATA_FILE.read_text(encoding="utf-8"))
+    spec = cross_combat.load_cross()
+    stats = cross_combat.cross_stats(method="exact", trials=trials, seed=seed,
+                                     round_cap=round_cap, progress=False, systems=systems,
+                                     variants=cv, aftermath=aftermath)
+    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap, variants=cv,
+                                     aftermath=aftermath)
+    cast = pd.DataFrame([{"matchup": mid, "system": s,
+                          "A": spec["labels"][mid][s][0], "B": spec["labels"][mid][s][1]}
+                         for mid in spec["matchups"] for s in systems])
+    rows, standing = [], []
+    for gid, g in spec["groups"].items():  # the order of cross_combat.group_table
+        for system in systems:
+            lad = spec["ladder"][system]
+            row, st = lethality.group_fight(
+                system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
+                seed=seed, variants=cv.get(system), round_cap=round_cap, label=gid,
+                progress=False, aftermath=aftermath)
+            rows.append(row)
+            standing.append(st)
+    one_hit, effects = [], []
+    for system in systems:
+        m = raw["matchups"]["melee_equal"][system]
+        v = lethality.combat_variants(system, cv.get(system), aftermath)
+        one_hit.append(lethality.one_hit_table(system, m["a"], [m["b"]], variants=v))
+        parts = [("tactic", lethality.tactic_table(system, m["a"], m["b"], method="exact",
+                                                   round_cap=round_cap, progress=False,
+                                                   variants=v))]
+        if archetypes.armours(system):
+            parts.append(("armour", lethality.armour_table(
+                system, m["a"], m["b"], method="exact", round_cap=round_cap,
+                progress=False, variants=v)))
+        for kind, t in parts:
+            t = t.rename(columns={kind: "choice"})
+            t.insert(1, "change", kind)
+            t["choice"] = t["choice"].astype(str)
+            t["a"], t["b"] = spec["labels"]["melee_equal"][system]
+            effects.append(t)
+    upsets = []
+    for k, system in enumerate(systems):
+        lad = spec["ladder"][system]
+        for j, (weak, strong) in enumerate(UPSET_PAIRS):
+            st = _exact_or_mc(system, lad[weak], lad[strong], settings,
+                              seed + 1000 * (k + 1) + j, cv.get(system))
+            s = lethality.summary(st)
+            upsets.append({"system": system, "weaker": weak, "stronger": strong,
+                           "method": s["method"], "p_fight": s["p_side0"],
+                           "se_fight": s["se_side0"], "p_neither": s["p_neither"],
+                           "rounds_mean": s["rounds_mean"]})
+    return {"stats": stats, "cross": cross, "cast": cast,
+            "groups": pd.DataFrame(rows), "standing": pd.concat(standing, ignore_index=True),
+            "one_hit": pd.concat(one_hit, ignore_index=True),
+            "effects": pd.concat(effects, ignore_index=True),
+            "upsets": pd.DataFrame(upsets)}
+
+
+def combat_frames(settings: ReportSettings) -> dict:
+    """Every combat frame of the report, computed once per settings (cached).
+
+    ``cross`` is :func:`analysis.combat.cross_combat.cross_table` (exact duels, MC only where an
+    engine has no exact solver), ``groups``/``standing`` are the rows of
+    :func:`analysis.combat.cross_combat.group_table` for the chosen systems (Monte Carlo,
+    ``settings.combat_trials`` fights, ``settings.seed``), ``one_hit`` / ``effects`` come
+    from :mod:`analysis.combat.lethality` on the ``melee_equal`` matchup of each system, and
+    ``upsets`` holds duels of a weaker ladder rung against a stronger one.
+    """
+    given = tuple((s, settings.combat_variants_of(s)) for s in settings.systems
+                  if settings.combat_variants_of(s))
+    return _combat_cached(tuple(settings.systems), settings.combat_trials, settings.seed,
+                          settings.round_cap, settings.aftermath, given)
+
+
+def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
+          se_columns: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Label columns then the renamed value columns; SE columns only when some row is MC."""
+    mc = "method" in frame and (frame["method"] == "mc").any()
+    keep = [c for c in columns if c in frame and (mc or c not in se_columns)]
+    return frame[labels + keep].rename(columns=dict(columns)).reset_index(drop=True)
+
+
+def _aftermath_words(settings: ReportSettings) -> str:
+    """“after the aftermath “leave” (…), the same in every system”, for captions."""
+    return (f"after the aftermath “{settings.aftermath}” "
+            f"({AFTERMATH_TEXT[settings.aftermath]}), the same policy in every system")
+
+
+def _method_note(frame: pd.DataFrame) -> str:
+    methods = set(frame["method"])
+    if methods == {"exact"}:
+        return "Every figure is exact (method “exact”: the fight solved as a Markov chain)."
+    if methods == {"mc"}:
+        return "Every figure is Monte Carlo, with its standard error (SE) beside it."
+    return ("Method “exact” rows are solved exactly (SE 0); “mc” rows are Monte Carlo with "
+            "their standard errors.")

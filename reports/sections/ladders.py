@@ -1,0 +1,67 @@
+"""Section: the systems on the common competence/difficulty ladder."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.checks import plots
+from reports.sections.common import _figure, _table, _variant_map, pct
+from reports.settings import ReportSettings
+from reports.structure import Section
+
+
+def section_ladders(settings: ReportSettings) -> Section:
+    """Cross-system comparison on the common competence/difficulty ladders."""
+    title = "Across systems: the common ladder"
+    from analysis.checks.ladders import anchor_report, ladder_table, swinginess
+    variants = _variant_map(settings)
+    table = ladder_table(variants=variants)
+    table = table[table["system"].isin(settings.systems)].reset_index(drop=True)
+    comps = list(dict.fromkeys(table.sort_values("competence_rank")["competence"]))
+    diffs = list(dict.fromkeys(table.sort_values("difficulty_rank")["difficulty"]))
+    view = table.pivot_table(index=["system", "competence"], columns="difficulty",
+                             values="p", sort=False)[diffs].reset_index()
+    view["competence"] = pd.Categorical(view["competence"], comps, ordered=True)
+    view["system"] = pd.Categorical(view["system"], list(settings.systems), ordered=True)
+    view = view.sort_values(["system", "competence"]).astype({"system": str,
+                                                              "competence": str})
+    view.columns = [str(c) for c in view.columns]
+    anchor = anchor_report()
+    anchor = anchor[anchor["system"].isin(settings.systems)].reset_index(drop=True)
+    swing = swinginess(variants=variants)
+    swing = swing[swing["system"].isin(settings.systems)].reset_index(drop=True)
+    reading = ["The same character (untrained … master) against the same task (easy … "
+               "very hard) in every system, using the mapping in "
+               "analysis/data/ladders.toml (an assumption a designer can edit). The "
+               "systems are anchored so that a competent character meets an average task "
+               "about equally often; the differences are in how fast the curves spread "
+               "from there."]
+    for row in swing.itertuples(index=False):
+        reading.append(f"{row.system}: one rung of competence adds "
+                       f"{row.slope_pp_per_rung:.1f} points against an average task; one SD "
+                       f"of luck is worth {row.sd_in_rungs:.2f} rungs, and a character one "
+                       f"rung weaker wins an opposed roll {pct(row.p_upset_adjacent)} of "
+                       "the time.")
+    blocks: list = [
+        _table("ladders", "P(success) on the common ladder", view,
+               "Exact P(success) per system and competence rung (rows) against each "
+               "difficulty rung (columns), with the native numbers in the CSV.",
+               index=("system", "competence"), full=table, column_label="task difficulty"),
+        _table("ladders-anchor", "Anchor check", anchor,
+               "P(competent meets average) per system, its gap to the target and whether "
+               "it lies within the file's tolerance.", formats={"anchor_gap": "+.4f"}),
+        _table("ladders-swing", "Swinginess", swing,
+               "SD of the anchor character's outcome, the mean gain of one rung, their "
+               "ratio (how many rungs one SD of luck is worth), P(success) gained per rung, "
+               "and P(upset) one and two rungs apart (exact).",
+               formats={"sd_outcome": ".3f", "rung_shift": ".3f", "sd_in_rungs": ".3f",
+                        "slope_pp_per_rung": ".2f", "p_upset_adjacent": ".4f",
+                        "p_upset_two_apart": ".4f"}),
+    ]
+    fig = plots.ladder_plot(table)
+    blocks.insert(0, _figure("fig-ladders", "The common ladder", fig,
+                             "Exact P(success) by competence rung, one line per system "
+                             "(fixed colours), one panel per task difficulty.",
+                             "Line charts of success probability on the common ladder",
+                             settings))
+    return Section("ladders", title, reading, blocks)

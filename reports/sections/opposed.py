@@ -1,0 +1,88 @@
+"""Section: opposed checks per system (A-g7, B5, C10, D3, E5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import MaxNLocator
+
+from reports import plotting
+from reports.sections.common import _figure, _table, pct
+from reports.settings import ReportSettings
+from reports.structure import Section
+
+
+def _level_axis(frame: pd.DataFrame) -> str:
+    """The varying level axis of an opposed table (``pool``, ``modifier`` or ``skill``)."""
+    for col in frame.columns:
+        if (col.endswith("_a") and f"{col[:-2]}_b" in frame
+                and pd.api.types.is_numeric_dtype(frame[col]) and frame[col].nunique() > 1):
+            return col[:-2]
+    raise ValueError("opposed table has no level axis")
+
+
+def opposed_view(frame: pd.DataFrame, value: str = "p") -> tuple[str, pd.DataFrame]:
+    """Attacker level (rows) × defender level (columns) at the first roll setting."""
+    level = _level_axis(frame)
+    sel = np.ones(len(frame), bool)
+    for col in frame.columns:
+        if col.endswith(("_a", "_b")) and col[:-2] != level:
+            sel &= (frame[col] == frame[col].iloc[0]).to_numpy()
+    view = frame[sel].pivot(index=f"{level}_a", columns=f"{level}_b", values=value)
+    view.columns = [str(c) for c in view.columns]
+    return level, view.reset_index()
+
+
+def _heatmap(ax, matrix: np.ndarray, xs, ys, *, vmin, vmax, cmap, label=None):
+    im = ax.imshow(matrix, origin="lower", aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax,
+                   extent=(xs[0] - 0.5, xs[-1] + 0.5, ys[0] - 0.5, ys[-1] + 0.5),
+                   interpolation="nearest")
+    if label:
+        ax.set_title(label, fontsize=8)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
+    return im
+
+
+def section_opposed(settings: ReportSettings) -> Section:
+    """Opposed checks per system (A-g7, B5, C10, D3, E5) from :mod:`analysis.checks.opposed`."""
+    title = "Opposed checks"
+    from analysis.checks.opposed import opposed_table
+    blocks: list = []
+    reading = ["Who wins when two characters roll against each other (the attacker or "
+               "challenger is side a). Equal levels show what each system's tie rule does; "
+               "one level up shows how much a single step of skill is worth in a contest."]
+    views = {}
+    for system in settings.systems:
+        frame = opposed_table(system, "exact", variants=list(settings.variants_of(system)))
+        level, view = opposed_view(frame)
+        views[system] = (level, view)
+        m = view.set_index(f"{level}_a")
+        levels = [int(x) for x in m.index]
+        mid = levels[len(levels) // 2]
+        step = levels[1] - levels[0]
+        even = float(m.loc[mid, str(mid)])
+        up = float(m.loc[mid + step, str(mid)]) if mid + step in m.index else float("nan")
+        reading.append(f"{system}: at equal {level} {mid} the attacker wins {pct(even)}; "
+                       f"one step up ({level} {mid + step} vs {mid}) {pct(up)}.")
+        blocks.append(_table(f"opposed-{system}", f"{system}: P(attacker wins)", view,
+                             f"Exact P(side a wins) by attacker {level} (rows) and "
+                             f"defender {level} (columns), ties by the system's rules.",
+                             index=(f"{level}_a",), full=frame,
+                             column_label=f"defender {level}"))
+    fig, axes = plotting.new_figure(len(views), width=7.2, height=2.5, sharey=False)
+    im = None
+    for ax, (system, (level, view)) in zip(axes, views.items(), strict=True):
+        xs = [int(c) for c in view.columns[1:]]
+        ys = [int(y) for y in view[f"{level}_a"]]
+        im = _heatmap(ax, view.iloc[:, 1:].to_numpy(float), xs, ys, vmin=0, vmax=1,
+                      cmap="PuOr", label=system)
+        ax.set_xlabel(f"defender {level}")
+        ax.set_ylabel(f"attacker {level}")
+        ax.grid(False)
+    fig.colorbar(im, ax=axes, shrink=0.9, label="P(attacker wins)")
+    blocks.insert(0, _figure("fig-opposed", "P(attacker wins)", fig,
+                             "Exact P(attacker wins) by both sides' levels; orange = the "
+                             "defender is favoured, purple = the attacker, white = even.",
+                             "Heat maps of opposed-check win probability", settings))
+    return Section("opposed", title, reading, blocks)
