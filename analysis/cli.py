@@ -14,7 +14,7 @@ import sys
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
 COMMAND_MODULES = ["analysis.cli_checks", "analysis.cli_tables", "analysis.cli_report",
-                   "analysis.cli_workflow", "analysis.cli_combat"]
+                   "analysis.cli_workflow", "analysis.cli_combat", "analysis.cli_campaign"]
 
 EPILOG = """examples:
   rpg-balance curves dice_pool_7 --variant again=9 --method both --trials 200000 --seed 1
