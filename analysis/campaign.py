@@ -265,7 +265,12 @@ def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
         ax.axhline(st.threshold, color="#000000", linestyle="--", linewidth=0.8,
                    label=f"threshold {st.threshold}")
     ax.set_xlabel("session")
-    ax.set_ylabel(state or st.mechanic)
+    if state is None:
+        try:
+            state = mechanic(st.system, st.mechanic).state
+        except InputError:
+            state = st.mechanic
+    ax.set_ylabel(state)
     method = "exact" if st.exact else f"Monte Carlo, {st.trials} trials"
     ax.set_title(label or f"{st.system} {st.mechanic} ({method})", fontsize=10)
     ax.set_xlim(0, max(st.sessions, 1))

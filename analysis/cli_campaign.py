@@ -67,7 +67,7 @@ def _int(text: str) -> int:
 def mechanic_parser(mech) -> argparse.ArgumentParser:
     """The options of one mechanic: its parameters (from ``mech.params``), then the
     table, method and output options."""
-    p = _MechanicParser(prog=f"rpg-balance campaign {mech.system} {mech.name}",
+    p = _MechanicParser(prog=f"rpg-balance campaign {mech.system} {mech.name}", allow_abbrev=False,
                         description=f"{mech.help} (rules {mech.rules}). State: {mech.state}.",
                         epilog="example: rpg-balance campaign percentile skill-growth "
                         "--skill 40 --uses 1 --sessions 20")
