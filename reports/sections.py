@@ -35,6 +35,7 @@ from analysis import checks
 from engines.variants import describe
 
 from . import plotting
+from .section_campaign import section_campaign
 from .settings import ReportSettings
 from .structure import Caption, Figure, Note, Paragraph, Section, Table
 
@@ -1552,5 +1553,6 @@ SECTIONS = [
     section_combat_weapons,
     section_combat_gear,
     section_combat_upsets,
+    section_campaign,
     section_assumptions,
 ]
