@@ -106,3 +106,98 @@ def section_campaign(settings: ReportSettings) -> Section:
                                 "state after the last session shown (exact)."),
                             formats={"mean": ".2f", "sd": ".2f"}))
     return Section("campaign", title, reading, blocks)
+
+
+# ---------------------------------------------------------------- notebook helpers
+
+
+def campaign_view(system: str, name: str, sessions: int = 20, threshold: int | None = None,
+                  dpi: int = 90, **params) -> dict:
+    """The fan chart (PNG bytes), the reading sentence and the summary table of one
+    mechanic under ``params`` (exact chain) — what the campaign notebook shows."""
+    from analysis.campaign import fan_chart, run, summary_table
+    from engines.campaign import mechanic
+
+    mech = mechanic(system, name)
+    st = run(system, name, params, sessions=sessions, threshold=threshold)["exact"]
+    fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
+    fan_chart(st, ax, state=mech.state, label=f"{system}: {name} ({mech.rules})")
+    return {"png": plotting.to_png(fig, dpi), "stats": st, "table": summary_table(st),
+            "reading": campaign_reading(system, mech, {**mech.defaults(), **params}, st)}
+
+
+def _show(view) -> None:
+    from IPython.display import Image, Markdown, display
+
+    display(Markdown(view["reading"]))
+    display(Image(data=view["png"]))
+
+
+def show_campaign(system: str, name: str, sessions: int = 20, threshold=None,
+                  **params) -> dict:
+    """Display the fan chart and reading of one mechanic (a notebook cell's output)."""
+    view = campaign_view(system, name, sessions, threshold, **params)
+    _show(view)
+    return view
+
+
+def campaign_widgets(system: str = "percentile", name: str = "skill-growth",
+                     sessions: int = 20):
+    """ipywidgets: a system/mechanic dropdown, one slider (or dropdown, checkbox) per
+    parameter of the chosen mechanic with its rule id, a sessions slider and an optional
+    threshold; the fan chart redraws on every change."""
+    import ipywidgets as widgets
+
+    from engines.campaign import CAMPAIGN_SYSTEMS, mechanic, mechanics
+
+    options = [(f"{s} / {m}", (s, m)) for s in CAMPAIGN_SYSTEMS for m in mechanics(s)]
+    choose = widgets.Dropdown(options=options, value=(system, name), description="mechanic")
+    n = widgets.IntSlider(value=sessions, min=1, max=200, description="sessions")
+    use_thr = widgets.Checkbox(value=False, description="threshold")
+    thr = widgets.IntText(value=0, description="X")
+    params_box = widgets.VBox()
+    out = widgets.Output()
+    controls: dict = {}
+
+    def build(mech) -> None:
+        controls.clear()
+        items = []
+        for q in mech.params:
+            label = f"{q.name} [{q.rule}]"
+            if q.type is bool:
+                w = widgets.Checkbox(value=q.default, description=label)
+            elif q.type is str:
+                w = widgets.Dropdown(options=list(q.choices or ()), value=q.default,
+                                     description=label)
+            else:
+                lo, hi = q.range or (0, 100)
+                w = widgets.IntSlider(value=q.default, min=lo, max=min(hi, lo + 200),
+                                      description=label)
+            w.tooltip = q.help
+            w.style = {"description_width": "initial"}
+            w.observe(redraw, names="value")
+            controls[q.name] = w
+            items.append(w)
+        params_box.children = items
+
+    def redraw(_=None) -> None:
+        s, m = choose.value
+        values = {k: w.value for k, w in controls.items()}
+        with out:
+            out.clear_output(wait=True)
+            try:
+                _show(campaign_view(s, m, n.value, thr.value if use_thr.value else None,
+                                    **values))
+            except Exception as exc:  # an out-of-range combination: say why
+                print(f"{type(exc).__name__}: {exc}")
+
+    def switch(_=None) -> None:
+        build(mechanic(*choose.value))
+        redraw()
+
+    choose.observe(switch, names="value")
+    for w in (n, use_thr, thr):
+        w.observe(redraw, names="value")
+    build(mechanic(system, name))
+    redraw()
+    return widgets.VBox([choose, params_box, widgets.HBox([n, use_thr, thr]), out])
