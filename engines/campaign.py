@@ -163,3 +163,113 @@ def settle(P: np.ndarray, start: np.ndarray, tol: float = 1e-12,
         Q = Q @ Q
         steps *= 2
     raise ValueError("the chain does not settle (periodic or too slow)")
+
+
+# ---------------------------------------------------------------- mechanic descriptions
+
+#: The systems with campaign mechanics (one module ``engines/campaign_<system>.py`` each).
+CAMPAIGN_SYSTEMS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+
+#: Threshold directions: "down" = the state falling to ≤ X, "up" = rising to ≥ X.
+DIRECTIONS = ("up", "down")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a campaign mechanic, as a CLI flag or a notebook slider sees it.
+
+    ``type`` is ``int``, ``str`` or ``bool``; ``range`` is the inclusive ``(lo, hi)`` of an
+    int under the default variants (the mechanic's own check is the authority: a variant
+    such as a cap may narrow or widen it); ``choices`` lists the values of a str.
+    """
+
+    name: str
+    type: type
+    default: object
+    rule: str
+    help: str
+    range: tuple[int, int] | None = None
+    choices: tuple | None = None
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag: ``per_session`` → ``--per-session``."""
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True, eq=False)
+class Mechanic:
+    """What analysis code needs to know about one campaign mechanic (every module's
+    ``MECHANICS`` maps the mechanic's kebab-case name to one of these).
+
+    - ``state``: label of the state followed (``CampaignStats.values``);
+    - ``direction``: ``"down"`` when the threshold is reached by falling to ≤ X (Morality,
+      Health, Luck, hero points), ``"up"`` by rising to ≥ X (degeneration, skill, Hunger);
+    - ``params``: the mechanic's parameters (:class:`Param`), passed to ``exact`` and
+      ``monte_carlo`` as keywords;
+    - ``exact(sessions=, threshold=, variants=, **params)`` and
+      ``monte_carlo(sessions=, trials=, seed=, threshold=, variants=, **params)`` both
+      return :class:`CampaignStats`;
+    - ``variants``: the module's frozen ``Variants`` dataclass;
+    - ``threshold_default``: the threshold used when none is given (None: no passage);
+    - ``extra``: name → meaning of the per-session tallies in ``CampaignStats.extra``.
+    """
+
+    name: str
+    system: str
+    rules: str
+    help: str
+    state: str
+    direction: str
+    params: tuple[Param, ...]
+    exact: object
+    monte_carlo: object
+    variants: type
+    threshold_default: int | None = None
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"{self.name}: direction must be one of {DIRECTIONS}")
+
+    @property
+    def threshold_help(self) -> str:
+        side = "at or below" if self.direction == "down" else "at or above"
+        return f"first session with {self.state} {side} this value"
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise InputError(f"{self.system} {self.name}: unknown parameter {name!r}; known: "
+                         f"{', '.join(p.name for p in self.params)}")
+
+    def defaults(self) -> dict:
+        return {p.name: p.default for p in self.params}
+
+    def reached(self, values: np.ndarray, threshold: int) -> np.ndarray:
+        """Which of ``values`` are at or beyond ``threshold`` in the mechanic's direction."""
+        values = np.asarray(values)
+        return values <= threshold if self.direction == "down" else values >= threshold
+
+
+def mechanics(system: str) -> dict[str, Mechanic]:
+    """The ``MECHANICS`` of ``system`` (InputError naming the known systems otherwise)."""
+    import importlib
+
+    if system not in CAMPAIGN_SYSTEMS:
+        raise InputError(f"system: unknown {system!r}; known: {', '.join(CAMPAIGN_SYSTEMS)}")
+    return importlib.import_module(f"engines.campaign_{system}").MECHANICS
+
+
+def mechanic(system: str, name: str) -> Mechanic:
+    """One mechanic of one system (InputError naming the known ones otherwise)."""
+    known = mechanics(system)
+    if name not in known:
+        import difflib
+
+        close = difflib.get_close_matches(str(name), known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError(f"mechanic: unknown {name!r} for {system}{hint}; known: "
+                         f"{', '.join(known)}")
+    return known[name]

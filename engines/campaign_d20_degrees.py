@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import d20_degrees as d20
-from .campaign import CampaignStats, check_sessions, evolve, first_passage
+from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import PJIT
 from .errors import InputError
@@ -78,26 +78,16 @@ class Variants:
 
 DEFAULT = Variants()
 
-MECHANICS = {
-    "hero-points": {
-        "rules": "E8, E9, E15, E-g20..E-g24",
-        "help": "hero points earned and spent over fights; extra effort fatigue",
-        "state": "hero points",
-        "direction": "down",
-        "params": [
-            {"name": "points", "type": int, "default": 1, "rule": "E9",
-             "help": "hero points at the start (E9: 1)"},
-            {"name": "fights", "type": int, "default": 3, "rule": "E-g20",
-             "help": "fights per session"},
-            {"name": "bonus", "type": int, "default": 8, "rule": "E1",
-             "help": "modifier of each fight's key check"},
-            {"name": "dc", "type": int, "default": 15, "rule": "E1",
-             "help": "DC of each fight's key check"},
-            {"name": "earn", "type": int, "default": 50, "rule": "E-g20",
-             "help": "chance (%) that a fight awards one hero point"},
-        ],
-    },
-}
+#: The mechanic's parameters (:data:`MECHANICS` is built below, once the functions are
+#: defined); ranges are those under the default variants.
+_PARAMS = (
+    Param("points", int, 1, "E9", "hero points at the start (E9: 1)", range=(0, 5)),
+    Param("fights", int, 3, "E-g20", "fights per session", range=(0, 100)),
+    Param("bonus", int, 8, "E1", "modifier of each fight's key check", range=(-20, 60)),
+    Param("dc", int, 15, "E1", "DC of each fight's key check", range=(0, 80)),
+    Param("earn", int, 50, "E-g20", "chance (%) that a fight awards one hero point",
+          range=(0, 100)),
+)
 
 
 def _variants(variants) -> Variants:
@@ -115,7 +105,7 @@ def _int(name: str, value, lo: int, hi: int) -> int:
 
 
 def _params(params: dict, v: Variants) -> dict:
-    known = {q["name"]: q["default"] for q in MECHANICS["hero-points"]["params"]}
+    known = {q.name: q.default for q in _PARAMS}
     for key in params:
         if key not in known:
             raise InputError(f"hero-points: unknown parameter {key!r}; known: "
@@ -303,8 +293,17 @@ def hero_points_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: See
                tallies=("passed", "spent", "exhausted"), notes=p)
 
 
-MECHANICS["hero-points"]["exact"] = hero_points_exact
-MECHANICS["hero-points"]["monte_carlo"] = hero_points_monte_carlo
+#: Mechanic name -> :class:`engines.campaign.Mechanic`.
+MECHANICS = {
+    "hero-points": Mechanic(
+        name="hero-points", system=SYSTEM, rules="E8, E9, E15, E-g20..E-g24",
+        help="hero points earned and spent over fights; extra effort fatigue",
+        state="hero points", direction="down", params=_PARAMS,
+        extra={"passed": "expected key checks passed so far",
+               "spent": "expected hero points spent so far",
+               "exhausted": "expected fights fought exhausted so far"},
+        exact=hero_points_exact, monte_carlo=hero_points_monte_carlo, variants=Variants),
+}
 
 
 def exact(mechanic: str, sessions: int, threshold: int | None = None,

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import dice_pool_6 as dp6
-from .campaign import CampaignStats, check_sessions, evolve, first_passage
+from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -99,49 +99,44 @@ def _threshold(threshold, hi):
     return None if threshold is None else _int("threshold", threshold, 0, hi)
 
 
-MECHANICS = {
+#: Mechanic name -> :class:`engines.campaign.Mechanic` (:data:`MECHANICS`, built below
+#: once the functions are defined); ranges are those under the default variants.
+_DESCRIPTIONS = {
     "budgets": {
-        "rules": "C6, C10, C11, C-g20, C-g21, C-g22",
-        "help": "Health and Willpower across scenes, Willpower spent on dodge rerolls, "
-                "recovered by rest",
-        "state": "Health (joint with Willpower)",
+        "rules": "C6, C10, C11, C-g20, C-g21, C-g22", "state": "Health (joint with Willpower)",
         "direction": "down",
-        "params": [
-            {"name": "stamina", "type": int, "default": 2, "rule": "C6",
-             "help": "Stamina; Health = Stamina + 3"},
-            {"name": "composure", "type": int, "default": 2, "rule": "C6",
-             "help": "Composure; Willpower = Composure + Resolve"},
-            {"name": "resolve", "type": int, "default": 2, "rule": "C6",
-             "help": "Resolve; Willpower = Composure + Resolve"},
-            {"name": "scenes", "type": int, "default": 3, "rule": "C6",
-             "help": "scenes (one attack each) per session"},
-            {"name": "attack", "type": int, "default": 4, "rule": "C10",
-             "help": "the attacker's pool in each scene"},
-            {"name": "dodge", "type": int, "default": 4, "rule": "C11",
-             "help": "the character's dodge pool"},
-            {"name": "weapon", "type": int, "default": 0, "rule": "C11",
-             "help": "the attacker's weapon damage"},
-            {"name": "reserve", "type": int, "default": 0, "rule": "C-g20",
-             "help": "Willpower kept unspent"},
-        ],
-    },
+        "help": "Health and Willpower across scenes, Willpower spent on dodge rerolls, "
+             "recovered by rest",
+        "params": (
+            Param("stamina", int, 2, "C6", "Stamina; Health = Stamina + 3",
+                  range=(1, MAX_TRACK - 3)),
+            Param("composure", int, 2, "C6", "Composure; Willpower = Composure + Resolve",
+                  range=(0, MAX_TRACK)),
+            Param("resolve", int, 2, "C6", "Resolve; Willpower = Composure + Resolve",
+                  range=(0, MAX_TRACK)),
+            Param("scenes", int, 3, "C6", "scenes (one attack each) per session",
+                  range=(0, 100)),
+            Param("attack", int, 4, "C10", "the attacker's pool in each scene",
+                  range=(0, MAX_POOL)),
+            Param("dodge", int, 4, "C11", "the character's dodge pool", range=(0, MAX_POOL)),
+            Param("weapon", int, 0, "C11", "the attacker's weapon damage", range=(0, 20)),
+            Param("reserve", int, 0, "C-g20", "Willpower kept unspent", range=(0, MAX_TRACK)),
+        ),
+        "extra": {"knockouts": "expected scenes so far that left Health at 0",
+               "spent": "expected Willpower spent so far",
+               "willpower": "mean Willpower after the session"}},
     "hunger": {
-        "rules": "C9, C-g23, C-g24",
+        "rules": "C9, C-g23, C-g24", "state": "Hunger", "direction": "up",
         "help": "one-die special checks each night raise Hunger; feeding lowers it",
-        "state": "Hunger",
-        "direction": "up",
-        "params": [
-            {"name": "hunger", "type": int, "default": 1, "rule": "C9",
-             "help": "starting Hunger"},
-            {"name": "rouses", "type": int, "default": 1, "rule": "C-g23",
-             "help": "special checks per night"},
-            {"name": "feed_at", "type": int, "default": 3, "rule": "C-g24",
-             "help": "Hunger at which the character feeds after the night's checks "
-                     "(above the cap: never)"},
-            {"name": "slake", "type": int, "default": 1, "rule": "C-g24",
-             "help": "Hunger one feeding removes"},
-        ],
-    },
+        "params": (
+            Param("hunger", int, 1, "C9", "starting Hunger", range=(0, 5)),
+            Param("rouses", int, 1, "C-g23", "special checks per night", range=(0, 100)),
+            Param("feed_at", int, 3, "C-g24",
+                  "Hunger at which the character feeds after the night's checks "
+                  "(above the cap: never)", range=(0, 6)),
+            Param("slake", int, 1, "C-g24", "Hunger one feeding removes", range=(0, 5)),
+        ),
+        "extra": {"failed": "expected failed special checks so far"}},
 }
 
 
@@ -251,7 +246,7 @@ def budgets_matrix(v: Variants, **params):
 
 
 def _defaults(mechanic, params):
-    known = {q["name"]: q["default"] for q in MECHANICS[mechanic]["params"]}
+    known = MECHANICS[mechanic].defaults()
     for key in params:
         if key not in known:
             raise InputError(f"{mechanic}: unknown parameter {key!r}; known: "
@@ -467,9 +462,9 @@ def hunger_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = N
 
 _EXACT = {"budgets": budgets_exact, "hunger": hunger_exact}
 _MC = {"budgets": budgets_monte_carlo, "hunger": hunger_monte_carlo}
-for _name, _fn in _EXACT.items():
-    MECHANICS[_name]["exact"] = _fn
-    MECHANICS[_name]["monte_carlo"] = _MC[_name]
+MECHANICS = {name: Mechanic(name=name, system=SYSTEM, exact=_EXACT[name],
+                             monte_carlo=_MC[name], variants=Variants, **desc)
+             for name, desc in _DESCRIPTIONS.items()}
 
 
 def _mechanic(name: str) -> str:

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import dice_pool_7 as dp7
-from .campaign import CampaignStats, check_sessions, evolve, first_passage
+from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
 from .config import PJIT
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
@@ -242,24 +242,19 @@ def morality_monte_carlo(morality: int = MORALITY_START, infraction: int = 5,
 #: Mechanic name -> description: params (name, type, default, rule, help, range), the
 #: state's label, the threshold's direction, and the exact / Monte Carlo functions.
 MECHANICS = {
-    "morality": {
-        "rule": "A17",
-        "help": "Morality under a fixed infraction schedule; derangements from failed "
-                "Degeneration checks",
-        "state": "Morality",
-        "threshold": "at_or_below",
-        "threshold_help": "first session with Morality at or below this value",
-        "params": (
-            {"name": "morality", "type": int, "default": MORALITY_START, "rule": "A17",
-             "help": "starting Morality (the seed's start is 7)", "range": (0, MORALITY_MAX)},
-            {"name": "infraction", "type": int, "default": 5, "rule": "A17",
-             "help": "level M of each infraction (1 = worst); M ≤ Morality calls a check",
-             "range": (1, 10)},
-            {"name": "per_session", "type": int, "default": 1, "rule": "A17",
-             "help": "infractions committed per session", "range": (0, MAX_PER_SESSION)},
+    "morality": Mechanic(
+        name="morality", system=SYSTEM, rules="A17", state="Morality", direction="down",
+        help="Morality under a fixed infraction schedule; derangements from failed "
+             "Degeneration checks",
+        params=(
+            Param("morality", int, MORALITY_START, "A17",
+                  "starting Morality (the seed's start is 7)", range=(0, MORALITY_MAX)),
+            Param("infraction", int, 5, "A17",
+                  "level M of each infraction (1 = worst); M ≤ Morality calls a check",
+                  range=(1, 10)),
+            Param("per_session", int, 1, "A17", "infractions committed per session",
+                  range=(0, MAX_PER_SESSION)),
         ),
-        "extra": {"derangements_mean": "mean derangements gained by the end of the session"},
-        "exact": morality_exact,
-        "monte_carlo": morality_monte_carlo,
-    },
+        extra={"derangements_mean": "mean derangements gained by the end of the session"},
+        exact=morality_exact, monte_carlo=morality_monte_carlo, variants=Variants),
 }

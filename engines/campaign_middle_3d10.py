@@ -59,7 +59,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import middle_3d10 as m3
-from .campaign import CampaignStats, check_sessions, evolve, first_passage
+from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
 from .config import PJIT
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
@@ -521,60 +521,44 @@ def consolidation_monte_carlo(vigor: int = 3, hits: int = 1, weapon: str = "ligh
                          notes={"vigor": V, "hits": hits, "weapon": weapon, "bonus": bonus})
 
 
-#: Mechanic name -> description: params (name, type, default, rule, help, range or
-#: choices), the state's label, the threshold's direction, extras, and the functions.
+#: Mechanic name -> :class:`engines.campaign.Mechanic`.
 MECHANICS = {
-    "arcane": {
-        "rule": "B11-B14",
-        "help": "arcane practice: stability costs, massive trauma, degeneration until the "
-                "character is lost at 10",
-        "state": "Degeneration",
-        "threshold": "at_or_above",
-        "threshold_default": LOST,
-        "threshold_help": "first session with degeneration at or above this value (10 = lost)",
-        "params": (
-            {"name": "uses", "type": int, "default": 1, "rule": "B13",
-             "help": "arcane uses per session", "range": (0, MAX_USES)},
-            {"name": "level", "type": str, "default": "major", "rule": "B13",
-             "help": "level of each use (cost die m / C / M)", "choices": LEVELS},
-            {"name": "aspect", "type": bool, "default": False, "rule": "B13",
-             "help": "activate the skill's aspect: fixed cost 1/2/3, +1 degeneration on major"},
-            {"name": "resilience", "type": int, "default": 3, "rule": "B12",
-             "help": "Resilience (stability track 3 × Resilience)", "range": (1, 10)},
-            {"name": "lore", "type": int, "default": 5, "rule": "B14",
-             "help": "Occultism + arcane skill points (starting degeneration lore // 5)",
-             "range": (0, 60)},
-            {"name": "will", "type": int, "default": 3, "rule": "B13",
-             "help": "Will (matters only with arcane_cost_on=success)", "range": (1, 10)},
-            {"name": "skill", "type": int, "default": 3, "rule": "B13",
-             "help": "arcane skill (matters only with arcane_cost_on=success)",
-             "range": (0, 10)},
+    "arcane": Mechanic(
+        name="arcane", system=SYSTEM, rules="B11-B14", state="Degeneration", direction="up",
+        help="arcane practice: stability costs, massive trauma, degeneration until the "
+             "character is lost at 10",
+        threshold_default=LOST,
+        params=(
+            Param("uses", int, 1, "B13", "arcane uses per session", range=(0, MAX_USES)),
+            Param("level", str, "major", "B13", "level of each use (cost die m / C / M)",
+                  choices=LEVELS),
+            Param("aspect", bool, False, "B13",
+                  "activate the skill's aspect: fixed cost 1/2/3, +1 degeneration on major"),
+            Param("resilience", int, 3, "B12", "Resilience (stability track 3 × Resilience)",
+                  range=(1, 10)),
+            Param("lore", int, 5, "B14",
+                  "Occultism + arcane skill points (starting degeneration lore // 5)",
+                  range=(0, 60)),
+            Param("will", int, 3, "B13", "Will (matters only with arcane_cost_on=success)",
+                  range=(1, 10)),
+            Param("skill", int, 3, "B13",
+                  "arcane skill (matters only with arcane_cost_on=success)", range=(0, 10)),
         ),
-        "extra": {"consolidated_mean": "consolidated stability loss after the session",
-                  "maddened_mean": "times the stability track reached its end so far"},
-        "exact": arcane_exact,
-        "monte_carlo": arcane_monte_carlo,
-    },
-    "consolidation": {
-        "rule": "B8-B11",
-        "help": "temporary and consolidated damage over rests, with sequelae",
-        "state": "Consolidated damage",
-        "threshold": "at_or_above",
-        "threshold_help": "first session with consolidated damage at or above this value",
-        "params": (
-            {"name": "vigor", "type": int, "default": 3, "rule": "B9",
-             "help": "Vigor (health track 3 × Vigor)", "range": (1, 10)},
-            {"name": "hits", "type": int, "default": 1, "rule": "B8",
-             "help": "hits taken per session", "range": (0, MAX_USES)},
-            {"name": "weapon", "type": str, "default": "light", "rule": "B8",
-             "help": "weapon category of the hits (which of m, C, M are damage)",
-             "choices": tuple(WEAPONS)},
-            {"name": "bonus", "type": int, "default": 0, "rule": "B8",
-             "help": "damage bonus per hit", "range": (0, 20)},
+        extra={"consolidated_mean": "consolidated stability loss after the session",
+               "maddened_mean": "times the stability track reached its end so far"},
+        exact=arcane_exact, monte_carlo=arcane_monte_carlo, variants=Variants),
+    "consolidation": Mechanic(
+        name="consolidation", system=SYSTEM, rules="B8-B11", state="Consolidated damage",
+        direction="up", help="temporary and consolidated damage over rests, with sequelae",
+        params=(
+            Param("vigor", int, 3, "B9", "Vigor (health track 3 × Vigor)", range=(1, 10)),
+            Param("hits", int, 1, "B8", "hits taken per session", range=(0, MAX_USES)),
+            Param("weapon", str, "light", "B8",
+                  "weapon category of the hits (which of m, C, M are damage)",
+                  choices=tuple(WEAPONS)),
+            Param("bonus", int, 0, "B8", "damage bonus per hit", range=(0, 20)),
         ),
-        "extra": {"temporary_sequelae_mean": "temporary sequelae so far",
-                  "permanent_sequelae_mean": "permanent sequelae so far"},
-        "exact": consolidation_exact,
-        "monte_carlo": consolidation_monte_carlo,
-    },
+        extra={"temporary_sequelae_mean": "temporary sequelae so far",
+               "permanent_sequelae_mean": "permanent sequelae so far"},
+        exact=consolidation_exact, monte_carlo=consolidation_monte_carlo, variants=Variants),
 }

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import percentile as pct
-from .campaign import CampaignStats, check_sessions, evolve, first_passage
+from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -90,36 +90,32 @@ def _int(name: str, value, lo: int, hi: int) -> int:
     return int(value)
 
 
-MECHANICS = {
+#: Mechanic name -> :class:`engines.campaign.Mechanic` (the functions are filled in
+#: below, once defined).
+_DESCRIPTIONS = {
     "skill-growth": {
-        "rules": "D6, D-g2, D-g20, D-g21",
+        "rules": "D6, D-g2, D-g20, D-g21", "state": "skill", "direction": "up",
         "help": "a skill used each session and improved at its end (+1d10 on d100 above it)",
-        "state": "skill",
-        "direction": "up",
-        "params": [
-            {"name": "skill", "type": int, "default": 40, "rule": "D6",
-             "help": "starting skill (0..skill_cap)"},
-            {"name": "uses", "type": int, "default": 1, "rule": "D6",
-             "help": "rolls of the skill per session; any success ticks it"},
-        ],
-    },
+        "params": (
+            Param("skill", int, 40, "D6", "starting skill (0..skill_cap)", range=(0, 99)),
+            Param("uses", int, 1, "D6", "rolls of the skill per session; any success ticks it",
+                  range=(0, 1000)),
+        ),
+        "extra": {"improvements": "expected sessions so far in which the skill improved"}},
     "luck": {
-        "rules": "D5, D-g22, D-g23",
+        "rules": "D5, D-g22, D-g23", "state": "Luck", "direction": "down",
         "help": "Luck spent on failed skill rolls and recovered at each session's end "
-                "(extension)",
-        "state": "Luck",
-        "direction": "down",
-        "params": [
-            {"name": "luck", "type": int, "default": 50, "rule": "D5",
-             "help": "starting Luck (0..99)"},
-            {"name": "skill", "type": int, "default": 50, "rule": "D-g22",
-             "help": "skill of the rolls Luck may be spent on"},
-            {"name": "checks", "type": int, "default": 3, "rule": "D-g22",
-             "help": "skill rolls per session"},
-            {"name": "max_spend", "type": int, "default": 99, "rule": "D-g22",
-             "help": "the most Luck spent to buy one failed roll"},
-        ],
-    },
+             "(extension)",
+        "params": (
+            Param("luck", int, 50, "D5", "starting Luck (0..99)", range=(0, LUCK_CAP)),
+            Param("skill", int, 50, "D-g22", "skill of the rolls Luck may be spent on",
+                  range=(0, 200)),
+            Param("checks", int, 3, "D-g22", "skill rolls per session", range=(0, 1000)),
+            Param("max_spend", int, 99, "D-g22", "the most Luck spent to buy one failed roll",
+                  range=(0, LUCK_CAP)),
+        ),
+        "extra": {"saves": "expected failed rolls bought with Luck so far",
+               "spent": "expected Luck spent so far"}},
 }
 
 
@@ -397,7 +393,7 @@ def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
 
 
 def _params(mechanic: str, params: dict) -> dict:
-    known = {p["name"] for p in MECHANICS[mechanic]["params"]}
+    known = {p.name for p in MECHANICS[mechanic].params}
     for key in params:
         if key not in known:
             raise InputError(f"{mechanic}: unknown parameter {key!r}; known: "
@@ -405,6 +401,6 @@ def _params(mechanic: str, params: dict) -> dict:
     return params
 
 
-for _name, _fn in _EXACT.items():
-    MECHANICS[_name]["exact"] = _fn
-    MECHANICS[_name]["monte_carlo"] = _MC[_name]
+MECHANICS = {name: Mechanic(name=name, system=SYSTEM, exact=_EXACT[name],
+                             monte_carlo=_MC[name], variants=Variants, **desc)
+             for name, desc in _DESCRIPTIONS.items()}

@@ -196,8 +196,8 @@ def test_mechanics_description_matches_functions():
     """MECHANICS lists every parameter of the functions with its default."""
     import inspect
     mech = cp.MECHANICS["morality"]
-    sig = inspect.signature(mech["exact"]).parameters
-    for p in mech["params"]:
-        assert sig[p["name"]].default == p["default"]
+    sig = inspect.signature(mech.exact).parameters
+    for p in mech.params:
+        assert sig[p.name].default == p.default
     assert set(itertools.chain(
-        [p["name"] for p in mech["params"]], ["sessions", "threshold", "variants"])) == set(sig)
+        [p.name for p in mech.params], ["sessions", "threshold", "variants"])) == set(sig)

@@ -194,7 +194,7 @@ def test_consolidation_bad_parameters(kwargs, name):
 @pytest.mark.parametrize("mechanic", list(cm.MECHANICS))
 def test_mechanics_description_matches_functions(mechanic):
     mech = cm.MECHANICS[mechanic]
-    for fn in (mech["exact"], mech["monte_carlo"]):
+    for fn in (mech.exact, mech.monte_carlo):
         sig = inspect.signature(fn).parameters
-        for p in mech["params"]:
-            assert sig[p["name"]].default == p["default"]
+        for p in mech.params:
+            assert sig[p.name].default == p.default

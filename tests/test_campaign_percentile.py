@@ -185,9 +185,12 @@ def test_bad_input(call, name):
 
 def test_mechanics_describe_params():
     for name, mech in cp.MECHANICS.items():
-        assert mech["state"]
-        assert mech["direction"] in ("up", "down")
-        for p in mech["params"]:
-            assert {"name", "type", "default", "rule", "help"} <= set(p)
-        assert callable(mech["exact"]), name
-        assert callable(mech["monte_carlo"]), name
+        assert mech.state
+        assert mech.direction in ("up", "down")
+        for p in mech.params:
+            assert p.name
+            assert p.type in (int, str, bool)
+            assert p.rule
+            assert p.help
+        assert callable(mech.exact), name
+        assert callable(mech.monte_carlo), name

@@ -23,6 +23,8 @@ SMALL = {
     "checks.ipynb": 'SYSTEMS = ["dice_pool_7", "percentile"]\nTRIALS = 2_000\nSEED = 5',
     "cross_system.ipynb": 'SYSTEMS = ["dice_pool_6", "d20_degrees"]\nTRIALS = 2_000\nSEED = 5',
     "combat_sandbox.ipynb": "TRIALS = 200\nSEED = 5\nROUND_CAP = 20",
+    "campaign.ipynb": 'SYSTEM, MECHANIC = "dice_pool_7", "morality"\n'
+                      'PARAMS = {"morality": 7, "infraction": 5}\nSESSIONS = 12\nTHRESHOLD = 4',
 }
 
 
@@ -143,3 +145,14 @@ def test_sandbox_result_uses_the_archetype_library():
                               method="exact", round_cap=20)
     assert armoured["duel"]["p_side0"].iloc[0] > even["duel"]["p_side0"].iloc[0]
     assert set(armoured["armour"]["armour"]) == {"none", "light", "medium", "heavy"}
+
+
+def test_campaign_notebook_runs(monkeypatch):
+    """The campaign notebook draws the chosen mechanic's fan chart (A17 Morality here),
+    builds its widgets, and shows the report's campaign section."""
+    nb = _execute("campaign.ipynb", monkeypatch)
+    text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
+    assert "dice_pool_7 morality" in text
+    assert "Campaign mechanics over sessions" in text
+    assert len(_outputs(nb, "image/png")) >= 2  # the chosen fan chart and the section's
+    assert "mean" in "\n".join(_outputs(nb, "text/html"))

@@ -164,7 +164,42 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         import pandas as pd
 
         res.tables["lethality"] = pd.concat(frames, ignore_index=True)
+    if sc.campaign and "campaign" in wanted:
+        res.tables["campaign"] = run_campaigns(sc, progress=progress)
     return res
+
+
+def run_campaigns(sc: Scenario, *, progress: bool | None = None):
+    """Every ``[[campaign]]`` entry: its summary rows (``table = "summary"``) and, when it
+    has a threshold, its passage rows (``table = "passage"``), one frame. Monte Carlo
+    entries draw from ``SeedSequence(seed, spawn_key=(20_000 + entry,))`` with
+    ``precision.trials`` characters (default 20000)."""
+    import numpy as np
+    import pandas as pd
+
+    from analysis import campaign as camp
+
+    frames = []
+    for i, c in enumerate(sc.campaign):
+        method = c.method or sc.method
+        stats = camp.run(c.system or sc.system, c.mechanic, c.params, sessions=c.sessions,
+                         threshold=c.threshold, method=method,
+                         trials=sc.precision.trials or camp.DEFAULT_TRIALS,
+                         seed=np.random.SeedSequence(sc.seed, spawn_key=(20_000 + i,)),
+                         variants=dict(c.variants), progress=progress)
+        kinds = ["summary"]
+        if next(iter(stats.values())).passage is not None:
+            kinds.append("passage")
+        for kind in kinds:
+            t = camp.table(stats, kind)
+            t.insert(0, "table", kind)
+            t.insert(0, "campaign", c.name or f"campaign{i}")
+            t["session"] = t["session"].astype(str)
+            t["params"] = "; ".join(f"{k}={v}" for k, v in c.params.items()) or "defaults"
+            t["variants"] = "; ".join(f"{k}={v}" for k, v in c.variants.items()) \
+                or "defaults"
+            frames.append(t)
+    return pd.concat(frames, ignore_index=True)
 
 
 def run_lethality(sc: Scenario, s):

@@ -57,6 +57,15 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     fights = { "a.weapon" = ["light_melee", "heavy_melee"] }  # fight knobs
     fight_metric = "p_side0"           # drives precision.se batches and sensitivity
 
+    [[campaign]]                       # a campaign mechanic over sessions (campaign table)
+    system = "percentile"              # default: the file's system
+    mechanic = "skill-growth"          # see engines/campaign_<system>.py MECHANICS
+    params = { skill = 40, uses = 1 }
+    sessions = 40
+    threshold = 75                     # adds the passage rows
+    method = "exact"                   # exact | mc | both (default: the file's method)
+    variants = { skill_cap = 99 }      # the campaign module's variants
+
     [output]
     dir = "out/ten_again"              # relative to the scenario file
     format = "csv"                     # csv | json | markdown | parquet
@@ -80,7 +89,7 @@ from engines.errors import InputError
 
 Scalar = int | float | str | bool
 TABLES = ("checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
-          "fight_sweep", "fight_sensitivity", "lethality")
+          "fight_sweep", "fight_sensitivity", "lethality", "campaign")
 PLOTS = ("curves", "sensitivity", "fight_sensitivity")
 
 
@@ -147,6 +156,21 @@ class Solve(_Model):
     z: float = Field(2.0, ge=0, le=10)
 
 
+class Campaign(_Model):
+    """One campaign mechanic over sessions (``analysis.campaign``): its summary rows, and
+    its passage rows when a threshold is given (or the mechanic has a default one)."""
+
+    name: str | None = None
+    system: str | None = None
+    mechanic: str
+    params: dict[str, Scalar] = Field(default_factory=dict)
+    variants: dict[str, Scalar] = Field(default_factory=dict)
+    sessions: int = Field(20, ge=0, le=1000)
+    threshold: int | None = None
+    #: unset: the file's method
+    method: Literal["exact", "mc", "both"] | None = None
+
+
 class Sweep(_Model):
     variants: dict[str, list[Scalar]] = Field(default_factory=dict)
     axes: dict[str, list[Scalar]] = Field(default_factory=dict)
@@ -162,7 +186,8 @@ class Output(_Model):
     dir: str | None = None
     format: Literal["csv", "json", "markdown", "parquet"] = "csv"
     tables: list[Literal["checks", "sweep", "sensitivity", "difficulty", "competence",
-                         "fights", "fight_sweep", "fight_sensitivity", "lethality"]] | None \
+                         "fights", "fight_sweep", "fight_sensitivity", "lethality",
+                         "campaign"]] | None \
         = None
     plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = \
         Field(default_factory=list)
@@ -179,6 +204,7 @@ class Scenario(_Model):
     checks: list[Check] = Field(default_factory=list)
     fights: list[Fight] = Field(default_factory=list)
     solve: list[Solve] = Field(default_factory=list)
+    campaign: list[Campaign] = Field(default_factory=list)
     sweep: Sweep | None = None
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
@@ -263,6 +289,8 @@ class Scenario(_Model):
             out += ["fight_sweep", "fight_sensitivity"]
         if "lethality" in kinds:
             out.append("lethality")
+        if self.campaign:
+            out.append("campaign")
         return out
 
     def fight_index(self, ref: str | int) -> int | None:
@@ -611,9 +639,12 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             problems += _fight_sweep_problems(sc)
         if sc.sweep.metric == "delta" and not any(c.contrast for c in sc.checks):
             problems.append(("sweep.metric", "'delta' needs a contrast in [[checks]]"))
-    if not (sc.checks or sc.fights or sc.solve):
-        problems.append(("(top level)", "nothing to do: add [[checks]], [[fights]] or "
-                         "[[solve]]"))
+    problems += _campaign_problems(sc)
+    if not (sc.checks or sc.fights or sc.solve or sc.campaign):
+        problems.append(("(top level)", "nothing to do: add [[checks]], [[fights]], "
+                         "[[solve]] or [[campaign]]"))
+    if "campaign" in (sc.output.tables or []) and not sc.campaign:
+        problems.append(("output.tables", "table 'campaign' needs a [[campaign]] entry"))
     tables = sc.output.tables or []
     for t in tables:
         if t in ("sweep", "sensitivity") and sc.sweep is None:
@@ -703,6 +734,71 @@ def _lethality_problems(sc: Scenario, path: str, s: Solve) -> list[tuple[str, st
     return problems
 
 
+def _campaign_problems(sc: Scenario) -> list[tuple[str, str]]:
+    """Each [[campaign]] entry: a system with campaign mechanics, a known mechanic, known
+    parameters of the right type and range, known variants, a valid threshold."""
+    from analysis.campaign import resolve
+    from engines.campaign import CAMPAIGN_SYSTEMS, mechanic
+
+    problems: list[tuple[str, str]] = []
+    for i, c in enumerate(sc.campaign):
+        path = f"campaign[{i}]"
+        system = c.system or sc.system
+        if system is None:
+            problems.append((f"{path}.system", "required (or a top-level system)"))
+            continue
+        if system not in CAMPAIGN_SYSTEMS:
+            problems.append((f"{path}.system", f"unknown system {system!r}"
+                             f"{_hint(system, CAMPAIGN_SYSTEMS)}; known: "
+                             f"{_known(CAMPAIGN_SYSTEMS)}"))
+            continue
+        try:
+            mech = mechanic(system, c.mechanic)
+        except InputError as exc:
+            problems.append((f"{path}.mechanic", str(exc).removeprefix("mechanic: ")))
+            continue
+        names = [q.name for q in mech.params]
+        ok = True
+        for key, value in c.params.items():
+            if key not in names:
+                problems.append((f"{path}.params.{key}", f"not a parameter of {c.mechanic}"
+                                 f"{_hint(key, names)}; known: {_known(names)}"))
+                ok = False
+                continue
+            try:
+                resolve(system, c.mechanic, {key: value})
+            except InputError as exc:
+                problems.append((f"{path}.params.{key}", str(exc).removeprefix(f"{key}: ")))
+                ok = False
+        fields = [f.name for f in dataclasses.fields(mech.variants)]
+        for key, value in c.variants.items():
+            if key not in fields:
+                problems.append((f"{path}.variants.{key}", f"not a variant of {system} "
+                                 f"{c.mechanic}{_hint(key, fields)}; known: "
+                                 f"{_known(fields)}"))
+                ok = False
+                continue
+            try:
+                resolve(system, c.mechanic, variants={key: value})
+            except (InputError, TypeError, ValueError) as exc:
+                text = str(exc).removeprefix(f"variant {key}: ")
+                problems.append((f"{path}.variants.{key}", text))
+                ok = False
+        if not ok:
+            continue
+        try:  # the engine's own range checks, on a zero-session chain (cheap)
+            _, params, v = resolve(system, c.mechanic, c.params, c.variants)
+            mech.exact(sessions=0, threshold=c.threshold if c.threshold is not None
+                       else mech.threshold_default, variants=v, **params)
+        except InputError as exc:
+            name, sep, why = str(exc).partition(": ")
+            where = (f"{path}.threshold" if name == "threshold" else
+                     f"{path}.params.{name}" if name in names else f"{path}.params")
+            problems.append((where, why if sep and name in (*names, "threshold")
+                             else str(exc)))
+    return problems
+
+
 def _fail(source: str, problems: list[tuple[str, str]]):
     lines = [f"{source}: {path}: {why}" for path, why in problems]
     head = lines[0] if len(lines) == 1 else (f"{source}: {len(lines)} problems\n  "
@@ -751,7 +847,7 @@ def _salvage(data: dict, exc: ValidationError, depth: int = 0) -> Scenario | Non
                 node[loc[-1]] = None  # removed below
         except (KeyError, IndexError, TypeError):
             continue
-    for key in ("checks", "fights", "solve"):
+    for key in ("checks", "fights", "solve", "campaign"):
         if isinstance(trimmed.get(key), list):
             trimmed[key] = [x for x in trimmed[key] if x is not None]
     trimmed.setdefault("name", "?")

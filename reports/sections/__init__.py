@@ -2,7 +2,7 @@
 
 One module per section (``success_curves``, ``mc_agreement``, ``outcome_summary``,
 ``native_spread``, ``opposed``, ``modifiers``, ``claim_c7``, ``ladders``, ``combat_duels``,
-``combat_groups``, ``combat_weapons``, ``combat_gear``, ``combat_upsets``,
+``combat_groups``, ``combat_weapons``, ``combat_gear``, ``combat_upsets``, ``campaign``,
 ``assumptions``, ``provenance``), with the shared pieces in ``common`` and
 ``combat_common``. Every section is a function ``section_xxx(settings) -> Section | None``
 listed in :data:`SECTIONS` (``None`` leaves the section out); any error stops the build,
@@ -12,6 +12,7 @@ so a broken analysis never yields a quietly partial report.
 from __future__ import annotations
 
 from reports.sections.assumptions import assumptions_frame, section_assumptions
+from reports.sections.campaign import section_campaign
 from reports.sections.claim_c7 import section_c7
 from reports.sections.combat_common import (
     DUEL_COLUMNS,
@@ -50,6 +51,7 @@ SECTIONS = [
     section_combat_weapons,
     section_combat_gear,
     section_combat_upsets,
+    section_campaign,
     section_assumptions,
 ]
 

@@ -1,0 +1,206 @@
+"""``rpg-balance campaign SYSTEM MECHANIC [options]``: a character over many sessions.
+
+The mechanic's own options (``--skill 40 --uses 1``, ``--morality 7 --infraction 5``, …)
+are built from its description (``engines/campaign_<system>.py`` ``MECHANICS``, each
+parameter with its rule id), so the command first reads SYSTEM and MECHANIC and then
+parses the rest with the mechanic's own parser: ``rpg-balance campaign percentile
+skill-growth --help`` lists them. Only :mod:`argparse` at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import SYSTEM_IDS, add_output, number, positive_int, seed_int
+
+#: The mechanics of each system (kept in step with the engines' ``MECHANICS`` by a test;
+#: listed here so ``rpg-balance --help`` needs no engine import).
+MECHANIC_NAMES = {
+    "dice_pool_7": ("morality",),
+    "middle_3d10": ("arcane", "consolidation"),
+    "dice_pool_6": ("budgets", "hunger"),
+    "percentile": ("skill-growth", "luck"),
+    "d20_degrees": ("hero-points",),
+}
+
+EPILOG = """mechanics:
+""" + "".join(f"  {s}: {', '.join(m)}\n" for s, m in MECHANIC_NAMES.items()) + """
+each mechanic's options: rpg-balance campaign SYSTEM MECHANIC --help
+
+examples:
+  rpg-balance campaign percentile skill-growth --skill 40 --uses 1 --sessions 20
+  rpg-balance campaign dice_pool_7 morality --morality 7 --infraction 5 --sessions 20
+  rpg-balance campaign percentile skill-growth --sessions 60 --table passage --threshold 75
+  rpg-balance campaign middle_3d10 arcane --uses 2 --method both --trials 20000 --seed 1
+  rpg-balance campaign percentile skill-growth --skill 40 --sessions 30 \\
+      --solve uses --reach 75
+"""
+
+
+class _MechanicParser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit code 2 (InputError in analysis.cli)
+        from engines.errors import InputError
+
+        raise InputError(f"{self.prog}: {message}")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("campaign", help="a campaign mechanic over sessions (fan chart)",
+                       description="How a campaign mechanic (Morality, arcane degeneration, "
+                       "skill growth, Luck, Hunger, hero points …) moves a character's state "
+                       "over N sessions: summary quantiles, the full distribution, or the "
+                       "first session it reaches a threshold; exact Markov chain, Monte "
+                       "Carlo, or both.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("system", choices=SYSTEM_IDS)
+    p.add_argument("mechanic", help="the mechanic (see below)")
+    p.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
+                   help="the mechanic's options and the output options (see "
+                   "rpg-balance campaign SYSTEM MECHANIC --help)")
+    p.set_defaults(func=run_campaign)
+
+
+def _int(text: str) -> int:
+    return number(text, int, lambda v: True, "an integer")
+
+
+def mechanic_parser(mech) -> argparse.ArgumentParser:
+    """The options of one mechanic: its parameters (from ``mech.params``), then the
+    table, method and output options."""
+    p = _MechanicParser(prog=f"rpg-balance campaign {mech.system} {mech.name}", allow_abbrev=False,
+                        description=f"{mech.help} (rules {mech.rules}). State: {mech.state}.",
+                        epilog="example: rpg-balance campaign percentile skill-growth "
+                        "--skill 40 --uses 1 --sessions 20")
+    g = p.add_argument_group(f"{mech.name} parameters")
+    for q in mech.params:
+        rng = f", {q.range[0]}..{q.range[1]}" if q.range else ""
+        text = f"{q.help} [{q.rule}] (default {q.default}{rng})"
+        if q.type is bool:
+            g.add_argument(q.flag, dest=q.name, action=argparse.BooleanOptionalAction,
+                           default=q.default, help=text)
+        elif q.type is str:
+            g.add_argument(q.flag, dest=q.name, choices=q.choices, default=q.default,
+                           help=text)
+        else:
+            g.add_argument(q.flag, dest=q.name, type=_int, default=q.default,
+                           metavar="N", help=text)
+    p.add_argument("--sessions", type=lambda t: number(t, int, lambda v: 0 <= v <= 1000,
+                                                         "an integer 0..1000"),
+                   default=20, help="sessions to follow (default 20)")
+    side = "≤" if mech.direction == "down" else "≥"
+    default = (f"default {mech.threshold_default}" if mech.threshold_default is not None
+               else "no default")
+    p.add_argument("--threshold", type=_int, default=None, metavar="X",
+                   help=f"{mech.threshold_help} ({mech.state} {side} X; {default}); "
+                   "needed by --table passage")
+    p.add_argument("--table", choices=("summary", "distribution", "passage"),
+                   default="summary", help="summary quantiles per session (default), the "
+                   "whole distribution, or the first session the threshold is reached")
+    p.add_argument("--method", choices=("exact", "mc", "both"), default="exact",
+                   help="exact chain (default), Monte Carlo, or both side by side with z")
+    p.add_argument("--trials", type=positive_int, default=20_000,
+                   help="Monte Carlo characters (default 20000)")
+    p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule variant of the mechanic's module (repeatable): "
+                   + ", ".join(_variant_names(mech)))
+    p.add_argument("--solve", default=None, metavar="KNOB",
+                   help="instead of the table: the value of this parameter that makes the "
+                   "median character reach --reach within --sessions (exact chain)")
+    p.add_argument("--reach", type=_int, default=None, metavar="X",
+                   help="the state value --solve aims at (in the mechanic's direction)")
+    p.add_argument("--range", dest="knob_range", default=None, metavar="LO:HI",
+                   help="narrow the --solve search to LO..HI")
+    add_output(p, columns=True, plot=True)
+    return p
+
+
+def _variant_names(mech) -> list[str]:
+    import dataclasses
+
+    out = []
+    for f in dataclasses.fields(mech.variants):
+        rule = f.metadata.get("rule") if f.metadata else None
+        out.append(f"{f.name} [{rule}]" if rule else f.name)
+    return out
+
+
+def run_campaign(args) -> int:
+    from engines.campaign import mechanic
+    from engines.errors import InputError
+
+    from .common import check_outputs
+
+    mech = mechanic(args.system, args.mechanic)  # InputError naming the known ones
+    opts = mechanic_parser(mech).parse_args(args.options)
+    opts.system = args.system
+    check_outputs(opts)
+    params = {q.name: getattr(opts, q.name) for q in mech.params}
+    if opts.solve is not None:
+        return _run_solve(mech, params, opts)
+    for flag, value in (("--reach", opts.reach), ("--range", opts.knob_range)):
+        if value is not None:
+            raise InputError(f"{flag} goes with --solve KNOB")
+    from analysis import campaign as camp
+
+    stats = camp.run(mech.system, mech.name, params, sessions=opts.sessions,
+                     threshold=opts.threshold, method=opts.method, trials=opts.trials,
+                     seed=opts.seed, variants=opts.variant)
+    table = camp.table(stats, opts.table)
+    if opts.plot:
+        fig = camp.fan_chart(stats.get("exact") or stats["mc"], state=mech.state)
+        _save(fig, opts.plot)
+    _write(table, opts)
+    return 0
+
+
+def _run_solve(mech, params: dict, opts) -> int:
+    from analysis import campaign as camp
+    from engines.errors import InputError
+
+    if opts.reach is None:
+        raise InputError("--solve needs --reach X (the state value to reach)")
+    if opts.plot:
+        raise InputError("--plot draws the fan chart of a table run, not of --solve")
+    mech.param(opts.solve)  # InputError naming the known parameters
+    values = None
+    if opts.knob_range is not None:
+        lo, sep, hi = opts.knob_range.partition(":")
+        try:
+            lo, hi = int(lo), int(hi)
+        except ValueError:
+            raise InputError(f"--range {opts.knob_range!r}: expected LO:HI integers") \
+                from None
+        if not sep:
+            raise InputError(f"--range {opts.knob_range!r}: expected LO:HI integers")
+        values = camp.knob_values(mech, opts.solve, lo, hi)
+    _, table = camp.solve_campaign(mech.system, mech.name, opts.solve, opts.reach,
+                                   opts.sessions, params, variants=opts.variant,
+                                   values=values)
+    opts.method = "exact"
+    _write(table, opts)
+    return 0
+
+
+def _save(fig, path: str) -> None:
+    from analysis.output import atomic_path
+
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.rsplit(".", 1)[-1].lower(), dpi=150)
+
+
+def _write(table, opts) -> None:
+    from analysis.output import write_table
+    from engines.errors import InputError
+
+    from .common import provenance_of
+
+    if opts.columns:
+        cols = [c.strip() for c in opts.columns.split(",") if c.strip()]
+        bad = [c for c in cols if c not in table.columns]
+        if bad:
+            raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
+                             + ", ".join(map(str, table.columns)))
+        write_table(table[cols], opts.format, opts.output)
+        return
+    write_table(table, opts.format, opts.output, provenance_of(opts))

@@ -1,0 +1,203 @@
+"""Report section: campaign mechanics over sessions (one default mechanic per system).
+
+``section_campaign(settings) -> Section`` follows the section API of
+:mod:`reports.sections`: a fan chart per system (the 10–90 % and 25–75 % bands and the
+median of the mechanic's state over sessions, exact chain), a summary table and one
+reading sentence per system computed from the numbers. The mechanics run with their
+campaign modules' default variants (the report's check variants do not apply to them).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from reports import plotting
+from reports.settings import ReportSettings
+from reports.structure import Caption, Figure, Note, Section, Table
+
+#: The mechanic each system shows: (mechanic, params, sessions, threshold).
+CAMPAIGN_DEFAULTS = {
+    "dice_pool_7": ("morality", {"morality": 7, "infraction": 5, "per_session": 1}, 30, 4),
+    "middle_3d10": ("arcane", {"uses": 1, "level": "major"}, 52, 10),
+    "dice_pool_6": ("budgets", {"stamina": 2, "scenes": 3, "attack": 4, "dodge": 4}, 20, 1),
+    "percentile": ("skill-growth", {"skill": 40, "uses": 1}, 60, 75),
+    "d20_degrees": ("hero-points", {"points": 1, "fights": 3}, 20, 0),
+}
+
+
+def _params_text(params: dict) -> str:
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in params.items())
+
+
+def campaign_reading(system: str, mech, params: dict, st) -> str:
+    """One sentence from the numbers: the median and 10–90 % range at the last session,
+    and when half the characters have reached the threshold (or how many do)."""
+    from analysis.campaign import median_passage, p_reached
+
+    n = st.sessions
+    q10, q50, q90 = (int(st.quantile(q)[-1]) for q in (0.1, 0.5, 0.9))
+    mean = float(st.mean()[-1])
+    side = "≤" if mech.direction == "down" else "≥"
+    start = int(st.quantile(0.5)[0])
+    text = (f"{system} {mech.name} ({_params_text(params)}): {mech.state} {start} at the "
+            f"start, after {n} sessions the median character is at {q50} "
+            f"(10–90 %: {q10}–{q90}, mean {mean:.2f})")
+    if st.passage is not None:
+        k = median_passage(st)
+        p = min(max(p_reached(st), 0.0), 1.0)
+        if k is not None:
+            text += (f"; half the characters reach {mech.state} {side} {st.threshold} by "
+                     f"session {k} ({p:.0%} within {n})")
+        else:
+            share = ("no character reaches" if p < 5e-7
+                     else f"only {p:.2%} of the characters reach")
+            text += f"; {share} {mech.state} {side} {st.threshold} within {n} sessions"
+    return text + "."
+
+
+def campaign_figure(st, mech, settings: ReportSettings) -> Figure:
+    from analysis.campaign import fan_chart
+
+    fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
+    fan_chart(st, ax, state=mech.state,
+              label=f"{st.system}: {mech.name} ({mech.rules})")
+    return Figure(id=f"fig-campaign-{st.system}", title=f"{st.system}: {mech.name}",
+                  data=plotting.to_png(fig, settings.dpi),
+                  caption=Caption(f"{mech.state} over {st.sessions} sessions (exact Markov "
+                                  "chain): 10–90 % band (light), 25–75 % band (dark), "
+                                  "median (solid), mean (dotted), threshold (dashed)."),
+                  alt=f"Fan chart of {mech.state} over sessions for {st.system}")
+
+
+def section_campaign(settings: ReportSettings) -> Section:
+    """Campaign mechanics: a fan chart and a reading per system."""
+    title = "Campaign mechanics over sessions"
+    try:
+        from analysis.campaign import run, summary_table
+        from engines.campaign import mechanic
+    except ImportError as exc:
+        return Section("campaign", title, [], [Note(
+            f"Not available in this build: campaign mechanics ({exc.__class__.__name__}: "
+            f"{exc}).", "missing")], available=False)
+    reading = ["Campaign mechanics follow one number of a character (Morality, arcane "
+               "degeneration, Hunger, a skill, hero points) over many sessions. Each "
+               "system shows one mechanic under a typical schedule; the bands show where "
+               "most characters are, session by session (exact chains, the campaign "
+               "modules' default variants)."]
+    blocks: list = []
+    rows = []
+    for system in settings.systems:
+        if system not in CAMPAIGN_DEFAULTS:
+            continue
+        name, params, sessions, threshold = CAMPAIGN_DEFAULTS[system]
+        mech = mechanic(system, name)
+        st = run(system, name, params, sessions=sessions, threshold=threshold)["exact"]
+        reading.append(campaign_reading(system, mech, params, st))
+        blocks.append(campaign_figure(st, mech, settings))
+        last = summary_table(st).iloc[[-1]].drop(columns="method")
+        last.insert(0, "mechanic", name)
+        last.insert(0, "system", system)
+        rows.append(last)
+    if rows:
+        frame = pd.concat(rows, ignore_index=True)
+        blocks.append(Table(id="campaign-summary", title="State after the last session",
+                            frame=frame, caption=Caption(
+                                "Mean, SD and 10/50/90 % quantiles of each mechanic's "
+                                "state after the last session shown (exact)."),
+                            formats={"mean": ".2f", "sd": ".2f"}))
+    return Section("campaign", title, reading, blocks)
+
+
+# ---------------------------------------------------------------- notebook helpers
+
+
+def campaign_view(system: str, name: str, sessions: int = 20, threshold: int | None = None,
+                  dpi: int = 90, **params) -> dict:
+    """The fan chart (PNG bytes), the reading sentence and the summary table of one
+    mechanic under ``params`` (exact chain) — what the campaign notebook shows."""
+    from analysis.campaign import fan_chart, run, summary_table
+    from engines.campaign import mechanic
+
+    mech = mechanic(system, name)
+    st = run(system, name, params, sessions=sessions, threshold=threshold)["exact"]
+    fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
+    fan_chart(st, ax, state=mech.state, label=f"{system}: {name} ({mech.rules})")
+    return {"png": plotting.to_png(fig, dpi), "stats": st, "table": summary_table(st),
+            "reading": campaign_reading(system, mech, {**mech.defaults(), **params}, st)}
+
+
+def _show(view) -> None:
+    from IPython.display import Image, Markdown, display
+
+    display(Markdown(view["reading"]))
+    display(Image(data=view["png"]))
+
+
+def show_campaign(system: str, name: str, sessions: int = 20, threshold=None,
+                  **params) -> dict:
+    """Display the fan chart and reading of one mechanic (a notebook cell's output)."""
+    view = campaign_view(system, name, sessions, threshold, **params)
+    _show(view)
+    return view
+
+
+def campaign_widgets(system: str = "percentile", name: str = "skill-growth",
+                     sessions: int = 20):
+    """ipywidgets: a system/mechanic dropdown, one slider (or dropdown, checkbox) per
+    parameter of the chosen mechanic with its rule id, a sessions slider and an optional
+    threshold; the fan chart redraws on every change."""
+    import ipywidgets as widgets
+
+    from engines.campaign import CAMPAIGN_SYSTEMS, mechanic, mechanics
+
+    options = [(f"{s} / {m}", (s, m)) for s in CAMPAIGN_SYSTEMS for m in mechanics(s)]
+    choose = widgets.Dropdown(options=options, value=(system, name), description="mechanic")
+    n = widgets.IntSlider(value=sessions, min=1, max=200, description="sessions")
+    use_thr = widgets.Checkbox(value=False, description="threshold")
+    thr = widgets.IntText(value=0, description="X")
+    params_box = widgets.VBox()
+    out = widgets.Output()
+    controls: dict = {}
+
+    def build(mech) -> None:
+        controls.clear()
+        items = []
+        for q in mech.params:
+            label = f"{q.name} [{q.rule}]"
+            if q.type is bool:
+                w = widgets.Checkbox(value=q.default, description=label)
+            elif q.type is str:
+                w = widgets.Dropdown(options=list(q.choices or ()), value=q.default,
+                                     description=label)
+            else:
+                lo, hi = q.range or (0, 100)
+                w = widgets.IntSlider(value=q.default, min=lo, max=min(hi, lo + 200),
+                                      description=label)
+            w.tooltip = q.help
+            w.style = {"description_width": "initial"}
+            w.observe(redraw, names="value")
+            controls[q.name] = w
+            items.append(w)
+        params_box.children = items
+
+    def redraw(_=None) -> None:
+        s, m = choose.value
+        values = {k: w.value for k, w in controls.items()}
+        with out:
+            out.clear_output(wait=True)
+            try:
+                _show(campaign_view(s, m, n.value, thr.value if use_thr.value else None,
+                                    **values))
+            except Exception as exc:  # an out-of-range combination: say why
+                print(f"{type(exc).__name__}: {exc}")
+
+    def switch(_=None) -> None:
+        build(mechanic(*choose.value))
+        redraw()
+
+    choose.observe(switch, names="value")
+    for w in (n, use_thr, thr):
+        w.observe(redraw, names="value")
+    build(mechanic(system, name))
+    redraw()
+    return widgets.VBox([choose, params_box, widgets.HBox([n, use_thr, thr]), out])
