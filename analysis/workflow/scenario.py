@@ -147,6 +147,19 @@ class Solve(_Model):
     z: float = Field(2.0, ge=0, le=10)
 
 
+class Guardrail(_Model):
+    """A designer's limit on one metric of a ``[[fights]]`` or ``[[checks]]`` entry
+    (``rpg-balance audit``; see :mod:`analysis.workflow.audit`)."""
+
+    name: str = Field(min_length=1, max_length=200)
+    fight: str | int | None = None     # a [[fights]] name (or position)
+    check: str | int | None = None     # a [[checks]] name (or position): one cell
+    metric: str = Field(min_length=1)  # fights.METRIC_NAMES, or p_success for a check
+    min: float | None = None
+    max: float | None = None
+    reason: str = ""
+
+
 class Sweep(_Model):
     variants: dict[str, list[Scalar]] = Field(default_factory=dict)
     axes: dict[str, list[Scalar]] = Field(default_factory=dict)
@@ -180,6 +193,9 @@ class Scenario(_Model):
     fights: list[Fight] = Field(default_factory=list)
     solve: list[Solve] = Field(default_factory=list)
     sweep: Sweep | None = None
+    guardrails: list[Guardrail] = Field(default_factory=list)
+    #: thresholds of ``rpg-balance audit --discover`` (analysis/data/guardrails.toml)
+    discover: dict[str, Any] = Field(default_factory=dict)
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
     _source: str = PrivateAttr("<scenario>")
@@ -611,6 +627,10 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             problems += _fight_sweep_problems(sc)
         if sc.sweep.metric == "delta" and not any(c.contrast for c in sc.checks):
             problems.append(("sweep.metric", "'delta' needs a contrast in [[checks]]"))
+    if sc.guardrails:
+        from analysis.workflow.audit import guardrail_problems
+
+        problems += guardrail_problems(sc)
     if not (sc.checks or sc.fights or sc.solve):
         problems.append(("(top level)", "nothing to do: add [[checks]], [[fights]] or "
                          "[[solve]]"))
@@ -751,7 +771,7 @@ def _salvage(data: dict, exc: ValidationError, depth: int = 0) -> Scenario | Non
                 node[loc[-1]] = None  # removed below
         except (KeyError, IndexError, TypeError):
             continue
-    for key in ("checks", "fights", "solve"):
+    for key in ("checks", "fights", "solve", "guardrails"):
         if isinstance(trimmed.get(key), list):
             trimmed[key] = [x for x in trimmed[key] if x is not None]
     trimmed.setdefault("name", "?")
