@@ -288,7 +288,7 @@ def _fight_knobs(system: str, f, variants: dict) -> list[tuple[str, Any, list, b
     cur_a, cur_b = _current(system, f.a, trait), _current(system, f.b, trait)
     if isinstance(cur_a, int) and cur_a == cur_b:
         out.append((f"both.{trait}", cur_a, None, True))
-    for side, spec, cur in (("a", f.a, cur_a), ("b", f.b, cur_b)):
+    for side, _spec, cur in (("a", f.a, cur_a), ("b", f.b, cur_b)):
         if isinstance(cur, int) and cur_a != cur_b:
             out.append((f"{side}.{trait}", cur, None, True))
     built = reg.fighter(system, f.a)
@@ -334,7 +334,7 @@ def _directional(read, values: list, cur, lo, hi, violated: str, steps: int | No
     down = [x for x in values if x < cur]
     if steps is not None:
         up, down = up[:steps], down[max(len(down) - steps, 0):]
-    for side, vals, increasing in (("up", up, violated == "min"),
+    for _side, vals, increasing in (("up", up, violated == "min"),
                                    ("down", down, violated != "min")):
         if not vals:
             continue
