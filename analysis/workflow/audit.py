@@ -577,13 +577,14 @@ def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[di
     z = cfg["dominance_z"]
     out = []
     for i, w in enumerate(names):
-        best = None
+        best, by = None, []
         for k, other in enumerate(names):
             if k == i:
                 continue
             sd = np.sqrt(se[i] ** 2 + se[k] ** 2)
             gap = p[k] - p[i]
             if np.all(gap >= -z * sd - 1e-12) and np.any(gap > z * sd + 1e-9):
+                by.append(other)
                 j = int(np.argmax(gap))
                 if best is None or gap[j] > best[0]:
                     best = (float(gap[j]), other, j, float(sd[j]))
@@ -595,7 +596,7 @@ def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[di
                                   f"{', '.join(r for r, _ in opponents)}); largest gap vs "
                                   f"{opponents[j][0]}: P(win) {p[i, j]:.3f} vs "
                                   f"{p[names.index(other), j]:.3f}",
-                        "value": gap, "se": sd,
+                        "value": gap, "se": sd, "by": ", ".join(by),
                         "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
     return out
 
@@ -684,8 +685,10 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
 
 
 def discover(cfg: dict | None = None, *, progress: bool | None = None):
-    """Findings table: kind, system, subject, detail, value, se, severity, rank (gap
-    variants ranked by how far they move the headline numbers, largest first)."""
+    """Findings table: rank, kind, system, subject, detail, value, se, severity, by
+    (dominated weapons: every weapon that dominates it). Dominated weapons first, then
+    one-hit fights, then the gap variants ranked by how far they move the headline
+    numbers (largest first); within a kind by severity, then value."""
     import pandas as pd
 
     from analysis.progress import bar
@@ -700,7 +703,7 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
                 rows += fn(system, cfg, ladder=ladder[system])
                 pb.update(1)
     out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
-                                      "severity"])
+                                      "severity", "by"]).fillna({"by": ""})
     sev = {"high": 0, "medium": 1, "low": 2}
     out["_k"] = out["kind"].map({"dominated_weapon": 0, "one_hit": 1, "gap_variant": 2})
     out["_s"] = out["severity"].map(sev)
