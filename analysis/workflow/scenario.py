@@ -628,9 +628,9 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         if sc.sweep.metric == "delta" and not any(c.contrast for c in sc.checks):
             problems.append(("sweep.metric", "'delta' needs a contrast in [[checks]]"))
     if sc.guardrails:
-        from analysis.workflow.audit import guardrail_problems
+        from analysis.workflow.guardrails import guardrail_problems
 
-        problems += guardrail_problems(sc)
+        problems += guardrail_problems(sc, _hint, _known)
     if not (sc.checks or sc.fights or sc.solve):
         problems.append(("(top level)", "nothing to do: add [[checks]], [[fights]] or "
                          "[[solve]]"))
