@@ -270,3 +270,19 @@ def test_discover_one_hit_and_variants_small():
     at = next(r for r in ranked if r["subject"].startswith("death=at_health"))
     assert at["value"] > 0.9
     assert at["severity"] == "high"
+
+
+def test_key_findings_section_opens_the_report():
+    from reports import sections as S
+    from reports.sections.key_findings import section_key_findings
+    from reports.settings import ReportSettings
+
+    assert S.SECTIONS[0] is section_key_findings
+    sec = section_key_findings(ReportSettings(systems=("middle_3d10", "d20_degrees"),
+                                              progress=False))
+    frame = sec.blocks[0].frame
+    assert set(frame["system"]) == {"middle_3d10", "d20_degrees"}
+    # the middle_3d10 even duel fails its 2-6 round guardrail (about 1.1 rounds)
+    failed = frame[frame["status"] == "fail"]
+    assert "even duel length (middle_3d10)" in set(failed["guardrail"])
+    assert any("Cure: both.vigor" in line for line in sec.reading)

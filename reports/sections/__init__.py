@@ -1,7 +1,7 @@
 """Report sections: analysis frames → :mod:`reports.structure`, each with a plain reading.
 
-One module per section (``success_curves``, ``mc_agreement``, ``outcome_summary``,
-``native_spread``, ``opposed``, ``modifiers``, ``claim_c7``, ``ladders``, ``combat_duels``,
+One module per section (``key_findings`` (opens the report), ``success_curves``,
+``mc_agreement``, ``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``, ``claim_c7``, ``ladders``, ``combat_duels``,
 ``combat_groups``, ``combat_weapons``, ``combat_gear``, ``combat_upsets``,
 ``assumptions``, ``provenance``), with the shared pieces in ``common`` and
 ``combat_common``. Every section is a function ``section_xxx(settings) -> Section | None``
@@ -25,6 +25,7 @@ from reports.sections.combat_groups import section_combat_groups
 from reports.sections.combat_upsets import section_combat_upsets
 from reports.sections.combat_weapons import section_combat_weapons
 from reports.sections.common import SYSTEM_NOTES, curves, outcomes, pct
+from reports.sections.key_findings import section_key_findings
 from reports.sections.ladders import section_ladders
 from reports.sections.mc_agreement import agreement_frame, section_mc_agreement
 from reports.sections.modifiers import section_modifiers
@@ -37,6 +38,7 @@ from reports.sections.success_curves import curve_figure, curve_reading, section
 #: Content sections in report order; provenance is added last by the builder (it needs
 #: the build time).
 SECTIONS = [
+    section_key_findings,
     section_success_curves,
     section_mc_agreement,
     section_outcomes,
@@ -71,6 +73,7 @@ __all__ = [
     "provenance_frame",
     "section_assumptions",
     "section_c7",
+    "section_key_findings",
     "section_combat_duels",
     "section_combat_gear",
     "section_combat_groups",
