@@ -1,12 +1,13 @@
 """Report sections: analysis frames → :mod:`reports.structure`, each with a plain reading.
 
 One module per section (``key_findings`` (opens the report), ``success_curves``,
-``mc_agreement``, ``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``, ``claim_c7``, ``ladders``, ``combat_duels``,
-``combat_groups``, ``combat_weapons``, ``combat_gear``, ``combat_upsets``,
-``assumptions``, ``provenance``), with the shared pieces in ``common`` and
-``combat_common``. Every section is a function ``section_xxx(settings) -> Section | None``
-listed in :data:`SECTIONS` (``None`` leaves the section out); any error stops the build,
-so a broken analysis never yields a quietly partial report.
+``mc_agreement``, ``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``,
+``claim_c7``, ``ladders``, ``combat_duels``, ``combat_groups``, ``combat_weapons``,
+``combat_gear``, ``combat_upsets``, ``assumptions``, ``provenance``), with the shared
+pieces in ``common`` and ``combat_common``. Every section is a function
+``section_xxx(settings) -> Section | None`` listed in :data:`SECTIONS` (``None`` leaves
+the section out); any error stops the build, so a broken analysis never yields a
+quietly partial report.
 """
 
 from __future__ import annotations
@@ -73,12 +74,12 @@ __all__ = [
     "provenance_frame",
     "section_assumptions",
     "section_c7",
-    "section_key_findings",
     "section_combat_duels",
     "section_combat_gear",
     "section_combat_groups",
     "section_combat_upsets",
     "section_combat_weapons",
+    "section_key_findings",
     "section_ladders",
     "section_mc_agreement",
     "section_modifiers",
