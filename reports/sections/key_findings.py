@@ -47,8 +47,8 @@ def section_key_findings(settings: ReportSettings) -> Section:
     shown = table[COLUMNS].copy()
     for col in ("min", "max"):
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
-    return Section("key_findings", "Key findings", key_findings_reading(table),
-                   [_table("key_findings", "Balance guardrails", shown,
+    return Section("key-findings", "Key findings", key_findings_reading(table),
+                   [_table("guardrails", "Balance guardrails", shown,
                            "Each guardrail's metric, exact for duels, one-attack odds and "
                            "checks; status pass / fail / undecided; for a failure the "
                            "smallest change of one knob that makes it pass.",
