@@ -286,3 +286,48 @@ def test_key_findings_section_opens_the_report():
     failed = frame[frame["status"] == "fail"]
     assert "even duel length (middle_3d10)" in set(failed["guardrail"])
     assert any("Cure: both.vigor" in line for line in sec.reading)
+
+
+def test_interaction_ranges_hand_worked():
+    import pandas as pd
+
+    from analysis.workflow.interactions import interaction_ranges
+
+    # metric = a*b on a 2x2 grid: cell means [[0, 0], [0, 1]], row means (0, 0.5),
+    # column means (0, 0.5), grand mean 0.25; residuals +-0.25 -> interaction 0.5.
+    # metric = a+b adds up: every residual is 0. c has one level and is left out.
+    rows = [{"check": "x", "a": a, "b": b, "c": 1, "p": a * b} for a in (0, 1) for b in (0, 1)]
+    rows += [{"check": "y", "a": a, "b": b, "c": 1, "p": a + b} for a in (0, 1) for b in (0, 1)]
+    out = interaction_ranges(pd.DataFrame(rows), ["a", "b", "c"], "p")
+    got = dict(zip(out["check"], out["interaction"], strict=True))
+    assert got["x"] == pytest.approx(0.5)
+    assert got["y"] == pytest.approx(0.0)
+    assert set(out["joint_range"]) == {1.0, 2.0}
+
+
+def test_sweep_writes_interactions(tmp_path):
+    import pandas as pd
+
+    # A1: with 1 die, 2 successes need an exploding die whose re-roll succeeds:
+    # again=10: 0.1 * 0.4 = 0.04; again=8: 0.3 * 0.4 = 0.12, so again is worth 0.08 at
+    # pool 1. On a 2 x 2 grid every residual is +-d/4, d the difference of again's
+    # effect at the two pools, so the interaction range is d/2.
+    sc = _write(tmp_path, """
+name = "again x pool"
+[[checks]]
+name = "c"
+system = "dice_pool_7"
+axes = { pool = [1, 6], successes = [2] }
+[sweep]
+variants = { again = [10, 8] }
+""", "s.toml")
+    out, sweep = tmp_path / "inter.csv", tmp_path / "sweep.csv"
+    assert main(["sweep", str(sc), "--interactions", str(out), "--workers", "0",
+                 "--no-progress", "-o", str(sweep)]) == 0
+    t = pd.read_csv(out)
+    assert len(t) == 1
+    assert {t["knob_a"].iloc[0], t["knob_b"].iloc[0]} == {"again", "pool"}
+    cells = pd.read_csv(sweep).set_index(["again", "pool"])["p"]
+    assert cells[(8, 1)] - cells[(10, 1)] == pytest.approx(0.08)
+    d = (cells[(8, 6)] - cells[(10, 6)]) - 0.08
+    assert t["interaction"].iloc[0] == pytest.approx(abs(d) / 2)
