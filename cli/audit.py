@@ -60,21 +60,24 @@ def run(args) -> int:
         if args.discover:
             raise InputError("--junit: only for guardrails, not with --discover")
         check_target(args.junit, "--junit")
-    scenarios = audit.load_guardrails(args.files) if (args.files or not args.discover) \
-        else []
     if args.discover:
-        cfg = None
-        if args.files:
-            cfg = {}
-            for sc in scenarios:
-                cfg.update(sc.discover)
-        else:
-            from analysis.workflow.scenario import load_scenario
+        from analysis.workflow.scenario import load_scenario
 
-            cfg = load_scenario(audit.DATA).discover
+        cfg: dict = {}
+        for path in args.files or [audit.DATA]:
+            cfg.update(load_scenario(path).discover)
+        unknown = sorted(set(cfg) - set(audit.DEFAULT_DISCOVER))
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], audit.DEFAULT_DISCOVER, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InputError(f"discover.{unknown[0]}: unknown threshold{hint}; known: "
+                             f"{', '.join(audit.DEFAULT_DISCOVER)}")
         table = audit.discover(cfg, progress=args.progress)
         failed = False
     else:
+        scenarios = audit.load_guardrails(args.files)
         table = audit.evaluate(scenarios, seed=args.seed, batch=args.batch,
                                max_trials=args.max_trials, suggestions=not args.no_suggest,
                                progress=args.progress)

@@ -331,3 +331,22 @@ variants = { again = [10, 8] }
     assert cells[(8, 1)] - cells[(10, 1)] == pytest.approx(0.08)
     d = (cells[(8, 6)] - cells[(10, 6)]) - 0.08
     assert t["interaction"].iloc[0] == pytest.approx(abs(d) / 2)
+
+
+def test_discover_command(tmp_path, capsys):
+    import pandas as pd
+
+    cfg = _write(tmp_path, 'name = "d"\n[discover]\nsystems = ["dice_pool_6"]\n'
+                           'one_hit_incapacitate = 0.5\n', "d.toml")
+    out = tmp_path / "d.csv"
+    assert main(["audit", "--discover", str(cfg), "-o", str(out), "--no-progress"]) == 0
+    t = pd.read_csv(out)
+    assert set(t["system"]) == {"dice_pool_6"}
+    assert {"rank", "kind", "severity", "value", "se"} <= set(t.columns)
+    assert set(t["kind"]) <= {"dominated_weapon", "one_hit", "gap_variant"}
+    assert "gap_variant" in set(t["kind"])
+    bad = _write(tmp_path, 'name = "d"\n[discover]\nsystem = ["dice_pool_6"]\n', "e.toml")
+    capsys.readouterr()
+    assert main(["audit", "--discover", str(bad), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "discover.system: unknown threshold (did you mean 'systems'?)" in err

@@ -631,7 +631,7 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         from analysis.workflow.guardrails import guardrail_problems
 
         problems += guardrail_problems(sc, _hint, _known)
-    if not (sc.checks or sc.fights or sc.solve):
+    if not (sc.checks or sc.fights or sc.solve or sc.discover):
         problems.append(("(top level)", "nothing to do: add [[checks]], [[fights]] or "
                          "[[solve]]"))
     tables = sc.output.tables or []
