@@ -350,3 +350,34 @@ def test_discover_command(tmp_path, capsys):
     assert main(["audit", "--discover", str(bad), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "discover.system: unknown threshold (did you mean 'systems'?)" in err
+
+
+def test_gear_cure_is_rerun(tmp_path):
+    # an even dice_pool_7 duel lasts about 2.9 rounds; ask for at least 4: the cure
+    # names one knob; re-run the duel with it and check it passes
+    p = _write(tmp_path, """
+name = "long"
+[[fights]]
+name = "even"
+system = "dice_pool_7"
+a = "swordsman_competent"
+b = "swordsman_competent"
+[[guardrails]]
+name = "long duel"
+fight = "even"
+metric = "mean_rounds"
+min = 4
+""")
+    t = audit.evaluate([load_scenario(p)], progress=False)
+    m = re.fullmatch(r"both\.(\w+) (\S+) → (\S+) gives mean_rounds ([\d.]+)",
+                     t.loc[0, "suggestion"])
+    assert m, t.loc[0, "suggestion"]
+    key, value = m.group(1), m.group(3)
+    value = int(value) if value.isdigit() else value
+    spec = {"archetype": "swordsman_competent", key: value}
+    mod = reg.engine("dice_pool_7")
+    f = reg.fighter("dice_pool_7", spec)
+    rounds = reg.METRICS["mean_rounds"](mod.duel_exact(
+        f, f, reg.combat_variants("dice_pool_7", {}), 50))[0]
+    assert rounds >= 4
+    assert rounds == pytest.approx(float(m.group(4)), abs=0.006)

@@ -176,6 +176,18 @@ def _fmt(x) -> str:
     return str(x)
 
 
+def _find(data, key: str):
+    """The first value under ``key`` in nested mappings (None when absent)."""
+    if isinstance(data, dict):
+        if key in data:
+            return data[key]
+        for v in data.values():
+            found = _find(v, key)
+            if found is not None:
+                return found
+    return None
+
+
 def _current(system: str, spec, key: str):
     """The current value of trait ``key`` of a fighter spec (None when unknown)."""
     from analysis.combat import archetypes
@@ -183,19 +195,32 @@ def _current(system: str, spec, key: str):
     if isinstance(spec, dict) and key in spec:
         return spec[key]
     name = spec if isinstance(spec, str) else spec.get("archetype")
-    if name is None:
-        return None
-    model = archetypes.library(system).get(name)
+    model = archetypes.library(system).get(name) if name is not None else None
     if model is None:
         return None
-    data = model.model_dump() if hasattr(model, "model_dump") else dict(model)
-    if key in data:
-        return data[key]
-    built = archetypes.combatant(system, spec)
-    for attr in (key, key.lower()):
-        if hasattr(built, attr):
-            val = getattr(built, attr)
-            return val.item() if isinstance(val, np.generic) else val
+    if hasattr(model, key):
+        val = getattr(model, key)
+    elif hasattr(model, "model_dump"):
+        val = _find(model.model_dump(), key)
+    else:
+        val = None
+    return val.item() if isinstance(val, np.generic) else val
+
+
+def _armour_of(system: str, spec, choices: list):
+    """The armour a fighter spec wears, as one of ``choices`` (None when unknown)."""
+    val = _current(system, spec, "armour")
+    for cand in (val, getattr(val, "name", None), getattr(val, "points", None)):
+        if cand is not None and cand in choices:
+            return cand
+    from analysis.combat import archetypes
+
+    # gear stored by value (d20_degrees): the data file's entry with the same fields
+    table = archetypes._read(system, None)[1].get("armour", {})
+    for name, entry in table.items():
+        if isinstance(entry, dict) and entry and all(getattr(val, k, None) == v
+                                                     for k, v in entry.items()):
+            return name
     return None
 
 
@@ -217,7 +242,7 @@ def _fight_knobs(system: str, f, variants: dict) -> list[tuple[str, Any, list, b
     out.append(("a.weapon", gear_name(built), archetypes.weapons(system), False))
     arm = archetypes.armours(system)
     if arm:
-        out.append(("both.armour", None, arm, False))
+        out.append(("both.armour", _armour_of(system, f.a, arm), arm, False))
     v = reg.combat_variants(system, variants)
     for fl in dataclasses.fields(v):
         choices = fl.metadata.get("choices")
@@ -297,7 +322,8 @@ def suggest(sc, g, measured: dict) -> str:
             else:
                 tried.append(knob)
                 for val in _valid(t.system, f, t.variants, knob, values):
-                    if val == cur:
+                    if val == cur or (cur is None and knob.endswith("armour")
+                                      and val in (0, "none")):
                         continue
                     est, se = read(val)
                     if status_of(est, se, g.min, g.max) == "pass":
