@@ -14,8 +14,8 @@ import sys
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
 COMMAND_MODULES = ["cli.checks", "cli.tables", "cli.report",
-                   "cli.workflow", "cli.combat", "cli.campaign",
-                   "cli.warmup"]
+                   "cli.workflow", "cli.combat", "cli.campaign", "cli.warmup",
+                   "cli.audit"]
 
 EPILOG = """examples:
   rpg-balance curves dice_pool_7 --variant again=9 --method both --trials 200000 --seed 1

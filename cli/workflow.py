@@ -150,6 +150,9 @@ def register(sub) -> None:
     p.add_argument("--sensitivity", default=None, metavar="PATH",
                    help="also write the sensitivity table (same format)")
     p.add_argument("--plot", default=None, metavar="PNG", help="also draw the sensitivity plot")
+    p.add_argument("--interactions", default=None, metavar="PATH",
+                   help="also write the two-way interaction ranges of the swept knobs "
+                   "(same format)")
     p.set_defaults(func=run_sweep)
 
     p = sub.add_parser("solve", help="difficulty, competence and lethality solvers",
@@ -344,7 +347,7 @@ def run_sweep(args) -> int:
     _apply_overrides(sc, args)
     fmt = sc.output.format
     for flag, path in (("-o", args.output), ("--sensitivity", args.sensitivity),
-                       ("--plot", args.plot)):
+                       ("--plot", args.plot), ("--interactions", args.interactions)):
         _target_file(path, flag)
     if fmt == "parquet" and args.output in (None, "-"):
         raise InputError("format parquet needs an output file (-o FILE)")
@@ -373,6 +376,13 @@ def run_sweep(args) -> int:
     _to_stdout(write_table, table, fmt, args.output, prov)
     if args.sensitivity is not None:
         _to_stdout(write_table, sens, fmt, args.sensitivity, prov)
+    if args.interactions is not None:
+        import pandas as pd
+
+        from analysis.workflow.interactions import result_interactions
+
+        inter = pd.concat([result_interactions(r) for r in results], ignore_index=True)
+        _to_stdout(write_table, inter, fmt, args.interactions, prov)
     if args.plot is not None:
         result = results[-1]
         sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric)

@@ -171,6 +171,19 @@ class Campaign(_Model):
     method: Literal["exact", "mc", "both"] | None = None
 
 
+class Guardrail(_Model):
+    """A designer's limit on one metric of a ``[[fights]]`` or ``[[checks]]`` entry
+    (``rpg-balance audit``; see :mod:`analysis.workflow.audit`)."""
+
+    name: str = Field(min_length=1, max_length=200)
+    fight: str | int | None = None     # a [[fights]] name (or position)
+    check: str | int | None = None     # a [[checks]] name (or position): one cell
+    metric: str = Field(min_length=1)  # fights.METRIC_NAMES, or p_success for a check
+    min: float | None = None
+    max: float | None = None
+    reason: str = ""
+
+
 class Sweep(_Model):
     variants: dict[str, list[Scalar]] = Field(default_factory=dict)
     axes: dict[str, list[Scalar]] = Field(default_factory=dict)
@@ -206,6 +219,9 @@ class Scenario(_Model):
     solve: list[Solve] = Field(default_factory=list)
     campaign: list[Campaign] = Field(default_factory=list)
     sweep: Sweep | None = None
+    guardrails: list[Guardrail] = Field(default_factory=list)
+    #: thresholds of ``rpg-balance audit --discover`` (analysis/data/guardrails.toml)
+    discover: dict[str, Any] = Field(default_factory=dict)
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
     _source: str = PrivateAttr("<scenario>")
@@ -640,7 +656,11 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         if sc.sweep.metric == "delta" and not any(c.contrast for c in sc.checks):
             problems.append(("sweep.metric", "'delta' needs a contrast in [[checks]]"))
     problems += _campaign_problems(sc)
-    if not (sc.checks or sc.fights or sc.solve or sc.campaign):
+    if sc.guardrails:
+        from analysis.workflow.guardrails import guardrail_problems
+
+        problems += guardrail_problems(sc, _hint, _known)
+    if not (sc.checks or sc.fights or sc.solve or sc.campaign or sc.discover):
         problems.append(("(top level)", "nothing to do: add [[checks]], [[fights]], "
                          "[[solve]] or [[campaign]]"))
     if "campaign" in (sc.output.tables or []) and not sc.campaign:
@@ -847,7 +867,7 @@ def _salvage(data: dict, exc: ValidationError, depth: int = 0) -> Scenario | Non
                 node[loc[-1]] = None  # removed below
         except (KeyError, IndexError, TypeError):
             continue
-    for key in ("checks", "fights", "solve", "campaign"):
+    for key in ("checks", "fights", "solve", "campaign", "guardrails"):
         if isinstance(trimmed.get(key), list):
             trimmed[key] = [x for x in trimmed[key] if x is not None]
     trimmed.setdefault("name", "?")

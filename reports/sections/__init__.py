@@ -1,12 +1,13 @@
 """Report sections: analysis frames → :mod:`reports.structure`, each with a plain reading.
 
-One module per section (``success_curves``, ``mc_agreement``, ``outcome_summary``,
-``native_spread``, ``opposed``, ``modifiers``, ``claim_c7``, ``ladders``, ``combat_duels``,
-``combat_groups``, ``combat_weapons``, ``combat_gear``, ``combat_upsets``, ``campaign``,
-``assumptions``, ``provenance``), with the shared pieces in ``common`` and
-``combat_common``. Every section is a function ``section_xxx(settings) -> Section | None``
-listed in :data:`SECTIONS` (``None`` leaves the section out); any error stops the build,
-so a broken analysis never yields a quietly partial report.
+One module per section (``key_findings`` (opens the report), ``success_curves``,
+``mc_agreement``, ``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``,
+``claim_c7``, ``ladders``, ``combat_duels``, ``combat_groups``, ``combat_weapons``,
+``combat_gear``, ``combat_upsets``, ``campaign``, ``assumptions``, ``provenance``), with
+the shared pieces in ``common`` and ``combat_common``. Every section is a function
+``section_xxx(settings) -> Section | None`` listed in :data:`SECTIONS` (``None`` leaves
+the section out); any error stops the build, so a broken analysis never yields a
+quietly partial report.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from reports.sections.combat_groups import section_combat_groups
 from reports.sections.combat_upsets import section_combat_upsets
 from reports.sections.combat_weapons import section_combat_weapons
 from reports.sections.common import SYSTEM_NOTES, curves, outcomes, pct
+from reports.sections.key_findings import section_key_findings
 from reports.sections.ladders import section_ladders
 from reports.sections.mc_agreement import agreement_frame, section_mc_agreement
 from reports.sections.modifiers import section_modifiers
@@ -38,6 +40,7 @@ from reports.sections.success_curves import curve_figure, curve_reading, section
 #: Content sections in report order; provenance is added last by the builder (it needs
 #: the build time).
 SECTIONS = [
+    section_key_findings,
     section_success_curves,
     section_mc_agreement,
     section_outcomes,
@@ -78,6 +81,7 @@ __all__ = [
     "section_combat_groups",
     "section_combat_upsets",
     "section_combat_weapons",
+    "section_key_findings",
     "section_ladders",
     "section_mc_agreement",
     "section_modifiers",

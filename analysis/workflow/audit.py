@@ -1,0 +1,661 @@
+"""Balance audit: guardrails a designer writes, findings the suite detects by itself,
+and the one-knob change that would cure each failure.
+
+Three pieces:
+
+- **Guardrails** — ``[[guardrails]]`` entries of a scenario file (beside ``[[checks]]``,
+  ``[[fights]]``, ``[[solve]]``): a ``name``, the ``fight`` or ``check`` entry measured
+  (by name or position), a ``metric`` (every fight metric of
+  :data:`analysis.combat.fights.METRIC_NAMES`, or ``p_success`` for a one-cell check)
+  and ``min`` and/or ``max``. :func:`evaluate` measures each one exactly where the engines
+  solve it (duels by their absorbing chains, one-attack odds, checks) and otherwise by
+  Monte Carlo with the sample doubled batch by batch — batch ``k`` of guardrail ``g``
+  draws from ``SeedSequence(seed, spawn_key=(AUDIT_STREAM, g, k))`` — until the verdict is
+  decided at :data:`Z_DECIDE` standard errors or the cap is hit: then the status is
+  ``undecided``, never a coin flip.
+- **The cure** (:func:`suggest`) — for a failed guardrail, the smallest change of one
+  knob (a hit-point trait, weapon, armour, a difficulty or competence axis, or a rule
+  variant) that makes it pass, searched with :func:`analysis.workflow.solvers.solve_threshold`
+  over the knob metrics of :func:`~analysis.workflow.solvers.fight_knob_metric` and
+  :func:`~analysis.workflow.solvers.check_knob_metric`, and re-measured at the value found.
+- **Discovery** (:func:`discover`) — findings without a guardrail: dominated weapons,
+  fights decided in one hit, and the gap variants ranked by how far they move the even
+  competent duel. Thresholds live in the ``[discover]`` table of
+  ``analysis/data/guardrails.toml``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analysis.workflow.guardrails import _index
+from engines.errors import InputError
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "guardrails.toml"
+CROSS = Path(__file__).resolve().parent.parent / "data" / "cross_combat.toml"
+#: a verdict counts as decided when the whole value ± Z_DECIDE·SE interval is on one side
+Z_DECIDE = 3.0
+#: stream offset of the audit's Monte Carlo batches (never shared with runs or sweeps)
+AUDIT_STREAM = 3_000_000
+COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status",
+           "suggestion")
+
+#: the trait that carries each system's hit points / health (A14, B9, C6, DX7, E-g2)
+HEALTH_TRAIT = {"dice_pool_7": "CON", "middle_3d10": "vigor", "dice_pool_6": "stamina",
+                "percentile": "con", "d20_degrees": "hit_points"}
+#: the difficulty axis of each system's checks (easiest first when the value grows?)
+DIFFICULTY_AXIS = {"dice_pool_7": "successes", "middle_3d10": "difficulty",
+                   "dice_pool_6": "difficulty", "percentile": "level", "d20_degrees": "dc"}
+#: knob values searched on each side of the current value
+SEARCH_STEPS = 8
+
+
+# --------------------------------------------------------------------------------------
+# Measuring one guardrail
+
+
+def status_of(value: float, se: float, lo: float | None, hi: float | None,
+              z: float = Z_DECIDE) -> str:
+    """``pass`` / ``fail`` / ``undecided`` of ``value ± z·se`` against ``[lo, hi]``."""
+    if value is None or not math.isfinite(value):
+        return "undecided"
+    eps = 1e-9  # exact values on a bound (0.8 vs max 0.8) count as inside
+    if (lo is not None and value + z * se < lo - eps) \
+            or (hi is not None and value - z * se > hi + eps):
+        return "fail"
+    if (lo is None or value - z * se >= lo - eps) and (hi is None or value + z * se <= hi + eps):
+        return "pass"
+    return "undecided"
+
+
+@dataclasses.dataclass
+class Target:
+    """What a guardrail measures, resolved from the scenario."""
+
+    kind: str            # "fight" | "check"
+    system: str
+    entry: Any           # the Fight or Check entry
+    exact: bool
+    variants: dict
+
+
+def _target(sc, g) -> Target:
+    if g.fight is not None:
+        f = sc.fights[_index(sc.fights, "fight", g.fight)]
+        return Target("fight", sc.check_system(f), f, sc.fight_exact(f, default=True),
+                      sc.check_variants(f))
+    c = sc.checks[_index(sc.checks, "check", g.check)]
+    return Target("check", sc.check_system(c), c, True, sc.check_variants(c))
+
+
+def check_cell(system: str, check) -> dict[str, Any]:
+    """The one cell of a check entry as ``{axis: value}`` (competence names resolved)."""
+    from analysis.checks.curves import AXES
+    from analysis.workflow.solvers import competence_value
+
+    cell = {k: v[0] for k, v in check.axes.items()}
+    if check.competence:
+        cell[next(iter(AXES[system]))] = competence_value(system, check.competence[0])[1]
+    return cell
+
+
+def check_value(system: str, cell: dict, variants) -> float:
+    from analysis.checks.curves import success_curves
+
+    t = success_curves(system, "exact", axes={k: [v] for k, v in cell.items()},
+                       variants=variants)
+    return float(t["p"].mean())
+
+
+def measure(sc, g, index: int, *, seed: int = 0, batch: int = 2_000,
+            max_trials: int = 200_000) -> dict:
+    """Value, SE, trials and status of guardrail ``g`` (position ``index``)."""
+    t = _target(sc, g)
+    if t.kind == "check":
+        v = check_value(t.system, check_cell(t.system, t.entry), t.variants)
+        return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
+                "status": status_of(v, 0.0, g.min, g.max)}
+    from analysis.workflow.fight_sweep import fight_point
+
+    f = t.entry
+    if t.exact:
+        row = fight_point(t.system, f.a, f.b, t.variants, f.round_cap, g.metric, exact=True)
+        v = float(row["metric"])
+        return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
+                "status": status_of(v, 0.0, g.min, g.max)}
+    return _measure_mc(t, g, index, seed, batch, max_trials)
+
+
+def _measure_mc(t: Target, g, index: int, seed: int, batch: int, max_trials: int) -> dict:
+    """Doubling Monte Carlo batches until decided at Z_DECIDE SE or ``max_trials``."""
+    from analysis.combat import fights as reg
+    from analysis.combat.lethality import merge_stats
+
+    f = t.entry
+    if reg.is_one_hit(g.metric):  # one-attack odds are always exact
+        from analysis.workflow.fight_sweep import fight_point
+
+        row = fight_point(t.system, f.a, f.b, t.variants, f.round_cap, g.metric, exact=False)
+        v = float(row["metric"])
+        return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
+                "status": status_of(v, 0.0, g.min, g.max)}
+    mod = reg.engine(t.system)
+    v = reg.combat_variants(t.system, t.variants)
+    fa, fb = reg.fighter(t.system, f.a), reg.fighter(t.system, f.b)
+    read = reg.metric(g.metric)
+    parts, n, k = [], 0, 0
+    while True:
+        size = min(batch * 2 ** k, max_trials - n) if max_trials > n else 0
+        if size <= 0:
+            break
+        ss = np.random.SeedSequence(seed, spawn_key=(AUDIT_STREAM, index, k))
+        parts.append(mod.duel_mc(fa, fb, size, ss, v, f.round_cap))
+        n += size
+        k += 1
+        stats = parts[0] if len(parts) == 1 else merge_stats(parts)
+        est, se = read(stats)
+        status = status_of(est, se, g.min, g.max)
+        if status != "undecided":
+            break
+    return {"value": float(est), "se": float(se), "trials": n, "method": "mc",
+            "status": status}
+
+
+# --------------------------------------------------------------------------------------
+# The cure: the smallest one-knob change that makes a failed guardrail pass
+
+
+def _fmt(x) -> str:
+    if isinstance(x, float):
+        return f"{x:.3g}"
+    return str(x)
+
+
+def _find(data, key: str):
+    """The first value under ``key`` in nested mappings (None when absent)."""
+    if isinstance(data, dict):
+        if key in data:
+            return data[key]
+        for v in data.values():
+            found = _find(v, key)
+            if found is not None:
+                return found
+    return None
+
+
+def _current(system: str, spec, key: str):
+    """The current value of trait ``key`` of a fighter spec (None when unknown)."""
+    from analysis.combat import archetypes
+
+    if isinstance(spec, dict) and key in spec:
+        return spec[key]
+    name = spec if isinstance(spec, str) else spec.get("archetype")
+    model = archetypes.library(system).get(name) if name is not None else None
+    if model is None:
+        return None
+    if hasattr(model, key):
+        val = getattr(model, key)
+    elif hasattr(model, "model_dump"):
+        val = _find(model.model_dump(), key)
+    else:
+        val = None
+    return val.item() if isinstance(val, np.generic) else val
+
+
+def _armour_of(system: str, spec, choices: list):
+    """The armour a fighter spec wears, as one of ``choices`` (None when unknown)."""
+    val = _current(system, spec, "armour")
+    for cand in (val, getattr(val, "name", None), getattr(val, "points", None)):
+        if cand is not None and cand in choices:
+            return cand
+    from analysis.combat import archetypes
+
+    # gear stored by value (d20_degrees): the data file's entry with the same fields
+    table = archetypes._read(system, None)[1].get("armour", {})
+    for name, entry in table.items():
+        if isinstance(entry, dict) and entry and all(getattr(val, k, None) == v
+                                                     for k, v in entry.items()):
+            return name
+    return None
+
+
+def _fight_knobs(system: str, f, variants: dict) -> list[tuple[str, Any, list, bool]]:
+    """``(knob, current, values, numeric)`` candidates for a fight guardrail."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+    from analysis.combat.lethality import gear_name
+
+    out = []
+    trait = HEALTH_TRAIT[system]
+    cur_a, cur_b = _current(system, f.a, trait), _current(system, f.b, trait)
+    if isinstance(cur_a, int) and cur_a == cur_b:
+        out.append((f"both.{trait}", cur_a, None, True))
+    for side, _spec, cur in (("a", f.a, cur_a), ("b", f.b, cur_b)):
+        if isinstance(cur, int) and cur_a != cur_b:
+            out.append((f"{side}.{trait}", cur, None, True))
+    built = reg.fighter(system, f.a)
+    out.append(("a.weapon", gear_name(built), archetypes.weapons(system), False))
+    arm = archetypes.armours(system)
+    if arm:
+        out.append(("both.armour", _armour_of(system, f.a, arm), arm, False))
+    v = reg.combat_variants(system, variants)
+    for fl in dataclasses.fields(v):
+        choices = fl.metadata.get("choices")
+        if fl.name == "aftermath":
+            continue
+        if isinstance(fl.default, bool):
+            choices = (True, False)
+        if not choices or len(choices) > 6:
+            continue
+        out.append((f"variant.{fl.name}", getattr(v, fl.name), list(choices), False))
+    return out
+
+
+def _check_knobs(system: str, cell: dict) -> list[tuple[str, Any, list, bool]]:
+    from analysis.checks.curves import AXES
+
+    out = []
+    for axis in (DIFFICULTY_AXIS[system], next(iter(AXES[system]))):
+        if axis not in cell:
+            continue
+        values = list(AXES[system][axis])
+        numeric = all(isinstance(x, int) for x in values)
+        out.append((axis, cell[axis], values, numeric))
+    return out
+
+
+def _directional(read, values: list, cur, lo, hi, violated: str, steps: int | None = None):
+    """The nearest value on each side of ``cur`` that passes, via solve_threshold
+    (``steps``: how many values each way; all when None)."""
+    from analysis.workflow.solvers import solve_threshold
+
+    target = lo if violated == "min" else hi
+    goal = "at_least" if violated == "min" else "at_most"
+    found = []
+    up = [x for x in values if x > cur]
+    down = [x for x in values if x < cur]
+    if steps is not None:
+        up, down = up[:steps], down[max(len(down) - steps, 0):]
+    for _side, vals, increasing in (("up", up, violated == "min"),
+                                   ("down", down, violated != "min")):
+        if not vals:
+            continue
+        res = solve_threshold(read, vals, target, goal=goal, increasing=increasing,
+                              z=Z_DECIDE)
+        if res.found:
+            est, se = read(res.knob)
+            if status_of(est, se, lo, hi) == "pass":
+                found.append((abs(values.index(res.knob) - values.index(cur)), res.knob,
+                              est, se))
+    return found
+
+
+def suggest(sc, g, measured: dict) -> str:
+    """The smallest single-knob change that makes failed guardrail ``g`` pass, as text
+    (``both.vigor 4 → 6 gives mean_rounds 3.1``), or why none was found."""
+    from analysis.workflow.solvers import check_knob_metric, fight_knob_metric
+
+    t = _target(sc, g)
+    violated = "min" if g.min is not None and measured["value"] < g.min else "max"
+    cands: list[tuple[int, int, str, Any, Any, float, float]] = []
+    tried: list[str] = []
+    if t.kind == "fight":
+        f = t.entry
+        knobs = _fight_knobs(t.system, f, t.variants)
+        for order, (knob, cur, values, numeric) in enumerate(knobs):
+            read = _cached(fight_knob_metric(
+                t.system, f.a, f.b, knob, g.metric, variants=t.variants,
+                round_cap=f.round_cap, exact=None if t.exact else False,
+                trials=None if t.exact else 20_000, seed=sc.seed))
+            if numeric:
+                values = _valid(t.system, f, t.variants, knob,
+                                range(0, 2 * max(cur, 1) + SEARCH_STEPS + 1))
+                tried.append(f"{knob} {values[0]}–{values[-1]}")
+                for steps, val, est, se in _directional(read, values, cur, g.min, g.max,
+                                                        violated, SEARCH_STEPS + cur):
+                    cands.append((steps, order, knob, cur, val, est, se))
+            else:
+                tried.append(knob)
+                for val in _valid(t.system, f, t.variants, knob, values):
+                    if val == cur or (cur is None and knob.endswith("armour")
+                                      and val in (0, "none")):
+                        continue
+                    est, se = read(val)
+                    if status_of(est, se, g.min, g.max) == "pass":
+                        cands.append((1, order, knob, cur, val, est, se))
+                        break
+    else:
+        cell = check_cell(t.system, t.entry)
+        for order, (axis, cur, values, numeric) in enumerate(_check_knobs(t.system, cell)):
+            fixed = {k: v for k, v in cell.items() if k != axis}
+            read = _cached(check_knob_metric(t.system, axis, fixed, variants=t.variants))
+            tried.append(f"{axis} {values[0]}–{values[-1]}")
+            if numeric:
+                for steps, val, est, se in _directional(read, values, cur, g.min, g.max,
+                                                        violated):
+                    cands.append((steps, order, axis, cur, val, est, se))
+            else:
+                for val in values:
+                    if val != cur:
+                        est, se = read(val)
+                        if status_of(est, se, g.min, g.max) == "pass":
+                            cands.append((abs(values.index(val) - values.index(cur)), order,
+                                          axis, cur, val, est, se))
+    if not cands:
+        return "no single knob cures it (searched " + ", ".join(tried) + ")"
+    steps, _, knob, cur, val, est, se = min(cands, key=lambda c: (c[0], c[1]))
+    shown = "?" if cur is None else _fmt(cur)
+    tail = f" ± {_fmt(se)}" if se else ""
+    return f"{knob} {shown} → {_fmt(val)} gives {g.metric} {_fmt(est)}{tail}"
+
+
+def _valid(system: str, f, variants: dict, knob: str, values) -> list:
+    """The knob values the data files' validation accepts (e.g. vigor 1..10)."""
+    from analysis.combat import fights as reg
+    from analysis.workflow.fight_sweep import apply_knob
+
+    out = []
+    for value in values:
+        try:
+            a, b, v = apply_knob(f.a, f.b, variants, knob, value)
+            reg.fighter(system, a)
+            reg.fighter(system, b)
+            reg.combat_variants(system, v)
+        except InputError:
+            continue
+        out.append(value)
+    return out
+
+
+def _cached(read):
+    memo: dict = {}
+
+    def inner(value):
+        key = repr(value)
+        if key not in memo:
+            memo[key] = read(value)
+        return memo[key]
+
+    return inner
+
+
+# --------------------------------------------------------------------------------------
+# Running an audit
+
+
+def load_guardrails(paths: list[str | Path] | None = None):
+    """The scenarios to audit (the shipped default set when ``paths`` is empty)."""
+    from analysis.workflow.scenario import load_scenario
+
+    paths = list(paths or [DATA])
+    out, problems = [], []
+    for p in paths:
+        try:
+            sc = load_scenario(p)
+        except InputError as exc:
+            problems.append(str(exc))
+            continue
+        if not sc.guardrails:
+            problems.append(f"{Path(p).name}: no [[guardrails]] entries to audit")
+        out.append(sc)
+    if problems:
+        raise InputError(problems[0] if len(problems) == 1 else
+                         f"{len(problems)} files with problems\n  " + "\n  ".join(problems))
+    return out
+
+
+def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
+             max_trials: int = 200_000, suggestions: bool = True,
+             progress: bool | None = None):
+    """One row per guardrail: :data:`COLUMNS` plus ``reason``, ``solved`` (exact | mc),
+    ``trials`` (0 when exact) and ``file``."""
+    import pandas as pd
+
+    from analysis.progress import bar
+
+    total = sum(len(sc.guardrails) for sc in scenarios)
+    rows = []
+    with bar(total, "audit", disable=None if progress is None else not progress) as pb:
+        for sc in scenarios:
+            for i, g in enumerate(sc.guardrails):
+                m = measure(sc, g, i, seed=sc.seed if seed is None else seed, batch=batch,
+                            max_trials=max_trials)
+                suggestion = ""
+                if m["status"] == "fail" and suggestions:
+                    suggestion = suggest(sc, g, m)
+                rows.append({"guardrail": g.name, "system": _target(sc, g).system,
+                             "metric": g.metric, "value": m["value"], "se": m["se"],
+                             "min": g.min, "max": g.max, "status": m["status"],
+                             "suggestion": suggestion, "reason": g.reason,
+                             "solved": m["method"], "trials": m["trials"],
+                             "file": Path(sc.source).name})
+                pb.update(1)
+    out = pd.DataFrame(rows, columns=[*COLUMNS, "reason", "solved", "trials", "file"])
+    for col in ("min", "max"):
+        out[col] = out[col].astype("Float64")
+    return out
+
+
+def _bound(x) -> str:
+    import pandas as pd
+
+    return "" if x is None or pd.isna(x) else f"{float(x):g}"
+
+
+def junit_xml(table, suite: str = "rpg-balance audit") -> str:
+    """JUnit XML: one testcase per guardrail; ``failure`` for fail, ``skipped`` for
+    undecided."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element("testsuite", name=suite, tests=str(len(table)),
+                      failures=str(int((table["status"] == "fail").sum())),
+                      skipped=str(int((table["status"] == "undecided").sum())), errors="0")
+    for r in table.itertuples(index=False):
+        case = ET.SubElement(root, "testcase", classname=f"{r.file}.{r.system}",
+                             name=r.guardrail)
+        bounds = f"[{_bound(r.min)}, {_bound(r.max)}]"
+        text = f"{r.metric} = {r.value:.6g} ± {r.se:.3g}, wanted {bounds}"
+        if r.status == "fail":
+            el = ET.SubElement(case, "failure", message=text)
+            el.text = f"{text}\nreason: {r.reason}\nsuggestion: {r.suggestion}"
+        elif r.status == "undecided":
+            ET.SubElement(case, "skipped", message=f"undecided at {Z_DECIDE:g} SE: {text}")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# Discovery: findings without a guardrail
+
+
+DEFAULT_DISCOVER = {
+    "systems": ["dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees"],
+    "attacker": "competent",
+    "opponents": ["novice", "competent", "expert"],
+    "dominance_z": 2.0,
+    "dominated_high": 0.10,
+    "one_hit_incapacitate": 0.5,
+    "one_hit_high": 0.8,
+    "one_round_duel": 0.5,
+    "variant_medium": 0.05,
+    "variant_high": 0.15,
+}
+
+
+def _ladder_specs() -> dict:
+    from analysis.toml_input import read_toml
+
+    return read_toml(CROSS, "cross-combat file").get("ladder", {})
+
+
+def _duel(system, a, b, data=None, variants=None):
+    """Exact duel of fighter specs (``data``: the system's archetype library file)."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+
+    mod = reg.engine(system)
+    v = reg.combat_variants(system, variants or {})
+    fa = archetypes.combatant(system, a, path=data)
+    fb = archetypes.combatant(system, b, path=data)
+    return mod.duel_exact(fa, fb, v, 50)
+
+
+def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[dict]:
+    """Weapons never better than another of the system in any ladder matchup (beyond
+    ``dominance_z`` SE; exact duels have SE 0) and strictly worse in at least one."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+
+    ladder = ladder or _ladder_specs()[system]
+    base = dict(ladder[cfg["attacker"]])
+    opponents = [(r, ladder[r]) for r in cfg["opponents"] if r in ladder]
+    names = archetypes.weapons(system, data)
+    p = np.zeros((len(names), len(opponents)))
+    se = np.zeros_like(p)
+    win = reg.METRICS["p_side0"]
+    for i, w in enumerate(names):
+        for j, (_, opp) in enumerate(opponents):
+            est, s = win(_duel(system, {**base, "weapon": w}, opp, data))
+            p[i, j], se[i, j] = est, s
+    z = cfg["dominance_z"]
+    out = []
+    for i, w in enumerate(names):
+        best, by = None, []
+        for k, other in enumerate(names):
+            if k == i:
+                continue
+            sd = np.sqrt(se[i] ** 2 + se[k] ** 2)
+            gap = p[k] - p[i]
+            if np.all(gap >= -z * sd - 1e-12) and np.any(gap > z * sd + 1e-9):
+                by.append(other)
+                j = int(np.argmax(gap))
+                if best is None or gap[j] > best[0]:
+                    best = (float(gap[j]), other, j, float(sd[j]))
+        if best is not None:
+            gap, other, j, sd = best
+            out.append({"kind": "dominated_weapon", "system": system, "subject": w,
+                        "detail": f"{w} is never better than {other} in "
+                                  f"{len(opponents)} matchups ({cfg['attacker']} vs "
+                                  f"{', '.join(r for r, _ in opponents)}); largest gap vs "
+                                  f"{opponents[j][0]}: P(win) {p[i, j]:.3f} vs "
+                                  f"{p[names.index(other), j]:.3f}",
+                        "value": gap, "se": sd, "by": ", ".join(by),
+                        "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
+    return out
+
+
+def one_hit_fights(system: str, cfg: dict, ladder=None) -> list[dict]:
+    """Weapons whose single plain attack drops an unhurt equal too often, and even
+    duels mostly over in the first round."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+
+    ladder = ladder or _ladder_specs()[system]
+    base = dict(ladder[cfg["attacker"]])
+    mod = reg.engine(system)
+    v = reg.combat_variants(system, {})
+    target = archetypes.combatant(system, base)
+    out = []
+    for w in archetypes.weapons(system):
+        odds = mod.one_hit(archetypes.combatant(system, {**base, "weapon": w}), target, v)
+        p = float(odds["p_incapacitate"])
+        if p >= cfg["one_hit_incapacitate"]:
+            out.append({"kind": "one_hit", "system": system, "subject": w,
+                        "detail": f"one {w} attack by a {cfg['attacker']} fighter drops an "
+                                  f"unhurt equal with P {p:.3f} (kills {odds['p_kill']:.3f})",
+                        "value": p, "se": 0.0,
+                        "severity": "high" if p >= cfg["one_hit_high"] else "medium"})
+    stats = _duel(system, base, base)
+    p1, s1 = reg.metric("p_rounds_between:1:1")(stats)
+    if p1 >= cfg["one_round_duel"]:
+        out.append({"kind": "one_hit", "system": system, "subject": "even duel",
+                    "detail": f"an even {cfg['attacker']} duel ends in round 1 with P {p1:.3f}",
+                    "value": p1, "se": s1,
+                    "severity": "high" if p1 >= cfg["one_hit_high"] else "medium"})
+    return out
+
+
+def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
+    """Every non-default choice of each gap variant (rule id ``X-gN``) of the combat
+    engine, with how far it moves the even duel's P(side0), mean rounds and
+    P(loser dead)."""
+    from analysis.combat import fights as reg
+
+    ladder = ladder or _ladder_specs()[system]
+    base = dict(ladder[cfg["attacker"]])
+    v0 = reg.combat_variants(system, {})
+    heads = ("p_side0", "mean_rounds", "p_loser_dead")
+
+    def headline(variants):
+        stats = _duel(system, base, base, variants=variants)
+        return {h: reg.METRICS[h](stats) for h in heads}
+
+    ref = headline({})
+    out = []
+    for fl in dataclasses.fields(v0):
+        rule = str(fl.metadata.get("rule", ""))
+        if "-g" not in rule:
+            continue
+        choices = fl.metadata.get("choices")
+        if isinstance(fl.default, bool):
+            choices = (True, False)
+        if not choices or len(choices) > 6:
+            continue
+        for c in choices:
+            if c == fl.default:
+                continue
+            try:
+                h = headline({fl.name: c})
+            except InputError:
+                continue
+            d = {k: h[k][0] - ref[k][0] for k in heads}
+            sd = {k: math.hypot(h[k][1], ref[k][1]) for k in heads}
+            rounds = ref["mean_rounds"][0] or 1.0
+            score = max(abs(d["p_side0"]), abs(d["p_loser_dead"]),
+                        abs(d["mean_rounds"]) / rounds)
+            sev = ("high" if score >= cfg["variant_high"] else
+                   "medium" if score >= cfg["variant_medium"] else "low")
+            out.append({"kind": "gap_variant", "system": system,
+                        "subject": f"{fl.name}={str(c).lower()} ({rule})",
+                        "detail": f"P(side0) {ref['p_side0'][0]:.3f} → {h['p_side0'][0]:.3f}"
+                                  f" (±{sd['p_side0']:.3g}), rounds "
+                                  f"{ref['mean_rounds'][0]:.2f} → {h['mean_rounds'][0]:.2f} "
+                                  f"(±{sd['mean_rounds']:.3g}), P(loser dead) "
+                                  f"{ref['p_loser_dead'][0]:.3f} → "
+                                  f"{h['p_loser_dead'][0]:.3f} (±{sd['p_loser_dead']:.3g})",
+                        "value": score, "se": max(sd.values()), "severity": sev})
+    return out
+
+
+def discover(cfg: dict | None = None, *, progress: bool | None = None):
+    """Findings table: rank, kind, system, subject, detail, value, se, severity, by
+    (dominated weapons: every weapon that dominates it). Dominated weapons first, then
+    one-hit fights, then the gap variants ranked by how far they move the headline
+    numbers (largest first); within a kind by severity, then value."""
+    import pandas as pd
+
+    from analysis.progress import bar
+
+    cfg = {**DEFAULT_DISCOVER, **(cfg or {})}
+    ladder = _ladder_specs()
+    rows: list[dict] = []
+    with bar(3 * len(cfg["systems"]), "discover",
+             disable=None if progress is None else not progress) as pb:
+        for system in cfg["systems"]:
+            for fn in (dominated_weapons, one_hit_fights, gap_variants):
+                rows += fn(system, cfg, ladder=ladder[system])
+                pb.update(1)
+    out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
+                                      "severity", "by"]).fillna({"by": ""})
+    sev = {"high": 0, "medium": 1, "low": 2}
+    out["_k"] = out["kind"].map({"dominated_weapon": 0, "one_hit": 1, "gap_variant": 2})
+    out["_s"] = out["severity"].map(sev)
+    out = out.sort_values(["_k", "_s", "value"], ascending=[True, True, False],
+                          kind="stable").drop(columns=["_k", "_s"]).reset_index(drop=True)
+    out.insert(0, "rank", range(1, len(out) + 1))
+    return out

@@ -1,0 +1,90 @@
+"""Validation of ``[[guardrails]]`` entries of a scenario file (called from
+:mod:`analysis.workflow.scenario`; evaluated by :mod:`analysis.workflow.audit`).
+
+A guardrail names the ``fight`` or ``check`` entry it measures (by name or position), a
+``metric`` (a fight metric of :data:`analysis.combat.fights.METRIC_NAMES`, or
+``p_success`` for a one-cell check) and ``min`` and/or ``max``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engines.errors import InputError
+
+
+def _names(entries, prefix):
+    return [e.name or f"{prefix}{i}" for i, e in enumerate(entries)]
+
+
+def _index(entries, prefix, ref) -> int | None:
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return ref if 0 <= ref < len(entries) else None
+    names = _names(entries, prefix)
+    return names.index(ref) if ref in names else None
+
+
+def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
+    """Every problem of the scenario's ``[[guardrails]]`` as ``(key path, why)``
+    (``_hint`` / ``_known``: the scenario module's did-you-mean and list helpers)."""
+    from analysis.combat.fights import check_metric
+
+    problems: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    for i, g in enumerate(sc.guardrails):
+        path = f"guardrails[{i}]"
+        if g.name in seen:
+            problems.append((f"{path}.name", f"{g.name!r} is already the name of "
+                             f"guardrails[{seen[g.name]}]"))
+        seen.setdefault(g.name, i)
+        if (g.fight is None) == (g.check is None):
+            problems.append((path, "give exactly one of fight = NAME or check = NAME"))
+        elif g.fight is not None:
+            if _index(sc.fights, "fight", g.fight) is None:
+                names = _names(sc.fights, "fight")
+                problems.append((f"{path}.fight", f"no [[fights]] entry {g.fight!r}"
+                                 f"{_hint(str(g.fight), names)}; known: "
+                                 f"{_known(names) or 'none'}"))
+            if g.metric.strip() == "p_success":
+                problems.append((f"{path}.metric", "p_success is a check metric; a fight "
+                                 "takes p_side0, mean_rounds, p_loser_dead, ..."))
+            else:
+                try:
+                    check_metric(g.metric)
+                except InputError as exc:
+                    msg = str(exc).removeprefix("metric: ")
+                    from analysis.combat.fights import METRIC_NAMES
+
+                    if "unknown" in msg:
+                        msg = (f"unknown {g.metric!r}{_hint(g.metric, list(METRIC_NAMES))}; "
+                               f"known: {', '.join(METRIC_NAMES)}")
+                    problems.append((f"{path}.metric", msg))
+        else:
+            index = _index(sc.checks, "check", g.check)
+            if index is None:
+                names = _names(sc.checks, "check")
+                problems.append((f"{path}.check", f"no [[checks]] entry {g.check!r}"
+                                 f"{_hint(str(g.check), names)}; known: "
+                                 f"{_known(names) or 'none'}"))
+            else:
+                c = sc.checks[index]
+                many = [k for k, v in c.axes.items() if len(v) != 1]
+                if c.competence is not None and len(c.competence) != 1:
+                    many.append("competence")
+                if many:
+                    problems.append((f"{path}.check", f"checks[{index}] must be one cell "
+                                     f"for a guardrail (one value of {', '.join(many)})"))
+            if g.metric.strip() != "p_success":
+                problems.append((f"{path}.metric", f"a check guardrail measures p_success, "
+                                 f"not {g.metric!r}{_hint(g.metric, ['p_success'])}"))
+        if g.min is None and g.max is None:
+            problems.append((path, "give min, max or both"))
+        for key in ("min", "max"):
+            v = getattr(g, key)
+            if v is not None and not math.isfinite(v):
+                problems.append((f"{path}.{key}", f"expected a finite number, got {v!r}"))
+        if g.min is not None and g.max is not None and g.min > g.max:
+            problems.append((f"{path}.max", f"{g.max} is below min = {g.min}"))
+    return problems
+
+

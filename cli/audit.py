@@ -1,0 +1,106 @@
+"""``rpg-balance audit``: guardrails checked, failures with their one-knob cure, and
+findings discovered without a guardrail (``--discover``).
+
+Only :mod:`argparse` at import time; the engines load inside the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from cli.common import add_output, positive_int, seed_int64
+
+EPILOG = """examples:
+  rpg-balance audit                                  # the shipped default guardrails
+  rpg-balance audit scenarios/my_guardrails.toml --format markdown --junit audit.xml
+  rpg-balance audit --discover --format markdown     # findings without a guardrail
+
+Each row: guardrail, system, metric, value, se, min, max, status (pass | fail |
+undecided) and, for a failure, the smallest one-knob change that makes it pass.
+Exit code 0 when every guardrail passes, 1 when any fails, 2 on bad input.
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("audit", help="check balance guardrails; --discover finds problems",
+                       description="Evaluate every [[guardrails]] entry of the files "
+                       "(default: analysis/data/guardrails.toml): exact where the engines "
+                       "solve it, else Monte Carlo with doubling batches until decided at "
+                       "3 SE or --max-trials.", epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="*", metavar="FILE", help="scenario files with "
+                   "[[guardrails]] (default: the shipped guardrails)")
+    p.add_argument("--discover", action="store_true",
+                   help="report findings without a guardrail (dominated weapons, one-hit "
+                   "fights, gap variants ranked) instead")
+    p.add_argument("--junit", default=None, metavar="FILE",
+                   help="also write JUnit XML (one testcase per guardrail)")
+    p.add_argument("--seed", type=seed_int64, default=None,
+                   help="Monte Carlo seed (default: each file's seed)")
+    p.add_argument("--batch", type=positive_int, default=2_000,
+                   help="first Monte Carlo batch; each next batch doubles (default 2000)")
+    p.add_argument("--max-trials", type=positive_int, default=200_000,
+                   help="Monte Carlo cap per guardrail; past it the status is undecided")
+    p.add_argument("--no-suggest", action="store_true",
+                   help="skip the search for a cure of failed guardrails")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: when it is a terminal)")
+    add_output(p, columns=True)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from analysis.output import check_target, write_table
+    from analysis.workflow import audit
+    from cli.common import check_outputs
+    from engines.errors import InputError
+
+    check_outputs(args)
+    if args.junit is not None:
+        if args.discover:
+            raise InputError("--junit: only for guardrails, not with --discover")
+        check_target(args.junit, "--junit")
+    if args.discover:
+        from analysis.workflow.scenario import load_scenario
+
+        cfg: dict = {}
+        for path in args.files or [audit.DATA]:
+            cfg.update(load_scenario(path).discover)
+        unknown = sorted(set(cfg) - set(audit.DEFAULT_DISCOVER))
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], audit.DEFAULT_DISCOVER, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InputError(f"discover.{unknown[0]}: unknown threshold{hint}; known: "
+                             f"{', '.join(audit.DEFAULT_DISCOVER)}")
+        table = audit.discover(cfg, progress=args.progress)
+        failed = False
+    else:
+        scenarios = audit.load_guardrails(args.files)
+        table = audit.evaluate(scenarios, seed=args.seed, batch=args.batch,
+                               max_trials=args.max_trials, suggestions=not args.no_suggest,
+                               progress=args.progress)
+        failed = bool((table["status"] == "fail").any())
+    full = table
+    if args.columns:
+        cols = [c.strip() for c in args.columns.split(",") if c.strip()]
+        bad = [c for c in cols if c not in table.columns]
+        if bad:
+            raise InputError(f"--columns: unknown {bad[0]!r}; known: "
+                             f"{', '.join(table.columns)}")
+        table = table[cols]
+    if args.discover:
+        provenance = {"system": "all", "variants": "defaults", "method": "exact",
+                      "trials": 0}
+    else:
+        provenance = {"system": "all", "variants": "per file",
+                      "method": "+".join(sorted(set(full["solved"]))) or "exact",
+                      "trials": int(full["trials"].max()) if len(full) else 0}
+    if args.junit is not None:
+        from analysis.output import atomic_path
+
+        with atomic_path(args.junit, "--junit") as tmp:
+            tmp.write_text(audit.junit_xml(full))
+    write_table(table, args.format, args.output, provenance)
+    return 1 if failed else 0

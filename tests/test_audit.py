@@ -1,0 +1,383 @@
+"""``rpg-balance audit``: guardrails in scenario files, their verdicts (exact and Monte
+Carlo), the one-knob cure of a failure, JUnit XML, exit codes and ``--discover``.
+
+Rule ids exercised: E1 (d20_degrees checks: d20 + modifier >= DC), B9 (middle_3d10
+vigor as the fighter's health), A11 (dice_pool_7 weapon bonus dice), C1 (dice_pool_6).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from analysis.combat import fights as reg
+from analysis.workflow import audit
+from analysis.workflow.scenario import load_scenario, parse_scenario
+from cli.main import main
+from engines.errors import InputError
+
+D20_CHECK = """
+name = "d20 check"
+[[checks]]
+name = "expert_hard"
+system = "d20_degrees"
+axes = {{ modifier = [6], dc = [15], degree = [1] }}
+[[guardrails]]
+name = "expert meets DC 15"
+check = "expert_hard"
+metric = "p_success"
+min = {lo}
+max = {hi}
+reason = "hand-worked"
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "g.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_check_guardrail_pass_and_fail_hand_worked(tmp_path):
+    # E1: d20 + 6 >= 15 needs a natural 9..20: 12 of 20 faces, P = 0.6.
+    sc = load_scenario(_write(tmp_path, D20_CHECK.format(lo=0.55, hi=0.65)))
+    t = audit.evaluate([sc], progress=False)
+    assert t.loc[0, "value"] == pytest.approx(0.6, abs=1e-12)
+    assert t.loc[0, "status"] == "pass"
+    assert t.loc[0, "suggestion"] == ""
+    # min 0.7: fails; the smallest one-step cure is DC 15 -> 13 (d20 + 6 >= 13 on 7..20:
+    # 14 of 20 = 0.7) or modifier 6 -> 8 (same 0.7); the difficulty axis is tried first.
+    sc = load_scenario(_write(tmp_path, D20_CHECK.format(lo=0.7, hi=0.9)))
+    t = audit.evaluate([sc], progress=False)
+    assert t.loc[0, "status"] == "fail"
+    assert t.loc[0, "suggestion"] == "dc 15 → 13 gives p_success 0.7"
+
+
+GLASS = """
+name = "glass duel"
+[[fights]]
+name = "glass"
+system = "middle_3d10"
+a = { archetype = "competent", vigor = 1 }
+b = { archetype = "competent", vigor = 1 }
+exact = true
+[[guardrails]]
+name = "glass duel length"
+fight = "glass"
+metric = "mean_rounds"
+min = 2.5
+max = 6
+reason = "an even duel should last a few exchanges"
+"""
+
+
+def _mean_rounds(vigor: int) -> float:
+    # the fight itself, built and solved directly (not through the audit code)
+    mod = reg.engine("middle_3d10")
+    f = reg.fighter("middle_3d10", {"archetype": "competent", "vigor": vigor})
+    stats = mod.duel_exact(f, f, reg.combat_variants("middle_3d10", {}), 50)
+    return reg.METRICS["mean_rounds"](stats)[0]
+
+
+def test_one_round_duels_fail_and_the_cure_passes(tmp_path):
+    # B9: vigor 1 leaves almost no wounds to take, so the duel ends in round 1.
+    assert _mean_rounds(1) < 1.1
+    sc = load_scenario(_write(tmp_path, GLASS))
+    t = audit.evaluate([sc], progress=False)
+    row = t.iloc[0]
+    assert row["status"] == "fail"
+    m = re.fullmatch(r"both\.vigor 1 → (\d+) gives mean_rounds ([\d.]+)", row["suggestion"])
+    assert m, row["suggestion"]
+    vigor, shown = int(m.group(1)), float(m.group(2))
+    # run the fight at the suggested value: it passes and gives the number shown
+    at = _mean_rounds(vigor)
+    assert 2.5 <= at <= 6
+    assert at == pytest.approx(shown, abs=0.006)
+    # and it is the smallest change: one point less still fails
+    assert _mean_rounds(vigor - 1) < 2.5
+
+
+def test_no_single_knob_cures_says_so(tmp_path):
+    # E1: every DC or modifier moves a d20 check by whole faces (0.05), so no single
+    # change lands in the band [0.61, 0.64].
+    text = D20_CHECK.format(lo=0.61, hi=0.64)
+    sc = load_scenario(_write(tmp_path, text))
+    t = audit.evaluate([sc], progress=False)
+    assert t.loc[0, "status"] == "fail"
+    assert t.loc[0, "suggestion"].startswith("no single knob cures it (searched dc")
+
+
+MC = """
+name = "mc duel"
+seed = 7
+[[fights]]
+name = "even"
+system = "dice_pool_7"
+a = "swordsman_competent"
+b = "swordsman_competent"
+exact = false
+[[guardrails]]
+name = "near even"
+fight = "even"
+metric = "p_side0"
+min = {lo}
+max = {hi}
+"""
+
+
+def test_monte_carlo_undecided_when_the_cap_is_tiny(tmp_path):
+    # identical fighters: P(side0) is 0.5 up to the round cap; with 400 fights the SE is
+    # about 0.025, so 3 SE (0.075) cannot fit inside [0.45, 0.55]: undecided, not a flip.
+    sc = load_scenario(_write(tmp_path, MC.format(lo=0.45, hi=0.55)))
+    t = audit.evaluate([sc], batch=100, max_trials=400, suggestions=False, progress=False)
+    assert t.loc[0, "status"] == "undecided"
+    assert t.loc[0, "trials"] == 400           # batches 100, 200, then the last 100
+    assert t.loc[0, "se"] > 0.02
+    again = audit.evaluate([sc], batch=100, max_trials=400, suggestions=False,
+                           progress=False)
+    assert again.loc[0, "value"] == t.loc[0, "value"]  # same seed, same numbers
+
+
+def test_monte_carlo_stops_when_decided_and_agrees_with_exact(tmp_path):
+    sc = load_scenario(_write(tmp_path, MC.format(lo=0.8, hi=1.0)))
+    t = audit.evaluate([sc], batch=500, max_trials=100_000, suggestions=False,
+                       progress=False)
+    row = t.iloc[0]
+    assert row["status"] == "fail"
+    assert row["trials"] < 100_000
+    exact = reg.METRICS["p_side0"](reg.engine("dice_pool_7").duel_exact(
+        reg.fighter("dice_pool_7", "swordsman_competent"),
+        reg.fighter("dice_pool_7", "swordsman_competent"),
+        reg.combat_variants("dice_pool_7", {}), 50))[0]
+    p, n = exact, row["trials"]
+    assert abs(row["value"] - exact) <= 5 * (p * (1 - p) / n) ** 0.5 + 1 / n
+
+
+def test_status_rule():
+    assert audit.status_of(0.5, 0.01, 0.4, 0.6) == "pass"
+    assert audit.status_of(0.5, 0.04, 0.4, 0.6) == "undecided"   # 0.5 - 0.12 < 0.4
+    assert audit.status_of(0.3, 0.01, 0.4, None) == "fail"
+    assert audit.status_of(0.8, 0.0, None, 0.8) == "pass"        # on the bound
+
+
+def test_exit_codes_and_junit(tmp_path, capsys):
+    ok = _write(tmp_path, D20_CHECK.format(lo=0.55, hi=0.65), "ok.toml")
+    bad = _write(tmp_path, D20_CHECK.format(lo=0.7, hi=0.9), "bad.toml")
+    mc = _write(tmp_path, MC.format(lo=0.45, hi=0.55), "mc.toml")
+    assert main(["audit", str(ok), "--no-progress"]) == 0
+    out = tmp_path / "a.csv"
+    junit = tmp_path / "a.xml"
+    rc = main(["audit", str(ok), str(bad), str(mc), "--batch", "100", "--max-trials", "400",
+               "-o", str(out), "--junit", str(junit), "--no-progress"])
+    assert rc == 1
+    text = out.read_text()
+    assert text.splitlines()[0].startswith(",".join(audit.COLUMNS))
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuite"
+    cases = root.findall("testcase")
+    assert len(cases) == 3
+    assert root.get("tests") == "3"
+    assert len(root.findall("testcase/failure")) == 1 == int(root.get("failures"))
+    assert len(root.findall("testcase/skipped")) == 1 == int(root.get("skipped"))
+    failed = next(c for c in cases if c.find("failure") is not None)
+    assert "dc 15 → 13" in failed.find("failure").text
+    # bad input: exit 2, one line, nothing written
+    broken = _write(tmp_path, D20_CHECK.format(lo=0.9, hi=0.1), "broken.toml")
+    out2, junit2 = tmp_path / "b.csv", tmp_path / "b.xml"
+    capsys.readouterr()
+    rc = main(["audit", str(broken), "-o", str(out2), "--junit", str(junit2),
+               "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert not out2.exists()
+    assert not junit2.exists()
+    assert err.count("\n") == 1
+    assert "guardrails[0].max" in err
+
+
+def test_validation_reports_every_problem_with_key_paths():
+    data = {
+        "name": "x",
+        "fights": [{"name": "duel", "system": "d20_degrees", "a": "competent",
+                    "b": "competent"}],
+        "checks": [{"name": "many", "system": "d20_degrees",
+                    "axes": {"modifier": [1, 2], "dc": [10]}}],
+        "guardrails": [
+            {"name": "g0", "fight": "dule", "metric": "mean_rounds", "min": 2},
+            {"name": "g1", "fight": "duel", "metric": "mean_round", "max": 3},
+            {"name": "g2", "fight": "duel", "metric": "p_side0"},
+            {"name": "g3", "check": "many", "metric": "p_success", "min": 0.5},
+            {"name": "g4", "fight": "duel", "metric": "p_side0", "min": 0.6, "max": 0.4},
+            {"name": "g5", "fight": "duel", "metric": "p_side0", "mx": 0.4},
+        ],
+    }
+    with pytest.raises(InputError) as exc:
+        parse_scenario(data, "s.toml")
+    msg = str(exc.value)
+    assert "guardrails[5].mx: unknown key (did you mean 'max'?)" in msg
+    assert "guardrails[0].fight: no [[fights]] entry 'dule' (did you mean 'duel'?)" in msg
+    assert "guardrails[1].metric: unknown 'mean_round' (did you mean 'mean_rounds'?)" in msg
+    assert "guardrails[2]: give min, max or both" in msg
+    assert "guardrails[3].check: checks[0] must be one cell" in msg
+    assert "guardrails[4].max: 0.4 is below min = 0.6" in msg
+    assert "guardrails[5]: give min, max or both" in msg  # mx is not max
+    assert msg.startswith("s.toml: 7 problems")
+
+
+def test_shipped_guardrails_validate():
+    sc = load_scenario(audit.DATA)
+    assert len(sc.guardrails) >= 15
+    assert {audit._target(sc, g).system for g in sc.guardrails} == set(audit.HEALTH_TRAIT)
+    assert all(g.reason for g in sc.guardrails)
+    assert {"dominance_z", "one_hit_incapacitate", "variant_high"} <= set(sc.discover)
+
+
+def test_planted_dominated_weapon(tmp_path):
+    # A11: a weapon's bonus adds dice to the attack pool. planted_blade is light_melee
+    # with two more bonus dice and nothing else changed: more dice can only add
+    # successes, so it is never worse and strictly better somewhere.
+    src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
+    data = tmp_path / "dice_pool_7.toml"
+    data.write_text(src + '\n[weapons.planted_blade]\nbonus = 3\ninitiative = -1\n'
+                          'damage_type = "lethal"\nnote = "planted for a test"\n')
+    cfg = {**audit.DEFAULT_DISCOVER, "opponents": ["novice", "competent"]}
+    rows = audit.dominated_weapons("dice_pool_7", cfg, data=data)
+    found = {r["subject"]: r for r in rows}
+    assert "light_melee" in found
+    assert "planted_blade" in found["light_melee"]["by"].split(", ")
+    assert found["light_melee"]["se"] == 0.0            # exact duels
+    if "planted_blade" in found:                        # light_melee never dominates it
+        assert "light_melee" not in found["planted_blade"]["by"].split(", ")
+    # the unmodified library has no planted weapon at all
+    clean = audit.dominated_weapons("dice_pool_7", cfg)
+    assert all("planted_blade" not in r["by"] for r in clean)
+
+
+def test_discover_one_hit_and_variants_small():
+    cfg = {**audit.DEFAULT_DISCOVER, "systems": ["dice_pool_6"]}
+    ladder = audit._ladder_specs()["dice_pool_6"]
+    hits = audit.one_hit_fights("dice_pool_6", {**cfg, "one_hit_incapacitate": 0.0,
+                                               "one_round_duel": 0.0}, ladder)
+    # threshold 0: every weapon is listed, plus the even duel's first-round share
+    assert {r["subject"] for r in hits} >= {"unarmed", "shotgun", "even duel"}
+    ranked = audit.gap_variants("dice_pool_6", cfg, ladder)
+    assert ranked
+    assert all(r["subject"].split("(")[-1].startswith("C-g") for r in ranked)
+    # C-g5 death=at_health: the loser dies whenever it drops, so P(loser dead) -> 1
+    at = next(r for r in ranked if r["subject"].startswith("death=at_health"))
+    assert at["value"] > 0.9
+    assert at["severity"] == "high"
+
+
+def test_key_findings_section_opens_the_report():
+    from reports import sections as S
+    from reports.sections.key_findings import section_key_findings
+    from reports.settings import ReportSettings
+
+    assert S.SECTIONS[0] is section_key_findings
+    sec = section_key_findings(ReportSettings(systems=("middle_3d10", "d20_degrees"),
+                                              progress=False))
+    frame = sec.blocks[0].frame
+    assert set(frame["system"]) == {"middle_3d10", "d20_degrees"}
+    # the middle_3d10 even duel fails its 2-6 round guardrail (about 1.1 rounds)
+    failed = frame[frame["status"] == "fail"]
+    assert "even duel length (middle_3d10)" in set(failed["guardrail"])
+    assert any("Cure: both.vigor" in line for line in sec.reading)
+
+
+def test_interaction_ranges_hand_worked():
+    import pandas as pd
+
+    from analysis.workflow.interactions import interaction_ranges
+
+    # metric = a*b on a 2x2 grid: cell means [[0, 0], [0, 1]], row means (0, 0.5),
+    # column means (0, 0.5), grand mean 0.25; residuals +-0.25 -> interaction 0.5.
+    # metric = a+b adds up: every residual is 0. c has one level and is left out.
+    rows = [{"check": "x", "a": a, "b": b, "c": 1, "p": a * b} for a in (0, 1) for b in (0, 1)]
+    rows += [{"check": "y", "a": a, "b": b, "c": 1, "p": a + b} for a in (0, 1) for b in (0, 1)]
+    out = interaction_ranges(pd.DataFrame(rows), ["a", "b", "c"], "p")
+    got = dict(zip(out["check"], out["interaction"], strict=True))
+    assert got["x"] == pytest.approx(0.5)
+    assert got["y"] == pytest.approx(0.0)
+    assert set(out["joint_range"]) == {1.0, 2.0}
+
+
+def test_sweep_writes_interactions(tmp_path):
+    import pandas as pd
+
+    # A1: with 1 die, 2 successes need an exploding die whose re-roll succeeds:
+    # again=10: 0.1 * 0.4 = 0.04; again=8: 0.3 * 0.4 = 0.12, so again is worth 0.08 at
+    # pool 1. On a 2 x 2 grid every residual is +-d/4, d the difference of again's
+    # effect at the two pools, so the interaction range is d/2.
+    sc = _write(tmp_path, """
+name = "again x pool"
+[[checks]]
+name = "c"
+system = "dice_pool_7"
+axes = { pool = [1, 6], successes = [2] }
+[sweep]
+variants = { again = [10, 8] }
+""", "s.toml")
+    out, sweep = tmp_path / "inter.csv", tmp_path / "sweep.csv"
+    assert main(["sweep", str(sc), "--interactions", str(out), "--workers", "0",
+                 "--no-progress", "-o", str(sweep)]) == 0
+    t = pd.read_csv(out)
+    assert len(t) == 1
+    assert {t["knob_a"].iloc[0], t["knob_b"].iloc[0]} == {"again", "pool"}
+    cells = pd.read_csv(sweep).set_index(["again", "pool"])["p"]
+    assert cells[(8, 1)] - cells[(10, 1)] == pytest.approx(0.08)
+    d = (cells[(8, 6)] - cells[(10, 6)]) - 0.08
+    assert t["interaction"].iloc[0] == pytest.approx(abs(d) / 2)
+
+
+def test_discover_command(tmp_path, capsys):
+    import pandas as pd
+
+    cfg = _write(tmp_path, 'name = "d"\n[discover]\nsystems = ["dice_pool_6"]\n'
+                           'one_hit_incapacitate = 0.5\n', "d.toml")
+    out = tmp_path / "d.csv"
+    assert main(["audit", "--discover", str(cfg), "-o", str(out), "--no-progress"]) == 0
+    t = pd.read_csv(out)
+    assert set(t["system"]) == {"dice_pool_6"}
+    assert {"rank", "kind", "severity", "value", "se"} <= set(t.columns)
+    assert set(t["kind"]) <= {"dominated_weapon", "one_hit", "gap_variant"}
+    assert "gap_variant" in set(t["kind"])
+    bad = _write(tmp_path, 'name = "d"\n[discover]\nsystem = ["dice_pool_6"]\n', "e.toml")
+    capsys.readouterr()
+    assert main(["audit", "--discover", str(bad), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "discover.system: unknown threshold (did you mean 'systems'?)" in err
+
+
+def test_gear_cure_is_rerun(tmp_path):
+    # an even dice_pool_7 duel lasts about 2.9 rounds; ask for at least 4: the cure
+    # names one knob; re-run the duel with it and check it passes
+    p = _write(tmp_path, """
+name = "long"
+[[fights]]
+name = "even"
+system = "dice_pool_7"
+a = "swordsman_competent"
+b = "swordsman_competent"
+[[guardrails]]
+name = "long duel"
+fight = "even"
+metric = "mean_rounds"
+min = 4
+""")
+    t = audit.evaluate([load_scenario(p)], progress=False)
+    m = re.fullmatch(r"both\.(\w+) (\S+) → (\S+) gives mean_rounds ([\d.]+)",
+                     t.loc[0, "suggestion"])
+    assert m, t.loc[0, "suggestion"]
+    key, value = m.group(1), m.group(3)
+    value = int(value) if value.isdigit() else value
+    spec = {"archetype": "swordsman_competent", key: value}
+    mod = reg.engine("dice_pool_7")
+    f = reg.fighter("dice_pool_7", spec)
+    rounds = reg.METRICS["mean_rounds"](mod.duel_exact(
+        f, f, reg.combat_variants("dice_pool_7", {}), 50))[0]
+    assert rounds >= 4
+    assert rounds == pytest.approx(float(m.group(4)), abs=0.006)
