@@ -326,7 +326,7 @@ def solve_campaign(system: str, name: str, knob: str, reach: int, sessions: int,
     An int knob is bisected over its range (``values`` to narrow it) in the direction the
     probability moves between the range's ends (the chance must be monotone in the knob:
     more uses, more skill, worse infractions); str and bool knobs are scanned. Returns
-    ``(result, table)``: the :class:`analysis.solvers.ThresholdResult` and one row per
+    ``(result, table)``: the :class:`analysis.workflow.solvers.ThresholdResult` and one row per
     evaluated value (``value, p_reached, meets, chosen``).
     """
     from analysis.workflow.solvers import solve_threshold

@@ -320,7 +320,7 @@ def test_cli_mechanic_help_lists_rule_ids(capsys):
 
 
 def test_scenario_campaign_problems_all_at_once():
-    from analysis.scenario import parse_scenario
+    from analysis.workflow.scenario import parse_scenario
 
     data = {"name": "bad", "campaign": [
         {"system": "percentil", "mechanic": "skill-growth"},
@@ -344,9 +344,8 @@ def test_scenario_campaign_problems_all_at_once():
 
 
 def test_scenario_file_runs_into_campaign_table(tmp_path):
-    from analysis.scenario import load_scenario
-
-    from analysis.workflow import run_scenario, write_results
+    from analysis.workflow.run import run_scenario, write_results
+    from analysis.workflow.scenario import load_scenario
 
     sc = load_scenario("scenarios/campaign.toml")
     res = run_scenario(sc)
