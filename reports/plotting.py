@@ -72,9 +72,13 @@ def new_figure(ncols: int = 1, *, width: float = 7.2, height: float = 3.3, share
     return fig, list(axes[0])
 
 
-def probability_axis(ax, label: str = "P(success)") -> None:
+def probability_axis(ax, label: str | None = None) -> None:
+    """Probability y axis (0–1) with a label in the report's language."""
+    from reports.i18n import _
+
     ax.set_ylim(-0.02, 1.02)
-    ax.set_ylabel(label + " (probability, 0–1)")
+    ax.set_ylabel(_("{label} (probability, 0–1)").format(
+        label=_("P(success)") if label is None else label))
 
 
 def print_fonts(fig) -> None:

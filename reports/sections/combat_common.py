@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import pandas as pd
 
+from reports.i18n import N_, _
 from reports.settings import ReportSettings
 
 #: Cross-system duel columns (``analysis.combat.cross_combat.cross_table``) → shown headers.
@@ -41,11 +42,12 @@ EFFECT_COLUMNS = {"p_side0": "A wins", "se_side0": "SE(A)", "p_side1": "B wins",
 
 #: What each aftermath policy means, for captions and the assumptions section.
 AFTERMATH_TEXT = {
-    "leave": "no one helps the fallen; a dying fighter follows its system's own dying rules",
-    "first_aid": "a standing winner tries each system's stabilising rule on every fallen "
-                 "fighter of both sides",
-    "finish": "the winners strike each fallen foe until it is dead (their own fallen are "
-              "left)",
+    "leave": N_("no one helps the fallen; a dying fighter follows its system's own dying "
+                "rules"),
+    "first_aid": N_("a standing winner tries each system's stabilising rule on every "
+                    "fallen fighter of both sides"),
+    "finish": N_("the winners strike each fallen foe until it is dead (their own fallen "
+                 "are left)"),
 }
 
 
