@@ -166,15 +166,17 @@ def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
 
 def _aftermath_words(settings: ReportSettings) -> str:
     """“after the aftermath “leave” (…), the same in every system”, for captions."""
-    return (f"after the aftermath “{settings.aftermath}” "
-            f"({AFTERMATH_TEXT[settings.aftermath]}), the same policy in every system")
+    return _("after the aftermath “{policy}” ({meaning}), the same policy in every "
+             "system").format(policy=settings.aftermath,
+                              meaning=_(AFTERMATH_TEXT[settings.aftermath]))
 
 
 def _method_note(frame: pd.DataFrame) -> str:
     methods = set(frame["method"])
     if methods == {"exact"}:
-        return "Every figure is exact (method “exact”: the fight solved as a Markov chain)."
+        return _("Every figure is exact (method “exact”: the fight solved as a Markov "
+                 "chain).")
     if methods == {"mc"}:
-        return "Every figure is Monte Carlo, with its standard error (SE) beside it."
-    return ("Method “exact” rows are solved exactly (SE 0); “mc” rows are Monte Carlo with "
-            "their standard errors.")
+        return _("Every figure is Monte Carlo, with its standard error (SE) beside it.")
+    return _("Method “exact” rows are solved exactly (SE 0); “mc” rows are Monte Carlo "
+             "with their standard errors.")
