@@ -55,6 +55,15 @@ COLUMNS = (
 #: Values shown in table cells or reading sentences that come from data.
 VALUES = (N_("tactic"), N_("armour"), N_("exact"), N_("mc"))
 
+#: Titles of the fights in ``analysis/data/cross_combat.toml`` (shown in the readings;
+#: tests/test_report_i18n.py checks every title of the file has a translation).
+FIGHT_TITLES = (
+    N_("a competent fighter with a light melee weapon against an equal"),
+    N_("a competent shooter with a pistol against an unarmoured novice"),
+    N_("two competent fighters against two"),
+    N_("three novices against one expert"),
+)
+
 #: Labels of the :mod:`analysis.checks.plots` figures the report embeds.
 FIGURE_LABELS = (
     N_("competence"), N_("P(success)"), N_("easy task"), N_("average task"),

@@ -92,6 +92,18 @@ def test_translations_keep_their_placeholders():
     assert bad == []
 
 
+def test_fight_titles_of_the_data_file_are_translated():
+    """The readings name the fights by their titles in analysis/data/cross_combat.toml."""
+    from analysis.combat.cross_combat import load_cross
+
+    spec = load_cross()
+    titles = [m["title"] for m in spec["matchups"].values()]
+    titles += [g.title for g in spec["groups"].values() if g.title]
+    po = catalogue()
+    assert len(titles) >= 4
+    assert [t for t in titles if not po.get(t, "").strip()] == []
+
+
 def test_rule_terms_follow_the_seeds():
     """Rule words in the seeds' own Portuguese (docs/seeds): Sucesso Difícil / Sucesso
     Extremo (percentile), parada (dice pools), Dificuldade, Característica + Habilidade
@@ -176,6 +188,9 @@ def page(built, tmp_path_factory):
                                  "i.complete, w: i.naturalWidth, h: i.naturalHeight}))"),
             "h2": b.evaluate("Array.from(document.querySelectorAll('h2'))"
                              ".map(h => h.textContent.trim())"),
+            "prose": b.evaluate("Array.from(document.querySelectorAll('.reading p, "
+                                "figcaption, .table-caption, h1, h2, h3, th, .subtitle, "
+                                "p.lead')).map(e => e.textContent.trim())"),
             "reading": b.evaluate("Array.from(document.querySelectorAll('.reading-title'))"
                                   ".map(h => h.textContent.trim())"),
             "curves": b.evaluate("""(() => { const t = document.getElementById(
@@ -207,6 +222,15 @@ def test_pt_br_page_speaks_portuguese(page):
     # the section titles are translations, never the English msgids
     english = {"Success curves", "Monte Carlo agreement", "Assumptions", "Provenance"}
     assert not any(h.split(". ", 1)[-1] in english for h in page["h2"])
+
+
+def test_no_english_sentence_left_on_the_page(page):
+    """Every heading, reading, caption and header is Portuguese: none carries the
+    English words every English sentence of the report uses (identifiers such as
+    system ids, archetype and weapon names are not sentences)."""
+    english = re.compile(r"\b(the|of|and|with|per|against|each|every|is|are)\b")
+    left = [t for t in page["prose"] if english.search(t)]
+    assert left == []
 
 
 def test_pt_br_tables_use_decimal_commas_and_csv_stays_machine_readable(built, page):
