@@ -48,6 +48,7 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
                   "se_fight", "p_neither", "rounds_mean"]].rename(columns={
         "p_upset_attacking": "upset, one roll", "p_fight": "upset, duel",
         "se_fight": "SE(duel)", "p_neither": "neither", "rounds_mean": "rounds"})
+    view["weaker"], view["stronger"] = view["weaker"].map(_), view["stronger"].map(_)
     if (frame["method"] == "exact").all():
         view = view.drop(columns=["SE(duel)"])
     blocks = [_table("combat-upsets", _("Upsets: one roll against a whole fight"), view,

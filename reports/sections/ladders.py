@@ -27,6 +27,7 @@ def section_ladders(settings: ReportSettings) -> Section:
     view = view.sort_values(["system", "competence"]).astype({"system": str,
                                                               "competence": str})
     view.columns = [str(c) for c in view.columns]
+    view["competence"] = view["competence"].map(_)  # rung names (the CSV keeps the ids)
     anchor = anchor_report()
     anchor = anchor[anchor["system"].isin(settings.systems)].reset_index(drop=True)
     swing = swinginess(variants=variants)

@@ -34,7 +34,7 @@ def _crossing(x: np.ndarray, p: np.ndarray, level: float) -> float:
 
 
 def spread_curve(settings: ReportSettings, system: str) -> tuple[np.ndarray, np.ndarray]:
-    axis, fixed, _ = SPREAD_TASKS[system]
+    axis, fixed, _task = SPREAD_TASKS[system]
     t = curves(settings, system)
     for key, value in fixed.items():
         t = t[t[key] == value]
@@ -46,7 +46,7 @@ def spread_frame(settings: ReportSettings) -> pd.DataFrame:
     """How fast each system's representative curve rises along its own axis (exact)."""
     rows = []
     for system in settings.systems:
-        axis, _, task = SPREAD_TASKS[system]
+        axis, _fixed, task = SPREAD_TASKS[system]
         x, p = spread_curve(settings, system)
         x10, x50, x90 = (_crossing(x, p, q) for q in (0.1, 0.5, 0.9))
         rows.append({"system": system, "task": _(task), "axis": _(axis),
