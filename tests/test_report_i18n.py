@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import base64
+import csv as csvlib
+import io
 import re
 import string
 import sys
@@ -244,6 +246,8 @@ def test_pt_br_tables_use_decimal_commas_and_csv_stays_machine_readable(built, p
     assert '<html lang="pt-BR">' in html
     m = re.search(r'download="curves-dice_pool_7\.csv" href="data:text/csv;base64,([^"]+)"',
                   html)
-    csv = base64.b64decode(m.group(1)).decode("utf-8").splitlines()
-    assert csv[0].split(",")[0] in ("pool", "successes")
-    assert re.search(r",0\.\d+", csv[5])  # machine-readable: decimal point, comma-separated
+    rows = list(csvlib.DictReader(io.StringIO(base64.b64decode(m.group(1)).decode("utf-8"))))
+    assert {"pool", "successes", "p_exact"} <= set(rows[0])  # machine column names
+    p = [row["p_exact"] for row in rows]
+    assert all("," not in x for x in p)  # decimal point, not comma
+    assert all(0 <= float(x) <= 1 for x in p)
