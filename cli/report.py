@@ -42,7 +42,8 @@ def register(sub) -> None:
         "and the opposed/modifier/ladder/combat sections when their modules are present.",
         epilog="examples:\n  rpg-balance report\n"
         "  rpg-balance report --systems dice_pool_7,percentile --trials 20000 --no-pdf\n"
-        "  rpg-balance report --se 0.0005 --out /tmp/report",
+        "  rpg-balance report --se 0.0005 --out /tmp/report\n"
+        "  rpg-balance report --lang pt-BR",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--systems", type=system_list, action="extend", default=None,
                    metavar="IDS", help="comma-separated subset of: " + ", ".join(SYSTEM_IDS))
@@ -67,6 +68,9 @@ def register(sub) -> None:
                    help="what happens to the fallen when a fight ends, in every combat "
                    "section (the combat variant aftermath of every system): leave, "
                    "first_aid or finish (default leave)")
+    p.add_argument("--lang", default="en", metavar="LANG",
+                   help="report language: en (default) or pt-BR (Brazilian Portuguese: "
+                   "text, figures and number style; CSV downloads stay machine-readable)")
     p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                    help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
@@ -78,9 +82,11 @@ def settings_from_args(args):
     """The :class:`reports.settings.ReportSettings` of parsed arguments (validated)."""
     from analysis.checks.curves import variants_for
     from engines.errors import InputError
+    from reports.i18n import check_language
     from reports.settings import DEFAULT_TRIALS, ReportSettings, trials_for_se
     from reports.settings import SYSTEM_IDS as ALL
 
+    check_language(args.lang)
     trials = args.trials or (trials_for_se(args.se) if args.se else DEFAULT_TRIALS)
     variants = []
     for text in args.variant:
@@ -113,8 +119,10 @@ def settings_from_args(args):
         cmd += ["--variant", f"{system}:{text}"]
     if args.aftermath != "leave":
         cmd += ["--aftermath", args.aftermath]
+    if args.lang != "en":
+        cmd += ["--lang", args.lang]
     default_cmd = (not args.systems and not args.variant and trials == DEFAULT_TRIALS
-                   and args.aftermath == "leave"
+                   and args.aftermath == "leave" and args.lang == "en"
                    and args.seed == ReportSettings.seed
                    and args.combat_trials == ReportSettings.combat_trials)
     command = "python3 tasks.py report   (= " + shlex.join(cmd) + ")" if default_cmd \
@@ -122,7 +130,8 @@ def settings_from_args(args):
     return ReportSettings(systems=systems, trials=trials, seed=args.seed, out=args.out,
                           pdf=not args.no_pdf, variants=tuple(variants),
                           combat_trials=args.combat_trials, progress=not args.quiet,
-                          command=command, aftermath=args.aftermath)
+                          command=command, aftermath=args.aftermath,
+                          lang=args.lang)
 
 
 def run_report(args) -> int:

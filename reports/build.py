@@ -17,6 +17,7 @@ from analysis.output import atomic_path
 from engines.errors import InputError
 
 from . import sections as S
+from .i18n import _, language
 from .render_html import render_html
 from .settings import ReportSettings
 from .structure import Report, Section
@@ -32,7 +33,13 @@ class BuildResult:
 
 
 def build_report(settings: ReportSettings, section_fns=None) -> Report:
-    """Run every section function (progress bar on stderr) and assemble the report."""
+    """Run every section function (progress bar on stderr) and assemble the report, in
+    the language of ``settings.lang``."""
+    with language(settings.lang):
+        return _build_report(settings, section_fns)
+
+
+def _build_report(settings: ReportSettings, section_fns=None) -> Report:
     from tqdm.auto import tqdm
 
     fns = list(S.SECTIONS if section_fns is None else section_fns)
@@ -50,7 +57,7 @@ def build_report(settings: ReportSettings, section_fns=None) -> Report:
         out.append(S.section_provenance(settings, time.perf_counter() - start))
         bar.update()
     built = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return Report(settings.title, out, {"built": built})
+    return Report(_(settings.title), out, {"built": built})
 
 
 def write_report(settings: ReportSettings, section_fns=None) -> BuildResult:
@@ -60,7 +67,8 @@ def write_report(settings: ReportSettings, section_fns=None) -> BuildResult:
         raise InputError(f"--out: {str(out)!r} exists and is not a folder")
     start = time.perf_counter()
     report = build_report(settings, section_fns)
-    html = render_html(report, settings)
+    with language(settings.lang):
+        html = render_html(report, settings)
     t_pdf = time.perf_counter()
     pdf = None
     if settings.pdf:

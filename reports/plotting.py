@@ -9,6 +9,7 @@ distinguishable in greyscale print and for colour-blind readers.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 
 from matplotlib.colors import to_rgb
@@ -72,9 +73,13 @@ def new_figure(ncols: int = 1, *, width: float = 7.2, height: float = 3.3, share
     return fig, list(axes[0])
 
 
-def probability_axis(ax, label: str = "P(success)") -> None:
+def probability_axis(ax, label: str | None = None) -> None:
+    """Probability y axis (0–1) with a label in the report's language."""
+    from reports.i18n import _
+
     ax.set_ylim(-0.02, 1.02)
-    ax.set_ylabel(label + " (probability, 0–1)")
+    ax.set_ylabel(_("{label} (probability, 0–1)").format(
+        label=_("P(success)") if label is None else label))
 
 
 def print_fonts(fig) -> None:
@@ -102,9 +107,61 @@ def fit_page(fig, min_height: float = 3.0) -> None:
         fig.set_size_inches(PAGE_WIDTH, max(h * PAGE_WIDTH / w, min_height))
 
 
+_NUMBER = re.compile(r"^[−+-]?\d[\d,]*(\.\d+)?$")
+
+
+def _local_text(text: str, lang: str) -> str:
+    """A figure text in ``lang``: the catalogue's translation, or a plain number with
+    the locale's decimal comma (pt-BR)."""
+    from reports.i18n import translations
+
+    if not text:
+        return text
+    if _NUMBER.match(text):
+        if lang == "en":
+            return text
+        return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+    return translations(lang).gettext(text)
+
+
+def translate_figure(fig, lang: str | None = None) -> None:
+    """Put every text of ``fig`` in the report's language (titles, axis labels, tick
+    labels, legends, colour bars): figures made in :mod:`analysis` carry English labels,
+    which are looked up in the same gettext catalogue (their msgids are marked in
+    :mod:`reports.labels`); numeric tick labels get the locale's decimal comma. English
+    leaves the figure untouched."""
+    from reports.i18n import current
+
+    lang = lang or current()
+    if lang == "en":
+        return
+    fig.draw_without_rendering()  # tick labels exist only once the figure is laid out
+    for text in fig.texts:
+        text.set_text(_local_text(text.get_text(), lang))
+    for ax in fig.axes:
+        for item in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
+                     ax.yaxis.label):
+            item.set_text(_local_text(item.get_text(), lang))
+        for axis, get_lim, set_lim in ((ax.xaxis, ax.get_xlim, ax.set_xlim),
+                                       (ax.yaxis, ax.get_ylim, ax.set_ylim)):
+            lim = get_lim()
+            ticks = axis.get_majorticklocs()
+            labels = [_local_text(t.get_text(), lang) for t in axis.get_majorticklabels()]
+            if len(labels) == len(ticks):
+                axis.set_ticks(ticks, labels)
+                set_lim(lim)
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                text.set_text(_local_text(text.get_text(), lang))
+            legend.get_title().set_text(_local_text(legend.get_title().get_text(), lang))
+
+
 def to_png(fig, dpi: int = 110) -> bytes:
-    """PNG bytes of ``fig`` (deterministic: no timestamps in the metadata)."""
+    """PNG bytes of ``fig`` in the report's language (deterministic: no timestamps in
+    the metadata)."""
     fit_page(fig)
+    translate_figure(fig)
     print_fonts(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})

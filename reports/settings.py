@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engines.errors import InputError
 from engines.fight import AFTERMATHS
+from reports.i18n import N_, check_language
 
 SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
 #: Fixed default seed, so the default report is reproducible bit for bit.
@@ -48,9 +49,11 @@ class ReportSettings:
     round_cap: int = 50
     #: Aftermath policy of every combat section (the combat variant ``aftermath``).
     aftermath: str = "leave"
+    #: Report language (``--lang``): ``en`` (default) or ``pt-BR``.
+    lang: str = "en"
     progress: bool = True
     command: str = "python3 tasks.py report"
-    title: str = "rpg-balance: single checks and balance across five dice systems"
+    title: str = N_("rpg-balance: single checks and balance across five dice systems")
     dpi: int = 110
 
     def __post_init__(self) -> None:
@@ -67,6 +70,7 @@ class ReportSettings:
         for system, _ in self.variants:
             if system not in SYSTEM_IDS:
                 raise InputError(f"--variant: unknown system {system!r}")
+        check_language(self.lang)
         if self.aftermath not in AFTERMATHS:
             raise InputError(f"--aftermath: {self.aftermath!r} is not allowed; choose "
                              + " | ".join(AFTERMATHS))

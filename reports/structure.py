@@ -39,13 +39,16 @@ class Table:
     full: pd.DataFrame | None = None
     column_label: str = ""
 
-    def fmt(self, column: str, value) -> str:
+    def fmt(self, column: str, value, lang: str = "en") -> str:
+        """``value`` as shown in the table, in ``lang``'s number style."""
+        from reports.i18n import format_spec
+
         if isinstance(value, float | int) and not isinstance(value, bool):
             spec = self.formats.get(str(column), self.default_format)
             if isinstance(value, int) and spec == self.default_format:
-                return str(value)
+                return str(value) if str(column) in self.index else format_spec(value, "d", lang)
             try:
-                return format(value, spec)
+                return format_spec(value, spec, lang)
             except (TypeError, ValueError):
                 return str(value)
         return "" if value is None else str(value)

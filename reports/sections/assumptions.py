@@ -6,6 +6,7 @@ import pandas as pd
 
 from analysis.checks import curves as checks
 from engines.variants import describe
+from reports.i18n import _, decimal
 from reports.sections.combat_common import AFTERMATH_TEXT
 from reports.sections.common import _table
 from reports.settings import ReportSettings
@@ -30,16 +31,16 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
         in_combat = {r["variant"] for r in describe(cv)} if cv is not None else set()
         listed = set()
         for row in describe(v):
-            row["applies to"] = ("checks and combat" if row["variant"] in in_combat
-                                 else "checks")
+            row["applies to"] = (_("checks and combat") if row["variant"] in in_combat
+                                 else _("checks"))
             listed.add(row["variant"])
             rows.append(row)
         for row in describe(cv) if cv is not None else ():
             if row["variant"] not in listed:
-                row["applies to"] = "combat"
+                row["applies to"] = _("combat")
                 rows.append(row)
     for row in rows:
-        row["changed"] = "yes" if row["value"] != row["default"] else ""
+        row["changed"] = _("yes") if row["value"] != row["default"] else ""
         row["value"] = _show(row["value"])
         row["default"] = _show(row["default"])
     return pd.DataFrame(rows)[["system", "variant", "applies to", "rule", "value", "default",
@@ -57,27 +58,28 @@ def _show(value) -> str:
 def section_assumptions(settings: ReportSettings) -> Section:
     """Every rule variant in force (rule id, value, default) and what is exact vs MC."""
     frame = assumptions_frame(settings)
-    changed = int((frame["changed"] == "yes").sum())
+    changed = int((frame["changed"] == _("yes")).sum())
     reading = [
-        "Where the rule texts leave a gap, the suite picks a default and names it as a "
-        "variant with the rule id it settles (see the rules digest). "
-        + ("Every variant below is at its default." if not changed else
-           f"{changed} variant(s) differ from the default in this report (marked “yes”)."),
-        "Combat rows are the combat engines' own gaps; every combat section uses the "
-        "values shown (rows marked “checks and combat” reach the combat engines too, "
-        "whose attacks roll the check system's dice). The aftermath policy is set for "
-        f"every system alike: aftermath “{settings.aftermath}” — "
-        f"{AFTERMATH_TEXT[settings.aftermath]} (RULES.md “Lethality outcomes”; choose with "
-        "--aftermath leave | first_aid | finish). It decides whether a fallen loser ends "
-        "dead, dying or out.",
-        "Exact: success curves, outcome means and SDs (enumeration / convolution of the "
-        "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
-        "weapon, the tactic and armour tables and the duel upsets (each duel solved as a "
-        "Markov chain; a row marked “mc” is simulated because its engine has no exact "
-        "solver). Monte Carlo: the agreement check and the group fights; every simulated "
-        "number carries its standard error.",
+        _("Where the rule texts leave a gap, the suite picks a default and names it as a "
+          "variant with the rule id it settles (see the rules digest).") + " "
+        + (_("Every variant below is at its default.") if not changed else
+           _("{n} variant(s) differ from the default in this report (marked “yes”).")
+           .format(n=decimal(changed))),
+        _("Combat rows are the combat engines' own gaps; every combat section uses the "
+          "values shown (rows marked “checks and combat” reach the combat engines too, "
+          "whose attacks roll the check system's dice). The aftermath policy is set for "
+          "every system alike: aftermath “{policy}” — {meaning} (RULES.md “Lethality "
+          "outcomes”; choose with --aftermath leave | first_aid | finish). It decides "
+          "whether a fallen loser ends dead, dying or out.").format(
+            policy=settings.aftermath, meaning=_(AFTERMATH_TEXT[settings.aftermath])),
+        _("Exact: success curves, outcome means and SDs (enumeration / convolution of the "
+          "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
+          "weapon, the tactic and armour tables and the duel upsets (each duel solved as a "
+          "Markov chain; a row marked “mc” is simulated because its engine has no exact "
+          "solver). Monte Carlo: the agreement check and the group fights; every simulated "
+          "number carries its standard error."),
     ]
-    blocks = [_table("assumptions", "Rule variants in force", frame,
-                     "One row per variant: the rule id it settles, the value used here, "
-                     "the default, and what it means.")]
-    return Section("assumptions", "Assumptions", reading, blocks)
+    blocks = [_table("assumptions", _("Rule variants in force"), frame,
+                     _("One row per variant: the rule id it settles, the value used here, "
+                       "the default, and what it means."))]
+    return Section("assumptions", _("Assumptions"), reading, blocks)

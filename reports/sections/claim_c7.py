@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from analysis.checks import plots
+from reports.i18n import _
 from reports.sections.common import _figure, _table
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -12,25 +13,27 @@ def section_c7(settings: ReportSettings) -> Section | None:
     """RULES C7: is “−1 difficulty” equivalent to “+2 dice” in dice_pool_6?"""
     if "dice_pool_6" not in settings.systems:
         return None
-    title = "Claim C7: −1 difficulty vs +2 dice (dice_pool_6)"
+    title = _("Claim C7: −1 difficulty vs +2 dice (dice_pool_6)")
     from analysis.checks.claims import claim_c7_summary, claim_c7_table
     variants = list(settings.variants_of("dice_pool_6"))
     table = claim_c7_table(variants)
     summary = claim_c7_summary(table)
-    reading = ["The dice_pool_6 text claims that lowering the difficulty by one and "
-               "adding two dice are statistically equivalent (C7). Each cell compares "
-               "P(pool dice reach difficulty − 1) with P(pool + 2 dice reach difficulty).",
+    reading = [_("The dice_pool_6 text claims that lowering the difficulty by one and "
+                 "adding two dice are statistically equivalent (C7). Each cell compares "
+                 "P(pool dice reach difficulty − 1) with P(pool + 2 dice reach "
+                 "difficulty)."),
                summary["sentence"]]
     if not variants:
         reading.append(claim_c7_summary(claim_c7_table(["criticals=false"]))["sentence"])
-    blocks: list = [_table("claim-c7", "Where C7 holds, by difficulty",
+    blocks: list = [_table("claim-c7", _("Where C7 holds, by difficulty"),
                            summary["by_difficulty"],
-                           "Per difficulty: pools where the two modifiers are within the "
-                           "tolerance, pools where they are not, the largest gap and where, "
-                           "and the mean gap (positive: +2 dice is worth more).", full=table,
+                           _("Per difficulty: pools where the two modifiers are within the "
+                             "tolerance, pools where they are not, the largest gap and "
+                             "where, and the mean gap (positive: +2 dice is worth more)."),
+                           full=table,
                            formats={"max_abs_delta_pp": ".2f", "mean_delta_pp": "+.2f"})]
-    blocks.insert(0, _figure("fig-claim-c7", "C7 gap", plots.c7_heatmap(table),
-                             "Gap between +2 dice and −1 difficulty in percentage points "
-                             "by pool and difficulty (exact).",
-                             "Heat map of the C7 gap by pool and difficulty", settings))
+    blocks.insert(0, _figure("fig-claim-c7", _("C7 gap"), plots.c7_heatmap(table),
+                             _("Gap between +2 dice and −1 difficulty in percentage points "
+                               "by pool and difficulty (exact)."),
+                             _("Heat map of the C7 gap by pool and difficulty"), settings))
     return Section("claim-c7", title, reading, blocks)

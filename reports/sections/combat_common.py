@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import pandas as pd
 
+from reports.i18n import N_, _
 from reports.settings import ReportSettings
 
 #: Cross-system duel columns (``analysis.combat.cross_combat.cross_table``) → shown headers.
@@ -41,11 +42,12 @@ EFFECT_COLUMNS = {"p_side0": "A wins", "se_side0": "SE(A)", "p_side1": "B wins",
 
 #: What each aftermath policy means, for captions and the assumptions section.
 AFTERMATH_TEXT = {
-    "leave": "no one helps the fallen; a dying fighter follows its system's own dying rules",
-    "first_aid": "a standing winner tries each system's stabilising rule on every fallen "
-                 "fighter of both sides",
-    "finish": "the winners strike each fallen foe until it is dead (their own fallen are "
-              "left)",
+    "leave": N_("no one helps the fallen; a dying fighter follows its system's own dying "
+                "rules"),
+    "first_aid": N_("a standing winner tries each system's stabilising rule on every "
+                    "fallen fighter of both sides"),
+    "finish": N_("the winners strike each fallen foe until it is dead (their own fallen "
+                 "are left)"),
 }
 
 
@@ -164,15 +166,17 @@ def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
 
 def _aftermath_words(settings: ReportSettings) -> str:
     """“after the aftermath “leave” (…), the same in every system”, for captions."""
-    return (f"after the aftermath “{settings.aftermath}” "
-            f"({AFTERMATH_TEXT[settings.aftermath]}), the same policy in every system")
+    return _("after the aftermath “{policy}” ({meaning}), the same policy in every "
+             "system").format(policy=settings.aftermath,
+                              meaning=_(AFTERMATH_TEXT[settings.aftermath]))
 
 
 def _method_note(frame: pd.DataFrame) -> str:
     methods = set(frame["method"])
     if methods == {"exact"}:
-        return "Every figure is exact (method “exact”: the fight solved as a Markov chain)."
+        return _("Every figure is exact (method “exact”: the fight solved as a Markov "
+                 "chain).")
     if methods == {"mc"}:
-        return "Every figure is Monte Carlo, with its standard error (SE) beside it."
-    return ("Method “exact” rows are solved exactly (SE 0); “mc” rows are Monte Carlo with "
-            "their standard errors.")
+        return _("Every figure is Monte Carlo, with its standard error (SE) beside it.")
+    return _("Method “exact” rows are solved exactly (SE 0); “mc” rows are Monte Carlo "
+             "with their standard errors.")

@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from reports import plotting
+from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import (
     _ROUND_FORMATS,
     DUEL_COLUMNS,
@@ -22,16 +23,16 @@ from reports.settings import ReportSettings
 from reports.structure import Section
 
 #: Loser fates in table order (``engines.fight.FATES``).
-LOSER_FATES = ("dead", "dying", "out")
+LOSER_FATES = (N_("dead"), N_("dying"), N_("out"))
 
 
 def _fates_of(row) -> str:
     """``31.0% dead / 0.0% dying / 69.0% out`` (with ± 2 SE for Monte Carlo rows)."""
     parts = []
     for fate in LOSER_FATES:
-        text = f"{pct(row[f'p_loser_{fate}'])} {fate}"
+        text = f"{pct(row[f'p_loser_{fate}'])} {_(fate)}"
         if row.get("method") == "mc":
-            text += f" (± {100 * 2 * row[f'se_loser_{fate}']:.1f})"
+            text += f" (± {decimal(100 * 2 * row[f'se_loser_{fate}'], 1)})"
         parts.append(text)
     return " / ".join(parts)
 
@@ -50,24 +51,29 @@ def fate_reading(part: pd.DataFrame) -> str:
     policies = sorted(set(part["aftermath"]))
     decided = part[np.isfinite(part["p_loser_dead"].astype(float))]
     if decided.empty:
-        return " No fight was decided, so the loser's fate is undefined."
-    text = (f" What becomes of the loser of a decided fight (aftermath “{', '.join(policies)}”"
-            f"{' in every system' if len(policies) == 1 else ''}): "
-            + "; ".join(f"{s} {_fates_of(decided.loc[s])}" for s in decided.index) + ".")
+        return " " + _("No fight was decided, so the loser's fate is undefined.")
+    fates = "; ".join(f"{s} {_fates_of(decided.loc[s])}" for s in decided.index)
+    text = " " + (_("What becomes of the loser of a decided fight (aftermath “{policy}” in "
+                    "every system): {fates}.") if len(policies) == 1 else
+                  _("What becomes of the loser of a decided fight (aftermath “{policy}”): "
+                    "{fates}.")).format(policy=", ".join(policies), fates=fates)
     dead = decided["p_loser_dead"]
     if dead.max() > 1e-12:
         top = dead.idxmax()
-        text += f" The loser ends dead most often in {top} ({pct(dead[top])})"
+        text += " " + _("The loser ends dead most often in {system} ({p})").format(
+            system=top, p=pct(dead[top]))
         never = _never(decided, "dead")
         if never:
             only = [f for f in ("dying", "out")
                     if all(decided.loc[s, f"p_loser_{f}"] > 1 - 1e-9 for s in never)]
-            how = f"is always {only[0]}" if only else "is dying or out"
-            text += f"; in {', '.join(never)} the loser never ends dead (it {how})."
+            how = {"dying": _("it is always dying"), "out": _("it is always out")}.get(
+                only[0] if only else "", _("it is dying or out"))
+            text += _("; in {systems} the loser never ends dead ({how}).").format(
+                systems=", ".join(never), how=how)
         else:
             text += "."
     else:
-        text += " In no system does the loser end dead under this policy."
+        text += " " + _("In no system does the loser end dead under this policy.")
     return text
 
 
@@ -77,19 +83,22 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
         part = part.set_index("system")
 
         def who(s, part=part):
-            return f"{part.loc[s, 'a']} against {part.loc[s, 'b']}"
+            return _("{a} against {b}").format(a=part.loc[s, "a"], b=part.loc[s, "b"])
 
         longest, shortest = part["rounds_mean"].idxmax(), part["rounds_mean"].idxmin()
-        text = (f"{titles.get(mid, mid).capitalize()}: fights last longest in {longest} "
-                f"({who(longest)}: {part.loc[longest, 'rounds_mean']:.2f} rounds on "
-                f"average) and are shortest in {shortest} ({who(shortest)}: "
-                f"{part.loc[shortest, 'rounds_mean']:.2f}).")
+        text = _("{title}: fights last longest in {longest} ({who_longest}: {rounds_longest} "
+                 "rounds on average) and are shortest in {shortest} ({who_shortest}: "
+                 "{rounds_shortest}).").format(
+            title=_(titles.get(mid, mid)).capitalize(), longest=longest,
+            who_longest=who(longest), rounds_longest=decimal(part.loc[longest, "rounds_mean"], 2),
+            shortest=shortest, who_shortest=who(shortest),
+            rounds_shortest=decimal(part.loc[shortest, "rounds_mean"], 2))
         text += fate_reading(part)
         if part["p_a"].max() - part["p_a"].min() > 0.02:
             hi, lo = part["p_a"].idxmax(), part["p_a"].idxmin()
-            text += (f" Side A wins from {pct(part.loc[lo, 'p_a'])} ({lo}) to "
-                     f"{pct(part.loc[hi, 'p_a'])} ({hi}): the systems disagree on how "
-                     "decisive this edge is.")
+            text += " " + _("Side A wins from {low} ({lo}) to {high} ({hi}): the systems "
+                            "disagree on how decisive this edge is.").format(
+                low=pct(part.loc[lo, "p_a"]), lo=lo, high=pct(part.loc[hi, "p_a"]), hi=hi)
         out.append(text)
     return out
 
@@ -112,7 +121,7 @@ def _duel_figure(stats: Mapping, max_round: int = 15):
             alive = 1.0 - np.cumsum(pmf)
             colour = plotting.system_color(system)
             style = "-" if method == "exact" else "--"
-            label = system + ("" if method == "exact" else " (MC)")
+            label = system + ("" if method == "exact" else " " + _("(MC)"))
             ax_s.step(k, alive, where="post", color=colour, linestyle=style, label=label)
             ax_r.plot(k[1:], pmf[1:], color=colour, linestyle=style, marker="o",
                       markersize=2.5, label=label)
@@ -123,12 +132,12 @@ def _duel_figure(stats: Mapping, max_round: int = 15):
                 se_r = np.sqrt(np.clip(pmf * (1 - pmf), 0, None) / st.n)
                 ax_r.fill_between(k[1:], (pmf - 2 * se_r)[1:], (pmf + 2 * se_r)[1:],
                                   color=colour, alpha=0.2, linewidth=0)
-        ax_s.set_title(f"{mid}: P(still fighting after round k)")
-        ax_r.set_title(f"{mid}: P(the fight ends in round k)")
+        ax_s.set_title(_("{matchup}: P(still fighting after round k)").format(matchup=mid))
+        ax_r.set_title(_("{matchup}: P(the fight ends in round k)").format(matchup=mid))
         ax_s.set_ylim(-0.02, 1.02)
         for ax in (ax_s, ax_r):
-            ax.set_xlabel("round k")
-            ax.set_ylabel("probability")
+            ax.set_xlabel(_("round k"))
+            ax.set_ylabel(_("probability"))
             ax.grid(True, color="#dddddd", linewidth=0.6)
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0][1].legend(loc="upper right")
@@ -137,36 +146,37 @@ def _duel_figure(stats: Mapping, max_round: int = 15):
 
 def section_combat_duels(settings: ReportSettings) -> Section:
     """The same duels in every system (analysis.combat.cross_combat; exact where solvable)."""
-    title = "Combat: the same duels in every system"
+    title = _("Combat: the same duels in every system")
     from analysis.combat import cross_combat
     data = combat_frames(settings)
     cross = data["cross"]
     titles = {mid: e["title"] for mid, e in cross_combat.load_cross()["matchups"].items()}
-    reading = ["Two fights mapped to every system's own archetypes "
-               "(analysis/data/cross_combat.toml, an editable assumption): "
-               + "; ".join(f"“{mid}” = {t}" for mid, t in titles.items()) + ". "
-               + _method_note(cross)]
+    reading = [_("Two fights mapped to every system's own archetypes "
+                 "(analysis/data/cross_combat.toml, an editable assumption): {fights}.")
+               .format(fights="; ".join(f"“{mid}” = {_(t)}" for mid, t in titles.items()))
+               + " " + _method_note(cross)]
     reading += _duel_reading(cross, titles)
     ses = ("se_a", "se_b", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
     view = _view(cross, ["matchup", "system", "method"], DUEL_COLUMNS, ses)
     blocks: list = [
-        _table("combat-duels", "Duels on the common ladder", view,
-               f"Side A against side B (the fighters are listed below). "
-               f"{_method_note(cross)} Probabilities: A wins, B wins, neither (still "
-               f"fighting at the round cap, {settings.round_cap}); rounds: the mean, the "
-               "median and the round by which 90% of fights have ended; dead / dying / "
-               "out: what becomes of the loser among decided fights (they sum to 1) "
-               + _aftermath_words(settings) + "; A→B inc. / kill: the exact "
-               "odds that one attack of an unhurt A incapacitates / kills B (and B→A).",
+        _table("combat-duels", _("Duels on the common ladder"), view,
+               _("Side A against side B (the fighters are listed below). {method} "
+                 "Probabilities: A wins, B wins, neither (still fighting at the round cap, "
+                 "{cap}); rounds: the mean, the median and the round by which 90% of "
+                 "fights have ended; dead / dying / out: what becomes of the loser among "
+                 "decided fights (they sum to 1) {aftermath}; A→B inc. / kill: the exact "
+                 "odds that one attack of an unhurt A incapacitates / kills B (and "
+                 "B→A).").format(method=_method_note(cross), cap=settings.round_cap,
+                                 aftermath=_aftermath_words(settings)),
                index=("matchup", "system"), full=cross, formats=_ROUND_FORMATS),
-        _figure("fig-combat-duels", "Survival and fight length",
+        _figure("fig-combat-duels", _("Survival and fight length"),
                 _duel_figure(data["stats"]),
-                "Left: P(the fight is still on after round k) — the survival curve of "
-                "the fight. Right: P(it ends in round k). One colour per system; solid "
-                "lines are exact, dashed lines Monte Carlo with ±2 SE bands.",
-                "Survival curves and fight-length distributions per system", settings),
-        _table("combat-cast", "Who fights", data["cast"],
-               "The archetype of each side in each system, with the overrides the file "
-               "sets.", index=("matchup", "system")),
+                _("Left: P(the fight is still on after round k) — the survival curve of "
+                  "the fight. Right: P(it ends in round k). One colour per system; solid "
+                  "lines are exact, dashed lines Monte Carlo with ±2 SE bands."),
+                _("Survival curves and fight-length distributions per system"), settings),
+        _table("combat-cast", _("Who fights"), data["cast"],
+               _("The archetype of each side in each system, with the overrides the file "
+                 "sets."), index=("matchup", "system")),
     ]
     return Section("combat-duels", title, reading, blocks)

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from reports import plotting
+from reports.i18n import _, decimal
 from reports.sections.combat_common import (
     _ROUND_FORMATS,
     EFFECT_COLUMNS,
@@ -35,44 +36,49 @@ def _effects_figure(effects: pd.DataFrame):
         ax.set_yticks(y, labels, fontsize=6.5)
         ax.axvline(0.5, color="#555555", linewidth=0.8, linestyle=":")
         ax.set_xlim(0, 1)
-        ax.set_xlabel(f"P(A wins) with this {kind}")
-        ax.set_title(f"{kind} of side A")
+        ax.set_xlabel(_("P(A wins) with this tactic") if kind == "tactic"
+                      else _("P(A wins) with this armour"))
+        ax.set_title(_("tactic of side A") if kind == "tactic" else _("armour of side A"))
     return fig
 
 
 def section_combat_gear(settings: ReportSettings) -> Section:
     """Tactic and armour effects on the even duel of each system (exact)."""
-    title = "Combat: tactics and armour"
+    title = _("Combat: tactics and armour")
     effects = combat_frames(settings)["effects"]
-    reading = ["The even duel of each system (two equal competent fighters) with side A "
-               "changing one thing: its tactic (A6, C13, B4, DX2, E16) or its armour (A13, "
-               "DX11, E12; dice_pool_6 and middle_3d10 have no armour rules). Without a "
-               "change the duel is 50/50, so P(A wins) is the value of the change. "
-               + _method_note(effects)]
+    reading = [_("The even duel of each system (two equal competent fighters) with side A "
+                 "changing one thing: its tactic (A6, C13, B4, DX2, E16) or its armour "
+                 "(A13, DX11, E12; dice_pool_6 and middle_3d10 have no armour rules). "
+                 "Without a change the duel is 50/50, so P(A wins) is the value of the "
+                 "change.") + " " + _method_note(effects)]
     for (system, kind), part in effects.groupby(["system", "change"], sort=False):
         best = part.loc[part["p_side0"].idxmax()]
         worst = part.loc[part["p_side0"].idxmin()]
         if best["p_side0"] - worst["p_side0"] < 0.005:
-            reading.append(f"{system}, {kind}: no choice changes the duel (A wins "
-                           f"{pct(best['p_side0'])} with each of "
-                           f"{', '.join(part['choice'])}).")
+            reading.append(_("{system}, {kind}: no choice changes the duel (A wins {p} "
+                             "with each of {choices}).").format(
+                system=system, kind=_(kind), p=pct(best["p_side0"]),
+                choices=", ".join(part["choice"])))
             continue
-        reading.append(f"{system}, {kind}: best {best['choice']} (A wins "
-                       f"{pct(best['p_side0'])}, {best['rounds_mean']:.1f} rounds), worst "
-                       f"{worst['choice']} ({pct(worst['p_side0'])}).")
+        reading.append(_("{system}, {kind}: best {best} (A wins {p_best}, {rounds} rounds), "
+                         "worst {worst} ({p_worst}).").format(
+            system=system, kind=_(kind), best=best["choice"], p_best=pct(best["p_side0"]),
+            rounds=decimal(best["rounds_mean"], 1), worst=worst["choice"],
+            p_worst=pct(worst["p_side0"])))
     view = _view(effects, ["system", "change", "choice", "method"], EFFECT_COLUMNS,
                  ("se_side0",))
     blocks = [
-        _table("combat-gear", "Tactics and armour in an even duel", view,
-               "P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
-               "named, against the unchanged side B; mean rounds; loser dead / dying / out "
-               "among decided fights " + _aftermath_words(settings) + ". "
-               + _method_note(effects), index=("system", "change"), full=effects,
+        _table("combat-gear", _("Tactics and armour in an even duel"), view,
+               _("P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
+                 "named, against the unchanged side B; mean rounds; loser dead / dying / "
+                 "out among decided fights {aftermath}.").format(
+                     aftermath=_aftermath_words(settings)) + " " + _method_note(effects),
+               index=("system", "change"), full=effects,
                formats=_ROUND_FORMATS),
-        _figure("fig-combat-gear", "Value of a tactic or an armour",
+        _figure("fig-combat-gear", _("Value of a tactic or an armour"),
                 _effects_figure(effects),
-                "P(A wins) against an equal with each tactic (left) and armour (right); "
-                "the dotted line is the even 50%. Exact.",
-                "Bar charts of P(win) by tactic and armour per system", settings),
+                _("P(A wins) against an equal with each tactic (left) and armour (right); "
+                  "the dotted line is the even 50%. Exact."),
+                _("Bar charts of P(win) by tactic and armour per system"), settings),
     ]
     return Section("combat-gear", title, reading, blocks)

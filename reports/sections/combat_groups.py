@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from reports import plotting
+from reports.i18n import _, decimal
 from reports.sections.combat_common import (
     _ROUND_FORMATS,
     GROUP_COLUMNS,
@@ -33,47 +34,51 @@ def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, max_round: in
                 ax.fill_between(sub["round"], sub["standing_share"] - 2 * sub["se_share"],
                                 sub["standing_share"] + 2 * sub["se_share"], step="post",
                                 color=colour, alpha=0.18, linewidth=0)
-        ax.set_title(f"{fight}: side 0 solid, side 1 dashed")
-        ax.set_xlabel("round")
+        ax.set_title(_("{fight}: side 0 solid, side 1 dashed").format(fight=fight))
+        ax.set_xlabel(_("round"))
     axes[0].set_ylim(-0.02, 1.02)
-    axes[0].set_ylabel("share of the side standing")
+    axes[0].set_ylabel(_("share of the side standing"))
     axes[-1].legend(loc="upper right")
     return fig
 
 
 def section_combat_groups(settings: ReportSettings) -> Section:
     """2v2 and 3v1 fights per system (Monte Carlo with SEs) and their survival curves."""
-    title = "Combat: group fights"
+    title = _("Combat: group fights")
     from analysis.combat import cross_combat
     data = combat_frames(settings)
     groups = data["groups"]
-    reading = [f"Monte Carlo fights ({settings.combat_trials:,} per system and fight, seed "
-               f"{settings.seed}) of the ladder fighters with light melee weapons; every "
-               "figure carries its standard error."]
+    reading = [_("Monte Carlo fights ({trials} per system and fight, seed {seed}) of the "
+                 "ladder fighters with light melee weapons; every figure carries its "
+                 "standard error.").format(trials=decimal(settings.combat_trials),
+                                           seed=settings.seed)]
     titles = {gid: g.title or gid for gid, g in cross_combat.load_cross()["groups"].items()}
     for fight, part in groups.groupby("fight", sort=False):
         part = part.set_index("system")
         hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
-        reading.append(
-            f"{fight} ({titles.get(fight, fight)}): side 0 wins from "
-            f"{pct(part.loc[lo, 'p_side0'])} ± {100 * part.loc[lo, 'se_side0']:.2f} points "
-            f"({lo}) to {pct(part.loc[hi, 'p_side0'])} ± "
-            f"{100 * part.loc[hi, 'se_side0']:.2f} ({hi}); fights last "
-            f"{part['rounds_mean'].min():.1f}–{part['rounds_mean'].max():.1f} rounds on "
-            "average.")
+        reading.append(_(
+            "{fight} ({title}): side 0 wins from {low} ± {se_low} points ({lo}) to {high} "
+            "± {se_high} ({hi}); fights last {r_min}–{r_max} rounds on average.").format(
+            fight=fight, title=_(titles.get(fight, fight)), low=pct(part.loc[lo, "p_side0"]),
+            se_low=decimal(100 * part.loc[lo, "se_side0"], 2), lo=lo,
+            high=pct(part.loc[hi, "p_side0"]),
+            se_high=decimal(100 * part.loc[hi, "se_side0"], 2), hi=hi,
+            r_min=decimal(part["rounds_mean"].min(), 1),
+            r_max=decimal(part["rounds_mean"].max(), 1)))
     view = _view(groups, ["fight", "system", "method"], GROUP_COLUMNS)
     blocks = [
-        _table("combat-groups", "Group fights", view,
-               f"Monte Carlo ({settings.combat_trials:,} fights each): P(side 0 wins), "
-               "P(side 1 wins) and P(neither) with binomial SEs, rounds (mean, with the SE "
-               "of the mean, and median), and per side the share of its fighters that end "
-               "dead, dying or out (the rest stand), with SEs, "
-               + _aftermath_words(settings) + ". Fighters and their weapons in the CSV.",
+        _table("combat-groups", _("Group fights"), view,
+               _("Monte Carlo ({trials} fights each): P(side 0 wins), P(side 1 wins) and "
+                 "P(neither) with binomial SEs, rounds (mean, with the SE of the mean, and "
+                 "median), and per side the share of its fighters that end dead, dying or "
+                 "out (the rest stand), with SEs, {aftermath}. Fighters and their weapons "
+                 "in the CSV.").format(trials=decimal(settings.combat_trials),
+                                       aftermath=_aftermath_words(settings)),
                index=("fight", "system"), full=groups, formats=_ROUND_FORMATS),
-        _figure("fig-combat-groups", "Round-by-round survival in group fights",
+        _figure("fig-combat-groups", _("Round-by-round survival in group fights"),
                 _survival_figure(data["standing"], groups),
-                "Share of each side still able to act after round k (side 0 solid, side "
-                "1 dashed), one colour per system, Monte Carlo with ±2 SE bands.",
-                "Survival curves of the group fights per system", settings),
+                _("Share of each side still able to act after round k (side 0 solid, side "
+                  "1 dashed), one colour per system, Monte Carlo with ±2 SE bands."),
+                _("Survival curves of the group fights per system"), settings),
     ]
     return Section("combat-groups", title, reading, blocks)

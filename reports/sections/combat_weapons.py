@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reports.i18n import _, format_spec
 from reports.sections.combat_common import _aftermath_words, combat_frames
 from reports.sections.common import _table, pct
 from reports.settings import ReportSettings
@@ -10,23 +11,30 @@ from reports.structure import Section
 
 def section_combat_weapons(settings: ReportSettings) -> Section:
     """One-hit incapacitation and kill odds by weapon (exact, analysis.combat.lethality)."""
-    title = "Combat: one hit, by weapon"
+    title = _("Combat: one hit, by weapon")
     hits = combat_frames(settings)["one_hit"]
-    reading = ["Exact odds that one attack by the competent fighter of the even duel, "
-               "with each weapon of its system's data file, hits, incapacitates or kills "
-               "an unhurt equal."]
+    reading = [_("Exact odds that one attack by the competent fighter of the even duel, "
+                 "with each weapon of its system's data file, hits, incapacitates or kills "
+                 "an unhurt equal.")]
     for system, part in hits.groupby("system", sort=False):
         best = part.loc[part["p_incapacitate"].idxmax()]
         if best["p_incapacitate"] < 0.0005:
-            reading.append(f"{system}: no weapon takes an unhurt equal out with one hit "
-                           f"(at most {best['p_incapacitate']:.1e}, {best['weapon']}); "
-                           "fights are won by wearing the opponent down.")
+            reading.append(_("{system}: no weapon takes an unhurt equal out with one hit "
+                             "(at most {p}, {weapon}); fights are won by wearing the "
+                             "opponent down.").format(
+                system=system, p=format_spec(best["p_incapacitate"], ".1e"),
+                weapon=best["weapon"]))
             continue
-        text = (f"{system}: the most dangerous weapon is {best['weapon']} "
-                f"({pct(best['p_incapacitate'])} to incapacitate in one hit")
         kill = part["p_kill"].max()
-        text += (f", {pct(part.loc[part['p_kill'].idxmax(), 'p_kill'])} to kill)."
-                 if kill >= 0.0005 else "); a single hit practically never kills.")
+        if kill >= 0.0005:
+            text = _("{system}: the most dangerous weapon is {weapon} ({p} to incapacitate "
+                     "in one hit, {kill} to kill).").format(
+                system=system, weapon=best["weapon"], p=pct(best["p_incapacitate"]),
+                kill=pct(part.loc[part["p_kill"].idxmax(), "p_kill"]))
+        else:
+            text = _("{system}: the most dangerous weapon is {weapon} ({p} to incapacitate "
+                     "in one hit); a single hit practically never kills.").format(
+                system=system, weapon=best["weapon"], p=pct(best["p_incapacitate"]))
         reading.append(text)
     fates = [c for c in ("p_dead", "p_dying", "p_out") if c in hits]
     view = hits[["system", "weapon", "attacker", "target", "method", "p_hit",
@@ -34,11 +42,15 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
         "p_hit": "P(hit)", "p_incapacitate": "P(incapacitated by one hit)",
         "p_kill": "P(killed by one hit)", "p_dead": "then dead", "p_dying": "then dying",
         "p_out": "then out"})
-    blocks = [_table("combat-weapons", "One-hit odds by weapon", view,
-                     "Exact (method “exact”): one attack on an unhurt target"
-                     + (" (then dead / dying / out: the target dropped and its fate "
-                        + _aftermath_words(settings) + ")" if fates else "")
-                     + ". Values below "
-                     "0.00005 show as 0.0000; the full precision is in the cell's tooltip "
-                     "and the CSV.", index=("system", "weapon"))]
+    caption = (_("Exact (method “exact”): one attack on an unhurt target (then dead / "
+                 "dying / out: the target dropped and its fate {aftermath}). Values below "
+                 "{small} show as {zero}; the full precision is in the cell's tooltip and "
+                 "the CSV.") if fates else
+               _("Exact (method “exact”): one attack on an unhurt target. Values below "
+                 "{small} show as {zero}; the full precision is in the cell's tooltip and "
+                 "the CSV.")).format(aftermath=_aftermath_words(settings),
+                                     small=format_spec(0.00005, ".5f"),
+                                     zero=format_spec(0.0, ".4f"))
+    blocks = [_table("combat-weapons", _("One-hit odds by weapon"), view, caption,
+                     index=("system", "weapon"))]
     return Section("combat-weapons", title, reading, blocks)

@@ -10,22 +10,27 @@ import pandas as pd
 
 from analysis.checks import curves as checks
 from reports import plotting
+from reports.i18n import N_, percent
 from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Table
 
 #: What a system's success means and its native axes, in plain words.
 SYSTEM_NOTES = {
-    "dice_pool_7": ("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 rolls "
-                    "a chance die (A-g1)", "pool (dice)", "successes needed"),
-    "middle_3d10": ("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s "
-                    "always succeed, two 1s always fail (B3)", "difficulty", "modifier"),
-    "dice_pool_6": ("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 "
-                    "(C-g2), vs a number of successes (C1)", "pool (dice)", "difficulty"),
-    "percentile": ("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
-                   "bonus/penalty tens dice (D4)", "skill", "level"),
-    "d20_degrees": ("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree "
-                    "better, natural 1 fails (E1–E3)", "modifier", "DC"),
+    "dice_pool_7": (N_("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 "
+                       "rolls a chance die (A-g1)"), N_("pool (dice)"),
+                    N_("successes needed")),
+    "middle_3d10": (N_("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s "
+                       "always succeed, two 1s always fail (B3)"), N_("difficulty"),
+                    N_("modifier")),
+    "dice_pool_6": (N_("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 "
+                       "(C-g2), vs a number of successes (C1)"), N_("pool (dice)"),
+                    N_("difficulty")),
+    "percentile": (N_("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
+                      "bonus/penalty tens dice (D4)"), N_("skill"), N_("level")),
+    "d20_degrees": (N_("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree "
+                       "better, natural 1 fails (E1–E3)"), N_("modifier"), N_("DC")),
 }
+"""The texts are msgids: show them through :func:`reports.i18n._`."""
 
 
 @lru_cache(maxsize=16)
@@ -67,8 +72,9 @@ def _p(frame: pd.DataFrame, column: str = "p_exact", **axes) -> float:
 
 
 def pct(p: float) -> str:
-    """A probability as a percentage for prose (``0.4567`` → ``"45.7%"``)."""
-    return f"{100 * p:.1f}%"
+    """A probability as a percentage for prose in the report's language (``0.4567`` →
+    ``"45.7%"``; pt-BR ``"45,7 %"``)."""
+    return percent(p)
 
 
 def _pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact",

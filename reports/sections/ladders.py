@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.checks import plots
+from reports.i18n import _, decimal
 from reports.sections.common import _figure, _table, _variant_map, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -12,7 +13,7 @@ from reports.structure import Section
 
 def section_ladders(settings: ReportSettings) -> Section:
     """Cross-system comparison on the common competence/difficulty ladders."""
-    title = "Across systems: the common ladder"
+    title = _("Across systems: the common ladder")
     from analysis.checks.ladders import anchor_report, ladder_table, swinginess
     variants = _variant_map(settings)
     table = ladder_table(variants=variants)
@@ -26,42 +27,47 @@ def section_ladders(settings: ReportSettings) -> Section:
     view = view.sort_values(["system", "competence"]).astype({"system": str,
                                                               "competence": str})
     view.columns = [str(c) for c in view.columns]
+    view["competence"] = view["competence"].map(_)  # rung names (the CSV keeps the ids)
     anchor = anchor_report()
     anchor = anchor[anchor["system"].isin(settings.systems)].reset_index(drop=True)
     swing = swinginess(variants=variants)
     swing = swing[swing["system"].isin(settings.systems)].reset_index(drop=True)
-    reading = ["The same character (untrained … master) against the same task (easy … "
-               "very hard) in every system, using the mapping in "
-               "analysis/data/ladders.toml (an assumption a designer can edit). The "
-               "systems are anchored so that a competent character meets an average task "
-               "about equally often; the differences are in how fast the curves spread "
-               "from there."]
+    reading = [_("The same character (untrained … master) against the same task (easy … "
+                 "very hard) in every system, using the mapping in "
+                 "analysis/data/ladders.toml (an assumption a designer can edit). The "
+                 "systems are anchored so that a competent character meets an average "
+                 "task about equally often; the differences are in how fast the curves "
+                 "spread from there.")]
     for row in swing.itertuples(index=False):
-        reading.append(f"{row.system}: one rung of competence adds "
-                       f"{row.slope_pp_per_rung:.1f} points against an average task; one SD "
-                       f"of luck is worth {row.sd_in_rungs:.2f} rungs, and a character one "
-                       f"rung weaker wins an opposed roll {pct(row.p_upset_adjacent)} of "
-                       "the time.")
+        reading.append(_("{system}: one rung of competence adds {slope} points against an "
+                         "average task; one SD of luck is worth {rungs} rungs, and a "
+                         "character one rung weaker wins an opposed roll {upset} of the "
+                         "time.").format(system=row.system,
+                                         slope=decimal(row.slope_pp_per_rung, 1),
+                                         rungs=decimal(row.sd_in_rungs, 2),
+                                         upset=pct(row.p_upset_adjacent)))
     blocks: list = [
-        _table("ladders", "P(success) on the common ladder", view,
-               "Exact P(success) per system and competence rung (rows) against each "
-               "difficulty rung (columns), with the native numbers in the CSV.",
-               index=("system", "competence"), full=table, column_label="task difficulty"),
-        _table("ladders-anchor", "Anchor check", anchor,
-               "P(competent meets average) per system, its gap to the target and whether "
-               "it lies within the file's tolerance.", formats={"anchor_gap": "+.4f"}),
-        _table("ladders-swing", "Swinginess", swing,
-               "SD of the anchor character's outcome, the mean gain of one rung, their "
-               "ratio (how many rungs one SD of luck is worth), P(success) gained per rung, "
-               "and P(upset) one and two rungs apart (exact).",
+        _table("ladders", _("P(success) on the common ladder"), view,
+               _("Exact P(success) per system and competence rung (rows) against each "
+                 "difficulty rung (columns), with the native numbers in the CSV."),
+               index=("system", "competence"), full=table,
+               column_label=_("task difficulty")),
+        _table("ladders-anchor", _("Anchor check"), anchor,
+               _("P(competent meets average) per system, its gap to the target and "
+                 "whether it lies within the file's tolerance."),
+               formats={"anchor_gap": "+.4f"}),
+        _table("ladders-swing", _("Swinginess"), swing,
+               _("SD of the anchor character's outcome, the mean gain of one rung, their "
+                 "ratio (how many rungs one SD of luck is worth), P(success) gained per "
+                 "rung, and P(upset) one and two rungs apart (exact)."),
                formats={"sd_outcome": ".3f", "rung_shift": ".3f", "sd_in_rungs": ".3f",
                         "slope_pp_per_rung": ".2f", "p_upset_adjacent": ".4f",
                         "p_upset_two_apart": ".4f"}),
     ]
     fig = plots.ladder_plot(table)
-    blocks.insert(0, _figure("fig-ladders", "The common ladder", fig,
-                             "Exact P(success) by competence rung, one line per system "
-                             "(fixed colours), one panel per task difficulty.",
-                             "Line charts of success probability on the common ladder",
+    blocks.insert(0, _figure("fig-ladders", _("The common ladder"), fig,
+                             _("Exact P(success) by competence rung, one line per system "
+                               "(fixed colours), one panel per task difficulty."),
+                             _("Line charts of success probability on the common ladder"),
                              settings))
     return Section("ladders", title, reading, blocks)

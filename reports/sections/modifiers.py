@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.checks import plots
+from reports.i18n import _, format_spec, percent
 from reports.sections.common import _figure, _table
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -12,29 +13,35 @@ from reports.structure import Section
 
 def section_modifiers(settings: ReportSettings) -> Section:
     """Worth of each rule's modifiers in percentage points (analysis.checks.modifiers)."""
-    title = "What a modifier is worth"
+    title = _("What a modifier is worth")
     from analysis.checks.modifiers import modifier_summary, modifier_values
     table = pd.concat([modifier_values(s, list(settings.variants_of(s)))
                        for s in settings.systems], ignore_index=True)
     summary = modifier_summary(table)
-    reading = ["How many percentage points each modifier the rules offer adds to the "
-               "chance of success, averaged over the checks where it can matter (base "
-               "chance between 5% and 95%). Compare within a system to see which "
-               "resource is worth spending; across systems to see how generous each is."]
+    reading = [_("How many percentage points each modifier the rules offer adds to the "
+                 "chance of success, averaged over the checks where it can matter (base "
+                 "chance between {low} and {high}). Compare within a system to see which "
+                 "resource is worth spending; across systems to see how generous each "
+                 "is.").format(low=percent(0.05, 0), high=percent(0.95, 0))]
     for system in settings.systems:
         sub = summary[summary["system"] == system]
         if len(sub):
             best = sub.loc[sub["mean_delta_pp"].abs().idxmax()]
-            reading.append(f"{system}: the strongest modifier is {best['modifier']} "
-                           f"({best['rule']}), {best['mean_delta_pp']:+.1f} points on average "
-                           f"(from {best['min_delta_pp']:+.1f} to {best['max_delta_pp']:+.1f}).")
-    blocks: list = [_table("modifiers", "Modifier worth (percentage points)", summary,
-                           "Per modifier: mean, smallest and largest change in P(success) "
-                           "in percentage points over the cells whose base chance is "
-                           "5–95%, and how many cells that is (exact).", full=table,
+            reading.append(_("{system}: the strongest modifier is {modifier} ({rule}), "
+                             "{mean} points on average (from {low} to {high}).").format(
+                system=system, modifier=best["modifier"], rule=best["rule"],
+                mean=format_spec(best["mean_delta_pp"], "+.1f"),
+                low=format_spec(best["min_delta_pp"], "+.1f"),
+                high=format_spec(best["max_delta_pp"], "+.1f")))
+    blocks: list = [_table("modifiers", _("Modifier worth (percentage points)"), summary,
+                           _("Per modifier: mean, smallest and largest change in "
+                             "P(success) in percentage points over the cells whose base "
+                             "chance is 5–95%, and how many cells that is (exact)."),
+                           full=table,
                            formats={"mean_delta_pp": "+.2f", "min_delta_pp": "+.2f",
                                     "max_delta_pp": "+.2f"})]
-    blocks.insert(0, _figure("fig-modifiers", "Modifier worth", plots.modifier_plot(table),
-                             "Change in P(success) from each modifier (exact), by "
-                             "system.", "Chart of what each modifier is worth", settings))
+    blocks.insert(0, _figure("fig-modifiers", _("Modifier worth"), plots.modifier_plot(table),
+                             _("Change in P(success) from each modifier (exact), by "
+                               "system."), _("Chart of what each modifier is worth"),
+                             settings))
     return Section("modifiers", title, reading, blocks)

@@ -6,18 +6,19 @@ import numpy as np
 import pandas as pd
 
 from reports import plotting
+from reports.i18n import N_, _, decimal, percent
 from reports.sections.common import _figure, _table, curves, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
 
 #: One representative task per system, and the native axis a character improves along.
 SPREAD_TASKS = {
-    "dice_pool_7": ("pool", {"successes": 1}, "at least 1 success (A1)"),
+    "dice_pool_7": ("pool", {"successes": 1}, N_("at least 1 success (A1)")),
     "middle_3d10": ("modifier", {"difficulty": 15, "roll": "normal"},
-                    "difficulty 15, average (B2)"),
-    "dice_pool_6": ("pool", {"difficulty": 3}, "difficulty 3 successes (C1)"),
-    "percentile": ("skill", {"level": "regular", "dice": 0}, "regular success (D1)"),
-    "d20_degrees": ("modifier", {"dc": 15, "degree": 1}, "DC 15, hard (E1)"),
+                    N_("difficulty 15, average (B2)")),
+    "dice_pool_6": ("pool", {"difficulty": 3}, N_("difficulty 3 successes (C1)")),
+    "percentile": ("skill", {"level": "regular", "dice": 0}, N_("regular success (D1)")),
+    "d20_degrees": ("modifier", {"dc": 15, "degree": 1}, N_("DC 15, hard (E1)")),
 }
 
 
@@ -33,7 +34,7 @@ def _crossing(x: np.ndarray, p: np.ndarray, level: float) -> float:
 
 
 def spread_curve(settings: ReportSettings, system: str) -> tuple[np.ndarray, np.ndarray]:
-    axis, fixed, _ = SPREAD_TASKS[system]
+    axis, fixed, _task = SPREAD_TASKS[system]
     t = curves(settings, system)
     for key, value in fixed.items():
         t = t[t[key] == value]
@@ -45,10 +46,10 @@ def spread_frame(settings: ReportSettings) -> pd.DataFrame:
     """How fast each system's representative curve rises along its own axis (exact)."""
     rows = []
     for system in settings.systems:
-        axis, _, task = SPREAD_TASKS[system]
+        axis, _fixed, task = SPREAD_TASKS[system]
         x, p = spread_curve(settings, system)
         x10, x50, x90 = (_crossing(x, p, q) for q in (0.1, 0.5, 0.9))
-        rows.append({"system": system, "task": task, "axis": axis,
+        rows.append({"system": system, "task": _(task), "axis": _(axis),
                      "value at 50%": x50, "steps 10% → 90%": x90 - x10,
                      "largest gain per step (pp)": float(100 * np.max(np.diff(p))),
                      "lowest P": float(p.min()), "highest P": float(p.max())})
@@ -58,22 +59,26 @@ def spread_frame(settings: ReportSettings) -> pd.DataFrame:
 def section_native_spread(settings: ReportSettings) -> Section:
     """Cross-system view available from the check models alone: slope on native axes."""
     frame = spread_frame(settings)
-    reading = ["Each system's dial moves in its own units (a die, a point of modifier, "
-               "a percent of skill). For one representative task per system, this counts "
-               "how many of those steps separate a 10% chance from a 90% chance: few "
-               "steps means each improvement is a big jump (and the character sheet "
-               "matters a lot); many steps means fine-grained, gradual progress.",
-               "The common competence/difficulty ladder (its own section) compares the "
-               "systems on shared terms; this view needs no mapping at all."]
+    reading = [_("Each system's dial moves in its own units (a die, a point of modifier, "
+                 "a percent of skill). For one representative task per system, this counts "
+                 "how many of those steps separate a {low} chance from a {high} chance: "
+                 "few steps means each improvement is a big jump (and the character sheet "
+                 "matters a lot); many steps means fine-grained, gradual progress.").format(
+                     low=percent(0.1, 0), high=percent(0.9, 0)),
+               _("The common competence/difficulty ladder (its own section) compares the "
+                 "systems on shared terms; this view needs no mapping at all.")]
     for row in frame.itertuples(index=False):
-        reading.append(f"{row.system}: {row[4]:.1f} {row.axis} steps from 10% to 90% "
-                       f"({row.task}); one step can add up to {row[5]:.1f} points; the "
-                       f"chance stays between {pct(row[6])} and {pct(row[7])}.")
-    blocks: list = [_table("native-spread", "Slope on native axes", frame,
-                           "Representative task per system; axis value where P reaches "
-                           "50%, number of axis steps from 10% to 90% (interpolated), "
-                           "largest single-step gain, and the floor/ceiling of P on the "
-                           "axis range (exact).",
+        reading.append(_("{system}: {steps} {axis} steps from {low} to {high} ({task}); "
+                         "one step can add up to {gain} points; the chance stays between "
+                         "{floor} and {ceiling}.").format(
+            system=row.system, steps=decimal(row[4], 1), axis=row.axis, task=row.task,
+            low=percent(0.1, 0), high=percent(0.9, 0), gain=decimal(row[5], 1),
+            floor=pct(row[6]), ceiling=pct(row[7])))
+    blocks: list = [_table("native-spread", _("Slope on native axes"), frame,
+                           _("Representative task per system; axis value where P reaches "
+                             "50%, number of axis steps from 10% to 90% (interpolated), "
+                             "largest single-step gain, and the floor/ceiling of P on the "
+                             "axis range (exact)."),
                            formats={"value at 50%": ".2f", "steps 10% → 90%": ".2f",
                                     "largest gain per step (pp)": ".1f", "lowest P": ".4f",
                                     "highest P": ".4f"})]
@@ -86,12 +91,14 @@ def section_native_spread(settings: ReportSettings) -> Section:
                 marker=plotting.MARKERS[i % len(plotting.MARKERS)], markersize=3,
                 markevery=max(1, len(x) // 20), label=system, linewidth=1.6)
     ax.set_xlim(-25, 25)
-    ax.set_xlabel("steps on the system's own axis, from its 50% point (dice or points)")
+    ax.set_xlabel(_("steps on the system's own axis, from its 50% point (dice or points)"))
     plotting.probability_axis(ax)
     ax.legend(loc="lower right")
-    blocks.insert(0, _figure("fig-native-spread", "Curves centred on their 50% point", fig,
-                             "Exact P(success) of each system's representative task against "
-                             "native axis steps, shifted so every curve crosses 50% at 0.",
-                             "Line chart comparing how steeply each system's success "
-                             "curve rises", settings))
-    return Section("native-spread", "Across systems: steps on native axes", reading, blocks)
+    blocks.insert(0, _figure("fig-native-spread", _("Curves centred on their 50% point"), fig,
+                             _("Exact P(success) of each system's representative task "
+                               "against native axis steps, shifted so every curve crosses "
+                               "50% at 0."),
+                             _("Line chart comparing how steeply each system's success "
+                               "curve rises"), settings))
+    return Section("native-spread", _("Across systems: steps on native axes"), reading,
+                   blocks)

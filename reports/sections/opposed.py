@@ -7,6 +7,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from reports import plotting
+from reports.i18n import _
 from reports.sections.common import _figure, _table, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -46,12 +47,13 @@ def _heatmap(ax, matrix: np.ndarray, xs, ys, *, vmin, vmax, cmap, label=None):
 
 def section_opposed(settings: ReportSettings) -> Section:
     """Opposed checks per system (A-g7, B5, C10, D3, E5) from :mod:`analysis.checks.opposed`."""
-    title = "Opposed checks"
+    title = _("Opposed checks")
     from analysis.checks.opposed import opposed_table
     blocks: list = []
-    reading = ["Who wins when two characters roll against each other (the attacker or "
-               "challenger is side a). Equal levels show what each system's tie rule does; "
-               "one level up shows how much a single step of skill is worth in a contest."]
+    reading = [_("Who wins when two characters roll against each other (the attacker or "
+                 "challenger is side a). Equal levels show what each system's tie rule "
+                 "does; one level up shows how much a single step of skill is worth in a "
+                 "contest.")]
     views = {}
     for system in settings.systems:
         frame = opposed_table(system, "exact", variants=list(settings.variants_of(system)))
@@ -63,13 +65,18 @@ def section_opposed(settings: ReportSettings) -> Section:
         step = levels[1] - levels[0]
         even = float(m.loc[mid, str(mid)])
         up = float(m.loc[mid + step, str(mid)]) if mid + step in m.index else float("nan")
-        reading.append(f"{system}: at equal {level} {mid} the attacker wins {pct(even)}; "
-                       f"one step up ({level} {mid + step} vs {mid}) {pct(up)}.")
-        blocks.append(_table(f"opposed-{system}", f"{system}: P(attacker wins)", view,
-                             f"Exact P(side a wins) by attacker {level} (rows) and "
-                             f"defender {level} (columns), ties by the system's rules.",
+        name = _(level)
+        reading.append(_("{system}: at equal {level} {mid} the attacker wins {even}; one "
+                         "step up ({level} {up_level} vs {mid}) {up}.").format(
+            system=system, level=name, mid=mid, even=pct(even), up_level=mid + step,
+            up=pct(up)))
+        blocks.append(_table(f"opposed-{system}", _("{system}: P(attacker wins)").format(
+                                 system=system), view,
+                             _("Exact P(side a wins) by attacker {level} (rows) and "
+                               "defender {level} (columns), ties by the system's rules.")
+                             .format(level=name),
                              index=(f"{level}_a",), full=frame,
-                             column_label=f"defender {level}"))
+                             column_label=_("defender {level}").format(level=name)))
     fig, axes = plotting.new_figure(len(views), width=7.2, height=2.5, sharey=False)
     im = None
     for ax, (system, (level, view)) in zip(axes, views.items(), strict=True):
@@ -77,12 +84,12 @@ def section_opposed(settings: ReportSettings) -> Section:
         ys = [int(y) for y in view[f"{level}_a"]]
         im = _heatmap(ax, view.iloc[:, 1:].to_numpy(float), xs, ys, vmin=0, vmax=1,
                       cmap="PuOr", label=system)
-        ax.set_xlabel(f"defender {level}")
-        ax.set_ylabel(f"attacker {level}")
+        ax.set_xlabel(_("defender {level}").format(level=_(level)))
+        ax.set_ylabel(_("attacker {level}").format(level=_(level)))
         ax.grid(False)
-    fig.colorbar(im, ax=axes, shrink=0.9, label="P(attacker wins)")
-    blocks.insert(0, _figure("fig-opposed", "P(attacker wins)", fig,
-                             "Exact P(attacker wins) by both sides' levels; orange = the "
-                             "defender is favoured, purple = the attacker, white = even.",
-                             "Heat maps of opposed-check win probability", settings))
+    fig.colorbar(im, ax=axes, shrink=0.9, label=_("P(attacker wins)"))
+    blocks.insert(0, _figure("fig-opposed", _("P(attacker wins)"), fig,
+                             _("Exact P(attacker wins) by both sides' levels; orange = the "
+                               "defender is favoured, purple = the attacker, white = even."),
+                             _("Heat maps of opposed-check win probability"), settings))
     return Section("opposed", title, reading, blocks)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from reports.i18n import _, decimal
 from reports.sections.common import _table
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -19,7 +20,7 @@ def _version(pkg: str) -> str:
     try:
         return metadata.version(pkg)
     except metadata.PackageNotFoundError:
-        return "not installed"
+        return _("not installed")
 
 
 def _git_commit() -> str:
@@ -30,37 +31,40 @@ def _git_commit() -> str:
         dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root,
                                capture_output=True, text=True, timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
+        return _("unknown")
     if out.returncode != 0:
-        return "unknown"
-    return out.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+        return _("unknown")
+    return out.stdout.strip() + (" " + _("(with uncommitted changes)")
+                                 if dirty.stdout.strip() else "")
 
 
 def provenance_frame(settings: ReportSettings, elapsed: float | None = None) -> pd.DataFrame:
     items = [
-        ("command to reproduce", settings.command),
-        ("seed", str(settings.seed)),
-        ("Monte Carlo trials per roll setting", f"{settings.trials:,}"),
-        ("largest standard error of a proportion", f"{settings.se_max:.5f} (= √(0.25/n))"),
-        ("combat trials per Monte Carlo fight", f"{settings.combat_trials:,}"),
-        ("systems", ", ".join(settings.systems)),
-        ("source revision", _git_commit()),
+        (_("command to reproduce"), settings.command),
+        (_("seed"), str(settings.seed)),
+        (_("Monte Carlo trials per roll setting"), decimal(settings.trials)),
+        (_("largest standard error of a proportion"),
+         f"{decimal(settings.se_max, 5)} (= √(0.25/n))"),
+        (_("combat trials per Monte Carlo fight"), decimal(settings.combat_trials)),
+        (_("systems"), ", ".join(settings.systems)),
+        (_("source revision"), _git_commit()),
         ("python", f"{platform.python_version()} ({sys.platform})"),
     ]
     for pkg in ("rpg-balance", "numpy", "numba", "scipy", "pandas", "matplotlib", "jinja2",
                 "weasyprint"):
         items.append((pkg, _version(pkg)))
     if elapsed is not None:
-        items.append(("build time (tables, figures, HTML)", f"{elapsed:.1f} s"))
+        items.append((_("build time (tables, figures, HTML)"), f"{decimal(elapsed, 1)} s"))
     return pd.DataFrame(items, columns=["item", "value"])
 
 
 def section_provenance(settings: ReportSettings, elapsed: float | None = None) -> Section:
     """Seed, trials, standard errors, package versions, run time, command to reproduce."""
-    reading = [f"Run the command below to rebuild this report bit for bit: the seed is "
-               f"fixed ({settings.seed}) and the Monte Carlo splits work the same way on "
-               "any number of threads. Exact tables do not depend on the seed at all."]
-    return Section("provenance", "Provenance", reading,
-                   [_table("provenance", "How this report was made",
+    reading = [_("Run the command below to rebuild this report bit for bit: the seed is "
+                 "fixed ({seed}) and the Monte Carlo splits work the same way on any "
+                 "number of threads. Exact tables do not depend on the seed at all.")
+               .format(seed=settings.seed)]
+    return Section("provenance", _("Provenance"), reading,
+                   [_table("provenance", _("How this report was made"),
                            provenance_frame(settings, elapsed),
-                           "Inputs and software versions of this build.")])
+                           _("Inputs and software versions of this build."))])

@@ -1,0 +1,253 @@
+"""The report in Brazilian Portuguese (``rpg-balance report --lang pt-BR``).
+
+* every user-visible string of ``reports/`` (section code, figure labels, templates) is in
+  the pt-BR gettext catalogue with a non-empty translation that keeps its placeholders —
+  the strings are extracted with Babel's own extraction API, the same way as
+  ``pybabel extract -F babel.cfg``;
+* numbers follow the Brazilian style in prose and tables (decimal comma, thousands dot,
+  a space before %) while the CSV downloads stay machine-readable;
+* a small pt-BR report, built by the CLI, opens in chromium without console errors, every
+  figure loads and the page says ``<html lang="pt-BR">``.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv as csvlib
+import io
+import re
+import string
+import sys
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.pofile import read_po
+
+from cli.main import main
+from reports import i18n
+from reports.i18n import decimal, format_spec, percent
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cdp_browser import Browser
+
+pytestmark = pytest.mark.xdist_group("report")
+
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEM = "dice_pool_7"  # one system, few trials: the machine is shared and slow
+
+
+# ---------------------------------------------------------------- the catalogue
+
+def extracted_msgids() -> dict[str, str]:
+    """msgid → where it was found, for every marked string under ``reports/`` (python
+    sources and Jinja2 templates, as ``babel.cfg`` maps them)."""
+    method_map = [("**.py", "python"), ("templates/**.j2", "jinja2")]
+    options_map = {"templates/**.j2": {"extensions": "jinja2.ext.i18n",
+                                       "trim_blocks": "True", "lstrip_blocks": "True"}}
+    keywords = {**DEFAULT_KEYWORDS, "N_": None}
+    out = {}
+    for filename, lineno, message, _comments, _context in extract_from_dir(
+            ROOT / "reports", method_map, options_map, keywords=keywords):
+        ids = message if isinstance(message, tuple) else (message,)
+        for msgid in ids:
+            if msgid:
+                out.setdefault(msgid, f"{filename}:{lineno}")
+    return out
+
+
+def catalogue() -> dict[str, str]:
+    with i18n.po_path("pt-BR").open("rb") as fh:
+        cat = read_po(fh, locale="pt_BR")
+    return {m.id: m.string for m in cat if m.id and not m.fuzzy}
+
+
+def test_extraction_finds_the_report_strings():
+    """The extraction really reaches section code, figure labels and templates (a test
+    that found nothing would pass vacuously)."""
+    ids = extracted_msgids()
+    assert len(ids) > 300
+    for msgid in ("Success curves", "What this means for a designer",   # template
+                  "pool size (number of d10)",                           # axis label
+                  "Combat: the same duels in every system", "Provenance"):
+        assert msgid in ids
+
+
+def test_every_visible_string_has_a_pt_br_translation():
+    ids = extracted_msgids()
+    po = catalogue()
+    missing = sorted(f"{where}: {msgid!r}" for msgid, where in ids.items()
+                     if not po.get(msgid, "").strip())
+    assert not missing, f"{len(missing)} strings without a pt-BR translation:\n" \
+        + "\n".join(missing)
+
+
+def _fields(text: str) -> set[str]:
+    brace = {f for _lit, f, _spec, _conv in string.Formatter().parse(text) if f}
+    return brace | set(re.findall(r"%\((\w+)\)s", text))
+
+
+def test_translations_keep_their_placeholders():
+    po = catalogue()
+    bad = [msgid for msgid in extracted_msgids()
+           if po.get(msgid) and _fields(msgid) != _fields(po[msgid])]
+    assert bad == []
+
+
+def test_fight_titles_of_the_data_file_are_translated():
+    """The readings name the fights by their titles in analysis/data/cross_combat.toml."""
+    from analysis.combat.cross_combat import load_cross
+
+    spec = load_cross()
+    titles = [m["title"] for m in spec["matchups"].values()]
+    titles += [g.title for g in spec["groups"].values() if g.title]
+    po = catalogue()
+    assert len(titles) >= 4
+    assert [t for t in titles if not po.get(t, "").strip()] == []
+
+
+def test_rule_terms_follow_the_seeds():
+    """Rule words in the seeds' own Portuguese (docs/seeds): Sucesso Difícil / Sucesso
+    Extremo (percentile), parada (dice pools), Dificuldade, Característica + Habilidade
+    (middle_3d10); rule ids are kept."""
+    po = catalogue()
+    assert "Sucesso Difícil" in po["d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth "
+                                   "(D1); bonus/penalty tens dice (D4)"]
+    assert "(D1)" in po["level (D1)"]
+    assert po["pool (dice)"].startswith("parada")
+    assert "Característica + Habilidade" in po["modifier (characteristic + skill)"]
+
+
+# ---------------------------------------------------------------- numbers
+
+def test_pt_br_numbers():
+    # Brazilian style: decimal comma, thousands dot, a space before the percent sign.
+    assert percent(0.5, lang="pt-BR") == "50 %"
+    assert percent(0.4567, lang="pt-BR") == "45,7 %"
+    assert decimal(1234.5, lang="pt-BR") == "1.234,5"
+    assert decimal(200000, lang="pt-BR") == "200.000"
+    assert decimal(0.015811, 5, lang="pt-BR") == "0,01581"
+    assert format_spec(0.25, ".4f", "pt-BR") == "0,2500"
+    assert format_spec(0.25, ".1%", "pt-BR") == "25,0 %"
+    assert format_spec(12345, "d", "pt-BR") == "12.345"
+    assert format_spec(-1.5, "+.2f", "pt-BR") == "-1,50"
+
+
+def test_english_numbers_unchanged():
+    assert percent(0.4567, lang="en") == "45.7%"
+    assert decimal(200000, lang="en") == "200,000"
+    assert format_spec(0.25, ".4f", "en") == "0.2500"
+
+
+def test_bad_language_is_one_line_exit_2(tmp_path, capsys):
+    assert main(["report", "--lang", "fr", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("error:")
+    assert "--lang" in err[0]
+    assert "pt-BR" in err[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_figure_labels_are_translated():
+    """Figures made in analysis/ (English labels) come out in pt-BR through the same
+    catalogue, and numeric ticks take the decimal comma."""
+    from reports import plotting
+
+    fig, (ax,) = plotting.new_figure(1)
+    ax.plot([0, 1], [0, 1], label="competent")
+    ax.set_xlabel("competence")
+    ax.set_ylabel("P(success)")
+    ax.legend()
+    plotting.translate_figure(fig, "pt-BR")
+    assert ax.get_xlabel() == "competência"
+    assert ax.get_ylabel() == "P(sucesso)"
+    assert ax.get_legend().get_texts()[0].get_text() == "competente"
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert "0,4" in ticks, ticks
+    assert not any("." in t for t in ticks), ticks
+
+
+# ---------------------------------------------------------------- the built report
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report-pt")
+    rc = main(["report", "--lang", "pt-BR", "--systems", SYSTEM, "--trials", "1000",
+               "--combat-trials", "200", "--seed", "3", "--no-pdf", "--quiet",
+               "--out", str(out)])
+    assert rc == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(built, tmp_path_factory):
+    with Browser(tmp_path_factory.mktemp("chromium-profile-pt")) as b:
+        b.open((built / "report.html").as_uri())
+        result = {
+            "lang": b.evaluate("document.documentElement.lang"),
+            "images": b.evaluate("Array.from(document.images).map(i => ({complete: "
+                                 "i.complete, w: i.naturalWidth, h: i.naturalHeight}))"),
+            "h2": b.evaluate("Array.from(document.querySelectorAll('h2'))"
+                             ".map(h => h.textContent.trim())"),
+            "prose": b.evaluate("Array.from(document.querySelectorAll('.reading p, "
+                                "figcaption, .table-caption, h1, h2, h3, th, .subtitle, "
+                                "p.lead')).map(e => e.textContent.trim())"),
+            "reading": b.evaluate("Array.from(document.querySelectorAll('.reading-title'))"
+                                  ".map(h => h.textContent.trim())"),
+            "curves": b.evaluate("""(() => { const t = document.getElementById(
+                'curves-dice_pool_7'); return {head: Array.from(t.tHead.rows[
+                t.tHead.rows.length - 1].cells).map(c => c.textContent.trim()),
+                row: Array.from(t.tBodies[0].rows[5].cells).map(c => c.textContent.trim())};
+                })()"""),
+        }
+        result["errors"] = list(b.errors)
+    return result
+
+
+def test_pt_br_page_opens_clean_and_every_image_loads(page):
+    assert page["errors"] == []
+    assert page["lang"] == "pt-BR"
+    assert len(page["images"]) >= 3
+    for img in page["images"]:
+        assert img["complete"], img
+        assert img["w"] > 0, img
+        assert img["h"] > 0, img
+
+
+def test_pt_br_page_speaks_portuguese(page):
+    po = catalogue()
+    assert "Sumário" in page["h2"]
+    assert any(h.endswith(po["Success curves"]) for h in page["h2"])
+    assert any(h.endswith(po["Provenance"]) for h in page["h2"])
+    assert set(page["reading"]) == {"O que isto significa para quem projeta o jogo"}
+    # the section titles are translations, never the English msgids
+    english = {"Success curves", "Monte Carlo agreement", "Assumptions", "Provenance"}
+    assert not any(h.split(". ", 1)[-1] in english for h in page["h2"])
+
+
+def test_no_english_sentence_left_on_the_page(page):
+    """Every heading, reading, caption and header is Portuguese: none carries the
+    English words every English sentence of the report uses (identifiers such as
+    system ids, archetype and weapon names are not sentences)."""
+    english = re.compile(r"\b(the|of|and|with|per|against|each|every|is|are)\b")
+    left = [t for t in page["prose"] if english.search(t)]
+    assert left == []
+
+
+def test_pt_br_tables_use_decimal_commas_and_csv_stays_machine_readable(built, page):
+    head, row = page["curves"]["head"], page["curves"]["row"]
+    assert head[0] == "parada"
+    # pool 5, at least 1 success: 1 − 0.7^5 · (1 − …) — any probability cell of the row
+    # is "0,dddd" (decimal comma, four places), never "0.dddd"
+    cells = row[1:]
+    assert all(re.fullmatch(r"[01],\d{4}", c) for c in cells), cells
+    html = (built / "report.html").read_text(encoding="utf-8")
+    assert '<html lang="pt-BR">' in html
+    m = re.search(r'download="curves-dice_pool_7\.csv" href="data:text/csv;base64,([^"]+)"',
+                  html)
+    rows = list(csvlib.DictReader(io.StringIO(base64.b64decode(m.group(1)).decode("utf-8"))))
+    assert {"pool", "successes", "p_exact"} <= set(rows[0])  # machine column names
+    p = [row["p_exact"] for row in rows]
+    assert all("," not in x for x in p)  # decimal point, not comma
+    assert all(0 <= float(x) <= 1 for x in p)
