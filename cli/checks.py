@@ -11,6 +11,7 @@ from cli.common import (
     positive_int,
     provenance_of,
     seed_int,
+    write_output,
 )
 
 __all__ = ["SYSTEM_IDS", "add_common", "positive_int", "register", "seed_int"]
@@ -49,22 +50,20 @@ def register(sub) -> None:
 
 def run_curves(args) -> int:
     from analysis.checks.curves import success_curves
-    from analysis.output import write_table
 
     check_outputs(args)
     # Monte Carlo runs longer than about a second show a tqdm bar on stderr (a terminal)
     table = success_curves(args.system, args.method, trials=args.trials, seed=args.seed,
                            variants=args.variant, progress=None)
-    write_table(table, args.format, args.output, provenance_of(args))
+    write_output(table, args, provenance_of(args))
     return 0
 
 
 def run_opposed(args) -> int:
     from analysis.checks.opposed import opposed_table
-    from analysis.output import write_table
 
     check_outputs(args)
     table = opposed_table(args.system, args.method, trials=args.trials, seed=args.seed,
                           variants=args.variant, progress=None)
-    write_table(table, args.format, args.output, provenance_of(args))
+    write_output(table, args, provenance_of(args))
     return 0

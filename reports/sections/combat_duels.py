@@ -85,10 +85,10 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
                 f"average) and are shortest in {shortest} ({who(shortest)}: "
                 f"{part.loc[shortest, 'rounds_mean']:.2f}).")
         text += fate_reading(part)
-        if part["p_a"].max() - part["p_a"].min() > 0.02:
-            hi, lo = part["p_a"].idxmax(), part["p_a"].idxmin()
-            text += (f" Side A wins from {pct(part.loc[lo, 'p_a'])} ({lo}) to "
-                     f"{pct(part.loc[hi, 'p_a'])} ({hi}): the systems disagree on how "
+        if part["p_side0"].max() - part["p_side0"].min() > 0.02:
+            hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
+            text += (f" Side A wins from {pct(part.loc[lo, 'p_side0'])} ({lo}) to "
+                     f"{pct(part.loc[hi, 'p_side0'])} ({hi}): the systems disagree on how "
                      "decisive this edge is.")
         out.append(text)
     return out
@@ -147,7 +147,7 @@ def section_combat_duels(settings: ReportSettings) -> Section:
                + "; ".join(f"“{mid}” = {t}" for mid, t in titles.items()) + ". "
                + _method_note(cross)]
     reading += _duel_reading(cross, titles)
-    ses = ("se_a", "se_b", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
+    ses = ("se_side0", "se_side1", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
     view = _view(cross, ["matchup", "system", "method"], DUEL_COLUMNS, ses)
     blocks: list = [
         _table("combat-duels", "Duels on the common ladder", view,
