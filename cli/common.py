@@ -27,6 +27,18 @@ def number(text: str, convert: Callable, ok: Callable, expected: str,
     return value
 
 
+def system_id(text: str) -> str:
+    """A registered system id (built-in or plug-in, :func:`engines.system.registry`);
+    the registry loads only when a command names a system, so ``--help`` stays fast."""
+    from engines.errors import InputError
+    from engines.system import get
+
+    try:
+        return get(text.strip()).id
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def positive_int(text: str) -> int:
     return number(text, int, lambda v: v >= 1, "a positive integer")
 
