@@ -21,6 +21,7 @@ from cli.common import (
     provenance_of,
     seed_int64,
     select_columns,
+    system_id,
 )
 
 RUN_EPILOG = """examples:
@@ -178,7 +179,7 @@ def register(sub) -> None:
     q.add_argument("--target", type=_probability, required=True, help="wanted P(success)")
     q.add_argument("--competence", required=True,
                    help="ladder name (untrained … master) or a native value with --system")
-    q.add_argument("--system", action="append", choices=SYSTEM_IDS, default=None,
+    q.add_argument("--system", action="append", type=system_id, metavar="SYSTEM", default=None,
                    help="limit to this system (repeatable)")
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="rule variant of the one --system given (repeatable)")

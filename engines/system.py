@@ -49,6 +49,12 @@ class System:
     probabilities and ``monte_carlo(settings, trials, seed, variants)`` → counts are all
     the success-curve tables need. (The five built-in systems still build their grids in
     :mod:`analysis.checks.curves`.)
+
+    The ladder mapping hook: ``competence_axis`` and ``difficulty_axis`` name the axes a
+    competence and a difficulty move (the difficulty axis's values easiest first; every
+    other axis stays at its first value), and ``ladder`` maps the competence rungs
+    (untrained … master) to native competence values. With them the difficulty solver
+    handles the system.
     """
 
     id: str
@@ -60,12 +66,26 @@ class System:
     campaign: str | None = None
     source: str = "built-in"
     check_grid: Callable[..., tuple] | None = None
+    competence_axis: str | None = None
+    difficulty_axis: str | None = None
+    ladder: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():
             raise InputError(f"system id {self.id!r}: expected letters, digits and _")
         axes = {str(k): tuple(v) for k, v in dict(self.axes).items()}
         object.__setattr__(self, "axes", MappingProxyType(axes))
+        object.__setattr__(self, "ladder", MappingProxyType(dict(self.ladder)))
+        for name in (self.competence_axis, self.difficulty_axis):
+            if name is not None and name not in axes:
+                raise InputError(f"system {self.id}: axis {name!r} is not one of its axes "
+                                 f"({', '.join(axes)})")
+
+    @property
+    def solvable(self) -> bool:
+        """Whether the difficulty solver can handle it (a check grid and both axes)."""
+        return (self.check_grid is not None and self.competence_axis is not None
+                and self.difficulty_axis is not None)
 
     @property
     def has_combat(self) -> bool:

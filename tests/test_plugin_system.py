@@ -127,3 +127,22 @@ def test_undeclared_parts_are_skipped_with_one_sentence(site):
     assert done.returncode == 2
     assert done.stderr.strip() == ("error: pbta_2d6: this system declares no opposed-check "
                                    "rule, so there is no opposed table")
+
+
+def test_solve_difficulty_through_the_ladder_hook(site):
+    # competent = +1 (the package's ladder): weak hit 2d6 >= 6 is 26/36, strong 2d6 >= 9
+    # is 10/36; 0.7 is closest to the weak hit
+    t = table(site, "solve", "difficulty", "--system", "pbta_2d6", "--target", "0.7",
+              "--competence", "competent")
+    row = t.iloc[0]
+    assert (row["system"], row["axis"], row["competence_value"]) == ("pbta_2d6", "level", 1)
+    assert row["difficulty"] == "weak"
+    assert row["p"] == pytest.approx(26 / 36, abs=1e-12)
+    # a native +3: weak 2d6 >= 4 is 33/36, strong 2d6 >= 7 is 21/36 — 0.5 is nearer strong
+    t = table(site, "solve", "difficulty", "--system", "pbta_2d6", "--target", "0.5",
+              "--competence", "3")
+    assert t["difficulty"].iloc[0] == "strong"
+    assert t["p"].iloc[0] == pytest.approx(21 / 36, abs=1e-12)
+    # with no --system every solvable system answers, the plug-in last
+    t = table(site, "solve", "difficulty", "--target", "0.5", "--competence", "expert")
+    assert list(dict.fromkeys(t["system"]))[-1] == "pbta_2d6"

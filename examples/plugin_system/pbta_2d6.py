@@ -98,4 +98,7 @@ PLUGIN = System(
     id=SYSTEM, name="2d6 + modifier: miss, weak hit, strong hit", module=__name__,
     axes={"modifier": range(-3, 5), "roll": MODES, "level": LEVELS},
     opposed=False, combat=None, campaign=None, check_grid=check_grid,
+    # the ladder mapping: a stat of -1 .. +3 is the usual range of a character sheet
+    competence_axis="modifier", difficulty_axis="level",
+    ladder={"untrained": -1, "novice": 0, "competent": 1, "expert": 2, "master": 3},
 )
