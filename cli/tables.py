@@ -8,17 +8,21 @@ Cross-system and modifier tables (exact, no Monte Carlo), in the same style as
 from __future__ import annotations
 
 from cli.common import (
-    SYSTEM_IDS,
     add_output,
     check_outputs,
     number,
     provenance_of,
+    system_id,
     write_output,
 )
 
 
 def non_negative_float(text: str) -> float:
     return number(text, float, lambda v: v >= 0, "a number", "a number of 0 or more")
+
+
+def _system_or_all(text: str) -> str:
+    return "all" if text.strip() == "all" else system_id(text)
 
 
 def register(sub) -> None:
@@ -42,7 +46,8 @@ def register(sub) -> None:
                        description="Change in P(success) that each modifier brings, on each "
                        "system's native grid (exact).",
                        epilog="example: rpg-balance modifiers percentile --summary")
-    p.add_argument("system", nargs="?", choices=(*SYSTEM_IDS, "all"), default="all")
+    p.add_argument("system", nargs="?", type=_system_or_all, metavar="SYSTEM", default="all",
+                   help="a system id (rpg-balance systems lists them) or all (default)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule variant (repeatable; needs a single system)")
     p.add_argument("--summary", action="store_true",

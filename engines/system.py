@@ -31,6 +31,20 @@ BUILT_IN = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degr
 
 
 @dataclass(frozen=True)
+class Modifier:
+    """One entry of a system's modifiers catalogue: what it does to which axis of a check.
+
+    ``sets`` puts axes at a value (a roll mode: ``{"roll": "advantage"}``); ``shifts``
+    adds to numeric axes (``{"modifier": 1}``). The base check has every ``sets`` axis at
+    its first value."""
+
+    name: str
+    rule: str
+    sets: Mapping[str, Any] = field(default_factory=dict)
+    shifts: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class System:
     """Everything the rest of the suite asks of a resolution system.
 
@@ -54,7 +68,8 @@ class System:
     competence and a difficulty move (the difficulty axis's values easiest first; every
     other axis stays at its first value), and ``ladder`` maps the competence rungs
     (untrained … master) to native competence values. With them the difficulty solver
-    handles the system.
+    handles the system. ``modifiers`` is the modifiers catalogue (:class:`Modifier`)
+    the modifier tables measure.
     """
 
     id: str
@@ -69,6 +84,7 @@ class System:
     competence_axis: str | None = None
     difficulty_axis: str | None = None
     ladder: Mapping[str, int] = field(default_factory=dict)
+    modifiers: tuple[Modifier, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():

@@ -146,3 +146,19 @@ def test_solve_difficulty_through_the_ladder_hook(site):
     # with no --system every solvable system answers, the plug-in last
     t = table(site, "solve", "difficulty", "--target", "0.5", "--competence", "expert")
     assert list(dict.fromkeys(t["system"]))[-1] == "pbta_2d6"
+
+
+def test_modifiers_from_the_catalogue(site):
+    t = table(site, "modifiers", "pbta_2d6")
+    cell = t.set_index(["modifier", "bonus", "level"])
+    # P3 advantage at -3 needs 10+ on the best two of 3d6: 77/216 (counted above) vs 6/36
+    row = cell.loc[("advantage", -3, "weak")]
+    assert row["p_base"] == pytest.approx(6 / 36, abs=1e-12)
+    assert row["p_with"] == pytest.approx(77 / 216, abs=1e-12)
+    assert row["rule"] == "P3"
+    # P1 +1 at +0, weak hit: 2d6 >= 6 (26/36) instead of 2d6 >= 7 (21/36): +5/36
+    assert cell.loc[("+1 forward", 0, "weak"), "delta_pp"] == pytest.approx(500 / 36)
+    # every cell of the base grid (8 modifiers × 2 levels) for each of the 3 modifiers
+    assert len(t) == 3 * 8 * 2
+    s = table(site, "modifiers", "pbta_2d6", "--summary")
+    assert list(s["modifier"]) == ["advantage", "disadvantage", "+1 forward"]

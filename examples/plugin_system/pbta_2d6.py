@@ -21,7 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from engines.errors import InputError
-from engines.system import System
+from engines.system import Modifier, System
 from engines.variants import variant
 
 SYSTEM = "pbta_2d6"
@@ -101,4 +101,10 @@ PLUGIN = System(
     # the ladder mapping: a stat of -1 .. +3 is the usual range of a character sheet
     competence_axis="modifier", difficulty_axis="level",
     ladder={"untrained": -1, "novice": 0, "competent": 1, "expert": 2, "master": 3},
+    # the modifiers catalogue: what each modifier does to which axis
+    modifiers=(
+        Modifier("advantage", "P3", sets={"roll": "advantage"}),
+        Modifier("disadvantage", "P3", sets={"roll": "disadvantage"}),
+        Modifier("+1 forward", "P1", shifts={"modifier": 1}),
+    ),
 )
