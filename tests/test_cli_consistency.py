@@ -15,7 +15,8 @@ import pytest
 from cli.main import build_parser, main
 
 #: Commands that print or write a table (file writers; ``run`` writes a folder).
-TABLE_COMMANDS = ["curves", "opposed", "ladder", "modifiers", "claim-c7", "duel", "combat",
+TABLE_COMMANDS = ["systems", "curves", "opposed", "ladder", "modifiers", "claim-c7", "duel",
+                  "combat",
                   "archetypes", "gear", "cross-combat", "sweep", "solve difficulty",
                   "solve competence", "solve lethality"]
 
