@@ -11,6 +11,8 @@ from cli.common import (
     positive_int,
     provenance_of,
     seed_int,
+    system_id,
+    write_output,
 )
 
 __all__ = ["SYSTEM_IDS", "add_common", "positive_int", "register", "seed_int"]
@@ -34,7 +36,8 @@ def register(sub) -> None:
                        description="Success-curve table on the system's native axes.",
                        epilog="example: rpg-balance curves dice_pool_7 --variant again=8 "
                        "--method both --seed 1")
-    p.add_argument("system", choices=SYSTEM_IDS)
+    p.add_argument("system", type=system_id, metavar="SYSTEM",
+                   help="a system id (rpg-balance systems lists them)")
     add_common(p)
     p.set_defaults(func=run_curves)
 
@@ -42,29 +45,33 @@ def register(sub) -> None:
                        description="P(attacker wins) over both sides' levels, ties by the "
                        "system's rules.",
                        epilog="example: rpg-balance opposed middle_3d10 --format markdown")
-    p.add_argument("system", choices=SYSTEM_IDS)
+    p.add_argument("system", type=system_id, metavar="SYSTEM",
+                   help="a system id (rpg-balance systems lists them)")
     add_common(p)
     p.set_defaults(func=run_opposed)
 
 
 def run_curves(args) -> int:
     from analysis.checks.curves import success_curves
-    from analysis.output import write_table
 
     check_outputs(args)
     # Monte Carlo runs longer than about a second show a tqdm bar on stderr (a terminal)
     table = success_curves(args.system, args.method, trials=args.trials, seed=args.seed,
                            variants=args.variant, progress=None)
-    write_table(table, args.format, args.output, provenance_of(args))
+    write_output(table, args, provenance_of(args))
     return 0
 
 
 def run_opposed(args) -> int:
     from analysis.checks.opposed import opposed_table
-    from analysis.output import write_table
+    from engines.errors import InputError
+    from engines.system import get
 
     check_outputs(args)
+    if not get(args.system).opposed:
+        raise InputError(f"{args.system}: this system declares no opposed-check rule, so "
+                         "there is no opposed table")
     table = opposed_table(args.system, args.method, trials=args.trials, seed=args.seed,
                           variants=args.variant, progress=None)
-    write_table(table, args.format, args.output, provenance_of(args))
+    write_output(table, args, provenance_of(args))
     return 0

@@ -20,7 +20,8 @@ from cli.common import add_output, check_outputs, positive_int, seed_int
 
 #: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
 AFTERMATHS = ("leave", "first_aid", "finish")
-DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "tactics", "armour")
+DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "weapons", "tactics",
+               "armour")
 FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
 
 
@@ -68,7 +69,7 @@ def register(sub) -> None:
                    help="summary (default), rounds, standing, damage, one-hit (A's weapons "
                    "against B), tactics (each tactic of A), armour (each armour of A)")
     _run_options(p, "exact")
-    add_output(p, columns=True)
+    add_output(p)
     p.set_defaults(func=run_duel)
 
     p = sub.add_parser("combat", help="an N-vs-M fight from a matchup file",
@@ -82,7 +83,7 @@ def register(sub) -> None:
     _run_options(p, None)
     p.add_argument("--method", choices=("exact", "mc", "both"), default=None,
                    help="override the file's method (exact needs one combatant a side)")
-    add_output(p, columns=True)
+    add_output(p)
     p.set_defaults(func=run_combat)
 
     p = sub.add_parser("archetypes", help="list a system's combat archetypes",
@@ -90,8 +91,17 @@ def register(sub) -> None:
                        "archetype with its traits and gear as the engine sees them.",
                        epilog="example: rpg-balance archetypes percentile --format markdown")
     p.add_argument("system")
-    add_output(p, columns=True)
+    add_output(p)
     p.set_defaults(func=run_archetypes)
+
+    p = sub.add_parser("gear", help="list a system's weapons and armour",
+                       description="The weapons and armour of a system's data file "
+                       "(analysis/data/combat/SYSTEM.toml): their stats, the note the file "
+                       "gives (what real weapons a class stands for) and the rule ids cited.",
+                       epilog="example: rpg-balance gear dice_pool_7 --format markdown")
+    p.add_argument("system")
+    add_output(p)
+    p.set_defaults(func=run_gear)
 
     p = sub.add_parser("cross-combat", help="the same fights in all five systems",
                        description="The common-ladder matchups (analysis/data/"
@@ -109,30 +119,17 @@ def register(sub) -> None:
     _run_options(p, "exact", "a combat rule variant of one system (repeatable), e.g. "
                  "dice_pool_7:weapon_bonus=damage; systems not named keep their defaults",
                  "SYSTEM:NAME=VALUE")
-    add_output(p, columns=True, plot=True)
+    add_output(p, plot=True)
     p.set_defaults(func=run_cross)
 
 
 def _write(table, args) -> None:
     """Select ``--columns`` (unknown names are an error) and write the table."""
-    from analysis.output import write_table
-    from engines.errors import InputError
+    from cli.common import provenance_of, write_output
 
-    if args.columns:
-        cols = [c.strip() for c in args.columns.split(",") if c.strip()]
-        bad = [c for c in cols if c not in table.columns]
-        if bad:
-            raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
-                             + ", ".join(map(str, table.columns)))
-        table = table[cols]
-    from cli.common import provenance_of
-
-    if args.columns:  # the columns asked for, exactly
-        write_table(table, args.format, args.output)
-        return
     method = getattr(args, "method", None) or getattr(args, "file_method", None)
-    write_table(table, args.format, args.output,
-                provenance_of(args, method=method,
+    write_output(table, args,
+                 provenance_of(args, method=method,
                               trials=(args.trials or getattr(args, "file_trials", None)
                                       or 20_000) if hasattr(args, "trials") else None))
 
@@ -213,8 +210,9 @@ def run_duel(args) -> int:
         weapons = [args.weapon_a] if args.weapon_a else None
         table = lethality.one_hit_table(system, _spec(args, "a", weapon=False), [b],
                                         weapons, v)
-    elif args.table in ("tactics", "armour"):
-        fn = lethality.tactic_table if args.table == "tactics" else lethality.armour_table
+    elif args.table in ("weapons", "tactics", "armour"):
+        fn = {"weapons": lethality.weapon_table, "tactics": lethality.tactic_table,
+              "armour": lethality.armour_table}[args.table]
         table = fn(system, _spec(args, "a", skip=args.table), b, method=args.method, **kw)
     else:
         stats = lethality.duel_stats(system, _spec(args, "a"), _spec(args, "b"), args.method,
@@ -236,7 +234,7 @@ def _spec(args, side: str, weapon: bool = True, skip: str | None = None) -> dict
     if not weapon:
         over.pop("weapon", None)
     if skip is not None:
-        over.pop({"tactics": "tactic", "armour": "armour"}[skip], None)
+        over.pop({"weapons": "weapon", "tactics": "tactic", "armour": "armour"}[skip], None)
     return {"archetype": getattr(args, side), **over}
 
 
@@ -293,6 +291,16 @@ def run_archetypes(args) -> int:
 
     check_outputs(args)
     _write(pd.DataFrame(describe(args.system)), args)
+    return 0
+
+
+def run_gear(args) -> int:
+    import pandas as pd
+
+    from analysis.combat.archetypes import gear
+
+    check_outputs(args)
+    _write(pd.DataFrame(gear(args.system)), args)
     return 0
 
 

@@ -27,6 +27,18 @@ def number(text: str, convert: Callable, ok: Callable, expected: str,
     return value
 
 
+def system_id(text: str) -> str:
+    """A registered system id (built-in or plug-in, :func:`engines.system.registry`);
+    the registry loads only when a command names a system, so ``--help`` stays fast."""
+    from engines.errors import InputError
+    from engines.system import get
+
+    try:
+        return get(text.strip()).id
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def positive_int(text: str) -> int:
     return number(text, int, lambda v: v >= 1, "a positive integer")
 
@@ -74,17 +86,53 @@ def provenance_of(args, method: str | None = None, trials: int | None = None,
             "method": method, "trials": 0 if method == "exact" else (n or "")}
 
 
-def add_output(p: argparse.ArgumentParser, *, columns: bool = False, plot: bool = False) -> None:
-    """``--format``, ``-o FILE`` and, when asked, ``--columns`` and ``--plot FILE``."""
+#: Local Dask worker processes of ``run`` and ``sweep`` when ``--workers`` is not given
+#: (0: in this process; tables are the same on any number of workers).
+DEFAULT_WORKERS = 0
+
+
+def add_columns(p: argparse.ArgumentParser) -> None:
+    """``--columns A,B,...`` (every table command has it; see :func:`select_columns`)."""
+    p.add_argument("--columns", default=None, metavar="A,B,...",
+                   help="keep only these columns, in this order")
+
+
+def add_output(p: argparse.ArgumentParser, *, plot: bool = False) -> None:
+    """``--format``, ``-o/--output FILE``, ``--columns`` and, when asked, ``--plot FILE``."""
     p.add_argument("--format", choices=FORMATS, default="csv")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="write to FILE (atomically) instead of stdout")
-    if columns:
-        p.add_argument("--columns", default=None, metavar="A,B,...",
-                       help="keep only these columns, in this order")
+    add_columns(p)
     if plot:
         p.add_argument("--plot", default=None, metavar="FILE",
                        help="also save the figure to FILE (.png, .svg or .pdf)")
+
+
+def select_columns(table, args):
+    """``table`` with only the ``--columns`` asked for, in that order (an unknown name is
+    an error listing the known ones); the table itself without ``--columns``."""
+    spec = getattr(args, "columns", None)
+    if not spec:
+        return table
+    from engines.errors import InputError
+
+    cols = [c.strip() for c in spec.split(",") if c.strip()]
+    bad = [c for c in cols if c not in table.columns]
+    if bad:
+        raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
+                         + ", ".join(map(str, table.columns)))
+    return table[cols]
+
+
+def write_output(table, args, provenance: dict | None = None) -> None:
+    """Write ``table`` as ``--format`` to ``-o`` (stdout without it). With ``--columns``
+    exactly the columns asked for are written (no provenance columns added)."""
+    from analysis.output import write_table
+
+    if getattr(args, "columns", None):
+        write_table(select_columns(table, args), args.format, args.output)
+    else:
+        write_table(table, args.format, args.output, provenance)
 
 
 def check_outputs(args) -> None:

@@ -13,7 +13,7 @@ import importlib
 import sys
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
-COMMAND_MODULES = ["cli.checks", "cli.tables", "cli.report",
+COMMAND_MODULES = ["cli.systems", "cli.checks", "cli.tables", "cli.report",
                    "cli.workflow", "cli.combat", "cli.campaign", "cli.warmup",
                    "cli.audit"]
 

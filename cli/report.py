@@ -71,8 +71,9 @@ def register(sub) -> None:
     p.add_argument("--lang", default="en", metavar="LANG",
                    help="report language: en (default) or pt-BR (Brazilian Portuguese: "
                    "text, figures and number style; CSV downloads stay machine-readable)")
-    p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
-                   help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("-o", "--output", "--out", dest="output", default=str(DEFAULT_OUT),
+                   metavar="DIR", help=f"output folder (default {DEFAULT_OUT}; --out is the "
+                   "older spelling)")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.set_defaults(func=run_report)
@@ -127,7 +128,7 @@ def settings_from_args(args):
                    and args.combat_trials == ReportSettings.combat_trials)
     command = "python3 tasks.py report   (= " + shlex.join(cmd) + ")" if default_cmd \
         else shlex.join(cmd)
-    return ReportSettings(systems=systems, trials=trials, seed=args.seed, out=args.out,
+    return ReportSettings(systems=systems, trials=trials, seed=args.seed, out=args.output,
                           pdf=not args.no_pdf, variants=tuple(variants),
                           combat_trials=args.combat_trials, progress=not args.quiet,
                           command=command, aftermath=args.aftermath,
@@ -141,7 +142,7 @@ def run_report(args) -> int:
     from reports.build import write_report
 
     settings = settings_from_args(args)
-    check_folder(settings.out, "--out")
+    check_folder(settings.out, "-o/--output")
     result = write_report(settings)
     size = result.html.stat().st_size / 1e6
     msg = f"wrote {result.html} ({size:.1f} MB)"

@@ -7,11 +7,22 @@ Cross-system and modifier tables (exact, no Monte Carlo), in the same style as
 
 from __future__ import annotations
 
-from cli.common import SYSTEM_IDS, add_output, check_outputs, number, provenance_of
+from cli.common import (
+    add_output,
+    check_outputs,
+    number,
+    provenance_of,
+    system_id,
+    write_output,
+)
 
 
 def non_negative_float(text: str) -> float:
     return number(text, float, lambda v: v >= 0, "a number", "a number of 0 or more")
+
+
+def _system_or_all(text: str) -> str:
+    return "all" if text.strip() == "all" else system_id(text)
 
 
 def register(sub) -> None:
@@ -35,7 +46,8 @@ def register(sub) -> None:
                        description="Change in P(success) that each modifier brings, on each "
                        "system's native grid (exact).",
                        epilog="example: rpg-balance modifiers percentile --summary")
-    p.add_argument("system", nargs="?", choices=(*SYSTEM_IDS, "all"), default="all")
+    p.add_argument("system", nargs="?", type=_system_or_all, metavar="SYSTEM", default="all",
+                   help="a system id (rpg-balance systems lists them) or all (default)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule variant (repeatable; needs a single system)")
     p.add_argument("--summary", action="store_true",
@@ -73,7 +85,6 @@ def run_ladder(args) -> int:
         swinginess,
         upset_table,
     )
-    from analysis.output import write_table
     from cli.common import system_variants
     from engines.errors import InputError
 
@@ -96,13 +107,12 @@ def run_ladder(args) -> int:
         from analysis.checks.plots import ladder_plot
 
         _save_plot(ladder_plot(cells), args.plot)
-    write_table(table, args.format, args.output, provenance_of(args))
+    write_output(table, args, provenance_of(args))
     return 0
 
 
 def run_modifiers(args) -> int:
     from analysis.checks.modifiers import modifier_summary, modifier_table, modifier_values
-    from analysis.output import write_table
     from engines.errors import InputError
 
     check_outputs(args)
@@ -117,8 +127,7 @@ def run_modifiers(args) -> int:
         from analysis.checks.plots import modifier_plot
 
         _save_plot(modifier_plot(table), args.plot)
-    write_table(modifier_summary(table) if args.summary else table, args.format, args.output,
-                provenance_of(args))
+    write_output(modifier_summary(table) if args.summary else table, args, provenance_of(args))
     return 0
 
 
@@ -126,7 +135,7 @@ def run_claim_c7(args) -> int:
     import sys
 
     from analysis.checks.claims import claim_c7
-    from analysis.output import atomic_path, write_table
+    from analysis.output import atomic_path
 
     check_outputs(args)
     sets = [args.variant] if args.variant else [None, ["criticals=false"]]
@@ -143,6 +152,5 @@ def run_claim_c7(args) -> int:
             with atomic_path(args.output) as tmp:
                 tmp.write_text(text)
         return 0
-    write_table(table, args.format, args.output,
-                provenance_of(args, system="dice_pool_6"))
+    write_output(table, args, provenance_of(args, system="dice_pool_6"))
     return 0

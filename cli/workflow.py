@@ -11,7 +11,18 @@ import math
 import sys
 from pathlib import Path
 
-from cli.common import FORMATS, SYSTEM_IDS, number, positive_int, provenance_of, seed_int64
+from cli.common import (
+    DEFAULT_WORKERS,
+    FORMATS,
+    SYSTEM_IDS,
+    add_columns,
+    number,
+    positive_int,
+    provenance_of,
+    seed_int64,
+    select_columns,
+    system_id,
+)
 
 RUN_EPILOG = """examples:
   rpg-balance run scenarios/expert_vs_difficulties.toml
@@ -121,10 +132,10 @@ def _common(p: argparse.ArgumentParser, *, precision: bool = True, out_help: str
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
-def _cluster_options(p: argparse.ArgumentParser, default_workers: int) -> None:
+def _cluster_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=_count, default=None,
                    help=f"local Dask worker processes (0 = in this process; default "
-                   f"{default_workers})")
+                   f"{DEFAULT_WORKERS}, the same for run and sweep)")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help="join an existing Dask scheduler, e.g. tcp://host:8786")
 
@@ -137,7 +148,7 @@ def register(sub) -> None:
                        formatter_class=fmt)
     p.add_argument("scenario", help="scenario file (TOML)")
     _common(p, out_help="output folder (overrides output.dir)")
-    _cluster_options(p, 0)
+    _cluster_options(p)
     p.set_defaults(func=run_run)
 
     p = sub.add_parser("sweep", help="run a scenario's parameter sweep on Dask",
@@ -146,13 +157,14 @@ def register(sub) -> None:
                        epilog=SWEEP_EPILOG, formatter_class=fmt)
     p.add_argument("scenario", help="scenario file (TOML) with a [sweep] section")
     _common(p, out_help="write the sweep table to PATH (atomically) instead of stdout")
-    _cluster_options(p, 2)
+    _cluster_options(p)
     p.add_argument("--sensitivity", default=None, metavar="PATH",
                    help="also write the sensitivity table (same format)")
     p.add_argument("--plot", default=None, metavar="PNG", help="also draw the sensitivity plot")
     p.add_argument("--interactions", default=None, metavar="PATH",
                    help="also write the two-way interaction ranges of the swept knobs "
                    "(same format)")
+    add_columns(p)
     p.set_defaults(func=run_sweep)
 
     p = sub.add_parser("solve", help="difficulty, competence and lethality solvers",
@@ -170,11 +182,12 @@ def register(sub) -> None:
     q.add_argument("--target", type=_probability, required=True, help="wanted P(success)")
     q.add_argument("--competence", required=True,
                    help="ladder name (untrained … master) or a native value with --system")
-    q.add_argument("--system", action="append", choices=SYSTEM_IDS, default=None,
+    q.add_argument("--system", action="append", type=system_id, metavar="SYSTEM", default=None,
                    help="limit to this system (repeatable)")
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="rule variant of the one --system given (repeatable)")
     _common(q, precision=False, out_help="write the table to FILE (atomically)")
+    add_columns(q)
     q.set_defaults(func=run_solve_difficulty)
 
     q = solve.add_parser("competence", help="competence needed for each difficulty",
@@ -187,6 +200,7 @@ def register(sub) -> None:
     q.add_argument("--system", action="append", choices=SYSTEM_IDS, default=None)
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE")
     _common(q, precision=False, out_help="write the table to FILE (atomically)")
+    add_columns(q)
     q.set_defaults(func=run_solve_competence)
 
     q = solve.add_parser("lethality", help="a fight knob for a target outcome (combat)",
@@ -215,7 +229,7 @@ def register(sub) -> None:
     g.add_argument("--values", type=_values, metavar="V1,V2,...",
                    help="knob values in increasing order (names allowed: weapons, armour)")
     q.add_argument("--metric", default="p_side0",
-                   help="p_side0 | p_side1 | p_neither | mean_rounds | p_loser_dead | "
+                   help="p_side0 | p_side1 | p_neither | rounds_mean | p_loser_dead | "
                    "p_loser_dying | p_loser_out | p_rounds_between:LO:HI | p_one_hit_hit | "
                    "p_one_hit_incapacitate | p_one_hit_kill | p_one_hit_dead | "
                    "p_one_hit_dying | p_one_hit_out (default p_side0; the loser's and the "
@@ -233,6 +247,7 @@ def register(sub) -> None:
     q.add_argument("--round-cap", type=positive_int, default=None,
                    help="rounds before a fight counts as neither (default 50)")
     _common(q, out_help="write the table to FILE (atomically)")
+    add_columns(q)
     q.set_defaults(func=run_solve_lethality)
 
 
@@ -281,10 +296,10 @@ def _scenario_provenance(sc) -> dict:
             "method": sc.method, "trials": trials}
 
 
-def _cluster(args, default_workers: int):
+def _cluster(args):
     from analysis.workflow.sweep import Cluster
 
-    workers = args.workers if args.workers is not None else default_workers
+    workers = args.workers if args.workers is not None else DEFAULT_WORKERS
     if args.scheduler is not None:
         text = args.scheduler.strip()
         if "://" not in text or not text.split("://", 1)[1]:
@@ -323,7 +338,7 @@ def run_run(args) -> int:
     out_dir = Path(args.output).resolve() if args.output else sc.output_dir()
     check_output_dir(out_dir, sc.output.format)
     try:
-        res = run_scenario(sc, _cluster(args, 0), progress=False if args.no_progress else None)
+        res = run_scenario(sc, _cluster(args), progress=False if args.no_progress else None)
     except SweepInterrupted as exc:
         return _interrupted(exc)
     written: list = []
@@ -355,7 +370,7 @@ def run_sweep(args) -> int:
         raise InputError("format parquet needs a file for --sensitivity")
     from analysis.workflow.fight_sweep import run_fight_sweep
 
-    cluster = _cluster(args, 2)
+    cluster = _cluster(args)
     show = False if args.no_progress else None
     results = []
     try:
@@ -373,7 +388,8 @@ def run_sweep(args) -> int:
         table = pd.concat([r.table for r in results], ignore_index=True)
         sens = pd.concat([r.sensitivity for r in results], ignore_index=True)
     prov = _scenario_provenance(sc)
-    _to_stdout(write_table, table, fmt, args.output, prov)
+    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
+               None if args.columns else prov)
     if args.sensitivity is not None:
         _to_stdout(write_table, sens, fmt, args.sensitivity, prov)
     if args.interactions is not None:
@@ -410,7 +426,8 @@ def run_solve_difficulty(args) -> int:
     competence = args.competence.strip()
     value: int | str = int(competence) if competence.lstrip("-").isdigit() else competence
     table = solve_difficulty(args.target, value, args.system, _solver_variants(args))
-    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
+    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
+               None if args.columns else provenance_of(args))
     return 0
 
 
@@ -421,7 +438,8 @@ def run_solve_competence(args) -> int:
     fmt = args.format or "csv"
     _target_file(args.output)
     table = competence_table(args.levels, args.system, _solver_variants(args))
-    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
+    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
+               None if args.columns else provenance_of(args))
     return 0
 
 
@@ -508,7 +526,8 @@ def run_solve_lethality(args) -> int:
                                  method="grid" if args.grid else None, exact=exact,
                                  trials=trials, se=se, seed=seed, variants=variants,
                                  round_cap=round_cap or 50)
-    _to_stdout(write_table, table, fmt, args.output, provenance_of(args))
+    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
+               None if args.columns else provenance_of(args))
     if res.found:
         exact_row = table.loc[table["chosen"], "method"].iloc[0] == "exact"
         spread = "(exact)" if exact_row else f"± {res.se:.4f}"

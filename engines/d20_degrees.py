@@ -27,6 +27,7 @@ import numpy as np
 from . import checks
 from .rng import Seed
 from .rolls import D20, HERO_REROLL, ROLL, TAKE_10
+from .system import System
 from .variants import variant
 
 SYSTEM = "d20_degrees"
@@ -177,3 +178,12 @@ def assist_bonus(helper_bonuses: list[int], variants: Variants = DEFAULT) -> dic
             mod = 0
         out[mod] = out.get(mod, 0.0) + p
     return out
+
+
+#: This system as the rest of the suite sees it (:mod:`engines.system`): native check
+#: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+PLUGIN = System(
+    id=SYSTEM, name="d20 + modifier vs DC, degrees of success", module=__name__,
+    axes={"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
+    opposed=True, combat="engines.combat_d20_degrees", campaign="engines.campaign_d20_degrees",
+)

@@ -24,6 +24,7 @@ import numpy as np
 from . import pools as _pools
 from .errors import InputError
 from .rng import Seed
+from .system import System
 from .variants import variant
 
 SYSTEM = "dice_pool_6"
@@ -138,3 +139,12 @@ def contest(pool_a: int, pool_b: int, variants: Variants = DEFAULT) -> float:
     probs, _ = exact([pool_a, pool_b], variants, n_codes(max(pool_a, pool_b, 1), variants))
     sa, sb = probs[0], probs[1]
     return float(np.sum(sa * np.cumsum(sb)))
+
+
+#: This system as the rest of the suite sees it (:mod:`engines.system`): native check
+#: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+PLUGIN = System(
+    id=SYSTEM, name="d10 pool, 6+ succeeds, vs a number of successes", module=__name__,
+    axes={"pool": range(21), "difficulty": range(1, 11)},
+    opposed=True, combat="engines.combat_dice_pool_6", campaign="engines.campaign_dice_pool_6",
+)

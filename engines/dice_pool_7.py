@@ -27,6 +27,7 @@ import numpy as np
 from . import pools as _pools
 from .errors import InputError
 from .rng import Seed
+from .system import System
 from .variants import variant
 
 SYSTEM = "dice_pool_7"
@@ -166,3 +167,12 @@ def morality_check(infraction: int, morality: int, variants: Variants = DEFAULT)
     p_degen_fail = probs[1, :2].sum()
     return {"check": True, "p_drop": float(p_fail), "p_derangement": float(p_fail * p_degen_fail),
             "dice": dice, "degeneration_dice": morality - 1}
+
+
+#: This system as the rest of the suite sees it (:mod:`engines.system`): native check
+#: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+PLUGIN = System(
+    id=SYSTEM, name="d10 pool, 7+ succeeds, 10-again", module=__name__,
+    axes={"pool": range(21), "successes": range(1, 11)},
+    opposed=True, combat="engines.combat_dice_pool_7", campaign="engines.campaign_dice_pool_7",
+)

@@ -29,6 +29,7 @@ from . import checks
 from .errors import InputError
 from .rng import Seed
 from .rolls import ADVANTAGE, DISADVANTAGE, MIDDLE, NORMAL, middle_code
+from .system import System
 from .variants import variant
 
 SYSTEM = "middle_3d10"
@@ -193,3 +194,13 @@ def stability_loss(loss, degeneration_points: int) -> np.ndarray:
 def is_lost(degeneration_points: int) -> bool:
     """B14: at degeneration 10 the character is lost."""
     return degeneration_points >= DEGENERATION_LOST
+
+
+#: This system as the rest of the suite sees it (:mod:`engines.system`): native check
+#: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+PLUGIN = System(
+    id=SYSTEM, name="3d10 keep the middle die + modifier vs difficulty", module=__name__,
+    axes={"modifier": range(21), "difficulty": range(5, 31),
+          "roll": ("normal", "advantage", "disadvantage")},
+    opposed=True, combat="engines.combat_middle_3d10", campaign="engines.campaign_middle_3d10",
+)

@@ -27,6 +27,7 @@ from . import checks
 from .errors import InputError
 from .rng import Seed
 from .rolls import PERCENTILE
+from .system import System
 from .variants import variant
 
 SYSTEM = "percentile"
@@ -180,3 +181,13 @@ def improvement(skill: int, variants: Variants = DEFAULT) -> dict:
         improves |= rolls >= 96
     p = improves.mean()
     return {"p_improve": float(p), "expected_gain": float(p * 5.5)}
+
+
+#: This system as the rest of the suite sees it (:mod:`engines.system`): native check
+#: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+PLUGIN = System(
+    id=SYSTEM, name="d100 roll-under with hard and extreme levels", module=__name__,
+    axes={"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
+          "dice": range(-2, 3)},
+    opposed=True, combat="engines.combat_percentile", campaign="engines.campaign_percentile",
+)

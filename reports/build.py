@@ -64,7 +64,7 @@ def write_report(settings: ReportSettings, section_fns=None) -> BuildResult:
     """Build and write ``report.html`` (and ``report.pdf`` unless ``settings.pdf`` is off)."""
     out = Path(settings.out)
     if out.exists() and not out.is_dir():
-        raise InputError(f"--out: {str(out)!r} exists and is not a folder")
+        raise InputError(f"-o/--output: {str(out)!r} exists and is not a folder")
     start = time.perf_counter()
     report = build_report(settings, section_fns)
     with language(settings.lang):

@@ -67,37 +67,37 @@ exact = true
 [[guardrails]]
 name = "glass duel length"
 fight = "glass"
-metric = "mean_rounds"
+metric = "rounds_mean"
 min = 2.5
 max = 6
 reason = "an even duel should last a few exchanges"
 """
 
 
-def _mean_rounds(vigor: int) -> float:
+def _rounds_mean(vigor: int) -> float:
     # the fight itself, built and solved directly (not through the audit code)
     mod = reg.engine("middle_3d10")
     f = reg.fighter("middle_3d10", {"archetype": "competent", "vigor": vigor})
     stats = mod.duel_exact(f, f, reg.combat_variants("middle_3d10", {}), 50)
-    return reg.METRICS["mean_rounds"](stats)[0]
+    return reg.METRICS["rounds_mean"](stats)[0]
 
 
 def test_one_round_duels_fail_and_the_cure_passes(tmp_path):
     # B9: vigor 1 leaves almost no wounds to take, so the duel ends in round 1.
-    assert _mean_rounds(1) < 1.1
+    assert _rounds_mean(1) < 1.1
     sc = load_scenario(_write(tmp_path, GLASS))
     t = audit.evaluate([sc], progress=False)
     row = t.iloc[0]
     assert row["status"] == "fail"
-    m = re.fullmatch(r"both\.vigor 1 → (\d+) gives mean_rounds ([\d.]+)", row["suggestion"])
+    m = re.fullmatch(r"both\.vigor 1 → (\d+) gives rounds_mean ([\d.]+)", row["suggestion"])
     assert m, row["suggestion"]
     vigor, shown = int(m.group(1)), float(m.group(2))
     # run the fight at the suggested value: it passes and gives the number shown
-    at = _mean_rounds(vigor)
+    at = _rounds_mean(vigor)
     assert 2.5 <= at <= 6
     assert at == pytest.approx(shown, abs=0.006)
     # and it is the smallest change: one point less still fails
-    assert _mean_rounds(vigor - 1) < 2.5
+    assert _rounds_mean(vigor - 1) < 2.5
 
 
 def test_no_single_knob_cures_says_so(tmp_path):
@@ -206,7 +206,7 @@ def test_validation_reports_every_problem_with_key_paths():
         "checks": [{"name": "many", "system": "d20_degrees",
                     "axes": {"modifier": [1, 2], "dc": [10]}}],
         "guardrails": [
-            {"name": "g0", "fight": "dule", "metric": "mean_rounds", "min": 2},
+            {"name": "g0", "fight": "dule", "metric": "rounds_mean", "min": 2},
             {"name": "g1", "fight": "duel", "metric": "mean_round", "max": 3},
             {"name": "g2", "fight": "duel", "metric": "p_side0"},
             {"name": "g3", "check": "many", "metric": "p_success", "min": 0.5},
@@ -219,7 +219,7 @@ def test_validation_reports_every_problem_with_key_paths():
     msg = str(exc.value)
     assert "guardrails[5].mx: unknown key (did you mean 'max'?)" in msg
     assert "guardrails[0].fight: no [[fights]] entry 'dule' (did you mean 'duel'?)" in msg
-    assert "guardrails[1].metric: unknown 'mean_round' (did you mean 'mean_rounds'?)" in msg
+    assert "guardrails[1].metric: unknown 'mean_round' (did you mean 'rounds_mean'?)" in msg
     assert "guardrails[2]: give min, max or both" in msg
     assert "guardrails[3].check: checks[0] must be one cell" in msg
     assert "guardrails[4].max: 0.4 is below min = 0.6" in msg
@@ -365,11 +365,11 @@ b = "swordsman_competent"
 [[guardrails]]
 name = "long duel"
 fight = "even"
-metric = "mean_rounds"
+metric = "rounds_mean"
 min = 4
 """)
     t = audit.evaluate([load_scenario(p)], progress=False)
-    m = re.fullmatch(r"both\.(\w+) (\S+) → (\S+) gives mean_rounds ([\d.]+)",
+    m = re.fullmatch(r"both\.(\w+) (\S+) → (\S+) gives rounds_mean ([\d.]+)",
                      t.loc[0, "suggestion"])
     assert m, t.loc[0, "suggestion"]
     key, value = m.group(1), m.group(3)
@@ -377,7 +377,7 @@ min = 4
     spec = {"archetype": "swordsman_competent", key: value}
     mod = reg.engine("dice_pool_7")
     f = reg.fighter("dice_pool_7", spec)
-    rounds = reg.METRICS["mean_rounds"](mod.duel_exact(
+    rounds = reg.METRICS["rounds_mean"](mod.duel_exact(
         f, f, reg.combat_variants("dice_pool_7", {}), 50))[0]
     assert rounds >= 4
     assert rounds == pytest.approx(float(m.group(4)), abs=0.006)

@@ -247,7 +247,7 @@ def test_cross_combat_accepts_variants(capsys):
     """``cross-combat --help`` advertises --variant and it works: A-g4
     ``weapon_bonus=damage`` moves the weapon's +1/+2 from attack dice to damage, so the
     dice_pool_7 rows change while every other system's rows stay identical."""
-    cols = "matchup,system,p_a,rounds_mean"
+    cols = "matchup,system,p_side0,rounds_mean"
     code, out, err = run(["cross-combat", "--columns", cols], capsys)
     assert code == 0, err
     base = pd.read_csv(io.StringIO(out))

@@ -39,13 +39,13 @@ def test_cross_table_exact_has_all_five_systems():
     for mid in ("melee_equal", "pistol_vs_novice"):
         assert set(t[t["matchup"] == mid]["system"]) == set(SYSTEMS)
     ex = t[t["method"] == "exact"]
-    assert (ex[["se_a", "se_b", "se_neither", "rounds_se"]] == 0).all().all()
-    probs = t["p_a"] + t["p_b"] + t["p_neither"]
+    assert (ex[["se_side0", "se_side1", "se_neither", "rounds_se"]] == 0).all().all()
+    probs = t["p_side0"] + t["p_side1"] + t["p_neither"]
     np.testing.assert_allclose(probs, 1.0, atol=1e-9)
     melee = t[t["matchup"] == "melee_equal"]
-    np.testing.assert_allclose(melee["p_a"], melee["p_b"], atol=1e-9)  # mirror matches
+    np.testing.assert_allclose(melee["p_side0"], melee["p_side1"], atol=1e-9)  # mirror matches
     pistol = t[t["matchup"] == "pistol_vs_novice"]
-    assert (pistol["p_a"] > 0.5).all()  # the shooter is favoured in every system
+    assert (pistol["p_side0"] > 0.5).all()  # the shooter is favoured in every system
     for col in ("one_hit_incap_a_on_b", "one_hit_kill_a_on_b"):
         assert t[col].between(0, 1).all()
     # the loser's fates (RULES.md "Lethality outcomes", default policy leave) sum to 1
@@ -61,14 +61,15 @@ def test_cross_table_mc_rows_carry_standard_errors_and_agree():
     assert set(t["method"]) == {"exact", "mc"}
     mc = t[t["method"] == "mc"]
     assert len(mc) == 2 * len(SYSTEMS)
-    inner = mc[(mc["p_a"] > 0) & (mc["p_a"] < 1)]
-    assert (inner["se_a"] > 0).all()
-    np.testing.assert_allclose(inner["se_a"], np.sqrt(inner["p_a"] * (1 - inner["p_a"]) / N))
+    inner = mc[(mc["p_side0"] > 0) & (mc["p_side0"] < 1)]
+    assert (inner["se_side0"] > 0).all()
+    p0 = inner["p_side0"]
+    np.testing.assert_allclose(inner["se_side0"], np.sqrt(p0 * (1 - p0) / N))
     assert (mc["rounds_se"] > 0).all()
     ex = t[t["method"] == "exact"].set_index(["matchup", "system"])
     for _, row in mc.iterrows():
-        p = ex.loc[(row["matchup"], row["system"]), "p_a"]
-        assert abs(row["p_a"] - p) <= 5 * math.sqrt(p * (1 - p) / N) + 1 / N
+        p = ex.loc[(row["matchup"], row["system"]), "p_side0"]
+        assert abs(row["p_side0"] - p) <= 5 * math.sqrt(p * (1 - p) / N) + 1 / N
 
 
 def test_cross_mc_only():

@@ -64,7 +64,7 @@ def test_rounds_between_hand_worked():
     assert se == pytest.approx(math.sqrt(0.6 * 0.4 / 1000))
     assert reg.metric("p_rounds_between:6:99")(_stats())[0] == pytest.approx(0.1)
     # mean rounds: (1 + 4 + 9 + 8 + 5 + 6) / 10
-    assert reg.metric("mean_rounds")(_stats())[0] == pytest.approx(3.3)
+    assert reg.metric("rounds_mean")(_stats())[0] == pytest.approx(3.3)
 
 
 def _ten_duels():
@@ -176,7 +176,7 @@ CASES = [
     ("dice_pool_6", "swordsman_competent", "swordsman_competent", "both.stamina",
      [1, 2, 3, 4, 5], "p_rounds_between:3:5", 0.5, "at_least", True),
     # DX7–DX9: CON of both sides — mean fight length
-    ("percentile", "competent", "competent", "both.con", [20, 40, 60, 80], "mean_rounds",
+    ("percentile", "competent", "competent", "both.con", [20, 40, 60, 80], "rounds_mean",
      3.5, "at_least", True),
     # E13: hit points of side 0
     ("d20_degrees", "competent", "competent", "a.hit_points", [17, 19, 21, 23, 25],
@@ -211,7 +211,7 @@ def _scan(system, a, b, knob, values, metric, one_hit):
         by_round = st.rounds.sum(axis=1)
         if metric == "p_side0":
             out.append(st.outcome[0])
-        elif metric == "mean_rounds":
+        elif metric == "rounds_mean":
             out.append(sum(k * p for k, p in enumerate(by_round)))
         else:
             lo, hi = map(int, metric.split(":")[1:])
@@ -470,7 +470,7 @@ def test_cli_run_even_duels_scenario(tmp_path, capsys):
     assert sorted(t["system"]) == sorted(archetypes.SYSTEMS)
     assert np.allclose(t["p_side0"], 0.5, atol=1e-9)
     assert (t["se_p_side0"] == 0).all()
-    assert (t["mean_rounds"] >= 1).all()
+    assert (t["rounds_mean"] >= 1).all()
     # each side is named with its weapon (issue §4: the percentile duel uses a bat here)
     row = t.set_index("system").loc["percentile"]
     assert row["a"] == row["b"] == "competent (weapon=bat)"
@@ -562,15 +562,15 @@ def test_variant_and_toughness_knobs():
         row = fight_point("dice_pool_6", "brawler_competent", "brawler_competent",
                           {"min_damage": value}, 50, "p_side0", exact=True)
         st = eng.duel_exact(a, a, archetypes.variants("dice_pool_6", {"min_damage": value}), 50)
-        assert row["mean_rounds"] == pytest.approx(
+        assert row["rounds_mean"] == pytest.approx(
             sum(k * p for k, p in enumerate(st.rounds.sum(axis=1))), abs=1e-12)
-        means.append(row["mean_rounds"])
+        means.append(row["rounds_mean"])
     assert means[1] < means[0]  # a minimum of 1 damage shortens fights
     sc = parse_scenario({"name": "v", "system": "dice_pool_6",
                          "fights": [{"a": "brawler_competent", "b": "brawler_competent",
                                      "exact": True}],
                          "sweep": {"fights": {"variant.min_damage": [False, True]},
-                                   "fight_metric": "mean_rounds"}}, "v.toml")
+                                   "fight_metric": "rounds_mean"}}, "v.toml")
     t = run_fight_sweep(sc, Cluster(0), progress=False).table
     assert t["variant.min_damage"].tolist() == ["false", "true"]
     assert t["metric"].tolist() == pytest.approx(means, abs=1e-12)

@@ -274,11 +274,11 @@ WRITERS = {
                          "--b", "competent", "--knob", "both.hit_points", "--range", "1:3",
                          "--target", "0.5", "-o", "{o}"], "-o"),
 }
-#: Commands whose output is a folder (``run -o DIR``, ``report --out DIR``).
+#: Commands whose output is a folder (``run -o DIR``, ``report -o DIR``).
 FOLDER_WRITERS = {
     "run": (["run", "{d}/good.toml", "-o", "{o}"], "output"),
-    "report": (["report", "--systems", "d20_degrees", "--no-pdf", "--quiet", "--out", "{o}"],
-               "--out"),
+    "report": (["report", "--systems", "d20_degrees", "--no-pdf", "--quiet", "-o", "{o}"],
+               "-o/--output"),
 }
 PRECIOUS = b"precious,data\n1,2\n"
 SWEEP_OK = GOOD + "[sweep]\nvariants = { natural_1_fails = [true, false] }\n"
@@ -349,7 +349,7 @@ def test_bad_output_path_every_command(tmp_path, name, kind, monkeypatch):
 @pytest.mark.parametrize("kind", ["file", "unwritable folder"])
 @pytest.mark.parametrize("name", list(FOLDER_WRITERS))
 def test_bad_output_folder(tmp_path, name, kind, monkeypatch):
-    """``run -o DIR`` and ``report --out DIR``: a file in place of the folder, or a folder
+    """``run -o DIR`` and ``report -o DIR``: a file in place of the folder, or a folder
     that cannot be written → one line, exit 2, nothing written."""
     d = tmp_path
     (d / "good.toml").write_text(GOOD)

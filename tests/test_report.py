@@ -47,7 +47,7 @@ SHOTS = Path(__file__).resolve().parent.parent / "reports" / "out" / "test-shots
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     rc = main(["report", "--systems", ",".join(SYSTEMS), "--trials", str(TRIALS),
-               "--seed", str(SEED), "--combat-trials", str(COMBAT_TRIALS), "--out", str(out),
+               "--seed", str(SEED), "--combat-trials", str(COMBAT_TRIALS), "-o", str(out),
                "--quiet"])
     assert rc == 0
     return out

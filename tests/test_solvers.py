@@ -423,4 +423,4 @@ def test_lethality_solver_through_registry(tmp_path, monkeypatch, capsys):
 
     fights = run_fights(load_scenario(f))
     assert fights["p_side0"].iloc[0] == pytest.approx(mod.p_win({"hit_points": 10}), abs=0.01)
-    assert fights["mean_rounds"].iloc[0] == pytest.approx(1.0)
+    assert fights["rounds_mean"].iloc[0] == pytest.approx(1.0)

@@ -21,21 +21,15 @@ from engines import SYSTEMS, checks, d20_degrees, middle_3d10, percentile, syste
 from engines.errors import InputError
 from engines.rng import Seed
 from engines.rolls import D20, MIDDLE, PERCENTILE, POOL
+from engines.system import registry
 from engines.variants import parse_variants
 
 METHODS = ("exact", "mc", "both")
 DEFAULT_TRIALS = 200_000
 
-#: Native axes of each system's success-curve table (issue 2).
-AXES = {
-    "dice_pool_7": {"pool": range(21), "successes": range(1, 11)},
-    "middle_3d10": {"modifier": range(21), "difficulty": range(5, 31),
-                    "roll": ("normal", "advantage", "disadvantage")},
-    "dice_pool_6": {"pool": range(21), "difficulty": range(1, 11)},
-    "percentile": {"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
-                   "dice": range(-2, 3)},
-    "d20_degrees": {"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
-}
+#: Native axes of each system's success-curve table: each system's ``axes``
+#: (:class:`engines.system.System`), built-ins and plug-ins alike.
+AXES = {sid: dict(s.axes) for sid, s in registry().items()}
 
 
 @dataclass
@@ -50,9 +44,17 @@ class Grid:
     values: np.ndarray           # outcome value of each code (for mean / SD)
 
 
+def _plugin(system: str):
+    """The :class:`engines.system.System` of a system that declares its own check grid
+    (``check_grid``), else None (the built-in systems: their grids are below)."""
+    spec = registry().get(system)
+    return spec if spec is not None and spec.check_grid is not None else None
+
+
 def variants_for(system: str, variants: Any = None):
     """The system's variant object from ``None``, an object, a mapping or NAME=VALUE strings."""
-    mod = system_module(system)  # InputError naming the known systems
+    spec = _plugin(system)
+    mod = spec.engine() if spec is not None else system_module(system)  # InputError if unknown
     if isinstance(variants, mod.Variants):
         return variants
     return parse_variants(mod.Variants, variants)
@@ -65,11 +67,17 @@ def _product(axes: dict[str, Iterable]) -> pd.DataFrame:
 
 def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = None) -> Grid:
     """The success-curve grid of ``system`` (default: its native axes in :data:`AXES`)."""
-    if system not in SYSTEMS:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+    spec = _plugin(system)
+    if system not in SYSTEMS and spec is None:
+        raise InputError(f"unknown system {system!r}; known: {', '.join(registry())}")
     v = variants_for(system, variants)
     axes = {**AXES[system], **(axes or {})}
     cells = _product(axes)
+    if spec is not None:
+        settings, setting_of_cell, mask, values = spec.check_grid(
+            {name: cells[name].to_numpy() for name in cells.columns}, v)
+        return Grid(system, cells, np.asarray(settings), np.asarray(setting_of_cell),
+                    np.asarray(mask, dtype=bool), np.asarray(values, dtype=float))
     if system in ("dice_pool_7", "dice_pool_6"):
         mod = SYSTEMS[system]
         settings = np.array(sorted(set(cells["pool"])), dtype=np.int64)
@@ -110,6 +118,9 @@ def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = No
 
 def settings_exact(system: str, settings: np.ndarray, variants, n_codes: int) -> np.ndarray:
     """Exact code distribution per roll setting, ``[settings, codes]``."""
+    spec = _plugin(system)
+    if spec is not None:
+        return np.asarray(spec.engine().exact(settings, variants), dtype=float)
     mod = SYSTEMS[system]
     if system in ("dice_pool_7", "dice_pool_6"):
         return mod.exact(settings, variants, n_codes)[0]
@@ -152,6 +163,9 @@ def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trial
     never changes the counts: they equal the engine module's ``monte_carlo`` for the same
     seed, whatever the batch size or thread count.
     """
+    spec = _plugin(system)
+    if spec is not None:
+        return np.asarray(spec.engine().monte_carlo(settings, trials, seed, variants))
     if system in ("dice_pool_7", "dice_pool_6"):
         # pools have their own specialised kernel (a whole pool run takes well under 1 s)
         return SYSTEMS[system].monte_carlo(settings, trials, seed, variants, n_codes)

@@ -35,6 +35,7 @@ import pandas as pd
 from analysis.checks.curves import success_curves, variants_for
 from engines import SYSTEMS, d20_degrees
 from engines.errors import InputError
+from engines.system import registry
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,9 @@ def modifier_values(system: str, variants: Any = None,
     >>> round(float(row["p_with"]), 4)  # D2: 1 - (1 - 0.5)**2
     0.75
     """
+    spec = registry().get(system)
+    if system not in SYSTEMS and spec is not None and spec.check_grid is not None:
+        return _plugin_values(spec, variants, axes)
     if system not in SYSTEMS:
         raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
     v = variants_for(system, variants)
@@ -182,6 +186,52 @@ def modifier_values(system: str, variants: Any = None,
         f["p_base"] = pb
         f["p_with"] = pw
         f["delta_pp"] = 100 * (pw - pb)
+        out.append(f)
+    return pd.concat(out, ignore_index=True)
+
+
+def _plugin_values(spec, variants, axes) -> pd.DataFrame:
+    """:func:`modifier_values` of a system that declares its check grid and modifiers
+    catalogue (:class:`engines.system.Modifier`): each modifier's cell against the base
+    cell, both read off one exact success-curve table."""
+    system = spec.id
+    if not spec.modifiers:
+        raise InputError(f"{system}: this system declares no modifiers, so there is no "
+                         "modifier table")
+    v = variants_for(system, variants)
+    unknown = set(axes or {}) - set(spec.axes)
+    if unknown:
+        raise InputError(f"modifiers {system}: unknown axis {sorted(unknown)[0]!r}; known: "
+                         + ", ".join(spec.axes))
+    fixed = {a for m in spec.modifiers for a in m.sets}
+    base_axes = {a: ([vals[0]] if a in fixed else list(vals)) for a, vals in spec.axes.items()}
+    base_axes.update({a: list(x) for a, x in (axes or {}).items()})
+    keys = list(base_axes)
+    base = pd.MultiIndex.from_product(list(base_axes.values()), names=keys).to_frame(index=False)
+    grid = {a: set(vals) | set(spec.axes[a]) for a, vals in base_axes.items()}
+    for m in spec.modifiers:
+        for a, value in m.sets.items():
+            grid[a].add(value)
+        for a, d in m.shifts.items():
+            grid[a] |= {x + d for x in base_axes[a]}
+    curves = success_curves(system, axes={a: list(x) for a, x in grid.items()}, variants=v)
+    p_base = _lookup(curves, keys, base)
+    out = []
+    for m in spec.modifiers:
+        q = base.copy()
+        for a, value in m.sets.items():
+            q[a] = value
+        for a, d in m.shifts.items():
+            q[a] = q[a] + d
+        p_with = _lookup(curves, keys, q)
+        # as for the built-ins, a check's own modifier axis is shown as "bonus"
+        f = base.drop(columns=list(fixed)).rename(columns={"modifier": "bonus"})
+        f.insert(0, "rule", m.rule)
+        f.insert(0, "modifier", m.name)
+        f.insert(0, "system", system)
+        f["p_base"] = p_base
+        f["p_with"] = p_with
+        f["delta_pp"] = 100 * (p_with - p_base)
         out.append(f)
     return pd.concat(out, ignore_index=True)
 

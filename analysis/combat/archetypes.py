@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import importlib
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -398,6 +399,65 @@ def describe(system: str, path=None) -> list[dict]:
                 v = str(v)
             row[f.name] = v
         rows.append(row)
+    return rows
+
+
+_RULE_ID = re.compile(r"\b(?:DX|[A-E])(?:-g|-ext)?\d*\b(?=[\s,;:.)]|$)")
+_DOC_KEYS = ("note", "source", "assumption")
+#: The rule a weapon or armour row follows when its own note cites none: weapons A11,
+#: B8 (damage dice by category), C11 (damage bonus), DX3 (damage dice), E12 (Damage
+#: rank); armour A13, DX11, E12 (Toughness).
+GEAR_RULE = {
+    "weapon": {"dice_pool_7": "A11", "middle_3d10": "B8", "dice_pool_6": "C11",
+               "percentile": "DX3", "d20_degrees": "E12"},
+    "armour": {"dice_pool_7": "A13", "percentile": "DX11", "d20_degrees": "E12"},
+}
+
+
+def _rule_ids(*texts) -> str:
+    """The rule ids (A11, DX7, E12, B-g3 ...) cited in the data file's notes."""
+    found = []
+    for text in texts:
+        if isinstance(text, str):
+            found.extend(m for m in _RULE_ID.findall(text) if any(ch.isdigit() for ch in m)
+                         or "-" in m)
+    return ", ".join(dict.fromkeys(found))
+
+
+def gear(system: str, path=None) -> list[dict]:
+    """One row per weapon and armour of the system's data file: ``kind``, ``name``, its
+    stats (``key=value``, as the file gives them), the note or source the file gives and
+    the rule ids that note cites. ``middle_3d10`` weapons show their category's dice;
+    ``percentile`` armour is a number of points (DX11); ``dice_pool_6`` and
+    ``middle_3d10`` have no armour rules."""
+    system = _system(system)
+    _, raw = _read(system, path)
+    rows = []
+
+    def add(kind: str, name: str, entry) -> None:
+        entry = dict(entry) if isinstance(entry, Mapping) else {"value": entry}
+        docs = [entry.pop(k) for k in _DOC_KEYS if k in entry]
+        notes = [d for d in docs if isinstance(d, str)]
+        if any(d is True for d in docs):
+            notes.append("assumption")
+        rules = _rule_ids(*notes)
+        if not rules:
+            rules = GEAR_RULE[kind].get(system, "")
+        rows.append({"system": system, "kind": kind, "name": name,
+                     "stats": "; ".join(f"{k}={v}" for k, v in entry.items()),
+                     "note": "; ".join(notes), "rules": rules})
+
+    categories = raw.get("categories", {})
+    for name, entry in raw.get("weapons", {}).items():
+        if isinstance(entry, str) and entry in categories:
+            entry = {"category": entry, **categories[entry]}
+        add("weapon", name, entry)
+    if system == "percentile":
+        for points in PERCENTILE_ARMOUR:
+            add("armour", str(points), {"points": points, "note": "DX11: armour points"})
+    else:
+        for name, entry in raw.get("armour", {}).items():
+            add("armour", name, entry)
     return rows
 
 

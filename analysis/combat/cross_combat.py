@@ -204,7 +204,7 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     """One row per matchup × system (× method): who wins, how long, how deadly.
 
     Columns: ``a``/``b`` (archetype, overrides and weapon of each side), ``aftermath``
-    (the policy of every row), ``p_a``/``p_b``/``p_neither`` with SEs, rounds mean (SE)
+    (the policy of every row), ``p_side0``/``p_side1``/``p_neither`` with SEs, rounds mean (SE)
     and quantiles, ``p_loser_dead``/``p_loser_dying``/``p_loser_out`` (the loser's fate
     among decided fights, summing to 1, with SEs), one-hit odds of A on B and B on A
     (exact, from each engine's ``one_hit``), ``method`` and ``note``. With ``stats``
@@ -230,8 +230,8 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
         rows.append({
             "matchup": mid, "system": system, "a": label_a, "b": label_b, "method": m,
             "aftermath": s["aftermath"], "trials": st.trials,
-            "p_a": s["p_side0"], "se_a": s["se_side0"], "p_b": s["p_side1"],
-            "se_b": s["se_side1"], "p_neither": s["p_neither"], "se_neither": s["se_neither"],
+            "p_side0": s["p_side0"], "se_side0": s["se_side0"], "p_side1": s["p_side1"],
+            "se_side1": s["se_side1"], "p_neither": s["p_neither"], "se_neither": s["se_neither"],
             "rounds_mean": s["rounds_mean"], "rounds_se": s["rounds_se"],
             **{k: s[k] for k in s if k.startswith("rounds_q")},
             **{k: s[k] for k in s if k.startswith(("p_loser_", "se_loser_"))},

@@ -64,7 +64,7 @@ METRICS: dict[str, Callable] = {
     "p_side0": _metric_win(0),
     "p_side1": _metric_win(1),
     "p_neither": _metric_win(2),
-    "mean_rounds": _metric_rounds,
+    "rounds_mean": _metric_rounds,
     "p_loser_dead": _metric_loser_fate(0),
     "p_loser_dying": _metric_loser_fate(1),
     "p_loser_out": _metric_loser_fate(2),

@@ -447,6 +447,17 @@ def _effect_table(system: str, a, b, key: str, values: list, method: str, trials
     return pd.concat(frames, ignore_index=True)
 
 
+def weapon_table(system: str, a, b, weapons: list | None = None, method: str = "exact",
+                 trials: int = 20_000, seed=None, variants=None,
+                 round_cap: int = ROUND_CAP, progress: bool | None = None) -> pd.DataFrame:
+    """The same duel with each weapon of side A (every weapon of the system's data file
+    by default): one row each."""
+    from analysis.combat.archetypes import weapons as all_weapons
+
+    return _effect_table(system, a, b, "weapon", weapons or all_weapons(system), method,
+                         trials, seed, variants, round_cap, progress)
+
+
 def tactic_table(system: str, a, b, tactics: list | None = None, method: str = "exact",
                  trials: int = 20_000, seed=None, variants=None,
                  round_cap: int = ROUND_CAP, progress: bool | None = None) -> pd.DataFrame:

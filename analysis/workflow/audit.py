@@ -297,7 +297,7 @@ def _directional(read, values: list, cur, lo, hi, violated: str, steps: int | No
 
 def suggest(sc, g, measured: dict) -> str:
     """The smallest single-knob change that makes failed guardrail ``g`` pass, as text
-    (``both.vigor 4 → 6 gives mean_rounds 3.1``), or why none was found."""
+    (``both.vigor 4 → 6 gives rounds_mean 3.1``), or why none was found."""
     from analysis.workflow.solvers import check_knob_metric, fight_knob_metric
 
     t = _target(sc, g)
@@ -589,7 +589,7 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
     ladder = ladder or _ladder_specs()[system]
     base = dict(ladder[cfg["attacker"]])
     v0 = reg.combat_variants(system, {})
-    heads = ("p_side0", "mean_rounds", "p_loser_dead")
+    heads = ("p_side0", "rounds_mean", "p_loser_dead")
 
     def headline(variants):
         stats = _duel(system, base, base, variants=variants)
@@ -615,17 +615,17 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
                 continue
             d = {k: h[k][0] - ref[k][0] for k in heads}
             sd = {k: math.hypot(h[k][1], ref[k][1]) for k in heads}
-            rounds = ref["mean_rounds"][0] or 1.0
+            rounds = ref["rounds_mean"][0] or 1.0
             score = max(abs(d["p_side0"]), abs(d["p_loser_dead"]),
-                        abs(d["mean_rounds"]) / rounds)
+                        abs(d["rounds_mean"]) / rounds)
             sev = ("high" if score >= cfg["variant_high"] else
                    "medium" if score >= cfg["variant_medium"] else "low")
             out.append({"kind": "gap_variant", "system": system,
                         "subject": f"{fl.name}={str(c).lower()} ({rule})",
                         "detail": f"P(side0) {ref['p_side0'][0]:.3f} → {h['p_side0'][0]:.3f}"
                                   f" (±{sd['p_side0']:.3g}), rounds "
-                                  f"{ref['mean_rounds'][0]:.2f} → {h['mean_rounds'][0]:.2f} "
-                                  f"(±{sd['mean_rounds']:.3g}), P(loser dead) "
+                                  f"{ref['rounds_mean'][0]:.2f} → {h['rounds_mean'][0]:.2f} "
+                                  f"(±{sd['rounds_mean']:.3g}), P(loser dead) "
                                   f"{ref['p_loser_dead'][0]:.3f} → "
                                   f"{h['p_loser_dead'][0]:.3f} (±{sd['p_loser_dead']:.3g})",
                         "value": score, "se": max(sd.values()), "severity": sev})

@@ -47,7 +47,7 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
                                  f"{_known(names) or 'none'}"))
             if g.metric.strip() == "p_success":
                 problems.append((f"{path}.metric", "p_success is a check metric; a fight "
-                                 "takes p_side0, mean_rounds, p_loser_dead, ..."))
+                                 "takes p_side0, rounds_mean, p_loser_dead, ..."))
             else:
                 try:
                     check_metric(g.metric)

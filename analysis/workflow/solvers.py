@@ -35,6 +35,7 @@ import numpy as np
 from analysis.checks.ladders import load_ladder
 from engines import SYSTEMS, d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
 from engines.errors import InputError
+from engines.system import registry
 
 #: Native competence axis of each system: name and the range searched by the inverse table.
 COMPETENCE_AXIS = {
@@ -49,10 +50,19 @@ PERCENTILE_LEVELS = ("regular", "hard", "extreme")
 PERCENTILE_DICE = range(2, -3, -1)  # two bonus dice (easiest) ... two penalty dice
 
 
+def _plugin(system: str):
+    """The :class:`engines.system.System` of a system the solver handles through the
+    protocol (``System.solvable``: a check grid and competence/difficulty axes), or None
+    (the five built-in systems, handled below)."""
+    spec = registry().get(system)
+    return spec if spec is not None and spec.solvable and system not in SYSTEMS else None
+
+
 def competence_value(system: str, competence: int | str,
                      ladder: dict[str, dict[str, int]] | None = None) -> tuple[str, int]:
     """``(label, native value)`` of a competence given as a ladder name or a native int."""
-    if system not in SYSTEMS:
+    spec = _plugin(system)
+    if system not in SYSTEMS and spec is None:
         raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
     if isinstance(competence, bool):
         raise InputError(f"competence: expected a ladder name or an integer, got {competence!r}")
@@ -63,7 +73,7 @@ def competence_value(system: str, competence: int | str,
         return text, int(text)
     except ValueError:
         pass
-    rungs = (ladder or load_ladder())[system]
+    rungs = dict(spec.ladder) if spec is not None else (ladder or load_ladder())[system]
     if text not in rungs:
         raise InputError(f"competence: unknown ladder name {text!r}; known: "
                          f"{', '.join(rungs)} (or a native value for --system)")
@@ -86,6 +96,10 @@ class DifficultyAxis:
 
 def difficulty_axes(system: str) -> list[DifficultyAxis]:
     """The difficulty axes searched for ``system`` (easiest first on each)."""
+    spec = _plugin(system)
+    if spec is not None:
+        vals = tuple(spec.axes[spec.difficulty_axis])
+        return [DifficultyAxis(system, spec.difficulty_axis, vals, tuple(map(str, vals)))]
     if system == "dice_pool_7":
         succ = tuple(range(1, 31))
         pen = tuple(range(31))
@@ -125,6 +139,16 @@ def chance_matrix(system: str, axis: str, competences: Sequence[int],
     v = variants_for(system, variants)
     comp = np.asarray(list(competences), dtype=np.int64)
     out = np.zeros((comp.size, len(difficulties)))
+    spec = _plugin(system)
+    if spec is not None:
+        from analysis.checks.curves import success_curves
+
+        axes = {name: [values[0]] for name, values in spec.axes.items()}
+        axes[spec.competence_axis] = [int(c) for c in comp]
+        axes[spec.difficulty_axis] = list(difficulties)
+        t = success_curves(system, "exact", variants=v, axes=axes)
+        view = t.pivot(index=spec.competence_axis, columns=spec.difficulty_axis, values="p")
+        return view.loc[[int(c) for c in comp], list(difficulties)].to_numpy()
     if system in ("dice_pool_7", "dice_pool_6"):
         mod = dice_pool_7 if system == "dice_pool_7" else dice_pool_6
         diffs = np.asarray(difficulties, dtype=np.int64)
@@ -174,12 +198,13 @@ def _check_target(target: float) -> float:
 
 def _systems(systems: str | Sequence[str] | None) -> list[str]:
     if systems is None:
-        return list(SYSTEMS)
+        return list(SYSTEMS) + [s for s in registry() if _plugin(s) is not None]
     if isinstance(systems, str):
         systems = [systems]
     for s in systems:
-        if s not in SYSTEMS:
-            raise InputError(f"unknown system {s!r}; known: {', '.join(SYSTEMS)}")
+        if s not in SYSTEMS and _plugin(s) is None:
+            known = [*SYSTEMS, *(x for x in registry() if _plugin(x) is not None)]
+            raise InputError(f"unknown system {s!r}; known: {', '.join(known)}")
     return list(systems)
 
 
@@ -218,8 +243,9 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
             val = ax.values[best]
             rows.append({"system": system, "axis": ax.name, "competence": label,
                          "competence_value": value, "difficulty": ax.labels[best],
-                         "difficulty_value": int(val[1] * -1 if isinstance(val, tuple)
-                                                 else val),
+                         "difficulty_value": (int(val[1] * -1) if isinstance(val, tuple)
+                                              else int(val) if not isinstance(val, str)
+                                              else best),
                          "p": round(float(p[best]), 12), "target": target,
                          "error": round(float(p[best] - target), 12)})
     return pd.DataFrame(rows)

@@ -12,7 +12,7 @@ from reports.settings import ReportSettings
 
 #: Cross-system duel columns (``analysis.combat.cross_combat.cross_table``) → shown headers.
 DUEL_COLUMNS = {
-    "p_a": "A wins", "se_a": "SE(A)", "p_b": "B wins", "se_b": "SE(B)",
+    "p_side0": "A wins", "se_side0": "SE(A)", "p_side1": "B wins", "se_side1": "SE(B)",
     "p_neither": "neither", "rounds_mean": "rounds", "rounds_se": "SE(rounds)",
     "rounds_q50": "median", "rounds_q90": "90% by",
     "p_loser_dead": "dead", "se_loser_dead": "SE(dead)",

@@ -94,11 +94,11 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
             shortest=shortest, who_shortest=who(shortest),
             rounds_shortest=decimal(part.loc[shortest, "rounds_mean"], 2))
         text += fate_reading(part)
-        if part["p_a"].max() - part["p_a"].min() > 0.02:
-            hi, lo = part["p_a"].idxmax(), part["p_a"].idxmin()
+        if part["p_side0"].max() - part["p_side0"].min() > 0.02:
+            hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
             text += " " + _("Side A wins from {low} ({lo}) to {high} ({hi}): the systems "
                             "disagree on how decisive this edge is.").format(
-                low=pct(part.loc[lo, "p_a"]), lo=lo, high=pct(part.loc[hi, "p_a"]), hi=hi)
+                low=pct(part.loc[lo, "p_side0"]), lo=lo, high=pct(part.loc[hi, "p_side0"]), hi=hi)
         out.append(text)
     return out
 
@@ -156,7 +156,7 @@ def section_combat_duels(settings: ReportSettings) -> Section:
                .format(fights="; ".join(f"“{mid}” = {_(t)}" for mid, t in titles.items()))
                + " " + _method_note(cross)]
     reading += _duel_reading(cross, titles)
-    ses = ("se_a", "se_b", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
+    ses = ("se_side0", "se_side1", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
     view = _view(cross, ["matchup", "system", "method"], DUEL_COLUMNS, ses)
     blocks: list = [
         _table("combat-duels", _("Duels on the common ladder"), view,

@@ -1,0 +1,110 @@
+"""``pbta_2d6``: roll 2d6 + modifier; 6 or less misses, 7–9 is a weak hit, 10+ a strong hit.
+
+Rules (this package's own ids):
+
+- P1 Roll 2d6 and add the modifier (−3 … +4).
+- P2 A total of 6 or less is a miss, 7–9 a weak hit, 10 or more a strong hit.
+- P3 Advantage rolls 3d6 and keeps the best two; disadvantage keeps the worst two.
+
+The rest of rpg-balance reads this module through :data:`PLUGIN` (an
+:class:`engines.system.System`), registered under the entry-point group
+``rpg_balance.systems`` in ``pyproject.toml``. Outcome codes are the kept two dice's sum
+minus 2 (codes 0 … 10 for sums 2 … 12); a roll setting is a roll mode.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from engines.errors import InputError
+from engines.system import Modifier, System
+from engines.variants import variant
+
+SYSTEM = "pbta_2d6"
+MODES = ("normal", "advantage", "disadvantage")
+N_CODES = 11  # sums 2..12
+LEVELS = ("weak", "strong")
+
+
+@dataclass(frozen=True)
+class Variants:
+    """The hit thresholds (P2); the defaults are the rules'."""
+
+    system: ClassVar[str] = SYSTEM
+    weak_at: int = variant(7, rule="P2", doc="lowest total that is a (weak) hit")
+    strong_at: int = variant(10, rule="P2", doc="lowest total that is a strong hit")
+
+
+def _modes(settings) -> list[str]:
+    out = [str(s) for s in np.atleast_1d(settings)]
+    for m in out:
+        if m not in MODES:
+            raise InputError(f"{SYSTEM}: roll mode {m!r}; known: {', '.join(MODES)}")
+    return out
+
+
+def _kept(mode: str, dice) -> int:
+    """P1/P3: the sum of the two dice the mode keeps."""
+    if mode == "normal":
+        return dice[0] + dice[1]
+    best = sorted(dice)
+    return best[1] + best[2] if mode == "advantage" else best[0] + best[1]
+
+
+def exact(settings=MODES, variants: Variants | None = None) -> np.ndarray:
+    """P(code) for each roll mode, by enumerating every face of 2d6 (normal) or 3d6."""
+    out = np.zeros((len(_modes(settings)), N_CODES))
+    for i, mode in enumerate(_modes(settings)):
+        n = 2 if mode == "normal" else 3
+        for dice in itertools.product(range(1, 7), repeat=n):
+            out[i, _kept(mode, dice) - 2] += 1
+        out[i] /= 6**n
+    return out
+
+
+def monte_carlo(settings=MODES, trials: int = 100_000, seed=None,
+                variants: Variants | None = None) -> np.ndarray:
+    """Counts of each code per roll mode from ``trials`` rolls (numpy's generator)."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((len(_modes(settings)), N_CODES), dtype=np.int64)
+    for i, mode in enumerate(_modes(settings)):
+        dice = rng.integers(1, 7, size=(trials, 3))
+        if mode == "normal":
+            kept = dice[:, 0] + dice[:, 1]
+        else:
+            dice.sort(axis=1)
+            kept = dice[:, 1] + dice[:, 2] if mode == "advantage" else dice[:, 0] + dice[:, 1]
+        out[i] = np.bincount(kept - 2, minlength=N_CODES)
+    return out
+
+
+def check_grid(cells, variants: Variants):
+    """The success mask of each (modifier, roll, level) cell: total = kept sum + modifier
+    reaches the level's threshold (P2)."""
+    settings = np.array(MODES)
+    setting_of_cell = np.array([MODES.index(m) for m in _modes(cells["roll"])])
+    need = np.array([{"weak": variants.weak_at, "strong": variants.strong_at}[str(x)]
+                     for x in cells["level"]])
+    sums = np.arange(2, 13)
+    total = sums[None, :] + np.asarray(cells["modifier"])[:, None]
+    return settings, setting_of_cell, total >= need[:, None], sums.astype(float)
+
+
+PLUGIN = System(
+    id=SYSTEM, name="2d6 + modifier: miss, weak hit, strong hit", module=__name__,
+    axes={"modifier": range(-3, 5), "roll": MODES, "level": LEVELS},
+    opposed=False, combat=None, campaign=None, check_grid=check_grid,
+    # the ladder mapping: a stat of -1 .. +3 is the usual range of a character sheet
+    competence_axis="modifier", difficulty_axis="level",
+    ladder={"untrained": -1, "novice": 0, "competent": 1, "expert": 2, "master": 3},
+    # the modifiers catalogue: what each modifier does to which axis
+    modifiers=(
+        Modifier("advantage", "P3", sets={"roll": "advantage"}),
+        Modifier("disadvantage", "P3", sets={"roll": "disadvantage"}),
+        Modifier("+1 forward", "P1", shifts={"modifier": 1}),
+    ),
+)

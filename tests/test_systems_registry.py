@@ -1,0 +1,125 @@
+"""The System protocol and its registry (engines.system): the five built-in systems, plug-ins
+through the entry-point group ``rpg_balance.systems``, and ``rpg-balance systems``."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+
+import pandas as pd
+import pytest
+
+from engines import system as S
+from engines.errors import InputError
+
+#: The native success-curve axes the tables have always used (README "Single checks").
+OLD_AXES = {
+    "dice_pool_7": {"pool": range(21), "successes": range(1, 11)},
+    "middle_3d10": {"modifier": range(21), "difficulty": range(5, 31),
+                    "roll": ("normal", "advantage", "disadvantage")},
+    "dice_pool_6": {"pool": range(21), "difficulty": range(1, 11)},
+    "percentile": {"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
+                   "dice": range(-2, 3)},
+    "d20_degrees": {"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
+}
+
+
+class FakeEntryPoint:
+    def __init__(self, name, obj, value="fake_pkg:PLUGIN"):
+        self.name, self.value, self._obj = name, value, obj
+
+    def load(self):
+        if isinstance(self._obj, Exception):
+            raise self._obj
+        return self._obj
+
+
+@pytest.fixture
+def plugins(monkeypatch):
+    """Install fake entry points; the registry is rebuilt before and after."""
+    installed: list = []
+    monkeypatch.setattr(S, "_entry_points", lambda: list(installed))
+    yield installed
+    monkeypatch.undo()
+    S.registry(refresh=True)
+
+
+def _toy(id_="toy_2d6", **kw):
+    return S.System(id=id_, name="toy", module="engines.dice_pool_7", axes={"x": range(3)},
+                    opposed=False, **kw)
+
+
+def test_built_ins_in_order_with_their_axes():
+    reg = S.registry(refresh=True)
+    assert list(reg)[:5] == list(S.BUILT_IN)
+    for sid, axes in OLD_AXES.items():
+        s = reg[sid]
+        assert s.id == sid == s.engine().SYSTEM
+        assert s.source == "built-in"
+        assert {k: list(v) for k, v in s.axes.items()} == {k: list(v) for k, v in axes.items()}
+        assert s.has_combat
+        assert s.has_campaign
+        assert s.opposed
+        assert sid == s.combat_engine().SYSTEM
+        assert isinstance(s.campaign_engine().MECHANICS, dict)
+        assert s.variants is s.engine().Variants
+
+
+def test_checks_axes_come_from_the_registry():
+    from analysis.checks.curves import AXES
+
+    assert {s: {k: list(v) for k, v in a.items()} for s, a in AXES.items()} == \
+        {s: {k: list(v) for k, v in a.items()} for s, a in OLD_AXES.items()}
+
+
+def test_a_plugin_registers_through_the_entry_point_group(plugins):
+    plugins.append(FakeEntryPoint("toy", _toy()))
+    plugins.append(FakeEntryPoint("maker", lambda: _toy("toy_b")))  # a factory works too
+    reg = S.registry(refresh=True)
+    assert list(reg)[5:] == ["toy_2d6", "toy_b"]
+    assert reg["toy_2d6"].source == "plug-in fake_pkg"
+    assert not reg["toy_2d6"].has_combat
+    with pytest.raises(InputError, match="declares no combat"):
+        reg["toy_2d6"].combat_engine()
+    assert S.get("toy_b").id == "toy_b"
+
+
+@pytest.mark.parametrize(("obj", "needle"), [
+    (_toy("dice_pool_7"), "already registered"),
+    (ImportError("no module named fake_pkg"), "cannot be loaded: ImportError"),
+    ("not a system", "expected an engines.system.System, got str"),
+])
+def test_a_bad_plugin_names_itself(plugins, obj, needle):
+    plugins.append(FakeEntryPoint("bad", obj))
+    with pytest.raises(InputError, match=needle) as info:
+        S.registry(refresh=True)
+    assert "'bad'" in str(info.value)
+    assert S.ENTRY_POINT_GROUP in str(info.value)
+
+
+def test_unknown_system_names_the_known_ones():
+    with pytest.raises(InputError, match=r"did you mean 'dice_pool_7'.*known: dice_pool_7"):
+        S.get("dice_pool7")
+
+
+@pytest.mark.parametrize("bad", ["", "2d6", "pbta-2d6", "a b"])
+def test_system_ids_are_identifiers(bad):
+    with pytest.raises(InputError, match="system id"):
+        _toy(bad)
+
+
+def test_systems_command_lists_what_is_installed(plugins):
+    from cli.main import main
+
+    plugins.append(FakeEntryPoint("toy", _toy()))
+    S.registry(refresh=True)
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["systems", "--format", "csv"]) == 0
+    buf.seek(0)
+    t = pd.read_csv(buf)
+    assert list(t["id"]) == [*S.BUILT_IN, "toy_2d6"]
+    assert list(t["source"]) == ["built-in"] * 5 + ["plug-in fake_pkg"]
+    assert list(t["has_combat"]) == [True] * 5 + [False]
+    assert list(t["has_opposed"]) == [True] * 5 + [False]
+    assert t.loc[5, "axes"] == "x"
