@@ -45,7 +45,7 @@ def register(sub) -> None:
                    help="skip the search for a cure of failed guardrails")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when it is a terminal)")
-    add_output(p, columns=True)
+    add_output(p)
     p.set_defaults(func=run)
 
 

@@ -111,7 +111,7 @@ def mechanic_parser(mech) -> argparse.ArgumentParser:
                    help="the state value --solve aims at (in the mechanic's direction)")
     p.add_argument("--range", dest="knob_range", default=None, metavar="LO:HI",
                    help="narrow the --solve search to LO..HI")
-    add_output(p, columns=True, plot=True)
+    add_output(p, plot=True)
     return p
 
 
