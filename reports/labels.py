@@ -50,6 +50,10 @@ COLUMNS = (
     # assumptions, provenance
     N_("variant"), N_("applies to"), N_("value"), N_("default"), N_("changed"),
     N_("doc"), N_("item"),
+    # key findings (the guardrails audit)
+    N_("guardrail"), N_("metric"), N_("min"), N_("max"), N_("status"), N_("suggestion"),
+    # campaign mechanics
+    N_("mechanic"), N_("session"), N_("q10"), N_("q50"), N_("q90"),
 )
 
 #: Values shown in table cells or reading sentences that come from data.
@@ -71,6 +75,9 @@ FIGURE_LABELS = (
     N_("competent"), N_("expert"), N_("master"), N_("claim breaks"),
     N_("pool (dice before +2)"), N_("difficulty (successes before −1)"),
     N_("P(+2 dice) − P(−1 difficulty), pp"),
+    # campaign fan charts (analysis.campaign.fan_chart); the states are marked in
+    # reports/sections/campaign.py
+    N_("session"), N_("median"), N_("mean"),
     N_("change in P(success), percentage points\n(mean and min–max over base chances "
        "0.05–0.95)"),
 )

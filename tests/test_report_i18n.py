@@ -251,3 +251,79 @@ def test_pt_br_tables_use_decimal_commas_and_csv_stays_machine_readable(built, p
     p = [row["p_exact"] for row in rows]
     assert all("," not in x for x in p)  # decimal point, not comma
     assert all(0 <= float(x) <= 1 for x in p)
+
+
+# ---------------------------------------------------------------- campaign, key findings
+
+ENGLISH_WORDS = re.compile(r"\b(the|of|and|with|per|at|after|by|within|is|are|start|"
+                           r"sessions?|mean|median|character|characters|reach|reaches|"
+                           r"only|over|outside|Cure|pass|fail|undecided)\b")
+
+
+def test_campaign_section_in_pt_br():
+    """Title, readings, figure titles/captions and the summary table of the campaign
+    section are Portuguese, numbers with the decimal comma; the CSV keeps machine
+    names."""
+    from reports.sections.campaign import section_campaign
+    from reports.settings import ReportSettings
+
+    po = catalogue()
+    with i18n.language("pt-BR"):
+        sec = section_campaign(ReportSettings(systems=("dice_pool_7", "middle_3d10",
+                                                       "percentile"), lang="pt-BR"))
+    assert sec.title == "Mecânicas de campanha ao longo das sessões"
+    assert len(sec.reading) == 4
+    for line in sec.reading:
+        assert not ENGLISH_WORDS.search(line), line
+    text = " ".join(sec.reading)
+    assert "após 30 sessões" in text                       # dice_pool_7 morality, 30 sessions
+    assert "Moralidade 7 no início" in text                # A17: every character starts at 7
+    assert "Degeneração" in text                          # middle_3d10 arcane (B11-B14)
+    assert re.search(r"média \d+,\d\d\)", text), text      # decimal comma, two places
+    assert "por sessão 1" in text
+    for fig in sec.figures():
+        for words in (fig.title, fig.caption.text, fig.alt):
+            assert not ENGLISH_WORDS.search(words), words
+        assert "sessões" in fig.caption.text
+    table = sec.tables()[0]
+    assert table.title == po["State after the last session"]
+    assert not ENGLISH_WORDS.search(table.caption.text)
+    assert {"mechanic", "session", "q10"} <= set(table.frame.columns)  # machine names (CSV)
+    assert all(po.get(c, "").strip() for c in table.frame.columns)     # headers translated
+
+
+def test_key_findings_section_in_pt_br():
+    """The Key findings title, the count sentence, the failure sentences' own words and
+    the table's status cells are Portuguese. Guardrail and metric names, the designer's
+    reasons (analysis/data/guardrails.toml) and the cures computed in analysis/ are data
+    and stay as they are."""
+    from reports.sections.key_findings import section_key_findings
+    from reports.settings import ReportSettings
+
+    with i18n.language("pt-BR"):
+        sec = section_key_findings(ReportSettings(systems=("middle_3d10",),
+                                                  progress=False, lang="pt-BR"))
+    assert sec.title == "Principais conclusões"
+    first = sec.reading[0]
+    assert re.match(r"\d+ de \d+ limites de equilíbrio passam com as regras padrão", first)
+    assert not ENGLISH_WORDS.search(first.replace("rpg-balance audit", "")), first
+    table = sec.tables()[0]
+    assert table.title == "Limites de equilíbrio"
+    assert not ENGLISH_WORDS.search(table.caption.text)
+    assert set(table.frame["status"]) <= {"passa", "falha", "indeciso"}
+    assert set(table.full["status"]) <= {"pass", "fail", "undecided"}  # CSV: machine words
+    fails = table.full[table.full["status"] == "fail"]
+    # the middle_3d10 even duel fails its 2-6 round guardrail (about 1.1 rounds)
+    assert "even duel length (middle_3d10)" in set(fails["guardrail"])
+    lines = sec.reading[1:]
+    assert len(lines) == len(fails)
+    for line, r in zip(lines, fails.itertuples(index=False), strict=True):
+        own = line
+        for data in (r.guardrail, r.metric, r.reason, r.suggestion):
+            own = own.replace(str(data), "")
+        assert " vale " in own, line
+        assert "Correção: " in own, line
+        assert not ENGLISH_WORDS.search(own), own
+    duel = next(x for x in lines if x.startswith("even duel length (middle_3d10)"))
+    assert "fora de 2 a 6" in duel                          # the 2-6 round bounds
+    assert re.search(r" vale 1,\d+", duel), duel            # about 1.1 rounds, comma

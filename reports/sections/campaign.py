@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from reports import plotting
+from reports.i18n import N_, _, decimal, percent
 from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Note, Section, Table
 
@@ -25,8 +26,42 @@ CAMPAIGN_DEFAULTS = {
 }
 
 
+#: Names of the campaign mechanics, their states and their parameters as the report
+#: shows them (the mechanic ids stay in the tables and the CSV downloads).
+MECHANIC_NAMES = {
+    "morality": N_("morality"), "arcane": N_("arcane use"),
+    "consolidation": N_("consolidation"), "budgets": N_("scene budgets"),
+    "hunger": N_("hunger"), "skill-growth": N_("skill growth"), "luck": N_("luck"),
+    "hero-points": N_("hero points"),
+}
+STATE_NAMES = (N_("Morality"), N_("Degeneration"), N_("Consolidated damage"),
+               N_("Health (joint with Willpower)"), N_("Hunger"), N_("skill"), N_("Luck"),
+               N_("hero points"))
+PARAM_NAMES = (
+    N_("morality"), N_("infraction"), N_("per session"), N_("uses"), N_("level"),
+    N_("major"), N_("minor"), N_("aspect"), N_("resilience"), N_("lore"), N_("will"),
+    N_("skill"), N_("vigor"), N_("hits"), N_("weapon"), N_("light"), N_("bonus"),
+    N_("stamina"), N_("composure"), N_("resolve"), N_("scenes"), N_("attack"),
+    N_("dodge"), N_("reserve"), N_("hunger"), N_("rouses"), N_("feed at"), N_("slake"),
+    N_("luck"), N_("checks"), N_("max spend"), N_("points"), N_("fights"), N_("dc"),
+    N_("earn"),
+)
+
+
+def mechanic_name(name: str) -> str:
+    """A mechanic's name in the report's language (the id when it has no name)."""
+    return _(MECHANIC_NAMES[name]) if name in MECHANIC_NAMES else name
+
+
 def _params_text(params: dict) -> str:
-    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in params.items())
+    def value(v):
+        if isinstance(v, bool):
+            return _("yes") if v else _("no")
+        if isinstance(v, str):
+            return _(v)
+        return decimal(v) if isinstance(v, int | float) else str(v)
+
+    return ", ".join(f"{_(k.replace('_', ' '))} {value(v)}" for k, v in params.items())
 
 
 def campaign_reading(system: str, mech, params: dict, st) -> str:
@@ -39,51 +74,75 @@ def campaign_reading(system: str, mech, params: dict, st) -> str:
     mean = float(st.mean()[-1])
     side = "≤" if mech.direction == "down" else "≥"
     start = int(st.quantile(0.5)[0])
-    text = (f"{system} {mech.name} ({_params_text(params)}): {mech.state} {start} at the "
-            f"start, after {n} sessions the median character is at {q50} "
-            f"(10–90 %: {q10}–{q90}, mean {mean:.2f})")
+    state = _(mech.state)
+    text = _("{system} {mechanic} ({params}): {state} {start} at the start, after "
+             "{sessions} sessions the median character is at {median} (10–90 %: "
+             "{q10}–{q90}, mean {mean})").format(
+        system=system, mechanic=mechanic_name(mech.name), params=_params_text(params),
+        state=state, start=decimal(start), sessions=decimal(n), median=decimal(q50),
+        q10=decimal(q10), q90=decimal(q90), mean=decimal(mean, 2))
     if st.passage is not None:
         k = median_passage(st)
         p = min(max(p_reached(st), 0.0), 1.0)
+        where = {"state": state, "side": side, "threshold": decimal(st.threshold),
+                 "sessions": decimal(n)}
         if k is not None:
-            text += (f"; half the characters reach {mech.state} {side} {st.threshold} by "
-                     f"session {k} ({p:.0%} within {n})")
+            text += _("; half the characters reach {state} {side} {threshold} by session "
+                      "{session} ({share} within {sessions})").format(
+                session=decimal(k), share=percent(p, 0), **where)
+        elif p < 5e-7:
+            text += _("; no character reaches {state} {side} {threshold} within "
+                      "{sessions} sessions").format(**where)
         else:
-            share = ("no character reaches" if p < 5e-7
-                     else f"only {p:.2%} of the characters reach")
-            text += f"; {share} {mech.state} {side} {st.threshold} within {n} sessions"
+            text += _("; only {share} of the characters reach {state} {side} {threshold} "
+                      "within {sessions} sessions").format(share=percent(p, 2), **where)
     return text + "."
 
 
-def campaign_figure(st, mech, settings: ReportSettings) -> Figure:
+def _fan_chart(st, mech, ax, label: str) -> None:
+    """The fan chart of :mod:`analysis.campaign` with the report's words (its legend's
+    threshold entry carries a number, so it is translated here rather than looked up)."""
     from analysis.campaign import fan_chart
 
+    fan_chart(st, ax, state=mech.state, label=label)
+    legend = ax.get_legend()
+    if legend is not None and st.threshold is not None:
+        for text in legend.get_texts():
+            if text.get_text() == f"threshold {st.threshold}":
+                text.set_text(_("threshold {value}").format(value=decimal(st.threshold)))
+
+
+def campaign_figure(st, mech, settings: ReportSettings) -> Figure:
     fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
-    fan_chart(st, ax, state=mech.state,
-              label=f"{st.system}: {mech.name} ({mech.rules})")
-    return Figure(id=f"fig-campaign-{st.system}", title=f"{st.system}: {mech.name}",
+    name = mechanic_name(mech.name)
+    _fan_chart(st, mech, ax, label=f"{st.system}: {name} ({mech.rules})")
+    return Figure(id=f"fig-campaign-{st.system}",
+                  title=_("{system}: {mechanic}").format(system=st.system, mechanic=name),
                   data=plotting.to_png(fig, settings.dpi),
-                  caption=Caption(f"{mech.state} over {st.sessions} sessions (exact Markov "
-                                  "chain): 10–90 % band (light), 25–75 % band (dark), "
-                                  "median (solid), mean (dotted), threshold (dashed)."),
-                  alt=f"Fan chart of {mech.state} over sessions for {st.system}")
+                  caption=Caption(_(
+                      "{state} over {sessions} sessions (exact Markov chain): 10–90 % band "
+                      "(light), 25–75 % band (dark), median (solid), mean (dotted), "
+                      "threshold (dashed).").format(state=_(mech.state),
+                                                    sessions=decimal(st.sessions))),
+                  alt=_("Fan chart of {state} over sessions for {system}").format(
+                      state=_(mech.state), system=st.system))
 
 
 def section_campaign(settings: ReportSettings) -> Section:
     """Campaign mechanics: a fan chart and a reading per system."""
-    title = "Campaign mechanics over sessions"
+    title = _("Campaign mechanics over sessions")
     try:
         from analysis.campaign import run, summary_table
         from engines.campaign import mechanic
     except ImportError as exc:
         return Section("campaign", title, [], [Note(
-            f"Not available in this build: campaign mechanics ({exc.__class__.__name__}: "
-            f"{exc}).", "missing")], available=False)
-    reading = ["Campaign mechanics follow one number of a character (Morality, arcane "
-               "degeneration, Hunger, a skill, hero points) over many sessions. Each "
-               "system shows one mechanic under a typical schedule; the bands show where "
-               "most characters are, session by session (exact chains, the campaign "
-               "modules' default variants)."]
+            _("Not available in this build: campaign mechanics ({error}).").format(
+                error=f"{exc.__class__.__name__}: {exc}"), "missing")], available=False)
+    reading = [_("Campaign mechanics follow one number of a character (Morality, arcane "
+                 "degeneration, Hunger, a skill, hero points) over many sessions. Each "
+                 "system shows one mechanic under a typical schedule; the bands show where "
+                 "most characters are, session by session (exact chains, the campaign "
+                 "modules' default variants).")]
     blocks: list = []
     rows = []
     for system in settings.systems:
@@ -100,10 +159,10 @@ def section_campaign(settings: ReportSettings) -> Section:
         rows.append(last)
     if rows:
         frame = pd.concat(rows, ignore_index=True)
-        blocks.append(Table(id="campaign-summary", title="State after the last session",
-                            frame=frame, caption=Caption(
+        blocks.append(Table(id="campaign-summary", title=_("State after the last session"),
+                            frame=frame, caption=Caption(_(
                                 "Mean, SD and 10/50/90 % quantiles of each mechanic's "
-                                "state after the last session shown (exact)."),
+                                "state after the last session shown (exact).")),
                             formats={"mean": ".2f", "sd": ".2f"}))
     return Section("campaign", title, reading, blocks)
 
@@ -115,13 +174,13 @@ def campaign_view(system: str, name: str, sessions: int = 20, threshold: int | N
                   dpi: int = 90, **params) -> dict:
     """The fan chart (PNG bytes), the reading sentence and the summary table of one
     mechanic under ``params`` (exact chain) — what the campaign notebook shows."""
-    from analysis.campaign import fan_chart, run, summary_table
+    from analysis.campaign import run, summary_table
     from engines.campaign import mechanic
 
     mech = mechanic(system, name)
     st = run(system, name, params, sessions=sessions, threshold=threshold)["exact"]
     fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
-    fan_chart(st, ax, state=mech.state, label=f"{system}: {name} ({mech.rules})")
+    _fan_chart(st, mech, ax, label=f"{system}: {mechanic_name(name)} ({mech.rules})")
     return {"png": plotting.to_png(fig, dpi), "stats": st, "table": summary_table(st),
             "reading": campaign_reading(system, mech, {**mech.defaults(), **params}, st)}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from reports.i18n import N_, _, decimal, format_spec
 from reports.sections.common import _table
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -24,20 +25,39 @@ def findings_frame(settings: ReportSettings) -> pd.DataFrame:
     return table[[*COLUMNS, "reason"]]
 
 
+#: Status values of the audit, shown translated (the CSV download keeps the machine words).
+STATUSES = {"pass": N_("pass"), "fail": N_("fail"), "undecided": N_("undecided")}
+
+
+def _bounds(lo, hi) -> str:
+    have_lo, have_hi = pd.notna(lo), pd.notna(hi)
+    if have_lo and have_hi:
+        return _("outside {low} to {high}").format(low=format_spec(lo, "g"),
+                                                   high=format_spec(hi, "g"))
+    if have_lo:
+        return _("under the minimum {low}").format(low=format_spec(lo, "g"))
+    return _("over the maximum {high}").format(high=format_spec(hi, "g"))
+
+
 def key_findings_reading(table: pd.DataFrame) -> list[str]:
-    """Plain sentences from the audit numbers: how many pass, then each failure."""
+    """Plain sentences from the audit numbers: how many pass, then each failure.
+
+    Guardrail and metric names, the designer's reason (``guardrails.toml``) and the
+    suggested cure (a knob setting computed by :mod:`analysis.workflow.audit`) are data
+    and are shown as they are in every language."""
     n, fails = len(table), table[table["status"] == "fail"]
     undecided = int((table["status"] == "undecided").sum())
-    out = [f"{n - len(fails) - undecided} of {n} balance guardrails pass under the default "
-           "rules (limits a designer can edit in analysis/data/guardrails.toml; "
-           "`rpg-balance audit` checks them, `--discover` looks for problems nobody wrote "
-           "a guardrail for)."]
+    out = [_("{passed} of {total} balance guardrails pass under the default rules (limits "
+             "a designer can edit in analysis/data/guardrails.toml; `rpg-balance audit` "
+             "checks them, `--discover` looks for problems nobody wrote a guardrail "
+             "for).").format(passed=decimal(n - len(fails) - undecided), total=decimal(n))]
     for r in fails.itertuples(index=False):
-        bounds = " to ".join(f"{x:g}" for x in (r.min, r.max) if pd.notna(x))
-        out.append(f"{r.guardrail}: {r.metric} is {r.value:.3g}, outside {bounds} "
-                   f"({r.reason}). Cure: {r.suggestion}.")
+        out.append(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
+                     "{suggestion}.").format(
+            guardrail=r.guardrail, metric=r.metric, value=format_spec(r.value, ".3g"),
+            bounds=_bounds(r.min, r.max), reason=r.reason, suggestion=r.suggestion))
     if fails.empty:
-        out.append("No guardrail fails.")
+        out.append(_("No guardrail fails."))
     return out
 
 
@@ -45,11 +65,12 @@ def section_key_findings(settings: ReportSettings) -> Section:
     """Guardrail verdicts opening the report, each failure with its one-knob cure."""
     table = findings_frame(settings)
     shown = table[COLUMNS].copy()
+    shown["status"] = [_(STATUSES[x]) if x in STATUSES else x for x in shown["status"]]
     for col in ("min", "max"):
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
-    return Section("key-findings", "Key findings", key_findings_reading(table),
-                   [_table("guardrails", "Balance guardrails", shown,
-                           "Each guardrail's metric, exact for duels, one-attack odds and "
-                           "checks; status pass / fail / undecided; for a failure the "
-                           "smallest change of one knob that makes it pass.",
-                           default_format=".3g")])
+    return Section("key-findings", _("Key findings"), key_findings_reading(table),
+                   [_table("guardrails", _("Balance guardrails"), shown,
+                           _("Each guardrail's metric, exact for duels, one-attack odds and "
+                             "checks; status pass / fail / undecided; for a failure the "
+                             "smallest change of one knob that makes it pass."),
+                           full=table, default_format=".3g")])
