@@ -130,7 +130,7 @@ class FightStats:
         averaged over decided fights. Standard errors (zeros when exact) come from the
         per-fight counts and their squares; all NaN when no fight was decided.
         """
-        sizes = self.sizes
+        sizes = np.maximum(self.sizes, 1)  # a result without a start row counts no fates
         per = np.array([sizes[1], sizes[0]], dtype=float)[:, None]  # loser size by winner
         decided = float(self.outcome[:2].sum())
         if decided == 0:
@@ -148,7 +148,7 @@ class FightStats:
 
         Over every trial, decided or not; each row sums to 1.
         """
-        size = self.sizes.astype(float)[:, None]
+        size = np.maximum(self.sizes, 1).astype(float)[:, None]
         mean = self.fates / (self.n * size)
         if self.exact:
             return np.clip(mean, 0.0, 1.0), np.zeros_like(mean)

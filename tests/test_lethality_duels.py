@@ -111,9 +111,11 @@ def test_one_hit_dice_pool_6_brute_force_c6_c10_c11():
     got = L.one_hit("dice_pool_6", att, tgt)
     assert got["p_hit"] == pytest.approx(p_hit, rel=1e-9)
     assert got["p_incapacitate"] == pytest.approx(p_inc, rel=1e-9)
-    assert got["p_kill"] == 0.0                                          # the seed has no death
-    got = L.one_hit("dice_pool_6", att, tgt, variants={"death": "double_health"})
+    # the seed has no death: C-g5 defaults to double_health (Vampire 5th ed.), the
+    # literal reading is death = never
     assert got["p_kill"] == pytest.approx(p_kill, rel=1e-9)
+    got = L.one_hit("dice_pool_6", att, tgt, variants={"death": "never"})
+    assert got["p_kill"] == 0.0
 
 
 def test_one_hit_middle_3d10_brute_force_b3_b7_b8_b9_b10():
