@@ -207,7 +207,7 @@ def test_validation_reports_every_problem_with_key_paths():
                     "axes": {"modifier": [1, 2], "dc": [10]}}],
         "guardrails": [
             {"name": "g0", "fight": "dule", "metric": "rounds_mean", "min": 2},
-            {"name": "g1", "fight": "duel", "metric": "mean_round", "max": 3},
+            {"name": "g1", "fight": "duel", "metric": "rounds_mea", "max": 3},
             {"name": "g2", "fight": "duel", "metric": "p_side0"},
             {"name": "g3", "check": "many", "metric": "p_success", "min": 0.5},
             {"name": "g4", "fight": "duel", "metric": "p_side0", "min": 0.6, "max": 0.4},
@@ -219,7 +219,7 @@ def test_validation_reports_every_problem_with_key_paths():
     msg = str(exc.value)
     assert "guardrails[5].mx: unknown key (did you mean 'max'?)" in msg
     assert "guardrails[0].fight: no [[fights]] entry 'dule' (did you mean 'duel'?)" in msg
-    assert "guardrails[1].metric: unknown 'mean_round' (did you mean 'rounds_mean'?)" in msg
+    assert "guardrails[1].metric: unknown 'rounds_mea' (did you mean 'rounds_mean'?)" in msg
     assert "guardrails[2]: give min, max or both" in msg
     assert "guardrails[3].check: checks[0] must be one cell" in msg
     assert "guardrails[4].max: 0.4 is below min = 0.6" in msg
