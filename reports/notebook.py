@@ -6,6 +6,7 @@ show is exactly what the report shows.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 import pandas as pd
@@ -196,3 +197,76 @@ def frame_of(section: Section, table_id: str) -> pd.DataFrame:
         if t.id == table_id:
             return t.frame
     raise KeyError(table_id)
+
+
+@dataclasses.dataclass
+class AuditPanel:
+    box: object
+    controls: dict
+    run: object
+
+
+def audit_panel(scenarios, before: pd.DataFrame, *, max_trials: int = 200_000,
+                display_box: bool = True) -> AuditPanel:
+    """An ipywidgets panel over :func:`analysis.workflow.audit.rerun`: pick a system, one
+    knob (a health trait, weapon, armour or rule variant of its fights) and a value; "Re-run"
+    evaluates the guardrails again and shows those whose status flips against ``before``
+    (:func:`analysis.workflow.audit.flips`), then the new table."""
+    import ipywidgets as w
+    from IPython.display import Markdown, display
+
+    from analysis.workflow import audit
+    from engines.errors import InputError
+
+    systems = sorted(set(before["system"]))
+    system = w.Dropdown(options=systems, description="system")
+    knob = w.Dropdown(description="knob")
+    value = w.Dropdown(description="value")
+    go = w.Button(description="Re-run", button_style="primary")
+    out = w.Output()
+    options: dict = {}
+
+    def refresh_knobs(*_):
+        options.clear()
+        with contextlib.suppress(InputError):  # a system with only check guardrails
+            options.update(audit.knob_options(scenarios, system.value))
+        knob.options = list(options)
+        knob.disabled = not options
+
+    def refresh_values(*_):
+        cur, values = options.get(knob.value, (None, []))
+        value.options = [(str(v), v) for v in values]
+        if values:
+            value.value = cur
+
+    def show(r: dict) -> None:
+        flipped = r["flips"]
+        display(Markdown(f"**{system.value}: {knob.value} = {value.value!r}** — "
+                         f"{len(flipped)} guardrail(s) change status"))
+        if len(flipped):
+            display(flipped)
+        display(r["after"][list(audit.COLUMNS[:-1])])
+
+    def run(*_, inline: bool = False) -> dict:
+        """Re-run with the current choices; show the result in the panel's output area,
+        or (``inline=True``) in the calling cell's own output."""
+        after = audit.rerun(scenarios, system.value, knob.value, value.value,
+                            max_trials=max_trials, progress=False)
+        r = {"after": after, "flips": audit.flips(before, after)}
+        out.clear_output()
+        if inline:
+            show(r)
+        else:
+            with out:
+                show(r)
+        return r
+
+    system.observe(refresh_knobs, names="value")
+    knob.observe(refresh_values, names="value")
+    go.on_click(lambda _: run())
+    refresh_knobs()
+    refresh_values()
+    box = w.VBox([w.HBox([system, knob, value]), go, out])
+    if display_box:
+        display(box)
+    return AuditPanel(box, {"system": system, "knob": knob, "value": value}, run)

@@ -381,3 +381,63 @@ min = 4
         f, f, reg.combat_variants("dice_pool_7", {}), 50))[0]
     assert rounds >= 4
     assert rounds == pytest.approx(float(m.group(4)), abs=0.006)
+
+
+# --------------------------------------------------------------------------------------
+# What-if: one knob changed, and the guardrails that flip
+
+
+def _table(rows):
+    import pandas as pd
+
+    return pd.DataFrame([{"guardrail": g, "system": "percentile", "metric": "rounds_mean",
+                          "value": v, "status": s, "file": "g.toml"} for g, v, s in rows])
+
+
+def test_flips_lists_only_status_changes():
+    before = _table([("long", 1.0, "fail"), ("short", 3.0, "pass"), ("same", 2.0, "pass"),
+                     ("unsure", 2.0, "undecided"), ("gone", 1.0, "pass")])
+    after = _table([("long", 2.5, "pass"), ("short", 7.0, "fail"), ("same", 2.1, "pass"),
+                    ("unsure", 2.0, "pass"), ("new", 1.0, "fail")])
+    out = audit.flips(before, after)
+    assert list(out["guardrail"]) == ["long", "short", "unsure"]
+    assert list(out["change"]) == ["fail → pass", "pass → fail", "undecided → pass"]
+    assert list(out["value_before"]) == [1.0, 3.0, 2.0]
+    assert list(out["value_after"]) == [2.5, 7.0, 2.0]
+
+
+def test_flips_of_identical_tables_is_empty():
+    t = _table([("a", 1.0, "fail"), ("b", 2.0, "pass")])
+    assert audit.flips(t, t.copy()).empty
+
+
+def test_restrict_and_with_knob_change_one_system_only():
+    """B9: vigor is middle_3d10's health trait; setting both.vigor touches only that
+    system's fights and leaves the loaded scenarios as they were."""
+    scenarios = audit.load_guardrails()
+    only = audit.restrict(scenarios, ["middle_3d10"])
+    assert {audit._target(sc, g).system for sc in only for g in sc.guardrails} == \
+        {"middle_3d10"}
+    changed = audit.with_knob(scenarios, "middle_3d10", "both.vigor", 7)
+    for old, new in zip(scenarios[0].fights, changed[0].fights, strict=True):
+        if scenarios[0].check_system(old) == "middle_3d10":
+            assert reg.fighter("middle_3d10", new.a).vigor == 7
+            assert reg.fighter("middle_3d10", new.b).vigor == 7
+            assert old.a != new.a
+        else:
+            assert old == new
+    with pytest.raises(InputError, match="systems"):
+        audit.restrict(scenarios, ["no_such_system"])
+
+
+def test_rerun_moves_the_even_duel_length():
+    """B9: more vigor on both sides means more hits to fall, so the even middle_3d10 duel
+    lasts longer on average (exact duel chains, so the comparison has no noise)."""
+    only = audit.restrict(audit.load_guardrails(), ["middle_3d10"])
+    cur, values = audit.knob_options(only, "middle_3d10")["both.vigor"]
+    before = audit.evaluate(only, suggestions=False, progress=False)
+    after = audit.rerun(only, "middle_3d10", "both.vigor", max(values), progress=False)
+    key = "even duel length (middle_3d10)"
+    assert max(values) > cur
+    assert (after.set_index("guardrail").loc[key, "value"]
+            > before.set_index("guardrail").loc[key, "value"])

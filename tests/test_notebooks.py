@@ -25,6 +25,8 @@ SMALL = {
     "combat_sandbox.ipynb": "TRIALS = 200\nSEED = 5\nROUND_CAP = 20",
     "campaign.ipynb": 'SYSTEM, MECHANIC = "dice_pool_7", "morality"\n'
                       'PARAMS = {"morality": 7, "infraction": 5}\nSESSIONS = 12\nTHRESHOLD = 4',
+    "audit.ipynb": 'SYSTEMS = ["middle_3d10"]\nSEED = 5\nMAX_TRIALS = 20_000\nSUGGEST = True\n'
+                   'KNOB_SYSTEM, KNOB, VALUE = "middle_3d10", "both.vigor", 8',
 }
 
 
@@ -156,3 +158,17 @@ def test_campaign_notebook_runs(monkeypatch):
     assert "Campaign mechanics over sessions" in text
     assert len(_outputs(nb, "image/png")) >= 2  # the chosen fan chart and the section's
     assert "mean" in "\n".join(_outputs(nb, "text/html"))
+
+
+def test_audit_notebook_runs(monkeypatch):
+    """The audit notebook shows the guardrail table (with the cure of the failing even
+    duel) and its Re-run callback reports the flip: B9, vigor 4 → 8 on both sides makes
+    the even middle_3d10 duel long enough to pass."""
+    nb = _execute("audit.ipynb", monkeypatch)
+    html = "\n".join(_outputs(nb, "text/html"))
+    text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
+    assert "even duel length (middle_3d10)" in html
+    assert "both.vigor 4 →" in html  # the cure column of the failing guardrail
+    assert "d20_degrees" not in html  # restricted to one system
+    assert "1 guardrail(s) change status" in text
+    assert "fail → pass" in html

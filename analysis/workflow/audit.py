@@ -441,6 +441,89 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
     return out
 
 
+# --------------------------------------------------------------------------------------
+# What-if: one knob changed, and the guardrails whose status flips
+
+
+def restrict(scenarios, systems: list[str] | None):
+    """The scenarios with only the guardrails measuring one of ``systems`` (all when None;
+    a scenario left with none is dropped)."""
+    if systems is None:
+        return list(scenarios)
+    unknown = sorted(set(systems) - set(HEALTH_TRAIT))
+    if unknown:
+        raise InputError(f"systems: unknown {unknown[0]!r}; known: {', '.join(HEALTH_TRAIT)}")
+    out = []
+    for sc in scenarios:
+        kept = [g for g in sc.guardrails if _target(sc, g).system in systems]
+        if kept:
+            out.append(sc.model_copy(update={"guardrails": kept}))
+    return out
+
+
+def knob_options(scenarios, system: str, *, span: int = 4) -> dict[str, tuple[Any, list]]:
+    """``{knob: (current, values)}`` a designer can change for the fight guardrails of
+    ``system`` (the first such fight gives the current value; numeric knobs range
+    ``span`` steps around it), keeping only values the data files accept."""
+    for sc in scenarios:
+        for g in sc.guardrails:
+            t = _target(sc, g)
+            if t.kind != "fight" or t.system != system:
+                continue
+            out = {}
+            for knob, cur, values, numeric in _fight_knobs(system, t.entry, t.variants):
+                if cur is None:
+                    continue
+                if numeric:
+                    values = range(cur - span, cur + span + 1)
+                values = _valid(system, t.entry, t.variants, knob, values)
+                if cur in values and len(values) > 1:
+                    out[knob] = (cur, values)
+            return out
+    raise InputError(f"system {system!r}: no fight guardrail to change a knob of")
+
+
+def with_knob(scenarios, system: str, knob: str, value):
+    """The scenarios with ``knob`` (``both.vigor``, ``a.weapon``, ``variant.<name>`` …, as
+    :func:`analysis.workflow.fight_sweep.apply_knob`) set to ``value`` in every fight of
+    ``system``; other fights and every check are unchanged (inputs are not modified)."""
+    from analysis.workflow.fight_sweep import apply_knob
+
+    out = []
+    for sc in scenarios:
+        fights = []
+        for f in sc.fights:
+            if sc.check_system(f) == system:
+                a, b, v = apply_knob(f.a, f.b, dict(f.variants), knob, value)
+                f = f.model_copy(update={"a": a, "b": b, "variants": v})
+            fights.append(f)
+        out.append(sc.model_copy(update={"fights": fights}))
+    return out
+
+
+def rerun(scenarios, system: str, knob: str, value, **kwargs):
+    """:func:`evaluate` of the scenarios with one knob changed (no cure search unless
+    ``suggestions=True`` is passed)."""
+    kwargs.setdefault("suggestions", False)
+    return evaluate(with_knob(scenarios, system, knob, value), **kwargs)
+
+
+def flips(before, after):
+    """The guardrails whose status differs between two :func:`evaluate` tables (matched
+    by ``file`` and ``guardrail`` when both have ``file``, else by ``guardrail``): one row
+    each with ``system``, ``metric``, ``value_before``, ``value_after``, ``status_before``,
+    ``status_after`` and ``change`` (``pass → fail``); a guardrail in only one table is
+    not a flip."""
+    keys = ["file", "guardrail"] if "file" in before and "file" in after else ["guardrail"]
+    m = before.merge(after[[*keys, "value", "status"]], on=keys, suffixes=("_before",
+                                                                          "_after"))
+    m = m[m["status_before"] != m["status_after"]].copy()
+    m["change"] = m["status_before"] + " → " + m["status_after"]
+    cols = ["guardrail", "system", "metric", "value_before", "value_after",
+            "status_before", "status_after", "change"]
+    return m[cols].reset_index(drop=True)
+
+
 def _bound(x) -> str:
     import pandas as pd
 
