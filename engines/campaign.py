@@ -97,6 +97,13 @@ class CampaignStats:
         return self.passage / self.n
 
 
+def check_int(name: str, value, lo: int, hi: int) -> int:
+    """``value`` as an int in ``lo..hi`` (a bool is not an int); InputError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
+        raise InputError(f"{name}: expected an integer {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
 def check_sessions(sessions) -> int:
     """The number of sessions as an int in ``0..MAX_SESSIONS`` (InputError otherwise)."""
     if isinstance(sessions, bool) or not isinstance(sessions, int | np.integer) \

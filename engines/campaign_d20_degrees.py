@@ -37,7 +37,15 @@ import numpy as np
 from numba import njit, prange
 
 from . import d20_degrees as d20
-from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
+from .campaign import (
+    CampaignStats,
+    Mechanic,
+    Param,
+    check_int,
+    check_sessions,
+    evolve,
+    first_passage,
+)
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import PJIT
 from .errors import InputError
@@ -98,10 +106,7 @@ def _variants(variants) -> Variants:
     return v
 
 
-def _int(name: str, value, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
-        raise InputError(f"{name}: expected an integer {lo}..{hi}, got {value!r}")
-    return int(value)
+_int = check_int
 
 
 def _params(params: dict, v: Variants) -> dict:

@@ -35,7 +35,15 @@ import numpy as np
 from numba import njit, prange
 
 from . import dice_pool_6 as dp6
-from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
+from .campaign import (
+    CampaignStats,
+    Mechanic,
+    Param,
+    check_int,
+    check_sessions,
+    evolve,
+    first_passage,
+)
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -89,10 +97,7 @@ def _variants(variants) -> Variants:
     return v
 
 
-def _int(name: str, value, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
-        raise InputError(f"{name}: expected an integer {lo}..{hi}, got {value!r}")
-    return int(value)
+_int = check_int
 
 
 def _threshold(threshold, hi):

@@ -37,7 +37,15 @@ import numpy as np
 from numba import njit, prange
 
 from . import dice_pool_7 as dp7
-from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
+from .campaign import (
+    CampaignStats,
+    Mechanic,
+    Param,
+    check_int,
+    check_sessions,
+    evolve,
+    first_passage,
+)
 from .config import PJIT
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
@@ -64,10 +72,7 @@ class Variants:
 DEFAULT = Variants()
 
 
-def _int_param(name: str, value, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
-        raise InputError(f"{name}: expected an integer {lo}..{hi}, got {value!r}")
-    return int(value)
+_int_param = check_int
 
 
 def _variants(variants) -> Variants:

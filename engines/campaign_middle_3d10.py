@@ -59,7 +59,15 @@ import numpy as np
 from numba import njit, prange
 
 from . import middle_3d10 as m3
-from .campaign import CampaignStats, Mechanic, Param, check_sessions, evolve, first_passage
+from .campaign import (
+    CampaignStats,
+    Mechanic,
+    Param,
+    check_int,
+    check_sessions,
+    evolve,
+    first_passage,
+)
 from .config import PJIT
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
@@ -96,10 +104,7 @@ class Variants:
 DEFAULT = Variants()
 
 
-def _int_param(name: str, value, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
-        raise InputError(f"{name}: expected an integer {lo}..{hi}, got {value!r}")
-    return int(value)
+_int_param = check_int
 
 
 def _choice(name: str, value, choices) -> str:
