@@ -25,9 +25,10 @@ from typing import ClassVar
 import numpy as np
 
 from . import checks
+from .errors import InputError
 from .rng import Seed
 from .rolls import D20, HERO_REROLL, ROLL, TAKE_10
-from .system import System
+from .system import Difficulty, LadderRules, Modifier, OpposedRule, System
 from .variants import variant
 
 SYSTEM = "d20_degrees"
@@ -182,8 +183,106 @@ def assist_bonus(helper_bonuses: list[int], variants: Variants = DEFAULT) -> dic
 
 #: This system as the rest of the suite sees it (:mod:`engines.system`): native check
 #: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+def check_grid(cells, variants: Variants):
+    """Success mask of (modifier, dc, degree) cells: at least ``degree`` degrees of
+    success (E1–E3); an optional ``roll`` axis picks the roll mode (E4 take 10, E9 hero
+    point), otherwise every cell is a plain roll."""
+    n = len(np.asarray(cells["modifier"]))
+    if "roll" in cells:
+        rolls = np.asarray(cells["roll"]).tolist()
+        for mode in set(rolls):
+            if mode not in MODES:
+                raise InputError(f"roll: unknown mode {mode!r}; known: {', '.join(MODES)}")
+        settings = np.array([m for m in MODES if m in set(rolls)])
+        setting_of_cell = np.array([settings.tolist().index(m) for m in rolls], dtype=np.int64)
+    else:
+        settings = np.array(["roll"])
+        setting_of_cell = np.zeros(n, dtype=np.int64)
+    value, nat = value_of_codes(), nat_of_codes()
+    deg = degrees(value[None, :] + np.asarray(cells["modifier"])[:, None],
+                  np.asarray(cells["dc"])[:, None], nat[None, :], variants)
+    mask = deg >= np.asarray(cells["degree"])[:, None]
+    return settings, setting_of_cell, mask, value.astype(float)
+
+
+def check_p(cells, variants: Variants) -> np.ndarray:
+    """Exact P(at least ``degree`` degrees) of each cell (E1–E4, E9), one roll mode at a
+    time: each mode's success mask times its code distribution."""
+    rolls = np.asarray(cells["roll"]).tolist() if "roll" in cells else None
+    mods, dcs = np.asarray(cells["modifier"]), np.asarray(cells["dc"])
+    need = np.asarray(cells["degree"])
+    out = np.zeros(len(mods))
+    value, nat = value_of_codes(), nat_of_codes()
+    for mode in (dict.fromkeys(rolls) if rolls is not None else ["roll"]):
+        rows = (np.ones(len(mods), dtype=bool) if rolls is None
+                else np.array([r == mode for r in rolls]))
+        probs = exact([mode], variants)[0]
+        deg = degrees(value[None, :] + mods[rows][:, None], dcs[rows][:, None],
+                      nat[None, :], variants)
+        out[rows] = (deg >= need[rows][:, None]) @ probs
+    return out
+
+
+def difficulty_axes() -> tuple[Difficulty, ...]:
+    """Difficulty as the DC (E1–E3; the named DCs above 0 in the inverse table)."""
+    vals = tuple(range(-10, 71))
+    return (Difficulty("dc", vals, tuple(f"DC {v}" for v in vals),
+                       tuple(v for v in DCS.values() if v > 0)),)
+
+
+def chance_matrix(axis: str, competences, difficulties, variants: Variants) -> np.ndarray:
+    """Exact P(at least one degree of success) ``[modifiers, DCs]`` (E1–E3)."""
+    comp = np.asarray(list(competences), dtype=np.int64)
+    out = np.zeros((comp.size, len(difficulties)))
+    dist = exact(["roll"], variants)[0]
+    for i, c in enumerate(comp):
+        for j, dc in enumerate(difficulties):
+            out[i, j] = dist @ (degree_of_codes(int(c), int(dc), variants) >= 1)
+    return out
+
+
+def opposed_tie(cell, variants: Variants) -> tuple[float, bool]:
+    """E5: a tie goes to the higher bonus; equal bonuses roll off (½)."""
+    a, b = int(cell["modifier_a"]), int(cell["modifier_b"])
+    return (1.0 if a > b else 0.0 if a < b else 0.5), False
+
+
+def _score(c: int, variants: Variants):
+    """(d20 + modifier, probabilities) of a plain roll (E1)."""
+    probs = exact(["roll"], variants)[0]
+    return (value_of_codes() + c).astype(float), probs
+
+
 PLUGIN = System(
     id=SYSTEM, name="d20 + modifier vs DC, degrees of success", module=__name__,
     axes={"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
     opposed=True, combat="engines.combat_d20_degrees", campaign="engines.campaign_d20_degrees",
+    check_grid=check_grid, competence_axis="modifier", difficulty_axis="dc",
+    modifiers=(
+        Modifier("hero point", "E9", sets={"roll": "hero_point"}),
+        Modifier("extra effort +2", "E8", shifts={"modifier": EXTRA_EFFORT}),
+        Modifier("minor circumstance +2", "E6", shifts={"modifier": CIRCUMSTANCE["minor"]}),
+        Modifier("major circumstance +5", "E6", shifts={"modifier": CIRCUMSTANCE["major"]}),
+        Modifier("minor circumstance -2", "E6", shifts={"modifier": -CIRCUMSTANCE["minor"]}),
+        Modifier("major circumstance -5", "E6", shifts={"modifier": -CIRCUMSTANCE["major"]}),
+        Modifier("take 10", "E4", sets={"roll": "take_10"}),
+    ),
+    # ---- check hooks
+    check_kernel=lambda settings, variants: (D20, _modes(settings), variants.rule()),
+    hidden_axes={"roll": tuple(MODES)},
+    # E5: d20 + modifier, higher wins; natural 1/20 (E3) do not enter the comparison
+    opposed_rule=OpposedRule(
+        axes={"modifier_a": range(21), "modifier_b": range(21)}, setting_axis=None,
+        setting="roll", rank_axis="modifier", tie=opposed_tie,
+        values=lambda cell, side, variants, n_codes: (value_of_codes()
+                                                      + int(cell[f"modifier_{side}"]))),
+    # the modifier table: at least one degree (E1-E3); take 10 shown on every cell
+    modifier_axes={"modifier": range(21), "dc": (5, 10, 15, 20, 25, 30)},
+    modifier_base={"degree": 1, "roll": "roll"}, check_p=check_p,
+    difficulty_axes=difficulty_axes, chance_matrix=chance_matrix,
+    competence_search=("modifier", range(-10, 51)),
+    ladder_rules=LadderRules(
+        competence_range=(-20, 50), difficulty_range=(0, 60),
+        labels=lambda c, d: (f"{c:+d}", f"DC {d}"),
+        p=lambda c, d, variants: p_degree(c, d, 1, "roll", variants), score=_score),
 )

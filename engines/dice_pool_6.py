@@ -21,10 +21,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from . import pool_checks as _checks
 from . import pools as _pools
 from .errors import InputError
 from .rng import Seed
-from .system import System
+from .system import Difficulty, LadderRules, Modifier, OpposedRule, System, count_label
 from .variants import variant
 
 SYSTEM = "dice_pool_6"
@@ -143,8 +144,54 @@ def contest(pool_a: int, pool_b: int, variants: Variants = DEFAULT) -> float:
 
 #: This system as the rest of the suite sees it (:mod:`engines.system`): native check
 #: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+def check_grid(cells, variants: Variants):
+    """Success mask of (pool, difficulty) cells: at least ``difficulty`` successes (C1)."""
+    return _checks.check_grid(_module(), "difficulty", cells, variants)
+
+
+def difficulty_axes() -> tuple[Difficulty, ...]:
+    """Difficulty as the successes needed (C1)."""
+    vals = tuple(range(1, 41))
+    return (Difficulty("successes", vals, tuple(count_label(k) for k in vals),
+                       (1, 2, 3, 4, 5, 6)),)
+
+
+def _module():
+    import sys
+
+    return sys.modules[__name__]
+
+
 PLUGIN = System(
     id=SYSTEM, name="d10 pool, 6+ succeeds, vs a number of successes", module=__name__,
     axes={"pool": range(21), "difficulty": range(1, 11)},
     opposed=True, combat="engines.combat_dice_pool_6", campaign="engines.campaign_dice_pool_6",
+    check_grid=check_grid, competence_axis="pool", difficulty_axis="difficulty",
+    modifiers=(
+        Modifier("specialty +1 die", "C5", shifts={"pool": SPECIALTY_DICE}),
+        Modifier("+2 dice", "C7", shifts={"pool": 2}),
+        # C2/C-g3: a difficulty never drops below 1
+        Modifier("-1 difficulty", "C7", shifts={"difficulty": -1}, at_least={"difficulty": 1}),
+    ),
+    # ---- check hooks
+    check_exact=lambda settings, variants, n_codes: exact(settings, variants, n_codes)[0],
+    check_mc=lambda settings, trials, seed, variants, n_codes: monte_carlo(
+        settings, trials, seed, variants, n_codes),
+    check_kernel=lambda settings, variants: _checks.kernel(_module(), settings, variants),
+    code_count=lambda settings, variants: _checks.code_count(_module(), settings, variants),
+    # C10: more successes wins; the challenger (side a) wins ties
+    opposed_rule=OpposedRule(
+        axes={"pool_a": range(11), "pool_b": range(11)}, setting_axis="pool",
+        rank_axis="pool", tie=lambda cell, variants: (1.0, False),
+        values=lambda cell, side, variants, n_codes: successes_of_codes(n_codes)),
+    modifier_axes={"pool": range(1, 16), "difficulty": range(1, 7)},
+    difficulty_axes=difficulty_axes,
+    chance_matrix=lambda axis, comp, diffs, variants: _checks.chance_matrix(
+        _module(), axis, comp, diffs, variants),
+    competence_search=("pool", range(31)),
+    ladder_rules=LadderRules(
+        competence_range=(0, 30), difficulty_range=(1, 30),
+        labels=lambda c, d: (f"{c} dice", f"{d} successes"),
+        p=lambda c, d, variants: p_at_least(c, d, variants),
+        score=lambda c, variants: _checks.score(_module(), c, variants)),
 )

@@ -24,10 +24,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from . import pool_checks as _checks
 from . import pools as _pools
 from .errors import InputError
 from .rng import Seed
-from .system import System
+from .system import Difficulty, LadderRules, Modifier, OpposedRule, System, count_label
 from .variants import variant
 
 SYSTEM = "dice_pool_7"
@@ -171,8 +172,65 @@ def morality_check(infraction: int, morality: int, variants: Variants = DEFAULT)
 
 #: This system as the rest of the suite sees it (:mod:`engines.system`): native check
 #: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+def check_grid(cells, variants: Variants):
+    """Success mask of (pool, successes) cells: at least ``successes`` successes (A1)."""
+    return _checks.check_grid(_module(), "successes", cells, variants)
+
+
+def difficulty_axes() -> tuple[Difficulty, ...]:
+    """Difficulty as successes needed (A1) or as a dice penalty with one success
+    needed (A2)."""
+    succ, pen = tuple(range(1, 31)), tuple(range(31))
+    return (Difficulty("successes", succ, tuple(count_label(k) for k in succ), (1, 2, 3, 4, 5)),
+            Difficulty("penalty", pen, tuple(f"-{k} dice" for k in pen), (0, 1, 2, 3, 4, 5)))
+
+
+def opposed_tie(cell, variants: Variants) -> tuple[float, bool]:
+    """A-g7: a tie goes to the defender, or (``opposed_tie=reroll``) is re-rolled."""
+    return 0.0, variants.opposed_tie == "reroll"
+
+
+def ladder_p(c: int, d: int, variants: Variants) -> float:
+    """P(at least one success) of ``c`` dice with a ``d`` dice modifier (A1, A2)."""
+    probs, _ = exact([c + d], variants)
+    return float(1 - probs[0, :2].sum())
+
+
+def _module():
+    import sys
+
+    return sys.modules[__name__]
+
+
 PLUGIN = System(
     id=SYSTEM, name="d10 pool, 7+ succeeds, 10-again", module=__name__,
     axes={"pool": range(21), "successes": range(1, 11)},
     opposed=True, combat="engines.combat_dice_pool_7", campaign="engines.campaign_dice_pool_7",
+    check_grid=check_grid, competence_axis="pool", difficulty_axis="successes",
+    modifiers=(
+        Modifier("focus +1 die", "A3", shifts={"pool": FOCUS_DICE}),
+        Modifier("masterwork equipment +1", "A5", shifts={"pool": EQUIPMENT_DICE["masterwork"]}),
+        Modifier("masterful equipment +2", "A5", shifts={"pool": EQUIPMENT_DICE["masterful"]}),
+        Modifier("specialization +2", "A2", shifts={"pool": SPECIALIZATION_DICE}),
+        Modifier("willpower +3 dice", "A4", shifts={"pool": WILLPOWER_DICE}),
+    ),
+    # ---- check hooks
+    check_exact=lambda settings, variants, n_codes: exact(settings, variants, n_codes)[0],
+    check_mc=lambda settings, trials, seed, variants, n_codes: monte_carlo(
+        settings, trials, seed, variants, n_codes),
+    check_kernel=lambda settings, variants: _checks.kernel(_module(), settings, variants),
+    code_count=lambda settings, variants: _checks.code_count(_module(), settings, variants),
+    opposed_rule=OpposedRule(
+        axes={"pool_a": range(11), "pool_b": range(11)}, setting_axis="pool",
+        rank_axis="pool", tie=opposed_tie,
+        values=lambda cell, side, variants, n_codes: successes_of_codes(n_codes)),
+    modifier_axes={"pool": range(16), "successes": range(1, 6)},
+    difficulty_axes=difficulty_axes,
+    chance_matrix=lambda axis, comp, diffs, variants: _checks.chance_matrix(
+        _module(), axis, comp, diffs, variants),
+    competence_search=("pool", range(31)),
+    ladder_rules=LadderRules(
+        competence_range=(0, 30), difficulty_range=(-5, 5), harder=-1,
+        labels=lambda c, d: (f"{c} dice", f"{d:+d} dice"), p=ladder_p,
+        score=lambda c, variants: _checks.score(_module(), c, variants)),
 )

@@ -29,7 +29,7 @@ from . import checks
 from .errors import InputError
 from .rng import Seed
 from .rolls import ADVANTAGE, DISADVANTAGE, MIDDLE, NORMAL, middle_code
-from .system import System
+from .system import Difficulty, LadderRules, Modifier, OpposedRule, System
 from .variants import variant
 
 SYSTEM = "middle_3d10"
@@ -198,9 +198,81 @@ def is_lost(degeneration_points: int) -> bool:
 
 #: This system as the rest of the suite sees it (:mod:`engines.system`): native check
 #: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+def check_grid(cells, variants: Variants):
+    """Success mask of (modifier, difficulty, roll) cells (B1, B3, B4): an automatic
+    success always, a catastrophe never, otherwise kept die + modifier ≥ difficulty."""
+    settings = np.array(list(MODES))
+    known = list(MODES)
+    for mode in set(np.asarray(cells["roll"]).tolist()):
+        if mode not in MODES:
+            raise InputError(f"roll: unknown mode {mode!r}; known: {', '.join(MODES)}")
+    setting_of_cell = np.array([known.index(m) for m in np.asarray(cells["roll"]).tolist()],
+                               dtype=np.int64)
+    kept, special = kept_of_codes(), special_of_codes()
+    total = kept[None, :] + np.asarray(cells["modifier"])[:, None]
+    mask = (special == 1)[None, :] | ((special == 0)[None, :]
+                                      & (total >= np.asarray(cells["difficulty"])[:, None]))
+    return settings, setting_of_cell, mask, kept.astype(float)
+
+
+def difficulty_axes() -> tuple[Difficulty, ...]:
+    """Difficulty as the difficulty number (B1, B2; B2's named ones in the inverse table)."""
+    vals = tuple(range(1, 51))
+    return (Difficulty("difficulty", vals, tuple(str(v) for v in vals),
+                       tuple(DIFFICULTIES.values())),)
+
+
+def chance_matrix(axis: str, competences, difficulties, variants: Variants) -> np.ndarray:
+    """Exact P(success) ``[competences, difficulties]`` of a normal roll (B1, B3)."""
+    comp = np.asarray(list(competences), dtype=np.int64)
+    out = np.zeros((comp.size, len(difficulties)))
+    dist = exact(["normal"], variants)[0]
+    for j, d in enumerate(difficulties):
+        for i, c in enumerate(comp):
+            out[i, j] = dist @ success_mask(int(c), int(d))
+    return out
+
+
+def opposed_tie(cell, variants: Variants) -> tuple[float, bool]:
+    """B-g3: a tie goes to the higher modifier, equal modifiers re-roll (``tie=reroll``:
+    always re-roll)."""
+    a, b = int(cell["modifier_a"]), int(cell["modifier_b"])
+    if variants.tie == "trait_then_reroll" and a != b:
+        return float(a > b), False
+    return 0.0, True
+
+
+def _score(c: int, variants: Variants):
+    """(kept die + modifier, probabilities) of a normal roll (B1)."""
+    probs = exact(["normal"], variants)[0]
+    return (kept_of_codes() + c).astype(float), probs
+
+
 PLUGIN = System(
     id=SYSTEM, name="3d10 keep the middle die + modifier vs difficulty", module=__name__,
     axes={"modifier": range(21), "difficulty": range(5, 31),
           "roll": ("normal", "advantage", "disadvantage")},
     opposed=True, combat="engines.combat_middle_3d10", campaign="engines.campaign_middle_3d10",
+    check_grid=check_grid, competence_axis="modifier", difficulty_axis="difficulty",
+    modifiers=(
+        Modifier("advantage", "B4", sets={"roll": "advantage"}),
+        Modifier("disadvantage", "B4, B-g2", sets={"roll": "disadvantage"}),
+    ),
+    # ---- check hooks
+    check_kernel=lambda settings, variants: (MIDDLE, _modes(settings), variants.rule()),
+    # B5: kept die + modifier, higher wins; B3's automatic results do not enter it
+    opposed_rule=OpposedRule(
+        axes={"modifier_a": range(2, 21), "modifier_b": range(2, 21),
+              "roll_a": ("normal",), "roll_b": ("normal",)},
+        setting_axis="roll", rank_axis="modifier", tie=opposed_tie,
+        values=lambda cell, side, variants, n_codes: (kept_of_codes()
+                                                      + int(cell[f"modifier_{side}"]))),
+    modifier_axes={"modifier": range(2, 21), "difficulty": (10, 15, 20, 25)},
+    modifier_base={"roll": "normal"},
+    difficulty_axes=difficulty_axes, chance_matrix=chance_matrix,
+    competence_search=("modifier", range(41)),
+    ladder_rules=LadderRules(
+        competence_range=(0, 40), difficulty_range=(0, 60),
+        labels=lambda c, d: (f"+{c}", f"difficulty {d}"),
+        p=lambda c, d, variants: p_success(c, d, "normal", variants), score=_score),
 )

@@ -27,7 +27,7 @@ from . import checks
 from .errors import InputError
 from .rng import Seed
 from .rolls import PERCENTILE
-from .system import System
+from .system import Difficulty, LadderRules, Modifier, OpposedRule, System
 from .variants import variant
 
 SYSTEM = "percentile"
@@ -185,9 +185,95 @@ def improvement(skill: int, variants: Variants = DEFAULT) -> dict:
 
 #: This system as the rest of the suite sees it (:mod:`engines.system`): native check
 #: axes of the success-curve table, its opposed rule, combat engine and campaign mechanics.
+def check_grid(cells, variants: Variants):
+    """Success mask of (skill, level, dice) cells: the roll reaches the level (D1, D-g1)
+    with the cell's bonus / penalty dice (D4)."""
+    dice = np.asarray(cells["dice"])
+    settings = np.array(sorted(set(dice)), dtype=np.int64)
+    setting_of_cell = np.searchsorted(settings, dice)
+    levels_of_cells = np.asarray(cells["level"]).tolist()
+    for level in set(levels_of_cells):
+        success_mask(50, level, variants)  # validates the level name
+    skills = np.array(sorted(set(cells["skill"])), dtype=np.int64)
+    levels = np.stack([level_of_rolls(int(k), variants) for k in skills])
+    need = np.array([LEVELS[x] for x in levels_of_cells], dtype=np.int64)
+    mask = levels[np.searchsorted(skills, np.asarray(cells["skill"]))] >= need[:, None]
+    return settings, setting_of_cell, mask, np.arange(1, 101, dtype=float)
+
+
+DIFFICULTY_LEVELS = ("regular", "hard", "extreme")
+DIFFICULTY_DICE = range(2, -3, -1)  # two bonus dice (easiest) ... two penalty dice
+
+
+def _dice_label(d: int) -> str:
+    if d == 0:
+        return "no extra dice"
+    return f"+{d} bonus" if d > 0 else f"+{-d} penalty"
+
+
+def difficulty_axes() -> tuple[Difficulty, ...]:
+    """Difficulty as the level to reach (D1) with bonus / penalty dice (D4)."""
+    vals = tuple((lvl, d) for lvl in DIFFICULTY_LEVELS for d in DIFFICULTY_DICE)
+    return (Difficulty("level_dice", vals,
+                       tuple(f"{lvl} {_dice_label(d)}" for lvl, d in vals), vals),)
+
+
+def chance_matrix(axis: str, competences, difficulties, variants: Variants) -> np.ndarray:
+    """Exact P(success) ``[skills, (level, dice)]`` (D1, D4)."""
+    comp = np.asarray(list(competences), dtype=np.int64)
+    out = np.zeros((comp.size, len(difficulties)))
+    dists = {d: exact([d], variants)[0] for d in DIFFICULTY_DICE}
+    for j, (level, d) in enumerate(difficulties):
+        for i, c in enumerate(comp):
+            out[i, j] = dists[d] @ success_mask(int(c), level, variants)
+    return out
+
+
+def opposed_tie(cell, variants: Variants) -> tuple[float, bool]:
+    """D3: a tie goes to the higher skill; equal skills roll off (½ by symmetry)."""
+    a, b = int(cell["skill_a"]), int(cell["skill_b"])
+    return (1.0 if a > b else 0.0 if a < b else 0.5), False
+
+
+def _ladder_labels(c: int, d) -> tuple[str, str]:
+    extra = "" if d.dice == 0 else f", {d.dice:+d} {'bonus' if d.dice > 0 else 'penalty'}"
+    return f"{c} %", f"{d.level}{extra}"
+
+
+def _score(c: int, variants: Variants):
+    """(skill − d100: the D1 margin, probabilities) of a plain roll."""
+    probs = exact([0], variants)[0]
+    return (c - np.arange(1, 101)).astype(float), probs
+
+
 PLUGIN = System(
     id=SYSTEM, name="d100 roll-under with hard and extreme levels", module=__name__,
     axes={"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
           "dice": range(-2, 3)},
     opposed=True, combat="engines.combat_percentile", campaign="engines.campaign_percentile",
+    check_grid=check_grid, competence_axis="skill", difficulty_axis="level",
+    modifiers=(
+        Modifier("1 bonus die", "D4", sets={"dice": 1}),
+        Modifier("2 bonus dice", "D4", sets={"dice": 2}),
+        Modifier("1 penalty die", "D4", sets={"dice": -1}),
+        Modifier("2 penalty dice", "D4", sets={"dice": -2}),
+        Modifier("push", "D2", attempts=2),
+    ),
+    # ---- check hooks
+    check_kernel=lambda settings, variants: (PERCENTILE, _dice(settings), variants.rule()),
+    # D3: success level (a critical counts as extreme, a fumble as a failure)
+    opposed_rule=OpposedRule(
+        axes={"skill_a": range(5, 100, 5), "skill_b": range(5, 100, 5),
+              "dice_a": (0,), "dice_b": (0,)},
+        setting_axis="dice", rank_axis="skill", tie=opposed_tie,
+        values=lambda cell, side, variants, n_codes: np.minimum(
+            level_of_rolls(int(cell[f"skill_{side}"]), variants), 3)),
+    modifier_axes={"skill": range(5, 100, 5), "level": ("regular", "hard", "extreme")},
+    modifier_base={"dice": 0},
+    difficulty_axes=difficulty_axes, chance_matrix=chance_matrix,
+    competence_search=("skill", range(1, 101)),
+    # a difficulty rung is a table {level, dice} (D1, D4)
+    ladder_rules=LadderRules(
+        competence_range=(1, 100), difficulty_range=None, labels=_ladder_labels,
+        p=lambda c, d, variants: p_success(c, d.level, d.dice, variants), score=_score),
 )

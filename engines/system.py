@@ -42,6 +42,72 @@ class Modifier:
     rule: str
     sets: Mapping[str, Any] = field(default_factory=dict)
     shifts: Mapping[str, int] = field(default_factory=dict)
+    #: lowest value a shifted axis may reach (``{"difficulty": 1}``: never below 1)
+    at_least: Mapping[str, int] = field(default_factory=dict)
+    #: attempts at the modified check (2: a second try after a failure,
+    #: P = 1 − (1 − p)²)
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class Difficulty:
+    """One way a system sets difficulty, for the difficulty solver: native ``values``
+    easiest first, their ``labels``, and the ``inverse`` points the inverse
+    (competence-needed) table shows by default (empty: all of ``values``)."""
+
+    name: str
+    values: tuple
+    labels: tuple[str, ...]
+    inverse: tuple = ()
+
+
+@dataclass(frozen=True)
+class OpposedRule:
+    """A system's opposed check: both sides roll, each outcome code becomes a comparable
+    value, and equal values are settled by a tie rule.
+
+    ``axes`` are the native axes of the opposed table (each side's ``NAME_a`` /
+    ``NAME_b``). ``setting_axis`` names the side axis (without ``_a``/``_b``) that picks
+    the side's roll setting; ``None``: every side rolls ``setting``. ``rank_axis`` is the
+    side axis a competence value sets (the ladder's upset table). ``values(cell, side,
+    variants, n_codes)`` gives the comparable value of each outcome code for side ``"a"``
+    or ``"b"`` of a cell (a mapping of axis values); ``tie(cell, variants)`` gives (the
+    share of ties side a wins, whether ties are re-rolled)."""
+
+    axes: Mapping[str, tuple]
+    values: Callable[..., Any]
+    tie: Callable[..., tuple[float, bool]]
+    rank_axis: str
+    setting_axis: str | None = None
+    setting: Any = "roll"
+
+    def __post_init__(self) -> None:
+        axes = {str(k): tuple(v) for k, v in dict(self.axes).items()}
+        object.__setattr__(self, "axes", MappingProxyType(axes))
+
+
+@dataclass(frozen=True)
+class LadderRules:
+    """How the common ladder file (competence and difficulty rungs) maps onto a system.
+
+    ``competence_range`` / ``difficulty_range``: the native values a rung may take
+    (``difficulty_range`` None: a difficulty rung is a table ``{level, dice}`` rather than
+    a whole number); ``harder``: +1 when a larger number is a harder task, −1 when
+    smaller. ``labels(c, d)`` gives the native text of a competence and a difficulty;
+    ``p(c, d, variants)`` the exact P(success) of one ladder cell; ``score(c, variants)``
+    the (scores, probabilities) of one check's native outcome, higher = better."""
+
+    competence_range: tuple[int, int]
+    difficulty_range: tuple[int, int] | None
+    labels: Callable[..., tuple[str, str]]
+    p: Callable[..., float]
+    score: Callable[..., tuple]
+    harder: int = 1
+
+
+def count_label(k: int, one: str = "success", many: str = "successes") -> str:
+    """``"1 success"``, ``"3 successes"``."""
+    return f"1 {one}" if k == 1 else f"{k} {many}"
 
 
 @dataclass(frozen=True)
@@ -61,8 +127,10 @@ class System:
     ``bool[cells, codes]`` (the codes that succeed in the cell) and each code's outcome
     value. With it the module's ``exact(settings, variants)`` → ``[settings, codes]``
     probabilities and ``monte_carlo(settings, trials, seed, variants)`` → counts are all
-    the success-curve tables need. (The five built-in systems still build their grids in
-    :mod:`analysis.checks.curves`.)
+    the success-curve tables need; the hooks at the end of the class (each documented
+    where it is declared) refine this: distributions that need the number of codes,
+    Monte Carlo kernels, the opposed rule, the modifier table, the difficulty solver and
+    the ladder mapping. Every default keeps a minimal plug-in working.
 
     The ladder mapping hook: ``competence_axis`` and ``difficulty_axis`` name the axes a
     competence and a difficulty move (the difficulty axis's values easiest first; every
@@ -85,6 +153,41 @@ class System:
     difficulty_axis: str | None = None
     ladder: Mapping[str, int] = field(default_factory=dict)
     modifiers: tuple[Modifier, ...] = ()
+    # ---- check hooks (read by analysis.checks and analysis.workflow.solvers) --------
+    #: ``(settings, variants, n_codes)`` → exact ``[settings, codes]`` probabilities;
+    #: None: the engine module's ``exact(settings, variants)``.
+    check_exact: Callable[..., Any] | None = None
+    #: ``(settings, trials, seed, variants, n_codes)`` → Monte Carlo counts; None: the
+    #: :attr:`check_kernel` run by :func:`engines.checks.run`, else the module's
+    #: ``monte_carlo(settings, trials, seed, variants)``.
+    check_mc: Callable[..., Any] | None = None
+    #: ``(settings, variants)`` → ``(kernel code, parameters, rule array)`` of
+    #: :func:`engines.checks.run` / ``run_pairs`` (needed for opposed Monte Carlo).
+    check_kernel: Callable[..., tuple] | None = None
+    #: ``(settings, variants)`` → the number of outcome codes; None: module ``N_CODES``.
+    code_count: Callable[..., int] | None = None
+    #: axes the check grid also takes, beyond :attr:`axes` (not in the default table).
+    hidden_axes: Mapping[str, tuple] = field(default_factory=dict)
+    #: the opposed-check rule (:class:`OpposedRule`); None: the rules give none.
+    opposed_rule: OpposedRule | None = None
+    #: base grid of the modifier table (default: :attr:`axes`, less the axes a modifier
+    #: sets); ``modifier_base`` holds other check-grid axes at a value, not shown.
+    modifier_axes: Mapping[str, tuple] = field(default_factory=dict)
+    modifier_base: Mapping[str, Any] = field(default_factory=dict)
+    #: ``(cells, variants)`` → exact P(success) of each cell (``{axis: array}``, as
+    #: :attr:`check_grid`), for the modifier table; None: read off the success curves.
+    check_p: Callable[..., Any] | None = None
+    #: ``()`` → the difficulty axes the solver searches (:class:`Difficulty`); None: one
+    #: axis, :attr:`difficulty_axis` with its values.
+    difficulty_axes: Callable[[], tuple] | None = None
+    #: ``(axis, competences, difficulties, variants)`` → exact P(success)
+    #: ``[competences, difficulties]``; None: read off the exact success curves.
+    chance_matrix: Callable[..., Any] | None = None
+    #: ``(axis name, values)`` the inverse table searches for the competence needed;
+    #: None: :attr:`competence_axis` over its values.
+    competence_search: tuple[str, range] | None = None
+    #: how the common ladder file maps onto the system (:class:`LadderRules`).
+    ladder_rules: LadderRules | None = None
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():
@@ -92,6 +195,10 @@ class System:
         axes = {str(k): tuple(v) for k, v in dict(self.axes).items()}
         object.__setattr__(self, "axes", MappingProxyType(axes))
         object.__setattr__(self, "ladder", MappingProxyType(dict(self.ladder)))
+        for name in ("hidden_axes", "modifier_axes"):
+            value = {str(k): tuple(v) for k, v in dict(getattr(self, name)).items()}
+            object.__setattr__(self, name, MappingProxyType(value))
+        object.__setattr__(self, "modifier_base", MappingProxyType(dict(self.modifier_base)))
         for name in (self.competence_axis, self.difficulty_axis):
             if name is not None and name not in axes:
                 raise InputError(f"system {self.id}: axis {name!r} is not one of its axes "

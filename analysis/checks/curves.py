@@ -17,11 +17,10 @@ import numpy as np
 import pandas as pd
 
 from analysis.progress import bar
-from engines import SYSTEMS, checks, d20_degrees, middle_3d10, percentile, system_module
+from engines import checks
 from engines.errors import InputError
 from engines.rng import Seed
-from engines.rolls import D20, MIDDLE, PERCENTILE, POOL
-from engines.system import registry
+from engines.system import get, registry
 from engines.variants import parse_variants
 
 METHODS = ("exact", "mc", "both")
@@ -44,17 +43,19 @@ class Grid:
     values: np.ndarray           # outcome value of each code (for mean / SD)
 
 
-def _plugin(system: str):
-    """The :class:`engines.system.System` of a system that declares its own check grid
-    (``check_grid``), else None (the built-in systems: their grids are below)."""
-    spec = registry().get(system)
-    return spec if spec is not None and spec.check_grid is not None else None
+def _spec(system: str):
+    """The :class:`engines.system.System` of ``system`` (an :class:`InputError` naming the
+    known ones when it is not installed, or declares no check grid)."""
+    spec = get(system)
+    if spec.check_grid is None:
+        raise InputError(f"{system}: this system declares no check grid, so there are no "
+                         "success curves")
+    return spec
 
 
 def variants_for(system: str, variants: Any = None):
     """The system's variant object from ``None``, an object, a mapping or NAME=VALUE strings."""
-    spec = _plugin(system)
-    mod = spec.engine() if spec is not None else system_module(system)  # InputError if unknown
+    mod = get(system).engine()  # InputError if unknown
     if isinstance(variants, mod.Variants):
         return variants
     return parse_variants(mod.Variants, variants)
@@ -66,65 +67,24 @@ def _product(axes: dict[str, Iterable]) -> pd.DataFrame:
 
 
 def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = None) -> Grid:
-    """The success-curve grid of ``system`` (default: its native axes in :data:`AXES`)."""
-    spec = _plugin(system)
-    if system not in SYSTEMS and spec is None:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(registry())}")
+    """The success-curve grid of ``system`` (default: its native axes in :data:`AXES`),
+    from the system's own ``check_grid`` hook."""
+    spec = _spec(system)
     v = variants_for(system, variants)
-    axes = {**AXES[system], **(axes or {})}
+    axes = {**spec.axes, **(axes or {})}
     cells = _product(axes)
-    if spec is not None:
-        settings, setting_of_cell, mask, values = spec.check_grid(
-            {name: cells[name].to_numpy() for name in cells.columns}, v)
-        return Grid(system, cells, np.asarray(settings), np.asarray(setting_of_cell),
-                    np.asarray(mask, dtype=bool), np.asarray(values, dtype=float))
-    if system in ("dice_pool_7", "dice_pool_6"):
-        mod = SYSTEMS[system]
-        settings = np.array(sorted(set(cells["pool"])), dtype=np.int64)
-        ncodes = mod.n_codes(int(settings.max(initial=1)), v)
-        succ = mod.successes_of_codes(ncodes)
-        need = cells["successes" if system == "dice_pool_7" else "difficulty"].to_numpy()
-        mask = succ[None, :] >= need[:, None]
-        setting_of_cell = np.searchsorted(settings, cells["pool"].to_numpy())
-        return Grid(system, cells, settings, setting_of_cell, mask, succ.astype(float))
-    if system == "middle_3d10":
-        settings = np.array(list(middle_3d10.MODES))
-        setting_of_cell = pd.Index(settings).get_indexer(cells["roll"])
-        kept, special = middle_3d10.kept_of_codes(), middle_3d10.special_of_codes()
-        total = kept[None, :] + cells["modifier"].to_numpy()[:, None]
-        mask = (special == 1)[None, :] | ((special == 0)[None, :]
-                                          & (total >= cells["difficulty"].to_numpy()[:, None]))
-        return Grid(system, cells, settings, setting_of_cell, mask, kept.astype(float))
-    if system == "percentile":
-        settings = np.array(sorted(set(cells["dice"])), dtype=np.int64)
-        setting_of_cell = np.searchsorted(settings, cells["dice"].to_numpy())
-        for level in set(cells["level"]):
-            percentile.success_mask(50, level, v)  # validates the level name
-        skills = np.array(sorted(set(cells["skill"])), dtype=np.int64)
-        levels = np.stack([percentile.level_of_rolls(int(k), v) for k in skills])
-        need = cells["level"].map(percentile.LEVELS).to_numpy()
-        mask = levels[np.searchsorted(skills, cells["skill"].to_numpy())] >= need[:, None]
-        return Grid(system, cells, settings, setting_of_cell, mask,
-                    np.arange(1, 101, dtype=float))
-    # d20_degrees
-    settings = np.array(["roll"])
-    setting_of_cell = np.zeros(len(cells), dtype=np.int64)
-    value, nat = d20_degrees.value_of_codes(), d20_degrees.nat_of_codes()
-    deg = d20_degrees.degrees(value[None, :] + cells["modifier"].to_numpy()[:, None],
-                              cells["dc"].to_numpy()[:, None], nat[None, :], v)
-    mask = deg >= cells["degree"].to_numpy()[:, None]
-    return Grid(system, cells, settings, setting_of_cell, mask, value.astype(float))
+    settings, setting_of_cell, mask, values = spec.check_grid(
+        {name: cells[name].to_numpy() for name in cells.columns}, v)
+    return Grid(system, cells, np.asarray(settings), np.asarray(setting_of_cell),
+                np.asarray(mask, dtype=bool), np.asarray(values, dtype=float))
 
 
 def settings_exact(system: str, settings: np.ndarray, variants, n_codes: int) -> np.ndarray:
     """Exact code distribution per roll setting, ``[settings, codes]``."""
-    spec = _plugin(system)
-    if spec is not None:
-        return np.asarray(spec.engine().exact(settings, variants), dtype=float)
-    mod = SYSTEMS[system]
-    if system in ("dice_pool_7", "dice_pool_6"):
-        return mod.exact(settings, variants, n_codes)[0]
-    return mod.exact(settings, variants)
+    spec = get(system)
+    if spec.check_exact is not None:
+        return np.asarray(spec.check_exact(settings, variants, n_codes), dtype=float)
+    return np.asarray(spec.engine().exact(settings, variants), dtype=float)
 
 
 def kernel_args(system: str, settings, variants) -> tuple[int, np.ndarray, np.ndarray]:
@@ -133,13 +93,10 @@ def kernel_args(system: str, settings, variants) -> tuple[int, np.ndarray, np.nd
     The same arguments each engine module's ``monte_carlo`` passes to
     :func:`engines.checks.run`, so a run here gives exactly the engine's counts.
     """
-    if system in ("dice_pool_7", "dice_pool_6"):
-        return POOL, SYSTEMS[system]._check_pools(settings), variants.rule().as_array()
-    if system == "middle_3d10":
-        return MIDDLE, middle_3d10._modes(settings), variants.rule()
-    if system == "percentile":
-        return PERCENTILE, percentile._dice(settings), variants.rule()
-    return D20, d20_degrees._modes(settings), variants.rule()
+    spec = get(system)
+    if spec.check_kernel is None:
+        raise InputError(f"{system}: this system declares no Monte Carlo check kernel")
+    return spec.check_kernel(settings, variants)
 
 
 #: Trials × settings above which a Monte Carlo run shows a progress bar (about 1 s of work).
@@ -163,12 +120,11 @@ def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trial
     never changes the counts: they equal the engine module's ``monte_carlo`` for the same
     seed, whatever the batch size or thread count.
     """
-    spec = _plugin(system)
-    if spec is not None:
+    spec = get(system)
+    if spec.check_mc is not None:
+        return np.asarray(spec.check_mc(settings, trials, seed, variants, n_codes))
+    if spec.check_kernel is None:
         return np.asarray(spec.engine().monte_carlo(settings, trials, seed, variants))
-    if system in ("dice_pool_7", "dice_pool_6"):
-        # pools have their own specialised kernel (a whole pool run takes well under 1 s)
-        return SYSTEMS[system].monte_carlo(settings, trials, seed, variants, n_codes)
     code, params, rule = kernel_args(system, settings, variants)
     pbar = mc_progress(params.size, params.size * trials, f"{system} Monte Carlo", progress)
     if pbar is None:

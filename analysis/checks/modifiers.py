@@ -26,83 +26,39 @@ Every probability is exact (the success-curve models of :mod:`analysis.checks.cu
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis.checks.curves import success_curves, variants_for
-from engines import SYSTEMS, d20_degrees
+from engines import SYSTEMS
 from engines.errors import InputError
-from engines.system import registry
+from engines.system import Modifier, get, registry
+
+#: Each built-in system's modifiers catalogue (:class:`engines.system.Modifier`), as its
+#: ``System`` declares it.
+MODIFIERS: dict[str, tuple[Modifier, ...]] = {sid: registry()[sid].modifiers for sid in SYSTEMS}
+
+def _held(spec) -> dict[str, Any]:
+    """Check-grid axes the modifier table holds at one value (not shown): the system's
+    ``modifier_base``, and each axis a modifier sets, at its first value."""
+    all_axes = {**spec.axes, **spec.hidden_axes}
+    held = {a: all_axes[a][0] for m in spec.modifiers for a in m.sets}
+    held.update(spec.modifier_base)
+    return held
 
 
-@dataclass(frozen=True)
-class Modifier:
-    """One modifier: its name, rule id and how it changes a base check."""
-
-    name: str
-    rule: str
-    dice: int = 0        # extra dice (pools), extra tens dice (percentile)
-    shift: int = 0       # added to the total (d20) / removed from the difficulty (pool 6)
-    roll: str | None = None  # roll mode it switches to (middle_3d10, d20_degrees)
-    push: bool = False   # D2: a second attempt
+def _shown_axes(spec) -> dict[str, tuple]:
+    """The base axes a system's modifier table shows (its ``modifier`` axis as ``bonus``)."""
+    held = _held(spec)
+    axes = dict(spec.modifier_axes) or {a: x for a, x in spec.axes.items() if a not in held}
+    return {("bonus" if a == "modifier" else a): x for a, x in axes.items()}
 
 
-MODIFIERS: dict[str, tuple[Modifier, ...]] = {
-    "dice_pool_7": (
-        Modifier("focus +1 die", "A3", dice=1),
-        Modifier("masterwork equipment +1", "A5", dice=1),
-        Modifier("masterful equipment +2", "A5", dice=2),
-        Modifier("specialization +2", "A2", dice=2),
-        Modifier("willpower +3 dice", "A4", dice=3),
-    ),
-    "middle_3d10": (
-        Modifier("advantage", "B4", roll="advantage"),
-        Modifier("disadvantage", "B4, B-g2", roll="disadvantage"),
-    ),
-    "dice_pool_6": (
-        Modifier("specialty +1 die", "C5", dice=1),
-        Modifier("+2 dice", "C7", dice=2),
-        Modifier("-1 difficulty", "C7", shift=1),
-    ),
-    "percentile": (
-        Modifier("1 bonus die", "D4", dice=1),
-        Modifier("2 bonus dice", "D4", dice=2),
-        Modifier("1 penalty die", "D4", dice=-1),
-        Modifier("2 penalty dice", "D4", dice=-2),
-        Modifier("push", "D2", push=True),
-    ),
-    "d20_degrees": (
-        Modifier("hero point", "E9", roll="hero_point"),
-        Modifier("extra effort +2", "E8", shift=2),
-        Modifier("minor circumstance +2", "E6", shift=2),
-        Modifier("major circumstance +5", "E6", shift=5),
-        Modifier("minor circumstance -2", "E6", shift=-2),
-        Modifier("major circumstance -5", "E6", shift=-5),
-        Modifier("take 10", "E4", roll="take_10"),
-    ),
-}
-
-#: Base grids (native axes) of the modifier table.
+#: Base grids (native axes, as the table shows them) of each system's modifier table.
 BASE_AXES: dict[str, dict[str, Iterable]] = {
-    "dice_pool_7": {"pool": range(16), "successes": range(1, 6)},
-    "middle_3d10": {"bonus": range(2, 21), "difficulty": (10, 15, 20, 25)},
-    "dice_pool_6": {"pool": range(1, 16), "difficulty": range(1, 7)},
-    "percentile": {"skill": range(5, 100, 5), "level": ("regular", "hard", "extreme")},
-    "d20_degrees": {"bonus": range(21), "dc": (5, 10, 15, 20, 25, 30)},
-}
-
-
-def _d20_p(modifiers: np.ndarray, dcs: np.ndarray, mode: str, v) -> np.ndarray:
-    """P(at least one degree of success) for each (modifier, dc) with a roll mode (E1–E4,
-    E9)."""
-    probs = d20_degrees.exact([mode], v)[0]
-    value, nat = d20_degrees.value_of_codes(), d20_degrees.nat_of_codes()
-    deg = d20_degrees.degrees(value[None, :] + modifiers[:, None], dcs[:, None],
-                              nat[None, :], v)
-    return (deg >= 1) @ probs
+    sid: _shown_axes(s) for sid, s in registry().items() if s.modifiers}
 
 
 def _lookup(curves: pd.DataFrame, keys: list[str], query: pd.DataFrame) -> np.ndarray:
@@ -116,8 +72,13 @@ def modifier_values(system: str, variants: Any = None,
                     axes: dict[str, Iterable] | None = None) -> pd.DataFrame:
     """What each of ``system``'s modifiers is worth on its base grid (exact).
 
-    Columns: ``system``, ``modifier``, ``rule``, the base axes, ``p_base``, ``p_with``,
-    ``delta_pp`` = 100 × (p_with − p_base).
+    The system's ``System`` gives the catalogue (``modifiers``: what each modifier sets
+    or shifts on which axis of its check grid), the base grid (``modifier_axes``, the
+    other grid axes held at ``modifier_base`` or at a value a modifier sets, first
+    value first) and, optionally, a direct exact ``check_p``; otherwise every
+    probability is read off one exact success-curve table. Columns: ``system``,
+    ``modifier``, ``rule``, the base axes (a check's own ``modifier`` axis shown as
+    ``bonus``), ``p_base``, ``p_with``, ``delta_pp`` = 100 × (p_with − p_base).
 
     Examples
     --------
@@ -126,105 +87,57 @@ def modifier_values(system: str, variants: Any = None,
     >>> round(float(row["p_with"]), 4)  # D2: 1 - (1 - 0.5)**2
     0.75
     """
-    spec = registry().get(system)
-    if system not in SYSTEMS and spec is not None and spec.check_grid is not None:
-        return _plugin_values(spec, variants, axes)
-    if system not in SYSTEMS:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
-    v = variants_for(system, variants)
-    base_axes = {**BASE_AXES[system], **(axes or {})}
-    unknown = set(base_axes) - set(BASE_AXES[system])
-    if unknown:
-        raise InputError(f"modifiers {system}: unknown axis {sorted(unknown)[0]!r}; known: "
-                         + ", ".join(BASE_AXES[system]))
-    # internally the bonus axis is the success curves' "modifier" axis
-    inner = {("modifier" if k == "bonus" else k): x for k, x in base_axes.items()}
-    keys = list(inner)
-    base = pd.MultiIndex.from_product([list(x) for x in inner.values()],
-                                      names=keys).to_frame(index=False)
-    frames = []
-    if system in ("dice_pool_7", "dice_pool_6"):
-        need = "successes" if system == "dice_pool_7" else "difficulty"
-        max_dice = max(m.dice for m in MODIFIERS[system])
-        pools = range(int(base["pool"].min()), int(base["pool"].max()) + max_dice + 1)
-        needs = range(int(base[need].max()) + 1)
-        curves = success_curves(system, axes={"pool": pools, need: needs}, variants=v)
-        p_base = _lookup(curves, keys, base)
-        for m in MODIFIERS[system]:
-            q = base.copy()
-            q["pool"] = q["pool"] + m.dice
-            q[need] = np.maximum(q[need] - m.shift, 1) if m.shift else q[need]
-            frames.append((m, p_base, _lookup(curves, keys, q)))
-    elif system == "middle_3d10":
-        curves = success_curves(system, axes={**inner, "roll": list(
-            {"normal"} | {m.roll for m in MODIFIERS[system]})}, variants=v)
-        p_base = _lookup(curves, [*keys, "roll"], base.assign(roll="normal"))
-        for m in MODIFIERS[system]:
-            frames.append((m, p_base, _lookup(curves, [*keys, "roll"], base.assign(roll=m.roll))))
-    elif system == "percentile":
-        dice = sorted({0} | {m.dice for m in MODIFIERS[system]})
-        curves = success_curves(system, axes={**inner, "dice": dice}, variants=v)
-        p_base = _lookup(curves, [*keys, "dice"], base.assign(dice=0))
-        for m in MODIFIERS[system]:
-            if m.push:
-                p_with = 1 - (1 - p_base) ** 2
-            else:
-                p_with = _lookup(curves, [*keys, "dice"], base.assign(dice=m.dice))
-            frames.append((m, p_base, p_with))
-    else:
-        mods = base["modifier"].to_numpy(dtype=np.int64)
-        dcs = base["dc"].to_numpy(dtype=np.int64)
-        p_base = _d20_p(mods, dcs, "roll", v)
-        for m in MODIFIERS[system]:
-            frames.append((m, p_base, _d20_p(mods + m.shift, dcs, m.roll or "roll", v)))
-    out = []
-    for m, pb, pw in frames:
-        f = base.rename(columns={"modifier": "bonus"})
-        f.insert(0, "rule", m.rule)
-        f.insert(0, "modifier", m.name)
-        f.insert(0, "system", system)
-        f["p_base"] = pb
-        f["p_with"] = pw
-        f["delta_pp"] = 100 * (pw - pb)
-        out.append(f)
-    return pd.concat(out, ignore_index=True)
-
-
-def _plugin_values(spec, variants, axes) -> pd.DataFrame:
-    """:func:`modifier_values` of a system that declares its check grid and modifiers
-    catalogue (:class:`engines.system.Modifier`): each modifier's cell against the base
-    cell, both read off one exact success-curve table."""
-    system = spec.id
-    if not spec.modifiers:
+    spec = get(system)
+    if spec.check_grid is None or not spec.modifiers:
         raise InputError(f"{system}: this system declares no modifiers, so there is no "
                          "modifier table")
     v = variants_for(system, variants)
-    unknown = set(axes or {}) - set(spec.axes)
+    shown = _shown_axes(spec)
+    given = {("bonus" if a == "modifier" else a): x for a, x in (axes or {}).items()}
+    unknown = set(given) - set(shown)
     if unknown:
         raise InputError(f"modifiers {system}: unknown axis {sorted(unknown)[0]!r}; known: "
-                         + ", ".join(spec.axes))
-    fixed = {a for m in spec.modifiers for a in m.sets}
-    base_axes = {a: ([vals[0]] if a in fixed else list(vals)) for a, vals in spec.axes.items()}
-    base_axes.update({a: list(x) for a, x in (axes or {}).items()})
+                         + ", ".join(shown))
+    # internally the bonus axis is the check grid's "modifier" axis
+    base_axes = {("modifier" if a == "bonus" else a): list(x)
+                 for a, x in {**shown, **given}.items()}
+    fixed = _held(spec)
+    for a, value in fixed.items():
+        base_axes[a] = [value]
     keys = list(base_axes)
     base = pd.MultiIndex.from_product(list(base_axes.values()), names=keys).to_frame(index=False)
-    grid = {a: set(vals) | set(spec.axes[a]) for a, vals in base_axes.items()}
-    for m in spec.modifiers:
-        for a, value in m.sets.items():
-            grid[a].add(value)
-        for a, d in m.shifts.items():
-            grid[a] |= {x + d for x in base_axes[a]}
-    curves = success_curves(system, axes={a: list(x) for a, x in grid.items()}, variants=v)
-    p_base = _lookup(curves, keys, base)
-    out = []
+    queries = []
     for m in spec.modifiers:
         q = base.copy()
         for a, value in m.sets.items():
             q[a] = value
         for a, d in m.shifts.items():
             q[a] = q[a] + d
-        p_with = _lookup(curves, keys, q)
-        # as for the built-ins, a check's own modifier axis is shown as "bonus"
+            if a in m.at_least:
+                q[a] = np.maximum(q[a], m.at_least[a])
+        queries.append(q)
+    if spec.check_p is not None:
+        def p_of(frame):
+            return np.asarray(spec.check_p({a: frame[a].to_numpy() for a in keys}, v))
+    else:
+        grid = {a: set(x) for a, x in base_axes.items()}
+        for m, q in zip(spec.modifiers, queries, strict=True):
+            for a in [*m.sets, *m.shifts]:
+                grid[a] |= set(q[a])
+            for a, d in m.shifts.items():  # the unclamped shift too (harmless extra cells)
+                grid[a] |= {x + d for x in base_axes[a]}
+        curves = success_curves(system, axes={a: sorted(x, key=str) if any(
+            isinstance(y, str) for y in x) else sorted(x) for a, x in grid.items()},
+            variants=v)
+
+        def p_of(frame):
+            return _lookup(curves, keys, frame)
+    p_base = p_of(base)
+    out = []
+    for m, q in zip(spec.modifiers, queries, strict=True):
+        p_with = p_of(q)
+        if m.attempts != 1:  # D2-style second attempts: P = 1 - (1 - p)^attempts
+            p_with = 1 - (1 - p_with) ** m.attempts
         f = base.drop(columns=list(fixed)).rename(columns={"modifier": "bonus"})
         f.insert(0, "rule", m.rule)
         f.insert(0, "modifier", m.name)

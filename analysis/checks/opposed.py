@@ -43,24 +43,26 @@ from analysis.checks.curves import (
     settings_exact,
     variants_for,
 )
-from engines import SYSTEMS, checks, d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
+from engines import checks
 from engines.errors import InputError
 from engines.rng import Seed
+from engines.system import get, registry
 
-#: Native axes of each system's opposed table: the two sides' levels (and roll settings).
-AXES = {
-    "dice_pool_7": {"pool_a": range(11), "pool_b": range(11)},
-    "middle_3d10": {"modifier_a": range(2, 21), "modifier_b": range(2, 21),
-                    "roll_a": ("normal",), "roll_b": ("normal",)},
-    "dice_pool_6": {"pool_a": range(11), "pool_b": range(11)},
-    "percentile": {"skill_a": range(5, 100, 5), "skill_b": range(5, 100, 5),
-                   "dice_a": (0,), "dice_b": (0,)},
-    "d20_degrees": {"modifier_a": range(21), "modifier_b": range(21)},
-}
 
-#: Which axis of each side picks its roll setting (the kernel parameter).
-_SETTING_AXIS = {"dice_pool_7": "pool", "dice_pool_6": "pool", "middle_3d10": "roll",
-                 "percentile": "dice", "d20_degrees": None}
+def _rule(system: str):
+    """The system's :class:`engines.system.OpposedRule`, or an :class:`InputError` saying
+    it declares none."""
+    rule = get(system).opposed_rule
+    if rule is None:
+        raise InputError(f"{system}: this system declares no opposed-check rule, so there "
+                         "is no opposed table")
+    return rule
+
+
+#: Native axes of each system's opposed table: the two sides' levels (and roll settings),
+#: from each system's opposed rule (:class:`engines.system.OpposedRule`).
+AXES = {sid: dict(s.opposed_rule.axes) for sid, s in registry().items()
+        if s.opposed_rule is not None}
 
 
 @dataclass
@@ -76,66 +78,45 @@ class OpposedGrid:
 
 
 def build_grid(system: str, variants, axes: dict[str, Iterable] | None = None) -> OpposedGrid:
-    """The opposed grid of ``system`` (default axes: :data:`AXES`)."""
-    if system not in SYSTEMS:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
-    axes = {**AXES[system], **(axes or {})}
-    unknown = set(axes) - set(AXES[system])
+    """The opposed grid of ``system`` (default axes: the system's opposed rule's)."""
+    spec = get(system)
+    rule = _rule(system)
+    axes = {**rule.axes, **(axes or {})}
+    unknown = set(axes) - set(rule.axes)
     if unknown:
         raise InputError(f"opposed {system}: unknown axis {sorted(unknown)[0]!r}; known: "
-                         + ", ".join(AXES[system]))
+                         + ", ".join(rule.axes))
     cells = _product(axes)
-    key = _SETTING_AXIS[system]
+    key = rule.setting_axis
     if key is None:
-        side_a = np.array(["roll"] * len(cells), dtype=object)
+        side_a = np.array([rule.setting] * len(cells), dtype=object)
         side_b = side_a
     else:
         side_a = cells[f"{key}_a"].to_numpy()
         side_b = cells[f"{key}_b"].to_numpy()
-    settings = np.array(sorted(set(side_a) | set(side_b), key=str)
-                        if key in (None, "roll") else sorted(set(side_a) | set(side_b)))
-    if key in ("pool",):
-        settings = settings.astype(np.int64)
+    both = set(side_a) | set(side_b)
+    named = any(isinstance(x, str) for x in both)
+    settings = np.array(sorted(both, key=str) if named else sorted(both))
     index = {s: i for i, s in enumerate(settings.tolist())}
     ia = np.array([index[s] for s in side_a.tolist()], dtype=np.int64)
     ib = np.array([index[s] for s in side_b.tolist()], dtype=np.int64)
     pairs, pair_of_cell = np.unique(np.stack([ia, ib], axis=1), axis=0, return_inverse=True)
-    if system in ("dice_pool_7", "dice_pool_6"):
-        n_codes = SYSTEMS[system].n_codes(int(np.max(settings, initial=1)), variants)
-    else:
-        n_codes = SYSTEMS[system].N_CODES
+    n_codes = (spec.code_count(settings, variants) if spec.code_count is not None
+               else spec.engine().N_CODES)
     # validate the settings once (bad pools, modes or dice raise InputError here)
-    kernel_args(system, settings, variants)
+    if spec.check_kernel is not None:
+        kernel_args(system, settings, variants)
     return OpposedGrid(system, cells, settings, pairs, pair_of_cell.ravel(), n_codes)
 
 
 def _cell_values(system: str, v, cell: dict, side: str, n_codes: int) -> np.ndarray:
     """The comparable value of each outcome code for one side of a cell."""
-    if system == "dice_pool_7":
-        return dice_pool_7.successes_of_codes(n_codes)
-    if system == "dice_pool_6":
-        return dice_pool_6.successes_of_codes(n_codes)
-    if system == "middle_3d10":
-        return middle_3d10.kept_of_codes() + int(cell[f"modifier_{side}"])
-    if system == "percentile":
-        return np.minimum(percentile.level_of_rolls(int(cell[f"skill_{side}"]), v), 3)
-    return d20_degrees.value_of_codes() + int(cell[f"modifier_{side}"])
+    return np.asarray(_rule(system).values(cell, side, v, n_codes))
 
 
 def _tie_rule(system: str, v, cell: dict) -> tuple[float, bool]:
     """(share of ties a wins, whether ties re-roll) for one cell (A-g7, B-g3, C10, D3, E5)."""
-    if system == "dice_pool_7":
-        return 0.0, v.opposed_tie == "reroll"
-    if system == "dice_pool_6":
-        return 1.0, False
-    if system == "middle_3d10":
-        a, b = int(cell["modifier_a"]), int(cell["modifier_b"])
-        if v.tie == "trait_then_reroll" and a != b:
-            return float(a > b), False
-        return 0.0, True
-    axis = "skill" if system == "percentile" else "modifier"
-    a, b = int(cell[f"{axis}_a"]), int(cell[f"{axis}_b"])
-    return (1.0 if a > b else 0.0 if a < b else 0.5), False
+    return _rule(system).tie(cell, v)
 
 
 def _win_tie(system: str, v, grid: OpposedGrid, joint: np.ndarray) -> np.ndarray:
