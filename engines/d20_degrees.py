@@ -267,6 +267,8 @@ PLUGIN = System(
         Modifier("major circumstance -5", "E6", shifts={"modifier": -CIRCUMSTANCE["major"]}),
         Modifier("take 10", "E4", sets={"roll": "take_10"}),
     ),
+    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
+    ladder={"untrained": 0, "novice": 4, "competent": 8, "expert": 12, "master": 16},
     # ---- check hooks
     check_kernel=lambda settings, variants: (D20, _modes(settings), variants.rule()),
     hidden_axes={"roll": tuple(MODES)},

@@ -173,6 +173,8 @@ PLUGIN = System(
         # C2/C-g3: a difficulty never drops below 1
         Modifier("-1 difficulty", "C7", shifts={"difficulty": -1}, at_least={"difficulty": 1}),
     ),
+    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
+    ladder={"untrained": 2, "novice": 3, "competent": 5, "expert": 7, "master": 9},
     # ---- check hooks
     check_exact=lambda settings, variants, n_codes: exact(settings, variants, n_codes)[0],
     check_mc=lambda settings, trials, seed, variants, n_codes: monte_carlo(

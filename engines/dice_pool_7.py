@@ -214,6 +214,8 @@ PLUGIN = System(
         Modifier("specialization +2", "A2", shifts={"pool": SPECIALIZATION_DICE}),
         Modifier("willpower +3 dice", "A4", shifts={"pool": WILLPOWER_DICE}),
     ),
+    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
+    ladder={"untrained": 1, "novice": 3, "competent": 5, "expert": 7, "master": 9},
     # ---- check hooks
     check_exact=lambda settings, variants, n_codes: exact(settings, variants, n_codes)[0],
     check_mc=lambda settings, trials, seed, variants, n_codes: monte_carlo(

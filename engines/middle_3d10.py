@@ -258,6 +258,8 @@ PLUGIN = System(
         Modifier("advantage", "B4", sets={"roll": "advantage"}),
         Modifier("disadvantage", "B4, B-g2", sets={"roll": "disadvantage"}),
     ),
+    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
+    ladder={"untrained": 3, "novice": 6, "competent": 9, "expert": 12, "master": 15},
     # ---- check hooks
     check_kernel=lambda settings, variants: (MIDDLE, _modes(settings), variants.rule()),
     # B5: kept die + modifier, higher wins; B3's automatic results do not enter it

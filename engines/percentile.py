@@ -259,6 +259,8 @@ PLUGIN = System(
         Modifier("2 penalty dice", "D4", sets={"dice": -2}),
         Modifier("push", "D2", attempts=2),
     ),
+    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
+    ladder={"untrained": 15, "novice": 30, "competent": 50, "expert": 70, "master": 90},
     # ---- check hooks
     check_kernel=lambda settings, variants: (PERCENTILE, _dice(settings), variants.rule()),
     # D3: success level (a critical counts as extreme, a fumble as a failure)

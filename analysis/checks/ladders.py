@@ -24,20 +24,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.checks.curves import variants_for
 from analysis.checks.opposed import opposed_table
-from engines import SYSTEMS, d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
+from engines import percentile
 from engines.errors import InputError
+from engines.system import get, registry
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "ladders.toml"
 
-#: Native range of each system's competence value and difficulty value.
-_COMPETENCE_RANGE = {"dice_pool_7": (0, 30), "middle_3d10": (0, 40), "dice_pool_6": (0, 30),
-                     "percentile": (1, 100), "d20_degrees": (-20, 50)}
-_DIFFICULTY_RANGE = {"dice_pool_7": (-5, 5), "middle_3d10": (0, 60), "dice_pool_6": (1, 30),
-                     "d20_degrees": (0, 60)}
-#: Which way a harder task moves the number (dice_pool_7: a larger penalty).
-_HARDER = {"dice_pool_7": -1, "middle_3d10": 1, "dice_pool_6": 1, "d20_degrees": 1}
-_OPPOSED_AXIS = {"dice_pool_7": "pool", "middle_3d10": "modifier", "dice_pool_6": "pool",
-                 "percentile": "skill", "d20_degrees": "modifier"}
+
+
+def _rules(system: str):
+    """The system's :class:`engines.system.LadderRules`, or an :class:`InputError`."""
+    rules = get(system).ladder_rules
+    if rules is None:
+        raise InputError(f"{system}: this system declares no ladder mapping")
+    return rules
 
 
 # The competence ladder as the solvers and sweeps read it ({system: {rung: value}}).
@@ -51,13 +51,9 @@ RUNGS = ("untrained", "novice", "competent", "expert", "master")
 #: little more in every system (dice_pool_7 5 dice vs one success; middle_3d10 +9 vs 15;
 #: dice_pool_6 5 dice vs 2 successes; percentile 50 % regular; d20_degrees +8 vs DC 15);
 #: each rung above or below moves by a similar step of the system's own unit.
-FALLBACK_LADDER: dict[str, dict[str, int]] = {
-    "dice_pool_7": {"untrained": 1, "novice": 3, "competent": 5, "expert": 7, "master": 9},
-    "middle_3d10": {"untrained": 3, "novice": 6, "competent": 9, "expert": 12, "master": 15},
-    "dice_pool_6": {"untrained": 2, "novice": 3, "competent": 5, "expert": 7, "master": 9},
-    "percentile": {"untrained": 15, "novice": 30, "competent": 50, "expert": 70, "master": 90},
-    "d20_degrees": {"untrained": 0, "novice": 4, "competent": 8, "expert": 12, "master": 16},
-}
+#: Each system declares its own (``System.ladder``).
+FALLBACK_LADDER: dict[str, dict[str, int]] = {sid: dict(s.ladder)
+                                              for sid, s in registry().items() if s.ladder}
 
 
 def _ladder_from_data(data: dict[str, Any]) -> dict[str, dict[str, int]]:
@@ -73,12 +69,13 @@ def _ladder_from_data(data: dict[str, Any]) -> dict[str, dict[str, int]]:
     if isinstance(comp, dict):
         sources.extend(comp.items())
     nested = data.get("systems")
-    for system in SYSTEMS:
+    known = registry()
+    for system in known:
         for sub in (data.get(system), nested.get(system) if isinstance(nested, dict) else None):
             if isinstance(sub, dict) and isinstance(sub.get("competence"), dict):
                 sources.append((system, sub["competence"]))
     for system, rungs in sources:
-        if system not in SYSTEMS or not isinstance(rungs, dict):
+        if system not in known or not isinstance(rungs, dict):
             continue
         table = {}
         for rung, value in rungs.items():
@@ -97,7 +94,7 @@ def load_ladder(path: str | Path | None = None) -> dict[str, dict[str, int]]:
     Reads ``path`` (default ``analysis/data/ladders.toml``) when it exists; systems or
     rungs it does not give keep the :data:`FALLBACK_LADDER` values.
     """
-    ladder = {s: dict(r) for s, r in FALLBACK_LADDER.items()}
+    ladder = {sid: dict(s.ladder) for sid, s in registry().items() if s.ladder}
     path = Path(path) if path is not None else LADDER_FILE
     if path.exists():
         try:
@@ -105,7 +102,7 @@ def load_ladder(path: str | Path | None = None) -> dict[str, dict[str, int]]:
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise InputError(f"{path}: cannot read the competence ladder: {exc}") from None
         for system, rungs in _ladder_from_data(data).items():
-            ladder[system].update(rungs)
+            ladder.setdefault(system, {}).update(rungs)
     return ladder
 
 
@@ -160,8 +157,9 @@ def _validate(lad: Ladders, src: str) -> None:
     if lad.anchor.difficulty not in lad.difficulty:
         fail("anchor.difficulty", f"{lad.anchor.difficulty!r} is not a difficulty rung")
     for system, sl in lad.systems.items():
-        if system not in SYSTEMS:
-            fail(f"systems.{system}", f"unknown system; known: {', '.join(SYSTEMS)}")
+        mapped = [sid for sid, s in registry().items() if s.ladder_rules is not None]
+        if system not in mapped:
+            fail(f"systems.{system}", f"unknown system; known: {', '.join(mapped)}")
         for name, rungs in (("competence", lad.competence), ("difficulty", lad.difficulty)):
             given = getattr(sl, name)
             missing = [r for r in rungs if r not in given]
@@ -171,7 +169,8 @@ def _validate(lad: Ladders, src: str) -> None:
             if extra:
                 fail(f"systems.{system}.{name}.{extra[0]}",
                      f"unknown rung; the ladder has {', '.join(rungs)}")
-        lo, hi = _COMPETENCE_RANGE[system]
+        rules = _rules(system)
+        lo, hi = rules.competence_range
         values = [sl.competence[r] for r in lad.competence]
         for r, x in zip(lad.competence, values, strict=True):
             if not lo <= x <= hi:
@@ -181,20 +180,20 @@ def _validate(lad: Ladders, src: str) -> None:
                 fail(f"systems.{system}.competence.{r}",
                      "must not be below the rung before it")
         diffs = [sl.difficulty[r] for r in lad.difficulty]
-        if system == "percentile":
+        if rules.difficulty_range is None:  # a difficulty rung is a {level, dice} table
             for r, d in zip(lad.difficulty, diffs, strict=True):
                 if not isinstance(d, PercentileDifficulty):
                     fail(f"systems.{system}.difficulty.{r}",
                          "expected a table { level = ..., dice = ... }")
             continue
-        lo, hi = _DIFFICULTY_RANGE[system]
+        lo, hi = rules.difficulty_range
         for r, d in zip(lad.difficulty, diffs, strict=True):
             if not isinstance(d, int):
                 fail(f"systems.{system}.difficulty.{r}", "expected a whole number")
             if not lo <= d <= hi:
                 fail(f"systems.{system}.difficulty.{r}", f"{d} is outside {lo}..{hi}")
         for r, (x, y) in zip(lad.difficulty[1:], _pairs(diffs), strict=True):
-            if (y - x) * _HARDER[system] < 0:
+            if (y - x) * rules.harder < 0:
                 fail(f"systems.{system}.difficulty.{r}",
                      "must not be easier than the rung before it")
 
@@ -237,33 +236,13 @@ def _as_ladders(ladders) -> Ladders:
 
 
 def _native(system: str, sl: SystemLadder, comp: str, diff: str) -> tuple[str, str]:
-    c, d = sl.competence[comp], sl.difficulty[diff]
-    if system == "dice_pool_7":
-        return f"{c} dice", f"{d:+d} dice"
-    if system == "middle_3d10":
-        return f"+{c}", f"difficulty {d}"
-    if system == "dice_pool_6":
-        return f"{c} dice", f"{d} successes"
-    if system == "percentile":
-        extra = "" if d.dice == 0 else f", {d.dice:+d} {'bonus' if d.dice > 0 else 'penalty'}"
-        return f"{c} %", f"{d.level}{extra}"
-    return f"{c:+d}", f"DC {d}"
+    return _rules(system).labels(sl.competence[comp], sl.difficulty[diff])
 
 
 def p_rung(system: str, sl: SystemLadder, comp: str, diff: str, variants=None) -> float:
     """Exact P(success) of one ladder cell (A1/A2, B1/B2, C1, D1/D4, E1–E3)."""
     v = variants_for(system, variants)
-    c, d = sl.competence[comp], sl.difficulty[diff]
-    if system == "dice_pool_7":
-        probs, _ = dice_pool_7.exact([c + d], v)
-        return float(1 - probs[0, :2].sum())  # at least one success
-    if system == "middle_3d10":
-        return middle_3d10.p_success(c, d, "normal", v)
-    if system == "dice_pool_6":
-        return dice_pool_6.p_at_least(c, d, v)
-    if system == "percentile":
-        return percentile.p_success(c, d.level, d.dice, v)
-    return d20_degrees.p_degree(c, d, 1, "roll", v)
+    return _rules(system).p(sl.competence[comp], sl.difficulty[diff], v)
 
 
 def ladder_table(ladders=None, variants: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -312,7 +291,10 @@ def upset_table(ladders=None, variants: dict[str, Any] | None = None,
     variants = variants or {}
     rows = []
     for system, sl in lad.systems.items():
-        axis = _OPPOSED_AXIS[system]
+        rule = get(system).opposed_rule
+        if rule is None:  # no opposed rule: no upsets to measure
+            continue
+        axis = rule.rank_axis
         vals = sorted({sl.competence[r] for r in lad.competence})
         t = opposed_table(system, axes={f"{axis}_a": vals, f"{axis}_b": vals},
                           variants=variants.get(system))
@@ -334,18 +316,7 @@ def upset_table(ladders=None, variants: dict[str, Any] | None = None,
 def _score_distribution(system: str, value: int, v) -> tuple[np.ndarray, np.ndarray]:
     """(scores, probabilities) of one check's native outcome, higher = better: successes
     (pools), middle die + modifier (B1), skill − d100 (D1 margin), d20 + modifier (E1)."""
-    if system in ("dice_pool_7", "dice_pool_6"):
-        mod = SYSTEMS[system]
-        probs, _ = mod.exact([value], v)
-        return mod.successes_of_codes(probs.shape[1]).astype(float), probs[0]
-    if system == "middle_3d10":
-        probs = middle_3d10.exact(["normal"], v)[0]
-        return (middle_3d10.kept_of_codes() + value).astype(float), probs
-    if system == "percentile":
-        probs = percentile.exact([0], v)[0]
-        return (value - np.arange(1, 101)).astype(float), probs
-    probs = d20_degrees.exact(["roll"], v)[0]
-    return (d20_degrees.value_of_codes() + value).astype(float), probs
+    return _rules(system).score(value, v)
 
 
 def swinginess(ladders=None, variants: dict[str, Any] | None = None) -> pd.DataFrame:

@@ -419,8 +419,9 @@ def _hint(name: Any, known) -> str:
 
 
 def _axis_problem(system: str, axis: str, value: Any) -> str | None:
-    """Why ``value`` cannot sit on ``axis`` of ``system`` (None when it can)."""
-    from engines import d20_degrees, middle_3d10
+    """Why ``value`` cannot sit on ``axis`` of ``system`` (None when it can): a named
+    value of a system's named axis (``roll``, ``level`` ...), or a whole number in range."""
+    from engines.system import get
 
     def whole(lo=None, hi=None):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -429,22 +430,16 @@ def _axis_problem(system: str, axis: str, value: Any) -> str | None:
             return f"{value} is out of range {lo}..{hi}"
         return None
 
-    choices = {
-        ("middle_3d10", "roll"): tuple(middle_3d10.MODES),
-        ("percentile", "level"): ("regular", "hard", "extreme"),
-    }
-    if (system, axis) in choices:
-        ok = choices[(system, axis)]
+    spec = get(system)
+    ok = {**spec.hidden_axes, **spec.axes}.get(axis, ())
+    if ok and all(isinstance(x, str) for x in ok):
         return None if value in ok else f"{value!r} is not allowed; choose {' | '.join(ok)}"
     ranges = {
         "pool": (0, 200), "successes": (0, 400), "difficulty": (-50, 400),
         "modifier": (-100, 100), "skill": (0, 200), "dice": (-3, 3), "dc": (-100, 200),
         "degree": (-10, 10),
     }
-    if system == "d20_degrees" and axis == "roll":
-        ok = tuple(d20_degrees.MODES)
-        return None if value in ok else f"{value!r} is not allowed; choose {' | '.join(ok)}"
-    lo, hi = ranges[axis]
+    lo, hi = ranges.get(axis, (None, None))
     return whole(lo, hi)
 
 

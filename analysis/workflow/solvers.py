@@ -33,37 +33,46 @@ from typing import Any
 import numpy as np
 
 from analysis.checks.ladders import load_ladder
-from engines import SYSTEMS, d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
 from engines.errors import InputError
 from engines.system import registry
 
-#: Native competence axis of each system: name and the range searched by the inverse table.
-COMPETENCE_AXIS = {
-    "dice_pool_7": ("pool", range(31)),
-    "middle_3d10": ("modifier", range(41)),
-    "dice_pool_6": ("pool", range(31)),
-    "percentile": ("skill", range(1, 101)),
-    "d20_degrees": ("modifier", range(-10, 51)),
-}
 
-PERCENTILE_LEVELS = ("regular", "hard", "extreme")
-PERCENTILE_DICE = range(2, -3, -1)  # two bonus dice (easiest) ... two penalty dice
-
-
-def _plugin(system: str):
-    """The :class:`engines.system.System` of a system the solver handles through the
-    protocol (``System.solvable``: a check grid and competence/difficulty axes), or None
-    (the five built-in systems, handled below)."""
+def _spec(system: str):
+    """The :class:`engines.system.System` of a system the solver handles (its own
+    ``difficulty_axes`` / ``chance_matrix`` hooks, or ``System.solvable``: a check grid and
+    competence/difficulty axes), or None."""
     spec = registry().get(system)
-    return spec if spec is not None and spec.solvable and system not in SYSTEMS else None
+    if spec is None:
+        return None
+    if spec.chance_matrix is not None and spec.difficulty_axes is not None:
+        return spec
+    return spec if spec.solvable else None
+
+
+def _competence_search(spec) -> tuple[str, range]:
+    """(axis name, values) the inverse table searches for a system's competence."""
+    if spec.competence_search is not None:
+        return spec.competence_search
+    return spec.competence_axis, spec.axes[spec.competence_axis]
+
+
+def __getattr__(name: str):
+    # read from each system's hooks on use (a plug-in may be registered later)
+    if name == "COMPETENCE_AXIS":  # native competence axis and the range searched
+        return {sid: _competence_search(s) for sid, s in registry().items()
+                if _spec(sid) is not None}
+    if name == "INVERSE_DIFFICULTIES":  # default difficulty points of the inverse table
+        return {sid: {ax.name: ax.inverse for ax in difficulty_axes(sid)}
+                for sid in registry() if _spec(sid) is not None}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def competence_value(system: str, competence: int | str,
                      ladder: dict[str, dict[str, int]] | None = None) -> tuple[str, int]:
     """``(label, native value)`` of a competence given as a ladder name or a native int."""
-    spec = _plugin(system)
-    if system not in SYSTEMS and spec is None:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+    spec = _spec(system)
+    if spec is None:
+        raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
     if isinstance(competence, bool):
         raise InputError(f"competence: expected a ladder name or an integer, got {competence!r}")
     if isinstance(competence, int | np.integer):
@@ -73,7 +82,7 @@ def competence_value(system: str, competence: int | str,
         return text, int(text)
     except ValueError:
         pass
-    rungs = dict(spec.ladder) if spec is not None else (ladder or load_ladder())[system]
+    rungs = (ladder or load_ladder()).get(system) or dict(spec.ladder)
     if text not in rungs:
         raise InputError(f"competence: unknown ladder name {text!r}; known: "
                          f"{', '.join(rungs)} (or a native value for --system)")
@@ -86,106 +95,54 @@ def competence_value(system: str, competence: int | str,
 
 @dataclass(frozen=True)
 class DifficultyAxis:
-    """One way a system sets difficulty: labels in order from easiest to hardest."""
+    """One way a system sets difficulty: labels in order from easiest to hardest;
+    ``inverse``: the points the inverse table shows by default."""
 
     system: str
     name: str
     values: tuple        # native difficulty values (easiest first)
     labels: tuple[str, ...]
+    inverse: tuple = ()
 
 
 def difficulty_axes(system: str) -> list[DifficultyAxis]:
-    """The difficulty axes searched for ``system`` (easiest first on each)."""
-    spec = _plugin(system)
-    if spec is not None:
-        vals = tuple(spec.axes[spec.difficulty_axis])
-        return [DifficultyAxis(system, spec.difficulty_axis, vals, tuple(map(str, vals)))]
-    if system == "dice_pool_7":
-        succ = tuple(range(1, 31))
-        pen = tuple(range(31))
-        return [DifficultyAxis(system, "successes", succ, tuple(_successes(k) for k in succ)),
-                DifficultyAxis(system, "penalty", pen, tuple(f"-{k} dice" for k in pen))]
-    if system == "middle_3d10":
-        vals = tuple(range(1, 51))
-        return [DifficultyAxis(system, "difficulty", vals, tuple(str(v) for v in vals))]
-    if system == "dice_pool_6":
-        vals = tuple(range(1, 41))
-        return [DifficultyAxis(system, "successes", vals, tuple(_successes(k) for k in vals))]
-    if system == "percentile":
-        vals = tuple((lvl, d) for lvl in PERCENTILE_LEVELS for d in PERCENTILE_DICE)
-        labels = tuple(f"{lvl} {_dice_label(d)}" for lvl, d in vals)
-        return [DifficultyAxis(system, "level_dice", vals, labels)]
-    if system == "d20_degrees":
-        vals = tuple(range(-10, 71))
-        return [DifficultyAxis(system, "dc", vals, tuple(f"DC {v}" for v in vals))]
-    raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
-
-
-def _successes(k: int) -> str:
-    return "1 success" if k == 1 else f"{k} successes"
-
-
-def _dice_label(d: int) -> str:
-    if d == 0:
-        return "no extra dice"
-    return f"+{d} bonus" if d > 0 else f"+{-d} penalty"
+    """The difficulty axes searched for ``system`` (easiest first on each): the system's
+    own ``difficulty_axes`` hook, or its ``difficulty_axis`` over that axis's values."""
+    spec = _spec(system)
+    if spec is None:
+        raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
+    if spec.difficulty_axes is not None:
+        return [DifficultyAxis(system, ax.name, tuple(ax.values), tuple(ax.labels),
+                               tuple(ax.inverse) or tuple(ax.values))
+                for ax in spec.difficulty_axes()]
+    vals = tuple(spec.axes[spec.difficulty_axis])
+    return [DifficultyAxis(system, spec.difficulty_axis, vals, tuple(map(str, vals)), vals)]
 
 
 def chance_matrix(system: str, axis: str, competences: Sequence[int],
                   difficulties: Sequence, variants=None) -> np.ndarray:
-    """Exact P(success) ``[len(competences), len(difficulties)]`` on one difficulty axis."""
-    from analysis.checks.curves import variants_for
+    """Exact P(success) ``[len(competences), len(difficulties)]`` on one difficulty axis:
+    the system's own ``chance_matrix`` hook, or read off its exact success curves (every
+    other axis at its first value)."""
+    from analysis.checks.curves import success_curves, variants_for
 
     v = variants_for(system, variants)
+    spec = _spec(system)
+    if spec is None:
+        raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
+    if spec.chance_matrix is not None:
+        return np.asarray(spec.chance_matrix(axis, competences, difficulties, v))
     comp = np.asarray(list(competences), dtype=np.int64)
-    out = np.zeros((comp.size, len(difficulties)))
-    spec = _plugin(system)
-    if spec is not None:
-        from analysis.checks.curves import success_curves
+    axes = {name: [values[0]] for name, values in spec.axes.items()}
+    axes[spec.competence_axis] = [int(c) for c in comp]
+    axes[spec.difficulty_axis] = list(difficulties)
+    t = success_curves(system, "exact", variants=v, axes=axes)
+    view = t.pivot(index=spec.competence_axis, columns=spec.difficulty_axis, values="p")
+    return view.loc[[int(c) for c in comp], list(difficulties)].to_numpy()
 
-        axes = {name: [values[0]] for name, values in spec.axes.items()}
-        axes[spec.competence_axis] = [int(c) for c in comp]
-        axes[spec.difficulty_axis] = list(difficulties)
-        t = success_curves(system, "exact", variants=v, axes=axes)
-        view = t.pivot(index=spec.competence_axis, columns=spec.difficulty_axis, values="p")
-        return view.loc[[int(c) for c in comp], list(difficulties)].to_numpy()
-    if system in ("dice_pool_7", "dice_pool_6"):
-        mod = dice_pool_7 if system == "dice_pool_7" else dice_pool_6
-        diffs = np.asarray(difficulties, dtype=np.int64)
-        if axis == "penalty":
-            pools = np.maximum(comp[:, None] - diffs[None, :], 0)
-            need = np.ones_like(pools)
-        else:
-            pools = np.broadcast_to(comp[:, None], (comp.size, diffs.size))
-            need = np.broadcast_to(diffs[None, :], pools.shape)
-        uniq = np.unique(np.maximum(pools, 0))
-        codes = mod.n_codes(int(uniq.max(initial=1)), v)
-        probs, _ = mod.exact(uniq, v, codes)
-        # tail[k] = P(successes >= k) for k = 0..codes-2
-        succ_tail = np.cumsum(probs[:, ::-1], axis=1)[:, ::-1][:, 1:]
-        row = np.searchsorted(uniq, pools)
-        col = np.minimum(need, succ_tail.shape[1] - 1)
-        out = np.where(need < succ_tail.shape[1], succ_tail[row, col], 0.0)
-        return out
-    if system == "middle_3d10":
-        dist = middle_3d10.exact(["normal"], v)[0]
-        for j, d in enumerate(difficulties):
-            for i, c in enumerate(comp):
-                out[i, j] = dist @ middle_3d10.success_mask(int(c), int(d))
-        return out
-    if system == "percentile":
-        dists = {d: percentile.exact([d], v)[0] for d in PERCENTILE_DICE}
-        for j, (level, d) in enumerate(difficulties):
-            for i, c in enumerate(comp):
-                out[i, j] = dists[d] @ percentile.success_mask(int(c), level, v)
-        return out
-    if system == "d20_degrees":
-        dist = d20_degrees.exact(["roll"], v)[0]
-        for i, c in enumerate(comp):
-            for j, dc in enumerate(difficulties):
-                out[i, j] = dist @ (d20_degrees.degree_of_codes(int(c), int(dc), v) >= 1)
-        return out
-    raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+
+def _solvable() -> list[str]:
+    return [s for s in registry() if _spec(s) is not None]
 
 
 def _check_target(target: float) -> float:
@@ -198,13 +155,12 @@ def _check_target(target: float) -> float:
 
 def _systems(systems: str | Sequence[str] | None) -> list[str]:
     if systems is None:
-        return list(SYSTEMS) + [s for s in registry() if _plugin(s) is not None]
+        return _solvable()
     if isinstance(systems, str):
         systems = [systems]
     for s in systems:
-        if s not in SYSTEMS and _plugin(s) is None:
-            known = [*SYSTEMS, *(x for x in registry() if _plugin(x) is not None)]
-            raise InputError(f"unknown system {s!r}; known: {', '.join(known)}")
+        if _spec(s) is None:
+            raise InputError(f"unknown system {s!r}; known: {', '.join(_solvable())}")
     return list(systems)
 
 
@@ -251,17 +207,6 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
     return pd.DataFrame(rows)
 
 
-#: Default difficulty points of the inverse table (native, named where the rules name them).
-INVERSE_DIFFICULTIES = {
-    "dice_pool_7": {"successes": (1, 2, 3, 4, 5), "penalty": (0, 1, 2, 3, 4, 5)},
-    "middle_3d10": {"difficulty": tuple(middle_3d10.DIFFICULTIES.values())},
-    "dice_pool_6": {"successes": (1, 2, 3, 4, 5, 6)},
-    "percentile": {"level_dice": tuple((lvl, d) for lvl in PERCENTILE_LEVELS
-                                       for d in PERCENTILE_DICE)},
-    "d20_degrees": {"dc": tuple(v for v in d20_degrees.DCS.values() if v > 0)},
-}
-
-
 def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
                      variants=None, ladder: dict | None = None):
     """For each difficulty, the smallest competence that succeeds at least ``level`` often.
@@ -278,11 +223,12 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
     variants = variants or {}
     rows = []
     for system in _systems(systems):
-        name, comp = COMPETENCE_AXIS[system]
+        name, comp = _competence_search(_spec(system))
         comp = list(comp)
-        rungs = sorted(ladder[system].items(), key=lambda kv: kv[1])
+        rungs = sorted((ladder.get(system) or dict(_spec(system).ladder)).items(),
+                       key=lambda kv: kv[1])
         for ax in difficulty_axes(system):
-            vals = INVERSE_DIFFICULTIES[system][ax.name]
+            vals = ax.inverse
             labels = [ax.labels[ax.values.index(v)] for v in vals]
             p = chance_matrix(system, ax.name, comp, vals, variants.get(system))
             for j, label in enumerate(labels):
@@ -450,8 +396,8 @@ def check_knob_metric(system: str, knob: str, fixed: dict, *, trials: int | None
     """
     from analysis.checks.curves import AXES, success_curves
 
-    if system not in SYSTEMS:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+    if system not in AXES:
+        raise InputError(f"unknown system {system!r}; known: {', '.join(AXES)}")
     if knob not in AXES[system]:
         raise InputError(f"knob: {system} has axes {', '.join(AXES[system])}, not {knob!r}")
 
