@@ -20,7 +20,10 @@ give, each citing its rule id:
 
 The column ``modifier`` names the modifier measured; the base axes follow it.
 
-Every probability is exact (the success-curve models of :mod:`analysis.checks.curves`).
+Each system declares its catalogue and base grid on its ``System`` (``modifiers``,
+``modifier_axes``, ``modifier_base``; :class:`engines.system.Modifier` says what a
+modifier sets or shifts on which axis). Every probability is exact: read off the
+success-curve models of :mod:`analysis.checks.curves`, or the system's own ``check_p``.
 """
 
 from __future__ import annotations

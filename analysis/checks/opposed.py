@@ -22,7 +22,9 @@ of the two sides' codes (``W``: a's value higher, ``T``: equal), with ``share`` 
 ``reroll`` fixed by the cell. Exact tables use the product of the two exact code
 distributions, Monte Carlo tables the joint counts of :func:`engines.checks.run_pairs`, and
 both go through the same :func:`_cell_values` and :func:`_tie_rule`, so they implement
-identical tie rules by construction.
+identical tie rules by construction. Each system declares its rule as an
+:class:`engines.system.OpposedRule` (``System.opposed_rule``, in its engine module);
+a system without one gets an :class:`~engines.errors.InputError` saying so.
 """
 
 from __future__ import annotations
