@@ -9,7 +9,11 @@ Three pieces:
   ``dice_pool_7`` successes needed (A1) *or* a dice penalty with one success needed
   (A2), ``middle_3d10`` the difficulty number (B1, B2), ``dice_pool_6`` successes needed
   (C1), ``percentile`` the level (D1) and bonus/penalty dice (D4), ``d20_degrees`` the DC
-  (E1–E3). All probabilities come from the exact models.
+  (E1–E3). All probabilities come from the exact models. Each system declares its
+  difficulty axes and exact chance matrix as hooks of its ``System``
+  (``difficulty_axes``, ``chance_matrix``, ``competence_search``); a system that
+  declares only a check grid and ``competence_axis`` / ``difficulty_axis`` is solved
+  from its exact success curves.
 - :func:`competence_table` — the inverse: for each difficulty, the smallest competence
   that succeeds at least 50 / 75 / 90 % of the time.
 - :func:`solve_threshold` — the hook for the lethality solver: a monotone search over a
