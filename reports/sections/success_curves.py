@@ -62,7 +62,8 @@ def plain_tables(spec: System) -> tuple[CurveTable, ...]:
                 rows=x, columns=lines, where=where),
             caption=_("Exact probability of success by {rows} (rows) and {columns} "
                       "(columns).").format(rows=x, columns=lines),
-            rows=x, columns=lines, fixed=held, column_label=lines, full=i == 0))
+            rows=x, columns=lines, fixed=held, row_values=tuple(spec.axes[x]),
+            column_values=tuple(spec.axes[lines]), column_label=lines, full=i == 0))
     return tuple(out)
 
 
