@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import SYSTEM_IDS, add_output, number, positive_int, seed_int
+from .common import add_output, number, positive_int, seed_int, system_id
 
 #: The mechanics of each system (kept in step with the engines' ``MECHANICS`` by a test;
 #: listed here so ``rpg-balance --help`` needs no engine import).
@@ -52,7 +52,7 @@ def register(sub) -> None:
                        "first session it reaches a threshold; exact Markov chain, Monte "
                        "Carlo, or both.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("system", choices=SYSTEM_IDS)
+    p.add_argument("system", type=system_id, metavar="SYSTEM")
     p.add_argument("mechanic", help="the mechanic (see below)")
     p.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
                    help="the mechanic's options and the output options (see "
@@ -129,8 +129,9 @@ def run_campaign(args) -> int:
     from engines.campaign import mechanic
     from engines.errors import InputError
 
-    from .common import check_outputs
+    from .common import check_outputs, require_part
 
+    require_part(args.system, "campaign", "campaign")
     mech = mechanic(args.system, args.mechanic)  # InputError naming the known ones
     opts = mechanic_parser(mech).parse_args(args.options)
     opts.system = args.system

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from cli.common import (
-    SYSTEM_IDS,
     add_output,
     check_outputs,
     positive_int,
@@ -15,7 +14,7 @@ from cli.common import (
     write_output,
 )
 
-__all__ = ["SYSTEM_IDS", "add_common", "positive_int", "register", "seed_int"]
+__all__ = ["add_common", "positive_int", "register", "seed_int"]
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
@@ -64,13 +63,10 @@ def run_curves(args) -> int:
 
 def run_opposed(args) -> int:
     from analysis.checks.opposed import opposed_table
-    from engines.errors import InputError
-    from engines.system import get
+    from cli.common import require_part
 
     check_outputs(args)
-    if not get(args.system).opposed:
-        raise InputError(f"{args.system}: this system declares no opposed-check rule, so "
-                         "there is no opposed table")
+    require_part(args.system, "opposed", "opposed table")
     table = opposed_table(args.system, args.method, trials=args.trials, seed=args.seed,
                           variants=args.variant, progress=None)
     write_output(table, args, provenance_of(args))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import add_output, check_outputs, positive_int, seed_int
+from cli.common import add_output, check_outputs, positive_int, require_part, seed_int
 
 #: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
 AFTERMATHS = ("leave", "first_aid", "finish")
@@ -198,6 +198,7 @@ def run_duel(args) -> int:
     from analysis.combat.archetypes import combatant
 
     check_outputs(args)
+    require_part(args.system, "combat", "duel")
     if args.table != "one-hit":
         _exact_ignores(args, args.method, "duel")
     system = args.system
@@ -290,6 +291,7 @@ def run_archetypes(args) -> int:
     from analysis.combat.archetypes import describe
 
     check_outputs(args)
+    require_part(args.system, "combat", "archetype library")
     _write(pd.DataFrame(describe(args.system)), args)
     return 0
 
@@ -300,6 +302,7 @@ def run_gear(args) -> int:
     from analysis.combat.archetypes import gear
 
     check_outputs(args)
+    require_part(args.system, "combat", "gear")
     _write(pd.DataFrame(gear(args.system)), args)
     return 0
 

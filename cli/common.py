@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
 FORMATS = ("csv", "json", "markdown", "parquet")
 PLOT_TYPES = ("png", "svg", "pdf")
 
@@ -39,6 +38,25 @@ def system_id(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+#: what a command needs of a system → (the System property, how the message names it)
+_PARTS = {"combat": ("has_combat", "combat rules"),
+          "campaign": ("has_campaign", "campaign mechanics"),
+          "opposed": ("opposed", "opposed-check rule")}
+
+
+def require_part(system: str, part: str, what: str) -> None:
+    """An :class:`~engines.errors.InputError` (one line, exit 2) when ``system`` does
+    not declare the ``part`` (combat, campaign, opposed) a command needs for ``what``."""
+    from engines.errors import InputError
+    from engines.system import registry
+
+    flag, words = _PARTS[part]
+    spec = registry().get(system)  # an unknown id: the command's own error names it
+    if spec is not None and not getattr(spec, flag):
+        raise InputError(f"{system}: this system declares no {words}, so there is no "
+                         f"{what}")
+
+
 def positive_int(text: str) -> int:
     return number(text, int, lambda v: v >= 1, "a positive integer")
 
@@ -56,18 +74,20 @@ def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list
     """``SYSTEM:NAME=VALUE`` strings → ``{system: ["NAME=VALUE", ...]}`` (the syntax of
     the cross-system commands: report, ladder, cross-combat)."""
     from engines.errors import InputError
+    from engines.system import registry
 
+    known = tuple(registry()) if items else ()
     out: dict[str, list[str]] = {}
     for text in items:
         system, sep, rest = text.partition(":")
         system = system.strip()
-        if not sep or system not in SYSTEM_IDS or "=" not in rest:
+        if not sep or system not in known or "=" not in rest:
             import difflib
 
-            close = difflib.get_close_matches(system, SYSTEM_IDS, n=1) if sep else []
+            close = difflib.get_close_matches(system, known, n=1) if sep else []
             hint = f" (did you mean {close[0]!r}?)" if close and close[0] != system else ""
             raise InputError(f"{flag} {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM one "
-                             f"of {', '.join(SYSTEM_IDS)}{hint}")
+                             f"of {', '.join(known)}{hint}")
         out.setdefault(system, []).append(rest.strip())
     return out
 

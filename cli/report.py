@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from cli.checks import SYSTEM_IDS, positive_int, seed_int
+from cli.common import positive_int, seed_int, system_id
 
 
 def positive_float(text: str) -> float:
@@ -24,12 +24,8 @@ def positive_float(text: str) -> float:
 
 
 def system_list(text: str) -> list[str]:
-    names = [s.strip() for s in text.split(",") if s.strip()]
-    for name in names:
-        if name not in SYSTEM_IDS:
-            raise argparse.ArgumentTypeError(
-                f"unknown system {name!r}; known: {', '.join(SYSTEM_IDS)}")
-    return names
+    """Comma-separated ids of installed systems (built-in or plug-in)."""
+    return [system_id(s) for s in text.split(",") if s.strip()]
 
 
 def register(sub) -> None:
@@ -46,7 +42,8 @@ def register(sub) -> None:
         "  rpg-balance report --lang pt-BR",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--systems", type=system_list, action="extend", default=None,
-                   metavar="IDS", help="comma-separated subset of: " + ", ".join(SYSTEM_IDS))
+                   metavar="IDS", help="comma-separated system ids (default: every installed "
+                   "system; rpg-balance systems lists them)")
     prec = p.add_mutually_exclusive_group()
     prec.add_argument("--trials", type=positive_int, default=None,
                       help=f"Monte Carlo trials per roll setting (default {DEFAULT_TRIALS})")
@@ -83,11 +80,12 @@ def settings_from_args(args):
     """The :class:`reports.settings.ReportSettings` of parsed arguments (validated)."""
     from analysis.checks.curves import variants_for
     from engines.errors import InputError
+    from engines.system import get
     from reports.i18n import check_language
-    from reports.settings import DEFAULT_TRIALS, ReportSettings, trials_for_se
-    from reports.settings import SYSTEM_IDS as ALL
+    from reports.settings import DEFAULT_TRIALS, ReportSettings, system_ids, trials_for_se
 
     check_language(args.lang)
+    ALL = system_ids()
     trials = args.trials or (trials_for_se(args.se) if args.se else DEFAULT_TRIALS)
     variants = []
     for text in args.variant:
@@ -100,14 +98,13 @@ def settings_from_args(args):
     for system in ALL:  # validate early: a bad variant fails before any work
         given = [v for s, v in variants if s == system]
         try:
-            try:
+            checks = given
+            if get(system).has_combat:
                 from analysis.combat.archetypes import split_variants
                 from analysis.combat.archetypes import variants as combat_variants
 
                 checks, combat = split_variants(system, given)
                 combat_variants(system, combat)
-            except ImportError:  # no combat engine: check variants only
-                checks = given
             variants_for(system, checks)
         except InputError as exc:
             raise InputError(f"--variant {system}: {exc}") from None

@@ -14,7 +14,6 @@ from pathlib import Path
 from cli.common import (
     DEFAULT_WORKERS,
     FORMATS,
-    SYSTEM_IDS,
     add_columns,
     number,
     positive_int,
@@ -197,7 +196,8 @@ def register(sub) -> None:
                          "--system dice_pool_6")
     q.add_argument("--levels", type=_levels, default=[0.5, 0.75, 0.9],
                    help="comma-separated chances (default 0.5,0.75,0.9)")
-    q.add_argument("--system", action="append", choices=SYSTEM_IDS, default=None)
+    q.add_argument("--system", action="append", type=system_id, metavar="SYSTEM",
+                   default=None)
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE")
     _common(q, precision=False, out_help="write the table to FILE (atomically)")
     add_columns(q)
@@ -210,7 +210,7 @@ def register(sub) -> None:
                          "them (all five systems); with --trials or --se Monte Carlo, whose "
                          "cells count only when their whole interval meets the target.",
                          epilog=LETHALITY_EPILOG, formatter_class=fmt)
-    q.add_argument("--system", choices=SYSTEM_IDS, required=True)
+    q.add_argument("--system", type=system_id, metavar="SYSTEM", required=True)
     q.add_argument("--scenario", default=None, help="scenario file whose [[fights]] entry "
                    "describes the duel (or give --a and --b)")
     q.add_argument("--fight", default=None, help="the [[fights]] entry's name (default: the "

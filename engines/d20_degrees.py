@@ -28,7 +28,16 @@ from . import checks
 from .errors import InputError
 from .rng import Seed
 from .rolls import D20, HERO_REROLL, ROLL, TAKE_10
-from .system import Difficulty, LadderRules, Modifier, OpposedRule, System
+from .system import (
+    N_,
+    CurvePanel,
+    CurveTable,
+    Difficulty,
+    LadderRules,
+    Modifier,
+    OpposedRule,
+    System,
+)
 from .variants import variant
 
 SYSTEM = "d20_degrees"
@@ -251,6 +260,18 @@ def _score(c: int, variants: Variants):
     """(d20 + modifier, probabilities) of a plain roll (E1)."""
     probs = exact(["roll"], variants)[0]
     return (value_of_codes() + c).astype(float), probs
+def _curve_reading(p, tr) -> str:
+    """The success-curve section's sentence (report hook): +5 vs DC 15, the natural 1
+    and 20, and the degrees."""
+    _ = tr._
+    return _("d20_degrees: with modifier +5 against DC 15 the chance is {p}; every +1 is "
+             "worth {five}. A natural 1 always fails, so the best chance is {best}; a "
+             "natural 20 only counts one degree better, so a check out of reach stays out "
+             "of reach (modifier −5 vs DC 30: {worst}). Each extra degree of success needs "
+             "5 more.").format(
+        p=tr.pct(p(modifier=5, dc=15, degree=1)), five=tr.percent(0.05, 0),
+        best=tr.pct(p(modifier=30, dc=15, degree=1)),
+        worst=tr.pct(p(modifier=-5, dc=30, degree=1)))
 
 
 PLUGIN = System(
@@ -287,4 +308,40 @@ PLUGIN = System(
         competence_range=(-20, 50), difficulty_range=(0, 60),
         labels=lambda c, d: (f"{c:+d}", f"DC {d}"),
         p=lambda c, d, variants: p_degree(c, d, 1, "roll", variants), score=_score),
+    # report hooks
+    summary=N_("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree better, "
+               "natural 1 fails (E1–E3)"),
+    color="#D55E00",
+    curve_panels=(
+        CurvePanel(x="modifier", lines="dc", values=(10, 15, 20, 25, 30),
+                   fixed={"degree": 1}, labels=(N_("DC {dc}"),),
+                   title=N_("at least one degree of success"),
+                   xlabel=N_("modifier (added to d20)"), legend=N_("DC (E1)"),
+                   legend_loc="upper left", markevery=5),
+        CurvePanel(x="modifier", lines="degree", values=(1, 2, 3, 4), fixed={"dc": 15},
+                   labels=("≥ {v}",), title=N_("degrees of success vs DC 15"),
+                   xlabel=N_("modifier (added to d20)"), legend=N_("degrees (E2)"),
+                   legend_loc="upper left", markevery=5),
+    ),
+    curve_caption=N_("Exact P(success) against the modifier: by DC (left) and by degrees "
+                     "of success against DC 15 (right)."),
+    curve_alt=N_("Line charts of d20_degrees success probability against modifier"),
+    curve_tables=(
+        CurveTable(key="", title=N_("P(success) by DC and modifier"),
+                   caption=N_("Exact probability of at least one degree of success: d20 + "
+                              "modifier (columns) vs DC (rows)."),
+                   rows="dc", columns="modifier", fixed={"degree": 1},
+                   row_values=tuple(range(0, 41, 5)), column_values=tuple(range(-5, 31, 5)),
+                   column_label=N_("modifier"), full=True),
+        CurveTable(key="degrees", title=N_("P(at least n degrees) at DC 15"),
+                   caption=N_("Exact probability of at least n degrees of success (columns) "
+                              "against DC 15 (hard) by modifier (rows)."),
+                   rows="modifier", columns="degree", fixed={"dc": 15},
+                   row_values=tuple(range(-5, 31, 5)), column_names=("≥ {v}",),
+                   column_label=N_("degrees of success")),
+    ),
+    curve_reading=_curve_reading,
+    outcome_labels=(N_("roll"), N_("d20 result (1–20)")),
+    spread=("modifier", {"dc": 15, "degree": 1}, N_("DC 15, hard (E1)")),
+    campaign_example=("hero-points", {"points": 1, "fights": 3}, 20, 0),
 )

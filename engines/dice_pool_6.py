@@ -25,7 +25,17 @@ from . import pool_checks as _checks
 from . import pools as _pools
 from .errors import InputError
 from .rng import Seed
-from .system import Difficulty, LadderRules, Modifier, OpposedRule, System, count_label
+from .system import (
+    N_,
+    CurvePanel,
+    CurveTable,
+    Difficulty,
+    LadderRules,
+    Modifier,
+    OpposedRule,
+    System,
+    count_label,
+)
 from .variants import variant
 
 SYSTEM = "dice_pool_6"
@@ -160,6 +170,22 @@ def _module():
     import sys
 
     return sys.modules[__name__]
+def _curve_reading(p, tr) -> str:
+    """The success-curve section's sentence (report hook)."""
+    _ = tr._
+    return _("dice_pool_6: each die succeeds half the time, so small pools are "
+             "swingy: 2 dice meet difficulty 1 {p2}, 4 dice meet difficulty 2 {p4}, "
+             "8 dice difficulty 4 {p8}. Roughly two dice per point of difficulty keeps "
+             "the odds near even.").format(
+        p2=tr.pct(p(pool=2, difficulty=1)), p4=tr.pct(p(pool=4, difficulty=2)),
+        p8=tr.pct(p(pool=8, difficulty=4)))
+
+
+def _outcome_reading(stat, tr) -> str:
+    """The outcome section's sentence (report hook): 5 dice, mean and SD."""
+    from .dice_pool_7 import pool_outcome_reading
+
+    return pool_outcome_reading(SYSTEM, stat, tr)
 
 
 PLUGIN = System(
@@ -196,4 +222,29 @@ PLUGIN = System(
         labels=lambda c, d: (f"{c} dice", f"{d} successes"),
         p=lambda c, d, variants: p_at_least(c, d, variants),
         score=lambda c, variants: _checks.score(_module(), c, variants)),
+    # report hooks
+    summary=N_("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 (C-g2), "
+               "vs a number of successes (C1)"),
+    color="#009E73",
+    curve_panels=(CurvePanel(
+        x="pool", lines="difficulty", values=tuple(range(1, 7)), labels=("≥ {v}",),
+        title=N_("{system}: P(success) by pool"), xlabel=N_("pool size (number of d10)"),
+        legend=N_("difficulty needed"), legend_loc="lower right", legend_ncols=2,
+        xticks=tuple(range(0, 21, 2))),),
+    curve_caption=N_("Exact P(success) against pool size, one line per difficulty "
+                     "(lighter = easier)."),
+    curve_alt=N_("Line chart of {system} success probability against pool size"),
+    curve_width=6.4,
+    curve_tables=(CurveTable(
+        key="", title=N_("P(success) by pool and difficulty"),
+        caption=N_("Exact probability that a pool of N d10 (rows) reaches a difficulty of "
+                   "d successes (columns)."),
+        rows="pool", columns="difficulty", column_label=N_("difficulty (successes needed)"),
+        full=True),),
+    curve_reading=_curve_reading,
+    outcome_labels=(N_("pool (dice)"), N_("successes rolled (a pair of 10s = 4)")),
+    outcome_reading=_outcome_reading,
+    pool_settings=True,
+    spread=("pool", {"difficulty": 3}, N_("difficulty 3 successes (C1)")),
+    campaign_example=("budgets", {"stamina": 2, "scenes": 3, "attack": 4, "dodge": 4}, 20, 1),
 )

@@ -28,7 +28,17 @@ from . import pool_checks as _checks
 from . import pools as _pools
 from .errors import InputError
 from .rng import Seed
-from .system import Difficulty, LadderRules, Modifier, OpposedRule, System, count_label
+from .system import (
+    N_,
+    CurvePanel,
+    CurveTable,
+    Difficulty,
+    LadderRules,
+    Modifier,
+    OpposedRule,
+    System,
+    count_label,
+)
 from .variants import variant
 
 SYSTEM = "dice_pool_7"
@@ -200,6 +210,34 @@ def _module():
     import sys
 
     return sys.modules[__name__]
+def _curve_reading(p, tr) -> str:
+    """The success-curve section's sentence (report hook): the chance die, where k
+    successes become more likely than not, and what each extra success costs."""
+    even = [min(n for n in range(21) if p(pool=n, successes=k) >= 0.5) for k in range(1, 6)]
+    step = (even[-1] - even[0]) / (len(even) - 1)
+    _ = tr._
+    return _("dice_pool_7: a chance die (pool 0) succeeds {p0} of the time; one "
+             "success is more likely than not from {n1} dice ({p1}), three successes "
+             "from {n3} dice, five from {n5}. A 5-die pool scores at least one success "
+             "{p5} of the time; each extra success asked costs about {step} dice at "
+             "even odds.").format(
+        p0=tr.pct(p(pool=0, successes=1)), n1=even[0],
+        p1=tr.pct(p(pool=even[0], successes=1)), n3=even[2], n5=even[4],
+        p5=tr.pct(p(pool=5, successes=1)), step=tr.decimal(step, 1))
+
+
+def _outcome_reading(stat, tr) -> str:
+    """The outcome section's sentence (report hook): 5 dice, mean and SD."""
+    return pool_outcome_reading(SYSTEM, stat, tr)
+
+
+def pool_outcome_reading(system: str, stat, tr) -> str:
+    """A d10 pool's outcome sentence: 5 dice's mean and SD (shared with dice_pool_6)."""
+    _ = tr._
+    return _("{system}: 5 dice average {mean} successes (SD {sd}); the "
+             "mean grows linearly with the pool and the SD like its square "
+             "root, so big pools are relatively steadier.").format(
+        system=system, mean=tr.decimal(stat(5, "mean"), 2), sd=tr.decimal(stat(5, "sd"), 2))
 
 
 PLUGIN = System(
@@ -235,4 +273,29 @@ PLUGIN = System(
         competence_range=(0, 30), difficulty_range=(-5, 5), harder=-1,
         labels=lambda c, d: (f"{c} dice", f"{d:+d} dice"), p=ladder_p,
         score=lambda c, variants: _checks.score(_module(), c, variants)),
+    # report hooks
+    summary=N_("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 rolls a "
+               "chance die (A-g1)"),
+    color="#E69F00",
+    curve_panels=(CurvePanel(
+        x="pool", lines="successes", values=tuple(range(1, 6)), labels=("≥ {v}",),
+        title=N_("{system}: P(success) by pool"), xlabel=N_("pool size (number of d10)"),
+        legend=N_("successes needed"), legend_loc="lower right", legend_ncols=2,
+        xticks=tuple(range(0, 21, 2))),),
+    curve_caption=N_("Exact P(success) against pool size, one line per number of "
+                     "successes needed (lighter = easier)."),
+    curve_alt=N_("Line chart of {system} success probability against pool size"),
+    curve_width=6.4,
+    curve_tables=(CurveTable(
+        key="", title=N_("P(at least k successes) by pool"),
+        caption=N_("Exact probability that a pool of N d10 (rows) scores at least k "
+                   "successes (columns), 10-again, chance die at pool 0."),
+        rows="pool", columns="successes", column_label=N_("successes needed (k)"),
+        full=True),),
+    curve_reading=_curve_reading,
+    outcome_labels=(N_("pool (dice)"), N_("successes rolled")),
+    outcome_reading=_outcome_reading,
+    pool_settings=True,
+    spread=("pool", {"successes": 1}, N_("at least 1 success (A1)")),
+    campaign_example=("morality", {"morality": 7, "infraction": 5, "per_session": 1}, 30, 4),
 )

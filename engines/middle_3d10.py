@@ -29,7 +29,16 @@ from . import checks
 from .errors import InputError
 from .rng import Seed
 from .rolls import ADVANTAGE, DISADVANTAGE, MIDDLE, NORMAL, middle_code
-from .system import Difficulty, LadderRules, Modifier, OpposedRule, System
+from .system import (
+    N_,
+    CurvePanel,
+    CurveTable,
+    Difficulty,
+    LadderRules,
+    Modifier,
+    OpposedRule,
+    System,
+)
 from .variants import variant
 
 SYSTEM = "middle_3d10"
@@ -246,6 +255,32 @@ def _score(c: int, variants: Variants):
     """(kept die + modifier, probabilities) of a normal roll (B1)."""
     probs = exact(["normal"], variants)[0]
     return (kept_of_codes() + c).astype(float), probs
+def _curve_reading(p, tr) -> str:
+    """The success-curve section's sentence (report hook): an average person against an
+    average task, with advantage and disadvantage."""
+    n = p(modifier=6, difficulty=15, roll="normal")
+    a = p(modifier=6, difficulty=15, roll="advantage")
+    d = p(modifier=6, difficulty=15, roll="disadvantage")
+    _ = tr._
+    return _("middle_3d10: an average person (modifier 6) meets an average task "
+             "(difficulty 15) {n} of the time; advantage raises that to {a}, "
+             "disadvantage lowers it to {d}. The middle die bunches results near 5–6, "
+             "so each point of modifier matters most near the {half} point and little "
+             "at the extremes (the two-10s / two-1s rules keep ~{edge} either way)."
+             ).format(n=tr.pct(n), a=tr.pct(a), d=tr.pct(d), half=tr.percent(0.5, 0),
+                      edge=tr.percent(0.028))
+
+
+def _outcome_reading(stat, tr) -> str:
+    """The outcome section's sentence (report hook): the kept die by roll mode."""
+    _ = tr._
+    return _("middle_3d10: the kept middle die averages {mean} (SD {sd}), "
+             "advantage {adv}, disadvantage {dis}: advantage is worth "
+             "about {gain} points of modifier on average.").format(
+        mean=tr.decimal(stat("normal", "mean"), 2), sd=tr.decimal(stat("normal", "sd"), 2),
+        adv=tr.decimal(stat("advantage", "mean"), 2),
+        dis=tr.decimal(stat("disadvantage", "mean"), 2),
+        gain=tr.decimal(stat("advantage", "mean") - stat("normal", "mean"), 1))
 
 
 PLUGIN = System(
@@ -277,4 +312,47 @@ PLUGIN = System(
         competence_range=(0, 40), difficulty_range=(0, 60),
         labels=lambda c, d: (f"+{c}", f"difficulty {d}"),
         p=lambda c, d, variants: p_success(c, d, "normal", variants), score=_score),
+    # report hooks
+    summary=N_("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s always "
+               "succeed, two 1s always fail (B3)"),
+    color="#56B4E9",
+    curve_panels=tuple(CurvePanel(
+        x="difficulty", lines="roll", values=("disadvantage", "normal", "advantage"),
+        fixed={"modifier": mod}, title=N_("modifier {modifier}"),
+        xlabel=N_("difficulty (B2: 10 easy … 25 very hard)"), legend=N_("roll (B4)"),
+        legend_loc="upper right" if mod == 6 else None, vlines=(10, 15, 20, 25))
+        for mod in (6, 12)),
+    curve_caption=N_("Exact P(total ≥ difficulty) for modifiers 6 (average person) and "
+                     "12, normal, advantage and disadvantage rolls; dotted lines mark "
+                     "the B2 difficulties."),
+    curve_alt=N_("Line charts of middle_3d10 success probability against difficulty"),
+    curve_tables=(
+        CurveTable(key="normal", title=N_("P(success), normal roll"),
+                   caption=N_("Exact probability of total ≥ difficulty (rows) for a normal "
+                              "roll with modifier = characteristic + skill (columns, even "
+                              "values; all values in the CSV)."),
+                   rows="difficulty", columns="modifier", fixed={"roll": "normal"},
+                   column_values=tuple(range(0, 21, 2)),
+                   column_label=N_("modifier (characteristic + skill)"), full=True),
+        CurveTable(key="advantage", title=N_("P(success), advantage roll"),
+                   caption=N_("Exact probability of total ≥ difficulty (rows) for an "
+                              "advantage roll with modifier = characteristic + skill "
+                              "(columns, even values; all values in the CSV)."),
+                   rows="difficulty", columns="modifier", fixed={"roll": "advantage"},
+                   column_values=tuple(range(0, 21, 2)),
+                   column_label=N_("modifier (characteristic + skill)")),
+        CurveTable(key="disadvantage", title=N_("P(success), disadvantage roll"),
+                   caption=N_("Exact probability of total ≥ difficulty (rows) for a "
+                              "disadvantage roll with modifier = characteristic + skill "
+                              "(columns, even values; all values in the CSV)."),
+                   rows="difficulty", columns="modifier", fixed={"roll": "disadvantage"},
+                   column_values=tuple(range(0, 21, 2)),
+                   column_label=N_("modifier (characteristic + skill)")),
+    ),
+    curve_reading=_curve_reading,
+    outcome_labels=(N_("roll"), N_("kept die (1–10)")),
+    outcome_reading=_outcome_reading,
+    spread=("modifier", {"difficulty": 15, "roll": "normal"},
+            N_("difficulty 15, average (B2)")),
+    campaign_example=("arcane", {"uses": 1, "level": "major"}, 52, 10),
 )

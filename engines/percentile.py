@@ -27,7 +27,16 @@ from . import checks
 from .errors import InputError
 from .rng import Seed
 from .rolls import PERCENTILE
-from .system import Difficulty, LadderRules, Modifier, OpposedRule, System
+from .system import (
+    N_,
+    CurvePanel,
+    CurveTable,
+    Difficulty,
+    LadderRules,
+    Modifier,
+    OpposedRule,
+    System,
+)
 from .variants import variant
 
 SYSTEM = "percentile"
@@ -244,6 +253,23 @@ def _score(c: int, variants: Variants):
     """(skill − d100: the D1 margin, probabilities) of a plain roll."""
     probs = exact([0], variants)[0]
     return (c - np.arange(1, 101)).astype(float), probs
+#: report hooks: the skills the tables show, and the label of a net number of dice
+_REPORT_SKILLS = (1, *range(5, 100, 5), 99)
+_DICE_LABELS = (N_("{n} penalty"), "0", N_("+{n} bonus"))
+
+
+def _curve_reading(p, tr) -> str:
+    """The success-curve section's sentence (report hook): skill 50 by level and dice."""
+    _ = tr._
+    return _("percentile: skill 50 succeeds {reg} at the regular level, {hard} hard "
+             "and {ext} extreme; one bonus die lifts the regular chance to {bonus} and "
+             "one penalty die drops it to {penalty}. The curve is a straight line in "
+             "skill: every point of skill is worth {one}.").format(
+        reg=tr.pct(p(skill=50, level="regular", dice=0)),
+        hard=tr.pct(p(skill=50, level="hard", dice=0)),
+        ext=tr.pct(p(skill=50, level="extreme", dice=0)),
+        bonus=tr.pct(p(skill=50, level="regular", dice=1)),
+        penalty=tr.pct(p(skill=50, level="regular", dice=-1)), one=tr.percent(0.01, 0))
 
 
 PLUGIN = System(
@@ -278,4 +304,41 @@ PLUGIN = System(
     ladder_rules=LadderRules(
         competence_range=(1, 100), difficulty_range=None, labels=_ladder_labels,
         p=lambda c, d, variants: p_success(c, d.level, d.dice, variants), score=_score),
+    # report hooks
+    summary=N_("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
+               "bonus/penalty tens dice (D4)"),
+    color="#0072B2",
+    curve_panels=(
+        CurvePanel(x="skill", lines="level", values=("regular", "hard", "extreme"),
+                   fixed={"dice": 0}, title=N_("level asked (no extra dice)"),
+                   xlabel=N_("skill (percent)"), legend=N_("level (D1)"),
+                   legend_loc="upper left", markevery=10),
+        CurvePanel(x="skill", lines="dice", values=tuple(range(-2, 3)),
+                   fixed={"level": "regular"}, labels=_DICE_LABELS,
+                   title=N_("regular level, bonus/penalty dice (D4)"),
+                   xlabel=N_("skill (percent)"), legend=N_("net dice"),
+                   legend_loc="upper left", markevery=10),
+    ),
+    curve_caption=N_("Exact P(success) against skill: by level asked (left) and by net "
+                     "bonus/penalty dice at the regular level (right)."),
+    curve_alt=N_("Line charts of percentile success probability against skill"),
+    curve_tables=(
+        CurveTable(key="levels", title=N_("P(success) by skill and level"),
+                   caption=N_("Exact probability that d100 reaches the level (columns) for "
+                              "a skill (rows), no bonus or penalty dice, criticals and "
+                              "fumbles as D-g1."),
+                   rows="skill", columns="level", fixed={"dice": 0},
+                   row_values=_REPORT_SKILLS, column_values=("regular", "hard", "extreme"),
+                   column_label=N_("level the keeper asks for"), full=True),
+        CurveTable(key="dice", title=N_("P(regular success) with bonus/penalty dice"),
+                   caption=N_("Exact probability of a regular success by skill (rows) and "
+                              "net bonus (+) or penalty (−) dice (columns, D4)."),
+                   rows="skill", columns="dice", fixed={"level": "regular"},
+                   row_values=_REPORT_SKILLS, column_names=_DICE_LABELS,
+                   column_label=N_("net bonus (+) / penalty (−) dice")),
+    ),
+    curve_reading=_curve_reading,
+    outcome_labels=(N_("net bonus (+) / penalty (−) dice"), N_("d100 result (1–100)")),
+    spread=("skill", {"level": "regular", "dice": 0}, N_("regular success (D1)")),
+    campaign_example=("skill-growth", {"skill": 40, "uses": 1}, 60, 75),
 )

@@ -110,6 +110,57 @@ def count_label(k: int, one: str = "success", many: str = "successes") -> str:
     return f"1 {one}" if k == 1 else f"{k} {many}"
 
 
+def N_(text: str) -> str:
+    """Mark a report string of a system's report hooks for the translation catalogue
+    (the report shows it through its gettext catalogue; it is English otherwise)."""
+    return text
+
+
+@dataclass(frozen=True)
+class CurvePanel:
+    """One panel of a system's success-curve figure (a report hook): exact P(success)
+    against axis ``x``, one line per value of axis ``lines`` (``values``), every axis in
+    ``fixed`` held at its value. ``labels`` are line-label templates (``{v}`` the value,
+    also ``{n}`` and ``{<lines axis>}``): one for every line, or three for a negative,
+    zero and positive value. ``title`` may use ``{system}`` and the ``fixed`` axes;
+    ``legend`` is the legend's title (no legend when ``legend_loc`` is None)."""
+
+    x: str
+    lines: str
+    values: tuple
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    labels: tuple[str, ...] = ("{v}",)
+    title: str = ""
+    xlabel: str = ""
+    legend: str = ""
+    legend_loc: str | None = "best"
+    legend_ncols: int = 1
+    markevery: int | None = None
+    xticks: tuple | None = None
+    vlines: tuple = ()
+
+
+@dataclass(frozen=True)
+class CurveTable:
+    """One table of a system's success-curve section (a report hook): exact P(success)
+    with axis ``rows`` down and axis ``columns`` across (``row_values`` /
+    ``column_values`` pick and order them; None: all), every axis in ``fixed`` held.
+    ``column_names`` relabels the columns like :attr:`CurvePanel.labels`; ``full``: the
+    table's CSV carries the whole grid."""
+
+    key: str
+    title: str
+    caption: str
+    rows: str
+    columns: str
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    row_values: tuple | None = None
+    column_values: tuple | None = None
+    column_label: str = ""
+    column_names: tuple[str, ...] | None = None
+    full: bool = False
+
+
 @dataclass(frozen=True)
 class System:
     """Everything the rest of the suite asks of a resolution system.
@@ -188,6 +239,39 @@ class System:
     competence_search: tuple[str, range] | None = None
     #: how the common ladder file maps onto the system (:class:`LadderRules`).
     ladder_rules: LadderRules | None = None
+
+    # ---- report hooks --------------------------------------------------------------
+    # What the report's sections draw for the system. Every one is optional: without
+    # them the report draws a plain view from the axes and the ladder hook above.
+    # Texts are English msgids (marked with :func:`N_`); the report translates them.
+    #: one line on what a success means (default: :attr:`name`)
+    summary: str = ""
+    #: the system's colour in every cross-system figure (default: a spare colour)
+    color: str | None = None
+    #: the success-curve figure's panels, its caption and its alt text (may use
+    #: ``{system}``; the figure's width in inches, None: the default)
+    curve_panels: tuple[CurvePanel, ...] = ()
+    curve_caption: str = ""
+    curve_alt: str = ""
+    curve_width: float | None = None
+    #: the success-curve tables
+    curve_tables: tuple[CurveTable, ...] = ()
+    #: ``curve_reading(p, tr)`` → one plain sentence: ``p(**axes)`` is an exact
+    #: P(success), ``tr`` carries ``_`` (translate), ``pct``, ``percent``, ``decimal``
+    curve_reading: Callable[..., str] | None = None
+    #: what a roll setting is and what the raw outcome counts (outcome section)
+    outcome_labels: tuple[str, str] = (N_("roll setting"), N_("outcome value"))
+    #: ``outcome_reading(stat, tr)`` → a sentence; ``stat(setting, "mean" | "sd")``
+    outcome_reading: Callable[..., str] | None = None
+    #: the roll settings are pool sizes (drawn in the successes-per-pool figure)
+    pool_settings: bool = False
+    #: the representative task of the native-spread section: (axis a character improves
+    #: along, the other axes held, a label); default: the competence axis, every other
+    #: axis at its first value
+    spread: tuple[str, Mapping[str, Any], str] | None = None
+    #: the campaign section's example: (mechanic, its parameters, sessions, threshold)
+    #: of the system's :attr:`campaign` module (None: the section leaves it out)
+    campaign_example: tuple[str, Mapping[str, Any], int, int] | None = None
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():

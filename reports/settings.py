@@ -10,7 +10,13 @@ from engines.errors import InputError
 from engines.fight import AFTERMATHS
 from reports.i18n import N_, check_language
 
-SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+
+def system_ids() -> tuple[str, ...]:
+    """Every installed system's id, built-ins first (:func:`engines.system.registry`)."""
+    from engines.system import registry
+
+    return tuple(registry())
+
 #: Fixed default seed, so the default report is reproducible bit for bit.
 DEFAULT_SEED = 20261129
 #: Monte Carlo trials per roll setting in the default report.
@@ -39,7 +45,8 @@ class ReportSettings:
     provenance section).
     """
 
-    systems: tuple[str, ...] = SYSTEM_IDS
+    #: the systems of the report (None: every installed one, :func:`system_ids`)
+    systems: tuple[str, ...] | None = None
     trials: int = DEFAULT_TRIALS
     seed: int = DEFAULT_SEED
     out: Path = DEFAULT_OUT
@@ -57,10 +64,13 @@ class ReportSettings:
     dpi: int = 110
 
     def __post_init__(self) -> None:
-        unknown = [s for s in self.systems if s not in SYSTEM_IDS]
+        known = system_ids()
+        if self.systems is None:
+            object.__setattr__(self, "systems", known)
+        unknown = [s for s in self.systems if s not in known]
         if unknown:
             raise InputError(f"--systems: unknown system {unknown[0]!r}; known: "
-                             + ", ".join(SYSTEM_IDS))
+                             + ", ".join(known))
         if not self.systems:
             raise InputError("--systems: name at least one system")
         if len(set(self.systems)) != len(self.systems):
@@ -68,7 +78,7 @@ class ReportSettings:
         if self.trials < 100:
             raise InputError(f"--trials: at least 100 trials are needed, got {self.trials}")
         for system, _ in self.variants:
-            if system not in SYSTEM_IDS:
+            if system not in known:
                 raise InputError(f"--variant: unknown system {system!r}")
         check_language(self.lang)
         if self.aftermath not in AFTERMATHS:
@@ -85,19 +95,22 @@ class ReportSettings:
         given = self.all_variants_of(system)
         if not given:
             return ()
+        from engines.system import get
+
+        if not get(system).has_combat:  # no combat engine: every variant is a check one
+            return given
         from analysis.combat.archetypes import split_variants
 
-        try:
-            return tuple(split_variants(system, given)[0])
-        except ImportError:  # no combat engine: every variant is a check variant
-            return given
+        return tuple(split_variants(system, given)[0])
 
     def combat_variants_of(self, system: str) -> tuple[str, ...]:
         """The ``NAME=VALUE`` strings the combat sections use for ``system``: its combat
         variants and the check variants its combat engine shares (the d10-pool engines
         roll attacks with the check dice)."""
         given = self.all_variants_of(system)
-        if not given:
+        from engines.system import get
+
+        if not given or not get(system).has_combat:
             return ()
         from analysis.combat.archetypes import split_variants
 
@@ -105,7 +118,7 @@ class ReportSettings:
 
     def system_seed(self, system: str) -> int:
         """An independent, reproducible seed per system derived from :attr:`seed`."""
-        return self.seed * 16 + SYSTEM_IDS.index(system)
+        return self.seed * 16 + system_ids().index(system)
 
     @property
     def se_max(self) -> float:

@@ -162,3 +162,141 @@ def test_modifiers_from_the_catalogue(site):
     assert len(t) == 3 * 8 * 2
     s = table(site, "modifiers", "pbta_2d6", "--summary")
     assert list(s["modifier"]) == ["advantage", "disadvantage", "+1 forward"]
+
+
+# ---------------------------------------------------------------- the report with the plug-in
+
+REPORT_SYSTEMS = "pbta_2d6,dice_pool_7"
+COMBAT_SECTIONS = ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
+                   "combat-upsets")
+
+
+@pytest.fixture(scope="module")
+def report_page(site, tmp_path_factory):
+    """``report --systems pbta_2d6,dice_pool_7`` built by the real CLI with the plug-in
+    installed (few trials), then opened in headless chromium."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from cdp_browser import Browser
+
+    out = tmp_path_factory.mktemp("report-pbta")
+    done = cli(site, "report", "--systems", REPORT_SYSTEMS, "--trials", "1000",
+               "--combat-trials", "100", "--seed", "5", "--no-pdf", "--quiet", "-o",
+               str(out))
+    assert done.returncode == 0, done.stderr
+    with Browser(tmp_path_factory.mktemp("chromium-profile-pbta")) as b:
+        b.open((out / "report.html").as_uri())
+        page = {
+            "images": b.evaluate("Array.from(document.images).map(i => ({id: "
+                                 "i.closest('figure') ? i.closest('figure').id : '', "
+                                 "complete: i.complete, w: i.naturalWidth}))"),
+            "tables": b.evaluate("""Object.fromEntries(Array.from(document.querySelectorAll(
+                'table.data')).map(t => [t.id, {
+                  head: Array.from(t.tHead.rows[t.tHead.rows.length - 1].cells)
+                    .map(c => c.textContent.trim()),
+                  rows: Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c =>
+                    c.dataset.value ?? c.textContent.trim()))}]))"""),
+            "sections": b.evaluate("Object.fromEntries(Array.from(document.querySelectorAll("
+                                   "'main section')).map(s => [s.id, s.innerText]))"),
+        }
+        page["errors"] = list(b.errors)
+    page["html"] = (out / "report.html").read_text(encoding="utf-8")
+    return page
+
+
+def _cell(page, table_id: str, row: str, column: str) -> float:
+    t = page["tables"][table_id]
+    j = t["head"].index(column)
+    return float(next(r for r in t["rows"] if r[0] == row)[j])
+
+
+def test_report_opens_clean_with_the_plugin(report_page):
+    assert report_page["errors"] == []
+    for img in report_page["images"]:
+        assert img["complete"], img
+        assert img["w"] > 0, img
+
+
+def test_report_draws_the_plugin_curves(report_page):
+    tables = report_page["tables"]
+    # the plain view of a system without curve hooks: one table per roll mode (the axis
+    # that is neither the competence nor the difficulty axis), modifier down, level across
+    for mode in ("normal", "advantage", "disadvantage"):
+        head = tables[f"curves-pbta_2d6-{mode}"]["head"]
+        assert head == ["modifier", "weak", "strong"]
+        assert [r[0] for r in tables[f"curves-pbta_2d6-{mode}"]["rows"]] == \
+            [str(m) for m in range(-3, 5)]
+    # P2 at +0: a weak hit needs 7+ on 2d6 (21 of 36), a strong hit 10+ (6 of 36);
+    # P3 advantage at +0, strong: 77 of 216 (counted in test_curves_exact_hand_worked)
+    assert _cell(report_page, "curves-pbta_2d6-normal", "0", "weak") == \
+        pytest.approx(21 / 36, abs=1e-12)
+    assert _cell(report_page, "curves-pbta_2d6-normal", "0", "strong") == \
+        pytest.approx(6 / 36, abs=1e-12)
+    assert _cell(report_page, "curves-pbta_2d6-advantage", "0", "strong") == \
+        pytest.approx(77 / 216, abs=1e-12)
+    assert "fig-curves-pbta_2d6" in {i["id"] for i in report_page["images"]}
+    # the built-in system keeps its own view next to it
+    assert "curves-dice_pool_7" in tables
+    # the cross-system sections carry the plug-in as a row of their own
+    assert "pbta_2d6" in [r[0] for r in tables["mc-agreement"]["rows"]]
+    assert "pbta_2d6" in [r[0] for r in tables["native-spread"]["rows"]]
+    assert "outcomes-pbta_2d6" in tables
+    # the outcome mean of 2d6 (normal roll) is 7: the codes' values are the sums
+    assert _cell(report_page, "outcomes-pbta_2d6", "normal", "mean") == \
+        pytest.approx(7.0, abs=1e-12)
+
+
+def test_report_skips_undeclared_parts_with_one_sentence(report_page):
+    sections = report_page["sections"]
+    combat = "pbta_2d6 is not in this section: it declares no combat rules."
+    for sid in COMBAT_SECTIONS:
+        assert sections[sid].count(combat) == 1, sid
+        assert "dice_pool_7" in sections[sid]  # the system that has combat still shows
+    assert sections["opposed"].count(
+        "pbta_2d6 is not in this section: it declares no opposed-check rule.") == 1
+    assert sections["campaign"].count(
+        "pbta_2d6 is not in this section: it declares no campaign mechanics.") == 1
+    assert sections["ladders"].count("pbta_2d6 is not in this section: it declares no "
+                                     "rungs on the common ladder") == 1
+    # the sentences appear nowhere else, and never for the built-in system
+    assert report_page["html"].count("is not in this section") == len(COMBAT_SECTIONS) + 3
+    assert "dice_pool_7 is not in this section" not in report_page["html"]
+    # the skipped parts leave no plug-in rows behind
+    assert "pbta_2d6" not in [r[1] for r in report_page["tables"]["combat-duels"]["rows"]]
+    assert "opposed-pbta_2d6" not in report_page["tables"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("duel", "pbta_2d6", "competent", "expert"),
+     "error: pbta_2d6: this system declares no combat rules, so there is no duel"),
+    (("archetypes", "pbta_2d6"), "error: pbta_2d6: this system declares no combat rules, "
+                                 "so there is no archetype library"),
+    (("campaign", "pbta_2d6", "morality"), "error: pbta_2d6: this system declares no "
+                                           "campaign mechanics, so there is no campaign"),
+])
+def test_commands_needing_an_undeclared_part_say_so(site, argv, message):
+    done = cli(site, *argv)
+    assert done.returncode == 2
+    assert done.stderr.strip() == message
+
+
+def test_skip_sentence_in_portuguese():
+    from reports.i18n import language
+    from reports.sections.common import PARTS, skipped
+
+    with language("pt-BR"):
+        assert skipped("pbta_2d6", PARTS["has_combat"]) == \
+            "pbta_2d6 não entra nesta seção: não declara regras de combate."
+
+
+def test_reports_and_cli_name_no_system():
+    """Every report section iterates the registry (no branch on a system id) and neither
+    the report nor the command line keeps a hard-coded list of the ids (issue 9)."""
+    import re
+
+    branch = re.compile(r"system (==|in \()")
+    id_list = re.compile(r"SYSTEM_IDS\s*=")
+    found = [f"{path.relative_to(ROOT)}:{i}" for folder in ("reports", "cli")
+             for path in sorted((ROOT / folder).rglob("*.py"))
+             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if (folder == "reports" and branch.search(line)) or id_list.search(line)]
+    assert found == []

@@ -41,18 +41,20 @@ SYSTEM = "dice_pool_7"  # one system, few trials: the machine is shared and slow
 
 def extracted_msgids() -> dict[str, str]:
     """msgid → where it was found, for every marked string under ``reports/`` (python
-    sources and Jinja2 templates, as ``babel.cfg`` maps them)."""
+    sources and Jinja2 templates, as ``babel.cfg`` maps them) and in the built-in
+    systems' report hooks under ``engines/`` (texts marked ``N_``, readings ``_``)."""
     method_map = [("**.py", "python"), ("templates/**.j2", "jinja2")]
     options_map = {"templates/**.j2": {"extensions": "jinja2.ext.i18n",
                                        "trim_blocks": "True", "lstrip_blocks": "True"}}
     keywords = {**DEFAULT_KEYWORDS, "N_": None}
     out = {}
-    for filename, lineno, message, _comments, _context in extract_from_dir(
-            ROOT / "reports", method_map, options_map, keywords=keywords):
-        ids = message if isinstance(message, tuple) else (message,)
-        for msgid in ids:
-            if msgid:
-                out.setdefault(msgid, f"{filename}:{lineno}")
+    for folder in ("reports", "engines"):
+        for filename, lineno, message, _comments, _context in extract_from_dir(
+                ROOT / folder, method_map, options_map, keywords=keywords):
+            ids = message if isinstance(message, tuple) else (message,)
+            for msgid in ids:
+                if msgid:
+                    out.setdefault(msgid, f"{folder}/{filename}:{lineno}")
     return out
 
 

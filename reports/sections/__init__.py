@@ -26,7 +26,7 @@ from reports.sections.combat_gear import section_combat_gear
 from reports.sections.combat_groups import section_combat_groups
 from reports.sections.combat_upsets import section_combat_upsets
 from reports.sections.combat_weapons import section_combat_weapons
-from reports.sections.common import SYSTEM_NOTES, curves, outcomes, pct
+from reports.sections.common import curves, outcomes, pct, skipped, system_summary
 from reports.sections.key_findings import section_key_findings
 from reports.sections.ladders import section_ladders
 from reports.sections.mc_agreement import agreement_frame, section_mc_agreement
@@ -63,7 +63,6 @@ __all__ = [
     "EFFECT_COLUMNS",
     "GROUP_COLUMNS",
     "SECTIONS",
-    "SYSTEM_NOTES",
     "agreement_frame",
     "assumptions_frame",
     "combat_frames",
@@ -90,5 +89,7 @@ __all__ = [
     "section_outcomes",
     "section_provenance",
     "section_success_curves",
+    "skipped",
     "spread_frame",
+    "system_summary",
 ]

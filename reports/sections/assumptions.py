@@ -16,6 +16,10 @@ from reports.structure import Section
 def _combat_variants(system: str, given=(), aftermath: str = "leave"):
     """The combat ``Variants`` of ``system`` in force: the variants given, with the
     aftermath policy (None without its combat engine)."""
+    from engines.system import registry
+
+    if not registry()[system].has_combat:
+        return None
     from analysis.combat.lethality import combat_variants
 
     return combat_variants(system, list(given), aftermath)

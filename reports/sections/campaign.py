@@ -11,20 +11,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from engines.system import registry
 from reports import plotting
 from reports.i18n import N_, _, decimal, percent
+from reports.sections.common import for_systems_with, skipped
 from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Note, Section, Table
-
-#: The mechanic each system shows: (mechanic, params, sessions, threshold).
-CAMPAIGN_DEFAULTS = {
-    "dice_pool_7": ("morality", {"morality": 7, "infraction": 5, "per_session": 1}, 30, 4),
-    "middle_3d10": ("arcane", {"uses": 1, "level": "major"}, 52, 10),
-    "dice_pool_6": ("budgets", {"stamina": 2, "scenes": 3, "attack": 4, "dodge": 4}, 20, 1),
-    "percentile": ("skill-growth", {"skill": 40, "uses": 1}, 60, 75),
-    "d20_degrees": ("hero-points", {"points": 1, "fights": 3}, 20, 0),
-}
-
 
 #: Names of the campaign mechanics, their states and their parameters as the report
 #: shows them (the mechanic ids stay in the tables and the CSV downloads).
@@ -128,6 +120,7 @@ def campaign_figure(st, mech, settings: ReportSettings) -> Figure:
                       state=_(mech.state), system=st.system))
 
 
+@for_systems_with("has_campaign", "campaign", N_("Campaign mechanics over sessions"))
 def section_campaign(settings: ReportSettings) -> Section:
     """Campaign mechanics: a fan chart and a reading per system."""
     title = _("Campaign mechanics over sessions")
@@ -146,9 +139,11 @@ def section_campaign(settings: ReportSettings) -> Section:
     blocks: list = []
     rows = []
     for system in settings.systems:
-        if system not in CAMPAIGN_DEFAULTS:
+        example = registry()[system].campaign_example
+        if example is None:
+            reading.append(skipped(system, N_("campaign example")))
             continue
-        name, params, sessions, threshold = CAMPAIGN_DEFAULTS[system]
+        name, params, sessions, threshold = example
         mech = mechanic(system, name)
         st = run(system, name, params, sessions=sessions, threshold=threshold)["exact"]
         reading.append(campaign_reading(system, mech, params, st))

@@ -3,34 +3,63 @@ figure blocks."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from analysis.checks import curves as checks
+from engines.system import registry
 from reports import plotting
-from reports.i18n import N_, percent
+from reports.i18n import N_, _, percent
 from reports.settings import ReportSettings
-from reports.structure import Caption, Figure, Table
+from reports.structure import Caption, Figure, Section, Table
 
-#: What a system's success means and its native axes, in plain words.
-SYSTEM_NOTES = {
-    "dice_pool_7": (N_("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 "
-                       "rolls a chance die (A-g1)"), N_("pool (dice)"),
-                    N_("successes needed")),
-    "middle_3d10": (N_("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s "
-                       "always succeed, two 1s always fail (B3)"), N_("difficulty"),
-                    N_("modifier")),
-    "dice_pool_6": (N_("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 "
-                       "(C-g2), vs a number of successes (C1)"), N_("pool (dice)"),
-                    N_("difficulty")),
-    "percentile": (N_("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
-                      "bonus/penalty tens dice (D4)"), N_("skill"), N_("level")),
-    "d20_degrees": (N_("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree "
-                       "better, natural 1 fails (E1–E3)"), N_("modifier"), N_("DC")),
-}
-"""The texts are msgids: show them through :func:`reports.i18n._`."""
+
+def system_summary(system: str) -> str:
+    """What a system's success means, in plain words (its ``summary`` report hook,
+    translated; its name when it has none)."""
+    spec = registry()[system]
+    return _(spec.summary) if spec.summary else spec.name
+
+
+#: the parts of a system a section may need (a :class:`engines.system.System` property)
+#: and how the skip sentence names them
+PARTS = {"opposed": N_("opposed-check rule"), "has_combat": N_("combat rules"),
+         "has_campaign": N_("campaign mechanics")}
+
+
+def for_systems_with(part: str, section_id: str, title: str):
+    """Decorate a section that needs a part of a system (a key of :data:`PARTS`): it runs
+    on the report's systems that declare it, and every other system gets one sentence
+    saying it is left out (with none left, the section is those sentences alone)."""
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def section(settings: ReportSettings):
+            have = tuple(s for s in settings.systems if getattr(registry()[s], part))
+            notes = [skipped(s, PARTS[part]) for s in settings.systems if s not in have]
+            if not notes:
+                return fn(settings)
+            if not have:
+                return Section(section_id, _(title), notes, [])
+            out = fn(dataclasses.replace(settings, systems=have))
+            if out is not None:
+                out.reading.extend(notes)
+            return out
+
+        return section
+
+    return wrap
+
+
+def skipped(system: str, part: str) -> str:
+    """The one sentence saying a section leaves out a system that does not declare the
+    part it needs (``part``: a msgid such as "an opposed-check rule")."""
+    return _("{system} is not in this section: it declares no {part}.").format(
+        system=system, part=_(part))
 
 
 @lru_cache(maxsize=16)

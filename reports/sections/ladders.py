@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.checks import plots
-from reports.i18n import _, decimal
-from reports.sections.common import _figure, _table, _variant_map, pct
+from reports.i18n import N_, _, decimal
+from reports.sections.common import _figure, _table, _variant_map, pct, skipped
 from reports.settings import ReportSettings
 from reports.structure import Section
 
@@ -17,7 +17,12 @@ def section_ladders(settings: ReportSettings) -> Section:
     from analysis.checks.ladders import anchor_report, ladder_table, swinginess
     variants = _variant_map(settings)
     table = ladder_table(variants=variants)
+    laddered = set(table["system"])
     table = table[table["system"].isin(settings.systems)].reset_index(drop=True)
+    skips = [skipped(s, N_("rungs on the common ladder (analysis/data/ladders.toml)"))
+             for s in settings.systems if s not in laddered]
+    if table.empty:
+        return Section("ladders", title, skips, [])
     comps = list(dict.fromkeys(table.sort_values("competence_rank")["competence"]))
     diffs = list(dict.fromkeys(table.sort_values("difficulty_rank")["difficulty"]))
     view = table.pivot_table(index=["system", "competence"], columns="difficulty",
@@ -38,6 +43,7 @@ def section_ladders(settings: ReportSettings) -> Section:
                  "systems are anchored so that a competent character meets an average "
                  "task about equally often; the differences are in how fast the curves "
                  "spread from there.")]
+    reading += skips
     for row in swing.itertuples(index=False):
         reading.append(_("{system}: one rung of competence adds {slope} points against an "
                          "average task; one SD of luck is worth {rungs} rungs, and a "

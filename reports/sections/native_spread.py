@@ -5,21 +5,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from engines.system import registry
 from reports import plotting
-from reports.i18n import N_, _, decimal, percent
+from reports.i18n import _, decimal, percent
 from reports.sections.common import _figure, _table, curves, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
 
-#: One representative task per system, and the native axis a character improves along.
-SPREAD_TASKS = {
-    "dice_pool_7": ("pool", {"successes": 1}, N_("at least 1 success (A1)")),
-    "middle_3d10": ("modifier", {"difficulty": 15, "roll": "normal"},
-                    N_("difficulty 15, average (B2)")),
-    "dice_pool_6": ("pool", {"difficulty": 3}, N_("difficulty 3 successes (C1)")),
-    "percentile": ("skill", {"level": "regular", "dice": 0}, N_("regular success (D1)")),
-    "d20_degrees": ("modifier", {"dc": 15, "degree": 1}, N_("DC 15, hard (E1)")),
-}
+
+def spread_task(system: str) -> tuple[str, dict, str]:
+    """A system's representative task: the axis a character improves along, the other
+    axes held, a label (its ``spread`` report hook; by default its competence axis with
+    every other axis at its first value)."""
+    spec = registry()[system]
+    if spec.spread is not None:
+        axis, fixed, label = spec.spread
+        return axis, dict(fixed), _(label)
+    axis = spec.competence_axis or next(iter(spec.axes))
+    fixed = {a: v[0] for a, v in spec.axes.items() if a != axis}
+    return axis, fixed, ", ".join(f"{a} {v}" for a, v in fixed.items())
 
 
 def _crossing(x: np.ndarray, p: np.ndarray, level: float) -> float:
@@ -34,7 +38,7 @@ def _crossing(x: np.ndarray, p: np.ndarray, level: float) -> float:
 
 
 def spread_curve(settings: ReportSettings, system: str) -> tuple[np.ndarray, np.ndarray]:
-    axis, fixed, _task = SPREAD_TASKS[system]
+    axis, fixed, _task = spread_task(system)
     t = curves(settings, system)
     for key, value in fixed.items():
         t = t[t[key] == value]
@@ -46,10 +50,10 @@ def spread_frame(settings: ReportSettings) -> pd.DataFrame:
     """How fast each system's representative curve rises along its own axis (exact)."""
     rows = []
     for system in settings.systems:
-        axis, _fixed, task = SPREAD_TASKS[system]
+        axis, _fixed, task = spread_task(system)
         x, p = spread_curve(settings, system)
         x10, x50, x90 = (_crossing(x, p, q) for q in (0.1, 0.5, 0.9))
-        rows.append({"system": system, "task": _(task), "axis": _(axis),
+        rows.append({"system": system, "task": task, "axis": _(axis),
                      "value at 50%": x50, "steps 10% → 90%": x90 - x10,
                      "largest gain per step (pp)": float(100 * np.max(np.diff(p))),
                      "lowest P": float(p.min()), "highest P": float(p.max())})
@@ -68,6 +72,14 @@ def section_native_spread(settings: ReportSettings) -> Section:
                _("The common competence/difficulty ladder (its own section) compares the "
                  "systems on shared terms; this view needs no mapping at all.")]
     for row in frame.itertuples(index=False):
+        if np.isnan(row[4]):  # the axis never spans 10% to 90% (a short plug-in axis)
+            reading.append(_("{system}: along its {axis} axis ({task}) the chance stays "
+                             "between {floor} and {ceiling}, so it never spans {low} to "
+                             "{high}; one step can add up to {gain} points.").format(
+                system=row.system, axis=row.axis, task=row.task, floor=pct(row[6]),
+                ceiling=pct(row[7]), low=percent(0.1, 0), high=percent(0.9, 0),
+                gain=decimal(row[5], 1)))
+            continue
         reading.append(_("{system}: {steps} {axis} steps from {low} to {high} ({task}); "
                          "one step can add up to {gain} points; the chance stays between "
                          "{floor} and {ceiling}.").format(

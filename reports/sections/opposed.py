@@ -7,8 +7,8 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from reports import plotting
-from reports.i18n import _
-from reports.sections.common import _figure, _table, pct
+from reports.i18n import N_, _
+from reports.sections.common import _figure, _table, for_systems_with, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
 
@@ -45,6 +45,7 @@ def _heatmap(ax, matrix: np.ndarray, xs, ys, *, vmin, vmax, cmap, label=None):
     return im
 
 
+@for_systems_with("opposed", "opposed", N_("Opposed checks"))
 def section_opposed(settings: ReportSettings) -> Section:
     """Opposed checks per system (A-g7, B5, C10, D3, E5) from :mod:`analysis.checks.opposed`."""
     title = _("Opposed checks")
