@@ -19,6 +19,7 @@ this module only knows tasks, seeds and gathering.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -411,21 +412,21 @@ def sensitivity(table, knobs: Sequence[str], metric: str = "p", group: str = "ch
     return out
 
 
-def sensitivity_plot(table, sens, path, metric: str = "p", group: str | None = None) -> None:
-    """One row of panels per check (or fight): the marginal mean of ``metric`` against
-    each knob, panels ordered by how much the knob moves it (written atomically as PNG)."""
+def sensitivity_figure(table, sens, metric: str = "p", group: str | None = None):
+    """The figure of :func:`sensitivity_plot` (returned, not written): every panel on one
+    shared y axis, so a knob that moves the metric by 0.01 looks small next to one that
+    moves it by 0.22."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from analysis.output import atomic_path
 
     group = group or ("fight" if "fight" in sens and "check" not in sens else "check")
     checks = list(dict.fromkeys(sens[group])) or ["(none)"]
     ncols = max(1, int(sens.groupby(group).size().max())) if len(sens) else 1
     fig, axes = plt.subplots(len(checks), ncols, figsize=(3.2 * ncols, 2.8 * len(checks)),
                              squeeze=False)
+    used, lo, hi = [], math.inf, -math.inf
     for r, check in enumerate(checks):
         part = table[table[group] == check]
         knobs = sens[sens[group] == check]
@@ -436,11 +437,32 @@ def sensitivity_plot(table, sens, path, metric: str = "p", group: str | None = N
                 continue
             row = knobs.iloc[c]
             means = part.groupby(row["knob"], sort=False)[metric].mean()
-            ax.plot([str(x) for x in means.index], means.to_numpy(), marker="o")
+            values = means.to_numpy(dtype=float)
+            ax.plot([str(x) for x in means.index], values, marker="o")
             ax.set_title(f"{check}: {row['knob']} (range {row['range']:.3f})", fontsize=8)
             ax.set_ylabel(f"mean {metric}", fontsize=8)
             ax.tick_params(labelsize=7)
+            finite = values[np.isfinite(values)]
+            if finite.size:
+                lo, hi = min(lo, float(finite.min())), max(hi, float(finite.max()))
+            used.append(ax)
+    if used and math.isfinite(lo):
+        pad = 0.05 * (hi - lo) if hi > lo else max(0.05 * abs(hi), 0.01)
+        for ax in used:
+            ax.set_ylim(lo - pad, hi + pad)
     fig.tight_layout()
+    return fig
+
+
+def sensitivity_plot(table, sens, path, metric: str = "p", group: str | None = None) -> None:
+    """One row of panels per check (or fight): the marginal mean of ``metric`` against
+    each knob, panels ordered by how much the knob moves it, all on one shared y axis
+    (written atomically as PNG)."""
+    import matplotlib.pyplot as plt
+
+    from analysis.output import atomic_path
+
+    fig = sensitivity_figure(table, sens, metric, group)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=90)
     plt.close(fig)
