@@ -52,6 +52,8 @@ COLUMNS = (
     N_("doc"), N_("item"),
     # key findings (the guardrails audit)
     N_("guardrail"), N_("metric"), N_("min"), N_("max"), N_("status"), N_("suggestion"),
+    N_("knob"), N_("depends on"), N_("main effect"), N_("held at"), N_("from"), N_("to"),
+    N_("from level"), N_("to level"),
     # campaign mechanics
     N_("mechanic"), N_("session"), N_("q10"), N_("q50"), N_("q90"),
 )

@@ -19,8 +19,9 @@ Three pieces:
   over the knob metrics of :func:`~analysis.workflow.solvers.fight_knob_metric` and
   :func:`~analysis.workflow.solvers.check_knob_metric`, and re-measured at the value found.
 - **Discovery** (:func:`discover`) — findings without a guardrail: dominated weapons,
-  fights decided in one hit, and the gap variants ranked by how far they move the even
-  competent duel. Thresholds live in the ``[discover]`` table of
+  fights decided in one hit, the gap variants ranked by how far they move the even
+  competent duel, and knobs whose effect depends on another (:func:`knob_interactions`,
+  a small exact sweep per system, ``interaction_sweeps``). Thresholds live in the ``[discover]`` table of
   ``analysis/data/guardrails.toml``.
 """
 
@@ -567,6 +568,25 @@ DEFAULT_DISCOVER = {
     "one_round_duel": 0.5,
     "variant_medium": 0.05,
     "variant_high": 0.15,
+    "interaction_ratio": 2.0,
+    "interaction_min": 0.05,
+    "interaction_high": 0.15,
+    "interaction_sweeps": {
+        "dice_pool_7": {"metric": "p_rounds_between:3:5",
+                        "knobs": {"both.CON": [3, 8], "variant.again": [10, 9],
+                                  "both.armour": ["none", "heavy_archaic"]}},
+        "middle_3d10": {"metric": "p_rounds_between:2:6",
+                        "knobs": {"both.vigor": [4, 8], "variant.doubles": [True, False]}},
+        "dice_pool_6": {"metric": "p_rounds_between:2:6",
+                        "knobs": {"both.stamina": [3, 6], "variant.criticals": [True, False],
+                                  "variant.min_damage": [True, False]}},
+        "percentile": {"metric": "p_rounds_between:2:6",
+                       "knobs": {"both.con": [60, 80], "variant.extreme_damage": [True, False],
+                                 "both.armour": [0, 4]}},
+        "d20_degrees": {"metric": "p_rounds_between:2:6",
+                        "knobs": {"both.hit_points": [10, 20],
+                                  "variant.degree_damage": [True, False]}},
+    },
 }
 
 
@@ -715,11 +735,74 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
     return out
 
 
+def interaction_sweep(system: str, spec: dict, base, variants: dict | None = None):
+    """The exact even duel of ladder fighter ``base`` over every cell of the knob grid
+    ``spec["knobs"]`` (``{knob: values}``, knobs as
+    :func:`analysis.workflow.fight_sweep.apply_knob`), metric ``spec["metric"]``: one
+    row per cell with the knob columns, ``metric`` and ``fight``."""
+    import itertools
+
+    import pandas as pd
+
+    from analysis.workflow.fight_sweep import apply_knob, fight_point
+
+    knobs = dict(spec["knobs"])
+    rows = []
+    for cell in itertools.product(*knobs.values()):
+        a, b, v = dict(base), dict(base), dict(variants or {})
+        for knob, value in zip(knobs, cell, strict=True):
+            a, b, v = apply_knob(a, b, v, knob, value)
+        row = fight_point(system, a, b, v, 50, spec["metric"], exact=True)
+        rows.append({"fight": "even duel", **dict(zip(knobs, cell, strict=True)),
+                     "metric": float(row["metric"])})
+    return pd.DataFrame(rows)
+
+
+def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> list[dict]:
+    """Knobs whose effect depends on another (:func:`analysis.workflow.interactions.
+    dependent_effects`) on the small exact sweep ``cfg["interaction_sweeps"][system]`` of
+    an even duel of the ``attacker`` rung: each knob whose largest range with the other
+    knobs held fixed is at least ``interaction_min`` and ``interaction_ratio`` times its
+    main-effect range — the main-effect ranking alone would understate it."""
+    from analysis.workflow.interactions import dependent_effects
+    from analysis.workflow.sweep import sensitivity
+
+    spec = (cfg.get("interaction_sweeps") or {}).get(system)
+    if not spec:
+        return []
+    ladder = ladder or _ladder_specs()[system]
+    table = interaction_sweep(system, spec, dict(ladder[cfg["attacker"]]), variants)
+    knobs = list(spec["knobs"])
+    ranks = sensitivity(table, knobs, "metric", group="fight").set_index("knob")["rank"]
+    dep = dependent_effects(table, knobs, "metric", "fight", ratio=cfg["interaction_ratio"],
+                            min_range=cfg["interaction_min"])
+    out = []
+    metric = spec["metric"]
+    for r in dep.itertuples(index=False):
+        out.append({"kind": "interaction", "system": system,
+                    "subject": f"{r.knob} × {r.depends_on}",
+                    "detail": f"{r.knob} ranks {int(ranks.get(r.knob, 0))} of {len(ranks)} "
+                              f"by main effect (range {r.main_range:.3f}) in an even "
+                              f"{cfg['attacker']} duel, but at {r.given} it moves {metric} "
+                              f"from {r.from_value:.3f} ({r.knob}={r.from_level}) to "
+                              f"{r.to_value:.3f} ({r.knob}={r.to_level}): its effect depends "
+                              f"on {r.depends_on} (interaction range {r.interaction:.3f})",
+                    "value": float(r.fixed_max), "se": 0.0,
+                    "severity": "high" if r.fixed_max >= cfg["interaction_high"]
+                    else "medium",
+                    "knob": r.knob, "depends_on": r.depends_on, "given": r.given,
+                    "metric": metric, "main_range": float(r.main_range),
+                    "from_value": float(r.from_value), "to_value": float(r.to_value),
+                    "from_level": r.from_level, "to_level": r.to_level})
+    return out
+
+
 def discover(cfg: dict | None = None, *, progress: bool | None = None):
     """Findings table: rank, kind, system, subject, detail, value, se, severity, by
     (dominated weapons: every weapon that dominates it). Dominated weapons first, then
     one-hit fights, then the gap variants ranked by how far they move the headline
-    numbers (largest first); within a kind by severity, then value."""
+    numbers (largest first), then knobs whose effect depends on another
+    (:func:`knob_interactions`); within a kind by severity, then value."""
     import pandas as pd
 
     from analysis.progress import bar
@@ -727,16 +810,17 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     cfg = {**DEFAULT_DISCOVER, **(cfg or {})}
     ladder = _ladder_specs()
     rows: list[dict] = []
-    with bar(3 * len(cfg["systems"]), "discover",
+    with bar(4 * len(cfg["systems"]), "discover",
              disable=None if progress is None else not progress) as pb:
         for system in cfg["systems"]:
-            for fn in (dominated_weapons, one_hit_fights, gap_variants):
+            for fn in (dominated_weapons, one_hit_fights, gap_variants, knob_interactions):
                 rows += fn(system, cfg, ladder=ladder[system])
                 pb.update(1)
     out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
                                       "severity", "by"]).fillna({"by": ""})
     sev = {"high": 0, "medium": 1, "low": 2}
-    out["_k"] = out["kind"].map({"dominated_weapon": 0, "one_hit": 1, "gap_variant": 2})
+    out["_k"] = out["kind"].map({"dominated_weapon": 0, "one_hit": 1, "gap_variant": 2,
+                                 "interaction": 3})
     out["_s"] = out["severity"].map(sev)
     out = out.sort_values(["_k", "_s", "value"], ascending=[True, True, False],
                           kind="stable").drop(columns=["_k", "_s"]).reset_index(drop=True)

@@ -69,8 +69,9 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     [output]
     dir = "out/ten_again"              # relative to the scenario file
     format = "csv"                     # csv | json | markdown | parquet
-    tables = ["checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
-              "fight_sweep", "fight_sensitivity", "lethality"]
+    tables = ["checks", "sweep", "sensitivity", "interactions", "difficulty", "competence",
+              "fights", "fight_sweep", "fight_sensitivity", "fight_interactions",
+              "lethality"]
     plots = ["curves", "sensitivity", "fight_sensitivity"]
 """
 
@@ -88,8 +89,9 @@ from engines import SYSTEMS
 from engines.errors import InputError
 
 Scalar = int | float | str | bool
-TABLES = ("checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
-          "fight_sweep", "fight_sensitivity", "lethality", "campaign")
+TABLES = ("checks", "sweep", "sensitivity", "interactions", "difficulty", "competence",
+          "fights", "fight_sweep", "fight_sensitivity", "fight_interactions", "lethality",
+          "campaign")
 PLOTS = ("curves", "sensitivity", "fight_sensitivity")
 
 
@@ -198,9 +200,9 @@ class Sweep(_Model):
 class Output(_Model):
     dir: str | None = None
     format: Literal["csv", "json", "markdown", "parquet"] = "csv"
-    tables: list[Literal["checks", "sweep", "sensitivity", "difficulty", "competence",
-                         "fights", "fight_sweep", "fight_sensitivity", "lethality",
-                         "campaign"]] | None \
+    tables: list[Literal["checks", "sweep", "sensitivity", "interactions", "difficulty",
+                         "competence", "fights", "fight_sweep", "fight_sensitivity",
+                         "fight_interactions", "lethality", "campaign"]] | None \
         = None
     plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = \
         Field(default_factory=list)
@@ -296,13 +298,13 @@ class Scenario(_Model):
             out.append("checks")
         if self.sweep is not None and self.checks and (self.sweep.variants
                                                        or self.sweep.axes):
-            out += ["sweep", "sensitivity"]
+            out += ["sweep", "sensitivity", "interactions"]
         kinds = {s.kind for s in self.solve}
         out += [k for k in ("difficulty", "competence") if k in kinds]
         if self.fights:
             out.append("fights")
         if self.sweep is not None and self.sweep.fights and self.fights:
-            out += ["fight_sweep", "fight_sensitivity"]
+            out += ["fight_sweep", "fight_sensitivity", "fight_interactions"]
         if "lethality" in kinds:
             out.append("lethality")
         if self.campaign:
@@ -667,13 +669,14 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         problems.append(("output.tables", "table 'campaign' needs a [[campaign]] entry"))
     tables = sc.output.tables or []
     for t in tables:
-        if t in ("sweep", "sensitivity") and sc.sweep is None:
+        if t in ("sweep", "sensitivity", "interactions") and sc.sweep is None:
             problems.append(("output.tables", f"table {t!r} needs a [sweep] section"))
     if "sensitivity" in sc.output.plots and sc.sweep is None:
         problems.append(("output.plots", "plot 'sensitivity' needs a [sweep] section"))
     fight_sweep = sc.sweep is not None and bool(sc.sweep.fights)
     for t in tables:
-        if t in ("fight_sweep", "fight_sensitivity") and not fight_sweep:
+        if t in ("fight_sweep", "fight_sensitivity", "fight_interactions") \
+                and not fight_sweep:
             problems.append(("output.tables", f"table {t!r} needs sweep.fights"))
     if "fight_sensitivity" in sc.output.plots and not fight_sweep:
         problems.append(("output.plots", "plot 'fight_sensitivity' needs sweep.fights"))
