@@ -256,6 +256,35 @@ def test_planted_dominated_weapon(tmp_path):
     assert all("planted_blade" not in r["by"] for r in clean)
 
 
+def test_dominance_searches_the_whole_ladder():
+    # every rung holding the option against every rung, as side 0 and side 1: with the
+    # three rungs of cross_combat.toml that is 3 x 3 x 2 = 18 matchups, the
+    # competent-vs-opponents ones first
+    ladder = audit._ladder_specs()["dice_pool_7"]
+    m = audit._matchups(ladder, audit.DEFAULT_DISCOVER)
+    assert len(m) == len(set(m)) == 18
+    assert m[:3] == [("competent", "novice", 0), ("competent", "competent", 0),
+                     ("competent", "expert", 0)]
+    assert {(h, o, s) for h in ladder for o in ladder for s in (0, 1)} == set(m)
+
+
+def test_planted_dominated_armour(tmp_path):
+    # A13: armour subtracts its points from lethal damage; the ladder fighters use
+    # lethal swords, so planted_mail (lethal 3, no movement penalty) can only take off
+    # more than light_archaic (lethal 2) and never less: light_archaic is dominated.
+    src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
+    data = tmp_path / "dice_pool_7.toml"
+    data.write_text(src + "\n[armour.planted_mail]\nlethal = 3\n")
+    cfg = dict(audit.DEFAULT_DISCOVER)
+    rows = audit.dominated_options("dice_pool_7", cfg, "armour", data=data)
+    found = {r["subject"]: r for r in rows}
+    assert "planted_mail" in found["light_archaic"]["by"].split(", ")
+    assert found["light_archaic"]["kind"] == "dominated_armour"
+    assert "18 matchups" in found["light_archaic"]["detail"]
+    if "planted_mail" in found:                         # light_archaic never dominates it
+        assert "light_archaic" not in found["planted_mail"]["by"].split(", ")
+
+
 def test_discover_one_hit_and_variants_small():
     cfg = {**audit.DEFAULT_DISCOVER, "systems": ["dice_pool_6"]}
     ladder = audit._ladder_specs()["dice_pool_6"]
@@ -343,7 +372,8 @@ def test_discover_command(tmp_path, capsys):
     t = pd.read_csv(out)
     assert set(t["system"]) == {"dice_pool_6"}
     assert {"rank", "kind", "severity", "value", "se"} <= set(t.columns)
-    assert set(t["kind"]) <= {"dominated_weapon", "one_hit", "gap_variant", "interaction"}
+    assert set(t["kind"]) <= {"dominated_weapon", "dominated_armour", "dominated_tactic",
+                              "one_hit", "gap_variant", "interaction"}
     assert "gap_variant" in set(t["kind"])
     bad = _write(tmp_path, 'name = "d"\n[discover]\nsystem = ["dice_pool_6"]\n', "e.toml")
     capsys.readouterr()

@@ -19,9 +19,10 @@ Three pieces:
   over the knob metrics of :func:`~analysis.workflow.solvers.fight_knob_metric` and
   :func:`~analysis.workflow.solvers.check_knob_metric`, and re-measured at the value found.
 - **Discovery** (:func:`discover`) — findings without a guardrail: dominated weapons,
-  fights decided in one hit, the gap variants ranked by how far they move the even
-  competent duel, and knobs whose effect depends on another (:func:`knob_interactions`,
-  a small exact sweep per system, ``interaction_sweeps``). Thresholds live in the ``[discover]`` table of
+  armour and tactics over the whole ladder (:func:`dominated_options`), fights decided
+  in one hit, the gap variants ranked by how far they move the even competent duel, and
+  knobs whose effect depends on another (:func:`knob_interactions`, a small exact sweep
+  per system, ``interaction_sweeps``). Thresholds live in the ``[discover]`` table of
   ``analysis/data/guardrails.toml``.
 """
 
@@ -562,6 +563,8 @@ DEFAULT_DISCOVER = {
     "attacker": "competent",
     "opponents": ["novice", "competent", "expert"],
     "dominance_z": 2.0,
+    "dominance_mc": ["d20_degrees"],
+    "dominance_trials": 8_000,
     "dominated_high": 0.10,
     "one_hit_incapacitate": 0.5,
     "one_hit_high": 0.8,
@@ -596,6 +599,21 @@ def _ladder_specs() -> dict:
     return read_toml(CROSS, "cross-combat file").get("ladder", {})
 
 
+#: stream offset of the Monte Carlo duels of the dominance search
+DOMINANCE_STREAM = 3_100_000
+
+
+def _duel_mc(system, a, b, trials: int, ss, data=None):
+    """Monte Carlo duel of fighter specs (default variants, round cap 50)."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+
+    mod = reg.engine(system)
+    v = reg.combat_variants(system, {})
+    return mod.duel_mc(archetypes.combatant(system, a, path=data),
+                       archetypes.combatant(system, b, path=data), trials, ss, v, 50)
+
+
 def _duel(system, a, b, data=None, variants=None):
     """Exact duel of fighter specs (``data``: the system's archetype library file)."""
     from analysis.combat import archetypes
@@ -608,47 +626,121 @@ def _duel(system, a, b, data=None, variants=None):
     return mod.duel_exact(fa, fb, v, 50)
 
 
-def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[dict]:
-    """Weapons never better than another of the system in any ladder matchup (beyond
-    ``dominance_z`` SE; exact duels have SE 0) and strictly worse in at least one."""
+#: the option kinds searched for domination, with the override key each one sets
+OPTION_KINDS = ("weapon", "armour", "tactic")
+
+
+def _options(system: str, kind: str, data=None) -> list:
     from analysis.combat import archetypes
+
+    if kind == "weapon":
+        return archetypes.weapons(system, data)
+    if kind == "armour":
+        return archetypes.armours(system, data)
+    return archetypes.tactics(system)
+
+
+def _matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int]]:
+    """``(holder rung, opponent rung, holder's side)`` for every rung of the ladder as
+    side 0 and side 1 against every rung; the attacker-vs-opponents matchups first (they
+    settle most pairs early)."""
+    rungs = list(ladder)
+    first = [(cfg["attacker"], r, 0) for r in cfg["opponents"]
+             if cfg["attacker"] in ladder and r in ladder]
+    rest = [(h, o, side) for h in rungs for o in rungs for side in (0, 1)]
+    return first + [m for m in rest if m not in first]
+
+
+def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
+                      ladder=None) -> list[dict]:
+    """Options of one ``kind`` (weapon, armour or tactic) never better than another of
+    the system in any ladder matchup — every rung holding the option against every rung,
+    as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
+    strictly worse in at least one.
+
+    Pairs are settled lazily: each matchup is solved only for options still in a
+    candidate pair, and a pair is dropped at the first matchup where the dominated one
+    is better. Systems listed in ``dominance_mc`` (those whose exact duels are slow) play
+    ``dominance_trials`` Monte Carlo fights per matchup instead, matchup ``m`` drawing
+    from ``SeedSequence(0, spawn_key=(DOMINANCE_STREAM, m))`` for every option."""
     from analysis.combat import fights as reg
 
     ladder = ladder or _ladder_specs()[system]
-    base = dict(ladder[cfg["attacker"]])
-    opponents = [(r, ladder[r]) for r in cfg["opponents"] if r in ladder]
-    names = archetypes.weapons(system, data)
-    p = np.zeros((len(names), len(opponents)))
-    se = np.zeros_like(p)
-    win = reg.METRICS["p_side0"]
-    for i, w in enumerate(names):
-        for j, (_, opp) in enumerate(opponents):
-            est, s = win(_duel(system, {**base, "weapon": w}, opp, data))
-            p[i, j], se[i, j] = est, s
+    names = _options(system, kind, data)
+    if len(names) < 2:
+        return []
+    matchups = _matchups(ladder, cfg)
     z = cfg["dominance_z"]
-    out = []
-    for i, w in enumerate(names):
-        best, by = None, []
-        for k, other in enumerate(names):
-            if k == i:
+    cache: dict = {}
+    wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
+    mc = system in (cfg.get("dominance_mc") or [])
+
+    def p(i: int, m: int):
+        key = (i, m)
+        if key not in cache:
+            holder, opp, side = matchups[m]
+            mine = {**ladder[holder], kind: names[i]}
+            pair = (mine, ladder[opp]) if side == 0 else (ladder[opp], mine)
+            try:
+                if mc:
+                    ss = np.random.SeedSequence(0, spawn_key=(DOMINANCE_STREAM, m))
+                    stats = _duel_mc(system, *pair, cfg["dominance_trials"], ss, data)
+                else:
+                    stats = _duel(system, *pair, data)
+                cache[key] = wins[side](stats)
+            except InputError:                # the option cannot be built here
+                cache[key] = None
+        return cache[key]
+
+    # candidate (dominated, dominating) pairs with their per-matchup gaps
+    cands = {(i, k): [] for i in range(len(names)) for k in range(len(names)) if i != k}
+    for m in range(len(matchups)):
+        if not cands:
+            break
+        for (i, k) in list(cands):
+            pi, pk = p(i, m), p(k, m)
+            if pi is None or pk is None:
+                del cands[(i, k)]
                 continue
-            sd = np.sqrt(se[i] ** 2 + se[k] ** 2)
-            gap = p[k] - p[i]
-            if np.all(gap >= -z * sd - 1e-12) and np.any(gap > z * sd + 1e-9):
-                by.append(other)
-                j = int(np.argmax(gap))
-                if best is None or gap[j] > best[0]:
-                    best = (float(gap[j]), other, j, float(sd[j]))
-        if best is not None:
-            gap, other, j, sd = best
-            out.append({"kind": "dominated_weapon", "system": system, "subject": w,
-                        "detail": f"{w} is never better than {other} in "
-                                  f"{len(opponents)} matchups ({cfg['attacker']} vs "
-                                  f"{', '.join(r for r, _ in opponents)}); largest gap vs "
-                                  f"{opponents[j][0]}: P(win) {p[i, j]:.3f} vs "
-                                  f"{p[names.index(other), j]:.3f}",
-                        "value": gap, "se": sd, "by": ", ".join(by),
-                        "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
+            sd = math.hypot(pi[1], pk[1])
+            gap = pk[0] - pi[0]
+            if gap < -z * sd - 1e-12:       # i better than k here: not dominated by k
+                del cands[(i, k)]
+            else:
+                cands[(i, k)].append((gap, sd, m, pi[0], pk[0]))
+    out = []
+    for i, name in enumerate(names):
+        by = [(k, gaps) for (j, k), gaps in cands.items()
+              if j == i and any(g > z * sd + 1e-9 for g, sd, *_ in gaps)]
+        if not by:
+            continue
+        k, gaps = max(by, key=lambda kg: max(g for g, *_ in kg[1]))
+        gap, sd, m, pi, pk = max(gaps, key=lambda g: g[0])
+        holder, opp, side = matchups[m]
+        where = (f"{holder} with it as side 0 vs {opp}" if side == 0 else
+                 f"{opp} vs {holder} with it as side 1")
+        out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
+                    "detail": f"{kind} {name} is never better than {names[k]} in "
+                              f"{len(matchups)} matchups (every rung holding it against "
+                              f"every rung of {', '.join(ladder)}, as side 0 and side 1); "
+                              f"largest gap, {where}: P(win) {pi:.3f} vs {pk:.3f}",
+                    "value": float(gap), "se": float(sd),
+                    "by": ", ".join(str(names[kk]) for kk, _ in by),
+                    "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
+    return out
+
+
+def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[dict]:
+    """Weapons never better than another of the system in any ladder matchup
+    (:func:`dominated_options` of kind ``weapon``)."""
+    return dominated_options(system, cfg, "weapon", data, ladder)
+
+
+def dominated_gear(system: str, cfg: dict, ladder=None) -> list[dict]:
+    """Dominated weapons, armour and tactics of the system (:func:`dominated_options`)."""
+    out = []
+    for kind in OPTION_KINDS:
+        out += dominated_options(system, cfg, kind, ladder=ladder)
     return out
 
 
@@ -799,7 +891,7 @@ def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> lis
 
 def discover(cfg: dict | None = None, *, progress: bool | None = None):
     """Findings table: rank, kind, system, subject, detail, value, se, severity, by
-    (dominated weapons: every weapon that dominates it). Dominated weapons first, then
+    (dominated options: every option that dominates it). Dominated options first, then
     one-hit fights, then the gap variants ranked by how far they move the headline
     numbers (largest first), then knobs whose effect depends on another
     (:func:`knob_interactions`); within a kind by severity, then value."""
@@ -813,14 +905,14 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     with bar(4 * len(cfg["systems"]), "discover",
              disable=None if progress is None else not progress) as pb:
         for system in cfg["systems"]:
-            for fn in (dominated_weapons, one_hit_fights, gap_variants, knob_interactions):
+            for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
                 rows += fn(system, cfg, ladder=ladder[system])
                 pb.update(1)
     out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
                                       "severity", "by"]).fillna({"by": ""})
     sev = {"high": 0, "medium": 1, "low": 2}
-    out["_k"] = out["kind"].map({"dominated_weapon": 0, "one_hit": 1, "gap_variant": 2,
-                                 "interaction": 3})
+    out["_k"] = out["kind"].map({**{f"dominated_{k}": 0 for k in OPTION_KINDS},
+                                 "one_hit": 1, "gap_variant": 2, "interaction": 3})
     out["_s"] = out["severity"].map(sev)
     out = out.sort_values(["_k", "_s", "value"], ascending=[True, True, False],
                           kind="stable").drop(columns=["_k", "_s"]).reset_index(drop=True)
