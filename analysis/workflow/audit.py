@@ -102,7 +102,8 @@ def check_cell(system: str, check) -> dict[str, Any]:
 
     cell = {k: v[0] for k, v in check.axes.items()}
     if check.competence:
-        cell[next(iter(AXES[system]))] = competence_value(system, check.competence[0])[1]
+        axis = _axes_of(system)[1] or next(iter(AXES[system]))
+        cell[axis] = competence_value(system, check.competence[0])[1]
     return cell
 
 
@@ -258,11 +259,39 @@ def _fight_knobs(system: str, f, variants: dict) -> list[tuple[str, Any, list, b
     return out
 
 
+def _axes_of(system: str) -> tuple[str | None, str | None]:
+    """``(difficulty axis, competence axis)`` of a system: the built-ins' from
+    :data:`DIFFICULTY_AXIS` and their first axis, a plug-in's from the ladder hook it
+    declares (``difficulty_axis``, ``competence_axis``; None when it declares none)."""
+    from analysis.checks.curves import AXES
+
+    if system in DIFFICULTY_AXIS:
+        return DIFFICULTY_AXIS[system], next(iter(AXES[system]))
+    from engines.system import registry
+
+    spec = registry()[system]
+    return spec.difficulty_axis, spec.competence_axis
+
+
+def _check_metric(system: str, axis: str, fixed: dict, variants):
+    """P(success) of a check as one axis varies (exact): the solvers' knob metric for
+    the built-in systems, the same exact success curve for a plug-in system."""
+    from analysis.workflow.solvers import check_knob_metric
+
+    if system in HEALTH_TRAIT:
+        return check_knob_metric(system, axis, fixed, variants=variants)
+
+    def metric(value):
+        return check_value(system, {**fixed, axis: value}, variants), 0.0
+
+    return metric
+
+
 def _check_knobs(system: str, cell: dict) -> list[tuple[str, Any, list, bool]]:
     from analysis.checks.curves import AXES
 
     out = []
-    for axis in (DIFFICULTY_AXIS[system], next(iter(AXES[system]))):
+    for axis in _axes_of(system):
         if axis not in cell:
             continue
         values = list(AXES[system][axis])
@@ -300,7 +329,7 @@ def _directional(read, values: list, cur, lo, hi, violated: str, steps: int | No
 def suggest(sc, g, measured: dict) -> str:
     """The smallest single-knob change that makes failed guardrail ``g`` pass, as text
     (``both.vigor 4 → 6 gives rounds_mean 3.1``), or why none was found."""
-    from analysis.workflow.solvers import check_knob_metric, fight_knob_metric
+    from analysis.workflow.solvers import fight_knob_metric
 
     t = _target(sc, g)
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
@@ -335,7 +364,7 @@ def suggest(sc, g, measured: dict) -> str:
         cell = check_cell(t.system, t.entry)
         for order, (axis, cur, values, numeric) in enumerate(_check_knobs(t.system, cell)):
             fixed = {k: v for k, v in cell.items() if k != axis}
-            read = _cached(check_knob_metric(t.system, axis, fixed, variants=t.variants))
+            read = _cached(_check_metric(t.system, axis, fixed, t.variants))
             tried.append(f"{axis} {values[0]}–{values[-1]}")
             if numeric:
                 for steps, val, est, se in _directional(read, values, cur, g.min, g.max,
@@ -452,9 +481,12 @@ def restrict(scenarios, systems: list[str] | None):
     a scenario left with none is dropped)."""
     if systems is None:
         return list(scenarios)
-    unknown = sorted(set(systems) - set(HEALTH_TRAIT))
+    from engines.system import registry
+
+    installed = list(registry())
+    unknown = sorted(set(systems) - set(installed))
     if unknown:
-        raise InputError(f"systems: unknown {unknown[0]!r}; known: {', '.join(HEALTH_TRAIT)}")
+        raise InputError(f"systems: unknown {unknown[0]!r}; known: {', '.join(installed)}")
     out = []
     for sc in scenarios:
         kept = [g for g in sc.guardrails if _target(sc, g).system in systems]
@@ -559,7 +591,7 @@ def junit_xml(table, suite: str = "rpg-balance audit") -> str:
 
 
 DEFAULT_DISCOVER = {
-    "systems": ["dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees"],
+    "systems": None,          # every installed system: the built-ins, then plug-ins
     "attacker": "competent",
     "opponents": ["novice", "competent", "expert"],
     "dominance_z": 2.0,
@@ -898,13 +930,26 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     import pandas as pd
 
     from analysis.progress import bar
+    from engines.system import registry
 
     cfg = {**DEFAULT_DISCOVER, **(cfg or {})}
+    installed = list(registry())
+    systems = installed if cfg["systems"] is None else list(cfg["systems"])
+    unknown = [x for x in systems if x not in installed]
+    if unknown:
+        raise InputError(f"discover.systems: unknown system {unknown[0]!r}; known: "
+                         f"{', '.join(installed)}")
     ladder = _ladder_specs()
     rows: list[dict] = []
-    with bar(4 * len(cfg["systems"]), "discover",
+    notes: list[str] = []
+    with bar(4 * len(systems), "discover",
              disable=None if progress is None else not progress) as pb:
-        for system in cfg["systems"]:
+        for system in systems:
+            why = _no_discovery(system, ladder)
+            if why is not None:
+                notes.append(why)
+                pb.update(4)
+                continue
             for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
                 rows += fn(system, cfg, ladder=ladder[system])
                 pb.update(1)
@@ -917,4 +962,22 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     out = out.sort_values(["_k", "_s", "value"], ascending=[True, True, False],
                           kind="stable").drop(columns=["_k", "_s"]).reset_index(drop=True)
     out.insert(0, "rank", range(1, len(out) + 1))
+    out.attrs["notes"] = notes
     return out
+
+
+def _no_discovery(system: str, ladder: dict) -> str | None:
+    """Why ``--discover`` skips a system, in one sentence (None when it does not): every
+    finding is measured on duels of the system's ladder fighters, so a system that
+    declares no combat rules (a plug-in of checks only), or has no ladder fighters in
+    ``analysis/data/cross_combat.toml``, is skipped."""
+    from engines.system import registry
+
+    if not registry()[system].has_combat:
+        return (f"{system}: this system declares no combat rules, so --discover skips it "
+                "(dominated options, one-hit fights, gap variants and knob interactions "
+                "are all measured on duels)")
+    if system not in ladder:
+        return (f"{system}: no ladder fighters for it in cross_combat.toml, so --discover "
+                "skips it (every finding is measured on duels of the ladder fighters)")
+    return None

@@ -421,8 +421,15 @@ def _hint(name: Any, known) -> str:
 
 
 def _axis_problem(system: str, axis: str, value: Any) -> str | None:
-    """Why ``value`` cannot sit on ``axis`` of ``system`` (None when it can)."""
+    """Why ``value`` cannot sit on ``axis`` of ``system`` (None when it can; a plug-in
+    system's axis takes the values it declares)."""
     from engines import d20_degrees, middle_3d10
+    from engines.system import registry
+
+    if system not in SYSTEMS:
+        ok = tuple(registry()[system].axes[axis])
+        return None if value in ok else \
+            f"{value!r} is not allowed; choose {' | '.join(map(str, ok))}"
 
     def whole(lo=None, hi=None):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -451,15 +458,16 @@ def _axis_problem(system: str, axis: str, value: Any) -> str | None:
 
 
 def _variant_problem(system: str, name: str, value: Any) -> str | None:
+    from engines.system import registry
     from engines.variants import parse_variants
 
-    mod = SYSTEMS[system]
-    fields = {f.name for f in dataclasses.fields(mod.Variants)}
+    cls = SYSTEMS[system].Variants if system in SYSTEMS else registry()[system].variants
+    fields = {f.name for f in dataclasses.fields(cls)}
     if name not in fields:
         return (f"not a variant of {system}{_hint(name, fields)}; "
                 f"known: {_known(sorted(fields))}")
     try:
-        parse_variants(mod.Variants, {name: value})
+        parse_variants(cls, {name: value})
     except InputError as exc:
         text = str(exc)
         prefix = f"variant {name}: "
@@ -477,12 +485,16 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     ladder = load_ladder()
 
+    from engines.system import registry
+
+    installed = list(registry())   # the built-ins, then any plug-in systems
+
     def system_ok(path: str, system: str | None) -> bool:
         if system is None:
             return False
-        if system not in SYSTEMS:
-            problems.append((path, f"unknown system {system!r}{_hint(system, SYSTEMS)}; "
-                             f"known: {_known(SYSTEMS)}"))
+        if system not in installed:
+            problems.append((path, f"unknown system {system!r}{_hint(system, installed)}; "
+                             f"known: {_known(installed)}"))
             return False
         return True
 
@@ -510,7 +522,7 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             if kind == "fights":
                 from analysis.combat.fights import available, combat_variants
 
-                if not available()[system]:
+                if not available().get(system, False):
                     problems.append((f"{path}.system", f"no combat engine for {system} in "
                                      f"this build (engines/combat_{system}.py); fights "
                                      "need the combat engines"))
@@ -553,12 +565,12 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                 if comp_axis in entry.axes:
                     problems.append((f"{path}.competence", f"also given as axes.{comp_axis}; "
                                      "use one of them"))
+                rungs = ladder[system] if system in ladder else dict(registry()[system].ladder)
                 for j, c in enumerate(entry.competence):
-                    if isinstance(c, str) and c not in ladder[system]:
+                    if isinstance(c, str) and c not in rungs:
                         problems.append((f"{path}.competence[{j}]",
                                          f"unknown ladder name {c!r}"
-                                         f"{_hint(c, ladder[system])}; known: "
-                                         f"{_known(ladder[system])}"))
+                                         f"{_hint(c, rungs)}; known: {_known(rungs)}"))
             if entry.contrast is not None:
                 for arm in ("a", "b"):
                     for axis, off in getattr(entry.contrast, arm).items():
