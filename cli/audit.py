@@ -75,6 +75,10 @@ def run(args) -> int:
             raise InputError(f"discover.{unknown[0]}: unknown threshold{hint}; known: "
                              f"{', '.join(audit.DEFAULT_DISCOVER)}")
         table = audit.discover(cfg, progress=args.progress)
+        import sys
+
+        for note in table.attrs.get("notes", []):
+            print(f"note: {note}", file=sys.stderr)
         failed = False
     else:
         scenarios = audit.load_guardrails(args.files)

@@ -400,8 +400,11 @@ def run_sweep(args) -> int:
         inter = pd.concat([result_interactions(r) for r in results], ignore_index=True)
         _to_stdout(write_table, inter, fmt, args.interactions, prov)
     if args.plot is not None:
+        from analysis.workflow.interactions import result_interactions
+
         result = results[-1]
-        sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric)
+        sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric,
+                         inter=result_interactions(result))
     return 0
 
 

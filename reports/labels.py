@@ -32,7 +32,8 @@ COLUMNS = (
     # ladders
     N_("competence"), N_("p"), N_("anchor_gap"), N_("within_tolerance"), N_("target"),
     N_("sd_outcome"), N_("rung_shift"), N_("sd_in_rungs"), N_("slope_pp_per_rung"),
-    N_("p_upset_adjacent"), N_("p_upset_two_apart"), N_("easy"), N_("average"),
+    N_("p_upset_adjacent"), N_("p_upset_two_apart"), N_("p_upset_adjacent_defending"),
+    N_("p_upset_two_apart_defending"), N_("easy"), N_("average"),
     N_("hard"), N_("very_hard"),
     # combat
     N_("matchup"), N_("method"), N_("A"), N_("B"), N_("A wins"), N_("SE(A)"),
@@ -46,12 +47,14 @@ COLUMNS = (
     N_("loser dying"), N_("loser out"), N_("weapon"), N_("attacker"), N_("target"),
     N_("P(hit)"), N_("P(incapacitated by one hit)"), N_("P(killed by one hit)"),
     N_("then dead"), N_("then dying"), N_("then out"), N_("weaker"), N_("stronger"),
-    N_("upset, one roll"), N_("upset, duel"), N_("SE(duel)"),
+    N_("upset, one roll"), N_("upset, one roll defending"), N_("upset, duel"), N_("SE(duel)"),
     # assumptions, provenance
     N_("variant"), N_("applies to"), N_("value"), N_("default"), N_("changed"),
     N_("doc"), N_("item"),
     # key findings (the guardrails audit)
     N_("guardrail"), N_("metric"), N_("min"), N_("max"), N_("status"), N_("suggestion"),
+    N_("knob"), N_("depends on"), N_("main effect"), N_("held at"), N_("from"), N_("to"),
+    N_("from level"), N_("to level"),
     # campaign mechanics
     N_("mechanic"), N_("session"), N_("q10"), N_("q50"), N_("q90"),
 )

@@ -256,6 +256,35 @@ def test_planted_dominated_weapon(tmp_path):
     assert all("planted_blade" not in r["by"] for r in clean)
 
 
+def test_dominance_searches_the_whole_ladder():
+    # every rung holding the option against every rung, as side 0 and side 1: with the
+    # three rungs of cross_combat.toml that is 3 x 3 x 2 = 18 matchups, the
+    # competent-vs-opponents ones first
+    ladder = audit._ladder_specs()["dice_pool_7"]
+    m = audit._matchups(ladder, audit.DEFAULT_DISCOVER)
+    assert len(m) == len(set(m)) == 18
+    assert m[:3] == [("competent", "novice", 0), ("competent", "competent", 0),
+                     ("competent", "expert", 0)]
+    assert {(h, o, s) for h in ladder for o in ladder for s in (0, 1)} == set(m)
+
+
+def test_planted_dominated_armour(tmp_path):
+    # A13: armour subtracts its points from lethal damage; the ladder fighters use
+    # lethal swords, so planted_mail (lethal 3, no movement penalty) can only take off
+    # more than light_archaic (lethal 2) and never less: light_archaic is dominated.
+    src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
+    data = tmp_path / "dice_pool_7.toml"
+    data.write_text(src + "\n[armour.planted_mail]\nlethal = 3\n")
+    cfg = dict(audit.DEFAULT_DISCOVER)
+    rows = audit.dominated_options("dice_pool_7", cfg, "armour", data=data)
+    found = {r["subject"]: r for r in rows}
+    assert "planted_mail" in found["light_archaic"]["by"].split(", ")
+    assert found["light_archaic"]["kind"] == "dominated_armour"
+    assert "18 matchups" in found["light_archaic"]["detail"]
+    if "planted_mail" in found:                         # light_archaic never dominates it
+        assert "light_archaic" not in found["planted_mail"]["by"].split(", ")
+
+
 def test_discover_one_hit_and_variants_small():
     cfg = {**audit.DEFAULT_DISCOVER, "systems": ["dice_pool_6"]}
     ladder = audit._ladder_specs()["dice_pool_6"]
@@ -343,7 +372,8 @@ def test_discover_command(tmp_path, capsys):
     t = pd.read_csv(out)
     assert set(t["system"]) == {"dice_pool_6"}
     assert {"rank", "kind", "severity", "value", "se"} <= set(t.columns)
-    assert set(t["kind"]) <= {"dominated_weapon", "one_hit", "gap_variant"}
+    assert set(t["kind"]) <= {"dominated_weapon", "dominated_armour", "dominated_tactic",
+                              "one_hit", "gap_variant", "interaction"}
     assert "gap_variant" in set(t["kind"])
     bad = _write(tmp_path, 'name = "d"\n[discover]\nsystem = ["dice_pool_6"]\n', "e.toml")
     capsys.readouterr()
@@ -441,3 +471,118 @@ def test_rerun_moves_the_even_duel_length():
     assert max(values) > cur
     assert (after.set_index("guardrail").loc[key, "value"]
             > before.set_index("guardrail").loc[key, "value"])
+
+
+def test_held_fixed_ranges_hand_worked():
+    import pandas as pd
+
+    from analysis.workflow.interactions import dependent_effects, held_fixed_ranges
+
+    # p = 0.2 * a * b + 0.1 * c on the 2 x 2 x 2 grid of a, b, c in {0, 1}:
+    # a's main effect: mean over b, c at a = 1 minus at a = 0 = 0.2 * mean(b) = 0.1;
+    # with b, c held fixed a moves p by 0.2 * b: 0 at b = 0, 0.2 at b = 1 (either c).
+    # c adds 0.1 everywhere: main range 0.1 and 0.1 in every cell (no dependence).
+    rows = [{"check": "x", "a": a, "b": b, "c": c, "p": 0.2 * a * b + 0.1 * c}
+            for a in (0, 1) for b in (0, 1) for c in (0, 1)]
+    held = held_fixed_ranges(pd.DataFrame(rows), ["a", "b", "c"], "p").set_index("knob")
+    assert held.loc["a", "main_range"] == pytest.approx(0.1)
+    assert held.loc["a", "fixed_min"] == pytest.approx(0.0)
+    assert held.loc["a", "fixed_max"] == pytest.approx(0.2)
+    assert held.loc["a", "given"] == "b=1, c=0"
+    assert held.loc["a", "depends_on"] == "b"
+    assert held.loc["c", "fixed_min"] == pytest.approx(0.1)
+    assert held.loc["c", "fixed_max"] == pytest.approx(0.1)
+    dep = dependent_effects(pd.DataFrame(rows), ["a", "b", "c"], "p", ratio=1.5,
+                            min_range=0.05)
+    # a and b (symmetric) depend on each other; c does not
+    assert sorted(dep["knob"]) == ["a", "b"]
+
+
+AGAIN_SWEEP = """
+name = "con x again x armour"
+system = "dice_pool_7"
+seed = 1
+[[fights]]
+name = "even"
+a = "swordsman_competent"
+b = "swordsman_competent"
+exact = true
+[sweep]
+fights = { "both.CON" = [3, 8], "variant.again" = [10, 9], "both.armour" = ["none",
+          "heavy_archaic"] }
+fight_metric = "p_rounds_between:3:5"
+"""
+
+
+def test_again_effect_depends_on_con(tmp_path):
+    """Issue 10's case: in a dice_pool_7 sweep of CON x again x armour, 9-again ranks
+    last by main effect, yet at the default CON (3, A14) without armour it cuts
+    P(the duel ends in rounds 3-5) from 0.765 to 0.615 (the figures of the issue's
+    independent review). The audit must say again's effect depends on CON."""
+    import pandas as pd
+
+    sc = _write(tmp_path, AGAIN_SWEEP, "s.toml")
+    out, sens, inter = (tmp_path / n for n in ("sweep.csv", "sens.csv", "inter.csv"))
+    assert main(["sweep", str(sc), "--workers", "0", "--no-progress", "-o", str(out),
+                 "--sensitivity", str(sens), "--interactions", str(inter)]) == 0
+    cells = pd.read_csv(out).set_index(["both.CON", "variant.again", "both.armour"])["metric"]
+    assert cells[(3, 10, "none")] == pytest.approx(0.765, abs=5e-4)
+    assert cells[(3, 9, "none")] == pytest.approx(0.615, abs=5e-4)
+    s = pd.read_csv(sens).set_index("knob")
+    assert s.loc["variant.again", "rank"] == 3          # last by main effect
+    assert s.loc["variant.again", "range"] < 0.01
+    # the interaction table's conditional range of again at CON = 3, by hand from the
+    # cells: mean over armour at again 10 minus at again 9
+    t = pd.read_csv(inter)
+    pair = t.apply(lambda r: {r["knob_a"], r["knob_b"]} == {"both.CON", "variant.again"},
+                   axis=1)
+    row = t[pair].iloc[0]
+    by_hand = abs((cells[(3, 10, "none")] + cells[(3, 10, "heavy_archaic")]) / 2
+                  - (cells[(3, 9, "none")] + cells[(3, 9, "heavy_archaic")]) / 2)
+    col = "range_b_max" if row["knob_b"] == "variant.again" else "range_a_max"
+    assert row[col] == pytest.approx(by_hand)
+    assert str(row[col + "_at"]) == "3"
+    # the audit's finding (--discover): again depends on CON, with the issue's numbers
+    cfg = {**audit.DEFAULT_DISCOVER,
+           "interaction_sweeps": {"dice_pool_7": {
+               "metric": "p_rounds_between:3:5",
+               "knobs": {"both.CON": [3, 8], "variant.again": [10, 9],
+                         "both.armour": ["none", "heavy_archaic"]}}}}
+    found = {f["knob"]: f for f in audit.knob_interactions("dice_pool_7", cfg)}
+    again = found["variant.again"]
+    assert again["depends_on"] == "both.CON"
+    assert again["given"] == "both.CON=3, both.armour=none"
+    assert "ranks 3 of 3 by main effect" in again["detail"]
+    assert "from 0.765 (variant.again=10) to 0.615 (variant.again=9)" in again["detail"]
+    assert again["severity"] == "high"      # 0.150 >= interaction_high 0.15
+    assert "both.armour" not in found       # armour matters everywhere: no dependence
+
+
+def test_run_writes_interactions_and_plot_draws_them(tmp_path):
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from analysis.workflow.fight_sweep import run_fight_sweep
+    from analysis.workflow.interactions import result_interactions
+    from analysis.workflow.sweep import sensitivity_figure
+
+    sc = _write(tmp_path, AGAIN_SWEEP + '[output]\nplots = ["fight_sensitivity"]\n',
+                "s.toml")
+    assert main(["run", str(sc), "-o", str(tmp_path / "run")]) == 0
+    inter = pd.read_csv(tmp_path / "run" / "fight_interactions.csv")
+    assert len(inter) == 3                   # three knob pairs
+    assert (tmp_path / "run" / "fight_sensitivity.png").read_bytes()[:4] == b"\x89PNG"
+    r = run_fight_sweep(load_scenario(sc), None, progress=False)
+    fig = sensitivity_figure(r.table, r.sensitivity, r.metric, "fight",
+                             result_interactions(r))
+    try:
+        panels = [ax for ax in fig.axes if ax.axison]
+        again = next(ax for ax in panels
+                     if ax.get_title().splitlines()[0].endswith(
+                         "variant.again (range 0.007)"))
+        # the main-effect line plus one dashed line per CON value (its partner)
+        labels = [ln.get_label() for ln in again.get_lines()]
+        assert labels == ["mean", "both.CON=3", "both.CON=8"]
+        assert len({ax.get_ylim() for ax in panels}) == 1
+    finally:
+        plt.close(fig)

@@ -300,3 +300,65 @@ def test_reports_and_cli_name_no_system():
              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if (folder == "reports" and branch.search(line)) or id_list.search(line)]
     assert found == []
+
+
+PBTA_GUARDRAILS = """
+name = "pbta guardrails"
+seed = 1
+[[checks]]
+name = "competent_strong"
+system = "pbta_2d6"
+axes = { modifier = [1], roll = ["normal"], level = ["strong"] }
+[[checks]]
+name = "competent_weak"
+system = "pbta_2d6"
+competence = ["competent"]
+axes = { roll = ["normal"], level = ["weak"] }
+[[guardrails]]
+name = "strong hit"
+check = "competent_strong"
+metric = "p_success"
+min = 0.4
+reason = "a competent character should land a strong hit at least 40 % of the time"
+[[guardrails]]
+name = "weak hit"
+check = "competent_weak"
+metric = "p_success"
+min = 0.9
+reason = "a competent character should almost always hit"
+"""
+
+
+def test_audit_guardrails_on_a_plugin_check(site, tmp_path):
+    """A guardrail on a pbta check is evaluated exactly and cured by one knob (the
+    plug-in's declared difficulty axis, level, or competence axis, modifier)."""
+    path = tmp_path / "pbta.toml"
+    path.write_text(PBTA_GUARDRAILS)
+    done = cli(site, "audit", str(path), "--format", "csv", "--no-progress")
+    assert done.returncode == 1, done.stderr            # a guardrail fails
+    t = pd.read_csv(io.StringIO(done.stdout)).set_index("guardrail")
+    assert set(t["system"]) == {"pbta_2d6"}
+    # P2, +1: a strong hit needs 2d6 >= 9: 4+3+2+1 = 10 of 36 — under the minimum 0.4;
+    # a weak hit (level one step easier) needs 2d6 >= 6: 26 of 36 = 0.722, which passes
+    strong = t.loc["strong hit"]
+    assert strong["value"] == pytest.approx(10 / 36, abs=1e-12)
+    assert strong["status"] == "fail"
+    assert strong["suggestion"] == "level strong → weak gives p_success 0.722"
+    # competent = +1 (the package's ladder): a weak hit needs 2d6 >= 6, 26/36; no level
+    # is easier than weak, so the cure is the modifier: +2 needs 5+ (30/36 = 0.833),
+    # +3 needs 4+ (33/36 = 0.917 >= 0.9)
+    weak = t.loc["weak hit"]
+    assert weak["value"] == pytest.approx(26 / 36, abs=1e-12)
+    assert weak["suggestion"] == "modifier 1 → 3 gives p_success 0.917"
+
+
+def test_audit_discover_skips_a_checks_only_plugin(site, tmp_path):
+    cfg = tmp_path / "d.toml"
+    cfg.write_text('name = "d"\n[discover]\nsystems = ["pbta_2d6"]\n')
+    done = cli(site, "audit", "--discover", str(cfg), "--format", "csv", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert pd.read_csv(io.StringIO(done.stdout)).empty
+    assert done.stderr.strip() == (
+        "note: pbta_2d6: this system declares no combat rules, so --discover skips it "
+        "(dominated options, one-hit fights, gap variants and knob interactions are all "
+        "measured on duels)")

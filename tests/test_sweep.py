@@ -131,6 +131,37 @@ def test_sensitivity_ranks_by_main_effect_range():
     assert s.iloc[0]["at_high"] == "1"
 
 
+def test_sensitivity_plot_panels_share_one_y_axis(tmp_path):
+    """Knob a moves the mean by 0.22, knob b by 0.01 (hand-built cells): both panels get
+    the same y limits, so b's panel is nearly flat next to a's."""
+    import matplotlib.pyplot as plt
+
+    from analysis.workflow.sweep import sensitivity_figure, sensitivity_plot
+
+    # a-means: (0.30 + 0.31) / 2 = 0.305 and (0.52 + 0.53) / 2 = 0.525 -> range 0.22;
+    # b-means: (0.30 + 0.52) / 2 = 0.41 and (0.31 + 0.53) / 2 = 0.42 -> range 0.01.
+    t = pd.DataFrame({"check": "c", "a": [0, 0, 1, 1], "b": ["x", "y", "x", "y"],
+                      "p": [0.30, 0.31, 0.52, 0.53]})
+    s = sensitivity(t, ["a", "b"])
+    assert s["range"].tolist() == pytest.approx([0.22, 0.01])
+    fig = sensitivity_figure(t, s)
+    try:
+        shown = [ax for ax in fig.axes if ax.axison]
+        assert len(shown) == 2
+        limits = [ax.get_ylim() for ax in shown]
+        assert limits[0] == pytest.approx(limits[1])
+        lo, hi = limits[0]
+        # the shared axis spans every panel's means (0.305 .. 0.525)
+        assert lo <= 0.305
+        assert hi >= 0.525
+        # b's 0.01 range fills under 5 % of the height it shares with a's 0.22
+        assert 0.01 / (hi - lo) < 0.05
+    finally:
+        plt.close(fig)
+    sensitivity_plot(t, s, tmp_path / "s.png")
+    assert (tmp_path / "s.png").stat().st_size > 0
+
+
 def test_one_worker_equals_in_process(in_process):
     got = run_checks(scenario(), Cluster(1), progress=False).table
     pd.testing.assert_frame_equal(got, in_process, check_exact=True)

@@ -19,8 +19,10 @@ Three pieces:
   over the knob metrics of :func:`~analysis.workflow.solvers.fight_knob_metric` and
   :func:`~analysis.workflow.solvers.check_knob_metric`, and re-measured at the value found.
 - **Discovery** (:func:`discover`) — findings without a guardrail: dominated weapons,
-  fights decided in one hit, and the gap variants ranked by how far they move the even
-  competent duel. Thresholds live in the ``[discover]`` table of
+  armour and tactics over the whole ladder (:func:`dominated_options`), fights decided
+  in one hit, the gap variants ranked by how far they move the even competent duel, and
+  knobs whose effect depends on another (:func:`knob_interactions`, a small exact sweep
+  per system, ``interaction_sweeps``). Thresholds live in the ``[discover]`` table of
   ``analysis/data/guardrails.toml``.
 """
 
@@ -100,7 +102,8 @@ def check_cell(system: str, check) -> dict[str, Any]:
 
     cell = {k: v[0] for k, v in check.axes.items()}
     if check.competence:
-        cell[next(iter(AXES[system]))] = competence_value(system, check.competence[0])[1]
+        axis = _axes_of(system)[1] or next(iter(AXES[system]))
+        cell[axis] = competence_value(system, check.competence[0])[1]
     return cell
 
 
@@ -256,11 +259,39 @@ def _fight_knobs(system: str, f, variants: dict) -> list[tuple[str, Any, list, b
     return out
 
 
+def _axes_of(system: str) -> tuple[str | None, str | None]:
+    """``(difficulty axis, competence axis)`` of a system: the built-ins' from
+    :data:`DIFFICULTY_AXIS` and their first axis, a plug-in's from the ladder hook it
+    declares (``difficulty_axis``, ``competence_axis``; None when it declares none)."""
+    from analysis.checks.curves import AXES
+
+    if system in DIFFICULTY_AXIS:
+        return DIFFICULTY_AXIS[system], next(iter(AXES[system]))
+    from engines.system import registry
+
+    spec = registry()[system]
+    return spec.difficulty_axis, spec.competence_axis
+
+
+def _check_metric(system: str, axis: str, fixed: dict, variants):
+    """P(success) of a check as one axis varies (exact): the solvers' knob metric for
+    the built-in systems, the same exact success curve for a plug-in system."""
+    from analysis.workflow.solvers import check_knob_metric
+
+    if system in HEALTH_TRAIT:
+        return check_knob_metric(system, axis, fixed, variants=variants)
+
+    def metric(value):
+        return check_value(system, {**fixed, axis: value}, variants), 0.0
+
+    return metric
+
+
 def _check_knobs(system: str, cell: dict) -> list[tuple[str, Any, list, bool]]:
     from analysis.checks.curves import AXES
 
     out = []
-    for axis in (DIFFICULTY_AXIS[system], next(iter(AXES[system]))):
+    for axis in _axes_of(system):
         if axis not in cell:
             continue
         values = list(AXES[system][axis])
@@ -298,7 +329,7 @@ def _directional(read, values: list, cur, lo, hi, violated: str, steps: int | No
 def suggest(sc, g, measured: dict) -> str:
     """The smallest single-knob change that makes failed guardrail ``g`` pass, as text
     (``both.vigor 4 → 6 gives rounds_mean 3.1``), or why none was found."""
-    from analysis.workflow.solvers import check_knob_metric, fight_knob_metric
+    from analysis.workflow.solvers import fight_knob_metric
 
     t = _target(sc, g)
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
@@ -333,7 +364,7 @@ def suggest(sc, g, measured: dict) -> str:
         cell = check_cell(t.system, t.entry)
         for order, (axis, cur, values, numeric) in enumerate(_check_knobs(t.system, cell)):
             fixed = {k: v for k, v in cell.items() if k != axis}
-            read = _cached(check_knob_metric(t.system, axis, fixed, variants=t.variants))
+            read = _cached(_check_metric(t.system, axis, fixed, t.variants))
             tried.append(f"{axis} {values[0]}–{values[-1]}")
             if numeric:
                 for steps, val, est, se in _directional(read, values, cur, g.min, g.max,
@@ -450,9 +481,12 @@ def restrict(scenarios, systems: list[str] | None):
     a scenario left with none is dropped)."""
     if systems is None:
         return list(scenarios)
-    unknown = sorted(set(systems) - set(HEALTH_TRAIT))
+    from engines.system import registry
+
+    installed = list(registry())
+    unknown = sorted(set(systems) - set(installed))
     if unknown:
-        raise InputError(f"systems: unknown {unknown[0]!r}; known: {', '.join(HEALTH_TRAIT)}")
+        raise InputError(f"systems: unknown {unknown[0]!r}; known: {', '.join(installed)}")
     out = []
     for sc in scenarios:
         kept = [g for g in sc.guardrails if _target(sc, g).system in systems]
@@ -557,16 +591,37 @@ def junit_xml(table, suite: str = "rpg-balance audit") -> str:
 
 
 DEFAULT_DISCOVER = {
-    "systems": ["dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees"],
+    "systems": None,          # every installed system: the built-ins, then plug-ins
     "attacker": "competent",
     "opponents": ["novice", "competent", "expert"],
     "dominance_z": 2.0,
+    "dominance_mc": ["d20_degrees"],
+    "dominance_trials": 8_000,
     "dominated_high": 0.10,
     "one_hit_incapacitate": 0.5,
     "one_hit_high": 0.8,
     "one_round_duel": 0.5,
     "variant_medium": 0.05,
     "variant_high": 0.15,
+    "interaction_ratio": 2.0,
+    "interaction_min": 0.05,
+    "interaction_high": 0.15,
+    "interaction_sweeps": {
+        "dice_pool_7": {"metric": "p_rounds_between:3:5",
+                        "knobs": {"both.CON": [3, 8], "variant.again": [10, 9],
+                                  "both.armour": ["none", "heavy_archaic"]}},
+        "middle_3d10": {"metric": "p_rounds_between:2:6",
+                        "knobs": {"both.vigor": [4, 8], "variant.doubles": [True, False]}},
+        "dice_pool_6": {"metric": "p_rounds_between:2:6",
+                        "knobs": {"both.stamina": [3, 6], "variant.criticals": [True, False],
+                                  "variant.min_damage": [True, False]}},
+        "percentile": {"metric": "p_rounds_between:2:6",
+                       "knobs": {"both.con": [60, 80], "variant.extreme_damage": [True, False],
+                                 "both.armour": [0, 4]}},
+        "d20_degrees": {"metric": "p_rounds_between:2:6",
+                        "knobs": {"both.hit_points": [10, 20],
+                                  "variant.degree_damage": [True, False]}},
+    },
 }
 
 
@@ -574,6 +629,21 @@ def _ladder_specs() -> dict:
     from analysis.toml_input import read_toml
 
     return read_toml(CROSS, "cross-combat file").get("ladder", {})
+
+
+#: stream offset of the Monte Carlo duels of the dominance search
+DOMINANCE_STREAM = 3_100_000
+
+
+def _duel_mc(system, a, b, trials: int, ss, data=None):
+    """Monte Carlo duel of fighter specs (default variants, round cap 50)."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+
+    mod = reg.engine(system)
+    v = reg.combat_variants(system, {})
+    return mod.duel_mc(archetypes.combatant(system, a, path=data),
+                       archetypes.combatant(system, b, path=data), trials, ss, v, 50)
 
 
 def _duel(system, a, b, data=None, variants=None):
@@ -588,47 +658,121 @@ def _duel(system, a, b, data=None, variants=None):
     return mod.duel_exact(fa, fb, v, 50)
 
 
-def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[dict]:
-    """Weapons never better than another of the system in any ladder matchup (beyond
-    ``dominance_z`` SE; exact duels have SE 0) and strictly worse in at least one."""
+#: the option kinds searched for domination, with the override key each one sets
+OPTION_KINDS = ("weapon", "armour", "tactic")
+
+
+def _options(system: str, kind: str, data=None) -> list:
     from analysis.combat import archetypes
+
+    if kind == "weapon":
+        return archetypes.weapons(system, data)
+    if kind == "armour":
+        return archetypes.armours(system, data)
+    return archetypes.tactics(system)
+
+
+def _matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int]]:
+    """``(holder rung, opponent rung, holder's side)`` for every rung of the ladder as
+    side 0 and side 1 against every rung; the attacker-vs-opponents matchups first (they
+    settle most pairs early)."""
+    rungs = list(ladder)
+    first = [(cfg["attacker"], r, 0) for r in cfg["opponents"]
+             if cfg["attacker"] in ladder and r in ladder]
+    rest = [(h, o, side) for h in rungs for o in rungs for side in (0, 1)]
+    return first + [m for m in rest if m not in first]
+
+
+def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
+                      ladder=None) -> list[dict]:
+    """Options of one ``kind`` (weapon, armour or tactic) never better than another of
+    the system in any ladder matchup — every rung holding the option against every rung,
+    as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
+    strictly worse in at least one.
+
+    Pairs are settled lazily: each matchup is solved only for options still in a
+    candidate pair, and a pair is dropped at the first matchup where the dominated one
+    is better. Systems listed in ``dominance_mc`` (those whose exact duels are slow) play
+    ``dominance_trials`` Monte Carlo fights per matchup instead, matchup ``m`` drawing
+    from ``SeedSequence(0, spawn_key=(DOMINANCE_STREAM, m))`` for every option."""
     from analysis.combat import fights as reg
 
     ladder = ladder or _ladder_specs()[system]
-    base = dict(ladder[cfg["attacker"]])
-    opponents = [(r, ladder[r]) for r in cfg["opponents"] if r in ladder]
-    names = archetypes.weapons(system, data)
-    p = np.zeros((len(names), len(opponents)))
-    se = np.zeros_like(p)
-    win = reg.METRICS["p_side0"]
-    for i, w in enumerate(names):
-        for j, (_, opp) in enumerate(opponents):
-            est, s = win(_duel(system, {**base, "weapon": w}, opp, data))
-            p[i, j], se[i, j] = est, s
+    names = _options(system, kind, data)
+    if len(names) < 2:
+        return []
+    matchups = _matchups(ladder, cfg)
     z = cfg["dominance_z"]
-    out = []
-    for i, w in enumerate(names):
-        best, by = None, []
-        for k, other in enumerate(names):
-            if k == i:
+    cache: dict = {}
+    wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
+    mc = system in (cfg.get("dominance_mc") or [])
+
+    def p(i: int, m: int):
+        key = (i, m)
+        if key not in cache:
+            holder, opp, side = matchups[m]
+            mine = {**ladder[holder], kind: names[i]}
+            pair = (mine, ladder[opp]) if side == 0 else (ladder[opp], mine)
+            try:
+                if mc:
+                    ss = np.random.SeedSequence(0, spawn_key=(DOMINANCE_STREAM, m))
+                    stats = _duel_mc(system, *pair, cfg["dominance_trials"], ss, data)
+                else:
+                    stats = _duel(system, *pair, data)
+                cache[key] = wins[side](stats)
+            except InputError:                # the option cannot be built here
+                cache[key] = None
+        return cache[key]
+
+    # candidate (dominated, dominating) pairs with their per-matchup gaps
+    cands = {(i, k): [] for i in range(len(names)) for k in range(len(names)) if i != k}
+    for m in range(len(matchups)):
+        if not cands:
+            break
+        for (i, k) in list(cands):
+            pi, pk = p(i, m), p(k, m)
+            if pi is None or pk is None:
+                del cands[(i, k)]
                 continue
-            sd = np.sqrt(se[i] ** 2 + se[k] ** 2)
-            gap = p[k] - p[i]
-            if np.all(gap >= -z * sd - 1e-12) and np.any(gap > z * sd + 1e-9):
-                by.append(other)
-                j = int(np.argmax(gap))
-                if best is None or gap[j] > best[0]:
-                    best = (float(gap[j]), other, j, float(sd[j]))
-        if best is not None:
-            gap, other, j, sd = best
-            out.append({"kind": "dominated_weapon", "system": system, "subject": w,
-                        "detail": f"{w} is never better than {other} in "
-                                  f"{len(opponents)} matchups ({cfg['attacker']} vs "
-                                  f"{', '.join(r for r, _ in opponents)}); largest gap vs "
-                                  f"{opponents[j][0]}: P(win) {p[i, j]:.3f} vs "
-                                  f"{p[names.index(other), j]:.3f}",
-                        "value": gap, "se": sd, "by": ", ".join(by),
-                        "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
+            sd = math.hypot(pi[1], pk[1])
+            gap = pk[0] - pi[0]
+            if gap < -z * sd - 1e-12:       # i better than k here: not dominated by k
+                del cands[(i, k)]
+            else:
+                cands[(i, k)].append((gap, sd, m, pi[0], pk[0]))
+    out = []
+    for i, name in enumerate(names):
+        by = [(k, gaps) for (j, k), gaps in cands.items()
+              if j == i and any(g > z * sd + 1e-9 for g, sd, *_ in gaps)]
+        if not by:
+            continue
+        k, gaps = max(by, key=lambda kg: max(g for g, *_ in kg[1]))
+        gap, sd, m, pi, pk = max(gaps, key=lambda g: g[0])
+        holder, opp, side = matchups[m]
+        where = (f"{holder} with it as side 0 vs {opp}" if side == 0 else
+                 f"{opp} vs {holder} with it as side 1")
+        out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
+                    "detail": f"{kind} {name} is never better than {names[k]} in "
+                              f"{len(matchups)} matchups (every rung holding it against "
+                              f"every rung of {', '.join(ladder)}, as side 0 and side 1); "
+                              f"largest gap, {where}: P(win) {pi:.3f} vs {pk:.3f}",
+                    "value": float(gap), "se": float(sd),
+                    "by": ", ".join(str(names[kk]) for kk, _ in by),
+                    "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
+    return out
+
+
+def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[dict]:
+    """Weapons never better than another of the system in any ladder matchup
+    (:func:`dominated_options` of kind ``weapon``)."""
+    return dominated_options(system, cfg, "weapon", data, ladder)
+
+
+def dominated_gear(system: str, cfg: dict, ladder=None) -> list[dict]:
+    """Dominated weapons, armour and tactics of the system (:func:`dominated_options`)."""
+    out = []
+    for kind in OPTION_KINDS:
+        out += dominated_options(system, cfg, kind, ladder=ladder)
     return out
 
 
@@ -715,30 +859,125 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
     return out
 
 
+def interaction_sweep(system: str, spec: dict, base, variants: dict | None = None):
+    """The exact even duel of ladder fighter ``base`` over every cell of the knob grid
+    ``spec["knobs"]`` (``{knob: values}``, knobs as
+    :func:`analysis.workflow.fight_sweep.apply_knob`), metric ``spec["metric"]``: one
+    row per cell with the knob columns, ``metric`` and ``fight``."""
+    import itertools
+
+    import pandas as pd
+
+    from analysis.workflow.fight_sweep import apply_knob, fight_point
+
+    knobs = dict(spec["knobs"])
+    rows = []
+    for cell in itertools.product(*knobs.values()):
+        a, b, v = dict(base), dict(base), dict(variants or {})
+        for knob, value in zip(knobs, cell, strict=True):
+            a, b, v = apply_knob(a, b, v, knob, value)
+        row = fight_point(system, a, b, v, 50, spec["metric"], exact=True)
+        rows.append({"fight": "even duel", **dict(zip(knobs, cell, strict=True)),
+                     "metric": float(row["metric"])})
+    return pd.DataFrame(rows)
+
+
+def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> list[dict]:
+    """Knobs whose effect depends on another (:func:`analysis.workflow.interactions.
+    dependent_effects`) on the small exact sweep ``cfg["interaction_sweeps"][system]`` of
+    an even duel of the ``attacker`` rung: each knob whose largest range with the other
+    knobs held fixed is at least ``interaction_min`` and ``interaction_ratio`` times its
+    main-effect range — the main-effect ranking alone would understate it."""
+    from analysis.workflow.interactions import dependent_effects
+    from analysis.workflow.sweep import sensitivity
+
+    spec = (cfg.get("interaction_sweeps") or {}).get(system)
+    if not spec:
+        return []
+    ladder = ladder or _ladder_specs()[system]
+    table = interaction_sweep(system, spec, dict(ladder[cfg["attacker"]]), variants)
+    knobs = list(spec["knobs"])
+    ranks = sensitivity(table, knobs, "metric", group="fight").set_index("knob")["rank"]
+    dep = dependent_effects(table, knobs, "metric", "fight", ratio=cfg["interaction_ratio"],
+                            min_range=cfg["interaction_min"])
+    out = []
+    metric = spec["metric"]
+    for r in dep.itertuples(index=False):
+        out.append({"kind": "interaction", "system": system,
+                    "subject": f"{r.knob} × {r.depends_on}",
+                    "detail": f"{r.knob} ranks {int(ranks.get(r.knob, 0))} of {len(ranks)} "
+                              f"by main effect (range {r.main_range:.3f}) in an even "
+                              f"{cfg['attacker']} duel, but at {r.given} it moves {metric} "
+                              f"from {r.from_value:.3f} ({r.knob}={r.from_level}) to "
+                              f"{r.to_value:.3f} ({r.knob}={r.to_level}): its effect depends "
+                              f"on {r.depends_on} (interaction range {r.interaction:.3f})",
+                    "value": float(r.fixed_max), "se": 0.0,
+                    "severity": "high" if r.fixed_max >= cfg["interaction_high"]
+                    else "medium",
+                    "knob": r.knob, "depends_on": r.depends_on, "given": r.given,
+                    "metric": metric, "main_range": float(r.main_range),
+                    "from_value": float(r.from_value), "to_value": float(r.to_value),
+                    "from_level": r.from_level, "to_level": r.to_level})
+    return out
+
+
 def discover(cfg: dict | None = None, *, progress: bool | None = None):
     """Findings table: rank, kind, system, subject, detail, value, se, severity, by
-    (dominated weapons: every weapon that dominates it). Dominated weapons first, then
+    (dominated options: every option that dominates it). Dominated options first, then
     one-hit fights, then the gap variants ranked by how far they move the headline
-    numbers (largest first); within a kind by severity, then value."""
+    numbers (largest first), then knobs whose effect depends on another
+    (:func:`knob_interactions`); within a kind by severity, then value."""
     import pandas as pd
 
     from analysis.progress import bar
+    from engines.system import registry
 
     cfg = {**DEFAULT_DISCOVER, **(cfg or {})}
+    installed = list(registry())
+    systems = installed if cfg["systems"] is None else list(cfg["systems"])
+    unknown = [x for x in systems if x not in installed]
+    if unknown:
+        raise InputError(f"discover.systems: unknown system {unknown[0]!r}; known: "
+                         f"{', '.join(installed)}")
     ladder = _ladder_specs()
     rows: list[dict] = []
-    with bar(3 * len(cfg["systems"]), "discover",
+    notes: list[str] = []
+    with bar(4 * len(systems), "discover",
              disable=None if progress is None else not progress) as pb:
-        for system in cfg["systems"]:
-            for fn in (dominated_weapons, one_hit_fights, gap_variants):
+        for system in systems:
+            why = _no_discovery(system, ladder)
+            if why is not None:
+                notes.append(why)
+                pb.update(4)
+                continue
+            for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
                 rows += fn(system, cfg, ladder=ladder[system])
                 pb.update(1)
     out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
                                       "severity", "by"]).fillna({"by": ""})
     sev = {"high": 0, "medium": 1, "low": 2}
-    out["_k"] = out["kind"].map({"dominated_weapon": 0, "one_hit": 1, "gap_variant": 2})
+    out["_k"] = out["kind"].map({**{f"dominated_{k}": 0 for k in OPTION_KINDS},
+                                 "one_hit": 1, "gap_variant": 2, "interaction": 3})
     out["_s"] = out["severity"].map(sev)
     out = out.sort_values(["_k", "_s", "value"], ascending=[True, True, False],
                           kind="stable").drop(columns=["_k", "_s"]).reset_index(drop=True)
     out.insert(0, "rank", range(1, len(out) + 1))
+    out.attrs["notes"] = notes
     return out
+
+
+def _no_discovery(system: str, ladder: dict) -> str | None:
+    """Why ``--discover`` skips a system, in one sentence (None when it does not): every
+    finding is measured on duels of the system's ladder fighters, so a system that
+    declares no combat rules (a plug-in of checks only), or has no ladder fighters in
+    ``analysis/data/cross_combat.toml``, is skipped."""
+    from engines.system import registry
+
+    if not registry()[system].has_combat:
+        return (f"{system}: this system declares no combat rules, so --discover skips it "
+                "(dominated options, one-hit fights, gap variants and knob interactions "
+                "are all measured on duels)")
+    if system not in ladder:
+        return (f"{system}: no ladder fighters for it in cross_combat.toml, so --discover "
+                "skips it (every finding is measured on duels of the ladder fighters)")
+    return None

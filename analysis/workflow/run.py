@@ -109,6 +109,7 @@ def curves_plot(table, path) -> None:
 def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
                  progress: bool | None = None) -> Results:
     """Compute every table and plot the scenario asks for (nothing is written here)."""
+    from analysis.workflow.interactions import result_interactions
     from analysis.workflow.solvers import competence_table, solve_difficulty
     from analysis.workflow.sweep import sensitivity_plot
 
@@ -122,16 +123,19 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         if "curves" in sc.output.plots:
             res.plots["curves"] = lambda path, t=checks: curves_plot(t, path)
     if sc.sweep is not None and sc.checks and (sc.sweep.variants or sc.sweep.axes) and (
-            {"sweep", "sensitivity"} & set(wanted)
+            {"sweep", "sensitivity", "interactions"} & set(wanted)
                                                or "sensitivity" in sc.output.plots):
         result = run_checks(sc, cluster, sweep=True, progress=progress)
+        inter = result_interactions(result)
         if "sweep" in wanted:
             res.tables["sweep"] = result.table
         if "sensitivity" in wanted:
             res.tables["sensitivity"] = result.sensitivity
+        if "interactions" in wanted:
+            res.tables["interactions"] = inter
         if "sensitivity" in sc.output.plots:
-            res.plots["sensitivity"] = (lambda path, r=result:
-                                        sensitivity_plot(r.table, r.sensitivity, path, r.metric))
+            res.plots["sensitivity"] = (lambda path, r=result, i=inter: sensitivity_plot(
+                r.table, r.sensitivity, path, r.metric, inter=i))
     frames = [solve_difficulty(s.target, s.competence, s.systems, _solver_variants(sc))
               for s in sc.solve if s.kind == "difficulty"]
     if frames and "difficulty" in wanted:
@@ -147,18 +151,21 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
     if sc.fights and "fights" in wanted:
         res.tables["fights"] = run_fights(sc)
     if sc.sweep is not None and sc.sweep.fights and sc.fights and (
-            {"fight_sweep", "fight_sensitivity"} & set(wanted)
+            {"fight_sweep", "fight_sensitivity", "fight_interactions"} & set(wanted)
             or "fight_sensitivity" in sc.output.plots):
         from analysis.workflow.fight_sweep import run_fight_sweep
 
         result = run_fight_sweep(sc, cluster, progress=progress)
+        inter = result_interactions(result)
         if "fight_sweep" in wanted:
             res.tables["fight_sweep"] = result.table
         if "fight_sensitivity" in wanted:
             res.tables["fight_sensitivity"] = result.sensitivity
+        if "fight_interactions" in wanted:
+            res.tables["fight_interactions"] = inter
         if "fight_sensitivity" in sc.output.plots:
-            res.plots["fight_sensitivity"] = (lambda path, r=result: sensitivity_plot(
-                r.table, r.sensitivity, path, r.metric, group="fight"))
+            res.plots["fight_sensitivity"] = (lambda path, r=result, i=inter: sensitivity_plot(
+                r.table, r.sensitivity, path, r.metric, group="fight", inter=i))
     frames = [run_lethality(sc, s) for s in sc.solve if s.kind == "lethality"]
     if frames and "lethality" in wanted:
         import pandas as pd

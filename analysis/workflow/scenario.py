@@ -69,8 +69,9 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     [output]
     dir = "out/ten_again"              # relative to the scenario file
     format = "csv"                     # csv | json | markdown | parquet
-    tables = ["checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
-              "fight_sweep", "fight_sensitivity", "lethality"]
+    tables = ["checks", "sweep", "sensitivity", "interactions", "difficulty", "competence",
+              "fights", "fight_sweep", "fight_sensitivity", "fight_interactions",
+              "lethality"]
     plots = ["curves", "sensitivity", "fight_sensitivity"]
 """
 
@@ -88,8 +89,9 @@ from engines import SYSTEMS
 from engines.errors import InputError
 
 Scalar = int | float | str | bool
-TABLES = ("checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
-          "fight_sweep", "fight_sensitivity", "lethality", "campaign")
+TABLES = ("checks", "sweep", "sensitivity", "interactions", "difficulty", "competence",
+          "fights", "fight_sweep", "fight_sensitivity", "fight_interactions", "lethality",
+          "campaign")
 PLOTS = ("curves", "sensitivity", "fight_sensitivity")
 
 
@@ -198,9 +200,9 @@ class Sweep(_Model):
 class Output(_Model):
     dir: str | None = None
     format: Literal["csv", "json", "markdown", "parquet"] = "csv"
-    tables: list[Literal["checks", "sweep", "sensitivity", "difficulty", "competence",
-                         "fights", "fight_sweep", "fight_sensitivity", "lethality",
-                         "campaign"]] | None \
+    tables: list[Literal["checks", "sweep", "sensitivity", "interactions", "difficulty",
+                         "competence", "fights", "fight_sweep", "fight_sensitivity",
+                         "fight_interactions", "lethality", "campaign"]] | None \
         = None
     plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = \
         Field(default_factory=list)
@@ -296,13 +298,13 @@ class Scenario(_Model):
             out.append("checks")
         if self.sweep is not None and self.checks and (self.sweep.variants
                                                        or self.sweep.axes):
-            out += ["sweep", "sensitivity"]
+            out += ["sweep", "sensitivity", "interactions"]
         kinds = {s.kind for s in self.solve}
         out += [k for k in ("difficulty", "competence") if k in kinds]
         if self.fights:
             out.append("fights")
         if self.sweep is not None and self.sweep.fights and self.fights:
-            out += ["fight_sweep", "fight_sensitivity"]
+            out += ["fight_sweep", "fight_sensitivity", "fight_interactions"]
         if "lethality" in kinds:
             out.append("lethality")
         if self.campaign:
@@ -444,15 +446,16 @@ def _axis_problem(system: str, axis: str, value: Any) -> str | None:
 
 
 def _variant_problem(system: str, name: str, value: Any) -> str | None:
+    from engines.system import registry
     from engines.variants import parse_variants
 
-    mod = SYSTEMS[system]
-    fields = {f.name for f in dataclasses.fields(mod.Variants)}
+    cls = SYSTEMS[system].Variants if system in SYSTEMS else registry()[system].variants
+    fields = {f.name for f in dataclasses.fields(cls)}
     if name not in fields:
         return (f"not a variant of {system}{_hint(name, fields)}; "
                 f"known: {_known(sorted(fields))}")
     try:
-        parse_variants(mod.Variants, {name: value})
+        parse_variants(cls, {name: value})
     except InputError as exc:
         text = str(exc)
         prefix = f"variant {name}: "
@@ -470,12 +473,16 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     ladder = load_ladder()
 
+    from engines.system import registry
+
+    installed = list(registry())   # the built-ins, then any plug-in systems
+
     def system_ok(path: str, system: str | None) -> bool:
         if system is None:
             return False
-        if system not in SYSTEMS:
-            problems.append((path, f"unknown system {system!r}{_hint(system, SYSTEMS)}; "
-                             f"known: {_known(SYSTEMS)}"))
+        if system not in installed:
+            problems.append((path, f"unknown system {system!r}{_hint(system, installed)}; "
+                             f"known: {_known(installed)}"))
             return False
         return True
 
@@ -503,7 +510,7 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             if kind == "fights":
                 from analysis.combat.fights import available, combat_variants
 
-                if not available()[system]:
+                if not available().get(system, False):
                     problems.append((f"{path}.system", f"no combat engine for {system} in "
                                      f"this build (engines/combat_{system}.py); fights "
                                      "need the combat engines"))
@@ -546,12 +553,12 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                 if comp_axis in entry.axes:
                     problems.append((f"{path}.competence", f"also given as axes.{comp_axis}; "
                                      "use one of them"))
+                rungs = ladder[system] if system in ladder else dict(registry()[system].ladder)
                 for j, c in enumerate(entry.competence):
-                    if isinstance(c, str) and c not in ladder[system]:
+                    if isinstance(c, str) and c not in rungs:
                         problems.append((f"{path}.competence[{j}]",
                                          f"unknown ladder name {c!r}"
-                                         f"{_hint(c, ladder[system])}; known: "
-                                         f"{_known(ladder[system])}"))
+                                         f"{_hint(c, rungs)}; known: {_known(rungs)}"))
             if entry.contrast is not None:
                 for arm in ("a", "b"):
                     for axis, off in getattr(entry.contrast, arm).items():
@@ -662,13 +669,14 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         problems.append(("output.tables", "table 'campaign' needs a [[campaign]] entry"))
     tables = sc.output.tables or []
     for t in tables:
-        if t in ("sweep", "sensitivity") and sc.sweep is None:
+        if t in ("sweep", "sensitivity", "interactions") and sc.sweep is None:
             problems.append(("output.tables", f"table {t!r} needs a [sweep] section"))
     if "sensitivity" in sc.output.plots and sc.sweep is None:
         problems.append(("output.plots", "plot 'sensitivity' needs a [sweep] section"))
     fight_sweep = sc.sweep is not None and bool(sc.sweep.fights)
     for t in tables:
-        if t in ("fight_sweep", "fight_sensitivity") and not fight_sweep:
+        if t in ("fight_sweep", "fight_sensitivity", "fight_interactions") \
+                and not fight_sweep:
             problems.append(("output.tables", f"table {t!r} needs sweep.fights"))
     if "fight_sensitivity" in sc.output.plots and not fight_sweep:
         problems.append(("output.plots", "plot 'fight_sensitivity' needs sweep.fights"))

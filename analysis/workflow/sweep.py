@@ -19,6 +19,7 @@ this module only knows tasks, seeds and gathering.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -411,21 +412,25 @@ def sensitivity(table, knobs: Sequence[str], metric: str = "p", group: str = "ch
     return out
 
 
-def sensitivity_plot(table, sens, path, metric: str = "p", group: str | None = None) -> None:
-    """One row of panels per check (or fight): the marginal mean of ``metric`` against
-    each knob, panels ordered by how much the knob moves it (written atomically as PNG)."""
+def sensitivity_figure(table, sens, metric: str = "p", group: str | None = None,
+                       inter=None):
+    """The figure of :func:`sensitivity_plot` (returned, not written): every panel on one
+    shared y axis, so a knob that moves the metric by 0.01 looks small next to one that
+    moves it by 0.22. With ``inter`` (:func:`analysis.workflow.interactions.
+    interaction_ranges` of the same sweep) each panel also draws, dashed, the knob's
+    curve at each value of the knob it interacts with most, so a knob whose main effect
+    is flat but whose effect depends on another shows it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from analysis.output import atomic_path
 
     group = group or ("fight" if "fight" in sens and "check" not in sens else "check")
     checks = list(dict.fromkeys(sens[group])) or ["(none)"]
     ncols = max(1, int(sens.groupby(group).size().max())) if len(sens) else 1
     fig, axes = plt.subplots(len(checks), ncols, figsize=(3.2 * ncols, 2.8 * len(checks)),
                              squeeze=False)
+    used, lo, hi = [], math.inf, -math.inf
     for r, check in enumerate(checks):
         part = table[table[group] == check]
         knobs = sens[sens[group] == check]
@@ -436,11 +441,62 @@ def sensitivity_plot(table, sens, path, metric: str = "p", group: str | None = N
                 continue
             row = knobs.iloc[c]
             means = part.groupby(row["knob"], sort=False)[metric].mean()
-            ax.plot([str(x) for x in means.index], means.to_numpy(), marker="o")
-            ax.set_title(f"{check}: {row['knob']} (range {row['range']:.3f})", fontsize=8)
+            values = means.to_numpy(dtype=float)
+            ax.plot([str(x) for x in means.index], values, marker="o", label="mean")
+            title = f"{check}: {row['knob']} (range {row['range']:.3f})"
+            partner = _partner(inter, group, check, row["knob"])
+            if partner is not None:
+                cond = part.groupby([row["knob"], partner], sort=False)[metric].mean() \
+                    .unstack(partner).reindex(means.index)
+                for level in cond.columns:
+                    ax.plot([str(x) for x in cond.index], cond[level].to_numpy(dtype=float),
+                            linestyle="--", linewidth=0.8, marker=".",
+                            label=f"{partner}={level}")
+                spread = (cond.max() - cond.min()).max()
+                values = np.concatenate([values, cond.to_numpy(dtype=float).ravel()])
+                title += f"\nup to {spread:.3f} at one {partner}"
+                ax.legend(fontsize=6)
+            ax.set_title(title, fontsize=8)
             ax.set_ylabel(f"mean {metric}", fontsize=8)
             ax.tick_params(labelsize=7)
+            finite = values[np.isfinite(values)]
+            if finite.size:
+                lo, hi = min(lo, float(finite.min())), max(hi, float(finite.max()))
+            used.append(ax)
+    if used and math.isfinite(lo):
+        pad = 0.05 * (hi - lo) if hi > lo else max(0.05 * abs(hi), 0.01)
+        for ax in used:
+            ax.set_ylim(lo - pad, hi + pad)
     fig.tight_layout()
+    return fig
+
+
+def _partner(inter, group: str, check, knob: str):
+    """The knob that ``knob`` interacts with most in ``check`` (None when no table or
+    no pair, or the strongest interaction is 0)."""
+    if inter is None or not len(inter) or group not in inter:
+        return None
+    mine = inter[(inter[group] == check) & ((inter["knob_a"] == knob)
+                                            | (inter["knob_b"] == knob))]
+    if not len(mine):
+        return None
+    top = mine.loc[mine["interaction"].idxmax()]
+    if not top["interaction"] > 1e-12:
+        return None
+    return top["knob_b"] if top["knob_a"] == knob else top["knob_a"]
+
+
+def sensitivity_plot(table, sens, path, metric: str = "p", group: str | None = None,
+                     inter=None) -> None:
+    """One row of panels per check (or fight): the marginal mean of ``metric`` against
+    each knob, panels ordered by how much the knob moves it, all on one shared y axis,
+    with ``inter`` each knob's curves at the values of its strongest interaction partner
+    (written atomically as PNG)."""
+    import matplotlib.pyplot as plt
+
+    from analysis.output import atomic_path
+
+    fig = sensitivity_figure(table, sens, metric, group, inter)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=90)
     plt.close(fig)

@@ -9,6 +9,47 @@ from reports.settings import ReportSettings
 from reports.structure import Section
 
 
+def upset_reading(frame, swing) -> list[str]:
+    """The section's sentences from the merged upset frame (columns ``system``,
+    ``weaker``, ``stronger``, ``p_upset_attacking``, ``p_upset_defending`` of
+    :func:`analysis.checks.ladders.upset_table` and the duel's ``p_fight``) and the
+    swinginess table indexed by system. A single roll is quoted from both sides: the
+    weaker character attacking and defending (in ``dice_pool_7`` ties go to the
+    defender, A-g7, so the two differ widely)."""
+    adj = frame[(frame["weaker"] == "novice") & (frame["stronger"] == "competent")]
+    low = adj[["p_upset_attacking", "p_upset_defending"]].min(axis=1)
+    sharper = int((adj["p_fight"] < low).sum())
+    reading = [_("An upset is the weaker character winning. One opposed roll (exact, "
+                 "analysis.checks.ladders) and a whole duel to the end (the ladder fighters "
+                 "of the group fights, light melee weapons) can differ a lot: many rolls "
+                 "can average luck out, or one lucky blow can end a fight. In {sharper} of "
+                 "{n} systems the duel favours the stronger side more than a single roll "
+                 "does, whichever side rolls.").format(sharper=sharper, n=len(adj))]
+    for system, part in frame.groupby("system", sort=False):
+        adj = part[(part["weaker"] == "novice") & (part["stronger"] == "competent")]
+        if adj.empty:
+            continue
+        row = adj.iloc[0]
+        attack, defend, fight = (row["p_upset_attacking"], row["p_upset_defending"],
+                                 row["p_fight"])
+        if fight < min(attack, defend):
+            verdict = _("the fight sharpens the edge of skill")
+        elif fight > max(attack, defend):
+            verdict = _("skill counts for less in a fight than in one roll")
+        else:
+            verdict = _("the fight lies between the two single rolls")
+        text = _("{system}: a novice beats a competent character in {attack} of opposed "
+                 "rolls when attacking and {defend} when defending, and wins {fight} of "
+                 "duels — {verdict}").format(system=system, attack=pct(attack),
+                                             defend=pct(defend), fight=pct(fight),
+                                             verdict=verdict)
+        if system in swing.index:
+            text += _("; one SD of luck is worth {rungs} rungs on a single check").format(
+                rungs=decimal(swing.loc[system, "sd_in_rungs"], 2))
+        reading.append(text + ".")
+    return reading
+
+
 @for_systems_with("has_combat", "combat-upsets", N_("Combat: swinginess and upsets"))
 def section_combat_upsets(settings: ReportSettings) -> Section:
     """Swinginess: how often the weaker rung wins one roll vs a whole fight."""
@@ -18,44 +59,27 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
     variants = _variant_map(settings)
     rolls = upset_table(variants=variants)
     rolls = rolls[rolls["system"].isin(settings.systems)]
-    frame = fights.merge(rolls[["system", "weaker", "stronger", "p_upset_attacking"]],
+    frame = fights.merge(rolls[["system", "weaker", "stronger", "p_upset_attacking",
+                                "p_upset_defending"]],
                          on=["system", "weaker", "stronger"], how="left")
     swing = swinginess(variants=variants)
     swing = swing[swing["system"].isin(settings.systems)].set_index("system")
-    adj = frame[(frame["weaker"] == "novice") & (frame["stronger"] == "competent")]
-    sharper = int((adj["p_fight"] < adj["p_upset_attacking"]).sum())
-    reading = [_("An upset is the weaker character winning. One opposed roll (exact, "
-                 "analysis.checks.ladders) and a whole duel to the end (the ladder fighters "
-                 "of the group fights, light melee weapons) can differ a lot: many rolls "
-                 "can average luck out, or one lucky blow can end a fight. In {sharper} of "
-                 "{n} systems the duel favours the stronger side more than a single roll "
-                 "does.").format(sharper=sharper, n=len(adj)) + " " + _method_note(fights)]
-    for system, part in frame.groupby("system", sort=False):
-        adj = part[(part["weaker"] == "novice") & (part["stronger"] == "competent")]
-        if adj.empty:
-            continue
-        row = adj.iloc[0]
-        roll, fight = row["p_upset_attacking"], row["p_fight"]
-        verdict = (_("the fight sharpens the edge of skill") if fight < roll else
-                   _("skill counts for less in a fight than in one roll"))
-        text = _("{system}: a novice beats a competent character in {roll} of opposed "
-                 "rolls and wins {fight} of duels — {verdict}").format(
-            system=system, roll=pct(roll), fight=pct(fight), verdict=verdict)
-        if system in swing.index:
-            text += _("; one SD of luck is worth {rungs} rungs on a single check").format(
-                rungs=decimal(swing.loc[system, "sd_in_rungs"], 2))
-        reading.append(text + ".")
-    view = frame[["system", "weaker", "stronger", "method", "p_upset_attacking", "p_fight",
-                  "se_fight", "p_neither", "rounds_mean"]].rename(columns={
-        "p_upset_attacking": "upset, one roll", "p_fight": "upset, duel",
+    reading = upset_reading(frame, swing)
+    reading[0] += " " + _method_note(fights)
+    view = frame[["system", "weaker", "stronger", "method", "p_upset_attacking",
+                  "p_upset_defending", "p_fight", "se_fight", "p_neither",
+                  "rounds_mean"]].rename(columns={
+        "p_upset_attacking": "upset, one roll",
+        "p_upset_defending": "upset, one roll defending", "p_fight": "upset, duel",
         "se_fight": "SE(duel)", "p_neither": "neither", "rounds_mean": "rounds"})
     view["weaker"], view["stronger"] = view["weaker"].map(_), view["stronger"].map(_)
     if (frame["method"] == "exact").all():
         view = view.drop(columns=["SE(duel)"])
     blocks = [_table("combat-upsets", _("Upsets: one roll against a whole fight"), view,
-                     _("P(the weaker rung wins): in one opposed roll it initiates (exact) "
-                       "and in a duel to the end (round cap {cap}); neither = P(no result "
-                       "at the cap); rounds = mean length of the duel.").format(
+                     _("P(the weaker rung wins): in one opposed roll it initiates, in one "
+                       "it defends (both exact; where ties go to the defender the two "
+                       "differ) and in a duel to the end (round cap {cap}); neither = "
+                       "P(no result at the cap); rounds = mean length of the duel.").format(
                          cap=settings.round_cap) + " " + _method_note(fights),
                      index=("system",), full=frame,
                      formats=_ROUND_FORMATS)]

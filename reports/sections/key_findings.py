@@ -1,6 +1,7 @@
 """Section: key findings — the shipped balance guardrails (``analysis/data/guardrails.toml``,
 ``rpg-balance audit``) checked on the report's systems, each failure with the smallest
-one-knob change that cures it."""
+one-knob change that cures it, then the knobs whose effect depends on another knob
+(``rpg-balance audit --discover``: a small exact sweep of an even duel per system)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,40 @@ def findings_frame(settings: ReportSettings) -> pd.DataFrame:
     sc = sc.model_copy(update={"guardrails": keep})
     table = audit.evaluate([sc], progress=False)
     return table[[*COLUMNS, "reason"]]
+
+
+def interaction_frame(settings: ReportSettings) -> pd.DataFrame:
+    """The ``interaction`` findings of :func:`analysis.workflow.audit.knob_interactions`
+    for the report's systems (thresholds and sweeps of the ``[discover]`` table)."""
+    from analysis.workflow import audit
+
+    cfg = {**audit.DEFAULT_DISCOVER, **audit.load_guardrails()[0].discover}
+    rows = []
+    for system in settings.systems:
+        rows += audit.knob_interactions(system, cfg)
+    return pd.DataFrame(rows, columns=list(INTERACTION_COLUMNS.values()))
+
+
+#: Columns of the interaction table as shown (header → finding key).
+INTERACTION_COLUMNS = {"system": "system", "knob": "knob", "depends on": "depends_on",
+                       "metric": "metric", "main effect": "main_range",
+                       "held at": "given", "from": "from_value", "to": "to_value",
+                       "from level": "from_level", "to level": "to_level"}
+
+
+def interaction_reading(frame: pd.DataFrame) -> list[str]:
+    """One sentence per knob whose effect depends on another knob."""
+    out = []
+    for r in frame.itertuples(index=False):
+        out.append(_("{system}: the main effect of {knob} (range {main}) understates it, "
+                     "because its effect depends on {other}: at {given} it moves {metric} from "
+                     "{first} ({knob} = {first_level}) to {last} ({knob} = "
+                     "{last_level}).").format(
+            system=r.system, knob=r.knob, main=format_spec(r.main_range, ".3f"),
+            other=r.depends_on, given=r.given, metric=r.metric,
+            first=format_spec(r.from_value, ".3f"), first_level=r.from_level,
+            last=format_spec(r.to_value, ".3f"), last_level=r.to_level))
+    return out
 
 
 #: Status values of the audit, shown translated (the CSV download keeps the machine words).
@@ -68,9 +103,21 @@ def section_key_findings(settings: ReportSettings) -> Section:
     shown["status"] = [_(STATUSES[x]) if x in STATUSES else x for x in shown["status"]]
     for col in ("min", "max"):
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
-    return Section("key-findings", _("Key findings"), key_findings_reading(table),
-                   [_table("guardrails", _("Balance guardrails"), shown,
-                           _("Each guardrail's metric, exact for duels, one-attack odds and "
-                             "checks; status pass / fail / undecided; for a failure the "
-                             "smallest change of one knob that makes it pass."),
-                           full=table, default_format=".3g")])
+    blocks = [_table("guardrails", _("Balance guardrails"), shown,
+                     _("Each guardrail's metric, exact for duels, one-attack odds and "
+                       "checks; status pass / fail / undecided; for a failure the "
+                       "smallest change of one knob that makes it pass."),
+                     full=table, default_format=".3g")]
+    reading = key_findings_reading(table)
+    inter = interaction_frame(settings)
+    if len(inter):
+        reading += interaction_reading(inter)
+        view = inter.rename(columns={v: k for k, v in INTERACTION_COLUMNS.items()})
+        blocks.append(_table("knob-interactions", _("Knobs whose effect depends on another"),
+                             view, _("A small exact sweep of an even duel per system: each "
+                                     "knob whose range with the other knobs held fixed is "
+                                     "much larger than its main effect (the average over "
+                                     "the other knobs), where that happens, and the knob "
+                                     "it depends on most."),
+                             default_format=".3f"))
+    return Section("key-findings", _("Key findings"), reading, blocks)

@@ -11,10 +11,40 @@ from reports.settings import ReportSettings
 from reports.structure import Section
 
 
+def with_defending(swing: pd.DataFrame, upsets: pd.DataFrame) -> pd.DataFrame:
+    """The swinginess table with the upsets seen from the other side:
+    ``p_upset_adjacent_defending`` / ``p_upset_two_apart_defending``, the mean P(the
+    weaker rung wins) one and two rungs apart when the stronger side attacks (the
+    ``p_upset_defending`` column of :func:`analysis.checks.ladders.upset_table`), next
+    to the attacking columns."""
+    mean = upsets.groupby(["system", "rungs_apart"])["p_upset_defending"].mean()
+    out = swing.copy()
+    for apart, col, after in ((1, "p_upset_adjacent_defending", "p_upset_adjacent"),
+                              (2, "p_upset_two_apart_defending", "p_upset_two_apart")):
+        values = [float(mean.get((s, apart), float("nan"))) for s in out["system"]]
+        out.insert(out.columns.get_loc(after) + 1, col, values)
+    return out
+
+
+def swing_reading(swing: pd.DataFrame) -> list[str]:
+    """One sentence per system of :func:`with_defending`'s table: the slope of one rung,
+    how many rungs one SD of luck is worth, and P(upset) one rung apart from both sides."""
+    out = []
+    for row in swing.itertuples(index=False):
+        out.append(_("{system}: one rung of competence adds {slope} points against an "
+                     "average task; one SD of luck is worth {rungs} rungs, and a character "
+                     "one rung weaker wins an opposed roll {attack} of the time when "
+                     "attacking and {defend} when defending.").format(
+            system=row.system, slope=decimal(row.slope_pp_per_rung, 1),
+            rungs=decimal(row.sd_in_rungs, 2), attack=pct(row.p_upset_adjacent),
+            defend=pct(row.p_upset_adjacent_defending)))
+    return out
+
+
 def section_ladders(settings: ReportSettings) -> Section:
     """Cross-system comparison on the common competence/difficulty ladders."""
     title = _("Across systems: the common ladder")
-    from analysis.checks.ladders import anchor_report, ladder_table, swinginess
+    from analysis.checks.ladders import anchor_report, ladder_table, swinginess, upset_table
     variants = _variant_map(settings)
     table = ladder_table(variants=variants)
     laddered = set(table["system"])
@@ -37,6 +67,7 @@ def section_ladders(settings: ReportSettings) -> Section:
     anchor = anchor[anchor["system"].isin(settings.systems)].reset_index(drop=True)
     swing = swinginess(variants=variants)
     swing = swing[swing["system"].isin(settings.systems)].reset_index(drop=True)
+    swing = with_defending(swing, upset_table(variants=variants))
     reading = [_("The same character (untrained … master) against the same task (easy … "
                  "very hard) in every system, using the mapping in "
                  "analysis/data/ladders.toml (an assumption a designer can edit). The "
@@ -44,14 +75,7 @@ def section_ladders(settings: ReportSettings) -> Section:
                  "task about equally often; the differences are in how fast the curves "
                  "spread from there.")]
     reading += skips
-    for row in swing.itertuples(index=False):
-        reading.append(_("{system}: one rung of competence adds {slope} points against an "
-                         "average task; one SD of luck is worth {rungs} rungs, and a "
-                         "character one rung weaker wins an opposed roll {upset} of the "
-                         "time.").format(system=row.system,
-                                         slope=decimal(row.slope_pp_per_rung, 1),
-                                         rungs=decimal(row.sd_in_rungs, 2),
-                                         upset=pct(row.p_upset_adjacent)))
+    reading += swing_reading(swing)
     blocks: list = [
         _table("ladders", _("P(success) on the common ladder"), view,
                _("Exact P(success) per system and competence rung (rows) against each "
@@ -65,10 +89,13 @@ def section_ladders(settings: ReportSettings) -> Section:
         _table("ladders-swing", _("Swinginess"), swing,
                _("SD of the anchor character's outcome, the mean gain of one rung, their "
                  "ratio (how many rungs one SD of luck is worth), P(success) gained per "
-                 "rung, and P(upset) one and two rungs apart (exact)."),
+                 "rung, and P(upset) one and two rungs apart (exact), with the weaker "
+                 "character attacking and, in the defending columns, defending."),
                formats={"sd_outcome": ".3f", "rung_shift": ".3f", "sd_in_rungs": ".3f",
                         "slope_pp_per_rung": ".2f", "p_upset_adjacent": ".4f",
-                        "p_upset_two_apart": ".4f"}),
+                        "p_upset_two_apart": ".4f",
+                        "p_upset_adjacent_defending": ".4f",
+                        "p_upset_two_apart_defending": ".4f"}),
     ]
     fig = plots.ladder_plot(table)
     blocks.insert(0, _figure("fig-ladders", _("The common ladder"), fig,
