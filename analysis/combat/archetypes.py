@@ -82,9 +82,9 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
     closest known names."""
     import difflib
 
-    from analysis.checks.curves import system_module
+    from engines.system import get
 
-    check_names = {f.name for f in dataclasses.fields(system_module(system).Variants)}
+    check_names = {f.name for f in dataclasses.fields(get(system).variants)}
     combat_names = {f.name for f in dataclasses.fields(engine(system).Variants)}
     checks, combat = [], []
     for text in given or ():
