@@ -20,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import gettext
 import io
+import numbers
 import re
+import string
 from collections.abc import Iterator
 from contextvars import ContextVar
 from functools import lru_cache
@@ -144,3 +146,38 @@ def format_spec(value, spec: str, lang: str | None = None) -> str:
     if m["kind"] == "d" or (digits is None and isinstance(value, int)):
         return format_decimal(int(value), "#,##0", locale=babel_locale(lang))
     return decimal(value, digits if digits is not None else 6, lang)
+
+
+# --------------------------------------------------------------------------- text from outside
+
+class _Filler(string.Formatter):
+    """Fills a translated template: numbers in the language's style (the field's format
+    spec kept), :class:`analysis.text.Text` fields translated first."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def format_field(self, value, spec):
+        if hasattr(value, "template") and hasattr(value, "fields"):
+            return format(text(value, self.lang), spec)
+        if isinstance(value, numbers.Number) and not isinstance(value, bool):
+            if isinstance(value, numbers.Integral):
+                return format_spec(int(value), spec or "d", self.lang)
+            return format_spec(float(value), spec or "g", self.lang)
+        return super().format_field(value, spec)
+
+
+def text(value, lang: str | None = None) -> str:
+    """A sentence made outside ``reports/`` in the language in force: an
+    :class:`analysis.text.Text` is its template translated, then filled with its values in
+    the language's number style; any other string (a variant's doc, a guardrail's reason)
+    is looked up as a msgid. English (and a string missing from the catalogue) comes back
+    as it is."""
+    lang = lang or current()
+    if not isinstance(value, str) or lang == "en" or not value.strip():
+        return value
+    tr = translations(lang)
+    if hasattr(value, "template") and hasattr(value, "fields"):
+        template = tr.gettext(value.template) if value.template.strip() else value.template
+        return _Filler(lang).vformat(template, (), value.fields)
+    return tr.gettext(value)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 from cli.main import main
@@ -40,15 +41,17 @@ SYSTEM = "dice_pool_7"  # one system, few trials: the machine is shared and slow
 # ---------------------------------------------------------------- the catalogue
 
 def extracted_msgids() -> dict[str, str]:
-    """msgid → where it was found, for every marked string under ``reports/`` (python
-    sources and Jinja2 templates, as ``babel.cfg`` maps them)."""
-    method_map = [("**.py", "python"), ("templates/**.j2", "jinja2")]
-    options_map = {"templates/**.j2": {"extensions": "jinja2.ext.i18n",
-                                       "trim_blocks": "True", "lstrip_blocks": "True"}}
+    """msgid → where it was found, for every string ``babel.cfg`` maps: marked strings of
+    ``reports/`` (python sources and Jinja2 templates), the sentence templates
+    ``analysis/`` marks with ``N_``, the ``doc=`` of every engine variant and the
+    designer's sentences of ``analysis/data/*.toml`` — the same extraction as
+    ``pybabel extract -F babel.cfg -k N_``."""
+    with (ROOT / "babel.cfg").open() as fh:
+        method_map, options_map = parse_mapping_cfg(fh)
     keywords = {**DEFAULT_KEYWORDS, "N_": None}
     out = {}
     for filename, lineno, message, _comments, _context in extract_from_dir(
-            ROOT / "reports", method_map, options_map, keywords=keywords):
+            ROOT, method_map, options_map, keywords=keywords):
         ids = message if isinstance(message, tuple) else (message,)
         for msgid in ids:
             if msgid:
@@ -71,6 +74,13 @@ def test_extraction_finds_the_report_strings():
                   "pool size (number of d10)",                           # axis label
                   "Combat: the same duels in every system", "Provenance"):
         assert msgid in ids
+    where = {w.split(":")[0].split("/")[0] for w in ids.values()}
+    assert {"reports", "engines", "analysis"} <= where
+    assert "a natural 1 always fails" in ids                             # a variant's doc
+    assert ids["a natural 1 always fails"].startswith("engines/")
+    assert any(w.startswith("analysis/checks/claims.py") for w in ids.values())  # C7
+    assert any(w.startswith("analysis/workflow/audit.py") for w in ids.values())  # cures
+    assert any(w.startswith("analysis/data/guardrails.toml") for w in ids.values())
 
 
 def test_every_visible_string_has_a_pt_br_translation():

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.text import N_, Text, join
 from analysis.workflow.guardrails import _index
 from engines.errors import InputError
 
@@ -174,6 +175,12 @@ def _fmt(x) -> str:
     if isinstance(x, float):
         return f"{x:.3g}"
     return str(x)
+
+
+def _plain(x):
+    """A knob value as a template field: floats as :func:`_fmt` shows them (so the text
+    reads the same in every language), other values as they are."""
+    return _fmt(x) if isinstance(x, float) else x
 
 
 def _find(data, key: str):
@@ -347,11 +354,15 @@ def suggest(sc, g, measured: dict) -> str:
                             cands.append((abs(values.index(val) - values.index(cur)), order,
                                           axis, cur, val, est, se))
     if not cands:
-        return "no single knob cures it (searched " + ", ".join(tried) + ")"
+        return Text(N_("no single knob cures it (searched {searched})"),
+                    searched=", ".join(tried))
     steps, _, knob, cur, val, est, se = min(cands, key=lambda c: (c[0], c[1]))
-    shown = "?" if cur is None else _fmt(cur)
-    tail = f" ± {_fmt(se)}" if se else ""
-    return f"{knob} {shown} → {_fmt(val)} gives {g.metric} {_fmt(est)}{tail}"
+    fields = {"knob": knob, "current": "?" if cur is None else _plain(cur),
+              "value": _plain(val), "metric": g.metric, "estimate": est}
+    if se:
+        return Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g} ± {se:.3g}"),
+                    se=se, **fields)
+    return Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g}"), **fields)
 
 
 def _valid(system: str, f, variants: dict, knob: str, values) -> list:
@@ -622,11 +633,14 @@ def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[di
         if best is not None:
             gap, other, j, sd = best
             out.append({"kind": "dominated_weapon", "system": system, "subject": w,
-                        "detail": f"{w} is never better than {other} in "
-                                  f"{len(opponents)} matchups ({cfg['attacker']} vs "
-                                  f"{', '.join(r for r, _ in opponents)}); largest gap vs "
-                                  f"{opponents[j][0]}: P(win) {p[i, j]:.3f} vs "
-                                  f"{p[names.index(other), j]:.3f}",
+                        "detail": Text(N_(
+                            "{weapon} is never better than {other} in {n} matchups "
+                            "({attacker} vs {opponents}); largest gap vs {opponent}: "
+                            "P(win) {p:.3f} vs {p_other:.3f}"), weapon=w, other=other,
+                            n=len(opponents), attacker=Text(cfg["attacker"]),
+                            opponents=join(", ", (Text(r) for r, _ in opponents)),
+                            opponent=Text(opponents[j][0]), p=p[i, j],
+                            p_other=p[names.index(other), j]),
                         "value": gap, "se": sd, "by": ", ".join(by),
                         "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
     return out
@@ -649,15 +663,19 @@ def one_hit_fights(system: str, cfg: dict, ladder=None) -> list[dict]:
         p = float(odds["p_incapacitate"])
         if p >= cfg["one_hit_incapacitate"]:
             out.append({"kind": "one_hit", "system": system, "subject": w,
-                        "detail": f"one {w} attack by a {cfg['attacker']} fighter drops an "
-                                  f"unhurt equal with P {p:.3f} (kills {odds['p_kill']:.3f})",
+                        "detail": Text(N_("one {weapon} attack by a {attacker} fighter "
+                                          "drops an unhurt equal with P {p:.3f} (kills "
+                                          "{p_kill:.3f})"), weapon=w,
+                                       attacker=Text(cfg["attacker"]), p=p,
+                                       p_kill=odds["p_kill"]),
                         "value": p, "se": 0.0,
                         "severity": "high" if p >= cfg["one_hit_high"] else "medium"})
     stats = _duel(system, base, base)
     p1, s1 = reg.metric("p_rounds_between:1:1")(stats)
     if p1 >= cfg["one_round_duel"]:
         out.append({"kind": "one_hit", "system": system, "subject": "even duel",
-                    "detail": f"an even {cfg['attacker']} duel ends in round 1 with P {p1:.3f}",
+                    "detail": Text(N_("an even {attacker} duel ends in round 1 with P "
+                                      "{p:.3f}"), attacker=Text(cfg["attacker"]), p=p1),
                     "value": p1, "se": s1,
                     "severity": "high" if p1 >= cfg["one_hit_high"] else "medium"})
     return out
@@ -705,12 +723,15 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
                    "medium" if score >= cfg["variant_medium"] else "low")
             out.append({"kind": "gap_variant", "system": system,
                         "subject": f"{fl.name}={str(c).lower()} ({rule})",
-                        "detail": f"P(side0) {ref['p_side0'][0]:.3f} → {h['p_side0'][0]:.3f}"
-                                  f" (±{sd['p_side0']:.3g}), rounds "
-                                  f"{ref['rounds_mean'][0]:.2f} → {h['rounds_mean'][0]:.2f} "
-                                  f"(±{sd['rounds_mean']:.3g}), P(loser dead) "
-                                  f"{ref['p_loser_dead'][0]:.3f} → "
-                                  f"{h['p_loser_dead'][0]:.3f} (±{sd['p_loser_dead']:.3g})",
+                        "detail": Text(N_(
+                            "P(side0) {win:.3f} → {win_new:.3f} (±{win_sd:.3g}), rounds "
+                            "{rounds:.2f} → {rounds_new:.2f} (±{rounds_sd:.3g}), P(loser "
+                            "dead) {dead:.3f} → {dead_new:.3f} (±{dead_sd:.3g})"),
+                            win=ref["p_side0"][0], win_new=h["p_side0"][0],
+                            win_sd=sd["p_side0"], rounds=ref["rounds_mean"][0],
+                            rounds_new=h["rounds_mean"][0], rounds_sd=sd["rounds_mean"],
+                            dead=ref["p_loser_dead"][0], dead_new=h["p_loser_dead"][0],
+                            dead_sd=sd["p_loser_dead"]),
                         "value": score, "se": max(sd.values()), "severity": sev})
     return out
 
