@@ -158,7 +158,9 @@ class _Filler(string.Formatter):
         self.lang = lang
 
     def format_field(self, value, spec):
-        if hasattr(value, "template") and hasattr(value, "fields"):
+        from analysis.text import Text
+
+        if isinstance(value, Text):
             return format(text(value, self.lang), spec)
         if isinstance(value, numbers.Number) and not isinstance(value, bool):
             if isinstance(value, numbers.Integral):
@@ -171,13 +173,63 @@ def text(value, lang: str | None = None) -> str:
     """A sentence made outside ``reports/`` in the language in force: an
     :class:`analysis.text.Text` is its template translated, then filled with its values in
     the language's number style; any other string (a variant's doc, a guardrail's reason)
-    is looked up as a msgid. English (and a string missing from the catalogue) comes back
-    as it is."""
+    is looked up as a msgid. Fields that are :class:`~analysis.text.Text` are translated
+    too; other strings (knob, metric, weapon names) are identifiers and stay. English (and
+    a string missing from the catalogue) comes back as it is."""
     lang = lang or current()
     if not isinstance(value, str) or lang == "en" or not value.strip():
         return value
+    from analysis.text import made
+
     tr = translations(lang)
-    if hasattr(value, "template") and hasattr(value, "fields"):
-        template = tr.gettext(value.template) if value.template.strip() else value.template
-        return _Filler(lang).vformat(template, (), value.fields)
+    sentence = made(value)
+    if sentence is not None:
+        template = tr.gettext(sentence.template) if sentence.template.strip() \
+            else sentence.template
+        return _Filler(lang).vformat(template, (), sentence.fields)
     return tr.gettext(value)
+
+
+def _cell(value, lang: str):
+    import pandas as pd
+
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return translations(lang).gettext("yes" if value else "no")
+    if isinstance(value, numbers.Number):
+        if isinstance(value, numbers.Integral):
+            return format_spec(int(value), "d", lang)
+        return format_spec(float(value), "g", lang)
+    return value
+
+
+def localise_table(frame, lang: str, fmt: str, *, prose=(), words=()):
+    """A command's table in ``lang`` (``rpg-balance audit --lang``, ``campaign --lang``):
+
+    - in every format, the ``prose`` columns (sentences such as an audit's cure) are
+      shown in ``lang`` (:func:`text`);
+    - in markdown, the human format, the headers are translated from the catalogue
+      (:func:`reports.render_html.column_header`'s msgids), the ``words`` columns (status,
+      method …) too, and numbers take the language's style;
+    - csv, json and parquet keep machine names, machine words and plain numbers.
+
+    English returns ``frame`` untouched."""
+    if check_language(lang) == "en" or frame is None:
+        return frame
+    out = frame.copy()
+    for col in prose:
+        if col in out.columns:
+            out[col] = [text(x, lang) if isinstance(x, str) else x for x in out[col]]
+    if fmt != "markdown":
+        return out
+    for col in words:
+        if col in out.columns:
+            out[col] = [text(x, lang) if isinstance(x, str) else x for x in out[col]]
+    for col in out.columns:
+        out[col] = [_cell(x, lang) for x in out[col]]
+    tr = translations(lang)
+    out.columns = [tr.gettext(str(c)) if str(c) else str(c) for c in out.columns]
+    return out

@@ -303,13 +303,15 @@ def test_campaign_section_in_pt_br():
 
 
 def test_key_findings_section_in_pt_br():
-    """The Key findings title, the count sentence, the failure sentences' own words and
-    the table's status cells are Portuguese. Guardrail and metric names, the designer's
-    reasons (analysis/data/guardrails.toml) and the cures computed in analysis/ are data
-    and stay as they are."""
+    """The Key findings title, the count sentence, the failure sentences, the designer's
+    reasons (analysis/data/guardrails.toml, through the catalogue), the cures built in
+    analysis/workflow/audit.py (template translated, then filled) and the table's status
+    and suggestion cells are Portuguese. Guardrail, metric and knob names are identifiers
+    and stay as they are; the CSV keeps the machine words and the English cure."""
     from reports.sections.key_findings import section_key_findings
     from reports.settings import ReportSettings
 
+    po = catalogue()
     with i18n.language("pt-BR"):
         sec = section_key_findings(ReportSettings(systems=("middle_3d10",),
                                                   progress=False, lang="pt-BR"))
@@ -327,13 +329,20 @@ def test_key_findings_section_in_pt_br():
     assert "even duel length (middle_3d10)" in set(fails["guardrail"])
     lines = sec.reading[1:]
     assert len(lines) == len(fails)
-    for line, r in zip(lines, fails.itertuples(index=False), strict=True):
+    shown = table.frame[table.frame["status"] == "falha"]
+    for line, r, cell in zip(lines, fails.itertuples(index=False), shown["suggestion"],
+                             strict=True):
+        assert po[r.reason] in line, line                   # the reason, translated
+        assert " leva " in cell or cell.startswith("nenhum ajuste"), cell
+        assert cell in line                                 # the same cure as the table
+        assert " gives " in r.suggestion or r.suggestion.startswith("no single knob")
         own = line
-        for data in (r.guardrail, r.metric, r.reason, r.suggestion):
-            own = own.replace(str(data), "")
+        for ident in (r.guardrail, r.metric):
+            own = own.replace(str(ident), "")
         assert " vale " in own, line
         assert "Correção: " in own, line
         assert not ENGLISH_WORDS.search(own), own
     duel = next(x for x in lines if x.startswith("even duel length (middle_3d10)"))
     assert "fora de 2 a 6" in duel                          # the 2-6 round bounds
     assert re.search(r" vale 1,\d+", duel), duel            # about 1.1 rounds, comma
+    assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
