@@ -346,3 +346,56 @@ def test_key_findings_section_in_pt_br():
     assert "fora de 2 a 6" in duel                          # the 2-6 round bounds
     assert re.search(r" vale 1,\d+", duel), duel            # about 1.1 rounds, comma
     assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
+
+
+# ---------------------------------------------------------------- text made outside reports/
+
+def test_a_new_variant_doc_is_extracted():
+    """A variant added to an engine with an English doc is found by the extractor of
+    babel.cfg, so the catalogue test above fails until it has a pt-BR msgstr."""
+    from reports.extract import variant_docs
+
+    src = (b"from engines.variants import variant\n"
+           b"class Variants:\n"
+           b"    new_gap: int = variant(3, rule='A-g99', doc='a brand new '\n"
+           b"                           'gap, never translated', choices=(1, 3))\n")
+    found = [m for _l, _f, m, _c in variant_docs(io.BytesIO(src), (), (), {})]
+    assert found == ["a brand new gap, never translated"]
+    assert "a brand new gap, never translated" not in catalogue()
+
+
+def test_assumptions_table_docs_in_pt_br():
+    """Every variant description of the Assumptions table (written in engines/) is
+    shown from the catalogue in pt-BR."""
+    from reports.sections.assumptions import assumptions_frame
+    from reports.settings import ReportSettings
+
+    po = catalogue()
+    settings = ReportSettings(systems=("dice_pool_6", "d20_degrees"), lang="pt-BR")
+    en = assumptions_frame(settings)
+    with i18n.language("pt-BR"):
+        pt = assumptions_frame(settings)
+    assert len(pt) == len(en) > 10
+    for doc_en, doc_pt in zip(en["doc"], pt["doc"], strict=True):
+        assert doc_pt == po[doc_en] != doc_en
+    assert "um 1 natural sempre falha" in set(pt["doc"])   # d20_degrees E3
+
+
+def test_c7_sentence_in_pt_br():
+    """The C7 verdict (built in analysis/checks/claims.py from numbers) is its template
+    translated, then filled: the same numbers with a decimal comma, no English words."""
+    from analysis.checks.claims import claim_c7_summary, claim_c7_table
+
+    english = claim_c7_summary(claim_c7_table(None))["sentence"]
+    pt = i18n.text(english, "pt-BR")
+    assert pt.startswith("C7 (dice_pool_6, variantes: padrão): '−1 de Dificuldade' e "
+                         "'+2 dados' dão chances de sucesso")
+    assert not re.search(r"\b(the|of|and|in|at|where|cells|gap|pools?|breaks|worth)\b",
+                         pt), pt
+    gap = re.search(r"largest gap is (\d+)\.(\d) points at pool (\d+), difficulty (\d+)",
+                    english)
+    assert f"A maior diferença é de {gap[1]},{gap[2]} pontos na parada {gap[3]}, " \
+           f"Dificuldade {gap[4]}" in pt
+    counts = re.search(r"in (\d+) of (\d+) cells \((\d+) %", english)
+    assert f"em {counts[1]} de {counts[2]} células ({counts[3]} %" in pt
+    assert i18n.text(english, "en") == english
