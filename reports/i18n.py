@@ -42,7 +42,7 @@ _LANG: ContextVar[str] = ContextVar("report_language", default="en")
 
 def check_language(lang: str) -> str:
     if lang not in LANGUAGES:
-        raise InputError(f"--lang: {lang!r} is not a report language; choose "
+        raise InputError(f"--lang: {lang!r} is not a supported language; choose "
                          + " | ".join(LANGUAGES))
     return lang
 
