@@ -198,7 +198,8 @@ def _cell(value, lang: str):
     if isinstance(value, str):
         return value
     if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return translations(lang).gettext("yes" if value else "no")
+        tr = translations(lang)
+        return tr.gettext("yes") if value else tr.gettext("no")
     if isinstance(value, numbers.Number):
         if isinstance(value, numbers.Integral):
             return format_spec(int(value), "d", lang)

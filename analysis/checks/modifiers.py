@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.checks.curves import success_curves, variants_for
+from analysis.text import N_
 from engines import SYSTEMS, d20_degrees
 from engines.errors import InputError
 from engines.system import registry
@@ -52,36 +53,36 @@ class Modifier:
 
 MODIFIERS: dict[str, tuple[Modifier, ...]] = {
     "dice_pool_7": (
-        Modifier("focus +1 die", "A3", dice=1),
-        Modifier("masterwork equipment +1", "A5", dice=1),
-        Modifier("masterful equipment +2", "A5", dice=2),
-        Modifier("specialization +2", "A2", dice=2),
-        Modifier("willpower +3 dice", "A4", dice=3),
+        Modifier(N_("focus +1 die"), "A3", dice=1),
+        Modifier(N_("masterwork equipment +1"), "A5", dice=1),
+        Modifier(N_("masterful equipment +2"), "A5", dice=2),
+        Modifier(N_("specialization +2"), "A2", dice=2),
+        Modifier(N_("willpower +3 dice"), "A4", dice=3),
     ),
     "middle_3d10": (
-        Modifier("advantage", "B4", roll="advantage"),
-        Modifier("disadvantage", "B4, B-g2", roll="disadvantage"),
+        Modifier(N_("advantage"), "B4", roll="advantage"),
+        Modifier(N_("disadvantage"), "B4, B-g2", roll="disadvantage"),
     ),
     "dice_pool_6": (
-        Modifier("specialty +1 die", "C5", dice=1),
-        Modifier("+2 dice", "C7", dice=2),
-        Modifier("-1 difficulty", "C7", shift=1),
+        Modifier(N_("specialty +1 die"), "C5", dice=1),
+        Modifier(N_("+2 dice"), "C7", dice=2),
+        Modifier(N_("-1 difficulty"), "C7", shift=1),
     ),
     "percentile": (
-        Modifier("1 bonus die", "D4", dice=1),
-        Modifier("2 bonus dice", "D4", dice=2),
-        Modifier("1 penalty die", "D4", dice=-1),
-        Modifier("2 penalty dice", "D4", dice=-2),
-        Modifier("push", "D2", push=True),
+        Modifier(N_("1 bonus die"), "D4", dice=1),
+        Modifier(N_("2 bonus dice"), "D4", dice=2),
+        Modifier(N_("1 penalty die"), "D4", dice=-1),
+        Modifier(N_("2 penalty dice"), "D4", dice=-2),
+        Modifier(N_("push"), "D2", push=True),
     ),
     "d20_degrees": (
-        Modifier("hero point", "E9", roll="hero_point"),
-        Modifier("extra effort +2", "E8", shift=2),
-        Modifier("minor circumstance +2", "E6", shift=2),
-        Modifier("major circumstance +5", "E6", shift=5),
-        Modifier("minor circumstance -2", "E6", shift=-2),
-        Modifier("major circumstance -5", "E6", shift=-5),
-        Modifier("take 10", "E4", roll="take_10"),
+        Modifier(N_("hero point"), "E9", roll="hero_point"),
+        Modifier(N_("extra effort +2"), "E8", shift=2),
+        Modifier(N_("minor circumstance +2"), "E6", shift=2),
+        Modifier(N_("major circumstance +5"), "E6", shift=5),
+        Modifier(N_("minor circumstance -2"), "E6", shift=-2),
+        Modifier(N_("major circumstance -5"), "E6", shift=-5),
+        Modifier(N_("take 10"), "E4", roll="take_10"),
     ),
 }
 
