@@ -191,13 +191,14 @@ def text(value, lang: str | None = None) -> str:
 
 
 def _cell(value, lang: str):
+    import numpy as np
     import pandas as pd
 
     if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return ""
     if isinstance(value, str):
         return value
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, bool | np.bool_):
         tr = translations(lang)
         return tr.gettext("yes") if value else tr.gettext("no")
     if isinstance(value, numbers.Number):

@@ -399,3 +399,25 @@ def test_c7_sentence_in_pt_br():
     counts = re.search(r"in (\d+) of (\d+) cells \((\d+) %", english)
     assert f"em {counts[1]} de {counts[2]} células ({counts[3]} %" in pt
     assert i18n.text(english, "en") == english
+
+
+def test_yes_no_cells_and_c7_figure_title_in_pt_br():
+    """A boolean table cell reads sim / não in pt-BR (True in English, unchanged); the C7
+    heat map's title (made in analysis/checks/plots.py) is translated with its label."""
+    import numpy as np
+    import pandas as pd
+
+    from analysis.checks import plots
+    from analysis.checks.claims import claim_c7_table
+    from reports import plotting
+    from reports.structure import Caption, Table
+
+    po = catalogue()
+    t = Table(id="t", title="t", frame=pd.DataFrame({"ok": [True]}), caption=Caption("c"))
+    assert t.fmt("ok", np.True_, "pt-BR") == po["yes"]
+    assert t.fmt("ok", np.False_, "pt-BR") == po["no"]
+    assert t.fmt("ok", np.True_, "en") == "True"
+    fig = plots.c7_heatmap(claim_c7_table(None))
+    assert fig.axes[0].get_title() == "C7, dice_pool_6 — default"
+    plotting.translate_figure(fig, "pt-BR")
+    assert fig.axes[0].get_title() == "C7, dice_pool_6 — " + po["default"]
