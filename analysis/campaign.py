@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.text import N_, Text
 from engines.campaign import CampaignStats, Mechanic, check_sessions, mechanic
 from engines.errors import InputError
 from engines.rng import Seed, normalize_seed
@@ -177,7 +178,8 @@ def passage_table(st: CampaignStats) -> pd.DataFrame:
         raise InputError(f"{st.system} {st.mechanic}: the passage table needs a threshold "
                          "(--threshold X)")
     p = st.passage_pmf()
-    labels = [str(k) for k in range(st.sessions + 1)] + [f"not by {st.sessions}"]
+    labels = [str(k) for k in range(st.sessions + 1)] + [
+        Text(N_("not by {sessions}"), sessions=st.sessions)]
     out = pd.DataFrame({"session": labels, "p": p})
     if not st.exact:
         out["se"] = np.sqrt(p * (1 - p) / st.n)
@@ -263,7 +265,7 @@ def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
     ax.plot(x, st.mean(), color="black", linewidth=1, linestyle=":", label="mean")
     if st.threshold is not None:
         ax.axhline(st.threshold, color="#000000", linestyle="--", linewidth=0.8,
-                   label=f"threshold {st.threshold}")
+                   label=Text(N_("threshold {value}"), value=st.threshold))
     ax.set_xlabel("session")
     if state is None:
         try:
@@ -271,8 +273,10 @@ def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
         except InputError:
             state = st.mechanic
     ax.set_ylabel(state)
-    method = "exact" if st.exact else f"Monte Carlo, {st.trials} trials"
-    ax.set_title(label or f"{st.system} {st.mechanic} ({method})", fontsize=10)
+    method = Text(N_("exact")) if st.exact else Text(N_("Monte Carlo, {trials} trials"),
+                                                      trials=st.trials)
+    ax.set_title(label or Text(N_("{system} {mechanic} ({method})"), system=st.system,
+                               mechanic=st.mechanic, method=method), fontsize=10)
     ax.set_xlim(0, max(st.sessions, 1))
     ax.legend(fontsize=8, loc="best")
     return fig

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import add_output, positive_int, seed_int64
+from cli.common import add_lang, add_output, positive_int, seed_int64
 
 EPILOG = """examples:
   rpg-balance audit                                  # the shipped default guardrails
   rpg-balance audit scenarios/my_guardrails.toml --format markdown --junit audit.xml
   rpg-balance audit --discover --format markdown     # findings without a guardrail
+  rpg-balance audit --format markdown --lang pt-BR   # in Brazilian Portuguese
 
 Each row: guardrail, system, metric, value, se, min, max, status (pass | fail |
 undecided) and, for a failure, the smallest one-knob change that makes it pass.
@@ -46,16 +47,18 @@ def register(sub) -> None:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when it is a terminal)")
     add_output(p)
+    add_lang(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from analysis.output import check_target, write_table
+    from analysis.output import check_target
     from analysis.workflow import audit
-    from cli.common import check_outputs
+    from cli.common import check_lang, check_outputs, write_localised
     from engines.errors import InputError
 
     check_outputs(args)
+    check_lang(args)
     if args.junit is not None:
         if args.discover:
             raise InputError("--junit: only for guardrails, not with --discover")
@@ -106,5 +109,7 @@ def run(args) -> int:
 
         with atomic_path(args.junit, "--junit") as tmp:
             tmp.write_text(audit.junit_xml(full))
-    write_table(table, args.format, args.output, provenance)
+    write_localised(table, args.format, args.output, provenance, args.lang,
+                    prose=("suggestion", "reason", "detail"),
+                    words=("status", "solved", "severity"))
     return 1 if failed else 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_output, number, positive_int, seed_int, system_id
+from .common import add_lang, add_output, number, positive_int, seed_int, system_id
 
 #: The mechanics of each system (kept in step with the engines' ``MECHANICS`` by a test;
 #: listed here so ``rpg-balance --help`` needs no engine import).
@@ -34,6 +34,7 @@ examples:
   rpg-balance campaign middle_3d10 arcane --uses 2 --method both --trials 20000 --seed 1
   rpg-balance campaign percentile skill-growth --skill 40 --sessions 30 \\
       --solve uses --reach 75
+  rpg-balance campaign dice_pool_7 morality --format markdown --lang pt-BR
 """
 
 
@@ -112,6 +113,7 @@ def mechanic_parser(mech) -> argparse.ArgumentParser:
     p.add_argument("--range", dest="knob_range", default=None, metavar="LO:HI",
                    help="narrow the --solve search to LO..HI")
     add_output(p, plot=True)
+    add_lang(p)
     return p
 
 
@@ -129,13 +131,14 @@ def run_campaign(args) -> int:
     from engines.campaign import mechanic
     from engines.errors import InputError
 
-    from .common import check_outputs, require_part
+    from .common import check_lang, check_outputs, require_part
 
     require_part(args.system, "campaign", "campaign")
     mech = mechanic(args.system, args.mechanic)  # InputError naming the known ones
     opts = mechanic_parser(mech).parse_args(args.options)
     opts.system = args.system
     check_outputs(opts)
+    check_lang(opts)
     params = {q.name: getattr(opts, q.name) for q in mech.params}
     if opts.solve is not None:
         return _run_solve(mech, params, opts)
@@ -150,6 +153,10 @@ def run_campaign(args) -> int:
     table = camp.table(stats, opts.table)
     if opts.plot:
         fig = camp.fan_chart(stats.get("exact") or stats["mc"], state=mech.state)
+        if opts.lang != "en":
+            from reports.plotting import translate_figure
+
+            translate_figure(fig, opts.lang)
         _save(fig, opts.plot)
     _write(table, opts)
     return 0
@@ -194,7 +201,7 @@ def _write(table, opts) -> None:
     from analysis.output import write_table
     from engines.errors import InputError
 
-    from .common import provenance_of
+    from .common import provenance_of, write_localised
 
     if opts.columns:
         cols = [c.strip() for c in opts.columns.split(",") if c.strip()]
@@ -202,6 +209,11 @@ def _write(table, opts) -> None:
         if bad:
             raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
                              + ", ".join(map(str, table.columns)))
-        write_table(table[cols], opts.format, opts.output)
+        table, provenance = table[cols], None
+    else:
+        provenance = provenance_of(opts)
+    if opts.lang == "en":
+        write_table(table, opts.format, opts.output, provenance)
         return
-    write_table(table, opts.format, opts.output, provenance_of(opts))
+    write_localised(table, opts.format, opts.output, provenance, opts.lang,
+                    words=("session", "meets", "chosen"))

@@ -173,3 +173,37 @@ def check_outputs(args) -> None:
     if args.format == "parquet" and args.output in (None, "-") \
             and not getattr(args, "summary", False):
         raise InputError("format parquet needs an output file (-o FILE)")
+
+
+def add_lang(p: argparse.ArgumentParser) -> None:
+    """``--lang``: the language of a command's human output (markdown, sentences, plot)."""
+    p.add_argument("--lang", default="en", metavar="LANG",
+                   help="language of the text: en (default) or pt-BR (Brazilian "
+                   "Portuguese). Markdown gets translated headers, words and the "
+                   "locale's number style; the sentences (an audit's cure, reason, "
+                   "finding) are translated in every format; csv, json and parquet keep "
+                   "machine column names, words and numbers")
+
+
+def check_lang(args) -> None:
+    """A bad ``--lang`` fails in one line (exit status 2) before any work."""
+    from reports.i18n import check_language
+
+    check_language(getattr(args, "lang", "en"))
+
+
+def write_localised(table, fmt: str, output, provenance: dict | None, lang: str, *,
+                    prose=(), words=()) -> None:
+    """:func:`analysis.output.write_table` in ``lang`` (:func:`reports.i18n.localise_table`:
+    ``prose`` columns translated in every format; in markdown also the headers, the
+    ``words`` columns, the provenance columns and the numbers)."""
+    from analysis.output import with_provenance, write_table
+
+    if lang == "en":
+        write_table(table, fmt, output, provenance)
+        return
+    from reports.i18n import localise_table
+
+    framed = with_provenance(table, provenance, fmt)
+    words = (*words, "system", "variants", "method")
+    write_table(localise_table(framed, lang, fmt, prose=prose, words=words), fmt, output)

@@ -194,10 +194,10 @@ PLUGIN = System(
     opposed=True, combat="engines.combat_dice_pool_6", campaign="engines.campaign_dice_pool_6",
     check_grid=check_grid, competence_axis="pool", difficulty_axis="difficulty",
     modifiers=(
-        Modifier("specialty +1 die", "C5", shifts={"pool": SPECIALTY_DICE}),
-        Modifier("+2 dice", "C7", shifts={"pool": 2}),
+        Modifier(N_("specialty +1 die"), "C5", shifts={"pool": SPECIALTY_DICE}),
+        Modifier(N_("+2 dice"), "C7", shifts={"pool": 2}),
         # C2/C-g3: a difficulty never drops below 1
-        Modifier("-1 difficulty", "C7", shifts={"difficulty": -1}, at_least={"difficulty": 1}),
+        Modifier(N_("-1 difficulty"), "C7", shifts={"difficulty": -1}, at_least={"difficulty": 1}),
     ),
     # the fallback competence ladder (analysis/data/ladders.toml overrides it)
     ladder={"untrained": 2, "novice": 3, "competent": 5, "expert": 7, "master": 9},

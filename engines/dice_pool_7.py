@@ -246,11 +246,12 @@ PLUGIN = System(
     opposed=True, combat="engines.combat_dice_pool_7", campaign="engines.campaign_dice_pool_7",
     check_grid=check_grid, competence_axis="pool", difficulty_axis="successes",
     modifiers=(
-        Modifier("focus +1 die", "A3", shifts={"pool": FOCUS_DICE}),
-        Modifier("masterwork equipment +1", "A5", shifts={"pool": EQUIPMENT_DICE["masterwork"]}),
-        Modifier("masterful equipment +2", "A5", shifts={"pool": EQUIPMENT_DICE["masterful"]}),
-        Modifier("specialization +2", "A2", shifts={"pool": SPECIALIZATION_DICE}),
-        Modifier("willpower +3 dice", "A4", shifts={"pool": WILLPOWER_DICE}),
+        Modifier(N_("focus +1 die"), "A3", shifts={"pool": FOCUS_DICE}),
+        Modifier(N_("masterwork equipment +1"), "A5",
+                 shifts={"pool": EQUIPMENT_DICE["masterwork"]}),
+        Modifier(N_("masterful equipment +2"), "A5", shifts={"pool": EQUIPMENT_DICE["masterful"]}),
+        Modifier(N_("specialization +2"), "A2", shifts={"pool": SPECIALIZATION_DICE}),
+        Modifier(N_("willpower +3 dice"), "A4", shifts={"pool": WILLPOWER_DICE}),
     ),
     # the fallback competence ladder (analysis/data/ladders.toml overrides it)
     ladder={"untrained": 1, "novice": 3, "competent": 5, "expert": 7, "master": 9},

@@ -290,8 +290,8 @@ PLUGIN = System(
     opposed=True, combat="engines.combat_middle_3d10", campaign="engines.campaign_middle_3d10",
     check_grid=check_grid, competence_axis="modifier", difficulty_axis="difficulty",
     modifiers=(
-        Modifier("advantage", "B4", sets={"roll": "advantage"}),
-        Modifier("disadvantage", "B4, B-g2", sets={"roll": "disadvantage"}),
+        Modifier(N_("advantage"), "B4", sets={"roll": "advantage"}),
+        Modifier(N_("disadvantage"), "B4, B-g2", sets={"roll": "disadvantage"}),
     ),
     # the fallback competence ladder (analysis/data/ladders.toml overrides it)
     ladder={"untrained": 3, "novice": 6, "competent": 9, "expert": 12, "master": 15},

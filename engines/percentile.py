@@ -279,11 +279,11 @@ PLUGIN = System(
     opposed=True, combat="engines.combat_percentile", campaign="engines.campaign_percentile",
     check_grid=check_grid, competence_axis="skill", difficulty_axis="level",
     modifiers=(
-        Modifier("1 bonus die", "D4", sets={"dice": 1}),
-        Modifier("2 bonus dice", "D4", sets={"dice": 2}),
-        Modifier("1 penalty die", "D4", sets={"dice": -1}),
-        Modifier("2 penalty dice", "D4", sets={"dice": -2}),
-        Modifier("push", "D2", attempts=2),
+        Modifier(N_("1 bonus die"), "D4", sets={"dice": 1}),
+        Modifier(N_("2 bonus dice"), "D4", sets={"dice": 2}),
+        Modifier(N_("1 penalty die"), "D4", sets={"dice": -1}),
+        Modifier(N_("2 penalty dice"), "D4", sets={"dice": -2}),
+        Modifier(N_("push"), "D2", attempts=2),
     ),
     # the fallback competence ladder (analysis/data/ladders.toml overrides it)
     ladder={"untrained": 15, "novice": 30, "competent": 50, "expert": 70, "master": 90},

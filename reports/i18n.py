@@ -20,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import gettext
 import io
+import numbers
 import re
+import string
 from collections.abc import Iterator
 from contextvars import ContextVar
 from functools import lru_cache
@@ -40,7 +42,7 @@ _LANG: ContextVar[str] = ContextVar("report_language", default="en")
 
 def check_language(lang: str) -> str:
     if lang not in LANGUAGES:
-        raise InputError(f"--lang: {lang!r} is not a report language; choose "
+        raise InputError(f"--lang: {lang!r} is not a supported language; choose "
                          + " | ".join(LANGUAGES))
     return lang
 
@@ -144,3 +146,92 @@ def format_spec(value, spec: str, lang: str | None = None) -> str:
     if m["kind"] == "d" or (digits is None and isinstance(value, int)):
         return format_decimal(int(value), "#,##0", locale=babel_locale(lang))
     return decimal(value, digits if digits is not None else 6, lang)
+
+
+# --------------------------------------------------------------------------- text from outside
+
+class _Filler(string.Formatter):
+    """Fills a translated template: numbers in the language's style (the field's format
+    spec kept), :class:`analysis.text.Text` fields translated first."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def format_field(self, value, spec):
+        from analysis.text import Text
+
+        if isinstance(value, Text):
+            return format(text(value, self.lang), spec)
+        if isinstance(value, numbers.Number) and not isinstance(value, bool):
+            if isinstance(value, numbers.Integral):
+                return format_spec(int(value), spec or "d", self.lang)
+            return format_spec(float(value), spec or "g", self.lang)
+        return super().format_field(value, spec)
+
+
+def text(value, lang: str | None = None) -> str:
+    """A sentence made outside ``reports/`` in the language in force: an
+    :class:`analysis.text.Text` is its template translated, then filled with its values in
+    the language's number style; any other string (a variant's doc, a guardrail's reason)
+    is looked up as a msgid. Fields that are :class:`~analysis.text.Text` are translated
+    too; other strings (knob, metric, weapon names) are identifiers and stay. English (and
+    a string missing from the catalogue) comes back as it is."""
+    lang = lang or current()
+    if not isinstance(value, str) or lang == "en" or not value.strip():
+        return value
+    from analysis.text import made
+
+    tr = translations(lang)
+    sentence = made(value)
+    if sentence is not None:
+        template = tr.gettext(sentence.template) if sentence.template.strip() \
+            else sentence.template
+        return _Filler(lang).vformat(template, (), sentence.fields)
+    return tr.gettext(value)
+
+
+def _cell(value, lang: str):
+    import numpy as np
+    import pandas as pd
+
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool | np.bool_):
+        tr = translations(lang)
+        return tr.gettext("yes") if value else tr.gettext("no")
+    if isinstance(value, numbers.Number):
+        if isinstance(value, numbers.Integral):
+            return format_spec(int(value), "d", lang)
+        return format_spec(float(value), "g", lang)
+    return value
+
+
+def localise_table(frame, lang: str, fmt: str, *, prose=(), words=()):
+    """A command's table in ``lang`` (``rpg-balance audit --lang``, ``campaign --lang``):
+
+    - in every format, the ``prose`` columns (sentences such as an audit's cure) are
+      shown in ``lang`` (:func:`text`);
+    - in markdown, the human format, the headers are translated from the catalogue
+      (:func:`reports.render_html.column_header`'s msgids), the ``words`` columns (status,
+      method …) too, and numbers take the language's style;
+    - csv, json and parquet keep machine names, machine words and plain numbers.
+
+    English returns ``frame`` untouched."""
+    if check_language(lang) == "en" or frame is None:
+        return frame
+    out = frame.copy()
+    for col in prose:
+        if col in out.columns:
+            out[col] = [text(x, lang) if isinstance(x, str) else x for x in out[col]]
+    if fmt != "markdown":
+        return out
+    for col in words:
+        if col in out.columns:
+            out[col] = [text(x, lang) if isinstance(x, str) else x for x in out[col]]
+    for col in out.columns:
+        out[col] = [_cell(x, lang) for x in out[col]]
+    tr = translations(lang)
+    out.columns = [tr.gettext(str(c)) if str(c) else str(c) for c in out.columns]
+    return out

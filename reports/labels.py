@@ -57,10 +57,19 @@ COLUMNS = (
     N_("from level"), N_("to level"),
     # campaign mechanics
     N_("mechanic"), N_("session"), N_("q10"), N_("q50"), N_("q90"),
+    # the audit and campaign commands' markdown (--lang)
+    N_("reason"), N_("solved"), N_("file"), N_("rank"), N_("kind"), N_("subject"),
+    N_("detail"), N_("severity"), N_("by"), N_("se"), N_("variants"), N_("threshold"),
+    N_("mean_exact"), N_("sd_exact"), N_("q10_exact"), N_("q50_exact"), N_("q90_exact"),
+    N_("sd_mc"), N_("q10_mc"), N_("q50_mc"), N_("q90_mc"), N_("p_exact"), N_("p_mc"),
+    N_("knob"), N_("reach"), N_("sessions"), N_("p_reached"), N_("meets"), N_("chosen"),
 )
 
 #: Values shown in table cells or reading sentences that come from data.
-VALUES = (N_("tactic"), N_("armour"), N_("exact"), N_("mc"))
+VALUES = (N_("tactic"), N_("armour"), N_("exact"), N_("mc"),
+          # the commands' markdown (--lang): methods, provenance, severities, yes/no
+          N_("both"), N_("all"), N_("defaults"), N_("per file"), N_("high"), N_("medium"),
+          N_("low"), N_("yes"), N_("no"))
 
 #: Titles of the fights in ``analysis/data/cross_combat.toml`` (shown in the readings;
 #: tests/test_report_i18n.py checks every title of the file has a translation).

@@ -111,9 +111,10 @@ _NUMBER = re.compile(r"^[−+-]?\d[\d,]*(\.\d+)?$")
 
 
 def _local_text(text: str, lang: str) -> str:
-    """A figure text in ``lang``: the catalogue's translation, or a plain number with
+    """A figure text in ``lang``: the catalogue's translation (a sentence made in
+    :mod:`analysis` from a template, :func:`reports.i18n.text`), or a plain number with
     the locale's decimal comma (pt-BR)."""
-    from reports.i18n import translations
+    from reports.i18n import text as translated
 
     if not text:
         return text
@@ -121,7 +122,7 @@ def _local_text(text: str, lang: str) -> str:
         if lang == "en":
             return text
         return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
-    return translations(lang).gettext(text)
+    return translated(text, lang)
 
 
 def translate_figure(fig, lang: str | None = None) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 
@@ -41,8 +42,11 @@ class Table:
 
     def fmt(self, column: str, value, lang: str = "en") -> str:
         """``value`` as shown in the table, in ``lang``'s number style."""
-        from reports.i18n import format_spec
+        from reports.i18n import format_spec, translations
 
+        if lang != "en" and isinstance(value, bool | np.bool_):
+            tr = translations(lang)  # a yes/no cell in words (English keeps True/False)
+            return tr.gettext("yes") if value else tr.gettext("no")
         if isinstance(value, float | int) and not isinstance(value, bool):
             spec = self.formats.get(str(column), self.default_format)
             if isinstance(value, int) and spec == self.default_format:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 from cli.main import main
@@ -40,21 +41,21 @@ SYSTEM = "dice_pool_7"  # one system, few trials: the machine is shared and slow
 # ---------------------------------------------------------------- the catalogue
 
 def extracted_msgids() -> dict[str, str]:
-    """msgid → where it was found, for every marked string under ``reports/`` (python
-    sources and Jinja2 templates, as ``babel.cfg`` maps them) and in the built-in
-    systems' report hooks under ``engines/`` (texts marked ``N_``, readings ``_``)."""
-    method_map = [("**.py", "python"), ("templates/**.j2", "jinja2")]
-    options_map = {"templates/**.j2": {"extensions": "jinja2.ext.i18n",
-                                       "trim_blocks": "True", "lstrip_blocks": "True"}}
+    """msgid → where it was found, for every string ``babel.cfg`` maps: marked strings of
+    ``reports/`` (python sources and Jinja2 templates), the sentence templates
+    ``analysis/`` marks with ``N_``, the ``doc=`` of every engine variant and the
+    designer's sentences of ``analysis/data/*.toml`` — the same extraction as
+    ``pybabel extract -F babel.cfg -k N_``."""
+    with (ROOT / "babel.cfg").open() as fh:
+        method_map, options_map = parse_mapping_cfg(fh)
     keywords = {**DEFAULT_KEYWORDS, "N_": None}
     out = {}
-    for folder in ("reports", "engines"):
-        for filename, lineno, message, _comments, _context in extract_from_dir(
-                ROOT / folder, method_map, options_map, keywords=keywords):
-            ids = message if isinstance(message, tuple) else (message,)
-            for msgid in ids:
-                if msgid:
-                    out.setdefault(msgid, f"{folder}/{filename}:{lineno}")
+    for filename, lineno, message, _comments, _context in extract_from_dir(
+            ROOT, method_map, options_map, keywords=keywords):
+        ids = message if isinstance(message, tuple) else (message,)
+        for msgid in ids:
+            if msgid:
+                out.setdefault(msgid, f"{filename}:{lineno}")
     return out
 
 
@@ -73,6 +74,13 @@ def test_extraction_finds_the_report_strings():
                   "pool size (number of d10)",                           # axis label
                   "Combat: the same duels in every system", "Provenance"):
         assert msgid in ids
+    where = {w.split(":")[0].split("/")[0] for w in ids.values()}
+    assert {"reports", "engines", "analysis"} <= where
+    assert "a natural 1 always fails" in ids                             # a variant's doc
+    assert ids["a natural 1 always fails"].startswith("engines/")
+    assert any(w.startswith("analysis/checks/claims.py") for w in ids.values())  # C7
+    assert any(w.startswith("analysis/workflow/audit.py") for w in ids.values())  # cures
+    assert any(w.startswith("analysis/data/guardrails.toml") for w in ids.values())
 
 
 def test_every_visible_string_has_a_pt_br_translation():
@@ -295,13 +303,15 @@ def test_campaign_section_in_pt_br():
 
 
 def test_key_findings_section_in_pt_br():
-    """The Key findings title, the count sentence, the failure sentences' own words and
-    the table's status cells are Portuguese. Guardrail and metric names, the designer's
-    reasons (analysis/data/guardrails.toml) and the cures computed in analysis/ are data
-    and stay as they are."""
+    """The Key findings title, the count sentence, the failure sentences, the designer's
+    reasons (analysis/data/guardrails.toml, through the catalogue), the cures built in
+    analysis/workflow/audit.py (template translated, then filled) and the table's status
+    and suggestion cells are Portuguese. Guardrail, metric and knob names are identifiers
+    and stay as they are; the CSV keeps the machine words and the English cure."""
     from reports.sections.key_findings import section_key_findings
     from reports.settings import ReportSettings
 
+    po = catalogue()
     with i18n.language("pt-BR"):
         sec = section_key_findings(ReportSettings(systems=("middle_3d10",),
                                                   progress=False, lang="pt-BR"))
@@ -319,13 +329,95 @@ def test_key_findings_section_in_pt_br():
     assert "even duel length (middle_3d10)" in set(fails["guardrail"])
     lines = sec.reading[1:]
     assert len(lines) == len(fails)
-    for line, r in zip(lines, fails.itertuples(index=False), strict=True):
+    shown = table.frame[table.frame["status"] == "falha"]
+    for line, r, cell in zip(lines, fails.itertuples(index=False), shown["suggestion"],
+                             strict=True):
+        assert po[r.reason] in line, line                   # the reason, translated
+        assert " leva " in cell or cell.startswith("nenhum ajuste"), cell
+        assert cell in line                                 # the same cure as the table
+        assert " gives " in r.suggestion or r.suggestion.startswith("no single knob")
         own = line
-        for data in (r.guardrail, r.metric, r.reason, r.suggestion):
-            own = own.replace(str(data), "")
+        for ident in (r.guardrail, r.metric):
+            own = own.replace(str(ident), "")
         assert " vale " in own, line
         assert "Correção: " in own, line
         assert not ENGLISH_WORDS.search(own), own
     duel = next(x for x in lines if x.startswith("even duel length (middle_3d10)"))
     assert "fora de 2 a 6" in duel                          # the 2-6 round bounds
     assert re.search(r" vale 1,\d+", duel), duel            # about 1.1 rounds, comma
+    assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
+
+
+# ---------------------------------------------------------------- text made outside reports/
+
+def test_a_new_variant_doc_is_extracted():
+    """A variant added to an engine with an English doc is found by the extractor of
+    babel.cfg, so the catalogue test above fails until it has a pt-BR msgstr."""
+    from reports.extract import variant_docs
+
+    src = (b"from engines.variants import variant\n"
+           b"class Variants:\n"
+           b"    new_gap: int = variant(3, rule='A-g99', doc='a brand new '\n"
+           b"                           'gap, never translated', choices=(1, 3))\n")
+    found = [m for _l, _f, m, _c in variant_docs(io.BytesIO(src), (), (), {})]
+    assert found == ["a brand new gap, never translated"]
+    assert "a brand new gap, never translated" not in catalogue()
+
+
+def test_assumptions_table_docs_in_pt_br():
+    """Every variant description of the Assumptions table (written in engines/) is
+    shown from the catalogue in pt-BR."""
+    from reports.sections.assumptions import assumptions_frame
+    from reports.settings import ReportSettings
+
+    po = catalogue()
+    settings = ReportSettings(systems=("dice_pool_6", "d20_degrees"), lang="pt-BR")
+    en = assumptions_frame(settings)
+    with i18n.language("pt-BR"):
+        pt = assumptions_frame(settings)
+    assert len(pt) == len(en) > 10
+    for doc_en, doc_pt in zip(en["doc"], pt["doc"], strict=True):
+        assert doc_pt == po[doc_en] != doc_en
+    assert "um 1 natural sempre falha" in set(pt["doc"])   # d20_degrees E3
+
+
+def test_c7_sentence_in_pt_br():
+    """The C7 verdict (built in analysis/checks/claims.py from numbers) is its template
+    translated, then filled: the same numbers with a decimal comma, no English words."""
+    from analysis.checks.claims import claim_c7_summary, claim_c7_table
+
+    english = claim_c7_summary(claim_c7_table(None))["sentence"]
+    pt = i18n.text(english, "pt-BR")
+    assert pt.startswith("C7 (dice_pool_6, variantes: padrão): '−1 de Dificuldade' e "
+                         "'+2 dados' dão chances de sucesso")
+    assert not re.search(r"\b(the|of|and|in|at|where|cells|gap|pools?|breaks|worth)\b",
+                         pt), pt
+    gap = re.search(r"largest gap is (\d+)\.(\d) points at pool (\d+), difficulty (\d+)",
+                    english)
+    assert f"A maior diferença é de {gap[1]},{gap[2]} pontos na parada {gap[3]}, " \
+           f"Dificuldade {gap[4]}" in pt
+    counts = re.search(r"in (\d+) of (\d+) cells \((\d+) %", english)
+    assert f"em {counts[1]} de {counts[2]} células ({counts[3]} %" in pt
+    assert i18n.text(english, "en") == english
+
+
+def test_yes_no_cells_and_c7_figure_title_in_pt_br():
+    """A boolean table cell reads sim / não in pt-BR (True in English, unchanged); the C7
+    heat map's title (made in analysis/checks/plots.py) is translated with its label."""
+    import numpy as np
+    import pandas as pd
+
+    from analysis.checks import plots
+    from analysis.checks.claims import claim_c7_table
+    from reports import plotting
+    from reports.structure import Caption, Table
+
+    po = catalogue()
+    t = Table(id="t", title="t", frame=pd.DataFrame({"ok": [True]}), caption=Caption("c"))
+    assert t.fmt("ok", np.True_, "pt-BR") == po["yes"]
+    assert t.fmt("ok", np.False_, "pt-BR") == po["no"]
+    assert t.fmt("ok", np.True_, "en") == "True"
+    fig = plots.c7_heatmap(claim_c7_table(None))
+    assert fig.axes[0].get_title() == "C7, dice_pool_6 — default"
+    plotting.translate_figure(fig, "pt-BR")
+    assert fig.axes[0].get_title() == "C7, dice_pool_6 — " + po["default"]

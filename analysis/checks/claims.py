@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.checks.curves import variants_for
+from analysis.text import N_, Text, join
 from engines import dice_pool_6
 from engines.errors import InputError
 from engines.variants import describe
@@ -130,19 +131,24 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
     n, n_holds = len(table), int(table["holds"].sum())
     nontrivial = table[~table["trivial"]]
     nt_holds = int(nontrivial["holds"].sum())
-    better = "+2 dice" if worst["delta_pp"] > 0 else "−1 difficulty"
+    better = Text(N_("+2 dice") if worst["delta_pp"] > 0 else N_("−1 difficulty"))
     label = table["variants"].iloc[0] if "variants" in table else "default"
     breaking = by_difficulty[by_difficulty["pools_breaking"] != "none"]
-    where_breaks = ("; it breaks at " + "; ".join(
-        f"difficulty {r.difficulty} for pools {r.pools_breaking}"
-        for r in breaking.itertuples()) if len(breaking) else "; it never breaks")
-    sentence = (
-        f"C7 (dice_pool_6, variants: {label}): '−1 difficulty' and '+2 dice' give success "
-        f"chances within {tolerance:g} percentage points in {n_holds} of {n} cells "
-        f"({100 * n_holds / n:.0f} %; {nt_holds} of {len(nontrivial)} cells where the "
-        f"chance is neither below 1 % nor above 99 %){where_breaks}. The largest gap is "
-        f"{abs(worst['delta_pp']):.1f} points at pool {int(worst['pool'])}, difficulty "
-        f"{int(worst['difficulty'])}, where {better} is worth more.")
+    where_breaks = (Text(N_("; it breaks at {places}"), places=join("; ", (
+        Text(N_("difficulty {difficulty} for pools {pools}"), difficulty=int(r.difficulty),
+             pools=r.pools_breaking) for r in breaking.itertuples())))
+        if len(breaking) else Text(N_("; it never breaks")))
+    sentence = Text(N_(
+        "C7 (dice_pool_6, variants: {label}): '−1 difficulty' and '+2 dice' give success "
+        "chances within {tolerance:g} percentage points in {n_holds} of {n} cells "
+        "({share:.0f} %; {nt_holds} of {n_nontrivial} cells where the chance is neither "
+        "below 1 % nor above 99 %){where_breaks}. The largest gap is {gap:.1f} points at "
+        "pool {pool}, difficulty {difficulty}, where {better} is worth more."),
+        label=Text(N_("default")) if label == "default" else label, tolerance=tolerance,
+        n_holds=n_holds, n=n, share=100 * n_holds / n, nt_holds=nt_holds,
+        n_nontrivial=len(nontrivial), where_breaks=where_breaks,
+        gap=abs(worst["delta_pp"]), pool=int(worst["pool"]),
+        difficulty=int(worst["difficulty"]), better=better)
     return {"by_difficulty": by_difficulty, "n_cells": n, "n_holds": n_holds,
             "share_holds": n_holds / n, "worst": worst.to_dict(), "sentence": sentence}
 

@@ -16,6 +16,7 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from analysis.text import N_, Text
 from engines.errors import InputError
 
 #: Okabe–Ito palette: one fixed colour per system (colour-blind safe).
@@ -165,7 +166,8 @@ def c7_heatmap(table: pd.DataFrame | None = None) -> Figure:
                    color="black", s=14, label="claim breaks")
         ax.set_xlabel("pool (dice before +2)")
         ax.set_ylabel("difficulty (successes before −1)")
-        ax.set_title(f"C7, dice_pool_6 — {label}")
+        ax.set_title(Text(N_("C7, dice_pool_6 — {label}"),
+                          label=Text(N_("default")) if label == "default" else label))
         if len(xs):
             ax.legend(loc="upper left", fontsize="small")
     fig.colorbar(image, ax=list(axes), label="P(+2 dice) − P(−1 difficulty), pp")

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.text import N_, Text, join
 from analysis.workflow.guardrails import _index
 from engines.errors import InputError
 
@@ -177,6 +178,12 @@ def _fmt(x) -> str:
     if isinstance(x, float):
         return f"{x:.3g}"
     return str(x)
+
+
+def _plain(x):
+    """A knob value as a template field: floats as :func:`_fmt` shows them (so the text
+    reads the same in every language), other values as they are."""
+    return _fmt(x) if isinstance(x, float) else x
 
 
 def _find(data, key: str):
@@ -378,11 +385,15 @@ def suggest(sc, g, measured: dict) -> str:
                             cands.append((abs(values.index(val) - values.index(cur)), order,
                                           axis, cur, val, est, se))
     if not cands:
-        return "no single knob cures it (searched " + ", ".join(tried) + ")"
+        return Text(N_("no single knob cures it (searched {searched})"),
+                    searched=", ".join(tried))
     steps, _, knob, cur, val, est, se = min(cands, key=lambda c: (c[0], c[1]))
-    shown = "?" if cur is None else _fmt(cur)
-    tail = f" ± {_fmt(se)}" if se else ""
-    return f"{knob} {shown} → {_fmt(val)} gives {g.metric} {_fmt(est)}{tail}"
+    fields = {"knob": knob, "current": "?" if cur is None else _plain(cur),
+              "value": _plain(val), "metric": g.metric, "estimate": est}
+    if se:
+        return Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g} ± {se:.3g}"),
+                    se=se, **fields)
+    return Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g}"), **fields)
 
 
 def _valid(system: str, f, variants: dict, knob: str, values) -> list:
@@ -749,13 +760,18 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
         k, gaps = max(by, key=lambda kg: max(g for g, *_ in kg[1]))
         gap, sd, m, pi, pk = max(gaps, key=lambda g: g[0])
         holder, opp, side = matchups[m]
-        where = (f"{holder} with it as side 0 vs {opp}" if side == 0 else
-                 f"{opp} vs {holder} with it as side 1")
+        where = (Text(N_("{holder} with it as side 0 vs {opponent}"), holder=Text(holder),
+                      opponent=Text(opp)) if side == 0 else
+                 Text(N_("{opponent} vs {holder} with it as side 1"), holder=Text(holder),
+                      opponent=Text(opp)))
         out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
-                    "detail": f"{kind} {name} is never better than {names[k]} in "
-                              f"{len(matchups)} matchups (every rung holding it against "
-                              f"every rung of {', '.join(ladder)}, as side 0 and side 1); "
-                              f"largest gap, {where}: P(win) {pi:.3f} vs {pk:.3f}",
+                    "detail": Text(N_(
+                        "{kind} {name} is never better than {other} in {n} matchups "
+                        "(every rung holding it against every rung of {rungs}, as side 0 "
+                        "and side 1); largest gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
+                        kind=Text(kind), name=str(name), other=str(names[k]),
+                        n=len(matchups), rungs=join(", ", (Text(r) for r in ladder)),
+                        where=where, p=pi, p_other=pk),
                     "value": float(gap), "se": float(sd),
                     "by": ", ".join(str(names[kk]) for kk, _ in by),
                     "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
@@ -793,15 +809,19 @@ def one_hit_fights(system: str, cfg: dict, ladder=None) -> list[dict]:
         p = float(odds["p_incapacitate"])
         if p >= cfg["one_hit_incapacitate"]:
             out.append({"kind": "one_hit", "system": system, "subject": w,
-                        "detail": f"one {w} attack by a {cfg['attacker']} fighter drops an "
-                                  f"unhurt equal with P {p:.3f} (kills {odds['p_kill']:.3f})",
+                        "detail": Text(N_("one {weapon} attack by a {attacker} fighter "
+                                          "drops an unhurt equal with P {p:.3f} (kills "
+                                          "{p_kill:.3f})"), weapon=w,
+                                       attacker=Text(cfg["attacker"]), p=p,
+                                       p_kill=odds["p_kill"]),
                         "value": p, "se": 0.0,
                         "severity": "high" if p >= cfg["one_hit_high"] else "medium"})
     stats = _duel(system, base, base)
     p1, s1 = reg.metric("p_rounds_between:1:1")(stats)
     if p1 >= cfg["one_round_duel"]:
         out.append({"kind": "one_hit", "system": system, "subject": "even duel",
-                    "detail": f"an even {cfg['attacker']} duel ends in round 1 with P {p1:.3f}",
+                    "detail": Text(N_("an even {attacker} duel ends in round 1 with P "
+                                      "{p:.3f}"), attacker=Text(cfg["attacker"]), p=p1),
                     "value": p1, "se": s1,
                     "severity": "high" if p1 >= cfg["one_hit_high"] else "medium"})
     return out
@@ -849,12 +869,15 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
                    "medium" if score >= cfg["variant_medium"] else "low")
             out.append({"kind": "gap_variant", "system": system,
                         "subject": f"{fl.name}={str(c).lower()} ({rule})",
-                        "detail": f"P(side0) {ref['p_side0'][0]:.3f} → {h['p_side0'][0]:.3f}"
-                                  f" (±{sd['p_side0']:.3g}), rounds "
-                                  f"{ref['rounds_mean'][0]:.2f} → {h['rounds_mean'][0]:.2f} "
-                                  f"(±{sd['rounds_mean']:.3g}), P(loser dead) "
-                                  f"{ref['p_loser_dead'][0]:.3f} → "
-                                  f"{h['p_loser_dead'][0]:.3f} (±{sd['p_loser_dead']:.3g})",
+                        "detail": Text(N_(
+                            "P(side0) {win:.3f} → {win_new:.3f} (±{win_sd:.3g}), rounds "
+                            "{rounds:.2f} → {rounds_new:.2f} (±{rounds_sd:.3g}), P(loser "
+                            "dead) {dead:.3f} → {dead_new:.3f} (±{dead_sd:.3g})"),
+                            win=ref["p_side0"][0], win_new=h["p_side0"][0],
+                            win_sd=sd["p_side0"], rounds=ref["rounds_mean"][0],
+                            rounds_new=h["rounds_mean"][0], rounds_sd=sd["rounds_mean"],
+                            dead=ref["p_loser_dead"][0], dead_new=h["p_loser_dead"][0],
+                            dead_sd=sd["p_loser_dead"]),
                         "value": score, "se": max(sd.values()), "severity": sev})
     return out
 

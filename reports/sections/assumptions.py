@@ -6,7 +6,7 @@ import pandas as pd
 
 from analysis.checks import curves as checks
 from engines.variants import describe
-from reports.i18n import _, decimal
+from reports.i18n import _, decimal, text
 from reports.sections.combat_common import AFTERMATH_TEXT
 from reports.sections.common import _table
 from reports.settings import ReportSettings
@@ -47,6 +47,7 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
         row["changed"] = _("yes") if row["value"] != row["default"] else ""
         row["value"] = _show(row["value"])
         row["default"] = _show(row["default"])
+        row["doc"] = text(row["doc"])  # the engines' English doc, through the catalogue
     return pd.DataFrame(rows)[["system", "variant", "applies to", "rule", "value", "default",
                                "changed", "doc"]]
 

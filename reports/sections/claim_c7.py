@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analysis.checks import plots
-from reports.i18n import _
+from reports.i18n import _, text
 from reports.sections.common import _figure, _table
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -22,11 +22,13 @@ def section_c7(settings: ReportSettings) -> Section | None:
                  "adding two dice are statistically equivalent (C7). Each cell compares "
                  "P(pool dice reach difficulty − 1) with P(pool + 2 dice reach "
                  "difficulty)."),
-               summary["sentence"]]
+               text(summary["sentence"])]
     if not variants:
-        reading.append(claim_c7_summary(claim_c7_table(["criticals=false"]))["sentence"])
-    blocks: list = [_table("claim-c7", _("Where C7 holds, by difficulty"),
-                           summary["by_difficulty"],
+        reading.append(text(claim_c7_summary(claim_c7_table(["criticals=false"]))["sentence"]))
+    by_difficulty = summary["by_difficulty"].copy()
+    for col in ("pools_holding", "pools_breaking"):  # "none" is a word; the CSV keeps it
+        by_difficulty[col] = [_("none") if x == "none" else x for x in by_difficulty[col]]
+    blocks: list = [_table("claim-c7", _("Where C7 holds, by difficulty"), by_difficulty,
                            _("Per difficulty: pools where the two modifiers are within the "
                              "tolerance, pools where they are not, the largest gap and "
                              "where, and the mean gap (positive: +2 dice is worth more)."),

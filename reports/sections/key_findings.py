@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.i18n import N_, _, decimal, format_spec
+from reports.i18n import N_, _, decimal, format_spec, text
 from reports.sections.common import _table
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -77,9 +77,9 @@ def _bounds(lo, hi) -> str:
 def key_findings_reading(table: pd.DataFrame) -> list[str]:
     """Plain sentences from the audit numbers: how many pass, then each failure.
 
-    Guardrail and metric names, the designer's reason (``guardrails.toml``) and the
-    suggested cure (a knob setting computed by :mod:`analysis.workflow.audit`) are data
-    and are shown as they are in every language."""
+    Guardrail, metric and knob names are identifiers and stay as they are; the designer's
+    reason (``guardrails.toml``) and the suggested cure (a sentence built by
+    :mod:`analysis.workflow.audit`) are shown in the language in force."""
     n, fails = len(table), table[table["status"] == "fail"]
     undecided = int((table["status"] == "undecided").sum())
     out = [_("{passed} of {total} balance guardrails pass under the default rules (limits "
@@ -90,7 +90,8 @@ def key_findings_reading(table: pd.DataFrame) -> list[str]:
         out.append(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
                      "{suggestion}.").format(
             guardrail=r.guardrail, metric=r.metric, value=format_spec(r.value, ".3g"),
-            bounds=_bounds(r.min, r.max), reason=r.reason, suggestion=r.suggestion))
+            bounds=_bounds(r.min, r.max), reason=text(r.reason),
+            suggestion=text(r.suggestion)))
     if fails.empty:
         out.append(_("No guardrail fails."))
     return out
@@ -101,6 +102,7 @@ def section_key_findings(settings: ReportSettings) -> Section:
     table = findings_frame(settings)
     shown = table[COLUMNS].copy()
     shown["status"] = [_(STATUSES[x]) if x in STATUSES else x for x in shown["status"]]
+    shown["suggestion"] = [text(x) for x in shown["suggestion"]]
     for col in ("min", "max"):
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
     blocks = [_table("guardrails", _("Balance guardrails"), shown,

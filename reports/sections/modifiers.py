@@ -6,7 +6,7 @@ import pandas as pd
 
 from analysis.checks import plots
 from reports import plotting
-from reports.i18n import _, format_spec, percent
+from reports.i18n import _, format_spec, percent, text
 from reports.sections.common import _figure, _table
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -31,11 +31,13 @@ def section_modifiers(settings: ReportSettings) -> Section:
             best = sub.loc[sub["mean_delta_pp"].abs().idxmax()]
             reading.append(_("{system}: the strongest modifier is {modifier} ({rule}), "
                              "{mean} points on average (from {low} to {high}).").format(
-                system=system, modifier=best["modifier"], rule=best["rule"],
+                system=system, modifier=text(best["modifier"]), rule=best["rule"],
                 mean=format_spec(best["mean_delta_pp"], "+.1f"),
                 low=format_spec(best["min_delta_pp"], "+.1f"),
                 high=format_spec(best["max_delta_pp"], "+.1f")))
-    blocks: list = [_table("modifiers", _("Modifier worth (percentage points)"), summary,
+    shown = summary.copy()  # the modifier names of analysis/checks/modifiers.py (N_)
+    shown["modifier"] = [text(x) for x in shown["modifier"]]
+    blocks: list = [_table("modifiers", _("Modifier worth (percentage points)"), shown,
                            _("Per modifier: mean, smallest and largest change in "
                              "P(success) in percentage points over the cells whose base "
                              "chance is 5–95%, and how many cells that is (exact)."),

@@ -1,0 +1,71 @@
+"""Babel extractors for the words the report shows that are defined outside ``reports/``.
+
+``babel.cfg`` maps them (``[extractors]``), so ``pybabel extract -F babel.cfg`` and
+``tests/test_report_i18n.py`` collect the same msgids:
+
+- :func:`variant_docs` — the ``doc=`` text of every ``variant(...)`` field in
+  ``engines/`` (the descriptions in the *Assumptions* table), and the strings the
+  systems' report hooks mark with ``N_``. They are written where the
+  rule gap is settled; the report translates them where it shows them.
+- :func:`toml_text` — the designer's sentences of the data files (``reason`` of a
+  guardrail, ``title`` of a fight) in ``analysis/data/``.
+
+Sentences that ``analysis`` builds from numbers are marked with ``analysis.text.N_`` and
+extracted by Babel's own Python extractor.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+
+#: keys of the data files whose string values are sentences shown to people
+TOML_KEYS = ("reason", "title")
+
+
+def _called(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def variant_docs(fileobj, keywords, comment_tags, options):
+    """``(lineno, funcname, message, comments)`` for each constant ``doc=`` of a
+    ``variant(...)`` call (implicitly joined string literals are one message), then the
+    strings an engine module marks itself (``N_`` / ``_`` in a system's report hooks),
+    found by Babel's own Python extractor."""
+    import io
+
+    from babel.messages.extract import extract_python
+
+    source = fileobj.read()
+    yield from extract_python(io.BytesIO(source), keywords, comment_tags, options)
+    tree = ast.parse(source.decode(options.get("encoding", "utf-8")))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called(node.func) == "variant":
+            for kw in node.keywords:
+                if kw.arg == "doc" and isinstance(kw.value, ast.Constant) \
+                        and isinstance(kw.value.value, str):
+                    yield kw.value.lineno, "", kw.value.value, []
+
+
+def _strings(data, path=()):
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(value, str) and key in TOML_KEYS and value.strip():
+                yield (*path, key), value
+            elif isinstance(value, dict | list):
+                yield from _strings(value, (*path, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _strings(value, (*path, i))
+
+
+def toml_text(fileobj, keywords, comment_tags, options):
+    """The ``reason`` / ``title`` strings of a TOML data file (line numbers are not kept
+    by the TOML reader: the position in the file is given as a comment)."""
+    data = tomllib.loads(fileobj.read().decode(options.get("encoding", "utf-8")))
+    for where, value in _strings(data):
+        yield 0, "", value, [".".join(map(str, where))]
