@@ -55,7 +55,30 @@ def resolve(system: str, name: str, params: Mapping[str, Any] | None = None,
         out[key] = value
     v = variants if isinstance(variants, mech.variants) else parse_variants(mech.variants,
                                                                             variants)
+    for key in mech.combatants:
+        out[key] = fighter(system, out[key], default=None if key == "opponent" else
+                           "competent")
     return mech, out, v
+
+
+def fighter(system: str, name, default: str | None = "competent"):
+    """The engine combatant an attrition parameter names: a rung of the competence
+    ladder (``analysis/data/cross_combat.toml``, e.g. ``competent``, ``novice``), else an
+    archetype of the system's library; ``""`` is ``default`` (a rung, or None: the
+    fighter's equal). A combatant object passes through."""
+    if name is None or name == "":
+        if default is None:
+            return None
+        name = default
+    if not isinstance(name, str):
+        return name
+    from analysis.combat.archetypes import combatant
+    from analysis.combat.cross_combat import load_cross
+
+    rungs = load_cross()["ladder"].get(system, {})
+    if name in rungs:
+        return rungs[name]
+    return combatant(system, name)
 
 
 def run(system: str, name: str, params: Mapping[str, Any] | None = None, *,
@@ -151,6 +174,9 @@ def summary_table(st: CampaignStats) -> pd.DataFrame:
         out[f"q{q}"] = st.quantile(q / 100)
     if not st.exact:
         out["se_mean"] = st.se_mean()
+    if st.mechanic == "attrition":  # the fate of the fighter after each fight
+        for name in ("p_able", "p_out", "p_dying", "p_dead"):
+            out[name] = st.extra[name]
     out["method"] = _method(st)
     return out
 

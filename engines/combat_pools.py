@@ -227,6 +227,9 @@ class DuelChain:
         self.won_dead = np.zeros(2)
         #: ``fallen[w][e]``: P(side ``w`` wins with the loser down alive, excess ``e``).
         self.fallen: list[np.ndarray] = [np.zeros(1), np.zeros(1)]
+        #: ``won_at[w][d]``: P(side ``w`` wins having taken ``d`` damage itself) (the
+        #: winner's damage at the end of the fight, for campaign attrition).
+        self.won_at: list[np.ndarray] = [np.zeros(health[0]), np.zeros(health[1])]
 
     def total(self) -> float:
         return float(sum(p.sum() for p in self.planes.values()))
@@ -259,6 +262,7 @@ class DuelChain:
         mass = plane.sum()
         self.stats.hits += weight * mass * op.hits
         self.won[side] += weight * (alive.sum() + dead.sum())
+        self.won_at[side] += weight * (alive + dead)
         self.won_dead[side] += weight * dead.sum()
         self.add(planes, key_new, moved)
 
