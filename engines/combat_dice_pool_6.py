@@ -496,8 +496,13 @@ def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
-               round_cap: int = ROUND_CAP) -> FightStats:
+               round_cap: int = ROUND_CAP, start_damage: int = 0,
+               chains: list | None = None) -> FightStats:
     """Exact 1-vs-1 conflict (C6, C10–C12) as an absorbing Markov chain.
+
+    ``start_damage``: the damage ``a`` has already taken (campaign attrition); the solved
+    :class:`DuelChain` objects are appended to ``chains`` when a list is given (their
+    ``won_at`` and leftover planes give ``a``'s damage at the end).
 
     State: the damage each side has taken (nothing else carries over between rounds in a
     duel: one attack each per round, so C13's penalty never applies). The attack order
@@ -510,6 +515,11 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     b.check()
     fighters = (a, b)
     health = (a.health, b.health)
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < a.health:
+        raise InputError(f"start_damage: expected an integer 0..{a.health - 1}, got "
+                         f"{start_damage!r}")
+    chains = [] if chains is None else chains
     ops = []
     for m in (0, 1):
         att, tgt = fighters[m], fighters[1 - m]
@@ -520,8 +530,9 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
 
     def run(orders: list[tuple[float, tuple[int, int]]]) -> FightStats:
         start = np.zeros(health)
-        start[0, 0] = 1.0
+        start[start_damage, 0] = 1.0
         chain = DuelChain(SYSTEM, health, cap, {0: start})
+        chains.append(chain)
         for _ in range(cap):
             new: dict = {}
             for w, order in orders:
