@@ -830,7 +830,8 @@ def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
-               round_cap: int = ROUND_CAP) -> FightStats:
+               round_cap: int = ROUND_CAP, start_damage: int = 0,
+               end_a: np.ndarray | None = None) -> FightStats:
     """Exact 1-vs-1 fight as an absorbing Markov chain (B1, B3, B4, B6–B11, B-g4…B-g14).
 
     The state is (damage of a, damage of b, drama of a, drama of b); who has acted
@@ -839,11 +840,21 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     round 0 (B6, not counted against the cap). The mass absorbed when the loser falls is
     split by the winner's health state (B9) and the loser's flat-footedness (B6), and the
     aftermath turns it into fates in closed form (:func:`fate_probs`).
+
+    Campaign attrition: ``start_damage`` is the damage ``a`` has already taken; when
+    ``end_a`` (length 3 × a's Vigor) is given, P(``a`` ends the fight able — it won, or
+    the round cap stopped the fight — with damage ``d``) is added to ``end_a[d]`` (an
+    attack never changes its attacker's damage, so ``a``'s wins are the mass its attacks
+    remove, by ``a``'s damage).
     """
     check_side([a], "a", Combatant, SYSTEM)
     check_side([b], "b", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
     variants.check()
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < 3 * a.vigor:
+        raise InputError(f"start_damage: expected an integer 0..{3 * a.vigor - 1}, got "
+                         f"{start_damage!r}")
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
     p_a = _p_first(a, b, variants)
     surprise_a = a.aware and not b.aware
@@ -860,7 +871,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
             continue
         # prob axes: damage a, damage b, drama a, drama b
         prob = np.zeros((3 * a.vigor, 3 * b.vigor, a.drama + 1, b.drama + 1))
-        prob[0, 0, a.drama, b.drama] = weight
+        prob[start_damage, 0, a.drama, b.drama] = weight
         acted = [False, False]
         lost = [0.0, 0.0]
         out.standing[0] += weight
@@ -877,6 +888,8 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                 down_by = np.zeros(3)
                 down = _half_step(view, tab[att], flat, TACTICS[cmb[att].drama_tactic],
                                   cmb[att].vigor, cmb[tgt].vigor, qm[att], new, hits, down_by)
+                if end_a is not None and att == 0:
+                    end_a += view.sum(axis=(1, 2, 3)) - new.sum(axis=(1, 2, 3))
                 prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
                 acted[att] = True
                 out.outcome[att] += down
@@ -894,6 +907,8 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         out.outcome[2] += alive
         out.rounds[round_cap, 2] += alive
         out.fates[:, 0] += alive
+        if end_a is not None:
+            end_a += prob.sum(axis=(1, 2, 3))
     out.hits[:] = hits
     out.loser_fate_sq[:] = out.loser_fate  # one loser per duel: counts are 0 or 1
     out.fates_sq[:] = out.fates
