@@ -1214,8 +1214,14 @@ def _too_big(fa, fb, count: str) -> str:
             f"counters exceed the limit of {EXACT_STATE_LIMIT}; lower them or use duel_mc")
 
 
-def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP,
+               start_hp: int | None = None, end_a: np.ndarray | None = None) -> FightStats:
     """Exact 1-vs-1 duel (E10–E16) as an absorbing Markov chain; probabilities in FightStats.
+
+    Campaign attrition: ``start_hp`` (1..a's hit points) is the hit points ``a`` starts
+    with (None: full); when ``end_a`` (length a's hit points + 1) is given, P(``a`` ends
+    the fight able — it won, or the cap stopped the fight — with ``h`` hit points) is
+    added to ``end_a[h]`` (at the decision; the winner's hit points are then frozen).
 
     ``hits`` holds the expected number of hits per damage value over the fight.
     Raises :class:`InputError` when the reachable states exceed
@@ -1239,7 +1245,13 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     if bound > 50 * EXACT_STATE_LIMIT:
         raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
     surprise = int(rule[R_SURPRISE])
-    s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0, {0: 0, 1: 1, 2: 3}[surprise])
+    hp0 = int(fa[F_HP])
+    if start_hp is not None:
+        if isinstance(start_hp, bool) or not isinstance(start_hp, int) \
+                or not 1 <= start_hp <= hp0:
+            raise InputError(f"start_hp: expected an integer 1..{hp0}, got {start_hp!r}")
+        hp0 = start_hp
+    s0 = (hp0, 0, _hero_left(fa), 0, {0: 0, 1: 1, 2: 3}[surprise])
     s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0, {0: 0, 1: 3, 2: 1}[surprise])
     p_first = initiative_first(a, b, v)
     starts = [((0, 0, s0, s1), p_first), ((1, 0, s0, s1), 1 - p_first)]
@@ -1307,6 +1319,9 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     stats.outcome[:2] = prev
     stats.outcome[2] = vec[undecided].sum()
     stats.rounds[cap, 2] = stats.outcome[2]
+    if end_a is not None:
+        keep = win0 | undecided
+        np.add.at(end_a, np.minimum(life_a[keep], end_a.size - 1), vec[keep])
     vec[undecided] = 0.0
     for _ in range(duel.finish):
         stats.hits += hit_t @ vec
