@@ -894,11 +894,14 @@ def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_tar
 
 @njit(**JIT)
 def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits, res,
-               fall_t, fall_a):
+               fall_t, fall_a, won_a, won_t):
     """One attack or shot on every live state ``prob[hp_att, hp_tgt, mw_att, mw_tgt]``.
 
     ``res`` += [target down, target dead, attacker down, attacker dead]; the mass that
-    falls alive goes to ``fall_t`` / ``fall_a`` ``[hit points, major wound]``.
+    falls alive goes to ``fall_t`` / ``fall_a`` ``[hit points, major wound]``. The mass
+    of each fall is also added to the winner's hit points at that moment (an exchange
+    hurts only one side): ``won_a[hp_att]`` when the target falls, ``won_t[hp_tgt]`` when
+    the attacker does (campaign attrition).
     """
     n_a, n_t = prob.shape[0], prob.shape[1]
     p_t = to_t.sum()
@@ -919,6 +922,7 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
                                                 instant, True, fall_t)
                             res[0] += down
                             res[1] += dead
+                            won_a[ha] += down
                         if to_a[d] > 0.0:
                             w = m * to_a[d]
                             hits[min(d, hits.shape[0] - 1)] += w
@@ -926,6 +930,7 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
                                                 instant, False, fall_a)
                             res[2] += down
                             res[3] += dead
+                            won_t[ht] += down
 
 
 def _helpless_damage(att: Combatant, tgt: Combatant, variants: Variants):
@@ -1008,8 +1013,14 @@ def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
-               round_cap: int = ROUND_CAP) -> FightStats:
+               round_cap: int = ROUND_CAP, start_hp: int | None = None,
+               end_a: np.ndarray | None = None) -> FightStats:
     """Exact 1-vs-1 fight as an absorbing Markov chain (extension DX1–DX9, DX11).
+
+    Campaign attrition: ``start_hp`` (1..a's hit points; None: full) is the hit points
+    ``a`` starts with; when ``end_a`` (length a's hit points + 1) is given, P(``a`` ends
+    the fight able — it won, or the cap stopped it — with ``h`` hit points) is added to
+    ``end_a[h]`` (its major-wound flag is not reported).
 
     State: (hit points of a, of b, major-wound flags of a and b); unconscious, dying and
     dead are absorbing (the fight ends when one side cannot act, so the DX8 dying roll
@@ -1029,12 +1040,17 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     instant = INSTANT.index(variants.instant_death)
     hits = np.zeros(DAMAGE_BINS)
     fall = (np.zeros((a.hit_points + 1, 2)), np.zeros((b.hit_points + 1, 2)))
+    won = (np.zeros(a.hit_points + 1), np.zeros(b.hit_points + 1))
+    if start_hp is not None and (isinstance(start_hp, bool) or not isinstance(start_hp, int)
+                                 or not 1 <= start_hp <= a.hit_points):
+        raise InputError(f"start_hp: expected an integer 1..{a.hit_points}, got "
+                         f"{start_hp!r}")
     p_a = _p_first(a, b, variants)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
         if weight == 0.0:
             continue
         prob = np.zeros((a.hit_points + 1, b.hit_points + 1, 2, 2))
-        prob[a.hit_points, b.hit_points, 0, 0] = weight
+        prob[a.hit_points if start_hp is None else start_hp, b.hit_points, 0, 0] = weight
         lost = [0.0, 0.0]
         forfeit = [False, False]
         out.standing[0] += weight
@@ -1055,7 +1071,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                         new = np.zeros_like(view)
                         _half_step(view, to_t, to_a, cmb[att].hit_points,
                                    cmb[tgt].hit_points, con[att], con[tgt], instant, new,
-                                   hits, res, fall[tgt], fall[att])
+                                   hits, res, fall[tgt], fall[att], won[att], won[tgt])
                         view = new
                     view_sum += view
                 prob = view_sum if att == 0 else np.ascontiguousarray(
@@ -1074,6 +1090,10 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         alive = prob.sum()
         out.outcome[2] += alive
         out.rounds[round_cap, 2] += alive
+        if end_a is not None:
+            end_a += prob.sum(axis=(1, 2, 3))
+    if end_a is not None:
+        end_a += won[0]
     out.hits[:] = hits
     for w in (0, 1):  # the aftermath of the loser (module docstring)
         lose = 1 - w
