@@ -20,8 +20,10 @@ state ``i``, the fight's end distribution (able with damage ``j``, or a fate); c
 with the rest map ``heal(i, j)`` it is one row of the transition matrix. Only the states
 reachable from the start are solved (one exact duel each).
 
-Monte Carlo: not yet (:func:`no_monte_carlo`): the Monte Carlo duel kernels neither
-start hurt nor report the winner's damage.
+Monte Carlo (:func:`monte_carlo`): each system's Monte Carlo duel kernel started with
+the fighter hurt (a separate kernel entry that runs the same fight code and also counts
+the fighter's end), fighters followed fight by fight; independent of the exact chain
+but for the rest map, which both share.
 """
 
 from __future__ import annotations
@@ -119,13 +121,75 @@ def stats(system: str, P: np.ndarray, size: int, health: int, start: int, fights
 
 
 def no_monte_carlo(system: str):
-    """The ``monte_carlo`` of an attrition mechanic: the Monte Carlo duel kernels do not
-    report the winner's damage yet, so there is no independent Monte Carlo model."""
+    """The ``monte_carlo`` of an attrition mechanic with no Monte Carlo model."""
     def monte_carlo(**_):
         from .errors import InputError
-        raise InputError(f"{system} attrition: exact only (the Monte Carlo duel kernels do "
-                         "not report the winner's damage); use --method exact")
+        raise InputError(f"{system} attrition: exact only (no Monte Carlo duel started "
+                         "hurt yet); use --method exact")
     return monte_carlo
+
+
+def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
+                heal: Callable[[int, int], np.ndarray], size: int, health: int, start: int,
+                fights: int, trials: int, seed, threshold: int | None,
+                notes: dict) -> CampaignStats:
+    """``trials`` fighters followed through ``fights`` fights by the system's Monte Carlo
+    duel kernel started hurt: ``fight(i, n, seed)`` -> counts of ``n`` fights from able
+    state ``i`` (``[size + 4]``: able end states, then standing (unused), dead, dying,
+    out). Fighters are exchangeable, so each fight runs once per (state, reached-yet)
+    group with a seed spawned from ``seed`` by (fight, group, state): reproducible, and
+    independent of the thread count as the kernels are. The rest is ``heal`` (a
+    distribution; drawn with a generator of the same seed family when it is not a
+    single state)."""
+    from .campaign import check_int as _ci
+    from .rng import normalize_seed
+
+    trials = _ci("trials", trials, 1, 10**9)
+    root = normalize_seed(seed)
+    vals = values(health)
+    n = size + 3
+    hit = vals <= threshold if threshold is not None else np.zeros(n, bool)
+    cnt = np.zeros((2, n), dtype=np.int64)  # [reached yet, state]
+    cnt[int(hit[start]), start] = trials
+    dist = np.zeros((fights + 1, n), dtype=np.int64)
+    dist[0] = cnt.sum(axis=0)
+    passage = np.zeros(fights + 2, dtype=np.int64)
+    passage[0] = cnt[1].sum()
+    for k in range(1, fights + 1):
+        new = np.zeros_like(cnt)
+        new[:, size:] = cnt[:, size:]  # the fallen stay fallen
+        for flag in (0, 1):
+            for i in np.nonzero(cnt[flag, :size])[0]:
+                i = int(i)
+                ss = np.random.SeedSequence(root.entropy,
+                                            spawn_key=(*root.spawn_key, k, flag, i))
+                end = fight(i, int(cnt[flag, i]), ss)
+                gen = None
+                for j in np.nonzero(end[:size])[0]:
+                    h = heal(i, int(j))
+                    if np.count_nonzero(h) == 1:
+                        new[flag, int(np.argmax(h))] += end[j]
+                    else:
+                        gen = gen or np.random.default_rng(ss.spawn(1)[0])
+                        new[flag, :size] += gen.multinomial(int(end[j]), h)
+                new[flag, size] += end[size + 3]      # out
+                new[flag, size + 1] += end[size + 2]  # dying
+                new[flag, size + 2] += end[size + 1]  # dead
+        if threshold is not None:  # first reached after fight k
+            moved = new[0] * hit
+            passage[k] = moved.sum()
+            new[1] += moved
+            new[0] -= moved
+        cnt = new
+        dist[k] = cnt.sum(axis=0)
+    passage[-1] = cnt[0].sum()
+    extra = {}
+    for name, p in _extras(dist / trials, size).items():
+        extra[name] = p
+        extra[name + "_se"] = np.sqrt(p * (1 - p) / trials)
+    return CampaignStats(system, "attrition", vals, dist,
+                         passage if threshold is not None else None, threshold, extra,
+                         trials=int(trials), notes=notes)
 
 
 def pair(system: str, fighter, opponent, cls: type):

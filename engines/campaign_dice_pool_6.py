@@ -50,7 +50,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS, no_monte_carlo
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -539,6 +539,36 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                      "health_rest": v.health_rest})
 
 
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None
+                          ) -> CampaignStats:
+    """Attrition Monte Carlo: the C10–C12 conflict kernel started hurt
+    (:func:`engines.combat_dice_pool_6.duel_mc_end`), the same rest (C-g21)."""
+    from . import campaign_attrition as at
+    from . import combat_dice_pool_6 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    fighter.check()
+    opponent.check()
+    size = fighter.health
+    fights, threshold = at.check_start(sessions, threshold, size)
+    cv = combat_variants(v)
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[max(j - v.health_rest, 0)] = 1.0
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss, cv)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "health_rest": v.health_rest})
+
+
 MECHANICS["attrition"] = Mechanic(
     name="attrition", system=SYSTEM, rules="C6, C10-C12, C-g21", state="health left",
     direction="down",
@@ -546,7 +576,7 @@ MECHANICS["attrition"] = Mechanic(
          "with the rest's healing between fights (one session = one fight)",
     params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
     combatants=("fighter", "opponent"), exact=attrition_exact,
-    monte_carlo=no_monte_carlo(SYSTEM), variants=Variants)
+    monte_carlo=attrition_monte_carlo, variants=Variants)
 
 
 def _mechanic(name: str) -> str:

@@ -52,7 +52,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS, no_monte_carlo
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .config import PJIT
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
@@ -329,6 +329,34 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                      "rest_days": v.rest_days})
 
 
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None,
+                          combat_variants=None) -> CampaignStats:
+    """Attrition Monte Carlo: the A6–A16 duel kernel started hurt
+    (:func:`engines.combat_dice_pool_7.duel_mc_end`), the same rest (A-g22)."""
+    from . import campaign_attrition as at
+    from . import combat_dice_pool_7 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    fights, threshold = at.check_start(sessions, threshold, fighter.vitality)
+    bashing = opponent.weapon.damage_type == "bashing"
+    size = fighter.vitality
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[rest(j, bashing, v.rest_days)] = 1.0
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss, combat_variants)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "rest_days": v.rest_days})
+
+
 #: Mechanic name -> description: params (name, type, default, rule, help, range), the
 #: state's label, the threshold's direction, and the exact / Monte Carlo functions.
 MECHANICS = {
@@ -354,5 +382,5 @@ MECHANICS = {
              "with the seed's healing rates between fights (one session = one fight)",
         params=ATTRITION_PARAMS,
         extra=dict(EXTRAS), threshold_default=0, combatants=("fighter", "opponent"),
-        exact=attrition_exact, monte_carlo=no_monte_carlo(SYSTEM), variants=Variants),
+        exact=attrition_exact, monte_carlo=attrition_monte_carlo, variants=Variants),
 }

@@ -126,6 +126,26 @@ def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
     return stats
 
 
+def run_mc_end(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
+               trials: int, seed: Seed, round_cap: int, health: int) -> np.ndarray:
+    """Campaign attrition: run ``kernel(rows, side, rule, round_cap, offsets, per_chunk,
+    states, out, end)`` (chunks and streams as :func:`run_mc`) and return the counts of
+    combatant 0's end: ``end[d]`` able with ``d`` damage (``d < health``), then
+    ``end[health + f]`` for the fates ``f`` = :data:`DEAD`, :data:`DYING`, :data:`OUT`
+    (index ``health`` itself, standing, stays 0)."""
+    n_chunks, _ = plan_chunks(trials)
+    per_chunk = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, 2 * n_chunks)
+    off = layout(round_cap)
+    out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
+    end = np.zeros((n_chunks, health + 4), dtype=np.int64)
+    kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
+           np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
+           np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out,
+           end)
+    return end.sum(axis=0)
+
+
 def check_variants(variants, cls: type, default, module: str):
     """``variants`` (None: ``default``) if it is a ``cls``; anything else raises InputError."""
     if variants is None:
