@@ -25,15 +25,17 @@
 - ``attrition`` (**E10–E15**, "Lethality outcomes"): a fighter through ``fights``
   consecutive duels against fresh equal opponents (:mod:`engines.campaign_attrition`),
   exact: the duel chain of :mod:`engines.combat_d20_degrees` started with the fighter's
-  hit points left (E-g2). Between fights a rest restores ``rest_hp`` hit points (E-g25),
-  never above the maximum; hero points, extra effort and the E15 recovery are fresh at
-  each fight (the fighter's own settings; E-g25 covers the whole rest).
+  hit points left (E-g2). Between fights the fighter rests ``rest_minutes`` minutes
+  (E-g25) and recovers 1 hit point a minute (**E18**, seed "Personagens recuperam 1 PV
+  por minuto de descanso"), never above the maximum; hero points, extra effort and the
+  E15 recovery are fresh at each fight (the fighter's own settings; fatigue goes with an
+  hour's rest, E17). With the default night's rest every fight starts unhurt.
 
 Gaps (variants of :class:`Variants`): E3 as in :mod:`engines.d20_degrees`; E-g20
 ``earn`` is a parameter; E-g21 ``point_cap``; E-g22 the spending policy
 (``effort``, ``cancel_fatigue``, ``improve_roll``); E-g23 ``recover_action``;
-E-g24 ``session_start``; E-g25 ``rest_hp`` (the seed gives no healing between fights:
-default 5 hit points a rest, the amount of one E15 recovery).
+E-g24 ``session_start``; E-g25 ``rest_minutes`` (the time between two fights of a
+series; default 480, a night).
 """
 
 from __future__ import annotations
@@ -83,9 +85,9 @@ class Variants:
                                  "improve a failed key check (E9) when one is held")
     recover_action: bool = variant(False, rule="E-g23", doc="a fatigued hero spends the "
                                    "once-per-combat recovery (E15) on a fatigue level")
-    rest_hp: int = variant(5, rule="E-g25", doc="attrition: hit points a rest between two "
-                           "fights restores (the seed gives none; 5 = one E15 recovery)",
-                           choices=range(0, 501))
+    rest_minutes: int = variant(480, rule="E-g25", doc="attrition: minutes of rest "
+                                "between two fights (E18: 1 hit point a minute); 480 = a "
+                                "night")
     session_start: str = variant("carry", rule="E-g24", doc="points at a session's start: "
                                  "'carry' (one adventure over many sessions) or 'reset' to "
                                  "1 (each session a new adventure, E9)",
@@ -355,15 +357,21 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     return end_hp[::-1][:hp].copy(), st.loser_fate[1].copy()  # damage d = hp - h
 
 
+def rest(damage: int, minutes: int) -> int:
+    """E18: damage left after ``minutes`` of rest (1 hit point a minute)."""
+    return max(damage - minutes, 0)
+
+
 def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                     threshold: int | None = 0, variants: Variants | None = None
                     ) -> CampaignStats:
-    """Attrition (E10–E16, E-g25), exact: hit points left after each fight and rest."""
+    """Attrition (E10–E16, E18, E-g25), exact: hit points left after each fight and rest."""
     from . import campaign_attrition as at
     from . import combat_d20_degrees as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Fighter)
     v = _variants(variants)
+    check_int("variant rest_minutes", v.rest_minutes, 0, 100_000)
     size = fighter.hit_points
     fights, threshold = at.check_start(sessions, threshold, size)
     cache: dict = {}
@@ -375,20 +383,20 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
 
     def heal(_i, j):
         out = np.zeros(size)
-        out[max(j - v.rest_hp, 0)] = 1.0  # E-g25
+        out[rest(j, v.rest_minutes)] = 1.0  # E18, E-g25
         return out
 
     P = at.matrix(at.reachable(0, row, heal, size), size)
     return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
                     {"fighter": fighter.name, "opponent": opponent.name,
-                     "rest_hp": v.rest_hp})
+                     "rest_minutes": v.rest_minutes})
 
 
 MECHANICS["attrition"] = Mechanic(
-    name="attrition", system=SYSTEM, rules="E10-E16, E-g25", state="hit points left",
+    name="attrition", system=SYSTEM, rules="E10-E16, E18, E-g25", state="hit points left",
     direction="down",
     help="P(alive and able after k consecutive duels against fresh equal opponents), "
-         "with a rest between fights (E-g25; one session = one fight)",
+         "with a rest between fights (E18, E-g25; one session = one fight)",
     params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
     combatants=("fighter", "opponent"), exact=attrition_exact,
     monte_carlo=no_monte_carlo(SYSTEM), variants=Variants)

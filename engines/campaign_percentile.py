@@ -80,7 +80,7 @@ class Variants:
                                  "spends Luck", choices=("margin", "none"))
     rest_hp: int = variant(1, rule="D-g24", doc="attrition: hit points a rest between two "
                            "fights restores (extension, Call of Cthulhu 7th ed.: 1 a day)",
-                           choices=range(0, 101))
+                           choices=range(0, 21))
     luck_recovery: str = variant("roll", rule="D-g23", doc="extension (Call of Cthulhu "
                                  "7th ed.): 'roll' = at the session's end d100 above the "
                                  "current Luck gains 1d10 (max 99); 'none' = no recovery",
