@@ -56,6 +56,9 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     metric = "p"                       # or "delta" (contrast): what sensitivity ranks
     fights = { "a.weapon" = ["light_melee", "heavy_melee"] }  # fight knobs
     fight_metric = "p_side0"           # drives precision.se batches and sensitivity
+    campaign = { "param.uses" = [1, 2, 3], "variant.skill_cap" = [90, 99] }
+                                       # [[campaign]] knobs: param.NAME | variant.NAME |
+                                       # sessions (campaign_sweep table)
 
     [[campaign]]                       # a campaign mechanic over sessions (campaign table)
     system = "percentile"              # default: the file's system
@@ -89,7 +92,7 @@ from engines.errors import InputError
 
 Scalar = int | float | str | bool
 TABLES = ("checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
-          "fight_sweep", "fight_sensitivity", "lethality", "campaign")
+          "fight_sweep", "fight_sensitivity", "lethality", "campaign", "campaign_sweep")
 PLOTS = ("curves", "sensitivity", "fight_sensitivity")
 
 
@@ -193,6 +196,9 @@ class Sweep(_Model):
     fight_metric: str = "p_side0"
     #: the column the sensitivity summary ranks knobs by (``delta`` needs a contrast)
     metric: Literal["p", "delta"] = "p"
+    #: [[campaign]] knobs (``param.NAME``, ``variant.NAME``, ``sessions``): each entry
+    #: that has a knob runs once per combination of the knobs it has
+    campaign: dict[str, list[Scalar]] = Field(default_factory=dict)
 
 
 class Output(_Model):
@@ -200,7 +206,7 @@ class Output(_Model):
     format: Literal["csv", "json", "markdown", "parquet"] = "csv"
     tables: list[Literal["checks", "sweep", "sensitivity", "difficulty", "competence",
                          "fights", "fight_sweep", "fight_sensitivity", "lethality",
-                         "campaign"]] | None \
+                         "campaign", "campaign_sweep"]] | None \
         = None
     plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = \
         Field(default_factory=list)
@@ -307,6 +313,8 @@ class Scenario(_Model):
             out.append("lethality")
         if self.campaign:
             out.append("campaign")
+        if self.sweep is not None and self.sweep.campaign and self.campaign:
+            out.append("campaign_sweep")
         return out
 
     def fight_index(self, ref: str | int) -> int | None:
@@ -649,8 +657,11 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         if (sc.sweep.variants or sc.sweep.axes) and not sc.checks:
             problems.append(("sweep", "a sweep of variants or axes needs at least one "
                              "[[checks]] entry"))
-        if not (sc.sweep.variants or sc.sweep.axes or sc.sweep.fights):
-            problems.append(("sweep", "nothing to sweep: give variants, axes or fights"))
+        if not (sc.sweep.variants or sc.sweep.axes or sc.sweep.fights or sc.sweep.campaign):
+            problems.append(("sweep", "nothing to sweep: give variants, axes, fights or "
+                             "campaign"))
+        if sc.sweep.campaign:
+            problems += _campaign_sweep_problems(sc)
         if sc.sweep.fights or "fight_metric" in sc.sweep.model_fields_set:
             problems += _fight_sweep_problems(sc)
         if sc.sweep.metric == "delta" and not any(c.contrast for c in sc.checks):
@@ -665,6 +676,10 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                          "[[solve]] or [[campaign]]"))
     if "campaign" in (sc.output.tables or []) and not sc.campaign:
         problems.append(("output.tables", "table 'campaign' needs a [[campaign]] entry"))
+    if "campaign_sweep" in (sc.output.tables or []) and not (
+            sc.campaign and sc.sweep is not None and sc.sweep.campaign):
+        problems.append(("output.tables", "table 'campaign_sweep' needs sweep.campaign and "
+                         "a [[campaign]] entry"))
     tables = sc.output.tables or []
     for t in tables:
         if t in ("sweep", "sensitivity") and sc.sweep is None:
@@ -816,6 +831,65 @@ def _campaign_problems(sc: Scenario) -> list[tuple[str, str]]:
                      f"{path}.params.{name}" if name in names else f"{path}.params")
             problems.append((where, why if sep and name in (*names, "threshold")
                              else str(exc)))
+    return problems
+
+
+def campaign_knob(entry: Campaign, system: str, knob: str) -> bool:
+    """Whether the [[campaign]] ``entry`` has the sweep knob ``knob``."""
+    import dataclasses as dc
+
+    from engines.campaign import mechanic
+
+    kind, _, name = knob.partition(".")
+    if knob == "sessions":
+        return True
+    try:
+        mech = mechanic(system, entry.mechanic)
+    except InputError:
+        return False
+    if kind == "param":
+        return name in [q.name for q in mech.params]
+    if kind == "variant":
+        return name in [f.name for f in dc.fields(mech.variants)]
+    return False
+
+
+def _campaign_sweep_problems(sc: Scenario) -> list[tuple[str, str]]:
+    """sweep.campaign: knobs named ``param.NAME``, ``variant.NAME`` or ``sessions``, each
+    a knob of at least one [[campaign]] entry, every value accepted by each entry that
+    has the knob."""
+    from analysis.campaign import resolve
+    from engines.campaign import check_sessions
+
+    problems: list[tuple[str, str]] = []
+    if not sc.campaign:
+        return [("sweep.campaign", "needs at least one [[campaign]] entry")]
+    for knob, values in sc.sweep.campaign.items():
+        path = f"sweep.campaign.{knob}"
+        kind, _, name = knob.partition(".")
+        if knob != "sessions" and (kind not in ("param", "variant") or not name):
+            problems.append((path, "expected param.NAME, variant.NAME or sessions"))
+            continue
+        if not values:
+            problems.append((path, "give at least one value"))
+            continue
+        owners = [(c, c.system or sc.system) for c in sc.campaign
+                  if campaign_knob(c, c.system or sc.system, knob)]
+        if not owners:
+            problems.append((path, "no [[campaign]] entry has this knob"))
+            continue
+        for j, value in enumerate(values):
+            for c, system in owners:
+                try:
+                    if knob == "sessions":
+                        check_sessions(value)
+                    elif kind == "param":
+                        resolve(system, c.mechanic, {**c.params, name: value}, c.variants)
+                    else:
+                        resolve(system, c.mechanic, c.params, {**c.variants, name: value})
+                except (InputError, TypeError, ValueError) as exc:
+                    problems.append((f"{path}[{j}]", str(exc)))
+                    break
     return problems
 
 
