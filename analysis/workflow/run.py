@@ -166,6 +166,11 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         res.tables["lethality"] = pd.concat(frames, ignore_index=True)
     if sc.campaign and "campaign" in wanted:
         res.tables["campaign"] = run_campaigns(sc, progress=progress)
+    frames = [run_campaign_solve(sc, s) for s in sc.solve if s.kind == "campaign"]
+    if frames and "campaign_solve" in wanted:
+        import pandas as pd
+
+        res.tables["campaign_solve"] = pd.concat(frames, ignore_index=True)
     if sc.campaign and "campaign_sweep" in wanted:
         res.tables["campaign_sweep"] = run_campaign_sweep(sc, progress=progress)
     return res
@@ -202,6 +207,22 @@ def run_campaigns(sc: Scenario, *, progress: bool | None = None):
                 or "defaults"
             frames.append(t)
     return pd.concat(frames, ignore_index=True)
+
+
+def run_campaign_solve(sc: Scenario, s):
+    """One ``[[solve]] kind = "campaign"`` entry: the evaluated knob values of
+    :func:`analysis.campaign.solve_campaign` (exact chain) with a ``campaign`` column."""
+    from analysis import campaign as camp
+    from analysis.workflow.scenario import campaign_index
+
+    i = campaign_index(sc, s.campaign)
+    c = sc.campaign[i]
+    _, table = camp.solve_campaign(c.system or sc.system, c.mechanic, s.knob, s.reach,
+                                   c.sessions if s.sessions is None else s.sessions,
+                                   c.params, variants=dict(c.variants), values=s.values,
+                                   share=0.5 if s.target is None else s.target)
+    table.insert(0, "campaign", c.name or f"campaign{i}")
+    return table
 
 
 def run_campaign_sweep(sc: Scenario, *, progress: bool | None = None):

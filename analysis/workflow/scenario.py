@@ -50,6 +50,14 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     target = 0.8
     goal = "at_least"                  # or "at_most"; increasing = false if it falls
 
+    [[solve]]                          # a campaign knob for the median character
+    kind = "campaign"
+    campaign = "skill"                 # a [[campaign]] name (or position)
+    knob = "uses"                      # a parameter of its mechanic
+    reach = 75                         # the state value to reach (mechanic's direction)
+    sessions = 20                      # by this session (default: the entry's)
+    target = 0.5                       # the share of characters (0.5: the median)
+
     [sweep]                            # grid: every combination is one task
     variants = { again = [10, 9, 8, "none"] }
     axes = { pool = [3, 5, 7] }
@@ -92,7 +100,8 @@ from engines.errors import InputError
 
 Scalar = int | float | str | bool
 TABLES = ("checks", "sweep", "sensitivity", "difficulty", "competence", "fights",
-          "fight_sweep", "fight_sensitivity", "lethality", "campaign", "campaign_sweep")
+          "fight_sweep", "fight_sensitivity", "lethality", "campaign", "campaign_sweep",
+          "campaign_solve")
 PLOTS = ("curves", "sensitivity", "fight_sensitivity")
 
 
@@ -144,7 +153,7 @@ class Fight(_Model):
 
 
 class Solve(_Model):
-    kind: Literal["difficulty", "competence", "lethality"]
+    kind: Literal["difficulty", "competence", "lethality", "campaign"]
     target: float | None = None
     competence: str | int | None = None
     levels: list[float] = Field(default_factory=lambda: [0.5, 0.75, 0.9])
@@ -157,6 +166,11 @@ class Solve(_Model):
     goal: Literal["at_least", "at_most"] = "at_least"
     increasing: bool = True            # the metric grows with the knob
     z: float = Field(2.0, ge=0, le=10)
+    # campaign: a parameter (knob) of one [[campaign]] entry that gets the median
+    # character (share ``target``, default 0.5) to ``reach`` by session ``sessions``
+    campaign: str | int | None = None  # the [[campaign]] name or position (default 0)
+    reach: int | None = None
+    sessions: int | None = Field(None, ge=0, le=1000)  # default: the entry's sessions
 
 
 class Campaign(_Model):
@@ -206,7 +220,7 @@ class Output(_Model):
     format: Literal["csv", "json", "markdown", "parquet"] = "csv"
     tables: list[Literal["checks", "sweep", "sensitivity", "difficulty", "competence",
                          "fights", "fight_sweep", "fight_sensitivity", "lethality",
-                         "campaign", "campaign_sweep"]] | None \
+                         "campaign", "campaign_sweep", "campaign_solve"]] | None \
         = None
     plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = \
         Field(default_factory=list)
@@ -311,6 +325,8 @@ class Scenario(_Model):
             out += ["fight_sweep", "fight_sensitivity"]
         if "lethality" in kinds:
             out.append("lethality")
+        if "campaign" in kinds:
+            out.append("campaign_solve")
         if self.campaign:
             out.append("campaign")
         if self.sweep is not None and self.sweep.campaign and self.campaign:
@@ -600,6 +616,9 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         if s.kind == "lethality":
             problems += _lethality_problems(sc, path, s)
             continue
+        if s.kind == "campaign":
+            problems += _campaign_solve_problems(sc, path, s)
+            continue
         if s.target is not None and not 0 < s.target < 1:
             problems.append((f"{path}.target", f"expected a probability strictly between "
                              f"0 and 1, got {s.target!r}"))
@@ -852,6 +871,48 @@ def campaign_knob(entry: Campaign, system: str, knob: str) -> bool:
     if kind == "variant":
         return name in [f.name for f in dc.fields(mech.variants)]
     return False
+
+
+def campaign_index(sc: Scenario, ref: str | int | None) -> int | None:
+    """Position of a [[campaign]] entry given by name or position (None: the first)."""
+    if ref is None:
+        ref = 0
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return ref if 0 <= ref < len(sc.campaign) else None
+    names = [c.name or f"campaign{i}" for i, c in enumerate(sc.campaign)]
+    return names.index(ref) if ref in names else None
+
+
+def _campaign_solve_problems(sc: Scenario, path: str, s: Solve) -> list[tuple[str, str]]:
+    """[[solve]] kind = "campaign": a [[campaign]] entry, one of its int/str/bool
+    parameters as the knob, a reach, a share strictly between 0 and 1."""
+    from engines.campaign import mechanic
+
+    problems: list[tuple[str, str]] = []
+    i = campaign_index(sc, s.campaign)
+    if i is None:
+        names = [c.name or f"campaign{j}" for j, c in enumerate(sc.campaign)]
+        return [(f"{path}.campaign", f"no [[campaign]] entry {s.campaign!r}; known: "
+                 f"{_known(names) if names else '(none)'}")]
+    c = sc.campaign[i]
+    try:
+        mech = mechanic(c.system or sc.system, c.mechanic)
+    except InputError:
+        return problems  # reported at the entry itself
+    names = [q.name for q in mech.params if q.name not in mech.combatants]
+    if s.knob is None:
+        problems.append((f"{path}.knob", f"required: a parameter of {c.mechanic}; known: "
+                         f"{_known(names)}"))
+    elif s.knob not in names:
+        problems.append((f"{path}.knob", f"not a parameter of {c.mechanic}"
+                         f"{_hint(s.knob, names)}; known: {_known(names)}"))
+    if s.reach is None:
+        problems.append((f"{path}.reach", "required for kind = 'campaign' (the state value "
+                         "to reach)"))
+    if s.target is not None and not 0 < s.target < 1:
+        problems.append((f"{path}.target", f"expected a share strictly between 0 and 1, "
+                         f"got {s.target!r}"))
+    return problems
 
 
 def _campaign_sweep_problems(sc: Scenario) -> list[tuple[str, str]]:
