@@ -195,7 +195,10 @@ class Guardrail(_Model):
     name: str = Field(min_length=1, max_length=200)
     fight: str | int | None = None     # a [[fights]] name (or position)
     check: str | int | None = None     # a [[checks]] name (or position): one cell
-    metric: str = Field(min_length=1)  # fights.METRIC_NAMES, or p_success for a check
+    campaign: str | int | None = None  # a [[campaign]] name (or position)
+    #: fights.METRIC_NAMES, p_success for a check, analysis.campaign.CAMPAIGN_METRICS
+    #: (median_at:N, mean_at:N, p_reach:X:N, extra_at:NAME:N) for a campaign
+    metric: str = Field(min_length=1)
     min: float | None = None
     max: float | None = None
     reason: str = ""
