@@ -386,7 +386,7 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
         out[rest(j, v.rest_minutes)] = 1.0  # E18, E-g25
         return out
 
-    P = at.matrix(at.reachable(0, row, heal, size), size)
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
     return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
                     {"fighter": fighter.name, "opponent": opponent.name,
                      "rest_minutes": v.rest_minutes})

@@ -533,7 +533,7 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
         out[max(j - v.health_rest, 0)] = 1.0
         return out
 
-    P = at.matrix(at.reachable(0, row, heal, size), size)
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
     return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
                     {"fighter": fighter.name, "opponent": opponent.name,
                      "health_rest": v.health_rest})

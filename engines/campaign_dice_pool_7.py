@@ -323,7 +323,7 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
         return out
 
     size = fighter.vitality
-    P = at.matrix(at.reachable(0, row, heal, size), size)
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
     return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
                     {"fighter": fighter.name, "opponent": opponent.name,
                      "rest_days": v.rest_days})

@@ -616,7 +616,7 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
         out[max(i + _consolidate(j - i, v) - v.recovery, 0)] = 1.0  # B-g21, B-g22
         return out
 
-    P = at.matrix(at.reachable(0, row, heal, size), size)
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
     return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
                     {"fighter": fighter.name, "opponent": opponent.name,
                      "rest_odd": v.rest_odd, "recovery": v.recovery})

@@ -464,7 +464,7 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
         out[max(j - v.rest_hp, 0)] = 1.0  # D-g24
         return out
 
-    P = at.matrix(at.reachable(0, row, heal, size), size)
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
     return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
                     {"fighter": fighter.name, "opponent": opponent.name,
                      "rest_hp": v.rest_hp})

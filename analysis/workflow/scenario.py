@@ -947,10 +947,14 @@ def _campaign_sweep_problems(sc: Scenario) -> list[tuple[str, str]]:
                 try:
                     if knob == "sessions":
                         check_sessions(value)
-                    elif kind == "param":
-                        resolve(system, c.mechanic, {**c.params, name: value}, c.variants)
                     else:
-                        resolve(system, c.mechanic, c.params, {**c.variants, name: value})
+                        params = {**c.params, name: value} if kind == "param" else c.params
+                        variants = ({**c.variants, name: value} if kind == "variant"
+                                    else c.variants)
+                        mech, params, v = resolve(system, c.mechanic, params, variants)
+                        mech.exact(sessions=0, threshold=c.threshold if c.threshold
+                                   is not None else mech.threshold_default, variants=v,
+                                   **params)  # the engine's own range checks
                 except (InputError, TypeError, ValueError) as exc:
                     problems.append((f"{path}[{j}]", str(exc)))
                     break
