@@ -120,15 +120,6 @@ def stats(system: str, P: np.ndarray, size: int, health: int, start: int, fights
                          _extras(dist, size), notes=notes)
 
 
-def no_monte_carlo(system: str):
-    """The ``monte_carlo`` of an attrition mechanic with no Monte Carlo model."""
-    def monte_carlo(**_):
-        from .errors import InputError
-        raise InputError(f"{system} attrition: exact only (no Monte Carlo duel started "
-                         "hurt yet); use --method exact")
-    return monte_carlo
-
-
 def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
                 heal: Callable[[int, int], np.ndarray], size: int, health: int, start: int,
                 fights: int, trials: int, seed, threshold: int | None,

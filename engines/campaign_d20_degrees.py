@@ -56,7 +56,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS, no_monte_carlo
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import PJIT
 from .errors import InputError
@@ -392,6 +392,34 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                      "rest_minutes": v.rest_minutes})
 
 
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None
+                          ) -> CampaignStats:
+    """Attrition Monte Carlo: the E10–E16 duel kernel started hurt
+    (:func:`engines.combat_d20_degrees.duel_mc_end`), the same rest (E18, E-g25)."""
+    from . import campaign_attrition as at
+    from . import combat_d20_degrees as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Fighter)
+    v = _variants(variants)
+    check_int("variant rest_minutes", v.rest_minutes, 0, 100_000)
+    size = fighter.hit_points
+    fights, threshold = at.check_start(sessions, threshold, size)
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[rest(j, v.rest_minutes)] = 1.0  # E18, E-g25
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "rest_minutes": v.rest_minutes})
+
+
 MECHANICS["attrition"] = Mechanic(
     name="attrition", system=SYSTEM, rules="E10-E16, E18, E-g25", state="hit points left",
     direction="down",
@@ -399,4 +427,4 @@ MECHANICS["attrition"] = Mechanic(
          "with a rest between fights (E18, E-g25; one session = one fight)",
     params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
     combatants=("fighter", "opponent"), exact=attrition_exact,
-    monte_carlo=no_monte_carlo(SYSTEM), variants=Variants)
+    monte_carlo=attrition_monte_carlo, variants=Variants)

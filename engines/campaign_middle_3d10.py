@@ -76,7 +76,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS, no_monte_carlo
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .config import PJIT
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
@@ -622,6 +622,33 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                      "rest_odd": v.rest_odd, "recovery": v.recovery})
 
 
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None
+                          ) -> CampaignStats:
+    """Attrition Monte Carlo: the B1–B11 duel kernel started hurt
+    (:func:`engines.combat_middle_3d10.duel_mc_end`), the same B11 rest."""
+    from . import campaign_attrition as at
+    from . import combat_middle_3d10 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    size = 3 * fighter.vigor
+    fights, threshold = at.check_start(sessions, threshold, size)
+
+    def heal(i, j):
+        out = np.zeros(size)
+        out[max(i + _consolidate(j - i, v) - v.recovery, 0)] = 1.0  # B11, B-g21, B-g22
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "rest_odd": v.rest_odd, "recovery": v.recovery})
+
+
 MECHANICS["attrition"] = Mechanic(
     name="attrition", system=SYSTEM, rules="B1-B11, B-g21, B-g22", state="Resistance left",
     direction="down",
@@ -630,4 +657,4 @@ MECHANICS["attrition"] = Mechanic(
          "session = one fight)",
     params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
     combatants=("fighter", "opponent"), exact=attrition_exact,
-    monte_carlo=no_monte_carlo(SYSTEM), variants=Variants)
+    monte_carlo=attrition_monte_carlo, variants=Variants)

@@ -47,7 +47,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS, no_monte_carlo
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -470,6 +470,33 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                      "rest_hp": v.rest_hp})
 
 
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None
+                          ) -> CampaignStats:
+    """Attrition Monte Carlo: the DX1–DX9 duel kernel started hurt
+    (:func:`engines.combat_percentile.duel_mc_end`), the same rest (D-g24)."""
+    from . import campaign_attrition as at
+    from . import combat_percentile as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    size = fighter.hit_points
+    fights, threshold = at.check_start(sessions, threshold, size)
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[max(j - v.rest_hp, 0)] = 1.0  # D-g24
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "rest_hp": v.rest_hp})
+
+
 MECHANICS["attrition"] = Mechanic(
     name="attrition", system=SYSTEM, rules="DX1-DX9, D-g24", state="hit points left",
     direction="down",
@@ -477,4 +504,4 @@ MECHANICS["attrition"] = Mechanic(
          "with a rest between fights (D-g24; one session = one fight)",
     params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
     combatants=("fighter", "opponent"), exact=attrition_exact,
-    monte_carlo=no_monte_carlo(SYSTEM), variants=Variants)
+    monte_carlo=attrition_monte_carlo, variants=Variants)

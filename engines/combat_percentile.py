@@ -123,7 +123,7 @@ from .fight import (
     check_round_cap,
     check_side,
 )
-from .rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
+from .rng import Seed, bounded, chunk_states, chunk_trials, die, normalize_seed, plan_chunks
 from .rolls import roll_percentile
 from .variants import variant
 
@@ -142,7 +142,8 @@ W_SIZE = 9
 (DEX, CON, HP, FIGHT, FIRE, DODGE, ARMOUR, DB_N, DB_S, DB_F, DEFEND, SHOTS) = range(12)
 WPN = 12
 FB = WPN + W_SIZE
-N_FIELDS = FB + W_SIZE
+START = FB + W_SIZE  # hit points lost before the fight (campaign attrition)
+N_FIELDS = START + 1
 # rule array
 (R_READY, R_EXTREME, R_INSTANT, R_RANGE, R_OUTNUMBERED, R_CRIT, R_TARGET, R_COVER,
  R_INTO_MELEE, R_AFTER, R_HORIZON, R_AID_SKILL, R_AID_TRIES, R_FINISH) = range(14)
@@ -340,7 +341,7 @@ class Combatant:
         n, s, f = self.bonus
         head = [self.dex, self.con, self.hit_points, self.fighting, self.firearms, self.dodge,
                 self.armour, n, s, f, DEFENCES[self.defend], self.shots]
-        return np.array(head + self.weapon.block() + self.fight_back_weapon.block(),
+        return np.array(head + self.weapon.block() + self.fight_back_weapon.block() + [0],
                         dtype=np.int64)
 
 
@@ -598,7 +599,7 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
            fas):
     n = cmb.shape[0]
     for i in range(n):
-        hp[i] = cmb[i, HP]
+        hp[i] = cmb[i, HP] - cmb[i, START]
         mw[i] = 0
         state[i] = ABLE
         forfeit[i] = 0
@@ -717,6 +718,76 @@ def _mc_kernel(cmb, side, rule, cap, after_states, trials, states, outcome, roun
                rounds[item], loser_dead[item], standing[item], tail[item], deaths[item],
                hits[item], loser_fate[item], loser_fate_sq[item], fates[item],
                fates_sq[item])
+
+
+@njit(**PJIT)
+def _attrition_kernel(cmb, side, rule, cap, after_states, trials, states, end):
+    """Campaign attrition: ``trials[item]`` duels per work item (the fight and aftermath
+    code of :func:`_mc_kernel`), counting combatant 0's end in ``end[item]``: able having
+    lost ``d`` hit points at ``d``, else dead, dying, unconscious (out) at ``HP + 1..3``."""
+    health = end.shape[1] - 4
+    for item in prange(trials.size):
+        s = states[item].copy()
+        s2 = after_states[item].copy()
+        n = cmb.shape[0]
+        hp = np.zeros(n, dtype=np.int64)
+        mw = np.zeros(n, dtype=np.int64)
+        state = np.zeros(n, dtype=np.int64)
+        defended = np.zeros(n, dtype=np.int64)
+        forfeit = np.zeros(n, dtype=np.int64)
+        eng = np.zeros((n, n), dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        order = np.zeros(n, dtype=np.int64)
+        up = np.zeros(2, dtype=np.int64)
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((cap + 1, 3), dtype=np.int64)
+        ld = np.zeros(2, dtype=np.int64)
+        st = np.zeros((cap + 1, 2), dtype=np.int64)
+        tl = np.zeros((cap + 1, 2), dtype=np.int64)
+        de = np.zeros(2, dtype=np.int64)
+        h = np.zeros(DAMAGE_BINS, dtype=np.int64)
+        cnt = np.zeros((2, 4), dtype=np.int64)
+        lf = np.zeros((2, 3), dtype=np.int64)
+        lfs = np.zeros((2, 3), dtype=np.int64)
+        fa = np.zeros((2, 4), dtype=np.int64)
+        fas = np.zeros((2, 4), dtype=np.int64)
+        for _ in range(trials[item]):
+            _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key,
+                   order, up, o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas)
+            if state[0] == ABLE:
+                end[item, cmb[0, HP] - hp[0]] += 1
+            else:
+                end[item, health + (1 if state[0] == DEAD else 2 if state[0] == DYING
+                                    else 3)] += 1
+
+
+def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
+                seed: Seed = None, variants: Variants = DEFAULT,
+                round_cap: int = ROUND_CAP) -> np.ndarray:
+    """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started ``start_damage``
+    hit points down against a fresh ``b`` (streams as :func:`fight_mc`); counts of
+    ``a``'s end: able having lost ``d`` (``d < a.hit_points``), then dead, dying, out at
+    ``a.hit_points + 1..3``."""
+    check_side([a], "a", Combatant, SYSTEM)
+    check_side([b], "b", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
+    health = a.hit_points
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < health:
+        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
+                         f"{start_damage!r}")
+    cmb = np.stack([a.row(), b.row()])
+    cmb[0, START] = start_damage
+    side = np.array([0, 1], dtype=np.int64)
+    seq = normalize_seed(seed)
+    n_chunks = plan_chunks(trials)[0]
+    after = chunk_states(np.random.SeedSequence(seq.entropy,
+                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
+                         n_chunks)
+    end = np.zeros((n_chunks, health + 4), dtype=np.int64)
+    _attrition_kernel(cmb, side, variants.rule(), np.int64(round_cap), after,
+                      chunk_trials(trials, n_chunks), chunk_states(seq, n_chunks), end)
+    return end.sum(axis=0)
 
 
 def _notes() -> dict:
