@@ -18,8 +18,10 @@
   :mod:`engines.combat_dice_pool_7` started with the fighter's damage. Between fights
   the seed's healing rates (RULES.md A, "Healing rates"): lethal (and ballistic) damage
   heals 2 points a day, bashing 1 point per 15 minutes (a night's rest clears it);
-  aggravated damage and lost CON never arise in a duel the fighter wins. The fighter's
-  willpower is full again at each fight (A4 points spent in one fight are not carried).
+  aggravated damage and lost CON never arise in a duel the fighter wins. The state is
+  the damage only: a fighter with a willpower policy (A4) is refused, since the seed
+  restores 1 Willpower a night ("Uma noite de descanso recupera 1 ponto") and carrying
+  it would need Willpower in the state.
 
 Gaps (listed in RULES.md):
 
@@ -298,6 +300,14 @@ def rest(damage: int, bashing: bool, days: int) -> int:
     return max(damage - 2 * days, 0)
 
 
+def _no_willpower(fighter) -> None:
+    if fighter.willpower != "none":
+        raise InputError(f"fighter: {fighter.name} spends Willpower (policy "
+                         f"{fighter.willpower!r}); attrition follows damage only (the seed "
+                         "restores 1 Willpower a night), so use a fighter with willpower "
+                         "'none'")
+
+
 def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                     threshold: int | None = 0, variants: Variants | None = None,
                     combat_variants=None) -> CampaignStats:
@@ -307,6 +317,7 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
     from . import combat_dice_pool_7 as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    _no_willpower(fighter)
     v = _variants(variants)
     fights, threshold = at.check_start(sessions, threshold, fighter.vitality)
     bashing = opponent.weapon.damage_type == "bashing"
@@ -339,6 +350,7 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
     from . import combat_dice_pool_7 as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    _no_willpower(fighter)
     v = _variants(variants)
     fights, threshold = at.check_start(sessions, threshold, fighter.vitality)
     bashing = opponent.weapon.damage_type == "bashing"

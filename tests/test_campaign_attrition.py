@@ -209,3 +209,12 @@ def test_cli_fights_option():
     lines = out.stdout.strip().splitlines()
     assert "p_able" in lines[0]
     assert len(lines) == 4  # header + fights 0, 1, 2
+
+
+def test_dice_pool_7_willpower_spender_refused():
+    """Seed 000: "Uma noite de descanso recupera 1 ponto de Força de Vontade" — the
+    attrition state is damage only, so a fighter who spends Willpower is refused rather
+    than given a full pool each fight."""
+    f = dataclasses.replace(_competent("dice_pool_7"), willpower="attack_early")
+    with pytest.raises(InputError, match="Willpower"):
+        c7.attrition_exact(f, None, sessions=2)
