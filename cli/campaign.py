@@ -89,6 +89,7 @@ def mechanic_parser(mech) -> argparse.ArgumentParser:
                                 "an integer 0..1000")
     if mech.combatants:  # attrition: one session is one fight
         p.add_argument("--fights", "--sessions", dest="sessions", type=sessions, default=5,
+                       metavar="K",
                        help="consecutive fights to follow (one session = one fight; "
                        "default 5)")
     else:
