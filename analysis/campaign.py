@@ -56,7 +56,30 @@ def resolve(system: str, name: str, params: Mapping[str, Any] | None = None,
         out[key] = value
     v = variants if isinstance(variants, mech.variants) else parse_variants(mech.variants,
                                                                             variants)
+    for key in mech.combatants:
+        out[key] = fighter(system, out[key], default=None if key == "opponent" else
+                           "competent")
     return mech, out, v
+
+
+def fighter(system: str, name, default: str | None = "competent"):
+    """The engine combatant an attrition parameter names: a rung of the competence
+    ladder (``analysis/data/cross_combat.toml``, e.g. ``competent``, ``novice``), else an
+    archetype of the system's library; ``""`` is ``default`` (a rung, or None: the
+    fighter's equal). A combatant object passes through."""
+    if name is None or name == "":
+        if default is None:
+            return None
+        name = default
+    if not isinstance(name, str):
+        return name
+    from analysis.combat.archetypes import combatant
+    from analysis.combat.cross_combat import load_cross
+
+    rungs = load_cross()["ladder"].get(system, {})
+    if name in rungs:
+        return rungs[name]
+    return combatant(system, name)
 
 
 def run(system: str, name: str, params: Mapping[str, Any] | None = None, *,
@@ -152,6 +175,9 @@ def summary_table(st: CampaignStats) -> pd.DataFrame:
         out[f"q{q}"] = st.quantile(q / 100)
     if not st.exact:
         out["se_mean"] = st.se_mean()
+    if st.mechanic == "attrition":  # the fate of the fighter after each fight
+        for name in ("p_able", "p_out", "p_dying", "p_dead"):
+            out[name] = st.extra[name]
     out["method"] = _method(st)
     return out
 
@@ -291,6 +317,72 @@ def median_passage(st: CampaignStats) -> int | None:
     cum = np.cumsum(st.passage_pmf()[:-1])
     hit = np.nonzero(cum >= 0.5 - 1e-12)[0]
     return int(hit[0]) if hit.size else None
+
+
+# ---------------------------------------------------------------- metrics (guardrails)
+
+#: Campaign metrics a guardrail can measure (``N`` a session, ``X`` a state value):
+#: ``median_at:N`` / ``mean_at:N`` — the state's median / mean after session N;
+#: ``p_reach:X:N`` — P(the state reached X, in the mechanic's direction, by session N);
+#: ``extra_at:NAME:N`` — a mechanic's tally after session N (e.g. attrition's ``p_able``).
+CAMPAIGN_METRICS = ("median_at:N", "mean_at:N", "p_reach:X:N", "extra_at:NAME:N")
+
+
+def campaign_metric(spec: str) -> tuple[int, int | None, Any]:
+    """Parse a campaign metric: ``(session N, threshold X or None, read)`` where
+    ``read(stats) -> (value, se)`` (``stats`` run with that threshold and ≥ N sessions).
+    InputError naming the metric otherwise."""
+    parts = [p.strip() for p in str(spec).split(":")]
+    bad = InputError(f"metric: unknown campaign metric {spec!r}; known: "
+                     + ", ".join(CAMPAIGN_METRICS))
+
+    def integer(text):
+        try:
+            return int(text)
+        except ValueError:
+            raise bad from None
+
+    if parts[0] in ("median_at", "mean_at") and len(parts) == 2:
+        n = integer(parts[1])
+
+        def read(st):
+            if parts[0] == "mean_at":
+                return float(st.mean()[n]), float(st.se_mean()[n])
+            return float(st.quantile(0.5)[n]), 0.0
+        return n, None, read
+    if parts[0] == "p_reach" and len(parts) == 3:
+        x, n = integer(parts[1]), integer(parts[2])
+
+        def read(st):
+            p = float(np.cumsum(st.passage_pmf()[:-1])[n])
+            return p, 0.0 if st.exact else float(np.sqrt(p * (1 - p) / st.n))
+        return n, x, read
+    if parts[0] == "extra_at" and len(parts) == 3:
+        name, n = parts[1], integer(parts[2])
+
+        def read(st):
+            if name not in st.extra:
+                known = ", ".join(k for k in st.extra if not k.endswith("_se"))
+                raise InputError(f"metric: {st.system} {st.mechanic} has no tally {name!r}; "
+                                 f"known: {known or 'none'}")
+            se = st.extra.get(name + "_se")
+            return float(st.extra[name][n]), 0.0 if se is None else float(se[n])
+        return n, None, read
+    raise bad
+
+
+def measure_campaign(system: str, name: str, params, variants, metric: str, *,
+                     method: str = "exact", trials: int = DEFAULT_TRIALS,
+                     seed: Seed = None, threshold: int | None = None) -> dict:
+    """Value and SE of a campaign ``metric`` (:data:`CAMPAIGN_METRICS`) of one mechanic;
+    exact unless ``method`` is ``mc``."""
+    n, x, read = campaign_metric(metric)
+    use = "mc" if method == "mc" else "exact"
+    stats = run(system, name, params, sessions=n, threshold=x if x is not None else threshold,
+                method=use, trials=trials, seed=seed, variants=variants)[use]
+    value, se = read(stats)
+    return {"value": value, "se": se, "trials": 0 if stats.exact else stats.trials,
+            "method": use}
 
 
 # ---------------------------------------------------------------- solver

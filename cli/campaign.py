@@ -16,11 +16,11 @@ from .common import add_lang, add_output, number, positive_int, seed_int, system
 #: The mechanics of each system (kept in step with the engines' ``MECHANICS`` by a test;
 #: listed here so ``rpg-balance --help`` needs no engine import).
 MECHANIC_NAMES = {
-    "dice_pool_7": ("morality",),
-    "middle_3d10": ("arcane", "consolidation"),
-    "dice_pool_6": ("budgets", "hunger"),
-    "percentile": ("skill-growth", "luck"),
-    "d20_degrees": ("hero-points",),
+    "dice_pool_7": ("morality", "attrition"),
+    "middle_3d10": ("arcane", "consolidation", "attrition"),
+    "dice_pool_6": ("budgets", "hunger", "attrition"),
+    "percentile": ("skill-growth", "luck", "attrition"),
+    "d20_degrees": ("hero-points", "attrition"),
 }
 
 EPILOG = """mechanics:
@@ -35,6 +35,7 @@ examples:
   rpg-balance campaign percentile skill-growth --skill 40 --sessions 30 \\
       --solve uses --reach 75
   rpg-balance campaign dice_pool_7 morality --format markdown --lang pt-BR
+  rpg-balance campaign dice_pool_7 attrition --fights 5
 """
 
 
@@ -85,9 +86,16 @@ def mechanic_parser(mech) -> argparse.ArgumentParser:
         else:
             g.add_argument(q.flag, dest=q.name, type=_int, default=q.default,
                            metavar="N", help=text)
-    p.add_argument("--sessions", type=lambda t: number(t, int, lambda v: 0 <= v <= 1000,
-                                                         "an integer 0..1000"),
-                   default=20, help="sessions to follow (default 20)")
+    sessions = lambda t: number(t, int, lambda v: 0 <= v <= 1000,  # noqa: E731
+                                "an integer 0..1000")
+    if mech.combatants:  # attrition: one session is one fight
+        p.add_argument("--fights", "--sessions", dest="sessions", type=sessions, default=5,
+                       metavar="K",
+                       help="consecutive fights to follow (one session = one fight; "
+                       "default 5)")
+    else:
+        p.add_argument("--sessions", type=sessions, default=20,
+                       help="sessions to follow (default 20)")
     side = "≤" if mech.direction == "down" else "≥"
     default = (f"default {mech.threshold_default}" if mech.threshold_default is not None
                else "no default")

@@ -219,7 +219,9 @@ class Mechanic:
       return :class:`CampaignStats`;
     - ``variants``: the module's frozen ``Variants`` dataclass;
     - ``threshold_default``: the threshold used when none is given (None: no passage);
-    - ``extra``: name → meaning of the per-session tallies in ``CampaignStats.extra``.
+    - ``extra``: name → meaning of the per-session tallies in ``CampaignStats.extra``;
+    - ``combatants``: the params that name a combat archetype (``""``: the ladder's
+      default); the analysis layer passes the engine's combatant objects instead.
     """
 
     name: str
@@ -234,6 +236,7 @@ class Mechanic:
     variants: type
     threshold_default: int | None = None
     extra: dict = field(default_factory=dict)
+    combatants: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:

@@ -22,10 +22,20 @@
   Tallies (cumulative): ``passed`` (key checks passed), ``spent`` (hero points spent),
   ``exhausted`` (fights the hero ended exhausted).
 
+- ``attrition`` (**E10–E15**, "Lethality outcomes"): a fighter through ``fights``
+  consecutive duels against fresh equal opponents (:mod:`engines.campaign_attrition`),
+  exact: the duel chain of :mod:`engines.combat_d20_degrees` started with the fighter's
+  hit points left (E-g2). Between fights the fighter rests ``rest_minutes`` minutes
+  (E-g25) and recovers 1 hit point a minute (**E18**, seed "Personagens recuperam 1 PV
+  por minuto de descanso"), never above the maximum; hero points, extra effort and the
+  E15 recovery are fresh at each fight (the fighter's own settings; fatigue goes with an
+  hour's rest, E17). With the default night's rest every fight starts unhurt.
+
 Gaps (variants of :class:`Variants`): E3 as in :mod:`engines.d20_degrees`; E-g20
 ``earn`` is a parameter; E-g21 ``point_cap``; E-g22 the spending policy
 (``effort``, ``cancel_fatigue``, ``improve_roll``); E-g23 ``recover_action``;
-E-g24 ``session_start``.
+E-g24 ``session_start``; E-g25 ``rest_minutes`` (the time between two fights of a
+series; default 480, a night).
 """
 
 from __future__ import annotations
@@ -46,6 +56,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import PJIT
 from .errors import InputError
@@ -74,6 +85,9 @@ class Variants:
                                  "improve a failed key check (E9) when one is held")
     recover_action: bool = variant(False, rule="E-g23", doc="a fatigued hero spends the "
                                    "once-per-combat recovery (E15) on a fatigue level")
+    rest_minutes: int = variant(480, rule="E-g25", doc="attrition: minutes of rest "
+                                "between two fights (E18: 1 hit point a minute); 480 = a "
+                                "night")
     session_start: str = variant("carry", rule="E-g24", doc="points at a session's start: "
                                  "'carry' (one adventure over many sessions) or 'reset' to "
                                  "1 (each session a new adventure, E9)",
@@ -326,3 +340,91 @@ def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
     if mechanic not in MECHANICS:
         raise InputError(f"mechanic: unknown {mechanic!r} for {SYSTEM}; known: hero-points")
     return hero_points_monte_carlo(sessions, trials, seed, threshold, variants, **params)
+
+
+# ---------------------------------------------------------------- attrition
+
+
+def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray, np.ndarray]:
+    """One exact duel (E10–E16) of ``fighter`` (side 0) started ``damage`` hit points down
+    against a fresh ``opponent``: ``(end, fates)`` as in
+    :func:`engines.campaign_attrition.reachable` (``end`` by damage taken)."""
+    from . import combat_d20_degrees as cb
+
+    hp = fighter.hit_points
+    end_hp = np.zeros(hp + 1)
+    st = cb.duel_exact(fighter, opponent, combat, start_hp=hp - damage, end_a=end_hp)
+    return end_hp[::-1][:hp].copy(), st.loser_fate[1].copy()  # damage d = hp - h
+
+
+def rest(damage: int, minutes: int) -> int:
+    """E18: damage left after ``minutes`` of rest (1 hit point a minute)."""
+    return max(damage - minutes, 0)
+
+
+def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
+                    threshold: int | None = 0, variants: Variants | None = None
+                    ) -> CampaignStats:
+    """Attrition (E10–E16, E18, E-g25), exact: hit points left after each fight and rest."""
+    from . import campaign_attrition as at
+    from . import combat_d20_degrees as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Fighter)
+    v = _variants(variants)
+    check_int("variant rest_minutes", v.rest_minutes, 0, 100_000)
+    size = fighter.hit_points
+    fights, threshold = at.check_start(sessions, threshold, size)
+    cache: dict = {}
+
+    def row(i):
+        if i not in cache:
+            cache[i] = fight_from(fighter, opponent, i)
+        return cache[i]
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[rest(j, v.rest_minutes)] = 1.0  # E18, E-g25
+        return out
+
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
+    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
+                    {"fighter": fighter.name, "opponent": opponent.name,
+                     "rest_minutes": v.rest_minutes})
+
+
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None
+                          ) -> CampaignStats:
+    """Attrition Monte Carlo: the E10–E16 duel kernel started hurt
+    (:func:`engines.combat_d20_degrees.duel_mc_end`), the same rest (E18, E-g25)."""
+    from . import campaign_attrition as at
+    from . import combat_d20_degrees as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Fighter)
+    v = _variants(variants)
+    check_int("variant rest_minutes", v.rest_minutes, 0, 100_000)
+    size = fighter.hit_points
+    fights, threshold = at.check_start(sessions, threshold, size)
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[rest(j, v.rest_minutes)] = 1.0  # E18, E-g25
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "rest_minutes": v.rest_minutes})
+
+
+MECHANICS["attrition"] = Mechanic(
+    name="attrition", system=SYSTEM, rules="E10-E16, E18, E-g25", state="hit points left",
+    direction="down",
+    help="P(alive and able after k consecutive duels against fresh equal opponents), "
+         "with a rest between fights (E18, E-g25; one session = one fight)",
+    params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
+    combatants=("fighter", "opponent"), exact=attrition_exact,
+    monte_carlo=attrition_monte_carlo, variants=Variants)

@@ -19,6 +19,12 @@
   if Hunger is at least ``feed_at``, feeding lowers it by ``slake``, not below
   ``feed_floor`` (C-g24). State: Hunger 0..cap; threshold: Hunger rising to ≥ X.
   Tally ``failed`` (failed special checks, cumulative).
+- ``attrition`` (**C6, C10–C12**, "Lethality outcomes"): a fighter through ``fights``
+  consecutive conflicts against fresh equal opponents (:mod:`engines.campaign_attrition`),
+  exact: the duel chain of :mod:`engines.combat_dice_pool_6` started with the fighter's
+  damage (``start_damage``), under the check variants C-g1, C-g2, C-g4 of this module.
+  Between fights the rest heals ``health_rest`` Health (C-g21, the same rest as
+  ``budgets``); Willpower plays no part in a fight (C6).
 
 Gaps (variants of :class:`Variants`): C-g1, C-g2, C-g4 as in :mod:`engines.dice_pool_6`;
 C-g20 ``willpower_reroll``; C-g21 ``health_rest``; C-g22 ``willpower_rest``;
@@ -44,6 +50,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -470,6 +477,106 @@ _MC = {"budgets": budgets_monte_carlo, "hunger": hunger_monte_carlo}
 MECHANICS = {name: Mechanic(name=name, system=SYSTEM, exact=_EXACT[name],
                              monte_carlo=_MC[name], variants=Variants, **desc)
              for name, desc in _DESCRIPTIONS.items()}
+
+
+# ---------------------------------------------------------------- attrition
+
+
+def combat_variants(v: Variants):
+    """The combat variants of a campaign's check variants (C-g1, C-g2, C-g4)."""
+    from . import combat_dice_pool_6 as cb
+
+    return cb.Variants(threshold=v.threshold, criticals=v.criticals,
+                       min_damage=v.min_damage)
+
+
+def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray, np.ndarray]:
+    """One exact conflict (C6, C10–C12) of ``fighter`` (side 0) started with ``damage``
+    against a fresh ``opponent``: ``(end, fates)`` as in
+    :func:`engines.campaign_attrition.reachable`."""
+    from . import combat_dice_pool_6 as cb
+
+    v = cb._variants(combat)
+    chains: list = []
+    st = cb.duel_exact(fighter, opponent, v, start_damage=damage, chains=chains)
+    weights = [1.0] if len(chains) == 1 else [0.5] * len(chains)  # C11 order: one coin
+    end = np.zeros(fighter.health)
+    for w, chain in zip(weights, chains, strict=True):
+        left = sum(plane.sum(axis=1) for plane in chain.planes.values())
+        end += w * (chain.won_at[0] + left)
+    return end, st.loser_fate[1].copy()
+
+
+def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
+                    threshold: int | None = 0, variants: Variants | None = None
+                    ) -> CampaignStats:
+    """Attrition (C6, C10–C12, C-g21), exact: health left after each fight and rest."""
+    from . import campaign_attrition as at
+    from . import combat_dice_pool_6 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    fighter.check()
+    opponent.check()
+    size = fighter.health
+    fights, threshold = at.check_start(sessions, threshold, size)
+    cv = combat_variants(v)
+    cache: dict = {}
+
+    def row(i):
+        if i not in cache:
+            cache[i] = fight_from(fighter, opponent, i, cv)
+        return cache[i]
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[max(j - v.health_rest, 0)] = 1.0
+        return out
+
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
+    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
+                    {"fighter": fighter.name, "opponent": opponent.name,
+                     "health_rest": v.health_rest})
+
+
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None
+                          ) -> CampaignStats:
+    """Attrition Monte Carlo: the C10–C12 conflict kernel started hurt
+    (:func:`engines.combat_dice_pool_6.duel_mc_end`), the same rest (C-g21)."""
+    from . import campaign_attrition as at
+    from . import combat_dice_pool_6 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    fighter.check()
+    opponent.check()
+    size = fighter.health
+    fights, threshold = at.check_start(sessions, threshold, size)
+    cv = combat_variants(v)
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[max(j - v.health_rest, 0)] = 1.0
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss, cv)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "health_rest": v.health_rest})
+
+
+MECHANICS["attrition"] = Mechanic(
+    name="attrition", system=SYSTEM, rules="C6, C10-C12, C-g21", state="health left",
+    direction="down",
+    help="P(alive and able after k consecutive conflicts against fresh equal opponents), "
+         "with the rest's healing between fights (one session = one fight)",
+    params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
+    combatants=("fighter", "opponent"), exact=attrition_exact,
+    monte_carlo=attrition_monte_carlo, variants=Variants)
 
 
 def _mechanic(name: str) -> str:

@@ -12,6 +12,16 @@
   A Degeneration check at Morality 0 rolls a chance die (**A-g1**, the check rules'
   default: only a 10 succeeds). The dice follow :data:`engines.dice_pool_7.DEFAULT`
   (7+ succeeds; no success means no die reached 7, so explosion does not matter).
+- ``attrition`` (**A6–A16**, healing rates, "Lethality outcomes"): a fighter through
+  ``fights`` consecutive duels against fresh equal opponents
+  (:mod:`engines.campaign_attrition`), exact: the duel chain of
+  :mod:`engines.combat_dice_pool_7` started with the fighter's damage. Between fights
+  the seed's healing rates (RULES.md A, "Healing rates"): lethal (and ballistic) damage
+  heals 2 points a day, bashing 1 point per 15 minutes (a night's rest clears it);
+  aggravated damage and lost CON never arise in a duel the fighter wins. The state is
+  the damage only: a fighter with a willpower policy (A4) is refused, since the seed
+  restores 1 Willpower a night ("Uma noite de descanso recupera 1 ponto") and carrying
+  it would need Willpower in the state.
 
 Gaps (listed in RULES.md):
 
@@ -22,10 +32,8 @@ Gaps (listed in RULES.md):
   against the Morality left by the previous one (``order = sequential``); variant
   ``order = session_start``: every infraction of a session checks against the Morality
   the session began with (only the checks' dice change; each failure still costs 1).
-
-Healing (the seed's rates: lethal 2 a day, bashing 1 per 15 minutes, aggravated 2 a
-week, CON 1 per two weeks) is deterministic and the seed gives no damage per session to
-pair it with, so it is not a campaign mechanic here (nothing random to follow).
+- **A-g22** the time between two fights of a series (the seed gives healing rates, not
+  a schedule). Default: one day (``rest_days = 1``: a night's rest, 2 lethal points).
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .config import PJIT
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
@@ -63,6 +72,9 @@ class Variants:
     """Campaign rule variants of ``dice_pool_7``."""
 
     system: ClassVar[str] = SYSTEM
+    rest_days: int = variant(1, rule="A-g22", doc="attrition: days of rest between two "
+                             "fights (lethal heals 2 a day; bashing clears in a night)",
+                             choices=range(0, 31))
     order: str = variant("sequential", rule="A-g21", doc="several infractions in a session: "
                          "each checks against the Morality left by the previous one "
                          "(sequential), or all against the Morality at the session's start",
@@ -244,6 +256,119 @@ def morality_monte_carlo(morality: int = MORALITY_START, infraction: int = 5,
                                 "per_session": per_session, "order": v.order})
 
 
+# ---------------------------------------------------------------- attrition
+
+
+def fight_from(fighter, opponent, damage: int, combat_variants=None,
+               round_cap: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One exact duel (A6–A16) of ``fighter`` (side 0) started with ``damage`` points
+    against a fresh ``opponent``: ``(end, fates)`` — ``end[d]`` = P(the fighter ends able
+    with ``d`` damage: it won, or the round cap stopped the fight), ``fates`` =
+    P(dead, dying, out) after the aftermath of ``combat_variants``."""
+    from . import combat_dice_pool_7 as cb
+    from .fight import ROUND_CAP, check_round_cap
+
+    v = cb._variants(combat_variants)
+    cap = check_round_cap(ROUND_CAP if round_cap is None else round_cap)
+    fighter.check()
+    opponent.check()
+    health = fighter.vitality
+    damage = check_int("damage", damage, 0, health - 1)
+    p = cb._p_first(fighter, opponent, v)
+    end = np.zeros(health)
+    fates = np.zeros(3)
+    for w, first in ((p, 0), (1 - p, 1)):
+        if w == 0:
+            continue
+        duel = cb._Duel((fighter, opponent), v, first, cap)
+        (key,) = duel.chain.planes
+        start = np.zeros(duel.health)
+        start[damage, 0] = 1.0
+        duel.chain.planes = {key: start}
+        st = duel.run()
+        left = sum(plane.sum(axis=1) for plane in duel.chain.planes.values())
+        end += w * (duel.chain.won_at[0] + left)
+        fates += w * st.loser_fate[1]
+    return end, fates
+
+
+def rest(damage: int, bashing: bool, days: int) -> int:
+    """Damage left after ``days`` of rest (RULES.md A "Healing rates"): bashing heals 1 a
+    quarter hour (gone after a night), lethal 2 a day."""
+    if bashing:
+        return 0
+    return max(damage - 2 * days, 0)
+
+
+def _no_willpower(fighter) -> None:
+    if fighter.willpower != "none":
+        raise InputError(f"fighter: {fighter.name} spends Willpower (policy "
+                         f"{fighter.willpower!r}); attrition follows damage only (the seed "
+                         "restores 1 Willpower a night), so use a fighter with willpower "
+                         "'none'")
+
+
+def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
+                    threshold: int | None = 0, variants: Variants | None = None,
+                    combat_variants=None) -> CampaignStats:
+    """Attrition (A6–A16, healing rates, A-g22), exact: the fighter's health left after
+    each fight and the rest (:mod:`engines.campaign_attrition`)."""
+    from . import campaign_attrition as at
+    from . import combat_dice_pool_7 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    _no_willpower(fighter)
+    v = _variants(variants)
+    fights, threshold = at.check_start(sessions, threshold, fighter.vitality)
+    bashing = opponent.weapon.damage_type == "bashing"
+    cache: dict = {}
+
+    def row(i):
+        if i not in cache:
+            cache[i] = fight_from(fighter, opponent, i, combat_variants)
+        return cache[i]
+
+    def heal(_i, j):
+        out = np.zeros(fighter.vitality)
+        out[rest(j, bashing, v.rest_days)] = 1.0
+        return out
+
+    size = fighter.vitality
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
+    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
+                    {"fighter": fighter.name, "opponent": opponent.name,
+                     "rest_days": v.rest_days})
+
+
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None,
+                          combat_variants=None) -> CampaignStats:
+    """Attrition Monte Carlo: the A6–A16 duel kernel started hurt
+    (:func:`engines.combat_dice_pool_7.duel_mc_end`), the same rest (A-g22)."""
+    from . import campaign_attrition as at
+    from . import combat_dice_pool_7 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    _no_willpower(fighter)
+    v = _variants(variants)
+    fights, threshold = at.check_start(sessions, threshold, fighter.vitality)
+    bashing = opponent.weapon.damage_type == "bashing"
+    size = fighter.vitality
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[rest(j, bashing, v.rest_days)] = 1.0
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss, combat_variants)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "rest_days": v.rest_days})
+
+
 #: Mechanic name -> description: params (name, type, default, rule, help, range), the
 #: state's label, the threshold's direction, and the exact / Monte Carlo functions.
 MECHANICS = {
@@ -262,4 +387,12 @@ MECHANICS = {
         ),
         extra={"derangements_mean": "mean derangements gained by the end of the session"},
         exact=morality_exact, monte_carlo=morality_monte_carlo, variants=Variants),
+    "attrition": Mechanic(
+        name="attrition", system=SYSTEM, rules="A6-A16, healing rates, A-g22",
+        state="health left", direction="down",
+        help="P(alive and able after k consecutive duels against fresh equal opponents), "
+             "with the seed's healing rates between fights (one session = one fight)",
+        params=ATTRITION_PARAMS,
+        extra=dict(EXTRAS), threshold_default=0, combatants=("fighter", "opponent"),
+        exact=attrition_exact, monte_carlo=attrition_monte_carlo, variants=Variants),
 }

@@ -27,6 +27,14 @@
   damage rising to the threshold or above. Extras: ``temporary_sequelae_mean`` and
   ``permanent_sequelae_mean`` (counts so far).
 
+- ``attrition`` (**B1–B11**, "Lethality outcomes"): a fighter through ``fights``
+  consecutive duels against fresh equal opponents (:mod:`engines.campaign_attrition`),
+  exact: the duel chain of :mod:`engines.combat_middle_3d10` started with the fighter's
+  damage. After each fight the B11 rest: the fight's new (temporary) damage half clears
+  and half consolidates (B-g21 for an odd point), then ``recovery`` consolidated points
+  heal (B-g22); the fighter carries only consolidated damage into the next fight. Drama
+  points are full again at each fight; sequelae are not followed (only the track).
+
 The check dice follow :data:`engines.middle_3d10.DEFAULT` (B3 doubles on; B-g6 C + trait).
 
 Gaps (listed in RULES.md):
@@ -68,6 +76,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .config import PJIT
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
@@ -567,3 +576,85 @@ MECHANICS = {
                "permanent_sequelae_mean": "permanent sequelae so far"},
         exact=consolidation_exact, monte_carlo=consolidation_monte_carlo, variants=Variants),
 }
+
+
+# ---------------------------------------------------------------- attrition
+
+
+def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray, np.ndarray]:
+    """One exact duel (B1–B11) of ``fighter`` (side 0) started with ``damage`` against a
+    fresh ``opponent``: ``(end, fates)`` as in :func:`engines.campaign_attrition.reachable`."""
+    from . import combat_middle_3d10 as cb
+
+    v = cb.DEFAULT if combat is None else combat
+    end = np.zeros(3 * fighter.vigor)
+    st = cb.duel_exact(fighter, opponent, v, start_damage=damage, end_a=end)
+    return end, st.loser_fate[1].copy()
+
+
+def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
+                    threshold: int | None = 0, variants: Variants | None = None
+                    ) -> CampaignStats:
+    """Attrition (B1–B11, B-g21, B-g22), exact: Resistance left after each fight and the
+    B11 rest."""
+    from . import campaign_attrition as at
+    from . import combat_middle_3d10 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    size = 3 * fighter.vigor
+    fights, threshold = at.check_start(sessions, threshold, size)
+    cache: dict = {}
+
+    def row(i):
+        if i not in cache:
+            cache[i] = fight_from(fighter, opponent, i)
+        return cache[i]
+
+    def heal(i, j):  # B11: the new damage j - i is temporary
+        out = np.zeros(size)
+        out[max(i + _consolidate(j - i, v) - v.recovery, 0)] = 1.0  # B-g21, B-g22
+        return out
+
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
+    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
+                    {"fighter": fighter.name, "opponent": opponent.name,
+                     "rest_odd": v.rest_odd, "recovery": v.recovery})
+
+
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None
+                          ) -> CampaignStats:
+    """Attrition Monte Carlo: the B1–B11 duel kernel started hurt
+    (:func:`engines.combat_middle_3d10.duel_mc_end`), the same B11 rest."""
+    from . import campaign_attrition as at
+    from . import combat_middle_3d10 as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    size = 3 * fighter.vigor
+    fights, threshold = at.check_start(sessions, threshold, size)
+
+    def heal(i, j):
+        out = np.zeros(size)
+        out[max(i + _consolidate(j - i, v) - v.recovery, 0)] = 1.0  # B11, B-g21, B-g22
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "rest_odd": v.rest_odd, "recovery": v.recovery})
+
+
+MECHANICS["attrition"] = Mechanic(
+    name="attrition", system=SYSTEM, rules="B1-B11, B-g21, B-g22", state="Resistance left",
+    direction="down",
+    help="P(alive and able after k consecutive duels against fresh equal opponents), "
+         "with the B11 rest (half the new damage consolidates) between fights (one "
+         "session = one fight)",
+    params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
+    combatants=("fighter", "opponent"), exact=attrition_exact,
+    monte_carlo=attrition_monte_carlo, variants=Variants)

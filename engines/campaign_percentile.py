@@ -15,8 +15,18 @@
   0..99; threshold direction: Luck falling to ≤ X. Tallies ``saves`` (failed rolls
   bought off) and ``spent`` (Luck points spent), cumulative.
 
+- ``attrition`` (extension **DX1–DX9**, "Lethality outcomes"): a fighter through
+  ``fights`` consecutive duels against fresh equal opponents
+  (:mod:`engines.campaign_attrition`), exact: the duel chain of
+  :mod:`engines.combat_percentile` started with the fighter's hit points left. Between
+  fights a rest restores ``rest_hp`` hit points (D-g24).
+
 Gaps (variants of :class:`Variants`): D-g1, D-g2 as in :mod:`engines.percentile`;
-D-g20 ``skill_cap``; D-g21 ``use_level``; D-g22 ``luck_spending``; D-g23 ``luck_recovery``.
+D-g20 ``skill_cap``; D-g21 ``use_level``; D-g22 ``luck_spending``; D-g23 ``luck_recovery``;
+D-g24 ``rest_hp`` (healing between fights; the seed has no combat. Default, the
+extension's Call of Cthulhu 7th ed. reading: 1 hit point a day of rest; the major-wound
+flag (DX7) is not carried into the next fight, and the published game's weekly recovery
+roll for a major wound is not modelled).
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from .campaign import (
     evolve,
     first_passage,
 )
+from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -67,6 +78,9 @@ class Variants:
                                  "7th ed.): 'margin' buys a failed, non-fumbled skill roll "
                                  "with Luck points equal to roll − skill; 'none' never "
                                  "spends Luck", choices=("margin", "none"))
+    rest_hp: int = variant(1, rule="D-g24", doc="attrition: hit points a rest between two "
+                           "fights restores (extension, Call of Cthulhu 7th ed.: 1 a day)",
+                           choices=range(0, 21))
     luck_recovery: str = variant("roll", rule="D-g23", doc="extension (Call of Cthulhu "
                                  "7th ed.): 'roll' = at the session's end d100 above the "
                                  "current Luck gains 1d10 (max 99); 'none' = no recovery",
@@ -409,3 +423,85 @@ def _params(mechanic: str, params: dict) -> dict:
 MECHANICS = {name: Mechanic(name=name, system=SYSTEM, exact=_EXACT[name],
                              monte_carlo=_MC[name], variants=Variants, **desc)
              for name, desc in _DESCRIPTIONS.items()}
+
+
+# ---------------------------------------------------------------- attrition
+
+
+def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray, np.ndarray]:
+    """One exact duel (DX1–DX9) of ``fighter`` (side 0) started ``damage`` hit points down
+    against a fresh ``opponent``: ``(end, fates)`` as in
+    :func:`engines.campaign_attrition.reachable` (``end`` by damage taken)."""
+    from . import combat_percentile as cb
+
+    v = cb.DEFAULT if combat is None else combat
+    hp = fighter.hit_points
+    end_hp = np.zeros(hp + 1)
+    st = cb.duel_exact(fighter, opponent, v, start_hp=hp - damage, end_a=end_hp)
+    return end_hp[::-1][:hp].copy(), st.loser_fate[1].copy()  # damage d = hp - h
+
+
+def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
+                    threshold: int | None = 0, variants: Variants | None = None
+                    ) -> CampaignStats:
+    """Attrition (DX1–DX9, D-g24), exact: hit points left after each fight and rest."""
+    from . import campaign_attrition as at
+    from . import combat_percentile as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    size = fighter.hit_points
+    fights, threshold = at.check_start(sessions, threshold, size)
+    cache: dict = {}
+
+    def row(i):
+        if i not in cache:
+            cache[i] = fight_from(fighter, opponent, i)
+        return cache[i]
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[max(j - v.rest_hp, 0)] = 1.0  # D-g24
+        return out
+
+    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
+    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
+                    {"fighter": fighter.name, "opponent": opponent.name,
+                     "rest_hp": v.rest_hp})
+
+
+def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                          trials: int = 10_000, seed: Seed = None,
+                          threshold: int | None = 0, variants: Variants | None = None
+                          ) -> CampaignStats:
+    """Attrition Monte Carlo: the DX1–DX9 duel kernel started hurt
+    (:func:`engines.combat_percentile.duel_mc_end`), the same rest (D-g24)."""
+    from . import campaign_attrition as at
+    from . import combat_percentile as cb
+
+    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
+    v = _variants(variants)
+    size = fighter.hit_points
+    fights, threshold = at.check_start(sessions, threshold, size)
+
+    def heal(_i, j):
+        out = np.zeros(size)
+        out[max(j - v.rest_hp, 0)] = 1.0  # D-g24
+        return out
+
+    def fight(i, n, ss):
+        return cb.duel_mc_end(fighter, opponent, i, n, ss)
+
+    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                      "rest_hp": v.rest_hp})
+
+
+MECHANICS["attrition"] = Mechanic(
+    name="attrition", system=SYSTEM, rules="DX1-DX9, D-g24", state="hit points left",
+    direction="down",
+    help="P(alive and able after k consecutive duels against fresh equal opponents), "
+         "with a rest between fights (D-g24; one session = one fight)",
+    params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
+    combatants=("fighter", "opponent"), exact=attrition_exact,
+    monte_carlo=attrition_monte_carlo, variants=Variants)

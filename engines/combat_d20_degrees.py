@@ -205,8 +205,8 @@ EXACT_STATE_LIMIT = 400_000
 # Fighter array layout (one int64 row per combatant).
 (F_INIT, F_DODGE, F_AGI, F_AWA, F_ATK, F_RANGED, F_DMG, F_TOUGH, F_PARRY, F_FORT, F_HP,
  F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV, F_FEINT, F_DECEP,
- F_READ) = range(21)
-N_FIELDS = 21
+ F_READ, F_START) = range(22)  # F_START: hit points lost before the fight (attrition)
+N_FIELDS = 22
 
 # Rule array layout (Variants.rule()).
 (R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
@@ -687,7 +687,7 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
     n = side.size
     for i in range(n):
         st[i] = ACTIVE
-        hp[i] = F[i, F_HP]
+        hp[i] = F[i, F_HP] - F[i, F_START]
         fails[i] = 0
         rec[i] = 0
         hero[i] = F[i, F_HERO]
@@ -813,6 +813,69 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
         loser_fate_sq[item] = lfs
         fates[item] = fa
         fates_sq[item] = fas
+
+
+@njit(**PJIT)
+def _attrition_kernel(F, side, rule, round_cap, trials, states, end):
+    """Campaign attrition: ``trials[item]`` duels per work item (the fight and aftermath of
+    :func:`_fight_kernel`), counting combatant 0's end in ``end[item]``: able having lost
+    ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at ``HP + 1..3``."""
+    n = side.size
+    health = end.shape[1] - 4
+    for item in prange(trials.size):
+        s = states[item].copy()
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((round_cap + 1, 3), dtype=np.int64)
+        ld = np.zeros(2, dtype=np.int64)
+        sd = np.zeros((round_cap + 1, 2), dtype=np.int64)
+        de = np.zeros(2, dtype=np.int64)
+        h = np.zeros(DAMAGE_BINS, dtype=np.int64)
+        lf = np.zeros((2, 3), dtype=np.int64)
+        lfs = np.zeros((2, 3), dtype=np.int64)
+        fa = np.zeros((2, 4), dtype=np.int64)
+        fas = np.zeros((2, 4), dtype=np.int64)
+        cnt = np.zeros((2, 4), dtype=np.int64)
+        order = np.zeros(n, dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        st = np.zeros(n, dtype=np.int64)
+        hp = np.zeros(n, dtype=np.int64)
+        fails = np.zeros(n, dtype=np.int64)
+        rec = np.zeros(n, dtype=np.int64)
+        hero = np.zeros(n, dtype=np.int64)
+        eff = np.zeros(n, dtype=np.int64)
+        fst = np.zeros(n, dtype=np.int64)
+        for _ in range(trials[item]):
+            _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
+                       fst, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas)
+            if st[0] == ACTIVE:
+                end[item, max(F[0, F_HP] - hp[0], 0)] += 1
+            else:
+                end[item, health + (1 if st[0] == DEAD else 2 if st[0] == DYING else 3)] += 1
+
+
+def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
+                variants: Variants | None = None, round_cap: int = ROUND_CAP) -> np.ndarray:
+    """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started ``start_damage``
+    hit points down against a fresh ``b`` (streams as :func:`fight_mc`); counts of
+    ``a``'s end: able having lost ``d`` (``d < a.hit_points``; a recovery above the
+    maximum counts 0), then dead, dying, out at ``a.hit_points + 1..3``."""
+    from .rng import chunk_states, chunk_trials, plan_chunks
+
+    fa, fb = _fighter(a, "a"), _fighter(b, "b")
+    v = _variants(variants)
+    cap = check_round_cap(round_cap, 1000)
+    health = fa.hit_points
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < health:
+        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
+                         f"{start_damage!r}")
+    F = np.ascontiguousarray(np.stack([fa.array(), fb.array()]))
+    F[0, F_START] = start_damage
+    n_chunks, _ = plan_chunks(trials)
+    end = np.zeros((n_chunks, health + 4), dtype=np.int64)
+    _attrition_kernel(F, np.array([0, 1], dtype=np.int64), v.rule(), np.int64(cap),
+                      chunk_trials(trials, n_chunks), chunk_states(seed, n_chunks), end)
+    return end.sum(axis=0)
 
 
 def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
@@ -1214,8 +1277,14 @@ def _too_big(fa, fb, count: str) -> str:
             f"counters exceed the limit of {EXACT_STATE_LIMIT}; lower them or use duel_mc")
 
 
-def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP,
+               start_hp: int | None = None, end_a: np.ndarray | None = None) -> FightStats:
     """Exact 1-vs-1 duel (E10–E16) as an absorbing Markov chain; probabilities in FightStats.
+
+    Campaign attrition: ``start_hp`` (1..a's hit points) is the hit points ``a`` starts
+    with (None: full); when ``end_a`` (length a's hit points + 1) is given, P(``a`` ends
+    the fight able — it won, or the cap stopped the fight — with ``h`` hit points) is
+    added to ``end_a[h]`` (at the decision; the winner's hit points are then frozen).
 
     ``hits`` holds the expected number of hits per damage value over the fight.
     Raises :class:`InputError` when the reachable states exceed
@@ -1239,7 +1308,13 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     if bound > 50 * EXACT_STATE_LIMIT:
         raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
     surprise = int(rule[R_SURPRISE])
-    s0 = (int(fa[F_HP]), 0, _hero_left(fa), 0, {0: 0, 1: 1, 2: 3}[surprise])
+    hp0 = int(fa[F_HP])
+    if start_hp is not None:
+        if isinstance(start_hp, bool) or not isinstance(start_hp, int) \
+                or not 1 <= start_hp <= hp0:
+            raise InputError(f"start_hp: expected an integer 1..{hp0}, got {start_hp!r}")
+        hp0 = start_hp
+    s0 = (hp0, 0, _hero_left(fa), 0, {0: 0, 1: 1, 2: 3}[surprise])
     s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0, {0: 0, 1: 3, 2: 1}[surprise])
     p_first = initiative_first(a, b, v)
     starts = [((0, 0, s0, s1), p_first), ((1, 0, s0, s1), 1 - p_first)]
@@ -1307,6 +1382,9 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     stats.outcome[:2] = prev
     stats.outcome[2] = vec[undecided].sum()
     stats.rounds[cap, 2] = stats.outcome[2]
+    if end_a is not None:
+        keep = win0 | undecided
+        np.add.at(end_a, np.minimum(life_a[keep], end_a.size - 1), vec[keep])
     vec[undecided] = 0.0
     for _ in range(duel.finish):
         stats.hits += hit_t @ vec

@@ -62,6 +62,7 @@ from .combat_pools import (
     finish_duel,
     mix,
     run_fight,
+    run_mc_end,
 )
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -85,7 +86,8 @@ C_RANGED = 5   # 1: attacks at range (C12 applies to its targets)
 C_COVER = 6    # dice this combatant's dodge gets against ranged attacks (C12)
 C_SPLIT = 7    # 1: splits its pool among all able enemies (C13)
 C_WP = 8       # willpower (C6; no use in fights)
-N_COLS = 9
+C_START = 9    # damage already taken when the fight starts (campaign attrition)
+N_COLS = 10
 
 R_MIN_DAMAGE, R_TIE_NEEDS_SUCCESS, R_ORDER, R_TARGET_FIRST = 5, 6, 7, 8
 R_AFTERMATH, R_HELPLESS_FULL, R_FINISH_ROUNDS = 9, 10, 11
@@ -308,7 +310,7 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
     for sd in range(2):
         n_able[sd] = 0
     for i in range(n):
-        dmg_taken[i] = 0
+        dmg_taken[i] = rows[i, C_START]
         able[i] = 1
         dead[i] = 0
         order[i] = i  # side 0 first: rows are side 0 then side 1
@@ -389,6 +391,47 @@ def _kernel(rows, side, rule, cap, off, trials, states, out):
             _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
                    order, n_able, fate, cnt)
         out[item, :] = acc
+
+
+@njit(**PJIT)
+def _attrition_kernel(rows, side, rule, cap, off, trials, states, out, end):
+    """:func:`_kernel` that also counts combatant 0's end in ``end[chunk]`` (able with
+    its damage, or its fate: :func:`engines.combat_pools.run_mc_end`)."""
+    n = rows.shape[0]
+    health = end.shape[1] - 4
+    for item in prange(trials.size):
+        s = states[item].copy()
+        s2 = states[trials.size + item].copy()  # the aftermath's own stream
+        acc = np.zeros(out.shape[1], dtype=np.int64)
+        z = np.zeros(n, dtype=np.int64)
+        dmg_taken, able, dead, defended, order = z.copy(), z.copy(), z.copy(), z.copy(), z.copy()
+        fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
+        for _ in range(trials[item]):
+            _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
+                   order, n_able, fate, cnt)
+            if fate[0] == 0:
+                end[item, dmg_taken[0]] += 1
+            else:
+                end[item, health + fate[0]] += 1
+        out[item, :] = acc
+
+
+def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
+                seed: Seed = None, variants: Variants | None = None,
+                round_cap: int = ROUND_CAP) -> np.ndarray:
+    """Campaign attrition, Monte Carlo: ``trials`` conflicts of ``a`` started with
+    ``start_damage`` against a fresh ``b``; counts of ``a``'s end (able with ``d`` damage
+    for ``d < a.health``, then dead, dying, out at ``a.health + 1..3``)."""
+    v = _variants(variants)
+    cap = check_round_cap(round_cap)
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < a.health:
+        raise InputError(f"start_damage: expected an integer 0..{a.health - 1}, got "
+                         f"{start_damage!r}")
+    r = rows([a, b], v)
+    r[0, C_START] = start_damage
+    return run_mc_end(_attrition_kernel, r, np.array([0, 1]), _rule(v), trials, seed, cap,
+                      a.health)
 
 
 def _variants(variants) -> Variants:
@@ -496,8 +539,13 @@ def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
-               round_cap: int = ROUND_CAP) -> FightStats:
+               round_cap: int = ROUND_CAP, start_damage: int = 0,
+               chains: list | None = None) -> FightStats:
     """Exact 1-vs-1 conflict (C6, C10–C12) as an absorbing Markov chain.
+
+    ``start_damage``: the damage ``a`` has already taken (campaign attrition); the solved
+    :class:`DuelChain` objects are appended to ``chains`` when a list is given (their
+    ``won_at`` and leftover planes give ``a``'s damage at the end).
 
     State: the damage each side has taken (nothing else carries over between rounds in a
     duel: one attack each per round, so C13's penalty never applies). The attack order
@@ -510,6 +558,11 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     b.check()
     fighters = (a, b)
     health = (a.health, b.health)
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < a.health:
+        raise InputError(f"start_damage: expected an integer 0..{a.health - 1}, got "
+                         f"{start_damage!r}")
+    chains = [] if chains is None else chains
     ops = []
     for m in (0, 1):
         att, tgt = fighters[m], fighters[1 - m]
@@ -520,8 +573,9 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
 
     def run(orders: list[tuple[float, tuple[int, int]]]) -> FightStats:
         start = np.zeros(health)
-        start[0, 0] = 1.0
+        start[start_damage, 0] = 1.0
         chain = DuelChain(SYSTEM, health, cap, {0: start})
+        chains.append(chain)
         for _ in range(cap):
             new: dict = {}
             for w, order in orders:

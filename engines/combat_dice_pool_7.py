@@ -99,6 +99,7 @@ from .combat_pools import (
     finish_duel,
     mix,
     run_fight,
+    run_mc_end,
 )
 from .config import INLINE, PJIT
 from .errors import InputError
@@ -135,7 +136,8 @@ C_BURST = 12    # 0 none, 1 short, 2 medium, 3 long (A12)
 C_TACTIC = 13   # TACTICS index (A6)
 C_WPPOL = 14    # WILLPOWER_POLICIES index (A4)
 C_CON = 15      # CON: lethal damage beyond vitality that kills in the aftermath (A15)
-N_COLS = 16
+C_START = 16    # lethal damage already taken when the fight starts (campaign attrition)
+N_COLS = 17
 
 MODIFIER_CAP = _checks.MODIFIER_CAP
 
@@ -516,7 +518,7 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
     for sd in range(2):
         n_able[sd] = 0
     for i in range(n):
-        lethal_dmg[i] = 0
+        lethal_dmg[i] = rows[i, C_START]
         bash_dmg[i] = 0
         con_dmg[i] = 0
         wp[i] = rows[i, C_WP]
@@ -652,6 +654,51 @@ def _kernel(rows, side, rule, cap, off, trials, states, out):
                    able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate,
                    cnt)
         out[item, :] = acc
+
+
+@njit(**PJIT)
+def _attrition_kernel(rows, side, rule, cap, off, trials, states, out, end):
+    """:func:`_kernel` that also counts combatant 0's end in ``end[chunk]`` (able with
+    its damage, or its fate: :func:`engines.combat_pools.run_mc_end`)."""
+    n = rows.shape[0]
+    health = end.shape[1] - 4
+    for item in prange(trials.size):
+        s = states[item].copy()
+        s2 = states[trials.size + item].copy()  # the aftermath's own stream
+        acc = np.zeros(out.shape[1], dtype=np.int64)
+        z = np.zeros(n, dtype=np.int64)
+        lethal_dmg, bash_dmg, con_dmg, wp = z.copy(), z.copy(), z.copy(), z.copy()
+        able, dead, dodging, dodge_succ = z.copy(), z.copy(), z.copy(), z.copy()
+        boost, order, ini, targets = z.copy(), z.copy(), z.copy(), z.copy()
+        fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
+        for _ in range(trials[item]):
+            _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
+                   able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate,
+                   cnt)
+            if fate[0] == 0:
+                end[item, lethal_dmg[0] + bash_dmg[0]] += 1
+            else:
+                end[item, health + fate[0]] += 1
+        out[item, :] = acc
+
+
+def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
+                seed: Seed = None, variants: Variants | None = None,
+                round_cap: int = ROUND_CAP) -> np.ndarray:
+    """Campaign attrition, Monte Carlo: ``trials`` fights of ``a`` started with
+    ``start_damage`` lethal points against a fresh ``b``; counts of ``a``'s end (able
+    with ``d`` damage for ``d < a.vitality``, then dead, dying, out at
+    ``a.vitality + 1..3``)."""
+    v = _variants(variants)
+    cap = check_round_cap(round_cap)
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < a.vitality:
+        raise InputError(f"start_damage: expected an integer 0..{a.vitality - 1}, got "
+                         f"{start_damage!r}")
+    r = rows([a, b], v)
+    r[0, C_START] = start_damage
+    return run_mc_end(_attrition_kernel, r, np.array([0, 1]), _rule(v), trials, seed, cap,
+                      a.vitality)
 
 
 def _variants(variants) -> Variants:

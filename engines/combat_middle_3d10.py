@@ -92,7 +92,7 @@ from .fight import (
     check_round_cap,
     check_side,
 )
-from .rng import Seed, bounded, chunk_states, d10, normalize_seed, plan_chunks
+from .rng import Seed, bounded, chunk_states, chunk_trials, d10, normalize_seed, plan_chunks
 from .variants import variant
 
 SYSTEM = "middle_3d10"
@@ -103,8 +103,9 @@ DICE_BITS = {"m": 1, "C": 2, "M": 4}  # B8 damage dice as a bit mask
 TACTICS = {"never": 0, "early": 1, "late": 2}  # B4 drama tactic
 
 # columns of a combatant row
-(TRAIT, SKILL, STR, VIGOR, DEFENSE, REFLEX, MASK, RANGED, DRAMA, TACTIC, AWARE) = range(11)
-N_FIELDS = 11
+(TRAIT, SKILL, STR, VIGOR, DEFENSE, REFLEX, MASK, RANGED, DRAMA, TACTIC, AWARE,
+ START) = range(12)  # START: damage taken before the fight (campaign attrition)
+N_FIELDS = 12
 # rule array
 (R_INIT, R_TIMING, R_CRIT, R_DOUBLES, R_MASSIVE_VIGOR, R_TARGET, R_AFTER, R_UNTREATED,
  R_DYING_DMG, R_HELPLESS, R_FINISH, R_AID_TOTAL, R_AID_DIFF, R_AID_TRIES) = range(14)
@@ -249,7 +250,7 @@ class Combatant:
     def row(self) -> np.ndarray:
         return np.array([self.trait, self.combat, self.strength, self.vigor, self.defense,
                          self.reflex, self.mask, int(self.ranged), self.drama,
-                         TACTICS[self.drama_tactic], int(self.aware)], dtype=np.int64)
+                         TACTICS[self.drama_tactic], int(self.aware), 0], dtype=np.int64)
 
 
 # ---------------------------------------------------------------- shared rule pieces
@@ -396,7 +397,7 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
     n = cmb.shape[0]
     n_bins = hits.shape[0]
     for i in range(n):
-        dmg[i] = 0
+        dmg[i] = cmb[i, START]
         drama[i] = cmb[i, DRAMA]
         acted[i] = 0
     n_aware = 0
@@ -609,6 +610,66 @@ def _mc_kernel(cmb, side, rule, cap, astates, trials, states, outcome, rounds, s
 
 #: Spawn key appended to the user's seed for the aftermath's own random stream.
 _AFTERMATH_STREAM = 0xAF7E
+
+
+@njit(**PJIT)
+def _attrition_kernel(cmb, side, rule, cap, astates, trials, states, end):
+    """Campaign attrition: ``trials[item]`` duels per work item (the fight and aftermath
+    code of :func:`_mc_kernel`), counting combatant 0's end in ``end[item]``: able with
+    ``d`` damage at ``d``, else its fate at ``3 × Vigor + fate``."""
+    health = end.shape[1] - 4
+    for item in prange(trials.size):
+        s = states[item].copy()
+        a = astates[item].copy()
+        n = cmb.shape[0]
+        dmg = np.zeros(n, dtype=np.int64)
+        drama = np.zeros(n, dtype=np.int64)
+        acted = np.zeros(n, dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        order = np.zeros(n, dtype=np.int64)
+        fate = np.zeros(n, dtype=np.int64)
+        up = np.zeros(2, dtype=np.int64)
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((cap + 1, 3), dtype=np.int64)
+        st = np.zeros((cap + 1, 2), dtype=np.int64)
+        tl = np.zeros((cap + 1, 2), dtype=np.int64)
+        h = np.zeros(DAMAGE_BINS, dtype=np.int64)
+        for _ in range(trials[item]):
+            w = _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st,
+                       tl, h)
+            _aftermath(a, cmb, side, rule, w, dmg, acted, order, fate)
+            if fate[0] == F_STANDING:
+                end[item, dmg[0]] += 1
+            else:
+                end[item, health + fate[0]] += 1
+
+
+def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
+                seed: Seed = None, variants: Variants = DEFAULT,
+                round_cap: int = ROUND_CAP) -> np.ndarray:
+    """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started with
+    ``start_damage`` against a fresh ``b`` (streams as :func:`fight_mc`); counts of
+    ``a``'s end: able with ``d`` damage (``d < 3 × Vigor``), then dead, dying, out at
+    ``3 × Vigor + 1..3``."""
+    check_side([a], "a", Combatant, SYSTEM)
+    check_side([b], "b", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
+    health = 3 * a.vigor
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < health:
+        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
+                         f"{start_damage!r}")
+    cmb = np.stack([a.row(), b.row()])
+    cmb[0, START] = start_damage
+    side = np.array([0, 1], dtype=np.int64)
+    n_chunks, _ = plan_chunks(trials)
+    ss = normalize_seed(seed)
+    astates = chunk_states(np.random.SeedSequence(ss.entropy, spawn_key=(
+        *ss.spawn_key, _AFTERMATH_STREAM), pool_size=ss.pool_size), n_chunks)
+    end = np.zeros((n_chunks, health + 4), dtype=np.int64)
+    _attrition_kernel(cmb, side, variants.rule(), np.int64(round_cap), astates,
+                      chunk_trials(trials, n_chunks), chunk_states(ss, n_chunks), end)
+    return end.sum(axis=0)
 
 
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
@@ -830,7 +891,8 @@ def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
-               round_cap: int = ROUND_CAP) -> FightStats:
+               round_cap: int = ROUND_CAP, start_damage: int = 0,
+               end_a: np.ndarray | None = None) -> FightStats:
     """Exact 1-vs-1 fight as an absorbing Markov chain (B1, B3, B4, B6–B11, B-g4…B-g14).
 
     The state is (damage of a, damage of b, drama of a, drama of b); who has acted
@@ -839,11 +901,21 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     round 0 (B6, not counted against the cap). The mass absorbed when the loser falls is
     split by the winner's health state (B9) and the loser's flat-footedness (B6), and the
     aftermath turns it into fates in closed form (:func:`fate_probs`).
+
+    Campaign attrition: ``start_damage`` is the damage ``a`` has already taken; when
+    ``end_a`` (length 3 × a's Vigor) is given, P(``a`` ends the fight able — it won, or
+    the round cap stopped the fight — with damage ``d``) is added to ``end_a[d]`` (an
+    attack never changes its attacker's damage, so ``a``'s wins are the mass its attacks
+    remove, by ``a``'s damage).
     """
     check_side([a], "a", Combatant, SYSTEM)
     check_side([b], "b", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
     variants.check()
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < 3 * a.vigor:
+        raise InputError(f"start_damage: expected an integer 0..{3 * a.vigor - 1}, got "
+                         f"{start_damage!r}")
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
     p_a = _p_first(a, b, variants)
     surprise_a = a.aware and not b.aware
@@ -860,7 +932,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
             continue
         # prob axes: damage a, damage b, drama a, drama b
         prob = np.zeros((3 * a.vigor, 3 * b.vigor, a.drama + 1, b.drama + 1))
-        prob[0, 0, a.drama, b.drama] = weight
+        prob[start_damage, 0, a.drama, b.drama] = weight
         acted = [False, False]
         lost = [0.0, 0.0]
         out.standing[0] += weight
@@ -877,6 +949,8 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                 down_by = np.zeros(3)
                 down = _half_step(view, tab[att], flat, TACTICS[cmb[att].drama_tactic],
                                   cmb[att].vigor, cmb[tgt].vigor, qm[att], new, hits, down_by)
+                if end_a is not None and att == 0:
+                    end_a += view.sum(axis=(1, 2, 3)) - new.sum(axis=(1, 2, 3))
                 prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
                 acted[att] = True
                 out.outcome[att] += down
@@ -894,6 +968,8 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         out.outcome[2] += alive
         out.rounds[round_cap, 2] += alive
         out.fates[:, 0] += alive
+        if end_a is not None:
+            end_a += prob.sum(axis=(1, 2, 3))
     out.hits[:] = hits
     out.loser_fate_sq[:] = out.loser_fate  # one loser per duel: counts are 0 or 1
     out.fates_sq[:] = out.fates

@@ -123,7 +123,7 @@ from .fight import (
     check_round_cap,
     check_side,
 )
-from .rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
+from .rng import Seed, bounded, chunk_states, chunk_trials, die, normalize_seed, plan_chunks
 from .rolls import roll_percentile
 from .variants import variant
 
@@ -142,7 +142,8 @@ W_SIZE = 9
 (DEX, CON, HP, FIGHT, FIRE, DODGE, ARMOUR, DB_N, DB_S, DB_F, DEFEND, SHOTS) = range(12)
 WPN = 12
 FB = WPN + W_SIZE
-N_FIELDS = FB + W_SIZE
+START = FB + W_SIZE  # hit points lost before the fight (campaign attrition)
+N_FIELDS = START + 1
 # rule array
 (R_READY, R_EXTREME, R_INSTANT, R_RANGE, R_OUTNUMBERED, R_CRIT, R_TARGET, R_COVER,
  R_INTO_MELEE, R_AFTER, R_HORIZON, R_AID_SKILL, R_AID_TRIES, R_FINISH) = range(14)
@@ -340,7 +341,7 @@ class Combatant:
         n, s, f = self.bonus
         head = [self.dex, self.con, self.hit_points, self.fighting, self.firearms, self.dodge,
                 self.armour, n, s, f, DEFENCES[self.defend], self.shots]
-        return np.array(head + self.weapon.block() + self.fight_back_weapon.block(),
+        return np.array(head + self.weapon.block() + self.fight_back_weapon.block() + [0],
                         dtype=np.int64)
 
 
@@ -598,7 +599,7 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
            fas):
     n = cmb.shape[0]
     for i in range(n):
-        hp[i] = cmb[i, HP]
+        hp[i] = cmb[i, HP] - cmb[i, START]
         mw[i] = 0
         state[i] = ABLE
         forfeit[i] = 0
@@ -717,6 +718,76 @@ def _mc_kernel(cmb, side, rule, cap, after_states, trials, states, outcome, roun
                rounds[item], loser_dead[item], standing[item], tail[item], deaths[item],
                hits[item], loser_fate[item], loser_fate_sq[item], fates[item],
                fates_sq[item])
+
+
+@njit(**PJIT)
+def _attrition_kernel(cmb, side, rule, cap, after_states, trials, states, end):
+    """Campaign attrition: ``trials[item]`` duels per work item (the fight and aftermath
+    code of :func:`_mc_kernel`), counting combatant 0's end in ``end[item]``: able having
+    lost ``d`` hit points at ``d``, else dead, dying, unconscious (out) at ``HP + 1..3``."""
+    health = end.shape[1] - 4
+    for item in prange(trials.size):
+        s = states[item].copy()
+        s2 = after_states[item].copy()
+        n = cmb.shape[0]
+        hp = np.zeros(n, dtype=np.int64)
+        mw = np.zeros(n, dtype=np.int64)
+        state = np.zeros(n, dtype=np.int64)
+        defended = np.zeros(n, dtype=np.int64)
+        forfeit = np.zeros(n, dtype=np.int64)
+        eng = np.zeros((n, n), dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        order = np.zeros(n, dtype=np.int64)
+        up = np.zeros(2, dtype=np.int64)
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((cap + 1, 3), dtype=np.int64)
+        ld = np.zeros(2, dtype=np.int64)
+        st = np.zeros((cap + 1, 2), dtype=np.int64)
+        tl = np.zeros((cap + 1, 2), dtype=np.int64)
+        de = np.zeros(2, dtype=np.int64)
+        h = np.zeros(DAMAGE_BINS, dtype=np.int64)
+        cnt = np.zeros((2, 4), dtype=np.int64)
+        lf = np.zeros((2, 3), dtype=np.int64)
+        lfs = np.zeros((2, 3), dtype=np.int64)
+        fa = np.zeros((2, 4), dtype=np.int64)
+        fas = np.zeros((2, 4), dtype=np.int64)
+        for _ in range(trials[item]):
+            _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key,
+                   order, up, o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas)
+            if state[0] == ABLE:
+                end[item, cmb[0, HP] - hp[0]] += 1
+            else:
+                end[item, health + (1 if state[0] == DEAD else 2 if state[0] == DYING
+                                    else 3)] += 1
+
+
+def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
+                seed: Seed = None, variants: Variants = DEFAULT,
+                round_cap: int = ROUND_CAP) -> np.ndarray:
+    """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started ``start_damage``
+    hit points down against a fresh ``b`` (streams as :func:`fight_mc`); counts of
+    ``a``'s end: able having lost ``d`` (``d < a.hit_points``), then dead, dying, out at
+    ``a.hit_points + 1..3``."""
+    check_side([a], "a", Combatant, SYSTEM)
+    check_side([b], "b", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
+    health = a.hit_points
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < health:
+        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
+                         f"{start_damage!r}")
+    cmb = np.stack([a.row(), b.row()])
+    cmb[0, START] = start_damage
+    side = np.array([0, 1], dtype=np.int64)
+    seq = normalize_seed(seed)
+    n_chunks = plan_chunks(trials)[0]
+    after = chunk_states(np.random.SeedSequence(seq.entropy,
+                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
+                         n_chunks)
+    end = np.zeros((n_chunks, health + 4), dtype=np.int64)
+    _attrition_kernel(cmb, side, variants.rule(), np.int64(round_cap), after,
+                      chunk_trials(trials, n_chunks), chunk_states(seq, n_chunks), end)
+    return end.sum(axis=0)
 
 
 def _notes() -> dict:
@@ -894,11 +965,14 @@ def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_tar
 
 @njit(**JIT)
 def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits, res,
-               fall_t, fall_a):
+               fall_t, fall_a, won_a, won_t):
     """One attack or shot on every live state ``prob[hp_att, hp_tgt, mw_att, mw_tgt]``.
 
     ``res`` += [target down, target dead, attacker down, attacker dead]; the mass that
-    falls alive goes to ``fall_t`` / ``fall_a`` ``[hit points, major wound]``.
+    falls alive goes to ``fall_t`` / ``fall_a`` ``[hit points, major wound]``. The mass
+    of each fall is also added to the winner's hit points at that moment (an exchange
+    hurts only one side): ``won_a[hp_att]`` when the target falls, ``won_t[hp_tgt]`` when
+    the attacker does (campaign attrition).
     """
     n_a, n_t = prob.shape[0], prob.shape[1]
     p_t = to_t.sum()
@@ -919,6 +993,7 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
                                                 instant, True, fall_t)
                             res[0] += down
                             res[1] += dead
+                            won_a[ha] += down
                         if to_a[d] > 0.0:
                             w = m * to_a[d]
                             hits[min(d, hits.shape[0] - 1)] += w
@@ -926,6 +1001,7 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
                                                 instant, False, fall_a)
                             res[2] += down
                             res[3] += dead
+                            won_t[ht] += down
 
 
 def _helpless_damage(att: Combatant, tgt: Combatant, variants: Variants):
@@ -1008,8 +1084,14 @@ def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
-               round_cap: int = ROUND_CAP) -> FightStats:
+               round_cap: int = ROUND_CAP, start_hp: int | None = None,
+               end_a: np.ndarray | None = None) -> FightStats:
     """Exact 1-vs-1 fight as an absorbing Markov chain (extension DX1–DX9, DX11).
+
+    Campaign attrition: ``start_hp`` (1..a's hit points; None: full) is the hit points
+    ``a`` starts with; when ``end_a`` (length a's hit points + 1) is given, P(``a`` ends
+    the fight able — it won, or the cap stopped it — with ``h`` hit points) is added to
+    ``end_a[h]`` (its major-wound flag is not reported).
 
     State: (hit points of a, of b, major-wound flags of a and b); unconscious, dying and
     dead are absorbing (the fight ends when one side cannot act, so the DX8 dying roll
@@ -1029,12 +1111,17 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     instant = INSTANT.index(variants.instant_death)
     hits = np.zeros(DAMAGE_BINS)
     fall = (np.zeros((a.hit_points + 1, 2)), np.zeros((b.hit_points + 1, 2)))
+    won = (np.zeros(a.hit_points + 1), np.zeros(b.hit_points + 1))
+    if start_hp is not None and (isinstance(start_hp, bool) or not isinstance(start_hp, int)
+                                 or not 1 <= start_hp <= a.hit_points):
+        raise InputError(f"start_hp: expected an integer 1..{a.hit_points}, got "
+                         f"{start_hp!r}")
     p_a = _p_first(a, b, variants)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
         if weight == 0.0:
             continue
         prob = np.zeros((a.hit_points + 1, b.hit_points + 1, 2, 2))
-        prob[a.hit_points, b.hit_points, 0, 0] = weight
+        prob[a.hit_points if start_hp is None else start_hp, b.hit_points, 0, 0] = weight
         lost = [0.0, 0.0]
         forfeit = [False, False]
         out.standing[0] += weight
@@ -1055,7 +1142,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                         new = np.zeros_like(view)
                         _half_step(view, to_t, to_a, cmb[att].hit_points,
                                    cmb[tgt].hit_points, con[att], con[tgt], instant, new,
-                                   hits, res, fall[tgt], fall[att])
+                                   hits, res, fall[tgt], fall[att], won[att], won[tgt])
                         view = new
                     view_sum += view
                 prob = view_sum if att == 0 else np.ascontiguousarray(
@@ -1074,6 +1161,10 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         alive = prob.sum()
         out.outcome[2] += alive
         out.rounds[round_cap, 2] += alive
+        if end_a is not None:
+            end_a += prob.sum(axis=(1, 2, 3))
+    if end_a is not None:
+        end_a += won[0]
     out.hits[:] = hits
     for w in (0, 1):  # the aftermath of the loser (module docstring)
         lose = 1 - w

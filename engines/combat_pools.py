@@ -126,6 +126,26 @@ def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
     return stats
 
 
+def run_mc_end(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
+               trials: int, seed: Seed, round_cap: int, health: int) -> np.ndarray:
+    """Campaign attrition: run ``kernel(rows, side, rule, round_cap, offsets, per_chunk,
+    states, out, end)`` (chunks and streams as :func:`run_mc`) and return the counts of
+    combatant 0's end: ``end[d]`` able with ``d`` damage (``d < health``), then
+    ``end[health + f]`` for the fates ``f`` = :data:`DEAD`, :data:`DYING`, :data:`OUT`
+    (index ``health`` itself, standing, stays 0)."""
+    n_chunks, _ = plan_chunks(trials)
+    per_chunk = chunk_trials(trials, n_chunks)
+    states = chunk_states(seed, 2 * n_chunks)
+    off = layout(round_cap)
+    out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
+    end = np.zeros((n_chunks, health + 4), dtype=np.int64)
+    kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
+           np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
+           np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out,
+           end)
+    return end.sum(axis=0)
+
+
 def check_variants(variants, cls: type, default, module: str):
     """``variants`` (None: ``default``) if it is a ``cls``; anything else raises InputError."""
     if variants is None:
@@ -227,6 +247,9 @@ class DuelChain:
         self.won_dead = np.zeros(2)
         #: ``fallen[w][e]``: P(side ``w`` wins with the loser down alive, excess ``e``).
         self.fallen: list[np.ndarray] = [np.zeros(1), np.zeros(1)]
+        #: ``won_at[w][d]``: P(side ``w`` wins having taken ``d`` damage itself) (the
+        #: winner's damage at the end of the fight, for campaign attrition).
+        self.won_at: list[np.ndarray] = [np.zeros(health[0]), np.zeros(health[1])]
 
     def total(self) -> float:
         return float(sum(p.sum() for p in self.planes.values()))
@@ -259,6 +282,7 @@ class DuelChain:
         mass = plane.sum()
         self.stats.hits += weight * mass * op.hits
         self.won[side] += weight * (alive.sum() + dead.sum())
+        self.won_at[side] += weight * (alive + dead)
         self.won_dead[side] += weight * dead.sum()
         self.add(planes, key_new, moved)
 

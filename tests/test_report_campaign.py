@@ -36,3 +36,25 @@ def test_section_campaign_figures_and_reading():
 
 def test_section_registered():
     assert section_campaign in sections.SECTIONS
+
+
+def test_section_campaign_attrition_table_all_systems():
+    """The attrition table: P(alive and able after k fights) for the ladder's competent
+    fighter in every system; k = 1 is the plain exact duel of equals, P(win) + P(cap)."""
+    import numpy as np
+
+    from analysis.campaign import fighter
+    from reports.sections.campaign import attrition_reading, attrition_table
+
+    systems = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+    t = attrition_table(systems)
+    assert t["system"].tolist() == list(systems)
+    for system, p1 in zip(systems, t["k=1"], strict=True):
+        eng = __import__(f"engines.combat_{system}", fromlist=["duel_exact"])
+        f = fighter(system, "")
+        duel = eng.duel_exact(f, f)
+        assert p1 == pytest.approx(duel.outcome[0] + duel.outcome[2], abs=1e-9)
+    ks = t[[f"k={k}" for k in range(1, 6)]].to_numpy()
+    assert np.all(np.diff(ks, axis=1) <= 1e-12)  # nobody gets back up
+    text = attrition_reading(t)
+    assert all(s in text for s in systems)

@@ -80,7 +80,7 @@ def status_of(value: float, se: float, lo: float | None, hi: float | None,
 class Target:
     """What a guardrail measures, resolved from the scenario."""
 
-    kind: str            # "fight" | "check"
+    kind: str            # "fight" | "check" | "campaign"
     system: str
     entry: Any           # the Fight or Check entry
     exact: bool
@@ -88,6 +88,10 @@ class Target:
 
 
 def _target(sc, g) -> Target:
+    if getattr(g, "campaign", None) is not None:
+        c = sc.campaign[_index(sc.campaign, "campaign", g.campaign)]
+        return Target("campaign", c.system or sc.system, c,
+                      (c.method or sc.method) != "mc", dict(c.variants))
     if g.fight is not None:
         f = sc.fights[_index(sc.fights, "fight", g.fight)]
         return Target("fight", sc.check_system(f), f, sc.fight_exact(f, default=True),
@@ -120,6 +124,17 @@ def measure(sc, g, index: int, *, seed: int = 0, batch: int = 2_000,
             max_trials: int = 200_000) -> dict:
     """Value, SE, trials and status of guardrail ``g`` (position ``index``)."""
     t = _target(sc, g)
+    if t.kind == "campaign":
+        from analysis.campaign import DEFAULT_TRIALS, measure_campaign
+
+        c = t.entry
+        m = measure_campaign(t.system, c.mechanic, c.params, t.variants, g.metric,
+                             method="exact" if t.exact else "mc",
+                             trials=sc.precision.trials or DEFAULT_TRIALS,
+                             seed=np.random.SeedSequence(seed, spawn_key=(AUDIT_STREAM,
+                                                                          index)),
+                             threshold=c.threshold)
+        return {**m, "status": status_of(m["value"], m["se"], g.min, g.max)}
     if t.kind == "check":
         v = check_value(t.system, check_cell(t.system, t.entry), t.variants)
         return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
@@ -339,6 +354,9 @@ def suggest(sc, g, measured: dict) -> str:
     from analysis.workflow.solvers import fight_knob_metric
 
     t = _target(sc, g)
+    if t.kind == "campaign":
+        return ("no one-knob search for campaign guardrails; [[solve]] kind = 'campaign' "
+                "finds the knob value for a target")
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
     cands: list[tuple[int, int, str, Any, Any, float, float]] = []
     tried: list[str] = []

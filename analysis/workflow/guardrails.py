@@ -1,9 +1,10 @@
 """Validation of ``[[guardrails]]`` entries of a scenario file (called from
 :mod:`analysis.workflow.scenario`; evaluated by :mod:`analysis.workflow.audit`).
 
-A guardrail names the ``fight`` or ``check`` entry it measures (by name or position), a
-``metric`` (a fight metric of :data:`analysis.combat.fights.METRIC_NAMES`, or
-``p_success`` for a one-cell check) and ``min`` and/or ``max``.
+A guardrail names the ``fight``, ``check`` or ``campaign`` entry it measures (by name or
+position), a ``metric`` (a fight metric of :data:`analysis.combat.fights.METRIC_NAMES`,
+``p_success`` for a one-cell check, or a campaign metric of
+:data:`analysis.campaign.CAMPAIGN_METRICS`) and ``min`` and/or ``max``.
 """
 
 from __future__ import annotations
@@ -37,8 +38,11 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
             problems.append((f"{path}.name", f"{g.name!r} is already the name of "
                              f"guardrails[{seen[g.name]}]"))
         seen.setdefault(g.name, i)
-        if (g.fight is None) == (g.check is None):
-            problems.append((path, "give exactly one of fight = NAME or check = NAME"))
+        if sum(x is not None for x in (g.fight, g.check, g.campaign)) != 1:
+            problems.append((path, "give exactly one of fight = NAME, check = NAME or "
+                             "campaign = NAME"))
+        elif g.campaign is not None:
+            problems += _campaign_problems(sc, g, path, _hint, _known)
         elif g.fight is not None:
             if _index(sc.fights, "fight", g.fight) is None:
                 names = _names(sc.fights, "fight")
@@ -88,3 +92,23 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
     return problems
 
 
+
+
+def _campaign_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]:
+    """A campaign guardrail: a [[campaign]] entry and a campaign metric whose session is
+    within 0..1000."""
+    from analysis.campaign import campaign_metric
+
+    problems: list[tuple[str, str]] = []
+    if _index(sc.campaign, "campaign", g.campaign) is None:
+        names = _names(sc.campaign, "campaign")
+        problems.append((f"{path}.campaign", f"no [[campaign]] entry {g.campaign!r}"
+                         f"{_hint(str(g.campaign), names)}; known: "
+                         f"{_known(names) or 'none'}"))
+    try:
+        n, _, _ = campaign_metric(g.metric)
+        if not 0 <= n <= 1000:
+            problems.append((f"{path}.metric", f"session {n} outside 0..1000"))
+    except InputError as exc:
+        problems.append((f"{path}.metric", str(exc).removeprefix("metric: ")))
+    return problems

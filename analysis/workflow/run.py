@@ -173,6 +173,13 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         res.tables["lethality"] = pd.concat(frames, ignore_index=True)
     if sc.campaign and "campaign" in wanted:
         res.tables["campaign"] = run_campaigns(sc, progress=progress)
+    frames = [run_campaign_solve(sc, s) for s in sc.solve if s.kind == "campaign"]
+    if frames and "campaign_solve" in wanted:
+        import pandas as pd
+
+        res.tables["campaign_solve"] = pd.concat(frames, ignore_index=True)
+    if sc.campaign and "campaign_sweep" in wanted:
+        res.tables["campaign_sweep"] = run_campaign_sweep(sc, progress=progress)
     return res
 
 
@@ -205,6 +212,69 @@ def run_campaigns(sc: Scenario, *, progress: bool | None = None):
             t["params"] = "; ".join(f"{k}={v}" for k, v in c.params.items()) or "defaults"
             t["variants"] = "; ".join(f"{k}={v}" for k, v in c.variants.items()) \
                 or "defaults"
+            frames.append(t)
+    return pd.concat(frames, ignore_index=True)
+
+
+def run_campaign_solve(sc: Scenario, s):
+    """One ``[[solve]] kind = "campaign"`` entry: the evaluated knob values of
+    :func:`analysis.campaign.solve_campaign` (exact chain) with a ``campaign`` column."""
+    from analysis import campaign as camp
+    from analysis.workflow.scenario import campaign_index
+
+    i = campaign_index(sc, s.campaign)
+    c = sc.campaign[i]
+    _, table = camp.solve_campaign(c.system or sc.system, c.mechanic, s.knob, s.reach,
+                                   c.sessions if s.sessions is None else s.sessions,
+                                   c.params, variants=dict(c.variants), values=s.values,
+                                   share=0.5 if s.target is None else s.target)
+    table.insert(0, "campaign", c.name or f"campaign{i}")
+    return table
+
+
+def run_campaign_sweep(sc: Scenario, *, progress: bool | None = None):
+    """``sweep.campaign``: every [[campaign]] entry once per combination of the knobs it
+    has (``param.NAME``, ``variant.NAME``, ``sessions``): its summary rows with one column
+    per knob, and ``p_reached`` (P(the threshold is reached by that session)) when it has
+    a threshold. Monte Carlo entries draw from ``SeedSequence(seed, spawn_key=(30_000 +
+    entry, combination))``."""
+    import itertools
+
+    import numpy as np
+    import pandas as pd
+
+    from analysis import campaign as camp
+    from analysis.workflow.scenario import campaign_knob
+
+    frames = []
+    for i, c in enumerate(sc.campaign):
+        system = c.system or sc.system
+        knobs = [k for k in sc.sweep.campaign if campaign_knob(c, system, k)]
+        if not knobs:
+            continue
+        grid = itertools.product(*(sc.sweep.campaign[k] for k in knobs))
+        for j, combo in enumerate(grid):
+            params, variants, sessions = dict(c.params), dict(c.variants), c.sessions
+            for knob, value in zip(knobs, combo, strict=True):
+                kind, _, name = knob.partition(".")
+                if knob == "sessions":
+                    sessions = value
+                elif kind == "param":
+                    params[name] = value
+                else:
+                    variants[name] = value
+            stats = camp.run(system, c.mechanic, params, sessions=sessions,
+                             threshold=c.threshold, method=c.method or sc.method,
+                             trials=sc.precision.trials or camp.DEFAULT_TRIALS,
+                             seed=np.random.SeedSequence(sc.seed, spawn_key=(30_000 + i, j)),
+                             variants=variants, progress=progress)
+            t = camp.table(stats, "summary")
+            st = stats.get("exact") or stats["mc"]
+            if st.passage is not None:
+                t["p_reached"] = np.cumsum(st.passage_pmf()[:-1])
+            t.insert(0, "campaign", c.name or f"campaign{i}")
+            for pos, (knob, value) in enumerate(zip(knobs, combo, strict=True)):
+                t.insert(1 + pos, knob, value)
             frames.append(t)
     return pd.concat(frames, ignore_index=True)
 

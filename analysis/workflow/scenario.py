@@ -50,12 +50,23 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     target = 0.8
     goal = "at_least"                  # or "at_most"; increasing = false if it falls
 
+    [[solve]]                          # a campaign knob for the median character
+    kind = "campaign"
+    campaign = "skill"                 # a [[campaign]] name (or position)
+    knob = "uses"                      # a parameter of its mechanic
+    reach = 75                         # the state value to reach (mechanic's direction)
+    sessions = 20                      # by this session (default: the entry's)
+    target = 0.5                       # the share of characters (0.5: the median)
+
     [sweep]                            # grid: every combination is one task
     variants = { again = [10, 9, 8, "none"] }
     axes = { pool = [3, 5, 7] }
     metric = "p"                       # or "delta" (contrast): what sensitivity ranks
     fights = { "a.weapon" = ["light_melee", "heavy_melee"] }  # fight knobs
     fight_metric = "p_side0"           # drives precision.se batches and sensitivity
+    campaign = { "param.uses" = [1, 2, 3], "variant.skill_cap" = [90, 99] }
+                                       # [[campaign]] knobs: param.NAME | variant.NAME |
+                                       # sessions (campaign_sweep table)
 
     [[campaign]]                       # a campaign mechanic over sessions (campaign table)
     system = "percentile"              # default: the file's system
@@ -91,7 +102,7 @@ from engines.errors import InputError
 Scalar = int | float | str | bool
 TABLES = ("checks", "sweep", "sensitivity", "interactions", "difficulty", "competence",
           "fights", "fight_sweep", "fight_sensitivity", "fight_interactions", "lethality",
-          "campaign")
+          "campaign", "campaign_sweep", "campaign_solve")
 PLOTS = ("curves", "sensitivity", "fight_sensitivity")
 
 
@@ -143,7 +154,7 @@ class Fight(_Model):
 
 
 class Solve(_Model):
-    kind: Literal["difficulty", "competence", "lethality"]
+    kind: Literal["difficulty", "competence", "lethality", "campaign"]
     target: float | None = None
     competence: str | int | None = None
     levels: list[float] = Field(default_factory=lambda: [0.5, 0.75, 0.9])
@@ -156,6 +167,11 @@ class Solve(_Model):
     goal: Literal["at_least", "at_most"] = "at_least"
     increasing: bool = True            # the metric grows with the knob
     z: float = Field(2.0, ge=0, le=10)
+    # campaign: a parameter (knob) of one [[campaign]] entry that gets the median
+    # character (share ``target``, default 0.5) to ``reach`` by session ``sessions``
+    campaign: str | int | None = None  # the [[campaign]] name or position (default 0)
+    reach: int | None = None
+    sessions: int | None = Field(None, ge=0, le=1000)  # default: the entry's sessions
 
 
 class Campaign(_Model):
@@ -180,7 +196,10 @@ class Guardrail(_Model):
     name: str = Field(min_length=1, max_length=200)
     fight: str | int | None = None     # a [[fights]] name (or position)
     check: str | int | None = None     # a [[checks]] name (or position): one cell
-    metric: str = Field(min_length=1)  # fights.METRIC_NAMES, or p_success for a check
+    campaign: str | int | None = None  # a [[campaign]] name (or position)
+    #: fights.METRIC_NAMES, p_success for a check, analysis.campaign.CAMPAIGN_METRICS
+    #: (median_at:N, mean_at:N, p_reach:X:N, extra_at:NAME:N) for a campaign
+    metric: str = Field(min_length=1)
     min: float | None = None
     max: float | None = None
     reason: str = ""
@@ -195,6 +214,9 @@ class Sweep(_Model):
     fight_metric: str = "p_side0"
     #: the column the sensitivity summary ranks knobs by (``delta`` needs a contrast)
     metric: Literal["p", "delta"] = "p"
+    #: [[campaign]] knobs (``param.NAME``, ``variant.NAME``, ``sessions``): each entry
+    #: that has a knob runs once per combination of the knobs it has
+    campaign: dict[str, list[Scalar]] = Field(default_factory=dict)
 
 
 class Output(_Model):
@@ -202,7 +224,8 @@ class Output(_Model):
     format: Literal["csv", "json", "markdown", "parquet"] = "csv"
     tables: list[Literal["checks", "sweep", "sensitivity", "interactions", "difficulty",
                          "competence", "fights", "fight_sweep", "fight_sensitivity",
-                         "fight_interactions", "lethality", "campaign"]] | None \
+                         "fight_interactions", "lethality", "campaign", "campaign_sweep",
+                         "campaign_solve"]] | None \
         = None
     plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = \
         Field(default_factory=list)
@@ -307,8 +330,12 @@ class Scenario(_Model):
             out += ["fight_sweep", "fight_sensitivity", "fight_interactions"]
         if "lethality" in kinds:
             out.append("lethality")
+        if "campaign" in kinds:
+            out.append("campaign_solve")
         if self.campaign:
             out.append("campaign")
+        if self.sweep is not None and self.sweep.campaign and self.campaign:
+            out.append("campaign_sweep")
         return out
 
     def fight_index(self, ref: str | int) -> int | None:
@@ -594,6 +621,9 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         if s.kind == "lethality":
             problems += _lethality_problems(sc, path, s)
             continue
+        if s.kind == "campaign":
+            problems += _campaign_solve_problems(sc, path, s)
+            continue
         if s.target is not None and not 0 < s.target < 1:
             problems.append((f"{path}.target", f"expected a probability strictly between "
                              f"0 and 1, got {s.target!r}"))
@@ -651,8 +681,11 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
         if (sc.sweep.variants or sc.sweep.axes) and not sc.checks:
             problems.append(("sweep", "a sweep of variants or axes needs at least one "
                              "[[checks]] entry"))
-        if not (sc.sweep.variants or sc.sweep.axes or sc.sweep.fights):
-            problems.append(("sweep", "nothing to sweep: give variants, axes or fights"))
+        if not (sc.sweep.variants or sc.sweep.axes or sc.sweep.fights or sc.sweep.campaign):
+            problems.append(("sweep", "nothing to sweep: give variants, axes, fights or "
+                             "campaign"))
+        if sc.sweep.campaign:
+            problems += _campaign_sweep_problems(sc)
         if sc.sweep.fights or "fight_metric" in sc.sweep.model_fields_set:
             problems += _fight_sweep_problems(sc)
         if sc.sweep.metric == "delta" and not any(c.contrast for c in sc.checks):
@@ -667,6 +700,10 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                          "[[solve]] or [[campaign]]"))
     if "campaign" in (sc.output.tables or []) and not sc.campaign:
         problems.append(("output.tables", "table 'campaign' needs a [[campaign]] entry"))
+    if "campaign_sweep" in (sc.output.tables or []) and not (
+            sc.campaign and sc.sweep is not None and sc.sweep.campaign):
+        problems.append(("output.tables", "table 'campaign_sweep' needs sweep.campaign and "
+                         "a [[campaign]] entry"))
     tables = sc.output.tables or []
     for t in tables:
         if t in ("sweep", "sensitivity", "interactions") and sc.sweep is None:
@@ -819,6 +856,111 @@ def _campaign_problems(sc: Scenario) -> list[tuple[str, str]]:
                      f"{path}.params.{name}" if name in names else f"{path}.params")
             problems.append((where, why if sep and name in (*names, "threshold")
                              else str(exc)))
+    return problems
+
+
+def campaign_knob(entry: Campaign, system: str, knob: str) -> bool:
+    """Whether the [[campaign]] ``entry`` has the sweep knob ``knob``."""
+    import dataclasses as dc
+
+    from engines.campaign import mechanic
+
+    kind, _, name = knob.partition(".")
+    if knob == "sessions":
+        return True
+    try:
+        mech = mechanic(system, entry.mechanic)
+    except InputError:
+        return False
+    if kind == "param":
+        return name in [q.name for q in mech.params]
+    if kind == "variant":
+        return name in [f.name for f in dc.fields(mech.variants)]
+    return False
+
+
+def campaign_index(sc: Scenario, ref: str | int | None) -> int | None:
+    """Position of a [[campaign]] entry given by name or position (None: the first)."""
+    if ref is None:
+        ref = 0
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return ref if 0 <= ref < len(sc.campaign) else None
+    names = [c.name or f"campaign{i}" for i, c in enumerate(sc.campaign)]
+    return names.index(ref) if ref in names else None
+
+
+def _campaign_solve_problems(sc: Scenario, path: str, s: Solve) -> list[tuple[str, str]]:
+    """[[solve]] kind = "campaign": a [[campaign]] entry, one of its int/str/bool
+    parameters as the knob, a reach, a share strictly between 0 and 1."""
+    from engines.campaign import mechanic
+
+    problems: list[tuple[str, str]] = []
+    i = campaign_index(sc, s.campaign)
+    if i is None:
+        names = [c.name or f"campaign{j}" for j, c in enumerate(sc.campaign)]
+        return [(f"{path}.campaign", f"no [[campaign]] entry {s.campaign!r}; known: "
+                 f"{_known(names) if names else '(none)'}")]
+    c = sc.campaign[i]
+    try:
+        mech = mechanic(c.system or sc.system, c.mechanic)
+    except InputError:
+        return problems  # reported at the entry itself
+    names = [q.name for q in mech.params if q.name not in mech.combatants]
+    if s.knob is None:
+        problems.append((f"{path}.knob", f"required: a parameter of {c.mechanic}; known: "
+                         f"{_known(names)}"))
+    elif s.knob not in names:
+        problems.append((f"{path}.knob", f"not a parameter of {c.mechanic}"
+                         f"{_hint(s.knob, names)}; known: {_known(names)}"))
+    if s.reach is None:
+        problems.append((f"{path}.reach", "required for kind = 'campaign' (the state value "
+                         "to reach)"))
+    if s.target is not None and not 0 < s.target < 1:
+        problems.append((f"{path}.target", f"expected a share strictly between 0 and 1, "
+                         f"got {s.target!r}"))
+    return problems
+
+
+def _campaign_sweep_problems(sc: Scenario) -> list[tuple[str, str]]:
+    """sweep.campaign: knobs named ``param.NAME``, ``variant.NAME`` or ``sessions``, each
+    a knob of at least one [[campaign]] entry, every value accepted by each entry that
+    has the knob."""
+    from analysis.campaign import resolve
+    from engines.campaign import check_sessions
+
+    problems: list[tuple[str, str]] = []
+    if not sc.campaign:
+        return [("sweep.campaign", "needs at least one [[campaign]] entry")]
+    for knob, values in sc.sweep.campaign.items():
+        path = f"sweep.campaign.{knob}"
+        kind, _, name = knob.partition(".")
+        if knob != "sessions" and (kind not in ("param", "variant") or not name):
+            problems.append((path, "expected param.NAME, variant.NAME or sessions"))
+            continue
+        if not values:
+            problems.append((path, "give at least one value"))
+            continue
+        owners = [(c, c.system or sc.system) for c in sc.campaign
+                  if campaign_knob(c, c.system or sc.system, knob)]
+        if not owners:
+            problems.append((path, "no [[campaign]] entry has this knob"))
+            continue
+        for j, value in enumerate(values):
+            for c, system in owners:
+                try:
+                    if knob == "sessions":
+                        check_sessions(value)
+                    else:
+                        params = {**c.params, name: value} if kind == "param" else c.params
+                        variants = ({**c.variants, name: value} if kind == "variant"
+                                    else c.variants)
+                        mech, params, v = resolve(system, c.mechanic, params, variants)
+                        mech.exact(sessions=0, threshold=c.threshold if c.threshold
+                                   is not None else mech.threshold_default, variants=v,
+                                   **params)  # the engine's own range checks
+                except (InputError, TypeError, ValueError) as exc:
+                    problems.append((f"{path}[{j}]", str(exc)))
+                    break
     return problems
 
 

@@ -21,12 +21,14 @@ from reports.structure import Caption, Figure, Note, Section, Table
 #: Names of the campaign mechanics, their states and their parameters as the report
 #: shows them (the mechanic ids stay in the tables and the CSV downloads).
 MECHANIC_NAMES = {
+    "attrition": N_("attrition"),
     "morality": N_("morality"), "arcane": N_("arcane use"),
     "consolidation": N_("consolidation"), "budgets": N_("scene budgets"),
     "hunger": N_("hunger"), "skill-growth": N_("skill growth"), "luck": N_("luck"),
     "hero-points": N_("hero points"),
 }
-STATE_NAMES = (N_("Morality"), N_("Degeneration"), N_("Consolidated damage"),
+STATE_NAMES = (N_("health left"), N_("Resistance left"), N_("hit points left"),
+               N_("Morality"), N_("Degeneration"), N_("Consolidated damage"),
                N_("Health (joint with Willpower)"), N_("Hunger"), N_("skill"), N_("Luck"),
                N_("hero points"))
 PARAM_NAMES = (
@@ -159,7 +161,54 @@ def section_campaign(settings: ReportSettings) -> Section:
                                 "Mean, SD and 10/50/90 % quantiles of each mechanic's "
                                 "state after the last session shown (exact).")),
                             formats={"mean": ".2f", "sd": ".2f"}))
+    attrition = attrition_table(settings.systems)
+    if len(attrition):
+        reading.append(attrition_reading(attrition))
+        blocks.append(Table(
+            id="campaign-attrition",
+            title=_("Attrition: P(alive and able after k fights)"),
+            frame=attrition,
+            caption=Caption(_(
+                "The ladder's competent fighter against a fresh equal opponent in each of "
+                "{fights} consecutive duels, with each system's rest between fights (rules "
+                "in the table); a fighter who falls (dead, dying or out) leaves the series. "
+                "Exact: the duel chains started from the fighter's damage.").format(
+                    fights=decimal(ATTRITION_FIGHTS))),
+            formats={f"k={k}": ".3f" for k in range(1, ATTRITION_FIGHTS + 1)}))
     return Section("campaign", title, reading, blocks)
+
+
+#: Fights in the report's attrition table.
+ATTRITION_FIGHTS = 5
+
+
+def attrition_table(systems) -> pd.DataFrame:
+    """P(the ladder's competent fighter is alive and able after k = 1..5 fights) per
+    system (exact), with the fighter's name and the mechanic's rule ids."""
+    from analysis.campaign import run
+    from engines.campaign import mechanic
+
+    rows = []
+    for system in systems:
+        if system not in CAMPAIGN_DEFAULTS:
+            continue
+        st = run(system, "attrition", {}, sessions=ATTRITION_FIGHTS)["exact"]
+        row = {"system": system, "fighter": st.notes["fighter"],
+               "rules": mechanic(system, "attrition").rules}
+        for k in range(1, ATTRITION_FIGHTS + 1):
+            row[f"k={k}"] = float(st.extra["p_able"][k])
+        row["p_dead_5"] = float(st.extra["p_dead"][ATTRITION_FIGHTS])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def attrition_reading(frame: pd.DataFrame) -> str:
+    """One sentence: P(able after 3 fights) per system, from the table."""
+    parts = ", ".join(f"{r.system} {percent(r['k=3'], 1)}" for _i, r in frame.iterrows())
+    return _("Attrition: a competent fighter facing a fresh equal opponent in each fight, "
+             "with the system's rest in between, is still alive and able after three "
+             "fights with probability {parts} (an even duel is won half the time, so "
+             "without damage carried over it would be 12.5 %).").format(parts=parts)
 
 
 # ---------------------------------------------------------------- notebook helpers
