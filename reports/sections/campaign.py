@@ -190,7 +190,9 @@ def attrition_table(systems) -> pd.DataFrame:
 
     rows = []
     for system in systems:
-        if system not in CAMPAIGN_DEFAULTS:
+        spec = registry().get(system)
+        if spec is None or not spec.has_campaign \
+                or "attrition" not in spec.campaign_engine().MECHANICS:
             continue
         st = run(system, "attrition", {}, sessions=ATTRITION_FIGHTS)["exact"]
         row = {"system": system, "fighter": st.notes["fighter"],
