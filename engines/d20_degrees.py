@@ -186,4 +186,5 @@ PLUGIN = System(
     id=SYSTEM, name="d20 + modifier vs DC, degrees of success", module=__name__,
     axes={"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
     opposed=True, combat="engines.combat_d20_degrees", campaign="engines.campaign_d20_degrees",
+    archetype_library="analysis.combat.combatants_d20:D20_DEGREES",
 )

@@ -147,4 +147,5 @@ PLUGIN = System(
     id=SYSTEM, name="d10 pool, 6+ succeeds, vs a number of successes", module=__name__,
     axes={"pool": range(21), "difficulty": range(1, 11)},
     opposed=True, combat="engines.combat_dice_pool_6", campaign="engines.campaign_dice_pool_6",
+    archetype_library="analysis.combat.combatants:DICE_POOL_6",
 )

@@ -175,4 +175,5 @@ PLUGIN = System(
     id=SYSTEM, name="d10 pool, 7+ succeeds, 10-again", module=__name__,
     axes={"pool": range(21), "successes": range(1, 11)},
     opposed=True, combat="engines.combat_dice_pool_7", campaign="engines.campaign_dice_pool_7",
+    archetype_library="analysis.combat.combatants:DICE_POOL_7",
 )

@@ -203,4 +203,5 @@ PLUGIN = System(
     axes={"modifier": range(21), "difficulty": range(5, 31),
           "roll": ("normal", "advantage", "disadvantage")},
     opposed=True, combat="engines.combat_middle_3d10", campaign="engines.campaign_middle_3d10",
+    archetype_library="analysis.combat.combatants_middle_pct:MIDDLE_3D10",
 )

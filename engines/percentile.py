@@ -190,4 +190,5 @@ PLUGIN = System(
     axes={"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
           "dice": range(-2, 3)},
     opposed=True, combat="engines.combat_percentile", campaign="engines.campaign_percentile",
+    archetype_library="analysis.combat.combatants_middle_pct:PERCENTILE",
 )
