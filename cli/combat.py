@@ -53,8 +53,8 @@ def register(sub) -> None:
                        description="Who wins, how long it lasts, how deadly it is: a duel "
                        "between archetypes A (side 0) and B (side 1) of the system's library "
                        "(rpg-balance archetypes SYSTEM lists them).",
-                       epilog="example: rpg-balance duel dice_pool_7 swordsman_competent "
-                       "fencer_competent --method both --trials 20000 --seed 1")
+                       epilog="example: rpg-balance duel dice_pool_7 competent_swordsman "
+                       "competent_fencer --method both --trials 20000 --seed 1")
     p.add_argument("system")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
