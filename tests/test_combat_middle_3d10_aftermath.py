@@ -184,8 +184,9 @@ POLICIES = [
 
 
 @pytest.mark.parametrize("variants", POLICIES, ids=["leave", "first_aid", "finish"])
-@pytest.mark.parametrize(("a", "b"), [("competent_swordsman", "competent_brawler"), ("novice", "competent"),
-                                      ("bear", "gangster"), ("clumsy_a", "clumsy_b"),
+@pytest.mark.parametrize(("a", "b"), [("competent_swordsman", "competent_brawler"),
+                                      ("novice", "competent"), ("bear", "gangster"),
+                                      ("clumsy_a", "clumsy_b"),
                                       ("tough_a", "tough_b")])
 def test_mc_matches_exact_fates(a, b, variants):
     """Lethality outcomes, MC kernel vs the exact chain + closed-form aftermath: every

@@ -584,7 +584,8 @@ def test_dx12_dx13_one_thread_equals_two_threads():
     """DX12 forfeits and DX13 engagement live in per-chunk arrays: same seed, 1 or 2 numba
     threads give bit-identical histograms."""
     diver = Combatant(fighting=40, dodge=45, weapon=KNIFE, defend="dive_for_cover")
-    sides = ([LIB["competent_brawler"], Combatant(firearms=50, weapon=HANDGUN)], [diver, LIB["novice"]])
+    sides = ([LIB["competent_brawler"], Combatant(firearms=50, weapon=HANDGUN)],
+             [diver, LIB["novice"]])
     v = Variants(firing_into_melee=True, targeting="random")
     old = numba.get_num_threads()
     try:

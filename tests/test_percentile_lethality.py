@@ -161,7 +161,8 @@ def test_mc_matches_exact_fates(a, b, base, aftermath):
 def test_aftermath_leaves_the_fight_untouched():
     """The aftermath has its own stream: outcome, rounds, hits and standing are the same
     numbers under every policy and horizon (common random numbers)."""
-    sides = ([LIB["competent_shooter"], LIB["competent_brawler"]], [LIB["competent"], LIB["competent"]])
+    sides = ([LIB["competent_shooter"], LIB["competent_brawler"]],
+             [LIB["competent"], LIB["competent"]])
     runs = [cp.fight_mc(*sides, 5_000, seed=8, variants=Variants(aftermath=p, dying_horizon=h))
             for p, h in (("leave", 0), ("leave", 3), ("first_aid", 0), ("finish", 0))]
     for other in runs[1:]:
