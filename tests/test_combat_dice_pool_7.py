@@ -453,7 +453,7 @@ def test_archetype_library_contents(tmp_path):
     lib = load_library("dice_pool_7")
     for level in ("untrained", "novice", "competent", "expert", "master"):
         for style in ("brawler", "swordsman", "shooter", "armoured"):
-            assert f"{style}_{level}" in lib
+            assert f"{level}_{style}" in lib
     k = lib["master_knight"]
     assert k.defense == min(5, 4) + 1 + 2  # shield, athletics (A8)
     assert k.armour.lethal == 4

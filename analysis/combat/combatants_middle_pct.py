@@ -195,20 +195,18 @@ def _resolve(archetypes: dict, fname: str) -> dict[str, dict]:
 
 
 def _levelled(raw: dict, fname: str, style_model) -> dict[str, dict]:
-    """The resolved archetypes, then every style at every ladder rung (``LEVEL_STYLE``):
-    the rung's fields with the style's ``adjust`` added and its other keys replacing."""
+    """The resolved archetypes, then every style at every ladder rung the file defines
+    (``LEVEL_STYLE``): the rung's fields with the style's ``adjust`` added and its other
+    keys replacing. (The project's files define all five rungs.)"""
     out = _resolve(_table(raw, "archetypes", fname), fname)
-    missing = [r for r in LADDER if r not in out]
-    if missing:
-        _fail(fname, "archetypes", f"missing ladder rung(s) {', '.join(missing)}; the ladder "
-              f"is {', '.join(LADDER)}")
+    rungs = [r for r in LADDER if r in out]
     styles = raw.get("styles") or {}
     if not isinstance(styles, dict):
         _fail(fname, "styles", "expected a table")
     for sname, data in styles.items():
         style = _validate(style_model, data, fname, f"styles.{sname}")
         changes = style.model_dump(exclude={"adjust"}, exclude_none=True)
-        for rung in LADDER:
+        for rung in rungs:
             base = out[rung]
             fields = {**base, **changes}
             for key, delta in style.adjust.items():
