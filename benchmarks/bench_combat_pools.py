@@ -1,7 +1,7 @@
 """Speed of the d10-pool combat engines (``dice_pool_7``, ``dice_pool_6``).
 
 Run ``python -m benchmarks.bench_combat_pools`` (about 30 s) to print, per system, for a
-competent-vs-competent melee duel (``swordsman_competent`` on both sides, default
+competent-vs-competent melee duel (``competent_swordsman`` on both sides, default
 variants, round cap 50):
 
 - Monte Carlo duels per second per core: the numba kernel on one thread, from the
@@ -32,7 +32,7 @@ from analysis.combat.combatants import load_library
 from engines import combat_dice_pool_6, combat_dice_pool_7
 
 ENGINES = {"dice_pool_7": (combat_dice_pool_7, fight7), "dice_pool_6": (combat_dice_pool_6, fight6)}
-ARCHETYPE = "swordsman_competent"
+ARCHETYPE = "competent_swordsman"
 
 
 def _timed(fn) -> tuple[float, float]:

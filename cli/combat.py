@@ -52,9 +52,11 @@ def register(sub) -> None:
     p = sub.add_parser("duel", help="a 1-vs-1 fight between two archetypes",
                        description="Who wins, how long it lasts, how deadly it is: a duel "
                        "between archetypes A (side 0) and B (side 1) of the system's library "
-                       "(rpg-balance archetypes SYSTEM lists them).",
-                       epilog="example: rpg-balance duel dice_pool_7 swordsman_competent "
-                       "fencer_competent --method both --trials 20000 --seed 1")
+                       "(rpg-balance archetypes SYSTEM lists them): a ladder rung (untrained, "
+                       "novice, competent, expert, master) or a style at a rung, LEVEL_STYLE "
+                       "(competent_swordsman).",
+                       epilog="example: rpg-balance duel dice_pool_7 competent_swordsman "
+                       "competent_fencer --method both --trials 20000 --seed 1")
     p.add_argument("system")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")

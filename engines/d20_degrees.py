@@ -344,4 +344,5 @@ PLUGIN = System(
     outcome_labels=(N_("roll"), N_("d20 result (1–20)")),
     spread=("modifier", {"dc": 15, "degree": 1}, N_("DC 15, hard (E1)")),
     campaign_example=("hero-points", {"points": 1, "fights": 3}, 20, 0),
+    archetype_library="analysis.combat.combatants_d20:D20_DEGREES",
 )

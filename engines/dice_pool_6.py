@@ -247,4 +247,5 @@ PLUGIN = System(
     pool_settings=True,
     spread=("pool", {"difficulty": 3}, N_("difficulty 3 successes (C1)")),
     campaign_example=("budgets", {"stamina": 2, "scenes": 3, "attack": 4, "dodge": 4}, 20, 1),
+    archetype_library="analysis.combat.combatants:DICE_POOL_6",
 )

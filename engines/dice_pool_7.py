@@ -299,4 +299,5 @@ PLUGIN = System(
     pool_settings=True,
     spread=("pool", {"successes": 1}, N_("at least 1 success (A1)")),
     campaign_example=("morality", {"morality": 7, "infraction": 5, "per_session": 1}, 30, 4),
+    archetype_library="analysis.combat.combatants:DICE_POOL_7",
 )

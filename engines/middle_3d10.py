@@ -355,4 +355,5 @@ PLUGIN = System(
     spread=("modifier", {"difficulty": 15, "roll": "normal"},
             N_("difficulty 15, average (B2)")),
     campaign_example=("arcane", {"uses": 1, "level": "major"}, 52, 10),
+    archetype_library="analysis.combat.combatants_middle_pct:MIDDLE_3D10",
 )

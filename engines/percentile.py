@@ -341,4 +341,5 @@ PLUGIN = System(
     outcome_labels=(N_("net bonus (+) / penalty (−) dice"), N_("d100 result (1–100)")),
     spread=("skill", {"level": "regular", "dice": 0}, N_("regular success (D1)")),
     campaign_example=("skill-growth", {"skill": 40, "uses": 1}, 60, 75),
+    archetype_library="analysis.combat.combatants_middle_pct:PERCENTILE",
 )

@@ -272,6 +272,13 @@ class System:
     #: the campaign section's example: (mechanic, its parameters, sessions, threshold)
     #: of the system's :attr:`campaign` module (None: the section leaves it out)
     campaign_example: tuple[str, Mapping[str, Any], int, int] | None = None
+    # --- combat hooks ------------------------------------------------------------------
+    # ``archetype_library``: where the one archetype loader
+    # (:mod:`analysis.combat.archetypes`) finds the system's archetype library, as
+    # ``"module:ATTRIBUTE"`` of an ``ArchetypeHook`` (data file, its pydantic models, rung
+    # and style → combatant). A string, loaded on first use by the analysis layer, never
+    # by the engines. ``None``: no archetype library (no ``duel``/``fight`` by name).
+    archetype_library: str | None = None
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():

@@ -44,8 +44,8 @@ def test_d20_loser_is_only_incapacitated_unless_finished(capsys):
 
 
 @pytest.mark.parametrize(("system", "a", "b"), [
-    ("percentile", "shooter", "competent"),
-    ("dice_pool_7", "swordsman_competent", "swordsman_competent"),
+    ("percentile", "competent_shooter", "competent"),
+    ("dice_pool_7", "competent_swordsman", "competent_swordsman"),
     ("middle_3d10", "competent", "competent"),
 ])
 @pytest.mark.parametrize("policy", ["leave", "first_aid", "finish"])
@@ -71,7 +71,7 @@ def test_percentile_dying_losers_now_die(capsys):
     dying loser ends dead and P(dead) exceeds the instant-death share (DX9) alone, which
     the one-hit odds bound from below. Under ``first_aid`` (DX-g7) some are saved: P(dead)
     drops and P(out) rises."""
-    base = ["duel", "percentile", "shooter", "competent"]
+    base = ["duel", "percentile", "competent_shooter", "competent"]
     leave = table(base, capsys).iloc[0]
     aid = table([*base, "--aftermath", "first_aid"], capsys).iloc[0]
     assert leave["p_loser_dying"] == 0.0

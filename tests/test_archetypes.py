@@ -30,20 +30,20 @@ def test_library_and_combatant_match_the_system_loader(system):
 
 
 def test_dice_pool_7_weapon_override_a8_a11():
-    # swordsman_competent: DES 3, SAB 3 -> Defense 3; a heavy weapon gives Defense -1 (A11)
-    c = A.combatant("dice_pool_7", "swordsman_competent", {"weapon": "heavy_melee"})
+    # competent_swordsman: DES 3, SAB 3 -> Defense 3; a heavy weapon gives Defense -1 (A11)
+    c = A.combatant("dice_pool_7", "competent_swordsman", {"weapon": "heavy_melee"})
     assert c.weapon.name == "heavy_melee"
     assert c.weapon.bonus == 2
     assert c.defense == 2
-    c = A.combatant("dice_pool_7", "swordsman_competent", {"armour": "heavy_archaic",
+    c = A.combatant("dice_pool_7", "competent_swordsman", {"armour": "heavy_archaic",
                                                            "tactic": "attack_dodge"})
     assert (c.armour.lethal, c.armour.ballistic) == (4, 2)  # A13
     assert c.tactic == "attack_dodge"
 
 
 def test_tactic_means_each_systems_own_choice():
-    assert A.combatant("dice_pool_6", "swordsman_competent", {"tactic": "split"}).split  # C13
-    assert not A.combatant("dice_pool_6", "knife_fighter_competent", {"tactic": "focus"}).split
+    assert A.combatant("dice_pool_6", "competent_swordsman", {"tactic": "split"}).split  # C13
+    assert not A.combatant("dice_pool_6", "competent_knife_fighter", {"tactic": "focus"}).split
     assert A.combatant("middle_3d10", "competent", {"tactic": "late"}).drama_tactic == "late"
     assert A.combatant("percentile", "competent", {"tactic": "fight_back"}).defend == "fight_back"
     assert A.combatant("d20_degrees", "competent", {"tactic": "power"}).maneuver == "power"
@@ -67,8 +67,8 @@ def test_d20_overrides_rebuild_the_fighter_e11_e12():
 def test_full_trait_mapping_equals_the_archetype():
     traits = {"FOR": 3, "DES": 3, "SAB": 3, "CON": 3, "DET": 2, "AUT": 2, "specialized": True,
               "weapon": "light_melee"}
-    c = A.combatant("dice_pool_7", {"name": "swordsman_competent", **traits})
-    assert c == A.combatant("dice_pool_7", "swordsman_competent")
+    c = A.combatant("dice_pool_7", {"name": "competent_swordsman", **traits})
+    assert c == A.combatant("dice_pool_7", "competent_swordsman")
     m = A.combatant("middle_3d10", {"name": "x", "trait": 4, "combat": 5, "strength": 4,
                                     "vigor": 4, "defense": 11, "reflex": 4, "weapon": "baton",
                                     "drama": 5})
@@ -79,15 +79,16 @@ def test_full_trait_mapping_equals_the_archetype():
 
 @pytest.mark.parametrize(("system", "spec", "over", "needle"), [
     ("dice_pool_7", "expret", None, "dice_pool_7: unknown archetype 'expret'; known: "),
-    ("dice_pool_7", "swordsman_competent", {"weapon": "lazer"},
-     "dice_pool_7: swordsman_competent.weapon: unknown weapon 'lazer'; known: unarmed"),
-    ("dice_pool_7", "swordsman_competent", {"FOR": 12}, "swordsman_competent.FOR"),
-    ("dice_pool_7", "swordsman_competent", {"colour": "red"}, ".colour: unknown key"),
+    ("dice_pool_7", "competent_swordsman", {"weapon": "lazer"},
+     "dice_pool_7: competent_swordsman.weapon: unknown weapon 'lazer'; known: unarmed"),
+    ("dice_pool_7", "competent_swordsman", {"FOR": 12}, "competent_swordsman.FOR"),
+    ("dice_pool_7", "competent_swordsman", {"colour": "red"}, ".colour: unknown key"),
     ("dice_pool_7", {"FOR": 3}, None, "missing DES"),
-    ("dice_pool_6", "brawler_novice", {"armour": "none"}, "no armour rules"),
+    ("dice_pool_6", "novice_brawler", {"armour": "none"}, "no armour rules"),
     ("middle_3d10", "competent", {"tactic": "sometimes"}, "unknown tactic 'sometimes'"),
     ("middle_3d10", "competent", {"trait": 30}, "competent.trait"),
-    ("percentile", "nobody", None, "percentile: unknown archetype 'nobody'; known: armoured"),
+    ("percentile", "nobody", None,
+     "percentile: unknown archetype 'nobody'; known: competent, competent_armoured"),
     ("d20_degrees", "competent", {"armour": "mithril"}, "unknown armour 'mithril'"),
     ("d20_degrees", "competent", {"hit_points": 0}, "competent.hit_points"),
     ("chess", "king", None, "unknown system 'chess'"),
@@ -98,7 +99,7 @@ def test_bad_input_names_what_and_where(system, spec, over, needle):
     assert needle in str(err.value)
     assert "\n" not in str(err.value)
     if "unknown archetype" in needle:
-        assert "swordsman_competent" in str(err.value) or "competent" in str(err.value)
+        assert "competent_swordsman" in str(err.value) or "competent" in str(err.value)
 
 
 @pytest.mark.parametrize("name", ["ambush_3v1.toml", "knife_duel_percentile.toml"])
@@ -122,20 +123,20 @@ GOOD = """
 system = "dice_pool_6"
 round_cap = 20
 [[side0]]
-archetype = "swordsman_competent"
+archetype = "competent_swordsman"
 [[side1]]
-archetype = "brawler_competent"
+archetype = "competent_brawler"
 """
 
 
 @pytest.mark.parametrize(("text", "needle"), [
-    ("system = \"dice_pool_6\"\n[[side0]]\narchetype = \"swordsman_competent\"\n",
+    ("system = \"dice_pool_6\"\n[[side0]]\narchetype = \"competent_swordsman\"\n",
      "m.toml: side1: Field required"),
     (GOOD.replace("dice_pool_6", "chess"), "m.toml: system:"),
     (GOOD.replace("round_cap = 20", "round_cap = 0"), "m.toml: round_cap:"),
     (GOOD.replace("round_cap = 20", "rounds = 20"), "m.toml: rounds: unknown key"),
     (GOOD + "weapon = \"lazer\"\n", "m.toml: side1[0].weapon: unknown weapon 'lazer'"),
-    (GOOD.replace("archetype = \"brawler_competent\"", "archetype = \"x\"\ntraits = {}"),
+    (GOOD.replace("archetype = \"competent_brawler\"", "archetype = \"x\"\ntraits = {}"),
      "m.toml: side1[0]: give exactly one of archetype or traits"),
     (GOOD + "count = 99\n", "m.toml: side1.0.count"),
     (GOOD.replace("round_cap = 20", "round_cap = 20\n[variants]\nfoo = 1"),

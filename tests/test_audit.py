@@ -116,8 +116,8 @@ seed = 7
 [[fights]]
 name = "even"
 system = "dice_pool_7"
-a = "swordsman_competent"
-b = "swordsman_competent"
+a = "competent_swordsman"
+b = "competent_swordsman"
 exact = false
 [[guardrails]]
 name = "near even"
@@ -149,8 +149,8 @@ def test_monte_carlo_stops_when_decided_and_agrees_with_exact(tmp_path):
     assert row["status"] == "fail"
     assert row["trials"] < 100_000
     exact = reg.METRICS["p_side0"](reg.engine("dice_pool_7").duel_exact(
-        reg.fighter("dice_pool_7", "swordsman_competent"),
-        reg.fighter("dice_pool_7", "swordsman_competent"),
+        reg.fighter("dice_pool_7", "competent_swordsman"),
+        reg.fighter("dice_pool_7", "competent_swordsman"),
         reg.combat_variants("dice_pool_7", {}), 50))[0]
     p, n = exact, row["trials"]
     assert abs(row["value"] - exact) <= 5 * (p * (1 - p) / n) ** 0.5 + 1 / n
@@ -390,8 +390,8 @@ name = "long"
 [[fights]]
 name = "even"
 system = "dice_pool_7"
-a = "swordsman_competent"
-b = "swordsman_competent"
+a = "competent_swordsman"
+b = "competent_swordsman"
 [[guardrails]]
 name = "long duel"
 fight = "even"
@@ -404,7 +404,7 @@ min = 4
     assert m, t.loc[0, "suggestion"]
     key, value = m.group(1), m.group(3)
     value = int(value) if value.isdigit() else value
-    spec = {"archetype": "swordsman_competent", key: value}
+    spec = {"archetype": "competent_swordsman", key: value}
     mod = reg.engine("dice_pool_7")
     f = reg.fighter("dice_pool_7", spec)
     rounds = reg.METRICS["rounds_mean"](mod.duel_exact(

@@ -26,7 +26,7 @@ def run(argv, capsys):
 
 def test_duel_both_csv(tmp_path, capsys):
     out = tmp_path / "duel.csv"
-    code, _, err = run(["duel", "dice_pool_7", "swordsman_competent", "fencer_competent",
+    code, _, err = run(["duel", "dice_pool_7", "competent_swordsman", "competent_fencer",
                         "--method", "both", "--trials", "3000", "--seed", "1", "-o", str(out)],
                        capsys)
     assert code == 0, err
@@ -43,13 +43,13 @@ def test_duel_overrides_and_tables(capsys):
     assert code == 0, err
     t = pd.read_json(io.StringIO(out))
     assert t.loc[0, "p_side0"] > 0.5  # Toughness + 4 (E12)
-    code, out, _ = run(["duel", "percentile", "shooter", "novice", "--table", "one-hit"],
+    code, out, _ = run(["duel", "percentile", "competent_shooter", "novice", "--table", "one-hit"],
                        capsys)
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     handgun = t[t["weapon"] == "handgun"].iloc[0]
     assert handgun["p_kill"] == pytest.approx(0.09)  # DX4/DX9, hand-worked in the tests
-    code, out, _ = run(["duel", "dice_pool_7", "swordsman_competent", "swordsman_competent",
+    code, out, _ = run(["duel", "dice_pool_7", "competent_swordsman", "competent_swordsman",
                         "--table", "tactics"], capsys)
     assert code == 0
     assert len(pd.read_csv(io.StringIO(out))) == 3
@@ -81,7 +81,7 @@ def test_archetypes_listing(capsys):
     code, out, _ = run(["archetypes", "dice_pool_6", "--format", "csv"], capsys)
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
-    assert "swordsman_competent" in set(t["archetype"])
+    assert "competent_swordsman" in set(t["archetype"])
     assert (t["system"] == "dice_pool_6").all()
 
 
@@ -97,16 +97,16 @@ def test_cross_combat_with_plot(tmp_path, capsys):
 
 
 BAD = [
-    (["duel", "dice_pool_7", "expret", "swordsman_competent"],
+    (["duel", "dice_pool_7", "expret", "competent_swordsman"],
      "dice_pool_7: unknown archetype 'expret'; known:"),
-    (["duel", "dice_pool_7", "swordsman_competent", "fencer_competent", "--weapon-b", "lazer"],
+    (["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--weapon-b", "lazer"],
      "unknown weapon 'lazer'"),
     (["duel", "chess", "king", "queen"], "unknown system 'chess'"),
-    (["duel", "dice_pool_7", "swordsman_competent", "fencer_competent", "--variant", "x=1"],
+    (["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--variant", "x=1"],
      "unknown variant 'x'"),
-    (["duel", "dice_pool_7", "swordsman_competent", "fencer_competent", "--trials", "0"],
+    (["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--trials", "0"],
      "--trials"),
-    (["duel", "dice_pool_6", "swordsman_competent", "brawler_competent", "--table", "armour"],
+    (["duel", "dice_pool_6", "competent_swordsman", "competent_brawler", "--table", "armour"],
      "no armour"),
     (["archetypes", "chess"], "unknown system 'chess'"),
     (["combat", "does_not_exist.toml"], "no such matchup file"),
@@ -152,13 +152,13 @@ def test_bad_matchup_file_cli(text, needle, tmp_path, capsys):
 
 
 def test_columns_option(capsys, tmp_path):
-    code, out, _ = run(["duel", "dice_pool_6", "swordsman_competent", "brawler_competent",
+    code, out, _ = run(["duel", "dice_pool_6", "competent_swordsman", "competent_brawler",
                         "--columns", "method,p_side0"], capsys)
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert list(t.columns) == ["method", "p_side0"]
     bad = tmp_path / "x.csv"
-    code, _, err = run(["duel", "dice_pool_6", "swordsman_competent", "brawler_competent",
+    code, _, err = run(["duel", "dice_pool_6", "competent_swordsman", "competent_brawler",
                         "--columns", "nope", "-o", str(bad)], capsys)
     assert code == 2
     assert "--columns: unknown column 'nope'" in err

@@ -160,11 +160,11 @@ def test_death_variant():
 
 
 MATCHUPS = [
-    ("swordsman_competent", "swordsman_competent", {}),
-    ("brawler_expert", "shooter_competent", {}),
-    ("rifleman_master", "gunman_in_the_open", {"order": "random_fight"}),
-    ("knife_fighter_novice", "street_thug", {"min_damage": "true", "criticals": "false"}),
-    ("swordsman_untrained", "brawler_novice", {"tie_needs_success": "true",
+    ("competent_swordsman", "competent_swordsman", {}),
+    ("expert_brawler", "competent_shooter", {}),
+    ("master_rifleman", "gunman_in_the_open", {"order": "random_fight"}),
+    ("novice_knife_fighter", "street_thug", {"min_damage": "true", "criticals": "false"}),
+    ("untrained_swordsman", "novice_brawler", {"tie_needs_success": "true",
                                                "order": "side0_first", "threshold": "7"}),
 ]
 
@@ -179,8 +179,8 @@ def test_mc_matches_exact_duels(a, b, variants):
     assert_mc_matches_exact(mc, ex)
 
 
-@pytest.mark.parametrize(("a", "b"), [("brawler_expert", "shooter_competent"),
-                                      ("knife_fighter_master", "swordsman_novice")])
+@pytest.mark.parametrize(("a", "b"), [("expert_brawler", "competent_shooter"),
+                                      ("master_knife_fighter", "novice_swordsman")])
 def test_mc_hits_match_exact(a, b):
     """Expected hits per fight by damage dealt (A10/C11 damage, per successful attack).
 
@@ -198,8 +198,8 @@ def test_mc_hits_match_exact(a, b):
 
 def test_n_vs_m_matches_pure_python_reference():
     """C13 in full fights: kernel vs the rules-first simulator (5 SE of the difference)."""
-    side0 = [LIB["knife_fighter_expert"], LIB["shooter_novice"]]
-    side1 = [LIB["swordsman_competent"], LIB["brawler_competent"], LIB["rifleman_untrained"]]
+    side0 = [LIB["expert_knife_fighter"], LIB["novice_shooter"]]
+    side1 = [LIB["competent_swordsman"], LIB["competent_brawler"], LIB["untrained_rifleman"]]
     n_ref, n_mc = 6_000, 60_000
     rng = random.Random(3)
     ref = [fight6(rng, side0, side1, cap=20) for _ in range(n_ref)]
@@ -235,8 +235,8 @@ def test_the_fallen_do_not_act():
 
 def test_invariants_n_vs_m():
     """Outcomes add up, standing never grows, deaths ≤ combatants, losers all down."""
-    side0 = [LIB["swordsman_master"]]
-    side1 = [LIB["brawler_novice"], LIB["knife_fighter_novice"]]
+    side0 = [LIB["master_swordsman"]]
+    side1 = [LIB["novice_brawler"], LIB["novice_knife_fighter"]]
     n = 20_000
     st = cb.fight_mc(side0, side1, n, seed=4, variants=Variants(death="double_health"),
                      round_cap=15)
@@ -250,7 +250,7 @@ def test_invariants_n_vs_m():
 
 
 def test_same_result_on_one_and_two_threads():
-    a, b = LIB["knife_fighter_expert"], LIB["brawler_expert"]
+    a, b = LIB["expert_knife_fighter"], LIB["expert_brawler"]
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)

@@ -267,12 +267,12 @@ def test_a16_first_mover_wins_more():
 # ------------------------------------------------------------------ Monte Carlo vs exact
 
 MATCHUPS = [
-    ("swordsman_competent", "swordsman_competent", {}),
-    ("brawler_expert", "fencer_competent", {}),
-    ("knight_master", "armoured_expert", {}),
+    ("competent_swordsman", "competent_swordsman", {}),
+    ("expert_brawler", "competent_fencer", {}),
+    ("master_knight", "expert_armoured", {}),
     ("soldier", "bodyguard", {"initiative_roll": "true", "dodge_lasts": "end_of_round",
                               "weapon_bonus": "damage"}),
-    ("fencer_master", "street_thug", {"again": "9", "chance_die_explodes": "true"}),
+    ("master_fencer", "street_thug", {"again": "9", "chance_die_explodes": "true"}),
 ]
 
 
@@ -308,7 +308,7 @@ def test_round_cap_reports_neither():
 # ------------------------------------------------------------------ N vs M
 
 
-@pytest.mark.parametrize(("a", "b"), [("brawler_expert", "fencer_competent"),
+@pytest.mark.parametrize(("a", "b"), [("expert_brawler", "competent_fencer"),
                                       ("soldier", "bodyguard")])
 def test_mc_hits_match_exact(a, b):
     """Expected hits per fight by damage dealt (A10/C11 damage, per successful attack).
@@ -329,8 +329,8 @@ def test_n_vs_m_matches_pure_python_reference():
     """N-vs-M fights: the kernel and the rules-first pure-Python simulator agree (two
     independent samples: 5 SE of the difference + 1/n). Fragile members fall mid-round,
     so this also checks that the fallen do not act."""
-    side0 = [LIB["swordsman_expert"], replace(LIB["brawler_novice"], CON=1)]
-    side1 = [LIB["armoured_competent"], LIB["fencer_novice"], replace(LIB["shooter_untrained"],
+    side0 = [LIB["expert_swordsman"], replace(LIB["novice_brawler"], CON=1)]
+    side1 = [LIB["competent_armoured"], LIB["novice_fencer"], replace(LIB["untrained_shooter"],
                                                                       CON=1)]
     n_ref, n_mc = 6_000, 60_000
     rng = random.Random(7)
@@ -369,8 +369,8 @@ def test_the_fallen_do_not_act():
 
 def test_invariants_n_vs_m():
     """Outcomes add up to the trials, standing never grows, deaths ≤ combatants."""
-    side0 = [LIB["armoured_master"], LIB["shooter_novice"]]
-    side1 = [LIB["soldier"], LIB["street_thug"], LIB["brawler_untrained"]]
+    side0 = [LIB["master_armoured"], LIB["novice_shooter"]]
+    side1 = [LIB["soldier"], LIB["street_thug"], LIB["untrained_brawler"]]
     n = 20_000
     st = cb.fight_mc(side0, side1, n, seed=2, round_cap=15)
     assert st.outcome.sum() == n
@@ -387,7 +387,7 @@ def test_invariants_n_vs_m():
 
 def test_same_result_on_one_and_two_threads():
     """Chunked streams: the same seed gives bit-identical results on 1 and 2 threads."""
-    a, b = LIB["fencer_expert"], LIB["brawler_expert"]
+    a, b = LIB["expert_fencer"], LIB["expert_brawler"]
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -405,9 +405,9 @@ def test_same_result_on_one_and_two_threads():
 
 def test_bad_inputs_raise_input_error():
     with pytest.raises(InputError, match="round_cap"):
-        cb.duel_mc(LIB["swordsman_novice"], LIB["swordsman_novice"], 10, round_cap=0)
+        cb.duel_mc(LIB["novice_swordsman"], LIB["novice_swordsman"], 10, round_cap=0)
     with pytest.raises(InputError, match="side1"):
-        cb.fight_mc([LIB["swordsman_novice"]], [], 10)
+        cb.fight_mc([LIB["novice_swordsman"]], [], 10)
     with pytest.raises(InputError, match="tactic"):
         cb.row(fighter(tactic="berserk"))
     with pytest.raises(InputError, match="dodge_lasts"):
@@ -453,12 +453,12 @@ def test_archetype_library_contents(tmp_path):
     lib = load_library("dice_pool_7")
     for level in ("untrained", "novice", "competent", "expert", "master"):
         for style in ("brawler", "swordsman", "shooter", "armoured"):
-            assert f"{style}_{level}" in lib
-    k = lib["knight_master"]
+            assert f"{level}_{style}" in lib
+    k = lib["master_knight"]
     assert k.defense == min(5, 4) + 1 + 2  # shield, athletics (A8)
     assert k.armour.lethal == 4
     assert lib["soldier"].weapon.damage_type == "ballistic"
-    assert lib["swordsman_competent"].vitality == 12
+    assert lib["competent_swordsman"].vitality == 12
     with pytest.raises(InputError, match="unknown system"):
         load_library("dice_pool_9")
     with pytest.raises(InputError, match="not valid TOML"):

@@ -250,9 +250,9 @@ def test_variants_parse_and_reject():
 
 MATCHUPS = [
     ("competent", "competent", Variants()),
-    ("swordsman", "brawler", Variants()),
-    ("expert", "shooter", Variants(drama_timing="before", crit_bonus=2)),
-    ("armoured", "novice", Variants(initiative="reflex", massive_traits="c_only")),
+    ("competent_swordsman", "competent_brawler", Variants()),
+    ("expert", "competent_shooter", Variants(drama_timing="before", crit_bonus=2)),
+    ("competent_armoured", "novice", Variants(initiative="reflex", massive_traits="c_only")),
     ("bear", "gangster", Variants()),
 ]
 
@@ -277,14 +277,14 @@ def test_mc_matches_exact_duel(a, b, variants):
 
 def test_one_thread_equals_two_threads():
     """Same seed, 1 or 2 numba threads: bit-identical histograms."""
-    a, b = LIB["competent"], LIB["swordsman"]
+    a, b = LIB["competent"], LIB["competent_swordsman"]
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = cm.fight_mc([a, b], [LIB["brawler"]], 100_000, seed=3,
+        one = cm.fight_mc([a, b], [LIB["competent_brawler"]], 100_000, seed=3,
                           variants=Variants(targeting="random"))
         numba.set_num_threads(2)
-        two = cm.fight_mc([a, b], [LIB["brawler"]], 100_000, seed=3,
+        two = cm.fight_mc([a, b], [LIB["competent_brawler"]], 100_000, seed=3,
                           variants=Variants(targeting="random"))
     finally:
         numba.set_num_threads(before)
@@ -295,15 +295,15 @@ def test_one_thread_equals_two_threads():
 @pytest.mark.parametrize("aftermath", ["first_aid", "finish"])
 def test_aftermath_one_thread_equals_two_threads(aftermath):
     """Lethality outcomes with random draws: bit-identical on 1 or 2 numba threads."""
-    a, b = LIB["competent"], LIB["swordsman"]
+    a, b = LIB["competent"], LIB["competent_swordsman"]
     v = Variants(targeting="random", aftermath=aftermath, finish_rounds=1,
                  dying_damage="massive", aid_tries=2)
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = cm.fight_mc([a, b], [LIB["brawler"], a], 60_000, seed=3, variants=v)
+        one = cm.fight_mc([a, b], [LIB["competent_brawler"], a], 60_000, seed=3, variants=v)
         numba.set_num_threads(2)
-        two = cm.fight_mc([a, b], [LIB["brawler"], a], 60_000, seed=3, variants=v)
+        two = cm.fight_mc([a, b], [LIB["competent_brawler"], a], 60_000, seed=3, variants=v)
     finally:
         numba.set_num_threads(before)
     for key in HIST_FIELDS:
@@ -337,7 +337,7 @@ def test_two_against_one_beats_one_on_one():
 
 
 def test_duel_mc_is_fight_mc_one_on_one():
-    a, b = LIB["competent"], LIB["shooter"]
+    a, b = LIB["competent"], LIB["competent_shooter"]
     x = cm.duel_mc(a, b, 5_000, seed=9)
     y = cm.fight_mc([a], [b], 5_000, seed=9)
     np.testing.assert_array_equal(x.rounds, y.rounds)
@@ -390,8 +390,8 @@ weapon = "sword"
 
 def test_library_loads_the_ladder_and_styles():
     lib = load_library("middle_3d10")
-    for name in ("untrained", "novice", "competent", "expert", "master", "brawler",
-                 "swordsman", "shooter", "armoured"):
+    for name in ("untrained", "novice", "competent", "expert", "master", "competent_brawler",
+                 "competent_swordsman", "competent_shooter", "competent_armoured"):
         assert name in lib
     ladder = [lib[k].trait + lib[k].combat for k in ("untrained", "novice", "competent",
                                                      "expert", "master")]

@@ -184,8 +184,9 @@ POLICIES = [
 
 
 @pytest.mark.parametrize("variants", POLICIES, ids=["leave", "first_aid", "finish"])
-@pytest.mark.parametrize(("a", "b"), [("swordsman", "brawler"), ("novice", "competent"),
-                                      ("bear", "gangster"), ("clumsy_a", "clumsy_b"),
+@pytest.mark.parametrize(("a", "b"), [("competent_swordsman", "competent_brawler"),
+                                      ("novice", "competent"), ("bear", "gangster"),
+                                      ("clumsy_a", "clumsy_b"),
                                       ("tough_a", "tough_b")])
 def test_mc_matches_exact_fates(a, b, variants):
     """Lethality outcomes, MC kernel vs the exact chain + closed-form aftermath: every
@@ -215,7 +216,7 @@ def test_mc_matches_exact_fates(a, b, variants):
 def test_aftermath_leaves_the_fight_numbers_alone():
     """The aftermath draws from its own stream: outcome, rounds, hits and standing are
     bit-identical under every policy (same seed), and only the fates move."""
-    a, b = LIB["competent"], LIB["brawler"]
+    a, b = LIB["competent"], LIB["competent_brawler"]
     runs = [cm.fight_mc([a, a], [b, b], 20_000, seed=13, variants=v) for v in POLICIES]
     for r in runs[1:]:
         for key in ("outcome", "rounds", "hits", "standing"):
@@ -234,7 +235,7 @@ def test_group_fates_add_up_and_first_aid_reaches_both_sides():
     only fails on two or three 1s (B3) the out share of the fallen is 0.972."""
     n = 30_000
     v = Variants(aftermath="first_aid", aid_total=40, aid_difficulty=1)
-    res = cm.fight_mc([LIB["competent"]] * 2, [LIB["brawler"]] * 2, n, seed=4, variants=v)
+    res = cm.fight_mc([LIB["competent"]] * 2, [LIB["competent_brawler"]] * 2, n, seed=4, variants=v)
     np.testing.assert_array_equal(res.fates.sum(axis=1), [2 * n, 2 * n])
     assert (res.fates_sq >= res.fates).all()
     assert (res.loser_fate_sq >= res.loser_fate).all()
@@ -253,7 +254,7 @@ def test_group_finish_kills_every_fallen_foe_but_leaves_own_fallen():
     winners' own fallen are left (B-g10: still dying); round-cap fights are left too."""
     n = 20_000
     v = Variants(aftermath="finish", helpless_defense="auto_hit", finish_rounds=2)
-    res = cm.fight_mc([LIB["competent"]] * 2, [LIB["brawler"], LIB["competent"]], n,
+    res = cm.fight_mc([LIB["competent"]] * 2, [LIB["competent_brawler"], LIB["competent"]], n,
                       seed=6, variants=v)
     np.testing.assert_array_equal(res.loser_dead, res.outcome[:2])
     assert res.loser_fate[:, 1:].sum() == 0

@@ -248,10 +248,10 @@ def test_variants_parse_and_reject():
 
 MATCHUPS = [
     ("competent", "competent", Variants()),
-    ("swordsman", "brawler", Variants()),
-    ("shooter", "armoured", Variants(range="point_blank")),
+    ("competent_swordsman", "competent_brawler", Variants()),
+    ("competent_shooter", "competent_armoured", Variants(range="point_blank")),
     ("expert", "novice", Variants(instant_death="greater_equal", extreme_damage=False)),
-    ("master", "shooter", Variants(criticals=False)),
+    ("master", "competent_shooter", Variants(criticals=False)),
 ]
 
 
@@ -277,7 +277,7 @@ def test_multi_shot_duel_mc_matches_exact():
     """DX5 two shots with a penalty die each, each shot one chain step."""
     n = 100_000
     two = Combatant(dex=50, con=50, siz=60, firearms=60, weapon=HANDGUN, shots=2)
-    foe = LIB["swordsman"]
+    foe = LIB["competent_swordsman"]
     exact = cp.duel_exact(two, foe, round_cap=10)
     mc = cp.duel_mc(two, foe, n, seed=21, round_cap=10)
     for p_mc, p in zip(mc.p_outcome(), exact.outcome, strict=True):
@@ -287,7 +287,7 @@ def test_multi_shot_duel_mc_matches_exact():
 
 def test_one_thread_equals_two_threads():
     """Same seed, 1 or 2 numba threads: bit-identical histograms."""
-    sides = ([LIB["novice"], LIB["shooter"]], [LIB["expert"]])
+    sides = ([LIB["novice"], LIB["competent_shooter"]], [LIB["expert"]])
     v = Variants(targeting="random")
     before = numba.get_num_threads()
     try:
@@ -310,7 +310,7 @@ def test_fight_invariants(targeting):
     unconscious do not come back or act), deaths never exceed the combatants, the dead
     losers are among the losses."""
     n = 20_000
-    res = cp.fight_mc([LIB["novice"], LIB["brawler"]], [LIB["master"]], n, seed=2,
+    res = cp.fight_mc([LIB["novice"], LIB["competent_brawler"]], [LIB["master"]], n, seed=2,
                       variants=Variants(targeting=targeting), round_cap=30)
     assert res.outcome.sum() == n == res.rounds.sum()
     assert (res.standing >= 0).all()
@@ -370,11 +370,11 @@ weapon = "knife"
 
 def test_library_loads_the_ladder_and_styles():
     lib = load_library("percentile")
-    for name in ("untrained", "novice", "competent", "expert", "master", "brawler",
-                 "swordsman", "shooter", "armoured"):
+    for name in ("untrained", "novice", "competent", "expert", "master", "competent_brawler",
+                 "competent_swordsman", "competent_shooter", "competent_armoured"):
         assert name in lib
-    assert lib["brawler"].db == (1, 4, 0)  # STR 75 + SIZ 70 = 145
-    assert lib["armoured"].armour > 0
+    assert lib["competent_brawler"].db == (1, 4, 0)  # STR 75 + SIZ 70 = 145
+    assert lib["competent_armoured"].armour > 0
 
 
 @pytest.mark.parametrize(("extra", "message"), [
@@ -584,7 +584,8 @@ def test_dx12_dx13_one_thread_equals_two_threads():
     """DX12 forfeits and DX13 engagement live in per-chunk arrays: same seed, 1 or 2 numba
     threads give bit-identical histograms."""
     diver = Combatant(fighting=40, dodge=45, weapon=KNIFE, defend="dive_for_cover")
-    sides = ([LIB["brawler"], Combatant(firearms=50, weapon=HANDGUN)], [diver, LIB["novice"]])
+    sides = ([LIB["competent_brawler"], Combatant(firearms=50, weapon=HANDGUN)],
+             [diver, LIB["novice"]])
     v = Variants(firing_into_melee=True, targeting="random")
     old = numba.get_num_threads()
     try:

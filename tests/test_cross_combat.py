@@ -140,10 +140,10 @@ def test_labels_name_archetype_overrides_and_weapon():
     labels = X.load_cross()["labels"]
     assert labels["melee_equal"]["percentile"] == ("competent (weapon=knife)",) * 2
     assert labels["melee_equal"]["dice_pool_6"][0] == \
-        "knife_fighter_competent (weapon=light_melee, tactic=focus)"
+        "competent_knife_fighter (weapon=light_melee, tactic=focus)"
     # no weapon override in the file: the archetype's own weapon is named
     assert labels["melee_equal"]["dice_pool_7"][0] == \
-        "swordsman_competent (weapon=light_melee)"
+        "competent_swordsman (weapon=light_melee)"
 
 
 def _hand_stats():

@@ -167,13 +167,13 @@ def test_bad_metric_names(bad):
 #: (system, a, b, knob, values, metric, target, goal, increasing): one question each
 CASES = [
     # A14: vitality 2 CON + 6 — how long an even duel of swordsmen lasts
-    ("dice_pool_7", "swordsman_competent", "swordsman_competent", "both.CON", [1, 2, 3, 4, 5],
+    ("dice_pool_7", "competent_swordsman", "competent_swordsman", "both.CON", [1, 2, 3, 4, 5],
      "p_rounds_between:3:5", 0.7, "at_least", True),
     # B9: Vigor of side 0 against an equal opponent
     ("middle_3d10", "competent", "competent", "a.vigor", [2, 3, 4, 5, 6, 7, 8],
      "p_side0", 0.6, "at_least", True),
     # C6: Stamina of both sides — rounds
-    ("dice_pool_6", "swordsman_competent", "swordsman_competent", "both.stamina",
+    ("dice_pool_6", "competent_swordsman", "competent_swordsman", "both.stamina",
      [1, 2, 3, 4, 5], "p_rounds_between:3:5", 0.5, "at_least", True),
     # DX7–DX9: CON of both sides — mean fight length
     ("percentile", "competent", "competent", "both.con", [20, 40, 60, 80], "rounds_mean",
@@ -436,7 +436,7 @@ def test_cli_run_lethality_scenario(tmp_path, capsys):
     t = pd.read_csv(tmp_path / "lethality.csv")
     answers = dict(zip(t.loc[t["chosen"], "fight"], t.loc[t["chosen"], "value"], strict=True))
     con = [1, 2, 3, 4, 5, 6]
-    scan = brute_force("dice_pool_7", "swordsman_competent", "swordsman_competent",
+    scan = brute_force("dice_pool_7", "competent_swordsman", "competent_swordsman",
                        "both.CON", con, "p_rounds_between:3:5")
     assert answers["even_swordsmen"] == first_meeting(con, scan, 0.7, "at_least", True)
     hp = list(range(1, 21))
@@ -535,8 +535,8 @@ def test_cli_method_exact_overrides_mc_scenario(tmp_path, capsys):
     """A scenario asking for Monte Carlo, solved with ``--method exact``: exact rows."""
     f = tmp_path / "duel.toml"
     f.write_text('name = "duel"\nmethod = "mc"\n[precision]\ntrials = 2000\n[[fights]]\n'
-                 'system = "dice_pool_6"\na = "swordsman_competent"\n'
-                 'b = "swordsman_competent"\n')
+                 'system = "dice_pool_6"\na = "competent_swordsman"\n'
+                 'b = "competent_swordsman"\n')
     out = tmp_path / "l.csv"
     system, _, _, knob, values, metric, target, _, _ = CASES[2]
     for method in ("exact", "mc"):
@@ -556,10 +556,10 @@ def test_variant_and_toughness_knobs():
     from analysis.workflow.fight_sweep import fight_point
 
     eng = archetypes.engine("dice_pool_6")
-    a = archetypes.combatant("dice_pool_6", "brawler_competent")  # +0 weapon: C-g4 matters
+    a = archetypes.combatant("dice_pool_6", "competent_brawler")  # +0 weapon: C-g4 matters
     means = []
     for value in (False, True):
-        row = fight_point("dice_pool_6", "brawler_competent", "brawler_competent",
+        row = fight_point("dice_pool_6", "competent_brawler", "competent_brawler",
                           {"min_damage": value}, 50, "p_side0", exact=True)
         st = eng.duel_exact(a, a, archetypes.variants("dice_pool_6", {"min_damage": value}), 50)
         assert row["rounds_mean"] == pytest.approx(
@@ -567,7 +567,7 @@ def test_variant_and_toughness_knobs():
         means.append(row["rounds_mean"])
     assert means[1] < means[0]  # a minimum of 1 damage shortens fights
     sc = parse_scenario({"name": "v", "system": "dice_pool_6",
-                         "fights": [{"a": "brawler_competent", "b": "brawler_competent",
+                         "fights": [{"a": "competent_brawler", "b": "competent_brawler",
                                      "exact": True}],
                          "sweep": {"fights": {"variant.min_damage": [False, True]},
                                    "fight_metric": "rounds_mean"}}, "v.toml")
@@ -616,8 +616,8 @@ def test_lethality_meets_marks_every_row_meeting_the_target(tmp_path, capsys):
     ``meets`` is true on every row whose exact estimate reaches the target (CON 4, 5 and
     6 all do: 0.949, 0.986, 0.963), ``chosen`` only on the answer, the smallest (CON 4)."""
     out = tmp_path / "l.csv"
-    rc = main(["solve", "lethality", "--system", "dice_pool_7", "--a", "swordsman_competent",
-               "--b", "swordsman_competent", "--knob", "both.CON", "--range", "1:6",
+    rc = main(["solve", "lethality", "--system", "dice_pool_7", "--a", "competent_swordsman",
+               "--b", "competent_swordsman", "--knob", "both.CON", "--range", "1:6",
                "--metric", "p_rounds_between:3:5", "--target", "0.8", "-o", str(out)])
     assert rc == 0, capsys.readouterr().err
     t = pd.read_csv(out)

@@ -24,10 +24,10 @@ def close(p_mc, p, n):
 
 
 DUELS = [
-    ("dice_pool_7", "swordsman_competent", "fencer_competent"),     # A6 dodge tactic, A9
-    ("dice_pool_6", "swordsman_competent", "brawler_competent"),    # C10-C11
+    ("dice_pool_7", "competent_swordsman", "competent_fencer"),     # A6 dodge tactic, A9
+    ("dice_pool_6", "competent_swordsman", "competent_brawler"),    # C10-C11
     ("middle_3d10", "competent", "novice"),                         # B6-B10
-    ("percentile", "shooter", "novice"),                            # DX1-DX9 (extension)
+    ("percentile", "competent_shooter", "novice"),                            # DX1-DX9 (extension)
     ("d20_degrees", "competent_shooter", "novice"),                 # E10-E14
 ]
 
@@ -54,7 +54,7 @@ def test_duel_table_exact_vs_mc(system, a, b):
 
 def test_duel_table_rejects_bad_method():
     with pytest.raises(Exception, match="method"):
-        L.duel_table("dice_pool_6", "swordsman_competent", "brawler_competent", method="guess")
+        L.duel_table("dice_pool_6", "competent_swordsman", "competent_brawler", method="guess")
 
 
 # ----------------------------------------------------------------- one-hit oracles
@@ -74,17 +74,17 @@ def _pool7_successes(dice: int, top: int = 60) -> np.ndarray:
 
 
 def test_one_hit_dice_pool_7_closed_form_a7_a10_a14_a15():
-    # shooter_competent: DES 3 + 2 (specialization) + 1 (light_ranged) = 6 dice, minus the
+    # competent_shooter: DES 3 + 2 (specialization) + 1 (light_ranged) = 6 dice, minus the
     # novice's Defense min(2, 2) = 2 -> 4 dice (A7, A8). Damage = successes + 1 (A10), no
     # armour. Novice vitality 2·2 + 6 = 10 (A14): down at >= 9 successes; CON 2 lost
     # beyond vitality (A15): dead at >= 11 successes.
     s = _pool7_successes(4)
-    got = L.one_hit("dice_pool_7", "shooter_competent", "swordsman_novice")
+    got = L.one_hit("dice_pool_7", "competent_shooter", "novice_swordsman")
     assert got["p_hit"] == pytest.approx(1 - 0.6 ** 4, rel=1e-9)
     assert got["p_incapacitate"] == pytest.approx(s[9:].sum(), rel=1e-6)
     assert got["p_kill"] == pytest.approx(s[11:].sum(), rel=1e-6)
     # bashing damage never kills (A14): a brawler's fists
-    assert L.one_hit("dice_pool_7", "brawler_master", "swordsman_untrained")["p_kill"] == 0.0
+    assert L.one_hit("dice_pool_7", "master_brawler", "untrained_swordsman")["p_kill"] == 0.0
 
 
 def _pool6(dice):
@@ -139,11 +139,11 @@ def test_one_hit_percentile_hand_worked_dx5_dx7_dx9():
     # Hit on 01-50 (0.5); extreme on 01-10 (0.1): 10 + 1D10 = 11..20 (DX4) — 11 empties the
     # hit points (out), 12+ is more than 11: dead (DX9). Regular/hard (0.4): 1D10, a major
     # wound at 6+ (>= 11/2) -> CON roll 50 % (DX7): 0.4 · 0.5 · 0.5 = 0.1.
-    got = L.one_hit("percentile", "shooter", "novice")
+    got = L.one_hit("percentile", "competent_shooter", "novice")
     assert got["p_hit"] == pytest.approx(0.5)
     assert got["p_incapacitate"] == pytest.approx(0.1 + 0.1)
     assert got["p_kill"] == pytest.approx(0.09)
-    got = L.one_hit("percentile", "shooter", "novice", variants={"instant_death": "off"})
+    got = L.one_hit("percentile", "competent_shooter", "novice", variants={"instant_death": "off"})
     assert got["p_kill"] == 0.0
     assert got["p_incapacitate"] == pytest.approx(0.2)
 
@@ -189,9 +189,9 @@ def test_one_hit_table_by_weapon_and_target():
 
 
 def test_tactic_table_one_row_per_tactic_a6():
-    t = L.tactic_table("dice_pool_7", "swordsman_competent", "swordsman_competent")
+    t = L.tactic_table("dice_pool_7", "competent_swordsman", "competent_swordsman")
     assert list(t["tactic"]) == list(A.tactics("dice_pool_7"))
-    plain = L.duel_table("dice_pool_7", "swordsman_competent", "swordsman_competent")
+    plain = L.duel_table("dice_pool_7", "competent_swordsman", "competent_swordsman")
     own = t[t["tactic"] == "attack_attack"].iloc[0]
     assert own["p_side0"] == pytest.approx(plain.loc[0, "p_side0"])
     assert own["p_side0"] == pytest.approx(0.5)  # a mirror match
@@ -206,7 +206,7 @@ def test_armour_table_toughness_helps_e12():
 
 def test_armour_table_refuses_systems_without_armour():
     with pytest.raises(Exception, match="no armour"):
-        L.armour_table("dice_pool_6", "swordsman_competent", "brawler_competent")
+        L.armour_table("dice_pool_6", "competent_swordsman", "competent_brawler")
 
 
 # ----------------------------------------------------------------- group fights
@@ -214,8 +214,8 @@ def test_armour_table_refuses_systems_without_armour():
 
 def test_group_fight_2v2_mirror_and_survival():
     n = 3000
-    row, standing = L.group_fight("dice_pool_6", ["swordsman_competent"] * 2,
-                                  ["swordsman_competent"] * 2, trials=n, seed=5)
+    row, standing = L.group_fight("dice_pool_6", ["competent_swordsman"] * 2,
+                                  ["competent_swordsman"] * 2, trials=n, seed=5)
     decided = 1 - row["p_neither"]
     assert close(row["p_side0"], decided / 2, n)                         # mirror match
     for side in (0, 1):
@@ -228,14 +228,14 @@ def test_group_fight_2v2_mirror_and_survival():
 
 def test_group_fight_3v1_rejects_exact():
     with pytest.raises(Exception, match="duels only"):
-        L.run_fight("dice_pool_7", [A.combatant("dice_pool_7", "swordsman_novice")] * 3,
-                    [A.combatant("dice_pool_7", "swordsman_expert")], "exact")
+        L.run_fight("dice_pool_7", [A.combatant("dice_pool_7", "novice_swordsman")] * 3,
+                    [A.combatant("dice_pool_7", "expert_swordsman")], "exact")
 
 
 def test_batched_mc_is_deterministic_and_agrees(monkeypatch):
     monkeypatch.setattr(L, "MC_BATCH", 1000)
-    a = A.combatant("dice_pool_6", "swordsman_competent")
-    b = A.combatant("dice_pool_6", "brawler_competent")
+    a = A.combatant("dice_pool_6", "competent_swordsman")
+    b = A.combatant("dice_pool_6", "competent_brawler")
     one = L.run_fight("dice_pool_6", [a], [b], "mc", trials=3500, seed=9, progress=True)
     two = L.run_fight("dice_pool_6", [a], [b], "mc", trials=3500, seed=9, progress=False)
     assert one.trials == 3500

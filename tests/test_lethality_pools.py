@@ -139,7 +139,7 @@ def test_one_hit_fates_finish():
     assert c7.one_hit(fists, VICTIM, v1)["p_dead"] == pytest.approx(knocked * kill2, abs=1e-9)
 
 
-MATCH7 = [("swordsman_competent", "brawler_expert"), ("soldier", "bodyguard")]
+MATCH7 = [("competent_swordsman", "expert_brawler"), ("soldier", "bodyguard")]
 
 
 @pytest.mark.parametrize(("a", "b"), MATCH7)
@@ -169,8 +169,8 @@ def _check_fates(ex, mc) -> None:
 def test_aftermath_leaves_the_fight_stream_alone():
     """The aftermath draws from its own stream: outcome, rounds, hits and standing are
     bit-identical under every policy (N-vs-M, both systems)."""
-    a, b = LIB7["swordsman_competent"], LIB7["brawler_expert"]
-    x, y = LIB6["swordsman_competent"], LIB6["brawler_expert"]
+    a, b = LIB7["competent_swordsman"], LIB7["expert_brawler"]
+    x, y = LIB6["competent_swordsman"], LIB6["expert_brawler"]
     runs7 = [c7.fight_mc([a, a], [b, b, b], 5000, seed=8, variants=c7.Variants(aftermath=p))
              for p in AFTERMATHS]
     runs6 = [c6.fight_mc([x, x], [y, y, y], 5000, seed=8, variants=c6.Variants(aftermath=p))
@@ -186,7 +186,7 @@ def test_group_fates_invariants_and_finish(mod):
     """N-vs-M: per-side fates sum to size × trials; losers' fates to at most their size
     per decided fight; a long finish kills every fallen foe (no Defense, 100 rounds)."""
     lib = LIB7 if mod is c7 else LIB6
-    a, b = lib["swordsman_competent"], lib["brawler_novice"]
+    a, b = lib["competent_swordsman"], lib["novice_brawler"]
     n = 4000
     st = mod.fight_mc([a, a], [b, b, b], n, seed=5,
                       variants=mod.Variants(aftermath="finish", finish_rounds=100))
@@ -206,7 +206,7 @@ def test_group_fates_invariants_and_finish(mod):
 def test_fates_same_on_one_and_two_threads(mod):
     """Both streams are chunked: bit-identical on 1 and 2 threads, finish included."""
     lib = LIB7 if mod is c7 else LIB6
-    a, b = lib["swordsman_competent"], lib["brawler_expert"]
+    a, b = lib["competent_swordsman"], lib["expert_brawler"]
     v = mod.Variants(aftermath="finish")
     before = numba.get_num_threads()
     try:
@@ -268,7 +268,7 @@ def test_c_g7_helpless_dodge_variant():
     assert full["p_incapacitate"] == none["p_incapacitate"]
 
 
-MATCH6 = [("swordsman_competent", "brawler_expert"), ("rifleman_master", "gunman_in_the_open")]
+MATCH6 = [("competent_swordsman", "expert_brawler"), ("master_rifleman", "gunman_in_the_open")]
 
 
 @pytest.mark.parametrize(("a", "b"), MATCH6)

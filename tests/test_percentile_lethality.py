@@ -131,8 +131,8 @@ def test_dx8_first_dying_roll_at_the_end_of_the_round_of_the_fall():
 
 # --------------------------------------------------------------- MC vs exact
 
-DUELS = [("shooter", "competent", Variants()),
-         ("swordsman", "brawler", Variants()),
+DUELS = [("competent_shooter", "competent", Variants()),
+         ("competent_swordsman", "competent_brawler", Variants()),
          ("expert", "novice", Variants(dying_horizon=2, first_aid_skill=60))]
 
 
@@ -161,7 +161,8 @@ def test_mc_matches_exact_fates(a, b, base, aftermath):
 def test_aftermath_leaves_the_fight_untouched():
     """The aftermath has its own stream: outcome, rounds, hits and standing are the same
     numbers under every policy and horizon (common random numbers)."""
-    sides = ([LIB["shooter"], LIB["brawler"]], [LIB["competent"], LIB["competent"]])
+    sides = ([LIB["competent_shooter"], LIB["competent_brawler"]],
+             [LIB["competent"], LIB["competent"]])
     runs = [cp.fight_mc(*sides, 5_000, seed=8, variants=Variants(aftermath=p, dying_horizon=h))
             for p, h in (("leave", 0), ("leave", 3), ("first_aid", 0), ("finish", 0))]
     for other in runs[1:]:
@@ -181,7 +182,7 @@ def test_group_fates_bookkeeping(aftermath):
     """Group fights fill the per-side fates: every combatant in one fate per trial, the
     losing side has no one standing, deaths and loser_dead agree with the fates."""
     n = 5_000
-    mc = cp.fight_mc([LIB["novice"]] * 3, [LIB["expert"], LIB["shooter"]], n, seed=6,
+    mc = cp.fight_mc([LIB["novice"]] * 3, [LIB["expert"], LIB["competent_shooter"]], n, seed=6,
                      variants=Variants(aftermath=aftermath, dying_horizon=2), round_cap=30)
     np.testing.assert_array_equal(mc.fates.sum(axis=1), [3 * n, 2 * n])
     np.testing.assert_array_equal(mc.deaths, mc.fates[:, 1])
@@ -196,7 +197,7 @@ def test_group_fates_bookkeeping(aftermath):
 
 def test_one_thread_equals_two_threads_with_aftermath():
     """Same seed, 1 or 2 numba threads: bit-identical fates under first aid and finish."""
-    sides = ([LIB["novice"], LIB["shooter"]], [LIB["expert"]])
+    sides = ([LIB["novice"], LIB["competent_shooter"]], [LIB["expert"]])
     before = numba.get_num_threads()
     for pol in ("first_aid", "finish"):
         v = Variants(targeting="random", aftermath=pol, dying_horizon=3)
@@ -234,7 +235,7 @@ def test_dx13_firing_into_melee_is_on_by_default():
     """DX13: the D-ext digest lists "firing into melee → a penalty die" among the published
     firearm rules, so the variant defaults on; a duel never has an engaged ally."""
     assert Variants().firing_into_melee is True
-    a, b = LIB["shooter"], LIB["competent"]
+    a, b = LIB["competent_shooter"], LIB["competent"]
     on = cp.duel_mc(a, b, 3_000, seed=2)
     off = cp.duel_mc(a, b, 3_000, seed=2, variants=Variants(firing_into_melee=False))
     np.testing.assert_array_equal(on.outcome, off.outcome)

@@ -1,17 +1,22 @@
-"""One entry point over the combat archetype libraries of the five systems.
+"""The one archetype loader over the combat archetype libraries of every system.
 
-The libraries live in ``analysis/data/combat/<system>.toml`` and have three loaders
-(:mod:`analysis.combat.combatants` for the two pool systems,
-:mod:`analysis.combat.combatants_middle_pct` for ``middle_3d10`` and ``percentile``,
-:mod:`analysis.combat.combatants_d20`). This module hides
-the difference:
+Each system with combat names its archetype-library hook in its
+:class:`engines.system.System` (``archetype_library``: an
+:class:`~analysis.combat.library_hook.ArchetypeHook` holding the data file
+``analysis/data/combat/<system>.toml``, its pydantic models and how a rung and a style
+become an engine combatant). This module is the same for every system:
 
-- :func:`library` — ``{name: model}`` as the system's loader returns it;
+- :func:`library` — ``{name: model}`` as the system's hook loads it;
 - :func:`combatant` — the engine's own combatant object, from an archetype name (with
   gear and tactic overrides such as ``weapon="pistol"``) or from a full trait mapping,
   validated by the same pydantic models as the data file;
 - :func:`load_matchup_file` — a TOML file describing a fight (system, sides, overrides,
   variants, round cap), validated with errors naming the file and the key.
+
+Names: every library has the five ladder rungs ``untrained, novice, competent, expert,
+master`` as archetypes, and every style at every rung as ``LEVEL_STYLE``
+(``competent_swordsman``); an old ``STYLE_LEVEL`` name fails with one line naming the
+new one.
 
 ``tactic`` is the one override name for each system's fixed fighting choice: the A6 action
 pair (``dice_pool_7``), the C13 split of the pool (``dice_pool_6``: ``focus`` or
@@ -23,7 +28,6 @@ known: ...``.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import importlib
 import re
@@ -34,33 +38,48 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from analysis.combat.library_hook import ArchetypeHook, check_gear, unknown
+from analysis.combat.library_hook import validation as _validation
 from analysis.toml_input import read_toml
+from engines import system as registry
 from engines.errors import InputError
 from engines.variants import parse_variants
 
-SYSTEMS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "combat"
-ENGINES = {s: f"engines.combat_{s}" for s in SYSTEMS}
+#: The built-in systems (all have combat and an archetype library); :func:`systems` gives
+#: every installed one.
+SYSTEMS = registry.BUILT_IN
 
-#: The field each system's ``tactic`` override sets.
-TACTIC_FIELD = {"dice_pool_7": "tactic", "dice_pool_6": "split", "middle_3d10": "drama_tactic",
-                "percentile": "defend", "d20_degrees": "maneuver"}
-#: dice_pool_6 tactics (C13): attack one enemy, or split the pool among all of them.
-POOL6_TACTICS = {"focus": False, "split": True}
-#: Armour levels tried for ``percentile`` (DX11 armour points; the data has no table).
-PERCENTILE_ARMOUR = (0, 1, 2, 4, 6, 8)
-_CUSTOM = "__custom__"
+
+def systems() -> list[str]:
+    """Ids of every installed system with an archetype library."""
+    return [sid for sid, s in registry.registry().items()
+            if s.combat is not None and s.archetype_library is not None]
 
 
 def _system(system: str) -> str:
-    if system not in SYSTEMS:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+    s = registry.get(system)
+    if s.combat is None or s.archetype_library is None:
+        raise InputError(f"{system}: this system declares no combat archetypes")
     return system
+
+
+def hook(system: str) -> ArchetypeHook:
+    """The archetype-library hook the system's ``System.archetype_library`` names."""
+    where = registry.get(_system(system)).archetype_library
+    module, _, attr = str(where).partition(":")
+    try:
+        found = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise InputError(f"{system}: archetype_library {where!r} cannot be loaded: "
+                         f"{exc}") from None
+    if not isinstance(found, ArchetypeHook):
+        raise InputError(f"{system}: archetype_library {where!r} is not an ArchetypeHook")
+    return found
 
 
 def engine(system: str):
     """The combat engine module of ``system`` (``engines.combat_<system>``)."""
-    return importlib.import_module(ENGINES[_system(system)])
+    return registry.get(_system(system)).combat_engine()
 
 
 def variants(system: str, given=None):
@@ -105,52 +124,34 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
     return checks, combat
 
 
-def _path(system: str, path) -> Path:
-    return Path(path) if path is not None else DATA_DIR / f"{system}.toml"
-
-
 def _read(system: str, path) -> tuple[str, dict]:
-    p = _path(system, path)
+    p = hook(system).path(path)
     return p.name, read_toml(p, "combat data file")
 
 
 @lru_cache(maxsize=32)
 def _library_cached(system: str, path: str | None) -> dict:
-    if system in ("dice_pool_7", "dice_pool_6"):
-        from analysis.combat.combatants import load_library as load
-        return load(system, path)
-    if system in ("middle_3d10", "percentile"):
-        from analysis.combat.combatants_middle_pct import load_library as load
-        return load(system, path)
-    from analysis.combat.combatants_d20 import load_library as load_d20
-    return load_d20(path)
+    fname, raw = _read(system, path)
+    return hook(system).load(fname, raw)
 
 
 def library(system: str, path: str | Path | None = None) -> dict[str, Any]:
-    """The archetype library of ``system``: ``{name: model}`` from its loader (validated).
+    """The archetype library of ``system``: ``{name: model}`` from its hook (validated).
 
     Pool systems give engine combatants directly; ``middle_3d10`` / ``percentile`` give
-    pydantic models (``.combatant()``), ``d20_degrees`` pydantic models (``.to_engine()``).
+    pydantic models (``.combatant()``), ``d20_degrees`` pydantic models (``.to_engine()``);
+    :func:`to_engine` turns any of them into the engine combatant.
     """
     return dict(_library_cached(_system(system), None if path is None else str(path)))
 
 
 def to_engine(system: str, model: Any):
     """The engine combatant of a library entry."""
-    if hasattr(model, "combatant"):
-        return model.combatant()
-    if hasattr(model, "to_engine"):
-        return model.to_engine()
-    return model
+    return hook(system).to_engine(model)
 
 
 def names(system: str, path=None) -> list[str]:
     return sorted(library(system, path))
-
-
-def _unknown(system: str, name: Any, path=None):
-    raise InputError(f"{system}: unknown archetype {name!r}; known: "
-                     + ", ".join(names(system, path)))
 
 
 def weapons(system: str, path=None) -> list[str]:
@@ -163,10 +164,10 @@ def weapons(system: str, path=None) -> list[str]:
 def armours(system: str, path=None) -> list:
     """Armour choices: names (``dice_pool_7``, ``d20_degrees``) or points (``percentile``);
     ``dice_pool_6`` and ``middle_3d10`` have no armour rules (empty)."""
-    _system(system)
-    if system == "percentile":
-        return list(PERCENTILE_ARMOUR)
-    if system in ("dice_pool_6", "middle_3d10"):
+    h = hook(system)
+    if h.armour == "points":
+        return list(h.armour_points)
+    if h.armour == "none":
         return []
     _, raw = _read(system, path)
     return list(raw.get("armour", {}))
@@ -174,161 +175,35 @@ def armours(system: str, path=None) -> list:
 
 def tactics(system: str) -> list:
     """The values of the ``tactic`` override."""
-    eng = engine(system)
-    return {"dice_pool_7": lambda: list(eng.TACTICS), "dice_pool_6": lambda: list(POOL6_TACTICS),
-            "middle_3d10": lambda: list(eng.TACTICS), "percentile": lambda: list(eng.DEFENCES),
-            "d20_degrees": lambda: list(eng.MANEUVERS)}[system]()
+    return list(hook(system).tactic_values())
 
 
 def _translate(system: str, over: Mapping[str, Any], label: str) -> dict:
     """Map the shared override names (``tactic``, ``armour``) to the system's fields."""
+    h = hook(system)
+    values = h.tactic_values()
     out = dict(over)
-    if "tactic" in out and TACTIC_FIELD[system] != "tactic":
+
+    def bad(value):
+        return InputError(f"{system}: {label}.tactic: unknown tactic {value!r}; known: "
+                          + ", ".join(map(str, values)))
+
+    if "tactic" in out:
         value = out.pop("tactic")
-        if system == "dice_pool_6":
-            if value not in POOL6_TACTICS:
-                raise InputError(f"{system}: {label}.tactic: unknown tactic {value!r}; known: "
-                                 + ", ".join(POOL6_TACTICS))
-            value = POOL6_TACTICS[value]
-        out[TACTIC_FIELD[system]] = value
-    if "tactic" in out and out["tactic"] not in tactics(system):
-        raise InputError(f"{system}: {label}.tactic: unknown tactic {out['tactic']!r}; known: "
-                         + ", ".join(tactics(system)))
-    if TACTIC_FIELD[system] in out and system not in ("dice_pool_6", "dice_pool_7"):
-        value = out[TACTIC_FIELD[system]]
-        if value not in tactics(system):
-            raise InputError(f"{system}: {label}.tactic: unknown tactic {value!r}; known: "
-                             + ", ".join(tactics(system)))
-    if "armour" in out and system in ("dice_pool_6", "middle_3d10"):
+        if value not in values:
+            raise bad(value)
+        out[h.tactic_field] = values[value]
+    elif h.tactic_field in out and out[h.tactic_field] not in list(values.values()):
+        raise bad(out[h.tactic_field])
+    if "armour" in out and h.armour == "none":
         raise InputError(f"{system}: {label}.armour: this system has no armour rules"
-                         + (" (Defense is a stat: set defense)" if system == "middle_3d10"
-                            else ""))
+                         + h.no_armour_hint)
     return out
 
 
-def _check_keys(system: str, over: Mapping[str, Any], allowed: set[str], label: str) -> None:
-    bad = sorted(set(over) - allowed)
-    if bad:
-        raise InputError(f"{system}: {label}.{bad[0]}: unknown key; known: "
-                         + ", ".join(sorted(allowed | {"tactic"})))
-
-
 def _check_gear(system: str, over: Mapping[str, Any], label: str, path) -> None:
-    for key, known in (("weapon", weapons(system, path)), ("melee_weapon", weapons(system, path)),
-                       ("armour", [] if system == "percentile" else armours(system, path))):
-        if key in over and over[key] is not None and known and over[key] not in known:
-            kind = "weapon" if key != "armour" else "armour"
-            raise InputError(f"{system}: {label}.{key}: unknown {kind} {over[key]!r}; known: "
-                             + ", ".join(str(k) for k in known))
-
-
-def _rewrite(exc: InputError, fname: str, system: str, label: str) -> InputError:
-    msg = str(exc)
-    for pre in (f"{fname}: archetypes.{_CUSTOM}", f"{fname}: styles.{_CUSTOM}"):
-        msg = msg.replace(pre, f"{system}: {label}")
-    return InputError(msg)
-
-
-# ---------------------------------------------------------------------------------------
-# per-loader builders: inject one archetype into the parsed data file and let the
-# system's own loader validate and build it
-
-
-def _pool(system: str, name: str | None, over: dict, full: dict | None, label: str, path):
-    from analysis.combat import combatants as c7
-
-    fname, raw = _read(system, path)
-    model = c7.DicePool7Archetype if system == "dice_pool_7" else c7.DicePool6Archetype
-    level_model = c7.DicePool7Level if system == "dice_pool_7" else c7.DicePool6Level
-    allowed = set(model.model_fields) - {"level", "style"}
-    _check_keys(system, over, allowed, label)
-    if full is not None:
-        _check_keys(system, full, allowed, label)
-        need = [k for k, f in level_model.model_fields.items() if f.is_required()] + ["weapon"]
-        missing = [k for k in need if k not in full]
-        if missing:
-            raise InputError(f"{system}: {label}: missing {', '.join(missing)} (a full trait "
-                             "mapping needs every trait and a weapon)")
-        levels, styles = raw.get("levels") or {}, raw.get("styles") or {}
-        if not levels or not styles:
-            raise InputError(f"{fname}: levels and styles are needed")
-        style_model = c7.DicePool7Style if system == "dice_pool_7" else c7.DicePool6Style
-        defaults = {k: f.default for m in (level_model, style_model)
-                    for k, f in m.model_fields.items() if not f.is_required()}
-        entry = {"level": next(iter(levels)), "style": next(iter(styles)), **defaults, **full,
-                 **over}
-    else:
-        arch = raw.get("archetypes") or {}
-        if name in arch:
-            entry = {**arch[name], **over}
-        else:
-            levels, styles = raw.get("levels") or {}, raw.get("styles") or {}
-            pair = [(s, lv) for s in styles for lv in levels if f"{s}_{lv}" == name]
-            if not pair:
-                _unknown(system, name, path)
-            entry = {"style": pair[0][0], "level": pair[0][1], **over}
-    data = copy.deepcopy(raw)
-    data["archetypes"] = {_CUSTOM: entry}
-    try:
-        built = c7.BUILDERS[system](fname, data)[_CUSTOM]
-    except InputError as exc:
-        raise _rewrite(exc, fname, system, label) from None
-    return dataclasses.replace(built, name=name or label)
-
-
-def _middle_pct(system: str, name: str | None, over: dict, full: dict | None, label: str,
-                path):
-    from analysis.combat import combatants_middle_pct as mp
-
-    fname, raw = _read(system, path)
-    model = mp.MiddleArchetype if system == "middle_3d10" else mp.PctArchetype
-    allowed = set(model.model_fields) - {"name", "dice", "ranged", "weapon_data", "melee_data",
-                                         "db"}
-    _check_keys(system, over, allowed, label)
-    arch = raw.get("archetypes") or {}
-    if full is not None:
-        _check_keys(system, full, allowed, label)
-        entry = {**full, **over}
-    else:
-        if name not in arch:
-            _unknown(system, name, path)
-        entry = {"base": name, **over}
-    data = copy.deepcopy(raw)
-    data["archetypes"] = {**arch, _CUSTOM: entry}
-    loader = mp._load_middle if system == "middle_3d10" else mp._load_percentile
-    try:
-        built = loader(data, fname)[_CUSTOM]
-    except InputError as exc:
-        raise _rewrite(exc, fname, system, label) from None
-    return built.model_copy(update={"name": name or label}).combatant()
-
-
-def _d20(name: str | None, over: dict, full: dict | None, label: str, path):
-    from analysis.combat import combatants_d20 as cd
-
-    system = "d20_degrees"
-    allowed = set(cd.StatBlock.model_fields)
-    _check_keys(system, over, allowed, label)
-    fname, raw = _read(system, path)
-    try:
-        lib_file = cd.LibraryFile.model_validate(raw)
-    except ValidationError as exc:
-        raise InputError(cd._validation_message(fname, exc)) from None
-    if full is not None:
-        _check_keys(system, full, allowed, label)
-        fields, rung, style = {**full, **over}, "custom", None
-    else:
-        lib = library(system, path)
-        if name not in lib:
-            _unknown(system, name, path)
-        base = lib[name]
-        fields, rung, style = {**base.stats.model_dump(), **over}, base.rung, base.style
-    try:
-        block = cd.StatBlock.model_validate(fields)
-    except ValidationError as exc:
-        raise InputError(_validation(system, exc).replace(": ", f": {label}.", 1)) from None
-    _check_gear(system, {"weapon": block.weapon, "armour": block.armour}, label, path)
-    return cd._combatant(name or label, rung, style, block, lib_file).to_engine()
+    arm = [] if hook(system).armour == "points" else armours(system, path)
+    check_gear(system, over, label, weapons(system, path), arm)
 
 
 def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | None = None,
@@ -349,7 +224,7 @@ def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | N
 
     Examples
     --------
-    >>> c = combatant("dice_pool_7", "swordsman_competent", {"weapon": "heavy_melee"})
+    >>> c = combatant("dice_pool_7", "competent_swordsman", {"weapon": "heavy_melee"})
     >>> c.weapon.name, c.defense
     ('heavy_melee', 2)
     """
@@ -376,11 +251,11 @@ def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | N
         raise InputError(f"{system}: {label}.archetype: expected a name, got {name!r}")
     over = _translate(system, over, label)
     _check_gear(system, over, label, path)
-    if system in ("dice_pool_7", "dice_pool_6"):
-        return _pool(system, name, over, full, label, path)
-    if system in ("middle_3d10", "percentile"):
-        return _middle_pct(system, name, over, full, label, path)
-    return _d20(name, over, full, label, path)
+    lib = library(system, path)
+    if name is not None and name not in lib:
+        raise unknown(system, name, lib)
+    fname, raw = _read(system, path)
+    return hook(system).build(fname, raw, lib, name, over, full, label)
 
 
 def describe(system: str, path=None) -> list[dict]:
@@ -404,14 +279,6 @@ def describe(system: str, path=None) -> list[dict]:
 
 _RULE_ID = re.compile(r"\b(?:DX|[A-E])(?:-g|-ext)?\d*\b(?=[\s,;:.)]|$)")
 _DOC_KEYS = ("note", "source", "assumption")
-#: The rule a weapon or armour row follows when its own note cites none: weapons A11,
-#: B8 (damage dice by category), C11 (damage bonus), DX3 (damage dice), E12 (Damage
-#: rank); armour A13, DX11, E12 (Toughness).
-GEAR_RULE = {
-    "weapon": {"dice_pool_7": "A11", "middle_3d10": "B8", "dice_pool_6": "C11",
-               "percentile": "DX3", "d20_degrees": "E12"},
-    "armour": {"dice_pool_7": "A13", "percentile": "DX11", "d20_degrees": "E12"},
-}
 
 
 def _rule_ids(*texts) -> str:
@@ -427,12 +294,15 @@ def _rule_ids(*texts) -> str:
 def gear(system: str, path=None) -> list[dict]:
     """One row per weapon and armour of the system's data file: ``kind``, ``name``, its
     stats (``key=value``, as the file gives them), the note or source the file gives and
-    the rule ids that note cites. ``middle_3d10`` weapons show their category's dice;
-    ``percentile`` armour is a number of points (DX11); ``dice_pool_6`` and
-    ``middle_3d10`` have no armour rules."""
+    the rule ids that note cites (else the hook's ``weapon_rule`` / ``armour_rule``:
+    A11, B8, C11, DX3, E12 for weapons; A13, DX11, E12 for armour). ``middle_3d10``
+    weapons show their category's dice; ``percentile`` armour is a number of points
+    (DX11); ``dice_pool_6`` and ``middle_3d10`` have no armour rules."""
     system = _system(system)
+    h = hook(system)
     _, raw = _read(system, path)
     rows = []
+    default_rule = {"weapon": h.weapon_rule, "armour": h.armour_rule}
 
     def add(kind: str, name: str, entry) -> None:
         entry = dict(entry) if isinstance(entry, Mapping) else {"value": entry}
@@ -440,9 +310,7 @@ def gear(system: str, path=None) -> list[dict]:
         notes = [d for d in docs if isinstance(d, str)]
         if any(d is True for d in docs):
             notes.append("assumption")
-        rules = _rule_ids(*notes)
-        if not rules:
-            rules = GEAR_RULE[kind].get(system, "")
+        rules = _rule_ids(*notes) or default_rule[kind]
         rows.append({"system": system, "kind": kind, "name": name,
                      "stats": "; ".join(f"{k}={v}" for k, v in entry.items()),
                      "note": "; ".join(notes), "rules": rules})
@@ -452,8 +320,8 @@ def gear(system: str, path=None) -> list[dict]:
         if isinstance(entry, str) and entry in categories:
             entry = {"category": entry, **categories[entry]}
         add("weapon", name, entry)
-    if system == "percentile":
-        for points in PERCENTILE_ARMOUR:
+    if h.armour == "points":
+        for points in h.armour_points:
             add("armour", str(points), {"points": points, "note": "DX11: armour points"})
     else:
         for name, entry in raw.get("armour", {}).items():
@@ -481,7 +349,7 @@ class MatchupEntry(BaseModel):
 
 
 class MatchupFile(_Strict):
-    system: Literal["dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees"]
+    system: str
     title: str = ""
     round_cap: int = Field(50, ge=1, le=1000)
     trials: int = Field(20_000, ge=1, le=100_000_000)
@@ -511,15 +379,6 @@ class Matchup:
         return len(self.sides[0]), len(self.sides[1])
 
 
-def _validation(fname: str, exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
-    msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-    got = "" if err["type"] == "missing" or isinstance(err.get("input"), dict | list) \
-        else f" (got {err.get('input')!r})"
-    return f"{fname}: {loc}: {msg}{got}"
-
-
 def load_matchup_file(path: str | Path) -> Matchup:
     """Read and validate a matchup TOML file (see ``scenarios/combat/*.toml``).
 
@@ -538,6 +397,10 @@ def load_matchup_file(path: str | Path) -> Matchup:
     except ValidationError as exc:
         raise InputError(_validation(fname, exc)) from None
     system = spec.system
+    try:
+        _system(system)
+    except InputError as exc:
+        raise InputError(f"{fname}: system: {exc}") from None
     try:
         v = variants(system, spec.variants)
     except InputError as exc:

@@ -2,32 +2,39 @@
 
 Each system keeps its combat data in ``analysis/data/combat/<system>.toml``: gear tables,
 the common competence ladder (``levels``: untrained, novice, competent, expert, master),
-fighting ``styles`` and extra ``archetypes``. Every style at every level becomes an
-archetype named ``STYLE_LEVEL``; ``[archetypes.NAME]`` entries add single ones (a level,
-a style and overrides). :func:`load_library` validates every field with pydantic and
+fighting ``styles`` and extra ``archetypes``. Every rung is an archetype of its own name
+(in the file's ``level_style``), every style at every level an archetype named
+``LEVEL_STYLE`` (``competent_swordsman``); ``[archetypes.NAME]`` entries add single ones
+(a level, a style and overrides). :func:`load_library` validates every field with pydantic and
 returns the engine's own frozen combatant objects, so engines never see pydantic models.
 
 Errors are :class:`~engines.errors.InputError` naming the file and the key, e.g.
 ``dice_pool_7.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: ...``.
 
-Adding a system: write its pydantic models in a section of their own below and register
-a builder in :data:`BUILDERS`.
+:data:`DICE_POOL_7` and :data:`DICE_POOL_6` are the systems' archetype-loader hooks
+(:class:`~analysis.combat.library_hook.ArchetypeHook`), named by their ``System``.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from analysis.combat.library_hook import (
+    CUSTOM,
+    DATA_DIR,
+    LADDER,
+    ArchetypeHook,
+    check_keys,
+    rewrite,
+)
 from analysis.toml_input import read_toml
 from engines.errors import InputError
-
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "combat"
-#: The common competence ladder; every system's file defines each rung under ``levels``.
-LADDER = ("untrained", "novice", "competent", "expert", "master")
 
 
 class _Model(BaseModel):
@@ -81,11 +88,15 @@ def _checked(file: str, where: str, c):
 
 
 def _grid(file: str, spec, build: Callable[[str, str, Any, Any, dict], Any]) -> dict:
-    """Every style at every level, then the single archetypes (with their overrides)."""
+    """The ladder rungs (each in the file's ``level_style``), every style at every level
+    (``LEVEL_STYLE``), then the single archetypes (with their overrides)."""
     out = {}
+    plain = _lookup(file, "level_style", "style", spec.level_style, spec.styles)
+    for level_name, level in spec.levels.items():
+        out[level_name] = build(level_name, f"levels.{level_name}", level, plain, {})
     for style_name, style in spec.styles.items():
         for level_name, level in spec.levels.items():
-            name = f"{style_name}_{level_name}"
+            name = f"{level_name}_{style_name}"
             out[name] = build(name, f"styles.{style_name}", level, style, {})
     for name, arch in spec.archetypes.items():
         where = f"archetypes.{name}"
@@ -93,9 +104,26 @@ def _grid(file: str, spec, build: Callable[[str, str, Any, Any, dict], Any]) -> 
         style = _lookup(file, f"{where}.style", "style", arch.style, spec.styles)
         overrides = arch.model_dump(exclude={"level", "style"}, exclude_none=True)
         if name in out:
-            raise InputError(f"{file}: {where}: the name clashes with a style_level archetype")
+            raise InputError(f"{file}: {where}: the name clashes with a LEVEL_STYLE or "
+                             "ladder archetype")
         out[name] = build(name, where, level, style, overrides)
     return out
+
+
+def entry_of(raw: dict, name: str) -> dict | None:
+    """The ``{level, style, overrides...}`` entry of library archetype ``name`` in the
+    parsed file ``raw`` (None when the name is none of its archetypes)."""
+    arch = raw.get("archetypes") or {}
+    if name in arch:
+        return dict(arch[name])
+    levels, styles = raw.get("levels") or {}, raw.get("styles") or {}
+    if name in levels:
+        return {"level": name, "style": raw.get("level_style")}
+    for lv in levels:
+        for s in styles:
+            if f"{lv}_{s}" == name:
+                return {"level": lv, "style": s}
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -172,6 +200,7 @@ class DicePool7File(_Model):
     armour: dict[str, DicePool7Armour]
     levels: dict[str, DicePool7Level]
     styles: dict[str, DicePool7Style]
+    level_style: str
     archetypes: dict[str, DicePool7Archetype] = {}
 
 
@@ -251,6 +280,7 @@ class DicePool6File(_Model):
     weapons: dict[str, DicePool6Weapon]
     levels: dict[str, DicePool6Level]
     styles: dict[str, DicePool6Style]
+    level_style: str
     archetypes: dict[str, DicePool6Archetype] = {}
 
 
@@ -274,12 +304,70 @@ def _build_dice_pool_6(file: str, data: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------------------
+# the archetype-loader hooks (engines.system.System.archetype_library)
 
 #: system id -> builder(file name, parsed TOML) -> {archetype name: engine combatant}.
 BUILDERS: dict[str, Callable[[str, dict], dict]] = {
     "dice_pool_7": _build_dice_pool_7,
     "dice_pool_6": _build_dice_pool_6,
 }
+
+
+def _pool_builder(system: str, archetype: type, level_model: type, style_model: type):
+    """One archetype of a pool system: inject it into the parsed data file and let the
+    system's own builder validate and build it."""
+
+    def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
+              full: dict | None, label: str):
+        allowed = set(archetype.model_fields) - {"level", "style"}
+        check_keys(system, over, allowed, label)
+        if full is not None:
+            check_keys(system, full, allowed, label)
+            need = [k for k, f in level_model.model_fields.items() if f.is_required()]
+            missing = [k for k in [*need, "weapon"] if k not in full]
+            if missing:
+                raise InputError(f"{system}: {label}: missing {', '.join(missing)} (a full "
+                                 "trait mapping needs every trait and a weapon)")
+            levels, styles = raw.get("levels") or {}, raw.get("styles") or {}
+            if not levels or not styles:
+                raise InputError(f"{fname}: levels and styles are needed")
+            defaults = {k: f.default for m in (level_model, style_model)
+                        for k, f in m.model_fields.items() if not f.is_required()}
+            entry = {"level": next(iter(levels)), "style": next(iter(styles)), **defaults,
+                     **full, **over}
+        else:
+            entry = {**(entry_of(raw, name) or {}), **over}
+        data = copy.deepcopy(raw)
+        data["archetypes"] = {CUSTOM: entry}
+        try:
+            built = BUILDERS[system](fname, data)[CUSTOM]
+        except InputError as exc:
+            raise rewrite(exc, fname, system, label) from None
+        return dataclasses.replace(built, name=name or label)
+
+    return build
+
+
+def _tactics_7() -> dict:
+    from engines import combat_dice_pool_7 as eng
+
+    return {t: t for t in eng.TACTICS}
+
+
+#: dice_pool_6 tactics (C13): attack one enemy, or split the pool among all of them.
+POOL6_TACTICS = {"focus": False, "split": True}
+
+DICE_POOL_7 = ArchetypeHook(
+    system="dice_pool_7", load=_build_dice_pool_7,
+    build=_pool_builder("dice_pool_7", DicePool7Archetype, DicePool7Level, DicePool7Style),
+    tactic_values=_tactics_7, tactic_field="tactic", armour="names",
+    weapon_rule="A11", armour_rule="A13")
+
+DICE_POOL_6 = ArchetypeHook(
+    system="dice_pool_6", load=_build_dice_pool_6,
+    build=_pool_builder("dice_pool_6", DicePool6Archetype, DicePool6Level, DicePool6Style),
+    tactic_values=lambda: dict(POOL6_TACTICS), tactic_field="split", armour="none",
+    weapon_rule="C11")
 
 
 def load_library(system: str, path: str | Path | None = None) -> dict[str, Any]:
@@ -290,7 +378,7 @@ def load_library(system: str, path: str | Path | None = None) -> dict[str, Any]:
     Examples
     --------
     >>> lib = load_library("dice_pool_7")
-    >>> lib["swordsman_competent"].defense
+    >>> lib["competent_swordsman"].defense
     3
     """
     if system not in BUILDERS:

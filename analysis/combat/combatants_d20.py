@@ -22,12 +22,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from analysis.combat.library_hook import LADDER, ArchetypeHook, check_gear, check_keys, validation
 from analysis.toml_input import read_toml
 from engines.combat_d20_degrees import HERO_USES, MANEUVERS, Fighter
 from engines.errors import InputError
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "combat" / "d20_degrees.toml"
-LADDER = ("untrained", "novice", "competent", "expert", "master")
 
 Stat = Field(ge=-10, le=40)
 ManeuverName = Literal["none", "accurate", "power", "all_out", "defensive"]
@@ -164,8 +164,10 @@ def load_library(path: str | Path | None = None) -> dict[str, Combatant]:
     Keys: each archetype name, and ``"<archetype>_<style>"`` for every style.
     """
     path = Path(path) if path is not None else DATA_FILE
-    fname = path.name
-    raw = read_toml(path, "combat library file")
+    return _library(path.name, read_toml(path, "combat library file"))
+
+
+def _library(fname: str, raw: dict) -> dict[str, Combatant]:
     try:
         lib = LibraryFile.model_validate(raw)
     except ValidationError as exc:
@@ -212,3 +214,43 @@ def _combatant(name: str, rung: str, style: str | None, block: StatBlock,
                lib: LibraryFile) -> Combatant:
     return Combatant(name=name, rung=rung, style=style, stats=block,
                      weapon=lib.weapons[block.weapon], armour=lib.armour[block.armour])
+
+
+# ---------------------------------------------------------------------------------------
+# the archetype-loader hook (engines.system.System.archetype_library)
+
+
+def _build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
+           full: dict | None, label: str) -> Fighter:
+    """One fighter: library entry ``name`` with the stat overrides ``over``, or the full
+    stat block ``full``, validated by :class:`StatBlock`."""
+    system = "d20_degrees"
+    allowed = set(StatBlock.model_fields)
+    check_keys(system, over, allowed, label)
+    try:
+        lib_file = LibraryFile.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(_validation_message(fname, exc)) from None
+    if full is not None:
+        check_keys(system, full, allowed, label)
+        fields, rung, style = {**full, **over}, "custom", None
+    else:
+        base = lib[name]
+        fields, rung, style = {**base.stats.model_dump(), **over}, base.rung, base.style
+    try:
+        block = StatBlock.model_validate(fields)
+    except ValidationError as exc:
+        raise InputError(validation(system, exc).replace(": ", f": {label}.", 1)) from None
+    check_gear(system, {"weapon": block.weapon, "armour": block.armour}, label,
+               list(lib_file.weapons), list(lib_file.armour))
+    return _combatant(name or label, rung, style, block, lib_file).to_engine()
+
+
+def _load(fname: str, raw: dict) -> dict[str, Combatant]:
+    return _library(fname, raw)
+
+
+D20_DEGREES = ArchetypeHook(
+    system="d20_degrees", load=_load, build=_build, to_engine=lambda m: m.to_engine(),
+    tactic_values=lambda: {m: m for m in MANEUVERS}, tactic_field="maneuver",
+    armour="names", weapon_rule="E12", armour_rule="E12", data_file=DATA_FILE)

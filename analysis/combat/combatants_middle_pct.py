@@ -2,10 +2,11 @@
 
 The files ``analysis/data/combat/middle_3d10.toml`` and ``percentile.toml`` hold the
 weapon categories (B8), weapons (DX3–DX5), the damage-bonus table (DX3) and the
-archetypes of the common competence ladder (untrained … master) plus styles (brawler,
-swordsman, shooter, armoured). Every field is validated; an error names the file and the
-key, e.g. ``middle_3d10.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known:
-...``. Models convert to the engines' plain frozen dataclasses with ``.combatant()``
+archetypes of the common competence ladder (untrained … master) and fighting styles
+(brawler, swordsman, shooter, armoured) applied to every rung: ``competent_swordsman``
+is the competent rung in the swordsman style. Every field is validated; an error names
+the file and the key, e.g. ``middle_3d10.toml: archetypes.expert.weapon: unknown weapon
+'lazer'; known: ...``. Models convert to the engines' plain frozen dataclasses with ``.combatant()``
 (engines never import pydantic).
 
 The ``percentile`` file describes an EXTENSION (RULES.md GAP D-g3): Call of Cthulhu 7th
@@ -14,12 +15,14 @@ edition combat, not from the seed.
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from analysis.combat.library_hook import CUSTOM, LADDER, ArchetypeHook, check_keys, rewrite
 from analysis.toml_input import read_toml
 from engines import combat_middle_3d10 as mid
 from engines import combat_percentile as pct
@@ -67,6 +70,15 @@ class MiddleArchetype(_Strict):
                              strength=self.strength, vigor=self.vigor, defense=self.defense,
                              reflex=self.reflex, dice=self.dice, ranged=self.ranged,
                              drama=self.drama, drama_tactic=self.drama_tactic, aware=self.aware)
+
+
+class MiddleStyle(_Strict):
+    """A fighting style applied to every rung: gear and tactic replaced, stats adjusted."""
+
+    weapon: str | None = None
+    drama_tactic: Literal["never", "early", "late"] | None = None
+    adjust: dict[Literal["trait", "combat", "strength", "vigor", "defense", "reflex", "drama"],
+                 int] = {}
 
 
 # ----------------------------------------------------------------- percentile
@@ -117,6 +129,18 @@ class PctArchetype(_Strict):
                              dodge=self.dodge, armour=self.armour, weapon=self.weapon_data,
                              melee_weapon=self.melee_data, defend=self.defend, shots=self.shots,
                              db=self.db)
+
+
+class PctStyle(_Strict):
+    """A fighting style applied to every rung: gear and defence replaced, stats adjusted."""
+
+    weapon: str | None = None
+    melee_weapon: str | None = None
+    defend: Literal["dodge", "fight_back", "dive_for_cover"] | None = None
+    shots: int | None = Field(default=None, ge=1, le=3)
+    armour: int | None = Field(default=None, ge=0, le=20)
+    adjust: dict[Literal["strength", "con", "siz", "dex", "fighting", "firearms", "dodge"],
+                 int] = {}
 
 
 # ----------------------------------------------------------------- loading
@@ -170,6 +194,33 @@ def _resolve(archetypes: dict, fname: str) -> dict[str, dict]:
     return out
 
 
+def _levelled(raw: dict, fname: str, style_model) -> dict[str, dict]:
+    """The resolved archetypes, then every style at every ladder rung the file defines
+    (``LEVEL_STYLE``): the rung's fields with the style's ``adjust`` added and its other
+    keys replacing. (The project's files define all five rungs.)"""
+    out = _resolve(_table(raw, "archetypes", fname), fname)
+    rungs = [r for r in LADDER if r in out]
+    styles = raw.get("styles") or {}
+    if not isinstance(styles, dict):
+        _fail(fname, "styles", "expected a table")
+    for sname, data in styles.items():
+        style = _validate(style_model, data, fname, f"styles.{sname}")
+        changes = style.model_dump(exclude={"adjust"}, exclude_none=True)
+        for rung in rungs:
+            base = out[rung]
+            fields = {**base, **changes}
+            for key, delta in style.adjust.items():
+                if not isinstance(base.get(key), int):
+                    _fail(fname, f"styles.{sname}.adjust.{key}",
+                          f"archetypes.{rung}.{key} is not an integer")
+                fields[key] = base[key] + delta
+            name = f"{rung}_{sname}"
+            if name in out:
+                _fail(fname, f"styles.{sname}", f"name {name!r} clashes with an archetype")
+            out[name] = fields
+    return out
+
+
 def parse_dice(text: str, fname: str, key: str, flat_ok: bool = False) -> tuple[int, int, int]:
     """``"2D6+4"`` → (2, 6, 4); with ``flat_ok`` also ``"-2"`` → (0, 0, -2)."""
     if not isinstance(text, str):
@@ -198,7 +249,7 @@ def _load_middle(raw: dict, fname: str) -> dict[str, MiddleArchetype]:
             _fail(fname, f"weapons.{w}", f"unknown category {cat!r}; known: "
                   f"{', '.join(sorted(cats))}")
     out = {}
-    for name, data in _resolve(_table(raw, "archetypes", fname), fname).items():
+    for name, data in _levelled(raw, fname, MiddleStyle).items():
         data = dict(data)
         w = data.get("weapon")
         if w not in weapons:
@@ -232,7 +283,7 @@ def _load_percentile(raw: dict, fname: str) -> dict[str, PctArchetype]:
                                 firearm=wm.firearm, adds_db=not wm.firearm, long_n=ln,
                                 long_sides=ls, long_flat=lf)
     out = {}
-    for name, data in _resolve(_table(raw, "archetypes", fname), fname).items():
+    for name, data in _levelled(raw, fname, PctStyle).items():
         data = dict(data)
         for key in ("weapon", "melee_weapon"):
             w = data.get(key)
@@ -255,21 +306,67 @@ def _load_percentile(raw: dict, fname: str) -> dict[str, PctArchetype]:
     return out
 
 
+_LOADERS = {"middle_3d10": _load_middle, "percentile": _load_percentile}
+
+
 def load_library(system: str, path: str | Path | None = None) -> dict:
     """Archetype models of ``system`` (``middle_3d10`` or ``percentile``) by name.
 
     ``path`` defaults to ``analysis/data/combat/<system>.toml``. Raises
     :class:`~engines.errors.InputError` naming the file and key of the first problem.
     """
-    if system not in SYSTEMS:
+    if system not in _LOADERS:
         raise InputError(f"combat library: unknown system {system!r}; known: {', '.join(SYSTEMS)}")
     path = Path(path) if path is not None else DATA_DIR / f"{system}.toml"
     fname = path.name
     raw = read_toml(path, "combat library file")
-    loader = _load_middle if system == "middle_3d10" else _load_percentile
-    return loader(raw, fname)
+    return _LOADERS[system](raw, fname)
 
 
 def combatants(system: str, path: str | Path | None = None) -> dict:
     """Engine combatants (plain frozen dataclasses) of ``system`` by archetype name."""
     return {k: v.combatant() for k, v in load_library(system, path).items()}
+
+
+# ----------------------------------------------------------------- loader hooks
+# (engines.system.System.archetype_library)
+
+#: Fields the loader computes; the rest an override or a full trait mapping may set.
+_COMPUTED = {"name", "dice", "ranged", "weapon_data", "melee_data", "db"}
+
+
+def _builder(system: str, model: type):
+    def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
+              full: dict | None, label: str):
+        allowed = set(model.model_fields) - _COMPUTED
+        check_keys(system, over, allowed, label)
+        if full is not None:
+            check_keys(system, full, allowed, label)
+            entry = {**full, **over}
+        else:
+            entry = {**lib[name].model_dump(exclude=_COMPUTED, exclude_none=True), **over}
+        data = copy.deepcopy(raw)
+        data["archetypes"] = {**(raw.get("archetypes") or {}), CUSTOM: entry}
+        try:
+            built = _LOADERS[system](data, fname)[CUSTOM]
+        except InputError as exc:
+            raise rewrite(exc, fname, system, label) from None
+        return built.model_copy(update={"name": name or label}).combatant()
+
+    return build
+
+
+MIDDLE_3D10 = ArchetypeHook(
+    system="middle_3d10", load=lambda fname, raw: _load_middle(raw, fname),
+    build=_builder("middle_3d10", MiddleArchetype), to_engine=lambda m: m.combatant(),
+    tactic_values=lambda: {t: t for t in mid.TACTICS}, tactic_field="drama_tactic",
+    armour="none", no_armour_hint=" (Defense is a stat: set defense)", weapon_rule="B8")
+
+#: Armour levels tried for ``percentile`` (DX11 armour points; the data has no table).
+PERCENTILE_ARMOUR = (0, 1, 2, 4, 6, 8)
+
+PERCENTILE = ArchetypeHook(
+    system="percentile", load=lambda fname, raw: _load_percentile(raw, fname),
+    build=_builder("percentile", PctArchetype), to_engine=lambda m: m.combatant(),
+    tactic_values=lambda: {t: t for t in pct.DEFENCES}, tactic_field="defend",
+    armour="points", armour_points=PERCENTILE_ARMOUR, weapon_rule="DX3", armour_rule="DX11")

@@ -372,7 +372,7 @@ def duel_table(system: str, a, b, method: str = "exact", trials: int = 20_000, s
 
     Examples
     --------
-    >>> t = duel_table("dice_pool_6", "swordsman_competent", "brawler_competent")
+    >>> t = duel_table("dice_pool_6", "competent_swordsman", "competent_brawler")
     >>> round(float(t.loc[0, "p_side0"]), 3)
     0.882
     """
