@@ -504,8 +504,8 @@ system = "dice_pool_7"
 seed = 1
 [[fights]]
 name = "even"
-a = "swordsman_competent"
-b = "swordsman_competent"
+a = "competent_swordsman"
+b = "competent_swordsman"
 exact = true
 [sweep]
 fights = { "both.CON" = [3, 8], "variant.again" = [10, 9], "both.armour" = ["none",

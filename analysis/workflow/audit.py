@@ -734,7 +734,8 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
     z = cfg["dominance_z"]
     cache: dict = {}
     wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
-    mc = system in (cfg.get("dominance_mc") or [])
+    mc_systems = cfg.get("dominance_mc") or []
+    mc = system in mc_systems
 
     def p(i: int, m: int):
         key = (i, m)
