@@ -148,19 +148,26 @@ def _variant_map(items: list[str]) -> dict:
     return out
 
 
+def _armour_is_points(system: str) -> bool:
+    """Whether the system's archetype library gives armour as points (not names)."""
+    from analysis.combat.archetypes import hook
+
+    return hook(system).armour == "points"
+
+
 def _overrides(args, side: str) -> dict:
     out = {}
     for key in ("weapon", "armour", "tactic"):
         value = getattr(args, f"{key}_{side}")
         if value is not None:
-            if key == "armour" and args.system == "percentile":
+            if key == "armour" and _armour_is_points(args.system):
                 try:
                     value = int(value)
                 except ValueError:
                     from engines.errors import InputError
 
-                    raise InputError(f"--armour-{side}: percentile armour is a number of "
-                                     f"points, got {value!r}") from None
+                    raise InputError(f"--armour-{side}: {args.system} armour is a number "
+                                     f"of points, got {value!r}") from None
             out[key] = value
     return out
 

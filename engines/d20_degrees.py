@@ -312,6 +312,7 @@ PLUGIN = System(
     summary=N_("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree better, "
                "natural 1 fails (E1–E3)"),
     color="#D55E00",
+    label="d20 + mod vs DC",
     curve_panels=(
         CurvePanel(x="modifier", lines="dc", values=(10, 15, 20, 25, 30),
                    fixed={"degree": 1}, labels=(N_("DC {dc}"),),

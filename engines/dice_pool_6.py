@@ -226,6 +226,7 @@ PLUGIN = System(
     summary=N_("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 (C-g2), "
                "vs a number of successes (C1)"),
     color="#009E73",
+    label="d10 pool vs successes",
     curve_panels=(CurvePanel(
         x="pool", lines="difficulty", values=tuple(range(1, 7)), labels=("≥ {v}",),
         title=N_("{system}: P(success) by pool"), xlabel=N_("pool size (number of d10)"),

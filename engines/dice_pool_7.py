@@ -278,6 +278,7 @@ PLUGIN = System(
     summary=N_("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 rolls a "
                "chance die (A-g1)"),
     color="#E69F00",
+    label="d10 pool, 7+, 10-again",
     curve_panels=(CurvePanel(
         x="pool", lines="successes", values=tuple(range(1, 6)), labels=("≥ {v}",),
         title=N_("{system}: P(success) by pool"), xlabel=N_("pool size (number of d10)"),

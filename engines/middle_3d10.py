@@ -316,6 +316,7 @@ PLUGIN = System(
     summary=N_("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s always "
                "succeed, two 1s always fail (B3)"),
     color="#56B4E9",
+    label="3d10 keep middle",
     curve_panels=tuple(CurvePanel(
         x="difficulty", lines="roll", values=("disadvantage", "normal", "advantage"),
         fixed={"modifier": mod}, title=N_("modifier {modifier}"),

@@ -308,6 +308,7 @@ PLUGIN = System(
     summary=N_("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
                "bonus/penalty tens dice (D4)"),
     color="#0072B2",
+    label="d100 roll-under",
     curve_panels=(
         CurvePanel(x="skill", lines="level", values=("regular", "hard", "extreme"),
                    fixed={"dice": 0}, title=N_("level asked (no extra dice)"),

@@ -248,6 +248,8 @@ class System:
     summary: str = ""
     #: the system's colour in every cross-system figure (default: a spare colour)
     color: str | None = None
+    #: a short description for figure labels, "id (label)" (default: :attr:`name`)
+    label: str = ""
     #: the success-curve figure's panels, its caption and its alt text (may use
     #: ``{system}``; the figure's width in inches, None: the default)
     curve_panels: tuple[CurvePanel, ...] = ()

@@ -19,21 +19,56 @@ from matplotlib.patches import Patch
 from analysis.text import N_, Text
 from engines.errors import InputError
 
-#: Okabe–Ito palette: one fixed colour per system (colour-blind safe).
-SYSTEM_COLORS = {
-    "dice_pool_7": "#E69F00",   # orange
-    "middle_3d10": "#56B4E9",   # sky blue
-    "dice_pool_6": "#009E73",   # bluish green
-    "percentile": "#0072B2",    # blue
-    "d20_degrees": "#D55E00",   # vermillion
-}
-SYSTEM_LABELS = {
-    "dice_pool_7": "dice_pool_7 (d10 pool, 7+, 10-again)",
-    "middle_3d10": "middle_3d10 (3d10 keep middle)",
-    "dice_pool_6": "dice_pool_6 (d10 pool vs successes)",
-    "percentile": "percentile (d100 roll-under)",
-    "d20_degrees": "d20_degrees (d20 + mod vs DC)",
-}
+#: Colours for systems that do not declare one (Okabe–Ito, after the five built-ins').
+SPARE_COLORS = ("#CC79A7", "#F0E442", "#000000", "#999999")
+
+
+class _BySystem(dict):
+    """System id → a value of the system's ``System`` (``engines.system``), read from the
+    registry on first use; a value the system does not declare comes from ``fallback``."""
+
+    def __init__(self, read):
+        super().__init__()
+        self._read = read
+
+    def __missing__(self, system: str):
+        from engines.system import registry
+
+        systems = registry()
+        spec = systems.get(system)
+        value = self._read(spec) if spec is not None else None
+        if value is None:
+            spare = [s for s in systems if not (systems[s].color)]
+            value = self._fallback(system, spare)
+        self[system] = value
+        return value
+
+    def _fallback(self, system: str, spare: list[str]):
+        raise KeyError(system)
+
+    def get(self, system, default=None):
+        try:
+            return self[system]
+        except KeyError:
+            return default
+
+
+class _Colours(_BySystem):
+    def _fallback(self, system, spare):
+        i = spare.index(system) if system in spare else len(spare)
+        return SPARE_COLORS[i % len(SPARE_COLORS)]
+
+
+class _Labels(_BySystem):
+    def _fallback(self, system, spare):
+        return system
+
+
+#: One fixed colour per system in every figure: the system's ``color`` (the built-ins use
+#: the Okabe–Ito colour-blind-safe palette), else a spare colour.
+SYSTEM_COLORS = _Colours(lambda spec: spec.color)
+#: The figure label of a system: ``id (label)`` (its ``label``, else its ``name``).
+SYSTEM_LABELS = _Labels(lambda spec: f"{spec.id} ({spec.label or spec.name})")
 _STYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
