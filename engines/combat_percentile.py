@@ -386,19 +386,16 @@ def _damage(s, cmb, rule, i, j, off, extreme):
         n, sides, flat = cmb[i, off + W_LN], cmb[i, off + W_LS], cmb[i, off + W_LF]
     else:
         n, sides, flat = cmb[i, off + W_N], cmb[i, off + W_S], cmb[i, off + W_F]
-    top = extreme and rule[R_EXTREME] != 0
-    d = 0
-    # part 0 the weapon, part 1 the damage bonus: one call site of _dice (one inlined copy)
-    for part in range(2):
-        if part == 1:
-            if cmb[i, off + W_DB] == 0:
-                break
-            n, sides, flat = cmb[i, DB_N], cmb[i, DB_S], cmb[i, DB_F]
-        if top:
-            d += n * sides + flat  # DX4: extreme success, maximum damage
-            if part == 1 or cmb[i, off + W_IMPALE] == 0:
-                continue
-        d += _dice(s, n, sides) + flat
+    if extreme and rule[R_EXTREME] != 0:
+        d = n * sides + flat
+        if cmb[i, off + W_IMPALE] != 0:
+            d += _dice(s, n, sides) + flat
+        if cmb[i, off + W_DB] != 0:
+            d += cmb[i, DB_N] * cmb[i, DB_S] + cmb[i, DB_F]
+    else:
+        d = _dice(s, n, sides) + flat
+        if cmb[i, off + W_DB] != 0:
+            d += _dice(s, cmb[i, DB_N], cmb[i, DB_S]) + cmb[i, DB_F]
     return max(0, d - cmb[j, ARMOUR])
 
 
@@ -443,9 +440,7 @@ def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hit
     """One action of ``i`` against ``j`` in round ``r``: gunfire (DX5, DX12, DX13) or a
     melee attack (DX2, DX10)."""
     crit = rule[R_CRIT]
-    gun = cmb[i, WPN + W_FIREARM] != 0
-    need = 1
-    if gun:
+    if cmb[i, WPN + W_FIREARM] != 0:
         shots = cmb[i, SHOTS]
         dice = (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
         if rule[R_INTO_MELEE] != 0 and _engaged(cmb, side, i, j, r, state, eng):
@@ -456,39 +451,34 @@ def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hit
             if rule[R_COVER] == 0:
                 forfeit[j] = 1
         need = 2 if rule[R_RANGE] == 2 else 1
-        skill = cmb[i, FIRE]
+        for _ in range(shots):
+            lv = _roll_level(s, dice, cmb[i, FIRE], crit)
+            if lv >= need:
+                _hit(s, cmb, rule, i, j, WPN, lv >= 3, hp, mw, state, hits)
+                if state[j] != ABLE:
+                    return
+        return
+    bonus = 1 if (defended[j] != 0 and rule[R_OUTNUMBERED] != 0) else 0
+    la = _roll_level(s, bonus, cmb[i, FIGHT], crit)
+    defended[j] = 1
+    eng[i, j] = r
+    eng[j, i] = r
+    src = -1
+    dst = j
+    off = WPN
+    level = la
+    if cmb[j, DEFEND] != 1:
+        ld = _roll_level(s, 0, cmb[j, DODGE], crit)
+        if la >= 1 and la > ld:
+            src = i
     else:
-        shots = 1
-        dice = 1 if (defended[j] != 0 and rule[R_OUTNUMBERED] != 0) else 0
-        skill = cmb[i, FIGHT]
-    # gunfire (one roll per shot) and melee (one attack) share one call site of each
-    # helper, so the kernel compiles one inlined copy of them
-    for _ in range(shots):
-        la = _roll_level(s, dice, skill, crit)
-        src = -1
-        dst = j
-        off = WPN
-        level = la
-        if gun:
-            if la >= need:
-                src = i
-        else:
-            defended[j] = 1
-            eng[i, j] = r
-            eng[j, i] = r
-            parry = cmb[j, DEFEND] == 1
-            ld = _roll_level(s, 0, cmb[j, FIGHT] if parry else cmb[j, DODGE], crit)
-            if not parry:
-                if la >= 1 and la > ld:
-                    src = i
-            elif la >= 1 and la >= ld:
-                src = i
-            elif ld > la:
-                src, dst, off, level = j, i, FB, ld
-        if src >= 0:
-            _hit(s, cmb, rule, src, dst, off, level >= 3, hp, mw, state, hits)
-            if state[j] != ABLE:
-                return
+        ld = _roll_level(s, 0, cmb[j, FIGHT], crit)
+        if la >= 1 and la >= ld:
+            src = i
+        elif ld > la:
+            src, dst, off, level = j, i, FB, ld
+    if src >= 0:
+        _hit(s, cmb, rule, src, dst, off, level >= 3, hp, mw, state, hits)
 
 
 @njit(**INLINE)
@@ -550,19 +540,22 @@ def _strike(s, cmb, rule, i, j, hp, mw, state):
     """DX-g8: ``i`` attacks the helpless ``j``: no defence, one bonus die (with the DX5
     dice for gunfire); a regular success hits (a hard one at long range)."""
     crit = rule[R_CRIT]
-    shots, dice, need, skill = 1, 1, 1, cmb[i, FIGHT]
     if cmb[i, WPN + W_FIREARM] != 0:
         shots = cmb[i, SHOTS]
         dice = 1 + (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
         need = 2 if rule[R_RANGE] == 2 else 1
-        skill = cmb[i, FIRE]
-    for _ in range(shots):  # a melee attack is one "shot": one inlined copy of the helpers
-        lv = _roll_level(s, dice, skill, crit)
-        if lv >= need:
-            _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp, mw,
-                           state)
-            if state[j] == DEAD:
-                return
+        for _ in range(shots):
+            lv = _roll_level(s, dice, cmb[i, FIRE], crit)
+            if lv >= need:
+                _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp,
+                               mw, state)
+                if state[j] == DEAD:
+                    return
+        return
+    lv = _roll_level(s, 1, cmb[i, FIGHT], crit)
+    if lv >= 1:
+        _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp, mw,
+                       state)
 
 
 @njit(**INLINE)
@@ -589,19 +582,10 @@ def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
         for i in range(n):
             if state[i] != DYING:
                 continue
-            # step 0 first aid, step 1 the CON roll: one call site of _roll_level
-            for step in range(2):
-                if step == 0 and t > tries:
-                    continue
-                if step == 1 and not (horizon == 0 or t <= horizon):
-                    break
-                lv = _roll_level(s, 0, rule[R_AID_SKILL] if step == 0 else cmb[i, CON], crit)
-                if step == 0:
-                    if lv >= 1:
-                        state[i] = UNCONSCIOUS  # DX-g7: stabilised
-                        break
-                elif lv == 0:
-                    state[i] = DEAD
+            if t <= tries and _roll_level(s, 0, rule[R_AID_SKILL], crit) >= 1:
+                state[i] = UNCONSCIOUS  # DX-g7: stabilised
+            elif (horizon == 0 or t <= horizon) and _roll_level(s, 0, cmb[i, CON], crit) == 0:
+                state[i] = DEAD
     if horizon == 0:  # DX-g6: the clock never stops; a CON roll that can fail, fails
         for i in range(n):
             if state[i] == DYING and (crit != 0 or cmb[i, CON] < 100):
