@@ -228,6 +228,21 @@ def _roll(s, n, rule):
 
 
 @njit(**INLINE)
+def _roll2(s, n_first, n_second, rule):
+    """Two pools rolled in turn (attack, then dodge) through one inlined copy of the pool
+    roll: the kernel compiles one copy of ``roll_pool`` per caller instead of two."""
+    first = 0
+    second = 0
+    for k in range(2):
+        v = _roll(s, n_first if k == 0 else n_second, rule)
+        if k == 0:
+            first = v
+        else:
+            second = v
+    return first, second
+
+
+@njit(**INLINE)
 def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able, side, acc,
              hits_off):
     """C10–C13: one attack of ``c`` with ``dice`` on ``t``; ``defended`` = earlier attacks
@@ -235,8 +250,7 @@ def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able,
     dodge = rows[t, C_DEF] - defended  # C13
     if rows[c, C_RANGED] == 1:
         dodge += rows[t, C_COVER]  # C12
-    att = _roll(s, dice, rule)
-    dfn = _roll(s, dodge, rule)
+    att, dfn = _roll2(s, dice, dodge, rule)
     if att < dfn or (att == 0 and rule[R_TIE_NEEDS_SUCCESS] != 0):
         return
     dmg = att - dfn + rows[c, C_DMG]  # C11
@@ -257,8 +271,7 @@ def _finish_blow(s2, rows, rule, c, t, dmg_taken, dead):
     dodge = 0
     if rule[R_HELPLESS_FULL] != 0:
         dodge = rows[t, C_DEF] + (rows[t, C_COVER] if rows[c, C_RANGED] == 1 else 0)
-    att = _roll(s2, rows[c, C_ATT], rule)
-    dfn = _roll(s2, dodge, rule)
+    att, dfn = _roll2(s2, rows[c, C_ATT], dodge, rule)
     if att < dfn or (att == 0 and rule[R_TIE_NEEDS_SUCCESS] != 0):
         return
     dmg = att - dfn + rows[c, C_DMG]
@@ -332,30 +345,34 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
             if able[c] == 0:  # the fallen do not act
                 continue
             enemy = 1 - side[c]
-            if rows[c, C_SPLIT] == 1 and n_able[enemy] > 1:  # C13: split the pool
-                k = n_able[enemy]
-                pool = rows[c, C_ATT]
+            k = n_able[enemy]
+            pool = rows[c, C_ATT]
+            split = rows[c, C_SPLIT] == 1 and k > 1  # C13: split the pool
+            pick = -1
+            if not split:
                 j = 0
-                for t in range(n):
-                    if side[t] == enemy and able[t] == 1:
-                        dice = pool // k + (1 if j < pool % k else 0)
-                        j += 1
-                        _contest(s, rows, rule, c, t, dice, defended[t], dmg_taken, able,
-                                 dead, n_able, side, acc, hits_off)
-                        defended[t] += 1
-            else:
-                j = 0
-                if rule[R_TARGET_FIRST] == 0 and n_able[enemy] > 1:
-                    j = bounded(s, n_able[enemy])
-                t = -1
+                if rule[R_TARGET_FIRST] == 0 and k > 1:
+                    j = bounded(s, k)
                 for u in range(n):
                     if side[u] == enemy and able[u] == 1:
                         if j == 0:
-                            t = u
+                            pick = u
                             break
                         j -= 1
-                _contest(s, rows, rule, c, t, rows[c, C_ATT], defended[t], dmg_taken, able,
-                         dead, n_able, side, acc, hits_off)
+            # one call site of _contest for both cases (one inlined copy to compile)
+            j = 0
+            for t in range(n):
+                if split:
+                    if side[t] != enemy or able[t] != 1:
+                        continue
+                    dice = pool // k + (1 if j < pool % k else 0)
+                    j += 1
+                elif t != pick:
+                    continue
+                else:
+                    dice = pool
+                _contest(s, rows, rule, c, t, dice, defended[t], dmg_taken, able, dead,
+                         n_able, side, acc, hits_off)
                 defended[t] += 1
             if n_able[enemy] == 0:
                 winner = side[c]
