@@ -152,3 +152,17 @@ def test_edited_file_changes_results(tmp_path):
     t = ladder_table(lad).set_index(["system", "competence", "difficulty"])
     assert t.loc[("d20_degrees", "competent", "average"), "p"] == pytest.approx(0.55)
     assert not anchor_report(lad).set_index("system").loc["d20_degrees", "within_tolerance"]
+
+
+def test_swinginess_quotes_upsets_from_both_sides():
+    """The swinginess table gives the weaker rung's upset chance attacking and defending.
+    In dice_pool_7 a tie goes to the defender (A-g7), so the weaker side wins far more
+    often defending than attacking."""
+    s = swinginess().set_index("system")
+    u = upset_table()
+    for system in s.index:
+        for apart, col in ((1, "p_upset_adjacent_defending"), (2, "p_upset_two_apart_defending")):
+            rows = u[(u["system"] == system) & (u["rungs_apart"] == apart)]
+            assert s.loc[system, col] == pytest.approx(rows["p_upset_defending"].mean())
+    assert s.loc["dice_pool_7", "p_upset_adjacent_defending"] \
+        > s.loc["dice_pool_7", "p_upset_adjacent"] + 0.1

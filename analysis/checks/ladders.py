@@ -326,8 +326,10 @@ def swinginess(ladders=None, variants: dict[str, Any] | None = None) -> pd.DataF
     ``rung_shift`` (mean outcome gained from the anchor rung to the next rung up),
     ``sd_in_rungs`` = sd / shift (how many competence rungs one SD of luck is worth),
     ``slope_pp_per_rung`` (mean change in P(success) per rung at the anchor difficulty),
-    ``p_upset_adjacent`` (mean P(upset) of a weaker rung attacking the next rung up) and
-    ``p_upset_two_apart``.
+    ``p_upset_adjacent`` (mean P(upset) of a weaker rung attacking the next rung up),
+    ``p_upset_adjacent_defending`` (the same rung defending against it: where ties go to
+    the defender, A-g7, the two differ widely), ``p_upset_two_apart`` and
+    ``p_upset_two_apart_defending``.
     """
     lad = _as_ladders(ladders)
     variants = variants or {}
@@ -352,6 +354,10 @@ def swinginess(ladders=None, variants: dict[str, Any] | None = None) -> pd.DataF
                      "slope_pp_per_rung": slope,
                      "p_upset_adjacent": float(u.loc[u["rungs_apart"] == 1,
                                                      "p_upset_attacking"].mean()),
+                     "p_upset_adjacent_defending": float(u.loc[u["rungs_apart"] == 1,
+                                                               "p_upset_defending"].mean()),
                      "p_upset_two_apart": float(u.loc[u["rungs_apart"] == 2,
-                                                      "p_upset_attacking"].mean())})
+                                                      "p_upset_attacking"].mean()),
+                     "p_upset_two_apart_defending": float(
+                         u.loc[u["rungs_apart"] == 2, "p_upset_defending"].mean())})
     return pd.DataFrame(rows)

@@ -17,6 +17,8 @@ def with_defending(swing: pd.DataFrame, upsets: pd.DataFrame) -> pd.DataFrame:
     weaker rung wins) one and two rungs apart when the stronger side attacks (the
     ``p_upset_defending`` column of :func:`analysis.checks.ladders.upset_table`), next
     to the attacking columns."""
+    if "p_upset_adjacent_defending" in swing:   # analysis.checks.ladders.swinginess
+        return swing
     mean = upsets.groupby(["system", "rungs_apart"])["p_upset_defending"].mean()
     out = swing.copy()
     for apart, col, after in ((1, "p_upset_adjacent_defending", "p_upset_adjacent"),
