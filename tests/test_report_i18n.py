@@ -282,7 +282,8 @@ def test_campaign_section_in_pt_br():
         sec = section_campaign(ReportSettings(systems=("dice_pool_7", "middle_3d10",
                                                        "percentile"), lang="pt-BR"))
     assert sec.title == "Mecânicas de campanha ao longo das sessões"
-    assert len(sec.reading) == 4
+    assert len(sec.reading) == 5                          # intro, 3 systems, attrition
+    assert re.search(r"dice_pool_7 \d+,\d %", sec.reading[-1]), sec.reading[-1]
     for line in sec.reading:
         assert not ENGLISH_WORDS.search(line), line
     text = " ".join(sec.reading)
