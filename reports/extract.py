@@ -7,8 +7,8 @@
   ``engines/`` (the descriptions in the *Assumptions* table), and the strings the
   systems' report hooks mark with ``N_``. They are written where the
   rule gap is settled; the report translates them where it shows them.
-- :func:`toml_text` — the designer's sentences of the data files (``reason`` of a
-  guardrail, ``title`` of a fight) in ``analysis/data/``.
+- :func:`toml_text` — the designer's sentences of the data files (``reason`` and
+  ``name`` of a guardrail, ``title`` of a fight) in ``analysis/data/``.
 
 Sentences that ``analysis`` builds from numbers are marked with ``analysis.text.N_`` and
 extracted by Babel's own Python extractor.
@@ -21,6 +21,9 @@ import tomllib
 
 #: keys of the data files whose string values are sentences shown to people
 TOML_KEYS = ("reason", "title")
+#: ``name`` of a guardrail is shown to people too (the report's Key findings); the names
+#: of fights and checks are identifiers (snake_case) and stay
+NAMED_TABLES = ("guardrails",)
 
 
 def _called(func: ast.expr) -> str | None:
@@ -54,7 +57,9 @@ def variant_docs(fileobj, keywords, comment_tags, options):
 def _strings(data, path=()):
     if isinstance(data, dict):
         for key, value in data.items():
-            if isinstance(value, str) and key in TOML_KEYS and value.strip():
+            shown = key in TOML_KEYS or (key == "name" and path[:1] and
+                                         path[0] in NAMED_TABLES)
+            if isinstance(value, str) and shown and value.strip():
                 yield (*path, key), value
             elif isinstance(value, dict | list):
                 yield from _strings(value, (*path, key))

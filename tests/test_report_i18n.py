@@ -307,8 +307,9 @@ def test_key_findings_section_in_pt_br():
     """The Key findings title, the count sentence, the failure sentences, the designer's
     reasons (analysis/data/guardrails.toml, through the catalogue), the cures built in
     analysis/workflow/audit.py (template translated, then filled) and the table's status
-    and suggestion cells are Portuguese. Guardrail, metric and knob names are identifiers
-    and stay as they are; the CSV keeps the machine words and the English cure."""
+    and suggestion cells and the guardrail names (also from guardrails.toml) are
+    Portuguese. Metric and knob names are identifiers and stay as they are; the CSV keeps
+    the machine words, the names as written and the English cure."""
     from reports.sections.key_findings import section_key_findings
     from reports.settings import ReportSettings
 
@@ -338,12 +339,15 @@ def test_key_findings_section_in_pt_br():
         assert cell in line                                 # the same cure as the table
         assert " gives " in r.suggestion or r.suggestion.startswith("no single knob")
         own = line
-        for ident in (r.guardrail, r.metric):
+        assert po[r.guardrail] in line, line                # the name, translated
+        for ident in (po[r.guardrail], r.metric):
             own = own.replace(str(ident), "")
         assert " vale " in own, line
         assert "Correção: " in own, line
         assert not ENGLISH_WORDS.search(own), own
-    duel = next(x for x in lines if x.startswith("even duel length (middle_3d10)"))
+    assert "duração de um duelo equilibrado (middle_3d10)" in set(shown["guardrail"])
+    duel = next(x for x in lines
+                if x.startswith("duração de um duelo equilibrado (middle_3d10)"))
     assert "fora de 2 a 6" in duel                          # the 2-6 round bounds
     assert re.search(r" vale 1,\d+", duel), duel            # about 1.1 rounds, comma
     assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason

@@ -77,9 +77,10 @@ def _bounds(lo, hi) -> str:
 def key_findings_reading(table: pd.DataFrame) -> list[str]:
     """Plain sentences from the audit numbers: how many pass, then each failure.
 
-    Guardrail, metric and knob names are identifiers and stay as they are; the designer's
-    reason (``guardrails.toml``) and the suggested cure (a sentence built by
-    :mod:`analysis.workflow.audit`) are shown in the language in force."""
+    Metric and knob names are identifiers and stay as they are; the guardrail's name and
+    the designer's reason (``guardrails.toml``, through the catalogue) and the suggested
+    cure (a sentence built by :mod:`analysis.workflow.audit`) are shown in the language in
+    force."""
     n, fails = len(table), table[table["status"] == "fail"]
     undecided = int((table["status"] == "undecided").sum())
     out = [_("{passed} of {total} balance guardrails pass under the default rules (limits "
@@ -89,7 +90,7 @@ def key_findings_reading(table: pd.DataFrame) -> list[str]:
     for r in fails.itertuples(index=False):
         out.append(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
                      "{suggestion}.").format(
-            guardrail=r.guardrail, metric=r.metric, value=format_spec(r.value, ".3g"),
+            guardrail=text(r.guardrail), metric=r.metric, value=format_spec(r.value, ".3g"),
             bounds=_bounds(r.min, r.max), reason=text(r.reason),
             suggestion=text(r.suggestion)))
     if fails.empty:
@@ -103,6 +104,7 @@ def section_key_findings(settings: ReportSettings) -> Section:
     shown = table[COLUMNS].copy()
     shown["status"] = [_(STATUSES[x]) if x in STATUSES else x for x in shown["status"]]
     shown["suggestion"] = [text(x) for x in shown["suggestion"]]
+    shown["guardrail"] = [text(x) for x in shown["guardrail"]]
     for col in ("min", "max"):
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
     blocks = [_table("guardrails", _("Balance guardrails"), shown,
