@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
@@ -85,7 +87,9 @@ def section_opposed(settings: ReportSettings) -> Section:
         ys = [int(y) for y in view[f"{level}_a"]]
         im = _heatmap(ax, view.iloc[:, 1:].to_numpy(float), xs, ys, vmin=0, vmax=1,
                       cmap="PuOr", label=system)
-        ax.set_xlabel(_("defender {level}").format(level=_(level)))
+        # five panels side by side: wrap the label so neighbours do not run together
+        ax.set_xlabel(textwrap.fill(_("defender {level}").format(level=_(level)), 12),
+                      fontsize="small")
         ax.set_ylabel(_("attacker {level}").format(level=_(level)))
         ax.grid(False)
     fig.colorbar(im, ax=axes, shrink=0.9, label=_("P(attacker wins)"))
