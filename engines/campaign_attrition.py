@@ -56,14 +56,16 @@ def check_fights(fights) -> int:
 
 
 def reachable(start: int, row: Callable[[int], tuple[np.ndarray, np.ndarray]],
-              heal: Callable[[int, int], np.ndarray], size: int) -> dict[int, np.ndarray]:
-    """Transition rows of the able states reachable from ``start``.
+              rest: Callable[[int, int], int], size: int) -> dict[int, np.ndarray]:
+    """Transition rows of the able states reachable from ``start`` (each row computed
+    once).
 
     ``row(i)`` -> ``(end, fates)``: ``end[j]`` = P(the fight started in able state ``i``
     ends with the fighter able in damage state ``j``), ``fates`` = P(dead, dying, out)
-    (:data:`engines.fight.FATES` order). ``heal(i, j)``: the distribution over able states
-    after the rest of a fighter that started the fight in ``i`` and ended in ``j``.
-    Returns ``{i: row over size + 3 states}`` (able states, then out, dying, dead).
+    (:data:`engines.fight.FATES` order). ``rest(i, j)``: the able state after the rest of
+    a fighter that started the fight in ``i`` and ended in ``j`` (every system's rest is
+    a fixed amount of healing). Returns ``{i: row over size + 3 states}`` (able states,
+    then out, dying, dead).
     """
     rows: dict[int, np.ndarray] = {}
     todo = [start]
@@ -74,7 +76,7 @@ def reachable(start: int, row: Callable[[int], tuple[np.ndarray, np.ndarray]],
         end, fates = row(i)
         r = np.zeros(size + 3)
         for j in np.nonzero(end > 0)[0]:
-            r[:size] += end[j] * heal(i, int(j))
+            r[rest(i, int(j))] += end[j]
         r[size] = fates[2]
         r[size + 1] = fates[1]
         r[size + 2] = fates[0]
@@ -120,8 +122,17 @@ def stats(system: str, P: np.ndarray, size: int, health: int, start: int, fights
                          _extras(dist, size), notes=notes)
 
 
+def exact(system: str, row: Callable[[int], tuple[np.ndarray, np.ndarray]],
+          rest: Callable[[int, int], int], size: int, fights: int, threshold: int | None,
+          notes: dict) -> CampaignStats:
+    """Exact attrition of a fighter starting unhurt: the chain of the able states
+    :func:`reachable` from 0 (``row`` and ``rest`` as there), evolved by :func:`stats`."""
+    P = matrix(reachable(0, row, rest, size) if fights else {}, size)
+    return stats(system, P, size, size, 0, fights, threshold, notes)
+
+
 def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
-                heal: Callable[[int, int], np.ndarray], size: int, health: int, start: int,
+                rest: Callable[[int, int], int], size: int, health: int, start: int,
                 fights: int, trials: int, seed, threshold: int | None,
                 notes: dict) -> CampaignStats:
     """``trials`` fighters followed through ``fights`` fights by the system's Monte Carlo
@@ -129,9 +140,8 @@ def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
     state ``i`` (``[size + 4]``: able end states, then standing (unused), dead, dying,
     out). Fighters are exchangeable, so each fight runs once per (state, reached-yet)
     group with a seed spawned from ``seed`` by (fight, group, state): reproducible, and
-    independent of the thread count as the kernels are. The rest is ``heal`` (a
-    distribution; drawn with a generator of the same seed family when it is not a
-    single state)."""
+    independent of the thread count as the kernels are. The rest is ``rest`` (as in
+    :func:`reachable`)."""
     from .campaign import check_int as _ci
     from .rng import normalize_seed
 
@@ -155,14 +165,8 @@ def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
                 ss = np.random.SeedSequence(root.entropy,
                                             spawn_key=(*root.spawn_key, k, flag, i))
                 end = fight(i, int(cnt[flag, i]), ss)
-                gen = None
                 for j in np.nonzero(end[:size])[0]:
-                    h = heal(i, int(j))
-                    if np.count_nonzero(h) == 1:
-                        new[flag, int(np.argmax(h))] += end[j]
-                    else:
-                        gen = gen or np.random.default_rng(ss.spawn(1)[0])
-                        new[flag, :size] += gen.multinomial(int(end[j]), h)
+                    new[flag, rest(i, int(j))] += end[j]
                 new[flag, size] += end[size + 3]      # out
                 new[flag, size + 1] += end[size + 2]  # dying
                 new[flag, size + 2] += end[size + 1]  # dead

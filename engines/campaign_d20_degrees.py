@@ -374,22 +374,10 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
     check_int("variant rest_minutes", v.rest_minutes, 0, 100_000)
     size = fighter.hit_points
     fights, threshold = at.check_start(sessions, threshold, size)
-    cache: dict = {}
-
-    def row(i):
-        if i not in cache:
-            cache[i] = fight_from(fighter, opponent, i)
-        return cache[i]
-
-    def heal(_i, j):
-        out = np.zeros(size)
-        out[rest(j, v.rest_minutes)] = 1.0  # E18, E-g25
-        return out
-
-    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
-    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
-                    {"fighter": fighter.name, "opponent": opponent.name,
-                     "rest_minutes": v.rest_minutes})
+    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i),
+                    lambda _i, j: rest(j, v.rest_minutes), size, fights,  # E18, E-g25
+                    threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                "rest_minutes": v.rest_minutes})
 
 
 def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
@@ -407,15 +395,11 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
     size = fighter.hit_points
     fights, threshold = at.check_start(sessions, threshold, size)
 
-    def heal(_i, j):
-        out = np.zeros(size)
-        out[rest(j, v.rest_minutes)] = 1.0  # E18, E-g25
-        return out
-
     def fight(i, n, ss):
         return cb.duel_mc_end(fighter, opponent, i, n, ss)
 
-    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+    return at.monte_carlo(SYSTEM, fight, lambda _i, j: rest(j, v.rest_minutes),  # E18
+                          size, size, 0, fights, trials, seed,
                           threshold, {"fighter": fighter.name, "opponent": opponent.name,
                                       "rest_minutes": v.rest_minutes})
 

@@ -521,22 +521,10 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
     size = fighter.health
     fights, threshold = at.check_start(sessions, threshold, size)
     cv = combat_variants(v)
-    cache: dict = {}
-
-    def row(i):
-        if i not in cache:
-            cache[i] = fight_from(fighter, opponent, i, cv)
-        return cache[i]
-
-    def heal(_i, j):
-        out = np.zeros(size)
-        out[max(j - v.health_rest, 0)] = 1.0
-        return out
-
-    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
-    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
-                    {"fighter": fighter.name, "opponent": opponent.name,
-                     "health_rest": v.health_rest})
+    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i, cv),
+                    lambda _i, j: max(j - v.health_rest, 0), size, fights,  # C-g21
+                    threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                "health_rest": v.health_rest})
 
 
 def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
@@ -556,15 +544,11 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
     fights, threshold = at.check_start(sessions, threshold, size)
     cv = combat_variants(v)
 
-    def heal(_i, j):
-        out = np.zeros(size)
-        out[max(j - v.health_rest, 0)] = 1.0
-        return out
-
     def fight(i, n, ss):
         return cb.duel_mc_end(fighter, opponent, i, n, ss, cv)
 
-    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+    return at.monte_carlo(SYSTEM, fight, lambda _i, j: max(j - v.health_rest, 0),  # C-g21
+                          size, size, 0, fights, trials, seed,
                           threshold, {"fighter": fighter.name, "opponent": opponent.name,
                                       "health_rest": v.health_rest})
 

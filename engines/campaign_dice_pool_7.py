@@ -321,23 +321,10 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
     v = _variants(variants)
     fights, threshold = at.check_start(sessions, threshold, fighter.vitality)
     bashing = opponent.weapon.damage_type == "bashing"
-    cache: dict = {}
-
-    def row(i):
-        if i not in cache:
-            cache[i] = fight_from(fighter, opponent, i, combat_variants)
-        return cache[i]
-
-    def heal(_i, j):
-        out = np.zeros(fighter.vitality)
-        out[rest(j, bashing, v.rest_days)] = 1.0
-        return out
-
-    size = fighter.vitality
-    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
-    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
-                    {"fighter": fighter.name, "opponent": opponent.name,
-                     "rest_days": v.rest_days})
+    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i, combat_variants),
+                    lambda _i, j: rest(j, bashing, v.rest_days), fighter.vitality, fights,
+                    threshold, {"fighter": fighter.name, "opponent": opponent.name,
+                                "rest_days": v.rest_days})
 
 
 def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
@@ -356,15 +343,11 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
     bashing = opponent.weapon.damage_type == "bashing"
     size = fighter.vitality
 
-    def heal(_i, j):
-        out = np.zeros(size)
-        out[rest(j, bashing, v.rest_days)] = 1.0
-        return out
-
     def fight(i, n, ss):
         return cb.duel_mc_end(fighter, opponent, i, n, ss, combat_variants)
 
-    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+    return at.monte_carlo(SYSTEM, fight, lambda _i, j: rest(j, bashing, v.rest_days),
+                          size, size, 0, fights, trials, seed,
                           threshold, {"fighter": fighter.name, "opponent": opponent.name,
                                       "rest_days": v.rest_days})
 

@@ -592,6 +592,13 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     return end, st.loser_fate[1].copy()
 
 
+def _attrition_rest(i: int, j: int, v: Variants) -> int:
+    """B11 rest between two fights: of the damage ``j`` a fighter ends with, the new part
+    ``j - i`` is temporary and consolidates by half (B-g21 rounds the odd point), then
+    ``recovery`` heals (B-g22)."""
+    return max(i + _consolidate(j - i, v) - v.recovery, 0)
+
+
 def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                     threshold: int | None = 0, variants: Variants | None = None
                     ) -> CampaignStats:
@@ -604,20 +611,8 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
     v = _variants(variants)
     size = 3 * fighter.vigor
     fights, threshold = at.check_start(sessions, threshold, size)
-    cache: dict = {}
-
-    def row(i):
-        if i not in cache:
-            cache[i] = fight_from(fighter, opponent, i)
-        return cache[i]
-
-    def heal(i, j):  # B11: the new damage j - i is temporary
-        out = np.zeros(size)
-        out[max(i + _consolidate(j - i, v) - v.recovery, 0)] = 1.0  # B-g21, B-g22
-        return out
-
-    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
-    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
+    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i),
+                    lambda i, j: _attrition_rest(i, j, v), size, fights, threshold,
                     {"fighter": fighter.name, "opponent": opponent.name,
                      "rest_odd": v.rest_odd, "recovery": v.recovery})
 
@@ -636,15 +631,11 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
     size = 3 * fighter.vigor
     fights, threshold = at.check_start(sessions, threshold, size)
 
-    def heal(i, j):
-        out = np.zeros(size)
-        out[max(i + _consolidate(j - i, v) - v.recovery, 0)] = 1.0  # B11, B-g21, B-g22
-        return out
-
     def fight(i, n, ss):
         return cb.duel_mc_end(fighter, opponent, i, n, ss)
 
-    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+    return at.monte_carlo(SYSTEM, fight, lambda i, j: _attrition_rest(i, j, v), size,
+                          size, 0, fights, trials, seed,
                           threshold, {"fighter": fighter.name, "opponent": opponent.name,
                                       "rest_odd": v.rest_odd, "recovery": v.recovery})
 

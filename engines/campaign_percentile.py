@@ -452,20 +452,8 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
     v = _variants(variants)
     size = fighter.hit_points
     fights, threshold = at.check_start(sessions, threshold, size)
-    cache: dict = {}
-
-    def row(i):
-        if i not in cache:
-            cache[i] = fight_from(fighter, opponent, i)
-        return cache[i]
-
-    def heal(_i, j):
-        out = np.zeros(size)
-        out[max(j - v.rest_hp, 0)] = 1.0  # D-g24
-        return out
-
-    P = at.matrix(at.reachable(0, row, heal, size) if fights else {}, size)
-    return at.stats(SYSTEM, P, size, size, 0, fights, threshold,
+    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i),
+                    lambda _i, j: max(j - v.rest_hp, 0), size, fights, threshold,  # D-g24
                     {"fighter": fighter.name, "opponent": opponent.name,
                      "rest_hp": v.rest_hp})
 
@@ -484,15 +472,11 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
     size = fighter.hit_points
     fights, threshold = at.check_start(sessions, threshold, size)
 
-    def heal(_i, j):
-        out = np.zeros(size)
-        out[max(j - v.rest_hp, 0)] = 1.0  # D-g24
-        return out
-
     def fight(i, n, ss):
         return cb.duel_mc_end(fighter, opponent, i, n, ss)
 
-    return at.monte_carlo(SYSTEM, fight, heal, size, size, 0, fights, trials, seed,
+    return at.monte_carlo(SYSTEM, fight, lambda _i, j: max(j - v.rest_hp, 0),  # D-g24
+                          size, size, 0, fights, trials, seed,
                           threshold, {"fighter": fighter.name, "opponent": opponent.name,
                                       "rest_hp": v.rest_hp})
 
