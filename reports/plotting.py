@@ -1,7 +1,7 @@
 """Figure helpers for reports: one colour per system everywhere, print-readable styling.
 
-The system colours come from :data:`analysis.checks.plots.SYSTEM_COLORS`, else from each
-system's ``color`` report hook (a plug-in without one gets a spare colour below). Lines inside a
+The system colours are :data:`analysis.checks.plots.SYSTEM_COLORS`: each system's
+``color`` report hook (a plug-in without one gets a spare colour, in registry order). Lines inside a
 single system's figure are told apart by shade, line style *and* marker, so they stay
 distinguishable in greyscale print and for colour-blind readers.
 """
@@ -15,27 +15,22 @@ from collections.abc import Iterator
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
-#: Colours for systems that bring none (their ``color`` report hook), in registry order.
-SPARE_COLORS = ("#CC79A7", "#000000", "#999999", "#F0E442", "#882255", "#44AA99")
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def system_colors() -> dict[str, str]:
-    """System id → colour: :mod:`analysis.checks.plots`' colours (the same as there), else
-    the system's ``color`` report hook, else a spare colour."""
+    """System id → colour of every installed system (the analysis figures' colours)."""
     from analysis.checks.plots import SYSTEM_COLORS
     from engines.system import registry
 
-    spare = iter(SPARE_COLORS * 4)
-    own = {sid: spec.color or next(spare) for sid, spec in registry().items()}
-    for sid, colour in own.items():  # the analysis figures the report draws colour a
-        SYSTEM_COLORS.setdefault(sid, colour)  # plug-in the same way (never a change)
-    return dict(SYSTEM_COLORS)
+    return {sid: SYSTEM_COLORS[sid] for sid in registry()}
 
 
 def system_color(system: str) -> str:
-    return system_colors().get(system, "#000000")
+    from analysis.checks.plots import SYSTEM_COLORS
+
+    return SYSTEM_COLORS.get(system, "#000000")
 
 
 def shades(system: str, n: int) -> list[tuple[float, float, float]]:

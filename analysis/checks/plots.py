@@ -19,13 +19,13 @@ from matplotlib.patches import Patch
 from analysis.text import N_, Text
 from engines.errors import InputError
 
-#: Colours for systems that do not declare one (Okabe–Ito, after the five built-ins').
-SPARE_COLORS = ("#CC79A7", "#F0E442", "#000000", "#999999")
+#: Colours for systems that declare none (their ``color`` hook), in registry order.
+SPARE_COLORS = ("#CC79A7", "#000000", "#999999", "#F0E442", "#882255", "#44AA99")
 
 
 class _BySystem(dict):
-    """System id → a value of the system's ``System`` (``engines.system``), read from the
-    registry on first use; a value the system does not declare comes from ``fallback``."""
+    """System id → ``read(spec, systems)`` of the system's ``System`` (``engines.system``),
+    read from the registry on first use; an id that is not installed is a ``KeyError``."""
 
     def __init__(self, read):
         super().__init__()
@@ -35,16 +35,10 @@ class _BySystem(dict):
         from engines.system import registry
 
         systems = registry()
-        spec = systems.get(system)
-        value = self._read(spec) if spec is not None else None
-        if value is None:
-            spare = [s for s in systems if not (systems[s].color)]
-            value = self._fallback(system, spare)
-        self[system] = value
+        if system not in systems:
+            raise KeyError(system)
+        self[system] = value = self._read(systems[system], systems)
         return value
-
-    def _fallback(self, system: str, spare: list[str]):
-        raise KeyError(system)
 
     def get(self, system, default=None):
         try:
@@ -53,22 +47,19 @@ class _BySystem(dict):
             return default
 
 
-class _Colours(_BySystem):
-    def _fallback(self, system, spare):
-        i = spare.index(system) if system in spare else len(spare)
-        return SPARE_COLORS[i % len(SPARE_COLORS)]
-
-
-class _Labels(_BySystem):
-    def _fallback(self, system, spare):
-        return system
+def _colour(spec, systems) -> str:
+    """The system's ``color``, else a spare colour by its place among the colourless."""
+    if spec.color:
+        return spec.color
+    colourless = [s for s in systems if not systems[s].color]
+    return SPARE_COLORS[colourless.index(spec.id) % len(SPARE_COLORS)]
 
 
 #: One fixed colour per system in every figure: the system's ``color`` (the built-ins use
 #: the Okabe–Ito colour-blind-safe palette), else a spare colour.
-SYSTEM_COLORS = _Colours(lambda spec: spec.color)
+SYSTEM_COLORS = _BySystem(_colour)
 #: The figure label of a system: ``id (label)`` (its ``label``, else its ``name``).
-SYSTEM_LABELS = _Labels(lambda spec: f"{spec.id} ({spec.label or spec.name})")
+SYSTEM_LABELS = _BySystem(lambda spec, _systems: f"{spec.id} ({spec.label or spec.name})")
 _STYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 

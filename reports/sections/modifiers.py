@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.checks import plots
-from reports import plotting
 from reports.i18n import _, format_spec, percent, text
 from reports.sections.common import _figure, _table
 from reports.settings import ReportSettings
@@ -19,7 +18,6 @@ def section_modifiers(settings: ReportSettings) -> Section:
     table = pd.concat([modifier_values(s, list(settings.variants_of(s)))
                        for s in settings.systems], ignore_index=True)
     summary = modifier_summary(table)
-    plotting.system_colors()  # the figure's colours for every system, plug-ins too
     reading = [_("How many percentage points each modifier the rules offer adds to the "
                  "chance of success, averaged over the checks where it can matter (base "
                  "chance between {low} and {high}). Compare within a system to see which "
