@@ -25,7 +25,8 @@ SPARE_COLORS = ("#CC79A7", "#000000", "#999999", "#F0E442", "#882255", "#44AA99"
 
 class _BySystem(dict):
     """System id → ``read(spec, systems)`` of the system's ``System`` (``engines.system``),
-    read from the registry on first use; an id that is not installed is a ``KeyError``."""
+    read from the registry on first use (iterated, it lists every installed system); an
+    id that is not installed is a ``KeyError``."""
 
     def __init__(self, read):
         super().__init__()
@@ -45,6 +46,29 @@ class _BySystem(dict):
             return self[system]
         except KeyError:
             return default
+
+    def _filled(self):
+        from engines.system import registry
+
+        for system in registry():
+            self[system]
+        return super()
+
+    # read as a whole (iterated, listed, counted), it holds every installed system
+    def __iter__(self):
+        return self._filled().__iter__()
+
+    def __len__(self):
+        return self._filled().__len__()
+
+    def keys(self):
+        return self._filled().keys()
+
+    def values(self):
+        return self._filled().values()
+
+    def items(self):
+        return self._filled().items()
 
 
 def _colour(spec, systems) -> str:
