@@ -41,14 +41,10 @@ def _archetype_pair(system: str, first: str | None = None, second: str | None = 
 
 
 def _combat_mc(system: str) -> None:
+    """The combat Monte Carlo kernel. Campaign attrition (``duel_mc_end``) runs the same
+    kernel with the same argument types, so this one compile serves both."""
     eng, a, b = _archetype_pair(system)
     eng.duel_mc(a, b, trials=64, seed=1)
-
-
-def _attrition_mc(system: str) -> None:
-    """The campaign attrition kernel: the same fight code, started hurt, counting how
-    the fighter ends (``duel_mc_end``)."""
-    eng, a, b = _archetype_pair(system)
     eng.duel_mc_end(a, b, 0, trials=64, seed=1)
 
 
@@ -79,8 +75,8 @@ def _pools() -> None:
 
 
 #: name → (what the progress bar says, the function that compiles it): one group per
-#: kernel (a combat Monte Carlo kernel, its attrition twin, an exact-duel helper set, the
-#: check kernels).
+#: kernel (a combat Monte Carlo kernel, which also serves campaign attrition, an
+#: exact-duel helper set, the check kernels).
 #: Ordered longest compile first, so two workers finish close together. The exact duels
 #: of dice_pool_7, dice_pool_6 and d20_degrees are numpy only: nothing to compile.
 GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
@@ -89,15 +85,6 @@ GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
     "middle_3d10": ("middle_3d10 combat", lambda: _combat_mc("middle_3d10")),
     "dice_pool_7": ("dice_pool_7 combat", lambda: _combat_mc("dice_pool_7")),
     "dice_pool_6": ("dice_pool_6 combat", lambda: _combat_mc("dice_pool_6")),
-    "percentile_attrition": ("percentile attrition", lambda: _attrition_mc("percentile")),
-    "d20_degrees_attrition": ("d20_degrees attrition",
-                              lambda: _attrition_mc("d20_degrees")),
-    "middle_3d10_attrition": ("middle_3d10 attrition",
-                              lambda: _attrition_mc("middle_3d10")),
-    "dice_pool_7_attrition": ("dice_pool_7 attrition",
-                              lambda: _attrition_mc("dice_pool_7")),
-    "dice_pool_6_attrition": ("dice_pool_6 attrition",
-                              lambda: _attrition_mc("dice_pool_6")),
     "percentile_exact": ("percentile exact duels", lambda: _combat_exact("percentile")),
     "middle_3d10_exact": ("middle_3d10 exact duels", lambda: _combat_exact("middle_3d10")),
     "checks": ("single and opposed checks", _checks),

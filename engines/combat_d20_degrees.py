@@ -776,8 +776,14 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
 
 @njit(**PJIT)
 def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, loser_dead,
-                  standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq):
+                  standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq, end):
+    """Whole fights, ``trials[item]`` per work item, each item into its own histogram rows.
+
+    ``end`` (campaign attrition) counts combatant 0's end in ``end[item]``: able having
+    lost ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at ``HP + 1..3``;
+    with no columns (a plain run) nothing is counted, so the fight is compiled once."""
     n = side.size
+    health = end.shape[1] - 4
     for item in prange(trials.size):
         s = states[item].copy()
         o = np.zeros(3, dtype=np.int64)
@@ -803,6 +809,12 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
         for _ in range(trials[item]):
             _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
                        fst, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas)
+            if health >= 0:
+                if st[0] == ACTIVE:
+                    end[item, max(F[0, F_HP] - hp[0], 0)] += 1
+                else:
+                    end[item, health + (1 if st[0] == DEAD else 2 if st[0] == DYING
+                                        else 3)] += 1
         outcome[item] = o
         rounds[item] = rd
         loser_dead[item] = ld
@@ -815,42 +827,9 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
         fates_sq[item] = fas
 
 
-@njit(**PJIT)
-def _attrition_kernel(F, side, rule, round_cap, trials, states, end):
-    """Campaign attrition: ``trials[item]`` duels per work item (the fight and aftermath of
-    :func:`_fight_kernel`), counting combatant 0's end in ``end[item]``: able having lost
-    ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at ``HP + 1..3``."""
-    n = side.size
-    health = end.shape[1] - 4
-    for item in prange(trials.size):
-        s = states[item].copy()
-        o = np.zeros(3, dtype=np.int64)
-        rd = np.zeros((round_cap + 1, 3), dtype=np.int64)
-        ld = np.zeros(2, dtype=np.int64)
-        sd = np.zeros((round_cap + 1, 2), dtype=np.int64)
-        de = np.zeros(2, dtype=np.int64)
-        h = np.zeros(DAMAGE_BINS, dtype=np.int64)
-        lf = np.zeros((2, 3), dtype=np.int64)
-        lfs = np.zeros((2, 3), dtype=np.int64)
-        fa = np.zeros((2, 4), dtype=np.int64)
-        fas = np.zeros((2, 4), dtype=np.int64)
-        cnt = np.zeros((2, 4), dtype=np.int64)
-        order = np.zeros(n, dtype=np.int64)
-        key = np.zeros(n, dtype=np.int64)
-        st = np.zeros(n, dtype=np.int64)
-        hp = np.zeros(n, dtype=np.int64)
-        fails = np.zeros(n, dtype=np.int64)
-        rec = np.zeros(n, dtype=np.int64)
-        hero = np.zeros(n, dtype=np.int64)
-        eff = np.zeros(n, dtype=np.int64)
-        fst = np.zeros(n, dtype=np.int64)
-        for _ in range(trials[item]):
-            _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
-                       fst, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas)
-            if st[0] == ACTIVE:
-                end[item, max(F[0, F_HP] - hp[0], 0)] += 1
-            else:
-                end[item, health + (1 if st[0] == DEAD else 2 if st[0] == DYING else 3)] += 1
+#: The histograms of :func:`_fight_kernel`, in its argument order.
+_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
+           "loser_fate_sq", "fates", "fates_sq")
 
 
 def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
@@ -859,7 +838,6 @@ def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
     hit points down against a fresh ``b`` (streams as :func:`fight_mc`); counts of
     ``a``'s end: able having lost ``d`` (``d < a.hit_points``; a recovery above the
     maximum counts 0), then dead, dying, out at ``a.hit_points + 1..3``."""
-    from .rng import chunk_states, chunk_trials, plan_chunks
 
     fa, fb = _fighter(a, "a"), _fighter(b, "b")
     v = _variants(variants)
@@ -871,11 +849,10 @@ def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
                          f"{start_damage!r}")
     F = np.ascontiguousarray(np.stack([fa.array(), fb.array()]))
     F[0, F_START] = start_damage
-    n_chunks, _ = plan_chunks(trials)
-    end = np.zeros((n_chunks, health + 4), dtype=np.int64)
-    _attrition_kernel(F, np.array([0, 1], dtype=np.int64), v.rule(), np.int64(cap),
-                      chunk_trials(trials, n_chunks), chunk_states(seed, n_chunks), end)
-    return end.sum(axis=0)
+    _, sums = run_chunks(_fight_kernel, (F, np.array([0, 1], dtype=np.int64), v.rule(),
+                                         np.int64(cap)), SYSTEM, trials, seed, cap, _FIELDS,
+                         end_columns=health + 4)
+    return sums["end"]
 
 
 def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
@@ -902,9 +879,7 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     F = np.ascontiguousarray(np.stack([f.array() for f in fighters]))
     side = np.array([0] * len(side0) + [1] * len(side1), dtype=np.int64)
     stats, _ = run_chunks(_fight_kernel, (F, side, v.rule(), np.int64(cap)), SYSTEM, trials,
-                          seed, cap, ("outcome", "rounds", "loser_dead", "standing", "deaths",
-                                      "hits", "loser_fate", "loser_fate_sq", "fates",
-                                      "fates_sq"))
+                          seed, cap, _FIELDS)
     start = np.array([len(side0), len(side1)], dtype=np.int64) * int(trials)
     stats.standing[:] = start + np.cumsum(stats.standing, axis=0)
     stats.notes.update(method="monte_carlo", variants=dataclasses.asdict(v),

@@ -393,27 +393,14 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
 
 
 @njit(**PJIT)
-def _kernel(rows, side, rule, cap, off, trials, states, out):
+def _kernel(rows, side, rule, cap, off, trials, states, out, end):
     """Whole fights, ``trials[chunk]`` per chunk; each chunk fills its own ``out`` row
-    (offsets ``off``: :data:`engines.combat_pools.KERNEL_OFFSETS`)."""
-    n = rows.shape[0]
-    for item in prange(trials.size):
-        s = states[item].copy()
-        s2 = states[trials.size + item].copy()  # the aftermath's own stream
-        acc = np.zeros(out.shape[1], dtype=np.int64)
-        z = np.zeros(n, dtype=np.int64)
-        dmg_taken, able, dead, defended, order = z.copy(), z.copy(), z.copy(), z.copy(), z.copy()
-        fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
-        for _ in range(trials[item]):
-            _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
-                   order, n_able, fate, cnt)
-        out[item, :] = acc
+    (offsets ``off``: :data:`engines.combat_pools.KERNEL_OFFSETS`).
 
-
-@njit(**PJIT)
-def _attrition_kernel(rows, side, rule, cap, off, trials, states, out, end):
-    """:func:`_kernel` that also counts combatant 0's end in ``end[chunk]`` (able with
-    its damage, or its fate: :func:`engines.combat_pools.run_mc_end`)."""
+    For campaign attrition (``end`` with ``health + 4`` columns:
+    :func:`engines.combat_pools.run_mc_end`) the same fights also count combatant 0's end
+    in ``end[chunk]``: able with its damage, or its fate. A plain run passes ``end`` with
+    no columns (one attrition kernel would compile the whole fight a second time)."""
     n = rows.shape[0]
     health = end.shape[1] - 4
     for item in prange(trials.size):
@@ -426,10 +413,11 @@ def _attrition_kernel(rows, side, rule, cap, off, trials, states, out, end):
         for _ in range(trials[item]):
             _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
                    order, n_able, fate, cnt)
-            if fate[0] == 0:
-                end[item, dmg_taken[0]] += 1
-            else:
-                end[item, health + fate[0]] += 1
+            if health >= 0:
+                if fate[0] == 0:
+                    end[item, dmg_taken[0]] += 1
+                else:
+                    end[item, health + fate[0]] += 1
         out[item, :] = acc
 
 
@@ -447,7 +435,7 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
                          f"{start_damage!r}")
     r = rows([a, b], v)
     r[0, C_START] = start_damage
-    return run_mc_end(_attrition_kernel, r, np.array([0, 1]), _rule(v), trials, seed, cap,
+    return run_mc_end(_kernel, r, np.array([0, 1]), _rule(v), trials, seed, cap,
                       a.health)
 
 

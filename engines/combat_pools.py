@@ -97,8 +97,9 @@ def book_fates(acc, off, side, fate, winner, cnt):
 
 def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
            rule: np.ndarray, trials: int, seed: Seed, round_cap: int) -> FightStats:
-    """Run ``kernel(rows, side, rule, round_cap, offsets, per_chunk, states, out)`` and
-    unpack; ``offsets`` = the :func:`layout` offsets in :data:`KERNEL_OFFSETS` order.
+    """Run ``kernel(rows, side, rule, round_cap, offsets, per_chunk, states, out, end)``
+    (``end`` with no columns: no attrition count) and unpack; ``offsets`` = the
+    :func:`layout` offsets in :data:`KERNEL_OFFSETS` order.
     ``states`` has two rows per chunk: the fight's (the first ``n_chunks``, the same as
     before the aftermath existed) and the aftermath's (the next ``n_chunks``)."""
     n_chunks, _ = plan_chunks(trials)
@@ -108,7 +109,8 @@ def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
     out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
     kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
            np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
-           np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out)
+           np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out,
+           np.zeros((n_chunks, 0), dtype=np.int64))
     tot = out.sum(axis=0)
     rows_n = round_cap + 1
     stats = FightStats.empty(system, round_cap, trials=int(trials))
@@ -128,8 +130,8 @@ def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
 
 def run_mc_end(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
                trials: int, seed: Seed, round_cap: int, health: int) -> np.ndarray:
-    """Campaign attrition: run ``kernel(rows, side, rule, round_cap, offsets, per_chunk,
-    states, out, end)`` (chunks and streams as :func:`run_mc`) and return the counts of
+    """Campaign attrition: run the same ``kernel`` as :func:`run_mc` (chunks and streams
+    alike) with ``end`` holding a column per end state, and return the counts of
     combatant 0's end: ``end[d]`` able with ``d`` damage (``d < health``), then
     ``end[health + f]`` for the fates ``f`` = :data:`DEAD`, :data:`DYING`, :data:`OUT`
     (index ``health`` itself, standing, stays 0)."""

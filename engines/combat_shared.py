@@ -50,21 +50,27 @@ def _shape(name: str, round_cap: int) -> tuple[int, ...]:
 
 
 def run_chunks(kernel: Callable, args: tuple, system: str, trials: int, seed: Seed,
-               round_cap: int, fields: tuple[str, ...]) -> tuple[FightStats, dict]:
-    """Run ``kernel(*args, trials_per_chunk, states, *histograms)`` and sum its chunks.
+               round_cap: int, fields: tuple[str, ...],
+               end_columns: int = 0) -> tuple[FightStats, dict]:
+    """Run ``kernel(*args, trials_per_chunk, states, *histograms, end)`` and sum its chunks.
 
     ``histograms`` are zeroed ``int64`` arrays, one row per chunk, named by ``fields``
-    (FightStats fields, plus ``tail``) in that order. Returns the stats with every summed
-    field copied in (``standing`` as the kernel left it), and the sums by name.
+    (FightStats fields, plus ``tail``) in that order. ``end`` has ``end_columns`` columns:
+    none for a plain run; campaign attrition asks for one per end state of combatant 0
+    (the same kernel counts them, so the fight is compiled once). Returns the stats with
+    every summed field copied in (``standing`` as the kernel left it), and the sums by name
+    (``end`` included).
     """
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
     states = chunk_states(seed, n_chunks)
     hist = [np.zeros((n_chunks, *_shape(f, round_cap)), np.int64) for f in fields]
-    kernel(*args, per_chunk, states, *hist)
+    end = np.zeros((n_chunks, end_columns), np.int64)
+    kernel(*args, per_chunk, states, *hist, end)
     sums = {f: h.sum(axis=0) for f, h in zip(fields, hist, strict=True)}
     stats = FightStats.empty(system, round_cap, trials=int(trials))
     for f, total in sums.items():
         if f != "tail":
             getattr(stats, f)[:] = total
+    sums["end"] = end.sum(axis=0)
     return stats, sums
