@@ -101,7 +101,7 @@ from .combat_pools import (
     run_fight,
     run_mc_end,
 )
-from .config import INLINE, PJIT
+from .config import LEAF, PJIT
 from .errors import InputError
 from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
 from .rng import Seed, bounded, d10
@@ -349,14 +349,14 @@ AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
 # Monte Carlo kernel
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _roll(s, n, rule):
     """Successes of a pool of ``n`` dice (A1, A-g1); a dramatic failure counts none."""
     code = roll_pool(s, n, rule[0], rule[1], rule[2], rule[3], rule[4])
     return code - 1 if code > 0 else 0
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _pick_target(s, side, able, enemy, n_enemy, first):
     """The ``j``-th able combatant of side ``enemy``: random (or the first)."""
     j = 0
@@ -370,7 +370,7 @@ def _pick_target(s, side, able, enemy, n_enemy, first):
     return -1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead,
             dodging, dodge_succ, boost, n_able, side, acc, hits_off):
     """One attack of ``c`` on ``t`` with ``dice`` before the target's defence (A7–A10)."""
@@ -395,7 +395,7 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
         n_able[side[t]] -= 1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
     """A14, A15, A-g5: book ``dmg`` of type ``dtype`` on ``t``; True when ``t`` is down.
 
@@ -417,7 +417,7 @@ def _wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
     return dead[t] == 1 or lethal_dmg[t] + bash_dmg[t] >= vit
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _fallen_fate(t, rows, lethal_dmg, dead):
     """A15: dead at CON 0; dying when lethal damage fills vitality; else out (A14)."""
     if dead[t] == 1:
@@ -427,7 +427,7 @@ def _fallen_fate(t, rows, lethal_dmg, dead):
     return OUT
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _helpless_dice(rows, c):
     """A7 with A2, A5, A12 for one target: the attack dice of ``c`` on a helpless foe."""
     mods = min(max(rows[c, C_MODS] + BURST_DICE[rows[c, C_BURST]], -MODIFIER_CAP),
@@ -435,7 +435,7 @@ def _helpless_dice(rows, c):
     return rows[c, C_ATTR] + mods
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _finish_blow(s2, rows, rule, c, t, lethal_dmg, bash_dmg, con_dmg, dead):
     """A-g11, A-g12: one plain attack of ``c`` on the helpless ``t`` (A7, A10, A13, A15)."""
     pool = _helpless_dice(rows, c)
@@ -467,7 +467,7 @@ def _finish_blow(s2, rows, rule, c, t, lethal_dmg, bash_dmg, con_dmg, dead):
             dead[t] = 1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dmg, able,
                dead, fate):
     """Lethality outcomes, A-g9..A-g12: every combatant's fate after the aftermath."""
@@ -511,7 +511,7 @@ def _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dm
                 fate[i] = OUT
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp, able,
            dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt):
     n = rows.shape[0]
@@ -635,6 +635,25 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
     book_fates(acc, off, side, fate, winner, cnt)
 
 
+@njit(**LEAF)
+def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg,
+           wp, able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt,
+           end):
+    """``n_trials`` fights of one work item into ``acc``; every scratch array comes from
+    :func:`_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
+    damage, or its fate; with no columns (a plain run) nothing is counted."""
+    health = end.size - 4
+    for _ in range(n_trials):
+        _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
+               able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate,
+               cnt)
+        if health >= 0:
+            if fate[0] == 0:
+                end[lethal_dmg[0] + bash_dmg[0]] += 1
+            else:
+                end[health + fate[0]] += 1
+
+
 @njit(**PJIT)
 def _kernel(rows, side, rule, cap, off, trials, states, out, end):
     """Whole fights, ``trials[chunk]`` per chunk; each chunk fills its own ``out`` row
@@ -642,10 +661,9 @@ def _kernel(rows, side, rule, cap, off, trials, states, out, end):
 
     For campaign attrition (``end`` with ``health + 4`` columns:
     :func:`engines.combat_pools.run_mc_end`) the same fights also count combatant 0's end
-    in ``end[chunk]``: able with its damage, or its fate. A plain run passes ``end`` with
-    no columns (one attrition kernel would compile the whole fight a second time)."""
+    in ``end[chunk]``. A plain run passes ``end`` with no columns (one attrition kernel
+    would compile the whole fight a second time)."""
     n = rows.shape[0]
-    health = end.shape[1] - 4
     for item in prange(trials.size):
         s = states[item].copy()
         s2 = states[trials.size + item].copy()  # the aftermath's own stream
@@ -655,15 +673,9 @@ def _kernel(rows, side, rule, cap, off, trials, states, out, end):
         able, dead, dodging, dodge_succ = z.copy(), z.copy(), z.copy(), z.copy()
         boost, order, ini, targets = z.copy(), z.copy(), z.copy(), z.copy()
         fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
-        for _ in range(trials[item]):
-            _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
-                   able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate,
-                   cnt)
-            if health >= 0:
-                if fate[0] == 0:
-                    end[item, lethal_dmg[0] + bash_dmg[0]] += 1
-                else:
-                    end[item, health + fate[0]] += 1
+        _chunk(trials[item], s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg,
+               con_dmg, wp, able, dead, dodging, dodge_succ, boost, order, ini, targets,
+               n_able, fate, cnt, end[item])
         out[item, :] = acc
 
 
