@@ -64,7 +64,7 @@ from .combat_pools import (
     run_fight,
     run_mc_end,
 )
-from .config import INLINE, PJIT
+from .config import LEAF, PJIT
 from .errors import InputError
 from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
 from .rng import Seed, bounded
@@ -221,13 +221,13 @@ def _rule(v: Variants) -> np.ndarray:
 # Monte Carlo kernel
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _roll(s, n, rule):
     """C1/C-g2 successes of ``n`` dice (0 dice: none)."""
     return roll_pool(s, n, rule[0], rule[1], rule[2], rule[3], rule[4]) - 1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _roll2(s, n_first, n_second, rule):
     """Two pools rolled in turn (attack, then dodge) through one inlined copy of the pool
     roll: the kernel compiles one copy of ``roll_pool`` per caller instead of two."""
@@ -242,7 +242,7 @@ def _roll2(s, n_first, n_second, rule):
     return first, second
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able, side, acc,
              hits_off):
     """C10–C13: one attack of ``c`` with ``dice`` on ``t``; ``defended`` = earlier attacks
@@ -265,7 +265,7 @@ def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able,
         n_able[side[t]] -= 1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _finish_blow(s2, rows, rule, c, t, dmg_taken, dead):
     """C-g7: one attack of ``c`` on the helpless ``t`` (C10, C11, C-g4, C-g5)."""
     dodge = 0
@@ -282,7 +282,7 @@ def _finish_blow(s2, rows, rule, c, t, dmg_taken, dead):
         dead[t] = 1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
     """Lethality outcomes (C-g5..C-g7): every combatant's fate after the aftermath."""
     n = rows.shape[0]
@@ -307,7 +307,7 @@ def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
                 fate[t] = DEAD
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _shuffle(s, order, n):
     for k in range(n - 1, 0, -1):
         m = bounded(s, k + 1)
@@ -316,7 +316,7 @@ def _shuffle(s, order, n):
         order[m] = tmp
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, order,
            n_able, fate, cnt):
     n = rows.shape[0]
@@ -392,6 +392,23 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
     book_fates(acc, off, side, fate, winner, cnt)
 
 
+@njit(**LEAF)
+def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
+           order, n_able, fate, cnt, end):
+    """``n_trials`` fights of one work item into ``acc``; every scratch array comes from
+    :func:`_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
+    damage, or its fate; with no columns (a plain run) nothing is counted."""
+    health = end.size - 4
+    for _ in range(n_trials):
+        _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
+               order, n_able, fate, cnt)
+        if health >= 0:
+            if fate[0] == 0:
+                end[dmg_taken[0]] += 1
+            else:
+                end[health + fate[0]] += 1
+
+
 @njit(**PJIT)
 def _kernel(rows, side, rule, cap, off, trials, states, out, end):
     """Whole fights, ``trials[chunk]`` per chunk; each chunk fills its own ``out`` row
@@ -399,10 +416,9 @@ def _kernel(rows, side, rule, cap, off, trials, states, out, end):
 
     For campaign attrition (``end`` with ``health + 4`` columns:
     :func:`engines.combat_pools.run_mc_end`) the same fights also count combatant 0's end
-    in ``end[chunk]``: able with its damage, or its fate. A plain run passes ``end`` with
-    no columns (one attrition kernel would compile the whole fight a second time)."""
+    in ``end[chunk]``. A plain run passes ``end`` with no columns (one attrition kernel
+    would compile the whole fight a second time)."""
     n = rows.shape[0]
-    health = end.shape[1] - 4
     for item in prange(trials.size):
         s = states[item].copy()
         s2 = states[trials.size + item].copy()  # the aftermath's own stream
@@ -410,14 +426,8 @@ def _kernel(rows, side, rule, cap, off, trials, states, out, end):
         z = np.zeros(n, dtype=np.int64)
         dmg_taken, able, dead, defended, order = z.copy(), z.copy(), z.copy(), z.copy(), z.copy()
         fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
-        for _ in range(trials[item]):
-            _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
-                   order, n_able, fate, cnt)
-            if health >= 0:
-                if fate[0] == 0:
-                    end[item, dmg_taken[0]] += 1
-                else:
-                    end[item, health + fate[0]] += 1
+        _chunk(trials[item], s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead,
+               defended, order, n_able, fate, cnt, end[item])
         out[item, :] = acc
 
 
