@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .config import INLINE
+from .config import INLINE, LEAF
 from .rng import d10, die
 
 POOL, MIDDLE, PERCENTILE, D20 = 0, 1, 2, 3
@@ -75,7 +75,7 @@ def _middle_code(a, b, c, mode, disadvantage_lowest, doubles):
     return 3 * (kept - 1) + special
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def roll_middle(s, mode, disadvantage_lowest, doubles):
     """B1 3d10 keep the middle; B4 advantage keeps the highest, disadvantage the lowest
     (B-g2); B3 two or more 10s / 1s are automatic success / catastrophe.
@@ -85,7 +85,7 @@ def roll_middle(s, mode, disadvantage_lowest, doubles):
     return _middle_code(d10(s), d10(s), d10(s), mode, disadvantage_lowest, doubles)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def roll_percentile(s, dice):
     """D1 d100 roll-under; D4 ``dice`` > 0 bonus, < 0 penalty tens dice (lowest / highest
     result kept; tens 0 with units 0 reads 100).
