@@ -79,7 +79,7 @@ import numpy as np
 from numba import njit, prange
 
 from .combat_shared import merge_standing, run_chunks, sort_desc
-from .config import INLINE, JIT, PJIT
+from .config import JIT, LEAF, PJIT
 from .errors import InputError
 from .fight import (
     AFTERMATHS,
@@ -256,7 +256,7 @@ class Combatant:
 # ---------------------------------------------------------------- shared rule pieces
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _penalty(dmg, vigor):
     """B9: 0 / 2 / 5 by health state; -1 for dying."""
     if dmg < vigor:
@@ -268,14 +268,14 @@ def _penalty(dmg, vigor):
     return -1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _sorted3(a, b, c):
     lo = min(a, b, c)
     hi = max(a, b, c)
     return lo, a + b + c - lo - hi, hi
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _special(a, b, c, doubles):
     """B3: 1 automatic success (two+ 10s), 2 catastrophe (two+ 1s), else 0."""
     if doubles == 0:
@@ -287,13 +287,13 @@ def _special(a, b, c, doubles):
     return 0
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _dice_damage(lo, mid, hi, mask):
     """B8: the damage dice the weapon category reads from the attack's own roll."""
     return lo * (mask & 1) + mid * ((mask >> 1) & 1) + hi * ((mask >> 2) & 1)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _uses_drama(tactic, drama, dmg, vigor):
     """B4 tactic: never, early (whenever a point is left), late (only once wounded)."""
     if drama <= 0 or tactic == 0:
@@ -304,7 +304,7 @@ def _uses_drama(tactic, drama, dmg, vigor):
 # ---------------------------------------------------------------- Monte Carlo
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _attack(s, cmb, rule, i, j, dmg, drama, acted):
     """One attack of ``i`` on ``j`` (B1, B3, B4, B6, B7, B8); returns the damage (0 = miss)."""
     vi = cmb[i, VIGOR]
@@ -336,7 +336,7 @@ def _attack(s, cmb, rule, i, j, dmg, drama, acted):
     return d
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _take(s, cmb, rule, j, d, dmg):
     """B9 / B10: add ``d`` to ``j``'s damage; a hit ≥ Vigor calls the massive check."""
     v = cmb[j, VIGOR]
@@ -350,7 +350,7 @@ def _take(s, cmb, rule, j, d, dmg):
             dmg[j] = 3 * v
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _target(s, cmb, side, rule, i, dmg):
     """B-g9: the opponent ``i`` attacks (-1 when none is standing)."""
     n = cmb.shape[0]
@@ -372,7 +372,7 @@ def _target(s, cmb, side, rule, i, dmg):
     return best
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _order(s, cmb, rule, key, order):
     """B-g4: initiative (3d10 middle + reflex, or reflex), descending; ties: reflex, random."""
     n = cmb.shape[0]
@@ -385,7 +385,7 @@ def _order(s, cmb, rule, key, order):
     sort_desc(key, order)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, rounds,
            standing, tail, hits):
     """One whole fight; adds it to the histograms and returns the winning side (2: none).
@@ -442,7 +442,7 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
     return winner
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _check(s, mod, difficulty, doubles):
     """B1 + B3: 3d10, C + ``mod`` ≥ ``difficulty``; two 10s pass, two 1s fail."""
     a, b, c = d10(s), d10(s), d10(s)
@@ -451,7 +451,7 @@ def _check(s, mod, difficulty, doubles):
     return sp == 1 or (sp == 0 and mid + mod >= difficulty)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _strike(s, cmb, rule, i, j, dmg, acted):
     """Aftermath ``finish``: one plain attack (B1, B3, B7, B8; no drama) of standing ``i``
     on dying ``j``; True when it kills ``j``.
@@ -483,7 +483,7 @@ def _strike(s, cmb, rule, i, j, dmg, acted):
                       rule[R_DOUBLES])
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _aftermath(s, cmb, side, rule, winner, dmg, acted, order, fate):
     """Lethality outcomes: the fate of every combatant once the fight is over.
 
@@ -530,7 +530,7 @@ def _aftermath(s, cmb, side, rule, winner, dmg, acted, order, fate):
             fate[i] = rule[R_UNTREATED]
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq, fates,
            fates_sq):
     """Add one fight's fates to the lethality histograms (see :mod:`engines.fight`)."""
@@ -550,42 +550,19 @@ def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq,
             loser_dead[winner] += 1
 
 
-@njit(**INLINE)
-def _chunk(s_in, a_in, cmb, side, rule, cap, n_trials, o_out, rd_out, st_out, tl_out, h_out,
-           ld_out, lf_out, lfs_out, f_out, fs_out, end):
-    """``n_trials`` fights of one work item, inlined into the parallel loop: measured about
-    3–5× faster than a separate compiled call (at the price of a longer first compile,
-    cached afterwards). ``a_in`` is the aftermath's own stream, so the fights draw the
-    same numbers under every aftermath policy.
+@njit(**LEAF)
+def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, fate, up,
+           size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end):
+    """``n_trials`` fights of one work item into the histograms ``o`` … ``fss``; every
+    scratch array comes from :func:`_mc_kernel`. ``a`` is the aftermath's own stream, so
+    the fights draw the same numbers under every aftermath policy.
 
     ``end`` (campaign attrition) counts combatant 0's end: able with ``d`` damage at ``d``,
     else its fate at ``3 × Vigor + fate``; with no columns (a plain run) nothing is
     counted."""
     health = end.shape[0] - 4
-    s = s_in.copy()
-    a = a_in.copy()
-    n = cmb.shape[0]
-    dmg = np.zeros(n, dtype=np.int64)
-    drama = np.zeros(n, dtype=np.int64)
-    acted = np.zeros(n, dtype=np.int64)
-    key = np.zeros(n, dtype=np.int64)
-    order = np.zeros(n, dtype=np.int64)
-    fate = np.zeros(n, dtype=np.int64)
-    up = np.zeros(2, dtype=np.int64)
-    size = np.zeros(2, dtype=np.int64)
-    for i in range(n):
+    for i in range(cmb.shape[0]):
         size[side[i]] += 1
-    cnt = np.zeros((2, 4), dtype=np.int64)
-    o = np.zeros(3, dtype=np.int64)
-    rd = np.zeros((cap + 1, 3), dtype=np.int64)
-    st = np.zeros((cap + 1, 2), dtype=np.int64)
-    tl = np.zeros((cap + 1, 2), dtype=np.int64)
-    h = np.zeros(h_out.shape[0], dtype=np.int64)
-    ld = np.zeros(2, dtype=np.int64)
-    lf = np.zeros((2, 3), dtype=np.int64)
-    lfs = np.zeros((2, 3), dtype=np.int64)
-    fs = np.zeros((2, 4), dtype=np.int64)
-    fss = np.zeros((2, 4), dtype=np.int64)
     for _ in range(n_trials):
         w = _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h)
         _aftermath(a, cmb, side, rule, w, dmg, acted, order, fate)
@@ -595,27 +572,46 @@ def _chunk(s_in, a_in, cmb, side, rule, cap, n_trials, o_out, rd_out, st_out, tl
                 end[dmg[0]] += 1
             else:
                 end[health + fate[0]] += 1
-    o_out[:] = o
-    rd_out[:] = rd
-    st_out[:] = st
-    tl_out[:] = tl
-    h_out[:] = h
-    ld_out[:] = ld
-    lf_out[:] = lf
-    lfs_out[:] = lfs
-    f_out[:] = fs
-    fs_out[:] = fss
 
 
 @njit(**PJIT)
 def _mc_kernel(cmb, side, rule, cap, astates, trials, states, outcome, rounds, standing, tail,
                hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq, end):
+    n = cmb.shape[0]
     for item in prange(trials.size):
         s = states[item].copy()
         a = astates[item].copy()
-        _chunk(s, a, cmb, side, rule, cap, trials[item], outcome[item], rounds[item],
-               standing[item], tail[item], hits[item], loser_dead[item], loser_fate[item],
-               loser_fate_sq[item], fates[item], fates_sq[item], end[item])
+        dmg = np.zeros(n, dtype=np.int64)
+        drama = np.zeros(n, dtype=np.int64)
+        acted = np.zeros(n, dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        order = np.zeros(n, dtype=np.int64)
+        fate = np.zeros(n, dtype=np.int64)
+        up = np.zeros(2, dtype=np.int64)
+        size = np.zeros(2, dtype=np.int64)
+        cnt = np.zeros((2, 4), dtype=np.int64)
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((cap + 1, 3), dtype=np.int64)
+        st = np.zeros((cap + 1, 2), dtype=np.int64)
+        tl = np.zeros((cap + 1, 2), dtype=np.int64)
+        h = np.zeros(hits.shape[1], dtype=np.int64)
+        ld = np.zeros(2, dtype=np.int64)
+        lf = np.zeros((2, 3), dtype=np.int64)
+        lfs = np.zeros((2, 3), dtype=np.int64)
+        fs = np.zeros((2, 4), dtype=np.int64)
+        fss = np.zeros((2, 4), dtype=np.int64)
+        _chunk(s, a, cmb, side, rule, cap, trials[item], dmg, drama, acted, key, order, fate,
+               up, size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end[item])
+        outcome[item, :] = o
+        rounds[item, :, :] = rd
+        standing[item, :, :] = st
+        tail[item, :, :] = tl
+        hits[item, :] = h
+        loser_dead[item, :] = ld
+        loser_fate[item, :, :] = lf
+        loser_fate_sq[item, :, :] = lfs
+        fates[item, :, :] = fs
+        fates_sq[item, :, :] = fss
 
 
 #: Spawn key appended to the user's seed for the aftermath's own random stream.
