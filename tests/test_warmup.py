@@ -103,3 +103,23 @@ def test_bad_options_exit_2_with_one_line(argv, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:")
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("system, kernel", [
+    ("dice_pool_7", "_kernel"), ("dice_pool_6", "_kernel"), ("middle_3d10", "_mc_kernel"),
+    ("percentile", "_mc_kernel"), ("d20_degrees", "_fight_kernel"),
+])
+def test_attrition_runs_the_combat_kernel_with_one_signature(system, kernel):
+    """Campaign attrition (``duel_mc_end``) runs the system's combat kernel itself, with the
+    argument types a plain duel passes: after a duel and an attrition run the kernel holds
+    exactly one compiled signature (a second one would double its first compile), and the
+    warm-up group that compiles the duel therefore covers attrition too."""
+    from analysis.combat import archetypes
+
+    eng = archetypes.engine(system)
+    names = archetypes.names(system)
+    a, b = archetypes.combatant(system, names[0]), archetypes.combatant(system, names[-1])
+    eng.duel_mc(a, b, trials=64, seed=1)
+    end = eng.duel_mc_end(a, b, 0, trials=64, seed=1)
+    assert int(end.sum()) == 64
+    assert len(getattr(eng, kernel).signatures) == 1
