@@ -168,7 +168,7 @@ import numpy as np
 from numba import njit, prange
 
 from .combat_shared import run_chunks
-from .config import INLINE, JIT, PJIT
+from .config import LEAF, PJIT
 from .errors import InputError
 from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_aftermath, check_round_cap
 from .rng import Seed, bounded, next_u64
@@ -418,7 +418,7 @@ _U20 = np.uint64(20)
 _REJECT_20 = np.uint64((1 << 32) % 20)  # Lemire threshold for n = 20
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _d20(s):
     """One d20 (1..20), exact: Lemire multiply-shift with rejection on 32 random bits."""
     while True:
@@ -427,13 +427,13 @@ def _d20(s):
             return np.int64(m >> np.uint64(32)) + 1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _switched(F, i, hp, rule):
     """E-g12 tactic switch: True when ``i`` fights defensively at its current hit points."""
     return rule[R_DEFENSIVE_PCT] > 0 and hp[i] * 100 <= rule[R_DEFENSIVE_PCT] * F[i, F_HP]
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _resist(x, tough, pen, v, nat, res_nat):
     """E12 damage for attack total ``x`` against a resistance roll of value ``v``."""
     tot = tough + v - pen
@@ -445,7 +445,7 @@ def _resist(x, tough, pen, v, nat, res_nat):
     return d if d > 0 else 0
 
 
-@njit(**JIT)
+@njit(**LEAF)
 def _reroll(s, reroll_nat):
     """E9 second roll: value (1–10 read +10) and natural flag (0 none, 1 one, 2 twenty)."""
     r2 = _d20(s)
@@ -454,7 +454,7 @@ def _reroll(s, reroll_nat):
     return v2, nat2
 
 
-@njit(**JIT)
+@njit(**LEAF)
 def _fortitude(s, F, i, st, fails, eff):
     """E14 dying check of combatant ``i`` (E3 naturals); returns True if it died."""
     r = _d20(s)
@@ -475,7 +475,7 @@ def _fortitude(s, F, i, st, fails, eff):
     return False
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
     """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if ``j``
     stopped being able to act. ``vul``: ``j`` is vulnerable (E17, E-g15). A defenceless
@@ -559,7 +559,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
     return False
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _pick_target(s, side, st, i, able_only, random_pick):
     n = side.size
     count = 0
@@ -580,7 +580,7 @@ def _pick_target(s, side, st, i, able_only, random_pick):
     return first
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _feint_wins(s, F, i, j, eff):
     """E16 feint, an E5 opposed check: d20 + Deception vs d20 + the greater of the
     target's Deception and Insight (E8 exhausted −2 on either); the higher total wins, a
@@ -592,7 +592,7 @@ def _feint_wins(s, F, i, j, eff):
     return ta > tb or (ta == tb and ba > bb)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided):
     """Combatant ``i``'s turn; returns True if some foe stopped being able to act."""
     if st[i] == DEAD or st[i] == INCAP:
@@ -623,14 +623,14 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided
     return _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul)
 
 
-@njit(**JIT)
+@njit(**LEAF)
 def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits):
     """A turn after the decision (E-g7): a separate function, so the fight kernel inlines
     :func:`_turn` once only (keeps compile time down; finishing turns are rare)."""
     _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, True)
 
 
-@njit(**JIT)
+@njit(**LEAF)
 def _first_aid(s, F, i, st, fails, eff, rule):
     """``first_aid`` on dying combatant ``i`` (E-Healing, E-g17, E-g18): up to
     ``aid_tries`` rounds of a Healing check (d20 + ``aid_bonus`` vs DC 10, E3 naturals;
@@ -648,7 +648,7 @@ def _first_aid(s, F, i, st, fails, eff, rule):
             return
 
 
-@njit(**JIT)
+@njit(**LEAF)
 def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_fate_sq,
                fates, fates_sq, loser_dead, deaths):
     """Lethality outcomes after the fight (and any finishing rounds): ``first_aid`` when a
@@ -680,7 +680,7 @@ def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_
             loser_dead[winner] += 1
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff, fst,
                cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
                loser_fate_sq, fates, fates_sq):
@@ -774,6 +774,26 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
                fates, fates_sq, loser_dead, deaths)
 
 
+@njit(**LEAF)
+def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
+           fst, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
+           loser_fate_sq, fates, fates_sq, end):
+    """``n_trials`` fights of one work item into its histograms; every scratch array comes
+    from :func:`_fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able
+    having lost ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at
+    ``HP + 1..3``; with no columns (a plain run) nothing is counted."""
+    health = end.size - 4
+    for _ in range(n_trials):
+        _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
+                   fst, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
+                   loser_fate_sq, fates, fates_sq)
+        if health >= 0:
+            if st[0] == ACTIVE:
+                end[max(F[0, F_HP] - hp[0], 0)] += 1
+            else:
+                end[health + (1 if st[0] == DEAD else 2 if st[0] == DYING else 3)] += 1
+
+
 @njit(**PJIT)
 def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, loser_dead,
                   standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq, end):
@@ -783,7 +803,6 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
     lost ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at ``HP + 1..3``;
     with no columns (a plain run) nothing is counted, so the fight is compiled once."""
     n = side.size
-    health = end.shape[1] - 4
     for item in prange(trials.size):
         s = states[item].copy()
         o = np.zeros(3, dtype=np.int64)
@@ -806,15 +825,8 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
         hero = np.zeros(n, dtype=np.int64)
         eff = np.zeros(n, dtype=np.int64)
         fst = np.zeros(n, dtype=np.int64)
-        for _ in range(trials[item]):
-            _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
-                       fst, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas)
-            if health >= 0:
-                if st[0] == ACTIVE:
-                    end[item, max(F[0, F_HP] - hp[0], 0)] += 1
-                else:
-                    end[item, health + (1 if st[0] == DEAD else 2 if st[0] == DYING
-                                        else 3)] += 1
+        _chunk(trials[item], s, F, side, rule, round_cap, order, key, st, hp, fails, rec,
+               hero, eff, fst, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas, end[item])
         outcome[item] = o
         rounds[item] = rd
         loser_dead[item] = ld
