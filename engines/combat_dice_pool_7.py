@@ -101,7 +101,7 @@ from .combat_pools import (
     run_fight,
     run_mc_end,
 )
-from .config import LEAF, PJIT
+from .config import INLINE, LEAF, PJIT
 from .errors import InputError
 from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
 from .rng import Seed, bounded, d10
@@ -349,14 +349,14 @@ AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
 # Monte Carlo kernel
 
 
-@njit(**LEAF)
+@njit(**INLINE)
 def _roll(s, n, rule):
     """Successes of a pool of ``n`` dice (A1, A-g1); a dramatic failure counts none."""
     code = roll_pool(s, n, rule[0], rule[1], rule[2], rule[3], rule[4])
     return code - 1 if code > 0 else 0
 
 
-@njit(**LEAF)
+@njit(**INLINE)
 def _pick_target(s, side, able, enemy, n_enemy, first):
     """The ``j``-th able combatant of side ``enemy``: random (or the first)."""
     j = 0
@@ -395,7 +395,7 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
         n_able[side[t]] -= 1
 
 
-@njit(**LEAF)
+@njit(**INLINE)
 def _wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
     """A14, A15, A-g5: book ``dmg`` of type ``dtype`` on ``t``; True when ``t`` is down.
 
@@ -417,7 +417,7 @@ def _wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
     return dead[t] == 1 or lethal_dmg[t] + bash_dmg[t] >= vit
 
 
-@njit(**LEAF)
+@njit(**INLINE)
 def _fallen_fate(t, rows, lethal_dmg, dead):
     """A15: dead at CON 0; dying when lethal damage fills vitality; else out (A14)."""
     if dead[t] == 1:
@@ -427,7 +427,7 @@ def _fallen_fate(t, rows, lethal_dmg, dead):
     return OUT
 
 
-@njit(**LEAF)
+@njit(**INLINE)
 def _helpless_dice(rows, c):
     """A7 with A2, A5, A12 for one target: the attack dice of ``c`` on a helpless foe."""
     mods = min(max(rows[c, C_MODS] + BURST_DICE[rows[c, C_BURST]], -MODIFIER_CAP),
