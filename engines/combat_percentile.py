@@ -112,7 +112,7 @@ from numba import njit, prange
 
 from . import percentile as check_rules
 from .combat_shared import merge_standing, run_chunks, sort_desc
-from .config import INLINE, JIT, PJIT
+from .config import INLINE, JIT, LEAF, PJIT
 from .errors import InputError
 from .fight import (
     AFTERMATHS,
@@ -348,7 +348,7 @@ class Combatant:
 # ---------------------------------------------------------------- Monte Carlo
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _level(v, skill, crit):
     """D1 / D-g1 success level of roll ``v``: 0 fail, 1 regular, 2 hard, 3 extreme; a
     critical 01 is 3, or 4 when ``crit`` is 2 (DX-g4)."""
@@ -366,13 +366,13 @@ def _level(v, skill, crit):
     return 0
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _roll_level(s, dice, skill, crit):
     dice = max(-2, min(2, dice))
     return _level(roll_percentile(s, dice) + 1, skill, crit)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _dice(s, n, sides):
     t = 0
     for _ in range(n):
@@ -380,7 +380,7 @@ def _dice(s, n, sides):
     return t
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _damage(s, cmb, rule, i, j, off, extreme):
     """DX3 / DX4 / DX5 / DX11: damage of ``i``'s weapon block at ``off`` on ``j``."""
     if cmb[i, off + W_FIREARM] != 0 and rule[R_RANGE] == 2:
@@ -400,7 +400,7 @@ def _damage(s, cmb, rule, i, j, off, extreme):
     return max(0, d - cmb[j, ARMOUR])
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _hurt(s, cmb, rule, j, d, hp, mw, state):
     """DX6–DX9: apply ``d`` damage to ``j``."""
     if d <= 0:
@@ -420,14 +420,14 @@ def _hurt(s, cmb, rule, j, d, hp, mw, state):
         state[j] = UNCONSCIOUS
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _hit(s, cmb, rule, i, j, off, extreme, hp, mw, state, hits):
     d = _damage(s, cmb, rule, i, j, off, extreme)
     hits[min(d, hits.shape[0] - 1)] += 1
     _hurt(s, cmb, rule, j, d, hp, mw, state)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _engaged(cmb, side, i, j, r, state, eng):
     """DX13: ``j`` exchanged a melee attack with an able ally of ``i`` this or last round."""
     for k in range(cmb.shape[0]):
@@ -436,7 +436,7 @@ def _engaged(cmb, side, i, j, r, state, eng):
     return False
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits):
     """One action of ``i`` against ``j`` in round ``r``: gunfire (DX5, DX12, DX13) or a
     melee attack (DX2, DX10)."""
@@ -482,7 +482,7 @@ def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hit
         _hit(s, cmb, rule, src, dst, off, level >= 3, hp, mw, state, hits)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _target(s, cmb, side, rule, i, hp, state):
     """DX-g3: the opponent ``i`` attacks (-1 when none is able)."""
     n = cmb.shape[0]
@@ -505,7 +505,7 @@ def _target(s, cmb, side, rule, i, hp, state):
     return best
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _order(s, cmb, rule, key, order):
     """DX1: DEX (+50 with a readied firearm) descending; ties: combat skill, then random."""
     n = cmb.shape[0]
@@ -517,7 +517,7 @@ def _order(s, cmb, rule, key, order):
     sort_desc(key, order)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _hurt_helpless(cmb, rule, j, d, hp, mw, state):
     """DX-g8: ``d`` damage to a fallen (helpless) ``j``: DX9 kills; otherwise hit points
     fall, a hit of ≥ half the hit points is a major wound, and 0 HP with a major wound is
@@ -536,7 +536,7 @@ def _hurt_helpless(cmb, rule, j, d, hp, mw, state):
         state[j] = DYING
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _strike(s, cmb, rule, i, j, hp, mw, state):
     """DX-g8: ``i`` attacks the helpless ``j``: no defence, one bonus die (with the DX5
     dice for gunfire); a regular success hits (a hard one at long range)."""
@@ -559,7 +559,7 @@ def _strike(s, cmb, rule, i, j, hp, mw, state):
                        state)
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
     """Lethality outcomes: the aftermath of one fight (module docstring; DX8, DX-g6–DX-g8)
     on generator ``s`` (the aftermath stream)."""
@@ -593,7 +593,7 @@ def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
                 state[i] = DEAD
 
 
-@njit(**INLINE)
+@njit(**LEAF)
 def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
            outcome, rounds, loser_dead, standing, tail, deaths, hits, s2, cnt, lf, lfs, fa,
            fas):
@@ -663,41 +663,16 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
             loser_dead[winner] += 1
 
 
-@njit(**INLINE)
-def _chunk(s_in, s2_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, st_out, tl_out,
-           de_out, h_out, lf_out, lfs_out, fa_out, fas_out, end):
-    """``n_trials`` fights of one work item, inlined into the parallel loop: measured about
-    3–5× faster than a separate compiled call (at the price of a longer first compile,
-    cached afterwards).
+@njit(**LEAF)
+def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key,
+           order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end):
+    """``n_trials`` fights of one work item into the zeroed histograms ``o`` .. ``fas``;
+    every scratch array comes from :func:`_mc_kernel`.
 
     ``end`` (campaign attrition) counts combatant 0's end: able having lost ``d`` hit
     points at ``d``, else dead, dying, unconscious (out) at ``HP + 1..3``; with no columns
     (a plain run) nothing is counted."""
     health = end.shape[0] - 4
-    s = s_in.copy()
-    n = cmb.shape[0]
-    hp = np.zeros(n, dtype=np.int64)
-    mw = np.zeros(n, dtype=np.int64)
-    state = np.zeros(n, dtype=np.int64)
-    defended = np.zeros(n, dtype=np.int64)
-    forfeit = np.zeros(n, dtype=np.int64)
-    eng = np.zeros((n, n), dtype=np.int64)
-    key = np.zeros(n, dtype=np.int64)
-    order = np.zeros(n, dtype=np.int64)
-    up = np.zeros(2, dtype=np.int64)
-    o = np.zeros(3, dtype=np.int64)
-    rd = np.zeros((cap + 1, 3), dtype=np.int64)
-    ld = np.zeros(2, dtype=np.int64)
-    st = np.zeros((cap + 1, 2), dtype=np.int64)
-    tl = np.zeros((cap + 1, 2), dtype=np.int64)
-    de = np.zeros(2, dtype=np.int64)
-    h = np.zeros(h_out.shape[0], dtype=np.int64)
-    s2 = s2_in.copy()
-    cnt = np.zeros((2, 4), dtype=np.int64)
-    lf = np.zeros((2, 3), dtype=np.int64)
-    lfs = np.zeros((2, 3), dtype=np.int64)
-    fa = np.zeros((2, 4), dtype=np.int64)
-    fas = np.zeros((2, 4), dtype=np.int64)
     for _ in range(n_trials):
         _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
                o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas)
@@ -706,28 +681,51 @@ def _chunk(s_in, s2_in, cmb, side, rule, cap, n_trials, o_out, rd_out, ld_out, s
                 end[cmb[0, HP] - hp[0]] += 1
             else:
                 end[health + (1 if state[0] == DEAD else 2 if state[0] == DYING else 3)] += 1
-    lf_out[:] = lf
-    lfs_out[:] = lfs
-    fa_out[:] = fa
-    fas_out[:] = fas
-    o_out[:] = o
-    rd_out[:] = rd
-    ld_out[:] = ld
-    st_out[:] = st
-    tl_out[:] = tl
-    de_out[:] = de
-    h_out[:] = h
 
 
 @njit(**PJIT)
 def _mc_kernel(cmb, side, rule, cap, after_states, trials, states, outcome, rounds, loser_dead,
                standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq, end):
+    """Whole fights, ``trials[item]`` per work item; each item fills its own row of every
+    histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
+    n = cmb.shape[0]
     for item in prange(trials.size):
         s = states[item].copy()
-        _chunk(s, after_states[item], cmb, side, rule, cap, trials[item], outcome[item],
-               rounds[item], loser_dead[item], standing[item], tail[item], deaths[item],
-               hits[item], loser_fate[item], loser_fate_sq[item], fates[item],
-               fates_sq[item], end[item])
+        s2 = after_states[item].copy()  # the aftermath's own stream
+        hp = np.zeros(n, dtype=np.int64)
+        mw = np.zeros(n, dtype=np.int64)
+        state = np.zeros(n, dtype=np.int64)
+        defended = np.zeros(n, dtype=np.int64)
+        forfeit = np.zeros(n, dtype=np.int64)
+        eng = np.zeros((n, n), dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        order = np.zeros(n, dtype=np.int64)
+        up = np.zeros(2, dtype=np.int64)
+        cnt = np.zeros((2, 4), dtype=np.int64)
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((cap + 1, 3), dtype=np.int64)
+        ld = np.zeros(2, dtype=np.int64)
+        st = np.zeros((cap + 1, 2), dtype=np.int64)
+        tl = np.zeros((cap + 1, 2), dtype=np.int64)
+        de = np.zeros(2, dtype=np.int64)
+        h = np.zeros(hits.shape[1], dtype=np.int64)
+        lf = np.zeros((2, 3), dtype=np.int64)
+        lfs = np.zeros((2, 3), dtype=np.int64)
+        fa = np.zeros((2, 4), dtype=np.int64)
+        fas = np.zeros((2, 4), dtype=np.int64)
+        _chunk(trials[item], s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit,
+               eng, key, order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end[item])
+        outcome[item] = o
+        rounds[item] = rd
+        loser_dead[item] = ld
+        standing[item] = st
+        tail[item] = tl
+        deaths[item] = de
+        hits[item] = h
+        loser_fate[item] = lf
+        loser_fate_sq[item] = lfs
+        fates[item] = fa
+        fates_sq[item] = fas
 
 
 #: The histograms of :func:`_mc_kernel`, in its argument order.
