@@ -105,7 +105,7 @@ def test_bad_options_exit_2_with_one_line(argv, capsys):
     assert len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("system, kernel", [
+@pytest.mark.parametrize(("system", "kernel"), [
     ("dice_pool_7", "_kernel"), ("dice_pool_6", "_kernel"), ("middle_3d10", "_mc_kernel"),
     ("percentile", "_mc_kernel"), ("d20_degrees", "_fight_kernel"),
 ])
