@@ -5,7 +5,7 @@
 ``python3 tasks.py test``    runs the whole test suite (two pytest workers).
 
 Both first run ``rpg-balance warm-up``: on a fresh checkout it compiles every numba kernel
-in two worker processes (a few minutes, once); afterwards it sees the cache stamp and returns
+in two worker processes (about a minute, once); afterwards it sees the cache stamp and returns
 at once.
 
 Both create ``.venv`` on first use and install the project into it (again only when
