@@ -170,7 +170,15 @@ from numba import njit, prange
 from .combat_shared import run_chunks
 from .config import LEAF, PJIT
 from .errors import InputError
-from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_aftermath, check_round_cap
+from .fight import (
+    AFTERMATHS,
+    DAMAGE_BINS,
+    ROUND_CAP,
+    FightStats,
+    check_aftermath,
+    check_round_cap,
+    check_start_damage,
+)
 from .rng import Seed, bounded, next_u64
 from .variants import variant
 
@@ -855,10 +863,7 @@ def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
     v = _variants(variants)
     cap = check_round_cap(round_cap, 1000)
     health = fa.hit_points
-    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
-            or not 0 <= start_damage < health:
-        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
-                         f"{start_damage!r}")
+    start_damage = check_start_damage(start_damage, health)
     F = np.ascontiguousarray(np.stack([fa.array(), fb.array()]))
     F[0, F_START] = start_damage
     _, sums = run_chunks(_fight_kernel, (F, np.array([0, 1], dtype=np.int64), v.rule(),

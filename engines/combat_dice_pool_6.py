@@ -66,7 +66,14 @@ from .combat_pools import (
 )
 from .config import LEAF, PJIT
 from .errors import InputError
-from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from .fight import (
+    AFTERMATHS,
+    DAMAGE_BINS,
+    ROUND_CAP,
+    FightStats,
+    check_round_cap,
+    check_start_damage,
+)
 from .rng import Seed, bounded
 from .rolls import roll_pool
 from .variants import variant
@@ -439,10 +446,7 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     for ``d < a.health``, then dead, dying, out at ``a.health + 1..3``)."""
     v = _variants(variants)
     cap = check_round_cap(round_cap)
-    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
-            or not 0 <= start_damage < a.health:
-        raise InputError(f"start_damage: expected an integer 0..{a.health - 1}, got "
-                         f"{start_damage!r}")
+    start_damage = check_start_damage(start_damage, a.health)
     r = rows([a, b], v)
     r[0, C_START] = start_damage
     return run_mc_end(_kernel, r, np.array([0, 1]), _rule(v), trials, seed, cap,
@@ -573,10 +577,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     b.check()
     fighters = (a, b)
     health = (a.health, b.health)
-    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
-            or not 0 <= start_damage < a.health:
-        raise InputError(f"start_damage: expected an integer 0..{a.health - 1}, got "
-                         f"{start_damage!r}")
+    start_damage = check_start_damage(start_damage, a.health)
     chains = [] if chains is None else chains
     ops = []
     for m in (0, 1):

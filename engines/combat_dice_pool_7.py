@@ -103,7 +103,14 @@ from .combat_pools import (
 )
 from .config import INLINE, LEAF, PJIT
 from .errors import InputError
-from .fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from .fight import (
+    AFTERMATHS,
+    DAMAGE_BINS,
+    ROUND_CAP,
+    FightStats,
+    check_round_cap,
+    check_start_damage,
+)
 from .rng import Seed, bounded, d10
 from .rolls import roll_pool
 from .variants import variant
@@ -688,10 +695,7 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     ``a.vitality + 1..3``)."""
     v = _variants(variants)
     cap = check_round_cap(round_cap)
-    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
-            or not 0 <= start_damage < a.vitality:
-        raise InputError(f"start_damage: expected an integer 0..{a.vitality - 1}, got "
-                         f"{start_damage!r}")
+    start_damage = check_start_damage(start_damage, a.vitality)
     r = rows([a, b], v)
     r[0, C_START] = start_damage
     return run_mc_end(_kernel, r, np.array([0, 1]), _rule(v), trials, seed, cap,

@@ -91,6 +91,7 @@ from .fight import (
     check_aftermath,
     check_round_cap,
     check_side,
+    check_start_damage,
 )
 from .rng import Seed, bounded, chunk_states, d10, normalize_seed, plan_chunks
 from .variants import variant
@@ -632,10 +633,7 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     check_side([b], "b", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
     health = 3 * a.vigor
-    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
-            or not 0 <= start_damage < health:
-        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
-                         f"{start_damage!r}")
+    start_damage = check_start_damage(start_damage, health)
     cmb = np.stack([a.row(), b.row()])
     cmb[0, START] = start_damage
     side = np.array([0, 1], dtype=np.int64)
@@ -887,10 +885,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     check_side([b], "b", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
     variants.check()
-    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
-            or not 0 <= start_damage < 3 * a.vigor:
-        raise InputError(f"start_damage: expected an integer 0..{3 * a.vigor - 1}, got "
-                         f"{start_damage!r}")
+    start_damage = check_start_damage(start_damage, 3 * a.vigor)
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
     p_a = _p_first(a, b, variants)
     surprise_a = a.aware and not b.aware

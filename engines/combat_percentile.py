@@ -122,6 +122,7 @@ from .fight import (
     check_aftermath,
     check_round_cap,
     check_side,
+    check_start_damage,
 )
 from .rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
 from .rolls import roll_percentile
@@ -744,10 +745,7 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     check_side([b], "b", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
     health = a.hit_points
-    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
-            or not 0 <= start_damage < health:
-        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
-                         f"{start_damage!r}")
+    start_damage = check_start_damage(start_damage, health)
     cmb = np.stack([a.row(), b.row()])
     cmb[0, START] = start_damage
     side = np.array([0, 1], dtype=np.int64)

@@ -95,23 +95,32 @@ def book_fates(acc, off, side, fate, winner, cnt):
             acc[off[4] + winner] += 1
 
 
-def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
-           rule: np.ndarray, trials: int, seed: Seed, round_cap: int) -> FightStats:
-    """Run ``kernel(rows, side, rule, round_cap, offsets, per_chunk, states, out, end)``
-    (``end`` with no columns: no attrition count) and unpack; ``offsets`` = the
-    :func:`layout` offsets in :data:`KERNEL_OFFSETS` order.
-    ``states`` has two rows per chunk: the fight's (the first ``n_chunks``, the same as
-    before the aftermath existed) and the aftermath's (the next ``n_chunks``)."""
+def _run(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
+         trials: int, seed: Seed, round_cap: int,
+         end_columns: int) -> tuple[np.ndarray, dict, np.ndarray]:
+    """Run ``kernel(rows, side, rule, round_cap, offsets, per_chunk, states, out, end)``;
+    ``offsets`` = the :func:`layout` offsets in :data:`KERNEL_OFFSETS` order, ``end`` with
+    ``end_columns`` columns (none: no attrition count). ``states`` has two rows per chunk:
+    the fight's (the first ``n_chunks``, the same as before the aftermath existed) and the
+    aftermath's (the next ``n_chunks``). Returns the summed ``out``, the layout and the
+    summed ``end``."""
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
     states = chunk_states(seed, 2 * n_chunks)
     off = layout(round_cap)
     out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
+    end = np.zeros((n_chunks, end_columns), dtype=np.int64)
     kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
            np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
            np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out,
-           np.zeros((n_chunks, 0), dtype=np.int64))
-    tot = out.sum(axis=0)
+           end)
+    return out.sum(axis=0), off, end.sum(axis=0)
+
+
+def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
+           rule: np.ndarray, trials: int, seed: Seed, round_cap: int) -> FightStats:
+    """Run ``kernel`` (:func:`_run`, no attrition count) and unpack its histograms."""
+    tot, off, _ = _run(kernel, rows, side, rule, trials, seed, round_cap, 0)
     rows_n = round_cap + 1
     stats = FightStats.empty(system, round_cap, trials=int(trials))
     stats.outcome[:] = tot[0:3]
@@ -135,17 +144,7 @@ def run_mc_end(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.nd
     combatant 0's end: ``end[d]`` able with ``d`` damage (``d < health``), then
     ``end[health + f]`` for the fates ``f`` = :data:`DEAD`, :data:`DYING`, :data:`OUT`
     (index ``health`` itself, standing, stays 0)."""
-    n_chunks, _ = plan_chunks(trials)
-    per_chunk = chunk_trials(trials, n_chunks)
-    states = chunk_states(seed, 2 * n_chunks)
-    off = layout(round_cap)
-    out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
-    end = np.zeros((n_chunks, health + 4), dtype=np.int64)
-    kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
-           np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
-           np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out,
-           end)
-    return end.sum(axis=0)
+    return _run(kernel, rows, side, rule, trials, seed, round_cap, health + 4)[2]
 
 
 def check_variants(variants, cls: type, default, module: str):

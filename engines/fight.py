@@ -173,6 +173,16 @@ def check_round_cap(round_cap, limit: int = 10_000) -> int:
     return int(round_cap)
 
 
+def check_start_damage(start_damage, health: int) -> int:
+    """Campaign attrition: damage a fighter starts a fight with, an ``int`` in
+    ``0..health - 1`` (``health`` would leave it unable to fight); else InputError."""
+    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
+            or not 0 <= start_damage < health:
+        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
+                         f"{start_damage!r}")
+    return start_damage
+
+
 def check_side(combatants, label: str, cls: type, system: str) -> list:
     """One side of a fight as a non-empty list of ``cls`` objects (InputError otherwise)."""
     combatants = list(combatants)
