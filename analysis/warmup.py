@@ -81,12 +81,12 @@ def _pools() -> None:
 #: of dice_pool_7, dice_pool_6 and d20_degrees are numpy only: nothing to compile.
 GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
     "percentile": ("percentile combat", lambda: _combat_mc("percentile")),
+    "dice_pool_7": ("dice_pool_7 combat", lambda: _combat_mc("dice_pool_7")),
+    "middle_3d10": ("middle_3d10 combat", lambda: _combat_mc("middle_3d10")),
     "checks": ("single and opposed checks", _checks),
     "d20_degrees": ("d20_degrees combat", lambda: _combat_mc("d20_degrees")),
-    "middle_3d10": ("middle_3d10 combat", lambda: _combat_mc("middle_3d10")),
-    "dice_pool_7": ("dice_pool_7 combat", lambda: _combat_mc("dice_pool_7")),
-    "dice_pool_6": ("dice_pool_6 combat", lambda: _combat_mc("dice_pool_6")),
     "pools": ("d10 pool checks", _pools),
+    "dice_pool_6": ("dice_pool_6 combat", lambda: _combat_mc("dice_pool_6")),
     "percentile_exact": ("percentile exact duels", lambda: _combat_exact("percentile")),
     "middle_3d10_exact": ("middle_3d10 exact duels", lambda: _combat_exact("middle_3d10")),
 }

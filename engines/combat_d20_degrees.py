@@ -165,10 +165,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from .blocks import put
 from .combat_shared import run_chunks
-from .config import LEAF, PJIT
+from .config import KERNEL, LEAF
 from .errors import InputError
 from .fight import (
     AFTERMATHS,
@@ -802,16 +803,19 @@ def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec
                 end[health + (1 if st[0] == DEAD else 2 if st[0] == DYING else 3)] += 1
 
 
-@njit(**PJIT)
-def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, loser_dead,
-                  standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq, end):
-    """Whole fights, ``trials[item]`` per work item, each item into its own histogram rows.
+@njit(**KERNEL)
+def _fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome, rounds,
+                  loser_dead, standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq,
+                  end):
+    """Whole fights of work items ``first .. last - 1`` (one thread's block:
+    :func:`engines.blocks.run_blocks`), ``trials[item]`` per item, each item into its own
+    histogram rows.
 
     ``end`` (campaign attrition) counts combatant 0's end in ``end[item]``: able having
     lost ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at ``HP + 1..3``;
     with no columns (a plain run) nothing is counted, so the fight is compiled once."""
     n = side.size
-    for item in prange(trials.size):
+    for item in range(first, last):
         s = states[item].copy()
         o = np.zeros(3, dtype=np.int64)
         rd = np.zeros((round_cap + 1, 3), dtype=np.int64)
@@ -835,16 +839,16 @@ def _fight_kernel(F, side, rule, round_cap, trials, states, outcome, rounds, los
         fst = np.zeros(n, dtype=np.int64)
         _chunk(trials[item], s, F, side, rule, round_cap, order, key, st, hp, fails, rec,
                hero, eff, fst, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas, end[item])
-        outcome[item] = o
-        rounds[item] = rd
-        loser_dead[item] = ld
-        standing[item] = sd
-        deaths[item] = de
-        hits[item] = h
-        loser_fate[item] = lf
-        loser_fate_sq[item] = lfs
-        fates[item] = fa
-        fates_sq[item] = fas
+        put(outcome[item], o)
+        put(rounds[item], rd)
+        put(loser_dead[item], ld)
+        put(standing[item], sd)
+        put(deaths[item], de)
+        put(hits[item], h)
+        put(loser_fate[item], lf)
+        put(loser_fate_sq[item], lfs)
+        put(fates[item], fa)
+        put(fates_sq[item], fas)
 
 
 #: The histograms of :func:`_fight_kernel`, in its argument order.

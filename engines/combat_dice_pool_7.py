@@ -83,9 +83,10 @@ from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import dice_pool_7 as _checks
+from .blocks import put
 from .combat_pools import (
     DEAD,
     DYING,
@@ -101,7 +102,7 @@ from .combat_pools import (
     run_fight,
     run_mc_end,
 )
-from .config import INLINE, LEAF, PJIT
+from .config import INLINE, KERNEL, LEAF
 from .errors import InputError
 from .fight import (
     AFTERMATHS,
@@ -661,17 +662,18 @@ def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dm
                 end[health + fate[0]] += 1
 
 
-@njit(**PJIT)
-def _kernel(rows, side, rule, cap, off, trials, states, out, end):
-    """Whole fights, ``trials[chunk]`` per chunk; each chunk fills its own ``out`` row
-    (offsets ``off``: :data:`engines.combat_pools.KERNEL_OFFSETS`).
+@njit(**KERNEL)
+def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
+    """Whole fights of chunks ``first .. last - 1`` (one thread's block:
+    :func:`engines.blocks.run_blocks`), ``trials[chunk]`` per chunk; each chunk fills its
+    own ``out`` row (offsets ``off``: :data:`engines.combat_pools.KERNEL_OFFSETS`).
 
     For campaign attrition (``end`` with ``health + 4`` columns:
     :func:`engines.combat_pools.run_mc_end`) the same fights also count combatant 0's end
     in ``end[chunk]``. A plain run passes ``end`` with no columns (one attrition kernel
     would compile the whole fight a second time)."""
     n = rows.shape[0]
-    for item in prange(trials.size):
+    for item in range(first, last):
         s = states[item].copy()
         s2 = states[trials.size + item].copy()  # the aftermath's own stream
         acc = np.zeros(out.shape[1], dtype=np.int64)
@@ -683,7 +685,7 @@ def _kernel(rows, side, rule, cap, off, trials, states, out, end):
         _chunk(trials[item], s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg,
                con_dmg, wp, able, dead, dodging, dodge_succ, boost, order, ini, targets,
                n_able, fate, cnt, end[item])
-        out[item, :] = acc
+        put(out[item], acc)
 
 
 def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,

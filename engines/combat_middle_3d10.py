@@ -76,10 +76,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from .blocks import put
 from .combat_shared import merge_standing, run_chunks, sort_desc
-from .config import JIT, LEAF, PJIT
+from .config import JIT, KERNEL, LEAF
 from .errors import InputError
 from .fight import (
     AFTERMATHS,
@@ -575,11 +576,14 @@ def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, 
                 end[health + fate[0]] += 1
 
 
-@njit(**PJIT)
-def _mc_kernel(cmb, side, rule, cap, astates, trials, states, outcome, rounds, standing, tail,
-               hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq, end):
+@njit(**KERNEL)
+def _mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcome, rounds,
+               standing, tail, hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq, end):
+    """Whole fights of work items ``first .. last - 1`` (one thread's block:
+    :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
+    row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
     n = cmb.shape[0]
-    for item in prange(trials.size):
+    for item in range(first, last):
         s = states[item].copy()
         a = astates[item].copy()
         dmg = np.zeros(n, dtype=np.int64)
@@ -603,16 +607,16 @@ def _mc_kernel(cmb, side, rule, cap, astates, trials, states, outcome, rounds, s
         fss = np.zeros((2, 4), dtype=np.int64)
         _chunk(s, a, cmb, side, rule, cap, trials[item], dmg, drama, acted, key, order, fate,
                up, size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end[item])
-        outcome[item, :] = o
-        rounds[item, :, :] = rd
-        standing[item, :, :] = st
-        tail[item, :, :] = tl
-        hits[item, :] = h
-        loser_dead[item, :] = ld
-        loser_fate[item, :, :] = lf
-        loser_fate_sq[item, :, :] = lfs
-        fates[item, :, :] = fs
-        fates_sq[item, :, :] = fss
+        put(outcome[item], o)
+        put(rounds[item], rd)
+        put(standing[item], st)
+        put(tail[item], tl)
+        put(hits[item], h)
+        put(loser_dead[item], ld)
+        put(loser_fate[item], lf)
+        put(loser_fate_sq[item], lfs)
+        put(fates[item], fs)
+        put(fates_sq[item], fss)
 
 
 #: Spawn key appended to the user's seed for the aftermath's own random stream.

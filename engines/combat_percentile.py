@@ -108,11 +108,12 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import percentile as check_rules
+from .blocks import put
 from .combat_shared import merge_standing, run_chunks, sort_desc
-from .config import INLINE, JIT, LEAF, PJIT
+from .config import INLINE, JIT, KERNEL, LEAF
 from .errors import InputError
 from .fight import (
     AFTERMATHS,
@@ -684,13 +685,15 @@ def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfe
                 end[health + (1 if state[0] == DEAD else 2 if state[0] == DYING else 3)] += 1
 
 
-@njit(**PJIT)
-def _mc_kernel(cmb, side, rule, cap, after_states, trials, states, outcome, rounds, loser_dead,
-               standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq, end):
-    """Whole fights, ``trials[item]`` per work item; each item fills its own row of every
-    histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
+@njit(**KERNEL)
+def _mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, outcome, rounds,
+               loser_dead, standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates,
+               fates_sq, end):
+    """Whole fights of work items ``first .. last - 1`` (one thread's block:
+    :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
+    row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
     n = cmb.shape[0]
-    for item in prange(trials.size):
+    for item in range(first, last):
         s = states[item].copy()
         s2 = after_states[item].copy()  # the aftermath's own stream
         hp = np.zeros(n, dtype=np.int64)
@@ -716,17 +719,17 @@ def _mc_kernel(cmb, side, rule, cap, after_states, trials, states, outcome, roun
         fas = np.zeros((2, 4), dtype=np.int64)
         _chunk(trials[item], s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit,
                eng, key, order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end[item])
-        outcome[item] = o
-        rounds[item] = rd
-        loser_dead[item] = ld
-        standing[item] = st
-        tail[item] = tl
-        deaths[item] = de
-        hits[item] = h
-        loser_fate[item] = lf
-        loser_fate_sq[item] = lfs
-        fates[item] = fa
-        fates_sq[item] = fas
+        put(outcome[item], o)
+        put(rounds[item], rd)
+        put(loser_dead[item], ld)
+        put(standing[item], st)
+        put(tail[item], tl)
+        put(deaths[item], de)
+        put(hits[item], h)
+        put(loser_fate[item], lf)
+        put(loser_fate_sq[item], lfs)
+        put(fates[item], fa)
+        put(fates_sq[item], fas)
 
 
 #: The histograms of :func:`_mc_kernel`, in its argument order.

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from .blocks import run_blocks
 from .config import INLINE
 from .errors import InputError
 from .fight import DAMAGE_BINS, HIST_FIELDS, FightStats, check_round_cap, check_side
@@ -98,7 +99,8 @@ def book_fates(acc, off, side, fate, winner, cnt):
 def _run(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
          trials: int, seed: Seed, round_cap: int,
          end_columns: int) -> tuple[np.ndarray, dict, np.ndarray]:
-    """Run ``kernel(rows, side, rule, round_cap, offsets, per_chunk, states, out, end)``;
+    """Run ``kernel(first, last, rows, side, rule, round_cap, offsets, per_chunk, states,
+    out, end)`` on every chunk (:func:`~engines.blocks.run_blocks`);
     ``offsets`` = the :func:`layout` offsets in :data:`KERNEL_OFFSETS` order, ``end`` with
     ``end_columns`` columns (none: no attrition count). ``states`` has two rows per chunk:
     the fight's (the first ``n_chunks``, the same as before the aftermath existed) and the
@@ -110,10 +112,11 @@ def _run(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
     off = layout(round_cap)
     out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
     end = np.zeros((n_chunks, end_columns), dtype=np.int64)
-    kernel(np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(side, np.int64),
-           np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
-           np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk, states, out,
-           end)
+    run_blocks(kernel, (np.ascontiguousarray(rows, dtype=np.int64),
+                        np.ascontiguousarray(side, np.int64),
+                        np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
+                        np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk,
+                        states, out, end), n_chunks)
     return out.sum(axis=0), off, end.sum(axis=0)
 
 

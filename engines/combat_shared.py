@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from .blocks import run_blocks
 from .config import INLINE
 from .fight import DAMAGE_BINS, FightStats
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
@@ -52,7 +53,8 @@ def _shape(name: str, round_cap: int) -> tuple[int, ...]:
 def run_chunks(kernel: Callable, args: tuple, system: str, trials: int, seed: Seed,
                round_cap: int, fields: tuple[str, ...],
                end_columns: int = 0) -> tuple[FightStats, dict]:
-    """Run ``kernel(*args, trials_per_chunk, states, *histograms, end)`` and sum its chunks.
+    """Run ``kernel(first, last, *args, trials_per_chunk, states, *histograms, end)`` on
+    every chunk (:func:`~engines.blocks.run_blocks`) and sum the chunks.
 
     ``histograms`` are zeroed ``int64`` arrays, one row per chunk, named by ``fields``
     (FightStats fields, plus ``tail``) in that order. ``end`` has ``end_columns`` columns:
@@ -66,7 +68,7 @@ def run_chunks(kernel: Callable, args: tuple, system: str, trials: int, seed: Se
     states = chunk_states(seed, n_chunks)
     hist = [np.zeros((n_chunks, *_shape(f, round_cap)), np.int64) for f in fields]
     end = np.zeros((n_chunks, end_columns), np.int64)
-    kernel(*args, per_chunk, states, *hist, end)
+    run_blocks(kernel, (*args, per_chunk, states, *hist, end), n_chunks)
     sums = {f: h.sum(axis=0) for f, h in zip(fields, hist, strict=True)}
     stats = FightStats.empty(system, round_cap, trials=int(trials))
     for f, total in sums.items():

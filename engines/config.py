@@ -1,8 +1,8 @@
 """Numba settings, decided once for every kernel in the project.
 
-Every kernel is compiled with :data:`JIT` (serial helpers, inlined into kernels) or
-:data:`PJIT` (the parallel drivers). ``cache=True`` everywhere keeps the first-compile
-cost to the first run on a machine.
+Every kernel is compiled with :data:`JIT` (serial helpers, inlined into kernels),
+:data:`PJIT` (the parallel drivers) or :data:`KERNEL` (the combat kernels). ``cache=True``
+everywhere keeps the first-compile cost to the first run on a machine.
 """
 
 from __future__ import annotations
@@ -17,10 +17,16 @@ INLINE = {**JIT, "inline": "always"}
 #: (``inline="always"``, whose cost grows with the size and nesting of the callees). It
 #: runs without numba's reference counting (``_nrt=False``: it may not allocate arrays;
 #: its callers pass every scratch array in) and with the error model numba gives a
-#: parallel loop body (``numpy``), so once inlined into the parallel loop it draws the
-#: same numbers at the same speed, for a fraction of the compile time.
+#: parallel loop body (``numpy``), so inlined into a kernel it draws the same numbers at
+#: the same speed as numba's own inlining, for a fraction of the compile time.
 LEAF = {"cache": True, "nogil": True, "fastmath": False, "_nrt": False,
         "error_model": "numpy", "forceinline": True}
+
+#: A combat kernel: a serial loop over a block of work items, one block per Python thread
+#: (:func:`engines.blocks.run_blocks`; ``nogil`` lets the blocks run at once), with the
+#: numpy error model of the ``prange`` body it replaces. Serial, the compiled fight is
+#: optimised by LLVM once, not again in a parallel loop body and in its driver.
+KERNEL = {**JIT, "error_model": "numpy"}
 
 #: Trials per work item below which a run is not split further (keeps tiny runs serial).
 MIN_CHUNK_TRIALS = 1 << 15
