@@ -5,8 +5,8 @@
 ``python3 tasks.py test``    runs the whole test suite (two pytest workers).
 
 Both first run ``rpg-balance warm-up``: on a fresh checkout it compiles every numba kernel
-in two worker processes (about a minute, once); afterwards it sees the cache stamp and returns
-at once.
+in two worker processes (about 40 s on two idle cores, once); afterwards it sees the cache
+stamp and returns at once.
 
 Both create ``.venv`` on first use and install the project into it (again only when
 ``pyproject.toml`` changes). The test command also makes sure the system programs the
