@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import d20_degrees as d20
 from .campaign import (
@@ -58,7 +58,7 @@ from .campaign import (
 )
 from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
-from .config import PJIT
+from .config import KERNEL
 from .errors import InputError
 from .rng import Seed, bounded
 from .variants import variant
@@ -229,10 +229,11 @@ def hero_points_exact(sessions: int = 10, threshold: int | None = None,
                          passage=passage, threshold=threshold, extra=extra, notes=p)
 
 
-@njit(**PJIT)
-def _hero_kernel(start, fights, bonus, dc, earn, cap, nat1, nat20, effort, cancel, improve,
-                 recover, reset, sessions, per_chunk, states, hit, dist, passage, ext, ext_sq):
-    for c in prange(per_chunk.size):
+@njit(**KERNEL)
+def _hero_kernel(first, last, start, fights, bonus, dc, earn, cap, nat1, nat20, effort, cancel,
+                 improve, recover, reset, sessions, per_chunk, states, hit, dist, passage, ext,
+                 ext_sq):
+    for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
             pts = start

@@ -38,7 +38,7 @@ from math import comb
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import dice_pool_6 as dp6
 from .campaign import (
@@ -52,7 +52,7 @@ from .campaign import (
 )
 from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
-from .config import INLINE, PJIT
+from .config import INLINE, KERNEL
 from .errors import InputError
 from .rng import Seed, d10
 from .variants import variant
@@ -312,10 +312,11 @@ def _roll_pool(s, n, reroll, thr, crit):
     return hits + tens + (2 * (tens // 2) if crit else 0)
 
 
-@njit(**PJIT)
-def _budgets_kernel(H, W, scenes, attack, dodge, weapon, reserve, reroll, thr, crit, mindmg,
-                    heal, wrest, sessions, per_chunk, states, hit, dist, passage, ext, ext_sq):
-    for c in prange(per_chunk.size):
+@njit(**KERNEL)
+def _budgets_kernel(first, last, H, W, scenes, attack, dodge, weapon, reserve, reroll, thr, crit,
+                    mindmg, heal, wrest, sessions, per_chunk, states, hit, dist, passage, ext,
+                    ext_sq):
+    for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
             h = H
@@ -428,10 +429,10 @@ def hunger_exact(sessions: int = 10, threshold: int | None = None,
                          extra={"failed": expected_tallies(dist, failed)}, notes=params)
 
 
-@njit(**PJIT)
-def _hunger_kernel(start, rouses, feed_at, slake, cap, floor, thr, sessions, per_chunk,
+@njit(**KERNEL)
+def _hunger_kernel(first, last, start, rouses, feed_at, slake, cap, floor, thr, sessions, per_chunk,
                    states, hit, dist, passage, ext, ext_sq):
-    for c in prange(per_chunk.size):
+    for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
             x = start

@@ -42,9 +42,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import dice_pool_7 as dp7
+from .blocks import run_blocks
 from .campaign import (
     CampaignStats,
     Mechanic,
@@ -55,7 +56,7 @@ from .campaign import (
     first_passage,
 )
 from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
-from .config import PJIT
+from .config import KERNEL
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 from .rolls import roll_pool
@@ -189,11 +190,11 @@ def morality_exact(morality: int = MORALITY_START, infraction: int = 5, per_sess
                                 "per_session": per_session, "order": v.order})
 
 
-@njit(**PJIT)
-def _morality_kernel(morality, infraction, per_session, check_dice, sequential, threshold,
-                     sessions, trials, states, dist, passage, der_sum, der_sq):
+@njit(**KERNEL)
+def _morality_kernel(first, last, morality, infraction, per_session, check_dice, sequential,
+                     threshold, sessions, trials, states, dist, passage, der_sum, der_sq):
     """A17 per session, ``trials[c]`` campaigns per chunk ``c`` from ``states[c]``."""
-    for c in prange(trials.size):
+    for c in range(first, last):
         s = states[c].copy()
         for _ in range(trials[c]):
             m = morality
@@ -240,11 +241,12 @@ def morality_monte_carlo(morality: int = MORALITY_START, infraction: int = 5,
     passage = np.zeros((n_chunks, sessions + 2), dtype=np.int64)
     der_sum = np.zeros((n_chunks, sessions + 1), dtype=np.int64)
     der_sq = np.zeros((n_chunks, sessions + 1), dtype=np.int64)
-    _morality_kernel(np.int64(morality), np.int64(infraction), np.int64(per_session),
-                     np.int64(dp7.MORALITY_DICE[infraction]),
-                     np.int64(v.order == "sequential"),
-                     np.int64(-1 if threshold is None else threshold), np.int64(sessions),
-                     per_chunk, states, dist, passage, der_sum, der_sq)
+    run_blocks(_morality_kernel, (np.int64(morality), np.int64(infraction),
+                                  np.int64(per_session), np.int64(dp7.MORALITY_DICE[infraction]),
+                                  np.int64(v.order == "sequential"),
+                                  np.int64(-1 if threshold is None else threshold),
+                                  np.int64(sessions), per_chunk, states, dist, passage, der_sum,
+                                  der_sq), n_chunks)
     n = float(trials)
     mean = der_sum.sum(axis=0) / n
     var = np.maximum(der_sq.sum(axis=0) / n - mean**2, 0.0)

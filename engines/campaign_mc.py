@@ -1,9 +1,10 @@
 """The Python side of the campaign Monte Carlo kernels, shared by every
 ``engines/campaign_<system>.py`` module.
 
-A campaign kernel follows ``per_chunk[c]`` characters of chunk ``c`` from its own generator
-state ``states[c]`` and fills, per chunk (so the result never depends on the thread
-count):
+A campaign kernel is a serial loop over chunks ``first .. last - 1`` (one thread's block:
+:func:`engines.blocks.run_blocks`). It follows ``per_chunk[c]`` characters of chunk ``c``
+from its own generator state ``states[c]`` and fills, per chunk (so the result never
+depends on the thread count):
 
 - ``dist[c, k, i]``: characters in state index ``i`` after session ``k`` (``k = 0..N``);
 - ``passage[c, k]``: characters first in a ``hit`` state after session ``k``; the last
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .blocks import run_blocks
 from .campaign import CampaignStats
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 
@@ -38,8 +40,9 @@ def hit_mask(values: np.ndarray, threshold: int | None, direction: str) -> np.nd
 def run(kernel: Callable, args: tuple, *, system: str, mechanic: str, values: np.ndarray,
         sessions: int, trials: int, seed: Seed, threshold: int | None, hit: np.ndarray,
         tallies: Sequence[str] = (), notes: dict | None = None) -> CampaignStats:
-    """Run ``kernel(*args, sessions, per_chunk, states, hit, dist, passage, ext, ext_sq)``
-    and sum its chunks into a :class:`CampaignStats` of counts."""
+    """Run ``kernel(first, last, *args, sessions, per_chunk, states, hit, dist, passage,
+    ext, ext_sq)`` on every chunk (:func:`~engines.blocks.run_blocks`) and sum the chunks
+    into a :class:`CampaignStats` of counts."""
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
     states = chunk_states(seed, n_chunks)
@@ -48,8 +51,9 @@ def run(kernel: Callable, args: tuple, *, system: str, mechanic: str, values: np
     passage = np.zeros((n_chunks, sessions + 2), np.int64)
     ext = np.zeros((n_chunks, n_ext, sessions + 1), np.int64)
     ext_sq = np.zeros((n_chunks, n_ext, sessions + 1), np.int64)
-    kernel(*args, np.int64(sessions), per_chunk, states, np.ascontiguousarray(hit, np.int64),
-           dist, passage, ext, ext_sq)
+    run_blocks(kernel, (*args, np.int64(sessions), per_chunk, states,
+                        np.ascontiguousarray(hit, np.int64), dist, passage, ext, ext_sq),
+               n_chunks)
     n = float(trials)
     extra: dict[str, np.ndarray] = {}
     tot, tot_sq = ext.sum(axis=0), ext_sq.sum(axis=0)

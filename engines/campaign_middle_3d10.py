@@ -64,9 +64,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import middle_3d10 as m3
+from .blocks import run_blocks
 from .campaign import (
     CampaignStats,
     Mechanic,
@@ -77,7 +78,7 @@ from .campaign import (
     first_passage,
 )
 from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
-from .config import PJIT
+from .config import KERNEL
 from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
 from .rolls import ADVANTAGE, NORMAL, _middle_code
@@ -266,12 +267,12 @@ def arcane_exact(uses: int = 1, level: str = "major", aspect: bool = False,
                                 "resilience": R, "lore": lore, "will": will, "skill": skill})
 
 
-@njit(**PJIT)
-def _arcane_kernel(uses, cost_die, fixed_cost, aspect, aspect_degen, difficulty, pay_always,
-                   R, start_degen, odd_up, recovery, clear_mad, threshold, sessions, trials,
-                   states, dist, passage, x_sum, x_sq, mad_sum, mad_sq):
+@njit(**KERNEL)
+def _arcane_kernel(first, last, uses, cost_die, fixed_cost, aspect, aspect_degen, difficulty,
+                   pay_always, R, start_degen, odd_up, recovery, clear_mad, threshold, sessions,
+                   trials, states, dist, passage, x_sum, x_sq, mad_sum, mad_sq):
     K = 3 * R
-    for c in prange(trials.size):
+    for c in range(first, last):
         s = states[c].copy()
         for _ in range(trials[c]):
             D = start_degen
@@ -355,14 +356,14 @@ def arcane_monte_carlo(uses: int = 1, level: str = "major", aspect: bool = False
     passage = np.zeros((n_chunks, sessions + 2), dtype=np.int64)
     tallies = [np.zeros((n_chunks, sessions + 1), dtype=np.int64) for _ in range(4)]
     i64 = np.int64
-    _arcane_kernel(i64(uses), i64(m3.ARCANE_COST_DIE[level]), i64(m3.ARCANE_ASPECT_COST[level]),
-                   i64(aspect), i64(aspect and level == "major"),
-                   i64(m3.ARCANE_DIFFICULTY[level] - will - skill),
-                   i64(v.arcane_cost_on == "always"), i64(R),
-                   i64(min(lore // m3.DEGENERATION_PER_POINTS, LOST)),
-                   i64(v.rest_odd == "consolidate"), i64(v.recovery),
-                   i64(v.after_maddened == "clear"), i64(-1 if threshold is None else threshold),
-                   i64(sessions), per_chunk, states, dist, passage, *tallies)
+    run_blocks(_arcane_kernel, (
+        i64(uses), i64(m3.ARCANE_COST_DIE[level]), i64(m3.ARCANE_ASPECT_COST[level]),
+        i64(aspect), i64(aspect and level == "major"),
+        i64(m3.ARCANE_DIFFICULTY[level] - will - skill), i64(v.arcane_cost_on == "always"),
+        i64(R), i64(min(lore // m3.DEGENERATION_PER_POINTS, LOST)),
+        i64(v.rest_odd == "consolidate"), i64(v.recovery), i64(v.after_maddened == "clear"),
+        i64(-1 if threshold is None else threshold), i64(sessions), per_chunk, states, dist,
+        passage, *tallies), n_chunks)
     xm, xse = _means(tallies[0], tallies[1], float(trials))
     mm, mse = _means(tallies[2], tallies[3], float(trials))
     return CampaignStats(SYSTEM, "arcane", np.arange(LOST + 1), dist.sum(axis=0),
@@ -451,11 +452,11 @@ def consolidation_exact(vigor: int = 3, hits: int = 1, weapon: str = "light", bo
                          notes={"vigor": V, "hits": hits, "weapon": weapon, "bonus": bonus})
 
 
-@njit(**PJIT)
-def _consolidation_kernel(V, hits, pick, bonus, odd_up, recovery, threshold, sessions, trials,
-                          states, dist, passage, t_sum, t_sq, p_sum, p_sq):
+@njit(**KERNEL)
+def _consolidation_kernel(first, last, V, hits, pick, bonus, odd_up, recovery, threshold, sessions,
+                          trials, states, dist, passage, t_sum, t_sq, p_sum, p_sq):
     K = 3 * V
-    for c in prange(trials.size):
+    for c in range(first, last):
         s = states[c].copy()
         for _ in range(trials[c]):
             X = 0
@@ -521,10 +522,11 @@ def consolidation_monte_carlo(vigor: int = 3, hits: int = 1, weapon: str = "ligh
     passage = np.zeros((n_chunks, sessions + 2), dtype=np.int64)
     tallies = [np.zeros((n_chunks, sessions + 1), dtype=np.int64) for _ in range(4)]
     i64 = np.int64
-    _consolidation_kernel(i64(V), i64(hits), np.array(WEAPONS[weapon], dtype=np.int64),
-                          i64(bonus), i64(v.rest_odd == "consolidate"), i64(v.recovery),
-                          i64(-1 if threshold is None else threshold), i64(sessions),
-                          per_chunk, states, dist, passage, *tallies)
+    run_blocks(_consolidation_kernel, (
+        i64(V), i64(hits), np.array(WEAPONS[weapon], dtype=np.int64), i64(bonus),
+        i64(v.rest_odd == "consolidate"), i64(v.recovery),
+        i64(-1 if threshold is None else threshold), i64(sessions), per_chunk, states, dist,
+        passage, *tallies), n_chunks)
     tm, tse = _means(tallies[0], tallies[1], float(trials))
     pm, pse = _means(tallies[2], tallies[3], float(trials))
     return CampaignStats(SYSTEM, "consolidation", np.arange(K + 1), dist.sum(axis=0),

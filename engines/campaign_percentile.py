@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import percentile as pct
 from .campaign import (
@@ -49,7 +49,7 @@ from .campaign import (
 )
 from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
 from .campaign_mc import expected_tallies, hit_mask, run
-from .config import INLINE, PJIT
+from .config import INLINE, KERNEL
 from .errors import InputError
 from .rng import Seed, bounded
 from .variants import variant
@@ -213,10 +213,10 @@ def _succeeds(r, skill, level, criticals):
     return r <= need
 
 
-@njit(**PJIT)
-def _skill_kernel(skill0, uses, level, criticals, on96, cap, sessions, per_chunk, states,
-                  hit, dist, passage, ext, ext_sq):
-    for c in prange(per_chunk.size):
+@njit(**KERNEL)
+def _skill_kernel(first, last, skill0, uses, level, criticals, on96, cap, sessions, per_chunk,
+                  states, hit, dist, passage, ext, ext_sq):
+    for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
             skill = skill0
@@ -330,10 +330,10 @@ def luck_exact(luck: int = 50, skill: int = 50, checks: int = 3, max_spend: int 
                   {"skill": skill, "checks": checks, "max_spend": max_spend})
 
 
-@njit(**PJIT)
-def _luck_kernel(luck0, skill, checks, max_spend, criticals, spending, recovery, sessions,
-                 per_chunk, states, hit, dist, passage, ext, ext_sq):
-    for c in prange(per_chunk.size):
+@njit(**KERNEL)
+def _luck_kernel(first, last, luck0, skill, checks, max_spend, criticals, spending, recovery,
+                 sessions, per_chunk, states, hit, dist, passage, ext, ext_sq):
+    for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
             luck = luck0
