@@ -1,16 +1,16 @@
-"""Work items on threads: the driver of every combat kernel.
+"""Work items on threads: the driver of the combat and campaign kernels.
 
-A combat kernel is a serial numba function ``kernel(first, last, *args)`` that runs work
-items ``first .. last - 1`` (each item: its own random stream, its own scratch arrays, its
-own row of every histogram). :func:`run_blocks` splits the items into one contiguous block
-per numba thread and runs the blocks at once on Python threads (the kernels release the
-GIL: ``nogil``). The numbers never depend on the split: an item's result depends only on
-its own stream.
+Such a kernel is a serial numba function ``kernel(first, last, *args)`` that runs work items
+``first .. last - 1`` (each item: its own random stream, its own scratch arrays, its own
+row of every histogram). :func:`run_blocks` splits the items into one contiguous block per
+numba thread and runs the blocks at once on Python threads (the kernels release the GIL:
+``nogil``). The numbers never depend on the split: an item's result depends only on its
+own stream.
 
 Why not ``prange``: a ``parallel=True`` kernel links the whole compiled fight into its
 parallel loop body and then into the kernel itself, and LLVM optimises it again at both
 levels; the serial kernel is compiled once, in about half the time (``benchmarks/README.md``,
-"One fight, compiled once"), at the same speed per core.
+"Serial combat kernels"), at the same speed per core.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from .config import INLINE
 def run_blocks(kernel: Callable, args: tuple, n_items: int) -> None:
     """``kernel(first, last, *args)`` over items ``0 .. n_items - 1``: one contiguous block
     per numba thread (:func:`numba.get_num_threads`), the calling thread taking the last.
-    An error in any block is raised here once every block has stopped."""
+    Returns once every started block has stopped; then an error in the caller's block is
+    raised, else the first error of a worker block."""
     k = max(1, min(numba.get_num_threads(), n_items))
     cuts = [n_items * i // k for i in range(k + 1)]
     errors: list[BaseException] = []
@@ -39,12 +40,14 @@ def run_blocks(kernel: Callable, args: tuple, n_items: int) -> None:
             errors.append(e)
 
     threads = [threading.Thread(target=block, args=(i,), daemon=True) for i in range(k - 1)]
-    for t in threads:
-        t.start()
+    started: list[threading.Thread] = []
     try:
+        for t in threads:
+            t.start()
+            started.append(t)
         kernel(cuts[k - 1], cuts[k], *args)
     finally:
-        for t in threads:
+        for t in started:
             t.join()
     if errors:
         raise errors[0]
@@ -53,8 +56,10 @@ def run_blocks(kernel: Callable, args: tuple, n_items: int) -> None:
 @njit(**INLINE)
 def put(dst, src):
     """``dst[...] = src`` for two C-contiguous arrays of the same size (an item's scratch
-    histogram into its row), without the shape check numba compiles for a slice
-    assignment."""
+    histogram into its row), without the broadcasting checks numba compiles for a slice
+    assignment (a size mismatch still raises)."""
+    if dst.size != src.size:
+        raise ValueError("put: source and destination sizes differ")
     d = dst.reshape(dst.size)
     z = src.reshape(src.size)
     for k in range(z.size):

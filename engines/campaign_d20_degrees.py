@@ -238,7 +238,7 @@ def _hero_kernel(first, last, start, fights, bonus, dc, earn, cap, nat1, nat20, 
         for _ in range(per_chunk[c]):
             pts = start
             dist[c, 0, pts] += 1
-            first = 0 if hit[pts] else -1
+            reached = 0 if hit[pts] else -1
             n_pass = 0
             n_spent = 0
             n_exh = 0
@@ -275,15 +275,15 @@ def _hero_kernel(first, last, start, fights, bonus, dc, earn, cap, nat1, nat20, 
                     if fat >= 2:
                         n_exh += 1
                 dist[c, k, pts] += 1
-                if first < 0 and hit[pts]:
-                    first = k
+                if reached < 0 and hit[pts]:
+                    reached = k
                 ext[c, 0, k] += n_pass
                 ext_sq[c, 0, k] += n_pass * n_pass
                 ext[c, 1, k] += n_spent
                 ext_sq[c, 1, k] += n_spent * n_spent
                 ext[c, 2, k] += n_exh
                 ext_sq[c, 2, k] += n_exh * n_exh
-            passage[c, first if first >= 0 else sessions + 1] += 1
+            passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
 @njit(cache=True, nogil=True, inline="always")

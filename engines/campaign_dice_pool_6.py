@@ -322,7 +322,7 @@ def _budgets_kernel(first, last, H, W, scenes, attack, dodge, weapon, reserve, r
             h = H
             w = W
             dist[c, 0, h * (W + 1) + w] += 1
-            first = 0 if hit[h * (W + 1) + w] else -1
+            reached = 0 if hit[h * (W + 1) + w] else -1
             kos = 0
             spent = 0
             for k in range(1, sessions + 1):
@@ -347,13 +347,13 @@ def _budgets_kernel(first, last, H, W, scenes, attack, dodge, weapon, reserve, r
                 w = min(W, w + wrest)
                 i = h * (W + 1) + w
                 dist[c, k, i] += 1
-                if first < 0 and hit[i]:
-                    first = k
+                if reached < 0 and hit[i]:
+                    reached = k
                 ext[c, 0, k] += kos
                 ext_sq[c, 0, k] += kos * kos
                 ext[c, 1, k] += spent
                 ext_sq[c, 1, k] += spent * spent
-            passage[c, first if first >= 0 else sessions + 1] += 1
+            passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
 def budgets_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = None,
@@ -437,7 +437,7 @@ def _hunger_kernel(first, last, start, rouses, feed_at, slake, cap, floor, thr, 
         for _ in range(per_chunk[c]):
             x = start
             dist[c, 0, x] += 1
-            first = 0 if hit[x] else -1
+            reached = 0 if hit[x] else -1
             failed = 0
             for k in range(1, sessions + 1):
                 for _r in range(rouses):
@@ -447,11 +447,11 @@ def _hunger_kernel(first, last, start, rouses, feed_at, slake, cap, floor, thr, 
                 if x >= feed_at:
                     x = max(min(x, floor), x - slake)
                 dist[c, k, x] += 1
-                if first < 0 and hit[x]:
-                    first = k
+                if reached < 0 and hit[x]:
+                    reached = k
                 ext[c, 0, k] += failed
                 ext_sq[c, 0, k] += failed * failed
-            passage[c, first if first >= 0 else sessions + 1] += 1
+            passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
 def hunger_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = None,

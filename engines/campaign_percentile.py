@@ -221,7 +221,7 @@ def _skill_kernel(first, last, skill0, uses, level, criticals, on96, cap, sessio
         for _ in range(per_chunk[c]):
             skill = skill0
             dist[c, 0, skill] += 1
-            first = 0 if hit[skill] else -1
+            reached = 0 if hit[skill] else -1
             improvements = 0
             for k in range(1, sessions + 1):
                 ticked = False
@@ -234,11 +234,11 @@ def _skill_kernel(first, last, skill0, uses, level, criticals, on96, cap, sessio
                         skill = min(cap, skill + bounded(s, 10) + 1)
                         improvements += 1
                 dist[c, k, skill] += 1
-                if first < 0 and hit[skill]:
-                    first = k
+                if reached < 0 and hit[skill]:
+                    reached = k
                 ext[c, 0, k] += improvements
                 ext_sq[c, 0, k] += improvements * improvements
-            passage[c, first if first >= 0 else sessions + 1] += 1
+            passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
 def skill_growth_monte_carlo(skill: int = 40, uses: int = 1, sessions: int = 20,
@@ -338,7 +338,7 @@ def _luck_kernel(first, last, luck0, skill, checks, max_spend, criticals, spendi
         for _ in range(per_chunk[c]):
             luck = luck0
             dist[c, 0, luck] += 1
-            first = 0 if hit[luck] else -1
+            reached = 0 if hit[luck] else -1
             saves = 0
             spent = 0
             for k in range(1, sessions + 1):
@@ -355,13 +355,13 @@ def _luck_kernel(first, last, luck0, skill, checks, max_spend, criticals, spendi
                 if recovery and bounded(s, 100) + 1 > luck:
                     luck = min(99, luck + bounded(s, 10) + 1)
                 dist[c, k, luck] += 1
-                if first < 0 and hit[luck]:
-                    first = k
+                if reached < 0 and hit[luck]:
+                    reached = k
                 ext[c, 0, k] += saves
                 ext_sq[c, 0, k] += saves * saves
                 ext[c, 1, k] += spent
                 ext_sq[c, 1, k] += spent * spent
-            passage[c, first if first >= 0 else sessions + 1] += 1
+            passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
 def luck_monte_carlo(luck: int = 50, skill: int = 50, checks: int = 3, max_spend: int = 99,

@@ -1,8 +1,8 @@
 """Numba settings, decided once for every kernel in the project.
 
 Every kernel is compiled with :data:`JIT` (serial helpers, inlined into kernels),
-:data:`PJIT` (the parallel drivers) or :data:`KERNEL` (the combat kernels). ``cache=True``
-everywhere keeps the first-compile cost to the first run on a machine.
+:data:`PJIT` (the parallel drivers) or :data:`KERNEL` (the combat and campaign kernels).
+``cache=True`` everywhere keeps the first-compile cost to the first run on a machine.
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ INLINE = {**JIT, "inline": "always"}
 LEAF = {"cache": True, "nogil": True, "fastmath": False, "_nrt": False,
         "error_model": "numpy", "forceinline": True}
 
-#: A combat kernel: a serial loop over a block of work items, one block per Python thread
-#: (:func:`engines.blocks.run_blocks`; ``nogil`` lets the blocks run at once), with the
-#: numpy error model of the ``prange`` body it replaces. Serial, the compiled fight is
-#: optimised by LLVM once, not again in a parallel loop body and in its driver.
+#: A combat or campaign kernel: a serial loop over a block of work items, one block per
+#: Python thread (:func:`engines.blocks.run_blocks`; ``nogil`` lets the blocks run at
+#: once), with the numpy error model of the ``prange`` body it replaces. Serial, the
+#: compiled fight is optimised by LLVM once, not again in a parallel loop body and in its
+#: driver.
 KERNEL = {**JIT, "error_model": "numpy"}
 
 #: Trials per work item below which a run is not split further (keeps tiny runs serial).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 
 import numba
 import numpy as np
@@ -60,6 +61,22 @@ def test_an_error_in_a_worker_block_reaches_the_caller(two_threads):
     assert done == [(2, 4)]  # the caller's own block still ran to its end
 
 
+def test_an_error_in_the_callers_block_waits_for_the_workers(two_threads):
+    if two_threads < 2:
+        pytest.skip("one numba thread: no worker block")
+    done = []
+
+    def kernel(first, last):
+        if first > 0:
+            raise KeyError("caller's block failed")
+        time.sleep(0.2)
+        done.append((first, last))
+
+    with pytest.raises(KeyError, match="caller's block failed"):
+        run_blocks(kernel, (), 4)
+    assert done == [(0, 2)]  # the worker's block had finished before the error surfaced
+
+
 def test_one_thread_runs_everything_in_the_caller():
     before = numba.get_num_threads()
     set_threads(1)
@@ -70,6 +87,11 @@ def test_one_thread_runs_everything_in_the_caller():
     finally:
         set_threads(before)
     assert idents == [(0, 5, threading.get_ident())]
+
+
+def test_put_refuses_arrays_of_different_sizes():
+    with pytest.raises(ValueError, match="sizes differ"):
+        put(np.zeros((2, 3), np.int64), np.ones(7, np.int64))
 
 
 def test_put_copies_a_scratch_histogram_into_its_row():
