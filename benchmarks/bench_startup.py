@@ -48,6 +48,10 @@ COMMANDS: dict[str, list[str]] = {
                                     "--method", "mc", "--seed", "1"],
     "duel d20_degrees --method mc": ["duel", "d20_degrees", "competent",
                                      "competent_brawler", "--method", "mc", "--seed", "1"],
+    "campaign percentile attrition --method mc": ["campaign", "percentile", "attrition",
+                                                  "--method", "mc", "--seed", "1"],
+    "campaign middle_3d10 arcane --method mc": ["campaign", "middle_3d10", "arcane",
+                                                "--method", "mc", "--seed", "1"],
 }
 
 REPORT = ["report", "--quiet"]
