@@ -419,14 +419,9 @@ def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, de
 
 @njit(**KERNEL)
 def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
-    """Whole fights of chunks ``first .. last - 1`` (one thread's block:
-    :func:`engines.blocks.run_blocks`), ``trials[chunk]`` per chunk; each chunk fills its
-    own ``out`` row (offsets ``off``: :data:`engines.combat_pools.KERNEL_OFFSETS`).
-
-    For campaign attrition (``end`` with ``health + 4`` columns:
-    :func:`engines.combat_pools.run_mc_end`) the same fights also count combatant 0's end
-    in ``end[chunk]``. A plain run passes ``end`` with no columns (one attrition kernel
-    would compile the whole fight a second time)."""
+    """Whole fights of chunks ``first .. last - 1``, ``trials[chunk]`` per chunk, each into
+    its own ``out`` row and ``end[chunk]`` (arguments, offsets and the attrition count:
+    :func:`engines.combat_pools._run`)."""
     n = rows.shape[0]
     for item in range(first, last):
         s = states[item].copy()

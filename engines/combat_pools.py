@@ -102,7 +102,9 @@ def _run(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
     """Run ``kernel(first, last, rows, side, rule, round_cap, offsets, per_chunk, states,
     out, end)`` on every chunk (:func:`~engines.blocks.run_blocks`);
     ``offsets`` = the :func:`layout` offsets in :data:`KERNEL_OFFSETS` order, ``end`` with
-    ``end_columns`` columns (none: no attrition count). ``states`` has two rows per chunk:
+    ``end_columns`` columns: none for a plain run; campaign attrition (:func:`run_mc_end`)
+    asks for one per end state of combatant 0, counted by the same fights (one kernel,
+    compiled once, serves both). ``states`` has two rows per chunk:
     the fight's (the first ``n_chunks``, the same as before the aftermath existed) and the
     aftermath's (the next ``n_chunks``). Returns the summed ``out``, the layout and the
     summed ``end``."""
