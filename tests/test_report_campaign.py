@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from engines import campaign_percentile as cpct
+from engines.systems.percentile import campaign as cpct
 from reports import sections
 from reports.sections.campaign import section_campaign
 from reports.settings import ReportSettings
