@@ -57,45 +57,55 @@ def _combat_exact(system: str) -> None:
 
 
 def _checks() -> None:
-    from engines import d20_degrees, middle_3d10, percentile
-    from engines.checks import run_pairs
-    from engines.rolls import D20
+    """Every system's single-check and opposed-check Monte Carlo kernels, through the
+    table functions the CLI and the report call (the systems share a few kernels, so one
+    process compiles each once)."""
+    from analysis.checks.curves import success_curves
+    from analysis.checks.opposed import opposed_table
+    from engines.system import registry
 
-    middle_3d10.monte_carlo(trials=64, seed=1)
-    percentile.monte_carlo(trials=64, seed=1)
-    d20_degrees.monte_carlo(trials=64, seed=1)
-    run_pairs(D20, [0], [0], [0], 90, 64, seed=1)
-
-
-def _pools() -> None:
-    from engines import dice_pool_6, dice_pool_7
-
-    dice_pool_7.monte_carlo([0, 3], trials=64, seed=1)
-    dice_pool_6.monte_carlo([0, 3], trials=64, seed=1)
+    for sid, system in registry().items():
+        if system.check_grid is not None:
+            success_curves(sid, "mc", trials=64, seed=1, progress=False)
+        if system.opposed_rule is not None:
+            opposed_table(sid, "mc", trials=64, seed=1, progress=False)
 
 
-#: name → (what the progress bar says, the function that compiles it): one group per
-#: kernel (a combat Monte Carlo kernel, which also serves campaign attrition, an
-#: exact-duel helper set, the check kernels).
-#: Ordered longest compile first, so two workers finish close together. The exact duels
-#: of dice_pool_7, dice_pool_6 and d20_degrees are numpy only: nothing to compile.
-GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
-    "percentile": ("percentile combat", lambda: _combat_mc("percentile")),
-    "dice_pool_7": ("dice_pool_7 combat", lambda: _combat_mc("dice_pool_7")),
-    "middle_3d10": ("middle_3d10 combat", lambda: _combat_mc("middle_3d10")),
-    "checks": ("single and opposed checks", _checks),
-    "d20_degrees": ("d20_degrees combat", lambda: _combat_mc("d20_degrees")),
-    "pools": ("d10 pool checks", _pools),
-    "dice_pool_6": ("dice_pool_6 combat", lambda: _combat_mc("dice_pool_6")),
-    "percentile_exact": ("percentile exact duels", lambda: _combat_exact("percentile")),
-    "middle_3d10_exact": ("middle_3d10 exact duels", lambda: _combat_exact("middle_3d10")),
-}
+def _build_groups() -> dict[str, tuple[str, Callable[[], None]]]:
+    """name → (what the progress bar says, the function that compiles it), from the
+    registry: the check kernels, then per system with combat rules its Monte Carlo
+    kernel (which also serves campaign attrition) and its exact-duel helpers. The largest
+    come first, so two workers finish close together."""
+    from functools import partial
+
+    from engines.system import registry
+
+    combat = [sid for sid, s in registry().items() if s.has_combat]
+    found: dict[str, tuple[str, Callable[[], None]]] = {
+        "checks": ("single and opposed checks", _checks)}
+    found.update({sid: (f"{sid} combat", partial(_combat_mc, sid)) for sid in combat})
+    found.update({f"{sid}_exact": (f"{sid} exact duels", partial(_combat_exact, sid))
+                  for sid in combat})
+    return found
+
+
+def __getattr__(name: str):
+    """``GROUPS`` is built from the registry on first use (importing the systems), so the
+    warm path (:func:`is_warm`) imports no system and no numba."""
+    if name == "GROUPS":
+        globals()["GROUPS"] = _build_groups()
+        return globals()["GROUPS"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _groups() -> dict[str, tuple[str, Callable[[], None]]]:
+    return sys.modules[__name__].GROUPS
 
 
 def compile_group(name: str) -> tuple[str, float]:
     """Compile one group in this process; returns its name and the CPU seconds it took."""
     start = time.process_time()
-    GROUPS[name][1]()
+    _groups()[name][1]()
     return name, time.process_time() - start
 
 
@@ -115,10 +125,37 @@ def fingerprint() -> str:
     h = hashlib.sha256()
     h.update(f"{sys.version}|{sys.platform}|numba {version('numba')}".encode())
     h.update(Path(__file__).read_bytes())
-    for src in sorted(ENGINES.glob("*.py")):
+    for src in sorted(ENGINES.rglob("*.py")):
         st = src.stat()
-        h.update(f"|{src.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+        h.update(f"|{src.relative_to(ENGINES).as_posix()}:{st.st_size}:{st.st_mtime_ns}"
+                 .encode())
     return h.hexdigest()
+
+
+def clear_cache() -> int:
+    """Remove numba's cached kernels of the engine sources (index ``.nbi`` and data
+    ``.nbc`` files), so a full warm-up after a source change compiles everything afresh.
+
+    numba keys a kernel's cache entry on its own source file only: a kernel whose inlined
+    helper lives in another module would otherwise load its old compiled version after
+    only the helper's file changed. Returns the number of files removed."""
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    if env:  # numba mirrors each source folder's absolute path under NUMBA_CACHE_DIR
+        roots = [Path(env) / ENGINES.resolve().relative_to(ENGINES.resolve().anchor)]
+    else:
+        roots = [ENGINES]
+    removed = 0
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for path in root.rglob("*"):
+            if path.suffix in (".nbi", ".nbc") and path.is_file():
+                try:
+                    path.unlink()
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
 
 
 def stamp_path() -> Path:
@@ -155,15 +192,20 @@ def warm_up(groups: list[str] | None = None, jobs: int = 2, force: bool = False,
     """
     from engines.errors import InputError
 
-    names = list(GROUPS) if groups is None else list(groups)
-    unknown = [g for g in names if g not in GROUPS]
+    if groups is None and not force and is_warm():
+        return {}
+    known = _groups()
+    names = list(known) if groups is None else list(groups)
+    unknown = [g for g in names if g not in known]
     if unknown:
-        raise InputError(f"warm-up: unknown group {unknown[0]!r}; known: {', '.join(GROUPS)}")
+        raise InputError(f"warm-up: unknown group {unknown[0]!r}; known: {', '.join(known)}")
     if int(jobs) < 1:
         raise InputError(f"warm-up: jobs must be a positive integer, got {jobs!r}")
-    full = set(names) == set(GROUPS)
+    full = set(names) == set(known)
     if full and not force and is_warm():
         return {}
+    if full and not force:  # the stamp does not match: the cache may be stale
+        clear_cache()
     done: dict[str, float] = {}
     if int(jobs) == 1:
         for g in names:
@@ -193,7 +235,7 @@ def _parallel(names: list[str], jobs: int, progress: bool) -> dict[str, float]:
             with tqdm(total=len(names), desc="compiling kernels", unit="group",
                       file=sys.stderr, disable=not progress, leave=False) as bar:
                 while pending:
-                    busy = [GROUPS[g][0] for g in order if g not in done][:jobs]
+                    busy = [_groups()[g][0] for g in order if g not in done][:jobs]
                     bar.set_postfix_str(", ".join(busy), refresh=True)
                     finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for fut in finished:

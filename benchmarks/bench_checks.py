@@ -34,10 +34,16 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
-from engines import d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
 from engines.rolls import HERO_REROLL
+from engines.system import BUILT_IN
+from engines.systems.d20_degrees import checks as d20_degrees
+from engines.systems.dice_pool_6 import checks as dice_pool_6
+from engines.systems.dice_pool_7 import checks as dice_pool_7
+from engines.systems.middle_3d10 import checks as middle_3d10
+from engines.systems.percentile import checks as percentile
 
-SYSTEM_IDS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+#: the built-in systems this benchmark has a measurement for (each has its own below)
+SYSTEM_IDS = BUILT_IN
 POOLS = np.arange(1, 21)
 MIDDLE_MODES = ("normal", "advantage", "disadvantage")
 PERCENTILE_DICE = np.arange(-2, 3)

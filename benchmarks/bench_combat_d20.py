@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numba
 
 from analysis.combat.combatants_d20 import load_library
-from engines.combat_d20_degrees import Fighter, duel_mc
+from engines.systems.d20_degrees.combat import Fighter, duel_mc
 
 
 def python_duel(a: Fighter, b: Fighter, rng: random.Random, cap: int = 50) -> int:

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numba
 
 from analysis.combat.combatants_middle_pct import combatants
-from engines import combat_middle_3d10 as cm
-from engines import combat_percentile as cp
+from engines.systems.middle_3d10 import combat as cm
+from engines.systems.percentile import combat as cp
 
 # ------------------------------------------------------------ pure-Python baselines
 

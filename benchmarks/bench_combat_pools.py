@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from combat_pools_reference import fight6, fight7
 
 from analysis.combat.combatants import load_library
-from engines import combat_dice_pool_6, combat_dice_pool_7
+from engines.systems.dice_pool_6 import combat as combat_dice_pool_6
+from engines.systems.dice_pool_7 import combat as combat_dice_pool_7
 
 ENGINES = {"dice_pool_7": (combat_dice_pool_7, fight7), "dice_pool_6": (combat_dice_pool_6, fight6)}
 ARCHETYPE = "competent_swordsman"

@@ -1,7 +1,7 @@
 """``rpg-balance campaign SYSTEM MECHANIC [options]``: a character over many sessions.
 
 The mechanic's own options (``--skill 40 --uses 1``, ``--morality 7 --infraction 5``, …)
-are built from its description (``engines/campaign_<system>.py`` ``MECHANICS``, each
+are built from its description (the ``MECHANICS`` of the module its ``System.campaign`` names, each
 parameter with its rule id), so the command first reads SYSTEM and MECHANIC and then
 parses the rest with the mechanic's own parser: ``rpg-balance campaign percentile
 skill-growth --help`` lists them. Only :mod:`argparse` at import time.
@@ -13,19 +13,9 @@ import argparse
 
 from .common import add_lang, add_output, number, positive_int, seed_int, system_id
 
-#: The mechanics of each system (kept in step with the engines' ``MECHANICS`` by a test;
-#: listed here so ``rpg-balance --help`` needs no engine import).
-MECHANIC_NAMES = {
-    "dice_pool_7": ("morality", "attrition"),
-    "middle_3d10": ("arcane", "consolidation", "attrition"),
-    "dice_pool_6": ("budgets", "hunger", "attrition"),
-    "percentile": ("skill-growth", "luck", "attrition"),
-    "d20_degrees": ("hero-points", "attrition"),
-}
-
-EPILOG = """mechanics:
-""" + "".join(f"  {s}: {', '.join(m)}\n" for s, m in MECHANIC_NAMES.items()) + """
-each mechanic's options: rpg-balance campaign SYSTEM MECHANIC --help
+EPILOG = """mechanics: each system's are in the mechanics column of rpg-balance systems
+(an unknown MECHANIC also lists them); each mechanic's options: rpg-balance campaign
+SYSTEM MECHANIC --help
 
 examples:
   rpg-balance campaign percentile skill-growth --skill 40 --uses 1 --sessions 20

@@ -26,6 +26,7 @@ def systems_table():
         "id": s.id, "name": s.name, "source": s.source, "has_opposed": s.opposed,
         "has_combat": s.has_combat, "has_campaign": s.has_campaign,
         "axes": ", ".join(s.axes),
+        "mechanics": ", ".join(s.campaign_engine().MECHANICS) if s.has_campaign else "",
     } for s in registry().values()])
 
 

@@ -17,7 +17,8 @@ def register(sub) -> None:
                    help="worker processes compiling at once (default 2)")
     p.add_argument("--group", action="append", default=None, metavar="NAME",
                    help="only this kernel group (repeatable; default all: a system name for "
-                   "its combat kernel, percentile_exact, middle_3d10_exact, checks, pools)")
+                   "its combat kernel, SYSTEM_exact for its exact duels, checks for every "
+                   "system's single and opposed checks)")
     p.add_argument("--force", action="store_true",
                    help="run even when the cache stamp says it is warm")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")

@@ -14,7 +14,8 @@ over its states:
   fill the same arrays with counts.
 
 Every mechanic returns :class:`CampaignStats`, so analysis code treats them alike. The
-mechanics live in one module per system (``engines/campaign_<system>.py``).
+mechanics live in one module per system, the one its ``System.campaign`` names
+(``engines/systems/<id>/campaign.py`` for the built-ins).
 """
 
 from __future__ import annotations
@@ -174,9 +175,6 @@ def settle(P: np.ndarray, start: np.ndarray, tol: float = 1e-12,
 
 # ---------------------------------------------------------------- mechanic descriptions
 
-#: The systems with campaign mechanics (one module ``engines/campaign_<system>.py`` each).
-CAMPAIGN_SYSTEMS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
-
 #: Threshold directions: "down" = the state falling to ≤ X, "up" = rising to ≥ X.
 DIRECTIONS = ("up", "down")
 
@@ -264,12 +262,18 @@ class Mechanic:
 
 
 def mechanics(system: str) -> dict[str, Mechanic]:
-    """The ``MECHANICS`` of ``system`` (InputError naming the known systems otherwise)."""
-    import importlib
+    """The ``MECHANICS`` of the module ``system``'s ``System.campaign`` names (an
+    InputError naming the known systems, or saying the system declares none)."""
+    from .system import get
 
-    if system not in CAMPAIGN_SYSTEMS:
-        raise InputError(f"system: unknown {system!r}; known: {', '.join(CAMPAIGN_SYSTEMS)}")
-    return importlib.import_module(f"engines.campaign_{system}").MECHANICS
+    return get(system).campaign_engine().MECHANICS
+
+
+def campaign_systems() -> list[str]:
+    """Ids of every installed system that declares campaign mechanics."""
+    from .system import registry
+
+    return [sid for sid, s in registry().items() if s.has_campaign]
 
 
 def mechanic(system: str, name: str) -> Mechanic:

@@ -5,7 +5,7 @@ A system is one :class:`System` object: its id and display name, the module hold
 native check axes, whether it has an opposed-check rule, and the modules of its combat
 engine and campaign mechanics (both optional: a system may have neither). The five
 built-in systems define theirs as ``PLUGIN`` in their engine module
-(``engines.dice_pool_7.PLUGIN`` ...); an outside package registers one through the
+(``engines.systems.dice_pool_7.checks.PLUGIN`` ...); an outside package registers one through the
 entry-point group :data:`ENTRY_POINT_GROUP` (``rpg_balance.systems``), whose entry
 point names a ``System`` object or a function returning one — the convention pytest
 and Dask use for their plug-ins.
@@ -27,6 +27,8 @@ from typing import Any
 from .errors import InputError
 
 ENTRY_POINT_GROUP = "rpg_balance.systems"
+#: The built-in systems (``engines.systems.<id>``), in the order every table lists them:
+#: the one list of system ids in the code; everything else asks :func:`registry`.
 BUILT_IN = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
 
 
@@ -281,6 +283,17 @@ class System:
     # and style → combatant). A string, loaded on first use by the analysis layer, never
     # by the engines. ``None``: no archetype library (no ``duel``/``fight`` by name).
     archetype_library: str | None = None
+    #: the trait that measures a fighter's toughness (``CON``, ``vigor``): the audit's
+    #: cures move it for both fighters of a matchup guardrail; None: no such cure.
+    health_trait: str | None = None
+    #: the small exact sweep ``audit --discover`` runs to find knobs whose effect depends
+    #: on another: ``{"metric": fight metric, "knobs": {knob: [two values]}}`` (knobs as
+    #: the audit names them: ``both.<trait>``, ``both.armour``, ``variant.<name>``);
+    #: None: the system has no such sweep.
+    interaction_sweep: Mapping[str, Any] | None = None
+    #: how the audit's dominance search runs the system's duels: ``"exact"`` (the chain)
+    #: or ``"mc"`` (Monte Carlo, for a system whose exact chain is too slow to search).
+    duel_search: str = "exact"
 
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():
@@ -367,7 +380,7 @@ def registry(refresh: bool = False) -> Mapping[str, System]:
     group (a plug-in may not reuse an id)."""
     global _REGISTRY
     if _REGISTRY is None or refresh:
-        found = {sid: importlib.import_module(f"engines.{sid}").PLUGIN for sid in BUILT_IN}
+        found = {sid: importlib.import_module(f"engines.systems.{sid}").PLUGIN for sid in BUILT_IN}
         for ep in _entry_points():
             system = _load(ep)
             if system.id in found:

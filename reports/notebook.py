@@ -120,7 +120,7 @@ def combat_sandbox(trials: int = 5000, seed: int = 20261129, round_cap: int = 50
 
     from .plotting import to_png
 
-    system = w.Dropdown(options=list(archetypes.SYSTEMS), description="system")
+    system = w.Dropdown(options=archetypes.systems(), description="system")
     a, b = w.Dropdown(description="side A"), w.Dropdown(description="side B")
     wa, wb = w.Dropdown(description="weapon A"), w.Dropdown(description="weapon B")
     aa, ab = w.Dropdown(description="armour A"), w.Dropdown(description="armour B")

@@ -92,29 +92,25 @@ class ReportSettings:
     def variants_of(self, system: str) -> tuple[str, ...]:
         """The ``NAME=VALUE`` strings in force for ``system``'s single checks (empty:
         defaults); combat-only variants are left out (:meth:`combat_variants_of`)."""
-        given = self.all_variants_of(system)
-        if not given:
-            return ()
-        from engines.system import get
+        from analysis.combat.in_force import split
 
-        if not get(system).has_combat:  # no combat engine: every variant is a check one
-            return given
-        from analysis.combat.archetypes import split_variants
-
-        return tuple(split_variants(system, given)[0])
+        return split(system, self.all_variants_of(system))[0]
 
     def combat_variants_of(self, system: str) -> tuple[str, ...]:
         """The ``NAME=VALUE`` strings the combat sections use for ``system``: its combat
         variants and the check variants its combat engine shares (the d10-pool engines
         roll attacks with the check dice)."""
-        given = self.all_variants_of(system)
-        from engines.system import get
+        from analysis.combat.in_force import split
 
-        if not given or not get(system).has_combat:
-            return ()
-        from analysis.combat.archetypes import split_variants
+        return split(system, self.all_variants_of(system))[1]
 
-        return tuple(split_variants(system, given)[1])
+    def in_force(self, system: str):
+        """Every variant in force for ``system``, check and combat ``Variants`` together
+        (with the report's aftermath policy): :func:`analysis.combat.in_force.
+        variants_in_force`."""
+        from analysis.combat.in_force import variants_in_force
+
+        return variants_in_force(system, self.all_variants_of(system), self.aftermath)
 
     def system_seed(self, system: str) -> int:
         """An independent, reproducible seed per system derived from :attr:`seed`."""

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMON_STYLES = ("brawler", "swordsman", "shooter")
 
 
-@pytest.mark.parametrize("system", A.SYSTEMS)
+@pytest.mark.parametrize("system", A.systems())
 def test_every_library_has_the_rungs_and_levelled_styles(system):
     names = set(A.names(system))
     assert set(LADDER) <= names
@@ -36,7 +36,7 @@ def test_every_library_has_the_rungs_and_levelled_styles(system):
     assert not [n for n in names if re.search(r"_(untrained|novice|competent|expert|master)$", n)]
 
 
-@pytest.mark.parametrize("system", A.SYSTEMS)
+@pytest.mark.parametrize("system", A.systems())
 @pytest.mark.parametrize(("a", "b"), [("competent", "expert"),
                                       ("competent_swordsman", "expert_brawler")])
 def test_duel_by_rung_and_by_levelled_style_in_every_system(system, a, b, tmp_path, capsys):

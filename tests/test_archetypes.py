@@ -14,7 +14,7 @@ from engines.errors import InputError
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("system", A.SYSTEMS)
+@pytest.mark.parametrize("system", A.systems())
 def test_library_and_combatant_match_the_system_loader(system):
     lib = A.library(system)
     assert len(lib) >= 5
@@ -105,7 +105,7 @@ def test_bad_input_names_what_and_where(system, spec, over, needle):
 @pytest.mark.parametrize("name", ["ambush_3v1.toml", "knife_duel_percentile.toml"])
 def test_example_matchup_files_load(name):
     m = A.load_matchup_file(ROOT / "scenarios" / "combat" / name)
-    assert m.system in A.SYSTEMS
+    assert m.system in A.systems()
     assert m.sizes[0] >= 1
     assert m.sizes[1] >= 1
     if name.startswith("ambush"):

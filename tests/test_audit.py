@@ -18,6 +18,7 @@ from analysis.workflow import audit
 from analysis.workflow.scenario import load_scenario, parse_scenario
 from cli.main import main
 from engines.errors import InputError
+from engines.system import registry
 
 D20_CHECK = """
 name = "d20 check"
@@ -230,7 +231,8 @@ def test_validation_reports_every_problem_with_key_paths():
 def test_shipped_guardrails_validate():
     sc = load_scenario(audit.DATA)
     assert len(sc.guardrails) >= 15
-    assert {audit._target(sc, g).system for g in sc.guardrails} == set(audit.HEALTH_TRAIT)
+    with_trait = {s.id for s in registry().values() if s.health_trait}
+    assert {audit._target(sc, g).system for g in sc.guardrails} == with_trait
     assert all(g.reason for g in sc.guardrails)
     assert {"dominance_z", "one_hit_incapacitate", "variant_high"} <= set(sc.discover)
 

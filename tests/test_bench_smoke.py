@@ -8,7 +8,11 @@ import pytest
 from check_oracles import assert_mc_matches
 
 from benchmarks import bench_checks as bench
-from engines import d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile
+from engines.systems.d20_degrees import checks as d20_degrees
+from engines.systems.dice_pool_6 import checks as dice_pool_6
+from engines.systems.dice_pool_7 import checks as dice_pool_7
+from engines.systems.middle_3d10 import checks as middle_3d10
+from engines.systems.percentile import checks as percentile
 
 
 def test_benchmark_runs_with_tiny_sizes(capsys):

@@ -13,18 +13,18 @@ import pytest
 
 from analysis import campaign as camp
 from engines import campaign_attrition as at
-from engines import campaign_d20_degrees as c20
-from engines import campaign_dice_pool_6 as c6
-from engines import campaign_dice_pool_7 as c7
-from engines import campaign_middle_3d10 as c3
-from engines import campaign_percentile as cp
-from engines import combat_d20_degrees as k20
-from engines import combat_dice_pool_6 as k6
-from engines import combat_dice_pool_7 as k7
-from engines import combat_middle_3d10 as k3
-from engines import combat_percentile as kp
 from engines.campaign import mechanic
 from engines.errors import InputError
+from engines.systems.d20_degrees import campaign as c20
+from engines.systems.d20_degrees import combat as k20
+from engines.systems.dice_pool_6 import campaign as c6
+from engines.systems.dice_pool_6 import combat as k6
+from engines.systems.dice_pool_7 import campaign as c7
+from engines.systems.dice_pool_7 import combat as k7
+from engines.systems.middle_3d10 import campaign as c3
+from engines.systems.middle_3d10 import combat as k3
+from engines.systems.percentile import campaign as cp
+from engines.systems.percentile import combat as kp
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")

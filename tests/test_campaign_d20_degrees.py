@@ -4,8 +4,8 @@ import numba
 import numpy as np
 import pytest
 
-from engines import campaign_d20_degrees as cd
 from engines.errors import InputError
+from engines.systems.d20_degrees import campaign as cd
 
 
 def _close(p, counts, n):

@@ -5,9 +5,9 @@ import numba
 import numpy as np
 import pytest
 
-from engines import campaign_dice_pool_6 as cd
-from engines import dice_pool_6 as dp6
 from engines.errors import InputError
+from engines.systems.dice_pool_6 import campaign as cd
+from engines.systems.dice_pool_6 import checks as dp6
 
 
 def _close(p, counts, n):

@@ -14,9 +14,9 @@ import numba
 import numpy as np
 import pytest
 
-from engines import campaign_dice_pool_7 as cp
-from engines import dice_pool_7 as dp7
 from engines.errors import InputError
+from engines.systems.dice_pool_7 import campaign as cp
+from engines.systems.dice_pool_7 import checks as dp7
 
 # A1: a die fails (no success) on 1..6, so n dice give no success with probability 0.6**n
 # (a 10 is itself a success, so explosion never matters for "no success").

@@ -14,8 +14,8 @@ import numba
 import numpy as np
 import pytest
 
-from engines import campaign_middle_3d10 as cm
 from engines.errors import InputError
+from engines.systems.middle_3d10 import campaign as cm
 
 # 3d10 by hand: P(m ≥ 3) = 0.8**3 = 0.512, P(m ≥ 9) = 0.2**3 = 0.008.
 # Massive check (B10/B12, B-g6: C + trait vs 12) with trait 3: C ≥ 9 needs two dice ≥ 9:

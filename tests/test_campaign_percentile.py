@@ -7,8 +7,8 @@ import numba
 import numpy as np
 import pytest
 
-from engines import campaign_percentile as cp
 from engines.errors import InputError
+from engines.systems.percentile import campaign as cp
 
 
 def _close(p, counts, n):

@@ -8,8 +8,8 @@ from analysis import campaign as camp
 from analysis.workflow import audit
 from analysis.workflow.run import run_scenario
 from analysis.workflow.scenario import parse_scenario
-from engines import campaign_percentile as cpct
 from engines.errors import InputError
+from engines.systems.percentile import campaign as cpct
 
 SKILL = {"name": "skill", "system": "percentile", "mechanic": "skill-growth",
          "params": {"skill": 40, "uses": 1}, "sessions": 10, "threshold": 60}

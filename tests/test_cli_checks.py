@@ -18,8 +18,8 @@ import pytest
 
 from analysis.checks.curves import success_curves
 from cli.main import main
-from engines import system_module
 from engines.errors import InputError
+from engines.system import get as system_module
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.combat.archetypes import SYSTEMS
+from analysis.combat.archetypes import systems
 from cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def test_cross_combat_with_plot(tmp_path, capsys):
                         str(fig)], capsys)
     assert code == 0, err
     text = out.read_text()
-    for system in SYSTEMS:
+    for system in systems():
         assert system in text
     assert fig.read_bytes()[:4] == b"\x89PNG"
 

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from analysis.combat.combatants_d20 import DATA_FILE, LADDER, load_library
-from engines.combat_d20_degrees import (
+from engines.errors import InputError
+from engines.systems.d20_degrees.combat import (
     Fighter,
     Variants,
     attack_damage,
@@ -29,7 +30,6 @@ from engines.combat_d20_degrees import (
     initiative_first,
     mean_rounds,
 )
-from engines.errors import InputError
 from engines.variants import parse_variants
 
 N = 200_000
@@ -500,7 +500,7 @@ def test_exact_chain_states_invariants():
     """Every reachable state of a rich duel: hit points within 0..max (never negative),
     counters within bounds; the dead and the incapacitated never change on their turn
     (they do not act); transition probabilities sum to 1."""
-    from engines.combat_d20_degrees import L_DEAD, L_INCAP, _Duel
+    from engines.systems.d20_degrees.combat import L_DEAD, L_INCAP, _Duel
 
     a = fighter(hit_points=9, hero_points=1, hero_use="resist", recover_at=4, extra_effort=2,
                 feint=True, deception=5)
@@ -762,7 +762,7 @@ def test_e8_one_hit_fatigue_is_not_exhausted(effort):
     with 0 or 1 use, d20 ≥ 12 → 9/20 once exhausted (2 uses). Damage (E12): base 0 +
     excess + 15 [+5 on a natural 20] − (Toughness 0 + d20) against 8 hit points:
     p_incapacitate is a brute-force sum over both d20s."""
-    from engines.combat_d20_degrees import one_hit
+    from engines.systems.d20_degrees.combat import one_hit
 
     att = fighter(attack=5, damage=0, extra_effort=effort)
     tgt = fighter(parry=5, toughness=0, hit_points=8)
@@ -825,7 +825,7 @@ def test_feint_chance_closed_form():
     """E16 feint as an E5 opposed check (E-g15): d20+5 vs d20+max(2, 4): wins when
     rb − ra ≤ 1 (a tie goes to the higher bonus): (210 + 19)/400. Equal bonuses: a tie
     fails, P(ra > rb) = 190/400. The difference of two d20s has P(k) = (20 − |k|)/400."""
-    from engines.combat_d20_degrees import feint_chance
+    from engines.systems.d20_degrees.combat import feint_chance
 
     a = fighter(deception=5)
     assert feint_chance(a, fighter(deception=2, insight=4)) == pytest.approx(229 / 400)

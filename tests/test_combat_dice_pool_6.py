@@ -20,9 +20,9 @@ import pytest
 from combat_pools_reference import fight6
 
 from analysis.combat.combatants import load_library
-from engines import combat_dice_pool_6 as cb
-from engines.combat_dice_pool_6 import Combatant, Variants, Weapon
 from engines.errors import InputError
+from engines.systems.dice_pool_6 import combat as cb
+from engines.systems.dice_pool_6.combat import Combatant, Variants, Weapon
 from engines.variants import parse_variants
 
 LIB = load_library("dice_pool_6")

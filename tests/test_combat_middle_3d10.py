@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from analysis.combat.combatants_middle_pct import combatants, load_library
-from engines import combat_middle_3d10 as cm
-from engines.combat_middle_3d10 import Combatant, Variants
 from engines.errors import InputError
 from engines.fight import HIST_FIELDS
+from engines.systems.middle_3d10 import combat as cm
+from engines.systems.middle_3d10.combat import Combatant, Variants
 from engines.variants import parse_variants
 
 LIB = combatants("middle_3d10")

@@ -11,8 +11,10 @@ import pytest
 
 from analysis.checks.plots import SYSTEM_COLORS
 from analysis.combat import cross_combat as X
-from analysis.combat.archetypes import SYSTEMS
+from analysis.combat.archetypes import systems
 from engines.errors import InputError
+
+SYSTEMS = systems()
 
 N = 3000
 

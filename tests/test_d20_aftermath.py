@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from analysis.combat.combatants_d20 import load_library
-from engines.combat_d20_degrees import (
+from engines.rng import chunk_states
+from engines.systems.d20_degrees.combat import (
     DYING,
     INCAP,
     Fighter,
@@ -29,7 +30,6 @@ from engines.combat_d20_degrees import (
     fight_mc,
     one_hit,
 )
-from engines.rng import chunk_states
 
 
 def tol(p: float, n: int) -> float:

@@ -14,8 +14,8 @@ import pytest
 from check_oracles import assert_mc_matches
 
 from analysis.checks.curves import success_curves
-from engines import d20_degrees as d20
 from engines.errors import InputError
+from engines.systems.d20_degrees import checks as d20
 from engines.variants import parse_variants
 
 

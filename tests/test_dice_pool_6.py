@@ -13,8 +13,8 @@ import pytest
 from check_oracles import assert_mc_matches, dense, pool_product
 
 from analysis.checks.curves import success_curves
-from engines import dice_pool_6 as dp6
 from engines.errors import InputError
+from engines.systems.dice_pool_6 import checks as dp6
 from engines.variants import parse_variants
 
 

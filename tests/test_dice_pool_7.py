@@ -16,8 +16,8 @@ from check_oracles import (
 )
 
 from analysis.checks.curves import success_curves
-from engines import dice_pool_7 as dp7
 from engines.errors import InputError
+from engines.systems.dice_pool_7 import checks as dp7
 from engines.variants import parse_variants
 
 AGAIN = [10, 9, 8, None]

@@ -467,7 +467,7 @@ def test_cli_run_even_duels_scenario(tmp_path, capsys):
     rc = main(["run", _scenario("even_duels.toml"), "-o", str(tmp_path)])
     assert rc == 0, capsys.readouterr().err
     t = pd.read_csv(tmp_path / "fights.csv")
-    assert sorted(t["system"]) == sorted(archetypes.SYSTEMS)
+    assert sorted(t["system"]) == sorted(archetypes.systems())
     assert np.allclose(t["p_side0"], 0.5, atol=1e-9)
     assert (t["se_p_side0"] == 0).all()
     assert (t["rounds_mean"] >= 1).all()

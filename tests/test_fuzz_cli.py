@@ -186,15 +186,19 @@ def test_known_bad_commands(files, argv):
 
 
 def test_lethality_without_combat_engine_says_so(files, monkeypatch):
-    """A build without a system's combat engine answers with one clear line."""
-    from analysis.combat import fights
+    """A system that declares no combat rules answers with the one standard line."""
+    import dataclasses
 
-    monkeypatch.setattr(fights, "available", lambda: dict.fromkeys(fights.SYSTEMS, False))
+    from engines import system as registry
+
+    systems = dict(registry.registry())
+    systems["d20_degrees"] = dataclasses.replace(systems["d20_degrees"], combat=None)
+    monkeypatch.setattr(registry, "_REGISTRY", systems)
     rc, _, err = _run(["solve", "lethality", "--system", "d20_degrees", "--scenario",
                        str(files / "good.toml"), "--knob", "a.hit_points", "--range", "1:40",
                        "--target", "0.7"])
     assert rc == 2
-    assert "combat solvers need the combat engines" in err
+    assert "d20_degrees: this system declares no combat rules" in err
 
 
 def test_valid_commands_write(files, tmp_path):

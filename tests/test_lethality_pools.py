@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from analysis.combat.combatants import load_library
-from engines import combat_dice_pool_6 as c6
-from engines import combat_dice_pool_7 as c7
 from engines.fight import AFTERMATHS
+from engines.systems.dice_pool_6 import combat as c6
+from engines.systems.dice_pool_7 import combat as c7
 
 LIB7 = load_library("dice_pool_7")
 LIB6 = load_library("dice_pool_6")

@@ -9,11 +9,12 @@ import pytest
 from tqdm import tqdm
 
 import analysis.checks.curves as ac
-from engines import SYSTEMS, checks
+from engines import checks
 from engines.rolls import POOL
+from engines.system import registry
 
 
-@pytest.mark.parametrize("system", list(SYSTEMS))
+@pytest.mark.parametrize("system", list(registry()))
 def test_settings_mc_equals_engine_monte_carlo(system, monkeypatch):
     """analysis.checks.curves.settings_mc (batched, with a bar) gives the engine module's
     monte_carlo counts for the same seed, bit for bit."""
@@ -29,7 +30,7 @@ def test_settings_mc_equals_engine_monte_carlo(system, monkeypatch):
     grid = ac.build_grid(system, v)
     n_codes = grid.mask.shape[1]
     got = ac.settings_mc(system, grid.settings, v, n_codes, 40_000, 11, progress=True)
-    mod = SYSTEMS[system]
+    mod = registry()[system].engine()
     if system in ("dice_pool_7", "dice_pool_6"):
         want = mod.monte_carlo(grid.settings, 40_000, 11, v, n_codes)
     else:

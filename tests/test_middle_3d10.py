@@ -15,8 +15,8 @@ import pytest
 from check_oracles import assert_mc_matches
 
 from analysis.checks.curves import success_curves
-from engines import middle_3d10 as m3
 from engines.errors import InputError
+from engines.systems.middle_3d10 import checks as m3
 from engines.variants import parse_variants
 
 ROLLS = list(itertools.product(range(1, 11), repeat=3))

@@ -10,10 +10,13 @@ import numpy as np
 import pytest
 
 from analysis.checks.opposed import opposed_table
-from engines import d20_degrees, dice_pool_6, middle_3d10, percentile
 from engines.checks import run_pairs
 from engines.errors import InputError
 from engines.rolls import D20, POOL
+from engines.systems.d20_degrees import checks as d20_degrees
+from engines.systems.dice_pool_6 import checks as dice_pool_6
+from engines.systems.middle_3d10 import checks as middle_3d10
+from engines.systems.percentile import checks as percentile
 
 # ---------------------------------------------------------------- brute-force oracles
 

@@ -13,8 +13,8 @@ import pytest
 from check_oracles import assert_mc_matches
 
 from analysis.checks.curves import success_curves
-from engines import percentile as pc
 from engines.errors import InputError
+from engines.systems.percentile import checks as pc
 from engines.variants import parse_variants
 
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from analysis.combat.combatants_middle_pct import combatants
-from engines import combat_percentile as cp
-from engines.combat_percentile import Combatant, Variants, Weapon
 from engines.errors import InputError
+from engines.systems.percentile import combat as cp
+from engines.systems.percentile.combat import Combatant, Variants, Weapon
 from engines.variants import parse_variants
 
 LIB = combatants("percentile")

@@ -7,17 +7,20 @@ from matplotlib.figure import Figure
 from analysis.checks.claims import claim_c7_table
 from analysis.checks.curves import success_curves
 from analysis.checks.ladders import ladder_table
-from analysis.checks.modifiers import MODIFIERS, modifier_table
+from analysis.checks.modifiers import modifier_table
 from analysis.checks.plots import (
-    CURVE_SPEC,
     SYSTEM_COLORS,
     c7_heatmap,
+    curve_spec,
     ladder_plot,
     modifier_plot,
     success_curve_plot,
 )
-from engines import SYSTEMS
 from engines.errors import InputError
+from engines.system import registry
+
+SYSTEMS = list(registry())
+MODIFIERS = {sid: s.modifiers for sid, s in registry().items()}
 
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
              "#000000"}
@@ -34,7 +37,7 @@ def test_success_curves_one_line_per_difficulty(system):
     fig = success_curve_plot(system)
     assert isinstance(fig, Figure)
     (ax,) = fig.axes
-    spec = CURVE_SPEC[system]
+    spec = curve_spec(system)
     assert len(ax.get_lines()) == len(spec["lines"])
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == [str(x) for x in spec["lines"]]

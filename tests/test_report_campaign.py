@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from engines import campaign_percentile as cpct
+from engines.systems.percentile import campaign as cpct
 from reports import sections
 from reports.sections.campaign import section_campaign
 from reports.settings import ReportSettings
@@ -44,13 +44,14 @@ def test_section_campaign_attrition_table_all_systems():
     import numpy as np
 
     from analysis.campaign import fighter
+    from engines.system import get
     from reports.sections.campaign import attrition_reading, attrition_table
 
     systems = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
     t = attrition_table(systems)
     assert t["system"].tolist() == list(systems)
     for system, p1 in zip(systems, t["k=1"], strict=True):
-        eng = __import__(f"engines.combat_{system}", fromlist=["duel_exact"])
+        eng = get(system).combat_engine()
         f = fighter(system, "")
         duel = eng.duel_exact(f, f)
         assert p1 == pytest.approx(duel.outcome[0] + duel.outcome[2], abs=1e-9)

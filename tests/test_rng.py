@@ -13,8 +13,13 @@ import pytest
 from numba import njit
 from scipy.stats import chisquare
 
-from engines import d20_degrees, dice_pool_6, dice_pool_7, middle_3d10, percentile, rng
+from engines import rng
 from engines.errors import InputError
+from engines.systems.d20_degrees import checks as d20_degrees
+from engines.systems.dice_pool_6 import checks as dice_pool_6
+from engines.systems.dice_pool_7 import checks as dice_pool_7
+from engines.systems.middle_3d10 import checks as middle_3d10
+from engines.systems.percentile import checks as percentile
 from engines.variants import parse_variants
 
 #: Chi-square tests reject uniformity below this p-value. Seeds are fixed, so each test is

@@ -112,15 +112,15 @@ def test_fights_need_a_combat_engine(tmp_path, monkeypatch):
     import types
 
     text = 'name = "duel"\n[[fights]]\nsystem = "middle_3d10"\na = { vigor = 3 }\n'
-    monkeypatch.delitem(sys.modules, "engines.combat_middle_3d10", raising=False)
+    monkeypatch.delitem(sys.modules, "engines.systems.middle_3d10.combat", raising=False)
     from analysis.combat import fights
 
     if not fights.available()["middle_3d10"]:
         got = problems(text, tmp_path)
         assert got[0].startswith("scenario.toml: fights[0].system: no combat engine for "
                                  "middle_3d10")
-    monkeypatch.setitem(sys.modules, "engines.combat_middle_3d10",
-                        types.ModuleType("engines.combat_middle_3d10"))
+    monkeypatch.setitem(sys.modules, "engines.systems.middle_3d10.combat",
+                        types.ModuleType("engines.systems.middle_3d10.combat"))
     # the stand-in engine takes plain mappings: bypass the combatant loader (which
     # validates fighters against the real engine's traits)
     monkeypatch.setattr(fights, "fighter", lambda system, spec: spec)
@@ -217,7 +217,7 @@ def test_fallback_ladder_hand_worked():
     """With the fallback ladder, expert = +12 in middle_3d10: vs 15 the middle die must be
     3+, and P(C <= 2) = P(at least two dice <= 2) = 3·0.2²·0.8 + 0.2³ = 0.104 (B1, B3)."""
     from analysis.checks.ladders import FALLBACK_LADDER
-    from engines import middle_3d10
+    from engines.systems.middle_3d10 import checks as middle_3d10
 
     m = FALLBACK_LADDER["middle_3d10"]["expert"]
     assert m == 12
@@ -254,7 +254,7 @@ def test_percentile_bonus_dice_scenario():
     assert res.tables["sensitivity"].iloc[0]["knob"] == "dice"
     d = res.tables["difficulty"].iloc[0]
     from analysis.checks.ladders import load_ladder
-    from engines import percentile
+    from engines.systems.percentile import checks as percentile
 
     skill = load_ladder()["percentile"]["competent"]
     level = d["difficulty"].split()[0]

@@ -384,7 +384,7 @@ def _fake_combat_module():
         stats.rounds[1, :2] = [wins, trials - wins]
         return stats
 
-    mod = types.ModuleType("engines.combat_d20_degrees")
+    mod = types.ModuleType("engines.systems.d20_degrees.combat")
     mod.duel_mc = duel_mc
     mod.p_win = p_win
     return mod
@@ -398,7 +398,7 @@ def test_lethality_solver_through_registry(tmp_path, monkeypatch, capsys):
     from cli.main import main
 
     mod = _fake_combat_module()
-    monkeypatch.setitem(__import__("sys").modules, "engines.combat_d20_degrees", mod)
+    monkeypatch.setitem(__import__("sys").modules, "engines.systems.d20_degrees.combat", mod)
     # the stand-in engine takes plain mappings: bypass the combatant loader, if installed
     monkeypatch.setattr(fights, "fighter", lambda system, spec: spec)
     f = tmp_path / "duel.toml"

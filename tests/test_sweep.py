@@ -26,7 +26,7 @@ from analysis.workflow.sweep import (
     run_checks,
     sensitivity,
 )
-from engines import dice_pool_7
+from engines.systems.dice_pool_7 import checks as dice_pool_7
 from engines.variants import parse_variants
 
 # pytest-xdist (tasks.py test: --dist loadgroup): keep this module on one worker,

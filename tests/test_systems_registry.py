@@ -45,7 +45,8 @@ def plugins(monkeypatch):
 
 
 def _toy(id_="toy_2d6", **kw):
-    return S.System(id=id_, name="toy", module="engines.dice_pool_7", axes={"x": range(3)},
+    return S.System(id=id_, name="toy", module="engines.systems.dice_pool_7.checks",
+                    axes={"x": range(3)},
                     opposed=False, **kw)
 
 

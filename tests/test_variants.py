@@ -4,8 +4,8 @@ import dataclasses
 
 import pytest
 
-from engines import SYSTEMS
 from engines.errors import InputError
+from engines.system import registry
 from engines.variants import describe, parse_variants
 
 #: Variant names the engine-core issue requires, with their defaults.
@@ -20,20 +20,20 @@ REQUIRED = {
 
 @pytest.mark.parametrize("system", list(REQUIRED))
 def test_required_variants_and_defaults(system):
-    v = SYSTEMS[system].Variants()
+    v = registry()[system].variants()
     for name, default in REQUIRED[system].items():
         assert getattr(v, name) == default
 
 
-@pytest.mark.parametrize("system", list(SYSTEMS))
+@pytest.mark.parametrize("system", list(registry()))
 def test_every_variant_cites_a_rule_id(system):
-    for row in describe(SYSTEMS[system].Variants()):
+    for row in describe(registry()[system].variants()):
         assert row["rule"][0] in "ABCDE"
         assert row["doc"]
 
 
 def test_parse_values_from_strings():
-    v = parse_variants(SYSTEMS["dice_pool_7"].Variants, ["again=none", "chance_die=false",
+    v = parse_variants(registry()["dice_pool_7"].variants, ["again=none", "chance_die=false",
                                                          "threshold=8"])
     assert (v.again, v.chance_die, v.threshold) == (None, False, 8)
     assert v.rule().again == 11  # no explosion
@@ -49,11 +49,11 @@ def test_parse_values_from_strings():
 ])
 def test_bad_variants_are_clear_errors(given, fragment):
     with pytest.raises(InputError, match=fragment.replace("|", r"\|")):
-        parse_variants(SYSTEMS["dice_pool_7"].Variants, given)
+        parse_variants(registry()["dice_pool_7"].variants, given)
 
 
 def test_variant_objects_are_frozen():
-    v = SYSTEMS["percentile"].Variants()
+    v = registry()["percentile"].variants()
     with pytest.raises(dataclasses.FrozenInstanceError):
         v.criticals = False
 
@@ -61,7 +61,7 @@ def test_variant_objects_are_frozen():
 def test_b14_degeneration_rules():
     """B14: +1 per 5 points of lore, +1 per aspect on a major use, +1 per total loss to the
     Mythos; subtracted from later stability losses; lost at 10."""
-    from engines import middle_3d10 as b
+    from engines.systems.middle_3d10 import checks as b
 
     assert b.degeneration(14) == 2
     assert b.degeneration(15, major_aspect_uses=1, lost_all_to_mythos=1) == 5

@@ -23,19 +23,21 @@ def _env(cache: Path, **extra) -> dict:
 
 @pytest.mark.slow
 def test_warm_up_compiles_and_a_later_process_only_loads(tmp_path):
-    """The pool-check kernel compiled by a spawned worker into an empty cache; a fresh
-    process running the same public call then loads it and compiles (saves) nothing."""
+    """The check kernels (every system's checks: the pool kernel among them) compiled by a
+    spawned worker into an empty cache; a fresh process running the same public call then
+    loads the pool kernel and compiles (saves) nothing."""
     cache = tmp_path / "numba"
     done = subprocess.run([sys.executable, "-m", "cli", "warm-up", "--group",
-                           "pools", "--jobs", "2"], cwd=ROOT, env=_env(cache),
+                           "checks", "--jobs", "2"], cwd=ROOT, env=_env(cache),
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "compiled 1 kernel groups" in done.stderr
     index = {p.name.split("-")[0] for p in cache.rglob("*.nbi")}
-    assert index == {"pools._pool_kernel"}
+    assert {"pools._pool_kernel", "checks._check_kernel"} <= index
     # a partial warm-up writes no stamp: the full set is not compiled
     assert not list(cache.rglob(warmup.STAMP_NAME))
-    code = ("from engines import dice_pool_6, dice_pool_7\n"
+    code = ("from engines.systems.dice_pool_6 import checks as dice_pool_6\n"
+            "from engines.systems.dice_pool_7 import checks as dice_pool_7\n"
             "dice_pool_7.monte_carlo([1, 5], trials=1000, seed=3)\n"
             "dice_pool_6.monte_carlo([2], trials=1000, seed=3)\n")
     later = subprocess.run([sys.executable, "-c", code], cwd=ROOT,

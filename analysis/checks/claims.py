@@ -17,8 +17,8 @@ import pandas as pd
 
 from analysis.checks.curves import variants_for
 from analysis.text import N_, Text, join
-from engines import dice_pool_6
 from engines.errors import InputError
+from engines.systems.dice_pool_6 import checks as dice_pool_6
 from engines.variants import describe
 
 #: |delta| in percentage points within which the two modifiers count as equivalent.

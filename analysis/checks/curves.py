@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.progress import bar
-from engines import checks, system_module  # noqa: F401 (system_module: used by importers)
+from engines import checks
 from engines.errors import InputError
 from engines.rng import Seed
 from engines.system import get, registry

@@ -24,9 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.checks.curves import variants_for
 from analysis.checks.opposed import opposed_table
-from engines import percentile
 from engines.errors import InputError
 from engines.system import get, registry
+from engines.systems.percentile import checks as percentile
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "ladders.toml"
 

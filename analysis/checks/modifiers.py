@@ -35,13 +35,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.checks.curves import success_curves, variants_for
-from engines import SYSTEMS
 from engines.errors import InputError
-from engines.system import Modifier, get, registry
+from engines.system import get, registry
 
-#: Each built-in system's modifiers catalogue (:class:`engines.system.Modifier`), as its
-#: ``System`` declares it.
-MODIFIERS: dict[str, tuple[Modifier, ...]] = {sid: registry()[sid].modifiers for sid in SYSTEMS}
 
 def _held(spec) -> dict[str, Any]:
     """Check-grid axes the modifier table holds at one value (not shown): the system's
@@ -156,7 +152,7 @@ def modifier_table(systems: Iterable[str] | None = None,
                    variants: dict[str, Any] | None = None) -> pd.DataFrame:
     """:func:`modifier_values` for several systems stacked (axes not used by a system are
     empty). ``variants`` maps a system id to its variants."""
-    systems = list(systems or SYSTEMS)
+    systems = list(systems or registry())
     variants = variants or {}
     return pd.concat([modifier_values(s, variants.get(s)) for s in systems],
                      ignore_index=True)

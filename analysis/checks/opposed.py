@@ -9,7 +9,7 @@ reduces an outcome code to a comparable *value*, and settles equal values by a t
 - ``middle_3d10`` (**B5**, **B-g3**): value = kept die + modifier (characteristic +
   skill); a tie goes to the higher modifier, equal modifiers re-roll (variant ``tie=reroll``
   always re-rolls). B3's automatic results do not enter the comparison (as
-  :func:`engines.middle_3d10.opposed`).
+  :func:`engines.systems.middle_3d10.checks.opposed`).
 - ``dice_pool_6`` (**C10**, C1, C-g2): value = successes; the challenger wins ties.
 - ``percentile`` (**D3**, D1, D-g1): value = success level (fail < regular < hard <
   extreme; a critical counts as extreme, a fumble as a failure); a tie goes to the higher

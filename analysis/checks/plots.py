@@ -9,6 +9,8 @@ style and marker. Monte Carlo tables (with an ``se`` column) are drawn with ±2 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -18,6 +20,7 @@ from matplotlib.patches import Patch
 
 from analysis.text import N_, Text
 from engines.errors import InputError
+from engines.system import get
 
 #: Colours for systems that declare none (their ``color`` hook), in registry order.
 SPARE_COLORS = ("#CC79A7", "#000000", "#999999", "#F0E442", "#882255", "#44AA99")
@@ -87,25 +90,23 @@ SYSTEM_LABELS = _BySystem(lambda spec, _systems: f"{spec.id} ({spec.label or spe
 _STYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
-#: Per system: x axis, one line per value of ``line``, fixed values of other axes,
-#: axis labels.
-CURVE_SPEC = {
-    "dice_pool_7": {"x": "pool", "line": "successes", "fixed": {},
-                    "lines": [1, 2, 3, 4, 5], "xlabel": "dice in the pool (A1, A2)",
-                    "legend": "successes needed"},
-    "middle_3d10": {"x": "modifier", "line": "difficulty", "fixed": {"roll": "normal"},
-                    "lines": [10, 15, 20, 25], "xlabel": "characteristic + skill (B1)",
-                    "legend": "difficulty (B2)"},
-    "dice_pool_6": {"x": "pool", "line": "difficulty", "fixed": {},
-                    "lines": [1, 2, 3, 4, 5, 6], "xlabel": "dice in the pool (C1)",
-                    "legend": "successes needed (C1)"},
-    "percentile": {"x": "skill", "line": "level", "fixed": {"dice": 0},
-                   "lines": ["regular", "hard", "extreme"], "xlabel": "skill % (D1)",
-                   "legend": "level (D1)"},
-    "d20_degrees": {"x": "modifier", "line": "dc", "fixed": {"degree": 1},
-                    "lines": [5, 10, 15, 20, 25, 30], "xlabel": "check modifier (E1)",
-                    "legend": "DC (E1)"},
-}
+def curve_spec(system: str) -> dict[str, Any]:
+    """What :func:`success_curve_plot` draws for ``system``: the first panel of its
+    ``curve_panels`` report hook (x axis, one line per value of ``line``, axes held),
+    else a plain view: the competence axis across, one line per difficulty value (at
+    most six), every other axis at its first value."""
+    s = get(system)
+    if s.curve_panels:
+        panel = s.curve_panels[0]
+        return {"x": panel.x, "line": panel.lines, "fixed": dict(panel.fixed),
+                "lines": list(panel.values), "xlabel": panel.xlabel or panel.x,
+                "legend": panel.legend or panel.lines}
+    names = list(s.axes)
+    x = s.competence_axis or names[0]
+    line = s.difficulty_axis or next((n for n in names if n != x), x)
+    fixed = {n: s.axes[n][0] for n in names if n not in (x, line)}
+    return {"x": x, "line": line, "fixed": fixed, "lines": list(s.axes[line])[:6],
+            "xlabel": x, "legend": line}
 
 
 def _figure(width: float = 7.0, height: float = 4.5) -> Figure:
@@ -123,14 +124,13 @@ def _p_column(table: pd.DataFrame) -> str:
 
 def success_curve_plot(system: str, table: pd.DataFrame | None = None,
                        variants=None) -> Figure:
-    """P(success) on ``system``'s native axes, one line per difficulty (or level / DC).
+    """P(success) on ``system``'s native axes, one line per difficulty (or level / DC):
+    the view :func:`curve_spec` gives.
 
     ``table`` is a :func:`analysis.checks.curves.success_curves` table (default: exact, computed
     here); a Monte Carlo table is drawn with ±2 SE error bars.
     """
-    if system not in CURVE_SPEC:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(CURVE_SPEC)}")
-    spec = CURVE_SPEC[system]
+    spec = curve_spec(system)
     if table is None:
         from analysis.checks.curves import success_curves
 

@@ -45,10 +45,6 @@ from engines import system as registry
 from engines.errors import InputError
 from engines.variants import parse_variants
 
-#: The built-in systems (all have combat and an archetype library); :func:`systems` gives
-#: every installed one.
-SYSTEMS = registry.BUILT_IN
-
 
 def systems() -> list[str]:
     """Ids of every installed system with an archetype library."""

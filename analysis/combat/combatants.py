@@ -205,7 +205,7 @@ class DicePool7File(_Model):
 
 
 def _build_dice_pool_7(file: str, data: dict) -> dict:
-    from engines import combat_dice_pool_7 as eng
+    from engines.systems.dice_pool_7 import combat as eng
 
     spec = _parse(file, DicePool7File, data)
 
@@ -285,7 +285,7 @@ class DicePool6File(_Model):
 
 
 def _build_dice_pool_6(file: str, data: dict) -> dict:
-    from engines import combat_dice_pool_6 as eng
+    from engines.systems.dice_pool_6 import combat as eng
 
     spec = _parse(file, DicePool6File, data)
 
@@ -349,7 +349,7 @@ def _pool_builder(system: str, archetype: type, level_model: type, style_model: 
 
 
 def _tactics_7() -> dict:
-    from engines import combat_dice_pool_7 as eng
+    from engines.systems.dice_pool_7 import combat as eng
 
     return {t: t for t in eng.TACTICS}
 

@@ -4,7 +4,7 @@
 validates every field with pydantic and returns ``{name: Combatant}``: one entry per
 ladder rung (``untrained`` … ``master``) and one per rung × style (``expert_brawler``).
 :meth:`Combatant.to_engine` turns an entry into the engine's frozen
-:class:`engines.combat_d20_degrees.Fighter` (plain integers), composing:
+:class:`engines.systems.d20_degrees.combat.Fighter` (plain integers), composing:
 
 - E11 attack bonus: Fighting + Close Combat (melee) or Dexterity + Ranged Combat (ranged);
 - E12 attack base: Strength + weapon damage (``adds_strength``) or the weapon's rank;
@@ -24,8 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.combat.library_hook import LADDER, ArchetypeHook, check_gear, check_keys, validation
 from analysis.toml_input import read_toml
-from engines.combat_d20_degrees import HERO_USES, MANEUVERS, Fighter
 from engines.errors import InputError
+from engines.systems.d20_degrees.combat import HERO_USES, MANEUVERS, Fighter
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "combat" / "d20_degrees.toml"
 

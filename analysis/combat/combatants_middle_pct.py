@@ -24,9 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.combat.library_hook import CUSTOM, LADDER, ArchetypeHook, check_keys, rewrite
 from analysis.toml_input import read_toml
-from engines import combat_middle_3d10 as mid
-from engines import combat_percentile as pct
 from engines.errors import InputError
+from engines.systems.middle_3d10 import combat as mid
+from engines.systems.percentile import combat as pct
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "combat"
 SYSTEMS = ("middle_3d10", "percentile")

@@ -25,8 +25,10 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.combat import lethality
-from analysis.combat.archetypes import SYSTEMS, combatant, engine
+from analysis.combat.archetypes import combatant, engine
+from analysis.combat.archetypes import systems as combat_systems
 from analysis.toml_input import read_toml
+from engines import system as registry
 from engines.errors import InputError
 from engines.fight import ROUND_CAP, FightStats, check_aftermath
 
@@ -92,20 +94,31 @@ def load_cross(path: str | Path | None = None) -> dict:
     matchups = {}
     labels: dict[str, dict] = {}
     problems: list[str] = []  # every matchup problem at once
+    # the systems compared: every installed system with combat rules that the file maps
+    # (a plug-in opts in by a mapping), in registry order
+    with_combat = combat_systems()
+    named = {k for table in spec.matchups.values() for k in table if k != "title"}
+    named |= set(spec.ladder)
+    systems = [s for s in with_combat if s in named]
     for mid, table in spec.matchups.items():
         title = table.get("title", mid)
         if not isinstance(title, str):
             problems.append(f"{fname}: matchups.{mid}.title: expected text")
         entry: dict[str, Any] = {"title": title}
-        for key in sorted(set(table) - set(SYSTEMS) - {"title"}):
-            close = difflib.get_close_matches(key, SYSTEMS, n=1)
+        for key in sorted(set(table) - set(with_combat) - {"title"}):
+            if key in registry.registry():
+                problems.append(f"{fname}: matchups.{mid}.{key}: {key}: this system "
+                                "declares no combat rules")
+                continue
+            close = difflib.get_close_matches(key, with_combat, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             problems.append(f"{fname}: matchups.{mid}.{key}: unknown system{hint}; known: "
-                            f"{', '.join(SYSTEMS)}")
-        for system in SYSTEMS:
+                            f"{', '.join(with_combat)}")
+        for system in systems:
             where = f"matchups.{mid}.{system}"
             if system not in table:
-                problems.append(f"{fname}: {where}: missing (every system needs a mapping)")
+                problems.append(f"{fname}: {where}: missing (every system the file maps "
+                                "needs a mapping in every matchup)")
                 continue
             try:
                 pair = Pair.model_validate(table[system])
@@ -129,7 +142,7 @@ def load_cross(path: str | Path | None = None) -> dict:
             if r not in LADDER:
                 raise InputError(f"{fname}: groups.{gid}: unknown rung {r!r}; known: "
                                  + ", ".join(LADDER))
-    for system in SYSTEMS if needed else ():
+    for system in systems if needed else ():
         rungs = spec.ladder.get(system)
         if rungs is None:
             raise InputError(f"{fname}: ladder.{system}: missing (the groups need it)")
@@ -140,7 +153,7 @@ def load_cross(path: str | Path | None = None) -> dict:
             ladder[system][rung] = _fighter(fname, f"ladder.{system}.{rung}", system,
                                             rungs[rung])
     return {"matchups": matchups, "groups": spec.groups, "ladder": ladder,
-            "labels": labels}
+            "labels": labels, "systems": tuple(systems)}
 
 
 def _duel(system: str, a, b, method: str, trials: int, seed, round_cap: int,
@@ -166,7 +179,7 @@ def _variants_of(system: str, variants) -> Any:
 
 def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
                 round_cap: int = ROUND_CAP, progress: bool | None = None,
-                systems=SYSTEMS, variants: dict | None = None, aftermath: str = "leave",
+                systems=None, variants: dict | None = None, aftermath: str = "leave",
                 ) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
     """``{(matchup, system, method): (FightStats, note)}`` for every duel of the file.
 
@@ -183,7 +196,7 @@ def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     spec = load_cross(path)
     out = {}
     for mid, entry in spec["matchups"].items():
-        for system in systems:
+        for system in spec["systems"] if systems is None else systems:
             a, b = entry[system]
             v = _variants_of(system, variants)
             st, note = _duel(system, a, b, method, trials, seed, round_cap, progress, v,
@@ -251,7 +264,7 @@ def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = 
     spec = load_cross(path)
     rows, frames = [], []
     for gid, g in spec["groups"].items():
-        for system in SYSTEMS:
+        for system in spec["systems"]:
             lad = spec["ladder"][system]
             row, standing = lethality.group_fight(
                 system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,

@@ -1,6 +1,6 @@
 """Registry of combat engines, so fights plug into scenarios, sweeps and solvers.
 
-Each system's combat engine is a module ``engines/combat_<system>.py`` exposing
+Each system's combat engine is the module its ``System.combat`` names, exposing
 ``duel_mc(a, b, trials, seed, variants, round_cap)`` and (where cheap enough)
 ``duel_exact(a, b, variants, round_cap)``, both returning
 :class:`engines.fight.FightStats`. This module finds them lazily, so the check workflow
@@ -16,11 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engines import SYSTEMS
 from engines.errors import InputError
-
-#: Engine module of each system's fights.
-ENGINE_MODULES = {system: f"engines.combat_{system}" for system in SYSTEMS}
+from engines.system import get, registry
 
 
 def _metric_win(side: int):
@@ -84,30 +81,15 @@ METRIC_NAMES = (*METRICS, "p_rounds_between:LO:HI", *ONE_HIT_METRICS)
 
 
 def available() -> dict[str, bool]:
-    """Which systems have a combat engine installed."""
-    import sys
-
-    out = {}
-    for system, name in ENGINE_MODULES.items():
-        if sys.modules.get(name) is not None:
-            out[system] = True
-            continue
-        try:
-            out[system] = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):
-            out[system] = False
-    return out
+    """Which installed systems declare combat rules (``System.combat``)."""
+    return {sid: s.has_combat for sid, s in registry().items()}
 
 
 def engine(system: str):
-    """The combat engine module of ``system``, or an InputError saying it is missing."""
-    if system not in SYSTEMS:
-        raise InputError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
-    if not available()[system]:
-        raise InputError(f"combat solvers need the combat engines: {ENGINE_MODULES[system]} "
-                         f"is not installed in this build, so {system} fights cannot run "
-                         "yet (the check solvers work: rpg-balance solve difficulty)")
-    return importlib.import_module(ENGINE_MODULES[system])
+    """The combat engine module of ``system`` (``System.combat_engine``), or an
+    InputError: an unknown system names the known ones, a system without combat rules
+    says so in the one standard line."""
+    return get(system).combat_engine()
 
 
 def metric(name: str) -> Callable:

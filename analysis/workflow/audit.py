@@ -38,6 +38,7 @@ import numpy as np
 from analysis.text import N_, Text, join
 from analysis.workflow.guardrails import _index
 from engines.errors import InputError
+from engines.system import get as system_of
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "guardrails.toml"
 CROSS = Path(__file__).resolve().parent.parent / "data" / "cross_combat.toml"
@@ -48,12 +49,6 @@ AUDIT_STREAM = 3_000_000
 COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status",
            "suggestion")
 
-#: the trait that carries each system's hit points / health (A14, B9, C6, DX7, E-g2)
-HEALTH_TRAIT = {"dice_pool_7": "CON", "middle_3d10": "vigor", "dice_pool_6": "stamina",
-                "percentile": "con", "d20_degrees": "hit_points"}
-#: the difficulty axis of each system's checks (easiest first when the value grows?)
-DIFFICULTY_AXIS = {"dice_pool_7": "successes", "middle_3d10": "difficulty",
-                   "dice_pool_6": "difficulty", "percentile": "level", "d20_degrees": "dc"}
 #: knob values searched on each side of the current value
 SEARCH_STEPS = 8
 
@@ -256,8 +251,9 @@ def _fight_knobs(system: str, f, variants: dict) -> list[tuple[str, Any, list, b
     from analysis.combat.lethality import gear_name
 
     out = []
-    trait = HEALTH_TRAIT[system]
-    cur_a, cur_b = _current(system, f.a, trait), _current(system, f.b, trait)
+    trait = system_of(system).health_trait
+    cur_a, cur_b = ((_current(system, f.a, trait), _current(system, f.b, trait)) if trait
+                    else (None, None))
     if isinstance(cur_a, int) and cur_a == cur_b:
         out.append((f"both.{trait}", cur_a, None, True))
     for side, _spec, cur in (("a", f.a, cur_a), ("b", f.b, cur_b)):
@@ -282,31 +278,18 @@ def _fight_knobs(system: str, f, variants: dict) -> list[tuple[str, Any, list, b
 
 
 def _axes_of(system: str) -> tuple[str | None, str | None]:
-    """``(difficulty axis, competence axis)`` of a system: the built-ins' from
-    :data:`DIFFICULTY_AXIS` and their first axis, a plug-in's from the ladder hook it
+    """``(difficulty axis, competence axis)`` of a system, from the ladder hook it
     declares (``difficulty_axis``, ``competence_axis``; None when it declares none)."""
-    from analysis.checks.curves import AXES
-
-    if system in DIFFICULTY_AXIS:
-        return DIFFICULTY_AXIS[system], next(iter(AXES[system]))
-    from engines.system import registry
-
-    spec = registry()[system]
+    spec = system_of(system)
     return spec.difficulty_axis, spec.competence_axis
 
 
 def _check_metric(system: str, axis: str, fixed: dict, variants):
-    """P(success) of a check as one axis varies (exact): the solvers' knob metric for
-    the built-in systems, the same exact success curve for a plug-in system."""
+    """P(success) of a check as one axis varies (exact): the solvers' knob metric, read
+    off the system's exact success curve."""
     from analysis.workflow.solvers import check_knob_metric
 
-    if system in HEALTH_TRAIT:
-        return check_knob_metric(system, axis, fixed, variants=variants)
-
-    def metric(value):
-        return check_value(system, {**fixed, axis: value}, variants), 0.0
-
-    return metric
+    return check_knob_metric(system, axis, fixed, variants=variants)
 
 
 def _check_knobs(system: str, cell: dict) -> list[tuple[str, Any, list, bool]]:
@@ -624,7 +607,7 @@ DEFAULT_DISCOVER = {
     "attacker": "competent",
     "opponents": ["novice", "competent", "expert"],
     "dominance_z": 2.0,
-    "dominance_mc": ["d20_degrees"],
+    "dominance_mc": None,     # None: the systems whose System.duel_search is "mc"
     "dominance_trials": 8_000,
     "dominated_high": 0.10,
     "one_hit_incapacitate": 0.5,
@@ -635,22 +618,8 @@ DEFAULT_DISCOVER = {
     "interaction_ratio": 2.0,
     "interaction_min": 0.05,
     "interaction_high": 0.15,
-    "interaction_sweeps": {
-        "dice_pool_7": {"metric": "p_rounds_between:3:5",
-                        "knobs": {"both.CON": [3, 8], "variant.again": [10, 9],
-                                  "both.armour": ["none", "heavy_archaic"]}},
-        "middle_3d10": {"metric": "p_rounds_between:2:6",
-                        "knobs": {"both.vigor": [4, 8], "variant.doubles": [True, False]}},
-        "dice_pool_6": {"metric": "p_rounds_between:2:6",
-                        "knobs": {"both.stamina": [3, 6], "variant.criticals": [True, False],
-                                  "variant.min_damage": [True, False]}},
-        "percentile": {"metric": "p_rounds_between:2:6",
-                       "knobs": {"both.con": [60, 80], "variant.extreme_damage": [True, False],
-                                 "both.armour": [0, 4]}},
-        "d20_degrees": {"metric": "p_rounds_between:2:6",
-                        "knobs": {"both.hit_points": [10, 20],
-                                  "variant.degree_damage": [True, False]}},
-    },
+    # None: each system's own (``System.interaction_sweep``); a mapping replaces them all
+    "interaction_sweeps": None,
 }
 
 
@@ -734,8 +703,9 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
     z = cfg["dominance_z"]
     cache: dict = {}
     wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
-    mc_systems = cfg.get("dominance_mc") or []
-    mc = system in mc_systems
+    mc_systems = cfg.get("dominance_mc")
+    mc = (system in mc_systems if mc_systems is not None
+          else system_of(system).duel_search == "mc")
 
     def p(i: int, m: int):
         key = (i, m)
@@ -933,7 +903,9 @@ def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> lis
     from analysis.workflow.interactions import dependent_effects
     from analysis.workflow.sweep import sensitivity
 
-    spec = (cfg.get("interaction_sweeps") or {}).get(system)
+    sweeps = cfg.get("interaction_sweeps")
+    spec = (system_of(system).interaction_sweep if sweeps is None
+            else sweeps.get(system))
     if not spec:
         return []
     ladder = ladder or _ladder_specs()[system]

@@ -96,8 +96,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from analysis.toml_input import read_toml
-from engines import SYSTEMS
 from engines.errors import InputError
+from engines.system import registry
 
 Scalar = int | float | str | bool
 TABLES = ("checks", "sweep", "sensitivity", "interactions", "difficulty", "competence",
@@ -473,10 +473,9 @@ def _axis_problem(system: str, axis: str, value: Any) -> str | None:
 
 
 def _variant_problem(system: str, name: str, value: Any) -> str | None:
-    from engines.system import registry
     from engines.variants import parse_variants
 
-    cls = SYSTEMS[system].Variants if system in SYSTEMS else registry()[system].variants
+    cls = registry()[system].variants
     fields = {f.name for f in dataclasses.fields(cls)}
     if name not in fields:
         return (f"not a variant of {system}{_hint(name, fields)}; "
@@ -499,8 +498,6 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
 
     problems: list[tuple[str, str]] = []
     ladder = load_ladder()
-
-    from engines.system import registry
 
     installed = list(registry())   # the built-ins, then any plug-in systems
 
@@ -538,9 +535,8 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                 from analysis.combat.fights import available, combat_variants
 
                 if not available().get(system, False):
-                    problems.append((f"{path}.system", f"no combat engine for {system} in "
-                                     f"this build (engines/combat_{system}.py); fights "
-                                     "need the combat engines"))
+                    problems.append((f"{path}.system",
+                                     f"{system}: this system declares no combat rules"))
                     continue
                 try:
                     combat_variants(system, entry.variants)
@@ -632,11 +628,11 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
                 problems.append((f"{path}.target", "required for kind = 'difficulty'"))
             if s.competence is None:
                 problems.append((f"{path}.competence", "required for kind = 'difficulty'"))
-            elif isinstance(s.competence, int) and len(s.systems or list(SYSTEMS)) != 1:
+            elif isinstance(s.competence, int) and len(s.systems or list(registry())) != 1:
                 problems.append((f"{path}.competence", "a native value needs exactly one "
                                  "system in systems (or use a ladder name)"))
             elif isinstance(s.competence, str):
-                known = ladder[next(iter(SYSTEMS))]
+                known = ladder[next(iter(registry()))]
                 if s.competence not in known:
                     problems.append((f"{path}.competence", f"unknown ladder name "
                                      f"{s.competence!r}; known: {_known(known)}"))
@@ -652,7 +648,7 @@ def _semantic(sc: Scenario) -> list[tuple[str, str]]:
             if not values:
                 problems.append((path, "expected at least one value"))
             owners = [s for s in check_systems
-                      if name in {f.name for f in dataclasses.fields(SYSTEMS[s].Variants)}]
+                      if name in {f.name for f in dataclasses.fields(registry()[s].variants)}]
             if not owners:
                 problems.append((path, f"not a variant of {_known(check_systems) or 'any system'}"
                                  ))
@@ -730,7 +726,7 @@ def _fights_ok(sc: Scenario) -> bool:
     have = available()
     for f in sc.fights:
         system = f.system or sc.system
-        if system not in SYSTEMS or not have[system]:
+        if not have.get(system, False):
             return False
         try:
             fighter(system, f.a)
@@ -798,7 +794,7 @@ def _campaign_problems(sc: Scenario) -> list[tuple[str, str]]:
     """Each [[campaign]] entry: a system with campaign mechanics, a known mechanic, known
     parameters of the right type and range, known variants, a valid threshold."""
     from analysis.campaign import resolve
-    from engines.campaign import CAMPAIGN_SYSTEMS, mechanic
+    from engines.campaign import campaign_systems, mechanic
 
     problems: list[tuple[str, str]] = []
     for i, c in enumerate(sc.campaign):
@@ -807,10 +803,15 @@ def _campaign_problems(sc: Scenario) -> list[tuple[str, str]]:
         if system is None:
             problems.append((f"{path}.system", "required (or a top-level system)"))
             continue
-        if system not in CAMPAIGN_SYSTEMS:
+        with_campaign = campaign_systems()
+        if system not in with_campaign:
+            if system in registry():
+                problems.append((f"{path}.system",
+                                 f"{system}: this system declares no campaign mechanics"))
+                continue
             problems.append((f"{path}.system", f"unknown system {system!r}"
-                             f"{_hint(system, CAMPAIGN_SYSTEMS)}; known: "
-                             f"{_known(CAMPAIGN_SYSTEMS)}"))
+                             f"{_hint(system, with_campaign)}; known: "
+                             f"{_known(with_campaign)}"))
             continue
         try:
             mech = mechanic(system, c.mechanic)

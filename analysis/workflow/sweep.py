@@ -177,7 +177,7 @@ def check_tasks(sc, *, sweep: bool = True) -> list[CheckTask]:
                     labels.append((value, c if isinstance(c, str) else ""))
             base_axes[comp_axis] = vals
             competence = tuple(labels)
-        variant_fields = set(SYSTEM_VARIANTS(system))
+        variant_fields = set(variant_names(system))
         for point in points:
             variants = dict(base_vars)
             axes = {k: list(v) for k, v in base_axes.items()}
@@ -204,12 +204,13 @@ def check_tasks(sc, *, sweep: bool = True) -> list[CheckTask]:
     return tasks
 
 
-def SYSTEM_VARIANTS(system: str) -> list[str]:
+def variant_names(system: str) -> list[str]:
+    """The names of ``system``'s check variants (any installed system, plug-ins too)."""
     import dataclasses
 
-    from engines import SYSTEMS
+    from engines.system import get
 
-    return [f.name for f in dataclasses.fields(SYSTEMS[system].Variants)]
+    return [f.name for f in dataclasses.fields(get(system).variants)]
 
 
 # --------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.checks import curves as checks
 from engines.variants import describe
 from reports.i18n import _, decimal, text
 from reports.sections.combat_common import AFTERMATH_TEXT
@@ -13,25 +12,13 @@ from reports.settings import ReportSettings
 from reports.structure import Section
 
 
-def _combat_variants(system: str, given=(), aftermath: str = "leave"):
-    """The combat ``Variants`` of ``system`` in force: the variants given, with the
-    aftermath policy (None without its combat engine)."""
-    from engines.system import registry
-
-    if not registry()[system].has_combat:
-        return None
-    from analysis.combat.lethality import combat_variants
-
-    return combat_variants(system, list(given), aftermath)
-
-
 def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
     """Every variant in force: the check variants, then each combat engine's own ones
     (those a combat ``Variants`` inherits from the checks are listed once, as checks)."""
     rows = []
     for system in settings.systems:
-        v = checks.variants_for(system, list(settings.variants_of(system)))
-        cv = _combat_variants(system, settings.combat_variants_of(system), settings.aftermath)
+        force = settings.in_force(system)
+        v, cv = force.checks, force.combat
         in_combat = {r["variant"] for r in describe(cv)} if cv is not None else set()
         listed = set()
         for row in describe(v):

@@ -246,16 +246,19 @@ def show_campaign(system: str, name: str, sessions: int = 20, threshold=None,
     return view
 
 
-def campaign_widgets(system: str = "percentile", name: str = "skill-growth",
+def campaign_widgets(system: str | None = None, name: str | None = None,
                      sessions: int = 20):
     """ipywidgets: a system/mechanic dropdown, one slider (or dropdown, checkbox) per
     parameter of the chosen mechanic with its rule id, a sessions slider and an optional
-    threshold; the fan chart redraws on every change."""
+    threshold; the fan chart redraws on every change. Without ``system`` / ``name``: the
+    first installed system with campaign mechanics, and its first mechanic."""
     import ipywidgets as widgets
 
-    from engines.campaign import CAMPAIGN_SYSTEMS, mechanic, mechanics
+    from engines.campaign import campaign_systems, mechanic, mechanics
 
-    options = [(f"{s} / {m}", (s, m)) for s in CAMPAIGN_SYSTEMS for m in mechanics(s)]
+    options = [(f"{s} / {m}", (s, m)) for s in campaign_systems() for m in mechanics(s)]
+    system = system or options[0][1][0]
+    name = name or next(iter(mechanics(system)))
     choose = widgets.Dropdown(options=options, value=(system, name), description="mechanic")
     n = widgets.IntSlider(value=sessions, min=1, max=200, description="sessions")
     use_thr = widgets.Checkbox(value=False, description="threshold")

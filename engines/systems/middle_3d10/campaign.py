@@ -29,13 +29,14 @@
 
 - ``attrition`` (**B1–B11**, "Lethality outcomes"): a fighter through ``fights``
   consecutive duels against fresh equal opponents (:mod:`engines.campaign_attrition`),
-  exact: the duel chain of :mod:`engines.combat_middle_3d10` started with the fighter's
+  exact: the duel chain of :mod:`engines.systems.middle_3d10.combat` started with the fighter's
   damage. After each fight the B11 rest: the fight's new (temporary) damage half clears
   and half consolidates (B-g21 for an odd point), then ``recovery`` consolidated points
   heal (B-g22); the fighter carries only consolidated damage into the next fight. Drama
   points are full again at each fight; sequelae are not followed (only the track).
 
-The check dice follow :data:`engines.middle_3d10.DEFAULT` (B3 doubles on; B-g6 C + trait).
+The check dice follow :data:`engines.systems.middle_3d10.checks.DEFAULT` (B3 doubles on;
+B-g6 C + trait).
 
 Gaps (listed in RULES.md):
 
@@ -66,9 +67,8 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from . import middle_3d10 as m3
-from .blocks import run_blocks
-from .campaign import (
+from engines.blocks import run_blocks
+from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
@@ -77,12 +77,13 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
-from .config import KERNEL
-from .errors import InputError
-from .rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
-from .rolls import ADVANTAGE, NORMAL, _middle_code
-from .variants import variant
+from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.config import KERNEL
+from engines.errors import InputError
+from engines.rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
+from engines.rolls import ADVANTAGE, NORMAL, _middle_code
+from engines.systems.middle_3d10 import checks as m3
+from engines.variants import variant
 
 SYSTEM = m3.SYSTEM
 LEVELS = tuple(m3.ARCANE_DIFFICULTY)  # B13
@@ -586,7 +587,7 @@ MECHANICS = {
 def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray, np.ndarray]:
     """One exact duel (B1–B11) of ``fighter`` (side 0) started with ``damage`` against a
     fresh ``opponent``: ``(end, fates)`` as in :func:`engines.campaign_attrition.reachable`."""
-    from . import combat_middle_3d10 as cb
+    from engines.systems.middle_3d10 import combat as cb
 
     v = cb.DEFAULT if combat is None else combat
     end = np.zeros(3 * fighter.vigor)
@@ -606,8 +607,8 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                     ) -> CampaignStats:
     """Attrition (B1–B11, B-g21, B-g22), exact: Resistance left after each fight and the
     B11 rest."""
-    from . import campaign_attrition as at
-    from . import combat_middle_3d10 as cb
+    from engines import campaign_attrition as at
+    from engines.systems.middle_3d10 import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
     v = _variants(variants)
@@ -624,9 +625,9 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
                           threshold: int | None = 0, variants: Variants | None = None
                           ) -> CampaignStats:
     """Attrition Monte Carlo: the B1–B11 duel kernel started hurt
-    (:func:`engines.combat_middle_3d10.duel_mc_end`), the same B11 rest."""
-    from . import campaign_attrition as at
-    from . import combat_middle_3d10 as cb
+    (:func:`engines.systems.middle_3d10.combat.duel_mc_end`), the same B11 rest."""
+    from engines import campaign_attrition as at
+    from engines.systems.middle_3d10 import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
     v = _variants(variants)

@@ -24,11 +24,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import checks
-from .errors import InputError
-from .rng import Seed
-from .rolls import D20, HERO_REROLL, ROLL, TAKE_10
-from .system import (
+from engines import checks
+from engines.errors import InputError
+from engines.rng import Seed
+from engines.rolls import D20, HERO_REROLL, ROLL, TAKE_10
+from engines.system import (
     N_,
     CurvePanel,
     CurveTable,
@@ -38,7 +38,7 @@ from .system import (
     OpposedRule,
     System,
 )
-from .variants import variant
+from engines.variants import variant
 
 SYSTEM = "d20_degrees"
 N_CODES = 90
@@ -277,7 +277,7 @@ def _curve_reading(p, tr) -> str:
 PLUGIN = System(
     id=SYSTEM, name="d20 + modifier vs DC, degrees of success", module=__name__,
     axes={"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
-    opposed=True, combat="engines.combat_d20_degrees", campaign="engines.campaign_d20_degrees",
+    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
     check_grid=check_grid, competence_axis="modifier", difficulty_axis="dc",
     modifiers=(
         Modifier(N_("hero point"), "E9", sets={"roll": "hero_point"}),
@@ -346,4 +346,9 @@ PLUGIN = System(
     spread=("modifier", {"dc": 15, "degree": 1}, N_("DC 15, hard (E1)")),
     campaign_example=("hero-points", {"points": 1, "fights": 3}, 20, 0),
     archetype_library="analysis.combat.combatants_d20:D20_DEGREES",
+    health_trait="hit_points",
+    interaction_sweep={"metric": "p_rounds_between:2:6",
+                       "knobs": {"both.hit_points": [10, 20],
+                                 "variant.degree_damage": [True, False]}},
+    duel_search="mc",
 )

@@ -21,11 +21,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import pool_checks as _checks
-from . import pools as _pools
-from .errors import InputError
-from .rng import Seed
-from .system import (
+from engines import pool_checks as _checks
+from engines import pools as _pools
+from engines.errors import InputError
+from engines.rng import Seed
+from engines.system import (
     N_,
     CurvePanel,
     CurveTable,
@@ -36,7 +36,7 @@ from .system import (
     System,
     count_label,
 )
-from .variants import variant
+from engines.variants import variant
 
 SYSTEM = "dice_pool_6"
 SPECIALTY_DICE = 1  # C5
@@ -183,7 +183,7 @@ def _curve_reading(p, tr) -> str:
 
 def _outcome_reading(stat, tr) -> str:
     """The outcome section's sentence (report hook): 5 dice, mean and SD."""
-    from .dice_pool_7 import pool_outcome_reading
+    from engines.systems.dice_pool_7.checks import pool_outcome_reading
 
     return pool_outcome_reading(SYSTEM, stat, tr)
 
@@ -191,7 +191,7 @@ def _outcome_reading(stat, tr) -> str:
 PLUGIN = System(
     id=SYSTEM, name="d10 pool, 6+ succeeds, vs a number of successes", module=__name__,
     axes={"pool": range(21), "difficulty": range(1, 11)},
-    opposed=True, combat="engines.combat_dice_pool_6", campaign="engines.campaign_dice_pool_6",
+    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
     check_grid=check_grid, competence_axis="pool", difficulty_axis="difficulty",
     modifiers=(
         Modifier(N_("specialty +1 die"), "C5", shifts={"pool": SPECIALTY_DICE}),
@@ -249,4 +249,8 @@ PLUGIN = System(
     spread=("pool", {"difficulty": 3}, N_("difficulty 3 successes (C1)")),
     campaign_example=("budgets", {"stamina": 2, "scenes": 3, "attack": 4, "dodge": 4}, 20, 1),
     archetype_library="analysis.combat.combatants:DICE_POOL_6",
+    health_trait="stamina",
+    interaction_sweep={"metric": "p_rounds_between:2:6",
+                       "knobs": {"both.stamina": [3, 6], "variant.criticals": [True, False],
+                                 "variant.min_damage": [True, False]}},
 )

@@ -21,14 +21,14 @@
   Tally ``failed`` (failed special checks, cumulative).
 - ``attrition`` (**C6, C10–C12**, "Lethality outcomes"): a fighter through ``fights``
   consecutive conflicts against fresh equal opponents (:mod:`engines.campaign_attrition`),
-  exact: the duel chain of :mod:`engines.combat_dice_pool_6` started with the fighter's
+  exact: the duel chain of :mod:`engines.systems.dice_pool_6.combat` started with the fighter's
   damage (``start_damage``), under the check variants C-g1, C-g2, C-g4 of this module.
   Between fights the rest heals ``health_rest`` Health (C-g21, the same rest as
   ``budgets``); Willpower plays no part in a fight (C6).
 
-Gaps (variants of :class:`Variants`): C-g1, C-g2, C-g4 as in :mod:`engines.dice_pool_6`;
-C-g20 ``willpower_reroll``; C-g21 ``health_rest``; C-g22 ``willpower_rest``;
-C-g23 ``hunger_cap``; C-g24 ``feed_floor``.
+Gaps (variants of :class:`Variants`): C-g1, C-g2, C-g4 as in
+:mod:`engines.systems.dice_pool_6.checks`; C-g20 ``willpower_reroll``; C-g21
+``health_rest``; C-g22 ``willpower_rest``; C-g23 ``hunger_cap``; C-g24 ``feed_floor``.
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from . import dice_pool_6 as dp6
-from .campaign import (
+from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
@@ -50,12 +49,13 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
-from .campaign_mc import expected_tallies, hit_mask, run
-from .config import INLINE, KERNEL
-from .errors import InputError
-from .rng import Seed, d10
-from .variants import variant
+from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.campaign_mc import expected_tallies, hit_mask, run
+from engines.config import INLINE, KERNEL
+from engines.errors import InputError
+from engines.rng import Seed, d10
+from engines.systems.dice_pool_6 import checks as dp6
+from engines.variants import variant
 
 SYSTEM = "dice_pool_6"
 MAX_POOL = 15
@@ -485,7 +485,7 @@ MECHANICS = {name: Mechanic(name=name, system=SYSTEM, exact=_EXACT[name],
 
 def combat_variants(v: Variants):
     """The combat variants of a campaign's check variants (C-g1, C-g2, C-g4)."""
-    from . import combat_dice_pool_6 as cb
+    from engines.systems.dice_pool_6 import combat as cb
 
     return cb.Variants(threshold=v.threshold, criticals=v.criticals,
                        min_damage=v.min_damage)
@@ -495,7 +495,7 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     """One exact conflict (C6, C10–C12) of ``fighter`` (side 0) started with ``damage``
     against a fresh ``opponent``: ``(end, fates)`` as in
     :func:`engines.campaign_attrition.reachable`."""
-    from . import combat_dice_pool_6 as cb
+    from engines.systems.dice_pool_6 import combat as cb
 
     v = cb._variants(combat)
     chains: list = []
@@ -512,8 +512,8 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                     threshold: int | None = 0, variants: Variants | None = None
                     ) -> CampaignStats:
     """Attrition (C6, C10–C12, C-g21), exact: health left after each fight and rest."""
-    from . import campaign_attrition as at
-    from . import combat_dice_pool_6 as cb
+    from engines import campaign_attrition as at
+    from engines.systems.dice_pool_6 import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
     v = _variants(variants)
@@ -533,9 +533,9 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
                           threshold: int | None = 0, variants: Variants | None = None
                           ) -> CampaignStats:
     """Attrition Monte Carlo: the C10–C12 conflict kernel started hurt
-    (:func:`engines.combat_dice_pool_6.duel_mc_end`), the same rest (C-g21)."""
-    from . import campaign_attrition as at
-    from . import combat_dice_pool_6 as cb
+    (:func:`engines.systems.dice_pool_6.combat.duel_mc_end`), the same rest (C-g21)."""
+    from engines import campaign_attrition as at
+    from engines.systems.dice_pool_6 import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
     v = _variants(variants)

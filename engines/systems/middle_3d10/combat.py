@@ -78,11 +78,11 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from .blocks import put
-from .combat_shared import merge_standing, run_chunks, sort_desc
-from .config import JIT, KERNEL, LEAF
-from .errors import InputError
-from .fight import (
+from engines.blocks import put
+from engines.combat_shared import merge_standing, run_chunks, sort_desc
+from engines.config import JIT, KERNEL, LEAF
+from engines.errors import InputError
+from engines.fight import (
     AFTERMATHS,
     DAMAGE_BINS,
     FATES,
@@ -94,8 +94,8 @@ from .fight import (
     check_side,
     check_start_damage,
 )
-from .rng import Seed, bounded, chunk_states, d10, normalize_seed, plan_chunks
-from .variants import variant
+from engines.rng import Seed, bounded, chunk_states, d10, normalize_seed, plan_chunks
+from engines.variants import variant
 
 SYSTEM = "middle_3d10"
 FLAT_FOOTED = 3  # B6

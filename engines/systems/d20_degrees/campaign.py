@@ -24,14 +24,14 @@
 
 - ``attrition`` (**E10–E15**, "Lethality outcomes"): a fighter through ``fights``
   consecutive duels against fresh equal opponents (:mod:`engines.campaign_attrition`),
-  exact: the duel chain of :mod:`engines.combat_d20_degrees` started with the fighter's
+  exact: the duel chain of :mod:`engines.systems.d20_degrees.combat` started with the fighter's
   hit points left (E-g2). Between fights the fighter rests ``rest_minutes`` minutes
   (E-g25) and recovers 1 hit point a minute (**E18**, seed "Personagens recuperam 1 PV
   por minuto de descanso"), never above the maximum; hero points, extra effort and the
   E15 recovery are fresh at each fight (the fighter's own settings; fatigue goes with an
   hour's rest, E17). With the default night's rest every fight starts unhurt.
 
-Gaps (variants of :class:`Variants`): E3 as in :mod:`engines.d20_degrees`; E-g20
+Gaps (variants of :class:`Variants`): E3 as in :mod:`engines.systems.d20_degrees.checks`; E-g20
 ``earn`` is a parameter; E-g21 ``point_cap``; E-g22 the spending policy
 (``effort``, ``cancel_fatigue``, ``improve_roll``); E-g23 ``recover_action``;
 E-g24 ``session_start``; E-g25 ``rest_minutes`` (the time between two fights of a
@@ -46,8 +46,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from . import d20_degrees as d20
-from .campaign import (
+from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
@@ -56,12 +55,13 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
-from .campaign_mc import expected_tallies, hit_mask, run
-from .config import KERNEL
-from .errors import InputError
-from .rng import Seed, bounded
-from .variants import variant
+from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.campaign_mc import expected_tallies, hit_mask, run
+from engines.config import KERNEL
+from engines.errors import InputError
+from engines.rng import Seed, bounded
+from engines.systems.d20_degrees import checks as d20
+from engines.variants import variant
 
 SYSTEM = "d20_degrees"
 EXHAUSTED = 2  # E8: fatigued (1), exhausted (2, −2 on checks), incapacitated (3)
@@ -350,7 +350,7 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     """One exact duel (E10–E16) of ``fighter`` (side 0) started ``damage`` hit points down
     against a fresh ``opponent``: ``(end, fates)`` as in
     :func:`engines.campaign_attrition.reachable` (``end`` by damage taken)."""
-    from . import combat_d20_degrees as cb
+    from engines.systems.d20_degrees import combat as cb
 
     hp = fighter.hit_points
     end_hp = np.zeros(hp + 1)
@@ -367,8 +367,8 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                     threshold: int | None = 0, variants: Variants | None = None
                     ) -> CampaignStats:
     """Attrition (E10–E16, E18, E-g25), exact: hit points left after each fight and rest."""
-    from . import campaign_attrition as at
-    from . import combat_d20_degrees as cb
+    from engines import campaign_attrition as at
+    from engines.systems.d20_degrees import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Fighter)
     v = _variants(variants)
@@ -386,9 +386,9 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
                           threshold: int | None = 0, variants: Variants | None = None
                           ) -> CampaignStats:
     """Attrition Monte Carlo: the E10–E16 duel kernel started hurt
-    (:func:`engines.combat_d20_degrees.duel_mc_end`), the same rest (E18, E-g25)."""
-    from . import campaign_attrition as at
-    from . import combat_d20_degrees as cb
+    (:func:`engines.systems.d20_degrees.combat.duel_mc_end`), the same rest (E18, E-g25)."""
+    from engines import campaign_attrition as at
+    from engines.systems.d20_degrees import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Fighter)
     v = _variants(variants)

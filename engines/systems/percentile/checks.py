@@ -23,11 +23,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import checks
-from .errors import InputError
-from .rng import Seed
-from .rolls import PERCENTILE
-from .system import (
+from engines import checks
+from engines.errors import InputError
+from engines.rng import Seed
+from engines.rolls import PERCENTILE
+from engines.system import (
     N_,
     CurvePanel,
     CurveTable,
@@ -37,7 +37,7 @@ from .system import (
     OpposedRule,
     System,
 )
-from .variants import variant
+from engines.variants import variant
 
 SYSTEM = "percentile"
 N_CODES = 100
@@ -276,7 +276,7 @@ PLUGIN = System(
     id=SYSTEM, name="d100 roll-under with hard and extreme levels", module=__name__,
     axes={"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
           "dice": range(-2, 3)},
-    opposed=True, combat="engines.combat_percentile", campaign="engines.campaign_percentile",
+    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
     check_grid=check_grid, competence_axis="skill", difficulty_axis="level",
     modifiers=(
         Modifier(N_("1 bonus die"), "D4", sets={"dice": 1}),
@@ -343,4 +343,8 @@ PLUGIN = System(
     spread=("skill", {"level": "regular", "dice": 0}, N_("regular success (D1)")),
     campaign_example=("skill-growth", {"skill": 40, "uses": 1}, 60, 75),
     archetype_library="analysis.combat.combatants_middle_pct:PERCENTILE",
+    health_trait="con",
+    interaction_sweep={"metric": "p_rounds_between:2:6",
+                       "knobs": {"both.con": [60, 80], "variant.extreme_damage": [True, False],
+                                 "both.armour": [0, 4]}},
 )

@@ -49,9 +49,8 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from . import dice_pool_6 as _checks
-from .blocks import put
-from .combat_pools import (
+from engines.blocks import put
+from engines.combat_pools import (
     DEAD,
     OUT,
     STANDING,
@@ -65,9 +64,9 @@ from .combat_pools import (
     run_fight,
     run_mc_end,
 )
-from .config import KERNEL, LEAF
-from .errors import InputError
-from .fight import (
+from engines.config import KERNEL, LEAF
+from engines.errors import InputError
+from engines.fight import (
     AFTERMATHS,
     DAMAGE_BINS,
     ROUND_CAP,
@@ -75,9 +74,10 @@ from .fight import (
     check_round_cap,
     check_start_damage,
 )
-from .rng import Seed, bounded
-from .rolls import roll_pool
-from .variants import variant
+from engines.rng import Seed, bounded
+from engines.rolls import roll_pool
+from engines.systems.dice_pool_6 import checks as _checks
+from engines.variants import variant
 
 SYSTEM = _checks.SYSTEM
 
@@ -460,7 +460,7 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
 
     Examples
     --------
-    >>> from engines.combat_dice_pool_6 import Combatant, fight_mc
+    >>> from engines.systems.dice_pool_6.combat import Combatant, fight_mc
     >>> a = Combatant("a", 3, 2, 3, 2, stamina=2)
     >>> st = fight_mc([a, a], [a], trials=1000, seed=1)
     >>> int(st.outcome.sum())

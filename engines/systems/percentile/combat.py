@@ -110,12 +110,11 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from . import percentile as check_rules
-from .blocks import put
-from .combat_shared import merge_standing, run_chunks, sort_desc
-from .config import INLINE, JIT, KERNEL, LEAF
-from .errors import InputError
-from .fight import (
+from engines.blocks import put
+from engines.combat_shared import merge_standing, run_chunks, sort_desc
+from engines.config import INLINE, JIT, KERNEL, LEAF
+from engines.errors import InputError
+from engines.fight import (
     AFTERMATHS,
     DAMAGE_BINS,
     ROUND_CAP,
@@ -125,9 +124,10 @@ from .fight import (
     check_side,
     check_start_damage,
 )
-from .rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
-from .rolls import roll_percentile
-from .variants import variant
+from engines.rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
+from engines.rolls import roll_percentile
+from engines.systems.percentile import checks as check_rules
+from engines.variants import variant
 
 SYSTEM = "percentile"
 EXTENSION = ("percentile combat is an extension (GAP D-g3): Call of Cthulhu 7th edition "

@@ -8,7 +8,7 @@ Rules, as this module reads them:
 - **A7** attack pool = FOR (melee) or DES (ranged) + weapon bonus (+ equipment quality,
   **A5**; + burst dice, **A12**; these modifiers capped to ±5, **A2**) + 2 for the
   specialization − the target's Defense. **A-g1**: a pool of 0 or less rolls the chance
-  die (variants of :class:`engines.dice_pool_7.Variants`).
+  die (variants of :class:`engines.systems.dice_pool_7.checks.Variants`).
 - **A8** Defense = min(DES, SAB) + shield + 2 with athletics − 1 for a heavy weapon
   (**A11**), never below 0.
 - **A9** a dodge rolls 2 × Defense dice; its successes remove dice from every attack
@@ -85,9 +85,8 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from . import dice_pool_7 as _checks
-from .blocks import put
-from .combat_pools import (
+from engines.blocks import put
+from engines.combat_pools import (
     DEAD,
     DYING,
     OUT,
@@ -102,9 +101,9 @@ from .combat_pools import (
     run_fight,
     run_mc_end,
 )
-from .config import INLINE, KERNEL, LEAF
-from .errors import InputError
-from .fight import (
+from engines.config import INLINE, KERNEL, LEAF
+from engines.errors import InputError
+from engines.fight import (
     AFTERMATHS,
     DAMAGE_BINS,
     ROUND_CAP,
@@ -112,9 +111,10 @@ from .fight import (
     check_round_cap,
     check_start_damage,
 )
-from .rng import Seed, bounded, d10
-from .rolls import roll_pool
-from .variants import variant
+from engines.rng import Seed, bounded, d10
+from engines.rolls import roll_pool
+from engines.systems.dice_pool_7 import checks as _checks
+from engines.variants import variant
 
 SYSTEM = _checks.SYSTEM
 
@@ -709,7 +709,7 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
 
     Examples
     --------
-    >>> from engines.combat_dice_pool_7 import Combatant, fight_mc
+    >>> from engines.systems.dice_pool_7.combat import Combatant, fight_mc
     >>> a = Combatant("a", FOR=3, DES=3, SAB=2, CON=3, DET=2, AUT=2)
     >>> st = fight_mc([a], [a, a], trials=1000, seed=1)
     >>> int(st.outcome.sum())

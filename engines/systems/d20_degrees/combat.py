@@ -35,7 +35,7 @@ Rules implemented (ids from RULES.md; gaps this module settles are E-g3 … E-g1
   missed; ``resist`` — reroll a resistance roll whose damage would drop the fighter to 0
   hit points (or any damage while defenceless). The better result is kept; a reroll of
   1–10 counts +10 (a reroll of 20 is a natural 20; of 1 is natural only with
-  ``reroll_natural``, as in :mod:`engines.d20_degrees`).
+  ``reroll_natural``, as in :mod:`engines.systems.d20_degrees.checks`).
 - **E8 Extra effort** (tactic ``extra_effort`` = 0, 1 or 2 uses): +2 on each of the
   fighter's first attacks; the first use leaves it fatigued (no effect in a fight), the
   second exhausted: −2 on every later check (attack, resistance, Fortitude).
@@ -167,11 +167,11 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from .blocks import put
-from .combat_shared import run_chunks
-from .config import KERNEL, LEAF
-from .errors import InputError
-from .fight import (
+from engines.blocks import put
+from engines.combat_shared import run_chunks
+from engines.config import KERNEL, LEAF
+from engines.errors import InputError
+from engines.fight import (
     AFTERMATHS,
     DAMAGE_BINS,
     ROUND_CAP,
@@ -180,8 +180,8 @@ from .fight import (
     check_round_cap,
     check_start_damage,
 )
-from .rng import Seed, bounded, next_u64
-from .variants import variant
+from engines.rng import Seed, bounded, next_u64
+from engines.variants import variant
 
 SYSTEM = "d20_degrees"
 
@@ -413,7 +413,7 @@ def _variants(v) -> Variants:
     if isinstance(v, Variants):
         v.check()
         return v
-    from .variants import parse_variants
+    from engines.variants import parse_variants
 
     return parse_variants(Variants, v)
 

@@ -18,10 +18,10 @@
 - ``attrition`` (extension **DX1–DX9**, "Lethality outcomes"): a fighter through
   ``fights`` consecutive duels against fresh equal opponents
   (:mod:`engines.campaign_attrition`), exact: the duel chain of
-  :mod:`engines.combat_percentile` started with the fighter's hit points left. Between
+  :mod:`engines.systems.percentile.combat` started with the fighter's hit points left. Between
   fights a rest restores ``rest_hp`` hit points (D-g24).
 
-Gaps (variants of :class:`Variants`): D-g1, D-g2 as in :mod:`engines.percentile`;
+Gaps (variants of :class:`Variants`): D-g1, D-g2 as in :mod:`engines.systems.percentile.checks`;
 D-g20 ``skill_cap``; D-g21 ``use_level``; D-g22 ``luck_spending``; D-g23 ``luck_recovery``;
 D-g24 ``rest_hp`` (healing between fights; the seed has no combat. Default, the
 extension's Call of Cthulhu 7th ed. reading: 1 hit point a day of rest; the major-wound
@@ -37,8 +37,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from . import percentile as pct
-from .campaign import (
+from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
@@ -47,12 +46,13 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
-from .campaign_mc import expected_tallies, hit_mask, run
-from .config import INLINE, KERNEL
-from .errors import InputError
-from .rng import Seed, bounded
-from .variants import variant
+from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.campaign_mc import expected_tallies, hit_mask, run
+from engines.config import INLINE, KERNEL
+from engines.errors import InputError
+from engines.rng import Seed, bounded
+from engines.systems.percentile import checks as pct
+from engines.variants import variant
 
 SYSTEM = "percentile"
 LUCK_CAP = 99  # D-g23: Luck never recovers above 99 (Call of Cthulhu 7th ed.)
@@ -91,7 +91,7 @@ class Variants:
             raise InputError(f"variant skill_cap: must be 1..200, got {self.skill_cap}")
 
     def checks(self) -> pct.Variants:
-        """The check-level variants (D-g1, D-g2) of :mod:`engines.percentile`."""
+        """The check-level variants (D-g1, D-g2) of :mod:`engines.systems.percentile.checks`."""
         return pct.Variants(criticals=self.criticals, improve_on_96=self.improve_on_96)
 
 
@@ -432,7 +432,7 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     """One exact duel (DX1–DX9) of ``fighter`` (side 0) started ``damage`` hit points down
     against a fresh ``opponent``: ``(end, fates)`` as in
     :func:`engines.campaign_attrition.reachable` (``end`` by damage taken)."""
-    from . import combat_percentile as cb
+    from engines.systems.percentile import combat as cb
 
     v = cb.DEFAULT if combat is None else combat
     hp = fighter.hit_points
@@ -445,8 +445,8 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                     threshold: int | None = 0, variants: Variants | None = None
                     ) -> CampaignStats:
     """Attrition (DX1–DX9, D-g24), exact: hit points left after each fight and rest."""
-    from . import campaign_attrition as at
-    from . import combat_percentile as cb
+    from engines import campaign_attrition as at
+    from engines.systems.percentile import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
     v = _variants(variants)
@@ -463,9 +463,9 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
                           threshold: int | None = 0, variants: Variants | None = None
                           ) -> CampaignStats:
     """Attrition Monte Carlo: the DX1–DX9 duel kernel started hurt
-    (:func:`engines.combat_percentile.duel_mc_end`), the same rest (D-g24)."""
-    from . import campaign_attrition as at
-    from . import combat_percentile as cb
+    (:func:`engines.systems.percentile.combat.duel_mc_end`), the same rest (D-g24)."""
+    from engines import campaign_attrition as at
+    from engines.systems.percentile import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
     v = _variants(variants)

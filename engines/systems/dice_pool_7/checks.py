@@ -24,11 +24,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import pool_checks as _checks
-from . import pools as _pools
-from .errors import InputError
-from .rng import Seed
-from .system import (
+from engines import pool_checks as _checks
+from engines import pools as _pools
+from engines.errors import InputError
+from engines.rng import Seed
+from engines.system import (
     N_,
     CurvePanel,
     CurveTable,
@@ -39,7 +39,7 @@ from .system import (
     System,
     count_label,
 )
-from .variants import variant
+from engines.variants import variant
 
 SYSTEM = "dice_pool_7"
 
@@ -243,7 +243,7 @@ def pool_outcome_reading(system: str, stat, tr) -> str:
 PLUGIN = System(
     id=SYSTEM, name="d10 pool, 7+ succeeds, 10-again", module=__name__,
     axes={"pool": range(21), "successes": range(1, 11)},
-    opposed=True, combat="engines.combat_dice_pool_7", campaign="engines.campaign_dice_pool_7",
+    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
     check_grid=check_grid, competence_axis="pool", difficulty_axis="successes",
     modifiers=(
         Modifier(N_("focus +1 die"), "A3", shifts={"pool": FOCUS_DICE}),
@@ -301,4 +301,8 @@ PLUGIN = System(
     spread=("pool", {"successes": 1}, N_("at least 1 success (A1)")),
     campaign_example=("morality", {"morality": 7, "infraction": 5, "per_session": 1}, 30, 4),
     archetype_library="analysis.combat.combatants:DICE_POOL_7",
+    health_trait="CON",
+    interaction_sweep={"metric": "p_rounds_between:3:5",
+                       "knobs": {"both.CON": [3, 8], "variant.again": [10, 9],
+                                 "both.armour": ["none", "heavy_archaic"]}},
 )

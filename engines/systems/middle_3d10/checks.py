@@ -25,11 +25,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import checks
-from .errors import InputError
-from .rng import Seed
-from .rolls import ADVANTAGE, DISADVANTAGE, MIDDLE, NORMAL, middle_code
-from .system import (
+from engines import checks
+from engines.errors import InputError
+from engines.rng import Seed
+from engines.rolls import ADVANTAGE, DISADVANTAGE, MIDDLE, NORMAL, middle_code
+from engines.system import (
     N_,
     CurvePanel,
     CurveTable,
@@ -39,7 +39,7 @@ from .system import (
     OpposedRule,
     System,
 )
-from .variants import variant
+from engines.variants import variant
 
 SYSTEM = "middle_3d10"
 N_CODES = 30
@@ -287,7 +287,7 @@ PLUGIN = System(
     id=SYSTEM, name="3d10 keep the middle die + modifier vs difficulty", module=__name__,
     axes={"modifier": range(21), "difficulty": range(5, 31),
           "roll": ("normal", "advantage", "disadvantage")},
-    opposed=True, combat="engines.combat_middle_3d10", campaign="engines.campaign_middle_3d10",
+    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
     check_grid=check_grid, competence_axis="modifier", difficulty_axis="difficulty",
     modifiers=(
         Modifier(N_("advantage"), "B4", sets={"roll": "advantage"}),
@@ -357,4 +357,7 @@ PLUGIN = System(
             N_("difficulty 15, average (B2)")),
     campaign_example=("arcane", {"uses": 1, "level": "major"}, 52, 10),
     archetype_library="analysis.combat.combatants_middle_pct:MIDDLE_3D10",
+    health_trait="vigor",
+    interaction_sweep={"metric": "p_rounds_between:2:6",
+                       "knobs": {"both.vigor": [4, 8], "variant.doubles": [True, False]}},
 )

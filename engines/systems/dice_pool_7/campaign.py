@@ -10,12 +10,12 @@
   the end of session ``k``); the exact chain computes it without any cap, by summing, over
   every infraction, P(Morality before it) × P(a derangement from it).
   A Degeneration check at Morality 0 rolls a chance die (**A-g1**, the check rules'
-  default: only a 10 succeeds). The dice follow :data:`engines.dice_pool_7.DEFAULT`
+  default: only a 10 succeeds). The dice follow :data:`engines.systems.dice_pool_7.checks.DEFAULT`
   (7+ succeeds; no success means no die reached 7, so explosion does not matter).
 - ``attrition`` (**A6–A16**, healing rates, "Lethality outcomes"): a fighter through
   ``fights`` consecutive duels against fresh equal opponents
   (:mod:`engines.campaign_attrition`), exact: the duel chain of
-  :mod:`engines.combat_dice_pool_7` started with the fighter's damage. Between fights
+  :mod:`engines.systems.dice_pool_7.combat` started with the fighter's damage. Between fights
   the seed's healing rates (RULES.md A, "Healing rates"): lethal (and ballistic) damage
   heals 2 points a day, bashing 1 point per 15 minutes (a night's rest clears it);
   aggravated damage and lost CON never arise in a duel the fighter wins. The state is
@@ -44,9 +44,8 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from . import dice_pool_7 as dp7
-from .blocks import run_blocks
-from .campaign import (
+from engines.blocks import run_blocks
+from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
@@ -55,12 +54,13 @@ from .campaign import (
     evolve,
     first_passage,
 )
-from .campaign_attrition import ATTRITION_PARAMS, EXTRAS
-from .config import KERNEL
-from .errors import InputError
-from .rng import Seed, chunk_states, chunk_trials, plan_chunks
-from .rolls import roll_pool
-from .variants import variant
+from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.config import KERNEL
+from engines.errors import InputError
+from engines.rng import Seed, chunk_states, chunk_trials, plan_chunks
+from engines.rolls import roll_pool
+from engines.systems.dice_pool_7 import checks as dp7
+from engines.variants import variant
 
 SYSTEM = dp7.SYSTEM
 MORALITY_MAX = 10
@@ -267,8 +267,8 @@ def fight_from(fighter, opponent, damage: int, combat_variants=None,
     against a fresh ``opponent``: ``(end, fates)`` — ``end[d]`` = P(the fighter ends able
     with ``d`` damage: it won, or the round cap stopped the fight), ``fates`` =
     P(dead, dying, out) after the aftermath of ``combat_variants``."""
-    from . import combat_dice_pool_7 as cb
-    from .fight import ROUND_CAP, check_round_cap
+    from engines.fight import ROUND_CAP, check_round_cap
+    from engines.systems.dice_pool_7 import combat as cb
 
     v = cb._variants(combat_variants)
     cap = check_round_cap(ROUND_CAP if round_cap is None else round_cap)
@@ -315,8 +315,8 @@ def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
                     combat_variants=None) -> CampaignStats:
     """Attrition (A6–A16, healing rates, A-g22), exact: the fighter's health left after
     each fight and the rest (:mod:`engines.campaign_attrition`)."""
-    from . import campaign_attrition as at
-    from . import combat_dice_pool_7 as cb
+    from engines import campaign_attrition as at
+    from engines.systems.dice_pool_7 import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
     _no_willpower(fighter)
@@ -334,9 +334,9 @@ def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
                           threshold: int | None = 0, variants: Variants | None = None,
                           combat_variants=None) -> CampaignStats:
     """Attrition Monte Carlo: the A6–A16 duel kernel started hurt
-    (:func:`engines.combat_dice_pool_7.duel_mc_end`), the same rest (A-g22)."""
-    from . import campaign_attrition as at
-    from . import combat_dice_pool_7 as cb
+    (:func:`engines.systems.dice_pool_7.combat.duel_mc_end`), the same rest (A-g22)."""
+    from engines import campaign_attrition as at
+    from engines.systems.dice_pool_7 import combat as cb
 
     fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
     _no_willpower(fighter)

@@ -1,0 +1,6 @@
+"""The ``middle_3d10`` system: single checks (``checks``), combat (``combat``) and campaign
+mechanics (``campaign``); its :class:`~engines.system.System` is ``checks.PLUGIN``."""
+
+from .checks import PLUGIN
+
+__all__ = ["PLUGIN"]
