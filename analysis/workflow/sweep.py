@@ -205,11 +205,12 @@ def check_tasks(sc, *, sweep: bool = True) -> list[CheckTask]:
 
 
 def SYSTEM_VARIANTS(system: str) -> list[str]:
+    """Names of the system's check variants (a plug-in's too: read from the registry)."""
     import dataclasses
 
-    from engines import SYSTEMS
+    from engines.system import get
 
-    return [f.name for f in dataclasses.fields(SYSTEMS[system].Variants)]
+    return [f.name for f in dataclasses.fields(get(system).variants)]
 
 
 # --------------------------------------------------------------------------------------
