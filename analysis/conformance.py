@@ -473,13 +473,13 @@ def _check_exact(ctx: _Context) -> str:
     low = probs < -EXACT_TOL
     if low.any():
         i, j = np.argwhere(low)[0]
-        _fail(f"setting {g.settings[i]!r}, code {j}: probability {_fmt(probs[i, j])} is "
+        _fail(f"setting {g.settings.tolist()[i]!r}, code {j}: probability {_fmt(probs[i, j])} is "
               "negative")
     sums = probs.sum(axis=1)
     gap = np.abs(sums - 1)
     if (gap > EXACT_TOL).any():
         i = int(np.argmax(gap))
-        _fail(f"setting {g.settings[i]!r}: the exact row sums to {sums[i]:.12g}, not 1 "
+        _fail(f"setting {g.settings.tolist()[i]!r}: the exact row sums to {sums[i]:.12g}, not 1 "
               f"({int((gap > EXACT_TOL).sum())} of {sums.size} rows off by more than "
               f"{EXACT_TOL:g})")
     return (f"{sums.size} rows × {n_codes} codes, each summing to 1 (largest gap "
@@ -514,7 +514,7 @@ def _check_monte_carlo(ctx: _Context) -> str:
     rows = counts.sum(axis=1)
     if (rows != n).any():
         i = int(np.argmax(rows != n))
-        _fail(f"setting {g.settings[i]!r}: the counts sum to {int(rows[i])}, not the {n} "
+        _fail(f"setting {g.settings.tolist()[i]!r}: the counts sum to {int(rows[i])}, not the {n} "
               "trials")
     if not np.array_equal(run(), counts):
         _fail("the same seed gave different counts")
@@ -523,7 +523,7 @@ def _check_monte_carlo(ctx: _Context) -> str:
     if found is not None:
         at, k = found
         i, j = np.unravel_index(at, probs.shape)
-        _fail(_off(f"setting {g.settings[i]!r}, code {j} (value {_fmt(g.values[j])})",
+        _fail(_off(f"setting {g.settings.tolist()[i]!r}, code {j} (value {_fmt(g.values[j])})",
                    counts[i, j] / n, probs[i, j], tol[i, j], n, k, probs.size, "codes"))
     p_cells = ctx.p_cells
     p_mc = np.einsum("ij,ij->i", counts[g.setting_of_cell], g.mask) / n
