@@ -93,7 +93,7 @@ import numpy as np
 import pandas as pd
 
 from engines.errors import InputError
-from engines.rng import normalize_seed
+from engines.rng import Seed, normalize_seed
 from engines.system import System, get, registry
 from engines.variants import parse_variants
 
@@ -206,7 +206,7 @@ class _Skip(Exception):
     """The check does not apply; the message says why, in one sentence."""
 
 
-def check_system(system: System | str, *, trials: int = TRIALS, seed: int | None = SEED,
+def check_system(system: System | str, *, trials: int = TRIALS, seed: Seed = SEED,
                  checks: Iterable[str] | None = None) -> Conformance:
     """Run every conformance check that applies to ``system``.
 
@@ -217,7 +217,8 @@ def check_system(system: System | str, *, trials: int = TRIALS, seed: int | None
     trials
         Monte Carlo trials per roll setting, per duel and per campaign mechanic.
     seed
-        The root of every random stream (None: fresh entropy, not reproducible).
+        The root of every random stream: an int or a ``SeedSequence`` (None: fresh
+        entropy, not reproducible).
     checks
         Names of :data:`CHECKS` to run (default: all of them).
 
