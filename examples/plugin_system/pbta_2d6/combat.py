@@ -30,6 +30,12 @@ Rules (this package's own ids; the roll is the check's P1/P2):
   stopped at the round cap has no aftermath.
 - **PC9** Tactic: ``trade`` (PC5 as written, the default) or ``careful``.
 
+Gaps — what the move's text leaves open, each a variant with its default: **PC-g1** the
+turn order (``order``), **PC-g2** whom a fighter strikes in a group fight
+(``targeting``), **PC-g3** how far past the clock a fall kills (``dead_over``), **PC-g4**
+the first-aid roll (``aid_at``). ``clock`` (PC7) and the check's P2 thresholds
+(``weak_at``, ``strong_at``) are variants of the rules themselves.
+
 The Monte Carlo kernel uses the suite's flat histogram layout and drivers
 (:mod:`engines.combat_pools`: ``run_fight``, ``book_fates``); the exact duel is an
 absorbing Markov chain over (harm of side 0, harm of side 1) solved with the suite's
@@ -88,22 +94,22 @@ class Variants(checks.Variants):
     """Combat variants of ``pbta_2d6``: the check's P2 thresholds plus these."""
 
     system: ClassVar[str] = SYSTEM
-    order: str = variant("stat", rule="PC2", doc="who acts first each round: the higher "
+    order: str = variant("stat", rule="PC-g1", doc="who acts first each round: the higher "
                          "stat (equal stats: a fresh random order), a fresh random order, "
                          "or side 0 first", choices=ORDERS)
-    targeting: str = variant("random", rule="PC3", doc="N-vs-M: each fighter picks a random "
+    targeting: str = variant("random", rule="PC-g2", doc="N-vs-M: each fighter picks a random "
                              "standing foe, or the first one (focus fire)",
                              choices=("random", "first"))
     clock: int = variant(6, rule="PC7", doc="harm that takes a fighter out (the clock)",
                          choices=range(2, 13))
-    dead_over: int = variant(2, rule="PC7", doc="harm beyond the clock, when a fighter "
+    dead_over: int = variant(2, rule="PC-g3", doc="harm beyond the clock, when a fighter "
                              "falls, that kills it (less but more than 0: dying)",
                              choices=range(1, 7))
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
                              "fallen when a fight is won: leave them (a dying fighter stays "
                              "dying), first aid (PC8: 2d6 to stabilise each dying one), or "
                              "the winners finish them (PC8: dead)", choices=AFTERMATHS)
-    aid_at: int = variant(7, rule="PC8", doc="first aid: the 2d6 total (no stat) that "
+    aid_at: int = variant(7, rule="PC-g4", doc="first aid: the 2d6 total (no stat) that "
                           "stabilises a dying fighter", choices=range(2, 13))
 
 
@@ -478,7 +484,7 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     """
     v = _variants(variants)
     p = attack_damage(attacker, target, v)
-    miss, weak, strong = move_odds(attacker.stat, v)
+    _miss, weak, strong = move_odds(attacker.stat, v)
     fates = np.zeros(3)
     for k in range(v.clock, p.size):
         if k - v.clock >= v.dead_over:
