@@ -6,8 +6,9 @@ Rules (this package's own ids):
 - P2 A total of 6 or less is a miss, 7–9 a weak hit, 10 or more a strong hit.
 - P3 Advantage rolls 3d6 and keeps the best two; disadvantage keeps the worst two.
 
-The rest of rpg-balance reads this module through :data:`PLUGIN` (an
-:class:`engines.system.System`), registered under the entry-point group
+This is the check module a :class:`engines.system.System` names as its ``module``
+(``Variants``, ``exact``, ``monte_carlo``, and the ``check_grid`` hook); the package's
+``PLUGIN`` (in ``pbta_2d6/__init__.py``) is registered under the entry-point group
 ``rpg_balance.systems`` in ``pyproject.toml``. Outcome codes are the kept two dice's sum
 minus 2 (codes 0 … 10 for sums 2 … 12); a roll setting is a roll mode.
 """
@@ -21,7 +22,6 @@ from typing import ClassVar
 import numpy as np
 
 from engines.errors import InputError
-from engines.system import Modifier, System
 from engines.variants import variant
 
 SYSTEM = "pbta_2d6"
@@ -94,17 +94,19 @@ def check_grid(cells, variants: Variants):
     return settings, setting_of_cell, total >= need[:, None], sums.astype(float)
 
 
-PLUGIN = System(
-    id=SYSTEM, name="2d6 + modifier: miss, weak hit, strong hit", module=__name__,
-    axes={"modifier": range(-3, 5), "roll": MODES, "level": LEVELS},
-    opposed=False, combat=None, campaign=None, check_grid=check_grid,
-    # the ladder mapping: a stat of -1 .. +3 is the usual range of a character sheet
-    competence_axis="modifier", difficulty_axis="level",
-    ladder={"untrained": -1, "novice": 0, "competent": 1, "expert": 2, "master": 3},
-    # the modifiers catalogue: what each modifier does to which axis
-    modifiers=(
-        Modifier("advantage", "P3", sets={"roll": "advantage"}),
-        Modifier("disadvantage", "P3", sets={"roll": "disadvantage"}),
-        Modifier("+1 forward", "P1", shifts={"modifier": 1}),
-    ),
-)
+
+def move_odds(stat: int, variants: Variants | None = None) -> np.ndarray:
+    """``[P(miss), P(weak hit), P(strong hit)]`` of one normal roll, 2d6 + ``stat`` (P1,
+    P2), exact. The combat (PC3–PC5) and the campaign (PX1) roll this move.
+
+    Examples
+    --------
+    >>> [round(float(p) * 36) for p in move_odds(1)]   # 2d6 >= 6 hits, >= 9 is strong
+    [10, 16, 10]
+    """
+    v = Variants() if variants is None else variants
+    total = np.arange(2, 13) + int(stat)
+    p = exact(["normal"], v)[0]
+    strong = float(p[total >= v.strong_at].sum())
+    weak = float(p[(total >= v.weak_at) & (total < v.strong_at)].sum())
+    return np.array([1.0 - weak - strong, weak, strong])

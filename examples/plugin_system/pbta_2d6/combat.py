@@ -1,0 +1,497 @@
+"""Whole fights in ``pbta_2d6``: the harm clock, exact and Monte Carlo.
+
+Rules (this package's own ids; the roll is the check's P1/P2):
+
+- **PC1** A fighter has a stat (the P1 modifier, −3 … +4), a weapon that deals *harm*
+  (0 … 6; the data file's weapons deal 1 … 3) and armour (0 … 3 points), and starts
+  unharmed.
+- **PC2** Each round every standing fighter acts once. Turn order (variant ``order``):
+  the higher stat acts first, equal stats in a fresh random order each round (``stat``,
+  the default; a mirror duel is even), a fresh random order each round (``coin``), or
+  side 0 first (``side0_first``). A fighter taken out before its turn does not act.
+- **PC3** To act, a fighter picks a standing foe (variant ``targeting``: a random one, or
+  the first) and rolls 2d6 + stat. A *strike* deals the striker's weapon harm minus the
+  struck fighter's armour, never below 0.
+- **PC4** 10+ (strong hit): it strikes the foe.
+- **PC5** 7–9 (weak hit): it trades harm — it strikes the foe, then, if the foe is still
+  standing, the foe strikes it back (the actor's harm lands first). A fighter with the
+  tactic ``careful`` (PC9) does not trade: it strikes with one harm less and takes none.
+- **PC6** 6− (miss): the foe strikes it.
+- **PC7** The clock: a fighter with 6 or more harm (variant ``clock``) is out of the
+  fight; a side with no one standing loses. Lethality outcomes (RULES.md): the harm beyond
+  the clock when it falls decides the fate — 0 beyond is *out* (stable), 2 or more beyond
+  (variant ``dead_over``; harm 8 on a 6-clock) is *dead*, in between (harm 7) *dying*:
+  alive, but dead without help.
+- **PC8** Aftermath of a decided fight (variant ``aftermath``, the same names in every
+  system): ``leave`` — no one helps, a dying fighter stays dying (the rules give no roll
+  that settles it); ``first_aid`` — every dying fighter gets one roll of 2d6 (no stat):
+  7+ (variant ``aid_at``) stabilises it (out), otherwise it stays dying; ``finish`` — the
+  winners finish every fallen foe (a helpless foe is struck until dead: dead). A fight
+  stopped at the round cap has no aftermath.
+- **PC9** Tactic: ``trade`` (PC5 as written, the default) or ``careful``.
+
+Gaps — what the move's text leaves open, each a variant with its default: **PC-g1** the
+turn order (``order``), **PC-g2** whom a fighter strikes in a group fight
+(``targeting``), **PC-g3** how far past the clock a fall kills (``dead_over``), **PC-g4**
+the first-aid roll (``aid_at``). ``clock`` (PC7) and the check's P2 thresholds
+(``weak_at``, ``strong_at``) are variants of the rules themselves.
+
+The Monte Carlo kernel uses the suite's flat histogram layout and drivers
+(:mod:`engines.combat_pools`: ``run_fight``, ``book_fates``); the exact duel is an
+absorbing Markov chain over (harm of side 0, harm of side 1) solved with the suite's
+:class:`engines.combat_pools.DuelChain`, one :class:`~engines.combat_pools.AttackOp` per
+strike. Both return :class:`engines.fight.FightStats`; ``hits`` counts the harm of every
+strike that lands (either fighter's; 0 when armour stops it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numba import njit
+
+from engines.blocks import put
+from engines.combat_pools import (
+    DEAD,
+    DYING,
+    OUT,
+    STANDING,
+    DuelChain,
+    attack_op,
+    book_fates,
+    check_variants,
+    finish_duel,
+    run_fight,
+)
+from engines.config import KERNEL, LEAF
+from engines.errors import InputError
+from engines.fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from engines.rng import Seed, bounded, die
+from engines.variants import variant
+
+from . import checks
+from .checks import move_odds
+
+SYSTEM = checks.SYSTEM
+ORDERS = ("stat", "coin", "side0_first")
+TACTICS = ("trade", "careful")
+
+# kernel row of a combatant
+C_STAT, C_HARM, C_ARMOUR, C_CAREFUL, C_START = 0, 1, 2, 3, 4
+N_COLS = 5
+# kernel rule array
+R_WEAK, R_STRONG, R_ORDER, R_TARGET_FIRST, R_AFTERMATH, R_CLOCK, R_DEAD_OVER, R_AID_AT = \
+    range(8)
+ORDER_STAT, ORDER_COIN, ORDER_SIDE0 = 0, 1, 2
+AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Variants(checks.Variants):
+    """Combat variants of ``pbta_2d6``: the check's P2 thresholds plus these."""
+
+    system: ClassVar[str] = SYSTEM
+    order: str = variant("stat", rule="PC-g1", doc="who acts first each round: the higher "
+                         "stat (equal stats: a fresh random order), a fresh random order, "
+                         "or side 0 first", choices=ORDERS)
+    targeting: str = variant("random", rule="PC-g2", doc="N-vs-M: each fighter picks a random "
+                             "standing foe, or the first one (focus fire)",
+                             choices=("random", "first"))
+    clock: int = variant(6, rule="PC7", doc="harm that takes a fighter out (the clock)",
+                         choices=range(2, 13))
+    dead_over: int = variant(2, rule="PC-g3", doc="harm beyond the clock, when a fighter "
+                             "falls, that kills it (less but more than 0: dying)",
+                             choices=range(1, 7))
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
+                             "fallen when a fight is won: leave them (a dying fighter stays "
+                             "dying), first aid (PC8: 2d6 to stabilise each dying one), or "
+                             "the winners finish them (PC8: dead)", choices=AFTERMATHS)
+    aid_at: int = variant(7, rule="PC-g4", doc="first aid: the 2d6 total (no stat) that "
+                          "stabilises a dying fighter", choices=range(2, 13))
+
+
+DEFAULT = Variants()
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A weapon: the harm its strikes deal (PC1, PC3)."""
+
+    name: str
+    harm: int = 1
+
+
+@dataclass(frozen=True)
+class Armour:
+    """Armour: points taken off every strike on its wearer (PC3)."""
+
+    name: str = "none"
+    points: int = 0
+
+
+FISTS = Weapon("unarmed", 1)
+NO_ARMOUR = Armour()
+
+
+@dataclass(frozen=True)
+class Combatant:
+    """A ``pbta_2d6`` fighter (PC1, PC9); plain values only."""
+
+    name: str
+    stat: int
+    weapon: Weapon = FISTS
+    armour: Armour = NO_ARMOUR
+    tactic: str = "trade"
+
+    def check(self) -> None:
+        if isinstance(self.stat, bool) or not isinstance(self.stat, int) \
+                or not -3 <= self.stat <= 4:
+            raise InputError(f"{self.name}: stat must be an integer -3..4 (P1), got "
+                             f"{self.stat!r}")
+        if not 0 <= self.weapon.harm <= 6:
+            raise InputError(f"{self.name}: weapon harm must be 0..6 (PC1), got "
+                             f"{self.weapon.harm}")
+        if not 0 <= self.armour.points <= 3:
+            raise InputError(f"{self.name}: armour must be 0..3 points (PC1), got "
+                             f"{self.armour.points}")
+        if self.tactic not in TACTICS:
+            raise InputError(f"{self.name}: unknown tactic {self.tactic!r}; known: "
+                             + ", ".join(TACTICS))
+
+
+def row(c: Combatant) -> np.ndarray:
+    """The kernel row of one combatant (layout ``C_*``)."""
+    c.check()
+    r = np.zeros(N_COLS, dtype=np.int64)
+    r[C_STAT] = c.stat
+    r[C_HARM] = c.weapon.harm
+    r[C_ARMOUR] = c.armour.points
+    r[C_CAREFUL] = int(c.tactic == "careful")
+    return r
+
+
+def rows(combatants: list[Combatant]) -> np.ndarray:
+    return np.stack([row(c) for c in combatants])
+
+
+def _rule(v: Variants) -> np.ndarray:
+    return np.array([v.weak_at, v.strong_at, ORDERS.index(v.order),
+                     int(v.targeting == "first"), AFTERMATHS.index(v.aftermath), v.clock,
+                     v.dead_over, v.aid_at], dtype=np.int64)
+
+
+def _variants(variants) -> Variants:
+    return check_variants(variants, Variants, DEFAULT, __name__)
+
+
+# ---------------------------------------------------------------------------------------
+# Monte Carlo kernel
+
+
+@njit(**LEAF)
+def _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, less):
+    """PC3: ``c`` strikes ``t`` (``less`` harm taken off first: PC9 careful); PC7: the
+    clock takes ``t`` out."""
+    dmg = max(rows[c, C_HARM] - less - rows[t, C_ARMOUR], 0)
+    acc[hits_off + min(dmg, DAMAGE_BINS - 1)] += 1
+    harm[t] += dmg
+    if able[t] == 1 and harm[t] >= rule[R_CLOCK]:
+        able[t] = 0
+        n_able[side[t]] -= 1
+
+
+@njit(**LEAF)
+def _order(s, rows, rule, order, n):
+    """PC2: this round's turn order into ``order``."""
+    for i in range(n):
+        order[i] = i  # rows are side 0, then side 1
+    if rule[R_ORDER] == ORDER_SIDE0:
+        return
+    for k in range(n - 1, 0, -1):  # a fresh random order (Fisher-Yates)
+        m = bounded(s, k + 1)
+        tmp = order[k]
+        order[k] = order[m]
+        order[m] = tmp
+    if rule[R_ORDER] == ORDER_STAT:  # stable sort by stat, highest first
+        for i in range(1, n):
+            j = i
+            while j > 0 and rows[order[j - 1], C_STAT] < rows[order[j], C_STAT]:
+                tmp = order[j - 1]
+                order[j - 1] = order[j]
+                order[j] = tmp
+                j -= 1
+
+
+@njit(**LEAF)
+def _aftermath(s2, rule, side, winner, harm, able, fate):
+    """PC7, PC8: every combatant's fate at the end of the fight."""
+    n = side.size
+    for i in range(n):
+        over = harm[i] - rule[R_CLOCK]
+        if able[i] == 1:
+            fate[i] = STANDING
+        elif over >= rule[R_DEAD_OVER]:
+            fate[i] = DEAD
+        elif over == 0:
+            fate[i] = OUT
+        else:
+            fate[i] = DYING
+    if winner < 0:
+        return
+    for i in range(n):
+        if rule[R_AFTERMATH] == AFTER_FIRST_AID and fate[i] == DYING:
+            if die(s2, 6) + die(s2, 6) >= rule[R_AID_AT]:
+                fate[i] = OUT
+        elif rule[R_AFTERMATH] == AFTER_FINISH and side[i] != winner:
+            fate[i] = DEAD
+
+
+@njit(**LEAF)
+def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fate, cnt):
+    """One fight (PC2–PC7), booked into the flat histogram ``acc`` (offsets ``off``)."""
+    n = rows.shape[0]
+    n_able[0] = 0
+    n_able[1] = 0
+    for i in range(n):
+        harm[i] = rows[i, C_START]
+        able[i] = 1
+        n_able[side[i]] += 1
+    for sd in range(2):
+        acc[off[1] + sd] += n_able[sd]
+    hits_off = off[5]
+    winner = -1
+    r_end = cap
+    for r in range(1, cap + 1):
+        _order(s, rows, rule, order, n)
+        for oi in range(n):
+            c = order[oi]
+            if able[c] == 0:  # PC2: the fallen do not act
+                continue
+            enemy = 1 - side[c]
+            k = n_able[enemy]
+            j = 0
+            if rule[R_TARGET_FIRST] == 0 and k > 1:
+                j = bounded(s, k)
+            t = -1
+            for u in range(n):
+                if side[u] == enemy and able[u] == 1:
+                    if j == 0:
+                        t = u
+                        break
+                    j -= 1
+            total = die(s, 6) + die(s, 6) + rows[c, C_STAT]  # P1
+            if total >= rule[R_STRONG]:  # PC4
+                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, 0)
+            elif total >= rule[R_WEAK]:  # PC5
+                careful = rows[c, C_CAREFUL]
+                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, careful)
+                if careful == 0 and able[t] == 1:
+                    _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0)
+            else:  # PC6
+                _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0)
+            if n_able[enemy] == 0:
+                winner = side[c]
+                break
+            if n_able[side[c]] == 0:
+                winner = enemy
+                break
+        if winner >= 0:
+            r_end = r
+            break
+        if r < cap:
+            for sd in range(2):
+                acc[off[1] + 2 * r + sd] += n_able[sd]
+    outcome = winner if winner >= 0 else 2
+    acc[outcome] += 1
+    acc[off[0] + 3 * r_end + outcome] += 1
+    for sd in range(2):
+        acc[off[2] + 2 * r_end + sd] += n_able[sd]
+    _aftermath(s2, rule, side, winner, harm, able, fate)
+    book_fates(acc, off, side, fate, winner, cnt)
+
+
+@njit(**KERNEL)
+def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
+    """Whole fights of work items ``first .. last - 1``, ``trials[item]`` each, into
+    their own ``out`` rows (the kernel contract of :func:`engines.combat_pools.run_mc`;
+    ``end``, the campaign-attrition count, is not used: this system has no attrition)."""
+    n = rows.shape[0]
+    for item in range(first, last):
+        s = states[item].copy()
+        s2 = states[trials.size + item].copy()  # the aftermath's own stream
+        acc = np.zeros(out.shape[1], dtype=np.int64)
+        z = np.zeros(n, dtype=np.int64)
+        harm, able, order, fate = z.copy(), z.copy(), z.copy(), z.copy()
+        n_able, cnt = np.zeros(2, np.int64), np.zeros(8, np.int64)
+        for _ in range(trials[item]):
+            _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fate,
+                   cnt)
+        put(out[item], acc)
+
+
+def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: Seed = None,
+             variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo N-vs-M fights to the end or the round cap (PC2–PC8).
+
+    Examples
+    --------
+    >>> from pbta_2d6.combat import Combatant, fight_mc
+    >>> a = Combatant("a", 1)
+    >>> st = fight_mc([a, a], [a], trials=1000, seed=1)
+    >>> int(st.outcome.sum())
+    1000
+    """
+    v = _variants(variants)
+    return run_fight(_kernel, SYSTEM, Combatant, rows, _rule(v), side0, side1, trials, seed,
+                     round_cap, dataclasses.asdict(v))
+
+
+def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,
+            variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo 1-vs-1 fights (see :func:`fight_mc`)."""
+    return fight_mc([a], [b], trials, seed, variants, round_cap)
+
+
+# ---------------------------------------------------------------------------------------
+# Exact
+
+
+def _harm(striker: Combatant, struck: Combatant, less: int = 0) -> int:
+    """PC3: harm of one strike (PC9: ``less`` taken off for a careful weak hit)."""
+    return max(striker.weapon.harm - less - struck.armour.points, 0)
+
+
+def attack_damage(attacker: Combatant, target: Combatant,
+                  variants: Variants | None = None) -> np.ndarray:
+    """Exact distribution of the harm ``attacker`` deals ``target`` with one roll (PC3–PC6):
+    ``p[k]`` = P(harm ``k``); ``p[0]`` holds the misses (the harm the attacker then takes
+    is not counted here)."""
+    v = _variants(variants)
+    attacker.check()
+    target.check()
+    miss, weak, strong = move_odds(attacker.stat, v)
+    full = _harm(attacker, target)
+    weak_harm = _harm(attacker, target, 1 if attacker.tactic == "careful" else 0)
+    p = np.zeros(full + 1)
+    p[full] += strong
+    p[weak_harm] += weak
+    p[0] += miss
+    return p
+
+
+def _aid(v: Variants) -> float:
+    """PC8: P(first aid stabilises a dying fighter) = P(2d6 >= aid_at)."""
+    return float(checks.exact(["normal"], v)[0][np.arange(2, 13) >= v.aid_at].sum())
+
+
+def _fate_after(excess: int, v: Variants) -> np.ndarray:
+    """PC7, PC8: P(dead), P(dying), P(out) of a loser that fell alive with ``excess`` harm
+    beyond the clock (``0 .. dead_over - 1``), after the aftermath."""
+    if v.aftermath == "finish":
+        return np.array([1.0, 0.0, 0.0])
+    if excess == 0:
+        return np.array([0.0, 0.0, 1.0])
+    if v.aftermath == "first_aid":
+        q = _aid(v)
+        return np.array([0.0, 1.0 - q, q])
+    return np.array([0.0, 1.0, 0.0])
+
+
+def _strike_op(striker: Combatant, struck: Combatant, v: Variants, less: int = 0):
+    """One strike (PC3) on the struck fighter's harm axis, with the clock (PC7)."""
+    k = _harm(striker, struck, less)
+    pmf = np.zeros(k + 1)
+    pmf[k] = 1.0
+    return attack_op(pmf, pmf, v.clock, True, v.dead_over)
+
+
+def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
+               round_cap: int = ROUND_CAP) -> FightStats:
+    """Exact 1-vs-1 fight (PC2–PC8) as an absorbing Markov chain.
+
+    State: the harm each fighter has taken (both still standing), ``clock × clock``
+    cells; nothing else carries over between rounds. A round is each fighter's action in
+    the PC2 order (a fixed order, or an even mixture of both when it is random); an action
+    mixes its three results with the P2 odds of 2d6 + stat: PC4 one strike on the foe,
+    PC5 a strike and, on what is left standing, the foe's strike back (careful: one weaker
+    strike), PC6 the foe's strike. Mass whose harm reaches the clock is absorbed as a win
+    for the striker, with the harm beyond the clock that PC7/PC8 turn into a fate.
+    """
+    v = _variants(variants)
+    cap = check_round_cap(round_cap)
+    a.check()
+    b.check()
+    fighters = (a, b)
+    odds = [move_odds(f.stat, v) for f in fighters]
+    strike = [_strike_op(fighters[m], fighters[1 - m], v) for m in (0, 1)]
+    careful = [_strike_op(fighters[m], fighters[1 - m], v, 1)
+               if fighters[m].tactic == "careful" else None for m in (0, 1)]
+    chain = DuelChain(SYSTEM, (v.clock, v.clock), cap, {0: _start(v.clock)})
+
+    def act(m: int, plane: np.ndarray) -> np.ndarray:
+        miss, weak, strong = odds[m]
+        nxt: dict = {}
+        chain.attack(nxt, m, 0, 0, strong * plane, strike[m])  # PC4
+        if careful[m] is not None:  # PC5 / PC9
+            chain.attack(nxt, m, 0, 0, weak * plane, careful[m])
+        else:  # PC5: strike, then the foe strikes back if it still stands
+            hit: dict = {}
+            chain.attack(hit, m, 0, 0, weak * plane, strike[m])
+            chain.attack(nxt, 1 - m, 0, 0, hit[0], strike[1 - m])
+        chain.attack(nxt, 1 - m, 0, 0, miss * plane, strike[1 - m])  # PC6
+        return nxt[0]
+
+    if v.order == "side0_first" or (v.order == "stat" and a.stat > b.stat):
+        orders = [(1.0, (0, 1))]
+    elif v.order == "stat" and a.stat < b.stat:
+        orders = [(1.0, (1, 0))]
+    else:  # a fresh random order each round (coin, or equal stats)
+        orders = [(0.5, (0, 1)), (0.5, (1, 0))]
+    for _ in range(cap):
+        plane = chain.planes[0]
+        new = np.zeros_like(plane)
+        for w, order in orders:
+            cur = w * plane
+            for m in order:
+                cur = act(m, cur)
+            new += cur
+        chain.planes = {0: new}
+        chain.end_round()
+        if chain.total() < 1e-16:
+            break
+    chain.finish()
+    stats = chain.aftermath(lambda _w, e: _fate_after(e, v))
+    return finish_duel(stats, a, b, dataclasses.asdict(v))
+
+
+def _start(clock: int) -> np.ndarray:
+    start = np.zeros((clock, clock))
+    start[0, 0] = 1.0
+    return start
+
+
+def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None) -> dict:
+    """What one roll of ``attacker`` does to an unharmed ``target`` (PC3–PC8).
+
+    ``p_hit``: a weak or strong hit (P2); ``p_incapacitate``: its strike reaches the
+    clock (PC7: never with the data file's weapons, harm 3 at most on a 6-clock);
+    ``p_kill``: it reaches the clock plus ``dead_over``; ``p_dead`` / ``p_dying`` /
+    ``p_out``: it takes the target out and the target then ends dead / dying / out after
+    the aftermath with the attacker as the winner (they sum to ``p_incapacitate``).
+    """
+    v = _variants(variants)
+    p = attack_damage(attacker, target, v)
+    _miss, weak, strong = move_odds(attacker.stat, v)
+    fates = np.zeros(3)
+    for k in range(v.clock, p.size):
+        if k - v.clock >= v.dead_over:
+            fates[0] += p[k]
+        else:
+            fates += p[k] * _fate_after(k - v.clock, v)
+    return {"p_hit": float(weak + strong),
+            "p_incapacitate": float(p[v.clock:].sum()),
+            "p_kill": float(p[v.clock + v.dead_over:].sum()),
+            "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}
