@@ -24,12 +24,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 import types
 from pathlib import Path
 
 import numpy as np
 import pytest
+from plugin_site import install_plugin
 
 from analysis.conformance import CHECKS, ConformanceError, check_system
 from engines.errors import InputError
@@ -75,21 +75,7 @@ def test_the_plugin_conforms_and_says_what_it_skipped(pbta):
 
 
 def _install(site: Path) -> None:
-    """The plug-in laid out as an installer would (module + .dist-info with its entry
-    point), from its own pyproject.toml — as tests/test_plugin_system.py does."""
-    project = tomllib.loads((PKG / "pyproject.toml").read_text())
-    meta = project["project"]
-    for mod in project["tool"]["setuptools"]["py-modules"]:
-        shutil.copy(PKG / f"{mod}.py", site / f"{mod}.py")
-    dist = site / f"{meta['name'].replace('-', '_')}-{meta['version']}.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {meta['name']}\n"
-                                   f"Version: {meta['version']}\n")
-    lines = []
-    for group, eps in meta["entry-points"].items():
-        lines.append(f"[{group}]")
-        lines.extend(f"{k} = {v}" for k, v in eps.items())
-    (dist / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    install_plugin(site)
 
 
 def test_the_installed_plugin_passes_its_own_two_line_test(tmp_path):

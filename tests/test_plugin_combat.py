@@ -13,16 +13,15 @@ import dataclasses
 import io
 import math
 import os
-import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import numba
 import numpy as np
 import pandas as pd
 import pytest
+from plugin_site import install_plugin
 
 from engines.fight import HIST_FIELDS
 
@@ -379,34 +378,8 @@ def test_experience_chain_sums_to_one_and_mc_agrees(pbta, params):
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    """The package installed into a temporary site folder: the package folder (its
-    package data included) and a ``.dist-info`` folder with the entry points."""
-    meta = tomllib.loads((PKG / "pyproject.toml").read_text())
-    project, setup = meta["project"], meta["tool"]["setuptools"]
-    out = tmp_path_factory.mktemp("site")
-    for pkg in setup["packages"]:
-        shutil.copytree(PKG / pkg, out / pkg,
-                        ignore=_not_shipped(setup.get("package-data", {}).get(pkg, [])))
-    dist = out / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
-                                   f"Version: {project['version']}\n")
-    lines = []
-    for group, eps in project["entry-points"].items():
-        lines.append(f"[{group}]")
-        lines.extend(f"{k} = {v}" for k, v in eps.items())
-    (dist / "entry_points.txt").write_text("\n".join(lines) + "\n")
-    return out
-
-
-def _not_shipped(data: list[str]):
-    """A ``copytree`` filter: what an installer leaves out of a package folder (caches,
-    and files that are neither modules nor matched by its package-data globs)."""
-    def ignore(folder: str, names: list[str]) -> list[str]:
-        return [n for n in names if n == "__pycache__" or (
-            (Path(folder) / n).is_file() and not n.endswith(".py")
-            and not any(Path(n).match(g) for g in data))]
-    return ignore
+    """The package installed into a temporary site folder (:mod:`tests.plugin_site`)."""
+    return install_plugin(tmp_path_factory.mktemp("site"))
 
 
 def cli(site: Path, *argv: str) -> subprocess.CompletedProcess:
@@ -461,27 +434,35 @@ def test_cli_combat_file(site):
     assert row["p_side0"] + row["p_side1"] + row["p_neither"] == pytest.approx(1)
 
 
-# Commands that cannot take the plug-in's combat or campaign yet: the suite looks the
-# system up in a list of the five built-in systems instead of the registry. Each is a
-# strict xfail naming the place, so it fails (XPASS) the day the lookup goes through the
-# registry and the marker can go.
-KNOWN_GAPS = [
-    pytest.param(("campaign", "pbta_2d6", "experience", "--sessions", "5"),
-                 marks=pytest.mark.xfail(strict=True, reason="engines/campaign.py "
-                                         "mechanics(): CAMPAIGN_SYSTEMS lists the built-ins "
-                                         "only")),
-    pytest.param(("run", str(PKG / "scenarios" / "even_duel.toml"), "--method", "exact"),
-                 marks=pytest.mark.xfail(strict=True, reason="analysis/workflow/scenario.py"
-                                         " validation: analysis.combat.fights.available() "
-                                         "knows engines.SYSTEMS only")),
-    pytest.param(("cross-combat", "--file", str(PKG / "scenarios" / "cross_combat.toml")),
-                 marks=pytest.mark.xfail(strict=True, reason="analysis/combat/cross_combat.py"
-                                         " load_cross(): SYSTEMS = engines.system.BUILT_IN")),
-]
+def test_campaign_command_takes_the_plugin_mechanic(site):
+    """``campaign pbta_2d6 experience`` through the registry (PX1, PX2): a +0 character
+    rolling 3 times a session misses with 15/36 (2d6 ≤ 6); it advances by session 2
+    exactly when at least 5 of its 6 rolls miss: 6·p⁵·(1 − p) + p⁶."""
+    t = table(site, "campaign", "pbta_2d6", "experience", "--sessions", "3",
+              "--table", "distribution")
+    p = 15 / 36
+    want = 6 * p**5 * (1 - p) + p**6
+    got = t[(t["session"] == 2) & (t["value"] == 1)]["p"].iloc[0]
+    assert got == pytest.approx(want, abs=1e-12)
+    assert t[t["session"] == 1]["p"].tolist() == [1.0]  # 3 rolls cannot mark 5 XP
 
 
-@pytest.mark.parametrize("argv", KNOWN_GAPS)
-def test_commands_not_yet_open_to_plugin_combat(site, argv, tmp_path):
-    argv = (*argv, "-o", str(tmp_path / ("out" if argv[0] == "run" else "out.csv")))
-    done = cli(site, *argv)
+def test_run_takes_the_plugin_fights(site, tmp_path):
+    """A scenario's [[fights]] on pbta_2d6 run through the registry: the mirror duel is
+    a coin toss exactly (PC2: equal stats act in a fresh random order)."""
+    done = cli(site, "run", str(PKG / "scenarios" / "even_duel.toml"), "--method", "exact",
+               "-o", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
+    fights = pd.read_csv(tmp_path / "out" / "fights.csv")
+    row = fights[fights["fight"] == "even_duel_pbta_2d6"].iloc[0]
+    assert row["p_side0"] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_cross_combat_takes_a_plugin_the_file_maps(site):
+    """The plug-in opts into the cross-system table by a mapping in the file: its row of
+    the mirror matchup is even, and the built-ins keep theirs."""
+    t = table(site, "cross-combat", "--file", str(PKG / "scenarios" / "cross_combat.toml"))
+    assert "pbta_2d6" in set(t["system"])
+    row = t[(t["matchup"] == "melee_equal") & (t["system"] == "pbta_2d6")].iloc[0]
+    assert row["p_side0"] == pytest.approx(0.5, abs=1e-12)
+    assert {"dice_pool_7", "d20_degrees"} <= set(t["system"])

@@ -12,15 +12,14 @@ import io
 import itertools
 import math
 import os
-import shutil
 import subprocess
 import sys
-import tomllib
 from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from plugin_site import install_plugin
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "examples" / "plugin_system"
@@ -28,21 +27,8 @@ PKG = ROOT / "examples" / "plugin_system"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    meta = tomllib.loads((PKG / "pyproject.toml").read_text())
-    project = meta["project"]
-    out = tmp_path_factory.mktemp("site")
-    for mod in meta["tool"]["setuptools"]["py-modules"]:
-        shutil.copy(PKG / f"{mod}.py", out / f"{mod}.py")
-    dist = out / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
-                                   f"Version: {project['version']}\n")
-    lines = []
-    for group, eps in project["entry-points"].items():
-        lines.append(f"[{group}]")
-        lines.extend(f"{k} = {v}" for k, v in eps.items())
-    (dist / "entry_points.txt").write_text("\n".join(lines) + "\n")
-    return out
+    """The package installed into a temporary site folder (:mod:`tests.plugin_site`)."""
+    return install_plugin(tmp_path_factory.mktemp("site"), checks_only=True)
 
 
 def cli(site: Path, *argv: str) -> subprocess.CompletedProcess:
@@ -72,9 +58,14 @@ def test_systems_lists_the_plugin(site):
     t = table(site, "systems")
     row = t[t["id"] == "pbta_2d6"].iloc[0]
     assert row["source"] == "plug-in rpg-balance-pbta"
-    assert not row["has_combat"]
+    assert row["has_combat"]
+    assert row["has_campaign"]
+    assert row["mechanics"] == "experience"
     assert not row["has_opposed"]
     assert row["axes"] == "modifier, roll, level"
+    bare = t[t["id"] == "pbta_checks"].iloc[0]
+    assert not bare["has_combat"]
+    assert not bare["has_campaign"]
     assert list(t["id"][:5]) == ["dice_pool_7", "middle_3d10", "dice_pool_6", "percentile",
                                  "d20_degrees"]
 
@@ -143,9 +134,9 @@ def test_solve_difficulty_through_the_ladder_hook(site):
               "--competence", "3")
     assert t["difficulty"].iloc[0] == "strong"
     assert t["p"].iloc[0] == pytest.approx(21 / 36, abs=1e-12)
-    # with no --system every solvable system answers, the plug-in last
+    # with no --system every solvable system answers, the plug-ins last (name order)
     t = table(site, "solve", "difficulty", "--target", "0.5", "--competence", "expert")
-    assert list(dict.fromkeys(t["system"]))[-1] == "pbta_2d6"
+    assert list(dict.fromkeys(t["system"]))[-2:] == ["pbta_2d6", "pbta_checks"]
 
 
 def test_modifiers_from_the_catalogue(site):
@@ -166,15 +157,15 @@ def test_modifiers_from_the_catalogue(site):
 
 # ---------------------------------------------------------------- the report with the plug-in
 
-REPORT_SYSTEMS = "pbta_2d6,dice_pool_7"
+REPORT_SYSTEMS = "pbta_2d6,pbta_checks,dice_pool_7"
 COMBAT_SECTIONS = ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
                    "combat-upsets")
 
 
 @pytest.fixture(scope="module")
 def report_page(site, tmp_path_factory):
-    """``report --systems pbta_2d6,dice_pool_7`` built by the real CLI with the plug-in
-    installed (few trials), then opened in headless chromium."""
+    """``report --systems pbta_2d6,pbta_checks,dice_pool_7`` built by the real CLI with
+    the plug-ins installed (few trials), then opened in headless chromium."""
     sys.path.insert(0, str(Path(__file__).parent))
     from cdp_browser import Browser
 
@@ -247,18 +238,25 @@ def test_report_draws_the_plugin_curves(report_page):
 
 def test_report_skips_undeclared_parts_with_one_sentence(report_page):
     sections = report_page["sections"]
-    combat = "pbta_2d6 is not in this section: it declares no combat rules."
+    combat = "pbta_checks is not in this section: it declares no combat rules."
+    unmapped = ("pbta_2d6 is not in this section: the cross-combat mapping file "
+                "(analysis/data/cross_combat.toml) maps no fights for it.")
     for sid in COMBAT_SECTIONS:
         assert sections[sid].count(combat) == 1, sid
+        assert sections[sid].count(unmapped) == 1, sid
         assert "dice_pool_7" in sections[sid]  # the system that has combat still shows
-    assert sections["opposed"].count(
-        "pbta_2d6 is not in this section: it declares no opposed-check rule.") == 1
+    for plugin in ("pbta_2d6", "pbta_checks"):
+        assert sections["opposed"].count(
+            f"{plugin} is not in this section: it declares no opposed-check rule.") == 1
+        assert sections["ladders"].count(f"{plugin} is not in this section: it declares "
+                                         "no rungs on the common ladder") == 1
     assert sections["campaign"].count(
-        "pbta_2d6 is not in this section: it declares no campaign mechanics.") == 1
-    assert sections["ladders"].count("pbta_2d6 is not in this section: it declares no "
-                                     "rungs on the common ladder") == 1
+        "pbta_checks is not in this section: it declares no campaign mechanics.") == 1
+    assert "pbta_2d6 is not in this section: it declares no campaign" not in \
+        sections["campaign"]
     # the sentences appear nowhere else, and never for the built-in system
-    assert report_page["html"].count("is not in this section") == len(COMBAT_SECTIONS) + 3
+    assert report_page["html"].count("is not in this section") == \
+        2 * len(COMBAT_SECTIONS) + 2 + 2 + 1
     assert "dice_pool_7 is not in this section" not in report_page["html"]
     # the skipped parts leave no plug-in rows behind
     assert "pbta_2d6" not in [r[1] for r in report_page["tables"]["combat-duels"]["rows"]]
@@ -266,12 +264,13 @@ def test_report_skips_undeclared_parts_with_one_sentence(report_page):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (("duel", "pbta_2d6", "competent", "expert"),
-     "error: pbta_2d6: this system declares no combat rules, so there is no duel"),
-    (("archetypes", "pbta_2d6"), "error: pbta_2d6: this system declares no combat rules, "
-                                 "so there is no archetype library"),
-    (("campaign", "pbta_2d6", "morality"), "error: pbta_2d6: this system declares no "
-                                           "campaign mechanics, so there is no campaign"),
+    (("duel", "pbta_checks", "competent", "expert"),
+     "error: pbta_checks: this system declares no combat rules, so there is no duel"),
+    (("archetypes", "pbta_checks"), "error: pbta_checks: this system declares no combat "
+                                    "rules, so there is no archetype library"),
+    (("campaign", "pbta_checks", "morality"), "error: pbta_checks: this system declares "
+                                              "no campaign mechanics, so there is no "
+                                              "campaign"),
 ])
 def test_commands_needing_an_undeclared_part_say_so(site, argv, message):
     done = cli(site, *argv)
@@ -354,11 +353,11 @@ def test_audit_guardrails_on_a_plugin_check(site, tmp_path):
 
 def test_audit_discover_skips_a_checks_only_plugin(site, tmp_path):
     cfg = tmp_path / "d.toml"
-    cfg.write_text('name = "d"\n[discover]\nsystems = ["pbta_2d6"]\n')
+    cfg.write_text('name = "d"\n[discover]\nsystems = ["pbta_checks"]\n')
     done = cli(site, "audit", "--discover", str(cfg), "--format", "csv", "--no-progress")
     assert done.returncode == 0, done.stderr
     assert pd.read_csv(io.StringIO(done.stdout)).empty
     assert done.stderr.strip() == (
-        "note: pbta_2d6: this system declares no combat rules, so --discover skips it "
+        "note: pbta_checks: this system declares no combat rules, so --discover skips it "
         "(dominated options, one-hit fights, gap variants and knob interactions are all "
         "measured on duels)")

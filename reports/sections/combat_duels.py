@@ -18,7 +18,7 @@ from reports.sections.combat_common import (
     _view,
     combat_frames,
 )
-from reports.sections.common import _figure, _table, for_systems_with, pct
+from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
 
@@ -144,7 +144,7 @@ def _duel_figure(stats: Mapping, max_round: int = 15):
     return fig
 
 
-@for_systems_with("has_combat", "combat-duels", N_("Combat: the same duels in every system"))
+@for_systems_with(MAPPED, "combat-duels", N_("Combat: the same duels in every system"))
 def section_combat_duels(settings: ReportSettings) -> Section:
     """The same duels in every system (analysis.combat.cross_combat; exact where solvable)."""
     title = _("Combat: the same duels in every system")

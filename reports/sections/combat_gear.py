@@ -15,7 +15,7 @@ from reports.sections.combat_common import (
     _view,
     combat_frames,
 )
-from reports.sections.common import _figure, _table, for_systems_with, pct
+from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
 
@@ -42,7 +42,7 @@ def _effects_figure(effects: pd.DataFrame):
     return fig
 
 
-@for_systems_with("has_combat", "combat-gear", N_("Combat: tactics and armour"))
+@for_systems_with(MAPPED, "combat-gear", N_("Combat: tactics and armour"))
 def section_combat_gear(settings: ReportSettings) -> Section:
     """Tactic and armour effects on the even duel of each system (exact)."""
     title = _("Combat: tactics and armour")

@@ -13,7 +13,7 @@ from reports.sections.combat_common import (
     _view,
     combat_frames,
 )
-from reports.sections.common import _figure, _table, for_systems_with, pct
+from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
 
@@ -42,7 +42,7 @@ def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, max_round: in
     return fig
 
 
-@for_systems_with("has_combat", "combat-groups", N_("Combat: group fights"))
+@for_systems_with(MAPPED, "combat-groups", N_("Combat: group fights"))
 def section_combat_groups(settings: ReportSettings) -> Section:
     """2v2 and 3v1 fights per system (Monte Carlo with SEs) and their survival curves."""
     title = _("Combat: group fights")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import _ROUND_FORMATS, _method_note, combat_frames
-from reports.sections.common import _table, _variant_map, for_systems_with, pct
+from reports.sections.common import MAPPED, _table, _variant_map, for_systems_with, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
 
@@ -50,7 +50,7 @@ def upset_reading(frame, swing) -> list[str]:
     return reading
 
 
-@for_systems_with("has_combat", "combat-upsets", N_("Combat: swinginess and upsets"))
+@for_systems_with(MAPPED, "combat-upsets", N_("Combat: swinginess and upsets"))
 def section_combat_upsets(settings: ReportSettings) -> Section:
     """Swinginess: how often the weaker rung wins one roll vs a whole fight."""
     title = _("Combat: swinginess and upsets")

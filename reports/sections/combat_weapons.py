@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from reports.i18n import N_, _, format_spec
 from reports.sections.combat_common import _aftermath_words, combat_frames
-from reports.sections.common import _table, for_systems_with, pct
+from reports.sections.common import MAPPED, _table, for_systems_with, pct
 from reports.settings import ReportSettings
 from reports.structure import Section
 
 
-@for_systems_with("has_combat", "combat-weapons", N_("Combat: one hit, by weapon"))
+@for_systems_with(MAPPED, "combat-weapons", N_("Combat: one hit, by weapon"))
 def section_combat_weapons(settings: ReportSettings) -> Section:
     """One-hit incapacitation and kill odds by weapon (exact, analysis.combat.lethality)."""
     title = _("Combat: one hit, by weapon")

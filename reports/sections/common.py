@@ -29,18 +29,43 @@ def system_summary(system: str) -> str:
 #: and how the skip sentence names them
 PARTS = {"opposed": N_("opposed-check rule"), "has_combat": N_("combat rules"),
          "has_campaign": N_("campaign mechanics")}
+#: the part the combat sections need: combat rules and fights in the cross-combat
+#: mapping file (a plug-in opts in by a mapping)
+MAPPED = "cross_combat"
+
+
+def _mapped() -> set[str]:
+    from analysis.combat import cross_combat
+
+    return set(cross_combat.load_cross()["systems"])
+
+
+def _left_out(system: str, part: str) -> str | None:
+    """The sentence leaving ``system`` out of a section needing ``part`` (None: in)."""
+    spec = registry()[system]
+    if part == MAPPED:
+        if not spec.has_combat:
+            return skipped(system, PARTS["has_combat"])
+        if system not in _mapped():
+            return _("{system} is not in this section: the cross-combat mapping file "
+                     "(analysis/data/cross_combat.toml) maps no fights for it.").format(
+                system=system)
+        return None
+    return None if getattr(spec, part) else skipped(system, PARTS[part])
 
 
 def for_systems_with(part: str, section_id: str, title: str):
-    """Decorate a section that needs a part of a system (a key of :data:`PARTS`): it runs
-    on the report's systems that declare it, and every other system gets one sentence
-    saying it is left out (with none left, the section is those sentences alone)."""
+    """Decorate a section that needs a part of a system (a key of :data:`PARTS`, or
+    :data:`MAPPED` for the combat sections): it runs on the report's systems that have
+    it, and every other system gets one sentence saying it is left out (with none left,
+    the section is those sentences alone)."""
 
     def wrap(fn):
         @functools.wraps(fn)
         def section(settings: ReportSettings):
-            have = tuple(s for s in settings.systems if getattr(registry()[s], part))
-            notes = [skipped(s, PARTS[part]) for s in settings.systems if s not in have]
+            out_notes = {s: _left_out(s, part) for s in settings.systems}
+            have = tuple(s for s in settings.systems if out_notes[s] is None)
+            notes = [n for n in out_notes.values() if n is not None]
             if not notes:
                 return fn(settings)
             if not have:
