@@ -100,6 +100,12 @@ def run_ladder(args) -> int:
                          "--table cells, swinginess or upsets")
     lad = load_ladders(args.ladders)
     cells = ladder_table(lad, given)
+    import sys
+
+    from analysis.checks.ladders import left_out
+
+    for note in left_out(lad):
+        print(f"note: {note}", file=sys.stderr)
     table = {"cells": lambda: cells, "swinginess": lambda: swinginess(lad, given),
              "upsets": lambda: upset_table(lad, given), "anchor": lambda: anchor_report(lad)}[
         args.table]()

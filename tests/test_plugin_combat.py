@@ -466,3 +466,55 @@ def test_cross_combat_takes_a_plugin_the_file_maps(site):
     row = t[(t["matchup"] == "melee_equal") & (t["system"] == "pbta_2d6")].iloc[0]
     assert row["p_side0"] == pytest.approx(0.5, abs=1e-12)
     assert {"dice_pool_7", "d20_degrees"} <= set(t["system"])
+
+
+SWEEP = """
+name = "pbta sweep"
+system = "pbta_2d6"
+seed = 7
+
+[[fights]]
+name = "even_duel"
+a = "competent"
+b = "competent"
+exact = true
+
+[sweep]
+fights = { "a.stat" = [0, 1, 2], "a.weapon" = ["light_melee", "heavy_melee"] }
+fight_metric = "p_side0"
+
+[output]
+tables = ["fight_sweep"]
+"""
+
+
+def test_sweep_takes_the_plugin_fights(site, tmp_path):
+    """``sweep`` over a plug-in fight's knobs: at the competent fighter's own stat and
+    weapon the cell is the mirror duel (0.5 exactly, PC2); a higher stat wins more."""
+    path = tmp_path / "sweep.toml"
+    path.write_text(SWEEP)
+    out = tmp_path / "sweep.csv"
+    done = cli(site, "sweep", str(path), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    t = pd.read_csv(out).set_index(["a.stat", "a.weapon"])["p_side0"]
+    assert len(t) == 6
+    assert t[(1, "heavy_melee")] == pytest.approx(0.5, abs=1e-12)
+    assert t[(0, "heavy_melee")] < t[(1, "heavy_melee")] < t[(2, "heavy_melee")]
+
+
+def test_solve_lethality_and_audit_take_the_plugin(site):
+    """``solve lethality`` searches a plug-in fighter's stat on the exact chain, and
+    ``audit`` judges a plug-in fight guardrail (the mirror duel is even: pass)."""
+    done = cli(site, "solve", "lethality", "--system", "pbta_2d6", "--a", "competent",
+               "--b", "competent", "--knob", "b.stat", "--range=-1:3", "--target", "0.3",
+               "--metric", "p_side0", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    t = pd.read_csv(io.StringIO(done.stdout)).set_index("value")
+    assert t.loc[1, "estimate"] == pytest.approx(0.5, abs=1e-12)  # b's own stat: a mirror
+    assert t.loc[-1, "estimate"] > t.loc[0, "estimate"] > 0.5  # a weaker b loses more
+    assert t["chosen"].sum() == 1
+    done = cli(site, "audit", str(PKG / "scenarios" / "even_duel.toml"), "--format", "csv")
+    assert done.returncode in (0, 1), done.stderr
+    a = pd.read_csv(io.StringIO(done.stdout)).set_index("guardrail")
+    assert a.loc["even duel is even (pbta_2d6)", "status"] == "pass"
+    assert a.loc["even duel is even (pbta_2d6)", "value"] == pytest.approx(0.5, abs=1e-12)

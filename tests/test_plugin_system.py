@@ -139,6 +139,19 @@ def test_solve_difficulty_through_the_ladder_hook(site):
     assert list(dict.fromkeys(t["system"]))[-2:] == ["pbta_2d6", "pbta_checks"]
 
 
+def test_ladder_says_which_systems_it_leaves_out(site):
+    """The common ladder maps the five built-ins; each plug-in it leaves out gets one note
+    on stderr saying why (no ladder rules declared)."""
+    done = cli(site, "ladder", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    notes = done.stderr.strip().splitlines()
+    assert notes == [f"note: {p}: not on the common ladder: it declares no ladder rules "
+                     "(System.ladder_rules)" for p in ("pbta_2d6", "pbta_checks")]
+    t = pd.read_csv(io.StringIO(done.stdout))
+    assert set(t["system"]) == {"dice_pool_7", "middle_3d10", "dice_pool_6", "percentile",
+                                "d20_degrees"}
+
+
 def test_modifiers_from_the_catalogue(site):
     t = table(site, "modifiers", "pbta_2d6")
     cell = t.set_index(["modifier", "bonus", "level"])

@@ -229,6 +229,21 @@ def load_ladders(path: str | Path | None = None) -> Ladders:
     return lad
 
 
+def left_out(ladders=None) -> list[str]:
+    """One sentence per installed system the common ladder leaves out, saying why: it
+    declares no ladder rules (``System.ladder_rules``), or the ladders file maps no rungs
+    for it."""
+    lad = _as_ladders(ladders)
+    notes = []
+    for sid, s in registry().items():
+        if sid in lad.systems:
+            continue
+        why = ("it declares no ladder rules (System.ladder_rules)" if s.ladder_rules is None
+               else "the ladders file maps no rungs for it")
+        notes.append(f"{sid}: not on the common ladder: {why}")
+    return notes
+
+
 def _as_ladders(ladders) -> Ladders:
     if isinstance(ladders, Ladders):
         return ladders
