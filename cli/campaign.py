@@ -60,13 +60,15 @@ def mechanic_parser(mech) -> argparse.ArgumentParser:
     """The options of one mechanic: its parameters (from ``mech.params``), then the
     table, method and output options."""
     p = _MechanicParser(prog=f"rpg-balance campaign {mech.system} {mech.name}", allow_abbrev=False,
-                        description=f"{mech.help} (rules {mech.rules}). State: {mech.state}.",
-                        epilog="example: rpg-balance campaign percentile skill-growth "
-                        "--skill 40 --uses 1 --sessions 20")
+                        description=f"{mech.help} (rules {mech.rules}). State: "
+                        f"{mech.state}.".replace("%", "%%"),
+                        epilog=f"example: rpg-balance campaign {mech.system} {mech.name} "
+                        "--sessions 20 --method both --seed 1")
     g = p.add_argument_group(f"{mech.name} parameters")
     for q in mech.params:
         rng = f", {q.range[0]}..{q.range[1]}" if q.range else ""
-        text = f"{q.help} [{q.rule}] (default {q.default}{rng})"
+        # argparse formats help with %: a literal % in a mechanic's text is doubled
+        text = f"{q.help} [{q.rule}] (default {q.default}{rng})".replace("%", "%%")
         if q.type is bool:
             g.add_argument(q.flag, dest=q.name, action=argparse.BooleanOptionalAction,
                            default=q.default, help=text)

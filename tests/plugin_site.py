@@ -34,7 +34,7 @@ from pbta_2d6 import PLUGIN as _FULL
 PLUGIN = dataclasses.replace(
     _FULL, id="pbta_checks", name="2d6 + modifier, checks only", combat=None,
     campaign=None, archetype_library=None, campaign_example=None, health_trait=None,
-    interaction_sweep=None)
+    interaction_sweep=None, modifiers=())
 """
 
 

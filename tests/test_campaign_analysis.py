@@ -376,3 +376,21 @@ def test_scenario_file_runs_into_campaign_table(tmp_path):
         cdp7.morality_exact(morality=7, infraction=5, sessions=30).mean())
     written = write_results(res, "csv", tmp_path / "out")
     assert [p.name for p in written] == ["campaign.csv"]
+
+
+def test_cli_mechanic_help_takes_a_percent_sign(capsys, monkeypatch):
+    """A mechanic's help text may say "50 %": argparse formats help with %, so the command
+    doubles it (a plug-in's text once ended ``--help`` in a ValueError traceback)."""
+    import dataclasses
+
+    mech = mechanic("dice_pool_7", "morality")
+    params = tuple(dataclasses.replace(p, help=p.help + " (50 % of sessions)")
+                   for p in mech.params)
+    patched = dataclasses.replace(mech, params=params, help=mech.help + " at 100 %")
+    monkeypatch.setitem(mechanics("dice_pool_7"), "morality", patched)
+    with pytest.raises(SystemExit) as exc:
+        main(["campaign", "dice_pool_7", "morality", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "(50 % of sessions)" in out
+    assert "example: rpg-balance campaign dice_pool_7 morality" in out

@@ -152,6 +152,18 @@ def test_ladder_says_which_systems_it_leaves_out(site):
                                 "d20_degrees"}
 
 
+def test_modifiers_of_every_system_leave_out_one_without_a_catalogue(site):
+    """``modifiers`` with no system stacks every system that declares modifiers; the
+    checks-only plug-in declares none and is left out (not an error)."""
+    t = table(site, "modifiers")
+    assert "pbta_2d6" in set(t["system"])
+    assert "pbta_checks" not in set(t["system"])
+    done = cli(site, "modifiers", "pbta_checks")
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("error: pbta_checks: this system declares no modifiers, "
+                                   "so there is no modifier table")
+
+
 def test_modifiers_from_the_catalogue(site):
     t = table(site, "modifiers", "pbta_2d6")
     cell = t.set_index(["modifier", "bonus", "level"])
@@ -265,11 +277,13 @@ def test_report_skips_undeclared_parts_with_one_sentence(report_page):
                                          "no rungs on the common ladder") == 1
     assert sections["campaign"].count(
         "pbta_checks is not in this section: it declares no campaign mechanics.") == 1
+    assert sections["modifiers"].count(
+        "pbta_checks is not in this section: it declares no modifiers.") == 1
     assert "pbta_2d6 is not in this section: it declares no campaign" not in \
         sections["campaign"]
     # the sentences appear nowhere else, and never for the built-in system
     assert report_page["html"].count("is not in this section") == \
-        2 * len(COMBAT_SECTIONS) + 2 + 2 + 1
+        2 * len(COMBAT_SECTIONS) + 2 + 2 + 1 + 1
     assert "dice_pool_7 is not in this section" not in report_page["html"]
     # the skipped parts leave no plug-in rows behind
     assert "pbta_2d6" not in [r[1] for r in report_page["tables"]["combat-duels"]["rows"]]

@@ -151,8 +151,11 @@ def modifier_values(system: str, variants: Any = None,
 def modifier_table(systems: Iterable[str] | None = None,
                    variants: dict[str, Any] | None = None) -> pd.DataFrame:
     """:func:`modifier_values` for several systems stacked (axes not used by a system are
-    empty). ``variants`` maps a system id to its variants."""
-    systems = list(systems or registry())
+    empty). ``variants`` maps a system id to its variants. Without ``systems``: every
+    installed system that declares a modifiers catalogue (a named one without is an
+    :class:`InputError`)."""
+    systems = list(systems or [sid for sid, s in registry().items()
+                               if s.modifiers and s.check_grid is not None])
     variants = variants or {}
     return pd.concat([modifier_values(s, variants.get(s)) for s in systems],
                      ignore_index=True)

@@ -54,7 +54,9 @@ def systems() -> list[str]:
 
 def _system(system: str) -> str:
     s = registry.get(system)
-    if s.combat is None or s.archetype_library is None:
+    if s.combat is None:
+        raise InputError(f"{system}: this system declares no combat rules")
+    if s.archetype_library is None:
         raise InputError(f"{system}: this system declares no combat archetypes")
     return system
 

@@ -28,7 +28,7 @@ def system_summary(system: str) -> str:
 #: the parts of a system a section may need (a :class:`engines.system.System` property)
 #: and how the skip sentence names them
 PARTS = {"opposed": N_("opposed-check rule"), "has_combat": N_("combat rules"),
-         "has_campaign": N_("campaign mechanics")}
+         "has_campaign": N_("campaign mechanics"), "modifiers": N_("modifiers")}
 #: the part the combat sections need: combat rules and fights in the cross-combat
 #: mapping file (a plug-in opts in by a mapping)
 MAPPED = "cross_combat"

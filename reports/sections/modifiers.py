@@ -5,12 +5,13 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.checks import plots
-from reports.i18n import _, format_spec, percent, text
-from reports.sections.common import _figure, _table
+from reports.i18n import N_, _, format_spec, percent, text
+from reports.sections.common import _figure, _table, for_systems_with
 from reports.settings import ReportSettings
 from reports.structure import Section
 
 
+@for_systems_with("modifiers", "modifiers", N_("What a modifier is worth"))
 def section_modifiers(settings: ReportSettings) -> Section:
     """Worth of each rule's modifiers in percentage points (analysis.checks.modifiers)."""
     title = _("What a modifier is worth")
