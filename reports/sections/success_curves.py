@@ -135,8 +135,8 @@ def curve_reading(system: str, t: pd.DataFrame) -> str:
         return spec.curve_reading(lambda **axes: _p(t, **axes), TR)
     x, lines, fixed = _plain_axes(spec)
     first = _select(t, {**fixed, lines: spec.axes[lines][0]})
-    values = dict(low=pct(first["p_exact"].min()), high=pct(first["p_exact"].max()), x=x,
-                  lines=lines, value=spec.axes[lines][0], system=system)
+    values = {"low": pct(first["p_exact"].min()), "high": pct(first["p_exact"].max()),
+              "x": x, "lines": lines, "value": spec.axes[lines][0], "system": system}
     if not fixed:  # two axes only: nothing else is held
         return _("{system}: P(success) runs from {low} to {high} along its {x} axis "
                  "({lines} {value}).").format(**values)
