@@ -23,10 +23,15 @@ import numpy as np
 import pandas as pd
 
 from analysis.text import N_, Text
-from engines.campaign import CampaignStats, Mechanic, check_sessions, mechanic
+from engines.campaign import (
+    CampaignStats,
+    Mechanic,
+    campaign_variants,
+    check_sessions,
+    mechanic,
+)
 from engines.errors import InputError
 from engines.rng import Seed, normalize_seed
-from engines.variants import parse_variants
 
 TABLES = ("summary", "distribution", "passage")
 METHODS = ("exact", "mc", "both")
@@ -54,8 +59,7 @@ def resolve(system: str, name: str, params: Mapping[str, Any] | None = None,
         if p.type is str and p.choices and value not in p.choices:
             raise InputError(f"{key}: expected one of {', '.join(p.choices)}, got {value!r}")
         out[key] = value
-    v = variants if isinstance(variants, mech.variants) else parse_variants(mech.variants,
-                                                                            variants)
+    v = campaign_variants(mech.variants, variants)
     for key in mech.combatants:
         out[key] = fighter(system, out[key], default=None if key == "opponent" else
                            "competent")
