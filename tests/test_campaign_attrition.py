@@ -228,6 +228,17 @@ def test_factory_gives_the_numbers_of_the_per_system_copies(system):
         assert mc.passage.tolist() == PINNED_MC[system]
 
 
+@pytest.mark.parametrize("mod", [c20, c6, cp], ids=["d20_degrees", "dice_pool_6",
+                                                    "percentile"])
+def test_module_dispatch_reaches_attrition(mod):
+    """A campaign module's exact(mechanic, ...) runs the mechanic named, attrition too."""
+    f = _competent(mod.SYSTEM)
+    st = mod.exact("attrition", 2, threshold=0, fighter=f)
+    assert st.mechanic == "attrition"
+    want = mod.attrition_exact(f, None, sessions=2)
+    np.testing.assert_array_equal(st.dist, want.dist)
+
+
 def test_mechanics_listed_with_rules():
     for system in SYSTEMS:
         mech = mechanic(system, "attrition")

@@ -322,21 +322,26 @@ MECHANICS = {
 }
 
 
+def _mechanic(name: str) -> Mechanic:
+    if name not in MECHANICS:
+        raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: "
+                         f"{', '.join(MECHANICS)}")
+    return MECHANICS[name]
+
+
 def exact(mechanic: str, sessions: int, threshold: int | None = None,
           variants: Variants | None = None, **params) -> CampaignStats:
-    """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`)."""
-    if mechanic not in MECHANICS:
-        raise InputError(f"mechanic: unknown {mechanic!r} for {SYSTEM}; known: hero-points")
-    return hero_points_exact(sessions, threshold, variants, **params)
+    """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
+    return _mechanic(mechanic).exact(sessions=sessions, threshold=threshold,
+                                     variants=variants, **params)
 
 
 def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
                 threshold: int | None = None, variants: Variants | None = None,
                 **params) -> CampaignStats:
-    """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`)."""
-    if mechanic not in MECHANICS:
-        raise InputError(f"mechanic: unknown {mechanic!r} for {SYSTEM}; known: hero-points")
-    return hero_points_monte_carlo(sessions, trials, seed, threshold, variants, **params)
+    """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
+    return _mechanic(mechanic).monte_carlo(sessions=sessions, trials=trials, seed=seed,
+                                           threshold=threshold, variants=variants, **params)
 
 
 # ---------------------------------------------------------------- attrition

@@ -513,23 +513,23 @@ attrition_exact = MECHANICS["attrition"].exact
 attrition_monte_carlo = MECHANICS["attrition"].monte_carlo
 
 
-def _mechanic(name: str) -> str:
+def _mechanic(name: str) -> Mechanic:
     if name not in MECHANICS:
         raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: "
                          f"{', '.join(MECHANICS)}")
-    return name
+    return MECHANICS[name]
 
 
 def exact(mechanic: str, sessions: int, threshold: int | None = None,
           variants: Variants | None = None, **params) -> CampaignStats:
     """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _EXACT[_mechanic(mechanic)](sessions=sessions, threshold=threshold,
-                                        variants=variants, **params)
+    return _mechanic(mechanic).exact(sessions=sessions, threshold=threshold,
+                                     variants=variants, **params)
 
 
 def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
                 threshold: int | None = None, variants: Variants | None = None,
                 **params) -> CampaignStats:
     """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _MC[_mechanic(mechanic)](sessions=sessions, trials=trials, seed=seed,
-                                     threshold=threshold, variants=variants, **params)
+    return _mechanic(mechanic).monte_carlo(sessions=sessions, trials=trials, seed=seed,
+                                           threshold=threshold, variants=variants, **params)
