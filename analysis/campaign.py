@@ -1,7 +1,8 @@
 """Campaign tables and the fan chart: what a mechanic does to a character over sessions.
 
-The engines (``engines/campaign_<system>.py``) return :class:`engines.campaign.CampaignStats`
-(exact probabilities or Monte Carlo counts); this module turns them into tidy tables:
+The campaign modules (``engines/systems/<id>/campaign.py``) return
+:class:`engines.campaign.CampaignStats` (exact probabilities or Monte Carlo counts); this
+module turns them into tidy tables:
 
 - ``summary``: ``session, mean, sd, q10, q50, q90`` (+ ``se_mean`` for Monte Carlo);
 - ``distribution``: ``session, value, p`` (+ ``se``), one row per state with p > 0;
