@@ -1,7 +1,8 @@
 """Campaign tables and the fan chart: what a mechanic does to a character over sessions.
 
-The engines (``engines/campaign_<system>.py``) return :class:`engines.campaign.CampaignStats`
-(exact probabilities or Monte Carlo counts); this module turns them into tidy tables:
+The campaign modules (``engines/systems/<id>/campaign.py``) return
+:class:`engines.campaign.CampaignStats` (exact probabilities or Monte Carlo counts); this
+module turns them into tidy tables:
 
 - ``summary``: ``session, mean, sd, q10, q50, q90`` (+ ``se_mean`` for Monte Carlo);
 - ``distribution``: ``session, value, p`` (+ ``se``), one row per state with p > 0;
@@ -23,10 +24,15 @@ import numpy as np
 import pandas as pd
 
 from analysis.text import N_, Text
-from engines.campaign import CampaignStats, Mechanic, check_sessions, mechanic
+from engines.campaign import (
+    CampaignStats,
+    Mechanic,
+    campaign_variants,
+    check_sessions,
+    mechanic,
+)
 from engines.errors import InputError
 from engines.rng import Seed, normalize_seed
-from engines.variants import parse_variants
 
 TABLES = ("summary", "distribution", "passage")
 METHODS = ("exact", "mc", "both")
@@ -54,8 +60,7 @@ def resolve(system: str, name: str, params: Mapping[str, Any] | None = None,
         if p.type is str and p.choices and value not in p.choices:
             raise InputError(f"{key}: expected one of {', '.join(p.choices)}, got {value!r}")
         out[key] = value
-    v = variants if isinstance(variants, mech.variants) else parse_variants(mech.variants,
-                                                                            variants)
+    v = campaign_variants(mech.variants, variants)
     for key in mech.combatants:
         out[key] = fighter(system, out[key], default=None if key == "opponent" else
                            "competent")

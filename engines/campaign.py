@@ -20,11 +20,14 @@ mechanics live in one module per system, the one its ``System.campaign`` names
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import InputError
+from .variants import parse_variants
 
 #: The most sessions a campaign run may follow.
 MAX_SESSIONS = 1000
@@ -103,6 +106,31 @@ def check_int(name: str, value, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= value <= hi:
         raise InputError(f"{name}: expected an integer {lo}..{hi}, got {value!r}")
     return int(value)
+
+
+def campaign_variants(cls: type, given=None):
+    """The campaign variants ``given`` as a validated ``cls`` object (every campaign
+    module's ``Variants`` goes through here).
+
+    ``given``: None (the defaults), a ``cls`` object, a mapping ``{name: value}`` or
+    ``NAME=VALUE`` strings (one, or an iterable of them). Every field is validated by
+    :func:`engines.variants.parse_variants` (known name, type, choices), which also calls
+    the dataclass's ``check()`` when it has one; a ``cls`` object is checked field by
+    field the same way. Anything wrong is an :class:`InputError` of one line.
+    """
+    if isinstance(given, cls):
+        given = {f.name: getattr(given, f.name) for f in dataclasses.fields(cls)}
+    elif isinstance(given, str):
+        given = [given]
+    elif isinstance(given, Iterable) and not isinstance(given, Mapping) \
+            and not dataclasses.is_dataclass(given):
+        given = list(given)
+    if not (given is None or isinstance(given, Mapping)
+            or (isinstance(given, list) and all(isinstance(g, str) for g in given))):
+        kind = type(given)
+        raise InputError(f"variants: expected {cls.system} campaign Variants, a mapping or "
+                         f"NAME=VALUE strings, got {kind.__module__}.{kind.__qualname__}")
+    return parse_variants(cls, given)
 
 
 def check_sessions(sessions) -> int:

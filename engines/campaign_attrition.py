@@ -1,7 +1,8 @@
 """Attrition: one fighter through ``k`` consecutive fights, with rest between them.
 
-Shared by the ``attrition`` mechanic of every ``engines/campaign_<system>.py`` module
-(RULES.md "Lethality outcomes" and each system's healing rule). The followed fighter
+Every system's ``attrition`` mechanic is made by :func:`attrition_mechanic` from what
+differs between systems: its combat module, the health track, the exact fight and the
+rest (RULES.md "Lethality outcomes" and each system's healing rule). The followed fighter
 (side 0) meets a fresh, unhurt opponent in every fight (a "session" is one fight). A
 fight starts from the fighter's damage after the last rest and ends with it able to act
 (it won, or the round cap stopped the fight) with some damage, or fallen: dead, dying
@@ -28,11 +29,24 @@ but for the rest map, which both share.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
-from .campaign import CampaignStats, Param, check_int, check_sessions, evolve, first_passage
+from .campaign import (
+    CampaignStats,
+    Mechanic,
+    Param,
+    campaign_variants,
+    check_int,
+    check_sessions,
+    evolve,
+    first_passage,
+)
+from .rng import Seed
 
 #: Values of the absorbing fallen states (``FATES`` order dead, dying, out is reversed).
 OUT, DYING, DEAD = 0, -1, -2
@@ -142,10 +156,9 @@ def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
     group with a seed spawned from ``seed`` by (fight, group, state): reproducible, and
     independent of the thread count as the kernels are. The rest is ``rest`` (as in
     :func:`reachable`)."""
-    from .campaign import check_int as _ci
     from .rng import normalize_seed
 
-    trials = _ci("trials", trials, 1, 10**9)
+    trials = check_int("trials", trials, 1, 10**9)
     root = normalize_seed(seed)
     vals = values(health)
     n = size + 3
@@ -207,3 +220,106 @@ def check_start(fights, threshold, health: int):
     if threshold is not None:
         threshold = check_int("threshold", threshold, DEAD, health)
     return fights, threshold
+
+
+class _Run(NamedTuple):
+    """One attrition run's checked inputs (:func:`attrition_mechanic`)."""
+
+    module: ModuleType
+    fighter: object
+    opponent: object
+    size: int
+    fights: int
+    threshold: int | None
+    combat: object
+    rest: Callable[[int, int], int]
+    notes: dict
+
+
+def check_both(fighter, opponent) -> None:
+    """Both combatants' own ``check()`` (a ``check`` for :func:`attrition_mechanic`)."""
+    fighter.check()
+    opponent.check()
+
+
+def attrition_mechanic(*, system: str, variants: type, combat: str,
+                       fight: Callable[[object, object, int, object],
+                                       tuple[np.ndarray, np.ndarray]],
+                       health: Callable[[object], int],
+                       rest: Callable[[object, object, int, int], int],
+                       notes: Sequence[str], rules: str, state: str, help: str,
+                       combatant: str = "Combatant",
+                       check: Callable[[object, object], None] | None = None,
+                       combat_of: Callable[[object], object] | None = None) -> Mechanic:
+    """The ``attrition`` :class:`~engines.campaign.Mechanic` of one system.
+
+    - ``system``: the system id; ``variants``: its campaign ``Variants`` dataclass;
+    - ``combat``: the import name of its combat module, loaded when a run starts; the
+      module's ``combatant`` class is the type of both sides and its ``duel_mc_end``
+      the Monte Carlo fight started hurt;
+    - ``fight(fighter, opponent, damage, combat_variants)`` -> ``(end, fates)`` of one
+      exact fight started with ``damage`` (as in :func:`reachable`);
+    - ``health(fighter)``: the fighter's track, the number of able states;
+    - ``rest(v, opponent, i, j)``: the damage at the next fight of a fighter that started
+      the fight with ``i`` and ended it able with ``j``, under campaign variants ``v``;
+    - ``notes``: the names of the variants the rest reads, recorded in the notes after
+      ``fighter`` and ``opponent``;
+    - ``rules``, ``state``, ``help``: the mechanic's rule ids, state label and help line;
+    - ``check(fighter, opponent)``: what the system refuses in a pair (None: nothing
+      beyond the type; :func:`check_both` runs the combatants' own ``check()``);
+    - ``combat_of(v)``: the combat variants the campaign variants imply (None: the
+      combat module's defaults).
+
+    The mechanic's ``exact`` and ``monte_carlo`` also take ``combat_variants``: the
+    combat module's variants for every fight, instead of those ``combat_of`` gives.
+    """
+
+    def start(fighter, opponent, sessions, threshold, given, combat_variants) -> _Run:
+        module = importlib.import_module(combat)
+        fighter, opponent = pair(system, fighter, opponent, getattr(module, combatant))
+        if check is not None:
+            check(fighter, opponent)
+        v = campaign_variants(variants, given)
+        size = health(fighter)
+        fights, threshold = check_start(sessions, threshold, size)
+        if combat_variants is None and combat_of is not None:
+            combat_variants = combat_of(v)
+        return _Run(module, fighter, opponent, size, fights, threshold, combat_variants,
+                    lambda i, j: rest(v, opponent, i, j),
+                    {"fighter": fighter.name, "opponent": opponent.name,
+                     **{name: getattr(v, name) for name in notes}})
+
+    def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
+                        threshold: int | None = 0, variants=None,
+                        combat_variants=None) -> CampaignStats:
+        r = start(fighter, opponent, sessions, threshold, variants, combat_variants)
+        return exact(system, lambda i: fight(r.fighter, r.opponent, i, r.combat),
+                     r.rest, r.size, r.fights, r.threshold, r.notes)
+
+    def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
+                              trials: int = 10_000, seed: Seed = None,
+                              threshold: int | None = 0, variants=None,
+                              combat_variants=None) -> CampaignStats:
+        r = start(fighter, opponent, sessions, threshold, variants, combat_variants)
+        given = () if r.combat is None else (r.combat,)
+
+        def one(i, n, ss):
+            return r.module.duel_mc_end(r.fighter, r.opponent, i, n, ss, *given)
+
+        return monte_carlo(system, one, r.rest, r.size, r.size, 0, r.fights, trials, seed,
+                           r.threshold, r.notes)
+
+    attrition_exact.__doc__ = (
+        f"Attrition ({rules}), exact: {state} after each fight and the rest "
+        f"(:mod:`engines.campaign_attrition`, the duel chain of :mod:`{combat}`).")
+    attrition_monte_carlo.__doc__ = (
+        f"Attrition ({rules}), Monte Carlo: the duel kernel of :mod:`{combat}` started "
+        f"hurt (``duel_mc_end``), the same rest.")
+    for f in (attrition_exact, attrition_monte_carlo):
+        f.__module__ = variants.__module__
+        f.__qualname__ = f.__name__
+    return Mechanic(name="attrition", system=system, rules=rules, state=state,
+                    direction="down", help=help, params=ATTRITION_PARAMS,
+                    extra=dict(EXTRAS), threshold_default=0,
+                    combatants=("fighter", "opponent"), exact=attrition_exact,
+                    monte_carlo=attrition_monte_carlo, variants=variants)

@@ -1,5 +1,5 @@
 """The Python side of the campaign Monte Carlo kernels, shared by every
-``engines/campaign_<system>.py`` module.
+campaign module (``engines/systems/<id>/campaign.py`` for the built-ins).
 
 A campaign kernel is a serial loop over chunks ``first .. last - 1`` (one thread's block:
 :func:`engines.blocks.run_blocks`). It follows ``per_chunk[c]`` characters of chunk ``c``

@@ -34,7 +34,7 @@ def _coerce(name: str, raw: Any, default: Any, choices: tuple | None) -> Any:
             if text not in _TRUE | _FALSE:
                 raise InputError(f"variant {name}: expected true or false, got {raw!r}")
             value = text in _TRUE
-        elif text == "none":
+        elif text == "none" and "none" not in (choices or ()):  # "none" may be a choice
             value = None
         elif isinstance(default, int) or (choices and all(isinstance(c, int) for c in choices
                                                           if c is not None)):

@@ -16,7 +16,7 @@ import pytest
 from analysis.combat import archetypes as A
 from analysis.combat.library_hook import LADDER, renamed
 from cli.main import main
-from engines import system as registry
+from engines import system as systems_api
 from engines.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,12 +145,12 @@ def test_renamed_only_suggests_names_the_library_has():
 def test_the_loader_is_driven_by_the_systems_hook(monkeypatch):
     """A system id the loader has never heard of, whose System names dice_pool_7's hook,
     loads that library: nothing in the loader depends on the id."""
-    base = registry.get("dice_pool_7")
+    base = systems_api.get("dice_pool_7")
     fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
-    clone = registry.System(**{**fields, "id": "house_pool"})
-    bare = registry.System(**{**fields, "id": "no_fights", "archetype_library": None})
-    systems = {**registry.registry(), "house_pool": clone, "no_fights": bare}
-    monkeypatch.setattr(registry, "_REGISTRY", systems)
+    clone = systems_api.System(**{**fields, "id": "house_pool"})
+    bare = systems_api.System(**{**fields, "id": "no_fights", "archetype_library": None})
+    systems = {**systems_api.registry(), "house_pool": clone, "no_fights": bare}
+    monkeypatch.setattr(systems_api, "_REGISTRY", systems)
     assert A.names("house_pool") == A.names("dice_pool_7")
     assert A.combatant("house_pool", "competent").defense == 3  # min(DES 3, SAB 3), A8
     with pytest.raises(InputError, match="no_fights: this system declares no combat "

@@ -2,6 +2,7 @@
 scenario entries (analysis/campaign.py, analysis/cli_campaign.py, analysis/scenario.py,
 analysis/workflow.py)."""
 
+import dataclasses
 import io
 import math
 
@@ -167,6 +168,43 @@ def test_run_rejects_bad_params():
         camp.run("dice_pool_7", "morality", sessions=2, method="fast")
 
 
+@pytest.mark.parametrize(("system", "name"), [(s, m) for s, ms in MECHANIC_NAMES.items()
+                                              for m in ms])
+def test_bad_variant_is_the_same_one_line_error_in_every_mechanic(system, name):
+    """Every campaign module validates its variants through one function
+    (engines.campaign.campaign_variants): a bad value, whether in a Variants object, a
+    mapping or NAME=VALUE text, an unknown name or a wrong type is the same one-line
+    InputError from the exact chain and the Monte Carlo run alike."""
+    mech, params, _ = camp.resolve(system, name)
+    field = dataclasses.fields(mech.variants)[0].name
+    cases = [(dataclasses.replace(mech.variants(), **{field: "bogus"}), f"variant {field}: "),
+             ({field: "bogus"}, f"variant {field}: "),
+             (f"{field}=bogus", f"variant {field}: "),
+             (["bad=1"], f"unknown variant 'bad' for {system}"),
+             (42, f"variants: expected {system} campaign Variants")]
+    for bad, start in cases:
+        for run_it in (lambda v: mech.exact(sessions=1, threshold=None, variants=v, **params),
+                       lambda v: mech.monte_carlo(sessions=1, trials=10, seed=1,
+                                                  threshold=None, variants=v, **params)):
+            with pytest.raises(InputError) as exc:
+                run_it(bad)
+            assert str(exc.value).startswith(start), (bad, str(exc.value))
+            assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("system", "bad", "message"), [
+    ("percentile", {"skill_cap": 500}, "variant skill_cap: must be 1..200"),
+    ("d20_degrees", {"rest_minutes": -1}, "variant rest_minutes: expected an integer 0..100000"),
+])
+def test_variants_check_runs_for_every_mechanic(system, bad, message):
+    """A campaign Variants' own check() runs whichever mechanic reads the variants, for an
+    object built without parse_variants too."""
+    for mech in mechanics(system).values():
+        _, params, _ = camp.resolve(system, mech.name)
+        with pytest.raises(InputError, match=message):
+            mech.exact(sessions=1, variants=mech.variants(**bad), **params)
+
+
 def test_mc_batches_reproducible_and_close_to_exact():
     """Above one batch the run is pooled from spawned seeds: same seed, same numbers; and
     P(skill) after 3 sessions within 5 SE + 1/n of the exact chain (D6)."""
@@ -312,6 +350,13 @@ def test_cli_both_and_solve(capsys):
     ["campaign", "percentile", "skill-growth", "--reach", "50"],
     ["campaign", "percentile", "skill-growth", "--plot", "fan.gif"],
     ["campaign", "dice_pool_7", "morality", "--sessions", "2000"],
+    *[["campaign", s, m, "--variant", "bad=1"] for s, m in (
+        ("dice_pool_7", "morality"), ("middle_3d10", "arcane"), ("dice_pool_6", "hunger"),
+        ("percentile", "luck"), ("d20_degrees", "hero-points"), ("dice_pool_7", "attrition"),
+        ("middle_3d10", "attrition"), ("dice_pool_6", "attrition"), ("percentile", "attrition"),
+        ("d20_degrees", "attrition"))],
+    ["campaign", "d20_degrees", "hero-points", "--variant", "rest_minutes=-1"],
+    ["campaign", "middle_3d10", "attrition", "--variant", "recovery=9"],
 ])
 def test_cli_bad_input_one_line_exit_2_nothing_written(capsys, tmp_path, argv):
     target = tmp_path / "out.csv"

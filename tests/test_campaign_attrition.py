@@ -194,6 +194,51 @@ def test_opponent_option_and_bad_input():
         camp.run("middle_3d10", "attrition", {}, sessions=2, method="mc", trials=0)
 
 
+#: P(able after 2 fights), P(able after 3), P(dead by 3) of the ladder's competent against
+#: its equal (d20_degrees with a 3-minute rest, so fights start hurt), as each system's own
+#: copy of the attrition functions gave them before engines.campaign_attrition.
+#: attrition_mechanic replaced the copies.
+PINNED = {
+    "dice_pool_7": (0.06640432289394498, 0.005281579679375251, 0.06786359282766682),
+    "middle_3d10": (0.24771656094802394, 0.12216459081502506, 0.0),
+    "dice_pool_6": (0.15178779340751997, 0.038542657424232574, 0.0025109567041209802),
+    "percentile": (0.1706390523590606, 0.04851429685827691, 0.434251177607292),
+    "d20_degrees": (0.17149874180798483, 0.05204310312450493, 0.0),
+}
+#: Monte Carlo first-fall counts (2000 fighters, seed 7, 3 fights) from the same copies.
+PINNED_MC = {"middle_3d10": [0, 974, 511, 257, 258], "dice_pool_6": [0, 1028, 689, 206, 77]}
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_factory_gives_the_numbers_of_the_per_system_copies(system):
+    """One factory (engines.campaign_attrition.attrition_mechanic) for the five systems
+    changed no number. After one fight P(able) is 1/2 in every system (two equal
+    fighters, random initiative, the round cap never reached: each wins half the time);
+    after two and three the numbers the per-system copies gave, to 1e-12."""
+    variants = {"rest_minutes": 3} if system == "d20_degrees" else {}
+    st = camp.run(system, "attrition", {}, sessions=3, variants=variants)["exact"]
+    assert st.extra["p_able"][1] == pytest.approx(0.5, abs=1e-9)
+    able2, able3, dead3 = PINNED[system]
+    assert st.extra["p_able"][2] == pytest.approx(able2, abs=1e-12)
+    assert st.extra["p_able"][3] == pytest.approx(able3, abs=1e-12)
+    assert st.extra["p_dead"][3] == pytest.approx(dead3, abs=1e-12)
+    if system in PINNED_MC:
+        mc = camp.run(system, "attrition", {}, sessions=3, method="mc", trials=2000,
+                      seed=7)["mc"]
+        assert mc.passage.tolist() == PINNED_MC[system]
+
+
+@pytest.mark.parametrize("mod", [c20, c6, cp], ids=["d20_degrees", "dice_pool_6",
+                                                    "percentile"])
+def test_module_dispatch_reaches_attrition(mod):
+    """A campaign module's exact(mechanic, ...) runs the mechanic named, attrition too."""
+    f = _competent(mod.SYSTEM)
+    st = mod.exact("attrition", 2, threshold=0, fighter=f)
+    assert st.mechanic == "attrition"
+    want = mod.attrition_exact(f, None, sessions=2)
+    np.testing.assert_array_equal(st.dist, want.dist)
+
+
 def test_mechanics_listed_with_rules():
     for system in SYSTEMS:
         mech = mechanic(system, "attrition")

@@ -19,7 +19,7 @@ import pytest
 from analysis.checks.curves import success_curves
 from cli.main import main
 from engines.errors import InputError
-from engines.system import get as system_module
+from engines.system import get as get_system
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,6 +139,6 @@ def test_api_unknown_system_and_method():
     with pytest.raises(InputError, match="unknown system 'dice_pool_8'"):
         success_curves("dice_pool_8")
     with pytest.raises(InputError, match="unknown system"):
-        system_module("fate")
+        get_system("fate")
     with pytest.raises(InputError, match="method"):
         success_curves("percentile", "guess")

@@ -189,11 +189,11 @@ def test_lethality_without_combat_engine_says_so(files, monkeypatch):
     """A system that declares no combat rules answers with the one standard line."""
     import dataclasses
 
-    from engines import system as registry
+    from engines import system as systems_api
 
-    systems = dict(registry.registry())
+    systems = dict(systems_api.registry())
     systems["d20_degrees"] = dataclasses.replace(systems["d20_degrees"], combat=None)
-    monkeypatch.setattr(registry, "_REGISTRY", systems)
+    monkeypatch.setattr(systems_api, "_REGISTRY", systems)
     rc, _, err = _run(["solve", "lethality", "--system", "d20_degrees", "--scenario",
                        str(files / "good.toml"), "--knob", "a.hit_points", "--range", "1:40",
                        "--target", "0.7"])

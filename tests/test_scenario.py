@@ -190,9 +190,9 @@ def test_expert_vs_difficulties_scenario(tmp_path):
     (the middle of 3d10; two 10s succeed, two 1s fail)."""
     import itertools
 
-    from analysis.checks.ladders import load_ladder
+    from analysis.checks.ladders import load_competence_ladder
 
-    ladder = load_ladder()
+    ladder = load_competence_ladder()
     sc = load_scenario(ROOT / "scenarios" / "expert_vs_difficulties.toml")
     res = run_scenario(sc, progress=False)
     checks = res.tables["checks"]
@@ -253,10 +253,10 @@ def test_percentile_bonus_dice_scenario():
     assert cell["p"].iloc[0] == pytest.approx(0.488)
     assert res.tables["sensitivity"].iloc[0]["knob"] == "dice"
     d = res.tables["difficulty"].iloc[0]
-    from analysis.checks.ladders import load_ladder
+    from analysis.checks.ladders import load_competence_ladder
     from engines.systems.percentile import checks as percentile
 
-    skill = load_ladder()["percentile"]["competent"]
+    skill = load_competence_ladder()["percentile"]["competent"]
     level = d["difficulty"].split()[0]
     assert d["p"] == pytest.approx(percentile.p_success(skill, level, -d["difficulty_value"]))
     assert abs(d["p"] - 0.5) <= 0.1

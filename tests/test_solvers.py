@@ -24,7 +24,7 @@ from engines.errors import InputError
 TARGETS = (0.05, 0.2, 0.35, 0.5, 0.65, 0.7, 0.8, 0.95)
 LADDER = ladders.FALLBACK_LADDER
 #: the ladder in force (the data file when present), which ladder names resolve to
-IN_FORCE = ladders.load_ladder()
+IN_FORCE = ladders.load_competence_ladder()
 
 
 # ---------------------------------------------------------------- independent oracles
@@ -254,7 +254,7 @@ def test_ladder_file_is_read(tmp_path):
     f = tmp_path / "ladders.toml"
     f.write_text("[competence.d20_degrees]\nexpert = 11\n\n[percentile.competence]\n"
                  "master = { value = 85 }\n")
-    ladder = ladders.load_ladder(f)
+    ladder = ladders.load_competence_ladder(f)
     assert ladder["d20_degrees"]["expert"] == 11
     assert ladder["d20_degrees"]["novice"] == LADDER["d20_degrees"]["novice"]
     assert ladder["percentile"]["master"] == 85
@@ -263,13 +263,13 @@ def test_ladder_file_is_read(tmp_path):
                  "[systems.dice_pool_7]\n"
                  "competence = { untrained = 1, novice = 2, competent = 4, expert = 6, "
                  "master = 8 }\n")
-    ladder = ladders.load_ladder(f)
+    ladder = ladders.load_competence_ladder(f)
     assert ladder["dice_pool_7"] == {"untrained": 1, "novice": 2, "competent": 4,
                                      "expert": 6, "master": 8}
     assert ladder["middle_3d10"] == LADDER["middle_3d10"]
     f.write_text("not = [toml")
     with pytest.raises(InputError, match="ladder"):
-        ladders.load_ladder(f)
+        ladders.load_competence_ladder(f)
 
 
 # ---------------------------------------------------------------- threshold search

@@ -52,6 +52,29 @@ def test_bad_variants_are_clear_errors(given, fragment):
         parse_variants(registry()["dice_pool_7"].variants, given)
 
 
+def _variant_classes():
+    from engines.campaign import campaign_systems
+
+    for sid, system in registry().items():
+        yield f"{sid} checks", system.variants
+        if system.has_combat:
+            yield f"{sid} combat", system.combat_engine().Variants
+    for sid in campaign_systems():
+        yield f"{sid} campaign", registry()[sid].campaign_engine().Variants
+
+
+@pytest.mark.parametrize(("label", "cls"), list(_variant_classes()))
+def test_every_choice_parses_from_text(label, cls):
+    """Every choice of every variant round-trips through NAME=VALUE (the CLI path),
+    the word "none" included where it is a choice of its own (percentile's
+    luck_spending, d20_degrees' combat variants)."""
+    for f in dataclasses.fields(cls):
+        for choice in f.metadata["choices"] or ():
+            text = "none" if choice is None else str(choice).lower()
+            assert getattr(parse_variants(cls, [f"{f.name}={text}"]), f.name) == choice, \
+                (label, f.name, choice)
+
+
 def test_variant_objects_are_frozen():
     v = registry()["percentile"].variants()
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -88,7 +88,7 @@ def _ladder_from_data(data: dict[str, Any]) -> dict[str, dict[str, int]]:
     return out
 
 
-def load_ladder(path: str | Path | None = None) -> dict[str, dict[str, int]]:
+def load_competence_ladder(path: str | Path | None = None) -> dict[str, dict[str, int]]:
     """The competence ladder ``{system: {rung: native value}}``.
 
     Reads ``path`` (default ``analysis/data/ladders.toml``) when it exists; systems or
@@ -104,6 +104,9 @@ def load_ladder(path: str | Path | None = None) -> dict[str, dict[str, int]]:
         for system, rungs in _ladder_from_data(data).items():
             ladder.setdefault(system, {}).update(rungs)
     return ladder
+
+
+load_ladder = load_competence_ladder  # TODO(rename): callers in scenario.py/audit.py
 
 
 class _Strict(BaseModel):

@@ -41,19 +41,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from analysis.combat.library_hook import ArchetypeHook, check_gear, unknown
 from analysis.combat.library_hook import validation as _validation
 from analysis.toml_input import read_toml
-from engines import system as registry
 from engines.errors import InputError
+from engines.system import get, registry
 from engines.variants import parse_variants
 
 
 def systems() -> list[str]:
     """Ids of every installed system with an archetype library."""
-    return [sid for sid, s in registry.registry().items()
+    return [sid for sid, s in registry().items()
             if s.combat is not None and s.archetype_library is not None]
 
 
 def _system(system: str) -> str:
-    s = registry.get(system)
+    s = get(system)
     if s.combat is None:
         raise InputError(f"{system}: this system declares no combat rules")
     if s.archetype_library is None:
@@ -63,7 +63,7 @@ def _system(system: str) -> str:
 
 def hook(system: str) -> ArchetypeHook:
     """The archetype-library hook the system's ``System.archetype_library`` names."""
-    where = registry.get(_system(system)).archetype_library
+    where = get(_system(system)).archetype_library
     module, _, attr = str(where).partition(":")
     try:
         found = getattr(importlib.import_module(module), attr)
@@ -76,8 +76,8 @@ def hook(system: str) -> ArchetypeHook:
 
 
 def engine(system: str):
-    """The combat engine module of ``system`` (``engines.combat_<system>``)."""
-    return registry.get(_system(system)).combat_engine()
+    """The combat engine module of ``system`` (the module its ``System.combat`` names)."""
+    return get(_system(system)).combat_engine()
 
 
 def variants(system: str, given=None):
@@ -98,8 +98,6 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
     variant only in the second. A name neither knows is an :class:`InputError` with the
     closest known names."""
     import difflib
-
-    from engines.system import get
 
     check_names = {f.name for f in dataclasses.fields(get(system).variants)}
     combat_names = {f.name for f in dataclasses.fields(engine(system).Variants)}

@@ -29,7 +29,6 @@ from engines.systems.middle_3d10 import combat as mid
 from engines.systems.percentile import combat as pct
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "combat"
-SYSTEMS = ("middle_3d10", "percentile")
 _DICE = re.compile(r"^\s*(\d+)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 _FLAT = re.compile(r"^\s*([+-]?\d+)\s*$")
 
@@ -306,6 +305,7 @@ def _load_percentile(raw: dict, fname: str) -> dict[str, PctArchetype]:
     return out
 
 
+#: The library loader of each system this module serves (the two hooks below), by id.
 _LOADERS = {"middle_3d10": _load_middle, "percentile": _load_percentile}
 
 
@@ -316,7 +316,8 @@ def load_library(system: str, path: str | Path | None = None) -> dict:
     :class:`~engines.errors.InputError` naming the file and key of the first problem.
     """
     if system not in _LOADERS:
-        raise InputError(f"combat library: unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+        raise InputError(f"combat library: unknown system {system!r}; known: "
+                         f"{', '.join(_LOADERS)}")
     path = Path(path) if path is not None else DATA_DIR / f"{system}.toml"
     fname = path.name
     raw = read_toml(path, "combat library file")

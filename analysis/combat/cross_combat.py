@@ -28,9 +28,9 @@ from analysis.combat import lethality
 from analysis.combat.archetypes import combatant, engine
 from analysis.combat.archetypes import systems as combat_systems
 from analysis.toml_input import read_toml
-from engines import system as registry
 from engines.errors import InputError
 from engines.fight import ROUND_CAP, FightStats, check_aftermath
+from engines.system import registry
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "cross_combat.toml"
 LADDER = ("untrained", "novice", "competent", "expert", "master")
@@ -106,7 +106,7 @@ def load_cross(path: str | Path | None = None) -> dict:
             problems.append(f"{fname}: matchups.{mid}.title: expected text")
         entry: dict[str, Any] = {"title": title}
         for key in sorted(set(table) - set(with_combat) - {"title"}):
-            if key in registry.registry():
+            if key in registry():
                 problems.append(f"{fname}: matchups.{mid}.{key}: {key}: this system "
                                 "declares no combat rules")
                 continue

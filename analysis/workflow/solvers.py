@@ -23,7 +23,7 @@ Three pieces:
   from :class:`engines.fight.FightStats` (see :mod:`analysis.combat.fights`).
 
 The competence ladder lives in ``analysis/data/ladders.toml`` (a designer-editable data
-file); :func:`load_ladder` reads it when present and otherwise uses
+file); :func:`load_competence_ladder` reads it when present and otherwise uses
 :data:`FALLBACK_LADDER`, documented below.
 """
 
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.checks.ladders import load_ladder
+from analysis.checks.ladders import load_competence_ladder
 from engines.errors import InputError
 from engines.system import registry
 
@@ -86,7 +86,7 @@ def competence_value(system: str, competence: int | str,
         return text, int(text)
     except ValueError:
         pass
-    rungs = (ladder or load_ladder()).get(system) or dict(spec.ladder)
+    rungs = (ladder or load_competence_ladder()).get(system) or dict(spec.ladder)
     if text not in rungs:
         raise InputError(f"competence: unknown ladder name {text!r}; known: "
                          f"{', '.join(rungs)} (or a native value for --system)")
@@ -188,7 +188,7 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
 
     target = _check_target(target)
     systems = _systems(systems)
-    ladder = ladder or load_ladder()
+    ladder = ladder or load_competence_ladder()
     if not isinstance(competence, str) and len(systems) > 1:
         raise InputError("competence: a native value means something different in each "
                          "system; give one --system or a ladder name")
@@ -223,7 +223,7 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
     import pandas as pd
 
     levels = [_check_target(q) for q in levels]
-    ladder = ladder or load_ladder()
+    ladder = ladder or load_competence_ladder()
     variants = variants or {}
     rows = []
     for system in _systems(systems):

@@ -146,9 +146,9 @@ def _show(value: Any) -> str:
 def check_tasks(sc, *, sweep: bool = True) -> list[CheckTask]:
     """The scenario's check tasks: each check × each sweep grid point, in grid order."""
     from analysis.checks.curves import AXES
-    from analysis.checks.ladders import load_ladder
+    from analysis.checks.ladders import load_competence_ladder
 
-    ladder = load_ladder()
+    ladder = load_competence_ladder()
     grid_names: list[tuple[str, str]] = []
     grid_values: list[list] = []
     if sweep and sc.sweep is not None:

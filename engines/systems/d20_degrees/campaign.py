@@ -50,12 +50,13 @@ from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
+    campaign_variants,
     check_int,
     check_sessions,
     evolve,
     first_passage,
 )
-from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.campaign_attrition import attrition_mechanic
 from engines.campaign_mc import expected_tallies, hit_mask, run
 from engines.config import KERNEL
 from engines.errors import InputError
@@ -93,6 +94,9 @@ class Variants:
                                  "1 (each session a new adventure, E9)",
                                  choices=("carry", "reset"))
 
+    def check(self) -> None:
+        check_int("variant rest_minutes", self.rest_minutes, 0, 100_000)
+
     def checks(self) -> d20.Variants:
         return d20.Variants(natural_1_fails=self.natural_1_fails,
                             natural_20_degree=self.natural_20_degree)
@@ -110,14 +114,6 @@ _PARAMS = (
     Param("earn", int, 50, "E-g20", "chance (%) that a fight awards one hero point",
           range=(0, 100)),
 )
-
-
-def _variants(variants) -> Variants:
-    v = DEFAULT if variants is None else variants
-    if not isinstance(v, Variants):
-        raise InputError(f"variants: expected campaign_d20_degrees.Variants, "
-                         f"got {type(v).__name__}")
-    return v
 
 
 _int = check_int
@@ -212,7 +208,7 @@ def hero_points_exact(sessions: int = 10, threshold: int | None = None,
                       variants: Variants | None = None, **params) -> CampaignStats:
     """Exact hero-point chain over sessions (E8, E9, E15, E-g20..E-g24); ``passage``: the
     session the points first fall to ≤ ``threshold``."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
     p = _params(params, v)
     threshold = None if threshold is None else _int("threshold", threshold, 0, v.point_cap)
@@ -299,7 +295,7 @@ def hero_points_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: See
                             threshold: int | None = None, variants: Variants | None = None,
                             **params) -> CampaignStats:
     """Monte Carlo of :func:`hero_points_exact`, one d20 at a time (E8, E9, E15)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
     p = _params(params, v)
     threshold = None if threshold is None else _int("threshold", threshold, 0, v.point_cap)
@@ -326,21 +322,26 @@ MECHANICS = {
 }
 
 
+def _mechanic(name: str) -> Mechanic:
+    if name not in MECHANICS:
+        raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: "
+                         f"{', '.join(MECHANICS)}")
+    return MECHANICS[name]
+
+
 def exact(mechanic: str, sessions: int, threshold: int | None = None,
           variants: Variants | None = None, **params) -> CampaignStats:
-    """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`)."""
-    if mechanic not in MECHANICS:
-        raise InputError(f"mechanic: unknown {mechanic!r} for {SYSTEM}; known: hero-points")
-    return hero_points_exact(sessions, threshold, variants, **params)
+    """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
+    return _mechanic(mechanic).exact(sessions=sessions, threshold=threshold,
+                                     variants=variants, **params)
 
 
 def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
                 threshold: int | None = None, variants: Variants | None = None,
                 **params) -> CampaignStats:
-    """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`)."""
-    if mechanic not in MECHANICS:
-        raise InputError(f"mechanic: unknown {mechanic!r} for {SYSTEM}; known: hero-points")
-    return hero_points_monte_carlo(sessions, trials, seed, threshold, variants, **params)
+    """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
+    return _mechanic(mechanic).monte_carlo(sessions=sessions, trials=trials, seed=seed,
+                                           threshold=threshold, variants=variants, **params)
 
 
 # ---------------------------------------------------------------- attrition
@@ -363,53 +364,12 @@ def rest(damage: int, minutes: int) -> int:
     return max(damage - minutes, 0)
 
 
-def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
-                    threshold: int | None = 0, variants: Variants | None = None
-                    ) -> CampaignStats:
-    """Attrition (E10–E16, E18, E-g25), exact: hit points left after each fight and rest."""
-    from engines import campaign_attrition as at
-    from engines.systems.d20_degrees import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Fighter)
-    v = _variants(variants)
-    check_int("variant rest_minutes", v.rest_minutes, 0, 100_000)
-    size = fighter.hit_points
-    fights, threshold = at.check_start(sessions, threshold, size)
-    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i),
-                    lambda _i, j: rest(j, v.rest_minutes), size, fights,  # E18, E-g25
-                    threshold, {"fighter": fighter.name, "opponent": opponent.name,
-                                "rest_minutes": v.rest_minutes})
-
-
-def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
-                          trials: int = 10_000, seed: Seed = None,
-                          threshold: int | None = 0, variants: Variants | None = None
-                          ) -> CampaignStats:
-    """Attrition Monte Carlo: the E10–E16 duel kernel started hurt
-    (:func:`engines.systems.d20_degrees.combat.duel_mc_end`), the same rest (E18, E-g25)."""
-    from engines import campaign_attrition as at
-    from engines.systems.d20_degrees import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Fighter)
-    v = _variants(variants)
-    check_int("variant rest_minutes", v.rest_minutes, 0, 100_000)
-    size = fighter.hit_points
-    fights, threshold = at.check_start(sessions, threshold, size)
-
-    def fight(i, n, ss):
-        return cb.duel_mc_end(fighter, opponent, i, n, ss)
-
-    return at.monte_carlo(SYSTEM, fight, lambda _i, j: rest(j, v.rest_minutes),  # E18
-                          size, size, 0, fights, trials, seed,
-                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
-                                      "rest_minutes": v.rest_minutes})
-
-
-MECHANICS["attrition"] = Mechanic(
-    name="attrition", system=SYSTEM, rules="E10-E16, E18, E-g25", state="hit points left",
-    direction="down",
+MECHANICS["attrition"] = attrition_mechanic(
+    system=SYSTEM, variants=Variants, combat="engines.systems.d20_degrees.combat",
+    combatant="Fighter", fight=fight_from, health=lambda f: f.hit_points,
+    rest=lambda v, _opponent, _i, j: rest(j, v.rest_minutes),  # E18, E-g25
+    notes=("rest_minutes",), rules="E10-E16, E18, E-g25", state="hit points left",
     help="P(alive and able after k consecutive duels against fresh equal opponents), "
-         "with a rest between fights (E18, E-g25; one session = one fight)",
-    params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
-    combatants=("fighter", "opponent"), exact=attrition_exact,
-    monte_carlo=attrition_monte_carlo, variants=Variants)
+         "with a rest between fights (E18, E-g25; one session = one fight)")
+attrition_exact = MECHANICS["attrition"].exact
+attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

@@ -44,12 +44,13 @@ from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
+    campaign_variants,
     check_int,
     check_sessions,
     evolve,
     first_passage,
 )
-from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.campaign_attrition import attrition_mechanic, check_both
 from engines.campaign_mc import expected_tallies, hit_mask, run
 from engines.config import INLINE, KERNEL
 from engines.errors import InputError
@@ -94,14 +95,6 @@ class Variants:
 
 
 DEFAULT = Variants()
-
-
-def _variants(variants) -> Variants:
-    v = DEFAULT if variants is None else variants
-    if not isinstance(v, Variants):
-        raise InputError(f"variants: expected campaign_dice_pool_6.Variants, "
-                         f"got {type(v).__name__}")
-    return v
 
 
 _int = check_int
@@ -158,7 +151,7 @@ _DESCRIPTIONS = {
 def pool_successes(pool: int, reroll: int, variants: Variants | None = None) -> np.ndarray:
     """Distribution of successes of ``pool`` dice (C1, C-g1, C-g2) when up to ``reroll``
     failed dice are rolled again (C-g20); index = successes."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     pool = _int("pool", pool, 0, MAX_POOL)
     p_ten, p_hit = 0.1, (10 - v.threshold) / 10
     p_miss = 1.0 - p_ten - p_hit
@@ -182,7 +175,7 @@ def pool_successes(pool: int, reroll: int, variants: Variants | None = None) -> 
 def damage_dist(attack: int, dodge: int, weapon: int, reroll: int,
                 variants: Variants | None = None) -> np.ndarray:
     """Damage of one attack (C10: ties go to the challenger; C11: margin + weapon; C-g4)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     a = pool_successes(attack, 0, v)
     d = pool_successes(dodge, reroll, v)
     out = np.zeros(a.size + weapon + 1)
@@ -270,7 +263,7 @@ def budgets_exact(sessions: int = 10, threshold: int | None = None,
                   variants: Variants | None = None, **params) -> CampaignStats:
     """Exact joint (Health, Willpower) chain, starting full (C6); ``passage``: the session
     Health first falls to ≤ ``threshold``."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
     params = _defaults("budgets", params)
     P, kos, spent, H, W = budgets_matrix(v, **params)
@@ -360,7 +353,7 @@ def budgets_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = 
                         threshold: int | None = None, variants: Variants | None = None,
                         **params) -> CampaignStats:
     """Monte Carlo of :func:`budgets_exact`, die by die (C6, C10, C11, C-g20..C-g22)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
     params = _defaults("budgets", params)
     p = _budget_params(params)
@@ -412,7 +405,7 @@ def hunger_matrix(v: Variants, **params):
 def hunger_exact(sessions: int = 10, threshold: int | None = None,
                  variants: Variants | None = None, **params) -> CampaignStats:
     """Exact Hunger chain (C9, C-g23, C-g24); ``passage``: Hunger first ≥ ``threshold``."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
     params = _defaults("hunger", params)
     start = _hunger_params(params, v)[0]
@@ -458,7 +451,7 @@ def hunger_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = N
                        threshold: int | None = None, variants: Variants | None = None,
                        **params) -> CampaignStats:
     """Monte Carlo of :func:`hunger_exact` (C9, C-g23, C-g24)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
     params = _defaults("hunger", params)
     start, rouses, feed_at, slake = _hunger_params(params, v)
@@ -508,79 +501,35 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     return end, st.loser_fate[1].copy()
 
 
-def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
-                    threshold: int | None = 0, variants: Variants | None = None
-                    ) -> CampaignStats:
-    """Attrition (C6, C10–C12, C-g21), exact: health left after each fight and rest."""
-    from engines import campaign_attrition as at
-    from engines.systems.dice_pool_6 import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
-    v = _variants(variants)
-    fighter.check()
-    opponent.check()
-    size = fighter.health
-    fights, threshold = at.check_start(sessions, threshold, size)
-    cv = combat_variants(v)
-    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i, cv),
-                    lambda _i, j: max(j - v.health_rest, 0), size, fights,  # C-g21
-                    threshold, {"fighter": fighter.name, "opponent": opponent.name,
-                                "health_rest": v.health_rest})
-
-
-def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
-                          trials: int = 10_000, seed: Seed = None,
-                          threshold: int | None = 0, variants: Variants | None = None
-                          ) -> CampaignStats:
-    """Attrition Monte Carlo: the C10–C12 conflict kernel started hurt
-    (:func:`engines.systems.dice_pool_6.combat.duel_mc_end`), the same rest (C-g21)."""
-    from engines import campaign_attrition as at
-    from engines.systems.dice_pool_6 import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
-    v = _variants(variants)
-    fighter.check()
-    opponent.check()
-    size = fighter.health
-    fights, threshold = at.check_start(sessions, threshold, size)
-    cv = combat_variants(v)
-
-    def fight(i, n, ss):
-        return cb.duel_mc_end(fighter, opponent, i, n, ss, cv)
-
-    return at.monte_carlo(SYSTEM, fight, lambda _i, j: max(j - v.health_rest, 0),  # C-g21
-                          size, size, 0, fights, trials, seed,
-                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
-                                      "health_rest": v.health_rest})
-
-
-MECHANICS["attrition"] = Mechanic(
-    name="attrition", system=SYSTEM, rules="C6, C10-C12, C-g21", state="health left",
-    direction="down",
+MECHANICS["attrition"] = attrition_mechanic(
+    system=SYSTEM, variants=Variants, combat="engines.systems.dice_pool_6.combat",
+    fight=fight_from, health=lambda f: f.health, check=check_both,
+    rest=lambda v, _opponent, _i, j: max(j - v.health_rest, 0),  # C-g21
+    combat_of=combat_variants, notes=("health_rest",), rules="C6, C10-C12, C-g21",
+    state="health left",
     help="P(alive and able after k consecutive conflicts against fresh equal opponents), "
-         "with the rest's healing between fights (one session = one fight)",
-    params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
-    combatants=("fighter", "opponent"), exact=attrition_exact,
-    monte_carlo=attrition_monte_carlo, variants=Variants)
+         "with the rest's healing between fights (one session = one fight)")
+attrition_exact = MECHANICS["attrition"].exact
+attrition_monte_carlo = MECHANICS["attrition"].monte_carlo
 
 
-def _mechanic(name: str) -> str:
+def _mechanic(name: str) -> Mechanic:
     if name not in MECHANICS:
         raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: "
                          f"{', '.join(MECHANICS)}")
-    return name
+    return MECHANICS[name]
 
 
 def exact(mechanic: str, sessions: int, threshold: int | None = None,
           variants: Variants | None = None, **params) -> CampaignStats:
     """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _EXACT[_mechanic(mechanic)](sessions=sessions, threshold=threshold,
-                                        variants=variants, **params)
+    return _mechanic(mechanic).exact(sessions=sessions, threshold=threshold,
+                                     variants=variants, **params)
 
 
 def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
                 threshold: int | None = None, variants: Variants | None = None,
                 **params) -> CampaignStats:
     """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _MC[_mechanic(mechanic)](sessions=sessions, trials=trials, seed=seed,
-                                     threshold=threshold, variants=variants, **params)
+    return _mechanic(mechanic).monte_carlo(sessions=sessions, trials=trials, seed=seed,
+                                           threshold=threshold, variants=variants, **params)

@@ -49,12 +49,13 @@ from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
+    campaign_variants,
     check_int,
     check_sessions,
     evolve,
     first_passage,
 )
-from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.campaign_attrition import attrition_mechanic
 from engines.config import KERNEL
 from engines.errors import InputError
 from engines.rng import Seed, chunk_states, chunk_trials, plan_chunks
@@ -86,15 +87,6 @@ DEFAULT = Variants()
 
 
 _int_param = check_int
-
-
-def _variants(variants) -> Variants:
-    if variants is None:
-        return DEFAULT
-    if not isinstance(variants, Variants):
-        raise InputError(f"variants: expected {SYSTEM} campaign Variants, got "
-                         f"{type(variants).__name__}")
-    return variants
 
 
 def _morality_params(morality, infraction, per_session, threshold):
@@ -159,7 +151,7 @@ def morality_exact(morality: int = MORALITY_START, infraction: int = 5, per_sess
     morality, infraction, per_session, threshold = _morality_params(
         morality, infraction, per_session, threshold)
     sessions = check_sessions(sessions)
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     S = MORALITY_MAX + 1
     start = np.zeros(S)
     start[morality] = 1.0
@@ -232,7 +224,7 @@ def morality_monte_carlo(morality: int = MORALITY_START, infraction: int = 5,
     morality, infraction, per_session, threshold = _morality_params(
         morality, infraction, per_session, threshold)
     sessions = check_sessions(sessions)
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
     states = chunk_states(seed, n_chunks)
@@ -302,56 +294,12 @@ def rest(damage: int, bashing: bool, days: int) -> int:
     return max(damage - 2 * days, 0)
 
 
-def _no_willpower(fighter) -> None:
+def _no_willpower(fighter, _opponent) -> None:
     if fighter.willpower != "none":
         raise InputError(f"fighter: {fighter.name} spends Willpower (policy "
                          f"{fighter.willpower!r}); attrition follows damage only (the seed "
                          "restores 1 Willpower a night), so use a fighter with willpower "
                          "'none'")
-
-
-def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
-                    threshold: int | None = 0, variants: Variants | None = None,
-                    combat_variants=None) -> CampaignStats:
-    """Attrition (A6–A16, healing rates, A-g22), exact: the fighter's health left after
-    each fight and the rest (:mod:`engines.campaign_attrition`)."""
-    from engines import campaign_attrition as at
-    from engines.systems.dice_pool_7 import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
-    _no_willpower(fighter)
-    v = _variants(variants)
-    fights, threshold = at.check_start(sessions, threshold, fighter.vitality)
-    bashing = opponent.weapon.damage_type == "bashing"
-    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i, combat_variants),
-                    lambda _i, j: rest(j, bashing, v.rest_days), fighter.vitality, fights,
-                    threshold, {"fighter": fighter.name, "opponent": opponent.name,
-                                "rest_days": v.rest_days})
-
-
-def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
-                          trials: int = 10_000, seed: Seed = None,
-                          threshold: int | None = 0, variants: Variants | None = None,
-                          combat_variants=None) -> CampaignStats:
-    """Attrition Monte Carlo: the A6–A16 duel kernel started hurt
-    (:func:`engines.systems.dice_pool_7.combat.duel_mc_end`), the same rest (A-g22)."""
-    from engines import campaign_attrition as at
-    from engines.systems.dice_pool_7 import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
-    _no_willpower(fighter)
-    v = _variants(variants)
-    fights, threshold = at.check_start(sessions, threshold, fighter.vitality)
-    bashing = opponent.weapon.damage_type == "bashing"
-    size = fighter.vitality
-
-    def fight(i, n, ss):
-        return cb.duel_mc_end(fighter, opponent, i, n, ss, combat_variants)
-
-    return at.monte_carlo(SYSTEM, fight, lambda _i, j: rest(j, bashing, v.rest_days),
-                          size, size, 0, fights, trials, seed,
-                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
-                                      "rest_days": v.rest_days})
 
 
 #: Mechanic name -> description: params (name, type, default, rule, help, range), the
@@ -372,12 +320,14 @@ MECHANICS = {
         ),
         extra={"derangements_mean": "mean derangements gained by the end of the session"},
         exact=morality_exact, monte_carlo=morality_monte_carlo, variants=Variants),
-    "attrition": Mechanic(
-        name="attrition", system=SYSTEM, rules="A6-A16, healing rates, A-g22",
-        state="health left", direction="down",
+    "attrition": attrition_mechanic(
+        system=SYSTEM, variants=Variants, combat="engines.systems.dice_pool_7.combat",
+        fight=fight_from, health=lambda f: f.vitality, check=_no_willpower,
+        rest=lambda v, opponent, _i, j: rest(j, opponent.weapon.damage_type == "bashing",
+                                             v.rest_days),  # healing rates, A-g22
+        notes=("rest_days",), rules="A6-A16, healing rates, A-g22", state="health left",
         help="P(alive and able after k consecutive duels against fresh equal opponents), "
-             "with the seed's healing rates between fights (one session = one fight)",
-        params=ATTRITION_PARAMS,
-        extra=dict(EXTRAS), threshold_default=0, combatants=("fighter", "opponent"),
-        exact=attrition_exact, monte_carlo=attrition_monte_carlo, variants=Variants),
+             "with the seed's healing rates between fights (one session = one fight)"),
 }
+attrition_exact = MECHANICS["attrition"].exact
+attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

@@ -72,12 +72,13 @@ from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
+    campaign_variants,
     check_int,
     check_sessions,
     evolve,
     first_passage,
 )
-from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.campaign_attrition import attrition_mechanic
 from engines.config import KERNEL
 from engines.errors import InputError
 from engines.rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
@@ -128,15 +129,6 @@ def _bool(name: str, value) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise InputError(f"{name}: expected true or false, got {value!r}")
     return bool(value)
-
-
-def _variants(variants) -> Variants:
-    if variants is None:
-        return DEFAULT
-    if not isinstance(variants, Variants):
-        raise InputError(f"variants: expected {SYSTEM} campaign Variants, got "
-                         f"{type(variants).__name__}")
-    return variants
 
 
 def _consolidate(temporary: int, v: Variants) -> int:
@@ -234,7 +226,7 @@ def arcane_exact(uses: int = 1, level: str = "major", aspect: bool = False,
     uses, level, aspect, R, lore, will, skill, threshold = _arcane_params(
         uses, level, aspect, resilience, lore, will, skill, threshold)
     sessions = check_sessions(sessions)
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     K = 3 * R
     cost = arcane_cost_pmf(level, aspect, will, skill, v)
     aspect_degen = int(aspect and level == "major")
@@ -349,7 +341,7 @@ def arcane_monte_carlo(uses: int = 1, level: str = "major", aspect: bool = False
     uses, level, aspect, R, lore, will, skill, threshold = _arcane_params(
         uses, level, aspect, resilience, lore, will, skill, threshold)
     sessions = check_sessions(sessions)
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
     states = chunk_states(seed, n_chunks)
@@ -407,7 +399,7 @@ def consolidation_exact(vigor: int = 3, hits: int = 1, weapon: str = "light", bo
     V, hits, weapon, bonus, threshold = _consolidation_params(vigor, hits, weapon, bonus,
                                                               threshold)
     sessions = check_sessions(sessions)
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     K = 3 * V
     pmf = hit_pmf(weapon, bonus)
     dmg_p = pmf.sum(axis=1)
@@ -514,7 +506,7 @@ def consolidation_monte_carlo(vigor: int = 3, hits: int = 1, weapon: str = "ligh
     V, hits, weapon, bonus, threshold = _consolidation_params(vigor, hits, weapon, bonus,
                                                               threshold)
     sessions = check_sessions(sessions)
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
     states = chunk_states(seed, n_chunks)
@@ -595,60 +587,19 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     return end, st.loser_fate[1].copy()
 
 
-def _attrition_rest(i: int, j: int, v: Variants) -> int:
+def _attrition_rest(v: Variants, _opponent, i: int, j: int) -> int:
     """B11 rest between two fights: of the damage ``j`` a fighter ends with, the new part
     ``j - i`` is temporary and consolidates by half (B-g21 rounds the odd point), then
     ``recovery`` heals (B-g22)."""
     return max(i + _consolidate(j - i, v) - v.recovery, 0)
 
 
-def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
-                    threshold: int | None = 0, variants: Variants | None = None
-                    ) -> CampaignStats:
-    """Attrition (B1–B11, B-g21, B-g22), exact: Resistance left after each fight and the
-    B11 rest."""
-    from engines import campaign_attrition as at
-    from engines.systems.middle_3d10 import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
-    v = _variants(variants)
-    size = 3 * fighter.vigor
-    fights, threshold = at.check_start(sessions, threshold, size)
-    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i),
-                    lambda i, j: _attrition_rest(i, j, v), size, fights, threshold,
-                    {"fighter": fighter.name, "opponent": opponent.name,
-                     "rest_odd": v.rest_odd, "recovery": v.recovery})
-
-
-def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
-                          trials: int = 10_000, seed: Seed = None,
-                          threshold: int | None = 0, variants: Variants | None = None
-                          ) -> CampaignStats:
-    """Attrition Monte Carlo: the B1–B11 duel kernel started hurt
-    (:func:`engines.systems.middle_3d10.combat.duel_mc_end`), the same B11 rest."""
-    from engines import campaign_attrition as at
-    from engines.systems.middle_3d10 import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
-    v = _variants(variants)
-    size = 3 * fighter.vigor
-    fights, threshold = at.check_start(sessions, threshold, size)
-
-    def fight(i, n, ss):
-        return cb.duel_mc_end(fighter, opponent, i, n, ss)
-
-    return at.monte_carlo(SYSTEM, fight, lambda i, j: _attrition_rest(i, j, v), size,
-                          size, 0, fights, trials, seed,
-                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
-                                      "rest_odd": v.rest_odd, "recovery": v.recovery})
-
-
-MECHANICS["attrition"] = Mechanic(
-    name="attrition", system=SYSTEM, rules="B1-B11, B-g21, B-g22", state="Resistance left",
-    direction="down",
+MECHANICS["attrition"] = attrition_mechanic(
+    system=SYSTEM, variants=Variants, combat="engines.systems.middle_3d10.combat",
+    fight=fight_from, health=lambda f: 3 * f.vigor, rest=_attrition_rest,
+    notes=("rest_odd", "recovery"), rules="B1-B11, B-g21, B-g22", state="Resistance left",
     help="P(alive and able after k consecutive duels against fresh equal opponents), "
          "with the B11 rest (half the new damage consolidates) between fights (one "
-         "session = one fight)",
-    params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
-    combatants=("fighter", "opponent"), exact=attrition_exact,
-    monte_carlo=attrition_monte_carlo, variants=Variants)
+         "session = one fight)")
+attrition_exact = MECHANICS["attrition"].exact
+attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

@@ -41,12 +41,13 @@ from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
+    campaign_variants,
     check_int,
     check_sessions,
     evolve,
     first_passage,
 )
-from engines.campaign_attrition import ATTRITION_PARAMS, EXTRAS
+from engines.campaign_attrition import attrition_mechanic
 from engines.campaign_mc import expected_tallies, hit_mask, run
 from engines.config import INLINE, KERNEL
 from engines.errors import InputError
@@ -98,14 +99,6 @@ class Variants:
 DEFAULT = Variants()
 
 
-def _variants(variants) -> Variants:
-    v = DEFAULT if variants is None else variants
-    if not isinstance(v, Variants):
-        raise InputError(f"variants: expected campaign_percentile.Variants, got {type(v).__name__}")
-    v.check()
-    return v
-
-
 _int = check_int
 
 
@@ -150,7 +143,7 @@ def _tick_improve(skill: int, uses: int, v: Variants) -> tuple[float, float]:
 
 def skill_matrix(uses: int, variants: Variants | None = None) -> np.ndarray:
     """Transition matrix over skills 0..cap for one session (D6, D-g2, D-g20, D-g21)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     uses = _int("uses", uses, 0, 1000)
     cap = v.skill_cap
     P = np.zeros((cap + 1, cap + 1))
@@ -192,7 +185,7 @@ def skill_growth_exact(skill: int = 40, uses: int = 1, sessions: int = 20,
                        variants: Variants | None = None) -> CampaignStats:
     """Exact skill distribution per session (D6, D-g2, D-g20, D-g21); ``passage``: the
     session the skill first reaches ≥ ``threshold``."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     skill = _int("skill", skill, 0, v.skill_cap)
     threshold = _threshold(threshold, 0, v.skill_cap)
     P = skill_matrix(uses, v)
@@ -246,7 +239,7 @@ def skill_growth_monte_carlo(skill: int = 40, uses: int = 1, sessions: int = 20,
                              threshold: int | None = None,
                              variants: Variants | None = None) -> CampaignStats:
     """Monte Carlo of :func:`skill_growth_exact`, one d100 at a time (D6, D-g2)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     skill = _int("skill", skill, 0, v.skill_cap)
     uses = _int("uses", uses, 0, 1000)
     sessions = check_sessions(sessions)
@@ -303,7 +296,7 @@ def luck_matrix(skill: int, checks: int, max_spend: int = 99,
                 variants: Variants | None = None):
     """One session over Luck 0..99: ``(P, saves, spent)`` with the expected saves and Luck
     spent per session from each starting Luck (D5, D-g22, D-g23)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     _, skill, checks, max_spend = _luck_params(0, skill, checks, max_spend)
     T, p_save, spent = _luck_check(skill, max_spend, v)
     X = np.eye(LUCK_CAP + 1)
@@ -321,7 +314,7 @@ def luck_exact(luck: int = 50, skill: int = 50, checks: int = 3, max_spend: int 
                variants: Variants | None = None) -> CampaignStats:
     """Exact Luck distribution per session (D5, extension D-g22/D-g23); ``passage``: the
     session Luck first falls to ≤ ``threshold``."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     luck, skill, checks, max_spend = _luck_params(luck, skill, checks, max_spend)
     threshold = _threshold(threshold, 0, LUCK_CAP)
     P, saves, spent = luck_matrix(skill, checks, max_spend, v)
@@ -369,7 +362,7 @@ def luck_monte_carlo(luck: int = 50, skill: int = 50, checks: int = 3, max_spend
                      threshold: int | None = None,
                      variants: Variants | None = None) -> CampaignStats:
     """Monte Carlo of :func:`luck_exact` (D5, D-g1, D-g22, D-g23)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     luck, skill, checks, max_spend = _luck_params(luck, skill, checks, max_spend)
     sessions = check_sessions(sessions)
     threshold = _threshold(threshold, 0, LUCK_CAP)
@@ -388,26 +381,26 @@ _EXACT = {"skill-growth": skill_growth_exact, "luck": luck_exact}
 _MC = {"skill-growth": skill_growth_monte_carlo, "luck": luck_monte_carlo}
 
 
-def _mechanic(name: str) -> str:
+def _mechanic(name: str) -> Mechanic:
     if name not in MECHANICS:
         raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: "
                          f"{', '.join(MECHANICS)}")
-    return name
+    return MECHANICS[name]
 
 
 def exact(mechanic: str, sessions: int, threshold: int | None = None,
           variants: Variants | None = None, **params) -> CampaignStats:
     """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _EXACT[_mechanic(mechanic)](sessions=sessions, threshold=threshold,
-                                        variants=variants, **_params(mechanic, params))
+    return _mechanic(mechanic).exact(sessions=sessions, threshold=threshold,
+                                     variants=variants, **_params(mechanic, params))
 
 
 def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
                 threshold: int | None = None, variants: Variants | None = None,
                 **params) -> CampaignStats:
     """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _MC[_mechanic(mechanic)](sessions=sessions, trials=trials, seed=seed,
-                                     threshold=threshold, variants=variants,
+    return _mechanic(mechanic).monte_carlo(sessions=sessions, trials=trials, seed=seed,
+                                           threshold=threshold, variants=variants,
                                      **_params(mechanic, params))
 
 
@@ -441,51 +434,12 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     return end_hp[::-1][:hp].copy(), st.loser_fate[1].copy()  # damage d = hp - h
 
 
-def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
-                    threshold: int | None = 0, variants: Variants | None = None
-                    ) -> CampaignStats:
-    """Attrition (DX1–DX9, D-g24), exact: hit points left after each fight and rest."""
-    from engines import campaign_attrition as at
-    from engines.systems.percentile import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
-    v = _variants(variants)
-    size = fighter.hit_points
-    fights, threshold = at.check_start(sessions, threshold, size)
-    return at.exact(SYSTEM, lambda i: fight_from(fighter, opponent, i),
-                    lambda _i, j: max(j - v.rest_hp, 0), size, fights, threshold,  # D-g24
-                    {"fighter": fighter.name, "opponent": opponent.name,
-                     "rest_hp": v.rest_hp})
-
-
-def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
-                          trials: int = 10_000, seed: Seed = None,
-                          threshold: int | None = 0, variants: Variants | None = None
-                          ) -> CampaignStats:
-    """Attrition Monte Carlo: the DX1–DX9 duel kernel started hurt
-    (:func:`engines.systems.percentile.combat.duel_mc_end`), the same rest (D-g24)."""
-    from engines import campaign_attrition as at
-    from engines.systems.percentile import combat as cb
-
-    fighter, opponent = at.pair(SYSTEM, fighter, opponent, cb.Combatant)
-    v = _variants(variants)
-    size = fighter.hit_points
-    fights, threshold = at.check_start(sessions, threshold, size)
-
-    def fight(i, n, ss):
-        return cb.duel_mc_end(fighter, opponent, i, n, ss)
-
-    return at.monte_carlo(SYSTEM, fight, lambda _i, j: max(j - v.rest_hp, 0),  # D-g24
-                          size, size, 0, fights, trials, seed,
-                          threshold, {"fighter": fighter.name, "opponent": opponent.name,
-                                      "rest_hp": v.rest_hp})
-
-
-MECHANICS["attrition"] = Mechanic(
-    name="attrition", system=SYSTEM, rules="DX1-DX9, D-g24", state="hit points left",
-    direction="down",
+MECHANICS["attrition"] = attrition_mechanic(
+    system=SYSTEM, variants=Variants, combat="engines.systems.percentile.combat",
+    fight=fight_from, health=lambda f: f.hit_points,
+    rest=lambda v, _opponent, _i, j: max(j - v.rest_hp, 0),  # D-g24
+    notes=("rest_hp",), rules="DX1-DX9, D-g24", state="hit points left",
     help="P(alive and able after k consecutive duels against fresh equal opponents), "
-         "with a rest between fights (D-g24; one session = one fight)",
-    params=ATTRITION_PARAMS, extra=dict(EXTRAS), threshold_default=0,
-    combatants=("fighter", "opponent"), exact=attrition_exact,
-    monte_carlo=attrition_monte_carlo, variants=Variants)
+         "with a rest between fights (D-g24; one session = one fight)")
+attrition_exact = MECHANICS["attrition"].exact
+attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

@@ -29,6 +29,7 @@ from engines.campaign import (
     CampaignStats,
     Mechanic,
     Param,
+    campaign_variants,
     check_int,
     check_sessions,
     evolve,
@@ -66,14 +67,6 @@ PARAMS = (
     Param("rolls", int, 3, "PX1", "rolls of the move per session", range=(0, 30)),
     Param("xp", int, 0, "PX1", "XP marked at the start", range=(0, 4)),
 )
-
-
-def _variants(variants) -> Variants:
-    v = DEFAULT if variants is None else variants
-    if not isinstance(v, Variants):
-        raise InputError(f"variants: expected pbta_2d6.campaign.Variants, got "
-                         f"{type(v).__name__}")
-    return v
 
 
 def _params(params: dict, v: Variants) -> dict:
@@ -139,7 +132,7 @@ def experience_exact(sessions: int = 20, threshold: int | None = None,
                      variants: Variants | None = None, **params) -> CampaignStats:
     """Exact chain over sessions (PX1–PX3): the stat's distribution after each session
     and, with a ``threshold``, the session it first reaches it."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
     p = _params(params, v)
     threshold = _threshold(threshold, v)
@@ -198,7 +191,7 @@ def experience_monte_carlo(sessions: int = 20, trials: int = 100_000, seed: Seed
                            **params) -> CampaignStats:
     """Monte Carlo of :func:`experience_exact`: ``trials`` characters, dice rolled one at
     a time (PX1–PX3)."""
-    v = _variants(variants)
+    v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
     p = _params(params, v)
     threshold = _threshold(threshold, v)
