@@ -52,19 +52,22 @@ def test_every_registered_system_conforms(system):
 
 @pytest.fixture
 def pbta(monkeypatch):
-    """The plug-in example's module, importable for the test's duration."""
+    """The plug-in example's check module (``Variants``, ``exact``, ``monte_carlo`` …) with
+    the package's ``PLUGIN``, importable for the test's duration."""
     monkeypatch.syspath_prepend(str(PKG))
-    return importlib.import_module("pbta_2d6")
+    package = importlib.import_module("pbta_2d6")
+    checks = importlib.import_module("pbta_2d6.checks")
+    return types.SimpleNamespace(**{k: v for k, v in vars(checks).items()
+                                    if not k.startswith("__")}, PLUGIN=package.PLUGIN)
 
 
 def test_the_plugin_conforms_and_says_what_it_skipped(pbta):
     before = dict(registry())
     report = check_system(pbta.PLUGIN, trials=TRIALS, seed=SEED)
-    assert report.passed == ("grid", "exact", "monte_carlo", "variants", "ladder", "scenario")
-    assert report.skipped == ("opposed", "combat", "campaign")
+    assert report.passed == ("grid", "exact", "monte_carlo", "variants", "ladder", "scenario",
+                             "combat", "campaign")
+    assert report.skipped == ("opposed",)
     assert report["opposed"].detail == "the system declares no opposed-check rule"
-    assert report["combat"].detail == "the system declares no combat rules"
-    assert report["campaign"].detail == "the system declares no campaign mechanics"
     # the scenario run read the plug-in's variants and axes (a KeyError once)
     assert "48 rows" in report["scenario"].detail
     # the plug-in stood in for its id only while it was checked
@@ -72,6 +75,17 @@ def test_the_plugin_conforms_and_says_what_it_skipped(pbta):
     frame = report.to_frame()
     assert list(frame["check"]) == list(CHECKS)
     assert set(frame["status"]) == {"passed", "skipped"}
+
+
+def test_a_checks_only_system_says_what_it_skipped(pbta):
+    """A system that declares no combat rules and no campaign mechanics skips those two
+    checks, each with one sentence."""
+    bare = dataclasses.replace(pbta.PLUGIN, combat=None, campaign=None,
+                               archetype_library=None, campaign_example=None)
+    report = check_system(bare, trials=TRIALS, seed=SEED)
+    assert report.skipped == ("opposed", "combat", "campaign")
+    assert report["combat"].detail == "the system declares no combat rules"
+    assert report["campaign"].detail == "the system declares no campaign mechanics"
 
 
 def _install(site: Path) -> None:
