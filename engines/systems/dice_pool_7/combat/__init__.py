@@ -90,18 +90,18 @@ from .kernel import _kernel as _kernel
 from .kernel import _wound as _wound
 from .kernel import duel_mc, duel_mc_end, fight_mc
 from .rules import (
-           BALLISTIC,
-           BASHING,
-           DEFAULT,
-           LETHAL,
-           SYSTEM,
-           TACTICS,
-           Armour,
-           Combatant,
-           Variants,
-           Weapon,
-           row,
-           rows,
+    BALLISTIC,
+    BASHING,
+    DEFAULT,
+    LETHAL,
+    SYSTEM,
+    TACTICS,
+    Armour,
+    Combatant,
+    Variants,
+    Weapon,
+    row,
+    rows,
 )
 from .rules import _variants as _variants
 
