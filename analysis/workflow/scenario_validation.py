@@ -1,11 +1,11 @@
-"""What a scenario file may not say, found with the rules: systems, variants, axes, ladder
-names, fighters, solver questions, sweeps, campaign entries, guardrails and outputs.
+"""Scenario validation that needs the rules: systems, variants, axes, ladder names,
+fighters, solver questions, sweeps, campaign entries, guardrails and outputs.
 
-:func:`_semantic` calls one validator per section of the file, each returning its list
-of ``(key path, problem)``, always in the same order, so the messages come in a fixed
-order. :mod:`analysis.workflow.scenario` parses the file (pydantic) and calls it; the
-validators take that module's parsed ``Scenario`` as ``sc`` and do not import it (it
-imports this one).
+:func:`_semantic` calls one validator per section of the file, in a fixed order (the
+order of the messages), each returning its list of ``(key path, problem)``.
+:mod:`analysis.workflow.scenario` checks the structure (pydantic), then calls
+:func:`_semantic`; the validators take its parsed ``Scenario`` as ``sc`` without importing
+that module (it imports this one).
 """
 
 from __future__ import annotations
