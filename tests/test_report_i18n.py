@@ -79,7 +79,7 @@ def test_extraction_finds_the_report_strings():
     assert "a natural 1 always fails" in ids                             # a variant's doc
     assert ids["a natural 1 always fails"].startswith("engines/")
     assert any(w.startswith("analysis/checks/claims.py") for w in ids.values())  # C7
-    assert any(w.startswith("analysis/workflow/audit.py") for w in ids.values())  # cures
+    assert any(w.startswith("analysis/workflow/audit/cures.py") for w in ids.values())  # cures
     assert any(w.startswith("analysis/data/guardrails.toml") for w in ids.values())
 
 
@@ -306,7 +306,7 @@ def test_campaign_section_in_pt_br():
 def test_key_findings_section_in_pt_br():
     """The Key findings title, the count sentence, the failure sentences, the designer's
     reasons (analysis/data/guardrails.toml, through the catalogue), the cures built in
-    analysis/workflow/audit.py (template translated, then filled) and the table's status
+    analysis/workflow/audit/cures.py (template translated, then filled) and the table's status
     and suggestion cells and the guardrail names (also from guardrails.toml) are
     Portuguese. Metric and knob names are identifiers and stay as they are; the CSV keeps
     the machine words, the names as written and the English cure."""

@@ -1,0 +1,72 @@
+"""Balance audit: guardrails a designer writes, findings the suite detects by itself,
+and the one-knob change that would cure each failure.
+
+Three pieces:
+
+- **Guardrails** — ``[[guardrails]]`` entries of a scenario file (beside ``[[checks]]``,
+  ``[[fights]]``, ``[[solve]]``): a ``name``, the ``fight`` or ``check`` entry measured
+  (by name or position), a ``metric`` (every fight metric of
+  :data:`analysis.combat.fights.METRIC_NAMES`, or ``p_success`` for a one-cell check)
+  and ``min`` and/or ``max``. :func:`evaluate` measures each one exactly where the engines
+  solve it (duels by their absorbing chains, one-attack odds, checks) and otherwise by
+  Monte Carlo with the sample doubled batch by batch — batch ``k`` of guardrail ``g``
+  draws from ``SeedSequence(seed, spawn_key=(AUDIT_STREAM, g, k))`` — until the verdict is
+  decided at :data:`Z_DECIDE` standard errors or the cap is hit: then the status is
+  ``undecided``, never a coin flip.
+- **The cure** (:func:`suggest`) — for a failed guardrail, the smallest change of one
+  knob (a hit-point trait, weapon, armour, a difficulty or competence axis, or a rule
+  variant) that makes it pass, searched with :func:`analysis.workflow.solvers.solve_threshold`
+  over the knob metrics of :func:`~analysis.workflow.solvers.fight_knob_metric` and
+  :func:`~analysis.workflow.solvers.check_knob_metric`, and re-measured at the value found.
+- **Discovery** (:func:`discover`) — findings without a guardrail: dominated weapons,
+  armour and tactics over the whole ladder (:func:`dominated_options`), fights decided
+  in one hit, the gap variants ranked by how far they move the even competent duel, and
+  knobs whose effect depends on another (:func:`knob_interactions`, a small exact sweep
+  per system, ``interaction_sweeps``). Thresholds live in the ``[discover]`` table of
+  ``analysis/data/guardrails.toml``.
+
+Layout: :mod:`.measuring` (a guardrail's target, value and status), :mod:`.cures` (the
+one-knob cure), :mod:`.running` (the guardrail files, :func:`evaluate`, the what-if
+reruns, JUnit XML), :mod:`.discovery` (findings without a guardrail); this package
+re-exports their public names, and the private ones (``from .m import _x as _x``) that the
+report's key findings and the tests reach.
+"""
+
+from .cures import SEARCH_STEPS, suggest
+from .discovery import (
+    CROSS,
+    DEFAULT_DISCOVER,
+    DOMINANCE_STREAM,
+    OPTION_KINDS,
+    discover,
+    dominated_gear,
+    dominated_options,
+    dominated_weapons,
+    gap_variants,
+    interaction_sweep,
+    knob_interactions,
+    one_hit_fights,
+)
+from .discovery import _ladder_specs as _ladder_specs
+from .discovery import _matchups as _matchups
+from .measuring import AUDIT_STREAM, Z_DECIDE, Target, check_cell, check_value, measure, status_of
+from .measuring import _target as _target
+from .running import (
+    COLUMNS,
+    DATA,
+    evaluate,
+    flips,
+    junit_xml,
+    knob_options,
+    load_guardrails,
+    rerun,
+    restrict,
+    with_knob,
+)
+
+__all__ = ["AUDIT_STREAM", "COLUMNS", "CROSS", "DATA", "DEFAULT_DISCOVER", "DOMINANCE_STREAM",
+           "OPTION_KINDS", "SEARCH_STEPS", "Z_DECIDE", "Target", "check_cell", "check_value",
+           "discover", "dominated_gear", "dominated_options", "dominated_weapons", "evaluate",
+           "flips", "gap_variants", "interaction_sweep", "junit_xml", "knob_interactions",
+           "knob_options", "load_guardrails", "measure", "one_hit_fights", "rerun", "restrict",
+           "status_of", "suggest", "with_knob"]

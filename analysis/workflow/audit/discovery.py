@@ -1,0 +1,411 @@
+"""Discovery: findings without a guardrail (:func:`discover`): dominated weapons, armour
+and tactics, one-hit fights, gap variants ranked by how far they move the even duel,
+and knobs whose effect depends on another."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+
+from analysis.text import N_, Text, join
+from engines.errors import InputError
+from engines.system import get as system_of
+
+CROSS = Path(__file__).resolve().parents[2] / "data" / "cross_combat.toml"
+
+DEFAULT_DISCOVER = {
+    "systems": None,          # every installed system: the built-ins, then plug-ins
+    "attacker": "competent",
+    "opponents": ["novice", "competent", "expert"],
+    "dominance_z": 2.0,
+    "dominance_mc": None,     # None: the systems whose System.duel_search is "mc"
+    "dominance_trials": 8_000,
+    "dominated_high": 0.10,
+    "one_hit_incapacitate": 0.5,
+    "one_hit_high": 0.8,
+    "one_round_duel": 0.5,
+    "variant_medium": 0.05,
+    "variant_high": 0.15,
+    "interaction_ratio": 2.0,
+    "interaction_min": 0.05,
+    "interaction_high": 0.15,
+    # None: each system's own (``System.interaction_sweep``); a mapping replaces them all
+    "interaction_sweeps": None,
+}
+
+
+def _ladder_specs() -> dict:
+    from analysis.toml_input import read_toml
+
+    return read_toml(CROSS, "cross-combat file").get("ladder", {})
+
+
+#: stream offset of the Monte Carlo duels of the dominance search
+DOMINANCE_STREAM = 3_100_000
+
+
+def _duel_mc(system, a, b, trials: int, ss, data=None):
+    """Monte Carlo duel of fighter specs (default variants, round cap 50)."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+
+    mod = reg.engine(system)
+    v = reg.combat_variants(system, {})
+    return mod.duel_mc(archetypes.combatant(system, a, path=data),
+                       archetypes.combatant(system, b, path=data), trials, ss, v, 50)
+
+
+def _duel(system, a, b, data=None, variants=None):
+    """Exact duel of fighter specs (``data``: the system's archetype library file)."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+
+    mod = reg.engine(system)
+    v = reg.combat_variants(system, variants or {})
+    fa = archetypes.combatant(system, a, path=data)
+    fb = archetypes.combatant(system, b, path=data)
+    return mod.duel_exact(fa, fb, v, 50)
+
+
+#: the option kinds searched for domination, with the override key each one sets
+OPTION_KINDS = ("weapon", "armour", "tactic")
+
+
+def _options(system: str, kind: str, data=None) -> list:
+    from analysis.combat import archetypes
+
+    if kind == "weapon":
+        return archetypes.weapons(system, data)
+    if kind == "armour":
+        return archetypes.armours(system, data)
+    return archetypes.tactics(system)
+
+
+def _matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int]]:
+    """``(holder rung, opponent rung, holder's side)`` for every rung of the ladder as
+    side 0 and side 1 against every rung; the attacker-vs-opponents matchups first (they
+    settle most pairs early)."""
+    rungs = list(ladder)
+    first = [(cfg["attacker"], r, 0) for r in cfg["opponents"]
+             if cfg["attacker"] in ladder and r in ladder]
+    rest = [(h, o, side) for h in rungs for o in rungs for side in (0, 1)]
+    return first + [m for m in rest if m not in first]
+
+
+def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
+                      ladder=None) -> list[dict]:
+    """Options of one ``kind`` (weapon, armour or tactic) never better than another of
+    the system in any ladder matchup — every rung holding the option against every rung,
+    as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
+    strictly worse in at least one.
+
+    Pairs are settled lazily: each matchup is solved only for options still in a
+    candidate pair, and a pair is dropped at the first matchup where the dominated one
+    is better. Systems listed in ``dominance_mc`` (those whose exact duels are slow) play
+    ``dominance_trials`` Monte Carlo fights per matchup instead, matchup ``m`` drawing
+    from ``SeedSequence(0, spawn_key=(DOMINANCE_STREAM, m))`` for every option."""
+    from analysis.combat import fights as reg
+
+    ladder = ladder or _ladder_specs()[system]
+    names = _options(system, kind, data)
+    if len(names) < 2:
+        return []
+    matchups = _matchups(ladder, cfg)
+    z = cfg["dominance_z"]
+    cache: dict = {}
+    wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
+    mc_systems = cfg.get("dominance_mc")
+    mc = (system in mc_systems if mc_systems is not None
+          else system_of(system).duel_search == "mc")
+
+    def p(i: int, m: int):
+        key = (i, m)
+        if key not in cache:
+            holder, opp, side = matchups[m]
+            mine = {**ladder[holder], kind: names[i]}
+            pair = (mine, ladder[opp]) if side == 0 else (ladder[opp], mine)
+            try:
+                if mc:
+                    ss = np.random.SeedSequence(0, spawn_key=(DOMINANCE_STREAM, m))
+                    stats = _duel_mc(system, *pair, cfg["dominance_trials"], ss, data)
+                else:
+                    stats = _duel(system, *pair, data)
+                cache[key] = wins[side](stats)
+            except InputError:                # the option cannot be built here
+                cache[key] = None
+        return cache[key]
+
+    # candidate (dominated, dominating) pairs with their per-matchup gaps
+    cands = {(i, k): [] for i in range(len(names)) for k in range(len(names)) if i != k}
+    for m in range(len(matchups)):
+        if not cands:
+            break
+        for (i, k) in list(cands):
+            pi, pk = p(i, m), p(k, m)
+            if pi is None or pk is None:
+                del cands[(i, k)]
+                continue
+            sd = math.hypot(pi[1], pk[1])
+            gap = pk[0] - pi[0]
+            if gap < -z * sd - 1e-12:       # i better than k here: not dominated by k
+                del cands[(i, k)]
+            else:
+                cands[(i, k)].append((gap, sd, m, pi[0], pk[0]))
+    out = []
+    for i, name in enumerate(names):
+        by = [(k, gaps) for (j, k), gaps in cands.items()
+              if j == i and any(g > z * sd + 1e-9 for g, sd, *_ in gaps)]
+        if not by:
+            continue
+        k, gaps = max(by, key=lambda kg: max(g for g, *_ in kg[1]))
+        gap, sd, m, pi, pk = max(gaps, key=lambda g: g[0])
+        holder, opp, side = matchups[m]
+        where = (Text(N_("{holder} with it as side 0 vs {opponent}"), holder=Text(holder),
+                      opponent=Text(opp)) if side == 0 else
+                 Text(N_("{opponent} vs {holder} with it as side 1"), holder=Text(holder),
+                      opponent=Text(opp)))
+        out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
+                    "detail": Text(N_(
+                        "{kind} {name} is never better than {other} in {n} matchups "
+                        "(every rung holding it against every rung of {rungs}, as side 0 "
+                        "and side 1); largest gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
+                        kind=Text(kind), name=str(name), other=str(names[k]),
+                        n=len(matchups), rungs=join(", ", (Text(r) for r in ladder)),
+                        where=where, p=pi, p_other=pk),
+                    "value": float(gap), "se": float(sd),
+                    "by": ", ".join(str(names[kk]) for kk, _ in by),
+                    "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
+    return out
+
+
+def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[dict]:
+    """Weapons never better than another of the system in any ladder matchup
+    (:func:`dominated_options` of kind ``weapon``)."""
+    return dominated_options(system, cfg, "weapon", data, ladder)
+
+
+def dominated_gear(system: str, cfg: dict, ladder=None) -> list[dict]:
+    """Dominated weapons, armour and tactics of the system (:func:`dominated_options`)."""
+    out = []
+    for kind in OPTION_KINDS:
+        out += dominated_options(system, cfg, kind, ladder=ladder)
+    return out
+
+
+def one_hit_fights(system: str, cfg: dict, ladder=None) -> list[dict]:
+    """Weapons whose single plain attack drops an unhurt equal too often, and even
+    duels mostly over in the first round."""
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+
+    ladder = ladder or _ladder_specs()[system]
+    base = dict(ladder[cfg["attacker"]])
+    mod = reg.engine(system)
+    v = reg.combat_variants(system, {})
+    target = archetypes.combatant(system, base)
+    out = []
+    for w in archetypes.weapons(system):
+        odds = mod.one_hit(archetypes.combatant(system, {**base, "weapon": w}), target, v)
+        p = float(odds["p_incapacitate"])
+        if p >= cfg["one_hit_incapacitate"]:
+            out.append({"kind": "one_hit", "system": system, "subject": w,
+                        "detail": Text(N_("one {weapon} attack by a {attacker} fighter "
+                                          "drops an unhurt equal with P {p:.3f} (kills "
+                                          "{p_kill:.3f})"), weapon=w,
+                                       attacker=Text(cfg["attacker"]), p=p,
+                                       p_kill=odds["p_kill"]),
+                        "value": p, "se": 0.0,
+                        "severity": "high" if p >= cfg["one_hit_high"] else "medium"})
+    stats = _duel(system, base, base)
+    p1, s1 = reg.metric("p_rounds_between:1:1")(stats)
+    if p1 >= cfg["one_round_duel"]:
+        out.append({"kind": "one_hit", "system": system, "subject": "even duel",
+                    "detail": Text(N_("an even {attacker} duel ends in round 1 with P "
+                                      "{p:.3f}"), attacker=Text(cfg["attacker"]), p=p1),
+                    "value": p1, "se": s1,
+                    "severity": "high" if p1 >= cfg["one_hit_high"] else "medium"})
+    return out
+
+
+def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
+    """Every non-default choice of each gap variant (rule id ``X-gN``) of the combat
+    engine, with how far it moves the even duel's P(side0), mean rounds and
+    P(loser dead)."""
+    from analysis.combat import fights as reg
+
+    ladder = ladder or _ladder_specs()[system]
+    base = dict(ladder[cfg["attacker"]])
+    v0 = reg.combat_variants(system, {})
+    heads = ("p_side0", "rounds_mean", "p_loser_dead")
+
+    def headline(variants):
+        stats = _duel(system, base, base, variants=variants)
+        return {h: reg.METRICS[h](stats) for h in heads}
+
+    ref = headline({})
+    out = []
+    for fl in dataclasses.fields(v0):
+        rule = str(fl.metadata.get("rule", ""))
+        if "-g" not in rule:
+            continue
+        choices = fl.metadata.get("choices")
+        if isinstance(fl.default, bool):
+            choices = (True, False)
+        if not choices or len(choices) > 6:
+            continue
+        for c in choices:
+            if c == fl.default:
+                continue
+            try:
+                h = headline({fl.name: c})
+            except InputError:
+                continue
+            d = {k: h[k][0] - ref[k][0] for k in heads}
+            sd = {k: math.hypot(h[k][1], ref[k][1]) for k in heads}
+            rounds = ref["rounds_mean"][0] or 1.0
+            score = max(abs(d["p_side0"]), abs(d["p_loser_dead"]),
+                        abs(d["rounds_mean"]) / rounds)
+            sev = ("high" if score >= cfg["variant_high"] else
+                   "medium" if score >= cfg["variant_medium"] else "low")
+            out.append({"kind": "gap_variant", "system": system,
+                        "subject": f"{fl.name}={str(c).lower()} ({rule})",
+                        "detail": Text(N_(
+                            "P(side0) {win:.3f} → {win_new:.3f} (±{win_sd:.3g}), rounds "
+                            "{rounds:.2f} → {rounds_new:.2f} (±{rounds_sd:.3g}), P(loser "
+                            "dead) {dead:.3f} → {dead_new:.3f} (±{dead_sd:.3g})"),
+                            win=ref["p_side0"][0], win_new=h["p_side0"][0],
+                            win_sd=sd["p_side0"], rounds=ref["rounds_mean"][0],
+                            rounds_new=h["rounds_mean"][0], rounds_sd=sd["rounds_mean"],
+                            dead=ref["p_loser_dead"][0], dead_new=h["p_loser_dead"][0],
+                            dead_sd=sd["p_loser_dead"]),
+                        "value": score, "se": max(sd.values()), "severity": sev})
+    return out
+
+
+def interaction_sweep(system: str, spec: dict, base, variants: dict | None = None):
+    """The exact even duel of ladder fighter ``base`` over every cell of the knob grid
+    ``spec["knobs"]`` (``{knob: values}``, knobs as
+    :func:`analysis.workflow.fight_sweep.apply_knob`), metric ``spec["metric"]``: one
+    row per cell with the knob columns, ``metric`` and ``fight``."""
+    import itertools
+
+    import pandas as pd
+
+    from analysis.workflow.fight_sweep import apply_knob, fight_point
+
+    knobs = dict(spec["knobs"])
+    rows = []
+    for cell in itertools.product(*knobs.values()):
+        a, b, v = dict(base), dict(base), dict(variants or {})
+        for knob, value in zip(knobs, cell, strict=True):
+            a, b, v = apply_knob(a, b, v, knob, value)
+        row = fight_point(system, a, b, v, 50, spec["metric"], exact=True)
+        rows.append({"fight": "even duel", **dict(zip(knobs, cell, strict=True)),
+                     "metric": float(row["metric"])})
+    return pd.DataFrame(rows)
+
+
+def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> list[dict]:
+    """Knobs whose effect depends on another (:func:`analysis.workflow.interactions.
+    dependent_effects`) on the small exact sweep ``cfg["interaction_sweeps"][system]`` of
+    an even duel of the ``attacker`` rung: each knob whose largest range with the other
+    knobs held fixed is at least ``interaction_min`` and ``interaction_ratio`` times its
+    main-effect range — the main-effect ranking alone would understate it."""
+    from analysis.workflow.interactions import dependent_effects
+    from analysis.workflow.sweep import sensitivity
+
+    sweeps = cfg.get("interaction_sweeps")
+    spec = (system_of(system).interaction_sweep if sweeps is None
+            else sweeps.get(system))
+    if not spec:
+        return []
+    ladder = ladder or _ladder_specs()[system]
+    table = interaction_sweep(system, spec, dict(ladder[cfg["attacker"]]), variants)
+    knobs = list(spec["knobs"])
+    ranks = sensitivity(table, knobs, "metric", group="fight").set_index("knob")["rank"]
+    dep = dependent_effects(table, knobs, "metric", "fight", ratio=cfg["interaction_ratio"],
+                            min_range=cfg["interaction_min"])
+    out = []
+    metric = spec["metric"]
+    for r in dep.itertuples(index=False):
+        out.append({"kind": "interaction", "system": system,
+                    "subject": f"{r.knob} × {r.depends_on}",
+                    "detail": f"{r.knob} ranks {int(ranks.get(r.knob, 0))} of {len(ranks)} "
+                              f"by main effect (range {r.main_range:.3f}) in an even "
+                              f"{cfg['attacker']} duel, but at {r.given} it moves {metric} "
+                              f"from {r.from_value:.3f} ({r.knob}={r.from_level}) to "
+                              f"{r.to_value:.3f} ({r.knob}={r.to_level}): its effect depends "
+                              f"on {r.depends_on} (interaction range {r.interaction:.3f})",
+                    "value": float(r.fixed_max), "se": 0.0,
+                    "severity": "high" if r.fixed_max >= cfg["interaction_high"]
+                    else "medium",
+                    "knob": r.knob, "depends_on": r.depends_on, "given": r.given,
+                    "metric": metric, "main_range": float(r.main_range),
+                    "from_value": float(r.from_value), "to_value": float(r.to_value),
+                    "from_level": r.from_level, "to_level": r.to_level})
+    return out
+
+
+def discover(cfg: dict | None = None, *, progress: bool | None = None):
+    """Findings table: rank, kind, system, subject, detail, value, se, severity, by
+    (dominated options: every option that dominates it). Dominated options first, then
+    one-hit fights, then the gap variants ranked by how far they move the headline
+    numbers (largest first), then knobs whose effect depends on another
+    (:func:`knob_interactions`); within a kind by severity, then value."""
+    import pandas as pd
+
+    from analysis.progress import bar
+    from engines.system import registry
+
+    cfg = {**DEFAULT_DISCOVER, **(cfg or {})}
+    installed = list(registry())
+    systems = installed if cfg["systems"] is None else list(cfg["systems"])
+    unknown = [x for x in systems if x not in installed]
+    if unknown:
+        raise InputError(f"discover.systems: unknown system {unknown[0]!r}; known: "
+                         f"{', '.join(installed)}")
+    ladder = _ladder_specs()
+    rows: list[dict] = []
+    notes: list[str] = []
+    with bar(4 * len(systems), "discover",
+             disable=None if progress is None else not progress) as pb:
+        for system in systems:
+            why = _no_discovery(system, ladder)
+            if why is not None:
+                notes.append(why)
+                pb.update(4)
+                continue
+            for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
+                rows += fn(system, cfg, ladder=ladder[system])
+                pb.update(1)
+    out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
+                                      "severity", "by"]).fillna({"by": ""})
+    sev = {"high": 0, "medium": 1, "low": 2}
+    out["_k"] = out["kind"].map({**{f"dominated_{k}": 0 for k in OPTION_KINDS},
+                                 "one_hit": 1, "gap_variant": 2, "interaction": 3})
+    out["_s"] = out["severity"].map(sev)
+    out = out.sort_values(["_k", "_s", "value"], ascending=[True, True, False],
+                          kind="stable").drop(columns=["_k", "_s"]).reset_index(drop=True)
+    out.insert(0, "rank", range(1, len(out) + 1))
+    out.attrs["notes"] = notes
+    return out
+
+
+def _no_discovery(system: str, ladder: dict) -> str | None:
+    """Why ``--discover`` skips a system, in one sentence (None when it does not): every
+    finding is measured on duels of the system's ladder fighters, so a system that
+    declares no combat rules (a plug-in of checks only), or has no ladder fighters in
+    ``analysis/data/cross_combat.toml``, is skipped."""
+    from engines.system import registry
+
+    if not registry()[system].has_combat:
+        return (f"{system}: this system declares no combat rules, so --discover skips it "
+                "(dominated options, one-hit fights, gap variants and knob interactions "
+                "are all measured on duels)")
+    if system not in ladder:
+        return (f"{system}: no ladder fighters for it in cross_combat.toml, so --discover "
+                "skips it (every finding is measured on duels of the ladder fighters)")
+    return None

@@ -1,0 +1,149 @@
+"""Measuring one guardrail: what it measures in its scenario (:class:`Target`), exact where
+the engines solve it, else doubling Monte Carlo batches until decided at
+:data:`Z_DECIDE` standard errors (:func:`measure`), and its verdict (:func:`status_of`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from analysis.workflow.guardrails import _index
+from engines.system import get as system_of
+
+#: a verdict counts as decided when the whole value ± Z_DECIDE·SE interval is on one side
+Z_DECIDE = 3.0
+#: stream offset of the audit's Monte Carlo batches (never shared with runs or sweeps)
+AUDIT_STREAM = 3_000_000
+
+
+def status_of(value: float, se: float, lo: float | None, hi: float | None,
+              z: float = Z_DECIDE) -> str:
+    """``pass`` / ``fail`` / ``undecided`` of ``value ± z·se`` against ``[lo, hi]``."""
+    if value is None or not math.isfinite(value):
+        return "undecided"
+    eps = 1e-9  # exact values on a bound (0.8 vs max 0.8) count as inside
+    if (lo is not None and value + z * se < lo - eps) \
+            or (hi is not None and value - z * se > hi + eps):
+        return "fail"
+    if (lo is None or value - z * se >= lo - eps) and (hi is None or value + z * se <= hi + eps):
+        return "pass"
+    return "undecided"
+
+
+@dataclasses.dataclass
+class Target:
+    """What a guardrail measures, resolved from the scenario."""
+
+    kind: str            # "fight" | "check" | "campaign"
+    system: str
+    entry: Any           # the Fight or Check entry
+    exact: bool
+    variants: dict
+
+
+def _target(sc, g) -> Target:
+    if getattr(g, "campaign", None) is not None:
+        c = sc.campaign[_index(sc.campaign, "campaign", g.campaign)]
+        return Target("campaign", c.system or sc.system, c,
+                      (c.method or sc.method) != "mc", dict(c.variants))
+    if g.fight is not None:
+        f = sc.fights[_index(sc.fights, "fight", g.fight)]
+        return Target("fight", sc.check_system(f), f, sc.fight_exact(f, default=True),
+                      sc.check_variants(f))
+    c = sc.checks[_index(sc.checks, "check", g.check)]
+    return Target("check", sc.check_system(c), c, True, sc.check_variants(c))
+
+
+def check_cell(system: str, check) -> dict[str, Any]:
+    """The one cell of a check entry as ``{axis: value}`` (competence names resolved)."""
+    from analysis.checks.curves import AXES
+    from analysis.workflow.solvers import competence_value
+
+    cell = {k: v[0] for k, v in check.axes.items()}
+    if check.competence:
+        axis = _axes_of(system)[1] or next(iter(AXES[system]))
+        cell[axis] = competence_value(system, check.competence[0])[1]
+    return cell
+
+
+def check_value(system: str, cell: dict, variants) -> float:
+    from analysis.checks.curves import success_curves
+
+    t = success_curves(system, "exact", axes={k: [v] for k, v in cell.items()},
+                       variants=variants)
+    return float(t["p"].mean())
+
+
+def measure(sc, g, index: int, *, seed: int = 0, batch: int = 2_000,
+            max_trials: int = 200_000) -> dict:
+    """Value, SE, trials and status of guardrail ``g`` (position ``index``)."""
+    t = _target(sc, g)
+    if t.kind == "campaign":
+        from analysis.campaign import DEFAULT_TRIALS, measure_campaign
+
+        c = t.entry
+        m = measure_campaign(t.system, c.mechanic, c.params, t.variants, g.metric,
+                             method="exact" if t.exact else "mc",
+                             trials=sc.precision.trials or DEFAULT_TRIALS,
+                             seed=np.random.SeedSequence(seed, spawn_key=(AUDIT_STREAM,
+                                                                          index)),
+                             threshold=c.threshold)
+        return {**m, "status": status_of(m["value"], m["se"], g.min, g.max)}
+    if t.kind == "check":
+        v = check_value(t.system, check_cell(t.system, t.entry), t.variants)
+        return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
+                "status": status_of(v, 0.0, g.min, g.max)}
+    from analysis.workflow.fight_sweep import fight_point
+
+    f = t.entry
+    if t.exact:
+        row = fight_point(t.system, f.a, f.b, t.variants, f.round_cap, g.metric, exact=True)
+        v = float(row["metric"])
+        return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
+                "status": status_of(v, 0.0, g.min, g.max)}
+    return _measure_mc(t, g, index, seed, batch, max_trials)
+
+
+def _measure_mc(t: Target, g, index: int, seed: int, batch: int, max_trials: int) -> dict:
+    """Doubling Monte Carlo batches until decided at Z_DECIDE SE or ``max_trials``."""
+    from analysis.combat import fights as reg
+    from analysis.combat.lethality import merge_stats
+
+    f = t.entry
+    if reg.is_one_hit(g.metric):  # one-attack odds are always exact
+        from analysis.workflow.fight_sweep import fight_point
+
+        row = fight_point(t.system, f.a, f.b, t.variants, f.round_cap, g.metric, exact=False)
+        v = float(row["metric"])
+        return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
+                "status": status_of(v, 0.0, g.min, g.max)}
+    mod = reg.engine(t.system)
+    v = reg.combat_variants(t.system, t.variants)
+    fa, fb = reg.fighter(t.system, f.a), reg.fighter(t.system, f.b)
+    read = reg.metric(g.metric)
+    parts, n, k = [], 0, 0
+    while True:
+        size = min(batch * 2 ** k, max_trials - n) if max_trials > n else 0
+        if size <= 0:
+            break
+        ss = np.random.SeedSequence(seed, spawn_key=(AUDIT_STREAM, index, k))
+        parts.append(mod.duel_mc(fa, fb, size, ss, v, f.round_cap))
+        n += size
+        k += 1
+        stats = parts[0] if len(parts) == 1 else merge_stats(parts)
+        est, se = read(stats)
+        status = status_of(est, se, g.min, g.max)
+        if status != "undecided":
+            break
+    return {"value": float(est), "se": float(se), "trials": n, "method": "mc",
+            "status": status}
+
+
+def _axes_of(system: str) -> tuple[str | None, str | None]:
+    """``(difficulty axis, competence axis)`` of a system, from the ladder hook it
+    declares (``difficulty_axis``, ``competence_axis``; None when it declares none)."""
+    spec = system_of(system)
+    return spec.difficulty_axis, spec.competence_axis

@@ -1,0 +1,184 @@
+"""Running an audit: the guardrail files (:func:`load_guardrails`), one row per guardrail
+(:func:`evaluate`), what-if reruns with one knob changed and the guardrails whose status
+flips, and the JUnit XML of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engines.errors import InputError
+
+from .cures import _fight_knobs, _valid, suggest
+from .measuring import Z_DECIDE, _target, measure
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "guardrails.toml"
+COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status",
+           "suggestion")
+
+
+def load_guardrails(paths: list[str | Path] | None = None):
+    """The scenarios to audit (the shipped default set when ``paths`` is empty)."""
+    from analysis.workflow.scenario import load_scenario
+
+    paths = list(paths or [DATA])
+    out, problems = [], []
+    for p in paths:
+        try:
+            sc = load_scenario(p)
+        except InputError as exc:
+            problems.append(str(exc))
+            continue
+        if not sc.guardrails:
+            problems.append(f"{Path(p).name}: no [[guardrails]] entries to audit")
+        out.append(sc)
+    if problems:
+        raise InputError(problems[0] if len(problems) == 1 else
+                         f"{len(problems)} files with problems\n  " + "\n  ".join(problems))
+    return out
+
+
+def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
+             max_trials: int = 200_000, suggestions: bool = True,
+             progress: bool | None = None):
+    """One row per guardrail: :data:`COLUMNS` plus ``reason``, ``solved`` (exact | mc),
+    ``trials`` (0 when exact) and ``file``."""
+    import pandas as pd
+
+    from analysis.progress import bar
+
+    total = sum(len(sc.guardrails) for sc in scenarios)
+    rows = []
+    with bar(total, "audit", disable=None if progress is None else not progress) as pb:
+        for sc in scenarios:
+            for i, g in enumerate(sc.guardrails):
+                m = measure(sc, g, i, seed=sc.seed if seed is None else seed, batch=batch,
+                            max_trials=max_trials)
+                suggestion = ""
+                if m["status"] == "fail" and suggestions:
+                    suggestion = suggest(sc, g, m)
+                rows.append({"guardrail": g.name, "system": _target(sc, g).system,
+                             "metric": g.metric, "value": m["value"], "se": m["se"],
+                             "min": g.min, "max": g.max, "status": m["status"],
+                             "suggestion": suggestion, "reason": g.reason,
+                             "solved": m["method"], "trials": m["trials"],
+                             "file": Path(sc.source).name})
+                pb.update(1)
+    out = pd.DataFrame(rows, columns=[*COLUMNS, "reason", "solved", "trials", "file"])
+    for col in ("min", "max"):
+        out[col] = out[col].astype("Float64")
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# What-if: one knob changed, and the guardrails whose status flips
+
+
+def restrict(scenarios, systems: list[str] | None):
+    """The scenarios with only the guardrails measuring one of ``systems`` (all when None;
+    a scenario left with none is dropped)."""
+    if systems is None:
+        return list(scenarios)
+    from engines.system import registry
+
+    installed = list(registry())
+    unknown = sorted(set(systems) - set(installed))
+    if unknown:
+        raise InputError(f"systems: unknown {unknown[0]!r}; known: {', '.join(installed)}")
+    out = []
+    for sc in scenarios:
+        kept = [g for g in sc.guardrails if _target(sc, g).system in systems]
+        if kept:
+            out.append(sc.model_copy(update={"guardrails": kept}))
+    return out
+
+
+def knob_options(scenarios, system: str, *, span: int = 4) -> dict[str, tuple[Any, list]]:
+    """``{knob: (current, values)}`` a designer can change for the fight guardrails of
+    ``system`` (the first such fight gives the current value; numeric knobs range
+    ``span`` steps around it), keeping only values the data files accept."""
+    for sc in scenarios:
+        for g in sc.guardrails:
+            t = _target(sc, g)
+            if t.kind != "fight" or t.system != system:
+                continue
+            out = {}
+            for knob, cur, values, numeric in _fight_knobs(system, t.entry, t.variants):
+                if cur is None:
+                    continue
+                if numeric:
+                    values = range(cur - span, cur + span + 1)
+                values = _valid(system, t.entry, t.variants, knob, values)
+                if cur in values and len(values) > 1:
+                    out[knob] = (cur, values)
+            return out
+    raise InputError(f"system {system!r}: no fight guardrail to change a knob of")
+
+
+def with_knob(scenarios, system: str, knob: str, value):
+    """The scenarios with ``knob`` (``both.vigor``, ``a.weapon``, ``variant.<name>`` …, as
+    :func:`analysis.workflow.fight_sweep.apply_knob`) set to ``value`` in every fight of
+    ``system``; other fights and every check are unchanged (inputs are not modified)."""
+    from analysis.workflow.fight_sweep import apply_knob
+
+    out = []
+    for sc in scenarios:
+        fights = []
+        for f in sc.fights:
+            if sc.check_system(f) == system:
+                a, b, v = apply_knob(f.a, f.b, dict(f.variants), knob, value)
+                f = f.model_copy(update={"a": a, "b": b, "variants": v})
+            fights.append(f)
+        out.append(sc.model_copy(update={"fights": fights}))
+    return out
+
+
+def rerun(scenarios, system: str, knob: str, value, **kwargs):
+    """:func:`evaluate` of the scenarios with one knob changed (no cure search unless
+    ``suggestions=True`` is passed)."""
+    kwargs.setdefault("suggestions", False)
+    return evaluate(with_knob(scenarios, system, knob, value), **kwargs)
+
+
+def flips(before, after):
+    """The guardrails whose status differs between two :func:`evaluate` tables (matched
+    by ``file`` and ``guardrail`` when both have ``file``, else by ``guardrail``): one row
+    each with ``system``, ``metric``, ``value_before``, ``value_after``, ``status_before``,
+    ``status_after`` and ``change`` (``pass → fail``); a guardrail in only one table is
+    not a flip."""
+    keys = ["file", "guardrail"] if "file" in before and "file" in after else ["guardrail"]
+    m = before.merge(after[[*keys, "value", "status"]], on=keys, suffixes=("_before",
+                                                                          "_after"))
+    m = m[m["status_before"] != m["status_after"]].copy()
+    m["change"] = m["status_before"] + " → " + m["status_after"]
+    cols = ["guardrail", "system", "metric", "value_before", "value_after",
+            "status_before", "status_after", "change"]
+    return m[cols].reset_index(drop=True)
+
+
+def _bound(x) -> str:
+    import pandas as pd
+
+    return "" if x is None or pd.isna(x) else f"{float(x):g}"
+
+
+def junit_xml(table, suite: str = "rpg-balance audit") -> str:
+    """JUnit XML: one testcase per guardrail; ``failure`` for fail, ``skipped`` for
+    undecided."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element("testsuite", name=suite, tests=str(len(table)),
+                      failures=str(int((table["status"] == "fail").sum())),
+                      skipped=str(int((table["status"] == "undecided").sum())), errors="0")
+    for r in table.itertuples(index=False):
+        case = ET.SubElement(root, "testcase", classname=f"{r.file}.{r.system}",
+                             name=r.guardrail)
+        bounds = f"[{_bound(r.min)}, {_bound(r.max)}]"
+        text = f"{r.metric} = {r.value:.6g} ± {r.se:.3g}, wanted {bounds}"
+        if r.status == "fail":
+            el = ET.SubElement(case, "failure", message=text)
+            el.text = f"{text}\nreason: {r.reason}\nsuggestion: {r.suggestion}"
+        elif r.status == "undecided":
+            ET.SubElement(case, "skipped", message=f"undecided at {Z_DECIDE:g} SE: {text}")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,224 @@
+"""``d20_degrees`` combat, exact single actions enumerated die by die: one attack (E11, E3,
+E12, E13, E17; :func:`attack_damage`), the E14 Fortitude check, the E16 feint
+(:func:`feint_chance`) and E10 initiative (:func:`initiative_first`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import (
+    CRIT_DAMAGE,
+    DAMAGE_OFFSET,
+    DEATH_FAILURES,
+    DYING_DC,
+    EFFORT_BONUS,
+    EXHAUSTED_PENALTY,
+    F_AGI,
+    F_ATK,
+    F_AWA,
+    F_DECEP,
+    F_DMG,
+    F_DODGE,
+    F_EFFORT,
+    F_HUSE,
+    F_INIT,
+    F_MDEF,
+    F_MDMG,
+    F_MHIT,
+    F_PARRY,
+    F_RANGED,
+    F_READ,
+    F_TOUGH,
+    PRONE_MELEE,
+    PRONE_RANGED,
+    R_CRIT_DEG,
+    R_DEF_ROLL,
+    R_DEGREE_DMG,
+    R_REROLL_NAT,
+    R_RES_NAT,
+    R_TIES_RANDOM,
+    R_VUL_UP,
+    RECOVERY_DEFENCE,
+    Variants,
+    _fighter,
+    _variants,
+)
+
+# Exact life codes: hit points ≥ 1 (able), 0 incapacitated, -1/-2/-3 dying with 0/1/2
+# failures, -4 dead.
+L_INCAP, L_DEAD = 0, -4
+
+
+def _dying_code(failures: int) -> int:
+    return L_DEAD if failures >= DEATH_FAILURES else -1 - failures
+
+
+def _fortitude_dist(fort: int, exhausted: bool, failures: int) -> dict[int, float]:
+    """E14: new life code after one Fortitude check vs DC 15 (E2 degrees, E3 naturals)."""
+    out: dict[int, float] = {}
+    for r in range(1, 21):
+        tot = r + fort - (EXHAUSTED_PENALTY if exhausted else 0) + (5 if r == 20 else 0)
+        deg = 1 + (tot - DYING_DC) // 5 if tot >= DYING_DC else -(1 + (DYING_DC - tot) // 5)
+        if r == 1 and deg > 0:
+            deg = -1
+        if deg >= 2:
+            code = L_INCAP
+        elif deg == 1:
+            code = _dying_code(failures)
+        else:
+            code = _dying_code(failures - deg)
+        out[code] = out.get(code, 0.0) + 1 / 20
+    return out
+
+
+def _reroll_face(r2: int, reroll_nat: bool) -> tuple[int, int]:
+    return (r2 + 10 if r2 <= 10 else r2), (2 if r2 == 20 else 1 if (r2 == 1 and reroll_nat) else 0)
+
+
+def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: int,
+                   a_hero: bool, defenceless: bool, t_buff: bool,
+                   vul: bool = False) -> dict[tuple, float]:
+    """E11/E3/E13/E9/E8/E16: {(attack total X or None for a miss, hero spent): p};
+    ``vul``: the target is vulnerable (E17: Parry/Dodge halved, E-g15 rounding); a
+    defenceless target is prone (E17: +5 to hit in melee, −5 at range)."""
+    bonus = int(att[F_ATK] + att[F_MHIT])
+    if a_eff >= 2:
+        bonus -= EXHAUSTED_PENALTY
+    if a_eff < att[F_EFFORT]:
+        bonus += EFFORT_BONUS
+    if defenceless:
+        dc = 10
+        bonus += PRONE_RANGED if att[F_RANGED] else PRONE_MELEE
+    else:
+        base = int(tgt[F_DODGE] if att[F_RANGED] else tgt[F_PARRY])
+        if vul:
+            base = -(-base // 2) if rule[R_VUL_UP] else base // 2
+        dc = base + int(tgt[F_MDEF]) + (RECOVERY_DEFENCE if t_buff else 0) + 10
+
+    def total_of(v: int, nat: int, crit: bool) -> int:
+        deg_total = v + bonus + (5 if (nat == 2 and rule[R_CRIT_DEG]) else 0)
+        excess = (deg_total - dc) // 5 if (deg_total >= dc and rule[R_DEGREE_DMG]) else 0
+        return int(att[F_DMG] + excess + DAMAGE_OFFSET + att[F_MDMG]
+                   + (CRIT_DAMAGE if crit else 0))
+
+    out: dict[tuple, float] = {}
+
+    def add(key, p):
+        out[key] = out.get(key, 0.0) + p
+
+    if defenceless and not rule[R_DEF_ROLL]:
+        total = 10 + bonus
+        if total >= dc:
+            excess = (total - dc) // 5 if rule[R_DEGREE_DMG] else 0
+            add((int(att[F_DMG] + excess + DAMAGE_OFFSET + att[F_MDMG]), 0), 1.0)
+        else:
+            add((None, 0), 1.0)
+        return out
+    for v in range(1, 21):
+        nat = 2 if v == 20 else 1 if v == 1 else 0
+        hit = nat == 2 or (nat != 1 and v + bonus >= dc)
+        if hit:
+            add((total_of(v, nat, nat == 2 or defenceless), 0), 1 / 20)
+        elif a_hero and att[F_HUSE] == 1:
+            for r2 in range(1, 21):
+                v2, nat2 = _reroll_face(r2, bool(rule[R_REROLL_NAT]))
+                vv, nn = (v2, nat2) if v2 > v else (v, nat)
+                hit2 = nn == 2 or (nn != 1 and vv + bonus >= dc)
+                add((total_of(vv, nn, nn == 2 or defenceless) if hit2 else None, 1), 1 / 400)
+        else:
+            add((None, 0), 1 / 20)
+    return out
+
+
+def _resist_dist(x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero: bool,
+                 threshold: int) -> dict[tuple, float]:
+    """E12 (+E-g5, E9 ``resist``): {(damage ≥ 0, hero spent): p} for attack total ``x``."""
+    tough = int(tgt[F_TOUGH])
+    pen = EXHAUSTED_PENALTY if t_exh else 0
+
+    def dmg_of(v: int, nat: int) -> int:
+        tot = tough + v - pen + (5 if (rule[R_RES_NAT] and nat == 2) else 0)
+        d = x - tot
+        if rule[R_RES_NAT] and nat == 1 and d < 1:
+            d = 1
+        return max(d, 0)
+
+    out: dict[tuple, float] = {}
+    for r in range(1, 21):
+        nat = 2 if r == 20 else 1 if r == 1 else 0
+        d = dmg_of(r, nat)
+        if d >= threshold and t_hero and tgt[F_HUSE] == 2:
+            for r2 in range(1, 21):
+                v2, nat2 = _reroll_face(r2, bool(rule[R_REROLL_NAT]))
+                d2 = dmg_of(v2, nat2) if v2 > r else d
+                out[(d2, 1)] = out.get((d2, 1), 0.0) + 1 / 400
+        else:
+            out[(d, 0)] = out.get((d, 0), 0.0) + 1 / 20
+    return out
+
+
+def _attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_hero,
+                 threshold, vul=False) -> dict[tuple, float]:
+    """{(damage or -1 for a miss, attacker hero spent, target hero spent): p}."""
+    out: dict[tuple, float] = {}
+    for (x, a_sp), p in _attack_totals(att, tgt, rule, a_eff, a_hero, defenceless,
+                                       t_buff, vul).items():
+        if x is None:
+            out[(-1, a_sp, 0)] = out.get((-1, a_sp, 0), 0.0) + p
+            continue
+        for (d, t_sp), q in _resist_dist(x, tgt, rule, t_exh, t_hero, threshold).items():
+            key = (d, a_sp, t_sp)
+            out[key] = out.get(key, 0.0) + p * q
+    return out
+
+
+def attack_damage(attacker, target, variants: Variants | None = None, *,
+                  defenceless: bool = False, vulnerable: bool = False) -> np.ndarray:
+    """Exact damage distribution of one attack (E11, E3, E12; E13 when ``defenceless``;
+    E17 when ``vulnerable``: the target's Parry/Dodge halved, E-g15).
+
+    ``out[d]`` = P(damage = d); a miss counts as 0. No hero point or extra effort is
+    spent; the attacker's maneuver (E16) applies.
+    """
+    att = _fighter(attacker, "attacker").array()
+    tgt = _fighter(target, "target").array()
+    att[F_EFFORT] = 0
+    rule = _variants(variants).rule()
+    dist = _attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1,
+                        vulnerable)
+    top = max(max(d for d, _, _ in dist), 0)
+    out = np.zeros(top + 1)
+    for (d, _, _), p in dist.items():
+        out[max(d, 0)] += p
+    return out
+
+
+def _feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:
+    ba = int(fa[F_DECEP]) - (EXHAUSTED_PENALTY if a_exh else 0)
+    bb = int(fb[F_READ]) - (EXHAUSTED_PENALTY if b_exh else 0)
+    wins = sum(1 for ra in range(1, 21) for rb in range(1, 21)
+               if ra + ba > rb + bb or (ra + ba == rb + bb and ba > bb))
+    return wins / 400
+
+
+def feint_chance(feinter, target) -> float:
+    """E16 feint (E5 opposed, E-g15): exact P(the target becomes vulnerable, E17)."""
+    return _feint_p(_fighter(feinter, "feinter").array(), _fighter(target, "target").array(),
+                    False, False)
+
+
+def initiative_first(a, b, variants: Variants | None = None) -> float:
+    """E10 (+E-g10): exact P(``a`` acts before ``b``)."""
+    fa = _fighter(a, "a").array()
+    fb = _fighter(b, "b").array()
+    rule = _variants(variants).rule()
+    p = 0.0
+    for ra in range(1, 21):
+        for rb in range(1, 21):
+            ka = (ra + fa[F_INIT], fa[F_DODGE], fa[F_AGI], fa[F_AWA])
+            kb = (rb + fb[F_INIT], fb[F_DODGE], fb[F_AGI], fb[F_AWA])
+            if ka > kb:
+                p += 1 / 400
+            elif ka == kb:
+                p += (0.5 if rule[R_TIES_RANDOM] else 1.0) / 400
+    return p

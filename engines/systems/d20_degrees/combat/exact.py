@@ -1,0 +1,438 @@
+"""``d20_degrees`` exact duels: the absorbing Markov chain over whole-duel states
+(:func:`duel_exact`, package docstring), what one attack does to an unhurt target with
+its aftermath (:func:`one_hit`), and E-g2 solved for a duel length
+(:func:`hit_points_for_rounds`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from engines.errors import InputError
+from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from engines.rng import Seed
+
+from .attack import (
+    L_DEAD,
+    L_INCAP,
+    _attack_dist,
+    _dying_code,
+    _feint_p,
+    _fortitude_dist,
+    initiative_first,
+)
+from .kernel import duel_mc
+from .rules import (
+    AFT_FIRST_AID,
+    AID_DC,
+    DEATH_FAILURES,
+    DEFENSIVE,
+    EXACT_STATE_LIMIT,
+    F_EFFORT,
+    F_FEINT,
+    F_FORT,
+    F_HERO,
+    F_HP,
+    F_HUSE,
+    F_MDEF,
+    F_MDMG,
+    F_MHIT,
+    F_RECOV,
+    INSTANT_DEATH_DEGREES,
+    R_AFTERMATH,
+    R_AID_BONUS,
+    R_AID_TRIES,
+    R_DEFENSIVE_PCT,
+    R_DYING_ACQ,
+    R_FINISH,
+    R_REC_CAP,
+    R_SURPRISE,
+    R_SURPRISE_STUN,
+    RECOVERY_HP,
+    SYSTEM,
+    Variants,
+    _fighter,
+    _variants,
+)
+
+
+def _hero_left(f) -> int:
+    return int(f[F_HERO]) if f[F_HUSE] != 0 else 0
+
+
+class _Duel:
+    """Half-turn transitions of a duel; states are (turn, f, A, B), A = (life, rec, hero, eff,
+    vul): ``vul`` 0 nothing pending, 1 the foe is vulnerable (E17) to A's next attack (a
+    won feint or the surprise attack, E16), 2 A's feint failed and it attacks next, 3 A is
+    surprised (E17: vulnerable and stunned) and loses its next (first) turn (E-g19
+    ``surprise_attack``: a surpriser acting first starts with its foe's flag 0)."""
+
+    def __init__(self, fa: np.ndarray, fb: np.ndarray, rule: np.ndarray):
+        self.f = (fa, fb)
+        self.rule = rule
+        self.finish = 2 * int(rule[R_FINISH])
+        self.memo: dict = {}
+
+    def _hit_life(self, k: int, life: int, d: int, eff: int) -> dict[int, float]:
+        """E12/E13/E14: target ``k``'s new life code after a hit for ``d`` damage."""
+        if d < 1:
+            return {life: 1.0}
+        if life >= 1:
+            return {max(life - d, 0): 1.0}
+        if life == L_INCAP:
+            if 1 + d // 5 >= INSTANT_DEATH_DEGREES:
+                return {L_DEAD: 1.0}
+            if self.rule[R_DYING_ACQ]:
+                return _fortitude_dist(int(self.f[k][F_FORT]), eff >= 2, 0)
+            return {-1: 1.0}
+        return {L_DEAD: 1.0}
+
+    def _switched(self, k: int, life: int) -> bool:
+        pct = int(self.rule[R_DEFENSIVE_PCT])
+        return pct > 0 and life * 100 <= pct * int(self.f[k][F_HP])
+
+    def _attack(self, k, xs, ys):
+        """Outcomes of fighter k (state xs) attacking the other (state ys)."""
+        att, tgt = self.f[k], self.f[1 - k]
+        ylife = ys[0]
+        a_sw = self._switched(k, xs[0])
+        t_sw = ylife >= 1 and self._switched(1 - k, ylife)
+        t_hero = ys[2] > 0 and tgt[F_HUSE] == 2
+        threshold = ylife if ylife >= 1 else 1
+        vul = xs[4] == 1
+        key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
+               threshold if t_hero else 0, a_sw, t_sw, vul)
+        dist = self.memo.get(key)
+        if dist is None:
+            if a_sw:
+                att = att.copy()
+                att[F_MHIT], att[F_MDMG] = DEFENSIVE[0], DEFENSIVE[1]
+            if t_sw:
+                tgt = tgt.copy()
+                tgt[F_MDEF] = DEFENSIVE[2]
+            dist = _attack_dist(att, tgt, self.rule, xs[3], xs[2] > 0 and att[F_HUSE] == 1,
+                                ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero, threshold, vul)
+            self.memo[key] = dist
+        new_eff = xs[3] + 1 if xs[3] < att[F_EFFORT] else xs[3]
+        out = []
+        for (d, a_sp, t_sp), p in dist.items():
+            nx = (xs[0], xs[1], xs[2] - a_sp, new_eff, 0)
+            if d < 0:
+                out.append((p, nx, ys, -1))
+                continue
+            for life, q in self._hit_life(1 - k, ylife, d, ys[3]).items():
+                out.append((p * q, nx, (life, ys[1], ys[2] - t_sp, ys[3], ys[4]), d))
+        return out
+
+    def step(self, state):
+        """[(p, next state, damage of a hit or -1)] for one half-turn."""
+        turn, f, a, b = state
+        decided = not (a[0] >= 1 and b[0] >= 1)
+        if decided and (f >= self.finish or a[0] == L_DEAD or b[0] == L_DEAD):
+            return [(1.0, state, -1)]
+        xs, ys = (a, b) if turn == 0 else (b, a)
+        fx = self.f[turn]
+        life = xs[0]
+        if life in (L_DEAD, L_INCAP):
+            outs = [(1.0, xs, ys, -1)]
+        elif life < 0:
+            outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, -1) for nl, p in
+                    _fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
+        elif xs[4] == 3:
+            outs = [(1.0, (*xs[:4], 0), ys, -1)]  # E17 surprised: stunned, loses the turn
+        else:
+            if xs[1] == 1:
+                xs = (xs[0], 2, xs[2], xs[3], xs[4])
+            if not decided and xs[1] == 0 and life <= fx[F_RECOV]:
+                hp = life + RECOVERY_HP
+                if self.rule[R_REC_CAP]:
+                    hp = min(hp, int(fx[F_HP]))
+                outs = [(1.0, (hp, 1, xs[2], xs[3], xs[4]), ys, -1)]
+            elif ys[0] == L_DEAD:
+                outs = [(1.0, xs, ys, -1)]
+            elif fx[F_FEINT] and not decided and xs[4] == 0:
+                # E16 feint (E-g15): the standard action goes on the feint
+                p = _feint_p(fx, self.f[1 - turn], xs[3] >= 2, ys[3] >= 2)
+                outs = [(p, (*xs[:4], 1), ys, -1), (1 - p, (*xs[:4], 2), ys, -1)]
+            else:
+                outs = self._attack(turn, xs, ys)
+        res = []
+        for p, nx, ny, d in outs:
+            na, nb = (nx, ny) if turn == 0 else (ny, nx)
+            now = not (na[0] >= 1 and nb[0] >= 1)
+            nf = f + 1 if decided else 0
+            res.append((p, (1 - turn, nf if now else 0, na, nb), d))
+        return res
+
+
+def _dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray) -> float:
+    """P(dead) for a combatant dying with ``failures`` at the aftermath's end (``leave``:
+    E14 checks until dead or stabilised, closed form; ``first_aid`` first: up to
+    ``aid_tries`` Healing checks, each failed one followed by an E14 check, E-g17/E-g18).
+    The rest ends stabilised ("out"): E14 always resolves, so nobody stays dying."""
+    step = {k: _fortitude_dist(fort, exhausted, k) for k in range(DEATH_FAILURES)}
+    code = {k: _dying_code(k) for k in range(DEATH_FAILURES)}
+    # leave: x[k] = P(dead | k failures); a check either stabilises, keeps k (one degree
+    # of success) or adds failures, so solve from k = 2 down
+    leave: dict[int, float] = {L_DEAD: 1.0, L_INCAP: 0.0}
+    for k in range(DEATH_FAILURES - 1, -1, -1):
+        stay = step[k].get(code[k], 0.0)
+        leave[code[k]] = sum(p * leave[c] for c, p in step[k].items()
+                             if c != code[k]) / (1.0 - stay)
+    if int(rule[R_AFTERMATH]) != AFT_FIRST_AID:
+        return leave[_dying_code(failures)]
+    bonus = int(rule[R_AID_BONUS])
+    p_aid = sum(1 for r in range(2, 21) if r + bonus + (5 if r == 20 else 0) >= AID_DC) / 20
+    dist = {_dying_code(failures): 1.0}
+    dead = 0.0
+    for _ in range(int(rule[R_AID_TRIES])):
+        nxt: dict[int, float] = {}
+        for c, p in dist.items():
+            for c2, q in step[-1 - c].items():
+                if c2 == L_DEAD:
+                    dead += p * (1 - p_aid) * q
+                elif c2 != L_INCAP:
+                    nxt[c2] = nxt.get(c2, 0.0) + p * (1 - p_aid) * q
+        dist = nxt
+    return dead + sum(p * leave[c] for c, p in dist.items())
+
+
+def _fates_of(states: list, pos: int, f: np.ndarray, rule: np.ndarray) -> np.ndarray:
+    """[n, 4]: P(standing, dead, dying, out) of the fighter at ``state[pos]`` once the
+    aftermath is over (Lethality outcomes), for each exact state."""
+    out = np.zeros((len(states), 4))
+    memo: dict = {}
+    for k, st in enumerate(states):
+        life, eff = st[pos][0], st[pos][3]
+        key = (life, eff >= 2)
+        row = memo.get(key)
+        if row is None:
+            if life >= 1:
+                row = (1.0, 0.0, 0.0, 0.0)
+            elif life == L_DEAD:
+                row = (0.0, 1.0, 0.0, 0.0)
+            elif life == L_INCAP:
+                row = (0.0, 0.0, 0.0, 1.0)
+            else:
+                pd = _dying_end(int(f[F_FORT]), eff >= 2, -1 - life, rule)
+                row = (0.0, pd, 0.0, 1.0 - pd)
+            memo[key] = row
+        out[k] = row
+    return out
+
+
+def _too_big(fa, fb, count: str) -> str:
+    return (f"duel_exact: {count} states: hit points {fa[F_HP]} and {fb[F_HP]} (E-g2) times "
+            "hero points (E9), recovery (E15), extra effort (E8) and finishing (E-g7) "
+            f"counters exceed the limit of {EXACT_STATE_LIMIT}; lower them or use duel_mc")
+
+
+def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP,
+               start_hp: int | None = None, end_a: np.ndarray | None = None) -> FightStats:
+    """Exact 1-vs-1 duel (E10–E16) as an absorbing Markov chain; probabilities in FightStats.
+
+    Campaign attrition: ``start_hp`` (1..a's hit points) is the hit points ``a`` starts
+    with (None: full); when ``end_a`` (length a's hit points + 1) is given, P(``a`` ends
+    the fight able — it won, or the cap stopped the fight — with ``h`` hit points) is
+    added to ``end_a[h]`` (at the decision; the winner's hit points are then frozen).
+
+    ``hits`` holds the expected number of hits per damage value over the fight.
+    Raises :class:`InputError` when the reachable states exceed
+    :data:`EXACT_STATE_LIMIT` (hit points, E-g2, drive the size).
+    """
+    from scipy import sparse
+
+    fa = _fighter(a, "a").array()
+    fb = _fighter(b, "b").array()
+    v = _variants(variants)
+    rule = v.rule()
+    cap = check_round_cap(round_cap, 1000)
+    duel = _Duel(fa, fb, rule)
+    # fight states: both fighters' (hit points × counters); after the decision the loser
+    # has 5 life codes and the winner's hit points are frozen, times the finishing counter
+    tact = [(3 if f[F_RECOV] > 0 else 1) * (_hero_left(f) + 1) * (int(f[F_EFFORT]) + 1)
+            * (4 if (f[F_FEINT] or rule[R_SURPRISE]) else 1) for f in (fa, fb)]
+    size = [(int(f[F_HP]) + 5) * t for f, t in zip((fa, fb), tact, strict=True)]
+    bound = 2 * size[0] * size[1] \
+        + 2 * (duel.finish + 1) * 5 * (size[0] * tact[1] + size[1] * tact[0])
+    if bound > 50 * EXACT_STATE_LIMIT:
+        raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
+    surprise = int(rule[R_SURPRISE])
+    hp0 = int(fa[F_HP])
+    if start_hp is not None:
+        if isinstance(start_hp, bool) or not isinstance(start_hp, int) \
+                or not 1 <= start_hp <= hp0:
+            raise InputError(f"start_hp: expected an integer 1..{hp0}, got {start_hp!r}")
+        hp0 = start_hp
+    s0 = (hp0, 0, _hero_left(fa), 0, {0: 0, 1: 1, 2: 3}[surprise])
+    s1 = (int(fb[F_HP]), 0, _hero_left(fb), 0, {0: 0, 1: 3, 2: 1}[surprise])
+    p_first = initiative_first(a, b, v)
+    starts = [((0, 0, s0, s1), p_first), ((1, 0, s0, s1), 1 - p_first)]
+    if surprise and rule[R_SURPRISE_STUN]:
+        # E-g19 surprise_attack: when the surpriser acts first its foe's stun ends with the
+        # surprise attack, before the foe's first turn
+        if surprise == 1:
+            starts[0] = ((0, 0, s0, (*s1[:4], 0)), p_first)
+        else:
+            starts[1] = ((1, 0, (*s0[:4], 0), s1), 1 - p_first)
+    index: dict = {}
+    states: list = []
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    hrows: list[int] = []
+    hcols: list[int] = []
+    hvals: list[float] = []
+    for st, _ in starts:
+        if st not in index:
+            index[st] = len(states)
+            states.append(st)
+    k = 0
+    while k < len(states):
+        st = states[k]
+        for p, nxt, d in duel.step(st):
+            j = index.get(nxt)
+            if j is None:
+                j = index[nxt] = len(states)
+                states.append(nxt)
+                if len(states) > EXACT_STATE_LIMIT:
+                    raise InputError(_too_big(fa, fb, f"more than {EXACT_STATE_LIMIT}"))
+            rows.append(k)
+            cols.append(j)
+            vals.append(p)
+            if d >= 0:
+                hrows.append(k)
+                hcols.append(min(d, DAMAGE_BINS - 1))
+                hvals.append(p)
+        k += 1
+    n = len(states)
+    step_t = sparse.csr_matrix((vals, (cols, rows)), shape=(n, n))
+    hit_t = sparse.csr_matrix((hvals, (hcols, hrows)), shape=(DAMAGE_BINS, n))
+    life_a = np.array([s[2][0] for s in states])
+    life_b = np.array([s[3][0] for s in states])
+    able_a = (life_a >= 1).astype(float)
+    able_b = (life_b >= 1).astype(float)
+    undecided = (able_a > 0) & (able_b > 0)
+    win0 = (able_a > 0) & (able_b == 0)
+    win1 = (able_b > 0) & (able_a == 0)
+    vec = np.zeros(n)
+    for st, p in starts:
+        vec[index[st]] += p
+    stats = FightStats.empty(SYSTEM, cap, trials=None, dtype=float)
+    stats.standing[0] = [1.0, 1.0]
+    prev = np.zeros(2)
+    for t in range(1, 2 * cap + 1):
+        stats.hits += hit_t @ vec
+        vec = step_t @ vec
+        now = np.array([vec[win0].sum(), vec[win1].sum()])
+        stats.rounds[(t + 1) // 2, :2] += now - prev
+        prev = now
+        if t % 2 == 0:
+            stats.standing[t // 2] = [vec @ able_a, vec @ able_b]
+    stats.outcome[:2] = prev
+    stats.outcome[2] = vec[undecided].sum()
+    stats.rounds[cap, 2] = stats.outcome[2]
+    if end_a is not None:
+        keep = win0 | undecided
+        np.add.at(end_a, np.minimum(life_a[keep], end_a.size - 1), vec[keep])
+    vec[undecided] = 0.0
+    for _ in range(duel.finish):
+        stats.hits += hit_t @ vec
+        vec = step_t @ vec
+    # the aftermath's end (leave / first_aid) as closed forms on each final state; fights
+    # stopped at the cap keep their mass out of ``vec``: both fighters standing (a duel
+    # is undecided only while both can act)
+    fate_a = _fates_of(states, 2, fa, rule)
+    fate_b = _fates_of(states, 3, fb, rule)
+    neither = np.array([stats.outcome[2], 0.0, 0.0, 0.0])
+    stats.fates[0] = vec @ fate_a + neither
+    stats.fates[1] = vec @ fate_b + neither
+    stats.fates_sq[:] = stats.fates      # a duel's per-side counts are 0 or 1
+    stats.loser_fate[0] = (vec * win0) @ fate_b[:, 1:]
+    stats.loser_fate[1] = (vec * win1) @ fate_a[:, 1:]
+    stats.loser_fate_sq[:] = stats.loser_fate
+    stats.loser_dead[:] = stats.loser_fate[:, 0]
+    stats.deaths[:] = stats.fates[:, 1]
+    stats.notes.update(method="exact", states=n, variants=dataclasses.asdict(v),
+                       p_first=p_first)
+    return stats
+
+
+def mean_rounds(stats: FightStats) -> float:
+    """Mean length of the fights in rounds (a fight stopped at the cap counts the cap)."""
+    return float(np.arange(stats.rounds.shape[0]) @ stats.rounds_pmf())
+
+
+def hit_points_for_rounds(fighter, rounds: float, variants: Variants | None = None,
+                          round_cap: int = ROUND_CAP, max_hit_points: int = 200,
+                          trials: int = 50_000, seed: Seed = 0) -> int:
+    """E-g2 solved for: the fewest hit points that make an even duel (``fighter`` against
+    itself, both with those hit points) last at least ``rounds`` rounds on average.
+
+    Lengths grow with hit points, so a bisection over 1..``max_hit_points`` needs a few
+    Monte Carlo runs (``trials`` each; every run uses the same ``seed``, so the search is
+    deterministic). Raises :class:`InputError` if even ``max_hit_points`` is too short.
+    """
+    f = _fighter(fighter, "fighter")
+    if not 0 < rounds <= check_round_cap(round_cap, 1000):
+        raise InputError(f"rounds: expected a number in (0, {round_cap}], got {rounds!r}")
+    ss = np.random.SeedSequence(seed) if not isinstance(seed, np.random.SeedSequence) else seed
+
+    def length(hp: int) -> float:
+        g = dataclasses.replace(f, hit_points=hp)
+        return mean_rounds(duel_mc(g, g, trials, ss, variants, round_cap))
+
+    if length(max_hit_points) < rounds:
+        raise InputError(f"hit_points_for_rounds: even {max_hit_points} hit points give "
+                         f"duels shorter than {rounds} rounds; raise max_hit_points")
+    lo, hi = 0, max_hit_points   # length(lo) < rounds ≤ length(hi), length(0) taken as 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if length(mid) >= rounds:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def one_hit(attacker, target, variants: Variants | None = None) -> dict:
+    """What one attack does to an unhurt, able target (E11, E3, E12, E13, E-g14).
+
+    ``p_hit``: the attack hits (E11, E3; no hero point spent, as in
+    :func:`attack_damage`; the attacker after its extra-effort uses, E8: no +2 left,
+    −2 only when two uses exhausted it); ``p_incapacitate``: the damage reaches the target's hit
+    points (E13: 0 → incapacitated); ``p_kill``: 0 — only hits on a defenceless target
+    kill at once (E13, E-g14).
+
+    ``p_dead``, ``p_dying``, ``p_out`` (summing to ``p_incapacitate``): the attack drops
+    the target and it then ends dead / dying / out under the ``aftermath`` variant
+    (Lethality outcomes). Under ``leave`` and ``first_aid`` an incapacitated target is
+    stable (E13: only a further hit makes it dying), so all of it is ``p_out``; under
+    ``finish`` the attacker, as in a duel it has just won, attacks the fallen target for
+    ``finish_rounds`` rounds (E13, E16 finishing, E17 prone; the target's E14 checks in
+    its turns, its own first), then ``leave``. ``p_dying`` is 0 (E14 always resolves).
+    """
+    att = _fighter(attacker, "attacker").array()
+    tgt = _fighter(target, "target").array()
+    rule = _variants(variants).rule()
+    # E8: after its effort uses: one use only fatigues (no penalty), two exhaust (−2)
+    dist = _attack_dist(att, tgt, rule, int(att[F_EFFORT]), False,
+                        False, False, False, False, 1)
+    hp = int(tgt[F_HP])
+    p_inc = float(sum(p for (d, _, _), p in dist.items() if d >= hp))
+    # the fallen target, its turn next; the attacker unhurt, after its effort uses
+    duel = _Duel(att, tgt, rule)
+    a0 = (int(att[F_HP]), 0, _hero_left(att), int(att[F_EFFORT]), 0)
+    cur = {(1, 0, a0, (L_INCAP, 0, _hero_left(tgt), 0, 0)): 1.0}
+    for _ in range(duel.finish):   # 2 × finish_rounds half-turns, 0 unless finish
+        nxt: dict = {}
+        for st, p in cur.items():
+            for q, st2, _d in duel.step(st):
+                nxt[st2] = nxt.get(st2, 0.0) + p * q
+        cur = nxt
+    states = list(cur)
+    fate = p_inc * (np.array([cur[st] for st in states]) @ _fates_of(states, 3, tgt, rule))
+    return {"p_hit": float(sum(p for (d, _, _), p in dist.items() if d >= 0)),
+            "p_incapacitate": p_inc, "p_kill": 0.0, "p_dead": float(fate[1]),
+            "p_dying": float(fate[2]), "p_out": float(fate[3])}

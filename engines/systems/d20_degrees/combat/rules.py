@@ -1,0 +1,248 @@
+"""``d20_degrees`` combat data: the rule constants (E3, E8, E12–E17), the kernels' array
+layouts, :class:`Variants` (E-g3 … E-g19) and :class:`Fighter` (package docstring)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from engines.errors import InputError
+from engines.fight import AFTERMATHS, check_aftermath
+from engines.variants import variant
+
+SYSTEM = "d20_degrees"
+
+#: E16 maneuvers: (hit, damage, active defences) modifiers.
+MANEUVERS = {
+    "none": (0, 0, 0),
+    "accurate": (2, -2, 0),
+    "power": (-2, 2, 0),
+    "all_out": (0, 2, -2),
+    "defensive": (0, -2, 2),
+}
+DEFENSIVE = MANEUVERS["defensive"]
+#: E9 hero point tactics (E-g12).
+HERO_USES = {"none": 0, "attack": 1, "resist": 2}
+RECOVERY_HP = 5        # E15
+RECOVERY_DEFENCE = 2   # E15
+CRIT_DAMAGE = 5        # E3 on attacks
+DAMAGE_OFFSET = 15     # E12
+DYING_DC = 15          # E14
+DEATH_FAILURES = 3     # E14
+INSTANT_DEATH_DEGREES = 3  # E13
+EFFORT_BONUS = 2       # E8
+EXHAUSTED_PENALTY = 2  # E8
+MAX_EFFORT = 2         # E8: a third use would incapacitate; never taken by tactic
+PRONE_MELEE = 5        # E17 prone: +5 to hit it in melee
+PRONE_RANGED = -5      # E17 prone: −5 to hit it at range
+AID_DC = 10            # E-g17: the Healing check's DC (the seed names none)
+EXACT_STATE_LIMIT = 400_000
+
+# Fighter array layout (one int64 row per combatant).
+(F_INIT, F_DODGE, F_AGI, F_AWA, F_ATK, F_RANGED, F_DMG, F_TOUGH, F_PARRY, F_FORT, F_HP,
+ F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV, F_FEINT, F_DECEP,
+ F_READ, F_START) = range(22)  # F_START: hit points lost before the fight (attrition)
+N_FIELDS = 22
+
+# Rule array layout (Variants.rule()).
+(R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
+ R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT, R_VUL_UP, R_SURPRISE,
+ R_AFTERMATH, R_AID_BONUS, R_AID_TRIES, R_SURPRISE_STUN) = range(17)
+#: ``rule[R_AFTERMATH]`` codes, in :data:`engines.fight.AFTERMATHS` order.
+AFT_LEAVE, AFT_FIRST_AID, AFT_FINISH = range(3)
+
+ACTIVE, INCAP, DYING, DEAD = 0, 1, 2, 3
+# MC feint/surprise state per combatant (``fst``): ≥ 0 — that foe is vulnerable (E17) to
+# the combatant's next attack (E16 feint); FS_NONE — nothing pending (a feinter feints
+# next); FS_FAILED — its feint failed, it attacks next; FS_SURPRISE — its first attack of
+# the fight is a surprise attack (E16, E-g16); FS_SURPRISED — it is surprised (E17:
+# vulnerable and stunned) and loses its first turn.
+FS_NONE, FS_FAILED, FS_SURPRISE, FS_SURPRISED = -1, -2, -3, -4
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Combat rule variants of ``d20_degrees`` (package docstring: E11, E3, E-g3 … E-g10)."""
+
+    system: ClassVar[str] = SYSTEM
+    degree_damage: bool = variant(True, rule="E11", doc="house rule: +1 damage per degree of "
+                                  "success beyond the hit")
+    defenceless_attack: str = variant("routine", rule="E-g3", doc="attack on a defenceless "
+                                      "target: routine (take 10) or roll vs DC 10 (a hit is "
+                                      "critical)", choices=("routine", "roll"))
+    crit_extra_degree: bool = variant(False, rule="E-g4", doc="an attack's natural 20 also "
+                                      "counts one degree better (E3) for excess degrees")
+    resistance_naturals: bool = variant(False, rule="E-g5", doc="natural 20 on the resistance "
+                                        "d20 counts +5; natural 1 takes at least 1 damage")
+    dying_check_on_acquire: bool = variant(True, rule="E-g6", doc="a Fortitude check (E14) as "
+                                           "soon as a fighter becomes dying")
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="after the decision: "
+                             "leave (the dying roll E14 until dead or stabilised), first_aid "
+                             "(E-Healing tried on every dying combatant, E-g17, E-g18) or "
+                             "finish (winners attack defenceless foes for finish_rounds "
+                             "rounds, E16, E-g7; then leave)", choices=AFTERMATHS)
+    finish_rounds: int = variant(10, rule="E-g7", doc="the finish horizon: rounds of "
+                                 "finishing attacks on defenceless foes after the decision "
+                                 "(aftermath=finish only)")
+    aid_bonus: int = variant(0, rule="E-g17", doc="first_aid: the aider's bonus on the "
+                             "Healing check (d20 + bonus vs DC 10; the first degree "
+                             "stabilises)")
+    aid_tries: int = variant(10, rule="E-g18", doc="first_aid: tries per dying combatant, one "
+                             "a round, each before the patient's E14 check")
+    target_rule: str = variant("focus", rule="E-g8", doc="which able foe an attacker picks",
+                               choices=("focus", "random"))
+    recovery_cap: bool = variant(True, rule="E-g9", doc="recovery (E15) cannot exceed maximum "
+                                 "hit points")
+    initiative_ties: str = variant("random", rule="E-g10", doc="a tie left after Dodge, "
+                                   "Agility, Awareness (E10)", choices=("random", "listed"))
+    defensive_below: int = variant(0, rule="E-g12", doc="tactic switch: a fighter at or "
+                                   "below this percentage of its hit points fights "
+                                   "defensively (E16) instead of its own maneuver; 0 never")
+    reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
+                                   "11) is still a natural 1")
+    vulnerable_rounding: str = variant("up", rule="E-g15", doc="vulnerable (E17): halved "
+                                       "Parry/Dodge rounded up or down",
+                                       choices=("up", "down"))
+    surprise: str = variant("none", rule="E-g16", doc="surprise attack (E16): every fighter "
+                            "of this side makes its first attack of the fight against a "
+                            "vulnerable target (E17); initiative as usual",
+                            choices=("none", "side0", "side1"))
+    surprise_stun: str = variant("first_turn", rule="E-g19", doc="how long the surprised "
+                                 "side is stunned (E17 Surpreso): first_turn — it loses its "
+                                 "whole first turn; surprise_attack — only until the "
+                                 "surprising side's surprise attacks are made (a surprised "
+                                 "fighter loses its first turn only when a surpriser acts "
+                                 "after it in initiative order)",
+                                 choices=("first_turn", "surprise_attack"))
+
+    def check(self) -> None:
+        if isinstance(self.defensive_below, bool) or not isinstance(self.defensive_below, int) \
+                or not 0 <= self.defensive_below <= 100:
+            raise InputError(f"variant defensive_below: expected a percentage 0..100, "
+                             f"got {self.defensive_below!r}")
+        for name, lo, hi in (("finish_rounds", 0, 20), ("aid_bonus", -60, 60),
+                             ("aid_tries", 1, 20)):
+            val = getattr(self, name)
+            if isinstance(val, bool) or not isinstance(val, int) or not lo <= val <= hi:
+                raise InputError(f"variant {name}: expected an integer {lo}..{hi}, "
+                                 f"got {val!r}")
+        check_aftermath(self.aftermath)
+        for f in dataclasses.fields(self):
+            choices = f.metadata.get("choices")
+            if choices is not None and getattr(self, f.name) not in choices:
+                raise InputError(f"variant {f.name}: {getattr(self, f.name)!r} is not allowed; "
+                                 f"choose {' | '.join(choices)}")
+
+    def rule(self) -> np.ndarray:
+        self.check()
+        return np.array([
+            self.defenceless_attack == "roll", self.crit_extra_degree,
+            self.resistance_naturals, self.dying_check_on_acquire,
+            self.finish_rounds if self.aftermath == "finish" else 0,
+            self.target_rule == "random", self.recovery_cap,
+            self.initiative_ties == "random", self.reroll_natural, self.degree_damage,
+            self.defensive_below, self.vulnerable_rounding == "up",
+            ("none", "side0", "side1").index(self.surprise),
+            AFTERMATHS.index(self.aftermath), self.aid_bonus, self.aid_tries,
+            self.surprise_stun == "surprise_attack",
+        ], dtype=np.int64)
+
+
+DEFAULT = Variants()
+
+
+@dataclass(frozen=True)
+class Fighter:
+    """One combatant, as the engine sees it (the analysis layer composes it from data).
+
+    ``attack`` is the full attack bonus (E11: Fighting + close skill, or Dexterity +
+    ranged skill); ``damage`` the attack base (E12: Strength + weapon modifiers, or the
+    weapon's effect rank); ``toughness`` includes armour; ``hit_points`` is E-g2.
+    """
+
+    attack: int
+    damage: int
+    toughness: int
+    parry: int
+    dodge: int
+    fortitude: int
+    hit_points: int
+    ranged: bool = False
+    agility: int = 0
+    awareness: int = 0
+    initiative: int = 0
+    hero_points: int = 1
+    maneuver: str = "none"
+    hero_use: str = "attack"
+    extra_effort: int = 0
+    recover_at: int = 0
+    feint: bool = False
+    deception: int = 0
+    insight: int = 0
+    name: str = "fighter"
+
+    def __post_init__(self) -> None:
+        where = f"fighter {self.name!r}"
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.type in ("int",) and (isinstance(v, bool) or not isinstance(v, int | np.integer)):
+                raise InputError(f"{where}: {f.name} must be an integer, got {v!r}")
+        if not 1 <= self.hit_points <= 500:
+            raise InputError(f"{where}: hit_points must be 1..500, got {self.hit_points}")
+        if not 0 <= self.hero_points <= 10:
+            raise InputError(f"{where}: hero_points must be 0..10, got {self.hero_points}")
+        if not 0 <= self.extra_effort <= MAX_EFFORT:
+            raise InputError(f"{where}: extra_effort must be 0..{MAX_EFFORT}, "
+                             f"got {self.extra_effort}")
+        if not isinstance(self.feint, bool | np.bool_):
+            raise InputError(f"{where}: feint must be true or false, got {self.feint!r}")
+        if self.recover_at < 0:
+            raise InputError(f"{where}: recover_at must be ≥ 0, got {self.recover_at}")
+        if self.maneuver not in MANEUVERS:
+            raise InputError(f"{where}: unknown maneuver {self.maneuver!r}; known: "
+                             f"{', '.join(MANEUVERS)}")
+        if self.hero_use not in HERO_USES:
+            raise InputError(f"{where}: unknown hero_use {self.hero_use!r}; known: "
+                             f"{', '.join(HERO_USES)}")
+        for name in ("attack", "damage", "toughness", "parry", "dodge", "fortitude", "agility",
+                     "awareness", "initiative", "deception", "insight"):
+            if abs(getattr(self, name)) > 60:
+                raise InputError(f"{where}: {name} must be within −60..60, "
+                                 f"got {getattr(self, name)}")
+
+    def array(self) -> np.ndarray:
+        """The kernel's int64 row (layout ``F_*``)."""
+        mhit, mdmg, mdef = MANEUVERS[self.maneuver]
+        row = np.zeros(N_FIELDS, dtype=np.int64)
+        row[[F_INIT, F_DODGE, F_AGI, F_AWA, F_ATK, F_RANGED, F_DMG, F_TOUGH, F_PARRY, F_FORT,
+             F_HP, F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV, F_FEINT, F_DECEP,
+             F_READ]] = [
+            self.agility + self.initiative, self.dodge, self.agility, self.awareness,
+            self.attack, int(self.ranged), self.damage, self.toughness, self.parry,
+            self.fortitude, self.hit_points, self.hero_points, mhit, mdmg, mdef,
+            HERO_USES[self.hero_use], self.extra_effort, self.recover_at, int(self.feint),
+            self.deception, max(self.deception, self.insight)]
+        return row
+
+
+def _fighter(x, where: str) -> Fighter:
+    if isinstance(x, Fighter):
+        return x
+    to_engine = getattr(x, "to_engine", None)
+    if to_engine is not None:
+        return to_engine()
+    raise InputError(f"{where}: expected a Fighter, got {type(x).__name__}")
+
+
+def _variants(v) -> Variants:
+    if v is None:
+        return DEFAULT
+    if isinstance(v, Variants):
+        v.check()
+        return v
+    from engines.variants import parse_variants
+
+    return parse_variants(Variants, v)

@@ -1,0 +1,251 @@
+"""``dice_pool_7`` exact duels: the absorbing Markov chain of a 1-vs-1 fight
+(:func:`duel_exact`), the aftermath of a fallen loser (A-g9 … A-g12) and what one attack
+does to an unhurt target (:func:`one_hit`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from engines.combat_pools import DuelChain, attack_op, finish_chain, finish_duel, mix
+from engines.fight import ROUND_CAP, FightStats, check_round_cap
+
+from .attack import _attack_dice, _damage, _successes, attack_damage, hit_probability
+from .rules import (
+    ATTACK_ATTACK,
+    ATTACK_DODGE,
+    BASHING,
+    C_ARMOUR,
+    C_DEATH,
+    C_DEF,
+    C_DMG,
+    C_DTYPE,
+    FOCUS_ATTACK,
+    LETHAL,
+    SYSTEM,
+    TACTICS,
+    WILLPOWER_POLICIES,
+    WP_ATTACK_EARLY,
+    WP_ATTACK_LATE,
+    WP_DEFENSE_EARLY,
+    WP_DEFENSE_LATE,
+    WP_NONE,
+    Combatant,
+    Variants,
+    _variants,
+    row,
+)
+
+
+def _fate_after(winner: Combatant, loser: Combatant, remaining: int, v: Variants) -> np.ndarray:
+    """P(dead), P(dying), P(out) after the aftermath (A-g9..A-g12) of a fallen ``loser``
+    that is ``remaining`` lethal points from death (vitality left + CON left, A15),
+    beaten by ``winner``."""
+    rw, rl = row(winner, v), row(loser, v)
+    con = loser.CON
+    dying = remaining <= con  # lethal damage fills its vitality
+    if v.aftermath == "first_aid" and dying:
+        p_fail = float(_successes(v.first_aid_dice, v)[0]) ** v.first_aid_tries
+        pa = 1.0 - p_fail
+        out = np.array([0.0, 1.0 - pa, pa])
+    elif v.aftermath == "finish" and not (rw[C_DTYPE] == BASHING and v.finish_bashing == "bashing"):
+        dtype = LETHAL if rw[C_DTYPE] == BASHING else int(rw[C_DTYPE])
+        pool = _attack_dice(winner, v) - (loser.defense if v.helpless_defense == "full" else 0)
+        dmg, _ = _damage(pool, int(rw[C_DMG]), int(rl[C_ARMOUR + dtype]), v)
+        clamp = 0 if v.overflow_to_con else con
+        p = finish_chain(remaining, dmg, 2 * v.finish_rounds, clamp)
+        out = np.array([p[0], p[1:con + 1].sum(), p[con + 1:].sum()])
+    else:
+        out = np.array([0.0, 1.0, 0.0]) if dying else np.array([0.0, 0.0, 1.0])
+    if v.leave_horizon == "day":  # A-g9: a day's healing
+        out = np.array([out[0], 0.0, out[1] + out[2]])
+    return out
+
+
+def _p_first(a: Combatant, b: Combatant, v: Variants) -> float:
+    """A16 / A-g6: P(``a`` acts before ``b``); ties at random."""
+    ia, ib = a.initiative, b.initiative
+    if not v.initiative_roll:
+        return 1.0 if ia > ib else 0.0 if ia < ib else 0.5
+    diff = np.add.outer(np.arange(1, 11) + ia, -(np.arange(1, 11) + ib))
+    return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / 100)
+
+
+class _Duel:
+    """Exact 1-vs-1 chain for one initiative order (``first`` acts first every round)."""
+
+    def __init__(self, fighters: tuple[Combatant, Combatant], v: Variants, first: int,
+                 round_cap: int) -> None:
+        self.f = fighters
+        self.v = v
+        self.first = first
+        self.r = [row(c, v) for c in fighters]
+        self.dice = [_attack_dice(c, v) for c in fighters]
+        self.pol = [WILLPOWER_POLICIES.index(c.willpower) for c in fighters]
+        self.tactic = [TACTICS.index(c.tactic) for c in fighters]
+        self.health = (fighters[0].vitality, fighters[1].vitality)
+        wp0 = [c.willpower_points if p != WP_NONE else 0 for c, p in zip(fighters, self.pol,
+                                                                         strict=True)]
+        start = np.zeros(self.health)
+        start[0, 0] = 1.0
+        self.chain = DuelChain(SYSTEM, self.health, round_cap, {(wp0[0], wp0[1], 0, 0): start})
+        self._ops: dict = {}
+
+    def op(self, attacker: int, pool: int):
+        key = (attacker, pool)
+        if key not in self._ops:
+            ra, rt = self.r[attacker], self.r[1 - attacker]
+            dtype = int(ra[C_DTYPE])
+            dmg, hit = _damage(pool, int(ra[C_DMG]), int(rt[C_ARMOUR + dtype]), self.v)
+            death = int(rt[C_DEATH])
+            self._ops[key] = attack_op(dmg, hit, self.health[1 - attacker], dtype != BASHING,
+                                       None if death < 0 else death)
+        return self._ops[key]
+
+    def _hurt_mask(self, m: int) -> np.ndarray:
+        d = np.arange(self.health[m])
+        mask = (2 * d >= self.health[m]).astype(float)
+        return mask[:, None] if m == 0 else mask[None, :]
+
+    def turn(self, m: int, rnd: int) -> None:
+        """The turn of combatant ``m`` (A6): turn start (A-g3, A4), dodge, attacks."""
+        t = 1 - m
+        chain = self.chain
+        new: dict = {}
+        pol = self.pol[m]
+        for key, plane in chain.planes.items():
+            key = list(key)
+            key[2 + m] = 0  # A4: a previous +2 Defense ends
+            parts = []
+            if pol in (WP_ATTACK_LATE, WP_DEFENSE_LATE) and key[m] > 0:
+                hurt = plane * self._hurt_mask(m)
+                parts += [(hurt, True), (plane - hurt, False)]
+            else:
+                parts.append((plane, key[m] > 0 and pol != WP_NONE))
+            for part, spend in parts:
+                k2 = list(key)
+                spend_att = spend and pol in (WP_ATTACK_EARLY, WP_ATTACK_LATE)
+                if spend and pol in (WP_DEFENSE_EARLY, WP_DEFENSE_LATE):
+                    k2[m] -= 1
+                    k2[2 + m] = 1
+                self._attacks(new, m, t, tuple(k2), part, spend_att, rnd)
+        chain.planes = new
+
+    def _attacks(self, new: dict, m: int, t: int, key: tuple, plane: np.ndarray,
+                 spend_att: bool, rnd: int) -> None:
+        chain = self.chain
+        defense_t = int(self.r[t][C_DEF]) + 2 * key[2 + t]
+        # A9 dodge of the target, rolled in its own last turn: independent of everything
+        # since, so it is drawn here ("lazily"); A-g3 decides whether it still counts.
+        target_acted = (t == self.first) or rnd > 1
+        if self.v.dodge_lasts == "end_of_round":
+            target_acted = t == self.first
+        if self.tactic[t] == ATTACK_DODGE and target_acted:
+            dodge = _successes(2 * defense_t, self.v)
+            cut = self.dice[m] + 4  # removing more dice than this changes nothing
+            ks = [(float(dodge[k]), k) for k in range(min(cut, dodge.size)) if dodge[k] > 0]
+            if dodge.size > cut:
+                ks.append((float(dodge[cut:].sum()), cut))
+        else:
+            ks = [(1.0, None)]
+        tactic = self.tactic[m]
+        n_att = 2 if tactic == ATTACK_ATTACK else 1
+        focus = 1 if tactic == FOCUS_ATTACK else 0
+        for pk, k in ks:
+            cur_key, cur = key, plane * pk
+            for a in range(n_att):
+                extra = 3 if (spend_att and a == 0) else 0
+                dice = self.dice[m] + (focus if a == 0 else 0) + extra
+                pool = dice - (k if k is not None else defense_t)
+                nk = list(cur_key)
+                if extra:
+                    nk[m] -= 1
+                nk = tuple(nk)
+                if a == n_att - 1:
+                    chain.attack(new, m, nk, cur_key, cur, self.op(m, pool))
+                else:
+                    tmp: dict = {}
+                    chain.attack(tmp, m, nk, cur_key, cur, self.op(m, pool))
+                    cur_key, cur = nk, tmp[nk]
+
+    def run(self) -> FightStats:
+        order = (self.first, 1 - self.first)
+        chain = self.chain
+        for rnd in range(1, chain.round_cap + 1):
+            for m in order:
+                self.turn(m, rnd)
+            chain.end_round()
+            if chain.total() < 1e-16:
+                break
+        chain.finish()
+        return chain.aftermath(self._fate)
+
+    def _fate(self, w: int, e: int) -> np.ndarray:
+        """The loser put down alive by ``w`` with ``e`` CON lost (A15): its fates."""
+        winner, loser = self.f[w], self.f[1 - w]
+        if winner.weapon.damage_type == "bashing":  # A14: knocked out, no lethal damage
+            remaining = loser.vitality + loser.CON
+        else:
+            remaining = loser.CON - e
+        return _fate_after(winner, loser, remaining, self.v)
+
+
+def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
+               round_cap: int = ROUND_CAP) -> FightStats:
+    """Exact 1-vs-1 fight (A6–A16) as an absorbing Markov chain.
+
+    State: damage taken by each side (one track each: in a duel each side takes only its
+    opponent's damage type, so bashing and lethal never mix, A14), willpower left (only
+    for combatants with a willpower policy, A4) and each side's "+2 Defense this round"
+    flag. The initiative order is fixed per fight (A16), so the result mixes the two
+    orders (P(ties) = 1/2; A-g6 adds the exact 1d10 difference). A dodge (A9) would need
+    the dodger's successes in the state between its turn and the opponent's; since the
+    roll is independent of everything that happens in between, it is drawn at the
+    opponent's turn instead, which keeps the chain exact with no extra state. Every
+    tactic and willpower policy is supported; only N-vs-M fights need :func:`fight_mc`.
+    Truncated explosion tails (< 1e-12 per roll) are dropped. The aftermath (variant
+    ``aftermath``, A-g9..A-g12) starts from the loser's state when it falls (CON lost, or
+    knocked out by bashing) and runs as an exact chain over the lethal points it has left.
+    """
+    v = _variants(variants)
+    cap = check_round_cap(round_cap)
+    a.check()
+    b.check()
+    p = _p_first(a, b, v)
+    parts = [(w, _Duel((a, b), v, first, cap).run()) for w, first in ((p, 0), (1 - p, 1))
+             if w > 0]
+    stats = mix(parts)
+    return finish_duel(stats, a, b, dataclasses.asdict(v))
+
+
+def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None) -> dict:
+    """What one plain attack does to an unhurt target (A7, A8, A10, A13, A14, A15, A-g5).
+
+    ``p_hit``: at least one success (:func:`hit_probability`); ``p_incapacitate``: the
+    damage (:func:`attack_damage`) reaches the target's vitality, so it drops (A14, A-g5);
+    ``p_kill``: lethal or ballistic damage reaches vitality + CON, so the excess empties
+    CON (A15, with the ``overflow_to_con`` variant; bashing damage never kills).
+    ``p_dead`` / ``p_dying`` / ``p_out``: it drops and then ends dead / dying / out after
+    the aftermath (variant ``aftermath``, A-g9..A-g12) with the attacker as the winner;
+    they sum to ``p_incapacitate``.
+    """
+    v = _variants(variants)
+    p = attack_damage(attacker, target, v)
+    d = np.arange(p.size)
+    vit = target.vitality
+    kills = attacker.weapon.damage_type != "bashing" and v.overflow_to_con
+    fates = np.zeros(3)
+    for k in range(vit, p.size):
+        if p[k] == 0.0:
+            continue
+        if attacker.weapon.damage_type == "bashing":
+            remaining = vit + target.CON
+        else:
+            remaining = target.CON - (k - vit if v.overflow_to_con else 0)
+        fates += p[k] * (np.array([1.0, 0.0, 0.0]) if remaining <= 0
+                         else _fate_after(attacker, target, remaining, v))
+    return {"p_hit": hit_probability(attacker, target, v),
+            "p_incapacitate": float(p[d >= vit].sum()),
+            "p_kill": float(p[d >= vit + target.CON].sum()) if kills else 0.0,
+            "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}

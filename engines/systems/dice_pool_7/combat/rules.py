@@ -1,0 +1,257 @@
+"""``dice_pool_7`` combat data: tactics, willpower policies, damage types and bursts; the
+kernel row (``C_*``) and rule array (``R_*``) layouts; :class:`Variants`, :class:`Weapon`,
+:class:`Armour`, :class:`Combatant` and their kernel rows (:func:`row`, :func:`rows`).
+The rules they encode are in the package docstring."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from engines.combat_pools import check_variants
+from engines.errors import InputError
+from engines.fight import AFTERMATHS
+from engines.systems.dice_pool_7 import checks as _checks
+from engines.variants import variant
+
+SYSTEM = _checks.SYSTEM
+
+TACTICS = ("attack_attack", "attack_dodge", "focus_attack")
+WILLPOWER_POLICIES = ("none", "attack_early", "attack_late", "defense_early", "defense_late")
+DAMAGE_TYPES = ("bashing", "lethal", "ballistic")
+BURSTS = ("none", "short", "medium", "long")
+BURST_DICE = (0, 1, 2, 3)  # A12
+BURST_TARGETS = (1, 1, 3, 1 << 30)  # A12: medium up to 3 adjacent targets, long any number
+
+ATTACK_ATTACK, ATTACK_DODGE, FOCUS_ATTACK = 0, 1, 2
+WP_NONE, WP_ATTACK_EARLY, WP_ATTACK_LATE, WP_DEFENSE_EARLY, WP_DEFENSE_LATE = range(5)
+BASHING, LETHAL, BALLISTIC = 0, 1, 2
+
+# Kernel row columns.
+C_ATTR = 0      # FOR or DES + 2 for the specialization (A7)
+C_MODS = 1      # weapon bonus (A-g4) + equipment quality (A5), before the A2 cap
+C_DMG = 2       # weapon damage (A10)
+C_DTYPE = 3     # damage type dealt: 0 bashing, 1 lethal, 2 ballistic
+C_DEF = 4       # Defense (A8)
+C_INIT = 5      # initiative (A16)
+C_VIT = 6       # vitality (A14)
+C_DEATH = 7     # lethal damage beyond vitality that kills (= CON), -1: never (A15)
+C_WP = 8        # willpower points (A4)
+C_ARMOUR = 9    # columns 9, 10, 11: armour against bashing, lethal, ballistic (A13)
+C_BURST = 12    # 0 none, 1 short, 2 medium, 3 long (A12)
+C_TACTIC = 13   # TACTICS index (A6)
+C_WPPOL = 14    # WILLPOWER_POLICIES index (A4)
+C_CON = 15      # CON: lethal damage beyond vitality that kills in the aftermath (A15)
+C_START = 16    # lethal damage already taken when the fight starts (campaign attrition)
+N_COLS = 17
+
+MODIFIER_CAP = _checks.MODIFIER_CAP
+
+
+@dataclass(frozen=True)
+class Variants(_checks.Variants):
+    """Combat variants of ``dice_pool_7``: the check variants (A1, A-g1, A-g2) plus these."""
+
+    system: ClassVar[str] = SYSTEM
+    dodge_lasts: str = variant("next_turn", rule="A-g3", doc="a dodge protects until the "
+                               "start of the dodger's next turn, or only to the end of the "
+                               "round", choices=("next_turn", "end_of_round"))
+    weapon_bonus: str = variant("both", rule="A-g4", doc="the weapon's +1/+2 adds attack dice "
+                                "and damage (literal), or damage only",
+                                choices=("both", "damage"))
+    initiative_roll: bool = variant(False, rule="A-g6", doc="initiative adds 1d10 once per "
+                                    "fight (Chronicles); default static, ties at random")
+    overflow_to_con: bool = variant(True, rule="A15", doc="lethal damage beyond vitality "
+                                    "from the hit that empties it already lowers CON "
+                                    "(false: only later hits, so a fight never kills)")
+    armour_vs_bashing: str = variant("ignored", rule="A13", doc="armour against bashing "
+                                     "damage: ignored (the seed lists lethal and ballistic "
+                                     "only) or its lethal rating",
+                                     choices=("ignored", "lethal"))
+    armour_vs_firearms: str = variant("ballistic", rule="A13", doc="armour against "
+                                      "firearm (ballistic) damage: its ballistic rating "
+                                      "only (the table read type by type), or ballistic + "
+                                      "lethal (a bullet is lethal damage too)",
+                                      choices=("ballistic", "ballistic_and_lethal"))
+    armour_stops: str = variant("damage", rule="A10", doc="armour ignores points of the "
+                                "damage (successes + weapon; the seed's armour ignores "
+                                "points of damage) or cancels successes only, the weapon "
+                                "damage added after", choices=("damage", "successes"))
+    targeting: str = variant("random", rule="A6", doc="N-vs-M: each attack picks a random "
+                             "able enemy, or the first able one (focus fire)",
+                             choices=("random", "first"))
+    burst_penalty: str = variant("after_cap", rule="A-g8", doc="a multi-target burst's "
+                                 "-1 die per target comes off the pool after the +/-5 "
+                                 "modifier cap (the seed subtracts the targets from the "
+                                 "test's dice) or inside the cap",
+                                 choices=("after_cap", "inside_cap"))
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
+                             "fallen when a fight is won: leave them, first aid (A-g10), or "
+                             "the winners finish them (A-g12)", choices=AFTERMATHS)
+    leave_horizon: str = variant("scene", rule="A-g9", doc="a dying fighter left alone stays "
+                                 "dying to the end of the scene, or after a day has healed "
+                                 "out of vitality 0 (ends out)", choices=("scene", "day"))
+    first_aid_dice: int = variant(2, rule="A-g10", doc="dice of the aider's first-aid check "
+                                  "(one success stabilises a dying fighter)",
+                                  choices=range(0, 21))
+    first_aid_tries: int = variant(1, rule="A-g10", doc="first-aid checks per dying fighter",
+                                   choices=range(1, 11))
+    helpless_defense: str = variant("zero", rule="A-g11", doc="Defense of a fallen, helpless "
+                                    "target: zero, or its full Defense",
+                                    choices=("zero", "full"))
+    finish_rounds: int = variant(10, rule="A-g12", doc="rounds the winners spend finishing "
+                                 "fallen foes (two attacks each a round)",
+                                 choices=range(1, 101))
+    finish_bashing: str = variant("lethal", rule="A11", doc="an unarmed finisher chooses "
+                                  "lethal damage (the seed allows it) or keeps bashing "
+                                  "damage (it cannot kill)", choices=("lethal", "bashing"))
+
+
+DEFAULT = Variants()
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A11: attack/damage bonus, initiative and Defense modifiers, damage type, reach."""
+
+    name: str
+    bonus: int
+    initiative: int = 0
+    defense: int = 0
+    damage_type: str = "lethal"
+    ranged: bool = False
+    automatic: bool = False
+
+
+@dataclass(frozen=True)
+class Armour:
+    """A13: damage ignored by type, and the Defense it adds (a shield: +1)."""
+
+    name: str
+    lethal: int = 0
+    ballistic: int = 0
+    defense: int = 0
+
+
+UNARMED = Weapon("unarmed", 0, damage_type="bashing")
+NO_ARMOUR = Armour("none")
+
+
+@dataclass(frozen=True)
+class Combatant:
+    """A ``dice_pool_7`` combatant: traits, gear and how it fights (plain values only)."""
+
+    name: str
+    FOR: int
+    DES: int
+    SAB: int
+    CON: int
+    DET: int
+    AUT: int
+    weapon: Weapon = UNARMED
+    armour: Armour = NO_ARMOUR
+    specialized: bool = False
+    athletics: bool = False
+    quality: int = 0
+    burst: str = "none"
+    tactic: str = "attack_attack"
+    willpower: str = "none"
+
+    def check(self) -> None:
+        for trait in ("FOR", "DES", "SAB", "CON", "DET", "AUT"):
+            value = getattr(self, trait)
+            if not 0 <= value <= 10:
+                raise InputError(f"{self.name}: {trait} must be 0..10, got {value}")
+        if self.CON < 1:
+            raise InputError(f"{self.name}: CON must be at least 1, got {self.CON}")
+        if self.tactic not in TACTICS:
+            raise InputError(f"{self.name}: unknown tactic {self.tactic!r}; known: "
+                             + ", ".join(TACTICS))
+        if self.willpower not in WILLPOWER_POLICIES:
+            raise InputError(f"{self.name}: unknown willpower policy {self.willpower!r}; "
+                             "known: " + ", ".join(WILLPOWER_POLICIES))
+        if self.burst not in BURSTS:
+            raise InputError(f"{self.name}: unknown burst {self.burst!r}; known: "
+                             + ", ".join(BURSTS))
+        if self.burst != "none" and not (self.weapon.ranged and self.weapon.automatic):
+            raise InputError(f"{self.name}: bursts need an automatic ranged weapon, "
+                             f"not {self.weapon.name!r}")
+        if self.weapon.damage_type not in DAMAGE_TYPES:
+            raise InputError(f"{self.name}: weapon damage type must be one of "
+                             + ", ".join(DAMAGE_TYPES))
+        if self.quality not in _checks.EQUIPMENT_DICE.values():
+            raise InputError(f"{self.name}: quality must be 0, 1 or 2, got {self.quality}")
+
+    @property
+    def vitality(self) -> int:
+        """A14: 2 × CON + 6."""
+        return 2 * self.CON + 6
+
+    @property
+    def willpower_points(self) -> int:
+        """A4: DET + AUT."""
+        return self.DET + self.AUT
+
+    @property
+    def defense(self) -> int:
+        """A8 (+ A11's heavy-weapon −1), never below 0."""
+        return max(0, min(self.DES, self.SAB) + self.armour.defense + 2 * self.athletics
+                   + self.weapon.defense)
+
+    @property
+    def initiative(self) -> int:
+        """A16: DES + AUT + the weapon's initiative modifier."""
+        return self.DES + self.AUT + self.weapon.initiative
+
+
+def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
+    """The kernel row of one combatant under variants ``v`` (layout: ``C_*``)."""
+    c.check()
+    r = np.zeros(N_COLS, dtype=np.int64)
+    attr = c.DES if c.weapon.ranged else c.FOR
+    r[C_ATTR] = attr + _checks.SPECIALIZATION_DICE * c.specialized
+    r[C_MODS] = (c.weapon.bonus if v.weapon_bonus == "both" else 0) + c.quality
+    r[C_DMG] = c.weapon.bonus
+    r[C_DTYPE] = DAMAGE_TYPES.index(c.weapon.damage_type)
+    r[C_DEF] = c.defense
+    r[C_INIT] = c.initiative
+    r[C_VIT] = c.vitality
+    r[C_DEATH] = c.CON if v.overflow_to_con else -1
+    r[C_WP] = c.willpower_points
+    r[C_ARMOUR + BASHING] = c.armour.lethal if v.armour_vs_bashing == "lethal" else 0
+    r[C_ARMOUR + LETHAL] = c.armour.lethal
+    r[C_ARMOUR + BALLISTIC] = c.armour.ballistic + (
+        c.armour.lethal if v.armour_vs_firearms == "ballistic_and_lethal" else 0)
+    r[C_BURST] = BURSTS.index(c.burst)
+    r[C_TACTIC] = TACTICS.index(c.tactic)
+    r[C_WPPOL] = WILLPOWER_POLICIES.index(c.willpower)
+    r[C_CON] = c.CON
+    return r
+
+
+def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
+    return np.stack([row(c, v) for c in combatants]) if combatants else \
+        np.zeros((0, N_COLS), dtype=np.int64)
+
+
+def _rule(v: Variants) -> np.ndarray:
+    pr = v.rule().as_array()
+    extra = [int(v.dodge_lasts == "end_of_round"), int(v.initiative_roll),
+             int(v.targeting == "first"), int(v.armour_stops == "successes"),
+             AFTERMATHS.index(v.aftermath), int(v.leave_horizon == "day"), v.first_aid_dice,
+             v.first_aid_tries, int(v.helpless_defense == "full"), v.finish_rounds,
+             int(v.finish_bashing == "lethal"), int(v.burst_penalty == "inside_cap")]
+    return np.concatenate([pr, np.array(extra, dtype=np.int64)])
+
+
+# Rule array: 0..4 the pool rule (engines.pools.PoolRule.as_array), then these.
+R_DODGE_END_OF_ROUND, R_INIT_D10, R_TARGET_FIRST, R_ARMOUR_SUCCESSES = 5, 6, 7, 8
+R_AFTERMATH, R_HORIZON_DAY, R_AID_DICE, R_AID_TRIES, R_HELPLESS_FULL = 9, 10, 11, 12, 13
+R_FINISH_ROUNDS, R_FINISH_LETHAL, R_BURST_INSIDE_CAP = 14, 15, 16
+AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
+
+
+def _variants(variants) -> Variants:
+    return check_variants(variants, Variants, DEFAULT, __package__)

@@ -1,0 +1,177 @@
+"""``middle_3d10`` combat data: the rule constants (B4, B6, B8–B10), the kernels' row and
+rule-array layouts, :class:`Variants` (B-g4 … B-g14) and :class:`Combatant`. The rules
+they encode are in the package docstring."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from engines.errors import InputError
+from engines.fight import AFTERMATHS, SIDE_FATES, check_aftermath
+from engines.variants import variant
+
+SYSTEM = "middle_3d10"
+FLAT_FOOTED = 3  # B6
+MASSIVE_DIFFICULTY = 12  # B10
+PENALTY = (0, 2, 5)  # B9: healthy, wounded, incapacitated
+DICE_BITS = {"m": 1, "C": 2, "M": 4}  # B8 damage dice as a bit mask
+TACTICS = {"never": 0, "early": 1, "late": 2}  # B4 drama tactic
+
+# columns of a combatant row
+(TRAIT, SKILL, STR, VIGOR, DEFENSE, REFLEX, MASK, RANGED, DRAMA, TACTIC, AWARE,
+ START) = range(12)  # START: damage taken before the fight (campaign attrition)
+N_FIELDS = 12
+# rule array
+(R_INIT, R_TIMING, R_CRIT, R_DOUBLES, R_MASSIVE_VIGOR, R_TARGET, R_AFTER, R_UNTREATED,
+ R_DYING_DMG, R_HELPLESS, R_FINISH, R_AID_TOTAL, R_AID_DIFF, R_AID_TRIES) = range(14)
+HELPLESS_PENALTY = 5  # B-g12: the incapacitated penalty of B9 carried on to a dying target
+# per-combatant fate codes in the kernels: the index in fight.SIDE_FATES
+F_STANDING, F_DEAD, F_DYING, F_OUT = range(4)
+A_LEAVE, A_FIRST_AID, A_FINISH = range(3)  # fight.AFTERMATHS order
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Combat rule variants of ``middle_3d10`` (each field cites the gap it settles)."""
+
+    system: ClassVar[str] = SYSTEM
+    initiative: str = variant("middle_plus_reflex", rule="B-g4", doc="initiative: 3d10 middle + "
+                              "reflex characteristic, or the reflex characteristic alone "
+                              "('reflex'); ties: higher reflex, then at random",
+                              choices=("middle_plus_reflex", "reflex"))
+    drama_timing: str = variant("after_miss", rule="B-g7", doc="a drama point (B4) is spent to "
+                                "re-roll a missed attack with advantage ('after_miss') or "
+                                "declared before rolling ('before')",
+                                choices=("after_miss", "before"))
+    crit_bonus: int = variant(0, rule="B-g8", doc="extra damage on an automatic success (two "
+                              "or three 10s, B3); the seed's benefit is narrative")
+    doubles: bool = variant(True, rule="B3", doc="two or three 10s hit automatically, two or "
+                            "three 1s miss")
+    massive_traits: str = variant("c_plus_vigor", rule="B-g6", doc="the massive damage check "
+                                  "(B10) adds Vigor to C, or nothing",
+                                  choices=("c_plus_vigor", "c_only"))
+    targeting: str = variant("first", rule="B-g9", doc="with several opponents, attack the first "
+                             "one still standing, a random one, or the most damaged",
+                             choices=("first", "random", "weakest"))
+    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
+                             "fallen when a fight ends: no one helps ('leave'), the winners try "
+                             "to stabilise every fallen combatant ('first_aid', B-g14), or they "
+                             "strike fallen foes until dead ('finish', B-g11…B-g13)",
+                             choices=AFTERMATHS)
+    untreated_dying: str = variant("dying", rule="B-g10", doc="what becomes of a dying "
+                                   "combatant (B9) nobody helps or finishes: the seed gives "
+                                   "only 'risco de morte' and no clock, so it stays 'dying'; "
+                                   "or it dies ('dead'), or stabilises on its own ('out')",
+                                   choices=("dying", "dead", "out"))
+    dying_damage: str = variant("any", rule="B-g11", doc="what new damage does to a dying "
+                                "combatant (Resistance already zero, B9): any damage kills "
+                                "('any'), or only a hit ≥ Vigor that fails the B10 check "
+                                "('massive')", choices=("any", "massive"))
+    helpless_defense: str = variant("incapacitated", rule="B-g12", doc="Defense of a dying "
+                                    "(unconscious) target: Defense − 5, the last penalty B9 "
+                                    "gives, and − 3 more if it never acted (B6) "
+                                    "('incapacitated'); or every strike hits ('auto_hit')",
+                                    choices=("incapacitated", "auto_hit"))
+    finish_rounds: int = variant(10, rule="B-g13", doc="aftermath 'finish': rounds in which "
+                                 "each standing winner strikes a dying foe (1..1000)")
+    aid_total: int = variant(6, rule="B-g14", doc="aftermath 'first_aid': characteristic + "
+                             "skill of the aider's stabilising check (B1; an average person "
+                             "3 + 3)")
+    aid_difficulty: int = variant(15, rule="B-g14", doc="aftermath 'first_aid': difficulty of "
+                                  "the stabilising check (B2 average, 15)")
+    aid_tries: int = variant(1, rule="B-g14", doc="aftermath 'first_aid': stabilising checks "
+                             "per fallen combatant (1..20)")
+
+    def check(self) -> None:
+        if not isinstance(self.crit_bonus, int) or not 0 <= self.crit_bonus <= 30:
+            raise InputError(f"variant crit_bonus: expected 0..30, got {self.crit_bonus!r}")
+        check_aftermath(self.aftermath)
+        for name, lo, hi in (("finish_rounds", 1, 1000), ("aid_total", 0, 40),
+                             ("aid_difficulty", 1, 40), ("aid_tries", 1, 20)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise InputError(f"variant {name}: expected {lo}..{hi}, got {v!r}")
+
+    def rule(self) -> np.ndarray:
+        self.check()
+        return np.array([int(self.initiative == "reflex"), int(self.drama_timing == "before"),
+                         self.crit_bonus, int(self.doubles),
+                         int(self.massive_traits == "c_plus_vigor"),
+                         ("first", "random", "weakest").index(self.targeting),
+                         AFTERMATHS.index(self.aftermath),
+                         SIDE_FATES.index(self.untreated_dying),
+                         int(self.dying_damage == "massive"),
+                         int(self.helpless_defense == "auto_hit"), self.finish_rounds,
+                         self.aid_total, self.aid_difficulty, self.aid_tries], dtype=np.int64)
+
+
+DEFAULT = Variants()
+
+
+@dataclass(frozen=True)
+class Combatant:
+    """One combatant, as the engine sees it (plain values; built from the data files by
+    :mod:`analysis.combat.combatants_middle_pct`).
+
+    ``trait`` is the characteristic added to attacks (B1), ``combat`` the Combat skill,
+    ``strength`` FOR (melee damage bonus, B8), ``defense`` the explicit Defense (B-g5),
+    ``reflex`` the initiative characteristic (B-g4), ``dice`` the damage dice of its
+    weapon (B8, e.g. ``"mM"``), ``drama`` its drama points and ``drama_tactic`` when it
+    spends them (B4), ``aware`` whether it acts in a surprise round (B6).
+    """
+
+    name: str = "combatant"
+    trait: int = 3
+    combat: int = 3
+    strength: int = 3
+    vigor: int = 3
+    defense: int = 10
+    reflex: int = 3
+    dice: str = "m"
+    ranged: bool = False
+    drama: int = 0
+    drama_tactic: str = "never"
+    aware: bool = True
+
+    def __post_init__(self):
+        for key in ("trait", "combat", "strength", "vigor", "reflex"):
+            v = getattr(self, key)
+            if not isinstance(v, int | np.integer) or not 0 <= v <= 20:
+                raise InputError(f"combatant {self.name}: {key} must be an integer 0..20, "
+                                 f"got {v!r}")
+        if self.vigor < 1:
+            raise InputError(f"combatant {self.name}: vigor must be at least 1")
+        if not 0 <= self.defense <= 40:
+            raise InputError(f"combatant {self.name}: defense must be 0..40, got {self.defense}")
+        if not self.dice or any(c not in DICE_BITS for c in self.dice) or \
+                len(set(self.dice)) != len(self.dice):
+            raise InputError(f"combatant {self.name}: dice must be distinct letters of m, C, M; "
+                             f"got {self.dice!r}")
+        if not 0 <= self.drama <= 20:
+            raise InputError(f"combatant {self.name}: drama must be 0..20, got {self.drama}")
+        if self.drama_tactic not in TACTICS:
+            raise InputError(f"combatant {self.name}: drama_tactic {self.drama_tactic!r}; known: "
+                             f"{', '.join(TACTICS)}")
+
+    @property
+    def mask(self) -> int:
+        return sum(DICE_BITS[c] for c in self.dice)
+
+    @property
+    def damage_bonus(self) -> int:
+        """B8: ⌊(FOR + Combat)/4⌋ in melee, ⌊Combat/4⌋ at range."""
+        return self.combat // 4 if self.ranged else (self.strength + self.combat) // 4
+
+    def row(self) -> np.ndarray:
+        return np.array([self.trait, self.combat, self.strength, self.vigor, self.defense,
+                         self.reflex, self.mask, int(self.ranged), self.drama,
+                         TACTICS[self.drama_tactic], int(self.aware), 0], dtype=np.int64)
+
+
+_NOTES = {"death": "the seed has no death rule (B9 dying = unconscious, 'risco de morte'): "
+          "deaths come only from the aftermath (B-g10 untreated dying, B-g11 finish)",
+          "b11": "B11 temporary vs consolidated damage only matters after rest; one fight "
+          "tracks one damage total"}

@@ -1,0 +1,508 @@
+"""``percentile`` combat, Monte Carlo (extension DX1–DX13 and the aftermath): the fight
+helpers, the serial kernel :func:`_mc_kernel` and its drivers :func:`fight_mc`,
+:func:`duel_mc` and :func:`duel_mc_end` (campaign attrition)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engines.blocks import put
+from engines.combat_shared import merge_standing, run_chunks, sort_desc
+from engines.config import KERNEL, LEAF
+from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_side, check_start_damage
+from engines.rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
+from engines.rolls import roll_percentile
+
+from .rules import (
+    ABLE,
+    AFTER_STREAM,
+    ARMOUR,
+    CON,
+    DB_F,
+    DB_N,
+    DB_S,
+    DEAD,
+    DEFAULT,
+    DEFEND,
+    DEX,
+    DODGE,
+    DYING,
+    FB,
+    FIGHT,
+    FIRE,
+    HP,
+    R_AFTER,
+    R_AID_SKILL,
+    R_AID_TRIES,
+    R_COVER,
+    R_CRIT,
+    R_EXTREME,
+    R_FINISH,
+    R_HORIZON,
+    R_INSTANT,
+    R_INTO_MELEE,
+    R_OUTNUMBERED,
+    R_RANGE,
+    R_READY,
+    R_TARGET,
+    SHOTS,
+    START,
+    SYSTEM,
+    UNCONSCIOUS,
+    W_DB,
+    W_F,
+    W_FIREARM,
+    W_IMPALE,
+    W_LF,
+    W_LN,
+    W_LS,
+    W_N,
+    W_S,
+    WPN,
+    Combatant,
+    Variants,
+    _notes,
+)
+
+
+@njit(**LEAF)
+def _level(v, skill, crit):
+    """D1 / D-g1 success level of roll ``v``: 0 fail, 1 regular, 2 hard, 3 extreme; a
+    critical 01 is 3, or 4 when ``crit`` is 2 (DX-g4)."""
+    if crit != 0:
+        if v == 1:
+            return 3 if crit == 1 else 4
+        if v == 100 or (v >= 96 and skill < 50):
+            return 0
+    if v <= skill // 5:
+        return 3
+    if v <= skill // 2:
+        return 2
+    if v <= skill:
+        return 1
+    return 0
+
+
+@njit(**LEAF)
+def _roll_level(s, dice, skill, crit):
+    dice = max(-2, min(2, dice))
+    return _level(roll_percentile(s, dice) + 1, skill, crit)
+
+
+@njit(**LEAF)
+def _dice(s, n, sides):
+    t = 0
+    for _ in range(n):
+        t += die(s, sides)
+    return t
+
+
+@njit(**LEAF)
+def _damage(s, cmb, rule, i, j, off, extreme):
+    """DX3 / DX4 / DX5 / DX11: damage of ``i``'s weapon block at ``off`` on ``j``."""
+    if cmb[i, off + W_FIREARM] != 0 and rule[R_RANGE] == 2:
+        n, sides, flat = cmb[i, off + W_LN], cmb[i, off + W_LS], cmb[i, off + W_LF]
+    else:
+        n, sides, flat = cmb[i, off + W_N], cmb[i, off + W_S], cmb[i, off + W_F]
+    if extreme and rule[R_EXTREME] != 0:
+        d = n * sides + flat
+        if cmb[i, off + W_IMPALE] != 0:
+            d += _dice(s, n, sides) + flat
+        if cmb[i, off + W_DB] != 0:
+            d += cmb[i, DB_N] * cmb[i, DB_S] + cmb[i, DB_F]
+    else:
+        d = _dice(s, n, sides) + flat
+        if cmb[i, off + W_DB] != 0:
+            d += _dice(s, cmb[i, DB_N], cmb[i, DB_S]) + cmb[i, DB_F]
+    return max(0, d - cmb[j, ARMOUR])
+
+
+@njit(**LEAF)
+def _hurt(s, cmb, rule, j, d, hp, mw, state):
+    """DX6–DX9: apply ``d`` damage to ``j``."""
+    if d <= 0:
+        return
+    top = cmb[j, HP]
+    if (rule[R_INSTANT] == 0 and d > top) or (rule[R_INSTANT] == 1 and d >= top):
+        hp[j] = 0
+        state[j] = DEAD
+        return
+    hp[j] = max(0, hp[j] - d)
+    major = 2 * d >= top
+    if major:
+        mw[j] = 1
+    if hp[j] == 0:
+        state[j] = DYING if mw[j] != 0 else UNCONSCIOUS
+    elif major and _roll_level(s, 0, cmb[j, CON], rule[R_CRIT]) == 0:
+        state[j] = UNCONSCIOUS
+
+
+@njit(**LEAF)
+def _hit(s, cmb, rule, i, j, off, extreme, hp, mw, state, hits):
+    d = _damage(s, cmb, rule, i, j, off, extreme)
+    hits[min(d, hits.shape[0] - 1)] += 1
+    _hurt(s, cmb, rule, j, d, hp, mw, state)
+
+
+@njit(**LEAF)
+def _engaged(cmb, side, i, j, r, state, eng):
+    """DX13: ``j`` exchanged a melee attack with an able ally of ``i`` this or last round."""
+    for k in range(cmb.shape[0]):
+        if k != i and side[k] == side[i] and state[k] == ABLE and eng[j, k] >= r - 1:
+            return True
+    return False
+
+
+@njit(**LEAF)
+def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits):
+    """One action of ``i`` against ``j`` in round ``r``: gunfire (DX5, DX12, DX13) or a
+    melee attack (DX2, DX10)."""
+    crit = rule[R_CRIT]
+    if cmb[i, WPN + W_FIREARM] != 0:
+        shots = cmb[i, SHOTS]
+        dice = (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
+        if rule[R_INTO_MELEE] != 0 and _engaged(cmb, side, i, j, r, state, eng):
+            dice -= 1
+        if cmb[j, DEFEND] == 2:  # DX12: dive for cover, a Dodge roll
+            if _roll_level(s, 0, cmb[j, DODGE], crit) >= 1:
+                dice -= 1
+            if rule[R_COVER] == 0:
+                forfeit[j] = 1
+        need = 2 if rule[R_RANGE] == 2 else 1
+        for _ in range(shots):
+            lv = _roll_level(s, dice, cmb[i, FIRE], crit)
+            if lv >= need:
+                _hit(s, cmb, rule, i, j, WPN, lv >= 3, hp, mw, state, hits)
+                if state[j] != ABLE:
+                    return
+        return
+    bonus = 1 if (defended[j] != 0 and rule[R_OUTNUMBERED] != 0) else 0
+    la = _roll_level(s, bonus, cmb[i, FIGHT], crit)
+    defended[j] = 1
+    eng[i, j] = r
+    eng[j, i] = r
+    src = -1
+    dst = j
+    off = WPN
+    level = la
+    if cmb[j, DEFEND] != 1:
+        ld = _roll_level(s, 0, cmb[j, DODGE], crit)
+        if la >= 1 and la > ld:
+            src = i
+    else:
+        ld = _roll_level(s, 0, cmb[j, FIGHT], crit)
+        if la >= 1 and la >= ld:
+            src = i
+        elif ld > la:
+            src, dst, off, level = j, i, FB, ld
+    if src >= 0:
+        _hit(s, cmb, rule, src, dst, off, level >= 3, hp, mw, state, hits)
+
+
+@njit(**LEAF)
+def _target(s, cmb, side, rule, i, hp, state):
+    """DX-g3: the opponent ``i`` attacks (-1 when none is able)."""
+    n = cmb.shape[0]
+    count = 0
+    best = -1
+    for j in range(n):
+        if side[j] != side[i] and state[j] == ABLE:
+            count += 1
+            if best < 0 or (rule[R_TARGET] == 2 and
+                            cmb[j, HP] - hp[j] > cmb[best, HP] - hp[best]):
+                best = j
+    if count == 0 or rule[R_TARGET] != 1:
+        return best
+    k = bounded(s, count)
+    for j in range(n):
+        if side[j] != side[i] and state[j] == ABLE:
+            if k == 0:
+                return j
+            k -= 1
+    return best
+
+
+@njit(**LEAF)
+def _order(s, cmb, rule, key, order):
+    """DX1: DEX (+50 with a readied firearm) descending; ties: combat skill, then random."""
+    n = cmb.shape[0]
+    for i in range(n):
+        gun = cmb[i, WPN + W_FIREARM] != 0
+        dex = cmb[i, DEX] + (50 if gun and rule[R_READY] != 0 else 0)
+        skill = cmb[i, FIRE] if gun else cmb[i, FIGHT]
+        key[i] = (dex * 256 + skill) * (1 << 30) + bounded(s, 1 << 30)
+    sort_desc(key, order)
+
+
+@njit(**LEAF)
+def _hurt_helpless(cmb, rule, j, d, hp, mw, state):
+    """DX-g8: ``d`` damage to a fallen (helpless) ``j``: DX9 kills; otherwise hit points
+    fall, a hit of ≥ half the hit points is a major wound, and 0 HP with a major wound is
+    dying (DX8). No DX7 roll: the target is already unconscious."""
+    if d <= 0:
+        return
+    top = cmb[j, HP]
+    if (rule[R_INSTANT] == 0 and d > top) or (rule[R_INSTANT] == 1 and d >= top):
+        hp[j] = 0
+        state[j] = DEAD
+        return
+    hp[j] = max(0, hp[j] - d)
+    if 2 * d >= top:
+        mw[j] = 1
+    if hp[j] == 0 and mw[j] != 0:
+        state[j] = DYING
+
+
+@njit(**LEAF)
+def _strike(s, cmb, rule, i, j, hp, mw, state):
+    """DX-g8: ``i`` attacks the helpless ``j``: no defence, one bonus die (with the DX5
+    dice for gunfire); a regular success hits (a hard one at long range)."""
+    crit = rule[R_CRIT]
+    if cmb[i, WPN + W_FIREARM] != 0:
+        shots = cmb[i, SHOTS]
+        dice = 1 + (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
+        need = 2 if rule[R_RANGE] == 2 else 1
+        for _ in range(shots):
+            lv = _roll_level(s, dice, cmb[i, FIRE], crit)
+            if lv >= need:
+                _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp,
+                               mw, state)
+                if state[j] == DEAD:
+                    return
+        return
+    lv = _roll_level(s, 1, cmb[i, FIGHT], crit)
+    if lv >= 1:
+        _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp, mw,
+                       state)
+
+
+@njit(**LEAF)
+def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
+    """Lethality outcomes: the aftermath of one fight (package docstring; DX8, DX-g6–DX-g8)
+    on generator ``s`` (the aftermath stream)."""
+    n = cmb.shape[0]
+    policy = rule[R_AFTER] if winner != 2 else 0
+    horizon = rule[R_HORIZON]
+    tries = rule[R_AID_TRIES] if policy == 1 else 0
+    strikes = rule[R_FINISH] if policy == 2 else 0
+    last = max(horizon, tries, strikes)
+    crit = rule[R_CRIT]
+    for t in range(1, last + 1):
+        if t <= strikes:
+            for k in range(n):
+                i = order[k]
+                if state[i] != ABLE or side[i] != winner:
+                    continue
+                for j in range(n):
+                    if side[j] != winner and state[j] != ABLE and state[j] != DEAD:
+                        _strike(s, cmb, rule, i, j, hp, mw, state)
+                        break
+        for i in range(n):
+            if state[i] != DYING:
+                continue
+            if t <= tries and _roll_level(s, 0, rule[R_AID_SKILL], crit) >= 1:
+                state[i] = UNCONSCIOUS  # DX-g7: stabilised
+            elif (horizon == 0 or t <= horizon) and _roll_level(s, 0, cmb[i, CON], crit) == 0:
+                state[i] = DEAD
+    if horizon == 0:  # DX-g6: the clock never stops; a CON roll that can fail, fails
+        for i in range(n):
+            if state[i] == DYING and (crit != 0 or cmb[i, CON] < 100):
+                state[i] = DEAD
+
+
+@njit(**LEAF)
+def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
+           outcome, rounds, loser_dead, standing, tail, deaths, hits, s2, cnt, lf, lfs, fa,
+           fas):
+    n = cmb.shape[0]
+    for i in range(n):
+        hp[i] = cmb[i, HP] - cmb[i, START]
+        mw[i] = 0
+        state[i] = ABLE
+        forfeit[i] = 0
+        for k in range(n):
+            eng[i, k] = -5
+    _order(s, cmb, rule, key, order)
+    up[0] = 0
+    up[1] = 0
+    for i in range(n):
+        up[side[i]] += 1
+    winner = 2
+    last = cap
+    for r in range(1, cap + 1):
+        for i in range(n):
+            defended[i] = 0
+        for k in range(n):
+            i = order[k]
+            if state[i] != ABLE:
+                continue
+            if forfeit[i] != 0:  # DX12 / DX-g5: the action after a dive is lost
+                forfeit[i] = 0
+                continue
+            j = _target(s, cmb, side, rule, i, hp, state)
+            _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits)
+            up[:] = 0
+            for q in range(n):
+                if state[q] == ABLE:
+                    up[side[q]] += 1
+            if up[0] == 0 or up[1] == 0:
+                winner = 0 if up[0] > 0 else 1
+                break
+        if winner == 2:
+            for i in range(n):  # DX8: the dying roll CON at the end of every round
+                if state[i] == DYING and _roll_level(s, 0, cmb[i, CON], rule[R_CRIT]) == 0:
+                    state[i] = DEAD
+        standing[r, 0] += up[0]
+        standing[r, 1] += up[1]
+        if winner != 2:
+            last = r
+            break
+    tail[last, 0] += up[0]
+    tail[last, 1] += up[1]
+    outcome[winner] += 1
+    rounds[last, winner] += 1
+    _aftermath(s2, cmb, side, rule, winner, hp, mw, state, order)
+    cnt[:, :] = 0
+    for i in range(n):
+        f = state[i]
+        cnt[side[i], 0 if f == ABLE else 1 if f == DEAD else 2 if f == DYING else 3] += 1
+    for q in range(2):
+        deaths[q] += cnt[q, 1]
+        for f in range(4):
+            fa[q, f] += cnt[q, f]
+            fas[q, f] += cnt[q, f] * cnt[q, f]
+    if winner != 2:
+        lose = 1 - winner
+        for f in range(3):
+            lf[winner, f] += cnt[lose, f + 1]
+            lfs[winner, f] += cnt[lose, f + 1] * cnt[lose, f + 1]
+        if cnt[lose, 1] == cnt[lose].sum():
+            loser_dead[winner] += 1
+
+
+@njit(**LEAF)
+def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key,
+           order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end):
+    """``n_trials`` fights of one work item into the zeroed histograms ``o`` .. ``fas``;
+    every scratch array comes from :func:`_mc_kernel`.
+
+    ``end`` (campaign attrition) counts combatant 0's end: able having lost ``d`` hit
+    points at ``d``, else dead, dying, unconscious (out) at ``HP + 1..3``; with no columns
+    (a plain run) nothing is counted."""
+    health = end.shape[0] - 4
+    for _ in range(n_trials):
+        _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
+               o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas)
+        if health >= 0:
+            if state[0] == ABLE:
+                end[cmb[0, HP] - hp[0]] += 1
+            else:
+                end[health + (1 if state[0] == DEAD else 2 if state[0] == DYING else 3)] += 1
+
+
+@njit(**KERNEL)
+def _mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, outcome, rounds,
+               loser_dead, standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates,
+               fates_sq, end):
+    """Whole fights of work items ``first .. last - 1`` (one thread's block:
+    :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
+    row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
+    n = cmb.shape[0]
+    for item in range(first, last):
+        s = states[item].copy()
+        s2 = after_states[item].copy()  # the aftermath's own stream
+        hp = np.zeros(n, dtype=np.int64)
+        mw = np.zeros(n, dtype=np.int64)
+        state = np.zeros(n, dtype=np.int64)
+        defended = np.zeros(n, dtype=np.int64)
+        forfeit = np.zeros(n, dtype=np.int64)
+        eng = np.zeros((n, n), dtype=np.int64)
+        key = np.zeros(n, dtype=np.int64)
+        order = np.zeros(n, dtype=np.int64)
+        up = np.zeros(2, dtype=np.int64)
+        cnt = np.zeros((2, 4), dtype=np.int64)
+        o = np.zeros(3, dtype=np.int64)
+        rd = np.zeros((cap + 1, 3), dtype=np.int64)
+        ld = np.zeros(2, dtype=np.int64)
+        st = np.zeros((cap + 1, 2), dtype=np.int64)
+        tl = np.zeros((cap + 1, 2), dtype=np.int64)
+        de = np.zeros(2, dtype=np.int64)
+        h = np.zeros(hits.shape[1], dtype=np.int64)
+        lf = np.zeros((2, 3), dtype=np.int64)
+        lfs = np.zeros((2, 3), dtype=np.int64)
+        fa = np.zeros((2, 4), dtype=np.int64)
+        fas = np.zeros((2, 4), dtype=np.int64)
+        _chunk(trials[item], s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit,
+               eng, key, order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end[item])
+        put(outcome[item], o)
+        put(rounds[item], rd)
+        put(loser_dead[item], ld)
+        put(standing[item], st)
+        put(tail[item], tl)
+        put(deaths[item], de)
+        put(hits[item], h)
+        put(loser_fate[item], lf)
+        put(loser_fate_sq[item], lfs)
+        put(fates[item], fa)
+        put(fates_sq[item], fas)
+
+
+#: The histograms of :func:`_mc_kernel`, in its argument order.
+_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "tail", "deaths", "hits",
+           "loser_fate", "loser_fate_sq", "fates", "fates_sq")
+
+
+def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
+                seed: Seed = None, variants: Variants = DEFAULT,
+                round_cap: int = ROUND_CAP) -> np.ndarray:
+    """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started ``start_damage``
+    hit points down against a fresh ``b`` (streams as :func:`fight_mc`); counts of
+    ``a``'s end: able having lost ``d`` (``d < a.hit_points``), then dead, dying, out at
+    ``a.hit_points + 1..3``."""
+    check_side([a], "a", Combatant, SYSTEM)
+    check_side([b], "b", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
+    health = a.hit_points
+    start_damage = check_start_damage(start_damage, health)
+    cmb = np.stack([a.row(), b.row()])
+    cmb[0, START] = start_damage
+    side = np.array([0, 1], dtype=np.int64)
+    seq = normalize_seed(seed)
+    n_chunks = plan_chunks(trials)[0]
+    after = chunk_states(np.random.SeedSequence(seq.entropy,
+                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
+                         n_chunks)
+    _, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
+                                      after), SYSTEM, trials, seq, round_cap, _FIELDS,
+                         end_columns=health + 4)
+    return sums["end"]
+
+
+def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
+             seed: Seed = None, variants: Variants = DEFAULT,
+             round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo of whole N-vs-M fights (extension DX1–DX13; not from the seed), then
+    the aftermath of the ``aftermath`` variant (DX8, DX-g6–DX-g8): ``fates``,
+    ``loser_fate`` and their squares; ``deaths`` and ``loser_dead`` count after it."""
+    s0 = check_side(side0, "side 0", Combatant, SYSTEM)
+    s1 = check_side(side1, "side 1", Combatant, SYSTEM)
+    round_cap = check_round_cap(round_cap)
+    cmb = np.stack([c.row() for c in s0 + s1])
+    side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
+    seq = normalize_seed(seed)
+    after = chunk_states(np.random.SeedSequence(seq.entropy,
+                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
+                         plan_chunks(trials)[0])
+    out, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
+                                        after),
+                           SYSTEM, trials, seq, round_cap, _FIELDS)
+    merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
+    out.notes.update(_notes())
+    return out
+
+
+def duel_mc(a: Combatant, b: Combatant, trials: int = 100_000, seed: Seed = None,
+            variants: Variants = DEFAULT, round_cap: int = ROUND_CAP) -> FightStats:
+    """Monte Carlo of a 1-vs-1 fight (see :func:`fight_mc`; extension, not from the seed)."""
+    return fight_mc([a], [b], trials, seed, variants, round_cap)
