@@ -106,9 +106,6 @@ def load_competence_ladder(path: str | Path | None = None) -> dict[str, dict[str
     return ladder
 
 
-load_ladder = load_competence_ladder  # TODO(rename): callers in scenario.py/audit.py
-
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 

@@ -30,7 +30,7 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     competence = ["expert"]            # ladder names for the competence axis
     contrast = { a = { difficulty = -1 }, b = { pool = 2 }, tolerance = 0.03 }
 
-    [[fights]]                         # a duel through engines/combat_<system>.py
+    [[fights]]                         # a duel through the system's combat engine
     name = "duel"
     system = "d20_degrees"
     a = "competent"                    # archetype name, or a table of traits:
@@ -74,7 +74,7 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
 
     [[campaign]]                       # a campaign mechanic over sessions (campaign table)
     system = "percentile"              # default: the file's system
-    mechanic = "skill-growth"          # see engines/campaign_<system>.py MECHANICS
+    mechanic = "skill-growth"          # see rpg-balance systems (column mechanics)
     params = { skill = 40, uses = 1 }
     sessions = 40
     threshold = 75                     # adds the passage rows

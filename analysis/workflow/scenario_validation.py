@@ -87,9 +87,9 @@ class _Context:
 
     @classmethod
     def of(cls, sc) -> _Context:
-        from analysis.checks.ladders import load_ladder
+        from analysis.checks.ladders import load_competence_ladder
 
-        ladder = load_ladder()
+        ladder = load_competence_ladder()
         installed = list(registry())
         return cls(sc, ladder, installed, sc.system is not None and sc.system in installed)
 
