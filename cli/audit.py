@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import add_lang, add_output, positive_int, seed_int64
+from cli.common import add_lang, add_output, seed_int64, trials_int
 
 EPILOG = """examples:
   rpg-balance audit                                  # the shipped default guardrails
@@ -38,9 +38,9 @@ def register(sub) -> None:
                    help="also write JUnit XML (one testcase per guardrail)")
     p.add_argument("--seed", type=seed_int64, default=None,
                    help="Monte Carlo seed (default: each file's seed)")
-    p.add_argument("--batch", type=positive_int, default=2_000,
+    p.add_argument("--batch", type=trials_int, default=2_000,
                    help="first Monte Carlo batch; each next batch doubles (default 2000)")
-    p.add_argument("--max-trials", type=positive_int, default=200_000,
+    p.add_argument("--max-trials", type=trials_int, default=200_000,
                    help="Monte Carlo cap per guardrail; past it the status is undecided")
     p.add_argument("--no-suggest", action="store_true",
                    help="skip the search for a cure of failed guardrails")

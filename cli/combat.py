@@ -16,7 +16,15 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import add_output, check_outputs, positive_int, require_part, seed_int
+from cli.common import (
+    add_output,
+    check_outputs,
+    require_part,
+    round_cap_int,
+    seed_int,
+    system_id,
+    trials_int,
+)
 
 #: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
 AFTERMATHS = ("leave", "first_aid", "finish")
@@ -39,10 +47,10 @@ def _run_options(p: argparse.ArgumentParser, method_default: str | None,
                    "variant aftermath): leave them, first_aid (each system's stabilising "
                    "rule), or finish (the winners kill fallen foes); default leave, or the "
                    "matchup file's variant")
-    p.add_argument("--trials", type=positive_int, default=None,
+    p.add_argument("--trials", type=trials_int, default=None,
                    help="Monte Carlo fights (default 20000)")
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
-    p.add_argument("--round-cap", type=positive_int, default=None, metavar="R",
+    p.add_argument("--round-cap", type=round_cap_int, default=None, metavar="R",
                    help="rounds after which a fight counts as 'neither' (default 50)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="force the Monte Carlo progress bar on or off (default: long runs)")
@@ -57,7 +65,8 @@ def register(sub) -> None:
                        "(competent_swordsman).",
                        epilog="example: rpg-balance duel dice_pool_7 competent_swordsman "
                        "competent_fencer --method both --trials 20000 --seed 1")
-    p.add_argument("system")
+    p.add_argument("system", type=system_id, metavar="SYSTEM",
+                   help="a system id (rpg-balance systems lists them)")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     for side in ("a", "b"):
@@ -92,7 +101,8 @@ def register(sub) -> None:
                        description="The archetype library of a system: one row per "
                        "archetype with its traits and gear as the engine sees them.",
                        epilog="example: rpg-balance archetypes percentile --format markdown")
-    p.add_argument("system")
+    p.add_argument("system", type=system_id, metavar="SYSTEM",
+                   help="a system id (rpg-balance systems lists them)")
     add_output(p)
     p.set_defaults(func=run_archetypes)
 
@@ -101,7 +111,8 @@ def register(sub) -> None:
                        "(analysis/data/combat/SYSTEM.toml): their stats, the note the file "
                        "gives (what real weapons a class stands for) and the rule ids cited.",
                        epilog="example: rpg-balance gear dice_pool_7 --format markdown")
-    p.add_argument("system")
+    p.add_argument("system", type=system_id, metavar="SYSTEM",
+                   help="a system id (rpg-balance systems lists them)")
     add_output(p)
     p.set_defaults(func=run_gear)
 

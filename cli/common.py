@@ -6,6 +6,7 @@ Only :mod:`argparse` and :mod:`pathlib` at import time, so ``rpg-balance --help`
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 FORMATS = ("csv", "json", "markdown", "parquet")
@@ -57,17 +58,64 @@ def require_part(system: str, part: str, what: str) -> None:
                          f"{what}")
 
 
-def positive_int(text: str) -> int:
-    return number(text, int, lambda v: v >= 1, "a positive integer")
+#: Upper bounds of every count the command line takes, in one place. A larger value ends
+#: in one line and exit code 2 before any work (argparse names the option). Memory never
+#: grows with the trial count (the kernels fill histograms), so the bounds are about time
+#: and about the 64-bit integers the kernels count in:
+#:
+#: - ``MAX_TRIALS``: Monte Carlo trials per setting (rolls, fights, characters: every
+#:   ``--trials``, ``report --combat-trials``, ``audit --batch`` / ``--max-trials``);
+#:   10^10 duels are about three hours of one core, far past any standard error a table
+#:   needs (SE ≤ 0.5 / sqrt(n) = 5e-6), and far inside int64 counts;
+#: - ``MAX_ROUND_CAP``: rounds before a fight counts as "neither" (the engines' own
+#:   limit, as in matchup and scenario files);
+#: - ``MAX_SESSIONS``: campaign sessions (or attrition fights), as in scenario files;
+#: - ``MAX_WORKERS``: worker processes (``run``/``sweep --workers``, ``warm-up --jobs``).
+MAX_TRIALS = 10**10
+MAX_ROUND_CAP = 1000
+MAX_SESSIONS = 1000
+MAX_WORKERS = 64
+#: Seeds: any non-negative integer numpy's SeedSequence takes, bounded so a typo cannot
+#: make a number of thousands of digits (scenario files and sweep tables store int64).
+MAX_SEED = 2**128 - 1
 
 
-def seed_int(text: str) -> int:
-    return number(text, int, lambda v: v >= 0, "a non-negative integer")
+def _shown(n: int) -> str:
+    """``n`` as a reader takes it in: 10^10, 2^63 - 1, else the digits."""
+    for base in (10, 2):
+        k = round(math.log(n + 1, base)) if n > 0 else 0
+        if n >= 10**6 and base**k == n:
+            return f"{base}^{k}"
+        if n >= 10**6 and base**k - 1 == n:
+            return f"{base}^{k} - 1"
+    return str(n)
 
 
-def seed_int64(text: str) -> int:
-    """A seed that fits a signed 64-bit integer (scenario files and sweep tables store it)."""
-    return number(text, int, lambda v: 0 <= v < 2**63, "a non-negative integer")
+def bounded_int(low: int, high: int, name: str) -> Callable[[str], int]:
+    """An argparse type for a whole number in ``low..high``: "expected NAME low..high,
+    got 'text'" otherwise (one line, exit code 2)."""
+
+    def convert(text: str) -> int:
+        return number(text, int, lambda v: low <= v <= high,
+                      f"{name} {low}..{_shown(high)}")
+
+    convert.__name__ = name.replace(" ", "_")
+    return convert
+
+
+#: Monte Carlo trials (fights, characters): 1..MAX_TRIALS.
+trials_int = bounded_int(1, MAX_TRIALS, "a number of trials")
+#: A round cap: 1..MAX_ROUND_CAP.
+round_cap_int = bounded_int(1, MAX_ROUND_CAP, "a round cap")
+#: Campaign sessions (attrition fights): 0..MAX_SESSIONS.
+sessions_int = bounded_int(0, MAX_SESSIONS, "a number of sessions")
+#: Worker processes: 1..MAX_WORKERS (``run``/``sweep --workers`` also take 0).
+jobs_int = bounded_int(1, MAX_WORKERS, "a number of worker processes")
+workers_int = bounded_int(0, MAX_WORKERS, "a number of worker processes")
+#: A seed: 0..MAX_SEED.
+seed_int = bounded_int(0, MAX_SEED, "a seed")
+#: A seed that fits a signed 64-bit integer (scenario files and sweep tables store it).
+seed_int64 = bounded_int(0, 2**63 - 1, "a seed")
 
 
 def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list[str]]:

@@ -8,19 +8,21 @@ leaves the previous report as it was.
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 
-from cli.common import positive_int, seed_int, system_id
+from cli.common import MAX_TRIALS, number, seed_int, system_id, trials_int
+
+#: The smallest ``--se``: the one whose trial count, ceil(0.25 / SE^2), is MAX_TRIALS.
+MIN_SE = 0.5 / math.sqrt(MAX_TRIALS)
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+def standard_error(text: str) -> float:
+    """A target standard error whose trial count stays within ``MAX_TRIALS``."""
+    return number(text, float,
+                  lambda v: 0 < v < 0.5 and math.ceil(0.25 / v**2) <= MAX_TRIALS,
+                  "a standard error", f"a standard error from {MIN_SE:g} (10^10 trials) "
+                  "up to 0.5")
 
 
 def system_list(text: str) -> list[str]:
@@ -45,15 +47,15 @@ def register(sub) -> None:
                    metavar="IDS", help="comma-separated system ids (default: every installed "
                    "system; rpg-balance systems lists them)")
     prec = p.add_mutually_exclusive_group()
-    prec.add_argument("--trials", type=positive_int, default=None,
+    prec.add_argument("--trials", type=trials_int, default=None,
                       help=f"Monte Carlo trials per roll setting (default {DEFAULT_TRIALS})")
-    prec.add_argument("--se", type=positive_float, default=None, metavar="SE",
+    prec.add_argument("--se", type=standard_error, default=None, metavar="SE",
                       help="target standard error of each Monte Carlo proportion "
                       "(sets trials = ceil(0.25 / SE^2))")
     p.add_argument("--seed", type=seed_int, default=DEFAULT_SEED,
                    help=f"random seed (default {DEFAULT_SEED}: the default report is "
                    "reproducible)")
-    p.add_argument("--combat-trials", type=positive_int, default=DEFAULT_COMBAT_TRIALS,
+    p.add_argument("--combat-trials", type=trials_int, default=DEFAULT_COMBAT_TRIALS,
                    help=f"Monte Carlo fights per group fight (and per duel without "
                    f"an exact solver) in the combat sections (default "
                    f"{DEFAULT_COMBAT_TRIALS})")

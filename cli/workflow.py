@@ -16,11 +16,13 @@ from cli.common import (
     FORMATS,
     add_columns,
     number,
-    positive_int,
     provenance_of,
+    round_cap_int,
     seed_int64,
     select_columns,
     system_id,
+    trials_int,
+    workers_int,
 )
 
 RUN_EPILOG = """examples:
@@ -73,10 +75,6 @@ LETHALITY_EPILOG = """examples:
 """
 
 
-def _count(text: str) -> int:
-    return number(text, int, lambda v: 0 <= v <= 64, "0 or a positive integer", "0..64")
-
-
 def _probability(text: str) -> float:
     return number(text, float, lambda v: 0 < v < 1, "a probability",
                   "a number strictly between 0 and 1")
@@ -120,7 +118,7 @@ def _common(p: argparse.ArgumentParser, *, precision: bool = True, out_help: str
         p.add_argument("--method", choices=("exact", "mc", "both"), default=None,
                        help="override the scenario's method")
         g = p.add_mutually_exclusive_group()
-        g.add_argument("--trials", type=positive_int, default=None,
+        g.add_argument("--trials", type=trials_int, default=None,
                        help="Monte Carlo trials per roll setting (implies --method mc "
                        "when the scenario is exact)")
         g.add_argument("--se", type=_se, default=None,
@@ -132,7 +130,7 @@ def _common(p: argparse.ArgumentParser, *, precision: bool = True, out_help: str
 
 
 def _cluster_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=_count, default=None,
+    p.add_argument("--workers", type=workers_int, default=None,
                    help=f"local Dask worker processes (0 = in this process; default "
                    f"{DEFAULT_WORKERS}, the same for run and sweep)")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
@@ -244,7 +242,7 @@ def register(sub) -> None:
     q.add_argument("--z", type=float, default=2.0, help="interval width in standard errors")
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="combat rule variant (repeatable)")
-    q.add_argument("--round-cap", type=positive_int, default=None,
+    q.add_argument("--round-cap", type=round_cap_int, default=None,
                    help="rounds before a fight counts as neither (default 50)")
     _common(q, out_help="write the table to FILE (atomically)")
     add_columns(q)
