@@ -54,7 +54,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from analysis.output import check_target
     from analysis.workflow import audit
-    from cli.common import check_lang, check_outputs, write_localised
+    from cli.common import check_lang, check_outputs, select_columns, write_localised
     from engines.errors import InputError
 
     check_outputs(args)
@@ -90,13 +90,6 @@ def run(args) -> int:
                                progress=args.progress)
         failed = bool((table["status"] == "fail").any())
     full = table
-    if args.columns:
-        cols = [c.strip() for c in args.columns.split(",") if c.strip()]
-        bad = [c for c in cols if c not in table.columns]
-        if bad:
-            raise InputError(f"--columns: unknown {bad[0]!r}; known: "
-                             f"{', '.join(table.columns)}")
-        table = table[cols]
     if args.discover:
         provenance = {"system": "all", "variants": "defaults", "method": "exact",
                       "trials": 0}
@@ -104,6 +97,7 @@ def run(args) -> int:
         provenance = {"system": "all", "variants": "per file",
                       "method": "+".join(sorted(set(full["solved"]))) or "exact",
                       "trials": int(full["trials"].max()) if len(full) else 0}
+    table, provenance = select_columns(table, args, provenance)
     if args.junit is not None:
         from analysis.output import atomic_path
 

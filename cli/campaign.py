@@ -213,19 +213,10 @@ def _save(fig, path: str) -> None:
 
 def _write(table, opts) -> None:
     from analysis.output import write_table
-    from engines.errors import InputError
 
-    from .common import provenance_of, write_localised
+    from .common import provenance_of, select_columns, write_localised
 
-    if opts.columns:
-        cols = [c.strip() for c in opts.columns.split(",") if c.strip()]
-        bad = [c for c in cols if c not in table.columns]
-        if bad:
-            raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
-                             + ", ".join(map(str, table.columns)))
-        table, provenance = table[cols], None
-    else:
-        provenance = provenance_of(opts)
+    table, provenance = select_columns(table, opts, provenance_of(opts))
     if opts.lang == "en":
         write_table(table, opts.format, opts.output, provenance)
         return

@@ -136,15 +136,23 @@ def register(sub) -> None:
     p.set_defaults(func=run_cross)
 
 
-def _write(table, args) -> None:
-    """Select ``--columns`` (unknown names are an error) and write the table."""
+def _write(table, args, variants=None, named=()) -> None:
+    """Select ``--columns`` (unknown names are an error) and write the table; its
+    ``variants`` column names the combat variants in force when ``variants`` (the engine's
+    ``Variants`` the fights ran with) is given (:func:`analysis.combat.lethality.
+    variants_text`: those that differ from the defaults and those ``named``), else those
+    given on the command line."""
     from cli.common import provenance_of, write_output
 
     method = getattr(args, "method", None) or getattr(args, "file_method", None)
-    write_output(table, args,
-                 provenance_of(args, method=method,
-                              trials=(args.trials or getattr(args, "file_trials", None)
-                                      or 20_000) if hasattr(args, "trials") else None))
+    provenance = provenance_of(args, method=method,
+                               trials=(args.trials or getattr(args, "file_trials", None)
+                                       or 20_000) if hasattr(args, "trials") else None)
+    if variants is not None:
+        from analysis.combat.lethality import variants_text
+
+        provenance["variants"] = variants_text(variants, named)
+    write_output(table, args, provenance)
 
 
 def _variant_map(items: list[str]) -> dict:
@@ -189,16 +197,13 @@ def _fight_tables(stats: dict, table: str, sizes: tuple[int, int], labels: dict)
     from analysis.combat import lethality
 
     frames = []
-    for m, st in stats.items():
+    for st in stats.values():
         if table == "rounds":
-            t = lethality.rounds_table(st, **labels)
+            frames.append(lethality.rounds_table(st, **labels))
         elif table == "standing":
-            t = lethality.standing_table(st, sizes, **labels)
-            t.insert(len(labels), "method", m)
+            frames.append(lethality.standing_table(st, sizes, **labels))
         else:
-            t = lethality.damage_table(st, **labels)
-            t.insert(len(labels), "method", m)
-        frames.append(t[[*labels, *(c for c in t.columns if c not in labels)]])
+            frames.append(lethality.damage_table(st, **labels))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -244,7 +249,7 @@ def run_duel(args) -> int:
             label_a, label_b = lethality.stats_names(stats)
             table = _fight_tables(stats, args.table, (1, 1),
                                   {"system": system, "a": label_a, "b": label_b})
-    _write(table, args)
+    _write(table, args, v, _variant_map(args.variant))
     return 0
 
 
@@ -286,14 +291,13 @@ def run_combat(args) -> int:
                                     seed=args.seed if args.seed is not None else m.seed,
                                     variants=v, round_cap=args.round_cap or m.round_cap,
                                     progress=args.progress) for x in methods}
-    labels = {"fight": m.title, "system": m.system}
+    labels = {"fight": m.title, "system": m.system,
+              "side0": lethality.side_label(m.system, m.specs[0], m.sides[0]),
+              "side1": lethality.side_label(m.system, m.specs[1], m.sides[1])}
     if args.table == "summary":
         import pandas as pd
 
-        names = (", ".join(lethality.fighter_label(c) for c in m.sides[0]),
-                 ", ".join(lethality.fighter_label(c) for c in m.sides[1]))
-        rows = [lethality.summary(st, **labels, side0=names[0], side1=names[1])
-                for st in stats.values()]
+        rows = [lethality.summary(st, **labels) for st in stats.values()]
         for row, st in zip(rows, stats.values(), strict=True):
             row.update(lethality.side_fate_columns(st))
         if len(rows) == 2:
@@ -301,7 +305,7 @@ def run_combat(args) -> int:
         table = pd.DataFrame(rows)
     else:
         table = _fight_tables(stats, args.table, m.sizes, labels)
-    _write(table, args)
+    _write(table, args, v, {*m.variant_names, *_variant_map(args.variant)})
     return 0
 
 

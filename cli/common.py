@@ -176,31 +176,39 @@ def add_output(p: argparse.ArgumentParser, *, plot: bool = False) -> None:
                        help="also save the figure to FILE (.png, .svg or .pdf)")
 
 
-def select_columns(table, args):
-    """``table`` with only the ``--columns`` asked for, in that order (an unknown name is
-    an error listing the known ones); the table itself without ``--columns``."""
+def select_columns(table, args, provenance: dict | None = None, fmt: str | None = None):
+    """The table to write and the provenance to record under ``--columns A,B,...``.
+
+    Without ``--columns``: ``(table, provenance)`` unchanged (the writer adds the
+    provenance columns ``system``, ``variants``, ``method``, ``trials`` a table lacks).
+    With it: exactly those columns, in that order, chosen among every column of the
+    output, the provenance columns included (``--columns p,variants``); an unknown name is
+    an :class:`~engines.errors.InputError` listing the known ones. No column is added
+    then, but a parquet file (``fmt``, default ``args.format``) still records the
+    provenance in its metadata, as it does without ``--columns``."""
     spec = getattr(args, "columns", None)
     if not spec:
-        return table
+        return table, provenance
+    from analysis.output import with_provenance
     from engines.errors import InputError
 
+    full = with_provenance(table, provenance, "csv")  # every column the output has
     cols = [c.strip() for c in spec.split(",") if c.strip()]
-    bad = [c for c in cols if c not in table.columns]
-    if bad:
-        raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
-                         + ", ".join(map(str, table.columns)))
-    return table[cols]
+    bad = [c for c in cols if c not in full.columns]
+    if bad or not cols:
+        name = f"unknown column {bad[0]!r}" if bad else f"no column named in {spec!r}"
+        raise InputError(f"--columns: {name}; known: " + ", ".join(map(str, full.columns)))
+    fmt = fmt or getattr(args, "format", None)
+    return full[cols], (provenance if fmt == "parquet" else None)
 
 
 def write_output(table, args, provenance: dict | None = None) -> None:
-    """Write ``table`` as ``--format`` to ``-o`` (stdout without it). With ``--columns``
-    exactly the columns asked for are written (no provenance columns added)."""
+    """Write ``table`` as ``--format`` to ``-o`` (stdout without it), with the provenance
+    columns; with ``--columns`` exactly the columns asked for (:func:`select_columns`)."""
     from analysis.output import write_table
 
-    if getattr(args, "columns", None):
-        write_table(select_columns(table, args), args.format, args.output)
-    else:
-        write_table(table, args.format, args.output, provenance)
+    chosen, prov = select_columns(table, args, provenance)
+    write_table(chosen, args.format, args.output, prov)
 
 
 def check_outputs(args) -> None:

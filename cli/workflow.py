@@ -321,6 +321,15 @@ def _to_stdout(write, *a) -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
+def _write_table(table, args, fmt: str, provenance: dict) -> None:
+    """The command's table to ``-o`` or stdout: ``--columns`` chosen among every output
+    column (:func:`cli.common.select_columns`), else with the provenance columns."""
+    from analysis.output import write_table
+
+    chosen, prov = select_columns(table, args, provenance, fmt)
+    _to_stdout(write_table, chosen, fmt, args.output, prov)
+
+
 def _interrupted(exc) -> int:
     print(f"error: {exc}", file=sys.stderr)
     return 130
@@ -386,8 +395,7 @@ def run_sweep(args) -> int:
         table = pd.concat([r.table for r in results], ignore_index=True)
         sens = pd.concat([r.sensitivity for r in results], ignore_index=True)
     prov = _scenario_provenance(sc)
-    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
-               None if args.columns else prov)
+    _write_table(table, args, fmt, prov)
     if args.sensitivity is not None:
         _to_stdout(write_table, sens, fmt, args.sensitivity, prov)
     if args.interactions is not None:
@@ -419,7 +427,6 @@ def _solver_variants(args):
 
 
 def run_solve_difficulty(args) -> int:
-    from analysis.output import write_table
     from analysis.workflow.solvers import solve_difficulty
 
     fmt = args.format or "csv"
@@ -427,20 +434,17 @@ def run_solve_difficulty(args) -> int:
     competence = args.competence.strip()
     value: int | str = int(competence) if competence.lstrip("-").isdigit() else competence
     table = solve_difficulty(args.target, value, args.system, _solver_variants(args))
-    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
-               None if args.columns else provenance_of(args))
+    _write_table(table, args, fmt, provenance_of(args))
     return 0
 
 
 def run_solve_competence(args) -> int:
-    from analysis.output import write_table
     from analysis.workflow.solvers import competence_table
 
     fmt = args.format or "csv"
     _target_file(args.output)
     table = competence_table(args.levels, args.system, _solver_variants(args))
-    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
-               None if args.columns else provenance_of(args))
+    _write_table(table, args, fmt, provenance_of(args))
     return 0
 
 
@@ -464,7 +468,6 @@ def run_solve_lethality(args) -> int:
     """Lethality solver over the combat engines (see
     :func:`analysis.workflow.solvers.solve_lethality`)."""
     from analysis.combat import fights as reg
-    from analysis.output import write_table
     from analysis.workflow.solvers import solve_lethality
     from engines.errors import InputError
 
@@ -527,8 +530,7 @@ def run_solve_lethality(args) -> int:
                                  method="grid" if args.grid else None, exact=exact,
                                  trials=trials, se=se, seed=seed, variants=variants,
                                  round_cap=round_cap or 50)
-    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
-               None if args.columns else provenance_of(args))
+    _write_table(table, args, fmt, provenance_of(args))
     if res.found:
         exact_row = table.loc[table["chosen"], "method"].iloc[0] == "exact"
         spread = "(exact)" if exact_row else f"± {res.se:.4f}"

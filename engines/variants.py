@@ -34,8 +34,8 @@ def _coerce(name: str, raw: Any, default: Any, choices: tuple | None) -> Any:
             if text not in _TRUE | _FALSE:
                 raise InputError(f"variant {name}: expected true or false, got {raw!r}")
             value = text in _TRUE
-        elif text == "none":
-            value = None
+        elif text == "none" and not (choices and "none" in choices):
+            value = None  # "none" is the word for None, unless "none" is itself a choice
         elif isinstance(default, int) or (choices and all(isinstance(c, int) for c in choices
                                                           if c is not None)):
             try:
