@@ -75,6 +75,10 @@ def register(sub) -> None:
                    "older spelling)")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--warm-up", action=argparse.BooleanOptionalAction, default=True,
+                   help="first compile every numba kernel in parallel worker processes, "
+                   "as rpg-balance warm-up does (a no-op when the cache is warm; default "
+                   "on: a cold cache otherwise compiles the kernels one by one)")
     p.set_defaults(func=run_report)
 
 
@@ -142,6 +146,8 @@ def run_report(args) -> int:
 
     settings = settings_from_args(args)
     check_folder(settings.out, "-o/--output")
+    if args.warm_up:
+        _warm_up(quiet=args.quiet)
     result = write_report(settings)
     size = result.html.stat().st_size / 1e6
     msg = f"wrote {result.html} ({size:.1f} MB)"
@@ -149,3 +155,18 @@ def run_report(args) -> int:
         msg += f" and {result.pdf} ({result.pdf.stat().st_size / 1e6:.1f} MB)"
     print(f"{msg} in {result.seconds:.1f} s", file=sys.stderr)
     return 0
+
+
+def _warm_up(quiet: bool) -> None:
+    """:func:`analysis.warmup.warm_up` (every kernel group, two worker processes, its
+    progress bar on stderr unless ``quiet``) before the report's first kernel call."""
+    import sys
+    import time
+
+    from analysis.warmup import warm_up
+
+    start = time.perf_counter()
+    done = warm_up(progress=not quiet)
+    if done and not quiet:
+        print(f"warm-up: compiled {len(done)} kernel groups in "
+              f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
