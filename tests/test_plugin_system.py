@@ -12,10 +12,8 @@ import io
 import itertools
 import math
 import os
-import shutil
 import subprocess
 import sys
-import tomllib
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,26 +21,12 @@ import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PKG = ROOT / "examples" / "plugin_system"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    meta = tomllib.loads((PKG / "pyproject.toml").read_text())
-    project = meta["project"]
-    out = tmp_path_factory.mktemp("site")
-    for mod in meta["tool"]["setuptools"]["py-modules"]:
-        shutil.copy(PKG / f"{mod}.py", out / f"{mod}.py")
-    dist = out / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
-                                   f"Version: {project['version']}\n")
-    lines = []
-    for group, eps in project["entry-points"].items():
-        lines.append(f"[{group}]")
-        lines.extend(f"{k} = {v}" for k, v in eps.items())
-    (dist / "entry_points.txt").write_text("\n".join(lines) + "\n")
-    return out
+def site(plugin_site) -> Path:
+    """The plug-in laid out as installed (``plugin_site`` in conftest.py)."""
+    return plugin_site
 
 
 def cli(site: Path, *argv: str) -> subprocess.CompletedProcess:
