@@ -65,8 +65,9 @@ def require_part(system: str, part: str, what: str) -> None:
 #:
 #: - ``MAX_TRIALS``: Monte Carlo trials per setting (rolls, fights, characters: every
 #:   ``--trials``, ``report --combat-trials``, ``audit --batch`` / ``--max-trials``);
-#:   10^10 duels are about three hours of one core, far past any standard error a table
-#:   needs (SE ≤ 0.5 / sqrt(n) = 5e-6), and far inside int64 counts;
+#:   10^10 duels are hours of CPU (a combat kernel runs one to two million duels per
+#:   CPU-second), far past any standard error a table needs (SE ≤ 0.5 / sqrt(n) =
+#:   5e-6), and far inside int64 counts;
 #: - ``MAX_ROUND_CAP``: rounds before a fight counts as "neither" (the engines' own
 #:   limit, as in matchup and scenario files);
 #: - ``MAX_SESSIONS``: campaign sessions (or attrition fights), as in scenario files;
