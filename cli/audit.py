@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import add_lang, add_output, positive_int, seed_int64
+from cli.common import add_lang, add_output, seed_int64, trials_int
 
 EPILOG = """examples:
   rpg-balance audit                                  # the shipped default guardrails
@@ -38,9 +38,9 @@ def register(sub) -> None:
                    help="also write JUnit XML (one testcase per guardrail)")
     p.add_argument("--seed", type=seed_int64, default=None,
                    help="Monte Carlo seed (default: each file's seed)")
-    p.add_argument("--batch", type=positive_int, default=2_000,
+    p.add_argument("--batch", type=trials_int, default=2_000,
                    help="first Monte Carlo batch; each next batch doubles (default 2000)")
-    p.add_argument("--max-trials", type=positive_int, default=200_000,
+    p.add_argument("--max-trials", type=trials_int, default=200_000,
                    help="Monte Carlo cap per guardrail; past it the status is undecided")
     p.add_argument("--no-suggest", action="store_true",
                    help="skip the search for a cure of failed guardrails")
@@ -54,7 +54,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from analysis.output import check_target
     from analysis.workflow import audit
-    from cli.common import check_lang, check_outputs, write_localised
+    from cli.common import check_lang, check_outputs, select_columns, write_localised
     from engines.errors import InputError
 
     check_outputs(args)
@@ -90,13 +90,6 @@ def run(args) -> int:
                                progress=args.progress)
         failed = bool((table["status"] == "fail").any())
     full = table
-    if args.columns:
-        cols = [c.strip() for c in args.columns.split(",") if c.strip()]
-        bad = [c for c in cols if c not in table.columns]
-        if bad:
-            raise InputError(f"--columns: unknown {bad[0]!r}; known: "
-                             f"{', '.join(table.columns)}")
-        table = table[cols]
     if args.discover:
         provenance = {"system": "all", "variants": "defaults", "method": "exact",
                       "trials": 0}
@@ -104,6 +97,7 @@ def run(args) -> int:
         provenance = {"system": "all", "variants": "per file",
                       "method": "+".join(sorted(set(full["solved"]))) or "exact",
                       "trials": int(full["trials"].max()) if len(full) else 0}
+    table, provenance = select_columns(table, args, provenance)
     if args.junit is not None:
         from analysis.output import atomic_path
 

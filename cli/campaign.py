@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_lang, add_output, number, positive_int, seed_int, system_id
+from .common import (
+    add_lang,
+    add_output,
+    number,
+    seed_int,
+    sessions_int,
+    system_id,
+    trials_int,
+)
 
 EPILOG = """mechanics: each system's are in the mechanics column of rpg-balance systems
 (an unknown MECHANIC also lists them); each mechanic's options: rpg-balance campaign
@@ -78,15 +86,13 @@ def mechanic_parser(mech) -> argparse.ArgumentParser:
         else:
             g.add_argument(q.flag, dest=q.name, type=_int, default=q.default,
                            metavar="N", help=text)
-    sessions = lambda t: number(t, int, lambda v: 0 <= v <= 1000,  # noqa: E731
-                                "an integer 0..1000")
     if mech.combatants:  # attrition: one session is one fight
-        p.add_argument("--fights", "--sessions", dest="sessions", type=sessions, default=5,
+        p.add_argument("--fights", "--sessions", dest="sessions", type=sessions_int, default=5,
                        metavar="K",
                        help="consecutive fights to follow (one session = one fight; "
                        "default 5)")
     else:
-        p.add_argument("--sessions", type=sessions, default=20,
+        p.add_argument("--sessions", type=sessions_int, default=20,
                        help="sessions to follow (default 20)")
     side = "≤" if mech.direction == "down" else "≥"
     default = (f"default {mech.threshold_default}" if mech.threshold_default is not None
@@ -99,7 +105,7 @@ def mechanic_parser(mech) -> argparse.ArgumentParser:
                    "whole distribution, or the first session the threshold is reached")
     p.add_argument("--method", choices=("exact", "mc", "both"), default="exact",
                    help="exact chain (default), Monte Carlo, or both side by side with z")
-    p.add_argument("--trials", type=positive_int, default=20_000,
+    p.add_argument("--trials", type=trials_int, default=20_000,
                    help="Monte Carlo characters (default 20000)")
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
@@ -199,19 +205,10 @@ def _save(fig, path: str) -> None:
 
 def _write(table, opts) -> None:
     from analysis.output import write_table
-    from engines.errors import InputError
 
-    from .common import provenance_of, write_localised
+    from .common import provenance_of, select_columns, write_localised
 
-    if opts.columns:
-        cols = [c.strip() for c in opts.columns.split(",") if c.strip()]
-        bad = [c for c in cols if c not in table.columns]
-        if bad:
-            raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
-                             + ", ".join(map(str, table.columns)))
-        table, provenance = table[cols], None
-    else:
-        provenance = provenance_of(opts)
+    table, provenance = select_columns(table, opts, provenance_of(opts))
     if opts.lang == "en":
         write_table(table, opts.format, opts.output, provenance)
         return

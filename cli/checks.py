@@ -7,14 +7,14 @@ import argparse
 from cli.common import (
     add_output,
     check_outputs,
-    positive_int,
     provenance_of,
     seed_int,
     system_id,
+    trials_int,
     write_output,
 )
 
-__all__ = ["add_common", "positive_int", "register", "seed_int"]
+__all__ = ["add_common", "register", "seed_int", "trials_int"]
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
@@ -24,7 +24,7 @@ def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
     if method:
         p.add_argument("--method", choices=("exact", "mc", "both"), default="exact",
                        help="exact model, Monte Carlo, or both side by side (default exact)")
-    p.add_argument("--trials", type=positive_int, default=200_000,
+    p.add_argument("--trials", type=trials_int, default=200_000,
                    help="Monte Carlo trials per roll setting (default 200000)")
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
     add_output(p)

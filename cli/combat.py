@@ -16,7 +16,15 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import add_output, check_outputs, positive_int, require_part, seed_int
+from cli.common import (
+    add_output,
+    check_outputs,
+    require_part,
+    round_cap_int,
+    seed_int,
+    system_id,
+    trials_int,
+)
 
 #: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
 AFTERMATHS = ("leave", "first_aid", "finish")
@@ -39,10 +47,10 @@ def _run_options(p: argparse.ArgumentParser, method_default: str | None,
                    "variant aftermath): leave them, first_aid (each system's stabilising "
                    "rule), or finish (the winners kill fallen foes); default leave, or the "
                    "matchup file's variant")
-    p.add_argument("--trials", type=positive_int, default=None,
+    p.add_argument("--trials", type=trials_int, default=None,
                    help="Monte Carlo fights (default 20000)")
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
-    p.add_argument("--round-cap", type=positive_int, default=None, metavar="R",
+    p.add_argument("--round-cap", type=round_cap_int, default=None, metavar="R",
                    help="rounds after which a fight counts as 'neither' (default 50)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="force the Monte Carlo progress bar on or off (default: long runs)")
@@ -57,7 +65,8 @@ def register(sub) -> None:
                        "(competent_swordsman).",
                        epilog="example: rpg-balance duel dice_pool_7 competent_swordsman "
                        "competent_fencer --method both --trials 20000 --seed 1")
-    p.add_argument("system")
+    p.add_argument("system", type=system_id, metavar="SYSTEM",
+                   help="a system id (rpg-balance systems lists them)")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     for side in ("a", "b"):
@@ -92,7 +101,8 @@ def register(sub) -> None:
                        description="The archetype library of a system: one row per "
                        "archetype with its traits and gear as the engine sees them.",
                        epilog="example: rpg-balance archetypes percentile --format markdown")
-    p.add_argument("system")
+    p.add_argument("system", type=system_id, metavar="SYSTEM",
+                   help="a system id (rpg-balance systems lists them)")
     add_output(p)
     p.set_defaults(func=run_archetypes)
 
@@ -101,7 +111,8 @@ def register(sub) -> None:
                        "(analysis/data/combat/SYSTEM.toml): their stats, the note the file "
                        "gives (what real weapons a class stands for) and the rule ids cited.",
                        epilog="example: rpg-balance gear dice_pool_7 --format markdown")
-    p.add_argument("system")
+    p.add_argument("system", type=system_id, metavar="SYSTEM",
+                   help="a system id (rpg-balance systems lists them)")
     add_output(p)
     p.set_defaults(func=run_gear)
 
@@ -125,15 +136,23 @@ def register(sub) -> None:
     p.set_defaults(func=run_cross)
 
 
-def _write(table, args) -> None:
-    """Select ``--columns`` (unknown names are an error) and write the table."""
+def _write(table, args, variants=None, named=()) -> None:
+    """Select ``--columns`` (unknown names are an error) and write the table; its
+    ``variants`` column names the combat variants in force when ``variants`` (the engine's
+    ``Variants`` the fights ran with) is given (:func:`analysis.combat.lethality.
+    variants_text`: those that differ from the defaults and those ``named``), else those
+    given on the command line."""
     from cli.common import provenance_of, write_output
 
     method = getattr(args, "method", None) or getattr(args, "file_method", None)
-    write_output(table, args,
-                 provenance_of(args, method=method,
-                              trials=(args.trials or getattr(args, "file_trials", None)
-                                      or 20_000) if hasattr(args, "trials") else None))
+    provenance = provenance_of(args, method=method,
+                               trials=(args.trials or getattr(args, "file_trials", None)
+                                       or 20_000) if hasattr(args, "trials") else None)
+    if variants is not None:
+        from analysis.combat.lethality import variants_text
+
+        provenance["variants"] = variants_text(variants, named)
+    write_output(table, args, provenance)
 
 
 def _variant_map(items: list[str]) -> dict:
@@ -178,16 +197,13 @@ def _fight_tables(stats: dict, table: str, sizes: tuple[int, int], labels: dict)
     from analysis.combat import lethality
 
     frames = []
-    for m, st in stats.items():
+    for st in stats.values():
         if table == "rounds":
-            t = lethality.rounds_table(st, **labels)
+            frames.append(lethality.rounds_table(st, **labels))
         elif table == "standing":
-            t = lethality.standing_table(st, sizes, **labels)
-            t.insert(len(labels), "method", m)
+            frames.append(lethality.standing_table(st, sizes, **labels))
         else:
-            t = lethality.damage_table(st, **labels)
-            t.insert(len(labels), "method", m)
-        frames.append(t[[*labels, *(c for c in t.columns if c not in labels)]])
+            frames.append(lethality.damage_table(st, **labels))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -233,7 +249,7 @@ def run_duel(args) -> int:
             label_a, label_b = lethality.stats_names(stats)
             table = _fight_tables(stats, args.table, (1, 1),
                                   {"system": system, "a": label_a, "b": label_b})
-    _write(table, args)
+    _write(table, args, v, _variant_map(args.variant))
     return 0
 
 
@@ -275,14 +291,13 @@ def run_combat(args) -> int:
                                     seed=args.seed if args.seed is not None else m.seed,
                                     variants=v, round_cap=args.round_cap or m.round_cap,
                                     progress=args.progress) for x in methods}
-    labels = {"fight": m.title, "system": m.system}
+    labels = {"fight": m.title, "system": m.system,
+              "side0": lethality.side_label(m.system, m.specs[0], m.sides[0]),
+              "side1": lethality.side_label(m.system, m.specs[1], m.sides[1])}
     if args.table == "summary":
         import pandas as pd
 
-        names = (", ".join(lethality.fighter_label(c) for c in m.sides[0]),
-                 ", ".join(lethality.fighter_label(c) for c in m.sides[1]))
-        rows = [lethality.summary(st, **labels, side0=names[0], side1=names[1])
-                for st in stats.values()]
+        rows = [lethality.summary(st, **labels) for st in stats.values()]
         for row, st in zip(rows, stats.values(), strict=True):
             row.update(lethality.side_fate_columns(st))
         if len(rows) == 2:
@@ -290,7 +305,7 @@ def run_combat(args) -> int:
         table = pd.DataFrame(rows)
     else:
         table = _fight_tables(stats, args.table, m.sizes, labels)
-    _write(table, args)
+    _write(table, args, v, {*m.variant_names, *_variant_map(args.variant)})
     return 0
 
 

@@ -6,6 +6,7 @@ Only :mod:`argparse` and :mod:`pathlib` at import time, so ``rpg-balance --help`
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 FORMATS = ("csv", "json", "markdown", "parquet")
@@ -57,17 +58,65 @@ def require_part(system: str, part: str, what: str) -> None:
                          f"{what}")
 
 
-def positive_int(text: str) -> int:
-    return number(text, int, lambda v: v >= 1, "a positive integer")
+#: Upper bounds of every count the command line takes, in one place. A larger value ends
+#: in one line and exit code 2 before any work (argparse names the option). Memory never
+#: grows with the trial count (the kernels fill histograms), so the bounds are about time
+#: and about the 64-bit integers the kernels count in:
+#:
+#: - ``MAX_TRIALS``: Monte Carlo trials per setting (rolls, fights, characters: every
+#:   ``--trials``, ``report --combat-trials``, ``audit --batch`` / ``--max-trials``);
+#:   10^10 duels are hours of CPU (a combat kernel runs one to two million duels per
+#:   CPU-second), far past any standard error a table needs (SE ≤ 0.5 / sqrt(n) =
+#:   5e-6), and far inside int64 counts;
+#: - ``MAX_ROUND_CAP``: rounds before a fight counts as "neither" (the engines' own
+#:   limit, as in matchup and scenario files);
+#: - ``MAX_SESSIONS``: campaign sessions (or attrition fights), as in scenario files;
+#: - ``MAX_WORKERS``: worker processes (``run``/``sweep --workers``, ``warm-up --jobs``).
+MAX_TRIALS = 10**10
+MAX_ROUND_CAP = 1000
+MAX_SESSIONS = 1000
+MAX_WORKERS = 64
+#: Seeds: any non-negative integer numpy's SeedSequence takes, bounded so a typo cannot
+#: make a number of thousands of digits (scenario files and sweep tables store int64).
+MAX_SEED = 2**128 - 1
 
 
-def seed_int(text: str) -> int:
-    return number(text, int, lambda v: v >= 0, "a non-negative integer")
+def _shown(n: int) -> str:
+    """``n`` as a reader takes it in: 10^10, 2^63 - 1, else the digits."""
+    for base in (10, 2):
+        k = round(math.log(n + 1, base)) if n > 0 else 0
+        if n >= 10**6 and base**k == n:
+            return f"{base}^{k}"
+        if n >= 10**6 and base**k - 1 == n:
+            return f"{base}^{k} - 1"
+    return str(n)
 
 
-def seed_int64(text: str) -> int:
-    """A seed that fits a signed 64-bit integer (scenario files and sweep tables store it)."""
-    return number(text, int, lambda v: 0 <= v < 2**63, "a non-negative integer")
+def bounded_int(low: int, high: int, name: str) -> Callable[[str], int]:
+    """An argparse type for a whole number in ``low..high``: "expected NAME low..high,
+    got 'text'" otherwise (one line, exit code 2)."""
+
+    def convert(text: str) -> int:
+        return number(text, int, lambda v: low <= v <= high,
+                      f"{name} {low}..{_shown(high)}")
+
+    convert.__name__ = name.replace(" ", "_")
+    return convert
+
+
+#: Monte Carlo trials (fights, characters): 1..MAX_TRIALS.
+trials_int = bounded_int(1, MAX_TRIALS, "a number of trials")
+#: A round cap: 1..MAX_ROUND_CAP.
+round_cap_int = bounded_int(1, MAX_ROUND_CAP, "a round cap")
+#: Campaign sessions (attrition fights): 0..MAX_SESSIONS.
+sessions_int = bounded_int(0, MAX_SESSIONS, "a number of sessions")
+#: Worker processes: 1..MAX_WORKERS (``run``/``sweep --workers`` also take 0).
+jobs_int = bounded_int(1, MAX_WORKERS, "a number of worker processes")
+workers_int = bounded_int(0, MAX_WORKERS, "a number of worker processes")
+#: A seed: 0..MAX_SEED.
+seed_int = bounded_int(0, MAX_SEED, "a seed")
+#: A seed that fits a signed 64-bit integer (scenario files and sweep tables store it).
+seed_int64 = bounded_int(0, 2**63 - 1, "a seed")
 
 
 def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list[str]]:
@@ -128,31 +177,39 @@ def add_output(p: argparse.ArgumentParser, *, plot: bool = False) -> None:
                        help="also save the figure to FILE (.png, .svg or .pdf)")
 
 
-def select_columns(table, args):
-    """``table`` with only the ``--columns`` asked for, in that order (an unknown name is
-    an error listing the known ones); the table itself without ``--columns``."""
+def select_columns(table, args, provenance: dict | None = None, fmt: str | None = None):
+    """The table to write and the provenance to record under ``--columns A,B,...``.
+
+    Without ``--columns``: ``(table, provenance)`` unchanged (the writer adds the
+    provenance columns ``system``, ``variants``, ``method``, ``trials`` a table lacks).
+    With it: exactly those columns, in that order, chosen among every column of the
+    output, the provenance columns included (``--columns p,variants``); an unknown name is
+    an :class:`~engines.errors.InputError` listing the known ones. No column is added
+    then, but a parquet file (``fmt``, default ``args.format``) still records the
+    provenance in its metadata, as it does without ``--columns``."""
     spec = getattr(args, "columns", None)
     if not spec:
-        return table
+        return table, provenance
+    from analysis.output import with_provenance
     from engines.errors import InputError
 
+    full = with_provenance(table, provenance, "csv")  # every column the output has
     cols = [c.strip() for c in spec.split(",") if c.strip()]
-    bad = [c for c in cols if c not in table.columns]
-    if bad:
-        raise InputError(f"--columns: unknown column {bad[0]!r}; known: "
-                         + ", ".join(map(str, table.columns)))
-    return table[cols]
+    bad = [c for c in cols if c not in full.columns]
+    if bad or not cols:
+        name = f"unknown column {bad[0]!r}" if bad else f"no column named in {spec!r}"
+        raise InputError(f"--columns: {name}; known: " + ", ".join(map(str, full.columns)))
+    fmt = fmt or getattr(args, "format", None)
+    return full[cols], (provenance if fmt == "parquet" else None)
 
 
 def write_output(table, args, provenance: dict | None = None) -> None:
-    """Write ``table`` as ``--format`` to ``-o`` (stdout without it). With ``--columns``
-    exactly the columns asked for are written (no provenance columns added)."""
+    """Write ``table`` as ``--format`` to ``-o`` (stdout without it), with the provenance
+    columns; with ``--columns`` exactly the columns asked for (:func:`select_columns`)."""
     from analysis.output import write_table
 
-    if getattr(args, "columns", None):
-        write_table(select_columns(table, args), args.format, args.output)
-    else:
-        write_table(table, args.format, args.output, provenance)
+    chosen, prov = select_columns(table, args, provenance)
+    write_table(chosen, args.format, args.output, prov)
 
 
 def check_outputs(args) -> None:

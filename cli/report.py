@@ -8,19 +8,21 @@ leaves the previous report as it was.
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 
-from cli.common import positive_int, seed_int, system_id
+from cli.common import MAX_TRIALS, number, seed_int, system_id, trials_int
+
+#: The smallest ``--se``: the one whose trial count, ceil(0.25 / SE^2), is MAX_TRIALS.
+MIN_SE = 0.5 / math.sqrt(MAX_TRIALS)
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+def standard_error(text: str) -> float:
+    """A target standard error whose trial count stays within ``MAX_TRIALS``."""
+    return number(text, float,
+                  lambda v: 0 < v < 0.5 and math.ceil(0.25 / v**2) <= MAX_TRIALS,
+                  "a standard error", f"a standard error from {MIN_SE:g} (10^10 trials) "
+                  "up to 0.5")
 
 
 def system_list(text: str) -> list[str]:
@@ -45,15 +47,15 @@ def register(sub) -> None:
                    metavar="IDS", help="comma-separated system ids (default: every installed "
                    "system; rpg-balance systems lists them)")
     prec = p.add_mutually_exclusive_group()
-    prec.add_argument("--trials", type=positive_int, default=None,
+    prec.add_argument("--trials", type=trials_int, default=None,
                       help=f"Monte Carlo trials per roll setting (default {DEFAULT_TRIALS})")
-    prec.add_argument("--se", type=positive_float, default=None, metavar="SE",
+    prec.add_argument("--se", type=standard_error, default=None, metavar="SE",
                       help="target standard error of each Monte Carlo proportion "
                       "(sets trials = ceil(0.25 / SE^2))")
     p.add_argument("--seed", type=seed_int, default=DEFAULT_SEED,
                    help=f"random seed (default {DEFAULT_SEED}: the default report is "
                    "reproducible)")
-    p.add_argument("--combat-trials", type=positive_int, default=DEFAULT_COMBAT_TRIALS,
+    p.add_argument("--combat-trials", type=trials_int, default=DEFAULT_COMBAT_TRIALS,
                    help=f"Monte Carlo fights per group fight (and per duel without "
                    f"an exact solver) in the combat sections (default "
                    f"{DEFAULT_COMBAT_TRIALS})")
@@ -73,6 +75,10 @@ def register(sub) -> None:
                    "older spelling)")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--warm-up", action=argparse.BooleanOptionalAction, default=True,
+                   help="first compile every numba kernel in parallel worker processes, "
+                   "as rpg-balance warm-up does (a no-op when the cache is warm; default "
+                   "on: a cold cache otherwise compiles the kernels one by one)")
     p.set_defaults(func=run_report)
 
 
@@ -140,6 +146,8 @@ def run_report(args) -> int:
 
     settings = settings_from_args(args)
     check_folder(settings.out, "-o/--output")
+    if args.warm_up:
+        _warm_up(quiet=args.quiet)
     result = write_report(settings)
     size = result.html.stat().st_size / 1e6
     msg = f"wrote {result.html} ({size:.1f} MB)"
@@ -147,3 +155,18 @@ def run_report(args) -> int:
         msg += f" and {result.pdf} ({result.pdf.stat().st_size / 1e6:.1f} MB)"
     print(f"{msg} in {result.seconds:.1f} s", file=sys.stderr)
     return 0
+
+
+def _warm_up(quiet: bool) -> None:
+    """:func:`analysis.warmup.warm_up` (every kernel group, two worker processes, its
+    progress bar on stderr unless ``quiet``) before the report's first kernel call."""
+    import sys
+    import time
+
+    from analysis.warmup import warm_up
+
+    start = time.perf_counter()
+    done = warm_up(progress=not quiet)
+    if done and not quiet:
+        print(f"warm-up: compiled {len(done)} kernel groups in "
+              f"{time.perf_counter() - start:.1f} s", file=sys.stderr)

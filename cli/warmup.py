@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .common import positive_int
+from .common import jobs_int
 
 
 def register(sub) -> None:
@@ -13,7 +13,7 @@ def register(sub) -> None:
         "machine code, so later commands start at full speed. Does nothing when the cache "
         "already matches the engine sources.",
         epilog="example: rpg-balance warm-up --jobs 2")
-    p.add_argument("--jobs", type=positive_int, default=2, metavar="N",
+    p.add_argument("--jobs", type=jobs_int, default=2, metavar="N",
                    help="worker processes compiling at once (default 2)")
     p.add_argument("--group", action="append", default=None, metavar="NAME",
                    help="only this kernel group (repeatable; default all: a system name for "

@@ -16,11 +16,13 @@ from cli.common import (
     FORMATS,
     add_columns,
     number,
-    positive_int,
     provenance_of,
+    round_cap_int,
     seed_int64,
     select_columns,
     system_id,
+    trials_int,
+    workers_int,
 )
 
 RUN_EPILOG = """examples:
@@ -73,10 +75,6 @@ LETHALITY_EPILOG = """examples:
 """
 
 
-def _count(text: str) -> int:
-    return number(text, int, lambda v: 0 <= v <= 64, "0 or a positive integer", "0..64")
-
-
 def _probability(text: str) -> float:
     return number(text, float, lambda v: 0 < v < 1, "a probability",
                   "a number strictly between 0 and 1")
@@ -120,7 +118,7 @@ def _common(p: argparse.ArgumentParser, *, precision: bool = True, out_help: str
         p.add_argument("--method", choices=("exact", "mc", "both"), default=None,
                        help="override the scenario's method")
         g = p.add_mutually_exclusive_group()
-        g.add_argument("--trials", type=positive_int, default=None,
+        g.add_argument("--trials", type=trials_int, default=None,
                        help="Monte Carlo trials per roll setting (implies --method mc "
                        "when the scenario is exact)")
         g.add_argument("--se", type=_se, default=None,
@@ -132,7 +130,7 @@ def _common(p: argparse.ArgumentParser, *, precision: bool = True, out_help: str
 
 
 def _cluster_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=_count, default=None,
+    p.add_argument("--workers", type=workers_int, default=None,
                    help=f"local Dask worker processes (0 = in this process; default "
                    f"{DEFAULT_WORKERS}, the same for run and sweep)")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
@@ -244,7 +242,7 @@ def register(sub) -> None:
     q.add_argument("--z", type=float, default=2.0, help="interval width in standard errors")
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="combat rule variant (repeatable)")
-    q.add_argument("--round-cap", type=positive_int, default=None,
+    q.add_argument("--round-cap", type=round_cap_int, default=None,
                    help="rounds before a fight counts as neither (default 50)")
     _common(q, out_help="write the table to FILE (atomically)")
     add_columns(q)
@@ -323,6 +321,15 @@ def _to_stdout(write, *a) -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
+def _write_table(table, args, fmt: str, provenance: dict) -> None:
+    """The command's table to ``-o`` or stdout: ``--columns`` chosen among every output
+    column (:func:`cli.common.select_columns`), else with the provenance columns."""
+    from analysis.output import write_table
+
+    chosen, prov = select_columns(table, args, provenance, fmt)
+    _to_stdout(write_table, chosen, fmt, args.output, prov)
+
+
 def _interrupted(exc) -> int:
     print(f"error: {exc}", file=sys.stderr)
     return 130
@@ -388,8 +395,7 @@ def run_sweep(args) -> int:
         table = pd.concat([r.table for r in results], ignore_index=True)
         sens = pd.concat([r.sensitivity for r in results], ignore_index=True)
     prov = _scenario_provenance(sc)
-    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
-               None if args.columns else prov)
+    _write_table(table, args, fmt, prov)
     if args.sensitivity is not None:
         _to_stdout(write_table, sens, fmt, args.sensitivity, prov)
     if args.interactions is not None:
@@ -421,7 +427,6 @@ def _solver_variants(args):
 
 
 def run_solve_difficulty(args) -> int:
-    from analysis.output import write_table
     from analysis.workflow.solvers import solve_difficulty
 
     fmt = args.format or "csv"
@@ -429,20 +434,17 @@ def run_solve_difficulty(args) -> int:
     competence = args.competence.strip()
     value: int | str = int(competence) if competence.lstrip("-").isdigit() else competence
     table = solve_difficulty(args.target, value, args.system, _solver_variants(args))
-    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
-               None if args.columns else provenance_of(args))
+    _write_table(table, args, fmt, provenance_of(args))
     return 0
 
 
 def run_solve_competence(args) -> int:
-    from analysis.output import write_table
     from analysis.workflow.solvers import competence_table
 
     fmt = args.format or "csv"
     _target_file(args.output)
     table = competence_table(args.levels, args.system, _solver_variants(args))
-    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
-               None if args.columns else provenance_of(args))
+    _write_table(table, args, fmt, provenance_of(args))
     return 0
 
 
@@ -466,7 +468,6 @@ def run_solve_lethality(args) -> int:
     """Lethality solver over the combat engines (see
     :func:`analysis.workflow.solvers.solve_lethality`)."""
     from analysis.combat import fights as reg
-    from analysis.output import write_table
     from analysis.workflow.solvers import solve_lethality
     from engines.errors import InputError
 
@@ -529,8 +530,7 @@ def run_solve_lethality(args) -> int:
                                  method="grid" if args.grid else None, exact=exact,
                                  trials=trials, se=se, seed=seed, variants=variants,
                                  round_cap=round_cap or 50)
-    _to_stdout(write_table, select_columns(table, args), fmt, args.output,
-               None if args.columns else provenance_of(args))
+    _write_table(table, args, fmt, provenance_of(args))
     if res.found:
         exact_row = table.loc[table["chosen"], "method"].iloc[0] == "exact"
         spread = "(exact)" if exact_row else f"± {res.se:.4f}"

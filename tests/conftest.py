@@ -1,6 +1,41 @@
-"""Shared test settings."""
+"""Shared test settings and fixtures."""
 
+import importlib
 import os
+import sys
+from pathlib import Path
+
+import pytest
 
 # Tests run the kernels on both cores unless a test pins the thread count itself.
 os.environ.setdefault("NUMBA_NUM_THREADS", "2")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def plugin_site(tmp_path_factory) -> Path:
+    """A site folder holding the example plug-in (examples/plugin_system, id ``pbta_2d6``:
+    checks, combat, campaign) and a checks-only copy of it (``pbta_checks``), laid out the
+    way an installer lays them out (:func:`plugin_site.install_plugin`). Put it on
+    ``PYTHONPATH`` for a subprocess or use :func:`plugin_installed` in this process."""
+    from plugin_site import install_plugin
+
+    return install_plugin(tmp_path_factory.mktemp("site"), checks_only=True)
+
+
+@pytest.fixture
+def plugin_installed(plugin_site):
+    """The plug-in system registered in this process for one test (``sys.path`` and the
+    system registry), and gone again afterwards, so other tests see the built-ins only."""
+    from engines import system
+
+    sys.path.insert(0, str(plugin_site))
+    importlib.invalidate_caches()
+    try:
+        assert "pbta_2d6" in system.registry(refresh=True)
+        yield plugin_site
+    finally:
+        sys.path.remove(str(plugin_site))
+        importlib.invalidate_caches()
+        system.registry(refresh=True)

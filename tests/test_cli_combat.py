@@ -169,8 +169,6 @@ def _fake_duel(monkeypatch):
     """Replace the fight by hand-built stats (10 duels: side 0 wins 6 — its losers 3 dead,
     1 dying, 2 out —, side 1 wins 3 — 1 dead, 0 dying, 2 out —, 1 capped) and record the
     aftermath policy each layer receives."""
-    import types
-
     import numpy as np
 
     from analysis.combat import lethality
@@ -181,8 +179,7 @@ def _fake_duel(monkeypatch):
 
     def fake_cv(system, given=None, aftermath=None):
         seen["cv"].append(aftermath)
-        real(system, given)  # the other variants still validate
-        return types.SimpleNamespace(aftermath=aftermath or "leave")
+        return real(system, given, aftermath)  # the engine's Variants, validated
 
     def fake_run(system, side0, side1, method, *, variants=None, aftermath=None, **kw):
         seen["run"].append(variants.aftermath)

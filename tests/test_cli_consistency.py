@@ -148,3 +148,58 @@ def test_one_name_for_mean_rounds():
 
     assert "rounds_mean" in fights.METRIC_NAMES
     assert "mean_rounds" not in fights.METRIC_NAMES
+
+
+#: Table commands with cheap runs: with ``--columns`` naming every column of the output
+#: (the provenance columns ``system``, ``variants``, ``method``, ``trials`` included) in
+#: reverse order, the same table comes back reversed.
+COLUMN_RUNS = [
+    ["systems"],
+    ["curves", "d20_degrees", "--variant", "natural_1_fails=false"],
+    ["gear", "d20_degrees"],
+    ["ladder", "--table", "anchor"],
+    ["duel", "middle_3d10", "competent", "novice", "--table", "damage"],
+    ["combat", "scenarios/combat/ambush_3v1.toml", "--trials", "300", "--seed", "1"],
+    ["campaign", "percentile", "luck", "--sessions", "3"],
+    ["solve", "difficulty", "--target", "0.7", "--competence", "expert"],
+    ["solve", "competence", "--system", "d20_degrees"],
+]
+
+
+@pytest.mark.parametrize("argv", COLUMN_RUNS, ids=[" ".join(a[:2]) for a in COLUMN_RUNS])
+def test_columns_may_name_every_output_column(argv, monkeypatch):
+    """``--columns`` refused ``variants`` (and the other provenance columns) although the
+    output has them: any column of the output may be named, in any order."""
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    full = _table(argv)
+    cols = list(reversed(full.columns))
+    picked = _table([*argv, "--columns", ",".join(cols)])
+    assert list(picked.columns) == cols
+    pd.testing.assert_frame_equal(picked, full[cols])
+
+
+def test_columns_names_the_provenance_columns():
+    t = _table(["curves", "d20_degrees", "--variant", "natural_1_fails=false", "--columns",
+                "variants,system,p,method,trials"])
+    assert list(t.columns) == ["variants", "system", "p", "method", "trials"]
+    assert set(t["variants"]) == {"natural_1_fails=false"}
+    assert set(t["system"]) == {"d20_degrees"}
+    assert set(t["method"]) == {"exact"}
+    assert set(t["trials"]) == {0}
+    # exactly the named columns: no provenance column is added to them
+    assert list(_table(["curves", "d20_degrees", "--columns", "p"]).columns) == ["p"]
+
+
+def test_columns_keeps_the_parquet_provenance(tmp_path):
+    """A parquet file records what produced it in its metadata, with or without
+    ``--columns`` (the columns are exactly those named)."""
+    out = tmp_path / "c.parquet"
+    assert main(["curves", "d20_degrees", "--variant", "natural_1_fails=false",
+                 "--columns", "dc,p", "--format", "parquet", "-o", str(out)]) == 0
+    t = pd.read_parquet(out)
+    assert list(t.columns) == ["dc", "p"]
+    assert t.attrs["provenance"] == {"system": "d20_degrees",
+                                     "variants": "natural_1_fails=false",
+                                     "method": "exact", "trials": 0}

@@ -2,7 +2,10 @@
 
 Every malformed input ends in one clear message (``error: ...`` on stderr), exit code 2,
 and no output file written or truncated: an existing output stays byte-identical and no
-temporary file is left beside it.
+temporary file is left beside it. The command-line fuzz runs with the plug-in system
+``pbta_2d6`` and its checks-only copy ``pbta_checks`` installed (``plugin_installed`` in
+conftest.py); ``pbta_checks`` declares no combat, opposed rule, campaign or modifiers: a
+command needing one ends in one line too.
 """
 
 from __future__ import annotations
@@ -101,6 +104,11 @@ def files(tmp_path_factory):
     (d / "bad.toml").write_text('name = "bad"\nsystem = "dice_pool_9"\n[[checks]]\n')
     (d / "broken.toml").write_text('name = "x\n')
     (d / "sweepy.toml").write_text(GOOD + '[sweep]\nvariants = { natural_1_fails = [1, 7] }\n')
+    (d / "pbta_matchup.toml").write_text('system = "pbta_2d6"\n[[side0]]\narchetype = '
+                                         '"competent"\n[[side1]]\narchetype = "competent"\n')
+    (d / "pbta_checks_matchup.toml").write_text(
+        'system = "pbta_checks"\n[[side0]]\narchetype = "competent"\n[[side1]]\n'
+        'archetype = "competent"\n')
     out = d / "existing.csv"
     out.write_bytes(b"precious,data\n1,2\n")
     return d
@@ -115,7 +123,12 @@ def _vocabulary(d: Path) -> list[str]:
             "--trials", "--se", "0.0", "--levels", "0.5,2", "--range", "1:5", "5:1",
             "--variant", "again=7", "again=9", "--knob", "a.hp", "--scenario",
             str(d / "bad.toml"), str(d / "broken.toml"), str(d / "missing.toml"),
-            str(d / "sweepy.toml"), str(d / "good.toml"), "--method", "mc", "--help-me", ""]
+            str(d / "sweepy.toml"), str(d / "good.toml"), "--method", "mc", "--help-me", "",
+            # the plug-in system and the commands it has no part for; counts past bounds
+            "pbta_2d6", "pbta_checks", "duel", "archetypes", "gear", "opposed", "campaign",
+            "attrition",
+            "competent", "--round-cap", "1000000000000000000000", "10000000001",
+            str(d / "pbta_matchup.toml")]
 
 
 def _run(argv):
@@ -139,9 +152,9 @@ def _check_failure(rc, err, d: Path):
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_random_argv(files, data):
-    """Random argument lists from the CLI's own words: 0 (a valid request), or exit 2
-    with one error message and the existing output untouched."""
+def test_random_argv(files, plugin_installed, data):
+    """Random argument lists from the CLI's own words (the plug-in's id among them): 0 (a
+    valid request), or exit 2 with one error message and the existing output untouched."""
     vocab = _vocabulary(files)
     argv = data.draw(st.lists(st.sampled_from(vocab), min_size=0, max_size=8))
     # a valid sweep would start a Dask cluster: that is test_sweep's business
@@ -183,6 +196,44 @@ def test_known_bad_commands(files, argv):
     rc, _, err = _run(argv)
     _check_failure(rc, err, files)
     assert len(err.splitlines()) >= 1
+
+
+#: Commands that need a part the checks-only plug-in does not declare (combat, opposed
+#: rule, campaign, modifiers): each ends in one line naming the system and what it lacks.
+PLUGIN_BAD = [
+    ["duel", "pbta_checks", "competent", "competent", "-o", "{d}/existing.csv"],
+    ["duel", "pbta_checks", "competent", "expert", "--table", "one-hit"],
+    ["duel", "pbta_checks", "competent", "expert", "--method", "mc", "--trials", "100"],
+    ["archetypes", "pbta_checks", "-o", "{d}/existing.csv"],
+    ["gear", "pbta_checks"],
+    ["opposed", "pbta_checks", "--method", "both"],
+    ["campaign", "pbta_checks", "attrition"],
+    ["combat", "{d}/pbta_checks_matchup.toml", "-o", "{d}/existing.csv"],
+    ["cross-combat", "--variant", "pbta_checks:strong_at=12"],
+    ["solve", "lethality", "--system", "pbta_checks", "--a", "competent", "--b", "competent",
+     "--knob", "both.hit_points", "--range", "1:3", "--target", "0.5"],
+    ["modifiers", "pbta_checks", "--variant", "no_such=1"],
+    ["curves", "pbta_checks", "--method", "mc", "--trials", "10000000001"],
+]
+
+
+@pytest.mark.parametrize("argv", PLUGIN_BAD, ids=[" ".join(a[:2]) for a in PLUGIN_BAD])
+def test_plugin_without_a_part_is_one_line(files, plugin_installed, argv):
+    argv = [a.format(d=files) for a in argv]
+    (files / "existing.csv").write_bytes(b"precious,data\n1,2\n")
+    rc, _, err = _run(argv)
+    _check_failure(rc, err, files)
+    assert len(err.strip().splitlines()) == 1, err
+    if argv[0] in ("duel", "archetypes", "gear", "opposed", "campaign", "combat"):
+        assert "pbta_checks" in err, err
+        assert "declares no" in err, err
+
+
+def test_plugin_is_installed_in_this_process(plugin_installed):
+    """Positive control: the plug-in answers in this process (P2: +0 hits on 7+, 21/36)."""
+    rc, out, err = _run(["curves", "pbta_2d6", "--columns", "modifier,roll,level,p"])
+    assert rc == 0, err
+    assert "0,normal,weak,0.58333" in out
 
 
 def test_lethality_without_combat_engine_says_so(files, monkeypatch):

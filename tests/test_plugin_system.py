@@ -19,16 +19,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from plugin_site import install_plugin
 
 ROOT = Path(__file__).resolve().parents[1]
-PKG = ROOT / "examples" / "plugin_system"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The package installed into a temporary site folder (:mod:`tests.plugin_site`)."""
-    return install_plugin(tmp_path_factory.mktemp("site"), checks_only=True)
+def site(plugin_site) -> Path:
+    """The plug-ins laid out as installed (``plugin_site`` in conftest.py): ``pbta_2d6``
+    and its checks-only copy ``pbta_checks``."""
+    return plugin_site
 
 
 def cli(site: Path, *argv: str) -> subprocess.CompletedProcess:

@@ -93,3 +93,63 @@ def test_b14_degeneration_rules():
     assert b.is_lost(10)
     with pytest.raises(InputError, match="occultism_and_arcane"):
         b.degeneration(-1)
+
+
+def _variant_classes() -> dict[str, type]:
+    """Every variant dataclass: each system's checks, combat engine and campaign
+    mechanics."""
+    from engines.campaign import mechanics
+    from engines.system import registry
+
+    out = {}
+    for sid, spec in registry().items():
+        out[f"{sid} checks"] = spec.variants
+        if spec.has_combat:
+            out[f"{sid} combat"] = spec.combat_engine().Variants
+        if spec.has_campaign:
+            for name, mech in mechanics(sid).items():
+                out[f"{sid} campaign {name}"] = mech.variants
+    return out
+
+
+def _spelling(value) -> str:
+    """How a value is written on the command line and in a TOML variants table."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+VARIANT_CLASSES = _variant_classes()
+
+
+@pytest.mark.parametrize("name", list(VARIANT_CLASSES))
+def test_every_value_written_as_text_parses_back(name):
+    """Each variant's default and each of its choices, written as ``NAME=VALUE``, parses to
+    itself; so does the whole object's field mapping (a matchup file's variants merged
+    with ``--variant`` go through that round trip). E-g16 ``surprise=none`` was refused
+    with "'none' is not allowed; choose none | side0 | side1"."""
+    cls = VARIANT_CLASSES[name]
+    default = cls()
+    for f in dataclasses.fields(cls):
+        values = [f.default, *(f.metadata.get("choices") or ())]
+        for value in values:
+            got = parse_variants(cls, [f"{f.name}={_spelling(value)}"])
+            assert getattr(got, f.name) == value, (f.name, value)
+    fields = {f.name: getattr(default, f.name) for f in dataclasses.fields(cls)}
+    assert parse_variants(cls, fields) == default
+
+
+def test_none_is_a_word_where_it_is_a_choice():
+    """``none`` is the Python None where None is a choice (A1 ``again``) and the word
+    itself where the word is (E-g16 ``surprise``, D-g22 ``luck_spending``)."""
+    from engines.combat_d20_degrees import Variants as D20Combat
+
+    from engines.campaign import mechanic
+
+    assert parse_variants(SYSTEMS["dice_pool_7"].Variants, ["again=none"]).again is None
+    assert parse_variants(D20Combat, ["surprise=none"]).surprise == "none"
+    assert parse_variants(D20Combat, ["surprise=None"]).surprise == "none"
+    luck = mechanic("percentile", "luck").variants
+    assert parse_variants(luck, ["luck_spending=none"]).luck_spending == "none"

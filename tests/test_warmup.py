@@ -125,3 +125,56 @@ def test_attrition_runs_the_combat_kernel_with_one_signature(system, kernel):
     end = eng.duel_mc_end(a, b, 0, trials=64, seed=1)
     assert int(end.sum()) == 64
     assert len(getattr(eng, kernel).signatures) == 1
+
+
+# ---------------------------------------------------------------- report runs the warm-up
+
+
+def _fake_report(monkeypatch, tmp_path):
+    """Record the order of the warm-up and the report build, both stand-ins (the real
+    ones are tested above and in test_report.py)."""
+    from reports import build
+
+    calls = []
+
+    def fake_warm_up(groups=None, jobs=2, force=False, progress=True):
+        calls.append(("warm_up", groups, jobs, progress))
+        return {}
+
+    def fake_write(settings, section_fns=None):
+        calls.append(("report", settings.systems))
+        html = tmp_path / "report.html"
+        html.write_text("<html></html>")
+        return build.BuildResult(html=html, pdf=None, seconds=0.0, seconds_pdf=0.0,
+                                 report=None)
+
+    monkeypatch.setattr(warmup, "warm_up", fake_warm_up)
+    monkeypatch.setattr(build, "write_report", fake_write)
+    return calls
+
+
+@pytest.mark.parametrize(("flags", "progress"), [([], True), (["--quiet"], False)])
+def test_report_runs_the_parallel_warm_up_first(monkeypatch, tmp_path, flags, progress):
+    """``rpg-balance report`` on a cold cache compiled its kernels one by one as sections
+    first called them: it now runs the warm-up (every group, two worker processes, the
+    bar on stderr unless --quiet) before the first section."""
+    calls = _fake_report(monkeypatch, tmp_path)
+    assert main(["report", "--systems", "d20_degrees", "--no-pdf", "-o", str(tmp_path),
+                 *flags]) == 0
+    assert calls == [("warm_up", None, 2, progress), ("report", ("d20_degrees",))]
+
+
+def test_report_no_warm_up_skips_it(monkeypatch, tmp_path):
+    calls = _fake_report(monkeypatch, tmp_path)
+    assert main(["report", "--systems", "d20_degrees", "--no-pdf", "--no-warm-up", "-o",
+                 str(tmp_path)]) == 0
+    assert calls == [("report", ("d20_degrees",))]
+
+
+@pytest.mark.parametrize("argv", [["--variant", "dice_pool_7:again=3"], ["--lang", "fr"],
+                                  ["-o", "/proc/rpg_balance_out"]])
+def test_report_bad_input_fails_before_the_warm_up(monkeypatch, tmp_path, argv, capsys):
+    calls = _fake_report(monkeypatch, tmp_path)
+    assert main(["report", "--no-pdf", "-o", str(tmp_path), *argv]) == 2
+    assert calls == []
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -254,6 +254,26 @@ def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | N
     return hook(system).build(fname, raw, lib, name, over, full, label)
 
 
+def weapon_name(system: str, spec: str | Mapping[str, Any],
+                overrides: Mapping | None = None) -> str | None:
+    """The weapon, by name, that an archetype fights with: the ``weapon`` of the
+    overrides or of the spec mapping, else the library entry's (its hook's
+    ``weapon_of``); None for a name the library does not have.
+
+    Examples
+    --------
+    >>> weapon_name("middle_3d10", "competent"), weapon_name("d20_degrees", "competent",
+    ...                                                      {"weapon": "rifle"})
+    ('baton', 'rifle')
+    """
+    for source in (overrides or {}, spec if isinstance(spec, Mapping) else {}):
+        if source.get("weapon") is not None:
+            return str(source["weapon"])
+    name = spec.get("archetype") if isinstance(spec, Mapping) else spec
+    model = library(system).get(name) if isinstance(name, str) else None
+    return None if model is None else hook(system).weapon_of(model)
+
+
 def describe(system: str, path=None) -> list[dict]:
     """One row per archetype: its engine combatant's plain fields (gear by name)."""
     rows = []
@@ -369,6 +389,11 @@ class Matchup:
     seed: int | None
     method: str
     source: str = ""
+    #: Each combatant as the file gives it, for labels: ``{"archetype": NAME, **overrides}``
+    #: or, for full traits, ``{"name": NAME, "weapon": W, **overrides}``.
+    specs: tuple[list, list] = ([], [])
+    #: The variants the file sets (by name; ``variants`` holds their values).
+    variant_names: tuple[str, ...] = ()
 
     @property
     def sizes(self) -> tuple[int, int]:
@@ -402,6 +427,7 @@ def load_matchup_file(path: str | Path) -> Matchup:
     except InputError as exc:
         raise InputError(f"{fname}: variants: {exc}") from None
     sides: tuple[list, list] = ([], [])
+    specs: tuple[list, list] = ([], [])
     for s, entries in enumerate((spec.side0, spec.side1)):
         for k, e in enumerate(entries):
             where = f"side{s}[{k}]"
@@ -419,12 +445,18 @@ def load_matchup_file(path: str | Path) -> Matchup:
                 if msg.startswith(f"{system}: "):
                     msg = f"{where}: " + msg[len(system) + 2:]
                 raise InputError(f"{fname}: {msg}") from None
+            if e.archetype is not None:
+                shown = {"archetype": e.archetype, **over}
+            else:
+                shown = {"name": label, "weapon": e.traits.get("weapon"), **over}
             for j in range(e.count):
                 sides[s].append(c if e.count == 1 else dataclasses.replace(
                     c, name=f"{c.name}#{j + 1}"))
+                specs[s].append({k: v for k, v in shown.items() if v is not None})
     if spec.method != "mc" and (len(sides[0]) > 1 or len(sides[1]) > 1):
         raise InputError(f"{fname}: method: {spec.method!r} needs one combatant a side "
                          "(exact duels only); use method = \"mc\"")
     return Matchup(system=system, title=spec.title or p.stem, sides=sides, variants=v,
                    round_cap=spec.round_cap, trials=spec.trials, seed=spec.seed,
-                   method=spec.method, source=str(p))
+                   method=spec.method, source=str(p), specs=specs,
+                   variant_names=tuple(spec.variants))

@@ -253,4 +253,5 @@ def _load(fname: str, raw: dict) -> dict[str, Combatant]:
 D20_DEGREES = ArchetypeHook(
     system="d20_degrees", load=_load, build=_build, to_engine=lambda m: m.to_engine(),
     tactic_values=lambda: {m: m for m in MANEUVERS}, tactic_field="maneuver",
-    armour="names", weapon_rule="E12", armour_rule="E12", data_file=DATA_FILE)
+    armour="names", weapon_rule="E12", armour_rule="E12", data_file=DATA_FILE,
+    weapon_of=lambda m: m.stats.weapon)

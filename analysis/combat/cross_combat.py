@@ -125,8 +125,8 @@ def load_cross(path: str | Path | None = None) -> dict:
                 entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
                                  _fighter(fname, f"{where}.b", system, pair.b))
                 labels.setdefault(mid, {})[system] = (
-                    lethality.fighter_label(pair.a, built=entry[system][0]),
-                    lethality.fighter_label(pair.b, built=entry[system][1]))
+                    lethality.fighter_label(pair.a, built=entry[system][0], system=system),
+                    lethality.fighter_label(pair.b, built=entry[system][1], system=system))
             except ValidationError as exc:
                 problems.append(_msg(fname, exc, where))
             except InputError as exc:

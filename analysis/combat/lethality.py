@@ -29,6 +29,16 @@ def _prop_se(p, n, exact: bool):
     return np.sqrt(np.clip(p * (1 - p), 0, None) / n)
 
 
+def _label_columns(out: pd.DataFrame, stats: FightStats, labels: dict) -> pd.DataFrame:
+    """``out`` led by the ``labels`` columns, then ``method`` and ``aftermath`` (the
+    policy behind the fates, :func:`summary`'s column of the same name)."""
+    for key, val in reversed(labels.items()):
+        out.insert(0, key, val)
+    out.insert(len(labels), "method", _method(stats))
+    out.insert(len(labels) + 1, "aftermath", str(stats.notes.get("aftermath", "leave")))
+    return out
+
+
 def rounds_quantiles(pmf: np.ndarray, qs=QUANTILES) -> dict[str, float]:
     """Quantiles of a rounds distribution (smallest k with CDF ≥ q)."""
     cdf = np.cumsum(pmf) / max(pmf.sum(), 1e-300)
@@ -109,10 +119,15 @@ def gear_name(combatant) -> str | None:
     return str(getattr(w, "name", w))
 
 
-def fighter_label(spec, overrides=None, built=None) -> str:
+def fighter_label(spec, overrides=None, built=None, system: str | None = None) -> str:
     """``archetype (key=value, …)``: the archetype name with its overrides, and the
-    weapon the built combatant carries when no override names one (so every table that
-    shows a number also shows the gear behind it), e.g. ``competent (weapon=pistol)``."""
+    weapon it fights with when no override names one (so every table that shows a number
+    also shows the gear behind it), e.g. ``competent (weapon=pistol)``.
+
+    The weapon comes from the built combatant ``built`` when the engine keeps its name,
+    else (``system`` given) from the archetype library
+    (:func:`analysis.combat.archetypes.weapon_name`): the ``middle_3d10`` and
+    ``d20_degrees`` engines see a weapon only as dice or a damage rank."""
     over: dict = {}
     if isinstance(spec, str):
         name = spec
@@ -125,12 +140,55 @@ def fighter_label(spec, overrides=None, built=None) -> str:
         name = name_of(spec)
         built = built if built is not None else spec
     over.update(overrides or {})
-    if "weapon" not in over and built is not None:
-        weapon = gear_name(built)
+    if "weapon" not in over:
+        weapon = gear_name(built) if built is not None else None
+        if weapon is None and system is not None:
+            from analysis.combat.archetypes import weapon_name
+
+            weapon = weapon_name(system, name)
         if weapon is not None:
             over = {"weapon": weapon, **over}
     extra = ", ".join(f"{k}={v}" for k, v in over.items())
     return f"{name} ({extra})" if extra else name
+
+
+def side_label(system: str, specs: list, built: list) -> str:
+    """One side of a group fight: each fighter's :func:`fighter_label`, a run of the same
+    label counted (``3 × street_thug (weapon=unarmed_lethal)``)."""
+    labels = [fighter_label(s, built=c, system=system) for s, c in zip(specs, built,
+                                                                       strict=True)]
+    runs: list[list] = []
+    for label in labels:
+        if runs and runs[-1][0] == label:
+            runs[-1][1] += 1
+        else:
+            runs.append([label, 1])
+    return ", ".join(label if n == 1 else f"{n} × {label}" for label, n in runs)
+
+
+def variants_text(variants, named=()) -> str:
+    """The variants in force, ``NAME=VALUE; …`` as they are written on the command line:
+    each that differs from its default and each in ``named`` (those a file or the command
+    line set, even to the default value); ``defaults`` when none. What the ``variants``
+    column of a fight table says.
+
+    Examples
+    --------
+    >>> from engines.combat_d20_degrees import Variants
+    >>> variants_text(Variants(surprise="side1", aftermath="finish"), named=["target_rule"])
+    'aftermath=finish; target_rule=focus; surprise=side1'
+    """
+    import dataclasses
+
+    default = type(variants)()
+    parts = []
+    for f in dataclasses.fields(variants):
+        value = getattr(variants, f.name)
+        if value != getattr(default, f.name) or f.name in named:
+            text = ("none" if value is None else str(value).lower()
+                    if isinstance(value, bool) else str(value))
+            parts.append(f"{f.name}={text}")
+    return "; ".join(parts) or "defaults"
 
 
 def summary(stats: FightStats, **labels) -> dict:
@@ -175,7 +233,8 @@ def summary_table(results: Mapping[str, FightStats] | list[tuple[dict, FightStat
 
 
 def rounds_table(stats: FightStats, **labels) -> pd.DataFrame:
-    """The full distribution of the round in which the fight ends, by outcome."""
+    """The full distribution of the round in which the fight ends, by outcome (after the
+    ``labels``, ``method`` and ``aftermath`` columns)."""
     n = stats.n
     k = np.arange(stats.rounds.shape[0])
     frames = []
@@ -183,16 +242,13 @@ def rounds_table(stats: FightStats, **labels) -> pd.DataFrame:
         p = stats.rounds[:, j] / n
         frames.append(pd.DataFrame({"round": k, "outcome": name, "p": p,
                                     "se": _prop_se(p, n, stats.exact)}))
-    out = pd.concat(frames, ignore_index=True)
-    for key, val in labels.items():
-        out.insert(0, key, val)
-    out.insert(len(labels), "method", _method(stats))
-    return out
+    return _label_columns(pd.concat(frames, ignore_index=True), stats, labels)
 
 
 def standing_table(stats: FightStats, sizes: tuple[int, int], **labels) -> pd.DataFrame:
     """Round-by-round survival: mean combatants of each side still able to act after round k,
-    and the share of the side's starting strength."""
+    and the share of the side's starting strength (after the ``labels``, ``method`` and
+    ``aftermath`` columns)."""
     n = stats.n
     k = np.arange(stats.standing.shape[0])
     frames = []
@@ -202,21 +258,17 @@ def standing_table(stats: FightStats, sizes: tuple[int, int], **labels) -> pd.Da
         frames.append(pd.DataFrame({"round": k, "side": side, "standing_mean": mean,
                                     "standing_share": frac,
                                     "se_share": _prop_se(frac, n, stats.exact)}))
-    out = pd.concat(frames, ignore_index=True)
-    for key, val in labels.items():
-        out.insert(0, key, val)
-    return out
+    return _label_columns(pd.concat(frames, ignore_index=True), stats, labels)
 
 
 def damage_table(stats: FightStats, **labels) -> pd.DataFrame:
-    """Distribution of damage per successful attack (the last bin is 'this much or more')."""
+    """Distribution of damage per successful attack (the last bin is 'this much or more'),
+    after the ``labels``, ``method`` and ``aftermath`` columns."""
     total = stats.hits.sum()
     p = stats.hits / total if total else np.zeros(stats.hits.size)
     out = pd.DataFrame({"damage": np.arange(p.size), "p": p,
                         "se": _prop_se(p, total, stats.exact)})
-    for key, val in labels.items():
-        out.insert(0, key, val)
-    return out
+    return _label_columns(out, stats, labels)
 
 
 # ---------------------------------------------------------------------------------------
@@ -333,8 +385,8 @@ def duel_stats(system: str, a, b, method: str = "exact", *, trials: int = 20_000
                         round_cap=round_cap, progress=progress, aftermath=aftermath)
            for m in _methods(method)}
     for st in out.values():
-        st.notes["label_a"] = fighter_label(a, overrides_a, fa)
-        st.notes["label_b"] = fighter_label(b, overrides_b, fb)
+        st.notes["label_a"] = fighter_label(a, overrides_a, fa, system)
+        st.notes["label_b"] = fighter_label(b, overrides_b, fb, system)
     return out
 
 
@@ -396,7 +448,9 @@ def stats_names(stats: dict[str, FightStats], a=None, b=None, overrides_a=None,
             return st.notes["label_a"], st.notes["label_b"]
     if a is None or b is None:
         raise InputError("duel table: name the fighters (a, b) or pass duel_stats results")
-    return fighter_label(a, overrides_a), fighter_label(b, overrides_b)
+    system = next((st.system for st in stats.values()), None)
+    return (fighter_label(a, overrides_a, system=system),
+            fighter_label(b, overrides_b, system=system))
 
 
 def one_hit(system: str, attacker, target, variants=None, *, overrides_a=None,
@@ -497,8 +551,10 @@ def group_fight(system: str, side0: list, side1: list, *, trials: int = 20_000, 
     st = run_fight(system, s0, s1, "mc", trials=trials, seed=seed, variants=variants,
                    round_cap=round_cap, progress=progress, aftermath=aftermath)
     labels = {"system": system, "fight": label or f"{len(s0)}v{len(s1)}",
-              "side0": ", ".join(fighter_label(c) for c in s0),
-              "side1": ", ".join(fighter_label(c) for c in s1)}
+              "side0": ", ".join(fighter_label(x, built=c, system=system)
+                                 for x, c in zip(side0, s0, strict=True)),
+              "side1": ", ".join(fighter_label(x, built=c, system=system)
+                                 for x, c in zip(side1, s1, strict=True))}
     row = summary(st, **labels)
     row.update(side_fate_columns(st))
     standing = standing_table(st, (len(s0), len(s1)), **labels)

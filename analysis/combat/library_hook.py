@@ -38,6 +38,13 @@ def _identity(model: Any) -> Any:
     return model
 
 
+def weapon_attribute(model: Any) -> str | None:
+    """The weapon name of a library entry whose ``weapon`` is a name or an object with
+    a ``name`` (None when it has none)."""
+    w = getattr(model, "weapon", None)
+    return None if w is None else str(getattr(w, "name", w))
+
+
 @dataclass(frozen=True)
 class ArchetypeHook:
     """The per-system parts of the archetype loader.
@@ -52,7 +59,9 @@ class ArchetypeHook:
     ``"names"`` (a table of the data file), ``"points"`` (the numbers
     ``armour_points``) or ``"none"`` (no armour rules; ``no_armour_hint`` says what to
     do instead). ``weapon_rule`` / ``armour_rule``: the rule a gear row follows when its
-    note cites none.
+    note cites none. ``weapon_of(model)``: the weapon of a library entry by name (what
+    tables show beside an archetype: ``competent (weapon=bat)``); the default reads its
+    ``weapon`` field.
     """
 
     system: str
@@ -67,6 +76,7 @@ class ArchetypeHook:
     weapon_rule: str = ""
     armour_rule: str = ""
     data_file: Path | None = field(default=None)
+    weapon_of: Callable[[Any], str | None] = weapon_attribute
 
     def path(self, path: str | Path | None = None) -> Path:
         """The data file: ``path`` or ``analysis/data/combat/<system>.toml``."""

@@ -56,7 +56,8 @@ def run_fights(sc: Scenario):
                                 np.random.SeedSequence(sc.seed, spawn_key=(10_000 + i,)),
                                 variants, fight.round_cap)
         row = {"fight": fight.name or f"fight{i}", "system": system,
-               "a": fighter_label(fight.a, built=a), "b": fighter_label(fight.b, built=b),
+               "a": fighter_label(fight.a, built=a, system=system),
+               "b": fighter_label(fight.b, built=b, system=system),
                "aftermath": aftermath_of(variants),
                "trials": stats.trials if stats.trials is not None else 0}
         for name, read in reg.METRICS.items():
