@@ -144,11 +144,10 @@ def test_every_value_written_as_text_parses_back(name):
 def test_none_is_a_word_where_it_is_a_choice():
     """``none`` is the Python None where None is a choice (A1 ``again``) and the word
     itself where the word is (E-g16 ``surprise``, D-g22 ``luck_spending``)."""
-    from engines.combat_d20_degrees import Variants as D20Combat
-
     from engines.campaign import mechanic
+    from engines.systems.d20_degrees.combat import Variants as D20Combat
 
-    assert parse_variants(SYSTEMS["dice_pool_7"].Variants, ["again=none"]).again is None
+    assert parse_variants(registry()["dice_pool_7"].variants, ["again=none"]).again is None
     assert parse_variants(D20Combat, ["surprise=none"]).surprise == "none"
     assert parse_variants(D20Combat, ["surprise=None"]).surprise == "none"
     luck = mechanic("percentile", "luck").variants

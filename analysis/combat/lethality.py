@@ -174,7 +174,7 @@ def variants_text(variants, named=()) -> str:
 
     Examples
     --------
-    >>> from engines.combat_d20_degrees import Variants
+    >>> from engines.systems.d20_degrees.combat import Variants
     >>> variants_text(Variants(surprise="side1", aftermath="finish"), named=["target_rule"])
     'aftermath=finish; target_rule=focus; surprise=side1'
     """
