@@ -108,8 +108,8 @@ COUNT_DESTS = {"trials", "combat_trials", "round_cap", "sessions", "workers", "j
 
 
 def _all_parsers() -> dict[str, argparse.ArgumentParser]:
-    from cli.campaign import MECHANIC_NAMES, mechanic_parser
-    from engines.campaign import mechanic
+    from cli.campaign import mechanic_parser
+    from engines.campaign import campaign_systems, mechanics
 
     out = {}
 
@@ -121,9 +121,9 @@ def _all_parsers() -> dict[str, argparse.ArgumentParser]:
                     walk(f"{name} {sub}".strip(), p)
 
     walk("", build_parser())
-    for system, mechanics in MECHANIC_NAMES.items():
-        for m in mechanics:
-            out[f"campaign {system} {m}"] = mechanic_parser(mechanic(system, m))
+    for system in campaign_systems():
+        for name, mech in mechanics(system).items():
+            out[f"campaign {system} {name}"] = mechanic_parser(mech)
     return out
 
 
