@@ -66,17 +66,16 @@ def _shows(x: float, numbers: list[float]) -> bool:
 def _check_row(row, capsys) -> None:
     commands = row["reproduce"].split(" ; ")
     seen = [_numbers(*_run(c, capsys)) for c in commands]
-    if len(commands) == 2:            # a comparison: one number per command, the gap
-        assert _shows(row["from_value"], seen[0]), (row["reproduce"], row["from_value"])
-        assert _shows(row["to_value"], seen[1]), (row["reproduce"], row["to_value"])
-        assert row["value"] == pytest.approx(abs(row["to_value"] - row["from_value"]),
-                                             abs=1e-9)
-        return
-    assert _shows(row["value"], seen[0]), (row["reproduce"], row["value"])
     frm = row.get("from_value")
-    if frm is not None and not pd.isna(frm):          # an interaction: both levels
-        assert _shows(frm, seen[0]), row["reproduce"]
-        assert _shows(row["to_value"], seen[0]), row["reproduce"]
+    if frm is None or pd.isna(frm):   # one figure, printed by the one command
+        assert len(commands) == 1
+        assert _shows(row["value"], seen[0]), (row["reproduce"], row["value"])
+        return
+    # a comparison: both numbers (one per command, or both levels of one grid), and
+    # the row's value is their gap
+    assert _shows(frm, seen[0]), (row["reproduce"], frm)
+    assert _shows(row["to_value"], seen[-1]), (row["reproduce"], row["to_value"])
+    assert row["value"] == pytest.approx(abs(row["to_value"] - frm), abs=1e-9)
 
 
 @pytest.fixture(scope="module")
