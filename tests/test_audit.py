@@ -318,6 +318,18 @@ def test_key_findings_section_opens_the_report():
     failed = frame[frame["status"] == "fail"]
     assert "even duel length (middle_3d10)" in set(failed["guardrail"])
     assert any("Cure: both.vigor" in line for line in sec.reading)
+    # each failure and each interaction carries the command printing its number, shown
+    # in small print under the sentence
+    cure = next(line for line in sec.reading if "Cure: both.vigor" in line)
+    assert cure.small == ("rpg-balance duel middle_3d10 competent competent "
+                          "--columns rounds_mean")
+    from reports.render_html import render_html
+    from reports.structure import Report
+
+    html = render_html(Report("audit", [sec]), ReportSettings(
+        systems=("middle_3d10", "d20_degrees"), progress=False))
+    assert ('<small class="reproduce"><code>rpg-balance duel middle_3d10 competent '
+            'competent --columns rounds_mean</code></small>') in html
 
 
 def test_interaction_ranges_hand_worked():
