@@ -159,3 +159,19 @@ def test_min_effect_option_raises_the_floor(tmp_path, capsys):
     assert len(hi) < len(lo)
     assert main(["audit", "--min-effect", "0.05"]) == 2
     assert "--min-effect: only with --discover" in capsys.readouterr().err
+
+
+def test_armour_and_tactics_are_judged_against_shooters(findings):
+    # body armour and diving for cover matter against guns: both kinds are judged
+    # against the shooters of the ladder's rungs too, and the finding names them
+    rows = findings[findings["kind"].isin(["dominated_armour", "dominated_tactic"])]
+    assert len(rows)
+    assert all("competent_shooter" in d for d in rows["detail"])
+    cover = rows[(rows["system"] == "percentile") & (rows["subject"] == "dive_for_cover")]
+    # against a shooter, diving for cover decides the fight: its largest gap is there
+    assert list(cover["reproduce"].str.contains("_shooter")) == [True]
+    # light ballistic armour beats reinforced clothing against a pistol: not dominated by it
+    light = rows[(rows["system"] == "dice_pool_7") & (rows["subject"] == "light_modern")]
+    assert all("reinforced_clothing" not in by.split(", ") for by in light["by"])
+    weapons = findings[findings["kind"] == "dominated_weapon"]
+    assert not weapons["detail"].str.contains("_shooter").any()

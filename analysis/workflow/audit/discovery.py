@@ -120,12 +120,29 @@ def _matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int]]:
     return first + [m for m in rest if m not in first]
 
 
+#: the option kinds that also matter against gunfire: judged against the shooters too
+AGAINST_SHOOTERS = ("armour", "tactic")
+
+
+def _shooters(system: str, ladder: dict) -> dict:
+    """``{LEVEL_shooter: spec}`` of the library's shooter archetypes at the ladder's
+    rungs (each library names its ranged style at a rung ``LEVEL_shooter``)."""
+    from analysis.combat import archetypes
+
+    names = {str(d.get("archetype") or d.get("name")) for d in archetypes.describe(system)}
+    return {f"{r}_shooter": {"archetype": f"{r}_shooter"} for r in ladder
+            if f"{r}_shooter" in names}
+
+
 def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
                       ladder=None) -> list[dict]:
     """Options of one ``kind`` (weapon, armour or tactic) never better than another of
     the system in any ladder matchup — every rung holding the option against every rung,
     as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
-    strictly worse in at least one.
+    strictly worse in at least one. Armour and tactics (:data:`AGAINST_SHOOTERS`) are
+    judged against the shooters of the same rungs too (``novice_shooter`` …): body armour
+    against bullets and diving for cover decide fights against guns, not knives; the
+    finding lists the opponents it was judged against.
 
     Pairs are settled lazily: each matchup is solved only for options still in a
     candidate pair, and a pair is dropped at the first matchup where the dominated one
@@ -146,6 +163,11 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
     if len(names) < 2:
         return []
     matchups = _matchups(ladder, cfg)
+    opponents = dict(ladder)
+    if kind in AGAINST_SHOOTERS:
+        shooters = _shooters(system, ladder)
+        opponents.update(shooters)
+        matchups += [(h, o, side) for h in ladder for o in shooters for side in (0, 1)]
     z = cfg["dominance_z"]
     cache: dict = {}
     wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
@@ -158,7 +180,7 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
         if key not in cache:
             holder, opp, side = matchups[m]
             mine = {**ladder[holder], kind: names[i]}
-            pair = (mine, ladder[opp]) if side == 0 else (ladder[opp], mine)
+            pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
             try:
                 if mc:
                     stats = _duel_mc(system, *pair, cfg["dominance_trials"],
@@ -201,16 +223,16 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
         holder, opp, side = matchups[m]
         held = {key: val for key, val in ladder[holder].items() if key != kind}
         where = (Text(N_("{holder} with it as side 0 vs {opponent}"),
-                      holder=fighter_label(held), opponent=fighter_label(ladder[opp]))
+                      holder=fighter_label(held), opponent=fighter_label(opponents[opp]))
                  if side == 0 else
                  Text(N_("{opponent} vs {holder} with it as side 1"),
-                      holder=fighter_label(held), opponent=fighter_label(ladder[opp])))
+                      holder=fighter_label(held), opponent=fighter_label(opponents[opp])))
         metric = f"p_side{side}"
         mcrun = (cfg["dominance_trials"], DOMINANCE_STREAM + m) if mc else None
 
         def cmd(option, holder=holder, opp=opp, side=side, metric=metric, mcrun=mcrun):
             mine = {**ladder[holder], kind: option}
-            pair = (mine, ladder[opp]) if side == 0 else (ladder[opp], mine)
+            pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
             return reproduce.duel(system, *pair, columns=(metric,), mc=mcrun)
         out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
                     "detail": Text(N_(
@@ -218,7 +240,7 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
                         "(every rung holding it against every rung of {rungs}, as side 0 "
                         "and side 1); largest gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
                         kind=Text(kind), name=str(name), other=str(names[k]),
-                        n=len(matchups), rungs=join(", ", (Text(r) for r in ladder)),
+                        n=len(matchups), rungs=join(", ", (Text(r) for r in opponents)),
                         where=where, p=pi, p_other=pk),
                     "value": float(gap), "se": float(sd),
                     "by": ", ".join(str(names[kk]) for kk, _ in by),
