@@ -282,7 +282,8 @@ def test_planted_dominated_armour(tmp_path):
     found = {r["subject"]: r for r in rows}
     assert "planted_mail" in found["light_archaic"]["by"].split(", ")
     assert found["light_archaic"]["kind"] == "dominated_armour"
-    assert "18 matchups" in found["light_archaic"]["detail"]
+    # 18 ladder matchups and 18 against the rungs' shooters (armour stops bullets too)
+    assert "36 matchups" in found["light_archaic"]["detail"]
     if "planted_mail" in found:                         # light_archaic never dominates it
         assert "light_archaic" not in found["planted_mail"]["by"].split(", ")
 

@@ -12,7 +12,9 @@ from analysis.text import N_, Text, join
 from engines.errors import InputError
 from engines.system import get as system_of
 
-from . import reproduce
+from .reproduce import both as _both_cmd
+from .reproduce import duel as _duel_cmd
+from .reproduce import grid as _grid_cmd
 
 CROSS = Path(__file__).resolve().parents[2] / "data" / "cross_combat.toml"
 
@@ -233,7 +235,7 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
         def cmd(option, holder=holder, opp=opp, side=side, metric=metric, mcrun=mcrun):
             mine = {**ladder[holder], kind: option}
             pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
-            return reproduce.duel(system, *pair, columns=(metric,), mc=mcrun)
+            return _duel_cmd(system, *pair, columns=(metric,), mc=mcrun)
         out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
                     "detail": Text(N_(
                         "{kind} {name} is never better than {other} in {n} matchups "
@@ -245,7 +247,7 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
                     "value": float(gap), "se": float(sd),
                     "by": ", ".join(str(names[kk]) for kk, _ in by),
                     "metric": metric, "from_value": float(pi), "to_value": float(pk),
-                    "reproduce": reproduce.both(cmd(name), cmd(names[k])),
+                    "reproduce": _both_cmd(cmd(name), cmd(names[k])),
                     "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
     return out
 
@@ -288,7 +290,7 @@ def one_hit_fights(system: str, cfg: dict, ladder=None) -> list[dict]:
                         "detail": Text("{said}; target: {target}", said=said,
                                        target=equal),
                         "value": p, "se": 0.0, "metric": "p_one_hit_incapacitate",
-                        "reproduce": reproduce.duel(
+                        "reproduce": _duel_cmd(
                             system, {**base, "weapon": w}, base, table="one-hit",
                             columns=("weapon", "target", "p_incapacitate", "p_kill")),
                         "severity": "high" if p >= cfg["one_hit_high"] else "medium"})
@@ -300,7 +302,7 @@ def one_hit_fights(system: str, cfg: dict, ladder=None) -> list[dict]:
         out.append({"kind": "one_hit", "system": system, "subject": "even duel",
                     "detail": Text("{said}; both: {fighter}", said=said, fighter=equal),
                     "value": p1, "se": s1, "metric": "p_rounds_between:1:1",
-                    "reproduce": reproduce.grid(system, base, base, "p_rounds_between:1:1",
+                    "reproduce": _grid_cmd(system, base, base, "p_rounds_between:1:1",
                                                 "variant.aftermath", ["leave"]),
                     "severity": "high" if p1 >= cfg["one_hit_high"] else "medium"})
     return out
@@ -381,7 +383,7 @@ def gap_variants(system: str, cfg: dict, ladder=None, notes: list | None = None
                             rounds_new=h["rounds_mean"][0], rounds_sd=sd["rounds_mean"],
                             dead=ref["p_loser_dead"][0], dead_new=h["p_loser_dead"][0],
                             dead_sd=sd["p_loser_dead"])
-            cmd = [reproduce.duel(system, base, base, variants=x,
+            cmd = [_duel_cmd(system, base, base, variants=x,
                                   columns=("p_side0", "rounds_mean", "p_loser_dead"))
                    for x in ({}, {fl.name: c})]
             out.append({"kind": "gap_variant", "system": system, "subject": subject,
@@ -389,7 +391,7 @@ def gap_variants(system: str, cfg: dict, ladder=None, notes: list | None = None
                                        fighter=fighter_label(base)),
                         "value": abs(d[top]), "se": sd[top], "severity": sev,
                         "metric": top, "from_value": ref[top][0], "to_value": h[top][0],
-                        "reproduce": reproduce.both(*cmd)})
+                        "reproduce": _both_cmd(*cmd)})
     if notes is not None:
         who = f"an even duel of {fighter_label(base)}"
         if quiet:
@@ -481,7 +483,7 @@ def _interaction_command(system: str, base: dict, variants, given: str, knob: st
     for part in str(given).split(", "):
         name, _, value = part.partition("=")
         a, b, v = apply_knob(a, b, v, name, value)
-    return reproduce.grid(system, a, b, metric, knob, values, variants=v)
+    return _grid_cmd(system, a, b, metric, knob, values, variants=v)
 
 
 def discover(cfg: dict | None = None, *, progress: bool | None = None):

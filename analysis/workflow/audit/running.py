@@ -42,16 +42,16 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
     """The ``rpg-balance`` command whose output prints guardrail ``g``'s value
     (:mod:`.reproduce`); a Monte Carlo verdict's command plays as many fights (its own
     stream, so the number agrees within the SE); empty for a campaign guardrail."""
-    from . import reproduce
+    from .reproduce import check, fight_metric
 
     t = _target(sc, g)
     if t.kind == "check":
-        return reproduce.check(t.system, check_cell(t.system, t.entry), t.variants)
+        return check(t.system, check_cell(t.system, t.entry), t.variants)
     if t.kind != "fight":
         return ""
     f = t.entry
     mc = (m["trials"], None) if m["method"] == "mc" else None
-    return reproduce.fight_metric(t.system, f.a, f.b, g.metric, variants=t.variants,
+    return fight_metric(t.system, f.a, f.b, g.metric, variants=t.variants,
                                   round_cap=f.round_cap, mc=mc)
 
 
