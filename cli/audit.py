@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import add_lang, add_output, seed_int64, trials_int
+from cli.common import add_lang, add_output, number, seed_int64, trials_int
+
+
+def probability_floor(text: str) -> float:
+    return number(text, float, lambda v: 0 <= v < 1, "a number from 0 to below 1")
 
 EPILOG = """examples:
   rpg-balance audit                                  # the shipped default guardrails
@@ -17,7 +21,10 @@ EPILOG = """examples:
   rpg-balance audit --format markdown --lang pt-BR   # in Brazilian Portuguese
 
 Each row: guardrail, system, metric, value, se, min, max, status (pass | fail |
-undecided) and, for a failure, the smallest one-knob change that makes it pass.
+undecided), for a failure the smallest one-knob change that makes it pass, and
+reproduce: the rpg-balance command whose output prints the value. --discover rows carry
+the same column (two commands joined by " ; " for a comparison); an effect below the
+noise floor (--min-effect) is not a finding.
 Exit code 0 when every guardrail passes, 1 when any fails, 2 on bad input.
 """
 
@@ -34,6 +41,11 @@ def register(sub) -> None:
     p.add_argument("--discover", action="store_true",
                    help="report findings without a guardrail (dominated weapons, one-hit "
                    "fights, gap variants ranked) instead")
+    p.add_argument("--min-effect", type=probability_floor, default=None, metavar="P",
+                   help="with --discover: the noise floor, the smallest change of a "
+                   "probability that is a finding (default 0.01, or the [discover] "
+                   "min_effect key; mean rounds have their own floor, min_effect_rounds, "
+                   "default 0.1)")
     p.add_argument("--junit", default=None, metavar="FILE",
                    help="also write JUnit XML (one testcase per guardrail)")
     p.add_argument("--seed", type=seed_int64, default=None,
@@ -59,6 +71,9 @@ def run(args) -> int:
 
     check_outputs(args)
     check_lang(args)
+    if args.min_effect is not None and not args.discover:
+        raise InputError("--min-effect: only with --discover (a guardrail sets its own "
+                         "limits)")
     if args.junit is not None:
         if args.discover:
             raise InputError("--junit: only for guardrails, not with --discover")
@@ -69,6 +84,8 @@ def run(args) -> int:
         cfg: dict = {}
         for path in args.files or [audit.DATA]:
             cfg.update(load_scenario(path).discover)
+        if args.min_effect is not None:
+            cfg["min_effect"] = args.min_effect
         unknown = sorted(set(cfg) - set(audit.DEFAULT_DISCOVER))
         if unknown:
             import difflib

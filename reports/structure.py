@@ -86,6 +86,18 @@ class Note:
 Block = Table | Figure | Paragraph | Note
 
 
+class Reading(str):
+    """A sentence of a section's reading with ``small``: text shown under it in small
+    print (the ``rpg-balance`` command that prints the sentence's number)."""
+
+    small: str
+
+    def __new__(cls, text: str, small: str = "") -> Reading:
+        self = super().__new__(cls, text)
+        self.small = small
+        return self
+
+
 @dataclass
 class Section:
     """A report section: title, a plain-language reading for designers, then blocks."""

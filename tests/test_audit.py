@@ -282,7 +282,8 @@ def test_planted_dominated_armour(tmp_path):
     found = {r["subject"]: r for r in rows}
     assert "planted_mail" in found["light_archaic"]["by"].split(", ")
     assert found["light_archaic"]["kind"] == "dominated_armour"
-    assert "18 matchups" in found["light_archaic"]["detail"]
+    # 18 ladder matchups and 18 against the rungs' shooters (armour stops bullets too)
+    assert "36 matchups" in found["light_archaic"]["detail"]
     if "planted_mail" in found:                         # light_archaic never dominates it
         assert "light_archaic" not in found["planted_mail"]["by"].split(", ")
 
@@ -294,13 +295,14 @@ def test_discover_one_hit_and_variants_small():
                                                "one_round_duel": 0.0}, ladder)
     # threshold 0: every weapon is listed, plus the even duel's first-round share
     assert {r["subject"] for r in hits} >= {"unarmed", "shotgun", "even duel"}
-    ranked = audit.gap_variants("dice_pool_6", cfg, ladder)
+    notes: list[str] = []
+    ranked = audit.gap_variants("dice_pool_6", cfg, ladder, notes=notes)
     assert ranked
     assert all(r["subject"].split("(")[-1].startswith("C-g") for r in ranked)
-    # C-g5 death=at_health: the loser dies whenever it drops, so P(loser dead) -> 1
-    at = next(r for r in ranked if r["subject"].startswith("death=at_health"))
-    assert at["value"] > 0.9
-    assert at["severity"] == "high"
+    # C-g5 death=at_health: the loser dies whenever it drops, so P(loser dead) is 1 by
+    # definition of the variant: a note, not a finding
+    assert not any(r["subject"].startswith("death=at_health") for r in ranked)
+    assert any("death=at_health (C-g5)" in n and "by definition" in n for n in notes)
 
 
 def test_key_findings_section_opens_the_report():
@@ -317,6 +319,18 @@ def test_key_findings_section_opens_the_report():
     failed = frame[frame["status"] == "fail"]
     assert "even duel length (middle_3d10)" in set(failed["guardrail"])
     assert any("Cure: both.vigor" in line for line in sec.reading)
+    # each failure and each interaction carries the command printing its number, shown
+    # in small print under the sentence
+    cure = next(line for line in sec.reading if "Cure: both.vigor" in line)
+    assert cure.small == ("rpg-balance duel middle_3d10 competent competent "
+                          "--columns rounds_mean")
+    from reports.render_html import render_html
+    from reports.structure import Report
+
+    html = render_html(Report("audit", [sec]), ReportSettings(
+        systems=("middle_3d10", "d20_degrees"), progress=False))
+    assert ('<small class="reproduce"><code>rpg-balance duel middle_3d10 competent '
+            'competent --columns rounds_mean</code></small>') in html
 
 
 def test_interaction_ranges_hand_worked():

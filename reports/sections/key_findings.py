@@ -10,7 +10,7 @@ import pandas as pd
 from reports.i18n import N_, _, decimal, format_spec, text
 from reports.sections.common import _table
 from reports.settings import ReportSettings
-from reports.structure import Section
+from reports.structure import Reading, Section
 
 COLUMNS = ["guardrail", "system", "metric", "value", "min", "max", "status", "suggestion"]
 
@@ -23,7 +23,7 @@ def findings_frame(settings: ReportSettings) -> pd.DataFrame:
     keep = [g for g in sc.guardrails if audit._target(sc, g).system in settings.systems]
     sc = sc.model_copy(update={"guardrails": keep})
     table = audit.evaluate([sc], progress=False)
-    return table[[*COLUMNS, "reason"]]
+    return table[[*COLUMNS, "reason", "reproduce"]]
 
 
 def interaction_frame(settings: ReportSettings) -> pd.DataFrame:
@@ -35,7 +35,7 @@ def interaction_frame(settings: ReportSettings) -> pd.DataFrame:
     rows = []
     for system in settings.systems:
         rows += audit.knob_interactions(system, cfg)
-    return pd.DataFrame(rows, columns=list(INTERACTION_COLUMNS.values()))
+    return pd.DataFrame(rows, columns=[*INTERACTION_COLUMNS.values(), "reproduce"])
 
 
 #: Columns of the interaction table as shown (header → finding key).
@@ -46,17 +46,19 @@ INTERACTION_COLUMNS = {"system": "system", "knob": "knob", "depends on": "depend
 
 
 def interaction_reading(frame: pd.DataFrame) -> list[str]:
-    """One sentence per knob whose effect depends on another knob."""
+    """One sentence per knob whose effect depends on another knob (with the command that
+    prints its numbers in small print, when the frame has it)."""
     out = []
     for r in frame.itertuples(index=False):
-        out.append(_("{system}: the main effect of {knob} (range {main}) understates it, "
+        out.append(Reading(_("{system}: the main effect of {knob} (range {main}) understates it, "
                      "because its effect depends on {other}: at {given} it moves {metric} from "
                      "{first} ({knob} = {first_level}) to {last} ({knob} = "
                      "{last_level}).").format(
             system=r.system, knob=r.knob, main=format_spec(r.main_range, ".3f"),
             other=r.depends_on, given=r.given, metric=r.metric,
             first=format_spec(r.from_value, ".3f"), first_level=r.from_level,
-            last=format_spec(r.to_value, ".3f"), last_level=r.to_level))
+            last=format_spec(r.to_value, ".3f"), last_level=r.to_level),
+            getattr(r, "reproduce", "") or ""))
     return out
 
 
@@ -75,7 +77,8 @@ def _bounds(lo, hi) -> str:
 
 
 def key_findings_reading(table: pd.DataFrame) -> list[str]:
-    """Plain sentences from the audit numbers: how many pass, then each failure.
+    """Plain sentences from the audit numbers: how many pass, then each failure (with the
+    ``rpg-balance`` command printing its value, shown in small print under it).
 
     Metric and knob names are identifiers and stay as they are; the guardrail's name and
     the designer's reason (``guardrails.toml``, through the catalogue) and the suggested
@@ -88,11 +91,11 @@ def key_findings_reading(table: pd.DataFrame) -> list[str]:
              "checks them, `--discover` looks for problems nobody wrote a guardrail "
              "for).").format(passed=decimal(n - len(fails) - undecided), total=decimal(n))]
     for r in fails.itertuples(index=False):
-        out.append(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
+        out.append(Reading(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
                      "{suggestion}.").format(
             guardrail=text(r.guardrail), metric=r.metric, value=format_spec(r.value, ".3g"),
             bounds=_bounds(r.min, r.max), reason=text(r.reason),
-            suggestion=text(r.suggestion)))
+            suggestion=text(r.suggestion)), getattr(r, "reproduce", "") or ""))
     if fails.empty:
         out.append(_("No guardrail fails."))
     return out
@@ -116,7 +119,8 @@ def section_key_findings(settings: ReportSettings) -> Section:
     inter = interaction_frame(settings)
     if len(inter):
         reading += interaction_reading(inter)
-        view = inter.rename(columns={v: k for k, v in INTERACTION_COLUMNS.items()})
+        view = inter[list(INTERACTION_COLUMNS.values())].rename(
+            columns={v: k for k, v in INTERACTION_COLUMNS.items()})
         blocks.append(_table("knob-interactions", _("Knobs whose effect depends on another"),
                              view, _("A small exact sweep of an even duel per system: each "
                                      "knob whose range with the other knobs held fixed is "

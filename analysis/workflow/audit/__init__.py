@@ -27,7 +27,8 @@ Three pieces:
 
 Layout: :mod:`.measuring` (a guardrail's target, value and status), :mod:`.cures` (the
 one-knob cure), :mod:`.running` (the guardrail files, :func:`evaluate`, the what-if
-reruns, JUnit XML), :mod:`.discovery` (findings without a guardrail); this package
+reruns, JUnit XML), :mod:`.discovery` (findings without a guardrail), :mod:`.reproduce`
+(the command printing each row's number: the ``reproduce`` column); this package
 re-exports their public names, and the private ones (``from .m import _x as _x``) that the
 report's key findings and the tests reach.
 """
@@ -38,6 +39,7 @@ from .discovery import (
     DEFAULT_DISCOVER,
     DOMINANCE_STREAM,
     OPTION_KINDS,
+    baseline,
     discover,
     dominated_gear,
     dominated_options,
@@ -65,7 +67,8 @@ from .running import (
 )
 
 __all__ = ["AUDIT_STREAM", "COLUMNS", "CROSS", "DATA", "DEFAULT_DISCOVER", "DOMINANCE_STREAM",
-           "OPTION_KINDS", "SEARCH_STEPS", "Z_DECIDE", "Target", "check_cell", "check_value",
+           "OPTION_KINDS", "SEARCH_STEPS", "Z_DECIDE", "Target", "baseline", "check_cell",
+           "check_value",
            "discover", "dominated_gear", "dominated_options", "dominated_weapons", "evaluate",
            "flips", "gap_variants", "interaction_sweep", "junit_xml", "knob_interactions",
            "knob_options", "load_guardrails", "measure", "one_hit_fights", "rerun", "restrict",

@@ -8,11 +8,13 @@ import dataclasses
 import math
 from pathlib import Path
 
-import numpy as np
-
 from analysis.text import N_, Text, join
 from engines.errors import InputError
 from engines.system import get as system_of
+
+from .reproduce import both as _both_cmd
+from .reproduce import duel as _duel_cmd
+from .reproduce import grid as _grid_cmd
 
 CROSS = Path(__file__).resolve().parents[2] / "data" / "cross_combat.toml"
 
@@ -23,6 +25,9 @@ DEFAULT_DISCOVER = {
     "dominance_z": 2.0,
     "dominance_mc": None,     # None: the systems whose System.duel_search is "mc"
     "dominance_trials": 8_000,
+    # the noise floor: an effect below it is not a finding (probabilities; mean rounds)
+    "min_effect": 0.01,
+    "min_effect_rounds": 0.1,
     "dominated_high": 0.10,
     "one_hit_incapacitate": 0.5,
     "one_hit_high": 0.8,
@@ -47,15 +52,37 @@ def _ladder_specs() -> dict:
 DOMINANCE_STREAM = 3_100_000
 
 
-def _duel_mc(system, a, b, trials: int, ss, data=None):
-    """Monte Carlo duel of fighter specs (default variants, round cap 50)."""
+def _duel_mc(system, a, b, trials: int, seed: int, data=None):
+    """Monte Carlo duel of fighter specs (default variants, round cap 50), drawn as
+    ``rpg-balance duel --method mc --trials TRIALS --seed SEED`` draws it."""
     from analysis.combat import archetypes
     from analysis.combat import fights as reg
 
     mod = reg.engine(system)
     v = reg.combat_variants(system, {})
     return mod.duel_mc(archetypes.combatant(system, a, path=data),
-                       archetypes.combatant(system, b, path=data), trials, ss, v, 50)
+                       archetypes.combatant(system, b, path=data), trials, seed, v, 50)
+
+
+def fighter_label(spec) -> Text:
+    """A ladder fighter as the finding names it: its rung and the gear it carries
+    (``novice (weapon=knife)``)."""
+    spec = dict(spec) if not isinstance(spec, str) else {"archetype": spec}
+    name = Text(str(spec.pop("archetype")))
+    if not spec:
+        return name
+    gear = ", ".join(f"{k}={v}" for k, v in spec.items())
+    return Text("{name} ({gear})", name=name, gear=gear)
+
+
+def baseline(system: str, kind: str, data=None):
+    """The no-gear option of ``kind`` (the first weapon and the first armour of the
+    system's data file: ``unarmed``/``fists``, ``none``/``0``), a reference that is never
+    "dominated"; None for tactics (each tactic is a choice, none is the reference)."""
+    if kind == "tactic":
+        return None
+    names = _options(system, kind, data)
+    return names[0] if names else None
 
 
 def _duel(system, a, b, data=None, variants=None):
@@ -95,18 +122,42 @@ def _matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int]]:
     return first + [m for m in rest if m not in first]
 
 
+#: the option kinds that also matter against gunfire: judged against the shooters too
+AGAINST_SHOOTERS = ("armour", "tactic")
+
+
+def _shooters(system: str, ladder: dict) -> dict:
+    """``{LEVEL_shooter: spec}`` of the library's shooter archetypes at the ladder's
+    rungs (each library names its ranged style at a rung ``LEVEL_shooter``)."""
+    from analysis.combat import archetypes
+
+    names = {str(d.get("archetype") or d.get("name")) for d in archetypes.describe(system)}
+    return {f"{r}_shooter": {"archetype": f"{r}_shooter"} for r in ladder
+            if f"{r}_shooter" in names}
+
+
 def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
                       ladder=None) -> list[dict]:
     """Options of one ``kind`` (weapon, armour or tactic) never better than another of
     the system in any ladder matchup — every rung holding the option against every rung,
     as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
-    strictly worse in at least one.
+    strictly worse in at least one. Armour and tactics (:data:`AGAINST_SHOOTERS`) are
+    judged against the shooters of the same rungs too (``novice_shooter`` …): body armour
+    against bullets and diving for cover decide fights against guns, not knives; the
+    finding lists the opponents it was judged against.
 
     Pairs are settled lazily: each matchup is solved only for options still in a
     candidate pair, and a pair is dropped at the first matchup where the dominated one
     is better. Systems listed in ``dominance_mc`` (those whose exact duels are slow) play
     ``dominance_trials`` Monte Carlo fights per matchup instead, matchup ``m`` drawing
-    from ``SeedSequence(0, spawn_key=(DOMINANCE_STREAM, m))`` for every option."""
+    from seed ``DOMINANCE_STREAM + m`` for every option (the seed the ``reproduce``
+    command gives ``rpg-balance duel --method mc``).
+
+    The no-gear option (:func:`baseline`) is a reference, never dominated; an option is
+    dominated only when it is worse in at least one matchup by more than ``min_effect``
+    plus ``dominance_z`` SE. Each finding holds ``from_value``/``to_value`` (the two
+    P(win) of its largest gap), ``metric`` (the holder's side) and ``reproduce`` (both
+    duels of that matchup)."""
     from analysis.combat import fights as reg
 
     ladder = ladder or _ladder_specs()[system]
@@ -114,6 +165,11 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
     if len(names) < 2:
         return []
     matchups = _matchups(ladder, cfg)
+    opponents = dict(ladder)
+    if kind in AGAINST_SHOOTERS:
+        shooters = _shooters(system, ladder)
+        opponents.update(shooters)
+        matchups += [(h, o, side) for h in ladder for o in shooters for side in (0, 1)]
     z = cfg["dominance_z"]
     cache: dict = {}
     wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
@@ -126,11 +182,11 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
         if key not in cache:
             holder, opp, side = matchups[m]
             mine = {**ladder[holder], kind: names[i]}
-            pair = (mine, ladder[opp]) if side == 0 else (ladder[opp], mine)
+            pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
             try:
                 if mc:
-                    ss = np.random.SeedSequence(0, spawn_key=(DOMINANCE_STREAM, m))
-                    stats = _duel_mc(system, *pair, cfg["dominance_trials"], ss, data)
+                    stats = _duel_mc(system, *pair, cfg["dominance_trials"],
+                                     DOMINANCE_STREAM + m, data)
                 else:
                     stats = _duel(system, *pair, data)
                 cache[key] = wins[side](stats)
@@ -155,28 +211,43 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
             else:
                 cands[(i, k)].append((gap, sd, m, pi[0], pk[0]))
     out = []
+    floor = cfg["min_effect"]
+    base = baseline(system, kind, data)
     for i, name in enumerate(names):
+        if name == base:
+            continue
         by = [(k, gaps) for (j, k), gaps in cands.items()
-              if j == i and any(g > z * sd + 1e-9 for g, sd, *_ in gaps)]
+              if j == i and any(g > floor + z * sd + 1e-9 for g, sd, *_ in gaps)]
         if not by:
             continue
         k, gaps = max(by, key=lambda kg: max(g for g, *_ in kg[1]))
         gap, sd, m, pi, pk = max(gaps, key=lambda g: g[0])
         holder, opp, side = matchups[m]
-        where = (Text(N_("{holder} with it as side 0 vs {opponent}"), holder=Text(holder),
-                      opponent=Text(opp)) if side == 0 else
-                 Text(N_("{opponent} vs {holder} with it as side 1"), holder=Text(holder),
-                      opponent=Text(opp)))
+        held = {key: val for key, val in ladder[holder].items() if key != kind}
+        where = (Text(N_("{holder} with it as side 0 vs {opponent}"),
+                      holder=fighter_label(held), opponent=fighter_label(opponents[opp]))
+                 if side == 0 else
+                 Text(N_("{opponent} vs {holder} with it as side 1"),
+                      holder=fighter_label(held), opponent=fighter_label(opponents[opp])))
+        metric = f"p_side{side}"
+        mcrun = (cfg["dominance_trials"], DOMINANCE_STREAM + m) if mc else None
+
+        def cmd(option, holder=holder, opp=opp, side=side, metric=metric, mcrun=mcrun):
+            mine = {**ladder[holder], kind: option}
+            pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
+            return _duel_cmd(system, *pair, columns=(metric,), mc=mcrun)
         out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
                     "detail": Text(N_(
                         "{kind} {name} is never better than {other} in {n} matchups "
                         "(every rung holding it against every rung of {rungs}, as side 0 "
                         "and side 1); largest gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
                         kind=Text(kind), name=str(name), other=str(names[k]),
-                        n=len(matchups), rungs=join(", ", (Text(r) for r in ladder)),
+                        n=len(matchups), rungs=join(", ", (Text(r) for r in opponents)),
                         where=where, p=pi, p_other=pk),
                     "value": float(gap), "se": float(sd),
                     "by": ", ".join(str(names[kk]) for kk, _ in by),
+                    "metric": metric, "from_value": float(pi), "to_value": float(pk),
+                    "reproduce": _both_cmd(cmd(name), cmd(names[k])),
                     "severity": "high" if gap >= cfg["dominated_high"] else "medium"})
     return out
 
@@ -207,33 +278,53 @@ def one_hit_fights(system: str, cfg: dict, ladder=None) -> list[dict]:
     v = reg.combat_variants(system, {})
     target = archetypes.combatant(system, base)
     out = []
+    equal = fighter_label(base)
     for w in archetypes.weapons(system):
         odds = mod.one_hit(archetypes.combatant(system, {**base, "weapon": w}), target, v)
         p = float(odds["p_incapacitate"])
         if p >= cfg["one_hit_incapacitate"]:
+            said = Text(N_("one {weapon} attack by a {attacker} fighter drops an unhurt "
+                           "equal with P {p:.3f} (kills {p_kill:.3f})"), weapon=w,
+                        attacker=Text(cfg["attacker"]), p=p, p_kill=odds["p_kill"])
             out.append({"kind": "one_hit", "system": system, "subject": w,
-                        "detail": Text(N_("one {weapon} attack by a {attacker} fighter "
-                                          "drops an unhurt equal with P {p:.3f} (kills "
-                                          "{p_kill:.3f})"), weapon=w,
-                                       attacker=Text(cfg["attacker"]), p=p,
-                                       p_kill=odds["p_kill"]),
-                        "value": p, "se": 0.0,
+                        "detail": Text("{said}; target: {target}", said=said,
+                                       target=equal),
+                        "value": p, "se": 0.0, "metric": "p_one_hit_incapacitate",
+                        "reproduce": _duel_cmd(
+                            system, {**base, "weapon": w}, base, table="one-hit",
+                            columns=("weapon", "target", "p_incapacitate", "p_kill")),
                         "severity": "high" if p >= cfg["one_hit_high"] else "medium"})
     stats = _duel(system, base, base)
     p1, s1 = reg.metric("p_rounds_between:1:1")(stats)
     if p1 >= cfg["one_round_duel"]:
+        said = Text(N_("an even {attacker} duel ends in round 1 with P {p:.3f}"),
+                    attacker=Text(cfg["attacker"]), p=p1)
         out.append({"kind": "one_hit", "system": system, "subject": "even duel",
-                    "detail": Text(N_("an even {attacker} duel ends in round 1 with P "
-                                      "{p:.3f}"), attacker=Text(cfg["attacker"]), p=p1),
-                    "value": p1, "se": s1,
+                    "detail": Text("{said}; both: {fighter}", said=said, fighter=equal),
+                    "value": p1, "se": s1, "metric": "p_rounds_between:1:1",
+                    "reproduce": _grid_cmd(system, base, base, "p_rounds_between:1:1",
+                                                "variant.aftermath", ["leave"]),
                     "severity": "high" if p1 >= cfg["one_hit_high"] else "medium"})
     return out
 
 
-def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
+#: the loser's fates: a variant that sets one to 0 or 1 does so by definition
+FATES = ("p_loser_dead", "p_loser_dying", "p_loser_out")
+
+
+def gap_variants(system: str, cfg: dict, ladder=None, notes: list | None = None
+                 ) -> list[dict]:
     """Every non-default choice of each gap variant (rule id ``X-gN``) of the combat
     engine, with how far it moves the even duel's P(side0), mean rounds and
-    P(loser dead)."""
+    P(loser dead).
+
+    A choice is a finding only when one of the three moves by more than its floor
+    (``min_effect`` for the probabilities, ``min_effect_rounds`` for the mean rounds) and
+    its SE; the row's ``metric``, ``from_value``, ``to_value`` and ``value`` (the size of
+    the move, in the figure's own units) are those of the figure moved most for its
+    floor. A loser's fate set to exactly 0 or 1 is true by definition of the variant
+    (``untreated_dying=dead``), not a finding. The choices without a finding are
+    summarised in one sentence appended to ``notes``."""
     from analysis.combat import fights as reg
 
     ladder = ladder or _ladder_specs()[system]
@@ -246,7 +337,10 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
         return {h: reg.METRICS[h](stats) for h in heads}
 
     ref = headline({})
-    out = []
+    floors = {"p_side0": cfg["min_effect"], "rounds_mean": cfg["min_effect_rounds"],
+              "p_loser_dead": cfg["min_effect"]}
+    z = cfg["dominance_z"]
+    out, quiet, defined = [], [], []
     for fl in dataclasses.fields(v0):
         rule = str(fl.metadata.get("rule", ""))
         if "-g" not in rule:
@@ -265,14 +359,22 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
                 continue
             d = {k: h[k][0] - ref[k][0] for k in heads}
             sd = {k: math.hypot(h[k][1], ref[k][1]) for k in heads}
+            subject = f"{fl.name}={str(c).lower()} ({rule})"
+            by_definition = {k for k in heads if k in FATES and sd[k] == 0
+                             and min(abs(h[k][0]), abs(1 - h[k][0])) < 1e-12}
+            moved = {k: abs(d[k]) / floors[k] for k in heads if k not in by_definition
+                     and abs(d[k]) > floors[k] + z * sd[k]}
+            if not moved:
+                (defined if by_definition and any(abs(d[k]) > floors[k]
+                                                  for k in by_definition)
+                 else quiet).append(subject)
+                continue
+            top = max(moved, key=moved.get)
             rounds = ref["rounds_mean"][0] or 1.0
-            score = max(abs(d["p_side0"]), abs(d["p_loser_dead"]),
-                        abs(d["rounds_mean"]) / rounds)
+            score = max(abs(d[k]) / (rounds if k == "rounds_mean" else 1.0) for k in moved)
             sev = ("high" if score >= cfg["variant_high"] else
                    "medium" if score >= cfg["variant_medium"] else "low")
-            out.append({"kind": "gap_variant", "system": system,
-                        "subject": f"{fl.name}={str(c).lower()} ({rule})",
-                        "detail": Text(N_(
+            said = Text(N_(
                             "P(side0) {win:.3f} → {win_new:.3f} (±{win_sd:.3g}), rounds "
                             "{rounds:.2f} → {rounds_new:.2f} (±{rounds_sd:.3g}), P(loser "
                             "dead) {dead:.3f} → {dead_new:.3f} (±{dead_sd:.3g})"),
@@ -280,8 +382,26 @@ def gap_variants(system: str, cfg: dict, ladder=None) -> list[dict]:
                             win_sd=sd["p_side0"], rounds=ref["rounds_mean"][0],
                             rounds_new=h["rounds_mean"][0], rounds_sd=sd["rounds_mean"],
                             dead=ref["p_loser_dead"][0], dead_new=h["p_loser_dead"][0],
-                            dead_sd=sd["p_loser_dead"]),
-                        "value": score, "se": max(sd.values()), "severity": sev})
+                            dead_sd=sd["p_loser_dead"])
+            cmd = [_duel_cmd(system, base, base, variants=x,
+                                  columns=("p_side0", "rounds_mean", "p_loser_dead"))
+                   for x in ({}, {fl.name: c})]
+            out.append({"kind": "gap_variant", "system": system, "subject": subject,
+                        "detail": Text("{said}; an even duel of {fighter}", said=said,
+                                       fighter=fighter_label(base)),
+                        "value": abs(d[top]), "se": sd[top], "severity": sev,
+                        "metric": top, "from_value": ref[top][0], "to_value": h[top][0],
+                        "reproduce": _both_cmd(*cmd)})
+    if notes is not None:
+        who = f"an even duel of {fighter_label(base)}"
+        if quiet:
+            notes.append(f"{system}: {len(quiet)} rule variants do not change {who} by "
+                         f"more than {cfg['min_effect']:g} in P(side 0) or P(loser dead) "
+                         f"or {cfg['min_effect_rounds']:g} mean rounds: "
+                         + ", ".join(quiet))
+        if defined:
+            notes.append(f"{system}: {', '.join(defined)} set the loser's fate in {who} "
+                         "by definition (not a finding)")
     return out
 
 
@@ -330,6 +450,7 @@ def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> lis
                             min_range=cfg["interaction_min"])
     out = []
     metric = spec["metric"]
+    base = dict(ladder[cfg["attacker"]])
     for r in dep.itertuples(index=False):
         out.append({"kind": "interaction", "system": system,
                     "subject": f"{r.knob} × {r.depends_on}",
@@ -345,13 +466,33 @@ def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> lis
                     "knob": r.knob, "depends_on": r.depends_on, "given": r.given,
                     "metric": metric, "main_range": float(r.main_range),
                     "from_value": float(r.from_value), "to_value": float(r.to_value),
-                    "from_level": r.from_level, "to_level": r.to_level})
+                    "from_level": r.from_level, "to_level": r.to_level,
+                    "reproduce": _interaction_command(system, base, variants, r.given,
+                                                      r.knob, [r.from_level, r.to_level],
+                                                      metric)})
     return out
+
+
+def _interaction_command(system: str, base: dict, variants, given: str, knob: str,
+                         values: list, metric: str) -> str:
+    """``rpg-balance solve lethality --grid`` of the even duel with the other knobs held
+    at ``given`` (``both.con=60, both.armour=0``) and ``knob`` at each of ``values``."""
+    from analysis.workflow.fight_sweep import apply_knob
+
+    a, b, v = dict(base), dict(base), dict(variants or {})
+    for part in str(given).split(", "):
+        name, _, value = part.partition("=")
+        a, b, v = apply_knob(a, b, v, name, value)
+    return _grid_cmd(system, a, b, metric, knob, values, variants=v)
 
 
 def discover(cfg: dict | None = None, *, progress: bool | None = None):
     """Findings table: rank, kind, system, subject, detail, value, se, severity, by
-    (dominated options: every option that dominates it). Dominated options first, then
+    (dominated options: every option that dominates it), metric, from_value and to_value
+    (the figure a comparison moves, and its two values), reproduce (the ``rpg-balance``
+    command, or commands joined by ``" ; "``, printing the numbers). Below the noise floor
+    (``min_effect``, ``min_effect_rounds``) nothing is a finding; the rule variants without
+    an effect are one sentence each system in ``attrs["notes"]``. Dominated options first, then
     one-hit fights, then the gap variants ranked by how far they move the headline
     numbers (largest first), then knobs whose effect depends on another
     (:func:`knob_interactions`); within a kind by severity, then value."""
@@ -379,10 +520,12 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
                 pb.update(4)
                 continue
             for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
-                rows += fn(system, cfg, ladder=ladder[system])
+                extra = {"notes": notes} if fn is gap_variants else {}
+                rows += fn(system, cfg, ladder=ladder[system], **extra)
                 pb.update(1)
     out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
-                                      "severity", "by"]).fillna({"by": ""})
+                                      "severity", "by", "metric", "from_value", "to_value",
+                                      "reproduce"]).fillna({"by": "", "metric": ""})
     sev = {"high": 0, "medium": 1, "low": 2}
     out["_k"] = out["kind"].map({**{f"dominated_{k}": 0 for k in OPTION_KINDS},
                                  "one_hit": 1, "gap_variant": 2, "interaction": 3})

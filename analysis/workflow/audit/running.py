@@ -10,11 +10,11 @@ from typing import Any
 from engines.errors import InputError
 
 from .cures import _fight_knobs, _valid, suggest
-from .measuring import Z_DECIDE, _target, measure
+from .measuring import Z_DECIDE, _target, check_cell, measure
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "guardrails.toml"
 COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status",
-           "suggestion")
+           "suggestion", "reproduce")
 
 
 def load_guardrails(paths: list[str | Path] | None = None):
@@ -38,10 +38,28 @@ def load_guardrails(paths: list[str | Path] | None = None):
     return out
 
 
+def reproduce_guardrail(sc, g, m: dict) -> str:
+    """The ``rpg-balance`` command whose output prints guardrail ``g``'s value
+    (:mod:`.reproduce`); a Monte Carlo verdict's command plays as many fights (its own
+    stream, so the number agrees within the SE); empty for a campaign guardrail."""
+    from .reproduce import check, fight_metric
+
+    t = _target(sc, g)
+    if t.kind == "check":
+        return check(t.system, check_cell(t.system, t.entry), t.variants)
+    if t.kind != "fight":
+        return ""
+    f = t.entry
+    mc = (m["trials"], None) if m["method"] == "mc" else None
+    return fight_metric(t.system, f.a, f.b, g.metric, variants=t.variants,
+                                  round_cap=f.round_cap, mc=mc)
+
+
 def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
              max_trials: int = 200_000, suggestions: bool = True,
              progress: bool | None = None):
-    """One row per guardrail: :data:`COLUMNS` plus ``reason``, ``solved`` (exact | mc),
+    """One row per guardrail: :data:`COLUMNS` (``reproduce``: the command printing the
+    value, :func:`reproduce_guardrail`) plus ``reason``, ``solved`` (exact | mc),
     ``trials`` (0 when exact) and ``file``."""
     import pandas as pd
 
@@ -60,7 +78,9 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
                 rows.append({"guardrail": g.name, "system": _target(sc, g).system,
                              "metric": g.metric, "value": m["value"], "se": m["se"],
                              "min": g.min, "max": g.max, "status": m["status"],
-                             "suggestion": suggestion, "reason": g.reason,
+                             "suggestion": suggestion,
+                             "reproduce": reproduce_guardrail(sc, g, m),
+                             "reason": g.reason,
                              "solved": m["method"], "trials": m["trials"],
                              "file": Path(sc.source).name})
                 pb.update(1)
