@@ -4,13 +4,16 @@ The campaign modules (``engines/systems/<id>/campaign.py``) return
 :class:`engines.campaign.CampaignStats` (exact probabilities or Monte Carlo counts); this
 module turns them into tidy tables:
 
-- ``summary``: ``session, mean, sd, q10, q50, q90`` (+ ``se_mean`` for Monte Carlo);
+- ``summary``: ``session, mean, sd, q10, q50, q90`` (+ ``se_mean`` for Monte Carlo), then
+  one column per tally the mechanic keeps (``Mechanic.extra``: ``derangements_mean``,
+  ``p_able`` …; + ``se_<tally>`` for Monte Carlo, + ``z_<tally>`` with both methods);
 - ``distribution``: ``session, value, p`` (+ ``se``), one row per state with p > 0;
 - ``passage``: ``session, p`` (+ ``se``) of the first session the state reaches the
   threshold (in the mechanic's direction), the last row ``"not by N"``;
 
 each with a ``method`` column; ``both`` puts the exact and Monte Carlo rows side by side
-(``*_exact``, ``*_mc``, ``se`` and ``z`` = (mc − exact) / the exact value's own SE). The
+(``*_exact``, ``*_mc``, ``se`` and ``z`` = (mc − exact) / the exact value's own SE; a
+tally's ``z_<tally>`` = (mc − exact) / its Monte Carlo SE). The
 fan chart (:func:`fan_chart`) draws the 10–90 % and 25–75 % bands and the median over
 sessions in the system's Okabe–Ito colour.
 """
@@ -173,18 +176,28 @@ def _method(st: CampaignStats) -> str:
 
 
 def summary_table(st: CampaignStats) -> pd.DataFrame:
-    """``session, mean, sd, q10, q50, q90`` (+ ``se_mean`` for Monte Carlo), ``method``."""
+    """``session, mean, sd, q10, q50, q90`` (+ ``se_mean`` for Monte Carlo), one column
+    per tally of the mechanic (its mean over the characters after each session, e.g.
+    ``derangements_mean``; + its standard error ``se_<tally>`` for Monte Carlo),
+    ``method``."""
     out = pd.DataFrame({"session": np.arange(st.sessions + 1), "mean": st.mean(),
                         "sd": st.sd()})
     for q in (10, 50, 90):
         out[f"q{q}"] = st.quantile(q / 100)
     if not st.exact:
         out["se_mean"] = st.se_mean()
-    if st.mechanic == "attrition":  # the fate of the fighter after each fight
-        for name in ("p_able", "p_out", "p_dying", "p_dead"):
-            out[name] = st.extra[name]
+    for name in tally_names(st):  # the mechanic's tallies (Mechanic.extra), + se_ for MC
+        out[name] = st.extra[name]
+        if not st.exact and name + "_se" in st.extra:
+            out["se_" + name] = st.extra[name + "_se"]
     out["method"] = _method(st)
     return out
+
+
+def tally_names(st: CampaignStats) -> list[str]:
+    """The names of a result's per-session tallies (``CampaignStats.extra`` without the
+    ``_se`` entries), in the mechanic's order: the summary table's extra columns."""
+    return [k for k in st.extra if not k.endswith("_se")]
 
 
 def distribution_table(st: CampaignStats) -> pd.DataFrame:
@@ -225,7 +238,9 @@ _BUILDERS = {"summary": summary_table, "distribution": distribution_table,
 
 def table(stats: Mapping[str, CampaignStats], kind: str = "summary") -> pd.DataFrame:
     """The ``kind`` table of a :func:`run` result; with both methods, the exact and Monte
-    Carlo columns side by side (``*_exact``, ``*_mc``, ``se``/``se_mean`` and ``z``)."""
+    Carlo columns side by side (``*_exact``, ``*_mc``, ``se``/``se_mean`` and ``z``; in the
+    summary, each tally's ``<tally>_exact``, ``<tally>_mc``, ``se_<tally>`` and
+    ``z_<tally>``)."""
     if kind not in TABLES:
         raise InputError(f"table: expected one of {', '.join(TABLES)}, got {kind!r}")
     build = _BUILDERS[kind]
@@ -251,6 +266,15 @@ def table(stats: Mapping[str, CampaignStats], kind: str = "summary") -> pd.DataF
         # z of the mean, in the exact distribution's own SE of a mean of n characters
         se_ex = merged["sd_exact"].to_numpy() / np.sqrt(n)
         diff = merged["mean_mc"].to_numpy() - merged["mean_exact"].to_numpy()
+        # z of each tally both methods keep, in the Monte Carlo SE of its mean (the exact
+        # chain has the tally's mean only); 0 where that SE is 0 (every character alike)
+        for name in tally_names(stats["exact"]):
+            if name not in stats["mc"].extra or "se_" + name not in merged:
+                continue
+            se = merged["se_" + name].to_numpy()
+            d = merged[name + "_mc"].to_numpy() - merged[name + "_exact"].to_numpy()
+            with np.errstate(divide="ignore", invalid="ignore"):
+                merged["z_" + name] = np.where(se > 0, d / se, 0.0)
     else:
         pe = merged["p_exact"].to_numpy()
         se_ex = np.sqrt(pe * (1 - pe) / n)
@@ -260,6 +284,12 @@ def table(stats: Mapping[str, CampaignStats], kind: str = "summary") -> pd.DataF
     if threshold is not None:
         merged["threshold"] = threshold.to_numpy()
     merged["method"] = "both"
+    if kind == "summary":  # each tally's four columns together, after the state's
+        groups = [[f"{name}_exact", f"{name}_mc", f"se_{name}", f"z_{name}"]
+                  for name in tally_names(stats["exact"])]
+        tail = [c for g in groups for c in g if c in merged]
+        merged = merged[[c for c in merged if c not in tail and c != "method"]
+                        + tail + ["method"]]
     return _front(merged, stats["exact"])
 
 

@@ -56,7 +56,7 @@ COLUMNS = (
     N_("knob"), N_("depends on"), N_("main effect"), N_("held at"), N_("from"), N_("to"),
     N_("from level"), N_("to level"),
     # campaign mechanics
-    N_("mechanic"), N_("session"), N_("q10"), N_("q50"), N_("q90"),
+    N_("mechanic"), N_("session"), N_("q10"), N_("q50"), N_("q90"), N_("tallies"),
     # the audit and campaign commands' markdown (--lang)
     N_("reason"), N_("solved"), N_("file"), N_("rank"), N_("kind"), N_("subject"),
     N_("detail"), N_("severity"), N_("by"), N_("se"), N_("variants"), N_("threshold"),

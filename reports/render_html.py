@@ -38,6 +38,33 @@ def table_rows(t: Table, lang: str = "en") -> list[list[tuple[str, str, str | No
     return rows
 
 
+#: Printed tables (report.css, ``@media print``): the font sizes in pt of the classes
+#: ``""``, ``"wide"`` and ``"wider"``, the width of the A4 text block in pt (210 mm less
+#: 2 × 12 mm), a character's mean advance in em (DejaVu Sans, digits 0.64) and a cell's
+#: padding in pt.
+PRINT_SIZES = ((6.8, ""), (6.2, "wide"), (5.4, "wider"))
+PRINT_WIDTH_PT = 527.0
+CHAR_EM = 0.64
+CELL_PAD_PT = 3.0
+
+
+def print_class(t: Table, rows, header) -> str:
+    """The print size class of a table: the largest font at which its estimated width
+    fits the page (a cell's longest unbreakable word — the whole text of an index cell,
+    which does not wrap — or its header's longest word sets a column's width); the
+    smallest one when nothing fits."""
+    columns = [str(c) for c in t.frame.columns]
+    longest = [max((len(w) for w in str(header(c)).split()), default=0) for c in columns]
+    for row in rows:
+        for i, (c, text, _full) in enumerate(row):
+            words = [text] if c in t.index else text.split()
+            longest[i] = max(longest[i], max((len(w) for w in words), default=0))
+    for size, name in PRINT_SIZES:
+        if sum(n * CHAR_EM * size + CELL_PAD_PT for n in longest) <= PRINT_WIDTH_PT:
+            return name
+    return PRINT_SIZES[-1][1]
+
+
 def _env(lang: str = "en") -> jinja2.Environment:
     """The templates' environment, with Jinja2's ``i18n`` extension bound to the
     gettext translations of ``lang`` (``{% trans %}`` blocks and ``_()``)."""
@@ -65,8 +92,10 @@ def render_html(report: Report, settings: ReportSettings) -> str:
     def table(t: Table) -> Markup:
         source = t.full if t.full is not None else t.frame
         csv = data_uri(source.to_csv(index=False).encode("utf-8"), "text/csv")
-        return Markup(table_tpl.render(t=t, rows=table_rows(t, lang), csv=csv,
-                                       header=lambda c: column_header(c, lang)))
+        rows = table_rows(t, lang)
+        header = lambda c: column_header(c, lang)  # noqa: E731
+        return Markup(table_tpl.render(t=t, rows=rows, csv=csv, header=header,
+                                       size=print_class(t, rows, header)))
 
     try:
         version = metadata.version("rpg-balance")

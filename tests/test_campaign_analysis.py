@@ -439,3 +439,80 @@ def test_cli_mechanic_help_takes_a_percent_sign(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "(50 % of sessions)" in out
     assert "example: rpg-balance campaign dice_pool_7 morality" in out
+
+
+# ---------------------------------------------------------------- tallies as columns
+
+
+def test_summary_columns_carry_every_tally_of_every_mechanic():
+    """Each mechanic's tallies (``Mechanic.extra``) are columns of its summary table, by
+    the names the mechanic gives them (the names ``extra_at:NAME:N`` guardrails use)."""
+    for system in campaign_systems():
+        for name, mech in mechanics(system).items():
+            st = camp.run(system, name, None, sessions=2)["exact"]
+            t = camp.summary_table(st)
+            assert list(mech.extra) == camp.tally_names(st), (system, name)
+            for tally in mech.extra:
+                assert t[tally].to_numpy() == pytest.approx(st.extra[tally]), (system, name)
+
+
+def test_derangements_by_hand():
+    """A17 by hand: from Morality 7 one level-5 infraction a session calls a 3-die
+    Morality check (M6–4: 3 dice), failed when no die shows 7+: 0.6³ = 0.216; the drop to
+    6 calls a Degeneration check of 6 dice, failed with 0.6⁶ = 0.046656, which gives the
+    derangement. After one session: 0.216 × 0.046656 = 0.010077696. Over a long campaign
+    Morality falls 7 → 6 → 5 → 4 for sure and stops (a level-5 infraction checks nothing
+    below 5), so the derangements tend to 0.6⁶ + 0.6⁵ + 0.6⁴ = 0.254016."""
+    stats = camp.run("dice_pool_7", "morality", {"morality": 7, "infraction": 5},
+                     sessions=200)
+    t = camp.table(stats, "summary")
+    assert t["derangements_mean"][0] == 0.0
+    assert t["derangements_mean"][1] == pytest.approx(0.216 * 0.6**6, abs=1e-15)
+    assert t["derangements_mean"].iloc[-1] == pytest.approx(0.6**6 + 0.6**5 + 0.6**4,
+                                                            abs=1e-12)
+
+
+def test_skill_improvements_by_hand():
+    """D6 by hand, skill 40 used once a session: the use ticks with P(d100 ≤ 40) = 0.40
+    and the ticked skill improves with P(d100 > 40) = 0.60, so session 1 improves with
+    0.24. Session 2: still 40 with 0.76 (improves again with 0.24), at 40 + j for
+    j = 1..10 with 0.024 each (improves with (40 + j)(60 − j) / 10⁴); Σ (40 + j)(60 − j) =
+    24000 + 20 · 55 − 385 = 24715, so session 2 adds 0.1824 + 0.024 · 2.4715 = 0.241716
+    and the expected improvements by then are 0.481716."""
+    t = camp.table(camp.run("percentile", "skill-growth", {"skill": 40, "uses": 1},
+                            sessions=2), "summary")
+    assert t["improvements"].tolist() == pytest.approx([0.0, 0.24, 0.481716], abs=1e-12)
+
+
+@pytest.mark.parametrize(("system", "name", "params", "tally"), [
+    ("dice_pool_7", "morality", {"morality": 7, "infraction": 5}, "derangements_mean"),
+    ("percentile", "skill-growth", {"skill": 40, "uses": 1}, "improvements"),
+    ("middle_3d10", "arcane", {"uses": 1, "level": "major"}, "maddened_mean"),
+])
+def test_tally_columns_monte_carlo_agrees_with_exact(system, name, params, tally):
+    """``--method both``: the tally's exact and Monte Carlo means side by side, with the
+    MC standard error and z. The MC mean of n characters lies within 5 SE of the exact one
+    (fixed seed; 5σ so a correct kernel fails about once in 1.7 million), + 1/n for a
+    tally whose SE is 0 because every character happened to have the same count."""
+    n = 4000
+    stats = camp.run(system, name, params, sessions=6, method="both", trials=n, seed=7)
+    t = camp.table(stats, "summary")
+    for col in (f"{tally}_exact", f"{tally}_mc", f"se_{tally}", f"z_{tally}"):
+        assert col in t.columns
+    diff = (t[f"{tally}_mc"] - t[f"{tally}_exact"]).abs()
+    assert (diff <= 5 * t[f"se_{tally}"] + 1 / n).all()
+    assert t[f"z_{tally}"].abs().max() < 5
+    assert t[f"se_{tally}"].iloc[1:].gt(0).all()
+    mc = camp.summary_table(stats["mc"])
+    assert mc[f"se_{tally}"].tolist() == pytest.approx(
+        stats["mc"].extra[tally + "_se"].tolist())
+
+
+def test_cli_morality_derangements_column(capsys):
+    code, out, _ = run(capsys, "campaign", "dice_pool_7", "morality", "--sessions", "1",
+                       "--method", "both", "--trials", "2000", "--seed", "3")
+    assert code == 0
+    t = pd.read_csv(io.StringIO(out))
+    assert t["derangements_mean_exact"][1] == pytest.approx(0.216 * 0.6**6)
+    assert {"derangements_mean_mc", "se_derangements_mean", "z_derangements_mean"} \
+        <= set(t.columns)

@@ -52,7 +52,7 @@ def test_audit_markdown_in_pt_br(guardrail, capsys):
                  "--no-progress"]) == 1
     head, rows = _markdown(capsys.readouterr().out)
     row = dict(zip(head, rows[0], strict=True))
-    for word in ("limite de equilíbrio", "situação", "sugestão"):
+    for word in ("limite de balanceamento", "situação", "sugestão"):
         assert word in head
     assert "status" not in head
     assert "suggestion" not in head
@@ -61,9 +61,9 @@ def test_audit_markdown_in_pt_br(guardrail, capsys):
     assert row["máx."] == "0,9"
     assert row["situação"] == "falha"
     assert row["sugestão"] == "dc 15 → 13 leva p_success a 0,7"   # 14/20
-    assert row["motivo"] == ("um especialista deveria vencer uma tarefa difícil em geral, "
+    assert row["motivo"] == ("um especialista deveria superar uma tarefa difícil em geral, "
                              "não sempre: 50 a 80 %")     # guardrail reason, translated
-    assert row["limite de equilíbrio"] == "expert meets DC 15"   # names stay
+    assert row["limite de balanceamento"] == "expert meets DC 15"   # names stay
 
 
 def test_audit_csv_keeps_machine_names(guardrail, capsys):

@@ -606,3 +606,26 @@ def test_report_variants_reach_the_combat_sections():
     assert not dd["cross"]["rounds_mean"].equals(d0["cross"]["rounds_mean"])
     assert S.assumptions_frame(dmg).set_index("variant").loc["weapon_bonus", "changed"] \
         == "yes"
+
+
+def test_print_class_sets_wide_tables_smaller():
+    """On paper a table cannot scroll: a table whose estimated width (longest unbreakable
+    word per column at the print font) passes the A4 text block (527 pt) is printed a
+    size smaller, ``wide`` (6.2 pt) then ``wider`` (5.4 pt). At 6.8 pt a character is
+    about 0.64 × 6.8 = 4.35 pt, plus 3 pt of padding a column: three columns of 7
+    characters take 100 pt; 16 of them 535 pt (too wide) and 492 pt at 6.2 pt; 30 are
+    too wide even at 5.4 pt (816 pt) and take the smallest size."""
+    import pandas as pd
+
+    from reports.render_html import column_header, print_class, table_rows
+    from reports.structure import Caption, Table
+
+    def printed(n_cols):  # 7-character headers and cells ("c000001", "0.12346")
+        frame = pd.DataFrame({f"c{i:06d}": [0.123456] for i in range(n_cols)})
+        t = Table(id="t", title="t", frame=frame, caption=Caption(""),
+                  formats=dict.fromkeys(frame, ".5f"))
+        return print_class(t, table_rows(t), column_header)
+
+    assert printed(3) == ""
+    assert printed(16) == "wide"
+    assert printed(30) == "wider"

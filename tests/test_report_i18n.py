@@ -319,12 +319,12 @@ def test_key_findings_section_in_pt_br():
                                                   progress=False, lang="pt-BR"))
     assert sec.title == "Principais conclusões"
     first = sec.reading[0]
-    assert re.match(r"\d+ de \d+ limites de equilíbrio passam com as regras padrão", first)
+    assert re.match(r"\d+ de \d+ limites de balanceamento passam com as regras padrão", first)
     assert not ENGLISH_WORDS.search(first.replace("rpg-balance audit", "")), first
     table = sec.tables()[0]
-    assert table.title == "Limites de equilíbrio"
+    assert table.title == "Limites de balanceamento"
     assert not ENGLISH_WORDS.search(table.caption.text)
-    assert set(table.frame["status"]) <= {"passa", "falha", "indeciso"}
+    assert set(table.frame["status"]) <= {"passa", "falha", "inconclusivo"}
     assert set(table.full["status"]) <= {"pass", "fail", "undecided"}  # CSV: machine words
     fails = table.full[table.full["status"] == "fail"]
     # the middle_3d10 even duel fails its 2-6 round guardrail (about 1.1 rounds)
@@ -426,3 +426,24 @@ def test_yes_no_cells_and_c7_figure_title_in_pt_br():
     assert fig.axes[0].get_title() == "C7, dice_pool_6 — default"
     plotting.translate_figure(fig, "pt-BR")
     assert fig.axes[0].get_title() == "C7, dice_pool_6 — " + po["default"]
+
+
+def test_pt_br_designer_wording():
+    """The words a Brazilian designer uses: "balanceamento" (not "limites de
+    equilíbrio"), a character "supera" a task ("vence" stays for fights and opposed
+    rolls), "inconclusivo" (not "indeciso"), no calque "mais provável que não", and the
+    d20 difficulty class as "CD" in prose and table headers alike."""
+    po = catalogue()
+    text = "\n".join(s if isinstance(s, str) else " ".join(s) for s in po.values())
+    for calque in ("equilíbrio", "indeciso", "mais provável que não"):
+        assert calque not in text
+    assert not re.search(r"\bDC\b", text)
+    assert po["DC"] == po["dc"] == "CD"
+    assert po["guardrail"] == "limite de balanceamento"
+    assert po["undecided"] == "inconclusivo"
+    meets = [s for i, s in po.items() if isinstance(i, str)
+             and re.search(r"\bmeets?\b.*\b(task|difficulty)\b", i)]
+    assert len(meets) >= 4
+    for s in meets:
+        assert "venc" not in s, s
+        assert "super" in s, s

@@ -127,7 +127,7 @@ def section_campaign(settings: ReportSettings) -> Section:
     """Campaign mechanics: a fan chart and a reading per system."""
     title = _("Campaign mechanics over sessions")
     try:
-        from analysis.campaign import run, summary_table
+        from analysis.campaign import run, summary_table, tally_names
         from engines.campaign import mechanic
     except ImportError as exc:
         return Section("campaign", title, [], [Note(
@@ -150,16 +150,21 @@ def section_campaign(settings: ReportSettings) -> Section:
         st = run(system, name, params, sessions=sessions, threshold=threshold)["exact"]
         reading.append(campaign_reading(system, mech, params, st))
         blocks.append(campaign_figure(st, mech, settings))
-        last = summary_table(st).iloc[[-1]].drop(columns="method")
+        last = summary_table(st).iloc[[-1]].drop(columns=["method", *tally_names(st)])
         last.insert(0, "mechanic", name)
         last.insert(0, "system", system)
+        # the mechanic's own tallies (the summary table's extra columns), in one cell
+        last["tallies"] = "; ".join(f"{k} {decimal(float(st.extra[k][-1]), 3)}"
+                                    for k in tally_names(st))
         rows.append(last)
     if rows:
         frame = pd.concat(rows, ignore_index=True)
         blocks.append(Table(id="campaign-summary", title=_("State after the last session"),
                             frame=frame, caption=Caption(_(
                                 "Mean, SD and 10/50/90 % quantiles of each mechanic's "
-                                "state after the last session shown (exact).")),
+                                "state after the last session shown, and the mechanic's "
+                                "tallies by then (expected counts or probabilities, the "
+                                "extra columns of its summary table; exact).")),
                             formats={"mean": ".2f", "sd": ".2f"}))
     attrition = attrition_table(settings.systems)
     if len(attrition):
