@@ -6,7 +6,7 @@
                              line coverage (``--no-cov``: without).
 
 Both first run ``rpg-balance warm-up``: on a fresh checkout it compiles every numba kernel
-in two worker processes (about 40 s on two idle cores, once); afterwards it sees the cache
+in two worker processes (about a minute on two idle cores, once); afterwards it sees the cache
 stamp and returns at once.
 
 Both create ``.venv`` on first use and install the project into it (again only when
