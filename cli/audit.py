@@ -19,10 +19,14 @@ EPILOG = """examples:
   rpg-balance audit scenarios/my_guardrails.toml --format markdown --junit audit.xml
   rpg-balance audit --discover --format markdown     # findings without a guardrail
   rpg-balance audit --format markdown --lang pt-BR   # in Brazilian Portuguese
+  rpg-balance audit --set even_duel_middle_3d10:both.vigor=8   # a cure applied
 
 Each row: guardrail, system, metric, value, se, min, max, status (pass | fail |
-undecided), for a failure the smallest one-knob change that makes it pass, and
-reproduce: the rpg-balance command whose output prints the value. --discover rows carry
+undecided); for a failure, suggestion: up to three one-knob edits that make it pass
+without changing the question (a check's task and a fight's fighters and gear are held),
+the best with its side effects on the other guardrails, and cure: the audit command with
+the best edit applied (--set); reproduce: the rpg-balance command whose output prints
+the value. --discover rows carry
 the same column (two commands joined by " ; " for a comparison); an effect below the
 noise floor (--min-effect) is not a finding.
 Exit code 0 when every guardrail passes, 1 when any fails, 2 on bad input.
@@ -54,6 +58,12 @@ def register(sub) -> None:
                    help="first Monte Carlo batch; each next batch doubles (default 2000)")
     p.add_argument("--max-trials", type=trials_int, default=200_000,
                    help="Monte Carlo cap per guardrail; past it the status is undecided")
+    p.add_argument("--set", action="append", default=[], metavar="TARGET:KNOB=VALUE",
+                   dest="edits",
+                   help="audit with one edit applied (repeatable; every cure prints its own): "
+                   "TARGET is a system id (a rule edit of all its fights and checks: "
+                   "dice_pool_6:variant.again=8) or a [[fights]]/[[checks]] entry name "
+                   "(even_duel_middle_3d10:both.vigor=8, expert_hard_percentile:skill=90)")
     p.add_argument("--no-suggest", action="store_true",
                    help="skip the search for a cure of failed guardrails")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -74,6 +84,11 @@ def run(args) -> int:
     if args.min_effect is not None and not args.discover:
         raise InputError("--min-effect: only with --discover (a guardrail sets its own "
                          "limits)")
+    from analysis.workflow.audit.edits import parse as parse_edit
+
+    edits = [parse_edit(x) for x in args.edits]
+    if edits and args.discover:
+        raise InputError("--set: only for guardrails, not with --discover")
     if args.junit is not None:
         if args.discover:
             raise InputError("--junit: only for guardrails, not with --discover")
@@ -104,7 +119,7 @@ def run(args) -> int:
         scenarios = audit.load_guardrails(args.files)
         table = audit.evaluate(scenarios, seed=args.seed, batch=args.batch,
                                max_trials=args.max_trials, suggestions=not args.no_suggest,
-                               progress=args.progress)
+                               progress=args.progress, edits=edits, files=args.files or None)
         failed = bool((table["status"] == "fail").any())
     full = table
     if args.discover:

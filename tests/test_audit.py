@@ -90,7 +90,7 @@ def test_one_round_duels_fail_and_the_cure_passes(tmp_path):
     t = audit.evaluate([sc], progress=False)
     row = t.iloc[0]
     assert row["status"] == "fail"
-    m = re.fullmatch(r"both\.vigor 1 → (\d+) gives rounds_mean ([\d.]+)", row["suggestion"])
+    m = re.match(r"both\.vigor 1 → (\d+) gives rounds_mean ([\d.]+)", row["suggestion"])
     assert m, row["suggestion"]
     vigor, shown = int(m.group(1)), float(m.group(2))
     # run the fight at the suggested value: it passes and gives the number shown
@@ -108,7 +108,9 @@ def test_no_single_knob_cures_says_so(tmp_path):
     sc = load_scenario(_write(tmp_path, text))
     t = audit.evaluate([sc], progress=False)
     assert t.loc[0, "status"] == "fail"
-    assert t.loc[0, "suggestion"].startswith("no single knob cures it (searched dc")
+    assert t.loc[0, "suggestion"].startswith("no cure within the searched range (modifier ")
+    assert t.loc[0, "suggestion"].endswith("held: dc, degree")
+    assert t.loc[0, "cure"] == ""
 
 
 MC = """
@@ -184,7 +186,7 @@ def test_exit_codes_and_junit(tmp_path, capsys):
     assert len(root.findall("testcase/failure")) == 1 == int(root.get("failures"))
     assert len(root.findall("testcase/skipped")) == 1 == int(root.get("skipped"))
     failed = next(c for c in cases if c.find("failure") is not None)
-    assert "dc 15 → 13" in failed.find("failure").text
+    assert "modifier 6 → 8" in failed.find("failure").text
     # bad input: exit 2, one line, nothing written
     broken = _write(tmp_path, D20_CHECK.format(lo=0.9, hi=0.1), "broken.toml")
     out2, junit2 = tmp_path / "b.csv", tmp_path / "b.xml"
@@ -415,8 +417,8 @@ metric = "rounds_mean"
 min = 4
 """)
     t = audit.evaluate([load_scenario(p)], progress=False)
-    m = re.fullmatch(r"both\.(\w+) (\S+) → (\S+) gives rounds_mean ([\d.]+)",
-                     t.loc[0, "suggestion"])
+    m = re.match(r"both\.(\w+) (\S+) → (\S+) gives rounds_mean ([\d.]+)",
+                 t.loc[0, "suggestion"])
     assert m, t.loc[0, "suggestion"]
     key, value = m.group(1), m.group(3)
     value = int(value) if value.isdigit() else value

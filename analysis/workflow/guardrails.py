@@ -38,6 +38,7 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
             problems.append((f"{path}.name", f"{g.name!r} is already the name of "
                              f"guardrails[{seen[g.name]}]"))
         seen.setdefault(g.name, i)
+        problems += _knob_list_problems(sc, g, path)
         if sum(x is not None for x in (g.fight, g.check, g.campaign)) != 1:
             problems.append((path, "give exactly one of fight = NAME, check = NAME or "
                              "campaign = NAME"))
@@ -111,4 +112,22 @@ def _campaign_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]
             problems.append((f"{path}.metric", f"session {n} outside 0..1000"))
     except InputError as exc:
         problems.append((f"{path}.metric", str(exc).removeprefix("metric: ")))
+    return problems
+
+
+def _knob_list_problems(sc, g, path: str) -> list[tuple[str, str]]:
+    """``fixed`` / ``free`` lists: knob names (``a.KEY``, ``b.KEY``, ``both.KEY``,
+    ``variant.NAME``, ``*`` patterns allowed; a check axis name for a check guardrail)."""
+    import re
+
+    problems = []
+    for key in ("fixed", "free"):
+        for j, name in enumerate(getattr(g, key)):
+            ok = bool(re.fullmatch(r"(a|b|both|variant)\.[\w*?\[\]-]+", name))
+            if not ok and g.check is not None:
+                ok = bool(re.fullmatch(r"[\w*?]+", name))
+            if not ok:
+                problems.append((f"{path}.{key}[{j}]", f"{name!r} is not a knob: give a.KEY, "
+                                 "b.KEY, both.KEY, variant.NAME (or a check axis for a check "
+                                 "guardrail)"))
     return problems

@@ -215,6 +215,11 @@ class Guardrail(_Model):
     min: float | None = None
     max: float | None = None
     reason: str = ""
+    #: knobs a cure may not turn beyond the guardrail's own terms (``variant.again``;
+    #: ``variant.*`` holds every rule variant), and held knobs it may turn (``a.weapon``,
+    #: ``both.armour``, a check axis such as ``dice``): see analysis.workflow.audit.cures
+    fixed: list[str] = Field(default_factory=list)
+    free: list[str] = Field(default_factory=list)
 
 
 class Sweep(_Model):

@@ -1,22 +1,96 @@
-"""The cure: the smallest change of one knob that makes a failed guardrail pass
-(:func:`suggest`), searched with :func:`analysis.workflow.solvers.solve_threshold` and
-re-measured at the value found."""
+"""The cure of a failed guardrail: the smallest edits of one knob each that make it pass
+(:func:`find_cures`), searched by bisection where a knob is ordered
+(:func:`analysis.workflow.solvers.solve_threshold`) and re-measured at the value found.
+
+A cure keeps the question. A guardrail's own terms are held, never searched:
+
+- a **check** guardrail holds every axis of its cell but the competence axis (the task's
+  level and difficulty, bonus dice, the degree asked); the competence axis (the rung's
+  value: an expert's skill 80) and the system's check rule variants are searched;
+- a **fight** guardrail holds the fighters' identities and gear (weapons, armour,
+  tactics) and how the fight ends (``aftermath``); the fighters' hit-point trait
+  (``both.<trait>``, or ``a.``/``b.`` when they differ) and the combat rule variants are
+  searched.
+
+A guardrail's ``fixed`` list holds more knobs (``variant.again``, or ``variant.*``) and
+its ``free`` list frees held ones (``a.weapon``, ``both.armour``, ``dice``).
+
+Each cure is an :class:`~.edits.Edit` — a rule variant edits the whole system
+(``dice_pool_6:variant.again=8``), a trait or an axis edits the guardrail's own entry
+(``even_duel_middle_3d10:both.vigor=8``) — so ``rpg-balance audit --set EDIT`` re-runs the
+audit with it applied. Up to :data:`MAX_CURES` cures, one per knob, ranked by the size of
+the edit (steps along the knob's values), then by the knob's order above.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 from typing import Any
 
 import numpy as np
 
-from analysis.text import N_, Text
+from analysis.text import N_, Text, join
 from engines.errors import InputError
 from engines.system import get as system_of
 
-from .measuring import Z_DECIDE, _axes_of, _target, check_cell, status_of
+from .edits import Edit, format_value
+from .measuring import Z_DECIDE, _axes_of, _target, check_cell, check_value, status_of
 
-#: knob values searched on each side of the current value
+#: knob values searched on each side of the current value (numeric traits)
 SEARCH_STEPS = 8
+#: cures reported per failed guardrail (the best first, then alternatives)
+MAX_CURES = 3
+#: a check rule variant "moves" a cell of the system's check grid by more than this
+CELL_FLOOR = 0.01
+#: variants never searched: how a fight ends is part of the question, not a rule edit
+ENDING_VARIANTS = ("aftermath", "leave_horizon", "dying_horizon", "finish_rounds",
+                   "finish_bashing", "first_aid_dice", "first_aid_tries", "first_aid_skill",
+                   "aid_total", "aid_difficulty", "aid_tries", "aid_bonus")
+
+
+@dataclasses.dataclass
+class Knob:
+    """One knob a cure may turn: its current value, the values searched (in order when
+    ``ordered``), and whether an edit of it is a rule edit of the whole system."""
+
+    name: str
+    current: Any
+    values: list
+    ordered: bool
+    rule: bool
+
+
+@dataclasses.dataclass
+class Cure:
+    """One cure: ``edit`` sets ``knob`` from ``current`` to ``value`` and the guardrail's
+    metric becomes ``estimate`` ± ``se``; ``steps`` along the knob's values; ``edge`` when
+    ``value`` is the first or last value searched (``searched``: that range);
+    ``side_effects`` the other guardrails it moves; ``cells_moved`` the share of the
+    system's check cells a check rule variant moves by more than :data:`CELL_FLOOR`."""
+
+    knob: str
+    current: Any
+    value: Any
+    estimate: float
+    se: float
+    steps: int
+    edge: bool
+    searched: tuple
+    edit: Edit
+    #: None: not measured (a discovered finding has no other guardrails)
+    side_effects: list | None = None
+    cells_moved: float | None = None
+
+
+@dataclasses.dataclass
+class CureSearch:
+    """What :func:`find_cures` found: ``cures`` (best first, at most :data:`MAX_CURES`),
+    the knobs ``searched`` (``name lo–hi``) and the knobs ``held`` (the question)."""
+
+    cures: list
+    searched: list
+    held: list
 
 
 def _fmt(x) -> str:
@@ -27,7 +101,11 @@ def _fmt(x) -> str:
 
 def _plain(x):
     """A knob value as a template field: floats as :func:`_fmt` shows them (so the text
-    reads the same in every language), other values as they are."""
+    reads the same in every language), None as ``none``, others as they are."""
+    if x is None:
+        return "none"
+    if isinstance(x, bool):
+        return format_value(x)
     return _fmt(x) if isinstance(x, float) else x
 
 
@@ -79,74 +157,98 @@ def _armour_of(system: str, spec, choices: list):
     return None
 
 
-def _fight_knobs(system: str, f, variants: dict) -> list[tuple[str, Any, list, bool]]:
-    """``(knob, current, values, numeric)`` candidates for a fight guardrail."""
+def _variant_knobs(v, fields) -> list[Knob]:
+    out = []
+    for fl in fields:
+        if fl.name in ENDING_VARIANTS:
+            continue
+        choices = fl.metadata.get("choices")
+        if isinstance(fl.default, bool):
+            choices = (getattr(v, fl.name), not getattr(v, fl.name))
+        if not choices:
+            continue
+        choices = list(choices)
+        ordered = all(isinstance(c, int) and not isinstance(c, bool) for c in choices)
+        out.append(Knob(f"variant.{fl.name}", getattr(v, fl.name), choices, ordered, True))
+    return out
+
+
+def _held(name: str, g) -> bool:
+    """Whether knob ``name`` is held by guardrail ``g``'s ``fixed`` list."""
+    return any(fnmatch.fnmatchcase(name, pat) for pat in (getattr(g, "fixed", None) or []))
+
+
+def _freed(name: str, g) -> bool:
+    return any(fnmatch.fnmatchcase(name, pat) for pat in (getattr(g, "free", None) or []))
+
+
+def fight_knobs(system: str, f, variants: dict, g=None) -> tuple[list[Knob], list[str]]:
+    """``(knobs searched, knobs held)`` for a fight (see the module docstring)."""
     from analysis.combat import archetypes
     from analysis.combat import fights as reg
     from analysis.combat.lethality import gear_name
 
-    out = []
+    out: list[Knob] = []
+    held = ["a", "b", "a.weapon", "b.weapon", "both.armour", "a.tactic", "b.tactic",
+            "variant.aftermath"]
     trait = system_of(system).health_trait
     cur_a, cur_b = ((_current(system, f.a, trait), _current(system, f.b, trait)) if trait
                     else (None, None))
     if isinstance(cur_a, int) and cur_a == cur_b:
-        out.append((f"both.{trait}", cur_a, None, True))
-    for side, _spec, cur in (("a", f.a, cur_a), ("b", f.b, cur_b)):
-        if isinstance(cur, int) and cur_a != cur_b:
-            out.append((f"{side}.{trait}", cur, None, True))
-    built = reg.fighter(system, f.a)
-    out.append(("a.weapon", gear_name(built), archetypes.weapons(system), False))
+        out.append(Knob(f"both.{trait}", cur_a, [], True, False))
+    else:
+        for side, cur in (("a", cur_a), ("b", cur_b)):
+            if isinstance(cur, int):
+                out.append(Knob(f"{side}.{trait}", cur, [], True, False))
+    if g is not None and _freed("a.weapon", g):
+        out.append(Knob("a.weapon", gear_name(reg.fighter(system, f.a)),
+                        archetypes.weapons(system), False, False))
     arm = archetypes.armours(system)
-    if arm:
-        out.append(("both.armour", _armour_of(system, f.a, arm), arm, False))
+    if arm and g is not None and _freed("both.armour", g):
+        out.append(Knob("both.armour", _armour_of(system, f.a, arm), arm, False, False))
     v = reg.combat_variants(system, variants)
-    for fl in dataclasses.fields(v):
-        choices = fl.metadata.get("choices")
-        if fl.name == "aftermath":
-            continue
-        if isinstance(fl.default, bool):
-            choices = (True, False)
-        if not choices or len(choices) > 6:
-            continue
-        out.append((f"variant.{fl.name}", getattr(v, fl.name), list(choices), False))
-    return out
+    out += _variant_knobs(v, dataclasses.fields(v))
+    if g is not None:
+        out = [k for k in out if not _held(k.name, g)]
+    return out, [h for h in held if g is None or not _freed(h, g)]
 
 
-def _check_metric(system: str, axis: str, fixed: dict, variants):
-    """P(success) of a check as one axis varies (exact): the solvers' knob metric, read
-    off the system's exact success curve."""
-    from analysis.workflow.solvers import check_knob_metric
+def check_knobs(system: str, cell: dict, variants, g=None) -> tuple[list[Knob], list[str]]:
+    """``(knobs searched, knobs held)`` for a one-cell check (see the module docstring)."""
+    from analysis.checks.curves import AXES, variants_for
 
-    return check_knob_metric(system, axis, fixed, variants=variants)
-
-
-def _check_knobs(system: str, cell: dict) -> list[tuple[str, Any, list, bool]]:
-    from analysis.checks.curves import AXES
-
-    out = []
-    for axis in _axes_of(system):
+    out: list[Knob] = []
+    held = []
+    competence = _axes_of(system)[1]
+    for axis in AXES[system]:
         if axis not in cell:
             continue
+        if axis != competence and not (g is not None and _freed(axis, g)):
+            held.append(axis)
+            continue
         values = list(AXES[system][axis])
-        numeric = all(isinstance(x, int) for x in values)
-        out.append((axis, cell[axis], values, numeric))
-    return out
+        ordered = all(isinstance(x, int) for x in values)
+        out.append(Knob(axis, cell[axis], values, ordered, False))
+    v = variants_for(system, variants)
+    out += _variant_knobs(v, dataclasses.fields(v))
+    if g is not None:
+        out = [k for k in out if not _held(k.name, g)]
+    return out, held
 
 
-def _directional(read, values: list, cur, lo, hi, violated: str, steps: int | None = None):
+def _directional(read, values: list, cur, lo, hi, violated: str):
     """The nearest value on each side of ``cur`` that passes, via solve_threshold
-    (``steps``: how many values each way; all when None)."""
+    (bisection over an ordered knob): ``[(steps, value, estimate, se)]``."""
     from analysis.workflow.solvers import solve_threshold
 
     target = lo if violated == "min" else hi
     goal = "at_least" if violated == "min" else "at_most"
     found = []
-    up = [x for x in values if x > cur]
-    down = [x for x in values if x < cur]
-    if steps is not None:
-        up, down = up[:steps], down[max(len(down) - steps, 0):]
-    for _side, vals, increasing in (("up", up, violated == "min"),
-                                   ("down", down, violated != "min")):
+    if cur not in values:
+        return found
+    up = [x for x in values if values.index(x) > values.index(cur)]
+    down = [x for x in values if values.index(x) < values.index(cur)]
+    for vals, increasing in ((up, violated == "min"), (down, violated != "min")):
         if not vals:
             continue
         res = solve_threshold(read, vals, target, goal=goal, increasing=increasing,
@@ -159,70 +261,209 @@ def _directional(read, values: list, cur, lo, hi, violated: str, steps: int | No
     return found
 
 
-def suggest(sc, g, measured: dict) -> str:
-    """The smallest single-knob change that makes failed guardrail ``g`` pass, as text
-    (``both.vigor 4 → 6 gives rounds_mean 3.1``), or why none was found."""
+def _search(knob: Knob, read, lo, hi, violated) -> list[tuple[int, Any, float, float]]:
+    """Passing ``(steps, value, estimate, se)`` of one knob, nearest first."""
+    if knob.ordered:
+        found = _directional(read, knob.values, knob.current, lo, hi, violated)
+    else:
+        found = []
+        for val in knob.values:
+            if val == knob.current:
+                continue
+            est, se = read(val)
+            if status_of(est, se, lo, hi) == "pass":
+                steps = (abs(knob.values.index(val) - knob.values.index(knob.current))
+                         if knob.current in knob.values else 1)
+                found.append((steps, val, est, se))
+    return sorted(found, key=lambda c: c[0])
+
+
+def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSearch:
+    """Up to ``max_cures`` one-knob edits that make failed guardrail ``g`` pass (one per
+    knob, smallest edit first), with the knobs searched and held. Side effects are added
+    by :func:`side_effects` (they need the other guardrails)."""
+    from analysis.workflow.guardrails import _index, _names
     from analysis.workflow.solvers import fight_knob_metric
 
     t = _target(sc, g)
     if t.kind == "campaign":
-        return ("no one-knob search for campaign guardrails; [[solve]] kind = 'campaign' "
-                "finds the knob value for a target")
+        return CureSearch([], [], [])
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
-    cands: list[tuple[int, int, str, Any, Any, float, float]] = []
-    tried: list[str] = []
+    cands: list[tuple[int, int, Cure]] = []
+    searched: list[str] = []
     if t.kind == "fight":
         f = t.entry
-        knobs = _fight_knobs(t.system, f, t.variants)
-        for order, (knob, cur, values, numeric) in enumerate(knobs):
+        entry = _names(sc.fights, "fight")[_index(sc.fights, "fight", g.fight)]
+        knobs, held = fight_knobs(t.system, f, t.variants, g)
+        for order, knob in enumerate(knobs):
             read = _cached(fight_knob_metric(
-                t.system, f.a, f.b, knob, g.metric, variants=t.variants,
+                t.system, f.a, f.b, knob.name, g.metric, variants=t.variants,
                 round_cap=f.round_cap, exact=None if t.exact else False,
                 trials=None if t.exact else 20_000, seed=sc.seed))
-            if numeric:
-                values = _valid(t.system, f, t.variants, knob,
-                                range(0, 2 * max(cur, 1) + SEARCH_STEPS + 1))
-                tried.append(f"{knob} {values[0]}–{values[-1]}")
-                for steps, val, est, se in _directional(read, values, cur, g.min, g.max,
-                                                        violated, SEARCH_STEPS + cur):
-                    cands.append((steps, order, knob, cur, val, est, se))
+            if knob.ordered and not knob.values:   # a trait: the values the data accept
+                knob.values = _valid(t.system, f, t.variants, knob.name,
+                                     range(0, 2 * max(knob.current, 1) + SEARCH_STEPS + 1))
             else:
-                tried.append(knob)
-                for val in _valid(t.system, f, t.variants, knob, values):
-                    if val == cur or (cur is None and knob.endswith("armour")
-                                      and val in (0, "none")):
-                        continue
-                    est, se = read(val)
-                    if status_of(est, se, g.min, g.max) == "pass":
-                        cands.append((1, order, knob, cur, val, est, se))
-                        break
+                knob.values = _valid(t.system, f, t.variants, knob.name, knob.values)
+            if len(knob.values) < 2:
+                continue
+            searched.append(_range(knob))
+            for steps, val, est, se in _search(knob, read, g.min, g.max, violated)[:1]:
+                target = t.system if knob.rule else entry
+                cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
     else:
         cell = check_cell(t.system, t.entry)
-        for order, (axis, cur, values, numeric) in enumerate(_check_knobs(t.system, cell)):
-            fixed = {k: v for k, v in cell.items() if k != axis}
-            read = _cached(_check_metric(t.system, axis, fixed, t.variants))
-            tried.append(f"{axis} {values[0]}–{values[-1]}")
-            if numeric:
-                for steps, val, est, se in _directional(read, values, cur, g.min, g.max,
-                                                        violated):
-                    cands.append((steps, order, axis, cur, val, est, se))
-            else:
-                for val in values:
-                    if val != cur:
-                        est, se = read(val)
-                        if status_of(est, se, g.min, g.max) == "pass":
-                            cands.append((abs(values.index(val) - values.index(cur)), order,
-                                          axis, cur, val, est, se))
-    if not cands:
-        return Text(N_("no single knob cures it (searched {searched})"),
-                    searched=", ".join(tried))
-    steps, _, knob, cur, val, est, se = min(cands, key=lambda c: (c[0], c[1]))
-    fields = {"knob": knob, "current": "?" if cur is None else _plain(cur),
-              "value": _plain(val), "metric": g.metric, "estimate": est}
-    if se:
-        return Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g} ± {se:.3g}"),
-                    se=se, **fields)
-    return Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g}"), **fields)
+        entry = _names(sc.checks, "check")[_index(sc.checks, "check", g.check)]
+        knobs, held = check_knobs(t.system, cell, t.variants, g)
+        for order, knob in enumerate(knobs):
+            read = _cached(_check_read(t.system, cell, t.variants, knob))
+            searched.append(_range(knob))
+            for steps, val, est, se in _search(knob, read, g.min, g.max, violated)[:1]:
+                target = t.system if knob.rule else entry
+                cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
+    cands.sort(key=lambda c: (c[0], c[1]))
+    cures = [c for _, _, c in cands[:max_cures]]
+    for c in cures:
+        if c.knob.startswith("variant."):
+            c.cells_moved = cells_moved(t.system, t.variants, c.knob.split(".", 1)[1],
+                                        c.value)
+    return CureSearch(cures, searched, held)
+
+
+def _range(knob: Knob) -> str:
+    if knob.ordered:
+        return f"{knob.name} {_plain(knob.values[0])}–{_plain(knob.values[-1])}"
+    return f"{knob.name} {' | '.join(str(_plain(v)) for v in knob.values)}"
+
+
+def _cure(knob: Knob, val, est, se, steps, target: str) -> Cure:
+    edge = knob.ordered and val in (knob.values[0], knob.values[-1])
+    return Cure(knob.name, knob.current, val, float(est), float(se), steps, edge,
+                (knob.values[0], knob.values[-1]), Edit(target, knob.name, val))
+
+
+def _check_read(system: str, cell: dict, variants, knob: Knob):
+    """P(success) of the check cell as ``knob`` varies (exact)."""
+    base = dict(variants or {})
+
+    def read(value):
+        if knob.name.startswith("variant."):
+            return check_value(system, cell, {**base, knob.name.split(".", 1)[1]: value}), 0.0
+        return check_value(system, {**cell, knob.name: value}, base), 0.0
+
+    return read
+
+
+_CELLS: dict = {}
+
+
+def cells_moved(system: str, variants, name: str, value) -> float | None:
+    """The share of the system's check cells (its success-curve grid) whose exact
+    P(success) moves by more than :data:`CELL_FLOOR` when check variant ``name`` is set to
+    ``value``; None when ``name`` is not a check variant of the system."""
+    from analysis.checks.curves import success_curves
+
+    if name not in {f.name for f in dataclasses.fields(system_of(system).variants)}:
+        return None
+    base = {k: v for k, v in dict(variants or {}).items()
+            if k in {f.name for f in dataclasses.fields(system_of(system).variants)}}
+    key = (system, repr(sorted(base.items())), name, repr(value))
+    if key not in _CELLS:
+        before = success_curves(system, "exact", variants=base)["p"].to_numpy()
+        after = success_curves(system, "exact", variants={**base, name: value})["p"]
+        _CELLS[key] = float(np.mean(np.abs(after.to_numpy() - before) > CELL_FLOOR))
+    return _CELLS[key]
+
+
+def side_effects(scenarios, table_rows: list[dict], which: tuple[int, int], cure: Cure, *,
+                 seed: int | None, batch: int, max_trials: int) -> list[dict]:
+    """The other guardrails ``cure`` moves: one dict each (``guardrail``, ``metric``,
+    ``before``, ``after``, ``status_before``, ``status_after``), for every guardrail of
+    ``scenarios`` whose fight or check entry the cure's edit changes (``which``: the
+    cured guardrail as ``(scenario index, guardrail index)``; ``table_rows``: the measured
+    rows of every guardrail, in order)."""
+    from .edits import apply
+    from .measuring import measure
+
+    edited = apply(scenarios, cure.edit)
+    out = []
+    row = 0
+    for s, (sc, new) in enumerate(zip(scenarios, edited, strict=True)):
+        for i, g in enumerate(sc.guardrails):
+            before = table_rows[row]
+            row += 1
+            if (s, i) == which:
+                continue
+            t_old, t_new = _target(sc, g), _target(new, g)
+            if t_old.entry == t_new.entry and t_old.variants == t_new.variants:
+                continue
+            m = measure(new, g, i, seed=sc.seed if seed is None else seed, batch=batch,
+                        max_trials=max_trials)
+            if m["status"] == before["status"] and abs(m["value"] - before["value"]) <= 1e-12:
+                continue   # the entry changed, its figure did not
+            out.append({"guardrail": g.name, "metric": g.metric, "before": before["value"],
+                        "after": m["value"], "se_after": m["se"],
+                        "status_before": before["status"], "status_after": m["status"]})
+    return out
+
+
+def cure_text(search: CureSearch, metric: str) -> Text:
+    """The cures as one sentence: the best, its edge and side effects, then the
+    alternatives; or that no one-knob edit within the ranges searched cures it."""
+    if not search.cures:
+        if not search.searched:
+            return Text(N_("no one-knob cure: nothing to search (the guardrail's own terms "
+                           "are held: {held})"), held=", ".join(search.held) or "none")
+        return Text(N_("no cure within the searched range ({searched}); held: {held}"),
+                    searched="; ".join(search.searched), held=", ".join(search.held))
+    best, *rest = search.cures
+    parts = [_with_effects(best, metric)]
+    if rest:
+        parts.append(Text(N_("or {alternatives}"), alternatives=join("; or ", (
+            _with_effects(c, metric) for c in rest))))
+    return join("; ", parts)
+
+
+def _with_effects(c: Cure, metric: str) -> Text:
+    """One cure with the share of check cells it moves (a check rule variant) and the
+    other guardrails it moves."""
+    parts = [_one(c, metric)]
+    if c.cells_moved is not None:
+        parts.append(Text(N_("it moves {share} of the system's check cells by more than "
+                             "{floor}"), share=f"{c.cells_moved:.0%}", floor=CELL_FLOOR))
+    if c.side_effects is None:
+        pass
+    elif c.side_effects:
+        parts.append(Text(N_("other guardrails: {effects}"), effects=join(", ", (
+            Text(N_("{guardrail} {before} → {after} ({status})"), guardrail=e["guardrail"],
+                 before=_fmt(float(e["before"])), after=_fmt(float(e["after"])),
+                 status=e["status_after"]) for e in c.side_effects))))
+    else:
+        parts.append(Text(N_("no other guardrail moves")))
+    return join(", ", parts)
+
+
+def _one(c: Cure, metric: str) -> Text:
+    fields = {"knob": c.knob, "current": "?" if c.current is None else _plain(c.current),
+              "value": _plain(c.value), "metric": metric, "estimate": c.estimate}
+    if c.se:
+        text = Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g} ± {se:.3g}"),
+                    se=c.se, **fields)
+    else:
+        text = Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g}"), **fields)
+    if c.edge:
+        return Text(N_("{cure} (the edge of the range searched, {low}–{high})"), cure=text,
+                    low=_plain(c.searched[0]), high=_plain(c.searched[1]))
+    return text
+
+
+def suggest(sc, g, measured: dict) -> str:
+    """:func:`find_cures` as text (without side effects)."""
+    t = _target(sc, g)
+    if t.kind == "campaign":
+        return ("no one-knob search for campaign guardrails; [[solve]] kind = 'campaign' "
+                "finds the knob value for a target")
+    return cure_text(find_cures(sc, g, measured), g.metric)
 
 
 def _valid(system: str, f, variants: dict, knob: str, values) -> list:
@@ -253,3 +494,45 @@ def _cached(read):
         return memo[key]
 
     return inner
+
+
+def discovered_cures(table, cfg: dict, ladder: dict) -> None:
+    """Cures of the discovered findings that cross a threshold of the ``[discover]``
+    table, searched as a guardrail's are (:func:`find_cures`): a weapon whose one attack
+    drops an unhurt equal with P ≥ ``one_hit_incapacitate`` and an even duel over in
+    round 1 with P ≥ ``one_round_duel`` get the one-knob edits (the fighters' hit-point
+    trait, a combat rule variant; the fighters and gear held) that bring the figure under
+    the threshold. Sets the ``suggestion`` column (the cures as text) and ``cure`` (the
+    ``rpg-balance solve lethality --grid`` command printing the figure before and after
+    the best edit) in place; other kinds get neither (a dominated option or a gap
+    variant is a fact about the rules, not a figure past a limit)."""
+    from analysis.workflow.scenario import parse_scenario
+
+    from .reproduce import grid
+
+    suggestion, command = [], []
+    for r in table.itertuples(index=False):
+        if r.kind != "one_hit" or r.system not in ladder:
+            suggestion.append("")
+            command.append("")
+            continue
+        base = dict(ladder[r.system][cfg["attacker"]])
+        if r.subject == "even duel":
+            a, limit = base, cfg["one_round_duel"]
+        else:
+            a, limit = {**base, "weapon": r.subject}, cfg["one_hit_incapacitate"]
+        sc = parse_scenario({
+            "name": "discovered", "fights": [{"name": "finding", "system": r.system,
+                                               "a": a, "b": base}],
+            # a finding is P >= the threshold: the cure must bring it strictly under
+            "guardrails": [{"name": str(r.subject), "fight": "finding", "metric": r.metric,
+                            "max": limit - 2e-9}]})
+        found = find_cures(sc, sc.guardrails[0], {"value": float(r.value)})
+        suggestion.append(cure_text(found, r.metric))
+        if found.cures:
+            c = found.cures[0]
+            command.append(grid(r.system, a, base, r.metric, c.knob, [c.current, c.value]))
+        else:
+            command.append("")
+    table["suggestion"] = suggestion
+    table["cure"] = command

@@ -533,6 +533,9 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     out = out.sort_values(["_k", "_s", "value"], ascending=[True, True, False],
                           kind="stable").drop(columns=["_k", "_s"]).reset_index(drop=True)
     out.insert(0, "rank", range(1, len(out) + 1))
+    from .cures import discovered_cures
+
+    discovered_cures(out, cfg, ladder)
     out.attrs["notes"] = notes
     return out
 

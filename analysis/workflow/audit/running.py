@@ -9,12 +9,12 @@ from typing import Any
 
 from engines.errors import InputError
 
-from .cures import _fight_knobs, _valid, suggest
+from .cures import _valid, cure_text, find_cures, fight_knobs, side_effects
 from .measuring import Z_DECIDE, _target, check_cell, measure
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "guardrails.toml"
 COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status",
-           "suggestion", "reproduce")
+           "suggestion", "cure", "reproduce")
 
 
 def load_guardrails(paths: list[str | Path] | None = None):
@@ -57,37 +57,71 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
 
 def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
              max_trials: int = 200_000, suggestions: bool = True,
-             progress: bool | None = None):
-    """One row per guardrail: :data:`COLUMNS` (``reproduce``: the command printing the
-    value, :func:`reproduce_guardrail`) plus ``reason``, ``solved`` (exact | mc),
-    ``trials`` (0 when exact) and ``file``."""
+             progress: bool | None = None, edits=(), files=None):
+    """One row per guardrail: :data:`COLUMNS` plus ``reason``, ``solved`` (exact | mc),
+    ``trials`` (0 when exact) and ``file``.
+
+    ``suggestion`` holds a failure's cures (:func:`.cures.find_cures`: up to three
+    one-knob edits that keep the question, each with what it gives, the best one with its
+    side effects on every other guardrail), ``cure`` the command that re-runs the audit
+    with the best cure applied (``rpg-balance audit [FILES] --set EDIT``; ``files``: the
+    paths as the designer gave them, None for the shipped file), ``reproduce`` the command
+    printing the value (:func:`reproduce_guardrail`). ``edits``: :class:`.edits.Edit`
+    applied to the scenarios first (``--set``)."""
     import pandas as pd
 
     from analysis.progress import bar
 
+    from .edits import apply
+
+    for e in edits:
+        scenarios = apply(scenarios, e)
     total = sum(len(sc.guardrails) for sc in scenarios)
-    rows = []
+    rows, searches = [], {}
     with bar(total, "audit", disable=None if progress is None else not progress) as pb:
-        for sc in scenarios:
+        for s, sc in enumerate(scenarios):
             for i, g in enumerate(sc.guardrails):
                 m = measure(sc, g, i, seed=sc.seed if seed is None else seed, batch=batch,
                             max_trials=max_trials)
-                suggestion = ""
-                if m["status"] == "fail" and suggestions:
-                    suggestion = suggest(sc, g, m)
                 rows.append({"guardrail": g.name, "system": _target(sc, g).system,
                              "metric": g.metric, "value": m["value"], "se": m["se"],
                              "min": g.min, "max": g.max, "status": m["status"],
-                             "suggestion": suggestion,
+                             "suggestion": "", "cure": "",
                              "reproduce": reproduce_guardrail(sc, g, m),
                              "reason": g.reason,
                              "solved": m["method"], "trials": m["trials"],
                              "file": Path(sc.source).name})
+                if m["status"] == "fail" and suggestions:
+                    searches[len(rows) - 1] = (s, i, m)
                 pb.update(1)
+    for r, (s, i, m) in searches.items():
+        sc, g = scenarios[s], scenarios[s].guardrails[i]
+        if _target(sc, g).kind == "campaign":
+            rows[r]["suggestion"] = ("no one-knob search for campaign guardrails; [[solve]] "
+                                     "kind = 'campaign' finds the knob value for a target")
+            continue
+        found = find_cures(sc, g, m)
+        for c in found.cures:
+            c.side_effects = side_effects(scenarios, rows, (s, i), c, seed=seed,
+                                          batch=batch, max_trials=max_trials)
+        rows[r]["suggestion"] = cure_text(found, g.metric)
+        if found.cures:
+            rows[r]["cure"] = cure_command(found.cures[0].edit, files, edits)
     out = pd.DataFrame(rows, columns=[*COLUMNS, "reason", "solved", "trials", "file"])
     for col in ("min", "max"):
         out[col] = out[col].astype("Float64")
     return out
+
+
+def cure_command(edit, files, edits=()) -> str:
+    """``rpg-balance audit [FILES] [--set EARLIER] --set EDIT``: the audit re-run with a
+    cure applied (``files`` None: the shipped guardrails)."""
+    import shlex
+
+    words = ["rpg-balance", "audit", *(str(f) for f in files or ())]
+    for e in [*edits, edit]:
+        words += ["--set", str(e)]
+    return shlex.join(words)
 
 
 # --------------------------------------------------------------------------------------
@@ -123,14 +157,15 @@ def knob_options(scenarios, system: str, *, span: int = 4) -> dict[str, tuple[An
             if t.kind != "fight" or t.system != system:
                 continue
             out = {}
-            for knob, cur, values, numeric in _fight_knobs(system, t.entry, t.variants):
-                if cur is None:
+            knobs, _held = fight_knobs(system, t.entry, t.variants)
+            for k in knobs:
+                if k.current is None:
                     continue
-                if numeric:
-                    values = range(cur - span, cur + span + 1)
-                values = _valid(system, t.entry, t.variants, knob, values)
-                if cur in values and len(values) > 1:
-                    out[knob] = (cur, values)
+                values = range(k.current - span, k.current + span + 1) if (
+                    k.ordered and not k.values) else k.values
+                values = _valid(system, t.entry, t.variants, k.name, values)
+                if k.current in values and len(values) > 1:
+                    out[k.name] = (k.current, values)
             return out
     raise InputError(f"system {system!r}: no fight guardrail to change a knob of")
 
