@@ -49,12 +49,15 @@ def test_check_guardrail_pass_and_fail_hand_worked(tmp_path):
     assert t.loc[0, "value"] == pytest.approx(0.6, abs=1e-12)
     assert t.loc[0, "status"] == "pass"
     assert t.loc[0, "suggestion"] == ""
-    # min 0.7: fails; the smallest one-step cure is DC 15 -> 13 (d20 + 6 >= 13 on 7..20:
-    # 14 of 20 = 0.7) or modifier 6 -> 8 (same 0.7); the difficulty axis is tried first.
+    # min 0.7: fails. The task's DC is the guardrail's own term, held; the cure is the
+    # competence: modifier 6 -> 8 (d20 + 8 >= 15 on 7..20: 14 of 20 = 0.7).
     sc = load_scenario(_write(tmp_path, D20_CHECK.format(lo=0.7, hi=0.9)))
     t = audit.evaluate([sc], progress=False)
     assert t.loc[0, "status"] == "fail"
-    assert t.loc[0, "suggestion"] == "dc 15 → 13 gives p_success 0.7"
+    assert t.loc[0, "suggestion"].startswith("modifier 6 → 8 gives p_success 0.7, no other "
+                                             "guardrail moves")
+    assert "dc " not in t.loc[0, "suggestion"]
+    assert t.loc[0, "cure"] == "rpg-balance audit --set expert_hard:modifier=8"
 
 
 GLASS = """

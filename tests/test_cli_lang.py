@@ -60,7 +60,8 @@ def test_audit_markdown_in_pt_br(guardrail, capsys):
     assert row["mín."] == "0,7"
     assert row["máx."] == "0,9"
     assert row["situação"] == "falha"
-    assert row["sugestão"] == "dc 15 → 13 leva p_success a 0,7"   # 14/20
+    # the DC is held (the question); modifier 6 -> 8 gives 14/20
+    assert row["sugestão"] == "modifier 6 → 8 leva p_success a 0,7, nenhum outro limite se move"
     assert row["motivo"] == ("um especialista deveria superar uma tarefa difícil em geral, "
                              "não sempre: 50 a 80 %")     # guardrail reason, translated
     assert row["limite de balanceamento"] == "expert meets DC 15"   # names stay
@@ -72,8 +73,9 @@ def test_audit_csv_keeps_machine_names(guardrail, capsys):
     assert main(["audit", str(guardrail), "--lang", "pt-BR", "--no-progress"]) == 1
     pt = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert list(pt[0]) == list(en[0])                   # machine headers
-    assert en[0]["suggestion"] == "dc 15 → 13 gives p_success 0.7"
-    assert pt[0]["suggestion"] == "dc 15 → 13 leva p_success a 0,7"  # the sentence
+    assert en[0]["suggestion"] == "modifier 6 → 8 gives p_success 0.7, no other guardrail moves"
+    assert pt[0]["suggestion"] == ("modifier 6 → 8 leva p_success a 0,7, nenhum outro limite "
+                                   "se move")  # the sentence
     for key in en[0]:
         if key not in ("suggestion", "reason"):
             assert pt[0][key] == en[0][key], key        # status, numbers: machine

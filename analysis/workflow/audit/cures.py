@@ -19,7 +19,8 @@ Each cure is an :class:`~.edits.Edit` — a rule variant edits the whole system
 (``dice_pool_6:variant.again=8``), a trait or an axis edits the guardrail's own entry
 (``even_duel_middle_3d10:both.vigor=8``) — so ``rpg-balance audit --set EDIT`` re-runs the
 audit with it applied. Up to :data:`MAX_CURES` cures, one per knob, ranked by the size of
-the edit (steps along the knob's values), then by the knob's order above.
+the edit: an edit that moves the system's check cells (:func:`cells_moved`) after one that
+moves none, then the steps along the knob's values, then the knob's order above.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ SEARCH_STEPS = 8
 MAX_CURES = 3
 #: a check rule variant "moves" a cell of the system's check grid by more than this
 CELL_FLOOR = 0.01
+#: a guardrail's status in a sentence (translated with it)
+STATUS_WORDS = {"pass": N_("pass"), "fail": N_("fail"), "undecided": N_("undecided")}
 #: variants never searched: how a fight ends is part of the question, not a rule edit
 ENDING_VARIANTS = ("aftermath", "leave_horizon", "dying_horizon", "finish_rounds",
                    "finish_bashing", "first_aid_dice", "first_aid_tries", "first_aid_skill",
@@ -321,13 +324,14 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
             for steps, val, est, se in _search(knob, read, g.min, g.max, violated)[:1]:
                 target = t.system if knob.rule else entry
                 cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
-    cands.sort(key=lambda c: (c[0], c[1]))
-    cures = [c for _, _, c in cands[:max_cures]]
-    for c in cures:
+    for _, _, c in cands:
         if c.knob.startswith("variant."):
             c.cells_moved = cells_moved(t.system, t.variants, c.knob.split(".", 1)[1],
                                         c.value)
-    return CureSearch(cures, searched, held)
+    # the size of the edit: one that moves the system's checks is larger than one that
+    # does not, then the steps along the knob, then the knob's order
+    cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
+    return CureSearch([c for _, _, c in cands[:max_cures]], searched, held)
 
 
 def _range(knob: Knob) -> str:
@@ -437,7 +441,8 @@ def _with_effects(c: Cure, metric: str) -> Text:
         parts.append(Text(N_("other guardrails: {effects}"), effects=join(", ", (
             Text(N_("{guardrail} {before} → {after} ({status})"), guardrail=e["guardrail"],
                  before=_fmt(float(e["before"])), after=_fmt(float(e["after"])),
-                 status=e["status_after"]) for e in c.side_effects))))
+                 status=Text(STATUS_WORDS.get(e["status_after"], e["status_after"])))
+            for e in c.side_effects))))
     else:
         parts.append(Text(N_("no other guardrail moves")))
     return join(", ", parts)
