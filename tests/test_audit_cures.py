@@ -278,3 +278,28 @@ def test_discovered_one_hit_findings_get_cures_that_reproduce():
     assert grid["estimate"].iloc[1] < cfg["one_round_duel"]
     promised = float(re.search(r"gives \S+ ([\d.]+)", duel["suggestion"]).group(1))
     assert grid["estimate"].iloc[1] == pytest.approx(promised, abs=5e-4)
+
+
+def test_designer_file_holds_what_it_fixes_and_frees(capsys):
+    """scenarios/designer_guardrails.toml: twenty guardrails, a dozen failing; the
+    ``fixed`` lists hold what they name, and the cure commands run."""
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "designer_guardrails.toml"
+    t = audit.evaluate(audit.load_guardrails([path]), progress=False, files=[str(path)])
+    assert len(t) == 20
+    by = t.set_index("guardrail")
+    # fixed = ["variant.threshold"]: the dice_pool_7 duel's cures never turn it
+    s = by.loc["even duels last (dice_pool_7)", "suggestion"]
+    assert by.loc["even duels last (dice_pool_7)", "status"] == "fail"
+    assert "variant.threshold" not in s and s
+    # fixed = ["variant.*"]: only the competence axis is left
+    s = by.loc["expert meets a hard task, rules held (dice_pool_6)", "suggestion"]
+    assert s.startswith("pool 8 → 9 gives p_success 0.562") and "variant." not in s
+    # without it the same check is offered the threshold rule too, with its cells moved
+    s = by.loc["expert meets a hard task (dice_pool_6)", "suggestion"]
+    assert "variant.threshold 6 → 5" in s and "of the system's check cells" in s
+    # a side effect shown on a guardrail of the same fight (B9: vigor 4 -> 8)
+    s = by.loc["even duels last (middle_3d10)", "suggestion"]
+    assert "not over in round 1 (middle_3d10) 0.899 → 0.32 (pass)" in s
+    for name in ("even duels last (middle_3d10)", "a novice meets an easy task (middle_3d10)"):
+        code, after = _run(by.loc[name, "cure"], capsys)
+        assert after.set_index("guardrail").loc[name, "status"] == "pass"

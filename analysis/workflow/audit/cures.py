@@ -440,12 +440,22 @@ def _with_effects(c: Cure, metric: str) -> Text:
     elif c.side_effects:
         parts.append(Text(N_("other guardrails: {effects}"), effects=join(", ", (
             Text(N_("{guardrail} {before} → {after} ({status})"), guardrail=e["guardrail"],
-                 before=_fmt(float(e["before"])), after=_fmt(float(e["after"])),
+                 **_pair(float(e["before"]), float(e["after"])),
                  status=Text(STATUS_WORDS.get(e["status_after"], e["status_after"])))
             for e in c.side_effects))))
     else:
         parts.append(Text(N_("no other guardrail moves")))
     return join(", ", parts)
+
+
+def _pair(before: float, after: float) -> dict:
+    """``before`` and ``after`` with as many significant digits (3 to 6) as it takes to
+    tell them apart: a move is never shown as ``0.701 → 0.701``."""
+    for digits in range(3, 7):
+        b, a = f"{before:.{digits}g}", f"{after:.{digits}g}"
+        if b != a:
+            break
+    return {"before": b, "after": a}
 
 
 def _one(c: Cure, metric: str) -> Text:
