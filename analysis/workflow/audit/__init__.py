@@ -13,11 +13,13 @@ Three pieces:
   draws from ``SeedSequence(seed, spawn_key=(AUDIT_STREAM, g, k))`` — until the verdict is
   decided at :data:`Z_DECIDE` standard errors or the cap is hit: then the status is
   ``undecided``, never a coin flip.
-- **The cure** (:func:`suggest`) — for a failed guardrail, the smallest change of one
-  knob (a hit-point trait, weapon, armour, a difficulty or competence axis, or a rule
-  variant) that makes it pass, searched with :func:`analysis.workflow.solvers.solve_threshold`
-  over the knob metrics of :func:`~analysis.workflow.solvers.fight_knob_metric` and
-  :func:`~analysis.workflow.solvers.check_knob_metric`, and re-measured at the value found.
+- **The cures** (:func:`.cures.find_cures`) — for a failed guardrail, up to three
+  one-knob edits that make it pass without changing the question (a check's task and a
+  fight's fighters and gear are held; a guardrail's ``fixed``/``free`` lists adjust that),
+  searched with :func:`analysis.workflow.solvers.solve_threshold` where a knob is
+  ordered, each re-measured, ranked by the size of the edit, with its side effects on
+  the other guardrails; each is an :class:`.edits.Edit` that ``rpg-balance audit --set``
+  applies (the row's ``cure`` command).
 - **Discovery** (:func:`discover`) — findings without a guardrail: dominated weapons,
   armour and tactics over the whole ladder (:func:`dominated_options`), fights decided
   in one hit, the gap variants ranked by how far they move the even competent duel, and
@@ -26,14 +28,15 @@ Three pieces:
   ``analysis/data/guardrails.toml``.
 
 Layout: :mod:`.measuring` (a guardrail's target, value and status), :mod:`.cures` (the
-one-knob cure), :mod:`.running` (the guardrail files, :func:`evaluate`, the what-if
-reruns, JUnit XML), :mod:`.discovery` (findings without a guardrail), :mod:`.reproduce`
-(the command printing each row's number: the ``reproduce`` column); this package
+cures), :mod:`.edits` (``TARGET:KNOB=VALUE``), :mod:`.running` (the guardrail files,
+:func:`evaluate`, the what-if reruns, JUnit XML), :mod:`.discovery` (findings without a
+guardrail), :mod:`.reproduce` (the command printing each row's number: the ``reproduce``
+column); this package
 re-exports their public names, and the private ones (``from .m import _x as _x``) that the
 report's key findings and the tests reach.
 """
 
-from .cures import SEARCH_STEPS, suggest
+from .cures import MAX_CURES, SEARCH_STEPS, Cure, CureSearch, find_cures, suggest
 from .discovery import (
     CROSS,
     DEFAULT_DISCOVER,
@@ -51,6 +54,7 @@ from .discovery import (
 )
 from .discovery import _ladder_specs as _ladder_specs
 from .discovery import _matchups as _matchups
+from .edits import Edit
 from .measuring import AUDIT_STREAM, Z_DECIDE, Target, check_cell, check_value, measure, status_of
 from .measuring import _target as _target
 from .running import (
@@ -66,10 +70,42 @@ from .running import (
     with_knob,
 )
 
-__all__ = ["AUDIT_STREAM", "COLUMNS", "CROSS", "DATA", "DEFAULT_DISCOVER", "DOMINANCE_STREAM",
-           "OPTION_KINDS", "SEARCH_STEPS", "Z_DECIDE", "Target", "baseline", "check_cell",
-           "check_value",
-           "discover", "dominated_gear", "dominated_options", "dominated_weapons", "evaluate",
-           "flips", "gap_variants", "interaction_sweep", "junit_xml", "knob_interactions",
-           "knob_options", "load_guardrails", "measure", "one_hit_fights", "rerun", "restrict",
-           "status_of", "suggest", "with_knob"]
+__all__ = [
+    "AUDIT_STREAM",
+    "COLUMNS",
+    "CROSS",
+    "DATA",
+    "DEFAULT_DISCOVER",
+    "DOMINANCE_STREAM",
+    "MAX_CURES",
+    "OPTION_KINDS",
+    "SEARCH_STEPS",
+    "Z_DECIDE",
+    "Cure",
+    "CureSearch",
+    "Edit",
+    "Target",
+    "baseline",
+    "check_cell",
+    "check_value",
+    "discover",
+    "dominated_gear",
+    "dominated_options",
+    "dominated_weapons",
+    "evaluate",
+    "find_cures",
+    "flips",
+    "gap_variants",
+    "interaction_sweep",
+    "junit_xml",
+    "knob_interactions",
+    "knob_options",
+    "load_guardrails",
+    "measure",
+    "one_hit_fights",
+    "rerun",
+    "restrict",
+    "status_of",
+    "suggest",
+    "with_knob",
+]

@@ -150,8 +150,8 @@ def _edit_fight(sc, f, edit: Edit, system_wide: bool, where: str):
 
 def _edit_check(sc, c, edit: Edit, system_wide: bool, where: str):
     from analysis.checks.curves import AXES
-    from engines.variants import parse_variants
     from engines.system import get
+    from engines.variants import parse_variants
 
     from .measuring import _axes_of
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from engines.errors import InputError
 
-from .cures import _valid, cure_text, find_cures, fight_knobs, side_effects
+from .cures import _valid, cure_text, fight_knobs, find_cures, side_effects
 from .measuring import Z_DECIDE, _target, check_cell, measure
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "guardrails.toml"
