@@ -89,7 +89,7 @@ def _run(cmd: str, capsys) -> tuple[int, pd.DataFrame]:
     return code, pd.read_csv(io.StringIO(capsys.readouterr().out))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def default_audit():
     return audit.evaluate(audit.load_guardrails(), progress=False)
 

@@ -78,12 +78,12 @@ def _check_row(row, capsys) -> None:
     assert row["value"] == pytest.approx(abs(row["to_value"] - frm), abs=1e-9)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def guardrail_table():
     return audit.evaluate(audit.load_guardrails(), progress=False)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def findings():
     cfg = {**audit.DEFAULT_DISCOVER, **audit.load_guardrails()[0].discover}
     return audit.discover(cfg, progress=False)

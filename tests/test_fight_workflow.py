@@ -297,7 +297,7 @@ def scenario(**over):
     return parse_scenario({**SWEEP, **over}, "fights.toml")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def in_process():
     return run_fight_sweep(scenario(), Cluster(0), progress=False)
 
@@ -360,7 +360,7 @@ def test_fight_sweep_one_worker(in_process):
     pd.testing.assert_frame_equal(got, in_process.table, check_exact=True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def three_workers():
     import logging
 

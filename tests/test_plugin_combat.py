@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "examples" / "plugin_system"
 N = 20_000  # Monte Carlo fights / characters of the agreement tests
 
+#: one worker installs the plug-in once (session fixtures) and runs these tests
+pytestmark = pytest.mark.xdist_group("plugin_combat")
+
 
 @pytest.fixture(scope="module")
 def pbta():
@@ -376,7 +379,7 @@ def test_experience_chain_sums_to_one_and_mc_agrees(pbta, params):
 # ---------------------------------------------------------------- the command line
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
     """The package installed into a temporary site folder (:mod:`tests.plugin_site`)."""
     return install_plugin(tmp_path_factory.mktemp("site"))

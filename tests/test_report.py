@@ -43,7 +43,7 @@ COMBAT_TRIALS = 400  # fights per group fight: SE of a 50/50 side = 0.025
 SHOTS = Path(__file__).resolve().parent.parent / "reports" / "out" / "test-shots"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     rc = main(["report", "--systems", ",".join(SYSTEMS), "--trials", str(TRIALS),
@@ -53,13 +53,13 @@ def built(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def settings(built):
     return ReportSettings(systems=SYSTEMS, trials=TRIALS, seed=SEED, out=built,
                           combat_trials=COMBAT_TRIALS)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def page(built, tmp_path_factory):
     """The report opened in chromium: console errors, images, table cells."""
     profile = tmp_path_factory.mktemp("chromium-profile")

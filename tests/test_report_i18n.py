@@ -32,7 +32,7 @@ from reports.i18n import decimal, format_spec, percent
 sys.path.insert(0, str(Path(__file__).parent))
 from cdp_browser import Browser
 
-pytestmark = pytest.mark.xdist_group("report")
+pytestmark = pytest.mark.xdist_group("report_pt")
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEM = "dice_pool_7"  # one system, few trials: the machine is shared and slow
@@ -180,7 +180,7 @@ def test_figure_labels_are_translated():
 
 # ---------------------------------------------------------------- the built report
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("report-pt")
     rc = main(["report", "--lang", "pt-BR", "--systems", SYSTEM, "--trials", "1000",
@@ -190,7 +190,7 @@ def built(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def page(built, tmp_path_factory):
     with Browser(tmp_path_factory.mktemp("chromium-profile-pt")) as b:
         b.open((built / "report.html").as_uri())

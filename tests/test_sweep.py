@@ -49,7 +49,7 @@ def scenario(**over):
     return parse_scenario(data, "test.toml")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def in_process():
     return run_checks(scenario(), Cluster(0), progress=False).table
 
@@ -167,7 +167,7 @@ def test_one_worker_equals_in_process(in_process):
     pd.testing.assert_frame_equal(got, in_process, check_exact=True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def four_workers():
     """One 4-process LocalCluster shared by the tests that need it (start-up is slow)."""
     import logging

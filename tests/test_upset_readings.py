@@ -16,7 +16,7 @@ from cli.main import main
 from reports.sections.common import pct
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def upsets(tmp_path_factory):
     out = tmp_path_factory.mktemp("u") / "upsets.csv"
     assert main(["ladder", "--table", "upsets", "-o", str(out)]) == 0
