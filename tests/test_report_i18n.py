@@ -367,6 +367,13 @@ def test_a_new_variant_doc_is_extracted():
     found = [m for _l, _f, m, _c in variant_docs(io.BytesIO(src), (), (), {})]
     assert found == ["a brand new gap, never translated"]
     assert "a brand new gap, never translated" not in catalogue()
+    # the words a finding names it by (term=, words=) are extracted too
+    src = (b"from engines.variants import variant\n"
+           b"class Variants:\n"
+           b"    new_gap: int = variant(3, rule='A-g99', doc='a gap', choices=(1, 3),\n"
+           b"                           term='the new-gap rule', words={1: 'one only'})\n")
+    found = [m for _l, _f, m, _c in variant_docs(io.BytesIO(src), (), (), {})]
+    assert sorted(found) == ["a gap", "one only", "the new-gap rule"]
 
 
 def test_assumptions_table_docs_in_pt_br():
