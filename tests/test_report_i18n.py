@@ -454,3 +454,58 @@ def test_pt_br_designer_wording():
     for s in meets:
         assert "venc" not in s, s
         assert "super" in s, s
+
+
+def _printed_right_edges(html: str) -> tuple[float, float]:
+    """(right edge of the rightmost table cell, right edge of the text block) of the
+    printed page, in CSS px, as WeasyPrint lays the HTML out on A4."""
+    import logging
+
+    import weasyprint
+
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+
+    def walk(box):
+        yield box
+        for child in getattr(box, "children", None) or ():
+            yield from walk(child)
+
+    right, body = 0.0, None
+    for page in weasyprint.HTML(string=html).render().pages:
+        for box in walk(page._page_box):
+            tag = getattr(box, "element_tag", None)
+            if tag in ("td", "th"):
+                right = max(right, box.position_x + box.margin_width())
+            elif tag == "body":
+                body = box
+    return right, body.content_box_x() + body.width
+
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR"])
+def test_group_fight_table_fits_the_printed_page(lang):
+    """The combat section's group-fight table (24 columns: fight, system, method and the
+    21 of GROUP_COLUMNS, numbers of 4 decimals) stays inside the A4 text block: its
+    pt-BR headers ("EP(0 morrendo)", "EP(rodadas)") are hyphenated in print rather than
+    widening their columns past the margin (it overflowed by about 100 px)."""
+    import pandas as pd
+
+    from reports.render_html import render_html
+    from reports.sections.combat_common import GROUP_COLUMNS
+    from reports.settings import ReportSettings
+    from reports.structure import Caption, Report, Section, Table
+
+    rows = [{"fight": fight, "system": system, "method": "mc",
+             **dict.fromkeys(GROUP_COLUMNS, 0.4942), "rounds_mean": 3.35,
+             "rounds_se": 0.004, "rounds_q50": 3}
+            for fight in ("2v2", "3v1") for system in ("dice_pool_7", "middle_3d10",
+                                                       "d20_degrees")]
+    frame = pd.DataFrame(rows).rename(columns=GROUP_COLUMNS)
+    assert len(frame.columns) == 24
+    table = Table(id="combat-groups", title="t", frame=frame, caption=Caption("c"),
+                  index=("fight", "system"), formats={"rounds": ".2f", "SE(rounds)": ".3f",
+                                                      "median": ".0f"})
+    with i18n.language(lang):
+        html = render_html(Report("r", [Section("s", "S", [], [table])]),
+                           ReportSettings(systems=("dice_pool_7",), lang=lang))
+    right, margin = _printed_right_edges(html)
+    assert right <= margin + 0.5, (right, margin)
