@@ -304,12 +304,14 @@ def test_campaign_section_in_pt_br():
 
 
 def test_key_findings_section_in_pt_br():
-    """The Key findings title, the count sentence, the failure sentences, the designer's
-    reasons (analysis/data/guardrails.toml, through the catalogue), the cures built in
-    analysis/workflow/audit/cures.py (template translated, then filled) and the table's status
-    and suggestion cells and the guardrail names (also from guardrails.toml) are
-    Portuguese. Metric and knob names are identifiers and stay as they are; the CSV keeps
-    the machine words, the names as written and the English cure."""
+    """The Key findings page in pt-BR: the sharpest finding of the system, the count
+    sentence, each failure (the guardrail's name and the designer's reason from
+    analysis/data/guardrails.toml, through the catalogue; what it measures, its value and
+    the cure in words, numbers with the decimal comma) and the table's status, suggestion
+    and guardrail cells are Portuguese, with no knob or metric identifier and no
+    scientific notation in the prose; the CSV keeps the machine words, the names as
+    written and the English cure."""
+    from analysis.combat.fights import METRIC_NAMES
     from reports.sections.key_findings import section_key_findings
     from reports.settings import ReportSettings
 
@@ -318,9 +320,17 @@ def test_key_findings_section_in_pt_br():
         sec = section_key_findings(ReportSettings(systems=("middle_3d10",),
                                                   progress=False, lang="pt-BR"))
     assert sec.title == "Principais conclusões"
+    # the sharpest finding: an even knife duel decided in round 1 (B9: one knife hit
+    # takes an equal of Vigor 4 past its Resistance bands)
     first = sec.reading[0]
-    assert re.match(r"\d+ de \d+ limites de balanceamento passam com as regras padrão", first)
-    assert not ENGLISH_WORDS.search(first.replace("rpg-balance audit", "")), first
+    assert re.fullmatch(r"middle_3d10: um duelo equilibrado de nível competente \(faca\) "
+                        r"termina na rodada 1 com chance de \d\d,\d\u00a0%, porque um "
+                        r"ataque de faca derruba um igual ileso com chance de \d\d,\d\u00a0%\.",
+                        first), first
+    counts = sec.reading[1]
+    assert re.match(r"\d+ de \d+ limites de balanceamento passam com as regras padrão; "
+                    r"com falha: \d+, inconclusivos: \d+", counts), counts
+    assert not ENGLISH_WORDS.search(counts.replace("rpg-balance audit", "")), counts
     table = sec.tables()[0]
     assert table.title == "Limites de balanceamento"
     assert not ENGLISH_WORDS.search(table.caption.text)
@@ -329,28 +339,28 @@ def test_key_findings_section_in_pt_br():
     fails = table.full[table.full["status"] == "fail"]
     # the middle_3d10 even duel fails its 2-6 round guardrail (about 1.1 rounds)
     assert "even duel length (middle_3d10)" in set(fails["guardrail"])
-    lines = sec.reading[1:]
-    assert len(lines) == len(fails)
+    lines = sec.reading[2:2 + len(fails)]
     shown = table.frame[table.frame["status"] == "falha"]
     for line, r, cell in zip(lines, fails.itertuples(index=False), shown["suggestion"],
                              strict=True):
         assert po[r.reason] in line, line                   # the reason, translated
-        assert " leva " in cell or cell.startswith("nenhum ajuste"), cell
-        assert cell in line                                 # the same cure as the table
+        assert " leva " in cell or cell.startswith("nenhum ajuste"), cell  # the table's
         assert " gives " in r.suggestion or r.suggestion.startswith("no single knob")
-        own = line
         assert po[r.guardrail] in line, line                # the name, translated
-        for ident in (po[r.guardrail], r.metric):
-            own = own.replace(str(ident), "")
-        assert " vale " in own, line
+        own = line.replace(po[r.guardrail], "")
+        assert " é de " in own, line
         assert "Correção: " in own, line
-        assert not ENGLISH_WORDS.search(own), own
+    for line in sec.reading:
+        own = line.replace("middle_3d10", "").replace("rpg-balance audit", "")
+        assert not ENGLISH_WORDS.search(own), line
+        assert not re.search(r"\b(both|a|b|variant)\.\w+|\d[eE][-+]?\d", own), line
+        assert not [m for m in (*METRIC_NAMES, "p_success") if m in own], line
     assert "duração de um duelo equilibrado (middle_3d10)" in set(shown["guardrail"])
     duel = next(x for x in lines
                 if x.startswith("duração de um duelo equilibrado (middle_3d10)"))
-    assert "fora de 2 a 6" in duel                          # the 2-6 round bounds
-    assert re.search(r" vale 1,\d+", duel), duel            # about 1.1 rounds, comma
+    assert "a duração média do duelo é de 1,1 rodadas, fora de 2 a 6" in duel
     assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
+    assert "Correção: o Vigor dos dois lutadores (B9) de 4 para " in duel   # B9, words
 
 
 # ---------------------------------------------------------------- text made outside reports/
