@@ -276,6 +276,16 @@ class System:
     #: the campaign section's example: (mechanic, its parameters, sessions, threshold)
     #: of the system's :attr:`campaign` module (None: the section leaves it out)
     campaign_example: tuple[str, Mapping[str, Any], int, int] | None = None
+    #: the system's own words for what the audit's findings name (read by
+    #: :mod:`analysis.glossary`): ``{key: (term, rule id)}``. A key is a fighter's trait
+    #: as its archetype library names it (``"vigor"``), ``"weapon"``, ``"armour"``,
+    #: ``"tactic"``, a check axis (``"difficulty"``), or ``"NAME=VALUE"`` for one value
+    #: of a trait, gear or axis (``"armour=heavy_archaic"``; its rule id may be empty).
+    #: Terms are English msgids (:func:`N_`): a trait or gear word bare ("Vigor",
+    #: "armour"), an axis with its article ("the difficulty"). A variant's words are its
+    #: field's ``term`` and ``words`` (:func:`engines.variants.variant`); a key without a
+    #: term is read from its name.
+    terms: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     # --- combat hooks ------------------------------------------------------------------
     # ``archetype_library``: where the one archetype loader
     # (:mod:`analysis.combat.archetypes`) finds the system's archetype library, as
@@ -305,6 +315,8 @@ class System:
             value = {str(k): tuple(v) for k, v in dict(getattr(self, name)).items()}
             object.__setattr__(self, name, MappingProxyType(value))
         object.__setattr__(self, "modifier_base", MappingProxyType(dict(self.modifier_base)))
+        object.__setattr__(self, "terms", MappingProxyType(
+            {str(k): (str(v[0]), str(v[1])) for k, v in dict(self.terms).items()}))
         for name in (self.competence_axis, self.difficulty_axis):
             if name is not None and name not in axes:
                 raise InputError(f"system {self.id}: axis {name!r} is not one of its axes "

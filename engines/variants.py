@@ -1,7 +1,9 @@
 """Rule variants: every gap in RULES.md is a named, documented switch with a default.
 
 Each system declares a frozen dataclass of :class:`variant` fields. A field carries the
-rule id it settles, its allowed values and a one-line doc. :func:`parse_variants` builds
+rule id it settles, its allowed values, a one-line doc and, for the words of the report,
+a short ``term`` naming the rule ("the 10-again rule") and ``words`` for some of its
+values (``{9: "9-again"}``). :func:`parse_variants` builds
 the object from ``NAME=VALUE`` strings (the CLI and scenario files), and unknown names or
 invalid values raise :class:`~engines.errors.InputError` naming the known ones.
 """
@@ -20,9 +22,16 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
-def variant(default: Any, *, rule: str, doc: str, choices: Iterable[Any] | None = None) -> Any:
-    """Declare a variant field: its default, the rule id it settles, allowed values."""
-    meta = {"rule": rule, "doc": doc, "choices": tuple(choices) if choices is not None else None}
+def variant(default: Any, *, rule: str, doc: str, choices: Iterable[Any] | None = None,
+            term: str = "", words: Mapping[Any, str] | None = None) -> Any:
+    """Declare a variant field: its default, the rule id it settles, allowed values.
+
+    ``term`` names the rule in a designer's words, article included ("the 10-again
+    rule"; the report's findings say "the 10-again rule (A1)"), and ``words`` names some
+    of its values (``{9: "9-again", None: "no exploding dice"}``); both are English
+    msgids the report translates. Without them the report reads the field's name."""
+    meta = {"rule": rule, "doc": doc, "choices": tuple(choices) if choices is not None else None,
+            "term": term, "words": dict(words or {})}
     return dataclasses.field(default=default, metadata=meta)
 
 

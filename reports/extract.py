@@ -4,8 +4,9 @@
 ``tests/test_report_i18n.py`` collect the same msgids:
 
 - :func:`variant_docs` — the ``doc=`` text of every ``variant(...)`` field in
-  ``engines/`` (the descriptions in the *Assumptions* table), and the strings the
-  systems' report hooks mark with ``N_``. They are written where the
+  ``engines/`` (the descriptions in the *Assumptions* table), its ``term=`` and the
+  values of its ``words=`` (the rule and its values as the Key findings name them), and
+  the strings the systems' report hooks mark with ``N_``. They are written where the
   rule gap is settled; the report translates them where it shows them.
 - :func:`toml_text` — the designer's sentences of the data files (``reason`` and
   ``name`` of a guardrail, ``title`` of a fight) in ``analysis/data/``.
@@ -35,10 +36,11 @@ def _called(func: ast.expr) -> str | None:
 
 
 def variant_docs(fileobj, keywords, comment_tags, options):
-    """``(lineno, funcname, message, comments)`` for each constant ``doc=`` of a
-    ``variant(...)`` call (implicitly joined string literals are one message), then the
-    strings an engine module marks itself (``N_`` / ``_`` in a system's report hooks),
-    found by Babel's own Python extractor."""
+    """``(lineno, funcname, message, comments)`` for each constant ``doc=`` and ``term=``
+    of a ``variant(...)`` call and each constant value of its ``words=`` mapping
+    (implicitly joined string literals are one message), then the strings an engine
+    module marks itself (``N_`` / ``_`` in a system's report hooks), found by Babel's own
+    Python extractor."""
     import io
 
     from babel.messages.extract import extract_python
@@ -49,9 +51,13 @@ def variant_docs(fileobj, keywords, comment_tags, options):
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _called(node.func) == "variant":
             for kw in node.keywords:
-                if kw.arg == "doc" and isinstance(kw.value, ast.Constant) \
-                        and isinstance(kw.value.value, str):
-                    yield kw.value.lineno, "", kw.value.value, []
+                values = (kw.value.values if kw.arg == "words" and isinstance(kw.value,
+                                                                              ast.Dict)
+                          else [kw.value] if kw.arg in ("doc", "term") else [])
+                for value in values:
+                    if isinstance(value, ast.Constant) and isinstance(value.value, str) \
+                            and value.value:
+                        yield value.lineno, "", value.value, []
 
 
 def _strings(data, path=()):

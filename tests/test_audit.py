@@ -310,32 +310,111 @@ def test_discover_one_hit_and_variants_small():
     assert any("death=at_health (C-g5)" in n and "by definition" in n for n in notes)
 
 
+#: what an identifier looks like in prose: a dotted knob, a snake_case name, a number
+#: in scientific notation
+KNOB_ID = re.compile(r"\b(both|a|b|variant)\.\w+")
+SNAKE = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+\b")
+SCIENTIFIC = re.compile(r"\d[eE][-+]?\d")
+
+
+def prose_identifiers(line: str, systems) -> list[str]:
+    """Knob and metric identifiers and scientific notation left in a sentence of the
+    page (system ids, the guardrail file's path and the command names are names)."""
+    from analysis.combat.fights import METRIC_NAMES
+
+    for name in (*systems, "analysis/data/guardrails.toml"):
+        line = line.replace(name, "")
+    found = KNOB_ID.findall(line) + SNAKE.findall(line) + SCIENTIFIC.findall(line)
+    return found + [m for m in (*METRIC_NAMES, "p_success", "p_rounds_between")
+                    if m in line]
+
+
 def test_key_findings_section_opens_the_report():
+    """Each system's sharpest finding first, in words with its number: in middle_3d10 an
+    even knife duel is decided in round 1, because one knife attack drops an equal; in
+    percentile an expert (skill 80) meets a hard task (D1: roll ≤ 40) 40 % of the time,
+    under the guardrail's 50 %. Then the pass / fail counts, each failure with its cure,
+    the knobs whose effect depends on another; no identifier in the prose."""
     from reports import sections as S
     from reports.sections.key_findings import section_key_findings
     from reports.settings import ReportSettings
 
+    systems = ("middle_3d10", "percentile")
     assert S.SECTIONS[0] is section_key_findings
-    sec = section_key_findings(ReportSettings(systems=("middle_3d10", "d20_degrees"),
-                                              progress=False))
+    sec = section_key_findings(ReportSettings(systems=systems, progress=False))
     frame = sec.blocks[0].frame
-    assert set(frame["system"]) == {"middle_3d10", "d20_degrees"}
+    assert set(frame["system"]) == set(systems)
     # the middle_3d10 even duel fails its 2-6 round guardrail (about 1.1 rounds)
     failed = frame[frame["status"] == "fail"]
-    assert "even duel length (middle_3d10)" in set(failed["guardrail"])
-    assert any("Cure: both.vigor" in line for line in sec.reading)
+    assert {"even duel length (middle_3d10)", "expert vs hard task (percentile)"} \
+        <= set(failed["guardrail"])
+    # 1. the sharpest finding of each system, with its number
+    cfg = {**audit.DEFAULT_DISCOVER, **audit.load_guardrails()[0].discover}
+    hits = {r["subject"]: r["value"] for r in audit.one_hit_fights("middle_3d10", cfg)}
+    assert sec.reading[0] == (
+        "middle_3d10: an even competent duel (knife) ends in round 1 with a chance of "
+        f"{100 * hits['even duel']:.1f}%, because one knife attack drops an unhurt equal "
+        f"with a chance of {100 * hits['knife']:.1f}%.")
+    assert hits["even duel"] > 0.8
+    assert sec.reading[0].small.startswith("rpg-balance ")
+    assert sec.reading[1] == ("percentile: in “expert vs hard task (percentile)”, the "
+                              "chance to succeed is 40%, outside 50% to 80%.")
+    # 2. the counts
+    n, n_fail = len(frame), len(failed)
+    assert sec.reading[2].startswith(f"{n - n_fail} of {n} balance guardrails pass under "
+                                     f"the default rules; failed: {n_fail}, undecided: 0")
+    # 3. each failure in words, its cure in the system's own words (B9: Vigor)
+    cure = next(line for line in sec.reading if line.startswith("even duel length"))
+    assert "the duel's mean length is 1.1 rounds, outside 2 to 6" in cure
+    assert "Cure: both fighters' Vigor (B9) from 4 to " in cure
     # each failure and each interaction carries the command printing its number, shown
     # in small print under the sentence
-    cure = next(line for line in sec.reading if "Cure: both.vigor" in line)
     assert cure.small == ("rpg-balance duel middle_3d10 competent competent "
                           "--columns rounds_mean")
+    # 4. the knobs whose effect depends on another (percentile: DX4 × armour, DX11)
+    assert any(line.startswith("percentile: the effect of the extreme-damage rule (DX4) "
+                               "depends on both fighters' body armour (DX11).")
+               for line in sec.reading)
+    for line in sec.reading:
+        assert prose_identifiers(line, systems) == [], line
     from reports.render_html import render_html
     from reports.structure import Report
 
-    html = render_html(Report("audit", [sec]), ReportSettings(
-        systems=("middle_3d10", "d20_degrees"), progress=False))
+    html = render_html(Report("audit", [sec]), ReportSettings(systems=systems,
+                                                              progress=False))
     assert ('<small class="reproduce"><code>rpg-balance duel middle_3d10 competent '
             'competent --columns rounds_mean</code></small>') in html
+
+
+def test_key_findings_cure_in_words():
+    """The audit's cure, written with identifiers (analysis/workflow/audit/cures.py), is
+    shown in words on the page: the knob by its rule (B9 Vigor, C1 difficulty, B3
+    doubles), the metric as what it measures, the number as a designer reads it. A cure
+    already in words, or of a shape the page does not know, is shown as written."""
+    from analysis.glossary import knob_phrase
+    from analysis.text import Text
+    from reports.sections.key_findings import _cure
+
+    rounds = Text("{knob} {current} → {value} gives {metric} {estimate:.3g}",
+                  knob="both.vigor", current=4, value=8, metric="rounds_mean",
+                  estimate=2.1348)
+    assert _cure("middle_3d10", rounds) == ("both fighters' Vigor (B9) from 4 to 8, which "
+                                            "makes the duel's mean length 2.1 rounds")
+    check = Text("{knob} {current} → {value} gives {metric} {estimate:.3g} ± {se:.3g}",
+                 knob="difficulty", current=5, value=4, metric="p_success",
+                 estimate=0.6643, se=0.004)
+    assert _cure("dice_pool_6", check) == ("the difficulty (C1) from 5 to 4, which makes "
+                                           "the chance to succeed 66.4% ± 0.4 points")
+    none = Text("no single knob cures it (searched {searched})",
+                searched="both.vigor 0–16, variant.doubles")
+    assert _cure("middle_3d10", none) == ("no single knob cures it (searched: both "
+                                          "fighters' Vigor (B9) 0–16; the doubles rule "
+                                          "(B3))")
+    worded = Text("{knob} from {current} to {value}", knob=knob_phrase("middle_3d10",
+                                                                       "both.vigor"),
+                  current=4, value=8)
+    assert _cure("middle_3d10", worded) == str(worded)
+    assert _cure("middle_3d10", "") == ""
 
 
 def test_interaction_ranges_hand_worked():

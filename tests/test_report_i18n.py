@@ -304,12 +304,14 @@ def test_campaign_section_in_pt_br():
 
 
 def test_key_findings_section_in_pt_br():
-    """The Key findings title, the count sentence, the failure sentences, the designer's
-    reasons (analysis/data/guardrails.toml, through the catalogue), the cures built in
-    analysis/workflow/audit/cures.py (template translated, then filled) and the table's status
-    and suggestion cells and the guardrail names (also from guardrails.toml) are
-    Portuguese. Metric and knob names are identifiers and stay as they are; the CSV keeps
-    the machine words, the names as written and the English cure."""
+    """The Key findings page in pt-BR: the sharpest finding of the system, the count
+    sentence, each failure (the guardrail's name and the designer's reason from
+    analysis/data/guardrails.toml, through the catalogue; what it measures, its value and
+    the cure in words, numbers with the decimal comma) and the table's status, suggestion
+    and guardrail cells are Portuguese, with no knob or metric identifier and no
+    scientific notation in the prose; the CSV keeps the machine words, the names as
+    written and the English cure."""
+    from analysis.combat.fights import METRIC_NAMES
     from reports.sections.key_findings import section_key_findings
     from reports.settings import ReportSettings
 
@@ -318,9 +320,17 @@ def test_key_findings_section_in_pt_br():
         sec = section_key_findings(ReportSettings(systems=("middle_3d10",),
                                                   progress=False, lang="pt-BR"))
     assert sec.title == "Principais conclusões"
+    # the sharpest finding: an even knife duel decided in round 1 (B9: one knife hit
+    # takes an equal of Vigor 4 past its Resistance bands)
     first = sec.reading[0]
-    assert re.match(r"\d+ de \d+ limites de balanceamento passam com as regras padrão", first)
-    assert not ENGLISH_WORDS.search(first.replace("rpg-balance audit", "")), first
+    assert re.fullmatch(r"middle_3d10: um duelo equilibrado de nível competente \(faca\) "
+                        r"termina na rodada 1 com chance de \d\d,\d\u00a0%, porque um "
+                        r"ataque de faca derruba um igual ileso com chance de \d\d,\d\u00a0%\.",
+                        first), first
+    counts = sec.reading[1]
+    assert re.match(r"\d+ de \d+ limites de balanceamento passam com as regras padrão; "
+                    r"com falha: \d+, inconclusivos: \d+", counts), counts
+    assert not ENGLISH_WORDS.search(counts.replace("rpg-balance audit", "")), counts
     table = sec.tables()[0]
     assert table.title == "Limites de balanceamento"
     assert not ENGLISH_WORDS.search(table.caption.text)
@@ -329,28 +339,28 @@ def test_key_findings_section_in_pt_br():
     fails = table.full[table.full["status"] == "fail"]
     # the middle_3d10 even duel fails its 2-6 round guardrail (about 1.1 rounds)
     assert "even duel length (middle_3d10)" in set(fails["guardrail"])
-    lines = sec.reading[1:]
-    assert len(lines) == len(fails)
+    lines = sec.reading[2:2 + len(fails)]
     shown = table.frame[table.frame["status"] == "falha"]
     for line, r, cell in zip(lines, fails.itertuples(index=False), shown["suggestion"],
                              strict=True):
         assert po[r.reason] in line, line                   # the reason, translated
-        assert " leva " in cell or cell.startswith("nenhum ajuste"), cell
-        assert cell in line                                 # the same cure as the table
+        assert " leva " in cell or cell.startswith("nenhum ajuste"), cell  # the table's
         assert " gives " in r.suggestion or r.suggestion.startswith("no single knob")
-        own = line
         assert po[r.guardrail] in line, line                # the name, translated
-        for ident in (po[r.guardrail], r.metric):
-            own = own.replace(str(ident), "")
-        assert " vale " in own, line
+        own = line.replace(po[r.guardrail], "")
+        assert " é de " in own, line
         assert "Correção: " in own, line
-        assert not ENGLISH_WORDS.search(own), own
+    for line in sec.reading:
+        own = line.replace("middle_3d10", "").replace("rpg-balance audit", "")
+        assert not ENGLISH_WORDS.search(own), line
+        assert not re.search(r"\b(both|a|b|variant)\.\w+|\d[eE][-+]?\d", own), line
+        assert not [m for m in (*METRIC_NAMES, "p_success") if m in own], line
     assert "duração de um duelo equilibrado (middle_3d10)" in set(shown["guardrail"])
     duel = next(x for x in lines
                 if x.startswith("duração de um duelo equilibrado (middle_3d10)"))
-    assert "fora de 2 a 6" in duel                          # the 2-6 round bounds
-    assert re.search(r" vale 1,\d+", duel), duel            # about 1.1 rounds, comma
+    assert "a duração média do duelo é de 1,1 rodadas, fora de 2 a 6" in duel
     assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
+    assert "Correção: o Vigor dos dois lutadores (B9) de 4 para " in duel   # B9, words
 
 
 # ---------------------------------------------------------------- text made outside reports/
@@ -367,6 +377,13 @@ def test_a_new_variant_doc_is_extracted():
     found = [m for _l, _f, m, _c in variant_docs(io.BytesIO(src), (), (), {})]
     assert found == ["a brand new gap, never translated"]
     assert "a brand new gap, never translated" not in catalogue()
+    # the words a finding names it by (term=, words=) are extracted too
+    src = (b"from engines.variants import variant\n"
+           b"class Variants:\n"
+           b"    new_gap: int = variant(3, rule='A-g99', doc='a gap', choices=(1, 3),\n"
+           b"                           term='the new-gap rule', words={1: 'one only'})\n")
+    found = [m for _l, _f, m, _c in variant_docs(io.BytesIO(src), (), (), {})]
+    assert sorted(found) == ["a gap", "one only", "the new-gap rule"]
 
 
 def test_assumptions_table_docs_in_pt_br():
@@ -447,3 +464,58 @@ def test_pt_br_designer_wording():
     for s in meets:
         assert "venc" not in s, s
         assert "super" in s, s
+
+
+def _printed_right_edges(html: str) -> tuple[float, float]:
+    """(right edge of the rightmost table cell, right edge of the text block) of the
+    printed page, in CSS px, as WeasyPrint lays the HTML out on A4."""
+    import logging
+
+    import weasyprint
+
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+
+    def walk(box):
+        yield box
+        for child in getattr(box, "children", None) or ():
+            yield from walk(child)
+
+    right, body = 0.0, None
+    for page in weasyprint.HTML(string=html).render().pages:
+        for box in walk(page._page_box):
+            tag = getattr(box, "element_tag", None)
+            if tag in ("td", "th"):
+                right = max(right, box.position_x + box.margin_width())
+            elif tag == "body":
+                body = box
+    return right, body.content_box_x() + body.width
+
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR"])
+def test_group_fight_table_fits_the_printed_page(lang):
+    """The combat section's group-fight table (24 columns: fight, system, method and the
+    21 of GROUP_COLUMNS, numbers of 4 decimals) stays inside the A4 text block: its
+    pt-BR headers ("EP(0 morrendo)", "EP(rodadas)") are hyphenated in print rather than
+    widening their columns past the margin (it overflowed by about 100 px)."""
+    import pandas as pd
+
+    from reports.render_html import render_html
+    from reports.sections.combat_common import GROUP_COLUMNS
+    from reports.settings import ReportSettings
+    from reports.structure import Caption, Report, Section, Table
+
+    rows = [{"fight": fight, "system": system, "method": "mc",
+             **dict.fromkeys(GROUP_COLUMNS, 0.4942), "rounds_mean": 3.35,
+             "rounds_se": 0.004, "rounds_q50": 3}
+            for fight in ("2v2", "3v1") for system in ("dice_pool_7", "middle_3d10",
+                                                       "d20_degrees")]
+    frame = pd.DataFrame(rows).rename(columns=GROUP_COLUMNS)
+    assert len(frame.columns) == 24
+    table = Table(id="combat-groups", title="t", frame=frame, caption=Caption("c"),
+                  index=("fight", "system"), formats={"rounds": ".2f", "SE(rounds)": ".3f",
+                                                      "median": ".0f"})
+    with i18n.language(lang):
+        html = render_html(Report("r", [Section("s", "S", [], [table])]),
+                           ReportSettings(systems=("dice_pool_7",), lang=lang))
+    right, margin = _printed_right_edges(html)
+    assert right <= margin + 0.5, (right, margin)

@@ -55,18 +55,25 @@ class Variants:
     """Rule variants of ``d20_degrees``."""
 
     system: ClassVar[str] = SYSTEM
-    natural_1_fails: bool = variant(True, rule="E3", doc="a natural 1 always fails")
+    natural_1_fails: bool = variant(True, rule="E3", doc="a natural 1 always fails",
+                                    term="the natural 1 rule")
     natural_20_degree: bool = variant(True, rule="E3", doc="a natural 20 counts one degree "
-                                      "better (as if +5)")
+                                      "better (as if +5)",
+                                      term="the natural 20 rule")
     reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
-                                   "11) is still a natural 1")
+                                   "11) is still a natural 1",
+                                   term="a rerolled 1 staying a natural 1")
     assist_three: int = variant(5, rule="E-g1", doc="bonus when helpers total exactly 3 "
-                                "degrees of success (+5 as in M&M 3e, or +2)", choices=(2, 5))
+                                "degrees of success (+5 as in M&M 3e, or +2)", choices=(2, 5),
+                                term="the bonus for 3 assisting degrees")
     assist_total: str = variant("net", rule="E7", doc="helpers' degrees form one signed "
                                 "total (the seed: 'the degrees of success (or failure) are "
                                 "summed'; a total below −2 gives −2); 'separate' sums "
                                 "successes and failures apart, successes first",
-                                choices=("net", "separate"))
+                                choices=("net", "separate"),
+                                term="how helpers' degrees add up",
+                                words={"net": "one signed total",
+                                       "separate": "successes and failures apart"})
 
     def rule(self) -> np.ndarray:
         return np.array([int(self.reroll_natural)], dtype=np.int64)
@@ -345,6 +352,23 @@ PLUGIN = System(
     outcome_labels=(N_("roll"), N_("d20 result (1–20)")),
     spread=("modifier", {"dc": 15, "degree": 1}, N_("DC 15, hard (E1)")),
     campaign_example=("hero-points", {"points": 1, "fights": 3}, 20, 0),
+    terms={
+        "hit_points": (N_("hit points"), "E-g2"), "strength": (N_("Strength"), "E12"),
+        "stamina": (N_("Stamina"), "E12"), "fighting": (N_("Fighting"), "E11"),
+        "parry": (N_("Parry"), "E11"), "dodge": (N_("Dodge"), "E11"),
+        "fortitude": (N_("Fortitude"), "E14"), "hero_points": (N_("starting hero points"), "E9"),
+        "weapon": (N_("weapon in hand"), "E12"), "armour": (N_("body armour"), "E12"),
+        "maneuver": (N_("maneuver"), "E16"), "tactic": (N_("maneuver"), "E16"),
+        "modifier": (N_("the modifier"), "E1"), "dc": (N_("the DC"), "E1"),
+        "degree": (N_("the degrees of success needed"), "E2"),
+        "roll": (N_("the roll"), "E9"),
+        "weapon=unarmed": (N_("unarmed"), ""), "weapon=light_melee": (N_("light melee"), ""),
+        "weapon=heavy_melee": (N_("heavy melee"), ""), "weapon=pistol": (N_("pistol"), ""),
+        "armour=none": (N_("none"), ""),
+        "weapon=heavy_pistol": (N_("heavy pistol"), ""), "weapon=rifle": (N_("rifle"), ""),
+        "armour=light": (N_("light"), ""), "armour=medium": (N_("medium"), ""),
+        "armour=heavy": (N_("heavy"), ""),
+    },
     archetype_library="analysis.combat.combatants_d20:D20_DEGREES",
     health_trait="hit_points",
     interaction_sweep={"metric": "p_rounds_between:2:6",

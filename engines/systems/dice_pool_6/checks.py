@@ -51,16 +51,23 @@ class Variants:
     system: ClassVar[str] = SYSTEM
     threshold: int = variant(6, rule="C-g1", doc="face a die must reach to succeed "
                              "(the seed leaves it unwritten; 6+ as in Vampire 5th ed.)",
-                             choices=range(2, 11))
+                             choices=range(2, 11),
+                             term="the success threshold")
     criticals: bool = variant(True, rule="C-g2", doc="each pair of 10s counts 4 successes "
-                              "(2 extra); false = no criticals")
+                              "(2 extra); false = no criticals",
+                              term="the criticals rule")
     retry_step: int = variant(1, rule="C-g3", doc="difficulty removed per retry of a "
-                              "repeatable check (minimum difficulty 1)", choices=(0, 1, 2))
+                              "repeatable check (minimum difficulty 1)", choices=(0, 1, 2),
+                              term="the retry step")
     min_damage: bool = variant(False, rule="C-g4", doc="a conflict won with margin 0 and a "
-                               "+0 weapon deals 1 damage (default: 0, the literal reading)")
+                               "+0 weapon deals 1 damage (default: 0, the literal reading)",
+                               term="the minimum damage rule")
     opposition: str = variant("trait", rule="C4", doc="fixed opposition: the resisting "
                               "trait (0 counts 1) or half the resisting pool",
-                              choices=("trait", "half_pool"))
+                              choices=("trait", "half_pool"),
+                              term="the fixed-opposition rule",
+                              words={"trait": "the resisting trait",
+                                     "half_pool": "half the resisting pool"})
 
     def rule(self) -> _pools.PoolRule:
         return _pools.PoolRule(threshold=self.threshold, again=11,
@@ -248,6 +255,18 @@ PLUGIN = System(
     pool_settings=True,
     spread=("pool", {"difficulty": 3}, N_("difficulty 3 successes (C1)")),
     campaign_example=("budgets", {"stamina": 2, "scenes": 3, "attack": 4, "dodge": 4}, 20, 1),
+    terms={
+        "stamina": (N_("Stamina"), "C6"), "composure": (N_("Composure"), "C6"),
+        "resolve": (N_("Resolve"), "C6"), "weapon": (N_("weapon in hand"), "C11"),
+        "split": (N_("combat tactic"), "C13"), "tactic": (N_("combat tactic"), "C13"),
+        "cover": (N_("cover"), "C12"),
+        "pool": (N_("the dice pool"), "C1"),
+        "difficulty": (N_("the difficulty"), "C1"),
+        "weapon=unarmed": (N_("unarmed"), ""), "weapon=light_melee": (N_("light melee"), ""),
+        "weapon=heavy_melee": (N_("heavy melee"), ""),
+        "weapon=light_ranged": (N_("light ranged"), ""),
+        "weapon=heavy_ranged": (N_("heavy ranged"), ""), "weapon=shotgun": (N_("shotgun"), ""),
+    },
     archetype_library="analysis.combat.combatants:DICE_POOL_6",
     health_trait="stamina",
     interaction_sweep={"metric": "p_rounds_between:2:6",

@@ -50,21 +50,30 @@ class Variants:
 
     system: ClassVar[str] = SYSTEM
     threshold: int = variant(7, rule="A1", doc="face a die must reach to succeed",
-                             choices=range(2, 11))
+                             choices=range(2, 11),
+                             term="the success threshold")
     again: int | None = variant(10, rule="A1", doc="faces that explode: 10-again (seed), "
-                                "9-again, 8-again, or none", choices=(10, 9, 8, None))
+                                "9-again, 8-again, or none", choices=(10, 9, 8, None),
+                                term="the 10-again rule",
+                                words={10: "10-again", 9: "9-again", 8: "8-again",
+                                       None: "no re-rolls"})
     chance_die: bool = variant(True, rule="A-g1", doc="a pool of 0 or less rolls one chance "
                                "die (10 succeeds, 1 is a dramatic failure); false = automatic "
-                               "failure")
+                               "failure",
+                               term="the chance die")
     chance_die_explodes: bool = variant(False, rule="A-g1", doc="the chance die's 10 explodes "
-                                        "(1st edition); default: it does not (2nd edition)")
+                                        "(1st edition); default: it does not (2nd edition)",
+                                        term="the exploding chance die")
     exceptional_at: int = variant(0, rule="A-g2", doc="successes that make an exceptional "
                                   "success (0 = no success levels, the seed's reading)",
-                                  choices=(0, 3, 4, 5))
+                                  choices=(0, 3, 4, 5),
+                                  term="the exceptional-success threshold", words={0: "none"})
     opposed_tie: str = variant("defender", rule="A-g7", doc="opposed check (both roll, more "
                                "successes wins; the seed gives no rule): a tie goes to the "
                                "defender (status quo), or 'reroll' until one side wins",
-                               choices=("defender", "reroll"))
+                               choices=("defender", "reroll"),
+                               term="the opposed-check tie rule",
+                               words={"defender": "the defender wins", "reroll": "a re-roll"})
 
     def rule(self) -> _pools.PoolRule:
         return _pools.PoolRule(threshold=self.threshold,
@@ -300,6 +309,27 @@ PLUGIN = System(
     pool_settings=True,
     spread=("pool", {"successes": 1}, N_("at least 1 success (A1)")),
     campaign_example=("morality", {"morality": 7, "infraction": 5, "per_session": 1}, 30, 4),
+    terms={
+        "CON": (N_("CON"), "A14"), "FOR": (N_("FOR"), "A7"), "DES": (N_("DES"), "A7"),
+        "SAB": (N_("SAB"), "A8"), "DET": (N_("DET"), "A4"), "AUT": (N_("AUT"), "A4"),
+        "weapon": (N_("weapon in hand"), "A11"), "armour": (N_("body armour"), "A13"),
+        "shield": (N_("shield"), "A13"), "tactic": (N_("combat tactic"), "A6"),
+        "willpower": (N_("Willpower"), "A4"), "quality": (N_("equipment quality"), "A5"),
+        "pool": (N_("the dice pool"), "A2"), "successes": (N_("the successes needed"), "A1"),
+        "weapon=unarmed": (N_("unarmed"), ""), "weapon=light_melee": (N_("light melee"), ""),
+        "weapon=heavy_melee": (N_("heavy melee"), ""), "weapon=thrown": (N_("thrown"), ""),
+        "weapon=light_ranged": (N_("light ranged"), ""),
+        "weapon=heavy_ranged": (N_("heavy ranged"), ""),
+        "weapon=unarmed_lethal": (N_("unarmed, lethal"), ""),
+        "weapon=submachine_gun": (N_("submachine gun"), ""),
+        "weapon=assault_rifle": (N_("assault rifle"), ""),
+        "armour=none": (N_("none"), ""), "armour=light_archaic": (N_("light archaic"), ""),
+        "armour=medium_archaic": (N_("medium archaic"), ""),
+        "armour=heavy_archaic": (N_("heavy archaic"), ""),
+        "armour=light_modern": (N_("light modern"), ""),
+        "armour=heavy_modern": (N_("heavy modern"), ""),
+        "armour=reinforced_clothing": (N_("reinforced clothing"), ""),
+    },
     archetype_library="analysis.combat.combatants:DICE_POOL_7",
     health_trait="CON",
     interaction_sweep={"metric": "p_rounds_between:3:5",

@@ -58,15 +58,23 @@ class Variants:
     system: ClassVar[str] = SYSTEM
     disadvantage: str = variant("lowest", rule="B-g2", doc="disadvantage rerolls and keeps "
                                 "the lowest die; 'middle' = no effect on the dice",
-                                choices=("lowest", "middle"))
+                                choices=("lowest", "middle"),
+                                term="the disadvantage rule",
+                                words={"lowest": "keep the lowest die", "middle": "no effect"})
     doubles: bool = variant(True, rule="B3", doc="two or three 10s succeed automatically, "
-                            "two or three 1s fail catastrophically")
+                            "two or three 1s fail catastrophically",
+                            term="the doubles rule")
     tie: str = variant("trait_then_reroll", rule="B-g3", doc="opposed tie: higher trait + "
                        "skill wins, then a re-roll; 'reroll' ignores traits",
-                       choices=("trait_then_reroll", "reroll"))
+                       choices=("trait_then_reroll", "reroll"),
+                       term="the opposed-tie rule",
+                       words={"trait_then_reroll": "higher trait + skill, then a re-roll",
+                              "reroll": "a re-roll"})
     massive_traits: str = variant("c_plus_vigor", rule="B-g6", doc="what the massive damage "
                                   "check adds to C: Vigor (default) or nothing",
-                                  choices=("c_plus_vigor", "c_only"))
+                                  choices=("c_plus_vigor", "c_only"),
+                                  term="the massive-damage check",
+                                  words={"c_plus_vigor": "C + Vigor", "c_only": "C alone"})
 
     def rule(self) -> np.ndarray:
         return np.array([int(self.disadvantage == "lowest"), int(self.doubles)], dtype=np.int64)
@@ -356,6 +364,22 @@ PLUGIN = System(
     spread=("modifier", {"difficulty": 15, "roll": "normal"},
             N_("difficulty 15, average (B2)")),
     campaign_example=("arcane", {"uses": 1, "level": "major"}, 52, 10),
+    terms={
+        "vigor": (N_("Vigor"), "B9"), "strength": (N_("Strength"), "B8"),
+        "combat": (N_("Combat"), "B8"), "trait": (N_("characteristic"), "B1"),
+        "defense": (N_("Defense"), "B7"), "reflex": (N_("reflex"), "B-g4"),
+        "drama": (N_("drama points"), "B4"), "weapon": (N_("weapon in hand"), "B8"),
+        "drama_tactic": (N_("drama tactic"), "B4"), "tactic": (N_("drama tactic"), "B4"),
+        "modifier": (N_("the characteristic + skill"), "B1"),
+        "difficulty": (N_("the Difficulty"), "B2"),
+        "roll": (N_("advantage or disadvantage"), "B4"),
+        "weapon=fists": (N_("fists"), ""), "weapon=knife": (N_("knife"), ""),
+        "weapon=sword": (N_("sword"), ""), "weapon=pistol": (N_("pistol"), ""),
+        "weapon=rifle": (N_("rifle"), ""), "weapon=shotgun": (N_("shotgun"), ""),
+        "weapon=claws": (N_("claws"), ""), "weapon=brass_knuckles": (N_("brass knuckles"), ""),
+        "weapon=axe": (N_("axe"), ""), "weapon=baton": (N_("baton"), ""),
+        "weapon=smg": (N_("submachine gun"), ""), "weapon=machine_gun": (N_("machine gun"), ""),
+    },
     archetype_library="analysis.combat.combatants_middle_pct:MIDDLE_3D10",
     health_trait="vigor",
     interaction_sweep={"metric": "p_rounds_between:2:6",

@@ -51,9 +51,11 @@ class Variants:
 
     system: ClassVar[str] = SYSTEM
     criticals: bool = variant(True, rule="D-g1", doc="01 is a critical success; 100 (or "
-                              "96–100 when the needed value is below 50) is a fumble")
+                              "96–100 when the needed value is below 50) is a fumble",
+                              term="criticals and fumbles")
     improve_on_96: bool = variant(True, rule="D-g2", doc="an improvement roll of 96+ "
-                                  "improves the skill even when the skill is above 95")
+                                  "improves the skill even when the skill is above 95",
+                                  term="improvement on 96+")
 
     def rule(self) -> np.ndarray:
         return np.zeros(1, dtype=np.int64)
@@ -342,6 +344,19 @@ PLUGIN = System(
     outcome_labels=(N_("net bonus (+) / penalty (−) dice"), N_("d100 result (1–100)")),
     spread=("skill", {"level": "regular", "dice": 0}, N_("regular success (D1)")),
     campaign_example=("skill-growth", {"skill": 40, "uses": 1}, 60, 75),
+    terms={
+        "con": (N_("CON"), "DX6"), "siz": (N_("SIZ"), "DX6"), "strength": (N_("STR"), "DX3"),
+        "dex": (N_("DEX"), "DX1"), "fighting": (N_("Fighting"), "DX2"),
+        "firearms": (N_("Firearms"), "DX5"), "dodge": (N_("Dodge"), "DX2"),
+        "armour": (N_("body armour"), "DX11"), "weapon": (N_("weapon in hand"), "DX3"),
+        "defend": (N_("combat tactic"), "DX2"), "tactic": (N_("combat tactic"), "DX2"),
+        "skill": (N_("the skill"), "D1"), "level": (N_("the success level asked for"), "D1"),
+        "dice": (N_("the bonus and penalty dice"), "D4"),
+        "weapon=unarmed": (N_("unarmed"), ""), "weapon=knife": (N_("knife"), ""),
+        "weapon=club": (N_("club"), ""), "weapon=handgun": (N_("handgun"), ""),
+        "weapon=rifle": (N_("rifle"), ""), "weapon=shotgun": (N_("shotgun"), ""),
+        "weapon=machete": (N_("machete"), ""), "weapon=bat": (N_("bat"), ""),
+    },
     archetype_library="analysis.combat.combatants_middle_pct:PERCENTILE",
     health_trait="con",
     interaction_sweep={"metric": "p_rounds_between:2:6",

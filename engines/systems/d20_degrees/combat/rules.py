@@ -69,54 +69,80 @@ class Variants:
 
     system: ClassVar[str] = SYSTEM
     degree_damage: bool = variant(True, rule="E11", doc="house rule: +1 damage per degree of "
-                                  "success beyond the hit")
+                                  "success beyond the hit",
+                                  term="the degree-damage house rule")
     defenceless_attack: str = variant("routine", rule="E-g3", doc="attack on a defenceless "
                                       "target: routine (take 10) or roll vs DC 10 (a hit is "
-                                      "critical)", choices=("routine", "roll"))
+                                      "critical)", choices=("routine", "roll"),
+                                      term="attacks on a defenceless target",
+                                      words={"routine": "routine (take 10)", "roll": "rolled"})
     crit_extra_degree: bool = variant(False, rule="E-g4", doc="an attack's natural 20 also "
-                                      "counts one degree better (E3) for excess degrees")
+                                      "counts one degree better (E3) for excess degrees",
+                                      term="the natural 20's extra degree on attacks")
     resistance_naturals: bool = variant(False, rule="E-g5", doc="natural 20 on the resistance "
-                                        "d20 counts +5; natural 1 takes at least 1 damage")
+                                        "d20 counts +5; natural 1 takes at least 1 damage",
+                                        term="naturals on the resistance roll")
     dying_check_on_acquire: bool = variant(True, rule="E-g6", doc="a Fortitude check (E14) as "
-                                           "soon as a fighter becomes dying")
+                                           "soon as a fighter becomes dying",
+                                           term="the Fortitude check on becoming dying")
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="after the decision: "
                              "leave (the dying roll E14 until dead or stabilised), first_aid "
                              "(E-Healing tried on every dying combatant, E-g17, E-g18) or "
                              "finish (winners attack defenceless foes for finish_rounds "
-                             "rounds, E16, E-g7; then leave)", choices=AFTERMATHS)
+                             "rounds, E16, E-g7; then leave)", choices=AFTERMATHS,
+                             term="the aftermath policy",
+                             words={"leave": "no one helps", "first_aid": "first aid",
+                                    "finish": "the winners finish the fallen"})
     finish_rounds: int = variant(10, rule="E-g7", doc="the finish horizon: rounds of "
                                  "finishing attacks on defenceless foes after the decision "
-                                 "(aftermath=finish only)")
+                                 "(aftermath=finish only)",
+                                 term="the finishing rounds")
     aid_bonus: int = variant(0, rule="E-g17", doc="first_aid: the aider's bonus on the "
                              "Healing check (d20 + bonus vs DC 10; the first degree "
-                             "stabilises)")
+                             "stabilises)",
+                             term="the aider's Healing bonus")
     aid_tries: int = variant(10, rule="E-g18", doc="first_aid: tries per dying combatant, one "
-                             "a round, each before the patient's E14 check")
+                             "a round, each before the patient's E14 check",
+                             term="the first-aid tries")
     target_rule: str = variant("focus", rule="E-g8", doc="which able foe an attacker picks",
-                               choices=("focus", "random"))
+                               choices=("focus", "random"),
+                               term="the choice of target",
+                               words={"focus": "focus fire", "random": "a random foe"})
     recovery_cap: bool = variant(True, rule="E-g9", doc="recovery (E15) cannot exceed maximum "
-                                 "hit points")
+                                 "hit points",
+                                 term="the recovery cap")
     initiative_ties: str = variant("random", rule="E-g10", doc="a tie left after Dodge, "
-                                   "Agility, Awareness (E10)", choices=("random", "listed"))
+                                   "Agility, Awareness (E10)", choices=("random", "listed"),
+                                   term="initiative ties",
+                                   words={"random": "at random", "listed": "in listed order"})
     defensive_below: int = variant(0, rule="E-g12", doc="tactic switch: a fighter at or "
                                    "below this percentage of its hit points fights "
-                                   "defensively (E16) instead of its own maneuver; 0 never")
+                                   "defensively (E16) instead of its own maneuver; 0 never",
+                                   term="the defensive switch", words={0: "never"})
     reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
-                                   "11) is still a natural 1")
+                                   "11) is still a natural 1",
+                                   term="a rerolled 1 staying a natural 1")
     vulnerable_rounding: str = variant("up", rule="E-g15", doc="vulnerable (E17): halved "
                                        "Parry/Dodge rounded up or down",
-                                       choices=("up", "down"))
+                                       choices=("up", "down"),
+                                       term="rounding of a vulnerable defence",
+                                       words={"up": "up", "down": "down"})
     surprise: str = variant("none", rule="E-g16", doc="surprise attack (E16): every fighter "
                             "of this side makes its first attack of the fight against a "
                             "vulnerable target (E17); initiative as usual",
-                            choices=("none", "side0", "side1"))
+                            choices=("none", "side0", "side1"),
+                            term="the surprise attack",
+                            words={"none": "nobody", "side0": "fighter A", "side1": "fighter B"})
     surprise_stun: str = variant("first_turn", rule="E-g19", doc="how long the surprised "
                                  "side is stunned (E17 Surpreso): first_turn — it loses its "
                                  "whole first turn; surprise_attack — only until the "
                                  "surprising side's surprise attacks are made (a surprised "
                                  "fighter loses its first turn only when a surpriser acts "
                                  "after it in initiative order)",
-                                 choices=("first_turn", "surprise_attack"))
+                                 choices=("first_turn", "surprise_attack"),
+                                 term="how long surprise stuns",
+                                 words={"first_turn": "the whole first turn",
+                                        "surprise_attack": "until the surprise attacks"})
 
     def check(self) -> None:
         if isinstance(self.defensive_below, bool) or not isinstance(self.defensive_below, int) \

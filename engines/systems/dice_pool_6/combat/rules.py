@@ -46,28 +46,45 @@ class Variants(_checks.Variants):
 
     system: ClassVar[str] = SYSTEM
     tie_needs_success: bool = variant(False, rule="C10", doc="a 0-0 tie is a miss (true) "
-                                      "or, literally, the challenger's win (false)")
+                                      "or, literally, the challenger's win (false)",
+                                      term="the 0-0 tie rule")
     order: str = variant("random_round", rule="C11", doc="who attacks first: a fresh random "
                          "order each round, one random order per fight, or side 0 first "
-                         "(the seed gives no initiative)", choices=ORDERS)
+                         "(the seed gives no initiative)", choices=ORDERS,
+                         term="the attack order",
+                         words={"random_round": "random each round",
+                                "random_fight": "random once a fight",
+                                "side0_first": "fighter A first"})
     death: str = variant("double_health", rule="C-g5", doc="the seed has no death: dead when "
                          "the damage reaches twice the health (V5: a full track of "
                          "superficial damage upgrades to aggravated, all aggravated kills a "
                          "mortal), never, or at the health (every hit aggravated)",
-                         choices=DEATHS)
+                         choices=DEATHS,
+                         term="the death rule",
+                         words={"double_health": "at twice the health", "never": "never",
+                                "at_health": "at the health"})
     targeting: str = variant("random", rule="C13", doc="N-vs-M: each attack picks a random "
                              "able enemy, or the first able one (focus fire)",
-                             choices=("random", "first"))
+                             choices=("random", "first"),
+                             term="the choice of target",
+                             words={"random": "a random enemy",
+                                    "first": "the first enemy (focus fire)"})
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
                              "fallen when a conflict is won: leave them, first aid (C-g6: no "
                              "rule, changes nothing), or the winners finish them (C-g7)",
-                             choices=AFTERMATHS)
+                             choices=AFTERMATHS,
+                             term="the aftermath policy",
+                             words={"leave": "no one helps", "first_aid": "first aid",
+                                    "finish": "the winners finish the fallen"})
     helpless_dodge: str = variant("zero", rule="C-g7", doc="dodge pool of a fallen, helpless "
                                   "target: zero (0 dice) or its full pool",
-                                  choices=("zero", "full"))
+                                  choices=("zero", "full"),
+                                  term="a helpless target's dodge pool",
+                                  words={"zero": "zero", "full": "its full pool"})
     finish_rounds: int = variant(10, rule="C-g7", doc="rounds the winners spend finishing "
                                  "fallen foes (one attack each a round)",
-                                 choices=range(1, 101))
+                                 choices=range(1, 101),
+                                 term="the finishing rounds")
 
 
 DEFAULT = Variants()

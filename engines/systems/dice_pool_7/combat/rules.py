@@ -57,56 +57,89 @@ class Variants(_checks.Variants):
     system: ClassVar[str] = SYSTEM
     dodge_lasts: str = variant("next_turn", rule="A-g3", doc="a dodge protects until the "
                                "start of the dodger's next turn, or only to the end of the "
-                               "round", choices=("next_turn", "end_of_round"))
+                               "round", choices=("next_turn", "end_of_round"),
+                               term="how long a dodge lasts",
+                               words={"next_turn": "until the dodger's next turn",
+                                      "end_of_round": "to the end of the round"})
     weapon_bonus: str = variant("both", rule="A-g4", doc="the weapon's +1/+2 adds attack dice "
                                 "and damage (literal), or damage only",
-                                choices=("both", "damage"))
+                                choices=("both", "damage"),
+                                term="the weapon bonus rule",
+                                words={"both": "attack dice and damage", "damage": "damage only"})
     initiative_roll: bool = variant(False, rule="A-g6", doc="initiative adds 1d10 once per "
-                                    "fight (Chronicles); default static, ties at random")
+                                    "fight (Chronicles); default static, ties at random",
+                                    term="the initiative roll")
     overflow_to_con: bool = variant(True, rule="A15", doc="lethal damage beyond vitality "
                                     "from the hit that empties it already lowers CON "
-                                    "(false: only later hits, so a fight never kills)")
+                                    "(false: only later hits, so a fight never kills)",
+                                    term="damage overflowing into CON")
     armour_vs_bashing: str = variant("ignored", rule="A13", doc="armour against bashing "
                                      "damage: ignored (the seed lists lethal and ballistic "
                                      "only) or its lethal rating",
-                                     choices=("ignored", "lethal"))
+                                     choices=("ignored", "lethal"),
+                                     term="armour against bashing damage",
+                                     words={"ignored": "ignored", "lethal": "its lethal rating"})
     armour_vs_firearms: str = variant("ballistic", rule="A13", doc="armour against "
                                       "firearm (ballistic) damage: its ballistic rating "
                                       "only (the table read type by type), or ballistic + "
                                       "lethal (a bullet is lethal damage too)",
-                                      choices=("ballistic", "ballistic_and_lethal"))
+                                      choices=("ballistic", "ballistic_and_lethal"),
+                                      term="armour against firearms",
+                                      words={"ballistic": "its ballistic rating",
+                                             "ballistic_and_lethal": "ballistic + lethal"})
     armour_stops: str = variant("damage", rule="A10", doc="armour ignores points of the "
                                 "damage (successes + weapon; the seed's armour ignores "
                                 "points of damage) or cancels successes only, the weapon "
-                                "damage added after", choices=("damage", "successes"))
+                                "damage added after", choices=("damage", "successes"),
+                                term="what armour stops",
+                                words={"damage": "points of damage",
+                                       "successes": "successes only"})
     targeting: str = variant("random", rule="A6", doc="N-vs-M: each attack picks a random "
                              "able enemy, or the first able one (focus fire)",
-                             choices=("random", "first"))
+                             choices=("random", "first"),
+                             term="the choice of target",
+                             words={"random": "a random enemy",
+                                    "first": "the first enemy (focus fire)"})
     burst_penalty: str = variant("after_cap", rule="A-g8", doc="a multi-target burst's "
                                  "-1 die per target comes off the pool after the +/-5 "
                                  "modifier cap (the seed subtracts the targets from the "
                                  "test's dice) or inside the cap",
-                                 choices=("after_cap", "inside_cap"))
+                                 choices=("after_cap", "inside_cap"),
+                                 term="the burst's per-target penalty",
+                                 words={"after_cap": "after the modifier cap",
+                                        "inside_cap": "inside the modifier cap"})
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
                              "fallen when a fight is won: leave them, first aid (A-g10), or "
-                             "the winners finish them (A-g12)", choices=AFTERMATHS)
+                             "the winners finish them (A-g12)", choices=AFTERMATHS,
+                             term="the aftermath policy",
+                             words={"leave": "no one helps", "first_aid": "first aid",
+                                    "finish": "the winners finish the fallen"})
     leave_horizon: str = variant("scene", rule="A-g9", doc="a dying fighter left alone stays "
                                  "dying to the end of the scene, or after a day has healed "
-                                 "out of vitality 0 (ends out)", choices=("scene", "day"))
+                                 "out of vitality 0 (ends out)", choices=("scene", "day"),
+                                 term="how long a dying fighter stays dying",
+                                 words={"scene": "to the end of the scene", "day": "a day"})
     first_aid_dice: int = variant(2, rule="A-g10", doc="dice of the aider's first-aid check "
                                   "(one success stabilises a dying fighter)",
-                                  choices=range(0, 21))
+                                  choices=range(0, 21),
+                                  term="the first-aid dice")
     first_aid_tries: int = variant(1, rule="A-g10", doc="first-aid checks per dying fighter",
-                                   choices=range(1, 11))
+                                   choices=range(1, 11),
+                                   term="the first-aid tries")
     helpless_defense: str = variant("zero", rule="A-g11", doc="Defense of a fallen, helpless "
                                     "target: zero, or its full Defense",
-                                    choices=("zero", "full"))
+                                    choices=("zero", "full"),
+                                    term="a helpless target's Defense",
+                                    words={"zero": "zero", "full": "its full Defense"})
     finish_rounds: int = variant(10, rule="A-g12", doc="rounds the winners spend finishing "
                                  "fallen foes (two attacks each a round)",
-                                 choices=range(1, 101))
+                                 choices=range(1, 101),
+                                 term="the finishing rounds")
     finish_bashing: str = variant("lethal", rule="A11", doc="an unarmed finisher chooses "
                                   "lethal damage (the seed allows it) or keeps bashing "
-                                  "damage (it cannot kill)", choices=("lethal", "bashing"))
+                                  "damage (it cannot kill)", choices=("lethal", "bashing"),
+                                  term="an unarmed finisher's damage",
+                                  words={"lethal": "lethal", "bashing": "bashing"})
 
 
 DEFAULT = Variants()

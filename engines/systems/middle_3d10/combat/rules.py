@@ -41,49 +41,77 @@ class Variants:
     initiative: str = variant("middle_plus_reflex", rule="B-g4", doc="initiative: 3d10 middle + "
                               "reflex characteristic, or the reflex characteristic alone "
                               "('reflex'); ties: higher reflex, then at random",
-                              choices=("middle_plus_reflex", "reflex"))
+                              choices=("middle_plus_reflex", "reflex"),
+                              term="the initiative rule",
+                              words={"middle_plus_reflex": "3d10 middle + reflex",
+                                     "reflex": "reflex alone"})
     drama_timing: str = variant("after_miss", rule="B-g7", doc="a drama point (B4) is spent to "
                                 "re-roll a missed attack with advantage ('after_miss') or "
                                 "declared before rolling ('before')",
-                                choices=("after_miss", "before"))
+                                choices=("after_miss", "before"),
+                                term="when a drama point is spent",
+                                words={"after_miss": "after a miss", "before": "before rolling"})
     crit_bonus: int = variant(0, rule="B-g8", doc="extra damage on an automatic success (two "
-                              "or three 10s, B3); the seed's benefit is narrative")
+                              "or three 10s, B3); the seed's benefit is narrative",
+                              term="the critical damage bonus")
     doubles: bool = variant(True, rule="B3", doc="two or three 10s hit automatically, two or "
-                            "three 1s miss")
+                            "three 1s miss",
+                            term="the doubles rule")
     massive_traits: str = variant("c_plus_vigor", rule="B-g6", doc="the massive damage check "
                                   "(B10) adds Vigor to C, or nothing",
-                                  choices=("c_plus_vigor", "c_only"))
+                                  choices=("c_plus_vigor", "c_only"),
+                                  term="the massive-damage check",
+                                  words={"c_plus_vigor": "C + Vigor", "c_only": "C alone"})
     targeting: str = variant("first", rule="B-g9", doc="with several opponents, attack the first "
                              "one still standing, a random one, or the most damaged",
-                             choices=("first", "random", "weakest"))
+                             choices=("first", "random", "weakest"),
+                             term="the choice of target",
+                             words={"first": "the first one standing", "random": "a random one",
+                                    "weakest": "the most hurt"})
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
                              "fallen when a fight ends: no one helps ('leave'), the winners try "
                              "to stabilise every fallen combatant ('first_aid', B-g14), or they "
                              "strike fallen foes until dead ('finish', B-g11…B-g13)",
-                             choices=AFTERMATHS)
+                             choices=AFTERMATHS,
+                             term="the aftermath policy",
+                             words={"leave": "no one helps", "first_aid": "first aid",
+                                    "finish": "the winners finish the fallen"})
     untreated_dying: str = variant("dying", rule="B-g10", doc="what becomes of a dying "
                                    "combatant (B9) nobody helps or finishes: the seed gives "
                                    "only 'risco de morte' and no clock, so it stays 'dying'; "
                                    "or it dies ('dead'), or stabilises on its own ('out')",
-                                   choices=("dying", "dead", "out"))
+                                   choices=("dying", "dead", "out"),
+                                   term="the fate of a dying fighter nobody helps",
+                                   words={"dying": "stays dying", "dead": "dies",
+                                          "out": "stabilises"})
     dying_damage: str = variant("any", rule="B-g11", doc="what new damage does to a dying "
                                 "combatant (Resistance already zero, B9): any damage kills "
                                 "('any'), or only a hit ≥ Vigor that fails the B10 check "
-                                "('massive')", choices=("any", "massive"))
+                                "('massive')", choices=("any", "massive"),
+                                term="what new damage does to a dying fighter",
+                                words={"any": "any damage kills",
+                                       "massive": "only massive damage kills"})
     helpless_defense: str = variant("incapacitated", rule="B-g12", doc="Defense of a dying "
                                     "(unconscious) target: Defense − 5, the last penalty B9 "
                                     "gives, and − 3 more if it never acted (B6) "
                                     "('incapacitated'); or every strike hits ('auto_hit')",
-                                    choices=("incapacitated", "auto_hit"))
+                                    choices=("incapacitated", "auto_hit"),
+                                    term="a dying target's Defense",
+                                    words={"incapacitated": "Defense − 5",
+                                           "auto_hit": "every strike hits"})
     finish_rounds: int = variant(10, rule="B-g13", doc="aftermath 'finish': rounds in which "
-                                 "each standing winner strikes a dying foe (1..1000)")
+                                 "each standing winner strikes a dying foe (1..1000)",
+                                 term="the finishing rounds")
     aid_total: int = variant(6, rule="B-g14", doc="aftermath 'first_aid': characteristic + "
                              "skill of the aider's stabilising check (B1; an average person "
-                             "3 + 3)")
+                             "3 + 3)",
+                             term="the aider's characteristic + skill")
     aid_difficulty: int = variant(15, rule="B-g14", doc="aftermath 'first_aid': difficulty of "
-                                  "the stabilising check (B2 average, 15)")
+                                  "the stabilising check (B2 average, 15)",
+                                  term="the stabilising check's difficulty")
     aid_tries: int = variant(1, rule="B-g14", doc="aftermath 'first_aid': stabilising checks "
-                             "per fallen combatant (1..20)")
+                             "per fallen combatant (1..20)",
+                             term="the stabilising tries")
 
     def check(self) -> None:
         if not isinstance(self.crit_bonus, int) or not 0 <= self.crit_bonus <= 30:

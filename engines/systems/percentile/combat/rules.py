@@ -50,52 +50,77 @@ class Variants:
 
     system: ClassVar[str] = SYSTEM
     readied_firearms: bool = variant(True, rule="DX1", doc="firearms are readied and act at "
-                                     "DEX + 50")
+                                     "DEX + 50",
+                                     term="readied firearms")
     extreme_damage: bool = variant(True, rule="DX4", doc="an extreme success impales "
-                                   "(impaling weapons) or deals maximum damage (blunt)")
+                                   "(impaling weapons) or deals maximum damage (blunt)",
+                                   term="the extreme-damage rule")
     instant_death: str = variant("greater", rule="DX-g1", doc="one hit kills outright when "
                                  "it is greater than (or greater or equal to) the maximum "
                                  "hit points; 'off' disables it",
-                                 choices=INSTANT)
+                                 choices=INSTANT,
+                                 term="instant death from one hit",
+                                 words={"greater": "above the maximum hit points",
+                                        "greater_equal": "at the maximum hit points",
+                                        "off": "never"})
     range: str = variant("normal", rule="DX-g2", doc="firing range: point-blank (bonus die), "
                          "normal, long (hard success; shotgun long-range dice)",
-                         choices=RANGES)
+                         choices=RANGES,
+                         term="the firing range",
+                         words={"point_blank": "point-blank", "normal": "normal", "long": "long"})
     outnumbered: bool = variant(True, rule="DX10", doc="after a dodge or fight back in a "
                                 "round, later melee attacks on the same target get a bonus "
-                                "die")
+                                "die",
+                                term="the outnumbered bonus die")
     criticals: bool = variant(True, rule="D-g1", doc="01 counts as an extreme success; 100 "
-                              "(96-100 below skill 50) fails")
+                              "(96-100 below skill 50) fails",
+                              term="criticals and fumbles")
     critical_level: str = variant("extreme", rule="DX-g4", doc="a critical 01 (D-g1) counts "
                                   "as an extreme success when levels are compared (DX2), "
                                   "or as a level above extreme ('above_extreme': the "
                                   "published game's six outcomes, a critical beats an "
                                   "extreme); its damage is extreme damage either way (DX4)",
-                                  choices=("extreme", "above_extreme"))
+                                  choices=("extreme", "above_extreme"),
+                                  term="the level of a critical",
+                                  words={"extreme": "extreme", "above_extreme": "above extreme"})
     targeting: str = variant("first", rule="DX-g3", doc="with several opponents, attack the "
                              "first one still standing, a random one, or the most hurt",
-                             choices=("first", "random", "weakest"))
+                             choices=("first", "random", "weakest"),
+                             term="the choice of target",
+                             words={"first": "the first one standing", "random": "a random one",
+                                    "weakest": "the most hurt"})
     cover_cost: str = variant("forfeit", rule="DX-g5", doc="a combatant that dives for "
                               "cover (DX12) loses its next action ('forfeit', as in the "
-                              "published game) or nothing ('free')", choices=COVER_COSTS)
+                              "published game) or nothing ('free')", choices=COVER_COSTS,
+                              term="the cost of diving for cover",
+                              words={"forfeit": "the next action", "free": "nothing"})
     firing_into_melee: bool = variant(True, rule="DX13", doc="a shot at a target engaged "
                                       "in melee with an ally of the shooter (a melee "
                                       "exchange this or last round) gets a penalty die, as "
-                                      "in the published game; Monte Carlo only")
+                                      "in the published game; Monte Carlo only",
+                                      term="the penalty die for firing into melee")
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="after the fight: "
                              "'leave' (the dying roll CON each round, DX8), 'first_aid' "
                              "(a standing winner's First Aid stabilises the dying, DX-g7) "
                              "or 'finish' (the winners strike fallen foes, DX-g8)",
-                             choices=AFTERMATHS)
+                             choices=AFTERMATHS,
+                             term="the aftermath policy",
+                             words={"leave": "no one helps", "first_aid": "first aid",
+                                    "finish": "the winners finish the fallen"})
     dying_horizon: int = variant(0, rule="DX-g6", doc="aftermath rounds in which the dying "
                                  "roll CON (DX8); 0 = until one fails (a dying character "
-                                 "left alone dies)")
+                                 "left alone dies)",
+                                 term="the dying CON rolls", words={0: "until one fails"})
     first_aid_skill: int = variant(30, rule="DX-g7", doc="First Aid skill of the aider "
-                                   "under aftermath=first_aid (30: the published base)")
+                                   "under aftermath=first_aid (30: the published base)",
+                                   term="the aider's First Aid skill")
     first_aid_tries: int = variant(2, rule="DX-g7", doc="First Aid rolls per dying "
                                    "combatant, one per aftermath round (2: a roll and one "
-                                   "pushed roll, D2)")
+                                   "pushed roll, D2)",
+                                   term="the First Aid tries")
     finish_rounds: int = variant(20, rule="DX-g8", doc="aftermath rounds in which the "
-                                 "winners strike helpless foes under aftermath=finish")
+                                 "winners strike helpless foes under aftermath=finish",
+                                 term="the finishing rounds")
 
     def __post_init__(self):
         check_aftermath(self.aftermath)
