@@ -78,6 +78,16 @@ def _write(tmp_path: Path, text: str, name: str = "g.toml") -> Path:
     return p
 
 
+def _promised(sentence: str) -> tuple[float, float]:
+    """The figure the first cure of a sentence promises, and how finely it is shown
+    (a percentage to 3 significant digits, mean rounds to one decimal)."""
+    m = re.search(r"which makes .*? ([\d.]+)(%| rounds)", sentence)
+    assert m, sentence
+    if m.group(2) == "%":
+        return float(m.group(1)) / 100, 0.0006
+    return float(m.group(1)), 0.051
+
+
 def _run(cmd: str, capsys) -> tuple[int, pd.DataFrame]:
     """Run an ``rpg-balance audit …`` command line in-process; its CSV as a table."""
     import io
@@ -102,8 +112,8 @@ def test_every_default_cure_command_makes_its_guardrail_pass(default_audit, caps
         row = after[after["guardrail"] == r.guardrail].iloc[0]
         assert row["status"] == "pass", (r.cure, row)
         # the figure the cure text promises is the figure the command measures
-        promised = float(re.search(r"gives \S+ ([\d.e-]+)", r.suggestion).group(1))
-        assert row["value"] == pytest.approx(promised, rel=5e-3), (r.suggestion, row)
+        promised, fine = _promised(r.suggestion)
+        assert row["value"] == pytest.approx(promised, abs=fine), (r.suggestion, row)
         assert code in (0, 1)
 
 
@@ -131,13 +141,14 @@ def test_default_cures_say_what_they_found(default_audit):
     # B9: competent middle_3d10 fighters have vigor 4; an even knife duel lasts 1.10
     # rounds; the cure keeps the fighters and their knives and raises their vigor.
     s = by.loc["even duel length (middle_3d10)", "suggestion"]
-    assert s.startswith("both.vigor 4 → ")
+    assert s.startswith("both fighters' Vigor (B9) from 4 to ")
     assert "weapon" not in s
     # D1: skill 80 at a hard task needs d100 <= 40: P 0.40. The level is held; even skill
     # 99 gives 49/100 < 0.5, so no cure is within the range searched, and it says so.
     s = by.loc["expert vs hard task (percentile)", "suggestion"]
-    assert s.startswith("no cure within the searched range (skill 1–99")
-    assert s.endswith("held: level, dice")
+    assert s.startswith("no cure within the searched range (the skill (D1) 1–99")
+    assert s.endswith("held as the question: the success level asked for (D1), the bonus and "
+                      "penalty dice (D4)")
     assert "regular" not in s
     assert by.loc["expert vs hard task (percentile)", "cure"] == ""
 
@@ -147,17 +158,19 @@ def test_hand_worked_competence_cure_and_freed_difficulty(tmp_path):
     # (d20 + 8 >= 15 on 7..20: 14 of 20 = 0.7).
     sc = load_scenario(_write(tmp_path, D20.format(extra="")))
     t = audit.evaluate([sc], progress=False)
-    assert t.loc[0, "suggestion"].startswith("modifier 6 → 8 gives p_success 0.7")
-    assert "dc " not in t.loc[0, "suggestion"]
+    assert t.loc[0, "suggestion"].startswith("the modifier (E1) from 6 to 8, which makes the "
+                                             "chance to succeed 70%")
+    assert "DC" not in t.loc[0, "suggestion"]
     # free = ["dc"]: DC 15 -> 13 is one cure too (d20 + 6 >= 13: 14 of 20 = 0.7), two
     # steps like the modifier's; the competence axis comes first among equals
     sc = load_scenario(_write(tmp_path, D20.format(extra='free = ["dc"]')))
     t = audit.evaluate([sc], progress=False)
-    assert "or dc 15 → 13 gives p_success 0.7" in t.loc[0, "suggestion"]
+    assert "or the DC (E1) from 15 to 13, which makes the chance to succeed 70%" in \
+        t.loc[0, "suggestion"]
     # fixed = ["modifier", "variant.*"]: nothing left to search, and it says so
     sc = load_scenario(_write(tmp_path, D20.format(extra='fixed = ["modifier", "variant.*"]')))
     t = audit.evaluate([sc], progress=False)
-    assert t.loc[0, "suggestion"].startswith("no one-knob cure: nothing to search")
+    assert t.loc[0, "suggestion"].startswith("no one-knob cure: nothing is left to search")
     assert t.loc[0, "cure"] == ""
 
 
@@ -177,7 +190,8 @@ def test_edge_of_the_range_is_said(tmp_path):
     # the last value of the skill axis.
     t = audit.evaluate([load_scenario(_write(tmp_path, EDGE))], progress=False)
     assert t.loc[0, "suggestion"].startswith(
-        "skill 80 → 99 gives p_success 0.99 (the edge of the range searched, 1–99)")
+        "the skill (D1) from 80 to 99, which makes the chance to succeed 99% (the edge of the "
+        "range searched, 1–99)")
 
 
 def test_side_effects_name_the_other_guardrails_of_the_edited_fight(tmp_path, capsys):
@@ -185,15 +199,15 @@ def test_side_effects_name_the_other_guardrails_of_the_edited_fight(tmp_path, ca
     t = audit.evaluate([load_scenario(p)], progress=False, files=[str(p)])
     row = t.set_index("guardrail").loc["long duel"]
     assert row["status"] == "fail"
-    m = re.search(r"other guardrails: not over in round 1 ([\d.]+) → ([\d.]+) \(pass\)",
+    m = re.search(r"other guardrails: not over in round 1 ([\d.]+)% → ([\d.]+)% \(pass\)",
                   row["suggestion"])
     assert m, row["suggestion"]
     before = t.set_index("guardrail").loc["not over in round 1", "value"]
-    assert float(m.group(1)) == pytest.approx(before, abs=5e-4)
+    assert float(m.group(1)) / 100 == pytest.approx(before, abs=6e-4)
     # the cure's own command measures the same "after"
     _code, after = _run(row["cure"], capsys)
     assert after.set_index("guardrail").loc["not over in round 1", "value"] == \
-        pytest.approx(float(m.group(2)), abs=5e-4)
+        pytest.approx(float(m.group(2)) / 100, abs=6e-4)
     assert after.set_index("guardrail").loc["long duel", "status"] == "pass"
 
 
@@ -271,15 +285,15 @@ def test_discovered_one_hit_findings_get_cures_that_reproduce():
     duel = table[table["subject"] == "even duel"].iloc[0]
     # B9: the even knife duel ends in round 1 with P 0.882 >= one_round_duel; the cure
     # keeps the knives and raises both fighters' vigor
-    assert duel["suggestion"].startswith("both.vigor 4 → ")
+    assert duel["suggestion"].startswith("both fighters' Vigor (B9) from 4 to ")
     words = shlex.split(duel["cure"])
     out = subprocess.run([sys.executable, "-m", "cli", *words[1:], "--format", "csv"],
                          capture_output=True, text=True, check=True).stdout
     grid = pd.read_csv(__import__("io").StringIO(out))
     assert grid["estimate"].iloc[0] == pytest.approx(duel["value"], abs=1e-12)
     assert grid["estimate"].iloc[1] < cfg["one_round_duel"]
-    promised = float(re.search(r"gives \S+ ([\d.]+)", duel["suggestion"]).group(1))
-    assert grid["estimate"].iloc[1] == pytest.approx(promised, abs=5e-4)
+    promised, fine = _promised(duel["suggestion"])
+    assert grid["estimate"].iloc[1] == pytest.approx(promised, abs=fine)
 
 
 def test_designer_file_holds_what_it_fixes_and_frees(capsys):
@@ -293,18 +307,18 @@ def test_designer_file_holds_what_it_fixes_and_frees(capsys):
     s = by.loc["even duels last (dice_pool_7)", "suggestion"]
     assert by.loc["even duels last (dice_pool_7)", "status"] == "fail"
     assert s
-    assert "variant.threshold" not in s
+    assert "success threshold" not in s
     # fixed = ["variant.*"]: only the competence axis is left
     s = by.loc["expert meets a hard task, rules held (dice_pool_6)", "suggestion"]
-    assert s.startswith("pool 8 → 9 gives p_success 0.562")
-    assert "variant." not in s
+    assert s.startswith("the dice pool (C1) from 8 to 9, which makes the chance to succeed 56.2%")
+    assert " or " not in s
     # without it the same check is offered the threshold rule too, with its cells moved
     s = by.loc["expert meets a hard task (dice_pool_6)", "suggestion"]
-    assert "variant.threshold 6 → 5" in s
-    assert "of the system's check cells" in s
+    assert "the success threshold (C-g1) from 6 to 5" in s
+    assert "of the system's checks by more than one percentage point" in s
     # a side effect shown on a guardrail of the same fight (B9: vigor 4 -> 8)
     s = by.loc["even duels last (middle_3d10)", "suggestion"]
-    assert "not over in round 1 (middle_3d10) 0.899 → 0.32 (pass)" in s
+    assert "not over in round 1 (middle_3d10) 89.9% → 32% (pass)" in s
     for name in ("even duels last (middle_3d10)", "a novice meets an easy task (middle_3d10)"):
         _code, after = _run(by.loc[name, "cure"], capsys)
         assert after.set_index("guardrail").loc[name, "status"] == "pass"

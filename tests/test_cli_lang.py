@@ -61,7 +61,8 @@ def test_audit_markdown_in_pt_br(guardrail, capsys):
     assert row["máx."] == "0,9"
     assert row["situação"] == "falha"
     # the DC is held (the question); modifier 6 -> 8 gives 14/20
-    assert row["sugestão"] == "modifier 6 → 8 leva p_success a 0,7, nenhum outro limite se move"
+    assert row["sugestão"] == ("o modificador (E1) de 6 para 8, o que leva a chance de superar a "
+                               "tarefa a 70\u00a0%, nenhum outro limite se move")
     assert row["motivo"] == ("um especialista deveria superar uma tarefa difícil em geral, "
                              "não sempre: 50 a 80 %")     # guardrail reason, translated
     assert row["limite de balanceamento"] == "expert meets DC 15"   # names stay
@@ -73,9 +74,10 @@ def test_audit_csv_keeps_machine_names(guardrail, capsys):
     assert main(["audit", str(guardrail), "--lang", "pt-BR", "--no-progress"]) == 1
     pt = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert list(pt[0]) == list(en[0])                   # machine headers
-    assert en[0]["suggestion"] == "modifier 6 → 8 gives p_success 0.7, no other guardrail moves"
-    assert pt[0]["suggestion"] == ("modifier 6 → 8 leva p_success a 0,7, nenhum outro limite "
-                                   "se move")  # the sentence
+    assert en[0]["suggestion"] == ("the modifier (E1) from 6 to 8, which makes the chance to "
+                                   "succeed 70%, no other guardrail moves")
+    assert pt[0]["suggestion"] == ("o modificador (E1) de 6 para 8, o que leva a chance de "
+                                   "superar a tarefa a 70\u00a0%, nenhum outro limite se move")
     for key in en[0]:
         if key not in ("suggestion", "reason"):
             assert pt[0][key] == en[0][key], key        # status, numbers: machine

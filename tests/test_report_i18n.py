@@ -344,8 +344,8 @@ def test_key_findings_section_in_pt_br():
     for line, r, cell in zip(lines, fails.itertuples(index=False), shown["suggestion"],
                              strict=True):
         assert po[r.reason] in line, line                   # the reason, translated
-        assert " leva " in cell or cell.startswith("nenhum ajuste"), cell  # the table's
-        assert " gives " in r.suggestion or r.suggestion.startswith("no single knob")
+        assert " leva " in cell or cell.startswith("nenhuma correção"), cell  # the table's
+        assert " which makes " in r.suggestion or r.suggestion.startswith("no cure within")
         assert po[r.guardrail] in line, line                # the name, translated
         own = line.replace(po[r.guardrail], "")
         assert " é de " in own, line

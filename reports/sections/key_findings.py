@@ -13,7 +13,6 @@ machine values (and the CSV downloads its full frame)."""
 from __future__ import annotations
 
 import math
-import re
 
 import pandas as pd
 
@@ -158,32 +157,8 @@ def _bounds(lo, hi, metric: str = "") -> str:
 
 
 def _cure(system: str, suggestion) -> str:
-    """The audit's cure in words: ``both.vigor 4 → 8 gives rounds_mean 2.13`` becomes
-    "both fighters' Vigor (B9) from 4 to 8, which makes the duel's mean length 2.1
-    rounds". A cure of another shape — or one already in words (its knob and metric
-    fields :class:`~analysis.text.Text`) — is shown as the audit wrote it, translated."""
-    from analysis.text import Text, made
-
-    sentence = made(suggestion)
-    fields = sentence.fields if sentence is not None else {}
-    identifiers = all(isinstance(fields.get(k), str) and not isinstance(fields[k], Text)
-                      and re.fullmatch(r"[\w.:]+", fields[k]) for k in ("knob", "metric"))
-    if identifiers and {"current", "value", "estimate"} <= set(fields):
-        knob, metric = str(fields["knob"]), str(fields["metric"])
-        current = fields["current"]
-        return _("{knob} from {current} to {value}, which makes {metric} {figure}").format(
-            knob=_t(knob_phrase(system, knob)),
-            current=current if current == "?" else _t(value_phrase(system, knob, current)),
-            value=_t(value_phrase(system, knob, fields["value"])),
-            metric=_t(metric_phrase(metric)),
-            figure=_figure(metric, fields["estimate"], float(fields.get("se") or 0.0)))
-    if set(fields) == {"searched"}:
-        tried = []
-        for part in str(fields["searched"]).split(", "):
-            knob, _sp, span = part.partition(" ")
-            tried.append(_t(knob_phrase(system, knob)) + (f" {span}" if span else ""))
-        return _("no single knob cures it (searched: {searched})").format(
-            searched="; ".join(tried))
+    """The audit's cure (already in the system's words, :mod:`analysis.workflow.audit.
+    cures`), in the report's language."""
     return text(suggestion)
 
 

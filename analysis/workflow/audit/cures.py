@@ -88,12 +88,14 @@ class Cure:
 
 @dataclasses.dataclass
 class CureSearch:
-    """What :func:`find_cures` found: ``cures`` (best first, at most :data:`MAX_CURES`),
-    the knobs ``searched`` (``name lo–hi``) and the knobs ``held`` (the question)."""
+    """What :func:`find_cures` found in ``system``: ``cures`` (best first, at most
+    :data:`MAX_CURES`), the :class:`Knob` objects ``searched`` (their ``values``: the
+    range searched) and the knob names ``held`` (the question)."""
 
     cures: list
     searched: list
     held: list
+    system: str = ""
 
 
 def _fmt(x) -> str:
@@ -290,7 +292,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
 
     t = _target(sc, g)
     if t.kind == "campaign":
-        return CureSearch([], [], [])
+        return CureSearch([], [], [], t.system)
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
     cands: list[tuple[int, int, Cure]] = []
     searched: list[str] = []
@@ -310,7 +312,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
                 knob.values = _valid(t.system, f, t.variants, knob.name, knob.values)
             if len(knob.values) < 2:
                 continue
-            searched.append(_range(knob))
+            searched.append(knob)
             for steps, val, est, se in _search(knob, read, g.min, g.max, violated)[:1]:
                 target = t.system if knob.rule else entry
                 cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
@@ -320,7 +322,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
         knobs, held = check_knobs(t.system, cell, t.variants, g)
         for order, knob in enumerate(knobs):
             read = _cached(_check_read(t.system, cell, t.variants, knob))
-            searched.append(_range(knob))
+            searched.append(knob)
             for steps, val, est, se in _search(knob, read, g.min, g.max, violated)[:1]:
                 target = t.system if knob.rule else entry
                 cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
@@ -331,13 +333,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
     # the size of the edit: one that moves the system's checks is larger than one that
     # does not, then the steps along the knob, then the knob's order
     cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
-    return CureSearch([c for _, _, c in cands[:max_cures]], searched, held)
-
-
-def _range(knob: Knob) -> str:
-    if knob.ordered:
-        return f"{knob.name} {_plain(knob.values[0])}–{_plain(knob.values[-1])}"
-    return f"{knob.name} {' | '.join(str(_plain(v)) for v in knob.values)}"
+    return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system)
 
 
 def _cure(knob: Knob, val, est, se, steps, target: str) -> Cure:
@@ -412,63 +408,109 @@ def side_effects(scenarios, table_rows: list[dict], which: tuple[int, int], cure
 
 
 def cure_text(search: CureSearch, metric: str) -> Text:
-    """The cures as one sentence: the best, its edge and side effects, then the
-    alternatives; or that no one-knob edit within the ranges searched cures it."""
+    """The cures as one sentence in the system's words (:mod:`analysis.glossary`): the
+    best, the edge of its range, the share of check cells a rule variant moves and its
+    side effects, then the alternatives; or that no one-knob edit within the ranges
+    searched cures it, with the ranges and what is held."""
+    system = search.system
     if not search.cures:
+        held = _held_words(system, search.held)
         if not search.searched:
-            return Text(N_("no one-knob cure: nothing to search (the guardrail's own terms "
-                           "are held: {held})"), held=", ".join(search.held) or "none")
-        return Text(N_("no cure within the searched range ({searched}); held: {held}"),
-                    searched="; ".join(search.searched), held=", ".join(search.held))
+            return Text(N_("no one-knob cure: nothing is left to search once the "
+                           "guardrail's own terms are held ({held})"), held=held)
+        return Text(N_("no cure within the searched range ({searched}); held as the "
+                       "question: {held}"), held=held,
+                    searched=join("; ", (_range_words(system, k) for k in search.searched)))
     best, *rest = search.cures
-    parts = [_with_effects(best, metric)]
+    parts = [_with_effects(system, best, metric)]
     if rest:
         parts.append(Text(N_("or {alternatives}"), alternatives=join("; or ", (
-            _with_effects(c, metric) for c in rest))))
+            _with_effects(system, c, metric) for c in rest))))
     return join("; ", parts)
 
 
-def _with_effects(c: Cure, metric: str) -> Text:
+def _range_words(system: str, knob: Knob) -> Text:
+    from analysis.glossary import knob_phrase, value_phrase
+
+    name = knob_phrase(system, knob.name)
+    if knob.ordered:
+        return Text("{knob} {low}–{high}", knob=name,
+                    low=value_phrase(system, knob.name, knob.values[0]),
+                    high=value_phrase(system, knob.name, knob.values[-1]))
+    return Text("{knob} ({values})", knob=name, values=join(" | ", (
+        value_phrase(system, knob.name, v) for v in knob.values)))
+
+
+def _held_words(system: str, held: list) -> Text:
+    """The held knobs in words: the fighters (``a``, ``b``) once, the others by name."""
+    from analysis.glossary import knob_phrase
+
+    words = []
+    if "a" in held or "b" in held:
+        words.append(Text(N_("the fighters")))
+    words += [knob_phrase(system, h) for h in held if h not in ("a", "b")]
+    return join(", ", words) if words else Text(N_("nothing"))
+
+
+def _with_effects(system: str, c: Cure, metric: str) -> Text:
     """One cure with the share of check cells it moves (a check rule variant) and the
     other guardrails it moves."""
-    parts = [_one(c, metric)]
+    from analysis.glossary import figure_phrase
+
+    parts = [_one(system, c, metric)]
     if c.cells_moved is not None:
-        parts.append(Text(N_("it moves {share} of the system's check cells by more than "
-                             "{floor}"), share=f"{c.cells_moved:.0%}", floor=CELL_FLOOR))
+        parts.append(Text(N_("it changes the chance of {share} of the system's checks by "
+                             "more than one percentage point"),
+                          share=f"{c.cells_moved:.0%}"))
     if c.side_effects is None:
         pass
     elif c.side_effects:
-        parts.append(Text(N_("other guardrails: {effects}"), effects=join(", ", (
-            Text(N_("{guardrail} {before} → {after} ({status})"), guardrail=e["guardrail"],
-                 **_pair(float(e["before"]), float(e["after"])),
-                 status=Text(STATUS_WORDS.get(e["status_after"], e["status_after"])))
-            for e in c.side_effects))))
+        items = []
+        for e in c.side_effects:
+            before = figure_phrase(e["metric"], float(e["before"]))
+            after = figure_phrase(e["metric"], float(e["after"]), float(e.get("se_after", 0)))
+            if str(before) == str(after):     # a move too small for the words: digits
+                before, after = _pair(e["metric"], float(e["before"]), float(e["after"]))
+            items.append(Text(N_("{guardrail} {before} → {after} ({status})"),
+                              guardrail=e["guardrail"], before=before, after=after,
+                              status=Text(STATUS_WORDS.get(e["status_after"],
+                                                           e["status_after"]))))
+        parts.append(Text(N_("other guardrails: {effects}"), effects=join(", ", items)))
     else:
         parts.append(Text(N_("no other guardrail moves")))
     return join(", ", parts)
 
 
-def _pair(before: float, after: float) -> dict:
-    """``before`` and ``after`` with as many significant digits (3 to 6) as it takes to
-    tell them apart: a move is never shown as ``0.701 → 0.701``."""
-    for digits in range(3, 7):
-        b, a = f"{before:.{digits}g}", f"{after:.{digits}g}"
+def _pair(metric: str, before: float, after: float) -> tuple[Text, Text]:
+    """``before`` and ``after`` in the metric's units (a percentage, rounds) with as many
+    decimals (1 to 7) as it takes to tell them apart: a move is never shown as
+    ``70.1% → 70.1%``."""
+    from analysis.glossary import _probability_metric, _rounds_metric
+
+    scale, template = 1.0, "{x}"
+    if _probability_metric(metric):
+        scale, template = 100.0, N_("{x}%")
+    elif _rounds_metric(metric):
+        template = N_("{x} rounds")
+    for decimals in range(1, 8):
+        b, a = f"{scale * before:.{decimals}f}", f"{scale * after:.{decimals}f}"
         if b != a:
             break
-    return {"before": b, "after": a}
+    return Text(template, x=b), Text(template, x=a)
 
 
-def _one(c: Cure, metric: str) -> Text:
-    fields = {"knob": c.knob, "current": "?" if c.current is None else _plain(c.current),
-              "value": _plain(c.value), "metric": metric, "estimate": c.estimate}
-    if c.se:
-        text = Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g} ± {se:.3g}"),
-                    se=c.se, **fields)
-    else:
-        text = Text(N_("{knob} {current} → {value} gives {metric} {estimate:.3g}"), **fields)
+def _one(system: str, c: Cure, metric: str) -> Text:
+    from analysis.glossary import figure_phrase, knob_phrase, metric_phrase, value_phrase
+
+    text = Text(N_("{knob} from {current} to {value}, which makes {metric} {figure}"),
+                knob=knob_phrase(system, c.knob),
+                current="?" if c.current is None else value_phrase(system, c.knob, c.current),
+                value=value_phrase(system, c.knob, c.value), metric=metric_phrase(metric),
+                figure=figure_phrase(metric, c.estimate, c.se))
     if c.edge:
         return Text(N_("{cure} (the edge of the range searched, {low}–{high})"), cure=text,
-                    low=_plain(c.searched[0]), high=_plain(c.searched[1]))
+                    low=value_phrase(system, c.knob, c.searched[0]),
+                    high=value_phrase(system, c.knob, c.searched[1]))
     return text
 
 
