@@ -29,8 +29,26 @@ from cli.common import (
 #: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
 AFTERMATHS = ("leave", "first_aid", "finish")
 DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "weapons", "tactics",
-               "armour")
+               "armour", "distance")
+#: the starting distances of ``duel --table distance`` (metres)
+DEFAULT_DISTANCES = (0, 5, 10, 20, 30, 40)
+#: the most metres a fight may start apart (the combat variant ``distance``)
+MAX_DISTANCE = 200
 FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
+
+
+def distance_m(text: str) -> int:
+    from cli.common import number
+
+    return number(text, int, lambda v: 0 <= v <= MAX_DISTANCE,
+                  f"a whole number of metres from 0 to {MAX_DISTANCE}")
+
+
+def distance_list(text: str) -> list[int]:
+    parts = [x.strip() for x in str(text).split(",") if x.strip()]
+    if not parts:
+        raise argparse.ArgumentTypeError("expected metres separated by commas, e.g. 0,10,20")
+    return [distance_m(x) for x in parts]
 
 
 def _run_options(p: argparse.ArgumentParser, method_default: str | None,
@@ -76,9 +94,21 @@ def register(sub) -> None:
                        help=f"armour of {side.upper()} (percentile: armour points)")
         p.add_argument(f"--tactic-{side}", default=None, metavar="T",
                        help=f"tactic of {side.upper()} (A6, C13, B4, DX2, E16)")
+        p.add_argument(f"--plan-{side}", default=None, metavar="P",
+                       choices=("charge", "hold", "kite", "cover"),
+                       help=f"plan of {side.upper()} in a fight that starts apart: charge, "
+                       "hold, kite or cover (default: charge with a melee weapon, hold with "
+                       "a ranged one)")
     p.add_argument("--table", choices=DUEL_TABLES, default="summary",
                    help="summary (default), rounds, standing, damage, one-hit (A's weapons "
-                   "against B), tactics (each tactic of A), armour (each armour of A)")
+                   "against B), tactics (each tactic of A), armour (each armour of A), "
+                   "distance (the summary at each starting distance of --distances)")
+    p.add_argument("--distance", type=distance_m, default=None, metavar="M",
+                   help="metres between the fighters when the fight starts (the combat "
+                   "variant distance; default 0: engaged)")
+    p.add_argument("--distances", type=distance_list, default=None, metavar="M,M,...",
+                   help="with --table distance: the starting distances (default "
+                   + ",".join(map(str, DEFAULT_DISTANCES)) + ")")
     _run_options(p, "exact")
     add_output(p)
     p.set_defaults(func=run_duel)
@@ -176,8 +206,8 @@ def _armour_is_points(system: str) -> bool:
 
 def _overrides(args, side: str) -> dict:
     out = {}
-    for key in ("weapon", "armour", "tactic"):
-        value = getattr(args, f"{key}_{side}")
+    for key in ("weapon", "armour", "tactic", "plan"):
+        value = getattr(args, f"{key}_{side}", None)
         if value is not None:
             if key == "armour" and _armour_is_points(args.system):
                 try:
@@ -227,7 +257,9 @@ def run_duel(args) -> int:
     if args.table != "one-hit":
         _exact_ignores(args, args.method, "duel")
     system = args.system
-    v = lethality.combat_variants(system, _variant_map(args.variant), args.aftermath)
+    given = _variant_map(args.variant)
+    _distance_options(args, given)
+    v = lethality.combat_variants(system, given, args.aftermath)
     a = combatant(system, args.a, _overrides(args, "a"))
     b = combatant(system, args.b, _overrides(args, "b"))
     kw = {"trials": args.trials or 20_000, "seed": args.seed, "variants": v,
@@ -240,6 +272,10 @@ def run_duel(args) -> int:
         fn = {"weapons": lethality.weapon_table, "tactics": lethality.tactic_table,
               "armour": lethality.armour_table}[args.table]
         table = fn(system, _spec(args, "a", skip=args.table), b, method=args.method, **kw)
+    elif args.table == "distance":
+        table = lethality.distance_table(system, _spec(args, "a"), _spec(args, "b"),
+                                         args.distances or list(DEFAULT_DISTANCES),
+                                         method=args.method, **kw)
     else:
         stats = lethality.duel_stats(system, _spec(args, "a"), _spec(args, "b"), args.method,
                                      **kw)
@@ -249,8 +285,32 @@ def run_duel(args) -> int:
             label_a, label_b = lethality.stats_names(stats)
             table = _fight_tables(stats, args.table, (1, 1),
                                   {"system": system, "a": label_a, "b": label_b})
-    _write(table, args, v, _variant_map(args.variant))
+    _write(table, args, v, given)
     return 0
+
+
+def _distance_options(args, given: dict) -> None:
+    """``--distance`` into the variant map (it is the combat variant ``distance``);
+    ``--distances`` only with ``--table distance``; a system whose fights start engaged
+    (no ``distance`` variant) says so in one line."""
+    from analysis.combat.lethality import has_distance
+    from engines.errors import InputError
+
+    if args.distances is not None and args.table != "distance":
+        raise InputError("--distances: only with --table distance (--distance M sets one "
+                         "starting distance)")
+    wants = (args.distance is not None or args.table == "distance"
+             or any(getattr(args, f"plan_{s}", None) for s in "ab"))
+    if wants and not has_distance(args.system):
+        from analysis.combat.lethality import distance_systems
+
+        known = ", ".join(distance_systems()) or "none yet"
+        raise InputError(f"--distance: {args.system} fights start engaged (its combat has "
+                         f"no distance rules); systems with distance rules: {known}")
+    if args.distance is not None:
+        if "distance" in given:
+            raise InputError("--distance and --variant distance=…: give one of them")
+        given["distance"] = args.distance
 
 
 def _spec(args, side: str, weapon: bool = True, skip: str | None = None) -> dict:

@@ -559,3 +559,40 @@ def group_fight(system: str, side0: list, side1: list, *, trials: int = 20_000, 
     row.update(side_fate_columns(st))
     standing = standing_table(st, (len(s0), len(s1)), **labels)
     return row, standing[[*labels, *(c for c in standing.columns if c not in labels)]]
+
+
+def has_distance(system: str) -> bool:
+    """Whether the system's combat rules take a starting distance (its combat variants
+    have ``distance``: RULES.md "Distance, movement and cover")."""
+    import dataclasses
+
+    from analysis.combat.archetypes import engine
+
+    return "distance" in {f.name for f in dataclasses.fields(engine(system).Variants)}
+
+
+def distance_systems() -> list[str]:
+    """The installed systems whose combat takes a starting distance."""
+    from engines.system import registry
+
+    return [sid for sid, s in registry().items() if s.has_combat and has_distance(sid)]
+
+
+def distance_table(system: str, a, b, distances, method: str = "exact", trials: int = 20_000,
+                   seed=None, variants=None, round_cap: int = ROUND_CAP,
+                   progress: bool | None = None) -> pd.DataFrame:
+    """:func:`duel_table` at each starting distance (metres), one block of rows per
+    distance with a ``distance`` column first: who wins, the loser's fates and the rounds
+    as the fighters start further apart. Each distance's Monte Carlo run draws from
+    ``seed`` as a separate ``duel --distance D --seed S`` run would."""
+    import dataclasses
+
+    base = combat_variants(system, variants)
+    frames = []
+    for d in distances:
+        v = dataclasses.replace(base, distance=int(d))
+        t = duel_table(system, a, b, method, trials=trials, seed=seed, variants=v,
+                       round_cap=round_cap, progress=progress)
+        t.insert(0, "distance", int(d))
+        frames.append(t)
+    return pd.concat(frames, ignore_index=True)

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 
 PROG = "rpg-balance"
 #: the overrides the ``duel`` command takes per side
-DUEL_OVERRIDES = ("weapon", "armour", "tactic")
+DUEL_OVERRIDES = ("weapon", "armour", "tactic", "plan")
 
 
 def _word(x) -> str:

@@ -1,0 +1,44 @@
+"""``rpg-balance duel --distance / --plan-a / --table distance``: the plumbing every
+system's distance rules go through (RULES.md "Distance, movement and cover": the starting
+distance is the combat variant ``distance``, a fighter's plan its trait ``plan``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.combat.lethality import distance_systems, has_distance
+from cli.main import main
+from engines.system import registry
+
+COMBAT = [sid for sid, s in registry().items() if s.has_combat]
+
+
+@pytest.mark.parametrize("system", COMBAT)
+def test_a_system_without_distance_rules_says_so(system, capsys):
+    if has_distance(system):
+        pytest.skip(f"{system} has distance rules")
+    for argv in (["--distance", "10"], ["--table", "distance"], ["--plan-a", "kite"]):
+        capsys.readouterr()
+        assert main(["duel", system, "competent", "competent", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1, err
+        assert f"{system} fights start engaged" in err, err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--distance", "201"], "from 0 to 200"),
+    (["--distance", "-1"], "from 0 to 200"),
+    (["--distances", "0,10"], "only with --table distance"),
+    (["--table", "distance", "--distances", ","], "metres separated by commas"),
+    (["--plan-a", "jump"], "invalid choice"),
+])
+def test_bad_distance_options_are_one_line_exit_2(argv, says, capsys):
+    system = (distance_systems() or COMBAT)[0]
+    assert main(["duel", system, "competent", "competent", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert says in err, err
+
+
+def test_distance_systems_are_those_with_the_variant():
+    assert distance_systems() == [s for s in COMBAT if has_distance(s)]
