@@ -25,7 +25,7 @@ def test_a_system_without_distance_rules_says_so(system, capsys):
         assert f"{system} fights start engaged" in err, err
 
 
-@pytest.mark.parametrize("argv, says", [
+@pytest.mark.parametrize(("argv", "says"), [
     (["--distance", "201"], "from 0 to 200"),
     (["--distance", "-1"], "from 0 to 200"),
     (["--distances", "0,10"], "only with --table distance"),
