@@ -305,6 +305,36 @@ def test_discover_one_hit_and_variants_small():
     assert any("death=at_health (C-g5)" in n and "by definition" in n for n in notes)
 
 
+def test_discover_solves_each_duel_once_and_finds_the_same(monkeypatch):
+    """One discover run meets the same duel many times (an option that is the fighter's
+    own gear, the even duel of the gap variants and of the interaction sweep); it is
+    solved once, and the findings are exactly those of solving every duel afresh (C1:
+    dice_pool_6's exact chains)."""
+    import collections
+
+    import pandas as pd
+
+    mod = reg.engine("dice_pool_6")
+    solved = collections.Counter()
+    exact = mod.duel_exact
+
+    def counting(a, b, v, cap):
+        solved[(a, b, v, cap)] += 1
+        return exact(a, b, v, cap)
+
+    monkeypatch.setattr(mod, "duel_exact", counting)
+    cfg = {"systems": ["dice_pool_6"]}
+    kept = audit.discover(cfg, progress=False)
+    assert solved
+    assert max(solved.values()) == 1
+    once = sum(solved.values())
+    monkeypatch.setattr(audit.discovery, "_solved", lambda key, solve: solve())
+    afresh = audit.discover(cfg, progress=False)
+    assert sum(solved.values()) - once > once          # the same duels, solved again
+    pd.testing.assert_frame_equal(kept, afresh, check_exact=True)
+    assert kept.attrs["notes"] == afresh.attrs["notes"]
+
+
 def test_key_findings_section_opens_the_report():
     from reports import sections as S
     from reports.sections.key_findings import section_key_findings

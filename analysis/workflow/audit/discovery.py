@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from contextvars import ContextVar
 from pathlib import Path
 
 from analysis.text import N_, Text, join
@@ -52,6 +53,28 @@ def _ladder_specs() -> dict:
 DOMINANCE_STREAM = 3_100_000
 
 
+#: the duels of one :func:`discover` run: the same fight is often met again (an option
+#: that is the fighter's own gear, a tactic an armour table also plays, the even duel of
+#: the gap variants and of the interaction sweep); None outside a run
+_DUELS: ContextVar[dict | None] = ContextVar("discovery_duels", default=None)
+
+
+def _solved(key: tuple, solve):
+    """``solve()``, kept under ``key`` for the rest of the :func:`discover` run (a key
+    of engine combatants and variants: two specs building the same fighters are the same
+    duel; exact duels and seeded Monte Carlo runs are functions of their key)."""
+    memo = _DUELS.get()
+    if memo is None:
+        return solve()
+    try:
+        found = memo.get(key)
+    except TypeError:                     # an unhashable combatant: not kept
+        return solve()
+    if found is None:
+        found = memo[key] = solve()
+    return found
+
+
 def _duel_mc(system, a, b, trials: int, seed: int, data=None):
     """Monte Carlo duel of fighter specs (default variants, round cap 50), drawn as
     ``rpg-balance duel --method mc --trials TRIALS --seed SEED`` draws it."""
@@ -60,8 +83,10 @@ def _duel_mc(system, a, b, trials: int, seed: int, data=None):
 
     mod = reg.engine(system)
     v = reg.combat_variants(system, {})
-    return mod.duel_mc(archetypes.combatant(system, a, path=data),
-                       archetypes.combatant(system, b, path=data), trials, seed, v, 50)
+    fa = archetypes.combatant(system, a, path=data)
+    fb = archetypes.combatant(system, b, path=data)
+    return _solved((system, "mc", fa, fb, v, 50, trials, seed),
+                   lambda: mod.duel_mc(fa, fb, trials, seed, v, 50))
 
 
 def fighter_label(spec) -> Text:
@@ -94,7 +119,7 @@ def _duel(system, a, b, data=None, variants=None):
     v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
-    return mod.duel_exact(fa, fb, v, 50)
+    return _solved((system, "exact", fa, fb, v, 50), lambda: mod.duel_exact(fa, fb, v, 50))
 
 
 #: the option kinds searched for domination, with the override key each one sets
@@ -414,17 +439,26 @@ def interaction_sweep(system: str, spec: dict, base, variants: dict | None = Non
 
     import pandas as pd
 
+    from analysis.combat import fights as reg
     from analysis.workflow.fight_sweep import apply_knob, fight_point
 
     knobs = dict(spec["knobs"])
+    metric = spec["metric"]
+    # the duel's own metric read off its exact chain (the number fight_point gives), so
+    # a cell that is a duel already solved in the run is not solved again
+    chain = not reg.is_one_hit(metric) and hasattr(reg.engine(system), "duel_exact")
+    read = reg.metric(metric) if chain else None
     rows = []
     for cell in itertools.product(*knobs.values()):
         a, b, v = dict(base), dict(base), dict(variants or {})
         for knob, value in zip(knobs, cell, strict=True):
             a, b, v = apply_knob(a, b, v, knob, value)
-        row = fight_point(system, a, b, v, 50, spec["metric"], exact=True)
+        if chain:
+            value = read(_duel(system, a, b, variants=v))[0]
+        else:
+            value = fight_point(system, a, b, v, 50, metric, exact=True)["metric"]
         rows.append({"fight": "even duel", **dict(zip(knobs, cell, strict=True)),
-                     "metric": float(row["metric"])})
+                     "metric": float(value)})
     return pd.DataFrame(rows)
 
 
@@ -498,7 +532,6 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     (:func:`knob_interactions`); within a kind by severity, then value."""
     import pandas as pd
 
-    from analysis.progress import bar
     from engines.system import registry
 
     cfg = {**DEFAULT_DISCOVER, **(cfg or {})}
@@ -511,18 +544,11 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     ladder = _ladder_specs()
     rows: list[dict] = []
     notes: list[str] = []
-    with bar(4 * len(systems), "discover",
-             disable=None if progress is None else not progress) as pb:
-        for system in systems:
-            why = _no_discovery(system, ladder)
-            if why is not None:
-                notes.append(why)
-                pb.update(4)
-                continue
-            for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
-                extra = {"notes": notes} if fn is gap_variants else {}
-                rows += fn(system, cfg, ladder=ladder[system], **extra)
-                pb.update(1)
+    token = _DUELS.set({})
+    try:
+        _discover_rows(systems, cfg, ladder, rows, notes, progress)
+    finally:
+        _DUELS.reset(token)
     out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
                                       "severity", "by", "metric", "from_value", "to_value",
                                       "reproduce"]).fillna({"by": "", "metric": ""})
@@ -535,6 +561,25 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     out.insert(0, "rank", range(1, len(out) + 1))
     out.attrs["notes"] = notes
     return out
+
+
+def _discover_rows(systems: list, cfg: dict, ladder: dict, rows: list, notes: list,
+                   progress: bool | None) -> None:
+    """The findings of every system, appended to ``rows`` (the notes to ``notes``)."""
+    from analysis.progress import bar
+
+    with bar(4 * len(systems), "discover",
+             disable=None if progress is None else not progress) as pb:
+        for system in systems:
+            why = _no_discovery(system, ladder)
+            if why is not None:
+                notes.append(why)
+                pb.update(4)
+                continue
+            for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
+                extra = {"notes": notes} if fn is gap_variants else {}
+                rows += fn(system, cfg, ladder=ladder[system], **extra)
+                pb.update(1)
 
 
 def _no_discovery(system: str, ladder: dict) -> str | None:
