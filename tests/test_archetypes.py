@@ -197,3 +197,34 @@ def test_kept_combatants_tell_equal_values_of_other_types_apart():
     assert A.combatant("dice_pool_7", dict(spec)) is one
     with pytest.raises(InputError, match="quality"):
         A.combatant("dice_pool_7", {**spec, "quality": True})
+
+
+#: how each engine's combatant says its attack is ranged (A7, C12, B8, DX5, E11)
+ENGINE_RANGED = {
+    "dice_pool_7": lambda c: c.weapon.ranged,       # A7: DES instead of FOR
+    "dice_pool_6": lambda c: c.weapon.ranged,       # C12: cover dice against it
+    "middle_3d10": lambda c: c.ranged,              # B8: the category's damage bonus
+    "percentile": lambda c: c.weapon.firearm,       # DX5: Firearms, no fighting back
+    "d20_degrees": lambda c: c.ranged,              # E11: Dexterity vs Dodge
+}
+
+
+@pytest.mark.parametrize("system", A.systems())
+def test_weapon_kinds_are_what_the_engine_fights_with(system):
+    """The kind the audit reads from the data file (``weapon_kinds``) is the one the
+    engine's attack follows: a fighter given a ranged weapon makes ranged attacks."""
+    kinds = A.weapon_kinds(system)
+    assert list(kinds) == A.weapons(system)
+    assert set(kinds.values()) == {"melee", "ranged"}
+    for weapon, kind in kinds.items():
+        c = A.combatant(system, "competent", {"weapon": weapon})
+        assert ENGINE_RANGED[system](c) == (kind == "ranged"), weapon
+
+
+def test_weapon_kinds_by_hand():
+    # from the data files: middle_3d10 by category (B8), percentile by firearm (DX5)
+    assert A.weapon_kinds("middle_3d10")["pistol"] == "ranged"         # small_firearms
+    assert A.weapon_kinds("middle_3d10")["baton"] == "melee"           # blades
+    assert A.weapon_kinds("percentile")["shotgun"] == "ranged"
+    assert A.weapon_kinds("percentile")["knife"] == "melee"
+    assert A.weapon_kinds("dice_pool_7")["thrown"] == "ranged"         # A11 shuriken

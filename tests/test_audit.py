@@ -258,6 +258,30 @@ def test_planted_dominated_weapon(tmp_path):
     assert all("planted_blade" not in r["by"] for r in clean)
 
 
+def test_planted_ranged_weapon_is_judged_among_ranged_weapons(tmp_path):
+    # A7/A11: planted_gun is a ranged weapon (DES + 5 bonus dice, ballistic). It is never
+    # set against a melee weapon, whatever it would do to one in a melee matchup; among
+    # the ranged weapons it outclasses light_ranged (+1) in the 36 matchups that include
+    # the rungs' shooters.
+    src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
+    data = tmp_path / "dice_pool_7.toml"
+    data.write_text(src + '\n[weapons.planted_gun]\nbonus = 5\ninitiative = -1\n'
+                          'damage_type = "ballistic"\nranged = true\n')
+    rows = audit.dominated_weapons("dice_pool_7", dict(audit.DEFAULT_DISCOVER), data=data)
+    found = {r["subject"]: r for r in rows}
+    for name in ("unarmed_lethal", "light_melee", "heavy_melee"):
+        if name in found:
+            assert "planted_gun" not in found[name]["by"].split(", ")
+            assert found[name]["detail"].startswith(f"melee weapon {name} ")
+    ranged = found["light_ranged"]
+    assert "planted_gun" in ranged["by"].split(", ")
+    assert set(ranged["by"].split(", ")) <= {"thrown", "submachine_gun", "heavy_ranged",
+                                            "assault_rifle", "planted_gun"}
+    assert ranged["detail"].startswith("ranged weapon light_ranged is never better than ")
+    assert "among the ranged weapons in 36 matchups" in ranged["detail"]
+    assert "novice_shooter" in ranged["detail"]
+
+
 def test_dominance_searches_the_whole_ladder():
     # every rung holding the option against every rung, as side 0 and side 1: with the
     # three rungs of cross_combat.toml that is 3 x 3 x 2 = 18 matchups, the

@@ -167,6 +167,28 @@ def weapons(system: str, path=None) -> list[str]:
     return list(table) if isinstance(table, dict) else []
 
 
+#: the kinds of weapon (:func:`weapon_kinds`)
+WEAPON_KINDS = ("melee", "ranged")
+
+
+def weapon_kinds(system: str, path=None) -> dict[str, str]:
+    """``{weapon: "melee" | "ranged"}`` for the weapons of the system's data file, in
+    its order, as the system's hook reads the file (``ArchetypeHook.weapon_ranged``: a
+    weapon's ``ranged`` flag, or what the engine's ranged attack is told by; docs/RULES.md,
+    "Melee and ranged weapons").
+
+    Examples
+    --------
+    >>> kinds = weapon_kinds("percentile")
+    >>> kinds["knife"], kinds["handgun"]
+    ('melee', 'ranged')
+    """
+    h = hook(_system(system))
+    _, raw = _read(system, path)
+    return {name: "ranged" if h.weapon_ranged(raw, name) else "melee"
+            for name in weapons(system, path)}
+
+
 def armours(system: str, path=None) -> list:
     """Armour choices: names (``dice_pool_7``, ``d20_degrees``) or points (``percentile``);
     ``dice_pool_6`` and ``middle_3d10`` have no armour rules (empty)."""

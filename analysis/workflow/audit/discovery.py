@@ -164,12 +164,18 @@ def _shooters(system: str, ladder: dict) -> dict:
 def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
                       ladder=None) -> list[dict]:
     """Options of one ``kind`` (weapon, armour or tactic) never better than another of
-    the system in any ladder matchup — every rung holding the option against every rung,
-    as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
+    the system in any matchup of its set — every rung holding the option against every
+    rung, as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
     strictly worse in at least one. Armour and tactics (:data:`AGAINST_SHOOTERS`) are
     judged against the shooters of the same rungs too (``novice_shooter`` …): body armour
     against bullets and diving for cover decide fights against guns, not knives; the
     finding lists the opponents it was judged against.
+
+    Weapons are judged within their kind (:func:`analysis.combat.archetypes.weapon_kinds`)
+    and never against a weapon of the other kind: a melee weapon against the other melee
+    weapons in the ladder matchups, a ranged weapon against the other ranged weapons in
+    those and against the rungs' shooters (the matchups of armour and tactics), since a
+    gun's worth shows in a gunfight. The finding names the kind and the opponents.
 
     Pairs are settled lazily: each matchup is solved only for options still in a
     candidate pair, and a pair is dropped at the first matchup where the dominated one
@@ -183,15 +189,40 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
     plus ``dominance_z`` SE. Each finding holds ``from_value``/``to_value`` (the two
     P(win) of its largest gap), ``metric`` (the holder's side) and ``reproduce`` (both
     duels of that matchup)."""
-    from analysis.combat import fights as reg
+    from analysis.combat import archetypes
 
     ladder = ladder or _ladder_specs()[system]
-    names = _options(system, kind, data)
+    if kind != "weapon":
+        return _dominated(system, cfg, kind, _options(system, kind, data), ladder, data,
+                          kind in AGAINST_SHOOTERS)
+    kinds = archetypes.weapon_kinds(system, data)
+    out = []
+    for group in archetypes.WEAPON_KINDS:
+        names = [w for w, k in kinds.items() if k == group]
+        out += _dominated(system, cfg, kind, names, ladder, data,
+                          group in WEAPONS_AGAINST_SHOOTERS, group)
+    return out
+
+
+#: the kinds of weapon also judged against the shooters (like armour and tactics)
+WEAPONS_AGAINST_SHOOTERS = ("ranged",)
+#: how a weapon finding names its kind and the weapons it was judged among
+_WEAPON_WORDS = {"melee": (N_("melee weapon"), N_("melee weapons")),
+                 "ranged": (N_("ranged weapon"), N_("ranged weapons"))}
+
+
+def _dominated(system: str, cfg: dict, kind: str, names: list, ladder: dict, data,
+               against_shooters: bool, group: str | None = None) -> list[dict]:
+    """:func:`dominated_options` among ``names`` (options of ``kind``; ``group``: the
+    kind of weapon they all are, named in the finding), in the ladder matchups and, when
+    ``against_shooters``, against the rungs' shooters too."""
+    from analysis.combat import fights as reg
+
     if len(names) < 2:
         return []
     matchups = _matchups(ladder, cfg)
     opponents = dict(ladder)
-    if kind in AGAINST_SHOOTERS:
+    if against_shooters:
         shooters = _shooters(system, ladder)
         opponents.update(shooters)
         matchups += [(h, o, side) for h in ladder for o in shooters for side in (0, 1)]
@@ -261,14 +292,24 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
             mine = {**ladder[holder], kind: option}
             pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
             return _duel_cmd(system, *pair, columns=(metric,), mc=mcrun)
+        rungs = join(", ", (Text(r) for r in opponents))
+        if group is None:
+            detail = Text(N_(
+                "{kind} {name} is never better than {other} in {n} matchups (every rung "
+                "holding it against every rung of {rungs}, as side 0 and side 1); largest "
+                "gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
+                kind=Text(kind), name=str(name), other=str(names[k]), n=len(matchups),
+                rungs=rungs, where=where, p=pi, p_other=pk)
+        else:
+            one, many = _WEAPON_WORDS[group]
+            detail = Text(N_(
+                "{kind} {name} is never better than {other} among the {kinds} in {n} "
+                "matchups (every rung holding it against every rung of {rungs}, as side 0 "
+                "and side 1); largest gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
+                kind=Text(one), kinds=Text(many), name=str(name), other=str(names[k]),
+                n=len(matchups), rungs=rungs, where=where, p=pi, p_other=pk)
         out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
-                    "detail": Text(N_(
-                        "{kind} {name} is never better than {other} in {n} matchups "
-                        "(every rung holding it against every rung of {rungs}, as side 0 "
-                        "and side 1); largest gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
-                        kind=Text(kind), name=str(name), other=str(names[k]),
-                        n=len(matchups), rungs=join(", ", (Text(r) for r in opponents)),
-                        where=where, p=pi, p_other=pk),
+                    "detail": detail,
                     "value": float(gap), "se": float(sd),
                     "by": ", ".join(str(names[kk]) for kk, _ in by),
                     "metric": metric, "from_value": float(pi), "to_value": float(pk),
@@ -278,8 +319,8 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
 
 
 def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[dict]:
-    """Weapons never better than another of the system in any ladder matchup
-    (:func:`dominated_options` of kind ``weapon``)."""
+    """Weapons never better than another weapon of their kind (melee or ranged) in any
+    matchup of their set (:func:`dominated_options` of kind ``weapon``)."""
     return dominated_options(system, cfg, "weapon", data, ladder)
 
 
