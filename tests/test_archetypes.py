@@ -156,3 +156,75 @@ def test_bad_matchup_files(tmp_path, text, needle):
 def test_missing_matchup_file(tmp_path):
     with pytest.raises(InputError, match="no such matchup file"):
         A.load_matchup_file(tmp_path / "none.toml")
+
+
+def test_parsed_data_file_is_a_fresh_copy_each_time():
+    """The parse of a data file is kept, but every caller gets its own copy: changing it
+    changes nothing for the next caller (nor the library built from the file)."""
+    _, raw = A._read("dice_pool_7", None)
+    raw["weapons"]["light_melee"]["bonus"] = 5
+    raw["weapons"].pop("heavy_melee")
+    _, again = A._read("dice_pool_7", None)
+    assert again["weapons"]["light_melee"]["bonus"] == 1          # A11
+    assert "heavy_melee" in again["weapons"]
+    assert A.combatant("dice_pool_7", "competent_swordsman").weapon.bonus == 1
+
+
+def test_an_edited_data_file_is_read_again(tmp_path):
+    """The parse and the built combatants are kept per state of the file: rewriting it
+    at once (same size, perhaps the same mtime tick) gives the new values (A11)."""
+    src = (ROOT / "analysis/data/combat/dice_pool_7.toml").read_text(encoding="utf-8")
+    path = tmp_path / "dice_pool_7.toml"
+    path.write_text(src, encoding="utf-8")
+    before = A.combatant("dice_pool_7", "competent_swordsman", path=path)
+    assert before.weapon.bonus == 1
+    assert A.combatant("dice_pool_7", "competent_swordsman", path=path) is before
+    edited = src.replace('[weapons.light_melee]\nbonus = 1', '[weapons.light_melee]\nbonus = 3')
+    assert edited != src
+    assert len(edited) == len(src)
+    path.write_text(edited, encoding="utf-8")
+    assert A.combatant("dice_pool_7", "competent_swordsman", path=path).weapon.bonus == 3
+    assert A.library("dice_pool_7", path)["competent_swordsman"].weapon.bonus == 3
+
+
+def test_kept_combatants_tell_equal_values_of_other_types_apart():
+    """``quality=1`` and ``quality=True`` are equal to Python but not the same input: the
+    kept combatants do not mix them up (A7 equipment quality is a number; the data file's
+    validation is strict, so a bool is refused however often 1 was asked for)."""
+    spec = {"archetype": "competent_swordsman", "quality": 1}
+    one = A.combatant("dice_pool_7", spec)
+    assert one.quality == 1
+    assert A.combatant("dice_pool_7", dict(spec)) is one
+    with pytest.raises(InputError, match="quality"):
+        A.combatant("dice_pool_7", {**spec, "quality": True})
+
+
+#: how each engine's combatant says its attack is ranged (A7, C12, B8, DX5, E11)
+ENGINE_RANGED = {
+    "dice_pool_7": lambda c: c.weapon.ranged,       # A7: DES instead of FOR
+    "dice_pool_6": lambda c: c.weapon.ranged,       # C12: cover dice against it
+    "middle_3d10": lambda c: c.ranged,              # B8: the category's damage bonus
+    "percentile": lambda c: c.weapon.firearm,       # DX5: Firearms, no fighting back
+    "d20_degrees": lambda c: c.ranged,              # E11: Dexterity vs Dodge
+}
+
+
+@pytest.mark.parametrize("system", A.systems())
+def test_weapon_kinds_are_what_the_engine_fights_with(system):
+    """The kind the audit reads from the data file (``weapon_kinds``) is the one the
+    engine's attack follows: a fighter given a ranged weapon makes ranged attacks."""
+    kinds = A.weapon_kinds(system)
+    assert list(kinds) == A.weapons(system)
+    assert set(kinds.values()) == {"melee", "ranged"}
+    for weapon, kind in kinds.items():
+        c = A.combatant(system, "competent", {"weapon": weapon})
+        assert ENGINE_RANGED[system](c) == (kind == "ranged"), weapon
+
+
+def test_weapon_kinds_by_hand():
+    # from the data files: middle_3d10 by category (B8), percentile by firearm (DX5)
+    assert A.weapon_kinds("middle_3d10")["pistol"] == "ranged"         # small_firearms
+    assert A.weapon_kinds("middle_3d10")["baton"] == "melee"           # blades
+    assert A.weapon_kinds("percentile")["shotgun"] == "ranged"
+    assert A.weapon_kinds("percentile")["knife"] == "melee"
+    assert A.weapon_kinds("dice_pool_7")["thrown"] == "ranged"         # A11 shuriken

@@ -267,6 +267,30 @@ def test_planted_dominated_weapon(tmp_path):
     assert all("planted_blade" not in r["by"] for r in clean)
 
 
+def test_planted_ranged_weapon_is_judged_among_ranged_weapons(tmp_path):
+    # A7/A11: planted_gun is a ranged weapon (DES + 5 bonus dice, ballistic). It is never
+    # set against a melee weapon, whatever it would do to one in a melee matchup; among
+    # the ranged weapons it outclasses light_ranged (+1) in the 36 matchups that include
+    # the rungs' shooters.
+    src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
+    data = tmp_path / "dice_pool_7.toml"
+    data.write_text(src + '\n[weapons.planted_gun]\nbonus = 5\ninitiative = -1\n'
+                          'damage_type = "ballistic"\nranged = true\n')
+    rows = audit.dominated_weapons("dice_pool_7", dict(audit.DEFAULT_DISCOVER), data=data)
+    found = {r["subject"]: r for r in rows}
+    for name in ("unarmed_lethal", "light_melee", "heavy_melee"):
+        if name in found:
+            assert "planted_gun" not in found[name]["by"].split(", ")
+            assert found[name]["detail"].startswith(f"melee weapon {name} ")
+    ranged = found["light_ranged"]
+    assert "planted_gun" in ranged["by"].split(", ")
+    assert set(ranged["by"].split(", ")) <= {"thrown", "submachine_gun", "heavy_ranged",
+                                            "assault_rifle", "planted_gun"}
+    assert ranged["detail"].startswith("ranged weapon light_ranged is never better than ")
+    assert "among the ranged weapons in 36 matchups" in ranged["detail"]
+    assert "novice_shooter" in ranged["detail"]
+
+
 def test_dominance_searches_the_whole_ladder():
     # every rung holding the option against every rung, as side 0 and side 1: with the
     # three rungs of cross_combat.toml that is 3 x 3 x 2 = 18 matchups, the
@@ -331,6 +355,36 @@ def prose_identifiers(line: str, systems) -> list[str]:
     found = KNOB_ID.findall(line) + SNAKE.findall(line) + SCIENTIFIC.findall(line)
     return found + [m for m in (*METRIC_NAMES, "p_success", "p_rounds_between")
                     if m in line]
+
+
+def test_discover_solves_each_duel_once_and_finds_the_same(monkeypatch):
+    """One discover run meets the same duel many times (an option that is the fighter's
+    own gear, the even duel of the gap variants and of the interaction sweep); it is
+    solved once, and the findings are exactly those of solving every duel afresh (C1:
+    dice_pool_6's exact chains)."""
+    import collections
+
+    import pandas as pd
+
+    mod = reg.engine("dice_pool_6")
+    solved = collections.Counter()
+    exact = mod.duel_exact
+
+    def counting(a, b, v, cap):
+        solved[(a, b, v, cap)] += 1
+        return exact(a, b, v, cap)
+
+    monkeypatch.setattr(mod, "duel_exact", counting)
+    cfg = {"systems": ["dice_pool_6"]}
+    kept = audit.discover(cfg, progress=False)
+    assert solved
+    assert max(solved.values()) == 1
+    once = sum(solved.values())
+    monkeypatch.setattr(audit.discovery, "_solved", lambda key, solve: solve())
+    afresh = audit.discover(cfg, progress=False)
+    assert sum(solved.values()) - once > once          # the same duels, solved again
+    pd.testing.assert_frame_equal(kept, afresh, check_exact=True)
+    assert kept.attrs["notes"] == afresh.attrs["notes"]
 
 
 def test_key_findings_section_opens_the_report():

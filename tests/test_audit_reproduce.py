@@ -173,5 +173,39 @@ def test_armour_and_tactics_are_judged_against_shooters(findings):
     # light ballistic armour beats reinforced clothing against a pistol: not dominated by it
     light = rows[(rows["system"] == "dice_pool_7") & (rows["subject"] == "light_modern")]
     assert all("reinforced_clothing" not in by.split(", ") for by in light["by"])
+    # a melee weapon is judged in the melee matchups only; a ranged one against the
+    # shooters too (test_weapons_are_judged_within_their_kind)
     weapons = findings[findings["kind"] == "dominated_weapon"]
-    assert not weapons["detail"].str.contains("_shooter").any()
+    melee = weapons["detail"].str.startswith("melee weapon ")
+    assert melee.any()
+    assert not weapons[melee]["detail"].str.contains("_shooter").any()
+    assert weapons[~melee]["detail"].str.contains("competent_shooter").all()
+
+
+def test_weapons_are_judged_within_their_kind(findings):
+    """A weapon is only ever compared with weapons of its own kind (docs/RULES.md, "Melee
+    and ranged weapons"): a melee weapon with the melee weapons in the 18 ladder
+    matchups, a ranged weapon with the ranged weapons in 36 matchups, the 18 against the
+    rungs' shooters included; the finding names the kind and the opponents."""
+    weapons = findings[findings["kind"] == "dominated_weapon"]
+    assert set(weapons["detail"].str.split(" ").str[0]) == {"melee", "ranged"}
+    for row in weapons.to_dict("records"):
+        kinds = archetypes.weapon_kinds(row["system"])
+        kind = kinds[row["subject"]]
+        assert {kinds[w] for w in row["by"].split(", ")} == {kind}, row["by"]
+        assert row["detail"].startswith(f"{kind} weapon {row['subject']} is never better")
+        assert f" among the {kind} weapons in " in row["detail"]
+        if kind == "ranged":
+            assert "in 36 matchups" in row["detail"]
+            assert "novice_shooter, competent_shooter, expert_shooter" in row["detail"]
+        else:
+            assert "in 18 matchups" in row["detail"]
+            assert "_shooter" not in row["detail"]
+    pct = weapons[weapons["system"] == "percentile"].set_index("subject")
+    # DX3: the knife (1D4 + DB) was "dominated by shotgun" in melee matchups; among the
+    # melee weapons it is dominated by the two 1D8 + DB weapons only
+    assert set(pct.loc["knife", "by"].split(", ")) == {"machete", "bat"}
+    assert "shotgun" not in pct.loc["knife", "detail"]
+    # DX5: the handgun (1D10) is judged among the firearms, against the shooters too
+    assert set(pct.loc["handgun", "by"].split(", ")) == {"rifle", "shotgun"}
+    assert "competent_shooter" in pct.loc["handgun", "detail"]

@@ -61,3 +61,16 @@ def test_icepool_baselines_compute_the_same_tables():
             last = min(row.size, ice.size) - 1  # the engines' last code holds the rest
             np.testing.assert_allclose(row[:last], ice[:last], atol=1e-12, err_msg=system)
             assert abs(row[last:].sum() - ice[last:].sum()) < 1e-12
+
+
+def test_audit_benchmark_runs_for_one_system(capsys):
+    """``bench_audit`` prints its baseline and the audit and discover rows (one system,
+    no command rows: no timing is checked)."""
+    from benchmarks import bench_audit
+
+    assert bench_audit.main(["--systems", "dice_pool_6", "--repeats", "1", "--no-cli"]) == 0
+    out = capsys.readouterr().out
+    for what in ("baseline: one exact even duel per system",
+                 "audit (evaluate, default guardrails)", "audit --discover (discover)"):
+        assert f"| {what} |" in out
+    assert "rpg-balance audit" not in out

@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.combat.library_hook import ArchetypeHook, check_gear, unknown
 from analysis.combat.library_hook import validation as _validation
-from analysis.toml_input import read_toml
+from analysis.toml_input import file_stamp, read_toml, read_toml_cached
 from engines.errors import InputError
 from engines.system import get, registry
 from engines.variants import parse_variants
@@ -121,12 +121,19 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
 
 
 def _read(system: str, path) -> tuple[str, dict]:
+    """``(file name, parsed data file)`` of the system's library: a copy of the parse
+    kept while the file stays the same (:func:`analysis.toml_input.read_toml_cached`)."""
     p = hook(system).path(path)
-    return p.name, read_toml(p, "combat data file")
+    return p.name, read_toml_cached(p, "combat data file")
+
+
+def _stamp(system: str, path) -> tuple | None:
+    """The data file's :func:`~analysis.toml_input.file_stamp` (None when unreadable)."""
+    return file_stamp(hook(system).path(path))
 
 
 @lru_cache(maxsize=32)
-def _library_cached(system: str, path: str | None) -> dict:
+def _library_cached(system: str, path: str | None, stamp: tuple | None) -> dict:
     fname, raw = _read(system, path)
     return hook(system).load(fname, raw)
 
@@ -136,9 +143,12 @@ def library(system: str, path: str | Path | None = None) -> dict[str, Any]:
 
     Pool systems give engine combatants directly; ``middle_3d10`` / ``percentile`` give
     pydantic models (``.combatant()``), ``d20_degrees`` pydantic models (``.to_engine()``);
-    :func:`to_engine` turns any of them into the engine combatant.
+    :func:`to_engine` turns any of them into the engine combatant. The library is built
+    once per state of the data file (an edited file is loaded again).
     """
-    return dict(_library_cached(_system(system), None if path is None else str(path)))
+    system = _system(system)
+    return dict(_library_cached(system, None if path is None else str(path),
+                                _stamp(system, path)))
 
 
 def to_engine(system: str, model: Any):
@@ -155,6 +165,28 @@ def weapons(system: str, path=None) -> list[str]:
     _, raw = _read(_system(system), path)
     table = raw.get("weapons", {})
     return list(table) if isinstance(table, dict) else []
+
+
+#: the kinds of weapon (:func:`weapon_kinds`)
+WEAPON_KINDS = ("melee", "ranged")
+
+
+def weapon_kinds(system: str, path=None) -> dict[str, str]:
+    """``{weapon: "melee" | "ranged"}`` for the weapons of the system's data file, in
+    its order, as the system's hook reads the file (``ArchetypeHook.weapon_ranged``: a
+    weapon's ``ranged`` flag, or what the engine's ranged attack is told by; docs/RULES.md,
+    "Melee and ranged weapons").
+
+    Examples
+    --------
+    >>> kinds = weapon_kinds("percentile")
+    >>> kinds["knife"], kinds["handgun"]
+    ('melee', 'ranged')
+    """
+    h = hook(_system(system))
+    _, raw = _read(system, path)
+    return {name: "ranged" if h.weapon_ranged(raw, name) else "melee"
+            for name in weapons(system, path)}
 
 
 def armours(system: str, path=None) -> list:
@@ -202,6 +234,35 @@ def _check_gear(system: str, over: Mapping[str, Any], label: str, path) -> None:
     check_gear(system, over, label, weapons(system, path), arm)
 
 
+#: built combatants by :func:`_built_key`; only frozen dataclasses are kept (shared safely)
+_BUILT: dict[tuple, Any] = {}
+_BUILT_MAX = 8192
+
+
+def _value_key(value) -> tuple:
+    """A hashable key of a spec value, in order, with each value's type (so ``1``,
+    ``1.0`` and ``True``, equal to Python, stay apart); TypeError when unhashable."""
+    if isinstance(value, Mapping):
+        return ("mapping", tuple((_value_key(k), _value_key(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, tuple(_value_key(v) for v in value))
+    hash(value)
+    return (type(value), value)
+
+
+def _built_key(system: str, spec, overrides, path, label) -> tuple | None:
+    """The key of one :func:`combatant` call: the system, its data file's stamp (an
+    edited file builds again), the spec, the overrides and the label as given; None when
+    the file cannot be read or a value is unhashable (then nothing is kept)."""
+    stamp = _stamp(system, path)
+    if stamp is None:
+        return None
+    try:
+        return (system, stamp, _value_key(spec), _value_key(overrides), label)
+    except TypeError:
+        return None
+
+
 def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | None = None,
               *, path: str | Path | None = None, label: str | None = None):
     """The engine combatant of ``system`` for an archetype name or a trait mapping.
@@ -223,8 +284,26 @@ def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | N
     >>> c = combatant("dice_pool_7", "competent_swordsman", {"weapon": "heavy_melee"})
     >>> c.weapon.name, c.defense
     ('heavy_melee', 2)
+
+    A combatant built once is kept (per state of the data file) and the same object is
+    returned for the same arguments: engine combatants are frozen dataclasses.
     """
     _system(system)
+    key = _built_key(system, spec, overrides, path, label)
+    found = None if key is None else _BUILT.get(key)
+    if found is not None:
+        return found
+    c = _build(system, spec, overrides, path, label)
+    if key is not None and dataclasses.is_dataclass(c) and \
+            type(c).__dataclass_params__.frozen:
+        if len(_BUILT) >= _BUILT_MAX:
+            _BUILT.clear()
+        _BUILT[key] = c
+    return c
+
+
+def _build(system: str, spec, overrides, path, label):
+    """:func:`combatant` without the memo."""
     over = dict(overrides or {})
     full = None
     name: str | None

@@ -357,11 +357,29 @@ def _builder(system: str, model: type):
     return build
 
 
+def _middle_ranged(raw: dict, name: str) -> bool:
+    """B8: a weapon names its category, and the category says whether it fires at range
+    (the firearms; the engine then adds the ranged damage bonus, ⌊Combat/4⌋)."""
+    category = (raw.get("weapons") or {}).get(name)
+    entry = (raw.get("categories") or {}).get(category) if isinstance(category, str) else None
+    return isinstance(entry, dict) and entry.get("ranged", False) is True
+
+
+def _percentile_ranged(raw: dict, name: str) -> bool:
+    """DX5: the data file has no ``ranged`` flag; a weapon is ranged when it is a firearm
+    (``firearm = true``: the engine's ranged attack, rolled with Firearms, no fighting
+    back or dodging, the readied firearm's DEX + 50, no damage bonus). docs/RULES.md,
+    "Melee and ranged weapons"."""
+    entry = (raw.get("weapons") or {}).get(name)
+    return isinstance(entry, dict) and entry.get("firearm", False) is True
+
+
 MIDDLE_3D10 = ArchetypeHook(
     system="middle_3d10", load=lambda fname, raw: _load_middle(raw, fname),
     build=_builder("middle_3d10", MiddleArchetype), to_engine=lambda m: m.combatant(),
     tactic_values=lambda: {t: t for t in mid.TACTICS}, tactic_field="drama_tactic",
-    armour="none", no_armour_hint=" (Defense is a stat: set defense)", weapon_rule="B8")
+    armour="none", no_armour_hint=" (Defense is a stat: set defense)", weapon_rule="B8",
+    weapon_ranged=_middle_ranged)
 
 #: Armour levels tried for ``percentile`` (DX11 armour points; the data has no table).
 PERCENTILE_ARMOUR = (0, 1, 2, 4, 6, 8)
@@ -370,4 +388,5 @@ PERCENTILE = ArchetypeHook(
     system="percentile", load=lambda fname, raw: _load_percentile(raw, fname),
     build=_builder("percentile", PctArchetype), to_engine=lambda m: m.combatant(),
     tactic_values=lambda: {t: t for t in pct.DEFENCES}, tactic_field="defend",
-    armour="points", armour_points=PERCENTILE_ARMOUR, weapon_rule="DX3", armour_rule="DX11")
+    armour="points", armour_points=PERCENTILE_ARMOUR, weapon_rule="DX3", armour_rule="DX11",
+    weapon_ranged=_percentile_ranged)

@@ -45,6 +45,13 @@ def weapon_attribute(model: Any) -> str | None:
     return None if w is None else str(getattr(w, "name", w))
 
 
+def ranged_flag(raw: dict, name: str) -> bool:
+    """Whether weapon ``name`` of the parsed data file is a ranged weapon: its entry's
+    ``ranged`` flag (absent: a melee weapon)."""
+    entry = (raw.get("weapons") or {}).get(name)
+    return isinstance(entry, Mapping) and entry.get("ranged", False) is True
+
+
 @dataclass(frozen=True)
 class ArchetypeHook:
     """The per-system parts of the archetype loader.
@@ -61,7 +68,9 @@ class ArchetypeHook:
     do instead). ``weapon_rule`` / ``armour_rule``: the rule a gear row follows when its
     note cites none. ``weapon_of(model)``: the weapon of a library entry by name (what
     tables show beside an archetype: ``competent (weapon=bat)``); the default reads its
-    ``weapon`` field.
+    ``weapon`` field. ``weapon_ranged(raw, name)``: whether a weapon of the parsed data
+    file is a ranged weapon (the audit judges a weapon only against weapons of its own
+    kind); the default reads the weapon's ``ranged`` flag (:func:`ranged_flag`).
     """
 
     system: str
@@ -77,6 +86,7 @@ class ArchetypeHook:
     armour_rule: str = ""
     data_file: Path | None = field(default=None)
     weapon_of: Callable[[Any], str | None] = weapon_attribute
+    weapon_ranged: Callable[[dict, str], bool] = ranged_flag
 
     def path(self, path: str | Path | None = None) -> Path:
         """The data file: ``path`` or ``analysis/data/combat/<system>.toml``."""

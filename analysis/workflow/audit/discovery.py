@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from contextvars import ContextVar
 from pathlib import Path
 
 from analysis.text import N_, Text, join
@@ -52,6 +53,28 @@ def _ladder_specs() -> dict:
 DOMINANCE_STREAM = 3_100_000
 
 
+#: the duels of one :func:`discover` run: the same fight is often met again (an option
+#: that is the fighter's own gear, a tactic an armour table also plays, the even duel of
+#: the gap variants and of the interaction sweep); None outside a run
+_DUELS: ContextVar[dict | None] = ContextVar("discovery_duels", default=None)
+
+
+def _solved(key: tuple, solve):
+    """``solve()``, kept under ``key`` for the rest of the :func:`discover` run (a key
+    of engine combatants and variants: two specs building the same fighters are the same
+    duel; exact duels and seeded Monte Carlo runs are functions of their key)."""
+    memo = _DUELS.get()
+    if memo is None:
+        return solve()
+    try:
+        found = memo.get(key)
+    except TypeError:                     # an unhashable combatant: not kept
+        return solve()
+    if found is None:
+        found = memo[key] = solve()
+    return found
+
+
 def _duel_mc(system, a, b, trials: int, seed: int, data=None):
     """Monte Carlo duel of fighter specs (default variants, round cap 50), drawn as
     ``rpg-balance duel --method mc --trials TRIALS --seed SEED`` draws it."""
@@ -60,8 +83,10 @@ def _duel_mc(system, a, b, trials: int, seed: int, data=None):
 
     mod = reg.engine(system)
     v = reg.combat_variants(system, {})
-    return mod.duel_mc(archetypes.combatant(system, a, path=data),
-                       archetypes.combatant(system, b, path=data), trials, seed, v, 50)
+    fa = archetypes.combatant(system, a, path=data)
+    fb = archetypes.combatant(system, b, path=data)
+    return _solved((system, "mc", fa, fb, v, 50, trials, seed),
+                   lambda: mod.duel_mc(fa, fb, trials, seed, v, 50))
 
 
 def fighter_label(spec) -> Text:
@@ -94,7 +119,7 @@ def _duel(system, a, b, data=None, variants=None):
     v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
-    return mod.duel_exact(fa, fb, v, 50)
+    return _solved((system, "exact", fa, fb, v, 50), lambda: mod.duel_exact(fa, fb, v, 50))
 
 
 #: the option kinds searched for domination, with the override key each one sets
@@ -139,12 +164,18 @@ def _shooters(system: str, ladder: dict) -> dict:
 def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
                       ladder=None) -> list[dict]:
     """Options of one ``kind`` (weapon, armour or tactic) never better than another of
-    the system in any ladder matchup — every rung holding the option against every rung,
-    as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
+    the system in any matchup of its set — every rung holding the option against every
+    rung, as side 0 and as side 1 — beyond ``dominance_z`` SE (exact duels have SE 0), and
     strictly worse in at least one. Armour and tactics (:data:`AGAINST_SHOOTERS`) are
     judged against the shooters of the same rungs too (``novice_shooter`` …): body armour
     against bullets and diving for cover decide fights against guns, not knives; the
     finding lists the opponents it was judged against.
+
+    Weapons are judged within their kind (:func:`analysis.combat.archetypes.weapon_kinds`)
+    and never against a weapon of the other kind: a melee weapon against the other melee
+    weapons in the ladder matchups, a ranged weapon against the other ranged weapons in
+    those and against the rungs' shooters (the matchups of armour and tactics), since a
+    gun's worth shows in a gunfight. The finding names the kind and the opponents.
 
     Pairs are settled lazily: each matchup is solved only for options still in a
     candidate pair, and a pair is dropped at the first matchup where the dominated one
@@ -158,15 +189,40 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
     plus ``dominance_z`` SE. Each finding holds ``from_value``/``to_value`` (the two
     P(win) of its largest gap), ``metric`` (the holder's side) and ``reproduce`` (both
     duels of that matchup)."""
-    from analysis.combat import fights as reg
+    from analysis.combat import archetypes
 
     ladder = ladder or _ladder_specs()[system]
-    names = _options(system, kind, data)
+    if kind != "weapon":
+        return _dominated(system, cfg, kind, _options(system, kind, data), ladder, data,
+                          kind in AGAINST_SHOOTERS)
+    kinds = archetypes.weapon_kinds(system, data)
+    out = []
+    for group in archetypes.WEAPON_KINDS:
+        names = [w for w, k in kinds.items() if k == group]
+        out += _dominated(system, cfg, kind, names, ladder, data,
+                          group in WEAPONS_AGAINST_SHOOTERS, group)
+    return out
+
+
+#: the kinds of weapon also judged against the shooters (like armour and tactics)
+WEAPONS_AGAINST_SHOOTERS = ("ranged",)
+#: how a weapon finding names its kind and the weapons it was judged among
+_WEAPON_WORDS = {"melee": (N_("melee weapon"), N_("melee weapons")),
+                 "ranged": (N_("ranged weapon"), N_("ranged weapons"))}
+
+
+def _dominated(system: str, cfg: dict, kind: str, names: list, ladder: dict, data,
+               against_shooters: bool, group: str | None = None) -> list[dict]:
+    """:func:`dominated_options` among ``names`` (options of ``kind``; ``group``: the
+    kind of weapon they all are, named in the finding), in the ladder matchups and, when
+    ``against_shooters``, against the rungs' shooters too."""
+    from analysis.combat import fights as reg
+
     if len(names) < 2:
         return []
     matchups = _matchups(ladder, cfg)
     opponents = dict(ladder)
-    if kind in AGAINST_SHOOTERS:
+    if against_shooters:
         shooters = _shooters(system, ladder)
         opponents.update(shooters)
         matchups += [(h, o, side) for h in ladder for o in shooters for side in (0, 1)]
@@ -236,14 +292,24 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
             mine = {**ladder[holder], kind: option}
             pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
             return _duel_cmd(system, *pair, columns=(metric,), mc=mcrun)
+        rungs = join(", ", (Text(r) for r in opponents))
+        if group is None:
+            detail = Text(N_(
+                "{kind} {name} is never better than {other} in {n} matchups (every rung "
+                "holding it against every rung of {rungs}, as side 0 and side 1); largest "
+                "gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
+                kind=Text(kind), name=str(name), other=str(names[k]), n=len(matchups),
+                rungs=rungs, where=where, p=pi, p_other=pk)
+        else:
+            one, many = _WEAPON_WORDS[group]
+            detail = Text(N_(
+                "{kind} {name} is never better than {other} among the {kinds} in {n} "
+                "matchups (every rung holding it against every rung of {rungs}, as side 0 "
+                "and side 1); largest gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
+                kind=Text(one), kinds=Text(many), name=str(name), other=str(names[k]),
+                n=len(matchups), rungs=rungs, where=where, p=pi, p_other=pk)
         out.append({"kind": f"dominated_{kind}", "system": system, "subject": str(name),
-                    "detail": Text(N_(
-                        "{kind} {name} is never better than {other} in {n} matchups "
-                        "(every rung holding it against every rung of {rungs}, as side 0 "
-                        "and side 1); largest gap, {where}: P(win) {p:.3f} vs {p_other:.3f}"),
-                        kind=Text(kind), name=str(name), other=str(names[k]),
-                        n=len(matchups), rungs=join(", ", (Text(r) for r in opponents)),
-                        where=where, p=pi, p_other=pk),
+                    "detail": detail,
                     "value": float(gap), "se": float(sd),
                     "by": ", ".join(str(names[kk]) for kk, _ in by),
                     "metric": metric, "from_value": float(pi), "to_value": float(pk),
@@ -253,8 +319,8 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
 
 
 def dominated_weapons(system: str, cfg: dict, data=None, ladder=None) -> list[dict]:
-    """Weapons never better than another of the system in any ladder matchup
-    (:func:`dominated_options` of kind ``weapon``)."""
+    """Weapons never better than another weapon of their kind (melee or ranged) in any
+    matchup of their set (:func:`dominated_options` of kind ``weapon``)."""
     return dominated_options(system, cfg, "weapon", data, ladder)
 
 
@@ -414,17 +480,26 @@ def interaction_sweep(system: str, spec: dict, base, variants: dict | None = Non
 
     import pandas as pd
 
+    from analysis.combat import fights as reg
     from analysis.workflow.fight_sweep import apply_knob, fight_point
 
     knobs = dict(spec["knobs"])
+    metric = spec["metric"]
+    # the duel's own metric read off its exact chain (the number fight_point gives), so
+    # a cell that is a duel already solved in the run is not solved again
+    chain = not reg.is_one_hit(metric) and hasattr(reg.engine(system), "duel_exact")
+    read = reg.metric(metric) if chain else None
     rows = []
     for cell in itertools.product(*knobs.values()):
         a, b, v = dict(base), dict(base), dict(variants or {})
         for knob, value in zip(knobs, cell, strict=True):
             a, b, v = apply_knob(a, b, v, knob, value)
-        row = fight_point(system, a, b, v, 50, spec["metric"], exact=True)
+        if chain:
+            value = read(_duel(system, a, b, variants=v))[0]
+        else:
+            value = fight_point(system, a, b, v, 50, metric, exact=True)["metric"]
         rows.append({"fight": "even duel", **dict(zip(knobs, cell, strict=True)),
-                     "metric": float(row["metric"])})
+                     "metric": float(value)})
     return pd.DataFrame(rows)
 
 
@@ -498,7 +573,6 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     (:func:`knob_interactions`); within a kind by severity, then value."""
     import pandas as pd
 
-    from analysis.progress import bar
     from engines.system import registry
 
     cfg = {**DEFAULT_DISCOVER, **(cfg or {})}
@@ -511,18 +585,11 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     ladder = _ladder_specs()
     rows: list[dict] = []
     notes: list[str] = []
-    with bar(4 * len(systems), "discover",
-             disable=None if progress is None else not progress) as pb:
-        for system in systems:
-            why = _no_discovery(system, ladder)
-            if why is not None:
-                notes.append(why)
-                pb.update(4)
-                continue
-            for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
-                extra = {"notes": notes} if fn is gap_variants else {}
-                rows += fn(system, cfg, ladder=ladder[system], **extra)
-                pb.update(1)
+    token = _DUELS.set({})
+    try:
+        _discover_rows(systems, cfg, ladder, rows, notes, progress)
+    finally:
+        _DUELS.reset(token)
     out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
                                       "severity", "by", "metric", "from_value", "to_value",
                                       "reproduce"]).fillna({"by": "", "metric": ""})
@@ -538,6 +605,25 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     discovered_cures(out, cfg, ladder)
     out.attrs["notes"] = notes
     return out
+
+
+def _discover_rows(systems: list, cfg: dict, ladder: dict, rows: list, notes: list,
+                   progress: bool | None) -> None:
+    """The findings of every system, appended to ``rows`` (the notes to ``notes``)."""
+    from analysis.progress import bar
+
+    with bar(4 * len(systems), "discover",
+             disable=None if progress is None else not progress) as pb:
+        for system in systems:
+            why = _no_discovery(system, ladder)
+            if why is not None:
+                notes.append(why)
+                pb.update(4)
+                continue
+            for fn in (dominated_gear, one_hit_fights, gap_variants, knob_interactions):
+                extra = {"notes": notes} if fn is gap_variants else {}
+                rows += fn(system, cfg, ladder=ladder[system], **extra)
+                pb.update(1)
 
 
 def _no_discovery(system: str, ladder: dict) -> str | None:

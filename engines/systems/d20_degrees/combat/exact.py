@@ -73,6 +73,7 @@ class _Duel:
         self.rule = rule
         self.finish = 2 * int(rule[R_FINISH])
         self.memo: dict = {}
+        self.moves: dict = {}
 
     def _hit_life(self, k: int, life: int, d: int, eff: int) -> dict[int, float]:
         """E12/E13/E14: target ``k``'s new life code after a hit for ``d`` damage."""
@@ -103,27 +104,37 @@ class _Duel:
         vul = xs[4] == 1
         key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
                threshold if t_hero else 0, a_sw, t_sw, vul)
-        dist = self.memo.get(key)
-        if dist is None:
-            if a_sw:
-                att = att.copy()
-                att[F_MHIT], att[F_MDMG] = DEFENSIVE[0], DEFENSIVE[1]
-            if t_sw:
-                tgt = tgt.copy()
-                tgt[F_MDEF] = DEFENSIVE[2]
-            dist = _attack_dist(att, tgt, self.rule, xs[3], xs[2] > 0 and att[F_HUSE] == 1,
-                                ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero, threshold, vul)
-            self.memo[key] = dist
-        new_eff = xs[3] + 1 if xs[3] < att[F_EFFORT] else xs[3]
-        out = []
-        for (d, a_sp, t_sp), p in dist.items():
-            nx = (xs[0], xs[1], xs[2] - a_sp, new_eff, 0)
-            if d < 0:
-                out.append((p, nx, ys, -1))
-                continue
-            for life, q in self._hit_life(1 - k, ylife, d, ys[3]).items():
-                out.append((p * q, nx, (life, ys[1], ys[2] - t_sp, ys[3], ys[4]), d))
-        return out
+        # the outcomes as (p, attacker hero spent, target's new life or None for a miss,
+        # target hero spent, damage): the same for every state with this key, the
+        # target's life and its effort uses
+        moves = self.moves.get((key, ylife, ys[3]))
+        if moves is None:
+            dist = self.memo.get(key)
+            if dist is None:
+                if a_sw:
+                    att = att.copy()
+                    att[F_MHIT], att[F_MDMG] = DEFENSIVE[0], DEFENSIVE[1]
+                if t_sw:
+                    tgt = tgt.copy()
+                    tgt[F_MDEF] = DEFENSIVE[2]
+                dist = _attack_dist(att, tgt, self.rule, xs[3],
+                                    xs[2] > 0 and att[F_HUSE] == 1, ylife < 1, ys[1] == 1,
+                                    ys[3] >= 2, t_hero, threshold, vul)
+                self.memo[key] = dist
+            moves = []
+            for (d, a_sp, t_sp), p in dist.items():
+                if d < 0:
+                    moves.append((p, a_sp, None, 0, -1))
+                    continue
+                for life, q in self._hit_life(1 - k, ylife, d, ys[3]).items():
+                    moves.append((p * q, a_sp, life, t_sp, d))
+            self.moves[(key, ylife, ys[3])] = moves
+        x0, x1, x2, x3 = xs[0], xs[1], xs[2], xs[3]
+        new_eff = x3 + 1 if x3 < att[F_EFFORT] else x3
+        y1, y2, y3, y4 = ys[1], ys[2], ys[3], ys[4]
+        return [(p, (x0, x1, x2 - a_sp, new_eff, 0),
+                 ys if life is None else (life, y1, y2 - t_sp, y3, y4), d)
+                for p, a_sp, life, t_sp, d in moves]
 
     def step(self, state):
         """[(p, next state, damage of a hit or -1)] for one half-turn."""
@@ -157,13 +168,13 @@ class _Duel:
                 outs = [(p, (*xs[:4], 1), ys, -1), (1 - p, (*xs[:4], 2), ys, -1)]
             else:
                 outs = self._attack(turn, xs, ys)
-        res = []
-        for p, nx, ny, d in outs:
-            na, nb = (nx, ny) if turn == 0 else (ny, nx)
-            now = not (na[0] >= 1 and nb[0] >= 1)
-            nf = f + 1 if decided else 0
-            res.append((p, (1 - turn, nf if now else 0, na, nb), d))
-        return res
+        # the finishing counter runs once the duel is decided (one side below 1 life)
+        nt, nf = 1 - turn, (f + 1 if decided else 0)
+        if turn == 0:
+            return [(p, (nt, nf if (nx[0] < 1 or ny[0] < 1) else 0, nx, ny), d)
+                    for p, nx, ny, d in outs]
+        return [(p, (nt, nf if (ny[0] < 1 or nx[0] < 1) else 0, ny, nx), d)
+                for p, nx, ny, d in outs]
 
 
 def _dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray) -> float:
@@ -289,22 +300,24 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
             index[st] = len(states)
             states.append(st)
     k = 0
+    top = DAMAGE_BINS - 1
     while k < len(states):
-        st = states[k]
-        for p, nxt, d in duel.step(st):
+        moves = duel.step(states[k])
+        for _p, nxt, _d in moves:
             j = index.get(nxt)
             if j is None:
                 j = index[nxt] = len(states)
                 states.append(nxt)
                 if len(states) > EXACT_STATE_LIMIT:
                     raise InputError(_too_big(fa, fb, f"more than {EXACT_STATE_LIMIT}"))
-            rows.append(k)
             cols.append(j)
-            vals.append(p)
-            if d >= 0:
-                hrows.append(k)
-                hcols.append(min(d, DAMAGE_BINS - 1))
-                hvals.append(p)
+        rows.extend([k] * len(moves))
+        vals.extend([p for p, _, _ in moves])
+        hit = [(p, d) for p, _, d in moves if d >= 0]
+        if hit:
+            hrows.extend([k] * len(hit))
+            hcols.extend([d if d < top else top for _, d in hit])
+            hvals.extend([p for p, _ in hit])
         k += 1
     n = len(states)
     step_t = sparse.csr_matrix((vals, (cols, rows)), shape=(n, n))

@@ -92,6 +92,16 @@ def _half_step(prob, table, flat, tactic, va, vt, q_massive, new, hits, down_by)
     """
     n_a, n_t, n_pa, n_pt = prob.shape
     n_bins = table.shape[5]
+    # per table row, the damage bins it gives a chance (ascending; the rest add nothing)
+    rows = table.shape[0] * table.shape[1] * table.shape[2] * table.shape[3] * table.shape[4]
+    flat_table = table.reshape(rows, n_bins)
+    bins = np.empty((rows, n_bins), dtype=np.int64)
+    n_nz = np.zeros(rows, dtype=np.int64)
+    for row in range(rows):
+        for d in range(n_bins):
+            if flat_table[row, d] != 0.0:
+                bins[row, n_nz[row]] = d
+                n_nz[row] += 1
     down = 0.0
     for da in range(n_a):
         ia = 0 if da < va else (1 if da < 2 * va else 2)
@@ -105,10 +115,11 @@ def _half_step(prob, table, flat, tactic, va, vt, q_massive, new, hits, down_by)
                         continue
                     for spent in range(2):
                         pa2 = pa - spent
-                        for d in range(n_bins):
-                            p = table[ia, it, flat, use, spent, d]
-                            if p == 0.0:
-                                continue
+                        row = (((ia * table.shape[1] + it) * table.shape[2] + flat)
+                               * table.shape[3] + use) * table.shape[4] + spent
+                        for k in range(n_nz[row]):
+                            d = bins[row, k]
+                            p = flat_table[row, d]
                             w = m * p
                             if d > 0:
                                 hits[min(d, hits.shape[0] - 1)] += w

@@ -4,6 +4,7 @@ levels (:func:`level_pmf`), damage of a hit, and the damage one action deals
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -18,9 +19,16 @@ from .rules import DEFAULT, W_DB, W_F, W_LF, W_LN, W_LS, W_N, W_S, Combatant, Va
 def level_pmf(skill: int, dice: int, variants: Variants = DEFAULT) -> np.ndarray:
     """P(level 0..4) of one roll (D1, D4, D-g1; a critical is level 3, extreme, or 4 with
     ``critical_level`` = ``above_extreme``, DX-g4)."""
-    pv = check_rules.exact([max(-2, min(2, dice))])[0]
+    return _level_pmf(skill, max(-2, min(2, dice)), variants.crit_code()).copy()
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _level_pmf(skill: int, dice: int, crit: int) -> np.ndarray:
+    """:func:`level_pmf`, computed once per skill, bonus/penalty dice and critical rule
+    (an exact duel asks for the same few rolls many times)."""
+    pv = check_rules.exact([dice])[0]
     rolls = np.arange(1, 101)
-    lv = np.array([int(_level(int(v), skill, variants.crit_code())) for v in rolls])
+    lv = np.array([int(_level(int(v), skill, crit)) for v in rolls])
     return np.bincount(lv, weights=pv, minlength=5)
 
 

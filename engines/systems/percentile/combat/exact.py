@@ -56,6 +56,13 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
     n_a, n_t = prob.shape[0], prob.shape[1]
     p_t = to_t.sum()
     p_none = 1.0 - p_t - to_a.sum()
+    # the damage values either side can deal, in ascending order (the rest add nothing)
+    ds = np.empty(to_t.shape[0], dtype=np.int64)
+    n_d = 0
+    for d in range(to_t.shape[0]):
+        if to_t[d] > 0.0 or to_a[d] > 0.0:
+            ds[n_d] = d
+            n_d += 1
     for ha in range(1, n_a):
         for ht in range(1, n_t):
             for ma in range(2):
@@ -64,7 +71,8 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
                     if m == 0.0:
                         continue
                     new[ha, ht, ma, mt] += m * p_none
-                    for d in range(to_t.shape[0]):
+                    for k in range(n_d):
+                        d = ds[k]
                         if to_t[d] > 0.0:
                             w = m * to_t[d]
                             hits[min(d, hits.shape[0] - 1)] += w
