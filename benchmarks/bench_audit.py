@@ -13,6 +13,8 @@ Rows:
 - ``audit`` and ``audit --discover``: :func:`analysis.workflow.audit.evaluate` of the
   shipped guardrails and :func:`analysis.workflow.audit.discover`, each the first run in
   this process (what one command does);
+- a designer's file: ``evaluate`` of ``scenarios/designer_guardrails.toml`` (twenty
+  guardrails, a dozen failing, so the cures and their side effects are searched);
 - ``rpg-balance audit`` and ``rpg-balance audit --discover``: the commands in a child
   process (imports included: what a designer waits for), median of ``--repeats`` runs,
   CPU time from ``RUSAGE_CHILDREN``.
@@ -40,6 +42,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: twenty guardrails over the five systems, a dozen failing: the cure search at work
+DESIGNER = ROOT / "scenarios" / "designer_guardrails.toml"
 
 
 def _clock() -> tuple[float, float]:
@@ -111,8 +115,14 @@ def run(systems: list[str] | None = None, repeats: int = 3, cli: bool = True) ->
                  *timed(lambda: evaluate(scenarios, progress=False))))
     rows.append(("audit --discover (discover)",
                  *timed(lambda: discover({"systems": systems}, progress=False))))
+    if systems is None:
+        designer = load_guardrails([DESIGNER])
+        rows.append(("audit of a designer's 20 guardrails with cures (evaluate)",
+                     *timed(lambda: evaluate(designer, progress=False))))
     if cli and systems is None:
         for label, args in (("rpg-balance audit", ["audit", "--format", "csv"]),
+                            ("rpg-balance audit scenarios/designer_guardrails.toml",
+                             ["audit", str(DESIGNER), "--format", "csv"]),
                             ("rpg-balance audit --discover",
                              ["audit", "--discover", "--format", "csv"])):
             rows.append((label, *median_of([timed_cli(args) for _ in range(repeats)])))
