@@ -33,7 +33,7 @@ def findings_frame(settings: ReportSettings) -> pd.DataFrame:
     keep = [g for g in sc.guardrails if audit._target(sc, g).system in settings.systems]
     sc = sc.model_copy(update={"guardrails": keep})
     table = audit.evaluate([sc], progress=False)
-    return table[[*COLUMNS, "se", "reason", "reproduce"]]
+    return table[[*COLUMNS, "se", "reason", "cure", "reproduce"]]
 
 
 def _discover_config() -> dict:
@@ -333,8 +333,10 @@ def section_key_findings(settings: ReportSettings) -> Section:
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
     blocks = [_table("guardrails", _("Balance guardrails"), shown,
                      _("Each guardrail's metric, exact for duels, one-attack odds and "
-                       "checks; status pass / fail / undecided; for a failure the "
-                       "smallest change of one knob that makes it pass."),
+                       "checks; status pass / fail / undecided; for a failure up to "
+                       "three one-knob cures that keep the question (the task and the "
+                       "fighters' gear held), each with its side effects, and the "
+                       "`rpg-balance audit --set` command applying the best in the CSV."),
                      full=table, default_format=".3g")]
     if len(inter):
         reading += interaction_reading(inter)

@@ -472,13 +472,18 @@ def _with_effects(system: str, c: Cure, metric: str) -> Text:
             if str(before) == str(after):     # a move too small for the words: digits
                 before, after = _pair(e["metric"], float(e["before"]), float(e["after"]))
             items.append(Text(N_("{guardrail} {before} → {after} ({status})"),
-                              guardrail=e["guardrail"], before=before, after=after,
+                              guardrail=_name(e["guardrail"]), before=before, after=after,
                               status=Text(STATUS_WORDS.get(e["status_after"],
                                                            e["status_after"]))))
         parts.append(Text(N_("other guardrails: {effects}"), effects=join(", ", items)))
     else:
         parts.append(Text(N_("no other guardrail moves")))
     return join(", ", parts)
+
+
+def _name(guardrail: str):
+    """A guardrail's name, translatable when the catalogue has it (the shipped ones)."""
+    return Text(guardrail) if "{" not in guardrail and "}" not in guardrail else guardrail
 
 
 def _pair(metric: str, before: float, after: float) -> tuple[Text, Text]:
