@@ -28,8 +28,11 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".rpg-balance-installed"
 SYSTEM_TOOLS = {"chromium": "chromium", "pdftoppm": "poppler-utils"}
-#: pytest-xdist: two worker processes, tests of one xdist_group on the same worker.
-TEST_WORKERS = ["-n", "2", "--dist", "loadgroup"]
+#: pytest-xdist: two worker processes, each test module whole on one worker
+#: (``loadscope``), so a module's costly fixtures — a report build, the discovery run, a
+#: Dask cluster, a Jupyter kernel at a time — are built once. (``loadgroup`` and the
+#: ``xdist_group`` mark do not group under pytest 9: the mark's node-id suffix is lost.)
+TEST_WORKERS = ["-n", "2", "--dist", "loadscope"]
 #: pytest-cov: line coverage of engines, analysis, reports and cli (``[tool.coverage]`` in
 #: pyproject.toml; numba kernels are compiled, not traced, and left out), measured on both
 #: workers and in the CLI subprocesses the tests start; the summary lists the modules not

@@ -27,8 +27,6 @@ from analysis.combat import archetypes
 from analysis.workflow import audit
 from cli.main import main
 
-pytestmark = pytest.mark.xdist_group("audit_reproduce")
-
 
 def _run(command: str, capsys) -> tuple[pd.DataFrame, str]:
     """Run one ``rpg-balance …`` command in process; its csv table and the shell comment

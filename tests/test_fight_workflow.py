@@ -32,7 +32,6 @@ from engines.fight import FightStats
 
 # pytest-xdist (tasks.py test: --dist loadgroup): keep this module on one worker,
 # one 3-process Dask cluster and one in-process sweep (module fixtures).
-pytestmark = pytest.mark.xdist_group("fight_workflow")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -29,8 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "examples" / "plugin_system"
 N = 20_000  # Monte Carlo fights / characters of the agreement tests
 
-#: one worker installs the plug-in once (session fixtures) and runs these tests
-pytestmark = pytest.mark.xdist_group("plugin_combat")
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: one worker installs the plug-in once (session fixtures) and runs these tests
-pytestmark = pytest.mark.xdist_group("plugin_system")
 
 
 @pytest.fixture(scope="session")

@@ -34,7 +34,6 @@ from cdp_browser import Browser, require_tool
 
 # pytest-xdist (tasks.py test: --dist loadgroup): keep this module on one worker,
 # the report is built once and opened in one chromium (module fixtures).
-pytestmark = pytest.mark.xdist_group("report")
 
 SYSTEMS = ("dice_pool_7", "percentile", "d20_degrees")
 TRIALS = 4000

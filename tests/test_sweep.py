@@ -31,7 +31,6 @@ from engines.variants import parse_variants
 
 # pytest-xdist (tasks.py test: --dist loadgroup): keep this module on one worker,
 # one 4-process Dask cluster and one in-process sweep (module fixtures).
-pytestmark = pytest.mark.xdist_group("sweep")
 
 SWEEP = {
     "name": "sweep test",
