@@ -372,12 +372,12 @@ def describe(system: str, path=None) -> list[dict]:
     return rows
 
 
-_RULE_ID = re.compile(r"\b(?:DX|[A-E])(?:-g|-ext)?\d*\b(?=[\s,;:.)]|$)")
+_RULE_ID = re.compile(r"\b(?:DX|[A-E]T?)(?:-g|-ext)?\d*\b(?=[\s,;:.)]|$)")
 _DOC_KEYS = ("note", "source", "assumption")
 
 
 def _rule_ids(*texts) -> str:
-    """The rule ids (A11, DX7, E12, B-g3 ...) cited in the data file's notes."""
+    """The rule ids (A11, DX7, E12, B-g3, AT3, AT-g1 ...) cited in the data file's notes."""
     found = []
     for text in texts:
         if isinstance(text, str):

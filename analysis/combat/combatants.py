@@ -139,7 +139,9 @@ class DicePool7Weapon(_Model):
     damage_type: Literal["bashing", "lethal", "ballistic"]
     ranged: bool = False
     automatic: bool = False
+    range: Literal["short", "long"] = "short"
     note: str = ""
+    source: str = ""
 
 
 class DicePool7Armour(_Model):
@@ -162,6 +164,8 @@ class DicePool7Level(_Model):
 
 
 Tactic7 = Literal["attack_attack", "attack_dodge", "focus_attack"]
+#: engines.distance.PLANS; the engine refuses the ones dice_pool_7 has no rule for
+Plan7 = Literal["charge", "hold", "kite", "cover"]
 Willpower7 = Literal["none", "attack_early", "attack_late", "defense_early", "defense_late"]
 Burst7 = Literal["none", "short", "medium", "long"]
 
@@ -173,6 +177,7 @@ class DicePool7Style(_Model):
     tactic: Tactic7 = "attack_attack"
     willpower: Willpower7 = "none"
     burst: Burst7 = "none"
+    plan: Plan7 | None = None
 
 
 class DicePool7Archetype(_Model):
@@ -184,6 +189,7 @@ class DicePool7Archetype(_Model):
     tactic: Tactic7 | None = None
     willpower: Willpower7 | None = None
     burst: Burst7 | None = None
+    plan: Plan7 | None = None
     FOR: int | None = Field(None, ge=1, le=10)
     DES: int | None = Field(None, ge=1, le=10)
     SAB: int | None = Field(None, ge=1, le=10)
@@ -215,13 +221,13 @@ def _build_dice_pool_7(file: str, data: dict) -> dict:
         w = _lookup(file, f"{where}.weapon", "weapon", fields["weapon"], spec.weapons)
         a = _lookup(file, f"{where}.armour", "armour", fields["armour"], spec.armour)
         weapon = eng.Weapon(fields["weapon"], w.bonus, w.initiative, w.defense, w.damage_type,
-                            w.ranged, w.automatic)
+                            w.ranged, w.automatic, w.range)
         armour = eng.Armour(fields["armour"] + ("+shield" if fields["shield"] else ""),
-                            a.lethal, a.ballistic, 1 if fields["shield"] else 0)
+                            a.lethal, a.ballistic, 1 if fields["shield"] else 0, a.move)
         c = eng.Combatant(name, fields["FOR"], fields["DES"], fields["SAB"], fields["CON"],
                           fields["DET"], fields["AUT"], weapon, armour, fields["specialized"],
                           fields["athletics"], fields["quality"], fields["burst"],
-                          fields["tactic"], fields["willpower"])
+                          fields["tactic"], fields["willpower"], fields["plan"])
         return _checked(file, where, c)
 
     return _grid(file, spec, build)

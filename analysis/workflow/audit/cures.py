@@ -8,7 +8,8 @@ A cure keeps the question. A guardrail's own terms are held, never searched:
   level and difficulty, bonus dice, the degree asked); the competence axis (the rung's
   value: an expert's skill 80) and the system's check rule variants are searched;
 - a **fight** guardrail holds the fighters' identities and gear (weapons, armour,
-  tactics) and how the fight ends (``aftermath``); the fighters' hit-point trait
+  tactics), where the fight starts (``distance``) and how it ends (``aftermath``, the
+  variants of :data:`SETUP_VARIANTS`); the fighters' hit-point trait
   (``both.<trait>``, or ``a.``/``b.`` when they differ) and the combat rule variants are
   searched.
 
@@ -46,10 +47,12 @@ MAX_CURES = 3
 CELL_FLOOR = 0.01
 #: a guardrail's status in a sentence (translated with it)
 STATUS_WORDS = {"pass": N_("pass"), "fail": N_("fail"), "undecided": N_("undecided")}
-#: variants never searched: how a fight ends is part of the question, not a rule edit
-ENDING_VARIANTS = ("aftermath", "leave_horizon", "dying_horizon", "finish_rounds",
-                   "finish_bashing", "first_aid_dice", "first_aid_tries", "first_aid_skill",
-                   "aid_total", "aid_difficulty", "aid_tries", "aid_bonus")
+#: variants never searched: they set the fight up — where it starts (``distance``, RULES.md
+#: "Distance, movement and cover") and how it ends (the aftermath) — so they are part of
+#: the question, not a rule edit
+SETUP_VARIANTS = ("distance", "aftermath", "leave_horizon", "dying_horizon", "finish_rounds",
+                  "finish_bashing", "first_aid_dice", "first_aid_tries", "first_aid_skill",
+                  "aid_total", "aid_difficulty", "aid_tries", "aid_bonus")
 
 
 @dataclasses.dataclass
@@ -165,7 +168,7 @@ def _armour_of(system: str, spec, choices: list):
 def _variant_knobs(v, fields) -> list[Knob]:
     out = []
     for fl in fields:
-        if fl.name in ENDING_VARIANTS:
+        if fl.name in SETUP_VARIANTS:
             continue
         choices = fl.metadata.get("choices")
         if isinstance(fl.default, bool):

@@ -314,6 +314,7 @@ PLUGIN = System(
         "SAB": (N_("SAB"), "A8"), "DET": (N_("DET"), "A4"), "AUT": (N_("AUT"), "A4"),
         "weapon": (N_("weapon in hand"), "A11"), "armour": (N_("body armour"), "A13"),
         "shield": (N_("shield"), "A13"), "tactic": (N_("combat tactic"), "A6"),
+        "plan": (N_("movement plan"), "AT1"),
         "willpower": (N_("Willpower"), "A4"), "quality": (N_("equipment quality"), "A5"),
         "pool": (N_("the dice pool"), "A2"), "successes": (N_("the successes needed"), "A1"),
         "weapon=unarmed": (N_("unarmed"), ""), "weapon=light_melee": (N_("light melee"), ""),

@@ -67,9 +67,30 @@ CON 0 is **dead**.
 - **A16** initiative = DES + AUT + the weapon's modifier, static, ties at random;
   **A-g6** (variant ``initiative_roll``): + 1d10 once per fight.
 
+Distance (RULES.md "Distance, movement and cover"; shared names in
+:mod:`engines.distance`): a fight starts ``distance`` metres apart (variant, **AT1**;
+0, the default, is engaged: the fights without distance, unchanged).
+
+- **AT1** a move action covers Deslocamento = FOR + DES + 5 m and costs one of the two
+  actions (A6); **AT2** armour takes its metres off (heavy modern −1, medium archaic −2,
+  heavy archaic −3).
+- **AT3** a ranged weapon's class: light ranged short ("Alcance Curto"), heavy ranged
+  long ("Alcance Longo"). **AT-g1** (variants ``range_short`` 18 m, ``range_long``
+  183 m, ``range_penalty`` 2): the World of Darkness bands (2004 rulebook, p. 170:
+  pistol 20/40/80 yd, rifle 200/400/800 yd), medium to twice the short band (−2 dice),
+  long to four times (−4), no shot beyond; the penalty is a situational modifier inside
+  A2's ±5 cap. **AT-g2** (variant ``melee_reach``, 1 m): a melee attack reaches its foe
+  within this.
+- Each combatant's *plan* (``charge``, ``hold``, ``kite``; ``cover`` is refused: the seed
+  has no cover rule; default: hold with a ranged weapon, else charge) spends the turn's
+  actions on moves first (:func:`.rules.turn_moves`), then the actions left on attacks:
+  none left moving is the A6 tactic as before; after one move, one plain attack.
+
 A fight ends when one side has no one able to act (unconscious or dead), or at the round
-cap ("neither"). In N-vs-M fights each attack picks a random able enemy (variant
-``targeting``), and a medium or long burst takes the first able enemies in order.
+cap ("neither"). In N-vs-M fights every combatant stands on one line (side 0 at 0 m,
+side 1 at the starting distance) and each attack picks a random able enemy in its reach
+or range (variant ``targeting``), and a medium or long burst takes the first able enemies
+in range in order.
 
 Kernel row layout (``int64``, one row per combatant, built by :func:`rows`): see the
 ``C_*`` constants; the kernel reads nothing else.

@@ -50,10 +50,14 @@ def _damage(pool: int, damage: int, armour: int, v: Variants) -> tuple[np.ndarra
     return out, hit
 
 
-def _attack_dice(c: Combatant, v: Variants, focus: int = 0, willpower: int = 0) -> int:
-    """A7 (with A2, A3, A4, A5, A12 for one target): dice before the target's defence."""
+def _attack_dice(c: Combatant, v: Variants, focus: int = 0, willpower: int = 0,
+                 band: int = 0) -> int:
+    """A7 (with A2, A3, A4, A5, A12 for one target): dice before the target's defence;
+    ``band`` (AT-g1: 0 short, 1 medium, 2 long) costs ``range_penalty`` dice a band, a
+    situational modifier inside the A2 cap with the equipment's."""
     r = row(c, v)
-    mods = int(np.clip(r[C_MODS] + BURST_DICE[r[C_BURST]], -MODIFIER_CAP, MODIFIER_CAP))
+    mods = int(np.clip(r[C_MODS] + BURST_DICE[r[C_BURST]] - band * v.range_penalty,
+                       -MODIFIER_CAP, MODIFIER_CAP))
     return int(r[C_ATTR] + mods + focus + willpower)
 
 

@@ -21,6 +21,11 @@ from .rules import (
     C_DEF,
     C_DMG,
     C_DTYPE,
+    C_FAR,
+    C_FIRST,
+    C_MOVE,
+    C_PLAN,
+    C_THREAT,
     FOCUS_ATTACK,
     LETHAL,
     SYSTEM,
@@ -34,7 +39,9 @@ from .rules import (
     Combatant,
     Variants,
     _variants,
+    band_of,
     row,
+    turn_moves,
 )
 
 
@@ -73,7 +80,11 @@ def _p_first(a: Combatant, b: Combatant, v: Variants) -> float:
 
 
 class _Duel:
-    """Exact 1-vs-1 chain for one initiative order (``first`` acts first every round)."""
+    """Exact 1-vs-1 chain for one initiative order (``first`` acts first every round).
+
+    A plane's key: willpower left (each side), the "+2 Defense until my next turn" flag
+    (A4, each side), the "my last turn was a dodge" flag (A9, each side) and the
+    distance in metres (AT1)."""
 
     def __init__(self, fighters: tuple[Combatant, Combatant], v: Variants, first: int,
                  round_cap: int) -> None:
@@ -81,15 +92,18 @@ class _Duel:
         self.v = v
         self.first = first
         self.r = [row(c, v) for c in fighters]
-        self.dice = [_attack_dice(c, v) for c in fighters]
+        #: attack dice before the target's defence, by range band (AT-g1)
+        self.dice = [[_attack_dice(c, v, band=k) for k in range(3)] for c in fighters]
         self.pol = [WILLPOWER_POLICIES.index(c.willpower) for c in fighters]
         self.tactic = [TACTICS.index(c.tactic) for c in fighters]
+        self.plan = [int(r[C_PLAN]) for r in self.r]
         self.health = (fighters[0].vitality, fighters[1].vitality)
         wp0 = [c.willpower_points if p != WP_NONE else 0 for c, p in zip(fighters, self.pol,
                                                                          strict=True)]
         start = np.zeros(self.health)
         start[0, 0] = 1.0
-        self.chain = DuelChain(SYSTEM, self.health, round_cap, {(wp0[0], wp0[1], 0, 0): start})
+        self.chain = DuelChain(SYSTEM, self.health, round_cap,
+                               {(wp0[0], wp0[1], 0, 0, 0, 0, v.distance): start})
         self._ops: dict = {}
 
     def op(self, attacker: int, pool: int):
@@ -108,15 +122,28 @@ class _Duel:
         mask = (2 * d >= self.health[m]).astype(float)
         return mask[:, None] if m == 0 else mask[None, :]
 
+    def _moves(self, m: int, d: int) -> tuple[int, int]:
+        """AT1: the move actions of ``m``'s turn at distance ``d`` and the distance
+        after (:func:`.rules.turn_moves`). No rule of the seed makes a move depend on
+        the dice (no wound penalty, a move is a whole Deslocamento), so every plane of a
+        turn shares one distance: the key carries it and the chain never splits on it."""
+        r, rt = self.r[m], self.r[1 - m]
+        return turn_moves(self.plan[m], int(r[C_MOVE]), int(r[C_FIRST]), int(r[C_FAR]),
+                          int(rt[C_THREAT]), d)
+
     def turn(self, m: int, rnd: int) -> None:
-        """The turn of combatant ``m`` (A6): turn start (A-g3, A4), dodge, attacks."""
-        t = 1 - m
+        """The turn of combatant ``m`` (A6): turn start (A-g3, A4), moves (AT1), dodge,
+        attacks."""
         chain = self.chain
         new: dict = {}
         pol = self.pol[m]
         for key, plane in chain.planes.items():
             key = list(key)
             key[2 + m] = 0  # A4: a previous +2 Defense ends
+            if self.v.dodge_lasts == "next_turn":
+                key[4 + m] = 0  # A-g3: a dodge lasts until the dodger's next turn
+            used, key[6] = self._moves(m, key[6])
+            slots = 2 - used if key[6] <= self.r[m][C_FAR] else 0  # AT3: a foe in reach
             parts = []
             if pol in (WP_ATTACK_LATE, WP_DEFENSE_LATE) and key[m] > 0:
                 hurt = plane * self._hurt_mask(m)
@@ -125,39 +152,46 @@ class _Duel:
                 parts.append((plane, key[m] > 0 and pol != WP_NONE))
             for part, spend in parts:
                 k2 = list(key)
-                spend_att = spend and pol in (WP_ATTACK_EARLY, WP_ATTACK_LATE)
+                spend_att = spend and pol in (WP_ATTACK_EARLY, WP_ATTACK_LATE) and slots > 0
                 if spend and pol in (WP_DEFENSE_EARLY, WP_DEFENSE_LATE):
                     k2[m] -= 1
                     k2[2 + m] = 1
-                self._attacks(new, m, t, tuple(k2), part, spend_att, rnd)
+                if slots == 2 and self.tactic[m] == ATTACK_DODGE:
+                    k2[4 + m] = 1  # A9: the dodge rolled now, drawn at the foe's attacks
+                if slots == 0:
+                    chain.add(new, tuple(k2), part)
+                else:
+                    self._attacks(new, m, tuple(k2), part, spend_att, slots)
         chain.planes = new
 
-    def _attacks(self, new: dict, m: int, t: int, key: tuple, plane: np.ndarray,
-                 spend_att: bool, rnd: int) -> None:
+    def _attacks(self, new: dict, m: int, key: tuple, plane: np.ndarray,
+                 spend_att: bool, slots: int) -> None:
         chain = self.chain
+        t = 1 - m
         defense_t = int(self.r[t][C_DEF]) + 2 * key[2 + t]
+        dice = self.dice[m][band_of(key[6], int(self.r[m][C_FIRST]))]
         # A9 dodge of the target, rolled in its own last turn: independent of everything
         # since, so it is drawn here ("lazily"); A-g3 decides whether it still counts.
-        target_acted = (t == self.first) or rnd > 1
-        if self.v.dodge_lasts == "end_of_round":
-            target_acted = t == self.first
-        if self.tactic[t] == ATTACK_DODGE and target_acted:
+        if key[4 + t]:
             dodge = _successes(2 * defense_t, self.v)
-            cut = self.dice[m] + 4  # removing more dice than this changes nothing
+            cut = dice + 4  # removing more dice than this changes nothing
             ks = [(float(dodge[k]), k) for k in range(min(cut, dodge.size)) if dodge[k] > 0]
             if dodge.size > cut:
                 ks.append((float(dodge[cut:].sum()), cut))
         else:
             ks = [(1.0, None)]
         tactic = self.tactic[m]
-        n_att = 2 if tactic == ATTACK_ATTACK else 1
-        focus = 1 if tactic == FOCUS_ATTACK else 0
+        if slots < 2:  # a turn with a move: its action left is one plain attack (AT1)
+            n_att, focus = 1, 0
+        else:
+            n_att = 2 if tactic == ATTACK_ATTACK else 1
+            focus = 1 if tactic == FOCUS_ATTACK else 0
         for pk, k in ks:
             cur_key, cur = key, plane * pk
             for a in range(n_att):
                 extra = 3 if (spend_att and a == 0) else 0
-                dice = self.dice[m] + (focus if a == 0 else 0) + extra
-                pool = dice - (k if k is not None else defense_t)
+                pool = dice + (focus if a == 0 else 0) + extra - (
+                    k if k is not None else defense_t)
                 nk = list(cur_key)
                 if extra:
                     nk[m] -= 1
@@ -169,12 +203,22 @@ class _Duel:
                     chain.attack(tmp, m, nk, cur_key, cur, self.op(m, pool))
                     cur_key, cur = nk, tmp[nk]
 
+    def _end_round(self) -> None:
+        """A-g3 variant ``end_of_round``: every dodge ends with the round."""
+        if self.v.dodge_lasts != "end_of_round":
+            return
+        planes: dict = {}
+        for key, plane in self.chain.planes.items():
+            self.chain.add(planes, (*key[:4], 0, 0, key[6]), plane)
+        self.chain.planes = planes
+
     def run(self) -> FightStats:
         order = (self.first, 1 - self.first)
         chain = self.chain
         for rnd in range(1, chain.round_cap + 1):
             for m in order:
                 self.turn(m, rnd)
+            self._end_round()
             chain.end_round()
             if chain.total() < 1e-16:
                 break
@@ -193,17 +237,20 @@ class _Duel:
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
                round_cap: int = ROUND_CAP) -> FightStats:
-    """Exact 1-vs-1 fight (A6–A16) as an absorbing Markov chain.
+    """Exact 1-vs-1 fight (A6–A16, AT1–AT3) as an absorbing Markov chain.
 
     State: damage taken by each side (one track each: in a duel each side takes only its
     opponent's damage type, so bashing and lethal never mix, A14), willpower left (only
-    for combatants with a willpower policy, A4) and each side's "+2 Defense this round"
-    flag. The initiative order is fixed per fight (A16), so the result mixes the two
+    for combatants with a willpower policy, A4), each side's "+2 Defense this round"
+    flag, each side's "dodged in its last turn" flag and the distance in metres (AT1; the
+    variant ``distance`` at the start, then each turn's moves: a few values, one per move
+    step). The initiative order is fixed per fight (A16), so the result mixes the two
     orders (P(ties) = 1/2; A-g6 adds the exact 1d10 difference). A dodge (A9) would need
     the dodger's successes in the state between its turn and the opponent's; since the
     roll is independent of everything that happens in between, it is drawn at the
     opponent's turn instead, which keeps the chain exact with no extra state. Every
-    tactic and willpower policy is supported; only N-vs-M fights need :func:`fight_mc`.
+    tactic, willpower policy and plan is supported; only N-vs-M fights need
+    :func:`fight_mc`.
     Truncated explosion tails (< 1e-12 per roll) are dropped. The aftermath (variant
     ``aftermath``, A-g9..A-g12) starts from the loser's state when it falls (CON lost, or
     knocked out by bashing) and runs as an exact chain over the lethal points it has left.

@@ -1,6 +1,6 @@
-"""``dice_pool_7`` combat, Monte Carlo (A6–A16 and the aftermath): the fight helpers, the
-serial kernel :func:`_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc` and
-:func:`duel_mc_end` (campaign attrition)."""
+"""``dice_pool_7`` combat, Monte Carlo (A6–A16, AT1–AT3 and the aftermath): the fight
+helpers, the serial kernel :func:`_kernel` and its drivers :func:`fight_mc`,
+:func:`duel_mc` and :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from numba import njit
 from engines.blocks import put
 from engines.combat_pools import DEAD, DYING, OUT, STANDING, book_fates, run_fight, run_mc_end
 from engines.config import INLINE, KERNEL, LEAF
+from engines.distance import CHARGE, KITE
 from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_start_damage
 from engines.rng import Seed, bounded, d10
 from engines.rolls import roll_pool
@@ -20,7 +21,9 @@ from .rules import (
     AFTER_FINISH,
     AFTER_FIRST_AID,
     AFTER_LEAVE,
+    ATTACK_ATTACK,
     ATTACK_DODGE,
+    BAND_FACTORS,
     BASHING,
     BURST_DICE,
     BURST_TARGETS,
@@ -32,10 +35,15 @@ from .rules import (
     C_DEF,
     C_DMG,
     C_DTYPE,
+    C_FAR,
+    C_FIRST,
     C_INIT,
     C_MODS,
+    C_MOVE,
+    C_PLAN,
     C_START,
     C_TACTIC,
+    C_THREAT,
     C_VIT,
     C_WP,
     C_WPPOL,
@@ -47,12 +55,14 @@ from .rules import (
     R_AID_TRIES,
     R_ARMOUR_SUCCESSES,
     R_BURST_INSIDE_CAP,
+    R_DISTANCE,
     R_DODGE_END_OF_ROUND,
     R_FINISH_LETHAL,
     R_FINISH_ROUNDS,
     R_HELPLESS_FULL,
     R_HORIZON_DAY,
     R_INIT_D10,
+    R_RANGE_PENALTY,
     R_TARGET_FIRST,
     SYSTEM,
     WP_ATTACK_EARLY,
@@ -74,18 +84,91 @@ def _roll(s, n, rule):
     return code - 1 if code > 0 else 0
 
 
+#: farther than any distance a fight can reach (engines.distance.MAX_DISTANCE and moves)
+FAR_AWAY = 1 << 40
+
+
 @njit(**INLINE)
-def _pick_target(s, side, able, enemy, n_enemy, first):
-    """The ``j``-th able combatant of side ``enemy``: random (or the first)."""
+def _pick_target(s, side, able, enemy, n_enemy, first, pos, c, far):
+    """The ``j``-th able combatant of side ``enemy`` within ``far`` metres of ``c``
+    (``n_enemy`` of them): random (or the first)."""
     j = 0
     if first == 0 and n_enemy > 1:
         j = bounded(s, n_enemy)
     for t in range(side.size):
-        if side[t] == enemy and able[t] == 1:
+        if side[t] == enemy and able[t] == 1 and abs(pos[t] - pos[c]) <= far:
             if j == 0:
                 return t
             j -= 1
     return -1
+
+
+@njit(**INLINE)
+def _gaps(rows, side, able, pos, c):
+    """``(near, room)``: metres from ``c`` to its nearest able foe, and how far it may
+    close before a melee foe could strike it next turn (negative: one already can;
+    reach + a move, ``C_THREAT``)."""
+    near = FAR_AWAY
+    room = FAR_AWAY
+    for j in range(side.size):
+        if side[j] != side[c] and able[j] == 1:
+            dist = abs(pos[j] - pos[c])
+            near = min(near, dist)
+            if rows[j, C_THREAT] >= 0:
+                room = min(room, dist - rows[j, C_THREAT] - 1)
+    return near, room
+
+
+@njit(**LEAF)
+def _moves(rows, side, able, pos, c):
+    """AT1: the move actions of ``c``'s turn (0..2) by its plan, updating ``pos[c]``;
+    the actions left are its attacks. Every fighter stands on one line (side 0 starts at
+    0 m, side 1 at the starting distance) and moves along it: toward its foes while
+    closing, away from them while kiting. The steps of ``rules.turn_moves``, the nearest
+    able foe standing for the one foe of a duel and the tightest melee threat for its
+    threat."""
+    plan = rows[c, C_PLAN]
+    step = rows[c, C_MOVE]
+    toward = 1 - 2 * side[c]
+    used = 0
+    while used < 2:
+        near, room = _gaps(rows, side, able, pos, c)
+        if plan == KITE and room < 0:
+            pos[c] -= toward * step
+            used += 1
+            continue
+        if plan == KITE:
+            gap = min(near - rows[c, C_FAR], room)
+        elif plan == CHARGE:
+            gap = near - rows[c, C_FIRST]
+        else:
+            gap = near - rows[c, C_FAR]
+        if gap <= 0:
+            break
+        pos[c] += toward * min(step, gap)
+        used += 1
+    return used
+
+
+@njit(**LEAF)
+def _in_reach(side, able, pos, c, enemy, far):
+    """Able combatants of side ``enemy`` within ``far`` metres of ``c`` (AT3, AT-g2)."""
+    k = 0
+    for t in range(side.size):
+        if side[t] == enemy and able[t] == 1 and abs(pos[t] - pos[c]) <= far:
+            k += 1
+    return k
+
+
+@njit(**LEAF)
+def _range_dice(rows, rule, c, t, pos):
+    """AT3 / AT-g1: dice ``c`` loses shooting at ``t`` (``range_penalty`` a band beyond
+    the short one); 0 in melee, whose first band is its reach."""
+    dist = abs(pos[t] - pos[c])
+    first = rows[c, C_FIRST]
+    if dist <= first:
+        return 0
+    return rule[R_RANGE_PENALTY] * (1 if dist <= BAND_FACTORS[1] * first else 2)
 
 
 @njit(**LEAF)
@@ -231,11 +314,17 @@ def _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dm
 
 @njit(**LEAF)
 def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp, able,
-           dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt):
+           dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt, pos):
     n = rows.shape[0]
     for sd in range(2):
         n_able[sd] = 0
+    # AT1: side 0 stands at 0 m, side 1 at the starting distance; engaged with no kiter,
+    # nobody ever moves and every foe is in reach (the fights without distance)
+    moving = rule[R_DISTANCE] > 0
     for i in range(n):
+        pos[i] = side[i] * rule[R_DISTANCE]
+        if rows[i, C_PLAN] == KITE:
+            moving = True
         lethal_dmg[i] = rows[i, C_START]
         bash_dmg[i] = 0
         con_dmg[i] = 0
@@ -289,8 +378,17 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
                 wp[c] -= 1  # A4: +2 Defense until the next turn
                 boost[c] = 1
                 spent = True
-            tactic = rows[c, C_TACTIC]
+            far = FAR_AWAY
             n_att = 2
+            n_in = n_able[enemy]  # able foes in reach or range (AT3)
+            if moving:
+                far = rows[c, C_FAR]
+                n_att -= _moves(rows, side, able, pos, c)  # AT1: a move costs an action
+                n_in = _in_reach(side, able, pos, c, enemy, far)
+            if n_in == 0:
+                n_att = 0
+            # the tactic fills a turn without a move; after one, one plain attack is left
+            tactic = rows[c, C_TACTIC] if n_att == 2 else ATTACK_ATTACK
             focus = 0
             if tactic == ATTACK_DODGE:  # A9
                 dodging[c] = 1
@@ -307,30 +405,37 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
                     spent = True
                     extra = 3
                 burst = rows[c, C_BURST]
-                n_targets = min(n_able[enemy], BURST_TARGETS[burst])
+                n_targets = min(n_in, BURST_TARGETS[burst])
                 bd = BURST_DICE[burst]
                 penalty = n_targets if n_targets > 1 else 0  # A12: -1 die per target
                 if rule[R_BURST_INSIDE_CAP] != 0:  # A-g8 variant: inside the A2 cap
                     bd -= penalty
                     penalty = 0
-                mods = min(max(rows[c, C_MODS] + bd, -MODIFIER_CAP), MODIFIER_CAP)  # A2
-                dice = rows[c, C_ATTR] + mods + focus + extra - penalty  # A-g8
                 n_t = 1
                 if n_targets > 1:
                     n_t = 0
                     for t in range(n):
-                        if n_t < n_targets and side[t] == enemy and able[t] == 1:
+                        if n_t < n_targets and side[t] == enemy and able[t] == 1 \
+                                and abs(pos[t] - pos[c]) <= far:
                             targets[n_t] = t
                             n_t += 1
                 else:
-                    targets[0] = _pick_target(s, side, able, enemy, n_able[enemy],
-                                              rule[R_TARGET_FIRST])
+                    targets[0] = _pick_target(s, side, able, enemy, n_in,
+                                              rule[R_TARGET_FIRST], pos, c, far)
                 for k in range(n_t):
-                    _strike(s, rows, rule, c, targets[k], dice, lethal_dmg, bash_dmg, con_dmg,
+                    t = targets[k]
+                    # A2: equipment, burst and range (AT-g1) modifiers capped together
+                    rd = _range_dice(rows, rule, c, t, pos) if moving else 0
+                    mods = min(max(rows[c, C_MODS] + bd - rd, -MODIFIER_CAP), MODIFIER_CAP)
+                    dice = rows[c, C_ATTR] + mods + focus + extra - penalty  # A-g8
+                    _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg,
                             able, dead, dodging, dodge_succ, boost, n_able, side, acc, hits_off)
                 focus = 0
                 if n_able[enemy] == 0:
                     winner = side[c]
+                    break
+                n_in = _in_reach(side, able, pos, c, enemy, far) if moving else n_able[enemy]
+                if n_in == 0:
                     break
             if winner >= 0:
                 break
@@ -356,7 +461,7 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
 @njit(**LEAF)
 def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg,
            wp, able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt,
-           end):
+           pos, end):
     """``n_trials`` fights of one work item into ``acc``; every scratch array comes from
     :func:`_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
     damage, or its fate; with no columns (a plain run) nothing is counted."""
@@ -364,7 +469,7 @@ def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dm
     for _ in range(n_trials):
         _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
                able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate,
-               cnt)
+               cnt, pos)
         if health >= 0:
             if fate[0] == 0:
                 end[lethal_dmg[0] + bash_dmg[0]] += 1
@@ -386,10 +491,11 @@ def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
         lethal_dmg, bash_dmg, con_dmg, wp = z.copy(), z.copy(), z.copy(), z.copy()
         able, dead, dodging, dodge_succ = z.copy(), z.copy(), z.copy(), z.copy()
         boost, order, ini, targets = z.copy(), z.copy(), z.copy(), z.copy()
-        fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
+        fate, cnt, n_able, pos = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64), \
+            z.copy()
         _chunk(trials[item], s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg,
                con_dmg, wp, able, dead, dodging, dodge_succ, boost, order, ini, targets,
-               n_able, fate, cnt, end[item])
+               n_able, fate, cnt, pos, end[item])
         put(out[item], acc)
 
 
@@ -411,7 +517,8 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
 
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: Seed = None,
              variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
-    """Monte Carlo N-vs-M fights to the end or the round cap (A6–A16).
+    """Monte Carlo N-vs-M fights to the end or the round cap (A6–A16), started
+    ``variants.distance`` metres apart (AT1–AT3; every fighter on one line).
 
     Examples
     --------

@@ -11,6 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from engines.combat_pools import check_variants
+from engines.distance import CHARGE, KITE, MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
 from engines.fight import AFTERMATHS
 from engines.systems.dice_pool_7 import checks as _checks
@@ -45,7 +46,22 @@ C_TACTIC = 13   # TACTICS index (A6)
 C_WPPOL = 14    # WILLPOWER_POLICIES index (A4)
 C_CON = 15      # CON: lethal damage beyond vitality that kills in the aftermath (A15)
 C_START = 16    # lethal damage already taken when the fight starts (campaign attrition)
-N_COLS = 17
+C_MOVE = 17     # Deslocamento, metres a move action covers (AT1, AT2)
+C_FIRST = 18    # the weapon's best band: melee reach (AT-g2) or the short range (AT-g1)
+C_FAR = 19      # the farthest it attacks: melee reach, or 4 × the short range (AT-g1)
+C_PLAN = 20     # engines.distance.PLANS index
+C_THREAT = 21   # a melee fighter's reach + one move (what a kiter keeps beyond); -1 ranged
+N_COLS = 22
+
+#: AT3 / AT-g1: a ranged weapon's class of range (A11: light "Alcance Curto", heavy
+#: "Alcance Longo"); the metres of each class are the variants range_short / range_long.
+RANGE_CLASSES = ("short", "long")
+#: AT-g1: the bands beyond the first reach to twice and four times it (the published
+#: table's short / medium / long), each costing ``range_penalty`` dice more.
+BAND_FACTORS = (1, 2, 4)
+#: A plan this system has no rule for (engines.distance.check_plan).
+NO_PLAN = {"cover": "the seed of dice_pool_7 has no cover rule (its actions, A6/AT1, "
+                    "are attack, move, dodge, focus, a check)"}
 
 MODIFIER_CAP = _checks.MODIFIER_CAP
 
@@ -140,6 +156,37 @@ class Variants(_checks.Variants):
                                   "damage (it cannot kill)", choices=("lethal", "bashing"),
                                   term="an unarmed finisher's damage",
                                   words={"lethal": "lethal", "bashing": "bashing"})
+    distance: int = variant(0, rule="AT1", doc="metres between the two sides when the "
+                            "fight starts (0: engaged, as in the fights without distance)",
+                            term="the starting distance")
+    range_short: int = variant(18, rule="AT-g1", doc="metres of the short band of a "
+                               "short-range weapon (A11 light ranged, 'Alcance Curto'); "
+                               "medium reaches twice as far, long four times (World of "
+                               "Darkness light pistol: 20/40/80 yards)",
+                               term="the short range of a light firearm")
+    range_long: int = variant(183, rule="AT-g1", doc="metres of the short band of a "
+                              "long-range weapon (A11 heavy ranged, 'Alcance Longo'); "
+                              "medium twice, long four times (World of Darkness rifle: "
+                              "200/400/800 yards)",
+                              term="the short range of a heavy firearm")
+    range_penalty: int = variant(2, rule="AT-g1", doc="dice a shot loses per band beyond "
+                                 "short: -2 at medium, -4 at long (World of Darkness); no "
+                                 "shot beyond long", choices=(0, 1, 2, 3),
+                                 term="the range penalty",
+                                 words={0: "none", 1: "-1 die a band", 2: "-2 dice a band",
+                                        3: "-3 dice a band"})
+    melee_reach: int = variant(1, rule="AT-g2", doc="metres within which a melee attack "
+                               "reaches (engaged: within one metre after a move)",
+                               choices=(0, 1, 2, 3), term="the melee reach")
+
+    def check(self) -> None:
+        """AT1: the starting distance is whole metres 0..200; AT-g1: the range bands are
+        whole metres of at least one."""
+        check_distance(self.distance)
+        for name, hi in (("range_short", 10 * MAX_DISTANCE), ("range_long", 10 * MAX_DISTANCE)):
+            val = getattr(self, name)
+            if isinstance(val, bool) or not isinstance(val, int) or not 1 <= val <= hi:
+                raise InputError(f"variant {name}: expected whole metres 1..{hi}, got {val!r}")
 
 
 DEFAULT = Variants()
@@ -147,7 +194,8 @@ DEFAULT = Variants()
 
 @dataclass(frozen=True)
 class Weapon:
-    """A11: attack/damage bonus, initiative and Defense modifiers, damage type, reach."""
+    """A11: attack/damage bonus, initiative and Defense modifiers, damage type, reach;
+    a ranged weapon's class of range (AT3: ``short`` light, ``long`` heavy)."""
 
     name: str
     bonus: int
@@ -156,16 +204,19 @@ class Weapon:
     damage_type: str = "lethal"
     ranged: bool = False
     automatic: bool = False
+    range_class: str = "short"
 
 
 @dataclass(frozen=True)
 class Armour:
-    """A13: damage ignored by type, and the Defense it adds (a shield: +1)."""
+    """A13: damage ignored by type, and the Defense it adds (a shield: +1); AT2: the
+    metres it takes off Deslocamento (``move``, 0 or less)."""
 
     name: str
     lethal: int = 0
     ballistic: int = 0
     defense: int = 0
+    move: int = 0
 
 
 UNARMED = Weapon("unarmed", 0, damage_type="bashing")
@@ -191,6 +242,7 @@ class Combatant:
     burst: str = "none"
     tactic: str = "attack_attack"
     willpower: str = "none"
+    plan: str | None = None
 
     def check(self) -> None:
         for trait in ("FOR", "DES", "SAB", "CON", "DET", "AUT"):
@@ -216,6 +268,10 @@ class Combatant:
                              + ", ".join(DAMAGE_TYPES))
         if self.quality not in _checks.EQUIPMENT_DICE.values():
             raise InputError(f"{self.name}: quality must be 0, 1 or 2, got {self.quality}")
+        if self.weapon.range_class not in RANGE_CLASSES:
+            raise InputError(f"{self.name}: weapon range must be one of "
+                             + ", ".join(RANGE_CLASSES) + f", got {self.weapon.range_class!r}")
+        check_plan(self.plan, self.name, ranged=self.weapon.ranged, unavailable=NO_PLAN)
 
     @property
     def vitality(self) -> int:
@@ -237,6 +293,77 @@ class Combatant:
     def initiative(self) -> int:
         """A16: DES + AUT + the weapon's initiative modifier."""
         return self.DES + self.AUT + self.weapon.initiative
+
+    @property
+    def move(self) -> int:
+        """AT1: Deslocamento = FOR + DES + 5 metres a move action; AT2: less the
+        armour's metres (heavy modern −1, medium archaic −2, heavy archaic −3); never
+        below 0."""
+        return max(0, self.FOR + self.DES + 5 + self.armour.move)
+
+    @property
+    def plan_in_force(self) -> str:
+        """The plan it follows: its own, else hold with a ranged weapon and charge with
+        any other (engines.distance.default_plan)."""
+        return check_plan(self.plan, self.name, ranged=self.weapon.ranged,
+                          unavailable=NO_PLAN)
+
+
+def bands(c: Combatant, v: Variants) -> tuple[int, int]:
+    """``(first, far)`` in metres: the band an attack of ``c`` meets no range penalty
+    in and the farthest it attacks. Melee: the reach (AT-g2) both. Ranged (AT3, AT-g1):
+    the short band of its class (``range_short`` or ``range_long``) and four times it
+    (medium to twice, long to four times; nothing beyond)."""
+    if not c.weapon.ranged:
+        return v.melee_reach, v.melee_reach
+    first = v.range_short if c.weapon.range_class == "short" else v.range_long
+    return first, BAND_FACTORS[-1] * first
+
+
+def band_of(dist: int, first: int) -> int:
+    """AT-g1: the range band of a target ``dist`` metres away (0 short, 1 medium, 2
+    long) for a weapon whose short band is ``first`` metres (called only in reach)."""
+    if dist <= first:
+        return 0
+    return 1 if dist <= BAND_FACTORS[1] * first else 2
+
+
+def threat(c: Combatant, v: Variants) -> int:
+    """What a kiter keeps beyond: a melee fighter strikes on its next turn whoever is
+    within its reach + one move (AT1: a move, then an attack); -1 for a shooter."""
+    return -1 if c.weapon.ranged else v.melee_reach + c.move
+
+
+def turn_moves(plan: int, move: int, first: int, far: int, threat_foe: int,
+               d: int) -> tuple[int, int]:
+    """AT1 in a duel: ``(move actions, distance after)`` for one turn of a fighter with
+    plan code ``plan`` (engines.distance.PLANS), Deslocamento ``move``, bands ``first`` /
+    ``far`` (:func:`bands`), its foe's :func:`threat`, at distance ``d``.
+
+    Each of the two actions (A6) is a move while the plan says so; the actions left are
+    the turn's attacks. A move covers up to Deslocamento and stops where the plan wants
+    to stand: ``charge`` closes until the foe is in its best band (``first``), ``hold``
+    until it is in range at all (``far``); ``kite`` first steps away (a whole move)
+    whenever the foe could strike it next turn (``d <= threat_foe``), otherwise shoots
+    if in range, or closes no nearer than range and one step outside the foe's threat.
+    The same steps as the Monte Carlo kernel's (``kernel._moves``) for one foe."""
+    used = 0
+    while used < 2:
+        if plan == KITE and d <= threat_foe:
+            d += move
+            used += 1
+            continue
+        if plan == KITE:
+            room = d - max(far, threat_foe + 1)
+        elif plan == CHARGE:
+            room = d - first
+        else:
+            room = d - far
+        if room <= 0:
+            break
+        d -= min(move, room)
+        used += 1
+    return used, d
 
 
 def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
@@ -261,6 +388,10 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_TACTIC] = TACTICS.index(c.tactic)
     r[C_WPPOL] = WILLPOWER_POLICIES.index(c.willpower)
     r[C_CON] = c.CON
+    r[C_MOVE] = c.move
+    r[C_FIRST], r[C_FAR] = bands(c, v)
+    r[C_PLAN] = plan_code(c.plan, c.weapon.ranged)
+    r[C_THREAT] = threat(c, v)
     return r
 
 
@@ -275,7 +406,8 @@ def _rule(v: Variants) -> np.ndarray:
              int(v.targeting == "first"), int(v.armour_stops == "successes"),
              AFTERMATHS.index(v.aftermath), int(v.leave_horizon == "day"), v.first_aid_dice,
              v.first_aid_tries, int(v.helpless_defense == "full"), v.finish_rounds,
-             int(v.finish_bashing == "lethal"), int(v.burst_penalty == "inside_cap")]
+             int(v.finish_bashing == "lethal"), int(v.burst_penalty == "inside_cap"),
+             v.distance, v.range_penalty]
     return np.concatenate([pr, np.array(extra, dtype=np.int64)])
 
 
@@ -283,8 +415,11 @@ def _rule(v: Variants) -> np.ndarray:
 R_DODGE_END_OF_ROUND, R_INIT_D10, R_TARGET_FIRST, R_ARMOUR_SUCCESSES = 5, 6, 7, 8
 R_AFTERMATH, R_HORIZON_DAY, R_AID_DICE, R_AID_TRIES, R_HELPLESS_FULL = 9, 10, 11, 12, 13
 R_FINISH_ROUNDS, R_FINISH_LETHAL, R_BURST_INSIDE_CAP = 14, 15, 16
+R_DISTANCE, R_RANGE_PENALTY = 17, 18
 AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
 
 
 def _variants(variants) -> Variants:
-    return check_variants(variants, Variants, DEFAULT, __package__)
+    v = check_variants(variants, Variants, DEFAULT, __package__)
+    v.check()
+    return v
