@@ -42,3 +42,23 @@ def test_bad_distance_options_are_one_line_exit_2(argv, says, capsys):
 
 def test_distance_systems_are_those_with_the_variant():
     assert distance_systems() == [s for s in COMBAT if has_distance(s)]
+
+
+@pytest.mark.parametrize("system", distance_systems())
+def test_table_distance_gives_the_shooter_time_to_shoot(system, capsys):
+    """A shooter holding against a melee fighter who must close the gap: starting 20 m
+    apart gives the shooter turns of shots the engaged fight does not (RULES.md
+    "Distance, movement and cover"); the table has one row per distance, and each row
+    is the plain ``duel --distance D`` of the same fighters."""
+    import io
+
+    import pandas as pd
+
+    argv = ["duel", system, "competent_shooter", "competent", "--format", "csv"]
+    assert main([*argv, "--table", "distance", "--distances", "0,20"]) == 0
+    t = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(t["distance"]) == [0, 20]
+    assert t["p_side0"].iloc[1] > t["p_side0"].iloc[0] + 0.05
+    assert main([*argv, "--distance", "20", "--columns", "p_side0"]) == 0
+    one = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert one["p_side0"].iloc[0] == pytest.approx(t["p_side0"].iloc[1], abs=1e-15)
