@@ -27,6 +27,7 @@ from reports.sections.combat_groups import section_combat_groups
 from reports.sections.combat_upsets import section_combat_upsets
 from reports.sections.combat_weapons import section_combat_weapons
 from reports.sections.common import curves, outcomes, pct, skipped, system_summary
+from reports.sections.distance import section_distance
 from reports.sections.key_findings import section_key_findings
 from reports.sections.ladders import section_ladders
 from reports.sections.mc_agreement import agreement_frame, section_mc_agreement
@@ -53,6 +54,7 @@ SECTIONS = [
     section_combat_groups,
     section_combat_weapons,
     section_combat_gear,
+    section_distance,
     section_combat_upsets,
     section_campaign,
     section_assumptions,

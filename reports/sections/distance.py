@@ -1,0 +1,141 @@
+"""Section: distance and cover — a shooter against a melee fighter who must close the gap,
+at each starting distance (RULES.md "Distance, movement and cover").
+
+The matchup of each system: the library's ``competent_shooter`` (its ranged style at the
+competent rung, plan ``hold``) against the ladder's competent melee fighter of
+``analysis/data/cross_combat.toml`` (plan ``charge``), default rules, solved exactly (the
+duel chains carry the distance in their state) at 0, 5, …, 40 m. A system whose fights
+start engaged (its combat has no ``distance`` variant) gets one sentence saying so.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from reports import plotting
+from reports.i18n import N_, _
+from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
+from reports.settings import ReportSettings
+from reports.structure import Reading, Section
+
+#: the starting distances of the section (metres)
+DISTANCES = tuple(range(0, 45, 5))
+
+
+def distance_frame(systems) -> pd.DataFrame:
+    """One row per system with distance rules and starting distance: ``system``,
+    ``shooter``, ``charger`` (the fighters as the tables name them), ``distance``,
+    ``p_side0`` (the shooter wins), ``p_side1``, ``p_neither``, ``rounds_mean``,
+    ``method`` (exact)."""
+    from analysis.combat.lethality import distance_table, has_distance
+    from analysis.workflow.audit import _ladder_specs
+
+    ladder = _ladder_specs()
+    frames = []
+    for system in systems:
+        if not has_distance(system) or system not in ladder:
+            continue
+        charger = dict(ladder[system]["competent"])
+        t = distance_table(system, {"archetype": "competent_shooter"}, charger,
+                           list(DISTANCES), method="exact")
+        t = t.rename(columns={"a": "shooter", "b": "charger"})
+        frames.append(t[["system", "shooter", "charger", "distance", "method", "p_side0",
+                         "p_side1", "p_neither", "rounds_mean"]])
+    cols = ["system", "shooter", "charger", "distance", "method", "p_side0", "p_side1",
+            "p_neither", "rounds_mean"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
+
+
+def _command(system: str, charger: dict) -> str:
+    from analysis.workflow.audit.reproduce import duel
+
+    cmd = duel(system, {"archetype": "competent_shooter"}, charger, table="distance",
+               columns=("distance", "p_side0"))
+    return cmd + " --distances " + ",".join(map(str, DISTANCES))
+
+
+def distance_reading(frame: pd.DataFrame, systems) -> list[str]:
+    """One sentence per system: the shooter's chance engaged and from 20 m, and from
+    which starting distance it is the favourite (or that it is not, up to the last
+    distance); one sentence for each system whose fights start engaged."""
+    from analysis.combat.lethality import has_distance
+    from analysis.workflow.audit import _ladder_specs
+
+    out = [_("A fight that starts apart is a race: the melee fighter must close the gap "
+             "while the shooter shoots (each system's movement, ranges and range "
+             "penalties: RULES.md \"Distance, movement and cover\"). Below, the library's "
+             "competent shooter holding its ground against the competent melee fighter of "
+             "the ladder charging, default rules, solved exactly at each starting "
+             "distance.")]
+    ladder = _ladder_specs()
+    for system, part in frame.groupby("system", sort=False):
+        part = part.sort_values("distance")
+        p = dict(zip(part["distance"], part["p_side0"], strict=True))
+        ahead = part[part["p_side0"] > 0.5 + 1e-9]
+        if ahead.empty:
+            verdict = _("it is not the favourite at any distance up to {last} m").format(
+                last=int(part["distance"].max()))
+        elif int(ahead["distance"].min()) == 0:
+            verdict = _("it is the favourite even engaged")
+        else:
+            verdict = _("it becomes the favourite from {d} m on").format(
+                d=int(ahead["distance"].min()))
+        out.append(Reading(_("{system}: the shooter, {shooter}, holding, beats {charger}, "
+                             "charging, in {p0} of duels that start engaged and {p20} of "
+                             "those that start 20 m apart; {verdict}.").format(
+            system=system, shooter=part["shooter"].iloc[0], charger=part["charger"].iloc[0],
+            p0=pct(p[0]), p20=pct(p.get(20, float("nan"))), verdict=verdict),
+            _command(system, dict(ladder[system]["competent"]))))
+    for system in systems:
+        if not has_distance(system):
+            out.append(_("{system}: its fights start engaged (its combat rules take no "
+                         "starting distance yet), so it is not in this section.").format(
+                system=system))
+    return out
+
+
+def distance_figure(frame: pd.DataFrame):
+    """P(the shooter wins) against the starting distance, one line per system (exact:
+    no band)."""
+    fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.2)
+    for system, part in frame.groupby("system", sort=False):
+        part = part.sort_values("distance")
+        ax.plot(part["distance"], part["p_side0"], marker="o", markersize=3,
+                color=plotting.system_color(system), label=system)
+    ax.axhline(0.5, color="#555555", linewidth=0.8, linestyle=":")
+    ax.set_xlabel(_("starting distance (m)"))
+    plotting.probability_axis(ax, _("P(the shooter wins)"))
+    ax.legend(fontsize=7, frameon=False)
+    return fig
+
+
+@for_systems_with(MAPPED, "distance", N_("Distance and cover"))
+def section_distance(settings: ReportSettings) -> Section:
+    """A shooter against a charger at each starting distance, per system."""
+    title = _("Distance and cover")
+    frame = distance_frame(settings.systems)
+    reading = distance_reading(frame, settings.systems)
+    blocks = []
+    if len(frame):
+        blocks.append(_figure("fig-distance", _("The shooter against the charger by "
+                                                "starting distance"),
+                              distance_figure(frame),
+                              _("P(the competent shooter wins) against the metres between "
+                                "the fighters when the fight starts; the dotted line is "
+                                "an even fight. Exact duel chains: no error band."),
+                              _("Line chart of the chance that a shooter beats a charging "
+                                "melee fighter against the starting distance, one line "
+                                "per system."), settings))
+        view = frame.pivot(index="distance", columns="system", values="p_side0")
+        view = view.reset_index()
+        view["distance"] = [f"{d} m" for d in view["distance"]]
+        blocks.append(_table("distance", _("P(the shooter wins) by starting distance"),
+                             view, _("Each column a system; exact. The CSV has every "
+                                     "outcome and the mean rounds."),
+                             index=("distance",), full=frame,
+                             formats=dict.fromkeys(frame["system"].unique(), ".3f")))
+    return Section("distance", title, reading, blocks)
+
+
+__all__ = ["DISTANCES", "distance_figure", "distance_frame", "distance_reading",
+           "section_distance"]
