@@ -107,7 +107,8 @@ def test_gear_finds_the_pistol_class_of_dice_pool_7():
     pistol = t[t["note"].fillna("").str.contains("pistol")]
     assert list(pistol["name"]) == ["light_ranged"]
     assert pistol["kind"].iloc[0] == "weapon"
-    assert pistol["rules"].iloc[0] == "A11"
+    # A11 the class; AT3 and AT-g1 its range band (a fight that starts apart)
+    assert pistol["rules"].iloc[0] == "A11, AT3, AT-g1"
     # A11: light ranged is +1 (the data file's bonus), ballistic
     assert "bonus=1" in pistol["stats"].iloc[0]
     armour = t[t["kind"] == "armour"]

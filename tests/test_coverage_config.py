@@ -48,7 +48,7 @@ def test_tasks_test_measures_coverage_on_two_workers(monkeypatch):
     assert warm[-2:] == ["cli", "warm-up"]
     assert pytest_argv[1:3] == ["-m", "pytest"]
     assert pytest_argv[-1] == "tests/test_rng.py"
-    for flag in ("-n", "2", "--dist", "loadgroup", "--cov", "--cov-report=term:skip-covered"):
+    for flag in ("-n", "2", "--dist", "loadscope", "--cov", "--cov-report=term:skip-covered"):
         assert flag in pytest_argv
 
 

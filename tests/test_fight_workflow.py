@@ -30,8 +30,8 @@ from cli.main import main
 from engines.errors import InputError
 from engines.fight import FightStats
 
-# pytest-xdist (tasks.py test: --dist loadgroup): keep this module on one worker,
-# one 3-process Dask cluster and one in-process sweep (module fixtures).
+# pytest-xdist (tasks.py test: --dist loadscope) keeps this module on one worker;
+# one 3-process Dask cluster and one in-process sweep (session fixtures).
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

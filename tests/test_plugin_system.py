@@ -184,7 +184,7 @@ def test_modifiers_from_the_catalogue(site):
 
 REPORT_SYSTEMS = "pbta_2d6,pbta_checks,dice_pool_7"
 COMBAT_SECTIONS = ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
-                   "combat-upsets")
+                   "distance", "combat-upsets")
 
 
 @pytest.fixture(scope="session")

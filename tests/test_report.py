@@ -32,8 +32,8 @@ from reports.settings import ReportSettings, trials_for_se
 sys.path.insert(0, str(Path(__file__).parent))
 from cdp_browser import Browser, require_tool
 
-# pytest-xdist (tasks.py test: --dist loadgroup): keep this module on one worker,
-# the report is built once and opened in one chromium (module fixtures).
+# pytest-xdist (tasks.py test: --dist loadscope) keeps this module on one worker;
+# the report is built once and opened in one chromium (session fixtures).
 
 SYSTEMS = ("dice_pool_7", "percentile", "d20_degrees")
 TRIALS = 4000
@@ -446,7 +446,7 @@ def test_combat_readings_and_variants(page, settings):
 
     by_id = {sid: (cls, text) for sid, cls, text in page["sections"]}
     for sid in ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
-                "combat-upsets"):
+                "distance", "combat-upsets"):
         cls, text = by_id[sid]
         assert "available" in cls.split()
         assert "What this means for a designer" in text

@@ -29,8 +29,8 @@ from analysis.workflow.sweep import (
 from engines.systems.dice_pool_7 import checks as dice_pool_7
 from engines.variants import parse_variants
 
-# pytest-xdist (tasks.py test: --dist loadgroup): keep this module on one worker,
-# one 4-process Dask cluster and one in-process sweep (module fixtures).
+# pytest-xdist (tasks.py test: --dist loadscope) keeps this module on one worker;
+# one 4-process Dask cluster and one in-process sweep (session fixtures).
 
 SWEEP = {
     "name": "sweep test",
