@@ -103,6 +103,27 @@ def test_finish_melee_on_helpless_target_hand_worked():
     assert [got["p_dead"], got["p_out"]] == pytest.approx([0.25 * 0.75, 0.25 * 0.25])
 
 
+def test_readings_dx_r1_to_r4_the_aftermath_starts_in_the_round_of_the_fall():
+    """Readings DX-r1–DX-r4 (docs/RULES.md, D-ext): the aftermath's round 1 is the rest of
+    the round of the fall; First Aid's first try comes before its CON roll (DX-r2),
+    ``dying_horizon`` counts it as round 1 (DX-r3), and under ``finish`` the first blow
+    lands in it (DX-r4). Handgun as above: .04 falls dying (0 HP, major wound).
+
+    first_aid, 1 try, horizon 1: the try (.3) stabilises .012, the one CON roll (.5) kills
+    .014 and leaves .014 dying — with the try after the roll only .006 would be stabilised,
+    and a horizon counted from the next round would leave no CON roll before the try.
+    finish, 1 round, horizon 1 (the FIVE gun): .25 lies unconscious at 5 HP; the blow
+    (.75) makes it dying and the same round's CON roll (.5) kills half: dead .09375 — a
+    blow in round 2 would meet no CON roll within the horizon (dead 0)."""
+    v = Variants(criticals=False, aftermath="first_aid", first_aid_tries=1, dying_horizon=1)
+    got = cp.one_hit(SHOOTER, _target(), v)
+    assert [got["p_dead"], got["p_dying"], got["p_out"]] == pytest.approx(
+        [0.10 + 0.014, 0.014, 0.10 + 0.012])
+    v = Variants(criticals=False, aftermath="finish", finish_rounds=1, dying_horizon=1)
+    got = cp.one_hit(Combatant(dex=90, firearms=50, weapon=FIVE), _target(), v)
+    assert [got["p_dead"], got["p_dying"]] == pytest.approx([0.25 * 0.75 * 0.5] * 2)
+
+
 # --------------------------------------------------------------- DX8 timing, MC
 
 

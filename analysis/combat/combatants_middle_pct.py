@@ -84,12 +84,26 @@ class MiddleStyle(_Strict):
 
 
 class PctWeapon(_Strict):
-    """DX3–DX5: damage dice, impaling or blunt, firearm (no DB), long-range dice."""
+    """DX3–DX5: damage dice, impaling or blunt, firearm (no DB), long-range dice; DX15: a
+    firearm's base range in yards (``range``; long and extreme range twice and four times
+    it unless ``long_range`` / ``extreme_range`` say otherwise; a firearm without one
+    fights only engaged, distance 0), a shotgun's bands
+    (``shotgun``: its damage falls to ``long_damage`` and ``extreme_damage``), and
+    whether it is a long arm (rifle, shotgun: no point-blank bonus die, DX-g11); ``note``
+    and ``source`` say where the figures come from."""
 
     damage: str
     long_damage: str | None = None
+    extreme_damage: str | None = None
     impale: bool
     firearm: bool = False
+    range: int | None = Field(default=None, ge=1, le=10_000)
+    long_range: int | None = Field(default=None, ge=1, le=10_000)
+    extreme_range: int | None = Field(default=None, ge=1, le=10_000)
+    shotgun: bool = False
+    long_arm: bool = False
+    note: str = ""
+    source: str = ""
 
 
 class PctBonusRow(_Strict):
@@ -100,8 +114,12 @@ class PctBonusRow(_Strict):
     build: int = Field(ge=-2, le=10)
 
 
+Plan = Literal["charge", "hold", "kite", "cover"]  # engines.distance.PLANS
+
+
 class PctArchetype(_Strict):
-    """A ``percentile`` combatant of the extension (DX1–DX13)."""
+    """A ``percentile`` combatant of the extension (DX1–DX16); ``plan`` and ``mov`` (DX14)
+    matter only in a fight that starts apart."""
 
     name: str
     strength: int = Field(ge=1, le=200)
@@ -116,6 +134,8 @@ class PctArchetype(_Strict):
     melee_weapon: str | None = None
     defend: Literal["dodge", "fight_back", "dive_for_cover"] = "dodge"
     shots: int = Field(default=1, ge=1, le=3)
+    plan: Plan | None = None
+    mov: int | None = Field(default=None, ge=0, le=50)
     weapon_data: pct.Weapon
     melee_data: pct.Weapon | None = None
     db: tuple[int, int, int]
@@ -127,7 +147,7 @@ class PctArchetype(_Strict):
                              dex=self.dex, fighting=self.fighting, firearms=self.firearms,
                              dodge=self.dodge, armour=self.armour, weapon=self.weapon_data,
                              melee_weapon=self.melee_data, defend=self.defend, shots=self.shots,
-                             db=self.db)
+                             db=self.db, plan=self.plan, mov=self.mov)
 
 
 class PctStyle(_Strict):
@@ -138,6 +158,7 @@ class PctStyle(_Strict):
     defend: Literal["dodge", "fight_back", "dive_for_cover"] | None = None
     shots: int | None = Field(default=None, ge=1, le=3)
     armour: int | None = Field(default=None, ge=0, le=20)
+    plan: Plan | None = None
     adjust: dict[Literal["strength", "con", "siz", "dex", "fighting", "firearms", "dodge"],
                  int] = {}
 
@@ -278,9 +299,21 @@ def _load_percentile(raw: dict, fname: str) -> dict[str, PctArchetype]:
         n, s, f = parse_dice(wm.damage, fname, f"weapons.{w}.damage")
         ln, ls, lf = (parse_dice(wm.long_damage, fname, f"weapons.{w}.long_damage")
                       if wm.long_damage else (n, s, f))
-        weapons[w] = pct.Weapon(name=w, n=n, sides=s, flat=f, impale=wm.impale,
-                                firearm=wm.firearm, adds_db=not wm.firearm, long_n=ln,
-                                long_sides=ls, long_flat=lf)
+        xn, xs, xf = (parse_dice(wm.extreme_damage, fname, f"weapons.{w}.extreme_damage")
+                      if wm.extreme_damage else (n, s, f))
+        if not wm.firearm and any(x is not None for x in (wm.range, wm.long_range,
+                                                          wm.extreme_range)):
+            _fail(fname, f"weapons.{w}.range", "only a firearm has a range (DX15); melee "
+                  "reaches melee_reach (DX-g9)")
+        try:
+            weapons[w] = pct.Weapon(name=w, n=n, sides=s, flat=f, impale=wm.impale,
+                                    firearm=wm.firearm, adds_db=not wm.firearm, long_n=ln,
+                                    long_sides=ls, long_flat=lf, base_range=wm.range or 0,
+                                    long_range=wm.long_range, extreme_range=wm.extreme_range,
+                                    shotgun=wm.shotgun, long_arm=wm.long_arm, extreme_n=xn,
+                                    extreme_sides=xs, extreme_flat=xf)
+        except InputError as exc:
+            _fail(fname, f"weapons.{w}", str(exc))
     out = {}
     for name, data in _levelled(raw, fname, PctStyle).items():
         data = dict(data)
@@ -333,6 +366,7 @@ def combatants(system: str, path: str | Path | None = None) -> dict:
 # (engines.system.System.archetype_library)
 
 #: Fields the loader computes; the rest an override or a full trait mapping may set.
+#: (``plan`` and ``mov``: DX14, a fight that starts apart.)
 _COMPUTED = {"name", "dice", "ranged", "weapon_data", "melee_data", "db"}
 
 

@@ -1,7 +1,7 @@
 """``percentile`` combat — an EXTENSION, not from the seed (RULES.md GAP D-g3, "D-ext").
 
 Seed 003 has no combat rules. GAP D-g3 settles this with Call of Cthulhu 7th edition
-combat; the rules below carry their own ids **DX1…DX13**, defined here and NOT taken from
+combat; the rules below carry their own ids **DX1…DX16**, defined here and NOT taken from
 the seed. Every result this package returns says so in ``notes["extension"]``.
 
 - **DX1 Turn order:** descending DEX; a readied firearm acts at DEX + 50 (variant
@@ -49,15 +49,52 @@ the seed. Every result this package returns says so in ``notes["extension"]``.
   ally of the shooter gets a penalty die. There are no positions, so "engaged" is read
   from those exchanges; it never applies in a duel and is Monte Carlo only.
 
+A fight that starts apart (variant ``distance`` > 0, metres; docs/RULES.md "Distance,
+movement and cover in percentile" has the sources). Lengths are whole centimetres in the
+engine (1 yard = 91.44 cm, 1 foot = 30.48 cm, rounded). Every fighter has a position on a
+line (side 0 at 0, side 1 ``distance`` away) and a plan (``Combatant.plan``,
+engines.distance.PLANS; default ``hold`` with a firearm, ``charge`` otherwise).
+
+- **DX14 MOV and movement:** MOV 7 when STR and DEX are both below SIZ, 9 when both are
+  above, else 8 (``Combatant.mov`` overrides). In its turn (DX1 order) a fighter moves
+  toward its target (a kiter away) and acts: moving no more than MOV it acts normally; a
+  charger moving up to ``charge_factor`` × MOV (default 5) reaches melee reach and makes
+  one melee attack at the end of the round (after every other turn, on a target still
+  able and in reach), or, farther, runs that far without attacking. Plans: a melee
+  ``charge`` closes at full speed, a melee ``hold`` a MOV a turn; a shooter with plan
+  ``hold`` shoots within extreme range, else closes a MOV and shoots if then in range;
+  ``charge`` closes to its base range (a MOV a turn, shooting); ``kite`` steps back a MOV
+  whenever its target could strike it next turn, then shoots; ``cover`` takes cover.
+- **DX15 Ranges:** a firearm's base range (``Weapon.base_range``, yards): a regular
+  success hits within it, a hard one up to 2 × base (long), an extreme one up to 4 × base
+  (extreme; every hit there impales, DX4); beyond, no shot. Point-blank (within DEX/5
+  feet) gives a bonus die, not with a long arm (gap **DX-g11**,
+  ``point_blank_long_arms``). A shotgun deals 4D6 / 2D6 / 1D6 at its three ranges
+  (10 / 20 / 50 yards) and (gap **DX-g10**, ``shotgun_difficulty``) needs a regular
+  success at each. The ``range`` variant (DX-g2) applies only to a fight that starts
+  engaged; with ``distance`` > 0 it must stay ``normal``.
+- **DX16 Cover and movement:** a target in cover gives a penalty die (``cover_stance``:
+  ``partial`` at every range, ``prone`` not at point-blank); a target that moved more than
+  its MOV in its last turn gives a penalty die (``moving_target``: MOV 8+ by default, as
+  the published "fast" target); DX12 dives unchanged. A ``cover`` fighter spends its
+  first turn reaching cover (gap **DX-g12**, ``take_cover`` = ``turn``; ``free``: it acts
+  that turn), then shoots from it and never moves.
+- Gap **DX-g9** (``melee_reach``, default 1 m): a melee attack reaches within it.
+- Group fights: each fighter its own position; targeting by reach (DX-g3 among the foes it
+  can attack this turn, else among all). The aftermath of a fight that started apart is
+  at point-blank (the winners walk up to the fallen).
+
 Lethality outcomes (RULES.md "Lethality outcomes"; variant ``aftermath``): when a fight
-ends, the fallen go through an aftermath of rounds ``t = 1, 2, …`` (round 1 is the rest of
-the round in which the fight was decided, so its closing CON roll is the first one of the
-aftermath; after a fight stopped at the round cap, the round after the cap). In
-each round, in this order: under ``finish`` every standing winner (DX1 order) strikes the
-first fallen foe not yet dead (t ≤ ``finish_rounds``); under ``first_aid`` every dying
-combatant of either side gets one First Aid roll from a standing winner
-(t ≤ ``first_aid_tries``), a success stabilises it (→ out); then every dying combatant
-rolls CON (DX8; t ≤ ``dying_horizon``, or every round when it is 0), failure = dead. With
+ends, the fallen go through an aftermath of rounds ``t = 1, 2, …`` (reading **DX-r1**:
+round 1 is the rest of the round in which the fight was decided, so its closing CON roll
+is the first one of the aftermath; after a fight stopped at the round cap, the round after
+the cap). In each round, in this order: under ``finish`` every standing winner (DX1 order)
+strikes the first fallen foe not yet dead (t ≤ ``finish_rounds``; **DX-r4**: the first
+blow lands in round 1); under ``first_aid`` every dying combatant of either side gets one
+First Aid roll from a standing winner (t ≤ ``first_aid_tries``; **DX-r2**: the first try
+comes before round 1's CON roll), a success stabilises it (→ out); then every dying
+combatant rolls CON (DX8; t ≤ ``dying_horizon``, **DX-r3**: counting round 1, or every
+round when it is 0), failure = dead. With
 ``dying_horizon`` = 0 the clock never stops: after the last strike or aid round every
 dying combatant whose CON roll can fail is dead (probability 1, no draw). A fight stopped
 at the round cap gets ``leave``. Fates: dead; dying (0 HP with a major wound, alive when
@@ -83,7 +120,8 @@ the aftermath ends); out (unconscious or stabilised); standing.
 Gaps of the extension: **DX-g1** instant death ≥ vs >, **DX-g2** range, **DX-g3** target
 choice with several opponents, **DX-g4** whether a critical 01 outranks an extreme success
 when levels are compared (default: it counts as extreme; the published game ranks it
-above), **DX-g5** what a dive for cover costs, **DX-g6**–**DX-g8** the aftermath (above).
+above), **DX-g5** what a dive for cover costs, **DX-g6**–**DX-g8** the aftermath (above),
+**DX-g9**–**DX-g12** a fight that starts apart (above).
 Not modelled: prone after a major wound, fumble consequences beyond failing, reloading,
 the Medicine roll after First Aid.
 
@@ -94,9 +132,12 @@ Exact duels carry the loser's fallen state (hit points, major wound) out of the 
 run the aftermath as a small exact chain of its own.
 
 Exact duels (:func:`duel_exact`): 1 vs 1 only, state (hit points, major wound) of each —
-at most (HP+1)² · 4 states. Several combatants per side are Monte Carlo only: the state is
-the product of every track, plus the dying (DX8) and outnumbered (DX10) flags, the order
-and the random target choice (DX-g3), exponential in the head count.
+at most (HP+1)² · 4 states — and, in a fight that starts apart, the distance: moves never
+depend on hit points or dice, so every live state shares one distance after each step
+and the chain carries it as one number per step. Several combatants per side are Monte
+Carlo only: the state is the product of every track, plus the dying (DX8) and
+outnumbered (DX10) flags, the order and the random target choice (DX-g3), exponential in
+the head count.
 
 A combatant reaches the kernels as one int64 row (see :meth:`Combatant.row`).
 

@@ -1,6 +1,6 @@
-"""``percentile`` combat, one action exactly (extension DX2–DX5, DX11, DX12): success
-levels (:func:`level_pmf`), damage of a hit, and the damage one action deals
-(:func:`attack_damage`)."""
+"""``percentile`` combat, one action exactly (extension DX2–DX5, DX11, DX12, and DX15 /
+DX16 in a fight that starts apart): success levels (:func:`level_pmf`), damage of a hit,
+and the damage one action deals (:func:`attack_damage`)."""
 
 from __future__ import annotations
 
@@ -47,11 +47,19 @@ def _shift(pmf: np.ndarray, k: int) -> dict[int, float]:
 
 
 def _weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
-                   variants: Variants) -> np.ndarray:
-    """Exact damage pmf of one hit (DX3, DX4, DX5, DX11), index = damage after armour."""
-    long = w.firearm and variants.range == "long"
+                   variants: Variants, dband: int | None = None) -> np.ndarray:
+    """Exact damage pmf of one hit (DX3, DX4, DX5, DX11), index = damage after armour; a
+    firearm's dice by ``dband`` (None: the ``range`` variant's, DX5; 1 its long-range and
+    2 its extreme-range dice, DX15)."""
+    if dband is None:
+        dband = 1 if variants.range == "long" else 0
     b = w.block()
-    n, sides, flat = (b[W_LN], b[W_LS], b[W_LF]) if long else (b[W_N], b[W_S], b[W_F])
+    if w.firearm and dband == 1:
+        n, sides, flat = b[W_LN], b[W_LS], b[W_LF]
+    elif w.firearm and dband == 2:
+        n, sides, flat = w.extreme_dice()
+    else:
+        n, sides, flat = b[W_N], b[W_S], b[W_F]
     dbn, dbs, dbf = c.bonus if b[W_DB] else (0, 1, 0)
     if extreme and variants.extreme_damage:
         base = n * sides + flat + (dbn * dbs + dbf if b[W_DB] else 0)
@@ -66,18 +74,26 @@ def _weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
     return out
 
 
-def _outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: int = 0):
+def _outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: int = 0,
+              shot: tuple[int, int, int] | None = None):
     """One action's hits: (pmf of damage to target per shot, pmf to attacker, shots);
-    ``cover`` = 1 adds the DX12 penalty die of a successful dive to gunfire."""
+    ``cover`` = 1 adds the DX12 penalty die of a successful dive to gunfire. ``shot`` =
+    ``(dice0, need, dband)`` of a shot in a fight that started apart (DX15, DX16: the
+    kernel's ``_shot_mods``); None: the ``range`` variant's (DX5)."""
     w = att.weapon
     if w.firearm:
-        dice = (1 if variants.range == "point_blank" else 0) - (1 if att.shots > 1 else 0)
+        if shot is None:
+            dice = (1 if variants.range == "point_blank" else 0) - (1 if att.shots > 1 else 0)
+            need = 2 if variants.range == "long" else 1
+            dband = None
+        else:
+            dice = shot[0] - (1 if att.shots > 1 else 0)
+            need, dband = shot[1], shot[2]
         dice -= cover
         lv = level_pmf(att.firearms, dice, variants)
-        need = 2 if variants.range == "long" else 1
         p_reg = lv[need:3].sum()
-        to_t = p_reg * _weapon_damage(att, w, tgt, False, variants) + \
-            lv[3:].sum() * _weapon_damage(att, w, tgt, True, variants)
+        to_t = p_reg * _weapon_damage(att, w, tgt, False, variants, dband) + \
+            lv[3:].sum() * _weapon_damage(att, w, tgt, True, variants, dband)
         return to_t, np.zeros_like(to_t), att.shots
     la = level_pmf(att.fighting, 0, variants)
     fb = tgt.defend == "fight_back"
@@ -105,13 +121,16 @@ def dives(att: Combatant, tgt: Combatant) -> bool:
     return att.weapon.firearm and tgt.defend == "dive_for_cover"
 
 
-def _branches(att: Combatant, tgt: Combatant, variants: Variants):
+def _branches(att: Combatant, tgt: Combatant, variants: Variants,
+              shot: tuple[int, int, int] | None = None):
     """DX12: [(probability, _outcomes)] of one action — the dive's Dodge roll succeeds or
-    fails once for all the shots of the action; a single branch without a dive."""
+    fails once for all the shots of the action; a single branch without a dive. ``shot``:
+    as in :func:`_outcomes`."""
     if not dives(att, tgt):
-        return [(1.0, _outcomes(att, tgt, variants))]
+        return [(1.0, _outcomes(att, tgt, variants, 0, shot))]
     p = float(level_pmf(tgt.dodge, 0, variants)[1:].sum())
-    return [(p, _outcomes(att, tgt, variants, 1)), (1.0 - p, _outcomes(att, tgt, variants))]
+    return [(p, _outcomes(att, tgt, variants, 1, shot)),
+            (1.0 - p, _outcomes(att, tgt, variants, 0, shot))]
 
 
 def attack_damage(attacker: Combatant, target: Combatant,

@@ -1,6 +1,6 @@
-"""``percentile`` exact duels (extension DX1–DX9, DX11, DX12): the absorbing Markov chain
-of a 1-vs-1 fight (:func:`duel_exact`), the exact aftermath of a fallen loser (DX8,
-DX-g6 … DX-g8) and what one attack does to an unhurt target (:func:`one_hit`)."""
+"""``percentile`` exact duels (extension DX1–DX9, DX11, DX12, DX14–DX16): the absorbing
+Markov chain of a 1-vs-1 fight (:func:`duel_exact`), the exact aftermath of a fallen loser
+(DX8, DX-g6 … DX-g8) and what one attack does to an unhurt target (:func:`one_hit`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,25 @@ from engines.errors import InputError
 from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_side
 
 from .attack import _branches, _weapon_damage, dives, level_pmf
-from .rules import DEFAULT, INSTANT, SYSTEM, Combatant, Variants, _notes
+from .kernel import _decide, _shot_mods, _threat
+from .rules import (
+    BASE_CM,
+    DEFAULT,
+    EXT_CM,
+    INSTANT,
+    MOV_CM,
+    PLAN,
+    R_CHARGE,
+    R_REACH,
+    R_TAKE_COVER,
+    SYSTEM,
+    W_FIREARM,
+    WPN,
+    Combatant,
+    Variants,
+    _notes,
+    check_apart,
+)
 
 
 @njit(**INLINE)
@@ -93,22 +111,34 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
 
 def _helpless_damage(att: Combatant, tgt: Combatant, variants: Variants):
     """DX-g8: (damage pmf of one attack or shot on a helpless ``tgt``, shots): no defence,
-    one bonus die on top of the DX5 dice; index = damage after armour."""
+    one bonus die on top of the DX5 dice (a fight that started apart: the winner walks up,
+    point-blank, DX15 / DX-g11, a regular success, the base dice, as the kernel's
+    ``_strike_mods``); index = damage after armour."""
     w = att.weapon
+    dband = None
     if w.firearm:
-        dice = 1 + (1 if variants.range == "point_blank" else 0) - (1 if att.shots > 1 else 0)
+        if variants.distance == 0:
+            dice = 1 + (1 if variants.range == "point_blank" else 0) - \
+                (1 if att.shots > 1 else 0)
+            need = 2 if variants.range == "long" else 1
+        else:
+            point_blank = not w.long_arm or variants.point_blank_long_arms
+            dice = 1 + (1 if point_blank else 0) - (1 if att.shots > 1 else 0)
+            need, dband = 1, 0
         lv = level_pmf(att.firearms, dice, variants)
-        need, shots = (2 if variants.range == "long" else 1), att.shots
+        shots = att.shots
     else:
         lv = level_pmf(att.fighting, 1, variants)
         need, shots = 1, 1
-    return (lv[need:3].sum() * _weapon_damage(att, w, tgt, False, variants)
-            + lv[3:].sum() * _weapon_damage(att, w, tgt, True, variants)), shots
+    return (lv[need:3].sum() * _weapon_damage(att, w, tgt, False, variants, dband)
+            + lv[3:].sum() * _weapon_damage(att, w, tgt, True, variants, dband)), shots
 
 
 def _aftermath_exact(fall: np.ndarray, dead: float, winner: Combatant, loser: Combatant,
                      variants: Variants, policy: str | None = None) -> np.ndarray:
-    """Exact aftermath (package docstring; DX8, DX-g6–DX-g8) of one fallen ``loser``:
+    """Exact aftermath (package docstring; DX8, DX-g6–DX-g8; readings DX-r1–DX-r4: round
+    1 is the rest of the deciding round, its strike, First Aid and CON roll in that order)
+    of one fallen ``loser``:
     ``fall[hit points, major wound]`` is the mass fallen alive, ``dead`` the mass dead in
     the fight; returns the masses [dead, dying, out]. ``winner`` is the one standing."""
     policy = variants.aftermath if policy is None else policy
@@ -170,10 +200,94 @@ def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
     return 1.0 if ka > kb else 0.0 if ka < kb else 0.5
 
 
+def _engaged_rounds(a: Combatant, b: Combatant, variants: Variants, first: int, tables):
+    """The actions of each round of a duel that starts engaged: ``[(attacker, branches)]``
+    in DX1 order, a forfeited action (DX12 / DX-g5) left out."""
+    cmb = (a, b)
+    forfeit = [False, False]
+    while True:
+        acts = []
+        for att in (first, 1 - first):
+            tgt = 1 - att
+            if forfeit[att]:  # DX12 / DX-g5: the action after a dive is lost
+                forfeit[att] = False
+                continue
+            if dives(cmb[att], cmb[tgt]) and variants.cover_cost == "forfeit":
+                forfeit[tgt] = True
+            acts.append((att, tables[att]))
+        yield acts
+
+
+def _apart_rounds(a: Combatant, b: Combatant, variants: Variants, first: int):
+    """DX14–DX16: the actions of each round of a duel that starts ``distance`` metres
+    apart, ``[(attacker, branches)]`` in order: each fighter's turn in DX1 order
+    (:func:`~.kernel._decide`, its move and maybe its action; a forfeited turn, DX12 /
+    DX-g5, loses its move too), then a charger's melee attack at the end of the round,
+    each shot with its DX15 / DX16 dice (:func:`~.kernel._shot_mods`). The same steps as
+    the Monte Carlo kernel's ``_round``, on the same rows.
+
+    Where the two stand never depends on hit points or dice (moves follow the plans and
+    the distance; a dive's forfeit follows the shot, not its roll), so every live state
+    of the chain shares one distance after each step: the chain carries it beside the
+    hit points, as one number per step, not as a factor of the state."""
+    cmb = np.stack([a.row(), b.row()])
+    rule = variants.rule()
+    reach = int(rule[R_REACH])
+    pos = [0, 100 * variants.distance]
+    fast, cover, forfeit = [0, 0], [0, 0], [False, False]
+    cache: dict = {}
+    fighters = (a, b)
+
+    def act(att: int, d: int):
+        tgt = 1 - att
+        shot = None
+        if fighters[att].weapon.firearm:
+            shot = tuple(int(x) for x in _shot_mods(cmb, rule, att, tgt, d, cover[tgt],
+                                                    fast[tgt]))
+        if dives(fighters[att], fighters[tgt]) and variants.cover_cost == "forfeit":
+            forfeit[tgt] = True
+        if (att, shot) not in cache:
+            cache[(att, shot)] = _branches(fighters[att], fighters[tgt], variants, shot)
+        return att, cache[(att, shot)]
+
+    while True:
+        acts, pend = [], [False, False]
+        for att in (first, 1 - first):
+            tgt = 1 - att
+            if forfeit[att]:
+                forfeit[att] = False
+                fast[att] = 0
+                continue
+            d = abs(pos[tgt] - pos[att])
+            ranged = bool(cmb[att, WPN + W_FIREARM])
+            nd, what, f, take = (int(x) for x in _decide(
+                int(cmb[att, PLAN]), ranged, d, int(cmb[att, MOV_CM]), reach,
+                int(cmb[att, EXT_CM]), int(cmb[att, BASE_CM]), int(rule[R_CHARGE]),
+                int(_threat(cmb, rule, tgt)) if ranged else -1, cover[att],
+                int(rule[R_TAKE_COVER])))
+            fast[att] = f
+            if take:
+                cover[att] = 1
+            if nd != d:
+                toward = 1 if pos[tgt] > pos[att] else -1 if pos[tgt] < pos[att] else \
+                    (1 if att == 0 else -1)
+                pos[att] += toward * (d - nd)
+            if what == 1:
+                acts.append(act(att, nd))
+            elif what == 2:
+                pend[att] = True
+        for att in (first, 1 - first):
+            d = abs(pos[1 - att] - pos[att])
+            if pend[att] and d <= reach:
+                acts.append(act(att, d))
+        yield acts
+
+
 def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                round_cap: int = ROUND_CAP, start_hp: int | None = None,
                end_a: np.ndarray | None = None) -> FightStats:
-    """Exact 1-vs-1 fight as an absorbing Markov chain (extension DX1–DX9, DX11).
+    """Exact 1-vs-1 fight as an absorbing Markov chain (extension DX1–DX9, DX11, DX12,
+    DX14–DX16).
 
     Campaign attrition: ``start_hp`` (1..a's hit points; None: full) is the hit points
     ``a`` starts with; when ``end_a`` (length a's hit points + 1) is given, P(``a`` ends
@@ -187,6 +301,11 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     shots of the action); with ``cover_cost`` = ``forfeit`` (DX-g5) the diver then loses its
     next action — in a duel the shooter acts every round, so this is deterministic.
     DX13 never applies in a duel.
+
+    A duel that starts ``distance`` metres apart (DX14–DX16) takes each round's actions
+    from :func:`_apart_rounds` (moves, a charger's attack at the end of the round, each
+    shot's band and dice); the distance is the same for every live state after each step,
+    so the chain carries it as one number per step.
     """
     check_side([a], "a", Combatant, SYSTEM)
     check_side([b], "b", Combatant, SYSTEM)
@@ -204,26 +323,23 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         raise InputError(f"start_hp: expected an integer 1..{a.hit_points}, got "
                          f"{start_hp!r}")
     p_a = _p_first(a, b, variants)
+    check_apart([a, b], variants)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
         if weight == 0.0:
             continue
         prob = np.zeros((a.hit_points + 1, b.hit_points + 1, 2, 2))
         prob[a.hit_points if start_hp is None else start_hp, b.hit_points, 0, 0] = weight
         lost = [0.0, 0.0]
-        forfeit = [False, False]
         out.standing[0] += weight
-        for r in range(1, round_cap + 1):
-            for att in (first, 1 - first):
+        rounds = (_engaged_rounds(a, b, variants, first, tables) if variants.distance == 0
+                  else _apart_rounds(a, b, variants, first))
+        for r, acts in zip(range(1, round_cap + 1), rounds, strict=False):
+            for att, branches in acts:
                 tgt = 1 - att
-                if forfeit[att]:  # DX12 / DX-g5: the action after a dive is lost
-                    forfeit[att] = False
-                    continue
-                if dives(cmb[att], cmb[tgt]) and variants.cover_cost == "forfeit":
-                    forfeit[tgt] = True
                 start = prob if att == 0 else np.ascontiguousarray(prob.transpose(1, 0, 3, 2))
                 view_sum = np.zeros_like(start)
                 res = np.zeros(4)
-                for w_branch, (to_t, to_a, shots) in tables[att]:
+                for w_branch, (to_t, to_a, shots) in branches:
                     view = start * w_branch
                     for _ in range(shots):
                         new = np.zeros_like(view)
@@ -270,7 +386,8 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
 
 def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None) -> dict:
     """What one attack (one shot of a multi-shot action) does to an unhurt target
-    (extension DX2–DX9, DX11; not from the seed).
+    (extension DX2–DX9, DX11; not from the seed), engaged (the ``range`` variant's dice;
+    the ``distance`` variant plays no part).
 
     ``p_hit``: the attack (or shot) succeeds against the target's defence (DX2, DX5);
     ``p_incapacitate``: the target is out of the fight — instant death (DX9), 0 hit

@@ -1,6 +1,8 @@
-"""``percentile`` combat, Monte Carlo (extension DX1–DX13 and the aftermath): the fight
-helpers, the serial kernel :func:`_mc_kernel` and its drivers :func:`fight_mc`,
-:func:`duel_mc` and :func:`duel_mc_end` (campaign attrition)."""
+"""``percentile`` combat, Monte Carlo (extension DX1–DX16 and the aftermath): the fight
+helpers, the distance rules of a fight that starts apart (:func:`_band`,
+:func:`_shot_mods`, :func:`_decide`: DX14–DX16, the same steps the exact chain takes),
+the serial kernel :func:`_mc_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc`
+and :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from numba import njit
 from engines.blocks import put
 from engines.combat_shared import merge_standing, run_chunks, sort_desc
 from engines.config import KERNEL, LEAF
+from engines.distance import CHARGE, COVER, KITE
 from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_side, check_start_damage
 from engines.rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
 from engines.rolls import roll_percentile
@@ -18,6 +21,7 @@ from .rules import (
     ABLE,
     AFTER_STREAM,
     ARMOUR,
+    BASE_CM,
     CON,
     DB_F,
     DB_N,
@@ -28,24 +32,41 @@ from .rules import (
     DEX,
     DODGE,
     DYING,
+    EXT_CM,
+    FAST_MOV,
     FB,
     FIGHT,
     FIRE,
     HP,
+    LONG_ARM,
+    LONG_CM,
+    MOV_CM,
+    MOV_YD,
+    PB_CM,
+    PLAN,
     R_AFTER,
     R_AID_SKILL,
     R_AID_TRIES,
+    R_CHARGE,
     R_COVER,
     R_CRIT,
+    R_DIST,
     R_EXTREME,
     R_FINISH,
     R_HORIZON,
     R_INSTANT,
     R_INTO_MELEE,
+    R_MOVING,
     R_OUTNUMBERED,
+    R_PB_LONG,
     R_RANGE,
+    R_REACH,
     R_READY,
+    R_SHOTGUN_REGULAR,
+    R_STANCE,
+    R_TAKE_COVER,
     R_TARGET,
+    SHOTGUN,
     SHOTS,
     START,
     SYSTEM,
@@ -60,9 +81,13 @@ from .rules import (
     W_N,
     W_S,
     WPN,
+    X_F,
+    X_N,
+    X_S,
     Combatant,
     Variants,
     _notes,
+    check_apart,
 )
 
 
@@ -99,10 +124,14 @@ def _dice(s, n, sides):
 
 
 @njit(**LEAF)
-def _damage(s, cmb, rule, i, j, off, extreme):
-    """DX3 / DX4 / DX5 / DX11: damage of ``i``'s weapon block at ``off`` on ``j``."""
-    if cmb[i, off + W_FIREARM] != 0 and rule[R_RANGE] == 2:
+def _damage(s, cmb, rule, i, j, off, extreme, dband):
+    """DX3 / DX4 / DX5 / DX11: damage of ``i``'s weapon block at ``off`` on ``j``; a
+    firearm rolls its long-range dice when ``dband`` is 1 and its extreme-range dice when
+    it is 2 (DX5 ``range`` = long; DX15 a shotgun's bands)."""
+    if cmb[i, off + W_FIREARM] != 0 and dband == 1:
         n, sides, flat = cmb[i, off + W_LN], cmb[i, off + W_LS], cmb[i, off + W_LF]
+    elif cmb[i, off + W_FIREARM] != 0 and dband == 2:
+        n, sides, flat = cmb[i, X_N], cmb[i, X_S], cmb[i, X_F]
     else:
         n, sides, flat = cmb[i, off + W_N], cmb[i, off + W_S], cmb[i, off + W_F]
     if extreme and rule[R_EXTREME] != 0:
@@ -139,8 +168,8 @@ def _hurt(s, cmb, rule, j, d, hp, mw, state):
 
 
 @njit(**LEAF)
-def _hit(s, cmb, rule, i, j, off, extreme, hp, mw, state, hits):
-    d = _damage(s, cmb, rule, i, j, off, extreme)
+def _hit(s, cmb, rule, i, j, off, extreme, dband, hp, mw, state, hits):
+    d = _damage(s, cmb, rule, i, j, off, extreme, dband)
     hits[min(d, hits.shape[0] - 1)] += 1
     _hurt(s, cmb, rule, j, d, hp, mw, state)
 
@@ -155,13 +184,17 @@ def _engaged(cmb, side, i, j, r, state, eng):
 
 
 @njit(**LEAF)
-def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits):
+def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits, dice0,
+         need, dband):
     """One action of ``i`` against ``j`` in round ``r``: gunfire (DX5, DX12, DX13) or a
-    melee attack (DX2, DX10)."""
+    melee attack (DX2, DX10). A shot starts from ``dice0`` bonus (+) or penalty (-) dice,
+    needs success level ``need`` and rolls the damage dice of band ``dband``
+    (:func:`_damage`): the ``range`` variant's (DX5, a fight that starts engaged) or the
+    distance's (DX15, DX16: :func:`_shot_mods`)."""
     crit = rule[R_CRIT]
     if cmb[i, WPN + W_FIREARM] != 0:
         shots = cmb[i, SHOTS]
-        dice = (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
+        dice = dice0 - (1 if shots > 1 else 0)
         if rule[R_INTO_MELEE] != 0 and _engaged(cmb, side, i, j, r, state, eng):
             dice -= 1
         if cmb[j, DEFEND] == 2:  # DX12: dive for cover, a Dodge roll
@@ -169,11 +202,10 @@ def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hit
                 dice -= 1
             if rule[R_COVER] == 0:
                 forfeit[j] = 1
-        need = 2 if rule[R_RANGE] == 2 else 1
         for _ in range(shots):
             lv = _roll_level(s, dice, cmb[i, FIRE], crit)
             if lv >= need:
-                _hit(s, cmb, rule, i, j, WPN, lv >= 3, hp, mw, state, hits)
+                _hit(s, cmb, rule, i, j, WPN, lv >= 3, dband, hp, mw, state, hits)
                 if state[j] != ABLE:
                     return
         return
@@ -197,7 +229,7 @@ def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hit
         elif ld > la:
             src, dst, off, level = j, i, FB, ld
     if src >= 0:
-        _hit(s, cmb, rule, src, dst, off, level >= 3, hp, mw, state, hits)
+        _hit(s, cmb, rule, src, dst, off, level >= 3, 0, hp, mw, state, hits)
 
 
 @njit(**LEAF)
@@ -236,6 +268,215 @@ def _order(s, cmb, rule, key, order):
 
 
 @njit(**LEAF)
+def _band(d, pb, base, long, extreme):
+    """DX15: the band of a shot at ``d`` cm: 0 point-blank (within DEX/5 feet), 1 base
+    range, 2 long range, 3 extreme range, 4 out of range."""
+    if d <= pb:
+        return 0
+    if d <= base:
+        return 1
+    if d <= long:
+        return 2
+    if d <= extreme:
+        return 3
+    return 4
+
+
+@njit(**LEAF)
+def _shot_mods(cmb, rule, i, j, d, cover_j, fast_j):
+    """``(dice0, need, dband)`` of a shot of ``i`` at ``j`` ``d`` cm away (called in
+    range only). DX15: point-blank gives a bonus die (not with a long arm, unless
+    DX-g11); long range needs a hard success, extreme range an extreme one — a shotgun a
+    regular one at every range (DX-g10), its damage falling to its long- and
+    extreme-range dice. DX16: a target in cover gives a penalty die (partial
+    concealment; prone: not at point-blank), a target that moved at full speed in its
+    last turn a penalty die (``moving_target``: MOV 8+ or any)."""
+    b = _band(d, cmb[i, PB_CM], cmb[i, BASE_CM], cmb[i, LONG_CM], cmb[i, EXT_CM])
+    dice = 0
+    if b == 0 and (cmb[i, LONG_ARM] == 0 or rule[R_PB_LONG] != 0):
+        dice += 1
+    if cover_j != 0 and (rule[R_STANCE] == 0 or b != 0):
+        dice -= 1
+    if fast_j != 0 and (rule[R_MOVING] == 2 or
+                        (rule[R_MOVING] == 1 and cmb[j, MOV_YD] >= FAST_MOV)):
+        dice -= 1
+    shotgun = cmb[i, SHOTGUN] != 0
+    need = 1 if (b <= 1 or (shotgun and rule[R_SHOTGUN_REGULAR] != 0)) else b
+    dband = (b - 1 if b >= 2 else 0) if shotgun else 0
+    return dice, need, dband
+
+
+@njit(**LEAF)
+def _decide(plan, ranged, d, mov, reach, far, best, charge, threat, covered, cover_free):
+    """DX14: one fighter's turn at ``d`` cm from its target, by its plan (code of
+    engines.distance.PLANS): ``(distance after its move, action, full speed, takes
+    cover)``; action 0 none, 1 now, 2 one melee attack at the end of the round.
+
+    A fighter may move ``mov`` (its MOV, in cm) and act normally, or (a charge) up to
+    ``charge`` × MOV and make one melee attack at the end of the round; a move longer
+    than MOV is at full speed (DX16). A melee fighter (reach ``reach``) attacks a target
+    in reach; ``charge`` closes at full speed, ``hold`` a MOV a turn. A shooter shoots a
+    target within ``far`` (extreme range): ``hold`` stands and shoots, closing a MOV
+    when out of range; ``charge`` closes to its base range ``best`` (a MOV a turn,
+    shooting when in range); ``kite`` steps back a MOV whenever the target could strike
+    it next turn (``d <= threat``, the target's reach and move; -1: a shooter) and
+    shoots, else holds, never closing within the threat; ``cover`` takes cover (DX16;
+    DX-g12: the turn, or free with ``cover_free``) and shoots from it, never moving."""
+    take = 0
+    if plan == COVER and covered == 0:
+        if cover_free == 0:
+            return d, 0, 0, 1
+        take = 1
+        covered = 1
+    if not ranged:
+        if d <= reach:
+            return d, 1, 0, take
+        gap = d - reach
+        if gap <= mov:
+            return reach, 1, 0, take
+        if plan == CHARGE:
+            if gap <= charge * mov:
+                return reach, 2, 1, take
+            return d - charge * mov, 0, 1, take
+        return d - mov, 0, 0, take
+    if covered != 0:
+        return d, (1 if d <= far else 0), 0, take
+    if plan == KITE and threat >= 0 and d <= threat:
+        nd = d + mov
+        return nd, (1 if nd <= far else 0), 0, take
+    if plan == CHARGE:
+        stop = best
+    elif plan == KITE and threat >= 0:
+        stop = max(far, threat + 1)
+    else:
+        stop = far
+    nd = max(stop, d - mov) if d > stop else d
+    return nd, (1 if nd <= far else 0), 0, take
+
+
+@njit(**LEAF)
+def _threat(cmb, rule, j):
+    """What a kiter keeps beyond (cm): a melee target strikes next turn whoever is within
+    its reach and its move (a charge's ``charge_factor`` × MOV, a hold's MOV); -1 for a
+    shooter."""
+    if cmb[j, WPN + W_FIREARM] != 0:
+        return -1
+    return rule[R_REACH] + cmb[j, MOV_CM] * (rule[R_CHARGE] if cmb[j, PLAN] == CHARGE else 1)
+
+
+@njit(**LEAF)
+def _span(cmb, rule, i):
+    """How far ``i`` attacks this turn (cm): a shooter its extreme range, a melee fighter
+    its reach and its move."""
+    if cmb[i, WPN + W_FIREARM] != 0:
+        return cmb[i, EXT_CM]
+    return rule[R_REACH] + cmb[i, MOV_CM] * (rule[R_CHARGE] if cmb[i, PLAN] == CHARGE else 1)
+
+
+@njit(**LEAF)
+def _target_apart(s, cmb, side, rule, i, hp, state, pos):
+    """DX-g3 in a fight that started apart, targeting by reach: among the able foes ``i``
+    can attack this turn (:func:`_span`), or every able foe when none is that close, the
+    first, a random one or the most hurt (-1 when none is able)."""
+    n = cmb.shape[0]
+    span = _span(cmb, rule, i)
+    near = 0
+    for j in range(n):
+        if side[j] != side[i] and state[j] == ABLE and abs(pos[j] - pos[i]) <= span:
+            near += 1
+    count = 0
+    best = -1
+    for j in range(n):
+        if side[j] != side[i] and state[j] == ABLE and (near == 0 or
+                                                       abs(pos[j] - pos[i]) <= span):
+            count += 1
+            if best < 0 or (rule[R_TARGET] == 2 and
+                            cmb[j, HP] - hp[j] > cmb[best, HP] - hp[best]):
+                best = j
+    if count == 0 or rule[R_TARGET] != 1:
+        return best
+    k = bounded(s, count)
+    for j in range(n):
+        if side[j] != side[i] and state[j] == ABLE and (near == 0 or
+                                                       abs(pos[j] - pos[i]) <= span):
+            if k == 0:
+                return j
+            k -= 1
+    return best
+
+
+@njit(**LEAF)
+def _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order, up, hits,
+           apart, dice0, need, dband, pos, fast, cover, pend):
+    """Round ``r``: each able combatant in DX1 order acts (a forfeited action, DX12 /
+    DX-g5, is lost); returns the winning side (2: none yet), ``up`` holding the able count
+    of each side.
+
+    A fight that started engaged: each attacks its DX-g3 target (:func:`_target`), its
+    shots with the ``range`` variant's ``dice0``, ``need``, ``dband`` (DX5). A fight that
+    started apart (``apart``; positions ``pos`` on a line, in cm): each takes its turn
+    (:func:`_decide`) against its target (:func:`_target_apart`), a forfeited turn losing
+    its move too, its shots with the DX15 / DX16 dice (:func:`_shot_mods`); then the
+    chargers' melee attacks at the end of the round, in the same order, on a target still
+    able and in reach. One call site of :func:`_act` serves both (a short compile)."""
+    n = cmb.shape[0]
+    reach = rule[R_REACH]
+    for step in range(2 * n if apart else n):
+        if step < n:
+            i = order[step]
+            if state[i] != ABLE:
+                continue
+            if forfeit[i] != 0:  # DX12 / DX-g5: the action after a dive is lost
+                forfeit[i] = 0
+                fast[i] = 0
+                continue
+            if not apart:
+                j = _target(s, cmb, side, rule, i, hp, state)
+                d = 0
+            else:
+                j = _target_apart(s, cmb, side, rule, i, hp, state, pos)
+                d = abs(pos[j] - pos[i])
+                ranged = cmb[i, WPN + W_FIREARM] != 0
+                nd, act, f, take = _decide(cmb[i, PLAN], ranged, d, cmb[i, MOV_CM], reach,
+                                           cmb[i, EXT_CM], cmb[i, BASE_CM], rule[R_CHARGE],
+                                           _threat(cmb, rule, j) if ranged else -1,
+                                           cover[i], rule[R_TAKE_COVER])
+                fast[i] = f
+                if take != 0:
+                    cover[i] = 1
+                if nd != d:
+                    toward = 1 if pos[j] > pos[i] else -1 if pos[j] < pos[i] else \
+                        (1 if side[i] == 0 else -1)
+                    pos[i] += toward * (d - nd)
+                    d = nd
+                if act == 2:
+                    pend[i] = j
+                if act != 1:
+                    continue
+        else:  # a charger's melee attack at the end of the round (DX14)
+            i = order[step - n]
+            j = pend[i]
+            if j < 0:
+                continue
+            pend[i] = -1
+            d = abs(pos[j] - pos[i])
+            if state[i] != ABLE or state[j] != ABLE or d > reach:
+                continue
+        if apart and cmb[i, WPN + W_FIREARM] != 0:
+            dice0, need, dband = _shot_mods(cmb, rule, i, j, d, cover[j], fast[j])
+        _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits, dice0,
+             need, dband)
+        up[0] = 0
+        up[1] = 0
+        for q in range(n):
+            if state[q] == ABLE:
+                up[side[q]] += 1
+        if up[0] == 0 or up[1] == 0:
+            return 0 if up[0] > 0 else 1
+    return 2
+
+
+@njit(**LEAF)
 def _hurt_helpless(cmb, rule, j, d, hp, mw, state):
     """DX-g8: ``d`` damage to a fallen (helpless) ``j``: DX9 kills; otherwise hit points
     fall, a hit of ≥ half the hit points is a major wound, and 0 HP with a major wound is
@@ -255,32 +496,45 @@ def _hurt_helpless(cmb, rule, j, d, hp, mw, state):
 
 
 @njit(**LEAF)
-def _strike(s, cmb, rule, i, j, hp, mw, state):
+def _strike(s, cmb, rule, i, j, hp, mw, state, dice0, need, dband):
     """DX-g8: ``i`` attacks the helpless ``j``: no defence, one bonus die (with the DX5
-    dice for gunfire); a regular success hits (a hard one at long range)."""
+    dice for gunfire: ``dice0``, ``need``, ``dband`` as in :func:`_act`); a regular
+    success hits (a hard one at long range)."""
     crit = rule[R_CRIT]
     if cmb[i, WPN + W_FIREARM] != 0:
         shots = cmb[i, SHOTS]
-        dice = 1 + (1 if rule[R_RANGE] == 0 else 0) - (1 if shots > 1 else 0)
-        need = 2 if rule[R_RANGE] == 2 else 1
+        dice = 1 + dice0 - (1 if shots > 1 else 0)
         for _ in range(shots):
             lv = _roll_level(s, dice, cmb[i, FIRE], crit)
             if lv >= need:
-                _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp,
-                               mw, state)
+                _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3,
+                                                     dband), hp, mw, state)
                 if state[j] == DEAD:
                     return
         return
     lv = _roll_level(s, 1, cmb[i, FIGHT], crit)
     if lv >= 1:
-        _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3), hp, mw,
+        _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3, 0), hp, mw,
                        state)
 
 
 @njit(**LEAF)
+def _strike_mods(cmb, rule, i):
+    """``(dice0, need, dband)`` of ``i``'s finishing shots (DX-g8): in a fight that
+    started engaged the ``range`` variant's (DX5); in one that started apart the winner
+    walks up to the fallen: point-blank (DX15: a bonus die, not with a long arm unless
+    DX-g11), a regular success, the base dice."""
+    if rule[R_DIST] == 0:
+        return ((1 if rule[R_RANGE] == 0 else 0), (2 if rule[R_RANGE] == 2 else 1),
+                (1 if rule[R_RANGE] == 2 else 0))
+    return (1 if (cmb[i, LONG_ARM] == 0 or rule[R_PB_LONG] != 0) else 0), 1, 0
+
+
+@njit(**LEAF)
 def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
-    """Lethality outcomes: the aftermath of one fight (package docstring; DX8, DX-g6–DX-g8)
-    on generator ``s`` (the aftermath stream)."""
+    """Lethality outcomes: the aftermath of one fight (package docstring; DX8, DX-g6–DX-g8;
+    readings DX-r1–DX-r4: round ``t`` = 1 is the rest of the deciding round, its strike,
+    First Aid and CON roll in that order) on generator ``s`` (the aftermath stream)."""
     n = cmb.shape[0]
     policy = rule[R_AFTER] if winner != 2 else 0
     horizon = rule[R_HORIZON]
@@ -294,9 +548,10 @@ def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
                 i = order[k]
                 if state[i] != ABLE or side[i] != winner:
                     continue
+                dice0, need, dband = _strike_mods(cmb, rule, i)
                 for j in range(n):
                     if side[j] != winner and state[j] != ABLE and state[j] != DEAD:
-                        _strike(s, cmb, rule, i, j, hp, mw, state)
+                        _strike(s, cmb, rule, i, j, hp, mw, state, dice0, need, dband)
                         break
         for i in range(n):
             if state[i] != DYING:
@@ -314,8 +569,9 @@ def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
 @njit(**LEAF)
 def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
            outcome, rounds, loser_dead, standing, tail, deaths, hits, s2, cnt, lf, lfs, fa,
-           fas):
+           fas, pos, fast, cover, pend):
     n = cmb.shape[0]
+    apart = rule[R_DIST] > 0
     for i in range(n):
         hp[i] = cmb[i, HP] - cmb[i, START]
         mw[i] = 0
@@ -323,6 +579,11 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
         forfeit[i] = 0
         for k in range(n):
             eng[i, k] = -5
+        if apart:  # DX14: side 0 on its line at 0, side 1 ``distance`` away
+            pos[i] = 0 if side[i] == 0 else rule[R_DIST]
+            fast[i] = 0
+            cover[i] = 0
+            pend[i] = -1
     _order(s, cmb, rule, key, order)
     up[0] = 0
     up[1] = 0
@@ -330,25 +591,15 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
         up[side[i]] += 1
     winner = 2
     last = cap
+    # a fight that starts engaged: the ``range`` variant's dice for every shot (DX5)
+    dice0 = 1 if rule[R_RANGE] == 0 else 0
+    need = 2 if rule[R_RANGE] == 2 else 1
+    dband = 1 if rule[R_RANGE] == 2 else 0
     for r in range(1, cap + 1):
         for i in range(n):
             defended[i] = 0
-        for k in range(n):
-            i = order[k]
-            if state[i] != ABLE:
-                continue
-            if forfeit[i] != 0:  # DX12 / DX-g5: the action after a dive is lost
-                forfeit[i] = 0
-                continue
-            j = _target(s, cmb, side, rule, i, hp, state)
-            _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits)
-            up[:] = 0
-            for q in range(n):
-                if state[q] == ABLE:
-                    up[side[q]] += 1
-            if up[0] == 0 or up[1] == 0:
-                winner = 0 if up[0] > 0 else 1
-                break
+        winner = _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order,
+                        up, hits, apart, dice0, need, dband, pos, fast, cover, pend)
         if winner == 2:
             for i in range(n):  # DX8: the dying roll CON at the end of every round
                 if state[i] == DYING and _roll_level(s, 0, cmb[i, CON], rule[R_CRIT]) == 0:
@@ -383,7 +634,8 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
 
 @njit(**LEAF)
 def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key,
-           order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end):
+           order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end, pos, fast, cover,
+           pend):
     """``n_trials`` fights of one work item into the zeroed histograms ``o`` .. ``fas``;
     every scratch array comes from :func:`_mc_kernel`.
 
@@ -393,7 +645,7 @@ def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfe
     health = end.shape[0] - 4
     for _ in range(n_trials):
         _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
-               o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas)
+               o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas, pos, fast, cover, pend)
         if health >= 0:
             if state[0] == ABLE:
                 end[cmb[0, HP] - hp[0]] += 1
@@ -433,8 +685,13 @@ def _mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, 
         lfs = np.zeros((2, 3), dtype=np.int64)
         fa = np.zeros((2, 4), dtype=np.int64)
         fas = np.zeros((2, 4), dtype=np.int64)
+        pos = np.zeros(n, dtype=np.int64)  # a fight that starts apart: DX14-DX16
+        fast = np.zeros(n, dtype=np.int64)
+        cover = np.zeros(n, dtype=np.int64)
+        pend = np.zeros(n, dtype=np.int64)
         _chunk(trials[item], s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit,
-               eng, key, order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end[item])
+               eng, key, order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end[item],
+               pos, fast, cover, pend)
         put(outcome[item], o)
         put(rounds[item], rd)
         put(loser_dead[item], ld)
@@ -463,6 +720,7 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     check_side([a], "a", Combatant, SYSTEM)
     check_side([b], "b", Combatant, SYSTEM)
     round_cap = check_round_cap(round_cap)
+    check_apart([a, b], variants)
     health = a.hit_points
     start_damage = check_start_damage(start_damage, health)
     cmb = np.stack([a.row(), b.row()])
@@ -482,11 +740,16 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
              seed: Seed = None, variants: Variants = DEFAULT,
              round_cap: int = ROUND_CAP) -> FightStats:
-    """Monte Carlo of whole N-vs-M fights (extension DX1–DX13; not from the seed), then
+    """Monte Carlo of whole N-vs-M fights (extension DX1–DX16; not from the seed), then
     the aftermath of the ``aftermath`` variant (DX8, DX-g6–DX-g8): ``fates``,
-    ``loser_fate`` and their squares; ``deaths`` and ``loser_dead`` count after it."""
+    ``loser_fate`` and their squares; ``deaths`` and ``loser_dead`` count after it.
+
+    With the variant ``distance`` > 0 the sides start that many metres apart on a line
+    (every fighter of a side at its side's end, each with its own position after it
+    moves) and follow their plans (DX14–DX16; the package docstring)."""
     s0 = check_side(side0, "side 0", Combatant, SYSTEM)
     s1 = check_side(side1, "side 1", Combatant, SYSTEM)
+    check_apart(s0 + s1, variants)
     round_cap = check_round_cap(round_cap)
     cmb = np.stack([c.row() for c in s0 + s1])
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)

@@ -1,22 +1,24 @@
 """``percentile`` combat data (extension, not from the seed): the damage-bonus table (DX3),
-the kernels' row and rule-array layouts, :class:`Variants` (DX-g1 … DX-g8),
-:class:`Weapon` and :class:`Combatant`. The rules they encode are in the package
-docstring."""
+the kernels' row and rule-array layouts, :class:`Variants` (DX-g1 … DX-g12, DX14–DX16),
+:class:`Weapon` and :class:`Combatant` (with DX14 MOV, :func:`mov_of`, and the DX15 range
+bands of its firearm). The rules they encode are in the package docstring."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from engines.distance import MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
 from engines.fight import AFTERMATHS, check_aftermath
 from engines.variants import variant
 
 SYSTEM = "percentile"
 EXTENSION = ("percentile combat is an extension (GAP D-g3): Call of Cthulhu 7th edition "
-             "rules DX1-DX13, not from the seed")
+             "rules DX1-DX16, not from the seed")
 
 #: DX3: (upper bound of STR + SIZ, DB dice count, DB die sides, DB flat, build).
 DB_TABLE = ((64, 0, 0, -2, -2), (84, 0, 0, -1, -1), (124, 0, 0, 0, 0), (164, 1, 4, 0, 1),
@@ -30,10 +32,28 @@ W_SIZE = 9
 WPN = 12
 FB = WPN + W_SIZE
 START = FB + W_SIZE  # hit points lost before the fight (campaign attrition)
-N_FIELDS = START + 1
+# a fight that starts apart (DX14-DX16; distances in centimetres, see CM_PER_YARD):
+# MOV in centimetres and in yards, the plan code (engines.distance.PLANS), point-blank
+# distance (DEX/5 feet), the firearm's base / long / extreme range, shotgun and long-arm
+# flags, and the extreme-range damage dice of a shotgun
+(MOV_CM, MOV_YD, PLAN, PB_CM, BASE_CM, LONG_CM, EXT_CM, SHOTGUN, LONG_ARM, X_N, X_S,
+ X_F) = range(START + 1, START + 13)
+N_FIELDS = X_F + 1
 # rule array
 (R_READY, R_EXTREME, R_INSTANT, R_RANGE, R_OUTNUMBERED, R_CRIT, R_TARGET, R_COVER,
- R_INTO_MELEE, R_AFTER, R_HORIZON, R_AID_SKILL, R_AID_TRIES, R_FINISH) = range(14)
+ R_INTO_MELEE, R_AFTER, R_HORIZON, R_AID_SKILL, R_AID_TRIES, R_FINISH, R_DIST, R_CHARGE,
+ R_REACH, R_SHOTGUN_REGULAR, R_PB_LONG, R_MOVING, R_TAKE_COVER, R_STANCE) = range(22)
+#: The suite measures distance in metres, the game in yards and feet; the engine works in
+#: whole centimetres (1 yard = 91.44 cm, 1 foot = 30.48 cm), each converted figure
+#: rounded to the nearest centimetre.
+CM_PER_YARD = 91.44
+CM_PER_FOOT = 30.48
+#: DX16: ``moving_target`` choices; ``cover_stance`` choices (DX16); ``take_cover`` (DX-g12)
+MOVING = ("off", "fast", "any")
+STANCES = ("partial", "prone")
+TAKE_COVER = ("turn", "free")
+#: DX16 / CoC7-FoundryVTT: a target counts as fast at MOV 8 or more
+FAST_MOV = 8
 COVER_COSTS = ("forfeit", "free")
 RANGES = ("point_blank", "normal", "long")
 INSTANT = ("greater", "greater_equal", "off")
@@ -63,8 +83,11 @@ class Variants:
                                  words={"greater": "above the maximum hit points",
                                         "greater_equal": "at the maximum hit points",
                                         "off": "never"})
-    range: str = variant("normal", rule="DX-g2", doc="firing range: point-blank (bonus die), "
-                         "normal, long (hard success; shotgun long-range dice)",
+    range: str = variant("normal", rule="DX-g2", doc="firing range of a fight that starts "
+                         "engaged (distance 0): point-blank (bonus die), normal, long (hard "
+                         "success; shotgun long-range dice); a fight that starts apart "
+                         "(distance > 0) takes each shot's band from the distance (DX15), "
+                         "so there it must stay 'normal'",
                          choices=RANGES,
                          term="the firing range",
                          words={"point_blank": "point-blank", "normal": "normal", "long": "long"})
@@ -121,14 +144,67 @@ class Variants:
     finish_rounds: int = variant(20, rule="DX-g8", doc="aftermath rounds in which the "
                                  "winners strike helpless foes under aftermath=finish",
                                  term="the finishing rounds")
+    distance: int = variant(0, rule="DX14", doc="metres between the two sides when the "
+                            "fight starts (0: engaged, the fights without distance, numbers "
+                            "unchanged); the game's yards and feet are converted (1 yard = "
+                            "0.9144 m)",
+                            term="the starting distance")
+    charge_factor: int = variant(5, rule="DX14", doc="a charger covers up to this many "
+                                 "times its MOV in a round and makes one melee attack at "
+                                 "the end of it (the digest's 5 x MOV); moving no more than "
+                                 "MOV it acts normally",
+                                 term="the charge distance")
+    melee_reach: int = variant(1, rule="DX-g9", doc="metres within which a melee attack "
+                               "reaches (engaged: within one metre after a move)",
+                               term="the melee reach")
+    shotgun_difficulty: str = variant("regular", rule="DX-g10", doc="a shotgun's shot "
+                                      "needs a regular success at every range, its damage "
+                                      "falling by band (4D6/2D6/1D6: Keeper Rulebook p. 65, "
+                                      "as CoC7-FoundryVTT reads it), or 'by_range' like any "
+                                      "firearm (hard at long, extreme at extreme range)",
+                                      choices=("regular", "by_range"),
+                                      term="the shotgun's difficulty at range",
+                                      words={"regular": "regular at every range",
+                                             "by_range": "by range"})
+    point_blank_long_arms: bool = variant(False, rule="DX-g11", doc="whether rifles and "
+                                          "shotguns get the point-blank bonus die (DX15 says "
+                                          "not with long arms; CoC7-FoundryVTT gives it to "
+                                          "every firearm)",
+                                          term="the point-blank bonus die for long arms")
+    moving_target: str = variant("fast", rule="DX16", doc="a penalty die on shots at a "
+                                 "target that moved at full speed (more than its MOV) in "
+                                 "its last turn: 'fast' only when its MOV is 8 or more (the "
+                                 "published rule), 'any' whatever its MOV, 'off'",
+                                 choices=MOVING, term="the penalty die for a moving target",
+                                 words={"off": "never", "fast": "a fast target (MOV 8+)",
+                                        "any": "any target at full speed"})
+    take_cover: str = variant("turn", rule="DX-g12", doc="what reaching cover costs a "
+                              "fighter whose plan is 'cover': its first turn ('turn') or "
+                              "nothing ('free': cover within reach of a move, and a move of "
+                              "MOV still lets it act)",
+                              choices=TAKE_COVER, term="the cost of taking cover",
+                              words={"turn": "its first turn", "free": "nothing"})
+    cover_stance: str = variant("partial", rule="DX16", doc="the cover a 'cover' plan "
+                                "takes: 'partial' (partly concealed: a penalty die on shots "
+                                "at it) or 'prone' (a penalty die on shots at it except at "
+                                "point-blank)",
+                                choices=STANCES, term="the stance in cover",
+                                words={"partial": "partial concealment", "prone": "prone"})
 
     def __post_init__(self):
         check_aftermath(self.aftermath)
         for name, lo, hi in (("dying_horizon", 0, 10_000), ("first_aid_skill", 0, 200),
-                             ("first_aid_tries", 0, 100), ("finish_rounds", 0, 1_000)):
+                             ("first_aid_tries", 0, 100), ("finish_rounds", 0, 1_000),
+                             ("charge_factor", 1, 10), ("melee_reach", 0, 10)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
                 raise InputError(f"variant {name}: expected an integer {lo}..{hi}, got {v!r}")
+        check_distance(self.distance, MAX_DISTANCE)
+        if self.distance > 0 and self.range != "normal":
+            raise InputError(f"variant range={self.range}: the firing range of a fight that "
+                             "starts engaged (distance 0); a fight that starts apart takes "
+                             "each shot's band from the distance (DX15): drop range, or set "
+                             "distance=0")
 
     def rule(self) -> np.ndarray:
         return np.array([int(self.readied_firearms), int(self.extreme_damage),
@@ -137,7 +213,11 @@ class Variants:
                          ("first", "random", "weakest").index(self.targeting),
                          COVER_COSTS.index(self.cover_cost), int(self.firing_into_melee),
                          AFTERMATHS.index(self.aftermath), self.dying_horizon,
-                         self.first_aid_skill, self.first_aid_tries, self.finish_rounds],
+                         self.first_aid_skill, self.first_aid_tries, self.finish_rounds,
+                         100 * self.distance, self.charge_factor, 100 * self.melee_reach,
+                         int(self.shotgun_difficulty == "regular"),
+                         int(self.point_blank_long_arms), MOVING.index(self.moving_target),
+                         TAKE_COVER.index(self.take_cover), STANCES.index(self.cover_stance)],
                         dtype=np.int64)
 
     def crit_code(self) -> int:
@@ -151,7 +231,13 @@ DEFAULT = Variants()
 
 @dataclass(frozen=True)
 class Weapon:
-    """A weapon (DX3–DX5): ``n``D``sides`` + ``flat``; long-range dice for shotguns."""
+    """A weapon (DX3–DX5): ``n``D``sides`` + ``flat``; long-range dice for shotguns.
+
+    DX15, for a fight that starts apart: a firearm's ``base_range`` in yards (long range
+    ``long_range`` and extreme range ``extreme_range``, default 2 and 4 times the base); a
+    ``shotgun`` deals its long-range dice (``long_*``) at long range and its
+    ``extreme_*`` dice at extreme range (DX-g10: its difficulty); a ``long_arm`` (rifle,
+    shotgun) gets no point-blank bonus die (DX-g11)."""
 
     name: str = "unarmed"
     n: int = 1
@@ -163,11 +249,33 @@ class Weapon:
     long_n: int | None = None
     long_sides: int | None = None
     long_flat: int | None = None
+    base_range: int = 0
+    long_range: int | None = None
+    extreme_range: int | None = None
+    shotgun: bool = False
+    long_arm: bool = False
+    extreme_n: int | None = None
+    extreme_sides: int | None = None
+    extreme_flat: int | None = None
 
     def __post_init__(self):
         if not 0 <= self.n <= 10 or not 1 <= self.sides <= 100 or not -10 <= self.flat <= 50:
             raise InputError(f"weapon {self.name}: dice {self.n}D{self.sides}+{self.flat} out "
                              "of range (0..10 dice of 1..100 sides, flat -10..50)")
+        if not 0 <= self.base_range <= 10_000:
+            raise InputError(f"weapon {self.name}: base_range must be 0..10000 yards, got "
+                             f"{self.base_range}")
+        if self.firearm and self.base_range > 0 and not (
+                self.base_range <= self.ranges[1] <= self.ranges[2] <= 10_000):
+            raise InputError(f"weapon {self.name}: ranges must grow: base {self.base_range} "
+                             f"<= long {self.ranges[1]} <= extreme {self.ranges[2]} yards")
+
+    @property
+    def ranges(self) -> tuple[int, int, int]:
+        """DX15: (base, long, extreme) range in yards."""
+        b = self.base_range
+        return (b, 2 * b if self.long_range is None else self.long_range,
+                4 * b if self.extreme_range is None else self.extreme_range)
 
     def block(self) -> list[int]:
         ln = self.n if self.long_n is None else self.long_n
@@ -176,8 +284,29 @@ class Weapon:
         return [self.n, self.sides, self.flat, ln, ls, lf, int(self.impale),
                 int(self.firearm), int(self.adds_db and not self.firearm)]
 
+    def extreme_dice(self) -> tuple[int, int, int]:
+        """DX15: the dice of a shotgun at extreme range (others: their usual dice)."""
+        return (self.n if self.extreme_n is None else self.extreme_n,
+                self.sides if self.extreme_sides is None else self.extreme_sides,
+                self.flat if self.extreme_flat is None else self.extreme_flat)
+
 
 UNARMED = Weapon()
+
+
+def cm(value: float) -> int:
+    """A length in centimetres, rounded to the nearest (halves up)."""
+    return math.floor(value + 0.5)
+
+
+def mov_of(strength: int, dex: int, siz: int) -> int:
+    """DX14: MOV 7 when both STR and DEX are below SIZ, 9 when both are above it, else 8
+    (the age adjustment of the published game is not modelled)."""
+    if strength < siz and dex < siz:
+        return 7
+    if strength > siz and dex > siz:
+        return 9
+    return 8
 
 
 def damage_bonus(str_plus_siz: int, table=DB_TABLE) -> tuple[int, int, int]:
@@ -197,7 +326,10 @@ class Combatant:
     Hit points come from CON and SIZ (DX6), the damage bonus from STR + SIZ (DX3) unless
     ``db`` (dice, sides, flat) is given. ``weapon`` attacks; ``melee_weapon`` fights back
     (unarmed when the weapon is a firearm); ``defend`` is the tactic against melee (DX2);
-    ``shots`` the shots fired per round with a handgun (DX5).
+    ``shots`` the shots fired per round with a handgun (DX5). In a fight that starts
+    apart: ``plan`` (engines.distance.PLANS; None: ``hold`` with a firearm, ``charge``
+    otherwise; ``kite`` and ``cover`` need a firearm) and ``mov`` (DX14; None: from STR,
+    DEX and SIZ, :func:`mov_of`).
     """
 
     name: str = "combatant"
@@ -214,6 +346,8 @@ class Combatant:
     defend: str = "dodge"
     shots: int = 1
     db: tuple[int, int, int] | None = field(default=None)
+    plan: str | None = None
+    mov: int | None = None
 
     def __post_init__(self):
         for key in ("strength", "con", "siz", "dex", "fighting", "firearms", "dodge"):
@@ -232,6 +366,28 @@ class Combatant:
             raise InputError(f"combatant {self.name}: shots must be 1..3, got {self.shots}")
         if self.melee_weapon is not None and self.melee_weapon.firearm:
             raise InputError(f"combatant {self.name}: melee_weapon cannot be a firearm")
+        if self.mov is not None and (isinstance(self.mov, bool) or not isinstance(
+                self.mov, int | np.integer) or not 0 <= self.mov <= 50):
+            raise InputError(f"combatant {self.name}: mov must be an integer 0..50, got "
+                             f"{self.mov!r}")
+        _ = self.plan_in_force
+
+    @property
+    def plan_in_force(self) -> str:
+        """Its plan, else :func:`engines.distance.default_plan` (hold with a firearm,
+        charge otherwise); ``kite`` and ``cover`` (take cover, then shoot from it) need a
+        firearm."""
+        where = f"combatant {self.name}"
+        plan = check_plan(self.plan, where, ranged=self.weapon.firearm)
+        if plan == "cover" and not self.weapon.firearm:
+            raise InputError(f"{where}: plan 'cover' takes cover and shoots from it, so it "
+                             "needs a firearm; a melee fighter charges or holds")
+        return plan
+
+    @property
+    def move(self) -> int:
+        """DX14: MOV (yards a round): its own ``mov``, else :func:`mov_of`."""
+        return mov_of(self.strength, self.dex, self.siz) if self.mov is None else int(self.mov)
 
     @property
     def hit_points(self) -> int:
@@ -252,8 +408,25 @@ class Combatant:
         n, s, f = self.bonus
         head = [self.dex, self.con, self.hit_points, self.fighting, self.firearms, self.dodge,
                 self.armour, n, s, f, DEFENCES[self.defend], self.shots]
-        return np.array(head + self.weapon.block() + self.fight_back_weapon.block() + [0],
+        w = self.weapon
+        base, long, extreme = w.ranges if w.firearm else (0, 0, 0)
+        apart = [cm(self.move * CM_PER_YARD), self.move,
+                 plan_code(self.plan_in_force, w.firearm), cm(self.dex / 5 * CM_PER_FOOT),
+                 cm(base * CM_PER_YARD), cm(long * CM_PER_YARD), cm(extreme * CM_PER_YARD),
+                 int(w.shotgun), int(w.long_arm), *w.extreme_dice()]
+        return np.array(head + w.block() + self.fight_back_weapon.block() + [0] + apart,
                         dtype=np.int64)
+
+
+def check_apart(combatants, variants: Variants) -> None:
+    """DX15: a fight that starts apart needs the base range of every firearm in it."""
+    if variants.distance == 0:
+        return
+    for c in combatants:
+        if c.weapon.firearm and c.weapon.base_range < 1:
+            raise InputError(f"combatant {c.name}: weapon {c.weapon.name} is a firearm "
+                             "without a base range (DX15), so it cannot fight at distance "
+                             f"{variants.distance}: give the weapon base_range (yards)")
 
 
 def _notes() -> dict:
