@@ -126,9 +126,14 @@ def pool6(rng: random.Random, n: int) -> int:
     return sum(d >= 6 for d in rolls) + 2 * (sum(d == 10 for d in rolls) // 2)
 
 
-def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50) -> dict:
+def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50,
+           aftermath: str = "leave", helpless: str = "zero", finish_rounds: int = 10) -> dict:
     """One ``dice_pool_6`` fight (combat_dice_pool_6.Combatant objects, default variants:
-    a fresh random order each round, random targets)."""
+    a fresh random order each round, random targets, dead at twice the health, C-g5),
+    then its aftermath: with ``aftermath="finish"`` (C-g7) each standing winner, in row
+    order, strikes the first fallen foe still alive once a round for ``finish_rounds``
+    rounds, against 0 dodge dice or (``helpless="full"``) the foe's dodge pool less one
+    die per earlier finishing attack on it that round (C13)."""
     people = []
     for side, members in ((0, side0), (1, side1)):
         for c in members:
@@ -136,19 +141,38 @@ def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50) -> dict:
                            "attacked": 0})
     hits = []
 
-    def contest(p, target, dice):
+    def contest(p, target, dice, helpless_dodge=None):
         c, t = p["c"], target["c"]
-        dodge = t.dodge_pool - target["attacked"]
+        dodge = t.dodge_pool - target["attacked"]  # C13
         if c.weapon.ranged:
-            dodge += {"none": -2, "partial": 1, "full": 2}[t.cover]
+            dodge += {"none": -2, "partial": 1, "full": 2}[t.cover]  # C12
+        if helpless_dodge is not None and helpless_dodge == "zero":
+            dodge = 0
         target["attacked"] += 1
         att, dfn = pool6(rng, dice), pool6(rng, dodge)
         if att >= dfn:
             dmg = att - dfn + c.weapon.damage
-            hits.append(dmg)
+            if helpless_dodge is None:
+                hits.append(dmg)
             target["dmg"] += dmg
+            if target["dmg"] >= 2 * t.health:
+                target["dead"] = True
             if target["dmg"] >= t.health:
                 target["up"] = False
+
+    def finish(winner, rnd):
+        if aftermath == "finish":
+            for _ in range(finish_rounds):
+                for q in people:
+                    q["attacked"] = 0
+                for p in people:
+                    if p["side"] != winner or not p["up"]:
+                        continue
+                    fallen = [q for q in people if q["side"] != winner and not q["dead"]]
+                    if not fallen:
+                        break
+                    contest(p, fallen[0], p["c"].attack_pool, helpless)
+        return _result(people, winner, rnd, hits)
 
     for rnd in range(1, cap + 1):
         order = people[:]
@@ -167,5 +191,5 @@ def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50) -> dict:
             else:
                 contest(p, enemies[rng.randrange(len(enemies))], pool)
             if not any(q["up"] for q in people if q["side"] != p["side"]):
-                return _result(people, p["side"], rnd, hits)
+                return finish(p["side"], rnd)
     return _result(people, 2, cap, hits)

@@ -30,8 +30,10 @@ The seed gives conflicts in a few lines; this package reads them so:
 - **C-g7** ``finish``: each standing winner (side 0 first, then by row) makes one attack a
   round (C10, C11) on the first fallen foe still alive, for at most ``finish_rounds``
   rounds (default 10); the helpless target's dodge pool (variant ``helpless_dodge``) is
-  0 dice (``zero``, default: it cannot dodge) or its full pool. Under ``death = never``
-  nothing kills, so the foe stays out. The winners' own fallen are left.
+  0 dice (``zero``, default: it cannot dodge) or its full pool, which loses one die for
+  each earlier finishing attack on it in the round (C13, "apanhando = menos um dado a
+  cada ataque sucessivo", as in the fight). Under ``death = never`` nothing kills, so the
+  foe stays out. The winners' own fallen are left.
 - Each combatant makes one attack per round. The seed gives no initiative; variant
   ``order`` (C11, not settled by the seed): a fresh random order every round (default),
   one random order per fight, or side 0 first.

@@ -22,7 +22,8 @@ def _death_after(target: Combatant, v: Variants) -> int | None:
 
 def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -> np.ndarray:
     """P(dead), P(dying), P(out) after the aftermath (C-g5..C-g7) of a ``loser`` that fell
-    alive with ``excess`` damage beyond its health, ``winner`` standing."""
+    alive with ``excess`` damage beyond its health, ``winner`` standing (one finisher: one
+    attack on the loser a round, so C13's lost dice never apply)."""
     death = _death_after(loser, v)
     if v.aftermath != "finish" or death is None:
         return np.array([0.0, 0.0, 1.0])  # C-g6: no dying, first aid has nothing to do

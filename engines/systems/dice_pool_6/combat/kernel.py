@@ -88,11 +88,14 @@ def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able,
 
 
 @njit(**LEAF)
-def _finish_blow(s2, rows, rule, c, t, dmg_taken, dead):
-    """C-g7: one attack of ``c`` on the helpless ``t`` (C10, C11, C-g4, C-g5)."""
+def _finish_blow(s2, rows, rule, c, t, defended, dmg_taken, dead):
+    """C-g7: one attack of ``c`` on the helpless ``t`` (C10, C11, C-g4, C-g5); under
+    ``helpless_dodge = full`` its dodge pool loses a die for each earlier finishing attack
+    on it this round (C13, ``defended``), as in the fight."""
     dodge = 0
     if rule[R_HELPLESS_FULL] != 0:
-        dodge = rows[t, C_DEF] + (rows[t, C_COVER] if rows[c, C_RANGED] == 1 else 0)
+        dodge = rows[t, C_DEF] - defended + (rows[t, C_COVER] if rows[c, C_RANGED] == 1
+                                             else 0)  # C12, C13
     att, dfn = _roll2(s2, rows[c, C_ATT], dodge, rule)
     if att < dfn or (att == 0 and rule[R_TIE_NEEDS_SUCCESS] != 0):
         return
@@ -105,8 +108,9 @@ def _finish_blow(s2, rows, rule, c, t, dmg_taken, dead):
 
 
 @njit(**LEAF)
-def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
-    """Lethality outcomes (C-g5..C-g7): every combatant's fate after the aftermath."""
+def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, defended, fate):
+    """Lethality outcomes (C-g5..C-g7): every combatant's fate after the aftermath;
+    ``defended`` is scratch (the finishing attacks on each fallen foe this round, C13)."""
     n = rows.shape[0]
     for i in range(n):
         fate[i] = STANDING if able[i] == 1 else (DEAD if dead[i] == 1 else OUT)
@@ -114,6 +118,8 @@ def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
         return  # leave, and first aid (C-g6): no one is dying
     loser = 1 - winner
     for _r in range(rule[R_FINISH_ROUNDS]):
+        for i in range(n):
+            defended[i] = 0
         for c in range(n):
             if side[c] != winner or able[c] == 0:
                 continue
@@ -124,7 +130,8 @@ def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
                     break
             if t < 0:
                 return
-            _finish_blow(s2, rows, rule, c, t, dmg_taken, dead)
+            _finish_blow(s2, rows, rule, c, t, defended[t], dmg_taken, dead)
+            defended[t] += 1
             if dead[t] == 1:
                 fate[t] = DEAD
 
@@ -210,7 +217,7 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
     acc[off[0] + 3 * r_end + outcome] += 1
     for sd in range(2):
         acc[off[2] + 2 * r_end + sd] += n_able[sd]
-    _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate)
+    _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, defended, fate)
     book_fates(acc, off, side, fate, winner, cnt)
 
 
