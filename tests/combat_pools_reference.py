@@ -126,29 +126,92 @@ def pool6(rng: random.Random, n: int) -> int:
     return sum(d >= 6 for d in rolls) + 2 * (sum(d == 10 for d in rolls) // 2)
 
 
-def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50) -> dict:
+COVER6 = {"none": -2, "partial": 1, "full": 2}  # C12
+
+
+def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50,
+           aftermath: str = "leave", helpless: str = "zero", finish_rounds: int = 10,
+           distance: int = 0, reach: int = 1, close: int = 13, medium: int = 26,
+           cover_taken: str = "partial") -> dict:
     """One ``dice_pool_6`` fight (combat_dice_pool_6.Combatant objects, default variants:
-    a fresh random order each round, random targets)."""
+    a fresh random order each round, random targets, dead at twice the health, C-g5),
+    then its aftermath: with ``aftermath="finish"`` (C-g7) each standing winner, in row
+    order, strikes the first fallen foe still alive once a round for ``finish_rounds``
+    rounds, against 0 dodge dice or (``helpless="full"``) the foe's dodge pool less one
+    die per earlier finishing attack on it that round (C13).
+
+    Distance (CT1, CT-g1, CT-g2): side 0 starts at 0 m, side 1 at ``distance``, on one
+    line. A fighter's turn by its plan: ``cover`` spends its first turn taking cover
+    (``cover_taken``, never less than its own), then shoots; a ranged weapon shoots every
+    able foe at any distance (a kiter first steps ``close`` metres back when a melee foe
+    is within ``close``); a melee weapon attacks foes within ``reach``, closing first on
+    the nearest foe when it is within ``close``; farther it runs up to ``medium`` metres
+    toward it and does not attack."""
     people = []
     for side, members in ((0, side0), (1, side1)):
         for c in members:
             people.append({"c": c, "side": side, "dmg": 0, "up": True, "dead": False,
-                           "attacked": 0})
+                           "attacked": 0, "pos": side * distance, "covered": False})
     hits = []
 
-    def contest(p, target, dice):
+    def contest(p, target, dice, helpless_dodge=None):
         c, t = p["c"], target["c"]
-        dodge = t.dodge_pool - target["attacked"]
+        dodge = t.dodge_pool - target["attacked"]  # C13
         if c.weapon.ranged:
-            dodge += {"none": -2, "partial": 1, "full": 2}[t.cover]
+            own = COVER6[t.cover]
+            if target["covered"] and helpless_dodge is None:  # CT-g2
+                own = max(own, COVER6[cover_taken])
+            dodge += own
+        if helpless_dodge is not None and helpless_dodge == "zero":
+            dodge = 0
         target["attacked"] += 1
         att, dfn = pool6(rng, dice), pool6(rng, dodge)
         if att >= dfn:
             dmg = att - dfn + c.weapon.damage
-            hits.append(dmg)
+            if helpless_dodge is None:
+                hits.append(dmg)
             target["dmg"] += dmg
+            if target["dmg"] >= 2 * t.health:
+                target["dead"] = True
             if target["dmg"] >= t.health:
                 target["up"] = False
+
+    def finish(winner, rnd):
+        if aftermath == "finish":
+            for _ in range(finish_rounds):
+                for q in people:
+                    q["attacked"] = 0
+                for p in people:
+                    if p["side"] != winner or not p["up"]:
+                        continue
+                    fallen = [q for q in people if q["side"] != winner and not q["dead"]]
+                    if not fallen:
+                        break
+                    contest(p, fallen[0], p["c"].attack_pool, helpless)
+        return _result(people, winner, rnd, hits)
+
+    def move6(p) -> bool:
+        """CT1, CT-g1, CT-g2: ``p``'s moves or cover; True when it still attacks."""
+        c = p["c"]
+        plan = c.plan_in_force
+        if plan == "cover" and not p["covered"]:
+            p["covered"] = True
+            return False
+        foes = [q for q in people if q["side"] != p["side"] and q["up"]]
+        toward = 1 if p["side"] == 0 else -1
+        if c.weapon.ranged:
+            melee = [abs(q["pos"] - p["pos"]) for q in foes if not q["c"].weapon.ranged]
+            if plan == "kite" and melee and min(melee) <= close:
+                p["pos"] -= toward * close
+            return True
+        near = min(abs(q["pos"] - p["pos"]) for q in foes)
+        if near <= reach:
+            return True
+        if near <= close:
+            p["pos"] += toward * (near - reach)
+            return True
+        p["pos"] += toward * min(medium, near - reach)
+        return False
 
     for rnd in range(1, cap + 1):
         order = people[:]
@@ -158,7 +221,12 @@ def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50) -> dict:
         for p in order:
             if not p["up"]:
                 continue
-            enemies = [q for q in people if q["side"] != p["side"] and q["up"]]
+            if not move6(p):
+                continue
+            enemies = [q for q in people if q["side"] != p["side"] and q["up"]
+                       and (p["c"].weapon.ranged or abs(q["pos"] - p["pos"]) <= reach)]
+            if not enemies:
+                continue
             pool = p["c"].attack_pool
             if p["c"].split and len(enemies) > 1:
                 k = len(enemies)
@@ -167,5 +235,5 @@ def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50) -> dict:
             else:
                 contest(p, enemies[rng.randrange(len(enemies))], pool)
             if not any(q["up"] for q in people if q["side"] != p["side"]):
-                return _result(people, p["side"], rnd, hits)
+                return finish(p["side"], rnd)
     return _result(people, 2, cap, hits)

@@ -268,6 +268,33 @@ def test_c_g7_helpless_dodge_variant():
     assert full["p_incapacitate"] == none["p_incapacitate"]
 
 
+def test_c_g7_full_dodge_loses_a_die_per_finishing_attack_c13():
+    """C-g7 with C13: under ``helpless_dodge = full`` each finishing attack on a fallen
+    foe after the first in a round meets one die fewer ("apanhando = menos um dado a cada
+    ataque sucessivo"), as in the fight. Three novice brawlers finishing an expert
+    brawler: the kernel against the rules-first simulator (5 SE of the difference); the
+    reading that ignored C13 gave P(side 1 dead) 0.129 (200,000 fights, seed 1), C13
+    gives 0.185."""
+    import random
+
+    from combat_pools_reference import fight6
+
+    side0, side1 = [LIB6["novice_brawler"]] * 3, [LIB6["expert_brawler"]]
+    v = c6.Variants(aftermath="finish", helpless_dodge="full")
+    n_mc, n_ref = 100_000, 6_000
+    p_mc = c6.fight_mc(side0, side1, n_mc, seed=1, variants=v).deaths[1] / n_mc
+    rng = random.Random(11)
+    ref = [fight6(rng, side0, side1, aftermath="finish", helpless="full")
+           for _ in range(n_ref)]
+    p_ref = sum(r["dead"][1] for r in ref) / n_ref
+    p = (p_mc * n_mc + p_ref * n_ref) / (n_mc + n_ref)
+    assert abs(p_mc - p_ref) <= 5 * sqrt(p * (1 - p) * (1 / n_mc + 1 / n_ref)) + 1 / n_ref
+    assert p_mc == pytest.approx(0.185, abs=0.006)  # 5 SE at n = 100,000
+    # helpless_dodge = zero: 0 dice whatever C13 takes, unchanged
+    zero = c6.fight_mc(side0, side1, n_mc, seed=1, variants=c6.Variants(aftermath="finish"))
+    assert zero.deaths[1] / n_mc == pytest.approx(0.2896, abs=0.007)
+
+
 MATCH6 = [("competent_swordsman", "expert_brawler"), ("master_rifleman", "gunman_in_the_open")]
 
 

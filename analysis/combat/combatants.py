@@ -258,12 +258,15 @@ class DicePool6Level(_Model):
 
 
 Cover6 = Literal["none", "partial", "full"]
+#: engines.distance.PLANS (CT1); the engine refuses cover with a melee weapon
+Plan6 = Literal["charge", "hold", "kite", "cover"]
 
 
 class DicePool6Style(_Model):
     weapon: str
     cover: Cover6 = "none"
     split: bool = False
+    plan: Plan6 | None = None
 
 
 class DicePool6Archetype(_Model):
@@ -272,6 +275,7 @@ class DicePool6Archetype(_Model):
     weapon: str | None = None
     cover: Cover6 | None = None
     split: bool | None = None
+    plan: Plan6 | None = None
     attack_attribute: int | None = Field(None, ge=0, le=10)
     attack_skill: int | None = Field(None, ge=0, le=10)
     dodge_attribute: int | None = Field(None, ge=0, le=10)
@@ -303,7 +307,7 @@ def _build_dice_pool_6(file: str, data: dict) -> dict:
                           fields["dodge_attribute"], fields["dodge_skill"], fields["stamina"],
                           fields["composure"], fields["resolve"], fields["specialty"],
                           eng.Weapon(fields["weapon"], w.damage, w.ranged), fields["cover"],
-                          fields["split"])
+                          fields["split"], fields["plan"])
         return _checked(file, where, c)
 
     return _grid(file, spec, build)

@@ -259,7 +259,7 @@ PLUGIN = System(
         "stamina": (N_("Stamina"), "C6"), "composure": (N_("Composure"), "C6"),
         "resolve": (N_("Resolve"), "C6"), "weapon": (N_("weapon in hand"), "C11"),
         "split": (N_("combat tactic"), "C13"), "tactic": (N_("combat tactic"), "C13"),
-        "cover": (N_("cover"), "C12"),
+        "cover": (N_("cover"), "C12"), "plan": (N_("movement plan"), "CT1"),
         "pool": (N_("the dice pool"), "C1"),
         "difficulty": (N_("the difficulty"), "C1"),
         "weapon=unarmed": (N_("unarmed"), ""), "weapon=light_melee": (N_("light melee"), ""),

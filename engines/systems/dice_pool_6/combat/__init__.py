@@ -30,11 +30,42 @@ The seed gives conflicts in a few lines; this package reads them so:
 - **C-g7** ``finish``: each standing winner (side 0 first, then by row) makes one attack a
   round (C10, C11) on the first fallen foe still alive, for at most ``finish_rounds``
   rounds (default 10); the helpless target's dodge pool (variant ``helpless_dodge``) is
-  0 dice (``zero``, default: it cannot dodge) or its full pool. Under ``death = never``
-  nothing kills, so the foe stays out. The winners' own fallen are left.
+  0 dice (``zero``, default: it cannot dodge) or its full pool, which loses one die for
+  each earlier finishing attack on it in the round (C13, "apanhando = menos um dado a
+  cada ataque sucessivo", as in the fight). Under ``death = never`` nothing kills, so the
+  foe stays out. The winners' own fallen are left.
 - Each combatant makes one attack per round. The seed gives no initiative; variant
   ``order`` (C11, not settled by the seed): a fresh random order every round (default),
   one random order per fight, or side 0 first.
+
+Distance (RULES.md "Distance, movement and cover"; shared names in
+:mod:`engines.distance`): a fight starts ``distance`` metres apart (variant, **CT1**;
+0, the default, is engaged: the fights without distance, unchanged).
+
+- **CT1** "Armas de distância": a ranged conflict is a conflict like the others but for
+  C12's cover; the seed gives shots no range and no range penalty, so a ranged weapon
+  shoots from wherever it stands.
+- **CT-g1** (movement per turn; variants ``close_band`` 13 m, ``medium_band`` 26 m,
+  ``melee_reach`` 1 m): one action a turn; a melee fighter attacks a foe within its
+  reach; within the close band it closes and still attacks; from the medium band
+  (beyond the close band, up to ``medium_band``) closing takes one turn in which it does
+  not attack; from farther each such turn runs ``medium_band`` metres. The metres are
+  Vampire: The Masquerade 20th Anniversary Edition's (p. 274: a run covers 20 + 3 ×
+  Dexterity metres a turn, and a character may move half of that and still act), at
+  Dexterity 2 for everyone: the seed has no movement trait.
+- **CT-g2** (variant ``cover_taken``): the plan ``cover`` spends the fighter's first turn
+  taking cover (no attack); from then its dodge gets partial cover's +1 die against shots
+  (default; ``full``: +2), never less than the cover it stood in (its ``cover`` trait).
+- Each combatant's *plan* (default: hold with a ranged weapon, else charge): a melee
+  fighter charges and holds alike (its reach is its only band); a shooter charges and
+  holds alike (no range penalty); ``kite`` steps the close band back from a melee foe
+  within it (it could close and strike next turn) and shoots in the same turn; ``cover``
+  needs a ranged weapon (cover counts only against shots).
+- In N-vs-M fights every combatant stands on one line (side 0 at 0 m, side 1 at the
+  starting distance): a melee fighter closes on its nearest able foe and attacks only
+  foes within its reach, a kiter steps back from its nearest melee foe, and C13's split
+  shares the pool among the foes it can attack. The aftermath and :func:`one_hit` happen
+  engaged (the winners walk up to the fallen), with each fallen foe's own ``cover``.
 
 Kernel row layout: the ``C_*`` constants (built by :func:`row`).
 

@@ -12,7 +12,17 @@ from engines.combat_pools import DuelChain, attack_op, finish_chain, finish_duel
 from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_start_damage
 
 from .attack import _contest_damage, _dodge_against, attack_damage, hit_probability
-from .rules import SYSTEM, Combatant, Variants, _variants
+from .rules import (
+    COVER,
+    COVER_DICE,
+    SYSTEM,
+    Combatant,
+    Variants,
+    _variants,
+    plan_code,
+    taken_cover_dice,
+    turn_step,
+)
 
 
 def _death_after(target: Combatant, v: Variants) -> int | None:
@@ -22,7 +32,8 @@ def _death_after(target: Combatant, v: Variants) -> int | None:
 
 def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -> np.ndarray:
     """P(dead), P(dying), P(out) after the aftermath (C-g5..C-g7) of a ``loser`` that fell
-    alive with ``excess`` damage beyond its health, ``winner`` standing."""
+    alive with ``excess`` damage beyond its health, ``winner`` standing (one finisher: one
+    attack on the loser a round, so C13's lost dice never apply)."""
     death = _death_after(loser, v)
     if v.aftermath != "finish" or death is None:
         return np.array([0.0, 0.0, 1.0])  # C-g6: no dying, first aid has nothing to do
@@ -35,16 +46,20 @@ def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
                round_cap: int = ROUND_CAP, start_damage: int = 0,
                chains: list | None = None) -> FightStats:
-    """Exact 1-vs-1 conflict (C6, C10–C12) as an absorbing Markov chain.
+    """Exact 1-vs-1 conflict (C6, C10–C12, CT1) as an absorbing Markov chain.
 
     ``start_damage``: the damage ``a`` has already taken (campaign attrition); the solved
     :class:`DuelChain` objects are appended to ``chains`` when a list is given (their
     ``won_at`` and leftover planes give ``a``'s damage at the end).
 
-    State: the damage each side has taken (nothing else carries over between rounds in a
-    duel: one attack each per round, so C13's penalty never applies). The attack order
-    (variant ``order``) is a fair coin each round, one coin per fight, or fixed. The
-    aftermath (C-g5..C-g7) starts from the loser's damage beyond its health when it falls.
+    State: the damage each side has taken (one attack each per round, so C13's penalty
+    never applies), and in each plane's key the distance in metres (CT1: the variant
+    ``distance`` at the start, then each turn's moves, :func:`.rules.turn_step`) and
+    whether each side has taken cover (plan ``cover``, CT-g2). No rule of the seed makes a
+    move depend on the dice, so the key changes only with the turns taken: the chain splits
+    on it only where the attack order does. The attack order (variant ``order``) is a
+    fair coin each round, one coin per fight, or fixed. The aftermath (C-g5..C-g7) starts
+    from the loser's damage beyond its health when it falls.
     """
     v = _variants(variants)
     cap = check_round_cap(round_cap)
@@ -54,28 +69,53 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     health = (a.health, b.health)
     start_damage = check_start_damage(start_damage, a.health)
     chains = [] if chains is None else chains
-    ops = []
-    for m in (0, 1):
-        att, tgt = fighters[m], fighters[1 - m]
-        dmg, hit = _contest_damage(att.attack_pool, _dodge_against(att, tgt),
-                                   att.weapon.damage, v)
-        death = _death_after(tgt, v)
-        ops.append(attack_op(dmg, hit, health[1 - m], True, death))
+    plans = [plan_code(c.plan_in_force, c.weapon.ranged) for c in fighters]
+    #: the dice each side's dodge gets against a ranged attack: in its own cover, and
+    #: once it has taken cover (C12, CT-g2)
+    cover = [(COVER_DICE[COVER.index(c.cover)], taken_cover_dice(c, v)) for c in fighters]
+    ops: dict = {}
+
+    def op(m: int, covered_t: int):
+        """The attack of side ``m`` on the other, whose cover is its own or taken."""
+        if (m, covered_t) not in ops:
+            att, tgt = fighters[m], fighters[1 - m]
+            dodge = _dodge_against(att, tgt)
+            if att.weapon.ranged:
+                dodge += cover[1 - m][covered_t] - cover[1 - m][0]
+            dmg, hit = _contest_damage(att.attack_pool, dodge, att.weapon.damage, v)
+            ops[m, covered_t] = attack_op(dmg, hit, health[1 - m], True,
+                                          _death_after(tgt, v))
+        return ops[m, covered_t]
+
+    def turn(chain: DuelChain, cur: dict, m: int) -> dict:
+        """Side ``m``'s turn on every plane: its moves or cover (the key), then its
+        attack."""
+        nxt: dict = {}
+        for key, plane in cur.items():
+            d, covered = key[0], list(key[1:])
+            attacks, covered[m], d = turn_step(plans[m], fighters[m].weapon.ranged,
+                                               bool(covered[m]), d,
+                                               not fighters[1 - m].weapon.ranged, v)
+            key_new = (d, int(covered[0]), int(covered[1]))
+            if attacks:
+                chain.attack(nxt, m, key_new, key, plane, op(m, key_new[2 - m]))
+            else:
+                chain.add(nxt, key_new, plane)
+        return nxt
 
     def run(orders: list[tuple[float, tuple[int, int]]]) -> FightStats:
         start = np.zeros(health)
         start[start_damage, 0] = 1.0
-        chain = DuelChain(SYSTEM, health, cap, {0: start})
+        chain = DuelChain(SYSTEM, health, cap, {(v.distance, 0, 0): start})
         chains.append(chain)
         for _ in range(cap):
             new: dict = {}
             for w, order in orders:
-                cur = {0: chain.planes[0] * w}
+                cur = {key: plane * w for key, plane in chain.planes.items()}
                 for m in order:
-                    nxt: dict = {}
-                    chain.attack(nxt, m, 0, 0, cur[0], ops[m])
-                    cur = nxt
-                chain.add(new, 0, cur[0])
+                    cur = turn(chain, cur, m)
+                for key, plane in cur.items():
+                    chain.add(new, key, plane)
             chain.planes = new
             chain.end_round()
             if chain.total() < 1e-16:

@@ -1,6 +1,6 @@
-"""``dice_pool_6`` combat, Monte Carlo (C6, C10–C13 and the aftermath): the fight helpers,
-the serial kernel :func:`_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc` and
-:func:`duel_mc_end` (campaign attrition)."""
+"""``dice_pool_6`` combat, Monte Carlo (C6, C10–C13, CT1 and the aftermath): the fight
+helpers, the serial kernel :func:`_kernel` and its drivers :func:`fight_mc`,
+:func:`duel_mc` and :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from numba import njit
 from engines.blocks import put
 from engines.combat_pools import DEAD, OUT, STANDING, book_fates, run_fight, run_mc_end
 from engines.config import KERNEL, LEAF
+from engines.distance import COVER as COVER_PLAN
+from engines.distance import KITE
 from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_start_damage
 from engines.rng import Seed, bounded
 from engines.rolls import roll_pool
@@ -24,14 +26,20 @@ from .rules import (
     C_DEF,
     C_DMG,
     C_HEALTH,
+    C_PLAN,
     C_RANGED,
     C_SPLIT,
     C_START,
+    C_TAKEN,
     R_AFTERMATH,
+    R_CLOSE,
+    R_DISTANCE,
     R_FINISH_ROUNDS,
     R_HELPLESS_FULL,
+    R_MEDIUM,
     R_MIN_DAMAGE,
     R_ORDER,
+    R_REACH,
     R_TARGET_FIRST,
     R_TIE_NEEDS_SUCCESS,
     SYSTEM,
@@ -65,13 +73,13 @@ def _roll2(s, n_first, n_second, rule):
 
 
 @njit(**LEAF)
-def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able, side, acc,
-             hits_off):
+def _contest(s, rows, rule, c, t, dice, defended, covered, dmg_taken, able, dead, n_able,
+             side, acc, hits_off):
     """C10–C13: one attack of ``c`` with ``dice`` on ``t``; ``defended`` = earlier attacks
-    on ``t`` this round."""
+    on ``t`` this round; ``covered[t]``: ``t`` has taken cover (CT-g2)."""
     dodge = rows[t, C_DEF] - defended  # C13
     if rows[c, C_RANGED] == 1:
-        dodge += rows[t, C_COVER]  # C12
+        dodge += rows[t, C_TAKEN] if covered[t] == 1 else rows[t, C_COVER]  # C12, CT-g2
     att, dfn = _roll2(s, dice, dodge, rule)
     if att < dfn or (att == 0 and rule[R_TIE_NEEDS_SUCCESS] != 0):
         return
@@ -88,11 +96,14 @@ def _contest(s, rows, rule, c, t, dice, defended, dmg_taken, able, dead, n_able,
 
 
 @njit(**LEAF)
-def _finish_blow(s2, rows, rule, c, t, dmg_taken, dead):
-    """C-g7: one attack of ``c`` on the helpless ``t`` (C10, C11, C-g4, C-g5)."""
+def _finish_blow(s2, rows, rule, c, t, defended, dmg_taken, dead):
+    """C-g7: one attack of ``c`` on the helpless ``t`` (C10, C11, C-g4, C-g5); under
+    ``helpless_dodge = full`` its dodge pool loses a die for each earlier finishing attack
+    on it this round (C13, ``defended``), as in the fight."""
     dodge = 0
     if rule[R_HELPLESS_FULL] != 0:
-        dodge = rows[t, C_DEF] + (rows[t, C_COVER] if rows[c, C_RANGED] == 1 else 0)
+        dodge = rows[t, C_DEF] - defended + (rows[t, C_COVER] if rows[c, C_RANGED] == 1
+                                             else 0)  # C12, C13
     att, dfn = _roll2(s2, rows[c, C_ATT], dodge, rule)
     if att < dfn or (att == 0 and rule[R_TIE_NEEDS_SUCCESS] != 0):
         return
@@ -105,8 +116,9 @@ def _finish_blow(s2, rows, rule, c, t, dmg_taken, dead):
 
 
 @njit(**LEAF)
-def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
-    """Lethality outcomes (C-g5..C-g7): every combatant's fate after the aftermath."""
+def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, defended, fate):
+    """Lethality outcomes (C-g5..C-g7): every combatant's fate after the aftermath;
+    ``defended`` is scratch (the finishing attacks on each fallen foe this round, C13)."""
     n = rows.shape[0]
     for i in range(n):
         fate[i] = STANDING if able[i] == 1 else (DEAD if dead[i] == 1 else OUT)
@@ -114,6 +126,8 @@ def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
         return  # leave, and first aid (C-g6): no one is dying
     loser = 1 - winner
     for _r in range(rule[R_FINISH_ROUNDS]):
+        for i in range(n):
+            defended[i] = 0
         for c in range(n):
             if side[c] != winner or able[c] == 0:
                 continue
@@ -124,9 +138,57 @@ def _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate):
                     break
             if t < 0:
                 return
-            _finish_blow(s2, rows, rule, c, t, dmg_taken, dead)
+            _finish_blow(s2, rows, rule, c, t, defended[t], dmg_taken, dead)
+            defended[t] += 1
             if dead[t] == 1:
                 fate[t] = DEAD
+
+
+#: farther than any distance a fight can reach (engines.distance.MAX_DISTANCE and moves)
+FAR_AWAY = 1 << 40
+
+
+@njit(**LEAF)
+def _act(rows, rule, side, able, pos, covered, c):
+    """CT1, CT-g1, CT-g2: the part of ``c``'s turn before its attack, by its plan; moves
+    ``pos[c]`` and returns 1 when ``c`` still attacks this turn. Every fighter stands on
+    one line (side 0 starts at 0 m, side 1 at the starting distance) and moves along it,
+    toward its foes (closing on the nearest able one) or away (a kiter stepping back from
+    the nearest able melee foe). The steps of ``rules.turn_step``."""
+    plan = rows[c, C_PLAN]
+    if plan == COVER_PLAN and covered[c] == 0:
+        covered[c] = 1  # CT-g2: the turn goes into taking cover
+        return 0
+    near = FAR_AWAY
+    threat = FAR_AWAY
+    for j in range(side.size):
+        if side[j] != side[c] and able[j] == 1:
+            dist = abs(pos[j] - pos[c])
+            near = min(near, dist)
+            if rows[j, C_RANGED] == 0:
+                threat = min(threat, dist)
+    toward = 1 - 2 * side[c]
+    if rows[c, C_RANGED] == 1:  # no range penalty: it shoots from where it stands
+        if plan == KITE and threat <= rule[R_CLOSE]:
+            pos[c] -= toward * rule[R_CLOSE]  # a step away that leaves its action
+        return 1
+    reach = rule[R_REACH]
+    if near <= reach:
+        return 1
+    if near <= rule[R_CLOSE]:  # CT-g1: close, and still attack
+        pos[c] += toward * (near - reach)
+        return 1
+    pos[c] += toward * min(rule[R_MEDIUM], near - reach)  # CT-g1: a turn of running
+    return 0
+
+
+@njit(**LEAF)
+def _in_reach(rows, rule, side, able, pos, c, t, enemy):
+    """Whether ``c`` can attack ``t``: an able foe within its melee reach, or any able
+    foe for a ranged weapon (no range limit: the seed gives none)."""
+    if side[t] != enemy or able[t] != 1:
+        return False
+    return rows[c, C_RANGED] == 1 or abs(pos[t] - pos[c]) <= rule[R_REACH]
 
 
 @njit(**LEAF)
@@ -140,7 +202,7 @@ def _shuffle(s, order, n):
 
 @njit(**LEAF)
 def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, order,
-           n_able, fate, cnt):
+           n_able, fate, cnt, pos, covered):
     n = rows.shape[0]
     for sd in range(2):
         n_able[sd] = 0
@@ -150,6 +212,15 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
         dead[i] = 0
         order[i] = i  # side 0 first: rows are side 0 then side 1
         n_able[side[i]] += 1
+        # CT1: side 0 stands at 0 m, side 1 at the starting distance
+        pos[i] = side[i] * rule[R_DISTANCE]
+        covered[i] = 0
+    # engaged (0 m) with no kiter and no cover plan nobody moves and every foe is in
+    # reach: the fights without distance, which draw the same numbers as before
+    moving = rule[R_DISTANCE] > 0
+    for i in range(n):
+        if rows[i, C_PLAN] == KITE or rows[i, C_PLAN] == COVER_PLAN:
+            moving = True
     if rule[R_ORDER] == 1:
         _shuffle(s, order, n)
     for sd in range(2):
@@ -167,7 +238,16 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
             if able[c] == 0:  # the fallen do not act
                 continue
             enemy = 1 - side[c]
-            k = n_able[enemy]
+            k = n_able[enemy]  # the able foes it can attack
+            if moving:
+                if _act(rows, rule, side, able, pos, covered, c) == 0:
+                    continue  # CT1: its turn went into moving or taking cover
+                k = 0
+                for u in range(n):
+                    if _in_reach(rows, rule, side, able, pos, c, u, enemy):
+                        k += 1
+                if k == 0:
+                    continue
             pool = rows[c, C_ATT]
             split = rows[c, C_SPLIT] == 1 and k > 1  # C13: split the pool
             pick = -1
@@ -176,7 +256,7 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
                 if rule[R_TARGET_FIRST] == 0 and k > 1:
                     j = bounded(s, k)
                 for u in range(n):
-                    if side[u] == enemy and able[u] == 1:
+                    if _in_reach(rows, rule, side, able, pos, c, u, enemy):
                         if j == 0:
                             pick = u
                             break
@@ -185,7 +265,7 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
             j = 0
             for t in range(n):
                 if split:
-                    if side[t] != enemy or able[t] != 1:
+                    if not _in_reach(rows, rule, side, able, pos, c, t, enemy):
                         continue
                     dice = pool // k + (1 if j < pool % k else 0)
                     j += 1
@@ -193,8 +273,8 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
                     continue
                 else:
                     dice = pool
-                _contest(s, rows, rule, c, t, dice, defended[t], dmg_taken, able, dead,
-                         n_able, side, acc, hits_off)
+                _contest(s, rows, rule, c, t, dice, defended[t], covered, dmg_taken, able,
+                         dead, n_able, side, acc, hits_off)
                 defended[t] += 1
             if n_able[enemy] == 0:
                 winner = side[c]
@@ -210,20 +290,20 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
     acc[off[0] + 3 * r_end + outcome] += 1
     for sd in range(2):
         acc[off[2] + 2 * r_end + sd] += n_able[sd]
-    _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, fate)
+    _aftermath(s2, rows, side, rule, winner, dmg_taken, able, dead, defended, fate)
     book_fates(acc, off, side, fate, winner, cnt)
 
 
 @njit(**LEAF)
 def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
-           order, n_able, fate, cnt, end):
+           order, n_able, fate, cnt, pos, covered, end):
     """``n_trials`` fights of one work item into ``acc``; every scratch array comes from
     :func:`_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
     damage, or its fate; with no columns (a plain run) nothing is counted."""
     health = end.size - 4
     for _ in range(n_trials):
         _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
-               order, n_able, fate, cnt)
+               order, n_able, fate, cnt, pos, covered)
         if health >= 0:
             if fate[0] == 0:
                 end[dmg_taken[0]] += 1
@@ -244,8 +324,9 @@ def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
         z = np.zeros(n, dtype=np.int64)
         dmg_taken, able, dead, defended, order = z.copy(), z.copy(), z.copy(), z.copy(), z.copy()
         fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
+        pos, covered = z.copy(), z.copy()
         _chunk(trials[item], s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead,
-               defended, order, n_able, fate, cnt, end[item])
+               defended, order, n_able, fate, cnt, pos, covered, end[item])
         put(out[item], acc)
 
 
@@ -266,7 +347,8 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
 
 def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: Seed = None,
              variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
-    """Monte Carlo N-vs-M conflicts to the end or the round cap (C6, C10–C13).
+    """Monte Carlo N-vs-M conflicts to the end or the round cap (C6, C10–C13), started
+    ``variants.distance`` metres apart (CT1, CT-g1, CT-g2; every fighter on one line).
 
     Examples
     --------

@@ -1,7 +1,8 @@
-"""``dice_pool_6`` combat data: cover, attack orders and deaths; the kernel row (``C_*``)
-and rule array (``R_*``) layouts; :class:`Variants`, :class:`Weapon`, :class:`Combatant`
-and their kernel rows (:func:`row`, :func:`rows`). The rules they encode are in the
-package docstring."""
+"""``dice_pool_6`` combat data: cover, attack orders and deaths; distance bands and plans
+(CT1, CT-g1, CT-g2); the kernel row (``C_*``) and rule array (``R_*``) layouts;
+:class:`Variants`, :class:`Weapon`, :class:`Combatant` and their kernel rows (:func:`row`,
+:func:`rows`); one fighter's turn at a distance (:func:`turn_step`). The rules they encode
+are in the package docstring."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import ClassVar
 import numpy as np
 
 from engines.combat_pools import check_variants
+from engines.distance import COVER as COVER_PLAN
+from engines.distance import KITE, MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
 from engines.fight import AFTERMATHS
 from engines.systems.dice_pool_6 import checks as _checks
@@ -20,6 +23,8 @@ SYSTEM = _checks.SYSTEM
 
 COVER = ("none", "partial", "full")
 COVER_DICE = (-2, 1, 2)  # C12
+#: CT-g2: the cover a ``cover`` plan reaches (the seed's "+1 ou +2 caso haja")
+COVER_TAKEN = ("partial", "full")
 ORDERS = ("random_round", "random_fight", "side0_first")
 
 C_ATT = 0      # attack pool (C1, C5)
@@ -32,10 +37,13 @@ C_COVER = 6    # dice this combatant's dodge gets against ranged attacks (C12)
 C_SPLIT = 7    # 1: splits its pool among all able enemies (C13)
 C_WP = 8       # willpower (C6; no use in fights)
 C_START = 9    # damage already taken when the fight starts (campaign attrition)
-N_COLS = 10
+C_PLAN = 10    # engines.distance.PLANS index (CT1)
+C_TAKEN = 11   # dice its dodge gets against ranged attacks once it has taken cover (CT-g2)
+N_COLS = 12
 
 R_MIN_DAMAGE, R_TIE_NEEDS_SUCCESS, R_ORDER, R_TARGET_FIRST = 5, 6, 7, 8
 R_AFTERMATH, R_HELPLESS_FULL, R_FINISH_ROUNDS = 9, 10, 11
+R_DISTANCE, R_REACH, R_CLOSE, R_MEDIUM = 12, 13, 14, 15
 AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
 DEATHS = ("double_health", "never", "at_health")
 
@@ -85,9 +93,49 @@ class Variants(_checks.Variants):
                                  "fallen foes (one attack each a round)",
                                  choices=range(1, 101),
                                  term="the finishing rounds")
+    distance: int = variant(0, rule="CT1", doc="metres between the two sides when the "
+                            "fight starts (0: engaged, as in the fights without distance)",
+                            term="the starting distance")
+    close_band: int = variant(13, rule="CT-g1", doc="metres within which a fighter closes "
+                              "on its foe (or a kiter steps away from one) and still attacks "
+                              "in the same turn (V20: a character may move half its running "
+                              "speed, 20 + 3 x Dexterity, and act; Dexterity 2: 13 m)",
+                              term="the close band")
+    medium_band: int = variant(26, rule="CT-g1", doc="metres a turn of running covers: "
+                               "from beyond the close band up to this, closing takes one "
+                               "turn in which the mover does not attack; farther, each such "
+                               "turn closes this many metres (V20 running speed, 20 + 3 x "
+                               "Dexterity; Dexterity 2: 26 m)",
+                               term="the medium band")
+    melee_reach: int = variant(1, rule="CT-g1", doc="metres within which a melee attack "
+                               "reaches (engaged: within one metre after a move)",
+                               choices=(0, 1, 2, 3), term="the melee reach")
+    cover_taken: str = variant("partial", rule="CT-g2", doc="the cover a fighter with the "
+                               "plan cover reaches after the turn it spends taking it: "
+                               "partial (+1 die against ranged attacks) or full (+2); never "
+                               "less than the cover it stood in", choices=COVER_TAKEN,
+                               term="the cover a fighter takes",
+                               words={"partial": "partial cover (+1 die)",
+                                      "full": "full cover (+2 dice)"})
+
+    def check(self) -> None:
+        """CT1: the starting distance is whole metres 0..200; CT-g1: the close band is
+        whole metres of at least one, the medium band at least the close band."""
+        check_distance(self.distance)
+        hi = 10 * MAX_DISTANCE
+        for name, lo in (("close_band", 1), ("medium_band", self.close_band)):
+            val = getattr(self, name)
+            if isinstance(val, bool) or not isinstance(val, int) or not lo <= val <= hi:
+                raise InputError(f"variant {name}: expected whole metres {lo}..{hi}, "
+                                 f"got {val!r}")
 
 
 DEFAULT = Variants()
+
+#: Why a melee fighter cannot follow the plan ``cover`` (Combatant.check)
+COVER_NEEDS_RANGED = ("plan 'cover' takes cover, then shoots (CT1, C12: cover counts "
+                      "only against ranged attacks), so it needs a ranged weapon; a melee "
+                      "fighter charges or holds")
 
 
 @dataclass(frozen=True)
@@ -118,6 +166,7 @@ class Combatant:
     weapon: Weapon = UNARMED
     cover: str = "none"
     split: bool = False
+    plan: str | None = None
 
     def check(self) -> None:
         for trait in ("attack_attribute", "attack_skill", "dodge_attribute", "dodge_skill",
@@ -131,6 +180,14 @@ class Combatant:
         if not 0 <= self.weapon.damage <= 10:
             raise InputError(f"{self.name}: weapon damage must be 0..10, got "
                              f"{self.weapon.damage}")
+        _plan_in_force(self)
+
+    @property
+    def plan_in_force(self) -> str:
+        """The plan it follows (CT1): its own, else hold with a ranged weapon and charge
+        with any other (engines.distance.default_plan); ``cover`` only with a ranged
+        weapon."""
+        return _plan_in_force(self)
 
     @property
     def attack_pool(self) -> int:
@@ -152,6 +209,13 @@ class Combatant:
         return self.composure + self.resolve
 
 
+def _plan_in_force(c: Combatant) -> str:
+    plan = check_plan(c.plan, c.name, ranged=c.weapon.ranged)
+    if plan == "cover" and not c.weapon.ranged:
+        raise InputError(f"{c.name}: {COVER_NEEDS_RANGED}")
+    return plan
+
+
 def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     """The kernel row of one combatant (layout: ``C_*``)."""
     c.check()
@@ -165,6 +229,8 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_COVER] = COVER_DICE[COVER.index(c.cover)]
     r[C_SPLIT] = int(c.split)
     r[C_WP] = c.willpower
+    r[C_PLAN] = plan_code(c.plan_in_force, c.weapon.ranged)
+    r[C_TAKEN] = taken_cover_dice(c, v)
     return r
 
 
@@ -172,12 +238,56 @@ def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
     return np.stack([row(c, v) for c in combatants])
 
 
+def taken_cover_dice(c: Combatant, v: Variants) -> int:
+    """CT-g2: the dice a ``cover`` plan's fighter gets against ranged attacks once it has
+    taken cover: the variant ``cover_taken``'s, never fewer than its own cover's (C12)."""
+    own = COVER_DICE[COVER.index(c.cover)]
+    return max(own, COVER_DICE[COVER.index(v.cover_taken)])
+
+
+def turn_step(plan: int, ranged: bool, covered: bool, d: int, foe_melee: bool,
+              v: Variants) -> tuple[bool, bool, int]:
+    """CT1, CT-g1, CT-g2: one fighter's turn in a duel at distance ``d`` metres, before its
+    attack: ``(attacks, covered after, distance after)``. ``plan`` is its
+    engines.distance.PLANS code, ``covered`` whether it has taken cover (plan ``cover``),
+    ``foe_melee`` whether its foe fights in melee. Each fighter has one action a turn (the
+    seed's conflicts: one attack each):
+
+    - ``cover``: its first turn takes cover (no attack); then it shoots from there.
+    - A ranged weapon shoots from where it stands (the seed gives no range penalty:
+      ``charge`` and ``hold`` are the same); a kiter whose melee foe is within the close
+      band (it could close and strike next turn) first steps the close band away (a step
+      that leaves its action), then shoots.
+    - A melee weapon (``charge`` and ``hold`` alike: its reach is its only band) attacks
+      a foe within ``melee_reach``; within ``close_band`` it closes to its reach and still
+      attacks; farther it runs up to ``medium_band`` metres toward its reach (no attack):
+      from the medium band (up to ``medium_band``) closing takes that one turn (CT-g1),
+      from farther one such turn more for each ``medium_band`` metres.
+
+    The same steps as the Monte Carlo kernel's (``kernel._act``) for one foe."""
+    if plan == COVER_PLAN and not covered:
+        return False, True, d
+    if ranged:
+        if plan == KITE and foe_melee and d <= v.close_band:
+            d += v.close_band
+        return True, covered, d
+    reach = v.melee_reach
+    if d <= reach:
+        return True, covered, d
+    if d <= v.close_band:
+        return True, covered, reach
+    return False, covered, d - min(v.medium_band, d - reach)
+
+
 def _rule(v: Variants) -> np.ndarray:
     extra = [int(v.min_damage), int(v.tie_needs_success), ORDERS.index(v.order),
              int(v.targeting == "first"), AFTERMATHS.index(v.aftermath),
-             int(v.helpless_dodge == "full"), v.finish_rounds]
+             int(v.helpless_dodge == "full"), v.finish_rounds, v.distance, v.melee_reach,
+             v.close_band, v.medium_band]
     return np.concatenate([v.rule().as_array(), np.array(extra, dtype=np.int64)])
 
 
 def _variants(variants) -> Variants:
-    return check_variants(variants, Variants, DEFAULT, __package__)
+    v = check_variants(variants, Variants, DEFAULT, __package__)
+    v.check()
+    return v
