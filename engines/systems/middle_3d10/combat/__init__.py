@@ -51,9 +51,10 @@ the default, is engaged: the fights without distance, unchanged).
 Combat gaps introduced here (not settled by the seed): **B-g7** drama timing, **B-g8**
 critical benefit, **B-g9** target choice with several opponents (``targeting``).
 
-The surprise round, when there is one, is round 0 — the seed puts it "antes da primeira
-rodada normal" (B6) — so it does not count against the round cap and a fight it decides
-ends in round 0.
+The surprise round, when there is one, comes "antes da primeira rodada normal" (B6), so
+it does not count against the round cap. Round 0 of every table is the start of the
+fight, as in every system: the rounds table counts a fight the surprise round decides in
+round 1, and the standing table's row 1 includes the surprise round's casualties.
 
 Exact duels (:func:`duel_exact`) cover 1 vs 1 with every rule above: the state is (damage
 of each, drama points of each) — at most (3·10)² · 21² live states, small enough to run

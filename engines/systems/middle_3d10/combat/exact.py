@@ -170,7 +170,9 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     chain is run once per order, the distance carried beside the damage and drama planes,
     and mixed by P(order). A turn whose move leaves the foe out of reach or range has no
     attack; an attack at range loses ``range_penalty`` points per full increment (BT-g2).
-    A surprise round is round 0 (B6, not counted against the cap). The mass absorbed
+    A surprise round comes before round 1 and is not counted against the cap (B6);
+    round 0 is the start of the fight in ``rounds`` as in ``standing``, so the surprise
+    round's decisions and casualties both count with round 1. The mass absorbed
     when the loser falls is split by the winner's health state (B9) and the loser's
     flat-footedness (B6), and the aftermath turns it into fates in closed form
     (:func:`fate_probs`).
@@ -241,7 +243,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                 prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
                 acted[att] = True
                 out.outcome[att] += down
-                out.rounds[r, att] += down
+                out.rounds[max(r, 1), att] += down  # round 0 is the start (B6 reading)
                 lost[tgt] += down
                 for ia in range(3):
                     f = down_by[ia] * fate[att, ia, flat]

@@ -254,9 +254,11 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
            standing, tail, hits, pos):
     """One whole fight; adds it to the histograms and returns the winning side (2: none).
 
-    B6: the surprise round, when there is one, is round 0 — "antes da primeira rodada
-    normal" — so it is not counted against the cap; ``standing`` row 0 stays the start
-    and row k is "after normal round k" (the surprise round's casualties included).
+    B6: the surprise round, when there is one, comes "antes da primeira rodada normal",
+    so it is not counted against the cap. Round 0 is the start of the fight in every
+    table: the surprise round counts with round 1 — ``standing`` row 1 is "after normal
+    round 1" with the surprise round's casualties included, and a fight the surprise round
+    decides ends in round 1 of ``rounds``.
 
     BT1: each turn is a move (:func:`_move`) and one attack on a standing foe in reach or
     range, its range band costing points (BT-g2); a turn with no foe in reach or range is
@@ -321,7 +323,7 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
     tail[last, 0] += up[0]
     tail[last, 1] += up[1]
     outcome[winner] += 1
-    rounds[last, winner] += 1
+    rounds[max(last, 1), winner] += 1  # round 0 is the start: the surprise round is in 1
     return winner
 
 
