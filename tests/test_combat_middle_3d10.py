@@ -87,8 +87,9 @@ def test_b6_b7_bear_vs_flat_footed_gangster():
 
 
 def test_b6_surprise_round_only_the_aware_act():
-    """B6: a surprise round (bear aware, gangster not) → only the bear attacks in it (round
-    0); B8 claws M + ⌊(9 + 5)/4⌋, B9 dying at 3 × Vigor, B10 massive check C + 3 ≥ 12."""
+    """B6: a surprise round (bear aware, gangster not) → only the bear attacks in it
+    (before round 1; the tables count it with round 1, round 0 being the start); B8 claws
+    M + ⌊(9 + 5)/4⌋, B9 dying at 3 × Vigor, B10 massive check C + 3 ≥ 12."""
     bear, gangster = LIB["bear"], LIB["gangster"]
     res = cm.duel_exact(bear, gangster, round_cap=1)
     p_fail_massive = 1 - p_middle_at_least(12 - 3)
@@ -98,37 +99,48 @@ def test_b6_surprise_round_only_the_aware_act():
             expect += p
         elif d >= 3:
             expect += p * p_fail_massive
-    assert res.rounds[0, 0] == pytest.approx(expect)
-    assert res.rounds[0, 1] == 0.0  # the gangster does not act in the surprise round
+    # the standing after round 1 (surprise round included) and the rounds table agree:
+    # round 0 is the start, so no fight ends in it
+    assert res.rounds[0].sum() == 0.0
+    assert res.standing[0].tolist() == [1.0, 1.0]
+    # the gangster, who does not act in the surprise round, can win only if it survives it
+    assert res.rounds[1, 1] <= 1 - expect
+    assert res.rounds[1, 0] > expect
+    assert res.standing[1, 1] == pytest.approx(1 - res.rounds[1, 0])
     mc = cm.duel_mc(bear, gangster, trials=40_000, seed=5, round_cap=1)
-    assert mc.rounds[0, 1] == 0
-    assert abs(mc.rounds[0, 0] / 40_000 - expect) <= tol(expect, 40_000)
+    assert mc.rounds[0].sum() == 0
+    p1 = float(res.rounds[1, 0])
+    assert abs(mc.rounds[1, 0] / 40_000 - p1) <= tol(p1, 40_000)
 
 
 def test_b6_surprise_round_is_before_the_first_normal_round():
     """B6, seed 001: "ocorre um ataque surpresa antes da primeira rodada normal" — the
-    surprise round is round 0 and the round cap counts normal rounds only.
+    surprise round comes before round 1 and the round cap counts normal rounds only; the
+    tables count it with round 1 (round 0 is the start, in ``rounds`` as in ``standing``).
 
     A (aware, reflex 9: first in every normal round under initiative = reflex) hits the
     unaware B with C + 2 ≥ 10 − 3 (B is flat-footed until it acts, and A acts first), so
     p = P(C ≥ 5) = 0.648 per attack; every hit drops B: damage ≥ m + ⌊(10 + 1)/4⌋ ≥ 3 =
     3 × Vigor 1. B never hits (A's Defense 40, doubles off). With a cap of 1, A attacks
-    twice (round 0, round 1): P(A wins) = 1 − 0.352² = 0.876096, ending in round 0 with
-    0.648 and in round 1 with 0.352 × 0.648 = 0.228096 (counting the surprise round
-    against the cap would give 0.648 only)."""
+    twice (the surprise round, round 1): P(A wins) = 1 − 0.352² = 0.876096, all of it in
+    round 1 of the tables (counting the surprise round against the cap would give 0.648
+    only)."""
     a = Combatant(name="a", trait=1, combat=1, strength=10, reflex=9, defense=40, dice="m")
     b = Combatant(name="b", vigor=1, defense=10, reflex=1, aware=False)
     v = Variants(initiative="reflex", doubles=False)
     res = cm.duel_exact(a, b, v, round_cap=1)
     assert res.outcome[0] == pytest.approx(0.876096)
-    assert res.rounds[0, 0] == pytest.approx(0.648)
-    assert res.rounds[1, 0] == pytest.approx(0.228096)
-    assert res.standing[0].tolist() == [1.0, 1.0]  # row 0 stays the start
+    assert res.rounds[0].sum() == 0.0  # round 0 is the start
+    assert res.rounds[1, 0] == pytest.approx(0.876096)
+    assert res.standing[0].tolist() == [1.0, 1.0]  # row 0 is the start
     assert res.standing[1, 1] == pytest.approx(1 - 0.876096)
     n = 40_000
     mc = cm.duel_mc(a, b, n, seed=8, variants=v, round_cap=1)
-    for k, p in ((0, 0.648), (1, 0.228096)):
-        assert abs(mc.rounds[k, 0] / n - p) <= tol(p, n)
+    assert mc.rounds[0].sum() == 0
+    assert abs(mc.rounds[1, 0] / n - 0.876096) <= tol(0.876096, n)
+    # a cap of 2: A's third attack is in round 2, B no longer flat-footed (C >= 8)
+    two = cm.duel_exact(a, b, v, round_cap=2)
+    assert two.rounds[2, 0] == pytest.approx(0.352 ** 2 * p_middle_at_least(8))
     # without surprise (both aware) round 0 never happens
     both = cm.duel_exact(a, Combatant(name="b", vigor=1, defense=10, reflex=1), v, 1)
     assert both.rounds[0].sum() == 0.0
@@ -218,7 +230,10 @@ def test_b10_b11_massive_failure_means_dying_in_a_duel():
     pmf = as_array(brute_attack(big, 0 - 3))  # damage m + C + M + ⌊10/4⌋
     # dying outright at 30; a hit of 10..29 passes C ≥ 12 only on two 10s (B3)
     p_kill = pmf[30:].sum() + pmf[10:30].sum() * (1 - 0.028)
-    assert res.rounds[0, 0] == pytest.approx(p_kill)  # the surprise round (B6)
+    # the surprise round (B6) counts with round 1 of the table, where big (reflex 10)
+    # attacks again first: its round-1 wins are at least the surprise attack's p_kill
+    assert res.rounds[0].sum() == 0.0
+    assert res.rounds[1, 0] >= p_kill - 1e-12
     assert "b11" in res.notes
 
 

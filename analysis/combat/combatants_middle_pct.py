@@ -41,10 +41,17 @@ class _Strict(BaseModel):
 
 
 class MiddleCategory(_Strict):
-    """B8: the damage dice of a weapon category and whether it fires at range."""
+    """B8: the damage dice of a weapon category and whether it fires at range; BT-g2: the
+    metres of one range increment of a ranged category (and where the figure is from)."""
 
     dice: list[Literal["m", "C", "M"]] = Field(min_length=1, max_length=3)
     ranged: bool
+    range: int | None = Field(None, ge=1, le=2000)
+    source: str = ""
+
+
+#: engines.distance.PLANS; the engine refuses the ones middle_3d10 has no rule for
+PlanMiddle = Literal["charge", "hold", "kite", "cover"]
 
 
 class MiddleArchetype(_Strict):
@@ -63,12 +70,15 @@ class MiddleArchetype(_Strict):
     drama: int = Field(default=5, ge=0, le=20)
     drama_tactic: Literal["never", "early", "late"] = "never"
     aware: bool = True
+    range: int = 9
+    plan: PlanMiddle | None = None
 
     def combatant(self) -> mid.Combatant:
         return mid.Combatant(name=self.name, trait=self.trait, combat=self.combat,
                              strength=self.strength, vigor=self.vigor, defense=self.defense,
                              reflex=self.reflex, dice=self.dice, ranged=self.ranged,
-                             drama=self.drama, drama_tactic=self.drama_tactic, aware=self.aware)
+                             drama=self.drama, drama_tactic=self.drama_tactic, aware=self.aware,
+                             range=self.range, plan=self.plan)
 
 
 class MiddleStyle(_Strict):
@@ -76,6 +86,7 @@ class MiddleStyle(_Strict):
 
     weapon: str | None = None
     drama_tactic: Literal["never", "early", "late"] | None = None
+    plan: PlanMiddle | None = None
     adjust: dict[Literal["trait", "combat", "strength", "vigor", "defense", "reflex", "drama"],
                  int] = {}
 
@@ -263,6 +274,10 @@ def parse_dice(text: str, fname: str, key: str, flat_ok: bool = False) -> tuple[
 def _load_middle(raw: dict, fname: str) -> dict[str, MiddleArchetype]:
     cats = {k: _validate(MiddleCategory, v, fname, f"categories.{k}")
             for k, v in _table(raw, "categories", fname).items()}
+    for k, cat in cats.items():
+        if cat.ranged and cat.range is None:
+            _fail(fname, f"categories.{k}.range", "a ranged category needs the metres of "
+                  "one range increment (BT-g2)")
     weapons = _table(raw, "weapons", fname)
     for w, cat in weapons.items():
         if cat not in cats:
@@ -277,7 +292,7 @@ def _load_middle(raw: dict, fname: str) -> dict[str, MiddleArchetype]:
                   f"{', '.join(sorted(weapons))}")
         cat = cats[weapons[w]]
         data.update(name=name, dice="".join(sorted(set(cat.dice), key="mCM".index)),
-                    ranged=cat.ranged)
+                    ranged=cat.ranged, range=cat.range or 9)
         out[name] = _validate(MiddleArchetype, data, fname, f"archetypes.{name}")
     return out
 
@@ -366,8 +381,8 @@ def combatants(system: str, path: str | Path | None = None) -> dict:
 # (engines.system.System.archetype_library)
 
 #: Fields the loader computes; the rest an override or a full trait mapping may set.
-#: (``plan`` and ``mov``: DX14, a fight that starts apart.)
-_COMPUTED = {"name", "dice", "ranged", "weapon_data", "melee_data", "db"}
+#: (``plan`` and ``mov``: DX14, a fight that starts apart; ``range``: BT-g2, computed.)
+_COMPUTED = {"name", "dice", "ranged", "range", "weapon_data", "melee_data", "db"}
 
 
 def _builder(system: str, model: type):

@@ -370,6 +370,7 @@ PLUGIN = System(
         "defense": (N_("Defense"), "B7"), "reflex": (N_("reflex"), "B-g4"),
         "drama": (N_("drama points"), "B4"), "weapon": (N_("weapon in hand"), "B8"),
         "drama_tactic": (N_("drama tactic"), "B4"), "tactic": (N_("drama tactic"), "B4"),
+        "plan": (N_("movement plan"), "BT1"),
         "modifier": (N_("the characteristic + skill"), "B1"),
         "difficulty": (N_("the Difficulty"), "B2"),
         "roll": (N_("advantage or disadvantage"), "B4"),

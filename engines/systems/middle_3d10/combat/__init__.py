@@ -10,8 +10,8 @@ Rules implemented (ids from RULES.md section B):
   is spent is gap **B-g7** (``drama_timing``: ``after_miss`` — the literal "re-roll" —
   or ``before`` the roll) and each combatant's tactic (never / early / late = only once
   wounded).
-- **B6** a turn is move + one action (here: one attack; movement is not modelled — every
-  combatant is assumed to reach its target). Everyone is flat-footed (Defense −3) until it
+- **B6** a turn is move + one action (here: one attack; the move is BT1 below). Everyone
+  is flat-footed (Defense −3) until it
   has acted once in the fight; a surprise round (only combatants with ``aware`` act) comes
   first when some are aware and some are not. Initiative is gap **B-g4**: 3d10 middle +
   the reflex characteristic (variant ``initiative``), rolled once per fight; ties go to the
@@ -29,12 +29,32 @@ Rules implemented (ids from RULES.md section B):
   temporary and consolidated damage weigh the same: the engine tracks one damage total.
   Sequelae from critical hits (B3) are narrative and not modelled.
 
+Distance (RULES.md "Distance, movement and cover"; shared names in
+:mod:`engines.distance`): a fight starts ``distance`` metres apart (variant, **BT1**; 0,
+the default, is engaged: the fights without distance, unchanged).
+
+- **BT1** "Cada turno: mover + 1 ação": each turn a move, then one attack on a foe in
+  reach (``melee_reach``, 1 m) or range; the move does not cost the attack. **BT-g1**
+  (variant ``move``, 8 m, the d20 seed's move): the metres of a move, the same for
+  everyone. **BT-g2** (variants ``range_penalty`` 2 and ``range_increments`` 10): each
+  firearm class has a range increment (the data file's category ``range``: d20 Modern
+  SRD, Glock 17 30 ft, M16A2 80 ft, M60 100 ft); a shot loses 2 points per full
+  increment between shooter and target and reaches ten increments.
+- Each combatant's *plan* (``charge``, ``hold``, ``kite``; ``cover`` is refused: the seed
+  has no cover rule; default: hold with a ranged weapon, else charge) sets where its move
+  stops (:func:`.rules.turn_move`). A turn with no foe in reach or range after the move
+  is the move alone; it still counts as acting (B6).
+- Group fights: every combatant stands on one line (side 0 at 0 m, side 1 at the
+  starting distance); each attack picks among the standing foes in its reach or range
+  (B-g9).
+
 Combat gaps introduced here (not settled by the seed): **B-g7** drama timing, **B-g8**
 critical benefit, **B-g9** target choice with several opponents (``targeting``).
 
-The surprise round, when there is one, is round 0 — the seed puts it "antes da primeira
-rodada normal" (B6) — so it does not count against the round cap and a fight it decides
-ends in round 0.
+The surprise round, when there is one, comes "antes da primeira rodada normal" (B6), so
+it does not count against the round cap. Round 0 of every table is the start of the
+fight, as in every system: the rounds table counts a fight the surprise round decides in
+round 1, and the standing table's row 1 includes the surprise round's casualties.
 
 Exact duels (:func:`duel_exact`) cover 1 vs 1 with every rule above: the state is (damage
 of each, drama points of each) — at most (3·10)² · 21² live states, small enough to run
@@ -85,7 +105,8 @@ from .exact import duel_exact, fate_probs, one_hit
 from .kernel import _mc_kernel as _mc_kernel
 from .kernel import _penalty as _penalty
 from .kernel import duel_mc, duel_mc_end, fight_mc
-from .rules import DEFAULT, FLAT_FOOTED, SYSTEM, TACTICS, Combatant, Variants
+from .rules import DEFAULT, FLAT_FOOTED, NO_PLAN, SYSTEM, TACTICS, Combatant, Variants
 
-__all__ = ["DEFAULT", "FLAT_FOOTED", "SYSTEM", "TACTICS", "Combatant", "Variants", "attack_damage",
-           "duel_exact", "duel_mc", "duel_mc_end", "fate_probs", "fight_mc", "one_hit"]
+__all__ = ["DEFAULT", "FLAT_FOOTED", "NO_PLAN", "SYSTEM", "TACTICS", "Combatant", "Variants",
+           "attack_damage", "duel_exact", "duel_mc", "duel_mc_end", "fate_probs", "fight_mc",
+           "one_hit"]

@@ -30,15 +30,17 @@ def _hit_pmf(mod, defense, mask, bonus, crit, kept, sp, n_bins):
     return pmf
 
 
-def _attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int) -> np.ndarray:
+def _attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int,
+                  far_pen: int = 0) -> np.ndarray:
     """T[att_state, tgt_state, flat, use, spent, d]: one attack's outcome by the health
-    states (B9), flat-footedness (B6), drama use (B4, B-g7)."""
+    states (B9), flat-footedness (B6), drama use (B4, B-g7); ``far_pen`` points off the
+    total for range (BT-g2)."""
     sp = _special_all(variants.doubles)
     t = np.zeros((3, 3, 2, 2, 2, n_bins))
     for ia, pa in enumerate(PENALTY):
         for it, pt in enumerate(PENALTY):
             for flat in (0, 1):
-                mod = att.trait + att.combat - pa
+                mod = att.trait + att.combat - pa - far_pen
                 defense = tgt.defense - pt - FLAT_FOOTED * flat
                 args = (mod, defense, att.mask, att.damage_bonus, variants.crit_bonus)
                 normal = _hit_pmf(*args, _MID, sp, n_bins)

@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from engines.config import JIT
+from engines.distance import PLANS
 from engines.fight import (
     DAMAGE_BINS,
     FATES,
@@ -38,6 +39,10 @@ from .rules import (
     TACTICS,
     Combatant,
     Variants,
+    bands,
+    range_penalty,
+    threat,
+    turn_move,
 )
 
 
@@ -155,14 +160,22 @@ def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
 def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                round_cap: int = ROUND_CAP, start_damage: int = 0,
                end_a: np.ndarray | None = None) -> FightStats:
-    """Exact 1-vs-1 fight as an absorbing Markov chain (B1, B3, B4, B6–B11, B-g4…B-g14).
+    """Exact 1-vs-1 fight as an absorbing Markov chain (B1, B3, B4, B6–B11, B-g4…B-g14,
+    BT1, BT-g1, BT-g2).
 
-    The state is (damage of a, damage of b, drama of a, drama of b); who has acted
-    (flat-footed, B6) is the same in every live state, given the initiative order and the
-    round, so the chain is run once per order and mixed by P(order). A surprise round is
-    round 0 (B6, not counted against the cap). The mass absorbed when the loser falls is
-    split by the winner's health state (B9) and the loser's flat-footedness (B6), and the
-    aftermath turns it into fates in closed form (:func:`fate_probs`).
+    The state is (damage of a, damage of b, drama of a, drama of b, distance); who has
+    acted (flat-footed, B6) and the distance are the same in every live state, given the
+    initiative order and the round — a move rolls no dice and no wound slows it (BT1), so
+    each turn's move follows from the plans alone (:func:`.rules.turn_move`) — so the
+    chain is run once per order, the distance carried beside the damage and drama planes,
+    and mixed by P(order). A turn whose move leaves the foe out of reach or range has no
+    attack; an attack at range loses ``range_penalty`` points per full increment (BT-g2).
+    A surprise round comes before round 1 and is not counted against the cap (B6);
+    round 0 is the start of the fight in ``rounds`` as in ``standing``, so the surprise
+    round's decisions and casualties both count with round 1. The mass absorbed
+    when the loser falls is split by the winner's health state (B9) and the loser's
+    flat-footedness (B6), and the aftermath turns it into fates in closed form
+    (:func:`fate_probs`).
 
     Campaign attrition: ``start_damage`` is the damage ``a`` has already taken; when
     ``end_a`` (length 3 × a's Vigor) is given, P(``a`` ends the fight able — it won, or
@@ -180,7 +193,17 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     surprise_a = a.aware and not b.aware
     surprise_b = b.aware and not a.aware
     n_bins = 3 * 10 + 40 + variants.crit_bonus + 1
-    tab = {0: _attack_table(a, b, variants, n_bins), 1: _attack_table(b, a, variants, n_bins)}
+    # BT1: the move of each turn and the fighter's bands; one attack table per range
+    # penalty met (BT-g2), built when first needed
+    moves = [(PLANS.index(c.plan_in_force), variants.move, *bands(c, variants),
+              threat(o, variants)) for c, o in ((a, b), (b, a))]
+    tables: dict = {}
+
+    def table(att: int, pen: int) -> np.ndarray:
+        if (att, pen) not in tables:
+            tables[att, pen] = _attack_table(cmb[att], cmb[1 - att], variants, n_bins, pen)
+        return tables[att, pen]
+
     qm = {0: _massive_pass(b.vigor, variants), 1: _massive_pass(a.vigor, variants)}
     cmb = (a, b)
     fate = {(att, ia, flat): fate_probs(cmb[att], cmb[1 - att], variants, pen, bool(flat))
@@ -192,6 +215,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         # prob axes: damage a, damage b, drama a, drama b
         prob = np.zeros((3 * a.vigor, 3 * b.vigor, a.drama + 1, b.drama + 1))
         prob[start_damage, 0, a.drama, b.drama] = weight
+        dist = variants.distance  # BT1: the same in every live state (moves roll no dice)
         acted = [False, False]
         lost = [0.0, 0.0]
         out.standing[0] += weight
@@ -203,17 +227,23 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
             for att in order:
                 tgt = 1 - att
                 flat = int(not acted[tgt])
+                plan, step, _, far, threat_foe = moves[att]
+                dist = turn_move(plan, step, moves[att][2], far, threat_foe, dist)
+                if dist > far:  # BT1: a move alone, no foe in reach or range
+                    acted[att] = True
+                    continue
+                pen = range_penalty(cmb[att], variants, dist)
                 view = prob if att == 0 else np.ascontiguousarray(prob.transpose(1, 0, 3, 2))
                 new = np.zeros_like(view)
                 down_by = np.zeros(3)
-                down = _half_step(view, tab[att], flat, TACTICS[cmb[att].drama_tactic],
+                down = _half_step(view, table(att, pen), flat, TACTICS[cmb[att].drama_tactic],
                                   cmb[att].vigor, cmb[tgt].vigor, qm[att], new, hits, down_by)
                 if end_a is not None and att == 0:
                     end_a += view.sum(axis=(1, 2, 3)) - new.sum(axis=(1, 2, 3))
                 prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
                 acted[att] = True
                 out.outcome[att] += down
-                out.rounds[r, att] += down
+                out.rounds[max(r, 1), att] += down  # round 0 is the start (B6 reading)
                 lost[tgt] += down
                 for ia in range(3):
                     f = down_by[ia] * fate[att, ia, flat]

@@ -1,4 +1,4 @@
-"""``middle_3d10`` combat, Monte Carlo (B1, B3, B4, B6–B11 and the aftermath): the shared
+"""``middle_3d10`` combat, Monte Carlo (B1, B3, B4, B6–B11, BT1 and the aftermath): the shared
 ``LEAF`` rule pieces, the fight helpers, the serial kernel :func:`_mc_kernel` and its
 drivers :func:`fight_mc`, :func:`duel_mc` and :func:`duel_mc_end` (campaign attrition)."""
 
@@ -10,6 +10,7 @@ from numba import njit
 from engines.blocks import put
 from engines.combat_shared import merge_standing, run_chunks, sort_desc
 from engines.config import KERNEL, LEAF
+from engines.distance import CHARGE, KITE
 from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_side, check_start_damage
 from engines.rng import Seed, bounded, chunk_states, d10, normalize_seed, plan_chunks
 
@@ -30,20 +31,27 @@ from .rules import (
     HELPLESS_PENALTY,
     MASK,
     MASSIVE_DIFFICULTY,
+    PLAN,
     R_AFTER,
     R_AID_DIFF,
     R_AID_TOTAL,
     R_AID_TRIES,
     R_CRIT,
+    R_DISTANCE,
     R_DOUBLES,
     R_DYING_DMG,
     R_FINISH,
     R_HELPLESS,
+    R_INCREMENTS,
     R_INIT,
     R_MASSIVE_VIGOR,
+    R_MOVE,
+    R_RANGE_PENALTY,
+    R_REACH,
     R_TARGET,
     R_TIMING,
     R_UNTREATED,
+    RANGE,
     RANGED,
     REFLEX,
     SKILL,
@@ -104,10 +112,11 @@ def _uses_drama(tactic, drama, dmg, vigor):
 
 
 @njit(**LEAF)
-def _attack(s, cmb, rule, i, j, dmg, drama, acted):
-    """One attack of ``i`` on ``j`` (B1, B3, B4, B6, B7, B8); returns the damage (0 = miss)."""
+def _attack(s, cmb, rule, i, j, dmg, drama, acted, far_pen):
+    """One attack of ``i`` on ``j`` (B1, B3, B4, B6, B7, B8), ``far_pen`` points off for
+    range (BT-g2); returns the damage (0 = miss)."""
     vi = cmb[i, VIGOR]
-    mod = cmb[i, TRAIT] + cmb[i, SKILL] - _penalty(dmg[i], vi)
+    mod = cmb[i, TRAIT] + cmb[i, SKILL] - _penalty(dmg[i], vi) - far_pen
     defense = cmb[j, DEFENSE] - _penalty(dmg[j], cmb[j, VIGOR])
     if acted[j] == 0:
         defense -= FLAT_FOOTED
@@ -150,13 +159,14 @@ def _take(s, cmb, rule, j, d, dmg):
 
 
 @njit(**LEAF)
-def _target(s, cmb, side, rule, i, dmg):
-    """B-g9: the opponent ``i`` attacks (-1 when none is standing)."""
+def _target(s, cmb, side, rule, i, dmg, pos, far):
+    """B-g9: the opponent ``i`` attacks among those standing within ``far`` metres of it
+    (BT1: reach or range; -1 when there is none)."""
     n = cmb.shape[0]
     count = 0
     best = -1
     for j in range(n):
-        if side[j] != side[i] and dmg[j] < 3 * cmb[j, VIGOR]:
+        if side[j] != side[i] and dmg[j] < 3 * cmb[j, VIGOR] and abs(pos[j] - pos[i]) <= far:
             count += 1
             if best < 0 or (rule[R_TARGET] == 2 and dmg[j] > dmg[best]):
                 best = j
@@ -164,11 +174,66 @@ def _target(s, cmb, side, rule, i, dmg):
         return best
     k = bounded(s, count)
     for j in range(n):
-        if side[j] != side[i] and dmg[j] < 3 * cmb[j, VIGOR]:
+        if side[j] != side[i] and dmg[j] < 3 * cmb[j, VIGOR] and abs(pos[j] - pos[i]) <= far:
             if k == 0:
                 return j
             k -= 1
     return best
+
+
+#: farther than any distance a fight can reach (engines.distance.MAX_DISTANCE and moves)
+FAR_AWAY = 1 << 40
+
+
+@njit(**LEAF)
+def _bands(cmb, rule, i):
+    """``(first, far)``: metres within which ``i`` attacks without a range penalty and at
+    all (``rules.bands``): melee the reach; ranged below one increment and
+    ``range_increments`` of them (BT-g2)."""
+    if cmb[i, RANGED] == 0:
+        return rule[R_REACH], rule[R_REACH]
+    return cmb[i, RANGE] - 1, rule[R_INCREMENTS] * cmb[i, RANGE]
+
+
+@njit(**LEAF)
+def _move(cmb, side, rule, dmg, pos, i):
+    """BT1: the move of ``i``'s turn by its plan, updating ``pos[i]``. Every fighter
+    stands on one line (side 0 starts at 0 m, side 1 at the starting distance) and moves
+    along it: toward its foes while closing, away while kiting. The steps of
+    ``rules.turn_move``, the nearest standing foe taking the place of the one foe of a
+    duel and the tightest melee threat (reach + a move) its threat."""
+    near = FAR_AWAY
+    room = FAR_AWAY
+    for j in range(side.size):
+        if side[j] != side[i] and dmg[j] < 3 * cmb[j, VIGOR]:
+            dist = abs(pos[j] - pos[i])
+            near = min(near, dist)
+            if cmb[j, RANGED] == 0:
+                room = min(room, dist - rule[R_REACH] - rule[R_MOVE] - 1)
+    plan = cmb[i, PLAN]
+    step = rule[R_MOVE]
+    toward = 1 - 2 * side[i]
+    first, far = _bands(cmb, rule, i)
+    if plan == KITE and room < 0:
+        pos[i] -= toward * step
+        return
+    if plan == KITE:
+        gap = min(near - far, room)
+    elif plan == CHARGE:
+        gap = near - first
+    else:
+        gap = near - far
+    if gap > 0:
+        pos[i] += toward * min(step, gap)
+
+
+@njit(**LEAF)
+def _far_penalty(cmb, rule, i, j, pos):
+    """BT-g2: points ``i`` loses shooting at ``j``: ``range_penalty`` per full range
+    increment between them; 0 in melee."""
+    if cmb[i, RANGED] == 0:
+        return 0
+    return rule[R_RANGE_PENALTY] * (abs(pos[j] - pos[i]) // cmb[i, RANGE])
 
 
 @njit(**LEAF)
@@ -186,15 +251,28 @@ def _order(s, cmb, rule, key, order):
 
 @njit(**LEAF)
 def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, rounds,
-           standing, tail, hits):
+           standing, tail, hits, pos):
     """One whole fight; adds it to the histograms and returns the winning side (2: none).
 
-    B6: the surprise round, when there is one, is round 0 — "antes da primeira rodada
-    normal" — so it is not counted against the cap; ``standing`` row 0 stays the start
-    and row k is "after normal round k" (the surprise round's casualties included).
+    B6: the surprise round, when there is one, comes "antes da primeira rodada normal",
+    so it is not counted against the cap. Round 0 is the start of the fight in every
+    table: the surprise round counts with round 1 — ``standing`` row 1 is "after normal
+    round 1" with the surprise round's casualties included, and a fight the surprise round
+    decides ends in round 1 of ``rounds``.
+
+    BT1: each turn is a move (:func:`_move`) and one attack on a standing foe in reach or
+    range, its range band costing points (BT-g2); a turn with no foe in reach or range is
+    a move alone, and still counts as the fighter acting (B6). Engaged with no kiter,
+    nobody ever moves and every foe is in reach: the fight draws the same numbers as a
+    fight without distance.
     """
     n = cmb.shape[0]
     n_bins = hits.shape[0]
+    moving = rule[R_DISTANCE] > 0
+    for i in range(n):
+        pos[i] = side[i] * rule[R_DISTANCE]
+        if cmb[i, PLAN] == KITE:
+            moving = True
     for i in range(n):
         dmg[i] = cmb[i, START]
         drama[i] = cmb[i, DRAMA]
@@ -217,8 +295,16 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
                 continue
             if r == 0 and cmb[i, AWARE] == 0:
                 continue
-            j = _target(s, cmb, side, rule, i, dmg)
-            d = _attack(s, cmb, rule, i, j, dmg, drama, acted)
+            far = FAR_AWAY
+            if moving:
+                _move(cmb, side, rule, dmg, pos, i)
+                far = _bands(cmb, rule, i)[1]
+            j = _target(s, cmb, side, rule, i, dmg, pos, far)
+            if j < 0:  # BT1: a move alone
+                acted[i] = 1
+                continue
+            pen = _far_penalty(cmb, rule, i, j, pos) if moving else 0
+            d = _attack(s, cmb, rule, i, j, dmg, drama, acted, pen)
             acted[i] = 1
             if d > 0:
                 hits[min(d, n_bins - 1)] += 1
@@ -237,7 +323,7 @@ def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, 
     tail[last, 0] += up[0]
     tail[last, 1] += up[1]
     outcome[winner] += 1
-    rounds[last, winner] += 1
+    rounds[max(last, 1), winner] += 1  # round 0 is the start: the surprise round is in 1
     return winner
 
 
@@ -351,7 +437,7 @@ def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq,
 
 @njit(**LEAF)
 def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, fate, up,
-           size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end):
+           size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end, pos):
     """``n_trials`` fights of one work item into the histograms ``o`` … ``fss``; every
     scratch array comes from :func:`_mc_kernel`. ``a`` is the aftermath's own stream, so
     the fights draw the same numbers under every aftermath policy.
@@ -363,7 +449,8 @@ def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, 
     for i in range(cmb.shape[0]):
         size[side[i]] += 1
     for _ in range(n_trials):
-        w = _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h)
+        w = _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h,
+                   pos)
         _aftermath(a, cmb, side, rule, w, dmg, acted, order, fate)
         _tally(side, fate, w, size, cnt, ld, lf, lfs, fs, fss)
         if health >= 0:
@@ -402,8 +489,9 @@ def _mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outco
         lfs = np.zeros((2, 3), dtype=np.int64)
         fs = np.zeros((2, 4), dtype=np.int64)
         fss = np.zeros((2, 4), dtype=np.int64)
+        pos = np.zeros(n, dtype=np.int64)
         _chunk(s, a, cmb, side, rule, cap, trials[item], dmg, drama, acted, key, order, fate,
-               up, size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end[item])
+               up, size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end[item], pos)
         put(outcome[item], o)
         put(rounds[item], rd)
         put(standing[item], st)
@@ -452,7 +540,9 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
              seed: Seed = None, variants: Variants = DEFAULT,
              round_cap: int = ROUND_CAP) -> FightStats:
     """Monte Carlo of whole N-vs-M fights (B1, B3, B4, B6–B11, B-g4…B-g14) with the
-    lethality outcomes of the ``aftermath`` variant (fates, loser_fate, loser_dead, deaths).
+    lethality outcomes of the ``aftermath`` variant (fates, loser_fate, loser_dead, deaths),
+    started ``variants.distance`` metres apart (BT1, BT-g1, BT-g2; every fighter on one
+    line).
 
     Examples
     --------

@@ -1,6 +1,7 @@
 """``middle_3d10`` combat data: the rule constants (B4, B6, B8–B10), the kernels' row and
-rule-array layouts, :class:`Variants` (B-g4 … B-g14) and :class:`Combatant`. The rules
-they encode are in the package docstring."""
+rule-array layouts, :class:`Variants` (B-g4 … B-g14, BT1, BT-g1, BT-g2), :class:`Combatant`
+and the distance steps of a duel (:func:`bands`, :func:`range_penalty`, :func:`threat`,
+:func:`turn_move`). The rules they encode are in the package docstring."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from engines.distance import CHARGE, KITE, check_distance, check_plan, plan_code
 from engines.errors import InputError
 from engines.fight import AFTERMATHS, SIDE_FATES, check_aftermath
 from engines.variants import variant
@@ -23,10 +25,16 @@ TACTICS = {"never": 0, "early": 1, "late": 2}  # B4 drama tactic
 # columns of a combatant row
 (TRAIT, SKILL, STR, VIGOR, DEFENSE, REFLEX, MASK, RANGED, DRAMA, TACTIC, AWARE,
  START) = range(12)  # START: damage taken before the fight (campaign attrition)
-N_FIELDS = 12
+RANGE = 12  # BT-g2: metres of one range increment of a ranged weapon (unused in melee)
+PLAN = 13   # engines.distance.PLANS index
+N_FIELDS = 14
 # rule array
 (R_INIT, R_TIMING, R_CRIT, R_DOUBLES, R_MASSIVE_VIGOR, R_TARGET, R_AFTER, R_UNTREATED,
- R_DYING_DMG, R_HELPLESS, R_FINISH, R_AID_TOTAL, R_AID_DIFF, R_AID_TRIES) = range(14)
+ R_DYING_DMG, R_HELPLESS, R_FINISH, R_AID_TOTAL, R_AID_DIFF, R_AID_TRIES, R_DISTANCE,
+ R_MOVE, R_RANGE_PENALTY, R_INCREMENTS, R_REACH) = range(19)
+#: A plan this system has no rule for (engines.distance.check_plan).
+NO_PLAN = {"cover": "the seed of middle_3d10 has no cover rule (its turn, B6/BT1, is a "
+                    "move and one action: attack, use a skill, interact)"}
 HELPLESS_PENALTY = 5  # B-g12: the incapacitated penalty of B9 carried on to a dying target
 # per-combatant fate codes in the kernels: the index in fight.SIDE_FATES
 F_STANDING, F_DEAD, F_DYING, F_OUT = range(4)
@@ -113,12 +121,35 @@ class Variants:
                              "per fallen combatant (1..20)",
                              term="the stabilising tries")
 
+    distance: int = variant(0, rule="BT1", doc="metres between the two sides when the "
+                            "fight starts (0: engaged, as in the fights without distance)",
+                            term="the starting distance")
+    move: int = variant(8, rule="BT-g1", doc="metres a fighter's move covers (BT1 'Cada "
+                        "turno: mover + 1 ação' gives no figure; 8 m is the d20 seed's "
+                        "move, ET1) (1..50)",
+                        term="the move of a turn")
+    range_penalty: int = variant(2, rule="BT-g2", doc="points a shot loses per full range "
+                                 "increment between shooter and target (d20 Modern SRD: "
+                                 "-2 per full increment)", choices=(0, 1, 2, 3),
+                                 term="the range penalty",
+                                 words={0: "none", 1: "-1 an increment",
+                                        2: "-2 an increment", 3: "-3 an increment"})
+    range_increments: int = variant(10, rule="BT-g2", doc="the farthest shot, in range "
+                                    "increments of the weapon (d20 Modern SRD: 10 for "
+                                    "firearms) (1..20)",
+                                    term="the farthest shot in range increments")
+    melee_reach: int = variant(1, rule="BT1", doc="metres within which a melee attack "
+                               "reaches (engaged: within one metre after a move)",
+                               choices=(0, 1, 2, 3), term="the melee reach")
+
     def check(self) -> None:
+        check_distance(self.distance)
         if not isinstance(self.crit_bonus, int) or not 0 <= self.crit_bonus <= 30:
             raise InputError(f"variant crit_bonus: expected 0..30, got {self.crit_bonus!r}")
         check_aftermath(self.aftermath)
         for name, lo, hi in (("finish_rounds", 1, 1000), ("aid_total", 0, 40),
-                             ("aid_difficulty", 1, 40), ("aid_tries", 1, 20)):
+                             ("aid_difficulty", 1, 40), ("aid_tries", 1, 20), ("move", 1, 50),
+                             ("range_increments", 1, 20)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise InputError(f"variant {name}: expected {lo}..{hi}, got {v!r}")
@@ -133,7 +164,9 @@ class Variants:
                          SIDE_FATES.index(self.untreated_dying),
                          int(self.dying_damage == "massive"),
                          int(self.helpless_defense == "auto_hit"), self.finish_rounds,
-                         self.aid_total, self.aid_difficulty, self.aid_tries], dtype=np.int64)
+                         self.aid_total, self.aid_difficulty, self.aid_tries, self.distance,
+                         self.move, self.range_penalty, self.range_increments,
+                         self.melee_reach], dtype=np.int64)
 
 
 DEFAULT = Variants()
@@ -148,7 +181,10 @@ class Combatant:
     ``strength`` FOR (melee damage bonus, B8), ``defense`` the explicit Defense (B-g5),
     ``reflex`` the initiative characteristic (B-g4), ``dice`` the damage dice of its
     weapon (B8, e.g. ``"mM"``), ``drama`` its drama points and ``drama_tactic`` when it
-    spends them (B4), ``aware`` whether it acts in a surprise round (B6).
+    spends them (B4), ``aware`` whether it acts in a surprise round (B6); ``range`` the
+    metres of one range increment of its ranged weapon (BT-g2, the data file's weapon
+    category; unused in melee) and ``plan`` its plan in a fight that starts apart
+    (engines.distance; None: hold with a ranged weapon, else charge; ``cover`` refused).
     """
 
     name: str = "combatant"
@@ -163,6 +199,8 @@ class Combatant:
     drama: int = 0
     drama_tactic: str = "never"
     aware: bool = True
+    range: int = 9
+    plan: str | None = None
 
     def __post_init__(self):
         for key in ("trait", "combat", "strength", "vigor", "reflex"):
@@ -183,6 +221,11 @@ class Combatant:
         if self.drama_tactic not in TACTICS:
             raise InputError(f"combatant {self.name}: drama_tactic {self.drama_tactic!r}; known: "
                              f"{', '.join(TACTICS)}")
+        if isinstance(self.range, bool) or not isinstance(self.range, int | np.integer) \
+                or not 1 <= self.range <= 2000:
+            raise InputError(f"combatant {self.name}: range must be whole metres 1..2000, "
+                             f"got {self.range!r}")
+        check_plan(self.plan, f"combatant {self.name}", ranged=self.ranged, unavailable=NO_PLAN)
 
     @property
     def mask(self) -> int:
@@ -193,10 +236,62 @@ class Combatant:
         """B8: ⌊(FOR + Combat)/4⌋ in melee, ⌊Combat/4⌋ at range."""
         return self.combat // 4 if self.ranged else (self.strength + self.combat) // 4
 
+    @property
+    def plan_in_force(self) -> str:
+        """The plan it follows: its own, else hold with a ranged weapon and charge with
+        any other (engines.distance.default_plan)."""
+        return check_plan(self.plan, f"combatant {self.name}", ranged=self.ranged,
+                          unavailable=NO_PLAN)
+
     def row(self) -> np.ndarray:
         return np.array([self.trait, self.combat, self.strength, self.vigor, self.defense,
                          self.reflex, self.mask, int(self.ranged), self.drama,
-                         TACTICS[self.drama_tactic], int(self.aware), 0], dtype=np.int64)
+                         TACTICS[self.drama_tactic], int(self.aware), 0, self.range,
+                         plan_code(self.plan, self.ranged)], dtype=np.int64)
+
+
+def bands(c: Combatant, v: Variants) -> tuple[int, int]:
+    """``(first, far)`` in metres: the farthest an attack of ``c`` meets no range penalty
+    and the farthest it attacks at all. Melee: the reach (BT1 reading, ``melee_reach``)
+    both. Ranged (BT-g2): less than one range increment, and ``range_increments`` of
+    them."""
+    if not c.ranged:
+        return v.melee_reach, v.melee_reach
+    return c.range - 1, v.range_increments * c.range
+
+
+def range_penalty(c: Combatant, v: Variants, dist: int) -> int:
+    """BT-g2: points off a shot of ``c`` at a target ``dist`` metres away: ``range_penalty``
+    per full range increment between them (d20 Modern); 0 in melee."""
+    return v.range_penalty * (dist // c.range) if c.ranged else 0
+
+
+def threat(c: Combatant, v: Variants) -> int:
+    """What a kiter keeps beyond: a melee fighter strikes on its next turn whoever is
+    within one move + its reach (BT1: move, then attack); -1 for a shooter."""
+    return -1 if c.ranged else v.melee_reach + v.move
+
+
+def turn_move(plan: int, move: int, first: int, far: int, threat_foe: int, d: int) -> int:
+    """BT1 in a duel: the distance after the move of one turn of a fighter with plan code
+    ``plan`` (engines.distance.PLANS), bands ``first`` / ``far`` (:func:`bands`), its
+    foe's :func:`threat`, at distance ``d``; its one action follows the move.
+
+    The move covers up to ``move`` metres and stops where the plan wants to stand:
+    ``charge`` closes until the foe is in its best band (``first``), ``hold`` until it is
+    in reach or range at all (``far``); ``kite`` steps a whole move away whenever the foe
+    could strike it next turn (``d <= threat_foe``), otherwise closes no nearer than its
+    range and one metre outside the foe's threat. The same steps as the Monte Carlo
+    kernel's (``kernel._move``) for one foe."""
+    if plan == KITE and d <= threat_foe:
+        return d + move
+    if plan == KITE:
+        room = d - max(far, threat_foe + 1)
+    elif plan == CHARGE:
+        room = d - first
+    else:
+        room = d - far
+    return d - min(move, room) if room > 0 else d
 
 
 _NOTES = {"death": "the seed has no death rule (B9 dying = unconscious, 'risco de morte'): "
