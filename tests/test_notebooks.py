@@ -75,9 +75,11 @@ def test_python3_kernel_resolves_to_this_environment():
     assert Path(cmd[0]).resolve() == Path(sys.executable).resolve()
 
 
-#: seconds one cell may take (the small parameters run every notebook in well under a
-#: minute); a kernel that stops answering is started afresh once
-CELL_TIMEOUT = 240
+#: seconds one cell may take (the small parameters run every cell in well under 30 s with
+#: compiled kernels); a kernel that stops answering (now and then one never sends the
+#: reply to an execute request, with tests running one notebook at a time too) is
+#: started afresh once, so a stall costs this long, not the whole run
+CELL_TIMEOUT = 120
 
 
 def _execute(name: str, monkeypatch):
