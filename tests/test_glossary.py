@@ -37,7 +37,7 @@ IDENTIFIER = re.compile(r"\b(both|a|b|variant)\.\w+|\b[a-z0-9]+_[a-z0-9_]+\b")
 
 def cited(phrase: str) -> list[str]:
     """The rule ids a phrase cites in parentheses: ``(B9)`` → ``["B9"]``."""
-    return re.findall(r"\(([A-E]X?-?g?\d+|Lethality outcomes)\)", phrase)
+    return re.findall(r"\(([A-E][XT]?-?g?\d+|Lethality outcomes)\)", phrase)
 
 
 def defined(rule: str) -> bool:

@@ -49,7 +49,7 @@ STATUS_WORDS = {"pass": N_("pass"), "fail": N_("fail"), "undecided": N_("undecid
 #: variants never searched: how a fight ends is part of the question, not a rule edit
 ENDING_VARIANTS = ("aftermath", "leave_horizon", "dying_horizon", "finish_rounds",
                    "finish_bashing", "first_aid_dice", "first_aid_tries", "first_aid_skill",
-                   "aid_total", "aid_difficulty", "aid_tries", "aid_bonus")
+                   "aid_total", "aid_difficulty", "aid_tries", "aid_bonus", "distance")
 
 
 @dataclasses.dataclass
