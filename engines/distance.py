@@ -41,9 +41,17 @@ def default_plan(ranged: bool) -> str:
     return "hold" if ranged else "charge"
 
 
-def plan_code(plan: str | None, ranged: bool) -> int:
-    """The code of ``plan`` (None: :func:`default_plan`), for a kernel's row."""
-    return PLANS.index(default_plan(ranged) if plan is None else plan)
+def plan_code(plan: str | None, ranged: bool | None = None) -> int:
+    """The code of ``plan`` for a kernel's row: its index in :data:`PLANS` (None: the
+    :func:`default_plan` of a fighter whose weapon is ``ranged`` or not); an unknown
+    name is an :class:`~engines.errors.InputError`."""
+    if plan is None:
+        if ranged is None:
+            raise InputError("plan: none given, and no weapon to choose the default from")
+        plan = default_plan(ranged)
+    if plan not in PLANS:
+        raise InputError(f"unknown plan {plan!r}; choose {' | '.join(PLANS)}")
+    return PLANS.index(plan)
 
 
 def check_plan(plan, where: str, *, ranged: bool,

@@ -9,7 +9,9 @@ ladder rung (``untrained`` … ``master``) and one per rung × style (``expert_b
 - E11 attack bonus: Fighting + Close Combat (melee) or Dexterity + Ranged Combat (ranged);
 - E12 attack base: Strength + weapon damage (``adds_strength``) or the weapon's rank;
 - Toughness: Stamina + armour; hit points (GAP E-g2) an explicit stat;
-- E10 initiative: Agility; ties by Dodge, Agility, Awareness.
+- E10 initiative: Agility; ties by Dodge, Agility, Awareness;
+- a fight that starts apart (ET1–ET3, ET-g2): the fighter's ``plan`` (default by weapon),
+  its ranged weapon's ``range`` bands and Athletics (Strength + Athletics ranks).
 
 Every error is an :class:`engines.errors.InputError` naming the file and the key, e.g.
 ``d20_degrees.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: ...``.
@@ -20,10 +22,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from analysis.combat.library_hook import LADDER, ArchetypeHook, check_gear, check_keys, validation
 from analysis.toml_input import read_toml
+from engines.distance import PLANS
 from engines.errors import InputError
 from engines.systems.d20_degrees.combat import HERO_USES, MANEUVERS, Fighter
 
@@ -34,10 +37,12 @@ ManeuverName = Literal["none", "accurate", "power", "all_out", "defensive"]
 HeroUse = Literal["none", "attack", "resist"]
 STATS = ("strength", "stamina", "agility", "dexterity", "fighting", "awareness",
          "close_combat", "ranged_combat", "parry", "dodge", "fortitude", "deception",
-         "insight")
+         "insight", "athletics")
+PlanName = Literal["charge", "hold", "kite", "cover"]
 
 assert set(MANEUVERS) == set(ManeuverName.__args__)  # one list of names, two views
 assert set(HERO_USES) == set(HeroUse.__args__)
+assert PlanName.__args__ == PLANS
 
 
 class _Strict(BaseModel):
@@ -45,12 +50,26 @@ class _Strict(BaseModel):
 
 
 class Weapon(_Strict):
-    """E12 attack base: ``damage`` (+ Strength when ``adds_strength``); E11 ``ranged``."""
+    """E12 attack base: ``damage`` (+ Strength when ``adds_strength``); E11 ``ranged``;
+    ET-g2 ``range``: the short, medium and long range bands of a ranged weapon (metres)."""
 
     damage: int = Field(ge=-5, le=30)
     adds_strength: bool
     ranged: bool
     source: str
+    range: list[int] | None = None
+
+    @model_validator(mode="after")
+    def _bands(self):
+        if self.ranged and self.range is None:
+            raise ValueError("a ranged weapon needs range = [short, medium, long] metres "
+                             "(ET-g2)")
+        if not self.ranged and self.range is not None:
+            raise ValueError("range is for ranged weapons only (ET-g2)")
+        r = self.range
+        if r is not None and (len(r) != 3 or not 0 < r[0] <= r[1] <= r[2] <= 100_000):
+            raise ValueError(f"range must be three metres, short ≤ medium ≤ long, got {r}")
+        return self
 
 
 class Armour(_Strict):
@@ -85,6 +104,8 @@ class StatBlock(_Strict):
     deception: int = Field(default=0, ge=-10, le=40)
     insight: int = Field(default=0, ge=-10, le=40)
     feint: bool = False   # E16 feint tactic (engine gap E-g15)
+    plan: PlanName | None = None   # ET1–ET3: None is the default by weapon
+    athletics: int = Field(default=0, ge=-10, le=40)   # ET1 dash: ranks over Strength
 
 
 class Style(_Strict):
@@ -121,7 +142,8 @@ class Combatant(_Strict):
     armour: Armour
 
     def to_engine(self) -> Fighter:
-        """The engine's plain-integer :class:`Fighter` (E10, E11, E12, E-g2)."""
+        """The engine's plain-integer :class:`Fighter` (E10, E11, E12, E-g2; ET1–ET3 and
+        ET-g2 for a fight that starts apart)."""
         s, w = self.stats, self.weapon
         attack = s.dexterity + s.ranged_combat if w.ranged else s.fighting + s.close_combat
         return Fighter(
@@ -131,7 +153,9 @@ class Combatant(_Strict):
             fortitude=s.fortitude, hit_points=s.hit_points, agility=s.agility,
             awareness=s.awareness, hero_points=s.hero_points, maneuver=s.maneuver,
             hero_use=s.hero_use, extra_effort=s.extra_effort, recover_at=s.recover_at,
-            feint=s.feint, deception=s.deception, insight=s.insight)
+            feint=s.feint, deception=s.deception, insight=s.insight, plan=s.plan,
+            ranges=tuple(w.range) if w.range is not None else None,
+            athletics=s.strength + s.athletics)
 
 
 def _loc(parts) -> str:

@@ -1,4 +1,5 @@
-"""Whole fights in ``d20_degrees`` (RULES.md E10–E17, seed 004): Monte Carlo and exact duels.
+"""Whole fights in ``d20_degrees`` (RULES.md E10–E17, ET1–ET3, seed 004): Monte Carlo and
+exact duels.
 
 Rules implemented (ids from RULES.md; gaps this package settles are E-g3 … E-g19):
 
@@ -136,6 +137,33 @@ Gaps settled here (defaults first):
   alternate (competent mirror: 0.611, 22.2 points ahead).
 - **E-g14** (fixed) only hits on defenceless targets can kill at once; a massive hit on an
   able fighter only brings it to 0 hit points.
+
+Distance (docs/RULES.md "E-dist"; variant ``distance``, default 0 = engaged, every fight
+above unchanged). A fight that starts ``distance`` metres apart is played on one line
+(ET-g3: side 0 at 0 m, side 1 at the distance, each fighter its own position; melee reach
+is contact, a ranged weapon reaches its long range; targets by reach, else the nearest):
+
+- **ET1** one standard and one move (8 m) a turn, the standard tradable for a second
+  move; the Athletics dash (``athletics_dash``, ET-g4: d20 + Athletics vs DC 15 when the
+  turn's movement exceeds one move) makes each move 16 m for the turn.
+- **ET2** the Encontrão (``charge_slam``, default off; ET-g6): a melee fighter closing
+  into contact with one move hits with rank max(0, damage) + 1 (+1 after a full 8 m
+  move) and resists half that rank itself on a hit. Both sides down at once: neither.
+- **ET3** prone (E17, "como se tivesse cobertura total"): −5 to ranged and +5 to melee
+  attacks against it, standing up is a move; **ET-g1** partial cover −2 to ranged attacks
+  (``cover`` = ``prone`` | ``partial``: what the ``cover`` plan takes).
+- **ET-g2** range bands of a ranged weapon (``Fighter.ranges``: short 0, medium −2, long
+  −5, beyond no attack), on every ranged attack.
+- Plans (``Fighter.plan``, :data:`engines.distance.PLANS`, ET-g5): ``charge`` (close to
+  contact, then fight), ``hold`` (attack what is in reach, else close), ``kite`` (a
+  shooter steps away from a melee foe within 8 m, then shoots) and ``cover`` (a shooter
+  takes cover, then shoots; stands when a foe reaches it). Default: ``hold`` with a ranged
+  weapon, else ``charge``.
+
+The exact chain carries (distance, cover of each fighter) in its state (the distances
+that matter are few: 8 and 16 m steps from the start or from contact); the kernel keeps
+a position and a cover flag per fighter. A fight starting engaged with no kiter runs
+the engaged code paths unchanged.
 
 Public API: :class:`Variants`, :class:`Fighter`; :func:`fight_mc` (N-vs-M) and
 :func:`duel_mc` (Monte Carlo counts), :func:`duel_exact` (probabilities) — all three

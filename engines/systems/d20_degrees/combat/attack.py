@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rules import (
+    ATHLETICS_DC,
     CRIT_DAMAGE,
     DAMAGE_OFFSET,
     DEATH_FAILURES,
@@ -77,11 +78,14 @@ def _reroll_face(r2: int, reroll_nat: bool) -> tuple[int, int]:
 
 def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: int,
                    a_hero: bool, defenceless: bool, t_buff: bool,
-                   vul: bool = False) -> dict[tuple, float]:
+                   vul: bool = False, amod: int = 0, slam: int = 0) -> dict[tuple, float]:
     """E11/E3/E13/E9/E8/E16: {(attack total X or None for a miss, hero spent): p};
     ``vul``: the target is vulnerable (E17: Parry/Dodge halved, E-g15 rounding); a
-    defenceless target is prone (E17: +5 to hit in melee, −5 at range)."""
-    bonus = int(att[F_ATK] + att[F_MHIT])
+    defenceless target is prone (E17: +5 to hit in melee, −5 at range). ``amod``: the
+    distance modifier (ET-g2 range band, ET3 / ET-g1 the target's cover); ``slam``: the
+    damage rank of an ET2 charge, which replaces the attack base (0: none)."""
+    bonus = int(att[F_ATK] + att[F_MHIT]) + amod
+    rank = slam if slam > 0 else int(att[F_DMG])
     if a_eff >= 2:
         bonus -= EXHAUSTED_PENALTY
     if a_eff < att[F_EFFORT]:
@@ -98,7 +102,7 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
     def total_of(v: int, nat: int, crit: bool) -> int:
         deg_total = v + bonus + (5 if (nat == 2 and rule[R_CRIT_DEG]) else 0)
         excess = (deg_total - dc) // 5 if (deg_total >= dc and rule[R_DEGREE_DMG]) else 0
-        return int(att[F_DMG] + excess + DAMAGE_OFFSET + att[F_MDMG]
+        return int(rank + excess + DAMAGE_OFFSET + att[F_MDMG]
                    + (CRIT_DAMAGE if crit else 0))
 
     out: dict[tuple, float] = {}
@@ -110,7 +114,7 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
         total = 10 + bonus
         if total >= dc:
             excess = (total - dc) // 5 if rule[R_DEGREE_DMG] else 0
-            add((int(att[F_DMG] + excess + DAMAGE_OFFSET + att[F_MDMG]), 0), 1.0)
+            add((int(rank + excess + DAMAGE_OFFSET + att[F_MDMG]), 0), 1.0)
         else:
             add((None, 0), 1.0)
         return out
@@ -158,11 +162,11 @@ def _resist_dist(x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero:
 
 
 def _attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_hero,
-                 threshold, vul=False) -> dict[tuple, float]:
+                 threshold, vul=False, amod=0, slam=0) -> dict[tuple, float]:
     """{(damage or -1 for a miss, attacker hero spent, target hero spent): p}."""
     out: dict[tuple, float] = {}
     for (x, a_sp), p in _attack_totals(att, tgt, rule, a_eff, a_hero, defenceless,
-                                       t_buff, vul).items():
+                                       t_buff, vul, amod, slam).items():
         if x is None:
             out[(-1, a_sp, 0)] = out.get((-1, a_sp, 0), 0.0) + p
             continue
@@ -191,6 +195,20 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
     for (d, _, _), p in dist.items():
         out[max(d, 0)] += p
     return out
+
+
+def _dash_p(athletics: int) -> float:
+    """ET1: P(an Athletics check d20 + ``athletics`` meets DC 15), E3 naturals."""
+    return sum(1 for r in range(2, 21)
+               if r + athletics + (5 if r == 20 else 0) >= ATHLETICS_DC) / 20
+
+
+def _impact_dist(att: np.ndarray, rule: np.ndarray, slam: int,
+                 exhausted: bool) -> dict[int, float]:
+    """ET2: {damage ≥ 0: p} the charger takes resisting ⌊``slam`` / 2⌋ (E12, E-g5 naturals,
+    no hero point)."""
+    return {d: p for (d, _), p in _resist_dist(slam // 2 + DAMAGE_OFFSET, att, rule,
+                                               exhausted, False, 1).items()}
 
 
 def _feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:

@@ -17,18 +17,25 @@ from .attack import (
     L_DEAD,
     L_INCAP,
     _attack_dist,
+    _dash_p,
     _dying_code,
     _feint_p,
     _fortitude_dist,
+    _impact_dist,
     initiative_first,
 )
 from .kernel import duel_mc
 from .rules import (
     AFT_FIRST_AID,
     AID_DC,
+    COVER,
+    COVER_PRONE,
+    DASH_M,
     DEATH_FAILURES,
     DEFENSIVE,
     EXACT_STATE_LIMIT,
+    F_ATHL,
+    F_DMG,
     F_EFFORT,
     F_FEINT,
     F_FORT,
@@ -38,22 +45,39 @@ from .rules import (
     F_MDEF,
     F_MDMG,
     F_MHIT,
+    F_PLAN,
+    F_RANGED,
+    F_REACH,
     F_RECOV,
+    F_RMED,
+    F_RSHORT,
     INSTANT_DEATH_DEGREES,
+    KITE,
+    MOVE_M,
+    PARTIAL_COVER,
+    PRONE_MELEE,
+    PRONE_RANGED,
     R_AFTERMATH,
     R_AID_BONUS,
     R_AID_TRIES,
+    R_COVER,
+    R_DASH,
     R_DEFENSIVE_PCT,
+    R_DISTANCE,
     R_DYING_ACQ,
+    R_FAR,
     R_FINISH,
     R_REC_CAP,
+    R_SLAM,
     R_SURPRISE,
     R_SURPRISE_STUN,
+    RANGE_PENALTY,
     RECOVERY_HP,
     SYSTEM,
     Variants,
     _fighter,
     _variants,
+    fight_rule,
 )
 
 
@@ -66,14 +90,20 @@ class _Duel:
     vul): ``vul`` 0 nothing pending, 1 the foe is vulnerable (E17) to A's next attack (a
     won feint or the surprise attack, E16), 2 A's feint failed and it attacks next, 3 A is
     surprised (E17: vulnerable and stunned) and loses its next (first) turn (E-g19
-    ``surprise_attack``: a surpriser acting first starts with its foe's flag 0)."""
+    ``surprise_attack``: a surpriser acting first starts with its foe's flag 0).
+
+    On the line (``rule[R_FAR]``, ET1–ET3) a state carries a fifth part, G = (distance in
+    metres, fighter 0 in cover, fighter 1 in cover): the distances that matter are few
+    (each move is 8 or 16 m, from the start or back from contact)."""
 
     def __init__(self, fa: np.ndarray, fb: np.ndarray, rule: np.ndarray):
         self.f = (fa, fb)
         self.rule = rule
         self.finish = 2 * int(rule[R_FINISH])
+        self.far = bool(rule[R_FAR])
         self.memo: dict = {}
         self.moves: dict = {}
+        self.dash = tuple(_dash_p(int(f[F_ATHL])) for f in self.f)
 
     def _hit_life(self, k: int, life: int, d: int, eff: int) -> dict[int, float]:
         """E12/E13/E14: target ``k``'s new life code after a hit for ``d`` damage."""
@@ -93,8 +123,9 @@ class _Duel:
         pct = int(self.rule[R_DEFENSIVE_PCT])
         return pct > 0 and life * 100 <= pct * int(self.f[k][F_HP])
 
-    def _attack(self, k, xs, ys):
-        """Outcomes of fighter k (state xs) attacking the other (state ys)."""
+    def _attack(self, k, xs, ys, amod=0, slam=0):
+        """Outcomes of fighter k (state xs) attacking the other (state ys); ``amod`` and
+        ``slam`` as in :func:`.attack._attack_totals`."""
         att, tgt = self.f[k], self.f[1 - k]
         ylife = ys[0]
         a_sw = self._switched(k, xs[0])
@@ -103,7 +134,7 @@ class _Duel:
         threshold = ylife if ylife >= 1 else 1
         vul = xs[4] == 1
         key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
-               threshold if t_hero else 0, a_sw, t_sw, vul)
+               threshold if t_hero else 0, a_sw, t_sw, vul, amod, slam)
         # the outcomes as (p, attacker hero spent, target's new life or None for a miss,
         # target hero spent, damage): the same for every state with this key, the
         # target's life and its effort uses
@@ -119,7 +150,7 @@ class _Duel:
                     tgt[F_MDEF] = DEFENSIVE[2]
                 dist = _attack_dist(att, tgt, self.rule, xs[3],
                                     xs[2] > 0 and att[F_HUSE] == 1, ylife < 1, ys[1] == 1,
-                                    ys[3] >= 2, t_hero, threshold, vul)
+                                    ys[3] >= 2, t_hero, threshold, vul, amod, slam)
                 self.memo[key] = dist
             moves = []
             for (d, a_sp, t_sp), p in dist.items():
@@ -138,6 +169,8 @@ class _Duel:
 
     def step(self, state):
         """[(p, next state, damage of a hit or -1)] for one half-turn."""
+        if self.far:
+            return self._step_far(state)
         turn, f, a, b = state
         decided = not (a[0] >= 1 and b[0] >= 1)
         if decided and (f >= self.finish or a[0] == L_DEAD or b[0] == L_DEAD):
@@ -175,6 +208,124 @@ class _Duel:
                     for p, nx, ny, d in outs]
         return [(p, (nt, nf if (ny[0] < 1 or nx[0] < 1) else 0, ny, nx), d)
                 for p, nx, ny, d in outs]
+
+    # ---------------------------------------------------------------- on the line
+
+    def _rates(self, k: int, need: int) -> list[tuple[int, float]]:
+        """ET1: [(metres per move this turn, p)]: the Athletics dash is tried when ``need``
+        exceeds one 8 m move (as the kernel's ``_plan_act``)."""
+        if not self.rule[R_DASH] or need <= MOVE_M:
+            return [(MOVE_M, 1.0)]
+        p = self.dash[k]
+        return [(m, q) for m, q in ((DASH_M, p), (MOVE_M, 1.0 - p)) if q > 0]
+
+    def _plan(self, k: int, g: tuple, decided: bool) -> list[tuple]:
+        """Fighter ``k``'s moves under its plan (the kernel's ``_plan_act``, for a duel):
+        [(p, new distance, own cover flag, attacks now, ET2 charge rank or 0)]."""
+        fx, fy = self.f[k], self.f[1 - k]
+        plan, reach = int(fx[F_PLAN]), int(fx[F_REACH])
+        d, cov = g[0], g[1 + k]
+        prone = int(self.rule[R_COVER]) == COVER_PRONE
+
+        def toward(dist: int, m: int) -> int:
+            return max(dist - m, reach) if dist > reach else dist
+
+        if plan == COVER:
+            engaged = not decided and d == 0
+            if cov:
+                if engaged and prone:
+                    return [(1.0, d, 0, d <= reach, 0)]   # ET3: standing up, the move
+                if d <= reach:
+                    return [(1.0, d, cov, True, 0)]
+                if prone:   # stands up (the move), then the standard traded for one move
+                    return [(p, toward(d, m), 0, False, 0) for m, p in self._rates(k, d - reach)]
+                cov = 0
+            elif d <= reach:
+                return [(1.0, d, 0 if (engaged or decided) else 1, True, 0)]
+        elif plan == KITE and not decided and int(fy[F_REACH]) == 0 and d <= MOVE_M:
+            return [(p, d + m, cov, d + m <= reach, 0) for m, p in self._rates(k, MOVE_M + 1)]
+        if d <= reach:
+            return [(1.0, d, cov, True, 0)]
+        out = []
+        for m, p in self._rates(k, d - reach):
+            d1 = toward(d, m)
+            if d1 <= reach:
+                slam = 0
+                if self.rule[R_SLAM] and not fx[F_RANGED] and not decided:
+                    slam = max(int(fx[F_DMG]), 0) + 1 + (1 if d >= MOVE_M else 0)
+                out.append((p, d1, cov, True, slam))
+            else:
+                out.append((p, toward(d1, m), cov, False, 0))
+        return out
+
+    def _mod(self, k: int, d: int, foe_cover: int, foe_able: bool) -> int:
+        """The distance modifier of ``k``'s attack (the end of the kernel's ``_plan_act``)."""
+        fx = self.f[k]
+        ranged = bool(fx[F_RANGED])
+        amod = 0
+        if ranged:
+            if d > fx[F_RMED]:
+                amod += RANGE_PENALTY[2]
+            elif d > fx[F_RSHORT]:
+                amod += RANGE_PENALTY[1]
+        if foe_able and foe_cover:
+            if int(self.rule[R_COVER]) == COVER_PRONE:
+                amod += PRONE_RANGED if ranged else PRONE_MELEE
+            elif ranged:
+                amod += PARTIAL_COVER
+        return amod
+
+    def _step_far(self, state):
+        """:meth:`step` on the line: G = (distance, cover of 0, cover of 1) rides along."""
+        turn, f, a, b, g = state
+        decided = not (a[0] >= 1 and b[0] >= 1)
+        if decided and (f >= self.finish or a[0] == L_DEAD or b[0] == L_DEAD):
+            return [(1.0, state, -1)]
+        xs, ys = (a, b) if turn == 0 else (b, a)
+        fx = self.f[turn]
+        life = xs[0]
+        if life in (L_DEAD, L_INCAP):
+            outs = [(1.0, xs, ys, g, -1)]
+        elif life < 0:
+            outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, g, -1) for nl, p in
+                    _fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
+        elif xs[4] == 3:
+            outs = [(1.0, (*xs[:4], 0), ys, g, -1)]  # E17 surprised: loses the turn
+        else:
+            if xs[1] == 1:
+                xs = (xs[0], 2, xs[2], xs[3], xs[4])
+            if not decided and xs[1] == 0 and life <= fx[F_RECOV]:
+                hp = life + RECOVERY_HP
+                if self.rule[R_REC_CAP]:
+                    hp = min(hp, int(fx[F_HP]))
+                outs = [(1.0, (hp, 1, xs[2], xs[3], xs[4]), ys, g, -1)]
+            elif ys[0] == L_DEAD:
+                outs = [(1.0, xs, ys, g, -1)]
+            elif fx[F_FEINT] and not decided and xs[4] == 0 and g[0] <= fx[F_REACH]:
+                p = _feint_p(fx, self.f[1 - turn], xs[3] >= 2, ys[3] >= 2)
+                outs = [(p, (*xs[:4], 1), ys, g, -1), (1 - p, (*xs[:4], 2), ys, g, -1)]
+            else:
+                outs = []
+                for p, d2, cov, attacks, slam in self._plan(turn, g, decided):
+                    g2 = (d2, cov, g[2]) if turn == 0 else (d2, g[1], cov)
+                    if not attacks:
+                        outs.append((p, xs, ys, g2, -1))
+                        continue
+                    amod = self._mod(turn, d2, g2[2 - turn], ys[0] >= 1)
+                    for q, nx, ny, dmg in self._attack(turn, xs, ys, amod, slam):
+                        if not slam or dmg < 0:
+                            outs.append((p * q, nx, ny, g2, dmg))
+                            continue
+                        # ET2: the charger resists half the charge's rank after its hit
+                        for sd, r in _impact_dist(fx, self.rule, slam, nx[3] >= 2).items():
+                            nl = max(nx[0] - sd, 0) if sd >= 1 else nx[0]
+                            outs.append((p * q * r, (nl, *nx[1:]), ny, g2, dmg))
+        nt = 1 - turn
+        if turn == 0:
+            return [(p, (nt, (f + 1 if decided else 0) if (nx[0] < 1 or ny[0] < 1) else 0,
+                         nx, ny, g2), d) for p, nx, ny, g2, d in outs]
+        return [(p, (nt, (f + 1 if decided else 0) if (ny[0] < 1 or nx[0] < 1) else 0,
+                     ny, nx, g2), d) for p, nx, ny, g2, d in outs]
 
 
 def _dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray) -> float:
@@ -254,10 +405,10 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     """
     from scipy import sparse
 
-    fa = _fighter(a, "a").array()
-    fb = _fighter(b, "b").array()
+    a, b = _fighter(a, "a"), _fighter(b, "b")
+    fa, fb = a.array(), b.array()
     v = _variants(variants)
-    rule = v.rule()
+    rule = fight_rule(v, (a, b))
     cap = check_round_cap(round_cap, 1000)
     duel = _Duel(fa, fb, rule)
     # fight states: both fighters' (hit points × counters); after the decision the loser
@@ -267,6 +418,8 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     size = [(int(f[F_HP]) + 5) * t for f, t in zip((fa, fb), tact, strict=True)]
     bound = 2 * size[0] * size[1] \
         + 2 * (duel.finish + 1) * 5 * (size[0] * tact[1] + size[1] * tact[0])
+    if duel.far:   # ET1: a few distances per pair of hit points, times the cover flags
+        bound *= 2 * (4 if COVER in (fa[F_PLAN], fb[F_PLAN]) else 1)
     if bound > 50 * EXACT_STATE_LIMIT:
         raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
     surprise = int(rule[R_SURPRISE])
@@ -287,6 +440,9 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
             starts[0] = ((0, 0, s0, (*s1[:4], 0)), p_first)
         else:
             starts[1] = ((1, 0, (*s0[:4], 0), s1), 1 - p_first)
+    if duel.far:   # ET1: the fight starts apart, nobody in cover
+        g0 = (int(rule[R_DISTANCE]), 0, 0)
+        starts = [((*st, g0), p) for st, p in starts]
     index: dict = {}
     states: list = []
     rows: list[int] = []
@@ -329,23 +485,35 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     undecided = (able_a > 0) & (able_b > 0)
     win0 = (able_a > 0) & (able_b == 0)
     win1 = (able_b > 0) & (able_a == 0)
+    # both down at once (an ET2 charge's impact): neither side won
+    draw = (able_a == 0) & (able_b == 0) if rule[R_SLAM] and duel.far else None
     vec = np.zeros(n)
     for st, p in starts:
         vec[index[st]] += p
     stats = FightStats.empty(SYSTEM, cap, trials=None, dtype=float)
     stats.standing[0] = [1.0, 1.0]
     prev = np.zeros(2)
+    drawn = 0.0
     for t in range(1, 2 * cap + 1):
         stats.hits += hit_t @ vec
         vec = step_t @ vec
         now = np.array([vec[win0].sum(), vec[win1].sum()])
         stats.rounds[(t + 1) // 2, :2] += now - prev
         prev = now
+        if draw is not None:
+            now_drawn = vec[draw].sum()
+            stats.rounds[(t + 1) // 2, 2] += now_drawn - drawn
+            drawn = now_drawn
         if t % 2 == 0:
             stats.standing[t // 2] = [vec @ able_a, vec @ able_b]
     stats.outcome[:2] = prev
     stats.outcome[2] = vec[undecided].sum()
-    stats.rounds[cap, 2] = stats.outcome[2]
+    capped = stats.outcome[2]
+    if draw is None:
+        stats.rounds[cap, 2] = stats.outcome[2]
+    else:
+        stats.rounds[cap, 2] += capped
+        stats.outcome[2] += drawn
     if end_a is not None:
         keep = win0 | undecided
         np.add.at(end_a, np.minimum(life_a[keep], end_a.size - 1), vec[keep])
@@ -358,7 +526,7 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     # is undecided only while both can act)
     fate_a = _fates_of(states, 2, fa, rule)
     fate_b = _fates_of(states, 3, fb, rule)
-    neither = np.array([stats.outcome[2], 0.0, 0.0, 0.0])
+    neither = np.array([capped, 0.0, 0.0, 0.0])
     stats.fates[0] = vec @ fate_a + neither
     stats.fates[1] = vec @ fate_b + neither
     stats.fates_sq[:] = stats.fates      # a duel's per-side counts are 0 or 1

@@ -1,5 +1,5 @@
-"""``d20_degrees`` combat, Monte Carlo (E10–E17): the ``LEAF`` fight helpers, the serial
-kernel :func:`_fight_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc` and
+"""``d20_degrees`` combat, Monte Carlo (E10–E17, ET1–ET3): the ``LEAF`` fight helpers, the
+serial kernel :func:`_fight_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc` and
 :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
@@ -20,8 +20,12 @@ from .rules import (
     ACTIVE,
     AFT_FIRST_AID,
     AID_DC,
+    ATHLETICS_DC,
+    COVER,
+    COVER_PRONE,
     CRIT_DAMAGE,
     DAMAGE_OFFSET,
+    DASH_M,
     DEAD,
     DEATH_FAILURES,
     DEFENSIVE,
@@ -30,6 +34,7 @@ from .rules import (
     EFFORT_BONUS,
     EXHAUSTED_PENALTY,
     F_AGI,
+    F_ATHL,
     F_ATK,
     F_AWA,
     F_DECEP,
@@ -46,9 +51,13 @@ from .rules import (
     F_MDMG,
     F_MHIT,
     F_PARRY,
+    F_PLAN,
     F_RANGED,
+    F_REACH,
     F_READ,
     F_RECOV,
+    F_RMED,
+    F_RSHORT,
     F_START,
     F_TOUGH,
     FS_FAILED,
@@ -57,31 +66,41 @@ from .rules import (
     FS_SURPRISED,
     INCAP,
     INSTANT_DEATH_DEGREES,
+    KITE,
+    MOVE_M,
+    PARTIAL_COVER,
     PRONE_MELEE,
     PRONE_RANGED,
     R_AFTERMATH,
     R_AID_BONUS,
     R_AID_TRIES,
+    R_COVER,
     R_CRIT_DEG,
+    R_DASH,
     R_DEF_ROLL,
     R_DEFENSIVE_PCT,
     R_DEGREE_DMG,
+    R_DISTANCE,
     R_DYING_ACQ,
+    R_FAR,
     R_FINISH,
     R_REC_CAP,
     R_REROLL_NAT,
     R_RES_NAT,
+    R_SLAM,
     R_SURPRISE,
     R_SURPRISE_STUN,
     R_TARGET_RANDOM,
     R_TIES_RANDOM,
     R_VUL_UP,
+    RANGE_PENALTY,
     RECOVERY_DEFENCE,
     RECOVERY_HP,
     SYSTEM,
     Variants,
     _fighter,
     _variants,
+    fight_rule,
 )
 
 _M32 = np.uint64(0xFFFFFFFF)
@@ -147,14 +166,17 @@ def _fortitude(s, F, i, st, fails, eff):
 
 
 @njit(**LEAF)
-def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
-    """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if ``j``
-    stopped being able to act. ``vul``: ``j`` is vulnerable (E17, E-g15). A defenceless
-    (incapacitated or dying) target is also prone (E17 "Incapacitado ... Deitado"): +5 to
-    hit it in melee, −5 at range."""
+def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, slam):
+    """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if some
+    fighter stopped being able to act. ``vul``: ``j`` is vulnerable (E17, E-g15). A
+    defenceless (incapacitated or dying) target is also prone (E17 "Incapacitado ...
+    Deitado"): +5 to hit it in melee, −5 at range. ``amod``: the attack's distance
+    modifier (ET-g2 range band, ET3 / ET-g1 the target's cover: :func:`_plan_act`);
+    ``slam``: the damage rank of an ET2 charge (0: an ordinary attack), after whose hit
+    the charger resists half that rank (:func:`_slam_self`)."""
     defenceless = st[j] != ACTIVE
     a_def = _switched(F, i, hp, rule)
-    bonus = F[i, F_ATK] + (0 if a_def else F[i, F_MHIT])
+    bonus = F[i, F_ATK] + (0 if a_def else F[i, F_MHIT]) + amod
     if eff[i] >= 2:
         bonus -= EXHAUSTED_PENALTY
     if eff[i] < F[i, F_EFFORT]:
@@ -196,7 +218,8 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
     if rule[R_DEGREE_DMG] == 0:
         excess = 0
     mdmg = DEFENSIVE[1] if a_def else F[i, F_MDMG]
-    x = F[i, F_DMG] + excess + DAMAGE_OFFSET + mdmg + (CRIT_DAMAGE if crit else 0)
+    base = slam if slam > 0 else F[i, F_DMG]
+    x = base + excess + DAMAGE_OFFSET + mdmg + (CRIT_DAMAGE if crit else 0)
     pen = EXHAUSTED_PENALTY if eff[j] >= 2 else 0
     r = _d20(s)
     rnat = 2 if r == 20 else (1 if r == 1 else 0)
@@ -208,14 +231,15 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
         if v2 > r:
             dmg = _resist(x, F[j, F_TOUGH], pen, v2, nat2, rule[R_RES_NAT])
     hits[min(dmg, hits.size - 1)] += 1
+    fell = False
     if dmg < 1:
-        return False
-    if st[j] == ACTIVE:
+        pass
+    elif st[j] == ACTIVE:
         hp[j] -= dmg
         if hp[j] <= 0:
             hp[j] = 0
             st[j] = INCAP
-            return True
+            fell = True
     elif st[j] == INCAP:
         # E13: failing the resistance by 3+ degrees (damage ≥ 10) kills at once
         if 1 + dmg // 5 >= INSTANT_DEATH_DEGREES:
@@ -227,6 +251,26 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul):
                 _fortitude(s, F, j, st, fails, eff)
     elif st[j] == DYING:
         st[j] = DEAD  # E-g13
+    if slam > 0 and _slam_self(s, F, i, st, hp, eff, rule, slam):
+        fell = True
+    return fell
+
+
+@njit(**LEAF)
+def _slam_self(s, F, i, st, hp, eff, rule, slam):
+    """ET2: the charger resists half the charge's damage rank, rounded down (E12: damage =
+    ⌊rank / 2⌋ + 15 − (Toughness + d20), E-g5 naturals, no hero point); True if it falls."""
+    pen = EXHAUSTED_PENALTY if eff[i] >= 2 else 0
+    r = _d20(s)
+    rnat = 2 if r == 20 else (1 if r == 1 else 0)
+    dmg = _resist(slam // 2 + DAMAGE_OFFSET, F[i, F_TOUGH], pen, r, rnat, rule[R_RES_NAT])
+    if dmg < 1:
+        return False
+    hp[i] -= dmg
+    if hp[i] <= 0:
+        hp[i] = 0
+        st[i] = INCAP
+        return True
     return False
 
 
@@ -252,6 +296,134 @@ def _pick_target(s, side, st, i, able_only, random_pick):
 
 
 @njit(**LEAF)
+def _pick_far(s, F, side, st, pos, i, able_only, random_pick):
+    """Targeting by reach on the line (ET1): among the foes ``i`` may attack (able, or not
+    dead after the decision) those within its reach (:data:`F_REACH`), the first listed
+    or, with ``random_pick``, one at random (E-g8); with none in reach the nearest (the
+    first listed of the nearest), whom it closes on; -1 when there is no foe."""
+    n = side.size
+    reach = F[i, F_REACH]
+    count = 0
+    first = -1
+    near = -1
+    best = 0
+    for j in range(n):
+        if side[j] != side[i] and (st[j] == ACTIVE if able_only else st[j] != DEAD):
+            d = abs(pos[i] - pos[j])
+            if d <= reach:
+                if first < 0:
+                    first = j
+                count += 1
+            if near < 0 or d < best:
+                near = j
+                best = d
+    if count == 0:
+        return near
+    if count == 1 or not random_pick:
+        return first
+    k = bounded(s, count)
+    for j in range(n):
+        if side[j] != side[i] and st[j] == ACTIVE and abs(pos[i] - pos[j]) <= reach:
+            if k == 0:
+                return j
+            k -= 1
+    return first
+
+
+@njit(**LEAF)
+def _plan_act(s, F, side, i, j, st, pos, cov, rule, decided):
+    """``i``'s turn on the line under its plan (ET1–ET3, ET-g4, ET-g5; package docstring,
+    "Distance"): its moves, then whether it attacks ``j`` now, the attack's distance
+    modifier and the ET2 charge rank (0: none). One function, each rule at one place (a
+    helper called twice would be compiled twice into the fight)."""
+    n = side.size
+    plan = F[i, F_PLAN]
+    reach = F[i, F_REACH]
+    d = abs(pos[i] - pos[j])
+    # the turn: 0 attack where it stands; 1 close (a move, then attack if in reach, else
+    # a second move); 2 stand up from prone (the move), then one move; 3 step away from
+    # ``k`` (the move), then attack if in reach
+    act = 1 if d > reach else 0
+    k = j
+    attacks = True
+    slam = 0
+    if plan == COVER:
+        engaged = False
+        if not decided:
+            for q in range(n):
+                if side[q] != side[i] and st[q] == ACTIVE and pos[q] == pos[i]:
+                    engaged = True
+        prone = rule[R_COVER] == COVER_PRONE
+        if cov[i] != 0:
+            if engaged and prone:
+                cov[i] = 0  # ET3: standing up is its move action
+                act = 0
+                attacks = d <= reach
+            elif d > reach:
+                cov[i] = 0
+                if prone:
+                    act = 2
+        elif d <= reach and not engaged and not decided:
+            cov[i] = 1  # ET3 prone: a free action; ET-g1 partial: the move action
+    elif plan == KITE and not decided:
+        k = -1
+        dk = 0
+        for q in range(n):
+            if side[q] != side[i] and st[q] == ACTIVE and F[q, F_REACH] == 0:
+                dq = abs(pos[i] - pos[q])
+                if k < 0 or dq < dk:
+                    k = q
+                    dk = dq
+        if k >= 0 and dk <= MOVE_M:
+            act = 3  # a foe one move from striking
+    if act != 0:
+        # ET1 / ET-g4: 8 m a move, 16 m after an Athletics dash (d20 + Athletics vs DC
+        # 15, E3 naturals), tried when the turn needs more than one 8 m move
+        need = MOVE_M + 1 if act == 3 else d - reach
+        m = MOVE_M
+        if rule[R_DASH] != 0 and need > MOVE_M:
+            r = _d20(s)
+            if r != 1 and r + F[i, F_ATHL] + (5 if r == 20 else 0) >= ATHLETICS_DC:
+                m = DASH_M
+        if act == 3:
+            # away from k (from a shared spot, toward its own side's end of the line)
+            if pos[i] > pos[k] or (pos[i] == pos[k] and side[i] == 1):
+                pos[i] += m
+            else:
+                pos[i] -= m
+            attacks = abs(pos[i] - pos[j]) <= reach
+        else:
+            # toward j, stopping once j is in reach: one move reaches and it attacks, else
+            # the standard action is traded for a second move (or, standing up, none)
+            attacks = act == 1 and d - reach <= m
+            step = min(m if (attacks or act == 2) else 2 * m, d - reach)
+            pos[i] += step if pos[j] > pos[i] else -step
+            if attacks and rule[R_SLAM] != 0 and F[i, F_RANGED] == 0 and st[j] == ACTIVE \
+                    and not decided:
+                # ET2: the higher of its movement rank (0) and damage rank, +1, +1 more
+                # after a full 8 m move
+                slam = max(F[i, F_DMG], 0) + 1 + (1 if d >= MOVE_M else 0)
+    amod = 0
+    if attacks:
+        # ET-g2 range band of a ranged weapon (short 0, medium −2, long −5); on an able
+        # target in cover, ET3 prone (−5 at range, +5 in melee) or ET-g1 partial (−2 at
+        # range)
+        ranged = F[i, F_RANGED] != 0
+        if ranged:
+            dd = abs(pos[i] - pos[j])
+            if dd > F[i, F_RMED]:
+                amod += RANGE_PENALTY[2]
+            elif dd > F[i, F_RSHORT]:
+                amod += RANGE_PENALTY[1]
+        if st[j] == ACTIVE and cov[j] != 0:
+            if rule[R_COVER] == COVER_PRONE:
+                amod += PRONE_RANGED if ranged else PRONE_MELEE
+            elif ranged:
+                amod += PARTIAL_COVER
+    return attacks, amod, slam
+
+
+@njit(**LEAF)
 def _feint_wins(s, F, i, j, eff):
     """E16 feint, an E5 opposed check: d20 + Deception vs d20 + the greater of the
     target's Deception and Insight (E8 exhausted −2 on either); the higher total wins, a
@@ -264,8 +436,9 @@ def _feint_wins(s, F, i, j, eff):
 
 
 @njit(**LEAF)
-def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided):
-    """Combatant ``i``'s turn; returns True if some foe stopped being able to act."""
+def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided, pos, cov):
+    """Combatant ``i``'s turn; returns True if some fighter stopped being able to act. On
+    the line (``rule[R_FAR]``, ET1–ET3) it targets by reach and moves by its plan."""
     if st[i] == DEAD or st[i] == INCAP:
         return False
     if st[i] == DYING:
@@ -282,23 +455,36 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided
         if rule[R_REC_CAP] != 0 and hp[i] > F[i, F_HP]:
             hp[i] = F[i, F_HP]
         return False
-    j = _pick_target(s, side, st, i, not decided, (not decided) and rule[R_TARGET_RANDOM] != 0)
+    far = rule[R_FAR] != 0
+    random_pick = (not decided) and rule[R_TARGET_RANDOM] != 0
+    if far:
+        j = _pick_far(s, F, side, st, pos, i, not decided, random_pick)
+    else:
+        j = _pick_target(s, side, st, i, not decided, random_pick)
     if j < 0:
         return False
-    if F[i, F_FEINT] != 0 and not decided and fst[i] == FS_NONE and st[j] == ACTIVE:
+    if F[i, F_FEINT] != 0 and not decided and fst[i] == FS_NONE and st[j] == ACTIVE and \
+            (not far or abs(pos[i] - pos[j]) <= F[i, F_REACH]):
         # E16 feint (E-g15): the standard action goes on the feint
         fst[i] = j if _feint_wins(s, F, i, j, eff) else FS_FAILED
         return False
+    amod = 0
+    slam = 0
+    if far:
+        attacks, amod, slam = _plan_act(s, F, side, i, j, st, pos, cov, rule, decided)
+        if not attacks:
+            return False
     vul = fst[i] == FS_SURPRISE or fst[i] == j
     fst[i] = FS_NONE
-    return _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul)
+    return _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, slam)
 
 
 @njit(**LEAF)
-def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits):
+def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, pos, cov):
     """A turn after the decision (E-g7): a separate function, so the fight kernel inlines
     :func:`_turn` once only (keeps compile time down; finishing turns are rare)."""
-    _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, True)
+    decided = side.size > 0   # not a literal: one compiled _turn serves both callers
+    _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided, pos, cov)
 
 
 @njit(**LEAF)
@@ -353,11 +539,14 @@ def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_
 
 @njit(**LEAF)
 def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff, fst,
-               cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
+               pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
                loser_fate_sq, fates, fates_sq):
     n = side.size
     for i in range(n):
         st[i] = ACTIVE
+        # ET1: side 0 at 0 m, side 1 at the starting distance, on one line; none in cover
+        pos[i] = 0 if side[i] == 0 else rule[R_DISTANCE]
+        cov[i] = 0
         hp[i] = F[i, F_HP] - F[i, F_START]
         fails[i] = 0
         rec[i] = 0
@@ -390,11 +579,11 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
         # E-g19 surprise_attack: the stun ends once the surprising side's surprise attacks
         # are made, so a surprised fighter acting after every surpriser is not stunned
         last = -1
-        for pos in range(n):
-            if fst[order[pos]] == FS_SURPRISE:
-                last = pos
-        for pos in range(last + 1, n):
-            fst[order[pos]] = FS_NONE
+        for q in range(n):
+            if fst[order[q]] == FS_SURPRISE:
+                last = q
+        for q in range(last + 1, n):
+            fst[order[q]] = FS_NONE
     able0 = 0
     able1 = 0
     for i in range(n):
@@ -403,12 +592,15 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
         else:
             able1 += 1
     winner = -1
+    ended = False
+    undecided = n < 0   # False, not a literal (see _finish_turn)
     end_round = round_cap
-    pos = 0
+    at = 0
     for rnd in range(1, round_cap + 1):
-        for pos in range(n):
-            i = order[pos]
-            if _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, False):
+        for at in range(n):
+            i = order[at]
+            if _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, undecided,
+                     pos, cov):
                 c0 = 0
                 c1 = 0
                 for j in range(n):
@@ -422,32 +614,37 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
                 able0 = c0
                 able1 = c1
                 if c0 == 0 or c1 == 0:
-                    winner = 0 if c0 > 0 else 1
+                    # both at once only by an ET2 charge's impact: neither side won
+                    ended = True
+                    winner = -1 if c0 == c1 else (0 if c0 > 0 else 1)
                     break
-        if winner >= 0:
+        if ended:
             end_round = rnd
             break
-    if winner < 0:
+    if not ended:
         outcome[2] += 1
         rounds[round_cap, 2] += 1
+    elif winner < 0:
+        outcome[2] += 1
+        rounds[end_round, 2] += 1
     else:
         outcome[winner] += 1
         rounds[end_round, winner] += 1
         extra = rule[R_FINISH] * n
-        p = pos
+        p = at
         for _ in range(extra):
             p += 1
             if p == n:
                 p = 0
             _finish_turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, fst, rule,
-                         hits)
+                         hits, pos, cov)
     _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_fate_sq,
                fates, fates_sq, loser_dead, deaths)
 
 
 @njit(**LEAF)
 def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
-           fst, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
+           fst, pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
            loser_fate_sq, fates, fates_sq, end):
     """``n_trials`` fights of one work item into its histograms; every scratch array comes
     from :func:`_fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able
@@ -456,8 +653,8 @@ def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec
     health = end.size - 4
     for _ in range(n_trials):
         _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
-                   fst, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
-                   loser_fate_sq, fates, fates_sq)
+                   fst, pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits,
+                   loser_fate, loser_fate_sq, fates, fates_sq)
         if health >= 0:
             if st[0] == ACTIVE:
                 end[max(F[0, F_HP] - hp[0], 0)] += 1
@@ -499,8 +696,10 @@ def _fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome
         hero = np.zeros(n, dtype=np.int64)
         eff = np.zeros(n, dtype=np.int64)
         fst = np.zeros(n, dtype=np.int64)
+        pos = np.zeros(n, dtype=np.int64)
+        cov = np.zeros(n, dtype=np.int64)
         _chunk(trials[item], s, F, side, rule, round_cap, order, key, st, hp, fails, rec,
-               hero, eff, fst, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas, end[item])
+               hero, eff, fst, pos, cov, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas, end[item])
         put(outcome[item], o)
         put(rounds[item], rd)
         put(loser_dead[item], ld)
@@ -532,8 +731,8 @@ def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
     start_damage = check_start_damage(start_damage, health)
     F = np.ascontiguousarray(np.stack([fa.array(), fb.array()]))
     F[0, F_START] = start_damage
-    _, sums = run_chunks(_fight_kernel, (F, np.array([0, 1], dtype=np.int64), v.rule(),
-                                         np.int64(cap)), SYSTEM, trials, seed, cap, _FIELDS,
+    args = (F, np.array([0, 1], dtype=np.int64), fight_rule(v, (fa, fb)), np.int64(cap))
+    _, sums = run_chunks(_fight_kernel, args, SYSTEM, trials, seed, cap, _FIELDS,
                          end_columns=health + 4)
     return sums["end"]
 
@@ -561,8 +760,8 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     cap = check_round_cap(round_cap, 1000)
     F = np.ascontiguousarray(np.stack([f.array() for f in fighters]))
     side = np.array([0] * len(side0) + [1] * len(side1), dtype=np.int64)
-    stats, _ = run_chunks(_fight_kernel, (F, side, v.rule(), np.int64(cap)), SYSTEM, trials,
-                          seed, cap, _FIELDS)
+    stats, _ = run_chunks(_fight_kernel, (F, side, fight_rule(v, fighters), np.int64(cap)),
+                          SYSTEM, trials, seed, cap, _FIELDS)
     start = np.array([len(side0), len(side1)], dtype=np.int64) * int(trials)
     stats.standing[:] = start + np.cumsum(stats.standing, axis=0)
     stats.notes.update(method="monte_carlo", variants=dataclasses.asdict(v),

@@ -1,5 +1,6 @@
-"""``d20_degrees`` combat data: the rule constants (E3, E8, E12–E17), the kernels' array
-layouts, :class:`Variants` (E-g3 … E-g19) and :class:`Fighter` (package docstring)."""
+"""``d20_degrees`` combat data: the rule constants (E3, E8, E12–E17, ET1–ET3), the kernels'
+array layouts, :class:`Variants` (E-g3 … E-g19, ET1–ET3, ET-g1) and :class:`Fighter`
+(package docstring)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from engines.distance import PLANS, default_plan, plan_code
 from engines.errors import InputError
 from engines.fight import AFTERMATHS, check_aftermath
 from engines.variants import variant
@@ -40,17 +42,32 @@ PRONE_MELEE = 5        # E17 prone: +5 to hit it in melee
 PRONE_RANGED = -5      # E17 prone: −5 to hit it at range
 AID_DC = 10            # E-g17: the Healing check's DC (the seed names none)
 EXACT_STATE_LIMIT = 400_000
+MAX_DISTANCE = 200     # ET1: the most metres a fight may start apart
+MOVE_M = 8             # ET1: a move action covers 8 m ("8 metros por turno")
+DASH_M = 16            # ET1: Athletics DC 15 raises the move one rank (16 m) for the turn
+ATHLETICS_DC = 15      # ET1
+RANGE_PENALTY = (0, -2, -5)  # ET-g2: short, medium, long range (M&M 3e; E6 minor, major)
+PARTIAL_COVER = -2     # ET-g1: partial cover, −2 to ranged attacks (M&M 3e; E6 minor)
+NO_RANGE = 1_000_000   # a ranged Fighter built without range bands shoots at any distance
+CHARGE, HOLD, KITE, COVER = (plan_code(p) for p in PLANS)
+COVER_PRONE, COVER_PARTIAL = 0, 1  # ``rule[R_COVER]``: what a ``cover`` plan takes (ET3)
 
 # Fighter array layout (one int64 row per combatant).
 (F_INIT, F_DODGE, F_AGI, F_AWA, F_ATK, F_RANGED, F_DMG, F_TOUGH, F_PARRY, F_FORT, F_HP,
  F_HERO, F_MHIT, F_MDMG, F_MDEF, F_HUSE, F_EFFORT, F_RECOV, F_FEINT, F_DECEP,
  F_READ, F_START) = range(22)  # F_START: hit points lost before the fight (attrition)
-N_FIELDS = 22
+# distance (ET1–ET3, ET-g2): the plan's code, the reach it attacks from (metres: 0 for a
+# melee weapon or the charge plan, else the long range), the three range bands, Athletics
+(F_PLAN, F_REACH, F_RSHORT, F_RMED, F_RLONG, F_ATHL) = range(22, 28)
+N_FIELDS = 28
 
 # Rule array layout (Variants.rule()).
 (R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
  R_TIES_RANDOM, R_REROLL_NAT, R_DEGREE_DMG, R_DEFENSIVE_PCT, R_VUL_UP, R_SURPRISE,
- R_AFTERMATH, R_AID_BONUS, R_AID_TRIES, R_SURPRISE_STUN) = range(17)
+ R_AFTERMATH, R_AID_BONUS, R_AID_TRIES, R_SURPRISE_STUN, R_DISTANCE, R_FAR, R_DASH, R_SLAM,
+ R_COVER) = range(22)
+# R_FAR: the fight is played on the line (ET1: a starting distance, or a kiter that opens
+# one); set by the drivers, which know the fighters' plans
 #: ``rule[R_AFTERMATH]`` codes, in :data:`engines.fight.AFTERMATHS` order.
 AFT_LEAVE, AFT_FIRST_AID, AFT_FINISH = range(3)
 
@@ -65,7 +82,8 @@ FS_NONE, FS_FAILED, FS_SURPRISE, FS_SURPRISED = -1, -2, -3, -4
 
 @dataclass(frozen=True)
 class Variants:
-    """Combat rule variants of ``d20_degrees`` (package docstring: E11, E3, E-g3 … E-g10)."""
+    """Combat rule variants of ``d20_degrees`` (package docstring: E11, E3, E-g3 … E-g19;
+    a fight that starts apart: ET1, ET2, ET3, ET-g1)."""
 
     system: ClassVar[str] = SYSTEM
     degree_damage: bool = variant(True, rule="E11", doc="house rule: +1 damage per degree of "
@@ -143,6 +161,27 @@ class Variants:
                                  term="how long surprise stuns",
                                  words={"first_turn": "the whole first turn",
                                         "surprise_attack": "until the surprise attacks"})
+    distance: int = variant(0, rule="ET1", doc="metres between the two sides when the "
+                            "fight starts (0: engaged; ET1: a move action covers 8 m, a "
+                            "standard action may be traded for a second move)",
+                            term="the starting distance", words={0: "engaged"})
+    athletics_dash: bool = variant(True, rule="ET1", doc="a fighter moving further than one "
+                                   "8 m move can reach tries Athletics (d20 + Strength + "
+                                   "Athletics vs DC 15, a free action): success raises its "
+                                   "move one rank, to 16 m, for the turn",
+                                   term="the Athletics dash")
+    charge_slam: bool = variant(False, rule="ET2", doc="a melee fighter that closes into "
+                                "reach with its move makes the Encontrão: damage rank = the "
+                                "higher of its movement rank (0) and its damage rank, +1 "
+                                "(+1 more after a full 8 m move); on a hit it resists half "
+                                "that rank, rounded down, itself",
+                                term="the charge (Encontrão)")
+    cover: str = variant("prone", rule="ET3", doc="what a fighter with the cover plan takes: "
+                         "prone (ET3, a free action: −5 to ranged attacks against it, +5 to "
+                         "melee ones, standing up costs a move) or partial cover (ET-g1, a "
+                         "move action: −2 to ranged attacks against it)",
+                         choices=("prone", "partial"), term="the cover taken",
+                         words={"prone": "dropping prone", "partial": "partial cover"})
 
     def check(self) -> None:
         if isinstance(self.defensive_below, bool) or not isinstance(self.defensive_below, int) \
@@ -150,7 +189,7 @@ class Variants:
             raise InputError(f"variant defensive_below: expected a percentage 0..100, "
                              f"got {self.defensive_below!r}")
         for name, lo, hi in (("finish_rounds", 0, 20), ("aid_bonus", -60, 60),
-                             ("aid_tries", 1, 20)):
+                             ("aid_tries", 1, 20), ("distance", 0, MAX_DISTANCE)):
             val = getattr(self, name)
             if isinstance(val, bool) or not isinstance(val, int) or not lo <= val <= hi:
                 raise InputError(f"variant {name}: expected an integer {lo}..{hi}, "
@@ -173,11 +212,21 @@ class Variants:
             self.defensive_below, self.vulnerable_rounding == "up",
             ("none", "side0", "side1").index(self.surprise),
             AFTERMATHS.index(self.aftermath), self.aid_bonus, self.aid_tries,
-            self.surprise_stun == "surprise_attack",
+            self.surprise_stun == "surprise_attack", self.distance, self.distance > 0,
+            self.athletics_dash, self.charge_slam, ("prone", "partial").index(self.cover),
         ], dtype=np.int64)
 
 
 DEFAULT = Variants()
+
+
+def fight_rule(v: Variants, fighters) -> np.ndarray:
+    """``v.rule()`` for a fight between ``fighters``: played on the line (``R_FAR``) when
+    it starts apart (ET1) or a fighter kites, which opens a distance; else engaged."""
+    rule = v.rule()
+    if any(f.plan == "kite" for f in fighters):
+        rule[R_FAR] = 1
+    return rule
 
 
 @dataclass(frozen=True)
@@ -187,6 +236,12 @@ class Fighter:
     ``attack`` is the full attack bonus (E11: Fighting + close skill, or Dexterity +
     ranged skill); ``damage`` the attack base (E12: Strength + weapon modifiers, or the
     weapon's effect rank); ``toughness`` includes armour; ``hit_points`` is E-g2.
+
+    In a fight that starts apart (variant ``distance``): ``plan`` (:data:`engines.distance.
+    PLANS`; default ``hold`` with a ranged weapon, else ``charge``; ``kite`` and ``cover``
+    need a ranged weapon), ``ranges`` the metres of the short, medium and long range bands
+    of a ranged weapon (ET-g2; None: no bands, it shoots at any distance without penalty)
+    and ``athletics`` the Athletics bonus of the ET1 dash (Strength + Athletics ranks).
     """
 
     attack: int
@@ -209,9 +264,31 @@ class Fighter:
     deception: int = 0
     insight: int = 0
     name: str = "fighter"
+    plan: str | None = None
+    ranges: tuple[int, int, int] | None = None
+    athletics: int = 0
 
     def __post_init__(self) -> None:
         where = f"fighter {self.name!r}"
+        if self.plan is None:
+            object.__setattr__(self, "plan", default_plan(bool(self.ranged)))
+        try:
+            plan_code(self.plan)
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+        if self.plan in ("kite", "cover") and not self.ranged:
+            raise InputError(f"{where}: plan {self.plan!r} needs a ranged weapon (it shoots "
+                             "while it keeps away or stays in cover); a melee fighter "
+                             "charges or holds")
+        if self.ranges is not None:
+            r = tuple(self.ranges)
+            if not self.ranged:
+                raise InputError(f"{where}: ranges are for a ranged weapon (ET-g2)")
+            if len(r) != 3 or any(isinstance(x, bool) or not isinstance(x, int | np.integer)
+                                  for x in r) or not 0 < r[0] <= r[1] <= r[2] <= 100_000:
+                raise InputError(f"{where}: ranges must be three whole metres, short ≤ "
+                                 f"medium ≤ long (ET-g2), got {self.ranges!r}")
+            object.__setattr__(self, "ranges", tuple(int(x) for x in r))
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             if f.type in ("int",) and (isinstance(v, bool) or not isinstance(v, int | np.integer)):
@@ -234,7 +311,7 @@ class Fighter:
             raise InputError(f"{where}: unknown hero_use {self.hero_use!r}; known: "
                              f"{', '.join(HERO_USES)}")
         for name in ("attack", "damage", "toughness", "parry", "dodge", "fortitude", "agility",
-                     "awareness", "initiative", "deception", "insight"):
+                     "awareness", "initiative", "deception", "insight", "athletics"):
             if abs(getattr(self, name)) > 60:
                 raise InputError(f"{where}: {name} must be within −60..60, "
                                  f"got {getattr(self, name)}")
@@ -251,6 +328,11 @@ class Fighter:
             self.fortitude, self.hit_points, self.hero_points, mhit, mdmg, mdef,
             HERO_USES[self.hero_use], self.extra_effort, self.recover_at, int(self.feint),
             self.deception, max(self.deception, self.insight)]
+        bands = (self.ranges or (NO_RANGE,) * 3) if self.ranged else (0, 0, 0)
+        code = plan_code(self.plan)
+        reach = 0 if (code == CHARGE or not self.ranged) else bands[2]
+        row[[F_PLAN, F_REACH, F_RSHORT, F_RMED, F_RLONG, F_ATHL]] = [
+            code, reach, *bands, self.athletics]
         return row
 
 
