@@ -62,3 +62,16 @@ def test_table_distance_gives_the_shooter_time_to_shoot(system, capsys):
     assert main([*argv, "--distance", "20", "--columns", "p_side0"]) == 0
     one = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert one["p_side0"].iloc[0] == pytest.approx(t["p_side0"].iloc[1], abs=1e-15)
+
+
+def test_a_plugin_without_distance_rules_says_so(plugin_installed, capsys):
+    """The example plug-in's harm-clock combat (PC1–PC9) has no distance rules: its
+    fights start engaged, and every distance option says so in one line."""
+    assert not has_distance("pbta_2d6")
+    for argv in (["--distance", "10"], ["--table", "distance"], ["--plan-a", "kite"]):
+        capsys.readouterr()
+        assert main(["duel", "pbta_2d6", "competent", "competent", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1, err
+        assert "pbta_2d6 fights start engaged" in err, err
+        assert "systems with distance rules: dice_pool_7" in err, err
