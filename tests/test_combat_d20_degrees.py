@@ -69,7 +69,24 @@ HARMLESS = {"attack": -40, "damage": -60, "agility": -60, "hit_points": 1, "toug
 # ------------------------------------------------------------------------------------
 
 def brute_attack(att: Fighter, tgt: Fighter, v: Variants, defenceless=False) -> dict:
-    """P(damage = d) for one attack, straight from RULES.md E11/E3/E12/E13/E16."""
+    """P(damage = d) for one attack, straight from RULES.md E11/E3/E12/E13/E16; on a
+    defenceless target ET4 picks routine or roll: ``best`` — the one more likely to kill
+    the (incapacitated) target, damage ≥ 10 (E13), then to wound it, a tie routine;
+    ``needed`` — roll only when the routine total misses."""
+    if defenceless and v.defenceless_attack in ("best", "needed"):
+        routine = brute_attack(att, tgt, dataclasses.replace(v, defenceless_attack="routine"),
+                               True)
+        rolled = brute_attack(att, tgt, dataclasses.replace(v, defenceless_attack="roll"),
+                              True)
+        if v.defenceless_attack == "needed":   # the routine total: 10 + bonus ± 5 (E17)
+            bonus = att.attack + MANEUVER_TABLE[att.maneuver][0] + (-5 if att.ranged else 5)
+            return rolled if 10 + bonus < 10 else routine
+
+        def odds(dist):
+            return (sum(p for d, p in dist.items() if d >= 10),
+                    sum(p for d, p in dist.items() if d >= 1))
+
+        return rolled if odds(rolled) > odds(routine) else routine
     mhit, mdmg, _ = MANEUVER_TABLE[att.maneuver]
     tdef = MANEUVER_TABLE[tgt.maneuver][2]
     bonus = att.attack + mhit
@@ -115,6 +132,8 @@ VARIANT_CASES = [
     Variants(),
     Variants(crit_extra_degree=True, resistance_naturals=True),
     Variants(degree_damage=False, defenceless_attack="roll"),
+    Variants(defenceless_attack="routine"),
+    Variants(defenceless_attack="needed", resistance_naturals=True),
 ]
 
 
@@ -122,7 +141,7 @@ VARIANT_CASES = [
 @pytest.mark.parametrize("vi", range(len(VARIANT_CASES)))
 @pytest.mark.parametrize("defenceless", [False, True])
 def test_attack_damage_matches_brute_force(case, vi, defenceless):
-    """E11 (+1 damage per excess degree), E3, E12, E13 (defenceless), E16, E-g3/E-g4/E-g5."""
+    """E11 (+1 damage per excess degree), E3, E12, E13 (defenceless), E16, ET4, E-g4, E-g5."""
     att, tgt = ATTACK_CASES[case]
     v = VARIANT_CASES[vi]
     want = brute_attack(att, tgt, v, defenceless)
@@ -380,7 +399,7 @@ def _finishing_oracle(k_rounds: int, on_acquire: bool, fort: int) -> float:
 @pytest.mark.parametrize(("k_rounds", "on_acquire", "fort"), [(1, True, 0), (1, False, 0),
                                                               (3, True, 2), (4, False, -3)])
 def test_e13_e14_finishing_dying_and_death(k_rounds, on_acquire, fort):
-    """E13/E14 with E-g3 (routine), E-g6, E-g7, E-g11, E-g13, aftermath ``finish``: the
+    """E13/E14 with ET4 routine (a fixed mode), E-g6, E-g7, E-g11, E-g13, ``finish``: the
     loser's fate while the winner keeps attacking, then ``leave`` (E14 until resolved).
     A's routine hit on the prone target (E17: +5 in melee): 10 + 0 + 5 vs DC 10, one
     excess degree, X = 15 + damage −6 + 1 = 10, so damage = 10 − d20 (never ≥ 10: no
@@ -388,7 +407,7 @@ def test_e13_e14_finishing_dying_and_death(k_rounds, on_acquire, fort):
     a = fighter(attack=0, damage=-6, toughness=0, agility=60)
     b = fighter(**{**HARMLESS, "toughness": 0, "fortitude": fort})
     v = Variants(aftermath="finish", finish_rounds=k_rounds,
-                 dying_check_on_acquire=on_acquire)
+                 dying_check_on_acquire=on_acquire, defenceless_attack="routine")
     exact, mc = _both(a, b, v, cap=100)
     want = _finishing_oracle(k_rounds, on_acquire, fort)
     assert exact.outcome[0] == pytest.approx(1.0, abs=1e-9)
@@ -688,7 +707,7 @@ def test_variants_parse_and_reject():
     with pytest.raises(InputError, match="finish_rounds"):
         Variants(finish_rounds=-1).rule()
     rules = {f.metadata["rule"] for f in dataclasses.fields(Variants)}
-    assert {"E-g3", "E-g4", "E-g5", "E-g6", "E-g7", "E-g8", "E-g9", "E-g10", "E-g17",
+    assert {"ET4", "E-g4", "E-g5", "E-g6", "E-g7", "E-g8", "E-g9", "E-g10", "E-g17",
             "E-g18", "Lethality outcomes"} <= rules
 
 

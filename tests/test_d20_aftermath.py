@@ -132,6 +132,10 @@ def test_surprised_is_stunned_and_loses_its_first_turn():
     (True, 5, "routine", 1.0),      # 10 + 5 − 5 = 10
     (True, 4, "roll", 10 / 20),     # d20 + 4 − 5 ≥ 10: faces 11–20
     (False, -10, "roll", 6 / 20),   # d20 − 10 + 5 ≥ 10: faces 15–20
+    (True, 4, "needed", 10 / 20),   # ET4: the routine total misses, so it rolls
+    (True, 5, "needed", 1.0),       # the routine total hits
+    (True, 4, "best", 10 / 20),     # ET4: a roll is the only chance
+    (False, 0, "best", 1.0),        # routine kills surely (X = 56); a roll may miss
 ])
 def test_incapacitated_target_is_prone(ranged, attack, mode, p_hit):
     """Seed: "Incapacitado (Incapacitated): O personagem está indefeso, Atordoado e
@@ -145,12 +149,15 @@ def test_incapacitated_target_is_prone(ranged, attack, mode, p_hit):
 
 
 def test_ranged_bonus_under_5_never_finishes():
-    """E17 prone at range (−5) with E-g3 routine attacks: a shooter with attack +4 can
-    drop a foe (a rolled attack vs Dodge) but never hurt it once it lies incapacitated:
-    under ``finish`` its fallen foe always ends "out", never dead."""
+    """E17 prone at range (−5) with ET4 fixed routine attacks: a shooter with attack +4
+    can drop a foe (a rolled attack vs Dodge) but never hurt it once it lies
+    incapacitated: under ``finish`` its fallen foe always ends "out", never dead. With the
+    attacker's choice (ET4, the default) it rolls and can."""
     shooter = fighter(attack=4, damage=8, ranged=True, agility=10, hit_points=8)
     foe = fighter(attack=0, dodge=2, hit_points=6)
-    v = Variants(aftermath="finish", finish_rounds=5)
+    chooses = duel_exact(shooter, foe, Variants(aftermath="finish", finish_rounds=5), 30)
+    assert chooses.loser_fate[0, 0] > 0.5 * chooses.outcome[0]
+    v = Variants(aftermath="finish", finish_rounds=5, defenceless_attack="routine")
     e = duel_exact(shooter, foe, v, round_cap=30)
     assert e.outcome[0] > 0.5
     assert e.loser_fate[0] == pytest.approx([0.0, 0.0, e.outcome[0]], abs=1e-12)
@@ -163,10 +170,10 @@ def test_ranged_bonus_under_5_never_finishes():
 def test_one_hit_fates_hand_worked():
     """one_hit p_dead / p_dying / p_out (Lethality outcomes). ``leave``: an incapacitated
     target is stable (E13: only a new hit makes it dying) → all "out". ``finish``, one
-    round: the target's turn (nothing), then the routine hit on the prone target (E17
-    +5): 10 + 0 + 5 vs 10, one excess degree, X = 15 − 6 + 1 = 10, damage 10 − d20 ≥ 1 on
-    faces 1–9 (9/20) → dying (never ≥ 10, no instant death, E13), E14 on acquiring
-    (E-g6) and until resolved: x0 = 2999/3375 at Fortitude 0."""
+    round: the target's turn (nothing), then the routine hit (ET4, fixed) on the prone
+    target (E17 +5): 10 + 0 + 5 vs 10, one excess degree, X = 15 − 6 + 1 = 10, damage
+    10 − d20 ≥ 1 on faces 1–9 (9/20) → dying (never ≥ 10, no instant death, E13), E14 on
+    acquiring (E-g6) and until resolved: x0 = 2999/3375 at Fortitude 0."""
     att = fighter(attack=0, damage=-6)
     tgt = fighter(parry=0, toughness=0, hit_points=1, fortitude=0)
     leave = one_hit(att, tgt)
@@ -174,7 +181,8 @@ def test_one_hit_fates_hand_worked():
     assert (leave["p_dead"], leave["p_dying"]) == (0.0, 0.0)
     assert leave["p_out"] == pytest.approx(leave["p_incapacitate"])
     assert one_hit(att, tgt, Variants(aftermath="first_aid")) == leave
-    fin = one_hit(att, tgt, Variants(aftermath="finish", finish_rounds=1))
+    fin = one_hit(att, tgt, Variants(aftermath="finish", finish_rounds=1,
+                                     defenceless_attack="routine"))
     assert fin["p_dead"] == pytest.approx(
         leave["p_incapacitate"] * float(Fraction(9, 20) * X0), abs=1e-12)
     assert fin["p_dead"] + fin["p_dying"] + fin["p_out"] == pytest.approx(

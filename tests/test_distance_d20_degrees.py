@@ -23,6 +23,7 @@ from engines.errors import InputError
 from engines.systems.d20_degrees.combat import (
     Fighter,
     Variants,
+    attack_damage,
     duel_exact,
     duel_mc,
     fight_mc,
@@ -353,3 +354,187 @@ def test_matchup_file_takes_plans_and_distance(tmp_path):
                                          'archetype = "competent"\nplan = "kite"\n'))
     with pytest.raises(InputError, match="needs a ranged weapon"):
         load_matchup_file(bad)
+
+
+# ------------------------------------------------------------------------------------
+# ET4: the attacker on a defenceless target chooses routine or a roll
+# ------------------------------------------------------------------------------------
+
+def _finishing_oracle(bonus: int, x0: int, tough: int, fort: int, mode: str, hero: int,
+                      rounds: int) -> float:
+    """P(the fallen foe ends dead): written from docs/RULES.md, not from the engine.
+
+    The winner's finishing attacks (E16, aftermath ``finish``): each round the fallen
+    foe's turn (dying: an E14 Fortitude check, DC 15, E3 naturals; 2+ degrees
+    stabilise, each degree of failure is one failure, 3 → dead), then one attack on it,
+    defenceless and prone (``bonus`` includes E17's ±5), DC 10: routine (10 + bonus) or a
+    roll whose hit is critical (+5); a missed roll is rerolled once with a hero point (E9:
+    1–10 read +10). Damage X − (Toughness + d20), X = ``x0`` + excess degrees (+5). An
+    incapacitated foe dies at damage ≥ 10 (E13), else becomes dying with a Fortitude check
+    at once (E-g6); a dying one dies at any damage (E-g13). After the rounds the dying
+    roll E14 until resolved (``leave``). ET4: ``best`` rolls when that is likelier to
+    kill, then to wound (dice only, no hero point in the choice); ``needed`` rolls when
+    the routine total misses."""
+    def fortitude(fails):
+        out = {}
+        for r in range(1, 21):
+            t = r + fort + (5 if r == 20 else 0)
+            deg = 1 + (t - 15) // 5 if t >= 15 else -(1 + (15 - t) // 5)
+            if r == 1 and deg > 0:
+                deg = -1
+            key = ("incap" if deg >= 2 else ("dying", fails) if deg == 1 else
+                   "dead" if fails - deg >= 3 else ("dying", fails - deg))
+            out[key] = out.get(key, 0) + 1 / 20
+        return out
+
+    def resist(x):
+        return [max(x - tough - r, 0) for r in range(1, 21)]
+
+    def attack(rolled, h):
+        """[(p, damage or None for a miss, hero left)]."""
+        if not rolled:
+            return [(1.0, resist(x0 + bonus // 5) if bonus >= 0 else None, h)]
+        out = []
+        for v in range(1, 21):
+            faces = [(v, 1 / 20, h)]
+            if v == 1 or (v < 20 and v + bonus < 10):   # a miss: the hero reroll
+                faces = [(v, 1 / 20, h)] if h == 0 else [
+                    (max(v, r2 + 10 if r2 <= 10 else r2), 1 / 400, h - 1)
+                    for r2 in range(1, 21)]
+            for w, p, hl in faces:
+                hit = w == 20 or (w != 1 and w + bonus >= 10)
+                out.append((p, resist(x0 + ((w + bonus - 10) // 5 if w + bonus >= 10 else 0)
+                                      + 5) if hit else None, hl))
+        return out
+
+    def odds(outs, need):
+        kill = sum(p * sum(d >= need for d in dmg) / 20 for p, dmg, _ in outs if dmg)
+        wound = sum(p * sum(d >= 1 for d in dmg) / 20 for p, dmg, _ in outs if dmg)
+        return kill, wound
+
+    def rolls(need):
+        if mode in ("routine", "roll"):
+            return mode == "roll"
+        if mode == "needed":
+            return bonus < 0
+        return odds(attack(True, 0), need) > odds(attack(False, 0), need)
+
+    def add(d, k, p):
+        d[k] = d.get(k, 0) + p
+
+    dist = {("incap", hero): 1.0}
+    for _ in range(rounds):
+        nxt: dict = {}
+        for (s, h), p in dist.items():            # the fallen foe's turn
+            if isinstance(s, tuple):
+                for t, q in fortitude(s[1]).items():
+                    add(nxt, (t, h), p * q)
+            else:
+                add(nxt, (s, h), p)
+        dist, nxt = nxt, {}
+        for (s, h), p in dist.items():            # the winner's finishing attack
+            if s == "dead":
+                add(nxt, (s, h), p)
+                continue
+            need = 10 if s == "incap" else 1
+            for q, dmg, hl in attack(rolls(need), h):
+                for d in (dmg or [0] * 20):
+                    w = p * q / 20
+                    if d >= need:
+                        add(nxt, ("dead", hl), w)
+                    elif d >= 1:                  # incapacitated → dying, E14 at once
+                        for t, r in fortitude(0).items():
+                            add(nxt, (t, hl), w * r)
+                    else:
+                        add(nxt, (s, hl), w)
+        dist = nxt
+    dead = sum(p for (s, _), p in dist.items() if s == "dead")
+    for _ in range(400):                          # leave: E14 until resolved
+        nxt = {}
+        for (s, _h), p in dist.items():
+            if isinstance(s, tuple):
+                for t, q in fortitude(s[1]).items():
+                    add(nxt, t, p * q)
+        dist = {(k, 0): p for k, p in nxt.items()}
+        dead += sum(p for (s, _), p in dist.items() if s == "dead")
+        dist = {k: p for k, p in dist.items() if isinstance(k[0], tuple)}
+    return dead
+
+
+def test_et4_one_finishing_shot_hand_worked():
+    """ET4 (E13 "Caso o atacante deseje fazer a rolagem"): a shooter with attack +4 and a
+    damage-3 pistol on an incapacitated foe (Toughness 1), prone (−5 at range, E17).
+    Routine: 10 + 4 − 5 = 9 < 10, it never hits. Rolled: d20 − 1 ≥ 10 on faces 11–20, a
+    critical (+5): X = 3 + 15 + 5 = 23 on 11–15 and 24 on 16–20 (one excess degree); it
+    kills (damage ≥ 10) on resistance d20 ≤ 12 or ≤ 13: (5·12 + 5·13)/400 = 0.3125, and
+    every hit wounds: 0.5. The attacker's choice (default ``best``) rolls."""
+    shooter = fighter(attack=4, damage=3, ranged=True)
+    foe = fighter(toughness=1)
+    for mode, kill, wound in (("routine", 0.0, 0.0), ("roll", 0.3125, 0.5),
+                              ("best", 0.3125, 0.5), ("needed", 0.3125, 0.5)):
+        dmg = attack_damage(shooter, foe, Variants(defenceless_attack=mode),
+                            defenceless=True)
+        assert dmg[10:].sum() == pytest.approx(kill, abs=1e-12), mode
+        assert dmg[1:].sum() == pytest.approx(wound, abs=1e-12), mode
+    assert Variants().defenceless_attack == "best"
+
+
+NOVICES = {  # (attack bonus on the prone foe, X0 = damage + 15, foe's Toughness, Fortitude)
+    0: (4 - 5, 3 + 15, 1, 2),   # novice_shooter (pistol 3) finishing the novice
+    1: (4 + 5, 2 + 15, 2, 2),   # novice (light melee: Strength 1 + 1) finishing the shooter
+}
+
+
+@pytest.mark.parametrize("mode", ["routine", "roll", "best", "needed"])
+def test_et4_novice_shooter_finishing_without_hero_points(mode):
+    """ET4 with E16 finishing for 3 rounds, novice_shooter against novice, hero points 0
+    (so the winner's state at the decision does not matter): the engine's P(loser dead |
+    each winner) equals the hand-built oracle above, per mode."""
+    a = lib("novice_shooter", hero_points=0)
+    b = lib("novice", hero_points=0)
+    v = Variants(aftermath="finish", finish_rounds=3, defenceless_attack=mode)
+    e = duel_exact(a, b, v)
+    for w in (0, 1):
+        want = _finishing_oracle(*NOVICES[w], mode=mode, hero=0, rounds=3)
+        assert e.loser_dead[w] / e.outcome[w] == pytest.approx(want, abs=1e-9), w
+
+
+def test_et4_novice_shooter_figures_of_the_issue():
+    """The issue's figure (novice_shooter finishing a novice over 3 rounds, the library's
+    fighters with one hero point each): P(loser dead) 0.356 with fixed routine attacks —
+    the shooter (attack +4, −5 on a prone foe) never hits, so it is P(novice wins) × its
+    routine kill chance, hero points unused — and about 0.90 when the shooter may roll.
+    With ``needed`` (only the shooter rolls) the oracle brackets it between the
+    shooter's kill chance with no hero point left and with one: the engine gives 0.898;
+    ``best`` (the novice rolls too: a kill within 3 rounds 0.996 instead of 0.940)
+    0.919."""
+    a, b = lib("novice_shooter"), lib("novice")
+    got = {}
+    for mode in ("routine", "needed", "best"):
+        e = duel_exact(a, b, Variants(aftermath="finish", finish_rounds=3,
+                                      defenceless_attack=mode))
+        got[mode] = e.loser_dead.sum() / e.outcome[:2].sum()
+        p0, p1 = e.outcome[:2]
+    k_melee = _finishing_oracle(*NOVICES[1], mode="routine", hero=1, rounds=3)
+    assert got["routine"] == pytest.approx(p1 * k_melee, abs=1e-9)
+    assert got["routine"] == pytest.approx(0.356, abs=5e-4)
+    bracket = [p0 * _finishing_oracle(*NOVICES[0], mode="roll", hero=h, rounds=3)
+               + p1 * k_melee for h in (0, 1)]
+    assert bracket[0] - 1e-9 <= got["needed"] <= bracket[1] + 1e-9
+    assert got["needed"] == pytest.approx(0.898, abs=5e-4)
+    k_best = [_finishing_oracle(*NOVICES[1], mode="best", hero=h, rounds=3) for h in (0, 1)]
+    assert k_best[0] > k_melee
+    assert got["best"] == pytest.approx(0.919, abs=5e-4)
+    assert got["best"] > got["needed"] > got["routine"]
+
+
+@pytest.mark.parametrize(("a", "b", "v"), [
+    ("novice_shooter", "novice", Variants(aftermath="finish", finish_rounds=3)),
+    ("competent_shooter", "competent_armoured",
+     Variants(aftermath="finish", finish_rounds=2, resistance_naturals=True, distance=30)),
+    ("novice_brawler", "competent_shooter",
+     Variants(aftermath="finish", defenceless_attack="needed", distance=10)),
+])
+def test_et4_mc_matches_exact(a, b, v):
+    """ET4 in the kernel (its ``_roll_better`` twin) and in the exact chain agree."""
+    _agree(*_both(lib(a), lib(b), v))

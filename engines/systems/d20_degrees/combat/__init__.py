@@ -1,7 +1,8 @@
-"""Whole fights in ``d20_degrees`` (RULES.md E10–E17, ET1–ET3, seed 004): Monte Carlo and
+"""Whole fights in ``d20_degrees`` (RULES.md E10–E17, ET1–ET4, seed 004): Monte Carlo and
 exact duels.
 
-Rules implemented (ids from RULES.md; gaps this package settles are E-g3 … E-g19):
+Rules implemented (ids from RULES.md; gaps this package settles are E-g4 … E-g19 and
+ET-g1 … ET-g6; ET4 was gap E-g3):
 
 - **E10 Initiative** d20 + Agility (+ bonus), once per fight; ties by Dodge, then Agility,
   then Awareness; a tie that persists is settled by ``initiative_ties`` (E-g10).
@@ -16,14 +17,14 @@ Rules implemented (ids from RULES.md; gaps this package settles are E-g3 … E-g
   Naturals on the resistance d20: E-g5 (``resistance_naturals``).
 - **E13** Hit points 0 → incapacitated (cannot act). An incapacitated (or dying) target is
   defenceless (E17: active defences 0, so the attack DC is 10): hit as a routine check
-  (take 10) or, per E-g3 (``defenceless_attack``), by a roll vs DC 10 where a hit is a
-  critical. It is also prone (E17, seed: "Incapacitado ... além de se encontrar
-  Deitado"; the dying are incapacitated too): +5 to hit it in melee, −5 at range, in the
-  attack total (so in its excess degrees) — a ranged routine attack with a bonus under
-  +5 never hits a fallen foe. A hit on an incapacitated target calls its resistance
-  roll: any damage →
-  dying; failing by 3+ degrees (damage ≥ 10, since failing by 5·k more adds k degrees,
-  E2) → dead at once. A dying target that takes any damage → dead (E-g13).
+  (take 10) or by a roll vs DC 10 where a hit is a critical, as the attacker wishes
+  (**ET4**, ``defenceless_attack``). It is also prone (E17, seed: "Incapacitado ... além
+  de se encontrar Deitado"; the dying are incapacitated too): +5 to hit it in melee, −5
+  at range, in the attack total (so in its excess degrees) — a ranged routine attack
+  with a bonus under +5 never hits a fallen foe (ET4: such an attacker rolls). A hit on
+  an incapacitated target calls its resistance roll: any damage → dying; failing by 3+
+  degrees (damage ≥ 10, since failing by 5·k more adds k degrees, E2) → dead at once.
+  A dying target that takes any damage → dead (E-g13).
 - **E14 Dying**: Fortitude vs DC 15 when the condition is acquired (E-g6,
   ``dying_check_on_acquire``) and at the start of each of its turns; one degree of
   success: nothing; 2+: stabilised (back to incapacitated); each degree of failure is
@@ -81,8 +82,14 @@ never hit again: a fighter dropped from able is only incapacitated, E13/E-g14, s
 
 Gaps settled here (defaults first):
 
-- **E-g3** ``defenceless_attack``: ``routine`` (take 10: 10 + bonus vs DC 10, no critical)
-  | ``roll`` (d20 + bonus vs DC 10, a hit is a critical).
+- **ET4** ``defenceless_attack`` (formerly gap E-g3, whose fixed modes stay variants):
+  ``best`` (default) — the attacker's choice (seed: "Caso o atacante deseje fazer a
+  rolagem"): it rolls when a roll gives this attack the higher chance to kill the target
+  (incapacitated: damage ≥ 10, E13; dying: any damage, E-g13), then to wound it; a tie
+  keeps the routine; the dice only weigh in (no hero point); ``routine`` (take 10: 10 +
+  bonus vs DC 10, no critical) | ``roll`` (d20 + bonus vs DC 10, a hit is a critical) |
+  ``needed`` (routine, rolled only when the routine total cannot hit: a shooter with
+  attack below +5 on a prone foe).
 - **E-g4** ``crit_extra_degree``: False — an attack's natural 20 gives +5 damage only
   (the attack-specific text); True also adds the general E3 "one degree better".
 - **E-g5** ``resistance_naturals``: False — the resistance d20 is plain (E12 formula);

@@ -11,6 +11,9 @@ from .rules import (
     CRIT_DAMAGE,
     DAMAGE_OFFSET,
     DEATH_FAILURES,
+    DEF_BEST,
+    DEF_NEEDED,
+    DEF_ROLL,
     DYING_DC,
     EFFORT_BONUS,
     EXHAUSTED_PENALTY,
@@ -76,12 +79,54 @@ def _reroll_face(r2: int, reroll_nat: bool) -> tuple[int, int]:
     return (r2 + 10 if r2 <= 10 else r2), (2 if r2 == 20 else 1 if (r2 == 1 and reroll_nat) else 0)
 
 
+def _roll_better(bonus: int, x0: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool,
+                 dying: bool) -> bool:
+    """ET4 ``best``: whether rolling (d20 + ``bonus`` vs DC 10, E3 naturals, a hit is
+    critical) gives this attack on a defenceless target a better chance than the routine
+    check (10 + ``bonus``) to kill it — E13: an incapacitated target dies at damage ≥ 10,
+    a dying one at any damage (E-g13) — then, at equal chances, to wound it (damage ≥ 1);
+    at equal chances again the routine. ``x0``: the attack base + 15 + the maneuver's
+    damage. The attacker weighs the dice only (no hero point on either side). Counted in
+    whole 1/400ths, so the kernel's twin (``kernel._roll_better``) decides alike."""
+    tough = int(tgt[F_TOUGH]) - (EXHAUSTED_PENALTY if t_exh else 0)
+    need = 1 if dying else 10
+    res_nat, degree = bool(rule[R_RES_NAT]), bool(rule[R_DEGREE_DMG])
+
+    def counts(x: int) -> tuple[int, int]:
+        kill = wound = 0
+        for r in range(1, 21):
+            d = x - (tough + r + (5 if (res_nat and r == 20) else 0))
+            if res_nat and r == 1 and d < 1:
+                d = 1
+            kill += d >= need
+            wound += d >= 1
+        return kill, wound
+
+    routine = (0, 0)
+    if 10 + bonus >= 10:
+        k, w = counts(x0 + (bonus // 5 if degree else 0))
+        routine = (20 * k, 20 * w)
+    rolled = [0, 0]
+    for v in range(2, 21):
+        if v < 20 and v + bonus < 10:
+            continue
+        total = v + bonus + (5 if (v == 20 and rule[R_CRIT_DEG]) else 0)
+        excess = (total - 10) // 5 if (degree and total >= 10) else 0
+        k, w = counts(x0 + excess + CRIT_DAMAGE)
+        rolled[0] += k
+        rolled[1] += w
+    return tuple(rolled) > routine
+
+
 def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: int,
                    a_hero: bool, defenceless: bool, t_buff: bool,
-                   vul: bool = False, amod: int = 0, slam: int = 0) -> dict[tuple, float]:
+                   vul: bool = False, amod: int = 0, slam: int = 0, t_exh: bool = False,
+                   t_dying: bool = False) -> dict[tuple, float]:
     """E11/E3/E13/E9/E8/E16: {(attack total X or None for a miss, hero spent): p};
     ``vul``: the target is vulnerable (E17: Parry/Dodge halved, E-g15 rounding); a
-    defenceless target is prone (E17: +5 to hit in melee, −5 at range). ``amod``: the
+    defenceless target is prone (E17: +5 to hit in melee, −5 at range) and hit by routine
+    or by a roll as ET4 (``defenceless_attack``) decides (``t_exh``: the target is
+    exhausted, ``t_dying``: it is dying, not merely incapacitated). ``amod``: the
     distance modifier (ET-g2 range band, ET3 / ET-g1 the target's cover); ``slam``: the
     damage rank of an ET2 charge, which replaces the attack base (0: none)."""
     bonus = int(att[F_ATK] + att[F_MHIT]) + amod
@@ -110,7 +155,12 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
     def add(key, p):
         out[key] = out.get(key, 0.0) + p
 
-    if defenceless and not rule[R_DEF_ROLL]:
+    mode = int(rule[R_DEF_ROLL])
+    rolls = not defenceless or mode == DEF_ROLL or (
+        mode == DEF_BEST and _roll_better(bonus, rank + DAMAGE_OFFSET + int(att[F_MDMG]), tgt,
+                                          rule, t_exh, t_dying)) or (
+        mode == DEF_NEEDED and 10 + bonus < dc)
+    if not rolls:
         total = 10 + bonus
         if total >= dc:
             excess = (total - dc) // 5 if rule[R_DEGREE_DMG] else 0
@@ -162,11 +212,11 @@ def _resist_dist(x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero:
 
 
 def _attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_hero,
-                 threshold, vul=False, amod=0, slam=0) -> dict[tuple, float]:
+                 threshold, vul=False, amod=0, slam=0, t_dying=False) -> dict[tuple, float]:
     """{(damage or -1 for a miss, attacker hero spent, target hero spent): p}."""
     out: dict[tuple, float] = {}
     for (x, a_sp), p in _attack_totals(att, tgt, rule, a_eff, a_hero, defenceless,
-                                       t_buff, vul, amod, slam).items():
+                                       t_buff, vul, amod, slam, t_exh, t_dying).items():
         if x is None:
             out[(-1, a_sp, 0)] = out.get((-1, a_sp, 0), 0.0) + p
             continue
@@ -182,7 +232,8 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
     E17 when ``vulnerable``: the target's Parry/Dodge halved, E-g15).
 
     ``out[d]`` = P(damage = d); a miss counts as 0. No hero point or extra effort is
-    spent; the attacker's maneuver (E16) applies.
+    spent; the attacker's maneuver (E16) applies. A ``defenceless`` target is taken as
+    incapacitated (not dying) for the ET4 choice of routine or roll.
     """
     att = _fighter(attacker, "attacker").array()
     tgt = _fighter(target, "target").array()

@@ -134,7 +134,7 @@ class _Duel:
         threshold = ylife if ylife >= 1 else 1
         vul = xs[4] == 1
         key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
-               threshold if t_hero else 0, a_sw, t_sw, vul, amod, slam)
+               threshold if t_hero else 0, a_sw, t_sw, vul, amod, slam, ylife < 0)
         # the outcomes as (p, attacker hero spent, target's new life or None for a miss,
         # target hero spent, damage): the same for every state with this key, the
         # target's life and its effort uses
@@ -150,7 +150,8 @@ class _Duel:
                     tgt[F_MDEF] = DEFENSIVE[2]
                 dist = _attack_dist(att, tgt, self.rule, xs[3],
                                     xs[2] > 0 and att[F_HUSE] == 1, ylife < 1, ys[1] == 1,
-                                    ys[3] >= 2, t_hero, threshold, vul, amod, slam)
+                                    ys[3] >= 2, t_hero, threshold, vul, amod, slam,
+                                    ylife < 0)
                 self.memo[key] = dist
             moves = []
             for (d, a_sp, t_sp), p in dist.items():

@@ -28,6 +28,9 @@ from .rules import (
     DASH_M,
     DEAD,
     DEATH_FAILURES,
+    DEF_BEST,
+    DEF_NEEDED,
+    DEF_ROUTINE,
     DEFENSIVE,
     DYING,
     DYING_DC,
@@ -166,6 +169,51 @@ def _fortitude(s, F, i, st, fails, eff):
 
 
 @njit(**LEAF)
+def _roll_better(F, j, st, eff, rule, bonus, x0):
+    """ET4 ``best`` (twin of :func:`.attack._roll_better`): whether rolling (d20 + ``bonus``
+    vs DC 10, E3 naturals, a hit is critical) gives this attack on defenceless ``j`` a
+    better chance than the routine check to kill it (E13: incapacitated, damage ≥ 10;
+    dying, any damage, E-g13), then to wound it; a tie keeps the routine. ``x0``: attack
+    base + 15 + maneuver damage. Dice only (no hero point), in whole 1/400ths."""
+    tough = F[j, F_TOUGH] - (EXHAUSTED_PENALTY if eff[j] >= 2 else 0)
+    need = 1 if st[j] == DYING else 10
+    res_nat = rule[R_RES_NAT] != 0
+    degree = rule[R_DEGREE_DMG] != 0
+    rk = 0
+    rw = 0
+    ok = 0
+    ow = 0
+    for v in range(1, 21):
+        # v == 1 stands for the routine check (take 10); 2..20 are the rolled faces
+        if v == 1:
+            if bonus < 0:
+                continue
+            x = x0 + (bonus // 5 if degree else 0)
+        else:
+            if v < 20 and v + bonus < 10:
+                continue
+            total = v + bonus + (5 if (v == 20 and rule[R_CRIT_DEG] != 0) else 0)
+            x = x0 + ((total - 10) // 5 if (degree and total >= 10) else 0) + CRIT_DAMAGE
+        kill = 0
+        wound = 0
+        for r in range(1, 21):
+            d = x - (tough + r + (5 if (res_nat and r == 20) else 0))
+            if res_nat and r == 1 and d < 1:
+                d = 1
+            if d >= need:
+                kill += 1
+            if d >= 1:
+                wound += 1
+        if v == 1:
+            rk = 20 * kill
+            rw = 20 * wound
+        else:
+            ok += kill
+            ow += wound
+    return ok > rk or (ok == rk and ow > rw)
+
+
+@njit(**LEAF)
 def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, slam):
     """One attack of ``i`` on ``j`` (E11, E3, E12, E13, E9, E8, E16); returns True if some
     fighter stopped being able to act. ``vul``: ``j`` is vulnerable (E17, E-g15). A
@@ -193,8 +241,20 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, sl
         if rec[j] == 1:
             d += RECOVERY_DEFENCE
         dc = d + 10
+    mdmg = DEFENSIVE[1] if a_def else F[i, F_MDMG]
+    base = slam if slam > 0 else F[i, F_DMG]
+    rolls = True
+    if defenceless:
+        # ET4: routine or a roll, as the variant (or, with ``best``, the attacker) decides
+        mode = rule[R_DEF_ROLL]
+        if mode == DEF_ROUTINE:
+            rolls = False
+        elif mode == DEF_BEST:
+            rolls = _roll_better(F, j, st, eff, rule, bonus, base + DAMAGE_OFFSET + mdmg)
+        elif mode == DEF_NEEDED:
+            rolls = 10 + bonus < dc
     crit = False
-    if defenceless and rule[R_DEF_ROLL] == 0:
+    if not rolls:
         total = 10 + bonus
         hit = total >= dc
     else:
@@ -217,8 +277,6 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, sl
     excess = (total - dc) // 5 if total >= dc else 0
     if rule[R_DEGREE_DMG] == 0:
         excess = 0
-    mdmg = DEFENSIVE[1] if a_def else F[i, F_MDMG]
-    base = slam if slam > 0 else F[i, F_DMG]
     x = base + excess + DAMAGE_OFFSET + mdmg + (CRIT_DAMAGE if crit else 0)
     pen = EXHAUSTED_PENALTY if eff[j] >= 2 else 0
     r = _d20(s)

@@ -1,5 +1,5 @@
 """``d20_degrees`` combat data: the rule constants (E3, E8, E12–E17, ET1–ET3), the kernels'
-array layouts, :class:`Variants` (E-g3 … E-g19, ET1–ET3, ET-g1) and :class:`Fighter`
+array layouts, :class:`Variants` (E-g4 … E-g19, ET1–ET4, ET-g1) and :class:`Fighter`
 (package docstring)."""
 
 from __future__ import annotations
@@ -68,6 +68,9 @@ N_FIELDS = 28
  R_COVER) = range(22)
 # R_FAR: the fight is played on the line (ET1: a starting distance, or a kiter that opens
 # one); set by the drivers, which know the fighters' plans
+#: ``rule[R_DEF_ROLL]`` codes (ET4): how an attack on a defenceless target is made
+DEFENCELESS_MODES = ("routine", "roll", "best", "needed")
+DEF_ROUTINE, DEF_ROLL, DEF_BEST, DEF_NEEDED = range(4)
 #: ``rule[R_AFTERMATH]`` codes, in :data:`engines.fight.AFTERMATHS` order.
 AFT_LEAVE, AFT_FIRST_AID, AFT_FINISH = range(3)
 
@@ -82,18 +85,24 @@ FS_NONE, FS_FAILED, FS_SURPRISE, FS_SURPRISED = -1, -2, -3, -4
 
 @dataclass(frozen=True)
 class Variants:
-    """Combat rule variants of ``d20_degrees`` (package docstring: E11, E3, E-g3 … E-g19;
-    a fight that starts apart: ET1, ET2, ET3, ET-g1)."""
+    """Combat rule variants of ``d20_degrees`` (package docstring: E11, E3, E-g4 … E-g19,
+    ET4; a fight that starts apart: ET1, ET2, ET3, ET-g1)."""
 
     system: ClassVar[str] = SYSTEM
     degree_damage: bool = variant(True, rule="E11", doc="house rule: +1 damage per degree of "
                                   "success beyond the hit",
                                   term="the degree-damage house rule")
-    defenceless_attack: str = variant("routine", rule="E-g3", doc="attack on a defenceless "
-                                      "target: routine (take 10) or roll vs DC 10 (a hit is "
-                                      "critical)", choices=("routine", "roll"),
+    defenceless_attack: str = variant("best", rule="ET4", doc="attack on a defenceless "
+                                      "target (E13: routine, or a roll vs DC 10 whose hit is "
+                                      "critical, as the attacker wishes): best — the mode "
+                                      "with the higher chance that this attack kills, then "
+                                      "that it wounds (a tie: routine); routine (take 10); "
+                                      "roll; needed — routine, rolled only when the routine "
+                                      "total cannot hit", choices=DEFENCELESS_MODES,
                                       term="attacks on a defenceless target",
-                                      words={"routine": "routine (take 10)", "roll": "rolled"})
+                                      words={"best": "the attacker's better choice",
+                                             "routine": "routine (take 10)", "roll": "rolled",
+                                             "needed": "rolled only when routine cannot hit"})
     crit_extra_degree: bool = variant(False, rule="E-g4", doc="an attack's natural 20 also "
                                       "counts one degree better (E3) for excess degrees",
                                       term="the natural 20's extra degree on attacks")
@@ -204,7 +213,7 @@ class Variants:
     def rule(self) -> np.ndarray:
         self.check()
         return np.array([
-            self.defenceless_attack == "roll", self.crit_extra_degree,
+            DEFENCELESS_MODES.index(self.defenceless_attack), self.crit_extra_degree,
             self.resistance_naturals, self.dying_check_on_acquire,
             self.finish_rounds if self.aftermath == "finish" else 0,
             self.target_rule == "random", self.recovery_cap,
