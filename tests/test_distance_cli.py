@@ -13,18 +13,6 @@ from engines.system import registry
 COMBAT = [sid for sid, s in registry().items() if s.has_combat]
 
 
-@pytest.mark.parametrize("system", COMBAT)
-def test_a_system_without_distance_rules_says_so(system, capsys):
-    if has_distance(system):
-        pytest.skip(f"{system} has distance rules")
-    for argv in (["--distance", "10"], ["--table", "distance"], ["--plan-a", "kite"]):
-        capsys.readouterr()
-        assert main(["duel", system, "competent", "competent", *argv]) == 2
-        err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1, err
-        assert f"{system} fights start engaged" in err, err
-
-
 @pytest.mark.parametrize(("argv", "says"), [
     (["--distance", "201"], "from 0 to 200"),
     (["--distance", "-1"], "from 0 to 200"),
