@@ -14,7 +14,7 @@ import pandas as pd
 
 from reports import plotting
 from reports.i18n import N_, _
-from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
+from reports.sections.common import MAPPED, _figure, _table, for_systems_with
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
@@ -54,6 +54,15 @@ def _command(system: str, charger: dict) -> str:
     return cmd + " --distances " + ",".join(map(str, DISTANCES))
 
 
+def _share(p: float) -> str:
+    """A probability as the glossary words it ("88.2%", "more than 99.9%": never a
+    rounded 100% for a chance below 1)."""
+    from analysis.glossary import figure_phrase
+    from reports.i18n import text
+
+    return text(figure_phrase("p_side0", p))
+
+
 def distance_reading(frame: pd.DataFrame, systems) -> list[str]:
     """One sentence per system: the shooter's chance engaged and from 20 m, and from
     which starting distance it is the favourite (or that it is not, up to the last
@@ -84,7 +93,7 @@ def distance_reading(frame: pd.DataFrame, systems) -> list[str]:
                              "charging, in {p0} of duels that start engaged and {p20} of "
                              "those that start 20 m apart; {verdict}.").format(
             system=system, shooter=part["shooter"].iloc[0], charger=part["charger"].iloc[0],
-            p0=pct(p[0]), p20=pct(p.get(20, float("nan"))), verdict=verdict),
+            p0=_share(p[0]), p20=_share(p.get(20, float("nan"))), verdict=verdict),
             _command(system, dict(ladder[system]["competent"]))))
     for system in systems:
         if not has_distance(system):
