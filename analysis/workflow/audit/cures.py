@@ -36,7 +36,7 @@ from analysis.text import N_, Text, join
 from engines.errors import InputError
 from engines.system import get as system_of
 
-from .edits import Edit, format_value
+from .edits import Edit
 from .measuring import Z_DECIDE, _axes_of, _target, check_cell, check_value, status_of
 
 #: knob values searched on each side of the current value (numeric traits)
@@ -99,22 +99,6 @@ class CureSearch:
     searched: list
     held: list
     system: str = ""
-
-
-def _fmt(x) -> str:
-    if isinstance(x, float):
-        return f"{x:.3g}"
-    return str(x)
-
-
-def _plain(x):
-    """A knob value as a template field: floats as :func:`_fmt` shows them (so the text
-    reads the same in every language), None as ``none``, others as they are."""
-    if x is None:
-        return "none"
-    if isinstance(x, bool):
-        return format_value(x)
-    return _fmt(x) if isinstance(x, float) else x
 
 
 def _find(data, key: str):
