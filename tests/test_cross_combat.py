@@ -21,7 +21,9 @@ N = 3000
 
 def test_mapping_file_loads_every_system():
     spec = X.load_cross()
-    assert set(spec["matchups"]) == {"melee_equal", "pistol_vs_novice"}
+    apart = {f"{m}_{d}m" for m in ("shooter_vs_charger", "armoured_shooter")
+             for d in (0, 10, 20, 40)}
+    assert set(spec["matchups"]) == {"melee_equal", "pistol_vs_novice"} | apart
     for mid, entry in spec["matchups"].items():
         for system in SYSTEMS:
             a, b = entry[system]
@@ -37,7 +39,8 @@ def test_mapping_file_loads_every_system():
 
 def test_cross_table_exact_has_all_five_systems():
     t = X.cross_table(method="exact")
-    assert len(t) == 2 * len(SYSTEMS)
+    assert len(t) == 10 * len(SYSTEMS)
+    assert (t[t["matchup"].isin(["melee_equal", "pistol_vs_novice"])]["distance"] == 0).all()
     for mid in ("melee_equal", "pistol_vs_novice"):
         assert set(t[t["matchup"] == mid]["system"]) == set(SYSTEMS)
     ex = t[t["method"] == "exact"]
@@ -62,7 +65,7 @@ def test_cross_table_mc_rows_carry_standard_errors_and_agree():
     t = X.cross_table(stats=stats)
     assert set(t["method"]) == {"exact", "mc"}
     mc = t[t["method"] == "mc"]
-    assert len(mc) == 2 * len(SYSTEMS)
+    assert len(mc) == 10 * len(SYSTEMS)
     inner = mc[(mc["p_side0"] > 0) & (mc["p_side0"] < 1)]
     assert (inner["se_side0"] > 0).all()
     p0 = inner["p_side0"]
@@ -113,7 +116,7 @@ def test_cross_plot_uses_system_colours():
     stats = X.cross_stats(method="exact")
     fig = X.cross_plot(stats)
     axes = fig.get_axes()
-    assert len(axes) == 4
+    assert len(axes) == 2 * len(X.load_cross()["matchups"])
     colours = {to_hex(line.get_color()).upper() for line in axes[0].get_lines()}
     assert colours == {c.upper() for c in SYSTEM_COLORS.values()}
 
@@ -181,3 +184,46 @@ def test_cross_table_fate_columns_hand_built():
 def test_cross_stats_bad_aftermath():
     with pytest.raises(InputError, match="aftermath: 'bury' is not allowed"):
         X.cross_stats(aftermath="bury")
+
+
+def test_matchups_that_start_apart():
+    """RULES.md "Distance, movement and cover": a matchup's ``distances`` gives one
+    matchup per starting distance, run under the combat variant ``distance``."""
+    from analysis.combat import lethality
+
+    t = X.cross_table(method="exact")
+    sc = t[t["matchup"].str.startswith("shooter_vs_charger_")]
+    assert sorted(set(sc["distance"])) == [0, 10, 20, 40]
+    # the same duel as ``rpg-balance duel SYSTEM A B --table distance``
+    for system in SYSTEMS:
+        mine = sc[sc["system"] == system].sort_values("distance")
+        raw = X.read_toml(X.DATA_FILE, "x")["matchups"]["shooter_vs_charger"][system]
+        ref = lethality.distance_table(system, raw["a"], raw["b"], [0, 10, 20, 40])
+        np.testing.assert_allclose(mine["p_side0"], ref["p_side0"], atol=1e-12)
+    # a charger has ground to cover: the shooter does better from 40 m than engaged in
+    # every system (each system's own race; the tests of tests/test_distance_*.py hold
+    # the rules)
+    wide = sc.pivot(index="system", columns="distance", values="p_side0")
+    assert (wide[40] > wide[0]).all()
+    # dice_pool_7, A13 + AT3: at 40 m the unarmoured shooter's pistol is at long range
+    # (AT-g1: -4 dice), its pool falls to a chance die (A-g1: one success at most),
+    # and 1 success + the pistol's 1 is 2 damage, all of it ignored by heavy modern
+    # armour's ballistic 3: it never wins, while the armoured one still hurts it.
+    arm = t[t["matchup"] == "armoured_shooter_40m"].set_index("system")
+    assert arm.loc["dice_pool_7", "p_side1"] == 0.0
+    assert arm.loc["dice_pool_7", "p_side0"] > 0.9
+    # systems without armour rules: the same shooter on both sides, said in the note
+    for system in ("dice_pool_6", "middle_3d10"):
+        assert "no armour" in arm.loc[system, "note"]
+        assert abs(arm.loc[system, "p_side0"] - arm.loc[system, "p_side1"]) < 1e-9
+
+
+def test_distances_are_checked(tmp_path):
+    text = X.DATA_FILE.read_text(encoding="utf-8")
+    for bad, needle in (("[0, -5]", "-5: expected whole metres"),
+                        ("[10, 10]", "listed twice"), ('"far"', "expected a list")):
+        p = tmp_path / "cross.toml"
+        p.write_text(text.replace("distances = [0, 10, 20, 40]", f"distances = {bad}", 1),
+                     encoding="utf-8")
+        with pytest.raises(InputError, match=needle):
+            X.load_cross(p)

@@ -43,6 +43,7 @@ class _Strict(BaseModel):
 class Pair(_Strict):
     a: dict[str, Any]
     b: dict[str, Any]
+    note: str = ""
 
 
 class Group(_Strict):
@@ -77,11 +78,39 @@ def _fighter(fname: str, where: str, system: str, spec: dict):
         raise InputError(f"{fname}: {where}: {msg}") from None
 
 
+def _distances(fname: str, mid: str, raw, problems: list[str]) -> tuple[int, ...]:
+    """A matchup's ``distances`` (whole metres, RULES.md "Distance, movement and cover"):
+    () when the matchup has none (its fights start engaged)."""
+    from engines.distance import MAX_DISTANCE
+
+    if raw is None:
+        return ()
+    where = f"{fname}: matchups.{mid}.distances"
+    if not isinstance(raw, list) or not raw:
+        problems.append(f"{where}: expected a list of whole metres, e.g. [0, 10, 20, 40]")
+        return ()
+    bad = [d for d in raw
+           if isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= MAX_DISTANCE]
+    if bad:
+        problems.append(f"{where}: {bad[0]!r}: expected whole metres 0..{MAX_DISTANCE}")
+        return ()
+    if len(set(raw)) != len(raw):
+        problems.append(f"{where}: a distance is listed twice")
+        return ()
+    return tuple(raw)
+
+
 def load_cross(path: str | Path | None = None) -> dict:
     """Validated cross-system mapping: ``{"matchups": {id: {"title", system: (a, b)}},
     "groups": {id: Group}, "ladder": {system: {rung: combatant}}, "labels": {id: {system:
     (label_a, label_b)}}}`` (engine combatants; labels name the archetype, its overrides
-    and its weapon, :func:`analysis.combat.lethality.fighter_label`)."""
+    and its weapon, :func:`analysis.combat.lethality.fighter_label`).
+
+    A matchup with ``distances = [0, 10, 20, 40]`` becomes one matchup per starting
+    distance, ``<id>_<d>m`` (entry keys ``base`` and ``distance`` added); every system it
+    maps needs distance rules. A system's mapping may carry a ``note`` (e.g. why its two
+    sides are the same), kept in the entry's ``notes`` and shown in the table's ``note``.
+    """
     p = Path(path) if path is not None else DATA_FILE
     fname = p.name
     raw = read_toml(p, "cross-combat file")
@@ -104,8 +133,9 @@ def load_cross(path: str | Path | None = None) -> dict:
         title = table.get("title", mid)
         if not isinstance(title, str):
             problems.append(f"{fname}: matchups.{mid}.title: expected text")
+        distances = _distances(fname, mid, table.get("distances"), problems)
         entry: dict[str, Any] = {"title": title}
-        for key in sorted(set(table) - set(with_combat) - {"title"}):
+        for key in sorted(set(table) - set(with_combat) - {"title", "distances"}):
             if key in registry():
                 problems.append(f"{fname}: matchups.{mid}.{key}: {key}: this system "
                                 "declares no combat rules")
@@ -120,6 +150,10 @@ def load_cross(path: str | Path | None = None) -> dict:
                 problems.append(f"{fname}: {where}: missing (every system the file maps "
                                 "needs a mapping in every matchup)")
                 continue
+            if distances and not lethality.has_distance(system):
+                problems.append(f"{fname}: matchups.{mid}.distances: {system}'s fights "
+                                "start engaged (its combat has no distance rules)")
+                continue
             try:
                 pair = Pair.model_validate(table[system])
                 entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
@@ -127,11 +161,22 @@ def load_cross(path: str | Path | None = None) -> dict:
                 labels.setdefault(mid, {})[system] = (
                     lethality.fighter_label(pair.a, built=entry[system][0], system=system),
                     lethality.fighter_label(pair.b, built=entry[system][1], system=system))
+                if pair.note:
+                    entry.setdefault("notes", {})[system] = pair.note
             except ValidationError as exc:
                 problems.append(_msg(fname, exc, where))
             except InputError as exc:
                 problems.append(str(exc))
-        matchups[mid] = entry
+        if not distances:
+            matchups[mid] = entry
+            continue
+        # one matchup per starting distance: ``<id>_<d>m``, the same fighters, the fight
+        # starting d metres apart (the combat variant ``distance``)
+        for d in distances:
+            key = f"{mid}_{d}m"
+            matchups[key] = {**entry, "base": mid, "distance": d}
+            if mid in labels:
+                labels[key] = labels[mid]
     if problems:
         raise InputError(problems[0] if len(problems) == 1 else
                          f"{fname}: {len(problems)} problems\n  " + "\n  ".join(problems))
@@ -171,10 +216,16 @@ def _duel(system: str, a, b, method: str, trials: int, seed, round_cap: int,
                                aftermath=aftermath), note
 
 
-def _variants_of(system: str, variants) -> Any:
+def _variants_of(system: str, variants, distance: int | None = None) -> Any:
     """``variants`` is ``{system: NAME=VALUE strings or mapping}``; systems not named run
-    under their defaults."""
-    return (variants or {}).get(system)
+    under their defaults. ``distance`` (a matchup's starting distance) replaces the
+    combat variant ``distance``."""
+    v = (variants or {}).get(system)
+    if distance is None:
+        return v
+    import dataclasses
+
+    return dataclasses.replace(lethality.combat_variants(system, v), distance=distance)
 
 
 def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
@@ -198,7 +249,7 @@ def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     for mid, entry in spec["matchups"].items():
         for system in spec["systems"] if systems is None else systems:
             a, b = entry[system]
-            v = _variants_of(system, variants)
+            v = _variants_of(system, variants, entry.get("distance"))
             st, note = _duel(system, a, b, method, trials, seed, round_cap, progress, v,
                              aftermath)
             out[(mid, system, "exact" if st.exact else "mc")] = (st, note)
@@ -216,7 +267,8 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
                 aftermath: str = "leave") -> pd.DataFrame:
     """One row per matchup × system (× method): who wins, how long, how deadly.
 
-    Columns: ``a``/``b`` (archetype, overrides and weapon of each side), ``aftermath``
+    Columns: ``distance`` (metres apart at the start; 0 = engaged), ``a``/``b``
+    (archetype, overrides and weapon of each side), ``aftermath``
     (the policy of every row), ``p_side0``/``p_side1``/``p_neither`` with SEs, rounds mean (SE)
     and quantiles, ``p_loser_dead``/``p_loser_dying``/``p_loser_out`` (the loser's fate
     among decided fights, summing to 1, with SEs), one-hit odds of A on B and B on A
@@ -237,11 +289,15 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
             raise InputError(f"cross_table: {mid}/{system} ran with aftermath "
                              f"{s['aftermath']}, not {aftermath}")
         eng = engine(system)
-        v = lethality.combat_variants(system, _variants_of(system, variants), aftermath)
+        entry = spec["matchups"][mid]
+        v = lethality.combat_variants(
+            system, _variants_of(system, variants, entry.get("distance")), aftermath)
+        note = "; ".join(x for x in (entry.get("notes", {}).get(system, ""), note) if x)
         ab = eng.one_hit(a, b, v)
         ba = eng.one_hit(b, a, v)
         rows.append({
-            "matchup": mid, "system": system, "a": label_a, "b": label_b, "method": m,
+            "matchup": mid, "system": system, "distance": entry.get("distance", 0),
+            "a": label_a, "b": label_b, "method": m,
             "aftermath": s["aftermath"], "trials": st.trials,
             "p_side0": s["p_side0"], "se_side0": s["se_side0"], "p_side1": s["p_side1"],
             "se_side1": s["se_side1"], "p_neither": s["p_neither"], "se_neither": s["se_neither"],

@@ -89,11 +89,16 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
     stats = cross_combat.cross_stats(method="exact", trials=trials, seed=seed,
                                      round_cap=round_cap, progress=False, systems=systems,
                                      variants=cv, aftermath=aftermath)
-    cross = cross_combat.cross_table(stats=stats, round_cap=round_cap, variants=cv,
-                                     aftermath=aftermath)
+    full = cross_combat.cross_table(stats=stats, round_cap=round_cap, variants=cv,
+                                    aftermath=aftermath)
+    # the fights that start apart (a matchup's ``distances``) belong to the distance section
+    engaged = [mid for mid, e in spec["matchups"].items() if "base" not in e]
+    cross = full[full["matchup"].isin(engaged)].reset_index(drop=True)
+    apart = full[~full["matchup"].isin(engaged)].reset_index(drop=True)
+    stats = {k: v for k, v in stats.items() if k[0] in engaged}
     cast = pd.DataFrame([{"matchup": mid, "system": s,
                           "A": spec["labels"][mid][s][0], "B": spec["labels"][mid][s][1]}
-                         for mid in spec["matchups"] for s in systems])
+                         for mid in engaged for s in systems])
     rows, standing = [], []
     for gid, g in spec["groups"].items():  # the order of cross_combat.group_table
         for system in systems:
@@ -133,7 +138,7 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
                            "method": s["method"], "p_fight": s["p_side0"],
                            "se_fight": s["se_side0"], "p_neither": s["p_neither"],
                            "rounds_mean": s["rounds_mean"]})
-    return {"stats": stats, "cross": cross, "cast": cast,
+    return {"stats": stats, "cross": cross, "apart": apart, "cast": cast,
             "groups": pd.DataFrame(rows), "standing": pd.concat(standing, ignore_index=True),
             "one_hit": pd.concat(one_hit, ignore_index=True),
             "effects": pd.concat(effects, ignore_index=True),
@@ -144,7 +149,8 @@ def combat_frames(settings: ReportSettings) -> dict:
     """Every combat frame of the report, computed once per settings (cached).
 
     ``cross`` is :func:`analysis.combat.cross_combat.cross_table` (exact duels, MC only where an
-    engine has no exact solver), ``groups``/``standing`` are the rows of
+    engine has no exact solver) for the matchups that start engaged, ``apart`` its rows
+    for the matchups that start apart (a matchup's ``distances``; the distance section), ``groups``/``standing`` are the rows of
     :func:`analysis.combat.cross_combat.group_table` for the chosen systems (Monte Carlo,
     ``settings.combat_trials`` fights, ``settings.seed``), ``one_hit`` / ``effects`` come
     from :mod:`analysis.combat.lethality` on the ``melee_equal`` matchup of each system, and

@@ -151,7 +151,8 @@ def section_combat_duels(settings: ReportSettings) -> Section:
     from analysis.combat import cross_combat
     data = combat_frames(settings)
     cross = data["cross"]
-    titles = {mid: e["title"] for mid, e in cross_combat.load_cross()["matchups"].items()}
+    titles = {mid: e["title"] for mid, e in cross_combat.load_cross()["matchups"].items()
+              if "base" not in e}  # the fights that start apart: the distance section
     reading = [_("Two fights mapped to every system's own archetypes "
                  "(analysis/data/cross_combat.toml, an editable assumption): {fights}.")
                .format(fights="; ".join(f"“{mid}” = {_(t)}" for mid, t in titles.items()))

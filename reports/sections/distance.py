@@ -1,5 +1,6 @@
 """Section: distance and cover — a shooter against a melee fighter who must close the gap,
-at each starting distance (RULES.md "Distance, movement and cover").
+at each starting distance, and an armoured shooter against an unarmoured one (RULES.md
+"Distance, movement and cover").
 
 The matchup of each system: the library's ``competent_shooter`` (its ranged style at the
 competent rung, plan ``hold``) against the ladder's competent melee fighter of
@@ -14,7 +15,7 @@ import pandas as pd
 
 from reports import plotting
 from reports.i18n import N_, _
-from reports.sections.common import MAPPED, _figure, _table, for_systems_with
+from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
@@ -118,6 +119,60 @@ def distance_figure(frame: pd.DataFrame):
     return fig
 
 
+#: the cross-combat matchup of an armoured shooter against an unarmoured one
+ARMOURED = "armoured_shooter"
+
+
+def armoured_reading(apart: pd.DataFrame) -> list:
+    """One sentence per system on the armoured shooter against the unarmoured one (the
+    cross-combat matchup :data:`ARMOURED` at each of its starting distances), with the
+    command that prints the row; a system whose two sides are the same says why."""
+    import tomllib
+
+    from analysis.combat import cross_combat
+    from analysis.workflow.audit.reproduce import duel
+
+    raw = tomllib.loads(cross_combat.DATA_FILE.read_text(encoding="utf-8"))
+    table = raw["matchups"].get(ARMOURED, {})
+    part = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
+    if part.empty:
+        return []
+    out: list = [_("A shooter in body armour against the same shooter without it, both "
+                   "holding their ground (the cross-combat matchup “{mid}”): where a "
+                   "system prices armour in mobility (dice_pool_7, AT2) a shooter who "
+                   "stands still does not pay it, and the range bands weaken both "
+                   "shots alike.").format(mid=ARMOURED)]
+    for system, rows in part.groupby("system", sort=False):
+        rows = rows.sort_values("distance")
+        first, last = rows.iloc[0], rows.iloc[-1]
+        if first["a"] == first["b"]:  # the data file's note says why (no armour rules)
+            out.append(_("{system}: the seed has no armour rules, so both sides are the "
+                         "same shooter (a control).").format(system=system))
+            continue
+        m = table[system]
+        cmd = duel(system, m["a"], m["b"], table="distance",
+                   columns=("distance", "p_side0", "p_side1", "p_neither"))
+        cmd += " --distances " + ",".join(str(int(d)) for d in rows["distance"])
+        text = _("{system}: {a} beats {b} in {p0} of duels that start engaged and {p1} "
+                 "of those that start {d} m apart").format(
+            system=system, a=first["a"], b=first["b"], p0=_share(first["p_side0"]),
+            p1=_share(last["p_side0"]), d=int(last["distance"]))
+        if last["p_side1"] <= 1e-12 and last["p_neither"] > 1e-3:
+            text += _("; there the unarmoured shooter never wins, and {pn} of fights are "
+                      "still on at the round cap").format(pn=pct(last["p_neither"]))
+        out.append(Reading(text + ".", cmd))
+    return out
+
+
+def armoured_view(apart: pd.DataFrame) -> pd.DataFrame:
+    """P(the armoured shooter wins): one row per starting distance, one column per
+    system."""
+    part = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
+    view = part.pivot(index="distance", columns="system", values="p_side0").reset_index()
+    view["distance"] = [f"{d} m" for d in view["distance"]]
+    return view
+
+
 @for_systems_with(MAPPED, "distance", N_("Distance and cover"))
 def section_distance(settings: ReportSettings) -> Section:
     """A shooter against a charger at each starting distance, per system."""
@@ -143,8 +198,22 @@ def section_distance(settings: ReportSettings) -> Section:
                                      "outcome and the mean rounds."),
                              index=("distance",), full=frame,
                              formats=dict.fromkeys(frame["system"].unique(), ".3f")))
+    from reports.sections.combat_common import combat_frames
+
+    apart = combat_frames(settings)["apart"]
+    armoured = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
+    if len(armoured):
+        reading += armoured_reading(apart)
+        blocks.append(_table("distance-armour",
+                             _("P(the armoured shooter wins) by starting distance"),
+                             armoured_view(apart),
+                             _("The cross-combat matchup “{mid}”: each column a system, "
+                               "exact. The CSV has every outcome, the fighters and the "
+                               "notes.").format(mid=ARMOURED),
+                             index=("distance",), full=armoured,
+                             formats=dict.fromkeys(armoured["system"].unique(), ".3f")))
     return Section("distance", title, reading, blocks)
 
 
-__all__ = ["DISTANCES", "distance_figure", "distance_frame", "distance_reading",
+__all__ = ["ARMOURED", "DISTANCES", "armoured_reading", "armoured_view", "distance_figure", "distance_frame", "distance_reading",
            "section_distance"]
