@@ -35,7 +35,8 @@ def test_every_system_is_in_it_or_says_why(section):
 
 
 def test_sentences_are_the_numbers_their_command_prints(section, capsys):
-    readings = [r for r in section.reading if isinstance(r, Reading) and r.small]
+    readings = [r for r in section.reading
+                if isinstance(r, Reading) and r.small and "charging" in r]
     assert {r.split(":")[0] for r in readings} == set(distance_systems()) & set(SYSTEMS)
     for r in readings:
         words = shlex.split(r.small)
@@ -54,6 +55,33 @@ def test_sentences_are_the_numbers_their_command_prints(section, capsys):
             first = int(m.group(1))
             assert t.loc[first, "p_side0"] > 0.5 + 1e-9
             assert (t.loc[:first - 1, "p_side0"] <= 0.5 + 1e-9).all()   # 0.5 is even
+
+
+def test_armoured_shooter_sentences_are_the_numbers_their_command_prints(section, capsys):
+    """The cross-combat matchup ``armoured_shooter``: each sentence's two shares are the
+    rows its ``duel --table distance`` command prints; the systems without armour rules
+    say so instead of a number."""
+    readings = [r for r in section.reading
+                if isinstance(r, Reading) and r.small and "armour=" in r]
+    assert {r.split(":")[0] for r in readings} == {"dice_pool_7", "percentile",
+                                                    "d20_degrees"} & set(SYSTEMS)
+    for r in readings:
+        words = shlex.split(r.small)
+        assert words[1] == "duel" and "--armour-a" in words
+        capsys.readouterr()
+        assert main([*words[1:], "--format", "csv"]) == 0
+        t = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("distance")
+        assert list(t.index) == [0, 10, 20, 40]
+        shares = re.findall(r"(more than 99\.9|[\d.]+)% of", r)
+        p0 = 0.9995 if shares[0] == "more than 99.9" else float(shares[0]) / 100
+        assert p0 == pytest.approx(t.loc[0, "p_side0"], abs=1e-3)
+        assert float(shares[1]) / 100 == pytest.approx(t.loc[40, "p_side0"], abs=1e-3)
+        if "never wins" in r:
+            assert t.loc[40, "p_side1"] == 0.0
+    controls = [r for r in section.reading if "no armour rules" in str(r)]
+    assert {r.split(":")[0] for r in controls} == {"dice_pool_6", "middle_3d10"} & set(SYSTEMS)
+    tables = [b for b in section.blocks if getattr(b, "id", "") == "distance-armour"]
+    assert len(tables) == 1
 
 
 def test_figure_and_table(section):
