@@ -298,9 +298,9 @@ def test_dominance_searches_the_whole_ladder():
     ladder = audit._ladder_specs()["dice_pool_7"]
     m = audit._matchups(ladder, audit.DEFAULT_DISCOVER)
     assert len(m) == len(set(m)) == 18
-    assert m[:3] == [("competent", "novice", 0), ("competent", "competent", 0),
-                     ("competent", "expert", 0)]
-    assert {(h, o, s) for h in ladder for o in ladder for s in (0, 1)} == set(m)
+    assert m[:3] == [("competent", "novice", 0, 0), ("competent", "competent", 0, 0),
+                     ("competent", "expert", 0, 0)]
+    assert {(h, o, s, 0) for h in ladder for o in ladder for s in (0, 1)} == set(m)
 
 
 def test_planted_dominated_armour(tmp_path):

@@ -82,6 +82,8 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
             if g.metric.strip() != "p_success":
                 problems.append((f"{path}.metric", f"a check guardrail measures p_success, "
                                  f"not {g.metric!r}{_hint(g.metric, ['p_success'])}"))
+        if g.distances:
+            problems += _distance_problems(sc, g, path)
         if g.min is None and g.max is None:
             problems.append((path, "give min, max or both"))
         for key in ("min", "max"):
@@ -93,6 +95,37 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
     return problems
 
 
+
+
+def _distance_problems(sc, g, path: str) -> list[tuple[str, str]]:
+    """``distances`` of a guardrail: a fight guardrail of a system with distance rules,
+    whole metres in 0..MAX_DISTANCE, each once, a metric a starting distance can move."""
+    from engines.distance import MAX_DISTANCE
+
+    where = f"{path}.distances"
+    if g.fight is None:
+        return [(where, "only a fight guardrail is measured at starting distances")]
+    out = []
+    bad = [d for d in g.distances if not 0 <= d <= MAX_DISTANCE]
+    if bad:
+        out.append((where, f"{bad[0]}: expected whole metres 0..{MAX_DISTANCE}"))
+    if len(set(g.distances)) != len(g.distances):
+        out.append((where, "a distance is listed twice"))
+    if g.metric.startswith("p_one_hit_"):
+        out.append((where, f"{g.metric} is the odds of one attack, which no starting "
+                    "distance moves"))
+    index = _index(sc.fights, "fight", g.fight)
+    if index is not None:
+        from analysis.combat.lethality import has_distance
+
+        try:
+            system = sc.check_system(sc.fights[index])
+        except InputError:
+            return out
+        if not has_distance(system):
+            out.append((where, f"{system}'s fights start engaged (its combat has no "
+                        "distance rules)"))
+    return out
 
 
 def _campaign_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]:

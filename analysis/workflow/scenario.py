@@ -220,6 +220,10 @@ class Guardrail(_Model):
     #: ``both.armour``, a check axis such as ``dice``): see analysis.workflow.audit.cures
     fixed: list[str] = Field(default_factory=list)
     free: list[str] = Field(default_factory=list)
+    #: a fight guardrail measured at each starting distance (metres; RULES.md "Distance,
+    #: movement and cover"): it holds only when it holds at every one, and its value is
+    #: the figure at the distance farthest outside (or nearest the edge of) its limits
+    distances: list[int] = Field(default_factory=list)
 
 
 class Sweep(_Model):

@@ -288,10 +288,16 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
         entry = _names(sc.fights, "fight")[_index(sc.fights, "fight", g.fight)]
         knobs, held = fight_knobs(t.system, f, t.variants, g)
         for order, knob in enumerate(knobs):
-            read = _cached(fight_knob_metric(
-                t.system, f.a, f.b, knob.name, g.metric, variants=t.variants,
-                round_cap=f.round_cap, exact=None if t.exact else False,
-                trials=None if t.exact else 20_000, seed=sc.seed))
+            def reader(variants, knob=knob):
+                return fight_knob_metric(
+                    t.system, f.a, f.b, knob.name, g.metric, variants=variants,
+                    round_cap=f.round_cap, exact=None if t.exact else False,
+                    trials=None if t.exact else 20_000, seed=sc.seed)
+            if getattr(g, "distances", None):   # the worst of the starting distances
+                read = _cached(_worst_read([reader({**t.variants, "distance": int(d)})
+                                            for d in g.distances], g.min, g.max))
+            else:
+                read = _cached(reader(t.variants))
             if knob.ordered and not knob.values:   # a trait: the values the data accept
                 knob.values = _valid(t.system, f, t.variants, knob.name,
                                      range(0, 2 * max(knob.current, 1) + SEARCH_STEPS + 1))
@@ -321,6 +327,17 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
     # does not, then the steps along the knob, then the knob's order
     cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
     return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system)
+
+
+def _worst_read(reads, lo, hi):
+    """A knob's reading over several starting distances: the figure of the distance
+    farthest outside ``[lo, hi]`` (:func:`.measuring.worst`), so a cure holds at all."""
+    from .measuring import worst
+
+    def read(value):
+        figures = {i: r(value) for i, r in enumerate(reads)}
+        return figures[worst(figures, lo, hi)]
+    return read
 
 
 def _cure(knob: Knob, val, est, se, steps, target: str) -> Cure:

@@ -26,6 +26,10 @@ DEFAULT_DISCOVER = {
     "dominance_z": 2.0,
     "dominance_mc": None,     # None: the systems whose System.duel_search is "mc"
     "dominance_trials": 8_000,
+    # the starting distances (metres) at which armour, tactics and ranged weapons are
+    # judged too, in the systems with distance rules (RULES.md "Distance, movement and
+    # cover"): armour's price is mobility and a gun's worth is range, both paid apart
+    "distances": [20],
     # the noise floor: an effect below it is not a finding (probabilities; mean rounds)
     "min_effect": 0.01,
     "min_effect_rounds": 0.1,
@@ -75,14 +79,14 @@ def _solved(key: tuple, solve):
     return found
 
 
-def _duel_mc(system, a, b, trials: int, seed: int, data=None):
-    """Monte Carlo duel of fighter specs (default variants, round cap 50), drawn as
-    ``rpg-balance duel --method mc --trials TRIALS --seed SEED`` draws it."""
+def _duel_mc(system, a, b, trials: int, seed: int, data=None, variants=None):
+    """Monte Carlo duel of fighter specs (default variants but ``variants``, round cap
+    50), drawn as ``rpg-balance duel --method mc --trials TRIALS --seed SEED`` draws it."""
     from analysis.combat import archetypes
     from analysis.combat import fights as reg
 
     mod = reg.engine(system)
-    v = reg.combat_variants(system, {})
+    v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
     return _solved((system, "mc", fa, fb, v, 50, trials, seed),
@@ -136,14 +140,14 @@ def _options(system: str, kind: str, data=None) -> list:
     return archetypes.tactics(system)
 
 
-def _matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int]]:
-    """``(holder rung, opponent rung, holder's side)`` for every rung of the ladder as
-    side 0 and side 1 against every rung; the attacker-vs-opponents matchups first (they
-    settle most pairs early)."""
+def _matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int, int]]:
+    """``(holder rung, opponent rung, holder's side, starting distance)`` for every rung
+    of the ladder as side 0 and side 1 against every rung, engaged (distance 0); the
+    attacker-vs-opponents matchups first (they settle most pairs early)."""
     rungs = list(ladder)
-    first = [(cfg["attacker"], r, 0) for r in cfg["opponents"]
+    first = [(cfg["attacker"], r, 0, 0) for r in cfg["opponents"]
              if cfg["attacker"] in ladder and r in ladder]
-    rest = [(h, o, side) for h in rungs for o in rungs for side in (0, 1)]
+    rest = [(h, o, side, 0) for h in rungs for o in rungs for side in (0, 1)]
     return first + [m for m in rest if m not in first]
 
 
@@ -220,12 +224,21 @@ def _dominated(system: str, cfg: dict, kind: str, names: list, ladder: dict, dat
 
     if len(names) < 2:
         return []
+    from analysis.combat.lethality import has_distance
+
     matchups = _matchups(ladder, cfg)
     opponents = dict(ladder)
+    apart: list[int] = []
     if against_shooters:
         shooters = _shooters(system, ladder)
         opponents.update(shooters)
-        matchups += [(h, o, side) for h in ladder for o in shooters for side in (0, 1)]
+        matchups += [(h, o, side, 0) for h in ladder for o in shooters for side in (0, 1)]
+        # the same matchups starting apart: the holder and the foe each follow their
+        # default plan (a melee fighter charges, a shooter holds)
+        if has_distance(system):
+            apart = [int(d) for d in cfg.get("distances") or () if int(d) > 0]
+            matchups += [(h, o, side, d) for d in apart for h in ladder for o in opponents
+                         for side in (0, 1)]
     z = cfg["dominance_z"]
     cache: dict = {}
     wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
@@ -236,15 +249,16 @@ def _dominated(system: str, cfg: dict, kind: str, names: list, ladder: dict, dat
     def p(i: int, m: int):
         key = (i, m)
         if key not in cache:
-            holder, opp, side = matchups[m]
+            holder, opp, side, dist = matchups[m]
             mine = {**ladder[holder], kind: names[i]}
             pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
+            v = {"distance": dist} if dist else None
             try:
                 if mc:
                     stats = _duel_mc(system, *pair, cfg["dominance_trials"],
-                                     DOMINANCE_STREAM + m, data)
+                                     DOMINANCE_STREAM + m, data, v)
                 else:
-                    stats = _duel(system, *pair, data)
+                    stats = _duel(system, *pair, data, v)
                 cache[key] = wins[side](stats)
             except InputError:                # the option cannot be built here
                 cache[key] = None
@@ -278,21 +292,28 @@ def _dominated(system: str, cfg: dict, kind: str, names: list, ladder: dict, dat
             continue
         k, gaps = max(by, key=lambda kg: max(g for g, *_ in kg[1]))
         gap, sd, m, pi, pk = max(gaps, key=lambda g: g[0])
-        holder, opp, side = matchups[m]
+        holder, opp, side, dist = matchups[m]
         held = {key: val for key, val in ladder[holder].items() if key != kind}
         where = (Text(N_("{holder} with it as side 0 vs {opponent}"),
                       holder=fighter_label(held), opponent=fighter_label(opponents[opp]))
                  if side == 0 else
                  Text(N_("{opponent} vs {holder} with it as side 1"),
                       holder=fighter_label(held), opponent=fighter_label(opponents[opp])))
+        if dist:
+            where = Text(N_("{where}, starting {d} m apart"), where=where, d=dist)
         metric = f"p_side{side}"
         mcrun = (cfg["dominance_trials"], DOMINANCE_STREAM + m) if mc else None
 
-        def cmd(option, holder=holder, opp=opp, side=side, metric=metric, mcrun=mcrun):
+        def cmd(option, holder=holder, opp=opp, side=side, metric=metric, mcrun=mcrun,
+                dist=dist):
             mine = {**ladder[holder], kind: option}
             pair = (mine, opponents[opp]) if side == 0 else (opponents[opp], mine)
-            return _duel_cmd(system, *pair, columns=(metric,), mc=mcrun)
+            return _duel_cmd(system, *pair, columns=(metric,), mc=mcrun,
+                             variants={"distance": dist} if dist else None)
         rungs = join(", ", (Text(r) for r in opponents))
+        if apart:   # "… of novice, …, expert_shooter, engaged and 20 m apart"
+            rungs = Text(N_("{rungs}, engaged and {apart} m apart"), rungs=rungs,
+                         apart=join(", ", (Text(str(d)) for d in apart)))
         if group is None:
             detail = Text(N_(
                 "{kind} {name} is never better than {other} in {n} matchups (every rung "

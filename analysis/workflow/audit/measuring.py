@@ -96,6 +96,49 @@ def measure(sc, g, index: int, *, seed: int = 0, batch: int = 2_000,
         v = check_value(t.system, check_cell(t.system, t.entry), t.variants)
         return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
                 "status": status_of(v, 0.0, g.min, g.max)}
+    if getattr(g, "distances", None):
+        return _measure_apart(t, g, index, seed, batch, max_trials)
+    return _measure_fight(t, g, index, seed, batch, max_trials)
+
+
+def margin(value: float, lo: float | None, hi: float | None) -> float:
+    """How far ``value`` is outside ``[lo, hi]`` (negative: inside, by how much)."""
+    out = -math.inf
+    if lo is not None:
+        out = max(out, lo - value)
+    if hi is not None:
+        out = max(out, value - hi)
+    return out
+
+
+def worst(figures: dict, lo: float | None, hi: float | None):
+    """The key of ``figures`` (``{key: (value, se)}``) farthest outside ``[lo, hi]`` (or
+    nearest its edge when every figure is inside); the first such key on a tie."""
+    return max(figures, key=lambda k: margin(figures[k][0], lo, hi))
+
+
+def _measure_apart(t: Target, g, index: int, seed: int, batch: int,
+                   max_trials: int) -> dict:
+    """A guardrail with ``distances``: the fight measured at each starting distance (the
+    combat variant ``distance``); ``fail`` when any distance fails, ``pass`` when all
+    pass, else ``undecided``; the value, SE and method are those of the distance
+    farthest outside the limits (``distance``), ``by_distance`` every value."""
+    per = {}
+    for d in g.distances:
+        td = dataclasses.replace(t, variants={**t.variants, "distance": int(d)})
+        per[int(d)] = _measure_fight(td, g, index, seed, batch, max_trials)
+    statuses = {m["status"] for m in per.values()}
+    status = ("fail" if "fail" in statuses else "pass" if statuses == {"pass"}
+              else "undecided")
+    d = worst({k: (m["value"], m["se"]) for k, m in per.items()}, g.min, g.max)
+    return {**per[d], "status": status, "distance": d,
+            "trials": sum(m["trials"] for m in per.values()),
+            "by_distance": {k: m["value"] for k, m in per.items()}}
+
+
+def _measure_fight(t: Target, g, index: int, seed: int, batch: int,
+                   max_trials: int) -> dict:
+    """One fight guardrail's figure: exact, or :func:`_measure_mc`."""
     from analysis.workflow.fight_sweep import fight_point
 
     f = t.entry

@@ -50,6 +50,12 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
     if t.kind != "fight":
         return ""
     f = t.entry
+    if getattr(g, "distances", None):   # one row per starting distance
+        from .reproduce import grid
+
+        v = {k: val for k, val in t.variants.items() if k != "distance"}
+        return grid(t.system, f.a, f.b, g.metric, "variant.distance", g.distances,
+                    variants=v, round_cap=f.round_cap)
     mc = (m["trials"], None) if m["method"] == "mc" else None
     return fight_metric(t.system, f.a, f.b, g.metric, variants=t.variants,
                                   round_cap=f.round_cap, mc=mc)
