@@ -271,7 +271,7 @@ def test_planted_ranged_weapon_is_judged_among_ranged_weapons(tmp_path):
     # A7/A11: planted_gun is a ranged weapon (DES + 5 bonus dice, ballistic). It is never
     # set against a melee weapon, whatever it would do to one in a melee matchup; among
     # the ranged weapons it outclasses light_ranged (+1) in the 36 matchups that include
-    # the rungs' shooters.
+    # the rungs' shooters (engaged and 20 m apart: 72).
     src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
     data = tmp_path / "dice_pool_7.toml"
     data.write_text(src + '\n[weapons.planted_gun]\nbonus = 5\ninitiative = -1\n'
@@ -287,7 +287,7 @@ def test_planted_ranged_weapon_is_judged_among_ranged_weapons(tmp_path):
     assert set(ranged["by"].split(", ")) <= {"thrown", "submachine_gun", "heavy_ranged",
                                             "assault_rifle", "planted_gun"}
     assert ranged["detail"].startswith("ranged weapon light_ranged is never better than ")
-    assert "among the ranged weapons in 36 matchups" in ranged["detail"]
+    assert "among the ranged weapons in 72 matchups" in ranged["detail"]
     assert "novice_shooter" in ranged["detail"]
 
 
@@ -315,8 +315,9 @@ def test_planted_dominated_armour(tmp_path):
     found = {r["subject"]: r for r in rows}
     assert "planted_mail" in found["light_archaic"]["by"].split(", ")
     assert found["light_archaic"]["kind"] == "dominated_armour"
-    # 18 ladder matchups and 18 against the rungs' shooters (armour stops bullets too)
-    assert "36 matchups" in found["light_archaic"]["detail"]
+    # 18 ladder matchups and 18 against the rungs' shooters (armour stops bullets too),
+    # engaged and again starting 20 m apart (armour's price, AT2, is paid moving)
+    assert "72 matchups" in found["light_archaic"]["detail"]
     if "planted_mail" in found:                         # light_archaic never dominates it
         assert "light_archaic" not in found["planted_mail"]["by"].split(", ")
 

@@ -106,7 +106,12 @@ def test_findings_name_the_gear_they_measured(findings):
     rows = findings[(findings["system"] == "percentile")
                     & findings["kind"].str.startswith("dominated_")]
     assert len(rows)
-    assert all("weapon=knife" in d for d in rows["detail"])
+    gear = rows[rows["kind"] != "dominated_weapon"]
+    assert len(gear) and all("weapon=knife" in d for d in gear["detail"])
+    # a weapon finding's holder carries the weapon judged (its subject); its opponent is
+    # a knife fighter or a shooter, named as the library names it
+    weapons = rows[rows["kind"] == "dominated_weapon"]
+    assert all("weapon=knife" in d or "_shooter" in d for d in weapons["detail"])
 
 
 def test_no_finding_below_the_noise_floor(findings):
@@ -183,8 +188,9 @@ def test_armour_and_tactics_are_judged_against_shooters(findings):
 def test_weapons_are_judged_within_their_kind(findings):
     """A weapon is only ever compared with weapons of its own kind (docs/RULES.md, "Melee
     and ranged weapons"): a melee weapon with the melee weapons in the 18 ladder
-    matchups, a ranged weapon with the ranged weapons in 36 matchups, the 18 against the
-    rungs' shooters included; the finding names the kind and the opponents."""
+    matchups, a ranged weapon with the ranged weapons in 72 matchups, the 18 against the
+    rungs' shooters included, engaged and starting 20 m apart (in every built-in system:
+    each has distance rules); the finding names the kind and the opponents."""
     weapons = findings[findings["kind"] == "dominated_weapon"]
     assert set(weapons["detail"].str.split(" ").str[0]) == {"melee", "ranged"}
     for row in weapons.to_dict("records"):
@@ -194,7 +200,8 @@ def test_weapons_are_judged_within_their_kind(findings):
         assert row["detail"].startswith(f"{kind} weapon {row['subject']} is never better")
         assert f" among the {kind} weapons in " in row["detail"]
         if kind == "ranged":
-            assert "in 36 matchups" in row["detail"]
+            assert "in 72 matchups" in row["detail"]
+            assert "engaged and 20 m apart" in row["detail"]
             assert "novice_shooter, competent_shooter, expert_shooter" in row["detail"]
         else:
             assert "in 18 matchups" in row["detail"]
@@ -204,6 +211,9 @@ def test_weapons_are_judged_within_their_kind(findings):
     # melee weapons it is dominated by the two 1D8 + DB weapons only
     assert set(pct.loc["knife", "by"].split(", ")) == {"machete", "bat"}
     assert "shotgun" not in pct.loc["knife", "detail"]
-    # DX5: the handgun (1D10) is judged among the firearms, against the shooters too
-    assert set(pct.loc["handgun", "by"].split(", ")) == {"rifle", "shotgun"}
+    # DX5: the handgun (1D10) is judged among the firearms, against the shooters too.
+    # Engaged the shotgun (4D6) never does worse; 20 m apart (21.9 yards, past the
+    # shotgun's 20-yard band: 1D6, DX-g10) the handgun's 1D10 at long range (DX15: a hard
+    # success) does better somewhere, so only the rifle (2D6+4) dominates it
+    assert set(pct.loc["handgun", "by"].split(", ")) == {"rifle"}
     assert "competent_shooter" in pct.loc["handgun", "detail"]

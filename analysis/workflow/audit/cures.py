@@ -298,11 +298,14 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
                                             for d in g.distances], g.min, g.max))
             else:
                 read = _cached(reader(t.variants))
+            # the values the data accept, at every starting distance of the guardrail
+            # (a firing-range variant has no meaning in a fight that starts apart)
+            settings = ([{**t.variants, "distance": int(d)} for d in g.distances]
+                        if getattr(g, "distances", None) else [t.variants])
             if knob.ordered and not knob.values:   # a trait: the values the data accept
-                knob.values = _valid(t.system, f, t.variants, knob.name,
-                                     range(0, 2 * max(knob.current, 1) + SEARCH_STEPS + 1))
-            else:
-                knob.values = _valid(t.system, f, t.variants, knob.name, knob.values)
+                knob.values = range(0, 2 * max(knob.current, 1) + SEARCH_STEPS + 1)
+            for v in settings:
+                knob.values = _valid(t.system, f, v, knob.name, knob.values)
             if len(knob.values) < 2:
                 continue
             searched.append(knob)
