@@ -107,7 +107,8 @@ def test_findings_name_the_gear_they_measured(findings):
                     & findings["kind"].str.startswith("dominated_")]
     assert len(rows)
     gear = rows[rows["kind"] != "dominated_weapon"]
-    assert len(gear) and all("weapon=knife" in d for d in gear["detail"])
+    assert len(gear)
+    assert all("weapon=knife" in d for d in gear["detail"])
     # a weapon finding's holder carries the weapon judged (its subject); its opponent is
     # a knife fighter or a shooter, named as the library names it
     weapons = rows[rows["kind"] == "dominated_weapon"]

@@ -150,7 +150,8 @@ def combat_frames(settings: ReportSettings) -> dict:
 
     ``cross`` is :func:`analysis.combat.cross_combat.cross_table` (exact duels, MC only where an
     engine has no exact solver) for the matchups that start engaged, ``apart`` its rows
-    for the matchups that start apart (a matchup's ``distances``; the distance section), ``groups``/``standing`` are the rows of
+    for the matchups that start apart (a matchup's ``distances``; the distance section),
+    ``groups``/``standing`` are the rows of
     :func:`analysis.combat.cross_combat.group_table` for the chosen systems (Monte Carlo,
     ``settings.combat_trials`` fights, ``settings.seed``), ``one_hit`` / ``effects`` come
     from :mod:`analysis.combat.lethality` on the ``melee_equal`` matchup of each system, and

@@ -215,5 +215,5 @@ def section_distance(settings: ReportSettings) -> Section:
     return Section("distance", title, reading, blocks)
 
 
-__all__ = ["ARMOURED", "DISTANCES", "armoured_reading", "armoured_view", "distance_figure", "distance_frame", "distance_reading",
-           "section_distance"]
+__all__ = ["ARMOURED", "DISTANCES", "armoured_reading", "armoured_view", "distance_figure",
+           "distance_frame", "distance_reading", "section_distance"]
