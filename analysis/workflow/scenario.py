@@ -98,6 +98,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from analysis.toml_input import read_toml
+from analysis.workflow.guardrails import Tune
 from analysis.workflow.scenario_validation import (
     _hint,
     _known,
@@ -264,6 +265,8 @@ class Scenario(_Model):
     guardrails: list[Guardrail] = Field(default_factory=list)
     #: thresholds of ``rpg-balance audit --discover`` (analysis/data/guardrails.toml)
     discover: dict[str, Any] = Field(default_factory=dict)
+    #: the knobs ``rpg-balance tune`` may turn (analysis.workflow.tune)
+    tune: Tune | None = None
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
     _source: str = PrivateAttr("<scenario>")
