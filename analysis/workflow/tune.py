@@ -188,7 +188,12 @@ def current_value(sc, target: str, knob: str):
                 cell = check_cell(system, c)
                 if knob in cell:
                     found.append(_scalar(cell[knob]))
-    if not found or any(x is None for x in found):
+    if not chosen:
+        raise InputError(f"{target!r} is neither a system with a fight or check in the "
+                         "file nor a [[fights]] or [[checks]] entry of it")
+    if not found:
+        raise InputError(f"no fight or check that {target!r} names has {knob!r}")
+    if any(x is None for x in found):
         raise InputError("cannot read its current value from the file")
     if any(not _same(x, found[0]) for x in found):
         shown = ", ".join(dict.fromkeys(map(repr, found)))
@@ -468,9 +473,7 @@ def search(problem: TuneProblem, evaluator: Evaluator, *, budget: int, seed: int
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     population = max(2, min(population, budget))
-    sampler = optuna.samplers.NSGAIISampler(
-        population_size=population, seed=seed,
-        constraints_func=lambda t: t.user_attrs["constraints"])
+    sampler = optuna.samplers.NSGAIISampler(population_size=population, seed=seed)
     study = optuna.create_study(directions=["minimize", "maximize"], sampler=sampler)
     space = {k.name: CategoricalDistribution(list(range(len(k.levels))))
              for k in problem.knobs}
@@ -483,7 +486,8 @@ def search(problem: TuneProblem, evaluator: Evaluator, *, budget: int, seed: int
                     for t in trials]
         rows = evaluator.evaluate(settings)
         for t, s, row in zip(trials, settings, rows, strict=True):
-            t.set_user_attr("constraints", evaluator.constraints(row))
+            for g, c in enumerate(evaluator.constraints(row)):
+                t.set_constraint(f"guardrail{g}", c)
             study.tell(t, [evaluator.edit_size(row), row["worst_margin"]])
             seen.setdefault(s, row)
         told += len(trials)
