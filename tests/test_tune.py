@@ -292,3 +292,14 @@ def test_no_feasible_candidate_exits_1_with_the_trade_off(small, tmp_path, capsy
     assert not table["feasible"].any()
     assert table["changes"].iloc[0] == 0  # the file as it is is always on the front
     assert table["worst_margin"].is_monotonic_increasing
+
+
+def test_the_benchmark_runs_with_tiny_sizes(capsys):
+    """``bench_tune`` prints its rows (no timing assertion)."""
+    from benchmarks import bench_tune
+
+    assert bench_tune.main(["--repeats", "1", "--budget", "16", "--no-cli",
+                            "--no-dask"]) == 0
+    out = capsys.readouterr().out
+    assert "| tune, exact (every candidate) |" in out
+    assert "| tune, NSGA-II, budget 16, in process |" in out

@@ -647,6 +647,12 @@ def _changes_text(problem: TuneProblem, row: dict) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _worst(problem: TuneProblem, row: dict) -> str:
+    """The guardrail holding the worst margin, with its value."""
+    g = min(range(len(row["_margins"])), key=row["_margins"].__getitem__)
+    return f"{problem.scenario.guardrails[g].name} = {_value_text(row['_measures'][g])}"
+
+
 def _how(result: TuneResult) -> str:
     s = result.stats
     if result.method == "exact":
@@ -673,7 +679,8 @@ def reading(result: TuneResult) -> str:
         if k:
             text += (f"; the smallest is {_changes_text(p, first)} (distance "
                      f"{_fmt(first['distance'])}, worst margin {_fmt(first['worst_margin'])} "
-                     f"of the limits' width): {reproduce(p, first['_setting'])}")
+                     f"of the limits' width, at {_worst(p, first)}): "
+                     f"{reproduce(p, first['_setting'])}")
         feasible = sum(r["feasible"] for r in result.candidates)
         text += (f". {feasible} of {len(result.candidates)} candidates evaluated pass every "
                  f"guardrail ({_how(result)})")
