@@ -170,6 +170,31 @@ def test_the_cache_measures_each_guardrail_once_per_setting_of_its_knobs(small):
     assert result.stats["cache_share"] == pytest.approx(1 - 16 / 144)
 
 
+def test_a_monte_carlo_guardrail_carries_its_se_and_the_audits_verdict(small, tmp_path):
+    """The middle_3d10 duel played by Monte Carlo (capped at 16,000 duels): each front
+    row's value, SE and status are those of ``audit --set`` with the same cap, and its
+    reproduce command carries the cap."""
+    path = tmp_path / "mc.toml"
+    path.write_text(small.read_text().replace('b = "competent"\n',
+                                              'b = "competent"\nexact = false\n', 1))
+    result = tune.tune(tune.load_tune(path), method="exact", max_trials=16_000)
+    table = result.table
+    assert "m3 duel length se" in table
+    assert "dp6 hard task se" not in table
+    scenarios = audit.load_guardrails([path])
+    for _, row in table.iterrows():
+        assert row["reproduce"].endswith("--max-trials 16000")
+        edits = [Edit(*name.split(":"), row[name]) for name, _, cur in SMALL_KNOBS
+                 if row[name] != cur]
+        got = audit.evaluate(scenarios, suggestions=False, progress=False, edits=edits,
+                             max_trials=16_000).set_index("guardrail")
+        assert got.loc["m3 duel length", "se"] > 0
+        for g in ("m3 duel length", "dp6 hard task", "dp6 duel length"):
+            assert row[g] == got.loc[g, "value"]
+            assert row[f"{g} status"] == got.loc[g, "status"]
+        assert row["m3 duel length se"] == got.loc["m3 duel length", "se"]
+
+
 def test_the_margin_reads_the_limits_width_and_the_se():
     assert tune.margin(3.0, 0.0, 2.0, 6.0, 3.0) == pytest.approx(0.25)
     assert tune.margin(0.05, 0.0, None, 0.1, 3.0) == pytest.approx(0.5)

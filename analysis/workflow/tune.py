@@ -515,11 +515,17 @@ def pareto(rows: list[dict], edit_size) -> list[dict]:
     return out
 
 
-def reproduce(problem: TuneProblem, setting: tuple) -> str:
-    """``rpg-balance audit FILE --set T:K=V ...``: the audit of the candidate."""
+def reproduce(problem: TuneProblem, setting: tuple, batch: int = 2_000,
+              max_trials: int = 200_000) -> str:
+    """``rpg-balance audit FILE --set T:K=V ...``: the audit of the candidate (with
+    ``--batch``/``--max-trials`` when they are not the audit's defaults)."""
     words = ["rpg-balance", "audit", problem.file]
     for e in problem.edits(setting):
         words += ["--set", str(e)]
+    if batch != 2_000:
+        words += ["--batch", str(batch)]
+    if max_trials != 200_000:
+        words += ["--max-trials", str(max_trials)]
     return shlex.join(words)
 
 
@@ -545,7 +551,8 @@ def front_table(problem: TuneProblem, rows: list[dict], evaluator: Evaluator):
             if mc[g]:
                 rec[f"{gr.name} se"] = m["se"]
             rec[f"{gr.name} status"] = m["status"]
-        rec["reproduce"] = reproduce(problem, r["_setting"])
+        rec["reproduce"] = reproduce(problem, r["_setting"], evaluator.batch,
+                                     evaluator.max_trials)
         records.append(rec)
     table = pd.DataFrame.from_records(records)
     for k in problem.knobs:  # one dtype per knob column (levels may mix int and str)
@@ -566,6 +573,7 @@ class TuneResult:
     method: str                 # "exact" | "nsga2"
     reading: str
     stats: dict
+    precision: tuple = (2_000, 200_000)   # (batch, max_trials) of the measurements
 
     @property
     def feasible(self) -> bool:
@@ -619,7 +627,8 @@ def tune(problem: TuneProblem, *, method: str = "auto", cluster=None,
              "method": "exact" if exact else "nsga2", "budget": None if exact else budget,
              "seed": None if exact else seed}
     method_name = "exact" if exact else "nsga2"
-    result = TuneResult(problem, table, front, rows, method_name, "", stats)
+    result = TuneResult(problem, table, front, rows, method_name, "", stats,
+                        (batch, max_trials))
     result.reading = reading(result)
     return result
 
@@ -680,13 +689,13 @@ def reading(result: TuneResult) -> str:
             text += (f"; the smallest is {_changes_text(p, first)} (distance "
                      f"{_fmt(first['distance'])}, worst margin {_fmt(first['worst_margin'])} "
                      f"of the limits' width, at {_worst(p, first)}): "
-                     f"{reproduce(p, first['_setting'])}")
+                     f"{reproduce(p, first['_setting'], *result.precision)}")
         feasible = sum(r["feasible"] for r in result.candidates)
         text += (f". {feasible} of {len(result.candidates)} candidates evaluated pass every "
                  f"guardrail ({_how(result)})")
         if others:
             text += (f"; {others} larger edit{'s' if others != 1 else ''} on the front "
-                     f"widen the worst margin up to "
+                     f"widen{'s' if others == 1 else ''} the worst margin up to "
                      f"{_fmt(max(r['worst_margin'] for r in front))}")
         return text + "."
     base = next((r for r in result.candidates if r["changes"] == 0), None)
@@ -699,7 +708,7 @@ def reading(result: TuneResult) -> str:
     text = (f"No candidate makes all {n} guardrails of {name} pass ({_how(result)}). "
             f"The closest, {_changes_text(p, best)}, leaves {len(failing)} not passing: "
             f"{shown}; worst margin {_fmt(best['worst_margin'])} of the limits' width "
-            f"({reproduce(p, best['_setting'])})")
+            f"({reproduce(p, best['_setting'], *result.precision)})")
     if base is not None:
         text += (f"; with no change {base['failing'] + base['undecided']} do not pass "
                  f"(worst margin {_fmt(base['worst_margin'])})")
