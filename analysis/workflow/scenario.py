@@ -81,6 +81,15 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     method = "exact"                   # exact | mc | both (default: the file's method)
     variants = { skill_cap = 99 }      # the campaign module's variants
 
+    [tune]                             # rpg-balance tune: the knobs it may turn
+    seed = 1                           # (analysis.workflow.tune)
+    budget = 200
+    [[tune.knobs]]
+    knob = "even_duel:both.vigor"      # TARGET:KNOB, as rpg-balance audit --set
+    min = 3                            # or values = [...]; step (default 1)
+    max = 9
+    weight = 1
+
     [output]
     dir = "out/ten_again"              # relative to the scenario file
     format = "csv"                     # csv | json | markdown | parquet
