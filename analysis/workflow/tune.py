@@ -699,21 +699,24 @@ def reading(result: TuneResult) -> str:
                      f"{_fmt(max(r['worst_margin'] for r in front))}")
         return text + "."
     base = next((r for r in result.candidates if r["changes"] == 0), None)
-    best = max(front, key=lambda r: (-r["failing"], r["worst_margin"]))
-    failing = [g.name for g, m in zip(p.scenario.guardrails, best["_measures"], strict=True)
-               if m["status"] != "pass"]
-    shown = "; ".join(f"{g} ({_value_text(m)}, {m['status']})"
-                      for g, m in zip((g for g in p.scenario.guardrails),
-                                      best["_measures"], strict=True) if g.name in failing)
+    size = _edit_size_of(result)
+    best = min(result.candidates, key=lambda r: (r["failing"] + r["undecided"], size(r),
+                                                 -r["worst_margin"]))
+    short = [f"{g.name} ({_value_text(m)}, {m['status']})"
+             for g, m in zip(p.scenario.guardrails, best["_measures"], strict=True)
+             if m["status"] != "pass"]
+    who = ("The file as it is" if best["changes"] == 0 else
+           f"The closest, {_changes_text(p, best)},")
     text = (f"No candidate makes all {n} guardrails of {name} pass ({_how(result)}). "
-            f"The closest, {_changes_text(p, best)}, leaves {len(failing)} not passing: "
-            f"{shown}; worst margin {_fmt(best['worst_margin'])} of the limits' width "
+            f"{who} leaves {len(short)} not passing: {'; '.join(short)}; worst margin "
+            f"{_fmt(best['worst_margin'])} of the limits' width "
             f"({reproduce(p, best['_setting'], *result.precision)})")
-    if base is not None:
-        text += (f"; with no change {base['failing'] + base['undecided']} do not pass "
-                 f"(worst margin {_fmt(base['worst_margin'])})")
-    text += (f". The front trades edit size against the worst margin over "
-             f"{len(front)} candidate{'s' if len(front) != 1 else ''}.")
+    if base is not None and base is not best:
+        text += (f"; the file as it is leaves {base['failing'] + base['undecided']} not "
+                 f"passing (worst margin {_fmt(base['worst_margin'])})")
+    text += (f". The front holds {len(front)} candidate{'s' if len(front) != 1 else ''}, "
+             "trading edit size against the worst margin (the closest is a row of it only "
+             "when no smaller edit has as wide a margin).")
     return text
 
 
