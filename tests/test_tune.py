@@ -158,6 +158,10 @@ def test_tune_finds_the_smallest_cure(small, brute_force, method):
     if method == "exact":
         assert feasible == set(brute_force)
         assert len(result.candidates) == 6 * 4 * 2
+    # the command line's flag forces the same path and prints the same first row
+    out = small.parent / f"front_{method}.csv"
+    assert main(["tune", str(small), f"--{method}", "-o", str(out)]) == 0
+    assert pd.read_csv(out)["reproduce"].iloc[0] == row["reproduce"]
 
 
 def test_the_cache_measures_each_guardrail_once_per_setting_of_its_knobs(small):
