@@ -67,6 +67,9 @@ COUNTS = [
      "--round-cap", 1000),
     (["audit"], "--batch", 10**10),
     (["audit"], "--max-trials", 10**10),
+    (["tune", "scenarios/tune.toml"], "--batch", 10**10),
+    (["tune", "scenarios/tune.toml"], "--max-trials", 10**10),
+    (["tune", "scenarios/tune.toml"], "--workers", 64),
     (["warm-up"], "--jobs", 64),
 ]
 

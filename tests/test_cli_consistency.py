@@ -18,7 +18,7 @@ from cli.main import build_parser, main
 TABLE_COMMANDS = ["systems", "curves", "opposed", "ladder", "modifiers", "claim-c7", "duel",
                   "combat",
                   "archetypes", "gear", "cross-combat", "sweep", "solve difficulty",
-                  "solve competence", "solve lethality"]
+                  "solve competence", "solve lethality", "tune"]
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

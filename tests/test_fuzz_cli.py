@@ -328,6 +328,9 @@ WRITERS = {
     "solve lethality": (["solve", "lethality", "--system", "d20_degrees", "--a", "competent",
                          "--b", "competent", "--knob", "both.hit_points", "--range", "1:3",
                          "--target", "0.5", "-o", "{o}"], "-o"),
+    "tune": (["tune", "scenarios/tune.toml", "-o", "{o}"], "-o"),
+    "tune --plot": (["tune", "scenarios/tune.toml", "-o", "{d}/t.csv", "--plot", "{o}"],
+                    "--plot"),
 }
 #: Commands whose output is a folder (``run -o DIR``, ``report -o DIR``).
 FOLDER_WRITERS = {

@@ -5,11 +5,17 @@ A guardrail names the ``fight``, ``check`` or ``campaign`` entry it measures (by
 position), a ``metric`` (a fight metric of :data:`analysis.combat.fights.METRIC_NAMES`,
 ``p_success`` for a one-cell check, or a campaign metric of
 :data:`analysis.campaign.CAMPAIGN_METRICS`) and ``min`` and/or ``max``.
+
+The ``[tune]`` table of the same file (:class:`Tune`, its structure; the knobs' meaning is
+checked by :func:`analysis.workflow.tune.tune_problems`) names the knobs ``rpg-balance
+tune`` may turn to make every guardrail pass at once.
 """
 
 from __future__ import annotations
 
 import math
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from engines.errors import InputError
 
@@ -164,3 +170,36 @@ def _knob_list_problems(sc, g, path: str) -> list[tuple[str, str]]:
                                  "b.KEY, both.KEY, variant.NAME (or a check axis for a check "
                                  "guardrail)"))
     return problems
+
+
+# --------------------------------------------------------------------------------------
+# [tune]: the knobs ``rpg-balance tune`` may turn (the search: analysis.workflow.tune)
+
+TuneScalar = int | float | str | bool
+
+
+class TuneKnob(BaseModel):
+    """One knob of ``[[tune.knobs]]``: ``knob = "TARGET:KNOB"`` in the ``audit --set``
+    vocabulary, with ``values = [...]`` (its levels, in order) or ``min``/``max``/``step``
+    (an ordered whole-number knob), and ``weight``, the cost of moving it over its whole
+    range (default 1)."""
+
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+    knob: str = Field(min_length=1)
+    values: list[TuneScalar] | None = None
+    min: int | None = None
+    max: int | None = None
+    step: int = Field(1, ge=1)
+    weight: float = Field(1.0, gt=0, le=1e6)
+
+
+class Tune(BaseModel):
+    """``[tune]``: the knobs a designer allows, the search's ``seed`` and ``budget``
+    (trials of the NSGA-II search when the space is too large to enumerate)."""
+
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+    seed: int = Field(0, ge=0, le=2**63 - 1)
+    budget: int = Field(200, ge=1, le=100_000)
+    knobs: list[TuneKnob] = Field(min_length=1)

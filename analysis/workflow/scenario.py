@@ -81,6 +81,15 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     method = "exact"                   # exact | mc | both (default: the file's method)
     variants = { skill_cap = 99 }      # the campaign module's variants
 
+    [tune]                             # rpg-balance tune: the knobs it may turn
+    seed = 1                           # (analysis.workflow.tune)
+    budget = 200
+    [[tune.knobs]]
+    knob = "even_duel:both.vigor"      # TARGET:KNOB, as rpg-balance audit --set
+    min = 3                            # or values = [...]; step (default 1)
+    max = 9
+    weight = 1
+
     [output]
     dir = "out/ten_again"              # relative to the scenario file
     format = "csv"                     # csv | json | markdown | parquet
@@ -98,6 +107,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from analysis.toml_input import read_toml
+from analysis.workflow.guardrails import Tune
 from analysis.workflow.scenario_validation import (
     _hint,
     _known,
@@ -268,6 +278,8 @@ class Scenario(_Model):
     guardrails: list[Guardrail] = Field(default_factory=list)
     #: thresholds of ``rpg-balance audit --discover`` (analysis/data/guardrails.toml)
     discover: dict[str, Any] = Field(default_factory=dict)
+    #: the knobs ``rpg-balance tune`` may turn (analysis.workflow.tune)
+    tune: Tune | None = None
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
     _source: str = PrivateAttr("<scenario>")
