@@ -27,6 +27,10 @@ SMALL = {
                       'PARAMS = {"morality": 7, "infraction": 5}\nSESSIONS = 12\nTHRESHOLD = 4',
     "audit.ipynb": 'SYSTEMS = ["middle_3d10"]\nSEED = 5\nMAX_TRIALS = 20_000\nSUGGEST = True\n'
                    'KNOB_SYSTEM, KNOB, VALUE = "middle_3d10", "both.vigor", 8',
+    "tune.ipynb": 'FILE = "scenarios/tune.toml"\n'
+                  'KNOBS = ["even_duel_middle_3d10:both.vigor", "expert_hard_dice_pool_6:pool",\n'
+                  '         "expert_hard_percentile:dice"]\n'
+                  'METHOD = "search"\nBUDGET = 48\nSEED = 3',
 }
 
 
@@ -191,3 +195,16 @@ def test_audit_notebook_runs(monkeypatch):
     assert "d20_degrees" not in html  # restricted to one system
     assert "1 guardrail(s) change status" in text
     assert "fail → pass" in html
+
+
+def test_tune_notebook_runs(monkeypatch):
+    """The tune notebook keeps three knobs of scenarios/tune.toml, searches them (NSGA-II,
+    a small budget) and shows the reading, the front with its reproduce commands and the
+    front's figure."""
+    nb = _execute("tune.ipynb", monkeypatch)
+    streams = "\n".join(out.get("text", "") for cell in nb.cells
+                        for out in cell.get("outputs", []) if out.get("output_type") == "stream")
+    assert "candidates over 3 knobs" in streams
+    html = "\n".join(_outputs(nb, "text/html"))
+    assert "rpg-balance audit" in html and "feasible" in html
+    assert len(_outputs(nb, "image/png")) >= 1
