@@ -206,5 +206,6 @@ def test_tune_notebook_runs(monkeypatch):
                         for out in cell.get("outputs", []) if out.get("output_type") == "stream")
     assert "candidates over 3 knobs" in streams
     html = "\n".join(_outputs(nb, "text/html"))
-    assert "rpg-balance audit" in html and "feasible" in html
+    assert "rpg-balance audit" in html
+    assert "feasible" in html
     assert len(_outputs(nb, "image/png")) >= 1
