@@ -290,8 +290,9 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
                              f"{s['aftermath']}, not {aftermath}")
         eng = engine(system)
         entry = spec["matchups"][mid]
-        v = lethality.combat_variants(
-            system, _variants_of(system, variants, entry.get("distance")), aftermath)
+        # one attack of an unhurt fighter on another: the odds of a blow that lands, the
+        # same at any starting distance (the matchup's own variants, engaged)
+        v = lethality.combat_variants(system, _variants_of(system, variants), aftermath)
         note = "; ".join(x for x in (entry.get("notes", {}).get(system, ""), note) if x)
         ab = eng.one_hit(a, b, v)
         ba = eng.one_hit(b, a, v)
