@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import add_output, bounded_int, seed_int64, trials_int, workers_int
+from cli.common import (
+    add_lang,
+    add_output,
+    bounded_int,
+    seed_int64,
+    trials_int,
+    workers_int,
+)
 
 #: the NSGA-II budget the command line takes (as the [tune] budget key)
 budget_int = bounded_int(1, 100_000, "a number of trials")
@@ -67,6 +74,7 @@ def register(sub) -> None:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when it is a terminal)")
     add_output(p, plot=True)
+    add_lang(p)
     p.set_defaults(func=run)
 
 
@@ -88,9 +96,10 @@ def run(args) -> int:
     import sys
 
     from analysis.workflow import tune
-    from cli.common import check_outputs, write_output
+    from cli.common import check_lang, check_outputs, write_output
 
     check_outputs(args)
+    check_lang(args)
     problem = tune.load_tune(args.file, seed=args.seed, budget=args.budget)
     result = tune.tune(problem, method=args.method, cluster=_cluster(args),
                        batch=args.batch, max_trials=args.max_trials,
@@ -106,8 +115,21 @@ def run(args) -> int:
     select_columns(result.table, args, provenance)  # a bad --columns fails before writing
     if args.plot:
         tune.save_front_plot(result, args.plot)
-    write_output(result.table, args, provenance)
-    print(result.reading, file=sys.stderr)
+    if args.lang == "en":
+        write_output(result.table, args, provenance)
+        said = str(result.reading)
+    else:
+        from cli.common import write_localised
+        from reports.i18n import language, text
+
+        chosen, prov = select_columns(result.table, args, provenance)
+        write_localised(chosen, args.format, args.output, prov, args.lang)
+        with language(args.lang):
+            said = text(result.reading)
+    print(said, file=sys.stderr)
+    cmd = tune.command(result)
+    if cmd:
+        print(f"  {cmd}", file=sys.stderr)
     print(f"{s['evaluations']} evaluations of {s['candidates']} candidates "
           f"({s['method']}) in {s['seconds']:.2f} s: {s['evaluations_per_second']:.0f} "
           f"per second; {s['measured']} guardrail measurements, "

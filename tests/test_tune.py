@@ -316,9 +316,11 @@ def test_no_feasible_candidate_exits_1_with_the_trade_off(small, tmp_path, capsy
     assert main(["tune", str(path), "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert "No candidate makes all 3 guardrails of hopeless.toml pass" in err
-    assert ("The closest, hard_dp6:pool from 8 to 9, leaves 1 not passing: m3 duel length "
-            "(1.1, fail)") in err
-    assert "the file as it is leaves 2 not passing" in err
+    # the knob in the glossary's words (C1), the guardrail's value in its own units
+    assert ("The closest, the dice pool (C1) of hard_dp6 from 8 to 9, leaves 1 not "
+            "passing: m3 duel length (1.1 rounds, fail)") in err
+    assert "The file as it is leaves 2 not passing" in err
+    assert "  rpg-balance audit " in err and "--set hard_dp6:pool=9" in err
     table = pd.read_csv(out)
     assert not table["feasible"].any()
     assert table["changes"].iloc[0] == 0  # the file as it is is always on the front

@@ -63,6 +63,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from analysis.text import N_, Text, join
 from engines.errors import InputError
 
 #: the largest number of candidates enumerated exactly; past it the NSGA-II search runs
@@ -641,83 +642,150 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-def _value_text(m: dict) -> str:
-    v = _fmt(m["value"])
-    return v if m["method"] == "exact" else f"{v} ± {_fmt(m['se'])} SE"
+def _knob_system(problem: TuneProblem, knob: Knob) -> str:
+    """The system a knob edits: its target when that is a system id, else the system of
+    the ``[[fights]]`` / ``[[checks]]`` entry it names."""
+    from analysis.workflow.guardrails import _names
+    from engines.system import registry
+
+    if knob.target in registry():
+        return knob.target
+    sc = problem.scenario
+    for entries, prefix in ((sc.fights, "fight"), (sc.checks, "check")):
+        names = _names(entries, prefix)
+        if knob.target in names:
+            return sc.check_system(entries[names.index(knob.target)])
+    return sc.system or ""
 
 
-def _changes_text(problem: TuneProblem, row: dict) -> str:
-    from analysis.workflow.audit.edits import format_value
+def _change(problem: TuneProblem, knob: Knob, value) -> Text:
+    """One changed knob in words: "both fighters' Vigor (B9) of even_duel_middle_3d10
+    from 4 to 8" (the glossary's words for the knob and its values)."""
+    from analysis.glossary import knob_phrase, value_phrase
 
-    parts = [f"{k.name} from {format_value(k.current)} to {format_value(row[k.name])}"
-             for k in problem.knobs if row[k.name] != k.current]
+    system = _knob_system(problem, knob)
+    return Text(N_("{knob} of {target} from {old} to {new}"),
+                knob=knob_phrase(system, knob.knob), target=knob.target,
+                old=value_phrase(system, knob.knob, knob.current),
+                new=value_phrase(system, knob.knob, value))
+
+
+def _changes_text(problem: TuneProblem, row: dict) -> Text:
+    parts = [_change(problem, k, row[k.name]) for k in problem.knobs
+             if row[k.name] != k.current]
     if not parts:
-        return "no change"
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return Text(N_("no change"))
+    if len(parts) == 1:
+        return parts[0]
+    return Text(N_("{first} and {last}"), first=join("; ", parts[:-1]), last=parts[-1])
 
 
-def _worst(problem: TuneProblem, row: dict) -> str:
+def _figure(g, m: dict) -> Text:
+    from analysis.glossary import figure_phrase
+
+    return figure_phrase(g.metric, m["value"], m["se"] if m["method"] != "exact" else 0.0)
+
+
+def _worst(problem: TuneProblem, row: dict) -> Text:
     """The guardrail holding the worst margin, with its value."""
-    g = min(range(len(row["_margins"])), key=row["_margins"].__getitem__)
-    return f"{problem.scenario.guardrails[g].name} = {_value_text(row['_measures'][g])}"
+    k = min(range(len(row["_margins"])), key=row["_margins"].__getitem__)
+    g = problem.scenario.guardrails[k]
+    return Text("{guardrail} ({figure})", guardrail=Text(g.name),
+                figure=_figure(g, row["_measures"][k]))
 
 
-def _how(result: TuneResult) -> str:
+def _how(result: TuneResult) -> Text:
     s = result.stats
     if result.method == "exact":
-        return f"all {s['candidates']} candidates enumerated"
-    return (f"NSGA-II search of {s['candidates']} candidates: {s['evaluations']} trials, "
-            f"{s['evaluated']} distinct, seed {s['seed']}")
+        return Text(N_("all {n} candidates enumerated"), n=s["candidates"])
+    return Text(N_("an NSGA-II search of {n} candidates: {trials} trials, {distinct} "
+                   "distinct, seed {seed}"), n=s["candidates"], trials=s["evaluations"],
+                distinct=s["evaluated"], seed=s["seed"])
 
 
-def reading(result: TuneResult) -> str:
-    """One paragraph: the smallest feasible change and its command, or the trade-off."""
+def _status(status: str) -> Text:
+    return Text({"pass": N_("pass"), "fail": N_("fail"),
+                 "undecided": N_("undecided")}.get(status, status))
+
+
+def best_row(result: TuneResult) -> dict | None:
+    """The candidate the reading names: the smallest feasible edit, or, when none is
+    feasible, the closest one (fewest guardrails not passing, then the smallest edit,
+    then the widest worst margin)."""
+    if not result.front:
+        return None
+    if result.feasible:
+        return result.front[0]
+    size = _edit_size_of(result)
+    return min(result.candidates, key=lambda r: (r["failing"] + r["undecided"], size(r),
+                                                 -r["worst_margin"]))
+
+
+def command(result: TuneResult) -> str:
+    """The ``rpg-balance audit FILE --set …`` command of :func:`best_row` ("" when the
+    file as it is is the answer or nothing was evaluated)."""
+    row = best_row(result)
+    if row is None or row["changes"] == 0:
+        return ""
+    return reproduce(result.problem, row["_setting"], *result.precision)
+
+
+def reading(result: TuneResult) -> Text:
+    """One paragraph in the glossary's words: the smallest change that makes every
+    guardrail pass, or the trade-off when none does (its command: :func:`command`)."""
     p, front = result.problem, result.front
     n = len(p.scenario.guardrails)
     name = Path(p.file).name
     if not front:
-        return "No candidate was evaluated."
-    first = front[0]
+        return Text(N_("No candidate was evaluated."))
+    best = best_row(result)
     if result.feasible:
-        k = first["changes"]
-        head = ("The file as it is already passes" if k == 0 else
-                f"{k} change{'s' if k != 1 else ''} make{'s' if k == 1 else ''}")
-        others = len(result.front) - 1
-        text = (f"{head} all {n} guardrails of {name} pass"
-                if k else f"{head} all {n} guardrails of {name}")
-        if k:
-            text += (f"; the smallest is {_changes_text(p, first)} (distance "
-                     f"{_fmt(first['distance'])}, worst margin {_fmt(first['worst_margin'])} "
-                     f"of the limits' width, at {_worst(p, first)}): "
-                     f"{reproduce(p, first['_setting'], *result.precision)}")
+        k = best["changes"]
+        if k == 0:
+            text = Text(N_("The file as it is already passes all {n} guardrails of {file} "
+                           "({how})."), n=n, file=name, how=_how(result))
+            return text
         feasible = sum(r["feasible"] for r in result.candidates)
-        text += (f". {feasible} of {len(result.candidates)} candidates evaluated pass every "
-                 f"guardrail ({_how(result)})")
+        template = (N_("One change makes all {n} guardrails of {file} pass: {changes} "
+                       "(worst margin {margin} of the limits' width, at {worst}). "
+                       "{feasible} of {evaluated} candidates evaluated pass every "
+                       "guardrail ({how}).") if k == 1 else
+                    N_("{k} changes make all {n} guardrails of {file} pass; the smallest: "
+                       "{changes} (worst margin {margin} of the limits' width, at "
+                       "{worst}). {feasible} of {evaluated} candidates evaluated pass "
+                       "every guardrail ({how})."))
+        text = Text(template, k=k, n=n, file=name, changes=_changes_text(p, best),
+                    margin=_fmt(best["worst_margin"]), worst=_worst(p, best),
+                    feasible=feasible, evaluated=len(result.candidates), how=_how(result))
+        others = len(front) - 1
         if others:
-            text += (f"; {others} larger edit{'s' if others != 1 else ''} on the front "
-                     f"widen{'s' if others == 1 else ''} the worst margin up to "
-                     f"{_fmt(max(r['worst_margin'] for r in front))}")
-        return text + "."
+            text = Text("{text} {more}", text=text, more=Text(
+                N_("Larger edits on the front: {k}; they widen the worst margin up to "
+                   "{margin}."), k=others, margin=_fmt(max(r["worst_margin"]
+                                                           for r in front))))
+        return text
     base = next((r for r in result.candidates if r["changes"] == 0), None)
-    size = _edit_size_of(result)
-    best = min(result.candidates, key=lambda r: (r["failing"] + r["undecided"], size(r),
-                                                 -r["worst_margin"]))
-    short = [f"{g.name} ({_value_text(m)}, {m['status']})"
-             for g, m in zip(p.scenario.guardrails, best["_measures"], strict=True)
-             if m["status"] != "pass"]
-    who = ("The file as it is" if best["changes"] == 0 else
-           f"The closest, {_changes_text(p, best)},")
-    text = (f"No candidate makes all {n} guardrails of {name} pass ({_how(result)}). "
-            f"{who} leaves {len(short)} not passing: {'; '.join(short)}; worst margin "
-            f"{_fmt(best['worst_margin'])} of the limits' width "
-            f"({reproduce(p, best['_setting'], *result.precision)})")
+    short = join("; ", (Text(N_("{guardrail} ({figure}, {status})"), guardrail=Text(g.name),
+                             figure=_figure(g, m), status=_status(m["status"]))
+                        for g, m in zip(p.scenario.guardrails, best["_measures"], strict=True)
+                        if m["status"] != "pass"))
+    left = best["failing"] + best["undecided"]
+    if best["changes"] == 0:
+        who = Text(N_("The file as it is leaves {k} not passing: {short}"), k=left,
+                   short=short)
+    else:
+        who = Text(N_("The closest, {changes}, leaves {k} not passing: {short}"),
+                   changes=_changes_text(p, best), k=left, short=short)
+    text = Text(N_("No candidate makes all {n} guardrails of {file} pass ({how}). {who}; "
+                   "worst margin {margin} of the limits' width."), n=n, file=name,
+                how=_how(result), who=who, margin=_fmt(best["worst_margin"]))
     if base is not None and base is not best:
-        text += (f"; the file as it is leaves {base['failing'] + base['undecided']} not "
-                 f"passing (worst margin {_fmt(base['worst_margin'])})")
-    text += (f". The front holds {len(front)} candidate{'s' if len(front) != 1 else ''}, "
-             "trading edit size against the worst margin (the closest is a row of it only "
-             "when no smaller edit has as wide a margin).")
-    return text
+        text = Text("{text} {more}", text=text, more=Text(
+            N_("The file as it is leaves {k} not passing (worst margin {margin})."),
+            k=base["failing"] + base["undecided"], margin=_fmt(base["worst_margin"])))
+    return Text("{text} {more}", text=text, more=Text(
+        N_("Candidates on the front: {k}, trading edit size against the worst margin."),
+        k=len(front)))
 
 
 # --------------------------------------------------------------------------------------
