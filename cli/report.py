@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import shlex
+from pathlib import Path
 
 from cli.common import MAX_TRIALS, number, seed_int, system_id, trials_int
 
@@ -73,6 +74,10 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", "--out", dest="output", default=str(DEFAULT_OUT),
                    metavar="DIR", help=f"output folder (default {DEFAULT_OUT}; --out is the "
                    "older spelling)")
+    p.add_argument("--guardrails", default=None, metavar="FILE",
+                   help="the guardrail file of Key findings (default: the shipped "
+                   "analysis/data/guardrails.toml); with a [tune] table the report adds a "
+                   "Tune page after Key findings (rpg-balance tune)")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--warm-up", action=argparse.BooleanOptionalAction, default=True,
@@ -125,7 +130,15 @@ def settings_from_args(args):
         cmd += ["--aftermath", args.aftermath]
     if args.lang != "en":
         cmd += ["--lang", args.lang]
+    guardrails = None
+    if args.guardrails is not None:
+        from analysis.workflow.audit import load_guardrails
+
+        load_guardrails([args.guardrails])  # a bad file fails in one line before any work
+        guardrails = Path(args.guardrails)
+        cmd += ["--guardrails", args.guardrails]
     default_cmd = (not args.systems and not args.variant and trials == DEFAULT_TRIALS
+                   and guardrails is None
                    and args.aftermath == "leave" and args.lang == "en"
                    and args.seed == ReportSettings.seed
                    and args.combat_trials == ReportSettings.combat_trials)
@@ -135,7 +148,7 @@ def settings_from_args(args):
                           pdf=not args.no_pdf, variants=tuple(variants),
                           combat_trials=args.combat_trials, progress=not args.quiet,
                           command=command, aftermath=args.aftermath,
-                          lang=args.lang)
+                          lang=args.lang, guardrails=guardrails)
 
 
 def run_report(args) -> int:

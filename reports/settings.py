@@ -62,6 +62,9 @@ class ReportSettings:
     command: str = "python3 tasks.py report"
     title: str = N_("rpg-balance: single checks and balance across five dice systems")
     dpi: int = 110
+    #: the guardrail file of Key findings (``--guardrails``; None: the shipped
+    #: ``analysis/data/guardrails.toml``); a ``[tune]`` table adds the Tune section
+    guardrails: Path | None = None
 
     def __post_init__(self) -> None:
         known = system_ids()

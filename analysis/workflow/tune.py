@@ -792,10 +792,18 @@ def reading(result: TuneResult) -> Text:
 # The figure
 
 
-def front_figure(result: TuneResult):
+#: the words of :func:`front_figure` (the report passes them translated)
+FIGURE_WORDS = {"infeasible": "infeasible", "feasible": "feasible", "front": "front",
+                "x": "edit size: knobs changed + distance / (total weight + 1)",
+                "y": "worst guardrail margin (limits' width)"}
+
+
+def front_figure(result: TuneResult, words: dict | None = None):
     """Every candidate evaluated as edit size (changes + distance / (total weight + 1))
     against worst margin: grey when it fails a guardrail, blue when feasible, the front
-    in red joined by a step line, as Optuna's ``plot_pareto_front`` colours them."""
+    in red joined by a step line, as Optuna's ``plot_pareto_front`` colours them.
+    ``words``: :data:`FIGURE_WORDS` in another language (the title is then left out)."""
+    w = {**FIGURE_WORDS, **(words or {})}
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -804,8 +812,8 @@ def front_figure(result: TuneResult):
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     groups = [([r for r in result.candidates if not r["feasible"]], "#cccccc",
-               "infeasible"),
-              ([r for r in result.candidates if r["feasible"]], "#1f77b4", "feasible")]
+               w["infeasible"]),
+              ([r for r in result.candidates if r["feasible"]], "#1f77b4", w["feasible"])]
     for rows, colour, label in groups:
         if rows:
             ax.scatter([ev_size(r) for r in rows], [r["worst_margin"] for r in rows],
@@ -814,11 +822,13 @@ def front_figure(result: TuneResult):
     xs = [ev_size(r) for r in front]
     ys = [r["worst_margin"] for r in front]
     ax.step(xs, ys, where="post", color="#d62728", linewidth=1, zorder=3)
-    ax.scatter(xs, ys, s=30, color="#d62728", label=f"front ({len(front)})", zorder=4)
+    ax.scatter(xs, ys, s=30, color="#d62728", label=f"{w['front']} ({len(front)})",
+               zorder=4)
     ax.axhline(0.0, color="black", linewidth=0.6, linestyle="--")
-    ax.set_xlabel("edit size: knobs changed + distance / (total weight + 1)")
-    ax.set_ylabel("worst guardrail margin (limits' width)")
-    ax.set_title(f"{Path(result.problem.file).name}: {_how(result)}", fontsize=9)
+    ax.set_xlabel(w["x"])
+    ax.set_ylabel(w["y"])
+    if words is None:
+        ax.set_title(f"{Path(result.problem.file).name}: {_how(result)}", fontsize=9)
     ax.legend(fontsize=8)
     return fig
 

@@ -1,6 +1,7 @@
 """Report sections: analysis frames → :mod:`reports.structure`, each with a plain reading.
 
-One module per section (``key_findings`` (opens the report), ``success_curves``,
+One module per section (``key_findings`` (opens the report), ``tune`` (after it, when the
+report's guardrail file has a ``[tune]`` table), ``success_curves``,
 ``mc_agreement``, ``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``,
 ``claim_c7``, ``ladders``, ``combat_duels``, ``combat_groups``, ``combat_weapons``,
 ``combat_gear``, ``combat_upsets``, ``campaign``, ``assumptions``, ``provenance``), with
@@ -37,11 +38,13 @@ from reports.sections.opposed import section_opposed
 from reports.sections.outcome_summary import section_outcomes
 from reports.sections.provenance import provenance_frame, section_provenance
 from reports.sections.success_curves import curve_figure, curve_reading, section_success_curves
+from reports.sections.tune import section_tune
 
 #: Content sections in report order; provenance is added last by the builder (it needs
 #: the build time).
 SECTIONS = [
     section_key_findings,
+    section_tune,
     section_success_curves,
     section_mc_agreement,
     section_outcomes,
@@ -91,6 +94,7 @@ __all__ = [
     "section_outcomes",
     "section_provenance",
     "section_success_curves",
+    "section_tune",
     "skipped",
     "spread_frame",
     "system_summary",

@@ -29,11 +29,20 @@ def findings_frame(settings: ReportSettings) -> pd.DataFrame:
     """The audit table of the default guardrails whose system is in the report."""
     from analysis.workflow import audit
 
-    sc = audit.load_guardrails()[0]
+    sc = guardrail_scenario(settings)
     keep = [g for g in sc.guardrails if audit._target(sc, g).system in settings.systems]
     sc = sc.model_copy(update={"guardrails": keep})
     table = audit.evaluate([sc], progress=False)
     return table[[*COLUMNS, "se", "reason", "cure", "reproduce"]]
+
+
+def guardrail_scenario(settings: ReportSettings):
+    """The scenario of the report's guardrail file (``settings.guardrails``; None: the
+    shipped default set)."""
+    from analysis.workflow import audit
+
+    paths = [settings.guardrails] if settings.guardrails is not None else None
+    return audit.load_guardrails(paths)[0]
 
 
 def _discover_config() -> dict:
@@ -164,7 +173,7 @@ def _cure(system: str, suggestion) -> str:
 
 # --------------------------------------------------------------------------- sentences
 
-def key_findings_reading(table: pd.DataFrame) -> list[str]:
+def key_findings_reading(table: pd.DataFrame, file: str | None = None) -> list[str]:
     """The pass / fail counts of the guardrails (``rpg-balance audit`` in small print),
     then each failure in words: the guardrail's name, what it measures, its value, its
     bounds, the designer's reason and the cure, with the command printing its value.
@@ -173,14 +182,24 @@ def key_findings_reading(table: pd.DataFrame) -> list[str]:
     name and reason (``guardrails.toml``) are shown through the catalogue."""
     n, fails = len(table), table[table["status"] == "fail"]
     undecided = int((table["status"] == "undecided").sum())
-    out = [Reading(_(
-        "{passed} of {total} balance guardrails pass under the default rules; failed: "
-        "{failed}, undecided: {undecided} (limits a designer can edit in "
-        "analysis/data/guardrails.toml; `rpg-balance audit` checks them, `--discover` "
-        "looks for problems nobody wrote a guardrail for).").format(
-            passed=decimal(n - len(fails) - undecided), total=decimal(n),
-            failed=decimal(len(fails)), undecided=decimal(undecided)),
-        "rpg-balance audit --columns guardrail,metric,value,min,max,status")]
+    counts = {"passed": decimal(n - len(fails) - undecided), "total": decimal(n),
+              "failed": decimal(len(fails)), "undecided": decimal(undecided)}
+    if file is None:
+        out = [Reading(_(
+            "{passed} of {total} balance guardrails pass under the default rules; failed: "
+            "{failed}, undecided: {undecided} (limits a designer can edit in "
+            "analysis/data/guardrails.toml; `rpg-balance audit` checks them, `--discover` "
+            "looks for problems nobody wrote a guardrail for).").format(**counts),
+            "rpg-balance audit --columns guardrail,metric,value,min,max,status")]
+    else:
+        import shlex
+
+        out = [Reading(_(
+            "{passed} of {total} balance guardrails of {file} pass; failed: {failed}, "
+            "undecided: {undecided} (`rpg-balance audit {file}` checks them).").format(
+                file=file, **counts),
+            f"rpg-balance audit {shlex.quote(file)} --columns "
+            "guardrail,metric,value,min,max,status")]
     for r in fails.itertuples(index=False):
         out.append(Reading(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
                              "{suggestion}.").format(
@@ -320,7 +339,8 @@ def section_key_findings(settings: ReportSettings) -> Section:
         first = sharpest(system, table, inter, disc)
         if first is not None:
             reading.append(first)
-    reading += key_findings_reading(table)
+    reading += key_findings_reading(
+        table, str(settings.guardrails) if settings.guardrails is not None else None)
     shown = table[COLUMNS].copy()
     shown["status"] = [_(STATUSES[x]) if x in STATUSES else x for x in shown["status"]]
     shown["suggestion"] = [text(x) for x in shown["suggestion"]]
