@@ -97,5 +97,6 @@ def test_bad_guardrails_file_is_one_line(tmp_path, capsys):
                  "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
-    assert err[0].startswith("error: ") and "nope.toml" in err[0]
+    assert err[0].startswith("error: ")
+    assert "nope.toml" in err[0]
     assert not (tmp_path / "out").exists()

@@ -320,7 +320,8 @@ def test_no_feasible_candidate_exits_1_with_the_trade_off(small, tmp_path, capsy
     assert ("The closest, the dice pool (C1) of hard_dp6 from 8 to 9, leaves 1 not "
             "passing: m3 duel length (1.1 rounds, fail)") in err
     assert "The file as it is leaves 2 not passing" in err
-    assert "  rpg-balance audit " in err and "--set hard_dp6:pool=9" in err
+    assert "  rpg-balance audit " in err
+    assert "--set hard_dp6:pool=9" in err
     table = pd.read_csv(out)
     assert not table["feasible"].any()
     assert table["changes"].iloc[0] == 0  # the file as it is is always on the front
