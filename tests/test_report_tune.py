@@ -56,12 +56,14 @@ def test_reading_and_front_are_the_commands(section, capsys):
     assert len(audited) == 15
     assert (audited["status"] == "pass").all()
     table = next(b for b in section.blocks if isinstance(b, Table))
-    knobs = [c for c in table.frame.columns
-             if c not in ("changes", "distance", "worst_margin", "feasible")]
-    assert len(knobs) == 5
-    assert list(table.frame["changes"]) == list(cli_front["changes"])
-    for k in knobs:
-        assert [str(v) for v in table.frame[k]] == [str(v) for v in cli_front[k]]
+    view = table.frame.set_index("knob")          # one column per front candidate
+    assert list(view.columns) == [f"candidate {i + 1}" for i in range(len(cli_front))]
+    knobs = list(view.index[:5])
+    assert knobs == [c for c in cli_front.columns if ":" in c and " " not in c]
+    for i, col in enumerate(view.columns):
+        for k in knobs:
+            assert view.loc[k, col] == str(cli_front[k].iloc[i]).lower()
+        assert view.loc["knobs changed", col] == str(cli_front["changes"].iloc[i])
     assert list(table.full["reproduce"]) == list(cli_front["reproduce"])
     assert any(isinstance(b, Figure) and b.data[:4] == b"\x89PNG" for b in section.blocks)
 

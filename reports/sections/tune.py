@@ -19,10 +19,6 @@ from reports.sections.common import _figure, _table
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-#: the columns the page shows of the front (the CSV has every one)
-SHOWN = ("changes", "distance", "worst_margin", "feasible")
-
-
 def tune_result(settings: ReportSettings):
     """:func:`analysis.workflow.tune.tune` of the report's guardrail file, or None when
     it has no ``[tune]`` table (or the report uses the shipped file)."""
@@ -38,11 +34,20 @@ def tune_result(settings: ReportSettings):
 
 
 def front_view(result) -> pd.DataFrame:
-    """The front as the page shows it: each knob's value, then :data:`SHOWN`."""
-    knobs = [k.name for k in result.problem.knobs]
-    view = result.table[[*knobs, *SHOWN]].copy()
-    view["feasible"] = [_("yes") if x else _("no") for x in view["feasible"]]
-    return view
+    """The front as the page shows it, one column per candidate (the front is short, the
+    knob names are long): a row per knob with its value, then the knobs changed, the
+    distance, the worst margin and whether every guardrail passes."""
+    from analysis.workflow.audit.edits import format_value
+
+    t = result.table
+    rows = [(k.name, [format_value(v) for v in t[k.name]]) for k in result.problem.knobs]
+    rows += [(_("knobs changed"), [str(int(v)) for v in t["changes"]]),
+             (_("distance"), [f"{v:.3g}" for v in t["distance"]]),
+             (_("worst margin"), [f"{v:.3g}" for v in t["worst_margin"]]),
+             (_("every guardrail passes"), [_("yes") if v else _("no")
+                                            for v in t["feasible"]])]
+    cols = [_("candidate {n}").format(n=i + 1) for i in range(len(t))]
+    return pd.DataFrame([[name, *vals] for name, vals in rows], columns=[_("knob"), *cols])
 
 
 def section_tune(settings: ReportSettings) -> Section | None:
@@ -57,7 +62,7 @@ def section_tune(settings: ReportSettings) -> Section | None:
         "Every guardrail of {file} is a constraint; the knobs its [tune] table allows are "
         "turned together, and the smallest edit (fewest knobs changed, then the shortest "
         "distance along them) is sought, with the worst guardrail margin as the second "
-        "objective (`rpg-balance tune {file}`).").format(file=settings.guardrails)]
+        "objective (rpg-balance tune {file}).").format(file=settings.guardrails)]
     reading.append(Reading(text(result.reading), tune.command(result)))
     words = {"infeasible": _("fails a guardrail"), "feasible": _("every guardrail passes"),
              "front": _("front"),
@@ -65,12 +70,11 @@ def section_tune(settings: ReportSettings) -> Section | None:
              "y": _("worst guardrail margin (share of the limits' width)")}
     blocks = [
         _table("tune-front", _("The front"), front_view(result),
-               _("One row per candidate on the front: each knob's value, the knobs "
+               _("One column per candidate on the front: each knob's value, the knobs "
                  "changed, the distance along them, the worst guardrail margin (negative: "
                  "outside a limit) and whether every guardrail passes. The CSV has every "
-                 "guardrail's value and status and each row's `rpg-balance audit --set` "
-                 "command."), full=result.table,
-               formats={"distance": ".3g", "worst_margin": ".3g"}),
+                 "guardrail's value and status and each candidate's rpg-balance audit "
+                 "--set command."), full=result.table, index=(_("knob"),)),
         _figure("fig-tune-front", _("Edit size against the worst margin"),
                 tune.front_figure(result, words),
                 _("Every candidate evaluated: grey when a guardrail fails, blue when every "
@@ -81,4 +85,4 @@ def section_tune(settings: ReportSettings) -> Section | None:
     return Section("tune", title, reading, blocks)
 
 
-__all__ = ["SHOWN", "front_view", "section_tune", "tune_result"]
+__all__ = ["front_view", "section_tune", "tune_result"]
