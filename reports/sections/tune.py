@@ -19,6 +19,7 @@ from reports.sections.common import _figure, _table
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
+
 def tune_result(settings: ReportSettings):
     """:func:`analysis.workflow.tune.tune` of the report's guardrail file, or None when
     it has no ``[tune]`` table (or the report uses the shipped file)."""
