@@ -218,7 +218,7 @@ DUEL_KEYS = {"ds": "system", "a": "a", "b": "b", "wa": "weapon_a", "wb": "weapon
 CHECK_KEYS = {"cs": "system", "cv": "variants", "cx": "axes", "ct": "target",
               "cc": "competence"}
 #: every key the page writes into (and reads from) the address bar's query
-QUERY_KEYS = ("tab", "lang", *CHECK_KEYS, *DUEL_KEYS, "as", "sg")
+QUERY_KEYS = ("tab", "lang", *CHECK_KEYS, *DUEL_KEYS, "src", "sg")
 
 
 def _pairs(mapping: Mapping[str, str]) -> str:
@@ -264,7 +264,7 @@ def to_query(state: PageState) -> dict[str, str]:
         value, default = getattr(d, attr), getattr(d0, attr)
         put(key, "" if value is None else str(value), "" if default is None else str(default))
     put("dv", _pairs(d.variants), "")
-    put("as", state.audit.source, base.audit.source)
+    put("src", state.audit.source, base.audit.source)
     put("sg", "1" if state.audit.suggest else "0", "1")
     return q
 
@@ -286,6 +286,7 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
     from engines.system import get
 
     q = {str(k): _first(v) for k, v in query.items()}
+    q = {k: v for k, v in q.items() if v.strip()}  # an empty value is the default
     state = default_state(guardrails)
     messages: list[str] = []
 
@@ -385,15 +386,15 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
             refuse("dv", exc)
 
     # Audit
-    if "as" in q:
-        src = q["as"]
+    if "src" in q:
+        src = q["src"]
         if src == "file" and not guardrails:
-            refuse("as", _("no guardrail file was named on the command line "
+            refuse("src", _("no guardrail file was named on the command line "
                            "(rpg-balance serve --guardrails FILE)"))
         elif src in AUDIT_SOURCES:
             state.audit.source = src
         else:
-            refuse("as", _("the audit reads the shipped guardrails, the file named by "
+            refuse("src", _("the audit reads the shipped guardrails, the file named by "
                            "rpg-balance serve --guardrails, or a file uploaded through the "
                            "page; never a path written in the address"))
     if "sg" in q:
@@ -567,7 +568,7 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
     if comp in free and diff in free and len(free) == 2:
         pivot = table.pivot(index=comp, columns=diff, values="p")
     else:
-        pivot = table.drop(columns="system").set_index([n for n in spec.axes])
+        pivot = table.drop(columns="system").set_index(list(spec.axes))
     fixed = {n: c.axes[n] for n in spec.axes if c.axes.get(n, ALL) != ALL}
     command = " ".join([reproduce.PROG, "curves", c.system,
                         *reproduce._variant_args(c.variants), "--format", "csv"])
