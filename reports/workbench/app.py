@@ -20,13 +20,13 @@ from collections.abc import Callable
 # every script and style sheet from this server, none from a CDN (set before bokeh loads)
 os.environ.setdefault("BOKEH_RESOURCES", "server")
 
-import panel as pn  # noqa: E402
-import param  # noqa: E402
+import panel as pn
+import param
 
-from engines.errors import InputError  # noqa: E402
+from engines.errors import InputError
 
-from ..i18n import LANGUAGES, _, language  # noqa: E402
-from . import model  # noqa: E402
+from ..i18n import LANGUAGES, _, language
+from . import model
 
 log = logging.getLogger("rpg_balance.workbench")
 
@@ -250,7 +250,7 @@ class Workbench:
             self.d_a.value, self.d_b.value = d.a, d.b
             own = _("(archetype's own)")
             for key, w in self.d_gear.items():
-                kind, side = key.split("_")
+                kind = key.split("_")[0]
                 options = model.gear_options(d.system, kind)
                 w.options = {own: OWN, **{o: o for o in options}}
                 value = getattr(d, key)
