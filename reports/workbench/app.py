@@ -69,13 +69,13 @@ class Workbench:
         self._job: dict = {}                 # what the background thread reports
         self._upload: tuple[str, bytes] | None = None
         self._updating = False
+        self.url = UrlState()
         with language(self.state.lang):
             self._build()
             self.messages.object = self._messages_md(messages)
             self.messages.visible = bool(messages)
             self.refresh_checks()
             self.refresh_duel()
-        self.url = UrlState()
         self._push_url()
 
     # ------------------------------------------------------------------ building
@@ -107,21 +107,22 @@ class Workbench:
         d = s.duel
         self.d_system = pn.widgets.Select(name=_("System"), options=model.combat_systems(),
                                           value=d.system)
-        self.d_a = pn.widgets.Select(name=_("Side A"))
-        self.d_b = pn.widgets.Select(name=_("Side B"))
-        self.d_gear = {f"{k}_{side}": pn.widgets.Select(name=f"{_(k)} {side.upper()}")
+        self.d_a = pn.widgets.Select(name=_("Side A"), width=210)
+        self.d_b = pn.widgets.Select(name=_("Side B"), width=210)
+        self.d_gear = {f"{k}_{side}": pn.widgets.Select(name=f"{_(k)} {side.upper()}",
+                                                        width=170)
                        for side in "ab" for k in ("weapon", "armour", "tactic", "plan")}
         self.d_distance = pn.widgets.TextInput(name=_("Distance (metres)"),
-                                               value=str(d.distance))
+                                               value=str(d.distance), width=150)
         self.d_aftermath = pn.widgets.Select(name=_("Aftermath"),
                                              options=["leave", "first_aid", "finish"],
                                              value=d.aftermath)
         self.d_method = pn.widgets.RadioButtonGroup(
             name=_("Method"), options={_("exact"): "exact", _("Monte Carlo"): "mc"},
             value=d.method)
-        self.d_trials = pn.widgets.TextInput(name=_("Monte Carlo fights"), value=str(d.trials))
-        self.d_seed = pn.widgets.TextInput(name=_("Seed"), value=str(d.seed))
-        self.d_cap = pn.widgets.TextInput(name=_("Round cap"), value=str(d.round_cap))
+        self.d_trials = pn.widgets.TextInput(name=_("Monte Carlo fights"), value=str(d.trials), width=150)
+        self.d_seed = pn.widgets.TextInput(name=_("Seed"), value=str(d.seed), width=150)
+        self.d_cap = pn.widgets.TextInput(name=_("Round cap"), value=str(d.round_cap), width=150)
         self.d_run = pn.widgets.Button(name=_("Run Monte Carlo"), button_type="primary")
         self.d_stop = pn.widgets.Button(name=_("Stop"), button_type="danger", disabled=True)
         self.d_progress = pn.indicators.Progress(value=0, max=100, visible=False,
@@ -589,7 +590,11 @@ def create_page(guardrails: str | None = None, lang: str = "en"):
     """The Panel app function: one :class:`Workbench` per browser tab."""
     def page():
         query = dict(pn.state.session_args or {})
-        wb = Workbench(query, guardrails, lang)
+        try:
+            wb = Workbench(query, guardrails, lang)
+        except Exception as exc:  # never a traceback on the page
+            log.error("workbench: %s", traceback.format_exc())
+            return pn.pane.Alert(f"{type(exc).__name__}: {exc}", alert_type="danger")
         wb.sync_location()
         pn.state.add_periodic_callback(wb.poll, period=300)
         with language(wb.state.lang):
