@@ -120,7 +120,8 @@ class Workbench:
         self.d_method = pn.widgets.RadioButtonGroup(
             name=_("Method"), options={_("exact"): "exact", _("Monte Carlo"): "mc"},
             value=d.method)
-        self.d_trials = pn.widgets.TextInput(name=_("Monte Carlo fights"), value=str(d.trials), width=150)
+        self.d_trials = pn.widgets.TextInput(name=_("Monte Carlo fights"), value=str(d.trials),
+                                             width=150)
         self.d_seed = pn.widgets.TextInput(name=_("Seed"), value=str(d.seed), width=150)
         self.d_cap = pn.widgets.TextInput(name=_("Round cap"), value=str(d.round_cap), width=150)
         self.d_run = pn.widgets.Button(name=_("Run Monte Carlo"), button_type="primary")

@@ -723,8 +723,13 @@ def duel_result(d: DuelState, *, on_batch: Callable[[int, int], None] | None = N
             for side, x, y, s1, s2 in (("A", name_a, name_b, sa, sb),
                                        ("B", name_b, name_a, sb, sa))])
     png = _duel_figure(st, name_a, name_b, d.round_cap) if figure else b""
+    from analysis.combat.archetypes import weapon_name
+
+    # ``duel --table one-hit`` lists every weapon of A unless one is named: name A's
+    one_hit = dataclasses.replace(d, method="exact",
+                                  weapon_a=d.weapon_a or weapon_name(d.system, sa))
     return DuelResult(row, hits, duel_sentence(d, row), duel_command(d),
-                      duel_command(dataclasses.replace(d, method="exact"), "one-hit"), png)
+                      duel_command(one_hit, "one-hit"), png)
 
 
 def _p(row: dict, key: str, se_key: str | None, exact: bool) -> str:
