@@ -25,13 +25,15 @@ import param
 
 from engines.errors import InputError
 
-from ..i18n import LANGUAGES, _, language
+from ..i18n import LANGUAGES, N_, _, language
 from . import model
 
 log = logging.getLogger("rpg_balance.workbench")
 
 #: the label of "keep the archetype's own" in the gear menus
 OWN = ""
+#: the words of each side's gear menus (translated where they are shown)
+GEAR_WORDS = (N_("weapon"), N_("armour"), N_("tactic"), N_("plan"))
 
 
 def _url_class():
@@ -68,6 +70,7 @@ class Workbench:
         self._stop = threading.Event()
         self._job: dict = {}                 # what the background thread reports
         self._upload: tuple[str, bytes] | None = None
+        self._audit = None                   # the last audit table (English)
         self._updating = False
         self.url = UrlState()
         with language(self.state.lang):
@@ -97,7 +100,8 @@ class Workbench:
         self.c_sentence = pn.pane.Markdown("")
         self.c_figure = pn.pane.PNG(None, width=750)
         self.c_solve = pn.pane.DataFrame(None, index=False)
-        self.c_table = pn.pane.DataFrame(None, max_rows=60, sizing_mode="stretch_width")
+        self.c_table = pn.pane.DataFrame(None, max_rows=60, index=False,
+                                         sizing_mode="stretch_width")
         self.c_command = pn.pane.Markdown("")
         self._check_widgets()
         self.c_system.param.watch(self._on_check_system, "value")
@@ -144,13 +148,8 @@ class Workbench:
         self.d_stop.on_click(self._on_stop)
         # audit
         a = s.audit
-        sources = {_("shipped guardrails"): "default", _("uploaded file"): "upload"}
-        if self.guardrails:
-            sources = {_("shipped guardrails"): "default",
-                       _("file named on the command line"): "file",
-                       _("uploaded file"): "upload"}
-        self.g_source = pn.widgets.RadioButtonGroup(name=_("Guardrails"), options=sources,
-                                                    value=a.source)
+        self.g_source = pn.widgets.RadioButtonGroup(name=_("Guardrails"),
+                                                    options=self._sources(), value=a.source)
         self.g_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
         self.g_suggest = pn.widgets.Checkbox(name=_("Search a cure for each failure"),
                                              value=a.suggest)
@@ -164,10 +163,15 @@ class Workbench:
         self.g_upload.param.watch(self._on_upload, "value")
         self.g_run.on_click(self._on_run_audit)
         self._audit_command()
-        self.tabs = pn.Tabs(dynamic=False)
-        self.tabs.param.watch(self._on_tab, "active")
         self.root = pn.Column(sizing_mode="stretch_width")
         self._layout()
+
+    def _sources(self) -> dict:
+        if self.guardrails:
+            return {_("shipped guardrails"): "default",
+                    _("file named on the command line"): "file",
+                    _("uploaded file"): "upload"}
+        return {_("shipped guardrails"): "default", _("uploaded file"): "upload"}
 
     def _layout(self) -> None:
         checks = pn.Column(
@@ -195,11 +199,10 @@ class Workbench:
             pn.Row(self.g_suggest, self.g_run), self.g_status, self.g_table,
             pn.pane.Markdown("**" + _("The same audit on the command line") + "**"),
             self.g_command)
-        active = model.TABS.index(self.state.tab)
-        self.tabs.objects = [pn.Column(checks, name=_("Checks")),
-                             pn.Column(duel, name=_("Duel")),
-                             pn.Column(audit, name=_("Audit"))]
-        self.tabs.active = active
+        # a new Tabs each time: its titles are in the language in force
+        self.tabs = pn.Tabs((_("Checks"), checks), (_("Duel"), duel), (_("Audit"), audit),
+                            dynamic=False, active=model.TABS.index(self.state.tab))
+        self.tabs.param.watch(self._on_tab, "active")
         header = pn.Row(pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
                         pn.layout.HSpacer(), self.lang)
         self.root.objects = [header, self.messages, self.tabs]
@@ -311,6 +314,7 @@ class Workbench:
             self.refresh_checks()
             self.refresh_duel()
             self._audit_command()
+            self.show_audit()
         self._push_url()
 
     def _build_labels(self) -> None:
@@ -328,9 +332,12 @@ class Workbench:
         self.d_seed.name = _("Seed")
         self.d_cap.name = _("Round cap")
         self.d_run.name, self.d_stop.name = _("Run Monte Carlo"), _("Stop")
+        self.d_method.options = {_("exact"): "exact", _("Monte Carlo"): "mc"}
+        self.g_source.options = self._sources()
         self.g_suggest.name = _("Search a cure for each failure")
         self.g_run.name = _("Run the audit")
         self._check_widgets()
+        self._duel_widgets()
         self._layout()
 
     def _on_tab(self, event) -> None:
@@ -441,7 +448,11 @@ class Workbench:
                 "p_neither", "se_neither", "p_loser_dead", "p_loser_dying", "p_loser_out",
                 "rounds_mean", "rounds_se", "rounds_q50"]
         self.d_sentence.object = r.sentence
-        self.d_summary.object = _frame(pd.DataFrame([{k: r.row[k] for k in keys}]))
+        row = {k: r.row[k] for k in keys}
+        if row["method"] == "exact":  # no trials and no standard errors to show
+            keys = [k for k in keys if k != "trials" and not k.startswith(("se_", "rounds_se"))]
+            row = {k: row[k] for k in keys}
+        self.d_summary.object = _frame(pd.DataFrame([row]))
         self.d_one_hit.object = _frame(r.one_hit)
         self.d_figure.object = r.figure
         self.d_command.object = _code(r.command + "\n" + r.one_hit_command)
@@ -519,17 +530,30 @@ class Workbench:
                 if job["error"]:
                     self.g_status.object = job["error"]
                 else:
-                    t = job["result"]
-                    failed = int((t["status"] == "fail").sum())
-                    self.g_status.object = _("{n} guardrails: {passed} pass, {failed} "
-                                             "fail, {other} undecided.").format(
-                        n=len(t), passed=int((t["status"] == "pass").sum()), failed=failed,
-                        other=int((~t["status"].isin(["pass", "fail"])).sum()))
-                    self.g_table.object = t[[c for c in model.AUDIT_COLUMNS
-                                             if c in t.columns]]
+                    self._audit = job["result"]
+                    self.show_audit()
         self._job = {}
 
     # ------------------------------------------------------------------ audit
+
+    def show_audit(self) -> None:
+        """The last audit in the language in force: the counts, then one row per
+        guardrail with its reason, cure and the command that prints its value."""
+        from ..i18n import localise_table
+
+        t = self._audit
+        if t is None:
+            return
+        self.g_status.object = _("{n} guardrails: {passed} pass, {failed} fail, {other} "
+                                 "undecided.").format(
+            n=len(t), passed=int((t["status"] == "pass").sum()),
+            failed=int((t["status"] == "fail").sum()),
+            other=int((~t["status"].isin(["pass", "fail"])).sum()))
+        shown = t[[c for c in model.AUDIT_COLUMNS if c in t.columns]].copy()
+        for col in ("value", "se"):
+            shown[col] = [f"{x:.4g}" for x in shown[col]]
+        self.g_table.object = localise_table(shown, self.state.lang, "csv",
+                                             prose=("suggestion", "reason"))
 
     def _on_audit_setting(self, _event=None) -> None:
         self.state.audit = model.AuditState(self.g_source.value, bool(self.g_suggest.value))
@@ -574,7 +598,7 @@ class Workbench:
                 try:
                     with language(lang):
                         job["result"] = model.audit_result(scenarios, suggest=suggest,
-                                                           files=files, lang=lang)
+                                                           files=files)
                 except InputError as exc:
                     job["error"] = str(exc)
                 except Exception as exc:

@@ -825,17 +825,15 @@ def load_upload(data: bytes, filename: str = "upload.toml"):
 
 
 def audit_result(scenarios, *, suggest: bool = True, files: list[str] | None = None,
-                 lang: str = "en") -> pd.DataFrame:
+                 ) -> pd.DataFrame:
     """The audit of ``scenarios`` as ``rpg-balance audit`` prints it (default seed,
-    batch and trial cap), its sentences in ``lang``."""
+    batch and trial cap; its sentences are shown in the page's language with
+    :func:`reports.i18n.localise_table`)."""
     from analysis.workflow import audit
 
-    from ..i18n import localise_table
-
     with ENGINE_LOCK:
-        table = audit.evaluate(scenarios, suggestions=suggest, progress=False,
-                               files=files or None)
-    return localise_table(table, lang, "csv", prose=("suggestion", "reason", "detail"))
+        return audit.evaluate(scenarios, suggestions=suggest, progress=False,
+                              files=files or None)
 
 
 def audit_command(source: str, guardrails: str | None, suggest: bool) -> str:
