@@ -71,6 +71,8 @@ class Workbench:
         self._job: dict = {}                 # what the background thread reports
         self._upload: tuple[str, bytes] | None = None
         self._audit = None                   # the last audit table (English)
+        self._figures: dict = {}             # tab → (request number, PNG) drawn after
+        self._request = {"checks": 0, "duel": 0}
         self._updating = False
         self.url = UrlState()
         with language(self.state.lang):
@@ -370,10 +372,26 @@ class Workbench:
         self._guard(go)
         self._push_url()
 
+    def _draw_later(self, tab: str, draw: Callable[[], bytes]) -> None:
+        """Draw a figure on a thread of its own: the numbers are on screen first, the
+        figure follows at the next poll (a newer request makes an older figure stale)."""
+        self._request[tab] += 1
+        number, lang = self._request[tab], self.state.lang
+
+        def run():
+            try:
+                with language(lang):
+                    self._figures[tab] = (number, draw())
+            except Exception:  # a figure never takes the page down
+                log.error("workbench: %s", traceback.format_exc())
+
+        threading.Thread(target=run, daemon=True, name=f"workbench-{tab}-figure").start()
+
     def refresh_checks(self) -> None:
-        r = model.check_result(self.state.check)
+        c = self.state.check
+        r = model.check_result(c, figure=False)
         self.c_sentence.object = r.sentence
-        self.c_figure.object = r.figure
+        self._draw_later("checks", lambda: model.check_figure(c, r))
         self.c_table.object = _frame(r.pivot.reset_index(), percent_cols=tuple(r.pivot.columns))
         self.c_solve.object = None if r.solve is None else _frame(
             r.solve[["axis", "competence", "difficulty", "p", "target"]], ("target",))
@@ -432,7 +450,7 @@ class Workbench:
             return
         self.d_status.object = ""
         try:
-            r = model.duel_result(d)
+            r = model.duel_result(d, figure=False)
         except InputError as exc:
             self.d_sentence.object = ""
             self.d_summary.object = self.d_one_hit.object = self.d_figure.object = None
@@ -444,6 +462,11 @@ class Workbench:
     def _show_duel(self, r: model.DuelResult) -> None:
         import pandas as pd
 
+        d = self.state.duel
+        if r.figure:
+            self._request["duel"] += 1
+        else:
+            self._draw_later("duel", lambda: model.duel_figure(d, r))
         keys = ["method", "trials", "p_side0", "se_side0", "p_side1", "se_side1",
                 "p_neither", "se_neither", "p_loser_dead", "p_loser_dying", "p_loser_out",
                 "rounds_mean", "rounds_se", "rounds_q50"]
@@ -454,7 +477,8 @@ class Workbench:
             row = {k: row[k] for k in keys}
         self.d_summary.object = _frame(pd.DataFrame([row]))
         self.d_one_hit.object = _frame(r.one_hit)
-        self.d_figure.object = r.figure
+        if r.figure:
+            self.d_figure.object = r.figure
         self.d_command.object = _code(r.command + "\n" + r.one_hit_command)
 
     def _on_run_mc(self, _event=None) -> None:
@@ -502,6 +526,11 @@ class Workbench:
     def poll(self) -> None:
         """Called every few tenths of a second: report the background run's progress
         and show its result when it is done (the page never waits for it)."""
+        for tab, pane in (("checks", self.c_figure), ("duel", self.d_figure)):
+            number, png = self._figures.get(tab, (None, None))
+            if number is not None and number == self._request[tab]:
+                pane.object = png
+                self._figures.pop(tab, None)
         job = self._job
         if not job:
             return
@@ -621,7 +650,7 @@ def create_page(guardrails: str | None = None, lang: str = "en"):
             log.error("workbench: %s", traceback.format_exc())
             return pn.pane.Alert(f"{type(exc).__name__}: {exc}", alert_type="danger")
         wb.sync_location()
-        pn.state.add_periodic_callback(wb.poll, period=300)
+        pn.state.add_periodic_callback(wb.poll, period=150)
         with language(wb.state.lang):
             title = "rpg-balance — " + _("live workbench")
         wb.root.title = title

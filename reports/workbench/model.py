@@ -539,11 +539,12 @@ def duel_variants(system: str, given: Mapping[str, str]) -> dict[str, str]:
 class CheckResult:
     table: pd.DataFrame        # the tidy slice (system, axes, p)
     pivot: pd.DataFrame        # competence rows × difficulty columns (or the slice)
-    figure: bytes              # PNG
+    figure: bytes              # PNG (empty when not drawn: see :func:`check_figure`)
     solve: pd.DataFrame | None
     command: str
     solve_command: str | None
     sentence: str
+    axes: dict                 # the values of each axis in the slice
 
 
 def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
@@ -592,7 +593,15 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
             axis=comp, competence=c.competence, target=percent(c.target),
             difficulty=best["difficulty"], p=percent(float(best["p"])))
     png = _curve_figure(table, spec, axes) if figure else b""
-    return CheckResult(table, pivot, png, solve, command, solve_command, sentence)
+    return CheckResult(table, pivot, png, solve, command, solve_command, sentence, axes)
+
+
+def check_figure(c: CheckState, r: CheckResult) -> bytes:
+    """The figure of a :class:`CheckResult` computed without it (the page shows the
+    numbers first and draws the figure after)."""
+    from engines.system import get
+
+    return _curve_figure(r.table, get(c.system), r.axes)
 
 
 def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
@@ -645,7 +654,8 @@ class DuelResult:
     sentence: str
     command: str
     one_hit_command: str
-    figure: bytes
+    figure: bytes              # PNG (empty when not drawn: see :func:`duel_figure`)
+    stats: Any = None          # the FightStats behind the row
 
 
 def _spec(d: DuelState, side: str) -> dict:
@@ -729,7 +739,12 @@ def duel_result(d: DuelState, *, on_batch: Callable[[int, int], None] | None = N
     one_hit = dataclasses.replace(d, method="exact",
                                   weapon_a=d.weapon_a or weapon_name(d.system, sa))
     return DuelResult(row, hits, duel_sentence(d, row), duel_command(d),
-                      duel_command(one_hit, "one-hit"), png)
+                      duel_command(one_hit, "one-hit"), png, st)
+
+
+def duel_figure(d: DuelState, r: DuelResult) -> bytes:
+    """The figure of a :class:`DuelResult` computed without it."""
+    return _duel_figure(r.stats, r.row["a"], r.row["b"], d.round_cap)
 
 
 def _p(row: dict, key: str, se_key: str | None, exact: bool) -> str:
