@@ -271,6 +271,24 @@ def test_two_concurrent_exact_duels_give_the_right_numbers():
     assert alone[0] != alone[1]
 
 
+def test_engine_lock_serves_a_waiting_tab_between_monte_carlo_batches():
+    """A long run gives the lock back between batches; a tab that asked meanwhile gets it
+    before the run's next batch (a plain lock would let the run take it straight back)."""
+    lock = model.FairLock()
+    order = []
+    lock.acquire()  # the run holds it during a batch
+    waiter = threading.Thread(target=lambda: (lock.acquire(), order.append("tab"),
+                                              lock.release()))
+    waiter.start()
+    time.sleep(0.2)  # the tab is waiting
+    lock.release()   # between batches: give back, ask again
+    lock.acquire()
+    order.append("next batch")
+    lock.release()
+    waiter.join(5)
+    assert order == ["tab", "next batch"]
+
+
 # ---------------------------------------------------------------- the command
 
 @pytest.mark.parametrize(("argv", "words"), [
@@ -298,16 +316,25 @@ window.deepAll = (sel) => { const out = []; const walk = (root) => {
 window.deepText = () => { const out = []; const walk = (root) => {
   root.querySelectorAll('*').forEach(e => { if (e.shadowRoot) {
     if (String(e.className).includes('alert')) out.push(e.shadowRoot.textContent);
-    e.shadowRoot.querySelectorAll('.markdown, .bk-clearfix, p, pre, td, th, label, .bk-tab')
+    e.shadowRoot.querySelectorAll('.markdown, .bk-clearfix, p, pre, td, th, label, button, .bk-tab')
       .forEach(x => out.push(x.textContent)); walk(e.shadowRoot); } }); };
   walk(document); return out.join('\\n'); };
-window.selectByLabel = (label, value) => {
-  // the last select of that label: the duel's rule panel comes after the checks' one
-  const s = deepAll('select').filter(x => { const l = x.parentElement &&
-    x.parentElement.querySelector('label'); return l && l.textContent.trim() === label; })
-    .pop();
+window.selectByLabel = (label, value, first) => {
+  // the last select of that label (the duel's rule panel comes after the checks' one),
+  // or the first (the checks' system menu comes before the duel's)
+  const all = deepAll('select').filter(x => { const l = x.parentElement &&
+    x.parentElement.querySelector('label'); return l && l.textContent.trim() === label; });
+  const s = first ? all[0] : all.pop();
   if (!s) return 'no select ' + label;
   s.value = value; s.dispatchEvent(new Event('change', {bubbles: true})); return 'ok'; };
+window.inputByLabel = (label, value) => {
+  const s = deepAll('input').filter(x => { const g = x.closest('.bk-input-group') ||
+    x.parentElement; const l = g && g.querySelector('label');
+    return l && l.textContent.trim() === label; }).pop();
+  if (!s) return 'no input ' + label;
+  s.value = value; s.dispatchEvent(new Event('change', {bubbles: true})); return 'ok'; };
+window.clickButton = (text) => { const t = deepAll('button').find(x =>
+  x.textContent.trim() === text); if (t) { t.click(); return 'ok'; } return 'no button'; };
 window.clickTab = (title) => { const t = deepAll('.bk-tab').find(x =>
   x.textContent.trim() === title); if (t) { t.click(); return 'ok'; } return 'no tab'; };
 """
@@ -416,3 +443,53 @@ def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(s
         _wait(b, "deepText().includes('Exact chance of success')")
         assert b.errors == []
     assert json.dumps(text)  # the message is plain text
+
+
+@pytest.mark.browser
+def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, tmp_path,
+                                                                   capsys):
+    query = {"tab": "duel", "ds": "dice_pool_6", "m": "mc", "n": "3000", "seed": "7"}
+    with Browser(tmp_path / "profile") as b:
+        b.open(server + "?" + urlencode(query))
+        b.evaluate(DEEP)
+        _wait(b, "deepText().includes('Run Monte Carlo')")
+        assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
+        text = _wait(b, "deepText().includes('Done: 3000 fights') && deepText()")
+        # a long run: the page answers while it runs, and Stop ends it between batches
+        assert b.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
+        _wait(b, "deepText().includes('5000000 fights from seed 7')")
+        assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
+        _wait(b, "deepText().includes('Running')")
+        assert b.evaluate("clickTab('Checks')") == "ok"
+        assert b.evaluate("selectByLabel('System', 'percentile', true)") == "ok"
+        _wait(b, "deepText().includes('Exact chance of success in percentile')")
+        assert b.evaluate("clickTab('Duel')") == "ok"
+        assert b.evaluate("clickButton('Stop')") == "ok"
+        stopped = _wait(b, "deepText().includes('Stopped between batches') && deepText()")
+        errors = list(b.errors)
+    d = model.default_duel("dice_pool_6")
+    d.method, d.trials, d.seed = "mc", 3000, 7
+    cmd = model.duel_command(d)
+    assert cmd in text
+    row = _duel_row(capsys, cmd)
+    shown = f"A wins {100 * row['p_side0']:.1f}% ± {100 * row['se_side0']:.2f}%"
+    assert shown in text, text
+    assert "of 5000000 fights" in stopped
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_audit_tab_gives_the_cli_verdicts(server, tmp_path, capsys):
+    with Browser(tmp_path / "profile") as b:
+        b.open(server + "?tab=audit&sg=0")
+        b.evaluate(DEEP)
+        _wait(b, "deepText().includes('Run the audit')")
+        assert b.evaluate("clickButton('Run the audit')") == "ok"
+        text = _wait(b, "deepText().includes('guardrails:') && deepText()", 120)
+        errors = list(b.errors)
+    cli = cli_csv(capsys, "audit", "--no-suggest")
+    status = cli["status"].value_counts()
+    assert (f"{len(cli)} guardrails: {status.get('pass', 0)} pass, "
+            f"{status.get('fail', 0)} fail, 0 undecided.") in text
+    assert "rpg-balance audit --no-suggest --format csv" in text
+    assert errors == []

@@ -38,10 +38,42 @@ from engines.errors import InputError
 from ..i18n import LANGUAGES, _, percent
 from ..i18n import decimal as fmt_decimal
 
+
+class FairLock:
+    """A lock served in the order it was asked for (a ticket lock): a Monte Carlo run
+    that gives the lock back between batches and asks again goes behind a tab that was
+    waiting, instead of taking it straight back (a plain ``threading.Lock`` is not fair,
+    and a long run would starve every other tab). Not re-entrant."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._next = 0
+        self._serving = 0
+
+    def acquire(self) -> None:
+        with self._cond:
+            ticket = self._next
+            self._next += 1
+            while ticket != self._serving:
+                self._cond.wait()
+
+    def release(self) -> None:
+        with self._cond:
+            self._serving += 1
+            self._cond.notify_all()
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 #: One lock around every engine call of the server (numba's workqueue threading layer
-#: is not re-entrant across threads); a Monte Carlo run takes it batch by batch, so an
-#: exact update of another tab waits at most one batch.
-ENGINE_LOCK = threading.RLock()
+#: must not run two parallel kernels at once); a Monte Carlo run takes it batch by batch
+#: and queues again, so an exact update of another tab waits at most one batch.
+ENGINE_LOCK = FairLock()
 
 TABS = ("checks", "duel", "audit")
 METHODS = ("exact", "mc")
