@@ -379,6 +379,9 @@ def server(tmp_path_factory):
 def test_page_in_a_browser_gives_the_cli_numbers(server, tmp_path, capsys):
     query = {"tab": "duel", "ds": "dice_pool_7", "a": "competent_swordsman",
              "b": "competent_fencer"}
+    d = model.default_duel("dice_pool_7")
+    d.a, d.b, d.variants = "competent_swordsman", "expert_fencer", {"again": "9"}
+    cmd = model.duel_command(d)
     shots = {}
     with Browser(tmp_path / "profile", width=1300, height=1700) as b:
         b.call("Network.enable")
@@ -389,9 +392,12 @@ def test_page_in_a_browser_gives_the_cli_numbers(server, tmp_path, capsys):
         assert b.evaluate("selectByLabel('Side B', 'expert_fencer')") == "ok"
         _wait(b, "deepText().includes('expert_fencer') && deepText().includes('A wins')")
         assert b.evaluate("selectByLabel('again (A1)', '9')") == "ok"
-        _wait(b, "deepText().includes('again=9')")
-        text = b.evaluate("deepText()")
-        url = b.evaluate("window.location.href")
+        # each pane updates on its own message: wait for the sentence and the command
+        text = _wait(b, f"deepText().includes({json.dumps(cmd)}) && "
+                        "deepText().includes('variants: again=9') && deepText()")
+        # the address follows the view (it is updated right after the numbers)
+        url = _wait(b, "window.location.href.includes('dv=again%3D9') && "
+                       "window.location.href")
         shots["duel"] = b.screenshot(tmp_path / "duel.png")
         for title in ("Checks", "Audit"):
             assert b.evaluate(f"clickTab('{title}')") == "ok"
@@ -400,16 +406,12 @@ def test_page_in_a_browser_gives_the_cli_numbers(server, tmp_path, capsys):
         # the address holds the view: a new tab from it shows the same numbers
         b.open(url)
         b.evaluate(DEEP)
-        _wait(b, "deepText().includes('again=9')")
-        again = b.evaluate("deepText()")
+        again = _wait(b, "deepText().includes('variants: again=9') && deepText()")
         errors = list(b.errors)
         requests = [e["params"]["request"]["url"] for e in b.events
                     if e.get("method") == "Network.requestWillBeSent"]
     assert "b=expert_fencer" in url, url
     assert "dv=again%3D9" in url, url
-    d = model.default_duel("dice_pool_7")
-    d.a, d.b, d.variants = "competent_swordsman", "expert_fencer", {"again": "9"}
-    cmd = model.duel_command(d)
     assert cmd in text, text
     row = _duel_row(capsys, cmd)
     wins = f"A wins {100 * row['p_side0']:.1f}%"
@@ -449,12 +451,19 @@ def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(s
 def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, tmp_path,
                                                                    capsys):
     query = {"tab": "duel", "ds": "dice_pool_6", "m": "mc", "n": "3000", "seed": "7"}
+    d = model.default_duel("dice_pool_6")
+    d.method, d.trials, d.seed = "mc", 3000, 7
+    cmd = model.duel_command(d)
+    row = _duel_row(capsys, cmd)
+    shown = f"A wins {100 * row['p_side0']:.1f}% ± {100 * row['se_side0']:.2f}%"
     with Browser(tmp_path / "profile") as b:
         b.open(server + "?" + urlencode(query))
         b.evaluate(DEEP)
         _wait(b, "deepText().includes('Run Monte Carlo')")
         assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
-        text = _wait(b, "deepText().includes('Done: 3000 fights') && deepText()")
+        text = _wait(b, "deepText().includes('Done: 3000 fights') && "
+                        f"deepText().includes({json.dumps(shown)}) && "
+                        f"deepText().includes({json.dumps(cmd)}) && deepText()")
         # a long run: the page answers while it runs, and Stop ends it between batches
         assert b.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
         _wait(b, "deepText().includes('5000000 fights from seed 7')")
@@ -467,19 +476,18 @@ def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, tmp_pa
         assert b.evaluate("clickButton('Stop')") == "ok"
         stopped = _wait(b, "deepText().includes('Stopped between batches') && deepText()")
         errors = list(b.errors)
-    d = model.default_duel("dice_pool_6")
-    d.method, d.trials, d.seed = "mc", 3000, 7
-    cmd = model.duel_command(d)
     assert cmd in text
-    row = _duel_row(capsys, cmd)
-    shown = f"A wins {100 * row['p_side0']:.1f}% ± {100 * row['se_side0']:.2f}%"
-    assert shown in text, text
+    assert shown in text
     assert "of 5000000 fights" in stopped
     assert errors == []
 
 
 @pytest.mark.browser
 def test_audit_tab_gives_the_cli_verdicts(server, tmp_path, capsys):
+    cli = cli_csv(capsys, "audit", "--no-suggest")
+    status = cli["status"].value_counts()
+    counts = (f"{len(cli)} guardrails: {status.get('pass', 0)} pass, "
+              f"{status.get('fail', 0)} fail, 0 undecided.")
     with Browser(tmp_path / "profile") as b:
         b.open(server + "?tab=audit&sg=0")
         b.evaluate(DEEP)
@@ -487,9 +495,6 @@ def test_audit_tab_gives_the_cli_verdicts(server, tmp_path, capsys):
         assert b.evaluate("clickButton('Run the audit')") == "ok"
         text = _wait(b, "deepText().includes('guardrails:') && deepText()", 120)
         errors = list(b.errors)
-    cli = cli_csv(capsys, "audit", "--no-suggest")
-    status = cli["status"].value_counts()
-    assert (f"{len(cli)} guardrails: {status.get('pass', 0)} pass, "
-            f"{status.get('fail', 0)} fail, 0 undecided.") in text
+    assert counts in text
     assert "rpg-balance audit --no-suggest --format csv" in text
     assert errors == []
