@@ -41,6 +41,8 @@ def _median(fn, repeat: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--systems", default=None, metavar="A,B",
+                   help="only these systems (default: every built-in with combat)")
     p.add_argument("--browser", action="store_true",
                    help="also measure end to end in headless chromium")
     args = p.parse_args(argv)
@@ -48,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     from reports.workbench import model
 
     rows = []
-    for system in model.combat_systems():
+    systems = args.systems.split(",") if args.systems else model.combat_systems()
+    for system in systems:
         c = model.default_check(system)
         d = model.default_duel(system)
         model.check_result(c)  # warm: compile, load, cache

@@ -306,6 +306,22 @@ def test_bad_command_line_is_one_line(argv, words, capsys):
     assert "Traceback" not in err
 
 
+def test_host_other_than_this_machine_warns_that_there_is_no_login(monkeypatch, capsys):
+    from reports.workbench import app
+
+    calls = []
+    monkeypatch.setattr(app, "serve", lambda *a, **k: calls.append((a, k)))
+    assert main(["serve", "--host", "0.0.0.0", "--port", "0", "--no-browser"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: listening on 0.0.0.0")
+    assert "no login" in err
+    assert calls[0][0] == ("0.0.0.0", 0)
+    assert calls[0][1]["show"] is False
+    assert main(["serve", "--no-browser"]) == 0
+    assert capsys.readouterr().err == ""
+    assert calls[1][0] == ("127.0.0.1", 5006)
+
+
 # ---------------------------------------------------------------- a real browser
 
 DEEP = """
