@@ -46,6 +46,11 @@ def register(sub) -> None:
     p.add_argument("--lang", default="en", metavar="LANG",
                    help="language of the page: en (default) or pt-BR (the page has a "
                    "switch too)")
+    p.add_argument("--warm-up", action=argparse.BooleanOptionalAction, default=True,
+                   help="first compile every numba kernel in parallel worker processes, "
+                   "as rpg-balance warm-up does (a no-op when the cache is warm; default "
+                   "on), then load each system's exact duel and curves once, so the "
+                   "page's first view answers at once")
     p.set_defaults(func=run)
 
 
@@ -60,11 +65,21 @@ def run(args) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}: anyone who can reach this address can "
               "use the page, which has no login", file=sys.stderr)
+    if args.warm_up:
+        import time
+
+        from analysis.warmup import warm_up
+
+        start = time.perf_counter()
+        done = warm_up(progress=True)
+        if done:
+            print(f"warm-up: compiled {len(done)} kernel groups in "
+                  f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
     from reports.workbench.app import serve
 
     def ready(url: str) -> None:
         print(f"rpg-balance workbench: {url}  (Ctrl-C stops it)", flush=True)
 
     serve(args.host, args.port, show=args.show, guardrails=args.guardrails, lang=args.lang,
-          ready=ready)
+          ready=ready, warm=args.warm_up)
     return 0

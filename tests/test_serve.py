@@ -332,7 +332,8 @@ window.deepAll = (sel) => { const out = []; const walk = (root) => {
 window.deepText = () => { const out = []; const walk = (root) => {
   root.querySelectorAll('*').forEach(e => { if (e.shadowRoot) {
     if (String(e.className).includes('alert')) out.push(e.shadowRoot.textContent);
-    e.shadowRoot.querySelectorAll('.markdown, .bk-clearfix, p, pre, td, th, label, button, .bk-tab')
+    e.shadowRoot.querySelectorAll(
+      '.markdown, .bk-clearfix, h2, p, pre, td, th, label, button, .bk-tab')
       .forEach(x => out.push(x.textContent)); walk(e.shadowRoot); } }); };
   walk(document); return out.join('\\n'); };
 window.selectByLabel = (label, value, first) => {
@@ -459,6 +460,12 @@ def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(s
         b.open(server)
         b.evaluate(DEEP)
         _wait(b, "deepText().includes('Exact chance of success')")
+        # the same page in Brazilian Portuguese, from its address
+        b.open(server + "?lang=pt-BR&tab=duel")
+        b.evaluate(DEEP)
+        pt = _wait(b, "deepText().includes('A vence') && deepText()")
+        assert "bancada ao vivo" in pt
+        assert "Duelo" in pt
         assert b.errors == []
     assert json.dumps(text)  # the message is plain text
 

@@ -669,8 +669,14 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def serve(host: str = "127.0.0.1", port: int = 5006, *, show: bool = True,
-          guardrails: str | None = None, lang: str = "en", ready: Callable | None = None):
-    """Serve the workbench until Ctrl-C; ``ready(url)`` is called once it listens."""
+          guardrails: str | None = None, lang: str = "en", ready: Callable | None = None,
+          warm: bool = True):
+    """Serve the workbench until Ctrl-C; ``ready(url)`` is called once it listens.
+    ``warm``: first compute each system's default view once in this process (numba
+    loads its cached kernels, the archetype libraries are read), so the first page
+    answers at once."""
+    if warm:
+        model.warm()
     pn.extension(design=None, notifications=False)
     pn.config.nthreads = 4
     if port == 0:

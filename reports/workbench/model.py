@@ -22,6 +22,7 @@ command that prints its numbers (:mod:`analysis.workflow.audit.reproduce`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import shlex
@@ -841,6 +842,16 @@ def _duel_figure(st, name_a: str, name_b: str, round_cap: int) -> bytes:
     fig.suptitle(f"{name_a} vs {name_b}", fontsize=9)
     fig.tight_layout()
     return _png(fig)
+
+
+def warm() -> None:
+    """Each system's default check and exact duel once (kernels loaded from numba's
+    cache, libraries read), so a server's first page does not pay for them."""
+    for system in check_systems():
+        check_result(default_check(system), figure=False)
+    for system in combat_systems():
+        with contextlib.suppress(InputError):
+            duel_result(default_duel(system), figure=False)
 
 
 # ----------------------------------------------------------------------------- audit
