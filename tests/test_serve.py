@@ -245,6 +245,39 @@ def test_page_words_in_portuguese():
     assert messages[0].startswith("Valor do endereço")
 
 
+def test_out_of_range_values_typed_in_the_page_give_a_message():
+    """The page object itself (no server): a bad value typed into a field shows one
+    line and the last good numbers stay; a good value clears the message."""
+    from reports.workbench.app import Workbench
+
+    wb = Workbench({"tab": "duel", "ds": "dice_pool_6"})
+    before = wb.d_sentence.object
+    assert "A wins" in before
+    assert not wb.messages.visible
+    for widget, text, words in ((wb.d_trials, "0", "expected a number of trials 1..10^10"),
+                                (wb.d_cap, "5000", "expected a round cap 1..1000"),
+                                (wb.d_seed, "-1", "expected a seed"),
+                                (wb.d_distance, "999", "expected whole metres 0..200"),
+                                (wb.c_target, "2", "strictly between 0 and 1")):
+        good = widget.value
+        widget.value = text
+        assert wb.messages.visible
+        assert words in wb.messages.object
+        assert "Traceback" not in wb.messages.object
+        assert wb.d_sentence.object == before
+        widget.value = good
+        assert not wb.messages.visible
+    wb.c_target.value = "0.5"
+    assert wb.url.tab == "duel"
+    assert wb.url.ds == "dice_pool_6"
+    assert wb.url.ct == "0.5"
+    wb.lang.value = "pt-BR"
+    assert [t for t, _ in zip(wb.tabs._names, range(3), strict=False)] == \
+        ["Testes", "Duelo", "Auditoria"]
+    assert "A vence" in wb.d_sentence.object
+    assert wb.url.lang == "pt-BR"
+
+
 # ---------------------------------------------------------------- threads
 
 def test_two_concurrent_exact_duels_give_the_right_numbers():

@@ -87,16 +87,16 @@ class Workbench:
 
     def _build(self) -> None:
         s = self.state
-        self.lang = pn.widgets.Select(name=_("Language"), options=list(LANGUAGES),
+        self.lang = pn.widgets.Select(label=_("Language"), options=list(LANGUAGES),
                                       value=s.lang, width=120)
         self.lang.param.watch(self._on_lang, "value")
         self.messages = pn.pane.Alert("", alert_type="warning", visible=False)
         # checks
-        self.c_system = pn.widgets.Select(name=_("System"), options=model.check_systems(),
+        self.c_system = pn.widgets.Select(label=_("System"), options=model.check_systems(),
                                           value=s.check.system)
-        self.c_target = pn.widgets.TextInput(name=_("Target chance (0 to 1)"),
+        self.c_target = pn.widgets.TextInput(label=_("Target chance (0 to 1)"),
                                              value=repr(float(s.check.target)))
-        self.c_comp = pn.widgets.Select(name=_("Competence"))
+        self.c_comp = pn.widgets.Select(label=_("Competence"))
         self.c_variants = pn.Column()
         self.c_axes = pn.Row()
         self.c_sentence = pn.pane.Markdown("")
@@ -111,27 +111,27 @@ class Workbench:
         self.c_comp.param.watch(self._on_check, "value")
         # duel
         d = s.duel
-        self.d_system = pn.widgets.Select(name=_("System"), options=model.combat_systems(),
+        self.d_system = pn.widgets.Select(label=_("System"), options=model.combat_systems(),
                                           value=d.system)
-        self.d_a = pn.widgets.Select(name=_("Side A"), width=210)
-        self.d_b = pn.widgets.Select(name=_("Side B"), width=210)
-        self.d_gear = {f"{k}_{side}": pn.widgets.Select(name=f"{_(k)} {side.upper()}",
+        self.d_a = pn.widgets.Select(label=_("Side A"), width=210)
+        self.d_b = pn.widgets.Select(label=_("Side B"), width=210)
+        self.d_gear = {f"{k}_{side}": pn.widgets.Select(label=f"{_(k)} {side.upper()}",
                                                         width=170)
                        for side in "ab" for k in ("weapon", "armour", "tactic", "plan")}
-        self.d_distance = pn.widgets.TextInput(name=_("Distance (metres)"),
+        self.d_distance = pn.widgets.TextInput(label=_("Distance (metres)"),
                                                value=str(d.distance), width=150)
-        self.d_aftermath = pn.widgets.Select(name=_("Aftermath"),
+        self.d_aftermath = pn.widgets.Select(label=_("Aftermath"),
                                              options=["leave", "first_aid", "finish"],
                                              value=d.aftermath)
         self.d_method = pn.widgets.RadioButtonGroup(
-            name=_("Method"), options={_("exact"): "exact", _("Monte Carlo"): "mc"},
+            label=_("Method"), options={_("exact"): "exact", _("Monte Carlo"): "mc"},
             value=d.method)
-        self.d_trials = pn.widgets.TextInput(name=_("Monte Carlo fights"), value=str(d.trials),
+        self.d_trials = pn.widgets.TextInput(label=_("Monte Carlo fights"), value=str(d.trials),
                                              width=150)
-        self.d_seed = pn.widgets.TextInput(name=_("Seed"), value=str(d.seed), width=150)
-        self.d_cap = pn.widgets.TextInput(name=_("Round cap"), value=str(d.round_cap), width=150)
-        self.d_run = pn.widgets.Button(name=_("Run Monte Carlo"), button_type="primary")
-        self.d_stop = pn.widgets.Button(name=_("Stop"), button_type="danger", disabled=True)
+        self.d_seed = pn.widgets.TextInput(label=_("Seed"), value=str(d.seed), width=150)
+        self.d_cap = pn.widgets.TextInput(label=_("Round cap"), value=str(d.round_cap), width=150)
+        self.d_run = pn.widgets.Button(label=_("Run Monte Carlo"), color="primary")
+        self.d_stop = pn.widgets.Button(label=_("Stop"), color="danger", disabled=True)
         self.d_progress = pn.indicators.Progress(value=0, max=100, visible=False,
                                                  width=300)
         self.d_status = pn.pane.Markdown("")
@@ -150,12 +150,12 @@ class Workbench:
         self.d_stop.on_click(self._on_stop)
         # audit
         a = s.audit
-        self.g_source = pn.widgets.RadioButtonGroup(name=_("Guardrails"),
+        self.g_source = pn.widgets.RadioButtonGroup(label=_("Guardrails"),
                                                     options=self._sources(), value=a.source)
         self.g_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
-        self.g_suggest = pn.widgets.Checkbox(name=_("Search a cure for each failure"),
+        self.g_suggest = pn.widgets.Checkbox(label=_("Search a cure for each failure"),
                                              value=a.suggest)
-        self.g_run = pn.widgets.Button(name=_("Run the audit"), button_type="primary")
+        self.g_run = pn.widgets.Button(label=_("Run the audit"), color="primary")
         self.g_status = pn.pane.Markdown("")
         self.g_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width",
                                          escape=True)
@@ -216,10 +216,10 @@ class Workbench:
             value = given.get(f["name"], f["default"])
             label = f"{f['name']} ({f['rule']})" if f["rule"] else f["name"]
             if f["choices"] is not None:
-                w = pn.widgets.Select(name=label, options=f["choices"], value=value,
+                w = pn.widgets.Select(label=label, options=f["choices"], value=value,
                                       width=210)
             else:
-                w = pn.widgets.TextInput(name=label, value=value, width=210)
+                w = pn.widgets.TextInput(label=label, value=value, width=210)
             w.param.watch(callback, "value")
             widgets[f["name"]] = w
         box.objects = [pn.FlexBox(*widgets.values())]
@@ -234,13 +234,13 @@ class Workbench:
                                              c.variants, self.c_variants, self._on_check)
         self._c_axes = {}
         for name, values in spec.axes.items():
-            w = pn.widgets.Select(name=name, options=[model.ALL, *map(model._text, values)],
+            w = pn.widgets.Select(label=name, options=[model.ALL, *map(model._text, values)],
                                   value=c.axes.get(name, model.ALL), width=150)
             w.param.watch(self._on_check, "value")
             self._c_axes[name] = w
         self.c_axes.objects = list(self._c_axes.values())
         comp = [model._text(v) for v in spec.axes.get(spec.competence_axis, ())]
-        self.c_comp.name = _("Competence") + (f" ({spec.competence_axis})" if comp else "")
+        self.c_comp.label = _("Competence") + (f" ({spec.competence_axis})" if comp else "")
         self.c_comp.options = comp
         self.c_comp.value = c.competence if c.competence in comp else (comp[0] if comp
                                                                        else None)
@@ -310,34 +310,36 @@ class Workbench:
     # ------------------------------------------------------------------ callbacks
 
     def _on_lang(self, event) -> None:
-        self.state.lang = event.new
-        with language(event.new):
-            self._build_labels()
-            self.refresh_checks()
-            self.refresh_duel()
-            self._audit_command()
-            self.show_audit()
+        def go():
+            self.state.lang = event.new
+            with language(event.new):
+                self._build_labels()
+                self.refresh_checks()
+                self.refresh_duel()
+                self._audit_command()
+                self.show_audit()
+        self._guard(go)
         self._push_url()
 
     def _build_labels(self) -> None:
         """The page's words in the language in force (the widgets keep their values)."""
-        self.lang.name = _("Language")
-        self.c_system.name = self.d_system.name = _("System")
-        self.c_target.name = _("Target chance (0 to 1)")
-        self.d_a.name, self.d_b.name = _("Side A"), _("Side B")
+        self.lang.label = _("Language")
+        self.c_system.label = self.d_system.label = _("System")
+        self.c_target.label = _("Target chance (0 to 1)")
+        self.d_a.label, self.d_b.label = _("Side A"), _("Side B")
         for key, w in self.d_gear.items():
             kind, side = key.split("_")
-            w.name = f"{_(kind)} {side.upper()}"
-        self.d_distance.name = _("Distance (metres)")
-        self.d_aftermath.name = _("Aftermath")
-        self.d_trials.name = _("Monte Carlo fights")
-        self.d_seed.name = _("Seed")
-        self.d_cap.name = _("Round cap")
-        self.d_run.name, self.d_stop.name = _("Run Monte Carlo"), _("Stop")
+            w.label = f"{_(kind)} {side.upper()}"
+        self.d_distance.label = _("Distance (metres)")
+        self.d_aftermath.label = _("Aftermath")
+        self.d_trials.label = _("Monte Carlo fights")
+        self.d_seed.label = _("Seed")
+        self.d_cap.label = _("Round cap")
+        self.d_run.label, self.d_stop.label = _("Run Monte Carlo"), _("Stop")
         self.d_method.options = {_("exact"): "exact", _("Monte Carlo"): "mc"}
         self.g_source.options = self._sources()
-        self.g_suggest.name = _("Search a cure for each failure")
-        self.g_run.name = _("Run the audit")
+        self.g_suggest.label = _("Search a cure for each failure")
+        self.g_run.label = _("Run the audit")
         self._check_widgets()
         self._duel_widgets()
         self._layout()
@@ -585,9 +587,12 @@ class Workbench:
                                              prose=("suggestion", "reason"))
 
     def _on_audit_setting(self, _event=None) -> None:
-        self.state.audit = model.AuditState(self.g_source.value, bool(self.g_suggest.value))
-        with language(self.state.lang):
-            self._audit_command()
+        def go():
+            self.state.audit = model.AuditState(self.g_source.value,
+                                                bool(self.g_suggest.value))
+            with language(self.state.lang):
+                self._audit_command()
+        self._guard(go)
         self._push_url()
 
     def _audit_command(self) -> None:
