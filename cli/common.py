@@ -9,13 +9,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from analysis.limits import (
-    MAX_ROUND_CAP,
-    MAX_SEED,
-    MAX_SESSIONS,
-    MAX_TRIALS,
-    MAX_WORKERS,
-)
+# the bounds of every count the command line takes, re-exported for the commands
+# (:mod:`analysis.limits`, where the workbench reads them too)
+from analysis.limits import MAX_ROUND_CAP as MAX_ROUND_CAP
+from analysis.limits import MAX_SEED as MAX_SEED
+from analysis.limits import MAX_SESSIONS as MAX_SESSIONS
+from analysis.limits import MAX_TRIALS as MAX_TRIALS
+from analysis.limits import MAX_WORKERS as MAX_WORKERS
 from analysis.limits import range_words as _range_words
 
 FORMATS = ("csv", "json", "markdown", "parquet")
@@ -67,12 +67,8 @@ def require_part(system: str, part: str, what: str) -> None:
                          f"{what}")
 
 
-#: Upper bounds of every count the command line takes (:mod:`analysis.limits`, where the
-#: workbench reads them too). A larger value ends in one line and exit code 2 before any
+#: A count above its bound (MAX_TRIALS …) ends in one line and exit code 2 before any
 #: work (argparse names the option).
-__all__ = ["MAX_ROUND_CAP", "MAX_SEED", "MAX_SESSIONS", "MAX_TRIALS", "MAX_WORKERS"]
-
-
 def bounded_int(low: int, high: int, name: str) -> Callable[[str], int]:
     """An argparse type for a whole number in ``low..high``: "expected NAME low..high,
     got 'text'" otherwise (one line, exit code 2)."""
