@@ -1,13 +1,22 @@
 """Argument types and options shared by the ``rpg-balance`` subcommand modules.
 
-Only :mod:`argparse` and :mod:`pathlib` at import time, so ``rpg-balance --help`` stays fast.
+Only :mod:`argparse` and :mod:`analysis.limits` (the bounds, shared with the workbench) at
+import time, so ``rpg-balance --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
+
+# the bounds of every count the command line takes, re-exported for the commands
+# (:mod:`analysis.limits`, where the workbench reads them too)
+from analysis.limits import MAX_ROUND_CAP as MAX_ROUND_CAP
+from analysis.limits import MAX_SEED as MAX_SEED
+from analysis.limits import MAX_SESSIONS as MAX_SESSIONS
+from analysis.limits import MAX_TRIALS as MAX_TRIALS
+from analysis.limits import MAX_WORKERS as MAX_WORKERS
+from analysis.limits import range_words as _range_words
 
 FORMATS = ("csv", "json", "markdown", "parquet")
 PLOT_TYPES = ("png", "svg", "pdf")
@@ -58,47 +67,15 @@ def require_part(system: str, part: str, what: str) -> None:
                          f"{what}")
 
 
-#: Upper bounds of every count the command line takes, in one place. A larger value ends
-#: in one line and exit code 2 before any work (argparse names the option). Memory never
-#: grows with the trial count (the kernels fill histograms), so the bounds are about time
-#: and about the 64-bit integers the kernels count in:
-#:
-#: - ``MAX_TRIALS``: Monte Carlo trials per setting (rolls, fights, characters: every
-#:   ``--trials``, ``report --combat-trials``, ``audit --batch`` / ``--max-trials``);
-#:   10^10 duels are hours of CPU (a combat kernel runs one to two million duels per
-#:   CPU-second), far past any standard error a table needs (SE ≤ 0.5 / sqrt(n) =
-#:   5e-6), and far inside int64 counts;
-#: - ``MAX_ROUND_CAP``: rounds before a fight counts as "neither" (the engines' own
-#:   limit, as in matchup and scenario files);
-#: - ``MAX_SESSIONS``: campaign sessions (or attrition fights), as in scenario files;
-#: - ``MAX_WORKERS``: worker processes (``run``/``sweep --workers``, ``warm-up --jobs``).
-MAX_TRIALS = 10**10
-MAX_ROUND_CAP = 1000
-MAX_SESSIONS = 1000
-MAX_WORKERS = 64
-#: Seeds: any non-negative integer numpy's SeedSequence takes, bounded so a typo cannot
-#: make a number of thousands of digits (scenario files and sweep tables store int64).
-MAX_SEED = 2**128 - 1
-
-
-def _shown(n: int) -> str:
-    """``n`` as a reader takes it in: 10^10, 2^63 - 1, else the digits."""
-    for base in (10, 2):
-        k = round(math.log(n + 1, base)) if n > 0 else 0
-        if n >= 10**6 and base**k == n:
-            return f"{base}^{k}"
-        if n >= 10**6 and base**k - 1 == n:
-            return f"{base}^{k} - 1"
-    return str(n)
-
-
+#: A count above its bound (MAX_TRIALS …) ends in one line and exit code 2 before any
+#: work (argparse names the option).
 def bounded_int(low: int, high: int, name: str) -> Callable[[str], int]:
     """An argparse type for a whole number in ``low..high``: "expected NAME low..high,
     got 'text'" otherwise (one line, exit code 2)."""
 
     def convert(text: str) -> int:
         return number(text, int, lambda v: low <= v <= high,
-                      f"{name} {low}..{_shown(high)}")
+                      _range_words(low, high, name))
 
     convert.__name__ = name.replace(" ", "_")
     return convert

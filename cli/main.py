@@ -15,7 +15,7 @@ import sys
 #: Modules that add subcommands (each has ``register(subparsers)``).
 COMMAND_MODULES = ["cli.systems", "cli.checks", "cli.tables", "cli.report",
                    "cli.workflow", "cli.combat", "cli.campaign", "cli.warmup",
-                   "cli.audit", "cli.tune"]
+                   "cli.audit", "cli.tune", "cli.serve"]
 
 EPILOG = """examples:
   rpg-balance curves dice_pool_7 --variant again=9 --method both --trials 200000 --seed 1

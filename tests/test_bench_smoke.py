@@ -74,3 +74,15 @@ def test_audit_benchmark_runs_for_one_system(capsys):
                  "audit (evaluate, default guardrails)", "audit --discover (discover)"):
         assert f"| {what} |" in out
     assert "rpg-balance audit" not in out
+
+
+def test_serve_benchmark_runs_for_one_system(capsys):
+    """``bench_serve`` prints its baseline, the workbench's four updates as ratios and the
+    two-thread line (one system, one repeat; no browser)."""
+    from benchmarks import bench_serve
+
+    assert bench_serve.main(["--systems", "dice_pool_6", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "dice_pool_6" in out
+    assert out.splitlines()[1].count("x)") == 4
+    assert "from two threads" in out

@@ -7,7 +7,7 @@ carry ``se = 0`` and ``method = "exact"``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -317,7 +317,8 @@ def merge_stats(parts: list[FightStats]) -> FightStats:
 
 def run_fight(system: str, side0: list, side1: list, method: str = "mc", *,
               trials: int = 20_000, seed=None, variants=None, round_cap: int = ROUND_CAP,
-              progress: bool | None = None, aftermath: str | None = None) -> FightStats:
+              progress: bool | None = None, aftermath: str | None = None,
+              on_batch: Callable[[int, int], None] | None = None) -> FightStats:
     """One fight between two sides of engine combatants, exact (1-vs-1 only) or MC.
 
     ``aftermath`` sets the combat variant of that name (see :func:`combat_variants`); the
@@ -325,6 +326,9 @@ def run_fight(system: str, side0: list, side1: list, method: str = "mc", *,
 
     Monte Carlo runs in batches of :data:`MC_BATCH` trials with a tqdm bar on stderr when
     ``progress`` is true (None: only for runs above :data:`PROGRESS_WORK`).
+    ``on_batch(done, total)``, when given, is called after each batch with the fights run
+    so far; an exception it raises stops the run between batches (a Stop button). The
+    batches, and so the numbers, are the same with or without it.
     """
     from analysis.combat.archetypes import engine
     from analysis.progress import bar
@@ -332,13 +336,13 @@ def run_fight(system: str, side0: list, side1: list, method: str = "mc", *,
     eng = engine(system)
     v = combat_variants(system, variants, aftermath)
     st = _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, progress,
-                    bar)
+                    bar, on_batch)
     st.notes["aftermath"] = aftermath_of(v)
     return st
 
 
 def _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, progress,
-               bar) -> FightStats:
+               bar, on_batch=None) -> FightStats:
     from engines.rng import normalize_seed
 
     if method == "exact":
@@ -352,7 +356,10 @@ def _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, pr
         raise InputError(f"trials: expected a positive integer, got {trials!r}")
     n_batches = -(-int(trials) // MC_BATCH)
     if n_batches == 1:
-        return eng.fight_mc(list(side0), list(side1), int(trials), seed, v, round_cap)
+        st = eng.fight_mc(list(side0), list(side1), int(trials), seed, v, round_cap)
+        if on_batch is not None:
+            on_batch(int(trials), int(trials))
+        return st
     seeds = normalize_seed(seed).spawn(n_batches)
     sizes = [MC_BATCH] * (n_batches - 1) + [int(trials) - MC_BATCH * (n_batches - 1)]
     show = progress if progress is not None else \
@@ -362,6 +369,8 @@ def _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, pr
         for n, ss in zip(sizes, seeds, strict=True):
             parts.append(eng.fight_mc(list(side0), list(side1), n, ss, v, round_cap))
             pbar.update(n)
+            if on_batch is not None:
+                on_batch(sum(p.trials for p in parts), int(trials))
     return merge_stats(parts)
 
 
@@ -374,15 +383,18 @@ def _methods(method: str) -> tuple[str, ...]:
 def duel_stats(system: str, a, b, method: str = "exact", *, trials: int = 20_000, seed=None,
                variants=None, round_cap: int = ROUND_CAP, overrides_a=None, overrides_b=None,
                progress: bool | None = None, aftermath: str | None = None,
+               on_batch: Callable[[int, int], None] | None = None,
                ) -> dict[str, FightStats]:
-    """``{method: FightStats}`` of a duel between ``a`` (side 0) and ``b`` (side 1).
+    """``{method: FightStats}`` of a duel between ``a`` (side 0) and ``b`` (side 1)
+    (``on_batch``: see :func:`run_fight`).
 
     Each result's ``notes["label_a"]`` / ``notes["label_b"]`` name the fighters with their
     overrides and weapon (:func:`fighter_label`)."""
     fa = _fighter(system, a, overrides_a)
     fb = _fighter(system, b, overrides_b)
     out = {m: run_fight(system, [fa], [fb], m, trials=trials, seed=seed, variants=variants,
-                        round_cap=round_cap, progress=progress, aftermath=aftermath)
+                        round_cap=round_cap, progress=progress, aftermath=aftermath,
+                        on_batch=on_batch if m == "mc" else None)
            for m in _methods(method)}
     for st in out.values():
         st.notes["label_a"] = fighter_label(a, overrides_a, fa, system)

@@ -1,0 +1,556 @@
+"""``rpg-balance serve``: the live workbench.
+
+* the page's model (``reports.workbench.model``, no browser) gives the command line's
+  numbers — one check, one exact duel and one audit verdict per built-in system (and the
+  example plug-in's check and duel), compared with ``cli.main.main([... --format csv])``;
+* a view written into the address bar's query and read back is the same view; bad values
+  (a hand-edited address, an out-of-range number, a ``../../etc/passwd`` path) give a
+  message, never an exception, and no file is read;
+* two exact duels from two threads at once give the numbers each gives alone;
+* the command refuses bad input in one line (exit 2);
+* a real browser: the server in a subprocess on a free port, headless chromium loads a
+  view from its address, changes a variant and an archetype, and reads back the number
+  the CLI prints for the same input; no console error, no request leaves 127.0.0.1, and a
+  screenshot of each tab is saved.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+import pytest
+
+from cli.main import main
+from reports.i18n import language
+from reports.workbench import model
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cdp_browser import Browser
+
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEMS = model.check_systems()
+
+
+def cli_csv(capsys, *argv) -> pd.DataFrame:
+    capsys.readouterr()
+    rc = main([*argv, "--format", "csv"])
+    out = capsys.readouterr().out
+    assert rc in (0, 1), rc  # audit: 1 when a guardrail fails
+    return pd.read_csv(io.StringIO(out))
+
+
+# ---------------------------------------------------------------- the model = the CLI
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_check_and_solver_equal_the_cli(system, capsys):
+    c = model.default_check(system)
+    fields = model.check_variant_fields(system)
+    # one variant off its default, so the variant path is exercised too
+    f = next(f for f in fields if f["choices"] and len(f["choices"]) > 1)
+    other = next(x for x in f["choices"] if x != f["default"])
+    c.variants = model.check_variants(system, {f["name"]: other})
+    r = model.check_result(c, figure=False)
+    cli = cli_csv(capsys, "curves", system, "--variant", f"{f['name']}={other}")
+    for name, value in c.axes.items():
+        if value != model.ALL:
+            cli = cli[cli[name].astype(str) == value]
+    assert len(cli) == len(r.table) > 0
+    axes = list(model.default_check(system).axes)
+    merged = r.table.merge(cli, on=list(axes), suffixes=("", "_cli"))
+    assert len(merged) == len(r.table)
+    assert (merged["p"] - merged["p_cli"]).abs().max() < 1e-12
+    # the solver's answer is the CLI's
+    if r.solve is not None:
+        words = r.solve_command.split()[1:]
+        solved = cli_csv(capsys, *words)
+        assert solved["difficulty"].astype(str).tolist() == \
+            r.solve["difficulty"].astype(str).tolist()
+        assert solved["p"].tolist() == pytest.approx(r.solve["p"].tolist(), abs=1e-12)
+
+
+def _duel_row(capsys, command: str) -> pd.Series:
+    words = command.split()
+    assert words[0] == "rpg-balance"
+    return cli_csv(capsys, *[w for w in words[1:] if w not in ("--format", "csv")]).iloc[0]
+
+
+@pytest.mark.parametrize("system", model.combat_systems())
+def test_exact_duel_and_one_hit_equal_the_cli(system, capsys):
+    d = model.default_duel(system)
+    weapons = model.gear_options(system, "weapon")
+    d.weapon_b = weapons[-1]
+    d.aftermath = "finish"
+    r = model.duel_result(d, figure=False)
+    assert "--weapon-b" in r.command
+    assert "aftermath=finish" in r.command
+    row = _duel_row(capsys, r.command)
+    for key in ("p_side0", "p_side1", "p_neither", "rounds_mean", "p_loser_dead",
+                "p_loser_dying", "p_loser_out"):
+        assert r.row[key] == pytest.approx(row[key], abs=1e-9), key
+    assert row["method"] == r.row["method"] == "exact"
+    assert row["a"] == r.row["a"]
+    assert row["b"] == r.row["b"]
+    hit = _duel_row(capsys, r.one_hit_command)
+    for key in ("p_hit", "p_incapacitate", "p_kill"):
+        assert r.one_hit.loc[0, key] == pytest.approx(hit[key], abs=1e-12), key
+
+
+def test_plugin_check_and_duel_equal_the_cli(plugin_installed, capsys):
+    assert "pbta_2d6" in model.check_systems()
+    assert "pbta_2d6" in model.combat_systems()
+    c = model.default_check("pbta_2d6")
+    r = model.check_result(c, figure=False)
+    cli = cli_csv(capsys, "curves", "pbta_2d6")
+    for name, value in c.axes.items():
+        if value != model.ALL:
+            cli = cli[cli[name].astype(str) == value]
+    assert sorted(cli["p"].round(12)) == sorted(r.table["p"].round(12))
+    d = model.default_duel("pbta_2d6")
+    dr = model.duel_result(d, figure=False)
+    assert dr.row["p_side0"] == pytest.approx(_duel_row(capsys, dr.command)["p_side0"],
+                                              abs=1e-12)
+
+
+def test_audit_verdicts_equal_the_cli(capsys):
+    from analysis.workflow import audit
+
+    page = model.audit_result(audit.load_guardrails(None), suggest=False)
+    cli = cli_csv(capsys, "audit", "--no-suggest")
+    assert set(page["system"]) == set(model.combat_systems()) == set(cli["system"])
+    assert page["guardrail"].tolist() == cli["guardrail"].tolist()
+    assert page["status"].tolist() == cli["status"].tolist()
+    assert page["value"].to_numpy() == pytest.approx(cli["value"].to_numpy(), abs=1e-9)
+    assert model.audit_command("default", None, False) == \
+        "rpg-balance audit --no-suggest --format csv"
+
+
+def test_monte_carlo_duel_equals_the_cli_and_stops_between_batches(capsys):
+    d = model.default_duel("dice_pool_6")
+    d.method, d.trials, d.seed = "mc", 3000, 7
+    seen = []
+    r = model.duel_result(d, on_batch=lambda done, total: seen.append((done, total)),
+                          figure=False)
+    assert seen == [(3000, 3000)]
+    row = _duel_row(capsys, r.command)
+    assert "--trials 3000 --seed 7" in r.command
+    assert r.row["p_side0"] == row["p_side0"]
+    assert r.row["se_side0"] == row["se_side0"] > 0
+    assert "±" in r.sentence  # every Monte Carlo figure shown carries its SE
+    # a run of several batches stops between them when asked
+    from analysis.combat.lethality import MC_BATCH
+
+    d.trials = 3 * MC_BATCH
+    done = []
+
+    def stop(n, total):
+        done.append(n)
+        raise model.Cancelled
+
+    with pytest.raises(model.Cancelled):
+        model.duel_result(d, on_batch=stop, figure=False)
+    assert done == [MC_BATCH]
+
+
+# ---------------------------------------------------------------- the address
+
+def test_view_round_trips_through_the_query():
+    state = model.default_state()
+    state.tab, state.lang = "duel", "pt-BR"
+    state.check = model.default_check("percentile")
+    state.check.axes["level"] = "hard"
+    state.check.variants = {"criticals": "false"}
+    state.check.target, state.check.competence = 0.55, "60"
+    d = model.default_duel("d20_degrees")
+    d.b, d.weapon_a, d.armour_b, d.tactic_a = "expert", "pistol", "heavy", "power"
+    d.plan_a, d.distance, d.aftermath = "hold", 20, "first_aid"
+    d.variants = {"degree_damage": "false"}
+    d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
+    state.duel = d
+    state.audit.suggest = False
+    query = model.to_query(state)
+    back, messages = model.parse_query({k: [v.encode()] for k, v in query.items()})
+    assert messages == []
+    assert back == state
+    # the default view has an empty query
+    assert model.to_query(model.default_state()) == {}
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ({"src": "../../etc/passwd"}, "never a path written in the address"),
+    ({"a": "../../etc/passwd"}, "unknown archetype"),
+    ({"ds": "../../etc/passwd"}, "unknown system"),
+    ({"n": "0"}, "expected a number of trials 1..10^10"),
+    ({"n": str(10**11)}, "expected a number of trials 1..10^10"),
+    ({"cap": "-3"}, "expected a round cap 1..1000"),
+    ({"dist": "999"}, "expected whole metres 0..200"),
+    ({"ct": "1.5"}, "strictly between 0 and 1"),
+    ({"cv": "again=7"}, "not allowed"),
+    ({"cx": "pool=99"}, "is not one of its values"),
+    ({"m": "both"}, "expected exact or mc"),
+    ({"lang": "xx"}, "choose one of en, pt-BR"),
+    ({"guardrails": "/etc/passwd"}, "no such setting"),
+])
+def test_bad_address_values_give_a_message(query, words, monkeypatch):
+    import builtins
+
+    opened = []
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: opened.append(str(f))
+                        or real_open(f, *a, **k))
+    state, messages = model.parse_query(query)
+    assert len(messages) == 1, messages
+    assert words in messages[0], messages
+    assert state == model.default_state()
+    assert not any("passwd" in f for f in opened)
+
+
+def test_a_path_is_no_audit_source_even_with_a_guardrail_file(tmp_path):
+    g = tmp_path / "g.toml"
+    g.write_text("")
+    state, messages = model.parse_query({"src": "../../etc/passwd"}, str(g))
+    assert state.audit.source == "file"
+    assert len(messages) == 1
+    state, messages = model.parse_query({"src": "file"})
+    assert state.audit.source == "default"
+    assert "--guardrails" in messages[0]
+
+
+def test_uploaded_file_is_parsed_in_memory():
+    data = (ROOT / "analysis" / "data" / "guardrails.toml").read_bytes()
+    (sc,) = model.load_upload(data, "../../mine.toml")
+    assert sc.guardrails
+    with pytest.raises(Exception, match="not a TOML file"):
+        model.load_upload(b"\xff\xfe", "x.toml")
+    with pytest.raises(Exception, match="larger than"):
+        model.load_upload(b" " * (model.MAX_UPLOAD + 1))
+
+
+def test_page_words_in_portuguese():
+    d = model.default_duel("dice_pool_7")
+    with language("pt-BR"):
+        r = model.duel_result(d, figure=False)
+        _, messages = model.parse_query({"n": "0"})
+    assert "vence" in r.sentence
+    assert "%" in r.sentence
+    assert messages[0].startswith("Valor do endereço")
+
+
+def test_out_of_range_values_typed_in_the_page_give_a_message():
+    """The page object itself (no server): a bad value typed into a field shows one
+    line and the last good numbers stay; a good value clears the message."""
+    from reports.workbench.app import Workbench
+
+    wb = Workbench({"tab": "duel", "ds": "dice_pool_6"})
+    before = wb.d_sentence.object
+    assert "A wins" in before
+    assert not wb.messages.visible
+    for widget, text, words in ((wb.d_trials, "0", "expected a number of trials 1..10^10"),
+                                (wb.d_cap, "5000", "expected a round cap 1..1000"),
+                                (wb.d_seed, "-1", "expected a seed"),
+                                (wb.d_distance, "999", "expected whole metres 0..200"),
+                                (wb.c_target, "2", "strictly between 0 and 1")):
+        good = widget.value
+        widget.value = text
+        assert wb.messages.visible
+        assert words in wb.messages.object
+        assert "Traceback" not in wb.messages.object
+        assert wb.d_sentence.object == before
+        widget.value = good
+        assert not wb.messages.visible
+    wb.c_target.value = "0.5"
+    assert wb.url.tab == "duel"
+    assert wb.url.ds == "dice_pool_6"
+    assert wb.url.ct == "0.5"
+    wb.lang.value = "pt-BR"
+    assert [t for t, _ in zip(wb.tabs._names, range(3), strict=False)] == \
+        ["Testes", "Duelo", "Auditoria"]
+    assert "A vence" in wb.d_sentence.object
+    assert wb.url.lang == "pt-BR"
+
+
+# ---------------------------------------------------------------- threads
+
+def test_two_concurrent_exact_duels_give_the_right_numbers():
+    a = model.default_duel("d20_degrees")
+    b = model.default_duel("dice_pool_7")
+    b.b = "expert"
+    alone = [model.duel_result(x, figure=False).row["p_side0"] for x in (a, b)]
+    results: dict = {}
+    barrier = threading.Barrier(2)
+
+    def run(i, d):
+        barrier.wait()
+        for _ in range(3):
+            results.setdefault(i, []).append(model.duel_result(d, figure=False)
+                                             .row["p_side0"])
+
+    threads = [threading.Thread(target=run, args=(i, d)) for i, d in enumerate((a, b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert results[0] == [alone[0]] * 3
+    assert results[1] == [alone[1]] * 3
+    assert alone[0] != alone[1]
+
+
+def test_engine_lock_serves_a_waiting_tab_between_monte_carlo_batches():
+    """A long run gives the lock back between batches; a tab that asked meanwhile gets it
+    before the run's next batch (a plain lock would let the run take it straight back)."""
+    lock = model.FairLock()
+    order = []
+    lock.acquire()  # the run holds it during a batch
+    waiter = threading.Thread(target=lambda: (lock.acquire(), order.append("tab"),
+                                              lock.release()))
+    waiter.start()
+    time.sleep(0.2)  # the tab is waiting
+    lock.release()   # between batches: give back, ask again
+    lock.acquire()
+    order.append("next batch")
+    lock.release()
+    waiter.join(5)
+    assert order == ["tab", "next batch"]
+
+
+# ---------------------------------------------------------------- the command
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--port", "-1"], "expected a port number (0: any free port) 0..65535"),
+    (["--port", "70000"], "0..65535"),
+    (["--guardrails", "no/such/file.toml"], "no/such/file.toml"),
+    (["--lang", "xx"], "--lang"),
+])
+def test_bad_command_line_is_one_line(argv, words, capsys):
+    assert main(["serve", "--no-browser", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ")
+    assert words in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_host_other_than_this_machine_warns_that_there_is_no_login(monkeypatch, capsys):
+    from reports.workbench import app
+
+    calls = []
+    monkeypatch.setattr(app, "serve", lambda *a, **k: calls.append((a, k)))
+    assert main(["serve", "--host", "0.0.0.0", "--port", "0", "--no-browser"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: listening on 0.0.0.0")
+    assert "no login" in err
+    assert calls[0][0] == ("0.0.0.0", 0)
+    assert calls[0][1]["show"] is False
+    assert main(["serve", "--no-browser"]) == 0
+    assert capsys.readouterr().err == ""
+    assert calls[1][0] == ("127.0.0.1", 5006)
+
+
+# ---------------------------------------------------------------- a real browser
+
+DEEP = """
+window.deepAll = (sel) => { const out = []; const walk = (root) => {
+  root.querySelectorAll(sel).forEach(e => out.push(e));
+  root.querySelectorAll('*').forEach(e => { if (e.shadowRoot) walk(e.shadowRoot); }); };
+  walk(document); return out; };
+window.deepText = () => { const out = []; const walk = (root) => {
+  root.querySelectorAll('*').forEach(e => { if (e.shadowRoot) {
+    if (String(e.className).includes('alert')) out.push(e.shadowRoot.textContent);
+    e.shadowRoot.querySelectorAll(
+      '.markdown, .bk-clearfix, h2, p, pre, td, th, label, button, .bk-tab')
+      .forEach(x => out.push(x.textContent)); walk(e.shadowRoot); } }); };
+  walk(document); return out.join('\\n'); };
+window.selectByLabel = (label, value, first) => {
+  // the last select of that label (the duel's rule panel comes after the checks' one),
+  // or the first (the checks' system menu comes before the duel's)
+  const all = deepAll('select').filter(x => { const l = x.parentElement &&
+    x.parentElement.querySelector('label'); return l && l.textContent.trim() === label; });
+  const s = first ? all[0] : all.pop();
+  if (!s) return 'no select ' + label;
+  s.value = value; s.dispatchEvent(new Event('change', {bubbles: true})); return 'ok'; };
+window.inputByLabel = (label, value) => {
+  const s = deepAll('input').filter(x => { const g = x.closest('.bk-input-group') ||
+    x.parentElement; const l = g && g.querySelector('label');
+    return l && l.textContent.trim() === label; }).pop();
+  if (!s) return 'no input ' + label;
+  s.value = value; s.dispatchEvent(new Event('change', {bubbles: true})); return 'ok'; };
+window.clickButton = (text) => { const t = deepAll('button').find(x =>
+  x.textContent.trim() === text); if (t) { t.click(); return 'ok'; } return 'no button'; };
+window.clickTab = (title) => { const t = deepAll('.bk-tab').find(x =>
+  x.textContent.trim() === title); if (t) { t.click(); return 'ok'; } return 'no tab'; };
+"""
+
+
+def _wait(b: Browser, expression: str, timeout: float = 30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = b.evaluate(expression)
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {expression}: {b.evaluate('deepText()')}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    log = tmp_path_factory.mktemp("serve") / "stderr.txt"
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
+                                 "--no-browser"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=err, text=True)
+    with proc.stdout:
+        line = proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert m, line + log.read_text()
+        yield m.group(0)
+        proc.send_signal(2)  # Ctrl-C
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise AssertionError("the server did not stop on Ctrl-C") from None
+    text = log.read_text()
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text, text
+
+
+@pytest.mark.browser
+def test_page_in_a_browser_gives_the_cli_numbers(server, tmp_path, capsys):
+    query = {"tab": "duel", "ds": "dice_pool_7", "a": "competent_swordsman",
+             "b": "competent_fencer"}
+    d = model.default_duel("dice_pool_7")
+    d.a, d.b, d.variants = "competent_swordsman", "expert_fencer", {"again": "9"}
+    cmd = model.duel_command(d)
+    shots = {}
+    with Browser(tmp_path / "profile", width=1300, height=1700) as b:
+        b.call("Network.enable")
+        b.open(server + "?" + urlencode(query))
+        b.evaluate(DEEP)
+        _wait(b, "deepText().includes('competent_fencer')")
+        # change an archetype and a combat variant
+        assert b.evaluate("selectByLabel('Side B', 'expert_fencer')") == "ok"
+        _wait(b, "deepText().includes('expert_fencer') && deepText().includes('A wins')")
+        assert b.evaluate("selectByLabel('again (A1)', '9')") == "ok"
+        # each pane updates on its own message: wait for the sentence and the command
+        text = _wait(b, f"deepText().includes({json.dumps(cmd)}) && "
+                        "deepText().includes('variants: again=9') && deepText()")
+        # the address follows the view (it is updated right after the numbers)
+        url = _wait(b, "window.location.href.includes('dv=again%3D9') && "
+                       "window.location.href")
+        shots["duel"] = b.screenshot(tmp_path / "duel.png")
+        for title in ("Checks", "Audit"):
+            assert b.evaluate(f"clickTab('{title}')") == "ok"
+            time.sleep(1.0)
+            shots[title.lower()] = b.screenshot(tmp_path / f"{title.lower()}.png")
+        # the address holds the view: a new tab from it shows the same numbers
+        b.open(url)
+        b.evaluate(DEEP)
+        again = _wait(b, "deepText().includes('variants: again=9') && deepText()")
+        errors = list(b.errors)
+        requests = [e["params"]["request"]["url"] for e in b.events
+                    if e.get("method") == "Network.requestWillBeSent"]
+    assert "b=expert_fencer" in url, url
+    assert "dv=again%3D9" in url, url
+    assert cmd in text, text
+    row = _duel_row(capsys, cmd)
+    wins = f"A wins {100 * row['p_side0']:.1f}%"
+    assert wins in text
+    assert wins in again
+    assert errors == []
+    away = [u for u in requests
+            if not u.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:"))]
+    assert requests
+    assert away == []
+    for path in shots.values():
+        assert path.stat().st_size > 20_000
+    if os.environ.get("RPG_BALANCE_SCREENSHOT"):
+        Path(os.environ["RPG_BALANCE_SCREENSHOT"]).write_bytes(shots["duel"].read_bytes())
+
+
+@pytest.mark.browser
+def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(server,
+                                                                             tmp_path):
+    with Browser(tmp_path / "profile") as b:
+        b.open(server + "?" + urlencode({"src": "../../etc/passwd", "n": "-5",
+                                         "tab": "audit"}))
+        b.evaluate(DEEP)
+        text = _wait(b, "deepText().includes('ignored') && deepText()")
+        assert "never a path written in the address" in text
+        assert "expected a number of trials" in text
+        assert "Traceback" not in text
+        assert "root:x:0" not in text
+        b.open(server)
+        b.evaluate(DEEP)
+        _wait(b, "deepText().includes('Exact chance of success')")
+        # the same page in Brazilian Portuguese, from its address
+        b.open(server + "?lang=pt-BR&tab=duel")
+        b.evaluate(DEEP)
+        pt = _wait(b, "deepText().includes('A vence') && deepText()")
+        assert "bancada ao vivo" in pt
+        assert "Duelo" in pt
+        assert b.errors == []
+    assert json.dumps(text)  # the message is plain text
+
+
+@pytest.mark.browser
+def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, tmp_path,
+                                                                   capsys):
+    query = {"tab": "duel", "ds": "dice_pool_6", "m": "mc", "n": "3000", "seed": "7"}
+    d = model.default_duel("dice_pool_6")
+    d.method, d.trials, d.seed = "mc", 3000, 7
+    cmd = model.duel_command(d)
+    row = _duel_row(capsys, cmd)
+    shown = f"A wins {100 * row['p_side0']:.1f}% ± {100 * row['se_side0']:.2f}%"
+    with Browser(tmp_path / "profile") as b:
+        b.open(server + "?" + urlencode(query))
+        b.evaluate(DEEP)
+        _wait(b, "deepText().includes('Run Monte Carlo')")
+        assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
+        text = _wait(b, "deepText().includes('Done: 3000 fights') && "
+                        f"deepText().includes({json.dumps(shown)}) && "
+                        f"deepText().includes({json.dumps(cmd)}) && deepText()")
+        # a long run: the page answers while it runs, and Stop ends it between batches
+        assert b.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
+        _wait(b, "deepText().includes('5000000 fights from seed 7')")
+        assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
+        _wait(b, "deepText().includes('Running')")
+        assert b.evaluate("clickTab('Checks')") == "ok"
+        assert b.evaluate("selectByLabel('System', 'percentile', true)") == "ok"
+        _wait(b, "deepText().includes('Exact chance of success in percentile')")
+        assert b.evaluate("clickTab('Duel')") == "ok"
+        assert b.evaluate("clickButton('Stop')") == "ok"
+        stopped = _wait(b, "deepText().includes('Stopped between batches') && deepText()")
+        errors = list(b.errors)
+    assert cmd in text
+    assert shown in text
+    assert "of 5000000 fights" in stopped
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_audit_tab_gives_the_cli_verdicts(server, tmp_path, capsys):
+    cli = cli_csv(capsys, "audit", "--no-suggest")
+    status = cli["status"].value_counts()
+    counts = (f"{len(cli)} guardrails: {status.get('pass', 0)} pass, "
+              f"{status.get('fail', 0)} fail, 0 undecided.")
+    with Browser(tmp_path / "profile") as b:
+        b.open(server + "?tab=audit&sg=0")
+        b.evaluate(DEEP)
+        _wait(b, "deepText().includes('Run the audit')")
+        assert b.evaluate("clickButton('Run the audit')") == "ok"
+        text = _wait(b, "deepText().includes('guardrails:') && deepText()", 120)
+        errors = list(b.errors)
+    assert counts in text
+    assert "rpg-balance audit --no-suggest --format csv" in text
+    assert errors == []
