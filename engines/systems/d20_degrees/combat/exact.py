@@ -6,6 +6,7 @@ its aftermath (:func:`one_hit`), and E-g2 solved for a duel length
 from __future__ import annotations
 
 import dataclasses
+from array import array
 
 import numpy as np
 
@@ -446,39 +447,40 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
         starts = [((*st, g0), p) for st, p in starts]
     index: dict = {}
     states: list = []
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    hrows: list[int] = []
-    hcols: list[int] = []
-    hvals: list[float] = []
     for st, _ in starts:
         if st not in index:
             index[st] = len(states)
             states.append(st)
+    # every transition (p, next state, damage) in the order the moves come, state by
+    # state (the matrices sum duplicates in that order), into typed buffers: the rows
+    # follow from the number of moves of each state, the hits from the damage
+    cols, dmgs, counts = array("q"), array("q"), array("q")
+    probs = array("d")
+    step, get, add_state = duel.step, index.get, states.append
+    add_col, add_p, add_d, add_count = cols.append, probs.append, dmgs.append, counts.append
     k = 0
-    top = DAMAGE_BINS - 1
     while k < len(states):
-        moves = duel.step(states[k])
-        for _p, nxt, _d in moves:
-            j = index.get(nxt)
+        moves = step(states[k])
+        for p, nxt, d in moves:
+            j = get(nxt)
             if j is None:
                 j = index[nxt] = len(states)
-                states.append(nxt)
-                if len(states) > EXACT_STATE_LIMIT:
+                add_state(nxt)
+                if j >= EXACT_STATE_LIMIT:
                     raise InputError(_too_big(fa, fb, f"more than {EXACT_STATE_LIMIT}"))
-            cols.append(j)
-        rows.extend([k] * len(moves))
-        vals.extend([p for p, _, _ in moves])
-        hit = [(p, d) for p, _, d in moves if d >= 0]
-        if hit:
-            hrows.extend([k] * len(hit))
-            hcols.extend([d if d < top else top for _, d in hit])
-            hvals.extend([p for p, _ in hit])
+            add_col(j)
+            add_p(p)
+            add_d(d)
+        add_count(len(moves))
         k += 1
     n = len(states)
-    step_t = sparse.csr_matrix((vals, (cols, rows)), shape=(n, n))
-    hit_t = sparse.csr_matrix((hvals, (hcols, hrows)), shape=(DAMAGE_BINS, n))
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.frombuffer(counts, np.int64))
+    vals = np.frombuffer(probs)
+    dmg = np.frombuffer(dmgs, np.int64)
+    hit = dmg >= 0
+    step_t = sparse.csr_matrix((vals, (np.frombuffer(cols, np.int64), rows)), shape=(n, n))
+    hit_t = sparse.csr_matrix((vals[hit], (np.minimum(dmg[hit], DAMAGE_BINS - 1),
+                                           rows[hit])), shape=(DAMAGE_BINS, n))
     life_a = np.array([s[2][0] for s in states])
     life_b = np.array([s[3][0] for s in states])
     able_a = (life_a >= 1).astype(float)
