@@ -127,6 +127,17 @@ class _Duel:
     def _attack(self, k, xs, ys, amod=0, slam=0):
         """Outcomes of fighter k (state xs) attacking the other (state ys); ``amod`` and
         ``slam`` as in :func:`.attack._attack_totals`."""
+        moves, new_eff = self._attack_table(k, xs, ys, amod, slam)
+        x0, x1, x2 = xs[0], xs[1], xs[2]
+        y1, y2, y3, y4 = ys[1], ys[2], ys[3], ys[4]
+        return [(p, (x0, x1, x2 - a_sp, new_eff, 0),
+                 ys if life is None else (life, y1, y2 - t_sp, y3, y4), d)
+                for p, a_sp, life, t_sp, d in moves]
+
+    def _attack_table(self, k, xs, ys, amod=0, slam=0):
+        """``(moves, the attacker's new effort count)`` of :meth:`_attack`: the outcomes as
+        (p, attacker hero spent, target's new life or None for a miss, target hero
+        spent, damage), kept per key."""
         att, tgt = self.f[k], self.f[1 - k]
         ylife = ys[0]
         a_sw = self._switched(k, xs[0])
@@ -162,12 +173,8 @@ class _Duel:
                 for life, q in self._hit_life(1 - k, ylife, d, ys[3]).items():
                     moves.append((p * q, a_sp, life, t_sp, d))
             self.moves[(key, ylife, ys[3])] = moves
-        x0, x1, x2, x3 = xs[0], xs[1], xs[2], xs[3]
-        new_eff = x3 + 1 if x3 < att[F_EFFORT] else x3
-        y1, y2, y3, y4 = ys[1], ys[2], ys[3], ys[4]
-        return [(p, (x0, x1, x2 - a_sp, new_eff, 0),
-                 ys if life is None else (life, y1, y2 - t_sp, y3, y4), d)
-                for p, a_sp, life, t_sp, d in moves]
+        x3 = xs[3]
+        return moves, (x3 + 1 if x3 < att[F_EFFORT] else x3)
 
     def step(self, state):
         """[(p, next state, damage of a hit or -1)] for one half-turn."""
@@ -202,7 +209,24 @@ class _Duel:
                 p = _feint_p(fx, self.f[1 - turn], xs[3] >= 2, ys[3] >= 2)
                 outs = [(p, (*xs[:4], 1), ys, -1), (1 - p, (*xs[:4], 2), ys, -1)]
             else:
-                outs = self._attack(turn, xs, ys)
+                # an attack: the next states built in one pass (as the general case
+                # below builds them from :meth:`_attack`'s outcomes)
+                moves, new_eff = self._attack_table(turn, xs, ys)
+                nf = f + 1 if decided else 0
+                x0, x1, x2 = xs[0], xs[1], xs[2]
+                yl, y1, y2, y3, y4 = ys
+                nx0 = (x0, x1, x2, new_eff, 0)
+                out = []
+                add = out.append
+                for p, a_sp, life, t_sp, d in moves:
+                    nx = nx0 if a_sp == 0 else (x0, x1, x2 - a_sp, new_eff, 0)
+                    if life is None:
+                        ny, low = ys, x0 < 1 or yl < 1
+                    else:
+                        ny, low = (life, y1, y2 - t_sp, y3, y4), x0 < 1 or life < 1
+                    add((p, (1, nf, nx, ny) if low else (1, 0, nx, ny), d) if turn == 0
+                        else (p, (0, nf, ny, nx) if low else (0, 0, ny, nx), d))
+                return out
         # the finishing counter runs once the duel is decided (one side below 1 life)
         nt, nf = 1 - turn, (f + 1 if decided else 0)
         if turn == 0:
