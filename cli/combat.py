@@ -25,6 +25,7 @@ from cli.common import (
     system_id,
     trials_int,
 )
+from engines.distance import MAX_DISTANCE  # the most metres a fight may start apart
 
 #: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
 AFTERMATHS = ("leave", "first_aid", "finish")
@@ -32,8 +33,6 @@ DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "weapons", 
                "armour", "distance")
 #: the starting distances of ``duel --table distance`` (metres)
 DEFAULT_DISTANCES = (0, 5, 10, 20, 30, 40)
-#: the most metres a fight may start apart (the combat variant ``distance``)
-MAX_DISTANCE = 200
 FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
 
 
