@@ -24,6 +24,7 @@ from math import sqrt
 import numpy as np
 import pytest
 from combat_pools_reference import fight6
+from distance_support import assert_mc_matches_exact, hist_digest
 
 from analysis.combat.archetypes import combatant
 from analysis.combat.combatants import load_library
@@ -71,17 +72,6 @@ DUMMY = fighter("dummy", att=(0, 0), dodge=(0, 0), stamina=10, weapon=PISTOL)
 
 def expected_hits(a, b, v, cap) -> float:
     return float(cb.duel_exact(a, b, v, round_cap=cap).hits.sum())
-
-
-def assert_mc_matches_exact(mc, ex) -> None:
-    """Every outcome, round, loser-dead and standing cell within 5 SE + one count."""
-    n = mc.trials
-    for name in ("outcome", "rounds", "loser_dead", "standing"):
-        p = np.clip(getattr(ex, name).ravel(), 0.0, 1.0)
-        p_mc = getattr(mc, name).ravel() / n
-        tol = 5 * np.sqrt(p * (1 - p) / n) + 1 / n
-        bad = np.abs(p_mc - p) > tol
-        assert not bad.any(), (name, np.flatnonzero(bad), p[bad], p_mc[bad])
 
 
 # ------------------------------------------------------------------ CT-g1: the bands
@@ -337,13 +327,6 @@ GROUPS = {
 }
 
 
-def _digest(stats) -> str:
-    h = hashlib.sha256()
-    for name in HIST_FIELDS:
-        h.update(np.ascontiguousarray(getattr(stats, name)).tobytes())
-    return h.hexdigest()[:16]
-
-
 @pytest.mark.parametrize(("key", "digests"), ENGAGED.items())
 def test_engaged_duels_are_unchanged(key, digests):
     """d0 = 0 (the default) gives byte-identical Monte Carlo histograms and exact
@@ -351,8 +334,8 @@ def test_engaged_duels_are_unchanged(key, digests):
     a, b, given = key
     for v in (parse_variants(Variants, list(given)),
               parse_variants(Variants, [*given, "distance=0"])):
-        assert _digest(cb.duel_mc(LIB[a], LIB[b], 20_000, seed=1, variants=v)) == digests[0]
-        assert _digest(cb.duel_exact(LIB[a], LIB[b], v)) == digests[1]
+        assert hist_digest(cb.duel_mc(LIB[a], LIB[b], 20_000, seed=1, variants=v)) == digests[0]
+        assert hist_digest(cb.duel_exact(LIB[a], LIB[b], v)) == digests[1]
 
 
 @pytest.mark.parametrize(("key", "digest"), GROUPS.items())
@@ -360,7 +343,7 @@ def test_engaged_group_fights_are_unchanged(key, digest):
     s0, s1, given = key
     st = cb.fight_mc([LIB[x] for x in s0], [LIB[x] for x in s1], 20_000, seed=7,
                      variants=parse_variants(Variants, list(given)))
-    assert _digest(st) == digest
+    assert hist_digest(st) == digest
 
 
 def test_campaign_attrition_is_unchanged():

@@ -12,11 +12,11 @@ medium / long range). Monte Carlo vs exact: ``|p_mc - p| <= 5 sqrt(p(1-p)/n) + 1
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from distance_support import assert_mc_matches_exact, hist_digest
 
 from analysis.combat.archetypes import combatant, gear
 from analysis.combat.combatants import load_library
@@ -58,17 +58,6 @@ def p_hit(n: int) -> float:
 
 def expected_hits(a, b, v, cap) -> float:
     return float(cb.duel_exact(a, b, v, round_cap=cap).hits.sum())
-
-
-def assert_mc_matches_exact(mc, ex) -> None:
-    """Every outcome, round, loser-dead and standing cell within 5 SE + one count."""
-    n = mc.trials
-    for name in ("outcome", "rounds", "loser_dead", "standing"):
-        p = np.clip(getattr(ex, name).ravel(), 0.0, 1.0)
-        p_mc = getattr(mc, name).ravel() / n
-        tol = 5 * np.sqrt(p * (1 - p) / n) + 1 / n
-        bad = np.abs(p_mc - p) > tol
-        assert not bad.any(), (name, np.flatnonzero(bad), p[bad], p_mc[bad])
 
 
 # A shooter who never hits (pool <= 0 at any band, chance die off), stands where it is
@@ -303,20 +292,13 @@ ENGAGED = {
 }
 
 
-def _digest(stats) -> str:
-    h = hashlib.sha256()
-    for name in HIST_FIELDS:
-        h.update(np.ascontiguousarray(getattr(stats, name)).tobytes())
-    return h.hexdigest()[:16]
-
-
 @pytest.mark.parametrize(("pair", "digest"), ENGAGED.items())
 def test_engaged_fights_are_unchanged(pair, digest):
     """d0 = 0 (the default) gives byte-identical Monte Carlo histograms to the fights
     without distance, and the exact chain the same probabilities as distance=0 set."""
     a, b = LIB[pair[0]], LIB[pair[1]]
-    assert _digest(cb.duel_mc(a, b, 20_000, seed=1)) == digest
-    assert _digest(cb.duel_mc(a, b, 20_000, seed=1, variants=Variants(distance=0))) == digest
+    assert hist_digest(cb.duel_mc(a, b, 20_000, seed=1)) == digest
+    assert hist_digest(cb.duel_mc(a, b, 20_000, seed=1, variants=Variants(distance=0))) == digest
     ex, ex0 = cb.duel_exact(a, b), cb.duel_exact(a, b, Variants(distance=0))
     for name in HIST_FIELDS:
         assert np.array_equal(getattr(ex, name), getattr(ex0, name)), name
@@ -326,7 +308,7 @@ def test_group_fight_engaged_is_unchanged():
     """Three thugs on a bodyguard (scenarios/combat/ambush_3v1.toml's fighters), engaged:
     the histograms recorded before distance existed."""
     t, g = LIB["street_thug"], LIB["bodyguard"]
-    assert _digest(cb.fight_mc([t, t, t], [g], 20_000, seed=7)) == "9f5b2f3b69787f52"
+    assert hist_digest(cb.fight_mc([t, t, t], [g], 20_000, seed=7)) == "9f5b2f3b69787f52"
 
 
 # ------------------------------------------------------------------ the audit's cures

@@ -12,11 +12,11 @@ errors plus one count), fixed seeds.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from distance_support import assert_mc_matches_exact, hist_digest
 
 from analysis.combat.archetypes import combatant
 from analysis.combat.combatants_middle_pct import combatants, load_library
@@ -43,17 +43,6 @@ def p_middle_at_least(k: int) -> float:
     n = sum(1 for a in range(1, 11) for b in range(1, 11) for c in range(1, 11)
             if sorted((a, b, c))[1] >= k)
     return n / 1000
-
-
-def assert_mc_matches_exact(mc, ex) -> None:
-    """Every outcome, round, loser-dead and standing cell within 5 SE + one count."""
-    n = mc.trials
-    for name in ("outcome", "rounds", "loser_dead", "standing"):
-        p = np.clip(getattr(ex, name).ravel(), 0.0, 1.0)
-        p_mc = getattr(mc, name).ravel() / n
-        tol = 5 * np.sqrt(p * (1 - p) / n) + 1 / n
-        bad = np.abs(p_mc - p) > tol
-        assert not bad.any(), (name, np.flatnonzero(bad), p[bad], p_mc[bad])
 
 
 # A shooter that stands (hold: everyone is in its range), never hits (characteristic and
@@ -261,20 +250,13 @@ ENGAGED = {
 }
 
 
-def _digest(stats) -> str:
-    h = hashlib.sha256()
-    for name in HIST_FIELDS:
-        h.update(np.ascontiguousarray(getattr(stats, name)).tobytes())
-    return h.hexdigest()[:16]
-
-
 @pytest.mark.parametrize(("pair", "digest"), ENGAGED.items())
 def test_engaged_fights_are_unchanged(pair, digest):
     """d0 = 0 (the default) gives byte-identical Monte Carlo histograms to the fights
     without distance, and the exact chain the same probabilities as distance=0 set."""
     a, b = LIB[pair[0]], LIB[pair[1]]
-    assert _digest(cb.duel_mc(a, b, 20_000, seed=1)) == digest
-    assert _digest(cb.duel_mc(a, b, 20_000, seed=1, variants=Variants(distance=0))) == digest
+    assert hist_digest(cb.duel_mc(a, b, 20_000, seed=1)) == digest
+    assert hist_digest(cb.duel_mc(a, b, 20_000, seed=1, variants=Variants(distance=0))) == digest
     ex, ex0 = cb.duel_exact(a, b), cb.duel_exact(a, b, Variants(distance=0))
     for name in HIST_FIELDS:
         assert np.array_equal(getattr(ex, name), getattr(ex0, name)), name
@@ -285,9 +267,9 @@ def test_group_fights_engaged_are_unchanged():
     swordsman, engaged: the histograms recorded before distance existed."""
     x, y, z = LIB["bear"], LIB["gangster"], LIB["competent_shooter"]
     st = cb.fight_mc([x], [y, y, z], 20_000, seed=7, variants=Variants(targeting="random"))
-    assert _digest(st) == "8a5d74b1ca4b1126"
+    assert hist_digest(st) == "8a5d74b1ca4b1126"
     nv, sw = LIB["novice"], LIB["competent_swordsman"]
-    assert _digest(cb.fight_mc([nv, nv], [sw], 20_000, seed=3)) == "18db4d5ed48d72de"
+    assert hist_digest(cb.fight_mc([nv, nv], [sw], 20_000, seed=3)) == "18db4d5ed48d72de"
 
 
 # ------------------------------------------------------------------ the audit's cures
