@@ -341,62 +341,49 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
         else:
             refuse("lang", _("choose one of {choices}").format(choices=", ".join(LANGUAGES)))
 
-    # Checks
-    if "cs" in q:
-        try:
-            sid = get(q["cs"].strip()).id
-            if sid not in check_systems():
-                raise InputError(f"{sid}: this system declares no check grid")
-            state.check = default_check(sid)
-        except InputError as exc:
-            refuse("cs", exc)
-    c = state.check
-    if "cv" in q:
-        try:
-            c.variants = check_variants(c.system, _split_pairs(q["cv"], "variant"))
-        except InputError as exc:
-            refuse("cv", exc)
-    if "cx" in q:
-        try:
-            c.axes = {**c.axes, **check_axes(c.system, _split_pairs(q["cx"], "axis"))}
-        except InputError as exc:
-            refuse("cx", exc)
-    if "ct" in q:
-        try:
-            c.target = check_target(q["ct"])
-        except InputError as exc:
-            refuse("ct", exc)
-    if "cc" in q:
-        try:
-            c.competence = check_competence(c.system, q["cc"])
-        except InputError as exc:
-            refuse("cc", exc)
-
-    # Duel
-    if "ds" in q:
-        try:
-            sid = get(q["ds"].strip()).id
-            if sid not in combat_systems():
-                raise InputError(f"{sid}: this system declares no combat rules, so there "
-                                 "is no duel")
-            state.duel = default_duel(sid)
-        except InputError as exc:
-            refuse("ds", exc)
-    d = state.duel
-    for key in ("a", "b"):
+    def take(key: str, apply: Callable[[str], Any]) -> None:
+        """``apply`` the value of ``key`` when the query has one; a value the CLI's
+        validation refuses becomes a message and the default stands."""
         if key in q:
             try:
-                setattr(d, key, check_archetype(d.system, q[key], key.upper()))
+                apply(q[key])
             except InputError as exc:
                 refuse(key, exc)
+
+    # Checks
+    def check_system(text: str) -> None:
+        sid = get(text.strip()).id
+        if sid not in check_systems():
+            raise InputError(f"{sid}: this system declares no check grid")
+        state.check = default_check(sid)
+
+    take("cs", check_system)
+    c = state.check
+    take("cv", lambda t: setattr(c, "variants", check_variants(
+        c.system, _split_pairs(t, "variant"))))
+    take("cx", lambda t: setattr(c, "axes", {**c.axes, **check_axes(
+        c.system, _split_pairs(t, "axis"))}))
+    take("ct", lambda t: setattr(c, "target", check_target(t)))
+    take("cc", lambda t: setattr(c, "competence", check_competence(c.system, t)))
+
+    # Duel
+    def duel_system(text: str) -> None:
+        sid = get(text.strip()).id
+        if sid not in combat_systems():
+            raise InputError(f"{sid}: this system declares no combat rules, so there "
+                             "is no duel")
+        state.duel = default_duel(sid)
+
+    take("ds", duel_system)
+    d = state.duel
+    for key in ("a", "b"):
+        take(key, lambda t, key=key: setattr(d, key, check_archetype(d.system, t,
+                                                                      key.upper())))
     for key in ("wa", "wb", "xa", "xb", "ta", "tb", "pa", "pb"):
-        if key in q and q[key].strip():
-            attr = DUEL_KEYS[key]
-            try:
-                setattr(d, attr, check_gear(d.system, attr.split("_")[0], q[key]))
-            except InputError as exc:
-                refuse(key, exc)
-    simple = {"dist": ("distance", check_distance_m),
+        attr = DUEL_KEYS[key]
+        take(key, lambda t, attr=attr: setattr(d, attr, check_gear(
+            d.system, attr.split("_")[0], t)))
+    simple = {"dist": ("distance", lambda t: check_distance_m(d.system, t)),
               "after": ("aftermath", check_aftermath),
               "m": ("method", check_method),
               "n": ("trials", lambda t: limits.trials(t, "trials")),
@@ -404,19 +391,9 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
                                                              "seed")),
               "cap": ("round_cap", lambda t: limits.round_cap(t, "round cap"))}
     for key, (attr, check) in simple.items():
-        if key in q:
-            try:
-                if key == "dist":
-                    setattr(d, attr, check_distance_m(d.system, q[key]))
-                else:
-                    setattr(d, attr, check(q[key]))
-            except InputError as exc:
-                refuse(key, exc)
-    if "dv" in q:
-        try:
-            d.variants = duel_variants(d.system, _split_pairs(q["dv"], "variant"))
-        except InputError as exc:
-            refuse("dv", exc)
+        take(key, lambda t, attr=attr, check=check: setattr(d, attr, check(t)))
+    take("dv", lambda t: setattr(d, "variants", duel_variants(
+        d.system, _split_pairs(t, "variant"))))
 
     # Audit
     if "src" in q:
