@@ -644,17 +644,15 @@ def _fmt(x: float) -> str:
 
 def _knob_system(problem: TuneProblem, knob: Knob) -> str:
     """The system a knob edits: its target when that is a system id, else the system of
-    the ``[[fights]]`` / ``[[checks]]`` entry it names."""
-    from analysis.workflow.guardrails import _names
+    the ``[[fights]]`` / ``[[checks]]`` entry it names (:func:`.audit.edits._entries`)."""
+    from analysis.workflow.audit.edits import _entries
     from engines.system import registry
 
     if knob.target in registry():
         return knob.target
     sc = problem.scenario
-    for entries, prefix in ((sc.fights, "fight"), (sc.checks, "check")):
-        names = _names(entries, prefix)
-        if knob.target in names:
-            return sc.check_system(entries[names.index(knob.target)])
+    for kind, i in _entries(sc, knob.target):
+        return sc.check_system((sc.fights if kind == "fight" else sc.checks)[i])
     return sc.system or ""
 
 
