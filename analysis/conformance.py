@@ -97,6 +97,9 @@ from engines.rng import Seed, normalize_seed
 from engines.system import System, get, registry
 from engines.variants import parse_variants
 
+__all__ = ["CHECKS", "DUELS", "EXACT_TOL", "NEEDS", "RUNGS", "SCENARIO_TRIALS", "SEED", "SESSIONS",
+           "TRIALS", "CheckResult", "Conformance", "ConformanceError", "check_system"]
+
 #: Every check, in the order :func:`check_system` runs them, with what it verifies.
 CHECKS: dict[str, str] = {
     "grid": "check_grid shapes, code count and values are consistent",
@@ -288,21 +291,19 @@ def _standing_in(spec: System) -> Iterator[None]:
     takes the id's place for the duration of the check. The success-curve axes of
     :mod:`analysis.checks.curves` (read by the scenario validation) follow it.
     """
-    import engines.system as system_module
     from analysis.checks import curves
+    from engines.system import registered
 
     if registry().get(spec.id) is spec:
         yield
         return
-    saved = system_module._REGISTRY
     missing = object()
     saved_axes = curves.AXES.get(spec.id, missing)
-    system_module._REGISTRY = {**registry(), spec.id: spec}
     curves.AXES[spec.id] = dict(spec.axes)
     try:
-        yield
+        with registered(spec):
+            yield
     finally:
-        system_module._REGISTRY = saved
         if saved_axes is missing:
             curves.AXES.pop(spec.id, None)
         else:

@@ -19,12 +19,17 @@ naming the known ones. Nothing here imports numba, pandas or matplotlib: the mod
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from .errors import InputError
+
+__all__ = ["BUILT_IN", "ENTRY_POINT_GROUP", "N_", "CurvePanel", "CurveTable", "Difficulty",
+           "LadderRules", "Modifier", "OpposedRule", "System", "count_label", "get",
+           "plugin_entry_points", "registered", "registry"]
 
 ENTRY_POINT_GROUP = "rpg_balance.systems"
 #: The built-in systems (``engines.systems.<id>``), in the order every table lists them:
@@ -358,7 +363,9 @@ class System:
         return importlib.import_module(self.campaign)
 
 
-def _entry_points():
+def plugin_entry_points():
+    """The entry points of group ``rpg_balance.systems``, by name (what :func:`registry`
+    loads after the built-ins)."""
     from importlib.metadata import entry_points
 
     return sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
@@ -393,7 +400,7 @@ def registry(refresh: bool = False) -> Mapping[str, System]:
     global _REGISTRY
     if _REGISTRY is None or refresh:
         found = {sid: importlib.import_module(f"engines.systems.{sid}").PLUGIN for sid in BUILT_IN}
-        for ep in _entry_points():
+        for ep in plugin_entry_points():
             system = _load(ep)
             if system.id in found:
                 raise InputError(f"entry point {ep.name!r} of group {ENTRY_POINT_GROUP}: "
@@ -402,6 +409,20 @@ def registry(refresh: bool = False) -> Mapping[str, System]:
             found[system.id] = system
         _REGISTRY = found
     return MappingProxyType(_REGISTRY)
+
+
+@contextmanager
+def registered(*systems: System) -> Iterator[Mapping[str, System]]:
+    """The registry with ``systems`` added for the duration of a ``with`` block, each
+    taking its id's place: a System checked before it is installed, or a modified copy
+    of an installed one (the conformance checks, tests). Yields the registry."""
+    global _REGISTRY
+    saved = _REGISTRY
+    _REGISTRY = {**registry(), **{s.id: s for s in systems}}
+    try:
+        yield MappingProxyType(_REGISTRY)
+    finally:
+        _REGISTRY = saved
 
 
 def get(system_id: str) -> System:

@@ -142,22 +142,21 @@ def test_renamed_only_suggests_names_the_library_has():
     assert renamed("expret", known) is None
 
 
-def test_the_loader_is_driven_by_the_systems_hook(monkeypatch):
+def test_the_loader_is_driven_by_the_systems_hook():
     """A system id the loader has never heard of, whose System names dice_pool_7's hook,
     loads that library: nothing in the loader depends on the id."""
     base = systems_api.get("dice_pool_7")
     fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
     clone = systems_api.System(**{**fields, "id": "house_pool"})
     bare = systems_api.System(**{**fields, "id": "no_fights", "archetype_library": None})
-    systems = {**systems_api.registry(), "house_pool": clone, "no_fights": bare}
-    monkeypatch.setattr(systems_api, "_REGISTRY", systems)
-    assert A.names("house_pool") == A.names("dice_pool_7")
-    assert A.combatant("house_pool", "competent").defense == 3  # min(DES 3, SAB 3), A8
-    with pytest.raises(InputError, match="no_fights: this system declares no combat "
-                                         "archetypes"):
-        A.names("no_fights")
-    with pytest.raises(InputError, match="unknown system 'chess'"):
-        A.names("chess")
+    with systems_api.registered(clone, bare):
+        assert A.names("house_pool") == A.names("dice_pool_7")
+        assert A.combatant("house_pool", "competent").defense == 3  # min(DES 3, SAB 3), A8
+        with pytest.raises(InputError, match="no_fights: this system declares no combat "
+                                             "archetypes"):
+            A.names("no_fights")
+        with pytest.raises(InputError, match="unknown system 'chess'"):
+            A.names("chess")
 
 
 def test_no_per_system_branches_in_analysis_combat():

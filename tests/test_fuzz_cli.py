@@ -236,18 +236,17 @@ def test_plugin_is_installed_in_this_process(plugin_installed):
     assert "0,normal,weak,0.58333" in out
 
 
-def test_lethality_without_combat_engine_says_so(files, monkeypatch):
+def test_lethality_without_combat_engine_says_so(files):
     """A system that declares no combat rules answers with the one standard line."""
     import dataclasses
 
     from engines import system as systems_api
 
-    systems = dict(systems_api.registry())
-    systems["d20_degrees"] = dataclasses.replace(systems["d20_degrees"], combat=None)
-    monkeypatch.setattr(systems_api, "_REGISTRY", systems)
-    rc, _, err = _run(["solve", "lethality", "--system", "d20_degrees", "--scenario",
-                       str(files / "good.toml"), "--knob", "a.hit_points", "--range", "1:40",
-                       "--target", "0.7"])
+    no_combat = dataclasses.replace(systems_api.get("d20_degrees"), combat=None)
+    with systems_api.registered(no_combat):
+        rc, _, err = _run(["solve", "lethality", "--system", "d20_degrees", "--scenario",
+                           str(files / "good.toml"), "--knob", "a.hit_points", "--range",
+                           "1:40", "--target", "0.7"])
     assert rc == 2
     assert "d20_degrees: this system declares no combat rules" in err
 

@@ -1,7 +1,7 @@
-"""A system built here, registered by patching the registry, runs the check tables through
-the same generic path as the five built-in systems: success curves (exact and Monte
-Carlo), the modifier table, the difficulty solver and its inverse, and the opposed table
-refuses it in one sentence because it declares no opposed rule.
+"""A system built here, registered for the test (``engines.system.registered``), runs the
+check tables through the same generic path as the five built-in systems: success curves
+(exact and Monte Carlo), the modifier table, the difficulty solver and its inverse, and
+the opposed table refuses it in one sentence because it declares no opposed rule.
 
 The fake system ``d6_target`` (this file's own rule ids):
 
@@ -24,7 +24,7 @@ import engines.system as system_mod
 from analysis.checks import curves, modifiers, opposed
 from analysis.workflow import solvers
 from engines.errors import InputError
-from engines.system import Difficulty, Modifier, System, registry
+from engines.system import Difficulty, Modifier, System
 from engines.variants import variant
 
 SYSTEM = "d6_target"
@@ -80,9 +80,9 @@ FAKE = System(
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    monkeypatch.setattr(system_mod, "_REGISTRY", {**registry(), SYSTEM: FAKE})
-    return FAKE
+def fake():
+    with system_mod.registered(FAKE):
+        yield FAKE
 
 
 def _p(t, cell, col="p"):

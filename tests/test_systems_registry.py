@@ -38,7 +38,7 @@ class FakeEntryPoint:
 def plugins(monkeypatch):
     """Install fake entry points; the registry is rebuilt before and after."""
     installed: list = []
-    monkeypatch.setattr(S, "_entry_points", lambda: list(installed))
+    monkeypatch.setattr(S, "plugin_entry_points", lambda: list(installed))
     yield installed
     monkeypatch.undo()
     S.registry(refresh=True)
