@@ -23,6 +23,8 @@ from numba import njit
 
 from .config import INLINE
 
+__all__ = ["put", "run_blocks"]
+
 
 def run_blocks(kernel: Callable, args: tuple, n_items: int) -> None:
     """``kernel(first, last, *args)`` over items ``0 .. n_items - 1``: one contiguous block

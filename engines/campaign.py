@@ -29,6 +29,10 @@ import numpy as np
 from .errors import InputError
 from .variants import parse_variants
 
+__all__ = ["DIRECTIONS", "MAX_SESSIONS", "CampaignStats", "Mechanic", "Param", "campaign_systems",
+           "campaign_variants", "check_int", "check_matrix", "check_sessions", "evolve",
+           "first_passage", "mechanic", "mechanics", "settle"]
+
 #: The most sessions a campaign run may follow.
 MAX_SESSIONS = 1000
 

@@ -48,6 +48,10 @@ from .campaign import (
 )
 from .rng import Seed
 
+__all__ = ["ATTRITION_PARAMS", "DEAD", "DYING", "EXTRAS", "FALLEN", "MAX_FIGHTS", "OUT",
+           "attrition_mechanic", "check_both", "check_fights", "check_start", "exact", "matrix",
+           "monte_carlo", "pair", "reachable", "stats", "values"]
+
 #: Values of the absorbing fallen states (``FATES`` order dead, dying, out is reversed).
 OUT, DYING, DEAD = 0, -1, -2
 FALLEN = ("out", "dying", "dead")

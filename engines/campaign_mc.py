@@ -27,6 +27,8 @@ from .blocks import run_blocks
 from .campaign import CampaignStats
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 
+__all__ = ["expected_tallies", "hit_mask", "run"]
+
 
 def hit_mask(values: np.ndarray, threshold: int | None, direction: str) -> np.ndarray:
     """``int64`` mask of the states at or beyond ``threshold`` (``"up"``: value ≥

@@ -25,6 +25,8 @@ from .errors import InputError
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 from .rolls import roll_any
 
+__all__ = ["BATCH_CELLS", "Progress", "parse_modes", "run", "run_pairs"]
+
 #: Histogram cells (items × codes) held in memory at once by one batch.
 BATCH_CELLS = 1 << 22
 

@@ -39,6 +39,10 @@ from .errors import InputError
 from .fight import DAMAGE_BINS, HIST_FIELDS, FightStats, check_round_cap, check_side
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 
+__all__ = ["DEAD", "DYING", "KERNEL_OFFSETS", "OUT", "STANDING", "AttackOp", "DuelChain",
+           "attack_op", "book_fates", "check_variants", "finish_chain", "finish_duel", "layout",
+           "mix", "run_fight", "run_mc", "run_mc_end", "standing_from_rounds"]
+
 
 def layout(round_cap: int) -> dict[str, int]:
     """Offsets of each histogram in a kernel's flat per-chunk output row.

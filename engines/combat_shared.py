@@ -14,6 +14,8 @@ from .config import INLINE
 from .fight import DAMAGE_BINS, FightStats
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 
+__all__ = ["merge_standing", "run_chunks", "sort_desc"]
+
 
 @njit(**INLINE)
 def sort_desc(key, order):

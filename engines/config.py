@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numba
 
+__all__ = ["INLINE", "JIT", "KERNEL", "LEAF", "MAX_CHUNKS", "MIN_CHUNK_TRIALS", "PJIT",
+           "set_threads"]
+
 JIT = {"cache": True, "nogil": True, "fastmath": False}
 PJIT = {**JIT, "parallel": True}
 INLINE = {**JIT, "inline": "always"}

@@ -27,6 +27,9 @@ from collections.abc import Mapping
 
 from .errors import InputError
 
+__all__ = ["CHARGE", "COVER", "HOLD", "KITE", "MAX_DISTANCE", "PLANS", "check_distance",
+           "check_plan", "default_plan", "plan_code"]
+
 #: A fighter's plan, in code order.
 PLANS = ("charge", "hold", "kite", "cover")
 CHARGE, HOLD, KITE, COVER = range(len(PLANS))

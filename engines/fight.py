@@ -43,6 +43,10 @@ import numpy as np
 
 from .errors import InputError
 
+__all__ = ["AFTERMATHS", "DAMAGE_BINS", "FATES", "HIST_FIELDS", "OUTCOMES", "ROUND_CAP",
+           "SIDE_FATES", "FightStats", "check_aftermath", "check_round_cap", "check_side",
+           "check_start_damage"]
+
 OUTCOMES = ("side0", "side1", "neither")
 #: What becomes of a fallen combatant (RULES.md "Lethality outcomes"), in array order.
 FATES = ("dead", "dying", "out")

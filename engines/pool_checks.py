@@ -13,6 +13,8 @@ import numpy as np
 
 from .rolls import POOL
 
+__all__ = ["chance_matrix", "check_grid", "code_count", "kernel", "score"]
+
 
 def check_grid(mod, need_axis: str, cells, variants):
     """Success mask of (pool, ``need_axis``) cells: at least ``need`` successes."""

@@ -30,6 +30,9 @@ from .rng import (
     work_order,
 )
 
+__all__ = ["TAIL_TOLERANCE", "PoolRule", "check_pools", "codes_for", "digit_table", "exact",
+           "monte_carlo", "n_codes_for"]
+
 #: Neglected tail mass allowed when an explosion chain is truncated.
 TAIL_TOLERANCE = 1e-12
 

@@ -22,6 +22,10 @@ from numba import njit
 from .config import INLINE, MAX_CHUNKS, MIN_CHUNK_TRIALS
 from .errors import InputError
 
+__all__ = ["Seed", "bounded", "chunk_states", "chunk_trials", "d10", "d10_triples", "die",
+           "load_state", "next_local", "next_u64", "normalize_seed", "plan_chunks", "store_state",
+           "work_order"]
+
 Seed = int | np.random.SeedSequence | None
 
 _M32 = np.uint64(0xFFFFFFFF)

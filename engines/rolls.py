@@ -13,6 +13,10 @@ from numba import njit
 from .config import INLINE, LEAF
 from .rng import d10, die
 
+__all__ = ["ADVANTAGE", "D20", "DISADVANTAGE", "HERO_REROLL", "MIDDLE", "NORMAL", "PERCENTILE",
+           "POOL", "ROLL", "TAKE_10", "middle_code", "middle_code_kernel", "roll_any", "roll_d20",
+           "roll_middle", "roll_percentile", "roll_pool"]
+
 POOL, MIDDLE, PERCENTILE, D20 = 0, 1, 2, 3
 
 # middle_3d10 roll modes (B1, B4)
@@ -57,7 +61,7 @@ def roll_pool(s, n, threshold, again, crit_bonus, chance_die, chance_explodes):
 
 
 @njit(**INLINE)
-def _middle_code(a, b, c, mode, disadvantage_lowest, doubles):
+def middle_code_kernel(a, b, c, mode, disadvantage_lowest, doubles):
     lo = min(a, b, c)
     hi = max(a, b, c)
     mid = a + b + c - lo - hi
@@ -82,7 +86,7 @@ def roll_middle(s, mode, disadvantage_lowest, doubles):
 
     Code ``3 * (kept - 1) + special``; special 0 none, 1 automatic success, 2 catastrophe.
     """
-    return _middle_code(d10(s), d10(s), d10(s), mode, disadvantage_lowest, doubles)
+    return middle_code_kernel(d10(s), d10(s), d10(s), mode, disadvantage_lowest, doubles)
 
 
 @njit(**LEAF)
@@ -144,4 +148,4 @@ def roll_any(system, s, param, rule):
 def middle_code(a: int, b: int, c: int, mode: int, disadvantage_lowest: bool,
                 doubles: bool) -> int:
     """Pure-Python twin of the kernel's code function (for exact enumeration)."""
-    return int(_middle_code(a, b, c, mode, int(disadvantage_lowest), int(doubles)))
+    return int(middle_code_kernel(a, b, c, mode, int(disadvantage_lowest), int(doubles)))

@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 from .errors import InputError
 
+__all__ = ["T", "describe", "parse_variants", "variant"]
+
 T = TypeVar("T")
 
 _TRUE = {"true", "yes", "on", "1"}

@@ -127,7 +127,7 @@ def test_b11_rest_hand_worked():
     from 2 consolidated points ending at 7 leaves 5 new temporary points; 3 consolidate
     (B-g21, the odd one too), then 1 heals (B-g22): 2 + 3 − 1 = 4."""
     v = c3.DEFAULT
-    assert 2 + c3._consolidate(7 - 2, v) - v.recovery == 4
+    assert 2 + c3.consolidated_points(7 - 2, v) - v.recovery == 4
 
 
 @pytest.mark.parametrize(("system", "variants"), [

@@ -31,7 +31,7 @@ def within(p_mc, p, n):
 
 
 def test_b12_massive_check_by_hand():
-    assert cm._massive_pass(3) == pytest.approx(P_PASS_3)
+    assert cm.massive_pass(3) == pytest.approx(P_PASS_3)
 
 
 def test_b13_b14_aspect_major_lost_after_nine_sessions():

@@ -519,14 +519,14 @@ def test_exact_chain_states_invariants():
     """Every reachable state of a rich duel: hit points within 0..max (never negative),
     counters within bounds; the dead and the incapacitated never change on their turn
     (they do not act); transition probabilities sum to 1."""
-    from engines.systems.d20_degrees.combat import L_DEAD, L_INCAP, _Duel
+    from engines.systems.d20_degrees.combat import L_DEAD, L_INCAP, Duel
 
     a = fighter(hit_points=9, hero_points=1, hero_use="resist", recover_at=4, extra_effort=2,
                 feint=True, deception=5)
     b = fighter(hit_points=8, hero_points=2, hero_use="attack", fortitude=-2)
     v = Variants(aftermath="finish", finish_rounds=2, defenceless_attack="roll",
                  surprise="side1")
-    duel = _Duel(a.array(), b.array(), v.rule())
+    duel = Duel(a.array(), b.array(), v.rule())
     start = (0, 0, (9, 0, 1, 0, 3), (8, 0, 2, 0, 1))   # a surprised (3), b surprises (1)
     seen, todo = {start}, [start]
     while todo:

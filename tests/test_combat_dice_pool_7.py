@@ -226,7 +226,7 @@ def test_a14_a15_a_g5_damage_tracks(dtype, dmg, start, down, dead, after):
     A15 lethal beyond vitality lowers CON, CON 0 is death (vitality 12, CON 3)."""
     lethal, bash, con = (np.array([x], dtype=np.int64) for x in start)
     dead_arr = np.zeros(1, dtype=np.int64)
-    assert cb._wound(0, dmg, dtype, 12, 3, lethal, bash, con, dead_arr) == down
+    assert cb.wound(0, dmg, dtype, 12, 3, lethal, bash, con, dead_arr) == down
     assert (lethal[0], bash[0], con[0]) == after
     assert bool(dead_arr[0]) == dead
     assert min(lethal[0], bash[0], con[0]) >= 0
@@ -247,11 +247,11 @@ def test_a15_deaths_and_overflow_variant():
 def test_a16_a_g6_initiative_order():
     """A16 static initiative, ties at random; A-g6 + 1d10: P(first) by hand."""
     a, b = fighter(DES=3, AUT=3), fighter(DES=3, AUT=2)
-    assert cb._p_first(a, b, cb.DEFAULT) == 1.0
-    assert cb._p_first(b, a, cb.DEFAULT) == 0.0
-    assert cb._p_first(a, a, cb.DEFAULT) == 0.5
+    assert cb.p_first(a, b, cb.DEFAULT) == 1.0
+    assert cb.p_first(b, a, cb.DEFAULT) == 0.0
+    assert cb.p_first(a, a, cb.DEFAULT) == 0.5
     # +1 over the other: P(d + 1 > d') + P(d + 1 = d') / 2 = 55/100 + 9/200
-    assert cb._p_first(a, b, Variants(initiative_roll=True)) == pytest.approx(0.595)
+    assert cb.p_first(a, b, Variants(initiative_roll=True)) == pytest.approx(0.595)
 
 
 def test_a16_first_mover_wins_more():

@@ -205,19 +205,19 @@ def test_b9_health_states_and_penalties():
     """B9: −2 (wounded) / −5 (incapacitated) on attacks and on Defense; dying at 3 × Vigor."""
     att = Combatant(trait=4, combat=4, strength=4, dice="M")
     tgt = Combatant(defense=14)
-    t = cm._attack_table(att, tgt, Variants(), 80)
+    t = cm.attack_table(att, tgt, Variants(), 80)
     for ia, pa in enumerate((0, 2, 5)):
         for it, pt in enumerate((0, 2, 5)):
             # modifier 8 - pa vs Defense 14 - pt: needs C ≥ 6 + pa - pt
             assert 1 - t[ia, it, 0, 0, 0, 0] == pytest.approx(p_check(6 + pa - pt))
-    assert [cm._penalty(d, 4) for d in (0, 3, 4, 7, 8, 11, 12)] == [0, 0, 2, 2, 5, 5, -1]
+    assert [cm.wound_penalty(d, 4) for d in (0, 3, 4, 7, 8, 11, 12)] == [0, 0, 2, 2, 5, 5, -1]
 
 
 @pytest.mark.parametrize(("vigor", "traits", "need"), [(4, "c_plus_vigor", 8), (6, "c_only", 12)])
 def test_b10_massive_damage_check(vigor, traits, need):
     """B10 / B-g6: difficulty 12 with C + Vigor (or C alone; then only two 10s pass)."""
     expect = p_middle_at_least(need) if need <= 10 else 0.028
-    assert cm._massive_pass(vigor, Variants(massive_traits=traits)) == pytest.approx(expect)
+    assert cm.massive_pass(vigor, Variants(massive_traits=traits)) == pytest.approx(expect)
 
 
 def test_b10_b11_massive_failure_means_dying_in_a_duel():
@@ -241,7 +241,7 @@ def test_b10_b11_massive_failure_means_dying_in_a_duel():
 def test_b_g4_initiative(init):
     """B-g4: P(a first) from 3d10 middle + reflex (ties: higher reflex, then a coin)."""
     a, b = Combatant(reflex=5), Combatant(reflex=3)
-    p = cm._p_first(a, b, Variants(initiative=init))
+    p = cm.p_first(a, b, Variants(initiative=init))
     if init == "reflex":
         assert p == 1.0
     else:

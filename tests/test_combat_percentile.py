@@ -45,10 +45,10 @@ def test_dx1_turn_order():
     """DX1: DEX descending; a readied firearm acts at DEX + 50; ties → combat skill, coin."""
     slow_gun = Combatant(dex=20, firearms=40, weapon=HANDGUN)
     quick = Combatant(dex=60, fighting=50)
-    assert cp._p_first(slow_gun, quick, Variants()) == 1.0
-    assert cp._p_first(slow_gun, quick, Variants(readied_firearms=False)) == 0.0
-    assert cp._p_first(Combatant(dex=60, fighting=60), quick, Variants()) == 1.0
-    assert cp._p_first(quick, quick, Variants()) == 0.5
+    assert cp.p_first(slow_gun, quick, Variants()) == 1.0
+    assert cp.p_first(slow_gun, quick, Variants(readied_firearms=False)) == 0.0
+    assert cp.p_first(Combatant(dex=60, fighting=60), quick, Variants()) == 1.0
+    assert cp.p_first(quick, quick, Variants()) == 0.5
 
 
 @pytest.mark.parametrize("defend", ["dodge", "fight_back"])
@@ -60,7 +60,7 @@ def test_dx2_dodge_and_fight_back_tie_rules(defend):
     hits back when strictly higher: .3275."""
     att = Combatant(fighting=50, weapon=BAT)
     tgt = Combatant(fighting=50, dodge=50, defend=defend, weapon=BAT)
-    to_t, to_a, shots = cp._outcomes(att, tgt, Variants())
+    to_t, to_a, shots = cp.action_outcomes(att, tgt, Variants())
     assert shots == 1
     if defend == "dodge":
         assert to_t.sum() == pytest.approx(0.3275)
@@ -137,14 +137,14 @@ def test_dx5_firearms_shots_penalty_and_range():
     hard success (range is DX-g2); no fighting back against gunfire."""
     shooter = Combatant(firearms=50, weapon=HANDGUN, shots=2)
     tgt = Combatant(defend="fight_back", fighting=90)
-    to_t, to_a, shots = cp._outcomes(shooter, tgt, Variants())
+    to_t, to_a, shots = cp.action_outcomes(shooter, tgt, Variants())
     assert shots == 2
     assert to_a.sum() == 0.0
     assert to_t.sum() == pytest.approx(checks.p_success(50, "regular", -1))
     single = Combatant(firearms=50, weapon=HANDGUN, shots=1)
-    pb = cp._outcomes(single, tgt, Variants(range="point_blank"))[0].sum()
+    pb = cp.action_outcomes(single, tgt, Variants(range="point_blank"))[0].sum()
     assert pb == pytest.approx(checks.p_success(50, "regular", 1))
-    far = cp._outcomes(single, tgt, Variants(range="long"))[0].sum()
+    far = cp.action_outcomes(single, tgt, Variants(range="long"))[0].sum()
     assert far == pytest.approx(checks.p_success(50, "hard", 0))
     p = to_t.sum()
     assert cp.attack_damage(shooter, tgt)[0] == pytest.approx((1 - p) ** 2)
@@ -438,7 +438,7 @@ def test_dx_g4_critical_outranks_extreme(defend):
     att = Combatant(fighting=50, weapon=BAT)
     tgt = Combatant(fighting=50, dodge=50, defend=defend, weapon=BAT)
     assert cp.level_pmf(50, 0, ABOVE) == pytest.approx([.5, .25, .15, .09, .01])
-    to_t, to_a, _ = cp._outcomes(att, tgt, ABOVE)
+    to_t, to_a, _ = cp.action_outcomes(att, tgt, ABOVE)
     if defend == "dodge":
         assert to_t.sum() == pytest.approx(0.3284)
         assert to_a.sum() == 0.0

@@ -21,13 +21,13 @@ from engines.systems.d20_degrees.combat import (
     INCAP,
     Fighter,
     Variants,
-    _dying_end,
-    _first_aid,
-    _fortitude,
+    apply_first_aid,
     attack_damage,
     duel_exact,
     duel_mc,
+    dying_end,
     fight_mc,
+    fortitude_check,
     one_hit,
 )
 
@@ -64,13 +64,13 @@ def test_e14_leave_and_first_aid_closed_form():
     assert Fraction(206, 225) == X1
     assert Fraction(2999, 3375) == X0
     leave = Variants().rule()
-    assert _dying_end(0, False, 0, leave) == pytest.approx(float(X0), abs=1e-12)
-    assert _dying_end(0, False, 1, leave) == pytest.approx(float(X1), abs=1e-12)
-    assert _dying_end(0, False, 2, leave) == pytest.approx(float(X2), abs=1e-12)
+    assert dying_end(0, False, 0, leave) == pytest.approx(float(X0), abs=1e-12)
+    assert dying_end(0, False, 1, leave) == pytest.approx(float(X1), abs=1e-12)
+    assert dying_end(0, False, 2, leave) == pytest.approx(float(X2), abs=1e-12)
     # first aid, bonus 0, one try: faces 10–20 succeed (11/20); a failed try (9/20) is
     # followed by the patient's checks until resolved: x0
     aid = Variants(aftermath="first_aid", aid_bonus=0, aid_tries=1).rule()
-    assert _dying_end(0, False, 0, aid) == pytest.approx(float(Fraction(9, 20) * X0))
+    assert dying_end(0, False, 0, aid) == pytest.approx(float(Fraction(9, 20) * X0))
     # two tries at bonus −3 (faces 13–20 and the natural 20: 8/20 succeed, 12/20 fail):
     # try, check, try, then leave
     p_f = Fraction(12, 20)
@@ -81,12 +81,12 @@ def test_e14_leave_and_first_aid_closed_form():
     # second try fails (12/20), then the check from k failures and leave: x_k exactly
     want = dead1 + sum(p * p_f * xs[k] for k, p in after.items())
     aid2 = Variants(aftermath="first_aid", aid_bonus=-3, aid_tries=2).rule()
-    assert _dying_end(0, False, 0, aid2) == pytest.approx(float(want), abs=1e-12)
+    assert dying_end(0, False, 0, aid2) == pytest.approx(float(want), abs=1e-12)
 
 
 def test_first_aid_kernel_matches_closed_form():
     """The Monte Carlo ``first_aid`` then ``leave`` on a dying combatant (the kernel's own
-    functions) against :func:`_dying_end`, Fortitude 2, one failure, 3 tries at +1."""
+    functions) against :func:`dying_end`, Fortitude 2, one failure, 3 tries at +1."""
     v = Variants(aftermath="first_aid", aid_bonus=1, aid_tries=3)
     rule = v.rule()
     F = np.array([fighter(fortitude=2).array()])
@@ -95,11 +95,11 @@ def test_first_aid_kernel_matches_closed_form():
     n, dead = 20_000, 0
     for _ in range(n):
         st[0], fails[0] = DYING, 1
-        _first_aid(s, F, 0, st, fails, eff, rule)
+        apply_first_aid(s, F, 0, st, fails, eff, rule)
         while st[0] == DYING:
-            _fortitude(s, F, 0, st, fails, eff)
+            fortitude_check(s, F, 0, st, fails, eff)
         dead += st[0] != INCAP
-    p = _dying_end(2, False, 1, rule)
+    p = dying_end(2, False, 1, rule)
     assert abs(dead / n - p) <= tol(p, n)
 
 

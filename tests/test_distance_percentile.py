@@ -50,7 +50,7 @@ def tol(p: float, n: int) -> float:
 def rounds_of(a, b, d: int, first: int = 0, n: int = 3, **variants):
     """The first ``n`` rounds of the exact chain's schedule: per round, each action as
     (attacker, P(the action hits) summed over its DX12 branches)."""
-    g = ex._apart_rounds(a, b, Variants(distance=d, **variants), first)
+    g = ex.apart_rounds(a, b, Variants(distance=d, **variants), first)
     out = []
     for _ in range(n):
         out.append([(att, round(float(sum(w * br[0].sum() for w, br in branches)), 4))
@@ -93,8 +93,8 @@ def test_dx14_a_charger_with_mov_8_crosses_20_m_in_one_round_and_40_m_in_two():
     bonus die, cancelled by the penalty die for a target that ran at full speed, DX16:
     <= 50, 0.5). The bat then hits 0.3972 of the time against Dodge 40 (DX2). With a
     charge of 1 x MOV the 19 m take three rounds: 7.32 + 7.32 = 14.63 m, then 4.37 m."""
-    assert kn._decide(0, False, 2000, 732, 100, 0, 0, 5, -1, 0, 0) == (100, 2, 1, 0)
-    assert kn._decide(0, False, 4000, 732, 100, 0, 0, 5, -1, 0, 0) == (340, 0, 1, 0)
+    assert kn.decide(0, False, 2000, 732, 100, 0, 0, 5, -1, 0, 0) == (100, 2, 1, 0)
+    assert kn.decide(0, False, 4000, 732, 100, 0, 0, 5, -1, 0, 0) == (340, 0, 1, 0)
     assert rounds_of(SHOOTER, CHARGER, 20, n=2) == [[(0, 0.25), (1, 0.3972)],
                                                    [(0, 0.5), (1, 0.3972)]]
     assert rounds_of(SHOOTER, CHARGER, 40, n=2) == [[(0, 0.1)], [(0, 0.5), (1, 0.3972)]]
@@ -105,8 +105,8 @@ def test_dx14_a_charger_with_mov_8_crosses_20_m_in_one_round_and_40_m_in_two():
 def test_dx14_a_holding_melee_fighter_closes_a_mov_a_turn():
     """DX14: plan hold (melee) closes MOV (7.32 m) a turn and attacks when the rest is
     within MOV; never at full speed."""
-    assert kn._decide(1, False, 2000, 732, 100, 0, 0, 5, -1, 0, 0) == (1268, 0, 0, 0)
-    assert kn._decide(1, False, 800, 732, 100, 0, 0, 5, -1, 0, 0) == (100, 1, 0, 0)
+    assert kn.decide(1, False, 2000, 732, 100, 0, 0, 5, -1, 0, 0) == (1268, 0, 0, 0)
+    assert kn.decide(1, False, 800, 732, 100, 0, 0, 5, -1, 0, 0) == (100, 1, 0, 0)
 
 
 # --------------------------------------------------------------- DX15 ranges
@@ -114,7 +114,7 @@ def test_dx14_a_holding_melee_fighter_closes_a_mov_a_turn():
 
 def _mods(a, b, d, cover=0, fast=0, **variants):
     cmb = np.stack([a.row(), b.row()])
-    return tuple(int(x) for x in kn._shot_mods(cmb, Variants(distance=1, **variants).rule(),
+    return tuple(int(x) for x in kn.shot_mods(cmb, Variants(distance=1, **variants).rule(),
                                                 0, 1, d, cover, fast))
 
 
@@ -127,12 +127,12 @@ def test_dx15_bands_and_the_chance_to_hit_at_extreme_range():
     for d, shot, p in ((300, (1, 1, 0), 0.75), (1300, (0, 1, 0), 0.50),
                        (2700, (0, 2, 0), 0.25), (5400, (0, 3, 0), 0.10)):
         assert _mods(SHOOTER, CHARGER, d) == shot
-        to_t = cp._outcomes(SHOOTER, CHARGER, v, 0, shot)[0]
+        to_t = cp.action_outcomes(SHOOTER, CHARGER, v, 0, shot)[0]
         assert to_t.sum() == pytest.approx(p)
-    assert kn._band(5487, 366, 1372, 2743, 5486) == 4
+    assert kn.range_band(5487, 366, 1372, 2743, 5486) == 4
     # at extreme range every hit is an extreme success: the handgun impales (DX4),
     # 10 + 1D10, mean 15.5
-    to_t = cp._outcomes(SHOOTER, CHARGER, v, 0, (0, 3, 0))[0]
+    to_t = cp.action_outcomes(SHOOTER, CHARGER, v, 0, (0, 3, 0))[0]
     assert (np.arange(to_t.size) * to_t).sum() / to_t.sum() == pytest.approx(15.5)
 
 
@@ -151,7 +151,7 @@ def test_dx15_shotgun_damage_by_band_and_regular_difficulty():
     v = Variants(distance=30)
     means = []
     for dband in (0, 1, 2):
-        pmf = ex._weapon_damage(gun, gun.weapon, CHARGER, False, v, dband)
+        pmf = ex.weapon_damage(gun, gun.weapon, CHARGER, False, v, dband)
         means.append((np.arange(pmf.size) * pmf).sum())
     assert means == pytest.approx([14.0, 7.0, 3.5])
 

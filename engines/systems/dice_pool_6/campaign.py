@@ -490,7 +490,7 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
     :func:`engines.campaign_attrition.reachable`."""
     from engines.systems.dice_pool_6 import combat as cb
 
-    v = cb._variants(combat)
+    v = cb.as_variants(combat)
     chains: list = []
     st = cb.duel_exact(fighter, opponent, v, start_damage=damage, chains=chains)
     weights = [1.0] if len(chains) == 1 else [0.5] * len(chains)  # C11 order: one coin

@@ -262,19 +262,19 @@ def fight_from(fighter, opponent, damage: int, combat_variants=None,
     from engines.fight import ROUND_CAP, check_round_cap
     from engines.systems.dice_pool_7 import combat as cb
 
-    v = cb._variants(combat_variants)
+    v = cb.as_variants(combat_variants)
     cap = check_round_cap(ROUND_CAP if round_cap is None else round_cap)
     fighter.check()
     opponent.check()
     health = fighter.vitality
     damage = check_int("damage", damage, 0, health - 1)
-    p = cb._p_first(fighter, opponent, v)
+    p = cb.p_first(fighter, opponent, v)
     end = np.zeros(health)
     fates = np.zeros(3)
     for w, first in ((p, 0), (1 - p, 1)):
         if w == 0:
             continue
-        duel = cb._Duel((fighter, opponent), v, first, cap)
+        duel = cb.Duel((fighter, opponent), v, first, cap)
         (key,) = duel.chain.planes
         start = np.zeros(duel.health)
         start[damage, 0] = 1.0

@@ -82,7 +82,7 @@ from engines.campaign_attrition import attrition_mechanic
 from engines.config import KERNEL
 from engines.errors import InputError
 from engines.rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
-from engines.rolls import ADVANTAGE, NORMAL, _middle_code
+from engines.rolls import ADVANTAGE, NORMAL, middle_code_kernel
 from engines.systems.middle_3d10 import checks as m3
 from engines.variants import variant
 
@@ -131,12 +131,12 @@ def _bool(name: str, value) -> bool:
     return bool(value)
 
 
-def _consolidate(temporary: int, v: Variants) -> int:
+def consolidated_points(temporary: int, v: Variants) -> int:
     """B11 rest: the consolidating half of ``temporary`` points (B-g21 for odd counts)."""
     return (temporary + 1) // 2 if v.rest_odd == "consolidate" else temporary // 2
 
 
-def _massive_pass(trait: int) -> float:
+def massive_pass(trait: int) -> float:
     """B10 / B12: P(passing the difficulty-12 check with C + trait)."""
     return m3.massive_check(trait)
 
@@ -208,7 +208,7 @@ def _arcane_session(D, X, uses, cost_pmf, aspect_degen, R, q_pass, v):
         if d >= LOST:  # lost: the track is no longer followed
             key = (LOST, X)
         else:
-            x1 = X + _consolidate(L - X, v)  # B11 rest
+            x1 = X + consolidated_points(L - X, v)  # B11 rest
             if v.after_maddened == "clear" and L == K:
                 x1 = 0
             key = (d, max(x1 - v.recovery, 0))  # B-g22
@@ -230,7 +230,7 @@ def arcane_exact(uses: int = 1, level: str = "major", aspect: bool = False,
     K = 3 * R
     cost = arcane_cost_pmf(level, aspect, will, skill, v)
     aspect_degen = int(aspect and level == "major")
-    q_pass = _massive_pass(R)
+    q_pass = massive_pass(R)
     n_x = K + 1
     S = (LOST + 1) * n_x
     P = np.zeros((S, S))
@@ -286,7 +286,7 @@ def _arcane_kernel(first, last, uses, cost_die, fixed_cost, aspect, aspect_degen
                     lo = min(a, b, e)
                     hi = max(a, b, e)
                     mid = a + b + e - lo - hi
-                    code = _middle_code(a, b, e, ADVANTAGE if aspect != 0 else NORMAL, 1, 1)
+                    code = middle_code_kernel(a, b, e, ADVANTAGE if aspect != 0 else NORMAL, 1, 1)
                     kept = code // 3 + 1
                     special = code % 3
                     ok = special == 1 or (special == 0 and kept >= difficulty)
@@ -298,7 +298,7 @@ def _arcane_kernel(first, last, uses, cost_die, fixed_cost, aspect, aspect_degen
                     loss = max(cost - D, 0)
                     L1 = min(L + loss, K)
                     if loss >= R:
-                        mc = _middle_code(d10(s), d10(s), d10(s), NORMAL, 1, 1)
+                        mc = middle_code_kernel(d10(s), d10(s), d10(s), NORMAL, 1, 1)
                         mk = mc // 3 + 1
                         ms = mc % 3
                         if not (ms == 1 or (ms == 0 and mk + R >= 12)):
@@ -404,7 +404,7 @@ def consolidation_exact(vigor: int = 3, hits: int = 1, weapon: str = "light", bo
     pmf = hit_pmf(weapon, bonus)
     dmg_p = pmf.sum(axis=1)
     p_crit = pmf[:, 1].sum()
-    q_pass = _massive_pass(V)
+    q_pass = massive_pass(V)
     P = np.zeros((K + 1, K + 1))
     temp_seq = np.zeros(K + 1)
     perm_seq = np.zeros(K + 1)
@@ -427,7 +427,7 @@ def consolidation_exact(vigor: int = 3, hits: int = 1, weapon: str = "light", bo
         for L in range(K + 1):
             if cur[L] == 0.0:
                 continue
-            x1 = X + _consolidate(L - X, v)  # B11 rest
+            x1 = X + consolidated_points(L - X, v)  # B11 rest
             temp_seq[X] += cur[L] * (X < 2 * V <= x1)
             perm_seq[X] += cur[L] * (X < K == x1)
             P[X, max(x1 - v.recovery, 0)] += cur[L]  # B-g22
@@ -473,7 +473,7 @@ def _consolidation_kernel(first, last, V, hits, pick, bonus, odd_up, recovery, t
                         nt += 1
                     L1 = min(L + dmg, K)
                     if dmg >= V:
-                        mc = _middle_code(d10(s), d10(s), d10(s), NORMAL, 1, 1)
+                        mc = middle_code_kernel(d10(s), d10(s), d10(s), NORMAL, 1, 1)
                         mk = mc // 3 + 1
                         ms = mc % 3
                         if not (ms == 1 or (ms == 0 and mk + V >= 12)):
@@ -591,7 +591,7 @@ def _attrition_rest(v: Variants, _opponent, i: int, j: int) -> int:
     """B11 rest between two fights: of the damage ``j`` a fighter ends with, the new part
     ``j - i`` is temporary and consolidates by half (B-g21 rounds the odd point), then
     ``recovery`` heals (B-g22)."""
-    return max(i + _consolidate(j - i, v) - v.recovery, 0)
+    return max(i + consolidated_points(j - i, v) - v.recovery, 0)
 
 
 MECHANICS["attrition"] = attrition_mechanic(

@@ -200,15 +200,16 @@ package re-exports what the rest of the suite uses. The private names it re-expo
 """
 
 from .attack import L_DEAD, L_INCAP, attack_damage, feint_chance, initiative_first
-from .exact import _Duel as _Duel
-from .exact import _dying_end as _dying_end
+from .exact import Duel as Duel
 from .exact import duel_exact, hit_points_for_rounds, mean_rounds, one_hit
-from .kernel import _fight_kernel as _fight_kernel
-from .kernel import _first_aid as _first_aid
-from .kernel import _fortitude as _fortitude
+from .exact import dying_end as dying_end
+from .kernel import apply_first_aid as apply_first_aid
 from .kernel import duel_mc, duel_mc_end, fight_mc
+from .kernel import fight_kernel as fight_kernel
+from .kernel import fortitude_check as fortitude_check
 from .rules import DYING, HERO_USES, INCAP, MANEUVERS, SYSTEM, Fighter, Variants
 
 __all__ = ["DYING", "HERO_USES", "INCAP", "L_DEAD", "L_INCAP", "MANEUVERS", "SYSTEM", "Fighter",
            "Variants", "attack_damage", "duel_exact", "duel_mc", "duel_mc_end", "feint_chance",
            "fight_mc", "hit_points_for_rounds", "initiative_first", "mean_rounds", "one_hit"]
+

@@ -44,8 +44,8 @@ from .rules import (
     R_VUL_UP,
     RECOVERY_DEFENCE,
     Variants,
-    _fighter,
-    _variants,
+    as_fighter,
+    as_variants,
 )
 
 # Exact life codes: hit points ≥ 1 (able), 0 incapacitated, -1/-2/-3 dying with 0/1/2
@@ -53,11 +53,11 @@ from .rules import (
 L_INCAP, L_DEAD = 0, -4
 
 
-def _dying_code(failures: int) -> int:
+def dying_code(failures: int) -> int:
     return L_DEAD if failures >= DEATH_FAILURES else -1 - failures
 
 
-def _fortitude_dist(fort: int, exhausted: bool, failures: int) -> dict[int, float]:
+def fortitude_dist(fort: int, exhausted: bool, failures: int) -> dict[int, float]:
     """E14: new life code after one Fortitude check vs DC 15 (E2 degrees, E3 naturals)."""
     out: dict[int, float] = {}
     for r in range(1, 21):
@@ -68,9 +68,9 @@ def _fortitude_dist(fort: int, exhausted: bool, failures: int) -> dict[int, floa
         if deg >= 2:
             code = L_INCAP
         elif deg == 1:
-            code = _dying_code(failures)
+            code = dying_code(failures)
         else:
-            code = _dying_code(failures - deg)
+            code = dying_code(failures - deg)
         out[code] = out.get(code, 0.0) + 1 / 20
     return out
 
@@ -211,8 +211,8 @@ def _resist_dist(x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero:
     return out
 
 
-def _attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_hero,
-                 threshold, vul=False, amod=0, slam=0, t_dying=False) -> dict[tuple, float]:
+def attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_hero,
+                threshold, vul=False, amod=0, slam=0, t_dying=False) -> dict[tuple, float]:
     """{(damage or -1 for a miss, attacker hero spent, target hero spent): p}."""
     out: dict[tuple, float] = {}
     for (x, a_sp), p in _attack_totals(att, tgt, rule, a_eff, a_hero, defenceless,
@@ -235,12 +235,12 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
     spent; the attacker's maneuver (E16) applies. A ``defenceless`` target is taken as
     incapacitated (not dying) for the ET4 choice of routine or roll.
     """
-    att = _fighter(attacker, "attacker").array()
-    tgt = _fighter(target, "target").array()
+    att = as_fighter(attacker, "attacker").array()
+    tgt = as_fighter(target, "target").array()
     att[F_EFFORT] = 0
-    rule = _variants(variants).rule()
-    dist = _attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1,
-                        vulnerable)
+    rule = as_variants(variants).rule()
+    dist = attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1,
+                       vulnerable)
     top = max(max(d for d, _, _ in dist), 0)
     out = np.zeros(top + 1)
     for (d, _, _), p in dist.items():
@@ -248,21 +248,21 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
     return out
 
 
-def _dash_p(athletics: int) -> float:
+def dash_p(athletics: int) -> float:
     """ET1: P(an Athletics check d20 + ``athletics`` meets DC 15), E3 naturals."""
     return sum(1 for r in range(2, 21)
                if r + athletics + (5 if r == 20 else 0) >= ATHLETICS_DC) / 20
 
 
-def _impact_dist(att: np.ndarray, rule: np.ndarray, slam: int,
-                 exhausted: bool) -> dict[int, float]:
+def impact_dist(att: np.ndarray, rule: np.ndarray, slam: int,
+                exhausted: bool) -> dict[int, float]:
     """ET2: {damage ≥ 0: p} the charger takes resisting ⌊``slam`` / 2⌋ (E12, E-g5 naturals,
     no hero point)."""
     return {d: p for (d, _), p in _resist_dist(slam // 2 + DAMAGE_OFFSET, att, rule,
                                                exhausted, False, 1).items()}
 
 
-def _feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:
+def feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:
     ba = int(fa[F_DECEP]) - (EXHAUSTED_PENALTY if a_exh else 0)
     bb = int(fb[F_READ]) - (EXHAUSTED_PENALTY if b_exh else 0)
     wins = sum(1 for ra in range(1, 21) for rb in range(1, 21)
@@ -272,15 +272,15 @@ def _feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:
 
 def feint_chance(feinter, target) -> float:
     """E16 feint (E5 opposed, E-g15): exact P(the target becomes vulnerable, E17)."""
-    return _feint_p(_fighter(feinter, "feinter").array(), _fighter(target, "target").array(),
-                    False, False)
+    return feint_p(as_fighter(feinter, "feinter").array(), as_fighter(target, "target").array(),
+                   False, False)
 
 
 def initiative_first(a, b, variants: Variants | None = None) -> float:
     """E10 (+E-g10): exact P(``a`` acts before ``b``)."""
-    fa = _fighter(a, "a").array()
-    fb = _fighter(b, "b").array()
-    rule = _variants(variants).rule()
+    fa = as_fighter(a, "a").array()
+    fb = as_fighter(b, "b").array()
+    rule = as_variants(variants).rule()
     p = 0.0
     for ra in range(1, 21):
         for rb in range(1, 21):

@@ -17,12 +17,12 @@ from engines.rng import Seed
 from .attack import (
     L_DEAD,
     L_INCAP,
-    _attack_dist,
-    _dash_p,
-    _dying_code,
-    _feint_p,
-    _fortitude_dist,
-    _impact_dist,
+    attack_dist,
+    dash_p,
+    dying_code,
+    feint_p,
+    fortitude_dist,
+    impact_dist,
     initiative_first,
 )
 from .kernel import duel_mc
@@ -76,8 +76,8 @@ from .rules import (
     RECOVERY_HP,
     SYSTEM,
     Variants,
-    _fighter,
-    _variants,
+    as_fighter,
+    as_variants,
     fight_rule,
 )
 
@@ -86,7 +86,7 @@ def _hero_left(f) -> int:
     return int(f[F_HERO]) if f[F_HUSE] != 0 else 0
 
 
-class _Duel:
+class Duel:
     """Half-turn transitions of a duel; states are (turn, f, A, B), A = (life, rec, hero, eff,
     vul): ``vul`` 0 nothing pending, 1 the foe is vulnerable (E17) to A's next attack (a
     won feint or the surprise attack, E16), 2 A's feint failed and it attacks next, 3 A is
@@ -104,7 +104,7 @@ class _Duel:
         self.far = bool(rule[R_FAR])
         self.memo: dict = {}
         self.moves: dict = {}
-        self.dash = tuple(_dash_p(int(f[F_ATHL])) for f in self.f)
+        self.dash = tuple(dash_p(int(f[F_ATHL])) for f in self.f)
 
     def _hit_life(self, k: int, life: int, d: int, eff: int) -> dict[int, float]:
         """E12/E13/E14: target ``k``'s new life code after a hit for ``d`` damage."""
@@ -116,7 +116,7 @@ class _Duel:
             if 1 + d // 5 >= INSTANT_DEATH_DEGREES:
                 return {L_DEAD: 1.0}
             if self.rule[R_DYING_ACQ]:
-                return _fortitude_dist(int(self.f[k][F_FORT]), eff >= 2, 0)
+                return fortitude_dist(int(self.f[k][F_FORT]), eff >= 2, 0)
             return {-1: 1.0}
         return {L_DEAD: 1.0}
 
@@ -160,10 +160,10 @@ class _Duel:
                 if t_sw:
                     tgt = tgt.copy()
                     tgt[F_MDEF] = DEFENSIVE[2]
-                dist = _attack_dist(att, tgt, self.rule, xs[3],
-                                    xs[2] > 0 and att[F_HUSE] == 1, ylife < 1, ys[1] == 1,
-                                    ys[3] >= 2, t_hero, threshold, vul, amod, slam,
-                                    ylife < 0)
+                dist = attack_dist(att, tgt, self.rule, xs[3],
+                                   xs[2] > 0 and att[F_HUSE] == 1, ylife < 1, ys[1] == 1,
+                                   ys[3] >= 2, t_hero, threshold, vul, amod, slam,
+                                   ylife < 0)
                 self.memo[key] = dist
             moves = []
             for (d, a_sp, t_sp), p in dist.items():
@@ -191,7 +191,7 @@ class _Duel:
             outs = [(1.0, xs, ys, -1)]
         elif life < 0:
             outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, -1) for nl, p in
-                    _fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
+                    fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
         elif xs[4] == 3:
             outs = [(1.0, (*xs[:4], 0), ys, -1)]  # E17 surprised: stunned, loses the turn
         else:
@@ -206,7 +206,7 @@ class _Duel:
                 outs = [(1.0, xs, ys, -1)]
             elif fx[F_FEINT] and not decided and xs[4] == 0:
                 # E16 feint (E-g15): the standard action goes on the feint
-                p = _feint_p(fx, self.f[1 - turn], xs[3] >= 2, ys[3] >= 2)
+                p = feint_p(fx, self.f[1 - turn], xs[3] >= 2, ys[3] >= 2)
                 outs = [(p, (*xs[:4], 1), ys, -1), (1 - p, (*xs[:4], 2), ys, -1)]
             else:
                 # an attack: the next states built in one pass (as the general case
@@ -314,7 +314,7 @@ class _Duel:
             outs = [(1.0, xs, ys, g, -1)]
         elif life < 0:
             outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, g, -1) for nl, p in
-                    _fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
+                    fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
         elif xs[4] == 3:
             outs = [(1.0, (*xs[:4], 0), ys, g, -1)]  # E17 surprised: loses the turn
         else:
@@ -328,7 +328,7 @@ class _Duel:
             elif ys[0] == L_DEAD:
                 outs = [(1.0, xs, ys, g, -1)]
             elif fx[F_FEINT] and not decided and xs[4] == 0 and g[0] <= fx[F_REACH]:
-                p = _feint_p(fx, self.f[1 - turn], xs[3] >= 2, ys[3] >= 2)
+                p = feint_p(fx, self.f[1 - turn], xs[3] >= 2, ys[3] >= 2)
                 outs = [(p, (*xs[:4], 1), ys, g, -1), (1 - p, (*xs[:4], 2), ys, g, -1)]
             else:
                 outs = []
@@ -343,7 +343,7 @@ class _Duel:
                             outs.append((p * q, nx, ny, g2, dmg))
                             continue
                         # ET2: the charger resists half the charge's rank after its hit
-                        for sd, r in _impact_dist(fx, self.rule, slam, nx[3] >= 2).items():
+                        for sd, r in impact_dist(fx, self.rule, slam, nx[3] >= 2).items():
                             nl = max(nx[0] - sd, 0) if sd >= 1 else nx[0]
                             outs.append((p * q * r, (nl, *nx[1:]), ny, g2, dmg))
         nt = 1 - turn
@@ -354,13 +354,13 @@ class _Duel:
                      ny, nx, g2), d) for p, nx, ny, g2, d in outs]
 
 
-def _dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray) -> float:
+def dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray) -> float:
     """P(dead) for a combatant dying with ``failures`` at the aftermath's end (``leave``:
     E14 checks until dead or stabilised, closed form; ``first_aid`` first: up to
     ``aid_tries`` Healing checks, each failed one followed by an E14 check, E-g17/E-g18).
     The rest ends stabilised ("out"): E14 always resolves, so nobody stays dying."""
-    step = {k: _fortitude_dist(fort, exhausted, k) for k in range(DEATH_FAILURES)}
-    code = {k: _dying_code(k) for k in range(DEATH_FAILURES)}
+    step = {k: fortitude_dist(fort, exhausted, k) for k in range(DEATH_FAILURES)}
+    code = {k: dying_code(k) for k in range(DEATH_FAILURES)}
     # leave: x[k] = P(dead | k failures); a check either stabilises, keeps k (one degree
     # of success) or adds failures, so solve from k = 2 down
     leave: dict[int, float] = {L_DEAD: 1.0, L_INCAP: 0.0}
@@ -369,10 +369,10 @@ def _dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray) -> f
         leave[code[k]] = sum(p * leave[c] for c, p in step[k].items()
                              if c != code[k]) / (1.0 - stay)
     if int(rule[R_AFTERMATH]) != AFT_FIRST_AID:
-        return leave[_dying_code(failures)]
+        return leave[dying_code(failures)]
     bonus = int(rule[R_AID_BONUS])
     p_aid = sum(1 for r in range(2, 21) if r + bonus + (5 if r == 20 else 0) >= AID_DC) / 20
-    dist = {_dying_code(failures): 1.0}
+    dist = {dying_code(failures): 1.0}
     dead = 0.0
     for _ in range(int(rule[R_AID_TRIES])):
         nxt: dict[int, float] = {}
@@ -403,7 +403,7 @@ def _fates_of(states: list, pos: int, f: np.ndarray, rule: np.ndarray) -> np.nda
             elif life == L_INCAP:
                 row = (0.0, 0.0, 0.0, 1.0)
             else:
-                pd = _dying_end(int(f[F_FORT]), eff >= 2, -1 - life, rule)
+                pd = dying_end(int(f[F_FORT]), eff >= 2, -1 - life, rule)
                 row = (0.0, pd, 0.0, 1.0 - pd)
             memo[key] = row
         out[k] = row
@@ -431,12 +431,12 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     """
     from scipy import sparse
 
-    a, b = _fighter(a, "a"), _fighter(b, "b")
+    a, b = as_fighter(a, "a"), as_fighter(b, "b")
     fa, fb = a.array(), b.array()
-    v = _variants(variants)
+    v = as_variants(variants)
     rule = fight_rule(v, (a, b))
     cap = check_round_cap(round_cap, 1000)
-    duel = _Duel(fa, fb, rule)
+    duel = Duel(fa, fb, rule)
     # fight states: both fighters' (hit points × counters); after the decision the loser
     # has 5 life codes and the winner's hit points are frozen, times the finishing counter
     tact = [(3 if f[F_RECOV] > 0 else 1) * (_hero_left(f) + 1) * (int(f[F_EFFORT]) + 1)
@@ -582,7 +582,7 @@ def hit_points_for_rounds(fighter, rounds: float, variants: Variants | None = No
     Monte Carlo runs (``trials`` each; every run uses the same ``seed``, so the search is
     deterministic). Raises :class:`InputError` if even ``max_hit_points`` is too short.
     """
-    f = _fighter(fighter, "fighter")
+    f = as_fighter(fighter, "fighter")
     if not 0 < rounds <= check_round_cap(round_cap, 1000):
         raise InputError(f"rounds: expected a number in (0, {round_cap}], got {rounds!r}")
     ss = np.random.SeedSequence(seed) if not isinstance(seed, np.random.SeedSequence) else seed
@@ -621,16 +621,16 @@ def one_hit(attacker, target, variants: Variants | None = None) -> dict:
     ``finish_rounds`` rounds (E13, E16 finishing, E17 prone; the target's E14 checks in
     its turns, its own first), then ``leave``. ``p_dying`` is 0 (E14 always resolves).
     """
-    att = _fighter(attacker, "attacker").array()
-    tgt = _fighter(target, "target").array()
-    rule = _variants(variants).rule()
+    att = as_fighter(attacker, "attacker").array()
+    tgt = as_fighter(target, "target").array()
+    rule = as_variants(variants).rule()
     # E8: after its effort uses: one use only fatigues (no penalty), two exhaust (−2)
-    dist = _attack_dist(att, tgt, rule, int(att[F_EFFORT]), False,
-                        False, False, False, False, 1)
+    dist = attack_dist(att, tgt, rule, int(att[F_EFFORT]), False,
+                       False, False, False, False, 1)
     hp = int(tgt[F_HP])
     p_inc = float(sum(p for (d, _, _), p in dist.items() if d >= hp))
     # the fallen target, its turn next; the attacker unhurt, after its effort uses
-    duel = _Duel(att, tgt, rule)
+    duel = Duel(att, tgt, rule)
     a0 = (int(att[F_HP]), 0, _hero_left(att), int(att[F_EFFORT]), 0)
     cur = {(1, 0, a0, (L_INCAP, 0, _hero_left(tgt), 0, 0)): 1.0}
     for _ in range(duel.finish):   # 2 × finish_rounds half-turns, 0 unless finish

@@ -1,5 +1,5 @@
 """``d20_degrees`` combat, Monte Carlo (E10–E17, ET1–ET3): the ``LEAF`` fight helpers, the
-serial kernel :func:`_fight_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc` and
+serial kernel :func:`fight_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc` and
 :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
@@ -101,8 +101,8 @@ from .rules import (
     RECOVERY_HP,
     SYSTEM,
     Variants,
-    _fighter,
-    _variants,
+    as_fighter,
+    as_variants,
     fight_rule,
 )
 
@@ -148,7 +148,7 @@ def _reroll(s, reroll_nat):
 
 
 @njit(**LEAF)
-def _fortitude(s, F, i, st, fails, eff):
+def fortitude_check(s, F, i, st, fails, eff):
     """E14 dying check of combatant ``i`` (E3 naturals); returns True if it died."""
     r = _d20(s)
     tot = r + F[i, F_FORT] - (EXHAUSTED_PENALTY if eff[i] >= 2 else 0)
@@ -306,7 +306,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, sl
             st[j] = DYING
             fails[j] = 0
             if rule[R_DYING_ACQ] != 0:
-                _fortitude(s, F, j, st, fails, eff)
+                fortitude_check(s, F, j, st, fails, eff)
     elif st[j] == DYING:
         st[j] = DEAD  # E-g13
     if slam > 0 and _slam_self(s, F, i, st, hp, eff, rule, slam):
@@ -500,7 +500,7 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided
     if st[i] == DEAD or st[i] == INCAP:
         return False
     if st[i] == DYING:
-        _fortitude(s, F, i, st, fails, eff)
+        fortitude_check(s, F, i, st, fails, eff)
         return False
     if fst[i] == FS_SURPRISED:
         fst[i] = FS_NONE  # E17 surprised: stunned, it loses this (its first) turn
@@ -546,7 +546,7 @@ def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, 
 
 
 @njit(**LEAF)
-def _first_aid(s, F, i, st, fails, eff, rule):
+def apply_first_aid(s, F, i, st, fails, eff, rule):
     """``first_aid`` on dying combatant ``i`` (E-Healing, E-g17, E-g18): up to
     ``aid_tries`` rounds of a Healing check (d20 + ``aid_bonus`` vs DC 10, E3 naturals;
     the first degree stabilises: incapacitated, stable), each failed try followed by the
@@ -558,7 +558,7 @@ def _first_aid(s, F, i, st, fails, eff, rule):
             st[i] = INCAP
             fails[i] = 0
             return
-        _fortitude(s, F, i, st, fails, eff)
+        fortitude_check(s, F, i, st, fails, eff)
         if st[i] != DYING:
             return
 
@@ -573,10 +573,10 @@ def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_
     if winner >= 0 and rule[R_AFTERMATH] == AFT_FIRST_AID:
         for i in range(n):
             if st[i] == DYING:
-                _first_aid(s, F, i, st, fails, eff, rule)
+                apply_first_aid(s, F, i, st, fails, eff, rule)
     for i in range(n):
         while st[i] == DYING:
-            _fortitude(s, F, i, st, fails, eff)
+            fortitude_check(s, F, i, st, fails, eff)
     cnt[:] = 0
     for i in range(n):
         k = 0 if st[i] == ACTIVE else (1 if st[i] == DEAD else (2 if st[i] == DYING else 3))
@@ -705,7 +705,7 @@ def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec
            fst, pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
            loser_fate_sq, fates, fates_sq, end):
     """``n_trials`` fights of one work item into its histograms; every scratch array comes
-    from :func:`_fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able
+    from :func:`fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able
     having lost ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at
     ``HP + 1..3``; with no columns (a plain run) nothing is counted."""
     health = end.size - 4
@@ -721,9 +721,9 @@ def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec
 
 
 @njit(**KERNEL)
-def _fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome, rounds,
-                  loser_dead, standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq,
-                  end):
+def fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome, rounds,
+                 loser_dead, standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq,
+                 end):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item, each item into its own
     histogram rows.
@@ -770,7 +770,7 @@ def _fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome
         put(fates_sq[item], fas)
 
 
-#: The histograms of :func:`_fight_kernel`, in its argument order.
+#: The histograms of :func:`fight_kernel`, in its argument order.
 _FIELDS = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
            "loser_fate_sq", "fates", "fates_sq")
 
@@ -782,15 +782,15 @@ def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
     ``a``'s end: able having lost ``d`` (``d < a.hit_points``; a recovery above the
     maximum counts 0), then dead, dying, out at ``a.hit_points + 1..3``."""
 
-    fa, fb = _fighter(a, "a"), _fighter(b, "b")
-    v = _variants(variants)
+    fa, fb = as_fighter(a, "a"), as_fighter(b, "b")
+    v = as_variants(variants)
     cap = check_round_cap(round_cap, 1000)
     health = fa.hit_points
     start_damage = check_start_damage(start_damage, health)
     F = np.ascontiguousarray(np.stack([fa.array(), fb.array()]))
     F[0, F_START] = start_damage
     args = (F, np.array([0, 1], dtype=np.int64), fight_rule(v, (fa, fb)), np.int64(cap))
-    _, sums = run_chunks(_fight_kernel, args, SYSTEM, trials, seed, cap, _FIELDS,
+    _, sums = run_chunks(fight_kernel, args, SYSTEM, trials, seed, cap, _FIELDS,
                          end_columns=health + 4)
     return sums["end"]
 
@@ -808,17 +808,17 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     >>> int(fight_mc([a], [a], trials=10_000, seed=1).outcome.sum())
     10000
     """
-    fighters = [_fighter(x, f"side0[{k}]") for k, x in enumerate(side0)] + \
-        [_fighter(x, f"side1[{k}]") for k, x in enumerate(side1)]
+    fighters = [as_fighter(x, f"side0[{k}]") for k, x in enumerate(side0)] + \
+        [as_fighter(x, f"side1[{k}]") for k, x in enumerate(side1)]
     if not side0 or not side1:
         raise InputError("fight_mc: each side needs at least one fighter")
     if len(fighters) > 64:
         raise InputError(f"fight_mc: at most 64 combatants, got {len(fighters)}")
-    v = _variants(variants)
+    v = as_variants(variants)
     cap = check_round_cap(round_cap, 1000)
     F = np.ascontiguousarray(np.stack([f.array() for f in fighters]))
     side = np.array([0] * len(side0) + [1] * len(side1), dtype=np.int64)
-    stats, _ = run_chunks(_fight_kernel, (F, side, fight_rule(v, fighters), np.int64(cap)),
+    stats, _ = run_chunks(fight_kernel, (F, side, fight_rule(v, fighters), np.int64(cap)),
                           SYSTEM, trials, seed, cap, _FIELDS)
     start = np.array([len(side0), len(side1)], dtype=np.int64) * int(trials)
     stats.standing[:] = start + np.cumsum(stats.standing, axis=0)

@@ -345,7 +345,7 @@ class Fighter:
         return row
 
 
-def _fighter(x, where: str) -> Fighter:
+def as_fighter(x, where: str) -> Fighter:
     if isinstance(x, Fighter):
         return x
     to_engine = getattr(x, "to_engine", None)
@@ -354,7 +354,7 @@ def _fighter(x, where: str) -> Fighter:
     raise InputError(f"{where}: expected a Fighter, got {type(x).__name__}")
 
 
-def _variants(v) -> Variants:
+def as_variants(v) -> Variants:
     if v is None:
         return DEFAULT
     if isinstance(v, Variants):

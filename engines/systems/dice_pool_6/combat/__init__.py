@@ -79,10 +79,11 @@ and the tests reach.
 
 from .attack import attack_damage, hit_probability
 from .exact import duel_exact, one_hit
-from .kernel import _kernel as _kernel
 from .kernel import duel_mc, duel_mc_end, fight_mc
+from .kernel import fight_kernel as fight_kernel
 from .rules import DEFAULT, SYSTEM, Combatant, Variants, Weapon, row, rows
-from .rules import _variants as _variants
+from .rules import as_variants as as_variants
 
 __all__ = ["DEFAULT", "SYSTEM", "Combatant", "Variants", "Weapon", "attack_damage", "duel_exact",
            "duel_mc", "duel_mc_end", "fight_mc", "hit_probability", "one_hit", "row", "rows"]
+

@@ -9,7 +9,7 @@ import numpy as np
 
 from engines.systems.dice_pool_6 import checks as _checks
 
-from .rules import COVER, COVER_DICE, Combatant, Variants, _variants
+from .rules import COVER, COVER_DICE, Combatant, Variants, as_variants
 
 
 @lru_cache(maxsize=1024)
@@ -21,8 +21,8 @@ def _successes(pool: int, v: Variants) -> np.ndarray:
     return probs[0, 1:].copy()
 
 
-def _contest_damage(att_pool: int, dodge_pool: int, weapon: int,
-                    v: Variants) -> tuple[np.ndarray, np.ndarray]:
+def contest_damage(att_pool: int, dodge_pool: int, weapon: int,
+                   v: Variants) -> tuple[np.ndarray, np.ndarray]:
     """C10, C11, C-g4: pmf of damage dealt (misses count 0) and of wins by damage."""
     a = _successes(att_pool, v)
     d = _successes(dodge_pool, v)
@@ -42,7 +42,7 @@ def _contest_damage(att_pool: int, dodge_pool: int, weapon: int,
     return out, hit
 
 
-def _dodge_against(attacker: Combatant, target: Combatant, defended: int = 0) -> int:
+def dodge_against(attacker: Combatant, target: Combatant, defended: int = 0) -> int:
     """The target's dodge dice against this attacker (C12, C13)."""
     cover = COVER_DICE[COVER.index(target.cover)] if attacker.weapon.ranged else 0
     return target.dodge_pool - defended + cover
@@ -53,16 +53,16 @@ def attack_damage(attacker: Combatant, target: Combatant,
     """Exact damage distribution of one attack, the first on the target this round
     (C10–C12, C-g4). ``p[0]`` holds the misses and the 0-damage wins; the win
     probability is :func:`hit_probability`."""
-    v = _variants(variants)
+    v = as_variants(variants)
     attacker.check()
     target.check()
-    return _contest_damage(attacker.attack_pool, _dodge_against(attacker, target),
-                           attacker.weapon.damage, v)[0]
+    return contest_damage(attacker.attack_pool, dodge_against(attacker, target),
+                          attacker.weapon.damage, v)[0]
 
 
 def hit_probability(attacker: Combatant, target: Combatant,
                     variants: Variants | None = None) -> float:
     """P(the attacker wins the contest), C10 (and the ``tie_needs_success`` variant)."""
-    v = _variants(variants)
-    return float(_contest_damage(attacker.attack_pool, _dodge_against(attacker, target),
-                                 attacker.weapon.damage, v)[1].sum())
+    v = as_variants(variants)
+    return float(contest_damage(attacker.attack_pool, dodge_against(attacker, target),
+                                attacker.weapon.damage, v)[1].sum())

@@ -11,14 +11,14 @@ import numpy as np
 from engines.combat_pools import DuelChain, attack_op, finish_chain, finish_duel, mix
 from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_start_damage
 
-from .attack import _contest_damage, _dodge_against, attack_damage, hit_probability
+from .attack import attack_damage, contest_damage, dodge_against, hit_probability
 from .rules import (
     COVER,
     COVER_DICE,
     SYSTEM,
     Combatant,
     Variants,
-    _variants,
+    as_variants,
     plan_code,
     taken_cover_dice,
     turn_step,
@@ -37,8 +37,8 @@ def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -
     death = _death_after(loser, v)
     if v.aftermath != "finish" or death is None:
         return np.array([0.0, 0.0, 1.0])  # C-g6: no dying, first aid has nothing to do
-    dodge = _dodge_against(winner, loser) if v.helpless_dodge == "full" else 0
-    dmg, _ = _contest_damage(winner.attack_pool, dodge, winner.weapon.damage, v)
+    dodge = dodge_against(winner, loser) if v.helpless_dodge == "full" else 0
+    dmg, _ = contest_damage(winner.attack_pool, dodge, winner.weapon.damage, v)
     p = finish_chain(death - excess, dmg, v.finish_rounds)
     return np.array([p[0], 0.0, p[1:].sum()])
 
@@ -61,7 +61,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     fair coin each round, one coin per fight, or fixed. The aftermath (C-g5..C-g7) starts
     from the loser's damage beyond its health when it falls.
     """
-    v = _variants(variants)
+    v = as_variants(variants)
     cap = check_round_cap(round_cap)
     a.check()
     b.check()
@@ -79,10 +79,10 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
         """The attack of side ``m`` on the other, whose cover is its own or taken."""
         if (m, covered_t) not in ops:
             att, tgt = fighters[m], fighters[1 - m]
-            dodge = _dodge_against(att, tgt)
+            dodge = dodge_against(att, tgt)
             if att.weapon.ranged:
                 dodge += cover[1 - m][covered_t] - cover[1 - m][0]
-            dmg, hit = _contest_damage(att.attack_pool, dodge, att.weapon.damage, v)
+            dmg, hit = contest_damage(att.attack_pool, dodge, att.weapon.damage, v)
             ops[m, covered_t] = attack_op(dmg, hit, health[1 - m], True,
                                           _death_after(tgt, v))
         return ops[m, covered_t]
@@ -143,7 +143,7 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     the aftermath (C-g6, C-g7) with the attacker as the winner; they sum to
     ``p_incapacitate``.
     """
-    v = _variants(variants)
+    v = as_variants(variants)
     p = attack_damage(attacker, target, v)
     d = np.arange(p.size)
     health = target.health

@@ -1,5 +1,5 @@
 """``dice_pool_6`` combat, Monte Carlo (C6, C10–C13, CT1 and the aftermath): the fight
-helpers, the serial kernel :func:`_kernel` and its drivers :func:`fight_mc`,
+helpers, the serial kernel :func:`fight_kernel` and its drivers :func:`fight_mc`,
 :func:`duel_mc` and :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ from .rules import (
     SYSTEM,
     Combatant,
     Variants,
-    _rule,
-    _variants,
+    as_variants,
     rows,
+    rule_array,
 )
 
 
@@ -298,7 +298,7 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
 def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
            order, n_able, fate, cnt, pos, covered, end):
     """``n_trials`` fights of one work item into ``acc``; every scratch array comes from
-    :func:`_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
+    :func:`fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
     damage, or its fate; with no columns (a plain run) nothing is counted."""
     health = end.size - 4
     for _ in range(n_trials):
@@ -312,7 +312,7 @@ def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, de
 
 
 @njit(**KERNEL)
-def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
+def fight_kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
     """Whole fights of chunks ``first .. last - 1``, ``trials[chunk]`` per chunk, each into
     its own ``out`` row and ``end[chunk]`` (arguments, offsets and the attrition count:
     :func:`engines.combat_pools._run`)."""
@@ -336,12 +336,12 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     """Campaign attrition, Monte Carlo: ``trials`` conflicts of ``a`` started with
     ``start_damage`` against a fresh ``b``; counts of ``a``'s end (able with ``d`` damage
     for ``d < a.health``, then dead, dying, out at ``a.health + 1..3``)."""
-    v = _variants(variants)
+    v = as_variants(variants)
     cap = check_round_cap(round_cap)
     start_damage = check_start_damage(start_damage, a.health)
     r = rows([a, b], v)
     r[0, C_START] = start_damage
-    return run_mc_end(_kernel, r, np.array([0, 1]), _rule(v), trials, seed, cap,
+    return run_mc_end(fight_kernel, r, np.array([0, 1]), rule_array(v), trials, seed, cap,
                       a.health)
 
 
@@ -358,9 +358,9 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     >>> int(st.outcome.sum())
     1000
     """
-    v = _variants(variants)
-    return run_fight(_kernel, SYSTEM, Combatant, lambda cs: rows(cs, v), _rule(v), side0, side1,
-                     trials, seed, round_cap, dataclasses.asdict(v))
+    v = as_variants(variants)
+    return run_fight(fight_kernel, SYSTEM, Combatant, lambda cs: rows(cs, v), rule_array(v),
+                     side0, side1, trials, seed, round_cap, dataclasses.asdict(v))
 
 
 def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,

@@ -279,7 +279,7 @@ def turn_step(plan: int, ranged: bool, covered: bool, d: int, foe_melee: bool,
     return False, covered, d - min(v.medium_band, d - reach)
 
 
-def _rule(v: Variants) -> np.ndarray:
+def rule_array(v: Variants) -> np.ndarray:
     extra = [int(v.min_damage), int(v.tie_needs_success), ORDERS.index(v.order),
              int(v.targeting == "first"), AFTERMATHS.index(v.aftermath),
              int(v.helpless_dodge == "full"), v.finish_rounds, v.distance, v.melee_reach,
@@ -287,7 +287,7 @@ def _rule(v: Variants) -> np.ndarray:
     return np.concatenate([v.rule().as_array(), np.array(extra, dtype=np.int64)])
 
 
-def _variants(variants) -> Variants:
+def as_variants(variants) -> Variants:
     v = check_variants(variants, Variants, DEFAULT, __package__)
     v.check()
     return v

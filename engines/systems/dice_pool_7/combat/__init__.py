@@ -104,12 +104,12 @@ module and the tests reach.
 """
 
 from .attack import attack_damage, hit_probability
-from .exact import _Duel as _Duel
-from .exact import _p_first as _p_first
+from .exact import Duel as Duel
 from .exact import duel_exact, one_hit
-from .kernel import _kernel as _kernel
-from .kernel import _wound as _wound
+from .exact import p_first as p_first
 from .kernel import duel_mc, duel_mc_end, fight_mc
+from .kernel import fight_kernel as fight_kernel
+from .kernel import wound as wound
 from .rules import (
     BALLISTIC,
     BASHING,
@@ -124,8 +124,9 @@ from .rules import (
     row,
     rows,
 )
-from .rules import _variants as _variants
+from .rules import as_variants as as_variants
 
 __all__ = ["BALLISTIC", "BASHING", "DEFAULT", "LETHAL", "SYSTEM", "TACTICS", "Armour", "Combatant",
            "Variants", "Weapon", "attack_damage", "duel_exact", "duel_mc", "duel_mc_end",
            "fight_mc", "hit_probability", "one_hit", "row", "rows"]
+

@@ -19,13 +19,13 @@ from .rules import (
     MODIFIER_CAP,
     Combatant,
     Variants,
-    _variants,
+    as_variants,
     row,
 )
 
 
 @lru_cache(maxsize=4096)
-def _successes(pool: int, v: Variants) -> np.ndarray:
+def success_pmf(pool: int, v: Variants) -> np.ndarray:
     """Exact success-count pmf of a pool (A1, A-g1); a dramatic failure counts 0."""
     codes = _checks.n_codes(max(pool, 1), v)
     probs, _ = _checks.exact([pool], v, codes)
@@ -34,9 +34,9 @@ def _successes(pool: int, v: Variants) -> np.ndarray:
     return succ
 
 
-def _damage(pool: int, damage: int, armour: int, v: Variants) -> tuple[np.ndarray, np.ndarray]:
+def damage_pmf(pool: int, damage: int, armour: int, v: Variants) -> tuple[np.ndarray, np.ndarray]:
     """A10/A13: pmf of damage dealt (misses count 0) and of hits by damage."""
-    succ = _successes(pool, v)
+    succ = success_pmf(pool, v)
     k = np.arange(succ.size)
     if v.armour_stops == "successes":  # variant: armour cancels successes only
         dmg = np.maximum(k - armour, 0) + damage
@@ -50,8 +50,8 @@ def _damage(pool: int, damage: int, armour: int, v: Variants) -> tuple[np.ndarra
     return out, hit
 
 
-def _attack_dice(c: Combatant, v: Variants, focus: int = 0, willpower: int = 0,
-                 band: int = 0) -> int:
+def attack_dice(c: Combatant, v: Variants, focus: int = 0, willpower: int = 0,
+                band: int = 0) -> int:
     """A7 (with A2, A3, A4, A5, A12 for one target): dice before the target's defence;
     ``band`` (AT-g1: 0 short, 1 medium, 2 long) costs ``range_penalty`` dice a band, a
     situational modifier inside the A2 cap with the equipment's."""
@@ -64,8 +64,8 @@ def _attack_dice(c: Combatant, v: Variants, focus: int = 0, willpower: int = 0,
 def hit_probability(attacker: Combatant, target: Combatant,
                     variants: Variants | None = None) -> float:
     """P(a plain attack scores at least one success): A7, A8, A1, A-g1."""
-    v = _variants(variants)
-    return float(1.0 - _successes(_attack_dice(attacker, v) - target.defense, v)[0])
+    v = as_variants(variants)
+    return float(1.0 - success_pmf(attack_dice(attacker, v) - target.defense, v)[0])
 
 
 def attack_damage(attacker: Combatant, target: Combatant,
@@ -76,7 +76,7 @@ def attack_damage(attacker: Combatant, target: Combatant,
     Returns ``p[k]`` = P(damage ``k``), ``k`` = 0..D; ``p[0]`` holds the misses
     (P(hit) = :func:`hit_probability`) and the hits the armour absorbs completely.
     """
-    v = _variants(variants)
-    pool = _attack_dice(attacker, v) - target.defense
+    v = as_variants(variants)
+    pool = attack_dice(attacker, v) - target.defense
     armour = row(target, v)[C_ARMOUR + DAMAGE_TYPES.index(attacker.weapon.damage_type)]
-    return _damage(pool, attacker.weapon.bonus, int(armour), v)[0]
+    return damage_pmf(pool, attacker.weapon.bonus, int(armour), v)[0]

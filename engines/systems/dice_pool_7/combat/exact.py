@@ -11,7 +11,7 @@ import numpy as np
 from engines.combat_pools import DuelChain, attack_op, finish_chain, finish_duel, mix
 from engines.fight import ROUND_CAP, FightStats, check_round_cap
 
-from .attack import _attack_dice, _damage, _successes, attack_damage, hit_probability
+from .attack import attack_damage, attack_dice, damage_pmf, hit_probability, success_pmf
 from .rules import (
     ATTACK_ATTACK,
     ATTACK_DODGE,
@@ -38,7 +38,7 @@ from .rules import (
     WP_NONE,
     Combatant,
     Variants,
-    _variants,
+    as_variants,
     band_of,
     row,
     turn_moves,
@@ -53,13 +53,13 @@ def _fate_after(winner: Combatant, loser: Combatant, remaining: int, v: Variants
     con = loser.CON
     dying = remaining <= con  # lethal damage fills its vitality
     if v.aftermath == "first_aid" and dying:
-        p_fail = float(_successes(v.first_aid_dice, v)[0]) ** v.first_aid_tries
+        p_fail = float(success_pmf(v.first_aid_dice, v)[0]) ** v.first_aid_tries
         pa = 1.0 - p_fail
         out = np.array([0.0, 1.0 - pa, pa])
     elif v.aftermath == "finish" and not (rw[C_DTYPE] == BASHING and v.finish_bashing == "bashing"):
         dtype = LETHAL if rw[C_DTYPE] == BASHING else int(rw[C_DTYPE])
-        pool = _attack_dice(winner, v) - (loser.defense if v.helpless_defense == "full" else 0)
-        dmg, _ = _damage(pool, int(rw[C_DMG]), int(rl[C_ARMOUR + dtype]), v)
+        pool = attack_dice(winner, v) - (loser.defense if v.helpless_defense == "full" else 0)
+        dmg, _ = damage_pmf(pool, int(rw[C_DMG]), int(rl[C_ARMOUR + dtype]), v)
         clamp = 0 if v.overflow_to_con else con
         p = finish_chain(remaining, dmg, 2 * v.finish_rounds, clamp)
         out = np.array([p[0], p[1:con + 1].sum(), p[con + 1:].sum()])
@@ -70,7 +70,7 @@ def _fate_after(winner: Combatant, loser: Combatant, remaining: int, v: Variants
     return out
 
 
-def _p_first(a: Combatant, b: Combatant, v: Variants) -> float:
+def p_first(a: Combatant, b: Combatant, v: Variants) -> float:
     """A16 / A-g6: P(``a`` acts before ``b``); ties at random."""
     ia, ib = a.initiative, b.initiative
     if not v.initiative_roll:
@@ -79,7 +79,7 @@ def _p_first(a: Combatant, b: Combatant, v: Variants) -> float:
     return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / 100)
 
 
-class _Duel:
+class Duel:
     """Exact 1-vs-1 chain for one initiative order (``first`` acts first every round).
 
     A plane's key: willpower left (each side), the "+2 Defense until my next turn" flag
@@ -93,7 +93,7 @@ class _Duel:
         self.first = first
         self.r = [row(c, v) for c in fighters]
         #: attack dice before the target's defence, by range band (AT-g1)
-        self.dice = [[_attack_dice(c, v, band=k) for k in range(3)] for c in fighters]
+        self.dice = [[attack_dice(c, v, band=k) for k in range(3)] for c in fighters]
         self.pol = [WILLPOWER_POLICIES.index(c.willpower) for c in fighters]
         self.tactic = [TACTICS.index(c.tactic) for c in fighters]
         self.plan = [int(r[C_PLAN]) for r in self.r]
@@ -111,7 +111,7 @@ class _Duel:
         if key not in self._ops:
             ra, rt = self.r[attacker], self.r[1 - attacker]
             dtype = int(ra[C_DTYPE])
-            dmg, hit = _damage(pool, int(ra[C_DMG]), int(rt[C_ARMOUR + dtype]), self.v)
+            dmg, hit = damage_pmf(pool, int(ra[C_DMG]), int(rt[C_ARMOUR + dtype]), self.v)
             death = int(rt[C_DEATH])
             self._ops[key] = attack_op(dmg, hit, self.health[1 - attacker], dtype != BASHING,
                                        None if death < 0 else death)
@@ -173,7 +173,7 @@ class _Duel:
         # A9 dodge of the target, rolled in its own last turn: independent of everything
         # since, so it is drawn here ("lazily"); A-g3 decides whether it still counts.
         if key[4 + t]:
-            dodge = _successes(2 * defense_t, self.v)
+            dodge = success_pmf(2 * defense_t, self.v)
             cut = dice + 4  # removing more dice than this changes nothing
             ks = [(float(dodge[k]), k) for k in range(min(cut, dodge.size)) if dodge[k] > 0]
             if dodge.size > cut:
@@ -255,12 +255,12 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     ``aftermath``, A-g9..A-g12) starts from the loser's state when it falls (CON lost, or
     knocked out by bashing) and runs as an exact chain over the lethal points it has left.
     """
-    v = _variants(variants)
+    v = as_variants(variants)
     cap = check_round_cap(round_cap)
     a.check()
     b.check()
-    p = _p_first(a, b, v)
-    parts = [(w, _Duel((a, b), v, first, cap).run()) for w, first in ((p, 0), (1 - p, 1))
+    p = p_first(a, b, v)
+    parts = [(w, Duel((a, b), v, first, cap).run()) for w, first in ((p, 0), (1 - p, 1))
              if w > 0]
     stats = mix(parts)
     return finish_duel(stats, a, b, dataclasses.asdict(v))
@@ -277,7 +277,7 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     the aftermath (variant ``aftermath``, A-g9..A-g12) with the attacker as the winner;
     they sum to ``p_incapacitate``.
     """
-    v = _variants(variants)
+    v = as_variants(variants)
     p = attack_damage(attacker, target, v)
     d = np.arange(p.size)
     vit = target.vitality

@@ -1,5 +1,5 @@
 """``dice_pool_7`` combat, Monte Carlo (A6–A16, AT1–AT3 and the aftermath): the fight
-helpers, the serial kernel :func:`_kernel` and its drivers :func:`fight_mc`,
+helpers, the serial kernel :func:`fight_kernel` and its drivers :func:`fight_mc`,
 :func:`duel_mc` and :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
@@ -71,9 +71,9 @@ from .rules import (
     WP_DEFENSE_LATE,
     Combatant,
     Variants,
-    _rule,
-    _variants,
+    as_variants,
     rows,
+    rule_array,
 )
 
 
@@ -190,14 +190,14 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
     else:  # A10: armour ignores points of successes + weapon damage
         dmg = max(succ + rows[c, C_DMG] - armour, 0)
     acc[hits_off + min(dmg, DAMAGE_BINS - 1)] += 1
-    if able[t] == 1 and _wound(t, dmg, dtype, rows[t, C_VIT], rows[t, C_DEATH], lethal_dmg,
-                               bash_dmg, con_dmg, dead):
+    if able[t] == 1 and wound(t, dmg, dtype, rows[t, C_VIT], rows[t, C_DEATH], lethal_dmg,
+                              bash_dmg, con_dmg, dead):
         able[t] = 0
         n_able[side[t]] -= 1
 
 
 @njit(**INLINE)
-def _wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
+def wound(t, dmg, dtype, vit, death, lethal_dmg, bash_dmg, con_dmg, dead):
     """A14, A15, A-g5: book ``dmg`` of type ``dtype`` on ``t``; True when ``t`` is down.
 
     Bashing and lethal (or ballistic) damage are tracked apart; ``t`` is down when
@@ -463,7 +463,7 @@ def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dm
            wp, able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt,
            pos, end):
     """``n_trials`` fights of one work item into ``acc``; every scratch array comes from
-    :func:`_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
+    :func:`fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
     damage, or its fate; with no columns (a plain run) nothing is counted."""
     health = end.size - 4
     for _ in range(n_trials):
@@ -478,7 +478,7 @@ def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dm
 
 
 @njit(**KERNEL)
-def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
+def fight_kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
     """Whole fights of chunks ``first .. last - 1``, ``trials[chunk]`` per chunk, each into
     its own ``out`` row and ``end[chunk]`` (arguments, offsets and the attrition count:
     :func:`engines.combat_pools._run`)."""
@@ -506,12 +506,12 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     ``start_damage`` lethal points against a fresh ``b``; counts of ``a``'s end (able
     with ``d`` damage for ``d < a.vitality``, then dead, dying, out at
     ``a.vitality + 1..3``)."""
-    v = _variants(variants)
+    v = as_variants(variants)
     cap = check_round_cap(round_cap)
     start_damage = check_start_damage(start_damage, a.vitality)
     r = rows([a, b], v)
     r[0, C_START] = start_damage
-    return run_mc_end(_kernel, r, np.array([0, 1]), _rule(v), trials, seed, cap,
+    return run_mc_end(fight_kernel, r, np.array([0, 1]), rule_array(v), trials, seed, cap,
                       a.vitality)
 
 
@@ -528,9 +528,9 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     >>> int(st.outcome.sum())
     1000
     """
-    v = _variants(variants)
-    return run_fight(_kernel, SYSTEM, Combatant, lambda cs: rows(cs, v), _rule(v), side0, side1,
-                     trials, seed, round_cap, dataclasses.asdict(v))
+    v = as_variants(variants)
+    return run_fight(fight_kernel, SYSTEM, Combatant, lambda cs: rows(cs, v), rule_array(v),
+                     side0, side1, trials, seed, round_cap, dataclasses.asdict(v))
 
 
 def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,

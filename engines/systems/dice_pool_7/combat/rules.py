@@ -400,7 +400,7 @@ def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
         np.zeros((0, N_COLS), dtype=np.int64)
 
 
-def _rule(v: Variants) -> np.ndarray:
+def rule_array(v: Variants) -> np.ndarray:
     pr = v.rule().as_array()
     extra = [int(v.dodge_lasts == "end_of_round"), int(v.initiative_roll),
              int(v.targeting == "first"), int(v.armour_stops == "successes"),
@@ -419,7 +419,7 @@ R_DISTANCE, R_RANGE_PENALTY = 17, 18
 AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
 
 
-def _variants(variants) -> Variants:
+def as_variants(variants) -> Variants:
     v = check_variants(variants, Variants, DEFAULT, __package__)
     v.check()
     return v

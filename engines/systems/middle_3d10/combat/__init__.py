@@ -97,16 +97,17 @@ names it re-exports (``from .m import _x as _x``) are those the system's campaig
 and the tests reach.
 """
 
-from .attack import _attack_table as _attack_table
-from .attack import _massive_pass as _massive_pass
 from .attack import attack_damage
-from .exact import _p_first as _p_first
+from .attack import attack_table as attack_table
+from .attack import massive_pass as massive_pass
 from .exact import duel_exact, fate_probs, one_hit
-from .kernel import _mc_kernel as _mc_kernel
-from .kernel import _penalty as _penalty
+from .exact import p_first as p_first
 from .kernel import duel_mc, duel_mc_end, fight_mc
+from .kernel import mc_kernel as mc_kernel
+from .kernel import wound_penalty as wound_penalty
 from .rules import DEFAULT, FLAT_FOOTED, NO_PLAN, SYSTEM, TACTICS, Combatant, Variants
 
 __all__ = ["DEFAULT", "FLAT_FOOTED", "NO_PLAN", "SYSTEM", "TACTICS", "Combatant", "Variants",
            "attack_damage", "duel_exact", "duel_mc", "duel_mc_end", "fate_probs", "fight_mc",
            "one_hit"]
+

@@ -10,11 +10,11 @@ from .rules import DEFAULT, FLAT_FOOTED, MASSIVE_DIFFICULTY, PENALTY, Combatant,
 
 _ALL = np.array(np.meshgrid(np.arange(1, 11), np.arange(1, 11), np.arange(1, 11),
                             indexing="ij")).reshape(3, -1)
-_LO, _HI = _ALL.min(0), _ALL.max(0)
-_MID = _ALL.sum(0) - _LO - _HI
+LOW, HIGH = _ALL.min(0), _ALL.max(0)
+MIDDLE = _ALL.sum(0) - LOW - HIGH
 
 
-def _special_all(doubles: bool) -> np.ndarray:
+def special_all(doubles: bool) -> np.ndarray:
     if not doubles:
         return np.zeros(1000, dtype=np.int64)
     tens, ones = (_ALL == 10).sum(0), (_ALL == 1).sum(0)
@@ -24,18 +24,18 @@ def _special_all(doubles: bool) -> np.ndarray:
 def _hit_pmf(mod, defense, mask, bonus, crit, kept, sp, n_bins):
     """P(damage = d) over d = 0..n_bins-1 of one roll (0 = miss)."""
     hit = (sp == 1) | ((sp == 0) & (kept + mod >= defense))
-    d = _LO * (mask & 1) + _MID * ((mask >> 1) & 1) + _HI * ((mask >> 2) & 1) + bonus
+    d = LOW * (mask & 1) + MIDDLE * ((mask >> 1) & 1) + HIGH * ((mask >> 2) & 1) + bonus
     d = d + crit * (sp == 1)
     pmf = np.bincount(np.where(hit, d, 0), minlength=n_bins).astype(float) / 1000.0
     return pmf
 
 
-def _attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int,
-                  far_pen: int = 0) -> np.ndarray:
+def attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int,
+                 far_pen: int = 0) -> np.ndarray:
     """T[att_state, tgt_state, flat, use, spent, d]: one attack's outcome by the health
     states (B9), flat-footedness (B6), drama use (B4, B-g7); ``far_pen`` points off the
     total for range (BT-g2)."""
-    sp = _special_all(variants.doubles)
+    sp = special_all(variants.doubles)
     t = np.zeros((3, 3, 2, 2, 2, n_bins))
     for ia, pa in enumerate(PENALTY):
         for it, pt in enumerate(PENALTY):
@@ -43,8 +43,8 @@ def _attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: in
                 mod = att.trait + att.combat - pa - far_pen
                 defense = tgt.defense - pt - FLAT_FOOTED * flat
                 args = (mod, defense, att.mask, att.damage_bonus, variants.crit_bonus)
-                normal = _hit_pmf(*args, _MID, sp, n_bins)
-                adv = _hit_pmf(*args, _HI, sp, n_bins)
+                normal = _hit_pmf(*args, MIDDLE, sp, n_bins)
+                adv = _hit_pmf(*args, HIGH, sp, n_bins)
                 t[ia, it, flat, 0, 0] = normal
                 if variants.drama_timing == "before":
                     t[ia, it, flat, 1, 1] = adv
@@ -55,17 +55,17 @@ def _attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: in
     return t
 
 
-def _massive_pass(vigor: int, variants: Variants) -> float:
+def massive_pass(vigor: int, variants: Variants) -> float:
     """B10 / B-g6: P(passing the difficulty-12 check)."""
-    sp = _special_all(variants.doubles)
-    total = _MID + (vigor if variants.massive_traits == "c_plus_vigor" else 0)
+    sp = special_all(variants.doubles)
+    total = MIDDLE + (vigor if variants.massive_traits == "c_plus_vigor" else 0)
     return float(((sp == 1) | ((sp == 0) & (total >= MASSIVE_DIFFICULTY))).mean())
 
 
-def _check_pass(mod: int, difficulty: int, doubles: bool) -> float:
+def check_pass(mod: int, difficulty: int, doubles: bool) -> float:
     """B1 + B3: P(C + ``mod`` ≥ ``difficulty``), two 10s always pass, two 1s never."""
-    sp = _special_all(doubles)
-    return float(((sp == 1) | ((sp == 0) & (_MID + mod >= difficulty))).mean())
+    sp = special_all(doubles)
+    return float(((sp == 1) | ((sp == 0) & (MIDDLE + mod >= difficulty))).mean())
 
 
 def attack_damage(attacker: Combatant, target: Combatant, variants: Variants = DEFAULT,
@@ -76,6 +76,6 @@ def attack_damage(attacker: Combatant, target: Combatant, variants: Variants = D
     as the variant ``drama_timing`` says (B4, B-g7). Both are at full health.
     """
     n_bins = 3 * 10 + 40 + variants.crit_bonus + 1
-    t = _attack_table(attacker, target, variants, n_bins)
+    t = attack_table(attacker, target, variants, n_bins)
     pmf = t[0, 0, int(flat_footed), int(drama)].sum(axis=0)
     return np.trim_zeros(pmf, "b")

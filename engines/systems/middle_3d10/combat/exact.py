@@ -20,20 +20,20 @@ from engines.fight import (
 )
 
 from .attack import (
-    _HI,
-    _LO,
-    _MID,
-    _attack_table,
-    _check_pass,
-    _massive_pass,
-    _special_all,
+    HIGH,
+    LOW,
+    MIDDLE,
     attack_damage,
+    attack_table,
+    check_pass,
+    massive_pass,
+    special_all,
 )
 from .rules import (
-    _NOTES,
     DEFAULT,
     FLAT_FOOTED,
     HELPLESS_PENALTY,
+    NOTES,
     PENALTY,
     SYSTEM,
     TACTICS,
@@ -50,18 +50,18 @@ def _kill_chance(att: Combatant, tgt: Combatant, penalty: int, flat: bool,
                  variants: Variants) -> float:
     """Aftermath ``finish``: P(one strike kills the dying ``tgt``) (B-g11, B-g12), the
     attacker carrying its own wound ``penalty`` (B9); ``flat``: ``tgt`` never acted (B6)."""
-    sp = _special_all(variants.doubles)
+    sp = special_all(variants.doubles)
     if variants.helpless_defense == "auto_hit":
         hit = np.ones(1000, dtype=bool)
     else:
         defense = tgt.defense - HELPLESS_PENALTY - FLAT_FOOTED * int(flat)
-        hit = (sp == 1) | ((sp == 0) & (_MID + att.trait + att.combat - penalty >= defense))
+        hit = (sp == 1) | ((sp == 0) & (MIDDLE + att.trait + att.combat - penalty >= defense))
     mask = att.mask
-    d = _LO * (mask & 1) + _MID * ((mask >> 1) & 1) + _HI * ((mask >> 2) & 1)
+    d = LOW * (mask & 1) + MIDDLE * ((mask >> 1) & 1) + HIGH * ((mask >> 2) & 1)
     d = d + att.damage_bonus + variants.crit_bonus * (sp == 1)
     if variants.dying_damage == "any":
         return float((hit & (d > 0)).mean())
-    return float((hit & (d >= tgt.vigor)).mean()) * (1.0 - _massive_pass(tgt.vigor, variants))
+    return float((hit & (d >= tgt.vigor)).mean()) * (1.0 - massive_pass(tgt.vigor, variants))
 
 
 def fate_probs(winner: Combatant, loser: Combatant, variants: Variants = DEFAULT,
@@ -79,7 +79,7 @@ def fate_probs(winner: Combatant, loser: Combatant, variants: Variants = DEFAULT
     if variants.aftermath == "leave":
         return untreated
     if variants.aftermath == "first_aid":
-        q = _check_pass(variants.aid_total, variants.aid_difficulty, variants.doubles)
+        q = check_pass(variants.aid_total, variants.aid_difficulty, variants.doubles)
         p = 1.0 - (1.0 - q) ** variants.aid_tries
         return p * np.array([0.0, 0.0, 1.0]) + (1.0 - p) * untreated
     k = _kill_chance(winner, loser, penalty, flat, variants)
@@ -141,13 +141,13 @@ def _half_step(prob, table, flat, tactic, va, vt, q_massive, new, hits, down_by)
     return down
 
 
-def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
+def p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
     """B-g4: P(a acts before b): initiative, ties to the higher reflex, then a coin."""
     if variants.initiative == "reflex":
         ia, ib = np.array([a.reflex]), np.array([b.reflex])
         wa = wb = np.array([1.0])
     else:
-        pm = np.bincount(_MID, minlength=11)[1:] / 1000.0
+        pm = np.bincount(MIDDLE, minlength=11)[1:] / 1000.0
         ia, ib = np.arange(1, 11) + a.reflex, np.arange(1, 11) + b.reflex
         wa = wb = pm
     joint = wa[:, None] * wb[None, :]
@@ -189,7 +189,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     variants.check()
     start_damage = check_start_damage(start_damage, 3 * a.vigor)
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
-    p_a = _p_first(a, b, variants)
+    p_a = p_first(a, b, variants)
     surprise_a = a.aware and not b.aware
     surprise_b = b.aware and not a.aware
     n_bins = 3 * 10 + 40 + variants.crit_bonus + 1
@@ -201,10 +201,10 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
 
     def table(att: int, pen: int) -> np.ndarray:
         if (att, pen) not in tables:
-            tables[att, pen] = _attack_table(cmb[att], cmb[1 - att], variants, n_bins, pen)
+            tables[att, pen] = attack_table(cmb[att], cmb[1 - att], variants, n_bins, pen)
         return tables[att, pen]
 
-    qm = {0: _massive_pass(b.vigor, variants), 1: _massive_pass(a.vigor, variants)}
+    qm = {0: massive_pass(b.vigor, variants), 1: massive_pass(a.vigor, variants)}
     cmb = (a, b)
     fate = {(att, ia, flat): fate_probs(cmb[att], cmb[1 - att], variants, pen, bool(flat))
             for att in (0, 1) for ia, pen in enumerate(PENALTY) for flat in (0, 1)}
@@ -263,7 +263,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     out.loser_fate_sq[:] = out.loser_fate  # one loser per duel: counts are 0 or 1
     out.fates_sq[:] = out.fates
     out.deaths[:] = out.fates[:, 1]
-    out.notes.update(_NOTES)
+    out.notes.update(NOTES)
     return out
 
 
@@ -284,7 +284,7 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     d = np.arange(p.size)
     vig = target.vigor
     massive = (d >= vig) & (d < 3 * vig)
-    out = float(p[d >= 3 * vig].sum() + p[massive].sum() * (1.0 - _massive_pass(vig, v)))
+    out = float(p[d >= 3 * vig].sum() + p[massive].sum() * (1.0 - massive_pass(vig, v)))
     fate = out * fate_probs(attacker, target, v, 0, flat_footed)
     return {"p_hit": float(1.0 - p[0]), "p_incapacitate": out, "p_kill": 0.0,
             "p_dead": float(fate[0]), "p_dying": float(fate[1]), "p_out": float(fate[2])}

@@ -1,5 +1,5 @@
 """``middle_3d10`` combat, Monte Carlo (B1, B3, B4, B6–B11, BT1 and the aftermath): the shared
-``LEAF`` rule pieces, the fight helpers, the serial kernel :func:`_mc_kernel` and its
+``LEAF`` rule pieces, the fight helpers, the serial kernel :func:`mc_kernel` and its
 drivers :func:`fight_mc`, :func:`duel_mc` and :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_side, ch
 from engines.rng import Seed, bounded, chunk_states, d10, normalize_seed, plan_chunks
 
 from .rules import (
-    _NOTES,
     A_FINISH,
     A_FIRST_AID,
     A_LEAVE,
@@ -31,6 +30,7 @@ from .rules import (
     HELPLESS_PENALTY,
     MASK,
     MASSIVE_DIFFICULTY,
+    NOTES,
     PLAN,
     R_AFTER,
     R_AID_DIFF,
@@ -67,7 +67,7 @@ from .rules import (
 
 
 @njit(**LEAF)
-def _penalty(dmg, vigor):
+def wound_penalty(dmg, vigor):
     """B9: 0 / 2 / 5 by health state; -1 for dying."""
     if dmg < vigor:
         return 0
@@ -116,8 +116,8 @@ def _attack(s, cmb, rule, i, j, dmg, drama, acted, far_pen):
     """One attack of ``i`` on ``j`` (B1, B3, B4, B6, B7, B8), ``far_pen`` points off for
     range (BT-g2); returns the damage (0 = miss)."""
     vi = cmb[i, VIGOR]
-    mod = cmb[i, TRAIT] + cmb[i, SKILL] - _penalty(dmg[i], vi) - far_pen
-    defense = cmb[j, DEFENSE] - _penalty(dmg[j], cmb[j, VIGOR])
+    mod = cmb[i, TRAIT] + cmb[i, SKILL] - wound_penalty(dmg[i], vi) - far_pen
+    defense = cmb[j, DEFENSE] - wound_penalty(dmg[j], cmb[j, VIGOR])
     if acted[j] == 0:
         defense -= FLAT_FOOTED
     use = _uses_drama(cmb[i, TACTIC], drama[i], dmg[i], vi)
@@ -349,7 +349,7 @@ def _strike(s, cmb, rule, i, j, dmg, acted):
     lo, mid, hi = _sorted3(a, b, c)
     sp = _special(a, b, c, rule[R_DOUBLES])
     if rule[R_HELPLESS] == 0:
-        mod = cmb[i, TRAIT] + cmb[i, SKILL] - _penalty(dmg[i], cmb[i, VIGOR])
+        mod = cmb[i, TRAIT] + cmb[i, SKILL] - wound_penalty(dmg[i], cmb[i, VIGOR])
         defense = cmb[j, DEFENSE] - HELPLESS_PENALTY
         if acted[j] == 0:
             defense -= FLAT_FOOTED
@@ -439,7 +439,7 @@ def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq,
 def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, fate, up,
            size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end, pos):
     """``n_trials`` fights of one work item into the histograms ``o`` … ``fss``; every
-    scratch array comes from :func:`_mc_kernel`. ``a`` is the aftermath's own stream, so
+    scratch array comes from :func:`mc_kernel`. ``a`` is the aftermath's own stream, so
     the fights draw the same numbers under every aftermath policy.
 
     ``end`` (campaign attrition) counts combatant 0's end: able with ``d`` damage at ``d``,
@@ -461,8 +461,8 @@ def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, 
 
 
 @njit(**KERNEL)
-def _mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcome, rounds,
-               standing, tail, hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq, end):
+def mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcome, rounds,
+              standing, tail, hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq, end):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
     row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
@@ -506,7 +506,7 @@ def _mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outco
 
 #: Spawn key appended to the user's seed for the aftermath's own random stream.
 _AFTERMATH_STREAM = 0xAF7E
-#: The histograms of :func:`_mc_kernel`, in its argument order.
+#: The histograms of :func:`mc_kernel`, in its argument order.
 _FIELDS = ("outcome", "rounds", "standing", "tail", "hits", "loser_dead", "loser_fate",
            "loser_fate_sq", "fates", "fates_sq")
 
@@ -530,8 +530,8 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     ss = normalize_seed(seed)
     astates = chunk_states(np.random.SeedSequence(ss.entropy, spawn_key=(
         *ss.spawn_key, _AFTERMATH_STREAM), pool_size=ss.pool_size), n_chunks)
-    _, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
-                                      astates), SYSTEM, trials, ss, round_cap, _FIELDS,
+    _, sums = run_chunks(mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
+                                     astates), SYSTEM, trials, ss, round_cap, _FIELDS,
                          end_columns=health + 4)
     return sums["end"]
 
@@ -560,11 +560,11 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
     ss = normalize_seed(seed)
     astates = chunk_states(np.random.SeedSequence(ss.entropy, spawn_key=(
         *ss.spawn_key, _AFTERMATH_STREAM), pool_size=ss.pool_size), n_chunks)
-    out, sums = run_chunks(_mc_kernel, (cmb, side, rule, np.int64(round_cap), astates),
+    out, sums = run_chunks(mc_kernel, (cmb, side, rule, np.int64(round_cap), astates),
                            SYSTEM, trials, ss, round_cap, _FIELDS)
     merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
     out.deaths[:] = out.fates[:, F_DEAD]
-    out.notes.update(_NOTES)
+    out.notes.update(NOTES)
     return out
 
 

@@ -294,7 +294,7 @@ def turn_move(plan: int, move: int, first: int, far: int, threat_foe: int, d: in
     return d - min(move, room) if room > 0 else d
 
 
-_NOTES = {"death": "the seed has no death rule (B9 dying = unconscious, 'risco de morte'): "
-          "deaths come only from the aftermath (B-g10 untreated dying, B-g11 finish)",
-          "b11": "B11 temporary vs consolidated damage only matters after rest; one fight "
-          "tracks one damage total"}
+NOTES = {"death": "the seed has no death rule (B9 dying = unconscious, 'risco de morte'): "
+         "deaths come only from the aftermath (B-g10 untreated dying, B-g11 finish)",
+         "b11": "B11 temporary vs consolidated damage only matters after rest; one fight "
+         "tracks one damage total"}

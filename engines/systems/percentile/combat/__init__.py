@@ -149,14 +149,15 @@ private names it re-exports (``from .m import _x as _x``) are those the system's
 module and the tests reach.
 """
 
-from .attack import _outcomes as _outcomes
+from .attack import action_outcomes as action_outcomes
 from .attack import attack_damage, dives, level_pmf
-from .exact import _p_first as _p_first
 from .exact import duel_exact, one_hit
-from .kernel import _mc_kernel as _mc_kernel
+from .exact import p_first as p_first
 from .kernel import duel_mc, duel_mc_end, fight_mc
+from .kernel import mc_kernel as mc_kernel
 from .rules import DEFAULT, DEFENCES, EXTENSION, SYSTEM, Combatant, Variants, Weapon, damage_bonus
 
 __all__ = ["DEFAULT", "DEFENCES", "EXTENSION", "SYSTEM", "Combatant", "Variants", "Weapon",
            "attack_damage", "damage_bonus", "dives", "duel_exact", "duel_mc", "duel_mc_end",
            "fight_mc", "level_pmf", "one_hit"]
+

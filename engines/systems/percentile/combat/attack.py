@@ -12,7 +12,7 @@ import numpy as np
 from engines.fight import DAMAGE_BINS
 from engines.systems.percentile import checks as check_rules
 
-from .kernel import _level
+from .kernel import success_level
 from .rules import DEFAULT, W_DB, W_F, W_LF, W_LN, W_LS, W_N, W_S, Combatant, Variants, Weapon
 
 
@@ -28,7 +28,7 @@ def _level_pmf(skill: int, dice: int, crit: int) -> np.ndarray:
     (an exact duel asks for the same few rolls many times)."""
     pv = check_rules.exact([dice])[0]
     rolls = np.arange(1, 101)
-    lv = np.array([int(_level(int(v), skill, crit)) for v in rolls])
+    lv = np.array([int(success_level(int(v), skill, crit)) for v in rolls])
     return np.bincount(lv, weights=pv, minlength=5)
 
 
@@ -46,8 +46,8 @@ def _shift(pmf: np.ndarray, k: int) -> dict[int, float]:
     return {i + k: p for i, p in enumerate(pmf) if p > 0}
 
 
-def _weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
-                   variants: Variants, dband: int | None = None) -> np.ndarray:
+def weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
+                  variants: Variants, dband: int | None = None) -> np.ndarray:
     """Exact damage pmf of one hit (DX3, DX4, DX5, DX11), index = damage after armour; a
     firearm's dice by ``dband`` (None: the ``range`` variant's, DX5; 1 its long-range and
     2 its extreme-range dice, DX15)."""
@@ -74,8 +74,8 @@ def _weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
     return out
 
 
-def _outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: int = 0,
-              shot: tuple[int, int, int] | None = None):
+def action_outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: int = 0,
+                    shot: tuple[int, int, int] | None = None):
     """One action's hits: (pmf of damage to target per shot, pmf to attacker, shots);
     ``cover`` = 1 adds the DX12 penalty die of a successful dive to gunfire. ``shot`` =
     ``(dice0, need, dband)`` of a shot in a fight that started apart (DX15, DX16: the
@@ -92,8 +92,8 @@ def _outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: int = 0
         dice -= cover
         lv = level_pmf(att.firearms, dice, variants)
         p_reg = lv[need:3].sum()
-        to_t = p_reg * _weapon_damage(att, w, tgt, False, variants, dband) + \
-            lv[3:].sum() * _weapon_damage(att, w, tgt, True, variants, dband)
+        to_t = p_reg * weapon_damage(att, w, tgt, False, variants, dband) + \
+            lv[3:].sum() * weapon_damage(att, w, tgt, True, variants, dband)
         return to_t, np.zeros_like(to_t), att.shots
     la = level_pmf(att.fighting, 0, variants)
     fb = tgt.defend == "fight_back"
@@ -108,11 +108,11 @@ def _outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: int = 0
                 p_a[j] += la[i] * ld[j]
         elif i >= 1 and i > j:
             p_t[i] += la[i] * ld[j]
-    to_t = p_t[1:3].sum() * _weapon_damage(att, w, tgt, False, variants) + \
-        p_t[3:].sum() * _weapon_damage(att, w, tgt, True, variants)
+    to_t = p_t[1:3].sum() * weapon_damage(att, w, tgt, False, variants) + \
+        p_t[3:].sum() * weapon_damage(att, w, tgt, True, variants)
     fw = tgt.fight_back_weapon
-    to_a = p_a[1:3].sum() * _weapon_damage(tgt, fw, att, False, variants) + \
-        p_a[3:].sum() * _weapon_damage(tgt, fw, att, True, variants)
+    to_a = p_a[1:3].sum() * weapon_damage(tgt, fw, att, False, variants) + \
+        p_a[3:].sum() * weapon_damage(tgt, fw, att, True, variants)
     return to_t, to_a, 1
 
 
@@ -121,16 +121,16 @@ def dives(att: Combatant, tgt: Combatant) -> bool:
     return att.weapon.firearm and tgt.defend == "dive_for_cover"
 
 
-def _branches(att: Combatant, tgt: Combatant, variants: Variants,
-              shot: tuple[int, int, int] | None = None):
-    """DX12: [(probability, _outcomes)] of one action — the dive's Dodge roll succeeds or
+def action_branches(att: Combatant, tgt: Combatant, variants: Variants,
+                    shot: tuple[int, int, int] | None = None):
+    """DX12: [(probability, action_outcomes)] of one action — the dive's Dodge roll succeeds or
     fails once for all the shots of the action; a single branch without a dive. ``shot``:
-    as in :func:`_outcomes`."""
+    as in :func:`action_outcomes`."""
     if not dives(att, tgt):
-        return [(1.0, _outcomes(att, tgt, variants, 0, shot))]
+        return [(1.0, action_outcomes(att, tgt, variants, 0, shot))]
     p = float(level_pmf(tgt.dodge, 0, variants)[1:].sum())
-    return [(p, _outcomes(att, tgt, variants, 1, shot)),
-            (1.0 - p, _outcomes(att, tgt, variants, 0, shot))]
+    return [(p, action_outcomes(att, tgt, variants, 1, shot)),
+            (1.0 - p, action_outcomes(att, tgt, variants, 0, shot))]
 
 
 def attack_damage(attacker: Combatant, target: Combatant,
@@ -140,7 +140,7 @@ def attack_damage(attacker: Combatant, target: Combatant,
     (the target is assumed to stay up); a successful fight back is a 0 here. A target
     diving for cover (DX12) makes it a mixture over its Dodge roll."""
     mix = np.zeros(1)
-    for weight, (to_t, _, shots) in _branches(attacker, target, variants):
+    for weight, (to_t, _, shots) in action_branches(attacker, target, variants):
         one = to_t.copy()
         one[0] += 1.0 - to_t.sum()
         total = np.ones(1)

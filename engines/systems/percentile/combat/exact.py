@@ -13,8 +13,8 @@ from engines.config import INLINE, JIT
 from engines.errors import InputError
 from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_side
 
-from .attack import _branches, _weapon_damage, dives, level_pmf
-from .kernel import _decide, _shot_mods, _threat
+from .attack import action_branches, dives, level_pmf, weapon_damage
+from .kernel import decide, shot_mods, threat_range
 from .rules import (
     BASE_CM,
     DEFAULT,
@@ -30,8 +30,8 @@ from .rules import (
     WPN,
     Combatant,
     Variants,
-    _notes,
     check_apart,
+    variant_notes,
 )
 
 
@@ -130,8 +130,8 @@ def _helpless_damage(att: Combatant, tgt: Combatant, variants: Variants):
     else:
         lv = level_pmf(att.fighting, 1, variants)
         need, shots = 1, 1
-    return (lv[need:3].sum() * _weapon_damage(att, w, tgt, False, variants, dband)
-            + lv[3:].sum() * _weapon_damage(att, w, tgt, True, variants, dband)), shots
+    return (lv[need:3].sum() * weapon_damage(att, w, tgt, False, variants, dband)
+            + lv[3:].sum() * weapon_damage(att, w, tgt, True, variants, dband)), shots
 
 
 def _aftermath_exact(fall: np.ndarray, dead: float, winner: Combatant, loser: Combatant,
@@ -190,7 +190,7 @@ def _kills(d: np.ndarray, top: int, instant: str) -> np.ndarray:
     return np.zeros(d.size, dtype=bool)
 
 
-def _p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
+def p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
     """DX1: P(a acts before b)."""
     def key(c):
         gun = c.weapon.firearm
@@ -218,12 +218,12 @@ def _engaged_rounds(a: Combatant, b: Combatant, variants: Variants, first: int, 
         yield acts
 
 
-def _apart_rounds(a: Combatant, b: Combatant, variants: Variants, first: int):
+def apart_rounds(a: Combatant, b: Combatant, variants: Variants, first: int):
     """DX14–DX16: the actions of each round of a duel that starts ``distance`` metres
     apart, ``[(attacker, branches)]`` in order: each fighter's turn in DX1 order
-    (:func:`~.kernel._decide`, its move and maybe its action; a forfeited turn, DX12 /
+    (:func:`~.kernel.decide`, its move and maybe its action; a forfeited turn, DX12 /
     DX-g5, loses its move too), then a charger's melee attack at the end of the round,
-    each shot with its DX15 / DX16 dice (:func:`~.kernel._shot_mods`). The same steps as
+    each shot with its DX15 / DX16 dice (:func:`~.kernel.shot_mods`). The same steps as
     the Monte Carlo kernel's ``_round``, on the same rows.
 
     Where the two stand never depends on hit points or dice (moves follow the plans and
@@ -242,12 +242,12 @@ def _apart_rounds(a: Combatant, b: Combatant, variants: Variants, first: int):
         tgt = 1 - att
         shot = None
         if fighters[att].weapon.firearm:
-            shot = tuple(int(x) for x in _shot_mods(cmb, rule, att, tgt, d, cover[tgt],
-                                                    fast[tgt]))
+            shot = tuple(int(x) for x in shot_mods(cmb, rule, att, tgt, d, cover[tgt],
+                                                   fast[tgt]))
         if dives(fighters[att], fighters[tgt]) and variants.cover_cost == "forfeit":
             forfeit[tgt] = True
         if (att, shot) not in cache:
-            cache[(att, shot)] = _branches(fighters[att], fighters[tgt], variants, shot)
+            cache[(att, shot)] = action_branches(fighters[att], fighters[tgt], variants, shot)
         return att, cache[(att, shot)]
 
     while True:
@@ -260,10 +260,10 @@ def _apart_rounds(a: Combatant, b: Combatant, variants: Variants, first: int):
                 continue
             d = abs(pos[tgt] - pos[att])
             ranged = bool(cmb[att, WPN + W_FIREARM])
-            nd, what, f, take = (int(x) for x in _decide(
+            nd, what, f, take = (int(x) for x in decide(
                 int(cmb[att, PLAN]), ranged, d, int(cmb[att, MOV_CM]), reach,
                 int(cmb[att, EXT_CM]), int(cmb[att, BASE_CM]), int(rule[R_CHARGE]),
-                int(_threat(cmb, rule, tgt)) if ranged else -1, cover[att],
+                int(threat_range(cmb, rule, tgt)) if ranged else -1, cover[att],
                 int(rule[R_TAKE_COVER])))
             fast[att] = f
             if take:
@@ -303,7 +303,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     DX13 never applies in a duel.
 
     A duel that starts ``distance`` metres apart (DX14–DX16) takes each round's actions
-    from :func:`_apart_rounds` (moves, a charger's attack at the end of the round, each
+    from :func:`apart_rounds` (moves, a charger's attack at the end of the round, each
     shot's band and dice); the distance is the same for every live state after each step,
     so the chain carries it as one number per step.
     """
@@ -312,7 +312,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     round_cap = check_round_cap(round_cap)
     out = FightStats.empty(SYSTEM, round_cap, None, dtype=float)
     cmb = (a, b)
-    tables = {0: _branches(a, b, variants), 1: _branches(b, a, variants)}
+    tables = {0: action_branches(a, b, variants), 1: action_branches(b, a, variants)}
     con = (level_pmf(a.con, 0, variants)[1:].sum(), level_pmf(b.con, 0, variants)[1:].sum())
     instant = INSTANT.index(variants.instant_death)
     hits = np.zeros(DAMAGE_BINS)
@@ -322,7 +322,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                                  or not 1 <= start_hp <= a.hit_points):
         raise InputError(f"start_hp: expected an integer 1..{a.hit_points}, got "
                          f"{start_hp!r}")
-    p_a = _p_first(a, b, variants)
+    p_a = p_first(a, b, variants)
     check_apart([a, b], variants)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
         if weight == 0.0:
@@ -332,7 +332,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         lost = [0.0, 0.0]
         out.standing[0] += weight
         rounds = (_engaged_rounds(a, b, variants, first, tables) if variants.distance == 0
-                  else _apart_rounds(a, b, variants, first))
+                  else apart_rounds(a, b, variants, first))
         for r, acts in zip(range(1, round_cap + 1), rounds, strict=False):
             for att, branches in acts:
                 tgt = 1 - att
@@ -380,7 +380,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         out.deaths[lose] = fate[0]
     out.fates[:, 0] += out.outcome[2]
     out.fates_sq[:] = out.fates
-    out.notes.update(_notes())
+    out.notes.update(variant_notes())
     return out
 
 
@@ -398,7 +398,7 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     add up to ``p_incapacitate``.
     """
     v = DEFAULT if variants is None else variants
-    to_t = sum(w * b[0] for w, b in _branches(attacker, target, v))
+    to_t = sum(w * b[0] for w, b in action_branches(attacker, target, v))
     d = np.arange(to_t.size)
     top = target.hit_points
     dead = _kills(d, top, v.instant_death)

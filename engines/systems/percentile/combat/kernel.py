@@ -1,7 +1,7 @@
 """``percentile`` combat, Monte Carlo (extension DX1–DX16 and the aftermath): the fight
-helpers, the distance rules of a fight that starts apart (:func:`_band`,
-:func:`_shot_mods`, :func:`_decide`: DX14–DX16, the same steps the exact chain takes),
-the serial kernel :func:`_mc_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc`
+helpers, the distance rules of a fight that starts apart (:func:`range_band`,
+:func:`shot_mods`, :func:`decide`: DX14–DX16, the same steps the exact chain takes),
+the serial kernel :func:`mc_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc`
 and :func:`duel_mc_end` (campaign attrition)."""
 
 from __future__ import annotations
@@ -86,13 +86,13 @@ from .rules import (
     X_S,
     Combatant,
     Variants,
-    _notes,
     check_apart,
+    variant_notes,
 )
 
 
 @njit(**LEAF)
-def _level(v, skill, crit):
+def success_level(v, skill, crit):
     """D1 / D-g1 success level of roll ``v``: 0 fail, 1 regular, 2 hard, 3 extreme; a
     critical 01 is 3, or 4 when ``crit`` is 2 (DX-g4)."""
     if crit != 0:
@@ -112,7 +112,7 @@ def _level(v, skill, crit):
 @njit(**LEAF)
 def _roll_level(s, dice, skill, crit):
     dice = max(-2, min(2, dice))
-    return _level(roll_percentile(s, dice) + 1, skill, crit)
+    return success_level(roll_percentile(s, dice) + 1, skill, crit)
 
 
 @njit(**LEAF)
@@ -190,7 +190,7 @@ def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hit
     melee attack (DX2, DX10). A shot starts from ``dice0`` bonus (+) or penalty (-) dice,
     needs success level ``need`` and rolls the damage dice of band ``dband``
     (:func:`_damage`): the ``range`` variant's (DX5, a fight that starts engaged) or the
-    distance's (DX15, DX16: :func:`_shot_mods`)."""
+    distance's (DX15, DX16: :func:`shot_mods`)."""
     crit = rule[R_CRIT]
     if cmb[i, WPN + W_FIREARM] != 0:
         shots = cmb[i, SHOTS]
@@ -268,7 +268,7 @@ def _order(s, cmb, rule, key, order):
 
 
 @njit(**LEAF)
-def _band(d, pb, base, long, extreme):
+def range_band(d, pb, base, long, extreme):
     """DX15: the band of a shot at ``d`` cm: 0 point-blank (within DEX/5 feet), 1 base
     range, 2 long range, 3 extreme range, 4 out of range."""
     if d <= pb:
@@ -283,7 +283,7 @@ def _band(d, pb, base, long, extreme):
 
 
 @njit(**LEAF)
-def _shot_mods(cmb, rule, i, j, d, cover_j, fast_j):
+def shot_mods(cmb, rule, i, j, d, cover_j, fast_j):
     """``(dice0, need, dband)`` of a shot of ``i`` at ``j`` ``d`` cm away (called in
     range only). DX15: point-blank gives a bonus die (not with a long arm, unless
     DX-g11); long range needs a hard success, extreme range an extreme one — a shotgun a
@@ -291,7 +291,7 @@ def _shot_mods(cmb, rule, i, j, d, cover_j, fast_j):
     extreme-range dice. DX16: a target in cover gives a penalty die (partial
     concealment; prone: not at point-blank), a target that moved at full speed in its
     last turn a penalty die (``moving_target``: MOV 8+ or any)."""
-    b = _band(d, cmb[i, PB_CM], cmb[i, BASE_CM], cmb[i, LONG_CM], cmb[i, EXT_CM])
+    b = range_band(d, cmb[i, PB_CM], cmb[i, BASE_CM], cmb[i, LONG_CM], cmb[i, EXT_CM])
     dice = 0
     if b == 0 and (cmb[i, LONG_ARM] == 0 or rule[R_PB_LONG] != 0):
         dice += 1
@@ -307,7 +307,7 @@ def _shot_mods(cmb, rule, i, j, d, cover_j, fast_j):
 
 
 @njit(**LEAF)
-def _decide(plan, ranged, d, mov, reach, far, best, charge, threat, covered, cover_free):
+def decide(plan, ranged, d, mov, reach, far, best, charge, threat, covered, cover_free):
     """DX14: one fighter's turn at ``d`` cm from its target, by its plan (code of
     engines.distance.PLANS): ``(distance after its move, action, full speed, takes
     cover)``; action 0 none, 1 now, 2 one melee attack at the end of the round.
@@ -355,7 +355,7 @@ def _decide(plan, ranged, d, mov, reach, far, best, charge, threat, covered, cov
 
 
 @njit(**LEAF)
-def _threat(cmb, rule, j):
+def threat_range(cmb, rule, j):
     """What a kiter keeps beyond (cm): a melee target strikes next turn whoever is within
     its reach and its move (a charge's ``charge_factor`` × MOV, a hold's MOV); -1 for a
     shooter."""
@@ -415,8 +415,8 @@ def _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order, 
     A fight that started engaged: each attacks its DX-g3 target (:func:`_target`), its
     shots with the ``range`` variant's ``dice0``, ``need``, ``dband`` (DX5). A fight that
     started apart (``apart``; positions ``pos`` on a line, in cm): each takes its turn
-    (:func:`_decide`) against its target (:func:`_target_apart`), a forfeited turn losing
-    its move too, its shots with the DX15 / DX16 dice (:func:`_shot_mods`); then the
+    (:func:`decide`) against its target (:func:`_target_apart`), a forfeited turn losing
+    its move too, its shots with the DX15 / DX16 dice (:func:`shot_mods`); then the
     chargers' melee attacks at the end of the round, in the same order, on a target still
     able and in reach. One call site of :func:`_act` serves both (a short compile)."""
     n = cmb.shape[0]
@@ -437,10 +437,10 @@ def _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order, 
                 j = _target_apart(s, cmb, side, rule, i, hp, state, pos)
                 d = abs(pos[j] - pos[i])
                 ranged = cmb[i, WPN + W_FIREARM] != 0
-                nd, act, f, take = _decide(cmb[i, PLAN], ranged, d, cmb[i, MOV_CM], reach,
-                                           cmb[i, EXT_CM], cmb[i, BASE_CM], rule[R_CHARGE],
-                                           _threat(cmb, rule, j) if ranged else -1,
-                                           cover[i], rule[R_TAKE_COVER])
+                nd, act, f, take = decide(cmb[i, PLAN], ranged, d, cmb[i, MOV_CM], reach,
+                                          cmb[i, EXT_CM], cmb[i, BASE_CM], rule[R_CHARGE],
+                                          threat_range(cmb, rule, j) if ranged else -1,
+                                          cover[i], rule[R_TAKE_COVER])
                 fast[i] = f
                 if take != 0:
                     cover[i] = 1
@@ -463,7 +463,7 @@ def _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order, 
             if state[i] != ABLE or state[j] != ABLE or d > reach:
                 continue
         if apart and cmb[i, WPN + W_FIREARM] != 0:
-            dice0, need, dband = _shot_mods(cmb, rule, i, j, d, cover[j], fast[j])
+            dice0, need, dband = shot_mods(cmb, rule, i, j, d, cover[j], fast[j])
         _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits, dice0,
              need, dband)
         up[0] = 0
@@ -637,7 +637,7 @@ def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfe
            order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end, pos, fast, cover,
            pend):
     """``n_trials`` fights of one work item into the zeroed histograms ``o`` .. ``fas``;
-    every scratch array comes from :func:`_mc_kernel`.
+    every scratch array comes from :func:`mc_kernel`.
 
     ``end`` (campaign attrition) counts combatant 0's end: able having lost ``d`` hit
     points at ``d``, else dead, dying, unconscious (out) at ``HP + 1..3``; with no columns
@@ -654,9 +654,9 @@ def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfe
 
 
 @njit(**KERNEL)
-def _mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, outcome, rounds,
-               loser_dead, standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates,
-               fates_sq, end):
+def mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, outcome, rounds,
+              loser_dead, standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates,
+              fates_sq, end):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
     row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
@@ -705,7 +705,7 @@ def _mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, 
         put(fates_sq[item], fas)
 
 
-#: The histograms of :func:`_mc_kernel`, in its argument order.
+#: The histograms of :func:`mc_kernel`, in its argument order.
 _FIELDS = ("outcome", "rounds", "loser_dead", "standing", "tail", "deaths", "hits",
            "loser_fate", "loser_fate_sq", "fates", "fates_sq")
 
@@ -731,8 +731,8 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     after = chunk_states(np.random.SeedSequence(seq.entropy,
                                                 spawn_key=(*seq.spawn_key, AFTER_STREAM)),
                          n_chunks)
-    _, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
-                                      after), SYSTEM, trials, seq, round_cap, _FIELDS,
+    _, sums = run_chunks(mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
+                                     after), SYSTEM, trials, seq, round_cap, _FIELDS,
                          end_columns=health + 4)
     return sums["end"]
 
@@ -757,11 +757,11 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
     after = chunk_states(np.random.SeedSequence(seq.entropy,
                                                 spawn_key=(*seq.spawn_key, AFTER_STREAM)),
                          plan_chunks(trials)[0])
-    out, sums = run_chunks(_mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
-                                        after),
+    out, sums = run_chunks(mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
+                                       after),
                            SYSTEM, trials, seq, round_cap, _FIELDS)
     merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
-    out.notes.update(_notes())
+    out.notes.update(variant_notes())
     return out
 
 

@@ -429,5 +429,5 @@ def check_apart(combatants, variants: Variants) -> None:
                              f"{variants.distance}: give the weapon base_range (yards)")
 
 
-def _notes() -> dict:
+def variant_notes() -> dict:
     return {"extension": EXTENSION}
