@@ -37,6 +37,12 @@ from engines.campaign import (
 from engines.errors import InputError
 from engines.rng import Seed, normalize_seed
 
+__all__ = ["BATCH_TRIALS", "CAMPAIGN_METRICS", "DEFAULT_TRIALS", "METHODS", "PROGRESS_WORK",
+           "TABLES", "campaign_metric", "distribution_table", "fan_chart", "fighter",
+           "knob_values", "measure_campaign", "median_passage", "merge", "p_reached",
+           "passage_table", "resolve", "run", "solve_campaign", "summary_table", "table",
+           "tally_names"]
+
 TABLES = ("summary", "distribution", "passage")
 METHODS = ("exact", "mc", "both")
 DEFAULT_TRIALS = 20_000
@@ -308,10 +314,10 @@ def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
     """Fan chart of one :class:`CampaignStats`: the 10–90 % and 25–75 % bands and the
     median of the state over sessions (and the threshold as a dashed line, if any), in
     the system's Okabe–Ito colour. Returns the figure (a new one when ``ax`` is None)."""
-    from analysis.checks.plots import SYSTEM_COLORS, _figure
+    from analysis.checks.plots import SYSTEM_COLORS, new_figure
 
     if ax is None:
-        fig = _figure(6.5, 4.0)
+        fig = new_figure(6.5, 4.0)
         ax = fig.add_subplot()
     else:
         fig = ax.figure

@@ -37,6 +37,9 @@ from typing import Any
 
 from analysis.text import N_, Text
 
+__all__ = ["figure_phrase", "knob_phrase", "metric_phrase", "probability_metric", "rounds_metric",
+           "value_phrase"]
+
 #: the sides of a fight knob and how a phrase names them
 _SIDES = {"both": N_("both fighters' {trait}"), "a": N_("fighter A's {trait}"),
           "b": N_("fighter B's {trait}")}
@@ -240,12 +243,12 @@ def _int_or_text(text: str):
         return _word(text)
 
 
-def _probability_metric(metric: str) -> bool:
+def probability_metric(metric: str) -> bool:
     name = str(metric).strip()
     return name.startswith(("p_", "extra_at:p_"))
 
 
-def _rounds_metric(metric: str) -> bool:
+def rounds_metric(metric: str) -> bool:
     return str(metric).strip() == "rounds_mean"
 
 
@@ -263,12 +266,12 @@ def figure_phrase(metric: str, value: float, se: float = 0.0) -> Text:
     if value is None or not math.isfinite(float(value)):
         return Text(N_("not measured"))
     value, se = float(value), abs(float(se or 0.0))
-    if _probability_metric(metric) and 0.0 <= value <= 1.0:
+    if probability_metric(metric) and 0.0 <= value <= 1.0:
         shown = _probability(value)
         if se > 0:
             return Text(N_("{figure} ± {se} points"), figure=shown, se=_number(100 * se, 2))
         return shown
-    if _rounds_metric(metric):
+    if rounds_metric(metric):
         if se > 0:
             return Text(N_("{rounds:,.1f} ± {se} rounds"), rounds=value, se=_number(se, 2))
         return Text(N_("{rounds:,.1f} rounds"), rounds=value)

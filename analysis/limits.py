@@ -24,6 +24,9 @@ import math
 
 from engines.errors import InputError
 
+__all__ = ["MAX_ROUND_CAP", "MAX_SEED", "MAX_SESSIONS", "MAX_TRIALS", "MAX_WORKERS", "bounded_int",
+           "range_words", "round_cap", "seed", "shown", "trials"]
+
 MAX_TRIALS = 10**10
 MAX_ROUND_CAP = 1000
 MAX_SESSIONS = 1000

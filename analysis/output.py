@@ -17,6 +17,9 @@ from pathlib import Path
 
 from engines.errors import InputError
 
+__all__ = ["FORMATS", "PROVENANCE", "atomic_path", "check_folder", "check_target", "render",
+           "with_provenance", "write_table"]
+
 FORMATS = ("csv", "json", "markdown", "parquet")
 
 

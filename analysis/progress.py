@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+__all__ = ["bar"]
+
 
 def bar(total: int, desc: str, **kw):
     """A tqdm progress bar on stderr (hidden when not a terminal unless forced)."""

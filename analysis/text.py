@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+__all__ = ["N_", "Text", "join", "made"]
+
 #: the most recent sentences made, English text → :class:`Text` (tables store plain
 #: strings: pandas keeps a column of text as its own string type, not the objects)
 _MADE: OrderedDict[str, Text] = OrderedDict()

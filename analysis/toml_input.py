@@ -12,6 +12,8 @@ from pathlib import Path
 
 from engines.errors import InputError
 
+__all__ = ["RECENT_NS", "file_stamp", "read_toml", "read_toml_cached"]
+
 
 def read_toml(path: str | Path, what: str) -> dict:
     """The parsed TOML file at ``path`` (``what`` names the kind of file in messages).

@@ -23,6 +23,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+__all__ = ["ENGINES", "STAMP_NAME", "cache_dir", "clear_cache", "compile_group", "fingerprint",
+           "is_warm", "stamp_path", "warm_up"]
+
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
 STAMP_NAME = "rpg-balance-warm-up.stamp"
 

@@ -46,15 +46,15 @@ ROOT = Path(__file__).resolve().parents[1]
 DESIGNER = ROOT / "scenarios" / "designer_guardrails.toml"
 
 
-def _clock() -> tuple[float, float]:
+def clocks() -> tuple[float, float]:
     return time.perf_counter(), time.process_time()
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, float]:
     """(wall s, CPU s of this process) of one call of ``fn``."""
-    w0, c0 = _clock()
+    w0, c0 = clocks()
     fn()
-    w1, c1 = _clock()
+    w1, c1 = clocks()
     return w1 - w0, c1 - c0
 
 
@@ -80,9 +80,9 @@ def even_duels(systems: list[str]) -> Callable[[], None]:
     """One exact even duel of the ladder's competent fighter per system."""
     from analysis.combat import archetypes
     from analysis.combat import fights as reg
-    from analysis.workflow.audit import _ladder_specs
+    from analysis.workflow.audit import ladder_specs
 
-    ladder = _ladder_specs()
+    ladder = ladder_specs()
     plan = []
     for system in systems:
         fighter = archetypes.combatant(system, ladder[system]["competent"])

@@ -32,7 +32,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchmarks.bench_audit import _clock, timed_cli
+from benchmarks.bench_audit import clocks, timed_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 TUNE = ROOT / "scenarios" / "tune.toml"
@@ -40,9 +40,9 @@ TUNE = ROOT / "scenarios" / "tune.toml"
 
 def timed_result(fn):
     """(wall s, CPU s of this process, result) of one call of ``fn``."""
-    w0, c0 = _clock()
+    w0, c0 = clocks()
     out = fn()
-    w1, c1 = _clock()
+    w1, c1 = clocks()
     return w1 - w0, c1 - c0, out
 
 

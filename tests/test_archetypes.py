@@ -161,10 +161,10 @@ def test_missing_matchup_file(tmp_path):
 def test_parsed_data_file_is_a_fresh_copy_each_time():
     """The parse of a data file is kept, but every caller gets its own copy: changing it
     changes nothing for the next caller (nor the library built from the file)."""
-    _, raw = A._read("dice_pool_7", None)
+    _, raw = A.read_library("dice_pool_7", None)
     raw["weapons"]["light_melee"]["bonus"] = 5
     raw["weapons"].pop("heavy_melee")
-    _, again = A._read("dice_pool_7", None)
+    _, again = A.read_library("dice_pool_7", None)
     assert again["weapons"]["light_melee"]["bonus"] == 1          # A11
     assert "heavy_melee" in again["weapons"]
     assert A.combatant("dice_pool_7", "competent_swordsman").weapon.bonus == 1

@@ -124,7 +124,7 @@ def test_no_default_cure_changes_a_guardrails_own_terms(default_audit):
         if not row["cure"]:
             continue
         edit = parse(shlex.split(row["cure"])[-1])
-        t = audit._target(sc, g)
+        t = audit.guardrail_target(sc, g)
         if t.kind == "check":
             spec = get(t.system)
             # the task's difficulty (and every other axis but competence) is held
@@ -276,10 +276,10 @@ def test_discovered_one_hit_findings_get_cures_that_reproduce():
     import sys
 
     from analysis.workflow.audit.cures import discovered_cures
-    from analysis.workflow.audit.discovery import _ladder_specs, one_hit_fights
+    from analysis.workflow.audit.discovery import ladder_specs, one_hit_fights
 
     cfg = {**audit.DEFAULT_DISCOVER}
-    ladder = _ladder_specs()
+    ladder = ladder_specs()
     table = pd.DataFrame(one_hit_fights("middle_3d10", cfg, ladder=ladder["middle_3d10"]))
     discovered_cures(table, cfg, ladder)
     duel = table[table["subject"] == "even duel"].iloc[0]

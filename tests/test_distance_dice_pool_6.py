@@ -28,7 +28,7 @@ from distance_support import assert_mc_matches_exact, hist_digest
 
 from analysis.combat.archetypes import combatant
 from analysis.combat.combatants import load_library
-from analysis.workflow.audit.cures import SETUP_VARIANTS, _variant_knobs
+from analysis.workflow.audit.cures import SETUP_VARIANTS, variant_knobs
 from engines.distance import CHARGE, COVER, HOLD, KITE
 from engines.errors import InputError
 from engines.fight import HIST_FIELDS
@@ -360,6 +360,6 @@ def test_distance_is_the_fights_setup_not_a_cure():
     whole metres without a list of choices, are not searched)."""
     assert "distance" in SETUP_VARIANTS
     v = Variants()
-    names = {k.name for k in _variant_knobs(v, dataclasses.fields(v))}
+    names = {k.name for k in variant_knobs(v, dataclasses.fields(v))}
     assert "variant.distance" not in names
     assert {"variant.melee_reach", "variant.cover_taken"} <= names

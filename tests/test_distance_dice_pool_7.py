@@ -20,7 +20,7 @@ from distance_support import assert_mc_matches_exact, hist_digest
 
 from analysis.combat.archetypes import combatant, gear
 from analysis.combat.combatants import load_library
-from analysis.workflow.audit.cures import SETUP_VARIANTS, _variant_knobs
+from analysis.workflow.audit.cures import SETUP_VARIANTS, variant_knobs
 from engines.distance import CHARGE, HOLD, KITE, MAX_DISTANCE, PLANS, default_plan
 from engines.errors import InputError
 from engines.fight import HIST_FIELDS
@@ -319,6 +319,6 @@ def test_distance_is_the_fights_setup_not_a_cure():
     question); the AT-g gaps are rule edits it may search."""
     assert "distance" in SETUP_VARIANTS
     v = Variants()
-    names = {k.name for k in _variant_knobs(v, dataclasses.fields(v))}
+    names = {k.name for k in variant_knobs(v, dataclasses.fields(v))}
     assert "variant.distance" not in names
     assert {"variant.range_penalty", "variant.melee_reach"} <= names

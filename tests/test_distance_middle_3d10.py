@@ -20,7 +20,7 @@ from distance_support import assert_mc_matches_exact, hist_digest
 
 from analysis.combat.archetypes import combatant
 from analysis.combat.combatants_middle_pct import combatants, load_library
-from analysis.workflow.audit.cures import SETUP_VARIANTS, _variant_knobs
+from analysis.workflow.audit.cures import SETUP_VARIANTS, variant_knobs
 from engines.distance import CHARGE, HOLD, KITE, PLANS
 from engines.errors import InputError
 from engines.fight import HIST_FIELDS
@@ -116,7 +116,7 @@ def test_bt_g2_range_penalty_in_one_shot():
     P(C ≥ 3) = 1 − (3 · 0.2² · 0.8 + 0.2³) = 0.896."""
     a, b = LIB["competent_shooter"], LIB["competent"]
     for pen, p in ((0, 0.972), (4, 0.896)):
-        t = cb._attack_table(a, b, Variants(), 80, far_pen=pen)
+        t = cb.attack_table(a, b, Variants(), 80, far_pen=pen)
         assert 1.0 - t[0, 0, 1, 0, 0, 0] == pytest.approx(p, abs=1e-12)
     assert p_middle_at_least(3) == pytest.approx(0.896)
     # In a fight: the shooter acts first (reflex 4 against 0) and meets the dummy
@@ -280,6 +280,6 @@ def test_distance_is_the_fights_setup_not_a_cure():
     search."""
     assert "distance" in SETUP_VARIANTS
     v = Variants()
-    names = {k.name for k in _variant_knobs(v, dataclasses.fields(v))}
+    names = {k.name for k in variant_knobs(v, dataclasses.fields(v))}
     assert "variant.distance" not in names
     assert {"variant.range_penalty", "variant.melee_reach"} <= names

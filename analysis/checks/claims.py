@@ -21,6 +21,9 @@ from engines.errors import InputError
 from engines.systems.dice_pool_6 import checks as dice_pool_6
 from engines.variants import describe
 
+__all__ = ["C7_DIFFICULTIES", "C7_POOLS", "C7_TOLERANCE_PP", "TRIVIAL", "claim_c7",
+           "claim_c7_summary", "claim_c7_table", "variant_label"]
+
 #: |delta| in percentage points within which the two modifiers count as equivalent.
 C7_TOLERANCE_PP = 3.0
 C7_POOLS = range(1, 21)

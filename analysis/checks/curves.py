@@ -23,6 +23,10 @@ from engines.rng import Seed
 from engines.system import get, registry
 from engines.variants import parse_variants
 
+__all__ = ["AXES", "DEFAULT_TRIALS", "METHODS", "PROGRESS_WORK", "Grid", "axis_product",
+           "build_grid", "kernel_args", "mc_progress", "outcome_summary", "put_p",
+           "settings_exact", "settings_mc", "success_curves", "variants_for"]
+
 METHODS = ("exact", "mc", "both")
 DEFAULT_TRIALS = 200_000
 
@@ -61,7 +65,7 @@ def variants_for(system: str, variants: Any = None):
     return parse_variants(mod.Variants, variants)
 
 
-def _product(axes: dict[str, Iterable]) -> pd.DataFrame:
+def axis_product(axes: dict[str, Iterable]) -> pd.DataFrame:
     idx = pd.MultiIndex.from_product([list(v) for v in axes.values()], names=list(axes))
     return idx.to_frame(index=False)
 
@@ -72,7 +76,7 @@ def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = No
     spec = _spec(system)
     v = variants_for(system, variants)
     axes = {**spec.axes, **(axes or {})}
-    cells = _product(axes)
+    cells = axis_product(axes)
     settings, setting_of_cell, mask, values = spec.check_grid(
         {name: cells[name].to_numpy() for name in cells.columns}, v)
     return Grid(system, cells, np.asarray(settings), np.asarray(setting_of_cell),

@@ -28,6 +28,10 @@ from engines.errors import InputError
 from engines.system import get, registry
 from engines.systems.percentile import checks as percentile
 
+__all__ = ["DEFAULT_PATH", "FALLBACK_LADDER", "LADDER_FILE", "RUNGS", "Anchor", "Ladders",
+           "PercentileDifficulty", "SystemLadder", "anchor_report", "ladder_table", "left_out",
+           "load_competence_ladder", "load_ladders", "p_rung", "swinginess", "upset_table"]
+
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "ladders.toml"
 
 

@@ -38,6 +38,8 @@ from analysis.checks.curves import success_curves, variants_for
 from engines.errors import InputError
 from engines.system import get, registry
 
+__all__ = ["BASE_AXES", "modifier_summary", "modifier_table", "modifier_values"]
+
 
 def _held(spec) -> dict[str, Any]:
     """Check-grid axes the modifier table holds at one value (not shown): the system's

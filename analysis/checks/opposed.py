@@ -38,7 +38,7 @@ import pandas as pd
 from analysis.checks.curves import (
     DEFAULT_TRIALS,
     METHODS,
-    _product,
+    axis_product,
     kernel_args,
     mc_progress,
     put_p,
@@ -49,6 +49,9 @@ from engines import checks
 from engines.errors import InputError
 from engines.rng import Seed
 from engines.system import get, registry
+
+__all__ = ["AXES", "OpposedGrid", "build_grid", "opposed_exact_joint", "opposed_mc_joint",
+           "opposed_table"]
 
 
 def _rule(system: str):
@@ -88,7 +91,7 @@ def build_grid(system: str, variants, axes: dict[str, Iterable] | None = None) -
     if unknown:
         raise InputError(f"opposed {system}: unknown axis {sorted(unknown)[0]!r}; known: "
                          + ", ".join(rule.axes))
-    cells = _product(axes)
+    cells = axis_product(axes)
     key = rule.setting_axis
     if key is None:
         side_a = np.array([rule.setting] * len(cells), dtype=object)

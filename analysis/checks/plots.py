@@ -22,6 +22,9 @@ from analysis.text import N_, Text
 from engines.errors import InputError
 from engines.system import get
 
+__all__ = ["SPARE_COLORS", "SYSTEM_COLORS", "SYSTEM_LABELS", "c7_heatmap", "curve_spec",
+           "ladder_plot", "modifier_plot", "new_figure", "success_curve_plot"]
+
 #: Colours for systems that declare none (their ``color`` hook), in registry order.
 SPARE_COLORS = ("#CC79A7", "#000000", "#999999", "#F0E442", "#882255", "#44AA99")
 
@@ -109,7 +112,7 @@ def curve_spec(system: str) -> dict[str, Any]:
             "xlabel": x, "legend": line}
 
 
-def _figure(width: float = 7.0, height: float = 4.5) -> Figure:
+def new_figure(width: float = 7.0, height: float = 4.5) -> Figure:
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
@@ -140,7 +143,7 @@ def success_curve_plot(system: str, table: pd.DataFrame | None = None,
     for k, v in spec["fixed"].items():
         if k in sel:
             sel = sel[sel[k] == v]
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
     color = SYSTEM_COLORS[system]
     lines = [x for x in spec["lines"] if (sel[spec["line"]] == x).any()]
@@ -171,7 +174,7 @@ def ladder_plot(table: pd.DataFrame | None = None) -> Figure:
         table = ladder_table()
     diffs = table.sort_values("difficulty_rank")["difficulty"].drop_duplicates().tolist()
     comps = table.sort_values("competence_rank")["competence"].drop_duplicates().tolist()
-    fig = _figure(3.2 * len(diffs), 3.8)
+    fig = new_figure(3.2 * len(diffs), 3.8)
     axes = fig.subplots(1, len(diffs), sharey=True, squeeze=False)[0]
     for ax, diff in zip(axes, diffs, strict=True):
         part = table[table["difficulty"] == diff]
@@ -198,7 +201,7 @@ def c7_heatmap(table: pd.DataFrame | None = None) -> Figure:
 
         table, _ = claim_c7()
     labels = list(dict.fromkeys(table["variants"])) if "variants" in table else ["default"]
-    fig = _figure(5.0 * len(labels) + 1.0, 4.5)
+    fig = new_figure(5.0 * len(labels) + 1.0, 4.5)
     axes = fig.subplots(1, len(labels), squeeze=False)[0]
     vmax = max(float(table["delta_pp"].abs().max()), 1e-9)
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-vmax, vmax=vmax)
@@ -233,7 +236,7 @@ def modifier_plot(table: pd.DataFrame | None = None, lo: float = 0.05,
     if table is None:
         table = modifier_table()
     s = modifier_summary(table, lo, hi)
-    fig = _figure(7.5, 0.32 * len(s) + 1.5)
+    fig = new_figure(7.5, 0.32 * len(s) + 1.5)
     ax = fig.add_subplot()
     y = np.arange(len(s))[::-1]
     colors = [SYSTEM_COLORS.get(x, "#000000") for x in s["system"]]

@@ -45,6 +45,11 @@ from engines.errors import InputError
 from engines.system import get, registry
 from engines.variants import parse_variants
 
+__all__ = ["WEAPON_KINDS", "Matchup", "MatchupEntry", "MatchupFile", "armours", "combatant",
+           "describe", "engine", "gear", "hook", "library", "load_matchup_file", "names",
+           "read_library", "split_variants", "systems", "tactics", "to_engine", "variants",
+           "weapon_kinds", "weapon_name", "weapons"]
+
 
 def systems() -> list[str]:
     """Ids of every installed system with an archetype library."""
@@ -120,7 +125,7 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
     return checks, combat
 
 
-def _read(system: str, path) -> tuple[str, dict]:
+def read_library(system: str, path) -> tuple[str, dict]:
     """``(file name, parsed data file)`` of the system's library: a copy of the parse
     kept while the file stays the same (:func:`analysis.toml_input.read_toml_cached`)."""
     p = hook(system).path(path)
@@ -134,7 +139,7 @@ def _stamp(system: str, path) -> tuple | None:
 
 @lru_cache(maxsize=32)
 def _library_cached(system: str, path: str | None, stamp: tuple | None) -> dict:
-    fname, raw = _read(system, path)
+    fname, raw = read_library(system, path)
     return hook(system).load(fname, raw)
 
 
@@ -162,7 +167,7 @@ def names(system: str, path=None) -> list[str]:
 
 def weapons(system: str, path=None) -> list[str]:
     """Weapon names of the system's data file."""
-    _, raw = _read(_system(system), path)
+    _, raw = read_library(_system(system), path)
     table = raw.get("weapons", {})
     return list(table) if isinstance(table, dict) else []
 
@@ -184,7 +189,7 @@ def weapon_kinds(system: str, path=None) -> dict[str, str]:
     ('melee', 'ranged')
     """
     h = hook(_system(system))
-    _, raw = _read(system, path)
+    _, raw = read_library(system, path)
     return {name: "ranged" if h.weapon_ranged(raw, name) else "melee"
             for name in weapons(system, path)}
 
@@ -197,7 +202,7 @@ def armours(system: str, path=None) -> list:
         return list(h.armour_points)
     if h.armour == "none":
         return []
-    _, raw = _read(system, path)
+    _, raw = read_library(system, path)
     return list(raw.get("armour", {}))
 
 
@@ -329,7 +334,7 @@ def _build(system: str, spec, overrides, path, label):
     lib = library(system, path)
     if name is not None and name not in lib:
         raise unknown(system, name, lib)
-    fname, raw = _read(system, path)
+    fname, raw = read_library(system, path)
     return hook(system).build(fname, raw, lib, name, over, full, label)
 
 
@@ -395,7 +400,7 @@ def gear(system: str, path=None) -> list[dict]:
     (DX11); ``dice_pool_6`` and ``middle_3d10`` have no armour rules."""
     system = _system(system)
     h = hook(system)
-    _, raw = _read(system, path)
+    _, raw = read_library(system, path)
     rows = []
     default_rule = {"weapon": h.weapon_rule, "armour": h.armour_rule}
 

@@ -36,6 +36,12 @@ from analysis.combat.library_hook import (
 from analysis.toml_input import read_toml
 from engines.errors import InputError
 
+__all__ = ["BUILDERS", "DICE_POOL_6", "DICE_POOL_7", "POOL6_TACTICS", "Attr", "Burst7", "Cover6",
+           "DicePool6Archetype", "DicePool6File", "DicePool6Level", "DicePool6Style",
+           "DicePool6Weapon", "DicePool7Archetype", "DicePool7Armour", "DicePool7File",
+           "DicePool7Level", "DicePool7Style", "DicePool7Weapon", "Plan6", "Plan7", "Tactic7",
+           "Trait6", "Willpower7", "entry_of", "load_library"]
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)

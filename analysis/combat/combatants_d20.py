@@ -30,6 +30,10 @@ from engines.distance import PLANS
 from engines.errors import InputError
 from engines.systems.d20_degrees.combat import HERO_USES, MANEUVERS, Fighter
 
+__all__ = ["D20_DEGREES", "DATA_FILE", "LADDER", "STATS", "Armour", "Combatant", "HeroUse",
+           "LibraryFile", "ManeuverName", "Meta", "PlanName", "Stat", "StatBlock", "Style",
+           "Weapon", "load_library"]
+
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "combat" / "d20_degrees.toml"
 
 Stat = Field(ge=-10, le=40)

@@ -28,6 +28,10 @@ from engines.errors import InputError
 from engines.systems.middle_3d10 import combat as mid
 from engines.systems.percentile import combat as pct
 
+__all__ = ["DATA_DIR", "MIDDLE_3D10", "PERCENTILE", "PERCENTILE_ARMOUR", "MiddleArchetype",
+           "MiddleCategory", "MiddleStyle", "PctArchetype", "PctBonusRow", "PctStyle", "PctWeapon",
+           "Plan", "PlanMiddle", "combatants", "load_library", "parse_dice"]
+
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "combat"
 _DICE = re.compile(r"^\s*(\d+)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 _FLAT = re.compile(r"^\s*([+-]?\d+)\s*$")

@@ -19,6 +19,10 @@ import numpy as np
 from engines.errors import InputError
 from engines.system import get, registry
 
+__all__ = ["METRICS", "METRIC_NAMES", "ONE_HIT_METRICS", "available", "check_metric",
+           "combat_variants", "engine", "fighter", "is_one_hit", "metric", "one_hit_value",
+           "with_knob"]
+
 
 def _metric_win(side: int):
     def read(stats) -> tuple[float, float]:

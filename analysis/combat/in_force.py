@@ -16,6 +16,8 @@ from typing import Any
 
 from engines.system import get
 
+__all__ = ["VariantsInForce", "split", "variants_in_force"]
+
 
 @dataclass(frozen=True)
 class VariantsInForce:

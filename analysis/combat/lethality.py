@@ -15,6 +15,14 @@ import pandas as pd
 from engines.errors import InputError
 from engines.fight import FATES, HIST_FIELDS, ROUND_CAP, SIDE_FATES, FightStats, check_aftermath
 
+__all__ = ["MC_BATCH", "PROGRESS_WORK", "QUANTILES", "aftermath_of", "agreement", "armour_table",
+           "combat_variants", "damage_table", "distance_systems", "distance_table", "duel_stats",
+           "duel_table", "fighter_label", "gear_name", "group_fight", "has_distance",
+           "loser_fate_columns", "merge_stats", "name_of", "one_hit", "one_hit_table",
+           "rounds_quantiles", "rounds_table", "run_fight", "side_fate_columns", "side_label",
+           "standing_table", "stats_names", "summary", "summary_table", "tactic_table",
+           "variants_text", "weapon_table"]
+
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 

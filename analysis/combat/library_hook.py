@@ -26,6 +26,9 @@ from pydantic import ValidationError
 
 from engines.errors import InputError
 
+__all__ = ["CUSTOM", "DATA_DIR", "LADDER", "ArchetypeHook", "check_gear", "check_keys",
+           "ranged_flag", "renamed", "rewrite", "unknown", "validation", "weapon_attribute"]
+
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "combat"
 #: The common competence ladder: every library has these five archetypes.
 LADDER = ("untrained", "novice", "competent", "expert", "master")

@@ -32,6 +32,10 @@ import numpy as np
 from analysis.combat import fights as reg
 from engines.errors import InputError
 
+__all__ = ["DEFAULT_FIGHT_TRIALS", "FIGHT_STREAM", "KNOB_SIDES", "FightTask", "apply_knob",
+           "fight_point", "fight_tasks", "knob_problems", "parse_knob", "run_fight_sweep",
+           "run_fight_task"]
+
 #: Trials per Monte Carlo fight cell when the scenario gives no precision.
 DEFAULT_FIGHT_TRIALS = 20_000
 #: Offset of fight cells' streams, so they never share one with a check task.

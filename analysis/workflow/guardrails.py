@@ -19,15 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engines.errors import InputError
 
+__all__ = ["Tune", "TuneKnob", "TuneScalar", "entry_index", "entry_names", "guardrail_problems"]
 
-def _names(entries, prefix):
+
+def entry_names(entries, prefix):
     return [e.name or f"{prefix}{i}" for i, e in enumerate(entries)]
 
 
-def _index(entries, prefix, ref) -> int | None:
+def entry_index(entries, prefix, ref) -> int | None:
     if isinstance(ref, int) and not isinstance(ref, bool):
         return ref if 0 <= ref < len(entries) else None
-    names = _names(entries, prefix)
+    names = entry_names(entries, prefix)
     return names.index(ref) if ref in names else None
 
 
@@ -51,8 +53,8 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
         elif g.campaign is not None:
             problems += _campaign_problems(sc, g, path, _hint, _known)
         elif g.fight is not None:
-            if _index(sc.fights, "fight", g.fight) is None:
-                names = _names(sc.fights, "fight")
+            if entry_index(sc.fights, "fight", g.fight) is None:
+                names = entry_names(sc.fights, "fight")
                 problems.append((f"{path}.fight", f"no [[fights]] entry {g.fight!r}"
                                  f"{_hint(str(g.fight), names)}; known: "
                                  f"{_known(names) or 'none'}"))
@@ -71,9 +73,9 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
                                f"known: {', '.join(METRIC_NAMES)}")
                     problems.append((f"{path}.metric", msg))
         else:
-            index = _index(sc.checks, "check", g.check)
+            index = entry_index(sc.checks, "check", g.check)
             if index is None:
-                names = _names(sc.checks, "check")
+                names = entry_names(sc.checks, "check")
                 problems.append((f"{path}.check", f"no [[checks]] entry {g.check!r}"
                                  f"{_hint(str(g.check), names)}; known: "
                                  f"{_known(names) or 'none'}"))
@@ -120,7 +122,7 @@ def _distance_problems(sc, g, path: str) -> list[tuple[str, str]]:
     if g.metric.startswith("p_one_hit_"):
         out.append((where, f"{g.metric} is the odds of one attack, which no starting "
                     "distance moves"))
-    index = _index(sc.fights, "fight", g.fight)
+    index = entry_index(sc.fights, "fight", g.fight)
     if index is not None:
         from analysis.combat.lethality import has_distance
 
@@ -140,8 +142,8 @@ def _campaign_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]
     from analysis.campaign import campaign_metric
 
     problems: list[tuple[str, str]] = []
-    if _index(sc.campaign, "campaign", g.campaign) is None:
-        names = _names(sc.campaign, "campaign")
+    if entry_index(sc.campaign, "campaign", g.campaign) is None:
+        names = entry_names(sc.campaign, "campaign")
         problems.append((f"{path}.campaign", f"no [[campaign]] entry {g.campaign!r}"
                          f"{_hint(str(g.campaign), names)}; known: "
                          f"{_known(names) or 'none'}"))

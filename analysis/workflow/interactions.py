@@ -23,6 +23,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+__all__ = ["CONDITIONAL", "HELD_COLUMNS", "dependent_effects", "held_fixed_ranges",
+           "interaction_ranges", "result_interactions"]
+
 #: conditional-range columns of :func:`interaction_ranges`
 CONDITIONAL = ("range_a_min", "range_a_max", "range_a_max_at", "range_b_min", "range_b_max",
                "range_b_max_at")

@@ -16,6 +16,10 @@ from analysis.workflow.scenario import Scenario
 from analysis.workflow.sweep import Cluster, run_checks
 from engines.errors import InputError
 
+__all__ = ["EXTENSIONS", "Results", "check_output_dir", "curves_plot", "run_campaign_solve",
+           "run_campaign_sweep", "run_campaigns", "run_fights", "run_lethality", "run_scenario",
+           "write_results"]
+
 EXTENSIONS = {"csv": "csv", "json": "json", "markdown": "md", "parquet": "parquet"}
 
 

@@ -109,17 +109,17 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from analysis.toml_input import read_toml
 from analysis.workflow.guardrails import Tune
 from analysis.workflow.scenario_validation import (
-    _hint,
-    _known,
-    _semantic,
     campaign_index,
     campaign_knob,
+    did_you_mean,
+    known_list,
+    semantic_problems,
 )
 from engines.errors import InputError
 
 __all__ = ["PLOTS", "TABLES", "Campaign", "Check", "Contrast", "Fight", "Guardrail", "Output",
            "Precision", "Scalar", "Scenario", "Solve", "Sweep", "campaign_index", "campaign_knob",
-           "load_scenario", "parse_scenario"]
+           "load_scenario", "parse_scenario", "raise_problems"]
 
 Scalar = int | float | str | bool
 TABLES = ("checks", "sweep", "sensitivity", "interactions", "difficulty", "competence",
@@ -448,8 +448,8 @@ def _describe(err: dict) -> str:
         return "required key is missing"
     if kind == "extra_forbidden":
         known = _known_keys(err["loc"][:-1])
-        return "unknown key" + (_hint(err["loc"][-1], known) + f"; known: {_known(known)}"
-                                if known else "")
+        return "unknown key" + (did_you_mean(err["loc"][-1], known)
+                                + f"; known: {known_list(known)}" if known else "")
     if kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         return f"{got!r} is not allowed; choose {' | '.join(choices)}"
@@ -468,7 +468,7 @@ def _describe(err: dict) -> str:
     return f"{text}, got {got!r}"
 
 
-def _fail(source: str, problems: list[tuple[str, str]]):
+def raise_problems(source: str, problems: list[tuple[str, str]]):
     lines = [f"{source}: {path}: {why}" for path, why in problems]
     head = lines[0] if len(lines) == 1 else (f"{source}: {len(lines)} problems\n  "
                                               + "\n  ".join(lines))
@@ -478,7 +478,7 @@ def _fail(source: str, problems: list[tuple[str, str]]):
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     """Validate already-parsed TOML data; every problem is reported in one InputError."""
     if not isinstance(data, dict):
-        _fail(source, [("(top level)", "expected a table of keys")])
+        raise_problems(source, [("(top level)", "expected a table of keys")])
     try:
         sc = Scenario.model_validate(data)
     except ValidationError as exc:
@@ -487,14 +487,14 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         partial = _salvage(data, exc)
         if partial is not None:
             broken = {path for path, _ in problems}
-            problems += [p for p in _semantic(partial)
+            problems += [p for p in semantic_problems(partial)
                          if p not in problems and not any(p[0] == b or p[0].startswith(b + ".")
                                                           or p[0].startswith(b + "[")
                                                           for b in broken)]
-        _fail(source, problems)
-    problems = _semantic(sc)
+        raise_problems(source, problems)
+    problems = semantic_problems(sc)
     if problems:
-        _fail(source, problems)
+        raise_problems(source, problems)
     sc._source = source
     return sc
 

@@ -1,10 +1,10 @@
 """Scenario validation that needs the rules: systems, variants, axes, ladder names,
 fighters, solver questions, sweeps, campaign entries, guardrails and outputs.
 
-:func:`_semantic` calls one validator per section of the file, in a fixed order (the
+:func:`semantic_problems` calls one validator per section of the file, in a fixed order (the
 order of the messages), each returning its list of ``(key path, problem)``.
 :mod:`analysis.workflow.scenario` checks the structure (pydantic), then calls
-:func:`_semantic`; the validators take its parsed ``Scenario`` as ``sc`` without importing
+:func:`semantic_problems`; the validators take its parsed ``Scenario`` as ``sc`` without importing
 that module (it imports this one).
 """
 
@@ -17,12 +17,14 @@ from typing import Any
 from engines.errors import InputError
 from engines.system import registry
 
+__all__ = ["campaign_index", "campaign_knob", "did_you_mean", "known_list", "semantic_problems"]
 
-def _known(names) -> str:
+
+def known_list(names) -> str:
     return ", ".join(names)
 
 
-def _hint(name: Any, known) -> str:
+def did_you_mean(name: Any, known) -> str:
     """``"; did you mean 'x'?"`` for the closest known names (empty when none is close)."""
     import difflib
 
@@ -61,8 +63,8 @@ def _variant_problem(system: str, name: str, value: Any) -> str | None:
     cls = registry()[system].variants
     fields = {f.name for f in dataclasses.fields(cls)}
     if name not in fields:
-        return (f"not a variant of {system}{_hint(name, fields)}; "
-                f"known: {_known(sorted(fields))}")
+        return (f"not a variant of {system}{did_you_mean(name, fields)}; "
+                f"known: {known_list(sorted(fields))}")
     try:
         parse_variants(cls, {name: value})
     except InputError as exc:
@@ -97,11 +99,11 @@ class _Context:
         """Why ``system`` is not an installed system (None when it is)."""
         if system in self.installed:
             return None
-        return (f"unknown system {system!r}{_hint(system, self.installed)}; "
-                f"known: {_known(self.installed)}")
+        return (f"unknown system {system!r}{did_you_mean(system, self.installed)}; "
+                f"known: {known_list(self.installed)}")
 
 
-def _semantic(sc) -> list[tuple[str, str]]:
+def semantic_problems(sc) -> list[tuple[str, str]]:
     """Problems that need the rules: systems, variants, axes, ladder names. One validator
     per section of the file, called in this order (the order of the messages)."""
     ctx = _Context.of(sc)
@@ -167,7 +169,7 @@ def _check_problems(ctx: _Context) -> list[tuple[str, str]]:
         for axis, values in entry.axes.items():
             if axis not in axes:
                 problems.append((f"{path}.axes.{axis}", f"not an axis of {system}"
-                                 f"{_hint(axis, axes)}; known: {_known(axes)}"))
+                                 f"{did_you_mean(axis, axes)}; known: {known_list(axes)}"))
                 continue
             if not values:
                 problems.append((f"{path}.axes.{axis}", "expected at least one value"))
@@ -185,7 +187,7 @@ def _check_problems(ctx: _Context) -> list[tuple[str, str]]:
                 if isinstance(c, str) and c not in rungs:
                     problems.append((f"{path}.competence[{j}]",
                                      f"unknown ladder name {c!r}"
-                                     f"{_hint(c, rungs)}; known: {_known(rungs)}"))
+                                     f"{did_you_mean(c, rungs)}; known: {known_list(rungs)}"))
         if entry.contrast is not None:
             for arm in ("a", "b"):
                 for axis, off in getattr(entry.contrast, arm).items():
@@ -193,7 +195,7 @@ def _check_problems(ctx: _Context) -> list[tuple[str, str]]:
                         numeric = [a for a in axes if a not in ("roll", "level")]
                         problems.append((f"{path}.contrast.{arm}.{axis}",
                                          f"not a numeric axis of {system}; known: "
-                                         f"{_known(numeric)}"))
+                                         f"{known_list(numeric)}"))
                     elif not -100 <= off <= 100:
                         problems.append((f"{path}.contrast.{arm}.{axis}",
                                          f"offset {off} is out of range -100..100"))
@@ -238,7 +240,7 @@ def _fight_problems(ctx: _Context) -> list[tuple[str, str]]:
                 m = re.search(r"([\w.]+): unknown key; known: (.*)$", msg)
                 if m:  # the loader's own words, plus the closest known key
                     key = m.group(1).rsplit(".", 1)[-1]
-                    hint = _hint(key, m.group(2).split(", "))
+                    hint = did_you_mean(key, m.group(2).split(", "))
                     msg = msg.replace(": unknown key;", f": unknown key{hint};", 1)
                 problems.append((f"{path}.{side}", msg))
     return problems
@@ -288,7 +290,7 @@ def _solve_problems(ctx: _Context) -> list[tuple[str, str]]:
                 known = ctx.ladder[next(iter(registry()))]
                 if s.competence not in known:
                     problems.append((f"{path}.competence", f"unknown ladder name "
-                                     f"{s.competence!r}; known: {_known(known)}"))
+                                     f"{s.competence!r}; known: {known_list(known)}"))
         for j, q in enumerate(s.levels):
             if not 0 < q < 1:
                 problems.append((f"{path}.levels[{j}]", f"expected a probability strictly "
@@ -313,7 +315,7 @@ def _sweep_problems(ctx: _Context) -> list[tuple[str, str]]:
         owners = [s for s in check_systems
                   if name in {f.name for f in dataclasses.fields(registry()[s].variants)}]
         if not owners:
-            problems.append((path, f"not a variant of {_known(check_systems) or 'any system'}"
+            problems.append((path, f"not a variant of {known_list(check_systems) or 'any system'}"
                              ))
             continue
         for value in values:
@@ -327,7 +329,7 @@ def _sweep_problems(ctx: _Context) -> list[tuple[str, str]]:
             problems.append((path, "expected at least one value"))
         owners = [s for s in check_systems if name in AXES[s]]
         if not owners:
-            problems.append((path, f"not an axis of {_known(check_systems) or 'any system'}"
+            problems.append((path, f"not an axis of {known_list(check_systems) or 'any system'}"
                              ))
             continue
         for j, value in enumerate(values):
@@ -358,7 +360,7 @@ def _guardrail_problems(sc) -> list[tuple[str, str]]:
         return []
     from analysis.workflow.guardrails import guardrail_problems
 
-    return guardrail_problems(sc, _hint, _known)
+    return guardrail_problems(sc, did_you_mean, known_list)
 
 
 def _task_problems(sc) -> list[tuple[str, str]]:
@@ -462,7 +464,7 @@ def _lethality_problems(sc, path: str, s) -> list[tuple[str, str]]:
     if index is None:
         names = [f.name or f"fight{i}" for i, f in enumerate(sc.fights)]
         problems.append((f"{path}.fight", f"no [[fights]] entry {s.fight!r}; known: "
-                         f"{_known(names) or 'none'}"))
+                         f"{known_list(names) or 'none'}"))
     elif s.knob is not None and s.values and _fights_ok(sc):
         one = sc.model_copy(update={"fights": [sc.fights[index]]})
         problems += [(f"{path}.knob", why) for why in knob_problems(one, s.knob, s.values)[:1]]
@@ -489,8 +491,8 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
                                  f"{system}: this system declares no campaign mechanics"))
                 continue
             problems.append((f"{path}.system", f"unknown system {system!r}"
-                             f"{_hint(system, with_campaign)}; known: "
-                             f"{_known(with_campaign)}"))
+                             f"{did_you_mean(system, with_campaign)}; known: "
+                             f"{known_list(with_campaign)}"))
             continue
         try:
             mech = mechanic(system, c.mechanic)
@@ -502,7 +504,7 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
         for key, value in c.params.items():
             if key not in names:
                 problems.append((f"{path}.params.{key}", f"not a parameter of {c.mechanic}"
-                                 f"{_hint(key, names)}; known: {_known(names)}"))
+                                 f"{did_you_mean(key, names)}; known: {known_list(names)}"))
                 ok = False
                 continue
             try:
@@ -514,8 +516,8 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
         for key, value in c.variants.items():
             if key not in fields:
                 problems.append((f"{path}.variants.{key}", f"not a variant of {system} "
-                                 f"{c.mechanic}{_hint(key, fields)}; known: "
-                                 f"{_known(fields)}"))
+                                 f"{c.mechanic}{did_you_mean(key, fields)}; known: "
+                                 f"{known_list(fields)}"))
                 ok = False
                 continue
             try:
@@ -579,7 +581,7 @@ def _campaign_solve_problems(sc, path: str, s) -> list[tuple[str, str]]:
     if i is None:
         names = [c.name or f"campaign{j}" for j, c in enumerate(sc.campaign)]
         return [(f"{path}.campaign", f"no [[campaign]] entry {s.campaign!r}; known: "
-                 f"{_known(names) if names else '(none)'}")]
+                 f"{known_list(names) if names else '(none)'}")]
     c = sc.campaign[i]
     try:
         mech = mechanic(c.system or sc.system, c.mechanic)
@@ -588,10 +590,10 @@ def _campaign_solve_problems(sc, path: str, s) -> list[tuple[str, str]]:
     names = [q.name for q in mech.params if q.name not in mech.combatants]
     if s.knob is None:
         problems.append((f"{path}.knob", f"required: a parameter of {c.mechanic}; known: "
-                         f"{_known(names)}"))
+                         f"{known_list(names)}"))
     elif s.knob not in names:
         problems.append((f"{path}.knob", f"not a parameter of {c.mechanic}"
-                         f"{_hint(s.knob, names)}; known: {_known(names)}"))
+                         f"{did_you_mean(s.knob, names)}; known: {known_list(names)}"))
     if s.reach is None:
         problems.append((f"{path}.reach", "required for kind = 'campaign' (the state value "
                          "to reach)"))

@@ -40,8 +40,13 @@ from analysis.checks.ladders import load_competence_ladder
 from engines.errors import InputError
 from engines.system import registry
 
+__all__ = ["DifficultyAxis", "Metric", "ThresholdResult", "chance_matrix", "check_knob_metric",
+           "competence_table", "competence_value", "difficulty_axes", "fight_knob_metric",
+           "solve_difficulty", "solve_lethality", "solve_threshold", "solver_system",
+           "valid_target"]
 
-def _spec(system: str):
+
+def solver_system(system: str):
     """The :class:`engines.system.System` of a system the solver handles (its own
     ``difficulty_axes`` / ``chance_matrix`` hooks, or ``System.solvable``: a check grid and
     competence/difficulty axes), or None."""
@@ -64,17 +69,17 @@ def __getattr__(name: str):
     # read from each system's hooks on use (a plug-in may be registered later)
     if name == "COMPETENCE_AXIS":  # native competence axis and the range searched
         return {sid: _competence_search(s) for sid, s in registry().items()
-                if _spec(sid) is not None}
+                if solver_system(sid) is not None}
     if name == "INVERSE_DIFFICULTIES":  # default difficulty points of the inverse table
         return {sid: {ax.name: ax.inverse for ax in difficulty_axes(sid)}
-                for sid in registry() if _spec(sid) is not None}
+                for sid in registry() if solver_system(sid) is not None}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def competence_value(system: str, competence: int | str,
                      ladder: dict[str, dict[str, int]] | None = None) -> tuple[str, int]:
     """``(label, native value)`` of a competence given as a ladder name or a native int."""
-    spec = _spec(system)
+    spec = solver_system(system)
     if spec is None:
         raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
     if isinstance(competence, bool):
@@ -112,7 +117,7 @@ class DifficultyAxis:
 def difficulty_axes(system: str) -> list[DifficultyAxis]:
     """The difficulty axes searched for ``system`` (easiest first on each): the system's
     own ``difficulty_axes`` hook, or its ``difficulty_axis`` over that axis's values."""
-    spec = _spec(system)
+    spec = solver_system(system)
     if spec is None:
         raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
     if spec.difficulty_axes is not None:
@@ -131,7 +136,7 @@ def chance_matrix(system: str, axis: str, competences: Sequence[int],
     from analysis.checks.curves import success_curves, variants_for
 
     v = variants_for(system, variants)
-    spec = _spec(system)
+    spec = solver_system(system)
     if spec is None:
         raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
     if spec.chance_matrix is not None:
@@ -146,10 +151,10 @@ def chance_matrix(system: str, axis: str, competences: Sequence[int],
 
 
 def _solvable() -> list[str]:
-    return [s for s in registry() if _spec(s) is not None]
+    return [s for s in registry() if solver_system(s) is not None]
 
 
-def _check_target(target: float) -> float:
+def valid_target(target: float) -> float:
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1 \
             or math.isnan(target):
         raise InputError(f"target: expected a probability strictly between 0 and 1, "
@@ -163,7 +168,7 @@ def _systems(systems: str | Sequence[str] | None) -> list[str]:
     if isinstance(systems, str):
         systems = [systems]
     for s in systems:
-        if _spec(s) is None:
+        if solver_system(s) is None:
             raise InputError(f"unknown system {s!r}; known: {', '.join(_solvable())}")
     return list(systems)
 
@@ -186,7 +191,7 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
     """
     import pandas as pd
 
-    target = _check_target(target)
+    target = valid_target(target)
     systems = _systems(systems)
     ladder = ladder or load_competence_ladder()
     if not isinstance(competence, str) and len(systems) > 1:
@@ -222,14 +227,14 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
     """
     import pandas as pd
 
-    levels = [_check_target(q) for q in levels]
+    levels = [valid_target(q) for q in levels]
     ladder = ladder or load_competence_ladder()
     variants = variants or {}
     rows = []
     for system in _systems(systems):
-        name, comp = _competence_search(_spec(system))
+        name, comp = _competence_search(solver_system(system))
         comp = list(comp)
-        rungs = sorted((ladder.get(system) or dict(_spec(system).ladder)).items(),
+        rungs = sorted((ladder.get(system) or dict(solver_system(system).ladder)).items(),
                        key=lambda kv: kv[1])
         for ax in difficulty_axes(system):
             vals = ax.inverse

@@ -30,6 +30,10 @@ import numpy as np
 
 from engines.errors import InputError
 
+__all__ = ["DEFAULT_TRIALS", "CheckTask", "Cluster", "SweepInterrupted", "SweepResult",
+           "check_tasks", "execute", "run_check_task", "run_checks", "sensitivity",
+           "sensitivity_figure", "sensitivity_plot", "sweep_knobs", "variant_names"]
+
 DEFAULT_TRIALS = 200_000
 
 

@@ -66,6 +66,11 @@ from typing import Any
 from analysis.text import N_, Text, join
 from engines.errors import InputError
 
+__all__ = ["EXACT_LIMIT", "FIGURE_WORDS", "POPULATION", "Evaluator", "Knob", "MeasureTask",
+           "TuneProblem", "TuneResult", "best_row", "command", "current_value", "enumerate_all",
+           "front_figure", "front_table", "load_tune", "margin", "pareto", "reading", "reproduce",
+           "run_measure_task", "save_front_plot", "search", "tune", "tune_problems"]
+
 #: the largest number of candidates enumerated exactly; past it the NSGA-II search runs
 EXACT_LIMIT = 2_000
 #: NSGA-II population: the candidates asked, evaluated as one batch and told per generation
@@ -153,8 +158,8 @@ def current_value(sc, target: str, knob: str):
     edits; an InputError when they disagree or it cannot be read."""
     from analysis.checks.curves import variants_for
     from analysis.combat import fights as reg
-    from analysis.workflow.audit.cures import _current
-    from analysis.workflow.audit.edits import _entries
+    from analysis.workflow.audit.cures import trait_value
+    from analysis.workflow.audit.edits import target_entries
     from analysis.workflow.audit.measuring import check_cell
     from engines.system import registry
 
@@ -164,7 +169,7 @@ def current_value(sc, target: str, knob: str):
                   + [("check", i) for i, c in enumerate(sc.checks)
                      if sc.check_system(c) == target])
     else:
-        chosen = _entries(sc, target)
+        chosen = target_entries(sc, target)
     side, _, name = knob.partition(".")
     found = []
     for kind, i in chosen:
@@ -177,7 +182,7 @@ def current_value(sc, target: str, knob: str):
                     found.append(_scalar(getattr(v, name)))
             elif side in ("a", "b", "both") and name:
                 specs = {"a": [f.a], "b": [f.b], "both": [f.a, f.b]}[side]
-                found += [_scalar(_current(system, s, name)) for s in specs]
+                found += [_scalar(trait_value(system, s, name)) for s in specs]
         else:
             c = sc.checks[i]
             system = sc.check_system(c)
@@ -210,9 +215,9 @@ def _why(message: str, edit: str) -> str:
 
 
 def _target_state(sc, g):
-    from analysis.workflow.audit.measuring import _target
+    from analysis.workflow.audit.measuring import guardrail_target
 
-    t = _target(sc, g)
+    t = guardrail_target(sc, g)
     return (t.system, repr(t.entry.model_dump()), repr(sorted(t.variants.items())))
 
 
@@ -313,12 +318,12 @@ def load_tune(path: str | Path, *, seed: int | None = None,
     """A guardrail file with ``[tune]`` (every problem of the file, then of ``[tune]``, in
     one InputError, one line each naming the key path); ``seed``/``budget`` override
     the table's."""
-    from analysis.workflow.scenario import _fail, load_scenario
+    from analysis.workflow.scenario import load_scenario, raise_problems
 
     sc = load_scenario(path)
     problems, knobs, deps = tune_problems(sc)
     if problems:
-        _fail(Path(path).name, problems)
+        raise_problems(Path(path).name, problems)
     return TuneProblem(sc, knobs, deps, str(path),
                        sc.tune.seed if seed is None else seed,
                        sc.tune.budget if budget is None else budget)
@@ -537,10 +542,10 @@ def front_table(problem: TuneProblem, rows: list[dict], evaluator: Evaluator):
     guardrails only) and ``<guardrail> status``, and ``reproduce``."""
     import pandas as pd
 
-    from analysis.workflow.audit.measuring import _target
+    from analysis.workflow.audit.measuring import guardrail_target
 
     sc = problem.scenario
-    mc = [not _target(sc, g).exact for g in sc.guardrails]
+    mc = [not guardrail_target(sc, g).exact for g in sc.guardrails]
     records = []
     for r in rows:
         rec = {k.name: r[k.name] for k in problem.knobs}
@@ -644,14 +649,14 @@ def _fmt(x: float) -> str:
 
 def _knob_system(problem: TuneProblem, knob: Knob) -> str:
     """The system a knob edits: its target when that is a system id, else the system of
-    the ``[[fights]]`` / ``[[checks]]`` entry it names (:func:`.audit.edits._entries`)."""
-    from analysis.workflow.audit.edits import _entries
+    the ``[[fights]]`` / ``[[checks]]`` entry it names (:func:`.audit.edits.target_entries`)."""
+    from analysis.workflow.audit.edits import target_entries
     from engines.system import registry
 
     if knob.target in registry():
         return knob.target
     sc = problem.scenario
-    for kind, i in _entries(sc, knob.target):
+    for kind, i in target_entries(sc, knob.target):
         return sc.check_system((sc.fights if kind == "fight" else sc.checks)[i])
     return sc.system or ""
 

@@ -52,11 +52,11 @@ from .discovery import (
     knob_interactions,
     one_hit_fights,
 )
-from .discovery import _ladder_specs as _ladder_specs
-from .discovery import _matchups as _matchups
+from .discovery import ladder_matchups as ladder_matchups
+from .discovery import ladder_specs as ladder_specs
 from .edits import Edit
 from .measuring import AUDIT_STREAM, Z_DECIDE, Target, check_cell, check_value, measure, status_of
-from .measuring import _target as _target
+from .measuring import guardrail_target as guardrail_target
 from .running import (
     COLUMNS,
     DATA,
@@ -109,3 +109,4 @@ __all__ = [
     "suggest",
     "with_knob",
 ]
+

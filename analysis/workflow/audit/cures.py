@@ -37,7 +37,12 @@ from engines.errors import InputError
 from engines.system import get as system_of
 
 from .edits import Edit
-from .measuring import Z_DECIDE, _axes_of, _target, check_cell, check_value, status_of
+from .measuring import Z_DECIDE, check_cell, check_value, guardrail_target, ladder_axes, status_of
+
+__all__ = ["CELL_FLOOR", "MAX_CURES", "SEARCH_STEPS", "SETUP_VARIANTS", "STATUS_WORDS", "Cure",
+           "CureSearch", "Knob", "cells_moved", "check_knobs", "cure_text", "discovered_cures",
+           "fight_knobs", "find_cures", "side_effects", "suggest", "trait_value", "valid_values",
+           "variant_knobs"]
 
 #: knob values searched on each side of the current value (numeric traits)
 SEARCH_STEPS = 8
@@ -113,7 +118,7 @@ def _find(data, key: str):
     return None
 
 
-def _current(system: str, spec, key: str):
+def trait_value(system: str, spec, key: str):
     """The current value of trait ``key`` of a fighter spec (None when unknown)."""
     from analysis.combat import archetypes
 
@@ -134,14 +139,14 @@ def _current(system: str, spec, key: str):
 
 def _armour_of(system: str, spec, choices: list):
     """The armour a fighter spec wears, as one of ``choices`` (None when unknown)."""
-    val = _current(system, spec, "armour")
+    val = trait_value(system, spec, "armour")
     for cand in (val, getattr(val, "name", None), getattr(val, "points", None)):
         if cand is not None and cand in choices:
             return cand
     from analysis.combat import archetypes
 
     # gear stored by value (d20_degrees): the data file's entry with the same fields
-    table = archetypes._read(system, None)[1].get("armour", {})
+    table = archetypes.read_library(system, None)[1].get("armour", {})
     for name, entry in table.items():
         if isinstance(entry, dict) and entry and all(getattr(val, k, None) == v
                                                      for k, v in entry.items()):
@@ -149,7 +154,7 @@ def _armour_of(system: str, spec, choices: list):
     return None
 
 
-def _variant_knobs(v, fields) -> list[Knob]:
+def variant_knobs(v, fields) -> list[Knob]:
     out = []
     for fl in fields:
         if fl.name in SETUP_VARIANTS:
@@ -184,7 +189,7 @@ def fight_knobs(system: str, f, variants: dict, g=None) -> tuple[list[Knob], lis
     held = ["a", "b", "a.weapon", "b.weapon", "both.armour", "a.tactic", "b.tactic",
             "variant.aftermath"]
     trait = system_of(system).health_trait
-    cur_a, cur_b = ((_current(system, f.a, trait), _current(system, f.b, trait)) if trait
+    cur_a, cur_b = ((trait_value(system, f.a, trait), trait_value(system, f.b, trait)) if trait
                     else (None, None))
     if isinstance(cur_a, int) and cur_a == cur_b:
         out.append(Knob(f"both.{trait}", cur_a, [], True, False))
@@ -199,7 +204,7 @@ def fight_knobs(system: str, f, variants: dict, g=None) -> tuple[list[Knob], lis
     if arm and g is not None and _freed("both.armour", g):
         out.append(Knob("both.armour", _armour_of(system, f.a, arm), arm, False, False))
     v = reg.combat_variants(system, variants)
-    out += _variant_knobs(v, dataclasses.fields(v))
+    out += variant_knobs(v, dataclasses.fields(v))
     if g is not None:
         out = [k for k in out if not _held(k.name, g)]
     return out, [h for h in held if g is None or not _freed(h, g)]
@@ -211,7 +216,7 @@ def check_knobs(system: str, cell: dict, variants, g=None) -> tuple[list[Knob], 
 
     out: list[Knob] = []
     held = []
-    competence = _axes_of(system)[1]
+    competence = ladder_axes(system)[1]
     for axis in AXES[system]:
         if axis not in cell:
             continue
@@ -222,7 +227,7 @@ def check_knobs(system: str, cell: dict, variants, g=None) -> tuple[list[Knob], 
         ordered = all(isinstance(x, int) for x in values)
         out.append(Knob(axis, cell[axis], values, ordered, False))
     v = variants_for(system, variants)
-    out += _variant_knobs(v, dataclasses.fields(v))
+    out += variant_knobs(v, dataclasses.fields(v))
     if g is not None:
         out = [k for k in out if not _held(k.name, g)]
     return out, held
@@ -274,10 +279,10 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
     """Up to ``max_cures`` one-knob edits that make failed guardrail ``g`` pass (one per
     knob, smallest edit first), with the knobs searched and held. Side effects are added
     by :func:`side_effects` (they need the other guardrails)."""
-    from analysis.workflow.guardrails import _index, _names
+    from analysis.workflow.guardrails import entry_index, entry_names
     from analysis.workflow.solvers import fight_knob_metric
 
-    t = _target(sc, g)
+    t = guardrail_target(sc, g)
     if t.kind == "campaign":
         return CureSearch([], [], [], t.system)
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
@@ -285,7 +290,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
     searched: list[str] = []
     if t.kind == "fight":
         f = t.entry
-        entry = _names(sc.fights, "fight")[_index(sc.fights, "fight", g.fight)]
+        entry = entry_names(sc.fights, "fight")[entry_index(sc.fights, "fight", g.fight)]
         knobs, held = fight_knobs(t.system, f, t.variants, g)
         for order, knob in enumerate(knobs):
             def reader(variants, knob=knob):
@@ -305,7 +310,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
             if knob.ordered and not knob.values:   # a trait: the values the data accept
                 knob.values = range(0, 2 * max(knob.current, 1) + SEARCH_STEPS + 1)
             for v in settings:
-                knob.values = _valid(t.system, f, v, knob.name, knob.values)
+                knob.values = valid_values(t.system, f, v, knob.name, knob.values)
             if len(knob.values) < 2:
                 continue
             searched.append(knob)
@@ -314,7 +319,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
                 cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
     else:
         cell = check_cell(t.system, t.entry)
-        entry = _names(sc.checks, "check")[_index(sc.checks, "check", g.check)]
+        entry = entry_names(sc.checks, "check")[entry_index(sc.checks, "check", g.check)]
         knobs, held = check_knobs(t.system, cell, t.variants, g)
         for order, knob in enumerate(knobs):
             read = _cached(_check_read(t.system, cell, t.variants, knob))
@@ -401,7 +406,7 @@ def side_effects(scenarios, table_rows: list[dict], which: tuple[int, int], cure
             row += 1
             if (s, i) == which:
                 continue
-            t_old, t_new = _target(sc, g), _target(new, g)
+            t_old, t_new = guardrail_target(sc, g), guardrail_target(new, g)
             if t_old.entry == t_new.entry and t_old.variants == t_new.variants:
                 continue
             m = measure(new, g, i, seed=sc.seed if seed is None else seed, batch=batch,
@@ -497,12 +502,12 @@ def _pair(metric: str, before: float, after: float) -> tuple[Text, Text]:
     """``before`` and ``after`` in the metric's units (a percentage, rounds) with as many
     decimals (1 to 7) as it takes to tell them apart: a move is never shown as
     ``70.1% → 70.1%``."""
-    from analysis.glossary import _probability_metric, _rounds_metric
+    from analysis.glossary import probability_metric, rounds_metric
 
     scale, template = 1.0, "{x}"
-    if _probability_metric(metric):
+    if probability_metric(metric):
         scale, template = 100.0, N_("{x}%")
-    elif _rounds_metric(metric):
+    elif rounds_metric(metric):
         template = N_("{x} rounds")
     for decimals in range(1, 8):
         b, a = f"{scale * before:.{decimals}f}", f"{scale * after:.{decimals}f}"
@@ -528,14 +533,14 @@ def _one(system: str, c: Cure, metric: str) -> Text:
 
 def suggest(sc, g, measured: dict) -> str:
     """:func:`find_cures` as text (without side effects)."""
-    t = _target(sc, g)
+    t = guardrail_target(sc, g)
     if t.kind == "campaign":
         return ("no one-knob search for campaign guardrails; [[solve]] kind = 'campaign' "
                 "finds the knob value for a target")
     return cure_text(find_cures(sc, g, measured), g.metric)
 
 
-def _valid(system: str, f, variants: dict, knob: str, values) -> list:
+def valid_values(system: str, f, variants: dict, knob: str, values) -> list:
     """The knob values the data files' validation accepts (e.g. vigor 1..10)."""
     from analysis.combat import fights as reg
     from analysis.workflow.fight_sweep import apply_knob

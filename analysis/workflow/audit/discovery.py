@@ -17,6 +17,12 @@ from .reproduce import both as _both_cmd
 from .reproduce import duel as _duel_cmd
 from .reproduce import grid as _grid_cmd
 
+__all__ = ["AGAINST_SHOOTERS", "CROSS", "DEFAULT_DISCOVER", "DOMINANCE_STREAM", "FATES",
+           "OPTION_KINDS", "WEAPONS_AGAINST_SHOOTERS", "baseline", "discover", "dominated_gear",
+           "dominated_options", "dominated_weapons", "fighter_label", "gap_variants",
+           "interaction_sweep", "knob_interactions", "ladder_matchups", "ladder_specs",
+           "one_hit_fights", "solved_once"]
+
 CROSS = Path(__file__).resolve().parents[2] / "data" / "cross_combat.toml"
 
 DEFAULT_DISCOVER = {
@@ -47,7 +53,7 @@ DEFAULT_DISCOVER = {
 }
 
 
-def _ladder_specs() -> dict:
+def ladder_specs() -> dict:
     from analysis.toml_input import read_toml
 
     return read_toml(CROSS, "cross-combat file").get("ladder", {})
@@ -63,7 +69,7 @@ DOMINANCE_STREAM = 3_100_000
 _DUELS: ContextVar[dict | None] = ContextVar("discovery_duels", default=None)
 
 
-def _solved(key: tuple, solve):
+def solved_once(key: tuple, solve):
     """``solve()``, kept under ``key`` for the rest of the :func:`discover` run (a key
     of engine combatants and variants: two specs building the same fighters are the same
     duel; exact duels and seeded Monte Carlo runs are functions of their key)."""
@@ -89,8 +95,8 @@ def _duel_mc(system, a, b, trials: int, seed: int, data=None, variants=None):
     v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
-    return _solved((system, "mc", fa, fb, v, 50, trials, seed),
-                   lambda: mod.duel_mc(fa, fb, trials, seed, v, 50))
+    return solved_once((system, "mc", fa, fb, v, 50, trials, seed),
+                       lambda: mod.duel_mc(fa, fb, trials, seed, v, 50))
 
 
 def fighter_label(spec) -> Text:
@@ -123,7 +129,7 @@ def _duel(system, a, b, data=None, variants=None):
     v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
-    return _solved((system, "exact", fa, fb, v, 50), lambda: mod.duel_exact(fa, fb, v, 50))
+    return solved_once((system, "exact", fa, fb, v, 50), lambda: mod.duel_exact(fa, fb, v, 50))
 
 
 #: the option kinds searched for domination, with the override key each one sets
@@ -140,7 +146,7 @@ def _options(system: str, kind: str, data=None) -> list:
     return archetypes.tactics(system)
 
 
-def _matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int, int]]:
+def ladder_matchups(ladder: dict, cfg: dict) -> list[tuple[str, str, int, int]]:
     """``(holder rung, opponent rung, holder's side, starting distance)`` for every rung
     of the ladder as side 0 and side 1 against every rung, engaged (distance 0); the
     attacker-vs-opponents matchups first (they settle most pairs early)."""
@@ -195,7 +201,7 @@ def dominated_options(system: str, cfg: dict, kind: str = "weapon", data=None,
     duels of that matchup)."""
     from analysis.combat import archetypes
 
-    ladder = ladder or _ladder_specs()[system]
+    ladder = ladder or ladder_specs()[system]
     if kind != "weapon":
         return _dominated(system, cfg, kind, _options(system, kind, data), ladder, data,
                           kind in AGAINST_SHOOTERS)
@@ -226,7 +232,7 @@ def _dominated(system: str, cfg: dict, kind: str, names: list, ladder: dict, dat
         return []
     from analysis.combat.lethality import has_distance
 
-    matchups = _matchups(ladder, cfg)
+    matchups = ladder_matchups(ladder, cfg)
     opponents = dict(ladder)
     apart: list[int] = []
     if against_shooters:
@@ -359,7 +365,7 @@ def one_hit_fights(system: str, cfg: dict, ladder=None) -> list[dict]:
     from analysis.combat import archetypes
     from analysis.combat import fights as reg
 
-    ladder = ladder or _ladder_specs()[system]
+    ladder = ladder or ladder_specs()[system]
     base = dict(ladder[cfg["attacker"]])
     mod = reg.engine(system)
     v = reg.combat_variants(system, {})
@@ -414,7 +420,7 @@ def gap_variants(system: str, cfg: dict, ladder=None, notes: list | None = None
     summarised in one sentence appended to ``notes``."""
     from analysis.combat import fights as reg
 
-    ladder = ladder or _ladder_specs()[system]
+    ladder = ladder or ladder_specs()[system]
     base = dict(ladder[cfg["attacker"]])
     v0 = reg.combat_variants(system, {})
     heads = ("p_side0", "rounds_mean", "p_loser_dead")
@@ -538,7 +544,7 @@ def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> lis
             else sweeps.get(system))
     if not spec:
         return []
-    ladder = ladder or _ladder_specs()[system]
+    ladder = ladder or ladder_specs()[system]
     table = interaction_sweep(system, spec, dict(ladder[cfg["attacker"]]), variants)
     knobs = list(spec["knobs"])
     ranks = sensitivity(table, knobs, "metric", group="fight").set_index("knob")["rank"]
@@ -603,7 +609,7 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     if unknown:
         raise InputError(f"discover.systems: unknown system {unknown[0]!r}; known: "
                          f"{', '.join(installed)}")
-    ladder = _ladder_specs()
+    ladder = ladder_specs()
     rows: list[dict] = []
     notes: list[str] = []
     token = _DUELS.set({})

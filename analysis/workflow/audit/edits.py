@@ -22,6 +22,8 @@ from typing import Any
 
 from engines.errors import InputError
 
+__all__ = ["Edit", "apply", "format_value", "parse", "parse_value", "target_entries"]
+
 
 @dataclasses.dataclass(frozen=True)
 class Edit:
@@ -77,12 +79,12 @@ def _variant_fields(system: str, fight: bool) -> set[str]:
     return {f.name for f in dataclasses.fields(cls)}
 
 
-def _entries(sc, target: str):
+def target_entries(sc, target: str):
     """``(kind, index)`` of the fights and checks an edit's target names in ``sc``."""
-    from analysis.workflow.guardrails import _names
+    from analysis.workflow.guardrails import entry_names
 
-    fights = [i for i, n in enumerate(_names(sc.fights, "fight")) if n == target]
-    checks = [i for i, n in enumerate(_names(sc.checks, "check")) if n == target]
+    fights = [i for i, n in enumerate(entry_names(sc.fights, "fight")) if n == target]
+    checks = [i for i, n in enumerate(entry_names(sc.checks, "check")) if n == target]
     return [("fight", i) for i in fights] + [("check", i) for i in checks]
 
 
@@ -102,7 +104,7 @@ def apply(scenarios, edit: Edit, where: str = "--set"):
                          if sc.check_system(c) == edit.target])
             system_wide = True
         else:
-            chosen = _entries(sc, edit.target)
+            chosen = target_entries(sc, edit.target)
             system_wide = False
         for kind, i in chosen:
             if kind == "fight":
@@ -153,7 +155,7 @@ def _edit_check(sc, c, edit: Edit, system_wide: bool, where: str):
     from engines.system import get
     from engines.variants import parse_variants
 
-    from .measuring import _axes_of
+    from .measuring import ladder_axes
 
     system = sc.check_system(c)
     side, _, name = edit.knob.partition(".")
@@ -180,6 +182,6 @@ def _edit_check(sc, c, edit: Edit, system_wide: bool, where: str):
                          f"{where} {edit}: {edit.knob} takes {' | '.join(map(str, allowed))}")
     axes = {**c.axes, edit.knob: [edit.value]}
     update: dict = {"axes": axes}
-    if c.competence and edit.knob == (_axes_of(system)[1] or next(iter(AXES[system]))):
+    if c.competence and edit.knob == (ladder_axes(system)[1] or next(iter(AXES[system]))):
         update["competence"] = None   # the axis now holds the value, not the rung's name
     return c.model_copy(update=update)

@@ -10,8 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from analysis.workflow.guardrails import _index
+from analysis.workflow.guardrails import entry_index
 from engines.system import get as system_of
+
+__all__ = ["AUDIT_STREAM", "Z_DECIDE", "Target", "check_cell", "check_value", "guardrail_target",
+           "ladder_axes", "margin", "measure", "status_of", "worst"]
 
 #: a verdict counts as decided when the whole value ± Z_DECIDE·SE interval is on one side
 Z_DECIDE = 3.0
@@ -44,16 +47,16 @@ class Target:
     variants: dict
 
 
-def _target(sc, g) -> Target:
+def guardrail_target(sc, g) -> Target:
     if getattr(g, "campaign", None) is not None:
-        c = sc.campaign[_index(sc.campaign, "campaign", g.campaign)]
+        c = sc.campaign[entry_index(sc.campaign, "campaign", g.campaign)]
         return Target("campaign", c.system or sc.system, c,
                       (c.method or sc.method) != "mc", dict(c.variants))
     if g.fight is not None:
-        f = sc.fights[_index(sc.fights, "fight", g.fight)]
+        f = sc.fights[entry_index(sc.fights, "fight", g.fight)]
         return Target("fight", sc.check_system(f), f, sc.fight_exact(f, default=True),
                       sc.check_variants(f))
-    c = sc.checks[_index(sc.checks, "check", g.check)]
+    c = sc.checks[entry_index(sc.checks, "check", g.check)]
     return Target("check", sc.check_system(c), c, True, sc.check_variants(c))
 
 
@@ -64,7 +67,7 @@ def check_cell(system: str, check) -> dict[str, Any]:
 
     cell = {k: v[0] for k, v in check.axes.items()}
     if check.competence:
-        axis = _axes_of(system)[1] or next(iter(AXES[system]))
+        axis = ladder_axes(system)[1] or next(iter(AXES[system]))
         cell[axis] = competence_value(system, check.competence[0])[1]
     return cell
 
@@ -80,7 +83,7 @@ def check_value(system: str, cell: dict, variants) -> float:
 def measure(sc, g, index: int, *, seed: int = 0, batch: int = 2_000,
             max_trials: int = 200_000) -> dict:
     """Value, SE, trials and status of guardrail ``g`` (position ``index``)."""
-    t = _target(sc, g)
+    t = guardrail_target(sc, g)
     if t.kind == "campaign":
         from analysis.campaign import DEFAULT_TRIALS, measure_campaign
 
@@ -185,7 +188,7 @@ def _measure_mc(t: Target, g, index: int, seed: int, batch: int, max_trials: int
             "status": status}
 
 
-def _axes_of(system: str) -> tuple[str | None, str | None]:
+def ladder_axes(system: str) -> tuple[str | None, str | None]:
     """``(difficulty axis, competence axis)`` of a system, from the ladder hook it
     declares (``difficulty_axis``, ``competence_axis``; None when it declares none)."""
     spec = system_of(system)

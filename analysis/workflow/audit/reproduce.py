@@ -20,6 +20,9 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Mapping
 
+__all__ = ["DUEL_OVERRIDES", "PROG", "both", "check", "duel", "duel_expressible", "fight_metric",
+           "grid", "variant_args"]
+
 PROG = "rpg-balance"
 #: the overrides the ``duel`` command takes per side
 DUEL_OVERRIDES = ("weapon", "armour", "tactic", "plan")
@@ -39,7 +42,7 @@ def _spec(spec) -> tuple[str, dict]:
     return str(spec.pop("archetype")), spec
 
 
-def _variant_args(variants: Mapping | None) -> list[str]:
+def variant_args(variants: Mapping | None) -> list[str]:
     out: list[str] = []
     for k, v in (variants or {}).items():
         out += ["--variant", f"{k}={_word(v)}"]
@@ -63,7 +66,7 @@ def duel(system: str, a, b, *, variants: Mapping | None = None, columns: Iterabl
         for k in DUEL_OVERRIDES:
             if k in over:
                 words += [f"--{k}-{side}", _word(over[k])]
-    words += _variant_args(variants)
+    words += variant_args(variants)
     if round_cap not in (None, 50):
         words += ["--round-cap", str(round_cap)]
     if table:
@@ -87,7 +90,7 @@ def grid(system: str, a, b, metric: str, knob: str, values: Iterable, *,
     for side, over in (("a", oa), ("b", ob)):
         for k, v in over.items():
             words += [f"--set-{side}", f"{k}={_word(v)}"]
-    words += _variant_args(variants)
+    words += variant_args(variants)
     if round_cap not in (None, 50):
         words += ["--round-cap", str(round_cap)]
     words += ["--knob", knob, "--values", ",".join(_word(v) for v in values),
@@ -117,7 +120,7 @@ def fight_metric(system: str, a, b, metric: str, *, variants: Mapping | None = N
 def check(system: str, cell: Mapping, variants: Mapping | None = None) -> str:
     """``rpg-balance curves SYSTEM`` and, as a shell comment, the row of ``cell``."""
     row = ", ".join(f"{k}={v}" for k, v in cell.items())
-    return " ".join([PROG, "curves", system, *_variant_args(variants)]) + f"  # row {row}"
+    return " ".join([PROG, "curves", system, *variant_args(variants)]) + f"  # row {row}"
 
 
 def both(*commands: str) -> str:

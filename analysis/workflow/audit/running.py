@@ -9,8 +9,11 @@ from typing import Any
 
 from engines.errors import InputError
 
-from .cures import _valid, cure_text, fight_knobs, find_cures, side_effects
-from .measuring import Z_DECIDE, _target, check_cell, measure
+from .cures import cure_text, fight_knobs, find_cures, side_effects, valid_values
+from .measuring import Z_DECIDE, check_cell, guardrail_target, measure
+
+__all__ = ["COLUMNS", "DATA", "cure_command", "evaluate", "flips", "junit_xml", "knob_options",
+           "load_guardrails", "reproduce_guardrail", "rerun", "restrict", "with_knob"]
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "guardrails.toml"
 COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status",
@@ -44,7 +47,7 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
     stream, so the number agrees within the SE); empty for a campaign guardrail."""
     from .reproduce import check, fight_metric
 
-    t = _target(sc, g)
+    t = guardrail_target(sc, g)
     if t.kind == "check":
         return check(t.system, check_cell(t.system, t.entry), t.variants)
     if t.kind != "fight":
@@ -89,7 +92,7 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
             for i, g in enumerate(sc.guardrails):
                 m = measure(sc, g, i, seed=sc.seed if seed is None else seed, batch=batch,
                             max_trials=max_trials)
-                rows.append({"guardrail": g.name, "system": _target(sc, g).system,
+                rows.append({"guardrail": g.name, "system": guardrail_target(sc, g).system,
                              "metric": g.metric, "value": m["value"], "se": m["se"],
                              "min": g.min, "max": g.max, "status": m["status"],
                              "suggestion": "", "cure": "",
@@ -102,7 +105,7 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
                 pb.update(1)
     for r, (s, i, m) in searches.items():
         sc, g = scenarios[s], scenarios[s].guardrails[i]
-        if _target(sc, g).kind == "campaign":
+        if guardrail_target(sc, g).kind == "campaign":
             rows[r]["suggestion"] = ("no one-knob search for campaign guardrails; [[solve]] "
                                      "kind = 'campaign' finds the knob value for a target")
             continue
@@ -147,7 +150,7 @@ def restrict(scenarios, systems: list[str] | None):
         raise InputError(f"systems: unknown {unknown[0]!r}; known: {', '.join(installed)}")
     out = []
     for sc in scenarios:
-        kept = [g for g in sc.guardrails if _target(sc, g).system in systems]
+        kept = [g for g in sc.guardrails if guardrail_target(sc, g).system in systems]
         if kept:
             out.append(sc.model_copy(update={"guardrails": kept}))
     return out
@@ -159,7 +162,7 @@ def knob_options(scenarios, system: str, *, span: int = 4) -> dict[str, tuple[An
     ``span`` steps around it), keeping only values the data files accept."""
     for sc in scenarios:
         for g in sc.guardrails:
-            t = _target(sc, g)
+            t = guardrail_target(sc, g)
             if t.kind != "fight" or t.system != system:
                 continue
             out = {}
@@ -169,7 +172,7 @@ def knob_options(scenarios, system: str, *, span: int = 4) -> dict[str, tuple[An
                     continue
                 values = range(k.current - span, k.current + span + 1) if (
                     k.ordered and not k.values) else k.values
-                values = _valid(system, t.entry, t.variants, k.name, values)
+                values = valid_values(system, t.entry, t.variants, k.name, values)
                 if k.current in values and len(values) > 1:
                     out[k.name] = (k.current, values)
             return out
