@@ -22,6 +22,8 @@ from .render_html import render_html
 from .settings import ReportSettings
 from .structure import Report, Section
 
+__all__ = ["BuildResult", "build_report", "write_report"]
+
 
 @dataclass
 class BuildResult:

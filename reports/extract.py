@@ -20,6 +20,8 @@ from __future__ import annotations
 import ast
 import tomllib
 
+__all__ = ["NAMED_TABLES", "TOML_KEYS", "toml_text", "variant_docs"]
+
 #: keys of the data files whose string values are sentences shown to people
 TOML_KEYS = ("reason", "title")
 #: ``name`` of a guardrail is shown to people too (the report's Key findings); the names

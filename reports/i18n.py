@@ -32,6 +32,10 @@ from babel.numbers import format_decimal, format_percent
 
 from engines.errors import InputError
 
+__all__ = ["DOMAIN", "LANGUAGES", "LOCALE_DIR", "N_", "babel_locale", "check_language", "current",
+           "decimal", "format_spec", "language", "localise_table", "ngettext", "percent",
+           "po_path", "text", "translations"]
+
 #: Languages of the report (``--lang``); English is the default.
 LANGUAGES = ("en", "pt-BR")
 DOMAIN = "messages"

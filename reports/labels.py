@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from reports.i18n import N_
 
+__all__ = ["COLUMNS", "FIGHT_TITLES", "FIGURE_LABELS", "VALUES"]
+
 #: Column names of the report's tables.
 COLUMNS = (
     # success curves, outcomes, opposed checks

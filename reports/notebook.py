@@ -13,6 +13,9 @@ import pandas as pd
 
 from .structure import Figure, Note, Paragraph, Section, Table
 
+__all__ = ["KEEP", "AuditPanel", "CombatSandbox", "audit_panel", "combat_sandbox", "frame_of",
+           "sandbox_result", "show_section"]
+
 
 def show_section(section: Section | None, max_rows: int = 25) -> None:
     """Display a report section: its reading, figures and (the head of) its tables."""

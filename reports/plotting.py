@@ -15,6 +15,10 @@ from collections.abc import Iterator
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
+__all__ = ["LINESTYLES", "MARKERS", "PAGE_WIDTH", "fit_page", "line_styles", "new_figure",
+           "print_fonts", "probability_axis", "shades", "system_color", "system_colors", "to_png",
+           "translate_figure"]
+
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 

@@ -17,6 +17,9 @@ from . import i18n, plotting
 from .settings import ReportSettings
 from .structure import Report, Table
 
+__all__ = ["CELL_PAD_PT", "CHAR_EM", "PRINT_SIZES", "PRINT_WIDTH_PT", "column_header", "data_uri",
+           "print_class", "render_html", "table_rows"]
+
 
 def data_uri(data: bytes, mime: str) -> str:
     return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")

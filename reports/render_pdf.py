@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+__all__ = ["render_pdf"]
+
 
 def render_pdf(html: str) -> bytes:
     """PDF bytes of ``html`` (A4, page numbers, figures kept whole)."""

@@ -10,6 +10,9 @@ from engines.errors import InputError
 from engines.fight import AFTERMATHS
 from reports.i18n import N_, check_language
 
+__all__ = ["DEFAULT_COMBAT_TRIALS", "DEFAULT_OUT", "DEFAULT_SEED", "DEFAULT_TRIALS",
+           "ReportSettings", "system_ids", "trials_for_se"]
+
 
 def system_ids() -> tuple[str, ...]:
     """Every installed system's id, built-ins first (:func:`engines.system.registry`)."""

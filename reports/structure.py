@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+__all__ = ["Block", "Caption", "Figure", "Note", "Paragraph", "Reading", "Report", "Section",
+           "SectionFn", "Table"]
+
 
 @dataclass(frozen=True)
 class Caption:

@@ -241,7 +241,7 @@ def test_shipped_guardrails_validate():
     sc = load_scenario(audit.DATA)
     assert len(sc.guardrails) >= 15
     with_trait = {s.id for s in registry().values() if s.health_trait}
-    assert {audit._target(sc, g).system for g in sc.guardrails} == with_trait
+    assert {audit.guardrail_target(sc, g).system for g in sc.guardrails} == with_trait
     assert all(g.reason for g in sc.guardrails)
     assert {"dominance_z", "one_hit_incapacitate", "variant_high"} <= set(sc.discover)
 
@@ -295,8 +295,8 @@ def test_dominance_searches_the_whole_ladder():
     # every rung holding the option against every rung, as side 0 and side 1: with the
     # three rungs of cross_combat.toml that is 3 x 3 x 2 = 18 matchups, the
     # competent-vs-opponents ones first
-    ladder = audit._ladder_specs()["dice_pool_7"]
-    m = audit._matchups(ladder, audit.DEFAULT_DISCOVER)
+    ladder = audit.ladder_specs()["dice_pool_7"]
+    m = audit.ladder_matchups(ladder, audit.DEFAULT_DISCOVER)
     assert len(m) == len(set(m)) == 18
     assert m[:3] == [("competent", "novice", 0, 0), ("competent", "competent", 0, 0),
                      ("competent", "expert", 0, 0)]
@@ -324,7 +324,7 @@ def test_planted_dominated_armour(tmp_path):
 
 def test_discover_one_hit_and_variants_small():
     cfg = {**audit.DEFAULT_DISCOVER, "systems": ["dice_pool_6"]}
-    ladder = audit._ladder_specs()["dice_pool_6"]
+    ladder = audit.ladder_specs()["dice_pool_6"]
     hits = audit.one_hit_fights("dice_pool_6", {**cfg, "one_hit_incapacitate": 0.0,
                                                "one_round_duel": 0.0}, ladder)
     # threshold 0: every weapon is listed, plus the even duel's first-round share
@@ -381,7 +381,7 @@ def test_discover_solves_each_duel_once_and_finds_the_same(monkeypatch):
     assert solved
     assert max(solved.values()) == 1
     once = sum(solved.values())
-    monkeypatch.setattr(audit.discovery, "_solved", lambda key, solve: solve())
+    monkeypatch.setattr(audit.discovery, "solved_once", lambda key, solve: solve())
     afresh = audit.discover(cfg, progress=False)
     assert sum(solved.values()) - once > once          # the same duels, solved again
     pd.testing.assert_frame_equal(kept, afresh, check_exact=True)
@@ -449,15 +449,15 @@ def test_key_findings_cure_in_words():
     """The audit's cure is written in the system's words (analysis/workflow/audit/cures.py:
     the knob by its rule, B9 Vigor; the metric as what it measures; the number as a
     designer reads it), and the page shows it as written, in the language in force."""
-    from reports.sections.key_findings import _cure
+    from reports.sections.key_findings import cure_text
 
     t = audit.evaluate(audit.load_guardrails(), progress=False)
     cure = t.set_index("guardrail").loc["even duel length (middle_3d10)", "suggestion"]
     assert cure.startswith("both fighters' Vigor (B9) from 4 to 8, which makes the duel's "
                            "mean length 2.1 rounds")
-    assert _cure("middle_3d10", cure) == cure
+    assert cure_text("middle_3d10", cure) == cure
     with language("pt-BR"):
-        assert _cure("middle_3d10", cure).startswith(
+        assert cure_text("middle_3d10", cure).startswith(
             "o Vigor dos dois lutadores (B9) de 4 para 8, o que leva a duração média do duelo "
             "a 2,1 rodadas")
 
@@ -590,7 +590,7 @@ def test_restrict_and_with_knob_change_one_system_only():
     system's fights and leaves the loaded scenarios as they were."""
     scenarios = audit.load_guardrails()
     only = audit.restrict(scenarios, ["middle_3d10"])
-    assert {audit._target(sc, g).system for sc in only for g in sc.guardrails} == \
+    assert {audit.guardrail_target(sc, g).system for sc in only for g in sc.guardrails} == \
         {"middle_3d10"}
     changed = audit.with_knob(scenarios, "middle_3d10", "both.vigor", 7)
     for old, new in zip(scenarios[0].fights, changed[0].fights, strict=True):

@@ -25,8 +25,8 @@ from engines.errors import InputError
 from engines.variants import describe
 from reports import sections as S
 from reports.build import write_report
-from reports.sections.assumptions import _show
-from reports.sections.common import _curves_cached
+from reports.sections.assumptions import show_value
+from reports.sections.common import curves_cached
 from reports.settings import ReportSettings, trials_for_se
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -302,7 +302,7 @@ def test_assumptions_list_every_variant_with_rule_id(page):
         for row in describe(checks.variants_for(system)):
             cell = listed[(system, row["variant"])]
             assert cell["rule"]["text"] == row["rule"]
-            assert cell["default"]["text"] == _show(row["default"])
+            assert cell["default"]["text"] == show_value(row["default"])
     assert ("dice_pool_7", "again") in listed
     assert listed[("dice_pool_7", "again")][
         "rule"]["text"] == "A1"
@@ -551,8 +551,8 @@ def test_cli_failure_leaves_no_partial_files(tmp_path, monkeypatch):
 
 
 def test_same_seed_same_tables(settings):
-    a = _curves_cached.__wrapped__("percentile", (), 500, 11)
-    b = _curves_cached.__wrapped__("percentile", (), 500, 11)
+    a = curves_cached.__wrapped__("percentile", (), 500, 11)
+    b = curves_cached.__wrapped__("percentile", (), 500, 11)
     assert a.equals(b)
 
 

@@ -7,9 +7,11 @@ import pandas as pd
 from engines.variants import describe
 from reports.i18n import _, decimal, text
 from reports.sections.combat_common import AFTERMATH_TEXT
-from reports.sections.common import _table
+from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["assumptions_frame", "section_assumptions", "show_value"]
 
 
 def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
@@ -32,14 +34,14 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
                 rows.append(row)
     for row in rows:
         row["changed"] = _("yes") if row["value"] != row["default"] else ""
-        row["value"] = _show(row["value"])
-        row["default"] = _show(row["default"])
+        row["value"] = show_value(row["value"])
+        row["default"] = show_value(row["default"])
         row["doc"] = text(row["doc"])  # the engines' English doc, through the catalogue
     return pd.DataFrame(rows)[["system", "variant", "applies to", "rule", "value", "default",
                                "changed", "doc"]]
 
 
-def _show(value) -> str:
+def show_value(value) -> str:
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -71,7 +73,7 @@ def section_assumptions(settings: ReportSettings) -> Section:
           "solver). Monte Carlo: the agreement check and the group fights; every simulated "
           "number carries its standard error."),
     ]
-    blocks = [_table("assumptions", _("Rule variants in force"), frame,
-                     _("One row per variant: the rule id it settles, the value used here, "
+    blocks = [table_block("assumptions", _("Rule variants in force"), frame,
+                          _("One row per variant: the rule id it settles, the value used here, "
                        "the default, and what it means."))]
     return Section("assumptions", _("Assumptions"), reading, blocks)

@@ -18,6 +18,10 @@ from reports.sections.common import for_systems_with, skipped
 from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Note, Section, Table
 
+__all__ = ["ATTRITION_FIGHTS", "MECHANIC_NAMES", "PARAM_NAMES", "STATE_NAMES", "attrition_reading",
+           "attrition_table", "campaign_figure", "campaign_reading", "campaign_view",
+           "campaign_widgets", "mechanic_name", "section_campaign", "show_campaign"]
+
 #: Names of the campaign mechanics, their states and their parameters as the report
 #: shows them (the mechanic ids stay in the tables and the CSV downloads).
 MECHANIC_NAMES = {

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from analysis.checks import plots
 from reports.i18n import _, text
-from reports.sections.common import _figure, _table
+from reports.sections.common import figure_block, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_c7"]
 
 
 def section_c7(settings: ReportSettings) -> Section | None:
@@ -28,14 +30,14 @@ def section_c7(settings: ReportSettings) -> Section | None:
     by_difficulty = summary["by_difficulty"].copy()
     for col in ("pools_holding", "pools_breaking"):  # "none" is a word; the CSV keeps it
         by_difficulty[col] = [_("none") if x == "none" else x for x in by_difficulty[col]]
-    blocks: list = [_table("claim-c7", _("Where C7 holds, by difficulty"), by_difficulty,
-                           _("Per difficulty: pools where the two modifiers are within the "
+    blocks: list = [table_block("claim-c7", _("Where C7 holds, by difficulty"), by_difficulty,
+                                _("Per difficulty: pools where the two modifiers are within the "
                              "tolerance, pools where they are not, the largest gap and "
                              "where, and the mean gap (positive: +2 dice is worth more)."),
-                           full=table,
-                           formats={"max_abs_delta_pp": ".2f", "mean_delta_pp": "+.2f"})]
-    blocks.insert(0, _figure("fig-claim-c7", _("C7 gap"), plots.c7_heatmap(table),
-                             _("Gap between +2 dice and −1 difficulty in percentage points "
+                                full=table,
+                                formats={"max_abs_delta_pp": ".2f", "mean_delta_pp": "+.2f"})]
+    blocks.insert(0, figure_block("fig-claim-c7", _("C7 gap"), plots.c7_heatmap(table),
+                                  _("Gap between +2 dice and −1 difficulty in percentage points "
                                "by pool and difficulty (exact)."),
-                             _("Heat map of the C7 gap by pool and difficulty"), settings))
+                                  _("Heat map of the C7 gap by pool and difficulty"), settings))
     return Section("claim-c7", title, reading, blocks)

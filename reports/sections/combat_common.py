@@ -10,6 +10,9 @@ import pandas as pd
 from reports.i18n import N_, _
 from reports.settings import ReportSettings
 
+__all__ = ["AFTERMATH_TEXT", "DUEL_COLUMNS", "EFFECT_COLUMNS", "GROUP_COLUMNS", "ROUND_FORMATS",
+           "UPSET_PAIRS", "aftermath_words", "combat_frames", "combat_view", "method_note"]
+
 #: Cross-system duel columns (``analysis.combat.cross_combat.cross_table``) → shown headers.
 DUEL_COLUMNS = {
     "p_side0": "A wins", "se_side0": "SE(A)", "p_side1": "B wins", "se_side1": "SE(B)",
@@ -55,7 +58,7 @@ AFTERMATH_TEXT = {
 UPSET_PAIRS = (("novice", "competent"), ("competent", "expert"), ("novice", "expert"))
 
 
-_ROUND_FORMATS = {"rounds": ".2f", "SE(rounds)": ".3f", "median": ".0f", "90% by": ".0f"}
+ROUND_FORMATS = {"rounds": ".2f", "SE(rounds)": ".3f", "median": ".0f", "90% by": ".0f"}
 
 
 def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int, variants=None):
@@ -163,22 +166,22 @@ def combat_frames(settings: ReportSettings) -> dict:
                           settings.round_cap, settings.aftermath, given)
 
 
-def _view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
-          se_columns: tuple[str, ...] = ()) -> pd.DataFrame:
+def combat_view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],
+                se_columns: tuple[str, ...] = ()) -> pd.DataFrame:
     """Label columns then the renamed value columns; SE columns only when some row is MC."""
     mc = "method" in frame and (frame["method"] == "mc").any()
     keep = [c for c in columns if c in frame and (mc or c not in se_columns)]
     return frame[labels + keep].rename(columns=dict(columns)).reset_index(drop=True)
 
 
-def _aftermath_words(settings: ReportSettings) -> str:
+def aftermath_words(settings: ReportSettings) -> str:
     """“after the aftermath “leave” (…), the same in every system”, for captions."""
     return _("after the aftermath “{policy}” ({meaning}), the same policy in every "
              "system").format(policy=settings.aftermath,
                               meaning=_(AFTERMATH_TEXT[settings.aftermath]))
 
 
-def _method_note(frame: pd.DataFrame) -> str:
+def method_note(frame: pd.DataFrame) -> str:
     methods = set(frame["method"])
     if methods == {"exact"}:
         return _("Every figure is exact (method “exact”: the fight solved as a Markov "

@@ -11,16 +11,18 @@ from matplotlib.ticker import MaxNLocator
 from reports import plotting
 from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import (
-    _ROUND_FORMATS,
     DUEL_COLUMNS,
-    _aftermath_words,
-    _method_note,
-    _view,
+    ROUND_FORMATS,
+    aftermath_words,
     combat_frames,
+    combat_view,
+    method_note,
 )
-from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
+from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["LOSER_FATES", "fate_reading", "section_combat_duels"]
 
 #: Loser fates in table order (``engines.fight.FATES``).
 LOSER_FATES = (N_("dead"), N_("dying"), N_("out"))
@@ -156,29 +158,29 @@ def section_combat_duels(settings: ReportSettings) -> Section:
     reading = [_("Two fights mapped to every system's own archetypes "
                  "(analysis/data/cross_combat.toml, an editable assumption): {fights}.")
                .format(fights="; ".join(f"“{mid}” = {_(t)}" for mid, t in titles.items()))
-               + " " + _method_note(cross)]
+               + " " + method_note(cross)]
     reading += _duel_reading(cross, titles)
     ses = ("se_side0", "se_side1", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
-    view = _view(cross, ["matchup", "system", "method"], DUEL_COLUMNS, ses)
+    view = combat_view(cross, ["matchup", "system", "method"], DUEL_COLUMNS, ses)
     blocks: list = [
-        _table("combat-duels", _("Duels on the common ladder"), view,
-               _("Side A against side B (the fighters are listed below). {method} "
+        table_block("combat-duels", _("Duels on the common ladder"), view,
+                    _("Side A against side B (the fighters are listed below). {method} "
                  "Probabilities: A wins, B wins, neither (still fighting at the round cap, "
                  "{cap}); rounds: the mean, the median and the round by which 90% of "
                  "fights have ended; dead / dying / out: what becomes of the loser among "
                  "decided fights (they sum to 1) {aftermath}; A→B inc. / kill: the exact "
                  "odds that one attack of an unhurt A incapacitates / kills B (and "
-                 "B→A).").format(method=_method_note(cross), cap=settings.round_cap,
-                                 aftermath=_aftermath_words(settings)),
-               index=("matchup", "system"), full=cross, formats=_ROUND_FORMATS),
-        _figure("fig-combat-duels", _("Survival and fight length"),
-                _duel_figure(data["stats"]),
-                _("Left: P(the fight is still on after round k) — the survival curve of "
+                 "B→A).").format(method=method_note(cross), cap=settings.round_cap,
+                                 aftermath=aftermath_words(settings)),
+                    index=("matchup", "system"), full=cross, formats=ROUND_FORMATS),
+        figure_block("fig-combat-duels", _("Survival and fight length"),
+                     _duel_figure(data["stats"]),
+                     _("Left: P(the fight is still on after round k) — the survival curve of "
                   "the fight. Right: P(it ends in round k). One colour per system; solid "
                   "lines are exact, dashed lines Monte Carlo with ±2 SE bands."),
-                _("Survival curves and fight-length distributions per system"), settings),
-        _table("combat-cast", _("Who fights"), data["cast"],
-               _("The archetype of each side in each system, with the overrides the file "
+                     _("Survival curves and fight-length distributions per system"), settings),
+        table_block("combat-cast", _("Who fights"), data["cast"],
+                    _("The archetype of each side in each system, with the overrides the file "
                  "sets."), index=("matchup", "system")),
     ]
     return Section("combat-duels", title, reading, blocks)

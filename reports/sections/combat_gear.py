@@ -8,16 +8,18 @@ import pandas as pd
 from reports import plotting
 from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import (
-    _ROUND_FORMATS,
     EFFECT_COLUMNS,
-    _aftermath_words,
-    _method_note,
-    _view,
+    ROUND_FORMATS,
+    aftermath_words,
     combat_frames,
+    combat_view,
+    method_note,
 )
-from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
+from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_combat_gear"]
 
 
 def _effects_figure(effects: pd.DataFrame):
@@ -51,7 +53,7 @@ def section_combat_gear(settings: ReportSettings) -> Section:
                  "changing one thing: its tactic (A6, C13, B4, DX2, E16) or its armour "
                  "(A13, DX11, E12; dice_pool_6 and middle_3d10 have no armour rules). "
                  "Without a change the duel is 50/50, so P(A wins) is the value of the "
-                 "change.") + " " + _method_note(effects)]
+                 "change.") + " " + method_note(effects)]
     for (system, kind), part in effects.groupby(["system", "change"], sort=False):
         best = part.loc[part["p_side0"].idxmax()]
         worst = part.loc[part["p_side0"].idxmin()]
@@ -66,20 +68,20 @@ def section_combat_gear(settings: ReportSettings) -> Section:
             system=system, kind=_(kind), best=best["choice"], p_best=pct(best["p_side0"]),
             rounds=decimal(best["rounds_mean"], 1), worst=worst["choice"],
             p_worst=pct(worst["p_side0"])))
-    view = _view(effects, ["system", "change", "choice", "method"], EFFECT_COLUMNS,
-                 ("se_side0",))
+    view = combat_view(effects, ["system", "change", "choice", "method"], EFFECT_COLUMNS,
+                       ("se_side0",))
     blocks = [
-        _table("combat-gear", _("Tactics and armour in an even duel"), view,
-               _("P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
+        table_block("combat-gear", _("Tactics and armour in an even duel"), view,
+                    _("P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
                  "named, against the unchanged side B; mean rounds; loser dead / dying / "
                  "out among decided fights {aftermath}.").format(
-                     aftermath=_aftermath_words(settings)) + " " + _method_note(effects),
-               index=("system", "change"), full=effects,
-               formats=_ROUND_FORMATS),
-        _figure("fig-combat-gear", _("Value of a tactic or an armour"),
-                _effects_figure(effects),
-                _("P(A wins) against an equal with each tactic (left) and armour (right); "
+                     aftermath=aftermath_words(settings)) + " " + method_note(effects),
+                    index=("system", "change"), full=effects,
+                    formats=ROUND_FORMATS),
+        figure_block("fig-combat-gear", _("Value of a tactic or an armour"),
+                     _effects_figure(effects),
+                     _("P(A wins) against an equal with each tactic (left) and armour (right); "
                   "the dotted line is the even 50%. Exact."),
-                _("Bar charts of P(win) by tactic and armour per system"), settings),
+                     _("Bar charts of P(win) by tactic and armour per system"), settings),
     ]
     return Section("combat-gear", title, reading, blocks)

@@ -7,15 +7,17 @@ import pandas as pd
 from reports import plotting
 from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import (
-    _ROUND_FORMATS,
     GROUP_COLUMNS,
-    _aftermath_words,
-    _view,
+    ROUND_FORMATS,
+    aftermath_words,
     combat_frames,
+    combat_view,
 )
-from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
+from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_combat_groups"]
 
 
 def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, max_round: int = 12):
@@ -66,20 +68,20 @@ def section_combat_groups(settings: ReportSettings) -> Section:
             se_high=decimal(100 * part.loc[hi, "se_side0"], 2), hi=hi,
             r_min=decimal(part["rounds_mean"].min(), 1),
             r_max=decimal(part["rounds_mean"].max(), 1)))
-    view = _view(groups, ["fight", "system", "method"], GROUP_COLUMNS)
+    view = combat_view(groups, ["fight", "system", "method"], GROUP_COLUMNS)
     blocks = [
-        _table("combat-groups", _("Group fights"), view,
-               _("Monte Carlo ({trials} fights each): P(side 0 wins), P(side 1 wins) and "
+        table_block("combat-groups", _("Group fights"), view,
+                    _("Monte Carlo ({trials} fights each): P(side 0 wins), P(side 1 wins) and "
                  "P(neither) with binomial SEs, rounds (mean, with the SE of the mean, and "
                  "median), and per side the share of its fighters that end dead, dying or "
                  "out (the rest stand), with SEs, {aftermath}. Fighters and their weapons "
                  "in the CSV.").format(trials=decimal(settings.combat_trials),
-                                       aftermath=_aftermath_words(settings)),
-               index=("fight", "system"), full=groups, formats=_ROUND_FORMATS),
-        _figure("fig-combat-groups", _("Round-by-round survival in group fights"),
-                _survival_figure(data["standing"], groups),
-                _("Share of each side still able to act after round k (side 0 solid, side "
+                                       aftermath=aftermath_words(settings)),
+                    index=("fight", "system"), full=groups, formats=ROUND_FORMATS),
+        figure_block("fig-combat-groups", _("Round-by-round survival in group fights"),
+                     _survival_figure(data["standing"], groups),
+                     _("Share of each side still able to act after round k (side 0 solid, side "
                   "1 dashed), one colour per system, Monte Carlo with ±2 SE bands."),
-                _("Survival curves of the group fights per system"), settings),
+                     _("Survival curves of the group fights per system"), settings),
     ]
     return Section("combat-groups", title, reading, blocks)

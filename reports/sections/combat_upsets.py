@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from reports.i18n import N_, _, decimal
-from reports.sections.combat_common import _ROUND_FORMATS, _method_note, combat_frames
-from reports.sections.common import MAPPED, _table, _variant_map, for_systems_with, pct
+from reports.sections.combat_common import ROUND_FORMATS, combat_frames, method_note
+from reports.sections.common import MAPPED, for_systems_with, pct, table_block, variant_map
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_combat_upsets", "upset_reading"]
 
 
 def upset_reading(frame, swing) -> list[str]:
@@ -56,7 +58,7 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
     title = _("Combat: swinginess and upsets")
     from analysis.checks.ladders import swinginess, upset_table
     fights = combat_frames(settings)["upsets"]
-    variants = _variant_map(settings)
+    variants = variant_map(settings)
     rolls = upset_table(variants=variants)
     rolls = rolls[rolls["system"].isin(settings.systems)]
     frame = fights.merge(rolls[["system", "weaker", "stronger", "p_upset_attacking",
@@ -65,7 +67,7 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
     swing = swinginess(variants=variants)
     swing = swing[swing["system"].isin(settings.systems)].set_index("system")
     reading = upset_reading(frame, swing)
-    reading[0] += " " + _method_note(fights)
+    reading[0] += " " + method_note(fights)
     view = frame[["system", "weaker", "stronger", "method", "p_upset_attacking",
                   "p_upset_defending", "p_fight", "se_fight", "p_neither",
                   "rounds_mean"]].rename(columns={
@@ -75,12 +77,12 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
     view["weaker"], view["stronger"] = view["weaker"].map(_), view["stronger"].map(_)
     if (frame["method"] == "exact").all():
         view = view.drop(columns=["SE(duel)"])
-    blocks = [_table("combat-upsets", _("Upsets: one roll against a whole fight"), view,
-                     _("P(the weaker rung wins): in one opposed roll it initiates, in one "
+    blocks = [table_block("combat-upsets", _("Upsets: one roll against a whole fight"), view,
+                          _("P(the weaker rung wins): in one opposed roll it initiates, in one "
                        "it defends (both exact; where ties go to the defender the two "
                        "differ) and in a duel to the end (round cap {cap}); neither = "
                        "P(no result at the cap); rounds = mean length of the duel.").format(
-                         cap=settings.round_cap) + " " + _method_note(fights),
-                     index=("system",), full=frame,
-                     formats=_ROUND_FORMATS)]
+                         cap=settings.round_cap) + " " + method_note(fights),
+                          index=("system",), full=frame,
+                          formats=ROUND_FORMATS)]
     return Section("combat-upsets", title, reading, blocks)

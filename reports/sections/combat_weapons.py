@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from reports.i18n import N_, _, format_spec
-from reports.sections.combat_common import _aftermath_words, combat_frames
-from reports.sections.common import MAPPED, _table, for_systems_with, pct
+from reports.sections.combat_common import aftermath_words, combat_frames
+from reports.sections.common import MAPPED, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_combat_weapons"]
 
 
 @for_systems_with(MAPPED, "combat-weapons", N_("Combat: one hit, by weapon"))
@@ -49,9 +51,9 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
                  "the CSV.") if fates else
                _("Exact (method “exact”): one attack on an unhurt target. Values below "
                  "{small} show as {zero}; the full precision is in the cell's tooltip and "
-                 "the CSV.")).format(aftermath=_aftermath_words(settings),
+                 "the CSV.")).format(aftermath=aftermath_words(settings),
                                      small=format_spec(0.00005, ".5f"),
                                      zero=format_spec(0.0, ".4f"))
-    blocks = [_table("combat-weapons", _("One-hit odds by weapon"), view, caption,
-                     index=("system", "weapon"))]
+    blocks = [table_block("combat-weapons", _("One-hit odds by weapon"), view, caption,
+                          index=("system", "weapon"))]
     return Section("combat-weapons", title, reading, blocks)

@@ -17,6 +17,10 @@ from reports.i18n import N_, _, percent
 from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Section, Table
 
+__all__ = ["MAPPED", "PARTS", "curves", "curves_cached", "figure_block", "for_systems_with",
+           "outcomes", "p_at", "pct", "pivot", "skipped", "system_summary", "table_block",
+           "variant_map"]
+
 
 def system_summary(system: str) -> str:
     """What a system's success means, in plain words (its ``summary`` report hook,
@@ -88,16 +92,16 @@ def skipped(system: str, part: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def _curves_cached(system: str, variants: tuple[str, ...], trials: int,
-                   seed: int) -> pd.DataFrame:
+def curves_cached(system: str, variants: tuple[str, ...], trials: int,
+                  seed: int) -> pd.DataFrame:
     return checks.success_curves(system, "both", trials=trials, seed=seed,
                                  variants=list(variants))
 
 
 def curves(settings: ReportSettings, system: str) -> pd.DataFrame:
     """Success-curve table (exact and Monte Carlo side by side) of ``system``."""
-    return _curves_cached(system, settings.variants_of(system), settings.trials,
-                          settings.system_seed(system)).copy()
+    return curves_cached(system, settings.variants_of(system), settings.trials,
+                         settings.system_seed(system)).copy()
 
 
 @lru_cache(maxsize=16)
@@ -118,7 +122,7 @@ def outcomes(settings: ReportSettings, system: str) -> pd.DataFrame:
                             settings.system_seed(system) + 8).copy()
 
 
-def _p(frame: pd.DataFrame, column: str = "p_exact", **axes) -> float:
+def p_at(frame: pd.DataFrame, column: str = "p_exact", **axes) -> float:
     sel = np.ones(len(frame), bool)
     for key, value in axes.items():
         sel &= (frame[key] == value).to_numpy()
@@ -131,8 +135,8 @@ def pct(p: float) -> str:
     return percent(p)
 
 
-def _pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact",
-           index_values=None, column_values=None) -> pd.DataFrame:
+def pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact",
+          index_values=None, column_values=None) -> pd.DataFrame:
     view = frame.pivot(index=index, columns=columns, values=value)
     if index_values is not None:
         view = view.loc[list(index_values)]
@@ -142,18 +146,18 @@ def _pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact"
     return view.reset_index()
 
 
-def _table(id_: str, title: str, frame: pd.DataFrame, caption: str, *, index=(),
-           full: pd.DataFrame | None = None, column_label: str = "", **kw) -> Table:
+def table_block(id_: str, title: str, frame: pd.DataFrame, caption: str, *, index=(),
+                full: pd.DataFrame | None = None, column_label: str = "", **kw) -> Table:
     return Table(id=id_, title=title, frame=frame, caption=Caption(caption),
                  index=tuple(index), full=full, column_label=column_label, **kw)
 
 
-def _figure(id_: str, title: str, fig, caption: str, alt: str,
-            settings: ReportSettings) -> Figure:
+def figure_block(id_: str, title: str, fig, caption: str, alt: str,
+                 settings: ReportSettings) -> Figure:
     return Figure(id=id_, title=title, data=plotting.to_png(fig, settings.dpi),
                   caption=Caption(caption), alt=alt)
 
 
-def _variant_map(settings: ReportSettings) -> dict[str, list[str]]:
+def variant_map(settings: ReportSettings) -> dict[str, list[str]]:
     return {s: list(settings.variants_of(s)) for s in settings.systems
             if settings.variants_of(s)}

@@ -15,7 +15,7 @@ import pandas as pd
 
 from reports import plotting
 from reports.i18n import N_, _
-from reports.sections.common import MAPPED, _figure, _table, for_systems_with, pct
+from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
@@ -29,9 +29,9 @@ def distance_frame(systems) -> pd.DataFrame:
     ``p_side0`` (the shooter wins), ``p_side1``, ``p_neither``, ``rounds_mean``,
     ``method`` (exact)."""
     from analysis.combat.lethality import distance_table, has_distance
-    from analysis.workflow.audit import _ladder_specs
+    from analysis.workflow.audit import ladder_specs
 
-    ladder = _ladder_specs()
+    ladder = ladder_specs()
     frames = []
     for system in systems:
         if not has_distance(system) or system not in ladder:
@@ -69,7 +69,7 @@ def distance_reading(frame: pd.DataFrame, systems) -> list[str]:
     which starting distance it is the favourite (or that it is not, up to the last
     distance); one sentence for each system whose fights start engaged."""
     from analysis.combat.lethality import has_distance
-    from analysis.workflow.audit import _ladder_specs
+    from analysis.workflow.audit import ladder_specs
 
     out = [_("A fight that starts apart is a race: the melee fighter must close the gap "
              "while the shooter shoots (each system's movement, ranges and range "
@@ -77,7 +77,7 @@ def distance_reading(frame: pd.DataFrame, systems) -> list[str]:
              "competent shooter holding its ground against the competent melee fighter of "
              "the ladder charging, default rules, solved exactly at each starting "
              "distance.")]
-    ladder = _ladder_specs()
+    ladder = ladder_specs()
     for system, part in frame.groupby("system", sort=False):
         part = part.sort_values("distance")
         p = dict(zip(part["distance"], part["p_side0"], strict=True))
@@ -181,39 +181,40 @@ def section_distance(settings: ReportSettings) -> Section:
     reading = distance_reading(frame, settings.systems)
     blocks = []
     if len(frame):
-        blocks.append(_figure("fig-distance", _("The shooter against the charger by "
-                                                "starting distance"),
-                              distance_figure(frame),
-                              _("P(the competent shooter wins) against the metres between "
+        blocks.append(figure_block("fig-distance", _("The shooter against the charger by "
+                                                     "starting distance"),
+                                   distance_figure(frame),
+                                   _("P(the competent shooter wins) against the metres between "
                                 "the fighters when the fight starts; the dotted line is "
                                 "an even fight. Exact duel chains: no error band."),
-                              _("Line chart of the chance that a shooter beats a charging "
+                                   _("Line chart of the chance that a shooter beats a charging "
                                 "melee fighter against the starting distance, one line "
                                 "per system."), settings))
         view = frame.pivot(index="distance", columns="system", values="p_side0")
         view = view.reset_index()
         view["distance"] = [f"{d} m" for d in view["distance"]]
-        blocks.append(_table("distance", _("P(the shooter wins) by starting distance"),
-                             view, _("Each column a system; exact. The CSV has every "
+        blocks.append(table_block("distance", _("P(the shooter wins) by starting distance"),
+                                  view, _("Each column a system; exact. The CSV has every "
                                      "outcome and the mean rounds."),
-                             index=("distance",), full=frame,
-                             formats=dict.fromkeys(frame["system"].unique(), ".3f")))
+                                  index=("distance",), full=frame,
+                                  formats=dict.fromkeys(frame["system"].unique(), ".3f")))
     from reports.sections.combat_common import combat_frames
 
     apart = combat_frames(settings)["apart"]
     armoured = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
     if len(armoured):
         reading += armoured_reading(apart)
-        blocks.append(_table("distance-armour",
-                             _("P(the armoured shooter wins) by starting distance"),
-                             armoured_view(apart),
-                             _("The cross-combat matchup “{mid}”: each column a system, "
+        blocks.append(table_block("distance-armour",
+                                  _("P(the armoured shooter wins) by starting distance"),
+                                  armoured_view(apart),
+                                  _("The cross-combat matchup “{mid}”: each column a system, "
                                "exact. The CSV has every outcome, the fighters and the "
                                "notes.").format(mid=ARMOURED),
-                             index=("distance",), full=armoured,
-                             formats=dict.fromkeys(armoured["system"].unique(), ".3f")))
+                                  index=("distance",), full=armoured,
+                                  formats=dict.fromkeys(armoured["system"].unique(), ".3f")))
     return Section("distance", title, reading, blocks)
 
 
 __all__ = ["ARMOURED", "DISTANCES", "armoured_reading", "armoured_view", "distance_figure",
            "distance_frame", "distance_reading", "section_distance"]
+

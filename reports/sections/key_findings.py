@@ -18,9 +18,13 @@ import pandas as pd
 
 from analysis.glossary import figure_phrase, knob_phrase, metric_phrase, value_phrase
 from reports.i18n import N_, _, decimal, text
-from reports.sections.common import _table
+from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
+
+__all__ = ["COLUMNS", "INTERACTION_COLUMNS", "STATUSES", "cure_text", "discovery_frame",
+           "findings_frame", "guardrail_scenario", "interaction_frame", "interaction_reading",
+           "key_findings_reading", "section_key_findings", "sharpest"]
 
 COLUMNS = ["guardrail", "system", "metric", "value", "min", "max", "status", "suggestion"]
 
@@ -30,7 +34,7 @@ def findings_frame(settings: ReportSettings) -> pd.DataFrame:
     from analysis.workflow import audit
 
     sc = guardrail_scenario(settings)
-    keep = [g for g in sc.guardrails if audit._target(sc, g).system in settings.systems]
+    keep = [g for g in sc.guardrails if audit.guardrail_target(sc, g).system in settings.systems]
     sc = sc.model_copy(update={"guardrails": keep})
     table = audit.evaluate([sc], progress=False)
     return table[[*COLUMNS, "se", "reason", "cure", "reproduce"]]
@@ -75,7 +79,7 @@ def discovery_frame(settings: ReportSettings) -> pd.DataFrame:
     from engines.system import registry
 
     cfg = _discover_config()
-    ladder = audit._ladder_specs()
+    ladder = audit.ladder_specs()
     rows: list[dict] = []
     for system in settings.systems:
         if not registry()[system].has_combat or system not in ladder:
@@ -165,7 +169,7 @@ def _bounds(lo, hi, metric: str = "") -> str:
     return _("over the maximum {high}").format(high=shown(hi))
 
 
-def _cure(system: str, suggestion) -> str:
+def cure_text(system: str, suggestion) -> str:
     """The audit's cure (already in the system's words, :mod:`analysis.workflow.audit.
     cures`), in the report's language."""
     return text(suggestion)
@@ -205,7 +209,7 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None) -> list[s
                              "{suggestion}.").format(
             guardrail=text(r.guardrail), metric=_t(metric_phrase(r.metric)),
             value=_figure(r.metric, r.value), bounds=_bounds(r.min, r.max, r.metric),
-            reason=text(r.reason), suggestion=_cure(r.system, r.suggestion)),
+            reason=text(r.reason), suggestion=cure_text(r.system, r.suggestion)),
             getattr(r, "reproduce", "") or ""))
     if fails.empty:
         out.append(_("No guardrail fails."))
@@ -241,7 +245,7 @@ def _ladder_base(system: str) -> tuple[dict, str]:
     from analysis.workflow import audit
 
     rung = _discover_config()["attacker"]
-    return dict(audit._ladder_specs().get(system, {}).get(rung, {})), rung
+    return dict(audit.ladder_specs().get(system, {}).get(rung, {})), rung
 
 
 def _candidates(system: str, table: pd.DataFrame, inter: pd.DataFrame,
@@ -351,22 +355,22 @@ def section_key_findings(settings: ReportSettings) -> Section:
                       zip(table["metric"], table["value"], table["se"], strict=True)]
     for col in ("min", "max"):
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
-    blocks = [_table("guardrails", _("Balance guardrails"), shown,
-                     _("Each guardrail's metric, exact for duels, one-attack odds and "
+    blocks = [table_block("guardrails", _("Balance guardrails"), shown,
+                          _("Each guardrail's metric, exact for duels, one-attack odds and "
                        "checks; status pass / fail / undecided; for a failure up to "
                        "three one-knob cures that keep the question (the task and the "
                        "fighters' gear held), each with its side effects, and the "
                        "`rpg-balance audit --set` command applying the best in the CSV."),
-                     full=table, default_format=".3g")]
+                          full=table, default_format=".3g")]
     if len(inter):
         reading += interaction_reading(inter)
         view = inter[list(INTERACTION_COLUMNS.values())].rename(
             columns={v: k for k, v in INTERACTION_COLUMNS.items()})
-        blocks.append(_table("knob-interactions", _("Knobs whose effect depends on another"),
-                             view, _("A small exact sweep of an even duel per system: each "
+        blocks.append(table_block("knob-interactions", _("Knobs whose effect depends on another"),
+                                  view, _("A small exact sweep of an even duel per system: each "
                                      "knob whose range with the other knobs held fixed is "
                                      "much larger than its main effect (the average over "
                                      "the other knobs), where that happens, and the knob "
                                      "it depends on most."),
-                             default_format=".3f"))
+                                  default_format=".3f"))
     return Section("key-findings", _("Key findings"), reading, blocks)

@@ -6,9 +6,11 @@ import pandas as pd
 
 from analysis.checks import plots
 from reports.i18n import N_, _, decimal
-from reports.sections.common import _figure, _table, _variant_map, pct, skipped
+from reports.sections.common import figure_block, pct, skipped, table_block, variant_map
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_ladders", "swing_reading", "with_defending"]
 
 
 def with_defending(swing: pd.DataFrame, upsets: pd.DataFrame) -> pd.DataFrame:
@@ -47,7 +49,7 @@ def section_ladders(settings: ReportSettings) -> Section:
     """Cross-system comparison on the common competence/difficulty ladders."""
     title = _("Across systems: the common ladder")
     from analysis.checks.ladders import anchor_report, ladder_table, swinginess, upset_table
-    variants = _variant_map(settings)
+    variants = variant_map(settings)
     table = ladder_table(variants=variants)
     laddered = set(table["system"])
     table = table[table["system"].isin(settings.systems)].reset_index(drop=True)
@@ -79,30 +81,30 @@ def section_ladders(settings: ReportSettings) -> Section:
     reading += skips
     reading += swing_reading(swing)
     blocks: list = [
-        _table("ladders", _("P(success) on the common ladder"), view,
-               _("Exact P(success) per system and competence rung (rows) against each "
+        table_block("ladders", _("P(success) on the common ladder"), view,
+                    _("Exact P(success) per system and competence rung (rows) against each "
                  "difficulty rung (columns), with the native numbers in the CSV."),
-               index=("system", "competence"), full=table,
-               column_label=_("task difficulty")),
-        _table("ladders-anchor", _("Anchor check"), anchor,
-               _("P(competent meets average) per system, its gap to the target and "
+                    index=("system", "competence"), full=table,
+                    column_label=_("task difficulty")),
+        table_block("ladders-anchor", _("Anchor check"), anchor,
+                    _("P(competent meets average) per system, its gap to the target and "
                  "whether it lies within the file's tolerance."),
-               formats={"anchor_gap": "+.4f"}),
-        _table("ladders-swing", _("Swinginess"), swing,
-               _("SD of the anchor character's outcome, the mean gain of one rung, their "
+                    formats={"anchor_gap": "+.4f"}),
+        table_block("ladders-swing", _("Swinginess"), swing,
+                    _("SD of the anchor character's outcome, the mean gain of one rung, their "
                  "ratio (how many rungs one SD of luck is worth), P(success) gained per "
                  "rung, and P(upset) one and two rungs apart (exact), with the weaker "
                  "character attacking and, in the defending columns, defending."),
-               formats={"sd_outcome": ".3f", "rung_shift": ".3f", "sd_in_rungs": ".3f",
+                    formats={"sd_outcome": ".3f", "rung_shift": ".3f", "sd_in_rungs": ".3f",
                         "slope_pp_per_rung": ".2f", "p_upset_adjacent": ".4f",
                         "p_upset_two_apart": ".4f",
                         "p_upset_adjacent_defending": ".4f",
                         "p_upset_two_apart_defending": ".4f"}),
     ]
     fig = plots.ladder_plot(table)
-    blocks.insert(0, _figure("fig-ladders", _("The common ladder"), fig,
-                             _("Exact P(success) by competence rung, one line per system "
+    blocks.insert(0, figure_block("fig-ladders", _("The common ladder"), fig,
+                                  _("Exact P(success) by competence rung, one line per system "
                                "(fixed colours), one panel per task difficulty."),
-                             _("Line charts of success probability on the common ladder"),
-                             settings))
+                                  _("Line charts of success probability on the common ladder"),
+                                  settings))
     return Section("ladders", title, reading, blocks)

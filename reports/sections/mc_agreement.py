@@ -9,9 +9,11 @@ import pandas as pd
 
 from reports import plotting
 from reports.i18n import _, decimal
-from reports.sections.common import _figure, _table, curves
+from reports.sections.common import curves, figure_block, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["agreement_frame", "section_mc_agreement"]
 
 
 def agreement_frame(settings: ReportSettings) -> pd.DataFrame:
@@ -50,12 +52,12 @@ def section_mc_agreement(settings: ReportSettings) -> Section:
           "faithfully.").format(z=decimal(worst["max |z|"], 2), system=worst["system"],
                                 cells=decimal(int(frame["outside 5σ + 1/n"].sum()))),
     ]
-    blocks: list = [_table("mc-agreement", _("Monte Carlo vs exact"), frame,
-                           _("One row per system: grid cells compared, trials per roll "
+    blocks: list = [table_block("mc-agreement", _("Monte Carlo vs exact"), frame,
+                                _("One row per system: grid cells compared, trials per roll "
                              "setting, largest and mean |z|, cells beyond 3σ, largest "
                              "absolute difference, largest standard error, cells outside "
                              "the 5σ + 1/n tolerance."),
-                           formats={"max |z|": ".2f", "mean |z|": ".3f",
+                                formats={"max |z|": ".2f", "mean |z|": ".3f",
                                     "max |p_mc − p|": ".5f", "max SE": ".5f"})]
     fig, axes = plotting.new_figure(len(settings.systems), width=7.2, height=2.4)
     grid = np.linspace(-5, 5, 201)
@@ -71,10 +73,10 @@ def section_mc_agreement(settings: ReportSettings) -> Section:
         ax.set_xlabel(_("z (standard errors)"))
     axes[0].set_ylabel(_("density"))
     axes[0].legend(loc="upper left", fontsize=6.5)
-    blocks.append(_figure("fig-mc-agreement", _("z-scores of Monte Carlo vs exact"), fig,
-                          _("Histogram of z = (MC − exact) / SE over all grid cells with "
+    blocks.append(figure_block("fig-mc-agreement", _("z-scores of Monte Carlo vs exact"), fig,
+                               _("Histogram of z = (MC − exact) / SE over all grid cells with "
                             "0 < p < 1 (clipped to ±5), against the standard normal "
                             "density. Cells of one roll setting share their rolls, so the "
                             "histograms are lumpier than independent draws would be."),
-                          _("Histograms of Monte Carlo z-scores per system"), settings))
+                               _("Histograms of Monte Carlo z-scores per system"), settings))
     return Section("mc-agreement", _("Monte Carlo agreement"), reading, blocks)

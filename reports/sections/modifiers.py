@@ -6,9 +6,11 @@ import pandas as pd
 
 from analysis.checks import plots
 from reports.i18n import N_, _, format_spec, percent, text
-from reports.sections.common import _figure, _table, for_systems_with
+from reports.sections.common import figure_block, for_systems_with, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_modifiers"]
 
 
 @for_systems_with("modifiers", "modifiers", N_("What a modifier is worth"))
@@ -36,15 +38,15 @@ def section_modifiers(settings: ReportSettings) -> Section:
                 high=format_spec(best["max_delta_pp"], "+.1f")))
     shown = summary.copy()  # the modifier names of analysis/checks/modifiers.py (N_)
     shown["modifier"] = [text(x) for x in shown["modifier"]]
-    blocks: list = [_table("modifiers", _("Modifier worth (percentage points)"), shown,
-                           _("Per modifier: mean, smallest and largest change in "
+    blocks: list = [table_block("modifiers", _("Modifier worth (percentage points)"), shown,
+                                _("Per modifier: mean, smallest and largest change in "
                              "P(success) in percentage points over the cells whose base "
                              "chance is 5–95%, and how many cells that is (exact)."),
-                           full=table,
-                           formats={"mean_delta_pp": "+.2f", "min_delta_pp": "+.2f",
+                                full=table,
+                                formats={"mean_delta_pp": "+.2f", "min_delta_pp": "+.2f",
                                     "max_delta_pp": "+.2f"})]
-    blocks.insert(0, _figure("fig-modifiers", _("Modifier worth"), plots.modifier_plot(table),
-                             _("Change in P(success) from each modifier (exact), by "
+    blocks.insert(0, figure_block("fig-modifiers", _("Modifier worth"), plots.modifier_plot(table),
+                                  _("Change in P(success) from each modifier (exact), by "
                                "system."), _("Chart of what each modifier is worth"),
-                             settings))
+                                  settings))
     return Section("modifiers", title, reading, blocks)

@@ -8,9 +8,11 @@ import pandas as pd
 from engines.system import registry
 from reports import plotting
 from reports.i18n import _, decimal, percent
-from reports.sections.common import _figure, _table, curves, pct
+from reports.sections.common import curves, figure_block, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_native_spread", "spread_curve", "spread_frame", "spread_task"]
 
 
 def spread_task(system: str) -> tuple[str, dict, str]:
@@ -86,12 +88,12 @@ def section_native_spread(settings: ReportSettings) -> Section:
             system=row.system, steps=decimal(row[4], 1), axis=row.axis, task=row.task,
             low=percent(0.1, 0), high=percent(0.9, 0), gain=decimal(row[5], 1),
             floor=pct(row[6]), ceiling=pct(row[7])))
-    blocks: list = [_table("native-spread", _("Slope on native axes"), frame,
-                           _("Representative task per system; axis value where P reaches "
+    blocks: list = [table_block("native-spread", _("Slope on native axes"), frame,
+                                _("Representative task per system; axis value where P reaches "
                              "50%, number of axis steps from 10% to 90% (interpolated), "
                              "largest single-step gain, and the floor/ceiling of P on the "
                              "axis range (exact)."),
-                           formats={"value at 50%": ".2f", "steps 10% → 90%": ".2f",
+                                formats={"value at 50%": ".2f", "steps 10% → 90%": ".2f",
                                     "largest gain per step (pp)": ".1f", "lowest P": ".4f",
                                     "highest P": ".4f"})]
     fig, (ax,) = plotting.new_figure(1, width=6.8, height=3.2)
@@ -106,11 +108,11 @@ def section_native_spread(settings: ReportSettings) -> Section:
     ax.set_xlabel(_("steps on the system's own axis, from its 50% point (dice or points)"))
     plotting.probability_axis(ax)
     ax.legend(loc="lower right")
-    blocks.insert(0, _figure("fig-native-spread", _("Curves centred on their 50% point"), fig,
-                             _("Exact P(success) of each system's representative task "
+    blocks.insert(0, figure_block("fig-native-spread", _("Curves centred on their 50% point"), fig,
+                                  _("Exact P(success) of each system's representative task "
                                "against native axis steps, shifted so every curve crosses "
                                "50% at 0."),
-                             _("Line chart comparing how steeply each system's success "
+                                  _("Line chart comparing how steeply each system's success "
                                "curve rises"), settings))
     return Section("native-spread", _("Across systems: steps on native axes"), reading,
                    blocks)

@@ -10,9 +10,11 @@ from matplotlib.ticker import MaxNLocator
 
 from reports import plotting
 from reports.i18n import N_, _
-from reports.sections.common import _figure, _table, for_systems_with, pct
+from reports.sections.common import figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["opposed_view", "section_opposed"]
 
 
 def _level_axis(frame: pd.DataFrame) -> str:
@@ -73,13 +75,13 @@ def section_opposed(settings: ReportSettings) -> Section:
                          "step up ({level} {up_level} vs {mid}) {up}.").format(
             system=system, level=name, mid=mid, even=pct(even), up_level=mid + step,
             up=pct(up)))
-        blocks.append(_table(f"opposed-{system}", _("{system}: P(attacker wins)").format(
+        blocks.append(table_block(f"opposed-{system}", _("{system}: P(attacker wins)").format(
                                  system=system), view,
-                             _("Exact P(side a wins) by attacker {level} (rows) and "
+                                  _("Exact P(side a wins) by attacker {level} (rows) and "
                                "defender {level} (columns), ties by the system's rules.")
-                             .format(level=name),
-                             index=(f"{level}_a",), full=frame,
-                             column_label=_("defender {level}").format(level=name)))
+                                  .format(level=name),
+                                  index=(f"{level}_a",), full=frame,
+                                  column_label=_("defender {level}").format(level=name)))
     fig, axes = plotting.new_figure(len(views), width=7.2, height=2.5, sharey=False)
     im = None
     for ax, (system, (level, view)) in zip(axes, views.items(), strict=True):
@@ -93,8 +95,8 @@ def section_opposed(settings: ReportSettings) -> Section:
         ax.set_ylabel(_("attacker {level}").format(level=_(level)))
         ax.grid(False)
     fig.colorbar(im, ax=axes, shrink=0.9, label=_("P(attacker wins)"))
-    blocks.insert(0, _figure("fig-opposed", _("P(attacker wins)"), fig,
-                             _("Exact P(attacker wins) by both sides' levels; orange = the "
+    blocks.insert(0, figure_block("fig-opposed", _("P(attacker wins)"), fig,
+                                  _("Exact P(attacker wins) by both sides' levels; orange = the "
                                "defender is favoured, purple = the attacker, white = even."),
-                             _("Heat maps of opposed-check win probability"), settings))
+                                  _("Heat maps of opposed-check win probability"), settings))
     return Section("opposed", title, reading, blocks)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from engines.system import registry
 from reports import plotting
 from reports.i18n import _, decimal
-from reports.sections.common import _figure, _table, outcomes
+from reports.sections.common import figure_block, outcomes, table_block
 from reports.sections.success_curves import TR
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["section_outcomes"]
 
 
 def section_outcomes(settings: ReportSettings) -> Section:
@@ -23,14 +25,14 @@ def section_outcomes(settings: ReportSettings) -> Section:
         setting_label, value_label = (_(x) for x in spec.outcome_labels)
         frame = o.rename(columns={"setting": setting_label})[
             [setting_label, "mean", "sd", "mean_mc", "se_mean"]]
-        blocks.append(_table(f"outcomes-{system}", f"{system}: {value_label}", frame,
-                             _("Exact mean and SD of the {value} per {setting}; mean_mc ± "
+        blocks.append(table_block(f"outcomes-{system}", f"{system}: {value_label}", frame,
+                                  _("Exact mean and SD of the {value} per {setting}; mean_mc ± "
                                "se_mean is the Monte Carlo estimate ({trials} rolls) with "
                                "its standard error.").format(
                                  value=value_label, setting=setting_label,
                                  trials=decimal(settings.trials)),
-                             index=(setting_label,),
-                             formats={"mean": ".4f", "sd": ".4f", "mean_mc": ".4f",
+                                  index=(setting_label,),
+                                  formats={"mean": ".4f", "sd": ".4f", "mean_mc": ".4f",
                                       "se_mean": ".5f"}))
         if spec.outcome_reading is not None:
             m = o.set_index("setting")
@@ -51,9 +53,9 @@ def section_outcomes(settings: ReportSettings) -> Section:
         ax.set_xticks(range(0, 21, 2))
         ax.set_ylabel(_("successes rolled (count)"))
         ax.legend(loc="upper left")
-        blocks.insert(0, _figure("fig-outcomes", _("Successes per pool"), fig,
-                                 _("Exact mean successes (line) ± one standard deviation "
+        blocks.insert(0, figure_block("fig-outcomes", _("Successes per pool"), fig,
+                                      _("Exact mean successes (line) ± one standard deviation "
                                    "(band) against pool size for the dice-pool systems."),
-                                 _("Mean and spread of successes against pool size"),
-                                 settings))
+                                      _("Mean and spread of successes against pool size"),
+                                      settings))
     return Section("outcomes", _("Outcome mean and spread"), reading, blocks)

@@ -11,9 +11,11 @@ from pathlib import Path
 import pandas as pd
 
 from reports.i18n import _, decimal
-from reports.sections.common import _table
+from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
+
+__all__ = ["provenance_frame", "section_provenance"]
 
 
 def _version(pkg: str) -> str:
@@ -65,6 +67,6 @@ def section_provenance(settings: ReportSettings, elapsed: float | None = None) -
                  "number of threads. Exact tables do not depend on the seed at all.")
                .format(seed=settings.seed)]
     return Section("provenance", _("Provenance"), reading,
-                   [_table("provenance", _("How this report was made"),
-                           provenance_frame(settings, elapsed),
-                           _("Inputs and software versions of this build."))])
+                   [table_block("provenance", _("How this report was made"),
+                                provenance_frame(settings, elapsed),
+                                _("Inputs and software versions of this build."))])

@@ -14,9 +14,20 @@ import pandas as pd
 from engines.system import CurvePanel, CurveTable, System, registry
 from reports import plotting
 from reports.i18n import _, decimal, percent
-from reports.sections.common import _figure, _p, _pivot, _table, curves, pct, system_summary
+from reports.sections.common import (
+    curves,
+    figure_block,
+    p_at,
+    pct,
+    pivot,
+    system_summary,
+    table_block,
+)
 from reports.settings import ReportSettings
 from reports.structure import Figure, Paragraph, Section, Table
+
+__all__ = ["TR", "curve_figure", "curve_reading", "curve_tables", "plain_panels", "plain_tables",
+           "section_success_curves"]
 
 #: the formatting helpers a system's reading hooks get (``tr``)
 TR = SimpleNamespace(_=lambda text: _(text), pct=pct, percent=percent, decimal=decimal)
@@ -79,13 +90,13 @@ def curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
     full = t.drop(columns=["z"])
     out = []
     for view in spec.curve_tables or plain_tables(spec):
-        frame = _pivot(_select(t, view.fixed), view.rows, view.columns,
-                       index_values=view.row_values, column_values=view.column_values)
+        frame = pivot(_select(t, view.fixed), view.rows, view.columns,
+                      index_values=view.row_values, column_values=view.column_values)
         if view.column_names is not None:
             axis_values = view.column_values or spec.axes[view.columns]
             frame.columns = [view.rows] + [_name(view.column_names, v, view.columns)
                                            for v in axis_values]
-        out.append(_table(
+        out.append(table_block(
             "-".join(x for x in ("curves", system, view.key) if x), _(view.title),
             frame, _(view.caption), index=(view.rows,), full=full if view.full else None,
             column_label=_(view.column_label)))
@@ -125,14 +136,14 @@ def curve_figure(system: str, t: pd.DataFrame, settings: ReportSettings) -> Figu
     alt = (_(spec.curve_alt) if spec.curve_alt else
            _("Line chart of {system} success probability against {x}").format(
                system=system, x=panels[0].x)).format(system=system)
-    return _figure(f"fig-curves-{system}", _("{system}: success curves").format(
+    return figure_block(f"fig-curves-{system}", _("{system}: success curves").format(
                        system=system), fig, caption, alt, settings)
 
 
 def curve_reading(system: str, t: pd.DataFrame) -> str:
     spec = registry()[system]
     if spec.curve_reading is not None:
-        return spec.curve_reading(lambda **axes: _p(t, **axes), TR)
+        return spec.curve_reading(lambda **axes: p_at(t, **axes), TR)
     x, lines, fixed = _plain_axes(spec)
     first = _select(t, {**fixed, lines: spec.axes[lines][0]})
     values = {"low": pct(first["p_exact"].min()), "high": pct(first["p_exact"].max()),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from reports.i18n import _, text
-from reports.sections.common import _figure, _table
+from reports.sections.common import figure_block, table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
@@ -70,20 +70,21 @@ def section_tune(settings: ReportSettings) -> Section | None:
              "x": _("edit size: knobs changed + distance / (total weight + 1)"),
              "y": _("worst guardrail margin (share of the limits' width)")}
     blocks = [
-        _table("tune-front", _("The front"), front_view(result),
-               _("One column per candidate on the front: each knob's value, the knobs "
+        table_block("tune-front", _("The front"), front_view(result),
+                    _("One column per candidate on the front: each knob's value, the knobs "
                  "changed, the distance along them, the worst guardrail margin (negative: "
                  "outside a limit) and whether every guardrail passes. The CSV has every "
                  "guardrail's value and status and each candidate's rpg-balance audit "
                  "--set command."), full=result.table, index=(_("knob"),)),
-        _figure("fig-tune-front", _("Edit size against the worst margin"),
-                tune.front_figure(result, words),
-                _("Every candidate evaluated: grey when a guardrail fails, blue when every "
+        figure_block("fig-tune-front", _("Edit size against the worst margin"),
+                     tune.front_figure(result, words),
+                     _("Every candidate evaluated: grey when a guardrail fails, blue when every "
                   "guardrail passes; the front in red."),
-                _("Scatter plot of the candidates' edit size against their worst "
+                     _("Scatter plot of the candidates' edit size against their worst "
                   "guardrail margin, the front joined by a step line."), settings),
     ]
     return Section("tune", title, reading, blocks)
 
 
 __all__ = ["front_view", "section_tune", "tune_result"]
+

@@ -17,6 +17,8 @@ import threading
 import traceback
 from collections.abc import Callable
 
+__all__ = ["GEAR_WORDS", "OWN", "UrlState", "Workbench", "create_page", "free_port", "log", "serve"]
+
 # every script and style sheet from this server, none from a CDN (set before bokeh loads)
 os.environ.setdefault("BOKEH_RESOURCES", "server")
 
@@ -234,12 +236,12 @@ class Workbench:
                                              c.variants, self.c_variants, self._on_check)
         self._c_axes = {}
         for name, values in spec.axes.items():
-            w = pn.widgets.Select(label=name, options=[model.ALL, *map(model._text, values)],
+            w = pn.widgets.Select(label=name, options=[model.ALL, *map(model.variant_text, values)],
                                   value=c.axes.get(name, model.ALL), width=150)
             w.param.watch(self._on_check, "value")
             self._c_axes[name] = w
         self.c_axes.objects = list(self._c_axes.values())
-        comp = [model._text(v) for v in spec.axes.get(spec.competence_axis, ())]
+        comp = [model.variant_text(v) for v in spec.axes.get(spec.competence_axis, ())]
         self.c_comp.label = _("Competence") + (f" ({spec.competence_axis})" if comp else "")
         self.c_comp.options = comp
         self.c_comp.value = c.competence if c.competence in comp else (comp[0] if comp

@@ -39,6 +39,18 @@ from engines.errors import InputError
 from ..i18n import LANGUAGES, _, percent
 from ..i18n import decimal as fmt_decimal
 
+__all__ = ["ALL", "AUDIT_COLUMNS", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_ROUND_CAP",
+           "DEFAULT_SEED", "DEFAULT_TRIALS", "DUEL_KEYS", "ENGINE_LOCK", "MAX_UPLOAD", "METHODS",
+           "QUERY_KEYS", "TABS", "AuditState", "Cancelled", "CheckResult", "CheckState",
+           "DuelResult", "DuelState", "FairLock", "PageState", "audit_command", "audit_result",
+           "check_aftermath", "check_archetype", "check_axes", "check_competence",
+           "check_distance_m", "check_figure", "check_gear", "check_method", "check_result",
+           "check_systems", "check_target", "check_variant_fields", "check_variants",
+           "combat_systems", "combat_variant_fields", "default_check", "default_duel",
+           "default_state", "duel_command", "duel_figure", "duel_result", "duel_sentence",
+           "duel_variant_map", "duel_variants", "gear_options", "load_upload", "parse_query",
+           "to_query", "variant_fields", "variant_text", "warm"]
+
 
 class FairLock:
     """A lock served in the order it was asked for (a ticket lock): a Monte Carlo run
@@ -119,13 +131,13 @@ def variant_fields(cls) -> list[dict]:
         choices = meta.get("choices")
         if isinstance(f.default, bool):
             choices = (True, False)
-        out.append({"name": f.name, "default": _text(f.default),
-                    "choices": None if choices is None else [_text(c) for c in choices],
+        out.append({"name": f.name, "default": variant_text(f.default),
+                    "choices": None if choices is None else [variant_text(c) for c in choices],
                     "rule": meta.get("rule", ""), "doc": meta.get("doc", "")})
     return out
 
 
-def _text(value) -> str:
+def variant_text(value) -> str:
     """A variant value as ``--variant NAME=VALUE`` writes it."""
     if value is None:
         return "none"
@@ -219,10 +231,10 @@ def default_check(system: str | None = None) -> CheckState:
     system = system or check_systems()[0]
     spec = get(system)
     axes = {name: (ALL if name in (spec.competence_axis, spec.difficulty_axis) or
-                   len(spec.axes) <= 2 else _text(0 if 0 in values else values[0]))
+                   len(spec.axes) <= 2 else variant_text(0 if 0 in values else values[0]))
             for name, values in spec.axes.items()}
     comp = spec.axes.get(spec.competence_axis, ())
-    competence = _text(comp[len(comp) // 2]) if comp else ""
+    competence = variant_text(comp[len(comp) // 2]) if comp else ""
     return CheckState(system, {}, axes, 0.7, competence)
 
 
@@ -436,7 +448,7 @@ def check_axes(system: str, given: Mapping[str, str]) -> dict[str, str]:
     for name, text in given.items():
         if name not in axes:
             raise InputError(f"{system} has no axis {name!r}; known: {', '.join(axes)}")
-        shown = [_text(v) for v in axes[name]]
+        shown = [variant_text(v) for v in axes[name]]
         if text != ALL and text not in shown:
             raise InputError(f"axis {name}: {text!r} is not one of its values "
                              f"({shown[0]} … {shown[-1]}) or {ALL}")
@@ -446,14 +458,14 @@ def check_axes(system: str, given: Mapping[str, str]) -> dict[str, str]:
 
 def check_target(text) -> float:
     """A target chance strictly between 0 and 1 (the solver's own check)."""
-    from analysis.workflow.solvers import _check_target
+    from analysis.workflow.solvers import valid_target
 
     try:
         value = float(str(text).strip())
     except ValueError:
         raise InputError(f"target: expected a probability strictly between 0 and 1, "
                          f"got {str(text)!r}") from None
-    return _check_target(value)
+    return valid_target(value)
 
 
 def check_competence(system: str, text: str) -> str:
@@ -461,7 +473,7 @@ def check_competence(system: str, text: str) -> str:
     from engines.system import get
 
     spec = get(system)
-    values = [_text(v) for v in spec.axes.get(spec.competence_axis, ())]
+    values = [variant_text(v) for v in spec.axes.get(spec.competence_axis, ())]
     text = str(text).strip()
     if text not in values:
         raise InputError(f"competence: {text!r} is not a value of {system}'s "
@@ -571,7 +583,7 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
     for name, values in spec.axes.items():
         chosen = c.axes.get(name, ALL)
         axes[name] = list(values) if chosen == ALL else \
-            [values[[_text(x) for x in values].index(chosen)]]
+            [values[[variant_text(x) for x in values].index(chosen)]]
     with ENGINE_LOCK:
         table = success_curves(c.system, "exact", variants=v, axes=axes)
     comp, diff = spec.competence_axis, spec.difficulty_axis
@@ -582,20 +594,20 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
         pivot = table.drop(columns="system").set_index(list(spec.axes))
     fixed = {n: c.axes[n] for n in spec.axes if c.axes.get(n, ALL) != ALL}
     command = " ".join([reproduce.PROG, "curves", c.system,
-                        *reproduce._variant_args(c.variants), "--format", "csv"])
+                        *reproduce.variant_args(c.variants), "--format", "csv"])
     if fixed:
         command += "  # " + _("rows with") + " " + ", ".join(
             f"{k}={val}" for k, val in fixed.items())
     solve = solve_command = None
     sentence = _("Exact chance of success in {system}, variants: {variants}.").format(
         system=c.system, variants=_pairs(c.variants) or _("defaults"))
-    if solvers._spec(c.system) is not None and c.competence:
+    if solvers.solver_system(c.system) is not None and c.competence:
         with ENGINE_LOCK:
             solve = solvers.solve_difficulty(c.target, int(c.competence), c.system,
                                              {c.system: v})
         words = [reproduce.PROG, "solve", "difficulty", "--target", repr(float(c.target)),
                  "--competence", c.competence, "--system", c.system,
-                 *reproduce._variant_args(c.variants)]
+                 *reproduce.variant_args(c.variants)]
         solve_command = " ".join(words)
         best = solve.iloc[0]
         sentence += " " + _("For {axis} {competence} and a target of {target}, the "
