@@ -10,6 +10,8 @@ import argparse
 
 from cli.common import add_lang, add_output, number, seed_int64, trials_int
 
+__all__ = ["EPILOG", "probability_floor", "register", "run"]
+
 
 def probability_floor(text: str) -> float:
     return number(text, float, lambda v: 0 <= v < 1, "a number from 0 to below 1")

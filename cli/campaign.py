@@ -21,6 +21,8 @@ from .common import (
     trials_int,
 )
 
+__all__ = ["EPILOG", "mechanic_parser", "register", "run_campaign"]
+
 EPILOG = """mechanics: each system's are in the mechanics column of rpg-balance systems
 (an unknown MECHANIC also lists them); each mechanic's options: rpg-balance campaign
 SYSTEM MECHANIC --help

@@ -14,7 +14,7 @@ from cli.common import (
     write_output,
 )
 
-__all__ = ["add_common", "register", "seed_int", "trials_int"]
+__all__ = ["add_common", "register", "run_curves", "run_opposed", "seed_int", "trials_int"]
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:

@@ -27,6 +27,10 @@ from cli.common import (
 )
 from engines.distance import MAX_DISTANCE  # the most metres a fight may start apart
 
+__all__ = ["AFTERMATHS", "DEFAULT_DISTANCES", "DUEL_TABLES", "FIGHT_TABLES", "distance_list",
+           "distance_m", "register", "run_archetypes", "run_combat", "run_cross", "run_duel",
+           "run_gear"]
+
 #: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
 AFTERMATHS = ("leave", "first_aid", "finish")
 DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "weapons", "tactics",

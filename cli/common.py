@@ -18,6 +18,12 @@ from analysis.limits import MAX_TRIALS as MAX_TRIALS
 from analysis.limits import MAX_WORKERS as MAX_WORKERS
 from analysis.limits import range_words as _range_words
 
+__all__ = ["DEFAULT_WORKERS", "FORMATS", "MAX_TRIALS", "PLOT_TYPES", "add_columns", "add_lang",
+           "add_output", "bounded_int", "check_lang", "check_outputs", "jobs_int", "number",
+           "provenance_of", "require_part", "round_cap_int", "seed_int", "seed_int64",
+           "select_columns", "sessions_int", "system_id", "system_variants", "trials_int",
+           "workers_int", "write_localised", "write_output"]
+
 FORMATS = ("csv", "json", "markdown", "parquet")
 PLOT_TYPES = ("png", "svg", "pdf")
 

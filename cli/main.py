@@ -12,6 +12,8 @@ import argparse
 import importlib
 import sys
 
+__all__ = ["COMMAND_MODULES", "EPILOG", "UsageError", "build_parser", "main"]
+
 #: Modules that add subcommands (each has ``register(subparsers)``).
 COMMAND_MODULES = ["cli.systems", "cli.checks", "cli.tables", "cli.report",
                    "cli.workflow", "cli.combat", "cli.campaign", "cli.warmup",

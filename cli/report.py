@@ -14,6 +14,9 @@ from pathlib import Path
 
 from cli.common import MAX_TRIALS, number, seed_int, system_id, trials_int
 
+__all__ = ["MIN_SE", "register", "run_report", "settings_from_args", "standard_error",
+           "system_list"]
+
 #: The smallest ``--se``: the one whose trial count, ceil(0.25 / SE^2), is MAX_TRIALS.
 MIN_SE = 0.5 / math.sqrt(MAX_TRIALS)
 

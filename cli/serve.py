@@ -11,6 +11,8 @@ import sys
 
 from cli.common import bounded_int
 
+__all__ = ["EPILOG", "port_int", "register", "run"]
+
 port_int = bounded_int(0, 65535, "a port number (0: any free port)")
 
 EPILOG = """examples:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from cli.common import add_output, check_outputs, write_output
 
+__all__ = ["register", "run_systems", "systems_table"]
+
 
 def register(sub) -> None:
     p = sub.add_parser("systems", help="list the installed resolution systems",

@@ -16,6 +16,8 @@ from cli.common import (
     write_output,
 )
 
+__all__ = ["non_negative_float", "register", "run_claim_c7", "run_ladder", "run_modifiers"]
+
 
 def non_negative_float(text: str) -> float:
     return number(text, float, lambda v: v >= 0, "a number", "a number of 0 or more")

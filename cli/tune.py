@@ -17,6 +17,8 @@ from cli.common import (
     workers_int,
 )
 
+__all__ = ["EPILOG", "budget_int", "register", "run"]
+
 #: the NSGA-II budget the command line takes (as the [tune] budget key)
 budget_int = bounded_int(1, 100_000, "a number of trials")
 
@@ -139,7 +141,7 @@ def run(args) -> int:
 
 
 def _systems(problem):
-    from analysis.workflow.audit.measuring import _target
+    from analysis.workflow.audit.measuring import guardrail_target
 
     sc = problem.scenario
-    return [_target(sc, g).system for g in sc.guardrails]
+    return [guardrail_target(sc, g).system for g in sc.guardrails]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from .common import jobs_int
 
+__all__ = ["register", "run_warm_up"]
+
 
 def register(sub) -> None:
     p = sub.add_parser(

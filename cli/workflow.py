@@ -25,6 +25,10 @@ from cli.common import (
     workers_int,
 )
 
+__all__ = ["LETHALITY_EPILOG", "RUN_EPILOG", "SOLVE_EPILOG", "SWEEP_EPILOG", "cluster_of",
+           "register", "run_run", "run_solve_competence", "run_solve_difficulty",
+           "run_solve_lethality", "run_sweep"]
+
 RUN_EPILOG = """examples:
   rpg-balance run scenarios/expert_vs_difficulties.toml
   rpg-balance run scenarios/c7_claim.toml --format markdown -o out/c7
@@ -294,7 +298,7 @@ def _scenario_provenance(sc) -> dict:
             "method": sc.method, "trials": trials}
 
 
-def _cluster(args):
+def cluster_of(args):
     from analysis.workflow.sweep import Cluster
 
     workers = args.workers if args.workers is not None else DEFAULT_WORKERS
@@ -345,7 +349,7 @@ def run_run(args) -> int:
     out_dir = Path(args.output).resolve() if args.output else sc.output_dir()
     check_output_dir(out_dir, sc.output.format)
     try:
-        res = run_scenario(sc, _cluster(args), progress=False if args.no_progress else None)
+        res = run_scenario(sc, cluster_of(args), progress=False if args.no_progress else None)
     except SweepInterrupted as exc:
         return _interrupted(exc)
     written: list = []
@@ -377,7 +381,7 @@ def run_sweep(args) -> int:
         raise InputError("format parquet needs a file for --sensitivity")
     from analysis.workflow.fight_sweep import run_fight_sweep
 
-    cluster = _cluster(args)
+    cluster = cluster_of(args)
     show = False if args.no_progress else None
     results = []
     try:

@@ -73,7 +73,7 @@ def test_run_and_sweep_share_the_default_worker_count(commands):
 
     parser = build_parser()
     for argv in (["run", "x.toml"], ["sweep", "x.toml"]):
-        cluster = workflow._cluster(parser.parse_args(argv))
+        cluster = workflow.cluster_of(parser.parse_args(argv))
         assert cluster.workers == DEFAULT_WORKERS
     assert f"default {DEFAULT_WORKERS}" in run.help
     assert run.help == sweep.help
