@@ -1,0 +1,117 @@
+"""The workbench's state and numbers, without a web framework.
+
+A view of the page is a :class:`PageState` (:mod:`.state`): the tab on screen, the
+language, and one state per tab (:class:`CheckState`, :class:`DuelState`,
+:class:`AuditState`). It travels in the address bar as a flat query (:func:`to_query` /
+:func:`parse_query`): every value read back goes through the same validation as the
+command line (:mod:`.validation`: the system registry,
+:func:`engines.variants.parse_variants`, the archetype loader, the bounds of
+:mod:`analysis.limits`); a bad value is dropped for its default with one message, never
+an exception. The page reads no file named in the address: the audit reads the shipped
+guardrails, the file named by ``rpg-balance serve --guardrails``, or a file uploaded
+through the page.
+
+The numbers of each tab (:mod:`.checks`, :mod:`.duel`, :mod:`.audit`) come from the
+functions the command line calls (:func:`analysis.checks.curves.success_curves`,
+:func:`analysis.workflow.solvers.solve_difficulty`,
+:func:`analysis.combat.lethality.duel_stats` / ``one_hit``,
+:func:`analysis.workflow.audit.evaluate`), under :data:`ENGINE_LOCK`: numba's default
+threading layer (workqueue) must not be entered by two threads at once, and the server
+answers several browser tabs from a thread pool. Each result carries the ``rpg-balance``
+command that prints its numbers (:mod:`analysis.workflow.audit.reproduce`). This package
+gathers the public names of its modules, so ``model.X`` reads as one namespace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from engines.errors import InputError
+
+from .audit import (
+    AUDIT_COLUMNS,
+    audit_command,
+    audit_result,
+    load_upload,
+)
+from .checks import (
+    CheckResult,
+    check_figure,
+    check_result,
+    png_bytes,
+)
+from .duel import (
+    DuelResult,
+    duel_command,
+    duel_figure,
+    duel_result,
+    duel_sentence,
+    duel_variant_map,
+)
+from .state import (
+    ALL,
+    AUDIT_SOURCES,
+    CHECK_KEYS,
+    DEFAULT_ROUND_CAP,
+    DEFAULT_SEED,
+    DEFAULT_TRIALS,
+    DUEL_KEYS,
+    ENGINE_LOCK,
+    MAX_UPLOAD,
+    METHODS,
+    QUERY_KEYS,
+    TABS,
+    AuditState,
+    Cancelled,
+    CheckState,
+    DuelState,
+    FairLock,
+    PageState,
+    check_systems,
+    check_variant_fields,
+    combat_systems,
+    combat_variant_fields,
+    default_check,
+    default_duel,
+    default_state,
+    pairs_text,
+    to_query,
+    variant_fields,
+    variant_text,
+)
+from .validation import (
+    check_aftermath,
+    check_archetype,
+    check_axes,
+    check_competence,
+    check_distance_m,
+    check_gear,
+    check_method,
+    check_target,
+    check_variants,
+    duel_variants,
+    gear_options,
+    parse_query,
+)
+
+__all__ = ["ALL", "AUDIT_COLUMNS", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_ROUND_CAP",
+           "DEFAULT_SEED", "DEFAULT_TRIALS", "DUEL_KEYS", "ENGINE_LOCK", "MAX_UPLOAD", "METHODS",
+           "QUERY_KEYS", "TABS", "AuditState", "Cancelled", "CheckResult", "CheckState",
+           "DuelResult", "DuelState", "FairLock", "PageState", "audit_command", "audit_result",
+           "check_aftermath", "check_archetype", "check_axes", "check_competence",
+           "check_distance_m", "check_figure", "check_gear", "check_method", "check_result",
+           "check_systems", "check_target", "check_variant_fields", "check_variants",
+           "combat_systems", "combat_variant_fields", "default_check", "default_duel",
+           "default_state", "duel_command", "duel_figure", "duel_result", "duel_sentence",
+           "duel_variant_map", "duel_variants", "gear_options", "load_upload", "pairs_text",
+           "parse_query", "png_bytes", "to_query", "variant_fields", "variant_text", "warm"]
+
+
+def warm() -> None:
+    """Each system's default check and exact duel once (kernels loaded from numba's
+    cache, libraries read), so a server's first page does not pay for them."""
+    for system in check_systems():
+        check_result(default_check(system), figure=False)
+    for system in combat_systems():
+        with contextlib.suppress(InputError):
+            duel_result(default_duel(system), figure=False)

@@ -1,0 +1,128 @@
+"""The checks tab: a system's success curves and the difficulty for a target chance
+(:func:`analysis.checks.curves.success_curves`,
+:func:`analysis.workflow.solvers.solve_difficulty`), under the engine lock, with the
+command that prints the same numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+import numpy as np
+import pandas as pd
+
+from ...i18n import _, percent
+from .state import ALL, ENGINE_LOCK, CheckState, pairs_text, variant_text
+
+__all__ = ["CheckResult", "check_figure", "check_result", "png_bytes"]
+
+
+@dataclasses.dataclass
+class CheckResult:
+    table: pd.DataFrame        # the tidy slice (system, axes, p)
+    pivot: pd.DataFrame        # competence rows × difficulty columns (or the slice)
+    figure: bytes              # PNG (empty when not drawn: see :func:`check_figure`)
+    solve: pd.DataFrame | None
+    command: str
+    solve_command: str | None
+    sentence: str
+    axes: dict                 # the values of each axis in the slice
+
+
+def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
+    """The success curves of one slice of the system's native axes (exact) and the
+    difficulty closest to the target chance for the chosen competence."""
+    from analysis.checks.curves import success_curves, variants_for
+    from analysis.workflow import solvers
+    from analysis.workflow.audit import reproduce
+    from engines.system import get
+
+    spec = get(c.system)
+    v = variants_for(c.system, [f"{k}={val}" for k, val in c.variants.items()])
+    axes = {}
+    for name, values in spec.axes.items():
+        chosen = c.axes.get(name, ALL)
+        axes[name] = list(values) if chosen == ALL else \
+            [values[[variant_text(x) for x in values].index(chosen)]]
+    with ENGINE_LOCK:
+        table = success_curves(c.system, "exact", variants=v, axes=axes)
+    comp, diff = spec.competence_axis, spec.difficulty_axis
+    free = [n for n, vals in axes.items() if len(vals) > 1]
+    if comp in free and diff in free and len(free) == 2:
+        pivot = table.pivot(index=comp, columns=diff, values="p")
+    else:
+        pivot = table.drop(columns="system").set_index(list(spec.axes))
+    fixed = {n: c.axes[n] for n in spec.axes if c.axes.get(n, ALL) != ALL}
+    command = " ".join([reproduce.PROG, "curves", c.system,
+                        *reproduce.variant_args(c.variants), "--format", "csv"])
+    if fixed:
+        command += "  # " + _("rows with") + " " + ", ".join(
+            f"{k}={val}" for k, val in fixed.items())
+    solve = solve_command = None
+    sentence = _("Exact chance of success in {system}, variants: {variants}.").format(
+        system=c.system, variants=pairs_text(c.variants) or _("defaults"))
+    if solvers.solver_system(c.system) is not None and c.competence:
+        with ENGINE_LOCK:
+            solve = solvers.solve_difficulty(c.target, int(c.competence), c.system,
+                                             {c.system: v})
+        words = [reproduce.PROG, "solve", "difficulty", "--target", repr(float(c.target)),
+                 "--competence", c.competence, "--system", c.system,
+                 *reproduce.variant_args(c.variants)]
+        solve_command = " ".join(words)
+        best = solve.iloc[0]
+        sentence += " " + _("For {axis} {competence} and a target of {target}, the "
+                            "closest difficulty is {difficulty} ({p}).").format(
+            axis=comp, competence=c.competence, target=percent(c.target),
+            difficulty=best["difficulty"], p=percent(float(best["p"])))
+    png = _curve_figure(table, spec, axes) if figure else b""
+    return CheckResult(table, pivot, png, solve, command, solve_command, sentence, axes)
+
+
+def check_figure(c: CheckState, r: CheckResult) -> bytes:
+    """The figure of a :class:`CheckResult` computed without it (the page shows the
+    numbers first and draws the figure after)."""
+    from engines.system import get
+
+    return _curve_figure(r.table, get(c.system), r.axes)
+
+
+def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
+    """P(success) along the competence axis, one line per value of the other free axis
+    (at most eight, evenly spread)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    comp = spec.competence_axis if len(axes.get(spec.competence_axis, ())) > 1 else None
+    free = [n for n, vals in axes.items() if len(vals) > 1 and n != comp]
+    fig = Figure(figsize=(7.5, 3.6))
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    if comp is None:
+        x = free[0] if free else table.columns[1]
+        ax.plot(range(len(table)), table["p"], marker="o")
+        ax.set_xticks(range(len(table)), [str(v) for v in table[x]], rotation=90, fontsize=7)
+        ax.set_xlabel(x)
+    else:
+        other = free[0] if free else None
+        groups = [(None, table)] if other is None else list(table.groupby(other, sort=False))
+        if len(groups) > 8:
+            keep = np.unique(np.linspace(0, len(groups) - 1, 8).round().astype(int))
+            groups = [groups[i] for i in keep]
+        for key, g in groups:
+            ax.plot(g[comp], g["p"], marker=".",
+                    label=None if key is None else f"{other} {key}")
+        ax.set_xlabel(comp)
+        if other is not None:
+            ax.legend(fontsize=7, ncol=2)
+    ax.set_ylabel(_("P(success)"))
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return png_bytes(fig)
+
+
+def png_bytes(fig) -> bytes:
+    """A matplotlib figure as PNG bytes (80 dpi), as the page shows it."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=80)
+    return buf.getvalue()
