@@ -13,9 +13,9 @@ import dataclasses
 from fractions import Fraction
 from math import sqrt
 
-import numba
 import numpy as np
 import pytest
+from d20_support import N, assert_mc_matches, fighter, library
 
 from analysis.combat.combatants_d20 import DATA_FILE, LADDER, load_library
 from engines.errors import InputError
@@ -32,32 +32,9 @@ from engines.systems.d20_degrees.combat import (
 )
 from engines.variants import parse_variants
 
-N = 200_000
-
 # E16 as written in RULES.md: (hit, damage, active defences)
 MANEUVER_TABLE = {"none": (0, 0, 0), "accurate": (2, -2, 0), "power": (-2, 2, 0),
                   "all_out": (0, 2, -2), "defensive": (0, -2, 2)}
-
-
-def tol(p: float, n: int) -> float:
-    """Five binomial standard errors plus one count (see module docstring)."""
-    return 5 * sqrt(max(p * (1 - p), 0.0) / n) + 1 / n
-
-
-def assert_mc_matches(p_mc: np.ndarray, p_exact: np.ndarray, n: int) -> None:
-    p_mc = np.asarray(p_mc, float).ravel()
-    p_exact = np.asarray(p_exact, float).ravel()
-    for got, want in zip(p_mc, p_exact, strict=True):
-        assert abs(got - want) <= tol(want, n), (got, want)
-
-
-def fighter(**kw) -> Fighter:
-    base = {"attack": 7, "damage": 5, "toughness": 2, "parry": 7, "dodge": 7, "fortitude": 4,
-            "hit_points": 12, "agility": 2, "awareness": 2, "hero_points": 0,
-            "hero_use": "none"}
-    base.update(kw)
-    return Fighter(**base)
-
 
 # A fighter who can never hurt anyone (a natural 20 still hits, E3, but for 0 damage).
 HARMLESS = {"attack": -40, "damage": -60, "agility": -60, "hit_points": 1, "toughness": 0,
@@ -433,9 +410,6 @@ def test_e13_instant_death_on_three_degrees():
 # Monte Carlo vs exact on realistic duels
 # ------------------------------------------------------------------------------------
 
-def _lib():
-    return {k: c.to_engine() for k, c in load_library().items()}
-
 
 MATCHUPS = [
     ("competent", "competent", Variants()),
@@ -452,7 +426,7 @@ MATCHUPS = [
 @pytest.mark.parametrize(("name_a", "name_b", "v"), MATCHUPS)
 def test_mc_matches_exact_duels(name_a, name_b, v):
     """E10–E16 end to end: outcome, rounds, loser dead, standing: MC within 5σ + 1/n."""
-    lib = _lib()
+    lib = library()
     a, b = lib[name_a], lib[name_b]
     exact, mc = _both(a, b, v, cap=20, seed=11)
     assert exact.outcome.sum() == pytest.approx(1.0, abs=1e-9)
@@ -580,115 +554,6 @@ def test_exact_refuses_huge_state_space():
 
 
 # ------------------------------------------------------------------------------------
-# Kernel properties: threads, invariants, N-vs-M
-# ------------------------------------------------------------------------------------
-
-def _arrays(s):
-    return [s.outcome, s.rounds, s.loser_dead, s.standing, s.deaths, s.hits, s.loser_fate,
-            s.loser_fate_sq, s.fates, s.fates_sq]
-
-
-@pytest.mark.parametrize("stun", ["first_turn", "surprise_attack"])
-def test_one_thread_equals_two_threads(stun):
-    """Same seed, 1 or 2 numba threads: bit-identical (work split by trials only)."""
-    lib = _lib()
-    # with an E16 feinter and the E-g16 surprise attack, so the vulnerable paths run too
-    side0 = [lib["competent"], dataclasses.replace(lib["novice_shooter"], feint=True,
-                                                   deception=4)]
-    side1 = [lib["expert_brawler"]]
-    v = Variants(aftermath="finish", finish_rounds=1, target_rule="random", surprise="side1",
-                 surprise_stun=stun)   # E-g19
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = fight_mc(side0, side1, 100_000, 5, v)
-        numba.set_num_threads(2)
-        two = fight_mc(side0, side1, 100_000, 5, v)
-    finally:
-        numba.set_num_threads(before)
-    for x, y in zip(_arrays(one), _arrays(two), strict=True):
-        assert np.array_equal(x, y)
-
-
-def test_duel_mc_is_fight_mc_one_a_side():
-    lib = _lib()
-    x = duel_mc(lib["expert"], lib["master"], 40_000, 9)
-    y = fight_mc([lib["expert"]], [lib["master"]], 40_000, 9)
-    for p, q in zip(_arrays(x), _arrays(y), strict=True):
-        assert np.array_equal(p, q)
-
-
-@pytest.mark.parametrize("v", [Variants(), Variants(aftermath="first_aid"),
-                               Variants(aftermath="finish", finish_rounds=3,
-                                        target_rule="random")])
-def test_invariants_n_vs_m(v):
-    """Counts add up; standing never rises nor goes negative; deaths ≤ combatants;
-    fates (Lethality outcomes) sum to the side sizes."""
-    lib = _lib()
-    side0 = [lib["novice"], lib["novice_brawler"], lib["novice_shooter"]]
-    side1 = [lib["expert_armoured"], lib["untrained"]]
-    n = 50_000
-    s = fight_mc(side0, side1, n, 21, v, round_cap=15)
-    assert s.outcome.sum() == n
-    assert s.rounds.sum() == n
-    assert (s.rounds.sum(axis=0) == s.outcome).all()
-    assert (s.loser_dead <= s.outcome[:2]).all()
-    assert (s.standing[0] == [3 * n, 2 * n]).all()
-    assert (np.diff(s.standing, axis=0) <= 0).all()
-    assert (s.standing >= 0).all()
-    assert (s.deaths <= [3 * n, 2 * n]).all()
-    assert s.rounds[0].sum() == 0
-    assert (s.fates.sum(axis=1) == [3 * n, 2 * n]).all()
-    assert (s.deaths == s.fates[:, 1]).all()
-    # the losers' fates: row w holds side 1 − w's fallen in fights w won, all of them
-    assert s.loser_fate[0].sum() == 2 * s.outcome[0]
-    assert s.loser_fate[1].sum() == 3 * s.outcome[1]
-    assert (s.loser_fate_sq >= s.loser_fate).all()
-    assert (s.fates[:, 2] == 0).all()          # E14 always resolves: nobody stays dying
-    if v.aftermath != "finish":
-        # E13: only a hit on a defenceless target makes it dying, and before the decision
-        # attackers pick able foes (E-g8): nobody dies without finishing
-        assert s.deaths.sum() == 0
-    else:
-        assert s.deaths[1] > 0
-
-
-@pytest.mark.parametrize("rule", ["focus", "random"])
-def test_two_vs_one_closed_form(rule):
-    """N-vs-M flow (E10 order, E-g8 targeting, E13 the down do not act). Every hit drops
-    its target; A1 and B hit unless they roll a natural 1 (h = 19/20, m = 1/20), A2 hits
-    on d20 ≥ 10 (h2 = 11/20). Order A1, B, A2. With A1 down, A2 alone:
-    P01 = m h2 / (1 − m (1 − h2)); with A2 down, A1 alone: P10 = h / (1 − m²).
-    P11 (1 − m² (1 − h2)) = h + m h W + m² h2, where W = h2 + (1 − h2) P01 when B drops
-    A1 (focus), and the mean of that and P10 when B picks at random."""
-    one_shot = {"damage": 40, "toughness": 0, "parry": 0, "hit_points": 1}
-    a1 = fighter(**one_shot, attack=40, agility=60)
-    a2 = fighter(**one_shot, attack=0, agility=-60)
-    b = fighter(**one_shot, attack=40, agility=0)
-    h, m, h2 = 19 / 20, 1 / 20, 11 / 20
-    p01 = m * h2 / (1 - m * (1 - h2))
-    p10 = h / (1 - m * m)
-    w = h2 + (1 - h2) * p01
-    if rule == "random":
-        w = 0.5 * w + 0.5 * p10
-    p11 = (h + m * h * w + m * m * h2) / (1 - m * m * (1 - h2))
-    s = fight_mc([a1, a2], [b], N, 17, Variants(target_rule=rule))
-    assert_mc_matches(s.outcome[0] / s.n, p11, N)
-    # after round 1 B still stands unless A1 hit, or A2 (still up) hit after A1 missed
-    a2_up = h * (0.5 if rule == "random" else 1.0) + m
-    down_b = h + m * a2_up * h2
-    assert_mc_matches(s.standing[1, 1] / s.n, 1 - down_b, N)
-
-
-def test_outnumbered_side_loses_more():
-    """Two competent fighters beat one (sanity of N-vs-M targeting, E-g8)."""
-    lib = _lib()
-    c = lib["competent"]
-    s = fight_mc([c, c], [c], 40_000, 4)
-    assert s.outcome[0] > 0.8 * s.n
-
-
-# ------------------------------------------------------------------------------------
 # Variants and input errors
 # ------------------------------------------------------------------------------------
 
@@ -803,132 +668,3 @@ def test_e8_one_hit_fatigue_is_not_exhausted(effort):
     assert got["p_incapacitate"] == pytest.approx(float(p_out), abs=1e-12)
 
 
-# ---------------------------------------------------------------------------------------
-# E16 feint and surprise attack → E17 vulnerable (gaps E-g15, E-g16)
-# ---------------------------------------------------------------------------------------
-
-def _p_hit_hand(bonus: int, defence: int) -> Fraction:
-    """E11 + E3 by d20 enumeration: hit on v + bonus ≥ defence + 10, 20 always, 1 never."""
-    return Fraction(sum(1 for v in range(1, 21)
-                        if v == 20 or (v != 1 and v + bonus >= defence + 10)), 20)
-
-
-@pytest.mark.parametrize(("defence", "rounding", "halved"), [
-    (7, "up", 4), (7, "down", 3), (8, "up", 4), (8, "down", 4), (-3, "up", -1),
-    (-3, "down", -2), (0, "up", 0)])
-@pytest.mark.parametrize("ranged", [False, True])
-def test_vulnerable_halves_active_defence(defence, rounding, halved, ranged):
-    """E17 vulnerable: Parry (melee) or Dodge (ranged) halved, rounded per E-g15; P(hit)
-    by d20 enumeration (E11, E3). Damage 40 vs Toughness 0 makes every hit deal ≥ 1, so
-    P(hit) = 1 − P(damage 0)."""
-    att = fighter(attack=5, damage=40, ranged=ranged)
-    tgt = fighter(toughness=0, parry=defence if not ranged else 30,
-                  dodge=defence if ranged else 30)
-    v = Variants(vulnerable_rounding=rounding)
-    p = 1 - attack_damage(att, tgt, v, vulnerable=True)[0]
-    assert p == pytest.approx(float(_p_hit_hand(5, halved)), abs=1e-12)
-    p0 = 1 - attack_damage(att, tgt, v)[0]
-    assert p0 == pytest.approx(float(_p_hit_hand(5, defence)), abs=1e-12)
-
-
-def test_vulnerable_hand_worked_value():
-    """E17, E-g15 default (round up): attack +5 vs Parry 7 → 4 → DC 14: faces 9–20 hit,
-    12/20; not vulnerable DC 17: faces 12–20, 9/20 (hand-worked)."""
-    att = fighter(attack=5, damage=40)
-    tgt = fighter(toughness=0, parry=7)
-    assert 1 - attack_damage(att, tgt, vulnerable=True)[0] == pytest.approx(12 / 20)
-    assert 1 - attack_damage(att, tgt)[0] == pytest.approx(9 / 20)
-
-
-def test_feint_chance_closed_form():
-    """E16 feint as an E5 opposed check (E-g15): d20+5 vs d20+max(2, 4): wins when
-    rb − ra ≤ 1 (a tie goes to the higher bonus): (210 + 19)/400. Equal bonuses: a tie
-    fails, P(ra > rb) = 190/400. The difference of two d20s has P(k) = (20 − |k|)/400."""
-    from engines.systems.d20_degrees.combat import feint_chance
-
-    a = fighter(deception=5)
-    assert feint_chance(a, fighter(deception=2, insight=4)) == pytest.approx(229 / 400)
-    assert feint_chance(a, fighter(insight=5)) == pytest.approx(190 / 400)
-    assert feint_chance(a, fighter(deception=5, insight=-3)) == pytest.approx(190 / 400)
-
-
-def _mc_vs_exact(a, b, v, n, seed):
-    e = duel_exact(a, b, v)
-    m = duel_mc(a, b, n, seed, v)
-    for exact, counts in ((e.outcome, m.outcome), (e.deaths, m.deaths)):
-        p = np.clip(exact, 0, 1)
-        tol = 5 * np.sqrt(p * (1 - p) / n) + 1 / n   # 5σ + 1/n
-        assert np.all(np.abs(counts / n - exact) <= tol), (counts / n, exact)
-    return e
-
-
-@pytest.mark.parametrize("v", [Variants(), Variants(surprise="side1"),
-                               Variants(surprise="side0", vulnerable_rounding="down",
-                                        aftermath="finish", finish_rounds=2),
-                               Variants(surprise="side1", surprise_stun="surprise_attack"),
-                               Variants(surprise="side0", surprise_stun="surprise_attack",
-                                        aftermath="finish", finish_rounds=2)])
-def test_feint_duel_mc_matches_exact(v):
-    """E16 feint tactic (E-g15: feint, then attack the vulnerable target, E17) and the
-    E-g16 surprise attack (both E-g19 stun readings): Monte Carlo outcome and deaths vs
-    the exact chain (its state carries the 'vulnerable' flag), tolerance 5σ + 1/n."""
-    a = fighter(attack=6, damage=6, toughness=3, parry=9, dodge=9, hit_points=12,
-                feint=True, deception=8, recover_at=4, extra_effort=2)
-    b = fighter(attack=7, toughness=4, parry=8, dodge=8, fortitude=3, insight=3)
-    _mc_vs_exact(a, b, v, 40_000, 11)
-
-
-def test_surprise_duel_mc_matches_exact_and_helps():
-    """E-g16 surprise (no feinters): Monte Carlo vs exact (5σ + 1/n); a side that
-    surprises wins a mirror duel more often than half (E16, E17)."""
-    a = fighter(parry=10, dodge=10, hit_points=10)
-    e = _mc_vs_exact(a, a, Variants(surprise="side0"), 40_000, 12)
-    assert e.outcome[0] > 0.5 > e.outcome[1]
-
-
-def test_feint_spends_the_standard_action():
-    """E16/E-g15: the feint spends the standard action. A feinter who can never win the
-    feint (E5: d20 − 40 vs d20 + 40) alternates a failed feint with a plain attack, so in
-    10 rounds it attacks 5 times; each hits only on a natural 20 (E3: +5 vs DC 40). Its
-    foe (attack −40 vs Parry 7) attacks 10 times, also natural 20 only. Toughness 60 on
-    both: no hit hurts. Expected hits: (5 + 10)/20; without the tactic (10 + 10)/20."""
-    tgt = fighter(parry=30, dodge=30, attack=-40, insight=40, hit_points=500, toughness=60)
-    for feint, hits in ((True, 15 / 20), (False, 20 / 20)):
-        bad = fighter(attack=5, feint=feint, deception=-40, toughness=60, hit_points=500)
-        assert duel_exact(bad, tgt, round_cap=10).hits.sum() == pytest.approx(hits, abs=1e-9)
-    # a feinter who always wins: every second turn its attack meets Parry 30 → 15 (E17,
-    # E-g15): DC 25 vs +20 → faces 5–20 hit; the others stay natural-20-only
-    good = fighter(attack=20, feint=True, deception=40, toughness=60, hit_points=500)
-    tgt2 = dataclasses.replace(tgt, insight=-40)
-    assert duel_exact(good, tgt2, round_cap=10).hits.sum() == pytest.approx(
-        5 * 16 / 20 + 10 / 20, abs=1e-9)
-
-
-@pytest.mark.parametrize(("kw", "what"), [({"surprise": "side2"}, "surprise"),
-                                          ({"surprise_stun": "round"}, "surprise_stun"),
-                                      ({"vulnerable_rounding": "half"}, "vulnerable_rounding")])
-def test_vulnerable_variant_errors(kw, what):
-    with pytest.raises(InputError, match=what):
-        duel_exact(fighter(), fighter(), Variants(**kw))
-
-
-def test_feint_field_error():
-    with pytest.raises(InputError, match="feint"):
-        fighter(feint=1)
-
-
-def test_library_feint_tactic(tmp_path):
-    """The data file may set the E16 feint tactic (E-g15) with Deception/Insight, on an
-    archetype or through a style; a non-boolean is refused naming the file."""
-    text = DATA_FILE.read_text(encoding="utf-8")
-    text += '\n[styles.trickster]\nfeint = true\nadjust = { deception = 6 }\n'
-    path = tmp_path / "lib.toml"
-    path.write_text(text, encoding="utf-8")
-    lib = load_library(path)
-    f = lib["competent_trickster"].to_engine()
-    assert f.feint
-    assert f.deception == 6
-    assert not lib["competent"].to_engine().feint
-    path.write_text(text.replace("feint = true", 'feint = "yes"'), encoding="utf-8")
-    with pytest.raises(InputError, match=r"lib\.toml"):
-        load_library(path)
