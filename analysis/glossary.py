@@ -244,11 +244,13 @@ def _int_or_text(text: str):
 
 
 def probability_metric(metric: str) -> bool:
+    """Whether a metric is a probability (``p_…``, ``extra_at:p_…``)."""
     name = str(metric).strip()
     return name.startswith(("p_", "extra_at:p_"))
 
 
 def rounds_metric(metric: str) -> bool:
+    """Whether a metric is the mean duel length in rounds."""
     return str(metric).strip() == "rounds_mean"
 
 

@@ -47,6 +47,7 @@ DESIGNER = ROOT / "scenarios" / "designer_guardrails.toml"
 
 
 def clocks() -> tuple[float, float]:
+    """(wall clock, this process's CPU time) now."""
     return time.perf_counter(), time.process_time()
 
 

@@ -299,6 +299,7 @@ def _scenario_provenance(sc) -> dict:
 
 
 def cluster_of(args):
+    """The :class:`analysis.workflow.sweep.Cluster` of ``--workers`` / ``--scheduler``."""
     from analysis.workflow.sweep import Cluster
 
     workers = args.workers if args.workers is not None else DEFAULT_WORKERS

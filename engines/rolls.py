@@ -62,6 +62,10 @@ def roll_pool(s, n, threshold, again, crit_bonus, chance_die, chance_explodes):
 
 @njit(**INLINE)
 def middle_code_kernel(a, b, c, mode, disadvantage_lowest, doubles):
+    """The outcome code of a 3d10 roll ``a``, ``b``, ``c`` (B1, B3): the kept die (the
+    middle one; the highest with advantage, the lowest with disadvantage when
+    ``disadvantage_lowest``) and, when ``doubles``, two 10s or two 1s;
+    :func:`middle_code` is its Python twin."""
     lo = min(a, b, c)
     hi = max(a, b, c)
     mid = a + b + c - lo - hi

@@ -66,6 +66,7 @@ def variants_for(system: str, variants: Any = None):
 
 
 def axis_product(axes: dict[str, Iterable]) -> pd.DataFrame:
+    """Every combination of the axes' values, one row each, one column per axis."""
     idx = pd.MultiIndex.from_product([list(v) for v in axes.values()], names=list(axes))
     return idx.to_frame(index=False)
 

@@ -113,6 +113,8 @@ def curve_spec(system: str) -> dict[str, Any]:
 
 
 def new_figure(width: float = 7.0, height: float = 4.5) -> Figure:
+    """A matplotlib figure (constrained layout, Agg canvas) of ``width`` × ``height`` inches,
+    outside pyplot's global state."""
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig

@@ -23,10 +23,14 @@ __all__ = ["Tune", "TuneKnob", "TuneScalar", "entry_index", "entry_names", "guar
 
 
 def entry_names(entries, prefix):
+    """The names of a scenario's entries (``fights``, ``checks``, ``campaign``): its own
+    name, or ``prefix`` and its position."""
     return [e.name or f"{prefix}{i}" for i, e in enumerate(entries)]
 
 
 def entry_index(entries, prefix, ref) -> int | None:
+    """The position of the entry a guardrail names (``ref``: a position or a name, see
+    :func:`entry_names`), or None when there is none."""
     if isinstance(ref, int) and not isinstance(ref, bool):
         return ref if 0 <= ref < len(entries) else None
     names = entry_names(entries, prefix)

@@ -469,6 +469,8 @@ def _describe(err: dict) -> str:
 
 
 def raise_problems(source: str, problems: list[tuple[str, str]]):
+    """Raise one :class:`~engines.errors.InputError` listing every ``(key path, why)``
+    problem of the file ``source``."""
     lines = [f"{source}: {path}: {why}" for path, why in problems]
     head = lines[0] if len(lines) == 1 else (f"{source}: {len(lines)} problems\n  "
                                               + "\n  ".join(lines))

@@ -21,6 +21,7 @@ __all__ = ["campaign_index", "campaign_knob", "did_you_mean", "known_list", "sem
 
 
 def known_list(names) -> str:
+    """Known names as a message lists them (``a, b, c``)."""
     return ", ".join(names)
 
 

@@ -155,6 +155,7 @@ def _solvable() -> list[str]:
 
 
 def valid_target(target: float) -> float:
+    """A target probability strictly between 0 and 1, or an :class:`InputError`."""
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1 \
             or math.isnan(target):
         raise InputError(f"target: expected a probability strictly between 0 and 1, "

@@ -42,6 +42,7 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
 
 
 def show_value(value) -> str:
+    """A variant value as the assumptions table shows it (``none``, ``true``/``false``)."""
     if value is None:
         return "none"
     if isinstance(value, bool):

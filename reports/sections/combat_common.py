@@ -182,6 +182,8 @@ def aftermath_words(settings: ReportSettings) -> str:
 
 
 def method_note(frame: pd.DataFrame) -> str:
+    """The caption's sentence on how a table's figures were found (exact, Monte Carlo or
+    both)."""
     methods = set(frame["method"])
     if methods == {"exact"}:
         return _("Every figure is exact (method “exact”: the fight solved as a Markov "

@@ -94,6 +94,8 @@ def skipped(system: str, part: str) -> str:
 @lru_cache(maxsize=16)
 def curves_cached(system: str, variants: tuple[str, ...], trials: int,
                   seed: int) -> pd.DataFrame:
+    """The success curves of ``system`` (exact and Monte Carlo), kept for the report's
+    sections; :func:`curves` returns a copy."""
     return checks.success_curves(system, "both", trials=trials, seed=seed,
                                  variants=list(variants))
 
@@ -123,6 +125,7 @@ def outcomes(settings: ReportSettings, system: str) -> pd.DataFrame:
 
 
 def p_at(frame: pd.DataFrame, column: str = "p_exact", **axes) -> float:
+    """The ``column`` value of the one row of ``frame`` at the given axis values."""
     sel = np.ones(len(frame), bool)
     for key, value in axes.items():
         sel &= (frame[key] == value).to_numpy()
@@ -137,6 +140,8 @@ def pct(p: float) -> str:
 
 def pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact",
           index_values=None, column_values=None) -> pd.DataFrame:
+    """``frame``'s ``value`` as a table of ``index`` rows by ``columns`` columns (in the
+    given value orders when given)."""
     view = frame.pivot(index=index, columns=columns, values=value)
     if index_values is not None:
         view = view.loc[list(index_values)]
@@ -148,16 +153,20 @@ def pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact",
 
 def table_block(id_: str, title: str, frame: pd.DataFrame, caption: str, *, index=(),
                 full: pd.DataFrame | None = None, column_label: str = "", **kw) -> Table:
+    """A report :class:`~reports.structure.Table` with its caption."""
     return Table(id=id_, title=title, frame=frame, caption=Caption(caption),
                  index=tuple(index), full=full, column_label=column_label, **kw)
 
 
 def figure_block(id_: str, title: str, fig, caption: str, alt: str,
                  settings: ReportSettings) -> Figure:
+    """A report :class:`~reports.structure.Figure` of a matplotlib figure, drawn at the
+    report's dpi."""
     return Figure(id=id_, title=title, data=plotting.to_png(fig, settings.dpi),
                   caption=Caption(caption), alt=alt)
 
 
 def variant_map(settings: ReportSettings) -> dict[str, list[str]]:
+    """``{system: its variants}`` of the report's systems that set any."""
     return {s: list(settings.variants_of(s)) for s in settings.systems
             if settings.variants_of(s)}

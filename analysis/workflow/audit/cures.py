@@ -155,6 +155,8 @@ def _armour_of(system: str, spec, choices: list):
 
 
 def variant_knobs(v, fields) -> list[Knob]:
+    """The knobs a cure may turn among a variant object's ``fields``: each variant with
+    choices (a switch: its value and the other one), the setup variants left out."""
     out = []
     for fl in fields:
         if fl.name in SETUP_VARIANTS:

@@ -54,6 +54,7 @@ DEFAULT_DISCOVER = {
 
 
 def ladder_specs() -> dict:
+    """The ``[ladder]`` table of the cross-combat file: each rung's fighter spec."""
     from analysis.toml_input import read_toml
 
     return read_toml(CROSS, "cross-combat file").get("ladder", {})

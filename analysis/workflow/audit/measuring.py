@@ -48,6 +48,8 @@ class Target:
 
 
 def guardrail_target(sc, g) -> Target:
+    """The :class:`Target` a guardrail measures in scenario ``sc``: its campaign, fight or
+    check entry, system, whether it is solved exactly, and its variants."""
     if getattr(g, "campaign", None) is not None:
         c = sc.campaign[entry_index(sc.campaign, "campaign", g.campaign)]
         return Target("campaign", c.system or sc.system, c,

@@ -43,6 +43,7 @@ def _spec(spec) -> tuple[str, dict]:
 
 
 def variant_args(variants: Mapping | None) -> list[str]:
+    """``--variant NAME=VALUE`` arguments of a variant mapping, as a command line writes them."""
     out: list[str] = []
     for k, v in (variants or {}).items():
         out += ["--variant", f"{k}={_word(v)}"]

@@ -54,6 +54,8 @@ L_INCAP, L_DEAD = 0, -4
 
 
 def dying_code(failures: int) -> int:
+    """E14: the life code of a combatant dying with ``failures`` failed checks (dead at
+    three)."""
     return L_DEAD if failures >= DEATH_FAILURES else -1 - failures
 
 
@@ -263,6 +265,9 @@ def impact_dist(att: np.ndarray, rule: np.ndarray, slam: int,
 
 
 def feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:
+    """E16 feint: P(the feinter's Deception beats the target's Deception/Insight), d20
+    each, a tie to the higher bonus (the target's when equal); an exhausted side (E8)
+    rolls at its penalty."""
     ba = int(fa[F_DECEP]) - (EXHAUSTED_PENALTY if a_exh else 0)
     bb = int(fb[F_READ]) - (EXHAUSTED_PENALTY if b_exh else 0)
     wins = sum(1 for ra in range(1, 21) for rb in range(1, 21)

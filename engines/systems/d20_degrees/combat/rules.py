@@ -346,6 +346,8 @@ class Fighter:
 
 
 def as_fighter(x, where: str) -> Fighter:
+    """A :class:`Fighter`, or an archetype that converts to one (``to_engine``); else an
+    :class:`InputError` naming ``where``."""
     if isinstance(x, Fighter):
         return x
     to_engine = getattr(x, "to_engine", None)
@@ -355,6 +357,8 @@ def as_fighter(x, where: str) -> Fighter:
 
 
 def as_variants(v) -> Variants:
+    """Checked :class:`Variants` of an object, a mapping or ``NAME=VALUE`` text (None: the
+    defaults)."""
     if v is None:
         return DEFAULT
     if isinstance(v, Variants):

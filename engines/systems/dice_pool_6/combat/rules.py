@@ -280,6 +280,8 @@ def turn_step(plan: int, ranged: bool, covered: bool, d: int, foe_melee: bool,
 
 
 def rule_array(v: Variants) -> np.ndarray:
+    """The kernel's rule array of ``v``: the pool rule, then the combat switches
+    (``R_*`` indexes)."""
     extra = [int(v.min_damage), int(v.tie_needs_success), ORDERS.index(v.order),
              int(v.targeting == "first"), AFTERMATHS.index(v.aftermath),
              int(v.helpless_dodge == "full"), v.finish_rounds, v.distance, v.melee_reach,
@@ -288,6 +290,8 @@ def rule_array(v: Variants) -> np.ndarray:
 
 
 def as_variants(variants) -> Variants:
+    """Checked :class:`Variants` of an object, a mapping or ``NAME=VALUE`` text (None: the
+    defaults)."""
     v = check_variants(variants, Variants, DEFAULT, __package__)
     v.check()
     return v

@@ -401,6 +401,8 @@ def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
 
 
 def rule_array(v: Variants) -> np.ndarray:
+    """The kernel's rule array of ``v``: the pool rule, then the combat switches
+    (``R_*`` indexes)."""
     pr = v.rule().as_array()
     extra = [int(v.dodge_lasts == "end_of_round"), int(v.initiative_roll),
              int(v.targeting == "first"), int(v.armour_stops == "successes"),
@@ -420,6 +422,8 @@ AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
 
 
 def as_variants(variants) -> Variants:
+    """Checked :class:`Variants` of an object, a mapping or ``NAME=VALUE`` text (None: the
+    defaults)."""
     v = check_variants(variants, Variants, DEFAULT, __package__)
     v.check()
     return v

@@ -15,6 +15,8 @@ MIDDLE = _ALL.sum(0) - LOW - HIGH
 
 
 def special_all(doubles: bool) -> np.ndarray:
+    """B3 doubles over the 1,000 ordered rolls of 3d10: 1 for two 10s, 2 for two 1s, else 0
+    (all 0 when the doubles rule is off)."""
     if not doubles:
         return np.zeros(1000, dtype=np.int64)
     tens, ones = (_ALL == 10).sum(0), (_ALL == 1).sum(0)

@@ -430,4 +430,5 @@ def check_apart(combatants, variants: Variants) -> None:
 
 
 def variant_notes() -> dict:
+    """The notes a fight's statistics carry about its variants (the extension in force)."""
     return {"extension": EXTENSION}
