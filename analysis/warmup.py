@@ -53,7 +53,7 @@ def _combat_mc(system: str) -> None:
 
 def _combat_exact(system: str) -> None:
     """The exact duel chain and one-hit odds (numba helpers in middle_3d10 and percentile:
-    ``_half_step``, ``_level``)."""
+    ``_half_step``, ``success_level``)."""
     eng, a, b = _archetype_pair(system)
     eng.duel_exact(a, b, round_cap=3)
     eng.one_hit(a, b)

@@ -39,7 +39,7 @@ def entry_index(entries, prefix, ref) -> int | None:
 
 def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
     """Every problem of the scenario's ``[[guardrails]]`` as ``(key path, why)``
-    (``_hint`` / ``_known``: the scenario module's did-you-mean and list helpers)."""
+    (``_hint`` / ``_known``: the scenario module's ``did_you_mean`` and ``known_list``)."""
     from analysis.combat.fights import check_metric
 
     problems: list[tuple[str, str]] = []

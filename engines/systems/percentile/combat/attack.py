@@ -79,7 +79,7 @@ def action_outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: i
     """One action's hits: (pmf of damage to target per shot, pmf to attacker, shots);
     ``cover`` = 1 adds the DX12 penalty die of a successful dive to gunfire. ``shot`` =
     ``(dice0, need, dband)`` of a shot in a fight that started apart (DX15, DX16: the
-    kernel's ``_shot_mods``); None: the ``range`` variant's (DX5)."""
+    kernel's ``shot_mods``); None: the ``range`` variant's (DX5)."""
     w = att.weapon
     if w.firearm:
         if shot is None:
