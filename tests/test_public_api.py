@@ -28,10 +28,10 @@ EXCEPTIONS = {
     ("reports.i18n", "_"): "gettext's marker, the name Babel's extractor looks for",
 }
 
-#: the modules whose public names are listed in ``__all__`` (docs/ARCHITECTURE.md)
-ALL_REQUIRED = ("analysis", "reports", "cli")
-#: engines' shared modules (the ones that are not one system's package)
-ENGINES_SHARED = ("engines",)
+#: the packages whose modules list their public names in ``__all__``
+#: (docs/ARCHITECTURE.md): all of them, the engines' shared modules (not one system's)
+ALL_REQUIRED = ("analysis", "reports", "cli", "engines")
+NOT_REQUIRED = ("engines.systems",)
 
 
 def _private(name: str) -> bool:
@@ -183,13 +183,12 @@ def test_no_module_uses_another_modules_private_name():
 
 
 def _public_modules() -> list[tuple[str, Path]]:
-    out = []
-    for name, path in module_table().items():
-        top = name.split(".")[0]
-        shared_engine = top in ENGINES_SHARED and not name.startswith("engines.systems.")
-        if (top in ALL_REQUIRED or shared_engine) and not any(map(_private, name.split("."))):
-            out.append((name, path))
-    return out
+    def under(name: str, prefixes: tuple[str, ...]) -> bool:
+        return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+    return [(name, path) for name, path in module_table().items()
+            if under(name, ALL_REQUIRED) and not under(name, NOT_REQUIRED)
+            and not any(map(_private, name.split(".")))]
 
 
 def top_level_names(tree: ast.Module) -> tuple[list[str] | None, set[str], set[str]]:
@@ -219,22 +218,45 @@ def top_level_names(tree: ast.Module) -> tuple[list[str] | None, set[str], set[s
     return listed, defined, imported
 
 
+def all_problems(source: str, submodules: set[str] = frozenset()) -> list[str]:
+    """What is wrong with a module's ``__all__``: missing while the module defines public
+    names, a listed name it does not have (``submodules``: its package's modules), a
+    private name listed, a public name not listed."""
+    listed, defined, imported = top_level_names(ast.parse(source))
+    public = sorted(n for n in defined if not n.startswith("_"))
+    if listed is None:
+        return ["defines public names but has no __all__"] if public else []
+    return ([f"__all__ lists {n!r}, which it does not have" for n in listed
+             if n not in defined | imported | submodules]
+            + [f"__all__ lists the private {n!r}" for n in listed if _private(n)]
+            + [f"public {n!r} is not in __all__ (list it, or make it private)"
+               for n in public if n not in listed])
+
+
 @pytest.mark.parametrize(("name", "path"), _public_modules(), ids=lambda v: str(v))
 def test_public_modules_list_their_names_in_all(name, path):
     """Each module of analysis/, reports/, cli/ and the engines' shared modules that
     defines a public name lists every one in ``__all__``; every listed name is defined or
     imported there (a re-export), and none is private."""
-    listed, defined, imported = top_level_names(ast.parse(path.read_text(encoding="utf-8")))
-    public = sorted(n for n in defined if not n.startswith("_"))
-    if listed is None:
-        assert public == [], f"{name} defines public names but has no __all__"
-        return
     submodules = {m.rpartition(".")[2] for m in module_table() if m.rpartition(".")[0] == name}
-    assert [n for n in listed if n not in defined | imported | submodules] == [], \
-        f"{name}: __all__ lists names it does not have"
-    assert [n for n in listed if _private(n)] == [], f"{name}: __all__ lists private names"
-    assert [n for n in public if n not in listed] == [], \
-        f"{name}: public names missing from __all__ (list them, or make them private)"
+    assert all_problems(path.read_text(encoding="utf-8"), submodules) == []
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("def run():\n    pass", "no __all__"),
+    ("__all__ = ['run']\ndef run(): pass\ndef other(): pass", "public 'other' is not in"),
+    ("__all__ = ['run', 'gone']\ndef run(): pass", "lists 'gone'"),
+    ("__all__ = ['_helper']\ndef _helper(): pass", "the private '_helper'"),
+])
+def test_the_all_check_catches_a_planted_case(source, expected):
+    found = all_problems(source)
+    assert any(expected in line for line in found), found
+
+
+def test_the_all_check_passes_a_complete_list():
+    assert all_problems("from x import y\n__all__ = ['LIMIT', 'run', 'y']\nLIMIT = 3\n"
+                        "def run(): pass\ndef _helper(): pass") == []
+    assert all_problems('"""Only a docstring."""') == []
 
 
 # The guard itself must be able to fail: planted private uses of every form.
