@@ -20,6 +20,7 @@ EPILOG = """examples:
   rpg-balance audit                                  # the shipped default guardrails
   rpg-balance audit scenarios/my_guardrails.toml --format markdown --junit audit.xml
   rpg-balance audit --discover --format markdown     # findings without a guardrail
+  rpg-balance audit --discover --cross-combat my_cross.toml   # a plug-in's fighters too
   rpg-balance audit --format markdown --lang pt-BR   # in Brazilian Portuguese
   rpg-balance audit --set even_duel_middle_3d10:both.vigor=8   # a cure applied
 
@@ -47,6 +48,11 @@ def register(sub) -> None:
     p.add_argument("--discover", action="store_true",
                    help="report findings without a guardrail (dominated weapons, one-hit "
                    "fights, gap variants ranked) instead")
+    p.add_argument("--cross-combat", default=None, metavar="FILE",
+                   help="with --discover: the cross-combat mapping whose ladder fighters "
+                   "every finding is measured on, e.g. one that maps a plug-in's "
+                   "(default: the cross_combat key of the files, else the packaged "
+                   "analysis/data/cross_combat.toml)")
     p.add_argument("--min-effect", type=probability_floor, default=None, metavar="P",
                    help="with --discover: the noise floor, the smallest change of a "
                    "probability that is a finding (default 0.01, or the [discover] "
@@ -86,6 +92,9 @@ def run(args) -> int:
     if args.min_effect is not None and not args.discover:
         raise InputError("--min-effect: only with --discover (a guardrail sets its own "
                          "limits)")
+    if args.cross_combat is not None and not args.discover:
+        raise InputError("--cross-combat: only with --discover (a guardrail names its own "
+                         "fighters)")
     from analysis.workflow.audit.edits import parse as parse_edit
 
     edits = [parse_edit(x) for x in args.edits]
@@ -99,8 +108,19 @@ def run(args) -> int:
         from analysis.workflow.scenario import load_scenario
 
         cfg: dict = {}
+        cross = None  # the last file's cross_combat key, unless --cross-combat
         for path in args.files or [audit.DATA]:
-            cfg.update(load_scenario(path).discover)
+            sc = load_scenario(path)
+            cfg.update(sc.discover)
+            cross = sc.cross_combat_file() or cross
+        if args.cross_combat is not None:
+            from analysis.combat.cross_combat import load_cross
+
+            try:
+                load_cross(args.cross_combat)
+            except InputError as exc:
+                raise InputError(f"--cross-combat: {exc}") from None
+            cross = args.cross_combat
         if args.min_effect is not None:
             cfg["min_effect"] = args.min_effect
         unknown = sorted(set(cfg) - set(audit.DEFAULT_DISCOVER))
@@ -111,7 +131,7 @@ def run(args) -> int:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(f"discover.{unknown[0]}: unknown threshold{hint}; known: "
                              f"{', '.join(audit.DEFAULT_DISCOVER)}")
-        table = audit.discover(cfg, progress=args.progress)
+        table = audit.discover(cfg, progress=args.progress, cross=cross)
         import sys
 
         for note in table.attrs.get("notes", []):

@@ -151,14 +151,17 @@ def register(sub) -> None:
 
     p = sub.add_parser("cross-combat", help="the same fights in all five systems",
                        description="The common-ladder matchups (analysis/data/"
-                       "cross_combat.toml, or --file) in every system: exact where the "
+                       "cross_combat.toml, or --cross-combat FILE) in every system it "
+                       "maps: exact where the "
                        "duel solver handles it, Monte Carlo with SEs otherwise.",
                        epilog="examples:\n  rpg-balance cross-combat --format markdown "
                        "--plot cross.png\n  rpg-balance cross-combat --variant "
                        "dice_pool_7:again=9 --variant d20_degrees:degree_damage=false",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--file", default=None, metavar="FILE",
-                   help="an edited cross-combat mapping (default: the packaged one)")
+    p.add_argument("--cross-combat", "--file", dest="cross_combat", default=None,
+                   metavar="FILE", help="a cross-combat mapping of your own, e.g. one that "
+                   "maps a plug-in's fighters (default: the packaged analysis/data/"
+                   "cross_combat.toml; --file is the older spelling)")
     p.add_argument("--table", choices=("duels", "groups", "survival"), default="duels",
                    help="duels (default), groups (2v2, 3v1; MC), survival (groups, round "
                    "by round)")
@@ -411,14 +414,18 @@ def run_cross(args) -> int:
     kw = {"trials": args.trials or 20_000, "seed": args.seed,
           "round_cap": args.round_cap or 50, "progress": args.progress, "variants": given,
           "aftermath": args.aftermath or "leave"}
-    cross_combat.load_cross(args.file)  # validate before any work
+    path = args.cross_combat
+    try:
+        cross_combat.load_cross(path)  # validate before any work
+    except InputError as exc:
+        raise InputError(f"--cross-combat: {exc}") from None
     if args.table == "duels":
-        stats = cross_combat.cross_stats(args.file, method=args.method, **kw)
-        table = cross_combat.cross_table(args.file, stats=stats, variants=given,
+        stats = cross_combat.cross_stats(path, method=args.method, **kw)
+        table = cross_combat.cross_table(path, stats=stats, variants=given,
                                          aftermath=kw["aftermath"])
         fig = cross_combat.cross_plot(stats) if args.plot else None
     else:
-        summary, standing = cross_combat.group_table(args.file, **kw)
+        summary, standing = cross_combat.group_table(path, **kw)
         table = summary if args.table == "groups" else standing
         fig = _group_plot(standing) if args.plot else None
     if fig is not None:

@@ -45,7 +45,8 @@ def register(sub) -> None:
         epilog="examples:\n  rpg-balance report\n"
         "  rpg-balance report --systems dice_pool_7,percentile --trials 20000 --no-pdf\n"
         "  rpg-balance report --se 0.0005 --out /tmp/report\n"
-        "  rpg-balance report --lang pt-BR",
+        "  rpg-balance report --lang pt-BR\n"
+        "  rpg-balance report --cross-combat my_cross.toml   # a plug-in's fighters too",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--systems", type=system_list, action="extend", default=None,
                    metavar="IDS", help="comma-separated system ids (default: every installed "
@@ -81,6 +82,11 @@ def register(sub) -> None:
                    help="the guardrail file of Key findings (default: the shipped "
                    "analysis/data/guardrails.toml); with a [tune] table the report adds a "
                    "Tune page after Key findings (rpg-balance tune)")
+    p.add_argument("--cross-combat", default=None, metavar="FILE",
+                   help="the cross-combat mapping of the combat sections and of the key "
+                   "findings' ladder fighters, e.g. one that maps a plug-in's (default: the "
+                   "--guardrails file's cross_combat key, else the packaged "
+                   "analysis/data/cross_combat.toml)")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--warm-up", action=argparse.BooleanOptionalAction, default=True,
@@ -133,15 +139,29 @@ def settings_from_args(args):
         cmd += ["--aftermath", args.aftermath]
     if args.lang != "en":
         cmd += ["--lang", args.lang]
-    guardrails = None
+    guardrails = cross = None
     if args.guardrails is not None:
         from analysis.workflow.audit import load_guardrails
 
-        load_guardrails([args.guardrails])  # a bad file fails in one line before any work
+        # a bad file (or a bad cross_combat mapping it names) fails in one line before
+        # any work
+        cross = load_guardrails([args.guardrails])[0].cross_combat_file()
         guardrails = Path(args.guardrails)
         cmd += ["--guardrails", args.guardrails]
+    if args.cross_combat is not None:
+        cross = Path(args.cross_combat)
+        cmd += ["--cross-combat", args.cross_combat]
+    if cross is not None:
+        from reports.sections.combat_common import check_cross
+
+        try:
+            check_cross(cross)
+        except InputError as exc:
+            where = ("--cross-combat" if args.cross_combat is not None
+                     else f"{guardrails.name}: cross_combat")
+            raise InputError(f"{where}: {exc}") from None
     default_cmd = (not args.systems and not args.variant and trials == DEFAULT_TRIALS
-                   and guardrails is None
+                   and guardrails is None and cross is None
                    and args.aftermath == "leave" and args.lang == "en"
                    and args.seed == ReportSettings.seed
                    and args.combat_trials == ReportSettings.combat_trials)
@@ -151,7 +171,7 @@ def settings_from_args(args):
                           pdf=not args.no_pdf, variants=tuple(variants),
                           combat_trials=args.combat_trials, progress=not args.quiet,
                           command=command, aftermath=args.aftermath,
-                          lang=args.lang, guardrails=guardrails)
+                          lang=args.lang, guardrails=guardrails, cross_combat=cross)
 
 
 def run_report(args) -> int:

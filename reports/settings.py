@@ -68,6 +68,10 @@ class ReportSettings:
     #: the guardrail file of Key findings (``--guardrails``; None: the shipped
     #: ``analysis/data/guardrails.toml``); a ``[tune]`` table adds the Tune section
     guardrails: Path | None = None
+    #: the cross-combat mapping of the combat sections (``--cross-combat``, or the
+    #: guardrail file's ``cross_combat`` key; None: the packaged
+    #: ``analysis/data/cross_combat.toml``), named in the sections when it is another
+    cross_combat: Path | None = None
 
     def __post_init__(self) -> None:
         known = system_ids()
@@ -117,6 +121,14 @@ class ReportSettings:
         from analysis.combat.in_force import variants_in_force
 
         return variants_in_force(system, self.all_variants_of(system), self.aftermath)
+
+    @property
+    def cross_label(self) -> str:
+        """The cross-combat file as the report names it (the packaged one as
+        ``analysis/data/cross_combat.toml``)."""
+        from analysis.combat.cross_combat import file_label
+
+        return file_label(self.cross_combat)
 
     def system_seed(self, system: str) -> int:
         """An independent, reproducible seed per system derived from :attr:`seed`."""

@@ -3,7 +3,9 @@
 Two duels ("a competent fighter with a light melee weapon against an equal", "a
 competent shooter with a pistol against an unarmoured novice") and two group fights
 (2v2, 3v1) are mapped to every system's own archetypes in
-``analysis/data/cross_combat.toml`` (an editable assumption, with a reason per choice).
+``analysis/data/cross_combat.toml`` (an editable assumption, with a reason per choice); a
+designer's own file (``--cross-combat FILE``, the ``cross_combat`` key of a scenario file)
+replaces it, and maps a plug-in's fighters too.
 
 :func:`cross_table` gives, per matchup and system: the fighters with their gear (``a``,
 ``b``), P(A wins), P(B wins), P(neither), rounds (mean and quantiles), what becomes of the
@@ -36,6 +38,8 @@ __all__ = ["DATA_FILE", "LADDER", "CrossFile", "Group", "Pair", "cross_plot", "c
            "cross_table", "group_table", "load_cross"]
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "cross_combat.toml"
+#: how the report and the notes name the packaged file
+PACKAGED = "analysis/data/cross_combat.toml"
 LADDER = ("untrained", "novice", "competent", "expert", "master")
 
 
@@ -103,11 +107,20 @@ def _distances(fname: str, mid: str, raw, problems: list[str]) -> tuple[int, ...
     return tuple(raw)
 
 
+def file_label(path: str | Path | None = None) -> str:
+    """The cross-combat file as a table, a note or the report names it: the packaged one
+    as :data:`PACKAGED`, a designer's as the path given."""
+    return PACKAGED if path is None else str(path)
+
+
 def load_cross(path: str | Path | None = None) -> dict:
-    """Validated cross-system mapping: ``{"matchups": {id: {"title", system: (a, b)}},
+    """Validated cross-system mapping (``path``: a designer's file; None: the packaged
+    :data:`DATA_FILE`): ``{"matchups": {id: {"title", system: (a, b)}},
     "groups": {id: Group}, "ladder": {system: {rung: combatant}}, "labels": {id: {system:
-    (label_a, label_b)}}}`` (engine combatants; labels name the archetype, its overrides
-    and its weapon, :func:`analysis.combat.lethality.fighter_label`).
+    (label_a, label_b)}}, "specs": {id: {system: (spec_a, spec_b)}}, "systems": (id,
+    ...)}`` (engine combatants; labels name the
+    archetype, its overrides and its weapon, :func:`analysis.combat.lethality.fighter_label`;
+    specs are the file's own fighter tables, the way ``duel`` and ``--discover`` take them).
 
     A matchup with ``distances = [0, 10, 20, 40]`` becomes one matchup per starting
     distance, ``<id>_<d>m`` (entry keys ``base`` and ``distance`` added); every system it
@@ -125,6 +138,7 @@ def load_cross(path: str | Path | None = None) -> dict:
 
     matchups = {}
     labels: dict[str, dict] = {}
+    specs: dict[str, dict] = {}
     problems: list[str] = []  # every matchup problem at once
     # the systems compared: every installed system with combat rules that the file maps
     # (a plug-in opts in by a mapping), in registry order
@@ -164,6 +178,7 @@ def load_cross(path: str | Path | None = None) -> dict:
                 labels.setdefault(mid, {})[system] = (
                     lethality.fighter_label(pair.a, built=entry[system][0], system=system),
                     lethality.fighter_label(pair.b, built=entry[system][1], system=system))
+                specs.setdefault(mid, {})[system] = (dict(pair.a), dict(pair.b))
                 if pair.note:
                     entry.setdefault("notes", {})[system] = pair.note
             except ValidationError as exc:
@@ -180,6 +195,7 @@ def load_cross(path: str | Path | None = None) -> dict:
             matchups[key] = {**entry, "base": mid, "distance": d}
             if mid in labels:
                 labels[key] = labels[mid]
+                specs[key] = specs[mid]
     if problems:
         raise InputError(problems[0] if len(problems) == 1 else
                          f"{fname}: {len(problems)} problems\n  " + "\n  ".join(problems))
@@ -190,18 +206,23 @@ def load_cross(path: str | Path | None = None) -> dict:
             if r not in LADDER:
                 raise InputError(f"{fname}: groups.{gid}: unknown rung {r!r}; known: "
                                  + ", ".join(LADDER))
-    for system in systems if needed else ():
+    for system in systems:
         rungs = spec.ladder.get(system)
         if rungs is None:
-            raise InputError(f"{fname}: ladder.{system}: missing (the groups need it)")
+            if needed:
+                raise InputError(f"{fname}: ladder.{system}: missing (the groups need it)")
+            continue
         ladder[system] = {}
-        for rung in sorted(needed):
+        for rung in sorted(needed | set(rungs)):  # the groups' rungs, and any other given
             if rung not in rungs:
                 raise InputError(f"{fname}: ladder.{system}.{rung}: missing")
+            if rung not in LADDER:
+                raise InputError(f"{fname}: ladder.{system}.{rung}: unknown rung; known: "
+                                 + ", ".join(LADDER))
             ladder[system][rung] = _fighter(fname, f"ladder.{system}.{rung}", system,
                                             rungs[rung])
     return {"matchups": matchups, "groups": spec.groups, "ladder": ladder,
-            "labels": labels, "systems": tuple(systems)}
+            "labels": labels, "specs": specs, "systems": tuple(systems)}
 
 
 def _duel(system: str, a, b, method: str, trials: int, seed, round_cap: int,

@@ -90,6 +90,9 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     max = 9
     weight = 1
 
+    cross_combat = "my_cross.toml"     # the cross-combat mapping (relative to this
+                                       # file) of audit --discover and report --guardrails
+
     [output]
     dir = "out/ten_again"              # relative to the scenario file
     format = "csv"                     # csv | json | markdown | parquet
@@ -280,6 +283,10 @@ class Scenario(_Model):
     discover: dict[str, Any] = Field(default_factory=dict)
     #: the knobs ``rpg-balance tune`` may turn (analysis.workflow.tune)
     tune: Tune | None = None
+    #: the cross-combat mapping file (relative to this file) whose ladder fighters
+    #: ``audit --discover`` judges and whose fights the report's combat sections show
+    #: (``report --guardrails``); None: the packaged ``analysis/data/cross_combat.toml``
+    cross_combat: str | None = Field(None, min_length=1)
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
     _source: str = PrivateAttr("<scenario>")
@@ -377,6 +384,14 @@ class Scenario(_Model):
             return ref if 0 <= ref < len(self.fights) else None
         names = [f.name or f"fight{i}" for i, f in enumerate(self.fights)]
         return names.index(ref) if ref in names else None
+
+    def cross_combat_file(self) -> Path | None:
+        """The file's ``cross_combat`` mapping, relative to the scenario file (None: the
+        file names none)."""
+        if self.cross_combat is None:
+            return None
+        base = Path(self.source).parent if self.source != "<scenario>" else Path()
+        return base / self.cross_combat
 
     def output_dir(self) -> Path | None:
         if self.output.dir is None:
@@ -537,4 +552,11 @@ def load_scenario(path: str | Path) -> Scenario:
     data = read_toml(path, "scenario file")
     sc = parse_scenario(data, source)
     sc._source = str(path)
+    if sc.cross_combat is not None:  # the mapping it names, validated now, in one line
+        from analysis.combat.cross_combat import load_cross
+
+        try:
+            load_cross(sc.cross_combat_file())
+        except InputError as exc:
+            raise InputError(f"{source}: cross_combat: {exc}") from None
     return sc

@@ -366,7 +366,8 @@ def _guardrail_problems(sc) -> list[tuple[str, str]]:
 
 def _task_problems(sc) -> list[tuple[str, str]]:
     """A file with nothing to do."""
-    if not (sc.checks or sc.fights or sc.solve or sc.campaign or sc.discover):
+    if not (sc.checks or sc.fights or sc.solve or sc.campaign or sc.discover
+            or sc.cross_combat):
         return [("(top level)", "nothing to do: add [[checks]], [[fights]], [[solve]] or "
                  "[[campaign]]")]
     return []

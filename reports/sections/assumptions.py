@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.combat.cross_combat import PACKAGED
 from engines.variants import describe
 from reports.i18n import _, decimal, text
 from reports.sections.combat_common import AFTERMATH_TEXT
@@ -74,6 +75,13 @@ def section_assumptions(settings: ReportSettings) -> Section:
           "solver). Monte Carlo: the agreement check and the group fights; every simulated "
           "number carries its standard error."),
     ]
+    if settings.cross_combat is not None:
+        reading.append(_("The combat sections' fights (the duels, the group fights, the "
+                         "ladder fighters of the upsets and the distance section, the even "
+                         "duel of the weapon and gear tables) and the key findings' ladder "
+                         "fighters come from the cross-combat file {file}, not the packaged "
+                         "{packaged}.").format(file=settings.cross_label,
+                                               packaged=PACKAGED))
     blocks = [table_block("assumptions", _("Rule variants in force"), frame,
                           _("One row per variant: the rule id it settles, the value used here, "
                        "the default, and what it means."))]

@@ -10,8 +10,9 @@ import pandas as pd
 from reports.i18n import N_, _
 from reports.settings import ReportSettings
 
-__all__ = ["AFTERMATH_TEXT", "DUEL_COLUMNS", "EFFECT_COLUMNS", "GROUP_COLUMNS", "ROUND_FORMATS",
-           "UPSET_PAIRS", "aftermath_words", "combat_frames", "combat_view", "method_note"]
+__all__ = ["AFTERMATH_TEXT", "DUEL_COLUMNS", "EFFECT_COLUMNS", "EVEN_DUEL", "GROUP_COLUMNS",
+           "ROUND_FORMATS", "UPSET_PAIRS", "UPSET_RUNGS", "aftermath_words", "check_cross",
+           "combat_frames", "combat_view", "cross_source", "method_note"]
 
 #: Cross-system duel columns (``analysis.combat.cross_combat.cross_table``) → shown headers.
 DUEL_COLUMNS = {
@@ -76,23 +77,48 @@ def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int, variant
                                    aftermath=settings.aftermath)
 
 
+#: what the combat sections read of the cross-combat file besides its matchups: the
+#: even duel of the weapon and gear tables, and the ladder rungs of the upsets
+EVEN_DUEL = "melee_equal"
+UPSET_RUNGS = ("novice", "competent", "expert")
+
+
+def check_cross(path) -> None:
+    """Validate a cross-combat file for the report (``path``; None: the packaged one):
+    :func:`analysis.combat.cross_combat.load_cross`, then what the combat sections need
+    of it beyond the matchups — the even duel :data:`EVEN_DUEL` and the ladder rungs
+    :data:`UPSET_RUNGS` of every system it maps. One :class:`InputError` naming the file
+    and the key."""
+    from analysis.combat import cross_combat
+    from engines.errors import InputError
+
+    spec = cross_combat.load_cross(path)
+    name = cross_combat.file_label(path)
+    if EVEN_DUEL not in spec["matchups"]:
+        raise InputError(f"{name}: matchups.{EVEN_DUEL}: missing (the report's weapon and "
+                         "gear tables play its even duel)")
+    for system in spec["systems"]:
+        for rung in UPSET_RUNGS:
+            if rung not in spec["ladder"].get(system, {}):
+                raise InputError(f"{name}: ladder.{system}.{rung}: missing (the report's "
+                                 "upsets and group fights play the ladder rungs "
+                                 f"{', '.join(UPSET_RUNGS)})")
+
+
 @lru_cache(maxsize=4)
 def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int,
-                   aftermath: str = "leave", given: tuple = ()) -> dict:
-    import tomllib
-
+                   aftermath: str = "leave", given: tuple = (), cross=None) -> dict:
     from analysis.combat import archetypes, cross_combat, lethality
 
     settings = ReportSettings(systems=systems, combat_trials=trials, seed=seed,
                               round_cap=round_cap, pdf=False, progress=False,
                               aftermath=aftermath)
     cv = {s: list(v) for s, v in given}  # each system's combat variants (NAME=VALUE)
-    raw = tomllib.loads(cross_combat.DATA_FILE.read_text(encoding="utf-8"))
-    spec = cross_combat.load_cross()
-    stats = cross_combat.cross_stats(method="exact", trials=trials, seed=seed,
+    spec = cross_combat.load_cross(cross)
+    stats = cross_combat.cross_stats(cross, method="exact", trials=trials, seed=seed,
                                      round_cap=round_cap, progress=False, systems=systems,
                                      variants=cv, aftermath=aftermath)
-    full = cross_combat.cross_table(stats=stats, round_cap=round_cap, variants=cv,
+    full = cross_combat.cross_table(cross, stats=stats, round_cap=round_cap, variants=cv,
                                     aftermath=aftermath)
     # the fights that start apart (a matchup's ``distances``) belong to the distance section
     engaged = [mid for mid, e in spec["matchups"].items() if "base" not in e]
@@ -114,21 +140,21 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
             standing.append(st)
     one_hit, effects = [], []
     for system in systems:
-        m = raw["matchups"]["melee_equal"][system]
+        a, b = spec["specs"][EVEN_DUEL][system]
         v = lethality.combat_variants(system, cv.get(system), aftermath)
-        one_hit.append(lethality.one_hit_table(system, m["a"], [m["b"]], variants=v))
-        parts = [("tactic", lethality.tactic_table(system, m["a"], m["b"], method="exact",
+        one_hit.append(lethality.one_hit_table(system, a, [b], variants=v))
+        parts = [("tactic", lethality.tactic_table(system, a, b, method="exact",
                                                    round_cap=round_cap, progress=False,
                                                    variants=v))]
         if archetypes.armours(system):
             parts.append(("armour", lethality.armour_table(
-                system, m["a"], m["b"], method="exact", round_cap=round_cap,
+                system, a, b, method="exact", round_cap=round_cap,
                 progress=False, variants=v)))
         for kind, t in parts:
             t = t.rename(columns={kind: "choice"})
             t.insert(1, "change", kind)
             t["choice"] = t["choice"].astype(str)
-            t["a"], t["b"] = spec["labels"]["melee_equal"][system]
+            t["a"], t["b"] = spec["labels"][EVEN_DUEL][system]
             effects.append(t)
     upsets = []
     for k, system in enumerate(systems):
@@ -158,12 +184,23 @@ def combat_frames(settings: ReportSettings) -> dict:
     :func:`analysis.combat.cross_combat.group_table` for the chosen systems (Monte Carlo,
     ``settings.combat_trials`` fights, ``settings.seed``), ``one_hit`` / ``effects`` come
     from :mod:`analysis.combat.lethality` on the ``melee_equal`` matchup of each system, and
-    ``upsets`` holds duels of a weaker ladder rung against a stronger one.
+    ``upsets`` holds duels of a weaker ladder rung against a stronger one. The fights
+    are those of ``settings.cross_combat`` (the packaged file when None).
     """
     given = tuple((s, settings.combat_variants_of(s)) for s in settings.systems
                   if settings.combat_variants_of(s))
+    cross = None if settings.cross_combat is None else str(settings.cross_combat)
     return _combat_cached(tuple(settings.systems), settings.combat_trials, settings.seed,
-                          settings.round_cap, settings.aftermath, given)
+                          settings.round_cap, settings.aftermath, given, cross)
+
+
+def cross_source(settings: ReportSettings) -> str:
+    """The sentence a combat table's caption ends with when its fights come from a
+    designer's cross-combat file ("" for the packaged one: the default captions)."""
+    if settings.cross_combat is None:
+        return ""
+    return " " + _("Fights from the cross-combat file {file}.").format(
+        file=settings.cross_label)
 
 
 def combat_view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, str],

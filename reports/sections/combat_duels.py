@@ -16,6 +16,7 @@ from reports.sections.combat_common import (
     aftermath_words,
     combat_frames,
     combat_view,
+    cross_source,
     method_note,
 )
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
@@ -153,11 +154,13 @@ def section_combat_duels(settings: ReportSettings) -> Section:
     from analysis.combat import cross_combat
     data = combat_frames(settings)
     cross = data["cross"]
-    titles = {mid: e["title"] for mid, e in cross_combat.load_cross()["matchups"].items()
+    titles = {mid: e["title"] for mid, e in
+              cross_combat.load_cross(settings.cross_combat)["matchups"].items()
               if "base" not in e}  # the fights that start apart: the distance section
-    reading = [_("Two fights mapped to every system's own archetypes "
-                 "(analysis/data/cross_combat.toml, an editable assumption): {fights}.")
-               .format(fights="; ".join(f"“{mid}” = {_(t)}" for mid, t in titles.items()))
+    reading = [_("Two fights mapped to every system's own archetypes ({file}, an editable "
+                 "assumption): {fights}.")
+               .format(file=settings.cross_label,
+                       fights="; ".join(f"“{mid}” = {_(t)}" for mid, t in titles.items()))
                + " " + method_note(cross)]
     reading += _duel_reading(cross, titles)
     ses = ("se_side0", "se_side1", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
@@ -171,7 +174,8 @@ def section_combat_duels(settings: ReportSettings) -> Section:
                  "decided fights (they sum to 1) {aftermath}; A→B inc. / kill: the exact "
                  "odds that one attack of an unhurt A incapacitates / kills B (and "
                  "B→A).").format(method=method_note(cross), cap=settings.round_cap,
-                                 aftermath=aftermath_words(settings)),
+                                 aftermath=aftermath_words(settings))
+                    + cross_source(settings),
                     index=("matchup", "system"), full=cross, formats=ROUND_FORMATS),
         figure_block("fig-combat-duels", _("Survival and fight length"),
                      _duel_figure(data["stats"]),
@@ -181,6 +185,6 @@ def section_combat_duels(settings: ReportSettings) -> Section:
                      _("Survival curves and fight-length distributions per system"), settings),
         table_block("combat-cast", _("Who fights"), data["cast"],
                     _("The archetype of each side in each system, with the overrides the file "
-                 "sets."), index=("matchup", "system")),
+                 "sets.") + cross_source(settings), index=("matchup", "system")),
     ]
     return Section("combat-duels", title, reading, blocks)

@@ -12,6 +12,7 @@ from reports.sections.combat_common import (
     ROUND_FORMATS,
     aftermath_words,
     combat_frames,
+    cross_source,
     combat_view,
     method_note,
 )
@@ -75,7 +76,8 @@ def section_combat_gear(settings: ReportSettings) -> Section:
                     _("P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
                  "named, against the unchanged side B; mean rounds; loser dead / dying / "
                  "out among decided fights {aftermath}.").format(
-                     aftermath=aftermath_words(settings)) + " " + method_note(effects),
+                     aftermath=aftermath_words(settings)) + " " + method_note(effects)
+                    + cross_source(settings),
                     index=("system", "change"), full=effects,
                     formats=ROUND_FORMATS),
         figure_block("fig-combat-gear", _("Value of a tactic or an armour"),

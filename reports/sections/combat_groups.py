@@ -12,6 +12,7 @@ from reports.sections.combat_common import (
     aftermath_words,
     combat_frames,
     combat_view,
+    cross_source,
 )
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
@@ -55,7 +56,8 @@ def section_combat_groups(settings: ReportSettings) -> Section:
                  "ladder fighters with light melee weapons; every figure carries its "
                  "standard error.").format(trials=decimal(settings.combat_trials),
                                            seed=settings.seed)]
-    titles = {gid: g.title or gid for gid, g in cross_combat.load_cross()["groups"].items()}
+    titles = {gid: g.title or gid
+              for gid, g in cross_combat.load_cross(settings.cross_combat)["groups"].items()}
     for fight, part in groups.groupby("fight", sort=False):
         part = part.set_index("system")
         hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
@@ -76,7 +78,8 @@ def section_combat_groups(settings: ReportSettings) -> Section:
                  "median), and per side the share of its fighters that end dead, dying or "
                  "out (the rest stand), with SEs, {aftermath}. Fighters and their weapons "
                  "in the CSV.").format(trials=decimal(settings.combat_trials),
-                                       aftermath=aftermath_words(settings)),
+                                       aftermath=aftermath_words(settings))
+                    + cross_source(settings),
                     index=("fight", "system"), full=groups, formats=ROUND_FORMATS),
         figure_block("fig-combat-groups", _("Round-by-round survival in group fights"),
                      _survival_figure(data["standing"], groups),

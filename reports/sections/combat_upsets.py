@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from reports.i18n import N_, _, decimal
-from reports.sections.combat_common import ROUND_FORMATS, combat_frames, method_note
+from reports.sections.combat_common import (
+    ROUND_FORMATS,
+    combat_frames,
+    cross_source,
+    method_note,
+)
 from reports.sections.common import MAPPED, for_systems_with, pct, table_block, variant_map
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -17,8 +24,11 @@ def upset_reading(frame, swing) -> list[str]:
     :func:`analysis.checks.ladders.upset_table` and the duel's ``p_fight``) and the
     swinginess table indexed by system. A single roll is quoted from both sides: the
     weaker character attacking and defending (in ``dice_pool_7`` ties go to the
-    defender, A-g7, so the two differ widely)."""
+    defender, A-g7, so the two differ widely). A system with no single-roll upset (no
+    opposed-check rule or no rungs on the common ladder: a plug-in mapped by a
+    cross-combat file) gets its duel alone, saying why."""
     adj = frame[(frame["weaker"] == "novice") & (frame["stronger"] == "competent")]
+    adj = adj[adj[["p_upset_attacking", "p_upset_defending"]].notna().all(axis=1)]
     low = adj[["p_upset_attacking", "p_upset_defending"]].min(axis=1)
     sharper = int((adj["p_fight"] < low).sum())
     reading = [_("An upset is the weaker character winning. One opposed roll (exact, "
@@ -34,6 +44,13 @@ def upset_reading(frame, swing) -> list[str]:
         row = adj.iloc[0]
         attack, defend, fight = (row["p_upset_attacking"], row["p_upset_defending"],
                                  row["p_fight"])
+        if pd.isna(attack) or pd.isna(defend):
+            reading.append(_("{system}: a novice wins {fight} of duels against a competent "
+                             "character; there is no single roll to set beside it (that "
+                             "needs an opposed-check rule and rungs on the common ladder, "
+                             "which it does not declare).").format(system=system,
+                                                                   fight=pct(fight)))
+            continue
         if fight < min(attack, defend):
             verdict = _("the fight sharpens the edge of skill")
         elif fight > max(attack, defend):
@@ -82,7 +99,8 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
                        "it defends (both exact; where ties go to the defender the two "
                        "differ) and in a duel to the end (round cap {cap}); neither = "
                        "P(no result at the cap); rounds = mean length of the duel.").format(
-                         cap=settings.round_cap) + " " + method_note(fights),
+                         cap=settings.round_cap) + " " + method_note(fights)
+                          + cross_source(settings),
                           index=("system",), full=frame,
                           formats=ROUND_FORMATS)]
     return Section("combat-upsets", title, reading, blocks)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reports.i18n import N_, _, format_spec
-from reports.sections.combat_common import aftermath_words, combat_frames
+from reports.sections.combat_common import aftermath_words, combat_frames, cross_source
 from reports.sections.common import MAPPED, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -54,6 +54,7 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
                  "the CSV.")).format(aftermath=aftermath_words(settings),
                                      small=format_spec(0.00005, ".5f"),
                                      zero=format_spec(0.0, ".4f"))
+    caption += cross_source(settings)
     blocks = [table_block("combat-weapons", _("One-hit odds by weapon"), view, caption,
                           index=("system", "weapon"))]
     return Section("combat-weapons", title, reading, blocks)

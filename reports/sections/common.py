@@ -38,22 +38,22 @@ PARTS = {"opposed": N_("opposed-check rule"), "has_combat": N_("combat rules"),
 MAPPED = "cross_combat"
 
 
-def _mapped() -> set[str]:
+def _mapped(settings: ReportSettings) -> set[str]:
     from analysis.combat import cross_combat
 
-    return set(cross_combat.load_cross()["systems"])
+    return set(cross_combat.load_cross(settings.cross_combat)["systems"])
 
 
-def _left_out(system: str, part: str) -> str | None:
+def _left_out(system: str, part: str, settings: ReportSettings) -> str | None:
     """The sentence leaving ``system`` out of a section needing ``part`` (None: in)."""
     spec = registry()[system]
     if part == MAPPED:
         if not spec.has_combat:
             return skipped(system, PARTS["has_combat"])
-        if system not in _mapped():
+        if system not in _mapped(settings):
             return _("{system} is not in this section: the cross-combat mapping file "
-                     "(analysis/data/cross_combat.toml) maps no fights for it.").format(
-                system=system)
+                     "({file}) maps no fights for it.").format(
+                system=system, file=settings.cross_label)
         return None
     return None if getattr(spec, part) else skipped(system, PARTS[part])
 
@@ -67,7 +67,7 @@ def for_systems_with(part: str, section_id: str, title: str):
     def wrap(fn):
         @functools.wraps(fn)
         def section(settings: ReportSettings):
-            out_notes = {s: _left_out(s, part) for s in settings.systems}
+            out_notes = {s: _left_out(s, part, settings) for s in settings.systems}
             have = tuple(s for s in settings.systems if out_notes[s] is None)
             notes = [n for n in out_notes.values() if n is not None]
             if not notes:

@@ -23,15 +23,16 @@ from reports.structure import Reading, Section
 DISTANCES = tuple(range(0, 45, 5))
 
 
-def distance_frame(systems) -> pd.DataFrame:
+def distance_frame(systems, cross=None) -> pd.DataFrame:
     """One row per system with distance rules and starting distance: ``system``,
     ``shooter``, ``charger`` (the fighters as the tables name them), ``distance``,
     ``p_side0`` (the shooter wins), ``p_side1``, ``p_neither``, ``rounds_mean``,
-    ``method`` (exact)."""
+    ``method`` (exact). The charger is the ladder's of the cross-combat file ``cross``
+    (None: the packaged one)."""
     from analysis.combat.lethality import distance_table, has_distance
     from analysis.workflow.audit import ladder_specs
 
-    ladder = ladder_specs()
+    ladder = ladder_specs(cross)
     frames = []
     for system in systems:
         if not has_distance(system) or system not in ladder:
@@ -64,10 +65,11 @@ def _share(p: float) -> str:
     return text(figure_phrase("p_side0", p))
 
 
-def distance_reading(frame: pd.DataFrame, systems) -> list[str]:
+def distance_reading(frame: pd.DataFrame, systems, cross=None) -> list[str]:
     """One sentence per system: the shooter's chance engaged and from 20 m, and from
     which starting distance it is the favourite (or that it is not, up to the last
-    distance); one sentence for each system whose fights start engaged."""
+    distance); one sentence for each system whose fights start engaged (``cross``: the
+    cross-combat file of :func:`distance_frame`)."""
     from analysis.combat.lethality import has_distance
     from analysis.workflow.audit import ladder_specs
 
@@ -77,7 +79,7 @@ def distance_reading(frame: pd.DataFrame, systems) -> list[str]:
              "competent shooter holding its ground against the competent melee fighter of "
              "the ladder charging, default rules, solved exactly at each starting "
              "distance.")]
-    ladder = ladder_specs()
+    ladder = ladder_specs(cross)
     for system, part in frame.groupby("system", sort=False):
         part = part.sort_values("distance")
         p = dict(zip(part["distance"], part["p_side0"], strict=True))
@@ -123,17 +125,15 @@ def distance_figure(frame: pd.DataFrame):
 ARMOURED = "armoured_shooter"
 
 
-def armoured_reading(apart: pd.DataFrame) -> list:
+def armoured_reading(apart: pd.DataFrame, cross=None) -> list:
     """One sentence per system on the armoured shooter against the unarmoured one (the
-    cross-combat matchup :data:`ARMOURED` at each of its starting distances), with the
-    command that prints the row; a system whose two sides are the same says why."""
-    import tomllib
-
+    cross-combat matchup :data:`ARMOURED` at each of its starting distances, in the
+    cross-combat file ``cross``; None: the packaged one), with the command that prints
+    the row; a system whose two sides are the same says why."""
     from analysis.combat import cross_combat
     from analysis.workflow.audit.reproduce import duel
 
-    raw = tomllib.loads(cross_combat.DATA_FILE.read_text(encoding="utf-8"))
-    table = raw["matchups"].get(ARMOURED, {})
+    table = cross_combat.load_cross(cross)["specs"].get(ARMOURED, {})
     part = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
     if part.empty:
         return []
@@ -149,8 +149,8 @@ def armoured_reading(apart: pd.DataFrame) -> list:
             out.append(_("{system}: the seed has no armour rules, so both sides are the "
                          "same shooter (a control).").format(system=system))
             continue
-        m = table[system]
-        cmd = duel(system, m["a"], m["b"], table="distance",
+        a, b = table[system]
+        cmd = duel(system, a, b, table="distance",
                    columns=("distance", "p_side0", "p_side1", "p_neither"))
         cmd += " --distances " + ",".join(str(int(d)) for d in rows["distance"])
         text = _("{system}: {a} beats {b} in {p0} of duels that start engaged and {p1} "
@@ -176,9 +176,11 @@ def armoured_view(apart: pd.DataFrame) -> pd.DataFrame:
 @for_systems_with(MAPPED, "distance", N_("Distance and cover"))
 def section_distance(settings: ReportSettings) -> Section:
     """A shooter against a charger at each starting distance, per system."""
+    from reports.sections.combat_common import combat_frames, cross_source
+
     title = _("Distance and cover")
-    frame = distance_frame(settings.systems)
-    reading = distance_reading(frame, settings.systems)
+    frame = distance_frame(settings.systems, settings.cross_combat)
+    reading = distance_reading(frame, settings.systems, settings.cross_combat)
     blocks = []
     if len(frame):
         blocks.append(figure_block("fig-distance", _("The shooter against the charger by "
@@ -195,21 +197,20 @@ def section_distance(settings: ReportSettings) -> Section:
         view["distance"] = [f"{d} m" for d in view["distance"]]
         blocks.append(table_block("distance", _("P(the shooter wins) by starting distance"),
                                   view, _("Each column a system; exact. The CSV has every "
-                                     "outcome and the mean rounds."),
+                                     "outcome and the mean rounds.")
+                                  + cross_source(settings),
                                   index=("distance",), full=frame,
                                   formats=dict.fromkeys(frame["system"].unique(), ".3f")))
-    from reports.sections.combat_common import combat_frames
-
     apart = combat_frames(settings)["apart"]
     armoured = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
     if len(armoured):
-        reading += armoured_reading(apart)
+        reading += armoured_reading(apart, settings.cross_combat)
         blocks.append(table_block("distance-armour",
                                   _("P(the armoured shooter wins) by starting distance"),
                                   armoured_view(apart),
                                   _("The cross-combat matchup “{mid}”: each column a system, "
                                "exact. The CSV has every outcome, the fighters and the "
-                               "notes.").format(mid=ARMOURED),
+                               "notes.").format(mid=ARMOURED) + cross_source(settings),
                                   index=("distance",), full=armoured,
                                   formats=dict.fromkeys(armoured["system"].unique(), ".3f")))
     return Section("distance", title, reading, blocks)

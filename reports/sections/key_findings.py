@@ -62,9 +62,11 @@ def interaction_frame(settings: ReportSettings) -> pd.DataFrame:
     from analysis.workflow import audit
 
     cfg = _discover_config()
+    ladder = audit.ladder_specs(settings.cross_combat)
     rows = []
     for system in settings.systems:
-        rows += audit.knob_interactions(system, cfg)
+        if system in ladder:   # the sweep plays an even duel of the ladder's fighters
+            rows += audit.knob_interactions(system, cfg, ladder=ladder[system])
     return pd.DataFrame(rows, columns=[*INTERACTION_COLUMNS.values(), "severity", "value",
                                        "reproduce"])
 
@@ -73,13 +75,14 @@ def discovery_frame(settings: ReportSettings) -> pd.DataFrame:
     """The cheap findings of ``rpg-balance audit --discover`` for the report's systems
     with combat and ladder fighters: fights decided in one hit
     (:func:`~analysis.workflow.audit.one_hit_fights`) and the gap variants that move an
-    even duel (:func:`~analysis.workflow.audit.gap_variants`), exact duels all. The
+    even duel (:func:`~analysis.workflow.audit.gap_variants`), exact duels all, on the
+    ladder fighters of the report's cross-combat file (``settings.cross_combat``). The
     dominance search (every option in every ladder matchup) is left to the command."""
     from analysis.workflow import audit
     from engines.system import registry
 
     cfg = _discover_config()
-    ladder = audit.ladder_specs()
+    ladder = audit.ladder_specs(settings.cross_combat)
     rows: list[dict] = []
     for system in settings.systems:
         if not registry()[system].has_combat or system not in ladder:
@@ -241,22 +244,22 @@ def interaction_reading(frame: pd.DataFrame) -> list[str]:
 _SEVERITY = {"high": 0, "medium": 1, "low": 2}
 
 
-def _ladder_base(system: str) -> tuple[dict, str]:
+def _ladder_base(system: str, cross=None) -> tuple[dict, str]:
     from analysis.workflow import audit
 
     rung = _discover_config()["attacker"]
-    return dict(audit.ladder_specs().get(system, {}).get(rung, {})), rung
+    return dict(audit.ladder_specs(cross).get(system, {}).get(rung, {})), rung
 
 
 def _candidates(system: str, table: pd.DataFrame, inter: pd.DataFrame,
-                disc: pd.DataFrame) -> list[tuple]:
+                disc: pd.DataFrame, cross=None) -> list[tuple]:
     """``(severity, kind order, -size, sentence, command)`` of each finding of a system
     that could open its page: an even duel decided in round 1, a failed guardrail, a
     weapon whose one attack drops an equal, a gap variant that moves the even duel, a
     knob whose effect depends on another."""
     out = []
     mine = disc[disc["system"] == system] if len(disc) else disc
-    base, rung = _ladder_base(system)
+    base, rung = _ladder_base(system, cross)
     hits = mine[(mine["kind"] == "one_hit") & (mine["subject"] != "even duel")] \
         if len(mine) else mine
     for r in mine.itertuples(index=False) if len(mine) else ():
@@ -308,14 +311,15 @@ def _candidates(system: str, table: pd.DataFrame, inter: pd.DataFrame,
 
 
 def sharpest(system: str, table: pd.DataFrame, inter: pd.DataFrame,
-             disc: pd.DataFrame) -> Reading | None:
+             disc: pd.DataFrame, cross=None) -> Reading | None:
     """The one finding that opens a system's page, as a sentence with its number and the
     command printing it: the most severe finding (high, then medium, then low), and among
     equally severe ones an even duel decided in round 1, then a failed guardrail, a
     weapon whose one attack drops an equal, a gap variant, a knob whose effect depends
     on another, the larger first. With no finding: the system's first guardrail, passed
-    (None when it has none)."""
-    found = _candidates(system, table, inter, disc)
+    (None when it has none). ``cross``: the cross-combat file of ``disc``'s ladder
+    fighters (None: the packaged one)."""
+    found = _candidates(system, table, inter, disc, cross)
     if found:
         best = min(found, key=lambda c: c[:3])
         return Reading(best[3], best[4] or "")
@@ -340,7 +344,7 @@ def section_key_findings(settings: ReportSettings) -> Section:
     disc = discovery_frame(settings)
     reading: list[str] = []
     for system in settings.systems:
-        first = sharpest(system, table, inter, disc)
+        first = sharpest(system, table, inter, disc, settings.cross_combat)
         if first is not None:
             reading.append(first)
     reading += key_findings_reading(

@@ -49,6 +49,8 @@ def provenance_frame(settings: ReportSettings, elapsed: float | None = None) -> 
          f"{decimal(settings.se_max, 5)} (= √(0.25/n))"),
         (_("combat trials per Monte Carlo fight"), decimal(settings.combat_trials)),
         (_("systems"), ", ".join(settings.systems)),
+        *([(_("cross-combat file of the combat sections"), settings.cross_label)]
+          if settings.cross_combat is not None else []),
         (_("source revision"), _git_commit()),
         ("python", f"{platform.python_version()} ({sys.platform})"),
     ]

@@ -53,11 +53,13 @@ DEFAULT_DISCOVER = {
 }
 
 
-def ladder_specs() -> dict:
-    """The ``[ladder]`` table of the cross-combat file: each rung's fighter spec."""
+def ladder_specs(path: str | Path | None = None) -> dict:
+    """``{system: {rung: fighter spec}}``: the ``[ladder]`` table of the cross-combat
+    file (``path``: a designer's, e.g. a plug-in's mapping; None: the packaged
+    :data:`CROSS`), the fighters every finding is measured on."""
     from analysis.toml_input import read_toml
 
-    return read_toml(CROSS, "cross-combat file").get("ladder", {})
+    return read_toml(CROSS if path is None else path, "cross-combat file").get("ladder", {})
 
 
 #: stream offset of the Monte Carlo duels of the dominance search
@@ -589,7 +591,8 @@ def _interaction_command(system: str, base: dict, variants, given: str, knob: st
     return _grid_cmd(system, a, b, metric, knob, values, variants=v)
 
 
-def discover(cfg: dict | None = None, *, progress: bool | None = None):
+def discover(cfg: dict | None = None, *, progress: bool | None = None,
+             cross: str | Path | None = None):
     """Findings table: rank, kind, system, subject, detail, value, se, severity, by
     (dominated options: every option that dominates it), metric, from_value and to_value
     (the figure a comparison moves, and its two values), reproduce (the ``rpg-balance``
@@ -598,7 +601,11 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     an effect are one sentence each system in ``attrs["notes"]``. Dominated options first, then
     one-hit fights, then the gap variants ranked by how far they move the headline
     numbers (largest first), then knobs whose effect depends on another
-    (:func:`knob_interactions`); within a kind by severity, then value."""
+    (:func:`knob_interactions`); within a kind by severity, then value.
+
+    The ladder fighters are those of the cross-combat file ``cross`` (None: the packaged
+    :data:`CROSS`; a plug-in's fighters enter by a file that maps them, validated first by
+    :func:`analysis.combat.cross_combat.load_cross`)."""
     import pandas as pd
 
     from engines.system import registry
@@ -610,12 +617,22 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
     if unknown:
         raise InputError(f"discover.systems: unknown system {unknown[0]!r}; known: "
                          f"{', '.join(installed)}")
-    ladder = ladder_specs()
+    if cross is not None:
+        from analysis.combat.cross_combat import load_cross
+
+        load_cross(cross)  # a bad mapping fails in one line before any duel
+    ladder = ladder_specs(cross)
+    source = "cross_combat.toml" if cross is None else str(cross)
+    for system in systems:
+        if system in ladder and cfg["attacker"] not in ladder[system]:
+            raise InputError(f"{source}: ladder.{system}.{cfg['attacker']}: missing (the "
+                             "attacker rung of --discover, whose even duel every finding "
+                             "plays)")
     rows: list[dict] = []
     notes: list[str] = []
     token = _DUELS.set({})
     try:
-        _discover_rows(systems, cfg, ladder, rows, notes, progress)
+        _discover_rows(systems, cfg, ladder, rows, notes, progress, source)
     finally:
         _DUELS.reset(token)
     out = pd.DataFrame(rows, columns=["kind", "system", "subject", "detail", "value", "se",
@@ -636,14 +653,15 @@ def discover(cfg: dict | None = None, *, progress: bool | None = None):
 
 
 def _discover_rows(systems: list, cfg: dict, ladder: dict, rows: list, notes: list,
-                   progress: bool | None) -> None:
-    """The findings of every system, appended to ``rows`` (the notes to ``notes``)."""
+                   progress: bool | None, source: str) -> None:
+    """The findings of every system, appended to ``rows`` (the notes to ``notes``;
+    ``source``: the cross-combat file as the notes name it)."""
     from analysis.progress import bar
 
     with bar(4 * len(systems), "discover",
              disable=None if progress is None else not progress) as pb:
         for system in systems:
-            why = _no_discovery(system, ladder)
+            why = _no_discovery(system, ladder, source)
             if why is not None:
                 notes.append(why)
                 pb.update(4)
@@ -654,11 +672,12 @@ def _discover_rows(systems: list, cfg: dict, ladder: dict, rows: list, notes: li
                 pb.update(1)
 
 
-def _no_discovery(system: str, ladder: dict) -> str | None:
+def _no_discovery(system: str, ladder: dict, source: str) -> str | None:
     """Why ``--discover`` skips a system, in one sentence (None when it does not): every
     finding is measured on duels of the system's ladder fighters, so a system that
     declares no combat rules (a plug-in of checks only), or has no ladder fighters in
-    ``analysis/data/cross_combat.toml``, is skipped."""
+    the cross-combat file (``source``: ``cross_combat.toml``, the packaged one, unless
+    ``--cross-combat`` names another), is skipped."""
     from engines.system import registry
 
     if not registry()[system].has_combat:
@@ -666,6 +685,6 @@ def _no_discovery(system: str, ladder: dict) -> str | None:
                 "(dominated options, one-hit fights, gap variants and knob interactions "
                 "are all measured on duels)")
     if system not in ladder:
-        return (f"{system}: no ladder fighters for it in cross_combat.toml, so --discover "
-                "skips it (every finding is measured on duels of the ladder fighters)")
+        return (f"{system}: no ladder fighters for it in {source}, so --discover skips it "
+                "(every finding is measured on duels of the ladder fighters)")
     return None
