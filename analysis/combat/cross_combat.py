@@ -34,8 +34,8 @@ from engines.errors import InputError
 from engines.fight import ROUND_CAP, FightStats, check_aftermath
 from engines.system import registry
 
-__all__ = ["DATA_FILE", "LADDER", "CrossFile", "Group", "Pair", "cross_plot", "cross_stats",
-           "cross_table", "group_table", "load_cross"]
+__all__ = ["DATA_FILE", "LADDER", "PACKAGED", "CrossFile", "Group", "Pair", "cross_plot",
+           "cross_stats", "cross_table", "file_label", "group_table", "load_cross"]
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "cross_combat.toml"
 #: how the report and the notes name the packaged file

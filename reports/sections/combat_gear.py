@@ -12,8 +12,8 @@ from reports.sections.combat_common import (
     ROUND_FORMATS,
     aftermath_words,
     combat_frames,
-    cross_source,
     combat_view,
+    cross_source,
     method_note,
 )
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
