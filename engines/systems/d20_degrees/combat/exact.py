@@ -10,8 +10,9 @@ from array import array
 
 import numpy as np
 
+from engines.constants import ROUND_CAP
 from engines.errors import InputError
-from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from engines.fight import DAMAGE_BINS, FightStats, check_round_cap
 from engines.rng import Seed
 
 from .attack import (

@@ -10,9 +10,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from engines.constants import AFTERMATHS
 from engines.distance import CHARGE, KITE, check_distance, check_plan, plan_code
 from engines.errors import InputError
-from engines.fight import AFTERMATHS, SIDE_FATES, check_aftermath
+from engines.fight import SIDE_FATES, check_aftermath
 from engines.variants import variant
 
 SYSTEM = "middle_3d10"

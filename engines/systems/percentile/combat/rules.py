@@ -11,9 +11,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from engines.constants import AFTERMATHS
 from engines.distance import MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
-from engines.fight import AFTERMATHS, check_aftermath
+from engines.fight import check_aftermath
 from engines.variants import variant
 
 SYSTEM = "percentile"
