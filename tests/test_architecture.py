@@ -6,9 +6,10 @@ stay free of pandas and matplotlib, and only the modules that validate the arche
 libraries' data files (``engines.archetype_library`` and each system's
 ``engines.systems.<id>.archetypes``) import pydantic or tomllib. Inside ``analysis``: the
 shared modules (``output``, ``progress``, ``toml_input``) import no subpackage,
-``analysis.checks`` imports neither ``analysis.combat`` nor ``analysis.workflow``, and ``analysis.combat``
-does not import ``analysis.workflow``. No two modules of the project import each other,
-directly or round a longer circle (lazy imports inside functions count too).
+``analysis.checks`` imports neither ``analysis.combat`` nor ``analysis.workflow``, and
+``analysis.combat`` does not import ``analysis.workflow``. No two modules of the project
+import each other, directly or round a longer circle (lazy imports inside functions count
+too).
 """
 
 from __future__ import annotations
