@@ -140,7 +140,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("gear", help="list a system's weapons and armour",
                        description="The weapons and armour of a system's data file "
-                       "(analysis/data/combat/SYSTEM.toml): their stats, the note the file "
+                       "(engines/systems/SYSTEM/archetypes.toml): their stats, the note the file "
                        "gives (what real weapons a class stands for) and the rule ids cited.",
                        epilog="example: rpg-balance gear dice_pool_7 --format markdown")
     p.add_argument("system", type=system_id, metavar="SYSTEM",
