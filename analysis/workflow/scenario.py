@@ -106,7 +106,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from analysis.limits import MAX_ROUND_CAP, STUDY_SEED
+from analysis.limits import MAX_ROUND_CAP
 from analysis.toml_input import read_toml
 from analysis.workflow.guardrails import Tune
 from analysis.workflow.scenario_validation import (
@@ -116,7 +116,7 @@ from analysis.workflow.scenario_validation import (
     known_list,
     semantic_problems,
 )
-from engines.constants import ROUND_CAP
+from engines.constants import ROUND_CAP, STUDY_SEED
 from engines.errors import InputError
 
 __all__ = ["PLOTS", "TABLES", "Campaign", "Check", "Contrast", "Fight", "Guardrail", "Output",
