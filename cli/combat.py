@@ -28,9 +28,8 @@ from cli.common import (
 from engines.constants import AFTERMATHS, PLANS, ROUND_CAP
 from engines.distance import MAX_DISTANCE  # the most metres a fight may start apart
 
-__all__ = ["AFTERMATHS", "DEFAULT_DISTANCES", "DUEL_TABLES", "FIGHT_TABLES", "distance_list",
-           "distance_m", "register", "run_archetypes", "run_combat", "run_cross", "run_duel",
-           "run_gear"]
+__all__ = ["DEFAULT_DISTANCES", "DUEL_TABLES", "FIGHT_TABLES", "distance_list", "distance_m",
+           "register", "run_archetypes", "run_combat", "run_cross", "run_duel", "run_gear"]
 
 DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "weapons", "tactics",
                "armour", "distance")
