@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from engines.constants import WARM_UP_SEED
+
 __all__ = ["ENGINES", "STAMP_NAME", "cache_dir", "clear_cache", "compile_group", "fingerprint",
            "is_warm", "stamp_path", "warm_up"]
 
@@ -47,8 +49,8 @@ def _combat_mc(system: str) -> None:
     """The combat Monte Carlo kernel. Campaign attrition (``duel_mc_end``) runs the same
     kernel with the same argument types, so this one compile serves both."""
     eng, a, b = _archetype_pair(system)
-    eng.duel_mc(a, b, trials=64, seed=1)
-    eng.duel_mc_end(a, b, 0, trials=64, seed=1)
+    eng.duel_mc(a, b, trials=64, seed=WARM_UP_SEED)
+    eng.duel_mc_end(a, b, 0, trials=64, seed=WARM_UP_SEED)
 
 
 def _combat_exact(system: str) -> None:
@@ -69,9 +71,9 @@ def _checks() -> None:
 
     for sid, system in registry().items():
         if system.check_grid is not None:
-            success_curves(sid, "mc", trials=64, seed=1, progress=False)
+            success_curves(sid, "mc", trials=64, seed=WARM_UP_SEED, progress=False)
         if system.opposed_rule is not None:
-            opposed_table(sid, "mc", trials=64, seed=1, progress=False)
+            opposed_table(sid, "mc", trials=64, seed=WARM_UP_SEED, progress=False)
 
 
 def _build_groups() -> dict[str, tuple[str, Callable[[], None]]]:

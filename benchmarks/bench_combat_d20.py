@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numba
 
-from analysis.combat.combatants_d20 import load_library
+from analysis.combat.archetypes import library
 from engines.systems.d20_degrees.combat import Fighter, duel_mc
 
 
@@ -79,7 +79,7 @@ def main(argv=None) -> None:
     parser.add_argument("--trials", type=int, default=2_000_000, help="numba duels")
     parser.add_argument("--python-trials", type=int, default=20_000, help="pure-Python duels")
     args = parser.parse_args(argv)
-    comp = load_library()["competent"].to_engine()
+    comp = library("d20_degrees")["competent"].to_engine()
     numba.set_num_threads(1)
     duel_mc(comp, comp, trials=1_000, seed=0)          # compile / load the cache
     t0 = time.process_time()

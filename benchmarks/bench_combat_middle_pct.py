@@ -1,7 +1,8 @@
 """Duels per second per core: numba kernels vs a straightforward pure-Python loop.
 
-Competent vs competent melee duel (archetypes from ``analysis/data/combat``) for
-``middle_3d10`` (B6–B11) and the ``percentile`` extension (DX1–DX13). Both run in this
+Competent vs competent melee duel (archetypes from
+``engines/systems/<id>/archetypes.toml``) for ``middle_3d10`` (B6–B11) and the
+``percentile`` extension (DX1–DX13). Both run in this
 process on one numba thread; the pure-Python baseline plays the same rules with
 :mod:`random` and prints its win rate beside the kernel's (they should agree within a few
 standard errors). Run from the project root::
@@ -22,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numba
 
-from analysis.combat.combatants_middle_pct import combatants
+from analysis.combat.archetypes import combatants
 from engines.systems.middle_3d10 import combat as cm
 from engines.systems.percentile import combat as cp
 

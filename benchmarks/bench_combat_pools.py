@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from combat_pools_reference import fight6, fight7
 
-from analysis.combat.combatants import load_library
+from analysis.combat.archetypes import combatants
 from engines.systems.dice_pool_6 import combat as combat_dice_pool_6
 from engines.systems.dice_pool_7 import combat as combat_dice_pool_7
 
@@ -44,7 +44,7 @@ def _timed(fn) -> tuple[float, float]:
 
 def bench(system: str, trials: int, ref_trials: int, repeats: int) -> dict:
     engine, reference = ENGINES[system]
-    c = load_library(system)[ARCHETYPE]
+    c = combatants(system)[ARCHETYPE]
     engine.duel_mc(c, c, 1000, seed=0)  # compile / load the cache
     cpu, wall = [], []
     for r in range(repeats):

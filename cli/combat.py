@@ -25,14 +25,12 @@ from cli.common import (
     system_id,
     trials_int,
 )
+from engines.constants import AFTERMATHS, PLANS, ROUND_CAP
 from engines.distance import MAX_DISTANCE  # the most metres a fight may start apart
 
-__all__ = ["AFTERMATHS", "DEFAULT_DISTANCES", "DUEL_TABLES", "FIGHT_TABLES", "distance_list",
-           "distance_m", "register", "run_archetypes", "run_combat", "run_cross", "run_duel",
-           "run_gear"]
+__all__ = ["DEFAULT_DISTANCES", "DUEL_TABLES", "FIGHT_TABLES", "distance_list", "distance_m",
+           "register", "run_archetypes", "run_combat", "run_cross", "run_duel", "run_gear"]
 
-#: Aftermath policies (``engines.fight.AFTERMATHS``; repeated so ``--help`` imports nothing).
-AFTERMATHS = ("leave", "first_aid", "finish")
 DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "weapons", "tactics",
                "armour", "distance")
 #: the starting distances of ``duel --table distance`` (metres)
@@ -72,7 +70,7 @@ def _run_options(p: argparse.ArgumentParser, method_default: str | None,
                    help="Monte Carlo fights (default 20000)")
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
     p.add_argument("--round-cap", type=round_cap_int, default=None, metavar="R",
-                   help="rounds after which a fight counts as 'neither' (default 50)")
+                   help=f"rounds after which a fight counts as 'neither' (default {ROUND_CAP})")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="force the Monte Carlo progress bar on or off (default: long runs)")
 
@@ -98,7 +96,7 @@ def register(sub) -> None:
         p.add_argument(f"--tactic-{side}", default=None, metavar="T",
                        help=f"tactic of {side.upper()} (A6, C13, B4, DX2, E16)")
         p.add_argument(f"--plan-{side}", default=None, metavar="P",
-                       choices=("charge", "hold", "kite", "cover"),
+                       choices=PLANS,
                        help=f"plan of {side.upper()} in a fight that starts apart: charge, "
                        "hold, kite or cover (default: charge with a melee weapon, hold with "
                        "a ranged one)")
@@ -141,7 +139,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("gear", help="list a system's weapons and armour",
                        description="The weapons and armour of a system's data file "
-                       "(analysis/data/combat/SYSTEM.toml): their stats, the note the file "
+                       "(engines/systems/SYSTEM/archetypes.toml): their stats, the note the file "
                        "gives (what real weapons a class stands for) and the rule ids cited.",
                        epilog="example: rpg-balance gear dice_pool_7 --format markdown")
     p.add_argument("system", type=system_id, metavar="SYSTEM",
@@ -269,7 +267,7 @@ def run_duel(args) -> int:
     a = combatant(system, args.a, _overrides(args, "a"))
     b = combatant(system, args.b, _overrides(args, "b"))
     kw = {"trials": args.trials or 20_000, "seed": args.seed, "variants": v,
-          "round_cap": args.round_cap or 50, "progress": args.progress}
+          "round_cap": args.round_cap or ROUND_CAP, "progress": args.progress}
     if args.table == "one-hit":
         weapons = [args.weapon_a] if args.weapon_a else None
         table = lethality.one_hit_table(system, _spec(args, "a", weapon=False), [b],
@@ -412,7 +410,7 @@ def run_cross(args) -> int:
         except InputError as exc:
             raise InputError(f"--variant {system}: {exc}") from None
     kw = {"trials": args.trials or 20_000, "seed": args.seed,
-          "round_cap": args.round_cap or 50, "progress": args.progress, "variants": given,
+          "round_cap": args.round_cap or ROUND_CAP, "progress": args.progress, "variants": given,
           "aftermath": args.aftermath or "leave"}
     path = args.cross_combat
     try:

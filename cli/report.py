@@ -13,6 +13,7 @@ import shlex
 from pathlib import Path
 
 from cli.common import MAX_TRIALS, number, seed_int, system_id, trials_int
+from engines.constants import AFTERMATHS
 
 __all__ = ["MIN_SE", "register", "run_report", "settings_from_args", "standard_error",
            "system_list"]
@@ -68,7 +69,7 @@ def register(sub) -> None:
                    help="a check or combat rule variant of one system (repeatable; reaches every "
                    "section that uses it), e.g. dice_pool_7:weapon_bonus=damage or "
                    "dice_pool_7:again=9")
-    p.add_argument("--aftermath", choices=("leave", "first_aid", "finish"), default="leave",
+    p.add_argument("--aftermath", choices=AFTERMATHS, default="leave",
                    help="what happens to the fallen when a fight ends, in every combat "
                    "section (the combat variant aftermath of every system): leave, "
                    "first_aid or finish (default leave)")

@@ -16,6 +16,7 @@ from cli.common import (
     trials_int,
     workers_int,
 )
+from engines.constants import STUDY_SEED
 
 __all__ = ["EPILOG", "budget_int", "register", "run"]
 
@@ -63,7 +64,7 @@ def register(sub) -> None:
     p.add_argument("--budget", type=budget_int, default=None,
                    help="trials of the search (default: the [tune] budget, else 200)")
     p.add_argument("--seed", type=seed_int64, default=None,
-                   help="seed of the search (default: the [tune] seed, else 0); the "
+                   help=f"seed of the search (default: the [tune] seed, else {STUDY_SEED}); the "
                    "guardrails' Monte Carlo keeps the file's seed, as audit does")
     p.add_argument("--batch", type=trials_int, default=2_000,
                    help="first Monte Carlo batch of a guardrail (as audit; default 2000)")

@@ -24,6 +24,7 @@ from cli.common import (
     trials_int,
     workers_int,
 )
+from engines.constants import ROUND_CAP, STUDY_SEED
 
 __all__ = ["LETHALITY_EPILOG", "RUN_EPILOG", "SOLVE_EPILOG", "SWEEP_EPILOG", "cluster_of",
            "register", "run_run", "run_solve_competence", "run_solve_difficulty",
@@ -247,7 +248,7 @@ def register(sub) -> None:
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="combat rule variant (repeatable)")
     q.add_argument("--round-cap", type=round_cap_int, default=None,
-                   help="rounds before a fight counts as neither (default 50)")
+                   help=f"rounds before a fight counts as neither (default {ROUND_CAP})")
     _common(q, out_help="write the table to FILE (atomically)")
     add_columns(q)
     q.set_defaults(func=run_solve_lethality)
@@ -489,7 +490,7 @@ def run_solve_lethality(args) -> int:
     reg.engine(args.system)  # a clear InputError when the combat engine is absent
     round_cap = args.round_cap
     variants = {}
-    seed, exact, trials, se = 0, None, None, None
+    seed, exact, trials, se = STUDY_SEED, None, None, None
     if args.scenario is not None:
         if args.a is not None or args.b is not None or args.set_a or args.set_b:
             raise InputError("--a/--b: give either --scenario or --a and --b, not both")
@@ -515,7 +516,7 @@ def run_solve_lethality(args) -> int:
             raise InputError("--a and --b: both fighters are needed (or --scenario)")
         a, b = _with_sets(args.a, args.set_a, "--set-a"), _with_sets(args.b, args.set_b,
                                                                      "--set-b")
-        seed = args.seed or 0
+        seed = args.seed or STUDY_SEED
         trials, se = args.trials, args.se
         exact = False if (trials or se or args.method == "mc") else None
     if args.method == "exact":
@@ -534,7 +535,7 @@ def run_solve_lethality(args) -> int:
                                  goal=args.goal, increasing=not args.decreasing, z=args.z,
                                  method="grid" if args.grid else None, exact=exact,
                                  trials=trials, se=se, seed=seed, variants=variants,
-                                 round_cap=round_cap or 50)
+                                 round_cap=round_cap or ROUND_CAP)
     _write_table(table, args, fmt, provenance_of(args))
     if res.found:
         exact_row = table.loc[table["chosen"], "method"].iloc[0] == "exact"

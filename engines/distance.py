@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .constants import PLANS
 from .errors import InputError
 
 __all__ = ["CHARGE", "COVER", "HOLD", "KITE", "MAX_DISTANCE", "PLANS", "check_distance",
            "check_plan", "default_plan", "plan_code"]
 
-#: A fighter's plan, in code order.
-PLANS = ("charge", "hold", "kite", "cover")
+#: The code of each plan (its index in :data:`~engines.constants.PLANS`).
 CHARGE, HOLD, KITE, COVER = range(len(PLANS))
 #: The farthest a fight may start, in metres (a designer's table rarely needs more; the
 #: exact duel chains carry the distance in their state, so it stays bounded).

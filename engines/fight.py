@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .constants import AFTERMATHS, ROUND_CAP
 from .errors import InputError
 
 __all__ = ["AFTERMATHS", "DAMAGE_BINS", "FATES", "HIST_FIELDS", "OUTCOMES", "ROUND_CAP",
@@ -52,16 +53,9 @@ OUTCOMES = ("side0", "side1", "neither")
 FATES = ("dead", "dying", "out")
 #: Per-side fates in ``FightStats.fates``: the winners' "standing" first.
 SIDE_FATES = ("standing", *FATES)
-#: Aftermath policies, the same names in every system (RULES.md "Lethality outcomes"):
-#: ``leave`` — no one helps, dying fighters follow their system's dying rules;
-#: ``first_aid`` — each system's stabilising rule is tried on every fallen combatant;
-#: ``finish`` — the winners strike fallen foes until they are dead.
-AFTERMATHS = ("leave", "first_aid", "finish")
 #: Every histogram field of :class:`FightStats`, for code that sums or mixes results.
 HIST_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
                "loser_fate_sq", "fates", "fates_sq")
-#: Default round cap: a fight still going after this many rounds is reported as "neither".
-ROUND_CAP = 50
 #: Damage histogram bins (the last bin holds "this much or more").
 DAMAGE_BINS = 64
 

@@ -11,6 +11,8 @@ import dataclasses
 
 import pandas as pd
 
+from engines.constants import REPORT_SEED, ROUND_CAP, STUDY_SEED
+
 from .structure import Figure, Note, Paragraph, Section, Table
 
 __all__ = ["KEEP", "AuditPanel", "CombatSandbox", "audit_panel", "combat_sandbox", "frame_of",
@@ -50,7 +52,7 @@ KEEP = "(archetype's own)"
 def sandbox_result(system: str, a: str, b: str, *, weapon_a=None, armour_a=None,
                    tactic_a=None, weapon_b=None, armour_b=None, tactic_b=None,
                    variants_text: str = "", method: str = "both", trials: int = 5000,
-                   seed: int = 0, round_cap: int = 50) -> dict:
+                   seed: int = STUDY_SEED, round_cap: int = ROUND_CAP) -> dict:
     """Everything the combat sandbox shows for ``a`` (side 0) against ``b`` (side 1).
 
     Archetypes come from :mod:`analysis.combat.archetypes` (with the weapon / armour / tactic
@@ -110,7 +112,7 @@ class CombatSandbox:
     run: object
 
 
-def combat_sandbox(trials: int = 5000, seed: int = 20261129, round_cap: int = 50,
+def combat_sandbox(trials: int = 5000, seed: int = REPORT_SEED, round_cap: int = ROUND_CAP,
                    display_box: bool = True) -> CombatSandbox:
     """An ipywidgets panel over :mod:`analysis.combat.archetypes` and
     :mod:`analysis.combat.lethality`:

@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from engines.constants import AFTERMATHS, REPORT_SEED, ROUND_CAP
 from engines.errors import InputError
-from engines.fight import AFTERMATHS
 from reports.i18n import N_, check_language
 
 __all__ = ["DEFAULT_COMBAT_TRIALS", "DEFAULT_OUT", "DEFAULT_SEED", "DEFAULT_TRIALS",
@@ -21,7 +21,7 @@ def system_ids() -> tuple[str, ...]:
     return tuple(registry())
 
 #: Fixed default seed, so the default report is reproducible bit for bit.
-DEFAULT_SEED = 20261129
+DEFAULT_SEED = REPORT_SEED
 #: Monte Carlo trials per roll setting in the default report.
 DEFAULT_TRIALS = 200_000
 #: Monte Carlo fights per group fight (and per duel whose engine has no exact solver).
@@ -56,7 +56,7 @@ class ReportSettings:
     pdf: bool = True
     variants: tuple[tuple[str, str], ...] = ()
     combat_trials: int = DEFAULT_COMBAT_TRIALS
-    round_cap: int = 50
+    round_cap: int = ROUND_CAP
     #: Aftermath policy of every combat section (the combat variant ``aftermath``).
     aftermath: str = "leave"
     #: Report language (``--lang``): ``en`` (default) or ``pt-BR``.

@@ -13,7 +13,7 @@ from math import sqrt
 
 import numpy as np
 
-from analysis.combat.combatants_d20 import load_library
+from analysis.combat.archetypes import combatants
 from engines.systems.d20_degrees.combat import Fighter
 
 __all__ = ["N", "assert_mc_matches", "fighter", "library", "tol"]
@@ -44,4 +44,4 @@ def fighter(**kw) -> Fighter:
 
 def library() -> dict[str, Fighter]:
     """The shipped d20_degrees archetypes, as engine fighters."""
-    return {k: c.to_engine() for k, c in load_library().items()}
+    return combatants("d20_degrees")

@@ -3,7 +3,7 @@
 Every library has the five ladder rungs as archetypes and every style at every rung as
 ``LEVEL_STYLE``; ``rpg-balance duel SYSTEM competent expert`` and a levelled-style duel
 work in all five; an old name fails with one line naming the new one. The expected
-numbers are worked by hand from the data files (analysis/data/combat/*.toml) and the
+numbers are worked by hand from the data files (engines/systems/<id>/archetypes.toml) and the
 rules they implement, cited per line.
 """
 
@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from analysis.combat import archetypes as A
-from analysis.combat.library_hook import LADDER, renamed
 from cli.main import main
 from engines import system as systems_api
+from engines.archetype_library import LADDER, renamed
 from engines.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,30 +1,37 @@
-"""analysis.combat.archetypes: one entry point over the three combat loaders, overrides, trait
-mappings and matchup files. Expected gear values are read by hand from the data files
-(analysis/data/combat/*.toml) and the rules they implement (A8, A11, B8, C13, DX11, E16)."""
+"""analysis.combat.archetypes: one entry point over every system's archetype hook, overrides,
+trait mappings and matchup files. Expected gear values are read by hand from the data files
+(engines/systems/<id>/archetypes.toml) and the rules they implement (A8, A11, B8, C13, DX11,
+E16)."""
 
 import dataclasses
+import importlib
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from analysis.combat import archetypes as A
-from analysis.combat import combatants, combatants_d20, combatants_middle_pct
 from engines.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("system", A.systems())
+BUILT_IN = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
+
+
+@pytest.mark.parametrize("system", BUILT_IN)
 def test_library_and_combatant_match_the_system_loader(system):
+    """The loader's library and combatants are the system's own hook (its package's
+    ``archetypes:HOOK``) over its own ``archetypes.toml``, parsed here without the loader."""
+    own = importlib.import_module(f"engines.systems.{system}.archetypes")
+    assert A.hook(system) is own.HOOK
+    assert ROOT / "engines" / "systems" / system / "archetypes.toml" == own.DATA_FILE
+    raw = tomllib.loads(own.DATA_FILE.read_text(encoding="utf-8"))
+    ref = {k: own.HOOK.to_engine(v) for k, v in own.HOOK.load("archetypes.toml", raw).items()}
     lib = A.library(system)
     assert len(lib) >= 5
-    if system in ("dice_pool_7", "dice_pool_6"):
-        ref = combatants.load_library(system)
-    elif system in ("middle_3d10", "percentile"):
-        ref = combatants_middle_pct.combatants(system)
-    else:
-        ref = {k: v.to_engine() for k, v in combatants_d20.load_library().items()}
     assert set(lib) == set(ref)
+    assert A.combatants(system) == ref
     for name in sorted(ref)[:4]:
         assert A.combatant(system, name) == ref[name]
 
@@ -173,7 +180,7 @@ def test_parsed_data_file_is_a_fresh_copy_each_time():
 def test_an_edited_data_file_is_read_again(tmp_path):
     """The parse and the built combatants are kept per state of the file: rewriting it
     at once (same size, perhaps the same mtime tick) gives the new values (A11)."""
-    src = (ROOT / "analysis/data/combat/dice_pool_7.toml").read_text(encoding="utf-8")
+    src = (ROOT / "engines/systems/dice_pool_7/archetypes.toml").read_text(encoding="utf-8")
     path = tmp_path / "dice_pool_7.toml"
     path.write_text(src, encoding="utf-8")
     before = A.combatant("dice_pool_7", "competent_swordsman", path=path)

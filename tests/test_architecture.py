@@ -2,11 +2,14 @@
 
 Layers, bottom to top: ``engines`` → ``analysis`` → ``reports`` → ``cli``. A module may
 import only from its own layer or the layers below; nothing imports ``cli``; the engines
-stay free of pandas and matplotlib. Inside ``analysis``: the shared modules
-(``output``, ``progress``, ``toml_input``) import no subpackage, ``analysis.checks``
-imports neither ``analysis.combat`` nor ``analysis.workflow``, and ``analysis.combat``
-does not import ``analysis.workflow``. No two modules of the project import each other,
-directly or round a longer circle (lazy imports inside functions count too).
+stay free of pandas and matplotlib, and only the modules that validate the archetype
+libraries' data files (``engines.archetype_library`` and each system's
+``engines.systems.<id>.archetypes``) import pydantic or tomllib. Inside ``analysis``: the
+shared modules (``output``, ``progress``, ``toml_input``) import no subpackage,
+``analysis.checks`` imports neither ``analysis.combat`` nor ``analysis.workflow``, and
+``analysis.combat`` does not import ``analysis.workflow``. No two modules of the project
+import each other, directly or round a longer circle (lazy imports inside functions count
+too).
 """
 
 from __future__ import annotations
@@ -30,6 +33,18 @@ RULES = [
     ("analysis.checks", ("analysis.combat", "analysis.workflow")),
     ("analysis.combat", ("analysis.workflow",)),
 ]
+
+#: what an engine module may import only when it validates a data file
+DATA_VALIDATION = ("pydantic", "tomllib")
+
+
+def validates_data(module: str) -> bool:
+    """The engine modules that validate an archetype library's data file: the shared
+    hook (``engines.archetype_library`` and its modules) and each system's
+    ``engines.systems.<id>.archetypes``."""
+    parts = module.split(".")
+    return _under(module, "engines.archetype_library") or (
+        parts[:2] == ["engines", "systems"] and parts[3:] == ["archetypes"])
 
 
 def module_name(path: Path) -> str:
@@ -79,6 +94,10 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
                     if _under(dep, bad) and not _under(module, bad):
                         out.append(f"{module} imports {dep} (a {importer} module must not "
                                    f"import {bad})")
+        if _under(module, "engines") and not validates_data(module):
+            out.extend(f"{module} imports {dep} (only the archetype libraries' modules of "
+                       "engines import it)" for dep in sorted(deps)
+                       if any(_under(dep, lib) for lib in DATA_VALIDATION))
         if not _under(module, "cli"):
             out.extend(f"{module} imports {dep} (nothing imports cli)"
                        for dep in sorted(deps) if _under(dep, "cli"))
@@ -164,10 +183,22 @@ def test_no_import_circles(graph):
     ("analysis.checks.opposed", "from ..combat import lethality", "imports analysis.combat"),
     ("reports.build", "import importlib\nimportlib.import_module('cli.main')", "imports cli"),
     ("analysis.output", "from analysis.checks.curves import AXES", "imports analysis.checks"),
+    ("engines.fight", "from pydantic import BaseModel", "engines.fight imports pydantic"),
+    ("engines.systems.x.combat", "import tomllib", "engines.systems.x.combat imports tomllib"),
+    ("engines.systems.x.archetypes.y", "import pydantic", "imports pydantic"),
 ])
 def test_the_checker_catches_an_upward_import(module, source, expected):
     found = violations({module: imports_of(source, module)})
     assert any(expected in line for line in found), found
+
+
+@pytest.mark.parametrize("module", ["engines.archetype_library", "engines.archetype_library.grid",
+                                    "engines.systems.x.archetypes"])
+def test_the_archetype_libraries_may_validate_data(module):
+    """The one exception to "engines import numpy and numba": pydantic (and tomllib) in
+    the modules that validate the archetype libraries' data files."""
+    assert violations({module: imports_of("import tomllib\nfrom pydantic import Field",
+                                          module)}) == []
 
 
 def test_the_checker_catches_a_circle():

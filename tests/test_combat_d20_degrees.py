@@ -17,8 +17,10 @@ import numpy as np
 import pytest
 from d20_support import N, assert_mc_matches, fighter, library
 
-from analysis.combat.combatants_d20 import DATA_FILE, LADDER, load_library
+from analysis.combat import archetypes
+from engines.archetype_library import LADDER
 from engines.errors import InputError
+from engines.systems.d20_degrees.archetypes import DATA_FILE
 from engines.systems.d20_degrees.combat import (
     Fighter,
     Variants,
@@ -528,7 +530,7 @@ def test_e_g2_solve_hit_points_for_duel_length():
     """E-g2: the hit points that make an even competent duel last 3 rounds on average.
     Checked against the exact chain: mean(hp) reaches 3 and mean(hp − 1) does not, each
     within five standard errors of the search's Monte Carlo mean (sd from the exact pmf)."""
-    comp = load_library()["competent"].to_engine()
+    comp = archetypes.library("d20_degrees")["competent"].to_engine()
     trials = 50_000
     hp = hit_points_for_rounds(comp, 3, trials=trials, seed=1)
     for h, reaches in ((hp, True), (hp - 1, False)):
@@ -594,7 +596,7 @@ def test_bad_fighter_and_arguments():
 # ------------------------------------------------------------------------------------
 
 def test_library_loads_every_rung_and_style():
-    lib = load_library()
+    lib = archetypes.library("d20_degrees")
     assert set(LADDER) <= set(lib)
     assert {"expert_brawler", "master_swordsman", "novice_shooter", "competent_armoured"} \
         <= set(lib)
@@ -633,7 +635,7 @@ def test_library_errors_name_file_and_key(tmp_path, old, new, message):
     path = tmp_path / "d20_degrees.toml"
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(InputError) as info:
-        load_library(path)
+        archetypes.library("d20_degrees", path)
     assert message in str(info.value)
     assert str(info.value).startswith("d20_degrees.toml: ")
 

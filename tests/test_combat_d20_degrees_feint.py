@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from d20_support import fighter
 
-from analysis.combat.combatants_d20 import DATA_FILE, load_library
+from analysis.combat.archetypes import library
 from engines.errors import InputError
+from engines.systems.d20_degrees.archetypes import DATA_FILE
 from engines.systems.d20_degrees.combat import (
     Variants,
     attack_damage,
@@ -141,11 +142,11 @@ def test_library_feint_tactic(tmp_path):
     text += '\n[styles.trickster]\nfeint = true\nadjust = { deception = 6 }\n'
     path = tmp_path / "lib.toml"
     path.write_text(text, encoding="utf-8")
-    lib = load_library(path)
+    lib = library("d20_degrees", path)
     f = lib["competent_trickster"].to_engine()
     assert f.feint
     assert f.deception == 6
     assert not lib["competent"].to_engine().feint
     path.write_text(text.replace("feint = true", 'feint = "yes"'), encoding="utf-8")
     with pytest.raises(InputError, match=r"lib\.toml"):
-        load_library(path)
+        library("d20_degrees", path)

@@ -19,13 +19,13 @@ import numpy as np
 import pytest
 from combat_pools_reference import fight6
 
-from analysis.combat.combatants import load_library
+from analysis.combat.archetypes import combatants
 from engines.errors import InputError
 from engines.systems.dice_pool_6 import combat as cb
 from engines.systems.dice_pool_6.combat import Combatant, Variants, Weapon
 from engines.variants import parse_variants
 
-LIB = load_library("dice_pool_6")
+LIB = combatants("dice_pool_6")
 
 
 @cache
@@ -263,7 +263,7 @@ def test_same_result_on_one_and_two_threads():
         assert np.array_equal(getattr(one, name), getattr(two, name)), name
 
 
-SOURCE = (Path(__file__).parents[1] / "analysis/data/combat/dice_pool_6.toml").read_text()
+SOURCE = (Path(__file__).parents[1] / "engines/systems/dice_pool_6/archetypes.toml").read_text()
 
 
 @pytest.mark.parametrize(("edit", "message"), [
@@ -283,7 +283,7 @@ def test_archetype_file_validation(tmp_path, edit, message):
     p = tmp_path / "dice_pool_6.toml"
     p.write_text(SOURCE.replace(old, new, 1))
     with pytest.raises(InputError) as err:
-        load_library("dice_pool_6", p)
+        combatants("dice_pool_6", p)
     assert message in str(err.value)
 
 

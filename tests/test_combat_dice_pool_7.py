@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 from combat_pools_reference import fight7
 
-from analysis.combat.combatants import load_library
+from analysis.combat.archetypes import combatants
 from engines.errors import InputError
 from engines.systems.dice_pool_7 import combat as cb
 from engines.systems.dice_pool_7.combat import Armour, Combatant, Variants, Weapon
 from engines.variants import parse_variants
 
-LIB = load_library("dice_pool_7")
+LIB = combatants("dice_pool_7")
 SWORD = Weapon("light_melee", 1, initiative=-1)
 HEAVY = Weapon("heavy_melee", 2, initiative=-1, defense=-1)
 NO_CHANCE = Variants(chance_die=False)
@@ -420,7 +420,7 @@ def _write(tmp_path: Path, text: str) -> Path:
     return p
 
 
-SOURCE = (Path(__file__).parents[1] / "analysis/data/combat/dice_pool_7.toml").read_text()
+SOURCE = (Path(__file__).parents[1] / "engines/systems/dice_pool_7/archetypes.toml").read_text()
 
 
 @pytest.mark.parametrize(("edit", "message"), [
@@ -444,13 +444,13 @@ def test_archetype_file_validation(tmp_path, edit, message):
     old, new = edit
     assert old in SOURCE
     with pytest.raises(InputError) as err:
-        load_library("dice_pool_7", _write(tmp_path, SOURCE.replace(old, new, 1)))
+        combatants("dice_pool_7", _write(tmp_path, SOURCE.replace(old, new, 1)))
     assert message in str(err.value)
 
 
 def test_archetype_library_contents(tmp_path):
     """The ladder × styles grid plus single archetypes, with the rules' derived traits."""
-    lib = load_library("dice_pool_7")
+    lib = combatants("dice_pool_7")
     for level in ("untrained", "novice", "competent", "expert", "master"):
         for style in ("brawler", "swordsman", "shooter", "armoured"):
             assert f"{level}_{style}" in lib
@@ -460,9 +460,9 @@ def test_archetype_library_contents(tmp_path):
     assert lib["soldier"].weapon.damage_type == "ballistic"
     assert lib["competent_swordsman"].vitality == 12
     with pytest.raises(InputError, match="unknown system"):
-        load_library("dice_pool_9")
+        combatants("dice_pool_9")
     with pytest.raises(InputError, match="not valid TOML"):
-        load_library("dice_pool_7", _write(tmp_path, "x = ["))
+        combatants("dice_pool_7", _write(tmp_path, "x = ["))
 
 
 def test_every_variant_parses_from_text():

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combat.combatants_middle_pct import combatants, load_library
+from analysis.combat.archetypes import combatants, library
 from engines.errors import InputError
 from engines.fight import HIST_FIELDS
 from engines.systems.middle_3d10 import combat as cm
@@ -151,9 +151,9 @@ def test_b8_weapon_categories_in_data_match_the_rule():
     """B8: unarmed m, light C, blades M, small firearms m+M, medium C+M, heavy m+C+M."""
     import tomllib
 
-    from analysis.combat.combatants_middle_pct import DATA_DIR
+    from engines.systems.middle_3d10.archetypes import DATA_FILE
 
-    raw = tomllib.loads((DATA_DIR / "middle_3d10.toml").read_text())
+    raw = tomllib.loads(DATA_FILE.read_text())
     expect = {"unarmed": (["m"], False), "light": (["C"], False), "blades": (["M"], False),
               "small_firearms": (["m", "M"], True), "medium_firearms": (["C", "M"], True),
               "heavy_firearms": (["m", "C", "M"], True)}
@@ -404,7 +404,7 @@ weapon = "sword"
 
 
 def test_library_loads_the_ladder_and_styles():
-    lib = load_library("middle_3d10")
+    lib = library("middle_3d10")
     for name in ("untrained", "novice", "competent", "expert", "master", "competent_brawler",
                  "competent_swordsman", "competent_shooter", "competent_armoured"):
         assert name in lib
@@ -429,18 +429,18 @@ def test_library_loads_the_ladder_and_styles():
 def test_library_validation_errors(tmp_path, extra, message):
     path = _write(tmp_path, BASE + extra)
     with pytest.raises(InputError) as info:
-        load_library("middle_3d10", path)
+        library("middle_3d10", path)
     assert str(info.value).startswith(message)
 
 
 def test_library_bad_category_and_toml(tmp_path):
     with pytest.raises(InputError, match=r"weapons.gun: unknown category 'laser'"):
-        load_library("middle_3d10", _write(tmp_path, BASE.replace(
+        library("middle_3d10", _write(tmp_path, BASE.replace(
             'sword = "blades"', 'sword = "blades"\ngun = "laser"')))
     with pytest.raises(InputError, match="not valid TOML"):
-        load_library("middle_3d10", _write(tmp_path, "[["))
+        library("middle_3d10", _write(tmp_path, "[["))
     with pytest.raises(InputError, match="unknown system"):
-        load_library("dice_pool_9")
+        library("dice_pool_9")
 
 
 def test_pure_python_baseline_agrees_with_exact():

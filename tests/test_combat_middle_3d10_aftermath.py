@@ -10,7 +10,7 @@ from math import sqrt
 import numpy as np
 import pytest
 
-from analysis.combat.combatants_middle_pct import combatants
+from analysis.combat.archetypes import combatants
 from engines.errors import InputError
 from engines.systems.middle_3d10 import combat as cm
 from engines.systems.middle_3d10.combat import Combatant, Variants

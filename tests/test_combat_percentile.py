@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combat.combatants_middle_pct import combatants, load_library
+from analysis.combat.archetypes import combatants, library
 from engines.errors import InputError
 from engines.systems.percentile import checks as checks
 from engines.systems.percentile import combat as cp
@@ -86,9 +86,9 @@ def test_dx3_damage_bonus_table(total, bonus):
 def test_dx3_table_in_data_matches_engine():
     import tomllib
 
-    from analysis.combat.combatants_middle_pct import DATA_DIR
+    from engines.systems.percentile.archetypes import DATA_FILE
 
-    raw = tomllib.loads((DATA_DIR / "percentile.toml").read_text())
+    raw = tomllib.loads(DATA_FILE.read_text())
     rows = [(r["max"], r["bonus"], r["build"]) for r in raw["damage_bonus"]]
     assert rows == [(64, "-2", -2), (84, "-1", -1), (124, "0", 0), (164, "1D4", 1),
                     (204, "1D6", 2)]
@@ -369,7 +369,7 @@ weapon = "knife"
 
 
 def test_library_loads_the_ladder_and_styles():
-    lib = load_library("percentile")
+    lib = library("percentile")
     for name in ("untrained", "novice", "competent", "expert", "master", "competent_brawler",
                  "competent_swordsman", "competent_shooter", "competent_armoured"):
         assert name in lib
@@ -395,7 +395,7 @@ def test_library_validation_errors(tmp_path, extra, message):
     path = tmp_path / "percentile.toml"
     path.write_text(BASE + extra)
     with pytest.raises(InputError) as info:
-        load_library("percentile", path)
+        library("percentile", path)
     assert str(info.value).startswith(message)
 
 

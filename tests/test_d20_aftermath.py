@@ -14,7 +14,7 @@ from math import sqrt
 import numpy as np
 import pytest
 
-from analysis.combat.combatants_d20 import load_library
+from analysis.combat.archetypes import library
 from engines.rng import chunk_states
 from engines.systems.d20_degrees.combat import (
     DYING,
@@ -191,7 +191,7 @@ def test_one_hit_fates_hand_worked():
 
 
 def _lib():
-    return {k: c.to_engine() for k, c in load_library().items()}
+    return {k: c.to_engine() for k, c in library("d20_degrees").items()}
 
 
 @pytest.mark.parametrize(("name_a", "name_b"), [("competent", "competent"),

@@ -16,8 +16,7 @@ from math import sqrt
 import numpy as np
 import pytest
 
-from analysis.combat.archetypes import combatant, load_matchup_file
-from analysis.combat.combatants_d20 import load_library
+from analysis.combat.archetypes import combatant, library, load_matchup_file
 from engines.distance import PLANS, default_plan, plan_code
 from engines.errors import InputError
 from engines.systems.d20_degrees.combat import (
@@ -331,7 +330,7 @@ def test_distance_variant_bounds():
 def test_et_g2_range_bands_follow_the_published_rule():
     """ET-g2: M&M 3e short / medium / long range = rank × 25 / 50 / 100 ft (the weapon's
     damage rank), in whole metres at 0.3048 m a foot: the pistol (rank 3) 23 / 46 / 91 m."""
-    lib_ = load_library()
+    lib_ = library("d20_degrees")
     shooters = {c.weapon.damage: c.weapon.range for c in lib_.values() if c.weapon.ranged}
     assert shooters[3] == [23, 46, 91]
     for rank, bands in shooters.items():

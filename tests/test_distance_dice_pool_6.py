@@ -26,8 +26,7 @@ import pytest
 from combat_pools_reference import fight6
 from distance_support import assert_mc_matches_exact, hist_digest
 
-from analysis.combat.archetypes import combatant
-from analysis.combat.combatants import load_library
+from analysis.combat.archetypes import combatant, combatants
 from analysis.workflow.audit.cures import SETUP_VARIANTS, variant_knobs
 from engines.distance import CHARGE, COVER, HOLD, KITE
 from engines.errors import InputError
@@ -37,7 +36,7 @@ from engines.systems.dice_pool_6.combat import Combatant, Variants, Weapon
 from engines.systems.dice_pool_6.combat.rules import C_PLAN, taken_cover_dice, turn_step
 from engines.variants import parse_variants
 
-LIB = load_library("dice_pool_6")
+LIB = combatants("dice_pool_6")
 PISTOL = Weapon("light_ranged", 2, ranged=True)
 SWORD = Weapon("heavy_melee", 2)
 NO_TIES = Variants(tie_needs_success=True, order="side0_first")

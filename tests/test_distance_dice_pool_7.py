@@ -18,8 +18,7 @@ import numpy as np
 import pytest
 from distance_support import assert_mc_matches_exact, hist_digest
 
-from analysis.combat.archetypes import combatant, gear
-from analysis.combat.combatants import load_library
+from analysis.combat.archetypes import combatant, combatants, gear
 from analysis.workflow.audit.cures import SETUP_VARIANTS, variant_knobs
 from engines.distance import CHARGE, HOLD, KITE, MAX_DISTANCE, PLANS, default_plan
 from engines.errors import InputError
@@ -29,7 +28,7 @@ from engines.systems.dice_pool_7.combat import Armour, Combatant, Variants, Weap
 from engines.systems.dice_pool_7.combat.rules import C_PLAN, band_of, bands, threat, turn_moves
 from engines.variants import parse_variants
 
-LIB = load_library("dice_pool_7")
+LIB = combatants("dice_pool_7")
 SWORD = Weapon("light_melee", 1, initiative=-1)
 PISTOL = Weapon("light_ranged", 1, initiative=-1, damage_type="ballistic", ranged=True)
 RIFLE = Weapon("heavy_ranged", 2, initiative=-1, defense=-1, damage_type="ballistic",

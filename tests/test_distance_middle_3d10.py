@@ -18,8 +18,7 @@ import numpy as np
 import pytest
 from distance_support import assert_mc_matches_exact, hist_digest
 
-from analysis.combat.archetypes import combatant
-from analysis.combat.combatants_middle_pct import combatants, load_library
+from analysis.combat.archetypes import combatant, combatants, library
 from analysis.workflow.audit.cures import SETUP_VARIANTS, variant_knobs
 from engines.distance import CHARGE, HOLD, KITE, PLANS
 from engines.errors import InputError
@@ -91,7 +90,7 @@ def test_bt_g2_range_increments_from_the_published_table():
     """BT-g2 defaults: the d20 Modern SRD's range increments (Glock 17 30 ft, M16A2 80 ft,
     M60 100 ft, feet × 0.3048 to the nearest metre), −2 per full increment, ten
     increments at most; the data file gives every ranged category its increment."""
-    lib = load_library("middle_3d10")
+    lib = library("middle_3d10")
     assert lib["competent_shooter"].range == round(30 * 0.3048) == 9
     over = {"archetype": "competent_shooter", "weapon": "rifle"}
     assert combatant("middle_3d10", over).range == round(80 * 0.3048) == 24

@@ -3,7 +3,7 @@ ed., not from the seed; docs/RULES.md "Distance, movement and cover in percentil
 hand-worked rule numbers, the exact chain against Monte Carlo at several distances,
 distance 0 unchanged, plans and their validation.
 
-Sources of the figures (cited in analysis/data/combat/percentile.toml too): the Call of
+Sources of the figures (cited in engines/systems/percentile/archetypes.toml too): the Call of
 Cthulhu Keeper Rulebook, 7th ed. (Chaosium 2014), as the open-source CoC7 system for
 Foundry VTT transcribes it (https://github.com/Miskatonic-Investigative-Society/
 CoC7-FoundryVTT): MOV from STR, DEX and SIZ (coc7/models/actor/document-class.js), long
@@ -23,11 +23,11 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combat.archetypes import combatant
-from analysis.combat.combatants_middle_pct import DATA_DIR, combatants, load_library
+from analysis.combat.archetypes import combatant, combatants, library
 from engines.distance import PLANS, default_plan
 from engines.errors import InputError
 from engines.systems.percentile import combat as cp
+from engines.systems.percentile.archetypes import DATA_FILE
 from engines.systems.percentile.combat import Combatant, Variants
 from engines.systems.percentile.combat import exact as ex
 from engines.systems.percentile.combat import kernel as kn
@@ -340,10 +340,10 @@ def test_data_file_ranges_are_validated(tmp_path):
     """DX15 in the data file: a melee weapon with a range is an error naming the key; a
     firearm without one loads (engaged fights need none) and is refused only in a fight
     that starts apart."""
-    text = (DATA_DIR / "percentile.toml").read_text(encoding="utf-8")
+    text = DATA_FILE.read_text(encoding="utf-8")
     bad = tmp_path / "percentile.toml"
     bad.write_text(text.replace("range = 15\n", ""), encoding="utf-8")
-    gun = load_library("percentile", bad)["competent_shooter"].combatant()
+    gun = library("percentile", bad)["competent_shooter"].combatant()
     assert gun.weapon.base_range == 0
     cp.duel_exact(gun, CHARGER)
     with pytest.raises(InputError, match="without a base range"):
@@ -351,4 +351,4 @@ def test_data_file_ranges_are_validated(tmp_path):
     bad.write_text(text.replace('damage = "1D4"\n', 'damage = "1D4"\nrange = 3\n'),
                    encoding="utf-8")
     with pytest.raises(InputError, match=r"weapons\.knife\.range"):
-        load_library("percentile", bad)
+        library("percentile", bad)

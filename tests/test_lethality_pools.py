@@ -14,13 +14,13 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combat.combatants import load_library
+from analysis.combat.archetypes import combatants
 from engines.fight import AFTERMATHS
 from engines.systems.dice_pool_6 import combat as c6
 from engines.systems.dice_pool_7 import combat as c7
 
-LIB7 = load_library("dice_pool_7")
-LIB6 = load_library("dice_pool_6")
+LIB7 = combatants("dice_pool_7")
+LIB6 = combatants("dice_pool_6")
 SEED7 = (Path(__file__).resolve().parents[1] / "docs" / "seeds"
          / "000_646bc4c5c3dfdfed.txt").read_text(encoding="utf-8")
 

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 
-from analysis.combat.combatants_middle_pct import combatants
+from analysis.combat.archetypes import combatants
 from engines.errors import InputError
 from engines.systems.percentile import combat as cp
 from engines.systems.percentile.combat import Combatant, Variants, Weapon

@@ -25,11 +25,6 @@ ALLOWED = {
     "analysis/checks/claims.py": "claim C7 of dice_pool_6",
     "reports/sections/claim_c7.py": "claim C7 of dice_pool_6",
     "cli/tables.py": "the claim-c7 command (dice_pool_6)",
-    # each built-in's archetype hook (its System.archetype_library): per-system code of
-    # the analysis layer, since it validates with pydantic and engines may not
-    "analysis/combat/combatants.py": "archetype hooks of dice_pool_7 and dice_pool_6",
-    "analysis/combat/combatants_middle_pct.py": "archetype hooks of middle_3d10, percentile",
-    "analysis/combat/combatants_d20.py": "archetype hook of d20_degrees",
 }
 
 

@@ -2,11 +2,12 @@
 
 Each system with combat names its archetype-library hook in its
 :class:`engines.system.System` (``archetype_library``: an
-:class:`~analysis.combat.library_hook.ArchetypeHook` holding the data file
-``analysis/data/combat/<system>.toml``, its pydantic models and how a rung and a style
+:class:`~engines.archetype_library.ArchetypeHook` holding the data file — a built-in's
+``engines/systems/<id>/archetypes.toml`` — its pydantic models and how a rung and a style
 become an engine combatant). This module is the same for every system:
 
-- :func:`library` — ``{name: model}`` as the system's hook loads it;
+- :func:`library` — ``{name: model}`` as the system's hook loads it; :func:`combatants`
+  — ``{name: engine combatant}``;
 - :func:`combatant` — the engine's own combatant object, from an archetype name (with
   gear and tactic overrides such as ``weapon="pistol"``) or from a full trait mapping,
   validated by the same pydantic models as the data file;
@@ -38,17 +39,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from analysis.combat.library_hook import ArchetypeHook, check_gear, unknown
-from analysis.combat.library_hook import validation as _validation
+from analysis.limits import MAX_ROUND_CAP
 from analysis.toml_input import file_stamp, read_toml, read_toml_cached
+from engines.archetype_library import ArchetypeHook, check_gear, unknown
+from engines.archetype_library import validation as _validation
+from engines.constants import ROUND_CAP
 from engines.errors import InputError
 from engines.system import get, registry
 from engines.variants import parse_variants
 
 __all__ = ["WEAPON_KINDS", "Matchup", "MatchupEntry", "MatchupFile", "armours", "combatant",
-           "describe", "engine", "gear", "hook", "library", "load_matchup_file", "names",
-           "read_library", "split_variants", "systems", "tactics", "to_engine", "variants",
-           "weapon_kinds", "weapon_name", "weapons"]
+           "combatants", "describe", "engine", "gear", "hook", "library", "load_matchup_file",
+           "names", "read_library", "split_variants", "systems", "tactics", "to_engine",
+           "variants", "weapon_kinds", "weapon_name", "weapons"]
 
 
 def systems() -> list[str]:
@@ -159,6 +162,19 @@ def library(system: str, path: str | Path | None = None) -> dict[str, Any]:
 def to_engine(system: str, model: Any):
     """The engine combatant of a library entry."""
     return hook(system).to_engine(model)
+
+
+def combatants(system: str, path: str | Path | None = None) -> dict[str, Any]:
+    """The archetype library of ``system`` as engine combatants: ``{name: combatant}``
+    (:func:`library` through :func:`to_engine`; ``path``: another data file).
+
+    Examples
+    --------
+    >>> combatants("dice_pool_7")["competent_swordsman"].defense
+    3
+    """
+    h = hook(_system(system))
+    return {name: h.to_engine(model) for name, model in library(system, path).items()}
 
 
 def names(system: str, path=None) -> list[str]:
@@ -282,7 +298,8 @@ def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | N
         Gear and tactic changes, e.g. ``{"weapon": "pistol", "armour": "light",
         "tactic": "attack_dodge"}``, or any trait of the archetype.
     path
-        Another data file for the system (default ``analysis/data/combat/<system>.toml``).
+        Another data file for the system (default: its hook's ``data_file``, a built-in's
+        ``engines/systems/<system>/archetypes.toml``).
 
     Examples
     --------
@@ -451,7 +468,7 @@ class MatchupEntry(BaseModel):
 class MatchupFile(_Strict):
     system: str
     title: str = ""
-    round_cap: int = Field(50, ge=1, le=1000)
+    round_cap: int = Field(ROUND_CAP, ge=1, le=MAX_ROUND_CAP)
     trials: int = Field(20_000, ge=1, le=100_000_000)
     seed: int | None = Field(None, ge=0)
     method: Literal["exact", "mc", "both"] = "mc"

@@ -30,8 +30,9 @@ from analysis.combat import lethality
 from analysis.combat.archetypes import combatant, engine
 from analysis.combat.archetypes import systems as combat_systems
 from analysis.toml_input import read_toml
+from engines.constants import ROUND_CAP
 from engines.errors import InputError
-from engines.fight import ROUND_CAP, FightStats, check_aftermath
+from engines.fight import FightStats, check_aftermath
 from engines.system import registry
 
 __all__ = ["DATA_FILE", "LADDER", "PACKAGED", "CrossFile", "Group", "Pair", "cross_plot",

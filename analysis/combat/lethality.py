@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from engines.constants import ROUND_CAP
 from engines.errors import InputError
-from engines.fight import FATES, HIST_FIELDS, ROUND_CAP, SIDE_FATES, FightStats, check_aftermath
+from engines.fight import FATES, HIST_FIELDS, SIDE_FATES, FightStats, check_aftermath
 
 __all__ = ["MC_BATCH", "PROGRESS_WORK", "QUANTILES", "aftermath_of", "agreement", "armour_table",
            "combat_variants", "damage_table", "distance_systems", "distance_table", "duel_stats",

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from analysis.combat import fights as reg
+from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
 __all__ = ["DEFAULT_FIGHT_TRIALS", "FIGHT_STREAM", "KNOB_SIDES", "FightTask", "apply_knob",
@@ -138,7 +139,7 @@ class FightTask:
     se: float | None = None
     batch: int = 20_000
     max_trials: int = 2_000_000
-    seed: int = 0
+    seed: int = STUDY_SEED
 
 
 def run_fight_task(task: FightTask):

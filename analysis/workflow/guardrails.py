@@ -17,6 +17,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
 __all__ = ["Tune", "TuneKnob", "TuneScalar", "entry_index", "entry_names", "guardrail_problems"]
@@ -206,6 +207,6 @@ class Tune(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=False)
 
-    seed: int = Field(0, ge=0, le=2**63 - 1)
+    seed: int = Field(STUDY_SEED, ge=0, le=2**63 - 1)
     budget: int = Field(200, ge=1, le=100_000)
     knobs: list[TuneKnob] = Field(min_length=1)

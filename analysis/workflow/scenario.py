@@ -109,6 +109,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from analysis.limits import MAX_ROUND_CAP
 from analysis.toml_input import read_toml
 from analysis.workflow.guardrails import Tune
 from analysis.workflow.scenario_validation import (
@@ -118,6 +119,7 @@ from analysis.workflow.scenario_validation import (
     known_list,
     semantic_problems,
 )
+from engines.constants import ROUND_CAP, STUDY_SEED
 from engines.errors import InputError
 
 __all__ = ["PLOTS", "TABLES", "Campaign", "Check", "Contrast", "Fight", "Guardrail", "Output",
@@ -172,7 +174,7 @@ class Fight(_Model):
     variants: dict[str, Scalar] = Field(default_factory=dict)
     a: str | dict[str, Any] = Field(default_factory=dict)   # archetype name or traits
     b: str | dict[str, Any] = Field(default_factory=dict)
-    round_cap: int = Field(50, ge=1, le=1000)
+    round_cap: int = Field(ROUND_CAP, ge=1, le=MAX_ROUND_CAP)
     #: true: the engine's exact duel solver; false: Monte Carlo; unset: the file's
     #: ``method`` when the file gives one (see :meth:`Scenario.fight_exact`)
     exact: bool | None = None
@@ -270,7 +272,7 @@ class Scenario(_Model):
     description: str = ""
     system: str | None = None
     variants: dict[str, Scalar] = Field(default_factory=dict)
-    seed: int = Field(0, ge=0, le=2**63 - 1)
+    seed: int = Field(STUDY_SEED, ge=0, le=2**63 - 1)
     method: Literal["exact", "mc", "both"] = "exact"
     precision: Precision = Field(default_factory=Precision)
     checks: list[Check] = Field(default_factory=list)

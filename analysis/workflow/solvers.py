@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from analysis.checks.ladders import load_competence_ladder
+from engines.constants import ROUND_CAP, STUDY_SEED
 from engines.errors import InputError
 from engines.system import registry
 
@@ -397,7 +398,7 @@ def solve_threshold(metric: Metric, values: Sequence, target: float, *,
 
 
 def check_knob_metric(system: str, knob: str, fixed: dict, *, trials: int | None = None,
-                      seed: int = 0, variants=None) -> Metric:
+                      seed: int = STUDY_SEED, variants=None) -> Metric:
     """A check-level metric for :func:`solve_threshold`: P(success) as one axis varies.
 
     ``knob`` is a native axis of :data:`analysis.checks.curves.AXES` (``pool``, ``dc``, ...),
@@ -440,10 +441,10 @@ def _value_key(value) -> int:
 
 
 def fight_knob_metric(system: str, a, b, knob: str, metric: str = "p_side0", *,
-                      variants=None, round_cap: int = 50, exact: bool | None = None,
+                      variants=None, round_cap: int = ROUND_CAP, exact: bool | None = None,
                       trials: int | None = None, se: float | None = None,
                       batch: int = 20_000, max_trials: int = 2_000_000,
-                      seed: int = 0) -> Metric:
+                      seed: int = STUDY_SEED) -> Metric:
     """A fight metric as a function of one knob, for :func:`solve_threshold`.
 
     ``a`` and ``b`` are fighter specs (archetype names or trait tables), ``knob`` is
@@ -482,8 +483,8 @@ def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: floa
                     metric: str = "p_side0", *, goal: str = "at_least",
                     increasing: bool = True, z: float = 2.0, method: str | None = None,
                     exact: bool | None = None, trials: int | None = None,
-                    se: float | None = None, seed: int = 0, variants=None,
-                    round_cap: int = 50):
+                    se: float | None = None, seed: int = STUDY_SEED, variants=None,
+                    round_cap: int = ROUND_CAP):
     """The knob value where a fight metric meets a target (e.g. an even duel of
     competent fighters lasts 3–5 rounds in 80 % of fights; one pistol hit incapacitates
     an unarmoured novice 30 % of the time).

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
 __all__ = ["DEFAULT_TRIALS", "CheckTask", "Cluster", "SweepInterrupted", "SweepResult",
@@ -62,7 +63,7 @@ class CheckTask:
     se: float | None = None
     batch: int = 20_000
     max_trials: int = 2_000_000
-    seed: int = 0
+    seed: int = STUDY_SEED
 
 
 def _stream(seed: int, index: int, arm: int, k: int) -> np.random.SeedSequence:

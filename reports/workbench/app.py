@@ -17,6 +17,8 @@ import threading
 import traceback
 from collections.abc import Callable
 
+from engines.constants import AFTERMATHS
+
 __all__ = ["GEAR_WORDS", "OWN", "UrlState", "Workbench", "create_page", "free_port", "log", "serve"]
 
 # every script and style sheet from this server, none from a CDN (set before bokeh loads)
@@ -123,7 +125,7 @@ class Workbench:
         self.d_distance = pn.widgets.TextInput(label=_("Distance (metres)"),
                                                value=str(d.distance), width=150)
         self.d_aftermath = pn.widgets.Select(label=_("Aftermath"),
-                                             options=["leave", "first_aid", "finish"],
+                                             options=list(AFTERMATHS),
                                              value=d.aftermath)
         self.d_method = pn.widgets.RadioButtonGroup(
             label=_("Method"), options={_("exact"): "exact", _("Monte Carlo"): "mc"},

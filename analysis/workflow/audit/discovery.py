@@ -10,6 +10,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from analysis.text import N_, Text, join
+from engines.constants import ROUND_CAP
 from engines.errors import InputError
 from engines.system import get as system_of
 
@@ -89,8 +90,8 @@ def solved_once(key: tuple, solve):
 
 
 def _duel_mc(system, a, b, trials: int, seed: int, data=None, variants=None):
-    """Monte Carlo duel of fighter specs (default variants but ``variants``, round cap
-    50), drawn as ``rpg-balance duel --method mc --trials TRIALS --seed SEED`` draws it."""
+    """Monte Carlo duel of fighter specs (default variants but ``variants``, the default
+    round cap), drawn as ``rpg-balance duel --method mc --trials TRIALS --seed SEED`` draws it."""
     from analysis.combat import archetypes
     from analysis.combat import fights as reg
 
@@ -98,8 +99,8 @@ def _duel_mc(system, a, b, trials: int, seed: int, data=None, variants=None):
     v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
-    return solved_once((system, "mc", fa, fb, v, 50, trials, seed),
-                       lambda: mod.duel_mc(fa, fb, trials, seed, v, 50))
+    return solved_once((system, "mc", fa, fb, v, ROUND_CAP, trials, seed),
+                       lambda: mod.duel_mc(fa, fb, trials, seed, v, ROUND_CAP))
 
 
 def fighter_label(spec) -> Text:
@@ -132,7 +133,8 @@ def _duel(system, a, b, data=None, variants=None):
     v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
-    return solved_once((system, "exact", fa, fb, v, 50), lambda: mod.duel_exact(fa, fb, v, 50))
+    return solved_once((system, "exact", fa, fb, v, ROUND_CAP),
+                       lambda: mod.duel_exact(fa, fb, v, ROUND_CAP))
 
 
 #: the option kinds searched for domination, with the override key each one sets
@@ -527,7 +529,7 @@ def interaction_sweep(system: str, spec: dict, base, variants: dict | None = Non
         if chain:
             value = read(_duel(system, a, b, variants=v))[0]
         else:
-            value = fight_point(system, a, b, v, 50, metric, exact=True)["metric"]
+            value = fight_point(system, a, b, v, ROUND_CAP, metric, exact=True)["metric"]
         rows.append({"fight": "even duel", **dict(zip(knobs, cell, strict=True)),
                      "metric": float(value)})
     return pd.DataFrame(rows)

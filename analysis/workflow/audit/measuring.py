@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from analysis.workflow.guardrails import entry_index
+from engines.constants import STUDY_SEED
 from engines.system import get as system_of
 
 __all__ = ["AUDIT_STREAM", "Z_DECIDE", "Target", "check_cell", "check_value", "guardrail_target",
@@ -82,7 +83,7 @@ def check_value(system: str, cell: dict, variants) -> float:
     return float(t["p"].mean())
 
 
-def measure(sc, g, index: int, *, seed: int = 0, batch: int = 2_000,
+def measure(sc, g, index: int, *, seed: int = STUDY_SEED, batch: int = 2_000,
             max_trials: int = 200_000) -> dict:
     """Value, SE, trials and status of guardrail ``g`` (position ``index``)."""
     t = guardrail_target(sc, g)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Mapping
 
+from engines.constants import ROUND_CAP
+
 __all__ = ["DUEL_OVERRIDES", "PROG", "both", "check", "duel", "duel_expressible", "fight_metric",
            "grid", "variant_args"]
 
@@ -68,7 +70,7 @@ def duel(system: str, a, b, *, variants: Mapping | None = None, columns: Iterabl
             if k in over:
                 words += [f"--{k}-{side}", _word(over[k])]
     words += variant_args(variants)
-    if round_cap not in (None, 50):
+    if round_cap not in (None, ROUND_CAP):
         words += ["--round-cap", str(round_cap)]
     if table:
         words += ["--table", table]
@@ -92,7 +94,7 @@ def grid(system: str, a, b, metric: str, knob: str, values: Iterable, *,
         for k, v in over.items():
             words += [f"--set-{side}", f"{k}={_word(v)}"]
     words += variant_args(variants)
-    if round_cap not in (None, 50):
+    if round_cap not in (None, ROUND_CAP):
         words += ["--round-cap", str(round_cap)]
     words += ["--knob", knob, "--values", ",".join(_word(v) for v in values),
               "--metric", metric, "--target", "0.5", "--grid", "--columns",

@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
 __all__ = ["Knob", "TuneProblem", "TuneResult", "current_value", "edit_size_of", "load_tune",
@@ -49,7 +50,7 @@ class TuneProblem:
     knobs: list[Knob]
     deps: list[tuple[int, ...]]
     file: str
-    seed: int = 0
+    seed: int = STUDY_SEED
     budget: int = 200
 
     @property

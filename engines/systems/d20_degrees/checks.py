@@ -369,7 +369,7 @@ PLUGIN = System(
         "armour=light": (N_("light"), ""), "armour=medium": (N_("medium"), ""),
         "armour=heavy": (N_("heavy"), ""),
     },
-    archetype_library="analysis.combat.combatants_d20:D20_DEGREES",
+    archetype_library="engines.systems.d20_degrees.archetypes:HOOK",
     health_trait="hit_points",
     interaction_sweep={"metric": "p_rounds_between:2:6",
                        "knobs": {"both.hit_points": [10, 20],

@@ -267,7 +267,7 @@ PLUGIN = System(
         "weapon=light_ranged": (N_("light ranged"), ""),
         "weapon=heavy_ranged": (N_("heavy ranged"), ""), "weapon=shotgun": (N_("shotgun"), ""),
     },
-    archetype_library="analysis.combat.combatants:DICE_POOL_6",
+    archetype_library="engines.systems.dice_pool_6.archetypes:HOOK",
     health_trait="stamina",
     interaction_sweep={"metric": "p_rounds_between:2:6",
                        "knobs": {"both.stamina": [3, 6], "variant.criticals": [True, False],

@@ -259,7 +259,8 @@ def fight_from(fighter, opponent, damage: int, combat_variants=None,
     against a fresh ``opponent``: ``(end, fates)`` — ``end[d]`` = P(the fighter ends able
     with ``d`` damage: it won, or the round cap stopped the fight), ``fates`` =
     P(dead, dying, out) after the aftermath of ``combat_variants``."""
-    from engines.fight import ROUND_CAP, check_round_cap
+    from engines.constants import ROUND_CAP
+    from engines.fight import check_round_cap
     from engines.systems.dice_pool_7 import combat as cb
 
     v = cb.as_variants(combat_variants)

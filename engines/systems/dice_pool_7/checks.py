@@ -331,7 +331,7 @@ PLUGIN = System(
         "armour=heavy_modern": (N_("heavy modern"), ""),
         "armour=reinforced_clothing": (N_("reinforced clothing"), ""),
     },
-    archetype_library="analysis.combat.combatants:DICE_POOL_7",
+    archetype_library="engines.systems.dice_pool_7.archetypes:HOOK",
     health_trait="CON",
     interaction_sweep={"metric": "p_rounds_between:3:5",
                        "knobs": {"both.CON": [3, 8], "variant.again": [10, 9],

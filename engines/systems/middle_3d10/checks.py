@@ -381,7 +381,7 @@ PLUGIN = System(
         "weapon=axe": (N_("axe"), ""), "weapon=baton": (N_("baton"), ""),
         "weapon=smg": (N_("submachine gun"), ""), "weapon=machine_gun": (N_("machine gun"), ""),
     },
-    archetype_library="analysis.combat.combatants_middle_pct:MIDDLE_3D10",
+    archetype_library="engines.systems.middle_3d10.archetypes:HOOK",
     health_trait="vigor",
     interaction_sweep={"metric": "p_rounds_between:2:6",
                        "knobs": {"both.vigor": [4, 8], "variant.doubles": [True, False]}},

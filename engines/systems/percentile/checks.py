@@ -357,7 +357,7 @@ PLUGIN = System(
         "weapon=rifle": (N_("rifle"), ""), "weapon=shotgun": (N_("shotgun"), ""),
         "weapon=machete": (N_("machete"), ""), "weapon=bat": (N_("bat"), ""),
     },
-    archetype_library="analysis.combat.combatants_middle_pct:PERCENTILE",
+    archetype_library="engines.systems.percentile.archetypes:HOOK",
     health_trait="con",
     interaction_sweep={"metric": "p_rounds_between:2:6",
                        "knobs": {"both.con": [60, 80], "variant.extreme_damage": [True, False],

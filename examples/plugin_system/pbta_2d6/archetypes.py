@@ -1,6 +1,6 @@
 """The archetype library of ``pbta_2d6``: ``archetypes.toml`` → :class:`~pbta_2d6.combat.Combatant`.
 
-:data:`HOOK` is the :class:`analysis.combat.library_hook.ArchetypeHook` that
+:data:`HOOK` is the :class:`engines.archetype_library.ArchetypeHook` that
 ``PLUGIN.archetype_library`` names (``"pbta_2d6.archetypes:HOOK"``). The suite's one
 archetype loader (:mod:`analysis.combat.archetypes`) does the rest — names, overrides,
 gear checks, matchup files, the ``archetypes`` and ``gear`` commands — through it:
@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from analysis.combat.library_hook import LADDER, ArchetypeHook, check_keys, validation
+from engines.archetype_library import LADDER, ArchetypeHook, check_keys, validation
 from engines.errors import InputError
 
 from .combat import SYSTEM, TACTICS, Armour, Combatant, Weapon

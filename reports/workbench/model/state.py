@@ -12,6 +12,8 @@ import dataclasses
 import threading
 from collections.abc import Mapping
 
+from engines.constants import ROUND_CAP, WORKBENCH_SEED
+
 __all__ = ["ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_ROUND_CAP", "DEFAULT_SEED",
            "DEFAULT_TRIALS", "DUEL_KEYS", "ENGINE_LOCK", "MAX_UPLOAD", "METHODS", "QUERY_KEYS",
            "TABS", "AuditState", "Cancelled", "CheckState", "DuelState", "FairLock", "PageState",
@@ -62,8 +64,8 @@ METHODS = ("exact", "mc")
 AUDIT_SOURCES = ("default", "file", "upload")
 #: Monte Carlo fights of a duel when the page does not say (the command line's default)
 DEFAULT_TRIALS = 20_000
-DEFAULT_SEED = 1
-DEFAULT_ROUND_CAP = 50
+DEFAULT_SEED = WORKBENCH_SEED
+DEFAULT_ROUND_CAP = ROUND_CAP
 #: the largest guardrail file the page accepts as an upload (bytes)
 MAX_UPLOAD = 1_000_000
 #: the word of the "no difficulty axis chosen" value of a check axis

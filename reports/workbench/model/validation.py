@@ -236,7 +236,7 @@ def check_archetype(system: str, name: str, side: str) -> str:
 def gear_options(system: str, kind: str) -> list[str]:
     """The choices of one kind of gear (weapon, armour, tactic, plan) as text."""
     from analysis.combat import archetypes, lethality
-    from engines.distance import PLANS
+    from engines.constants import PLANS
 
     if kind == "weapon":
         return [str(x) for x in archetypes.weapons(system)]

@@ -10,8 +10,9 @@ from array import array
 
 import numpy as np
 
+from engines.constants import ROUND_CAP, STUDY_SEED
 from engines.errors import InputError
-from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
+from engines.fight import DAMAGE_BINS, FightStats, check_round_cap
 from engines.rng import Seed
 
 from .attack import (
@@ -574,7 +575,7 @@ def mean_rounds(stats: FightStats) -> float:
 
 def hit_points_for_rounds(fighter, rounds: float, variants: Variants | None = None,
                           round_cap: int = ROUND_CAP, max_hit_points: int = 200,
-                          trials: int = 50_000, seed: Seed = 0) -> int:
+                          trials: int = 50_000, seed: Seed = STUDY_SEED) -> int:
     """E-g2 solved for: the fewest hit points that make an even duel (``fighter`` against
     itself, both with those hit points) last at least ``rounds`` rounds on average.
 

@@ -12,8 +12,9 @@ from numba import njit
 from engines.blocks import put
 from engines.combat_shared import run_chunks
 from engines.config import KERNEL, LEAF
+from engines.constants import ROUND_CAP
 from engines.errors import InputError
-from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_start_damage
+from engines.fight import FightStats, check_round_cap, check_start_damage
 from engines.rng import Seed, bounded, next_u64
 
 from .rules import (

@@ -10,9 +10,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from engines.distance import PLANS, default_plan, plan_code
+from engines.constants import AFTERMATHS, PLANS
+from engines.distance import default_plan, plan_code
 from engines.errors import InputError
-from engines.fight import AFTERMATHS, check_aftermath
+from engines.fight import check_aftermath
 from engines.variants import variant
 
 SYSTEM = "d20_degrees"

@@ -9,7 +9,8 @@ import dataclasses
 import numpy as np
 
 from engines.combat_pools import DuelChain, attack_op, finish_chain, finish_duel, mix
-from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_start_damage
+from engines.constants import ROUND_CAP
+from engines.fight import FightStats, check_round_cap, check_start_damage
 
 from .attack import attack_damage, contest_damage, dodge_against, hit_probability
 from .rules import (

@@ -12,9 +12,10 @@ from numba import njit
 from engines.blocks import put
 from engines.combat_pools import DEAD, OUT, STANDING, book_fates, run_fight, run_mc_end
 from engines.config import KERNEL, LEAF
+from engines.constants import ROUND_CAP
 from engines.distance import COVER as COVER_PLAN
 from engines.distance import KITE
-from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_start_damage
+from engines.fight import DAMAGE_BINS, FightStats, check_round_cap, check_start_damage
 from engines.rng import Seed, bounded
 from engines.rolls import roll_pool
 

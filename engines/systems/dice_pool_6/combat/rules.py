@@ -12,10 +12,10 @@ from typing import ClassVar
 import numpy as np
 
 from engines.combat_pools import check_variants
+from engines.constants import AFTERMATHS
 from engines.distance import COVER as COVER_PLAN
 from engines.distance import KITE, MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
-from engines.fight import AFTERMATHS
 from engines.systems.dice_pool_6 import checks as _checks
 from engines.variants import variant
 

@@ -9,7 +9,8 @@ import dataclasses
 import numpy as np
 
 from engines.combat_pools import DuelChain, attack_op, finish_chain, finish_duel, mix
-from engines.fight import ROUND_CAP, FightStats, check_round_cap
+from engines.constants import ROUND_CAP
+from engines.fight import FightStats, check_round_cap
 
 from .attack import attack_damage, attack_dice, damage_pmf, hit_probability, success_pmf
 from .rules import (

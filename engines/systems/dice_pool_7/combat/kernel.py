@@ -12,8 +12,9 @@ from numba import njit
 from engines.blocks import put
 from engines.combat_pools import DEAD, DYING, OUT, STANDING, book_fates, run_fight, run_mc_end
 from engines.config import INLINE, KERNEL, LEAF
+from engines.constants import ROUND_CAP
 from engines.distance import CHARGE, KITE
-from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_start_damage
+from engines.fight import DAMAGE_BINS, FightStats, check_round_cap, check_start_damage
 from engines.rng import Seed, bounded, d10
 from engines.rolls import roll_pool
 

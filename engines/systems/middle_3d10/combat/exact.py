@@ -8,11 +8,10 @@ import numpy as np
 from numba import njit
 
 from engines.config import JIT
-from engines.distance import PLANS
+from engines.constants import PLANS, ROUND_CAP
 from engines.fight import (
     DAMAGE_BINS,
     FATES,
-    ROUND_CAP,
     FightStats,
     check_round_cap,
     check_side,

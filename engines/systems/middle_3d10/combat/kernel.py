@@ -10,8 +10,9 @@ from numba import njit
 from engines.blocks import put
 from engines.combat_shared import merge_standing, run_chunks, sort_desc
 from engines.config import KERNEL, LEAF
+from engines.constants import ROUND_CAP
 from engines.distance import CHARGE, KITE
-from engines.fight import ROUND_CAP, FightStats, check_round_cap, check_side, check_start_damage
+from engines.fight import FightStats, check_round_cap, check_side, check_start_damage
 from engines.rng import Seed, bounded, chunk_states, d10, normalize_seed, plan_chunks
 
 from .rules import (

@@ -10,9 +10,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from engines.constants import AFTERMATHS
 from engines.distance import CHARGE, KITE, check_distance, check_plan, plan_code
 from engines.errors import InputError
-from engines.fight import AFTERMATHS, SIDE_FATES, check_aftermath
+from engines.fight import SIDE_FATES, check_aftermath
 from engines.variants import variant
 
 SYSTEM = "middle_3d10"
@@ -174,8 +175,8 @@ DEFAULT = Variants()
 
 @dataclass(frozen=True)
 class Combatant:
-    """One combatant, as the engine sees it (plain values; built from the data files by
-    :mod:`analysis.combat.combatants_middle_pct`).
+    """One combatant, as the engine sees it (plain values; built from the data file by
+    :mod:`engines.systems.middle_3d10.archetypes`).
 
     ``trait`` is the characteristic added to attacks (B1), ``combat`` the Combat skill,
     ``strength`` FOR (melee damage bonus, B8), ``defense`` the explicit Defense (B-g5),

@@ -10,8 +10,9 @@ import numpy as np
 from numba import njit
 
 from engines.config import INLINE, JIT
+from engines.constants import ROUND_CAP
 from engines.errors import InputError
-from engines.fight import DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap, check_side
+from engines.fight import DAMAGE_BINS, FightStats, check_round_cap, check_side
 
 from .attack import action_branches, dives, level_pmf, weapon_damage
 from .kernel import decide, shot_mods, threat_range

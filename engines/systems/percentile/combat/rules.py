@@ -11,9 +11,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from engines.constants import AFTERMATHS
 from engines.distance import MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
-from engines.fight import AFTERMATHS, check_aftermath
+from engines.fight import check_aftermath
 from engines.variants import variant
 
 SYSTEM = "percentile"
@@ -320,8 +321,8 @@ def damage_bonus(str_plus_siz: int, table=DB_TABLE) -> tuple[int, int, int]:
 
 @dataclass(frozen=True)
 class Combatant:
-    """One combatant of the percentile extension (plain values; built from the data files
-    by :mod:`analysis.combat.combatants_middle_pct`).
+    """One combatant of the percentile extension (plain values; built from the data file
+    by :mod:`engines.systems.percentile.archetypes`).
 
     Hit points come from CON and SIZ (DX6), the damage bonus from STR + SIZ (DX3) unless
     ``db`` (dice, sides, flat) is given. ``weapon`` attacks; ``melee_weapon`` fights back

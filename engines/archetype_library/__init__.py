@@ -1,12 +1,22 @@
-"""The per-system part of the one archetype loader (:mod:`analysis.combat.archetypes`).
+"""The archetype-library hook: what a system gives the one archetype loader
+(:mod:`analysis.combat.archetypes`).
 
 A system with combat names its hook in the ``archetype_library`` field of its
 :class:`engines.system.System` (``"module:ATTRIBUTE"``, loaded on first use by the
-analysis layer only): an :class:`ArchetypeHook` carrying the data file, the pydantic
-validation of that file (``load``), the build of one archetype with overrides or from a
-full trait mapping (``build``), the system's ``tactic`` field and values, and how it
-treats armour. Everything else — names, gear checks, matchup files, error wording — is
-shared.
+analysis layer only; a built-in's is ``engines.systems.<id>.archetypes:HOOK``, a
+plug-in's its own module's): an :class:`ArchetypeHook` carrying the data file (the
+built-ins' ``engines/systems/<id>/archetypes.toml``), the pydantic validation of that
+file (``load``), the build of one archetype with overrides or from a full trait mapping
+(``build``), the system's ``tactic`` field and values, and how it treats armour.
+Everything else — reading the file, names, gear checks, matchup files, error wording —
+is shared. The helpers here (:data:`LADDER`, :func:`check_keys`, :func:`check_gear`,
+:func:`validation`, :func:`rewrite`) are what hooks share; the two layouts that two
+built-ins share each live beside it (:mod:`engines.archetype_library.grid`: levels ×
+styles; :mod:`engines.archetype_library.chain`: archetypes with a ``base`` and
+adjusting styles).
+
+This package and the systems' ``archetypes`` modules are the only engine modules that
+import pydantic (data validation); nothing here reads a file or imports numpy.
 
 The naming scheme every library follows: the five rungs of the common competence ladder
 (:data:`LADDER`) are archetypes of their own, and every fighting style at every rung is
@@ -26,10 +36,9 @@ from pydantic import ValidationError
 
 from engines.errors import InputError
 
-__all__ = ["CUSTOM", "DATA_DIR", "LADDER", "ArchetypeHook", "check_gear", "check_keys",
-           "ranged_flag", "renamed", "rewrite", "unknown", "validation", "weapon_attribute"]
+__all__ = ["CUSTOM", "LADDER", "ArchetypeHook", "check_gear", "check_keys", "ranged_flag",
+           "renamed", "rewrite", "unknown", "validation", "weapon_attribute"]
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "combat"
 #: The common competence ladder: every library has these five archetypes.
 LADDER = ("untrained", "novice", "competent", "expert", "master")
 #: The name a custom archetype gets inside the data file while its system's own loader
@@ -92,10 +101,13 @@ class ArchetypeHook:
     weapon_ranged: Callable[[dict, str], bool] = ranged_flag
 
     def path(self, path: str | Path | None = None) -> Path:
-        """The data file: ``path`` or ``analysis/data/combat/<system>.toml``."""
+        """The data file: ``path``, else the hook's :attr:`data_file`."""
         if path is not None:
             return Path(path)
-        return self.data_file if self.data_file is not None else DATA_DIR / f"{self.system}.toml"
+        if self.data_file is None:
+            raise InputError(f"{self.system}: the archetype hook names no data_file; "
+                             "give the library file's path")
+        return self.data_file
 
 
 def renamed(name: Any, known) -> str | None:
@@ -124,6 +136,8 @@ def unknown(system: str, name: Any, known) -> InputError:
 
 
 def check_keys(system: str, over: Mapping[str, Any], allowed: set[str], label: str) -> None:
+    """An override or trait key of ``over`` outside ``allowed`` (and the shared ``tactic``)
+    is an :class:`InputError` naming ``label`` and the key."""
     bad = sorted(set(over) - allowed)
     if bad:
         raise InputError(f"{system}: {label}.{bad[0]}: unknown key; known: "

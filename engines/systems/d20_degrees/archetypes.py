@@ -1,8 +1,11 @@
-"""The ``d20_degrees`` combat library: gear and archetypes as data (RULES.md E10–E17).
+"""The archetype library of ``d20_degrees``: gear and archetypes as data (RULES.md E10–E17).
 
-:func:`load_library` reads ``analysis/data/combat/d20_degrees.toml`` (or another file),
-validates every field with pydantic and returns ``{name: Combatant}``: one entry per
-ladder rung (``untrained`` … ``master``) and one per rung × style (``expert_brawler``).
+:data:`HOOK` is the :class:`~engines.archetype_library.ArchetypeHook` that
+``PLUGIN.archetype_library`` names (``"engines.systems.d20_degrees.archetypes:HOOK"``),
+as a plug-in's ``archetypes.py`` is. :func:`load` validates the parsed data file
+(``archetypes.toml`` beside this module, or another) with pydantic and returns
+``{name: Combatant}``: one entry per ladder rung (``untrained`` … ``master``) and one per
+rung × style (``expert_brawler``).
 :meth:`Combatant.to_engine` turns an entry into the engine's frozen
 :class:`engines.systems.d20_degrees.combat.Fighter` (plain integers), composing:
 
@@ -24,17 +27,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from analysis.combat.library_hook import LADDER, ArchetypeHook, check_gear, check_keys, validation
-from analysis.toml_input import read_toml
-from engines.distance import PLANS
+from engines.archetype_library import LADDER, ArchetypeHook, check_gear, check_keys, validation
+from engines.constants import PLANS
 from engines.errors import InputError
 from engines.systems.d20_degrees.combat import HERO_USES, MANEUVERS, Fighter
 
-__all__ = ["D20_DEGREES", "DATA_FILE", "LADDER", "STATS", "Armour", "Combatant", "HeroUse",
-           "LibraryFile", "ManeuverName", "Meta", "PlanName", "Stat", "StatBlock", "Style",
-           "Weapon", "load_library"]
+__all__ = ["DATA_FILE", "HOOK", "Combatant", "load"]
 
-DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "combat" / "d20_degrees.toml"
+#: the library's data file
+DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
 
 Stat = Field(ge=-10, le=40)
 ManeuverName = Literal["none", "accurate", "power", "all_out", "defensive"]
@@ -42,11 +43,10 @@ HeroUse = Literal["none", "attack", "resist"]
 STATS = ("strength", "stamina", "agility", "dexterity", "fighting", "awareness",
          "close_combat", "ranged_combat", "parry", "dodge", "fortitude", "deception",
          "insight", "athletics")
-PlanName = Literal["charge", "hold", "kite", "cover"]
+PlanName = Literal[PLANS]
 
 assert set(MANEUVERS) == set(ManeuverName.__args__)  # one list of names, two views
 assert set(HERO_USES) == set(HeroUse.__args__)
-assert PlanName.__args__ == PLANS
 
 
 class _Strict(BaseModel):
@@ -186,16 +186,11 @@ def _known(kind: str, name: Any, table: dict, fname: str, where: str) -> None:
                          f"{', '.join(sorted(table))}")
 
 
-def load_library(path: str | Path | None = None) -> dict[str, Combatant]:
-    """Validated combatants from the library file (default :data:`DATA_FILE`).
+def load(fname: str, raw: dict) -> dict[str, Combatant]:
+    """Validated combatants of the parsed data file ``raw`` (named ``fname`` in errors).
 
     Keys: each archetype name, and ``"<archetype>_<style>"`` for every style.
     """
-    path = Path(path) if path is not None else DATA_FILE
-    return _library(path.name, read_toml(path, "combat library file"))
-
-
-def _library(fname: str, raw: dict) -> dict[str, Combatant]:
     try:
         lib = LibraryFile.model_validate(raw)
     except ValidationError as exc:
@@ -274,12 +269,8 @@ def _build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
     return _combatant(name or label, rung, style, block, lib_file).to_engine()
 
 
-def _load(fname: str, raw: dict) -> dict[str, Combatant]:
-    return _library(fname, raw)
-
-
-D20_DEGREES = ArchetypeHook(
-    system="d20_degrees", load=_load, build=_build, to_engine=lambda m: m.to_engine(),
+HOOK = ArchetypeHook(
+    system="d20_degrees", load=load, build=_build, to_engine=lambda m: m.to_engine(),
     tactic_values=lambda: {m: m for m in MANEUVERS}, tactic_field="maneuver",
     armour="names", weapon_rule="E12", armour_rule="E12", data_file=DATA_FILE,
     weapon_of=lambda m: m.stats.weapon)
