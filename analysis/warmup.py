@@ -35,6 +35,9 @@ STAMP_NAME = "rpg-balance-warm-up.stamp"
 # ------------------------------------------------------------------ kernel groups
 # Each group runs in its own worker process. Calls go through the public wrappers so the
 # argument types (int64 scalars, C-contiguous int64/uint64 arrays) are the callers' own.
+# A group compiles what each system declares and nothing else: every call below is a
+# hook of the documented plug-in contract, or an optional hook looked up first. A group
+# returns the one-line notes of what it skipped (an optional hook a system does not give).
 
 def _archetype_pair(system: str, first: str | None = None, second: str | None = None):
     from analysis.combat import archetypes
@@ -45,26 +48,35 @@ def _archetype_pair(system: str, first: str | None = None, second: str | None = 
     return archetypes.engine(system), a, b
 
 
-def _combat_mc(system: str) -> None:
-    """The combat Monte Carlo kernel. Campaign attrition (``duel_mc_end``) runs the same
-    kernel with the same argument types, so this one compile serves both."""
+def _combat_mc(system: str) -> list[str]:
+    """The combat Monte Carlo kernel (``duel_mc``, the combat contract). Campaign
+    attrition's optional ``duel_mc_end`` runs the same kernel with the same argument
+    types, so this one compile serves both; a module without it gets the attrition's
+    fallback (:mod:`engines.campaign_attrition`), which compiles nothing."""
     eng, a, b = _archetype_pair(system)
     eng.duel_mc(a, b, trials=64, seed=WARM_UP_SEED)
-    eng.duel_mc_end(a, b, 0, trials=64, seed=WARM_UP_SEED)
+    end = getattr(eng, "duel_mc_end", None)
+    if end is None:
+        return [f"{system}: no duel_mc_end in its combat module: campaign attrition's "
+                "Monte Carlo draws each fight from the exact chain (nothing to compile)"]
+    end(a, b, 0, trials=64, seed=WARM_UP_SEED)
+    return []
 
 
-def _combat_exact(system: str) -> None:
-    """The exact duel chain and one-hit odds (numba helpers in middle_3d10 and percentile:
-    ``_half_step``, ``success_level``)."""
+def _combat_exact(system: str) -> list[str]:
+    """The exact duel chain and one-hit odds (``duel_exact``, ``one_hit``: numba helpers
+    in some engines, e.g. middle_3d10's ``_half_step`` and percentile's ``success_level``)."""
     eng, a, b = _archetype_pair(system)
     eng.duel_exact(a, b, round_cap=3)
     eng.one_hit(a, b)
+    return []
 
 
-def _checks() -> None:
+def _checks() -> list[str]:
     """Every system's single-check and opposed-check Monte Carlo kernels, through the
     table functions the CLI and the report call (the systems share a few kernels, so one
-    process compiles each once)."""
+    process compiles each once). What a system does not declare is skipped (see
+    :func:`skipped`)."""
     from analysis.checks.curves import success_curves
     from analysis.checks.opposed import opposed_table
     from engines.system import registry
@@ -72,21 +84,47 @@ def _checks() -> None:
     for sid, system in registry().items():
         if system.check_grid is not None:
             success_curves(sid, "mc", trials=64, seed=WARM_UP_SEED, progress=False)
-        if system.opposed_rule is not None:
+        if system.opposed_rule is not None and system.check_kernel is not None:
             opposed_table(sid, "mc", trials=64, seed=WARM_UP_SEED, progress=False)
+    return []
 
 
-def _build_groups() -> dict[str, tuple[str, Callable[[], None]]]:
+def skipped() -> list[str]:
+    """One line per kernel group a registered system does not declare, read off the
+    registry (no engine module or numba is imported): no check grid (no check kernels),
+    no opposed-check rule, an opposed rule without a Monte Carlo check kernel (its
+    opposed tables are exact only, so the opposed Monte Carlo is skipped), no combat, or
+    combat without an archetype library (no fighters to compile the duels with)."""
+    from engines.system import registry
+
+    lines = []
+    for sid, system in registry().items():
+        if system.check_grid is None:
+            lines.append(f"{sid}: no check grid: its check kernels skipped")
+        elif system.opposed_rule is None:
+            lines.append(f"{sid}: no opposed-check rule: the opposed checks skipped")
+        elif system.check_kernel is None:
+            lines.append(f"{sid}: no Monte Carlo check kernel: the opposed Monte Carlo "
+                         "skipped (its opposed tables are exact only)")
+        if not system.has_combat:
+            lines.append(f"{sid}: no combat: its combat kernels skipped")
+        elif system.archetype_library is None:
+            lines.append(f"{sid}: no archetype library: its combat kernels skipped")
+    return lines
+
+
+def _build_groups() -> dict[str, tuple[str, Callable[[], list[str]]]]:
     """name → (what the progress bar says, the function that compiles it), from the
-    registry: the check kernels, then per system with combat rules its Monte Carlo
-    kernel (which also serves campaign attrition) and its exact-duel helpers. The largest
-    come first, so two workers finish close together."""
+    registry: the check kernels, then per system with combat rules and an archetype
+    library its Monte Carlo kernel (which also serves campaign attrition) and its
+    exact-duel helpers. The largest come first, so two workers finish close together."""
     from functools import partial
 
     from engines.system import registry
 
-    combat = [sid for sid, s in registry().items() if s.has_combat]
-    found: dict[str, tuple[str, Callable[[], None]]] = {
+    combat = [sid for sid, s in registry().items()
+              if s.has_combat and s.archetype_library is not None]
+    found: dict[str, tuple[str, Callable[[], list[str]]]] = {
         "checks": ("single and opposed checks", _checks)}
     found.update({sid: (f"{sid} combat", partial(_combat_mc, sid)) for sid in combat})
     found.update({f"{sid}_exact": (f"{sid} exact duels", partial(_combat_exact, sid))
@@ -103,15 +141,16 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _groups() -> dict[str, tuple[str, Callable[[], None]]]:
+def _groups() -> dict[str, tuple[str, Callable[[], list[str]]]]:
     return sys.modules[__name__].GROUPS
 
 
-def compile_group(name: str) -> tuple[str, float]:
-    """Compile one group in this process; returns its name and the CPU seconds it took."""
+def compile_group(name: str) -> tuple[str, float, list[str]]:
+    """Compile one group in this process; returns its name, the CPU seconds it took and
+    the notes of what it skipped."""
     start = time.process_time()
-    _groups()[name][1]()
-    return name, time.process_time() - start
+    notes = _groups()[name][1]() or []
+    return name, time.process_time() - start, list(notes)
 
 
 # ------------------------------------------------------------------ the stamp
@@ -124,17 +163,45 @@ def cache_dir() -> Path:
 
 def fingerprint() -> str:
     """Hash of what numba's cache depends on: each engine source's size and mtime (numba's
-    own key), the numba and Python versions, and this module's source."""
-    from importlib.metadata import version
+    own key), the numba and Python versions, and this module's source; and of the systems
+    installed as plug-ins (each entry point of :data:`engines.system.ENTRY_POINT_GROUP`
+    with its distribution's name and version), so installing or upgrading one makes the
+    next warm-up compile its kernels too. Reads metadata only: no system is imported."""
+    from importlib.metadata import entry_points, version
+
+    from engines.system import ENTRY_POINT_GROUP
 
     h = hashlib.sha256()
     h.update(f"{sys.version}|{sys.platform}|numba {version('numba')}".encode())
     h.update(Path(__file__).read_bytes())
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist = ep.dist
+        h.update(f"|{ep.name}={ep.value}@{dist.name if dist else ''} "
+                 f"{dist.version if dist else ''}".encode())
     for src in sorted(ENGINES.rglob("*.py")):
         st = src.stat()
         h.update(f"|{src.relative_to(ENGINES).as_posix()}:{st.st_size}:{st.st_mtime_ns}"
                  .encode())
     return h.hexdigest()
+
+
+def plugin_folders() -> list[Path]:
+    """The package folder of each system installed as a plug-in (the top-level package
+    of its entry point), found without importing it."""
+    from importlib.metadata import entry_points
+    from importlib.util import find_spec
+
+    from engines.system import ENTRY_POINT_GROUP
+
+    found = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            spec = find_spec(ep.value.split(":")[0].split(".")[0])
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and spec.submodule_search_locations:
+            found += [Path(p).resolve() for p in spec.submodule_search_locations]
+    return sorted(set(found))
 
 
 def clear_cache() -> int:
@@ -143,12 +210,13 @@ def clear_cache() -> int:
 
     numba keys a kernel's cache entry on its own source file only: a kernel whose inlined
     helper lives in another module would otherwise load its old compiled version after
-    only the helper's file changed. Returns the number of files removed."""
+    only the helper's file changed. The plug-ins' package folders (:func:`plugin_folders`)
+    are cleared too: their kernels inline the engines' dice and fight helpers. Returns the
+    number of files removed."""
     env = os.environ.get("NUMBA_CACHE_DIR")
-    if env:  # numba mirrors each source folder's absolute path under NUMBA_CACHE_DIR
-        roots = [Path(env) / ENGINES.resolve().relative_to(ENGINES.resolve().anchor)]
-    else:
-        roots = [ENGINES]
+    folders = [ENGINES.resolve(), *plugin_folders()]
+    # numba mirrors each source folder's absolute path under NUMBA_CACHE_DIR
+    roots = [Path(env) / f.relative_to(f.anchor) for f in folders] if env else folders
     removed = 0
     for root in roots:
         if not root.is_dir():
@@ -189,11 +257,14 @@ def _write_stamp() -> None:
 # ------------------------------------------------------------------ the driver
 
 def warm_up(groups: list[str] | None = None, jobs: int = 2, force: bool = False,
-            progress: bool = True) -> dict[str, float]:
+            progress: bool = True, notes: list[str] | None = None) -> dict[str, float]:
     """Compile ``groups`` (default: all) in ``jobs`` worker processes.
 
     Returns CPU seconds per group compiled (empty when already warm). With ``force`` the
-    stamp is ignored (numba still loads whatever its cache already holds).
+    stamp is ignored (numba still loads whatever its cache already holds). ``notes``, when
+    given, receives one line per thing skipped because a system does not declare it
+    (:func:`skipped` on a full run, then each compiled group's own notes); nothing when
+    already warm.
     """
     from engines.errors import InputError
 
@@ -211,18 +282,25 @@ def warm_up(groups: list[str] | None = None, jobs: int = 2, force: bool = False,
         return {}
     if full and not force:  # the stamp does not match: the cache may be stale
         clear_cache()
+    said = skipped() if full else []
     done: dict[str, float] = {}
     if int(jobs) == 1:
         for g in names:
-            done.update([compile_group(g)])
+            name, seconds, more = compile_group(g)
+            done[name] = seconds
+            said += more
     else:
-        done = _parallel(names, int(jobs), progress)
+        done, more = _parallel(names, int(jobs), progress)
+        said += more
     if full:
         _write_stamp()
+    if notes is not None:
+        notes.extend(said)
     return done
 
 
-def _parallel(names: list[str], jobs: int, progress: bool) -> dict[str, float]:
+def _parallel(names: list[str], jobs: int,
+              progress: bool) -> tuple[dict[str, float], list[str]]:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -232,6 +310,7 @@ def _parallel(names: list[str], jobs: int, progress: bool) -> dict[str, float]:
     env_before = os.environ.get("NUMBA_NUM_THREADS")
     os.environ["NUMBA_NUM_THREADS"] = "1"
     done: dict[str, float] = {}
+    notes: dict[str, list[str]] = {}
     try:
         with ProcessPoolExecutor(max_workers=min(jobs, len(names)),
                                  mp_context=mp.get_context("spawn")) as pool:
@@ -245,11 +324,11 @@ def _parallel(names: list[str], jobs: int, progress: bool) -> dict[str, float]:
                     finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for fut in finished:
                         g = pending.pop(fut)
-                        done[g] = fut.result()[1]
+                        _, done[g], notes[g] = fut.result()
                         bar.update(1)
     finally:
         if env_before is None:
             os.environ.pop("NUMBA_NUM_THREADS", None)
         else:
             os.environ["NUMBA_NUM_THREADS"] = env_before
-    return done
+    return done, [line for g in names for line in notes.get(g, [])]

@@ -196,14 +196,8 @@ def run_report(args) -> int:
 
 def _warm_up(quiet: bool) -> None:
     """:func:`analysis.warmup.warm_up` (every kernel group, two worker processes, its
-    progress bar on stderr unless ``quiet``) before the report's first kernel call."""
-    import sys
-    import time
+    progress bar on stderr unless ``quiet``) before the report's first kernel call; what
+    it compiled and skipped on stderr (:func:`cli.warmup.warm_up_and_say`)."""
+    from cli.warmup import warm_up_and_say
 
-    from analysis.warmup import warm_up
-
-    start = time.perf_counter()
-    done = warm_up(progress=not quiet)
-    if done and not quiet:
-        print(f"warm-up: compiled {len(done)} kernel groups in "
-              f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
+    warm_up_and_say(quiet=quiet, say_warm=False)

@@ -68,15 +68,9 @@ def run(args) -> int:
         print(f"warning: listening on {args.host}: anyone who can reach this address can "
               "use the page, which has no login", file=sys.stderr)
     if args.warm_up:
-        import time
+        from cli.warmup import warm_up_and_say
 
-        from analysis.warmup import warm_up
-
-        start = time.perf_counter()
-        done = warm_up(progress=True)
-        if done:
-            print(f"warm-up: compiled {len(done)} kernel groups in "
-                  f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
+        warm_up_and_say(say_warm=False)
     from reports.workbench.app import serve
 
     def ready(url: str) -> None:

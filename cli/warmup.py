@@ -28,18 +28,32 @@ def register(sub) -> None:
 
 
 def run_warm_up(args) -> int:
+    warm_up_and_say(args.group, jobs=args.jobs, force=args.force, quiet=args.quiet)
+    return 0
+
+
+def warm_up_and_say(groups: list[str] | None = None, jobs: int = 2, force: bool = False,
+                    quiet: bool = False, say_warm: bool = True) -> dict[str, float]:
+    """:func:`analysis.warmup.warm_up` (its progress bar unless ``quiet``), then on
+    stderr (unless ``quiet``) the summary line and one line per kernel group skipped
+    because a system does not declare it, or, with ``say_warm``, that the cache was
+    already warm. ``rpg-balance warm-up`` runs it, and so do ``report`` and ``serve``
+    before their first kernel call."""
     import sys
     import time
 
     from analysis.warmup import warm_up
 
     start = time.perf_counter()
-    done = warm_up(args.group, jobs=args.jobs, force=args.force, progress=not args.quiet)
-    if not args.quiet:
+    notes: list[str] = []
+    done = warm_up(groups, jobs=jobs, force=force, progress=not quiet, notes=notes)
+    if not quiet:
         if done:
             cpu = sum(done.values())
             print(f"warm-up: compiled {len(done)} kernel groups in "
                   f"{time.perf_counter() - start:.1f} s ({cpu:.1f} CPU s)", file=sys.stderr)
-        else:
+            for line in notes:
+                print(f"warm-up: skipped: {line}", file=sys.stderr)
+        elif say_warm:
             print("warm-up: kernels already compiled", file=sys.stderr)
-    return 0
+    return done

@@ -1,14 +1,15 @@
 """Attrition: one fighter through ``k`` consecutive fights, with rest between them.
 
-Every system's ``attrition`` mechanic is made by :func:`attrition_mechanic` from what
-differs between systems: its combat module, the health track, the exact fight and the
-rest (RULES.md "Lethality outcomes" and each system's healing rule). The followed fighter
-(side 0) meets a fresh, unhurt opponent in every fight (a "session" is one fight). A
-fight starts from the fighter's damage after the last rest and ends with it able to act
-(it won, or the round cap stopped the fight) with some damage, or fallen: dead, dying
-or out after the aftermath of the combat module's variants (default ``leave``). A fallen
-fighter leaves the series (the three fallen states are absorbing); an able one rests,
-and the system's healing map gives its damage at the next fight.
+Every system's ``attrition`` mechanic is made by :func:`attrition_mechanic`, the public
+factory a plug-in calls too, from what differs between systems: its combat module, the
+health track, the exact fight and the rest (RULES.md "Lethality outcomes" and each
+system's healing rule). The followed fighter (side 0) meets a fresh, unhurt opponent in
+every fight (a "session" is one fight). A fight starts from the fighter's damage after
+the last rest and ends with it able to act (it won, or the round cap stopped the fight)
+with some damage, or fallen: dead, dying or out after the aftermath of the combat
+module's variants (default ``leave``). A fallen fighter leaves the series (the three
+fallen states are absorbing); an able one rests, and the system's healing map gives its
+damage at the next fight.
 
 State values (``CampaignStats.values``): an able fighter's **health left** (its track
 minus the damage it carries, ≥ 1), then ``0`` = out, ``-1`` = dying, ``-2`` = dead; the
@@ -16,15 +17,35 @@ threshold (direction "down") ``0`` is reached at the first fight the fighter fal
 Extras: ``p_able``, ``p_out``, ``p_dying``, ``p_dead`` per fight (P(alive and able after
 ``k`` fights) is ``p_able[k]``).
 
-Exact: each system's exact duel chain started from a hurt side 0 gives, per start
-state ``i``, the fight's end distribution (able with damage ``j``, or a fate); composed
-with the rest map ``heal(i, j)`` it is one row of the transition matrix. Only the states
-reachable from the start are solved (one exact duel each).
+Exact: the system's exact fight started from a hurt side 0 (the factory's ``fight``)
+gives, per start state ``i``, the fight's end distribution (able with damage ``j``, or a
+fate); composed with the rest map ``heal(i, j)`` it is one row of the transition matrix.
+Only the states reachable from the start are solved (one exact fight each).
 
-Monte Carlo (:func:`monte_carlo`): each system's Monte Carlo duel kernel started with
-the fighter hurt (a separate kernel entry that runs the same fight code and also counts
-the fighter's end), fighters followed fight by fight; independent of the exact chain
-but for the rest map, which both share.
+Monte Carlo (:func:`monte_carlo`): fighters followed fight by fight, each group of
+fighters in the same state running one batch of fights. The fight is the combat module's
+optional hook ``duel_mc_end`` when it has one: its Monte Carlo duel kernel started with
+the fighter hurt (the built-ins' kernels count the fighter's end in the same run), so the
+Monte Carlo is independent of the exact chain but for the rest map, which both share.
+A combat module without it gets the generic fallback: each batch is drawn (a
+multinomial, from the same spawned seed) from the exact fight's end distribution, and
+the notes say so (``"fight": "drawn from the exact fight"``): the composition of fights
+and rests is then simulated, the fight itself is the exact chain's.
+
+The contract a plug-in fills (the example plug-in's ``pbta_2d6/campaign.py`` does):
+
+- ``combat`` names a module with the combat contract (``Combatant``, ``duel_exact``,
+  ``duel_mc`` …; ``examples/plugin_system/README.md``); optionally ``duel_mc_end(a, b,
+  start_damage, trials, seed=None, variants=None, round_cap=50)`` → int64 counts of
+  ``a``'s end, ``[health + 4]``: able with ``d`` damage at ``d < health``, then
+  standing (unused, 0), dead, dying, out;
+- ``fight(fighter, opponent, damage, combat_variants)`` → ``(end, fates)``: the exact
+  fight of ``fighter`` started with ``damage`` against a fresh ``opponent``;
+  ``end[d]`` = P(it ends able with ``d`` damage), ``d < health``, ``fates`` = P(dead,
+  dying, out) (:data:`engines.fight.FATES` order); together they sum to 1;
+- ``health(fighter)``: the number of able damage states; ``rest(v, opponent, i, j)``:
+  the damage at the next fight after a fight started with ``i`` and ended able with
+  ``j`` (``0 <= result < health``).
 """
 
 from __future__ import annotations
@@ -49,8 +70,8 @@ from .campaign import (
 from .rng import Seed
 
 __all__ = ["ATTRITION_PARAMS", "DEAD", "DYING", "EXTRAS", "FALLEN", "MAX_FIGHTS", "OUT",
-           "attrition_mechanic", "check_both", "check_fights", "check_start", "exact", "matrix",
-           "monte_carlo", "pair", "reachable", "stats", "values"]
+           "attrition_mechanic", "check_both", "check_fights", "check_start", "drawn_fight",
+           "exact", "matrix", "monte_carlo", "pair", "reachable", "stats", "values"]
 
 #: Values of the absorbing fallen states (``FATES`` order dead, dying, out is reversed).
 OUT, DYING, DEAD = 0, -1, -2
@@ -204,6 +225,28 @@ def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
                          trials=int(trials), notes=notes)
 
 
+def drawn_fight(row: Callable[[int], tuple[np.ndarray, np.ndarray]]
+                ) -> Callable[[int, int, object], np.ndarray]:
+    """The generic Monte Carlo fight of :func:`monte_carlo` for a combat module without
+    ``duel_mc_end``: ``n`` fights from able state ``i`` drawn at once (one multinomial,
+    from a generator seeded with the spawned ``seed``) from ``row(i)`` = ``(end, fates)``,
+    the exact fight (as in :func:`reachable`; each row computed once). The counts have
+    :func:`monte_carlo`'s layout: able end states, standing (0), dead, dying, out."""
+    rows: dict[int, np.ndarray] = {}
+
+    def fight(i: int, n: int, seed) -> np.ndarray:
+        if i not in rows:
+            end, fates = row(i)
+            p = np.concatenate([np.asarray(end, float), [0.0], np.asarray(fates, float)])
+            total = p.sum()
+            if abs(total - 1.0) > 1e-9:
+                raise ValueError(f"attrition fight from state {i} sums to {total!r}")
+            rows[i] = np.clip(p / total, 0.0, None)
+        return np.random.default_rng(seed).multinomial(n, rows[i]).astype(np.int64)
+
+    return fight
+
+
 def pair(system: str, fighter, opponent, cls: type):
     """The fighter and its opponent (None: the fighter's equal) as ``cls`` objects."""
     from .errors import InputError
@@ -255,12 +298,15 @@ def attrition_mechanic(*, system: str, variants: type, combat: str,
                        combatant: str = "Combatant",
                        check: Callable[[object, object], None] | None = None,
                        combat_of: Callable[[object], object] | None = None) -> Mechanic:
-    """The ``attrition`` :class:`~engines.campaign.Mechanic` of one system.
+    """The ``attrition`` :class:`~engines.campaign.Mechanic` of one system (the public
+    factory: every built-in and a plug-in make theirs with it; see the module docstring
+    for the contract).
 
     - ``system``: the system id; ``variants``: its campaign ``Variants`` dataclass;
     - ``combat``: the import name of its combat module, loaded when a run starts; the
-      module's ``combatant`` class is the type of both sides and its ``duel_mc_end``
-      the Monte Carlo fight started hurt;
+      module's ``combatant`` class (default ``Combatant``) is the type of both sides, and
+      its optional ``duel_mc_end`` the Monte Carlo fight started hurt (without it the
+      Monte Carlo draws each fight from ``fight``: :func:`drawn_fight`);
     - ``fight(fighter, opponent, damage, combat_variants)`` -> ``(end, fates)`` of one
       exact fight started with ``damage`` (as in :func:`reachable`);
     - ``health(fighter)``: the fighter's track, the number of able states;
@@ -306,19 +352,25 @@ def attrition_mechanic(*, system: str, variants: type, combat: str,
                               combat_variants=None) -> CampaignStats:
         r = start(fighter, opponent, sessions, threshold, variants, combat_variants)
         given = () if r.combat is None else (r.combat,)
-
-        def one(i, n, ss):
-            return r.module.duel_mc_end(r.fighter, r.opponent, i, n, ss, *given)
+        end = getattr(r.module, "duel_mc_end", None)
+        notes = r.notes
+        if end is None:  # the generic fallback: fights drawn from the exact chain
+            one = drawn_fight(lambda i: fight(r.fighter, r.opponent, i, r.combat))
+            notes = {**notes, "fight": "drawn from the exact fight"}
+        else:
+            def one(i, n, ss):
+                return end(r.fighter, r.opponent, i, n, ss, *given)
 
         return monte_carlo(system, one, r.rest, r.size, r.size, 0, r.fights, trials, seed,
-                           r.threshold, r.notes)
+                           r.threshold, notes)
 
     attrition_exact.__doc__ = (
         f"Attrition ({rules}), exact: {state} after each fight and the rest "
         f"(:mod:`engines.campaign_attrition`, the duel chain of :mod:`{combat}`).")
     attrition_monte_carlo.__doc__ = (
         f"Attrition ({rules}), Monte Carlo: the duel kernel of :mod:`{combat}` started "
-        f"hurt (``duel_mc_end``), the same rest.")
+        f"hurt (``duel_mc_end``; without it each fight drawn from the exact one), the "
+        f"same rest.")
     for f in (attrition_exact, attrition_monte_carlo):
         f.__module__ = variants.__module__
         f.__qualname__ = f.__name__

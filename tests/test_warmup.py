@@ -137,7 +137,7 @@ def _fake_report(monkeypatch, tmp_path):
 
     calls = []
 
-    def fake_warm_up(groups=None, jobs=2, force=False, progress=True):
+    def fake_warm_up(groups=None, jobs=2, force=False, progress=True, notes=None):
         calls.append(("warm_up", groups, jobs, progress))
         return {}
 
@@ -178,3 +178,78 @@ def test_report_bad_input_fails_before_the_warm_up(monkeypatch, tmp_path, argv, 
     assert main(["report", "--no-pdf", "-o", str(tmp_path), *argv]) == 2
     assert calls == []
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- every registered system
+
+
+def test_skipped_names_what_each_plugin_does_not_declare(plugin_installed):
+    """With the example plug-in (checks, combat, campaign; no opposed-check rule) and its
+    checks-only copy installed, the warm-up skips one line per missing part, and the
+    plug-in's combat gets its two groups like a built-in's."""
+    lines = warmup.skipped()
+    assert lines == ["pbta_2d6: no opposed-check rule: the opposed checks skipped",
+                     "pbta_checks: no opposed-check rule: the opposed checks skipped",
+                     "pbta_checks: no combat: its combat kernels skipped"]
+    groups = warmup._build_groups()
+    assert {"pbta_2d6", "pbta_2d6_exact"} <= set(groups)
+    assert not {"pbta_checks", "pbta_checks_exact"} & set(groups)
+
+
+def test_opposed_rule_without_a_kernel_skips_the_opposed_monte_carlo(monkeypatch):
+    """An opposed rule but no Monte Carlo check kernel (a plug-in's opposed tables are
+    exact only): the checks group compiles the system's single checks, not its opposed
+    Monte Carlo, and says so in one line."""
+    import dataclasses
+
+    from analysis.checks import curves, opposed
+    from engines import system
+
+    real = system.registry()["d20_degrees"]
+    bare = dataclasses.replace(real, id="d20_bare", check_kernel=None)
+    monkeypatch.setattr(system, "registry", lambda refresh=False: {"d20_bare": bare})
+    calls = []
+    monkeypatch.setattr(curves, "success_curves", lambda sid, *a, **k: calls.append(
+        ("curves", sid)))
+    monkeypatch.setattr(opposed, "opposed_table", lambda sid, *a, **k: calls.append(
+        ("opposed", sid)))
+    assert warmup._checks() == []
+    assert calls == [("curves", "d20_bare")]
+    assert warmup.skipped() == ["d20_bare: no Monte Carlo check kernel: the opposed Monte "
+                                "Carlo skipped (its opposed tables are exact only)"]
+
+
+def test_combat_group_without_duel_mc_end(monkeypatch):
+    """``duel_mc_end`` is an optional hook: a combat module without it has its duel
+    kernel compiled and one line saying attrition's Monte Carlo needs no kernel of its
+    own; with it, both are called."""
+    from types import SimpleNamespace
+
+    calls = []
+    plain = SimpleNamespace(duel_mc=lambda a, b, **k: calls.append("duel_mc"))
+    monkeypatch.setattr(warmup, "_archetype_pair", lambda system: (plain, "a", "b"))
+    (line,) = warmup._combat_mc("homebrew")
+    assert line.startswith("homebrew: no duel_mc_end in its combat module")
+    assert calls == ["duel_mc"]
+    full = SimpleNamespace(duel_mc=plain.duel_mc,
+                           duel_mc_end=lambda a, b, d, **k: calls.append(("end", d)))
+    monkeypatch.setattr(warmup, "_archetype_pair", lambda system: (full, "a", "b"))
+    assert warmup._combat_mc("homebrew") == []
+    assert calls == ["duel_mc", "duel_mc", ("end", 0)]
+
+
+def test_warm_up_hands_back_the_skipped_lines(tmp_path, monkeypatch, capsys):
+    """A full run gives its notes: the registry's skips, then each group's own; the
+    command prints each as one ``warm-up: skipped:`` line after the summary."""
+    from cli.warmup import warm_up_and_say
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(warmup, "GROUPS", {"fake": ("fake", lambda: ["fake: no X"])})
+    monkeypatch.setattr(warmup, "skipped", lambda: ["sys: no Y"])
+    notes: list[str] = []
+    assert set(warmup.warm_up(jobs=1, progress=False, notes=notes)) == {"fake"}
+    assert notes == ["sys: no Y", "fake: no X"]
+    warm_up_and_say(jobs=1, force=True, quiet=False)
+    err = capsys.readouterr().err.splitlines()
+    assert err[-2:] == ["warm-up: skipped: sys: no Y", "warm-up: skipped: fake: no X"]
+    assert err[-3].startswith("warm-up: compiled 1 kernel groups in")

@@ -1,4 +1,5 @@
-"""Campaign mechanics of ``pbta_2d6``: ``experience`` (this package's rules PX1–PX3).
+"""Campaign mechanics of ``pbta_2d6``: ``experience`` (this package's rules PX1–PX3)
+and ``attrition`` (PX4, made by the suite's public factory).
 
 - **PX1** Each session the character rolls its move ``rolls`` times (2d6 + stat, P1);
   every miss (a total below ``weak_at``, P2: 6 or less) marks 1 XP.
@@ -15,6 +16,15 @@ Exact: a Markov chain over (stat, XP), one session being ``rolls`` applications 
 one-roll matrix; the state distribution is its stat marginal. Monte Carlo: a numba
 kernel rolling the dice, one character at a time, on the suite's campaign driver
 (:func:`engines.campaign_mc.run`). Both return :class:`engines.campaign.CampaignStats`.
+
+- **PX4** Attrition (RULES.md "Lethality outcomes"): a fighter goes through one fight a
+  session (the harm clock, PC1–PC8) against a fresh opponent; between two fights an able
+  fighter heals ``heal`` harm (variant, 1). ``attrition`` is
+  :func:`engines.campaign_attrition.attrition_mechanic` filled with this package's
+  exact fight started hurt (:func:`attrition_fight`, the combat's ``duel_exact`` with
+  ``start_harm``), the clock as the health track and the PX4 rest. The combat module
+  gives no ``duel_mc_end``, so the mechanic's Monte Carlo draws each fight from the exact
+  one (the factory's generic fallback; its notes say so).
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ from engines.campaign import (
     evolve,
     first_passage,
 )
+from engines.campaign_attrition import attrition_mechanic, check_both
 from engines.campaign_mc import expected_tallies, hit_mask, run
 from engines.config import KERNEL
 from engines.errors import InputError
@@ -58,6 +69,8 @@ class Variants:
                                  choices=range(1, 21))
     stat_cap: int = variant(3, rule="PX3", doc="the highest stat advances reach",
                             choices=range(-2, 5))
+    heal: int = variant(1, rule="PX4", doc="attrition: harm an able fighter heals between "
+                        "two fights", choices=range(0, 13))
 
 
 DEFAULT = Variants()
@@ -213,3 +226,50 @@ MECHANICS = {
         extra={"misses": "expected misses so far", "advances": "expected advances so far"},
         exact=experience_exact, monte_carlo=experience_monte_carlo, variants=Variants),
 }
+
+
+# ---------------------------------------------------------------- attrition (PX4)
+
+
+def _clock() -> int:
+    """The health track of attrition: the combat's clock (PC7)."""
+    from .combat import DEFAULT as COMBAT
+
+    return COMBAT.clock
+
+
+def attrition_combat(v: Variants):
+    """The combat variants of a campaign's variants: its P2 threshold ``weak_at``."""
+    from .combat import Variants as Combat
+
+    return Combat(weak_at=v.weak_at)
+
+
+def attrition_fight(fighter, opponent, harm: int, combat=None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """One exact fight (PC2–PC8) of ``fighter`` started with ``harm`` against a fresh
+    ``opponent``: ``(end, fates)`` — ``end[h]`` = P(the fighter ends able with harm
+    ``h``: it won, or the round cap stopped the fight), ``fates`` = P(dead, dying, out)
+    after the aftermath (the contract of :func:`engines.campaign_attrition.reachable`)."""
+    from .combat import DEFAULT as COMBAT
+    from .combat import duel_exact
+
+    v = COMBAT if combat is None else combat
+    if getattr(v, "clock", None) != _clock():
+        raise InputError(f"attrition: the clock (PC7) is the health track and stays "
+                         f"{_clock()}; got combat variants with clock "
+                         f"{getattr(v, 'clock', None)!r}")
+    end = np.zeros(v.clock)
+    st = duel_exact(fighter, opponent, v, start_harm=harm, end_a=end)
+    return end, st.loser_fate[1].copy()
+
+
+MECHANICS["attrition"] = attrition_mechanic(
+    system=SYSTEM, variants=Variants, combat="pbta_2d6.combat", fight=attrition_fight,
+    health=lambda _fighter: _clock(), check=check_both,
+    rest=lambda v, _opponent, _i, j: max(j - v.heal, 0),  # PX4
+    combat_of=attrition_combat, notes=("heal",), rules="PC1-PC8, PX4", state="harm left",
+    help="P(alive and able after k consecutive fights against fresh equal opponents), "
+         "healing `heal` harm between fights (PX4; one session = one fight)")
+attrition_exact = MECHANICS["attrition"].exact
+attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

@@ -409,8 +409,13 @@ def _strike_op(striker: Combatant, struck: Combatant, v: Variants, less: int = 0
 
 
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
-               round_cap: int = ROUND_CAP) -> FightStats:
+               round_cap: int = ROUND_CAP, start_harm: int = 0,
+               end_a: np.ndarray | None = None) -> FightStats:
     """Exact 1-vs-1 fight (PC2–PC8) as an absorbing Markov chain.
+
+    ``start_harm``: the harm ``a`` starts with (0 … clock − 1; campaign attrition's
+    fights); ``end_a`` (a float array of ``clock`` cells), when given, receives P(``a``
+    ends able with harm ``h``): it won, or the round cap stopped the fight.
 
     State: the harm each fighter has taken (both still standing), ``clock × clock``
     cells; nothing else carries over between rounds. A round is each fighter's action in
@@ -429,7 +434,11 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     strike = [_strike_op(fighters[m], fighters[1 - m], v) for m in (0, 1)]
     careful = [_strike_op(fighters[m], fighters[1 - m], v, 1)
                if fighters[m].tactic == "careful" else None for m in (0, 1)]
-    chain = DuelChain(SYSTEM, (v.clock, v.clock), cap, {0: _start(v.clock)})
+    if isinstance(start_harm, bool) or not isinstance(start_harm, int | np.integer) \
+            or not 0 <= start_harm < v.clock:
+        raise InputError(f"start_harm: expected an integer 0..{v.clock - 1} (PC7), got "
+                         f"{start_harm!r}")
+    chain = DuelChain(SYSTEM, (v.clock, v.clock), cap, {0: _start(v.clock, int(start_harm))})
 
     def act(m: int, plane: np.ndarray) -> np.ndarray:
         miss, weak, strong = odds[m]
@@ -463,13 +472,15 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
         if chain.total() < 1e-16:
             break
     chain.finish()
+    if end_a is not None:  # a won with harm h, or stands at the cap with harm h
+        end_a += chain.won_at[0] + chain.planes[0].sum(axis=1)
     stats = chain.aftermath(lambda _w, e: _fate_after(e, v))
     return finish_duel(stats, a, b, dataclasses.asdict(v))
 
 
-def _start(clock: int) -> np.ndarray:
+def _start(clock: int, harm_a: int = 0) -> np.ndarray:
     start = np.zeros((clock, clock))
-    start[0, 0] = 1.0
+    start[harm_a, 0] = 1.0
     return start
 
 
