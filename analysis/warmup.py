@@ -8,10 +8,17 @@ calling the same public functions the report, the CLI and the tests call, with t
 counts, so each kernel is compiled for exactly the argument types those callers pass. The
 workers write numba's cache; every later process only loads it.
 
+The groups cover every registered system, built-in or plug-in, through the documented
+hooks only: what a system declares is compiled, what it does not (no opposed rule, an
+opposed rule without a Monte Carlo check kernel, no combat, no ``duel_mc_end``) is
+skipped with one line each (:func:`skipped`, the groups' own notes), which
+:func:`warm_up` hands back in ``notes``.
+
 A stamp file in the cache directory records what was compiled: the size and modification
-time of every engine source (numba's own cache key), the numba and Python versions and
-this module. When the stamp matches, :func:`warm_up` returns at once without importing
-numba (``is_warm``), so ``tasks.py report`` / ``tasks.py test`` can always call it.
+time of every engine source (numba's own cache key), the numba and Python versions, this
+module and the installed plug-ins' entry points. When the stamp matches, :func:`warm_up`
+returns at once without importing numba (``is_warm``), so ``tasks.py report`` /
+``tasks.py test`` can always call it.
 """
 
 from __future__ import annotations

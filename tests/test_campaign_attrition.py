@@ -263,3 +263,34 @@ def test_dice_pool_7_willpower_spender_refused():
     f = dataclasses.replace(_competent("dice_pool_7"), willpower="attack_early")
     with pytest.raises(InputError, match="Willpower"):
         c7.attrition_exact(f, None, sessions=2)
+
+
+def test_drawn_fight_is_a_multinomial_of_the_exact_row():
+    """The factory's Monte Carlo fallback for a combat module without ``duel_mc_end``
+    (RULES.md "Lethality outcomes"): counts in :func:`engines.campaign_attrition.monte_carlo`'s
+    layout (able end states, standing 0, then dead, dying, out — the exact row's fates are
+    in FATES order dead, dying, out), each within 5 binomial standard errors of the row,
+    the same seed giving the same counts and the row computed once per state."""
+    calls = []
+
+    def row(i):
+        calls.append(i)
+        return np.array([0.5, 0.2]), np.array([0.1, 0.05, 0.15])
+
+    fight = at.drawn_fight(row)
+    n = 200_000
+    counts = fight(1, n, np.random.SeedSequence(5))
+    assert counts.dtype == np.int64
+    assert counts.sum() == n
+    assert counts[2] == 0  # standing: unused
+    want = np.array([0.5, 0.2, 0.0, 0.1, 0.05, 0.15])
+    assert (np.abs(counts / n - want) <= 5 * np.sqrt(want * (1 - want) / n)).all()
+    again = fight(1, n, np.random.SeedSequence(5))
+    assert (again == counts).all()
+    assert calls == [1]
+
+
+def test_drawn_fight_refuses_a_row_that_does_not_sum_to_one():
+    fight = at.drawn_fight(lambda i: (np.array([0.5]), np.array([0.1, 0.1, 0.1])))
+    with pytest.raises(ValueError, match="sums to"):
+        fight(0, 10, 1)

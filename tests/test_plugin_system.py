@@ -60,7 +60,7 @@ def test_systems_lists_the_plugin(site):
     assert row["source"] == "plug-in rpg-balance-pbta"
     assert row["has_combat"]
     assert row["has_campaign"]
-    assert row["mechanics"] == "experience"
+    assert row["mechanics"] == "experience, attrition"
     assert not row["has_opposed"]
     assert row["axes"] == "modifier, roll, level"
     bare = t[t["id"] == "pbta_checks"].iloc[0]
