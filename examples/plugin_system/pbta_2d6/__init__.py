@@ -9,7 +9,8 @@ holds one module per part, the way every system of the suite is laid out:
   ``fight_mc``, ``attack_damage``, ``one_hit`` returning :class:`engines.fight.FightStats`;
 - :mod:`pbta_2d6.archetypes` with ``archetypes.toml`` — the archetype library (the
   ladder rungs untrained … master, styles, weapons, armour);
-- :mod:`pbta_2d6.campaign` — the ``experience`` mechanic (rules PX1–PX3).
+- :mod:`pbta_2d6.campaign` — the ``experience`` mechanic (rules PX1–PX3) and
+  ``attrition`` (PX4, from the suite's public factory).
 
 :data:`PLUGIN` (an :class:`engines.system.System`) names them all; the entry point
 ``pbta_2d6 = "pbta_2d6:PLUGIN"`` of the group ``rpg_balance.systems`` (``pyproject.toml``)

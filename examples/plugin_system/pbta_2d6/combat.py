@@ -317,7 +317,8 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fa
 def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
     """Whole fights of work items ``first .. last - 1``, ``trials[item]`` each, into
     their own ``out`` rows (the kernel contract of :func:`engines.combat_pools.run_mc`;
-    ``end``, the campaign-attrition count, is not used: this system has no attrition)."""
+    ``end``, the campaign-attrition count, is not used: the module gives no
+    ``duel_mc_end``, so attrition's Monte Carlo draws its fights from the exact chain)."""
     n = rows.shape[0]
     for item in range(first, last):
         s = states[item].copy()
