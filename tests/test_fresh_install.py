@@ -126,29 +126,29 @@ def test_fresh_install_with_the_plugin_warm_up_report_serve(tmp_path):
 
     # serve: start on any free loopback port, fetch the page once, and the session of a
     # view of the plug-in's duel (what the page shows, as the browser would pull it)
-    proc = subprocess.Popen([str(py), "-m", "cli", "serve", "--port", "0", "--no-browser"],
-                            cwd=work, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert url is not None, (line, proc.poll())
-        with urllib.request.urlopen(url.group(0), timeout=120) as page:
-            assert page.status == 200
-            assert "<title>rpg-balance</title>" in page.read().decode("utf-8", "replace")
-        import panel.models  # noqa: F401  (the page's model types, to read its document)
-        from bokeh.client import pull_session
+    with subprocess.Popen([str(py), "-m", "cli", "serve", "--port", "0", "--no-browser"],
+                          cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as proc:
+        try:
+            line = proc.stdout.readline()
+            url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+            assert url is not None, (line, proc.poll())
+            with urllib.request.urlopen(url.group(0), timeout=120) as page:
+                assert page.status == 200
+                assert "<title>rpg-balance</title>" in page.read().decode("utf-8", "replace")
+            import panel.models  # noqa: F401  (the page's model types, to read its document)
+            from bokeh.client import pull_session
 
-        with pull_session(url=url.group(0), arguments={
-                "tab": "duel", "ds": "pbta_2d6", "a": "competent", "b": "expert"}) as view:
-            shown = str(view.document.to_json())
-        assert re.search(r"expert \(weapon=\w+\) \(B\) in pbta_2d6 \(exact; [^)]*\): "
-                         r"A wins [\d.]+%", shown), shown[:3000]
-        assert "ignored" not in shown
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-    assert "Traceback" not in proc.stderr.read()
+            with pull_session(url=url.group(0), arguments={
+                    "tab": "duel", "ds": "pbta_2d6", "a": "competent", "b": "expert"}) as view:
+                shown = str(view.document.to_json())
+            assert re.search(r"expert \(weapon=\w+\) \(B\) in pbta_2d6 \(exact; [^)]*\): "
+                             r"A wins [\d.]+%", shown), shown[:3000]
+            assert "ignored" not in shown
+        finally:
+            proc.terminate()
+            err = proc.communicate(timeout=60)[1]
+    assert "Traceback" not in err, err[-3000:]
     print(f"\nfresh install: install {installed - start:.1f} s, warm-up "
           f"{warmed - installed:.1f} s, report {reported - warmed:.1f} s, serve "
           f"{time.perf_counter() - reported:.1f} s")
