@@ -32,8 +32,10 @@ from pathlib import Path
 
 from engines.constants import WARM_UP_SEED
 
-__all__ = ["ENGINES", "STAMP_NAME", "cache_dir", "clear_cache", "compile_group", "fingerprint",
-           "is_warm", "stamp_path", "warm_up"]
+__all__ = ["ENGINES", "STAMP_NAME", "archetype_pair", "build_groups", "cache_dir",
+           "clear_cache", "compile_checks", "compile_combat_exact", "compile_combat_mc",
+           "compile_group", "fingerprint", "is_warm", "plugin_folders", "skipped",
+           "stamp_path", "warm_up"]
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
 STAMP_NAME = "rpg-balance-warm-up.stamp"
@@ -46,7 +48,9 @@ STAMP_NAME = "rpg-balance-warm-up.stamp"
 # hook of the documented plug-in contract, or an optional hook looked up first. A group
 # returns the one-line notes of what it skipped (an optional hook a system does not give).
 
-def _archetype_pair(system: str, first: str | None = None, second: str | None = None):
+def archetype_pair(system: str, first: str | None = None, second: str | None = None):
+    """``(combat engine module, fighter, opponent)`` of ``system``: two archetypes of its
+    library by name (default: its first and last), what the combat groups duel with."""
     from analysis.combat import archetypes
 
     names = archetypes.names(system)
@@ -55,12 +59,12 @@ def _archetype_pair(system: str, first: str | None = None, second: str | None = 
     return archetypes.engine(system), a, b
 
 
-def _combat_mc(system: str) -> list[str]:
+def compile_combat_mc(system: str) -> list[str]:
     """The combat Monte Carlo kernel (``duel_mc``, the combat contract). Campaign
     attrition's optional ``duel_mc_end`` runs the same kernel with the same argument
     types, so this one compile serves both; a module without it gets the attrition's
     fallback (:mod:`engines.campaign_attrition`), which compiles nothing."""
-    eng, a, b = _archetype_pair(system)
+    eng, a, b = archetype_pair(system)
     eng.duel_mc(a, b, trials=64, seed=WARM_UP_SEED)
     end = getattr(eng, "duel_mc_end", None)
     if end is None:
@@ -70,16 +74,16 @@ def _combat_mc(system: str) -> list[str]:
     return []
 
 
-def _combat_exact(system: str) -> list[str]:
+def compile_combat_exact(system: str) -> list[str]:
     """The exact duel chain and one-hit odds (``duel_exact``, ``one_hit``: numba helpers
     in some engines, e.g. middle_3d10's ``_half_step`` and percentile's ``success_level``)."""
-    eng, a, b = _archetype_pair(system)
+    eng, a, b = archetype_pair(system)
     eng.duel_exact(a, b, round_cap=3)
     eng.one_hit(a, b)
     return []
 
 
-def _checks() -> list[str]:
+def compile_checks() -> list[str]:
     """Every system's single-check and opposed-check Monte Carlo kernels, through the
     table functions the CLI and the report call (the systems share a few kernels, so one
     process compiles each once). What a system does not declare is skipped (see
@@ -120,7 +124,7 @@ def skipped() -> list[str]:
     return lines
 
 
-def _build_groups() -> dict[str, tuple[str, Callable[[], list[str]]]]:
+def build_groups() -> dict[str, tuple[str, Callable[[], list[str]]]]:
     """name → (what the progress bar says, the function that compiles it), from the
     registry: the check kernels, then per system with combat rules and an archetype
     library its Monte Carlo kernel (which also serves campaign attrition) and its
@@ -132,9 +136,9 @@ def _build_groups() -> dict[str, tuple[str, Callable[[], list[str]]]]:
     combat = [sid for sid, s in registry().items()
               if s.has_combat and s.archetype_library is not None]
     found: dict[str, tuple[str, Callable[[], list[str]]]] = {
-        "checks": ("single and opposed checks", _checks)}
-    found.update({sid: (f"{sid} combat", partial(_combat_mc, sid)) for sid in combat})
-    found.update({f"{sid}_exact": (f"{sid} exact duels", partial(_combat_exact, sid))
+        "checks": ("single and opposed checks", compile_checks)}
+    found.update({sid: (f"{sid} combat", partial(compile_combat_mc, sid)) for sid in combat})
+    found.update({f"{sid}_exact": (f"{sid} exact duels", partial(compile_combat_exact, sid))
                   for sid in combat})
     return found
 
@@ -143,7 +147,7 @@ def __getattr__(name: str):
     """``GROUPS`` is built from the registry on first use (importing the systems), so the
     warm path (:func:`is_warm`) imports no system and no numba."""
     if name == "GROUPS":
-        globals()["GROUPS"] = _build_groups()
+        globals()["GROUPS"] = build_groups()
         return globals()["GROUPS"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .common import jobs_int
 
-__all__ = ["register", "run_warm_up"]
+__all__ = ["register", "run_warm_up", "warm_up_and_say"]
 
 
 def register(sub) -> None:

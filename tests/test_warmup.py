@@ -191,7 +191,7 @@ def test_skipped_names_what_each_plugin_does_not_declare(plugin_installed):
     assert lines == ["pbta_2d6: no opposed-check rule: the opposed checks skipped",
                      "pbta_checks: no opposed-check rule: the opposed checks skipped",
                      "pbta_checks: no combat: its combat kernels skipped"]
-    groups = warmup._build_groups()
+    groups = warmup.build_groups()
     assert {"pbta_2d6", "pbta_2d6_exact"} <= set(groups)
     assert not {"pbta_checks", "pbta_checks_exact"} & set(groups)
 
@@ -213,7 +213,7 @@ def test_opposed_rule_without_a_kernel_skips_the_opposed_monte_carlo(monkeypatch
         ("curves", sid)))
     monkeypatch.setattr(opposed, "opposed_table", lambda sid, *a, **k: calls.append(
         ("opposed", sid)))
-    assert warmup._checks() == []
+    assert warmup.compile_checks() == []
     assert calls == [("curves", "d20_bare")]
     assert warmup.skipped() == ["d20_bare: no Monte Carlo check kernel: the opposed Monte "
                                 "Carlo skipped (its opposed tables are exact only)"]
@@ -227,14 +227,14 @@ def test_combat_group_without_duel_mc_end(monkeypatch):
 
     calls = []
     plain = SimpleNamespace(duel_mc=lambda a, b, **k: calls.append("duel_mc"))
-    monkeypatch.setattr(warmup, "_archetype_pair", lambda system: (plain, "a", "b"))
-    (line,) = warmup._combat_mc("homebrew")
+    monkeypatch.setattr(warmup, "archetype_pair", lambda system: (plain, "a", "b"))
+    (line,) = warmup.compile_combat_mc("homebrew")
     assert line.startswith("homebrew: no duel_mc_end in its combat module")
     assert calls == ["duel_mc"]
     full = SimpleNamespace(duel_mc=plain.duel_mc,
                            duel_mc_end=lambda a, b, d, **k: calls.append(("end", d)))
-    monkeypatch.setattr(warmup, "_archetype_pair", lambda system: (full, "a", "b"))
-    assert warmup._combat_mc("homebrew") == []
+    monkeypatch.setattr(warmup, "archetype_pair", lambda system: (full, "a", "b"))
+    assert warmup.compile_combat_mc("homebrew") == []
     assert calls == ["duel_mc", "duel_mc", ("end", 0)]
 
 
