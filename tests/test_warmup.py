@@ -108,8 +108,8 @@ def test_bad_options_exit_2_with_one_line(argv, capsys):
 
 
 @pytest.mark.parametrize(("system", "kernel"), [
-    ("dice_pool_7", "_kernel"), ("dice_pool_6", "_kernel"), ("middle_3d10", "_mc_kernel"),
-    ("percentile", "_mc_kernel"), ("d20_degrees", "_fight_kernel"),
+    ("dice_pool_7", "fight_kernel"), ("dice_pool_6", "fight_kernel"),
+    ("middle_3d10", "mc_kernel"), ("percentile", "mc_kernel"), ("d20_degrees", "fight_kernel"),
 ])
 def test_attrition_runs_the_combat_kernel_with_one_signature(system, kernel):
     """Campaign attrition (``duel_mc_end``) runs the system's combat kernel itself, with the
