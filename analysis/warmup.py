@@ -102,7 +102,7 @@ def compile_checks() -> list[str]:
 
 def skipped() -> list[str]:
     """One line per kernel group a registered system does not declare, read off the
-    registry (no engine module or numba is imported): no check grid (no check kernels),
+    registry (no engine module or numba is imported): no check grid (no single checks),
     no opposed-check rule, an opposed rule without a Monte Carlo check kernel (its
     opposed tables are exact only, so the opposed Monte Carlo is skipped), no combat, or
     combat without an archetype library (no fighters to compile the duels with)."""
@@ -111,8 +111,8 @@ def skipped() -> list[str]:
     lines = []
     for sid, system in registry().items():
         if system.check_grid is None:
-            lines.append(f"{sid}: no check grid: its check kernels skipped")
-        elif system.opposed_rule is None:
+            lines.append(f"{sid}: no check grid: its single checks skipped")
+        if system.opposed_rule is None:
             lines.append(f"{sid}: no opposed-check rule: the opposed checks skipped")
         elif system.check_kernel is None:
             lines.append(f"{sid}: no Monte Carlo check kernel: the opposed Monte Carlo "
