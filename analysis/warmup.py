@@ -70,9 +70,9 @@ def _checks() -> None:
     from engines.system import registry
 
     for sid, system in registry().items():
-        if system.check_grid is not None:
+        if system.checks.grid is not None:
             success_curves(sid, "mc", trials=64, seed=WARM_UP_SEED, progress=False)
-        if system.opposed_rule is not None:
+        if system.checks.opposed is not None:
             opposed_table(sid, "mc", trials=64, seed=WARM_UP_SEED, progress=False)
 
 
@@ -85,7 +85,7 @@ def _build_groups() -> dict[str, tuple[str, Callable[[], None]]]:
 
     from engines.system import registry
 
-    combat = [sid for sid, s in registry().items() if s.has_combat]
+    combat = [sid for sid, s in registry().items() if s.combat is not None]
     found: dict[str, tuple[str, Callable[[], None]]] = {
         "checks": ("single and opposed checks", _checks)}
     found.update({sid: (f"{sid} combat", partial(_combat_mc, sid)) for sid in combat})
