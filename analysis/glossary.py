@@ -18,7 +18,7 @@ billion". This module turns the one into the other:
   decimal; never scientific notation.
 
 The words come from the systems themselves: a trait, gear or check axis from the
-``terms`` hook of the system's :class:`~engines.system.System`, a rule variant from its
+``Audit.terms`` hook of the system's :class:`~engines.system.System`, a rule variant from its
 field's ``term`` / ``words`` and ``rule`` (:func:`engines.variants.variant`). Whatever a
 system does not name (a plug-in's trait, an unknown knob) is read from the identifier
 itself ("hit_points" → "hit points"); nothing here raises on an unknown name.
@@ -77,7 +77,7 @@ def knob_phrase(system: str, knob: str) -> Text:
     ``b.<trait>`` → "fighter B's …" (``weapon``, ``armour`` and ``tactic`` are traits
     too); ``variant.<name>`` → the variant's ``term`` and rule ("the 10-again rule (A1)");
     a check axis (``pool``, ``difficulty``, ``dc`` …) → its term ("the DC (E1)"). The
-    words are the system's ``terms`` hook and its variant fields; a name the system does
+    words are the system's ``Audit.terms`` hook and its variant fields; a name the system does
     not give words for is read from the identifier."""
     knob = str(knob).strip()
     spec = _system(system)
@@ -112,7 +112,7 @@ def value_phrase(system: str, knob: str, value: Any) -> Text:
         if isinstance(value, bool):
             return Text(N_("on")) if value else Text(N_("off"))
     if spec is not None:
-        term = spec.terms.get(f"{name}={value}")
+        term = spec.audit.terms.get(f"{name}={value}")
         if term is not None:
             return Text(term[0])
     if value is None:
@@ -159,7 +159,7 @@ def _system(system: str):
 def _term(spec, key: str) -> tuple[Text, str]:
     """``(word, rule id)`` of a key of the system's ``terms`` (a readable word and no
     rule when it has none)."""
-    found = spec.terms.get(key) if spec is not None else None
+    found = spec.audit.terms.get(key) if spec is not None else None
     if found is None:
         return _word(key), ""
     return Text(found[0]), found[1]
@@ -172,11 +172,11 @@ def _variant_field(spec, name: str):
         return None
     classes = []
     # a plug-in's engine that cannot load leaves its variants unnamed, never a crash
-    if spec.has_combat:
+    if spec.combat is not None:
         with contextlib.suppress(Exception):
-            classes.append(getattr(spec.combat_engine(), "Variants", None))
+            classes.append(getattr(spec.combat.engine(), "Variants", None))
     with contextlib.suppress(Exception):
-        classes.append(spec.variants)
+        classes.append(spec.checks.variants)
     for cls in classes:
         if cls is not None and dataclasses.is_dataclass(cls):
             for f in dataclasses.fields(cls):

@@ -93,9 +93,9 @@ def compile_checks() -> list[str]:
     from engines.system import registry
 
     for sid, system in registry().items():
-        if system.check_grid is not None:
+        if system.checks.grid is not None:
             success_curves(sid, "mc", trials=64, seed=WARM_UP_SEED, progress=False)
-        if system.opposed_rule is not None and system.check_kernel is not None:
+        if system.checks.opposed is not None and system.checks.kernel is not None:
             opposed_table(sid, "mc", trials=64, seed=WARM_UP_SEED, progress=False)
     return []
 
@@ -110,16 +110,16 @@ def skipped() -> list[str]:
 
     lines = []
     for sid, system in registry().items():
-        if system.check_grid is None:
+        if system.checks.grid is None:
             lines.append(f"{sid}: no check grid: its single checks skipped")
-        if system.opposed_rule is None:
+        if system.checks.opposed is None:
             lines.append(f"{sid}: no opposed-check rule: the opposed checks skipped")
-        elif system.check_kernel is None:
+        elif system.checks.kernel is None:
             lines.append(f"{sid}: no Monte Carlo check kernel: the opposed Monte Carlo "
                          "skipped (its opposed tables are exact only)")
-        if not system.has_combat:
+        if system.combat is None:
             lines.append(f"{sid}: no combat: its combat kernels skipped")
-        elif system.archetype_library is None:
+        elif system.combat.archetypes is None:
             lines.append(f"{sid}: no archetype library: its combat kernels skipped")
     return lines
 
@@ -134,7 +134,7 @@ def build_groups() -> dict[str, tuple[str, Callable[[], list[str]]]]:
     from engines.system import registry
 
     combat = [sid for sid, s in registry().items()
-              if s.has_combat and s.archetype_library is not None]
+              if s.combat is not None and s.combat.archetypes is not None]
     found: dict[str, tuple[str, Callable[[], list[str]]]] = {
         "checks": ("single and opposed checks", compile_checks)}
     found.update({sid: (f"{sid} combat", partial(compile_combat_mc, sid)) for sid in combat})

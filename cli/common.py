@@ -55,22 +55,22 @@ def system_id(text: str) -> str:
 
 
 #: what a command needs of a system → (the System property, how the message names it)
-_PARTS = {"combat": ("has_combat", "combat rules"),
-          "campaign": ("has_campaign", "campaign mechanics"),
-          "opposed": ("opposed", "opposed-check rule")}
-
-
 def require_part(system: str, part: str, what: str) -> None:
     """An :class:`~engines.errors.InputError` (one line, exit 2) when ``system`` does
-    not declare the ``part`` (combat, campaign, opposed) a command needs for ``what``."""
+    not declare the ``part`` a command needs for ``what``: a hook group (``combat``,
+    ``campaign``: the one standard line of :meth:`engines.system.System.require`) or the
+    opposed rule (``opposed``)."""
     from engines.errors import InputError
     from engines.system import registry
 
-    flag, words = _PARTS[part]
     spec = registry().get(system)  # an unknown id: the command's own error names it
-    if spec is not None and not getattr(spec, flag):
-        raise InputError(f"{system}: this system declares no {words}, so there is no "
-                         f"{what}")
+    if spec is None:
+        return
+    if part != "opposed":
+        spec.require(part)
+    elif spec.checks.opposed is None:
+        raise InputError(f"{system}: this system declares no opposed-check rule, so there "
+                         f"is no {what}")
 
 
 #: A count above its bound (MAX_TRIALS …) ends in one line and exit code 2 before any

@@ -120,7 +120,7 @@ def settings_from_args(args):
         given = [v for s, v in variants if s == system]
         try:
             checks = given
-            if get(system).has_combat:
+            if get(system).combat is not None:
                 from analysis.combat.archetypes import split_variants
                 from analysis.combat.archetypes import variants as combat_variants
 

@@ -25,10 +25,11 @@ def systems_table():
     from engines.system import registry
 
     return pd.DataFrame([{
-        "id": s.id, "name": s.name, "source": s.source, "has_opposed": s.opposed,
-        "has_combat": s.has_combat, "has_campaign": s.has_campaign,
-        "axes": ", ".join(s.axes),
-        "mechanics": ", ".join(s.campaign_engine().MECHANICS) if s.has_campaign else "",
+        "id": s.id, "name": s.name, "source": s.source,
+        "has_opposed": s.checks.opposed is not None,
+        "has_combat": s.combat is not None, "has_campaign": s.campaign is not None,
+        "axes": ", ".join(s.checks.axes),
+        "mechanics": ", ".join(s.campaign.engine().MECHANICS) if s.campaign else "",
     } for s in registry().values()])
 
 

@@ -142,7 +142,7 @@ def run_modifiers(args) -> int:
 def run_claim_c7(args) -> int:
     import sys
 
-    from analysis.checks.claims import claim_c7
+    from analysis.checks.claims import claim_c7, claim_system
     from analysis.output import atomic_path
 
     check_outputs(args)
@@ -160,5 +160,5 @@ def run_claim_c7(args) -> int:
             with atomic_path(args.output) as tmp:
                 tmp.write_text(text)
         return 0
-    write_output(table, args, provenance_of(args, system="dice_pool_6"))
+    write_output(table, args, provenance_of(args, system=claim_system("C7")))
     return 0

@@ -294,18 +294,18 @@ class Mechanic:
 
 
 def mechanics(system: str) -> dict[str, Mechanic]:
-    """The ``MECHANICS`` of the module ``system``'s ``System.campaign`` names (an
+    """The ``MECHANICS`` of the module ``system``'s ``Campaign`` group names (an
     InputError naming the known systems, or saying the system declares none)."""
     from .system import get
 
-    return get(system).campaign_engine().MECHANICS
+    return get(system).require("campaign").engine().MECHANICS
 
 
 def campaign_systems() -> list[str]:
     """Ids of every installed system that declares campaign mechanics."""
     from .system import registry
 
-    return [sid for sid, s in registry().items() if s.has_campaign]
+    return [sid for sid, s in registry().items() if s.campaign is not None]
 
 
 def mechanic(system: str, name: str) -> Mechanic:

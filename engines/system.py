@@ -1,14 +1,15 @@
 """The one protocol every resolution system implements, and the registry of them.
 
-A system is one :class:`System` object: its id and display name, the module holding its
-``Variants`` dataclass and its exact / Monte Carlo distributions over outcome codes, its
-native check axes, whether it has an opposed-check rule, and the modules of its combat
-engine and campaign mechanics (both optional: a system may have neither). The five
-built-in systems define theirs as ``PLUGIN`` in their engine module
-(``engines.systems.dice_pool_7.checks.PLUGIN`` ...); an outside package registers one through the
-entry-point group :data:`ENTRY_POINT_GROUP` (``rpg_balance.systems``), whose entry
-point names a ``System`` object or a function returning one — the convention pytest
-and Dask use for their plug-ins.
+A system is one :class:`System` object: its id and display name and small immutable hook
+groups — :class:`Checks` (the single check: its engine module, axes and their neutral
+values, the check hooks), :class:`Ladder`, :class:`Combat` and :class:`Campaign` (optional:
+None means the system has no such part), :class:`Report` and :class:`Audit` (data with
+defaults). Each group's docstring is its contract; each callable hook has a
+:class:`typing.Protocol` (:class:`CheckGrid`, :class:`ChanceMatrix` …). The five built-in
+systems define theirs as ``PLUGIN`` in their package (``engines.systems.dice_pool_7.PLUGIN``
+...), as a plug-in does; an outside package registers one through the entry-point group
+:data:`ENTRY_POINT_GROUP` (``rpg_balance.systems``), whose entry point names a ``System``
+object or a function returning one — the convention pytest and Dask use for their plug-ins.
 
 :func:`registry` gives every installed system by id (built-ins first, then plug-ins in
 name order); :func:`get` one of them, or an :class:`~engines.errors.InputError`
@@ -18,18 +19,52 @@ naming the known ones. Nothing here imports numba, pandas or matplotlib: the mod
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import InputError
 
-__all__ = ["BUILT_IN", "ENTRY_POINT_GROUP", "N_", "CurvePanel", "CurveTable", "Difficulty",
-           "LadderRules", "Modifier", "OpposedRule", "System", "count_label", "get",
-           "plugin_entry_points", "registered", "registry"]
+__all__ = [
+    "BUILT_IN",
+    "ENTRY_POINT_GROUP",
+    "KNOWN_PROPERTIES",
+    "N_",
+    "OPTIONAL",
+    "Audit",
+    "Campaign",
+    "CellChance",
+    "Cells",
+    "ChanceMatrix",
+    "CheckExact",
+    "CheckGrid",
+    "CheckKernel",
+    "CheckMonteCarlo",
+    "Checks",
+    "CodeCount",
+    "Combat",
+    "CurvePanel",
+    "CurveTable",
+    "Difficulty",
+    "DifficultyAxes",
+    "Known",
+    "Ladder",
+    "LadderRules",
+    "Modifier",
+    "OpposedRule",
+    "Report",
+    "System",
+    "TextReading",
+    "count_label",
+    "get",
+    "plugin_entry_points",
+    "registered",
+    "registry",
+]
 
 ENTRY_POINT_GROUP = "rpg_balance.systems"
 #: The built-in systems (``engines.systems.<id>``), in the order every table lists them:
@@ -43,7 +78,7 @@ class Modifier:
 
     ``sets`` puts axes at a value (a roll mode: ``{"roll": "advantage"}``); ``shifts``
     adds to numeric axes (``{"modifier": 1}``). The base check has every ``sets`` axis at
-    its first value."""
+    its neutral (:attr:`Checks.neutral`)."""
 
     name: str
     rule: str
@@ -168,178 +203,218 @@ class CurveTable:
     full: bool = False
 
 
+# --------------------------------------------------------------------------------------
+# The callable hooks, one Protocol each (the shapes every caller relies on)
+
+Cells = Mapping[str, Any]
+
+
+class CheckGrid(Protocol):
+    """``grid(cells, variants) -> (settings, setting_of_cell, mask, values)``.
+
+    ``cells`` maps every check axis (native and hidden) to an array of one value per grid
+    cell. Returns the roll ``settings`` (a 1-d array of distinct values: what the engine
+    module's ``exact`` / ``monte_carlo`` are run for), ``setting_of_cell`` (``int[cells]``,
+    an index into ``settings``), ``mask`` (``bool[cells, codes]``: the outcome codes that
+    succeed in each cell) and ``values`` (``float[codes]``: each code's outcome value, the
+    raw number the outcome section summarises)."""
+
+    def __call__(self, cells: Cells, variants: Any, /) -> tuple: ...
+
+
+class CheckExact(Protocol):
+    """``exact(settings, variants, n_codes) -> float[settings, codes]``: the exact
+    distribution of each roll setting over the outcome codes (each row sums to 1)."""
+
+    def __call__(self, settings: Any, variants: Any, n_codes: int, /) -> Any: ...
+
+
+class CheckMonteCarlo(Protocol):
+    """``monte_carlo(settings, trials, seed, variants, n_codes) -> int[settings, codes]``:
+    counts of each code over ``trials`` rolls of each setting (each row sums to
+    ``trials``); ``seed`` is an int or a ``numpy.random.SeedSequence``."""
+
+    def __call__(self, settings: Any, trials: int, seed: Any, variants: Any,
+                 n_codes: int, /) -> Any: ...
+
+
+class CheckKernel(Protocol):
+    """``kernel(settings, variants) -> (kernel code, parameters, rule array)``: the
+    arguments of :func:`engines.checks.run` / ``run_pairs`` (the shared numba check
+    kernel) for these settings; needed for the opposed Monte Carlo."""
+
+    def __call__(self, settings: Any, variants: Any, /) -> tuple: ...
+
+
+class CodeCount(Protocol):
+    """``code_count(settings, variants) -> int``: the number of outcome codes."""
+
+    def __call__(self, settings: Any, variants: Any, /) -> int: ...
+
+
+class CellChance(Protocol):
+    """``p(cells, variants) -> float[cells]``: exact P(success) of each cell (``cells``
+    as :class:`CheckGrid` takes them)."""
+
+    def __call__(self, cells: Cells, variants: Any, /) -> Any: ...
+
+
+class DifficultyAxes(Protocol):
+    """``difficulty_axes() -> tuple[Difficulty, ...]``: the ways the system sets
+    difficulty, each easiest first."""
+
+    def __call__(self) -> tuple: ...
+
+
+class ChanceMatrix(Protocol):
+    """``chance_matrix(axis, competences, difficulties, variants) ->
+    float[competences, difficulties]``: exact P(success) on one difficulty axis (a
+    :class:`Difficulty` name) for native competence values × native difficulty values,
+    every other check axis at its neutral."""
+
+    def __call__(self, axis: str, competences: Any, difficulties: Any,
+                 variants: Any, /) -> Any: ...
+
+
+class TextReading(Protocol):
+    """``reading(query, tr) -> str``: one plain sentence of the report. ``tr`` carries
+    ``_`` (translate), ``pct``, ``percent`` and ``decimal``; ``query`` is
+    ``p(**axes)`` (an exact P(success)) for the curve reading and ``stat(setting,
+    "mean" | "sd")`` for the outcome reading."""
+
+    def __call__(self, query: Callable[..., float], tr: Any, /) -> str: ...
+
+
+#: Properties a system may declare it does not have (:class:`Known`), each with the
+#: weaker property the conformance check tests instead.
+KNOWN_PROPERTIES: Mapping[str, str] = MappingProxyType({
+    "competence_monotone": (
+        "P(success) may fall along the competence axis somewhere (an acing die: a d4 totals "
+        "6 more often than a d6); the ladder check then asks only that the highest "
+        "competence value succeed at least as often as the lowest at every cell, and that "
+        "LadderRules' top rung succeed at least as often as its lowest"),
+    "difficulty_monotone": (
+        "P(success) may rise along the difficulty axis somewhere; the ladder check then "
+        "asks only that the hardest difficulty value succeed at most as often as the "
+        "easiest at every cell, and so for LadderRules' difficulties"),
+})
+
+
 @dataclass(frozen=True)
-class System:
-    """Everything the rest of the suite asks of a resolution system.
+class Known:
+    """A property the conformance check would ask of the system that its rules really
+    lack, with the reason (``Known("competence_monotone", "acing: a d4 reaches 6 more
+    often than a d6")``). ``property`` is a key of :data:`KNOWN_PROPERTIES`, which says
+    the weaker property tested instead."""
 
-    ``module`` is the engine module: ``Variants`` (a dataclass of
-    :func:`engines.variants.variant` fields), ``exact(...)`` → probabilities over outcome
-    codes and ``monte_carlo(...)`` → counts over the same codes. ``axes`` are the native
-    axes of its success-curve table, each a tuple of values. ``opposed`` says whether the
-    rules give an opposed check; ``combat`` and ``campaign`` name the modules of its
-    combat engine and campaign mechanics (``None``: the system has none).
-
-    ``check_grid(cells, variants)`` is the success mask of a grid cell over outcome codes:
-    given the axis values of every cell (``{axis: array}``) it returns ``(settings,
-    setting_of_cell, mask, values)`` — the roll settings, which setting each cell rolls,
-    ``bool[cells, codes]`` (the codes that succeed in the cell) and each code's outcome
-    value. With it the module's ``exact(settings, variants)`` → ``[settings, codes]``
-    probabilities and ``monte_carlo(settings, trials, seed, variants)`` → counts are all
-    the success-curve tables need; the hooks at the end of the class (each documented
-    where it is declared) refine this: distributions that need the number of codes,
-    Monte Carlo kernels, the opposed rule, the modifier table, the difficulty solver and
-    the ladder mapping. Every default keeps a minimal plug-in working.
-
-    The ladder mapping hook: ``competence_axis`` and ``difficulty_axis`` name the axes a
-    competence and a difficulty move (the difficulty axis's values easiest first; every
-    other axis stays at its first value), and ``ladder`` maps the competence rungs
-    (untrained … master) to native competence values. With them the difficulty solver
-    handles the system. ``modifiers`` is the modifiers catalogue (:class:`Modifier`)
-    the modifier tables measure.
-    """
-
-    id: str
-    name: str
-    module: str
-    axes: Mapping[str, tuple] = field(default_factory=dict)
-    opposed: bool = True
-    combat: str | None = None
-    campaign: str | None = None
-    source: str = "built-in"
-    check_grid: Callable[..., tuple] | None = None
-    competence_axis: str | None = None
-    difficulty_axis: str | None = None
-    ladder: Mapping[str, int] = field(default_factory=dict)
-    modifiers: tuple[Modifier, ...] = ()
-    # ---- check hooks (read by analysis.checks and analysis.workflow.solvers) --------
-    #: ``(settings, variants, n_codes)`` → exact ``[settings, codes]`` probabilities;
-    #: None: the engine module's ``exact(settings, variants)``.
-    check_exact: Callable[..., Any] | None = None
-    #: ``(settings, trials, seed, variants, n_codes)`` → Monte Carlo counts; None: the
-    #: :attr:`check_kernel` run by :func:`engines.checks.run`, else the module's
-    #: ``monte_carlo(settings, trials, seed, variants)``.
-    check_mc: Callable[..., Any] | None = None
-    #: ``(settings, variants)`` → ``(kernel code, parameters, rule array)`` of
-    #: :func:`engines.checks.run` / ``run_pairs`` (needed for opposed Monte Carlo).
-    check_kernel: Callable[..., tuple] | None = None
-    #: ``(settings, variants)`` → the number of outcome codes; None: module ``N_CODES``.
-    code_count: Callable[..., int] | None = None
-    #: axes the check grid also takes, beyond :attr:`axes` (not in the default table).
-    hidden_axes: Mapping[str, tuple] = field(default_factory=dict)
-    #: the opposed-check rule (:class:`OpposedRule`); None: the rules give none.
-    opposed_rule: OpposedRule | None = None
-    #: base grid of the modifier table (default: :attr:`axes`, less the axes a modifier
-    #: sets); ``modifier_base`` holds other check-grid axes at a value, not shown.
-    modifier_axes: Mapping[str, tuple] = field(default_factory=dict)
-    modifier_base: Mapping[str, Any] = field(default_factory=dict)
-    #: ``(cells, variants)`` → exact P(success) of each cell (``{axis: array}``, as
-    #: :attr:`check_grid`), for the modifier table; None: read off the success curves.
-    check_p: Callable[..., Any] | None = None
-    #: ``()`` → the difficulty axes the solver searches (:class:`Difficulty`); None: one
-    #: axis, :attr:`difficulty_axis` with its values.
-    difficulty_axes: Callable[[], tuple] | None = None
-    #: ``(axis, competences, difficulties, variants)`` → exact P(success)
-    #: ``[competences, difficulties]``; None: read off the exact success curves.
-    chance_matrix: Callable[..., Any] | None = None
-    #: ``(axis name, values)`` the inverse table searches for the competence needed;
-    #: None: :attr:`competence_axis` over its values.
-    competence_search: tuple[str, range] | None = None
-    #: how the common ladder file maps onto the system (:class:`LadderRules`).
-    ladder_rules: LadderRules | None = None
-
-    # ---- report hooks --------------------------------------------------------------
-    # What the report's sections draw for the system. Every one is optional: without
-    # them the report draws a plain view from the axes and the ladder hook above.
-    # Texts are English msgids (marked with :func:`N_`); the report translates them.
-    #: one line on what a success means (default: :attr:`name`)
-    summary: str = ""
-    #: the system's colour in every cross-system figure (default: a spare colour)
-    color: str | None = None
-    #: a short description for figure labels, "id (label)" (default: :attr:`name`)
-    label: str = ""
-    #: the success-curve figure's panels, its caption and its alt text (may use
-    #: ``{system}``; the figure's width in inches, None: the default)
-    curve_panels: tuple[CurvePanel, ...] = ()
-    curve_caption: str = ""
-    curve_alt: str = ""
-    curve_width: float | None = None
-    #: the success-curve tables
-    curve_tables: tuple[CurveTable, ...] = ()
-    #: ``curve_reading(p, tr)`` → one plain sentence: ``p(**axes)`` is an exact
-    #: P(success), ``tr`` carries ``_`` (translate), ``pct``, ``percent``, ``decimal``
-    curve_reading: Callable[..., str] | None = None
-    #: what a roll setting is and what the raw outcome counts (outcome section)
-    outcome_labels: tuple[str, str] = (N_("roll setting"), N_("outcome value"))
-    #: ``outcome_reading(stat, tr)`` → a sentence; ``stat(setting, "mean" | "sd")``
-    outcome_reading: Callable[..., str] | None = None
-    #: the roll settings are pool sizes (drawn in the successes-per-pool figure)
-    pool_settings: bool = False
-    #: the representative task of the native-spread section: (axis a character improves
-    #: along, the other axes held, a label); default: the competence axis, every other
-    #: axis at its first value
-    spread: tuple[str, Mapping[str, Any], str] | None = None
-    #: the campaign section's example: (mechanic, its parameters, sessions, threshold)
-    #: of the system's :attr:`campaign` module (None: the section leaves it out)
-    campaign_example: tuple[str, Mapping[str, Any], int, int] | None = None
-    #: the system's own words for what the audit's findings name (read by
-    #: :mod:`analysis.glossary`): ``{key: (term, rule id)}``. A key is a fighter's trait
-    #: as its archetype library names it (``"vigor"``), ``"weapon"``, ``"armour"``,
-    #: ``"tactic"``, a check axis (``"difficulty"``), or ``"NAME=VALUE"`` for one value
-    #: of a trait, gear or axis (``"armour=heavy_archaic"``; its rule id may be empty).
-    #: Terms are English msgids (:func:`N_`): a trait or gear word bare ("Vigor",
-    #: "armour"), an axis with its article ("the difficulty"). A variant's words are its
-    #: field's ``term`` and ``words`` (:func:`engines.variants.variant`); a key without a
-    #: term is read from its name.
-    terms: Mapping[str, tuple[str, str]] = field(default_factory=dict)
-    # --- combat hooks ------------------------------------------------------------------
-    # ``archetype_library``: where the one archetype loader
-    # (:mod:`analysis.combat.archetypes`) finds the system's archetype library, as
-    # ``"module:ATTRIBUTE"`` of an ``ArchetypeHook`` (data file, its pydantic models, rung
-    # and style → combatant). A string, loaded on first use by the analysis layer, never
-    # by the engines. ``None``: no archetype library (no ``duel``/``fight`` by name).
-    archetype_library: str | None = None
-    #: the trait that measures a fighter's toughness (``CON``, ``vigor``): the audit's
-    #: cures move it for both fighters of a matchup guardrail; None: no such cure.
-    health_trait: str | None = None
-    #: the small exact sweep ``audit --discover`` runs to find knobs whose effect depends
-    #: on another: ``{"metric": fight metric, "knobs": {knob: [two values]}}`` (knobs as
-    #: the audit names them: ``both.<trait>``, ``both.armour``, ``variant.<name>``);
-    #: None: the system has no such sweep.
-    interaction_sweep: Mapping[str, Any] | None = None
-    #: how the audit's dominance search runs the system's duels: ``"exact"`` (the chain)
-    #: or ``"mc"`` (Monte Carlo, for a system whose exact chain is too slow to search).
-    duel_search: str = "exact"
+    property: str
+    reason: str
 
     def __post_init__(self) -> None:
-        if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():
-            raise InputError(f"system id {self.id!r}: expected letters, digits and _")
-        axes = {str(k): tuple(v) for k, v in dict(self.axes).items()}
-        object.__setattr__(self, "axes", MappingProxyType(axes))
-        object.__setattr__(self, "ladder", MappingProxyType(dict(self.ladder)))
-        for name in ("hidden_axes", "modifier_axes"):
-            value = {str(k): tuple(v) for k, v in dict(getattr(self, name)).items()}
-            object.__setattr__(self, name, MappingProxyType(value))
-        object.__setattr__(self, "modifier_base", MappingProxyType(dict(self.modifier_base)))
-        object.__setattr__(self, "terms", MappingProxyType(
-            {str(k): (str(v[0]), str(v[1])) for k, v in dict(self.terms).items()}))
-        for name in (self.competence_axis, self.difficulty_axis):
-            if name is not None and name not in axes:
-                raise InputError(f"system {self.id}: axis {name!r} is not one of its axes "
-                                 f"({', '.join(axes)})")
+        if self.property not in KNOWN_PROPERTIES:
+            raise InputError(f"known property {self.property!r}: unknown; known: "
+                             + ", ".join(KNOWN_PROPERTIES))
+        if not str(self.reason).strip():
+            raise InputError(f"known property {self.property!r}: give its reason")
+
+
+def _axes(value: Mapping[str, Any]) -> Mapping[str, tuple]:
+    return MappingProxyType({str(k): tuple(v) for k, v in dict(value).items()})
+
+
+def _frozen(obj: Any, *names: str) -> None:
+    for name in names:
+        object.__setattr__(obj, name, MappingProxyType(dict(getattr(obj, name))))
+
+
+# --------------------------------------------------------------------------------------
+# The hook groups
+
+
+@dataclass(frozen=True)
+class Checks:
+    """A single check: how it is rolled and read. The one group every system has.
+
+    ``module``
+        The engine module, imported on first use (:meth:`engine`): ``Variants`` (a
+        dataclass of :func:`engines.variants.variant` fields), ``exact(settings,
+        variants)`` → ``float[settings, codes]`` and ``monte_carlo(settings, trials, seed,
+        variants)`` → ``int[settings, codes]``, over the same outcome codes (``N_CODES``:
+        their number, unless :attr:`code_count` says it).
+    ``axes``
+        The native axes of the success-curve table, ``{name: values}`` (each a tuple of
+        native values: a modifier, a pool size, a roll mode …).
+    ``neutral``
+        The value each axis is *held at* by a command that does not sweep it — the
+        difficulty solver and its inverse table, the report's plain curves and native
+        spread, the modifier table's base cell, the workbench's first view: ``{"modifier":
+        0, "roll": "normal", "dice": 0}`` (no modifier, a normal roll, no bonus dice).
+        Every axis except the ladder's competence and difficulty axes declares one (the
+        conformance check fails otherwise); an axis without one is held at its first
+        value. Must be one of the axis's values.
+    ``grid``
+        :class:`CheckGrid`: the success mask of each cell over the outcome codes. None:
+        the system has no success curves (and no solver, report curves or scenario checks).
+    ``hidden_axes``
+        Axes the grid also takes, beyond :attr:`axes`, not in the default table
+        (``{"roll": MODES}``); each needs a :attr:`neutral` too.
+    ``exact`` / ``monte_carlo`` / ``kernel`` / ``code_count``
+        :class:`CheckExact`, :class:`CheckMonteCarlo`, :class:`CheckKernel`,
+        :class:`CodeCount`, for distributions that need the code count or a shared numba
+        kernel. None: the module's ``exact(settings, variants)``; the kernel on
+        :func:`engines.checks.run`, else the module's ``monte_carlo``; no opposed Monte
+        Carlo; the module's ``N_CODES``.
+    ``opposed``
+        :class:`OpposedRule`: the opposed check. None: the rules give none.
+    ``modifiers``
+        The modifiers catalogue (:class:`Modifier`) the modifier table measures.
+    ``modifier_axes`` / ``modifier_base``
+        The modifier table's base grid (default: :attr:`axes`, less the axes a modifier
+        sets) and other grid axes it holds at a value, not shown (over the neutral).
+    ``p``
+        :class:`CellChance`: exact P(success) of each cell, for the modifier table. None:
+        read off the success curves.
+    """
+
+    module: str
+    axes: Mapping[str, tuple] = field(default_factory=dict)
+    neutral: Mapping[str, Any] = field(default_factory=dict)
+    grid: CheckGrid | None = None
+    hidden_axes: Mapping[str, tuple] = field(default_factory=dict)
+    exact: CheckExact | None = None
+    monte_carlo: CheckMonteCarlo | None = None
+    kernel: CheckKernel | None = None
+    code_count: CodeCount | None = None
+    opposed: OpposedRule | None = None
+    modifiers: tuple[Modifier, ...] = ()
+    modifier_axes: Mapping[str, tuple] = field(default_factory=dict)
+    modifier_base: Mapping[str, Any] = field(default_factory=dict)
+    p: CellChance | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("axes", "hidden_axes", "modifier_axes"):
+            object.__setattr__(self, name, _axes(getattr(self, name)))
+        _frozen(self, "neutral", "modifier_base")
+        object.__setattr__(self, "modifiers", tuple(self.modifiers))
+        every = self.all_axes
+        for axis, value in self.neutral.items():
+            if axis not in every:
+                raise InputError(f"neutral {axis}={value!r}: {axis!r} is not an axis "
+                                 f"({', '.join(every)})")
+            if value not in every[axis]:
+                raise InputError(f"neutral {axis}={value!r}: not one of the axis's values")
 
     @property
-    def solvable(self) -> bool:
-        """Whether the difficulty solver can handle it (a check grid and both axes)."""
-        return (self.check_grid is not None and self.competence_axis is not None
-                and self.difficulty_axis is not None)
+    def all_axes(self) -> Mapping[str, tuple]:
+        """Every axis the grid takes: the native ones, then the hidden ones."""
+        return {**self.axes, **self.hidden_axes}
 
-    @property
-    def has_combat(self) -> bool:
-        return self.combat is not None
-
-    @property
-    def has_campaign(self) -> bool:
-        return self.campaign is not None
+    def held(self, axis: str) -> Any:
+        """The value ``axis`` is held at when not swept: its :attr:`neutral`, else (an
+        undeclared neutral, which the conformance check reports) its first value."""
+        if axis in self.neutral:
+            return self.neutral[axis]
+        return self.all_axes[axis][0]
 
     def engine(self):
         """The engine module (``Variants``, ``exact``, ``monte_carlo``)."""
@@ -350,17 +425,246 @@ class System:
         """The system's ``Variants`` dataclass."""
         return self.engine().Variants
 
-    def combat_engine(self):
-        """The combat engine module, or an :class:`InputError` saying there is none."""
-        if self.combat is None:
-            raise InputError(f"{self.id}: this system declares no combat rules")
-        return importlib.import_module(self.combat)
 
-    def campaign_engine(self):
-        """The campaign-mechanics module (its ``MECHANICS``), or an :class:`InputError`."""
-        if self.campaign is None:
-            raise InputError(f"{self.id}: this system declares no campaign mechanics")
-        return importlib.import_module(self.campaign)
+@dataclass(frozen=True)
+class Ladder:
+    """How competence and difficulty map onto the check: with it the difficulty solver,
+    the inverse table and the ladder tables handle the system (None: it has no ladder).
+
+    ``competence_axis`` / ``difficulty_axis``
+        The check axes a competence and a difficulty move (the difficulty axis's values
+        easiest first); every other axis is held at its neutral (:attr:`Checks.neutral`).
+    ``rungs``
+        The fallback competence ladder, rung (``untrained`` … ``master``) → native
+        competence value (the common ladder file ``analysis/data/ladders.toml`` overrides
+        it).
+    ``difficulty_axes``
+        :class:`DifficultyAxes`: the ways the solver sets difficulty. None: one axis,
+        :attr:`difficulty_axis` over its values.
+    ``chance_matrix``
+        :class:`ChanceMatrix`. None: read off the exact success curves, every other axis
+        at its neutral.
+    ``competence_search``
+        ``(axis name, values)`` the inverse table searches for the competence needed.
+        None: :attr:`competence_axis` over its values.
+    ``rules``
+        :class:`LadderRules`: how the common ladder file maps onto the system (None: the
+        ladder tables leave it out).
+    """
+
+    competence_axis: str
+    difficulty_axis: str
+    rungs: Mapping[str, int] = field(default_factory=dict)
+    difficulty_axes: DifficultyAxes | None = None
+    chance_matrix: ChanceMatrix | None = None
+    competence_search: tuple[str, range] | None = None
+    rules: LadderRules | None = None
+
+    def __post_init__(self) -> None:
+        _frozen(self, "rungs")
+
+    @property
+    def swept(self) -> tuple[str, str]:
+        """The two axes the ladder moves (every other is held at its neutral)."""
+        return (self.competence_axis, self.difficulty_axis)
+
+
+@dataclass(frozen=True)
+class Combat:
+    """The combat rules (None: the system has none, so no ``duel``, ``fight``, combat
+    sections or discovery).
+
+    ``module``
+        The combat engine module, imported on first use (:meth:`engine`): ``Variants``,
+        ``duel_exact(a, b, variants)``, ``duel_mc(a, b, trials, seed, variants)``,
+        ``fight_mc``, ``attack_damage``, ``one_hit``, each returning
+        :class:`engines.fight.FightStats` (the example plug-in's README lists the contract).
+    ``archetypes``
+        Where the one archetype loader (:mod:`analysis.combat.archetypes`) finds the
+        system's archetype library: ``"module:ATTRIBUTE"`` of an ``ArchetypeHook`` (data
+        file, its pydantic models, rung and style → combatant). A string, loaded by the
+        analysis layer, never by the engines. None: no duel by name.
+    """
+
+    module: str
+    archetypes: str | None = None
+
+    def engine(self):
+        """The combat engine module."""
+        return importlib.import_module(self.module)
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """The campaign mechanics (None: the system has none).
+
+    ``module``
+        The module holding ``MECHANICS`` (:class:`engines.campaign.Mechanic` by name),
+        imported on first use (:meth:`engine`).
+    ``example``
+        The report's campaign example: ``(mechanic, its parameters, sessions,
+        threshold)``. None: the campaign section leaves the system out.
+    """
+
+    module: str
+    example: tuple[str, Mapping[str, Any], int, int] | None = None
+
+    def engine(self):
+        """The campaign-mechanics module (its ``MECHANICS``)."""
+        return importlib.import_module(self.module)
+
+
+@dataclass(frozen=True)
+class Report:
+    """What the report's sections draw for the system: all data with defaults, so a
+    system without them gets a plain view (from the axes, the ladder and the neutrals).
+    Texts are English msgids (marked with :func:`N_`); the report translates them.
+
+    ``summary``: one line on what a success means (default: the system's name);
+    ``color``: its colour in every cross-system figure (None: a spare colour);
+    ``label``: a short description for figure labels (default: the name).
+    ``curve_panels`` (:class:`CurvePanel`), ``curve_caption``, ``curve_alt`` (may use
+    ``{system}``), ``curve_width`` (inches; None: the default) and ``curve_tables``
+    (:class:`CurveTable`): the success-curve figure and tables (empty: the competence axis
+    across, one line or column per difficulty, every other axis at its neutral).
+    ``curve_reading`` / ``outcome_reading``: :class:`TextReading` sentences of the curve
+    and outcome sections. ``outcome_labels``: what a roll setting is and what the raw
+    outcome counts. ``pool_settings``: the roll settings are pool sizes (drawn in the
+    successes-per-pool figure). ``spread``: the native-spread section's representative
+    task, ``(axis a character improves along, the other axes held, a label)`` (None: the
+    competence axis, every other axis at its neutral). ``claims``: the claims of the
+    rules digest the system carries (``("C7",)``): the claim's table, command and
+    section find their system here, never by its id.
+    """
+
+    summary: str = ""
+    color: str | None = None
+    label: str = ""
+    curve_panels: tuple[CurvePanel, ...] = ()
+    curve_caption: str = ""
+    curve_alt: str = ""
+    curve_width: float | None = None
+    curve_tables: tuple[CurveTable, ...] = ()
+    curve_reading: TextReading | None = None
+    outcome_labels: tuple[str, str] = (N_("roll setting"), N_("outcome value"))
+    outcome_reading: TextReading | None = None
+    pool_settings: bool = False
+    spread: tuple[str, Mapping[str, Any], str] | None = None
+    claims: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Audit:
+    """What the audit (``rpg-balance audit``) and its findings need of the system.
+
+    ``terms``
+        The system's own words for what a finding names (read by
+        :mod:`analysis.glossary`): ``{key: (term, rule id)}``. A key is a fighter's trait
+        as its archetype library names it (``"vigor"``), ``"weapon"``, ``"armour"``,
+        ``"tactic"``, a check axis (``"difficulty"``), or ``"NAME=VALUE"`` for one value of
+        a trait, gear or axis (``"armour=heavy_archaic"``; its rule id may be empty). Terms
+        are English msgids (:func:`N_`): a trait or gear word bare ("Vigor", "armour"), an
+        axis with its article ("the difficulty"). A variant's words are its field's
+        ``term`` and ``words``; a key without a term is read from its name.
+    ``health_trait``
+        The trait that measures a fighter's toughness (``CON``, ``vigor``): the cures move
+        it for both fighters of a matchup guardrail. None: no such cure.
+    ``interaction_sweep``
+        The small exact sweep ``audit --discover`` runs to find knobs whose effect depends
+        on another: ``{"metric": fight metric, "knobs": {knob: [two values]}}`` (knobs as
+        the audit names them: ``both.<trait>``, ``both.armour``, ``variant.<name>``).
+        None: no such sweep.
+    ``duel_search``
+        How the dominance search runs the system's duels: ``"exact"`` (the chain) or
+        ``"mc"`` (Monte Carlo, for an exact chain too slow to search).
+    """
+
+    terms: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    health_trait: str | None = None
+    interaction_sweep: Mapping[str, Any] | None = None
+    duel_search: str = "exact"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "terms", MappingProxyType(
+            {str(k): (str(v[0]), str(v[1])) for k, v in dict(self.terms).items()}))
+        if self.duel_search not in ("exact", "mc"):
+            raise InputError(f"duel_search {self.duel_search!r}: expected 'exact' or 'mc'")
+
+
+#: What each optional group's absence means, in the one standard line (:meth:`System.require`).
+OPTIONAL = MappingProxyType({"ladder": "ladder mapping", "combat": "combat rules",
+                             "campaign": "campaign mechanics"})
+
+
+@dataclass(frozen=True)
+class System:
+    """A resolution system, as the suite asks of it: its id and display name, and the hook
+    groups a plug-in fills — each a frozen dataclass whose docstring is its contract.
+
+    ``checks`` (:class:`Checks`, always): the single check. ``ladder`` (:class:`Ladder`),
+    ``combat`` (:class:`Combat`) and ``campaign`` (:class:`Campaign`): optional; None means
+    the system has no such part, and every command or section that needs it says so in
+    one line (:meth:`require`). ``report`` (:class:`Report`) and ``audit``
+    (:class:`Audit`): data with defaults. ``known``: properties the conformance check
+    would ask that the rules really lack, each with its reason (:class:`Known`).
+    ``source``: where it came from (``built-in``, ``plug-in <distribution>``).
+    """
+
+    id: str
+    name: str
+    checks: Checks
+    ladder: Ladder | None = None
+    combat: Combat | None = None
+    campaign: Campaign | None = None
+    report: Report = field(default_factory=Report)
+    audit: Audit = field(default_factory=Audit)
+    known: tuple[Known, ...] = ()
+    source: str = "built-in"
+
+    def __post_init__(self) -> None:
+        if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():
+            raise InputError(f"system id {self.id!r}: expected letters, digits and _")
+        for name, kind in (("checks", Checks), ("ladder", Ladder), ("combat", Combat),
+                           ("campaign", Campaign), ("report", Report), ("audit", Audit)):
+            value = getattr(self, name)
+            if not (isinstance(value, kind) or (value is None and name in OPTIONAL)):
+                raise InputError(f"system {self.id}: {name}: expected an "
+                                 f"engines.system.{kind.__name__}, got {type(value).__name__}")
+        object.__setattr__(self, "known", tuple(self.known))
+        if self.ladder is not None:
+            axes = self.checks.axes
+            for name in self.ladder.swept:
+                if name not in axes:
+                    raise InputError(f"system {self.id}: axis {name!r} is not one of its "
+                                     f"axes ({', '.join(axes)})")
+
+    def lacks(self, group: str) -> str | None:
+        """The one standard line saying the system has no optional group ``group``
+        (``"ladder"``, ``"combat"``, ``"campaign"``): ``"<id>: this system declares no
+        combat rules"``; None when it has it. A command or section that goes on without the
+        group starts its note with this line."""
+        if group not in OPTIONAL:
+            raise ValueError(f"{group!r} is not an optional group ({', '.join(OPTIONAL)})")
+        if getattr(self, group) is not None:
+            return None
+        return f"{self.id}: this system declares no {OPTIONAL[group]}"
+
+    def require(self, group: str):
+        """The optional group ``group`` (``"ladder"``, ``"combat"``, ``"campaign"``), or an
+        :class:`InputError` carrying the one standard line (:meth:`lacks`)."""
+        why = self.lacks(group)
+        if why is not None:
+            raise InputError(why)
+        return getattr(self, group)
+
+    def knows(self, prop: str) -> Known | None:
+        """The declared :class:`Known` exception for ``prop`` (None: not declared)."""
+        return next((k for k in self.known if k.property == prop), None)
+
+    @property
+    def solvable(self) -> bool:
+        """Whether the difficulty solver can handle it (a check grid and a ladder)."""
+        return self.checks.grid is not None and self.ladder is not None
 
 
 def plugin_entry_points():
@@ -386,8 +690,7 @@ def _load(ep) -> System:
     if obj.source == "built-in":
         dist = getattr(ep, "dist", None)
         name = getattr(dist, "name", None) or ep.value.split(":")[0].split(".")[0]
-        obj = System(**{**{f: getattr(obj, f) for f in obj.__dataclass_fields__},
-                        "source": f"plug-in {name}"})
+        obj = dataclasses.replace(obj, source=f"plug-in {name}")
     return obj
 
 

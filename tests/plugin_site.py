@@ -33,8 +33,8 @@ from pbta_2d6 import PLUGIN as _FULL
 
 PLUGIN = dataclasses.replace(
     _FULL, id="pbta_checks", name="2d6 + modifier, checks only", combat=None,
-    campaign=None, archetype_library=None, campaign_example=None, health_trait=None,
-    interaction_sweep=None, modifiers=())
+    campaign=None, checks=dataclasses.replace(_FULL.checks, modifiers=()),
+    audit=dataclasses.replace(_FULL.audit, health_trait=None, interaction_sweep=None))
 """
 
 

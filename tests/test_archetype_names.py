@@ -7,6 +7,7 @@ numbers are worked by hand from the data files (engines/systems/<id>/archetypes.
 rules they implement, cited per line.
 """
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -146,9 +147,9 @@ def test_the_loader_is_driven_by_the_systems_hook():
     """A system id the loader has never heard of, whose System names dice_pool_7's hook,
     loads that library: nothing in the loader depends on the id."""
     base = systems_api.get("dice_pool_7")
-    fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
-    clone = systems_api.System(**{**fields, "id": "house_pool"})
-    bare = systems_api.System(**{**fields, "id": "no_fights", "archetype_library": None})
+    clone = dataclasses.replace(base, id="house_pool")
+    bare = dataclasses.replace(base, id="no_fights",
+                               combat=dataclasses.replace(base.combat, archetypes=None))
     with systems_api.registered(clone, bare):
         assert A.names("house_pool") == A.names("dice_pool_7")
         assert A.combatant("house_pool", "competent").defense == 3  # min(DES 3, SAB 3), A8

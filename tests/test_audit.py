@@ -240,7 +240,7 @@ def test_validation_reports_every_problem_with_key_paths():
 def test_shipped_guardrails_validate():
     sc = load_scenario(audit.DATA)
     assert len(sc.guardrails) >= 15
-    with_trait = {s.id for s in registry().values() if s.health_trait}
+    with_trait = {s.id for s in registry().values() if s.audit.health_trait}
     assert {audit.guardrail_target(sc, g).system for g in sc.guardrails} == with_trait
     assert all(g.reason for g in sc.guardrails)
     assert {"dominance_z", "one_hit_incapacitate", "variant_high"} <= set(sc.discover)

@@ -126,11 +126,11 @@ def test_no_default_cure_changes_a_guardrails_own_terms(default_audit):
         edit = parse(shlex.split(row["cure"])[-1])
         t = audit.guardrail_target(sc, g)
         if t.kind == "check":
-            spec = get(t.system)
+            ladder = get(t.system).ladder
             # the task's difficulty (and every other axis but competence) is held
-            assert edit.knob == spec.competence_axis or edit.knob.startswith("variant."), \
+            assert edit.knob == ladder.competence_axis or edit.knob.startswith("variant."), \
                 row["cure"]
-            assert edit.knob != spec.difficulty_axis
+            assert edit.knob != ladder.difficulty_axis
         else:
             assert not re.match(r"(a|b|both)\.(weapon|armour|tactic)$", edit.knob), row["cure"]
             assert edit.knob != "variant.aftermath"
@@ -176,13 +176,13 @@ def test_hand_worked_competence_cure_and_freed_difficulty(tmp_path):
 
 def test_check_knobs_hold_every_axis_but_competence():
     for system in AXES:
-        spec = get(system)
+        ladder = get(system).ladder
         cell = {axis: next(iter(values)) for axis, values in AXES[system].items()}
         knobs, held = check_knobs(system, cell, None)
         names = {k.name for k in knobs}
-        assert spec.difficulty_axis in held
-        assert spec.difficulty_axis not in names
-        assert {n for n in names if not n.startswith("variant.")} == {spec.competence_axis}
+        assert ladder.difficulty_axis in held
+        assert ladder.difficulty_axis not in names
+        assert {n for n in names if not n.startswith("variant.")} == {ladder.competence_axis}
 
 
 def test_edge_of_the_range_is_said(tmp_path):

@@ -2,7 +2,8 @@
 
 Every system of the registry (the five built-ins) and the plug-in example
 (``examples/plugin_system``, ``pbta_2d6``: in process, and installed into a temporary site
-folder running its own two-line test) passes every check that applies to it. Broken copies
+folder running its own test) passes every check that applies to it, one pytest id per
+system and check (``parametrize_with_checks``, ``<system>-<check>``). Broken copies
 fail exactly the check that covers what is broken: exact rows summing to 0.9, a Monte Carlo
 kernel rolling a d5 for a d6 or losing trials, a variant check raising ValueError, a
 difficulty axis listed hardest first, an opposed tie share of 1.5, a duel kernel that swaps
@@ -31,7 +32,12 @@ import numpy as np
 import pytest
 from plugin_site import install_plugin
 
-from analysis.conformance import CHECKS, ConformanceError, check_system
+from analysis.conformance import (
+    CHECKS,
+    ConformanceError,
+    check_system,
+    parametrize_with_checks,
+)
 from engines.errors import InputError
 from engines.system import BUILT_IN, get, registry
 
@@ -41,13 +47,24 @@ TRIALS = 40_000
 SEED = 20_261_201
 
 
-@pytest.mark.parametrize("system", list(registry()))
-def test_every_registered_system_conforms(system):
-    report = check_system(system, trials=TRIALS, seed=SEED)
-    assert report.failed == ()
-    if system in BUILT_IN:  # each built-in declares every part: nothing is skipped
-        assert report.passed == tuple(CHECKS)
-    assert [r.check for r in report.results] == list(CHECKS)
+@parametrize_with_checks(list(registry()), trials=TRIALS, seed=SEED)
+def test_every_registered_system_conforms(system, check):
+    # a check that does not apply skips the test with its sentence; each built-in
+    # declares every part, so none of theirs skips (test_built_ins_declare_every_part)
+    assert check(system).status == "passed"
+
+
+@pytest.mark.parametrize("system", BUILT_IN)
+def test_built_ins_declare_every_part(system):
+    """Every check applies to a built-in: a check grid, a ladder, an opposed rule, combat
+    rules with an archetype library, campaign mechanics."""
+    s = get(system)
+    assert s.checks.grid is not None
+    assert s.checks.opposed is not None
+    assert s.ladder is not None
+    assert s.combat.archetypes is not None
+    assert s.campaign is not None
+    assert s.known == ()
 
 
 @pytest.fixture
@@ -64,8 +81,8 @@ def pbta(monkeypatch):
 def test_the_plugin_conforms_and_says_what_it_skipped(pbta):
     before = dict(registry())
     report = check_system(pbta.PLUGIN, trials=TRIALS, seed=SEED)
-    assert report.passed == ("grid", "exact", "monte_carlo", "variants", "ladder", "scenario",
-                             "combat", "campaign")
+    assert report.passed == ("grid", "neutral", "exact", "monte_carlo", "variants", "ladder",
+                             "scenario", "combat", "campaign")
     assert report.skipped == ("opposed",)
     assert report["opposed"].detail == "the system declares no opposed-check rule"
     # the scenario run read the plug-in's variants and axes (a KeyError once)
@@ -80,8 +97,7 @@ def test_the_plugin_conforms_and_says_what_it_skipped(pbta):
 def test_a_checks_only_system_says_what_it_skipped(pbta):
     """A system that declares no combat rules and no campaign mechanics skips those two
     checks, each with one sentence."""
-    bare = dataclasses.replace(pbta.PLUGIN, combat=None, campaign=None,
-                               archetype_library=None, campaign_example=None)
+    bare = dataclasses.replace(pbta.PLUGIN, combat=None, campaign=None)
     report = check_system(bare, trials=TRIALS, seed=SEED)
     assert report.skipped == ("opposed", "combat", "campaign")
     assert report["combat"].detail == "the system declares no combat rules"
@@ -94,7 +110,8 @@ def _install(site: Path) -> None:
 
 def test_the_installed_plugin_passes_its_own_two_line_test(tmp_path):
     """The package's test file, run by pytest with the package installed next to
-    rpg-balance: check_system finds pbta_2d6 through the entry point."""
+    rpg-balance: its checks find pbta_2d6 through the entry point, one test per check
+    (the opposed check skipped: it declares no opposed rule)."""
     site = tmp_path / "site"
     site.mkdir()
     _install(site)
@@ -104,7 +121,7 @@ def test_the_installed_plugin_passes_its_own_two_line_test(tmp_path):
                            "test_pbta_2d6.py"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 passed" in done.stdout
+    assert f"{len(CHECKS) - 1} passed, 1 skipped" in done.stdout
 
 
 def _python_blocks(text: str) -> list[str]:
@@ -119,15 +136,15 @@ def _statements(source: str) -> list[str]:
     return [ast.dump(node) for node in body]
 
 
-def test_the_documented_two_lines_are_the_plugin_test():
+def test_the_documented_test_is_the_plugin_test():
     """README.md (for "my_system") and the example's README show the test its package
     ships: the same statements."""
     own = _statements((PKG / "test_pbta_2d6.py").read_text())
     example = [b for b in _python_blocks((PKG / "README.md").read_text())
-               if "check_system" in b]
+               if "parametrize_with_checks" in b]
     assert [_statements(b) for b in example] == [own]
     main = [b for b in _python_blocks((ROOT / "README.md").read_text())
-            if "check_system" in b and "def test_conforms" in b]
+            if "parametrize_with_checks" in b and "def test_conforms" in b]
     assert len(main) == 1
     assert _statements(main[0].replace('"my_system"', '"pbta_2d6"')) == own
     # and the README names every check the module runs
@@ -153,14 +170,19 @@ def _fails(system, *, only: tuple[str, ...], **kw) -> ConformanceError:
 
 
 def test_exact_rows_that_do_not_sum_to_one_fail_the_exact_check(pbta):
-    broken = dataclasses.replace(pbta.PLUGIN, check_exact=lambda settings, variants, n_codes:
-                                 0.9 * pbta.exact(settings, variants))
+    broken = _with_checks(pbta.PLUGIN, exact=lambda settings, variants, n_codes:
+                          0.9 * pbta.exact(settings, variants))
     err = _fails(broken, only=("exact",))
     assert re.search(r"pbta_2d6: exact: setting '\w+': the exact row sums to 0\.9, not 1 "
                      r"\(3 of 3 rows off by more than 1e-09\)", str(err)), str(err)
     # what needs the exact distribution says so rather than failing again
     assert err.report["monte_carlo"].detail == "needs exact, which failed"
     assert err.report["ladder"].status == "skipped"
+
+
+def _with_checks(system, **hooks):
+    """A copy of ``system`` with some of its check hooks replaced."""
+    return dataclasses.replace(system, checks=dataclasses.replace(system.checks, **hooks))
 
 
 def _d5(settings, trials, seed, variants, n_codes):
@@ -192,7 +214,7 @@ def _lossy(pbta):
                         r"not the 20000 trials")),
 ], ids=["d5-for-d6", "lost-trials"])
 def test_a_wrong_monte_carlo_kernel_fails_the_monte_carlo_check(pbta, kernel, message):
-    broken = dataclasses.replace(pbta.PLUGIN, check_mc=kernel(pbta))
+    broken = _with_checks(pbta.PLUGIN, monte_carlo=kernel(pbta))
     err = _fails(broken, only=("monte_carlo",))
     assert message.search(str(err)), str(err)
 
@@ -209,15 +231,15 @@ def test_a_variant_error_that_is_not_an_input_error_fails_the_variants_check(pbt
     module.__dict__.update({k: v for k, v in vars(pbta).items() if not k.startswith("__")})
     module.Variants = Variants
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    broken = dataclasses.replace(pbta.PLUGIN, module=module.__name__)
+    broken = _with_checks(pbta.PLUGIN, module=module.__name__)
     err = _fails(broken, only=("variants",))
     assert ("pbta_2d6: variants: variant weak_at=-1: raised ValueError (weak_at -1 must lie "
             "in 2..strong_at); expected one engines.errors.InputError") in str(err)
 
 
 def test_a_difficulty_axis_listed_hardest_first_fails_the_ladder_check(pbta):
-    axes = {**pbta.PLUGIN.axes, "level": ("strong", "weak")}
-    err = _fails(dataclasses.replace(pbta.PLUGIN, axes=axes), only=("ladder",))
+    axes = {**pbta.PLUGIN.checks.axes, "level": ("strong", "weak")}
+    err = _fails(_with_checks(pbta.PLUGIN, axes=axes), only=("ladder",))
     # P2: at -3 a strong hit needs 13 (impossible), a weak hit 10+ on 2d6 (6/36)
     assert ("pbta_2d6: ladder: difficulty axis 'level': strong → weak at modifier=-3, "
             "roll=normal: P(success) rises from 0 to 0.166667") in str(err)
@@ -225,8 +247,8 @@ def test_a_difficulty_axis_listed_hardest_first_fails_the_ladder_check(pbta):
 
 def test_a_tie_share_above_one_fails_the_opposed_check():
     d20 = get("d20_degrees")
-    rule = dataclasses.replace(d20.opposed_rule, tie=lambda cell, variants: (1.5, False))
-    err = _fails(dataclasses.replace(d20, opposed_rule=rule), only=("opposed",),
+    rule = dataclasses.replace(d20.checks.opposed, tie=lambda cell, variants: (1.5, False))
+    err = _fails(_with_checks(d20, opposed=rule), only=("opposed",),
                  checks=["opposed"])
     assert ("d20_degrees: opposed: cell modifier_a=0, modifier_b=0: OpposedRule.tie gives "
             "side a 1.5 of the ties, outside [0, 1]") in str(err)
@@ -236,12 +258,13 @@ def test_a_tie_share_above_one_fails_the_opposed_check():
 def test_a_duel_kernel_that_swaps_the_sides_fails_the_combat_check(monkeypatch):
     """The mirror duel cannot tell; the uneven one (novice vs competent) can."""
     dp7 = get("dice_pool_7")
-    real = dp7.combat_engine()
+    real = dp7.combat.engine()
     module = types.ModuleType("combat_swapped")
     module.__dict__.update({k: v for k, v in vars(real).items() if not k.startswith("__")})
     module.duel_mc = lambda a, b, *args, **kw: real.duel_mc(b, a, *args, **kw)
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    err = _fails(dataclasses.replace(dp7, combat=module.__name__), only=("combat",),
+    swapped = dataclasses.replace(dp7.combat, module=module.__name__)
+    err = _fails(dataclasses.replace(dp7, combat=swapped), only=("combat",),
                  checks=["combat"])
     assert re.search(r"dice_pool_7: combat: novice vs competent: Monte Carlo p_side0 0\.9\d+ "
                      r"vs exact 0\.0\d+", str(err)), str(err)
@@ -251,7 +274,7 @@ def test_a_crashing_hook_fails_its_check_and_says_where(pbta):
     def check_grid(cells, variants):
         raise ZeroDivisionError("division by zero")
 
-    err = _fails(dataclasses.replace(pbta.PLUGIN, check_grid=check_grid),
+    err = _fails(_with_checks(pbta.PLUGIN, grid=check_grid),
                  only=("grid",), checks=["grid"])
     assert re.search(r"pbta_2d6: grid: raised ZeroDivisionError: division by zero \(at "
                      r"tests/test_conformance\.py:\d+ in check_grid\)", str(err)), str(err)
@@ -260,7 +283,8 @@ def test_a_crashing_hook_fails_its_check_and_says_where(pbta):
 def test_bad_arguments_are_input_errors():
     with pytest.raises(InputError, match="unknown system 'no_such'"):
         check_system("no_such")
-    with pytest.raises(InputError, match="check 'monte-carlo': unknown; known: grid, exact"):
+    with pytest.raises(InputError,
+                       match="check 'monte-carlo': unknown; known: grid, neutral, exact"):
         check_system("dice_pool_7", checks=["monte-carlo"])
     with pytest.raises(InputError, match="trials"):
         check_system("dice_pool_7", trials=0)

@@ -10,7 +10,7 @@ from analysis.combat.lethality import distance_systems, has_distance
 from cli.main import main
 from engines.system import registry
 
-COMBAT = [sid for sid, s in registry().items() if s.has_combat]
+COMBAT = [sid for sid, s in registry().items() if s.combat is not None]
 
 
 @pytest.mark.parametrize(("argv", "says"), [

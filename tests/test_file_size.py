@@ -15,9 +15,6 @@ EXCEPTIONS = {
     "engines/systems/d20_degrees/combat/kernel.py":
         "numba kernel file: its LEAF helpers are inlined into the one kernel, and numba "
         "keys a kernel's cache on its own file only, so they stay in one file",
-    "analysis/conformance.py":
-        "check_system's checks, split into one module per check group with the declared "
-        "exceptions (issue 28, item 5)",
 }
 
 

@@ -86,9 +86,9 @@ def test_every_knob_the_audit_names_is_words_with_a_defined_rule():
     identifier, and every rule id cited is one the rules define."""
     for system in BUILT_IN:
         spec = registry()[system]
-        knobs = {f"both.{spec.health_trait}", "a.weapon", *spec.interaction_sweep["knobs"],
-                 *spec.axes}
-        variants = spec.combat_engine().Variants
+        knobs = {f"both.{spec.audit.health_trait}", "a.weapon",
+                 *spec.audit.interaction_sweep["knobs"], *spec.checks.axes}
+        variants = spec.combat.engine().Variants
         knobs |= {f"variant.{f.name}" for f in dataclasses.fields(variants)}
         for knob in sorted(knobs):
             phrase = str(knob_phrase(system, knob))
@@ -105,7 +105,8 @@ def test_every_built_in_variant_has_a_term():
     for spec in registry().values():
         if spec.source != "built-in":
             continue
-        for cls in (spec.variants, spec.combat_engine().Variants if spec.has_combat else None):
+        for cls in (spec.checks.variants,
+                    spec.combat.engine().Variants if spec.combat is not None else None):
             for f in dataclasses.fields(cls) if cls is not None else ():
                 if not f.metadata.get("term"):
                     missing.append(f"{spec.id}.{f.name}")

@@ -30,7 +30,7 @@ def test_settings_mc_equals_engine_monte_carlo(system, monkeypatch):
     grid = ac.build_grid(system, v)
     n_codes = grid.mask.shape[1]
     got = ac.settings_mc(system, grid.settings, v, n_codes, 40_000, 11, progress=True)
-    mod = registry()[system].engine()
+    mod = registry()[system].checks.engine()
     if system in ("dice_pool_7", "dice_pool_6"):
         want = mod.monte_carlo(grid.settings, 40_000, 11, v, n_codes)
     else:

@@ -11,7 +11,7 @@ from engines.errors import InputError
 from engines.system import registry
 
 #: each system's modifiers catalogue, as its System declares it
-MODIFIERS = {sid: s.modifiers for sid, s in registry().items()}
+MODIFIERS = {sid: s.checks.modifiers for sid, s in registry().items()}
 
 
 def _row(t, modifier, **axes):

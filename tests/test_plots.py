@@ -20,7 +20,7 @@ from engines.errors import InputError
 from engines.system import registry
 
 SYSTEMS = list(registry())
-MODIFIERS = {sid: s.modifiers for sid, s in registry().items()}
+MODIFIERS = {sid: s.checks.modifiers for sid, s in registry().items()}
 
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
              "#000000"}

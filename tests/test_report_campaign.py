@@ -51,7 +51,7 @@ def test_section_campaign_attrition_table_all_systems():
     t = attrition_table(systems)
     assert t["system"].tolist() == list(systems)
     for system, p1 in zip(systems, t["k=1"], strict=True):
-        eng = get(system).combat_engine()
+        eng = get(system).require("combat").engine()
         f = fighter(system, "")
         duel = eng.duel_exact(f, f)
         assert p1 == pytest.approx(duel.outcome[0] + duel.outcome[2], abs=1e-9)

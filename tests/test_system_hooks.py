@@ -24,7 +24,7 @@ import engines.system as system_mod
 from analysis.checks import curves, modifiers, opposed
 from analysis.workflow import solvers
 from engines.errors import InputError
-from engines.system import Difficulty, Modifier, System
+from engines.system import Checks, Difficulty, Ladder, Modifier, System
 from engines.variants import variant
 
 SYSTEM = "d6_target"
@@ -64,18 +64,22 @@ def difficulty_axes():
 
 
 FAKE = System(
-    id=SYSTEM, name="1d6 + modifier vs a target", module=__name__,
-    axes={"modifier": range(0, 4), "target": range(2, 10)},
-    opposed=False, check_grid=check_grid,
-    competence_axis="modifier", difficulty_axis="target",
-    ladder={"untrained": 0, "novice": 0, "competent": 1, "expert": 2, "master": 3},
-    modifiers=(
-        Modifier("+1 bonus", "T1", shifts={"modifier": 1}),
-        Modifier("-1 target", "T1", shifts={"target": -1}, at_least={"target": 2}),
-        Modifier("second try", "T1", attempts=2),
-    ),
-    difficulty_axes=difficulty_axes,
-    competence_search=("modifier", range(0, 6)),
+    id=SYSTEM, name="1d6 + modifier vs a target",
+    checks=Checks(
+        module=__name__,
+        axes={"modifier": range(0, 4), "target": range(2, 10)},
+        grid=check_grid,
+        modifiers=(
+            Modifier("+1 bonus", "T1", shifts={"modifier": 1}),
+            Modifier("-1 target", "T1", shifts={"target": -1}, at_least={"target": 2}),
+            Modifier("second try", "T1", attempts=2),
+        )),
+    ladder=Ladder(
+        competence_axis="modifier",
+        difficulty_axis="target",
+        rungs={"untrained": 0, "novice": 0, "competent": 1, "expert": 2, "master": 3},
+        difficulty_axes=difficulty_axes,
+        competence_search=("modifier", range(0, 6))),
 )
 
 

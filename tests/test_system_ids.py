@@ -21,10 +21,6 @@ ROOT = Path(__file__).resolve().parents[1]
 #: where a system id may appear in code, and why
 ALLOWED = {
     "engines/system.py": "BUILT_IN, the one list of the built-in ids",
-    # C7 is a claim about one rule of one system (RULES.md C7)
-    "analysis/checks/claims.py": "claim C7 of dice_pool_6",
-    "reports/sections/claim_c7.py": "claim C7 of dice_pool_6",
-    "cli/tables.py": "the claim-c7 command (dice_pool_6)",
 }
 
 

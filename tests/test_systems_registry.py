@@ -45,9 +45,9 @@ def plugins(monkeypatch):
 
 
 def _toy(id_="toy_2d6", **kw):
-    return S.System(id=id_, name="toy", module="engines.systems.dice_pool_7.checks",
-                    axes={"x": range(3)},
-                    opposed=False, **kw)
+    return S.System(id=id_, name="toy",
+                    checks=S.Checks(module="engines.systems.dice_pool_7.checks",
+                                    axes={"x": range(3)}), **kw)
 
 
 def test_built_ins_in_order_with_their_axes():
@@ -55,15 +55,16 @@ def test_built_ins_in_order_with_their_axes():
     assert list(reg)[:5] == list(S.BUILT_IN)
     for sid, axes in OLD_AXES.items():
         s = reg[sid]
-        assert s.id == sid == s.engine().SYSTEM
+        assert s.id == sid == s.checks.engine().SYSTEM
         assert s.source == "built-in"
-        assert {k: list(v) for k, v in s.axes.items()} == {k: list(v) for k, v in axes.items()}
-        assert s.has_combat
-        assert s.has_campaign
-        assert s.opposed
-        assert sid == s.combat_engine().SYSTEM
-        assert isinstance(s.campaign_engine().MECHANICS, dict)
-        assert s.variants is s.engine().Variants
+        assert {k: list(v) for k, v in s.checks.axes.items()} == \
+            {k: list(v) for k, v in axes.items()}
+        assert s.combat is not None
+        assert s.campaign is not None
+        assert s.checks.opposed is not None
+        assert sid == s.require("combat").engine().SYSTEM
+        assert isinstance(s.require("campaign").engine().MECHANICS, dict)
+        assert s.checks.variants is s.checks.engine().Variants
 
 
 def test_checks_axes_come_from_the_registry():
@@ -79,9 +80,9 @@ def test_a_plugin_registers_through_the_entry_point_group(plugins):
     reg = S.registry(refresh=True)
     assert list(reg)[5:] == ["toy_2d6", "toy_b"]
     assert reg["toy_2d6"].source == "plug-in fake_pkg"
-    assert not reg["toy_2d6"].has_combat
-    with pytest.raises(InputError, match="declares no combat"):
-        reg["toy_2d6"].combat_engine()
+    assert reg["toy_2d6"].combat is None
+    with pytest.raises(InputError, match=r"^toy_2d6: this system declares no combat rules$"):
+        reg["toy_2d6"].require("combat")
     assert S.get("toy_b").id == "toy_b"
 
 
@@ -124,3 +125,26 @@ def test_systems_command_lists_what_is_installed(plugins):
     assert list(t["has_combat"]) == [True] * 5 + [False]
     assert list(t["has_opposed"]) == [True] * 5 + [False]
     assert t.loc[5, "axes"] == "x"
+
+
+@pytest.mark.parametrize(("group", "words"), [("ladder", "ladder mapping"),
+                                              ("combat", "combat rules"),
+                                              ("campaign", "campaign mechanics")])
+def test_a_missing_group_is_one_standard_line(group, words):
+    """An optional hook group left out means the system has no such part: ``require``
+    raises, and ``lacks`` gives, the one line every command and section uses."""
+    toy = _toy()
+    line = f"toy_2d6: this system declares no {words}"
+    assert toy.lacks(group) == line
+    with pytest.raises(InputError) as info:
+        toy.require(group)
+    assert str(info.value) == line
+    built_in = S.get("dice_pool_7")
+    assert built_in.lacks(group) is None
+    assert built_in.require(group) is getattr(built_in, group)
+
+
+def test_a_group_must_be_its_own_type():
+    with pytest.raises(InputError, match=r"toy_2d6: combat: expected an engines\.system\.Combat, "
+                                         r"got str"):
+        _toy(combat="engines.systems.dice_pool_7.combat")

@@ -20,20 +20,20 @@ REQUIRED = {
 
 @pytest.mark.parametrize("system", list(REQUIRED))
 def test_required_variants_and_defaults(system):
-    v = registry()[system].variants()
+    v = registry()[system].checks.variants()
     for name, default in REQUIRED[system].items():
         assert getattr(v, name) == default
 
 
 @pytest.mark.parametrize("system", list(registry()))
 def test_every_variant_cites_a_rule_id(system):
-    for row in describe(registry()[system].variants()):
+    for row in describe(registry()[system].checks.variants()):
         assert row["rule"][0] in "ABCDE"
         assert row["doc"]
 
 
 def test_parse_values_from_strings():
-    v = parse_variants(registry()["dice_pool_7"].variants, ["again=none", "chance_die=false",
+    v = parse_variants(registry()["dice_pool_7"].checks.variants, ["again=none", "chance_die=false",
                                                          "threshold=8"])
     assert (v.again, v.chance_die, v.threshold) == (None, False, 8)
     assert v.rule().again == 11  # no explosion
@@ -49,18 +49,18 @@ def test_parse_values_from_strings():
 ])
 def test_bad_variants_are_clear_errors(given, fragment):
     with pytest.raises(InputError, match=fragment.replace("|", r"\|")):
-        parse_variants(registry()["dice_pool_7"].variants, given)
+        parse_variants(registry()["dice_pool_7"].checks.variants, given)
 
 
 def _variant_classes():
     from engines.campaign import campaign_systems
 
     for sid, system in registry().items():
-        yield f"{sid} checks", system.variants
-        if system.has_combat:
-            yield f"{sid} combat", system.combat_engine().Variants
+        yield f"{sid} checks", system.checks.variants
+        if system.combat is not None:
+            yield f"{sid} combat", system.combat.engine().Variants
     for sid in campaign_systems():
-        yield f"{sid} campaign", registry()[sid].campaign_engine().Variants
+        yield f"{sid} campaign", registry()[sid].campaign.engine().Variants
 
 
 @pytest.mark.parametrize(("label", "cls"), list(_variant_classes()))
@@ -76,7 +76,7 @@ def test_every_choice_parses_from_text(label, cls):
 
 
 def test_variant_objects_are_frozen():
-    v = registry()["percentile"].variants()
+    v = registry()["percentile"].checks.variants()
     with pytest.raises(dataclasses.FrozenInstanceError):
         v.criticals = False
 
@@ -103,10 +103,10 @@ def _variant_classes() -> dict[str, type]:
 
     out = {}
     for sid, spec in registry().items():
-        out[f"{sid} checks"] = spec.variants
-        if spec.has_combat:
-            out[f"{sid} combat"] = spec.combat_engine().Variants
-        if spec.has_campaign:
+        out[f"{sid} checks"] = spec.checks.variants
+        if spec.combat is not None:
+            out[f"{sid} combat"] = spec.combat.engine().Variants
+        if spec.campaign is not None:
             for name, mech in mechanics(sid).items():
                 out[f"{sid} campaign {name}"] = mech.variants
     return out
@@ -147,7 +147,7 @@ def test_none_is_a_word_where_it_is_a_choice():
     from engines.campaign import mechanic
     from engines.systems.d20_degrees.combat import Variants as D20Combat
 
-    assert parse_variants(registry()["dice_pool_7"].variants, ["again=none"]).again is None
+    assert parse_variants(registry()["dice_pool_7"].checks.variants, ["again=none"]).again is None
     assert parse_variants(D20Combat, ["surprise=none"]).surprise == "none"
     assert parse_variants(D20Combat, ["surprise=None"]).surprise == "none"
     luck = mechanic("percentile", "luck").variants

@@ -5,6 +5,8 @@ equivalent". :func:`claim_c7_table` puts the two side by side for every pool and
 difficulty — P(pool dice reach difficulty − 1) against P(pool + 2 dice reach difficulty)
 — and :func:`claim_c7_summary` says where the claim holds (the two differ by at most
 ``tolerance`` percentage points) and where it breaks, in a table and in plain words.
+The system a claim is about is the one whose ``Report.claims`` declares it
+(:func:`claim_system`), so no code here names a system.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ import pandas as pd
 from analysis.checks.curves import variants_for
 from analysis.text import N_, Text, join
 from engines.errors import InputError
-from engines.systems.dice_pool_6 import checks as dice_pool_6
+from engines.system import registry
 from engines.variants import describe
 
 __all__ = ["C7_DIFFICULTIES", "C7_POOLS", "C7_TOLERANCE_PP", "TRIVIAL", "claim_c7",
-           "claim_c7_summary", "claim_c7_table", "variant_label"]
+           "claim_c7_summary", "claim_c7_table", "claim_system", "claim_systems",
+           "variant_label"]
 
 #: |delta| in percentage points within which the two modifiers count as equivalent.
 C7_TOLERANCE_PP = 3.0
@@ -30,6 +33,20 @@ C7_POOLS = range(1, 21)
 C7_DIFFICULTIES = range(2, 11)
 #: Cells where both chances are below this (or both above 1 − this) are "trivial".
 TRIVIAL = 0.01
+
+
+def claim_systems(claim: str) -> list[str]:
+    """The installed systems whose ``Report.claims`` declare ``claim`` (``"C7"``)."""
+    return [sid for sid, s in registry().items() if claim in s.report.claims]
+
+
+def claim_system(claim: str) -> str:
+    """The system a claim of the rules digest is about, or an :class:`InputError` when no
+    installed system declares it."""
+    found = claim_systems(claim)
+    if not found:
+        raise InputError(f"claim {claim}: no installed system declares it (Report.claims)")
+    return found[0]
 
 
 def variant_label(v) -> str:
@@ -56,7 +73,8 @@ def claim_c7_table(variants: Any = None, *, pools: Iterable[int] = C7_POOLS,
     >>> float(t["p_minus_1_difficulty"].iloc[0]), float(t["p_plus_2_dice"].iloc[0])
     (0.5, 0.5)
     """
-    v = variants_for("dice_pool_6", variants)
+    system = claim_system("C7")
+    v = variants_for(system, variants)
     pools = [int(p) for p in pools]
     difficulties = [int(d) for d in difficulties]
     if not pools or min(pools) < 0:
@@ -66,8 +84,9 @@ def claim_c7_table(variants: Any = None, *, pools: Iterable[int] = C7_POOLS,
     if not tolerance >= 0:
         raise InputError(f"C7 tolerance: must be 0 or more percentage points, got {tolerance!r}")
     sizes = np.array(sorted(set(pools) | {p + 2 for p in pools}), dtype=np.int64)
-    codes = dice_pool_6.n_codes(int(sizes.max()), v)
-    probs, _ = dice_pool_6.exact(sizes, v, codes)
+    engine = registry()[system].checks.engine()
+    codes = engine.n_codes(int(sizes.max()), v)
+    probs, _ = engine.exact(sizes, v, codes)
     # at_least[i, k] = P(sizes[i] dice get >= k successes); code 1 + k is k successes
     at_least = np.cumsum(probs[:, ::-1], axis=1)[:, ::-1][:, 1:]
     at_least = np.concatenate([at_least, np.zeros((sizes.size, 1))], axis=1)
@@ -89,7 +108,7 @@ def claim_c7_table(variants: Any = None, *, pools: Iterable[int] = C7_POOLS,
                                          or min(easier, more) > 1 - TRIVIAL)})
     out = pd.DataFrame(rows)
     out.insert(0, "variants", variant_label(v))
-    out.insert(0, "system", "dice_pool_6")
+    out.insert(0, "system", system)
     return out
 
 

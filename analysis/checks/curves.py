@@ -32,7 +32,7 @@ DEFAULT_TRIALS = 200_000
 
 #: Native axes of each system's success-curve table: each system's ``axes``
 #: (:class:`engines.system.System`), built-ins and plug-ins alike.
-AXES = {sid: dict(s.axes) for sid, s in registry().items()}
+AXES = {sid: dict(s.checks.axes) for sid, s in registry().items()}
 
 
 @dataclass
@@ -48,10 +48,10 @@ class Grid:
 
 
 def _spec(system: str):
-    """The :class:`engines.system.System` of ``system`` (an :class:`InputError` naming the
+    """The :class:`engines.system.Checks` of ``system`` (an :class:`InputError` naming the
     known ones when it is not installed, or declares no check grid)."""
-    spec = get(system)
-    if spec.check_grid is None:
+    spec = get(system).checks
+    if spec.grid is None:
         raise InputError(f"{system}: this system declares no check grid, so there are no "
                          "success curves")
     return spec
@@ -59,7 +59,7 @@ def _spec(system: str):
 
 def variants_for(system: str, variants: Any = None):
     """The system's variant object from ``None``, an object, a mapping or NAME=VALUE strings."""
-    mod = get(system).engine()  # InputError if unknown
+    mod = get(system).checks.engine()  # InputError if unknown
     if isinstance(variants, mod.Variants):
         return variants
     return parse_variants(mod.Variants, variants)
@@ -73,12 +73,12 @@ def axis_product(axes: dict[str, Iterable]) -> pd.DataFrame:
 
 def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = None) -> Grid:
     """The success-curve grid of ``system`` (default: its native axes in :data:`AXES`),
-    from the system's own ``check_grid`` hook."""
+    from the system's own ``Checks.grid`` hook."""
     spec = _spec(system)
     v = variants_for(system, variants)
     axes = {**spec.axes, **(axes or {})}
     cells = axis_product(axes)
-    settings, setting_of_cell, mask, values = spec.check_grid(
+    settings, setting_of_cell, mask, values = spec.grid(
         {name: cells[name].to_numpy() for name in cells.columns}, v)
     return Grid(system, cells, np.asarray(settings), np.asarray(setting_of_cell),
                 np.asarray(mask, dtype=bool), np.asarray(values, dtype=float))
@@ -86,9 +86,9 @@ def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = No
 
 def settings_exact(system: str, settings: np.ndarray, variants, n_codes: int) -> np.ndarray:
     """Exact code distribution per roll setting, ``[settings, codes]``."""
-    spec = get(system)
-    if spec.check_exact is not None:
-        return np.asarray(spec.check_exact(settings, variants, n_codes), dtype=float)
+    spec = get(system).checks
+    if spec.exact is not None:
+        return np.asarray(spec.exact(settings, variants, n_codes), dtype=float)
     return np.asarray(spec.engine().exact(settings, variants), dtype=float)
 
 
@@ -98,10 +98,10 @@ def kernel_args(system: str, settings, variants) -> tuple[int, np.ndarray, np.nd
     The same arguments each engine module's ``monte_carlo`` passes to
     :func:`engines.checks.run`, so a run here gives exactly the engine's counts.
     """
-    spec = get(system)
-    if spec.check_kernel is None:
+    spec = get(system).checks
+    if spec.kernel is None:
         raise InputError(f"{system}: this system declares no Monte Carlo check kernel")
-    return spec.check_kernel(settings, variants)
+    return spec.kernel(settings, variants)
 
 
 #: Trials × settings above which a Monte Carlo run shows a progress bar (about 1 s of work).
@@ -125,10 +125,10 @@ def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trial
     never changes the counts: they equal the engine module's ``monte_carlo`` for the same
     seed, whatever the batch size or thread count.
     """
-    spec = get(system)
-    if spec.check_mc is not None:
-        return np.asarray(spec.check_mc(settings, trials, seed, variants, n_codes))
-    if spec.check_kernel is None:
+    spec = get(system).checks
+    if spec.monte_carlo is not None:
+        return np.asarray(spec.monte_carlo(settings, trials, seed, variants, n_codes))
+    if spec.kernel is None:
         return np.asarray(spec.engine().monte_carlo(settings, trials, seed, variants))
     code, params, rule = kernel_args(system, settings, variants)
     pbar = mc_progress(params.size, params.size * trials, f"{system} Monte Carlo", progress)

@@ -38,9 +38,9 @@ DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "ladders.toml"
 
 def _rules(system: str):
     """The system's :class:`engines.system.LadderRules`, or an :class:`InputError`."""
-    rules = get(system).ladder_rules
+    rules = get(system).require("ladder").rules
     if rules is None:
-        raise InputError(f"{system}: this system declares no ladder mapping")
+        raise InputError(f"{system}: this system declares no ladder rules (Ladder.rules)")
     return rules
 
 
@@ -55,9 +55,10 @@ RUNGS = ("untrained", "novice", "competent", "expert", "master")
 #: little more in every system (dice_pool_7 5 dice vs one success; middle_3d10 +9 vs 15;
 #: dice_pool_6 5 dice vs 2 successes; percentile 50 % regular; d20_degrees +8 vs DC 15);
 #: each rung above or below moves by a similar step of the system's own unit.
-#: Each system declares its own (``System.ladder``).
-FALLBACK_LADDER: dict[str, dict[str, int]] = {sid: dict(s.ladder)
-                                              for sid, s in registry().items() if s.ladder}
+#: Each system declares its own (``Ladder.rungs``).
+FALLBACK_LADDER: dict[str, dict[str, int]] = {sid: dict(s.ladder.rungs)
+                                              for sid, s in registry().items()
+                                              if s.ladder is not None and s.ladder.rungs}
 
 
 def _ladder_from_data(data: dict[str, Any]) -> dict[str, dict[str, int]]:
@@ -98,7 +99,8 @@ def load_competence_ladder(path: str | Path | None = None) -> dict[str, dict[str
     Reads ``path`` (default ``analysis/data/ladders.toml``) when it exists; systems or
     rungs it does not give keep the :data:`FALLBACK_LADDER` values.
     """
-    ladder = {sid: dict(s.ladder) for sid, s in registry().items() if s.ladder}
+    ladder = {sid: dict(s.ladder.rungs) for sid, s in registry().items()
+              if s.ladder is not None and s.ladder.rungs}
     path = Path(path) if path is not None else LADDER_FILE
     if path.exists():
         try:
@@ -161,7 +163,8 @@ def _validate(lad: Ladders, src: str) -> None:
     if lad.anchor.difficulty not in lad.difficulty:
         fail("anchor.difficulty", f"{lad.anchor.difficulty!r} is not a difficulty rung")
     for system, sl in lad.systems.items():
-        mapped = [sid for sid, s in registry().items() if s.ladder_rules is not None]
+        mapped = [sid for sid, s in registry().items()
+                  if s.ladder is not None and s.ladder.rules is not None]
         if system not in mapped:
             fail(f"systems.{system}", f"unknown system; known: {', '.join(mapped)}")
         for name, rungs in (("competence", lad.competence), ("difficulty", lad.difficulty)):
@@ -235,14 +238,15 @@ def load_ladders(path: str | Path | None = None) -> Ladders:
 
 def left_out(ladders=None) -> list[str]:
     """One sentence per installed system the common ladder leaves out, saying why: it
-    declares no ladder rules (``System.ladder_rules``), or the ladders file maps no rungs
+    declares no ladder rules (``Ladder.rules``), or the ladders file maps no rungs
     for it."""
     lad = _as_ladders(ladders)
     notes = []
     for sid, s in registry().items():
         if sid in lad.systems:
             continue
-        why = ("it declares no ladder rules (System.ladder_rules)" if s.ladder_rules is None
+        why = ("it declares no ladder rules (Ladder.rules)"
+               if s.ladder is None or s.ladder.rules is None
                else "the ladders file maps no rungs for it")
         notes.append(f"{sid}: not on the common ladder: {why}")
     return notes
@@ -310,7 +314,7 @@ def upset_table(ladders=None, variants: dict[str, Any] | None = None,
     variants = variants or {}
     rows = []
     for system, sl in lad.systems.items():
-        rule = get(system).opposed_rule
+        rule = get(system).checks.opposed
         if rule is None:  # no opposed rule: no upsets to measure
             continue
         axis = rule.rank_axis

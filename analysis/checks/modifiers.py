@@ -43,9 +43,8 @@ __all__ = ["BASE_AXES", "modifier_summary", "modifier_table", "modifier_values"]
 
 def _held(spec) -> dict[str, Any]:
     """Check-grid axes the modifier table holds at one value (not shown): the system's
-    ``modifier_base``, and each axis a modifier sets, at its first value."""
-    all_axes = {**spec.axes, **spec.hidden_axes}
-    held = {a: all_axes[a][0] for m in spec.modifiers for a in m.sets}
+    ``modifier_base``, and each axis a modifier sets, at its neutral (``Checks.neutral``)."""
+    held = {a: spec.held(a) for m in spec.modifiers for a in m.sets}
     held.update(spec.modifier_base)
     return held
 
@@ -59,7 +58,7 @@ def _shown_axes(spec) -> dict[str, tuple]:
 
 #: Base grids (native axes, as the table shows them) of each system's modifier table.
 BASE_AXES: dict[str, dict[str, Iterable]] = {
-    sid: _shown_axes(s) for sid, s in registry().items() if s.modifiers}
+    sid: _shown_axes(s.checks) for sid, s in registry().items() if s.checks.modifiers}
 
 
 def _lookup(curves: pd.DataFrame, keys: list[str], query: pd.DataFrame) -> np.ndarray:
@@ -88,8 +87,8 @@ def modifier_values(system: str, variants: Any = None,
     >>> round(float(row["p_with"]), 4)  # D2: 1 - (1 - 0.5)**2
     0.75
     """
-    spec = get(system)
-    if spec.check_grid is None or not spec.modifiers:
+    spec = get(system).checks
+    if spec.grid is None or not spec.modifiers:
         raise InputError(f"{system}: this system declares no modifiers, so there is no "
                          "modifier table")
     v = variants_for(system, variants)
@@ -117,9 +116,9 @@ def modifier_values(system: str, variants: Any = None,
             if a in m.at_least:
                 q[a] = np.maximum(q[a], m.at_least[a])
         queries.append(q)
-    if spec.check_p is not None:
+    if spec.p is not None:
         def p_of(frame):
-            return np.asarray(spec.check_p({a: frame[a].to_numpy() for a in keys}, v))
+            return np.asarray(spec.p({a: frame[a].to_numpy() for a in keys}, v))
     else:
         grid = {a: set(x) for a, x in base_axes.items()}
         for m, q in zip(spec.modifiers, queries, strict=True):
@@ -157,7 +156,7 @@ def modifier_table(systems: Iterable[str] | None = None,
     installed system that declares a modifiers catalogue (a named one without is an
     :class:`InputError`)."""
     systems = list(systems or [sid for sid, s in registry().items()
-                               if s.modifiers and s.check_grid is not None])
+                               if s.checks.modifiers and s.checks.grid is not None])
     variants = variants or {}
     return pd.concat([modifier_values(s, variants.get(s)) for s in systems],
                      ignore_index=True)

@@ -23,7 +23,7 @@ of the two sides' codes (``W``: a's value higher, ``T``: equal), with ``share`` 
 distributions, Monte Carlo tables the joint counts of :func:`engines.checks.run_pairs`, and
 both go through the same :func:`_cell_values` and :func:`_tie_rule`, so they implement
 identical tie rules by construction. Each system declares its rule as an
-:class:`engines.system.OpposedRule` (``System.opposed_rule``, in its engine module);
+:class:`engines.system.OpposedRule` (``Checks.opposed`` of its ``System``);
 a system without one gets an :class:`~engines.errors.InputError` saying so.
 """
 
@@ -57,7 +57,7 @@ __all__ = ["AXES", "OpposedGrid", "build_grid", "opposed_exact_joint", "opposed_
 def _rule(system: str):
     """The system's :class:`engines.system.OpposedRule`, or an :class:`InputError` saying
     it declares none."""
-    rule = get(system).opposed_rule
+    rule = get(system).checks.opposed
     if rule is None:
         raise InputError(f"{system}: this system declares no opposed-check rule, so there "
                          "is no opposed table")
@@ -66,8 +66,8 @@ def _rule(system: str):
 
 #: Native axes of each system's opposed table: the two sides' levels (and roll settings),
 #: from each system's opposed rule (:class:`engines.system.OpposedRule`).
-AXES = {sid: dict(s.opposed_rule.axes) for sid, s in registry().items()
-        if s.opposed_rule is not None}
+AXES = {sid: dict(s.checks.opposed.axes) for sid, s in registry().items()
+        if s.checks.opposed is not None}
 
 
 @dataclass
@@ -84,7 +84,7 @@ class OpposedGrid:
 
 def build_grid(system: str, variants, axes: dict[str, Iterable] | None = None) -> OpposedGrid:
     """The opposed grid of ``system`` (default axes: the system's opposed rule's)."""
-    spec = get(system)
+    spec = get(system).checks
     rule = _rule(system)
     axes = {**rule.axes, **(axes or {})}
     unknown = set(axes) - set(rule.axes)
@@ -109,7 +109,7 @@ def build_grid(system: str, variants, axes: dict[str, Iterable] | None = None) -
     n_codes = (spec.code_count(settings, variants) if spec.code_count is not None
                else spec.engine().N_CODES)
     # validate the settings once (bad pools, modes or dice raise InputError here)
-    if spec.check_kernel is not None:
+    if spec.kernel is not None:
         kernel_args(system, settings, variants)
     return OpposedGrid(system, cells, settings, pairs, pair_of_cell.ravel(), n_codes)
 

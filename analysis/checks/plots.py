@@ -79,9 +79,9 @@ class _BySystem(dict):
 
 def _colour(spec, systems) -> str:
     """The system's ``color``, else a spare colour by its place among the colourless."""
-    if spec.color:
-        return spec.color
-    colourless = [s for s in systems if not systems[s].color]
+    if spec.report.color:
+        return spec.report.color
+    colourless = [s for s in systems if not systems[s].report.color]
     return SPARE_COLORS[colourless.index(spec.id) % len(SPARE_COLORS)]
 
 
@@ -89,26 +89,27 @@ def _colour(spec, systems) -> str:
 #: the Okabe–Ito colour-blind-safe palette), else a spare colour.
 SYSTEM_COLORS = _BySystem(_colour)
 #: The figure label of a system: ``id (label)`` (its ``label``, else its ``name``).
-SYSTEM_LABELS = _BySystem(lambda spec, _systems: f"{spec.id} ({spec.label or spec.name})")
+SYSTEM_LABELS = _BySystem(lambda spec, _systems: f"{spec.id} ({spec.report.label or spec.name})")
 _STYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
 def curve_spec(system: str) -> dict[str, Any]:
     """What :func:`success_curve_plot` draws for ``system``: the first panel of its
-    ``curve_panels`` report hook (x axis, one line per value of ``line``, axes held),
+    ``Report.curve_panels`` hook (x axis, one line per value of ``line``, axes held),
     else a plain view: the competence axis across, one line per difficulty value (at
-    most six), every other axis at its first value."""
+    most six), every other axis at its neutral (``Checks.neutral``)."""
     s = get(system)
-    if s.curve_panels:
-        panel = s.curve_panels[0]
+    if s.report.curve_panels:
+        panel = s.report.curve_panels[0]
         return {"x": panel.x, "line": panel.lines, "fixed": dict(panel.fixed),
                 "lines": list(panel.values), "xlabel": panel.xlabel or panel.x,
                 "legend": panel.legend or panel.lines}
-    names = list(s.axes)
-    x = s.competence_axis or names[0]
-    line = s.difficulty_axis or next((n for n in names if n != x), x)
-    fixed = {n: s.axes[n][0] for n in names if n not in (x, line)}
-    return {"x": x, "line": line, "fixed": fixed, "lines": list(s.axes[line])[:6],
+    checks = s.checks
+    names = list(checks.axes)
+    x = s.ladder.competence_axis if s.ladder else names[0]
+    line = s.ladder.difficulty_axis if s.ladder else next((n for n in names if n != x), x)
+    fixed = {n: checks.held(n) for n in names if n not in (x, line)}
+    return {"x": x, "line": line, "fixed": fixed, "lines": list(checks.axes[line])[:6],
             "xlabel": x, "legend": line}
 
 

@@ -1,7 +1,7 @@
 """The one archetype loader over the combat archetype libraries of every system.
 
 Each system with combat names its archetype-library hook in its
-:class:`engines.system.System` (``archetype_library``: an
+:class:`engines.system.System` (``Combat.archetypes``: an
 :class:`~engines.archetype_library.ArchetypeHook` holding the data file — a built-in's
 ``engines/systems/<id>/archetypes.toml`` — its pydantic models and how a rung and a style
 become an engine combatant). This module is the same for every system:
@@ -57,35 +57,32 @@ __all__ = ["WEAPON_KINDS", "Matchup", "MatchupEntry", "MatchupFile", "armours", 
 def systems() -> list[str]:
     """Ids of every installed system with an archetype library."""
     return [sid for sid, s in registry().items()
-            if s.combat is not None and s.archetype_library is not None]
+            if s.combat is not None and s.combat.archetypes is not None]
 
 
 def _system(system: str) -> str:
-    s = get(system)
-    if s.combat is None:
-        raise InputError(f"{system}: this system declares no combat rules")
-    if s.archetype_library is None:
+    if get(system).require("combat").archetypes is None:
         raise InputError(f"{system}: this system declares no combat archetypes")
     return system
 
 
 def hook(system: str) -> ArchetypeHook:
-    """The archetype-library hook the system's ``System.archetype_library`` names."""
-    where = get(_system(system)).archetype_library
+    """The archetype-library hook the system's ``Combat.archetypes`` names."""
+    where = get(_system(system)).combat.archetypes
     module, _, attr = str(where).partition(":")
     try:
         found = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
-        raise InputError(f"{system}: archetype_library {where!r} cannot be loaded: "
+        raise InputError(f"{system}: Combat.archetypes {where!r} cannot be loaded: "
                          f"{exc}") from None
     if not isinstance(found, ArchetypeHook):
-        raise InputError(f"{system}: archetype_library {where!r} is not an ArchetypeHook")
+        raise InputError(f"{system}: Combat.archetypes {where!r} is not an ArchetypeHook")
     return found
 
 
 def engine(system: str):
-    """The combat engine module of ``system`` (the module its ``System.combat`` names)."""
-    return get(_system(system)).combat_engine()
+    """The combat engine module of ``system`` (the module its ``Combat`` group names)."""
+    return get(_system(system)).combat.engine()
 
 
 def variants(system: str, given=None):
@@ -107,7 +104,7 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
     closest known names."""
     import difflib
 
-    check_names = {f.name for f in dataclasses.fields(get(system).variants)}
+    check_names = {f.name for f in dataclasses.fields(get(system).checks.variants)}
     combat_names = {f.name for f in dataclasses.fields(engine(system).Variants)}
     checks, combat = [], []
     for text in given or ():

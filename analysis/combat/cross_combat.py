@@ -155,8 +155,8 @@ def load_cross(path: str | Path | None = None) -> dict:
         entry: dict[str, Any] = {"title": title}
         for key in sorted(set(table) - set(with_combat) - {"title", "distances"}):
             if key in registry():
-                problems.append(f"{fname}: matchups.{mid}.{key}: {key}: this system "
-                                "declares no combat rules")
+                problems.append(f"{fname}: matchups.{mid}.{key}: "
+                                f"{registry()[key].lacks('combat')}")
                 continue
             close = difflib.get_close_matches(key, with_combat, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""

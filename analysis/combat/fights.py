@@ -85,15 +85,15 @@ METRIC_NAMES = (*METRICS, "p_rounds_between:LO:HI", *ONE_HIT_METRICS)
 
 
 def available() -> dict[str, bool]:
-    """Which installed systems declare combat rules (``System.combat``)."""
-    return {sid: s.has_combat for sid, s in registry().items()}
+    """Which installed systems declare combat rules (a ``Combat`` group)."""
+    return {sid: s.combat is not None for sid, s in registry().items()}
 
 
 def engine(system: str):
-    """The combat engine module of ``system`` (``System.combat_engine``), or an
+    """The combat engine module of ``system`` (its ``Combat`` group's), or an
     InputError: an unknown system names the known ones, a system without combat rules
     says so in the one standard line."""
-    return get(system).combat_engine()
+    return get(system).require("combat").engine()
 
 
 def metric(name: str) -> Callable:

@@ -39,7 +39,7 @@ def split(system: str, given=()) -> tuple[tuple[str, ...], tuple[str, ...]]:
     given = tuple(given or ())
     if not given:
         return (), ()
-    if not get(system).has_combat:
+    if get(system).combat is None:
         return given, ()
     from analysis.combat.archetypes import split_variants
 
@@ -57,7 +57,7 @@ def variants_in_force(system: str, given=(), aftermath: str | None = None
     check_texts, combat_texts = split(system, given)
     checks = variants_for(system, list(check_texts))
     combat = None
-    if get(system).has_combat:
+    if get(system).combat is not None:
         from analysis.combat.lethality import combat_variants
 
         combat = combat_variants(system, list(combat_texts), aftermath)

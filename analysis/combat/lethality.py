@@ -596,7 +596,7 @@ def distance_systems() -> list[str]:
     """The installed systems whose combat takes a starting distance."""
     from engines.system import registry
 
-    return [sid for sid, s in registry().items() if s.has_combat and has_distance(sid)]
+    return [sid for sid, s in registry().items() if s.combat is not None and has_distance(sid)]
 
 
 def distance_table(system: str, a, b, distances, method: str = "exact", trials: int = 20_000,

@@ -45,8 +45,8 @@ def _axis_problem(system: str, axis: str, value: Any) -> str | None:
             return f"{value} is out of range {lo}..{hi}"
         return None
 
-    spec = get(system)
-    ok = {**spec.hidden_axes, **spec.axes}.get(axis, ())
+    checks = get(system).checks
+    ok = {**checks.hidden_axes, **checks.axes}.get(axis, ())
     if ok and all(isinstance(x, str) for x in ok):
         return None if value in ok else f"{value!r} is not allowed; choose {' | '.join(ok)}"
     ranges = {
@@ -61,7 +61,7 @@ def _axis_problem(system: str, axis: str, value: Any) -> str | None:
 def _variant_problem(system: str, name: str, value: Any) -> str | None:
     from engines.variants import parse_variants
 
-    cls = registry()[system].variants
+    cls = registry()[system].checks.variants
     fields = {f.name for f in dataclasses.fields(cls)}
     if name not in fields:
         return (f"not a variant of {system}{did_you_mean(name, fields)}; "
@@ -183,7 +183,7 @@ def _check_problems(ctx: _Context) -> list[tuple[str, str]]:
                 problems.append((f"{path}.competence", f"also given as axes.{comp_axis}; "
                                  "use one of them"))
             rungs = (ctx.ladder[system] if system in ctx.ladder
-                     else dict(registry()[system].ladder))
+                     else dict(getattr(registry()[system].ladder, "rungs", {})))
             for j, c in enumerate(entry.competence):
                 if isinstance(c, str) and c not in rungs:
                     problems.append((f"{path}.competence[{j}]",
@@ -226,8 +226,7 @@ def _fight_problems(ctx: _Context) -> list[tuple[str, str]]:
         if system is None:
             continue
         if not available().get(system, False):
-            problems.append((f"{path}.system",
-                             f"{system}: this system declares no combat rules"))
+            problems.append((f"{path}.system", registry()[system].lacks("combat")))
             continue
         try:
             combat_variants(system, entry.variants)
@@ -314,7 +313,7 @@ def _sweep_problems(ctx: _Context) -> list[tuple[str, str]]:
         if not values:
             problems.append((path, "expected at least one value"))
         owners = [s for s in check_systems
-                  if name in {f.name for f in dataclasses.fields(registry()[s].variants)}]
+                  if name in {f.name for f in dataclasses.fields(registry()[s].checks.variants)}]
         if not owners:
             problems.append((path, f"not a variant of {known_list(check_systems) or 'any system'}"
                              ))
@@ -489,8 +488,7 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
         with_campaign = campaign_systems()
         if system not in with_campaign:
             if system in registry():
-                problems.append((f"{path}.system",
-                                 f"{system}: this system declares no campaign mechanics"))
+                problems.append((f"{path}.system", registry()[system].lacks("campaign")))
                 continue
             problems.append((f"{path}.system", f"unknown system {system!r}"
                              f"{did_you_mean(system, with_campaign)}; known: "

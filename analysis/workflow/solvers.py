@@ -11,9 +11,9 @@ Three pieces:
   (C1), ``percentile`` the level (D1) and bonus/penalty dice (D4), ``d20_degrees`` the DC
   (E1–E3). All probabilities come from the exact models. Each system declares its
   difficulty axes and exact chance matrix as hooks of its ``System``
-  (``difficulty_axes``, ``chance_matrix``, ``competence_search``); a system that
-  declares only a check grid and ``competence_axis`` / ``difficulty_axis`` is solved
-  from its exact success curves.
+  (``Ladder.difficulty_axes``, ``chance_matrix``, ``competence_search``); a system that
+  declares only a check grid and a ``Ladder``'s ``competence_axis`` / ``difficulty_axis``
+  is solved from its exact success curves, every other axis at its neutral.
 - :func:`competence_table` — the inverse: for each difficulty, the smallest competence
   that succeeds at least 50 / 75 / 90 % of the time.
 - :func:`solve_threshold` — the hook for the lethality solver: a monotone search over a
@@ -48,22 +48,23 @@ __all__ = ["DifficultyAxis", "Metric", "ThresholdResult", "chance_matrix", "chec
 
 
 def solver_system(system: str):
-    """The :class:`engines.system.System` of a system the solver handles (its own
-    ``difficulty_axes`` / ``chance_matrix`` hooks, or ``System.solvable``: a check grid and
-    competence/difficulty axes), or None."""
+    """The :class:`engines.system.System` of a system the solver handles (a
+    :class:`~engines.system.Ladder` with its own ``difficulty_axes`` / ``chance_matrix``
+    hooks, or ``System.solvable``: a check grid and a ladder), or None."""
     spec = registry().get(system)
-    if spec is None:
+    if spec is None or spec.ladder is None:
         return None
-    if spec.chance_matrix is not None and spec.difficulty_axes is not None:
+    if spec.ladder.chance_matrix is not None and spec.ladder.difficulty_axes is not None:
         return spec
     return spec if spec.solvable else None
 
 
 def _competence_search(spec) -> tuple[str, range]:
     """(axis name, values) the inverse table searches for a system's competence."""
-    if spec.competence_search is not None:
-        return spec.competence_search
-    return spec.competence_axis, spec.axes[spec.competence_axis]
+    ladder = spec.ladder
+    if ladder.competence_search is not None:
+        return ladder.competence_search
+    return ladder.competence_axis, spec.checks.axes[ladder.competence_axis]
 
 
 def __getattr__(name: str):
@@ -92,7 +93,7 @@ def competence_value(system: str, competence: int | str,
         return text, int(text)
     except ValueError:
         pass
-    rungs = (ladder or load_competence_ladder()).get(system) or dict(spec.ladder)
+    rungs = (ladder or load_competence_ladder()).get(system) or dict(spec.ladder.rungs)
     if text not in rungs:
         raise InputError(f"competence: unknown ladder name {text!r}; known: "
                          f"{', '.join(rungs)} (or a native value for --system)")
@@ -117,37 +118,39 @@ class DifficultyAxis:
 
 def difficulty_axes(system: str) -> list[DifficultyAxis]:
     """The difficulty axes searched for ``system`` (easiest first on each): the system's
-    own ``difficulty_axes`` hook, or its ``difficulty_axis`` over that axis's values."""
+    own ``Ladder.difficulty_axes`` hook, or its ``difficulty_axis`` over that axis's values."""
     spec = solver_system(system)
     if spec is None:
         raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
-    if spec.difficulty_axes is not None:
+    ladder = spec.ladder
+    if ladder.difficulty_axes is not None:
         return [DifficultyAxis(system, ax.name, tuple(ax.values), tuple(ax.labels),
                                tuple(ax.inverse) or tuple(ax.values))
-                for ax in spec.difficulty_axes()]
-    vals = tuple(spec.axes[spec.difficulty_axis])
-    return [DifficultyAxis(system, spec.difficulty_axis, vals, tuple(map(str, vals)), vals)]
+                for ax in ladder.difficulty_axes()]
+    vals = tuple(spec.checks.axes[ladder.difficulty_axis])
+    return [DifficultyAxis(system, ladder.difficulty_axis, vals, tuple(map(str, vals)), vals)]
 
 
 def chance_matrix(system: str, axis: str, competences: Sequence[int],
                   difficulties: Sequence, variants=None) -> np.ndarray:
     """Exact P(success) ``[len(competences), len(difficulties)]`` on one difficulty axis:
-    the system's own ``chance_matrix`` hook, or read off its exact success curves (every
-    other axis at its first value)."""
+    the system's own ``Ladder.chance_matrix`` hook, or read off its exact success curves
+    (every other axis held at its neutral, :attr:`engines.system.Checks.neutral`)."""
     from analysis.checks.curves import success_curves, variants_for
 
     v = variants_for(system, variants)
     spec = solver_system(system)
     if spec is None:
         raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
-    if spec.chance_matrix is not None:
-        return np.asarray(spec.chance_matrix(axis, competences, difficulties, v))
+    ladder = spec.ladder
+    if ladder.chance_matrix is not None:
+        return np.asarray(ladder.chance_matrix(axis, competences, difficulties, v))
     comp = np.asarray(list(competences), dtype=np.int64)
-    axes = {name: [values[0]] for name, values in spec.axes.items()}
-    axes[spec.competence_axis] = [int(c) for c in comp]
-    axes[spec.difficulty_axis] = list(difficulties)
+    axes = {name: [spec.checks.held(name)] for name in spec.checks.axes}
+    axes[ladder.competence_axis] = [int(c) for c in comp]
+    axes[ladder.difficulty_axis] = list(difficulties)
     t = success_curves(system, "exact", variants=v, axes=axes)
-    view = t.pivot(index=spec.competence_axis, columns=spec.difficulty_axis, values="p")
+    view = t.pivot(index=ladder.competence_axis, columns=ladder.difficulty_axis, values="p")
     return view.loc[[int(c) for c in comp], list(difficulties)].to_numpy()
 
 
@@ -236,7 +239,7 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
     for system in _systems(systems):
         name, comp = _competence_search(solver_system(system))
         comp = list(comp)
-        rungs = sorted((ladder.get(system) or dict(solver_system(system).ladder)).items(),
+        rungs = sorted((ladder.get(system) or dict(solver_system(system).ladder.rungs)).items(),
                        key=lambda kv: kv[1])
         for ax in difficulty_axes(system):
             vals = ax.inverse

@@ -215,7 +215,7 @@ def variant_names(system: str) -> list[str]:
 
     from engines.system import get
 
-    return [f.name for f in dataclasses.fields(get(system).variants)]
+    return [f.name for f in dataclasses.fields(get(system).checks.variants)]
 
 
 # --------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The archetype-library hook: what a system gives the one archetype loader
 (:mod:`analysis.combat.archetypes`).
 
-A system with combat names its hook in the ``archetype_library`` field of its
+A system with combat names its hook in the ``archetypes`` field of the ``Combat`` group of its
 :class:`engines.system.System` (``"module:ATTRIBUTE"``, loaded on first use by the
 analysis layer only; a built-in's is ``engines.systems.<id>.archetypes:HOOK``, a
 plug-in's its own module's): an :class:`ArchetypeHook` carrying the data file (the

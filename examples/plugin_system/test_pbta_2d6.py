@@ -1,7 +1,9 @@
-"""The plug-in's own test: rpg-balance's conformance check (README "Add your own system")."""
+"""The plug-in's own test: rpg-balance's conformance checks, one test per check (README
+"Add your own system")."""
 
-from analysis.conformance import check_system
+from analysis.conformance import parametrize_with_checks
 
 
-def test_conforms():
-    check_system("pbta_2d6")
+@parametrize_with_checks(["pbta_2d6"])
+def test_conforms(system, check):
+    check(system)

@@ -126,7 +126,7 @@ def campaign_figure(st, mech, settings: ReportSettings) -> Figure:
                       state=_(mech.state), system=st.system))
 
 
-@for_systems_with("has_campaign", "campaign", N_("Campaign mechanics over sessions"))
+@for_systems_with("campaign", "campaign", N_("Campaign mechanics over sessions"))
 def section_campaign(settings: ReportSettings) -> Section:
     """Campaign mechanics: a fan chart and a reading per system."""
     title = _("Campaign mechanics over sessions")
@@ -145,7 +145,7 @@ def section_campaign(settings: ReportSettings) -> Section:
     blocks: list = []
     rows = []
     for system in settings.systems:
-        example = registry()[system].campaign_example
+        example = registry()[system].campaign.example
         if example is None:
             reading.append(skipped(system, N_("campaign example")))
             continue
@@ -200,8 +200,8 @@ def attrition_table(systems) -> pd.DataFrame:
     rows = []
     for system in systems:
         spec = registry().get(system)
-        if spec is None or not spec.has_campaign \
-                or "attrition" not in spec.campaign_engine().MECHANICS:
+        if spec is None or spec.campaign is None \
+                or "attrition" not in spec.campaign.engine().MECHANICS:
             continue
         st = run(system, "attrition", {}, sessions=ATTRITION_FIGHTS)["exact"]
         row = {"system": system, "fighter": st.notes["fighter"],

@@ -13,11 +13,13 @@ __all__ = ["section_c7"]
 
 def section_c7(settings: ReportSettings) -> Section | None:
     """RULES C7: is “−1 difficulty” equivalent to “+2 dice” in dice_pool_6?"""
-    if "dice_pool_6" not in settings.systems:
+    from analysis.checks.claims import claim_c7_summary, claim_c7_table, claim_systems
+
+    system = next((s for s in claim_systems("C7") if s in settings.systems), None)
+    if system is None:
         return None
     title = _("Claim C7: −1 difficulty vs +2 dice (dice_pool_6)")
-    from analysis.checks.claims import claim_c7_summary, claim_c7_table
-    variants = list(settings.variants_of("dice_pool_6"))
+    variants = list(settings.variants_of(system))
     table = claim_c7_table(variants)
     summary = claim_c7_summary(table)
     reading = [_("The dice_pool_6 text claims that lowering the difficulty by one and "

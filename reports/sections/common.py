@@ -17,22 +17,27 @@ from reports.i18n import N_, _, percent
 from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Section, Table
 
-__all__ = ["MAPPED", "PARTS", "curves", "curves_cached", "figure_block", "for_systems_with",
+__all__ = ["HAS", "MAPPED", "PARTS", "curves", "curves_cached", "figure_block", "for_systems_with",
            "outcomes", "p_at", "pct", "pivot", "skipped", "system_summary", "table_block",
            "variant_map"]
 
 
 def system_summary(system: str) -> str:
-    """What a system's success means, in plain words (its ``summary`` report hook,
+    """What a system's success means, in plain words (its ``Report.summary``,
     translated; its name when it has none)."""
     spec = registry()[system]
-    return _(spec.summary) if spec.summary else spec.name
+    return _(spec.report.summary) if spec.report.summary else spec.name
 
 
-#: the parts of a system a section may need (a :class:`engines.system.System` property)
-#: and how the skip sentence names them
-PARTS = {"opposed": N_("opposed-check rule"), "has_combat": N_("combat rules"),
-         "has_campaign": N_("campaign mechanics"), "modifiers": N_("modifiers")}
+#: the parts of a system a section may need (:data:`HAS`) and how the skip sentence
+#: names them
+PARTS = {"opposed": N_("opposed-check rule"), "combat": N_("combat rules"),
+         "campaign": N_("campaign mechanics"), "modifiers": N_("modifiers")}
+#: whether a :class:`engines.system.System` has each part of :data:`PARTS`
+HAS = {"opposed": lambda spec: spec.checks.opposed is not None,
+       "combat": lambda spec: spec.combat is not None,
+       "campaign": lambda spec: spec.campaign is not None,
+       "modifiers": lambda spec: bool(spec.checks.modifiers)}
 #: the part the combat sections need: combat rules and fights in the cross-combat
 #: mapping file (a plug-in opts in by a mapping)
 MAPPED = "cross_combat"
@@ -48,14 +53,14 @@ def _left_out(system: str, part: str, settings: ReportSettings) -> str | None:
     """The sentence leaving ``system`` out of a section needing ``part`` (None: in)."""
     spec = registry()[system]
     if part == MAPPED:
-        if not spec.has_combat:
-            return skipped(system, PARTS["has_combat"])
+        if spec.combat is None:
+            return skipped(system, PARTS["combat"])
         if system not in _mapped(settings):
             return _("{system} is not in this section: the cross-combat mapping file "
                      "({file}) maps no fights for it.").format(
                 system=system, file=settings.cross_label)
         return None
-    return None if getattr(spec, part) else skipped(system, PARTS[part])
+    return None if HAS[part](spec) else skipped(system, PARTS[part])
 
 
 def for_systems_with(part: str, section_id: str, title: str):

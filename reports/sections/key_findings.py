@@ -85,7 +85,7 @@ def discovery_frame(settings: ReportSettings) -> pd.DataFrame:
     ladder = audit.ladder_specs(settings.cross_combat)
     rows: list[dict] = []
     for system in settings.systems:
-        if not registry()[system].has_combat or system not in ladder:
+        if registry()[system].combat is None or system not in ladder:
             continue
         rows += audit.one_hit_fights(system, cfg, ladder=ladder[system])
         rows += audit.gap_variants(system, cfg, ladder=ladder[system])

@@ -17,14 +17,14 @@ __all__ = ["section_native_spread", "spread_curve", "spread_frame", "spread_task
 
 def spread_task(system: str) -> tuple[str, dict, str]:
     """A system's representative task: the axis a character improves along, the other
-    axes held, a label (its ``spread`` report hook; by default its competence axis with
-    every other axis at its first value)."""
+    axes held, a label (its ``Report.spread``; by default its competence axis with
+    every other axis at its neutral)."""
     spec = registry()[system]
-    if spec.spread is not None:
-        axis, fixed, label = spec.spread
+    if spec.report.spread is not None:
+        axis, fixed, label = spec.report.spread
         return axis, dict(fixed), _(label)
-    axis = spec.competence_axis or next(iter(spec.axes))
-    fixed = {a: v[0] for a, v in spec.axes.items() if a != axis}
+    axis = spec.ladder.competence_axis if spec.ladder else next(iter(spec.checks.axes))
+    fixed = {a: spec.checks.held(a) for a in spec.checks.axes if a != axis}
     return axis, fixed, ", ".join(f"{a} {v}" for a, v in fixed.items())
 
 

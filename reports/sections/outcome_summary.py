@@ -22,7 +22,7 @@ def section_outcomes(settings: ReportSettings) -> Section:
     for system in settings.systems:
         o = outcomes(settings, system)
         spec = registry()[system]
-        setting_label, value_label = (_(x) for x in spec.outcome_labels)
+        setting_label, value_label = (_(x) for x in spec.report.outcome_labels)
         frame = o.rename(columns={"setting": setting_label})[
             [setting_label, "mean", "sd", "mean_mc", "se_mean"]]
         blocks.append(table_block(f"outcomes-{system}", f"{system}: {value_label}", frame,
@@ -34,11 +34,11 @@ def section_outcomes(settings: ReportSettings) -> Section:
                                   index=(setting_label,),
                                   formats={"mean": ".4f", "sd": ".4f", "mean_mc": ".4f",
                                       "se_mean": ".5f"}))
-        if spec.outcome_reading is not None:
+        if spec.report.outcome_reading is not None:
             m = o.set_index("setting")
-            reading.append(spec.outcome_reading(lambda setting, stat, m=m: m.loc[setting, stat],
-                                                TR))
-    pools = [s for s in settings.systems if registry()[s].pool_settings]
+            reading.append(spec.report.outcome_reading(
+                lambda setting, stat, m=m: m.loc[setting, stat], TR))
+    pools = [s for s in settings.systems if registry()[s].report.pool_settings]
     if pools:
         fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
         for system in pools:

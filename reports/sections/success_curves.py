@@ -1,8 +1,8 @@
 """Section: success curves per system (exact and Monte Carlo).
 
-What each system shows comes from its report hooks (:class:`engines.system.System`:
+What each system shows comes from its report hooks (:class:`engines.system.Report`:
 ``summary``, ``curve_panels``, ``curve_tables``, ``curve_reading``); a system without
-them gets a plain view built from its axes and its ladder hook."""
+them gets a plain view built from its axes, its ladder and its axes' neutral values."""
 
 from __future__ import annotations
 
@@ -50,11 +50,13 @@ def _name(templates, value, axis: str) -> str:
 
 
 def _plain_axes(spec: System) -> tuple[str, str, dict]:
-    """The x axis, the line axis and the held axes of a system without curve hooks."""
-    names = list(spec.axes)
-    x = spec.competence_axis or names[0]
-    lines = spec.difficulty_axis or next((a for a in reversed(names) if a != x), x)
-    fixed = {a: spec.axes[a][0] for a in names if a not in (x, lines)}
+    """The x axis, the line axis and the held axes (each at its neutral) of a system
+    without curve hooks."""
+    names = list(spec.checks.axes)
+    x = spec.ladder.competence_axis if spec.ladder else names[0]
+    lines = (spec.ladder.difficulty_axis if spec.ladder
+             else next((a for a in reversed(names) if a != x), x))
+    fixed = {a: spec.checks.held(a) for a in names if a not in (x, lines)}
     return x, lines, fixed
 
 
@@ -63,7 +65,7 @@ def plain_tables(spec: System) -> tuple[CurveTable, ...]:
     x, lines, fixed = _plain_axes(spec)
     others = list(fixed)
     out = []
-    for i, values in enumerate(product(*(spec.axes[a] for a in others))):
+    for i, values in enumerate(product(*(spec.checks.axes[a] for a in others))):
         held = dict(zip(others, values, strict=True))
         where = ", ".join(f"{a} {v}" for a, v in held.items())
         out.append(CurveTable(
@@ -73,15 +75,15 @@ def plain_tables(spec: System) -> tuple[CurveTable, ...]:
                 rows=x, columns=lines, where=where),
             caption=_("Exact probability of success by {rows} (rows) and {columns} "
                       "(columns).").format(rows=x, columns=lines),
-            rows=x, columns=lines, fixed=held, row_values=tuple(spec.axes[x]),
-            column_values=tuple(spec.axes[lines]), column_label=lines, full=i == 0))
+            rows=x, columns=lines, fixed=held, row_values=tuple(spec.checks.axes[x]),
+            column_values=tuple(spec.checks.axes[lines]), column_label=lines, full=i == 0))
     return tuple(out)
 
 
 def plain_panels(spec: System) -> tuple[CurvePanel, ...]:
     x, lines, fixed = _plain_axes(spec)
     where = ", ".join(f"{a} {v}" for a, v in fixed.items())
-    return (CurvePanel(x=x, lines=lines, values=tuple(spec.axes[lines]), fixed=fixed,
+    return (CurvePanel(x=x, lines=lines, values=tuple(spec.checks.axes[lines]), fixed=fixed,
                        title=where, xlabel=x, legend=lines, legend_loc="best"),)
 
 
@@ -89,11 +91,11 @@ def curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
     spec = registry()[system]
     full = t.drop(columns=["z"])
     out = []
-    for view in spec.curve_tables or plain_tables(spec):
+    for view in spec.report.curve_tables or plain_tables(spec):
         frame = pivot(_select(t, view.fixed), view.rows, view.columns,
                       index_values=view.row_values, column_values=view.column_values)
         if view.column_names is not None:
-            axis_values = view.column_values or spec.axes[view.columns]
+            axis_values = view.column_values or spec.checks.axes[view.columns]
             frame.columns = [view.rows] + [_name(view.column_names, v, view.columns)
                                            for v in axis_values]
         out.append(table_block(
@@ -105,12 +107,12 @@ def curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
 
 def curve_figure(system: str, t: pd.DataFrame, settings: ReportSettings) -> Figure:
     spec = registry()[system]
-    panels = spec.curve_panels or plain_panels(spec)
+    panels = spec.report.curve_panels or plain_panels(spec)
     if len(panels) == 1:
-        fig, axes = plotting.new_figure(1, width=spec.curve_width or 6.4)
+        fig, axes = plotting.new_figure(1, width=spec.report.curve_width or 6.4)
     else:
-        fig, axes = plotting.new_figure(len(panels), **({"width": spec.curve_width}
-                                                        if spec.curve_width else {}))
+        fig, axes = plotting.new_figure(len(panels), **({"width": spec.report.curve_width}
+                                                        if spec.report.curve_width else {}))
     for ax, panel in zip(axes, panels, strict=True):
         sub = _select(t, panel.fixed)
         for value, style in zip(panel.values, plotting.line_styles(system, len(panel.values)),
@@ -130,10 +132,10 @@ def curve_figure(system: str, t: pd.DataFrame, settings: ReportSettings) -> Figu
             ax.legend(title=_(panel.legend) if panel.legend else None, loc=panel.legend_loc,
                       **({"ncols": panel.legend_ncols} if panel.legend_ncols > 1 else {}))
     plotting.probability_axis(axes[0])
-    caption = (_(spec.curve_caption) if spec.curve_caption else
+    caption = (_(spec.report.curve_caption) if spec.report.curve_caption else
                _("Exact P(success) against {x}, one line per {lines}.").format(
                    x=panels[0].x, lines=panels[0].lines))
-    alt = (_(spec.curve_alt) if spec.curve_alt else
+    alt = (_(spec.report.curve_alt) if spec.report.curve_alt else
            _("Line chart of {system} success probability against {x}").format(
                system=system, x=panels[0].x)).format(system=system)
     return figure_block(f"fig-curves-{system}", _("{system}: success curves").format(
@@ -142,12 +144,12 @@ def curve_figure(system: str, t: pd.DataFrame, settings: ReportSettings) -> Figu
 
 def curve_reading(system: str, t: pd.DataFrame) -> str:
     spec = registry()[system]
-    if spec.curve_reading is not None:
-        return spec.curve_reading(lambda **axes: p_at(t, **axes), TR)
+    if spec.report.curve_reading is not None:
+        return spec.report.curve_reading(lambda **axes: p_at(t, **axes), TR)
     x, lines, fixed = _plain_axes(spec)
-    first = _select(t, {**fixed, lines: spec.axes[lines][0]})
+    first = _select(t, {**fixed, lines: spec.checks.axes[lines][0]})
     values = {"low": pct(first["p_exact"].min()), "high": pct(first["p_exact"].max()),
-              "x": x, "lines": lines, "value": spec.axes[lines][0], "system": system}
+              "x": x, "lines": lines, "value": spec.checks.axes[lines][0], "system": system}
     if not fixed:  # two axes only: nothing else is held
         return _("{system}: P(success) runs from {low} to {high} along its {x} axis "
                  "({lines} {value}).").format(**values)

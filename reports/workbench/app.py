@@ -237,14 +237,15 @@ class Workbench:
         self._c_vars = self._variant_widgets(model.check_variant_fields(c.system),
                                              c.variants, self.c_variants, self._on_check)
         self._c_axes = {}
-        for name, values in spec.axes.items():
+        for name, values in spec.checks.axes.items():
             w = pn.widgets.Select(label=name, options=[model.ALL, *map(model.variant_text, values)],
                                   value=c.axes.get(name, model.ALL), width=150)
             w.param.watch(self._on_check, "value")
             self._c_axes[name] = w
         self.c_axes.objects = list(self._c_axes.values())
-        comp = [model.variant_text(v) for v in spec.axes.get(spec.competence_axis, ())]
-        self.c_comp.label = _("Competence") + (f" ({spec.competence_axis})" if comp else "")
+        axis = spec.ladder.competence_axis if spec.ladder else None
+        comp = [model.variant_text(v) for v in spec.checks.axes.get(axis, ())]
+        self.c_comp.label = _("Competence") + (f" ({axis})" if comp else "")
         self.c_comp.options = comp
         self.c_comp.value = c.competence if c.competence in comp else (comp[0] if comp
                                                                        else None)

@@ -190,7 +190,7 @@ def fight_knobs(system: str, f, variants: dict, g=None) -> tuple[list[Knob], lis
     out: list[Knob] = []
     held = ["a", "b", "a.weapon", "b.weapon", "both.armour", "a.tactic", "b.tactic",
             "variant.aftermath"]
-    trait = system_of(system).health_trait
+    trait = system_of(system).audit.health_trait
     cur_a, cur_b = ((trait_value(system, f.a, trait), trait_value(system, f.b, trait)) if trait
                     else (None, None))
     if isinstance(cur_a, int) and cur_a == cur_b:
@@ -377,10 +377,10 @@ def cells_moved(system: str, variants, name: str, value) -> float | None:
     ``value``; None when ``name`` is not a check variant of the system."""
     from analysis.checks.curves import success_curves
 
-    if name not in {f.name for f in dataclasses.fields(system_of(system).variants)}:
+    if name not in {f.name for f in dataclasses.fields(system_of(system).checks.variants)}:
         return None
     base = {k: v for k, v in dict(variants or {}).items()
-            if k in {f.name for f in dataclasses.fields(system_of(system).variants)}}
+            if k in {f.name for f in dataclasses.fields(system_of(system).checks.variants)}}
     key = (system, repr(sorted(base.items())), name, repr(value))
     if key not in _CELLS:
         before = success_curves(system, "exact", variants=base)["p"].to_numpy()

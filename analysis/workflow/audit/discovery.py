@@ -31,7 +31,7 @@ DEFAULT_DISCOVER = {
     "attacker": "competent",
     "opponents": ["novice", "competent", "expert"],
     "dominance_z": 2.0,
-    "dominance_mc": None,     # None: the systems whose System.duel_search is "mc"
+    "dominance_mc": None,     # None: the systems whose Audit.duel_search is "mc"
     "dominance_trials": 8_000,
     # the starting distances (metres) at which armour, tactics and ranged weapons are
     # judged too, in the systems with distance rules (RULES.md "Distance, movement and
@@ -49,7 +49,7 @@ DEFAULT_DISCOVER = {
     "interaction_ratio": 2.0,
     "interaction_min": 0.05,
     "interaction_high": 0.15,
-    # None: each system's own (``System.interaction_sweep``); a mapping replaces them all
+    # None: each system's own (``Audit.interaction_sweep``); a mapping replaces them all
     "interaction_sweeps": None,
 }
 
@@ -255,7 +255,7 @@ def _dominated(system: str, cfg: dict, kind: str, names: list, ladder: dict, dat
     wins = (reg.METRICS["p_side0"], reg.METRICS["p_side1"])
     mc_systems = cfg.get("dominance_mc")
     mc = (system in mc_systems if mc_systems is not None
-          else system_of(system).duel_search == "mc")
+          else system_of(system).audit.duel_search == "mc")
 
     def p(i: int, m: int):
         key = (i, m)
@@ -545,7 +545,7 @@ def knob_interactions(system: str, cfg: dict, ladder=None, variants=None) -> lis
     from analysis.workflow.sweep import sensitivity
 
     sweeps = cfg.get("interaction_sweeps")
-    spec = (system_of(system).interaction_sweep if sweeps is None
+    spec = (system_of(system).audit.interaction_sweep if sweeps is None
             else sweeps.get(system))
     if not spec:
         return []
@@ -682,10 +682,10 @@ def _no_discovery(system: str, ladder: dict, source: str) -> str | None:
     ``--cross-combat`` names another), is skipped."""
     from engines.system import registry
 
-    if not registry()[system].has_combat:
-        return (f"{system}: this system declares no combat rules, so --discover skips it "
-                "(dominated options, one-hit fights, gap variants and knob interactions "
-                "are all measured on duels)")
+    why = registry()[system].lacks("combat")
+    if why is not None:
+        return (f"{why}, so --discover skips it (dominated options, one-hit fights, gap "
+                "variants and knob interactions are all measured on duels)")
     if system not in ladder:
         return (f"{system}: no ladder fighters for it in {source}, so --discover skips it "
                 "(every finding is measured on duels of the ladder fighters)")

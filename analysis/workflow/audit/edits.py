@@ -75,7 +75,7 @@ def _variant_fields(system: str, fight: bool) -> set[str]:
     from analysis.combat import fights as reg
     from engines.system import get
 
-    cls = type(reg.combat_variants(system, {})) if fight else get(system).variants
+    cls = type(reg.combat_variants(system, {})) if fight else get(system).checks.variants
     return {f.name for f in dataclasses.fields(cls)}
 
 
@@ -166,7 +166,7 @@ def _edit_check(sc, c, edit: Edit, system_wide: bool, where: str):
             raise InputError(f"{where} {edit}: {system} has no check variant {name!r}")
         variants = {**c.variants, name: edit.value}
         try:
-            parse_variants(get(system).variants, {**sc.check_variants(c), name: edit.value})
+            parse_variants(get(system).checks.variants, {**sc.check_variants(c), name: edit.value})
         except InputError as exc:
             raise InputError(f"{where} {edit}: {exc}") from None
         return c.model_copy(update={"variants": variants})

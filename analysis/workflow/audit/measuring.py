@@ -193,6 +193,6 @@ def _measure_mc(t: Target, g, index: int, seed: int, batch: int, max_trials: int
 
 def ladder_axes(system: str) -> tuple[str | None, str | None]:
     """``(difficulty axis, competence axis)`` of a system, from the ladder hook it
-    declares (``difficulty_axis``, ``competence_axis``; None when it declares none)."""
-    spec = system_of(system)
-    return spec.difficulty_axis, spec.competence_axis
+    declares (``Ladder.difficulty_axis``, ``competence_axis``; None when it has no ladder)."""
+    ladder = system_of(system).ladder
+    return (ladder.difficulty_axis, ladder.competence_axis) if ladder else (None, None)

@@ -1,7 +1,7 @@
 """The archetype library of ``d20_degrees``: gear and archetypes as data (RULES.md E10–E17).
 
 :data:`HOOK` is the :class:`~engines.archetype_library.ArchetypeHook` that
-``PLUGIN.archetype_library`` names (``"engines.systems.d20_degrees.archetypes:HOOK"``),
+``PLUGIN.combat.archetypes`` names (``"engines.systems.d20_degrees.archetypes:HOOK"``),
 as a plug-in's ``archetypes.py`` is. :func:`load` validates the parsed data file
 (``archetypes.toml`` beside this module, or another) with pydantic and returns
 ``{name: Combatant}``: one entry per ladder rung (``untrained`` … ``master``) and one per
@@ -240,7 +240,7 @@ def _combatant(name: str, rung: str, style: str | None, block: StatBlock,
 
 
 # ---------------------------------------------------------------------------------------
-# the archetype-loader hook (engines.system.System.archetype_library)
+# the archetype-loader hook (engines.system.Combat.archetypes)
 
 
 def _build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,

@@ -29,14 +29,7 @@ from engines.errors import InputError
 from engines.rng import Seed
 from engines.rolls import D20, HERO_REROLL, ROLL, TAKE_10
 from engines.system import (
-    N_,
-    CurvePanel,
-    CurveTable,
     Difficulty,
-    LadderRules,
-    Modifier,
-    OpposedRule,
-    System,
 )
 from engines.variants import variant
 
@@ -82,7 +75,7 @@ class Variants:
 DEFAULT = Variants()
 
 
-def _modes(modes) -> np.ndarray:
+def mode_codes(modes) -> np.ndarray:
     return checks.parse_modes(modes, MODES)
 
 
@@ -100,7 +93,7 @@ def nat_of_codes() -> np.ndarray:
 
 def exact(modes=("roll", "hero_point", "take_10"), variants: Variants = DEFAULT) -> np.ndarray:
     """Exact outcome-code distribution per roll mode (E1, E4, E9), by enumeration."""
-    modes = _modes(modes)
+    modes = mode_codes(modes)
     probs = np.zeros((modes.size, N_CODES))
     for i, mode in enumerate(modes):
         if mode == TAKE_10:
@@ -122,7 +115,7 @@ def exact(modes=("roll", "hero_point", "take_10"), variants: Variants = DEFAULT)
 def monte_carlo(modes=("roll", "hero_point", "take_10"), trials: int = 100_000,
                 seed: Seed = None, variants: Variants = DEFAULT) -> np.ndarray:
     """Monte Carlo outcome-code counts per roll mode (E1, E4, E9)."""
-    return checks.run(D20, _modes(modes), variants.rule(), N_CODES, trials, seed)
+    return checks.run(D20, mode_codes(modes), variants.rule(), N_CODES, trials, seed)
 
 
 def degrees(total, dc, nat=0, variants: Variants = DEFAULT):
@@ -263,11 +256,11 @@ def opposed_tie(cell, variants: Variants) -> tuple[float, bool]:
     return (1.0 if a > b else 0.0 if a < b else 0.5), False
 
 
-def _score(c: int, variants: Variants):
+def ladder_score(c: int, variants: Variants):
     """(d20 + modifier, probabilities) of a plain roll (E1)."""
     probs = exact(["roll"], variants)[0]
     return (value_of_codes() + c).astype(float), probs
-def _curve_reading(p, tr) -> str:
+def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook): +5 vs DC 15, the natural 1
     and 20, and the degrees."""
     _ = tr._
@@ -279,100 +272,3 @@ def _curve_reading(p, tr) -> str:
         p=tr.pct(p(modifier=5, dc=15, degree=1)), five=tr.percent(0.05, 0),
         best=tr.pct(p(modifier=30, dc=15, degree=1)),
         worst=tr.pct(p(modifier=-5, dc=30, degree=1)))
-
-
-PLUGIN = System(
-    id=SYSTEM, name="d20 + modifier vs DC, degrees of success", module=__name__,
-    axes={"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
-    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
-    check_grid=check_grid, competence_axis="modifier", difficulty_axis="dc",
-    modifiers=(
-        Modifier(N_("hero point"), "E9", sets={"roll": "hero_point"}),
-        Modifier(N_("extra effort +2"), "E8", shifts={"modifier": EXTRA_EFFORT}),
-        Modifier(N_("minor circumstance +2"), "E6", shifts={"modifier": CIRCUMSTANCE["minor"]}),
-        Modifier(N_("major circumstance +5"), "E6", shifts={"modifier": CIRCUMSTANCE["major"]}),
-        Modifier(N_("minor circumstance -2"), "E6", shifts={"modifier": -CIRCUMSTANCE["minor"]}),
-        Modifier(N_("major circumstance -5"), "E6", shifts={"modifier": -CIRCUMSTANCE["major"]}),
-        Modifier(N_("take 10"), "E4", sets={"roll": "take_10"}),
-    ),
-    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
-    ladder={"untrained": 0, "novice": 4, "competent": 8, "expert": 12, "master": 16},
-    # ---- check hooks
-    check_kernel=lambda settings, variants: (D20, _modes(settings), variants.rule()),
-    hidden_axes={"roll": tuple(MODES)},
-    # E5: d20 + modifier, higher wins; natural 1/20 (E3) do not enter the comparison
-    opposed_rule=OpposedRule(
-        axes={"modifier_a": range(21), "modifier_b": range(21)}, setting_axis=None,
-        setting="roll", rank_axis="modifier", tie=opposed_tie,
-        values=lambda cell, side, variants, n_codes: (value_of_codes()
-                                                      + int(cell[f"modifier_{side}"]))),
-    # the modifier table: at least one degree (E1-E3); take 10 shown on every cell
-    modifier_axes={"modifier": range(21), "dc": (5, 10, 15, 20, 25, 30)},
-    modifier_base={"degree": 1, "roll": "roll"}, check_p=check_p,
-    difficulty_axes=difficulty_axes, chance_matrix=chance_matrix,
-    competence_search=("modifier", range(-10, 51)),
-    ladder_rules=LadderRules(
-        competence_range=(-20, 50), difficulty_range=(0, 60),
-        labels=lambda c, d: (f"{c:+d}", f"DC {d}"),
-        p=lambda c, d, variants: p_degree(c, d, 1, "roll", variants), score=_score),
-    # report hooks
-    summary=N_("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree better, "
-               "natural 1 fails (E1–E3)"),
-    color="#D55E00",
-    label="d20 + mod vs DC",
-    curve_panels=(
-        CurvePanel(x="modifier", lines="dc", values=(10, 15, 20, 25, 30),
-                   fixed={"degree": 1}, labels=(N_("DC {dc}"),),
-                   title=N_("at least one degree of success"),
-                   xlabel=N_("modifier (added to d20)"), legend=N_("DC (E1)"),
-                   legend_loc="upper left", markevery=5),
-        CurvePanel(x="modifier", lines="degree", values=(1, 2, 3, 4), fixed={"dc": 15},
-                   labels=("≥ {v}",), title=N_("degrees of success vs DC 15"),
-                   xlabel=N_("modifier (added to d20)"), legend=N_("degrees (E2)"),
-                   legend_loc="upper left", markevery=5),
-    ),
-    curve_caption=N_("Exact P(success) against the modifier: by DC (left) and by degrees "
-                     "of success against DC 15 (right)."),
-    curve_alt=N_("Line charts of d20_degrees success probability against modifier"),
-    curve_tables=(
-        CurveTable(key="", title=N_("P(success) by DC and modifier"),
-                   caption=N_("Exact probability of at least one degree of success: d20 + "
-                              "modifier (columns) vs DC (rows)."),
-                   rows="dc", columns="modifier", fixed={"degree": 1},
-                   row_values=tuple(range(0, 41, 5)), column_values=tuple(range(-5, 31, 5)),
-                   column_label=N_("modifier"), full=True),
-        CurveTable(key="degrees", title=N_("P(at least n degrees) at DC 15"),
-                   caption=N_("Exact probability of at least n degrees of success (columns) "
-                              "against DC 15 (hard) by modifier (rows)."),
-                   rows="modifier", columns="degree", fixed={"dc": 15},
-                   row_values=tuple(range(-5, 31, 5)), column_names=("≥ {v}",),
-                   column_label=N_("degrees of success")),
-    ),
-    curve_reading=_curve_reading,
-    outcome_labels=(N_("roll"), N_("d20 result (1–20)")),
-    spread=("modifier", {"dc": 15, "degree": 1}, N_("DC 15, hard (E1)")),
-    campaign_example=("hero-points", {"points": 1, "fights": 3}, 20, 0),
-    terms={
-        "hit_points": (N_("hit points"), "E-g2"), "strength": (N_("Strength"), "E12"),
-        "stamina": (N_("Stamina"), "E12"), "fighting": (N_("Fighting"), "E11"),
-        "parry": (N_("Parry"), "E11"), "dodge": (N_("Dodge"), "E11"),
-        "fortitude": (N_("Fortitude"), "E14"), "hero_points": (N_("starting hero points"), "E9"),
-        "weapon": (N_("weapon in hand"), "E12"), "armour": (N_("body armour"), "E12"),
-        "maneuver": (N_("maneuver"), "E16"), "tactic": (N_("maneuver"), "E16"),
-        "modifier": (N_("the modifier"), "E1"), "dc": (N_("the DC"), "E1"),
-        "degree": (N_("the degrees of success needed"), "E2"),
-        "roll": (N_("the roll"), "E9"),
-        "weapon=unarmed": (N_("unarmed"), ""), "weapon=light_melee": (N_("light melee"), ""),
-        "weapon=heavy_melee": (N_("heavy melee"), ""), "weapon=pistol": (N_("pistol"), ""),
-        "armour=none": (N_("none"), ""),
-        "weapon=heavy_pistol": (N_("heavy pistol"), ""), "weapon=rifle": (N_("rifle"), ""),
-        "armour=light": (N_("light"), ""), "armour=medium": (N_("medium"), ""),
-        "armour=heavy": (N_("heavy"), ""),
-    },
-    archetype_library="engines.systems.d20_degrees.archetypes:HOOK",
-    health_trait="hit_points",
-    interaction_sweep={"metric": "p_rounds_between:2:6",
-                       "knobs": {"both.hit_points": [10, 20],
-                                 "variant.degree_damage": [True, False]}},
-    duel_search="mc",
-)

@@ -2,7 +2,7 @@
 engine's :class:`~engines.systems.dice_pool_6.combat.Combatant`.
 
 :data:`HOOK` is the :class:`~engines.archetype_library.ArchetypeHook` that
-``PLUGIN.archetype_library`` names (``"engines.systems.dice_pool_6.archetypes:HOOK"``),
+``PLUGIN.combat.archetypes`` names (``"engines.systems.dice_pool_6.archetypes:HOOK"``),
 as a plug-in's ``archetypes.py`` is. The data file (``archetypes.toml`` beside this
 module) holds the C11 weapons (the seed has no armour rules), the ``levels`` of the
 competence ladder (untrained … master), the fighting ``styles`` and single

@@ -26,14 +26,7 @@ from engines import pools as _pools
 from engines.errors import InputError
 from engines.rng import Seed
 from engines.system import (
-    N_,
-    CurvePanel,
-    CurveTable,
     Difficulty,
-    LadderRules,
-    Modifier,
-    OpposedRule,
-    System,
     count_label,
 )
 from engines.variants import variant
@@ -177,7 +170,7 @@ def _module():
     import sys
 
     return sys.modules[__name__]
-def _curve_reading(p, tr) -> str:
+def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook)."""
     _ = tr._
     return _("dice_pool_6: each die succeeds half the time, so small pools are "
@@ -188,88 +181,8 @@ def _curve_reading(p, tr) -> str:
         p8=tr.pct(p(pool=8, difficulty=4)))
 
 
-def _outcome_reading(stat, tr) -> str:
+def outcome_reading(stat, tr) -> str:
     """The outcome section's sentence (report hook): 5 dice, mean and SD."""
     from engines.systems.dice_pool_7.checks import pool_outcome_reading
 
     return pool_outcome_reading(SYSTEM, stat, tr)
-
-
-PLUGIN = System(
-    id=SYSTEM, name="d10 pool, 6+ succeeds, vs a number of successes", module=__name__,
-    axes={"pool": range(21), "difficulty": range(1, 11)},
-    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
-    check_grid=check_grid, competence_axis="pool", difficulty_axis="difficulty",
-    modifiers=(
-        Modifier(N_("specialty +1 die"), "C5", shifts={"pool": SPECIALTY_DICE}),
-        Modifier(N_("+2 dice"), "C7", shifts={"pool": 2}),
-        # C2/C-g3: a difficulty never drops below 1
-        Modifier(N_("-1 difficulty"), "C7", shifts={"difficulty": -1}, at_least={"difficulty": 1}),
-    ),
-    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
-    ladder={"untrained": 2, "novice": 3, "competent": 5, "expert": 7, "master": 9},
-    # ---- check hooks
-    check_exact=lambda settings, variants, n_codes: exact(settings, variants, n_codes)[0],
-    check_mc=lambda settings, trials, seed, variants, n_codes: monte_carlo(
-        settings, trials, seed, variants, n_codes),
-    check_kernel=lambda settings, variants: _checks.kernel(_module(), settings, variants),
-    code_count=lambda settings, variants: _checks.code_count(_module(), settings, variants),
-    # C10: more successes wins; the challenger (side a) wins ties
-    opposed_rule=OpposedRule(
-        axes={"pool_a": range(11), "pool_b": range(11)}, setting_axis="pool",
-        rank_axis="pool", tie=lambda cell, variants: (1.0, False),
-        values=lambda cell, side, variants, n_codes: successes_of_codes(n_codes)),
-    modifier_axes={"pool": range(1, 16), "difficulty": range(1, 7)},
-    difficulty_axes=difficulty_axes,
-    chance_matrix=lambda axis, comp, diffs, variants: _checks.chance_matrix(
-        _module(), axis, comp, diffs, variants),
-    competence_search=("pool", range(31)),
-    ladder_rules=LadderRules(
-        competence_range=(0, 30), difficulty_range=(1, 30),
-        labels=lambda c, d: (f"{c} dice", f"{d} successes"),
-        p=lambda c, d, variants: p_at_least(c, d, variants),
-        score=lambda c, variants: _checks.score(_module(), c, variants)),
-    # report hooks
-    summary=N_("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 (C-g2), "
-               "vs a number of successes (C1)"),
-    color="#009E73",
-    label="d10 pool vs successes",
-    curve_panels=(CurvePanel(
-        x="pool", lines="difficulty", values=tuple(range(1, 7)), labels=("≥ {v}",),
-        title=N_("{system}: P(success) by pool"), xlabel=N_("pool size (number of d10)"),
-        legend=N_("difficulty needed"), legend_loc="lower right", legend_ncols=2,
-        xticks=tuple(range(0, 21, 2))),),
-    curve_caption=N_("Exact P(success) against pool size, one line per difficulty "
-                     "(lighter = easier)."),
-    curve_alt=N_("Line chart of {system} success probability against pool size"),
-    curve_width=6.4,
-    curve_tables=(CurveTable(
-        key="", title=N_("P(success) by pool and difficulty"),
-        caption=N_("Exact probability that a pool of N d10 (rows) reaches a difficulty of "
-                   "d successes (columns)."),
-        rows="pool", columns="difficulty", column_label=N_("difficulty (successes needed)"),
-        full=True),),
-    curve_reading=_curve_reading,
-    outcome_labels=(N_("pool (dice)"), N_("successes rolled (a pair of 10s = 4)")),
-    outcome_reading=_outcome_reading,
-    pool_settings=True,
-    spread=("pool", {"difficulty": 3}, N_("difficulty 3 successes (C1)")),
-    campaign_example=("budgets", {"stamina": 2, "scenes": 3, "attack": 4, "dodge": 4}, 20, 1),
-    terms={
-        "stamina": (N_("Stamina"), "C6"), "composure": (N_("Composure"), "C6"),
-        "resolve": (N_("Resolve"), "C6"), "weapon": (N_("weapon in hand"), "C11"),
-        "split": (N_("combat tactic"), "C13"), "tactic": (N_("combat tactic"), "C13"),
-        "cover": (N_("cover"), "C12"), "plan": (N_("movement plan"), "CT1"),
-        "pool": (N_("the dice pool"), "C1"),
-        "difficulty": (N_("the difficulty"), "C1"),
-        "weapon=unarmed": (N_("unarmed"), ""), "weapon=light_melee": (N_("light melee"), ""),
-        "weapon=heavy_melee": (N_("heavy melee"), ""),
-        "weapon=light_ranged": (N_("light ranged"), ""),
-        "weapon=heavy_ranged": (N_("heavy ranged"), ""), "weapon=shotgun": (N_("shotgun"), ""),
-    },
-    archetype_library="engines.systems.dice_pool_6.archetypes:HOOK",
-    health_trait="stamina",
-    interaction_sweep={"metric": "p_rounds_between:2:6",
-                       "knobs": {"both.stamina": [3, 6], "variant.criticals": [True, False],
-                                 "variant.min_damage": [True, False]}},
-)

@@ -29,14 +29,7 @@ from engines import pools as _pools
 from engines.errors import InputError
 from engines.rng import Seed
 from engines.system import (
-    N_,
-    CurvePanel,
-    CurveTable,
     Difficulty,
-    LadderRules,
-    Modifier,
-    OpposedRule,
-    System,
     count_label,
 )
 from engines.variants import variant
@@ -219,7 +212,7 @@ def _module():
     import sys
 
     return sys.modules[__name__]
-def _curve_reading(p, tr) -> str:
+def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook): the chance die, where k
     successes become more likely than not, and what each extra success costs."""
     even = [min(n for n in range(21) if p(pool=n, successes=k) >= 0.5) for k in range(1, 6)]
@@ -235,7 +228,7 @@ def _curve_reading(p, tr) -> str:
         p5=tr.pct(p(pool=5, successes=1)), step=tr.decimal(step, 1))
 
 
-def _outcome_reading(stat, tr) -> str:
+def outcome_reading(stat, tr) -> str:
     """The outcome section's sentence (report hook): 5 dice, mean and SD."""
     return pool_outcome_reading(SYSTEM, stat, tr)
 
@@ -247,93 +240,3 @@ def pool_outcome_reading(system: str, stat, tr) -> str:
              "mean grows linearly with the pool and the SD like its square "
              "root, so big pools are relatively steadier.").format(
         system=system, mean=tr.decimal(stat(5, "mean"), 2), sd=tr.decimal(stat(5, "sd"), 2))
-
-
-PLUGIN = System(
-    id=SYSTEM, name="d10 pool, 7+ succeeds, 10-again", module=__name__,
-    axes={"pool": range(21), "successes": range(1, 11)},
-    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
-    check_grid=check_grid, competence_axis="pool", difficulty_axis="successes",
-    modifiers=(
-        Modifier(N_("focus +1 die"), "A3", shifts={"pool": FOCUS_DICE}),
-        Modifier(N_("masterwork equipment +1"), "A5",
-                 shifts={"pool": EQUIPMENT_DICE["masterwork"]}),
-        Modifier(N_("masterful equipment +2"), "A5", shifts={"pool": EQUIPMENT_DICE["masterful"]}),
-        Modifier(N_("specialization +2"), "A2", shifts={"pool": SPECIALIZATION_DICE}),
-        Modifier(N_("willpower +3 dice"), "A4", shifts={"pool": WILLPOWER_DICE}),
-    ),
-    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
-    ladder={"untrained": 1, "novice": 3, "competent": 5, "expert": 7, "master": 9},
-    # ---- check hooks
-    check_exact=lambda settings, variants, n_codes: exact(settings, variants, n_codes)[0],
-    check_mc=lambda settings, trials, seed, variants, n_codes: monte_carlo(
-        settings, trials, seed, variants, n_codes),
-    check_kernel=lambda settings, variants: _checks.kernel(_module(), settings, variants),
-    code_count=lambda settings, variants: _checks.code_count(_module(), settings, variants),
-    opposed_rule=OpposedRule(
-        axes={"pool_a": range(11), "pool_b": range(11)}, setting_axis="pool",
-        rank_axis="pool", tie=opposed_tie,
-        values=lambda cell, side, variants, n_codes: successes_of_codes(n_codes)),
-    modifier_axes={"pool": range(16), "successes": range(1, 6)},
-    difficulty_axes=difficulty_axes,
-    chance_matrix=lambda axis, comp, diffs, variants: _checks.chance_matrix(
-        _module(), axis, comp, diffs, variants),
-    competence_search=("pool", range(31)),
-    ladder_rules=LadderRules(
-        competence_range=(0, 30), difficulty_range=(-5, 5), harder=-1,
-        labels=lambda c, d: (f"{c} dice", f"{d:+d} dice"), p=ladder_p,
-        score=lambda c, variants: _checks.score(_module(), c, variants)),
-    # report hooks
-    summary=N_("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 rolls a "
-               "chance die (A-g1)"),
-    color="#E69F00",
-    label="d10 pool, 7+, 10-again",
-    curve_panels=(CurvePanel(
-        x="pool", lines="successes", values=tuple(range(1, 6)), labels=("≥ {v}",),
-        title=N_("{system}: P(success) by pool"), xlabel=N_("pool size (number of d10)"),
-        legend=N_("successes needed"), legend_loc="lower right", legend_ncols=2,
-        xticks=tuple(range(0, 21, 2))),),
-    curve_caption=N_("Exact P(success) against pool size, one line per number of "
-                     "successes needed (lighter = easier)."),
-    curve_alt=N_("Line chart of {system} success probability against pool size"),
-    curve_width=6.4,
-    curve_tables=(CurveTable(
-        key="", title=N_("P(at least k successes) by pool"),
-        caption=N_("Exact probability that a pool of N d10 (rows) scores at least k "
-                   "successes (columns), 10-again, chance die at pool 0."),
-        rows="pool", columns="successes", column_label=N_("successes needed (k)"),
-        full=True),),
-    curve_reading=_curve_reading,
-    outcome_labels=(N_("pool (dice)"), N_("successes rolled")),
-    outcome_reading=_outcome_reading,
-    pool_settings=True,
-    spread=("pool", {"successes": 1}, N_("at least 1 success (A1)")),
-    campaign_example=("morality", {"morality": 7, "infraction": 5, "per_session": 1}, 30, 4),
-    terms={
-        "CON": (N_("CON"), "A14"), "FOR": (N_("FOR"), "A7"), "DES": (N_("DES"), "A7"),
-        "SAB": (N_("SAB"), "A8"), "DET": (N_("DET"), "A4"), "AUT": (N_("AUT"), "A4"),
-        "weapon": (N_("weapon in hand"), "A11"), "armour": (N_("body armour"), "A13"),
-        "shield": (N_("shield"), "A13"), "tactic": (N_("combat tactic"), "A6"),
-        "plan": (N_("movement plan"), "AT1"),
-        "willpower": (N_("Willpower"), "A4"), "quality": (N_("equipment quality"), "A5"),
-        "pool": (N_("the dice pool"), "A2"), "successes": (N_("the successes needed"), "A1"),
-        "weapon=unarmed": (N_("unarmed"), ""), "weapon=light_melee": (N_("light melee"), ""),
-        "weapon=heavy_melee": (N_("heavy melee"), ""), "weapon=thrown": (N_("thrown"), ""),
-        "weapon=light_ranged": (N_("light ranged"), ""),
-        "weapon=heavy_ranged": (N_("heavy ranged"), ""),
-        "weapon=unarmed_lethal": (N_("unarmed, lethal"), ""),
-        "weapon=submachine_gun": (N_("submachine gun"), ""),
-        "weapon=assault_rifle": (N_("assault rifle"), ""),
-        "armour=none": (N_("none"), ""), "armour=light_archaic": (N_("light archaic"), ""),
-        "armour=medium_archaic": (N_("medium archaic"), ""),
-        "armour=heavy_archaic": (N_("heavy archaic"), ""),
-        "armour=light_modern": (N_("light modern"), ""),
-        "armour=heavy_modern": (N_("heavy modern"), ""),
-        "armour=reinforced_clothing": (N_("reinforced clothing"), ""),
-    },
-    archetype_library="engines.systems.dice_pool_7.archetypes:HOOK",
-    health_trait="CON",
-    interaction_sweep={"metric": "p_rounds_between:3:5",
-                       "knobs": {"both.CON": [3, 8], "variant.again": [10, 9],
-                                 "both.armour": ["none", "heavy_archaic"]}},
-)

@@ -2,7 +2,7 @@
 → the engine's :class:`~engines.systems.middle_3d10.combat.Combatant`.
 
 :data:`HOOK` is the :class:`~engines.archetype_library.ArchetypeHook` that
-``PLUGIN.archetype_library`` names (``"engines.systems.middle_3d10.archetypes:HOOK"``),
+``PLUGIN.combat.archetypes`` names (``"engines.systems.middle_3d10.archetypes:HOOK"``),
 as a plug-in's ``archetypes.py`` is. The data file (``archetypes.toml`` beside this
 module) holds the weapon categories (B8: the dice a category adds as damage, BT-g2: the
 metres of a ranged category's range increment), the weapons, the archetypes of the

@@ -30,14 +30,7 @@ from engines.errors import InputError
 from engines.rng import Seed
 from engines.rolls import ADVANTAGE, DISADVANTAGE, MIDDLE, NORMAL, middle_code
 from engines.system import (
-    N_,
-    CurvePanel,
-    CurveTable,
     Difficulty,
-    LadderRules,
-    Modifier,
-    OpposedRule,
-    System,
 )
 from engines.variants import variant
 
@@ -83,14 +76,14 @@ class Variants:
 DEFAULT = Variants()
 
 
-def _modes(modes) -> np.ndarray:
+def mode_codes(modes) -> np.ndarray:
     return checks.parse_modes(modes, MODES)
 
 
 def exact(modes=("normal", "advantage", "disadvantage"),
           variants: Variants = DEFAULT) -> np.ndarray:
     """Exact outcome-code distribution per roll mode (B1, B3, B4): enumerates 1000 rolls."""
-    modes = _modes(modes)
+    modes = mode_codes(modes)
     probs = np.zeros((modes.size, N_CODES))
     a, b, c = np.indices((10, 10, 10)).reshape(3, -1) + 1  # every roll of 3d10
     lo = np.minimum(np.minimum(a, b), c)
@@ -113,7 +106,7 @@ def exact(modes=("normal", "advantage", "disadvantage"),
 def monte_carlo(modes=("normal", "advantage", "disadvantage"), trials: int = 100_000,
                 seed: Seed = None, variants: Variants = DEFAULT) -> np.ndarray:
     """Monte Carlo outcome-code counts per roll mode (B1, B3, B4)."""
-    return checks.run(MIDDLE, _modes(modes), variants.rule(), N_CODES, trials, seed)
+    return checks.run(MIDDLE, mode_codes(modes), variants.rule(), N_CODES, trials, seed)
 
 
 def kept_of_codes() -> np.ndarray:
@@ -259,11 +252,11 @@ def opposed_tie(cell, variants: Variants) -> tuple[float, bool]:
     return 0.0, True
 
 
-def _score(c: int, variants: Variants):
+def ladder_score(c: int, variants: Variants):
     """(kept die + modifier, probabilities) of a normal roll (B1)."""
     probs = exact(["normal"], variants)[0]
     return (kept_of_codes() + c).astype(float), probs
-def _curve_reading(p, tr) -> str:
+def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook): an average person against an
     average task, with advantage and disadvantage."""
     n = p(modifier=6, difficulty=15, roll="normal")
@@ -279,7 +272,7 @@ def _curve_reading(p, tr) -> str:
                       edge=tr.percent(0.028))
 
 
-def _outcome_reading(stat, tr) -> str:
+def outcome_reading(stat, tr) -> str:
     """The outcome section's sentence (report hook): the kept die by roll mode."""
     _ = tr._
     return _("middle_3d10: the kept middle die averages {mean} (SD {sd}), "
@@ -289,100 +282,3 @@ def _outcome_reading(stat, tr) -> str:
         adv=tr.decimal(stat("advantage", "mean"), 2),
         dis=tr.decimal(stat("disadvantage", "mean"), 2),
         gain=tr.decimal(stat("advantage", "mean") - stat("normal", "mean"), 1))
-
-
-PLUGIN = System(
-    id=SYSTEM, name="3d10 keep the middle die + modifier vs difficulty", module=__name__,
-    axes={"modifier": range(21), "difficulty": range(5, 31),
-          "roll": ("normal", "advantage", "disadvantage")},
-    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
-    check_grid=check_grid, competence_axis="modifier", difficulty_axis="difficulty",
-    modifiers=(
-        Modifier(N_("advantage"), "B4", sets={"roll": "advantage"}),
-        Modifier(N_("disadvantage"), "B4, B-g2", sets={"roll": "disadvantage"}),
-    ),
-    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
-    ladder={"untrained": 3, "novice": 6, "competent": 9, "expert": 12, "master": 15},
-    # ---- check hooks
-    check_kernel=lambda settings, variants: (MIDDLE, _modes(settings), variants.rule()),
-    # B5: kept die + modifier, higher wins; B3's automatic results do not enter it
-    opposed_rule=OpposedRule(
-        axes={"modifier_a": range(2, 21), "modifier_b": range(2, 21),
-              "roll_a": ("normal",), "roll_b": ("normal",)},
-        setting_axis="roll", rank_axis="modifier", tie=opposed_tie,
-        values=lambda cell, side, variants, n_codes: (kept_of_codes()
-                                                      + int(cell[f"modifier_{side}"]))),
-    modifier_axes={"modifier": range(2, 21), "difficulty": (10, 15, 20, 25)},
-    modifier_base={"roll": "normal"},
-    difficulty_axes=difficulty_axes, chance_matrix=chance_matrix,
-    competence_search=("modifier", range(41)),
-    ladder_rules=LadderRules(
-        competence_range=(0, 40), difficulty_range=(0, 60),
-        labels=lambda c, d: (f"+{c}", f"difficulty {d}"),
-        p=lambda c, d, variants: p_success(c, d, "normal", variants), score=_score),
-    # report hooks
-    summary=N_("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s always "
-               "succeed, two 1s always fail (B3)"),
-    color="#56B4E9",
-    label="3d10 keep middle",
-    curve_panels=tuple(CurvePanel(
-        x="difficulty", lines="roll", values=("disadvantage", "normal", "advantage"),
-        fixed={"modifier": mod}, title=N_("modifier {modifier}"),
-        xlabel=N_("difficulty (B2: 10 easy … 25 very hard)"), legend=N_("roll (B4)"),
-        legend_loc="upper right" if mod == 6 else None, vlines=(10, 15, 20, 25))
-        for mod in (6, 12)),
-    curve_caption=N_("Exact P(total ≥ difficulty) for modifiers 6 (average person) and "
-                     "12, normal, advantage and disadvantage rolls; dotted lines mark "
-                     "the B2 difficulties."),
-    curve_alt=N_("Line charts of middle_3d10 success probability against difficulty"),
-    curve_tables=(
-        CurveTable(key="normal", title=N_("P(success), normal roll"),
-                   caption=N_("Exact probability of total ≥ difficulty (rows) for a normal "
-                              "roll with modifier = characteristic + skill (columns, even "
-                              "values; all values in the CSV)."),
-                   rows="difficulty", columns="modifier", fixed={"roll": "normal"},
-                   column_values=tuple(range(0, 21, 2)),
-                   column_label=N_("modifier (characteristic + skill)"), full=True),
-        CurveTable(key="advantage", title=N_("P(success), advantage roll"),
-                   caption=N_("Exact probability of total ≥ difficulty (rows) for an "
-                              "advantage roll with modifier = characteristic + skill "
-                              "(columns, even values; all values in the CSV)."),
-                   rows="difficulty", columns="modifier", fixed={"roll": "advantage"},
-                   column_values=tuple(range(0, 21, 2)),
-                   column_label=N_("modifier (characteristic + skill)")),
-        CurveTable(key="disadvantage", title=N_("P(success), disadvantage roll"),
-                   caption=N_("Exact probability of total ≥ difficulty (rows) for a "
-                              "disadvantage roll with modifier = characteristic + skill "
-                              "(columns, even values; all values in the CSV)."),
-                   rows="difficulty", columns="modifier", fixed={"roll": "disadvantage"},
-                   column_values=tuple(range(0, 21, 2)),
-                   column_label=N_("modifier (characteristic + skill)")),
-    ),
-    curve_reading=_curve_reading,
-    outcome_labels=(N_("roll"), N_("kept die (1–10)")),
-    outcome_reading=_outcome_reading,
-    spread=("modifier", {"difficulty": 15, "roll": "normal"},
-            N_("difficulty 15, average (B2)")),
-    campaign_example=("arcane", {"uses": 1, "level": "major"}, 52, 10),
-    terms={
-        "vigor": (N_("Vigor"), "B9"), "strength": (N_("Strength"), "B8"),
-        "combat": (N_("Combat"), "B8"), "trait": (N_("characteristic"), "B1"),
-        "defense": (N_("Defense"), "B7"), "reflex": (N_("reflex"), "B-g4"),
-        "drama": (N_("drama points"), "B4"), "weapon": (N_("weapon in hand"), "B8"),
-        "drama_tactic": (N_("drama tactic"), "B4"), "tactic": (N_("drama tactic"), "B4"),
-        "plan": (N_("movement plan"), "BT1"),
-        "modifier": (N_("the characteristic + skill"), "B1"),
-        "difficulty": (N_("the Difficulty"), "B2"),
-        "roll": (N_("advantage or disadvantage"), "B4"),
-        "weapon=fists": (N_("fists"), ""), "weapon=knife": (N_("knife"), ""),
-        "weapon=sword": (N_("sword"), ""), "weapon=pistol": (N_("pistol"), ""),
-        "weapon=rifle": (N_("rifle"), ""), "weapon=shotgun": (N_("shotgun"), ""),
-        "weapon=claws": (N_("claws"), ""), "weapon=brass_knuckles": (N_("brass knuckles"), ""),
-        "weapon=axe": (N_("axe"), ""), "weapon=baton": (N_("baton"), ""),
-        "weapon=smg": (N_("submachine gun"), ""), "weapon=machine_gun": (N_("machine gun"), ""),
-    },
-    archetype_library="engines.systems.middle_3d10.archetypes:HOOK",
-    health_trait="vigor",
-    interaction_sweep={"metric": "p_rounds_between:2:6",
-                       "knobs": {"both.vigor": [4, 8], "variant.doubles": [True, False]}},
-)

@@ -3,7 +3,7 @@ engine's :class:`~engines.systems.percentile.combat.Combatant`.
 
 The combat it describes is an EXTENSION (RULES.md GAP D-g3): Call of Cthulhu 7th
 edition combat, not from the seed. :data:`HOOK` is the
-:class:`~engines.archetype_library.ArchetypeHook` that ``PLUGIN.archetype_library`` names
+:class:`~engines.archetype_library.ArchetypeHook` that ``PLUGIN.combat.archetypes`` names
 (``"engines.systems.percentile.archetypes:HOOK"``), as a plug-in's ``archetypes.py`` is.
 The data file (``archetypes.toml`` beside this module) holds the DX3 damage-bonus table,
 the weapons (DX3–DX5, DX15), the archetypes of the common competence ladder (untrained …

@@ -29,13 +29,7 @@ from engines.rng import Seed
 from engines.rolls import PERCENTILE
 from engines.system import (
     N_,
-    CurvePanel,
-    CurveTable,
     Difficulty,
-    LadderRules,
-    Modifier,
-    OpposedRule,
-    System,
 )
 from engines.variants import variant
 
@@ -71,7 +65,7 @@ def net_dice(bonus: int = 0, penalty: int = 0) -> int:
     return bonus - penalty
 
 
-def _dice(dice) -> np.ndarray:
+def dice_codes(dice) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(dice))
     if arr.dtype.kind not in "iu" or (arr.size and np.abs(arr).max() > MAX_DICE):
         raise InputError(f"dice: bonus (>0) or penalty (<0) dice within ±{MAX_DICE}, got {dice!r}")
@@ -86,7 +80,7 @@ def read_roll(units: int, tens: list[int], dice: int) -> int:
 
 def exact(dice=(-2, -1, 0, 1, 2), variants: Variants = DEFAULT) -> np.ndarray:
     """Exact distribution of the d100 result for each net bonus/penalty count (D1, D4)."""
-    dice = _dice(dice)
+    dice = dice_codes(dice)
     probs = np.zeros((dice.size, N_CODES))
     for i, k in enumerate(dice):
         n = 1 + abs(int(k))
@@ -103,7 +97,7 @@ def exact(dice=(-2, -1, 0, 1, 2), variants: Variants = DEFAULT) -> np.ndarray:
 def monte_carlo(dice=(-2, -1, 0, 1, 2), trials: int = 100_000, seed: Seed = None,
                 variants: Variants = DEFAULT) -> np.ndarray:
     """Monte Carlo result counts per net bonus/penalty count (D1, D4)."""
-    return checks.run(PERCENTILE, _dice(dice), variants.rule(), N_CODES, trials, seed)
+    return checks.run(PERCENTILE, dice_codes(dice), variants.rule(), N_CODES, trials, seed)
 
 
 def level_thresholds(skill: int) -> dict[str, int]:
@@ -246,21 +240,21 @@ def opposed_tie(cell, variants: Variants) -> tuple[float, bool]:
     return (1.0 if a > b else 0.0 if a < b else 0.5), False
 
 
-def _ladder_labels(c: int, d) -> tuple[str, str]:
+def ladder_labels(c: int, d) -> tuple[str, str]:
     extra = "" if d.dice == 0 else f", {d.dice:+d} {'bonus' if d.dice > 0 else 'penalty'}"
     return f"{c} %", f"{d.level}{extra}"
 
 
-def _score(c: int, variants: Variants):
+def ladder_score(c: int, variants: Variants):
     """(skill − d100: the D1 margin, probabilities) of a plain roll."""
     probs = exact([0], variants)[0]
     return (c - np.arange(1, 101)).astype(float), probs
 #: report hooks: the skills the tables show, and the label of a net number of dice
-_REPORT_SKILLS = (1, *range(5, 100, 5), 99)
-_DICE_LABELS = (N_("{n} penalty"), "0", N_("+{n} bonus"))
+REPORT_SKILLS = (1, *range(5, 100, 5), 99)
+DICE_LABELS = (N_("{n} penalty"), "0", N_("+{n} bonus"))
 
 
-def _curve_reading(p, tr) -> str:
+def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook): skill 50 by level and dice."""
     _ = tr._
     return _("percentile: skill 50 succeeds {reg} at the regular level, {hard} hard "
@@ -272,94 +266,3 @@ def _curve_reading(p, tr) -> str:
         ext=tr.pct(p(skill=50, level="extreme", dice=0)),
         bonus=tr.pct(p(skill=50, level="regular", dice=1)),
         penalty=tr.pct(p(skill=50, level="regular", dice=-1)), one=tr.percent(0.01, 0))
-
-
-PLUGIN = System(
-    id=SYSTEM, name="d100 roll-under with hard and extreme levels", module=__name__,
-    axes={"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
-          "dice": range(-2, 3)},
-    opposed=True, combat=f"{__package__}.combat", campaign=f"{__package__}.campaign",
-    check_grid=check_grid, competence_axis="skill", difficulty_axis="level",
-    modifiers=(
-        Modifier(N_("1 bonus die"), "D4", sets={"dice": 1}),
-        Modifier(N_("2 bonus dice"), "D4", sets={"dice": 2}),
-        Modifier(N_("1 penalty die"), "D4", sets={"dice": -1}),
-        Modifier(N_("2 penalty dice"), "D4", sets={"dice": -2}),
-        Modifier(N_("push"), "D2", attempts=2),
-    ),
-    # the fallback competence ladder (analysis/data/ladders.toml overrides it)
-    ladder={"untrained": 15, "novice": 30, "competent": 50, "expert": 70, "master": 90},
-    # ---- check hooks
-    check_kernel=lambda settings, variants: (PERCENTILE, _dice(settings), variants.rule()),
-    # D3: success level (a critical counts as extreme, a fumble as a failure)
-    opposed_rule=OpposedRule(
-        axes={"skill_a": range(5, 100, 5), "skill_b": range(5, 100, 5),
-              "dice_a": (0,), "dice_b": (0,)},
-        setting_axis="dice", rank_axis="skill", tie=opposed_tie,
-        values=lambda cell, side, variants, n_codes: np.minimum(
-            level_of_rolls(int(cell[f"skill_{side}"]), variants), 3)),
-    modifier_axes={"skill": range(5, 100, 5), "level": ("regular", "hard", "extreme")},
-    modifier_base={"dice": 0},
-    difficulty_axes=difficulty_axes, chance_matrix=chance_matrix,
-    competence_search=("skill", range(1, 101)),
-    # a difficulty rung is a table {level, dice} (D1, D4)
-    ladder_rules=LadderRules(
-        competence_range=(1, 100), difficulty_range=None, labels=_ladder_labels,
-        p=lambda c, d, variants: p_success(c, d.level, d.dice, variants), score=_score),
-    # report hooks
-    summary=N_("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
-               "bonus/penalty tens dice (D4)"),
-    color="#0072B2",
-    label="d100 roll-under",
-    curve_panels=(
-        CurvePanel(x="skill", lines="level", values=("regular", "hard", "extreme"),
-                   fixed={"dice": 0}, title=N_("level asked (no extra dice)"),
-                   xlabel=N_("skill (percent)"), legend=N_("level (D1)"),
-                   legend_loc="upper left", markevery=10),
-        CurvePanel(x="skill", lines="dice", values=tuple(range(-2, 3)),
-                   fixed={"level": "regular"}, labels=_DICE_LABELS,
-                   title=N_("regular level, bonus/penalty dice (D4)"),
-                   xlabel=N_("skill (percent)"), legend=N_("net dice"),
-                   legend_loc="upper left", markevery=10),
-    ),
-    curve_caption=N_("Exact P(success) against skill: by level asked (left) and by net "
-                     "bonus/penalty dice at the regular level (right)."),
-    curve_alt=N_("Line charts of percentile success probability against skill"),
-    curve_tables=(
-        CurveTable(key="levels", title=N_("P(success) by skill and level"),
-                   caption=N_("Exact probability that d100 reaches the level (columns) for "
-                              "a skill (rows), no bonus or penalty dice, criticals and "
-                              "fumbles as D-g1."),
-                   rows="skill", columns="level", fixed={"dice": 0},
-                   row_values=_REPORT_SKILLS, column_values=("regular", "hard", "extreme"),
-                   column_label=N_("level the keeper asks for"), full=True),
-        CurveTable(key="dice", title=N_("P(regular success) with bonus/penalty dice"),
-                   caption=N_("Exact probability of a regular success by skill (rows) and "
-                              "net bonus (+) or penalty (−) dice (columns, D4)."),
-                   rows="skill", columns="dice", fixed={"level": "regular"},
-                   row_values=_REPORT_SKILLS, column_names=_DICE_LABELS,
-                   column_label=N_("net bonus (+) / penalty (−) dice")),
-    ),
-    curve_reading=_curve_reading,
-    outcome_labels=(N_("net bonus (+) / penalty (−) dice"), N_("d100 result (1–100)")),
-    spread=("skill", {"level": "regular", "dice": 0}, N_("regular success (D1)")),
-    campaign_example=("skill-growth", {"skill": 40, "uses": 1}, 60, 75),
-    terms={
-        "con": (N_("CON"), "DX6"), "siz": (N_("SIZ"), "DX6"), "strength": (N_("STR"), "DX3"),
-        "dex": (N_("DEX"), "DX1"), "fighting": (N_("Fighting"), "DX2"),
-        "firearms": (N_("Firearms"), "DX5"), "dodge": (N_("Dodge"), "DX2"),
-        "armour": (N_("body armour"), "DX11"), "weapon": (N_("weapon in hand"), "DX3"),
-        "defend": (N_("combat tactic"), "DX2"), "tactic": (N_("combat tactic"), "DX2"),
-        "skill": (N_("the skill"), "D1"), "level": (N_("the success level asked for"), "D1"),
-        "dice": (N_("the bonus and penalty dice"), "D4"),
-        "weapon=unarmed": (N_("unarmed"), ""), "weapon=knife": (N_("knife"), ""),
-        "weapon=club": (N_("club"), ""), "weapon=handgun": (N_("handgun"), ""),
-        "weapon=rifle": (N_("rifle"), ""), "weapon=shotgun": (N_("shotgun"), ""),
-        "weapon=machete": (N_("machete"), ""), "weapon=bat": (N_("bat"), ""),
-    },
-    archetype_library="engines.systems.percentile.archetypes:HOOK",
-    health_trait="con",
-    interaction_sweep={"metric": "p_rounds_between:2:6",
-                       "knobs": {"both.con": [60, 80], "variant.extreme_damage": [True, False],
-                                 "both.armour": [0, 4]}},
-)

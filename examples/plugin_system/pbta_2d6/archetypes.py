@@ -1,7 +1,7 @@
 """The archetype library of ``pbta_2d6``: ``archetypes.toml`` → :class:`~pbta_2d6.combat.Combatant`.
 
 :data:`HOOK` is the :class:`engines.archetype_library.ArchetypeHook` that
-``PLUGIN.archetype_library`` names (``"pbta_2d6.archetypes:HOOK"``). The suite's one
+``PLUGIN.combat.archetypes`` names (``"pbta_2d6.archetypes:HOOK"``). The suite's one
 archetype loader (:mod:`analysis.combat.archetypes`) does the rest — names, overrides,
 gear checks, matchup files, the ``archetypes`` and ``gear`` commands — through it:
 

@@ -217,7 +217,7 @@ def experience_monte_carlo(sessions: int = 20, trials: int = 100_000, seed: Seed
                notes=p)
 
 
-#: Mechanic name -> :class:`engines.campaign.Mechanic` (what ``System.campaign`` names).
+#: Mechanic name -> :class:`engines.campaign.Mechanic` (what ``PLUGIN.campaign.module`` names).
 MECHANICS = {
     "experience": Mechanic(
         name="experience", system=SYSTEM, rules="P1, P2, PX1-PX3",

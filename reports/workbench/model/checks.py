@@ -40,19 +40,19 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
     spec = get(c.system)
     v = variants_for(c.system, [f"{k}={val}" for k, val in c.variants.items()])
     axes = {}
-    for name, values in spec.axes.items():
+    for name, values in spec.checks.axes.items():
         chosen = c.axes.get(name, ALL)
         axes[name] = list(values) if chosen == ALL else \
             [values[[variant_text(x) for x in values].index(chosen)]]
     with ENGINE_LOCK:
         table = success_curves(c.system, "exact", variants=v, axes=axes)
-    comp, diff = spec.competence_axis, spec.difficulty_axis
+    comp, diff = spec.ladder.swept if spec.ladder else (None, None)
     free = [n for n, vals in axes.items() if len(vals) > 1]
     if comp in free and diff in free and len(free) == 2:
         pivot = table.pivot(index=comp, columns=diff, values="p")
     else:
-        pivot = table.drop(columns="system").set_index(list(spec.axes))
-    fixed = {n: c.axes[n] for n in spec.axes if c.axes.get(n, ALL) != ALL}
+        pivot = table.drop(columns="system").set_index(list(spec.checks.axes))
+    fixed = {n: c.axes[n] for n in spec.checks.axes if c.axes.get(n, ALL) != ALL}
     command = " ".join([reproduce.PROG, "curves", c.system,
                         *reproduce.variant_args(c.variants), "--format", "csv"])
     if fixed:
@@ -92,7 +92,8 @@ def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    comp = spec.competence_axis if len(axes.get(spec.competence_axis, ())) > 1 else None
+    axis = spec.ladder.competence_axis if spec.ladder else None
+    comp = axis if len(axes.get(axis, ())) > 1 else None
     free = [n for n, vals in axes.items() if len(vals) > 1 and n != comp]
     fig = Figure(figsize=(7.5, 3.6))
     FigureCanvasAgg(fig)

@@ -81,14 +81,15 @@ def check_systems() -> list[str]:
     """The registered systems with success curves (built-ins, then plug-ins)."""
     from engines.system import registry
 
-    return [sid for sid, s in registry().items() if s.check_grid is not None]
+    return [sid for sid, s in registry().items() if s.checks.grid is not None]
 
 
 def combat_systems() -> list[str]:
     """The registered systems with combat rules and an archetype library."""
     from engines.system import registry
 
-    return [sid for sid, s in registry().items() if s.has_combat and s.archetype_library]
+    return [sid for sid, s in registry().items()
+            if s.combat is not None and s.combat.archetypes]
 
 
 def variant_fields(cls) -> list[dict]:
@@ -118,7 +119,7 @@ def variant_text(value) -> str:
 def check_variant_fields(system: str) -> list[dict]:
     from engines.system import get
 
-    return variant_fields(get(system).engine().Variants)
+    return variant_fields(get(system).checks.variants)
 
 
 def combat_variant_fields(system: str) -> list[dict]:
@@ -190,10 +191,12 @@ def default_check(system: str | None = None) -> CheckState:
 
     system = system or check_systems()[0]
     spec = get(system)
-    axes = {name: (ALL if name in (spec.competence_axis, spec.difficulty_axis) or
-                   len(spec.axes) <= 2 else variant_text(0 if 0 in values else values[0]))
-            for name, values in spec.axes.items()}
-    comp = spec.axes.get(spec.competence_axis, ())
+    swept = spec.ladder.swept if spec.ladder else ()
+    # the ladder's axes shown whole, every other axis at its neutral (Checks.neutral)
+    axes = {name: (ALL if name in swept or len(spec.checks.axes) <= 2
+                   else variant_text(spec.checks.held(name)))
+            for name in spec.checks.axes}
+    comp = spec.checks.axes.get(swept[0], ()) if swept else ()
     competence = variant_text(comp[len(comp) // 2]) if comp else ""
     return CheckState(system, {}, axes, 0.7, competence)
 

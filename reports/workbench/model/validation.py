@@ -121,10 +121,10 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
 
     # Duel
     def duel_system(text: str) -> None:
-        sid = get(text.strip()).id
-        if sid not in combat_systems():
-            raise InputError(f"{sid}: this system declares no combat rules, so there "
-                             "is no duel")
+        spec = get(text.strip())
+        sid = spec.require("combat") and spec.id
+        if sid not in combat_systems():  # combat rules without an archetype library
+            raise InputError(f"{sid}: this system declares no combat archetypes")
         state.duel = default_duel(sid)
 
     take("ds", duel_system)
@@ -183,7 +183,7 @@ def check_axes(system: str, given: Mapping[str, str]) -> dict[str, str]:
     :data:`ALL`."""
     from engines.system import get
 
-    axes = get(system).axes
+    axes = get(system).checks.axes
     out = {}
     for name, text in given.items():
         if name not in axes:
@@ -213,11 +213,12 @@ def check_competence(system: str, text: str) -> str:
     from engines.system import get
 
     spec = get(system)
-    values = [variant_text(v) for v in spec.axes.get(spec.competence_axis, ())]
+    axis = spec.ladder.competence_axis if spec.ladder else None
+    values = [variant_text(v) for v in spec.checks.axes.get(axis, ())]
     text = str(text).strip()
     if text not in values:
         raise InputError(f"competence: {text!r} is not a value of {system}'s "
-                         f"{spec.competence_axis} axis ({values[0]} … {values[-1]})"
+                         f"{axis} axis ({values[0]} … {values[-1]})"
                          if values else f"{system} declares no competence axis")
     return text
 
