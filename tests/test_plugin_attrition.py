@@ -218,7 +218,8 @@ def _check_combat(first_mover, monkeypatch, p_first):
         monkeypatch.delattr(first_mover, "initiative_first")
     else:
         monkeypatch.setattr(first_mover, "P_FIRST", p_first)
-    spec = dataclasses.replace(pbta_2d6.PLUGIN, combat="first_mover")
+    spec = dataclasses.replace(pbta_2d6.PLUGIN, combat=dataclasses.replace(
+        pbta_2d6.PLUGIN.combat, module="first_mover"))
     return check_system(spec, checks=["combat"], trials=2000, seed=1)
 
 

@@ -206,7 +206,8 @@ def test_opposed_rule_without_a_kernel_skips_the_opposed_monte_carlo(monkeypatch
     from engines import system
 
     real = system.registry()["d20_degrees"]
-    bare = dataclasses.replace(real, id="d20_bare", check_kernel=None)
+    bare = dataclasses.replace(real, id="d20_bare",
+                               checks=dataclasses.replace(real.checks, kernel=None))
     monkeypatch.setattr(system, "registry", lambda refresh=False: {"d20_bare": bare})
     calls = []
     monkeypatch.setattr(curves, "success_curves", lambda sid, *a, **k: calls.append(
