@@ -10,9 +10,11 @@ gear checks, matchup files, the ``archetypes`` and ``gear`` commands — through
   ``level_style``), every style at every rung (``LEVEL_STYLE``) and the single
   ``[archetypes.NAME]`` entries;
 - ``build(file_name, raw, lib, name, overrides, full, label)`` builds one combatant: a
-  library archetype with overrides (``weapon``, ``armour``, ``tactic``, ``stat``), or a
-  full trait mapping (``stat`` and ``weapon`` needed);
-- the ``tactic`` override sets the fighter's PC9 tactic; armour is a table of names.
+  library archetype with overrides (``weapon``, ``armour``, ``tactic``, ``plan``,
+  ``stat``), or a full trait mapping (``stat`` and ``weapon`` needed);
+- the ``tactic`` override sets the fighter's PC9 tactic, ``plan`` its PD6 plan in a
+  fight that starts apart; armour is a table of names; a weapon with ``ranged = true``
+  gives its PD4 range bands (``close``, ``far`` metres).
 
 Errors name the file and the key (``archetypes.toml: styles.brawler.weapon: unknown
 weapon 'lazer'; known: ...``).
@@ -26,12 +28,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engines.archetype_library import LADDER, ArchetypeHook, check_keys, validation
+from engines.distance import MAX_DISTANCE
 from engines.errors import InputError
 
 from .combat import SYSTEM, TACTICS, Armour, Combatant, Weapon
 
 DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
 Tactic = Literal["trade", "careful"]
+Plan = Literal["charge", "hold", "kite", "cover"]  # engines.distance.PLANS (PD6: no kite)
 Stat = Field(ge=-3, le=4)
 
 
@@ -41,6 +45,9 @@ class _Model(BaseModel):
 
 class WeaponSpec(_Model):
     harm: int = Field(ge=0, le=6)
+    ranged: bool = False
+    close: int = Field(0, ge=0, le=MAX_DISTANCE)
+    far: int = Field(0, ge=0, le=MAX_DISTANCE)
     note: str = ""
 
 
@@ -57,6 +64,7 @@ class StyleSpec(_Model):
     weapon: str
     armour: str = "none"
     tactic: Tactic = "trade"
+    plan: Plan | None = None
 
 
 class Traits(_Model):
@@ -66,6 +74,7 @@ class Traits(_Model):
     weapon: str
     armour: str = "none"
     tactic: Tactic = "trade"
+    plan: Plan | None = None
 
 
 class ArchetypeSpec(_Model):
@@ -75,6 +84,7 @@ class ArchetypeSpec(_Model):
     weapon: str | None = None
     armour: str | None = None
     tactic: Tactic | None = None
+    plan: Plan | None = None
 
 
 class FileSpec(_Model):
@@ -117,7 +127,8 @@ def _combatant(fname: str, spec: FileSpec, name: str, where: str, traits: dict) 
                                                         1)) from None
     w = _pick(fname, f"{where}.weapon", "weapon", t.weapon, spec.weapons)
     a = _pick(fname, f"{where}.armour", "armour", t.armour, spec.armour)
-    c = Combatant(name, t.stat, Weapon(t.weapon, w.harm), Armour(t.armour, a.points), t.tactic)
+    c = Combatant(name, t.stat, Weapon(t.weapon, w.harm, w.ranged, w.close, w.far),
+                  Armour(t.armour, a.points), t.tactic, t.plan)
     try:
         c.check()
     except InputError as exc:
@@ -151,7 +162,7 @@ def load(fname: str, raw: dict) -> dict[str, Combatant]:
     return out
 
 
-ALLOWED = {"stat", "weapon", "armour", "tactic"}
+ALLOWED = {"stat", "weapon", "armour", "tactic", "plan"}
 
 
 def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
@@ -162,7 +173,7 @@ def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
     if full is None:
         base = lib[name]
         traits = {"stat": base.stat, "weapon": base.weapon.name, "armour": base.armour.name,
-                  "tactic": base.tactic}
+                  "tactic": base.tactic, "plan": base.plan}
     else:
         check_keys(SYSTEM, full, ALLOWED, label)
         missing = [k for k in ("stat", "weapon") if k not in full]

@@ -36,12 +36,41 @@ turn order (``order``), **PC-g2** whom a fighter strikes in a group fight
 the first-aid roll (``aid_at``). ``clock`` (PC7) and the check's P2 thresholds
 (``weak_at``, ``strong_at``) are variants of the rules themselves.
 
+Distance (RULES.md "Distance, movement and cover"; the moves speak of no metres, so every
+figure is a gap):
+
+- **PD1** A fight may start apart (variant ``distance``, metres; 0: engaged, PC1–PC9 as
+  above, the same numbers). Every fighter stands on one line: side 0 at 0 m, side 1 at
+  the distance.
+- **PD2** A turn is a move *or* a roll. A fighter whose nearest foe is farther than its
+  plan wants (PD6) spends the turn moving up to ``move`` metres toward it (gap **PD-g1**,
+  10 m), stopping where its plan wants to be; otherwise it rolls (PC3) at a foe its
+  weapon reaches.
+- **PD3** A melee weapon reaches a foe within ``reach`` metres (gap **PD-g2**, 1 m).
+- **PD4** A ranged weapon (the data file's ``ranged = true``) has two range bands: up to
+  ``close`` metres it rolls as engaged, up to ``far`` metres at ``far_penalty`` less
+  (gap **PD-g3**, −1); beyond ``far`` it reaches no one.
+- **PD5** A foe strikes back (PC5's trade, PC6's miss) only if its own weapon reaches the
+  roller. Out of its reach a miss costs nothing and a weak hit strikes with one harm less
+  (gap **PD-g4**, ``weak_at_range``: ``less``, the volley's cost, or ``full``).
+- **PD6** Plans (``engines.distance.PLANS``): ``charge`` closes to the weapon's best band
+  (melee: its reach; ranged: the close band), then rolls; ``hold`` rolls at what its
+  weapon reaches, else closes until it does (a melee weapon's only band is its reach, so
+  a melee fighter's hold is its charge); ``cover`` (ranged only) holds, but the first
+  turn it could roll it takes cover instead, and from then on ranged strikes on it deal
+  ``cover_armour`` less harm (gap **PD-g5**, 1); no ``kite``: a turn is a move or a roll
+  and every fighter moves alike, so a shooter keeping away would never shoot. Default:
+  ``hold`` with a ranged weapon, else ``charge``.
+
 The Monte Carlo kernel uses the suite's flat histogram layout and drivers
 (:mod:`engines.combat_pools`: ``run_fight``, ``book_fates``); the exact duel is an
 absorbing Markov chain over (harm of side 0, harm of side 1) solved with the suite's
 :class:`engines.combat_pools.DuelChain`, one :class:`~engines.combat_pools.AttackOp` per
 strike. Both return :class:`engines.fight.FightStats`; ``hits`` counts the harm of every
-strike that lands (either fighter's; 0 when armour stops it).
+strike that lands (either fighter's; 0 when armour stops it). Apart (PD1), the chain's
+planes are keyed by (distance, side 0 in cover, side 1 in cover): no move depends on the
+dice, so each turn moves a plane's mass to one key (:func:`turn_step`); the kernel moves
+each fighter along the line (``_turn``, the same steps for any number of fighters).
 """
 
 from __future__ import annotations
@@ -67,6 +96,8 @@ from engines.combat_pools import (
     run_fight,
 )
 from engines.config import KERNEL, LEAF
+from engines.distance import CHARGE, MAX_DISTANCE, check_distance, check_plan, plan_code
+from engines.distance import COVER as COVER_PLAN
 from engines.errors import InputError
 from engines.fight import AFTERMATHS, DAMAGE_BINS, ROUND_CAP, FightStats, check_round_cap
 from engines.rng import Seed, bounded, die
@@ -79,12 +110,19 @@ SYSTEM = checks.SYSTEM
 ORDERS = ("stat", "coin", "side0_first")
 TACTICS = ("trade", "careful")
 
+#: PD6: the plans this system has no rule for, and why (engines.distance.check_plan)
+NO_RULE = {"kite": "a turn is a move or a roll and every fighter moves alike (PD2), so a "
+                   "shooter keeping away would never shoot: pbta_2d6 has no kite rule"}
+
 # kernel row of a combatant
 C_STAT, C_HARM, C_ARMOUR, C_CAREFUL, C_START = 0, 1, 2, 3, 4
-N_COLS = 5
+C_RANGED, C_CLOSE, C_FAR, C_PLAN = 5, 6, 7, 8   # PD4, PD6
+N_COLS = 9
 # kernel rule array
 R_WEAK, R_STRONG, R_ORDER, R_TARGET_FIRST, R_AFTERMATH, R_CLOCK, R_DEAD_OVER, R_AID_AT = \
     range(8)
+R_DISTANCE, R_MOVE, R_REACH, R_FAR_PENALTY, R_WEAK_LESS, R_COVER = range(8, 14)
+FAR_AWAY = 1 << 30  # farther than any fighter stands
 ORDER_STAT, ORDER_COIN, ORDER_SIDE0 = 0, 1, 2
 AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
 
@@ -111,6 +149,31 @@ class Variants(checks.Variants):
                              "the winners finish them (PC8: dead)", choices=AFTERMATHS)
     aid_at: int = variant(7, rule="PC-g4", doc="first aid: the 2d6 total (no stat) that "
                           "stabilises a dying fighter", choices=range(2, 13))
+    distance: int = variant(0, rule="PD1", doc="metres between the two sides when the "
+                            "fight starts (0: engaged, as in the fights without distance)",
+                            term="the starting distance")
+    move: int = variant(10, rule="PD-g1", doc="metres a fighter covers in a turn it spends "
+                        "moving (1..MAX_DISTANCE)", term="the move")
+    reach: int = variant(1, rule="PD-g2", doc="metres within which a melee weapon strikes",
+                         choices=range(4), term="the melee reach")
+    far_penalty: int = variant(1, rule="PD-g3", doc="taken off 2d6 + stat when shooting at "
+                               "a foe in a ranged weapon's far band", choices=range(4),
+                               term="the far-band penalty")
+    weak_at_range: str = variant("less", rule="PD-g4", doc="a weak hit on a foe that cannot "
+                                 "strike back: one harm less (the volley's cost) or full "
+                                 "harm", choices=("less", "full"))
+    cover_armour: int = variant(1, rule="PD-g5", doc="harm taken off every ranged strike on "
+                                "a fighter that has taken cover (plan cover)",
+                                choices=range(4), term="the cover")
+
+    def check(self) -> None:
+        """PD1: the starting distance is whole metres 0..MAX_DISTANCE; PD-g1: the move
+        at least one metre and no farther than a fight may start."""
+        check_distance(self.distance)
+        if isinstance(self.move, bool) or not isinstance(self.move, int) \
+                or not 1 <= self.move <= MAX_DISTANCE:
+            raise InputError(f"variant move: expected whole metres 1..{MAX_DISTANCE}, got "
+                             f"{self.move!r}")
 
 
 DEFAULT = Variants()
@@ -118,10 +181,14 @@ DEFAULT = Variants()
 
 @dataclass(frozen=True)
 class Weapon:
-    """A weapon: the harm its strikes deal (PC1, PC3)."""
+    """A weapon: the harm its strikes deal (PC1, PC3); a ranged one reaches ``close``
+    metres without penalty and ``far`` metres with one (PD4)."""
 
     name: str
     harm: int = 1
+    ranged: bool = False
+    close: int = 0
+    far: int = 0
 
 
 @dataclass(frozen=True)
@@ -145,6 +212,7 @@ class Combatant:
     weapon: Weapon = FISTS
     armour: Armour = NO_ARMOUR
     tactic: str = "trade"
+    plan: str | None = None
 
     def check(self) -> None:
         if isinstance(self.stat, bool) or not isinstance(self.stat, int) \
@@ -160,6 +228,22 @@ class Combatant:
         if self.tactic not in TACTICS:
             raise InputError(f"{self.name}: unknown tactic {self.tactic!r}; known: "
                              + ", ".join(TACTICS))
+        w = self.weapon
+        if w.ranged and not 0 <= w.close <= w.far:
+            raise InputError(f"{self.name}: weapon {w.name}: the range bands must be "
+                             f"0 <= close <= far metres (PD4), got {w.close} and {w.far}")
+        self.plan_in_force  # noqa: B018 (PD6: raises for a plan it cannot follow)
+
+    @property
+    def plan_in_force(self) -> str:
+        """PD6: its plan, else ``hold`` with a ranged weapon and ``charge`` with any other;
+        ``cover`` only with a ranged weapon, never ``kite``."""
+        plan = check_plan(self.plan, self.name, ranged=self.weapon.ranged,
+                          unavailable=NO_RULE)
+        if plan == "cover" and not self.weapon.ranged:
+            raise InputError(f"{self.name}: plan 'cover' takes cover, then shoots (PD6), so "
+                             "it needs a ranged weapon; a melee fighter charges or holds")
+        return plan
 
 
 def row(c: Combatant) -> np.ndarray:
@@ -170,6 +254,10 @@ def row(c: Combatant) -> np.ndarray:
     r[C_HARM] = c.weapon.harm
     r[C_ARMOUR] = c.armour.points
     r[C_CAREFUL] = int(c.tactic == "careful")
+    r[C_RANGED] = int(c.weapon.ranged)
+    r[C_CLOSE] = c.weapon.close
+    r[C_FAR] = c.weapon.far
+    r[C_PLAN] = plan_code(c.plan_in_force)
     return r
 
 
@@ -180,11 +268,41 @@ def rows(combatants: list[Combatant]) -> np.ndarray:
 def _rule(v: Variants) -> np.ndarray:
     return np.array([v.weak_at, v.strong_at, ORDERS.index(v.order),
                      int(v.targeting == "first"), AFTERMATHS.index(v.aftermath), v.clock,
-                     v.dead_over, v.aid_at], dtype=np.int64)
+                     v.dead_over, v.aid_at, v.distance, v.move, v.reach, v.far_penalty,
+                     int(v.weak_at_range == "less"), v.cover_armour], dtype=np.int64)
 
 
 def _variants(variants) -> Variants:
-    return check_variants(variants, Variants, DEFAULT, __name__)
+    v = check_variants(variants, Variants, DEFAULT, __name__)
+    v.check()
+    return v
+
+
+def wants(c: Combatant, v: Variants) -> int:
+    """PD6: the distance (metres) within which ``c`` rolls rather than closes: its reach
+    with a melee weapon (PD3); with a ranged one the close band when it charges, else the
+    far band (PD4)."""
+    if not c.weapon.ranged:
+        return v.reach
+    return c.weapon.close if c.plan_in_force == "charge" else c.weapon.far
+
+
+def reaches(c: Combatant, d: int, v: Variants) -> bool:
+    """PD3, PD4: whether ``c``'s weapon reaches a foe ``d`` metres away."""
+    return d <= (c.weapon.far if c.weapon.ranged else v.reach)
+
+
+def turn_step(c: Combatant, covered: bool, d: int, v: Variants) -> tuple[bool, bool, int]:
+    """PD2, PD6: ``c``'s turn in a duel at ``d`` metres before any roll: ``(rolls,
+    covered after, distance after)``. Farther than it :func:`wants`, it moves up to
+    ``move`` metres toward its foe (no roll); a ``cover`` plan's first turn in range takes
+    cover (no roll); else it rolls. The kernel's ``_turn`` for one foe."""
+    want = wants(c, v)
+    if d > want:
+        return False, covered, d - min(v.move, d - want)
+    if c.plan_in_force == "cover" and not covered:
+        return False, True, d
+    return True, covered, d
 
 
 # ---------------------------------------------------------------------------------------
@@ -192,10 +310,12 @@ def _variants(variants) -> Variants:
 
 
 @njit(**LEAF)
-def _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, less):
-    """PC3: ``c`` strikes ``t`` (``less`` harm taken off first: PC9 careful); PC7: the
-    clock takes ``t`` out."""
-    dmg = max(rows[c, C_HARM] - less - rows[t, C_ARMOUR], 0)
+def _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, less, covered):
+    """PC3: ``c`` strikes ``t`` (``less`` harm taken off first: PC9 careful, PD5; PD6: a
+    ranged strike on a fighter in cover, ``cover_armour`` less); PC7: the clock takes
+    ``t`` out."""
+    shield = rule[R_COVER] if covered[t] == 1 and rows[c, C_RANGED] == 1 else 0
+    dmg = max(rows[c, C_HARM] - less - rows[t, C_ARMOUR] - shield, 0)
     acc[hits_off + min(dmg, DAMAGE_BINS - 1)] += 1
     harm[t] += dmg
     if able[t] == 1 and harm[t] >= rule[R_CLOCK]:
@@ -250,15 +370,57 @@ def _aftermath(s2, rule, side, winner, harm, able, fate):
 
 
 @njit(**LEAF)
-def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fate, cnt):
-    """One fight (PC2–PC7), booked into the flat histogram ``acc`` (offsets ``off``)."""
+def _reaches(rows, rule, pos, c, t):
+    """PD3, PD4: whether ``c``'s weapon reaches ``t``."""
+    d = abs(pos[t] - pos[c])
+    if rows[c, C_RANGED] == 1:
+        return d <= rows[c, C_FAR]
+    return d <= rule[R_REACH]
+
+
+@njit(**LEAF)
+def _turn(rows, rule, side, able, pos, covered, c):
+    """PD2, PD6: the part of ``c``'s turn before any roll; moves ``pos[c]`` along the line
+    toward its nearest able foe and returns 1 when ``c`` rolls this turn (the steps of
+    :func:`turn_step`)."""
+    near = FAR_AWAY
+    for j in range(side.size):
+        if side[j] != side[c] and able[j] == 1:
+            near = min(near, abs(pos[j] - pos[c]))
+    if rows[c, C_RANGED] == 0:
+        want = rule[R_REACH]
+    elif rows[c, C_PLAN] == CHARGE:
+        want = rows[c, C_CLOSE]
+    else:
+        want = rows[c, C_FAR]
+    if near > want:
+        pos[c] += (1 - 2 * side[c]) * min(rule[R_MOVE], near - want)
+        return 0
+    if rows[c, C_PLAN] == COVER_PLAN and covered[c] == 0:
+        covered[c] = 1
+        return 0
+    return 1
+
+
+@njit(**LEAF)
+def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fate, cnt,
+           pos, covered):
+    """One fight (PC2–PC7, PD1–PD6), booked into the flat histogram ``acc`` (offsets
+    ``off``)."""
     n = rows.shape[0]
     n_able[0] = 0
     n_able[1] = 0
+    # PD1: engaged (0 m) with no cover plan nobody moves and every foe is in reach: the
+    # fights without distance, drawing the same numbers
+    moving = rule[R_DISTANCE] > 0
     for i in range(n):
         harm[i] = rows[i, C_START]
         able[i] = 1
         n_able[side[i]] += 1
+        pos[i] = side[i] * rule[R_DISTANCE]
+        covered[i] = 0
+        if rows[i, C_PLAN] == COVER_PLAN:
+            moving = True
     for sd in range(2):
         acc[off[1] + sd] += n_able[sd]
     hits_off = off[5]
@@ -272,26 +434,43 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fa
                 continue
             enemy = 1 - side[c]
             k = n_able[enemy]
+            if moving:
+                if _turn(rows, rule, side, able, pos, covered, c) == 0:
+                    continue  # PD2: its turn went into moving or taking cover
+                k = 0
+                for u in range(n):
+                    if side[u] == enemy and able[u] == 1 and _reaches(rows, rule, pos, c, u):
+                        k += 1
             j = 0
             if rule[R_TARGET_FIRST] == 0 and k > 1:
                 j = bounded(s, k)
             t = -1
             for u in range(n):
-                if side[u] == enemy and able[u] == 1:
+                if side[u] == enemy and able[u] == 1 and (
+                        not moving or _reaches(rows, rule, pos, c, u)):
                     if j == 0:
                         t = u
                         break
                     j -= 1
             total = die(s, 6) + die(s, 6) + rows[c, C_STAT]  # P1
+            if rows[c, C_RANGED] == 1 and abs(pos[t] - pos[c]) > rows[c, C_CLOSE]:
+                total -= rule[R_FAR_PENALTY]  # PD4: the far band
+            back = not moving or _reaches(rows, rule, pos, t, c)  # PD5
             if total >= rule[R_STRONG]:  # PC4
-                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, 0)
+                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, 0,
+                        covered)
             elif total >= rule[R_WEAK]:  # PC5
                 careful = rows[c, C_CAREFUL]
-                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, careful)
-                if careful == 0 and able[t] == 1:
-                    _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0)
-            else:  # PC6
-                _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0)
+                if not back and rule[R_WEAK_LESS] == 1:
+                    careful = 1  # PD5: the volley's cost
+                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, careful,
+                        covered)
+                if back and careful == 0 and able[t] == 1:
+                    _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0,
+                            covered)
+            elif back:  # PC6 (PD5: a foe out of reach strikes no one)
+                _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0,
+                        covered)
             if n_able[enemy] == 0:
                 winner = side[c]
                 break
@@ -326,10 +505,11 @@ def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
         acc = np.zeros(out.shape[1], dtype=np.int64)
         z = np.zeros(n, dtype=np.int64)
         harm, able, order, fate = z.copy(), z.copy(), z.copy(), z.copy()
+        pos, covered = z.copy(), z.copy()
         n_able, cnt = np.zeros(2, np.int64), np.zeros(8, np.int64)
         for _ in range(trials[item]):
             _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fate,
-                   cnt)
+                   cnt, pos, covered)
         put(out[item], acc)
 
 
@@ -360,9 +540,10 @@ def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,
 # Exact
 
 
-def _harm(striker: Combatant, struck: Combatant, less: int = 0) -> int:
-    """PC3: harm of one strike (PC9: ``less`` taken off for a careful weak hit)."""
-    return max(striker.weapon.harm - less - struck.armour.points, 0)
+def _harm(striker: Combatant, struck: Combatant, less: int = 0, shield: int = 0) -> int:
+    """PC3: harm of one strike (PC9, PD5: ``less`` taken off for a careful weak hit or
+    the volley's cost; PD6: ``shield``, the struck fighter's cover)."""
+    return max(striker.weapon.harm - less - struck.armour.points - shield, 0)
 
 
 def attack_damage(attacker: Combatant, target: Combatant,
@@ -401,9 +582,10 @@ def _fate_after(excess: int, v: Variants) -> np.ndarray:
     return np.array([0.0, 1.0, 0.0])
 
 
-def _strike_op(striker: Combatant, struck: Combatant, v: Variants, less: int = 0):
+def _strike_op(striker: Combatant, struck: Combatant, v: Variants, less: int = 0,
+               shield: int = 0):
     """One strike (PC3) on the struck fighter's harm axis, with the clock (PC7)."""
-    k = _harm(striker, struck, less)
+    k = _harm(striker, struck, less, shield)
     pmf = np.zeros(k + 1)
     pmf[k] = 1.0
     return attack_op(pmf, pmf, v.clock, True, v.dead_over)
@@ -412,47 +594,74 @@ def _strike_op(striker: Combatant, struck: Combatant, v: Variants, less: int = 0
 def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
                round_cap: int = ROUND_CAP, start_harm: int = 0,
                end_a: np.ndarray | None = None) -> FightStats:
-    """Exact 1-vs-1 fight (PC2–PC8) as an absorbing Markov chain.
+    """Exact 1-vs-1 fight (PC2–PC8, PD1–PD6) as an absorbing Markov chain.
 
     ``start_harm``: the harm ``a`` starts with (0 … clock − 1; campaign attrition's
     fights); ``end_a`` (a float array of ``clock`` cells), when given, receives P(``a``
     ends able with harm ``h``): it won, or the round cap stopped the fight.
 
     State: the harm each fighter has taken (both still standing), ``clock × clock``
-    cells; nothing else carries over between rounds. A round is each fighter's action in
-    the PC2 order (a fixed order, or an even mixture of both when it is random); an action
-    mixes its three results with the P2 odds of 2d6 + stat: PC4 one strike on the foe,
-    PC5 a strike and, on what is left standing, the foe's strike back (careful: one weaker
-    strike), PC6 the foe's strike. Mass whose harm reaches the clock is absorbed as a win
-    for the striker, with the harm beyond the clock that PC7/PC8 turn into a fate.
+    cells, on planes keyed by (distance, side 0 in cover, side 1 in cover) (PD1, PD6);
+    nothing else carries over between rounds. A round is each fighter's turn in the PC2
+    order (a fixed order, or an even mixture of both when it is random). A turn first
+    moves or takes cover (:func:`turn_step`: no dice, so a plane's mass goes to one key);
+    a roll mixes its three results with the P2 odds of 2d6 + stat (PD4: less in the far
+    band): PC4 one strike on the foe, PC5 a strike and, on what is left standing, the
+    foe's strike back (careful: one weaker strike), PC6 the foe's strike — the foe's
+    strikes only where its weapon reaches (PD5). Mass whose harm reaches the clock is
+    absorbed as a win for the striker, with the harm beyond the clock that PC7/PC8 turn
+    into a fate.
     """
     v = _variants(variants)
     cap = check_round_cap(round_cap)
     a.check()
     b.check()
     fighters = (a, b)
-    odds = [move_odds(f.stat, v) for f in fighters]
-    strike = [_strike_op(fighters[m], fighters[1 - m], v) for m in (0, 1)]
-    careful = [_strike_op(fighters[m], fighters[1 - m], v, 1)
-               if fighters[m].tactic == "careful" else None for m in (0, 1)]
     if isinstance(start_harm, bool) or not isinstance(start_harm, int | np.integer) \
             or not 0 <= start_harm < v.clock:
         raise InputError(f"start_harm: expected an integer 0..{v.clock - 1} (PC7), got "
                          f"{start_harm!r}")
-    chain = DuelChain(SYSTEM, (v.clock, v.clock), cap, {0: _start(v.clock, int(start_harm))})
+    ops: dict = {}
 
-    def act(m: int, plane: np.ndarray) -> np.ndarray:
-        miss, weak, strong = odds[m]
-        nxt: dict = {}
-        chain.attack(nxt, m, 0, 0, strong * plane, strike[m])  # PC4
-        if careful[m] is not None:  # PC5 / PC9
-            chain.attack(nxt, m, 0, 0, weak * plane, careful[m])
+    def strike(m: int, less: int, covered: int):
+        """Side ``m``'s strike on the other (``covered``: the struck one is in cover)."""
+        key = (m, less, covered)
+        if key not in ops:
+            shield = v.cover_armour if covered and fighters[m].weapon.ranged else 0
+            ops[key] = _strike_op(fighters[m], fighters[1 - m], v, less, shield)
+        return ops[key]
+
+    def roll(m: int, key, plane: np.ndarray, nxt: dict) -> None:
+        """PC3–PC6, PD4, PD5: side ``m`` rolls at distance ``key[0]``."""
+        d, cov_m, cov_t = key[0], key[1 + m], key[2 - m]
+        f = fighters[m]
+        far = f.weapon.ranged and d > f.weapon.close
+        miss, weak, strong = move_odds(f.stat - (v.far_penalty if far else 0), v)
+        chain.attack(nxt, m, key, key, strong * plane, strike(m, 0, cov_t))  # PC4
+        if not reaches(fighters[1 - m], d, v):  # PD5: no strike back
+            less = int(f.tactic == "careful" or v.weak_at_range == "less")
+            chain.attack(nxt, m, key, key, weak * plane, strike(m, less, cov_t))
+            chain.add(nxt, key, miss * plane)
+            return
+        if f.tactic == "careful":  # PC5 / PC9
+            chain.attack(nxt, m, key, key, weak * plane, strike(m, 1, cov_t))
         else:  # PC5: strike, then the foe strikes back if it still stands
             hit: dict = {}
-            chain.attack(hit, m, 0, 0, weak * plane, strike[m])
-            chain.attack(nxt, 1 - m, 0, 0, hit[0], strike[1 - m])
-        chain.attack(nxt, 1 - m, 0, 0, miss * plane, strike[1 - m])  # PC6
-        return nxt[0]
+            chain.attack(hit, m, key, key, weak * plane, strike(m, 0, cov_t))
+            chain.attack(nxt, 1 - m, key, key, hit[key], strike(1 - m, 0, cov_m))
+        chain.attack(nxt, 1 - m, key, key, miss * plane, strike(1 - m, 0, cov_m))  # PC6
+
+    def turn(m: int, cur: dict) -> dict:
+        nxt: dict = {}
+        for key, plane in cur.items():
+            covered = [key[1], key[2]]
+            rolls, cov, d = turn_step(fighters[m], bool(covered[m]), key[0], v)
+            covered[m] = int(cov)
+            if rolls:
+                roll(m, key, plane, nxt)
+            else:
+                chain.add(nxt, (d, *covered), plane)
+        return nxt
 
     if v.order == "side0_first" or (v.order == "stat" and a.stat > b.stat):
         orders = [(1.0, (0, 1))]
@@ -460,21 +669,23 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
         orders = [(1.0, (1, 0))]
     else:  # a fresh random order each round (coin, or equal stats)
         orders = [(0.5, (0, 1)), (0.5, (1, 0))]
+    chain = DuelChain(SYSTEM, (v.clock, v.clock), cap,
+                      {(v.distance, 0, 0): _start(v.clock, int(start_harm))})
     for _ in range(cap):
-        plane = chain.planes[0]
-        new = np.zeros_like(plane)
+        new: dict = {}
         for w, order in orders:
-            cur = w * plane
+            cur = {key: w * plane for key, plane in chain.planes.items()}
             for m in order:
-                cur = act(m, cur)
-            new += cur
-        chain.planes = {0: new}
+                cur = turn(m, cur)
+            for key, plane in cur.items():
+                chain.add(new, key, plane)
+        chain.planes = new
         chain.end_round()
         if chain.total() < 1e-16:
             break
     chain.finish()
     if end_a is not None:  # a won with harm h, or stands at the cap with harm h
-        end_a += chain.won_at[0] + chain.planes[0].sum(axis=1)
+        end_a += chain.won_at[0] + sum(p.sum(axis=1) for p in chain.planes.values())
     stats = chain.aftermath(lambda _w, e: _fate_after(e, v))
     return finish_duel(stats, a, b, dataclasses.asdict(v))
 
