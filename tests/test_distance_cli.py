@@ -52,9 +52,34 @@ def test_table_distance_gives_the_shooter_time_to_shoot(system, capsys):
     assert one["p_side0"].iloc[0] == pytest.approx(t["p_side0"].iloc[1], abs=1e-15)
 
 
-def test_a_plugin_without_distance_rules_says_so(plugin_installed, capsys):
-    """The example plug-in's harm-clock combat (PC1–PC9) has no distance rules: its
-    fights start engaged, and every distance option says so in one line."""
+def test_a_plugin_with_distance_rules_takes_every_option(plugin_installed, capsys):
+    """The example plug-in's combat declares the distance contract (its PD1–PD6:
+    ``distance``, moves, reach, range bands, plans), so it is a system with distance
+    rules and every distance option runs for it."""
+    assert has_distance("pbta_2d6")
+    assert "pbta_2d6" in distance_systems()
+    for argv in (["--distance", "10"], ["--table", "distance"], ["--plan-a", "charge"]):
+        capsys.readouterr()
+        assert main(["duel", "pbta_2d6", "competent_shooter", "competent", *argv]) == 0, argv
+
+
+def test_a_system_without_distance_rules_says_so(plugin_installed, capsys, monkeypatch):
+    """A system whose combat variants have no ``distance`` (the contract's switch, read by
+    ``lethality.has_distance``) fights engaged only: every distance option says so in one
+    line, naming the systems that have distance rules."""
+    import dataclasses
+
+    from analysis.combat import archetypes
+
+    real = archetypes.engine
+
+    class Engaged:
+        """The plug-in's combat module with the check's variants (no ``distance``)."""
+
+        Variants = dataclasses.make_dataclass("Variants", [("weak_at", int, 7)])
+
+    monkeypatch.setattr(archetypes, "engine",
+                        lambda s: Engaged if s == "pbta_2d6" else real(s))
     assert not has_distance("pbta_2d6")
     for argv in (["--distance", "10"], ["--table", "distance"], ["--plan-a", "kite"]):
         capsys.readouterr()
