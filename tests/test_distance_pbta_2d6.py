@@ -336,3 +336,39 @@ def test_report_distance_section_takes_the_plugin(plugin_installed, capsys, monk
     assert float(p0) / 100 == pytest.approx(t.loc[0, "p_side0"], abs=1e-3)
     assert float(p20) / 100 == pytest.approx(t.loc[20, "p_side0"], abs=1e-3)
     assert {getattr(b, "id", None) for b in sec.blocks} >= {"distance", "distance-armour"}
+
+
+GUARDRAIL = """
+name = "a shooter apart"
+[[fights]]
+name = "sword_vs_pistol"
+system = "pbta_2d6"
+a = "competent"
+b = "competent_shooter"
+[[guardrails]]
+name = "a charger can close the gap"
+fight = "sword_vs_pistol"
+metric = "p_side0"
+min = {limit}
+distances = [0, 20, 40]
+"""
+
+
+def test_guardrail_at_every_distance(plugin_installed, tmp_path):
+    """A guardrail with ``distances`` on a plug-in fight is measured at each starting
+    distance (the values ``duel --table distance`` prints); the worst one decides."""
+    from analysis.combat.lethality import distance_table
+    from analysis.workflow.audit.measuring import measure
+    from analysis.workflow.scenario import load_scenario
+
+    ref = distance_table("pbta_2d6", "competent", "competent_shooter", [0, 20, 40])
+    by = dict(zip(ref["distance"], ref["p_side0"], strict=True))
+    assert by[0] > by[20] > by[40]       # PD2: the swordsman is shot at while it closes
+    for limit, status in (((by[0] + by[40]) / 2, "fail"), (by[40] - 0.01, "pass")):
+        path = tmp_path / "g.toml"
+        path.write_text(GUARDRAIL.format(limit=limit), encoding="utf-8")
+        sc = load_scenario(path)
+        m = measure(sc, sc.guardrails[0], 0)
+        assert m["status"] == status
+        assert m["by_distance"] == pytest.approx(by, abs=1e-12)
+        assert m["value"] == pytest.approx(by[40], abs=1e-12)
