@@ -251,7 +251,8 @@ def test_duel_distance_plans_and_table(plugin_installed, capsys, pb):
     runs."""
     from analysis.combat.lethality import distance_systems, has_distance
 
-    assert has_distance("pbta_2d6") and "pbta_2d6" in distance_systems()
+    assert has_distance("pbta_2d6")
+    assert "pbta_2d6" in distance_systems()
     duel = ("duel", "pbta_2d6", "competent_shooter", "competent")
     hold = _csv(capsys, *duel, "--distance", "20")
     sh, sw = pb.lib["competent_shooter"], pb.lib["competent"]
