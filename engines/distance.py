@@ -6,7 +6,8 @@ whose numbers do not change). Each turn a fighter spends its system's actions to
 hold or open the distance, take cover, or attack a foe in reach (melee) or in range
 (ranged). How far a move goes, how far a weapon reaches and what a band of range costs are
 each system's rules (its own ids: AT1–AT3 for ``dice_pool_7`` …); what this module holds
-is what they have in common:
+is what they have in common, for the built-in engines and a plug-in's alike (the combat
+contract: ``examples/plugin_system/README.md``, "Distance"):
 
 - :data:`PLANS` — the names of a fighter's plan and their codes (the ``C_PLAN`` column a
   kernel reads): ``charge`` (close until the foe is in the weapon's best band, then

@@ -232,7 +232,7 @@ class Combatant:
         if w.ranged and not 0 <= w.close <= w.far:
             raise InputError(f"{self.name}: weapon {w.name}: the range bands must be "
                              f"0 <= close <= far metres (PD4), got {w.close} and {w.far}")
-        self.plan_in_force  # noqa: B018 (PD6: raises for a plan it cannot follow)
+        _ = self.plan_in_force  # PD6: raises for a plan it cannot follow
 
     @property
     def plan_in_force(self) -> str:
