@@ -307,7 +307,7 @@ def test_cross_combat_file_fights_apart(plugin_installed, capsys):
     """The example's cross-combat file maps the plug-in into the matchups that start
     apart: one row per starting distance, each the ``duel --distance`` of its
     fighters; engaged the pistol and the knife are a mirror (harm 2 each, +1 each)."""
-    t = _csv(capsys, "cross-combat", "--file", str(CROSS))
+    t = _csv(capsys, "cross-combat", "--cross-combat", str(CROSS))
     rows = t[(t["system"] == "pbta_2d6") & t["matchup"].str.startswith("shooter_vs_charger")]
     assert list(rows["matchup"]) == [f"shooter_vs_charger_{d}m" for d in (0, 10, 20, 40)]
     assert rows["p_side0"].iloc[0] == pytest.approx(0.5, abs=1e-12)
@@ -316,19 +316,15 @@ def test_cross_combat_file_fights_apart(plugin_installed, capsys):
     assert rows["p_side0"].iloc[2] == pytest.approx(one["p_side0"].iloc[0], abs=1e-12)
 
 
-def test_report_distance_section_takes_the_plugin(plugin_installed, capsys, monkeypatch):
-    """The report's *Distance and cover* section runs on the systems the cross-combat
-    mapping maps: with the example's file the plug-in gets its sentence, and the sentence's
-    numbers are what its command prints."""
-    import analysis.combat.cross_combat as cross_combat
-    import analysis.workflow.audit.discovery as discovery
+def test_report_distance_section_takes_the_plugin(plugin_installed, capsys):
+    """The report's *Distance and cover* section with the example's cross-combat file
+    (``report --cross-combat``): the plug-in gets its sentence, the sentence's numbers are
+    what its command prints, and its armoured shooter has a row."""
     from reports.sections.distance import section_distance
     from reports.settings import ReportSettings
 
-    monkeypatch.setattr(cross_combat, "DATA_FILE", CROSS)
-    monkeypatch.setattr(discovery, "CROSS", CROSS)
     sec = section_distance(ReportSettings(systems=("pbta_2d6",), combat_trials=400,
-                                          pdf=False, progress=False))
+                                          pdf=False, progress=False, cross_combat=CROSS))
     line = next(r for r in sec.reading if str(r).startswith("pbta_2d6:") and "charging" in r)
     assert "its fights start engaged" not in " ".join(map(str, sec.reading))
     words = shlex.split(line.small)
