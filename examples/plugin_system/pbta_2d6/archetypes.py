@@ -28,6 +28,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engines.archetype_library import LADDER, ArchetypeHook, check_keys, validation
+from engines.constants import PLANS
 from engines.distance import MAX_DISTANCE
 from engines.errors import InputError
 
@@ -35,7 +36,7 @@ from .combat import SYSTEM, TACTICS, Armour, Combatant, Weapon
 
 DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
 Tactic = Literal["trade", "careful"]
-Plan = Literal["charge", "hold", "kite", "cover"]  # engines.distance.PLANS (PD6: no kite)
+Plan = Literal[PLANS]  # engines.constants.PLANS (PD6: the engine refuses kite)
 Stat = Field(ge=-3, le=4)
 
 
