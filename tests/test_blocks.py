@@ -104,8 +104,8 @@ def test_put_copies_a_scratch_histogram_into_its_row():
 
 
 @pytest.mark.parametrize(("system", "kernel"), [
-    ("dice_pool_7", "_kernel"), ("dice_pool_6", "_kernel"), ("middle_3d10", "_mc_kernel"),
-    ("percentile", "_mc_kernel"), ("d20_degrees", "_fight_kernel"),
+    ("dice_pool_7", "fight_kernel"), ("dice_pool_6", "fight_kernel"),
+    ("middle_3d10", "mc_kernel"), ("percentile", "mc_kernel"), ("d20_degrees", "fight_kernel"),
 ])
 def test_combat_kernels_are_serial_and_give_the_same_fights_on_one_or_two_threads(
         system, kernel):
