@@ -167,3 +167,29 @@ def test_cli_aftermath_bad(capsys):
     assert len(err) == 1
     assert "'kill'" in err[0]
     assert "--aftermath" in err[0]
+
+
+def test_report_group_section_shows_both_aftermaths():
+    """The report's group-fight section: the deadliness table holds the numbers of
+    ``cross-combat --table groups`` under ``leave`` and under ``finish``, with SEs."""
+    from analysis.combat import cross_combat
+    from reports.sections.combat_groups import section_combat_groups
+    from reports.settings import ReportSettings
+
+    system = DUELS[0][0]
+    settings = ReportSettings(systems=(system,), combat_trials=400, seed=7, pdf=False,
+                              progress=False)
+    section = section_combat_groups(settings)
+    table = next(b for b in section.blocks if b.id == "combat-groups-deadliness")
+    shown = table.frame.set_index(["fight", "system"])
+    for policy in ("leave", "finish"):
+        rows, _ = cross_combat.group_table(trials=400, seed=7, progress=False,
+                                           aftermath=policy)
+        rows = rows[rows["system"] == system].set_index(["fight", "system"])
+        assert len(rows) == len(shown)
+        for key, head in (("p_someone_dead", "someone dead"), ("se_someone_dead",
+                                                                "SE(someone)"),
+                          ("deaths_mean", "dead (mean)"), ("se_deaths_mean", "SE(dead)")):
+            got = shown[f"{head} · {policy}"]
+            assert list(got) == pytest.approx(list(rows.loc[got.index, key]))
+    assert any("when the winners finish them" in r for r in section.reading)
