@@ -162,7 +162,7 @@ class FightStats:
 
     def p_someone_dead(self) -> tuple[float, float]:
         """P(at least one combatant, of either side, ends dead) after the aftermath, and
-        its standard error (RULES.md "Lethality outcomes", reading *someone dead*).
+        its standard error (RULES.md "Lethality outcomes", LO-r3).
 
         Exact results are duels: only the loser can fall, so the probability is the
         expected number of deaths and the standard error is 0. Monte Carlo: the share of

@@ -1,4 +1,4 @@
-"""Deadliness of a fight (RULES.md "Lethality outcomes", reading *someone dead*):
+"""Deadliness of a fight (RULES.md "Lethality outcomes", LO-r3 someone dead):
 ``p_someone_dead`` (P(at least one fighter of either side ends dead)) and ``deaths_mean``
 (expected dead fighters), exact for duels and Monte Carlo for every fight, and the
 ``--aftermath`` list of ``duel``, ``combat`` and ``cross-combat``.

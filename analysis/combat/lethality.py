@@ -75,7 +75,7 @@ def deadliness_columns(stats: FightStats) -> dict:
     """``p_someone_dead`` (P(at least one fighter of either side ends dead)) and
     ``deaths_mean`` (expected dead fighters, both sides), with ``se_someone_dead`` and
     ``se_deaths_mean``: over every fight, round-cap fights included, after the aftermath
-    (RULES.md "Lethality outcomes"; :meth:`FightStats.p_someone_dead`,
+    (RULES.md "Lethality outcomes", LO-r3; :meth:`FightStats.p_someone_dead`,
     :meth:`FightStats.deaths_mean`). SEs are 0 when exact."""
     p, se = stats.p_someone_dead()
     m, se_m = stats.deaths_mean()
