@@ -53,8 +53,8 @@ def aftermath_list(text: str) -> list[str]:
     bad = [x for x in parts if x not in AFTERMATHS]
     if not parts or bad:
         raise argparse.ArgumentTypeError(
-            f"{', '.join(map(repr, bad)) or 'nothing'}: expected one or more of "
-            f"{', '.join(AFTERMATHS)} separated by commas")
+            f"invalid choice: {', '.join(map(repr, bad)) or repr(text)} (choose one or more "
+            f"of {', '.join(AFTERMATHS)}, separated by commas)")
     return list(dict.fromkeys(parts))
 
 
