@@ -144,16 +144,24 @@ def _run(argv) -> str:
     return out.getvalue()
 
 
-def test_cli_aftermath_list():
+COMBAT_FILE = str(ROOT / "scenarios" / "combat" / "ambush_3v1.toml")
+
+
+@pytest.mark.parametrize("base", [
+    ["duel", "dice_pool_7", "competent", "expert"],
+    ["combat", COMBAT_FILE, "--trials", "400", "--seed", "2"],
+    ["cross-combat", "--table", "groups", "--trials", "200", "--seed", "2"],
+])
+def test_cli_aftermath_list(base):
     """``--aftermath leave,finish``: each policy's rows in turn, the same numbers as one
     run per policy; one policy is today's output."""
-    base = ["duel", "dice_pool_7", "competent", "expert", "--format", "csv"]
+    base = [*base, "--format", "csv"]
     both = pd.read_csv(io.StringIO(_run([*base, "--aftermath", "leave,finish"])))
     leave = pd.read_csv(io.StringIO(_run([*base, "--aftermath", "leave"])))
     finish = pd.read_csv(io.StringIO(_run([*base, "--aftermath", "finish"])))
-    assert list(both["aftermath"]) == ["leave", "finish"]
-    pd.testing.assert_frame_equal(both.iloc[[0]].reset_index(drop=True), leave)
-    pd.testing.assert_frame_equal(both.iloc[[1]].reset_index(drop=True), finish)
+    assert list(both["aftermath"]) == ["leave"] * len(leave) + ["finish"] * len(finish)
+    pd.testing.assert_frame_equal(both.iloc[:len(leave)].reset_index(drop=True), leave)
+    pd.testing.assert_frame_equal(both.iloc[len(leave):].reset_index(drop=True), finish)
     assert _run([*base, "--aftermath", "leave"]) == _run(base)
 
 
