@@ -28,8 +28,9 @@ from cli.common import (
 from engines.constants import AFTERMATHS, PLANS, ROUND_CAP
 from engines.distance import MAX_DISTANCE  # the most metres a fight may start apart
 
-__all__ = ["DEFAULT_DISTANCES", "DUEL_TABLES", "FIGHT_TABLES", "distance_list", "distance_m",
-           "register", "run_archetypes", "run_combat", "run_cross", "run_duel", "run_gear"]
+__all__ = ["DEFAULT_DISTANCES", "DUEL_TABLES", "FIGHT_TABLES", "aftermath_list",
+           "distance_list", "distance_m", "register", "run_archetypes", "run_combat",
+           "run_cross", "run_duel", "run_gear"]
 
 DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "weapons", "tactics",
                "armour", "distance")
@@ -43,6 +44,18 @@ def distance_m(text: str) -> int:
 
     return number(text, int, lambda v: 0 <= v <= MAX_DISTANCE,
                   f"a whole number of metres from 0 to {MAX_DISTANCE}")
+
+
+def aftermath_list(text: str) -> list[str]:
+    """``--aftermath leave,finish``: one policy or several (each run in turn, the rows
+    concatenated; the ``aftermath`` column tells them apart)."""
+    parts = [x.strip() for x in str(text).split(",") if x.strip()]
+    bad = [x for x in parts if x not in AFTERMATHS]
+    if not parts or bad:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {', '.join(map(repr, bad)) or repr(text)} (choose one or more "
+            f"of {', '.join(AFTERMATHS)}, separated by commas)")
+    return list(dict.fromkeys(parts))
 
 
 def distance_list(text: str) -> list[int]:
@@ -61,11 +74,12 @@ def _run_options(p: argparse.ArgumentParser, method_default: str | None,
                        f"(default {method_default})")
     p.add_argument("--variant", action="append", default=[], metavar=variant_metavar,
                    help=variant_help)
-    p.add_argument("--aftermath", choices=AFTERMATHS, default=None,
+    p.add_argument("--aftermath", type=aftermath_list, default=None, metavar="POLICY[,POLICY]",
                    help="what happens to the fallen when the fight ends (the combat "
                    "variant aftermath): leave them, first_aid (each system's stabilising "
-                   "rule), or finish (the winners kill fallen foes); default leave, or the "
-                   "matchup file's variant")
+                   "rule), or finish (the winners kill fallen foes); several separated by "
+                   "commas run each in turn (rows told apart by the aftermath column); "
+                   "default leave, or the matchup file's variant")
     p.add_argument("--trials", type=trials_int, default=None,
                    help="Monte Carlo fights (default 20000)")
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
@@ -170,7 +184,36 @@ def register(sub) -> None:
     p.set_defaults(func=run_cross)
 
 
-def _write(table, args, variants=None, named=()) -> None:
+def _each_aftermath(args, build):
+    """Run ``build(args)`` -> ``(table, variants, named)`` once per ``--aftermath`` policy
+    (``args.aftermath`` set to one policy, or None when the option is absent) and write
+    the rows of every run, in the order given, as one table (:func:`_write`)."""
+    import copy
+
+    import pandas as pd
+
+    policies = args.aftermath or [None]
+    runs = []
+    for policy in policies:
+        one = copy.copy(args)
+        one.aftermath = policy
+        runs.append(build(one))
+    if len(runs) == 1:
+        table, variants, named = runs[0]
+        _write(table, args, variants, named)
+        return
+    from analysis.combat.lethality import variants_text
+
+    tables = []
+    for t, v, named in runs:  # each run's rows name their own variants
+        if v is not None and "variants" not in t.columns:
+            t = t.assign(variants=variants_text(v, named))
+        tables.append(t)
+    _write(pd.concat(tables, ignore_index=True), args,
+           texts=[(v, named) for _, v, named in runs])
+
+
+def _write(table, args, variants=None, named=(), texts=None) -> None:
     """Select ``--columns`` (unknown names are an error) and write the table; its
     ``variants`` column names the combat variants in force when ``variants`` (the engine's
     ``Variants`` the fights ran with) is given (:func:`analysis.combat.lethality.
@@ -186,6 +229,11 @@ def _write(table, args, variants=None, named=()) -> None:
         from analysis.combat.lethality import variants_text
 
         provenance["variants"] = variants_text(variants, named)
+    elif texts is not None and texts[0][0] is not None:
+        from analysis.combat.lethality import variants_text
+
+        provenance["variants"] = " | ".join(dict.fromkeys(variants_text(v, n)
+                                                           for v, n in texts))
     write_output(table, args, provenance)
 
 
@@ -253,13 +301,19 @@ def _exact_ignores(args, method: str, what: str) -> None:
 
 
 def run_duel(args) -> int:
-    from analysis.combat import lethality
-    from analysis.combat.archetypes import combatant
-
     check_outputs(args)
     require_part(args.system, "combat", "duel")
     if args.table != "one-hit":
         _exact_ignores(args, args.method, "duel")
+    _each_aftermath(args, _duel_table)
+    return 0
+
+
+def _duel_table(args):
+    """One ``duel`` table under ``args.aftermath`` (one policy or None)."""
+    from analysis.combat import lethality
+    from analysis.combat.archetypes import combatant
+
     system = args.system
     given = _variant_map(args.variant)
     _distance_options(args, given)
@@ -289,8 +343,7 @@ def run_duel(args) -> int:
             label_a, label_b = lethality.stats_names(stats)
             table = _fight_tables(stats, args.table, (1, 1),
                                   {"system": system, "a": label_a, "b": label_b})
-    _write(table, args, v, given)
-    return 0
+    return table, v, given
 
 
 def _distance_options(args, given: dict) -> None:
@@ -329,11 +382,23 @@ def _spec(args, side: str, weapon: bool = True, skip: str | None = None) -> dict
 
 
 def run_combat(args) -> int:
-    from analysis.combat import lethality
-    from analysis.combat.archetypes import load_matchup_file, variants
+    from analysis.combat.archetypes import load_matchup_file
 
     check_outputs(args)
     m = load_matchup_file(args.file)
+    method = args.method or m.method
+    args.system, args.file_method, args.file_trials = m.system, method, m.trials
+    _exact_ignores(args, method, "fight")
+    _each_aftermath(args, lambda one: _combat_table(one, m))
+    return 0
+
+
+def _combat_table(args, m):
+    """One ``combat`` table of matchup ``m`` under ``args.aftermath`` (one policy or
+    None: the file's own)."""
+    from analysis.combat import lethality
+    from analysis.combat.archetypes import variants
+
     v = m.variants
     if args.variant:
         import dataclasses
@@ -341,10 +406,8 @@ def run_combat(args) -> int:
         given = {f.name: getattr(v, f.name) for f in dataclasses.fields(v)}
         v = variants(m.system, {**given, **_variant_map(args.variant)})
     v = lethality.combat_variants(m.system, v, args.aftermath)
-    method = args.method or m.method
-    args.system, args.file_method, args.file_trials = m.system, method, m.trials
+    method = args.file_method
     methods = ("exact", "mc") if method == "both" else (method,)
-    _exact_ignores(args, method, "fight")
     if "exact" in methods and m.sizes != (1, 1):
         from engines.errors import InputError
 
@@ -369,8 +432,7 @@ def run_combat(args) -> int:
         table = pd.DataFrame(rows)
     else:
         table = _fight_tables(stats, args.table, m.sizes, labels)
-    _write(table, args, v, {*m.variant_names, *_variant_map(args.variant)})
-    return 0
+    return table, v, {*m.variant_names, *_variant_map(args.variant)}
 
 
 def run_archetypes(args) -> int:
@@ -396,6 +458,8 @@ def run_gear(args) -> int:
 
 
 def run_cross(args) -> int:
+    import pandas as pd
+
     from analysis.combat import cross_combat
     from analysis.combat.archetypes import variants as combat_variants
     from analysis.output import atomic_path
@@ -409,23 +473,28 @@ def run_cross(args) -> int:
             combat_variants(system, items)
         except InputError as exc:
             raise InputError(f"--variant {system}: {exc}") from None
-    kw = {"trials": args.trials or 20_000, "seed": args.seed,
-          "round_cap": args.round_cap or ROUND_CAP, "progress": args.progress, "variants": given,
-          "aftermath": args.aftermath or "leave"}
     path = args.cross_combat
     try:
         cross_combat.load_cross(path)  # validate before any work
     except InputError as exc:
         raise InputError(f"--cross-combat: {exc}") from None
-    if args.table == "duels":
-        stats = cross_combat.cross_stats(path, method=args.method, **kw)
-        table = cross_combat.cross_table(path, stats=stats, variants=given,
-                                         aftermath=kw["aftermath"])
-        fig = cross_combat.cross_plot(stats) if args.plot else None
-    else:
-        summary, standing = cross_combat.group_table(path, **kw)
-        table = summary if args.table == "groups" else standing
-        fig = _group_plot(standing) if args.plot else None
+    tables, figs = [], []
+    for policy in args.aftermath or ["leave"]:  # the plot shows the first policy
+        kw = {"trials": args.trials or 20_000, "seed": args.seed,
+              "round_cap": args.round_cap or ROUND_CAP, "progress": args.progress,
+              "variants": given, "aftermath": policy}
+        plot = args.plot and not figs
+        if args.table == "duels":
+            stats = cross_combat.cross_stats(path, method=args.method, **kw)
+            tables.append(cross_combat.cross_table(path, stats=stats, variants=given,
+                                                   aftermath=policy))
+            figs.append(cross_combat.cross_plot(stats) if plot else None)
+        else:
+            summary, standing = cross_combat.group_table(path, **kw)
+            tables.append(summary if args.table == "groups" else standing)
+            figs.append(_group_plot(standing) if plot else None)
+    table = tables[0] if len(tables) == 1 else pd.concat(tables, ignore_index=True)
+    fig = figs[0]
     if fig is not None:
         with atomic_path(args.plot) as tmp:
             fig.savefig(tmp, format=args.plot.rsplit(".", 1)[-1].lower(), dpi=150)

@@ -62,13 +62,15 @@ def layout(round_cap: int) -> dict[str, int]:
     off["loser_fate_sq"] = off["loser_fate"] + 6
     off["fates"] = off["loser_fate_sq"] + 6
     off["fates_sq"] = off["fates"] + 8
-    off["size"] = off["fates_sq"] + 8
+    off["dead_any"] = off["fates_sq"] + 8
+    off["deaths_sq"] = off["dead_any"] + 1
+    off["size"] = off["deaths_sq"] + 1
     return off
 
 
 #: Order of the offsets handed to a kernel.
 KERNEL_OFFSETS = ("rounds", "standing", "tail", "deaths", "loser_dead", "hits", "loser_fate",
-                  "loser_fate_sq", "fates", "fates_sq")
+                  "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
 #: A combatant's fate at the end of a fight, as kernels code it (``FightStats.fates``
 #: column order: standing, then :data:`engines.fight.FATES`).
 STANDING, DEAD, DYING, OUT = 0, 1, 2, 3
@@ -89,6 +91,10 @@ def book_fates(acc, off, side, fate, winner, cnt):
         acc[off[9] + k] += cnt[k] * cnt[k]
     for sd in range(2):
         acc[off[3] + sd] += cnt[4 * sd + DEAD]
+    dead = cnt[DEAD] + cnt[4 + DEAD]
+    if dead > 0:
+        acc[off[10]] += 1
+    acc[off[11]] += dead * dead
     if winner >= 0:
         lo = 1 - winner
         for f in range(3):
@@ -141,7 +147,7 @@ def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
     stats.deaths[:] = tot[off["deaths"]:off["deaths"] + 2]
     stats.hits[:] = tot[off["hits"]:off["hits"] + DAMAGE_BINS]
     for name, shape in (("loser_fate", (2, 3)), ("loser_fate_sq", (2, 3)), ("fates", (2, 4)),
-                        ("fates_sq", (2, 4))):
+                        ("fates_sq", (2, 4)), ("dead_any", (1, 1)), ("deaths_sq", (1, 1))):
         getattr(stats, name)[:] = tot[off[name]:off[name] + shape[0] * shape[1]].reshape(shape)
     return stats
 

@@ -49,7 +49,7 @@ def _shape(name: str, round_cap: int) -> tuple[int, ...]:
     return {"outcome": (3,), "rounds": (rows, 3), "loser_dead": (2,), "standing": (rows, 2),
             "tail": (rows, 2), "deaths": (2,), "hits": (DAMAGE_BINS,),
             "loser_fate": (2, 3), "loser_fate_sq": (2, 3), "fates": (2, 4),
-            "fates_sq": (2, 4)}[name]
+            "fates_sq": (2, 4), "dead_any": (1,), "deaths_sq": (1,)}[name]
 
 
 def run_chunks(kernel: Callable, args: tuple, system: str, trials: int, seed: Seed,

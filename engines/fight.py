@@ -30,6 +30,10 @@ module's ``aftermath`` variant) and ends in one of :data:`FATES`:
   every trial (a fight stopped at the round cap included). Row ``s`` sums to the side's
   size times the trials.
 - ``fates_sq[2, 4]``: the same with each trial's count squared.
+- ``dead_any[1]``: trials in which at least one combatant (either side) ends dead, and
+  ``deaths_sq[1]``: each trial's number of dead combatants (both sides) squared, summed
+  (Monte Carlo only; an exact result is a duel, where at most the loser dies, so both
+  follow from ``deaths``: :meth:`FightStats.p_someone_dead`).
 
 ``loser_dead[w]`` counts the fights won by ``w`` whose whole losing side ends dead, and
 ``deaths[s]`` equals ``fates[s, 1]``, both after the aftermath.
@@ -55,7 +59,7 @@ FATES = ("dead", "dying", "out")
 SIDE_FATES = ("standing", *FATES)
 #: Every histogram field of :class:`FightStats`, for code that sums or mixes results.
 HIST_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
-               "loser_fate_sq", "fates", "fates_sq")
+               "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
 #: Damage histogram bins (the last bin holds "this much or more").
 DAMAGE_BINS = 64
 
@@ -75,6 +79,8 @@ class FightStats:
     loser_fate_sq: np.ndarray
     fates: np.ndarray
     fates_sq: np.ndarray
+    dead_any: np.ndarray
+    deaths_sq: np.ndarray
     trials: int | None = None
     notes: dict = field(default_factory=dict)
 
@@ -87,7 +93,7 @@ class FightStats:
                    deaths=np.zeros(2, dtype), hits=np.zeros(DAMAGE_BINS, dtype),
                    loser_fate=np.zeros((2, 3), dtype), loser_fate_sq=np.zeros((2, 3), dtype),
                    fates=np.zeros((2, 4), dtype), fates_sq=np.zeros((2, 4), dtype),
-                   trials=trials)
+                   dead_any=np.zeros(1, dtype), deaths_sq=np.zeros(1, dtype), trials=trials)
 
     @property
     def exact(self) -> bool:
@@ -153,6 +159,28 @@ class FightStats:
         second = self.fates_sq / (self.n * size**2)
         var = np.maximum(second - mean**2, 0.0)
         return mean, np.sqrt(var / self.n)
+
+    def p_someone_dead(self) -> tuple[float, float]:
+        """P(at least one combatant, of either side, ends dead) after the aftermath, and
+        its standard error (RULES.md "Lethality outcomes", LO-r3).
+
+        Exact results are duels: only the loser can fall, so the probability is the
+        expected number of deaths and the standard error is 0. Monte Carlo: the share of
+        trials in which someone died (``dead_any``), binomial standard error.
+        """
+        if self.exact:
+            return float(np.clip(self.deaths.sum(), 0.0, 1.0)), 0.0
+        p = float(self.dead_any[0]) / self.n
+        return p, float(np.sqrt(p * (1.0 - p) / self.n))
+
+    def deaths_mean(self) -> tuple[float, float]:
+        """Expected number of combatants (both sides) that end dead, and its standard
+        error (from each trial's count and its square, ``deaths_sq``; 0 when exact)."""
+        mean = float(self.deaths.sum()) / self.n
+        if self.exact:
+            return max(mean, 0.0), 0.0
+        var = max(float(self.deaths_sq[0]) / self.n - mean**2, 0.0)
+        return mean, float(np.sqrt(var / self.n))
 
 
 def check_aftermath(value) -> str:

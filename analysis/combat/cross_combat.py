@@ -296,7 +296,8 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     (archetype, overrides and weapon of each side), ``aftermath``
     (the policy of every row), ``p_side0``/``p_side1``/``p_neither`` with SEs, rounds mean (SE)
     and quantiles, ``p_loser_dead``/``p_loser_dying``/``p_loser_out`` (the loser's fate
-    among decided fights, summing to 1, with SEs), one-hit odds of A on B and B on A
+    among decided fights, summing to 1, with SEs), ``p_someone_dead``/``deaths_mean``
+    (P(someone dies), expected dead, both sides, with SEs), one-hit odds of A on B and B on A
     (exact, from each engine's ``one_hit``), ``method`` and ``note``. With ``stats``
     given, ``aftermath`` must be the policy they were run with (it sets the one-hit odds).
     """
@@ -330,6 +331,8 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
             "rounds_mean": s["rounds_mean"], "rounds_se": s["rounds_se"],
             **{k: s[k] for k in s if k.startswith("rounds_q")},
             **{k: s[k] for k in s if k.startswith(("p_loser_", "se_loser_"))},
+            **{k: s[k] for k in ("p_someone_dead", "se_someone_dead", "deaths_mean",
+                                 "se_deaths_mean")},
             "one_hit_incap_a_on_b": ab["p_incapacitate"], "one_hit_kill_a_on_b": ab["p_kill"],
             "one_hit_incap_b_on_a": ba["p_incapacitate"], "one_hit_kill_b_on_a": ba["p_kill"],
             "note": note,

@@ -69,6 +69,9 @@ METRICS: dict[str, Callable] = {
     "p_loser_dead": _metric_loser_fate(0),
     "p_loser_dying": _metric_loser_fate(1),
     "p_loser_out": _metric_loser_fate(2),
+    # RULES.md "Lethality outcomes" LO-r3: someone of either side dead, every fight
+    "p_someone_dead": lambda stats: stats.p_someone_dead(),
+    "deaths_mean": lambda stats: stats.deaths_mean(),
 }
 
 #: One-attack metrics: fighter ``a`` attacks an unhurt ``b`` once, read from the engine's

@@ -17,9 +17,10 @@ from engines.errors import InputError
 from engines.fight import FATES, HIST_FIELDS, SIDE_FATES, FightStats, check_aftermath
 
 __all__ = ["MC_BATCH", "PROGRESS_WORK", "QUANTILES", "aftermath_of", "agreement", "armour_table",
-           "combat_variants", "damage_table", "distance_systems", "distance_table", "duel_stats",
-           "duel_table", "fighter_label", "gear_name", "group_fight", "has_distance",
-           "loser_fate_columns", "merge_stats", "name_of", "one_hit", "one_hit_table",
+           "combat_variants", "damage_table", "deadliness_columns", "distance_systems",
+           "distance_table", "duel_stats", "duel_table", "fighter_label", "gear_name",
+           "group_fight", "has_distance", "loser_fate_columns", "merge_stats", "name_of",
+           "one_hit", "one_hit_table",
            "rounds_quantiles", "rounds_table", "run_fight", "side_fate_columns", "side_label",
            "standing_table", "stats_names", "summary", "summary_table", "tactic_table",
            "variants_text", "weapon_table"]
@@ -68,6 +69,17 @@ def loser_fate_columns(stats: FightStats) -> dict:
         out[f"p_loser_{fate}"] = float(p[j])
         out[f"se_loser_{fate}"] = float(se[j])
     return out
+
+
+def deadliness_columns(stats: FightStats) -> dict:
+    """``p_someone_dead`` (P(at least one fighter of either side ends dead)) and
+    ``deaths_mean`` (expected dead fighters, both sides), with ``se_someone_dead`` and
+    ``se_deaths_mean``: over every fight, round-cap fights included, after the aftermath
+    (RULES.md "Lethality outcomes", LO-r3; :meth:`FightStats.p_someone_dead`,
+    :meth:`FightStats.deaths_mean`). SEs are 0 when exact."""
+    p, se = stats.p_someone_dead()
+    m, se_m = stats.deaths_mean()
+    return {"p_someone_dead": p, "se_someone_dead": se, "deaths_mean": m, "se_deaths_mean": se_m}
 
 
 def side_fate_columns(stats: FightStats) -> dict:
@@ -225,6 +237,7 @@ def summary(stats: FightStats, **labels) -> dict:
         "rounds_se": 0.0 if stats.exact else sd / np.sqrt(n),
         **rounds_quantiles(pmf),
         **loser_fate_columns(stats),
+        **deadliness_columns(stats),
     }
     return row
 

@@ -10,7 +10,8 @@ import pandas as pd
 from reports.i18n import N_, _
 from reports.settings import ReportSettings
 
-__all__ = ["AFTERMATH_TEXT", "DUEL_COLUMNS", "EFFECT_COLUMNS", "EVEN_DUEL", "GROUP_COLUMNS",
+__all__ = ["AFTERMATH_TEXT", "DEADLINESS_AFTERMATHS", "DEADLINESS_COLUMNS", "DUEL_COLUMNS",
+           "EFFECT_COLUMNS", "EVEN_DUEL", "GROUP_COLUMNS",
            "ROUND_FORMATS", "UPSET_PAIRS", "UPSET_RUNGS", "aftermath_words", "check_cross",
            "combat_frames", "combat_view", "cross_source", "method_note"]
 
@@ -35,6 +36,13 @@ GROUP_COLUMNS = {
     **{f"{kind}side{side}_{fate}": (f"{side} {fate}" if kind == "p_" else f"SE({side} {fate})")
        for side in (0, 1) for fate in ("dead", "dying", "out") for kind in ("p_", "se_")},
 }
+
+
+#: The aftermath policies whose deadliness the group-fight section sets side by side, and
+#: the deadliness columns (``analysis.combat.lethality.deadliness_columns``) → headers.
+DEADLINESS_AFTERMATHS = ("leave", "finish")
+DEADLINESS_COLUMNS = {"p_someone_dead": "someone dead", "se_someone_dead": "SE(someone)",
+                      "deaths_mean": "dead (mean)", "se_deaths_mean": "SE(dead)"}
 
 
 #: Effect-table columns (tactics, armour) → shown headers.
@@ -128,16 +136,22 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
     cast = pd.DataFrame([{"matchup": mid, "system": s,
                           "A": spec["labels"][mid][s][0], "B": spec["labels"][mid][s][1]}
                          for mid in engaged for s in systems])
-    rows, standing = [], []
+    rows, standing, deadly = [], [], []
     for gid, g in spec["groups"].items():  # the order of cross_combat.group_table
         for system in systems:
             lad = spec["ladder"][system]
-            row, st = lethality.group_fight(
-                system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
-                seed=seed, variants=cv.get(system), round_cap=round_cap, label=gid,
-                progress=False, aftermath=aftermath)
-            rows.append(row)
-            standing.append(st)
+            for policy in dict.fromkeys((aftermath, *DEADLINESS_AFTERMATHS)):
+                # the same fights under each policy (the aftermath draws from its own stream)
+                row, st = lethality.group_fight(
+                    system, [lad[r] for r in g.side0], [lad[r] for r in g.side1],
+                    trials=trials, seed=seed, variants=cv.get(system), round_cap=round_cap,
+                    label=gid, progress=False, aftermath=policy)
+                if policy == aftermath:
+                    rows.append(row)
+                    standing.append(st)
+                if policy in DEADLINESS_AFTERMATHS:
+                    deadly.append({"fight": gid, "system": system, "aftermath": policy,
+                                   **{k: row[k] for k in DEADLINESS_COLUMNS}})
     one_hit, effects = [], []
     for system in systems:
         a, b = spec["specs"][EVEN_DUEL][system]
@@ -168,7 +182,8 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
                            "se_fight": s["se_side0"], "p_neither": s["p_neither"],
                            "rounds_mean": s["rounds_mean"]})
     return {"stats": stats, "cross": cross, "apart": apart, "cast": cast,
-            "groups": pd.DataFrame(rows), "standing": pd.concat(standing, ignore_index=True),
+            "groups": pd.DataFrame(rows), "deadly": pd.DataFrame(deadly),
+            "standing": pd.concat(standing, ignore_index=True),
             "one_hit": pd.concat(one_hit, ignore_index=True),
             "effects": pd.concat(effects, ignore_index=True),
             "upsets": pd.DataFrame(upsets)}
@@ -182,7 +197,9 @@ def combat_frames(settings: ReportSettings) -> dict:
     for the matchups that start apart (a matchup's ``distances``; the distance section),
     ``groups``/``standing`` are the rows of
     :func:`analysis.combat.cross_combat.group_table` for the chosen systems (Monte Carlo,
-    ``settings.combat_trials`` fights, ``settings.seed``), ``one_hit`` / ``effects`` come
+    ``settings.combat_trials`` fights, ``settings.seed``), ``deadly`` the deadliness of
+    the same group fights under each of :data:`DEADLINESS_AFTERMATHS` (fight, system,
+    aftermath, :data:`DEADLINESS_COLUMNS`), ``one_hit`` / ``effects`` come
     from :mod:`analysis.combat.lethality` on the ``melee_equal`` matchup of each system, and
     ``upsets`` holds duels of a weaker ladder rung against a stronger one. The fights
     are those of ``settings.cross_combat`` (the packaged file when None).

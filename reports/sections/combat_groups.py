@@ -7,6 +7,8 @@ import pandas as pd
 from reports import plotting
 from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import (
+    DEADLINESS_AFTERMATHS,
+    DEADLINESS_COLUMNS,
     GROUP_COLUMNS,
     ROUND_FORMATS,
     aftermath_words,
@@ -45,6 +47,18 @@ def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, max_round: in
     return fig
 
 
+def _deadliness_view(deadly: pd.DataFrame) -> pd.DataFrame:
+    """One row per fight and system: P(someone dead) and the expected dead, with SEs,
+    under each of :data:`DEADLINESS_AFTERMATHS` side by side (headers ``… · leave``)."""
+    parts = []
+    for policy in DEADLINESS_AFTERMATHS:
+        part = deadly[deadly["aftermath"] == policy].set_index(["fight", "system"])
+        part = part[list(DEADLINESS_COLUMNS)].rename(
+            columns={k: f"{_(v)} · {policy}" for k, v in DEADLINESS_COLUMNS.items()})
+        parts.append(part)
+    return pd.concat(parts, axis=1).reset_index()
+
+
 @for_systems_with(MAPPED, "combat-groups", N_("Combat: group fights"))
 def section_combat_groups(settings: ReportSettings) -> Section:
     """2v2 and 3v1 fights per system (Monte Carlo with SEs) and their survival curves."""
@@ -71,6 +85,21 @@ def section_combat_groups(settings: ReportSettings) -> Section:
             r_min=decimal(part["rounds_mean"].min(), 1),
             r_max=decimal(part["rounds_mean"].max(), 1)))
     view = combat_view(groups, ["fight", "system", "method"], GROUP_COLUMNS)
+    deadly = data["deadly"]
+    for fight, part in deadly.groupby("fight", sort=False):
+        span = {}
+        for policy in DEADLINESS_AFTERMATHS:
+            p = part[part["aftermath"] == policy].set_index("system")
+            lo, hi = p["p_someone_dead"].idxmin(), p["p_someone_dead"].idxmax()
+            span[policy] = _("{low} ± {se_low} points ({lo}) to {high} ± {se_high} "
+                             "({hi})").format(
+                low=pct(p.loc[lo, "p_someone_dead"]), lo=lo, hi=hi,
+                se_low=decimal(100 * p.loc[lo, "se_someone_dead"], 2),
+                high=pct(p.loc[hi, "p_someone_dead"]),
+                se_high=decimal(100 * p.loc[hi, "se_someone_dead"], 2))
+        reading.append(_("{fight}: someone ends dead in {leave} of the fights when the "
+                         "fallen are left, in {finish} when the winners finish them.")
+                       .format(fight=fight, **span))
     blocks = [
         table_block("combat-groups", _("Group fights"), view,
                     _("Monte Carlo ({trials} fights each): P(side 0 wins), P(side 1 wins) and "
@@ -81,6 +110,14 @@ def section_combat_groups(settings: ReportSettings) -> Section:
                                        aftermath=aftermath_words(settings))
                     + cross_source(settings),
                     index=("fight", "system"), full=groups, formats=ROUND_FORMATS),
+        table_block("combat-groups-deadliness", _("How deadly group fights are"),
+                    _deadliness_view(deadly),
+                    _("The same fights ({trials} each) under the aftermath “leave” (the "
+                      "fallen are left as they lie) and “finish” (the winners kill fallen "
+                      "foes): P(at least one fighter of either side ends dead) and the "
+                      "expected number of dead fighters, each with its Monte Carlo SE.")
+                    .format(trials=decimal(settings.combat_trials)) + cross_source(settings),
+                    index=("fight", "system"), full=deadly),
         figure_block("fig-combat-groups", _("Round-by-round survival in group fights"),
                      _survival_figure(data["standing"], groups),
                      _("Share of each side still able to act after round k (side 0 solid, side "

@@ -566,7 +566,7 @@ def apply_first_aid(s, F, i, st, fails, eff, rule):
 
 @njit(**LEAF)
 def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_fate_sq,
-               fates, fates_sq, loser_dead, deaths):
+               fates, fates_sq, loser_dead, deaths, dead_any, deaths_sq):
     """Lethality outcomes after the fight (and any finishing rounds): ``first_aid`` when a
     side won, then ``leave`` — every dying combatant rolls E14 until dead or stabilised;
     then each combatant's fate is counted (standing / dead / dying / out)."""
@@ -587,6 +587,10 @@ def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_
         for k in range(4):
             fates[sd, k] += cnt[sd, k]
             fates_sq[sd, k] += cnt[sd, k] * cnt[sd, k]
+    dead = cnt[0, 1] + cnt[1, 1]
+    if dead > 0:
+        dead_any[0] += 1
+    deaths_sq[0] += dead * dead
     if winner >= 0:
         lo = 1 - winner
         for k in range(3):
@@ -599,7 +603,7 @@ def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_
 @njit(**LEAF)
 def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff, fst,
                pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
-               loser_fate_sq, fates, fates_sq):
+               loser_fate_sq, fates, fates_sq, dead_any, deaths_sq):
     n = side.size
     for i in range(n):
         st[i] = ACTIVE
@@ -698,13 +702,13 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
             _finish_turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, fst, rule,
                          hits, pos, cov)
     _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_fate_sq,
-               fates, fates_sq, loser_dead, deaths)
+               fates, fates_sq, loser_dead, deaths, dead_any, deaths_sq)
 
 
 @njit(**LEAF)
 def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
            fst, pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
-           loser_fate_sq, fates, fates_sq, end):
+           loser_fate_sq, fates, fates_sq, dead_any, deaths_sq, end):
     """``n_trials`` fights of one work item into its histograms; every scratch array comes
     from :func:`fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able
     having lost ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at
@@ -713,7 +717,7 @@ def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec
     for _ in range(n_trials):
         _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
                    fst, pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits,
-                   loser_fate, loser_fate_sq, fates, fates_sq)
+                   loser_fate, loser_fate_sq, fates, fates_sq, dead_any, deaths_sq)
         if health >= 0:
             if st[0] == ACTIVE:
                 end[max(F[0, F_HP] - hp[0], 0)] += 1
@@ -724,7 +728,7 @@ def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec
 @njit(**KERNEL)
 def fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome, rounds,
                  loser_dead, standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq,
-                 end):
+                 dead_any, deaths_sq, end):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item, each item into its own
     histogram rows.
@@ -745,6 +749,8 @@ def fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome,
         lfs = np.zeros((2, 3), dtype=np.int64)
         fa = np.zeros((2, 4), dtype=np.int64)
         fas = np.zeros((2, 4), dtype=np.int64)
+        da = np.zeros(1, dtype=np.int64)
+        ds = np.zeros(1, dtype=np.int64)
         cnt = np.zeros((2, 4), dtype=np.int64)
         order = np.zeros(n, dtype=np.int64)
         key = np.zeros(n, dtype=np.int64)
@@ -758,7 +764,8 @@ def fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome,
         pos = np.zeros(n, dtype=np.int64)
         cov = np.zeros(n, dtype=np.int64)
         _chunk(trials[item], s, F, side, rule, round_cap, order, key, st, hp, fails, rec,
-               hero, eff, fst, pos, cov, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas, end[item])
+               hero, eff, fst, pos, cov, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas, da, ds,
+               end[item])
         put(outcome[item], o)
         put(rounds[item], rd)
         put(loser_dead[item], ld)
@@ -769,11 +776,13 @@ def fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome,
         put(loser_fate_sq[item], lfs)
         put(fates[item], fa)
         put(fates_sq[item], fas)
+        put(dead_any[item], da)
+        put(deaths_sq[item], ds)
 
 
 #: The histograms of :func:`fight_kernel`, in its argument order.
 _FIELDS = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
-           "loser_fate_sq", "fates", "fates_sq")
+           "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
 
 
 def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,

@@ -418,7 +418,7 @@ def _aftermath(s, cmb, side, rule, winner, dmg, acted, order, fate):
 
 @njit(**LEAF)
 def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq, fates,
-           fates_sq):
+           fates_sq, dead_any, deaths_sq):
     """Add one fight's fates to the lethality histograms (see :mod:`engines.fight`)."""
     cnt[:] = 0
     for i in range(side.shape[0]):
@@ -427,6 +427,10 @@ def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq,
         for f in range(4):
             fates[sd, f] += cnt[sd, f]
             fates_sq[sd, f] += cnt[sd, f] * cnt[sd, f]
+    dead = cnt[0, F_DEAD] + cnt[1, F_DEAD]
+    if dead > 0:
+        dead_any[0] += 1
+    deaths_sq[0] += dead * dead
     if winner < 2:
         lo = 1 - winner
         for f in range(1, 4):
@@ -438,7 +442,7 @@ def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq,
 
 @njit(**LEAF)
 def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, fate, up,
-           size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end, pos):
+           size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, da, ds, end, pos):
     """``n_trials`` fights of one work item into the histograms ``o`` … ``fss``; every
     scratch array comes from :func:`mc_kernel`. ``a`` is the aftermath's own stream, so
     the fights draw the same numbers under every aftermath policy.
@@ -453,7 +457,7 @@ def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, 
         w = _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h,
                    pos)
         _aftermath(a, cmb, side, rule, w, dmg, acted, order, fate)
-        _tally(side, fate, w, size, cnt, ld, lf, lfs, fs, fss)
+        _tally(side, fate, w, size, cnt, ld, lf, lfs, fs, fss, da, ds)
         if health >= 0:
             if fate[0] == F_STANDING:
                 end[dmg[0]] += 1
@@ -463,7 +467,8 @@ def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, 
 
 @njit(**KERNEL)
 def mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcome, rounds,
-              standing, tail, hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq, end):
+              standing, tail, hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq,
+              dead_any, deaths_sq, end):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
     row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
@@ -490,9 +495,11 @@ def mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcom
         lfs = np.zeros((2, 3), dtype=np.int64)
         fs = np.zeros((2, 4), dtype=np.int64)
         fss = np.zeros((2, 4), dtype=np.int64)
+        da = np.zeros(1, dtype=np.int64)
+        ds = np.zeros(1, dtype=np.int64)
         pos = np.zeros(n, dtype=np.int64)
         _chunk(s, a, cmb, side, rule, cap, trials[item], dmg, drama, acted, key, order, fate,
-               up, size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, end[item], pos)
+               up, size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, da, ds, end[item], pos)
         put(outcome[item], o)
         put(rounds[item], rd)
         put(standing[item], st)
@@ -503,13 +510,15 @@ def mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcom
         put(loser_fate_sq[item], lfs)
         put(fates[item], fs)
         put(fates_sq[item], fss)
+        put(dead_any[item], da)
+        put(deaths_sq[item], ds)
 
 
 #: Spawn key appended to the user's seed for the aftermath's own random stream.
 _AFTERMATH_STREAM = 0xAF7E
 #: The histograms of :func:`mc_kernel`, in its argument order.
 _FIELDS = ("outcome", "rounds", "standing", "tail", "hits", "loser_dead", "loser_fate",
-           "loser_fate_sq", "fates", "fates_sq")
+           "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
 
 
 def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,

@@ -570,7 +570,7 @@ def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
 @njit(**LEAF)
 def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
            outcome, rounds, loser_dead, standing, tail, deaths, hits, s2, cnt, lf, lfs, fa,
-           fas, pos, fast, cover, pend):
+           fas, da, ds, pos, fast, cover, pend):
     n = cmb.shape[0]
     apart = rule[R_DIST] > 0
     for i in range(n):
@@ -624,6 +624,10 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
         for f in range(4):
             fa[q, f] += cnt[q, f]
             fas[q, f] += cnt[q, f] * cnt[q, f]
+    dead = cnt[0, 1] + cnt[1, 1]
+    if dead > 0:
+        da[0] += 1
+    ds[0] += dead * dead
     if winner != 2:
         lose = 1 - winner
         for f in range(3):
@@ -635,8 +639,8 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
 
 @njit(**LEAF)
 def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key,
-           order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end, pos, fast, cover,
-           pend):
+           order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, da, ds, end, pos, fast,
+           cover, pend):
     """``n_trials`` fights of one work item into the zeroed histograms ``o`` .. ``fas``;
     every scratch array comes from :func:`mc_kernel`.
 
@@ -646,7 +650,8 @@ def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfe
     health = end.shape[0] - 4
     for _ in range(n_trials):
         _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
-               o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas, pos, fast, cover, pend)
+               o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas, da, ds, pos, fast, cover,
+               pend)
         if health >= 0:
             if state[0] == ABLE:
                 end[cmb[0, HP] - hp[0]] += 1
@@ -657,7 +662,7 @@ def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfe
 @njit(**KERNEL)
 def mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, outcome, rounds,
               loser_dead, standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates,
-              fates_sq, end):
+              fates_sq, dead_any, deaths_sq, end):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
     row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
@@ -686,13 +691,15 @@ def mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, o
         lfs = np.zeros((2, 3), dtype=np.int64)
         fa = np.zeros((2, 4), dtype=np.int64)
         fas = np.zeros((2, 4), dtype=np.int64)
+        da = np.zeros(1, dtype=np.int64)
+        ds = np.zeros(1, dtype=np.int64)
         pos = np.zeros(n, dtype=np.int64)  # a fight that starts apart: DX14-DX16
         fast = np.zeros(n, dtype=np.int64)
         cover = np.zeros(n, dtype=np.int64)
         pend = np.zeros(n, dtype=np.int64)
         _chunk(trials[item], s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit,
-               eng, key, order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, end[item],
-               pos, fast, cover, pend)
+               eng, key, order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, da, ds,
+               end[item], pos, fast, cover, pend)
         put(outcome[item], o)
         put(rounds[item], rd)
         put(loser_dead[item], ld)
@@ -704,11 +711,13 @@ def mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, o
         put(loser_fate_sq[item], lfs)
         put(fates[item], fa)
         put(fates_sq[item], fas)
+        put(dead_any[item], da)
+        put(deaths_sq[item], ds)
 
 
 #: The histograms of :func:`mc_kernel`, in its argument order.
 _FIELDS = ("outcome", "rounds", "loser_dead", "standing", "tail", "deaths", "hits",
-           "loser_fate", "loser_fate_sq", "fates", "fates_sq")
+           "loser_fate", "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
 
 
 def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
