@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from analysis.workflow.guardrails import entry_index
+from analysis.workflow.guardrails import comparing, entry_index
 from engines.constants import STUDY_SEED
 from engines.system import get as system_of
 
-__all__ = ["AUDIT_STREAM", "Z_DECIDE", "Target", "check_cell", "check_value", "guardrail_target",
-           "ladder_axes", "margin", "measure", "status_of", "worst"]
+__all__ = ["AUDIT_STREAM", "Z_DECIDE", "Target", "check_cell", "check_value", "fight_figures",
+           "guardrail_target", "ladder_axes", "margin", "measure", "status_of", "worst"]
 
 #: a verdict counts as decided when the whole value ± Z_DECIDE·SE interval is on one side
 Z_DECIDE = 3.0
@@ -102,6 +102,10 @@ def measure(sc, g, index: int, *, seed: int = STUDY_SEED, batch: int = 2_000,
         v = check_value(t.system, check_cell(t.system, t.entry), t.variants)
         return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
                 "status": status_of(v, 0.0, g.min, g.max)}
+    if comparing(g):
+        from .comparing import measure_compare
+
+        return measure_compare(sc, g, index, seed=seed, batch=batch, max_trials=max_trials)
     if getattr(g, "distances", None):
         return _measure_apart(t, g, index, seed, batch, max_trials)
     return _measure_fight(t, g, index, seed, batch, max_trials)
@@ -158,37 +162,46 @@ def _measure_fight(t: Target, g, index: int, seed: int, batch: int,
 
 def _measure_mc(t: Target, g, index: int, seed: int, batch: int, max_trials: int) -> dict:
     """Doubling Monte Carlo batches until decided at Z_DECIDE SE or ``max_trials``."""
+    for figure in fight_figures(t, g.metric, (AUDIT_STREAM, index), seed, batch, max_trials):
+        status = status_of(figure[0], figure[1], g.min, g.max)
+        if status != "undecided":
+            break
+    est, se, n, method = figure
+    return {"value": float(est), "se": float(se), "trials": n, "method": method,
+            "status": status}
+
+
+def fight_figures(t: Target, metric: str, stream: tuple, seed: int, batch: int,
+                  max_trials: int):
+    """``(estimate, se, trials, method)`` of one fight's ``metric``: once when exact (or
+    one-attack odds, always exact), else after each doubling Monte Carlo batch (batch
+    ``k`` from ``SeedSequence(seed, spawn_key=(*stream, k))``) until ``max_trials``."""
     from analysis.combat import fights as reg
     from analysis.combat.lethality import merge_stats
+    from analysis.workflow.fight_sweep import fight_point
 
     f = t.entry
-    if reg.is_one_hit(g.metric):  # one-attack odds are always exact
-        from analysis.workflow.fight_sweep import fight_point
-
-        row = fight_point(t.system, f.a, f.b, t.variants, f.round_cap, g.metric, exact=False)
-        v = float(row["metric"])
-        return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
-                "status": status_of(v, 0.0, g.min, g.max)}
+    if t.exact or reg.is_one_hit(metric):
+        row = fight_point(t.system, f.a, f.b, t.variants, f.round_cap, metric,
+                          exact=bool(t.exact))
+        yield float(row["metric"]), 0.0, 0, "exact"
+        return
     mod = reg.engine(t.system)
     v = reg.combat_variants(t.system, t.variants)
     fa, fb = reg.fighter(t.system, f.a), reg.fighter(t.system, f.b)
-    read = reg.metric(g.metric)
+    read = reg.metric(metric)
     parts, n, k = [], 0, 0
     while True:
         size = min(batch * 2 ** k, max_trials - n) if max_trials > n else 0
         if size <= 0:
-            break
-        ss = np.random.SeedSequence(seed, spawn_key=(AUDIT_STREAM, index, k))
+            return
+        ss = np.random.SeedSequence(seed, spawn_key=(*stream, k))
         parts.append(mod.duel_mc(fa, fb, size, ss, v, f.round_cap))
         n += size
         k += 1
         stats = parts[0] if len(parts) == 1 else merge_stats(parts)
         est, se = read(stats)
-        status = status_of(est, se, g.min, g.max)
-        if status != "undecided":
-            break
-    return {"value": float(est), "se": float(se), "trials": n, "method": "mc",
-            "status": status}
+        yield float(est), float(se), n, "mc"
 
 
 def ladder_axes(system: str) -> tuple[str | None, str | None]:
