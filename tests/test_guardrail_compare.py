@@ -96,14 +96,18 @@ def test_difference_is_the_two_duel_commands_numbers(tmp_path, capsys):
         assert b == pytest.approx(0.5, abs=1e-9)     # an even duel of equals
         want = a - b if how == "difference" else a / b
         assert row["value"] == pytest.approx(want, abs=1e-9)
-        assert row["se"] == 0.0 and row["solved"] == "exact" and row["status"] == "pass"
+        assert row["se"] == 0.0
+        assert row["solved"] == "exact"
+        assert row["status"] == "pass"
     words = t.attrs["comparisons"]["g0"]
-    assert "armoured" in words and "unarmoured" in words and "p_side0" in words
-    assert "at least 0.100" in words and f"{t.loc[0, 'value']:.3f}" in words
+    for said in ("of armoured minus that of unarmoured", "p_side0", "at least 0.100",
+                 f"{t.loc[0, 'value']:.3f}"):
+        assert said in words
 
 
 def test_two_distances_of_one_fight(tmp_path, capsys):
-    path = _file(tmp_path, {"fight": "pistol", "extra": "compare = \"difference\"\ndistances = [20, 0]",
+    path = _file(tmp_path, {"fight": "pistol",
+                            "extra": 'compare = "difference"\ndistances = [20, 0]',
                             "bounds": "min = -1\nmax = 1"})
     t = audit.evaluate([load_scenario(path)], suggestions=False, progress=False)
     grid = _numbers(t.loc[0, "reproduce"], capsys)
@@ -118,7 +122,8 @@ def test_monte_carlo_difference_and_its_se(tmp_path):
     sc = load_scenario(_file(tmp_path, {"extra": 'versus = "unarmoured"',
                                         "bounds": "min = 0.1"}, exact="exact = false"))
     m = audit.measure(sc, sc.guardrails[0], 0, seed=sc.seed, batch=1_000)
-    assert m["method"] == "mc" and m["status"] == "pass"
+    assert m["method"] == "mc"
+    assert m["status"] == "pass"
     # independent streams: the SE of a difference is sqrt(se_a^2 + se_b^2)
     assert m["se"] == pytest.approx(math.hypot(*m["sides_se"]), rel=1e-12)
     assert m["value"] == pytest.approx(m["sides"][0] - m["sides"][1], abs=1e-12)
@@ -142,7 +147,8 @@ def test_failing_comparison_gets_a_cure_that_keeps_it_passing(tmp_path, capsys):
     out = tmp_path / "cured.csv"
     assert main(["audit", str(path), "--set", edit, "--no-progress", "-o", str(out)]) == 0
     cured = pd.read_csv(out)
-    assert cured.loc[0, "status"] == "pass" and cured.loc[0, "value"] <= 0.2
+    assert cured.loc[0, "status"] == "pass"
+    assert cured.loc[0, "value"] <= 0.2
 
 
 def test_no_cure_is_said(tmp_path):
@@ -205,6 +211,29 @@ def test_tune_counts_a_knob_of_the_versus_fight(tmp_path):
 [tune]
 knobs = [{ knob = "unarmoured:variant.surprise", values = ["none", "side0"] }]
 """)
-    problems, knobs, touched = tune_problems(load_scenario(path))
+    problems, _knobs, touched = tune_problems(load_scenario(path))
     assert not problems
     assert touched == [(0,)]
+
+
+def test_tune_honours_a_comparison(tmp_path, capsys):
+    """Heavy armour adds 0.224 to P(win) in d20_degrees melee; at most 0.2 fails. The
+    surprise attack (E-g16) is a rule of both fights: tune's first row passes, and its
+    ``rpg-balance audit --set`` command, re-run, passes too (the oracle is the audit)."""
+    from analysis.workflow import tune
+
+    path = _file(tmp_path, {"extra": 'versus = "unarmoured"', "bounds": "max = 0.2"})
+    path.write_text(path.read_text() + """
+[tune]
+[[tune.knobs]]
+knob = "d20_degrees:variant.surprise"
+values = ["none", "side0", "side1"]
+""")
+    result = tune.tune(tune.load_tune(path), method="exact")
+    assert result.feasible
+    row = result.table.iloc[0]
+    assert row["g0 status"] == "pass"
+    words = shlex.split(row["reproduce"])
+    assert words[:3] == ["rpg-balance", "audit", str(path)]
+    capsys.readouterr()
+    assert main([*words[1:], "--no-progress"]) == 0
