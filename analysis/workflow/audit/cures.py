@@ -347,9 +347,8 @@ def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
     fighters would change one side of the question), each value read by the audit's
     own measurement of the guardrail on the edited scenario, so a cure keeps the
     comparison itself passing."""
-    from .comparing import compare_sides
     from .edits import apply
-    from .measuring import measure
+    from .measuring import compare_sides, measure
 
     t = guardrail_target(sc, g)
     index = next(i for i, x in enumerate(sc.guardrails) if x is g or x == g)

@@ -71,7 +71,7 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
 def _reproduce_compare(sc, g, m: dict) -> str:
     """The two commands whose numbers make up a comparing guardrail's value (one grid
     over the two starting distances when it compares two distances of one fight)."""
-    from .comparing import compare_sides
+    from .measuring import compare_sides
     from .reproduce import both, fight_metric, grid
 
     pairs = compare_sides(sc, g)
