@@ -102,7 +102,10 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
     side effects on every other guardrail), ``cure`` the command that re-runs the audit
     with the best cure applied (``rpg-balance audit [FILES] --set EDIT``; ``files``: the
     paths as the designer gave them, None for the shipped file), ``reproduce`` the command
-    printing the value (:func:`reproduce_guardrail`). ``edits``: :class:`.edits.Edit`
+    printing the value (:func:`reproduce_guardrail`; the two commands of a guardrail
+    that compares). A failed guardrail that compares opens its ``suggestion`` with the
+    comparison in words (:func:`.comparing.compare_words`); ``attrs["comparisons"]``
+    holds those words for every such guardrail. ``edits``: :class:`.edits.Edit`
     applied to the scenarios first (``--set``)."""
     import pandas as pd
 
@@ -134,6 +137,8 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
                     from .comparing import compare_words
 
                     compared[len(rows) - 1] = compare_words(g, m)
+                    if m["status"] == "fail":   # the comparison in words (cures follow)
+                        rows[-1]["suggestion"] = compared[len(rows) - 1]
                 if m["status"] == "fail" and suggestions:
                     searches[len(rows) - 1] = (s, i, m)
                 pb.update(1)
