@@ -237,3 +237,14 @@ values = ["none", "side0", "side1"]
     assert words[:3] == ["rpg-balance", "audit", str(path)]
     capsys.readouterr()
     assert main([*words[1:], "--no-progress"]) == 0
+
+
+def test_the_reports_reading_names_both_fights(tmp_path):
+    from reports.sections.key_findings import key_findings_reading
+
+    path = _file(tmp_path, {"extra": 'versus = "unarmoured"', "bounds": "max = 0.2"})
+    t = audit.evaluate([load_scenario(path)], progress=False)
+    said = [str(r) for r in key_findings_reading(t, file="c.toml")]
+    failure = next(s for s in said if s.startswith("g0: "))
+    assert ("of armoured minus that of unarmoured: 0.724 − 0.500 = 0.224, limit at most "
+            "0.200 (test). Cure: the surprise attack (E-g16)") in failure
