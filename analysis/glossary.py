@@ -211,7 +211,9 @@ def metric_phrase(metric: str) -> Text:
     """What a metric measures, as a noun phrase: a fight metric ("the chance that fighter
     A wins", "the chance of a duel that lasts 3–5 rounds", "the chance that one attack
     kills an unhurt fighter"), ``p_success`` ("the chance to succeed") or a campaign
-    metric ("the chance to reach 3 by session 20"); any other name read as words."""
+    metric ("the chance to reach 3 by session 20"), a comparison (``difference:METRIC``,
+    ``ratio:METRIC``: "the difference in the chance that fighter A wins between the two
+    fights"); any other name read as words."""
     name = str(metric).strip()
     if name in _METRICS:
         return Text(_METRICS[name])
@@ -230,6 +232,11 @@ def metric_phrase(metric: str) -> Text:
     if head == "p_reach" and len(parts) == 2:
         return Text(N_("the chance to reach {state} by session {session}"),
                     state=_int_or_text(parts[0]), session=_int_or_text(parts[1]))
+    if head in ("difference", "ratio") and parts:   # a guardrail that compares
+        template = (N_("the difference in {metric} between the two fights")
+                    if head == "difference" else
+                    N_("the ratio of {metric} between the two fights"))
+        return Text(template, metric=metric_phrase(":".join(parts)))
     if head == "extra_at" and len(parts) == 2:
         return Text(N_("the campaign tally “{tally}” after session {session}"),
                     tally=_word(parts[0].removeprefix("p_")), session=_int_or_text(parts[1]))

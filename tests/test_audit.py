@@ -19,6 +19,7 @@ from analysis.workflow.scenario import load_scenario, parse_scenario
 from cli.main import main
 from engines.errors import InputError
 from engines.system import registry
+from engines.systems.dice_pool_7 import archetypes as dice_pool_7_archetypes
 from reports.i18n import language
 
 D20_CHECK = """
@@ -35,6 +36,10 @@ min = {lo}
 max = {hi}
 reason = "hand-worked"
 """
+
+#: dice_pool_7's shipped archetype library (gear, ladder, styles), the file the planted
+#: tests copy and extend
+DICE_POOL_7_LIBRARY = Path(dice_pool_7_archetypes.HOOK.data_file)
 
 
 def _write(tmp_path: Path, text: str, name: str = "g.toml") -> Path:
@@ -250,7 +255,7 @@ def test_planted_dominated_weapon(tmp_path):
     # A11: a weapon's bonus adds dice to the attack pool. planted_blade is light_melee
     # with two more bonus dice and nothing else changed: more dice can only add
     # successes, so it is never worse and strictly better somewhere.
-    src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
+    src = DICE_POOL_7_LIBRARY.read_text()
     data = tmp_path / "dice_pool_7.toml"
     data.write_text(src + '\n[weapons.planted_blade]\nbonus = 3\ninitiative = -1\n'
                           'damage_type = "lethal"\nnote = "planted for a test"\n')
@@ -272,7 +277,7 @@ def test_planted_ranged_weapon_is_judged_among_ranged_weapons(tmp_path):
     # set against a melee weapon, whatever it would do to one in a melee matchup; among
     # the ranged weapons it outclasses light_ranged (+1) in the 36 matchups that include
     # the rungs' shooters (engaged and 20 m apart: 72).
-    src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
+    src = DICE_POOL_7_LIBRARY.read_text()
     data = tmp_path / "dice_pool_7.toml"
     data.write_text(src + '\n[weapons.planted_gun]\nbonus = 5\ninitiative = -1\n'
                           'damage_type = "ballistic"\nranged = true\n')
@@ -307,7 +312,7 @@ def test_planted_dominated_armour(tmp_path):
     # A13: armour subtracts its points from lethal damage; the ladder fighters use
     # lethal swords, so planted_mail (lethal 3, no movement penalty) can only take off
     # more than light_archaic (lethal 2) and never less: light_archaic is dominated.
-    src = (audit.DATA.parent / "combat" / "dice_pool_7.toml").read_text()
+    src = DICE_POOL_7_LIBRARY.read_text()
     data = tmp_path / "dice_pool_7.toml"
     data.write_text(src + "\n[armour.planted_mail]\nlethal = 3\n")
     cfg = dict(audit.DEFAULT_DISCOVER)

@@ -4,7 +4,8 @@
 - Each ``reproduce`` command of the default ``rpg-balance audit`` and of the default
   ``rpg-balance audit --discover`` is run in process (``cli.main.main``) and its output
   must print the row's number (a comparison: both numbers, one per command, and the row's
-  value is their gap). The commands print full precision (csv), so the numbers must agree
+  value is their gap; a guardrail that compares: the difference of the two commands'
+  numbers). The commands print full precision (csv), so the numbers must agree
   to 1e-9: the same exact chain, or the same Monte Carlo stream (``d20_degrees``'s
   dominance search plays ``duel --method mc --trials 8000 --seed S`` exactly).
 - The noise floor: no gap variant or dominated option moves its figure by less than
@@ -89,9 +90,18 @@ def findings():
 
 def test_every_guardrail_reproduce_prints_its_value(guardrail_table, capsys):
     assert guardrail_table["reproduce"].str.startswith("rpg-balance ").all()
+    compared = 0
     for row in guardrail_table.to_dict("records"):
+        commands = row["reproduce"].split(" ; ")
+        if len(commands) == 2:   # a guardrail that compares: the gap of the two numbers
+            first, second = (_numbers(*_run(c, capsys)) for c in commands)
+            assert any(_shows(row["value"], [x - y]) for x in first for y in second), (
+                row["guardrail"], row["reproduce"])
+            compared += 1
+            continue
         numbers = _numbers(*_run(row["reproduce"], capsys))
         assert _shows(row["value"], numbers), (row["guardrail"], row["reproduce"])
+    assert compared == 3   # the heaviest armour still beats no armour in melee, 3 systems
 
 
 def test_every_discover_reproduce_prints_its_numbers(findings, capsys):

@@ -4,7 +4,10 @@
 A guardrail names the ``fight``, ``check`` or ``campaign`` entry it measures (by name or
 position), a ``metric`` (a fight metric of :data:`analysis.combat.fights.METRIC_NAMES`,
 ``p_success`` for a one-cell check, or a campaign metric of
-:data:`analysis.campaign.CAMPAIGN_METRICS`) and ``min`` and/or ``max``.
+:data:`analysis.campaign.CAMPAIGN_METRICS`) and ``min`` and/or ``max``. A guardrail that
+compares (:func:`comparing`) bounds the difference or ratio of its metric between
+``fight`` and a ``versus`` fight of the same system, or between the two starting
+distances of ``distances = [FIRST, SECOND]``.
 
 The ``[tune]`` table of the same file (:class:`Tune`, its structure; the knobs' meaning is
 checked by :func:`analysis.workflow.tune.tune_problems`) names the knobs ``rpg-balance
@@ -20,7 +23,24 @@ from pydantic import BaseModel, ConfigDict, Field
 from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
-__all__ = ["Tune", "TuneKnob", "TuneScalar", "entry_index", "entry_names", "guardrail_problems"]
+__all__ = ["Tune", "TuneKnob", "TuneScalar", "comparing", "entry_index", "entry_names",
+           "guardrail_problems", "measured_metric"]
+
+
+def comparing(g) -> str | None:
+    """``"difference"`` or ``"ratio"`` for a guardrail that compares (a ``versus`` fight
+    or ``compare`` given; ``difference`` by default), None for one that does not."""
+    if getattr(g, "versus", None) is None and getattr(g, "compare", None) is None:
+        return None
+    return g.compare or "difference"
+
+
+def measured_metric(g) -> str:
+    """What a guardrail's value is: its ``metric``, or ``difference:METRIC`` /
+    ``ratio:METRIC`` for one that compares (the words of :func:`analysis.glossary.
+    metric_phrase`; a difference of probabilities is a plain number, not a chance)."""
+    how = comparing(g)
+    return f"{how}:{g.metric}" if how else g.metric
 
 
 def entry_names(entries, prefix):
@@ -97,6 +117,8 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
                                  f"not {g.metric!r}{_hint(g.metric, ['p_success'])}"))
         if g.distances:
             problems += _distance_problems(sc, g, path)
+        if comparing(g):
+            problems += _compare_problems(sc, g, path, _hint, _known)
         if g.min is None and g.max is None:
             problems.append((path, "give min, max or both"))
         for key in ("min", "max"):
@@ -108,6 +130,47 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
     return problems
 
 
+
+
+def _compare_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]:
+    """A guardrail that compares: a fight guardrail; ``versus`` a [[fights]] entry of the
+    same system (not the fight itself), or, without ``versus``, exactly two
+    ``distances``; a ratio's limits are not negative (a metric is never below 0)."""
+    if g.fight is None:
+        key = "check" if g.check is not None else "campaign" if g.campaign is not None \
+            else "versus"
+        return [(f"{path}.{key}", "only a fight guardrail compares (fight = NAME with "
+                 "versus = NAME, or two distances)")]
+    out: list[tuple[str, str]] = []
+    if g.versus is None:
+        if len(g.distances) != 2:
+            out.append((f"{path}.distances", "a comparison without versus = FIGHT needs "
+                        f"two distances [FIRST, SECOND], got {list(g.distances)}"))
+    else:
+        index = entry_index(sc.fights, "fight", g.versus)
+        mine = entry_index(sc.fights, "fight", g.fight)
+        if index is None:
+            names = entry_names(sc.fights, "fight")
+            out.append((f"{path}.versus", f"no [[fights]] entry {g.versus!r}"
+                        f"{_hint(str(g.versus), names)}; known: {_known(names) or 'none'}"))
+        elif index == mine:
+            out.append((f"{path}.versus", "a fight compared with itself: name another "
+                        "[[fights]] entry, or give two distances"))
+        elif mine is not None:
+            try:
+                one = sc.check_system(sc.fights[mine])
+                other = sc.check_system(sc.fights[index])
+            except InputError:
+                return out
+            if one != other:
+                out.append((f"{path}.versus", f"{g.metric} of a {one} fight and a {other} "
+                            "fight do not compare: name a fight of the same system"))
+    if comparing(g) == "ratio":
+        for key in ("min", "max"):
+            v = getattr(g, key)
+            if v is not None and v < 0:
+                out.append((f"{path}.{key}", f"{v}: a ratio of metrics is never negative"))
+    return out
 
 
 def _distance_problems(sc, g, path: str) -> list[tuple[str, str]]:

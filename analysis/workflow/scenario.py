@@ -239,6 +239,12 @@ class Guardrail(_Model):
     #: movement and cover"): it holds only when it holds at every one, and its value is
     #: the figure at the distance farthest outside (or nearest the edge of) its limits
     distances: list[int] = Field(default_factory=list)
+    #: a guardrail that compares (analysis.workflow.audit.measuring): its value is the
+    #: metric of ``fight`` minus (``compare = "difference"``, the default) or divided by
+    #: (``"ratio"``) the same metric of ``versus``, another [[fights]] entry of the same
+    #: system; without ``versus``, of the same fight at ``distances = [FIRST, SECOND]``
+    versus: str | int | None = None
+    compare: Literal["difference", "ratio"] | None = None
 
 
 class Sweep(_Model):

@@ -207,7 +207,16 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None) -> list[s
                 file=file, **counts),
             f"rpg-balance audit {shlex.quote(file)} --columns "
             "guardrail,metric,value,min,max,status")]
+    compared = table.attrs.get("comparisons", {})
     for r in fails.itertuples(index=False):
+        if r.guardrail in compared:   # a guardrail that compares: both fights named
+            words = compared[r.guardrail]
+            cure = str(r.suggestion).removeprefix(str(words) + "; ")
+            out.append(Reading(_("{guardrail}: {comparison} ({reason}). Cure: "
+                                 "{suggestion}.").format(
+                guardrail=text(r.guardrail), comparison=text(words), reason=text(r.reason),
+                suggestion=cure_text(r.system, cure)), getattr(r, "reproduce", "") or ""))
+            continue
         out.append(Reading(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
                              "{suggestion}.").format(
             guardrail=text(r.guardrail), metric=_t(metric_phrase(r.metric)),
@@ -300,9 +309,15 @@ def _candidates(system: str, table: pd.DataFrame, inter: pd.DataFrame,
             out.append((_SEVERITY.get(r.severity, 2), 3, -round(r.value, 9), said, r.reproduce))
     for r in table[(table["system"] == system)
                    & (table["status"] == "fail")].itertuples(index=False):
-        said = _("{system}: in “{guardrail}”, {metric} is {value}, {bounds}.").format(
-            system=system, guardrail=text(r.guardrail), metric=_t(metric_phrase(r.metric)),
-            value=_figure(r.metric, r.value), bounds=_bounds(r.min, r.max, r.metric))
+        words = table.attrs.get("comparisons", {}).get(r.guardrail)
+        if words:   # a guardrail that compares: both fights named
+            said = _("{system}: in “{guardrail}”, {comparison}.").format(
+                system=system, guardrail=text(r.guardrail), comparison=text(words))
+        else:
+            said = _("{system}: in “{guardrail}”, {metric} is {value}, {bounds}.").format(
+                system=system, guardrail=text(r.guardrail),
+                metric=_t(metric_phrase(r.metric)), value=_figure(r.metric, r.value),
+                bounds=_bounds(r.min, r.max, r.metric))
         out.append((0, 1, 0.0, said, r.reproduce))
     for r in inter[inter["system"] == system].itertuples(index=False) if len(inter) else ():
         out.append((_SEVERITY.get(r.severity, 2), 4, -float(r.value),

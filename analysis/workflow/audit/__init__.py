@@ -27,7 +27,9 @@ Three pieces:
   per system, ``interaction_sweeps``). Thresholds live in the ``[discover]`` table of
   ``analysis/data/guardrails.toml``.
 
-Layout: :mod:`.measuring` (a guardrail's target, value and status), :mod:`.cures` (the
+Layout: :mod:`.measuring` (a guardrail's target, value and status; a guardrail that
+compares two fights or two distances: :func:`.measuring.measure_compare`), :mod:`.comparing`
+(its words), :mod:`.cures` (the
 cures), :mod:`.edits` (``TARGET:KNOB=VALUE``), :mod:`.running` (the guardrail files,
 :func:`evaluate`, the what-if reruns, JUnit XML), :mod:`.discovery` (findings without a
 guardrail), :mod:`.reproduce` (the command printing each row's number: the ``reproduce``

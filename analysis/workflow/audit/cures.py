@@ -41,8 +41,8 @@ from .measuring import Z_DECIDE, check_cell, check_value, guardrail_target, ladd
 
 __all__ = ["CELL_FLOOR", "MAX_CURES", "SEARCH_STEPS", "SETUP_VARIANTS", "STATUS_WORDS", "Cure",
            "CureSearch", "Knob", "cells_moved", "check_knobs", "cure_text", "discovered_cures",
-           "fight_knobs", "find_cures", "side_effects", "suggest", "trait_value", "valid_values",
-           "variant_knobs"]
+           "fight_knobs", "find_cures", "guardrail_state", "side_effects", "suggest",
+           "trait_value", "valid_values", "variant_knobs"]
 
 #: knob values searched on each side of the current value (numeric traits)
 SEARCH_STEPS = 8
@@ -281,12 +281,14 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
     """Up to ``max_cures`` one-knob edits that make failed guardrail ``g`` pass (one per
     knob, smallest edit first), with the knobs searched and held. Side effects are added
     by :func:`side_effects` (they need the other guardrails)."""
-    from analysis.workflow.guardrails import entry_index, entry_names
+    from analysis.workflow.guardrails import comparing, entry_index, entry_names
     from analysis.workflow.solvers import fight_knob_metric
 
     t = guardrail_target(sc, g)
     if t.kind == "campaign":
         return CureSearch([], [], [], t.system)
+    if comparing(g):
+        return _compare_cures(sc, g, measured, max_cures)
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
     cands: list[tuple[int, int, Cure]] = []
     searched: list[str] = []
@@ -335,6 +337,49 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
                                         c.value)
     # the size of the edit: one that moves the system's checks is larger than one that
     # does not, then the steps along the knob, then the knob's order
+    cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
+    return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system)
+
+
+def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
+    """Cures of a failed guardrail that compares (:mod:`.comparing`): only rule knobs
+    (edits of the whole system, which reach both sides alike: a knob of one fight's
+    fighters would change one side of the question), each value read by the audit's
+    own measurement of the guardrail on the edited scenario, so a cure keeps the
+    comparison itself passing."""
+    from .edits import apply
+    from .measuring import compare_sides, measure
+
+    t = guardrail_target(sc, g)
+    index = next(i for i, x in enumerate(sc.guardrails) if x is g or x == g)
+    pairs = compare_sides(sc, g)
+    knobs, held = fight_knobs(t.system, t.entry, t.variants, g)
+    held = [*held, *(k.name for k in knobs if not k.rule)]
+    violated = "min" if g.min is not None and measured["value"] < g.min else "max"
+    cands: list[tuple[int, int, Cure]] = []
+    searched: list[Knob] = []
+    for order, knob in enumerate(k for k in knobs if k.rule):
+        for first, second, _names, _d in pairs:
+            for side in (first, second):
+                knob.values = valid_values(side.system, side.entry, side.variants,
+                                           knob.name, knob.values)
+        if len(knob.values) < 2:
+            continue
+        searched.append(knob)
+
+        def read(value, knob=knob):
+            try:
+                new = apply([sc], Edit(t.system, knob.name, value))[0]
+            except InputError:
+                return float("nan"), float("nan")
+            m = measure(new, new.guardrails[index], index, seed=sc.seed)
+            return m["value"], m["se"]
+        for steps, val, est, se in _search(knob, _cached(read), g.min, g.max, violated)[:1]:
+            cands.append((steps, order, _cure(knob, val, est, se, steps, t.system)))
+    for _, _, c in cands:
+        if c.knob.startswith("variant."):
+            c.cells_moved = cells_moved(t.system, t.variants, c.knob.split(".", 1)[1],
+                                        c.value)
     cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
     return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system)
 
@@ -396,6 +441,8 @@ def side_effects(scenarios, table_rows: list[dict], which: tuple[int, int], cure
     ``scenarios`` whose fight or check entry the cure's edit changes (``which``: the
     cured guardrail as ``(scenario index, guardrail index)``; ``table_rows``: the measured
     rows of every guardrail, in order)."""
+    from analysis.workflow.guardrails import measured_metric
+
     from .edits import apply
     from .measuring import measure
 
@@ -408,16 +455,30 @@ def side_effects(scenarios, table_rows: list[dict], which: tuple[int, int], cure
             row += 1
             if (s, i) == which:
                 continue
-            t_old, t_new = guardrail_target(sc, g), guardrail_target(new, g)
-            if t_old.entry == t_new.entry and t_old.variants == t_new.variants:
+            if guardrail_state(sc, g) == guardrail_state(new, g):
                 continue
             m = measure(new, g, i, seed=sc.seed if seed is None else seed, batch=batch,
                         max_trials=max_trials)
             if m["status"] == before["status"] and abs(m["value"] - before["value"]) <= 1e-12:
                 continue   # the entry changed, its figure did not
-            out.append({"guardrail": g.name, "metric": g.metric, "before": before["value"],
+            out.append({"guardrail": g.name, "metric": measured_metric(g),
+                        "before": before["value"],
                         "after": m["value"], "se_after": m["se"],
                         "status_before": before["status"], "status_after": m["status"]})
+    return out
+
+
+def guardrail_state(sc, g) -> list[tuple]:
+    """What guardrail ``g`` measures in ``sc``: the ``(entry, variants)`` of its target
+    and, for a guardrail that compares two fights, of its ``versus`` fight (an edit that
+    changes neither leaves its figure as it was)."""
+    from analysis.workflow.guardrails import comparing
+
+    t = guardrail_target(sc, g)
+    out = [(t.entry, t.variants)]
+    if comparing(g) and getattr(g, "versus", None) is not None:
+        v = guardrail_target(sc, g.model_copy(update={"fight": g.versus}))
+        out.append((v.entry, v.variants))
     return out
 
 
@@ -539,7 +600,9 @@ def suggest(sc, g, measured: dict) -> str:
     if t.kind == "campaign":
         return ("no one-knob search for campaign guardrails; [[solve]] kind = 'campaign' "
                 "finds the knob value for a target")
-    return cure_text(find_cures(sc, g, measured), g.metric)
+    from analysis.workflow.guardrails import measured_metric
+
+    return cure_text(find_cures(sc, g, measured), measured_metric(g))
 
 
 def valid_values(system: str, f, variants: dict, knob: str, values) -> list:

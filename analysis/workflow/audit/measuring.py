@@ -10,12 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from analysis.workflow.guardrails import entry_index
+from analysis.workflow.guardrails import comparing, entry_index, entry_names
 from engines.constants import STUDY_SEED
 from engines.system import get as system_of
 
-__all__ = ["AUDIT_STREAM", "Z_DECIDE", "Target", "check_cell", "check_value", "guardrail_target",
-           "ladder_axes", "margin", "measure", "status_of", "worst"]
+__all__ = ["AUDIT_STREAM", "Z_DECIDE", "Target", "check_cell", "check_value", "combine",
+           "compare_sides", "fight_figures", "guardrail_target", "ladder_axes", "margin",
+           "measure", "measure_compare", "status_of", "worst"]
 
 #: a verdict counts as decided when the whole value ± Z_DECIDE·SE interval is on one side
 Z_DECIDE = 3.0
@@ -102,6 +103,8 @@ def measure(sc, g, index: int, *, seed: int = STUDY_SEED, batch: int = 2_000,
         v = check_value(t.system, check_cell(t.system, t.entry), t.variants)
         return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
                 "status": status_of(v, 0.0, g.min, g.max)}
+    if comparing(g):
+        return measure_compare(sc, g, index, seed=seed, batch=batch, max_trials=max_trials)
     if getattr(g, "distances", None):
         return _measure_apart(t, g, index, seed, batch, max_trials)
     return _measure_fight(t, g, index, seed, batch, max_trials)
@@ -158,37 +161,46 @@ def _measure_fight(t: Target, g, index: int, seed: int, batch: int,
 
 def _measure_mc(t: Target, g, index: int, seed: int, batch: int, max_trials: int) -> dict:
     """Doubling Monte Carlo batches until decided at Z_DECIDE SE or ``max_trials``."""
+    for figure in fight_figures(t, g.metric, (AUDIT_STREAM, index), seed, batch, max_trials):
+        status = status_of(figure[0], figure[1], g.min, g.max)
+        if status != "undecided":
+            break
+    est, se, n, method = figure
+    return {"value": float(est), "se": float(se), "trials": n, "method": method,
+            "status": status}
+
+
+def fight_figures(t: Target, metric: str, stream: tuple, seed: int, batch: int,
+                  max_trials: int):
+    """``(estimate, se, trials, method)`` of one fight's ``metric``: once when exact (or
+    one-attack odds, always exact), else after each doubling Monte Carlo batch (batch
+    ``k`` from ``SeedSequence(seed, spawn_key=(*stream, k))``) until ``max_trials``."""
     from analysis.combat import fights as reg
     from analysis.combat.lethality import merge_stats
+    from analysis.workflow.fight_sweep import fight_point
 
     f = t.entry
-    if reg.is_one_hit(g.metric):  # one-attack odds are always exact
-        from analysis.workflow.fight_sweep import fight_point
-
-        row = fight_point(t.system, f.a, f.b, t.variants, f.round_cap, g.metric, exact=False)
-        v = float(row["metric"])
-        return {"value": v, "se": 0.0, "trials": 0, "method": "exact",
-                "status": status_of(v, 0.0, g.min, g.max)}
+    if t.exact or reg.is_one_hit(metric):
+        row = fight_point(t.system, f.a, f.b, t.variants, f.round_cap, metric,
+                          exact=bool(t.exact))
+        yield float(row["metric"]), 0.0, 0, "exact"
+        return
     mod = reg.engine(t.system)
     v = reg.combat_variants(t.system, t.variants)
     fa, fb = reg.fighter(t.system, f.a), reg.fighter(t.system, f.b)
-    read = reg.metric(g.metric)
+    read = reg.metric(metric)
     parts, n, k = [], 0, 0
     while True:
         size = min(batch * 2 ** k, max_trials - n) if max_trials > n else 0
         if size <= 0:
-            break
-        ss = np.random.SeedSequence(seed, spawn_key=(AUDIT_STREAM, index, k))
+            return
+        ss = np.random.SeedSequence(seed, spawn_key=(*stream, k))
         parts.append(mod.duel_mc(fa, fb, size, ss, v, f.round_cap))
         n += size
         k += 1
         stats = parts[0] if len(parts) == 1 else merge_stats(parts)
         est, se = read(stats)
-        status = status_of(est, se, g.min, g.max)
-        if status != "undecided":
-            break
-    return {"value": float(est), "se": float(se), "trials": n, "method": "mc",
-            "status": status}
+        yield float(est), float(se), n, "mc"
 
 
 def ladder_axes(system: str) -> tuple[str | None, str | None]:
@@ -196,3 +208,110 @@ def ladder_axes(system: str) -> tuple[str | None, str | None]:
     declares (``Ladder.difficulty_axis``, ``competence_axis``; None when it has no ladder)."""
     ladder = system_of(system).ladder
     return (ladder.difficulty_axis, ladder.competence_axis) if ladder else (None, None)
+
+
+# --------------------------------------------------------------------------------------
+# Guardrails that compare: the difference or ratio of one metric between two fights, or
+# between two starting distances of one fight (analysis.workflow.guardrails.comparing).
+#
+# Each side is measured by fight_figures: exact where its fight is solved exactly, else
+# doubling Monte Carlo batches, both sides growing together until the comparison is
+# decided at Z_DECIDE standard errors. The two sides draw independent streams (side s of
+# pair j of guardrail i: spawn_key=(AUDIT_STREAM, i, j, s, k)), so the SE of a difference
+# is sqrt(se_a² + se_b²) and that of a ratio a / b (delta method)
+# sqrt((se_a / b)² + (a · se_b / b²)²). A ratio whose second side is 0 has no value
+# (value NaN, status undecided, ``problem`` says why).
+
+
+def compare_sides(sc, g) -> list[tuple]:
+    """The pairs of ``(first, second)`` :class:`.measuring.Target` a comparing guardrail
+    measures, with the ``(first, second)`` names each side goes by and the starting
+    distance of the pair (None when the pair is not one distance):
+    ``[(first, second, names, distance), ...]``."""
+    t = guardrail_target(sc, g)
+    names = entry_names(sc.fights, "fight")
+    mine = names[entry_index(sc.fights, "fight", g.fight)]
+    if g.versus is None:
+        d1, d2 = (int(d) for d in g.distances)
+        at = [dataclasses.replace(t, variants={**t.variants, "distance": d})
+              for d in (d1, d2)]
+        return [(at[0], at[1], (f"{mine} at {d1} m", f"{mine} at {d2} m"), None)]
+    f = sc.fights[entry_index(sc.fights, "fight", g.versus)]
+    other = guardrail_target(sc, g.model_copy(update={"fight": g.versus}))
+    other = dataclasses.replace(other, entry=f)
+    both = (mine, names[entry_index(sc.fights, "fight", g.versus)])
+    if not g.distances:
+        return [(t, other, both, None)]
+    out = []
+    for d in g.distances:
+        out.append((dataclasses.replace(t, variants={**t.variants, "distance": int(d)}),
+                    dataclasses.replace(other, variants={**other.variants,
+                                                         "distance": int(d)}),
+                    both, int(d)))
+    return out
+
+
+def combine(how: str, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    """``(value, se)`` of ``a − b`` or ``a / b`` from two independent ``(value, se)``
+    (NaN when a ratio's second side is 0)."""
+    (va, sa), (vb, sb) = a, b
+    if how == "difference":
+        return va - vb, math.hypot(sa, sb)
+    if vb == 0:
+        return math.nan, math.nan
+    return va / vb, math.hypot(sa / vb, va * sb / vb ** 2)
+
+
+def _pair(first, second, how, g, stream, seed, batch, max_trials) -> dict:
+    gens = [fight_figures(t, g.metric, (*stream, s), seed, batch, max_trials)
+            for s, t in enumerate((first, second))]
+    figs = [next(x) for x in gens]
+    while True:
+        value, se = combine(how, figs[0][:2], figs[1][:2])
+        status = status_of(value, se, g.min, g.max)
+        if status != "undecided" or math.isnan(value):
+            break
+        moved = False
+        for s in (0, 1):
+            nxt = next(gens[s], None)
+            if nxt is not None:
+                figs[s], moved = nxt, True
+        if not moved:
+            break
+    method = "exact" if all(f[3] == "exact" for f in figs) else "mc"
+    return {"value": float(value), "se": float(se), "trials": figs[0][2] + figs[1][2],
+            "method": method, "status": status,
+            "sides": (figs[0][0], figs[1][0]), "sides_se": (figs[0][1], figs[1][1]),
+            "sides_trials": (figs[0][2], figs[1][2])}
+
+
+def measure_compare(sc, g, index: int, *, seed: int, batch: int = 2_000,
+                    max_trials: int = 200_000) -> dict:
+    """Value (the difference or ratio), SE, trials, method and status of comparing
+    guardrail ``g`` (position ``index``), with ``compare`` (difference | ratio),
+    ``sides`` (the two values), ``names`` (the two sides' names) and, for a guardrail
+    measured at several starting distances, ``distance`` (the one farthest outside its
+    limits; fail when any fails) and ``by_distance``; ``problem`` when a ratio divides by
+    a zero."""
+    how = comparing(g)
+    per = {}
+    for j, (first, second, names, d) in enumerate(compare_sides(sc, g)):
+        m = _pair(first, second, how, g, (AUDIT_STREAM, index, j), seed, batch, max_trials)
+        m.update(compare=how, names=names)
+        if math.isnan(m["value"]):
+            where = f" at {d} m" if d is not None else ""
+            m["problem"] = (f"a ratio by zero: {g.metric} of {names[1]}{where} is 0")
+        per[d] = m
+    if len(per) == 1:
+        return next(iter(per.values()))
+    statuses = {m["status"] for m in per.values()}
+    status = ("fail" if "fail" in statuses else "pass" if statuses == {"pass"}
+              else "undecided")
+    d = worst({k: (m["value"], m["se"]) for k, m in per.items()}, g.min, g.max)
+    problem = next((m["problem"] for m in per.values() if "problem" in m), None)
+    out = {**per[d], "status": status, "distance": d,
+           "trials": sum(m["trials"] for m in per.values()),
+           "by_distance": {k: m["value"] for k, m in per.items()}}
+    if problem:
+        out["problem"] = problem
+    return out

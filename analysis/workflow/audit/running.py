@@ -45,9 +45,13 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
     """The ``rpg-balance`` command whose output prints guardrail ``g``'s value
     (:mod:`.reproduce`); a Monte Carlo verdict's command plays as many fights (its own
     stream, so the number agrees within the SE); empty for a campaign guardrail."""
+    from analysis.workflow.guardrails import comparing
+
     from .reproduce import check, fight_metric
 
     t = guardrail_target(sc, g)
+    if comparing(g):
+        return _reproduce_compare(sc, g, m)
     if t.kind == "check":
         return check(t.system, check_cell(t.system, t.entry), t.variants)
     if t.kind != "fight":
@@ -64,6 +68,29 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
                                   round_cap=f.round_cap, mc=mc)
 
 
+def _reproduce_compare(sc, g, m: dict) -> str:
+    """The two commands whose numbers make up a comparing guardrail's value (one grid
+    over the two starting distances when it compares two distances of one fight)."""
+    from .measuring import compare_sides
+    from .reproduce import both, fight_metric, grid
+
+    pairs = compare_sides(sc, g)
+    if g.versus is None or g.distances:
+        sides = [pairs[0][0]] if g.versus is None else [pairs[0][0], pairs[0][1]]
+        out = []
+        for t in sides:
+            v = {k: val for k, val in t.variants.items() if k != "distance"}
+            out.append(grid(t.system, t.entry.a, t.entry.b, g.metric, "variant.distance",
+                            g.distances, variants=v, round_cap=t.entry.round_cap))
+        return both(*out)
+    first, second, _names, _d = pairs[0]
+    trials = m.get("sides_trials", (0, 0))
+    return both(*(fight_metric(t.system, t.entry.a, t.entry.b, g.metric,
+                               variants=t.variants, round_cap=t.entry.round_cap,
+                               mc=(n, None) if n else None)
+                  for t, n in zip((first, second), trials, strict=True)))
+
+
 def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
              max_trials: int = 200_000, suggestions: bool = True,
              progress: bool | None = None, edits=(), files=None):
@@ -75,7 +102,10 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
     side effects on every other guardrail), ``cure`` the command that re-runs the audit
     with the best cure applied (``rpg-balance audit [FILES] --set EDIT``; ``files``: the
     paths as the designer gave them, None for the shipped file), ``reproduce`` the command
-    printing the value (:func:`reproduce_guardrail`). ``edits``: :class:`.edits.Edit`
+    printing the value (:func:`reproduce_guardrail`; the two commands of a guardrail
+    that compares). A failed guardrail that compares opens its ``suggestion`` with the
+    comparison in words (:func:`.comparing.compare_words`); ``attrs["comparisons"]``
+    holds those words for every such guardrail. ``edits``: :class:`.edits.Edit`
     applied to the scenarios first (``--set``)."""
     import pandas as pd
 
@@ -86,12 +116,15 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
     for e in edits:
         scenarios = apply(scenarios, e)
     total = sum(len(sc.guardrails) for sc in scenarios)
-    rows, searches = [], {}
+    rows, searches, compared = [], {}, {}
     with bar(total, "audit", disable=None if progress is None else not progress) as pb:
         for s, sc in enumerate(scenarios):
             for i, g in enumerate(sc.guardrails):
                 m = measure(sc, g, i, seed=sc.seed if seed is None else seed, batch=batch,
                             max_trials=max_trials)
+                if "problem" in m:
+                    raise InputError(f"{Path(sc.source).name}: guardrails[{i}]: "
+                                     f"{m['problem']}")
                 rows.append({"guardrail": g.name, "system": guardrail_target(sc, g).system,
                              "metric": g.metric, "value": m["value"], "se": m["se"],
                              "min": g.min, "max": g.max, "status": m["status"],
@@ -100,6 +133,12 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
                              "reason": g.reason,
                              "solved": m["method"], "trials": m["trials"],
                              "file": Path(sc.source).name})
+                if "compare" in m:
+                    from .comparing import compare_words
+
+                    compared[len(rows) - 1] = compare_words(g, m)
+                    if m["status"] == "fail":   # the comparison in words (cures follow)
+                        rows[-1]["suggestion"] = compared[len(rows) - 1]
                 if m["status"] == "fail" and suggestions:
                     searches[len(rows) - 1] = (s, i, m)
                 pb.update(1)
@@ -109,16 +148,24 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
             rows[r]["suggestion"] = ("no one-knob search for campaign guardrails; [[solve]] "
                                      "kind = 'campaign' finds the knob value for a target")
             continue
+        from analysis.workflow.guardrails import measured_metric
+
         found = find_cures(sc, g, m)
         for c in found.cures:
             c.side_effects = side_effects(scenarios, rows, (s, i), c, seed=seed,
                                           batch=batch, max_trials=max_trials)
-        rows[r]["suggestion"] = cure_text(found, g.metric)
+        rows[r]["suggestion"] = cure_text(found, measured_metric(g))
+        if r in compared:   # the comparison in words, then its cure
+            from analysis.text import join
+
+            rows[r]["suggestion"] = join("; ", [compared[r], rows[r]["suggestion"]])
         if found.cures:
             rows[r]["cure"] = cure_command(found.cures[0].edit, files, edits)
     out = pd.DataFrame(rows, columns=[*COLUMNS, "reason", "solved", "trials", "file"])
     for col in ("min", "max"):
         out[col] = out[col].astype("Float64")
+    #: the guardrails that compare: {name: their comparison in words} (the report reads it)
+    out.attrs["comparisons"] = {rows[r]["guardrail"]: words for r, words in compared.items()}
     return out
 
 

@@ -149,10 +149,14 @@ def _why(message: str, edit: str) -> str:
 
 
 def _target_state(sc, g):
+    """What ``g`` measures (both fights of a guardrail that compares), as a comparable
+    value: a knob touches ``g`` when an edit of it changes this."""
+    from analysis.workflow.audit.cures import guardrail_state
     from analysis.workflow.audit.measuring import guardrail_target
 
     t = guardrail_target(sc, g)
-    return (t.system, repr(t.entry.model_dump()), repr(sorted(t.variants.items())))
+    return (t.system, *((repr(e.model_dump()), repr(sorted(v.items())))
+                        for e, v in guardrail_state(sc, g)))
 
 
 def tune_problems(sc) -> tuple[list[tuple[str, str]], list[Knob], list[tuple[int, ...]]]:
