@@ -227,3 +227,36 @@ def test_distances_are_checked(tmp_path):
                      encoding="utf-8")
         with pytest.raises(InputError, match=needle):
             X.load_cross(p)
+
+
+def _label_parts(label: str) -> tuple[str, dict]:
+    """``competent (weapon=knife, tactic=focus)`` → ``("competent", {...})``."""
+    name, _, rest = label.partition(" (")
+    over = dict(kv.split("=", 1) for kv in rest.rstrip(")").split(", ")) if rest else {}
+    return name, over
+
+
+def test_group_labels_name_the_gear_the_fighters_carry():
+    """Issue 29 §6a: a group-fight row names the weapon its fighters carry (the
+    ladder's, e.g. middle_3d10 knife, d20_degrees light_melee), not the archetype's own
+    (baton, heavy_melee): the fighter the label describes is the fighter that fought."""
+    from analysis.combat.archetypes import combatant, weapon_name
+
+    spec = X.load_cross()
+    summary, _ = X.group_table(trials=50, seed=1)
+    checked = set()
+    for _, row in summary.iterrows():
+        g = spec["groups"][row["fight"]]
+        for rungs, text in ((g.side0, row["side0"]), (g.side1, row["side1"])):
+            labels = text.split(", ") if "tactic" not in text else \
+                [t + ")" for t in text.rstrip(")").split("), ")]
+            assert len(labels) == len(rungs)
+            for rung, label in zip(rungs, labels, strict=True):
+                name, over = _label_parts(label)
+                fought = spec["ladder"][row["system"]][rung]
+                assert combatant(row["system"], name, over) == fought, label
+                checked.add((row["system"], over["weapon"]))
+    assert ("middle_3d10", "knife") in checked and ("d20_degrees", "light_melee") in checked
+    # the archetypes' own weapons differ, so the old labels would fail the check above
+    assert weapon_name("middle_3d10", "competent") == "baton"
+    assert combatant("middle_3d10", "competent") != spec["ladder"]["middle_3d10"]["competent"]

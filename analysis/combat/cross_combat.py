@@ -117,7 +117,8 @@ def file_label(path: str | Path | None = None) -> str:
 def load_cross(path: str | Path | None = None) -> dict:
     """Validated cross-system mapping (``path``: a designer's file; None: the packaged
     :data:`DATA_FILE`): ``{"matchups": {id: {"title", system: (a, b)}},
-    "groups": {id: Group}, "ladder": {system: {rung: combatant}}, "labels": {id: {system:
+    "groups": {id: Group}, "ladder": {system: {rung: combatant}}, "ladder_specs":
+    {system: {rung: spec}}, "labels": {id: {system:
     (label_a, label_b)}}, "specs": {id: {system: (spec_a, spec_b)}}, "systems": (id,
     ...)}`` (engine combatants; labels name the
     archetype, its overrides and its weapon, :func:`analysis.combat.lethality.fighter_label`;
@@ -201,6 +202,7 @@ def load_cross(path: str | Path | None = None) -> dict:
         raise InputError(problems[0] if len(problems) == 1 else
                          f"{fname}: {len(problems)} problems\n  " + "\n  ".join(problems))
     ladder: dict[str, dict] = {}
+    ladder_specs: dict[str, dict] = {}  # the mappings behind the rungs, for labels
     needed = {r for g in spec.groups.values() for r in (*g.side0, *g.side1)}
     for gid, g in spec.groups.items():
         for r in (*g.side0, *g.side1):
@@ -213,7 +215,7 @@ def load_cross(path: str | Path | None = None) -> dict:
             if needed:
                 raise InputError(f"{fname}: ladder.{system}: missing (the groups need it)")
             continue
-        ladder[system] = {}
+        ladder[system], ladder_specs[system] = {}, {}
         for rung in sorted(needed | set(rungs)):  # the groups' rungs, and any other given
             if rung not in rungs:
                 raise InputError(f"{fname}: ladder.{system}.{rung}: missing")
@@ -222,7 +224,9 @@ def load_cross(path: str | Path | None = None) -> dict:
                                  + ", ".join(LADDER))
             ladder[system][rung] = _fighter(fname, f"ladder.{system}.{rung}", system,
                                             rungs[rung])
+            ladder_specs[system][rung] = dict(rungs[rung])
     return {"matchups": matchups, "groups": spec.groups, "ladder": ladder,
+            "ladder_specs": ladder_specs,
             "labels": labels, "specs": specs, "systems": tuple(systems)}
 
 
@@ -350,11 +354,12 @@ def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = 
     rows, frames = [], []
     for gid, g in spec["groups"].items():
         for system in spec["systems"]:
-            lad = spec["ladder"][system]
+            lad, named = spec["ladder"][system], spec["ladder_specs"][system]
             row, standing = lethality.group_fight(
                 system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
                 seed=seed, variants=_variants_of(system, variants), round_cap=round_cap,
-                label=gid, progress=progress, aftermath=aftermath)
+                label=gid, progress=progress, aftermath=aftermath,
+                specs=([named[r] for r in g.side0], [named[r] for r in g.side1]))
             rows.append(row)
             frames.append(standing)
     return pd.DataFrame(rows), pd.concat(frames, ignore_index=True)

@@ -575,20 +575,26 @@ def armour_table(system: str, a, b, armours: list | None = None, method: str = "
 def group_fight(system: str, side0: list, side1: list, *, trials: int = 20_000, seed=None,
                 variants=None, round_cap: int = ROUND_CAP, label: str = "",
                 progress: bool | None = None, aftermath: str | None = None,
-                ) -> tuple[dict, pd.DataFrame]:
+                specs: tuple[list, list] | None = None) -> tuple[dict, pd.DataFrame]:
     """An N-vs-M fight (Monte Carlo): its :func:`summary` row with the per-side fates
     (:func:`side_fate_columns`) and round-by-round survival (:func:`standing_table`).
     Sides are lists of archetype names, mappings or engine combatants; ``side0`` and
-    ``side1`` name each fighter with its weapon (:func:`fighter_label`)."""
+    ``side1`` name each fighter with its weapon (:func:`fighter_label`).
+
+    ``specs``: when the sides are built combatants, the archetype mappings they were
+    built from (``{"archetype": "competent", "weapon": "knife"}``), one list per side, so
+    the labels name the gear the fighters carry even where the engine keeps no weapon
+    name (``middle_3d10``, ``d20_degrees``) rather than the archetype's own."""
     s0 = [_fighter(system, x) for x in side0]
     s1 = [_fighter(system, x) for x in side1]
+    names0, names1 = specs if specs is not None else (side0, side1)
     st = run_fight(system, s0, s1, "mc", trials=trials, seed=seed, variants=variants,
                    round_cap=round_cap, progress=progress, aftermath=aftermath)
     labels = {"system": system, "fight": label or f"{len(s0)}v{len(s1)}",
               "side0": ", ".join(fighter_label(x, built=c, system=system)
-                                 for x, c in zip(side0, s0, strict=True)),
+                                 for x, c in zip(names0, s0, strict=True)),
               "side1": ", ".join(fighter_label(x, built=c, system=system)
-                                 for x, c in zip(side1, s1, strict=True))}
+                                 for x, c in zip(names1, s1, strict=True))}
     row = summary(st, **labels)
     row.update(side_fate_columns(st))
     standing = standing_table(st, (len(s0), len(s1)), **labels)

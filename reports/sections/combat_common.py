@@ -139,13 +139,14 @@ def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: 
     rows, standing, deadly = [], [], []
     for gid, g in spec["groups"].items():  # the order of cross_combat.group_table
         for system in systems:
-            lad = spec["ladder"][system]
+            lad, named = spec["ladder"][system], spec["ladder_specs"][system]
             for policy in dict.fromkeys((aftermath, *DEADLINESS_AFTERMATHS)):
                 # the same fights under each policy (the aftermath draws from its own stream)
                 row, st = lethality.group_fight(
                     system, [lad[r] for r in g.side0], [lad[r] for r in g.side1],
                     trials=trials, seed=seed, variants=cv.get(system), round_cap=round_cap,
-                    label=gid, progress=False, aftermath=policy)
+                    label=gid, progress=False, aftermath=policy,
+                    specs=([named[r] for r in g.side0], [named[r] for r in g.side1]))
                 if policy == aftermath:
                     rows.append(row)
                     standing.append(st)
