@@ -473,6 +473,11 @@ def run_cross(args) -> int:
             combat_variants(system, items)
         except InputError as exc:
             raise InputError(f"--variant {system}: {exc}") from None
+    if args.table == "duels":
+        try:
+            cross_combat.refuse_distance(given)
+        except InputError as exc:
+            raise InputError(f"--variant {exc}") from None
     path = args.cross_combat
     try:
         cross_combat.load_cross(path)  # validate before any work

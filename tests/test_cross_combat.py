@@ -256,7 +256,31 @@ def test_group_labels_name_the_gear_the_fighters_carry():
                 fought = spec["ladder"][row["system"]][rung]
                 assert combatant(row["system"], name, over) == fought, label
                 checked.add((row["system"], over["weapon"]))
-    assert ("middle_3d10", "knife") in checked and ("d20_degrees", "light_melee") in checked
+    assert ("middle_3d10", "knife") in checked
+    assert ("d20_degrees", "light_melee") in checked
     # the archetypes' own weapons differ, so the old labels would fail the check above
     assert weapon_name("middle_3d10", "competent") == "baton"
     assert combatant("middle_3d10", "competent") != spec["ladder"]["middle_3d10"]["competent"]
+
+
+@pytest.mark.parametrize("given", [{"dice_pool_7": ["distance=20"]},
+                                   {"percentile": {"distance": 40}}])
+def test_a_distance_variant_is_refused(given):
+    """Issue 29 §6c: a cross-combat duel starts at its matchup's distance (the file's
+    ``distances``); a ``distance`` variant would label the 0 m and 40 m rows with one
+    distance and fight them at another, so it is one InputError naming it."""
+    with pytest.raises(InputError) as err:
+        X.cross_stats(variants=given)
+    system = next(iter(given))
+    assert str(err.value).startswith(f"{system}:distance=")
+    assert "\n" not in str(err.value)
+    X.refuse_distance({"dice_pool_7": ["aftermath=finish"]})  # other variants pass
+
+
+def test_cli_refuses_a_distance_variant_in_one_line(capsys):
+    from cli.main import main
+
+    assert main(["cross-combat", "--variant", "dice_pool_7:distance=20"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "--variant dice_pool_7:distance=20" in err

@@ -321,3 +321,23 @@ def test_distance_is_the_fights_setup_not_a_cure():
     names = {k.name for k in variant_knobs(v, dataclasses.fields(v))}
     assert "variant.distance" not in names
     assert {"variant.range_penalty", "variant.melee_reach"} <= names
+
+
+@pytest.mark.parametrize("d", [0, 10, 20, 40])
+def test_kiting_stalemate_equal_moves(d):
+    """RULES.md "Kiting stalemate" (AT1, AT-g2): a kiter against a charger exactly as fast
+    never fights after the first round. By hand: both move FOR + DES + 5 = 11 m, so the
+    kiter's threat is reach 1 + 11 = 12 m; a charger's two moves (22 m) always end within
+    12 m, and one step back (11 m) from within 12 m is still within it, so the kiter's
+    turn is two steps and the charger's two moves: no attack, P(neither) ≈ 1 at the cap."""
+    shooter = combatant("dice_pool_7", "competent_shooter", {"plan": "kite"})
+    charger = combatant("dice_pool_7", "competent_swordsman")
+    assert shooter.move == charger.move == 3 + 3 + 5
+    assert threat(charger, Variants()) == 1 + 11
+    st = cb.duel_exact(shooter, charger, Variants(distance=d))
+    p_neither = float(st.outcome[2]) / float(st.outcome.sum())
+    assert p_neither > 0.999
+    # the same shooter holding (shooting instead of stepping away) fights it out
+    holder = combatant("dice_pool_7", "competent_shooter", {"plan": "hold"})
+    st = cb.duel_exact(holder, charger, Variants(distance=d))
+    assert float(st.outcome[2]) / float(st.outcome.sum()) < 0.01

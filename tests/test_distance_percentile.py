@@ -352,3 +352,26 @@ def test_data_file_ranges_are_validated(tmp_path):
                    encoding="utf-8")
     with pytest.raises(InputError, match=r"weapons\.knife\.range"):
         library("percentile", bad)
+
+
+def test_point_blank_at_zero_is_the_range_variant():
+    """RULES.md "Point-blank at 0 m" (DX15, DX-g2). DX15: "point-blank (within DEX/5
+    feet) gives a bonus die (not with long arms)". 1 m is within it (the band comes from
+    the distance); 0 m is the engaged fight, whose firing range is DX-g2 ``range``
+    (default normal, no bonus die); ``range = point_blank`` gives 0 m the 1 m figure."""
+    from pathlib import Path
+
+    rules = " ".join((Path(__file__).resolve().parent.parent / "docs" / "RULES.md")
+                     .read_text().split())
+    assert "point-blank (within DEX/5 feet) gives a bonus die (not with long arms)" in rules
+    a = combatant("percentile", "competent_shooter")
+    b = combatant("percentile", "competent")
+
+    def p_a(**v):
+        st = cp.duel_exact(a, b, Variants(**v))
+        return float(st.outcome[0])
+
+    at0, at1 = p_a(distance=0), p_a(distance=1)
+    assert round(at0, 3) == 0.701
+    assert round(at1, 3) == 0.845
+    assert p_a(distance=0, range="point_blank") == pytest.approx(at1, abs=1e-12)

@@ -19,6 +19,7 @@ survival curves and rounds distributions in each system's fixed colour.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,8 @@ from engines.fight import FightStats, check_aftermath
 from engines.system import registry
 
 __all__ = ["DATA_FILE", "LADDER", "PACKAGED", "CrossFile", "Group", "Pair", "cross_plot",
-           "cross_stats", "cross_table", "file_label", "group_table", "load_cross"]
+           "cross_stats", "cross_table", "file_label", "group_table", "load_cross",
+           "refuse_distance"]
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "cross_combat.toml"
 #: how the report and the notes name the packaged file
@@ -257,6 +259,24 @@ def _variants_of(system: str, variants, distance: int | None = None) -> Any:
     return dataclasses.replace(lethality.combat_variants(system, v), distance=distance)
 
 
+def refuse_distance(variants) -> None:
+    """A cross-combat duel starts where its matchup says: engaged (0 m), or each of the
+    file's ``distances = [...]`` (the matchup ``<id>_<d>m``, RULES.md "Distance, movement
+    and cover"). A ``distance`` among the run's combat variants would either overrule
+    those (every "…_0m" and "…_40m" row fought at the variant's distance) or let the rows
+    say one distance while computing another, so it is refused (InputError, one line):
+    the distances belong in the matchup file. ``variants`` as for :func:`cross_stats`."""
+    for system, given in (variants or {}).items():
+        pairs = (given.items() if isinstance(given, Mapping) else
+                 (str(x).partition("=")[::2] for x in given or ()))
+        for name, value in pairs:
+            if str(name).strip() == "distance":
+                raise InputError(
+                    f"{system}:distance={str(value).strip()}: a cross-combat duel starts at "
+                    "its matchup's distance (engaged, or the matchup file's `distances = "
+                    "[...]`); set the distances there, not as a variant")
+
+
 def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
                 round_cap: int = ROUND_CAP, progress: bool | None = None,
                 systems=None, variants: dict | None = None, aftermath: str = "leave",
@@ -273,6 +293,7 @@ def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     if method not in ("exact", "mc", "both"):
         raise InputError(f"method: expected exact, mc or both, got {method!r}")
     check_aftermath(aftermath)
+    refuse_distance(variants)
     spec = load_cross(path)
     out = {}
     for mid, entry in spec["matchups"].items():
