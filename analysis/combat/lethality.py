@@ -505,21 +505,34 @@ def one_hit_table(system: str, attacker, targets, weapons: list[str] | None = No
 
     ``weapons`` defaults to every weapon of the system's data file; ``targets`` are
     archetype names (or mappings).
+
+    At a starting distance (variant ``distance`` > 0) the attack is made there, in its
+    range band (AT-g1, DX15, ET-g2: the engine's ``one_hit``), and the table gains the
+    columns ``distance`` and ``in_range`` (False: a melee weapon out of reach or a shot
+    beyond its longest band, every figure 0). A system whose ``one_hit`` is engaged only
+    is refused at a distance (InputError, one line) rather than shown engaged.
     """
     from analysis.combat.archetypes import weapons as all_weapons
 
     if isinstance(targets, str | Mapping):
         targets = [targets]
     variants = combat_variants(system, variants, aftermath)
+    dist = int(getattr(variants, "distance", 0) or 0)
     rows = []
     for w in weapons if weapons is not None else all_weapons(system):
         fa = _fighter(system, attacker, {"weapon": w})
         for t in targets:
             ft = _fighter(system, t)
+            odds = one_hit(system, fa, ft, variants)
+            where = {}
+            if dist > 0:
+                if "in_range" not in odds:
+                    raise InputError(f"{system}: the one-attack table is engaged only (its "
+                                     f"one_hit has no range rules); drop --distance {dist}")
+                where = {"distance": dist, "in_range": bool(odds.pop("in_range"))}
             rows.append({"system": system, "attacker": name_of(fa), "weapon": w,
-                         "target": name_of(ft), "method": "exact",
-                         "aftermath": aftermath_of(variants),
-                         **one_hit(system, fa, ft, variants)})
+                         "target": name_of(ft), **where, "method": "exact",
+                         "aftermath": aftermath_of(variants), **odds})
     return pd.DataFrame(rows)
 
 

@@ -51,6 +51,7 @@ from .rules import (
     F_RANGED,
     F_REACH,
     F_RECOV,
+    F_RLONG,
     F_RMED,
     F_RSHORT,
     INSTANT_DEATH_DEGREES,
@@ -621,13 +622,30 @@ def one_hit(attacker, target, variants: Variants | None = None) -> dict:
     ``finish`` the attacker, as in a duel it has just won, attacks the fallen target for
     ``finish_rounds`` rounds (E13, E16 finishing, E17 prone; the target's E14 checks in
     its turns, its own first), then ``leave``. ``p_dying`` is 0 (E14 always resolves).
+
+    At a starting distance (variant ``distance`` > 0) the attack is made from there: a
+    shot in its ET-g2 band (short, medium −2, long −5; none beyond long), the target
+    standing in the open; a melee attack cannot reach (melee is engaged, 0 m). Out of
+    reach every figure is 0; with ``distance`` > 0 the result also has ``in_range``. The
+    aftermath is engaged (the winner walks up).
     """
     att = as_fighter(attacker, "attacker").array()
     tgt = as_fighter(target, "target").array()
-    rule = as_variants(variants).rule()
+    v = as_variants(variants)
+    rule = v.rule()
+    amod = 0
+    if v.distance > 0:
+        far = int(att[F_RLONG]) if att[F_RANGED] else 0
+        if v.distance > far:
+            return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
+                                     "p_dying", "p_out"), 0.0), "in_range": False}
+        if v.distance > att[F_RMED]:
+            amod = RANGE_PENALTY[2]
+        elif v.distance > att[F_RSHORT]:
+            amod = RANGE_PENALTY[1]
     # E8: after its effort uses: one use only fatigues (no penalty), two exhaust (−2)
     dist = attack_dist(att, tgt, rule, int(att[F_EFFORT]), False,
-                       False, False, False, False, 1)
+                       False, False, False, False, 1, amod=amod)
     hp = int(tgt[F_HP])
     p_inc = float(sum(p for (d, _, _), p in dist.items() if d >= hp))
     # the fallen target, its turn next; the attacker unhurt, after its effort uses
@@ -642,6 +660,7 @@ def one_hit(attacker, target, variants: Variants | None = None) -> dict:
         cur = nxt
     states = list(cur)
     fate = p_inc * (np.array([cur[st] for st in states]) @ _fates_of(states, 3, tgt, rule))
-    return {"p_hit": float(sum(p for (d, _, _), p in dist.items() if d >= 0)),
+    odds = {"p_hit": float(sum(p for (d, _, _), p in dist.items() if d >= 0)),
             "p_incapacitate": p_inc, "p_kill": 0.0, "p_dead": float(fate[1]),
             "p_dying": float(fate[2]), "p_out": float(fate[3])}
+    return {**odds, "in_range": True} if v.distance > 0 else odds

@@ -143,8 +143,16 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     ``p_dead`` / ``p_dying`` / ``p_out``: it drops and then ends dead / dying / out after
     the aftermath (C-g6, C-g7) with the attacker as the winner; they sum to
     ``p_incapacitate``.
+
+    At a starting distance (variant ``distance`` > 0) the attack is made from there: a
+    shot is the same at any distance (the seed gives no range bands; CT1's cover is the
+    target's own), a melee attack reaches only ``melee_reach`` (CT-g1). Out of reach
+    every figure is 0; with ``distance`` > 0 the result also has ``in_range``.
     """
     v = as_variants(variants)
+    if v.distance > 0 and not attacker.weapon.ranged and v.distance > v.melee_reach:
+        return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
+                                 "p_dying", "p_out"), 0.0), "in_range": False}
     p = attack_damage(attacker, target, v)
     d = np.arange(p.size)
     health = target.health
@@ -158,7 +166,8 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
         else:
             fates += p[k] * _fate_after(attacker, target, 0 if death is None else k - health,
                                         v)
-    return {"p_hit": hit_probability(attacker, target, v),
+    odds = {"p_hit": hit_probability(attacker, target, v),
             "p_incapacitate": float(p[d >= health].sum()),
             "p_kill": float(p[d >= health + death].sum()) if death is not None else 0.0,
             "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}
+    return {**odds, "in_range": True} if v.distance > 0 else odds

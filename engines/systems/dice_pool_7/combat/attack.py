@@ -62,21 +62,23 @@ def attack_dice(c: Combatant, v: Variants, focus: int = 0, willpower: int = 0,
 
 
 def hit_probability(attacker: Combatant, target: Combatant,
-                    variants: Variants | None = None) -> float:
-    """P(a plain attack scores at least one success): A7, A8, A1, A-g1."""
+                    variants: Variants | None = None, band: int = 0) -> float:
+    """P(a plain attack scores at least one success): A7, A8, A1, A-g1; ``band`` the
+    range band (AT-g1, :func:`attack_dice`)."""
     v = as_variants(variants)
-    return float(1.0 - success_pmf(attack_dice(attacker, v) - target.defense, v)[0])
+    return float(1.0 - success_pmf(attack_dice(attacker, v, band=band) - target.defense, v)[0])
 
 
 def attack_damage(attacker: Combatant, target: Combatant,
-                  variants: Variants | None = None) -> np.ndarray:
+                  variants: Variants | None = None, band: int = 0) -> np.ndarray:
     """Exact damage distribution of one plain attack (A7, A8, A10, A13, A-g1, A-g4).
 
     No dodge, focus or willpower; a burst weapon fires its burst at this one target.
     Returns ``p[k]`` = P(damage ``k``), ``k`` = 0..D; ``p[0]`` holds the misses
     (P(hit) = :func:`hit_probability`) and the hits the armour absorbs completely.
+    ``band``: the range band of a shot (AT-g1, :func:`attack_dice`; 0 engaged or short).
     """
     v = as_variants(variants)
-    pool = attack_dice(attacker, v) - target.defense
+    pool = attack_dice(attacker, v, band=band) - target.defense
     armour = row(target, v)[C_ARMOUR + DAMAGE_TYPES.index(attacker.weapon.damage_type)]
     return damage_pmf(pool, attacker.weapon.bonus, int(armour), v)[0]

@@ -41,6 +41,7 @@ from .rules import (
     Variants,
     as_variants,
     band_of,
+    bands,
     row,
     turn_moves,
 )
@@ -277,9 +278,22 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     ``p_dead`` / ``p_dying`` / ``p_out``: it drops and then ends dead / dying / out after
     the aftermath (variant ``aftermath``, A-g9..A-g12) with the attacker as the winner;
     they sum to ``p_incapacitate``.
+
+    The attack is made at the starting distance (variant ``distance``, AT1): a shot in its
+    range band (AT-g1: ``range_penalty`` dice a band beyond the short one, inside A2's
+    cap); beyond its reach (a melee weapon past ``melee_reach``, AT-g2) or its long band
+    no attack lands, every figure 0. With ``distance`` > 0 the result also has
+    ``in_range`` (whether the attack can be made there). The aftermath is engaged.
     """
     v = as_variants(variants)
-    p = attack_damage(attacker, target, v)
+    band = 0
+    if v.distance > 0:
+        first, far = bands(attacker, v)
+        if v.distance > far:
+            return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
+                                     "p_dying", "p_out"), 0.0), "in_range": False}
+        band = band_of(v.distance, first)
+    p = attack_damage(attacker, target, v, band)
     d = np.arange(p.size)
     vit = target.vitality
     kills = attacker.weapon.damage_type != "bashing" and v.overflow_to_con
@@ -293,7 +307,8 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
             remaining = target.CON - (k - vit if v.overflow_to_con else 0)
         fates += p[k] * (np.array([1.0, 0.0, 0.0]) if remaining <= 0
                          else _fate_after(attacker, target, remaining, v))
-    return {"p_hit": hit_probability(attacker, target, v),
-            "p_incapacitate": float(p[d >= vit].sum()),
-            "p_kill": float(p[d >= vit + target.CON].sum()) if kills else 0.0,
-            "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}
+    out = {"p_hit": hit_probability(attacker, target, v, band),
+           "p_incapacitate": float(p[d >= vit].sum()),
+           "p_kill": float(p[d >= vit + target.CON].sum()) if kills else 0.0,
+           "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}
+    return {**out, "in_range": True} if v.distance > 0 else out

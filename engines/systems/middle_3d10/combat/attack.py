@@ -71,13 +71,15 @@ def check_pass(mod: int, difficulty: int, doubles: bool) -> float:
 
 
 def attack_damage(attacker: Combatant, target: Combatant, variants: Variants = DEFAULT,
-                  flat_footed: bool = False, drama: bool = False) -> np.ndarray:
+                  flat_footed: bool = False, drama: bool = False,
+                  far_pen: int = 0) -> np.ndarray:
     """Exact damage distribution of one attack (B1, B3, B4, B6–B8); index 0 = miss.
 
     ``flat_footed`` lowers the target's Defense by 3 (B6); ``drama`` spends a drama point
-    as the variant ``drama_timing`` says (B4, B-g7). Both are at full health.
+    as the variant ``drama_timing`` says (B4, B-g7). Both are at full health. ``far_pen``
+    points off the total for range (BT-g2, :func:`~.rules.range_penalty`).
     """
     n_bins = 3 * 10 + 40 + variants.crit_bonus + 1
-    t = attack_table(attacker, target, variants, n_bins)
+    t = attack_table(attacker, target, variants, n_bins, far_pen)
     pmf = t[0, 0, int(flat_footed), int(drama)].sum(axis=0)
     return np.trim_zeros(pmf, "b")

@@ -277,13 +277,26 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     ``p_out``: the target is dropped and then ends dead / dying / out under the
     ``aftermath`` variant (:func:`fate_probs`, the attacker unhurt; they sum to
     ``p_incapacitate``). ``flat_footed`` as in :func:`attack_damage` (B6).
+
+    At a starting distance (variant ``distance`` > 0) the attack is made from there: a
+    shot loses ``range_penalty`` points per full range increment (BT-g2) and reaches
+    ``range_increments`` increments; a melee attack reaches ``melee_reach``. Out of reach
+    every figure is 0; with ``distance`` > 0 the result also has ``in_range``. The
+    aftermath is engaged.
     """
     v = DEFAULT if variants is None else variants
-    p = attack_damage(attacker, target, v, flat_footed=flat_footed)
+    pen = 0
+    if v.distance > 0:
+        if v.distance > bands(attacker, v)[1]:
+            return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
+                                     "p_dying", "p_out"), 0.0), "in_range": False}
+        pen = range_penalty(attacker, v, v.distance)
+    p = attack_damage(attacker, target, v, flat_footed=flat_footed, far_pen=pen)
     d = np.arange(p.size)
     vig = target.vigor
     massive = (d >= vig) & (d < 3 * vig)
     out = float(p[d >= 3 * vig].sum() + p[massive].sum() * (1.0 - massive_pass(vig, v)))
     fate = out * fate_probs(attacker, target, v, 0, flat_footed)
-    return {"p_hit": float(1.0 - p[0]), "p_incapacitate": out, "p_kill": 0.0,
+    odds = {"p_hit": float(1.0 - p[0]), "p_incapacitate": out, "p_kill": 0.0,
             "p_dead": float(fate[0]), "p_dying": float(fate[1]), "p_out": float(fate[2])}
+    return {**odds, "in_range": True} if v.distance > 0 else odds

@@ -387,8 +387,12 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
 
 def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None) -> dict:
     """What one attack (one shot of a multi-shot action) does to an unhurt target
-    (extension DX2–DX9, DX11; not from the seed), engaged (the ``range`` variant's dice;
-    the ``distance`` variant plays no part).
+    (extension DX2–DX9, DX11; not from the seed). Engaged (``distance`` 0) with the
+    ``range`` variant's dice (DX-g2); at a starting distance (``distance`` > 0) a shot is
+    made from there, in its DX15 band (:func:`~.kernel.shot_mods`: point-blank bonus die,
+    hard success at long range, extreme at extreme range, the shotgun's dice by band; an
+    unhurt target standing in the open, not moving), and a melee attack or a shot beyond
+    extreme range cannot be made (every figure 0); the result then also has ``in_range``.
 
     ``p_hit``: the attack (or shot) succeeds against the target's defence (DX2, DX5);
     ``p_incapacitate``: the target is out of the fight — instant death (DX9), 0 hit
@@ -399,7 +403,18 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     add up to ``p_incapacitate``.
     """
     v = DEFAULT if variants is None else variants
-    to_t = sum(w * b[0] for w, b in action_branches(attacker, target, v))
+    shot = None
+    if v.distance > 0:
+        cmb = np.stack([attacker.row(), target.row()])
+        rule = v.rule()
+        d = 100 * v.distance
+        far = int(cmb[0, EXT_CM]) if attacker.weapon.firearm else int(rule[R_REACH])
+        if d > far:
+            return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
+                                     "p_dying", "p_out"), 0.0), "in_range": False}
+        if attacker.weapon.firearm:
+            shot = tuple(int(x) for x in shot_mods(cmb, rule, 0, 1, d, 0, 0))
+    to_t = sum(w * b[0] for w, b in action_branches(attacker, target, v, shot))
     d = np.arange(to_t.size)
     top = target.hit_points
     dead = _kills(d, top, v.instant_death)
@@ -412,6 +427,7 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     for k in np.nonzero(major)[0]:
         fall[top - k, 1] += to_t[k] * (1.0 - p_con)  # DX7: unconscious
     fate = _aftermath_exact(fall, float(to_t[dead].sum()), attacker, target, v)
-    return {"p_hit": float(to_t.sum()), "p_incapacitate": float(out),
+    odds = {"p_hit": float(to_t.sum()), "p_incapacitate": float(out),
             "p_kill": float(to_t[dead].sum()), "p_dead": float(fate[0]),
             "p_dying": float(fate[1]), "p_out": float(fate[2])}
+    return {**odds, "in_range": True} if v.distance > 0 else odds
