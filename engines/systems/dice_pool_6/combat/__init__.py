@@ -64,8 +64,10 @@ Distance (RULES.md "Distance, movement and cover"; shared names in
 - In N-vs-M fights every combatant stands on one line (side 0 at 0 m, side 1 at the
   starting distance): a melee fighter closes on its nearest able foe and attacks only
   foes within its reach, a kiter steps back from its nearest melee foe, and C13's split
-  shares the pool among the foes it can attack. The aftermath and :func:`one_hit` happen
-  engaged (the winners walk up to the fallen), with each fallen foe's own ``cover``.
+  shares the pool among the foes it can attack. The aftermath happens engaged (the
+  winners walk up to the fallen), with each fallen foe's own ``cover``; :func:`one_hit` at
+  a distance reaches with a shot at any distance and with a melee weapon within
+  ``melee_reach`` (else ``in_range`` False, every figure 0).
 
 Kernel row layout: the ``C_*`` constants (built by :func:`row`).
 
