@@ -519,3 +519,23 @@ def test_solve_lethality_and_audit_take_the_plugin(site):
     a = pd.read_csv(io.StringIO(done.stdout)).set_index("guardrail")
     assert a.loc["even duel is even (pbta_2d6)", "status"] == "pass"
     assert a.loc["even duel is even (pbta_2d6)", "value"] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_one_hit_at_a_distance(pbta):
+    """PD3, PD4 (issue 29 §6b): one roll made from the starting distance. Stat +0, a
+    pistol (close 10 m, far 30 m): within 10 m a hit is 7+ on 2d6 (21/36); at 20 m the far
+    band costs 1 (PD-g3), 8+ (15/36); past 30 m and a sword past 1 m (PD-g2) reach no one."""
+    c = pbta.combat
+    pistol = c.Combatant("s", 0, c.Weapon("pistol", 2, ranged=True, close=10, far=30))
+    sword = c.Combatant("a", 0, c.Weapon("sword", 3))
+    foe = c.Combatant("foe", 0)
+    assert "in_range" not in c.one_hit(pistol, foe)
+    near = c.one_hit(pistol, foe, c.Variants(distance=5))
+    assert near["p_hit"] == pytest.approx(21 / 36)
+    assert near["in_range"]
+    assert c.one_hit(pistol, foe, c.Variants(distance=20))["p_hit"] == pytest.approx(15 / 36)
+    gone = c.one_hit(pistol, foe, c.Variants(distance=31))
+    assert not gone["in_range"]
+    assert gone["p_hit"] == 0.0
+    assert not c.one_hit(sword, foe, c.Variants(distance=2))["in_range"]
+    assert c.one_hit(sword, foe, c.Variants(distance=1))["p_hit"] == pytest.approx(21 / 36)

@@ -547,16 +547,21 @@ def _harm(striker: Combatant, struck: Combatant, less: int = 0, shield: int = 0)
 
 
 def attack_damage(attacker: Combatant, target: Combatant,
-                  variants: Variants | None = None) -> np.ndarray:
+                  variants: Variants | None = None, at: int = 0) -> np.ndarray:
     """Exact distribution of the harm ``attacker`` deals ``target`` with one roll (PC3–PC6):
     ``p[k]`` = P(harm ``k``); ``p[0]`` holds the misses (the harm the attacker then takes
-    is not counted here)."""
+    is not counted here). ``at``: metres apart (0 engaged; called in reach only): PD4's
+    far band costs ``far_penalty``, and PD5 a weak hit on a foe that cannot reach back
+    strikes one harm less under ``weak_at_range = less``."""
     v = _variants(variants)
     attacker.check()
     target.check()
-    miss, weak, strong = move_odds(attacker.stat, v)
+    far = at > 0 and attacker.weapon.ranged and at > attacker.weapon.close
+    miss, weak, strong = move_odds(attacker.stat - (v.far_penalty if far else 0), v)
     full = _harm(attacker, target)
-    weak_harm = _harm(attacker, target, 1 if attacker.tactic == "careful" else 0)
+    less = attacker.tactic == "careful" or (
+        at > 0 and not reaches(target, at, v) and v.weak_at_range == "less")
+    weak_harm = _harm(attacker, target, 1 if less else 0)
     p = np.zeros(full + 1)
     p[full] += strong
     p[weak_harm] += weak
@@ -704,17 +709,26 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     ``p_kill``: it reaches the clock plus ``dead_over``; ``p_dead`` / ``p_dying`` /
     ``p_out``: it takes the target out and the target then ends dead / dying / out after
     the aftermath with the attacker as the winner (they sum to ``p_incapacitate``).
+
+    At a starting distance (variant ``distance`` > 0) the roll is made from there (PD3,
+    PD4, PD5; :func:`attack_damage`), and the result also has ``in_range``: False, every
+    figure 0, when the attacker's weapon does not reach.
     """
     v = _variants(variants)
-    p = attack_damage(attacker, target, v)
-    _miss, weak, strong = move_odds(attacker.stat, v)
+    if v.distance > 0 and not reaches(attacker, v.distance, v):
+        return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
+                                 "p_dying", "p_out"), 0.0), "in_range": False}
+    p = attack_damage(attacker, target, v, v.distance)
+    far = v.distance > 0 and attacker.weapon.ranged and v.distance > attacker.weapon.close
+    _miss, weak, strong = move_odds(attacker.stat - (v.far_penalty if far else 0), v)
     fates = np.zeros(3)
     for k in range(v.clock, p.size):
         if k - v.clock >= v.dead_over:
             fates[0] += p[k]
         else:
             fates += p[k] * _fate_after(k - v.clock, v)
-    return {"p_hit": float(weak + strong),
+    odds = {"p_hit": float(weak + strong),
             "p_incapacitate": float(p[v.clock:].sum()),
             "p_kill": float(p[v.clock + v.dead_over:].sum()),
             "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}
+    return {**odds, "in_range": True} if v.distance > 0 else odds
