@@ -48,7 +48,7 @@ def pb():
 # ------------------------------------------------------- PD1: engaged is as before
 
 
-#: sha256 digests (engines.fight.HIST_FIELDS) of fights recorded before the plug-in had
+#: sha256 digests (distance_support.DIGEST_FIELDS) of fights recorded before the plug-in had
 #: distance rules (main at 38c7928): duels exact and Monte Carlo (3,000 fights, seed 7)
 #: under three sets of variants, and two group fights (3,000 fights, seed 11).
 ENGAGED = {
