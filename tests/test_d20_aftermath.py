@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from math import sqrt
 
 import numpy as np
 import pytest
+from d20_support import fighter, tol
 
 from analysis.combat.archetypes import library
 from engines.rng import chunk_states
 from engines.systems.d20_degrees.combat import (
     DYING,
     INCAP,
-    Fighter,
     Variants,
     apply_first_aid,
     attack_damage,
@@ -30,19 +29,6 @@ from engines.systems.d20_degrees.combat import (
     fortitude_check,
     one_hit,
 )
-
-
-def tol(p: float, n: int) -> float:
-    return 5 * sqrt(max(p * (1 - p), 0.0) / n) + 1 / n
-
-
-def fighter(**kw) -> Fighter:
-    base = {"attack": 7, "damage": 5, "toughness": 2, "parry": 7, "dodge": 7, "fortitude": 4,
-            "hit_points": 12, "agility": 2, "awareness": 2, "hero_points": 0,
-            "hero_use": "none"}
-    base.update(kw)
-    return Fighter(**base)
-
 
 # E14 at Fortitude 0 vs DC 15 (E2 degrees, E3 naturals), by face:
 #   20 → 25: 3 degrees → stabilised;  15–19: one degree → nothing;

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from math import sqrt
 
 import numpy as np
 import pytest
+from d20_support import assert_mc_matches, fighter, tol
 
 from analysis.combat.archetypes import combatant, library, load_matchup_file
 from engines.distance import PLANS, default_plan, plan_code
@@ -33,24 +33,7 @@ from engines.variants import parse_variants
 N = 200_000
 
 
-def tol(p: float, n: int) -> float:
-    """Five binomial standard errors plus one count (see module docstring)."""
-    return 5 * sqrt(max(p * (1 - p), 0.0) / n) + 1 / n
 
-
-def assert_mc_matches(p_mc, p_exact, n: int) -> None:
-    p_mc = np.asarray(p_mc, float).ravel()
-    p_exact = np.asarray(p_exact, float).ravel()
-    for got, want in zip(p_mc, p_exact, strict=True):
-        assert abs(got - want) <= tol(want, n), (got, want)
-
-
-def fighter(**kw) -> Fighter:
-    base = {"attack": 7, "damage": 5, "toughness": 2, "parry": 7, "dodge": 7, "fortitude": 4,
-            "hit_points": 12, "agility": 2, "awareness": 2, "hero_points": 0,
-            "hero_use": "none"}
-    base.update(kw)
-    return Fighter(**base)
 
 
 # Hits only on a natural 20 (E3), for 0 damage; 1 hit point.
