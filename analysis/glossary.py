@@ -53,6 +53,8 @@ _METRICS = {
     "p_loser_dead": N_("the chance that the loser ends dead"),
     "p_loser_dying": N_("the chance that the loser ends dying"),
     "p_loser_out": N_("the chance that the loser ends out of the fight but stable"),
+    "p_someone_dead": N_("the chance that at least one fighter ends dead"),
+    "deaths_mean": N_("the mean number of fighters who end dead"),
     "p_one_hit_hit": N_("the chance that one attack hits an unhurt fighter"),
     "p_one_hit_incapacitate": N_("the chance that one attack drops an unhurt fighter"),
     "p_one_hit_kill": N_("the chance that one attack kills an unhurt fighter"),

@@ -100,7 +100,7 @@ def test_fresh_install_with_the_plugin_warm_up_report_serve(tmp_path):
     done = re.search(r"compiled (\d+) kernel groups", warm.stderr)
     assert done is not None, warm.stderr[-3000:]
     combat = _run(py, env, work, "-c", "from engines.system import registry; print(sum("
-                  "s.has_combat for s in registry().values()))")
+                  "s.combat is not None for s in registry().values()))")
     assert int(done.group(1)) == 1 + 2 * int(combat.stdout)  # checks, then 2 per combat
     skipped = [line for line in warm.stderr.splitlines() if "skipped:" in line]
     assert skipped == [

@@ -422,7 +422,21 @@ def server(tmp_path_factory):
             raise AssertionError("the server did not stop on Ctrl-C") from None
     text = log.read_text()
     assert proc.returncode == 0, text
-    assert "Traceback" not in text, text
+    assert "Traceback" not in _without_panel_busy_race(text), text
+
+
+#: Panel's own shutdown race: a page callback that finishes on its thread pool while
+#: Ctrl-C tears the server down updates ``state.busy``, which Panel has made read-only by
+#: then. Panel logs it as "exception calling callback"; the page's code raised nothing.
+PANEL_BUSY_RACE = "TypeError: Read-only parameter 'busy' cannot be modified"
+
+
+def _without_panel_busy_race(text: str) -> str:
+    """The server's stderr less the log records that end in Panel's busy-counter race
+    (:data:`PANEL_BUSY_RACE`); any other traceback stays."""
+    record = (r"[^\n]*exception calling callback[^\n]*\nTraceback \(most recent call last\):\n"
+              r"(?:[ \t][^\n]*\n)*" + re.escape(PANEL_BUSY_RACE) + r"\n?")
+    return re.sub(record, "", text)
 
 
 @pytest.mark.browser
