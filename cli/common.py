@@ -127,15 +127,23 @@ def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list
 def provenance_of(args, method: str | None = None, trials: int | None = None,
                   system: str | None = None) -> dict:
     """What produced a command's table, from its arguments: system(s), the variants
-    given (``defaults`` when none), the method and the Monte Carlo trials (0 when exact)."""
+    given (``defaults`` when none), the method and the Monte Carlo trials (0 when exact),
+    and ``rules`` — the rule edits in force, in words — when a rules file or a knob
+    changed any (:func:`analysis.rules.provenance`)."""
     sys_ = system or getattr(args, "system", None)
     if isinstance(sys_, list | tuple):
         sys_ = ",".join(sys_)
     method = method or getattr(args, "method", None) or "exact"
     n = trials if trials is not None else getattr(args, "trials", None)
-    return {"system": sys_ or "all",
-            "variants": "; ".join(getattr(args, "variant", None) or []) or "defaults",
-            "method": method, "trials": 0 if method == "exact" else (n or "")}
+    out = {"system": sys_ or "all",
+           "variants": "; ".join(getattr(args, "variant", None) or []) or "defaults",
+           "method": method, "trials": 0 if method == "exact" else (n or "")}
+    from analysis.rules import provenance
+
+    edited = provenance()
+    if edited:  # only when the rules in force differ from the package's
+        out["rules"] = edited
+    return out
 
 
 #: Local Dask worker processes of ``run`` and ``sweep`` when ``--workers`` is not given

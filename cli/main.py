@@ -12,12 +12,19 @@ import argparse
 import importlib
 import sys
 
-__all__ = ["COMMAND_MODULES", "EPILOG", "UsageError", "build_parser", "main"]
+__all__ = ["COMMAND_MODULES", "EPILOG", "NO_RULES", "RULES_HELP", "UsageError", "build_parser",
+           "main"]
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
 COMMAND_MODULES = ["cli.systems", "cli.checks", "cli.tables", "cli.report",
                    "cli.workflow", "cli.combat", "cli.campaign", "cli.warmup",
-                   "cli.audit", "cli.tune", "cli.serve"]
+                   "cli.audit", "cli.tune", "cli.serve", "cli.rules"]
+
+#: Commands that compute nothing from a system's rules (no ``--rules``).
+NO_RULES = ("systems", "warm-up")
+
+RULES_HELP = ("a rules file (rpg-balance rules SYSTEM --export FILE writes one to edit); "
+              "repeat for other systems, one file per system")
 
 EPILOG = """examples:
   rpg-balance curves dice_pool_7 --variant again=9 --method both --trials 200000 --seed 1
@@ -43,14 +50,45 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for name, command in sub.choices.items():
+        if name not in NO_RULES:
+            _add_rules(command)
     return parser
+
+
+def _add_rules(p: argparse.ArgumentParser) -> None:
+    """``--rules FILE`` on a command, or on each of its subcommands."""
+    nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+    if nested:
+        for child in nested[0].choices.values():
+            _add_rules(child)
+        return
+    if not any("--rules" in a.option_strings for a in p._actions):
+        p.add_argument("--rules", action="append", default=None, metavar="FILE",
+                       help=RULES_HELP)
+
+
+def _run(args) -> int:
+    """The command in a context of its own (whatever rules it puts in force end with it),
+    with the rules of ``--rules`` in force (:mod:`analysis.rules`)."""
+    import contextvars
+
+    def command() -> int:
+        files = getattr(args, "rules", None)
+        if files:
+            from analysis.rules import load_files, put
+
+            put(load_files(files))
+        return int(args.func(args) or 0)
+
+    return contextvars.copy_context().run(command)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return int(args.func(args) or 0)
+        return _run(args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

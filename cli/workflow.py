@@ -11,6 +11,7 @@ import math
 import sys
 from pathlib import Path
 
+from analysis.rules import put as put_rules
 from cli.common import (
     DEFAULT_WORKERS,
     FORMATS,
@@ -347,6 +348,7 @@ def run_run(args) -> int:
     from analysis.workflow.sweep import SweepInterrupted
 
     sc = load_scenario(args.scenario)
+    put_rules(sc.rule_sets())
     _apply_overrides(sc, args)
     out_dir = Path(args.output).resolve() if args.output else sc.output_dir()
     check_output_dir(out_dir, sc.output.format)
@@ -370,6 +372,7 @@ def run_sweep(args) -> int:
     from engines.errors import InputError
 
     sc = load_scenario(args.scenario)
+    put_rules(sc.rule_sets())
     if sc.sweep is None:
         raise InputError(f"{Path(args.scenario).name}: no [sweep] section to run")
     _apply_overrides(sc, args)
@@ -497,6 +500,7 @@ def run_solve_lethality(args) -> int:
         from analysis.workflow.scenario import load_scenario
 
         sc = load_scenario(args.scenario)
+        put_rules(sc.rule_sets())
         _apply_overrides(sc, args)
         fights = [(i, f) for i, f in enumerate(sc.fights)
                   if sc.check_system(f) == args.system

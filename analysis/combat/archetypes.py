@@ -40,6 +40,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.limits import MAX_ROUND_CAP
+from analysis.rules import active as active_rules
+from analysis.rules import apply_everyone
 from analysis.toml_input import file_stamp, read_toml, read_toml_cached
 from engines.archetype_library import ArchetypeHook, check_gear, unknown
 from engines.archetype_library import validation as _validation
@@ -125,16 +127,35 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
     return checks, combat
 
 
-def read_library(system: str, path) -> tuple[str, dict]:
+def read_library(system: str, path, *, rules: bool = True) -> tuple[str, dict]:
     """``(file name, parsed data file)`` of the system's library: a copy of the parse
-    kept while the file stays the same (:func:`analysis.toml_input.read_toml_cached`)."""
+    kept while the file stays the same (:func:`analysis.toml_input.read_toml_cached`),
+    with the rule edits in force made (:func:`analysis.rules.active`; ``rules=False``:
+    the file as it is)."""
     p = hook(system).path(path)
-    return p.name, read_toml_cached(p, "combat data file")
+    raw = read_toml_cached(p, "combat data file")
+    rs = active_rules(system) if rules else None
+    if rs is None or not rs.changes:
+        return p.name, raw
+    key = (file_stamp(p), rs.key)
+    found = _EDITED.get(key)
+    if found is None:
+        if len(_EDITED) >= 64:
+            _EDITED.clear()
+        found = _EDITED[key] = rs.apply(raw)
+    return p.name, found
+
+
+#: data files with rule edits made, by (file stamp, rules key)
+_EDITED: dict[tuple, dict] = {}
 
 
 def _stamp(system: str, path) -> tuple | None:
-    """The data file's :func:`~analysis.toml_input.file_stamp` (None when unreadable)."""
-    return file_stamp(hook(system).path(path))
+    """The data file's :func:`~analysis.toml_input.file_stamp` and the key of the rules
+    in force (None when the file is unreadable)."""
+    stamp = file_stamp(hook(system).path(path))
+    rs = active_rules(system)
+    return stamp if stamp is None or rs is None else (stamp, rs.key)
 
 
 @lru_cache(maxsize=32)
@@ -349,7 +370,23 @@ def _build(system: str, spec, overrides, path, label):
     if name is not None and name not in lib:
         raise unknown(system, name, lib)
     fname, raw = read_library(system, path)
+    if full is not None:
+        full.update(apply_everyone(system, lambda t: _trait_of(full, t, system, label)))
+    else:
+        over.update(apply_everyone(system, lambda t: over[t] if t in over else
+                                   _trait_of(lib[name], t, system, label)))
     return hook(system).build(fname, raw, lib, name, over, full, label)
+
+
+def _trait_of(model, trait: str, system: str, label: str) -> int:
+    """A fighter's own value of ``trait`` (a library entry, its stat block, or a trait
+    mapping), for the ``everyone`` offsets (:mod:`analysis.rules`)."""
+    for holder in (model, getattr(model, "stats", None)):
+        if isinstance(holder, Mapping) and trait in holder:
+            return holder[trait]
+        if holder is not None and not isinstance(holder, Mapping) and hasattr(holder, trait):
+            return getattr(holder, trait)
+    raise InputError(f"{system}: {label}: everyone.{trait}: this fighter has no {trait}")
 
 
 def weapon_name(system: str, spec: str | Mapping[str, Any],

@@ -295,12 +295,28 @@ class Scenario(_Model):
     #: ``audit --discover`` judges and whose fights the report's combat sections show
     #: (``report --guardrails``); None: the packaged ``analysis/data/cross_combat.toml``
     cross_combat: str | None = Field(None, min_length=1)
+    #: rules files (relative to this file, one per system; analysis.rules) in force
+    #: for everything the file computes, after the command line's ``--rules``
+    rules: list[str] = Field(default_factory=list)
     output: Output = Field(default_factory=Output)
     #: where the file was read from (set by :func:`load_scenario`)
     _source: str = PrivateAttr("<scenario>")
     #: a method forced from the command line (``--method``, or ``--trials``/``--se``
     #: meaning Monte Carlo) and the option that forced it
     _forced: tuple[str, str] | None = PrivateAttr(None)
+    #: ``{system: analysis.rules.RuleSet}``: the ``rules`` files read, and rule knobs
+    #: (``SYSTEM:rules.…``, ``SYSTEM:everyone.…``) set by ``--set`` or ``tune``
+    _rule_sets: dict = PrivateAttr(default_factory=dict)
+
+    def rule_sets(self) -> dict:
+        """``{system: RuleSet}`` this scenario puts in force (:func:`analysis.rules.using`)."""
+        return dict(self._rule_sets)
+
+    def with_rule_sets(self, rule_sets: dict) -> Scenario:
+        """A copy with ``rule_sets`` in force instead."""
+        new = self.model_copy()
+        new._rule_sets = dict(rule_sets)
+        return new
 
     def force_method(self, method: str, option: str) -> None:
         """The command line overrides every method of the file (checks and fights)."""
@@ -560,6 +576,15 @@ def load_scenario(path: str | Path) -> Scenario:
     data = read_toml(path, "scenario file")
     sc = parse_scenario(data, source)
     sc._source = str(path)
+    if sc.rules:
+        from analysis.rules import load_files
+
+        try:
+            sc._rule_sets = load_files([path.parent / r for r in sc.rules],
+                                       where=f"{source}: rules:")
+        except InputError as exc:
+            raise InputError("\n".join(f"{source}: rules: {line}"
+                                        for line in str(exc).splitlines())) from None
     if sc.cross_combat is not None:  # the mapping it names, validated now, in one line
         from analysis.combat.cross_combat import load_cross
 

@@ -277,8 +277,10 @@ def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
     :class:`SweepInterrupted` saying how much was done.
     """
     from analysis.progress import bar
+    from analysis.rules import bound
 
     cluster = cluster or Cluster()
+    fn = bound(fn)  # the rules in force travel with each task
     total = len(tasks)
     results: list = [None] * total
     done = 0

@@ -99,6 +99,18 @@ class ArchetypeHook:
     data_file: Path | None = field(default=None)
     weapon_of: Callable[[Any], str | None] = weapon_attribute
     weapon_ranged: Callable[[dict, str], bool] = ranged_flag
+    tables: tuple[tuple[str, str, str], ...] = ()
+
+    def rule_tables(self, raw: Mapping) -> tuple[tuple[str, str, str], ...]:
+        """The rule tables of the data file (``analysis.rules``): ``(kind, table, rule)``
+        — the word ``rpg-balance gear`` and the rules files use, the data file's table,
+        the rule id a row follows when its note cites none. :attr:`tables` when the hook
+        gives them, else ``weapon`` (``[weapons]``, :attr:`weapon_rule`) and ``armour``
+        (``[armour]``, :attr:`armour_rule`) as the file has them."""
+        if self.tables:
+            return self.tables
+        return tuple(t for t in (("weapon", "weapons", self.weapon_rule),
+                                 ("armour", "armour", self.armour_rule)) if t[1] in raw)
 
     def path(self, path: str | Path | None = None) -> Path:
         """The data file: ``path``, else the hook's :attr:`data_file`."""

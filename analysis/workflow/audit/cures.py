@@ -469,17 +469,34 @@ def side_effects(scenarios, table_rows: list[dict], which: tuple[int, int], cure
 
 
 def guardrail_state(sc, g) -> list[tuple]:
-    """What guardrail ``g`` measures in ``sc``: the ``(entry, variants)`` of its target
-    and, for a guardrail that compares two fights, of its ``versus`` fight (an edit that
-    changes neither leaves its figure as it was)."""
+    """What guardrail ``g`` measures in ``sc``: the ``(entry, variants, fighters)`` of its
+    target and, for a guardrail that compares two fights, of its ``versus`` fight (an
+    edit that changes none leaves its figure as it was); ``fighters`` are the fighters
+    as built under the scenario's rules (:func:`_built`)."""
     from analysis.workflow.guardrails import comparing
 
     t = guardrail_target(sc, g)
-    out = [(t.entry, t.variants)]
+    out = [(t.entry, t.variants, _built(sc, t))]
     if comparing(g) and getattr(g, "versus", None) is not None:
         v = guardrail_target(sc, g.model_copy(update={"fight": g.versus}))
-        out.append((v.entry, v.variants))
+        out.append((v.entry, v.variants, _built(sc, v)))
     return out
+
+
+def _built(sc, t) -> str:
+    """The fighters of a fight target as the rules the scenario puts in force build them
+    (a rule knob — ``rules.…``, ``everyone.…`` — touches exactly the fights whose
+    fighters it changes); empty for a check or campaign."""
+    if t.kind != "fight" or not sc.rule_sets():
+        return ""
+    from analysis.combat import fights as reg
+    from analysis.rules import using
+
+    with using(sc.rule_sets()):
+        try:
+            return repr((reg.fighter(t.system, t.entry.a), reg.fighter(t.system, t.entry.b)))
+        except InputError as exc:
+            return f"error: {exc}"
 
 
 def cure_text(search: CureSearch, metric: str) -> Text:

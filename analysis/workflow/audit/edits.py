@@ -9,7 +9,11 @@ that entry only). ``KNOB`` is
   each check whose check variants have it;
 - ``a.KEY``, ``b.KEY``, ``both.KEY`` — a fighter trait (fights only;
   :func:`analysis.workflow.fight_sweep.apply_knob`);
-- a check axis (``skill``, ``pool``, ``difficulty`` …) — the one cell of a check entry.
+- a check axis (``skill``, ``pool``, ``difficulty`` …) — the one cell of a check entry;
+- ``rules.KIND.ENTRY.FIELD`` — a field of the system's rule tables (``TARGET`` a system:
+  ``dice_pool_7:rules.armour.heavy_archaic.ballistic=1``), and ``everyone.TRAIT`` — an
+  offset to every fighter's trait (``middle_3d10:everyone.vigor=4``); both are rules
+  the scenario puts in force for everything it measures (:mod:`analysis.rules`).
 
 :func:`apply` returns new scenarios (the inputs are not changed) and raises an
 :class:`~engines.errors.InputError` naming what is wrong and where.
@@ -20,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from analysis.rules import is_rule_knob
 from engines.errors import InputError
 
 __all__ = ["Edit", "apply", "format_value", "parse", "parse_value", "target_entries"]
@@ -94,6 +99,8 @@ def apply(scenarios, edit: Edit, where: str = "--set"):
     from engines.system import registry
 
     systems = set(registry())
+    if is_rule_knob(edit.knob):
+        return _edit_rules(scenarios, edit, systems, where)
     out, touched = [], 0
     for sc in scenarios:
         fights, checks = list(sc.fights), list(sc.checks)
@@ -122,6 +129,26 @@ def apply(scenarios, edit: Edit, where: str = "--set"):
         raise InputError(f"{where} {edit}: {edit.target!r} is neither a system with a fight "
                          f"or check that has {edit.knob!r} nor a [[fights]] or [[checks]] "
                          f"entry of the files")
+    return out
+
+
+def _edit_rules(scenarios, edit: Edit, systems: set, where: str):
+    """A rule knob (``SYSTEM:rules.KIND.ENTRY.FIELD``, ``SYSTEM:everyone.TRAIT``): the
+    scenarios with the edit added to the rules they put in force (analysis.rules)."""
+    from analysis.combat.archetypes import systems as with_tables
+    from analysis.rules import RuleSet
+
+    if edit.target not in systems:
+        raise InputError(f"{where} {edit}: a rule knob's target is a system "
+                         f"({', '.join(sorted(systems))}), not {edit.target!r}")
+    if edit.target not in with_tables():
+        raise InputError(f"{where} {edit}: {edit.target} has no rule tables")
+    out = []
+    for sc in scenarios:
+        sets = sc.rule_sets()
+        now = sets.get(edit.target) or RuleSet(edit.target)
+        sets[edit.target] = now.with_knob(edit.knob, edit.value, where)
+        out.append(sc.with_rule_sets(sets))
     return out
 
 

@@ -86,7 +86,15 @@ def check_value(system: str, cell: dict, variants) -> float:
 
 def measure(sc, g, index: int, *, seed: int = STUDY_SEED, batch: int = 2_000,
             max_trials: int = 200_000) -> dict:
-    """Value, SE, trials and status of guardrail ``g`` (position ``index``)."""
+    """Value, SE, trials and status of guardrail ``g`` (position ``index``), with the
+    rules the scenario puts in force (its ``rules`` files and rule knobs)."""
+    from analysis.rules import using
+
+    with using(sc.rule_sets()):
+        return _measure(sc, g, index, seed, batch, max_trials)
+
+
+def _measure(sc, g, index: int, seed: int, batch: int, max_trials: int) -> dict:
     t = guardrail_target(sc, g)
     if t.kind == "campaign":
         from analysis.campaign import DEFAULT_TRIALS, measure_campaign

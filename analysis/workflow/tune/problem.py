@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from analysis.rules import is_rule_knob
 from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
@@ -105,6 +106,8 @@ def current_value(sc, target: str, knob: str):
     else:
         chosen = target_entries(sc, target)
     side, _, name = knob.partition(".")
+    if is_rule_knob(knob):
+        return _rule_value(sc, target, knob)
     found = []
     for kind, i in chosen:
         if kind == "fight":
@@ -142,6 +145,34 @@ def current_value(sc, target: str, knob: str):
     return found[0]
 
 
+def _rule_value(sc, system: str, knob: str):
+    """The value a rule knob has under the rules the scenario puts in force: a rule
+    table's field (``rules.KIND.ENTRY[.FIELD]``) or an ``everyone.TRAIT`` offset (0
+    when none)."""
+    from analysis.combat.archetypes import systems
+    from analysis.rules import RuleSet
+
+    if system not in systems():
+        raise InputError(f"a rule knob's target is a system with rule tables "
+                         f"({', '.join(systems())}), not {system!r}")
+    rs = sc.rule_sets().get(system) or RuleSet(system)
+    head, _, rest = knob.partition(".")
+    if head == "everyone":
+        # the trait's name as the system spells it (an InputError for an unknown one)
+        trait = RuleSet(system).with_knob(knob, 1, "").everyone[0][0]
+        return dict(rs.everyone).get(trait, 0)
+    parts = rest.split(".")
+    entry = rs.tables().get(parts[0], {}).get(parts[1]) if len(parts) >= 2 else None
+    if entry is None:
+        rs.with_knob(knob, 0, "")   # raises with the table's or entry's known names
+    if len(parts) == 2:
+        return entry
+    if not isinstance(entry, dict) or parts[2] not in entry:
+        rs.with_knob(knob, 0, "")
+        raise InputError(f"{parts[0]}.{parts[1]} has no {parts[2]!r} of its own")
+    return entry[parts[2]]
+
+
 def _why(message: str, edit: str) -> str:
     """An edit's InputError without its ``TARGET:KNOB=VALUE:`` head."""
     head, sep, rest = message.partition(": ")
@@ -155,8 +186,8 @@ def _target_state(sc, g):
     from analysis.workflow.audit.measuring import guardrail_target
 
     t = guardrail_target(sc, g)
-    return (t.system, *((repr(e.model_dump()), repr(sorted(v.items())))
-                        for e, v in guardrail_state(sc, g)))
+    return (t.system, *((repr(e.model_dump()), repr(sorted(v.items())), built)
+                        for e, v, built in guardrail_state(sc, g)))
 
 
 def tune_problems(sc) -> tuple[list[tuple[str, str]], list[Knob], list[tuple[int, ...]]]:

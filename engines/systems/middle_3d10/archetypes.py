@@ -125,4 +125,5 @@ HOOK = ArchetypeHook(
     to_engine=lambda m: m.combatant(), tactic_values=lambda: {t: t for t in mid.TACTICS},
     tactic_field="drama_tactic", armour="none",
     no_armour_hint=" (Defense is a stat: set defense)", weapon_rule="B8",
-    weapon_ranged=weapon_ranged, data_file=DATA_FILE)
+    weapon_ranged=weapon_ranged, data_file=DATA_FILE,
+    tables=(("category", "categories", "B8"), ("weapon", "weapons", "B8")))

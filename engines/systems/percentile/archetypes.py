@@ -209,4 +209,5 @@ HOOK = ArchetypeHook(
     system="percentile", load=load, build=builder("percentile", PctArchetype, load),
     to_engine=lambda m: m.combatant(), tactic_values=lambda: {t: t for t in pct.DEFENCES},
     tactic_field="defend", armour="points", armour_points=ARMOUR_POINTS, weapon_rule="DX3",
-    armour_rule="DX11", weapon_ranged=weapon_ranged, data_file=DATA_FILE)
+    armour_rule="DX11", weapon_ranged=weapon_ranged, data_file=DATA_FILE,
+    tables=(("weapon", "weapons", "DX3"), ("damage_bonus", "damage_bonus", "DX3")))

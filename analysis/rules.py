@@ -1,0 +1,702 @@
+"""A designer's rules: the rule tables of each system, edits to them, and the rules in
+force while a command runs.
+
+**The tables.** The numbers a system's seed gives as tables — weapons, armour, a weapon
+category's dice, the damage-bonus table — live in its combat data file (a built-in's
+``engines/systems/<id>/archetypes.toml``, a plug-in's own), each entry with its note and
+rule id, read and validated once by the system's archetype hook. The hook's
+:meth:`~engines.archetype_library.ArchetypeHook.rule_tables` names them with the words
+``rpg-balance gear`` uses for the kinds: ``weapon`` (the file's ``[weapons]``),
+``armour``, ``category`` (``middle_3d10``'s weapon categories), ``damage_bonus``
+(``percentile``'s rows, numbered from 0). Kernels and exact chains take every value
+through the fighters' rows, so an edit never recompiles anything.
+
+**A rules file** (``rpg-balance rules SYSTEM --export FILE`` writes a complete one)::
+
+    system = "dice_pool_7"
+
+    [armour.heavy_archaic]
+    ballistic = 1            # an edit (the package says 2)
+
+    [weapon.crossbow]        # a new entry, usable by name everywhere
+    like = "thrown"          # start from an existing entry's fields
+    bonus = 2
+
+    [weapon.submachine_gun]
+    remove = true            # an entry removed
+
+    [everyone]
+    CON = 1                  # every fighter of the system: its own CON + 1
+
+Entries and fields a file does not name keep the package's values; a field equal to the
+package's is no edit (an unedited export changes nothing). ``note``, ``source`` and
+``assumption`` are words, never edits. Every problem of a file is reported at once, one
+line each with its key path (:class:`~engines.errors.InputError`).
+
+**Edits as knobs.** ``SYSTEM:rules.KIND.ENTRY.FIELD=VALUE`` (``rules.KIND.ENTRY`` for a
+table whose entries are single values, e.g. ``middle_3d10``'s ``weapon.knife =
+"blades"``) and ``SYSTEM:everyone.TRAIT=OFFSET`` are the same edits one at a time
+(:meth:`RuleSet.with_knob`), for ``--set``, ``solve``, ``sweep``, the cure search and
+``[tune]``.
+
+**In force.** :func:`using` puts rule sets in force for a block (the command line's
+``--rules``, a scenario's ``rules`` key, a knob's edit); the archetype loader
+(:mod:`analysis.combat.archetypes`) reads :func:`active` whenever it builds a fighter or
+lists gear. :func:`bound` carries the rules in force into a task run elsewhere (a Dask
+worker, another thread).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import copy
+import dataclasses
+import difflib
+import functools
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from engines.errors import InputError
+
+__all__ = ["DOC_KEYS", "RuleSet", "active", "apply_everyone", "base_tables", "bound",
+           "export_text", "in_force", "is_rule_knob", "load_file", "load_files",
+           "provenance", "put", "table_rows", "using"]
+
+#: keys of an entry that are words, not numbers (never an edit)
+DOC_KEYS = ("note", "source", "assumption")
+#: keys of a rules-file entry that are instructions, not fields
+_VERBS = ("like", "remove")
+
+_ACTIVE: contextvars.ContextVar[tuple] = contextvars.ContextVar("rpg_balance_rules",
+                                                                default=())
+
+
+# --------------------------------------------------------------------------------------
+# The tables of a system
+
+
+def _hook(system: str):
+    from analysis.combat import archetypes
+
+    return archetypes.hook(system)
+
+
+def _raw(system: str) -> tuple[str, dict]:
+    """The package's parsed data file (no rules applied)."""
+    from analysis.combat import archetypes
+
+    return archetypes.read_library(system, None, rules=False)
+
+
+def _entries(value) -> dict:
+    """A table's entries by name (an array of tables by its position, from 0)."""
+    if isinstance(value, list):
+        return {str(i): e for i, e in enumerate(value)}
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def base_tables(system: str, raw: dict | None = None) -> dict[str, dict]:
+    """``{kind: {entry: fields or value}}`` of the system's rule tables as the data file
+    ``raw`` (default: the package's) gives them, doc keys included."""
+    raw = _raw(system)[1] if raw is None else raw
+    out = {}
+    for kind, table, _rule in _hook(system).rule_tables(raw):
+        if table in raw:
+            out[kind] = _entries(raw[table])
+    return out
+
+
+def _kinds(system: str, raw: dict) -> dict[str, tuple[str, str]]:
+    return {kind: (table, rule) for kind, table, rule in _hook(system).rule_tables(raw)
+            if table in raw}
+
+
+def _is_array(raw: dict, table: str) -> bool:
+    return isinstance(raw.get(table), list)
+
+
+# --------------------------------------------------------------------------------------
+# A rule set
+
+
+@dataclasses.dataclass(frozen=True)
+class RuleSet:
+    """The edits of one system's rules.
+
+    ``changes``: ``("set", kind, entry, field, value)`` (``field`` ``""`` for a
+    single-value entry), ``("add", kind, entry, ((field, value), ...))``,
+    ``("remove", kind, entry)``, applied in order; ``everyone``: ``((trait, offset),
+    ...)``; ``sources``: the files they came from (for provenance)."""
+
+    system: str
+    changes: tuple = ()
+    everyone: tuple[tuple[str, int], ...] = ()
+    sources: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple:
+        """What the rules are (not where they came from): the caches' key."""
+        return (self.system, self.changes, self.everyone)
+
+    def __bool__(self) -> bool:
+        return bool(self.changes or self.everyone)
+
+    def merged(self, other: RuleSet) -> RuleSet:
+        """These edits, then ``other``'s (same system)."""
+        out = self
+        for ch in other.changes:
+            out = out._with_change(ch)
+        for trait, off in other.everyone:
+            out = out._with_everyone(trait, off)
+        return dataclasses.replace(out, sources=tuple(dict.fromkeys(self.sources
+                                                                    + other.sources)))
+
+    def _with_change(self, ch: tuple) -> RuleSet:
+        keep = [c for c in self.changes if not (ch[0] == "set" and c[0] == "set"
+                                                 and c[1:4] == ch[1:4])]
+        return dataclasses.replace(self, changes=(*tuple(keep), ch))
+
+    def _with_everyone(self, trait: str, offset: int) -> RuleSet:
+        rest = tuple((t, o) for t, o in self.everyone if t != trait)
+        new = rest + (((trait, offset),) if offset else ())
+        return dataclasses.replace(self, everyone=new)
+
+    def apply(self, raw: dict) -> dict:
+        """A copy of the parsed data file ``raw`` with the edits made."""
+        if not self.changes:
+            return raw
+        kinds = _kinds(self.system, raw)
+        out = copy.deepcopy(raw)
+        for ch in self.changes:
+            table = kinds[ch[1]][0]
+            array = _is_array(out, table)
+            if ch[0] == "remove":
+                if array:
+                    del out[table][int(ch[2])]
+                else:
+                    out[table].pop(ch[2], None)
+            elif ch[0] == "add":
+                fields = dict(ch[3])
+                value = fields[""] if set(fields) == {""} else fields
+                out.setdefault(table, {})[ch[2]] = _plain(value)
+            else:
+                _, _kind, entry, field, value = ch
+                holder = out[table]
+                key = int(entry) if array else entry
+                if field:
+                    holder[key][field] = _plain(value)
+                else:
+                    holder[key] = _plain(value)
+        return out
+
+    def words(self) -> list[str]:
+        """Each edit in words: ``armour.heavy_archaic.ballistic 2 → 1``, ``weapon.crossbow
+        added``, ``weapon.thrown removed``, ``everyone's CON +1``."""
+        base = base_tables(self.system)
+        out = []
+        for ch in self.changes:
+            if ch[0] == "remove":
+                out.append(f"{ch[1]}.{ch[2]} removed")
+            elif ch[0] == "add":
+                out.append(f"{ch[1]}.{ch[2]} added")
+            else:
+                _, kind, entry, field, value = ch
+                old = base.get(kind, {}).get(entry)
+                old = old.get(field) if field and isinstance(old, Mapping) else \
+                    (old if not field else None)
+                name = f"{kind}.{entry}" + (f".{field}" if field else "")
+                out.append(f"{name} {_show(old)} → {_show(value)}" if old is not None
+                           else f"{name} = {_show(value)}")
+        out.extend(f"everyone's {t} {o:+d}" for t, o in self.everyone)
+        return out
+
+    def with_knob(self, knob: str, value, where: str = "--set") -> RuleSet:
+        """These rules with one knob set: ``rules.KIND.ENTRY[.FIELD]`` to ``value`` or
+        ``everyone.TRAIT`` to the offset ``value`` (an InputError naming ``where``)."""
+        head, _, rest = knob.partition(".")
+        if head == "everyone":
+            trait = _trait_name(self.system, rest, f"{where} {self.system}:{knob}")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InputError(f"{where} {self.system}:{knob}: an offset is a whole "
+                                 f"number, got {value!r}")
+            return self._with_everyone(trait, int(value))
+        parts = rest.split(".")
+        if head != "rules" or len(parts) not in (2, 3) or not all(parts):
+            raise InputError(f"{where} {self.system}:{knob}: expected rules.KIND.ENTRY.FIELD "
+                             "or everyone.TRAIT")
+        kind, entry = parts[0], parts[1]
+        field = parts[2] if len(parts) == 3 else ""
+        loc = f"{where} {self.system}:{knob}"
+        current = self.tables()
+        problems = _check_field(self.system, current, kind, entry, field, value, loc)
+        if problems:
+            raise InputError(problems[0])
+        return self._with_change(("set", kind, entry, field, _frozen(value)))
+
+    def tables(self) -> dict[str, dict]:
+        """The rule tables with these edits made."""
+        _, raw = _raw(self.system)
+        return base_tables(self.system, self.apply(raw))
+
+
+def _plain(value):
+    """A frozen value back to what TOML parses (tuples → lists)."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _frozen(value):
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _show(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return str(value)
+
+
+# --------------------------------------------------------------------------------------
+# Validation
+
+
+def _type_name(value) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a text"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return type(value).__name__
+
+
+def _same_type(value, like) -> bool:
+    if isinstance(like, bool) or isinstance(value, bool):
+        return isinstance(like, bool) and isinstance(value, bool)
+    if isinstance(like, float):
+        return isinstance(value, int | float)
+    if isinstance(like, list | tuple):
+        return isinstance(value, list | tuple)
+    return type(value) is type(like)
+
+
+def _field_types(entries: Mapping) -> dict[str, Any]:
+    """``{field: an example value}`` over every entry of a table."""
+    out: dict[str, Any] = {}
+    for e in entries.values():
+        if isinstance(e, Mapping):
+            for k, v in e.items():
+                if k not in DOC_KEYS:
+                    out.setdefault(k, v)
+    return out
+
+
+def _close(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_field(system: str, tables: dict, kind: str, entry: str, field: str, value,
+                 loc: str) -> list[str]:
+    """Problems with setting ``kind.entry[.field]`` to ``value`` in ``tables``."""
+    if kind not in tables:
+        return [f"{loc}: {system} has no rule table {kind!r}{_close(kind, tables)}; "
+                f"known: {', '.join(tables)}"]
+    entries = tables[kind]
+    if entry not in entries:
+        return [f"{loc}: {system} has no {kind} {entry!r}{_close(entry, entries)}; known: "
+                + ", ".join(entries)]
+    current = entries[entry]
+    if not isinstance(current, Mapping):
+        if field:
+            return [f"{loc}: {kind}.{entry} is a single value; write "
+                    f"rules.{kind}.{entry}=VALUE"]
+        return [] if _same_type(value, current) else \
+            [f"{loc}: expected {_type_name(current)}, got {value!r}"]
+    types = _field_types(entries)
+    if not field:
+        return [f"{loc}: name a field of {kind}.{entry}: " + ", ".join(types)]
+    if field not in types:
+        return [f"{loc}: {kind} has no field {field!r}{_close(field, types)}; known: "
+                + ", ".join(types)]
+    if not _same_type(value, types[field]):
+        return [f"{loc}: expected {_type_name(types[field])}, got {value!r}"]
+    return []
+
+
+def _traits(system: str) -> list[str]:
+    """The whole-number traits a fighter of ``system`` has (the ladder's and the
+    archetypes' numeric keys in the data file)."""
+    _, raw = _raw(system)
+    found: dict[str, None] = {}
+    for table in ("levels", "archetypes"):
+        for e in _entries(raw.get(table)).values():
+            if isinstance(e, Mapping):
+                for k, v in e.items():
+                    if isinstance(v, int) and not isinstance(v, bool):
+                        found.setdefault(k)
+    return list(found)
+
+
+def _trait_name(system: str, name: str, loc: str) -> str:
+    known = _traits(system)
+    for k in known:
+        if k.lower() == name.lower():
+            return k
+    raise InputError(f"{loc}: {system} fighters have no trait {name!r}{_close(name, known)};"
+                     " known: " + ", ".join(known))
+
+
+def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
+    """A rules file's table as a :class:`RuleSet` of ``system`` and its problems."""
+    _, raw = _raw(system)
+    kinds = _kinds(system, raw)
+    tables = base_tables(system, raw)
+    problems: list[str] = []
+    changes: list[tuple] = []
+    everyone: list[tuple[str, int]] = []
+    for key, value in data.items():
+        if key == "system":
+            continue
+        if key == "everyone":
+            if not isinstance(value, Mapping):
+                problems.append(f"{fname}: everyone: expected a table of TRAIT = offset")
+                continue
+            for trait, off in value.items():
+                try:
+                    name = _trait_name(system, trait, f"{fname}: everyone.{trait}")
+                except InputError as exc:
+                    problems.append(str(exc))
+                    continue
+                if isinstance(off, bool) or not isinstance(off, int):
+                    problems.append(f"{fname}: everyone.{trait}: an offset is a whole "
+                                    f"number, got {off!r}")
+                elif off:
+                    everyone.append((name, off))
+            continue
+        if key not in kinds:
+            problems.append(f"{fname}: {key}: unknown table{_close(key, kinds)}; known: "
+                            + ", ".join([*kinds, "everyone", "system"]))
+            continue
+        array = _is_array(raw, kinds[key][0])
+        given = _entries(value) if array and isinstance(value, list) else value
+        if not isinstance(given, Mapping):
+            problems.append(f"{fname}: {key}: expected a table of entries")
+            continue
+        entries = tables[key]
+        types = _field_types(entries)
+        for entry, body in given.items():
+            loc = f"{fname}: {key}.{entry}"
+            if entry in DOC_KEYS:
+                continue
+            scalar = (entry in entries and not isinstance(entries[entry], Mapping)) or \
+                (entry not in entries and entries and
+                 not any(isinstance(e, Mapping) for e in entries.values()))
+            if scalar and not isinstance(body, Mapping):
+                if entry not in entries:
+                    changes.append(("add", key, entry, (("", _frozen(body)),)))
+                    continue
+                problems.extend(_check_field(system, tables, key, entry, "", body, loc))
+                if body != entries[entry]:
+                    changes.append(("set", key, entry, "", _frozen(body)))
+                continue
+            if not isinstance(body, Mapping):
+                problems.append(f"{loc}: expected a table of fields")
+                continue
+            if body.get("remove") is not None:
+                if body.get("remove") is not True or set(body) - {"remove", *DOC_KEYS}:
+                    problems.append(f"{loc}.remove: write remove = true alone to remove "
+                                    "an entry")
+                elif entry not in entries:
+                    problems.append(f"{loc}: no such {key} to remove; known: "
+                                    + ", ".join(entries))
+                elif array:
+                    problems.append(f"{loc}: the rows of {key} can be edited, not removed")
+                else:
+                    changes.append(("remove", key, entry))
+                continue
+            fields = {k: v for k, v in body.items() if k not in DOC_KEYS and k != "like"}
+            for f, v in fields.items():
+                if f not in types:
+                    problems.append(f"{loc}.{f}: unknown field{_close(f, types)}; known: "
+                                    + ", ".join(types))
+                elif not _same_type(v, types[f]):
+                    problems.append(f"{loc}.{f}: expected {_type_name(types[f])}, "
+                                    f"got {v!r}")
+            if entry in entries:
+                if "like" in body:
+                    problems.append(f"{loc}.like: {entry!r} exists already; like = ... "
+                                    "starts a new entry")
+                    continue
+                old = entries[entry]
+                for f, v in fields.items():
+                    if f in types and _frozen(old.get(f)) != _frozen(v):
+                        changes.append(("set", key, entry, f, _frozen(v)))
+                continue
+            if array:
+                problems.append(f"{loc}: {key} has rows 0..{len(entries) - 1}; rows can be "
+                                "edited, not added")
+                continue
+            start: dict = {}
+            if "like" in body:
+                like = body["like"]
+                if like not in entries or not isinstance(entries[like], Mapping):
+                    problems.append(f"{loc}.like: no {key} {like!r}{_close(str(like), entries)}")
+                    continue
+                start = {k: v for k, v in entries[like].items() if k not in DOC_KEYS}
+            new = {**start, **fields}
+            changes.append(("add", key, entry, tuple((k, _frozen(v)) for k, v in new.items())))
+    rs = RuleSet(system, tuple(changes), tuple(everyone), (fname,))
+    if not problems and rs.changes:
+        problems.extend(_validate(rs, fname, kinds))
+    return rs, problems
+
+
+def _validate(rs: RuleSet, fname: str, kinds: dict) -> list[str]:
+    """The system's own validation of the edited data file (its hook's models)."""
+    from pydantic import ValidationError
+
+    from engines.archetype_library import validation
+
+    _, raw = _raw(rs.system)
+    try:
+        _hook(rs.system).load(fname, rs.apply(raw))
+    except InputError as exc:
+        msg = str(exc)
+    except ValidationError as exc:
+        msg = validation(fname, exc)
+    else:
+        return []
+    for kind, (table, _rule) in kinds.items():
+        msg = msg.replace(f"{fname}: {table}.", f"{fname}: {kind}.")
+    return [msg]
+
+
+def load_file(path: str | Path, system: str | None = None) -> RuleSet:
+    """The :class:`RuleSet` of a rules file (its ``system`` key names the system; a
+    ``system`` argument must agree); every problem at once in one InputError."""
+    from analysis.toml_input import read_toml
+    from engines.system import registry
+
+    p = Path(path)
+    data = read_toml(p, "rules file")
+    fname = p.name
+    named = data.get("system", system)
+    if not isinstance(named, str) or not named:
+        raise InputError(f"{fname}: system: missing; write system = \"ID\" at the top "
+                         "(rpg-balance rules ID --export FILE writes it)")
+    if system is not None and named != system:
+        raise InputError(f"{fname}: system: the file is for {named!r}, not {system!r}")
+    known = [s for s, sys_ in registry().items() if sys_.combat is not None
+             and sys_.combat.archetypes is not None]
+    if named not in known:
+        raise InputError(f"{fname}: system: {named!r} has no rule tables{_close(named, known)};"
+                         " known: " + ", ".join(known))
+    rs, problems = _parse(named, data, fname)
+    if problems:
+        raise InputError("\n".join(problems))
+    return rs
+
+
+def load_files(paths: Iterable[str | Path], where: str = "--rules") -> dict[str, RuleSet]:
+    """``{system: RuleSet}`` of several rules files, one per system (every file's
+    problems at once)."""
+    out: dict[str, RuleSet] = {}
+    problems: list[str] = []
+    for path in paths:
+        try:
+            rs = load_file(path)
+        except InputError as exc:
+            problems.extend(str(exc).splitlines())
+            continue
+        if rs.system in out:
+            problems.append(f"{where} {path}: a second rules file for {rs.system} "
+                            f"(the first: {out[rs.system].sources[0]}); give one per system")
+            continue
+        out[rs.system] = rs
+    if problems:
+        raise InputError("\n".join(problems))
+    return out
+
+
+def is_rule_knob(knob: str) -> bool:
+    """Whether a ``TARGET:KNOB``'s knob edits the rules (``rules.…`` or ``everyone.…``)."""
+    return knob.startswith(("rules.", "everyone."))
+
+
+# --------------------------------------------------------------------------------------
+# In force
+
+
+def in_force() -> dict[str, RuleSet]:
+    """``{system: RuleSet}`` of the rules in force (empty: the package's rules)."""
+    return {rs.system: rs for rs in _ACTIVE.get()}
+
+
+def active(system: str) -> RuleSet | None:
+    """The rules of ``system`` in force (None: the package's)."""
+    for rs in _ACTIVE.get():
+        if rs.system == system:
+            return rs if rs else None
+    return None
+
+
+@contextlib.contextmanager
+def using(rulesets: Mapping[str, RuleSet] | Iterable[RuleSet] | None) -> Iterator[None]:
+    """Put ``rulesets`` in force for the block, on top of those already in force (a
+    second set for a system already in force adds its edits after the first's)."""
+    given = list(rulesets.values()) if isinstance(rulesets, Mapping) else list(rulesets or ())
+    if not given:
+        yield
+        return
+    now = in_force()
+    for rs in given:
+        now[rs.system] = now[rs.system].merged(rs) if rs.system in now else rs
+    token = _ACTIVE.set(tuple(now.values()))
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def put(rulesets: Mapping[str, RuleSet] | Iterable[RuleSet] | None) -> None:
+    """Put ``rulesets`` in force for the rest of the current context, on top of those
+    in force (the command line runs each command in a context of its own, so a
+    scenario's ``rules`` end with its command); elsewhere prefer :func:`using`."""
+    given = list(rulesets.values()) if isinstance(rulesets, Mapping) else list(rulesets or ())
+    now = in_force()
+    for rs in given:
+        now[rs.system] = now[rs.system].merged(rs) if rs.system in now else rs
+    _ACTIVE.set(tuple(now.values()))
+
+
+def _call_with(rulesets: tuple, fn: Callable, *args, **kwargs):
+    with using(rulesets):
+        return fn(*args, **kwargs)
+
+
+def bound(fn: Callable) -> Callable:
+    """``fn`` carrying the rules in force now into wherever it runs (picklable when
+    ``fn`` is)."""
+    now = _ACTIVE.get()
+    return fn if not now else functools.partial(_call_with, now, fn)
+
+
+def apply_everyone(system: str, base: Callable[[str], Any]) -> dict[str, int]:
+    """``{trait: value}`` overrides of the ``everyone`` offsets in force for one fighter
+    whose own value of a trait is ``base(trait)`` (empty when none are in force)."""
+    rs = active(system)
+    if rs is None or not rs.everyone:
+        return {}
+    return {trait: base(trait) + off for trait, off in rs.everyone}
+
+
+def provenance() -> str | None:
+    """The rules in force in words, for a table's ``rules`` column: ``dice_pool_7
+    (my_rules.toml): armour.heavy_archaic.ballistic 2 → 1``; None when none."""
+    parts = []
+    for rs in _ACTIVE.get():
+        if rs:
+            src = f" ({', '.join(rs.sources)})" if rs.sources else ""
+            parts.append(f"{rs.system}{src}: " + "; ".join(rs.words()))
+    return " | ".join(parts) or None
+
+
+# --------------------------------------------------------------------------------------
+# The tidy table and the export
+
+_RULE_ID = re.compile(r"\b(?:[A-Z]{1,2}T?)(?:-g|-ext)?\d+\b|\b[A-Z]{1,2}T?-g\d*\b")
+
+
+def _rule_of(entry, default: str) -> str:
+    texts = [entry.get(k) for k in DOC_KEYS] if isinstance(entry, Mapping) else []
+    found = []
+    for t in texts:
+        if isinstance(t, str):
+            found.extend(_RULE_ID.findall(t))
+    return ", ".join(dict.fromkeys(found)) or default
+
+
+def table_rows(system: str) -> list[dict]:
+    """One row per field of every rule table in force: ``system``, ``table`` (the kind),
+    ``entry``, ``field`` (``value`` for a single-value entry), ``value`` (lists as
+    text), ``rule`` (the ids its note cites, else the table's rule)."""
+    rs = active(system)
+    _, raw = _raw(system)
+    raw = rs.apply(raw) if rs else raw
+    rows = []
+    for kind, (table, rule) in _kinds(system, raw).items():
+        for entry, body in _entries(raw[table]).items():
+            fields = body.items() if isinstance(body, Mapping) else [("value", body)]
+            for f, v in fields:
+                if f in DOC_KEYS:
+                    continue
+                rows.append({"system": system, "table": kind, "entry": entry, "field": f,
+                             "value": _show(v), "rule": _rule_of(body, rule)})
+    return rows
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise InputError(f"cannot write {value!r} as TOML")
+
+
+def _key(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else _toml_value(name)
+
+
+def export_text(system: str) -> str:
+    """A complete, commented rules file of ``system`` (the rules in force): every table,
+    entry and field, each entry's note and rule as comments. Read back unedited, it
+    changes nothing."""
+    rs = active(system)
+    _, raw = _raw(system)
+    raw = rs.apply(raw) if rs else raw
+    lines = [f"# The rule tables of {system}: edit any field, add entries (like = \"NAME\" "
+             "starts", "# from an existing one), remove entries (remove = true alone). "
+             "Read with", "#   rpg-balance COMMAND --rules THIS_FILE",
+             "# Fields not named keep the package's values; `everyone` adds an offset to "
+             "every", "# fighter's trait.", "", f"system = {_toml_value(system)}", ""]
+    for kind, (table, rule) in _kinds(system, raw).items():
+        entries = _entries(raw[table])
+        lines.append(f"# {kind} ({rule or 'see docs/RULES.md'}): "
+                     f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+        if entries and not any(isinstance(e, Mapping) for e in entries.values()):
+            lines.append(f"[{kind}]")
+            lines.extend(f"{_key(n)} = {_toml_value(v)}" for n, v in entries.items())
+            lines.append("")
+            continue
+        for entry, body in entries.items():
+            for k in DOC_KEYS:
+                text = body.get(k) if isinstance(body, Mapping) else None
+                if isinstance(text, str):
+                    lines.append(f"# {text}")
+            lines.append(f"[{kind}.{_key(entry)}]")
+            for f, v in (body.items() if isinstance(body, Mapping) else ()):
+                if f not in DOC_KEYS:
+                    lines.append(f"{_key(f)} = {_toml_value(v)}")
+            lines.append("")
+    traits = _traits(system)
+    lines.append("# Offsets to every fighter's own trait (0: none): " + ", ".join(traits))
+    lines.append("[everyone]")
+    offsets = dict(rs.everyone) if rs else {}
+    lines.extend(f"{_key(t)} = {offsets.get(t, 0)}" for t in traits)
+    return "\n".join(lines) + "\n"
