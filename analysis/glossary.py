@@ -86,6 +86,11 @@ def knob_phrase(system: str, knob: str) -> Text:
     side, dot, name = knob.partition(".")
     if dot and side == "variant":
         return _variant_phrase(spec, name)
+    if dot and side == "rules":
+        return _rule_phrase(system, spec, name)
+    if dot and side == "everyone":
+        word, rule = _term(spec, name)
+        return _with_rule(Text(N_("the offset to every fighter's {trait}"), trait=word), rule)
     if dot and side in _SIDES:
         word, rule = _term(spec, name)
         return _with_rule(Text(_SIDES[side], trait=word), rule)
@@ -93,6 +98,29 @@ def knob_phrase(system: str, knob: str) -> Text:
         word, rule = _term(spec, knob)
         return _with_rule(word, rule)
     return _word(knob)
+
+
+def _rule_phrase(system: str, spec, name: str) -> Text:
+    """``rules.KIND.ENTRY[.FIELD]`` in words: "in the rules, heavy archaic's ballistic
+    (armour, A13)" — the entry's word from the system's ``terms``, the field's name and
+    the table with its rule (:mod:`analysis.rules`)."""
+    kind, _, rest = name.partition(".")
+    entry, _, field = rest.partition(".")
+    word = _term(spec, f"{kind}={entry}")[0] if spec is not None else _word(entry)
+    rule = ""
+    try:
+        from analysis.rules import table_rows
+
+        rule = next((r["rule"] for r in table_rows(system)
+                     if r["table"] == kind and r["entry"] == entry), "")
+    except Exception:       # words only: an unknown system or entry reads its identifier
+        rule = ""
+    where = Text(N_("{table}, {rule}"), table=_word(kind), rule=rule.split(",")[0].strip()) \
+        if rule else _word(kind)
+    if field:
+        return Text(N_("in the rules, {entry}'s {field} ({where})"), entry=word,
+                    field=_word(field), where=where)
+    return Text(N_("in the rules, {entry} ({where})"), entry=word, where=where)
 
 
 def value_phrase(system: str, knob: str, value: Any) -> Text:

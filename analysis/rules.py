@@ -234,7 +234,11 @@ class RuleSet:
         problems = _check_field(self.system, current, kind, entry, field, value, loc)
         if problems:
             raise InputError(problems[0])
-        return self._with_change(("set", kind, entry, field, _frozen(value)))
+        new = self._with_change(("set", kind, entry, field, _frozen(value)))
+        bad = _validated(new)
+        if bad:
+            raise InputError(f"{loc}={_show(value)}: {bad}")
+        return new
 
     def tables(self) -> dict[str, dict]:
         """The rule tables with these edits made."""
@@ -461,6 +465,21 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
     if not problems and rs.changes:
         problems.extend(_validate(rs, fname, kinds))
     return rs, problems
+
+
+_VALID: dict[tuple, str] = {}
+
+
+def _validated(rs: RuleSet) -> str:
+    """The system's own verdict on a rule set's tables ("" when its hook's models accept
+    them; kept per rules key)."""
+    if rs.key not in _VALID:
+        if len(_VALID) > 4096:
+            _VALID.clear()
+        _, raw = _raw(rs.system)
+        found = _validate(rs, "rules", _kinds(rs.system, raw))
+        _VALID[rs.key] = found[0].removeprefix("rules: ") if found else ""
+    return _VALID[rs.key]
 
 
 def _validate(rs: RuleSet, fname: str, kinds: dict) -> list[str]:

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.rules import is_rule_knob
 from analysis.text import N_, Text, join
 from engines.errors import InputError
 from engines.system import get as system_of
@@ -207,9 +208,67 @@ def fight_knobs(system: str, f, variants: dict, g=None) -> tuple[list[Knob], lis
         out.append(Knob("both.armour", _armour_of(system, f.a, arm), arm, False, False))
     v = reg.combat_variants(system, variants)
     out += variant_knobs(v, dataclasses.fields(v))
+    out += rule_knobs(system, f, trait)
     if g is not None:
         out = [k for k in out if not _held(k.name, g)]
     return out, [h for h in held if g is None or not _freed(h, g)]
+
+
+def rule_knobs(system: str, f, trait: str | None) -> list[Knob]:
+    """The rule knobs of a fight (:mod:`analysis.rules`): the offset to every fighter's
+    health trait (``everyone.TRAIT``) and each whole-number field of the rule-table
+    entries its fighters use (``rules.weapon.NAME.FIELD``, ``rules.armour.NAME.FIELD``),
+    each searched :data:`SEARCH_STEPS` either side of its value in force."""
+    from analysis import rules
+    from analysis.combat import archetypes
+    from analysis.combat import fights as reg
+    from analysis.combat.lethality import gear_name
+
+    if system not in archetypes.systems():
+        return []
+    out: list[Knob] = []
+    span = range(-SEARCH_STEPS, SEARCH_STEPS + 1)
+    if trait:
+        rs = rules.active(system)
+        cur = dict(rs.everyone).get(trait, 0) if rs else 0
+        out.append(Knob(f"everyone.{trait}", cur, [cur + d for d in span], True, True))
+    tables = (rules.active(system) or rules.RuleSet(system)).tables()
+    arm = archetypes.armours(system)
+    used: list[tuple[str, str]] = []
+    for spec in (f.a, f.b):
+        try:
+            used.append(("weapon", gear_name(reg.fighter(system, spec))))
+        except InputError:
+            continue
+        armour = _armour_of(system, spec, arm) if arm else None
+        if armour is not None:
+            used.append(("armour", str(armour)))
+    for kind, entry in dict.fromkeys(used):
+        fields = tables.get(kind, {}).get(entry)
+        if not isinstance(fields, dict):
+            continue
+        for field, cur in fields.items():
+            if isinstance(cur, int) and not isinstance(cur, bool):
+                out.append(Knob(f"rules.{kind}.{entry}.{field}", cur,
+                                [cur + d for d in span], True, True))
+    base = rules.active(system) or rules.RuleSet(system)
+    for k in out:   # the values the system's data accept, with both fighters built
+        k.values = [x for x in k.values if x == k.current
+                    or _accepted(base, system, f, k.name, x)]
+    return out
+
+
+def _accepted(base, system: str, f, knob: str, value) -> bool:
+    from analysis import rules
+    from analysis.combat import fights as reg
+
+    try:
+        with rules.using([base.with_knob(knob, value)]):
+            reg.fighter(system, f.a)
+            reg.fighter(system, f.b)
+    except InputError:
+        return False
+    return True
 
 
 def check_knobs(system: str, cell: dict, variants, g=None) -> tuple[list[Knob], list[str]]:
@@ -297,6 +356,13 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
         entry = entry_names(sc.fights, "fight")[entry_index(sc.fights, "fight", g.fight)]
         knobs, held = fight_knobs(t.system, f, t.variants, g)
         for order, knob in enumerate(knobs):
+            if is_rule_knob(knob.name):
+                found = _rule_cure(sc, g, t.system, knob, violated)
+                if found is not None:
+                    searched.append(knob)
+                    cands.append((found.steps, order, found))
+                continue
+
             def reader(variants, knob=knob):
                 return fight_knob_metric(
                     t.system, f.a, f.b, knob.name, g.metric, variants=variants,
@@ -382,6 +448,30 @@ def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
                                         c.value)
     cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
     return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system)
+
+
+def _rule_cure(sc, g, system: str, knob: Knob, violated: str) -> Cure | None:
+    """The nearest value of a rule knob that makes ``g`` pass, each value read by the
+    audit's own measurement of ``g`` on the scenario with the rule edited (an edit the
+    data refuse reads as no value); None when none does."""
+    from .edits import apply
+    from .measuring import measure
+
+    index = next(i for i, x in enumerate(sc.guardrails) if x is g or x == g)
+
+    def read(value):
+        try:
+            new = apply([sc], Edit(system, knob.name, value))[0]
+        except InputError:
+            return float("nan"), float("nan")
+        try:
+            m = measure(new, new.guardrails[index], index, seed=sc.seed)
+        except InputError:
+            return float("nan"), float("nan")
+        return m["value"], m["se"]
+    for steps, val, est, se in _search(knob, _cached(read), g.min, g.max, violated)[:1]:
+        return _cure(knob, val, est, se, steps, system)
+    return None
 
 
 def _worst_read(reads, lo, hi):
@@ -487,7 +577,7 @@ def _built(sc, t) -> str:
     """The fighters of a fight target as the rules the scenario puts in force build them
     (a rule knob — ``rules.…``, ``everyone.…`` — touches exactly the fights whose
     fighters it changes); empty for a check or campaign."""
-    if t.kind != "fight" or not sc.rule_sets():
+    if t.kind != "fight":
         return ""
     from analysis.combat import fights as reg
     from analysis.rules import using
