@@ -621,11 +621,15 @@ def apply_everyone(system: str, base: Callable[[str], Any]) -> dict[str, int]:
     return {trait: base(trait) + off for trait, off in rs.everyone}
 
 
-def provenance() -> str | None:
-    """The rules in force in words, for a table's ``rules`` column: ``dice_pool_7
-    (my_rules.toml): armour.heavy_archaic.ballistic 2 → 1``; None when none."""
+def provenance(extra: Iterable[RuleSet] = ()) -> str | None:
+    """The rules in force (and ``extra``, e.g. a scenario's ``rules``) in words, for a
+    table's ``rules`` column: ``dice_pool_7 (my_rules.toml): armour.heavy_archaic.ballistic
+    2 → 1``; None when none."""
+    now = in_force()
+    for rs in extra:
+        now[rs.system] = now[rs.system].merged(rs) if rs.system in now else rs
     parts = []
-    for rs in _ACTIVE.get():
+    for rs in now.values():
         if rs:
             src = f" ({', '.join(rs.sources)})" if rs.sources else ""
             parts.append(f"{rs.system}{src}: " + "; ".join(rs.words()))

@@ -151,6 +151,13 @@ def run(args) -> int:
         provenance = {"system": "all", "variants": "per file",
                       "method": "+".join(sorted(set(full["solved"]))) or "exact",
                       "trials": int(full["trials"].max()) if len(full) else 0}
+    from analysis.rules import provenance as rules_in_force
+
+    files_rules = [] if args.discover else [rs for sc in scenarios
+                                            for rs in sc.rule_sets().values()]
+    edited = rules_in_force(files_rules)
+    if edited:
+        provenance["rules"] = edited
     table, provenance = select_columns(table, args, provenance)
     if args.junit is not None:
         from analysis.output import atomic_path

@@ -113,8 +113,12 @@ def run(args) -> int:
                   "variants": "per file", "method": result.method,
                   "trials": int(max((m["trials"] for r in result.front
                                      for m in r["_measures"]), default=0))}
+    from analysis.rules import provenance as rules_in_force
     from cli.common import select_columns
 
+    edited = rules_in_force(problem.scenario.rule_sets().values())
+    if edited:
+        provenance["rules"] = edited
     select_columns(result.table, args, provenance)  # a bad --columns fails before writing
     if args.plot:
         tune.save_front_plot(result, args.plot)

@@ -143,11 +143,25 @@ def _edit_rules(scenarios, edit: Edit, systems: set, where: str):
                          f"({', '.join(sorted(systems))}), not {edit.target!r}")
     if edit.target not in with_tables():
         raise InputError(f"{where} {edit}: {edit.target} has no rule tables")
+    from analysis.combat import fights as reg
+    from analysis.rules import using
+    from analysis.workflow.guardrails import entry_names
+
     out = []
     for sc in scenarios:
         sets = sc.rule_sets()
         now = sets.get(edit.target) or RuleSet(edit.target)
         sets[edit.target] = now.with_knob(edit.knob, edit.value, where)
+        names = entry_names(sc.fights, "fight")
+        with using(sets):   # every fighter of the system still builds under the rules
+            for name, f in zip(names, sc.fights, strict=True):
+                if sc.check_system(f) != edit.target:
+                    continue
+                try:
+                    reg.fighter(edit.target, f.a)
+                    reg.fighter(edit.target, f.b)
+                except InputError as exc:
+                    raise InputError(f"{where} {edit}: fight {name}: {exc}") from None
         out.append(sc.with_rule_sets(sets))
     return out
 
