@@ -17,7 +17,6 @@ import pytest
 
 from analysis import rules
 from analysis.combat import archetypes
-from analysis.combat import fights as reg
 from engines.errors import InputError
 from engines.system import BUILT_IN
 
@@ -49,7 +48,10 @@ def test_unedited_export_changes_nothing(system, tmp_path):
     p = write(tmp_path, "rules.toml", text)
     tomllib.loads(text)   # valid TOML
     rs = rules.load_file(p)
-    assert rs.system == system and not rs and rs.changes == () and rs.everyone == ()
+    assert rs.system == system
+    assert not rs
+    assert rs.changes == ()
+    assert rs.everyone == ()
 
 
 def test_unedited_export_keeps_outputs_byte_identical(tmp_path):
@@ -58,7 +60,8 @@ def test_unedited_export_keeps_outputs_byte_identical(tmp_path):
     assert r.returncode == 0, r.stderr
     args = ("duel", "dice_pool_7", "competent_knight", "competent_shooter", "--format", "csv")
     plain, with_rules = cli(*args), cli(*args, "--rules", p)
-    assert plain.returncode == 0 and with_rules.returncode == 0
+    assert plain.returncode == 0
+    assert with_rules.returncode == 0
     assert plain.stdout == with_rules.stdout
 
 
@@ -123,7 +126,8 @@ def test_rules_cli_prints_the_tables_with_rule_ids():
     row = next(x for x in rows if x["table"] == "armour" and x["entry"] == "heavy_archaic"
                and x["field"] == "ballistic")
     # the seed's table (A13): heavy archaic armour, ballistic 2
-    assert row["value"] == "2" and "A13" in row["rule"]
+    assert row["value"] == "2"
+    assert "A13" in row["rule"]
     assert {x["table"] for x in rows} == {"weapon", "armour"}
 
 
@@ -137,7 +141,8 @@ def test_a_bad_rules_file_is_one_line_per_problem_exit_2(tmp_path):
     assert lines[0].startswith("error: bad.toml: armour.heavy_archaic.lethal: expected a whole")
     assert any("balistic: unknown field (did you mean 'ballistic'?)" in x for x in lines)
     assert any("spells: unknown table" in x for x in lines)
-    assert len(lines) == 3 and "Traceback" not in r.stderr
+    assert len(lines) == 3
+    assert "Traceback" not in r.stderr
     assert not out.exists()
 
 
@@ -176,7 +181,8 @@ def test_scenario_rules_key(tmp_path):
     rs = rules.RuleSet("middle_3d10").with_knob("everyone.vigor", 4)
     assert float(value) == pytest.approx(p_side0("middle_3d10", "expert", "novice", [rs]),
                                          abs=1e-12)
-    assert "r.toml" in words and "vigor +4" in words
+    assert "r.toml" in words
+    assert "vigor +4" in words
 
 
 def test_tune_cures_the_armour_and_knife_guardrails_with_rules_and_audit_rules_agrees(
@@ -190,7 +196,8 @@ def test_tune_cures_the_armour_and_knife_guardrails_with_rules_and_audit_rules_a
     best = json.loads(r.stdout)[0]
     assert best["feasible"] in (True, "True")
     sets = [w for w in best["reproduce"].split() if ":" in w and "=" in w]
-    assert sets and all(":rules." in w or ":everyone." in w for w in sets)
+    assert sets
+    assert all(":rules." in w or ":everyone." in w for w in sets)
     files = []
     for w in sets:
         system, _, rest = w.partition(":")
@@ -236,5 +243,6 @@ def test_rules_travel_with_bound_tasks():
     t = threading.Thread(target=fn)
     t.start()
     t.join()
-    assert seen["rs"] is not None and seen["rs"].key == rs.key
+    assert seen["rs"] is not None
+    assert seen["rs"].key == rs.key
     assert rules.active("dice_pool_7") is None
