@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cli.common import add_output, check_outputs, system_id, write_output
 
-__all__ = ["register", "run_rules"]
+__all__ = ["EPILOG", "register", "run_rules"]
 
 EPILOG = """examples:
   rpg-balance rules dice_pool_7

@@ -551,15 +551,24 @@ min = 4
     t = audit.evaluate([load_scenario(p)], progress=False)
     # the cure's own edit (the cure column's --set) in the machine's words
     edit = audit.edits.parse(t.loc[0, "cure"].split("--set ")[-1])
-    assert edit.target == "even"
-    assert edit.knob.startswith("both.")
-    key, value = edit.knob.split(".", 1)[1], edit.value
-    m = re.match(r"both fighters' .+? from \S+ to \S+, which makes the duel's mean length "
+    m = re.match(r".+? from \S+ to \S+, which makes the duel's mean length "
                  r"([\d.]+) rounds", t.loc[0, "suggestion"])
     assert m, t.loc[0, "suggestion"]
-    spec = {"archetype": "competent_swordsman", key: value}
     mod = reg.engine("dice_pool_7")
-    f = reg.fighter("dice_pool_7", spec)
+    spec: dict = {"archetype": "competent_swordsman"}
+    in_force = []
+    if edit.target == "even":          # a trait of both fighters
+        assert edit.knob.startswith("both.")
+        spec[edit.knob.split(".", 1)[1]] = edit.value
+    else:                              # a rule of the system (analysis.rules)
+        from analysis.rules import RuleSet
+
+        assert edit.target == "dice_pool_7"
+        in_force = [RuleSet("dice_pool_7").with_knob(edit.knob, edit.value)]
+    from analysis.rules import using
+
+    with using(in_force):
+        f = reg.fighter("dice_pool_7", spec)
     rounds = reg.METRICS["rounds_mean"](mod.duel_exact(
         f, f, reg.combat_variants("dice_pool_7", {}), 50))[0]
     assert rounds >= 4

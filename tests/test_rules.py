@@ -155,7 +155,8 @@ def test_bad_rule_knobs_are_one_line_exit_2():
                         ("even_duel_middle_3d10:everyone.vigor=1", "target is a system")]:
         r = cli("audit", g, "--no-suggest", "--set", knob)
         assert r.returncode == 2, (knob, r.stderr)
-        assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert words in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
 def test_a_rule_knob_and_a_rules_file_agree(tmp_path):

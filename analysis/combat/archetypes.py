@@ -40,8 +40,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.limits import MAX_ROUND_CAP
-from analysis.rules import active as active_rules
-from analysis.rules import apply_everyone
+from analysis.rules_in_force import active as active_rules
+from analysis.rules_in_force import apply_everyone
 from analysis.toml_input import file_stamp, read_toml, read_toml_cached
 from engines.archetype_library import ArchetypeHook, check_gear, unknown
 from engines.archetype_library import validation as _validation

@@ -42,8 +42,8 @@ from .measuring import Z_DECIDE, check_cell, check_value, guardrail_target, ladd
 
 __all__ = ["CELL_FLOOR", "MAX_CURES", "SEARCH_STEPS", "SETUP_VARIANTS", "STATUS_WORDS", "Cure",
            "CureSearch", "Knob", "cells_moved", "check_knobs", "cure_text", "discovered_cures",
-           "fight_knobs", "find_cures", "guardrail_state", "side_effects", "suggest",
-           "trait_value", "valid_values", "variant_knobs"]
+           "fight_knobs", "find_cures", "guardrail_state", "rule_knobs", "side_effects",
+           "suggest", "trait_value", "valid_values", "variant_knobs"]
 
 #: knob values searched on each side of the current value (numeric traits)
 SEARCH_STEPS = 8
@@ -469,7 +469,11 @@ def _rule_cure(sc, g, system: str, knob: Knob, violated: str) -> Cure | None:
         except InputError:
             return float("nan"), float("nan")
         return m["value"], m["se"]
-    for steps, val, est, se in _search(knob, _cached(read), g.min, g.max, violated)[:1]:
+    try:
+        found = _search(knob, _cached(read), g.min, g.max, violated)[:1]
+    except InputError:      # a value the engine refuses on the way: no cure on this knob
+        return None
+    for steps, val, est, se in found:
         return _cure(knob, val, est, se, steps, system)
     return None
 
