@@ -9,7 +9,10 @@ A *knob* names one thing a designer can change in a ``[[fights]]`` entry:
   ``armour``, Toughness (``d20_degrees`` ``stamina`` + armour, E12), ``tactic`` or any
   other trait;
 - ``both.KEY`` — the same change to both fighters (an even duel stays even);
-- ``variant.NAME`` — a combat rule variant of the system's combat engine.
+- ``variant.NAME`` — a combat rule variant of the system's combat engine;
+- ``rules.KIND.ENTRY.FIELD`` — a field of the system's rule tables
+  (``rules.armour.heavy_archaic.ballistic``), and ``everyone.TRAIT`` — an offset to every
+  fighter's trait (:mod:`analysis.rules`): each cell computes with the edit in force.
 
 Reproducibility is the check sweep's (:mod:`analysis.workflow.sweep`): batch ``k`` of the cell at
 grid position ``i`` draws from ``SeedSequence(seed, spawn_key=(FIGHT_STREAM + i, 0, k))``
@@ -33,9 +36,9 @@ from analysis.combat import fights as reg
 from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
-__all__ = ["DEFAULT_FIGHT_TRIALS", "FIGHT_STREAM", "KNOB_SIDES", "FightTask", "apply_knob",
-           "fight_point", "fight_tasks", "knob_problems", "parse_knob", "run_fight_sweep",
-           "run_fight_task"]
+__all__ = ["DEFAULT_FIGHT_TRIALS", "FIGHT_STREAM", "KNOB_SIDES", "RULE_SIDES", "FightTask",
+           "apply_knob", "fight_point", "fight_tasks", "knob_problems", "knob_rules",
+           "parse_knob", "run_fight_sweep", "run_fight_task"]
 
 #: Trials per Monte Carlo fight cell when the scenario gives no precision.
 DEFAULT_FIGHT_TRIALS = 20_000
@@ -44,16 +47,44 @@ FIGHT_STREAM = 1_000_000
 KNOB_SIDES = ("a", "b", "both", "variant")
 
 
+#: knobs that edit the rules (analysis.rules): ``rules.KIND.ENTRY.FIELD``, ``everyone.TRAIT``
+RULE_SIDES = ("rules", "everyone")
+
+
 def parse_knob(key: str) -> tuple[str, str]:
     """``"a.hit_points"`` -> ``("a", "hit_points")``; an InputError for anything else."""
     side, _, name = str(key).partition(".")
-    if side not in KNOB_SIDES or not name:
-        raise InputError(f"knob {key!r}: expected a.KEY, b.KEY, both.KEY or variant.NAME")
+    if side not in KNOB_SIDES + RULE_SIDES or not name:
+        raise InputError(f"knob {key!r}: expected a.KEY, b.KEY, both.KEY, variant.NAME, "
+                         "rules.KIND.ENTRY.FIELD or everyone.TRAIT")
     return side, name
 
 
+def knob_rules(system: str, settings) -> tuple:
+    """The rule sets to put in force for a fight of ``system`` under ``settings``
+    (``(knob, value)`` pairs): the rules in force with each rule knob's edit added
+    (:meth:`analysis.rules.RuleSet.with_knob`); empty when no knob is a rule knob. A
+    rule knob of a table ``system`` does not have leaves it as it is."""
+    from analysis.rules import RuleSet, active, is_rule_knob
+
+    rs = None
+    for key, value in settings:
+        if not is_rule_knob(str(key)):
+            continue
+        base = rs or active(system) or RuleSet(system)
+        try:
+            rs = base.with_knob(str(key), value, "knob")
+        except InputError:
+            if str(key).startswith("rules.") and \
+                    str(key).split(".")[1] not in base.tables():
+                continue        # another system's table
+            raise
+    return (rs,) if rs is not None else ()
+
+
 def apply_knob(a, b, variants: dict, key: str, value) -> tuple[Any, Any, dict]:
-    """Fighter specs and combat variants with one knob set (inputs are not changed)."""
+    """Fighter specs and combat variants with one knob set (inputs are not changed); a
+    rule knob changes neither (:func:`knob_rules` gives the rules to put in force)."""
     side, name = parse_knob(key)
     a, b, variants = copy.deepcopy(a), copy.deepcopy(b), dict(variants)
     if side in ("a", "both"):
@@ -140,10 +171,18 @@ class FightTask:
     batch: int = 20_000
     max_trials: int = 2_000_000
     seed: int = STUDY_SEED
+    rules: tuple = ()             # analysis.rules.RuleSet s in force for this cell
 
 
 def run_fight_task(task: FightTask):
     """The one-row table of one fight cell (a pure function of the task)."""
+    from analysis.rules import using
+
+    with using(task.rules):
+        return _run_fight_task(task)
+
+
+def _run_fight_task(task: FightTask):
     import pandas as pd
 
     def stream(k: int) -> np.random.SeedSequence:
@@ -180,7 +219,8 @@ def fight_tasks(sc) -> list[FightTask]:
                 variants=tuple(sorted(variants.items())), round_cap=fight.round_cap,
                 knobs=tuple(zip(names, point, strict=True)), metric=metric,
                 exact=sc.fight_exact(fight), trials=sc.precision.trials, se=sc.precision.se,
-                batch=sc.precision.batch, max_trials=sc.precision.max_trials, seed=sc.seed))
+                batch=sc.precision.batch, max_trials=sc.precision.max_trials, seed=sc.seed,
+                rules=knob_rules(system, zip(names, point, strict=True))))
     return tasks
 
 
@@ -218,11 +258,14 @@ def knob_problems(sc, key: str, values: Sequence) -> list[str]:
     for fight in sc.fights:
         system = sc.check_system(fight)
         for value in values:
+            from analysis.rules import using
+
             a, b, variants = apply_knob(fight.a, fight.b, sc.check_variants(fight), key, value)
             try:
-                reg.combat_variants(system, variants)
-                reg.fighter(system, a)
-                reg.fighter(system, b)
+                with using(knob_rules(system, [(key, value)])):
+                    reg.combat_variants(system, variants)
+                    reg.fighter(system, a)
+                    reg.fighter(system, b)
             except InputError as exc:
                 out.append(f"{value!r}: {exc}")
                 break

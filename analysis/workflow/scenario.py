@@ -48,7 +48,8 @@ Layout (every key but ``name`` optional; see ``scenarios/*.toml`` for worked fil
     [[solve]]                          # a fight knob for a fight-metric target
     kind = "lethality"
     fight = "duel"                     # a [[fights]] name (or position)
-    knob = "both.hit_points"           # a.KEY | b.KEY | both.KEY | variant.NAME
+    knob = "both.hit_points"           # a.KEY | b.KEY | both.KEY | variant.NAME |
+                                       # rules.KIND.ENTRY.FIELD | everyone.TRAIT
     values = [5, 10, 15, 20]           # increasing
     metric = "p_rounds_between:3:5"    # see analysis.combat.fights.METRIC_NAMES
     target = 0.8

@@ -451,7 +451,8 @@ def fight_knob_metric(system: str, a, b, knob: str, metric: str = "p_side0", *,
     """A fight metric as a function of one knob, for :func:`solve_threshold`.
 
     ``a`` and ``b`` are fighter specs (archetype names or trait tables), ``knob`` is
-    ``a.KEY``, ``b.KEY``, ``both.KEY`` or ``variant.NAME`` (see
+    ``a.KEY``, ``b.KEY``, ``both.KEY``, ``variant.NAME``, ``rules.KIND.ENTRY.FIELD`` or
+    ``everyone.TRAIT`` (see
     :mod:`analysis.workflow.fight_sweep`), ``metric`` a name of
     :data:`analysis.combat.fights.METRIC_NAMES`
     (``p_rounds_between:3:5``, ``p_one_hit_incapacitate`` ...). ``exact=None`` uses the
@@ -470,11 +471,16 @@ def fight_knob_metric(system: str, a, b, knob: str, metric: str = "p_side0", *,
     base = dict(variants or {})
 
     def read(value):
+        from analysis.rules import using
+        from analysis.workflow.fight_sweep import knob_rules
+
         fa, fb, v = apply_knob(a, b, base, knob, value)
         key = _value_key(value)
-        row = fight_point(system, fa, fb, v, round_cap, metric, exact=exact, trials=trials,
-                          se=se, batch=batch, max_trials=max_trials,
-                          stream=lambda k: np.random.SeedSequence(seed, spawn_key=(key, 0, k)))
+        with using(knob_rules(system, [(knob, value)])):
+            row = fight_point(system, fa, fb, v, round_cap, metric, exact=exact,
+                              trials=trials, se=se, batch=batch, max_trials=max_trials,
+                              stream=lambda k: np.random.SeedSequence(seed,
+                                                                      spawn_key=(key, 0, k)))
         read.rows[value] = row
         return row["metric"], row["se_metric"]
 
