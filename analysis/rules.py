@@ -484,15 +484,19 @@ def _validate(rs: RuleSet, fname: str, kinds: dict) -> list[str]:
 
     from engines.archetype_library import validation
 
-    _, raw = _raw(rs.system)
-    try:
-        _hook(rs.system).load(fname, rs.apply(raw))
+    from analysis.combat import archetypes
+
+    try:   # the loader's own load (and its cache) under the rules: the fighters reuse it
+        with using([rs]):
+            archetypes.library(rs.system)
     except InputError as exc:
         msg = str(exc)
     except ValidationError as exc:
         msg = validation(fname, exc)
     else:
         return []
+    data_name = _hook(rs.system).path(None).name
+    msg = msg.replace(f"{data_name}: ", f"{fname}: ", 1)
     for kind, (table, _rule) in kinds.items():
         msg = msg.replace(f"{fname}: {table}.", f"{fname}: {kind}.")
     return [msg]

@@ -252,9 +252,11 @@ def rule_knobs(system: str, f, trait: str | None) -> list[Knob]:
                 out.append(Knob(f"rules.{kind}.{entry}.{field}", cur,
                                 [cur + d for d in span], True, True))
     base = rules.active(system) or rules.RuleSet(system)
-    for k in out:   # the values the system's data accept, with both fighters built
+    for k in out:   # the values the system's data accept (and, for an offset to a
+        # trait, with both fighters built: their traits have bounds of their own)
         k.values = [x for x in k.values if x == k.current
-                    or _accepted(base, system, f, k.name, x)]
+                    or _accepted(base, system, f if k.name.startswith("everyone.") else None,
+                                 k.name, x)]
     return out
 
 
@@ -263,9 +265,11 @@ def _accepted(base, system: str, f, knob: str, value) -> bool:
     from analysis.combat import fights as reg
 
     try:
-        with rules.using([base.with_knob(knob, value)]):
-            reg.fighter(system, f.a)
-            reg.fighter(system, f.b)
+        edited = base.with_knob(knob, value)
+        if f is not None:
+            with rules.using([edited]):
+                reg.fighter(system, f.a)
+                reg.fighter(system, f.b)
     except InputError:
         return False
     return True
