@@ -482,9 +482,8 @@ def _validate(rs: RuleSet, fname: str, kinds: dict) -> list[str]:
     """The system's own validation of the edited data file (its hook's models)."""
     from pydantic import ValidationError
 
-    from engines.archetype_library import validation
-
     from analysis.combat import archetypes
+    from engines.archetype_library import validation
 
     try:   # the loader's own load (and its cache) under the rules: the fighters reuse it
         with using([rs]):
