@@ -231,6 +231,12 @@ class RuleSet:
         if problems:
             raise InputError(problems[0])
         new = self._with_change(("set", kind, entry, field, _frozen(value)))
+        base = base_tables(self.system).get(kind, {}).get(entry)
+        old = base.get(field) if field and isinstance(base, Mapping) else \
+            (base if not field else None)
+        if old is not None and _frozen(old) == _frozen(value) and \
+                type(old) is type(value):   # the package's value: no edit
+            new = dataclasses.replace(new, changes=new.changes[:-1])
         bad = _validated(new)
         if bad:
             raise InputError(f"{loc}={_show(value)}: {bad}")
