@@ -86,3 +86,17 @@ def test_serve_benchmark_runs_for_one_system(capsys):
     assert "dice_pool_6" in out
     assert out.splitlines()[1].count("x)") == 4
     assert "from two threads" in out
+
+
+def test_rules_benchmark_runs_quick(capsys):
+    """``bench_rules`` prints its duel baseline, the edited-rule rows and the tune row
+    (``--quick``: no cure-search rows; no timing is checked)."""
+    from benchmarks import bench_rules
+
+    assert bench_rules.main(["--quick", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    for what in ("baseline: the exact duel, the package's rules",
+                 "the same duel, an edited rule in force (warm)",
+                 "tune over 3 rule-data knobs, 48 candidates, exact"):
+        assert f"| {what} |" in out
+    assert "designer's 20 guardrails" not in out
