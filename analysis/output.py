@@ -124,7 +124,7 @@ def atomic_path(target: str | os.PathLike, flag: str = "output"):
 
 
 #: Provenance keys every written table records (columns it lacks are added).
-PROVENANCE = ("system", "variants", "method", "trials", "rules")
+PROVENANCE = ("system", "variants", "method", "trials", "rule_edits")
 
 
 def with_provenance(frame, provenance: dict | None, fmt: str = "csv"):

@@ -561,7 +561,7 @@ def is_rule_knob(knob: str) -> bool:
 
 def provenance(extra: Iterable[RuleSet] = ()) -> str | None:
     """The rules in force (and ``extra``, e.g. a scenario's ``rules``) in words, for a
-    table's ``rules`` column: ``dice_pool_7 (my_rules.toml): armour.heavy_archaic.ballistic
+    table's ``rule_edits`` column: ``dice_pool_7 (my_rules.toml): armour.heavy_archaic.ballistic
     2 → 1``; None when none."""
     now = in_force()
     for rs in extra:

@@ -157,7 +157,7 @@ def run(args) -> int:
                                             for rs in sc.rule_sets().values()]
     edited = rules_in_force(files_rules)
     if edited:
-        provenance["rules"] = edited
+        provenance["rule_edits"] = edited
     table, provenance = select_columns(table, args, provenance)
     if args.junit is not None:
         from analysis.output import atomic_path

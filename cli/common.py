@@ -128,7 +128,7 @@ def provenance_of(args, method: str | None = None, trials: int | None = None,
                   system: str | None = None) -> dict:
     """What produced a command's table, from its arguments: system(s), the variants
     given (``defaults`` when none), the method and the Monte Carlo trials (0 when exact),
-    and ``rules`` — the rule edits in force, in words — when a rules file or a knob
+    and ``rule_edits`` — the rule edits in force, in words — when a rules file or a knob
     changed any (:func:`analysis.rules.provenance`)."""
     sys_ = system or getattr(args, "system", None)
     if isinstance(sys_, list | tuple):
@@ -142,7 +142,7 @@ def provenance_of(args, method: str | None = None, trials: int | None = None,
 
     edited = provenance()
     if edited:  # only when the rules in force differ from the package's
-        out["rules"] = edited
+        out["rule_edits"] = edited
     return out
 
 

@@ -61,6 +61,6 @@ def run_rules(args) -> int:
     prov = {"system": args.system, "variants": "defaults", "method": "exact", "trials": 0}
     edited = rules.provenance()
     if edited:
-        prov["rules"] = edited
+        prov["rule_edits"] = edited
     write_output(table, args, prov)
     return 0

@@ -118,7 +118,7 @@ def run(args) -> int:
 
     edited = rules_in_force(problem.scenario.rule_sets().values())
     if edited:
-        provenance["rules"] = edited
+        provenance["rule_edits"] = edited
     select_columns(result.table, args, provenance)  # a bad --columns fails before writing
     if args.plot:
         tune.save_front_plot(result, args.plot)

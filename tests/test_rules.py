@@ -176,7 +176,7 @@ def test_scenario_rules_key(tmp_path):
     sc = write(tmp_path, "g.toml", 'name = "x"\nrules = ["r.toml"]\n[[fights]]\n'
                'name = "f"\nsystem = "middle_3d10"\na = "expert"\nb = "novice"\n'
                '[[guardrails]]\nname = "g"\nfight = "f"\nmetric = "p_side0"\nmin = 0.9\n')
-    r = cli("audit", sc, "--no-suggest", "--columns", "value,rules")
+    r = cli("audit", sc, "--no-suggest", "--columns", "value,rule_edits")
     assert r.returncode == 0, r.stderr
     value, words = r.stdout.splitlines()[1].split(",", 1)
     rs = rules.RuleSet("middle_3d10").with_knob("everyone.vigor", 4)
