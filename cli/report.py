@@ -47,7 +47,9 @@ def register(sub) -> None:
         "  rpg-balance report --systems dice_pool_7,percentile --trials 20000 --no-pdf\n"
         "  rpg-balance report --se 0.0005 --out /tmp/report\n"
         "  rpg-balance report --lang pt-BR\n"
-        "  rpg-balance report --cross-combat my_cross.toml   # a plug-in's fighters too",
+        "  rpg-balance report --cross-combat my_cross.toml   # a plug-in's fighters too\n"
+        "  rpg-balance report --rules my_rules.toml   # a designer's rule tables (named on "
+        "the first page)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--systems", type=system_list, action="extend", default=None,
                    metavar="IDS", help="comma-separated system ids (default: every installed "
@@ -140,6 +142,11 @@ def settings_from_args(args):
         cmd += ["--aftermath", args.aftermath]
     if args.lang != "en":
         cmd += ["--lang", args.lang]
+    for path in getattr(args, "rules", None) or ():
+        cmd += ["--rules", path]
+    from analysis.rules import in_force
+
+    rules = tuple(rs for rs in in_force().values() if rs)  # --rules (cli.main puts them)
     guardrails = cross = None
     if args.guardrails is not None:
         from analysis.workflow.audit import load_guardrails
@@ -165,14 +172,16 @@ def settings_from_args(args):
                    and guardrails is None and cross is None
                    and args.aftermath == "leave" and args.lang == "en"
                    and args.seed == ReportSettings.seed
-                   and args.combat_trials == ReportSettings.combat_trials)
+                   and args.combat_trials == ReportSettings.combat_trials
+                   and not rules and not getattr(args, "rules", None))
     command = "python3 tasks.py report   (= " + shlex.join(cmd) + ")" if default_cmd \
         else shlex.join(cmd)
     return ReportSettings(systems=systems, trials=trials, seed=args.seed, out=args.output,
                           pdf=not args.no_pdf, variants=tuple(variants),
                           combat_trials=args.combat_trials, progress=not args.quiet,
                           command=command, aftermath=args.aftermath,
-                          lang=args.lang, guardrails=guardrails, cross_combat=cross)
+                          lang=args.lang, guardrails=guardrails, cross_combat=cross,
+                          rules=rules)
 
 
 def run_report(args) -> int:

@@ -19,6 +19,7 @@ EPILOG = """examples:
   rpg-balance serve                       # http://127.0.0.1:5006/ in your browser
   rpg-balance serve --port 0 --no-browser # any free port; the URL is printed
   rpg-balance serve --guardrails scenarios/my_guardrails.toml --lang pt-BR
+  rpg-balance serve --rules my_rules.toml   # every number under a designer's rule tables
 
 The page has no login: it binds 127.0.0.1 (this machine only) unless --host says
 otherwise. It reads no file but the shipped guardrails, the --guardrails file and files
@@ -76,6 +77,11 @@ def run(args) -> int:
     def ready(url: str) -> None:
         print(f"rpg-balance workbench: {url}  (Ctrl-C stops it)", flush=True)
 
+    from analysis.rules import in_force
+
+    # the rules of --rules (cli.main puts them in force in this command's context): every
+    # page computes under them, whatever thread the server runs its callbacks on
     serve(args.host, args.port, show=args.show, guardrails=args.guardrails, lang=args.lang,
-          ready=ready, warm=args.warm_up)
+          ready=ready, warm=args.warm_up, rules=in_force(),
+          rule_files=tuple(getattr(args, "rules", None) or ()))
     return 0

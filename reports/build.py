@@ -19,6 +19,7 @@ from engines.errors import InputError
 from . import sections as S
 from .i18n import _, language
 from .render_html import render_html
+from .rules_in_force import carrying
 from .settings import ReportSettings
 from .structure import Report, Section
 
@@ -36,8 +37,8 @@ class BuildResult:
 
 def build_report(settings: ReportSettings, section_fns=None) -> Report:
     """Run every section function (progress bar on stderr) and assemble the report, in
-    the language of ``settings.lang``."""
-    with language(settings.lang):
+    the language of ``settings.lang``, under the rules of ``settings.rules``."""
+    with language(settings.lang), carrying(settings.rules):
         return _build_report(settings, section_fns)
 
 

@@ -52,7 +52,7 @@ COLUMNS = (
     N_("upset, one roll"), N_("upset, one roll defending"), N_("upset, duel"), N_("SE(duel)"),
     # assumptions, provenance
     N_("variant"), N_("applies to"), N_("value"), N_("default"), N_("changed"),
-    N_("doc"), N_("item"),
+    N_("doc"), N_("item"), N_("rules file"), N_("edit"),
     # key findings (the guardrails audit)
     N_("guardrail"), N_("metric"), N_("min"), N_("max"), N_("status"), N_("suggestion"),
     N_("knob"), N_("depends on"), N_("main effect"), N_("held at"), N_("from"), N_("to"),

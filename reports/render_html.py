@@ -108,4 +108,13 @@ def render_html(report: Report, settings: ReportSettings) -> str:
     return env.get_template("report.html.j2").render(
         report=report, settings=settings, meta=meta, table=table, data_uri=data_uri,
         colors=plotting.system_colors(), lang=lang,
-        trials=i18n.decimal(settings.trials, lang=lang))
+        trials=i18n.decimal(settings.trials, lang=lang), rules=_rules_line(settings))
+
+
+def _rules_line(settings: ReportSettings) -> str:
+    """The rules files of the build and their edits, for the first page ("" without)."""
+    if not settings.rules:
+        return ""
+    from .rules_in_force import rules_line
+
+    return rules_line(settings.rules)

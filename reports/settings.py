@@ -72,6 +72,11 @@ class ReportSettings:
     #: guardrail file's ``cross_combat`` key; None: the packaged
     #: ``analysis/data/cross_combat.toml``), named in the sections when it is another
     cross_combat: Path | None = None
+    #: the designer's rules of the build (:class:`analysis.rules.RuleSet`, one per
+    #: system; ``--rules FILE``): in force while every section computes
+    #: (:func:`reports.rules_in_force.carrying`), named on the first page, in Assumptions
+    #: and in Provenance; empty: the package's rules
+    rules: tuple = ()
 
     def __post_init__(self) -> None:
         known = system_ids()
@@ -91,6 +96,9 @@ class ReportSettings:
             if system not in known:
                 raise InputError(f"--variant: unknown system {system!r}")
         check_language(self.lang)
+        from reports.rules_in_force import rules_sets
+
+        object.__setattr__(self, "rules", rules_sets(self.rules))
         if self.aftermath not in AFTERMATHS:
             raise InputError(f"--aftermath: {self.aftermath!r} is not allowed; choose "
                              + " | ".join(AFTERMATHS))

@@ -1,4 +1,4 @@
-"""Section: every variant in force."""
+"""Section: every variant in force, and the designer's rules files when there are any."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pandas as pd
 from analysis.combat.cross_combat import PACKAGED
 from engines.variants import describe
 from reports.i18n import _, decimal, text
+from reports.rules_in_force import rules_frame, rules_line
 from reports.sections.combat_common import AFTERMATH_TEXT
 from reports.sections.common import table_block
 from reports.settings import ReportSettings
@@ -85,4 +86,17 @@ def section_assumptions(settings: ReportSettings) -> Section:
     blocks = [table_block("assumptions", _("Rule variants in force"), frame,
                           _("One row per variant: the rule id it settles, the value used here, "
                        "the default, and what it means."))]
+    if settings.rules:
+        reading.insert(0, _("This report is built under a designer's rules files, not the "
+                            "rule tables the systems ship: {rules}. Every number of every "
+                            "section is computed with these edits (the table “Rules files "
+                            "in force” lists them; rpg-balance rules SYSTEM --rules FILE "
+                            "prints the edited tables).").format(rules=rules_line(settings.rules)))
+        blocks.insert(0, table_block("rules-in-force", _("Rules files in force"),
+                                     rules_frame(settings.rules),
+                                     _("One row per edit a rules file (--rules FILE) makes "
+                                       "to its system's rule tables: a field as "
+                                       "table.entry.field with the packaged value → the "
+                                       "value used here, an entry added or removed, or an "
+                                       "offset to every fighter's trait.")))
     return Section("assumptions", _("Assumptions"), reading, blocks)

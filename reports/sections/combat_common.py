@@ -115,7 +115,9 @@ def check_cross(path) -> None:
 
 @lru_cache(maxsize=4)
 def _combat_cached(systems: tuple[str, ...], trials: int, seed: int, round_cap: int,
-                   aftermath: str = "leave", given: tuple = (), cross=None) -> dict:
+                   aftermath: str = "leave", given: tuple = (), cross=None,
+                   rules: tuple = ()) -> dict:
+    # ``rules``: the key of the rules in force (analysis.rules), which the fights read
     from analysis.combat import archetypes, cross_combat, lethality
 
     settings = ReportSettings(systems=systems, combat_trials=trials, seed=seed,
@@ -203,13 +205,17 @@ def combat_frames(settings: ReportSettings) -> dict:
     aftermath, :data:`DEADLINESS_COLUMNS`), ``one_hit`` / ``effects`` come
     from :mod:`analysis.combat.lethality` on the ``melee_equal`` matchup of each system, and
     ``upsets`` holds duels of a weaker ladder rung against a stronger one. The fights
-    are those of ``settings.cross_combat`` (the packaged file when None).
+    are those of ``settings.cross_combat`` (the packaged file when None), under the
+    rules in force (:mod:`analysis.rules`; part of the cache's key).
     """
     given = tuple((s, settings.combat_variants_of(s)) for s in settings.systems
                   if settings.combat_variants_of(s))
     cross = None if settings.cross_combat is None else str(settings.cross_combat)
+    from analysis.rules import in_force
+
+    rules = tuple(rs.key for rs in in_force().values() if rs)
     return _combat_cached(tuple(settings.systems), settings.combat_trials, settings.seed,
-                          settings.round_cap, settings.aftermath, given, cross)
+                          settings.round_cap, settings.aftermath, given, cross, rules)
 
 
 def cross_source(settings: ReportSettings) -> str:

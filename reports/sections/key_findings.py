@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.glossary import figure_phrase, knob_phrase, metric_phrase, value_phrase
 from reports.i18n import N_, _, decimal, text
+from reports.rules_in_force import rules_line
 from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
@@ -180,18 +181,28 @@ def cure_text(system: str, suggestion) -> str:
 
 # --------------------------------------------------------------------------- sentences
 
-def key_findings_reading(table: pd.DataFrame, file: str | None = None) -> list[str]:
+def key_findings_reading(table: pd.DataFrame, file: str | None = None,
+                         rules: str = "") -> list[str]:
     """The pass / fail counts of the guardrails (``rpg-balance audit`` in small print),
     then each failure in words: the guardrail's name, what it measures, its value, its
     bounds, the designer's reason and the cure, with the command printing its value.
 
     Knobs, metrics and numbers are words (:mod:`analysis.glossary`); the guardrail's
-    name and reason (``guardrails.toml``) are shown through the catalogue."""
+    name and reason (``guardrails.toml``) are shown through the catalogue. ``rules``:
+    the rules files in force in words (:func:`reports.rules_in_force.rules_line`; ""
+    for the package's rules)."""
     n, fails = len(table), table[table["status"] == "fail"]
     undecided = int((table["status"] == "undecided").sum())
     counts = {"passed": decimal(n - len(fails) - undecided), "total": decimal(n),
               "failed": decimal(len(fails)), "undecided": decimal(undecided)}
-    if file is None:
+    if file is None and rules:
+        out = [Reading(_(
+            "{passed} of {total} balance guardrails pass under the rules files' edits "
+            "({rules}); failed: {failed}, undecided: {undecided} (limits a designer can "
+            "edit in analysis/data/guardrails.toml; `rpg-balance audit --rules FILE` checks "
+            "them).").format(rules=rules, **counts),
+            "rpg-balance audit --columns guardrail,metric,value,min,max,status --rules FILE")]
+    elif file is None:
         out = [Reading(_(
             "{passed} of {total} balance guardrails pass under the default rules; failed: "
             "{failed}, undecided: {undecided} (limits a designer can edit in "
@@ -363,7 +374,8 @@ def section_key_findings(settings: ReportSettings) -> Section:
         if first is not None:
             reading.append(first)
     reading += key_findings_reading(
-        table, str(settings.guardrails) if settings.guardrails is not None else None)
+        table, str(settings.guardrails) if settings.guardrails is not None else None,
+        rules_line(settings.rules))
     shown = table[COLUMNS].copy()
     shown["status"] = [_(STATUSES[x]) if x in STATUSES else x for x in shown["status"]]
     shown["suggestion"] = [text(x) for x in shown["suggestion"]]

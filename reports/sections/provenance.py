@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from reports.i18n import _, decimal
+from reports.rules_in_force import rules_line
 from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -51,6 +52,8 @@ def provenance_frame(settings: ReportSettings, elapsed: float | None = None) -> 
         (_("systems"), ", ".join(settings.systems)),
         *([(_("cross-combat file of the combat sections"), settings.cross_label)]
           if settings.cross_combat is not None else []),
+        *([(_("rules files (rule tables edited)"), rules_line(settings.rules))]
+          if settings.rules else []),
         (_("source revision"), _git_commit()),
         ("python", f"{platform.python_version()} ({sys.platform})"),
     ]

@@ -30,6 +30,7 @@ import param
 from engines.errors import InputError
 
 from ..i18n import LANGUAGES, N_, _, language
+from ..rules_in_force import carrying, rules_line, rules_sets
 from . import model
 
 log = logging.getLogger("rpg_balance.workbench")
@@ -65,8 +66,15 @@ def _frame(df, percent_cols=()):
 class Workbench:
     """One browser tab's page: widgets built from the state, tabs, results."""
 
-    def __init__(self, query: dict, guardrails: str | None = None, lang: str = "en"):
+    def __init__(self, query: dict, guardrails: str | None = None, lang: str = "en",
+                 rules=None, rule_files: tuple[str, ...] = ()):
+        from analysis.rules import in_force
+
         self.guardrails = guardrails
+        # the rules this page computes under (``serve --rules``; default: those in force
+        # now), carried into every callback and thread (:func:`carrying`)
+        self.rules = rules_sets(in_force() if rules is None else rules)
+        self.rule_files = tuple(rule_files)
         self.state, messages = model.parse_query(query, guardrails)
         if "lang" not in {str(k) for k in query}:
             self.state.lang = lang
@@ -79,7 +87,7 @@ class Workbench:
         self._request = {"checks": 0, "duel": 0}
         self._updating = False
         self.url = UrlState()
-        with language(self.state.lang):
+        with language(self.state.lang), carrying(self.rules):
             self._build()
             self.messages.object = self._messages_md(messages)
             self.messages.visible = bool(messages)
@@ -211,7 +219,12 @@ class Workbench:
         self.tabs.param.watch(self._on_tab, "active")
         header = pn.Row(pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
                         pn.layout.HSpacer(), self.lang)
-        self.root.objects = [header, self.messages, self.tabs]
+        top = [header]
+        if self.rules:
+            top.append(pn.pane.Markdown(_("Rules files in force (every number on this page "
+                                          "is computed with them): {rules}").format(
+                rules=f"`{rules_line(self.rules)}`")))
+        self.root.objects = [*top, self.messages, self.tabs]
 
     def _variant_widgets(self, fields: list[dict], given: dict, box: pn.Column,
                          callback: Callable) -> dict:
@@ -286,11 +299,12 @@ class Workbench:
         self.messages.visible = bool(messages)
 
     def _guard(self, fn: Callable, *args) -> bool:
-        """Run ``fn``; a bad value becomes a message on the page, any other failure a
-        one-line message (the traceback goes to the server's log); the page keeps
-        serving either way."""
+        """Run ``fn`` under the page's rules; a bad value becomes a message on the page,
+        any other failure a one-line message (the traceback goes to the server's log);
+        the page keeps serving either way."""
         try:
-            fn(*args)
+            with carrying(self.rules):
+                fn(*args)
             return True
         except InputError as exc:
             self._say([str(exc)])
@@ -387,7 +401,7 @@ class Workbench:
 
         def run():
             try:
-                with language(lang):
+                with language(lang), carrying(self.rules):
                     self._figures[tab] = (number, draw())
             except Exception:  # a figure never takes the page down
                 log.error("workbench: %s", traceback.format_exc())
@@ -451,7 +465,7 @@ class Workbench:
         d = self.state.duel
         self.d_run.disabled = d.method != "mc" or self._busy.locked()
         if d.method == "mc":
-            self.d_command.object = _code(model.duel_command(d))
+            self.d_command.object = _code(self._with_rules(model.duel_command(d)))
             self.d_status.object = _("Press “Run Monte Carlo”: {n} fights from seed "
                                      "{seed}.").format(n=d.trials, seed=d.seed)
             return
@@ -461,7 +475,7 @@ class Workbench:
         except InputError as exc:
             self.d_sentence.object = ""
             self.d_summary.object = self.d_one_hit.object = self.d_figure.object = None
-            self.d_command.object = _code(model.duel_command(d))
+            self.d_command.object = _code(self._with_rules(model.duel_command(d)))
             raise InputError(f"{exc} — " + _("choose Monte Carlo to simulate this duel")) \
                 from None
         self._show_duel(r)
@@ -486,7 +500,8 @@ class Workbench:
         self.d_one_hit.object = _frame(r.one_hit)
         if r.figure:
             self.d_figure.object = r.figure
-        self.d_command.object = _code(r.command + "\n" + r.one_hit_command)
+        self.d_command.object = _code(self._with_rules(r.command) + "\n"
+                                      + self._with_rules(r.one_hit_command))
 
     def _on_run_mc(self, _event=None) -> None:
         def go():
@@ -514,7 +529,7 @@ class Workbench:
                 raise model.Cancelled
 
         try:
-            with language(job["lang"]):
+            with language(job["lang"]), carrying(self.rules):
                 job["result"] = model.duel_result(d, on_batch=batch)
         except model.Cancelled:
             job["error"] = "stopped"
@@ -602,8 +617,15 @@ class Workbench:
 
     def _audit_command(self) -> None:
         a = self.state.audit
-        self.g_command.object = _code(model.audit_command(a.source, self.guardrails,
-                                                          a.suggest))
+        self.g_command.object = _code(self._with_rules(
+            model.audit_command(a.source, self.guardrails, a.suggest)))
+
+    def _with_rules(self, command: str) -> str:
+        """A command with the page's rules files (``--rules FILE``), so it prints the
+        page's numbers."""
+        import shlex
+
+        return command + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files)
 
     def _on_upload(self, event) -> None:
         if event.new:
@@ -635,7 +657,7 @@ class Workbench:
 
             def run():
                 try:
-                    with language(lang):
+                    with language(lang), carrying(self.rules):
                         job["result"] = model.audit_result(scenarios, suggest=suggest,
                                                            files=files)
                 except InputError as exc:
@@ -650,12 +672,15 @@ class Workbench:
         self._guard(go)
 
 
-def create_page(guardrails: str | None = None, lang: str = "en"):
-    """The Panel app function: one :class:`Workbench` per browser tab."""
+def create_page(guardrails: str | None = None, lang: str = "en", rules=None,
+                rule_files: tuple[str, ...] = ()):
+    """The Panel app function: one :class:`Workbench` per browser tab, computing under
+    ``rules`` (:mod:`analysis.rules`; None: the package's)."""
     def page():
         query = dict(pn.state.session_args or {})
         try:
-            wb = Workbench(query, guardrails, lang)
+            wb = Workbench(query, guardrails, lang, rules=rules or {},
+                           rule_files=rule_files)
         except Exception as exc:  # never a traceback on the page
             log.error("workbench: %s", traceback.format_exc())
             return pn.pane.Alert(f"{type(exc).__name__}: {exc}", alert_type="danger")
@@ -680,13 +705,20 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 def serve(host: str = "127.0.0.1", port: int = 5006, *, show: bool = True,
           guardrails: str | None = None, lang: str = "en", ready: Callable | None = None,
-          warm: bool = True):
+          warm: bool = True, rules=None, rule_files: tuple[str, ...] = ()):
     """Serve the workbench until Ctrl-C; ``ready(url)`` is called once it listens.
     ``warm``: first compute each system's default view once in this process (numba
     loads its cached kernels, the archetype libraries are read), so the first page
-    answers at once."""
+    answers at once. ``rules``: the rules every page computes under (default: those in
+    force now, e.g. ``serve --rules FILE``'s), whatever thread or task the server runs a
+    page's callback on; ``rule_files``: their files, added to the commands the page
+    shows."""
+    from analysis.rules import in_force
+
+    rules = in_force() if rules is None else rules
     if warm:
-        model.warm()
+        with carrying(rules):
+            model.warm()
     pn.extension(design=None, notifications=False)
     pn.config.nthreads = 4
     if port == 0:
@@ -694,7 +726,7 @@ def serve(host: str = "127.0.0.1", port: int = 5006, *, show: bool = True,
     origins = [f"127.0.0.1:{port}", f"localhost:{port}"]
     if host not in ("127.0.0.1", "localhost"):
         origins.append("*" if host in ("0.0.0.0", "::") else f"{host}:{port}")
-    server = pn.serve({"/": create_page(guardrails, lang)}, address=host, port=port,
+    server = pn.serve({"/": create_page(guardrails, lang, rules, rule_files)}, address=host, port=port,
                       show=False, start=False, threaded=False, title="rpg-balance",
                       websocket_origin=origins, verbose=False, print_url=False)
     actual = server.port
