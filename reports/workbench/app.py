@@ -726,7 +726,8 @@ def serve(host: str = "127.0.0.1", port: int = 5006, *, show: bool = True,
     origins = [f"127.0.0.1:{port}", f"localhost:{port}"]
     if host not in ("127.0.0.1", "localhost"):
         origins.append("*" if host in ("0.0.0.0", "::") else f"{host}:{port}")
-    server = pn.serve({"/": create_page(guardrails, lang, rules, rule_files)}, address=host, port=port,
+    page = create_page(guardrails, lang, rules, rule_files)
+    server = pn.serve({"/": page}, address=host, port=port,
                       show=False, start=False, threaded=False, title="rpg-balance",
                       websocket_origin=origins, verbose=False, print_url=False)
     actual = server.port
