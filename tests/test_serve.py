@@ -8,6 +8,9 @@
   message, never an exception, and no file is read;
 * two exact duels from two threads at once give the numbers each gives alone;
 * the command refuses bad input in one line (exit 2);
+* ``serve --rules FILE``: the page computes under the rules file in every callback and
+  thread, names it in its header, and its duel is ``duel ... --rules FILE``'s (in the
+  model and in a real browser);
 * a real browser: the server in a subprocess on a free port, headless chromium loads a
   view from its address, changes a variant and an archetype, and reads back the number
   the CLI prints for the same input; no console error, no request leaves 127.0.0.1, and a
@@ -278,6 +281,78 @@ def test_out_of_range_values_typed_in_the_page_give_a_message():
     assert wb.url.lang == "pt-BR"
 
 
+# ---------------------------------------------------------------- serve --rules
+
+#: a designer's rules file (issue 29 item 2): dice_pool_7's heavy archaic armour without
+#: its ballistic rating (A13), every fighter's CON + 1
+RULES = """system = "dice_pool_7"
+
+[armour.heavy_archaic]
+ballistic = 0
+
+[everyone]
+CON = 1
+"""
+#: the duel the rules change: the armoured swordsman charges a shooter from 20 m
+RULES_QUERY = {"tab": "duel", "ds": "dice_pool_7", "a": "competent_swordsman",
+               "b": "competent_shooter", "dist": "20"}
+
+
+@pytest.fixture(scope="module")
+def rules_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rules") / "no_ballistic.toml"
+    path.write_text(RULES, encoding="utf-8")
+    return path
+
+
+def _armoured_duel(capsys, *rules) -> pd.Series:
+    argv = ["duel", "dice_pool_7", "competent_swordsman", "competent_shooter",
+            "--armour-a", "heavy_archaic", "--variant", "distance=20"]
+    for f in rules:
+        argv += ["--rules", str(f)]
+    return cli_csv(capsys, *argv).iloc[0]
+
+
+def test_page_computes_under_its_rules_in_any_thread(rules_file, capsys):
+    """A page served with rules computes under them in every callback, though the
+    callback runs where the command line's rules are not in force (here: the test's
+    own context, and a thread of its own)."""
+    from analysis.rules import in_force, load_files
+    from reports.workbench.app import Workbench
+
+    assert in_force() == {}
+    wb = Workbench(RULES_QUERY, rules=load_files([rules_file]),
+                   rule_files=(str(rules_file),))
+    header = wb.root.objects[1].object
+    assert "Rules files in force" in header
+    assert "armour.heavy_archaic.ballistic 2 → 0; everyone's CON +1" in header
+    changed = threading.Thread(target=lambda: setattr(wb.d_gear["armour_a"], "value",
+                                                      "heavy_archaic"))
+    changed.start()
+    changed.join(60)
+    assert not wb.messages.visible, wb.messages.object
+    edited, shipped = _armoured_duel(capsys, rules_file), _armoured_duel(capsys)
+    assert f"A wins {percent(edited['p_side0'])}" in wb.d_sentence.object
+    assert abs(edited["p_side0"] - shipped["p_side0"]) > 0.1  # the edit matters here
+    assert f"--rules {rules_file}" in wb.d_command.object
+    # the page's command prints the page's numbers
+    command = wb.d_command.object.split("\n")[1]
+    assert _duel_row(capsys, command)["p_side0"] == pytest.approx(edited["p_side0"],
+                                                                  abs=1e-12)
+    # without rules files: no line in the header, no --rules in the commands
+    plain = Workbench(RULES_QUERY)
+    assert len(plain.root.objects) == 3
+    assert "--rules" not in plain.d_command.object
+
+
+def percent(p: float) -> str:
+    """A probability as the page's sentence writes it (English)."""
+    from reports.i18n import percent as fmt
+
+    with language("en"):
+        return fmt(float(p))
+
+
 # ---------------------------------------------------------------- threads
 
 def test_two_concurrent_exact_duels_give_the_right_numbers():
@@ -490,6 +565,59 @@ def test_page_in_a_browser_gives_the_cli_numbers(server, tmp_path, capsys):
         assert path.stat().st_size > 20_000
     if os.environ.get("RPG_BALANCE_SCREENSHOT"):
         Path(os.environ["RPG_BALANCE_SCREENSHOT"]).write_bytes(shots["duel"].read_bytes())
+
+
+@pytest.fixture(scope="module")
+def rules_server(tmp_path_factory, rules_file):
+    """``rpg-balance serve --rules FILE`` in a subprocess on a free port."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    log = tmp_path_factory.mktemp("serve-rules") / "stderr.txt"
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
+                                 "--no-browser", "--no-warm-up", "--rules", str(rules_file)],
+                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=err,
+                                text=True)
+    with proc.stdout:
+        line = proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert m, line + log.read_text()
+        yield m.group(0)
+        proc.send_signal(2)  # Ctrl-C
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise AssertionError("the server did not stop on Ctrl-C") from None
+    text = log.read_text()
+    assert proc.returncode == 0, text
+    assert "Traceback" not in _without_panel_busy_race(text), text
+
+
+@pytest.mark.browser
+def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(rules_server,
+                                                                    rules_file, tmp_path,
+                                                                    capsys):
+    """``serve --rules FILE``: armour chosen on the page (a callback the server runs on
+    its thread pool) gives ``duel ... --rules FILE``'s numbers, and the page says which
+    rules are in force."""
+    edited, shipped = _armoured_duel(capsys, rules_file), _armoured_duel(capsys)
+    wins = f"A wins {100 * edited['p_side0']:.1f}%"
+    assert wins != f"A wins {100 * shipped['p_side0']:.1f}%"
+    with Browser(tmp_path / "profile", width=1300, height=1700) as b:
+        b.open(rules_server + "?" + urlencode(RULES_QUERY))
+        b.evaluate(DEEP)
+        _wait(b, "deepText().includes('competent_shooter') && deepText().includes('A wins')")
+        assert b.evaluate("selectByLabel('armour A', 'heavy_archaic')") == "ok"
+        text = _wait(b, "deepText().includes('armour=heavy_archaic') && "
+                        "deepText().includes('A wins') && deepText()")
+        errors = list(b.errors)
+    assert "Rules files in force" in text
+    assert "armour.heavy_archaic.ballistic 2 → 0" in text
+    assert wins in text, text
+    assert f"--armour-a heavy_archaic --variant distance=20 --format csv --rules {rules_file}" \
+        in text
+    assert errors == []
 
 
 @pytest.mark.browser
