@@ -19,7 +19,7 @@ from engines.errors import InputError
 from . import sections as S
 from .i18n import _, language
 from .render_html import render_html
-from .rules_in_force import carrying
+from .rules_words import carrying
 from .settings import ReportSettings
 from .structure import Report, Section
 

@@ -115,6 +115,6 @@ def _rules_line(settings: ReportSettings) -> str:
     """The rules files of the build and their edits, for the first page ("" without)."""
     if not settings.rules:
         return ""
-    from .rules_in_force import rules_line
+    from .rules_words import rules_line
 
     return rules_line(settings.rules)

@@ -74,7 +74,7 @@ class ReportSettings:
     cross_combat: Path | None = None
     #: the designer's rules of the build (:class:`analysis.rules.RuleSet`, one per
     #: system; ``--rules FILE``): in force while every section computes
-    #: (:func:`reports.rules_in_force.carrying`), named on the first page, in Assumptions
+    #: (:func:`reports.rules_words.carrying`), named on the first page, in Assumptions
     #: and in Provenance; empty: the package's rules
     rules: tuple = ()
 
@@ -96,7 +96,7 @@ class ReportSettings:
             if system not in known:
                 raise InputError(f"--variant: unknown system {system!r}")
         check_language(self.lang)
-        from reports.rules_in_force import rules_sets
+        from reports.rules_words import rules_sets
 
         object.__setattr__(self, "rules", rules_sets(self.rules))
         if self.aftermath not in AFTERMATHS:

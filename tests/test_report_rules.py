@@ -24,7 +24,7 @@ import pytest
 from analysis.rules import load_files, using
 from cli.main import main
 from reports.i18n import language
-from reports.rules_in_force import carrying, edit_words, rules_line
+from reports.rules_words import carrying, edit_words, rules_line
 from reports.sections.assumptions import section_assumptions
 from reports.settings import ReportSettings
 

@@ -7,7 +7,7 @@ import pandas as pd
 from analysis.combat.cross_combat import PACKAGED
 from engines.variants import describe
 from reports.i18n import _, decimal, text
-from reports.rules_in_force import rules_frame, rules_line
+from reports.rules_words import rules_frame, rules_line
 from reports.sections.combat_common import AFTERMATH_TEXT
 from reports.sections.common import table_block
 from reports.settings import ReportSettings

@@ -18,7 +18,7 @@ import pandas as pd
 
 from analysis.glossary import figure_phrase, knob_phrase, metric_phrase, value_phrase
 from reports.i18n import N_, _, decimal, text
-from reports.rules_in_force import rules_line
+from reports.rules_words import rules_line
 from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
@@ -189,7 +189,7 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
 
     Knobs, metrics and numbers are words (:mod:`analysis.glossary`); the guardrail's
     name and reason (``guardrails.toml``) are shown through the catalogue. ``rules``:
-    the rules files in force in words (:func:`reports.rules_in_force.rules_line`; ""
+    the rules files in force in words (:func:`reports.rules_words.rules_line`; ""
     for the package's rules)."""
     n, fails = len(table), table[table["status"] == "fail"]
     undecided = int((table["status"] == "undecided").sum())

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from reports.i18n import _, decimal
-from reports.rules_in_force import rules_line
+from reports.rules_words import rules_line
 from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Section

@@ -30,7 +30,7 @@ import param
 from engines.errors import InputError
 
 from ..i18n import LANGUAGES, N_, _, language
-from ..rules_in_force import carrying, rules_line, rules_sets
+from ..rules_words import carrying, rules_line, rules_sets
 from . import model
 
 log = logging.getLogger("rpg_balance.workbench")
