@@ -156,3 +156,19 @@ def test_carrying_puts_the_rules_in_force_once(rules_file):
     assert in_force() == {}
     with using(rs), carrying(rs):
         assert in_force()[SYSTEM].key == rs[SYSTEM].key
+
+
+def test_combat_frames_follow_the_rules_in_force(rules_file):
+    """The report's cached combat frames are keyed on the rules in force: the same
+    settings give the package's fights, then the edited ones (everyone's CON + 1 moves
+    every duel, A14), then the package's again."""
+    from reports.sections.combat_common import combat_frames
+
+    settings = ReportSettings(systems=(SYSTEM,), trials=1000, combat_trials=200)
+    rs = load_files([rules_file])
+    before = combat_frames(settings)["cross"]["p_side0"].to_numpy()
+    with carrying(rs):
+        edited = combat_frames(settings)["cross"]["p_side0"].to_numpy()
+    after = combat_frames(settings)["cross"]["p_side0"].to_numpy()
+    assert (before == after).all()
+    assert not (before == edited).all()
