@@ -747,4 +747,9 @@ def serve(host: str = "127.0.0.1", port: int = 5006, *, show: bool = True,
     finally:
         with contextlib.suppress(Exception):
             server.stop()
+        # a figure still being drawn (matplotlib's C++ inside a daemon thread) would abort
+        # the interpreter's exit ("terminate called without an active exception")
+        for t in threading.enumerate():
+            if t.name.startswith("workbench-") and t.name.endswith("-figure"):
+                t.join(5)
         print("stopped", file=sys.stderr)
