@@ -27,6 +27,7 @@ through the fighters' rows, so an edit never recompiles anything.
 
     [everyone]
     CON = 1                  # every fighter of the system: its own CON + 1
+    SAB = { offset = 2, max = 5 }   # + 2, but never past 5 (a fighter above keeps its own)
 
 Entries and fields a file does not name keep the package's values; a field equal to the
 package's is no edit (an unedited export changes nothing). ``note``, ``source`` and
@@ -125,17 +126,20 @@ class RuleSet:
     ``changes``: ``("set", kind, entry, field, value)`` (``field`` ``""`` for a
     single-value entry), ``("add", kind, entry, ((field, value), ...))``,
     ``("remove", kind, entry)``, applied in order; ``everyone``: ``((trait, offset),
-    ...)``; ``sources``: the files they came from (for provenance)."""
+    ...)``; ``caps``: ``((trait, min, max), ...)``, the values an offset may not take a
+    trait past (None: no such limit); ``sources``: the files they came from (for
+    provenance)."""
 
     system: str
     changes: tuple = ()
     everyone: tuple[tuple[str, int], ...] = ()
     sources: tuple[str, ...] = ()
+    caps: tuple[tuple[str, int | None, int | None], ...] = ()
 
     @property
     def key(self) -> tuple:
         """What the rules are (not where they came from): the caches' key."""
-        return (self.system, self.changes, self.everyone)
+        return (self.system, self.changes, self.everyone, self.caps)
 
     def __bool__(self) -> bool:
         return bool(self.changes or self.everyone)
@@ -147,6 +151,11 @@ class RuleSet:
             out = out._with_change(ch)
         for trait, off in other.everyone:
             out = out._with_everyone(trait, off)
+        if other.caps:
+            mine = {t: (lo, hi) for t, lo, hi in out.caps}
+            mine.update({t: (lo, hi) for t, lo, hi in other.caps})
+            out = dataclasses.replace(out, caps=tuple((t, lo, hi)
+                                                      for t, (lo, hi) in mine.items()))
         return dataclasses.replace(out, sources=tuple(dict.fromkeys(self.sources
                                                                     + other.sources)))
 
@@ -206,7 +215,11 @@ class RuleSet:
                 name = f"{kind}.{entry}" + (f".{field}" if field else "")
                 out.append(f"{name} {_show(old)} → {_show(value)}" if old is not None
                            else f"{name} = {_show(value)}")
-        out.extend(f"everyone's {t} {o:+d}" for t, o in self.everyone)
+        caps = {t: (lo, hi) for t, lo, hi in self.caps}
+        for t, o in self.everyone:
+            lo, hi = caps.get(t, (None, None))
+            bounds = [f"at least {lo}"] * (lo is not None) + [f"at most {hi}"] * (hi is not None)
+            out.append(f"everyone's {t} {o:+d}" + (f" ({', '.join(bounds)})" if bounds else ""))
         return out
 
     def with_knob(self, knob: str, value, where: str = "--set") -> RuleSet:
@@ -372,6 +385,7 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
     problems: list[str] = []
     changes: list[tuple] = []
     everyone: list[tuple[str, int]] = []
+    caps: list[tuple[str, int | None, int | None]] = []
     for key, value in data.items():
         if key == "system":
             continue
@@ -385,11 +399,27 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
                 except InputError as exc:
                     problems.append(str(exc))
                     continue
+                lo = hi = None
+                if isinstance(off, Mapping):   # { offset = 4, max = 10 }
+                    bad = sorted(set(off) - {"offset", "min", "max"})
+                    if bad:
+                        problems.append(f"{fname}: everyone.{trait}.{bad[0]}: unknown key; "
+                                        "known: offset, min, max")
+                        continue
+                    lo, hi = off.get("min"), off.get("max")
+                    for k, v in (("min", lo), ("max", hi)):
+                        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                            problems.append(f"{fname}: everyone.{trait}.{k}: expected a "
+                                            f"whole number, got {v!r}")
+                            lo = hi = None
+                    off = off.get("offset", 0)
                 if isinstance(off, bool) or not isinstance(off, int):
                     problems.append(f"{fname}: everyone.{trait}: an offset is a whole "
                                     f"number, got {off!r}")
                 elif off:
                     everyone.append((name, off))
+                    if lo is not None or hi is not None:
+                        caps.append((name, lo, hi))
             continue
         if key not in kinds:
             problems.append(f"{fname}: {key}: unknown table{_close(key, kinds)}; known: "
@@ -463,7 +493,7 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
                 start = {k: v for k, v in entries[like].items() if k not in DOC_KEYS}
             new = {**start, **fields}
             changes.append(("add", key, entry, tuple((k, _frozen(v)) for k, v in new.items())))
-    rs = RuleSet(system, tuple(changes), tuple(everyone), (fname,))
+    rs = RuleSet(system, tuple(changes), tuple(everyone), (fname,), tuple(caps))
     if not problems and rs.changes:
         problems.extend(_validate(rs, fname, kinds))
     return rs, problems
@@ -656,8 +686,17 @@ def export_text(system: str) -> str:
                     lines.append(f"{_key(f)} = {_toml_value(v)}")
             lines.append("")
     traits = _traits(system)
-    lines.append("# Offsets to every fighter's own trait (0: none): " + ", ".join(traits))
+    lines.append("# Offsets to every fighter's own trait (0: none; TRAIT = { offset = 4, "
+                 "max = 10 } never takes it past 10): " + ", ".join(traits))
     lines.append("[everyone]")
     offsets = dict(rs.everyone) if rs else {}
-    lines.extend(f"{_key(t)} = {offsets.get(t, 0)}" for t in traits)
+    caps = {t: (lo, hi) for t, lo, hi in rs.caps} if rs else {}
+    for t in traits:
+        lo, hi = caps.get(t, (None, None))
+        if lo is None and hi is None:
+            lines.append(f"{_key(t)} = {offsets.get(t, 0)}")
+        else:
+            parts = [f"offset = {offsets.get(t, 0)}"] + [f"min = {lo}"] * (lo is not None) \
+                + [f"max = {hi}"] * (hi is not None)
+            lines.append(f"{_key(t)} = {{ {', '.join(parts)} }}")
     return "\n".join(lines) + "\n"

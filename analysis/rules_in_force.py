@@ -79,10 +79,23 @@ def bound(fn: Callable) -> Callable:
 
 def apply_everyone(system: str, base: Callable[[str], Any]) -> dict[str, int]:
     """``{trait: value}`` overrides of the ``everyone`` offsets in force for one fighter
-    whose own value of a trait is ``base(trait)`` (empty when none are in force)."""
+    whose own value of a trait is ``base(trait)`` (empty when none are in force): its own
+    value plus the offset, held at the rule set's ``max`` (a rise) or ``min`` (a fall)
+    when it gives one — a fighter already past it keeps its own value."""
     rs = active(system)
     if rs is None or not rs.everyone:
         return {}
-    return {trait: base(trait) + off for trait, off in rs.everyone}
+    caps = {t: (lo, hi) for t, lo, hi in getattr(rs, "caps", ())}
+    out = {}
+    for trait, off in rs.everyone:
+        own = base(trait)
+        value = own + off
+        lo, hi = caps.get(trait, (None, None))
+        if hi is not None and off > 0:
+            value = max(own, min(value, hi))      # never past max; never below its own
+        if lo is not None and off < 0:
+            value = min(own, max(value, lo))
+        out[trait] = value
+    return out
 
 

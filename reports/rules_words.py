@@ -43,8 +43,13 @@ def edit_words(rs) -> list[str]:
         elif item[0] == "remove":
             out.append(_("{entry} removed").format(entry=f"{item[1]}.{item[2]}"))
         elif item[0] == "everyone":
-            out.append(_("everyone's {trait} {offset}").format(trait=item[1],
-                                                               offset=f"{item[2]:+d}"))
+            phrase = _("everyone's {trait} {offset}").format(trait=item[1],
+                                                             offset=f"{item[2]:+d}")
+            lo, hi = next(((lo, hi) for t, lo, hi in getattr(rs, "caps", ())
+                           if t == item[1]), (None, None))
+            bounds = ([_("at least {min}").format(min=lo)] if lo is not None else []) + \
+                ([_("at most {max}").format(max=hi)] if hi is not None else [])
+            out.append(phrase + (f" ({', '.join(bounds)})" if bounds else ""))
         else:
             out.append(said)
     return out

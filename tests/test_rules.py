@@ -297,3 +297,26 @@ def test_sweep_and_solve_take_rule_knobs(tmp_path):
                                   "rules.armour.heavy_archaic.ballistic", [0, 1, 2, 3], 0.8,
                                   goal="at_most", increasing=True)
     assert res.knob == 0   # 0.50 at 0, 0.87 at 1 (the issue's figures)
+
+
+def test_everyone_offset_with_a_cap(tmp_path):
+    """"+4 Vigor, to at most 10" (B9; the sheet's Vigor runs to 10): a master (Vigor 6)
+    reaches 10, a fighter at 9 stops at 10, and without the cap the master's 6 + 5 is
+    one line naming the fighter."""
+    p = write(tmp_path, "v.toml", 'system = "middle_3d10"\n[everyone]\n'
+              'vigor = { offset = 5, max = 10 }\n')
+    rs = rules.load_file(p)
+    assert rs.caps == (("vigor", None, 10),)
+    assert "everyone's vigor +5 (at most 10)" in rs.words()
+    with rules.using([rs]):
+        master = archetypes.combatant("middle_3d10", "master")
+        nine = archetypes.combatant("middle_3d10", {"archetype": "novice", "vigor": 9})
+        seven = archetypes.combatant("middle_3d10", {"archetype": "novice", "vigor": 4})
+    assert (master.vigor, nine.vigor, seven.vigor) == (10, 10, 9)
+    strict = rules.RuleSet("middle_3d10").with_knob("everyone.vigor", 5)
+    with rules.using([strict]), pytest.raises(InputError, match=r"master: .*vigor 6 → 11"):
+        archetypes.combatant("middle_3d10", "master")
+    # the export writes the cap back
+    with rules.using([rs]):
+        text = rules.export_text("middle_3d10")
+    assert "vigor = { offset = 5, max = 10 }" in text

@@ -370,12 +370,27 @@ def _build(system: str, spec, overrides, path, label):
     if name is not None and name not in lib:
         raise unknown(system, name, lib)
     fname, raw = read_library(system, path)
-    if full is not None:
-        full.update(apply_everyone(system, lambda t: _trait_of(full, t, system, label)))
-    else:
-        over.update(apply_everyone(system, lambda t: over[t] if t in over else
-                                   _trait_of(lib[name], t, system, label)))
-    return hook(system).build(fname, raw, lib, name, over, full, label)
+    target = full if full is not None else over
+    before = dict(target)
+    offsets = apply_everyone(system, lambda t: _trait_of(full, t, system, label)
+                             if full is not None else over[t] if t in over
+                             else _trait_of(lib[name], t, system, label))
+    target.update(offsets)
+    try:
+        return hook(system).build(fname, raw, lib, name, over, full, label)
+    except InputError as exc:
+        if not offsets:
+            raise
+        who = name or label
+        moved = ", ".join(f"{t} {before.get(t, v - _offset(system, t))} → {v}"
+                          for t, v in offsets.items())
+        raise InputError(f"{system}: {who}: the everyone offsets in force take its {moved}, "
+                         f"which the data refuse: {exc}") from None
+
+
+def _offset(system: str, trait: str) -> int:
+    rs = active_rules(system)
+    return dict(rs.everyone).get(trait, 0) if rs else 0
 
 
 def _trait_of(model, trait: str, system: str, label: str) -> int:
