@@ -50,8 +50,66 @@ def _can_build_offline() -> bool:
     return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
 
 
+#: The distributions the fresh environment installs for itself (pyproject ``name``s).
+OURS = ("rpg-balance", "rpg-balance-pbta")
+
+
+def _norm(name: str) -> str:
+    """A distribution name normalised (PEP 503): ``rpg_balance.pbta`` → ``rpg-balance-pbta``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _theirs(site: Path) -> set[str]:
+    """The entries of the package folder ``site`` that belong to :data:`OURS` (an install
+    of the project or the plug-in in the running environment): each one's recorded
+    files, top-level packages and entry-point modules, its metadata folder and its
+    editable-install hooks."""
+    from importlib.metadata import distributions
+
+    ours = {_norm(n) for n in OURS}
+    stems = {n.replace("-", "_") for n in ours}
+    names: set[str] = set()
+    for dist in distributions(path=[str(site)]):
+        if _norm(dist.metadata["Name"] or "") not in ours:
+            continue
+        names.update(Path(f).parts[0] for f in dist.files or ()
+                     if Path(f).parts[0] not in ("..", "__pycache__"))
+        names.update((dist.read_text("top_level.txt") or "").split())
+        names.update(ep.value.split(":")[0].split(".")[0] for ep in dist.entry_points)
+    for entry in site.iterdir():
+        meta = entry.suffix in (".dist-info", ".egg-info", ".egg-link")
+        if (meta and _norm(entry.name[:-len(entry.suffix)].split("-")[0]) in ours) \
+                or (entry.name.startswith("__editable__")
+                    and any(stem in entry.name for stem in stems)):
+            names.add(entry.name)
+    return names
+
+
+def _parent_site(tmp: Path) -> list[str]:
+    """The running interpreter's package folders for the fresh environment to see: each
+    as it is when it holds nothing of :data:`OURS`, else as a folder of links to its
+    other entries, so that an install of the project or the plug-in in the running
+    environment cannot shadow the fresh ones (imports, entry points)."""
+    out = []
+    for i, site in enumerate(sorted({sysconfig.get_paths()[k] for k in ("purelib",
+                                                                          "platlib")})):
+        site = Path(site)
+        hidden = _theirs(site) if site.is_dir() else set()
+        if not hidden:
+            out.append(str(site))
+            continue
+        view = tmp / f"parent_site_{i}"
+        view.mkdir()
+        for entry in site.iterdir():
+            if entry.name not in hidden:
+                (view / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+        out.append(str(view))
+    return out
+
+
 def _fresh_env(tmp: Path) -> tuple[Path, dict]:
-    """A venv in ``tmp`` seeing the running interpreter's packages, with the project and
+    """A venv in ``tmp`` seeing the running interpreter's packages (:func:`_parent_site`:
+    whether or not the running environment has the plug-in installed), with the project and
     the example plug-in installed (editable) from a copy of the tree; returns its Python
     and the environment to run it with (no PYTHONPATH, an empty numba cache)."""
     src = tmp / "src"
@@ -62,8 +120,7 @@ def _fresh_env(tmp: Path) -> tuple[Path, dict]:
     site = subprocess.run([str(py), "-c", "import sysconfig; "
                            "print(sysconfig.get_paths()['purelib'])"], check=True,
                           capture_output=True, text=True).stdout.strip()
-    ours = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
-    Path(site, "parent_site.pth").write_text("\n".join(sorted(ours)) + "\n")
+    Path(site, "parent_site.pth").write_text("\n".join(_parent_site(tmp)) + "\n")
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR", "PIP_REQUIRE_VIRTUALENV")}
     env.update(NUMBA_CACHE_DIR=str(tmp / "numba"), PIP_DISABLE_PIP_VERSION_CHECK="1")

@@ -16,9 +16,15 @@ from analysis.workflow.run import run_scenario
 from analysis.workflow.scenario import load_scenario, parse_scenario
 from cli.main import main
 from engines.errors import InputError
+from engines.system import BUILT_IN, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "scenarios").glob("*.toml"))
+
+
+def plugins() -> list[str]:
+    """The installed systems beyond the built-ins, in registry order."""
+    return [sid for sid in registry() if sid not in BUILT_IN]
 
 
 def problems(text: str, tmp_path: Path, name: str = "scenario.toml") -> list[str]:
@@ -57,7 +63,7 @@ format = "xlsx"
     expected = [
         "scenario.toml: checks[0].system: unknown system 'dice_pool_9' (did you mean "
         "'dice_pool_7' or 'dice_pool_6'?); known: dice_pool_7, middle_3d10, dice_pool_6, "
-        "percentile, d20_degrees",
+        "percentile, d20_degrees" + "".join(f", {p}" for p in plugins()),
         "scenario.toml: sweep.variants.again: 7 is not allowed; choose 10 | 9 | 8 | none",
         "scenario.toml: seed: expected a value at least 0, got -1",
         "scenario.toml: output.format: 'xlsx' is not allowed; choose csv | json | markdown "
@@ -207,9 +213,11 @@ def test_expert_vs_difficulties_scenario(tmp_path):
         c = sorted(dice)[1]
         ok += dice.count(10) >= 2 or (dice.count(1) < 2 and c + m >= 15)
     assert mid.loc[mid["difficulty"] == 15, "p"].iloc[0] == pytest.approx(ok / 1000)
-    assert set(res.tables["difficulty"]["system"]) == {"dice_pool_7", "middle_3d10",
-                                                       "dice_pool_6", "percentile",
-                                                       "d20_degrees"}
+    # a [[solve]] without systems solves every installed system with ladder rules: the
+    # five built-ins, and a plug-in with a ladder installed beside them
+    assert set(res.tables["difficulty"]["system"]) == {
+        "dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees",
+        *(p for p in plugins() if registry()[p].ladder is not None)}
     assert "curves" in res.plots
 
 
