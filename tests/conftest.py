@@ -27,15 +27,21 @@ def plugin_site(tmp_path_factory) -> Path:
 @pytest.fixture
 def plugin_installed(plugin_site):
     """The plug-in system registered in this process for one test (``sys.path`` and the
-    system registry), and gone again afterwards, so other tests see the built-ins only."""
+    system registry), and gone again afterwards: the registry holds the systems it held
+    before, in the same order, so other tests see what they saw without it (values read
+    from the registry, e.g. the plot palette, follow it)."""
     from engines import system
 
+    before = dict(system.registry())
     sys.path.insert(0, str(plugin_site))
     importlib.invalidate_caches()
     try:
         assert "pbta_2d6" in system.registry(refresh=True)
         yield plugin_site
     finally:
-        sys.path.remove(str(plugin_site))
+        while str(plugin_site) in sys.path:
+            sys.path.remove(str(plugin_site))
         importlib.invalidate_caches()
-        system.registry(refresh=True)
+        # rebuilt from what is installed without the site: the systems of before
+        after = system.registry(refresh=True)
+        assert list(after) == list(before), (list(before), list(after))

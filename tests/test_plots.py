@@ -33,6 +33,24 @@ def test_palette_is_fixed_distinct_and_colour_blind_safe():
     assert set(colours.values()) <= OKABE_ITO
 
 
+def test_palette_follows_the_registry():
+    """A system registered for a while has a colour and a label, and none once it is gone
+    (the palette is read from the registry in force, not kept from an earlier one)."""
+    import dataclasses
+
+    from engines import system as S
+
+    twin = dataclasses.replace(S.get("dice_pool_7"), id="twin_pool")
+    with S.registered(twin):
+        assert "twin_pool" in SYSTEM_COLORS
+        assert SYSTEM_COLORS["twin_pool"] == SYSTEM_COLORS["dice_pool_7"]  # its own hook
+        assert set(SYSTEM_COLORS) == set(S.registry())
+    assert "twin_pool" not in SYSTEM_COLORS
+    assert set(SYSTEM_COLORS) == set(S.registry())
+    with pytest.raises(KeyError):
+        SYSTEM_COLORS["twin_pool"]
+
+
 @pytest.mark.parametrize("system", list(SYSTEMS))
 def test_success_curves_one_line_per_difficulty(system):
     fig = success_curve_plot(system)

@@ -32,16 +32,33 @@ SPARE_COLORS = ("#CC79A7", "#000000", "#999999", "#F0E442", "#882255", "#44AA99"
 class _BySystem(dict):
     """System id → ``read(spec, systems)`` of the system's ``System`` (``engines.system``),
     read from the registry on first use (iterated, it lists every installed system); an
-    id that is not installed is a ``KeyError``."""
+    id that is not installed is a ``KeyError``. The values follow the registry: when it
+    changes (a plug-in registered or gone, an entry replaced), they are read again."""
 
     def __init__(self, read):
         super().__init__()
         self._read = read
+        self._systems: dict = {}  # the registry the values were read from
 
-    def __missing__(self, system: str):
+    def _sync(self):
         from engines.system import registry
 
         systems = registry()
+        if len(systems) != len(self._systems) or any(
+                self._systems.get(sid) is not spec for sid, spec in systems.items()):
+            super().clear()
+            self._systems = dict(systems)
+        return systems
+
+    def __getitem__(self, system: str):
+        self._sync()
+        return super().__getitem__(system)
+
+    def __contains__(self, system) -> bool:
+        return system in self._sync()
+
+    def __missing__(self, system: str):
+        systems = self._systems
         if system not in systems:
             raise KeyError(system)
         self[system] = value = self._read(systems[system], systems)
@@ -54,9 +71,7 @@ class _BySystem(dict):
             return default
 
     def _filled(self):
-        from engines.system import registry
-
-        for system in registry():
+        for system in self._sync():
             self[system]
         return super()
 
