@@ -480,14 +480,15 @@ def _wait(b: Browser, expression: str, timeout: float = 30):
     raise AssertionError(f"timed out waiting for {expression}: {b.evaluate('deepText()')}")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def _serving(tmp_path_factory, folder: str, *extra: str):
+    """``rpg-balance serve`` (with ``extra`` options) in a subprocess on a free port:
+    yields its address, then stops it with Ctrl-C and checks it exited cleanly."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    log = tmp_path_factory.mktemp("serve") / "stderr.txt"
+    log = tmp_path_factory.mktemp(folder) / "stderr.txt"
     with log.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                                 "--no-browser"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=err, text=True)
+                                 "--no-browser", *extra], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
     with proc.stdout:
         line = proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -503,6 +504,11 @@ def server(tmp_path_factory):
     text = log.read_text()
     assert proc.returncode == 0, text
     assert "Traceback" not in _without_panel_busy_race(text), text
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from _serving(tmp_path_factory, "serve")
 
 
 #: Panel's own shutdown race: a page callback that finishes on its thread pool while
@@ -575,28 +581,7 @@ def test_page_in_a_browser_gives_the_cli_numbers(server, tmp_path, capsys):
 @pytest.fixture(scope="module")
 def rules_server(tmp_path_factory, rules_file):
     """``rpg-balance serve --rules FILE`` in a subprocess on a free port."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    log = tmp_path_factory.mktemp("serve-rules") / "stderr.txt"
-    with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                                 "--no-browser", "--rules", str(rules_file)],
-                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=err,
-                                text=True)
-    with proc.stdout:
-        line = proc.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert m, line + log.read_text()
-        yield m.group(0)
-        proc.send_signal(2)  # Ctrl-C
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            raise AssertionError("the server did not stop on Ctrl-C") from None
-    text = log.read_text()
-    assert proc.returncode == 0, text
-    assert "Traceback" not in _without_panel_busy_race(text), text
+    yield from _serving(tmp_path_factory, "serve-rules", "--rules", str(rules_file))
 
 
 @pytest.mark.browser
