@@ -9,7 +9,7 @@ that of a binomial proportion: ``sqrt(p (1 - p) / trials)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,16 +23,46 @@ from engines.rng import Seed
 from engines.system import get, registry
 from engines.variants import parse_variants
 
-__all__ = ["AXES", "DEFAULT_TRIALS", "METHODS", "PROGRESS_WORK", "Grid", "axis_product",
-           "build_grid", "kernel_args", "mc_progress", "outcome_summary", "put_p",
+__all__ = ["AXES", "DEFAULT_TRIALS", "METHODS", "PROGRESS_WORK", "Grid", "SystemMap",
+           "axis_product", "build_grid", "kernel_args", "mc_progress", "outcome_summary", "put_p",
            "settings_exact", "settings_mc", "success_curves", "variants_for"]
 
 METHODS = ("exact", "mc", "both")
 DEFAULT_TRIALS = 200_000
 
+class SystemMap(Mapping):
+    """``{system id: read(System)}`` over the systems registered *now*
+    (:func:`engines.system.registry`; a system ``read`` gives None for is left out):
+    read again whenever the registry changes (a plug-in registered or gone, an entry
+    replaced), so a table of every system never keeps one that has left."""
+
+    def __init__(self, read: Callable[[Any], Any]):
+        self._read = read
+        self._systems: dict = {}
+        self._values: dict = {}
+
+    def _sync(self) -> dict:
+        systems = registry()
+        if len(systems) != len(self._systems) or any(
+                self._systems.get(sid) is not spec for sid, spec in systems.items()):
+            self._systems = dict(systems)
+            values = {sid: self._read(spec) for sid, spec in systems.items()}
+            self._values = {sid: v for sid, v in values.items() if v is not None}
+        return self._values
+
+    def __getitem__(self, system: str):
+        return self._sync()[system]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sync())
+
+    def __len__(self) -> int:
+        return len(self._sync())
+
+
 #: Native axes of each system's success-curve table: each system's ``axes``
-#: (:class:`engines.system.System`), built-ins and plug-ins alike.
-AXES = {sid: dict(s.checks.axes) for sid, s in registry().items()}
+#: (:class:`engines.system.System`), built-ins and plug-ins alike (:class:`SystemMap`).
+AXES = SystemMap(lambda s: dict(s.checks.axes))
 
 
 @dataclass

@@ -38,6 +38,7 @@ import pandas as pd
 from analysis.checks.curves import (
     DEFAULT_TRIALS,
     METHODS,
+    SystemMap,
     axis_product,
     kernel_args,
     mc_progress,
@@ -48,7 +49,7 @@ from analysis.checks.curves import (
 from engines import checks
 from engines.errors import InputError
 from engines.rng import Seed
-from engines.system import get, registry
+from engines.system import get
 
 __all__ = ["AXES", "OpposedGrid", "build_grid", "opposed_exact_joint", "opposed_mc_joint",
            "opposed_table"]
@@ -66,8 +67,8 @@ def _rule(system: str):
 
 #: Native axes of each system's opposed table: the two sides' levels (and roll settings),
 #: from each system's opposed rule (:class:`engines.system.OpposedRule`).
-AXES = {sid: dict(s.checks.opposed.axes) for sid, s in registry().items()
-        if s.checks.opposed is not None}
+AXES = SystemMap(lambda s: dict(s.checks.opposed.axes) if s.checks.opposed is not None
+                 else None)
 
 
 @dataclass

@@ -145,24 +145,14 @@ def standing_in(spec: System) -> Iterator[None]:
     The tables, the scenario files and the archetype loader look systems up by id, so a
     System object checked before it is installed (or a modified copy of an installed one)
     takes the id's place for the duration of the check. The success-curve axes of
-    :mod:`analysis.checks.curves` (read by the scenario validation) follow it.
+    :mod:`analysis.checks.curves` (read by the scenario validation) follow the registry
+    (:class:`analysis.checks.curves.SystemMap`).
     """
-    from analysis.checks import curves
-
     if registry().get(spec.id) is spec:
         yield
         return
-    missing = object()
-    saved_axes = curves.AXES.get(spec.id, missing)
-    curves.AXES[spec.id] = dict(spec.checks.axes)
-    try:
-        with registered(spec):
-            yield
-    finally:
-        if saved_axes is missing:
-            curves.AXES.pop(spec.id, None)
-        else:
-            curves.AXES[spec.id] = saved_axes
+    with registered(spec):
+        yield
 
 
 # --------------------------------------------------------------------------------------
