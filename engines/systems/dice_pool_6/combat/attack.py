@@ -9,7 +9,7 @@ import numpy as np
 
 from engines.systems.dice_pool_6 import checks as _checks
 
-from .rules import COVER, COVER_DICE, Combatant, Variants, as_variants
+from .rules import Combatant, Variants, as_variants
 
 
 @lru_cache(maxsize=1024)
@@ -44,7 +44,7 @@ def contest_damage(att_pool: int, dodge_pool: int, weapon: int,
 
 def dodge_against(attacker: Combatant, target: Combatant, defended: int = 0) -> int:
     """The target's dodge dice against this attacker (C12, C13)."""
-    cover = COVER_DICE[COVER.index(target.cover)] if attacker.weapon.ranged else 0
+    cover = target.cover_bonus if attacker.weapon.ranged else 0
     return target.dodge_pool - defended + cover
 
 
