@@ -111,7 +111,8 @@ def test_dp7_deslocamento_base_edit_is_an_armour_without_its_move_cost():
     """AT1, AT2: Deslocamento = FOR + DES + base + the armour's move. With both fighters
     in heavy archaic armour (move −3), base 5 → 8 is exactly the fight in which that
     armour costs no metres (an armour edit, move −3 → 0): a kiting shooter against a
-    charger 30 m away (how long the chase lasts). The row's Deslocamento is FOR + DES + 8 − 3 from the traits."""
+    charger 30 m away (how long the chase lasts). The row's Deslocamento is FOR + DES
+    + 8 − 3 from the traits."""
     v = dp7.Variants(distance=30)
     kiter = {"archetype": "expert_shooter", "armour": "heavy_archaic", "plan": "kite"}
     charger = {"archetype": "competent_swordsman", "armour": "heavy_archaic"}
@@ -160,7 +161,8 @@ def test_dp7_athletics_and_shield_defense_edits():
     ath = knob("dice_pool_7", ("rules.defense.athletics.bonus", 3))
     shield = knob("dice_pool_7", ("rules.defense.shield.bonus", 2))
     t = archetypes.library("dice_pool_7")["master_knight"]
-    assert t.athletics and t.armour.defense == 1
+    assert t.athletics
+    assert t.armour.defense == 1
     by_ath = fighter("dice_pool_7", "master_knight", ath)
     by_shield = fighter("dice_pool_7", "master_knight", shield)
     assert by_ath.defense == by_shield.defense == min(t.DES, t.SAB) + 1 + 3
@@ -213,7 +215,9 @@ def test_dp6_specialty_dice_edit_is_a_point_of_skill():
     edit = knob("dice_pool_6", ("rules.attack.specialty.dice", 2))
     lib = archetypes.library("dice_pool_6")
     a, b = "expert", "master"
-    assert lib[a].specialty and lib[b].specialty and not lib["competent"].specialty
+    assert lib[a].specialty
+    assert lib[b].specialty
+    assert not lib["competent"].specialty
     by_rule = dp6.duel_exact(fighter("dice_pool_6", a, edit), fighter("dice_pool_6", b, edit))
     by_hand = dp6.duel_exact(
         fighter("dice_pool_6", {"archetype": a, "attack_skill": lib[a].attack_skill + 1}),
@@ -334,4 +338,5 @@ def test_a_bad_constant_knob_is_one_line_exit_2():
             "dice_pool_7:rules.health.vitality.base=-2")
     assert r.returncode == 2, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert "health.vitality.base" in r.stderr and "greater than or equal to 1" in r.stderr
+    assert "health.vitality.base" in r.stderr
+    assert "greater than or equal to 1" in r.stderr
