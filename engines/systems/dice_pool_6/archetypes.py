@@ -20,7 +20,8 @@ The rule tables (``HOOK.tables``, what ``rpg-balance rules dice_pool_6`` prints 
 ``rules.KIND.ENTRY.FIELD`` knobs edit): ``weapon`` (C11) and the constants of the rules'
 formulas — ``health.track`` (C6: health = Stamina + ``base``), ``attack.specialty`` (C5:
 ``dice``), ``cover.none`` / ``cover.partial`` / ``cover.full`` (C12: the dodge's ``dice``
-against a shot). A data file without them has the seed's values.
+against a shot), ``dodge.outnumbered`` (C13: the ``dice`` a dodge loses per earlier
+attack in the round). A data file without them has the seed's values.
 """
 
 from __future__ import annotations
@@ -84,10 +85,22 @@ class DicePool6Cover(Model):
     full: DicePool6Dice
 
 
-#: The seed's constants when a data file has no table of them (C6, C5, C12).
+class DicePool6Outnumbered(Model):
+    dice: int = Field(ge=0, le=5)
+    note: str = ""
+
+
+class DicePool6Dodge(Model):
+    """C13: the dice a dodge loses per earlier attack on the defender in the round."""
+
+    outnumbered: DicePool6Outnumbered
+
+
+#: The seed's constants when a data file has no table of them (C6, C5, C12, C13).
 SEED_HEALTH = {"track": {"base": 3}}
 SEED_ATTACK = {"specialty": {"dice": 1}}
 SEED_COVER = {"none": {"dice": -2}, "partial": {"dice": 1}, "full": {"dice": 2}}
+SEED_DODGE = {"outnumbered": {"dice": 1}}
 
 
 class DicePool6Level(Model):
@@ -139,6 +152,7 @@ class DicePool6File(Model):
     health: DicePool6Health = DicePool6Health.model_validate(SEED_HEALTH)
     attack: DicePool6Attack = DicePool6Attack.model_validate(SEED_ATTACK)
     cover: DicePool6Cover = DicePool6Cover.model_validate(SEED_COVER)
+    dodge: DicePool6Dodge = DicePool6Dodge.model_validate(SEED_DODGE)
 
 
 def load(file: str, data: dict) -> dict:
@@ -159,7 +173,8 @@ def load(file: str, data: dict) -> dict:
                           eng.Weapon(fields["weapon"], w.damage, w.ranged), fields["cover"],
                           fields["split"], fields["plan"],
                           health_base=spec.health.track.base,
-                          specialty_dice=spec.attack.specialty.dice, cover_dice=cover_dice)
+                          specialty_dice=spec.attack.specialty.dice, cover_dice=cover_dice,
+                          crowd_dice=spec.dodge.outnumbered.dice)
         return checked(file, where, c)
 
     return grid(file, spec, build)
@@ -174,4 +189,5 @@ HOOK = ArchetypeHook(
     tactic_values=lambda: dict(TACTICS), tactic_field="split", armour="none",
     weapon_rule="C11", data_file=DATA_FILE,
     tables=(("weapon", "weapons", "C11"), ("health", "health", "C6"),
-            ("attack", "attack", "C5"), ("cover", "cover", "C12")))
+            ("attack", "attack", "C5"), ("cover", "cover", "C12"),
+            ("dodge", "dodge", "C13")))

@@ -19,8 +19,9 @@ The rule tables (``HOOK.tables``, what ``rpg-balance rules dice_pool_7`` prints 
 ``rules.KIND.ENTRY.FIELD`` knobs edit): ``weapon`` (A11), ``armour`` (A13) and the
 constants of the rules' formulas — ``health.vitality`` (A14: ``per_con`` × CON +
 ``base``), ``movement.deslocamento`` (AT1: FOR + DES + ``base``), ``attack.specialization``
-(A7: ``dice``), ``defense.athletics`` and ``defense.shield`` (A8: ``bonus``). A data file
-without them has the seed's values.
+(A7), ``attack.focus`` (A3) and ``attack.willpower`` (A4: ``dice``), ``defense.athletics``,
+``defense.shield`` (A8) and ``defense.willpower`` (A4: ``bonus``), ``dodge.pool`` (A9:
+``per_defense`` × Defense dice). A data file without them has the seed's values.
 """
 
 from __future__ import annotations
@@ -90,9 +91,11 @@ class DicePool7Dice(Model):
 
 
 class DicePool7Attack(Model):
-    """A7: the dice a weapon specialization adds."""
+    """A7, A3, A4: the dice a weapon specialization, a focus and a willpower point add."""
 
     specialization: DicePool7Dice
+    focus: DicePool7Dice
+    willpower: DicePool7Dice
 
 
 class DicePool7Bonus(Model):
@@ -101,17 +104,30 @@ class DicePool7Bonus(Model):
 
 
 class DicePool7Defense(Model):
-    """A8: the Defense athletics and a shield add."""
+    """A8, A4: the Defense athletics, a shield and a willpower point add."""
 
     athletics: DicePool7Bonus
     shield: DicePool7Bonus
+    willpower: DicePool7Bonus
+
+
+class DicePool7DodgePool(Model):
+    """A9: a dodge rolls ``per_defense`` × Defense dice."""
+
+    per_defense: int = Field(ge=0, le=5)
+    note: str = ""
+
+
+class DicePool7Dodge(Model):
+    pool: DicePool7DodgePool
 
 
 #: The seed's constants when a data file has no table of them (A14, AT1, A7, A8).
 SEED_HEALTH = {"vitality": {"per_con": 2, "base": 6}}
 SEED_MOVEMENT = {"deslocamento": {"base": 5}}
-SEED_ATTACK = {"specialization": {"dice": 2}}
-SEED_DEFENSE = {"athletics": {"bonus": 2}, "shield": {"bonus": 1}}
+SEED_ATTACK = {"specialization": {"dice": 2}, "focus": {"dice": 1}, "willpower": {"dice": 3}}
+SEED_DEFENSE = {"athletics": {"bonus": 2}, "shield": {"bonus": 1}, "willpower": {"bonus": 2}}
+SEED_DODGE = {"pool": {"per_defense": 2}}
 
 
 class DicePool7Level(Model):
@@ -175,6 +191,7 @@ class DicePool7File(Model):
     movement: DicePool7Movement = DicePool7Movement.model_validate(SEED_MOVEMENT)
     attack: DicePool7Attack = DicePool7Attack.model_validate(SEED_ATTACK)
     defense: DicePool7Defense = DicePool7Defense.model_validate(SEED_DEFENSE)
+    dodge: DicePool7Dodge = DicePool7Dodge.model_validate(SEED_DODGE)
 
 
 def load(file: str, data: dict) -> dict:
@@ -202,7 +219,11 @@ def load(file: str, data: dict) -> dict:
                           vitality_base=spec.health.vitality.base,
                           move_base=spec.movement.deslocamento.base,
                           specialization_dice=spec.attack.specialization.dice,
-                          athletics_defense=spec.defense.athletics.bonus)
+                          athletics_defense=spec.defense.athletics.bonus,
+                          focus_dice=spec.attack.focus.dice,
+                          willpower_dice=spec.attack.willpower.dice,
+                          willpower_defense=spec.defense.willpower.bonus,
+                          dodge_per_defense=spec.dodge.pool.per_defense)
         return checked(file, where, c)
 
     return grid(file, spec, build)
@@ -222,4 +243,5 @@ HOOK = ArchetypeHook(
     weapon_rule="A11", armour_rule="A13", data_file=DATA_FILE,
     tables=(("weapon", "weapons", "A11"), ("armour", "armour", "A13"),
             ("health", "health", "A14"), ("movement", "movement", "AT1"),
-            ("attack", "attack", "A7"), ("defense", "defense", "A8")))
+            ("attack", "attack", "A7"), ("defense", "defense", "A8"),
+            ("dodge", "dodge", "A9")))

@@ -39,7 +39,8 @@ C_WP = 8       # willpower (C6; no use in fights)
 C_START = 9    # damage already taken when the fight starts (campaign attrition)
 C_PLAN = 10    # engines.distance.PLANS index (CT1)
 C_TAKEN = 11   # dice its dodge gets against ranged attacks once it has taken cover (CT-g2)
-N_COLS = 12
+C_CROWD = 12   # dice its dodge loses per earlier attack on it in the round (C13)
+N_COLS = 13
 
 R_MIN_DAMAGE, R_TIE_NEEDS_SUCCESS, R_ORDER, R_TARGET_FIRST = 5, 6, 7, 8
 R_AFTERMATH, R_HELPLESS_FULL, R_FINISH_ROUNDS = 9, 10, 11
@@ -158,7 +159,9 @@ class Combatant:
     ``rpg-balance rules dice_pool_6``; the defaults are the seed's): C6's health Stamina
     + ``health_base`` (``health.track``), C5's ``specialty_dice`` (``attack.specialty``)
     and C12's ``cover_dice``, the dodge dice against a shot in no, partial and full
-    cover (``cover.none`` / ``cover.partial`` / ``cover.full``)."""
+    cover (``cover.none`` / ``cover.partial`` / ``cover.full``), and C13's
+    ``crowd_dice``, the dodge dice lost per earlier attack on it in the round
+    (``dodge.outnumbered``)."""
 
     name: str
     attack_attribute: int
@@ -177,6 +180,7 @@ class Combatant:
     specialty_dice: int = field(default=1, metadata={RULE_DATA: "attack.specialty.dice"})
     cover_dice: tuple[int, int, int] = field(default=COVER_DICE,
                                              metadata={RULE_DATA: "cover.*.dice"})
+    crowd_dice: int = field(default=1, metadata={RULE_DATA: "dodge.outnumbered.dice"})
 
     def check(self) -> None:
         for trait in ("attack_attribute", "attack_skill", "dodge_attribute", "dodge_skill",
@@ -191,7 +195,7 @@ class Combatant:
             raise InputError(f"{self.name}: weapon damage must be 0..10, got "
                              f"{self.weapon.damage}")
         _plan_in_force(self)
-        for name in ("health_base", "specialty_dice"):
+        for name in ("health_base", "specialty_dice", "crowd_dice"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InputError(f"{self.name}: {name} must be a whole number of 0 or more, "
@@ -257,6 +261,7 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_WP] = c.willpower
     r[C_PLAN] = plan_code(c.plan_in_force, c.weapon.ranged)
     r[C_TAKEN] = taken_cover_dice(c, v)
+    r[C_CROWD] = c.crowd_dice
     return r
 
 

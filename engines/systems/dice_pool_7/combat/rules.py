@@ -51,7 +51,11 @@ C_FIRST = 18    # the weapon's best band: melee reach (AT-g2) or the short range
 C_FAR = 19      # the farthest it attacks: melee reach, or 4 × the short range (AT-g1)
 C_PLAN = 20     # engines.distance.PLANS index
 C_THREAT = 21   # a melee fighter's reach + one move (what a kiter keeps beyond); -1 ranged
-N_COLS = 22
+C_FOCUS = 22    # dice a focus adds to the next attack (A3; focus_dice)
+C_WP_DICE = 23  # dice a willpower point adds to an attack (A4; willpower_dice)
+C_WP_DEF = 24   # Defense a willpower point adds until the next turn (A4; willpower_defense)
+C_DODGE = 25    # dice a dodge rolls per point of Defense (A9; dodge_per_defense)
+N_COLS = 26
 
 #: AT3 / AT-g1: a ranged weapon's class of range (A11: light "Alcance Curto", heavy
 #: "Alcance Longo"); the metres of each class are the variants range_short / range_long.
@@ -233,7 +237,9 @@ class Combatant:
     Deslocamento FOR + DES + ``move_base`` (``movement.deslocamento``), A7's
     ``specialization_dice`` (``attack.specialization``) and A8's ``athletics_defense``
     (``defense.athletics``; a shield's Defense, ``defense.shield``, is its
-    :attr:`Armour.defense`)."""
+    :attr:`Armour.defense`), A3's ``focus_dice`` (``attack.focus``), A4's
+    ``willpower_dice`` and ``willpower_defense`` (``attack.willpower``,
+    ``defense.willpower``) and A9's ``dodge_per_defense`` (``dodge.pool``)."""
 
     name: str
     FOR: int
@@ -257,6 +263,10 @@ class Combatant:
     specialization_dice: int = field(default=2,
                                      metadata={RULE_DATA: "attack.specialization.dice"})
     athletics_defense: int = field(default=2, metadata={RULE_DATA: "defense.athletics.bonus"})
+    focus_dice: int = field(default=1, metadata={RULE_DATA: "attack.focus.dice"})
+    willpower_dice: int = field(default=3, metadata={RULE_DATA: "attack.willpower.dice"})
+    willpower_defense: int = field(default=2, metadata={RULE_DATA: "defense.willpower.bonus"})
+    dodge_per_defense: int = field(default=2, metadata={RULE_DATA: "dodge.pool.per_defense"})
 
     def check(self) -> None:
         for trait in ("FOR", "DES", "SAB", "CON", "DET", "AUT"):
@@ -287,7 +297,8 @@ class Combatant:
                              + ", ".join(RANGE_CLASSES) + f", got {self.weapon.range_class!r}")
         check_plan(self.plan, self.name, ranged=self.weapon.ranged, unavailable=NO_PLAN)
         for name in ("vitality_per_con", "vitality_base", "move_base", "specialization_dice",
-                     "athletics_defense"):
+                     "athletics_defense", "focus_dice", "willpower_dice", "willpower_defense",
+                     "dodge_per_defense"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InputError(f"{self.name}: {name} must be a whole number of 0 or more, "
@@ -415,6 +426,10 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_FIRST], r[C_FAR] = bands(c, v)
     r[C_PLAN] = plan_code(c.plan, c.weapon.ranged)
     r[C_THREAT] = threat(c, v)
+    r[C_FOCUS] = c.focus_dice
+    r[C_WP_DICE] = c.willpower_dice
+    r[C_WP_DEF] = c.willpower_defense
+    r[C_DODGE] = c.dodge_per_defense
     return r
 
 
