@@ -9,9 +9,9 @@ rule id, read and validated once by the system's archetype hook. The hook's
 ``rpg-balance gear`` uses for the kinds: ``weapon`` (the file's ``[weapons]``),
 ``armour``, ``category`` (``middle_3d10``'s weapon categories), ``damage_bonus``
 (``percentile``'s rows, numbered from 0), and the constants of a system's formulas
-(``dice_pool_7``'s ``health``, ``movement``, ``attack``, ``defense``; ``dice_pool_6``'s
-``health``, ``attack``, ``cover``). Kernels and exact chains take every value through the
-fighters' rows, so an edit never recompiles anything.
+(``dice_pool_7``'s ``health``, ``movement``, ``attack``, ``defense``, ``dodge``;
+``dice_pool_6``'s ``health``, ``attack``, ``cover``, ``dodge``). Kernels and exact chains
+take every value through the fighters' rows, so an edit never recompiles anything.
 
 **A rules file** (``rpg-balance rules SYSTEM --export FILE`` writes a complete one)::
 

@@ -68,13 +68,17 @@ def test_dp7_rule_tables_are_listed_with_their_rule_ids():
     field with the rule its note cites and the seed's value."""
     rows = {(r["table"], r["entry"], r["field"]): r for r in rules.table_rows("dice_pool_7")}
     kinds = list(dict.fromkeys(r[0] for r in rows))
-    assert kinds == ["weapon", "armour", "health", "movement", "attack", "defense"]
+    assert kinds == ["weapon", "armour", "health", "movement", "attack", "defense", "dodge"]
     seed = {("health", "vitality", "per_con"): ("2", "A14"),
             ("health", "vitality", "base"): ("6", "A14"),
             ("movement", "deslocamento", "base"): ("5", "AT1"),
             ("attack", "specialization", "dice"): ("2", "A7"),
             ("defense", "athletics", "bonus"): ("2", "A8"),
-            ("defense", "shield", "bonus"): ("1", "A8")}
+            ("defense", "shield", "bonus"): ("1", "A8"),
+            ("attack", "focus", "dice"): ("1", "A3"),
+            ("attack", "willpower", "dice"): ("3", "A4"),
+            ("defense", "willpower", "bonus"): ("2", "A4"),
+            ("dodge", "pool", "per_defense"): ("2", "A9")}
     for key, (value, rule) in seed.items():
         assert (rows[key]["value"], rows[key]["rule"]) == (value, rule), key
 
@@ -176,6 +180,57 @@ def test_dp7_athletics_and_shield_defense_edits():
     assert fighter("dice_pool_7", "competent_knight", shield).defense == c.defense + 1
 
 
+def test_dp7_focus_dice_edit_is_a_point_of_for_for_a_focusing_knight():
+    """A3: a focus adds ``attack.focus.dice`` to the one attack after it. A knight
+    (``focus_attack``) attacks only after a focus, so engaged 1 → 2 dice is exactly its
+    FOR + 1; its foe, who never focuses, is untouched."""
+    edit = knob("dice_pool_7", ("rules.attack.focus.dice", 2))
+    lib = archetypes.library("dice_pool_7")
+    knight = lib["competent_knight"]
+    assert knight.tactic == "focus_attack"
+    assert lib["expert_armoured"].tactic != "focus_attack"
+    by_rule = dp7.duel_exact(fighter("dice_pool_7", "competent_knight", edit),
+                             fighter("dice_pool_7", "expert_armoured", edit))
+    by_hand = dp7.duel_exact(fighter("dice_pool_7", {"archetype": "competent_knight",
+                                                     "FOR": knight.FOR + 1}),
+                             fighter("dice_pool_7", "expert_armoured"))
+    same_fight(by_rule, by_hand)
+    assert abs(by_rule.p_outcome()[0] - dp7.duel_exact(
+        fighter("dice_pool_7", "competent_knight"), fighter("dice_pool_7", "expert_armoured"))
+        .p_outcome()[0]) > 1e-3
+
+
+@pytest.mark.parametrize(("knob_name", "spec"), [
+    ("rules.attack.willpower.dice", {"archetype": "competent_brawler"}),      # attack_early
+    ("rules.defense.willpower.bonus", {"archetype": "competent_fencer"}),     # defense_late
+])
+def test_dp7_willpower_worth_nothing_is_spending_none(knob_name, spec):
+    """A4: a willpower point buys ``attack.willpower.dice`` dice or
+    ``defense.willpower.bonus`` Defense. At 0 a point buys nothing, so the fight is
+    exactly the one in which the fighter never spends (willpower policy ``none``); at
+    the seed's value it is not."""
+    lib = archetypes.library("dice_pool_7")
+    assert lib[spec["archetype"]].willpower != "none"
+    zero = knob("dice_pool_7", (knob_name, 0))
+    foe = "competent"
+    by_rule = dp7.duel_exact(fighter("dice_pool_7", spec, zero), fighter("dice_pool_7", foe))
+    never = dp7.duel_exact(fighter("dice_pool_7", {**spec, "willpower": "none"}),
+                           fighter("dice_pool_7", foe))
+    same_fight(by_rule, never)
+    plain = dp7.duel_exact(fighter("dice_pool_7", spec), fighter("dice_pool_7", foe))
+    assert abs(plain.p_outcome()[0] - never.p_outcome()[0]) > 1e-3
+
+
+def test_dp7_new_row_columns_follow_the_fields():
+    """A3, A4, A9: the kernel row carries the edited constants (the kernel reads them
+    there; the columns beyond the old layout are new, so no kernel signature changes)."""
+    edit = knob("dice_pool_7", ("rules.attack.focus.dice", 2), ("rules.attack.willpower.dice", 4),
+                ("rules.defense.willpower.bonus", 1), ("rules.dodge.pool.per_defense", 3))
+    row = dp7.row(fighter("dice_pool_7", "competent_fencer", edit))
+    assert [row[dp7_rules.C_FOCUS], row[dp7_rules.C_WP_DICE], row[dp7_rules.C_WP_DEF],
+            row[dp7_rules.C_DODGE]] == [2, 4, 1, 3]
+
+
 # --------------------------------------------------------------------------------------
 # dice_pool_6
 
@@ -183,10 +238,11 @@ def test_dp7_athletics_and_shield_defense_edits():
 def test_dp6_rule_tables_are_listed_with_their_rule_ids():
     """C6, C5, C12: the constants are rule tables after the weapons."""
     rows = {(r["table"], r["entry"], r["field"]): r for r in rules.table_rows("dice_pool_6")}
-    assert list(dict.fromkeys(r[0] for r in rows)) == ["weapon", "health", "attack", "cover"]
+    assert list(dict.fromkeys(r[0] for r in rows)) == ["weapon", "health", "attack", "cover",
+                                                       "dodge"]
     seed = {("health", "track", "base"): ("3", "C6"), ("attack", "specialty", "dice"): ("1", "C5"),
             ("cover", "none", "dice"): ("-2", "C12"), ("cover", "partial", "dice"): ("1", "C12"),
-            ("cover", "full", "dice"): ("2", "C12")}
+            ("cover", "full", "dice"): ("2", "C12"), ("dodge", "outnumbered", "dice"): ("1", "C13")}
     for key, (value, rule) in seed.items():
         assert (rows[key]["value"], rows[key]["rule"]) == (value, rule), key
 
@@ -259,13 +315,39 @@ def test_dp6_taken_cover_reads_the_edited_dice():
     assert dp6.row(c)[dp6_rules.C_TAKEN] == 3
 
 
+def test_dp6_outnumbered_dice_edit():
+    """C13: a defender loses ``dodge.outnumbered.dice`` dice per earlier attack on it in
+    the round: 1 → 2 makes the third attack meet dodge pool − 4 (one attack, exactly);
+    in a 2-vs-1 fight (Monte Carlo, the kernel's own C13) the lone fighter does worse
+    with 2 than with 0 by far more than the noise."""
+    two = knob("dice_pool_6", ("rules.dodge.outnumbered.dice", 2))
+    none = knob("dice_pool_6", ("rules.dodge.outnumbered.dice", 0))
+    from engines.systems.dice_pool_6.combat.attack import dodge_against
+
+    a, t = fighter("dice_pool_6", "competent", two), fighter("dice_pool_6", "expert", two)
+    assert dodge_against(a, t, defended=2) == t.dodge_pool - 4
+    assert dp6.row(t)[dp6_rules.C_CROWD] == 2
+    n = 20_000
+
+    def lone_wins(rs):
+        a, b = fighter("dice_pool_6", "competent", rs), fighter("dice_pool_6", "master", rs)
+        return dp6.fight_mc([a, a], [b], n, seed=5).p_outcome()[1]
+
+    p2, p0 = lone_wins(two), lone_wins(none)
+    se = math.sqrt(p2 * (1 - p2) / n + p0 * (1 - p0) / n)
+    assert p0 - p2 > 5 * se, (p0, p2)
+
+
 # --------------------------------------------------------------------------------------
 # Both
 
 
 @pytest.mark.parametrize(("system", "edits", "a", "b"), [
-    ("dice_pool_7", (("rules.health.vitality.base", 9), ("rules.attack.specialization.dice", 1)),
+    ("dice_pool_7", (("rules.health.vitality.base", 9), ("rules.attack.specialization.dice", 1),
+                     ("rules.dodge.pool.per_defense", 3), ("rules.defense.willpower.bonus", 3)),
      "competent", "competent_fencer"),
+    ("dice_pool_7", (("rules.attack.focus.dice", 3), ("rules.attack.willpower.dice", 1)),
+     "competent_knight", "expert_brawler"),
     ("dice_pool_6", (("rules.health.track.base", 6), ("rules.cover.none.dice", 0)),
      "competent_shooter", {"archetype": "expert_shooter", "cover": "none"}),
 ])
