@@ -10,13 +10,20 @@ the command line's ``--help``, the argument parsers and the workbench read them 
   "Lethality outcomes"; :func:`engines.fight.check_aftermath`);
 - the default seeds, each named by what it seeds (their values are part of every default
   output: changing one changes the numbers of that output): :data:`REPORT_SEED`,
-  :data:`STUDY_SEED`, :data:`WORKBENCH_SEED`, :data:`WARM_UP_SEED`.
+  :data:`STUDY_SEED`, :data:`WORKBENCH_SEED`, :data:`WARM_UP_SEED`;
+- :data:`RULE_DATA` — the metadata key of an engine combatant's field that holds a rule
+  constant of the system's data file (its value: the ``KIND.ENTRY.FIELD`` it comes
+  from); such fields are rules, not traits, so the archetype listing leaves them out.
 """
 
 from __future__ import annotations
 
-__all__ = ["AFTERMATHS", "PLANS", "REPORT_SEED", "ROUND_CAP", "STUDY_SEED", "WARM_UP_SEED",
-           "WORKBENCH_SEED"]
+__all__ = ["AFTERMATHS", "PLANS", "REPORT_SEED", "ROUND_CAP", "RULE_DATA", "STUDY_SEED",
+           "WARM_UP_SEED", "WORKBENCH_SEED"]
+
+#: Metadata key of a combatant field holding a rule constant of the data file
+#: (``dataclasses.field(default=6, metadata={RULE_DATA: "health.vitality.base"})``).
+RULE_DATA = "rule_data"
 
 #: Default round cap: a fight still going after this many rounds is reported as "neither".
 ROUND_CAP = 50

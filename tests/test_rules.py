@@ -128,7 +128,8 @@ def test_rules_cli_prints_the_tables_with_rule_ids():
     # the seed's table (A13): heavy archaic armour, ballistic 2
     assert row["value"] == "2"
     assert "A13" in row["rule"]
-    assert {x["table"] for x in rows} == {"weapon", "armour"}
+    assert {x["table"] for x in rows} == {"weapon", "armour", "health", "movement", "attack",
+                                          "defense", "dodge"}
 
 
 def test_a_bad_rules_file_is_one_line_per_problem_exit_2(tmp_path):

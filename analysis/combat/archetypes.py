@@ -45,7 +45,7 @@ from analysis.rules_in_force import apply_everyone
 from analysis.toml_input import file_stamp, read_toml, read_toml_cached
 from engines.archetype_library import ArchetypeHook, check_gear, unknown
 from engines.archetype_library import validation as _validation
-from engines.constants import ROUND_CAP
+from engines.constants import ROUND_CAP, RULE_DATA
 from engines.errors import InputError
 from engines.system import get, registry
 from engines.variants import parse_variants
@@ -425,14 +425,16 @@ def weapon_name(system: str, spec: str | Mapping[str, Any],
 
 
 def describe(system: str, path=None) -> list[dict]:
-    """One row per archetype: its engine combatant's plain fields (gear by name)."""
+    """One row per archetype: its engine combatant's plain fields (gear by name); the
+    fields holding rule data (``engines.constants.RULE_DATA``: ``rpg-balance rules``
+    lists them) are left out."""
     rows = []
     for name, model in sorted(library(system, path).items()):
         c = to_engine(system, model)
         row = {"system": system, "archetype": name}
         for f in dataclasses.fields(c):
             v = getattr(c, f.name)
-            if f.name == "name":
+            if f.name == "name" or RULE_DATA in f.metadata:
                 continue
             if dataclasses.is_dataclass(v):
                 v = getattr(v, "name", str(v))

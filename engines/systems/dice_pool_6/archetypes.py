@@ -15,6 +15,13 @@ sees a pydantic model.
 
 Errors are :class:`~engines.errors.InputError` naming the file and the key, e.g.
 ``archetypes.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: ...``.
+
+The rule tables (``HOOK.tables``, what ``rpg-balance rules dice_pool_6`` prints and
+``rules.KIND.ENTRY.FIELD`` knobs edit): ``weapon`` (C11) and the constants of the rules'
+formulas — ``health.track`` (C6: health = Stamina + ``base``), ``attack.specialty`` (C5:
+``dice``), ``cover.none`` / ``cover.partial`` / ``cover.full`` (C12: the dodge's ``dice``
+against a shot), ``dodge.outnumbered`` (C13: the ``dice`` a dodge loses per earlier
+attack in the round). A data file without them has the seed's values.
 """
 
 from __future__ import annotations
@@ -41,6 +48,59 @@ class DicePool6Weapon(Model):
     ranged: bool = False
     assumption: bool = False
     note: str = ""
+
+
+class DicePool6Track(Model):
+    """C6: health = Stamina + ``base``."""
+
+    base: int = Field(ge=1, le=20)
+    note: str = ""
+
+
+class DicePool6Health(Model):
+    track: DicePool6Track
+
+
+class DicePool6Dice(Model):
+    dice: int = Field(ge=-5, le=5)
+    note: str = ""
+
+
+class DicePool6Specialty(Model):
+    dice: int = Field(ge=0, le=5)
+    note: str = ""
+
+
+class DicePool6Attack(Model):
+    """C5: the dice a specialty adds."""
+
+    specialty: DicePool6Specialty
+
+
+class DicePool6Cover(Model):
+    """C12: the dice a dodge gets against a shot in each cover."""
+
+    none: DicePool6Dice
+    partial: DicePool6Dice
+    full: DicePool6Dice
+
+
+class DicePool6Outnumbered(Model):
+    dice: int = Field(ge=0, le=5)
+    note: str = ""
+
+
+class DicePool6Dodge(Model):
+    """C13: the dice a dodge loses per earlier attack on the defender in the round."""
+
+    outnumbered: DicePool6Outnumbered
+
+
+#: The seed's constants when a data file has no table of them (C6, C5, C12, C13).
+SEED_HEALTH = {"track": {"base": 3}}
+SEED_ATTACK = {"specialty": {"dice": 1}}
+SEED_COVER = {"none": {"dice": -2}, "partial": {"dice": 1}, "full": {"dice": 2}}
+SEED_DODGE = {"outnumbered": {"dice": 1}}
 
 
 class DicePool6Level(Model):
@@ -89,6 +149,10 @@ class DicePool6File(Model):
     styles: dict[str, DicePool6Style]
     level_style: str
     archetypes: dict[str, DicePool6Archetype] = Field(default_factory=dict)
+    health: DicePool6Health = DicePool6Health.model_validate(SEED_HEALTH)
+    attack: DicePool6Attack = DicePool6Attack.model_validate(SEED_ATTACK)
+    cover: DicePool6Cover = DicePool6Cover.model_validate(SEED_COVER)
+    dodge: DicePool6Dodge = DicePool6Dodge.model_validate(SEED_DODGE)
 
 
 def load(file: str, data: dict) -> dict:
@@ -97,6 +161,7 @@ def load(file: str, data: dict) -> dict:
     from engines.systems.dice_pool_6 import combat as eng
 
     spec = parse(file, DicePool6File, data)
+    cover_dice = (spec.cover.none.dice, spec.cover.partial.dice, spec.cover.full.dice)
 
     def build(name: str, where: str, level: DicePool6Level, style: DicePool6Style,
               over: dict) -> eng.Combatant:
@@ -106,7 +171,10 @@ def load(file: str, data: dict) -> dict:
                           fields["dodge_attribute"], fields["dodge_skill"], fields["stamina"],
                           fields["composure"], fields["resolve"], fields["specialty"],
                           eng.Weapon(fields["weapon"], w.damage, w.ranged), fields["cover"],
-                          fields["split"], fields["plan"])
+                          fields["split"], fields["plan"],
+                          health_base=spec.health.track.base,
+                          specialty_dice=spec.attack.specialty.dice, cover_dice=cover_dice,
+                          crowd_dice=spec.dodge.outnumbered.dice)
         return checked(file, where, c)
 
     return grid(file, spec, build)
@@ -119,4 +187,7 @@ HOOK = ArchetypeHook(
     system="dice_pool_6", load=load,
     build=builder("dice_pool_6", load, DicePool6Archetype, DicePool6Level, DicePool6Style),
     tactic_values=lambda: dict(TACTICS), tactic_field="split", armour="none",
-    weapon_rule="C11", data_file=DATA_FILE)
+    weapon_rule="C11", data_file=DATA_FILE,
+    tables=(("weapon", "weapons", "C11"), ("health", "health", "C6"),
+            ("attack", "attack", "C5"), ("cover", "cover", "C12"),
+            ("dodge", "dodge", "C13")))

@@ -14,6 +14,14 @@ sees a pydantic model.
 
 Errors are :class:`~engines.errors.InputError` naming the file and the key, e.g.
 ``archetypes.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: ...``.
+
+The rule tables (``HOOK.tables``, what ``rpg-balance rules dice_pool_7`` prints and
+``rules.KIND.ENTRY.FIELD`` knobs edit): ``weapon`` (A11), ``armour`` (A13) and the
+constants of the rules' formulas — ``health.vitality`` (A14: ``per_con`` × CON +
+``base``), ``movement.deslocamento`` (AT1: FOR + DES + ``base``), ``attack.specialization``
+(A7), ``attack.focus`` (A3) and ``attack.willpower`` (A4: ``dice``), ``defense.athletics``,
+``defense.shield`` (A8) and ``defense.willpower`` (A4: ``bonus``), ``dodge.pool`` (A9:
+``per_defense`` × Defense dice). A data file without them has the seed's values.
 """
 
 from __future__ import annotations
@@ -52,6 +60,74 @@ class DicePool7Armour(Model):
     ballistic: int = Field(0, ge=0, le=10)
     move: int = Field(0, ge=-10, le=0)
     note: str = ""
+
+
+class DicePool7Vitality(Model):
+    """A14: vitality = ``per_con`` × CON + ``base``."""
+
+    per_con: int = Field(ge=0, le=10)
+    base: int = Field(ge=1, le=50)
+    note: str = ""
+
+
+class DicePool7Health(Model):
+    vitality: DicePool7Vitality
+
+
+class DicePool7Deslocamento(Model):
+    """AT1: Deslocamento = FOR + DES + ``base`` metres a move action."""
+
+    base: int = Field(ge=0, le=50)
+    note: str = ""
+
+
+class DicePool7Movement(Model):
+    deslocamento: DicePool7Deslocamento
+
+
+class DicePool7Dice(Model):
+    dice: int = Field(ge=0, le=10)
+    note: str = ""
+
+
+class DicePool7Attack(Model):
+    """A7, A3, A4: the dice a weapon specialization, a focus and a willpower point add."""
+
+    specialization: DicePool7Dice
+    focus: DicePool7Dice
+    willpower: DicePool7Dice
+
+
+class DicePool7Bonus(Model):
+    bonus: int = Field(ge=0, le=10)
+    note: str = ""
+
+
+class DicePool7Defense(Model):
+    """A8, A4: the Defense athletics, a shield and a willpower point add."""
+
+    athletics: DicePool7Bonus
+    shield: DicePool7Bonus
+    willpower: DicePool7Bonus
+
+
+class DicePool7DodgePool(Model):
+    """A9: a dodge rolls ``per_defense`` × Defense dice."""
+
+    per_defense: int = Field(ge=0, le=5)
+    note: str = ""
+
+
+class DicePool7Dodge(Model):
+    pool: DicePool7DodgePool
+
+
+#: The seed's constants when a data file has no table of them (A14, AT1, A7, A8).
+SEED_HEALTH = {"vitality": {"per_con": 2, "base": 6}}
+SEED_MOVEMENT = {"deslocamento": {"base": 5}}
+SEED_ATTACK = {"specialization": {"dice": 2}, "focus": {"dice": 1}, "willpower": {"dice": 3}}
+SEED_DEFENSE = {"athletics": {"bonus": 2}, "shield": {"bonus": 1}, "willpower": {"bonus": 2}}
+SEED_DODGE = {"pool": {"per_defense": 2}}
 
 
 class DicePool7Level(Model):
@@ -111,6 +187,11 @@ class DicePool7File(Model):
     styles: dict[str, DicePool7Style]
     level_style: str
     archetypes: dict[str, DicePool7Archetype] = Field(default_factory=dict)
+    health: DicePool7Health = DicePool7Health.model_validate(SEED_HEALTH)
+    movement: DicePool7Movement = DicePool7Movement.model_validate(SEED_MOVEMENT)
+    attack: DicePool7Attack = DicePool7Attack.model_validate(SEED_ATTACK)
+    defense: DicePool7Defense = DicePool7Defense.model_validate(SEED_DEFENSE)
+    dodge: DicePool7Dodge = DicePool7Dodge.model_validate(SEED_DODGE)
 
 
 def load(file: str, data: dict) -> dict:
@@ -127,12 +208,22 @@ def load(file: str, data: dict) -> dict:
         a = lookup(file, f"{where}.armour", "armour", fields["armour"], spec.armour)
         weapon = eng.Weapon(fields["weapon"], w.bonus, w.initiative, w.defense, w.damage_type,
                             w.ranged, w.automatic, w.range)
+        shield = spec.defense.shield.bonus if fields["shield"] else 0  # A8
         armour = eng.Armour(fields["armour"] + ("+shield" if fields["shield"] else ""),
-                            a.lethal, a.ballistic, 1 if fields["shield"] else 0, a.move)
+                            a.lethal, a.ballistic, shield, a.move)
         c = eng.Combatant(name, fields["FOR"], fields["DES"], fields["SAB"], fields["CON"],
                           fields["DET"], fields["AUT"], weapon, armour, fields["specialized"],
                           fields["athletics"], fields["quality"], fields["burst"],
-                          fields["tactic"], fields["willpower"], fields["plan"])
+                          fields["tactic"], fields["willpower"], fields["plan"],
+                          vitality_per_con=spec.health.vitality.per_con,
+                          vitality_base=spec.health.vitality.base,
+                          move_base=spec.movement.deslocamento.base,
+                          specialization_dice=spec.attack.specialization.dice,
+                          athletics_defense=spec.defense.athletics.bonus,
+                          focus_dice=spec.attack.focus.dice,
+                          willpower_dice=spec.attack.willpower.dice,
+                          willpower_defense=spec.defense.willpower.bonus,
+                          dodge_per_defense=spec.dodge.pool.per_defense)
         return checked(file, where, c)
 
     return grid(file, spec, build)
@@ -149,4 +240,8 @@ HOOK = ArchetypeHook(
     system="dice_pool_7", load=load,
     build=builder("dice_pool_7", load, DicePool7Archetype, DicePool7Level, DicePool7Style),
     tactic_values=_tactics, tactic_field="tactic", armour="names",
-    weapon_rule="A11", armour_rule="A13", data_file=DATA_FILE)
+    weapon_rule="A11", armour_rule="A13", data_file=DATA_FILE,
+    tables=(("weapon", "weapons", "A11"), ("armour", "armour", "A13"),
+            ("health", "health", "A14"), ("movement", "movement", "AT1"),
+            ("attack", "attack", "A7"), ("defense", "defense", "A8"),
+            ("dodge", "dodge", "A9")))

@@ -9,7 +9,7 @@ import numpy as np
 
 from engines.systems.dice_pool_6 import checks as _checks
 
-from .rules import COVER, COVER_DICE, Combatant, Variants, as_variants
+from .rules import Combatant, Variants, as_variants
 
 
 @lru_cache(maxsize=1024)
@@ -43,9 +43,10 @@ def contest_damage(att_pool: int, dodge_pool: int, weapon: int,
 
 
 def dodge_against(attacker: Combatant, target: Combatant, defended: int = 0) -> int:
-    """The target's dodge dice against this attacker (C12, C13)."""
-    cover = COVER_DICE[COVER.index(target.cover)] if attacker.weapon.ranged else 0
-    return target.dodge_pool - defended + cover
+    """The target's dodge dice against this attacker (C12, C13): ``defended`` earlier
+    attacks on it this round cost ``crowd_dice`` dice each."""
+    cover = target.cover_bonus if attacker.weapon.ranged else 0
+    return target.dodge_pool - target.crowd_dice * defended + cover
 
 
 def attack_damage(attacker: Combatant, target: Combatant,

@@ -14,8 +14,6 @@ from engines.fight import FightStats, check_round_cap, check_start_damage
 
 from .attack import attack_damage, contest_damage, dodge_against, hit_probability
 from .rules import (
-    COVER,
-    COVER_DICE,
     SYSTEM,
     Combatant,
     Variants,
@@ -73,7 +71,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     plans = [plan_code(c.plan_in_force, c.weapon.ranged) for c in fighters]
     #: the dice each side's dodge gets against a ranged attack: in its own cover, and
     #: once it has taken cover (C12, CT-g2)
-    cover = [(COVER_DICE[COVER.index(c.cover)], taken_cover_dice(c, v)) for c in fighters]
+    cover = [(c.cover_bonus, taken_cover_dice(c, v)) for c in fighters]
     ops: dict = {}
 
     def op(m: int, covered_t: int):

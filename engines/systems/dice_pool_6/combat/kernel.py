@@ -23,6 +23,7 @@ from .rules import (
     AFTER_FINISH,
     C_ATT,
     C_COVER,
+    C_CROWD,
     C_DEATH,
     C_DEF,
     C_DMG,
@@ -78,7 +79,7 @@ def _contest(s, rows, rule, c, t, dice, defended, covered, dmg_taken, able, dead
              side, acc, hits_off):
     """C10–C13: one attack of ``c`` with ``dice`` on ``t``; ``defended`` = earlier attacks
     on ``t`` this round; ``covered[t]``: ``t`` has taken cover (CT-g2)."""
-    dodge = rows[t, C_DEF] - defended  # C13
+    dodge = rows[t, C_DEF] - rows[t, C_CROWD] * defended  # C13
     if rows[c, C_RANGED] == 1:
         dodge += rows[t, C_TAKEN] if covered[t] == 1 else rows[t, C_COVER]  # C12, CT-g2
     att, dfn = _roll2(s, dice, dodge, rule)
@@ -103,8 +104,8 @@ def _finish_blow(s2, rows, rule, c, t, defended, dmg_taken, dead):
     on it this round (C13, ``defended``), as in the fight."""
     dodge = 0
     if rule[R_HELPLESS_FULL] != 0:
-        dodge = rows[t, C_DEF] - defended + (rows[t, C_COVER] if rows[c, C_RANGED] == 1
-                                             else 0)  # C12, C13
+        cover = rows[t, C_COVER] if rows[c, C_RANGED] == 1 else 0  # C12
+        dodge = rows[t, C_DEF] - rows[t, C_CROWD] * defended + cover  # C13
     att, dfn = _roll2(s2, rows[c, C_ATT], dodge, rule)
     if att < dfn or (att == 0 and rule[R_TIE_NEEDS_SUCCESS] != 0):
         return

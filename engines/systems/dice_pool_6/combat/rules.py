@@ -6,13 +6,13 @@ are in the package docstring."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
 from engines.combat_pools import check_variants
-from engines.constants import AFTERMATHS
+from engines.constants import AFTERMATHS, RULE_DATA
 from engines.distance import COVER as COVER_PLAN
 from engines.distance import KITE, MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
@@ -22,7 +22,7 @@ from engines.variants import variant
 SYSTEM = _checks.SYSTEM
 
 COVER = ("none", "partial", "full")
-COVER_DICE = (-2, 1, 2)  # C12
+COVER_DICE = (-2, 1, 2)  # C12 (the seed's; a combatant carries its own, cover_dice)
 #: CT-g2: the cover a ``cover`` plan reaches (the seed's "+1 ou +2 caso haja")
 COVER_TAKEN = ("partial", "full")
 ORDERS = ("random_round", "random_fight", "side0_first")
@@ -39,7 +39,8 @@ C_WP = 8       # willpower (C6; no use in fights)
 C_START = 9    # damage already taken when the fight starts (campaign attrition)
 C_PLAN = 10    # engines.distance.PLANS index (CT1)
 C_TAKEN = 11   # dice its dodge gets against ranged attacks once it has taken cover (CT-g2)
-N_COLS = 12
+C_CROWD = 12   # dice its dodge loses per earlier attack on it in the round (C13)
+N_COLS = 13
 
 R_MIN_DAMAGE, R_TIE_NEEDS_SUCCESS, R_ORDER, R_TARGET_FIRST = 5, 6, 7, 8
 R_AFTERMATH, R_HELPLESS_FULL, R_FINISH_ROUNDS = 9, 10, 11
@@ -152,7 +153,15 @@ UNARMED = Weapon("unarmed", 0)
 
 @dataclass(frozen=True)
 class Combatant:
-    """A ``dice_pool_6`` combatant (plain values only)."""
+    """A ``dice_pool_6`` combatant (plain values only).
+
+    The last fields are the rules' constants as the data file gives them (rule data,
+    ``rpg-balance rules dice_pool_6``; the defaults are the seed's): C6's health Stamina
+    + ``health_base`` (``health.track``), C5's ``specialty_dice`` (``attack.specialty``)
+    and C12's ``cover_dice``, the dodge dice against a shot in no, partial and full
+    cover (``cover.none`` / ``cover.partial`` / ``cover.full``), and C13's
+    ``crowd_dice``, the dodge dice lost per earlier attack on it in the round
+    (``dodge.outnumbered``)."""
 
     name: str
     attack_attribute: int
@@ -167,6 +176,11 @@ class Combatant:
     cover: str = "none"
     split: bool = False
     plan: str | None = None
+    health_base: int = field(default=3, metadata={RULE_DATA: "health.track.base"})
+    specialty_dice: int = field(default=1, metadata={RULE_DATA: "attack.specialty.dice"})
+    cover_dice: tuple[int, int, int] = field(default=COVER_DICE,
+                                             metadata={RULE_DATA: "cover.*.dice"})
+    crowd_dice: int = field(default=1, metadata={RULE_DATA: "dodge.outnumbered.dice"})
 
     def check(self) -> None:
         for trait in ("attack_attribute", "attack_skill", "dodge_attribute", "dodge_skill",
@@ -181,6 +195,16 @@ class Combatant:
             raise InputError(f"{self.name}: weapon damage must be 0..10, got "
                              f"{self.weapon.damage}")
         _plan_in_force(self)
+        for name in ("health_base", "specialty_dice", "crowd_dice"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(f"{self.name}: {name} must be a whole number of 0 or more, "
+                                 f"got {value!r}")
+        if self.health < 1:
+            raise InputError(f"{self.name}: health must be at least 1, got {self.health}")
+        if len(self.cover_dice) != len(COVER):
+            raise InputError(f"{self.name}: cover_dice needs one number for each of "
+                             + ", ".join(COVER))
 
     @property
     def plan_in_force(self) -> str:
@@ -191,8 +215,8 @@ class Combatant:
 
     @property
     def attack_pool(self) -> int:
-        """C1 + C5: attribute + skill (+1 specialty)."""
-        return self.attack_attribute + self.attack_skill + _checks.SPECIALTY_DICE * self.specialty
+        """C1 + C5: attribute + skill (+1 specialty, ``specialty_dice``)."""
+        return self.attack_attribute + self.attack_skill + self.specialty_dice * self.specialty
 
     @property
     def dodge_pool(self) -> int:
@@ -200,8 +224,14 @@ class Combatant:
 
     @property
     def health(self) -> int:
-        """C6: Stamina + 3."""
-        return self.stamina + _checks.HEALTH_BONUS
+        """C6: Stamina + 3 (``health_base``)."""
+        return self.stamina + self.health_base
+
+    @property
+    def cover_bonus(self) -> int:
+        """C12: the dice its dodge gets against a ranged attack in its own cover (−2 in
+        none, +1 partial, +2 full: ``cover_dice``)."""
+        return self.cover_dice[COVER.index(self.cover)]
 
     @property
     def willpower(self) -> int:
@@ -226,11 +256,12 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_HEALTH] = c.health
     r[C_DEATH] = {"double_health": 2 * c.health, "at_health": c.health, "never": -1}[v.death]
     r[C_RANGED] = int(c.weapon.ranged)
-    r[C_COVER] = COVER_DICE[COVER.index(c.cover)]
+    r[C_COVER] = c.cover_bonus
     r[C_SPLIT] = int(c.split)
     r[C_WP] = c.willpower
     r[C_PLAN] = plan_code(c.plan_in_force, c.weapon.ranged)
     r[C_TAKEN] = taken_cover_dice(c, v)
+    r[C_CROWD] = c.crowd_dice
     return r
 
 
@@ -241,8 +272,7 @@ def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
 def taken_cover_dice(c: Combatant, v: Variants) -> int:
     """CT-g2: the dice a ``cover`` plan's fighter gets against ranged attacks once it has
     taken cover: the variant ``cover_taken``'s, never fewer than its own cover's (C12)."""
-    own = COVER_DICE[COVER.index(c.cover)]
-    return max(own, COVER_DICE[COVER.index(v.cover_taken)])
+    return max(c.cover_bonus, c.cover_dice[COVER.index(v.cover_taken)])
 
 
 def turn_step(plan: int, ranged: bool, covered: bool, d: int, foe_melee: bool,

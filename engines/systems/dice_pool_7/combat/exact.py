@@ -21,12 +21,16 @@ from .rules import (
     C_DEATH,
     C_DEF,
     C_DMG,
+    C_DODGE,
     C_DTYPE,
     C_FAR,
     C_FIRST,
+    C_FOCUS,
     C_MOVE,
     C_PLAN,
     C_THREAT,
+    C_WP_DEF,
+    C_WP_DICE,
     FOCUS_ATTACK,
     LETHAL,
     SYSTEM,
@@ -170,12 +174,12 @@ class Duel:
                  spend_att: bool, slots: int) -> None:
         chain = self.chain
         t = 1 - m
-        defense_t = int(self.r[t][C_DEF]) + 2 * key[2 + t]
+        defense_t = int(self.r[t][C_DEF]) + int(self.r[t][C_WP_DEF]) * key[2 + t]  # A4
         dice = self.dice[m][band_of(key[6], int(self.r[m][C_FIRST]))]
         # A9 dodge of the target, rolled in its own last turn: independent of everything
         # since, so it is drawn here ("lazily"); A-g3 decides whether it still counts.
         if key[4 + t]:
-            dodge = success_pmf(2 * defense_t, self.v)
+            dodge = success_pmf(int(self.r[t][C_DODGE]) * defense_t, self.v)  # A9
             cut = dice + 4  # removing more dice than this changes nothing
             ks = [(float(dodge[k]), k) for k in range(min(cut, dodge.size)) if dodge[k] > 0]
             if dodge.size > cut:
@@ -187,11 +191,11 @@ class Duel:
             n_att, focus = 1, 0
         else:
             n_att = 2 if tactic == ATTACK_ATTACK else 1
-            focus = 1 if tactic == FOCUS_ATTACK else 0
+            focus = int(self.r[m][C_FOCUS]) if tactic == FOCUS_ATTACK else 0  # A3
         for pk, k in ks:
             cur_key, cur = key, plane * pk
             for a in range(n_att):
-                extra = 3 if (spend_att and a == 0) else 0
+                extra = int(self.r[m][C_WP_DICE]) if (spend_att and a == 0) else 0  # A4
                 pool = dice + (focus if a == 0 else 0) + extra - (
                     k if k is not None else defense_t)
                 nk = list(cur_key)

@@ -35,9 +35,11 @@ from .rules import (
     C_DEATH,
     C_DEF,
     C_DMG,
+    C_DODGE,
     C_DTYPE,
     C_FAR,
     C_FIRST,
+    C_FOCUS,
     C_INIT,
     C_MODS,
     C_MOVE,
@@ -47,6 +49,8 @@ from .rules import (
     C_THREAT,
     C_VIT,
     C_WP,
+    C_WP_DEF,
+    C_WP_DICE,
     C_WPPOL,
     FOCUS_ATTACK,
     LETHAL,
@@ -180,7 +184,7 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
     if dodging[t] == 1:
         pool -= dodge_succ[t]  # A9: instead of Defense
     else:
-        pool -= rows[t, C_DEF] + 2 * boost[t]  # A8, A4
+        pool -= rows[t, C_DEF] + rows[t, C_WP_DEF] * boost[t]  # A8, A4
     succ = _roll(s, pool, rule)
     if succ == 0:
         return
@@ -393,18 +397,19 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
             focus = 0
             if tactic == ATTACK_DODGE:  # A9
                 dodging[c] = 1
-                dodge_succ[c] = _roll(s, 2 * (rows[c, C_DEF] + 2 * boost[c]), rule)
+                guard = rows[c, C_DEF] + rows[c, C_WP_DEF] * boost[c]  # A8, A4
+                dodge_succ[c] = _roll(s, rows[c, C_DODGE] * guard, rule)
                 n_att = 1
             elif tactic == FOCUS_ATTACK:  # A3
                 n_att = 1
-                focus = 1
+                focus = rows[c, C_FOCUS]
             for _a in range(n_att):
                 extra = 0
                 if not spent and wp[c] > 0 and (pol == WP_ATTACK_EARLY
                                                 or (pol == WP_ATTACK_LATE and hurt)):
                     wp[c] -= 1  # A4: +3 dice
                     spent = True
-                    extra = 3
+                    extra = rows[c, C_WP_DICE]
                 burst = rows[c, C_BURST]
                 n_targets = min(n_in, BURST_TARGETS[burst])
                 bd = BURST_DICE[burst]

@@ -5,13 +5,13 @@ The rules they encode are in the package docstring."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
 from engines.combat_pools import check_variants
-from engines.constants import AFTERMATHS
+from engines.constants import AFTERMATHS, RULE_DATA
 from engines.distance import CHARGE, KITE, MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
 from engines.systems.dice_pool_7 import checks as _checks
@@ -31,7 +31,7 @@ WP_NONE, WP_ATTACK_EARLY, WP_ATTACK_LATE, WP_DEFENSE_EARLY, WP_DEFENSE_LATE = ra
 BASHING, LETHAL, BALLISTIC = 0, 1, 2
 
 # Kernel row columns.
-C_ATTR = 0      # FOR or DES + 2 for the specialization (A7)
+C_ATTR = 0      # FOR or DES + 2 for the specialization (A7; specialization_dice)
 C_MODS = 1      # weapon bonus (A-g4) + equipment quality (A5), before the A2 cap
 C_DMG = 2       # weapon damage (A10)
 C_DTYPE = 3     # damage type dealt: 0 bashing, 1 lethal, 2 ballistic
@@ -51,7 +51,11 @@ C_FIRST = 18    # the weapon's best band: melee reach (AT-g2) or the short range
 C_FAR = 19      # the farthest it attacks: melee reach, or 4 × the short range (AT-g1)
 C_PLAN = 20     # engines.distance.PLANS index
 C_THREAT = 21   # a melee fighter's reach + one move (what a kiter keeps beyond); -1 ranged
-N_COLS = 22
+C_FOCUS = 22    # dice a focus adds to the next attack (A3; focus_dice)
+C_WP_DICE = 23  # dice a willpower point adds to an attack (A4; willpower_dice)
+C_WP_DEF = 24   # Defense a willpower point adds until the next turn (A4; willpower_defense)
+C_DODGE = 25    # dice a dodge rolls per point of Defense (A9; dodge_per_defense)
+N_COLS = 26
 
 #: AT3 / AT-g1: a ranged weapon's class of range (A11: light "Alcance Curto", heavy
 #: "Alcance Longo"); the metres of each class are the variants range_short / range_long.
@@ -225,7 +229,17 @@ NO_ARMOUR = Armour("none")
 
 @dataclass(frozen=True)
 class Combatant:
-    """A ``dice_pool_7`` combatant: traits, gear and how it fights (plain values only)."""
+    """A ``dice_pool_7`` combatant: traits, gear and how it fights (plain values only).
+
+    The last fields are the rules' constants as the data file gives them (rule data,
+    ``rpg-balance rules dice_pool_7``; the defaults are the seed's): A14's vitality
+    ``vitality_per_con`` × CON + ``vitality_base`` (``health.vitality``), AT1's
+    Deslocamento FOR + DES + ``move_base`` (``movement.deslocamento``), A7's
+    ``specialization_dice`` (``attack.specialization``) and A8's ``athletics_defense``
+    (``defense.athletics``; a shield's Defense, ``defense.shield``, is its
+    :attr:`Armour.defense`), A3's ``focus_dice`` (``attack.focus``), A4's
+    ``willpower_dice`` and ``willpower_defense`` (``attack.willpower``,
+    ``defense.willpower``) and A9's ``dodge_per_defense`` (``dodge.pool``)."""
 
     name: str
     FOR: int
@@ -243,6 +257,16 @@ class Combatant:
     tactic: str = "attack_attack"
     willpower: str = "none"
     plan: str | None = None
+    vitality_per_con: int = field(default=2, metadata={RULE_DATA: "health.vitality.per_con"})
+    vitality_base: int = field(default=6, metadata={RULE_DATA: "health.vitality.base"})
+    move_base: int = field(default=5, metadata={RULE_DATA: "movement.deslocamento.base"})
+    specialization_dice: int = field(default=2,
+                                     metadata={RULE_DATA: "attack.specialization.dice"})
+    athletics_defense: int = field(default=2, metadata={RULE_DATA: "defense.athletics.bonus"})
+    focus_dice: int = field(default=1, metadata={RULE_DATA: "attack.focus.dice"})
+    willpower_dice: int = field(default=3, metadata={RULE_DATA: "attack.willpower.dice"})
+    willpower_defense: int = field(default=2, metadata={RULE_DATA: "defense.willpower.bonus"})
+    dodge_per_defense: int = field(default=2, metadata={RULE_DATA: "dodge.pool.per_defense"})
 
     def check(self) -> None:
         for trait in ("FOR", "DES", "SAB", "CON", "DET", "AUT"):
@@ -272,11 +296,20 @@ class Combatant:
             raise InputError(f"{self.name}: weapon range must be one of "
                              + ", ".join(RANGE_CLASSES) + f", got {self.weapon.range_class!r}")
         check_plan(self.plan, self.name, ranged=self.weapon.ranged, unavailable=NO_PLAN)
+        for name in ("vitality_per_con", "vitality_base", "move_base", "specialization_dice",
+                     "athletics_defense", "focus_dice", "willpower_dice", "willpower_defense",
+                     "dodge_per_defense"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(f"{self.name}: {name} must be a whole number of 0 or more, "
+                                 f"got {value!r}")
+        if self.vitality < 1:
+            raise InputError(f"{self.name}: vitality must be at least 1, got {self.vitality}")
 
     @property
     def vitality(self) -> int:
-        """A14: 2 × CON + 6."""
-        return 2 * self.CON + 6
+        """A14: 2 × CON + 6 (``vitality_per_con`` × CON + ``vitality_base``)."""
+        return self.vitality_per_con * self.CON + self.vitality_base
 
     @property
     def willpower_points(self) -> int:
@@ -285,9 +318,10 @@ class Combatant:
 
     @property
     def defense(self) -> int:
-        """A8 (+ A11's heavy-weapon −1), never below 0."""
-        return max(0, min(self.DES, self.SAB) + self.armour.defense + 2 * self.athletics
-                   + self.weapon.defense)
+        """A8: min(DES, SAB) + a shield's +1 (the armour's ``defense``) + 2 with
+        athletics (``athletics_defense``), A11's heavy-weapon −1; never below 0."""
+        return max(0, min(self.DES, self.SAB) + self.armour.defense
+                   + self.athletics_defense * self.athletics + self.weapon.defense)
 
     @property
     def initiative(self) -> int:
@@ -296,10 +330,10 @@ class Combatant:
 
     @property
     def move(self) -> int:
-        """AT1: Deslocamento = FOR + DES + 5 metres a move action; AT2: less the
-        armour's metres (heavy modern −1, medium archaic −2, heavy archaic −3); never
-        below 0."""
-        return max(0, self.FOR + self.DES + 5 + self.armour.move)
+        """AT1: Deslocamento = FOR + DES + 5 (``move_base``) metres a move action; AT2:
+        less the armour's metres (heavy modern −1, medium archaic −2, heavy archaic −3);
+        never below 0."""
+        return max(0, self.FOR + self.DES + self.move_base + self.armour.move)
 
     @property
     def plan_in_force(self) -> str:
@@ -371,7 +405,7 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     c.check()
     r = np.zeros(N_COLS, dtype=np.int64)
     attr = c.DES if c.weapon.ranged else c.FOR
-    r[C_ATTR] = attr + _checks.SPECIALIZATION_DICE * c.specialized
+    r[C_ATTR] = attr + c.specialization_dice * c.specialized
     r[C_MODS] = (c.weapon.bonus if v.weapon_bonus == "both" else 0) + c.quality
     r[C_DMG] = c.weapon.bonus
     r[C_DTYPE] = DAMAGE_TYPES.index(c.weapon.damage_type)
@@ -392,6 +426,10 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_FIRST], r[C_FAR] = bands(c, v)
     r[C_PLAN] = plan_code(c.plan, c.weapon.ranged)
     r[C_THREAT] = threat(c, v)
+    r[C_FOCUS] = c.focus_dice
+    r[C_WP_DICE] = c.willpower_dice
+    r[C_WP_DEF] = c.willpower_defense
+    r[C_DODGE] = c.dodge_per_defense
     return r
 
 
