@@ -189,6 +189,11 @@ class RuleNumbers(_Strict):
     recovery_defence: int
 
 
+#: a fighter with the engine's defaults: the seed's numbers
+_SEED = Fighter(attack=0, damage=0, toughness=0, parry=0, dodge=0, fortitude=0,
+                hit_points=1)
+
+
 class Meta(_Strict):
     system: Literal["d20_degrees"]
 
@@ -199,16 +204,22 @@ class LibraryFile(_Strict):
     armour: dict[str, Armour]
     archetypes: dict[str, StatBlock]
     styles: dict[str, Style] = {}
-    damage: DamageRules
-    health: HealthRules
+    damage: DamageRules | None = None
+    health: HealthRules | None = None
 
     def rule_numbers(self) -> RuleNumbers:
-        """The numbers of the rule tables as the :class:`Fighter` fields they set."""
+        """The numbers of the rule tables as the :class:`Fighter` fields they set (a file
+        without a table, an older library file, keeps the seed's numbers: the
+        :class:`Fighter` defaults)."""
+        out = {k: getattr(_SEED, k) for k in RuleNumbers.model_fields}
         d, h = self.damage, self.health
-        return RuleNumbers(damage_offset=d.resistance.offset, crit_damage=d.critical.bonus,
-                           instant_death_degrees=h.instant_death.degrees,
-                           dying_dc=h.dying.dc, recovery_hp=h.recovery.hit_points,
-                           recovery_defence=h.recovery.defence)
+        if d is not None:
+            out.update(damage_offset=d.resistance.offset, crit_damage=d.critical.bonus)
+        if h is not None:
+            out.update(instant_death_degrees=h.instant_death.degrees, dying_dc=h.dying.dc,
+                       recovery_hp=h.recovery.hit_points,
+                       recovery_defence=h.recovery.defence)
+        return RuleNumbers(**out)
 
 
 class Combatant(_Strict):

@@ -112,9 +112,12 @@ def rule_data(fname: str, raw: dict) -> dict[str, int]:
     """The numbers of the rule tables ``damage``, ``defense``, ``health`` (B6, B8–B10) as
     :class:`~engines.systems.middle_3d10.combat.Combatant` fields, each validated (an
     error names the file and the key, e.g. ``archetypes.toml: health.wounds.wounded_penalty:
-    Input should be greater than or equal to 0``)."""
+    Input should be greater than or equal to 0``). A file without one of these tables
+    (an older library file) keeps the seed's numbers, the engine's defaults."""
     out: dict[str, int] = {}
     for key, model, fields in RULE_DATA:
+        if key not in raw:   # a library file without the table: the seed's numbers
+            continue
         data = validate(model, table(raw, key, fname), fname, key)
         for path, name in fields.items():
             entry, field = path.split(".")
