@@ -248,6 +248,11 @@ def fight_rule(v: Variants, fighters) -> np.ndarray:
     return rule
 
 
+def _rule_field(default: int, rule: str, key: str):
+    """A fighter field holding a number of the data file's rule tables."""
+    return dataclasses.field(default=default, metadata={"rule": rule, "rule_data": key})
+
+
 @dataclass(frozen=True)
 class Fighter:
     """One combatant, as the engine sees it (the analysis layer composes it from data).
@@ -295,12 +300,15 @@ class Fighter:
     plan: str | None = None
     ranges: tuple[int, int, int] | None = None
     athletics: int = 0
-    damage_offset: int = DAMAGE_OFFSET
-    crit_damage: int = CRIT_DAMAGE
-    instant_death_degrees: int = INSTANT_DEATH_DEGREES
-    dying_dc: int = DYING_DC
-    recovery_hp: int = RECOVERY_HP
-    recovery_defence: int = RECOVERY_DEFENCE
+    # rule data, not traits (a field's ``rule`` metadata: the archetype table leaves it
+    # out; ``rule_data``: the data file's KIND.ENTRY.FIELD it comes from)
+    damage_offset: int = _rule_field(DAMAGE_OFFSET, "E12", "damage.resistance.offset")
+    crit_damage: int = _rule_field(CRIT_DAMAGE, "E3", "damage.critical.bonus")
+    instant_death_degrees: int = _rule_field(INSTANT_DEATH_DEGREES, "E13",
+                                             "health.instant_death.degrees")
+    dying_dc: int = _rule_field(DYING_DC, "E14", "health.dying.dc")
+    recovery_hp: int = _rule_field(RECOVERY_HP, "E15", "health.recovery.hit_points")
+    recovery_defence: int = _rule_field(RECOVERY_DEFENCE, "E15", "health.recovery.defence")
 
     def __post_init__(self) -> None:
         where = f"fighter {self.name!r}"

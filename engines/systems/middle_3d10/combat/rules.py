@@ -5,7 +5,7 @@ and the distance steps of a duel (:func:`bands`, :func:`range_penalty`, :func:`t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -182,6 +182,11 @@ class Variants:
 DEFAULT = Variants()
 
 
+def _rule_field(default: int, rule: str, key: str):
+    """A combatant field holding a number of the data file's rule tables."""
+    return field(default=default, metadata={"rule": rule, "rule_data": key})
+
+
 @dataclass(frozen=True)
 class Combatant:
     """One combatant, as the engine sees it (plain values; built from the data file by
@@ -220,11 +225,15 @@ class Combatant:
     aware: bool = True
     range: int = 9
     plan: str | None = None
-    flat_footed: int = FLAT_FOOTED
-    wounded_penalty: int = PENALTY[1]
-    incapacitated_penalty: int = PENALTY[2]
-    massive_difficulty: int = MASSIVE_DIFFICULTY
-    bonus_divisor: int = BONUS_DIVISOR
+    # rule data, not traits (a field's ``rule`` metadata: the archetype table leaves it
+    # out; ``rule_data``: the data file's KIND.ENTRY.FIELD it comes from)
+    flat_footed: int = _rule_field(FLAT_FOOTED, "B6", "defense.flat_footed.penalty")
+    wounded_penalty: int = _rule_field(PENALTY[1], "B9", "health.wounds.wounded_penalty")
+    incapacitated_penalty: int = _rule_field(PENALTY[2], "B9",
+                                             "health.wounds.incapacitated_penalty")
+    massive_difficulty: int = _rule_field(MASSIVE_DIFFICULTY, "B10",
+                                          "health.massive_damage.difficulty")
+    bonus_divisor: int = _rule_field(BONUS_DIVISOR, "B8", "damage.bonus.divisor")
 
     def __post_init__(self):
         for key in ("trait", "combat", "strength", "vigor", "reflex"):
