@@ -202,3 +202,12 @@ def test_a_bad_value_is_one_line_exit_2(tmp_path, text, key):
 def test_a_bad_knob_value_names_the_knob():
     with pytest.raises(InputError, match=r"health\.dying\.dc"):
         ruleset(health__dying__dc=0)
+
+
+def test_the_archetype_table_leaves_the_rule_data_out():
+    """The rule data are rules, not traits: ``rpg-balance archetypes`` shows the traits
+    only (the rule tables are ``rpg-balance rules``)."""
+    row = archetypes.describe(SYSTEM)[0]
+    assert {"attack", "toughness", "hit_points"} <= set(row)
+    assert not {"damage_offset", "crit_damage", "instant_death_degrees", "dying_dc",
+                "recovery_hp", "recovery_defence"} & set(row)

@@ -237,3 +237,12 @@ def test_a_bad_value_is_one_line_exit_2(tmp_path, text, key):
 def test_a_bad_knob_value_names_the_knob():
     with pytest.raises(InputError, match=r"defense\.flat_footed\.penalty"):
         ruleset(defense__flat_footed__penalty=-2)
+
+
+def test_the_archetype_table_leaves_the_rule_data_out():
+    """The rule data are rules, not traits: ``rpg-balance archetypes`` shows the traits
+    only (the rule tables are ``rpg-balance rules``)."""
+    row = archetypes.describe(SYSTEM)[0]
+    assert {"trait", "vigor", "defense"} <= set(row)
+    assert not {"flat_footed", "wounded_penalty", "incapacitated_penalty",
+                "massive_difficulty", "bonus_divisor"} & set(row)
