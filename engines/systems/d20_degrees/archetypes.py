@@ -14,7 +14,12 @@ rung × style (``expert_brawler``).
 - Toughness: Stamina + armour; hit points (GAP E-g2) an explicit stat;
 - E10 initiative: Agility; ties by Dodge, Agility, Awareness;
 - a fight that starts apart (ET1–ET3, ET-g2): the fighter's ``plan`` (default by weapon),
-  its ranged weapon's ``range`` bands and Athletics (Strength + Athletics ranks).
+  its ranged weapon's ``range`` bands and Athletics (Strength + Athletics ranks);
+- the numbers of the seed's formulas, rule tables of the file like the gear
+  (:meth:`LibraryFile.rule_numbers`): ``damage.resistance.offset`` (E12, 15),
+  ``damage.critical.bonus`` (E3, 5), ``health.instant_death.degrees`` (E13, 3),
+  ``health.dying.dc`` (E14, 15), ``health.recovery.hit_points`` / ``defence`` (E15,
+  5 / 2), carried by every fighter built from the file.
 
 Every error is an :class:`engines.errors.InputError` naming the file and the key, e.g.
 ``d20_degrees.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: ...``.
@@ -32,7 +37,7 @@ from engines.constants import PLANS
 from engines.errors import InputError
 from engines.systems.d20_degrees.combat import HERO_USES, MANEUVERS, Fighter
 
-__all__ = ["DATA_FILE", "HOOK", "Combatant", "load"]
+__all__ = ["DATA_FILE", "HOOK", "Combatant", "LibraryFile", "RuleNumbers", "load"]
 
 #: the library's data file
 DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
@@ -123,6 +128,72 @@ class Style(_Strict):
     adjust: dict[str, int] = {}
 
 
+class _RuleEntry(_Strict):
+    """An entry of a rule table: named numbers, the words citing its rule."""
+
+    note: str = ""
+    source: str = ""
+
+
+class ResistanceOffset(_RuleEntry):
+    """E12: damage = attack base + excess degrees + ``offset`` (15) − (Toughness + d20)."""
+
+    offset: int = Field(ge=0, le=40)
+
+
+class CriticalDamage(_RuleEntry):
+    """E3 on attacks: a critical hit's extra damage (5)."""
+
+    bonus: int = Field(ge=0, le=30)
+
+
+class DamageRules(_Strict):
+    resistance: ResistanceOffset
+    critical: CriticalDamage
+
+
+class InstantDeath(_RuleEntry):
+    """E13: the degrees of a failed resistance that kill an incapacitated target (3)."""
+
+    degrees: int = Field(ge=1, le=10)
+
+
+class Dying(_RuleEntry):
+    """E14: the DC of a dying fighter's Fortitude check (15)."""
+
+    dc: int = Field(ge=1, le=40)
+
+
+class Recovery(_RuleEntry):
+    """E15: the hit points (5) and the active-defence bonus until the next turn (2) the
+    recovery action gives."""
+
+    hit_points: int = Field(ge=0, le=100)
+    defence: int = Field(ge=0, le=20)
+
+
+class HealthRules(_Strict):
+    instant_death: InstantDeath
+    dying: Dying
+    recovery: Recovery
+
+
+class RuleNumbers(_Strict):
+    """The rule data every fighter of the file carries (:class:`Fighter` fields)."""
+
+    damage_offset: int
+    crit_damage: int
+    instant_death_degrees: int
+    dying_dc: int
+    recovery_hp: int
+    recovery_defence: int
+
+
+#: a fighter with the engine's defaults: the seed's numbers
+_SEED = Fighter(attack=0, damage=0, toughness=0, parry=0, dodge=0, fortitude=0,
+                hit_points=1)
+
+
 class Meta(_Strict):
     system: Literal["d20_degrees"]
 
@@ -133,6 +204,22 @@ class LibraryFile(_Strict):
     armour: dict[str, Armour]
     archetypes: dict[str, StatBlock]
     styles: dict[str, Style] = {}
+    damage: DamageRules | None = None
+    health: HealthRules | None = None
+
+    def rule_numbers(self) -> RuleNumbers:
+        """The numbers of the rule tables as the :class:`Fighter` fields they set (a file
+        without a table, an older library file, keeps the seed's numbers: the
+        :class:`Fighter` defaults)."""
+        out = {k: getattr(_SEED, k) for k in RuleNumbers.model_fields}
+        d, h = self.damage, self.health
+        if d is not None:
+            out.update(damage_offset=d.resistance.offset, crit_damage=d.critical.bonus)
+        if h is not None:
+            out.update(instant_death_degrees=h.instant_death.degrees, dying_dc=h.dying.dc,
+                       recovery_hp=h.recovery.hit_points,
+                       recovery_defence=h.recovery.defence)
+        return RuleNumbers(**out)
 
 
 class Combatant(_Strict):
@@ -144,6 +231,7 @@ class Combatant(_Strict):
     stats: StatBlock
     weapon: Weapon
     armour: Armour
+    rules: RuleNumbers
 
     def to_engine(self) -> Fighter:
         """The engine's plain-integer :class:`Fighter` (E10, E11, E12, E-g2; ET1–ET3 and
@@ -159,7 +247,7 @@ class Combatant(_Strict):
             hero_use=s.hero_use, extra_effort=s.extra_effort, recover_at=s.recover_at,
             feint=s.feint, deception=s.deception, insight=s.insight, plan=s.plan,
             ranges=tuple(w.range) if w.range is not None else None,
-            athletics=s.strength + s.athletics)
+            athletics=s.strength + s.athletics, **self.rules.model_dump())
 
 
 def _loc(parts) -> str:
@@ -236,7 +324,8 @@ def load(fname: str, raw: dict) -> dict[str, Combatant]:
 def _combatant(name: str, rung: str, style: str | None, block: StatBlock,
                lib: LibraryFile) -> Combatant:
     return Combatant(name=name, rung=rung, style=style, stats=block,
-                     weapon=lib.weapons[block.weapon], armour=lib.armour[block.armour])
+                     weapon=lib.weapons[block.weapon], armour=lib.armour[block.armour],
+                     rules=lib.rule_numbers())
 
 
 # ---------------------------------------------------------------------------------------
@@ -273,4 +362,6 @@ HOOK = ArchetypeHook(
     system="d20_degrees", load=load, build=_build, to_engine=lambda m: m.to_engine(),
     tactic_values=lambda: {m: m for m in MANEUVERS}, tactic_field="maneuver",
     armour="names", weapon_rule="E12", armour_rule="E12", data_file=DATA_FILE,
-    weapon_of=lambda m: m.stats.weapon)
+    weapon_of=lambda m: m.stats.weapon,
+    tables=(("weapon", "weapons", "E12"), ("armour", "armour", "E12"),
+            ("damage", "damage", "E12"), ("health", "health", "E13")))

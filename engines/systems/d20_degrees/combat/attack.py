@@ -9,7 +9,6 @@ import numpy as np
 from .rules import (
     ATHLETICS_DC,
     CRIT_DAMAGE,
-    DAMAGE_OFFSET,
     DEATH_FAILURES,
     DEF_BEST,
     DEF_NEEDED,
@@ -20,11 +19,14 @@ from .rules import (
     F_AGI,
     F_ATK,
     F_AWA,
+    F_CRITD,
     F_DECEP,
     F_DMG,
     F_DODGE,
+    F_DOFF,
     F_EFFORT,
     F_HUSE,
+    F_IDEG,
     F_INIT,
     F_MDEF,
     F_MDMG,
@@ -32,6 +34,7 @@ from .rules import (
     F_PARRY,
     F_RANGED,
     F_READ,
+    F_RECDEF,
     F_TOUGH,
     PRONE_MELEE,
     PRONE_RANGED,
@@ -42,7 +45,6 @@ from .rules import (
     R_RES_NAT,
     R_TIES_RANDOM,
     R_VUL_UP,
-    RECOVERY_DEFENCE,
     Variants,
     as_fighter,
     as_variants,
@@ -59,12 +61,14 @@ def dying_code(failures: int) -> int:
     return L_DEAD if failures >= DEATH_FAILURES else -1 - failures
 
 
-def fortitude_dist(fort: int, exhausted: bool, failures: int) -> dict[int, float]:
-    """E14: new life code after one Fortitude check vs DC 15 (E2 degrees, E3 naturals)."""
+def fortitude_dist(fort: int, exhausted: bool, failures: int,
+                   dc: int = DYING_DC) -> dict[int, float]:
+    """E14: new life code after one Fortitude check vs ``dc`` (15, the dying fighter's
+    ``dying_dc``; E2 degrees, E3 naturals)."""
     out: dict[int, float] = {}
     for r in range(1, 21):
         tot = r + fort - (EXHAUSTED_PENALTY if exhausted else 0) + (5 if r == 20 else 0)
-        deg = 1 + (tot - DYING_DC) // 5 if tot >= DYING_DC else -(1 + (DYING_DC - tot) // 5)
+        deg = 1 + (tot - dc) // 5 if tot >= dc else -(1 + (dc - tot) // 5)
         if r == 1 and deg > 0:
             deg = -1
         if deg >= 2:
@@ -82,16 +86,17 @@ def _reroll_face(r2: int, reroll_nat: bool) -> tuple[int, int]:
 
 
 def _roll_better(bonus: int, x0: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool,
-                 dying: bool) -> bool:
+                 dying: bool, crit_d: int = CRIT_DAMAGE) -> bool:
     """ET4 ``best``: whether rolling (d20 + ``bonus`` vs DC 10, E3 naturals, a hit is
     critical) gives this attack on a defenceless target a better chance than the routine
     check (10 + ``bonus``) to kill it — E13: an incapacitated target dies at damage ≥ 10,
     a dying one at any damage (E-g13) — then, at equal chances, to wound it (damage ≥ 1);
-    at equal chances again the routine. ``x0``: the attack base + 15 + the maneuver's
-    damage. The attacker weighs the dice only (no hero point on either side). Counted in
+    at equal chances again the routine (10: the target's instant-death degrees, E13).
+    ``x0``: the attack base + 15 + the maneuver's damage, ``crit_d`` the critical damage
+    (E3, 5). The attacker weighs the dice only (no hero point on either side). Counted in
     whole 1/400ths, so the kernel's twin (``kernel._roll_better``) decides alike."""
     tough = int(tgt[F_TOUGH]) - (EXHAUSTED_PENALTY if t_exh else 0)
-    need = 1 if dying else 10
+    need = 1 if dying else max(1, 5 * (int(tgt[F_IDEG]) - 1))
     res_nat, degree = bool(rule[R_RES_NAT]), bool(rule[R_DEGREE_DMG])
 
     def counts(x: int) -> tuple[int, int]:
@@ -114,7 +119,7 @@ def _roll_better(bonus: int, x0: int, tgt: np.ndarray, rule: np.ndarray, t_exh: 
             continue
         total = v + bonus + (5 if (v == 20 and rule[R_CRIT_DEG]) else 0)
         excess = (total - 10) // 5 if (degree and total >= 10) else 0
-        k, w = counts(x0 + excess + CRIT_DAMAGE)
+        k, w = counts(x0 + excess + crit_d)
         rolled[0] += k
         rolled[1] += w
     return tuple(rolled) > routine
@@ -133,6 +138,7 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
     damage rank of an ET2 charge, which replaces the attack base (0: none)."""
     bonus = int(att[F_ATK] + att[F_MHIT]) + amod
     rank = slam if slam > 0 else int(att[F_DMG])
+    offset = int(att[F_DOFF])  # E12: + 15
     if a_eff >= 2:
         bonus -= EXHAUSTED_PENALTY
     if a_eff < att[F_EFFORT]:
@@ -144,13 +150,13 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
         base = int(tgt[F_DODGE] if att[F_RANGED] else tgt[F_PARRY])
         if vul:
             base = -(-base // 2) if rule[R_VUL_UP] else base // 2
-        dc = base + int(tgt[F_MDEF]) + (RECOVERY_DEFENCE if t_buff else 0) + 10
+        dc = base + int(tgt[F_MDEF]) + (int(tgt[F_RECDEF]) if t_buff else 0) + 10
 
     def total_of(v: int, nat: int, crit: bool) -> int:
         deg_total = v + bonus + (5 if (nat == 2 and rule[R_CRIT_DEG]) else 0)
         excess = (deg_total - dc) // 5 if (deg_total >= dc and rule[R_DEGREE_DMG]) else 0
-        return int(rank + excess + DAMAGE_OFFSET + att[F_MDMG]
-                   + (CRIT_DAMAGE if crit else 0))
+        return int(rank + excess + offset + att[F_MDMG]
+                   + (int(att[F_CRITD]) if crit else 0))
 
     out: dict[tuple, float] = {}
 
@@ -159,14 +165,14 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
 
     mode = int(rule[R_DEF_ROLL])
     rolls = not defenceless or mode == DEF_ROLL or (
-        mode == DEF_BEST and _roll_better(bonus, rank + DAMAGE_OFFSET + int(att[F_MDMG]), tgt,
-                                          rule, t_exh, t_dying)) or (
+        mode == DEF_BEST and _roll_better(bonus, rank + offset + int(att[F_MDMG]), tgt,
+                                          rule, t_exh, t_dying, int(att[F_CRITD]))) or (
         mode == DEF_NEEDED and 10 + bonus < dc)
     if not rolls:
         total = 10 + bonus
         if total >= dc:
             excess = (total - dc) // 5 if rule[R_DEGREE_DMG] else 0
-            add((int(rank + excess + DAMAGE_OFFSET + att[F_MDMG]), 0), 1.0)
+            add((int(rank + excess + offset + att[F_MDMG]), 0), 1.0)
         else:
             add((None, 0), 1.0)
         return out
@@ -260,7 +266,7 @@ def impact_dist(att: np.ndarray, rule: np.ndarray, slam: int,
                 exhausted: bool) -> dict[int, float]:
     """ET2: {damage ≥ 0: p} the charger takes resisting ⌊``slam`` / 2⌋ (E12, E-g5 naturals,
     no hero point)."""
-    return {d: p for (d, _), p in _resist_dist(slam // 2 + DAMAGE_OFFSET, att, rule,
+    return {d: p for (d, _), p in _resist_dist(slam // 2 + int(att[F_DOFF]), att, rule,
                                                exhausted, False, 1).items()}
 
 

@@ -35,26 +35,29 @@ from .rules import (
     DASH_M,
     DEATH_FAILURES,
     DEFENSIVE,
+    DYING_DC,
     EXACT_STATE_LIMIT,
     F_ATHL,
     F_DMG,
+    F_DYDC,
     F_EFFORT,
     F_FEINT,
     F_FORT,
     F_HERO,
     F_HP,
     F_HUSE,
+    F_IDEG,
     F_MDEF,
     F_MDMG,
     F_MHIT,
     F_PLAN,
     F_RANGED,
     F_REACH,
+    F_RECHP,
     F_RECOV,
     F_RLONG,
     F_RMED,
     F_RSHORT,
-    INSTANT_DEATH_DEGREES,
     KITE,
     MOVE_M,
     PARTIAL_COVER,
@@ -75,7 +78,6 @@ from .rules import (
     R_SURPRISE,
     R_SURPRISE_STUN,
     RANGE_PENALTY,
-    RECOVERY_HP,
     SYSTEM,
     Variants,
     as_fighter,
@@ -115,10 +117,11 @@ class Duel:
         if life >= 1:
             return {max(life - d, 0): 1.0}
         if life == L_INCAP:
-            if 1 + d // 5 >= INSTANT_DEATH_DEGREES:
+            if 1 + d // 5 >= int(self.f[k][F_IDEG]):
                 return {L_DEAD: 1.0}
             if self.rule[R_DYING_ACQ]:
-                return fortitude_dist(int(self.f[k][F_FORT]), eff >= 2, 0)
+                return fortitude_dist(int(self.f[k][F_FORT]), eff >= 2, 0,
+                                      int(self.f[k][F_DYDC]))
             return {-1: 1.0}
         return {L_DEAD: 1.0}
 
@@ -193,14 +196,15 @@ class Duel:
             outs = [(1.0, xs, ys, -1)]
         elif life < 0:
             outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, -1) for nl, p in
-                    fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
+                    fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life,
+                                   int(fx[F_DYDC])).items()]
         elif xs[4] == 3:
             outs = [(1.0, (*xs[:4], 0), ys, -1)]  # E17 surprised: stunned, loses the turn
         else:
             if xs[1] == 1:
                 xs = (xs[0], 2, xs[2], xs[3], xs[4])
             if not decided and xs[1] == 0 and life <= fx[F_RECOV]:
-                hp = life + RECOVERY_HP
+                hp = life + int(fx[F_RECHP])
                 if self.rule[R_REC_CAP]:
                     hp = min(hp, int(fx[F_HP]))
                 outs = [(1.0, (hp, 1, xs[2], xs[3], xs[4]), ys, -1)]
@@ -316,14 +320,15 @@ class Duel:
             outs = [(1.0, xs, ys, g, -1)]
         elif life < 0:
             outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, g, -1) for nl, p in
-                    fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life).items()]
+                    fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life,
+                                   int(fx[F_DYDC])).items()]
         elif xs[4] == 3:
             outs = [(1.0, (*xs[:4], 0), ys, g, -1)]  # E17 surprised: loses the turn
         else:
             if xs[1] == 1:
                 xs = (xs[0], 2, xs[2], xs[3], xs[4])
             if not decided and xs[1] == 0 and life <= fx[F_RECOV]:
-                hp = life + RECOVERY_HP
+                hp = life + int(fx[F_RECHP])
                 if self.rule[R_REC_CAP]:
                     hp = min(hp, int(fx[F_HP]))
                 outs = [(1.0, (hp, 1, xs[2], xs[3], xs[4]), ys, g, -1)]
@@ -356,12 +361,14 @@ class Duel:
                      ny, nx, g2), d) for p, nx, ny, g2, d in outs]
 
 
-def dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray) -> float:
+def dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray,
+              dc: int = DYING_DC) -> float:
     """P(dead) for a combatant dying with ``failures`` at the aftermath's end (``leave``:
     E14 checks until dead or stabilised, closed form; ``first_aid`` first: up to
     ``aid_tries`` Healing checks, each failed one followed by an E14 check, E-g17/E-g18).
-    The rest ends stabilised ("out"): E14 always resolves, so nobody stays dying."""
-    step = {k: fortitude_dist(fort, exhausted, k) for k in range(DEATH_FAILURES)}
+    The rest ends stabilised ("out"): E14 always resolves, so nobody stays dying. ``dc``:
+    the dying fighter's E14 DC (15)."""
+    step = {k: fortitude_dist(fort, exhausted, k, dc) for k in range(DEATH_FAILURES)}
     code = {k: dying_code(k) for k in range(DEATH_FAILURES)}
     # leave: x[k] = P(dead | k failures); a check either stabilises, keeps k (one degree
     # of success) or adds failures, so solve from k = 2 down
@@ -405,7 +412,7 @@ def _fates_of(states: list, pos: int, f: np.ndarray, rule: np.ndarray) -> np.nda
             elif life == L_INCAP:
                 row = (0.0, 0.0, 0.0, 1.0)
             else:
-                pd = dying_end(int(f[F_FORT]), eff >= 2, -1 - life, rule)
+                pd = dying_end(int(f[F_FORT]), eff >= 2, -1 - life, rule, int(f[F_DYDC]))
                 row = (0.0, pd, 0.0, 1.0 - pd)
             memo[key] = row
         out[k] = row

@@ -24,8 +24,6 @@ from .rules import (
     ATHLETICS_DC,
     COVER,
     COVER_PRONE,
-    CRIT_DAMAGE,
-    DAMAGE_OFFSET,
     DASH_M,
     DEAD,
     DEATH_FAILURES,
@@ -34,22 +32,25 @@ from .rules import (
     DEF_ROUTINE,
     DEFENSIVE,
     DYING,
-    DYING_DC,
     EFFORT_BONUS,
     EXHAUSTED_PENALTY,
     F_AGI,
     F_ATHL,
     F_ATK,
     F_AWA,
+    F_CRITD,
     F_DECEP,
     F_DMG,
     F_DODGE,
+    F_DOFF,
+    F_DYDC,
     F_EFFORT,
     F_FEINT,
     F_FORT,
     F_HERO,
     F_HP,
     F_HUSE,
+    F_IDEG,
     F_INIT,
     F_MDEF,
     F_MDMG,
@@ -59,6 +60,8 @@ from .rules import (
     F_RANGED,
     F_REACH,
     F_READ,
+    F_RECDEF,
+    F_RECHP,
     F_RECOV,
     F_RMED,
     F_RSHORT,
@@ -69,7 +72,6 @@ from .rules import (
     FS_SURPRISE,
     FS_SURPRISED,
     INCAP,
-    INSTANT_DEATH_DEGREES,
     KITE,
     MOVE_M,
     PARTIAL_COVER,
@@ -98,8 +100,6 @@ from .rules import (
     R_TIES_RANDOM,
     R_VUL_UP,
     RANGE_PENALTY,
-    RECOVERY_DEFENCE,
-    RECOVERY_HP,
     SYSTEM,
     Variants,
     as_fighter,
@@ -155,7 +155,8 @@ def fortitude_check(s, F, i, st, fails, eff):
     tot = r + F[i, F_FORT] - (EXHAUSTED_PENALTY if eff[i] >= 2 else 0)
     if r == 20:
         tot += 5
-    deg = 1 + (tot - DYING_DC) // 5 if tot >= DYING_DC else -(1 + (DYING_DC - tot) // 5)
+    dc = F[i, F_DYDC]
+    deg = 1 + (tot - dc) // 5 if tot >= dc else -(1 + (dc - tot) // 5)
     if r == 1 and deg > 0:
         deg = -1
     if deg >= 2:
@@ -170,14 +171,15 @@ def fortitude_check(s, F, i, st, fails, eff):
 
 
 @njit(**LEAF)
-def _roll_better(F, j, st, eff, rule, bonus, x0):
+def _roll_better(F, j, st, eff, rule, bonus, x0, crit_d):
     """ET4 ``best`` (twin of :func:`.attack._roll_better`): whether rolling (d20 + ``bonus``
     vs DC 10, E3 naturals, a hit is critical) gives this attack on defenceless ``j`` a
     better chance than the routine check to kill it (E13: incapacitated, damage ≥ 10;
     dying, any damage, E-g13), then to wound it; a tie keeps the routine. ``x0``: attack
-    base + 15 + maneuver damage. Dice only (no hero point), in whole 1/400ths."""
+    base + 15 + maneuver damage, ``crit_d`` the critical damage (E3, 5). Dice only (no
+    hero point), in whole 1/400ths."""
     tough = F[j, F_TOUGH] - (EXHAUSTED_PENALTY if eff[j] >= 2 else 0)
-    need = 1 if st[j] == DYING else 10
+    need = 1 if st[j] == DYING else max(1, 5 * (F[j, F_IDEG] - 1))
     res_nat = rule[R_RES_NAT] != 0
     degree = rule[R_DEGREE_DMG] != 0
     rk = 0
@@ -194,7 +196,7 @@ def _roll_better(F, j, st, eff, rule, bonus, x0):
             if v < 20 and v + bonus < 10:
                 continue
             total = v + bonus + (5 if (v == 20 and rule[R_CRIT_DEG] != 0) else 0)
-            x = x0 + ((total - 10) // 5 if (degree and total >= 10) else 0) + CRIT_DAMAGE
+            x = x0 + ((total - 10) // 5 if (degree and total >= 10) else 0) + crit_d
         kill = 0
         wound = 0
         for r in range(1, 21):
@@ -240,7 +242,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, sl
             d = (d + 1) // 2 if rule[R_VUL_UP] != 0 else d // 2
         d += DEFENSIVE[2] if _switched(F, j, hp, rule) else F[j, F_MDEF]
         if rec[j] == 1:
-            d += RECOVERY_DEFENCE
+            d += F[j, F_RECDEF]
         dc = d + 10
     mdmg = DEFENSIVE[1] if a_def else F[i, F_MDMG]
     base = slam if slam > 0 else F[i, F_DMG]
@@ -251,7 +253,8 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, sl
         if mode == DEF_ROUTINE:
             rolls = False
         elif mode == DEF_BEST:
-            rolls = _roll_better(F, j, st, eff, rule, bonus, base + DAMAGE_OFFSET + mdmg)
+            rolls = _roll_better(F, j, st, eff, rule, bonus, base + F[i, F_DOFF] + mdmg,
+                                 F[i, F_CRITD])
         elif mode == DEF_NEEDED:
             rolls = 10 + bonus < dc
     crit = False
@@ -278,7 +281,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, sl
     excess = (total - dc) // 5 if total >= dc else 0
     if rule[R_DEGREE_DMG] == 0:
         excess = 0
-    x = base + excess + DAMAGE_OFFSET + mdmg + (CRIT_DAMAGE if crit else 0)
+    x = base + excess + F[i, F_DOFF] + mdmg + (F[i, F_CRITD] if crit else 0)
     pen = EXHAUSTED_PENALTY if eff[j] >= 2 else 0
     r = _d20(s)
     rnat = 2 if r == 20 else (1 if r == 1 else 0)
@@ -301,7 +304,7 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, sl
             fell = True
     elif st[j] == INCAP:
         # E13: failing the resistance by 3+ degrees (damage ≥ 10) kills at once
-        if 1 + dmg // 5 >= INSTANT_DEATH_DEGREES:
+        if 1 + dmg // 5 >= F[j, F_IDEG]:
             st[j] = DEAD
         else:
             st[j] = DYING
@@ -322,7 +325,7 @@ def _slam_self(s, F, i, st, hp, eff, rule, slam):
     pen = EXHAUSTED_PENALTY if eff[i] >= 2 else 0
     r = _d20(s)
     rnat = 2 if r == 20 else (1 if r == 1 else 0)
-    dmg = _resist(slam // 2 + DAMAGE_OFFSET, F[i, F_TOUGH], pen, r, rnat, rule[R_RES_NAT])
+    dmg = _resist(slam // 2 + F[i, F_DOFF], F[i, F_TOUGH], pen, r, rnat, rule[R_RES_NAT])
     if dmg < 1:
         return False
     hp[i] -= dmg
@@ -510,7 +513,7 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided
         rec[i] = 2  # E15: the +2 lasts until the start of the next turn
     if not decided and rec[i] == 0 and hp[i] <= F[i, F_RECOV]:
         rec[i] = 1
-        hp[i] += RECOVERY_HP
+        hp[i] += F[i, F_RECHP]
         if rule[R_REC_CAP] != 0 and hp[i] > F[i, F_HP]:
             hp[i] = F[i, F_HP]
         return False

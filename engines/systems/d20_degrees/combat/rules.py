@@ -1,6 +1,7 @@
-"""``d20_degrees`` combat data: the rule constants (E3, E8, E12–E17, ET1–ET3), the kernels'
-array layouts, :class:`Variants` (E-g4 … E-g19, ET1–ET4, ET-g1) and :class:`Fighter`
-(package docstring)."""
+"""``d20_degrees`` combat data: the rule constants (E3, E8, E12–E17, ET1–ET3; those a
+fighter carries as rule data are its defaults), the kernels' array layouts,
+:class:`Variants` (E-g4 … E-g19, ET1–ET4, ET-g1) and :class:`Fighter` (package
+docstring)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,15 @@ COVER_PRONE, COVER_PARTIAL = 0, 1  # ``rule[R_COVER]``: what a ``cover`` plan ta
 # distance (ET1–ET3, ET-g2): the plan's code, the reach it attacks from (metres: 0 for a
 # melee weapon or the charge plan, else the long range), the three range bands, Athletics
 (F_PLAN, F_REACH, F_RSHORT, F_RMED, F_RLONG, F_ATHL) = range(22, 28)
-N_FIELDS = 28
+# the rule data a fighter carries (the data file's rule tables; defaults: the constants
+# above): E12 damage DC offset, E3 critical damage, E13 instant-death degrees, E14 dying
+# DC, E15 recovery hit points and Defence bonus
+(F_DOFF, F_CRITD, F_IDEG, F_DYDC, F_RECHP, F_RECDEF) = range(28, 34)
+N_FIELDS = 34
+#: bounds of a fighter's rule data (the data file's tables are validated to the same)
+RULE_BOUNDS = (("damage_offset", 0, 40), ("crit_damage", 0, 30),
+               ("instant_death_degrees", 1, 10), ("dying_dc", 1, 40),
+               ("recovery_hp", 0, 100), ("recovery_defence", 0, 20))
 
 # Rule array layout (Variants.rule()).
 (R_DEF_ROLL, R_CRIT_DEG, R_RES_NAT, R_DYING_ACQ, R_FINISH, R_TARGET_RANDOM, R_REC_CAP,
@@ -239,6 +248,11 @@ def fight_rule(v: Variants, fighters) -> np.ndarray:
     return rule
 
 
+def _rule_field(default: int, rule: str, key: str):
+    """A fighter field holding a number of the data file's rule tables."""
+    return dataclasses.field(default=default, metadata={"rule": rule, "rule_data": key})
+
+
 @dataclass(frozen=True)
 class Fighter:
     """One combatant, as the engine sees it (the analysis layer composes it from data).
@@ -252,6 +266,15 @@ class Fighter:
     need a ranged weapon), ``ranges`` the metres of the short, medium and long range bands
     of a ranged weapon (ET-g2; None: no bands, it shoots at any distance without penalty)
     and ``athletics`` the Athletics bonus of the ET1 dash (Strength + Athletics ranks).
+
+    The rule data of the data file's rule tables (defaults: the seed's numbers) travel
+    with every fighter into the kernels' rows and the exact chain: ``damage_offset`` the
+    15 of its attacks' damage (E12, ``damage.resistance.offset``), ``crit_damage`` a
+    critical hit's extra damage (E3, ``damage.critical.bonus``),
+    ``instant_death_degrees`` the degrees of a failed resistance that kill it while
+    incapacitated (E13, ``health.instant_death.degrees``), ``dying_dc`` its E14
+    Fortitude DC while dying (``health.dying.dc``), ``recovery_hp`` /
+    ``recovery_defence`` what its E15 recovery gives (``health.recovery``).
     """
 
     attack: int
@@ -277,6 +300,15 @@ class Fighter:
     plan: str | None = None
     ranges: tuple[int, int, int] | None = None
     athletics: int = 0
+    # rule data, not traits (a field's ``rule`` metadata: the archetype table leaves it
+    # out; ``rule_data``: the data file's KIND.ENTRY.FIELD it comes from)
+    damage_offset: int = _rule_field(DAMAGE_OFFSET, "E12", "damage.resistance.offset")
+    crit_damage: int = _rule_field(CRIT_DAMAGE, "E3", "damage.critical.bonus")
+    instant_death_degrees: int = _rule_field(INSTANT_DEATH_DEGREES, "E13",
+                                             "health.instant_death.degrees")
+    dying_dc: int = _rule_field(DYING_DC, "E14", "health.dying.dc")
+    recovery_hp: int = _rule_field(RECOVERY_HP, "E15", "health.recovery.hit_points")
+    recovery_defence: int = _rule_field(RECOVERY_DEFENCE, "E15", "health.recovery.defence")
 
     def __post_init__(self) -> None:
         where = f"fighter {self.name!r}"
@@ -325,6 +357,10 @@ class Fighter:
             if abs(getattr(self, name)) > 60:
                 raise InputError(f"{where}: {name} must be within −60..60, "
                                  f"got {getattr(self, name)}")
+        for name, lo, hi in RULE_BOUNDS:
+            if not lo <= getattr(self, name) <= hi:
+                raise InputError(f"{where}: {name} must be {lo}..{hi}, "
+                                 f"got {getattr(self, name)}")
 
     def array(self) -> np.ndarray:
         """The kernel's int64 row (layout ``F_*``)."""
@@ -343,6 +379,9 @@ class Fighter:
         reach = 0 if (code == CHARGE or not self.ranged) else bands[2]
         row[[F_PLAN, F_REACH, F_RSHORT, F_RMED, F_RLONG, F_ATHL]] = [
             code, reach, *bands, self.athletics]
+        row[[F_DOFF, F_CRITD, F_IDEG, F_DYDC, F_RECHP, F_RECDEF]] = [
+            self.damage_offset, self.crit_damage, self.instant_death_degrees, self.dying_dc,
+            self.recovery_hp, self.recovery_defence]
         return row
 
 

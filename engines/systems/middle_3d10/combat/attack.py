@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import DEFAULT, FLAT_FOOTED, MASSIVE_DIFFICULTY, PENALTY, Combatant, Variants
+from .rules import DEFAULT, MASSIVE_DIFFICULTY, Combatant, Variants
 
 _ALL = np.array(np.meshgrid(np.arange(1, 11), np.arange(1, 11), np.arange(1, 11),
                             indexing="ij")).reshape(3, -1)
@@ -35,15 +35,16 @@ def _hit_pmf(mod, defense, mask, bonus, crit, kept, sp, n_bins):
 def attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int,
                  far_pen: int = 0) -> np.ndarray:
     """T[att_state, tgt_state, flat, use, spent, d]: one attack's outcome by the health
-    states (B9), flat-footedness (B6), drama use (B4, B-g7); ``far_pen`` points off the
-    total for range (BT-g2)."""
+    states (B9: each side's own ``penalties``), flat-footedness (B6: the target's
+    ``flat_footed``), drama use (B4, B-g7); ``far_pen`` points off the total for range
+    (BT-g2)."""
     sp = special_all(variants.doubles)
     t = np.zeros((3, 3, 2, 2, 2, n_bins))
-    for ia, pa in enumerate(PENALTY):
-        for it, pt in enumerate(PENALTY):
+    for ia, pa in enumerate(att.penalties):
+        for it, pt in enumerate(tgt.penalties):
             for flat in (0, 1):
                 mod = att.trait + att.combat - pa - far_pen
-                defense = tgt.defense - pt - FLAT_FOOTED * flat
+                defense = tgt.defense - pt - tgt.flat_footed * flat
                 args = (mod, defense, att.mask, att.damage_bonus, variants.crit_bonus)
                 normal = _hit_pmf(*args, MIDDLE, sp, n_bins)
                 adv = _hit_pmf(*args, HIGH, sp, n_bins)
@@ -57,11 +58,13 @@ def attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int
     return t
 
 
-def massive_pass(vigor: int, variants: Variants) -> float:
-    """B10 / B-g6: P(passing the difficulty-12 check)."""
+def massive_pass(vigor: int, variants: Variants,
+                 difficulty: int = MASSIVE_DIFFICULTY) -> float:
+    """B10 / B-g6: P(passing the check at ``difficulty``, 12; the target's
+    ``massive_difficulty``)."""
     sp = special_all(variants.doubles)
     total = MIDDLE + (vigor if variants.massive_traits == "c_plus_vigor" else 0)
-    return float(((sp == 1) | ((sp == 0) & (total >= MASSIVE_DIFFICULTY))).mean())
+    return float(((sp == 1) | ((sp == 0) & (total >= difficulty))).mean())
 
 
 def check_pass(mod: int, difficulty: int, doubles: bool) -> float:
@@ -75,9 +78,10 @@ def attack_damage(attacker: Combatant, target: Combatant, variants: Variants = D
                   far_pen: int = 0) -> np.ndarray:
     """Exact damage distribution of one attack (B1, B3, B4, B6–B8); index 0 = miss.
 
-    ``flat_footed`` lowers the target's Defense by 3 (B6); ``drama`` spends a drama point
-    as the variant ``drama_timing`` says (B4, B-g7). Both are at full health. ``far_pen``
-    points off the total for range (BT-g2, :func:`~.rules.range_penalty`).
+    ``flat_footed`` lowers the target's Defense by its ``flat_footed`` (3, B6);
+    ``drama`` spends a drama point as the variant ``drama_timing`` says (B4, B-g7). Both
+    are at full health. ``far_pen`` points off the total for range (BT-g2,
+    :func:`~.rules.range_penalty`).
     """
     n_bins = 3 * 10 + 40 + variants.crit_bonus + 1
     t = attack_table(attacker, target, variants, n_bins, far_pen)

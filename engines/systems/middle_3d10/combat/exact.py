@@ -30,10 +30,7 @@ from .attack import (
 )
 from .rules import (
     DEFAULT,
-    FLAT_FOOTED,
-    HELPLESS_PENALTY,
     NOTES,
-    PENALTY,
     SYSTEM,
     TACTICS,
     Combatant,
@@ -53,14 +50,15 @@ def _kill_chance(att: Combatant, tgt: Combatant, penalty: int, flat: bool,
     if variants.helpless_defense == "auto_hit":
         hit = np.ones(1000, dtype=bool)
     else:
-        defense = tgt.defense - HELPLESS_PENALTY - FLAT_FOOTED * int(flat)
+        defense = tgt.defense - tgt.incapacitated_penalty - tgt.flat_footed * int(flat)
         hit = (sp == 1) | ((sp == 0) & (MIDDLE + att.trait + att.combat - penalty >= defense))
     mask = att.mask
     d = LOW * (mask & 1) + MIDDLE * ((mask >> 1) & 1) + HIGH * ((mask >> 2) & 1)
     d = d + att.damage_bonus + variants.crit_bonus * (sp == 1)
     if variants.dying_damage == "any":
         return float((hit & (d > 0)).mean())
-    return float((hit & (d >= tgt.vigor)).mean()) * (1.0 - massive_pass(tgt.vigor, variants))
+    return float((hit & (d >= tgt.vigor)).mean()) * (
+        1.0 - massive_pass(tgt.vigor, variants, tgt.massive_difficulty))
 
 
 def fate_probs(winner: Combatant, loser: Combatant, variants: Variants = DEFAULT,
@@ -203,10 +201,11 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
             tables[att, pen] = attack_table(cmb[att], cmb[1 - att], variants, n_bins, pen)
         return tables[att, pen]
 
-    qm = {0: massive_pass(b.vigor, variants), 1: massive_pass(a.vigor, variants)}
+    qm = {0: massive_pass(b.vigor, variants, b.massive_difficulty),
+          1: massive_pass(a.vigor, variants, a.massive_difficulty)}
     cmb = (a, b)
     fate = {(att, ia, flat): fate_probs(cmb[att], cmb[1 - att], variants, pen, bool(flat))
-            for att in (0, 1) for ia, pen in enumerate(PENALTY) for flat in (0, 1)}
+            for att in (0, 1) for ia, pen in enumerate(cmb[att].penalties) for flat in (0, 1)}
     hits = np.zeros(DAMAGE_BINS)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
         if weight == 0.0:
@@ -295,7 +294,8 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     d = np.arange(p.size)
     vig = target.vigor
     massive = (d >= vig) & (d < 3 * vig)
-    out = float(p[d >= 3 * vig].sum() + p[massive].sum() * (1.0 - massive_pass(vig, v)))
+    out = float(p[d >= 3 * vig].sum()
+                + p[massive].sum() * (1.0 - massive_pass(vig, v, target.massive_difficulty)))
     fate = out * fate_probs(attacker, target, v, 0, flat_footed)
     odds = {"p_hit": float(1.0 - p[0]), "p_incapacitate": out, "p_kill": 0.0,
             "p_dead": float(fate[0]), "p_dying": float(fate[1]), "p_out": float(fate[2])}

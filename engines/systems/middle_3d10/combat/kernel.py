@@ -20,6 +20,7 @@ from .rules import (
     A_FIRST_AID,
     A_LEAVE,
     AWARE,
+    BONUS_DIV,
     DEFAULT,
     DEFENSE,
     DRAMA,
@@ -27,11 +28,12 @@ from .rules import (
     F_DYING,
     F_OUT,
     F_STANDING,
-    FLAT_FOOTED,
-    HELPLESS_PENALTY,
+    FLAT,
     MASK,
-    MASSIVE_DIFFICULTY,
+    MASSIVE_DC,
     NOTES,
+    PEN_INCAP,
+    PEN_WOUNDED,
     PLAN,
     R_AFTER,
     R_AID_DIFF,
@@ -68,15 +70,28 @@ from .rules import (
 
 
 @njit(**LEAF)
-def wound_penalty(dmg, vigor):
-    """B9: 0 / 2 / 5 by health state; -1 for dying."""
+def wound_penalty(dmg, vigor, wounded=2, incapacitated=5):
+    """B9: 0 / ``wounded`` (2) / ``incapacitated`` (5) by health state; -1 for dying."""
     if dmg < vigor:
         return 0
     if dmg < 2 * vigor:
-        return 2
+        return wounded
     if dmg < 3 * vigor:
-        return 5
+        return incapacitated
     return -1
+
+
+@njit(**LEAF)
+def _penalty(cmb, i, dmg_i):
+    """B9: combatant ``i``'s wound penalty at damage ``dmg_i`` (its row's penalties)."""
+    return wound_penalty(dmg_i, cmb[i, VIGOR], cmb[i, PEN_WOUNDED], cmb[i, PEN_INCAP])
+
+
+@njit(**LEAF)
+def _bonus(cmb, i):
+    """B8: ⌊Combat/4⌋ at range, ⌊(FOR + Combat)/4⌋ in melee (4: the row's divisor)."""
+    base = cmb[i, SKILL] if cmb[i, RANGED] != 0 else cmb[i, STR] + cmb[i, SKILL]
+    return base // cmb[i, BONUS_DIV]
 
 
 @njit(**LEAF)
@@ -117,10 +132,10 @@ def _attack(s, cmb, rule, i, j, dmg, drama, acted, far_pen):
     """One attack of ``i`` on ``j`` (B1, B3, B4, B6, B7, B8), ``far_pen`` points off for
     range (BT-g2); returns the damage (0 = miss)."""
     vi = cmb[i, VIGOR]
-    mod = cmb[i, TRAIT] + cmb[i, SKILL] - wound_penalty(dmg[i], vi) - far_pen
-    defense = cmb[j, DEFENSE] - wound_penalty(dmg[j], cmb[j, VIGOR])
+    mod = cmb[i, TRAIT] + cmb[i, SKILL] - _penalty(cmb, i, dmg[i]) - far_pen
+    defense = cmb[j, DEFENSE] - _penalty(cmb, j, dmg[j])
     if acted[j] == 0:
-        defense -= FLAT_FOOTED
+        defense -= cmb[j, FLAT]
     use = _uses_drama(cmb[i, TACTIC], drama[i], dmg[i], vi)
     adv = use and rule[R_TIMING] == 1
     if adv:
@@ -138,8 +153,7 @@ def _attack(s, cmb, rule, i, j, dmg, drama, acted, far_pen):
         hit = sp == 1 or (sp == 0 and hi + mod >= defense)
     if not hit:
         return 0
-    bonus = cmb[i, SKILL] // 4 if cmb[i, RANGED] != 0 else (cmb[i, STR] + cmb[i, SKILL]) // 4
-    d = _dice_damage(lo, mid, hi, cmb[i, MASK]) + bonus
+    d = _dice_damage(lo, mid, hi, cmb[i, MASK]) + _bonus(cmb, i)
     if sp == 1:
         d += rule[R_CRIT]
     return d
@@ -155,7 +169,7 @@ def _take(s, cmb, rule, j, d, dmg):
         _, mid, _ = _sorted3(a, b, c)
         sp = _special(a, b, c, rule[R_DOUBLES])
         total = mid + (v if rule[R_MASSIVE_VIGOR] != 0 else 0)
-        if not (sp == 1 or (sp == 0 and total >= MASSIVE_DIFFICULTY)):
+        if not (sp == 1 or (sp == 0 and total >= cmb[j, MASSIVE_DC])):
             dmg[j] = 3 * v
 
 
@@ -350,14 +364,13 @@ def _strike(s, cmb, rule, i, j, dmg, acted):
     lo, mid, hi = _sorted3(a, b, c)
     sp = _special(a, b, c, rule[R_DOUBLES])
     if rule[R_HELPLESS] == 0:
-        mod = cmb[i, TRAIT] + cmb[i, SKILL] - wound_penalty(dmg[i], cmb[i, VIGOR])
-        defense = cmb[j, DEFENSE] - HELPLESS_PENALTY
+        mod = cmb[i, TRAIT] + cmb[i, SKILL] - _penalty(cmb, i, dmg[i])
+        defense = cmb[j, DEFENSE] - cmb[j, PEN_INCAP]
         if acted[j] == 0:
-            defense -= FLAT_FOOTED
+            defense -= cmb[j, FLAT]
         if not (sp == 1 or (sp == 0 and mid + mod >= defense)):
             return False
-    bonus = cmb[i, SKILL] // 4 if cmb[i, RANGED] != 0 else (cmb[i, STR] + cmb[i, SKILL]) // 4
-    d = _dice_damage(lo, mid, hi, cmb[i, MASK]) + bonus
+    d = _dice_damage(lo, mid, hi, cmb[i, MASK]) + _bonus(cmb, i)
     if sp == 1:
         d += rule[R_CRIT]
     if rule[R_DYING_DMG] == 0:
@@ -365,7 +378,7 @@ def _strike(s, cmb, rule, i, j, dmg, acted):
     v = cmb[j, VIGOR]
     if d < v:
         return False
-    return not _check(s, v if rule[R_MASSIVE_VIGOR] != 0 else 0, MASSIVE_DIFFICULTY,
+    return not _check(s, v if rule[R_MASSIVE_VIGOR] != 0 else 0, cmb[j, MASSIVE_DC],
                       rule[R_DOUBLES])
 
 

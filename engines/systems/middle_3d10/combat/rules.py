@@ -5,7 +5,7 @@ and the distance steps of a duel (:func:`bands`, :func:`range_penalty`, :func:`t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -28,7 +28,11 @@ TACTICS = {"never": 0, "early": 1, "late": 2}  # B4 drama tactic
  START) = range(12)  # START: damage taken before the fight (campaign attrition)
 RANGE = 12  # BT-g2: metres of one range increment of a ranged weapon (unused in melee)
 PLAN = 13   # engines.distance.PLANS index
-N_FIELDS = 14
+# the rule data a combatant carries (the data file's rule tables; defaults: the constants
+# above): B6 flat-footed Defense penalty, B9 wound penalties, B10 massive-damage
+# difficulty, B8 damage-bonus divisor
+FLAT, PEN_WOUNDED, PEN_INCAP, MASSIVE_DC, BONUS_DIV = range(14, 19)
+N_FIELDS = 19
 # rule array
 (R_INIT, R_TIMING, R_CRIT, R_DOUBLES, R_MASSIVE_VIGOR, R_TARGET, R_AFTER, R_UNTREATED,
  R_DYING_DMG, R_HELPLESS, R_FINISH, R_AID_TOTAL, R_AID_DIFF, R_AID_TRIES, R_DISTANCE,
@@ -37,6 +41,11 @@ N_FIELDS = 14
 NO_PLAN = {"cover": "the seed of middle_3d10 has no cover rule (its turn, B6/BT1, is a "
                     "move and one action: attack, use a skill, interact)"}
 HELPLESS_PENALTY = 5  # B-g12: the incapacitated penalty of B9 carried on to a dying target
+BONUS_DIVISOR = 4  # B8: damage bonus ⌊(FOR + Combat)/4⌋ in melee, ⌊Combat/4⌋ at range
+#: bounds of a combatant's rule data (the data file's tables are validated to the same)
+RULE_BOUNDS = (("flat_footed", 0, 20), ("wounded_penalty", 0, 20),
+               ("incapacitated_penalty", 0, 20), ("massive_difficulty", 1, 40),
+               ("bonus_divisor", 1, 20))
 # per-combatant fate codes in the kernels: the index in fight.SIDE_FATES
 F_STANDING, F_DEAD, F_DYING, F_OUT = range(4)
 A_LEAVE, A_FIRST_AID, A_FINISH = range(3)  # fight.AFTERMATHS order
@@ -173,6 +182,11 @@ class Variants:
 DEFAULT = Variants()
 
 
+def _rule_field(default: int, rule: str, key: str):
+    """A combatant field holding a number of the data file's rule tables."""
+    return field(default=default, metadata={"rule": rule, "rule_data": key})
+
+
 @dataclass(frozen=True)
 class Combatant:
     """One combatant, as the engine sees it (plain values; built from the data file by
@@ -186,6 +200,15 @@ class Combatant:
     metres of one range increment of its ranged weapon (BT-g2, the data file's weapon
     category; unused in melee) and ``plan`` its plan in a fight that starts apart
     (engines.distance; None: hold with a ranged weapon, else charge; ``cover`` refused).
+
+    The rule data of the data file's rule tables (defaults: the seed's numbers) travel
+    with every combatant into the kernels' rows and the exact chains: ``flat_footed``
+    the Defense lost until it has acted (B6, ``defense.flat_footed.penalty``),
+    ``wounded_penalty`` / ``incapacitated_penalty`` on its attacks and Defense while
+    wounded / incapacitated (B9, ``health.wounds``; the incapacitated one is also a dying
+    target's Defense loss, B-g12), ``massive_difficulty`` the difficulty of its B10 check
+    (``health.massive_damage.difficulty``) and ``bonus_divisor`` the divisor of its B8
+    damage bonus (``damage.bonus.divisor``).
     """
 
     name: str = "combatant"
@@ -202,6 +225,15 @@ class Combatant:
     aware: bool = True
     range: int = 9
     plan: str | None = None
+    # rule data, not traits (a field's ``rule`` metadata: the archetype table leaves it
+    # out; ``rule_data``: the data file's KIND.ENTRY.FIELD it comes from)
+    flat_footed: int = _rule_field(FLAT_FOOTED, "B6", "defense.flat_footed.penalty")
+    wounded_penalty: int = _rule_field(PENALTY[1], "B9", "health.wounds.wounded_penalty")
+    incapacitated_penalty: int = _rule_field(PENALTY[2], "B9",
+                                             "health.wounds.incapacitated_penalty")
+    massive_difficulty: int = _rule_field(MASSIVE_DIFFICULTY, "B10",
+                                          "health.massive_damage.difficulty")
+    bonus_divisor: int = _rule_field(BONUS_DIVISOR, "B8", "damage.bonus.divisor")
 
     def __post_init__(self):
         for key in ("trait", "combat", "strength", "vigor", "reflex"):
@@ -227,6 +259,16 @@ class Combatant:
             raise InputError(f"combatant {self.name}: range must be whole metres 1..2000, "
                              f"got {self.range!r}")
         check_plan(self.plan, f"combatant {self.name}", ranged=self.ranged, unavailable=NO_PLAN)
+        for key, lo, hi in RULE_BOUNDS:
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
+                raise InputError(f"combatant {self.name}: {key} must be an integer {lo}..{hi}, "
+                                 f"got {v!r}")
+
+    @property
+    def penalties(self) -> tuple[int, int, int]:
+        """B9: the penalty on its attacks and Defense healthy, wounded, incapacitated."""
+        return 0, self.wounded_penalty, self.incapacitated_penalty
 
     @property
     def mask(self) -> int:
@@ -234,8 +276,9 @@ class Combatant:
 
     @property
     def damage_bonus(self) -> int:
-        """B8: ⌊(FOR + Combat)/4⌋ in melee, ⌊Combat/4⌋ at range."""
-        return self.combat // 4 if self.ranged else (self.strength + self.combat) // 4
+        """B8: ⌊(FOR + Combat)/4⌋ in melee, ⌊Combat/4⌋ at range (4: ``bonus_divisor``)."""
+        base = self.combat if self.ranged else self.strength + self.combat
+        return base // self.bonus_divisor
 
     @property
     def plan_in_force(self) -> str:
@@ -248,7 +291,9 @@ class Combatant:
         return np.array([self.trait, self.combat, self.strength, self.vigor, self.defense,
                          self.reflex, self.mask, int(self.ranged), self.drama,
                          TACTICS[self.drama_tactic], int(self.aware), 0, self.range,
-                         plan_code(self.plan, self.ranged)], dtype=np.int64)
+                         plan_code(self.plan, self.ranged), self.flat_footed,
+                         self.wounded_penalty, self.incapacitated_penalty,
+                         self.massive_difficulty, self.bonus_divisor], dtype=np.int64)
 
 
 def bands(c: Combatant, v: Variants) -> tuple[int, int]:
