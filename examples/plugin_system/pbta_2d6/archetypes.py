@@ -14,7 +14,12 @@ gear checks, matchup files, the ``archetypes`` and ``gear`` commands — through
   ``stat``), or a full trait mapping (``stat`` and ``weapon`` needed);
 - the ``tactic`` override sets the fighter's PC9 tactic, ``plan`` its PD6 plan in a
   fight that starts apart; armour is a table of names; a weapon with ``ranged = true``
-  gives its PD4 range bands (``close``, ``far`` metres).
+  gives its PD4 range bands (``close``, ``far`` metres);
+- ``tables`` names the data file's rule tables (``analysis.rules``): ``weapon`` (the
+  file's ``[weapons]``) and ``armour``, each with the rule a row follows (PC3), so
+  ``rpg-balance rules pbta_2d6`` prints them, ``--rules FILE`` edits them and
+  ``pbta_2d6:rules.weapon.pistol.harm`` is a knob. The rest of the system's numbers are
+  variants (``clock``, ``dead_over``, ``move``, ``reach``, ...).
 
 Errors name the file and the key (``archetypes.toml: styles.brawler.weapon: unknown
 weapon 'lazer'; known: ...``).
@@ -193,4 +198,5 @@ def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
 HOOK = ArchetypeHook(
     system=SYSTEM, load=load, build=build,
     tactic_values=lambda: {t: t for t in TACTICS}, tactic_field="tactic",
-    armour="names", weapon_rule="PC3", armour_rule="PC3", data_file=DATA_FILE)
+    armour="names", weapon_rule="PC3", armour_rule="PC3", data_file=DATA_FILE,
+    tables=(("weapon", "weapons", "PC3"), ("armour", "armour", "PC3")))
