@@ -425,14 +425,16 @@ def weapon_name(system: str, spec: str | Mapping[str, Any],
 
 
 def describe(system: str, path=None) -> list[dict]:
-    """One row per archetype: its engine combatant's plain fields (gear by name)."""
+    """One row per archetype: its engine combatant's plain fields (gear by name); a field
+    whose metadata names a ``rule`` is rule data the combatant carries (the data file's
+    rule tables, ``rpg-balance rules``), not a trait, and is left out."""
     rows = []
     for name, model in sorted(library(system, path).items()):
         c = to_engine(system, model)
         row = {"system": system, "archetype": name}
         for f in dataclasses.fields(c):
             v = getattr(c, f.name)
-            if f.name == "name":
+            if f.name == "name" or "rule" in f.metadata:
                 continue
             if dataclasses.is_dataclass(v):
                 v = getattr(v, "name", str(v))

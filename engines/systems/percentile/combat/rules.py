@@ -367,13 +367,14 @@ class Combatant:
     db: tuple[int, int, int] | None = field(default=None)
     plan: str | None = None
     mov: int | None = None
-    hp_divisor: int = 10
-    major_divisor: int = 2
-    mov_slow: int = 7
-    mov_even: int = 8
-    mov_fast: int = 9
-    point_blank_dex: int = 5
-    ready_bonus: int = 50
+    # rule data, not traits (a field's ``rule`` metadata: the archetype table leaves it out)
+    hp_divisor: int = field(default=10, metadata={"rule": "DX6"})
+    major_divisor: int = field(default=2, metadata={"rule": "DX7"})
+    mov_slow: int = field(default=7, metadata={"rule": "DX14"})
+    mov_even: int = field(default=8, metadata={"rule": "DX14"})
+    mov_fast: int = field(default=9, metadata={"rule": "DX14"})
+    point_blank_dex: int = field(default=5, metadata={"rule": "DX15"})
+    ready_bonus: int = field(default=50, metadata={"rule": "DX1"})
 
     def __post_init__(self):
         for key in ("strength", "con", "siz", "dex", "fighting", "firearms", "dodge"):
