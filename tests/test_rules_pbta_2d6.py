@@ -1,14 +1,17 @@
 """The example plug-in's rule tables (issue "Rules a designer can edit", item 2: a plug-in
 declares its tables the way the built-ins do): ``pbta_2d6``'s hook names ``weapon`` and
-``armour`` (PC3, PD4) in its ``tables``, and ``rpg-balance rules``, ``--rules`` files and
-rule knobs reach them as they reach a built-in's.
+``armour`` (PC3, PD4) and ``tactic`` (PC9, the harm a careful weak hit holds back) in its
+``tables``, and ``rpg-balance rules``, ``--rules`` files and rule knobs reach them as they
+reach a built-in's.
 
 Oracles: the data file read with tomllib; an armour edited to another's points fights
 exactly as that armour (PC3: harm minus armour); a weapon added ``like`` another fights
-exactly as it; a bad value is one line naming its key, exit 2."""
+exactly as it; a careful weak hit's harm worked by hand from 2d6; Monte Carlo against
+exact under an edit; a bad value is one line naming its key, exit 2."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -51,11 +54,14 @@ def test_the_hook_declares_weapon_and_armour(plugin_installed):
     from analysis.combat import archetypes
 
     declared = archetypes.hook(SYSTEM).tables
-    assert declared == (("weapon", "weapons", "PC3"), ("armour", "armour", "PC3"))
+    assert declared == (("weapon", "weapons", "PC3"), ("armour", "armour", "PC3"),
+                        ("tactic", "tactics", "PC9"))
     t = rules.base_tables(SYSTEM)
-    assert list(t) == ["weapon", "armour"]
+    assert list(t) == ["weapon", "armour", "tactic"]
     assert t["weapon"] == DATA["weapons"]
     assert t["armour"] == DATA["armour"]
+    assert t["tactic"] == DATA["tactics"]
+    assert t["tactic"]["careful"]["harm_less"] == 1
 
 
 def test_rules_command_prints_and_exports_the_tables(plugin_installed, tmp_path):
@@ -67,7 +73,7 @@ def test_rules_command_prints_and_exports_the_tables(plugin_installed, tmp_path)
     assert lines[0].startswith("system,table,entry,field,value,rule")
     assert f'{SYSTEM},weapon,pistol,close,10,"PC3, PD4"' in r.stdout
     assert f"{SYSTEM},armour,heavy,points,2,PC3" in r.stdout
-    fields = sum(len([k for k in e if k != "note"]) for tab in ("weapons", "armour")
+    fields = sum(len([k for k in e if k != "note"]) for tab in ("weapons", "armour", "tactics")
                  for e in DATA[tab].values())
     assert len(lines) - 1 == fields
     p = tmp_path / "export.toml"
@@ -99,6 +105,50 @@ def test_a_weapon_added_like_another_fights_as_it(plugin_installed, tmp_path):
     lower = p_side0({"archetype": "competent_shooter", "weapon": "crossbow"}, "competent",
                     [weaker], v)
     assert lower < edited
+
+
+@pytest.mark.parametrize("less", [0, 1, 2])
+def test_careful_harm_less_in_one_roll_hand_worked(plugin_installed, less):
+    """PC4, PC5, PC9: the competent duellist (+1, light melee harm 2, careful) against an
+    unarmoured foe: 2d6 + 1 ≥ 10 (2d6 ≥ 9: 10/36) strikes for 2, 7–9 (2d6 6..8: 16/36)
+    for 2 − harm_less, never below 0."""
+    from pbta_2d6 import combat
+
+    from analysis.combat import archetypes
+
+    rs = rules.RuleSet(SYSTEM).with_knob("rules.tactic.careful.harm_less", less)
+    with rules.using([rs]):
+        a = archetypes.combatant(SYSTEM, "competent_duellist", {})
+        b = archetypes.combatant(SYSTEM, "competent", {})
+    assert (a.tactic, a.careful_less) == ("careful", less)
+    p = combat.attack_damage(a, b)
+    want = [0.0] * 3
+    want[2] += 10 / 36
+    want[max(2 - less, 0)] += 16 / 36
+    want[0] += 10 / 36  # 2d6 + 1 ≤ 6
+    assert p.tolist() == pytest.approx(want[:p.size], abs=1e-12)
+    assert p.sum() == pytest.approx(1)
+
+
+def test_careful_edit_exact_and_monte_carlo_agree(plugin_installed):
+    """PC9 edited (harm_less 1 → 2): the exact chain and the kernel read the same number
+    (every outcome within 5 SE + 1/n), and the edit moves the duel."""
+    from pbta_2d6 import combat
+
+    from analysis.combat import archetypes
+
+    n = 20_000
+    spec = {"archetype": "competent", "tactic": "careful"}
+    rs = rules.RuleSet(SYSTEM).with_knob("rules.tactic.careful.harm_less", 2)
+    with rules.using([rs]):
+        a = archetypes.combatant(SYSTEM, spec, {})
+        b = archetypes.combatant(SYSTEM, "expert", {})
+    ex = combat.duel_exact(a, b).p_outcome()
+    mc = combat.duel_mc(a, b, n, seed=5).p_outcome()
+    for p, q in zip(ex, mc, strict=True):
+        assert abs(q - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1 / n
+    plain = combat.duel_exact(archetypes.combatant(SYSTEM, spec, {}), b).p_outcome()
+    assert ex[0] < plain[0] - 1e-3
 
 
 def test_a_bad_value_is_one_line_exit_2(plugin_installed, tmp_path):
