@@ -8,9 +8,12 @@ edition combat, not from the seed. :data:`HOOK` is the
 The data file (``archetypes.toml`` beside this module) holds the DX3 damage-bonus table,
 the weapons (DX3–DX5, DX15), the archetypes of the common competence ladder (untrained …
 master; an entry may name a ``base``) and the fighting styles applied to every rung, in
-the layout of :mod:`engines.archetype_library.chain` (``competent_shooter``). Every field
-is validated; an error names the file and the key. The models convert to the engine's
-plain frozen dataclass with ``.combatant()``.
+the layout of :mod:`engines.archetype_library.chain` (``competent_shooter``), and the
+numbers of the extension's formulas as rule tables (:data:`CONSTANTS`: ``health``
+DX6/DX7, ``movement`` DX14, ``ranges`` DX15, ``initiative`` DX1; a file without one
+keeps the extension's numbers). Every field is validated; an error names the file and
+the key. The models convert to the engine's plain frozen dataclass with
+``.combatant()``, which carries the rule tables' numbers.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from engines.archetype_library import ArchetypeHook
 from engines.archetype_library.chain import Strict, builder, fail, levelled, table, validate
@@ -27,8 +30,8 @@ from engines.constants import PLANS
 from engines.errors import InputError
 from engines.systems.percentile import combat as pct
 
-__all__ = ["ARMOUR_POINTS", "DATA_FILE", "HOOK", "PctArchetype", "load", "parse_dice",
-           "weapon_ranged"]
+__all__ = ["ARMOUR_POINTS", "CONSTANTS", "DATA_FILE", "HOOK", "PctArchetype", "constants",
+           "load", "parse_dice", "weapon_ranged"]
 
 #: the library's data file
 DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
@@ -66,6 +69,100 @@ class PctBonusRow(Strict):
     build: int = Field(ge=-2, le=10)
 
 
+class PctHitPoints(Strict):
+    """DX6: hit points = ⌊(CON + SIZ) / ``divisor``⌋."""
+
+    divisor: int = Field(ge=1, le=100)
+    note: str = ""
+
+
+class PctMajorWound(Strict):
+    """DX7: a major wound is one hit dealing at least the maximum hit points /
+    ``divisor``."""
+
+    divisor: int = Field(ge=1, le=10)
+    note: str = ""
+
+
+class PctMov(Strict):
+    """DX14: MOV ``slow`` when STR and DEX are both below SIZ, ``fast`` when both are
+    above, else ``even``."""
+
+    slow: int = Field(ge=0, le=50)
+    even: int = Field(ge=0, le=50)
+    fast: int = Field(ge=0, le=50)
+    note: str = ""
+
+
+class PctPointBlank(Strict):
+    """DX15: point-blank within DEX / ``dex_per_foot`` feet."""
+
+    dex_per_foot: int = Field(ge=1, le=100)
+    note: str = ""
+
+
+class PctBands(Strict):
+    """DX15: a firearm's long range defaults to ``long`` × its base range, its extreme
+    range to ``extreme`` × it."""
+
+    long: int = Field(ge=1, le=100)
+    extreme: int = Field(ge=1, le=100)
+    note: str = ""
+
+
+class PctReady(Strict):
+    """DX1: a readied firearm acts at DEX + ``bonus``."""
+
+    bonus: int = Field(ge=0, le=200)
+    note: str = ""
+
+
+#: The rule tables of the extension's formulas: ``(table, entry, model, {field: the
+#: Combatant / Weapon field it sets})``; a table or entry the file lacks keeps the
+#: engine's default (the extension's number).
+CONSTANTS = (
+    ("health", "hit_points", PctHitPoints, {"divisor": "hp_divisor"}),
+    ("health", "major_wound", PctMajorWound, {"divisor": "major_divisor"}),
+    ("movement", "mov", PctMov, {"slow": "mov_slow", "even": "mov_even", "fast": "mov_fast"}),
+    ("ranges", "point_blank", PctPointBlank, {"dex_per_foot": "point_blank_dex"}),
+    ("ranges", "bands", PctBands, {"long": "long_factor", "extreme": "extreme_factor"}),
+    ("initiative", "readied_firearm", PctReady, {"bonus": "ready_bonus"}),
+)
+#: the fields of :data:`CONSTANTS` a weapon carries (the rest: the combatant)
+_WEAPON_FIELDS = ("long_factor", "extreme_factor")
+
+
+def constants(fname: str, raw: dict) -> dict[str, int]:
+    """The numbers of the file's rule tables (:data:`CONSTANTS`) as engine field values:
+    ``{field: value}``, only those the file gives; an error names the file and the key."""
+    out: dict[str, int] = {}
+    names = {t for t, *_ in CONSTANTS}
+    for tname in names:
+        value = raw.get(tname)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            fail(fname, tname, "expected a table of entries")
+        known = [e for t, e, *_ in CONSTANTS if t == tname]
+        for entry in value:
+            if entry not in known:
+                fail(fname, f"{tname}.{entry}", "unknown entry; known: " + ", ".join(known))
+    for tname, entry, model, fields in CONSTANTS:
+        data = (raw.get(tname) or {}).get(entry)
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            fail(fname, f"{tname}.{entry}", "expected a table of fields")
+        m = validate(model, data, fname, f"{tname}.{entry}")
+        out.update({field: getattr(m, key) for key, field in fields.items()})
+    if out.get("mov_slow", 7) > out.get("mov_even", 8) or \
+            out.get("mov_even", 8) > out.get("mov_fast", 9):
+        fail(fname, "movement.mov", "expected slow <= even <= fast (DX14)")
+    if out.get("long_factor", 2) > out.get("extreme_factor", 4):
+        fail(fname, "ranges.bands", "expected long <= extreme (DX15)")
+    return out
+
+
 Plan = Literal[PLANS]  # engines.constants.PLANS
 
 
@@ -93,11 +190,15 @@ class PctArchetype(Strict):
     db: tuple[int, int, int]
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    #: the rule tables' numbers (:func:`constants`) the engine combatant carries
+    _rules: dict = PrivateAttr(default_factory=dict)
 
     def combatant(self) -> pct.Combatant:
-        return pct.Combatant(name=self.name, strength=self.strength, con=self.con, siz=self.siz,
-                             dex=self.dex, fighting=self.fighting, firearms=self.firearms,
-                             dodge=self.dodge, armour=self.armour, weapon=self.weapon_data,
+        rules = {k: v for k, v in self._rules.items() if k not in _WEAPON_FIELDS}
+        return pct.Combatant(**rules, name=self.name, strength=self.strength, con=self.con,
+                             siz=self.siz, dex=self.dex, fighting=self.fighting,
+                             firearms=self.firearms, dodge=self.dodge, armour=self.armour,
+                             weapon=self.weapon_data,
                              melee_weapon=self.melee_data, defend=self.defend, shots=self.shots,
                              db=self.db, plan=self.plan, mov=self.mov)
 
@@ -137,7 +238,9 @@ def parse_dice(text: str, fname: str, key: str, flat_ok: bool = False) -> tuple[
 def load(fname: str, raw: dict) -> dict[str, PctArchetype]:
     """The library of the parsed data file ``raw`` (named ``fname`` in errors):
     ``{name: PctArchetype}``, every field validated (DX3 damage bonus table, DX3–DX5
-    and DX15 weapons, DX6 hit points)."""
+    and DX15 weapons, DX6 hit points, the rule tables of :data:`CONSTANTS`)."""
+    rules = constants(fname, raw)
+    bands = {k: rules[k] for k in _WEAPON_FIELDS if k in rules}
     rows = raw.get("damage_bonus")
     if not isinstance(rows, list) or not rows:
         fail(fname, "damage_bonus", "missing or empty array of tables")
@@ -166,7 +269,7 @@ def load(fname: str, raw: dict) -> dict[str, PctArchetype]:
                                     long_sides=ls, long_flat=lf, base_range=wm.range or 0,
                                     long_range=wm.long_range, extreme_range=wm.extreme_range,
                                     shotgun=wm.shotgun, long_arm=wm.long_arm, extreme_n=xn,
-                                    extreme_sides=xs, extreme_flat=xf)
+                                    extreme_sides=xs, extreme_flat=xf, **bands)
         except InputError as exc:
             fail(fname, f"weapons.{w}", str(exc))
     out = {}
@@ -187,8 +290,10 @@ def load(fname: str, raw: dict) -> dict[str, PctArchetype]:
                     melee_data=weapons[melee] if melee else None,
                     db=pct.damage_bonus(data["strength"] + data["siz"], tuple(bonus_table)))
         model = validate(PctArchetype, data, fname, f"archetypes.{name}")
-        if (model.con + model.siz) // 10 < 1:
-            fail(fname, f"archetypes.{name}.con", "CON + SIZ must be at least 10 (DX6)")
+        model._rules = rules
+        div = rules.get("hp_divisor", 10)
+        if (model.con + model.siz) // div < 1:
+            fail(fname, f"archetypes.{name}.con", f"CON + SIZ must be at least {div} (DX6)")
         out[name] = model
     return out
 
@@ -210,4 +315,6 @@ HOOK = ArchetypeHook(
     to_engine=lambda m: m.combatant(), tactic_values=lambda: {t: t for t in pct.DEFENCES},
     tactic_field="defend", armour="points", armour_points=ARMOUR_POINTS, weapon_rule="DX3",
     armour_rule="DX11", weapon_ranged=weapon_ranged, data_file=DATA_FILE,
-    tables=(("weapon", "weapons", "DX3"), ("damage_bonus", "damage_bonus", "DX3")))
+    tables=(("weapon", "weapons", "DX3"), ("damage_bonus", "damage_bonus", "DX3"),
+            ("health", "health", "DX6"), ("movement", "movement", "DX14"),
+            ("ranges", "ranges", "DX15"), ("initiative", "initiative", "DX1")))

@@ -14,7 +14,13 @@ gear checks, matchup files, the ``archetypes`` and ``gear`` commands — through
   ``stat``), or a full trait mapping (``stat`` and ``weapon`` needed);
 - the ``tactic`` override sets the fighter's PC9 tactic, ``plan`` its PD6 plan in a
   fight that starts apart; armour is a table of names; a weapon with ``ranged = true``
-  gives its PD4 range bands (``close``, ``far`` metres).
+  gives its PD4 range bands (``close``, ``far`` metres);
+- ``tables`` names the data file's rule tables (``analysis.rules``): ``weapon`` (the
+  file's ``[weapons]``) and ``armour`` (PC3), and ``tactic`` (``[tactics.careful]``,
+  PC9: the harm a careful weak hit holds back, carried by every combatant), so
+  ``rpg-balance rules pbta_2d6`` prints them, ``--rules FILE`` edits them and
+  ``pbta_2d6:rules.weapon.pistol.harm`` is a knob. The rest of the system's numbers are
+  variants (``clock``, ``dead_over``, ``move``, ``reach``, ...).
 
 Errors name the file and the key (``archetypes.toml: styles.brawler.weapon: unknown
 weapon 'lazer'; known: ...``).
@@ -57,6 +63,13 @@ class ArmourSpec(_Model):
     note: str = ""
 
 
+class TacticSpec(_Model):
+    """PC9: what a careful weak hit holds back (``harm_less``, 1 in the moves)."""
+
+    harm_less: int = Field(ge=0, le=6)
+    note: str = ""
+
+
 class LevelSpec(_Model):
     stat: int = Stat
 
@@ -91,6 +104,7 @@ class ArchetypeSpec(_Model):
 class FileSpec(_Model):
     weapons: dict[str, WeaponSpec]
     armour: dict[str, ArmourSpec]
+    tactics: dict[Literal["careful"], TacticSpec] = {}
     levels: dict[str, LevelSpec]
     styles: dict[str, StyleSpec]
     level_style: str
@@ -128,8 +142,10 @@ def _combatant(fname: str, spec: FileSpec, name: str, where: str, traits: dict) 
                                                         1)) from None
     w = _pick(fname, f"{where}.weapon", "weapon", t.weapon, spec.weapons)
     a = _pick(fname, f"{where}.armour", "armour", t.armour, spec.armour)
+    careful = spec.tactics.get("careful")
+    rules = {} if careful is None else {"careful_less": careful.harm_less}
     c = Combatant(name, t.stat, Weapon(t.weapon, w.harm, w.ranged, w.close, w.far),
-                  Armour(t.armour, a.points), t.tactic, t.plan)
+                  Armour(t.armour, a.points), t.tactic, t.plan, **rules)
     try:
         c.check()
     except InputError as exc:
@@ -193,4 +209,6 @@ def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
 HOOK = ArchetypeHook(
     system=SYSTEM, load=load, build=build,
     tactic_values=lambda: {t: t for t in TACTICS}, tactic_field="tactic",
-    armour="names", weapon_rule="PC3", armour_rule="PC3", data_file=DATA_FILE)
+    armour="names", weapon_rule="PC3", armour_rule="PC3", data_file=DATA_FILE,
+    tables=(("weapon", "weapons", "PC3"), ("armour", "armour", "PC3"),
+            ("tactic", "tactics", "PC9")))

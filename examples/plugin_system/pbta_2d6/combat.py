@@ -15,7 +15,8 @@ Rules (this package's own ids; the roll is the check's P1/P2):
 - **PC4** 10+ (strong hit): it strikes the foe.
 - **PC5** 7–9 (weak hit): it trades harm — it strikes the foe, then, if the foe is still
   standing, the foe strikes it back (the actor's harm lands first). A fighter with the
-  tactic ``careful`` (PC9) does not trade: it strikes with one harm less and takes none.
+  tactic ``careful`` (PC9) does not trade: it strikes with one harm less (the data file's
+  ``tactic.careful.harm_less``) and takes none.
 - **PC6** 6− (miss): the foe strikes it.
 - **PC7** The clock: a fighter with 6 or more harm (variant ``clock``) is out of the
   fight; a side with no one standing loses. Lethality outcomes (RULES.md): the harm beyond
@@ -117,7 +118,8 @@ NO_RULE = {"kite": "a turn is a move or a roll and every fighter moves alike (PD
 # kernel row of a combatant
 C_STAT, C_HARM, C_ARMOUR, C_CAREFUL, C_START = 0, 1, 2, 3, 4
 C_RANGED, C_CLOSE, C_FAR, C_PLAN = 5, 6, 7, 8   # PD4, PD6
-N_COLS = 9
+C_LESS = 9  # PC9: the harm a careful weak hit holds back (rule data)
+N_COLS = 10
 # kernel rule array
 R_WEAK, R_STRONG, R_ORDER, R_TARGET_FIRST, R_AFTERMATH, R_CLOCK, R_DEAD_OVER, R_AID_AT = \
     range(8)
@@ -205,7 +207,10 @@ NO_ARMOUR = Armour()
 
 @dataclass(frozen=True)
 class Combatant:
-    """A ``pbta_2d6`` fighter (PC1, PC9); plain values only."""
+    """A ``pbta_2d6`` fighter (PC1, PC9); plain values only. ``careful_less`` is rule data
+    it carries (the data file's ``tactic.careful.harm_less``, PC9: the harm a careful
+    weak hit holds back; marked by its ``rule`` metadata, so the archetype table leaves
+    it out)."""
 
     name: str
     stat: int
@@ -213,6 +218,8 @@ class Combatant:
     armour: Armour = NO_ARMOUR
     tactic: str = "trade"
     plan: str | None = None
+    careful_less: int = dataclasses.field(
+        default=1, metadata={"rule": "PC9", "rule_data": "tactic.careful.harm_less"})
 
     def check(self) -> None:
         if isinstance(self.stat, bool) or not isinstance(self.stat, int) \
@@ -225,6 +232,10 @@ class Combatant:
         if not 0 <= self.armour.points <= 3:
             raise InputError(f"{self.name}: armour must be 0..3 points (PC1), got "
                              f"{self.armour.points}")
+        if isinstance(self.careful_less, bool) or not isinstance(self.careful_less, int) \
+                or not 0 <= self.careful_less <= 6:
+            raise InputError(f"{self.name}: a careful weak hit holds back 0..6 harm (PC9), "
+                             f"got {self.careful_less!r}")
         if self.tactic not in TACTICS:
             raise InputError(f"{self.name}: unknown tactic {self.tactic!r}; known: "
                              + ", ".join(TACTICS))
@@ -254,6 +265,7 @@ def row(c: Combatant) -> np.ndarray:
     r[C_HARM] = c.weapon.harm
     r[C_ARMOUR] = c.armour.points
     r[C_CAREFUL] = int(c.tactic == "careful")
+    r[C_LESS] = c.careful_less
     r[C_RANGED] = int(c.weapon.ranged)
     r[C_CLOSE] = c.weapon.close
     r[C_FAR] = c.weapon.far
@@ -461,9 +473,10 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fa
                         covered)
             elif total >= rule[R_WEAK]:  # PC5
                 careful = rows[c, C_CAREFUL]
+                less = rows[c, C_LESS] if careful == 1 else 0  # PC9
                 if not back and rule[R_WEAK_LESS] == 1:
-                    careful = 1  # PD5: the volley's cost
-                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, careful,
+                    less = max(less, 1)  # PD5: the volley's cost
+                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, less,
                         covered)
                 if back and careful == 0 and able[t] == 1:
                     _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0,
@@ -559,14 +572,19 @@ def attack_damage(attacker: Combatant, target: Combatant,
     far = at > 0 and attacker.weapon.ranged and at > attacker.weapon.close
     miss, weak, strong = move_odds(attacker.stat - (v.far_penalty if far else 0), v)
     full = _harm(attacker, target)
-    less = attacker.tactic == "careful" or (
-        at > 0 and not reaches(target, at, v) and v.weak_at_range == "less")
-    weak_harm = _harm(attacker, target, 1 if less else 0)
+    volley = at > 0 and not reaches(target, at, v) and v.weak_at_range == "less"
+    weak_harm = _harm(attacker, target, _weak_less(attacker, volley))
     p = np.zeros(full + 1)
     p[full] += strong
     p[weak_harm] += weak
     p[0] += miss
     return p
+
+
+def _weak_less(f: Combatant, volley: bool) -> int:
+    """PC9, PD5: the harm a weak hit holds back: a careful fighter's ``careful_less``, the
+    volley's 1 (the larger when both)."""
+    return max(f.careful_less if f.tactic == "careful" else 0, 1 if volley else 0)
 
 
 def _aid(v: Variants) -> float:
@@ -644,12 +662,12 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
         miss, weak, strong = move_odds(f.stat - (v.far_penalty if far else 0), v)
         chain.attack(nxt, m, key, key, strong * plane, strike(m, 0, cov_t))  # PC4
         if not reaches(fighters[1 - m], d, v):  # PD5: no strike back
-            less = int(f.tactic == "careful" or v.weak_at_range == "less")
+            less = _weak_less(f, v.weak_at_range == "less")
             chain.attack(nxt, m, key, key, weak * plane, strike(m, less, cov_t))
             chain.add(nxt, key, miss * plane)
             return
         if f.tactic == "careful":  # PC5 / PC9
-            chain.attack(nxt, m, key, key, weak * plane, strike(m, 1, cov_t))
+            chain.attack(nxt, m, key, key, weak * plane, strike(m, f.careful_less, cov_t))
         else:  # PC5: strike, then the foe strikes back if it still stands
             hit: dict = {}
             chain.attack(hit, m, key, key, weak * plane, strike(m, 0, cov_t))

@@ -139,7 +139,10 @@ Carlo only: the state is the product of every track, plus the dying (DX8) and
 outnumbered (DX10) flags, the order and the random target choice (DX-g3), exponential in
 the head count.
 
-A combatant reaches the kernels as one int64 row (see :meth:`Combatant.row`).
+A combatant reaches the kernels as one int64 row (see :meth:`Combatant.row`), with the
+numbers of the data file's rule tables it carries (DX6 hit points, DX7 major-wound
+divisor, DX14 MOV, DX15 point-blank and range bands, DX1 readied-firearm bonus), so an
+edited rule never recompiles and the exact chain reads the same numbers.
 
 Layout: :mod:`.rules` (constants, row and rule-array layouts, :class:`Variants`,
 :class:`Weapon`, :class:`Combatant`), :mod:`.kernel` (the Monte Carlo kernel and its

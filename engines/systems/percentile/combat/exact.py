@@ -37,9 +37,11 @@ from .rules import (
 
 
 @njit(**INLINE)
-def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_target, fall):
-    """DX6–DX9 on the victim; returns (mass down, mass dead). The mass that falls alive
-    goes to ``fall[hit points, major wound]`` (0 HP with a major wound = dying, DX8)."""
+def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, div, p_con, instant, victim_is_target,
+           fall):
+    """DX6–DX9 on the victim (``div``: its DX7 major-wound divisor); returns (mass down,
+    mass dead). The mass that falls alive goes to ``fall[hit points, major wound]`` (0 HP
+    with a major wound = dying, DX8)."""
     if (instant == 0 and d > top) or (instant == 1 and d >= top):
         return w, w
     if d <= 0:
@@ -47,7 +49,7 @@ def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_tar
         stay = w
     else:
         h2 = max(0, hp_v - d)
-        major = 2 * d >= top
+        major = div * d >= top
         m2 = 1 if (major or mw_v == 1) else 0
         if h2 == 0:
             fall[0, m2] += w
@@ -62,10 +64,11 @@ def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, p_con, instant, victim_is_tar
 
 
 @njit(**JIT)
-def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits, res,
-               fall_t, fall_a, won_a, won_t):
+def _half_step(prob, to_t, to_a, top_a, top_t, div_a, div_t, con_a, con_t, instant, new,
+               hits, res, fall_t, fall_a, won_a, won_t):
     """One attack or shot on every live state ``prob[hp_att, hp_tgt, mw_att, mw_tgt]``.
 
+    ``top_*``: the hit points, ``div_*`` the DX7 major-wound divisors of attacker and target.
     ``res`` += [target down, target dead, attacker down, attacker dead]; the mass that
     falls alive goes to ``fall_t`` / ``fall_a`` ``[hit points, major wound]``. The mass
     of each fall is also added to the winner's hit points at that moment (an exchange
@@ -95,7 +98,7 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
                         if to_t[d] > 0.0:
                             w = m * to_t[d]
                             hits[min(d, hits.shape[0] - 1)] += w
-                            down, dead = _apply(new, w, ha, ht, ma, mt, d, top_t, con_t,
+                            down, dead = _apply(new, w, ha, ht, ma, mt, d, top_t, div_t, con_t,
                                                 instant, True, fall_t)
                             res[0] += down
                             res[1] += dead
@@ -103,7 +106,7 @@ def _half_step(prob, to_t, to_a, top_a, top_t, con_a, con_t, instant, new, hits,
                         if to_a[d] > 0.0:
                             w = m * to_a[d]
                             hits[min(d, hits.shape[0] - 1)] += w
-                            down, dead = _apply(new, w, ht, ha, mt, ma, d, top_a, con_a,
+                            down, dead = _apply(new, w, ht, ha, mt, ma, d, top_a, div_a, con_a,
                                                 instant, False, fall_a)
                             res[2] += down
                             res[3] += dead
@@ -166,7 +169,7 @@ def _aftermath_exact(fall: np.ndarray, dead: float, winner: Combatant, loser: Co
                         if d == 0:
                             new[h, m] += prob[h, m] * dmg[0]
                         else:
-                            m2 = 1 if (m or 2 * d >= top) else 0
+                            m2 = 1 if (m or loser.major_divisor * d >= top) else 0
                             new[max(0, h - d), m2] += prob[h, m] * dmg[d]
                 prob = new
         if t <= tries:
@@ -192,10 +195,10 @@ def _kills(d: np.ndarray, top: int, instant: str) -> np.ndarray:
 
 
 def p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
-    """DX1: P(a acts before b)."""
+    """DX1: P(a acts before b) (a readied firearm: DEX + its ``ready_bonus``)."""
     def key(c):
         gun = c.weapon.firearm
-        return (c.dex + (50 if gun and variants.readied_firearms else 0),
+        return (c.dex + (c.ready_bonus if gun and variants.readied_firearms else 0),
                 c.firearms if gun else c.fighting)
     ka, kb = key(a), key(b)
     return 1.0 if ka > kb else 0.0 if ka < kb else 0.5
@@ -345,7 +348,8 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                     for _ in range(shots):
                         new = np.zeros_like(view)
                         _half_step(view, to_t, to_a, cmb[att].hit_points,
-                                   cmb[tgt].hit_points, con[att], con[tgt], instant, new,
+                                   cmb[tgt].hit_points, cmb[att].major_divisor,
+                                   cmb[tgt].major_divisor, con[att], con[tgt], instant, new,
                                    hits, res, fall[tgt], fall[att], won[att], won[tgt])
                         view = new
                     view_sum += view
@@ -420,7 +424,7 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     dead = _kills(d, top, v.instant_death)
     p_con = level_pmf(target.con, 0, v)[1:].sum()
     zero = ~dead & (d >= top)
-    major = ~dead & ~zero & (d > 0) & (2 * d >= top)
+    major = ~dead & ~zero & (d > 0) & (target.major_divisor * d >= top)
     out = to_t[dead].sum() + to_t[zero].sum() + to_t[major].sum() * (1.0 - p_con)
     fall = np.zeros((top + 1, 2))
     fall[0, 1] = to_t[zero].sum()  # one hit to 0 HP is ≥ half the hit points: dying (DX8)

@@ -41,6 +41,7 @@ from .rules import (
     HP,
     LONG_ARM,
     LONG_CM,
+    MAJOR_DIV,
     MOV_CM,
     MOV_YD,
     PB_CM,
@@ -67,6 +68,7 @@ from .rules import (
     R_STANCE,
     R_TAKE_COVER,
     R_TARGET,
+    READY,
     SHOTGUN,
     SHOTS,
     START,
@@ -159,7 +161,7 @@ def _hurt(s, cmb, rule, j, d, hp, mw, state):
         state[j] = DEAD
         return
     hp[j] = max(0, hp[j] - d)
-    major = 2 * d >= top
+    major = cmb[j, MAJOR_DIV] * d >= top
     if major:
         mw[j] = 1
     if hp[j] == 0:
@@ -258,11 +260,12 @@ def _target(s, cmb, side, rule, i, hp, state):
 
 @njit(**LEAF)
 def _order(s, cmb, rule, key, order):
-    """DX1: DEX (+50 with a readied firearm) descending; ties: combat skill, then random."""
+    """DX1: DEX (+50, the row's ``READY``, with a readied firearm) descending; ties: combat
+    skill, then random."""
     n = cmb.shape[0]
     for i in range(n):
         gun = cmb[i, WPN + W_FIREARM] != 0
-        dex = cmb[i, DEX] + (50 if gun and rule[R_READY] != 0 else 0)
+        dex = cmb[i, DEX] + (cmb[i, READY] if gun and rule[R_READY] != 0 else 0)
         skill = cmb[i, FIRE] if gun else cmb[i, FIGHT]
         key[i] = (dex * 256 + skill) * (1 << 30) + bounded(s, 1 << 30)
     sort_desc(key, order)
@@ -490,7 +493,7 @@ def _hurt_helpless(cmb, rule, j, d, hp, mw, state):
         state[j] = DEAD
         return
     hp[j] = max(0, hp[j] - d)
-    if 2 * d >= top:
+    if cmb[j, MAJOR_DIV] * d >= top:
         mw[j] = 1
     if hp[j] == 0 and mw[j] != 0:
         state[j] = DYING

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from engines.constants import AFTERMATHS
+from engines.constants import AFTERMATHS, RULE_DATA
 from engines.distance import MAX_DISTANCE, check_distance, check_plan, plan_code
 from engines.errors import InputError
 from engines.fight import check_aftermath
@@ -39,7 +39,11 @@ START = FB + W_SIZE  # hit points lost before the fight (campaign attrition)
 # flags, and the extreme-range damage dice of a shotgun
 (MOV_CM, MOV_YD, PLAN, PB_CM, BASE_CM, LONG_CM, EXT_CM, SHOTGUN, LONG_ARM, X_N, X_S,
  X_F) = range(START + 1, START + 13)
-N_FIELDS = X_F + 1
+# rule data a fighter carries (the data file's [health] and [initiative]): the DX7 major
+# wound divisor (a hit of at least the hit points / it) and the DX1 readied firearm's DEX
+# bonus
+MAJOR_DIV, READY = X_F + 1, X_F + 2
+N_FIELDS = READY + 1
 # rule array
 (R_READY, R_EXTREME, R_INSTANT, R_RANGE, R_OUTNUMBERED, R_CRIT, R_TARGET, R_COVER,
  R_INTO_MELEE, R_AFTER, R_HORIZON, R_AID_SKILL, R_AID_TRIES, R_FINISH, R_DIST, R_CHARGE,
@@ -238,7 +242,9 @@ class Weapon:
     ``long_range`` and extreme range ``extreme_range``, default 2 and 4 times the base); a
     ``shotgun`` deals its long-range dice (``long_*``) at long range and its
     ``extreme_*`` dice at extreme range (DX-g10: its difficulty); a ``long_arm`` (rifle,
-    shotgun) gets no point-blank bonus die (DX-g11)."""
+    shotgun) gets no point-blank bonus die (DX-g11). ``long_factor`` and
+    ``extreme_factor`` (the data file's ``ranges.bands``): the multiples of the base range
+    a long or extreme range defaults to."""
 
     name: str = "unarmed"
     n: int = 1
@@ -258,6 +264,8 @@ class Weapon:
     extreme_n: int | None = None
     extreme_sides: int | None = None
     extreme_flat: int | None = None
+    long_factor: int = 2
+    extreme_factor: int = 4
 
     def __post_init__(self):
         if not 0 <= self.n <= 10 or not 1 <= self.sides <= 100 or not -10 <= self.flat <= 50:
@@ -273,10 +281,11 @@ class Weapon:
 
     @property
     def ranges(self) -> tuple[int, int, int]:
-        """DX15: (base, long, extreme) range in yards."""
+        """DX15: (base, long, extreme) range in yards (long and extreme default to
+        ``long_factor`` and ``extreme_factor`` × base)."""
         b = self.base_range
-        return (b, 2 * b if self.long_range is None else self.long_range,
-                4 * b if self.extreme_range is None else self.extreme_range)
+        return (b, self.long_factor * b if self.long_range is None else self.long_range,
+                self.extreme_factor * b if self.extreme_range is None else self.extreme_range)
 
     def block(self) -> list[int]:
         ln = self.n if self.long_n is None else self.long_n
@@ -300,14 +309,16 @@ def cm(value: float) -> int:
     return math.floor(value + 0.5)
 
 
-def mov_of(strength: int, dex: int, siz: int) -> int:
-    """DX14: MOV 7 when both STR and DEX are below SIZ, 9 when both are above it, else 8
-    (the age adjustment of the published game is not modelled)."""
+def mov_of(strength: int, dex: int, siz: int, slow: int = 7, even: int = 8,
+           fast: int = 9) -> int:
+    """DX14: MOV ``slow`` (7) when both STR and DEX are below SIZ, ``fast`` (9) when both
+    are above it, else ``even`` (8) (the age adjustment of the published game is not
+    modelled; the data file's ``movement.mov``)."""
     if strength < siz and dex < siz:
-        return 7
+        return slow
     if strength > siz and dex > siz:
-        return 9
-    return 8
+        return fast
+    return even
 
 
 def damage_bonus(str_plus_siz: int, table=DB_TABLE) -> tuple[int, int, int]:
@@ -318,6 +329,12 @@ def damage_bonus(str_plus_siz: int, table=DB_TABLE) -> tuple[int, int, int]:
     extra = -(-(str_plus_siz - table[-1][0]) // 80)
     return table[-1][1] + extra, 6, 0
 
+
+
+def _rule_data(default: int, rule: str, key: str):
+    """A combatant field holding a number of the rule tables (``rpg-balance rules``:
+    ``key`` is its ``TABLE.ENTRY.FIELD``), not a trait."""
+    return field(default=default, metadata={"rule": rule, RULE_DATA: key})
 
 @dataclass(frozen=True)
 class Combatant:
@@ -331,6 +348,13 @@ class Combatant:
     apart: ``plan`` (engines.distance.PLANS; None: ``hold`` with a firearm, ``charge``
     otherwise; ``kite`` and ``cover`` need a firearm) and ``mov`` (DX14; None: from STR,
     DEX and SIZ, :func:`mov_of`).
+
+    The rule data of the data file's ``health``, ``movement``, ``ranges`` and
+    ``initiative`` tables (defaults: the extension's numbers): ``hp_divisor`` (DX6: hit
+    points ⌊(CON + SIZ) / 10⌋), ``major_divisor`` (DX7: a major wound is a hit of at
+    least the hit points / 2), ``mov_slow`` / ``mov_even`` / ``mov_fast`` (DX14: MOV 7 /
+    8 / 9), ``point_blank_dex`` (DX15: point-blank within DEX / 5 feet) and
+    ``ready_bonus`` (DX1: a readied firearm acts at DEX + 50).
     """
 
     name: str = "combatant"
@@ -349,6 +373,14 @@ class Combatant:
     db: tuple[int, int, int] | None = field(default=None)
     plan: str | None = None
     mov: int | None = None
+    # rule data, not traits (RULE_DATA metadata: the archetype table leaves it out)
+    hp_divisor: int = _rule_data(10, "DX6", "health.hit_points.divisor")
+    major_divisor: int = _rule_data(2, "DX7", "health.major_wound.divisor")
+    mov_slow: int = _rule_data(7, "DX14", "movement.mov.slow")
+    mov_even: int = _rule_data(8, "DX14", "movement.mov.even")
+    mov_fast: int = _rule_data(9, "DX14", "movement.mov.fast")
+    point_blank_dex: int = _rule_data(5, "DX15", "ranges.point_blank.dex_per_foot")
+    ready_bonus: int = _rule_data(50, "DX1", "initiative.readied_firearm.bonus")
 
     def __post_init__(self):
         for key in ("strength", "con", "siz", "dex", "fighting", "firearms", "dodge"):
@@ -356,8 +388,16 @@ class Combatant:
             if not isinstance(v, int | np.integer) or not 0 <= v <= 200:
                 raise InputError(f"combatant {self.name}: {key} must be an integer 0..200, "
                                  f"got {v!r}")
+        for key, lo, hi in (("hp_divisor", 1, 100), ("major_divisor", 1, 10),
+                            ("mov_slow", 0, 50), ("mov_even", 0, 50), ("mov_fast", 0, 50),
+                            ("point_blank_dex", 1, 100), ("ready_bonus", 0, 200)):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
+                raise InputError(f"combatant {self.name}: {key} must be an integer "
+                                 f"{lo}..{hi}, got {v!r}")
         if self.hit_points < 1:
-            raise InputError(f"combatant {self.name}: CON + SIZ must be at least 10 (DX6)")
+            raise InputError(f"combatant {self.name}: CON + SIZ must be at least "
+                             f"{self.hp_divisor} (DX6)")
         if not 0 <= self.armour <= 20:
             raise InputError(f"combatant {self.name}: armour must be 0..20, got {self.armour}")
         if self.defend not in DEFENCES:
@@ -388,12 +428,15 @@ class Combatant:
     @property
     def move(self) -> int:
         """DX14: MOV (yards a round): its own ``mov``, else :func:`mov_of`."""
-        return mov_of(self.strength, self.dex, self.siz) if self.mov is None else int(self.mov)
+        if self.mov is not None:
+            return int(self.mov)
+        return mov_of(self.strength, self.dex, self.siz, self.mov_slow, self.mov_even,
+                      self.mov_fast)
 
     @property
     def hit_points(self) -> int:
-        """DX6: ⌊(CON + SIZ) / 10⌋."""
-        return (self.con + self.siz) // 10
+        """DX6: ⌊(CON + SIZ) / 10⌋ (``hp_divisor``)."""
+        return (self.con + self.siz) // self.hp_divisor
 
     @property
     def bonus(self) -> tuple[int, int, int]:
@@ -412,9 +455,11 @@ class Combatant:
         w = self.weapon
         base, long, extreme = w.ranges if w.firearm else (0, 0, 0)
         apart = [cm(self.move * CM_PER_YARD), self.move,
-                 plan_code(self.plan_in_force, w.firearm), cm(self.dex / 5 * CM_PER_FOOT),
+                 plan_code(self.plan_in_force, w.firearm),
+                 cm(self.dex / self.point_blank_dex * CM_PER_FOOT),
                  cm(base * CM_PER_YARD), cm(long * CM_PER_YARD), cm(extreme * CM_PER_YARD),
-                 int(w.shotgun), int(w.long_arm), *w.extreme_dice()]
+                 int(w.shotgun), int(w.long_arm), *w.extreme_dice(), self.major_divisor,
+                 self.ready_bonus]
         return np.array(head + w.block() + self.fight_back_weapon.block() + [0] + apart,
                         dtype=np.int64)
 
