@@ -106,7 +106,8 @@ def _rule_phrase(system: str, spec, name: str) -> Text:
     the table with its rule (:mod:`analysis.rules`)."""
     kind, _, rest = name.partition(".")
     entry, _, field = rest.partition(".")
-    word = _term(spec, f"{kind}={entry}")[0] if spec is not None else _word(entry)
+    found = spec.audit.terms.get(f"{kind}={entry}") if spec is not None else None
+    word = Text(found[0]) if found is not None else _word(entry)
     rule = ""
     try:
         from analysis.rules import table_rows

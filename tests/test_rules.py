@@ -321,3 +321,30 @@ def test_everyone_offset_with_a_cap(tmp_path):
     with rules.using([rs]):
         text = rules.export_text("middle_3d10")
     assert "vigor = { offset = 5, max = 10 }" in text
+
+
+def test_cure_search_turns_health_numbers_a_guardrail_frees(tmp_path):
+    """B10: with ``free = ["rules.health.*"]`` the cure search also turns the system's
+    health numbers — a lower massive-damage difficulty makes a first-round knockout
+    rarer — and the cure's own command makes the guardrail pass; without ``free`` it
+    does not search them."""
+    body = ('name = "freed"\n[[fights]]\nname = "even_m3"\nsystem = "middle_3d10"\n'
+            'a = "competent"\nb = "competent"\n[[guardrails]]\n'
+            'name = "not over in round 1"\nfight = "even_m3"\n'
+            'metric = "p_rounds_between:1:1"\nmax = 0.5\n')
+    import json
+
+    held = write(tmp_path, "held.toml", body)
+    freed = write(tmp_path, "freed.toml", body + 'free = ["rules.health.*"]\n')
+    r = cli("audit", held, "--format", "json", "--columns", "suggestion")
+    assert "massive damage" not in r.stdout
+    import re
+
+    r = cli("audit", freed, "--format", "json", "--columns", "suggestion")
+    said = json.loads(r.stdout)[0]["suggestion"]
+    m = re.search(r"massive damage's difficulty \(health, B10\) from 12 to (\d+)", said)
+    assert m, said
+    edit = f"middle_3d10:rules.health.massive_damage.difficulty={m.group(1)}"
+    cure = cli("audit", freed, "--no-suggest", "--columns", "status", "--set", edit)
+    assert cure.returncode == 0, cure.stdout + cure.stderr
+    assert cli("audit", freed, "--no-suggest").returncode == 1

@@ -226,19 +226,21 @@ def _campaign_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]
 
 def _knob_list_problems(sc, g, path: str) -> list[tuple[str, str]]:
     """``fixed`` / ``free`` lists: knob names (``a.KEY``, ``b.KEY``, ``both.KEY``,
-    ``variant.NAME``, ``*`` patterns allowed; a check axis name for a check guardrail)."""
+    ``variant.NAME``, ``rules.TABLE.ENTRY.FIELD``, ``everyone.TRAIT``, ``*`` patterns
+    allowed; a check axis name for a check guardrail)."""
     import re
 
     problems = []
     for key in ("fixed", "free"):
         for j, name in enumerate(getattr(g, key)):
-            ok = bool(re.fullmatch(r"(a|b|both|variant)\.[\w*?\[\]-]+", name))
+            ok = bool(re.fullmatch(r"(a|b|both|variant|everyone)\.[\w*?\[\]-]+", name)
+                      or re.fullmatch(r"rules(\.[\w*?\[\]-]+){1,3}", name))
             if not ok and g.check is not None:
                 ok = bool(re.fullmatch(r"[\w*?]+", name))
             if not ok:
                 problems.append((f"{path}.{key}[{j}]", f"{name!r} is not a knob: give a.KEY, "
-                                 "b.KEY, both.KEY, variant.NAME (or a check axis for a check "
-                                 "guardrail)"))
+                                 "b.KEY, both.KEY, variant.NAME, rules.TABLE.ENTRY.FIELD, "
+                                 "everyone.TRAIT (or a check axis for a check guardrail)"))
     return problems
 
 

@@ -40,13 +40,17 @@ from engines.system import get as system_of
 from .edits import Edit
 from .measuring import Z_DECIDE, check_cell, check_value, guardrail_target, ladder_axes, status_of
 
-__all__ = ["CELL_FLOOR", "MAX_CURES", "SEARCH_STEPS", "SETUP_VARIANTS", "STATUS_WORDS", "Cure",
-           "CureSearch", "Knob", "cells_moved", "check_knobs", "cure_text", "discovered_cures",
-           "fight_knobs", "find_cures", "guardrail_state", "rule_knobs", "side_effects",
-           "suggest", "trait_value", "valid_values", "variant_knobs"]
+__all__ = ["CELL_FLOOR", "CURE_TABLES", "MAX_CURES", "SEARCH_STEPS", "SETUP_VARIANTS",
+           "STATUS_WORDS", "Cure", "CureSearch", "Knob", "cells_moved", "check_knobs", "cure_text",
+           "discovered_cures", "fight_knobs", "find_cures", "guardrail_state", "rule_knobs",
+           "side_effects", "suggest", "trait_value", "valid_values", "variant_knobs"]
 
 #: knob values searched on each side of the current value (numeric traits)
 SEARCH_STEPS = 8
+#: the rule tables of formula numbers every fight uses that the cure search turns when a
+#: guardrail frees them (the lethality levers: hit points, wounds, massive damage, damage
+#: bonuses); the gear tables are searched for the entries a fight's fighters use
+CURE_TABLES = ("health", "damage")
 #: cures reported per failed guardrail (the best first, then alternatives)
 MAX_CURES = 3
 #: a check rule variant "moves" a cell of the system's check grid by more than this
@@ -208,17 +212,19 @@ def fight_knobs(system: str, f, variants: dict, g=None) -> tuple[list[Knob], lis
         out.append(Knob("both.armour", _armour_of(system, f.a, arm), arm, False, False))
     v = reg.combat_variants(system, variants)
     out += variant_knobs(v, dataclasses.fields(v))
-    out += rule_knobs(system, f, trait)
+    out += rule_knobs(system, f, trait, g)
     if g is not None:
         out = [k for k in out if not _held(k.name, g)]
     return out, [h for h in held if g is None or not _freed(h, g)]
 
 
-def rule_knobs(system: str, f, trait: str | None) -> list[Knob]:
+def rule_knobs(system: str, f, trait: str | None, g=None) -> list[Knob]:
     """The rule knobs of a fight (:mod:`analysis.rules`): the offset to every fighter's
-    health trait (``everyone.TRAIT``) and each whole-number field of the rule-table
-    entries its fighters use (``rules.weapon.NAME.FIELD``, ``rules.armour.NAME.FIELD``),
-    each searched :data:`SEARCH_STEPS` either side of its value in force."""
+    health trait (``everyone.TRAIT``), each whole-number field of the rule-table entries
+    its fighters use (``rules.weapon.NAME.FIELD``, ``rules.armour.NAME.FIELD``) and, when
+    the guardrail frees them (``free = ["rules.health.*"]``), of the system's health and
+    damage numbers (:data:`CURE_TABLES`: every fight uses them, so each costs a search
+    of its own), each searched :data:`SEARCH_STEPS` either side of its value in force."""
     from analysis import rules
     from analysis.combat import archetypes
     from analysis.combat import fights as reg
@@ -243,14 +249,17 @@ def rule_knobs(system: str, f, trait: str | None) -> list[Knob]:
         armour = _armour_of(system, spec, arm) if arm else None
         if armour is not None:
             used.append(("armour", str(armour)))
+    used += [(kind, entry) for kind in CURE_TABLES for entry in tables.get(kind, {})]
     for kind, entry in dict.fromkeys(used):
         fields = tables.get(kind, {}).get(entry)
         if not isinstance(fields, dict):
             continue
         for field, cur in fields.items():
+            name = f"rules.{kind}.{entry}.{field}"
+            if kind in CURE_TABLES and (g is None or not _freed(name, g)):
+                continue        # searched when the guardrail frees it
             if isinstance(cur, int) and not isinstance(cur, bool):
-                out.append(Knob(f"rules.{kind}.{entry}.{field}", cur,
-                                [cur + d for d in span], True, True))
+                out.append(Knob(name, cur, [cur + d for d in span], True, True))
     base = rules.active(system) or rules.RuleSet(system)
     for k in out:   # the values the system's data accept (and, for an offset to a
         # trait, with both fighters built: their traits have bounds of their own)
