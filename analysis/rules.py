@@ -8,9 +8,12 @@ rule id, read and validated once by the system's archetype hook. The hook's
 :meth:`~engines.archetype_library.ArchetypeHook.rule_tables` names them with the words
 ``rpg-balance gear`` uses for the kinds: ``weapon`` (the file's ``[weapons]``),
 ``armour``, ``category`` (``middle_3d10``'s weapon categories), ``damage_bonus``
-(``percentile``'s rows, numbered from 0), and the constants of a system's formulas
+(``percentile``'s rows, numbered from 0), and the numbers of a system's formulas
 (``dice_pool_7``'s ``health``, ``movement``, ``attack``, ``defense``, ``dodge``;
-``dice_pool_6``'s ``health``, ``attack``, ``cover``, ``dodge``). Kernels and exact chains
+``dice_pool_6``'s ``health``, ``attack``, ``cover``, ``dodge``; ``middle_3d10``'s
+``damage``, ``defense``, ``health``; ``percentile``'s ``health``, ``movement``,
+``ranges``, ``initiative``; ``d20_degrees``' ``damage``, ``health``; docs/RULES.md,
+"Rules as data"). Kernels and exact chains
 take every value through the fighters' rows, so an edit never recompiles anything.
 
 **A rules file** (``rpg-balance rules SYSTEM --export FILE`` writes a complete one)::

@@ -22,7 +22,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("rules", help="a system's rule tables, or a rules file to edit",
                        description="The rule tables of a system with combat — weapons, "
-                       "armour, weapon categories, the damage-bonus table — one row per "
+                       "armour, weapon categories, the damage-bonus table, and the numbers "
+                       "of its formulas (health, movement, damage …) — one row per "
                        "field (table, entry, field, value, rule), with the rules files of "
                        "--rules applied. --export FILE writes a complete, commented rules "
                        "file: edit any field, add an entry (like = \"NAME\" copies one), "
