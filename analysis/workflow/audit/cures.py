@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.rules import is_rule_knob
+from analysis.rules import is_rule_knob, using
 from analysis.text import N_, Text, join
 from engines.errors import InputError
 from engines.system import get as system_of
@@ -270,15 +270,13 @@ def rule_knobs(system: str, f, trait: str | None, g=None) -> list[Knob]:
 
 
 def _accepted(base, system: str, f, knob: str, value) -> bool:
-    from analysis import rules
     from analysis.combat import fights as reg
 
     try:
         edited = base.with_knob(knob, value)
-        if f is not None:
-            with rules.using([edited]):
-                reg.fighter(system, f.a)
-                reg.fighter(system, f.b)
+        with using([edited] if f is not None else []):
+            for spec in (f.a, f.b) if f is not None else ():
+                reg.fighter(system, spec)
     except InputError:
         return False
     return True
@@ -597,7 +595,6 @@ def _built(sc, t) -> str:
     if t.kind != "fight":
         return ""
     from analysis.combat import fights as reg
-    from analysis.rules import using
 
     with using(sc.rule_sets()):
         try:
