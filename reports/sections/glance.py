@@ -29,8 +29,8 @@ from reports.sections.common import table_block, variant_map
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["COLUMNS", "glance_commands", "glance_frame", "glance_paragraph", "glance_view",
-           "section_glance", "three_novices_fight"]
+__all__ = ["ATTRITION_K", "CELLS", "COLUMNS", "UPSET", "glance_commands", "glance_frame",
+           "glance_paragraph", "glance_view", "section_glance", "three_novices_fight"]
 
 #: The figures of the table (machine key → shown header, an English msgid).
 COLUMNS = {
