@@ -223,3 +223,21 @@ def test_pdf_first_page_is_at_a_glance(lang, tmp_path):
         assert f"{system}:" in first   # each paragraph on the first page
     assert "Contents" not in first
     assert "Sumário" not in first
+
+
+def test_a_plugin_without_the_parts_gets_dashes_and_its_summary(plugin_installed):
+    """A plug-in system with no combat mapping, no ladder rungs and no glance text: its
+    row is dashes where it has no figure, its paragraph is its summary; the built-in
+    system beside it keeps its figures."""
+    from engines.system import registry
+
+    settings = ReportSettings(systems=("pbta_2d6", "dice_pool_7"), trials=1000,
+                              combat_trials=COMBAT_TRIALS, seed=SEED, pdf=False,
+                              progress=False)
+    sec = build_report(settings, [S.section_glance]).sections[0]
+    row = sec.blocks[0].frame.set_index("system").loc["pbta_2d6"]
+    assert row.iloc[list(COLUMNS).index("duel_rounds")] == "—"
+    assert row.iloc[list(COLUMNS).index("competent_average")] == "—"
+    para = next(p for p in sec.reading if p.startswith("pbta_2d6:"))
+    assert registry()["pbta_2d6"].report.summary in para
+    assert table_cell(sec, "dice_pool_7", "duel_rounds") != "—"

@@ -24,7 +24,7 @@ from analysis.glossary import figure_phrase, metric_phrase
 from analysis.text import made
 from engines.system import registry
 from reports.i18n import N_, _, decimal, text
-from reports.sections.combat_common import EVEN_DUEL, combat_frames
+from reports.sections.combat_common import EVEN_DUEL, UPSET_PAIRS, combat_frames
 from reports.sections.common import table_block, variant_map
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
@@ -66,6 +66,20 @@ def three_novices_fight(settings: ReportSettings) -> str | None:
     return None
 
 
+def _fought(settings: ReportSettings) -> ReportSettings | None:
+    """The settings narrowed to the systems the combat sections show (combat rules and
+    fights in the cross-combat file; None: no such system), as those sections narrow
+    them (:func:`reports.sections.common.for_systems_with`)."""
+    import dataclasses
+
+    from analysis.combat import cross_combat
+
+    mapped = set(cross_combat.load_cross(settings.cross_combat)["systems"])
+    fought = tuple(s for s in settings.systems
+                   if registry()[s].combat is not None and s in mapped)
+    return dataclasses.replace(settings, systems=fought) if fought else None
+
+
 def glance_frame(settings: ReportSettings) -> pd.DataFrame:
     """One row per system of the report, the :data:`COLUMNS` figures as numbers (NaN
     where a system has no such figure), plus ``guardrails`` (how many apply to the
@@ -98,15 +112,9 @@ def glance_frame(settings: ReportSettings) -> pd.DataFrame:
         if r.system in rows:
             rows[r.system]["upset_roll_attacking"] = float(r.p_upset_attacking)
             rows[r.system]["upset_roll_defending"] = float(r.p_upset_defending)
-    from analysis.combat import cross_combat
-
-    mapped = set(cross_combat.load_cross(settings.cross_combat)["systems"])
-    fought = [s for s in settings.systems
-              if registry()[s].combat is not None and s in mapped]
-    if fought:
-        import dataclasses
-
-        data = combat_frames(dataclasses.replace(settings, systems=tuple(fought)))
+    fought = _fought(settings)
+    if fought is not None:
+        data = combat_frames(fought)
         up = data["upsets"]
         up = up[(up["weaker"] == UPSET[0]) & (up["stronger"] == UPSET[1])]
         for r in up.itertuples(index=False):
@@ -228,12 +236,17 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
     ]
     out: dict = {"table": table}
     spec = cross_combat.load_cross(settings.cross_combat)
-    for k, system in enumerate(settings.systems):
+    fought = _fought(settings)
+    fought_ids = () if fought is None else fought.systems
+    for system in settings.systems:
         mine = []
         named = spec["ladder_specs"].get(system, {})
-        if UPSET[0] in named and UPSET[1] in named:
+        if UPSET[0] in named and UPSET[1] in named and system in fought_ids:
+            # the upsets' stream: seed + 1000 (k + 1) + j, k the system's place among
+            # the fought systems, j the pair's place in UPSET_PAIRS
+            k, j = fought_ids.index(system), UPSET_PAIRS.index(UPSET)
             duel = _duel_command(system, named[UPSET[0]], named[UPSET[1]], settings,
-                                 seed=settings.seed + 1000 * (k + 1))
+                                 seed=settings.seed + 1000 * (k + 1) + j)
             if duel:
                 mine.append((COLUMNS["upset_duel"], duel))
         if frame is None or not pd.isna(frame.set_index("system").loc[system,
@@ -264,7 +277,7 @@ def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
                 return ""
             parts += [f"{_DUEL_OPTIONS[key]}-{side}", str(value)]
     parts += _combat_options(settings, per_system=system)
-    data = combat_frames(settings)["upsets"]
+    data = combat_frames(_fought(settings))["upsets"]
     row = data[(data["system"] == system) & (data["weaker"] == UPSET[0])
                & (data["stronger"] == UPSET[1])]
     if len(row) and row["method"].iloc[0] == "mc":
