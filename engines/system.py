@@ -534,7 +534,11 @@ class Report:
     task, ``(axis a character improves along, the other axes held, a label)`` (None: the
     competence axis, every other axis at its neutral). ``claims``: the claims of the
     rules digest the system carries (``("C7",)``): the claim's table, command and
-    section find their system here, never by its id.
+    section find their system here, never by its id. ``glance``: the system's paragraph
+    in the report's "At a glance": what it is in plain words and the rule (its id cited)
+    behind its defining numbers; a template whose fields are the figure keys of
+    :data:`reports.sections.glance.COLUMNS` (``{one_hit_drops}``), filled with the
+    table's figures ("": the summary alone).
     """
 
     summary: str = ""
@@ -551,6 +555,7 @@ class Report:
     pool_settings: bool = False
     spread: tuple[str, Mapping[str, Any], str] | None = None
     claims: tuple[str, ...] = ()
+    glance: str = ""
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,8 @@ class Section:
     reading: list[str]
     blocks: list[Block] = field(default_factory=list)
     available: bool = True
+    #: the blocks shown before the reading (a section whose table comes first)
+    blocks_first: bool = False
 
     def tables(self) -> list[Table]:
         return [b for b in self.blocks if isinstance(b, Table)]

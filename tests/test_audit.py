@@ -404,7 +404,9 @@ def test_key_findings_section_opens_the_report():
     from reports.settings import ReportSettings
 
     systems = ("middle_3d10", "percentile")
-    assert S.SECTIONS[0] is section_key_findings
+    # the report opens with At a glance (one page), then Key findings
+    assert [f.__name__ for f in S.SECTIONS[:2]] == ["section_glance", "section_key_findings"]
+    assert S.SECTIONS[1] is section_key_findings
     sec = section_key_findings(ReportSettings(systems=systems, progress=False))
     frame = sec.blocks[0].frame
     assert set(frame["system"]) == set(systems)

@@ -1,6 +1,7 @@
 """Report sections: analysis frames → :mod:`reports.structure`, each with a plain reading.
 
-One module per section (``key_findings`` (opens the report), ``tune`` (after it, when the
+One module per section (``glance`` (opens the report: the systems side by side on one
+page), ``key_findings``, ``tune`` (after it, when the
 report's guardrail file has a ``[tune]`` table), ``success_curves``,
 ``mc_agreement``, ``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``,
 ``claim_c7``, ``ladders``, ``combat_duels``, ``combat_groups``, ``combat_weapons``,
@@ -29,6 +30,7 @@ from reports.sections.combat_upsets import section_combat_upsets
 from reports.sections.combat_weapons import section_combat_weapons
 from reports.sections.common import curves, outcomes, pct, skipped, system_summary
 from reports.sections.distance import section_distance
+from reports.sections.glance import section_glance
 from reports.sections.key_findings import section_key_findings
 from reports.sections.ladders import section_ladders
 from reports.sections.mc_agreement import agreement_frame, section_mc_agreement
@@ -43,6 +45,7 @@ from reports.sections.tune import section_tune
 #: Content sections in report order; provenance is added last by the builder (it needs
 #: the build time).
 SECTIONS = [
+    section_glance,
     section_key_findings,
     section_tune,
     section_success_curves,
@@ -85,6 +88,7 @@ __all__ = [
     "section_combat_groups",
     "section_combat_upsets",
     "section_combat_weapons",
+    "section_glance",
     "section_key_findings",
     "section_ladders",
     "section_mc_agreement",

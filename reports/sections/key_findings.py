@@ -13,6 +13,7 @@ machine values (and the CSV downloads its full frame)."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import pandas as pd
 
@@ -23,19 +24,35 @@ from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["COLUMNS", "INTERACTION_COLUMNS", "STATUSES", "cure_text", "discovery_frame",
-           "findings_frame", "guardrail_scenario", "interaction_frame", "interaction_reading",
-           "key_findings_reading", "section_key_findings", "sharpest"]
+__all__ = ["COLUMNS", "INTERACTION_COLUMNS", "STATUSES", "bounds_words", "cure_text",
+           "discovery_frame", "findings_frame", "guardrail_scenario", "interaction_frame",
+           "interaction_reading", "key_findings_reading", "section_key_findings", "sharpest"]
 
 COLUMNS = ["guardrail", "system", "metric", "value", "min", "max", "status", "suggestion"]
 
 
 def findings_frame(settings: ReportSettings) -> pd.DataFrame:
-    """The audit table of the default guardrails whose system is in the report."""
+    """The audit table of the default guardrails whose system is in the report (run
+    once per systems, guardrail file and rules in force: At a glance and Key findings
+    read the same audit)."""
+    from analysis.rules import in_force
+
+    rules = tuple(rs.key for rs in in_force().values() if rs)
+    guardrails = None if settings.guardrails is None else str(settings.guardrails)
+    table = _findings_cached(tuple(settings.systems), guardrails, rules)
+    out = table.copy()
+    out.attrs = dict(table.attrs)
+    return out
+
+
+@lru_cache(maxsize=2)
+def _findings_cached(systems: tuple[str, ...], guardrails: str | None,
+                     rules: tuple) -> pd.DataFrame:
+    # ``rules``: the key of the rules in force (analysis.rules), which the audit reads
     from analysis.workflow import audit
 
-    sc = guardrail_scenario(settings)
-    keep = [g for g in sc.guardrails if audit.guardrail_target(sc, g).system in settings.systems]
+    sc = audit.load_guardrails([guardrails] if guardrails is not None else None)[0]
+    keep = [g for g in sc.guardrails if audit.guardrail_target(sc, g).system in systems]
     sc = sc.model_copy(update={"guardrails": keep})
     table = audit.evaluate([sc], progress=False)
     return table[[*COLUMNS, "se", "reason", "cure", "reproduce"]]
@@ -156,7 +173,7 @@ def _duel(system: str, spec: dict, rung: str) -> str:
     return _("an even {rung} duel ({weapon})").format(rung=_(rung), weapon=gear)
 
 
-def _bounds(lo, hi, metric: str = "") -> str:
+def bounds_words(lo, hi, metric: str = "") -> str:
     """The guardrail's bounds: probabilities as the glossary shows them ("50% to 80%"),
     other numbers as written."""
     def shown(x):
@@ -231,7 +248,7 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
         out.append(Reading(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
                              "{suggestion}.").format(
             guardrail=text(r.guardrail), metric=_t(metric_phrase(r.metric)),
-            value=_figure(r.metric, r.value), bounds=_bounds(r.min, r.max, r.metric),
+            value=_figure(r.metric, r.value), bounds=bounds_words(r.min, r.max, r.metric),
             reason=text(r.reason), suggestion=cure_text(r.system, r.suggestion)),
             getattr(r, "reproduce", "") or ""))
     if fails.empty:
@@ -328,7 +345,7 @@ def _candidates(system: str, table: pd.DataFrame, inter: pd.DataFrame,
             said = _("{system}: in “{guardrail}”, {metric} is {value}, {bounds}.").format(
                 system=system, guardrail=text(r.guardrail),
                 metric=_t(metric_phrase(r.metric)), value=_figure(r.metric, r.value),
-                bounds=_bounds(r.min, r.max, r.metric))
+                bounds=bounds_words(r.min, r.max, r.metric))
         out.append((0, 1, 0.0, said, r.reproduce))
     for r in inter[inter["system"] == system].itertuples(index=False) if len(inter) else ():
         out.append((_SEVERITY.get(r.severity, 2), 4, -float(r.value),

@@ -93,6 +93,13 @@ PLUGIN = System(
         summary=N_("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree better, "
                    "natural 1 fails (E1–E3)"),
         color="#D55E00",
+        glance=N_("a d20 plus modifiers against a difficulty, each full 5 above it one "
+                  "more degree (E1, E2): a competent character meets an average task "
+                  "{competent_average} of the time, and an even duel lasts {duel_rounds} "
+                  "rounds. Why fights run long: damage is the attack's base plus 15 "
+                  "against the target's Toughness plus a d20 (E12), so one hit drops an "
+                  "equal {one_hit_drops} of the time, and three novices beat an expert "
+                  "{three_novices} of the time."),
         label="d20 + mod vs DC",
         curve_panels=(
             CurvePanel(x="modifier", lines="dc", values=(10, 15, 20, 25, 30),

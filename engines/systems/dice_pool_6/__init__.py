@@ -83,6 +83,13 @@ PLUGIN = System(
         summary=N_("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 (C-g2), "
                    "vs a number of successes (C1)"),
         color="#009E73",
+        glance=N_("a pool of d10, each 6 or more a success, a pair of 10s worth four "
+                  "(C-g1, C-g2), against a number of successes needed (C1): an expert "
+                  "meets a hard task {expert_hard} of the time, and an even duel lasts "
+                  "{duel_rounds} rounds. Why the upsets depend on the side: the challenger "
+                  "wins a tied contest (C10), so a novice wins {upset_roll_attacking} of "
+                  "the rolls it starts against a competent character and "
+                  "{upset_roll_defending} of those it answers."),
         label="d10 pool vs successes",
         curve_panels=(CurvePanel(
             x="pool", lines="difficulty", values=tuple(range(1, 7)), labels=("≥ {v}",),

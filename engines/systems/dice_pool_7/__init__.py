@@ -87,6 +87,14 @@ PLUGIN = System(
         summary=N_("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 rolls a "
                    "chance die (A-g1)"),
         color="#E69F00",
+        glance=N_("a pool of d10, each 7 or more a success, 10s rolling again (A1): a "
+                  "competent character meets an average task {competent_average} of the "
+                  "time, and luck is worth {luck_rungs} rungs. Why the upsets depend on "
+                  "the side: the defender wins a tied opposed roll (A-g7), so a novice "
+                  "wins {upset_roll_defending} of the rolls it defends against a competent "
+                  "character and {upset_roll_attacking} of those it starts. An even duel "
+                  "lasts {duel_rounds} rounds: one hit drops an equal {one_hit_drops} of "
+                  "the time."),
         label="d10 pool, 7+, 10-again",
         curve_panels=(CurvePanel(
             x="pool", lines="successes", values=tuple(range(1, 6)), labels=("≥ {v}",),

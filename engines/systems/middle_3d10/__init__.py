@@ -80,6 +80,14 @@ PLUGIN = System(
         summary=N_("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s always "
                    "succeed, two 1s always fail (B3)"),
         color="#56B4E9",
+        glance=N_("three d10, the middle one kept, plus trait and skill against a "
+                  "difficulty (B1): luck is worth {luck_rungs} rungs, yet an even duel "
+                  "lasts {duel_rounds} rounds and one hit drops an equal {one_hit_drops} "
+                  "of the time. Why: the massive-damage check (B10): almost any hit (damage "
+                  "of at least the target's Vigor) forces a difficulty-12 check on the "
+                  "middle die plus Vigor, and a failure loses every point left. The loser "
+                  "ends dead {loser_dead} of the time because a dying fighter nobody helps "
+                  "stays dying (B-g10)."),
         label="3d10 keep middle",
         curve_panels=tuple(CurvePanel(
             x="difficulty", lines="roll", values=("disadvantage", "normal", "advantage"),

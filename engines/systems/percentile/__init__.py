@@ -87,6 +87,12 @@ PLUGIN = System(
         summary=N_("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
                    "bonus/penalty tens dice (D4)"),
         color="#0072B2",
+        glance=N_("a d100 rolled under the skill; a hard success needs half the skill, "
+                  "an extreme one a fifth (D1): an expert meets a hard task {expert_hard} "
+                  "of the time, and luck is worth {luck_rungs} rungs. Why no skill makes "
+                  "a hard success more likely than not: half of a skill of at most 99 is "
+                  "49 (D1). The loser ends dead {loser_dead} of the time because a dying "
+                  "character left alone rolls CON each round until a roll fails (DX-g6)."),
         label="d100 roll-under",
         curve_panels=(
             CurvePanel(x="skill", lines="level", values=("regular", "hard", "extreme"),
