@@ -250,9 +250,12 @@ def test_cli_sweep_sigint_stops_cleanly(tmp_path):
     from pathlib import Path
 
     f = tmp_path / "long.toml"
+    # minutes of work: every cell's P(success) is mid-range (pool 10-20 for 5 successes),
+    # so an SE of 2e-5 needs hundreds of millions of checks (the sweep must still be
+    # running when the signal comes, however fast or loaded the machine)
     f.write_text('name = "long"\nsystem = "dice_pool_7"\nmethod = "mc"\n'
-                 '[precision]\nse = 0.0001\nbatch = 20000\nmax_trials = 1000000000\n'
-                 '[[checks]]\naxes = { pool = [10, 15, 20], successes = [3] }\n'
+                 '[precision]\nse = 0.00002\nbatch = 20000\nmax_trials = 1000000000\n'
+                 '[[checks]]\naxes = { pool = [10, 15, 20], successes = [5] }\n'
                  '[sweep]\nvariants = { again = [10, 9, 8, "none"] }\n')
     out = tmp_path / "out.csv"
     proc = subprocess.Popen([sys.executable, "-m", "cli", "sweep", str(f),
@@ -265,7 +268,7 @@ def test_cli_sweep_sigint_stops_cleanly(tmp_path):
     assert proc.poll() is None, "the sweep finished before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert "interrupted:" in err
     assert "of 4 tasks done; nothing written" in err
     assert "Traceback" not in err
