@@ -258,16 +258,24 @@ def test_cli_sweep_sigint_stops_cleanly(tmp_path):
                  '[[checks]]\naxes = { pool = [10, 15, 20], successes = [5] }\n'
                  '[sweep]\nvariants = { again = [10, 9, 8, "none"] }\n')
     out = tmp_path / "out.csv"
+    # the default Ctrl-C handling, as a shell gives it: a test worker that ignores SIGINT
+    # (a server or cluster started in it earlier may leave it so) would pass that on
     proc = subprocess.Popen([sys.executable, "-m", "cli", "sweep", str(f),
                              "--workers", "0", "-o", str(out), "--no-progress"],
                             cwd=Path(__file__).resolve().parents[1], stderr=subprocess.PIPE,
-                            text=True)
+                            text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     first = proc.stderr.readline()  # printed once the tasks are built, before they run
     assert first.startswith("sweep: 4 tasks in this process"), first
     time.sleep(2)
     assert proc.poll() is None, "the sweep finished before it could be interrupted"
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("the sweep did not stop on SIGINT") from None
     assert proc.returncode == 130, err
     assert "interrupted:" in err
     assert "of 4 tasks done; nothing written" in err
