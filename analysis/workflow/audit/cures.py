@@ -424,8 +424,7 @@ def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
     fighters would change one side of the question), each value read by the audit's
     own measurement of the guardrail on the edited scenario, so a cure keeps the
     comparison itself passing."""
-    from .edits import apply
-    from .measuring import compare_sides, measure
+    from .measuring import compare_sides
 
     t = guardrail_target(sc, g)
     index = next(i for i, x in enumerate(sc.guardrails) if x is g or x == g)
@@ -444,13 +443,7 @@ def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
             continue
         searched.append(knob)
 
-        def read(value, knob=knob):
-            try:
-                new = apply([sc], Edit(t.system, knob.name, value))[0]
-            except InputError:
-                return float("nan"), float("nan")
-            m = measure(new, new.guardrails[index], index, seed=sc.seed)
-            return m["value"], m["se"]
+        read = _edited_read(sc, index, t.system, knob.name)
         for steps, val, est, se in _search(knob, _cached(read), g.min, g.max, violated)[:1]:
             cands.append((steps, order, _cure(knob, val, est, se, steps, t.system)))
     for _, _, c in cands:
@@ -465,21 +458,8 @@ def _rule_cure(sc, g, system: str, knob: Knob, violated: str) -> Cure | None:
     """The nearest value of a rule knob that makes ``g`` pass, each value read by the
     audit's own measurement of ``g`` on the scenario with the rule edited (an edit the
     data refuse reads as no value); None when none does."""
-    from .edits import apply
-    from .measuring import measure
-
     index = next(i for i, x in enumerate(sc.guardrails) if x is g or x == g)
-
-    def read(value):
-        try:
-            new = apply([sc], Edit(system, knob.name, value))[0]
-        except InputError:
-            return float("nan"), float("nan")
-        try:
-            m = measure(new, new.guardrails[index], index, seed=sc.seed)
-        except InputError:
-            return float("nan"), float("nan")
-        return m["value"], m["se"]
+    read = _edited_read(sc, index, system, knob.name)
     try:
         found = _search(knob, _cached(read), g.min, g.max, violated)[:1]
     except InputError:      # a value the engine refuses on the way: no cure on this knob
@@ -487,6 +467,22 @@ def _rule_cure(sc, g, system: str, knob: Knob, violated: str) -> Cure | None:
     for steps, val, est, se in found:
         return _cure(knob, val, est, se, steps, system)
     return None
+
+
+def _edited_read(sc, index: int, target: str, knob: str):
+    """``read(value)``: ``(value, se)`` of guardrail ``index`` measured by the audit on
+    ``sc`` with ``target:knob=value`` applied; NaN when the data or the engine refuse it."""
+    from .edits import apply
+    from .measuring import measure
+
+    def read(value):
+        try:
+            new = apply([sc], Edit(target, knob, value))[0]
+            m = measure(new, new.guardrails[index], index, seed=sc.seed)
+        except InputError:
+            return float("nan"), float("nan")
+        return m["value"], m["se"]
+    return read
 
 
 def _worst_read(reads, lo, hi):
