@@ -52,6 +52,9 @@ def register(sub) -> None:
                        "Morris screening.", epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help="a guardrail file with a [tune] table")
+    p.add_argument("--knobs", default=None, metavar="KNOBS",
+                   help="a file holding only a [tune] table, used instead of FILE's own "
+                   "(e.g. analysis/data/sensitivity.toml, the default report's knobs)")
     p.add_argument("--method", default="auto", metavar="METHOD",
                    help="auto (default: exact when a guardrail's knobs have at most 4096 "
                    "level combinations, else sobol) | exact | sobol | morris")
@@ -88,7 +91,6 @@ def run(args) -> int:
 
     from analysis.output import check_target
     from analysis.workflow import sensitivity as sens
-    from analysis.workflow import tune
     from cli.common import check_lang, check_outputs, select_columns, write_output
     from cli.tune import cluster_of
 
@@ -99,14 +101,14 @@ def run(args) -> int:
     method = args.method.strip().lower()
     samples = args.samples if args.samples is not None else (20 if method == "morris"
                                                               else 64)
-    problem = tune.load_tune(args.file)
+    problem = sens.load_problem(args.file, args.knobs)
     result = sens.sensitivity(problem, method=method, samples=samples, seed=args.seed,
                               second_order=args.second_order, resamples=args.resamples,
                               cluster=cluster_of(args), batch=args.batch,
                               max_trials=args.max_trials, progress=args.progress)
     from analysis.rules import provenance as rules_in_force
 
-    provenance = {"variants": "per file", "trials": 0}
+    provenance = {"variants": "per file", "trials": result.stats["trials"]}
     edited = rules_in_force(problem.scenario.rule_sets().values())
     if edited:
         provenance["rule_edits"] = edited
@@ -130,7 +132,8 @@ def run(args) -> int:
             said = [text(r) for r in result.readings]
     for line in said:
         print(line, file=sys.stderr)
-    print(f"  {sens.command(problem, method, samples, args.seed)}", file=sys.stderr)
+    print(f"  {sens.command(problem, method, samples, args.seed, args.knobs)}",
+          file=sys.stderr)
     s = result.stats
     print(f"{s['measured']} guardrail measurements in {s['seconds']:.2f} s "
           f"({result.method}); {100 * s['cache_share']:.1f}% of {s['lookups']} served "

@@ -168,7 +168,7 @@ def test_the_known_file_from_the_command_line(known, tmp_path):
     line = next(s for s in said if s.startswith("m3 duel length:"))
     assert "Vigor (B9) of even_m3 (ST 1.00)" in line
     assert "the aftermath policy (Lethality outcomes) of even_m3 hardly matters" in line
-    assert "of spare_dp6 do not touch it" in line
+    assert "spare_dp6" not in line
     assert f"rpg-balance sensitivity {known}" in err
 
 
@@ -271,3 +271,37 @@ def test_an_exact_grid_too_large_is_refused(known, monkeypatch, capsys):
     assert "\n" not in err
     assert "m3 duel length: its knobs have 8 level combinations, over 4" in err
     assert "use --method sobol" in err
+
+
+# --------------------------------------------------------------------------- the report page
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR"])
+def test_report_page_matches_its_command(lang, tmp_path):
+    """The default report's "What matters most" page: every total index of its table is
+    the one its small-print command prints (run here), and the page speaks the
+    report's language."""
+    from reports.i18n import language
+    from reports.sections.sensitivity import section_sensitivity
+    from reports.settings import ReportSettings
+
+    systems = ("middle_3d10", "dice_pool_6")
+    with language(lang):
+        sec = section_sensitivity(ReportSettings(systems=systems, lang=lang))
+    assert sec.title == {"en": "What matters most", "pt-BR": "O que mais pesa"}[lang]
+    cmd = sec.reading[0].small
+    assert cmd == ("rpg-balance sensitivity analysis/data/guardrails.toml "
+                   "--knobs analysis/data/sensitivity.toml")
+    # the command, with the report's systems: the file's knobs of other systems are
+    # refused by their guardrail-less entries, so the page's table is compared row by row
+    code, out, err = _cli("sensitivity", ROOT / "analysis/data/guardrails.toml", "--knobs",
+                          ROOT / "analysis/data/sensitivity.toml")
+    assert code == 0, err
+    full = pd.read_csv(io.StringIO(out))
+    table = sec.blocks[0].full
+    mine = table[table["touches"]]
+    assert len(mine) >= 4
+    for r in mine.itertuples(index=False):
+        assert _index(full, r.guardrail, r.knob, "ST") == pytest.approx(r.ST, abs=1e-9)
+    said = [str(s) for s in sec.reading[1:]]
+    moved = {"en": "depends mostly on", "pt-BR": "depende sobretudo de"}[lang]
+    assert any(moved in s and "(B9)" in s for s in said)

@@ -44,6 +44,7 @@ import dataclasses
 import itertools
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,7 @@ from engines.errors import InputError
 
 __all__ = [
     "COLUMNS",
+    "DEFAULT_KNOBS",
     "EXACT_LIMIT",
     "FIGURE_WORDS",
     "MC_REPLICATES",
@@ -62,10 +64,13 @@ __all__ = [
     "command",
     "exact_indices",
     "guardrail_reading",
+    "knob_words",
     "level_of",
+    "load_problem",
     "save_sensitivity_plot",
     "sensitivity",
     "sensitivity_figure",
+    "sensitivity_heatmap",
 ]
 
 #: Methods of ``--method``.
@@ -75,10 +80,10 @@ EXACT_LIMIT = 4_096
 #: Copies of the figures perturbed by their Monte Carlo error (see the module text).
 MC_REPLICATES = 32
 #: Columns of the Sobol' table (``exact`` and ``sobol``).
-COLUMNS = ["guardrail", "system", "metric", "knob", "S1", "S1_conf", "ST", "ST_conf",
-           "method", "evaluations"]
+COLUMNS = ["guardrail", "system", "metric", "knob", "touches", "S1", "S1_conf", "ST",
+           "ST_conf", "method", "evaluations"]
 #: Columns of the Morris table.
-MORRIS_COLUMNS = ["guardrail", "system", "metric", "knob", "mu_star", "mu_star_conf",
+MORRIS_COLUMNS = ["guardrail", "system", "metric", "knob", "touches", "mu_star", "mu_star_conf",
                   "sigma", "method", "evaluations"]
 #: ST below this: the knob "hardly matters" in the reading.
 NEGLIGIBLE = 0.02
@@ -121,6 +126,57 @@ def exact_indices(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s1[i] = float(y.mean(axis=others).var()) / total if others else 1.0
         st[i] = float(y.var(axis=i).mean()) / total
     return s1, st
+
+
+# --------------------------------------------------------------------------- the problem
+
+#: The knobs of the default report's page (a ``[tune]`` table, see the file's comments).
+DEFAULT_KNOBS = Path(__file__).resolve().parents[1] / "data" / "sensitivity.toml"
+
+
+def load_problem(path, knobs=None, systems=None):
+    """The :class:`~analysis.workflow.tune.TuneProblem` of a guardrail file: its own
+    ``[tune]`` table, or the one of ``knobs`` (a file holding only ``[tune]``) in its
+    place. ``systems``: keep only the guardrails and system-wide knobs of these systems
+    (the report's). Every problem in one :class:`InputError`, one line each."""
+    from analysis.toml_input import read_toml
+    from analysis.workflow.audit.measuring import guardrail_target
+    from analysis.workflow.guardrails import Tune
+    from analysis.workflow.scenario import load_scenario, raise_problems
+    from analysis.workflow.tune import TuneProblem, tune_problems
+    from engines.system import registry
+
+    sc = load_scenario(path)
+    if systems is not None:
+        keep = [g for g in sc.guardrails if guardrail_target(sc, g).system in systems]
+        sc = sc.model_copy(update={"guardrails": keep})
+    if knobs is not None:
+        data = read_toml(knobs, "knob file")
+        name = Path(knobs).name
+        extra = sorted(set(data) - {"tune"})
+        if "tune" not in data or extra:
+            raise InputError(f"{name}: expected only a [tune] table"
+                             + (f", got {', '.join(extra)}" if extra else ""))
+        table = dict(data["tune"])
+        if systems is not None:
+            table["knobs"] = [k for k in table.get("knobs", [])
+                              if str(k.get("knob", "")).partition(":")[0] not in registry()
+                              or str(k.get("knob", "")).partition(":")[0] in systems]
+        try:
+            tune_table = Tune.model_validate(table)
+        except Exception as exc:   # pydantic's ValidationError: the first problem
+            errors = getattr(exc, "errors", list)()
+            if not errors:
+                raise
+            e = errors[0]
+            where = ".".join(str(p) for p in ("tune", *e["loc"]))
+            raise InputError(f"{name}: {where}: {e['msg']}") from None
+        sc = sc.model_copy(update={"tune": tune_table})
+    problems, found, deps = tune_problems(sc)
+    if problems:
+        raise_problems(Path(knobs).name if knobs is not None else Path(path).name,
+                       problems)
+    return TuneProblem(sc, found, deps, str(path))
 
 
 # --------------------------------------------------------------------------- measuring
@@ -276,7 +332,7 @@ def sensitivity(problem, *, method: str = "auto", samples: int = 64, seed: int =
                           progress=progress)
     start = time.perf_counter()
     sc = problem.scenario
-    rows, readings, pairs_rows = [], [], []
+    rows, readings, pairs_rows, untouched = [], [], [], []
     used = set()
     for g, gr in enumerate(sc.guardrails):
         system = guardrail_target(sc, gr).system
@@ -294,9 +350,10 @@ def sensitivity(problem, *, method: str = "auto", samples: int = 64, seed: int =
             out, n, pairs = _morris(evaluator, problem, g, knobs, seed, samples, resamples)
         used.add(how)
         for j, knob in enumerate(problem.knobs):
-            row = {"guardrail": gr.name, "system": system, "metric": gr.metric,
-                   "knob": knob.name, "method": how, "evaluations": n}
             c = knobs.index(j) if j in knobs else None
+            row = {"guardrail": gr.name, "system": system, "metric": gr.metric,
+                   "knob": knob.name, "touches": c is not None, "method": how,
+                   "evaluations": n}
             keys = (("mu_star", "mu_star_conf", "sigma") if how == "morris"
                     else ("S1", "S1_conf", "ST", "ST_conf"))
             for key in keys:
@@ -305,13 +362,21 @@ def sensitivity(problem, *, method: str = "auto", samples: int = 64, seed: int =
         for a, b, s2, conf in pairs or ():
             pairs_rows.append({"guardrail": gr.name, "knob": problem.knobs[a].name,
                                "other": problem.knobs[b].name, "S2": s2, "S2_conf": conf})
-        readings.append(guardrail_reading(problem, g, rows[-len(problem.knobs):]))
+        if knobs:
+            readings.append(guardrail_reading(problem, g, rows[-len(problem.knobs):]))
+        else:
+            untouched.append(gr.name)
+    if untouched:
+        readings.append(Text(N_("No knob of the file touches what these guardrails "
+                                "measure: {names}."), names=join("; ", untouched)))
     cols = MORRIS_COLUMNS if used == {"morris"} else COLUMNS
     if "morris" in used and len(used) > 1:
         cols = list(dict.fromkeys(COLUMNS + MORRIS_COLUMNS))
     table = pd.DataFrame(rows).reindex(columns=cols)
     seconds = time.perf_counter() - start
     stats = {"evaluations": evaluator.evaluations, "measured": evaluator.measured,
+             "trials": max((int(m.get("trials") or 0) for m in evaluator.cache.values()),
+                           default=0),
              "lookups": evaluator.lookups, "seconds": seconds,
              "cache_share": (1 - evaluator.measured / evaluator.lookups)
              if evaluator.lookups else 0.0}
@@ -323,7 +388,7 @@ def sensitivity(problem, *, method: str = "auto", samples: int = 64, seed: int =
 
 # --------------------------------------------------------------------------- words
 
-def _knob_words(problem, name: str) -> Text:
+def knob_words(problem, name: str) -> Text:
     from analysis.glossary import knob_phrase
     from analysis.workflow.tune import knob_system
     from engines.system import registry
@@ -342,14 +407,13 @@ def _num(x: float) -> str:
 def guardrail_reading(problem, g: int, rows: list[dict]) -> Text:
     """One guardrail in words: "even duel length (middle_3d10): the duel's mean length
     depends mostly on both fighters' Vigor (B9) (ST 0.71) and …; the 10-again rule
-    hardly matters (ST < 0.02); … does not touch it"."""
+    hardly matters (ST < 0.02)" (the knobs touching it; the table has the others at
+    0)."""
     from analysis.glossary import metric_phrase
 
     gr = problem.scenario.guardrails[g]
     key = "mu_star" if rows and rows[0]["method"] == "morris" else "ST"
-    touching = [r for r in rows if problem.knobs.index(
-        next(k for k in problem.knobs if k.name == r["knob"])) in problem.deps[g]]
-    untouched = [r for r in rows if r not in touching]
+    touching = [r for r in rows if r["touches"]]
     head = {"guardrail": gr.name, "metric": metric_phrase(gr.metric)}
     parts: list[Text] = []
     ranked = sorted(touching, key=lambda r: -r[key])
@@ -360,7 +424,7 @@ def guardrail_reading(problem, g: int, rows: list[dict]) -> Text:
                     **head)
     if not strong:
         return Text(N_("{guardrail}: no knob moves {metric} over its range."), **head)
-    named = [Text(N_("{knob} ({key} {value})"), knob=_knob_words(problem, r["knob"]),
+    named = [Text(N_("{knob} ({key} {value})"), knob=knob_words(problem, r["knob"]),
                   key=key, value=_num(r[key])) for r in strong[:3]]
     if len(strong) > 3:
         named.append(Text(N_("{count} more"), count=len(strong) - 3))
@@ -368,15 +432,11 @@ def guardrail_reading(problem, g: int, rows: list[dict]) -> Text:
                       knobs=_and(named)))
     if weak:
         parts.append(Text(N_("{knobs} hardly matter ({key} < {limit})"),
-                          knobs=_and([_knob_words(problem, r["knob"]) for r in weak]),
+                          knobs=_and([knob_words(problem, r["knob"]) for r in weak]),
                           key=key, limit=_num(NEGLIGIBLE)) if len(weak) > 1 else
                      Text(N_("{knobs} hardly matters ({key} < {limit})"),
-                          knobs=_knob_words(problem, weak[0]["knob"]), key=key,
+                          knobs=knob_words(problem, weak[0]["knob"]), key=key,
                           limit=_num(NEGLIGIBLE)))
-    if untouched:
-        parts.append(Text(N_("{knobs} do not touch it") if len(untouched) > 1
-                          else N_("{knobs} does not touch it"),
-                          knobs=_and([_knob_words(problem, r["knob"]) for r in untouched])))
     return Text(N_("{sentence}."), sentence=join("; ", parts))
 
 
@@ -395,18 +455,20 @@ FIGURE_WORDS = {"S1": "first-order index (S1)", "ST": "total index (ST)",
 
 def sensitivity_figure(result: SensitivityResult, words: dict | None = None,
                        labels=None):
-    """One horizontal bar chart per guardrail, knobs ranked by their total index (bars
-    ST and S1 with their intervals; Morris: μ* with its interval). ``labels``: knob →
-    shown name (default: the knob as written in the file)."""
+    """One horizontal bar chart per guardrail a knob touches, those knobs ranked by
+    their total index (bars ST and S1 with their intervals; Morris: μ* with its
+    interval). ``labels``: knob → shown name (default: the knob as written in the
+    file)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     w = {**FIGURE_WORDS, **(words or {})}
-    t = result.table
+    t = result.table[result.table["touches"]]
     names = list(dict.fromkeys(t["guardrail"]))
-    n_knobs = len(result.problem.knobs)
-    fig = Figure(figsize=(7.5, max(2.0, (0.35 * n_knobs + 0.9) * len(names))),
-                 layout="constrained")
+    if not names:
+        names, t = list(dict.fromkeys(result.table["guardrail"]))[:1], result.table
+    height = sum(0.3 * int((t["guardrail"] == n).sum()) + 0.85 for n in names)
+    fig = Figure(figsize=(7.5, max(2.0, height)), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(names), 1, squeeze=False)[:, 0]
     for ax, name in zip(axes, names, strict=True):
@@ -432,6 +494,41 @@ def sensitivity_figure(result: SensitivityResult, words: dict | None = None,
     return fig
 
 
+def sensitivity_heatmap(result: SensitivityResult, labels=None, row_labels=None,
+                        colorbar: str = "total index (ST)"):
+    """The total indices on one page: a row per guardrail some knob moves, a column per
+    knob that moves one, each cell's ST written in it (blank: the knob does not touch
+    the guardrail). ``labels`` / ``row_labels``: knob / guardrail → shown name."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    t = result.table[result.table["touches"]]
+    key = "mu_star" if (t["method"] == "morris").any() else "ST"
+    moved = [g for g in dict.fromkeys(t["guardrail"]) if t.loc[t["guardrail"] == g,
+                                                               key].max() > 0]
+    knobs = [k for k in dict.fromkeys(result.table["knob"])
+             if t.loc[(t["knob"] == k) & t["guardrail"].isin(moved), key].max() > 0]
+    grid = np.full((len(moved), len(knobs)), np.nan)
+    for r in t.itertuples(index=False):
+        if r.guardrail in moved and r.knob in knobs:
+            grid[moved.index(r.guardrail), knobs.index(r.knob)] = getattr(r, key)
+    fig = Figure(figsize=(7.5, 1.6 + 0.32 * max(len(moved), 1)), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    im = ax.imshow(np.ma.masked_invalid(grid), cmap="Blues", vmin=0,
+                   vmax=1 if key == "ST" else None, aspect="auto")
+    for (i, j), v in np.ndenumerate(grid):
+        if np.isfinite(v):
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
+                    color="white" if key == "ST" and v > 0.6 else "black")
+    ax.set_xticks(range(len(knobs)), [labels.get(k, k) if labels else k for k in knobs],
+                  rotation=40, ha="right", fontsize=6)
+    ax.set_yticks(range(len(moved)), [row_labels.get(g, g) if row_labels else g
+                                      for g in moved], fontsize=6)
+    fig.colorbar(im, ax=ax, shrink=0.8).set_label(colorbar, fontsize=7)
+    return fig
+
+
 def save_sensitivity_plot(result: SensitivityResult, path: str) -> None:
     """:func:`sensitivity_figure` written atomically (.png, .svg or .pdf)."""
     from analysis.output import atomic_path
@@ -441,11 +538,15 @@ def save_sensitivity_plot(result: SensitivityResult, path: str) -> None:
         fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1].lower(), dpi=120)
 
 
-def command(problem, method: str, samples: int, seed: int) -> str:
-    """``rpg-balance sensitivity FILE …``: the command that prints a run's table."""
+def command(problem, method: str = "auto", samples: int = 64, seed: int = 0,
+            knobs=None) -> str:
+    """``rpg-balance sensitivity FILE [--knobs K] …``: the command that prints a run's
+    table."""
     import shlex
 
     words = ["rpg-balance", "sensitivity", problem.file]
+    if knobs is not None:
+        words += ["--knobs", str(knobs)]
     if method != "auto":
         words += ["--method", method]
     if samples != 64 and method != "exact":
