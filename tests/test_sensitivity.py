@@ -305,3 +305,34 @@ def test_report_page_matches_its_command(lang, tmp_path):
     said = [str(s) for s in sec.reading[1:]]
     moved = {"en": "depends mostly on", "pt-BR": "depende sobretudo de"}[lang]
     assert any(moved in s and "(B9)" in s for s in said)
+
+
+def test_same_table_on_two_dask_workers(known):
+    """Measurements do not depend on where they run: the Saltelli table on two local
+    Dask worker processes is the in-process one."""
+    from analysis.workflow.sweep import Cluster
+
+    p = tune.load_tune(known)
+    here = sensitivity(p, method="sobol", samples=16, seed=3).table
+    there = sensitivity(p, method="sobol", samples=16, seed=3, cluster=Cluster(2)).table
+    pd.testing.assert_frame_equal(here, there)
+
+
+def test_plot_and_second_order_pairs(known, tmp_path):
+    """--plot draws one bar chart per guardrail a knob touches; --second-order --pairs
+    writes S2 for each pair of knobs touching a guardrail (the duel's Vigor × aftermath:
+    aftermath moves nothing, so the pair's S2 is about 0)."""
+    from analysis.workflow.sensitivity import sensitivity_figure
+
+    plot, pairs = tmp_path / "s.png", tmp_path / "pairs.csv"
+    code, _out, err = _cli("sensitivity", known, "--method", "sobol", "--samples", "64",
+                           "--second-order", "--pairs", pairs, "--plot", plot)
+    assert code == 0, err
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig = sensitivity_figure(sensitivity(tune.load_tune(known), method="sobol",
+                                         samples=64))
+    assert [ax.get_title() for ax in fig.axes] == ["m3 duel length", "dp6 hard task"]
+    t = pd.read_csv(pairs)
+    row = t[(t["knob"] == "even_m3:both.vigor") & (t["other"] == "even_m3:variant.aftermath")]
+    assert len(row) == 1
+    assert abs(float(row["S2"].iloc[0])) <= float(row["S2_conf"].iloc[0]) + 0.05
