@@ -336,3 +336,20 @@ def test_plot_and_second_order_pairs(known, tmp_path):
     row = t[(t["knob"] == "even_m3:both.vigor") & (t["other"] == "even_m3:variant.aftermath")]
     assert len(row) == 1
     assert abs(float(row["S2"].iloc[0])) <= float(row["S2_conf"].iloc[0]) + 0.05
+
+
+def test_a_monte_carlo_figure_widens_the_interval(known, tmp_path):
+    """The duel simulated (exact = false) instead of solved: each figure has an SE, so
+    the exact grid's intervals are no longer 0, yet the ranking stays (Vigor ≈ 1, the
+    aftermath ≈ 0 within its interval); the exact check keeps a zero interval."""
+    mc = tmp_path / "mc.toml"
+    mc.write_text(KNOWN.replace('name = "even_m3"\nsystem = "middle_3d10"',
+                                'name = "even_m3"\nsystem = "middle_3d10"\nexact = false'))
+    t = sensitivity(tune.load_tune(mc), max_trials=4_000).table
+    vigor = t[(t["guardrail"] == "m3 duel length") & (t["knob"] == "even_m3:both.vigor")]
+    after = t[(t["guardrail"] == "m3 duel length")
+              & (t["knob"] == "even_m3:variant.aftermath")]
+    assert float(vigor["ST_conf"].iloc[0]) > 0
+    assert float(vigor["ST"].iloc[0]) > 0.9
+    assert abs(float(after["ST"].iloc[0])) <= float(after["ST_conf"].iloc[0]) + 0.02
+    assert _index(t, "dp6 hard task", "hard_dp6:pool", "ST_conf") == 0.0
