@@ -60,6 +60,7 @@ __all__ = [
     "MC_REPLICATES",
     "METHODS",
     "MORRIS_COLUMNS",
+    "NEGLIGIBLE",
     "SensitivityResult",
     "command",
     "exact_indices",
