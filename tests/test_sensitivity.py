@@ -205,28 +205,41 @@ def test_morris_screens_the_moving_knob_first(known):
 
 # --------------------------------------------------------------------------- the shipped knobs
 
-def test_ranking_of_the_shipped_knobs_agrees_with_one_at_a_time():
-    """scenarios/tune_rules.toml, the armour-against-a-shooter guardrail: the knob whose
-    one-at-a-time range (the audit's measurements, each knob over its levels with the
-    others at the file's values) is larger has the larger total index."""
-    path = ROOT / "scenarios" / "tune_rules.toml"
-    p = tune.load_tune(path)
+@pytest.mark.parametrize(("file", "knobs", "guardrail", "names"), [
+    # the default report's knobs, dice_pool_6's even duel: additive (S1 ≈ ST)
+    ("analysis/data/guardrails.toml", "analysis/data/sensitivity.toml",
+     "even duel length (dice_pool_6)",
+     ("dice_pool_6:rules.health.track.base", "dice_pool_6:variant.threshold")),
+    # scenarios/tune_rules.toml, the armour against a shooter: the pistol's bonus and the
+    # armour's ballistic rating
+    ("scenarios/tune_rules.toml", None, "heaviest armour against a shooter (dice_pool_7)",
+     ("dice_pool_7:rules.armour.heavy_archaic.ballistic",
+      "dice_pool_7:rules.weapon.light_ranged.bonus")),
+])
+def test_ranking_agrees_with_one_at_a_time(file, knobs, guardrail, names):
+    """The knob whose one-at-a-time range (the audit's own measurements, each knob over
+    its levels with the others at the file's values) is larger has the larger total
+    index."""
+    from analysis.workflow.sensitivity import load_problem
+
+    path = ROOT / file
+    systems = ("dice_pool_6",) if knobs else None
+    p = load_problem(path, ROOT / knobs if knobs else None, systems=systems)
     t = sensitivity(p).table
-    g = "heaviest armour against a shooter (dice_pool_7)"
     scs = audit.load_guardrails([path])
     spans = {}
     for k in p.knobs:
-        if k.name not in ("dice_pool_7:rules.armour.heavy_archaic.ballistic",
-                          "dice_pool_7:rules.weapon.light_ranged.bonus"):
+        if k.name not in names:
             continue
         values = []
         for level in k.levels:
             edits = [] if level == k.current else [Edit(k.target, k.knob, level)]
             table = audit.evaluate(scs, suggestions=False, progress=False, edits=edits)
-            values.append(float(table.loc[table["guardrail"] == g, "value"].iloc[0]))
+            values.append(float(table.loc[table["guardrail"] == guardrail, "value"].iloc[0]))
         spans[k.name] = max(values) - min(values)
+    assert set(spans) == set(names)
     order_oat = sorted(spans, key=spans.get)
-    order_st = sorted(spans, key=lambda k: _index(t, g, k, "ST"))
+    order_st = sorted(spans, key=lambda k: _index(t, guardrail, k, "ST"))
     assert order_oat == order_st, (spans, order_st)
 
 
