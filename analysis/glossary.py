@@ -72,7 +72,7 @@ _TRUE, _FALSE = {"true", "yes", "on"}, {"false", "no", "off"}
 
 # --------------------------------------------------------------------------- knobs
 
-def knob_phrase(system: str, knob: str) -> Text:
+def knob_phrase(system: str, knob: str, *, in_rules: bool = True) -> Text:
     """A knob of the audit in the system's own words, with the rule id it cites.
 
     ``both.<trait>`` → "both fighters' Vigor (B9)", ``a.<trait>`` → "fighter A's …",
@@ -80,14 +80,15 @@ def knob_phrase(system: str, knob: str) -> Text:
     too); ``variant.<name>`` → the variant's ``term`` and rule ("the 10-again rule (A1)");
     a check axis (``pool``, ``difficulty``, ``dc`` …) → its term ("the DC (E1)"). The
     words are the system's ``Audit.terms`` hook and its variant fields; a name the system does
-    not give words for is read from the identifier."""
+    not give words for is read from the identifier. ``in_rules=False`` leaves out the
+    "in the rules, " that opens a rule-table field (for a list of knobs)."""
     knob = str(knob).strip()
     spec = _system(system)
     side, dot, name = knob.partition(".")
     if dot and side == "variant":
         return _variant_phrase(spec, name)
     if dot and side == "rules":
-        return _rule_phrase(system, spec, name)
+        return _rule_phrase(system, spec, name, in_rules)
     if dot and side == "everyone":
         word, rule = _term(spec, name)
         return _with_rule(Text(N_("the offset to every fighter's {trait}"), trait=word), rule)
@@ -100,7 +101,7 @@ def knob_phrase(system: str, knob: str) -> Text:
     return _word(knob)
 
 
-def _rule_phrase(system: str, spec, name: str) -> Text:
+def _rule_phrase(system: str, spec, name: str, in_rules: bool = True) -> Text:
     """``rules.KIND.ENTRY[.FIELD]`` in words: "in the rules, heavy archaic's ballistic
     (armour, A13)" — the entry's word from the system's ``terms``, the field's name and
     the table with its rule (:mod:`analysis.rules`)."""
@@ -118,6 +119,9 @@ def _rule_phrase(system: str, spec, name: str) -> Text:
         rule = ""
     where = Text(N_("{table}, {rule}"), table=_word(kind), rule=rule.split(",")[0].strip()) \
         if rule else _word(kind)
+    if field and not in_rules:
+        return Text(N_("{entry}'s {field} ({where})"), entry=word, field=_word(field),
+                    where=where)
     if field:
         return Text(N_("in the rules, {entry}'s {field} ({where})"), entry=word,
                     field=_word(field), where=where)

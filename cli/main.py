@@ -18,7 +18,7 @@ __all__ = ["COMMAND_MODULES", "EPILOG", "NO_RULES", "RULES_HELP", "UsageError", 
 #: Modules that add subcommands (each has ``register(subparsers)``).
 COMMAND_MODULES = ["cli.systems", "cli.checks", "cli.tables", "cli.report",
                    "cli.workflow", "cli.combat", "cli.campaign", "cli.warmup",
-                   "cli.audit", "cli.tune", "cli.serve", "cli.rules"]
+                   "cli.audit", "cli.tune", "cli.sensitivity", "cli.serve", "cli.rules"]
 
 #: Commands that compute nothing from a system's rules (no ``--rules``).
 NO_RULES = ("systems", "warm-up")

@@ -18,7 +18,7 @@ from cli.common import (
 )
 from engines.constants import STUDY_SEED
 
-__all__ = ["EPILOG", "budget_int", "register", "run"]
+__all__ = ["EPILOG", "budget_int", "cluster_of", "register", "run"]
 
 #: the NSGA-II budget the command line takes (as the [tune] budget key)
 budget_int = bounded_int(1, 100_000, "a number of trials")
@@ -81,7 +81,8 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _cluster(args):
+def cluster_of(args):
+    """The Dask cluster of ``--workers`` / ``--scheduler`` (in process by default)."""
     from analysis.workflow.sweep import Cluster
     from cli.common import DEFAULT_WORKERS
     from engines.errors import InputError
@@ -104,7 +105,7 @@ def run(args) -> int:
     check_outputs(args)
     check_lang(args)
     problem = tune.load_tune(args.file, seed=args.seed, budget=args.budget)
-    result = tune.tune(problem, method=args.method, cluster=_cluster(args),
+    result = tune.tune(problem, method=args.method, cluster=cluster_of(args),
                        batch=args.batch, max_trials=args.max_trials,
                        progress=args.progress)
     s = result.stats

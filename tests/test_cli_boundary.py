@@ -70,6 +70,9 @@ COUNTS = [
     (["tune", "scenarios/tune.toml"], "--batch", 10**10),
     (["tune", "scenarios/tune.toml"], "--max-trials", 10**10),
     (["tune", "scenarios/tune.toml"], "--workers", 64),
+    (["sensitivity", "scenarios/tune.toml"], "--batch", 10**10),
+    (["sensitivity", "scenarios/tune.toml"], "--max-trials", 10**10),
+    (["sensitivity", "scenarios/tune.toml"], "--workers", 64),
     (["warm-up"], "--jobs", 64),
 ]
 

@@ -31,6 +31,7 @@ SMALL = {
                   'KNOBS = ["even_duel_middle_3d10:both.vigor", "expert_hard_dice_pool_6:pool",\n'
                   '         "expert_hard_percentile:dice"]\n'
                   'METHOD = "search"\nBUDGET = 48\nSEED = 3',
+    "sensitivity.ipynb": 'SYSTEMS = ["middle_3d10"]\nMETHOD = "auto"\nSAMPLES = 16\nSEED = 1',
 }
 
 
@@ -209,3 +210,17 @@ def test_tune_notebook_runs(monkeypatch):
     assert "rpg-balance audit" in html
     assert "feasible" in html
     assert len(_outputs(nb, "image/png")) >= 1
+
+
+def test_sensitivity_notebook_runs(monkeypatch):
+    """The middle_3d10 guardrails against the default knobs: the even duel's length is
+    all Vigor (B9), and the exact and sampled tables are shown side by side."""
+    nb = _execute("sensitivity.ipynb", monkeypatch)
+    text = "\n".join("".join(o.get("text", "")) for c in nb.cells
+                     for o in c.get("outputs", []) if o.get("output_type") == "stream")
+    assert "even duel length (middle_3d10): the duel's mean length depends mostly on the " \
+           "offset to every fighter's Vigor (B9)" in text
+    assert len(_outputs(nb, "image/png")) == 1
+    html = "\n".join(_outputs(nb, "text/html"))
+    assert "ST exact" in html
+    assert "ST sampled" in html

@@ -1,8 +1,8 @@
 """Report sections: analysis frames → :mod:`reports.structure`, each with a plain reading.
 
 One module per section (``glance`` (opens the report: the systems side by side on one
-page), ``key_findings``, ``tune`` (after it, when the
-report's guardrail file has a ``[tune]`` table), ``success_curves``,
+page), ``key_findings``, ``tune`` (after it, when the report's guardrail file has a
+``[tune]`` table), ``sensitivity`` (what matters most), ``success_curves``,
 ``mc_agreement``, ``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``,
 ``claim_c7``, ``ladders``, ``combat_duels``, ``combat_groups``, ``combat_weapons``,
 ``combat_gear``, ``combat_upsets``, ``campaign``, ``assumptions``, ``provenance``), with
@@ -39,6 +39,7 @@ from reports.sections.native_spread import section_native_spread, spread_frame
 from reports.sections.opposed import section_opposed
 from reports.sections.outcome_summary import section_outcomes
 from reports.sections.provenance import provenance_frame, section_provenance
+from reports.sections.sensitivity import section_sensitivity
 from reports.sections.success_curves import curve_figure, curve_reading, section_success_curves
 from reports.sections.tune import section_tune
 
@@ -48,6 +49,7 @@ SECTIONS = [
     section_glance,
     section_key_findings,
     section_tune,
+    section_sensitivity,
     section_success_curves,
     section_mc_agreement,
     section_outcomes,

@@ -84,6 +84,7 @@ from .reading import (
     best_row,
     command,
     how_found,
+    knob_system,
     reading_of,
 )
 from .search import (
@@ -98,6 +99,6 @@ from .search import (
 
 __all__ = ["EXACT_LIMIT", "FIGURE_WORDS", "POPULATION", "Evaluator", "Knob", "MeasureTask",
            "TuneProblem", "TuneResult", "best_row", "command", "current_value", "edit_size_of",
-           "enumerate_all", "front_figure", "front_table", "how_found", "load_tune", "margin",
-           "nsga2_search", "pareto", "reading_of", "reproduce", "run_measure_task",
-           "save_front_plot", "tune", "tune_problems"]
+           "enumerate_all", "front_figure", "front_table", "how_found", "knob_system",
+           "load_tune", "margin", "nsga2_search", "pareto", "reading_of", "reproduce",
+           "run_measure_task", "save_front_plot", "tune", "tune_problems"]

@@ -10,14 +10,14 @@ from analysis.text import N_, Text, join
 
 from .problem import Knob, TuneProblem, TuneResult, edit_size_of, reproduce
 
-__all__ = ["best_row", "command", "how_found", "reading_of"]
+__all__ = ["best_row", "command", "how_found", "knob_system", "reading_of"]
 
 
 def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-def _knob_system(problem: TuneProblem, knob: Knob) -> str:
+def knob_system(problem: TuneProblem, knob: Knob) -> str:
     """The system a knob edits: its target when that is a system id, else the system of
     the ``[[fights]]`` / ``[[checks]]`` entry it names (:func:`.audit.edits.target_entries`)."""
     from analysis.workflow.audit.edits import target_entries
@@ -36,7 +36,7 @@ def _change(problem: TuneProblem, knob: Knob, value) -> Text:
     from 4 to 8" (the glossary's words for the knob and its values)."""
     from analysis.glossary import knob_phrase, value_phrase
 
-    system = _knob_system(problem, knob)
+    system = knob_system(problem, knob)
     return Text(N_("{knob} of {target} from {old} to {new}"),
                 knob=knob_phrase(system, knob.knob), target=knob.target,
                 old=value_phrase(system, knob.knob, knob.current),
