@@ -316,7 +316,7 @@ def test_report_page_matches_its_command(lang, tmp_path):
     for r in mine.itertuples(index=False):
         assert _index(full, r.guardrail, r.knob, "ST") == pytest.approx(r.ST, abs=1e-9)
     said = [str(s) for s in sec.reading[1:]]
-    moved = {"en": "depends mostly on", "pt-BR": "depende sobretudo de"}[lang]
+    moved = {"en": "depends mostly on", "pt-BR": "depende sobretudo destes ajustes"}[lang]
     assert any(moved in s and "(B9)" in s for s in said)
 
 

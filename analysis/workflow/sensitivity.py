@@ -369,7 +369,8 @@ def sensitivity(problem, *, method: str = "auto", samples: int = 64, seed: int =
             untouched.append(gr.name)
     if untouched:
         readings.append(Text(N_("No knob of the file touches what these guardrails "
-                                "measure: {names}."), names=join("; ", untouched)))
+                                "measure: {names}."),
+                             names=join("; ", [Text(n) for n in untouched])))
     cols = MORRIS_COLUMNS if used == {"morris"} else COLUMNS
     if "morris" in used and len(used) > 1:
         cols = list(dict.fromkeys(COLUMNS + MORRIS_COLUMNS))
@@ -401,10 +402,6 @@ def knob_words(problem, name: str) -> Text:
     return Text(N_("{knob} of {target}"), knob=words, target=knob.target)
 
 
-def _num(x: float) -> str:
-    return f"{x:.2f}"
-
-
 def guardrail_reading(problem, g: int, rows: list[dict]) -> Text:
     """One guardrail in words: "even duel length (middle_3d10): the duel's mean length
     depends mostly on both fighters' Vigor (B9) (ST 0.71) and …; the 10-again rule
@@ -415,7 +412,8 @@ def guardrail_reading(problem, g: int, rows: list[dict]) -> Text:
     gr = problem.scenario.guardrails[g]
     key = "mu_star" if rows and rows[0]["method"] == "morris" else "ST"
     touching = [r for r in rows if r["touches"]]
-    head = {"guardrail": gr.name, "metric": metric_phrase(gr.metric)}
+    # the guardrail's name is a designer's sentence: shown through the catalogue
+    head = {"guardrail": Text(gr.name), "metric": metric_phrase(gr.metric)}
     parts: list[Text] = []
     ranked = sorted(touching, key=lambda r: -r[key])
     strong = [r for r in ranked if r[key] >= NEGLIGIBLE] if key == "ST" else ranked[:3]
@@ -425,19 +423,19 @@ def guardrail_reading(problem, g: int, rows: list[dict]) -> Text:
                     **head)
     if not strong:
         return Text(N_("{guardrail}: no knob moves {metric} over its range."), **head)
-    named = [Text(N_("{knob} ({key} {value})"), knob=knob_words(problem, r["knob"]),
-                  key=key, value=_num(r[key])) for r in strong[:3]]
+    named = [Text(N_("{knob} ({key} {value:.2f})"), knob=knob_words(problem, r["knob"]),
+                  key=key, value=float(r[key])) for r in strong[:3]]
     if len(strong) > 3:
         named.append(Text(N_("{count} more"), count=len(strong) - 3))
     parts.append(Text(N_("{guardrail}: {metric} depends mostly on {knobs}"), **head,
                       knobs=_and(named)))
     if weak:
-        parts.append(Text(N_("{knobs} hardly matter ({key} < {limit})"),
+        parts.append(Text(N_("{knobs} hardly matter ({key} < {limit:.2f})"),
                           knobs=_and([knob_words(problem, r["knob"]) for r in weak]),
-                          key=key, limit=_num(NEGLIGIBLE)) if len(weak) > 1 else
-                     Text(N_("{knobs} hardly matters ({key} < {limit})"),
+                          key=key, limit=NEGLIGIBLE) if len(weak) > 1 else
+                     Text(N_("{knobs} hardly matters ({key} < {limit:.2f})"),
                           knobs=knob_words(problem, weak[0]["knob"]), key=key,
-                          limit=_num(NEGLIGIBLE)))
+                          limit=NEGLIGIBLE))
     return Text(N_("{sentence}."), sentence=join("; ", parts))
 
 
