@@ -16,7 +16,7 @@ from engines.system import get as system_of
 
 __all__ = ["AUDIT_STREAM", "Z_DECIDE", "Target", "check_cell", "check_value", "combine",
            "compare_sides", "fight_figures", "guardrail_target", "ladder_axes", "margin",
-           "measure", "measure_compare", "status_of", "worst"]
+           "measure", "measure_compare", "nearest", "status_of", "worst"]
 
 #: a verdict counts as decided when the whole value ± Z_DECIDE·SE interval is on one side
 Z_DECIDE = 3.0
@@ -126,6 +126,24 @@ def margin(value: float, lo: float | None, hi: float | None) -> float:
     if hi is not None:
         out = max(out, value - hi)
     return out
+
+
+def nearest(reads: list, lo: float | None, hi: float | None) -> tuple | None:
+    """``(knob, value, estimate)`` nearest ``[lo, hi]`` among ``reads`` (``[(Knob,
+    read)]``, ``read(value)`` → ``(estimate, se)``): an ordered knob read at the two ends
+    of its range, a switch at each of its values; None when nothing was read. A failed
+    guardrail's search with no cure says by it why no setting cures it."""
+    best = None
+    for knob, read in reads:
+        values = list(knob.values)
+        for val in ((values[0], values[-1]) if knob.ordered else values):
+            est = read(val)[0]
+            if est is None or not math.isfinite(est):
+                continue
+            gap = margin(est, lo, hi)
+            if best is None or gap < best[0]:
+                best = (gap, knob.name, val, float(est))
+    return None if best is None else best[1:]
 
 
 def worst(figures: dict, lo: float | None, hi: float | None):
