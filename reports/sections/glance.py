@@ -20,7 +20,7 @@ import shlex
 
 import pandas as pd
 
-from analysis.glossary import figure_phrase, metric_phrase
+from analysis.glossary import figure_phrase
 from analysis.text import made
 from engines.system import registry
 from reports.i18n import N_, _, decimal, text
@@ -29,8 +29,9 @@ from reports.sections.common import table_block, variant_map
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["ATTRITION_K", "CELLS", "COLUMNS", "UPSET", "glance_commands", "glance_frame",
-           "glance_paragraph", "glance_view", "section_glance", "three_novices_fight"]
+__all__ = ["ATTRITION_K", "CELLS", "COLUMNS", "UPSET", "check_variant_args", "combat_options",
+           "fought_settings", "glance_commands", "glance_frame", "glance_paragraph",
+           "glance_view", "paragraph_commands", "section_glance", "three_novices_fight"]
 
 #: The figures of the table (machine key → shown header, an English msgid).
 COLUMNS = {
@@ -66,7 +67,7 @@ def three_novices_fight(settings: ReportSettings) -> str | None:
     return None
 
 
-def _fought(settings: ReportSettings) -> ReportSettings | None:
+def fought_settings(settings: ReportSettings) -> ReportSettings | None:
     """The settings narrowed to the systems the combat sections show (combat rules and
     fights in the cross-combat file; None: no such system), as those sections narrow
     them (:func:`reports.sections.common.for_systems_with`)."""
@@ -112,7 +113,7 @@ def glance_frame(settings: ReportSettings) -> pd.DataFrame:
         if r.system in rows:
             rows[r.system]["upset_roll_attacking"] = float(r.p_upset_attacking)
             rows[r.system]["upset_roll_defending"] = float(r.p_upset_defending)
-    fought = _fought(settings)
+    fought = fought_settings(settings)
     if fought is not None:
         data = combat_frames(fought)
         up = data["upsets"]
@@ -178,7 +179,7 @@ def _cmd(*parts: str) -> str:
     return " ".join(shlex.quote(p) if p and not p.startswith("--") else p for p in parts)
 
 
-def _combat_options(settings: ReportSettings, *, per_system: str | None = None) -> list[str]:
+def combat_options(settings: ReportSettings, *, per_system: str | None = None) -> list[str]:
     """The options that put a combat command under the report's settings (cross-combat
     file, aftermath, round cap, combat variants)."""
     out: list[str] = []
@@ -195,7 +196,7 @@ def _combat_options(settings: ReportSettings, *, per_system: str | None = None) 
     return out
 
 
-def _check_variants(settings: ReportSettings) -> list[str]:
+def check_variant_args(settings: ReportSettings) -> list[str]:
     out: list[str] = []
     for s, vs in variant_map(settings).items():
         for v in vs:
@@ -211,7 +212,7 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
 
     cross = [] if settings.cross_combat is None else ["--cross-combat",
                                                       str(settings.cross_combat)]
-    ladder = _check_variants(settings)
+    ladder = check_variant_args(settings)
     table = [
         ((COLUMNS["competent_average"], COLUMNS["expert_hard"]),
          _cmd("rpg-balance", "ladder", *ladder, "--columns", "system,competence,difficulty,p")),
@@ -222,12 +223,12 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
          _cmd("rpg-balance", "ladder", "--table", "upsets", *ladder, "--columns",
               "system,weaker,stronger,p_upset_attacking,p_upset_defending")),
         ((COLUMNS["duel_rounds"], COLUMNS["one_hit_drops"], COLUMNS["loser_dead"]),
-         _cmd("rpg-balance", "cross-combat", *cross, *_combat_options(settings),
+         _cmd("rpg-balance", "cross-combat", *cross, *combat_options(settings),
               "--trials", str(settings.combat_trials), "--seed", str(settings.seed),
               "--columns", "matchup,system,rounds_mean,one_hit_incap_a_on_b,p_loser_dead")),
         ((COLUMNS["three_novices"],),
          _cmd("rpg-balance", "cross-combat", "--table", "groups", *cross,
-              *_combat_options(settings), "--trials", str(settings.combat_trials),
+              *combat_options(settings), "--trials", str(settings.combat_trials),
               "--seed", str(settings.seed), "--columns", "fight,system,p_side0,se_side0")),
         ((COLUMNS["guardrails_failed"],),
          _cmd("rpg-balance", "audit",
@@ -236,7 +237,7 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
     ]
     out: dict = {"table": table}
     spec = cross_combat.load_cross(settings.cross_combat)
-    fought = _fought(settings)
+    fought = fought_settings(settings)
     fought_ids = () if fought is None else fought.systems
     for system in settings.systems:
         mine = []
@@ -276,8 +277,8 @@ def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
             if key not in _DUEL_OPTIONS:
                 return ""
             parts += [f"{_DUEL_OPTIONS[key]}-{side}", str(value)]
-    parts += _combat_options(settings, per_system=system)
-    data = combat_frames(_fought(settings))["upsets"]
+    parts += combat_options(settings, per_system=system)
+    data = combat_frames(fought_settings(settings))["upsets"]
     row = data[(data["system"] == system) & (data["weaker"] == UPSET[0])
                & (data["stronger"] == UPSET[1])]
     if len(row) and row["method"].iloc[0] == "mc":
@@ -287,11 +288,18 @@ def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
 
 
 def _first_cure(suggestion) -> str:
-    """The audit's best cure, its edit and what it makes of the guardrail's figure (the
-    first part of the first cure of :func:`analysis.workflow.audit.cures.cure_text`:
-    the alternatives and side effects are in Key findings), in the report's language."""
+    """The audit's best cure, its edit and what it makes of the guardrail's figure ("it":
+    the figure the sentence just named; the alternatives and side effects are in Key
+    findings), or why no one-knob edit cures it (the nearest value a searched setting
+    reaches), in the report's language."""
+    from analysis.text import Text
+
     sentence = made(suggestion)
-    if sentence is not None and sentence.template.startswith("no cure within"):
+    if sentence is not None and sentence.template.startswith("no one-knob edit cures it"):
+        return text(Text(N_("no one-knob edit cures it: the nearest any searched value "
+                            "comes is {figure}, with {knob} at {value}"),
+                         **{k: sentence.fields[k] for k in ("figure", "knob", "value")}))
+    if sentence is not None and sentence.template.startswith("no "):
         # the ranges searched and the knobs held are in Key findings
         return _("no one-knob edit within the ranges searched cures it")
     for _level in range(2):   # the cures, then the best cure's parts
@@ -299,14 +307,32 @@ def _first_cure(suggestion) -> str:
                 or "item0" not in sentence.fields:
             break
         sentence = made(sentence.fields["item0"])
+    if sentence is not None and "cure" in sentence.fields:   # at the edge of its range
+        sentence = made(sentence.fields["cure"])
+    if sentence is not None and "metric" in sentence.fields:
+        sentence = Text(sentence.template, **{**sentence.fields, "metric": Text(N_("it"))})
     return text(sentence if sentence is not None else suggestion)
 
 
-def glance_paragraph(system: str, row, audit: pd.DataFrame) -> str:
+def _fields(template: str) -> list[str]:
+    """The figures (:data:`COLUMNS` keys) a ``Report.glance`` template cites."""
+    import string
+
+    return [f for _lit, f, _spec, _conv in string.Formatter().parse(template)
+            if f in COLUMNS]
+
+
+def glance_paragraph(system: str, row, audit: pd.DataFrame, scenario=None) -> str:
     """One paragraph: the system's ``Report.glance`` text (what it is, its defining
     numbers, the rule behind them), filled with the table's figures, then its first
-    failed guardrail with the audit's best cure (or that none fails)."""
-    from reports.sections.key_findings import bounds_words
+    failed guardrail — its fighters, gear and distance named
+    (:func:`reports.sections.key_findings.guardrail_statement`; ``scenario``: the
+    guardrail file's) — with the audit's best cure (or that none fails)."""
+    from reports.sections.key_findings import (
+        bounds_words,
+        guardrail_entries,
+        guardrail_statement,
+    )
 
     figures = {key: _shown(key, row[key], row) for key in COLUMNS}
     glance = registry()[system].report.glance
@@ -317,13 +343,33 @@ def glance_paragraph(system: str, row, audit: pd.DataFrame) -> str:
         risk = _("No balance guardrail fails.")
     else:
         r = fails.iloc[0]
-        risk = _("Biggest risk: {guardrail} fails — {metric} is {value}, {bounds}. The "
-                 "audit's cure: {cure}.").format(
-            guardrail=text(r["guardrail"]), metric=text(metric_phrase(r["metric"])),
-            value=text(figure_phrase(r["metric"], r["value"], r["se"])),
+        statement = guardrail_statement(
+            system, guardrail_entries(scenario).get(r["guardrail"]), r["metric"], r["value"],
+            r["se"], audit.attrs.get("distances", {}).get(r["guardrail"]))
+        risk = _("Biggest risk: {guardrail} fails — {statement}, {bounds}. The audit's "
+                 "cure: {cure}.").format(
+            guardrail=text(r["guardrail"]), statement=statement,
             bounds=bounds_words(r["min"], r["max"], r["metric"]),
             cure=_first_cure(r["suggestion"]))
     return f"{system}: {said} {risk}"
+
+
+def paragraph_commands(system: str, commands: dict, audit: pd.DataFrame,
+                       file: str | None = None) -> str:
+    """The small print of a system's paragraph: the commands printing the table's
+    figures its ``Report.glance`` text cites, the system's own (its upset duel, its
+    attrition), and for its first failed guardrail the command printing its value, the
+    audit printing its limits and the audit with the best cure applied."""
+    from reports.sections.key_findings import audit_commands
+
+    glance = registry()[system].report.glance or ""
+    cited = {COLUMNS[k] for k in _fields(glance)}
+    out = [cmd for headers, cmd in commands["table"] if cited & set(headers)]
+    out += [cmd for _h, cmd in commands.get(system, [])]
+    fails = audit[(audit["system"] == system) & (audit["status"] == "fail")]
+    if len(fails):
+        out.append(audit_commands(next(fails.itertuples(index=False)), file))
+    return " ; ".join(dict.fromkeys(c for c in out if c))
 
 
 def section_glance(settings: ReportSettings) -> Section:
@@ -343,10 +389,14 @@ def section_glance(settings: ReportSettings) -> Section:
                 "fights; alive: a competent fighter after three fights; a dash: no such "
                 "figure.").format(trials=decimal(settings.combat_trials))
     reading = [Reading(_("The commands printing the table's columns, in its order:"), small)]
+    from reports.sections.key_findings import guardrail_scenario
+
+    scenario = guardrail_scenario(settings)
+    file = str(settings.guardrails) if settings.guardrails is not None else None
     for system in settings.systems:
         row = frame.set_index("system").loc[system]
-        cmds = " ; ".join(cmd for _h, cmd in commands.get(system, []))
-        reading.append(Reading(glance_paragraph(system, row, audit), cmds))
+        reading.append(Reading(glance_paragraph(system, row, audit, scenario),
+                               paragraph_commands(system, commands, audit, file)))
     blocks = [table_block("glance", _("The systems side by side"), view, caption,
                           index=("system",), full=frame)]
     return Section("glance", _("At a glance"), reading, blocks, blocks_first=True)
