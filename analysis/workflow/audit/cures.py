@@ -731,14 +731,17 @@ def valid_values(system: str, f, variants: dict, knob: str, values) -> list:
 
 
 def _cached(read):
+    """``read`` remembering each value's result; ``.seen()`` lists ``(value, result)``
+    of every value read (a search with no cure tells its nearest value from them)."""
     memo: dict = {}
 
     def inner(value):
         key = repr(value)
         if key not in memo:
-            memo[key] = read(value)
-        return memo[key]
+            memo[key] = (value, read(value))
+        return memo[key][1]
 
+    inner.seen = lambda: list(memo.values())
     return inner
 
 

@@ -129,19 +129,21 @@ def margin(value: float, lo: float | None, hi: float | None) -> float:
 
 
 def nearest(reads: list, lo: float | None, hi: float | None) -> tuple | None:
-    """``(knob, value, estimate)`` nearest ``[lo, hi]`` among ``reads`` (``[(Knob,
-    read)]``, ``read(value)`` → ``(estimate, se)``): an ordered knob read at the two ends
-    of its range, a switch at each of its values; None when nothing was read. A failed
-    guardrail's search with no cure says by it why no setting cures it."""
+    """``(knob, value, estimate)`` nearest ``[lo, hi]`` among the values a search read
+    (``reads``: ``[(Knob, read)]``, ``read.seen()`` → ``[(value, (estimate, se))]``), the
+    knob's current value left out; None when nothing else was read. A failed guardrail's
+    search with no cure says by it why no setting cures it."""
     best = None
     for knob, read in reads:
-        values = list(knob.values)
-        for val in ((values[0], values[-1]) if knob.ordered else values):
-            est = read(val)[0]
-            if est is None or not math.isfinite(est):
+        seen = getattr(read, "seen", list)()
+        if knob.ordered:   # on a tie the later value along the knob's range
+            seen.sort(key=lambda vr: list(knob.values).index(vr[0])
+                      if vr[0] in knob.values else -1)
+        for val, (est, _se) in seen:
+            if val == knob.current or est is None or not math.isfinite(est):
                 continue
             gap = margin(est, lo, hi)
-            if best is None or gap < best[0]:
+            if best is None or gap < best[0] or (gap == best[0] and best[1] == knob.name):
                 best = (gap, knob.name, val, float(est))
     return None if best is None else best[1:]
 
