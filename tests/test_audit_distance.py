@@ -85,8 +85,8 @@ def test_reproduce_prints_the_distance_shown(tmp_path, capsys):
     assert row["value"] == pytest.approx(printed["estimate"].item(), abs=1e-12)
     # the shown distance is the worst of the three: the other two are at most as high
     others = [d for d in (0, 10, 40) if d != shown]
-    grid = words[:words.index("--values") + 1] + [",".join(map(str, others))] \
-        + words[words.index("--values") + 2:]
+    at = words.index("--values")
+    grid = [*words[:at + 1], ",".join(map(str, others)), *words[at + 2:]]
     assert main([*grid[1:], "--format", "csv"]) == 0
     rest = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert (rest["estimate"] <= printed["estimate"].item() + 1e-12).all()
