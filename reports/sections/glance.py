@@ -26,12 +26,13 @@ from engines.system import registry
 from reports.i18n import N_, _, decimal, text
 from reports.sections.combat_common import EVEN_DUEL, UPSET_PAIRS, combat_frames
 from reports.sections.common import table_block, variant_map
+from reports.sections.key_findings import check_variant_args, combat_options, fought_settings
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["ATTRITION_K", "CELLS", "COLUMNS", "UPSET", "check_variant_args", "combat_options",
-           "fought_settings", "glance_commands", "glance_frame", "glance_paragraph",
-           "glance_view", "paragraph_commands", "section_glance", "three_novices_fight"]
+__all__ = ["ATTRITION_K", "CELLS", "COLUMNS", "UPSET", "glance_commands", "glance_frame",
+           "glance_paragraph", "glance_view", "paragraph_commands", "section_glance",
+           "three_novices_fight"]
 
 #: The figures of the table (machine key → shown header, an English msgid).
 COLUMNS = {
@@ -65,20 +66,6 @@ def three_novices_fight(settings: ReportSettings) -> str | None:
         if list(g.side0) == ["novice"] * 3 and list(g.side1) == ["expert"]:
             return gid
     return None
-
-
-def fought_settings(settings: ReportSettings) -> ReportSettings | None:
-    """The settings narrowed to the systems the combat sections show (combat rules and
-    fights in the cross-combat file; None: no such system), as those sections narrow
-    them (:func:`reports.sections.common.for_systems_with`)."""
-    import dataclasses
-
-    from analysis.combat import cross_combat
-
-    mapped = set(cross_combat.load_cross(settings.cross_combat)["systems"])
-    fought = tuple(s for s in settings.systems
-                   if registry()[s].combat is not None and s in mapped)
-    return dataclasses.replace(settings, systems=fought) if fought else None
 
 
 def glance_frame(settings: ReportSettings) -> pd.DataFrame:
@@ -177,31 +164,6 @@ def glance_view(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _cmd(*parts: str) -> str:
     return " ".join(shlex.quote(p) if p and not p.startswith("--") else p for p in parts)
-
-
-def combat_options(settings: ReportSettings, *, per_system: str | None = None) -> list[str]:
-    """The options that put a combat command under the report's settings (cross-combat
-    file, aftermath, round cap, combat variants)."""
-    out: list[str] = []
-    from engines.constants import ROUND_CAP
-
-    if settings.aftermath != "leave":
-        out += ["--aftermath", settings.aftermath]
-    if settings.round_cap != ROUND_CAP:
-        out += ["--round-cap", str(settings.round_cap)]
-    systems = settings.systems if per_system is None else (per_system,)
-    for s in systems:
-        for v in settings.combat_variants_of(s):
-            out += ["--variant", v if per_system is not None else f"{s}:{v}"]
-    return out
-
-
-def check_variant_args(settings: ReportSettings) -> list[str]:
-    out: list[str] = []
-    for s, vs in variant_map(settings).items():
-        for v in vs:
-            out += ["--variant", f"{s}:{v}"]
-    return out
 
 
 def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None) -> dict:

@@ -24,12 +24,34 @@ from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["COLUMNS", "INTERACTION_COLUMNS", "STATUSES", "STYLES", "TRAP", "audit_commands",
-           "best_cure", "bounds_words", "cure_text", "defender_readings", "discovery_frame",
-           "fighter_words", "findings_frame", "guardrail_entries", "guardrail_scenario",
-           "guardrail_statement", "interaction_frame", "interaction_reading",
-           "key_findings_reading", "one_per_pair", "section_key_findings", "sharpest",
-           "trap_readings"]
+__all__ = [
+    "COLUMNS",
+    "INTERACTION_COLUMNS",
+    "STATUSES",
+    "STYLES",
+    "TRAP",
+    "audit_commands",
+    "best_cure",
+    "bounds_words",
+    "check_variant_args",
+    "combat_options",
+    "cure_text",
+    "defender_readings",
+    "discovery_frame",
+    "fighter_words",
+    "findings_frame",
+    "fought_settings",
+    "guardrail_entries",
+    "guardrail_scenario",
+    "guardrail_statement",
+    "interaction_frame",
+    "interaction_reading",
+    "key_findings_reading",
+    "one_per_pair",
+    "section_key_findings",
+    "sharpest",
+    "trap_readings",
+]
 
 COLUMNS = ["guardrail", "system", "metric", "value", "min", "max", "status", "suggestion"]
 
@@ -547,6 +569,50 @@ def sharpest(system: str, table: pd.DataFrame, inter: pd.DataFrame,
     return Reading(best[3], best[4] or "")
 
 
+def fought_settings(settings: ReportSettings) -> ReportSettings | None:
+    """The settings narrowed to the systems the combat sections show (combat rules and
+    fights in the cross-combat file; None: no such system), as those sections narrow
+    them (:func:`reports.sections.common.for_systems_with`)."""
+    import dataclasses
+
+    from analysis.combat import cross_combat
+    from engines.system import registry
+
+    mapped = set(cross_combat.load_cross(settings.cross_combat)["systems"])
+    fought = tuple(s for s in settings.systems
+                   if registry()[s].combat is not None and s in mapped)
+    return dataclasses.replace(settings, systems=fought) if fought else None
+
+
+def combat_options(settings: ReportSettings, *, per_system: str | None = None) -> list[str]:
+    """The options that put a combat command under the report's settings (cross-combat
+    file, aftermath, round cap, combat variants)."""
+    out: list[str] = []
+    from engines.constants import ROUND_CAP
+
+    if settings.aftermath != "leave":
+        out += ["--aftermath", settings.aftermath]
+    if settings.round_cap != ROUND_CAP:
+        out += ["--round-cap", str(settings.round_cap)]
+    systems = settings.systems if per_system is None else (per_system,)
+    for s in systems:
+        for v in settings.combat_variants_of(s):
+            out += ["--variant", v if per_system is not None else f"{s}:{v}"]
+    return out
+
+
+def check_variant_args(settings: ReportSettings) -> list[str]:
+    """The ``--variant SYSTEM:NAME=VALUE`` options that put a ladder command under the
+    report's check variants."""
+    from reports.sections.common import variant_map
+
+    out: list[str] = []
+    for s, vs in variant_map(settings).items():
+        for v in vs:
+            out += ["--variant", f"{s}:{v}"]
+    return out
+
+
 # --------------------------------------------------------------------------- surfaced
 
 #: A tactic that wins less than this share of an even duel against an equal fighting
@@ -561,7 +627,6 @@ def trap_readings(settings: ReportSettings) -> list[Reading]:
     from analysis.combat import cross_combat
     from analysis.workflow.audit.reproduce import duel
     from reports.sections.combat_common import EVEN_DUEL, combat_frames
-    from reports.sections.glance import combat_options, fought_settings
 
     fought = fought_settings(settings)
     if fought is None:
@@ -591,7 +656,6 @@ def defender_readings(settings: ReportSettings) -> list[Reading]:
     upsets``; the largest such share), with its share when it starts the roll."""
     from analysis.checks.ladders import upset_table
     from reports.sections.common import variant_map
-    from reports.sections.glance import check_variant_args
 
     ups = upset_table(variants=variant_map(settings))
     ups = ups[ups["system"].isin(settings.systems) & (ups["p_upset_defending"] > 0.5)]
