@@ -195,7 +195,7 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
         ((COLUMNS["guardrails_failed"],),
          _cmd("rpg-balance", "audit",
               *([str(settings.guardrails)] if settings.guardrails is not None else []),
-              "--no-suggest", "--columns", "guardrail,system,status")),
+              "--no-suggest", "--columns", "guardrail,system,value,min,max,status")),
     ]
     out: dict = {"table": table}
     spec = cross_combat.load_cross(settings.cross_combat)
@@ -250,19 +250,14 @@ def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
 
 
 def _first_cure(suggestion) -> str:
-    """The audit's best cure, its edit and what it makes of the guardrail's figure ("it":
-    the figure the sentence just named; the alternatives and side effects are in Key
-    findings), or why no one-knob edit cures it (the nearest value a searched setting
-    reaches), in the report's language."""
+    """The audit's best cure as its edit ("both fighters' Vigor (B9) from 4 to 8": what
+    it makes of the guardrail, its alternatives and side effects are in Key findings),
+    or that no one-knob edit cures it, in the report's language."""
     from analysis.text import Text
 
     sentence = made(suggestion)
-    if sentence is not None and sentence.template.startswith("no one-knob edit cures it"):
-        return text(Text(N_("no one-knob edit cures it: the nearest any searched value "
-                            "comes is {figure}, with {knob} at {value}"),
-                         **{k: sentence.fields[k] for k in ("figure", "knob", "value")}))
     if sentence is not None and sentence.template.startswith("no "):
-        # the ranges searched and the knobs held are in Key findings
+        # why, the ranges searched and the knobs held are in Key findings
         return _("no one-knob edit within the ranges searched cures it")
     for _level in range(2):   # the cures, then the best cure's parts
         if sentence is None or not sentence.template.startswith("{item0}") \
@@ -271,30 +266,19 @@ def _first_cure(suggestion) -> str:
         sentence = made(sentence.fields["item0"])
     if sentence is not None and "cure" in sentence.fields:   # at the edge of its range
         sentence = made(sentence.fields["cure"])
-    if sentence is not None and "metric" in sentence.fields:
-        sentence = Text(sentence.template, **{**sentence.fields, "metric": Text(N_("it"))})
+    if sentence is not None and {"knob", "current", "value"} <= set(sentence.fields):
+        sentence = Text(N_("{knob} from {current} to {value}"),
+                        **{k: sentence.fields[k] for k in ("knob", "current", "value")})
     return text(sentence if sentence is not None else suggestion)
 
 
-def _fields(template: str) -> list[str]:
-    """The figures (:data:`COLUMNS` keys) a ``Report.glance`` template cites."""
-    import string
-
-    return [f for _lit, f, _spec, _conv in string.Formatter().parse(template)
-            if f in COLUMNS]
-
-
-def glance_paragraph(system: str, row, audit: pd.DataFrame, scenario=None) -> str:
+def glance_paragraph(system: str, row, audit: pd.DataFrame) -> str:
     """One paragraph: the system's ``Report.glance`` text (what it is, its defining
     numbers, the rule behind them), filled with the table's figures, then its first
-    failed guardrail — its fighters, gear and distance named
-    (:func:`reports.sections.key_findings.guardrail_statement`; ``scenario``: the
-    guardrail file's) — with the audit's best cure (or that none fails)."""
-    from reports.sections.key_findings import (
-        bounds_words,
-        guardrail_entries,
-        guardrail_statement,
-    )
+    failed guardrail, its value and limits, with the audit's best cure as an edit (or
+    that none fails); the fighters, what the cure makes of the figure and its side
+    effects are in Key findings."""
+    from reports.sections.key_findings import bounds_words
 
     figures = {key: _shown(key, row[key], row) for key in COLUMNS}
     glance = registry()[system].report.glance
@@ -305,33 +289,21 @@ def glance_paragraph(system: str, row, audit: pd.DataFrame, scenario=None) -> st
         risk = _("No balance guardrail fails.")
     else:
         r = fails.iloc[0]
-        statement = guardrail_statement(
-            system, guardrail_entries(scenario).get(r["guardrail"]), r["metric"], r["value"],
-            r["se"], audit.attrs.get("distances", {}).get(r["guardrail"]))
-        risk = _("Biggest risk: {guardrail} fails — {statement}, {bounds}. The audit's "
-                 "cure: {cure}.").format(
-            guardrail=text(r["guardrail"]), statement=statement,
+        risk = _("Biggest risk: {guardrail} fails at {value}, {bounds}. The audit's cure: "
+                 "{cure} (Key findings).").format(
+            guardrail=text(r["guardrail"]),
+            value=text(figure_phrase(r["metric"], r["value"], r["se"])),
             bounds=bounds_words(r["min"], r["max"], r["metric"]),
             cure=_first_cure(r["suggestion"]))
     return f"{system}: {said} {risk}"
 
 
-def paragraph_commands(system: str, commands: dict, audit: pd.DataFrame,
-                       file: str | None = None) -> str:
-    """The small print of a system's paragraph: the commands printing the table's
-    figures its ``Report.glance`` text cites, the system's own (its upset duel, its
-    attrition), and for its first failed guardrail the command printing its value, the
-    audit printing its limits and the audit with the best cure applied."""
-    from reports.sections.key_findings import audit_commands
-
-    glance = registry()[system].report.glance or ""
-    cited = {COLUMNS[k] for k in _fields(glance)}
-    out = [cmd for headers, cmd in commands["table"] if cited & set(headers)]
-    out += [cmd for _h, cmd in commands.get(system, [])]
-    fails = audit[(audit["system"] == system) & (audit["status"] == "fail")]
-    if len(fails):
-        out.append(audit_commands(next(fails.itertuples(index=False)), file))
-    return " ; ".join(dict.fromkeys(c for c in out if c))
+def paragraph_commands(system: str, commands: dict) -> str:
+    """The small print of a system's paragraph: the system's own commands (its upset
+    duel, its attrition). The table's figures the paragraph quotes and its failed
+    guardrail's value and limits are printed by the table's commands, shown once above
+    the paragraphs (the page stays one page)."""
+    return " ; ".join(cmd for _h, cmd in commands.get(system, []))
 
 
 def section_glance(settings: ReportSettings) -> Section:
@@ -351,14 +323,10 @@ def section_glance(settings: ReportSettings) -> Section:
                 "fights; alive: a competent fighter after three fights; a dash: no such "
                 "figure.").format(trials=decimal(settings.combat_trials))
     reading = [Reading(_("The commands printing the table's columns, in its order:"), small)]
-    from reports.sections.key_findings import guardrail_scenario
-
-    scenario = guardrail_scenario(settings)
-    file = str(settings.guardrails) if settings.guardrails is not None else None
     for system in settings.systems:
         row = frame.set_index("system").loc[system]
-        reading.append(Reading(glance_paragraph(system, row, audit, scenario),
-                               paragraph_commands(system, commands, audit, file)))
+        reading.append(Reading(glance_paragraph(system, row, audit),
+                               paragraph_commands(system, commands)))
     blocks = [table_block("glance", _("The systems side by side"), view, caption,
                           index=("system",), full=frame)]
     return Section("glance", _("At a glance"), reading, blocks, blocks_first=True)
