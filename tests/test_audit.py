@@ -118,10 +118,20 @@ def test_no_single_knob_cures_says_so(tmp_path):
     sc = load_scenario(_write(tmp_path, text))
     t = audit.evaluate([sc], progress=False)
     assert t.loc[0, "status"] == "fail"
-    assert t.loc[0, "suggestion"].startswith("no cure within the searched range (the "
-                                             "modifier (E1) -5–30; ")
-    assert t.loc[0, "suggestion"].endswith("held as the question: the DC (E1), the degrees "
-                                           "of success needed (E2)")
+    said = t.loc[0, "suggestion"]
+    # why: the nearest value any searched setting reaches, a whole face (5 %) from the
+    # band's edges (60 % below it, 65 % above)
+    near = re.match(r"no one-knob edit cures it: the nearest any searched value comes is "
+                    r"(\d+)%, with ", said)
+    assert near, said
+    assert int(near.group(1)) in (60, 65)
+    # at most three ranges named, the rest counted (all in the searched column)
+    assert "(searched: the modifier (E1) -5–30; " in said
+    assert re.search(r"; \d+ more \(all in the CSV\); held as the question", said), said
+    assert said.endswith("held as the question: the DC (E1), the degrees of success "
+                         "needed (E2))")
+    assert t.loc[0, "searched"].startswith("the modifier (E1) -5–30; ")
+    assert t.loc[0, "searched"].count("; ") >= 3
     assert t.loc[0, "cure"] == ""
 
 
@@ -394,11 +404,13 @@ def test_discover_solves_each_duel_once_and_finds_the_same(monkeypatch):
 
 
 def test_key_findings_section_opens_the_report():
-    """Each system's sharpest finding first, in words with its number: in middle_3d10 an
-    even knife duel is decided in round 1, because one knife attack drops an equal; in
-    percentile an expert (skill 80) meets a hard task (D1: roll ≤ 40) 40 % of the time,
-    under the guardrail's 50 %. Then the pass / fail counts, each failure with its cure,
-    the knobs whose effect depends on another; no identifier in the prose."""
+    """Each system's sharpest finding first, in words with its number and its fighters
+    named: in middle_3d10 an even knife duel is decided in round 1, because one knife
+    attack drops an equal (B10); percentile's findings are its failed guardrails (an
+    expert, skill 80, meets a hard task, D1: roll ≤ 40, 40 % of the time, under the
+    guardrail's 50 %), said once, below. Then the pass / fail counts, each failure with
+    its cure and the commands printing its numbers, the knobs whose effect depends on
+    another; no identifier in the prose."""
     from reports import sections as S
     from reports.sections.key_findings import section_key_findings
     from reports.settings import ReportSettings
@@ -418,28 +430,33 @@ def test_key_findings_section_opens_the_report():
     cfg = {**audit.DEFAULT_DISCOVER, **audit.load_guardrails()[0].discover}
     hits = {r["subject"]: r["value"] for r in audit.one_hit_fights("middle_3d10", cfg)}
     assert sec.reading[0] == (
-        "middle_3d10: an even competent duel (knife) ends in round 1 with a chance of "
-        f"{100 * hits['even duel']:.1f}%, because one knife attack drops an unhurt equal "
-        f"with a chance of {100 * hits['knife']:.1f}%.")
+        "middle_3d10: a duel of a competent fighter (knife) against an equal ends in round "
+        f"1 {100 * hits['even duel']:.1f}% of the time, because one knife attack drops the "
+        f"unhurt equal {100 * hits['knife']:.1f}% of the time.")
     assert hits["even duel"] > 0.8
     assert sec.reading[0].small.startswith("rpg-balance ")
-    assert sec.reading[1] == ("percentile: in “expert vs hard task (percentile)”, the "
-                              "chance to succeed is 40%, outside 50% to 80%.")
-    # 2. the counts
+    # 2. the counts (percentile opens with none: its failures follow, said once)
     n, n_fail = len(frame), len(failed)
-    assert sec.reading[2].startswith(f"{n - n_fail} of {n} balance guardrails pass under "
+    assert sec.reading[1].startswith(f"{n - n_fail} of {n} balance guardrails pass under "
                                      f"the default rules; failed: {n_fail}, undecided: 0")
-    # 3. each failure in words, its cure in the system's own words (B9: Vigor)
-    cure = next(line for line in sec.reading if line.startswith("even duel length"))
-    assert "the duel's mean length is 1.1 rounds, outside 2 to 6" in cure
+    assert sum("expert vs hard task (percentile)" in line for line in sec.reading) == 1
+    # 3. each failure in words, its fighters named, its cure in the system's own words
+    # (B9: Vigor)
+    cure = next(line for line in sec.reading if line.startswith("even duel length (middle"))
+    assert ("a duel of a competent fighter (knife) against an equal lasts 1.1 rounds on "
+            "average, outside 2 to 6") in cure
     assert "Cure: both fighters' Vigor (B9) from 4 to " in cure
-    # each failure and each interaction carries the command printing its number, shown
-    # in small print under the sentence
-    assert cure.small == ("rpg-balance duel middle_3d10 competent competent "
-                          "--columns rounds_mean")
+    # each failure carries the commands printing its numbers, shown in small print under
+    # the sentence: its value, the limits, the audit with the cure applied
+    assert cure.small == (
+        "rpg-balance duel middle_3d10 competent competent --weapon-a knife --weapon-b knife "
+        "--columns rounds_mean ; rpg-balance audit --no-suggest --columns "
+        "guardrail,value,min,max,status ; rpg-balance audit --set "
+        "even_duel_middle_3d10:both.vigor=8 --no-suggest --columns guardrail,value,status")
     # 4. the knobs whose effect depends on another (percentile: DX4 × armour, DX11)
-    assert any(line.startswith("percentile: the effect of the extreme-damage rule (DX4) "
-                               "depends on both fighters' body armour (DX11).")
+    assert any(line.startswith("percentile: in a duel of a competent fighter (knife) against "
+                               "an equal, the effect of the extreme-damage rule (DX4) "
+                               "depends on both fighters' body armour (DX11):")
                for line in sec.reading)
     for line in sec.reading:
         assert prose_identifiers(line, systems) == [], line
@@ -449,7 +466,7 @@ def test_key_findings_section_opens_the_report():
     html = render_html(Report("audit", [sec]), ReportSettings(systems=systems,
                                                               progress=False))
     assert ('<small class="reproduce"><code>rpg-balance duel middle_3d10 competent '
-            'competent --columns rounds_mean</code></small>') in html
+            'competent --weapon-a knife --weapon-b knife --columns rounds_mean ; ') in html
 
 
 def test_key_findings_cure_in_words():
@@ -461,12 +478,12 @@ def test_key_findings_cure_in_words():
     t = audit.evaluate(audit.load_guardrails(), progress=False)
     cure = t.set_index("guardrail").loc["even duel length (middle_3d10)", "suggestion"]
     assert cure.startswith("both fighters' Vigor (B9) from 4 to 8, which makes the duel's "
-                           "mean length 2.1 rounds")
+                           "mean length 2.7 rounds")
     assert cure_text("middle_3d10", cure) == cure
     with language("pt-BR"):
         assert cure_text("middle_3d10", cure).startswith(
             "o Vigor dos dois lutadores (B9) de 4 para 8, o que leva a duração média do duelo "
-            "a 2,1 rodadas")
+            "a 2,7 rodadas")
 
 
 def test_interaction_ranges_hand_worked():

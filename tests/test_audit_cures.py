@@ -144,11 +144,13 @@ def test_default_cures_say_what_they_found(default_audit):
     assert s.startswith("both fighters' Vigor (B9) from 4 to ")
     assert "weapon" not in s
     # D1: skill 80 at a hard task needs d100 <= 40: P 0.40. The level is held; even skill
-    # 99 gives 49/100 < 0.5, so no cure is within the range searched, and it says so.
+    # 99 gives 49/100 < 0.5, so no cure is within the range searched, and it says so:
+    # why (the nearest value reached, 49 % at skill 99), the ranges and what is held.
     s = by.loc["expert vs hard task (percentile)", "suggestion"]
-    assert s.startswith("no cure within the searched range (the skill (D1) 1–99")
+    assert s.startswith("no one-knob edit cures it: the nearest any searched value comes is "
+                        "49%, with the skill (D1) at 99 (searched: the skill (D1) 1–99")
     assert s.endswith("held as the question: the success level asked for (D1), the bonus and "
-                      "penalty dice (D4)")
+                      "penalty dice (D4))")
     assert "regular" not in s
     assert by.loc["expert vs hard task (percentile)", "cure"] == ""
 

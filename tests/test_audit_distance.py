@@ -65,7 +65,10 @@ def test_guardrail_holds_only_when_it_holds_at_every_distance(tmp_path):
     assert measure(sc, sc.guardrails[0], 0)["status"] == "pass"
 
 
-def test_reproduce_prints_every_distance(tmp_path, capsys):
+def test_reproduce_prints_the_distance_shown(tmp_path, capsys):
+    """The value of a guardrail measured at several distances is the one farthest
+    outside its limits; its command is the one-row grid at that distance, which prints
+    exactly that value (``attrs["distances"]`` names the distance)."""
     a = '{ archetype = "competent", armour = 8 }'
     sc, _path = _scenario(tmp_path, system="percentile", a=a, limit=0.7,
                          distances="[0, 10, 40]")
@@ -76,9 +79,18 @@ def test_reproduce_prints_every_distance(tmp_path, capsys):
     capsys.readouterr()
     assert main([*words[1:], "--format", "csv"]) == 0
     printed = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert list(printed["value"]) == [0, 10, 40]
-    assert row["value"] == pytest.approx(printed["estimate"].max(), abs=1e-12)
-    assert row["status"] == ("fail" if printed["estimate"].max() > 0.7 else "pass")
+    shown = table.attrs["distances"][row["guardrail"]]
+    assert shown in (0, 10, 40)
+    assert list(printed["value"]) == [shown]
+    assert row["value"] == pytest.approx(printed["estimate"].item(), abs=1e-12)
+    # the shown distance is the worst of the three: the other two are at most as high
+    others = [d for d in (0, 10, 40) if d != shown]
+    at = words.index("--values")
+    grid = [*words[:at + 1], ",".join(map(str, others)), *words[at + 2:]]
+    assert main([*grid[1:], "--format", "csv"]) == 0
+    rest = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert (rest["estimate"] <= printed["estimate"].item() + 1e-12).all()
+    assert row["status"] == ("fail" if printed["estimate"].item() > 0.7 else "pass")
 
 
 def test_default_guardrails_judge_the_heaviest_armour_apart():
@@ -86,14 +98,16 @@ def test_default_guardrails_judge_the_heaviest_armour_apart():
     against an equal shooter at 0/10/20/40 m. dice_pool_7's heavy archaic armour (A13:
     lethal 4, ballistic 2, Deslocamento -3 m, AT2) wins more than 99 % at every distance:
     the 3 m it costs a charger crossing 40 m are less than its protection is worth."""
-    table = audit.evaluate(audit.load_guardrails(), progress=False,
-                           suggestions=False).set_index("guardrail")
+    table = audit.evaluate(audit.load_guardrails(), progress=False, suggestions=False)
+    table["distance_shown"] = [table.attrs["distances"].get(g) for g in table["guardrail"]]
+    table = table.set_index("guardrail")
     for system in ("dice_pool_7", "percentile", "d20_degrees"):
         assert f"heaviest armour against a shooter ({system})" in table.index
     row = table.loc["heaviest armour against a shooter (dice_pool_7)"]
     assert row["status"] == "fail"
     assert row["value"] > 0.99
-    assert "--knob variant.distance --values 0,10,20,40" in row["reproduce"]
+    # the figure shown is the worst distance's; its command prints that one
+    assert f"--knob variant.distance --values {int(row['distance_shown'])} " in row["reproduce"]
 
 
 @pytest.mark.parametrize(("extra", "needle"), [

@@ -102,9 +102,12 @@ def commands(section) -> dict[str, str]:
 
 def test_every_figure_is_what_its_command_prints(en):
     cmds = list(commands(en))
+    # the table's commands: the first reading's small print (a paragraph repeats those
+    # its sentence cites, and adds its failed guardrail's)
+    table = [c.strip() for c in en.reading[0].small.split(" ; ")]
     by = {re.sub(r" .*", "", c.split("rpg-balance ", 1)[1]) + (
         " groups" if "--table groups" in c else " swing" if "swinginess" in c
-        else " upsets" if "--table upsets" in c else ""): c for c in cmds
+        else " upsets" if "--table upsets" in c else ""): c for c in table
         if c.split()[1] in ("ladder", "cross-combat", "audit")}
     cells = run(by["ladder"])
     swing = run(by["ladder swing"]).set_index("system")

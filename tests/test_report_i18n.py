@@ -321,9 +321,9 @@ def test_key_findings_section_in_pt_br():
     # the sharpest finding: an even knife duel decided in round 1 (B9: one knife hit
     # takes an equal of Vigor 4 past its Resistance bands)
     first = sec.reading[0]
-    assert re.fullmatch(r"middle_3d10: um duelo equilibrado de nível competente \(faca\) "
-                        r"termina na rodada 1 com chance de \d\d,\d\u00a0%, porque um "
-                        r"ataque de faca derruba um igual ileso com chance de \d\d,\d\u00a0%\.",
+    assert re.fullmatch(r"middle_3d10: um duelo de um lutador competente \(faca\) contra um "
+                        r"igual termina na rodada 1 em \d\d,\d\u00a0% das vezes, porque um "
+                        r"ataque de faca derruba o igual ileso em \d\d,\d\u00a0% das vezes\.",
                         first), first
     counts = sec.reading[1]
     assert re.match(r"\d+ de \d+ limites de balanceamento passam com as regras padrão; "
@@ -342,11 +342,13 @@ def test_key_findings_section_in_pt_br():
     for line, r, cell in zip(lines, fails.itertuples(index=False), shown["suggestion"],
                              strict=True):
         assert po[r.reason] in line, line                   # the reason, translated
-        assert " leva " in cell or cell.startswith("nenhuma correção"), cell  # the table's
-        assert " which makes " in r.suggestion or r.suggestion.startswith("no cure within")
+        assert " leva " in cell or cell.startswith(("nenhuma correção", "nenhuma alteração")), \
+            cell  # the table's
+        assert " which makes " in r.suggestion \
+            or r.suggestion.startswith(("no cure within", "no one-knob edit"))
         assert po[r.guardrail] in line, line                # the name, translated
         own = line.replace(po[r.guardrail], "")
-        assert " é de " in own, line
+        assert " das vezes" in own or " em média" in own, line   # the figure, in words
         assert "Correção: " in own, line
     for line in sec.reading:
         own = line.replace("middle_3d10", "").replace("rpg-balance audit", "")
@@ -356,7 +358,8 @@ def test_key_findings_section_in_pt_br():
     assert "duração de um duelo equilibrado (middle_3d10)" in set(shown["guardrail"])
     duel = next(x for x in lines
                 if x.startswith("duração de um duelo equilibrado (middle_3d10)"))
-    assert "a duração média do duelo é de 1,1 rodadas, fora de 2 a 6" in duel
+    assert ("um duelo de um lutador competente (faca) contra um igual dura 1,1 rodadas em "
+            "média, fora de 2 a 6") in duel
     assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
     assert "Correção: o Vigor dos dois lutadores (B9) de 4 para " in duel   # B9, words
 

@@ -20,17 +20,19 @@ import shlex
 
 import pandas as pd
 
-from analysis.glossary import figure_phrase, metric_phrase
+from analysis.glossary import figure_phrase
 from analysis.text import made
 from engines.system import registry
 from reports.i18n import N_, _, decimal, text
 from reports.sections.combat_common import EVEN_DUEL, UPSET_PAIRS, combat_frames
 from reports.sections.common import table_block, variant_map
+from reports.sections.key_findings import check_variant_args, combat_options, fought_settings
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
 __all__ = ["ATTRITION_K", "CELLS", "COLUMNS", "UPSET", "glance_commands", "glance_frame",
-           "glance_paragraph", "glance_view", "section_glance", "three_novices_fight"]
+           "glance_paragraph", "glance_view", "paragraph_commands", "section_glance",
+           "three_novices_fight"]
 
 #: The figures of the table (machine key → shown header, an English msgid).
 COLUMNS = {
@@ -66,20 +68,6 @@ def three_novices_fight(settings: ReportSettings) -> str | None:
     return None
 
 
-def _fought(settings: ReportSettings) -> ReportSettings | None:
-    """The settings narrowed to the systems the combat sections show (combat rules and
-    fights in the cross-combat file; None: no such system), as those sections narrow
-    them (:func:`reports.sections.common.for_systems_with`)."""
-    import dataclasses
-
-    from analysis.combat import cross_combat
-
-    mapped = set(cross_combat.load_cross(settings.cross_combat)["systems"])
-    fought = tuple(s for s in settings.systems
-                   if registry()[s].combat is not None and s in mapped)
-    return dataclasses.replace(settings, systems=fought) if fought else None
-
-
 def glance_frame(settings: ReportSettings) -> pd.DataFrame:
     """One row per system of the report, the :data:`COLUMNS` figures as numbers (NaN
     where a system has no such figure), plus ``guardrails`` (how many apply to the
@@ -112,7 +100,7 @@ def glance_frame(settings: ReportSettings) -> pd.DataFrame:
         if r.system in rows:
             rows[r.system]["upset_roll_attacking"] = float(r.p_upset_attacking)
             rows[r.system]["upset_roll_defending"] = float(r.p_upset_defending)
-    fought = _fought(settings)
+    fought = fought_settings(settings)
     if fought is not None:
         data = combat_frames(fought)
         up = data["upsets"]
@@ -178,31 +166,6 @@ def _cmd(*parts: str) -> str:
     return " ".join(shlex.quote(p) if p and not p.startswith("--") else p for p in parts)
 
 
-def _combat_options(settings: ReportSettings, *, per_system: str | None = None) -> list[str]:
-    """The options that put a combat command under the report's settings (cross-combat
-    file, aftermath, round cap, combat variants)."""
-    out: list[str] = []
-    from engines.constants import ROUND_CAP
-
-    if settings.aftermath != "leave":
-        out += ["--aftermath", settings.aftermath]
-    if settings.round_cap != ROUND_CAP:
-        out += ["--round-cap", str(settings.round_cap)]
-    systems = settings.systems if per_system is None else (per_system,)
-    for s in systems:
-        for v in settings.combat_variants_of(s):
-            out += ["--variant", v if per_system is not None else f"{s}:{v}"]
-    return out
-
-
-def _check_variants(settings: ReportSettings) -> list[str]:
-    out: list[str] = []
-    for s, vs in variant_map(settings).items():
-        for v in vs:
-            out += ["--variant", f"{s}:{v}"]
-    return out
-
-
 def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None) -> dict:
     """``{"table": [(headers, command), …], system: [(header, command), …]}``: the
     ``rpg-balance`` commands printing the table's figures — one command for a column
@@ -211,7 +174,7 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
 
     cross = [] if settings.cross_combat is None else ["--cross-combat",
                                                       str(settings.cross_combat)]
-    ladder = _check_variants(settings)
+    ladder = check_variant_args(settings)
     table = [
         ((COLUMNS["competent_average"], COLUMNS["expert_hard"]),
          _cmd("rpg-balance", "ladder", *ladder, "--columns", "system,competence,difficulty,p")),
@@ -222,21 +185,21 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
          _cmd("rpg-balance", "ladder", "--table", "upsets", *ladder, "--columns",
               "system,weaker,stronger,p_upset_attacking,p_upset_defending")),
         ((COLUMNS["duel_rounds"], COLUMNS["one_hit_drops"], COLUMNS["loser_dead"]),
-         _cmd("rpg-balance", "cross-combat", *cross, *_combat_options(settings),
+         _cmd("rpg-balance", "cross-combat", *cross, *combat_options(settings),
               "--trials", str(settings.combat_trials), "--seed", str(settings.seed),
               "--columns", "matchup,system,rounds_mean,one_hit_incap_a_on_b,p_loser_dead")),
         ((COLUMNS["three_novices"],),
          _cmd("rpg-balance", "cross-combat", "--table", "groups", *cross,
-              *_combat_options(settings), "--trials", str(settings.combat_trials),
+              *combat_options(settings), "--trials", str(settings.combat_trials),
               "--seed", str(settings.seed), "--columns", "fight,system,p_side0,se_side0")),
         ((COLUMNS["guardrails_failed"],),
          _cmd("rpg-balance", "audit",
               *([str(settings.guardrails)] if settings.guardrails is not None else []),
-              "--no-suggest", "--columns", "guardrail,system,status")),
+              "--no-suggest", "--columns", "guardrail,system,value,min,max,status")),
     ]
     out: dict = {"table": table}
     spec = cross_combat.load_cross(settings.cross_combat)
-    fought = _fought(settings)
+    fought = fought_settings(settings)
     fought_ids = () if fought is None else fought.systems
     for system in settings.systems:
         mine = []
@@ -276,8 +239,8 @@ def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
             if key not in _DUEL_OPTIONS:
                 return ""
             parts += [f"{_DUEL_OPTIONS[key]}-{side}", str(value)]
-    parts += _combat_options(settings, per_system=system)
-    data = combat_frames(_fought(settings))["upsets"]
+    parts += combat_options(settings, per_system=system)
+    data = combat_frames(fought_settings(settings))["upsets"]
     row = data[(data["system"] == system) & (data["weaker"] == UPSET[0])
                & (data["stronger"] == UPSET[1])]
     if len(row) and row["method"].iloc[0] == "mc":
@@ -287,25 +250,34 @@ def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
 
 
 def _first_cure(suggestion) -> str:
-    """The audit's best cure, its edit and what it makes of the guardrail's figure (the
-    first part of the first cure of :func:`analysis.workflow.audit.cures.cure_text`:
-    the alternatives and side effects are in Key findings), in the report's language."""
+    """The audit's best cure as its edit ("both fighters' Vigor (B9) from 4 to 8": what
+    it makes of the guardrail, its alternatives and side effects are in Key findings),
+    or that no one-knob edit cures it, in the report's language."""
+    from analysis.text import Text
+
     sentence = made(suggestion)
-    if sentence is not None and sentence.template.startswith("no cure within"):
-        # the ranges searched and the knobs held are in Key findings
+    if sentence is not None and sentence.template.startswith("no "):
+        # why, the ranges searched and the knobs held are in Key findings
         return _("no one-knob edit within the ranges searched cures it")
     for _level in range(2):   # the cures, then the best cure's parts
         if sentence is None or not sentence.template.startswith("{item0}") \
                 or "item0" not in sentence.fields:
             break
         sentence = made(sentence.fields["item0"])
+    if sentence is not None and "cure" in sentence.fields:   # at the edge of its range
+        sentence = made(sentence.fields["cure"])
+    if sentence is not None and {"knob", "current", "value"} <= set(sentence.fields):
+        sentence = Text(N_("{knob} from {current} to {value}"),
+                        **{k: sentence.fields[k] for k in ("knob", "current", "value")})
     return text(sentence if sentence is not None else suggestion)
 
 
 def glance_paragraph(system: str, row, audit: pd.DataFrame) -> str:
     """One paragraph: the system's ``Report.glance`` text (what it is, its defining
     numbers, the rule behind them), filled with the table's figures, then its first
-    failed guardrail with the audit's best cure (or that none fails)."""
+    failed guardrail, its value and limits, with the audit's best cure as an edit (or
+    that none fails); the fighters, what the cure makes of the figure and its side
+    effects are in Key findings."""
     from reports.sections.key_findings import bounds_words
 
     figures = {key: _shown(key, row[key], row) for key in COLUMNS}
@@ -317,13 +289,21 @@ def glance_paragraph(system: str, row, audit: pd.DataFrame) -> str:
         risk = _("No balance guardrail fails.")
     else:
         r = fails.iloc[0]
-        risk = _("Biggest risk: {guardrail} fails — {metric} is {value}, {bounds}. The "
-                 "audit's cure: {cure}.").format(
-            guardrail=text(r["guardrail"]), metric=text(metric_phrase(r["metric"])),
+        risk = _("Biggest risk: {guardrail} fails at {value}, {bounds}. The audit's cure: "
+                 "{cure} (Key findings).").format(
+            guardrail=text(r["guardrail"]),
             value=text(figure_phrase(r["metric"], r["value"], r["se"])),
             bounds=bounds_words(r["min"], r["max"], r["metric"]),
             cure=_first_cure(r["suggestion"]))
     return f"{system}: {said} {risk}"
+
+
+def paragraph_commands(system: str, commands: dict) -> str:
+    """The small print of a system's paragraph: the system's own commands (its upset
+    duel, its attrition). The table's figures the paragraph quotes and its failed
+    guardrail's value and limits are printed by the table's commands, shown once above
+    the paragraphs (the page stays one page)."""
+    return " ; ".join(cmd for _h, cmd in commands.get(system, []))
 
 
 def section_glance(settings: ReportSettings) -> Section:
@@ -345,8 +325,8 @@ def section_glance(settings: ReportSettings) -> Section:
     reading = [Reading(_("The commands printing the table's columns, in its order:"), small)]
     for system in settings.systems:
         row = frame.set_index("system").loc[system]
-        cmds = " ; ".join(cmd for _h, cmd in commands.get(system, []))
-        reading.append(Reading(glance_paragraph(system, row, audit), cmds))
+        reading.append(Reading(glance_paragraph(system, row, audit),
+                               paragraph_commands(system, commands)))
     blocks = [table_block("glance", _("The systems side by side"), view, caption,
                           index=("system",), full=frame)]
     return Section("glance", _("At a glance"), reading, blocks, blocks_first=True)

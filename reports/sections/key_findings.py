@@ -12,21 +12,46 @@ machine values (and the CSV downloads its full frame)."""
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import pandas as pd
 
 from analysis.glossary import figure_phrase, knob_phrase, metric_phrase, value_phrase
+from analysis.text import made
 from reports.i18n import N_, _, decimal, text
 from reports.rules_words import rules_line
 from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["COLUMNS", "INTERACTION_COLUMNS", "STATUSES", "bounds_words", "cure_text",
-           "discovery_frame", "findings_frame", "guardrail_scenario", "interaction_frame",
-           "interaction_reading", "key_findings_reading", "section_key_findings", "sharpest"]
+__all__ = [
+    "COLUMNS",
+    "INTERACTION_COLUMNS",
+    "STATUSES",
+    "STYLES",
+    "TRAP",
+    "audit_commands",
+    "best_cure",
+    "bounds_words",
+    "check_variant_args",
+    "combat_options",
+    "cure_text",
+    "defender_readings",
+    "discovery_frame",
+    "fighter_words",
+    "findings_frame",
+    "fought_settings",
+    "guardrail_entries",
+    "guardrail_scenario",
+    "guardrail_statement",
+    "interaction_frame",
+    "interaction_reading",
+    "key_findings_reading",
+    "one_per_pair",
+    "section_key_findings",
+    "sharpest",
+    "trap_readings",
+]
 
 COLUMNS = ["guardrail", "system", "metric", "value", "min", "max", "status", "suggestion"]
 
@@ -55,7 +80,9 @@ def _findings_cached(systems: tuple[str, ...], guardrails: str | None,
     keep = [g for g in sc.guardrails if audit.guardrail_target(sc, g).system in systems]
     sc = sc.model_copy(update={"guardrails": keep})
     table = audit.evaluate([sc], progress=False)
-    return table[[*COLUMNS, "se", "reason", "cure", "reproduce"]]
+    out = table[[*COLUMNS, "se", "reason", "cure", "reproduce", "searched"]]
+    out.attrs = dict(table.attrs)
+    return out
 
 
 def guardrail_scenario(settings: ReportSettings):
@@ -141,6 +168,9 @@ def _setting(system: str, knob: str, value) -> str:
     """A knob at a value: "the 10-again rule (A1) set to 9-again", a rule turned on or
     off as "the criticals rule (C-g2) off"."""
     phrase, shown = _t(knob_phrase(system, knob)), _t(value_phrase(system, knob, value))
+    if str(value) in ("side0", "side1"):   # a side of a duel of equals
+        return (_("{knob} for the first fighter") if str(value) == "side0"
+                else _("{knob} for the second fighter")).format(knob=phrase)
     if str(value).strip().lower() in ("true", "false"):
         return _("{knob} {value}").format(knob=phrase, value=shown)
     return _("{knob} set to {value}").format(knob=phrase, value=shown)
@@ -151,6 +181,98 @@ def _and(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return _("{items} and {last}").format(items=", ".join(items[:-1]), last=items[-1])
+
+
+#: The fighting styles of the archetype libraries (``RUNG_STYLE``), as a designer says them.
+STYLES = {"swordsman": N_("swordsman"), "shooter": N_("shooter"), "brawler": N_("brawler"),
+          "armoured": N_("armoured fighter"), "knife_fighter": N_("knife fighter"),
+          "rifleman": N_("rifleman"), "fencer": N_("fencer"), "knight": N_("knight"),
+          "thug": N_("thug")}
+
+
+def fighter_words(system: str, spec) -> str:
+    """A fighter spec (an archetype name, or a mapping with ``archetype`` and the gear
+    overrides) in words: "a competent swordsman", "a competent fighter (knife)", "a
+    competent swordsman in heavy archaic armour" — the rung and style of the archetype's
+    name (``RUNG_STYLE``), the weapon and armour by their glossary words."""
+    from engines.archetype_library import LADDER
+
+    name, over = (spec, {}) if isinstance(spec, str) else (
+        str(spec.get("archetype", "")), {k: v for k, v in spec.items() if k != "archetype"})
+    rung, _sep, style = name.partition("_")
+    if rung in LADDER:
+        an = rung[:1] in "aeiou"    # the English article; a translation has its own
+        if style:
+            words = (_("an {rung} {style}") if an else _("a {rung} {style}")).format(
+                rung=_(rung), style=_(STYLES[style]) if style in STYLES
+                else style.replace("_", " "))
+        else:
+            words = (_("an {rung} fighter") if an else _("a {rung} fighter")).format(
+                rung=_(rung))
+    else:
+        words = name.replace("_", " ")
+    armour = over.get("armour")
+    if isinstance(armour, int | float) and not isinstance(armour, bool):
+        words = _("{fighter} in {points}-point armour").format(fighter=words,
+                                                              points=decimal(armour))
+    elif armour not in (None, "none"):
+        words = _("{fighter} in {armour} armour").format(
+            fighter=words, armour=_t(value_phrase(system, "a.armour", armour)))
+    if over.get("weapon"):
+        words = _("{fighter} ({weapon})").format(
+            fighter=words, weapon=_t(value_phrase(system, "a.weapon", over["weapon"])))
+    return words
+
+
+def _same(a, b) -> bool:
+    as_map = [{"archetype": x} if isinstance(x, str) else dict(x) for x in (a, b)]
+    return as_map[0] == as_map[1]
+
+
+def _side_metric(metric: str) -> str:
+    """A metric of a duel between equals: the first fighter's chance to win (the glossary's
+    words for the other metrics)."""
+    if metric == "p_side0":
+        return _("the first fighter's chance to win")
+    if metric == "p_side1":
+        return _("the second fighter's chance to win")
+    return _t(metric_phrase(metric))
+
+
+def _where(distance) -> str:
+    if distance is None:
+        return ""
+    if int(distance) == 0:
+        return _(" starting engaged (0 m)")
+    return _(" starting {distance} m apart").format(distance=decimal(int(distance)))
+
+
+def guardrail_statement(system: str, entry, metric: str, value, se: float = 0.0,
+                        distance=None) -> str:
+    """What a guardrail measured, with its fighters, gear and starting distance named
+    (:func:`fighter_words`): "a competent swordsman in heavy archaic armour beats a
+    competent shooter starting engaged (0 m) 99.8% of the time"; a check's (``entry``
+    without fighters) as the glossary says its metric."""
+    fig = _figure(metric, value, se)
+    if entry is None or not hasattr(entry, "a"):
+        return _("{metric} is {value}").format(metric=_t(metric_phrase(metric)), value=fig)
+    a = fighter_words(system, entry.a)
+    b = _("an equal") if _same(entry.a, entry.b) else fighter_words(system, entry.b)
+    where = _where(distance)
+    if metric == "p_side0":
+        return _("{a} beats {b}{where} {value} of the time").format(a=a, b=b, where=where,
+                                                                    value=fig)
+    if metric == "rounds_mean":
+        return _("a duel of {a} against {b}{where} lasts {value} on average").format(
+            a=a, b=b, where=where, value=fig)
+    if metric == "p_one_hit_kill":
+        return _("one attack by {a} kills {b}, unhurt, {value} of the time").format(
+            a=a, b=b, value=fig)
+    if metric == "p_one_hit_incapacitate":
+        return _("one attack by {a} takes {b}, unhurt, out of the fight (dead, dying or "
+                 "out) {value} of the time").format(a=a, b=b, value=fig)
+    return _("{metric} is {value} when {a} fights {b}{where}").format(
+        metric=_t(metric_phrase(metric)), value=fig, a=a, b=b, where=where)
 
 
 def _given(system: str, given: str) -> str:
@@ -198,11 +320,67 @@ def cure_text(system: str, suggestion) -> str:
 
 # --------------------------------------------------------------------------- sentences
 
+def best_cure(suggestion) -> str:
+    """The audit's best cure with its side effects (the first of
+    :func:`analysis.workflow.audit.cures.cure_text`'s cures; the others are in the
+    table), what it makes of the figure the sentence just named said as "it", or the
+    audit's sentence when no cure was found, in the report's language."""
+    from analysis.text import Text
+
+    sentence = made(suggestion)
+    if sentence is None or not sentence.template.startswith("{item0}") \
+            or "item0" not in sentence.fields:
+        return text(suggestion)
+    best = made(sentence.fields["item0"])   # the cure, then its side effects
+    first = made(best.fields.get("item0")) if best is not None else None
+    one = first if first is not None and "metric" in first.fields else (
+        made(first.fields.get("cure")) if first is not None and "cure" in first.fields
+        else None)
+    if one is None or "metric" not in one.fields:
+        return text(best if best is not None else suggestion)
+    said = Text(one.template, **{**one.fields, "metric": Text(N_("it"))})
+    if one is not first:   # a cure at the edge of its range
+        said = Text(first.template, **{**first.fields, "cure": said})
+    return text(Text(best.template, **{**best.fields, "item0": said}))
+
+
+def guardrail_entries(sc) -> dict:
+    """``{guardrail name: its fight or check entry}`` of a guardrail scenario (None:
+    nothing to name)."""
+    from analysis.workflow import audit
+
+    if sc is None:
+        return {}
+    return {g.name: audit.guardrail_target(sc, g).entry for g in sc.guardrails}
+
+
+def audit_commands(r, file: str | None = None) -> str:
+    """The small print of a failed guardrail: the command printing its value, the audit
+    printing every guardrail's value and limits (the before of each side effect), and
+    the audit with the best cure applied (what the cure makes of it and of the others)."""
+    import shlex
+
+    files = [shlex.quote(file)] if file is not None else []
+    out = [" ".join(["rpg-balance", "audit", *files, "--no-suggest", "--columns",
+                     "guardrail,value,min,max,status"])]
+    cure = getattr(r, "cure", "") or ""
+    if cure:
+        out.append(f"{cure} --no-suggest --columns guardrail,value,status")
+    # the guardrail's own command first; one ending in a shell comment (a check's row)
+    # last, so the comment hides no command
+    own = getattr(r, "reproduce", "") or ""
+    out = [*out, own] if "#" in own else [own, *out]
+    return " ; ".join(c for c in out if c)
+
+
 def key_findings_reading(table: pd.DataFrame, file: str | None = None,
-                         rules: str = "") -> list[str]:
+                         rules: str = "", scenario=None) -> list[str]:
     """The pass / fail counts of the guardrails (``rpg-balance audit`` in small print),
-    then each failure in words: the guardrail's name, what it measures, its value, its
-    bounds, the designer's reason and the cure, with the command printing its value.
+    then each failure in words: the guardrail's name, what it measured with the fighters,
+    their gear and the starting distance named (:func:`guardrail_statement`; ``scenario``:
+    the guardrail file's scenario, None: the metric's words alone), its bounds, the
+    designer's reason and the best cure with its side effects, with the commands printing
+    its numbers (:func:`audit_commands`).
 
     Knobs, metrics and numbers are words (:mod:`analysis.glossary`); the guardrail's
     name and reason (``guardrails.toml``) are shown through the catalogue. ``rules``:
@@ -236,6 +414,8 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
             f"rpg-balance audit {shlex.quote(file)} --columns "
             "guardrail,metric,value,min,max,status")]
     compared = table.attrs.get("comparisons", {})
+    apart = table.attrs.get("distances", {})
+    entries = guardrail_entries(scenario)
     for r in fails.itertuples(index=False):
         if r.guardrail in compared:   # a guardrail that compares: both fights named
             words = compared[r.guardrail]
@@ -245,36 +425,64 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
                 guardrail=text(r.guardrail), comparison=text(words), reason=text(r.reason),
                 suggestion=cure_text(r.system, cure)), getattr(r, "reproduce", "") or ""))
             continue
-        out.append(Reading(_("{guardrail}: {metric} is {value}, {bounds} ({reason}). Cure: "
+        said = guardrail_statement(r.system, entries.get(r.guardrail), r.metric, r.value,
+                                   getattr(r, "se", 0.0), apart.get(r.guardrail))
+        out.append(Reading(_("{guardrail}: {statement}, {bounds} ({reason}). Cure: "
                              "{suggestion}.").format(
-            guardrail=text(r.guardrail), metric=_t(metric_phrase(r.metric)),
-            value=_figure(r.metric, r.value), bounds=bounds_words(r.min, r.max, r.metric),
-            reason=text(r.reason), suggestion=cure_text(r.system, r.suggestion)),
-            getattr(r, "reproduce", "") or ""))
+            guardrail=text(r.guardrail), statement=said,
+            bounds=bounds_words(r.min, r.max, r.metric), reason=text(r.reason),
+            suggestion=best_cure(r.suggestion)), audit_commands(r, file)))
     if fails.empty:
         out.append(_("No guardrail fails."))
     return out
 
 
-def _interaction_sentence(r) -> str:
-    main = (_("{points} points").format(points=decimal(round(100 * float(r.main_range), 1)))
-            if _is_probability(r.metric) else decimal(round(float(r.main_range), 2)))
-    return _("{system}: the effect of {knob} depends on {other}. With {given}, changing it "
-             "from {first_level} to {last_level} moves {metric} from {first} to {last}; "
-             "averaged over the other knobs it moves it by only {main}.").format(
-        system=r.system, knob=_t(knob_phrase(r.system, r.knob)),
+def _interaction_sentence(r, fighter: str = "") -> str:
+    """One knob whose effect depends on another, in the fight it was swept in: the two
+    values the command prints; the main effect is the table's (no number the command
+    does not print, and never "only" before it)."""
+    said = _("the effect of {knob} depends on {other}: with {given}, changing it from "
+             "{first_level} to {last_level} moves {metric} from {first} to {last}, far "
+             "more than its effect averaged over the other knobs (the table below).").format(
+        knob=_t(knob_phrase(r.system, r.knob)),
         other=_t(knob_phrase(r.system, r.depends_on)), given=_given(r.system, r.given),
         first_level=_t(value_phrase(r.system, r.knob, r.from_level)),
         last_level=_t(value_phrase(r.system, r.knob, r.to_level)),
         metric=_t(metric_phrase(r.metric)), first=_figure(r.metric, r.from_value),
-        last=_figure(r.metric, r.to_value), main=main)
+        last=_figure(r.metric, r.to_value))
+    if fighter:
+        return _("{system}: in a duel of {fighter} against an equal, {finding}").format(
+            system=r.system, fighter=fighter, finding=said)
+    return f"{r.system}: {said}"
 
 
-def interaction_reading(frame: pd.DataFrame) -> list[str]:
-    """One sentence per knob whose effect depends on another, in words (with the command
-    that prints its numbers in small print, when the frame has it)."""
-    return [Reading(_interaction_sentence(r), getattr(r, "reproduce", "") or "")
+def one_per_pair(frame: pd.DataFrame) -> pd.DataFrame:
+    """The interaction findings with one row per pair of knobs of a system (A's effect
+    depends on B and B's on A are one finding: the row whose knob moves the metric
+    most is kept), in the frame's order."""
+    if frame.empty:
+        return frame
+    pair = [(r.system, frozenset((r.knob, r.depends_on)))
             for r in frame.itertuples(index=False)]
+    size = pd.Series([abs(float(v)) for v in frame["value"]], index=frame.index)
+    best = {}
+    for i, key in zip(frame.index, pair, strict=True):
+        if key not in best or size[i] > size[best[key]]:
+            best[key] = i
+    keep = sorted(best.values(), key=list(frame.index).index)
+    return frame.loc[keep]
+
+
+def interaction_reading(frame: pd.DataFrame, cross=None) -> list[str]:
+    """One sentence per pair of knobs whose effects depend on each other (:func:`one_per_pair`),
+    naming the fighters of the duel swept, with the command printing its two numbers in
+    small print (when the frame has it)."""
+    out = []
+    for r in one_per_pair(frame).itertuples(index=False):
+        base, _rung = _ladder_base(r.system, cross)
+        fighter = fighter_words(r.system, base) if base else ""
+        out.append(Reading(_interaction_sentence(r, fighter), getattr(r, "reproduce", "") or ""))
+    return out
 
 
 #: severity of a finding, most severe first
@@ -288,15 +496,17 @@ def _ladder_base(system: str, cross=None) -> tuple[dict, str]:
     return dict(audit.ladder_specs(cross).get(system, {}).get(rung, {})), rung
 
 
-def _candidates(system: str, table: pd.DataFrame, inter: pd.DataFrame,
-                disc: pd.DataFrame, cross=None) -> list[tuple]:
+def _candidates(system: str, disc: pd.DataFrame, cross=None) -> list[tuple]:
     """``(severity, kind order, -size, sentence, command)`` of each finding of a system
-    that could open its page: an even duel decided in round 1, a failed guardrail, a
-    weapon whose one attack drops an equal, a gap variant that moves the even duel, a
-    knob whose effect depends on another."""
+    that could open its page: an even duel decided in round 1, a weapon whose one attack
+    drops an equal, a gap variant that moves the even duel. Failed guardrails and knobs
+    whose effect depends on another have sentences of their own further down, so they
+    never open a page (no finding said twice)."""
     out = []
     mine = disc[disc["system"] == system] if len(disc) else disc
     base, rung = _ladder_base(system, cross)
+    fighter = fighter_words(system, base) if base else _("a {rung} fighter").format(
+        rung=_(rung))
     hits = mine[(mine["kind"] == "one_hit") & (mine["subject"] != "even duel")] \
         if len(mine) else mine
     for r in mine.itertuples(index=False) if len(mine) else ():
@@ -304,52 +514,41 @@ def _candidates(system: str, table: pd.DataFrame, inter: pd.DataFrame,
             from analysis.combat import archetypes
 
             weapon = archetypes.weapon_name(system, base)
-            duel = _duel(system, base, rung)
             same = hits[hits["subject"] == weapon] if weapon else hits.iloc[:0]
             p = _figure(r.metric, r.value)
             if len(same):
                 h = next(same.itertuples(index=False))
-                said = _("{system}: {duel} ends in round 1 with a chance of {p}, because "
-                         "one {weapon} attack drops an unhurt equal with a chance of "
-                         "{q}.").format(system=system, duel=duel, p=p,
-                                        weapon=_t(value_phrase(system, "a.weapon", weapon)),
-                                        q=_figure(h.metric, h.value))
+                said = _("{system}: a duel of {fighter} against an equal ends in round 1 "
+                         "{p} of the time, because one {weapon} attack drops the unhurt "
+                         "equal {q} of the time.").format(
+                    system=system, fighter=fighter, p=p,
+                    weapon=_t(value_phrase(system, "a.weapon", weapon)),
+                    q=_figure(h.metric, h.value))
                 cmd = f"{r.reproduce} ; {h.reproduce}"
             else:
-                said = _("{system}: {duel} ends in round 1 with a chance of {p}.").format(
-                    system=system, duel=duel, p=p)
+                said = _("{system}: a duel of {fighter} against an equal ends in round 1 "
+                         "{p} of the time.").format(system=system, fighter=fighter, p=p)
                 cmd = r.reproduce
             out.append((_SEVERITY.get(r.severity, 2), 0, -r.value, said, cmd))
         elif r.kind == "one_hit":
-            said = _("{system}: one {weapon} attack by a {rung} fighter drops an unhurt "
-                     "equal with a chance of {p}.").format(
+            said = _("{system}: one {weapon} attack by {fighter} drops an unhurt equal "
+                     "{p} of the time.").format(
                 system=system, weapon=_t(value_phrase(system, "a.weapon", r.subject)),
-                rung=_(rung), p=_figure(r.metric, r.value))
+                fighter=fighter_words(system, {k: v for k, v in base.items()
+                                               if k != "weapon"}) if base
+                else _("a {rung} fighter").format(rung=_(rung)),
+                p=_figure(r.metric, r.value))
             out.append((_SEVERITY.get(r.severity, 2), 2, -r.value, said, r.reproduce))
         elif r.kind == "gap_variant":
             name, _eq, rest = str(r.subject).partition("=")
             value = rest.rsplit(" (", 1)[0]
-            said = _("{system}: {setting} moves {metric} from {first} to {last} in "
-                     "{duel}.").format(
-                system=system, setting=_setting(system, f"variant.{name}", value),
-                metric=_t(metric_phrase(r.metric)), first=_figure(r.metric, r.from_value),
-                last=_figure(r.metric, r.to_value), duel=_duel(system, base, rung))
+            said = _("{system}: in a duel of {fighter} against an equal, {setting} moves "
+                     "{metric} from {first} to {last}.").format(
+                system=system, fighter=fighter,
+                setting=_setting(system, f"variant.{name}", value),
+                metric=_side_metric(r.metric), first=_figure(r.metric, r.from_value),
+                last=_figure(r.metric, r.to_value))
             out.append((_SEVERITY.get(r.severity, 2), 3, -round(r.value, 9), said, r.reproduce))
-    for r in table[(table["system"] == system)
-                   & (table["status"] == "fail")].itertuples(index=False):
-        words = table.attrs.get("comparisons", {}).get(r.guardrail)
-        if words:   # a guardrail that compares: both fights named
-            said = _("{system}: in “{guardrail}”, {comparison}.").format(
-                system=system, guardrail=text(r.guardrail), comparison=text(words))
-        else:
-            said = _("{system}: in “{guardrail}”, {metric} is {value}, {bounds}.").format(
-                system=system, guardrail=text(r.guardrail),
-                metric=_t(metric_phrase(r.metric)), value=_figure(r.metric, r.value),
-                bounds=bounds_words(r.min, r.max, r.metric))
-        out.append((0, 1, 0.0, said, r.reproduce))
-    for r in inter[inter["system"] == system].itertuples(index=False) if len(inter) else ():
-        out.append((_SEVERITY.get(r.severity, 2), 4, -float(r.value),
-                    _interaction_sentence(r), r.reproduce))
     return out
 
 
@@ -357,24 +556,126 @@ def sharpest(system: str, table: pd.DataFrame, inter: pd.DataFrame,
              disc: pd.DataFrame, cross=None) -> Reading | None:
     """The one finding that opens a system's page, as a sentence with its number and the
     command printing it: the most severe finding (high, then medium, then low), and among
-    equally severe ones an even duel decided in round 1, then a failed guardrail, a
-    weapon whose one attack drops an equal, a gap variant, a knob whose effect depends
-    on another, the larger first. With no finding: the system's first guardrail, passed
-    (None when it has none). ``cross``: the cross-combat file of ``disc``'s ladder
-    fighters (None: the packaged one)."""
-    found = _candidates(system, table, inter, disc, cross)
-    if found:
-        best = min(found, key=lambda c: c[:3])
-        return Reading(best[3], best[4] or "")
-    rows = table[table["system"] == system]
-    if rows.empty:
+    equally severe ones an even duel decided in round 1, then a weapon whose one attack
+    drops an equal, then a gap variant, the larger first. None when the system has no
+    such finding: its failed guardrails and its knobs whose effect depends on another
+    are said further down, once (``table`` and ``inter`` are not read; kept for the
+    callers). ``cross``: the cross-combat file of ``disc``'s ladder fighters (None: the
+    packaged one)."""
+    found = _candidates(system, disc, cross)
+    if not found:
         return None
-    r = next(rows.itertuples(index=False))
-    value = r.value if r.value is not None and math.isfinite(r.value) else float("nan")
-    said = _("{system}: in “{guardrail}”, {metric} is {value} ({status}).").format(
-        system=system, guardrail=text(r.guardrail), metric=_t(metric_phrase(r.metric)),
-        value=_figure(r.metric, value), status=_(STATUSES.get(r.status, r.status)))
-    return Reading(said, r.reproduce or "")
+    best = min(found, key=lambda c: c[:3])
+    return Reading(best[3], best[4] or "")
+
+
+def fought_settings(settings: ReportSettings) -> ReportSettings | None:
+    """The settings narrowed to the systems the combat sections show (combat rules and
+    fights in the cross-combat file; None: no such system), as those sections narrow
+    them (:func:`reports.sections.common.for_systems_with`)."""
+    import dataclasses
+
+    from analysis.combat import cross_combat
+    from engines.system import registry
+
+    mapped = set(cross_combat.load_cross(settings.cross_combat)["systems"])
+    fought = tuple(s for s in settings.systems
+                   if registry()[s].combat is not None and s in mapped)
+    return dataclasses.replace(settings, systems=fought) if fought else None
+
+
+def combat_options(settings: ReportSettings, *, per_system: str | None = None) -> list[str]:
+    """The options that put a combat command under the report's settings (cross-combat
+    file, aftermath, round cap, combat variants)."""
+    out: list[str] = []
+    from engines.constants import ROUND_CAP
+
+    if settings.aftermath != "leave":
+        out += ["--aftermath", settings.aftermath]
+    if settings.round_cap != ROUND_CAP:
+        out += ["--round-cap", str(settings.round_cap)]
+    systems = settings.systems if per_system is None else (per_system,)
+    for s in systems:
+        for v in settings.combat_variants_of(s):
+            out += ["--variant", v if per_system is not None else f"{s}:{v}"]
+    return out
+
+
+def check_variant_args(settings: ReportSettings) -> list[str]:
+    """The ``--variant SYSTEM:NAME=VALUE`` options that put a ladder command under the
+    report's check variants."""
+    from reports.sections.common import variant_map
+
+    out: list[str] = []
+    for s, vs in variant_map(settings).items():
+        for v in vs:
+            out += ["--variant", f"{s}:{v}"]
+    return out
+
+
+# --------------------------------------------------------------------------- surfaced
+
+#: A tactic that wins less than this share of an even duel against an equal fighting
+#: plainly is a trap in the rules (a choice a player makes in good faith and loses by).
+TRAP = 0.10
+
+
+def trap_readings(settings: ReportSettings) -> list[Reading]:
+    """Each tactic of a system's even duel (the cross-combat file's ``melee_equal``, the
+    tactics table of "Combat: tactics and armour") that wins under :data:`TRAP` of the
+    duels against an equal, with the ``rpg-balance duel`` command printing its chance."""
+    from analysis.combat import cross_combat
+    from analysis.workflow.audit.reproduce import duel
+    from reports.sections.combat_common import EVEN_DUEL, combat_frames
+
+    fought = fought_settings(settings)
+    if fought is None:
+        return []
+    effects = combat_frames(fought)["effects"]
+    specs = cross_combat.load_cross(settings.cross_combat)["specs"][EVEN_DUEL]
+    out = []
+    for r in effects[(effects["change"] == "tactic")
+                     & (effects["p_side0"] < TRAP)].itertuples(index=False):
+        a, b = specs[r.system]
+        cmd = duel(r.system, {**a, "tactic": r.choice}, b, columns=("p_side0",))
+        options = combat_options(settings, per_system=r.system)
+        out.append(Reading(_(
+            "{system}: a trap in the rules — in a duel of {fighter} against an equal, the "
+            "one who picks the “{tactic}” tactic wins {p} of the time (the tactics table "
+            "of “Combat: tactics and armour”).").format(
+                system=r.system, fighter=fighter_words(r.system, a),
+                tactic=_t(value_phrase(r.system, "a.tactic", r.choice)),
+                p=_figure("p_side0", r.p_side0)),
+            " ".join([cmd, *options])))
+    return out
+
+
+def defender_readings(settings: ReportSettings) -> list[Reading]:
+    """Per system, the weaker rung that wins more than half of the opposed rolls it
+    defends against a stronger one (the ladder's upsets, ``rpg-balance ladder --table
+    upsets``; the largest such share), with its share when it starts the roll."""
+    from analysis.checks.ladders import upset_table
+    from reports.sections.common import variant_map
+
+    ups = upset_table(variants=variant_map(settings))
+    ups = ups[ups["system"].isin(settings.systems) & (ups["p_upset_defending"] > 0.5)]
+    cmd = " ".join(["rpg-balance", "ladder", "--table", "upsets",
+                    *check_variant_args(settings), "--columns",
+                    "system,weaker,stronger,p_upset_attacking,p_upset_defending"])
+    out = []
+    for system in settings.systems:
+        mine = ups[ups["system"] == system]
+        if mine.empty:
+            continue
+        r = mine.loc[mine["p_upset_defending"].idxmax()]
+        out.append(Reading(_(
+            "{system}: the weaker side wins most opposed rolls it defends — a character "
+            "of rung {weaker} defending against one of rung {stronger} wins {p} of them "
+            "(starting the roll, {q}).").format(
+                system=system, weaker=_(r["weaker"]), stronger=_(r["stronger"]),
+                p=_figure("p_", r["p_upset_defending"]),
+                q=_figure("p_", r["p_upset_attacking"])), cmd))
+    return out
 
 
 # --------------------------------------------------------------------------- section
@@ -390,9 +691,11 @@ def section_key_findings(settings: ReportSettings) -> Section:
         first = sharpest(system, table, inter, disc, settings.cross_combat)
         if first is not None:
             reading.append(first)
+    reading += trap_readings(settings)
+    reading += defender_readings(settings)
     reading += key_findings_reading(
         table, str(settings.guardrails) if settings.guardrails is not None else None,
-        rules_line(settings.rules))
+        rules_line(settings.rules), guardrail_scenario(settings))
     shown = table[COLUMNS].copy()
     shown["status"] = [_(STATUSES[x]) if x in STATUSES else x for x in shown["status"]]
     shown["suggestion"] = [text(x) for x in shown["suggestion"]]
@@ -411,7 +714,7 @@ def section_key_findings(settings: ReportSettings) -> Section:
                        "`rpg-balance audit --set` command applying the best in the CSV."),
                           full=table, default_format=".3g")]
     if len(inter):
-        reading += interaction_reading(inter)
+        reading += interaction_reading(inter, settings.cross_combat)
         view = inter[list(INTERACTION_COLUMNS.values())].rename(
             columns={v: k for k, v in INTERACTION_COLUMNS.items()})
         blocks.append(table_block("knob-interactions", _("Knobs whose effect depends on another"),

@@ -30,7 +30,8 @@ Three pieces:
 Layout: :mod:`.measuring` (a guardrail's target, value and status; a guardrail that
 compares two fights or two distances: :func:`.measuring.measure_compare`), :mod:`.comparing`
 (its words), :mod:`.cures` (the
-cures), :mod:`.edits` (``TARGET:KNOB=VALUE``), :mod:`.running` (the guardrail files,
+cures), :mod:`.edits` (``TARGET:KNOB=VALUE``), :mod:`.search_words` (a cure search in
+words: the ranges searched, why none cures), :mod:`.running` (the guardrail files,
 :func:`evaluate`, the what-if reruns, JUnit XML), :mod:`.discovery` (findings without a
 guardrail), :mod:`.reproduce` (the command printing each row's number: the ``reproduce``
 column); this package

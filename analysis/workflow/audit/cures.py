@@ -38,7 +38,16 @@ from engines.errors import InputError
 from engines.system import get as system_of
 
 from .edits import Edit
-from .measuring import Z_DECIDE, check_cell, check_value, guardrail_target, ladder_axes, status_of
+from .measuring import (
+    Z_DECIDE,
+    check_cell,
+    check_value,
+    guardrail_target,
+    ladder_axes,
+    nearest,
+    status_of,
+)
+from .search_words import no_cure_text
 
 __all__ = ["CELL_FLOOR", "CURE_TABLES", "MAX_CURES", "SEARCH_STEPS", "SETUP_VARIANTS",
            "STATUS_WORDS", "Cure", "CureSearch", "Knob", "cells_moved", "check_knobs", "cure_text",
@@ -109,6 +118,10 @@ class CureSearch:
     searched: list
     held: list
     system: str = ""
+    #: with no cure: ``(knob, value, estimate)`` of the searched value nearest the
+    #: guardrail's limits (an ordered knob read at the ends of its range, a switch at
+    #: each value; None when nothing was read) — why no setting cures it
+    closest: tuple | None = None
 
 
 def _find(data, key: str):
@@ -362,6 +375,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
     cands: list[tuple[int, int, Cure]] = []
     searched: list[str] = []
+    reads: list[tuple[Knob, Any]] = []   # the knobs read by value (for ``closest``)
     if t.kind == "fight":
         f = t.entry
         entry = entry_names(sc.fights, "fight")[entry_index(sc.fights, "fight", g.fight)]
@@ -395,6 +409,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
             if len(knob.values) < 2:
                 continue
             searched.append(knob)
+            reads.append((knob, read))
             for steps, val, est, se in _search(knob, read, g.min, g.max, violated)[:1]:
                 target = t.system if knob.rule else entry
                 cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
@@ -405,6 +420,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
         for order, knob in enumerate(knobs):
             read = _cached(_check_read(t.system, cell, t.variants, knob))
             searched.append(knob)
+            reads.append((knob, read))
             for steps, val, est, se in _search(knob, read, g.min, g.max, violated)[:1]:
                 target = t.system if knob.rule else entry
                 cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
@@ -415,7 +431,9 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
     # the size of the edit: one that moves the system's checks is larger than one that
     # does not, then the steps along the knob, then the knob's order
     cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
-    return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system)
+    return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system,
+                      None if cands else nearest(reads, g.min, g.max))
+
 
 
 def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
@@ -606,13 +624,7 @@ def cure_text(search: CureSearch, metric: str) -> Text:
     searched cures it, with the ranges and what is held."""
     system = search.system
     if not search.cures:
-        held = _held_words(system, search.held)
-        if not search.searched:
-            return Text(N_("no one-knob cure: nothing is left to search once the "
-                           "guardrail's own terms are held ({held})"), held=held)
-        return Text(N_("no cure within the searched range ({searched}); held as the "
-                       "question: {held}"), held=held,
-                    searched=join("; ", (_range_words(system, k) for k in search.searched)))
+        return no_cure_text(search, metric)
     best, *rest = search.cures
     parts = [_with_effects(system, best, metric)]
     if rest:
@@ -620,28 +632,6 @@ def cure_text(search: CureSearch, metric: str) -> Text:
             _with_effects(system, c, metric) for c in rest))))
     return join("; ", parts)
 
-
-def _range_words(system: str, knob: Knob) -> Text:
-    from analysis.glossary import knob_phrase, value_phrase
-
-    name = knob_phrase(system, knob.name)
-    if knob.ordered:
-        return Text("{knob} {low}–{high}", knob=name,
-                    low=value_phrase(system, knob.name, knob.values[0]),
-                    high=value_phrase(system, knob.name, knob.values[-1]))
-    return Text("{knob} ({values})", knob=name, values=join(" | ", (
-        value_phrase(system, knob.name, v) for v in knob.values)))
-
-
-def _held_words(system: str, held: list) -> Text:
-    """The held knobs in words: the fighters (``a``, ``b``) once, the others by name."""
-    from analysis.glossary import knob_phrase
-
-    words = []
-    if "a" in held or "b" in held:
-        words.append(Text(N_("the fighters")))
-    words += [knob_phrase(system, h) for h in held if h not in ("a", "b")]
-    return join(", ", words) if words else Text(N_("nothing"))
 
 
 def _with_effects(system: str, c: Cure, metric: str) -> Text:
@@ -741,14 +731,17 @@ def valid_values(system: str, f, variants: dict, knob: str, values) -> list:
 
 
 def _cached(read):
+    """``read`` remembering each value's result; ``.seen()`` lists ``(value, result)``
+    of every value read (a search with no cure tells its nearest value from them)."""
     memo: dict = {}
 
     def inner(value):
         key = repr(value)
         if key not in memo:
-            memo[key] = read(value)
-        return memo[key]
+            memo[key] = (value, read(value))
+        return memo[key][1]
 
+    inner.seen = lambda: list(memo.values())
     return inner
 
 

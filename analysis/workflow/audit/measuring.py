@@ -16,7 +16,7 @@ from engines.system import get as system_of
 
 __all__ = ["AUDIT_STREAM", "Z_DECIDE", "Target", "check_cell", "check_value", "combine",
            "compare_sides", "fight_figures", "guardrail_target", "ladder_axes", "margin",
-           "measure", "measure_compare", "status_of", "worst"]
+           "measure", "measure_compare", "nearest", "status_of", "worst"]
 
 #: a verdict counts as decided when the whole value ± Z_DECIDE·SE interval is on one side
 Z_DECIDE = 3.0
@@ -126,6 +126,26 @@ def margin(value: float, lo: float | None, hi: float | None) -> float:
     if hi is not None:
         out = max(out, value - hi)
     return out
+
+
+def nearest(reads: list, lo: float | None, hi: float | None) -> tuple | None:
+    """``(knob, value, estimate)`` nearest ``[lo, hi]`` among the values a search read
+    (``reads``: ``[(Knob, read)]``, ``read.seen()`` → ``[(value, (estimate, se))]``), the
+    knob's current value left out; None when nothing else was read. A failed guardrail's
+    search with no cure says by it why no setting cures it."""
+    best = None
+    for knob, read in reads:
+        seen = getattr(read, "seen", list)()
+        if knob.ordered:   # on a tie the later value along the knob's range
+            seen.sort(key=lambda vr: list(knob.values).index(vr[0])
+                      if vr[0] in knob.values else -1)
+        for val, (est, _se) in seen:
+            if val == knob.current or est is None or not math.isfinite(est):
+                continue
+            gap = margin(est, lo, hi)
+            if best is None or gap < best[0] or (gap == best[0] and best[1] == knob.name):
+                best = (gap, knob.name, val, float(est))
+    return None if best is None else best[1:]
 
 
 def worst(figures: dict, lo: float | None, hi: float | None):

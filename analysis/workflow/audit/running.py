@@ -9,8 +9,15 @@ from typing import Any
 
 from engines.errors import InputError
 
-from .cures import cure_text, fight_knobs, find_cures, side_effects, valid_values
+from .cures import (
+    cure_text,
+    fight_knobs,
+    find_cures,
+    side_effects,
+    valid_values,
+)
 from .measuring import Z_DECIDE, check_cell, guardrail_target, measure
+from .search_words import searched_words
 
 __all__ = ["COLUMNS", "DATA", "cure_command", "evaluate", "flips", "junit_xml", "knob_options",
            "load_guardrails", "reproduce_guardrail", "rerun", "restrict", "with_knob"]
@@ -57,12 +64,13 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
     if t.kind != "fight":
         return ""
     f = t.entry
-    if getattr(g, "distances", None):   # one row per starting distance
+    if getattr(g, "distances", None):   # the starting distance whose value is shown
         from .reproduce import grid
 
         v = {k: val for k, val in t.variants.items() if k != "distance"}
-        return grid(t.system, f.a, f.b, g.metric, "variant.distance", g.distances,
-                    variants=v, round_cap=f.round_cap)
+        return grid(t.system, f.a, f.b, g.metric, "variant.distance",
+                    [m["distance"]] if "distance" in m else g.distances, variants=v,
+                    round_cap=f.round_cap)
     mc = (m["trials"], None) if m["method"] == "mc" else None
     return fight_metric(t.system, f.a, f.b, g.metric, variants=t.variants,
                                   round_cap=f.round_cap, mc=mc)
@@ -105,8 +113,10 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
     printing the value (:func:`reproduce_guardrail`; the two commands of a guardrail
     that compares). A failed guardrail that compares opens its ``suggestion`` with the
     comparison in words (:func:`.comparing.compare_words`); ``attrs["comparisons"]``
-    holds those words for every such guardrail. ``edits``: :class:`.edits.Edit`
-    applied to the scenarios first (``--set``)."""
+    holds those words for every such guardrail, ``attrs["distances"]`` the starting
+    distance of the value shown for a guardrail measured at several (the one farthest
+    outside its limits; its ``reproduce`` is the one-row grid at that distance).
+    ``edits``: :class:`.edits.Edit` applied to the scenarios first (``--set``)."""
     import pandas as pd
 
     from analysis.progress import bar
@@ -116,7 +126,7 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
     for e in edits:
         scenarios = apply(scenarios, e)
     total = sum(len(sc.guardrails) for sc in scenarios)
-    rows, searches, compared = [], {}, {}
+    rows, searches, compared, distances = [], {}, {}, {}
     with bar(total, "audit", disable=None if progress is None else not progress) as pb:
         for s, sc in enumerate(scenarios):
             for i, g in enumerate(sc.guardrails):
@@ -130,9 +140,11 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
                              "min": g.min, "max": g.max, "status": m["status"],
                              "suggestion": "", "cure": "",
                              "reproduce": reproduce_guardrail(sc, g, m),
-                             "reason": g.reason,
+                             "reason": g.reason, "searched": "",
                              "solved": m["method"], "trials": m["trials"],
                              "file": Path(sc.source).name})
+                if "distance" in m:   # the starting distance of the value shown
+                    distances[g.name] = m["distance"]
                 if "compare" in m:
                     from .comparing import compare_words
 
@@ -155,17 +167,22 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
             c.side_effects = side_effects(scenarios, rows, (s, i), c, seed=seed,
                                           batch=batch, max_trials=max_trials)
         rows[r]["suggestion"] = cure_text(found, measured_metric(g))
+        rows[r]["searched"] = searched_words(found)
         if r in compared:   # the comparison in words, then its cure
             from analysis.text import join
 
             rows[r]["suggestion"] = join("; ", [compared[r], rows[r]["suggestion"]])
         if found.cures:
             rows[r]["cure"] = cure_command(found.cures[0].edit, files, edits)
-    out = pd.DataFrame(rows, columns=[*COLUMNS, "reason", "solved", "trials", "file"])
+    out = pd.DataFrame(rows, columns=[*COLUMNS, "reason", "solved", "trials", "file",
+                                      "searched"])
     for col in ("min", "max"):
         out[col] = out[col].astype("Float64")
     #: the guardrails that compare: {name: their comparison in words} (the report reads it)
     out.attrs["comparisons"] = {rows[r]["guardrail"]: words for r, words in compared.items()}
+    #: the guardrails measured at several starting distances: {name: the distance (m) of
+    #: the value shown, the one farthest outside the limits}
+    out.attrs["distances"] = distances
     return out
 
 
