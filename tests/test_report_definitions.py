@@ -91,7 +91,8 @@ def test_even_duel_of_the_duels_section_is_at_a_glance_s(fought, duels):
     para = next(str(r) for r in duels.reading if str(r).startswith("The even duel ("))
     longest, shortest = glance.idxmax(), glance.idxmin()
     assert longest != shortest
-    assert f"longest in {longest}" in para and f"shortest in {shortest}" in para
+    assert f"longest in {longest}" in para
+    assert f"shortest in {shortest}" in para
     assert f"{decimal(glance[longest], 2)} rounds on average" in para
     assert f": {decimal(glance[shortest], 2)})" in para
     # percentile's even duel is the long one (6.47 rounds), not another fight's 3.8
@@ -172,7 +173,8 @@ def test_every_combat_section_s_fates_sum_to_one(fought, duels):
     view = weapons.blocks[0].frame
     dropped = view[["dropped: dead", "dropped: dying", "dropped: out"]]
     fell = hits["p_incapacitate"].to_numpy() > 1e-12
-    assert fell.any() and (~fell).any()
+    assert fell.any()
+    assert (~fell).any()
     assert np.allclose(dropped[fell].sum(axis=1), 1.0, atol=1e-9)
     assert dropped[~fell].isna().all(axis=None)
     # percentile's handgun: of the targets one shot drops, the dead are p_dead / p_inc
@@ -277,7 +279,7 @@ def test_seed_means_only_the_random_seed_in_every_report_string():
     assert not wrong, "\n".join(wrong)
     po = catalogue()
     wrong = [m for m, s in po.items() if m in ids
-             and (re.search(r"semente", s, re.I) and not _about_the_random_seed(m)
+             and ((re.search(r"semente", s, re.I) and not _about_the_random_seed(m))
                   or re.search(r"\bseed\b", re.sub(r"\{seed\}|%\(seed\)s", "", s)))]
     assert not wrong, wrong
     # the rules text is named so in both languages
