@@ -107,6 +107,8 @@ def fate_shares(frame: pd.DataFrame, columns: Mapping[str, str],
     gets NaN (no fate to share out)."""
     fates = frame[[columns[f] for f in FATES]].astype(float)
     fell = fates.sum(axis=1) if total is None else frame[total].astype(float)
+    # rows already summing to 1 (a duel's loser) are kept as they are, digit for digit
+    fell = fell.mask((fell - 1).abs() < 1e-9, 1.0)
     out = fates.div(fell.where(fell > 1e-12), axis=0)
     out.columns = list(FATES)
     return out
