@@ -52,13 +52,14 @@ def _never(part: pd.DataFrame, fate: str) -> list[str]:
     return [s for s in part.index if np.isfinite(col[s]) and col[s] <= 1e-12]
 
 
-def fate_reading(part: pd.DataFrame) -> str:
+def fate_reading(part: pd.DataFrame, explained: set[str] | None = None) -> str:
     """What becomes of the loser, from the numbers of one matchup (rows indexed by
     system, :func:`analysis.combat.cross_combat.cross_table` columns): every system under the
     same aftermath policy, so the shares compare like with like. The fates are shares of
     the fighters who fell (:func:`~reports.sections.combat_common.fate_shares`); the
     system whose loser ends dead most often is said to owe it to its reading of dying
-    (its ``Report.dying``), the per-system meaning the section states beside the table."""
+    (its ``Report.dying``), the per-system meaning the section states beside the table —
+    once per section: a system in ``explained`` (updated here) is not explained again."""
     from engines.system import registry
 
     policies = sorted(set(part["aftermath"]))
@@ -78,7 +79,9 @@ def fate_reading(part: pd.DataFrame) -> str:
         text += " " + _("The loser ends dead most often in {system} ({p})").format(
             system=top, p=pct(dead[top]))
         dying = registry()[top].report.dying if top in registry() else ""
-        if dying:
+        if dying and top not in (explained or ()):
+            if explained is not None:
+                explained.add(top)
             text += _(", a consequence of how it reads dying: {dying}").format(
                 dying=_(dying))
         never = _never(decided, "dead")
@@ -97,7 +100,7 @@ def fate_reading(part: pd.DataFrame) -> str:
 
 
 def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
-    out = []
+    out, explained = [], set()
     for mid, part in cross.groupby("matchup", sort=False):
         part = part.set_index("system")
         title = _(titles.get(mid, mid))
@@ -115,7 +118,7 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
             who_longest=who(longest), rounds_longest=decimal(part.loc[longest, "rounds_mean"], 2),
             shortest=shortest, who_shortest=who(shortest),
             rounds_shortest=decimal(part.loc[shortest, "rounds_mean"], 2))
-        text += fate_reading(part)
+        text += fate_reading(part, explained)
         if part["p_side0"].max() - part["p_side0"].min() > 0.02:
             hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
             text += " " + _("Side A wins from {low} ({lo}) to {high} ({hi}): the systems "
