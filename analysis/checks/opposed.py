@@ -205,8 +205,13 @@ def opposed_split(system: str, *, variants=None,
     out.insert(0, "system", system)
     total = wtl.sum(axis=1)
     out["p_higher"], out["p_tie"], out["p_lower"] = (wtl[:, k] / total for k in range(3))
-    p, _ = _resolve(system, v, grid, wtl, None)
-    out["p_tie_won"] = p - out["p_higher"].to_numpy()
+    won = np.empty(len(out))
+    for i, cell in enumerate(grid.cells.to_dict("records")):
+        w, t, l_ = wtl[i] / total[i]
+        share, reroll = _tie_rule(system, v, cell)
+        # a re-rolled tie is won as often as a decided roll: w / (w + l)
+        won[i] = t * ((w / (w + l_) if w + l_ > 0 else 0.5) if reroll else share)
+    out["p_tie_won"] = won
     return out
 
 

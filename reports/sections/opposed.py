@@ -104,7 +104,6 @@ def section_opposed(settings: ReportSettings) -> Section:
                 axes={**{k: [v] for k, v in first.items()},
                       f"{level}_a": [mid + step], f"{level}_b": [mid]}).iloc[0]
             won, tied = float(split["p_tie_won"]), float(split["p_tie"])
-            won = tied if abs(won - tied) < 1e-9 else max(won, 0.0)  # rounding noise
             text += " " + _("Of the {up}, {won} are ties the rule hands to the attacker "
                             "({tied} of the rolls tie); with the ties split evenly it "
                             "would win {fair}.").format(
