@@ -538,7 +538,10 @@ class Report:
     in the report's "At a glance": what it is in plain words and the rule (its id cited)
     behind its defining numbers; a template whose fields are the figure keys of
     :data:`reports.sections.glance.COLUMNS` (``{one_hit_drops}``), filled with the
-    table's figures ("": the summary alone).
+    table's figures ("": the summary alone). ``ties``: how its opposed check settles a
+    tie, its rule id cited (the sections that show opposed results say it beside them).
+    ``dying``: what becomes of a dying fighter nobody helps under the system's default
+    reading, its rule id cited (said beside every table of fates).
     """
 
     summary: str = ""
@@ -556,6 +559,8 @@ class Report:
     spread: tuple[str, Mapping[str, Any], str] | None = None
     claims: tuple[str, ...] = ()
     glance: str = ""
+    ties: str = ""
+    dying: str = ""
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,13 @@ def test_swinginess_sentence_quotes_both_sides(upsets):
         two["p_upset_defending"].mean())
     # ties to the defender: defending upsets are the more likely ones
     assert defend > attack
-    line = next(x for x in swing_reading(swing) if x.startswith("dice_pool_7:"))
-    assert _pcts(line) == [pct(attack), pct(defend)]
+    # the sentence's "one rung weaker" is the novice against the competent character
+    # (At a glance's pair), not the table's mean over the adjacent pairs
+    line = next(x for x in swing_reading(swing, upsets) if x.startswith("dice_pool_7:"))
+    pair = upsets[(upsets["system"] == "dice_pool_7") & (upsets["weaker"] == "novice")
+                  & (upsets["stronger"] == "competent")].iloc[0]
+    assert _pcts(line) == [pct(pair["p_upset_attacking"]), pct(pair["p_upset_defending"])]
+    assert pct(attack) not in line
     # middle_3d10 (B5): the upset table gives the same P from both sides
     m = swing.set_index("system").loc["middle_3d10"]
     assert m["p_upset_adjacent"] == pytest.approx(m["p_upset_adjacent_defending"])

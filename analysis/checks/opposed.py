@@ -52,7 +52,7 @@ from engines.rng import Seed
 from engines.system import get
 
 __all__ = ["AXES", "OpposedGrid", "build_grid", "opposed_exact_joint", "opposed_mc_joint",
-           "opposed_table"]
+           "opposed_split", "opposed_table"]
 
 
 def _rule(system: str):
@@ -181,6 +181,38 @@ def opposed_mc_joint(system: str, v, grid: OpposedGrid, trials: int, seed: Seed,
         return checks.run_pairs(code, pa, pb, rule, grid.n_codes, trials, seed,
                                 batch_sets=-(-len(pa) // min(len(pa), 50)),
                                 progress=pbar.update)
+
+
+def opposed_split(system: str, *, variants=None,
+                  axes: dict[str, Iterable] | None = None) -> pd.DataFrame:
+    """Where an exact opposed win comes from: per cell (the axes of
+    :func:`opposed_table`) ``p_higher`` / ``p_tie`` / ``p_lower``, the exact chance that
+    side a's result is above, equal to or below side b's, and ``p_tie_won``, the share of
+    all rolls side a wins through the tie rule (A-g7, B-g3, C10, D3, E5): the tie mass
+    times the share of ties it wins, or, where ties re-roll, its share of the re-rolled
+    ties. ``p_higher + p_tie_won`` is :func:`opposed_table`'s ``p``.
+
+    Examples
+    --------
+    >>> t = opposed_split("dice_pool_6", axes={"pool_a": [3], "pool_b": [3]})
+    >>> bool(t["p_tie_won"].iloc[0] == t["p_tie"].iloc[0])  # C10: the challenger's ties
+    True
+    """
+    v = variants_for(system, variants)
+    grid = build_grid(system, v, axes)
+    wtl = _win_tie(system, v, grid, opposed_exact_joint(system, v, grid))
+    out = grid.cells.copy()
+    out.insert(0, "system", system)
+    total = wtl.sum(axis=1)
+    out["p_higher"], out["p_tie"], out["p_lower"] = (wtl[:, k] / total for k in range(3))
+    won = np.empty(len(out))
+    for i, cell in enumerate(grid.cells.to_dict("records")):
+        w, t, l_ = wtl[i] / total[i]
+        share, reroll = _tie_rule(system, v, cell)
+        # a re-rolled tie is won as often as a decided roll: w / (w + l)
+        won[i] = t * ((w / (w + l_) if w + l_ > 0 else 0.5) if reroll else share)
+    out["p_tie_won"] = won
+    return out
 
 
 def opposed_table(system: str, method: str = "exact", *, trials: int = DEFAULT_TRIALS,

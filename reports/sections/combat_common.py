@@ -11,9 +11,10 @@ from reports.i18n import N_, _
 from reports.settings import ReportSettings
 
 __all__ = ["AFTERMATH_TEXT", "DEADLINESS_AFTERMATHS", "DEADLINESS_COLUMNS", "DUEL_COLUMNS",
-           "EFFECT_COLUMNS", "EVEN_DUEL", "GROUP_COLUMNS",
+           "EFFECT_COLUMNS", "EVEN_DUEL", "FATES", "GROUP_COLUMNS",
            "ROUND_FORMATS", "UPSET_PAIRS", "UPSET_RUNGS", "aftermath_words", "check_cross",
-           "combat_frames", "combat_view", "cross_source", "method_note"]
+           "combat_frames", "combat_view", "cross_source", "dying_words", "even_duel_words",
+           "fate_shares", "method_note"]
 
 #: Cross-system duel columns (``analysis.combat.cross_combat.cross_table``) → shown headers.
 DUEL_COLUMNS = {
@@ -89,6 +90,62 @@ def _exact_or_mc(system: str, a, b, settings: ReportSettings, seed: int, variant
 #: even duel of the weapon and gear tables, and the ladder rungs of the upsets
 EVEN_DUEL = "melee_equal"
 UPSET_RUNGS = ("novice", "competent", "expert")
+
+
+#: The fates of a fallen fighter (RULES.md "Lethality outcomes"), in table order.
+FATES = ("dead", "dying", "out")
+
+
+def fate_shares(frame: pd.DataFrame, columns: Mapping[str, str],
+                total: str | None = None) -> pd.DataFrame:
+    """The report's one normalisation of fates: dead / dying / out as shares of the
+    fighters who fell, summing to 1 in every row (RULES.md "Lethality outcomes", LO-r2).
+
+    ``columns`` maps each of :data:`FATES` to its column of ``frame``; ``total`` names
+    the column of P(the fighter fell) the fates are shares of (None: their own sum, for
+    columns that are already shares of the decided fights). A row where nobody fell
+    gets NaN (no fate to share out)."""
+    fates = frame[[columns[f] for f in FATES]].astype(float)
+    fell = fates.sum(axis=1) if total is None else frame[total].astype(float)
+    # rows already summing to 1 (a duel's loser) are kept as they are, digit for digit
+    fell = fell.mask((fell - 1).abs() < 1e-9, 1.0)
+    out = fates.div(fell.where(fell > 1e-12), axis=0)
+    out.columns = list(FATES)
+    return out
+
+
+def dying_words(systems, settings: ReportSettings | None = None) -> str:
+    """The sentence set beside every table of fates: what “dying” means in each system
+    when nobody helps, by its default reading with the rule id (each system's
+    ``Report.dying``); a system whose combat variants in force differ from the defaults
+    says that they may change it."""
+    from engines.system import registry
+
+    parts = []
+    for system in systems:
+        words = registry()[system].report.dying
+        if not words:
+            continue
+        text = f"{system}: {_(words)}"
+        if settings is not None and settings.combat_variants_of(system):
+            text += " " + _("(the default reading; the variants in force may change it, "
+                            "see Assumptions)")
+        parts.append(text)
+    if not parts:
+        return ""
+    return _("What “dying” means when nobody helps: {systems}.").format(
+        systems="; ".join(parts))
+
+
+def even_duel_words(settings: ReportSettings) -> str:
+    """“the even duel (a competent fighter with a light melee weapon against an equal)”:
+    the one fight the report calls the even duel, the cross-combat file's
+    :data:`EVEN_DUEL` matchup — the same in every section, in At a glance and in the
+    guardrails."""
+    from analysis.combat import cross_combat
+
+    title = cross_combat.load_cross(settings.cross_combat)["matchups"][EVEN_DUEL]["title"]
+    return _("the even duel ({title})").format(title=_(title))
 
 
 def check_cross(path) -> None:

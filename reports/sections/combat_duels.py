@@ -12,11 +12,15 @@ from reports import plotting
 from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import (
     DUEL_COLUMNS,
+    EVEN_DUEL,
+    FATES,
     ROUND_FORMATS,
     aftermath_words,
     combat_frames,
     combat_view,
     cross_source,
+    dying_words,
+    fate_shares,
     method_note,
 )
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
@@ -29,11 +33,12 @@ __all__ = ["LOSER_FATES", "fate_reading", "section_combat_duels"]
 LOSER_FATES = (N_("dead"), N_("dying"), N_("out"))
 
 
-def _fates_of(row) -> str:
-    """``31.0% dead / 0.0% dying / 69.0% out`` (with ± 2 SE for Monte Carlo rows)."""
+def _fates_of(row, shares) -> str:
+    """``31.0% dead / 0.0% dying / 69.0% out`` (with ± 2 SE for Monte Carlo rows): the
+    loser's fates as shares of the fighters who fell (:func:`fate_shares`)."""
     parts = []
     for fate in LOSER_FATES:
-        text = f"{pct(row[f'p_loser_{fate}'])} {_(fate)}"
+        text = f"{pct(shares[fate])} {_(fate)}"
         if row.get("method") == "mc":
             text += f" (± {decimal(100 * 2 * row[f'se_loser_{fate}'], 1)})"
         parts.append(text)
@@ -47,28 +52,42 @@ def _never(part: pd.DataFrame, fate: str) -> list[str]:
     return [s for s in part.index if np.isfinite(col[s]) and col[s] <= 1e-12]
 
 
-def fate_reading(part: pd.DataFrame) -> str:
+def fate_reading(part: pd.DataFrame, explained: set[str] | None = None) -> str:
     """What becomes of the loser, from the numbers of one matchup (rows indexed by
     system, :func:`analysis.combat.cross_combat.cross_table` columns): every system under the
-    same aftermath policy, so the shares compare like with like."""
+    same aftermath policy, so the shares compare like with like. The fates are shares of
+    the fighters who fell (:func:`~reports.sections.combat_common.fate_shares`); the
+    system whose loser ends dead most often is said to owe it to its reading of dying
+    (its ``Report.dying``), the per-system meaning the section states beside the table —
+    once per section: a system in ``explained`` (updated here) is not explained again."""
+    from engines.system import registry
+
     policies = sorted(set(part["aftermath"]))
     decided = part[np.isfinite(part["p_loser_dead"].astype(float))]
     if decided.empty:
         return " " + _("No fight was decided, so the loser's fate is undefined.")
-    fates = "; ".join(f"{s} {_fates_of(decided.loc[s])}" for s in decided.index)
+    shares = fate_shares(decided, {f: f"p_loser_{f}" for f in FATES})
+    fates = "; ".join(f"{s} {_fates_of(decided.loc[s], shares.loc[s])}"
+                      for s in decided.index)
     text = " " + (_("What becomes of the loser of a decided fight (aftermath “{policy}” in "
                     "every system): {fates}.") if len(policies) == 1 else
                   _("What becomes of the loser of a decided fight (aftermath “{policy}”): "
                     "{fates}.")).format(policy=", ".join(policies), fates=fates)
-    dead = decided["p_loser_dead"]
+    dead = shares["dead"]
     if dead.max() > 1e-12:
         top = dead.idxmax()
         text += " " + _("The loser ends dead most often in {system} ({p})").format(
             system=top, p=pct(dead[top]))
+        dying = registry()[top].report.dying if top in registry() else ""
+        if dying and top not in (explained or ()):
+            if explained is not None:
+                explained.add(top)
+            text += _(", a consequence of how it reads dying: {dying}").format(
+                dying=_(dying))
         never = _never(decided, "dead")
         if never:
             only = [f for f in ("dying", "out")
-                    if all(decided.loc[s, f"p_loser_{f}"] > 1 - 1e-9 for s in never)]
+                    if all(shares.loc[s, f] > 1 - 1e-9 for s in never)]
             how = {"dying": _("it is always dying"), "out": _("it is always out")}.get(
                 only[0] if only else "", _("it is dying or out"))
             text += _("; in {systems} the loser never ends dead ({how}).").format(
@@ -81,9 +100,12 @@ def fate_reading(part: pd.DataFrame) -> str:
 
 
 def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
-    out = []
+    out, explained = [], set()
     for mid, part in cross.groupby("matchup", sort=False):
         part = part.set_index("system")
+        title = _(titles.get(mid, mid))
+        if mid == EVEN_DUEL:
+            title = _("the even duel ({title})").format(title=title)
 
         def who(s, part=part):
             return _("{a} against {b}").format(a=part.loc[s, "a"], b=part.loc[s, "b"])
@@ -92,11 +114,11 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
         text = _("{title}: fights last longest in {longest} ({who_longest}: {rounds_longest} "
                  "rounds on average) and are shortest in {shortest} ({who_shortest}: "
                  "{rounds_shortest}).").format(
-            title=_(titles.get(mid, mid)).capitalize(), longest=longest,
+            title=title[:1].upper() + title[1:], longest=longest,
             who_longest=who(longest), rounds_longest=decimal(part.loc[longest, "rounds_mean"], 2),
             shortest=shortest, who_shortest=who(shortest),
             rounds_shortest=decimal(part.loc[shortest, "rounds_mean"], 2))
-        text += fate_reading(part)
+        text += fate_reading(part, explained)
         if part["p_side0"].max() - part["p_side0"].min() > 0.02:
             hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
             text += " " + _("Side A wins from {low} ({lo}) to {high} ({hi}): the systems "
@@ -161,8 +183,14 @@ def section_combat_duels(settings: ReportSettings) -> Section:
                  "assumption): {fights}.")
                .format(file=settings.cross_label,
                        fights="; ".join(f"“{mid}” = {_(t)}" for mid, t in titles.items()))
+               + " " + _("“{mid}” is the report's even duel: the same fight in "
+                         "At a glance, the weapon and gear sections and the "
+                         "guardrails.").format(mid=EVEN_DUEL)
                + " " + method_note(cross)]
     reading += _duel_reading(cross, titles)
+    dying = dying_words(list(dict.fromkeys(cross["system"])), settings)
+    if dying:
+        reading.append(dying)
     ses = ("se_side0", "se_side1", "rounds_se", "se_loser_dead", "se_loser_dying", "se_loser_out")
     view = combat_view(cross, ["matchup", "system", "method"], DUEL_COLUMNS, ses)
     blocks: list = [
@@ -170,8 +198,9 @@ def section_combat_duels(settings: ReportSettings) -> Section:
                     _("Side A against side B (the fighters are listed below). {method} "
                  "Probabilities: A wins, B wins, neither (still fighting at the round cap, "
                  "{cap}); rounds: the mean, the median and the round by which 90% of "
-                 "fights have ended; dead / dying / out: what becomes of the loser among "
-                 "decided fights (they sum to 1) {aftermath}; A→B inc. / kill: the exact "
+                 "fights have ended; dead / dying / out: the loser's fate, as shares of the "
+                 "fighters who fell (the losers of decided fights; they sum to 100%) "
+                 "{aftermath}; A→B inc. / kill: the exact "
                  "odds that one attack of an unhurt A incapacitates / kills B (and "
                  "B→A).").format(method=method_note(cross), cap=settings.round_cap,
                                  aftermath=aftermath_words(settings))

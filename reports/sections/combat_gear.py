@@ -9,11 +9,15 @@ from reports import plotting
 from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import (
     EFFECT_COLUMNS,
+    FATES,
     ROUND_FORMATS,
     aftermath_words,
     combat_frames,
     combat_view,
     cross_source,
+    dying_words,
+    even_duel_words,
+    fate_shares,
     method_note,
 )
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
@@ -50,11 +54,12 @@ def section_combat_gear(settings: ReportSettings) -> Section:
     """Tactic and armour effects on the even duel of each system (exact)."""
     title = _("Combat: tactics and armour")
     effects = combat_frames(settings)["effects"]
-    reading = [_("The even duel of each system (two equal competent fighters) with side A "
-                 "changing one thing: its tactic (A6, C13, B4, DX2, E16) or its armour "
-                 "(A13, DX11, E12; dice_pool_6 and middle_3d10 have no armour rules). "
-                 "Without a change the duel is 50/50, so P(A wins) is the value of the "
-                 "change.") + " " + method_note(effects)]
+    duel = even_duel_words(settings)
+    reading = [_("{duel}, in each system, with side A changing one thing: its tactic (A6, "
+                 "C13, B4, DX2, E16) or its armour (A13, DX11, E12; dice_pool_6 and "
+                 "middle_3d10 have no armour rules). Without a change the duel is 50/50, so "
+                 "P(A wins) is the value of the change.").format(
+        duel=duel[:1].upper() + duel[1:]) + " " + method_note(effects)]
     for (system, kind), part in effects.groupby(["system", "change"], sort=False):
         best = part.loc[part["p_side0"].idxmax()]
         worst = part.loc[part["p_side0"].idxmin()]
@@ -69,13 +74,23 @@ def section_combat_gear(settings: ReportSettings) -> Section:
             system=system, kind=_(kind), best=best["choice"], p_best=pct(best["p_side0"]),
             rounds=decimal(best["rounds_mean"], 1), worst=worst["choice"],
             p_worst=pct(worst["p_side0"])))
-    view = combat_view(effects, ["system", "change", "choice", "method"], EFFECT_COLUMNS,
+    dying = dying_words(list(dict.fromkeys(effects["system"])), settings)
+    if dying:
+        reading.append(dying)
+    # the one normalisation of fates: shares of the losers (the fighters who fell)
+    shown = effects.copy()
+    columns = {f: f"p_loser_{f}" for f in FATES}
+    shares = fate_shares(shown, columns)
+    for fate, col in columns.items():
+        shown[col] = shares[fate].to_numpy()
+    view = combat_view(shown, ["system", "change", "choice", "method"], EFFECT_COLUMNS,
                        ("se_side0",))
     blocks = [
-        table_block("combat-gear", _("Tactics and armour in an even duel"), view,
+        table_block("combat-gear", _("Tactics and armour in the even duel"), view,
                     _("P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
                  "named, against the unchanged side B; mean rounds; loser dead / dying / "
-                 "out among decided fights {aftermath}.").format(
+                 "out: the loser's fate, as shares of the fighters who fell (they sum to "
+                 "100%) {aftermath}.").format(
                      aftermath=aftermath_words(settings)) + " " + method_note(effects)
                     + cross_source(settings),
                     index=("system", "change"), full=effects,

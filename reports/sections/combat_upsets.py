@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 from reports.i18n import N_, _, decimal
@@ -18,7 +20,7 @@ from reports.structure import Section
 __all__ = ["section_combat_upsets", "upset_reading"]
 
 
-def upset_reading(frame, swing) -> list[str]:
+def upset_reading(frame, swing, ties: Mapping[str, str] | None = None) -> list[str]:
     """The section's sentences from the merged upset frame (columns ``system``,
     ``weaker``, ``stronger``, ``p_upset_attacking``, ``p_upset_defending`` of
     :func:`analysis.checks.ladders.upset_table` and the duel's ``p_fight``) and the
@@ -26,14 +28,19 @@ def upset_reading(frame, swing) -> list[str]:
     weaker character attacking and defending (in ``dice_pool_7`` ties go to the
     defender, A-g7, so the two differ widely). A system with no single-roll upset (no
     opposed-check rule or no rungs on the common ladder: a plug-in mapped by a
-    cross-combat file) gets its duel alone, saying why."""
+    cross-combat file) gets its duel alone, saying why. "One rung weaker" is a novice
+    against a competent character (:data:`reports.sections.glance.UPSET`), as everywhere
+    in the report; ``ties`` gives each system's tie rule in words
+    (:func:`reports.sections.opposed.tie_rule`: A-g7, B-g3, C10, D3, E5), said beside
+    its single rolls."""
     adj = frame[(frame["weaker"] == "novice") & (frame["stronger"] == "competent")]
     adj = adj[adj[["p_upset_attacking", "p_upset_defending"]].notna().all(axis=1)]
     low = adj[["p_upset_attacking", "p_upset_defending"]].min(axis=1)
     sharper = int((adj["p_fight"] < low).sum())
-    reading = [_("An upset is the weaker character winning. One opposed roll (exact, "
-                 "analysis.checks.ladders) and a whole duel to the end (the ladder fighters "
-                 "of the group fights, light melee weapons) can differ a lot: many rolls "
+    reading = [_("An upset is the weaker character winning; the text reads it one rung "
+                 "weaker, a novice against a competent character, as At a glance does. One "
+                 "opposed roll (exact) and a whole duel to the end (the ladder fighters of "
+                 "the group fights, light melee weapons) can differ a lot: many rolls "
                  "can average luck out, or one lucky blow can end a fight. In {sharper} of "
                  "{n} systems the duel favours the stronger side more than a single roll "
                  "does, whichever side rolls.").format(sharper=sharper, n=len(adj))]
@@ -65,7 +72,10 @@ def upset_reading(frame, swing) -> list[str]:
         if system in swing.index:
             text += _("; one SD of luck is worth {rungs} rungs on a single check").format(
                 rungs=decimal(swing.loc[system, "sd_in_rungs"], 2))
-        reading.append(text + ".")
+        text += "."
+        if (ties or {}).get(system):
+            text += " " + _("Ties: {ties}.").format(ties=ties[system])
+        reading.append(text)
     return reading
 
 
@@ -83,7 +93,12 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
                          on=["system", "weaker", "stronger"], how="left")
     swing = swinginess(variants=variants)
     swing = swing[swing["system"].isin(settings.systems)].set_index("system")
-    reading = upset_reading(frame, swing)
+    from engines.system import registry
+    from reports.sections.opposed import tie_rule
+
+    ties = {s: tie_rule(s, settings.variants_of(s)) for s in settings.systems
+            if registry()[s].checks.opposed is not None and registry()[s].report.ties}
+    reading = upset_reading(frame, swing, ties)
     reading[0] += " " + method_note(fights)
     view = frame[["system", "weaker", "stronger", "method", "p_upset_attacking",
                   "p_upset_defending", "p_fight", "se_fight", "p_neither",
@@ -96,9 +111,10 @@ def section_combat_upsets(settings: ReportSettings) -> Section:
         view = view.drop(columns=["SE(duel)"])
     blocks = [table_block("combat-upsets", _("Upsets: one roll against a whole fight"), view,
                           _("P(the weaker rung wins): in one opposed roll it initiates, in one "
-                       "it defends (both exact; where ties go to the defender the two "
-                       "differ) and in a duel to the end (round cap {cap}); neither = "
-                       "P(no result at the cap); rounds = mean length of the duel.").format(
+                       "it defends (both exact; each system's tie rule, said in the "
+                       "text, decides how far the two differ) and in a duel to the end "
+                       "(round cap {cap}); neither = P(no result at the cap); rounds = "
+                       "mean length of the duel.").format(
                          cap=settings.round_cap) + " " + method_note(fights)
                           + cross_source(settings),
                           index=("system",), full=frame,

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from reports.i18n import N_, _, format_spec
-from reports.sections.combat_common import aftermath_words, combat_frames, cross_source
+from reports.sections.combat_common import (
+    FATES,
+    aftermath_words,
+    combat_frames,
+    cross_source,
+    dying_words,
+    even_duel_words,
+    fate_shares,
+)
 from reports.sections.common import MAPPED, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
@@ -16,9 +24,9 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
     """One-hit incapacitation and kill odds by weapon (exact, analysis.combat.lethality)."""
     title = _("Combat: one hit, by weapon")
     hits = combat_frames(settings)["one_hit"]
-    reading = [_("Exact odds that one attack by the competent fighter of the even duel, "
-                 "with each weapon of its system's data file, hits, incapacitates or kills "
-                 "an unhurt equal.")]
+    reading = [_("Exact odds that one attack by a fighter of {duel}, armed in turn with "
+                 "each weapon of its system's data file, hits, incapacitates or kills its "
+                 "unhurt opponent.").format(duel=even_duel_words(settings))]
     for system, part in hits.groupby("system", sort=False):
         best = part.loc[part["p_incapacitate"].idxmax()]
         if best["p_incapacitate"] < 0.0005:
@@ -39,14 +47,22 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
                      "in one hit); a single hit practically never kills.").format(
                 system=system, weapon=best["weapon"], p=pct(best["p_incapacitate"]))
         reading.append(text)
-    fates = [c for c in ("p_dead", "p_dying", "p_out") if c in hits]
+    fates = all(f"p_{f}" in hits for f in FATES)
     view = hits[["system", "weapon", "attacker", "target", "method", "p_hit",
-                 "p_incapacitate", "p_kill", *fates]].rename(columns={
+                 "p_incapacitate", "p_kill"]].rename(columns={
         "p_hit": "P(hit)", "p_incapacitate": "P(incapacitated by one hit)",
-        "p_kill": "P(killed by one hit)", "p_dead": "then dead", "p_dying": "then dying",
-        "p_out": "then out"})
-    caption = (_("Exact (method “exact”): one attack on an unhurt target (then dead / "
-                 "dying / out: the target dropped and its fate {aftermath}). Values below "
+        "p_kill": "P(killed by one hit)"})
+    if fates:
+        # the one normalisation of fates: shares of the targets the hit dropped
+        shares = fate_shares(hits, {f: f"p_{f}" for f in FATES}, total="p_incapacitate")
+        for fate in FATES:
+            view[f"dropped: {fate}"] = shares[fate].to_numpy()
+        dying = dying_words(list(dict.fromkeys(hits["system"])), settings)
+        if dying:
+            reading.append(dying)
+    caption = (_("Exact (method “exact”): one attack on an unhurt target (dropped: dead / "
+                 "dying / out: the fate of the targets the hit dropped, as shares of "
+                 "them, summing to 100% where any dropped {aftermath}). Values below "
                  "{small} show as {zero}; the full precision is in the cell's tooltip and "
                  "the CSV.") if fates else
                _("Exact (method “exact”): one attack on an unhurt target. Values below "

@@ -146,7 +146,7 @@ def armoured_reading(apart: pd.DataFrame, cross=None) -> list:
         rows = rows.sort_values("distance")
         first, last = rows.iloc[0], rows.iloc[-1]
         if first["a"] == first["b"]:  # the data file's note says why (no armour rules)
-            out.append(_("{system}: the seed has no armour rules, so both sides are the "
+            out.append(_("{system}: the rules text has no armour rules, so both sides are the "
                          "same shooter (a control).").format(system=system))
             continue
         a, b = table[system]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 from analysis.checks import plots
+from engines.system import registry
 from reports.i18n import N_, _, decimal
 from reports.sections.common import figure_block, pct, skipped, table_block, variant_map
 from reports.settings import ReportSettings
@@ -30,18 +33,36 @@ def with_defending(swing: pd.DataFrame, upsets: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def swing_reading(swing: pd.DataFrame) -> list[str]:
+def swing_reading(swing: pd.DataFrame, upsets: pd.DataFrame,
+                  ties: Mapping[str, str] | None = None) -> list[str]:
     """One sentence per system of :func:`with_defending`'s table: the slope of one rung,
-    how many rungs one SD of luck is worth, and P(upset) one rung apart from both sides."""
+    how many rungs one SD of luck is worth, and P(upset) one rung weaker from both sides.
+
+    "One rung weaker" is the report's one pair, a novice against a competent character
+    (:data:`reports.sections.glance.UPSET`, the row of
+    :func:`analysis.checks.ladders.upset_table` At a glance and the upsets section
+    quote), never the table's mean over adjacent pairs; ``ties`` gives each system's tie
+    rule in words (:func:`reports.sections.opposed.tie_rule`), said beside its upsets."""
+    from reports.sections.glance import UPSET
+
+    pair = upsets[(upsets["weaker"] == UPSET[0]) & (upsets["stronger"] == UPSET[1])]
+    pair = pair.set_index("system")
     out = []
     for row in swing.itertuples(index=False):
-        out.append(_("{system}: one rung of competence adds {slope} points against an "
-                     "average task; one SD of luck is worth {rungs} rungs, and a character "
-                     "one rung weaker wins an opposed roll {attack} of the time when "
-                     "attacking and {defend} when defending.").format(
+        text = _("{system}: one rung of competence adds {slope} points against an "
+                 "average task; one SD of luck is worth {rungs} rungs.").format(
             system=row.system, slope=decimal(row.slope_pp_per_rung, 1),
-            rungs=decimal(row.sd_in_rungs, 2), attack=pct(row.p_upset_adjacent),
-            defend=pct(row.p_upset_adjacent_defending)))
+            rungs=decimal(row.sd_in_rungs, 2))
+        if row.system in pair.index:
+            up = pair.loc[row.system]
+            text += " " + _("One rung weaker: a novice wins {attack} of the opposed rolls "
+                            "it starts against a competent character and {defend} of those "
+                            "it defends.").format(
+                attack=pct(up["p_upset_attacking"]), defend=pct(up["p_upset_defending"]))
+            tie = (ties or {}).get(row.system, "")
+            if tie:
+                text += " " + _("Ties: {ties}.").format(ties=tie)
+        out.append(text)
     return out
 
 
@@ -71,7 +92,8 @@ def section_ladders(settings: ReportSettings) -> Section:
     anchor = anchor[anchor["system"].isin(settings.systems)].reset_index(drop=True)
     swing = swinginess(variants=variants)
     swing = swing[swing["system"].isin(settings.systems)].reset_index(drop=True)
-    swing = with_defending(swing, upset_table(variants=variants))
+    upsets = upset_table(variants=variants)
+    swing = with_defending(swing, upsets)
     reading = [_("The same character (untrained … master) against the same task (easy … "
                  "very hard) in every system, using the mapping in "
                  "analysis/data/ladders.toml (an assumption a designer can edit). The "
@@ -79,7 +101,13 @@ def section_ladders(settings: ReportSettings) -> Section:
                  "task about equally often; the differences are in how fast the curves "
                  "spread from there.")]
     reading += skips
-    reading += swing_reading(swing)
+    from reports.sections.opposed import tie_rule
+
+    ties = {s: tie_rule(s, settings.variants_of(s)) for s in swing["system"]
+            if registry()[s].checks.opposed is not None and registry()[s].report.ties}
+    reading += swing_reading(swing, upsets, ties)
+    pairs = (upsets[upsets["system"].isin(settings.systems)]
+             .drop_duplicates(["weaker", "stronger"]).groupby("rungs_apart").size())
     blocks: list = [
         table_block("ladders", _("P(success) on the common ladder"), view,
                     _("Exact P(success) per system and competence rung (rows) against each "
@@ -94,7 +122,11 @@ def section_ladders(settings: ReportSettings) -> Section:
                     _("SD of the anchor character's outcome, the mean gain of one rung, their "
                  "ratio (how many rungs one SD of luck is worth), P(success) gained per "
                  "rung, and P(upset) one and two rungs apart (exact), with the weaker "
-                 "character attacking and, in the defending columns, defending."),
+                 "character attacking and, in the defending columns, defending. The upset "
+                 "columns are means over every pair of rungs that far apart ({one} "
+                 "adjacent pairs, {two} pairs two apart), not the text's “one rung "
+                 "weaker”, which is always a novice against a competent character.").format(
+                        one=int(pairs.get(1, 0)), two=int(pairs.get(2, 0))),
                     formats={"sd_outcome": ".3f", "rung_shift": ".3f", "sd_in_rungs": ".3f",
                         "slope_pp_per_rung": ".2f", "p_upset_adjacent": ".4f",
                         "p_upset_two_apart": ".4f",

@@ -101,6 +101,12 @@ PLUGIN = System(
                   "equal {one_hit_drops} of the time, and three novices beat an expert "
                   "{three_novices} of the time."),
         label="d20 + mod vs DC",
+        ties=N_("the higher total wins; a tie goes to the higher bonus, then a d20 "
+                "roll-off (E5)"),
+        dying=N_("a fighter at 0 hit points is incapacitated (out): only a further "
+                 "hit makes it dying, and a dying character rolls Fortitude DC 15 "
+                 "each round: two degrees stabilise it, three failures kill it (E13, "
+                 "E14)"),
         curve_panels=(
             CurvePanel(x="modifier", lines="dc", values=(10, 15, 20, 25, 30),
                        fixed={"degree": 1}, labels=(N_("DC {dc}"),),

@@ -77,7 +77,7 @@ class Variants:
     natural_20_degree: bool = variant(True, rule="E3", doc="a natural 20 counts one degree "
                                       "better")
     point_cap: int = variant(5, rule="E-g21", doc="the most hero points a hero holds (the "
-                             "seed sets none)", choices=range(1, 21))
+                             "rules text sets none)", choices=range(1, 21))
     effort: bool = variant(True, rule="E-g22", doc="policy: use extra effort (+2, E8) on "
                            "every fight's key check unless it would incapacitate")
     cancel_fatigue: bool = variant(True, rule="E-g22", doc="policy: spend a hero point to "

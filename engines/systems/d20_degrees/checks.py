@@ -60,7 +60,7 @@ class Variants:
                                 "degrees of success (+5 as in M&M 3e, or +2)", choices=(2, 5),
                                 term="the bonus for 3 assisting degrees")
     assist_total: str = variant("net", rule="E7", doc="helpers' degrees form one signed "
-                                "total (the seed: 'the degrees of success (or failure) are "
+                                "total (the rules text: 'the degrees of success (or failure) are "
                                 "summed'; a total below −2 gives −2); 'separate' sums "
                                 "successes and failures apart, successes first",
                                 choices=("net", "separate"),

@@ -91,6 +91,10 @@ PLUGIN = System(
                   "the rolls it starts against a competent character and "
                   "{upset_roll_defending} of those it answers."),
         label="d10 pool vs successes",
+        ties=N_("the challenger wins with equal or more successes, so a tie goes to "
+                "the challenger (C10)"),
+        dying=N_("no one is ever dying: a fallen fighter who is not dead is out "
+                 "(C-g6)"),
         curve_panels=(CurvePanel(
             x="pool", lines="difficulty", values=tuple(range(1, 7)), labels=("≥ {v}",),
             title=N_("{system}: P(success) by pool"), xlabel=N_("pool size (number of d10)"),

@@ -43,7 +43,7 @@ class Variants:
 
     system: ClassVar[str] = SYSTEM
     threshold: int = variant(6, rule="C-g1", doc="face a die must reach to succeed "
-                             "(the seed leaves it unwritten; 6+ as in Vampire 5th ed.)",
+                             "(the rules text leaves it unwritten; 6+ as in Vampire 5th ed.)",
                              choices=range(2, 11),
                              term="the success threshold")
     criticals: bool = variant(True, rule="C-g2", doc="each pair of 10s counts 4 successes "

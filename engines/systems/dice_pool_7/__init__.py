@@ -96,6 +96,11 @@ PLUGIN = System(
                   "lasts {duel_rounds} rounds: one hit drops an equal {one_hit_drops} of "
                   "the time."),
         label="d10 pool, 7+, 10-again",
+        ties=N_("more successes wins and a tie goes to the defender (A-g7: the rules "
+                "text gives no opposed rule; the default reading)"),
+        dying=N_("a fighter at vitality 0 is dying (near death, A15), and left alone it "
+                 "stays dying to the end of the scene, since nothing lowers CON "
+                 "without new damage (A-g9)"),
         curve_panels=(CurvePanel(
             x="pool", lines="successes", values=tuple(range(1, 6)), labels=("≥ {v}",),
             title=N_("{system}: P(success) by pool"), xlabel=N_("pool size (number of d10)"),

@@ -298,7 +298,7 @@ def rest(damage: int, bashing: bool, days: int) -> int:
 def _no_willpower(fighter, _opponent) -> None:
     if fighter.willpower != "none":
         raise InputError(f"fighter: {fighter.name} spends Willpower (policy "
-                         f"{fighter.willpower!r}); attrition follows damage only (the seed "
+                         f"{fighter.willpower!r}); attrition follows damage only (the rules text "
                          "restores 1 Willpower a night), so use a fighter with willpower "
                          "'none'")
 
@@ -312,7 +312,7 @@ MECHANICS = {
              "Degeneration checks",
         params=(
             Param("morality", int, MORALITY_START, "A17",
-                  "starting Morality (the seed's start is 7)", range=(0, MORALITY_MAX)),
+                  "starting Morality (the rules text's start is 7)", range=(0, MORALITY_MAX)),
             Param("infraction", int, 5, "A17",
                   "level M of each infraction (1 = worst); M ≤ Morality calls a check",
                   range=(1, 10)),
@@ -328,7 +328,7 @@ MECHANICS = {
                                              v.rest_days),  # healing rates, A-g22
         notes=("rest_days",), rules="A6-A16, healing rates, A-g22", state="health left",
         help="P(alive and able after k consecutive duels against fresh equal opponents), "
-             "with the seed's healing rates between fights (one session = one fight)"),
+             "with the rules text's healing rates between fights (one session = one fight)"),
 }
 attrition_exact = MECHANICS["attrition"].exact
 attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

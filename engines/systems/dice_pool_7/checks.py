@@ -45,7 +45,7 @@ class Variants:
     threshold: int = variant(7, rule="A1", doc="face a die must reach to succeed",
                              choices=range(2, 11),
                              term="the success threshold")
-    again: int | None = variant(10, rule="A1", doc="faces that explode: 10-again (seed), "
+    again: int | None = variant(10, rule="A1", doc="faces that explode: 10-again (rules text), "
                                 "9-again, 8-again, or none", choices=(10, 9, 8, None),
                                 term="the 10-again rule",
                                 words={10: "10-again", 9: "9-again", 8: "8-again",
@@ -58,11 +58,11 @@ class Variants:
                                         "(1st edition); default: it does not (2nd edition)",
                                         term="the exploding chance die")
     exceptional_at: int = variant(0, rule="A-g2", doc="successes that make an exceptional "
-                                  "success (0 = no success levels, the seed's reading)",
+                                  "success (0 = no success levels, the rules text's reading)",
                                   choices=(0, 3, 4, 5),
                                   term="the exceptional-success threshold", words={0: "none"})
     opposed_tie: str = variant("defender", rule="A-g7", doc="opposed check (both roll, more "
-                               "successes wins; the seed gives no rule): a tie goes to the "
+                               "successes wins; the rules text gives no rule): a tie goes to the "
                                "defender (status quo), or 'reroll' until one side wins",
                                choices=("defender", "reroll"),
                                term="the opposed-check tie rule",

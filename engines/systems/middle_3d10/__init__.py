@@ -89,6 +89,10 @@ PLUGIN = System(
                   "ends dead {loser_dead} of the time because a dying fighter nobody helps "
                   "stays dying (B-g10)."),
         label="3d10 keep middle",
+        ties=N_("the higher total wins; a tie goes to the higher trait + skill, then "
+                "a re-roll (B-g3)"),
+        dying=N_("a dying fighter (B9) nobody helps stays dying: a risk of death is "
+                 "not death, and no rule resolves it (B-g10)"),
         curve_panels=tuple(CurvePanel(
             x="difficulty", lines="roll", values=("disadvantage", "normal", "advantage"),
             fixed={"modifier": mod}, title=N_("modifier {modifier}"),

@@ -94,6 +94,11 @@ PLUGIN = System(
                   "49 (D1). The loser ends dead {loser_dead} of the time because a dying "
                   "character left alone rolls CON each round until a roll fails (DX-g6)."),
         label="d100 roll-under",
+        ties=N_("the better success level wins; a tie goes to the higher skill, then "
+                "the lower d100 roll (D3)"),
+        dying=N_("a dying character (0 hit points with a major wound) left alone "
+                 "rolls CON each round until a roll fails and then dies (DX-g6), so "
+                 "every dying loser nobody helps ends dead"),
         curve_panels=(
             CurvePanel(x="skill", lines="level", values=("regular", "hard", "extreme"),
                        fixed={"dice": 0}, title=N_("level asked (no extra dice)"),

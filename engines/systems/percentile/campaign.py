@@ -70,7 +70,7 @@ class Variants:
     improve_on_96: bool = variant(True, rule="D-g2", doc="an improvement roll of 96+ "
                                   "improves the skill even when the skill is 96 or more")
     skill_cap: int = variant(99, rule="D-g20", doc="the highest value improvement can "
-                             "bring a skill to (the seed writes none; 99 keeps it a d100 "
+                             "bring a skill to (the rules text writes none; 99 keeps it a d100 "
                              "percentage)")
     use_level: str = variant("regular", rule="D-g21", doc="difficulty of each use of the "
                              "skill; any success at it ticks the skill (D6)",

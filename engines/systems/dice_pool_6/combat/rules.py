@@ -59,12 +59,12 @@ class Variants(_checks.Variants):
                                       term="the 0-0 tie rule")
     order: str = variant("random_round", rule="C11", doc="who attacks first: a fresh random "
                          "order each round, one random order per fight, or side 0 first "
-                         "(the seed gives no initiative)", choices=ORDERS,
+                         "(the rules text gives no initiative)", choices=ORDERS,
                          term="the attack order",
                          words={"random_round": "random each round",
                                 "random_fight": "random once a fight",
                                 "side0_first": "fighter A first"})
-    death: str = variant("double_health", rule="C-g5", doc="the seed has no death: dead when "
+    death: str = variant("double_health", rule="C-g5", doc="the rules text has no death: dead when "
                          "the damage reaches twice the health (V5: a full track of "
                          "superficial damage upgrades to aggravated, all aggravated kills a "
                          "mortal), never, or at the health (every hit aggravated)",

@@ -64,7 +64,7 @@ RANGE_CLASSES = ("short", "long")
 #: table's short / medium / long), each costing ``range_penalty`` dice more.
 BAND_FACTORS = (1, 2, 4)
 #: A plan this system has no rule for (engines.distance.check_plan).
-NO_PLAN = {"cover": "the seed of dice_pool_7 has no cover rule (its actions, A6/AT1, "
+NO_PLAN = {"cover": "the rules text of dice_pool_7 has no cover rule (its actions, A6/AT1, "
                     "are attack, move, dodge, focus, a check)"}
 
 MODIFIER_CAP = _checks.MODIFIER_CAP
@@ -94,7 +94,7 @@ class Variants(_checks.Variants):
                                     "(false: only later hits, so a fight never kills)",
                                     term="damage overflowing into CON")
     armour_vs_bashing: str = variant("ignored", rule="A13", doc="armour against bashing "
-                                     "damage: ignored (the seed lists lethal and ballistic "
+                                     "damage: ignored (the rules text lists lethal and ballistic "
                                      "only) or its lethal rating",
                                      choices=("ignored", "lethal"),
                                      term="armour against bashing damage",
@@ -108,7 +108,7 @@ class Variants(_checks.Variants):
                                       words={"ballistic": "its ballistic rating",
                                              "ballistic_and_lethal": "ballistic + lethal"})
     armour_stops: str = variant("damage", rule="A10", doc="armour ignores points of the "
-                                "damage (successes + weapon; the seed's armour ignores "
+                                "damage (successes + weapon; the rules text's armour ignores "
                                 "points of damage) or cancels successes only, the weapon "
                                 "damage added after", choices=("damage", "successes"),
                                 term="what armour stops",
@@ -122,7 +122,7 @@ class Variants(_checks.Variants):
                                     "first": "the first enemy (focus fire)"})
     burst_penalty: str = variant("after_cap", rule="A-g8", doc="a multi-target burst's "
                                  "-1 die per target comes off the pool after the +/-5 "
-                                 "modifier cap (the seed subtracts the targets from the "
+                                 "modifier cap (the rules text subtracts the targets from the "
                                  "test's dice) or inside the cap",
                                  choices=("after_cap", "inside_cap"),
                                  term="the burst's per-target penalty",
@@ -156,7 +156,7 @@ class Variants(_checks.Variants):
                                  choices=range(1, 101),
                                  term="the finishing rounds")
     finish_bashing: str = variant("lethal", rule="A11", doc="an unarmed finisher chooses "
-                                  "lethal damage (the seed allows it) or keeps bashing "
+                                  "lethal damage (the rules text allows it) or keeps bashing "
                                   "damage (it cannot kill)", choices=("lethal", "bashing"),
                                   term="an unarmed finisher's damage",
                                   words={"lethal": "lethal", "bashing": "bashing"})

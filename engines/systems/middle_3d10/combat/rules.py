@@ -38,7 +38,7 @@ N_FIELDS = 19
  R_DYING_DMG, R_HELPLESS, R_FINISH, R_AID_TOTAL, R_AID_DIFF, R_AID_TRIES, R_DISTANCE,
  R_MOVE, R_RANGE_PENALTY, R_INCREMENTS, R_REACH) = range(19)
 #: A plan this system has no rule for (engines.distance.check_plan).
-NO_PLAN = {"cover": "the seed of middle_3d10 has no cover rule (its turn, B6/BT1, is a "
+NO_PLAN = {"cover": "the rules text of middle_3d10 has no cover rule (its turn, B6/BT1, is a "
                     "move and one action: attack, use a skill, interact)"}
 HELPLESS_PENALTY = 5  # B-g12: the incapacitated penalty of B9 carried on to a dying target
 BONUS_DIVISOR = 4  # B8: damage bonus ⌊(FOR + Combat)/4⌋ in melee, ⌊Combat/4⌋ at range
@@ -70,7 +70,7 @@ class Variants:
                                 term="when a drama point is spent",
                                 words={"after_miss": "after a miss", "before": "before rolling"})
     crit_bonus: int = variant(0, rule="B-g8", doc="extra damage on an automatic success (two "
-                              "or three 10s, B3); the seed's benefit is narrative",
+                              "or three 10s, B3); the rules text's benefit is narrative",
                               term="the critical damage bonus")
     doubles: bool = variant(True, rule="B3", doc="two or three 10s hit automatically, two or "
                             "three 1s miss",
@@ -95,7 +95,7 @@ class Variants:
                              words={"leave": "no one helps", "first_aid": "first aid",
                                     "finish": "the winners finish the fallen"})
     untreated_dying: str = variant("dying", rule="B-g10", doc="what becomes of a dying "
-                                   "combatant (B9) nobody helps or finishes: the seed gives "
+                                   "combatant (B9) nobody helps or finishes: the rules text gives "
                                    "only 'risco de morte' and no clock, so it stays 'dying'; "
                                    "or it dies ('dead'), or stabilises on its own ('out')",
                                    choices=("dying", "dead", "out"),
@@ -135,7 +135,7 @@ class Variants:
                             "fight starts (0: engaged, as in the fights without distance)",
                             term="the starting distance")
     move: int = variant(8, rule="BT-g1", doc="metres a fighter's move covers (BT1 'Cada "
-                        "turno: mover + 1 ação' gives no figure; 8 m is the d20 seed's "
+                        "turno: mover + 1 ação' gives no figure; 8 m is the d20 rules text's "
                         "move, ET1) (1..50)",
                         term="the move of a turn")
     range_penalty: int = variant(2, rule="BT-g2", doc="points a shot loses per full range "
@@ -340,7 +340,7 @@ def turn_move(plan: int, move: int, first: int, far: int, threat_foe: int, d: in
     return d - min(move, room) if room > 0 else d
 
 
-NOTES = {"death": "the seed has no death rule (B9 dying = unconscious, 'risco de morte'): "
+NOTES = {"death": "the rules text has no death rule (B9 dying = unconscious, 'risco de morte'): "
          "deaths come only from the aftermath (B-g10 untreated dying, B-g11 finish)",
          "b11": "B11 temporary vs consolidated damage only matters after rest; one fight "
          "tracks one damage total"}

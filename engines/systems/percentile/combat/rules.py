@@ -19,7 +19,7 @@ from engines.variants import variant
 
 SYSTEM = "percentile"
 EXTENSION = ("percentile combat is an extension (GAP D-g3): Call of Cthulhu 7th edition "
-             "rules DX1-DX16, not from the seed")
+             "rules DX1-DX16, not from the rules text")
 
 #: DX3: (upper bound of STR + SIZ, DB dice count, DB die sides, DB flat, build).
 DB_TABLE = ((64, 0, 0, -2, -2), (84, 0, 0, -1, -1), (124, 0, 0, 0, 0), (164, 1, 4, 0, 1),
