@@ -101,19 +101,30 @@ def _env(lang: str = "en") -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
     env.install_gettext_translations(i18n.translations(lang), newstyle=True)
-    env.filters["prose"] = prose
+    env.filters["prose"] = lambda text, html=False: prose(text, html, lang)
     return env
 
 
 _TICKS = re.compile(r"`([^`\n]+)`")
 
 
-def prose(text, html: bool = False) -> Markup:
+def prose(text, html: bool = False, lang: str | None = None) -> Markup:
     """A sentence for the page: escaped (unless ``html``: a paragraph built as HTML),
     a markdown code span (`` `rpg-balance audit` ``) set as code rather than shown with
-    its backticks."""
-    safe = Markup(text) if html else escape(str(text))
-    return Markup(_TICKS.sub(r"<code>\1</code>", str(safe)))
+    its backticks, and outside code spans and commands the identifiers of gear, tactics
+    and fighters in words (:func:`reports.labels.cell_words`; not in ``html``)."""
+    if html:
+        return Markup(_TICKS.sub(r"<code>\1</code>", str(Markup(text))))
+    parts = _TICKS.split(str(text))   # even: prose, odd: the code spans' text
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(f"<code>{escape(part)}</code>")
+        elif "rpg-balance" in part or " --" in part:
+            out.append(str(escape(part)))        # a command written out: as it is
+        else:
+            out.append(str(escape(labels.cell_words(part, lang))))
+    return Markup("".join(out))
 
 
 def column_header(column, lang: str = "en") -> str:

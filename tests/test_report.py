@@ -319,7 +319,7 @@ def test_assumptions_list_every_variant_with_rule_id(page):
     listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
     for system in SYSTEMS:
         for row in describe(checks.variants_for(system)):
-            cell = listed[(system, row["variant"])]
+            cell = listed[(system, _words(row["variant"]))]
             assert cell["rule"]["text"] == row["rule"]
             assert cell["default"]["text"] == show_value(row["default"])
     assert ("dice_pool_7", "again") in listed
@@ -511,13 +511,13 @@ def test_combat_readings_and_variants(page, settings):
     listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
     for system in SYSTEMS:
         for row in describe(archetypes.variants(system)):
-            cell = listed[(system, row["variant"])]
+            cell = listed[(system, _words(row["variant"]))]
             assert cell["rule"]["text"] == row["rule"]
             assert cell["applies to"]["text"] in ("combat", "checks and combat")
     # dice_pool_7's combat variants inherit the check variants (A1); middle_3d10's do not
     assert listed[("dice_pool_7", "again")]["applies to"]["text"] == "checks and combat"
-    assert listed[("dice_pool_7", "dodge_lasts")]["applies to"]["text"] == "combat"
-    assert listed[("dice_pool_7", "dodge_lasts")]["rule"]["text"] == "A-g3"
+    assert listed[("dice_pool_7", _words("dodge_lasts"))]["applies to"]["text"] == "combat"
+    assert listed[("dice_pool_7", _words("dodge_lasts"))]["rule"]["text"] == "A-g3"
 
 
 # ---------------------------------------------------------------- PDF
