@@ -314,6 +314,8 @@ def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
     """Fan chart of one :class:`CampaignStats`: the 10–90 % and 25–75 % bands and the
     median of the state over sessions (and the threshold as a dashed line, if any), in
     the system's Okabe–Ito colour. Returns the figure (a new one when ``ax`` is None)."""
+    from matplotlib.ticker import MaxNLocator
+
     from analysis.checks.plots import SYSTEM_COLORS, new_figure
 
     if ax is None:
@@ -345,6 +347,9 @@ def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
     ax.set_title(label or Text(N_("{system} {mechanic} ({method})"), system=st.system,
                                mechanic=st.mechanic, method=method), fontsize=10)
     ax.set_xlim(0, max(st.sessions, 1))
+    # sessions and states are whole numbers: whole ticks only
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(fontsize=8, loc="best")
     return fig
 

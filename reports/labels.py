@@ -5,15 +5,21 @@ and some figures come from :mod:`analysis.checks.plots`; the renderers translate
 through the gettext catalogue (:func:`reports.render_html.column_header`,
 :func:`reports.plotting.translate_figure`). This module only *marks* those msgids for
 extraction (``pybabel extract`` finds the ``N_`` calls); nothing here is looked up.
-Identifiers stay as they are in every language: system ids, rule ids, archetype, weapon,
-tactic and armour names from the data files.
+In English a machine name is shown in the words of :data:`HEADERS` (``rounds_mean`` →
+"mean rounds"), and a snake_case id in a cell (weapon, armour, tactic, archetype) in the
+words its system gives it or read as words (:func:`cell_words`). System ids and rule ids
+stay as they are in every language; the CSV downloads keep every machine name.
 """
 
 from __future__ import annotations
 
-from reports.i18n import N_
+import functools
+import re
 
-__all__ = ["COLUMNS", "FIGHT_TITLES", "FIGURE_LABELS", "VALUES"]
+from reports.i18n import N_, current, translations
+
+__all__ = ["COLUMNS", "FIGHT_TITLES", "FIGURE_LABELS", "HEADERS", "VALUES", "cell_words",
+           "header"]
 
 #: Column names of the report's tables.
 COLUMNS = (
@@ -95,3 +101,103 @@ FIGURE_LABELS = (
     N_("change in P(success), percentage points\n(mean and min–max over base chances "
        "0.05–0.95)"),
 )
+
+#: A machine column name (or metric id in a cell) and the words its header shows: the
+#: report's tables and the live page (:mod:`reports.workbench`) name a column with these
+#: words (translated); the CSV downloads keep the machine names.
+HEADERS = {
+    # outcomes and opposed checks
+    "mean_mc": N_("mean (Monte Carlo)"), "se_mean": N_("SE of the mean"), "sd": N_("SD"),
+    "pool_a": N_("challenger's pool"), "modifier_a": N_("challenger's modifier"),
+    "skill_a": N_("challenger's skill"), "very_hard": N_("very hard"),
+    # modifiers, claim C7
+    "mean_delta_pp": N_("mean change (pp)"), "min_delta_pp": N_("smallest change (pp)"),
+    "max_delta_pp": N_("largest change (pp)"), "n_cells": N_("cells"),
+    "pools_holding": N_("pools where it holds"), "pools_breaking": N_("pools where it breaks"),
+    "max_abs_delta_pp": N_("largest change either way (pp)"), "worst_pool": N_("worst pool"),
+    "share_holds": N_("share of cells where it holds"), "n_holds": N_("cells where it holds"),
+    # ladders
+    "p": N_("P(success)"), "anchor_gap": N_("off the anchor"),
+    "within_tolerance": N_("within tolerance"), "sd_outcome": N_("SD of the result"),
+    "rung_shift": N_("result gained per rung"), "sd_in_rungs": N_("luck (rungs)"),
+    "slope_pp_per_rung": N_("gain per rung (pp)"),
+    "p_upset_adjacent": N_("upset, one rung apart"),
+    "p_upset_two_apart": N_("upset, two rungs apart"),
+    "p_upset_adjacent_defending": N_("upset, one rung apart, defending"),
+    "p_upset_two_apart_defending": N_("upset, two rungs apart, defending"),
+    "p_upset_attacking": N_("upset, one roll"),
+    "p_upset_defending": N_("upset, one roll defending"),
+    # fights (guardrail metrics in cells too)
+    "p_side0": N_("A wins"), "p_side1": N_("B wins"), "p_neither": N_("neither wins"),
+    "se_side0": N_("SE(A)"), "se_side1": N_("SE(B)"), "rounds_mean": N_("mean rounds"),
+    "rounds_q50": N_("median rounds"), "rounds_se": N_("SE(rounds)"),
+    "p_loser_dead": N_("loser dead"), "p_loser_dying": N_("loser dying"),
+    "p_loser_out": N_("loser out"), "p_someone_dead": N_("someone dead"),
+    "deaths_mean": N_("dead (mean)"), "p_one_hit_hit": N_("P(hit)"),
+    "p_one_hit_incapacitate": N_("P(incapacitated by one hit)"),
+    "p_one_hit_kill": N_("P(killed by one hit)"), "p_success": N_("P(success)"),
+    "p_incapacitate": N_("P(incapacitated by one hit)"), "p_kill": N_("P(killed by one hit)"),
+    "p_hit": N_("P(hit)"), "max |p_mc − p|": N_("largest gap, Monte Carlo − exact"),
+    # campaign and the commands' markdown
+    "q10": N_("10th percentile"), "q50": N_("median"), "q90": N_("90th percentile"),
+    "mean_exact": N_("mean (exact)"), "sd_exact": N_("SD (exact)"),
+    "q10_exact": N_("10th percentile (exact)"), "q50_exact": N_("median (exact)"),
+    "q90_exact": N_("90th percentile (exact)"), "sd_mc": N_("SD (Monte Carlo)"),
+    "q10_mc": N_("10th percentile (Monte Carlo)"), "q50_mc": N_("median (Monte Carlo)"),
+    "q90_mc": N_("90th percentile (Monte Carlo)"), "p_exact": N_("P (exact)"),
+    "p_mc": N_("P (Monte Carlo)"), "p_reached": N_("P(reached)"), "se": N_("SE"),
+}
+
+#: a snake_case identifier inside a cell's text (``light_melee``, ``attack_attack``), not
+#: part of a path, a file name, an option, a dotted name or a ``metric:argument``
+_IDENTIFIER = re.compile(r"(?<![\w./\-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w./(:\-])")
+
+
+def header(column, lang: str | None = None) -> str:
+    """A table column's header in ``lang``: the words of :data:`HEADERS` for a machine
+    name (translated), else the name itself as the catalogue translates it."""
+    name = str(column)
+    if not name:
+        return name
+    tr = translations(lang or current())
+    return tr.gettext(HEADERS.get(name, name))
+
+
+def cell_words(text: str, lang: str | None = None) -> str:
+    """A table cell's text with its identifiers in words: a metric id of
+    :data:`HEADERS` as its header; a gear or tactic id as a system names it (its
+    ``Audit.terms``: ``light_melee`` → "light melee weapon"), any other snake_case id
+    read as words (``attack_attack`` → "attack attack"), translated when the catalogue
+    has the words. System ids, commands, paths and file names stay as they are."""
+    text = str(text)
+    if not text or text.startswith(("rpg-balance", "python")) or "--" in text:
+        return text
+    if text in HEADERS:
+        return header(text, lang)
+    tr = translations(lang or current())
+    systems, terms = _known_words()
+
+    def word(m: re.Match) -> str:
+        ident = m.group(1)
+        if ident in systems:
+            return ident
+        words = terms.get(ident, ident.replace("_", " "))
+        return tr.gettext(words)
+
+    return _IDENTIFIER.sub(word, text)
+
+
+@functools.lru_cache(maxsize=1)
+def _known_words() -> tuple[frozenset[str], dict[str, str]]:
+    """The system ids (kept as they are) and the words the systems give their gear and
+    tactic ids (``weapon=light_melee`` in a system's ``Audit.terms``)."""
+    from engines.system import registry
+
+    systems = registry()
+    terms: dict[str, str] = {}
+    for spec in systems.values():
+        for key, (words, *_rule) in spec.audit.terms.items():
+            _kind, eq, ident = key.partition("=")
+            if eq and ident not in terms:
+                terms[ident] = str(words)
+    return frozenset(systems), terms

@@ -158,9 +158,13 @@ def translate_figure(fig, lang: str | None = None) -> None:
 
 
 def to_png(fig, dpi: int = 110) -> bytes:
-    """PNG bytes of ``fig`` in the report's language (deterministic: no timestamps in
-    the metadata)."""
+    """PNG bytes of ``fig`` in the report's language, whole-number axes with whole ticks
+    (:func:`analysis.checks.plots.whole_ticks`; deterministic: no timestamps in the
+    metadata)."""
+    from analysis.checks.plots import whole_ticks
+
     fit_page(fig)
+    whole_ticks(fig)  # before the translation fixes the tick labels
     translate_figure(fig)
     print_fonts(fig)
     buf = io.BytesIO()

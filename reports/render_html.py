@@ -7,18 +7,22 @@ is attached as an embedded CSV: the file opens offline and references no externa
 from __future__ import annotations
 
 import base64
+import dataclasses
+import re
 from importlib import metadata
 
 import jinja2
 import numpy as np
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from . import i18n, plotting
+from . import i18n, labels, plotting
+from .i18n import N_
 from .settings import ReportSettings
 from .structure import Report, Table
 
-__all__ = ["CELL_PAD_PT", "CHAR_EM", "PRINT_SIZES", "PRINT_WIDTH_PT", "column_header", "data_uri",
-           "print_class", "render_html", "table_rows"]
+__all__ = ["CELL_PAD_PT", "CHAR_EM", "PRINTED_NOTE", "PRINT_SIZES", "PRINT_WIDTH_PT",
+           "column_header", "data_uri", "print_class", "printed", "prose", "render_html",
+           "table_rows"]
 
 
 def data_uri(data: bytes, mime: str) -> str:
@@ -27,7 +31,8 @@ def data_uri(data: bytes, mime: str) -> str:
 
 def table_rows(t: Table, lang: str = "en") -> list[list[tuple[str, str, str | None]]]:
     """Rows of ``(column, shown text, full-precision text or None)`` for a table; the
-    shown text in ``lang``'s number style, the full-precision text machine-readable."""
+    shown text in ``lang``'s number style (probabilities as percentages, identifiers in
+    words: :func:`reports.labels.cell_words`), the full-precision text machine-readable."""
     rows = []
     columns = [str(c) for c in t.frame.columns]
     for values in t.frame.itertuples(index=False, name=None):
@@ -36,9 +41,29 @@ def table_rows(t: Table, lang: str = "en") -> list[list[tuple[str, str, str | No
             if isinstance(v, np.generic):
                 v = v.item()
             full = repr(float(v)) if isinstance(v, float) else None
-            row.append((c, t.fmt(c, v, lang), full))
+            text = t.fmt(c, v, lang)
+            if isinstance(v, str) and c != "system":
+                text = labels.cell_words(text, lang)
+            row.append((c, text, full))
         rows.append(row)
     return rows
+
+
+#: the sentence under a table whose printed view is compact
+PRINTED_NOTE = N_("The printed page shows {rows} of the {all_rows} rows and {columns} of the "
+                  "{all_columns} columns; the HTML report and the CSV download hold the full "
+                  "table.")
+
+
+def printed(t: Table) -> Table | None:
+    """The table's printed view (:meth:`~reports.structure.Table.compact_view`) as a
+    table of its own, shown as the full one is (same percentage columns); ``None`` when
+    the page prints the table whole."""
+    view = t.compact_view()
+    if view is None:
+        return None
+    return dataclasses.replace(t, id=f"{t.id}-print", frame=view, compact=False,
+                               percent=tuple(t.percent_columns))
 
 
 #: Printed tables (report.css, ``@media print``): the font sizes in pt of the classes
@@ -76,14 +101,37 @@ def _env(lang: str = "en") -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
     env.install_gettext_translations(i18n.translations(lang), newstyle=True)
+    env.filters["prose"] = lambda text, html=False: prose(text, html, lang)
     return env
 
 
+_TICKS = re.compile(r"`([^`\n]+)`")
+
+
+def prose(text, html: bool = False, lang: str | None = None) -> Markup:
+    """A sentence for the page: escaped (unless ``html``: a paragraph built as HTML),
+    a markdown code span (`` `rpg-balance audit` ``) set as code rather than shown with
+    its backticks, and outside code spans and commands the identifiers of gear, tactics
+    and fighters in words (:func:`reports.labels.cell_words`; not in ``html``)."""
+    if html:
+        return Markup(_TICKS.sub(r"<code>\1</code>", str(Markup(text))))
+    parts = _TICKS.split(str(text))   # even: prose, odd: the code spans' text
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(f"<code>{escape(part)}</code>")
+        elif "rpg-balance" in part or " --" in part:
+            out.append(str(escape(part)))        # a command written out: as it is
+        else:
+            out.append(str(escape(labels.cell_words(part, lang))))
+    return Markup("".join(out))
+
+
 def column_header(column, lang: str = "en") -> str:
-    """A table column's header: the frame's column name, translated when the catalogue
-    has it (machine names are marked for extraction in :mod:`reports.columns`)."""
-    text = str(column)
-    return i18n.translations(lang).gettext(text) if text else text
+    """A table column's header: the frame's column name in words
+    (:func:`reports.labels.header`; machine names are marked for extraction in
+    :mod:`reports.labels`)."""
+    return labels.header(column, lang)
 
 
 def render_html(report: Report, settings: ReportSettings) -> str:
@@ -97,8 +145,18 @@ def render_html(report: Report, settings: ReportSettings) -> str:
         csv = data_uri(source.to_csv(index=False).encode("utf-8"), "text/csv")
         rows = table_rows(t, lang)
         header = lambda c: column_header(c, lang)  # noqa: E731
-        return Markup(table_tpl.render(t=t, rows=rows, csv=csv, header=header,
-                                       size=print_class(t, rows, header)))
+        small = printed(t)
+        if small is None:
+            return Markup(table_tpl.render(t=t, rows=rows, csv=csv, header=header,
+                                           size=print_class(t, rows, header), small=None))
+        small_rows = table_rows(small, lang)
+        note = i18n.translations(lang).gettext(PRINTED_NOTE).format(
+            rows=len(small.frame), all_rows=len(t.frame),
+            columns=len(small.frame.columns) - len(t.index),
+            all_columns=len(t.frame.columns) - len(t.index))
+        return Markup(table_tpl.render(t=t, rows=rows, csv=csv, header=header, size="",
+                                       small=small, small_rows=small_rows, note=note,
+                                       small_size=print_class(small, small_rows, header)))
 
     try:
         version = metadata.version("rpg-balance")

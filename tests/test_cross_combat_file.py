@@ -240,9 +240,15 @@ def test_report_combat_sections_show_the_plugin(sections, capsys):
         text = " ".join(map(str, secs[sid].reading))
         assert "is not in this section" not in text, sid
         assert "pbta_2d6" in text, sid
-        table = _tables(secs[sid])[sid]
-        assert set(table.frame["system"]) == set(SYSTEMS), sid
-        assert f"Fights from the cross-combat file {PLUGIN_FILE}." in table.caption.text
+        tables = _tables(secs[sid])
+        # the group fights have one table per fight (combat-groups-2v2, …)
+        mine = [tables[sid]] if sid in tables else [
+            t for tid, t in tables.items()
+            if tid.startswith(f"{sid}-") and tid != "combat-groups-deadliness"]
+        assert mine, sid
+        for table in mine:
+            assert set(table.frame["system"]) == set(SYSTEMS), sid
+            assert f"Fights from the cross-combat file {PLUGIN_FILE}." in table.caption.text
     duels = _tables(secs["combat-duels"])["combat-duels"].frame
     for mid, fighters in DUELS.items():
         row = duels[(duels["matchup"] == mid) & (duels["system"] == "pbta_2d6")].iloc[0]

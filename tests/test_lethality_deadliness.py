@@ -179,7 +179,8 @@ def test_cli_aftermath_bad(capsys):
 
 def test_report_group_section_shows_both_aftermaths():
     """The report's group-fight section: the deadliness table holds the numbers of
-    ``cross-combat --table groups`` under ``leave`` and under ``finish``, with SEs."""
+    ``cross-combat --table groups`` under ``leave`` and under ``finish`` (each fight named
+    by its title in the cross-combat file), and its CSV frame the same rows with SEs."""
     from analysis.combat import cross_combat
     from reports.sections.combat_groups import section_combat_groups
     from reports.settings import ReportSettings
@@ -190,14 +191,20 @@ def test_report_group_section_shows_both_aftermaths():
     section = section_combat_groups(settings)
     table = next(b for b in section.blocks if b.id == "combat-groups-deadliness")
     shown = table.frame.set_index(["fight", "system"])
+    titles = {gid: g.title for gid, g in cross_combat.load_cross(None)["groups"].items()}
+    heads = {"leave": ("someone dead, fallen left", "dead (mean), fallen left"),
+             "finish": ("someone dead, winners finish", "dead (mean), winners finish")}
     for policy in ("leave", "finish"):
         rows, _ = cross_combat.group_table(trials=400, seed=7, progress=False,
                                            aftermath=policy)
-        rows = rows[rows["system"] == system].set_index(["fight", "system"])
-        assert len(rows) == len(shown)
-        for key, head in (("p_someone_dead", "someone dead"), ("se_someone_dead",
-                                                                "SE(someone)"),
-                          ("deaths_mean", "dead (mean)"), ("se_deaths_mean", "SE(dead)")):
-            got = shown[f"{head} · {policy}"]
-            assert list(got) == pytest.approx(list(rows.loc[got.index, key]))
+        rows = rows[rows["system"] == system]
+        full = table.full[table.full["aftermath"] == policy].set_index(["fight", "system"])
+        assert len(rows) == len(shown) == len(full)
+        for key, head in zip(("p_someone_dead", "deaths_mean"), heads[policy], strict=True):
+            for row in rows.itertuples(index=False):
+                assert shown.loc[(titles[row.fight], system), head] \
+                    == pytest.approx(getattr(row, key))
+        by_id = rows.set_index(["fight", "system"])
+        for key in ("p_someone_dead", "se_someone_dead", "deaths_mean", "se_deaths_mean"):
+            assert list(full[key]) == pytest.approx(list(by_id.loc[full.index, key]))
     assert any("when the winners finish them" in r for r in section.reading)

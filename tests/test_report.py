@@ -238,6 +238,25 @@ def test_screenshot_shows_content(page):
     assert im.std() > 10
 
 
+def _percent(p: float) -> str:
+    """A probability as a table cell shows it: a percentage with one decimal, 0 and 1
+    without, below 0.05 % "<0.1%" and above 99.95 % ">99.9%" (English)."""
+    if p in (0.0, 1.0):
+        return f"{100 * p:.0f}%"
+    if p < 0.0005:
+        return "<0.1%"
+    if p > 0.9995:
+        return ">99.9%"
+    return f"{100 * p:.1f}%"
+
+
+def _words(value) -> str:
+    """A frame's label cell as the table shows it (identifiers in words)."""
+    from reports.labels import cell_words
+
+    return cell_words(str(value))
+
+
 def _table(page, id_):
     t = page["tables"][id_]
     return t["head"], t["rows"]
@@ -261,7 +280,7 @@ def test_table_numbers_equal_the_analysis_frames(page, system, table_id, row_axi
     for row in rows:
         for col, cell in zip(head[1:], row[1:], strict=True):
             p = lookup[(row[0]["text"], col)]
-            assert cell["text"] == f"{p:.4f}"
+            assert cell["text"] == _percent(p)
             assert float(cell["value"]) == p  # full precision, bit for bit
             n += 1
     assert n >= 20
@@ -273,12 +292,12 @@ def test_tables_hold_hand_worked_values(page):
     head, rows = _table(page, "curves-dice_pool_7")
     by_pool = {r[0]["text"]: r for r in rows}
     k1 = head.index("1")
-    assert by_pool["1"][k1]["text"] == "0.4000"
-    assert by_pool["0"][k1]["text"] == "0.1000"
+    assert by_pool["1"][k1]["text"] == "40.0%"
+    assert by_pool["0"][k1]["text"] == "10.0%"
     head, rows = _table(page, "curves-percentile-levels")
-    assert {r[0]["text"]: r for r in rows}["60"][head.index("hard")]["text"] == "0.3000"
+    assert {r[0]["text"]: r for r in rows}["60"][head.index("hard")]["text"] == "30.0%"
     head, rows = _table(page, "curves-d20_degrees")
-    assert {r[0]["text"]: r for r in rows}["10"][head.index("0")]["text"] == "0.5500"
+    assert {r[0]["text"]: r for r in rows}["10"][head.index("0")]["text"] == "55.0%"
 
 
 def test_mc_agreement_table_matches_frames_and_tolerance(page, settings):
@@ -300,7 +319,7 @@ def test_assumptions_list_every_variant_with_rule_id(page):
     listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
     for system in SYSTEMS:
         for row in describe(checks.variants_for(system)):
-            cell = listed[(system, row["variant"])]
+            cell = listed[(system, _words(row["variant"]))]
             assert cell["rule"]["text"] == row["rule"]
             assert cell["default"]["text"] == show_value(row["default"])
     assert ("dice_pool_7", "again") in listed
@@ -353,7 +372,7 @@ def _same_numbers(shown: dict, frame, keys: tuple[str, ...], columns: dict) -> i
     full-precision repr); returns the count of cells compared."""
     n = 0
     for row in frame.to_dict("records"):
-        cells = shown[tuple(str(row[k]) for k in keys)]
+        cells = shown[tuple(_words(row[k]) if k != "system" else str(row[k]) for k in keys)]
         for col, header in columns.items():
             if header not in cells:
                 continue
@@ -380,29 +399,52 @@ def test_combat_duel_table_equals_cross_combat_frame(page, settings):
         assert cells["method"]["text"] in ("exact", "mc")
     # hand-worked oracle: a mirror duel is fair by symmetry, P(A wins) = P(B wins)
     for system in SYSTEMS:
-        cells = shown[("melee_equal", system)]
+        cells = shown[(_words("melee_equal"), system)]
         assert cells["A wins"]["text"] == cells["B wins"]["text"]
 
 
 def test_combat_group_table_equals_cross_combat_frame(page, settings):
     """Group fights (Monte Carlo) in the HTML are cross_combat.group_table's rows for the
-    same trials and seed, each with its SE; the 2v2 mirror fight is fair by symmetry, so
-    P(side 0 wins) lies within 5 SE + 1/n of 1/2 (the project's MC tolerance)."""
+    same trials and seed, one table per fight of at most 8 columns whose headers name
+    the sides in words ("three novices win", "one expert wins"); the fates are those of
+    the fighters who fell (both sides, weighted by side size: 3 novices, 1 expert), so
+    dead + dying + out = 100 %. The 2v2 mirror fight is fair by symmetry: P(side 0 wins)
+    lies within 5 SE + 1/n of 1/2 (the project's MC tolerance)."""
     from analysis.combat import cross_combat
 
     rows, _standing = cross_combat.group_table(trials=settings.combat_trials,
                                                seed=settings.seed,
                                                round_cap=settings.round_cap, progress=False)
     rows = rows[rows["system"].isin(SYSTEMS)]
-    shown = _cells(page, "combat-groups", ("fight", "system"))
-    assert len(shown) == len(rows)
-    assert _same_numbers(shown, rows, ("fight", "system"), S.GROUP_COLUMNS) >= 8 * len(rows)
+    sizes = {"2v2": (2, 2), "3v1": (3, 1)}
+    wins = {"2v2": ("side A (two competent fighters) wins",
+                    "side B (two competent fighters) wins"),
+            "3v1": ("three novices win", "one expert wins")}
+    for fight, (n0, n1) in sizes.items():
+        head, body = _table(page, f"combat-groups-{fight}")
+        assert len(head) <= 8, head
+        assert head[1] == wins[fight][0], head
+        assert head[2] == wins[fight][1], head
+        shown = {r[0]["text"]: dict(zip(head, r, strict=True)) for r in body}
+        part = rows[rows["fight"] == fight].set_index("system")
+        assert set(shown) == set(part.index) == set(SYSTEMS)
+        for system, cells in shown.items():
+            row = part.loc[system]
+            assert float(cells[head[1]]["value"]) == float(row["p_side0"])
+            assert float(cells[head[2]]["value"]) == float(row["p_side1"])
+            assert float(cells["mean rounds"]["value"]) == float(row["rounds_mean"])
+            fell = {f: n0 * row[f"p_side0_{f}"] + n1 * row[f"p_side1_{f}"]
+                    for f in ("dead", "dying", "out")}
+            shares = [float(cells[f"fallen: {f}"]["value"]) for f in fell]
+            assert shares == pytest.approx([v / sum(fell.values()) for v in fell.values()])
+            assert sum(shares) == pytest.approx(1.0)
+            assert all(c["text"].endswith("%") for c in cells.values()
+                       if c is not cells["mean rounds"] and c["value"] is not None)
     n = settings.combat_trials
+    part = rows[rows["fight"] == "2v2"].set_index("system")
     for system in SYSTEMS:
-        cells = shown[("2v2", system)]
-        assert cells["method"]["text"] == "mc"
-        p = float(cells["0 wins"]["value"])
-        assert float(cells["SE(0)"]["value"]) == pytest.approx(math.sqrt(p * (1 - p) / n))
+        p = float(part.loc[system, "p_side0"])
+        assert float(part.loc[system, "se_side0"]) == pytest.approx(math.sqrt(p * (1 - p) / n))
         assert abs(p - 0.5) <= 5 * math.sqrt(0.25 / n) + 1 / n
 
 
@@ -416,14 +458,14 @@ def test_combat_weapon_gear_and_upset_tables(page, settings):
             "p_kill": "P(killed by one hit)"}
     assert _same_numbers(shown, hits, ("system", "weapon"), cols) == 3 * len(hits)
     # E11 hand-worked: attack 7 vs Parry 7 -> d20 + 7 >= 10 + 7 needs 10+ on the d20: 11/20
-    assert shown[("d20_degrees", "light_melee")]["P(hit)"]["text"] == "0.5500"
+    assert shown[("d20_degrees", _words("light_melee"))]["P(hit)"]["text"] == "55.0%"
     gear = _cells(page, "combat-gear", ("system", "change", "choice"))
     assert len(gear) == len(data["effects"])
     assert _same_numbers(gear, data["effects"], ("system", "change", "choice"),
                          S.EFFECT_COLUMNS) >= 3 * len(gear)
     # the file's own loadout is the mirror duel: 50/50 (percentile armour 0, d20 none)
-    assert gear[("percentile", "armour", "0")]["A wins"]["text"] == "0.5000"
-    assert gear[("d20_degrees", "armour", "none")]["A wins"]["text"] == "0.5000"
+    assert gear[("percentile", "armour", "0")]["A wins"]["text"] == "50.0%"
+    assert gear[("d20_degrees", "armour", "none")]["A wins"]["text"] == "50.0%"
     _head, rows = _table(page, "combat-upsets")
     assert len(rows) == 3 * len(SYSTEMS)
 
@@ -469,13 +511,13 @@ def test_combat_readings_and_variants(page, settings):
     listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
     for system in SYSTEMS:
         for row in describe(archetypes.variants(system)):
-            cell = listed[(system, row["variant"])]
+            cell = listed[(system, _words(row["variant"]))]
             assert cell["rule"]["text"] == row["rule"]
             assert cell["applies to"]["text"] in ("combat", "checks and combat")
     # dice_pool_7's combat variants inherit the check variants (A1); middle_3d10's do not
     assert listed[("dice_pool_7", "again")]["applies to"]["text"] == "checks and combat"
-    assert listed[("dice_pool_7", "dodge_lasts")]["applies to"]["text"] == "combat"
-    assert listed[("dice_pool_7", "dodge_lasts")]["rule"]["text"] == "A-g3"
+    assert listed[("dice_pool_7", _words("dodge_lasts"))]["applies to"]["text"] == "combat"
+    assert listed[("dice_pool_7", _words("dodge_lasts"))]["rule"]["text"] == "A-g3"
 
 
 # ---------------------------------------------------------------- PDF

@@ -247,9 +247,11 @@ def test_pt_br_tables_use_decimal_commas_and_csv_stays_machine_readable(built, p
     head, row = page["curves"]["head"], page["curves"]["row"]
     assert head[0] == "parada"
     # pool 5, at least 1 success: 1 − 0.7^5 · (1 − …) — any probability cell of the row
-    # is "0,dddd" (decimal comma, four places), never "0.dddd"
+    # is a percentage with a decimal comma ("83,2 %", "0 %", "<0,1 %"), never "0.dddd"
     cells = row[1:]
-    assert all(re.fullmatch(r"[01],\d{4}", c) for c in cells), cells
+    assert all(re.fullmatch(r"[<>]?\d{1,3}(,\d)?\s?%", c.replace("\u00a0", " "))
+               for c in cells), cells
+    assert any("," in c for c in cells), cells
     html = (built / "report.html").read_text(encoding="utf-8")
     assert '<html lang="pt-BR">' in html
     m = re.search(r'download="curves-dice_pool_7\.csv" href="data:text/csv;base64,([^"]+)"',

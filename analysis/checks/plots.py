@@ -23,7 +23,7 @@ from engines.errors import InputError
 from engines.system import get
 
 __all__ = ["SPARE_COLORS", "SYSTEM_COLORS", "SYSTEM_LABELS", "c7_heatmap", "curve_spec",
-           "ladder_plot", "modifier_plot", "new_figure", "success_curve_plot"]
+           "ladder_plot", "modifier_plot", "new_figure", "success_curve_plot", "whole_ticks"]
 
 #: Colours for systems that declare none (their ``color`` hook), in registry order.
 SPARE_COLORS = ("#CC79A7", "#000000", "#999999", "#F0E442", "#882255", "#44AA99")
@@ -136,6 +136,33 @@ def new_figure(width: float = 7.0, height: float = 4.5) -> Figure:
     return fig
 
 
+def _whole(values) -> bool:
+    values = np.asarray(values, dtype=float).ravel()
+    values = values[np.isfinite(values)]
+    return values.size > 0 and bool(np.all(values == np.round(values)))
+
+
+def whole_ticks(fig: Figure) -> Figure:
+    """Whole ticks on every axis that only counts whole things: an x or y axis whose
+    lines and markers all sit on whole numbers (a pool, a session, a round, a DC, a state
+    of a campaign) gets :class:`~matplotlib.ticker.MaxNLocator` ``(integer=True)``, so
+    no "2.5 dice" tick appears; an axis with ticks set by hand (names, chosen values)
+    or any fractional datum keeps its ticks. Returns ``fig``."""
+    from matplotlib.ticker import FixedLocator, MaxNLocator
+
+    for ax in fig.axes:
+        lines = [ln for ln in ax.get_lines() if len(ln.get_xdata())]
+        if not lines:
+            continue
+        for axis, data in ((ax.xaxis, [ln.get_xdata() for ln in lines]),
+                           (ax.yaxis, [ln.get_ydata() for ln in lines])):
+            if isinstance(axis.get_major_locator(), FixedLocator):
+                continue
+            if all(_whole(d) for d in data):
+                axis.set_major_locator(MaxNLocator(integer=True))
+    return fig
+
+
 def _p_column(table: pd.DataFrame) -> str:
     for col in ("p", "p_mc", "p_exact"):
         if col in table:
@@ -180,7 +207,7 @@ def success_curve_plot(system: str, table: pd.DataFrame | None = None,
     ax.set_title(SYSTEM_LABELS[system])
     ax.grid(alpha=0.3)
     ax.legend(title=spec["legend"], fontsize="small")
-    return fig
+    return whole_ticks(fig)
 
 
 def ladder_plot(table: pd.DataFrame | None = None) -> Figure:

@@ -9,7 +9,9 @@ campaign modules' default variants (the report's check variants do not apply to 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from engines.system import registry
 from reports import plotting
@@ -18,9 +20,10 @@ from reports.sections.common import for_systems_with, skipped
 from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Note, Section, Table
 
-__all__ = ["ATTRITION_FIGHTS", "MECHANIC_NAMES", "PARAM_NAMES", "STATE_NAMES", "attrition_reading",
-           "attrition_table", "campaign_figure", "campaign_reading", "campaign_view",
-           "campaign_widgets", "mechanic_name", "section_campaign", "show_campaign"]
+__all__ = ["ATTRITION_FIGHTS", "FEW_STATES", "MECHANIC_NAMES", "PARAM_NAMES", "STATE_NAMES",
+           "attrition_reading", "attrition_table", "attrition_view", "campaign_figure",
+           "campaign_reading", "campaign_view", "campaign_widgets", "few_states", "mechanic_name",
+           "section_campaign", "settled_reading", "settles", "show_campaign"]
 
 #: Names of the campaign mechanics, their states and their parameters as the report
 #: shows them (the mechanic ids stay in the tables and the CSV downloads).
@@ -110,20 +113,88 @@ def _fan_chart(st, mech, ax, label: str) -> None:
                 text.set_text(_("threshold {value}").format(value=decimal(st.threshold)))
 
 
+#: a state that takes at most this many values (with a chance of 0.1 % or more in some
+#: session) is drawn as the share of characters at each value: its quantile bands
+#: would fill the whole range (a rectangle that says nothing)
+FEW_STATES = 3
+
+
+def few_states(st) -> list[int]:
+    """The state values of a campaign run worth a line each, when there are at most
+    :data:`FEW_STATES` of them (``[]``: draw the fan chart)."""
+    seen = np.nonzero((st.pmf() >= 1e-3).any(axis=0))[0]
+    return [int(st.values[i]) for i in seen] if len(seen) <= FEW_STATES else []
+
+
+def settles(st) -> list[int]:
+    """The state values of a run of a few values (:func:`few_states`) whose shares are
+    the same in every session from the first on (``[]`` otherwise): its chart would be
+    flat lines, so the report says it in a sentence instead."""
+    values = few_states(st)
+    pmf = st.pmf()
+    if not values or len(pmf) < 3 or not np.allclose(pmf[1:], pmf[1], atol=1e-9):
+        return []
+    return values
+
+
+def settled_reading(st, mech, values: list[int]) -> str:
+    """The sentence replacing a flat chart: from session 1 on, every session, the share
+    of the characters at each state value."""
+    pmf = st.pmf()
+    shares = _(", ").join(
+        _("{share} at {value}").format(
+            share=percent(float(pmf[1, int(np.nonzero(st.values == v)[0][0])]), 1), value=v)
+        for v in values)
+    return _("{system}: {state} settles after the first session and stays there: in "
+             "every session from then on, {shares} (exact; no chart, its lines would be "
+             "flat).").format(system=st.system, state=_(mech.state), shares=shares)
+
+
+def _share_chart(st, mech, ax, label: str, values: list[int]) -> None:
+    """The share of the characters at each of a few state values, session by session
+    (exact), one line per value."""
+    pmf = st.pmf()
+    x = np.arange(st.sessions + 1)
+    colours = plotting.shades(st.system, len(values))
+    for value, colour, style in zip(values, colours, plotting.LINESTYLES, strict=False):
+        column = int(np.nonzero(st.values == value)[0][0])
+        ax.step(x, pmf[:, column], where="mid", color=colour, linestyle=style, linewidth=1.8,
+                label=_("{state}: {value}").format(state=_(mech.state), value=value))
+    plotting.probability_axis(ax, _("share of the characters"))
+    ax.set_xlim(0, max(st.sessions, 1))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(_("session"))
+    ax.set_title(label)
+    ax.legend(loc="best")
+
+
 def campaign_figure(st, mech, settings: ReportSettings) -> Figure:
+    """The run's fan chart (quantile bands of the state over sessions), or for a state
+    of a few values (:func:`few_states`: hero points 0 or 1) the share of characters at
+    each value."""
     fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
     name = mechanic_name(mech.name)
-    _fan_chart(st, mech, ax, label=f"{st.system}: {name} ({mech.rules})")
+    label = f"{st.system}: {name} ({mech.rules})"
+    values = few_states(st)
+    if values:
+        _share_chart(st, mech, ax, label, values)
+        caption = _("Share of the characters at each value of {state}, session by session, "
+                    "over {sessions} sessions (exact Markov chain): the state takes only "
+                    "these values, so its quantile bands would fill the whole chart.")
+        alt = _("Line chart of the share of characters at each value of {state} over "
+                "sessions for {system}")
+    else:
+        _fan_chart(st, mech, ax, label=label)
+        caption = _("{state} over {sessions} sessions (exact Markov chain): 10–90 % band "
+                    "(light), 25–75 % band (dark), median (solid), mean (dotted), "
+                    "threshold (dashed).")
+        alt = _("Fan chart of {state} over sessions for {system}")
     return Figure(id=f"fig-campaign-{st.system}",
                   title=_("{system}: {mechanic}").format(system=st.system, mechanic=name),
                   data=plotting.to_png(fig, settings.dpi),
-                  caption=Caption(_(
-                      "{state} over {sessions} sessions (exact Markov chain): 10–90 % band "
-                      "(light), 25–75 % band (dark), median (solid), mean (dotted), "
-                      "threshold (dashed).").format(state=_(mech.state),
-                                                    sessions=decimal(st.sessions))),
-                  alt=_("Fan chart of {state} over sessions for {system}").format(
-                      state=_(mech.state), system=st.system))
+                  caption=Caption(caption.format(state=_(mech.state),
+                                                 sessions=decimal(st.sessions))),
+                  alt=alt.format(state=_(mech.state), system=st.system))
 
 
 @for_systems_with("campaign", "campaign", N_("Campaign mechanics over sessions"))
@@ -153,9 +224,13 @@ def section_campaign(settings: ReportSettings) -> Section:
         mech = mechanic(system, name)
         st = run(system, name, params, sessions=sessions, threshold=threshold)["exact"]
         reading.append(campaign_reading(system, mech, params, st))
-        blocks.append(campaign_figure(st, mech, settings))
+        settled = settles(st)
+        if settled:
+            reading.append(settled_reading(st, mech, settled))
+        else:
+            blocks.append(campaign_figure(st, mech, settings))
         last = summary_table(st).iloc[[-1]].drop(columns=["method", *tally_names(st)])
-        last.insert(0, "mechanic", name)
+        last.insert(0, "mechanic", mechanic_name(name))
         last.insert(0, "system", system)
         # the mechanic's own tallies (the summary table's extra columns), in one cell
         last["tallies"] = "; ".join(f"{k} {decimal(float(st.extra[k][-1]), 3)}"
@@ -176,14 +251,13 @@ def section_campaign(settings: ReportSettings) -> Section:
         blocks.append(Table(
             id="campaign-attrition",
             title=_("Attrition: P(alive and able after k fights)"),
-            frame=attrition,
+            frame=attrition_view(attrition), full=attrition,
             caption=Caption(_(
                 "The ladder's competent fighter against a fresh equal opponent in each of "
                 "{fights} consecutive duels, with each system's rest between fights (rules "
                 "in the table); a fighter who falls (dead, dying or out) leaves the series. "
                 "Exact: the duel chains started from the fighter's damage.").format(
-                    fights=decimal(ATTRITION_FIGHTS))),
-            formats={f"k={k}": ".3f" for k in range(1, ATTRITION_FIGHTS + 1)}))
+                    fights=decimal(ATTRITION_FIGHTS)))))
     return Section("campaign", title, reading, blocks)
 
 
@@ -211,6 +285,16 @@ def attrition_table(systems) -> pd.DataFrame:
         row["p_dead_5"] = float(st.extra["p_dead"][ATTRITION_FIGHTS])
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def attrition_view(frame: pd.DataFrame) -> pd.DataFrame:
+    """The attrition table as printed: "after k fights" and "dead by fight 5" headers
+    (the CSV keeps ``k=1`` … and ``p_dead_5``)."""
+    names = {f"k={k}": (_("after 1 fight") if k == 1 else _("after {k} fights").format(k=k))
+             for k in range(1, ATTRITION_FIGHTS + 1)}
+    names[f"p_dead_{ATTRITION_FIGHTS}"] = _("dead by fight {k}").format(k=ATTRITION_FIGHTS)
+    names.update({"system": _("system"), "fighter": _("fighter"), "rules": _("rules")})
+    return frame.rename(columns=names)
 
 
 def attrition_reading(frame: pd.DataFrame) -> str:

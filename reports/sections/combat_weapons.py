@@ -33,7 +33,7 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
             reading.append(_("{system}: no weapon takes an unhurt equal out with one hit "
                              "(at most {p}, {weapon}); fights are won by wearing the "
                              "opponent down.").format(
-                system=system, p=format_spec(best["p_incapacitate"], ".1e"),
+                system=system, p=_odds(best["p_incapacitate"]),
                 weapon=best["weapon"]))
             continue
         kill = part["p_kill"].max()
@@ -74,3 +74,11 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
     blocks = [table_block("combat-weapons", _("One-hit odds by weapon"), view, caption,
                           index=("system", "weapon"))]
     return Section("combat-weapons", title, reading, blocks)
+
+
+def _odds(p: float) -> str:
+    """A tiny chance in words ("about 1 in 480,000"), never scientific notation."""
+    from analysis.glossary import figure_phrase
+    from reports.i18n import text
+
+    return text(figure_phrase("p_one_hit_incapacitate", p))

@@ -94,8 +94,7 @@ def section_native_spread(settings: ReportSettings) -> Section:
                              "largest single-step gain, and the floor/ceiling of P on the "
                              "axis range (exact)."),
                                 formats={"value at 50%": ".2f", "steps 10% → 90%": ".2f",
-                                    "largest gain per step (pp)": ".1f", "lowest P": ".4f",
-                                    "highest P": ".4f"})]
+                                    "largest gain per step (pp)": ".1f"})]
     fig, (ax,) = plotting.new_figure(1, width=6.8, height=3.2)
     for i, system in enumerate(settings.systems):
         x, p = spread_curve(settings, system)

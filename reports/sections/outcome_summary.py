@@ -26,14 +26,14 @@ def section_outcomes(settings: ReportSettings) -> Section:
         frame = o.rename(columns={"setting": setting_label})[
             [setting_label, "mean", "sd", "mean_mc", "se_mean"]]
         blocks.append(table_block(f"outcomes-{system}", f"{system}: {value_label}", frame,
-                                  _("Exact mean and SD of the {value} per {setting}; mean_mc ± "
-                               "se_mean is the Monte Carlo estimate ({trials} rolls) with "
-                               "its standard error.").format(
+                                  _("Exact mean and SD of the {value} per {setting}, "
+                                    "beside the Monte Carlo mean ({trials} rolls) and its "
+                                    "standard error.").format(
                                  value=value_label, setting=setting_label,
                                  trials=decimal(settings.trials)),
                                   index=(setting_label,),
-                                  formats={"mean": ".4f", "sd": ".4f", "mean_mc": ".4f",
-                                      "se_mean": ".5f"}))
+                                  formats={"mean": ".3f", "sd": ".3f", "mean_mc": ".3f",
+                                           "se_mean": ".3f"}))
         if spec.report.outcome_reading is not None:
             m = o.set_index("setting")
             reading.append(spec.report.outcome_reading(

@@ -88,6 +88,8 @@ def plain_panels(spec: System) -> tuple[CurvePanel, ...]:
 
 
 def curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
+    """The system's success-curve grids (its ``curve_tables`` hook, or one per setting
+    of its other axes); the PDF prints the first, compact, the HTML page every one."""
     spec = registry()[system]
     full = t.drop(columns=["z"])
     out = []
@@ -101,7 +103,7 @@ def curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
         out.append(table_block(
             "-".join(x for x in ("curves", system, view.key) if x), _(view.title),
             frame, _(view.caption), index=(view.rows,), full=full if view.full else None,
-            column_label=_(view.column_label)))
+            column_label=_(view.column_label), printed=not out))
     return out
 
 
@@ -163,8 +165,9 @@ def section_success_curves(settings: ReportSettings) -> Section:
     blocks: list = []
     reading = [_("How often a single check succeeds, on each system's own dials (pool "
                  "size, modifier, skill, DC). All numbers here are exact (enumeration or "
-                 "convolution of the dice), not simulated. Hover a table cell for its full "
-                 "precision; the CSV link beside each table holds the complete grid.")]
+                 "convolution of the dice), not simulated. The printed report shows one table "
+                 "per system with a few of its rows and columns; the HTML report and its "
+                 "CSV downloads hold every grid, to full precision.")]
     for system in settings.systems:
         t = curves(settings, system)
         reading.append(curve_reading(system, t))

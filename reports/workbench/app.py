@@ -54,13 +54,16 @@ def _code(text: str) -> str:
 
 
 def _frame(df, percent_cols=()):
-    """A table for the page: probabilities as percentages with 2 decimals."""
+    """A table for the page: probabilities as percentages with 2 decimals, the columns
+    named in the report's words (:func:`reports.labels.header`, the language in force)."""
+    from reports.labels import header
+
     out = df.copy()
     for col in out.columns:
         if col in percent_cols or (str(col).startswith(("p_", "se_")) or col == "p"):
             with contextlib.suppress(TypeError, ValueError):
                 out[col] = [f"{100 * float(x):.2f}%" for x in out[col]]
-    return out
+    return out.rename(columns={c: header(c) for c in out.columns})
 
 
 class Workbench:
