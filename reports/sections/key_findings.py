@@ -46,6 +46,7 @@ __all__ = [
     "guardrail_statement",
     "interaction_frame",
     "interaction_reading",
+    "interaction_view",
     "key_findings_reading",
     "one_per_pair",
     "section_key_findings",
