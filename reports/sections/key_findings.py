@@ -46,6 +46,7 @@ __all__ = [
     "guardrail_statement",
     "interaction_frame",
     "interaction_reading",
+    "interaction_view",
     "key_findings_reading",
     "one_per_pair",
     "section_key_findings",
@@ -456,6 +457,27 @@ def _interaction_sentence(r, fighter: str = "") -> str:
     return f"{r.system}: {said}"
 
 
+def interaction_view(frame: pd.DataFrame) -> pd.DataFrame:
+    """The interaction table as shown: knobs, metrics, levels and figures in words (the
+    glossary's), the headers of :data:`INTERACTION_COLUMNS` (the CSV keeps the machine
+    values)."""
+    def main(r):
+        if _is_probability(r.metric):
+            return _("{points} points").format(points=decimal(round(100 * float(r.main_range),
+                                                                     1)))
+        return decimal(round(float(r.main_range), 2))
+
+    rows = [{"system": r.system, "knob": _t(knob_phrase(r.system, r.knob)),
+             "depends on": _t(knob_phrase(r.system, r.depends_on)),
+             "metric": _t(metric_phrase(r.metric)), "main effect": main(r),
+             "held at": _given(r.system, r.given),
+             "from": _figure(r.metric, r.from_value), "to": _figure(r.metric, r.to_value),
+             "from level": _t(value_phrase(r.system, r.knob, r.from_level)),
+             "to level": _t(value_phrase(r.system, r.knob, r.to_level))}
+            for r in frame.itertuples(index=False)]
+    return pd.DataFrame(rows, columns=list(INTERACTION_COLUMNS))
+
+
 def one_per_pair(frame: pd.DataFrame) -> pd.DataFrame:
     """The interaction findings with one row per pair of knobs of a system (A's effect
     depends on B and B's on A are one finding: the row whose knob moves the metric
@@ -715,13 +737,13 @@ def section_key_findings(settings: ReportSettings) -> Section:
                           full=table, default_format=".3g")]
     if len(inter):
         reading += interaction_reading(inter, settings.cross_combat)
-        view = inter[list(INTERACTION_COLUMNS.values())].rename(
-            columns={v: k for k, v in INTERACTION_COLUMNS.items()})
         blocks.append(table_block("knob-interactions", _("Knobs whose effect depends on another"),
-                                  view, _("A small exact sweep of an even duel per system: each "
-                                     "knob whose range with the other knobs held fixed is "
-                                     "much larger than its main effect (the average over "
-                                     "the other knobs), where that happens, and the knob "
-                                     "it depends on most."),
+                                  interaction_view(inter),
+                                  _("A small exact sweep of an even duel per system: each "
+                                    "knob whose range with the other knobs held fixed is "
+                                    "much larger than its main effect (the average over "
+                                    "the other knobs), where that happens, and the knob "
+                                    "it depends on most."),
+                                  full=inter[list(INTERACTION_COLUMNS.values())],
                                   default_format=".3f"))
     return Section("key-findings", _("Key findings"), reading, blocks)
