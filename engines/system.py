@@ -89,6 +89,14 @@ class Modifier:
     #: attempts at the modified check (2: a second try after a failure,
     #: P = 1 − (1 − p)²)
     attempts: int = 1
+    #: where the rules allow it, as the base check's largest axis values
+    #: (``{"dc": 10}``: only at DC 10 or below); empty: everywhere
+    at_most: Mapping[str, int] = field(default_factory=dict)
+    #: ``at_most`` in the rules' own words (an ``N_`` string), for the report
+    when: str = ""
+    #: a choice the player makes rather than a circumstance: judged only where it is not
+    #: worse than the check without it (a player would not take it there)
+    chosen: bool = False
 
 
 @dataclass(frozen=True)
