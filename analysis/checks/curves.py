@@ -212,8 +212,9 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
 def agreement(table: pd.DataFrame, trials: int, variants=None) -> pd.DataFrame:
     """How the Monte Carlo cells of a ``method="both"`` table of :func:`success_curves`
     (run with ``trials`` and ``variants``) agree with the exact ones, in one row:
-    ``system``, ``cells``, ``roll settings`` (the streams of simulated rolls the cells are read from: every
-    cell of one roll setting counts the same rolls, so their z values move together),
+    ``system``, ``cells``, ``roll settings`` (the streams of simulated rolls the cells
+    are read from: every cell of one roll setting counts the same rolls, so their z
+    values move together),
     ``trials``, ``max |z|``, ``mean |z|``, ``cells |z| > 3``, ``max |p_mc − p|``,
     ``max SE`` and ``outside 5σ + 1/n`` (cells beyond the tests' tolerance
     ``5 sqrt(p (1 − p) / n) + 1/n``).
