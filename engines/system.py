@@ -549,7 +549,10 @@ class Report:
     table's figures ("": the summary alone). ``ties``: how its opposed check settles a
     tie, its rule id cited (the sections that show opposed results say it beside them).
     ``dying``: what becomes of a dying fighter nobody helps under the system's default
-    reading, its rule id cited (said beside every table of fates).
+    reading, its rule id cited (said beside every table of fates). ``range_rules`` /
+    ``move_rules``: the rule ids of its range bands and of its movement, cited where a
+    distance curve dips; ``cover_rules``: those of its cover, cited in the distance
+    section.
     """
 
     summary: str = ""
@@ -569,6 +572,12 @@ class Report:
     glance: str = ""
     ties: str = ""
     dying: str = ""
+    #: the rule ids of the system's range bands and of its movement (``"AT3, AT-g1"``,
+    #: ``"AT1"``): the distance section cites them where a curve dips ("": none)
+    range_rules: str = ""
+    move_rules: str = ""
+    #: the rule ids of its cover (``"ET3, ET-g1"``; "": it has no cover rule)
+    cover_rules: str = ""
 
 
 @dataclass(frozen=True)

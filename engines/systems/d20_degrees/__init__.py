@@ -94,6 +94,7 @@ PLUGIN = System(
         module=f"{__name__}.campaign",
         example=("hero-points", {"points": 1, "fights": 3}, 20, 0)),
     report=Report(
+        cover_rules="ET3, ET-g1", range_rules="ET-g2", move_rules="ET1",
         summary=N_("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree better, "
                    "natural 1 fails (E1–E3)"),
         color="#D55E00",
