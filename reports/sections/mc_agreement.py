@@ -16,7 +16,8 @@ from reports.sections.common import curves, figure_block, table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["agreement_command", "agreement_frame", "section_mc_agreement"]
+__all__ = ["MEAN_ABS_NORMAL", "agreement_command", "agreement_frame", "agreement_reading",
+           "section_mc_agreement"]
 
 #: mean of |z| over independent standard normal draws, sqrt(2 / pi)
 MEAN_ABS_NORMAL = math.sqrt(2 / math.pi)
