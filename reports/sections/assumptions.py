@@ -58,10 +58,13 @@ def gap_rule(rule: str) -> bool:
 def readings_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of :func:`assumptions_frame` that differ from the rules text, in words:
     every gap reading (:func:`gap_rule`) and every variant changed from its default, as
-    ``system``, ``rule`` and ``reading`` (the variant's description)."""
+    ``system``, ``rule`` and ``reading`` (the variants' descriptions, one row per system
+    and rule)."""
     keep = frame["rule"].map(gap_rule) | (frame["changed"] == _("yes"))
     out = frame.loc[keep, ["system", "rule", "doc"]].rename(columns={"doc": "reading"})
-    return out.reset_index(drop=True)
+    # the variants that settle one gap together (B-g14's three first-aid numbers) are one row
+    out = out.groupby(["system", "rule"], sort=False)["reading"].agg("; ".join)
+    return out.reset_index()
 
 
 def show_value(value) -> str:
@@ -89,12 +92,12 @@ def section_assumptions(settings: ReportSettings) -> Section:
                  .format(n=decimal(len(changed)), list="; ".join(
                      f"{r.system} {r.rule} ({r.variant} = {r.value})"
                      for r in changed.itertuples()))),
-        _("Combat rows are the combat engines' own gaps; every combat section uses the "
-          "values shown (rows marked “checks and combat” reach the combat engines too, "
-          "whose attacks roll the check system's dice). The aftermath policy is set for "
-          "every system alike: aftermath “{policy}” — {meaning} (RULES.md “Lethality "
-          "outcomes”; choose with --aftermath leave | first_aid | finish). It decides "
-          "whether a fallen loser ends dead, dying or out.").format(
+        _("The combat rows settle the combat engines' own gaps, and every combat section "
+          "uses the readings shown (a check rule reaches the combat engines too where their "
+          "attacks roll the check system's dice). The aftermath policy is set for every "
+          "system alike: aftermath “{policy}” — {meaning} (RULES.md “Lethality outcomes”; "
+          "choose with --aftermath leave | first_aid | finish). It decides whether a fallen "
+          "loser ends dead, dying or out.").format(
             policy=settings.aftermath, meaning=_(AFTERMATH_TEXT[settings.aftermath])),
         _("Exact: success curves, outcome means and SDs (enumeration / convolution of the "
           "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "

@@ -242,11 +242,11 @@ def dip_readings(frame: pd.DataFrame, cross=None) -> list:
                               _hit_command(system, shooter, charger, d2, weapon)])
             if inside:
                 text = _("{system}: the shooter's chance falls from {p1} at {d1} m to {p2} "
-                         "at {d2} m at a band edge: its {weapon} hits with {h1} up to "
+                         "at {d2} m at a band edge: its weapon hits with {h1} up to "
                          "{edge} m and {h2} beyond ({rules}), so from {d2} m its first "
                          "shots are weaker.").format(
                     system=system, p1=_share(p1), p2=_share(p2), d1=d1, d2=d2,
-                    weapon=weapon, h1=_share(profile[d1]), h2=_share(profile[d2]),
+                    h1=_share(profile[d1]), h2=_share(profile[d2]),
                     edge=inside[-1], rules=rules.range_rules or "—")
             else:
                 text = _("{system}: the shooter's chance falls from {p1} at {d1} m to {p2} "
