@@ -328,7 +328,8 @@ def test_assumptions_show_every_gap_reading_with_rule_id(page, settings):
             if "-g" in row["rule"]:
                 assert (_words(system), _words(row["rule"])) in shown
     assert (_words("dice_pool_7"), _words("A-g7")) in shown
-    assert (_words("dice_pool_7"), _words("A1")) not in shown   # 10-again (A1) is the rules text itself
+    # 10-again (A1) is the rules text itself
+    assert (_words("dice_pool_7"), _words("A1")) not in shown
 
 
 def test_provenance_names_seed_trials_and_command(page):
