@@ -34,10 +34,13 @@ def register(sub) -> None:
     p = sub.add_parser("curves", help="success-curve table of one system",
                        description="Success-curve table on the system's native axes.",
                        epilog="example: rpg-balance curves dice_pool_7 --variant again=8 "
-                       "--method both --seed 1")
+                       "--method both --seed 1 --summary")
     p.add_argument("system", type=system_id, metavar="SYSTEM",
                    help="a system id (rpg-balance systems lists them)")
     add_common(p)
+    p.add_argument("--summary", action="store_true",
+                   help="with --method both: one row on how the Monte Carlo cells agree "
+                   "with the exact ones (max and mean |z|, cells beyond 3 SE, ...)")
     p.set_defaults(func=run_curves)
 
     p = sub.add_parser("opposed", help="opposed-check table of one system",
@@ -51,12 +54,18 @@ def register(sub) -> None:
 
 
 def run_curves(args) -> int:
-    from analysis.checks.curves import success_curves
+    from analysis.checks.curves import agreement, success_curves
+    from engines.errors import InputError
 
+    if args.summary and args.method != "both":
+        raise InputError("--summary: needs --method both (it compares the Monte Carlo "
+                         "cells with the exact ones)")
     check_outputs(args)
     # Monte Carlo runs longer than about a second show a tqdm bar on stderr (a terminal)
     table = success_curves(args.system, args.method, trials=args.trials, seed=args.seed,
                            variants=args.variant, progress=None)
+    if args.summary:
+        table = agreement(table, args.trials, args.variant)
     write_output(table, args, provenance_of(args))
     return 0
 

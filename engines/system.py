@@ -89,6 +89,14 @@ class Modifier:
     #: attempts at the modified check (2: a second try after a failure,
     #: P = 1 − (1 − p)²)
     attempts: int = 1
+    #: where the rules allow it, as the base check's largest axis values
+    #: (``{"dc": 10}``: only at DC 10 or below); empty: everywhere
+    at_most: Mapping[str, int] = field(default_factory=dict)
+    #: ``at_most`` in the rules' own words (an ``N_`` string), for the report
+    when: str = ""
+    #: a choice the player makes rather than a circumstance: judged only where it is not
+    #: worse than the check without it (a player would not take it there)
+    chosen: bool = False
 
 
 @dataclass(frozen=True)
@@ -541,7 +549,10 @@ class Report:
     table's figures ("": the summary alone). ``ties``: how its opposed check settles a
     tie, its rule id cited (the sections that show opposed results say it beside them).
     ``dying``: what becomes of a dying fighter nobody helps under the system's default
-    reading, its rule id cited (said beside every table of fates).
+    reading, its rule id cited (said beside every table of fates). ``range_rules`` /
+    ``move_rules``: the rule ids of its range bands and of its movement, cited where a
+    distance curve dips; ``cover_rules``: those of its cover, cited in the distance
+    section.
     """
 
     summary: str = ""
@@ -561,6 +572,12 @@ class Report:
     glance: str = ""
     ties: str = ""
     dying: str = ""
+    #: the rule ids of the system's range bands and of its movement (``"AT3, AT-g1"``,
+    #: ``"AT1"``): the distance section cites them where a curve dips ("": none)
+    range_rules: str = ""
+    move_rules: str = ""
+    #: the rule ids of its cover (``"ET3, ET-g1"``; "": it has no cover rule)
+    cover_rules: str = ""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ COLUMNS = (
     N_("roll"), N_("level"), N_("dice"), N_("degree"), N_("mean"), N_("sd"),
     N_("mean_mc"), N_("se_mean"), N_("pool_a"), N_("modifier_a"), N_("skill_a"),
     # Monte Carlo agreement
-    N_("system"), N_("cells"), N_("trials"), N_("max |z|"), N_("mean |z|"),
+    N_("system"), N_("cells"), N_("roll settings"), N_("trials"), N_("max |z|"), N_("mean |z|"),
     N_("cells |z| > 3"), N_("max |p_mc − p|"), N_("max SE"), N_("outside 5σ + 1/n"),
     # native spread
     N_("task"), N_("axis"), N_("value at 50%"), N_("steps 10% → 90%"),
@@ -58,7 +58,7 @@ COLUMNS = (
     N_("upset, one roll"), N_("upset, one roll defending"), N_("upset, duel"), N_("SE(duel)"),
     # assumptions, provenance
     N_("variant"), N_("applies to"), N_("value"), N_("default"), N_("changed"),
-    N_("doc"), N_("item"), N_("rules file"), N_("edit"),
+    N_("doc"), N_("reading"), N_("item"), N_("rules file"), N_("edit"),
     # key findings (the guardrails audit)
     N_("guardrail"), N_("metric"), N_("min"), N_("max"), N_("status"), N_("suggestion"),
     N_("knob"), N_("depends on"), N_("main effect"), N_("held at"), N_("from"), N_("to"),

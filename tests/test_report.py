@@ -314,17 +314,22 @@ def test_mc_agreement_table_matches_frames_and_tolerance(page, settings):
         assert shown[system]["outside 5σ + 1/n"]["text"] == "0"
 
 
-def test_assumptions_list_every_variant_with_rule_id(page):
-    head, rows = _table(page, "assumptions")
-    listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
+def test_assumptions_show_every_gap_reading_with_rule_id(page, settings):
+    """The page shows the code's reading of every gap of the check rules (A-g7 …) in
+    words, one row per system and rule; the frame behind it (the CSV download) lists
+    every variant with its rule id and default."""
+    _head, rows = _table(page, "assumptions")
+    shown = {(r[0]["text"], r[1]["text"]) for r in rows}
+    frame = S.assumptions_frame(settings).set_index(["system", "variant"])
     for system in SYSTEMS:
         for row in describe(checks.variants_for(system)):
-            cell = listed[(system, _words(row["variant"]))]
-            assert cell["rule"]["text"] == row["rule"]
-            assert cell["default"]["text"] == show_value(row["default"])
-    assert ("dice_pool_7", "again") in listed
-    assert listed[("dice_pool_7", "again")][
-        "rule"]["text"] == "A1"
+            assert frame.loc[(system, row["variant"]), "rule"] == row["rule"]
+            assert frame.loc[(system, row["variant"]), "default"] == show_value(row["default"])
+            if "-g" in row["rule"]:
+                assert (_words(system), _words(row["rule"])) in shown
+    assert (_words("dice_pool_7"), _words("A-g7")) in shown
+    # 10-again (A1) is the rules text itself
+    assert (_words("dice_pool_7"), _words("A1")) not in shown
 
 
 def test_provenance_names_seed_trials_and_command(page):
@@ -507,17 +512,26 @@ def test_combat_readings_and_variants(page, settings):
     never = [s for s in even.index if even.loc[s, "p_loser_dead"] <= 1e-12]
     if never:
         assert f"in {', '.join(never)} the loser never ends dead" in text
+    # the page shows the gap readings in words (system, rule, reading); the frame behind
+    # it (the CSV) lists every variant with the rule it settles
     head, rows = _table(page, "assumptions")
-    listed = {(r[0]["text"], r[1]["text"]): dict(zip(head, r, strict=True)) for r in rows}
+    assert head == ["system", "rule", "reading"]
+    shown = {(r[0]["text"], r[1]["text"]) for r in rows}
+    frame = S.assumptions_frame(settings)
+    listed = {(r["system"], r["variant"]): r for r in frame.to_dict("records")}
     for system in SYSTEMS:
         for row in describe(archetypes.variants(system)):
-            cell = listed[(system, _words(row["variant"]))]
-            assert cell["rule"]["text"] == row["rule"]
-            assert cell["applies to"]["text"] in ("combat", "checks and combat")
+            cell = listed[(system, row["variant"])]
+            assert cell["rule"] == row["rule"]
+            assert cell["applies to"] in ("combat", "checks and combat")
+            if "-g" in row["rule"]:  # a gap of RULES.md: the code's reading is shown
+                assert (_words(system), _words(row["rule"])) in shown
     # dice_pool_7's combat variants inherit the check variants (A1); middle_3d10's do not
-    assert listed[("dice_pool_7", "again")]["applies to"]["text"] == "checks and combat"
-    assert listed[("dice_pool_7", _words("dodge_lasts"))]["applies to"]["text"] == "combat"
-    assert listed[("dice_pool_7", _words("dodge_lasts"))]["rule"]["text"] == "A-g3"
+    assert listed[("dice_pool_7", "again")]["applies to"] == "checks and combat"
+    assert listed[("dice_pool_7", "dodge_lasts")]["applies to"] == "combat"
+    assert listed[("dice_pool_7", "dodge_lasts")]["rule"] == "A-g3"
+    assert (_words("dice_pool_7"), _words("A-g3")) in shown
+    assert (_words("dice_pool_7"), _words("A1")) not in shown
 
 
 # ---------------------------------------------------------------- PDF

@@ -100,3 +100,95 @@ def test_in_pt_br():
     for line in sec.reading:
         assert "start engaged" not in line, line
         assert "the shooter" not in line, line
+
+
+def _csv(capsys, command: str) -> pd.DataFrame:
+    words = shlex.split(command)
+    capsys.readouterr()
+    assert main([*words[1:], "--format", "csv"]) == 0
+    return pd.read_csv(io.StringIO(capsys.readouterr().out))
+
+
+def test_cover_is_shown_where_a_system_has_a_cover_rule(section):
+    """A system whose rules have no cover refuses the plan (dice_pool_7: "the seed of
+    dice_pool_7 has no cover rule", A6/AT1) and is named as such; one that has cover
+    (CT1/CT-g2, DX16/DX-g12, ET3/ET-g1) gets its rows and the title says "cover" —
+    with no such system the title is "Distance"."""
+    from analysis.combat.lethality import duel_table
+    from engines.errors import InputError
+    from reports.sections.distance import cover_frame, takes_cover
+
+    with_cover = [s for s in SYSTEMS if has_distance(s) and takes_cover(s)]
+    assert "dice_pool_7" not in with_cover
+    with pytest.raises(InputError, match="no cover rule"):
+        duel_table("dice_pool_7", {"archetype": "competent_shooter", "plan": "cover"},
+                   "competent_swordsman", "exact")
+    ids = {getattr(b, "id", "") for b in section.blocks}
+    if with_cover:
+        assert section.title == "Distance and cover"
+        assert {"distance-cover", "distance-cover-shooter"} <= ids
+        text = " ".join(section.reading)
+        assert "no cover rule, so no cover rows" in text
+        assert "dice_pool_7" in text
+    else:
+        assert section.title == "Distance"
+    no_cover = section_distance(ReportSettings(systems=("dice_pool_7",)))
+    assert no_cover.title == "Distance"
+    assert cover_frame(("dice_pool_7",)).empty
+
+
+def test_cover_sentences_are_the_numbers_their_commands_print(section, capsys):
+    """Each cover sentence cites four shares 20 m apart: in cover and holding, against the
+    charger and against another shooter; its four commands print them in that order."""
+    readings = [r for r in section.reading
+                if isinstance(r, Reading) and r.small and ": in cover (" in r]
+    assert readings
+    for r in readings:
+        cmds = r.small.split(" ; ")
+        assert len(cmds) == 4
+        got = [float(_csv(capsys, c).set_index("distance").loc[20, "p_side0"]) for c in cmds]
+        shares = re.findall(r"(more than 99\.9|[\d.]+)%", r)
+        assert len(shares) == 4
+        cited = [0.9995 if s == "more than 99.9" else float(s) / 100 for s in shares]
+        # order in the sentence: charger in cover, holding; shooter in cover, both hold
+        assert cited == pytest.approx(got, abs=1e-3)
+        if "costs more here than the cover gives" in r:
+            assert got[2] < got[3]
+
+
+def test_dice_pool_7_dip_is_the_short_band_edge(section, capsys):
+    """dice_pool_7's shooter does worse from 20 m than from 15 m: AT-g1's short band of a
+    light pistol ends at 18 m (20 yards), past it a shot loses 2 dice (3 dice → 1 die
+    against the charger's Defense: P(hit) 0.784 → 0.4, A1: 1 − 0.6³ and 0.4). The
+    reading names the edge and the rule; its commands print the numbers."""
+    [r] = [r for r in section.reading if isinstance(r, Reading)
+           and r.startswith("dice_pool_7: the shooter's chance falls from") and "15 m" in r]
+    assert "at a band edge" in r
+    assert "AT-g1" in r
+    assert "up to 18 m" in r
+    curve, hit15, hit20 = r.small.split(" ; ")
+    t = _csv(capsys, curve).set_index("distance")
+    assert t.loc[20, "p_side0"] < t.loc[15, "p_side0"]
+    h15 = float(_csv(capsys, hit15)["p_hit"].iloc[0])
+    h20 = float(_csv(capsys, hit20)["p_hit"].iloc[0])
+    assert h15 == pytest.approx(1 - 0.6**3, abs=1e-12)
+    assert h20 == pytest.approx(0.4, abs=1e-12)
+    assert f"{100 * h15:.1f}%" in r
+    assert "40%" in r
+
+
+def test_every_dip_is_explained(section):
+    """Each fall of a curve as the start moves away has its sentence: a band edge or the
+    charge, with the system's rule ids."""
+    from reports.sections.distance import DIP, distance_frame
+
+    frame = distance_frame(SYSTEMS)
+    text = " ".join(section.reading)
+    for system, part in frame.groupby("system"):
+        part = part.sort_values("distance")
+        d, p = list(part["distance"]), list(part["p_side0"])
+        for i in range(len(d) - 1):
+            if p[i + 1] < p[i] - DIP:
+                assert f"at {d[i]} m to " in text
+                assert f"at {d[i + 1]} m " in text
+                assert f"{system}: the shooter's chance falls from" in text

@@ -24,7 +24,8 @@ from engines.system import get, registry
 from engines.variants import parse_variants
 
 __all__ = ["AXES", "DEFAULT_TRIALS", "METHODS", "PROGRESS_WORK", "Grid", "SystemMap",
-           "axis_product", "build_grid", "kernel_args", "mc_progress", "outcome_summary", "put_p",
+           "agreement", "axis_product", "build_grid", "kernel_args", "mc_progress",
+           "outcome_summary", "put_p",
            "settings_exact", "settings_mc", "success_curves", "variants_for"]
 
 METHODS = ("exact", "mc", "both")
@@ -206,6 +207,37 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
     put_p(out, method, p_exact, p_mc, se,
           lambda: np.sqrt(p_exact * (1 - p_exact) / trials))
     return out
+
+
+def agreement(table: pd.DataFrame, trials: int, variants=None) -> pd.DataFrame:
+    """How the Monte Carlo cells of a ``method="both"`` table of :func:`success_curves`
+    (run with ``trials`` and ``variants``) agree with the exact ones, in one row:
+    ``system``, ``cells``, ``roll settings`` (the streams of simulated rolls the cells
+    are read from: every cell of one roll setting counts the same rolls, so their z
+    values move together),
+    ``trials``, ``max |z|``, ``mean |z|``, ``cells |z| > 3``, ``max |p_mc − p|``,
+    ``max SE`` and ``outside 5σ + 1/n`` (cells beyond the tests' tolerance
+    ``5 sqrt(p (1 − p) / n) + 1/n``).
+
+    Examples
+    --------
+    >>> t = success_curves("dice_pool_7", "both", trials=1000, seed=1)
+    >>> int(agreement(t, 1000)["roll settings"].iloc[0])  # pools 0-20: one stream each
+    21
+    """
+    if "z" not in table.columns:
+        raise InputError("agreement: needs a table of method both (exact and Monte Carlo)")
+    system = str(table["system"].iloc[0])
+    axes = {a: sorted(table[a].unique()) for a in AXES[system] if a in table.columns}
+    n_settings = len(build_grid(system, variants, axes).settings)
+    tol = 5 * np.sqrt(table["p_exact"] * (1 - table["p_exact"]) / trials) + 1 / trials
+    diff = (table["p_mc"] - table["p_exact"]).abs()
+    z = table["z"].abs()
+    return pd.DataFrame([{
+        "system": system, "cells": len(table), "roll settings": n_settings,
+        "trials": trials, "max |z|": float(z.max()), "mean |z|": float(z.mean()),
+        "cells |z| > 3": int((z > 3).sum()), "max |p_mc − p|": float(diff.max()),
+        "max SE": float(table["se"].max()), "outside 5σ + 1/n": int((diff > tol).sum())}])
 
 
 def put_p(out, method: str, p_exact, p_mc, se, se_exact: Callable) -> None:

@@ -13,10 +13,13 @@ give, each citing its rule id:
 - ``percentile``: one or two bonus / penalty dice (D4), pushing (D2: one second attempt,
   P = 1 − (1 − p)²); axes ``skill`` and ``level`` (D1).
 - ``d20_degrees``: hero point (E9), extra effort +2 (E8), circumstance ±2 / ±5 (E6), take
-  10 (E4: result 10 + bonus; the rules allow it only without stress at DC ≤ 10, or for a
-  skill with no opposition — shown on every cell so its value can be read anywhere); axes
-  ``bonus`` (the check's modifier before the one measured) and ``dc``; success = at least
-  one degree (E1–E3).
+  10 (E4: result 10 + bonus; the rules allow it only without stress at DC ≤ 10 — shown
+  on every cell, judged only where allowed); axes ``bonus`` (the check's modifier before
+  the one measured) and ``dc``; success = at least one degree (E1–E3).
+
+A cell is ``judged`` where the rules allow the modifier (``Modifier.at_most``) and, for a
+modifier the player chooses (``Modifier.chosen``: take 10), where it is not worse than
+the check without it; :func:`modifier_summary` averages only judged cells.
 
 The column ``modifier`` names the modifier measured; the base axes follow it.
 
@@ -78,7 +81,9 @@ def modifier_values(system: str, variants: Any = None,
     value first) and, optionally, a direct exact ``check_p``; otherwise every
     probability is read off one exact success-curve table. Columns: ``system``,
     ``modifier``, ``rule``, the base axes (a check's own ``modifier`` axis shown as
-    ``bonus``), ``p_base``, ``p_with``, ``delta_pp`` = 100 × (p_with − p_base).
+    ``bonus``), ``p_base``, ``p_with``, ``delta_pp`` = 100 × (p_with − p_base),
+    ``judged`` (the rules allow the modifier there and, if the player chooses it, it is
+    not worse than the check without it).
 
     Examples
     --------
@@ -145,6 +150,10 @@ def modifier_values(system: str, variants: Any = None,
         f["p_base"] = p_base
         f["p_with"] = p_with
         f["delta_pp"] = 100 * (p_with - p_base)
+        allowed = np.ones(len(base), bool)
+        for a, top in m.at_most.items():
+            allowed &= (base[a] <= top).to_numpy()
+        f["judged"] = allowed & ((f["delta_pp"] >= 0).to_numpy() if m.chosen else True)
         out.append(f)
     return pd.concat(out, ignore_index=True)
 
@@ -163,9 +172,12 @@ def modifier_table(systems: Iterable[str] | None = None,
 
 
 def modifier_summary(table: pd.DataFrame, lo: float = 0.05, hi: float = 0.95) -> pd.DataFrame:
-    """Per system and modifier: mean, min and max ``delta_pp`` over the cells whose base
-    chance lies in [lo, hi] (where a modifier can matter), and how many cells that is."""
+    """Per system and modifier: mean, min and max ``delta_pp`` over the judged cells whose
+    base chance lies in [lo, hi] (where a modifier can matter: the rules allow it and a
+    player would take it, see :func:`modifier_values`), and how many cells that is."""
     live = table[(table["p_base"] >= lo) & (table["p_base"] <= hi)]
+    if "judged" in live.columns:
+        live = live[live["judged"].astype(bool)]
     g = live.groupby(["system", "modifier", "rule"], sort=False)["delta_pp"]
     out = g.agg(mean_delta_pp="mean", min_delta_pp="min", max_delta_pp="max",
                 cells="size").reset_index()

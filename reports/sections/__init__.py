@@ -3,9 +3,10 @@
 One module per section (``glance`` (opens the report: the systems side by side on one
 page), ``key_findings``, ``tune`` (after it, when the report's guardrail file has a
 ``[tune]`` table), ``sensitivity`` (what matters most), ``success_curves``,
-``mc_agreement``, ``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``,
+``outcome_summary``, ``native_spread``, ``opposed``, ``modifiers``,
 ``claim_c7``, ``ladders``, ``combat_duels``, ``combat_groups``, ``combat_weapons``,
-``combat_gear``, ``combat_upsets``, ``campaign``, ``assumptions``, ``provenance``), with
+``combat_gear``, ``combat_upsets``, ``campaign``, then the appendix: ``mc_agreement``,
+``assumptions``; ``provenance`` closes the report), with
 the shared pieces in ``common`` and ``combat_common``. Every section is a function
 ``section_xxx(settings) -> Section | None`` listed in :data:`SECTIONS` (``None`` leaves
 the section out); any error stops the build, so a broken analysis never yields a
@@ -43,15 +44,17 @@ from reports.sections.sensitivity import section_sensitivity
 from reports.sections.success_curves import curve_figure, curve_reading, section_success_curves
 from reports.sections.tune import section_tune
 
-#: Content sections in report order; provenance is added last by the builder (it needs
-#: the build time).
+#: The appendix, after every content section and before Provenance.
+APPENDIX = [section_mc_agreement, section_assumptions]
+
+#: Content sections in report order (the :data:`APPENDIX` last); provenance is added
+#: last by the builder (it needs the build time).
 SECTIONS = [
     section_glance,
     section_key_findings,
     section_tune,
     section_sensitivity,
     section_success_curves,
-    section_mc_agreement,
     section_outcomes,
     section_native_spread,
     section_opposed,
@@ -65,10 +68,13 @@ SECTIONS = [
     section_distance,
     section_combat_upsets,
     section_campaign,
-    section_assumptions,
+    # the appendix: how far the simulator agrees with the exact models, and the readings
+    # the code makes where the rules text is silent
+    *APPENDIX,
 ]
 
 __all__ = [
+    "APPENDIX",
     "DUEL_COLUMNS",
     "EFFECT_COLUMNS",
     "GROUP_COLUMNS",

@@ -1,4 +1,8 @@
-"""Section: every variant in force, and the designer's rules files when there are any."""
+"""Section (appendix): what the code reads where the rules text is silent, in words — the
+gap readings (rule ids ``X-gN`` of RULES.md), the variants a build changes from the rules
+text, the aftermath policy, what is exact and what simulated — and the designer's rules
+files when there are any. Every variant in force, with its value and default, is the
+table's CSV download."""
 
 from __future__ import annotations
 
@@ -13,7 +17,8 @@ from reports.sections.common import table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
 
-__all__ = ["assumptions_frame", "section_assumptions", "show_value"]
+__all__ = ["assumptions_frame", "gap_rule", "readings_frame", "section_assumptions",
+           "show_value"]
 
 
 def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
@@ -43,6 +48,25 @@ def assumptions_frame(settings: ReportSettings) -> pd.DataFrame:
                                "changed", "doc"]]
 
 
+def gap_rule(rule: str) -> bool:
+    """Whether ``rule`` is a gap id of RULES.md (``A-g7``, ``DX-g12``, ``ET-g1``): a place
+    the rules text is silent on, settled by the code's reading."""
+    head, sep, tail = rule.partition("-g")
+    return bool(sep) and head.isalpha() and tail.isdigit()
+
+
+def readings_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`assumptions_frame` that differ from the rules text, in words:
+    every gap reading (:func:`gap_rule`) and every variant changed from its default, as
+    ``system``, ``rule`` and ``reading`` (the variants' descriptions, one row per system
+    and rule)."""
+    keep = frame["rule"].map(gap_rule) | (frame["changed"] == _("yes"))
+    out = frame.loc[keep, ["system", "rule", "doc"]].rename(columns={"doc": "reading"})
+    # the variants that settle one gap together (B-g14's three first-aid numbers) are one row
+    out = out.groupby(["system", "rule"], sort=False)["reading"].agg("; ".join)
+    return out.reset_index()
+
+
 def show_value(value) -> str:
     """A variant value as the assumptions table shows it (``none``, ``true``/``false``)."""
     if value is None:
@@ -55,19 +79,25 @@ def show_value(value) -> str:
 def section_assumptions(settings: ReportSettings) -> Section:
     """Every rule variant in force (rule id, value, default) and what is exact vs MC."""
     frame = assumptions_frame(settings)
-    changed = int((frame["changed"] == _("yes")).sum())
+    shown = readings_frame(frame)
+    changed = frame[frame["changed"] == _("yes")]
     reading = [
-        _("Where the rule texts leave a gap, the suite picks a default and names it as a "
-          "variant with the rule id it settles (see the rules digest).") + " "
-        + (_("Every variant below is at its default.") if not changed else
-           _("{n} variant(s) differ from the default in this report (marked “yes”).")
-           .format(n=decimal(changed))),
-        _("Combat rows are the combat engines' own gaps; every combat section uses the "
-          "values shown (rows marked “checks and combat” reach the combat engines too, "
-          "whose attacks roll the check system's dice). The aftermath policy is set for "
-          "every system alike: aftermath “{policy}” — {meaning} (RULES.md “Lethality "
-          "outcomes”; choose with --aftermath leave | first_aid | finish). It decides "
-          "whether a fallen loser ends dead, dying or out.").format(
+        _("Only what differs from the rules text is listed here: where a text is silent "
+          "(its gap ids in RULES.md, such as A-g7) the code must still read it one way, "
+          "and the table says how, in words, system by system ({n} readings). Everything "
+          "else follows the rules text as written.").format(n=decimal(len(shown)))
+        + " " + (_("No rule variant of this report is changed from the rules text.")
+                 if changed.empty else
+                 _("This report changes {n} rule variant(s) from the rules text: {list}.")
+                 .format(n=decimal(len(changed)), list="; ".join(
+                     f"{r.system} {r.rule} ({r.variant} = {r.value})"
+                     for r in changed.itertuples()))),
+        _("The combat rows settle the combat engines' own gaps, and every combat section "
+          "uses the readings shown (a check rule reaches the combat engines too where their "
+          "attacks roll the check system's dice). The aftermath policy is set for every "
+          "system alike: aftermath “{policy}” — {meaning} (RULES.md “Lethality outcomes”; "
+          "choose with --aftermath leave | first_aid | finish). It decides whether a fallen "
+          "loser ends dead, dying or out.").format(
             policy=settings.aftermath, meaning=_(AFTERMATH_TEXT[settings.aftermath])),
         _("Exact: success curves, outcome means and SDs (enumeration / convolution of the "
           "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
@@ -83,9 +113,12 @@ def section_assumptions(settings: ReportSettings) -> Section:
                          "fighters come from the cross-combat file {file}, not the packaged "
                          "{packaged}.").format(file=settings.cross_label,
                                                packaged=PACKAGED))
-    blocks = [table_block("assumptions", _("Rule variants in force"), frame,
-                          _("One row per variant: the rule id it settles, the value used here, "
-                       "the default, and what it means."))]
+    blocks = [table_block("assumptions", _("Where the rules text is silent: the code's "
+                                           "readings"), shown,
+                          _("One row per gap the code settles (and per rule variant this "
+                            "report changes): the rule id and the reading in force. The CSV "
+                            "lists every rule variant with its value and default."),
+                          full=frame)]
     if settings.rules:
         reading.insert(0, _("This report is built under a designer's rules files, not the "
                             "rule tables the systems ship: {rules}. Every number of every "
@@ -99,4 +132,4 @@ def section_assumptions(settings: ReportSettings) -> Section:
                                        "table.entry.field with the packaged value → the "
                                        "value used here, an entry added or removed, or an "
                                        "offset to every fighter's trait.")))
-    return Section("assumptions", _("Assumptions"), reading, blocks)
+    return Section("assumptions", _("Appendix: Assumptions"), reading, blocks)

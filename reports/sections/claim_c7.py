@@ -1,14 +1,55 @@
-"""Section: RULES C7 (−1 difficulty against +2 dice in dice_pool_6)."""
+"""Section: RULES C7 (−1 difficulty against +2 dice in dice_pool_6), opened by a
+one-sentence verdict (:func:`c7_verdict`) whose numbers ``rpg-balance claim-c7
+--summary`` prints."""
 
 from __future__ import annotations
 
+import shlex
+
+import pandas as pd
+
 from analysis.checks import plots
-from reports.i18n import _, text
+from reports.i18n import _, decimal, percent, text
 from reports.sections.common import figure_block, table_block
 from reports.settings import ReportSettings
-from reports.structure import Section
+from reports.structure import Reading, Section
 
-__all__ = ["section_c7"]
+__all__ = ["c7_command", "c7_verdict", "section_c7"]
+
+
+def c7_command(variants) -> str:
+    """The command that prints the C7 verdict's numbers under ``variants``."""
+    words = ["rpg-balance", "claim-c7"]
+    for v in variants:
+        words += ["--variant", v]
+    return " ".join(shlex.quote(w) for w in [*words, "--summary"])
+
+
+def c7_verdict(table: pd.DataFrame, system: str) -> str:
+    """One sentence: does −1 difficulty equal +2 dice (C7)? Everywhere, or where the pool
+    is large for its difficulty (from the first pool above every breaking one), and
+    where the gap is largest, with which modifier worth more (:func:`claim_c7_table`)."""
+    from analysis.checks.claims import C7_TOLERANCE_PP
+
+    tol = (decimal(int(C7_TOLERANCE_PP)) if float(C7_TOLERANCE_PP).is_integer()
+           else decimal(C7_TOLERANCE_PP))
+    breaking = table[~table["holds"]]
+    if breaking.empty:
+        return _("Verdict: yes — in {system} −1 difficulty and +2 dice give the same "
+                 "chance within {tol} points in every cell.").format(
+            system=system, tol=tol)
+    worst = table.loc[table["delta_pp"].abs().idxmax()]
+    better = _("+2 dice") if worst["delta_pp"] > 0 else _("−1 difficulty")
+    first = int(breaking["pool"].max()) + 1
+    pools = (_("and at every difficulty from pool {pool} up").format(pool=first)
+             if first <= int(table["pool"].max()) else _("but at no pool at every difficulty"))
+    return _("Verdict: only where the pool is large for its difficulty — in {system} −1 "
+             "difficulty and +2 dice agree within {tol} points in {share} of cells, {pools} — "
+             "and not for small pools, most of all at pool {pool}, difficulty "
+             "{difficulty}, where {better} is worth {gap} points more.").format(
+        system=system, tol=tol, share=percent(float(table["holds"].mean()), 0), pools=pools,
+        pool=int(worst["pool"]), difficulty=int(worst["difficulty"]), better=better,
+        gap=decimal(abs(float(worst["delta_pp"])), 1))
 
 
 def section_c7(settings: ReportSettings) -> Section | None:
@@ -22,7 +63,8 @@ def section_c7(settings: ReportSettings) -> Section | None:
     variants = list(settings.variants_of(system))
     table = claim_c7_table(variants)
     summary = claim_c7_summary(table)
-    reading = [_("The dice_pool_6 text claims that lowering the difficulty by one and "
+    reading = [Reading(c7_verdict(table, system), c7_command(variants)),
+               _("The dice_pool_6 text claims that lowering the difficulty by one and "
                  "adding two dice are statistically equivalent (C7). Each cell compares "
                  "P(pool dice reach difficulty − 1) with P(pool + 2 dice reach "
                  "difficulty)."),

@@ -1,6 +1,9 @@
 """Section: distance and cover — a shooter against a melee fighter who must close the gap,
-at each starting distance, and an armoured shooter against an unarmoured one (RULES.md
-"Distance, movement and cover").
+at each starting distance, why a curve dips (a band edge of the shooter's weapon, or the
+charge), what cover does (the shooter in cover against the charger and against another
+shooter, in the systems with a cover rule), and an armoured shooter against an
+unarmoured one (RULES.md "Distance, movement and cover"). With no system that has a
+cover rule the section is titled "Distance".
 
 The matchup of each system: the library's ``competent_shooter`` (its ranged style at the
 competent rung, plan ``hold``) against the ladder's competent melee fighter of
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from engines.errors import InputError
 from reports import plotting
 from reports.i18n import N_, _
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
@@ -173,14 +177,201 @@ def armoured_view(apart: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
+#: a fall of the shooter's chance between two starting distances that the reading
+#: explains (the tables show 3 decimals)
+DIP = 5e-4
+
+
+def _report(system: str):
+    from engines.system import get
+
+    return get(system).report
+
+
+def _hit_command(system: str, shooter: dict, charger: dict, distance: int,
+                 weapon: str) -> str:
+    from analysis.workflow.audit.reproduce import duel
+
+    return (duel(system, {**shooter, "weapon": weapon}, charger, table="one-hit",
+                 columns=("weapon", "p_hit")) + f" --distance {distance}")
+
+
+def shot_profile(system: str, shooter: dict, charger: dict, up_to: int) -> list[float]:
+    """P(the shooter's one shot hits the charger) made 0, 1, …, ``up_to`` metres away
+    (exact; the engine's ``one_hit`` in its range band: AT-g1, DX15, ET-g2 …)."""
+    from analysis.combat.lethality import one_hit
+
+    return [float(one_hit(system, shooter, charger, {"distance": d})["p_hit"])
+            for d in range(up_to + 1)]
+
+
+def band_edges(profile: list[float]) -> list[int]:
+    """The last metre of each band of a :func:`shot_profile`: where the next metre's shot
+    hits less often."""
+    return [d for d in range(len(profile) - 1) if profile[d + 1] < profile[d] - 1e-12]
+
+
+def dip_readings(frame: pd.DataFrame, cross=None) -> list:
+    """One sentence for each place a system's curve falls as the start moves further
+    away: a band edge of the shooter's weapon between the two starts (its first shot
+    from the farther one is weaker: the system's ``range_rules``), or, with no edge
+    between, the charge (where the charger's moves, ``move_rules``, stand when the
+    shooter fires); each with the commands that print its numbers."""
+    from analysis.combat.archetypes import weapon_name
+    from analysis.workflow.audit import ladder_specs
+
+    ladder = ladder_specs(cross)
+    shooter = {"archetype": "competent_shooter"}
+    out: list = []
+    for system, part in frame.groupby("system", sort=False):
+        part = part.sort_values("distance")
+        d, p = list(part["distance"]), list(part["p_side0"])
+        dips = [(d[i], d[i + 1], p[i], p[i + 1]) for i in range(len(d) - 1)
+                if p[i + 1] < p[i] - DIP]
+        if not dips:
+            continue
+        charger = dict(ladder[system]["competent"])
+        profile = shot_profile(system, shooter, charger, int(max(d)))
+        edges = band_edges(profile)
+        weapon = weapon_name(system, shooter) or ""
+        rules = _report(system)
+        for d1, d2, p1, p2 in dips:
+            inside = [e for e in edges if d1 <= e < d2]
+            cmd = " ; ".join([_command(system, charger),
+                              _hit_command(system, shooter, charger, d1, weapon),
+                              _hit_command(system, shooter, charger, d2, weapon)])
+            if inside:
+                text = _("{system}: the shooter's chance falls from {p1} at {d1} m to {p2} "
+                         "at {d2} m at a band edge: its weapon hits with {h1} up to "
+                         "{edge} m and {h2} beyond ({rules}), so from {d2} m its first "
+                         "shots are weaker.").format(
+                    system=system, p1=_share(p1), p2=_share(p2), d1=d1, d2=d2,
+                    h1=_share(profile[d1]), h2=_share(profile[d2]),
+                    edge=inside[-1], rules=rules.range_rules or "—")
+            else:
+                text = _("{system}: the shooter's chance falls from {p1} at {d1} m to {p2} "
+                         "at {d2} m with no band edge between (its first shot hits with "
+                         "{h} from both): the difference is the charge, where the "
+                         "charger's moves ({rules}) leave it each time the shooter fires "
+                         "and how many shots it takes on the way in.").format(
+                    system=system, p1=_share(p1), p2=_share(p2), d1=d1, d2=d2,
+                    h=_share(profile[d2]), rules=rules.move_rules or "—")
+            out.append(Reading(text, cmd))
+    return out
+
+
+#: the opponents of the shooter in cover: the ladder's charger, and another competent
+#: shooter holding its ground
+COVER_OPPONENTS = ("charger", "shooter")
+
+
+def _cover_specs(system: str, cross=None) -> dict:
+    from analysis.workflow.audit import ladder_specs
+
+    return {"charger": dict(ladder_specs(cross)[system]["competent"]),
+            "shooter": {"archetype": "competent_shooter"}}
+
+
+def takes_cover(system: str) -> bool:
+    """Whether the system has a cover rule: its combat takes the plan ``cover`` (a
+    system without one refuses it, naming the rule it lacks)."""
+    from analysis.combat.lethality import distance_table
+
+    try:
+        distance_table(system, {"archetype": "competent_shooter", "plan": "cover"},
+                       {"archetype": "competent_shooter"}, [0], method="exact")
+    except InputError:
+        return False
+    return True
+
+
+def cover_frame(systems, cross=None) -> pd.DataFrame:
+    """The competent shooter taking cover (plan ``cover``) against each of
+    :data:`COVER_OPPONENTS`, and holding its ground against the same, at each starting
+    distance, in each system with distance rules and a cover rule: ``system``,
+    ``opponent``, ``plan``, ``distance``, ``p_side0`` (the shooter wins), ``p_side1``,
+    ``p_neither``."""
+    from analysis.combat.lethality import distance_table, has_distance
+    from analysis.workflow.audit import ladder_specs
+
+    ladder = ladder_specs(cross)
+    frames = []
+    for system in systems:
+        if not has_distance(system) or system not in ladder or not takes_cover(system):
+            continue
+        for opponent, spec in _cover_specs(system, cross).items():
+            for plan in ("cover", "hold"):
+                t = distance_table(system, {"archetype": "competent_shooter", "plan": plan},
+                                   spec, list(DISTANCES), method="exact")
+                t.insert(1, "opponent", opponent)
+                t.insert(2, "plan", plan)
+                frames.append(t[["system", "opponent", "plan", "distance", "p_side0",
+                                 "p_side1", "p_neither"]])
+    cols = ["system", "opponent", "plan", "distance", "p_side0", "p_side1", "p_neither"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
+
+
+def cover_reading(cover: pd.DataFrame, systems, cross=None) -> list:
+    """What cover does: one sentence naming the systems with no cover rule, and one per
+    system with one — the shooter in cover against the charger and against another
+    shooter, 20 m apart, beside the same shooter holding its ground, with the commands."""
+    from analysis.combat.lethality import has_distance
+    from analysis.workflow.audit.reproduce import duel
+
+    with_cover = list(dict.fromkeys(cover["system"]))
+    without = [s for s in systems if has_distance(s) and s not in with_cover]
+    out: list = [_("Cover (the plan “cover”: take cover first, then shoot) protects only "
+                   "against shots, so against a charger it is a cost, and between two "
+                   "shooters it can decide the fight.")
+                 + (" " + _("{systems}: no cover rule, so no cover rows.").format(
+                     systems=", ".join(without)) if without else "")]
+    at = 20 if 20 in DISTANCES else DISTANCES[-1]
+    for system in with_cover:
+        part = cover[(cover["system"] == system) & (cover["distance"] == at)]
+        p = {(r.opponent, r.plan): r.p_side0 for r in part.itertuples()}
+        specs = _cover_specs(system, cross)
+        cmds = [duel(system, {"archetype": "competent_shooter", "plan": plan}, specs[o],
+                     table="distance", columns=("distance", "p_side0"))
+                + f" --distances {at}" for o in COVER_OPPONENTS for plan in ("cover", "hold")]
+        rules = _report(system).cover_rules or "—"
+        text = _("{system}: in cover ({rules}) the competent shooter beats the charger in "
+                 "{cc} of duels that start {d} m apart (holding its ground: {ch}), and "
+                 "another competent shooter, holding, in {sc} (when both hold: "
+                 "{sh})").format(
+            system=system, rules=rules, d=at,
+            cc=_share(p[("charger", "cover")]), ch=_share(p[("charger", "hold")]),
+            sc=_share(p[("shooter", "cover")]), sh=_share(p[("shooter", "hold")]))
+        if p[("shooter", "cover")] < p[("shooter", "hold")] - DIP:
+            text += _("; even against a shooter, reaching cover costs more here than the "
+                      "cover gives (the turn it takes, and the cover found: {rules})").format(
+                rules=rules)
+        out.append(Reading(text + ".", " ; ".join(cmds)))
+    return out
+
+
+def cover_view(cover: pd.DataFrame, opponent: str) -> pd.DataFrame:
+    """P(the shooter in cover wins) against ``opponent``: one row per starting distance,
+    one column per system."""
+    part = cover[(cover["opponent"] == opponent) & (cover["plan"] == "cover")]
+    view = part.pivot(index="distance", columns="system", values="p_side0")
+    view = view[list(dict.fromkeys(part["system"]))].reset_index()
+    view["distance"] = [f"{d} m" for d in view["distance"]]
+    view.columns.name = None
+    return view
+
+
 @for_systems_with(MAPPED, "distance", N_("Distance and cover"))
 def section_distance(settings: ReportSettings) -> Section:
     """A shooter against a charger at each starting distance, per system."""
     from reports.sections.combat_common import combat_frames, cross_source
 
-    title = _("Distance and cover")
     frame = distance_frame(settings.systems, settings.cross_combat)
+    cover = cover_frame(settings.systems, settings.cross_combat)
+    title = _("Distance and cover") if len(cover) else _("Distance")
     reading = distance_reading(frame, settings.systems, settings.cross_combat)
+    reading += dip_readings(frame, settings.cross_combat)
+    if len(cover):
+        reading += cover_reading(cover, settings.systems, settings.cross_combat)
     blocks = []
     if len(frame):
         blocks.append(figure_block("fig-distance", _("The shooter against the charger by "
@@ -201,6 +392,25 @@ def section_distance(settings: ReportSettings) -> Section:
                                   + cross_source(settings),
                                   index=("distance",), full=frame,
                                   formats=dict.fromkeys(frame["system"].unique(), ".3f")))
+    if len(cover):
+        fmt = dict.fromkeys(cover["system"].unique(), ".3f")
+        blocks.append(table_block("distance-cover",
+                                  _("P(the shooter in cover beats the charger) by starting "
+                                    "distance"), cover_view(cover, "charger"),
+                                  _("The competent shooter takes cover first, then shoots; "
+                                    "the ladder's competent melee fighter charges. Each "
+                                    "column a system with a cover rule; exact. The CSV has "
+                                    "the same shooter holding its ground, and every "
+                                    "outcome."), index=("distance",), full=cover,
+                                  formats=fmt))
+        blocks.append(table_block("distance-cover-shooter",
+                                  _("P(the shooter in cover beats a shooter holding) by "
+                                    "starting distance"), cover_view(cover, "shooter"),
+                                  _("Two competent shooters: one takes cover first, the "
+                                    "other holds its ground (both holding: an even "
+                                    "fight). Each column a system with a cover rule; "
+                                    "exact."), index=("distance",), full=cover,
+                                  formats=fmt))
     apart = combat_frames(settings)["apart"]
     armoured = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
     if len(armoured):
@@ -216,6 +426,8 @@ def section_distance(settings: ReportSettings) -> Section:
     return Section("distance", title, reading, blocks)
 
 
-__all__ = ["ARMOURED", "DISTANCES", "armoured_reading", "armoured_view", "distance_figure",
-           "distance_frame", "distance_reading", "section_distance"]
+__all__ = ["ARMOURED", "COVER_OPPONENTS", "DIP", "DISTANCES", "armoured_reading",
+           "armoured_view", "band_edges", "cover_frame", "cover_reading", "cover_view",
+           "dip_readings", "distance_figure", "distance_frame", "distance_reading",
+           "section_distance", "shot_profile", "takes_cover"]
 

@@ -65,9 +65,13 @@ PLUGIN = System(
                      shifts={"modifier": -CIRCUMSTANCE["minor"]}),
             Modifier(N_("major circumstance -5"), "E6",
                      shifts={"modifier": -CIRCUMSTANCE["major"]}),
-            Modifier(N_("take 10"), "E4", sets={"roll": "take_10"}),
+            # E4: only a routine check (no stress, DC 10 or below) may take 10, and a
+            # player takes it only where it is not worse than rolling
+            Modifier(N_("take 10"), "E4", sets={"roll": "take_10"}, at_most={"dc": 10},
+                     when=N_("a routine check, with no stress and a DC of 10 or below"),
+                     chosen=True),
         ),
-        # the modifier table: at least one degree (E1-E3); take 10 shown on every cell
+        # the modifier table: at least one degree (E1-E3); take 10 judged where E4 allows it
         modifier_axes={"modifier": range(21), "dc": (5, 10, 15, 20, 25, 30)},
         modifier_base={"degree": 1, "roll": "roll"},
         p=check_p,),
@@ -90,6 +94,7 @@ PLUGIN = System(
         module=f"{__name__}.campaign",
         example=("hero-points", {"points": 1, "fights": 3}, 20, 0)),
     report=Report(
+        cover_rules="ET3, ET-g1", range_rules="ET-g2", move_rules="ET1",
         summary=N_("d20 + modifier vs DC, each full 5 a degree; natural 20 one degree better, "
                    "natural 1 fails (E1–E3)"),
         color="#D55E00",

@@ -80,6 +80,7 @@ PLUGIN = System(
         module=f"{__name__}.campaign",
         example=("budgets", {"stamina": 2, "scenes": 3, "attack": 4, "dodge": 4}, 20, 1)),
     report=Report(
+        cover_rules="CT1, CT-g2", range_rules="", move_rules="CT1, CT-g1",
         summary=N_("pool of d10, each 6+ is a success (C-g1), a pair of 10s is worth 4 (C-g2), "
                    "vs a number of successes (C1)"),
         color="#009E73",

@@ -84,6 +84,7 @@ PLUGIN = System(
         module=f"{__name__}.campaign",
         example=("morality", {"morality": 7, "infraction": 5, "per_session": 1}, 30, 4)),
     report=Report(
+        range_rules="AT3, AT-g1", move_rules="AT1",
         summary=N_("pool of d10, each 7+ is a success, 10s explode (A1); a pool of 0 rolls a "
                    "chance die (A-g1)"),
         color="#E69F00",

@@ -77,6 +77,7 @@ PLUGIN = System(
         module=f"{__name__}.campaign",
         example=("arcane", {"uses": 1, "level": "major"}, 52, 10)),
     report=Report(
+        range_rules="BT-g2", move_rules="BT1, BT-g1",
         summary=N_("3d10, keep the middle die, + modifier vs difficulty (B1); two 10s always "
                    "succeed, two 1s always fail (B3)"),
         color="#56B4E9",

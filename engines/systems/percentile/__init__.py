@@ -84,6 +84,7 @@ PLUGIN = System(
         module=f"{__name__}.campaign",
         example=("skill-growth", {"skill": 40, "uses": 1}, 60, 75)),
     report=Report(
+        cover_rules="DX16, DX-g12", range_rules="DX15", move_rules="DX14, DX16",
         summary=N_("d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth (D1); "
                    "bonus/penalty tens dice (D4)"),
         color="#0072B2",
