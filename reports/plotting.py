@@ -115,6 +115,7 @@ def _local_text(text: str, lang: str) -> str:
     """A figure text in ``lang``: the catalogue's translation (a sentence made in
     :mod:`analysis` from a template, :func:`reports.i18n.text`), or a plain number with
     the locale's decimal comma (pt-BR)."""
+    from reports.i18n import agree
     from reports.i18n import text as translated
 
     if not text:
@@ -123,7 +124,12 @@ def _local_text(text: str, lang: str) -> str:
         if lang == "en":
             return text
         return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
-    return translated(text, lang)
+    out = translated(text, lang)
+    if out == text and ": " in text:
+        # "dice_pool_7: attack_attack" — a system's line named by its tactic or gear
+        head, _, tail = text.partition(": ")
+        out = f"{translated(head, lang)}: {translated(tail, lang)}"
+    return agree(out, lang)
 
 
 def translate_figure(fig, lang: str | None = None) -> None:

@@ -5,7 +5,8 @@
   the strings are extracted with Babel's own extraction API, the same way as
   ``pybabel extract -F babel.cfg``;
 * numbers follow the Brazilian style in prose and tables (decimal comma, thousands dot,
-  a space before %) while the CSV downloads stay machine-readable;
+  the % right after the number as Babel's pt_BR pattern writes it) while the CSV
+  downloads stay machine-readable; a counted noun agrees with its number ("1,1 rodada");
 * a small pt-BR report, built by the CLI, opens in chromium without console errors, every
   figure loads and the page says ``<html lang="pt-BR">``.
 """
@@ -129,16 +130,58 @@ def test_rule_terms_follow_the_seeds():
 # ---------------------------------------------------------------- numbers
 
 def test_pt_br_numbers():
-    # Brazilian style: decimal comma, thousands dot, a space before the percent sign.
-    assert percent(0.5, lang="pt-BR") == "50 %"
-    assert percent(0.4567, lang="pt-BR") == "45,7 %"
+    # Brazilian style: decimal comma, thousands dot, the percent sign as Babel's pt_BR
+    # percent pattern writes it ("#,##0%": no space), in prose and tables alike.
+    from babel.numbers import format_percent
+
+    assert format_percent(0.46, locale="pt_BR") == "46%"
+    assert percent(0.5, lang="pt-BR") == "50%"
+    assert percent(0.4567, lang="pt-BR") == "45,7%"
     assert decimal(1234.5, lang="pt-BR") == "1.234,5"
     assert decimal(200000, lang="pt-BR") == "200.000"
     assert decimal(0.015811, 5, lang="pt-BR") == "0,01581"
     assert format_spec(0.25, ".4f", "pt-BR") == "0,2500"
-    assert format_spec(0.25, ".1%", "pt-BR") == "25,0 %"
+    assert format_spec(0.25, ".1%", "pt-BR") == "25,0%"
     assert format_spec(12345, "d", "pt-BR") == "12.345"
     assert format_spec(-1.5, "+.2f", "pt-BR") == "-1,50"
+
+
+def test_pt_br_catalogue_has_one_percent_style():
+    """No translation puts a space (plain or non-breaking) between a number or a
+    placeholder and its % sign."""
+    spaced = [(k, v) for k, v in catalogue().items()
+              if isinstance(v, str) and re.search(r"[\d})][ \u00a0\u202f]%", v)]
+    assert spaced == []
+
+
+@pytest.mark.parametrize(("n", "one"), [(1, True), (1.1, True), (1.9, True), (0.5, True),
+                                        (-1, True), (0, False), (2, False), (2.34, False),
+                                        (38, False)])
+def test_portuguese_singular_is_between_zero_and_two(n, one):
+    assert i18n.singular_count(n, "pt-BR") is one
+    assert i18n.singular_count(n, "en") is (abs(n) == 1)
+
+
+def test_counted_nouns_agree_in_portuguese():
+    agree = i18n.agree
+    assert agree("um duelo dura 1,1 rodadas", "pt-BR") == "um duelo dura 1,1 rodada"
+    assert agree("a sorte vale 1,3 degraus e 0,6 degraus", "pt-BR") == \
+        "a sorte vale 1,3 degrau e 0,6 degrau"
+    assert agree("1 sessões, 2 sessões, 0 rodadas, 2,1 rodadas", "pt-BR") == \
+        "1 sessão, 2 sessões, 0 rodadas, 2,1 rodadas"
+    assert agree("1,2 pontos percentuais e 1&nbsp;lutas", "pt-BR") == \
+        "1,2 ponto percentual e 1&nbsp;luta"
+    # a thousands group or a decimal's tail is not a count of its own
+    assert agree("20.001 lutas, 3,1 rodadas", "pt-BR") == "20.001 lutas, 3,1 rodadas"
+    assert agree("1.1 rounds", "en") == "1.1 rounds"
+
+
+def test_a_number_made_as_a_string_takes_the_decimal_comma():
+    from analysis.text import N_, Text
+
+    t = Text(N_("{x} rounds"), x="2.34")
+    assert i18n.text(t, "pt-BR") == "2,34 rodadas"
+    assert i18n.text(Text(N_("{x}%"), x="57.1"), "pt-BR") == "57,1%"
 
 
 def test_english_numbers_unchanged():
