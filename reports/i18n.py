@@ -237,7 +237,7 @@ def text(value, lang: str | None = None) -> str:
 
     tr = translations(lang)
     sentence = made(value)
-    if sentence is not None:
+    if sentence is not None and sentence.template != value:
         template = tr.gettext(sentence.template) if sentence.template.strip() \
             else sentence.template
         return agree(_Filler(lang).vformat(template, (), sentence.fields), lang)

@@ -26,7 +26,7 @@ prints them, :func:`reports.plotting.recording_texts`). Four kinds of hit:
 Command line::
 
     python -m tests.report_text REPORT.pdf [--lang pt-BR]
-    python -m tests.report_text --build OUT [--lang pt-BR] [--systems ID,ID]
+    python -m tests.report_text --build OUT [--lang pt-BR] [--systems ID,ID] [--trials N]
 
 The first reads the PDF's text only; the second builds the report into ``OUT`` while
 recording its figures' texts and checks both. Each hit is printed with its page and
@@ -249,7 +249,7 @@ SHARED = frozenset(str.split("""
 a as ao com da das de do dos e em na nas no nos o os ou para por se um uma
 total normal final real sigma monte carlo utc pdf html csv parquet json cli rpg balance
 vigor mc se z min max p d d4 d6 d8 d10 d12 d20 d100 pbta regular
-markov surpreso
+markov surpreso base natural extra gradual compare link bit threads software item
 """))
 #: Names a Portuguese sentence keeps: the games and documents the rules cite.
 NAMES = frozenset(str.split("""
@@ -380,6 +380,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--build", metavar="OUT", help="build the report into OUT first "
                         "(its figures' texts are checked too)")
     parser.add_argument("--systems", help="with --build: the systems, comma-separated")
+    parser.add_argument("--trials", type=int, help="with --build: Monte Carlo trials per "
+                        "roll setting (the report's default if not given)")
+    parser.add_argument("--combat-trials", type=int, help="with --build: fights per group "
+                        "fight (the report's default if not given)")
     args = parser.parse_args(argv)
     if (args.pdf is None) == (args.build is None):
         print("give a report.pdf or --build OUT (one of them)", file=sys.stderr)
@@ -389,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
         from reports.settings import ReportSettings
 
         kw = {"systems": tuple(args.systems.split(","))} if args.systems else {}
+        kw |= {k: v for k, v in (("trials", args.trials),
+                                 ("combat_trials", args.combat_trials)) if v}
         pdf, figures = build(ReportSettings(out=Path(args.build), lang=args.lang,
                                             progress=False, **kw))
         lines += figure_lines(figures)

@@ -127,6 +127,77 @@ def test_rule_terms_follow_the_seeds():
     assert "Característica + Habilidade" in po["modifier (characteristic + skill)"]
 
 
+def test_rule_words_of_each_rules_text():
+    """Each system's words where its rules text has one: dice_pool_7 (A1 "rolar o dado de
+    novo", A5 Obra-Prima +1 / Magistral +2, A11 dano não-letal), middle_3d10 (B4 vantagem /
+    desvantagem, B9 Moribundo), d20_degrees (E4 teste de rotina); "texto das regras" for
+    the rules text, "semente" only for the random seed."""
+    po = catalogue()
+    assert po["10-again"] == "10 de novo"
+    assert "10 de novo" in po["the 10-again rule"]
+    assert "obra-prima" in po["masterwork equipment +1"]
+    assert "magistral" in po["masterful equipment +2"]
+    assert po["bashing"] == "não-letal"
+    assert "não-letal" in po["armour against bashing damage"]
+    assert po["take 10"] == "teste de rotina"
+    assert (po["advantage"], po["disadvantage"]) == ("vantagem", "desvantagem")
+    dying_b9 = [v for k, v in po.items() if re.search(r"\bB9\b", k) and "dying" in k]
+    assert dying_b9
+    assert all("moribundo" in v and "morrendo" not in v for v in dying_b9), dying_b9
+    # "seed" meaning the rules text is never "semente"; the random seed always is
+    for k, v in po.items():
+        if re.search(r"\bthe seed (has|gives|allows|lists|sets|writes|leaves)\b", k):
+            assert "texto das regras" in v, (k, v)
+            assert "semente" not in v, (k, v)
+    assert po["seed"] == "semente"
+    assert "semente" in po["Monte Carlo, {trials} fights from seed {seed}, ± one standard error"]
+
+
+def test_modifier_chart_labels_in_portuguese():
+    """The modifier chart's labels are sentences of the catalogue: every modifier of every
+    system shows its pt-BR name and rule id, the axis its Portuguese words and decimal
+    commas (the chart is drawn by analysis.checks.plots.modifier_plot, labels as Text)."""
+    from analysis.checks.plots import modifier_plot
+    from reports.plotting import translate_figure
+
+    fig = modifier_plot()
+    with i18n.language("pt-BR"):
+        translate_figure(fig)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) >= 20
+    assert "vantagem (B4)" in labels
+    assert "teste de rotina (E4)" in labels
+    assert "equipamento magistral +2 (A5)" in labels
+    english = {"advantage", "disadvantage", "take", "bonus", "penalty", "circumstance",
+               "masterwork", "masterful", "effort", "push", "dice", "die", "point"}
+    left = [x for x in labels if english & set(re.findall(r"[a-z]+", x))]
+    assert left == []
+    assert "pontos percentuais" in ax.get_xlabel()
+    assert "0,05–0,95" in ax.get_xlabel()
+
+
+def test_tactic_armour_and_fighter_ids_in_words():
+    """A table cell or figure label holding a registry id shows its words in pt-BR
+    (``heavy_archaic`` → "arcaica pesada", a tactic, an archetype), and a system's line
+    ``system: id`` keeps the system's name."""
+    from analysis.text import N_, Text
+    from reports.plotting import new_figure, translate_figure
+
+    t = i18n.text
+    assert t("heavy_archaic", "pt-BR") == "arcaica pesada"
+    assert t("attack_dodge", "pt-BR") == "esquiva e ataque"
+    assert t("competent_swordsman", "pt-BR") == "espadachim competente"
+    assert t("rounds_mean", "pt-BR") == "rounds_mean"   # no words: the checker reports it
+    fig, (ax,) = new_figure()
+    ax.plot([0, 1], [0, 1], label="percentile: fight_back")
+    ax.plot([0, 1], [1, 0], label=Text(N_("{x} rounds"), x=1.1))
+    ax.legend()
+    translate_figure(fig, "pt-BR")
+    legend = [x.get_text() for x in ax.get_legend().get_texts()]
+    assert legend == ["percentile: revidar", "1,1 rodada"]
+
+
 # ---------------------------------------------------------------- numbers
 
 def test_pt_br_numbers():
