@@ -208,7 +208,7 @@ _DOTTED = re.compile(r"(?<![\w/.])[a-z][a-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*(?![\w(
 _PATH = re.compile(r"(?<![\w])(?:(?:analysis|engines|reports|cli|tests|docs|scenarios|examples"
                    r"|notebooks|benchmarks)/[\w./-]*|[\w/.-]+\.(?:py|toml))(?![\w])")
 #: dotted words that are not knob ids: abbreviations, file kinds a reader downloads
-_NOT_DOTTED = {"e.g", "i.e", "etc", "vs"}
+_NOT_DOTTED = {"e.g", "i.e", "etc", "vs", "p.p"}
 _FILE_KINDS = {"pdf", "html", "csv", "parquet", "json", "png", "md", "txt"}
 
 
