@@ -474,7 +474,7 @@ def test_key_findings_section_in_pt_br():
     assert "duração de um duelo equilibrado (middle_3d10)" in set(shown["guardrail"])
     duel = next(x for x in lines
                 if x.startswith("duração de um duelo equilibrado (middle_3d10)"))
-    assert ("um duelo de um lutador competente (faca) contra um igual dura 1,1 rodadas em "
+    assert ("um duelo de um lutador competente (faca) contra um igual dura 1,1 rodada em "
             "média, fora de 2 a 6") in duel
     assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
     assert "Correção: o Vigor dos dois lutadores (B9) de 4 para " in duel   # B9, words
