@@ -96,6 +96,20 @@ def _fields(text: str) -> set[str]:
     return brace | set(re.findall(r"%\((\w+)\)s", text))
 
 
+def test_each_msgid_once():
+    """The catalogue merges by union (.gitattributes): an entry added on two branches, or
+    an entry edited on both, shows up twice — gettext would silently use one of them."""
+    raw = i18n.po_path("pt-BR").read_text(encoding="utf-8")
+    ids: dict[str, int] = {}
+    for block in raw.split("\n\n"):
+        m = re.search(r'^msgid ((?:".*"\n?)+)', block, flags=re.M)
+        if m:
+            msgid = "".join(re.findall(r'"(.*)"', m.group(1)))
+            if msgid:
+                ids[msgid] = ids.get(msgid, 0) + 1
+    assert [k for k, n in ids.items() if n > 1] == []
+
+
 def test_translations_keep_their_placeholders():
     po = catalogue()
     bad = [msgid for msgid in extracted_msgids()
