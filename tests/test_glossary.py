@@ -245,7 +245,8 @@ def test_figures_in_pt_br():
         "menos de 1 em um bilhão"
     assert text(figure_phrase("p_side0", 0.882), "pt-BR") == "88,2%"
     assert text(figure_phrase("p_one_hit_kill", 1 / 20_000), "pt-BR") == "cerca de 1 em 20.000"
-    assert text(figure_phrase("rounds_mean", 1.103), "pt-BR") == "1,1 rodada"   # 0 < n < 2: singular
+    # 0 < n < 2: singular
+    assert text(figure_phrase("rounds_mean", 1.103), "pt-BR") == "1,1 rodada"
     assert text(figure_phrase("p_side0", 0.4942, 0.0035), "pt-BR") == "49,4% ± 0,35 ponto"
 
 
