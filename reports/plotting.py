@@ -148,7 +148,7 @@ def translate_figure(fig, lang: str | None = None) -> None:
         text.set_text(_local_text(text.get_text(), lang))
     for ax in fig.axes:
         for item in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
-                     ax.yaxis.label):
+                     ax.yaxis.label, *ax.texts):   # ax.texts: annotations, bar labels
             item.set_text(_local_text(item.get_text(), lang))
         for axis, get_lim, set_lim in ((ax.xaxis, ax.get_xlim, ax.set_xlim),
                                        (ax.yaxis, ax.get_ylim, ax.set_ylim)):

@@ -650,3 +650,15 @@ def test_group_fight_table_fits_the_printed_page(lang):
                            ReportSettings(systems=("dice_pool_7",), lang=lang))
     right, margin = _printed_right_edges(html)
     assert right <= margin + 0.5, (right, margin)
+
+
+def test_bar_labels_and_annotations_take_the_decimal_comma():
+    """Numbers drawn on the axes (bar labels, annotations) are figure texts too: pt-BR
+    writes them with the decimal comma, English leaves them alone."""
+    from reports.plotting import new_figure, translate_figure
+
+    for lang, want in (("pt-BR", ["0,03", "0,98"]), ("en", ["0.03", "0.98"])):
+        fig, (ax,) = new_figure()
+        ax.bar_label(ax.bar([0, 1], [0.03, 0.98]), fmt="%.2f")
+        translate_figure(fig, lang)
+        assert [t.get_text() for t in ax.texts] == want
