@@ -626,7 +626,7 @@ def _printed_right_edges(html: str) -> tuple[float, float]:
 def test_group_fight_table_fits_the_printed_page(lang):
     """The combat section's group-fight table (24 columns: fight, system, method and the
     21 of GROUP_COLUMNS, numbers of 4 decimals) stays inside the A4 text block: its
-    pt-BR headers ("EP(0 morrendo)", "EP(rodadas)") are hyphenated in print rather than
+    pt-BR headers ("EP(0 moribundo)", "EP(rodadas)") are hyphenated in print rather than
     widening their columns past the margin (it overflowed by about 100 px)."""
     import pandas as pd
 
