@@ -155,6 +155,7 @@ def test_rule_words_of_each_rules_text():
     assert "não-letal" in po["armour against bashing damage"]
     assert po["take 10"] == "teste de rotina"
     assert (po["advantage"], po["disadvantage"]) == ("vantagem", "desvantagem")
+    assert po["dying"] == "moribundo"        # the fate, one word in every table
     dying_b9 = [v for k, v in po.items() if re.search(r"\bB9\b", k) and "dying" in k]
     assert dying_b9
     assert all("moribundo" in v and "morrendo" not in v for v in dying_b9), dying_b9
