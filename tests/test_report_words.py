@@ -71,7 +71,7 @@ def test_numbers_in_pt_br_style():
 PENDING = pytest.mark.xfail(
     strict=False,
     reason="issue 30: the sections' identifiers and English words are being replaced "
-           "by words (lanes of items 2–6); the hit list is printed")
+           "by words (lanes of items 2–6); --runxfail prints the hit list")
 
 
 @pytest.fixture(scope="module", params=["en", "pt-BR"])
