@@ -254,6 +254,7 @@ markov surpreso base natural extra gradual compare link bit threads software ite
 #: Names a Portuguese sentence keeps: the games and documents the rules cite.
 NAMES = frozenset(str.split("""
 World Darkness Modern SRD FoundryVTT CoC Call Cthulhu Storyteller Chronicles Apocalypse
+Fortitude
 """))
 
 
