@@ -32,9 +32,9 @@ from babel.numbers import format_decimal, format_percent
 
 from engines.errors import InputError
 
-__all__ = ["DOMAIN", "LANGUAGES", "LOCALE_DIR", "N_", "babel_locale", "check_language", "current",
-           "decimal", "format_spec", "language", "localise_table", "ngettext", "percent",
-           "po_path", "text", "translations"]
+__all__ = ["DOMAIN", "LANGUAGES", "LOCALE_DIR", "N_", "agree", "babel_locale", "check_language",
+           "current", "decimal", "format_spec", "language", "localise_table", "ngettext",
+           "percent", "po_path", "singular_count", "text", "translations"]
 
 #: Languages of the report (``--lang``); English is the default.
 LANGUAGES = ("en", "pt-BR")
@@ -96,8 +96,47 @@ def _(message: str) -> str:
     return translations(current()).gettext(message)
 
 
-def ngettext(singular: str, plural: str, n: int) -> str:
-    return translations(current()).ngettext(singular, plural, n)
+def ngettext(singular: str, plural: str, n: float) -> str:
+    """``singular`` or ``plural`` translated, by the count ``n`` (a mean like 1.1 too):
+    :func:`singular` decides, then the catalogue gives the form."""
+    return translations(current()).ngettext(singular, plural,
+                                           1 if singular_count(n, current()) else 2)
+
+
+def singular_count(n: float, lang: str | None = None) -> bool:
+    """Whether ``n`` things take the singular: English only for exactly 1; Portuguese
+    for 0 < |n| < 2 ("1 rodada", "1,1 rodada", "1,9 rodada"; "0 rodadas", "2 rodadas")."""
+    lang = lang or current()
+    if lang == "en":
+        return abs(n) == 1
+    return 0 < abs(n) < 2
+
+
+#: Portuguese nouns the report counts, plural → singular (:func:`agree`).
+_PT_NOUNS = {"rodadas": "rodada", "degraus": "degrau", "sessões": "sessão", "lutas": "luta",
+             "dados": "dado", "sucessos": "sucesso", "pontos": "ponto", "golpes": "golpe",
+             "ataques": "ataque", "turnos": "turno", "células": "célula", "vezes": "vez",
+             "passos": "passo", "combatentes": "combatente", "lutadores": "lutador",
+             "pontos percentuais": "ponto percentual"}
+_PT_COUNT = re.compile(r"(?<![\w.,−-])([−-]?\d+(?:,\d+)?)([ \u00a0]|&nbsp;)("
+                       + "|".join(sorted(map(re.escape, _PT_NOUNS), key=len, reverse=True))
+                       + r")\b")
+
+
+def agree(text: str, lang: str | None = None) -> str:
+    """``text`` with its counted nouns agreeing with their numbers: in Portuguese a count
+    between 0 and 2 takes the singular ("1,1 rodadas" → "1,1 rodada", "1 degraus" →
+    "1 degrau"; :func:`singular_count`). Sentences are made from templates with the count
+    filled in, so the noun is set once the number is known. Other languages: unchanged."""
+    if (lang or current()) != "pt-BR" or not text:
+        return text
+
+    def one(m: re.Match) -> str:
+        n = float(m.group(1).replace("−", "-").replace(",", "."))
+        noun = _PT_NOUNS[m.group(3)] if singular_count(n, "pt-BR") else m.group(3)
+        return m.group(1) + m.group(2) + noun
+
+    return _PT_COUNT.sub(one, text)
 
 
 def N_(message: str) -> str:
@@ -109,13 +148,16 @@ def N_(message: str) -> str:
 # --------------------------------------------------------------------------- numbers
 
 def percent(p: float, digits: int = 1, lang: str | None = None, fixed: bool = False) -> str:
-    """A probability as a percentage for prose: ``0.4567`` → ``45.7%`` (en),
-    ``45,7 %`` (pt-BR: decimal comma, a space before %, trailing zero decimals dropped)."""
+    """A probability as a percentage for prose and tables: ``0.4567`` → ``45.7%`` (en),
+    ``45,7%`` (pt-BR: decimal comma, trailing zero decimals dropped unless ``fixed``).
+
+    The sign follows the number with no space in both languages: Babel's pt_BR percent
+    pattern (``#,##0%``), the one style of the report's prose, tables and figures."""
     lang = lang or current()
     if lang == "en":
         return f"{100 * p:.{digits}f}%"
-    pattern = "#,##0" + ("." + ("0" if fixed else "#") * digits if digits else "") + "\u00a0%"
-    return format_percent(p, pattern, locale=babel_locale(lang)).replace("\u00a0", " ")
+    pattern = "#,##0" + ("." + ("0" if fixed else "#") * digits if digits else "") + "%"
+    return format_percent(p, pattern, locale=babel_locale(lang))
 
 
 def decimal(x: float, digits: int | None = None, lang: str | None = None) -> str:
@@ -154,6 +196,10 @@ def format_spec(value, spec: str, lang: str | None = None) -> str:
 
 # --------------------------------------------------------------------------- text from outside
 
+_IDENTIFIER = re.compile(r"[a-z]+(?:_[a-z]+)+")
+_DECIMAL_STRING = re.compile(r"[−+-]?\d+\.\d+")
+
+
 class _Filler(string.Formatter):
     """Fills a translated template: numbers in the language's style (the field's format
     spec kept), :class:`analysis.text.Text` fields translated first."""
@@ -166,6 +212,9 @@ class _Filler(string.Formatter):
 
         if isinstance(value, Text):
             return format(text(value, self.lang), spec)
+        if isinstance(value, str) and _DECIMAL_STRING.fullmatch(value):
+            # a number made as a string ("2.34", its decimals chosen by the maker)
+            return format(value.replace(".", ","), spec)
         if isinstance(value, numbers.Number) and not isinstance(value, bool):
             if isinstance(value, numbers.Integral):
                 return format_spec(int(value), spec or "d", self.lang)
@@ -178,8 +227,9 @@ def text(value, lang: str | None = None) -> str:
     :class:`analysis.text.Text` is its template translated, then filled with its values in
     the language's number style; any other string (a variant's doc, a guardrail's reason)
     is looked up as a msgid. Fields that are :class:`~analysis.text.Text` are translated
-    too; other strings (knob, metric, weapon names) are identifiers and stay. English (and
-    a string missing from the catalogue) comes back as it is."""
+    too; other strings (knob, metric, weapon names) are identifiers and stay. A snake_case
+    id the catalogue has as words (``heavy_archaic`` → "heavy archaic") is shown in those
+    words. English (and a string missing from the catalogue) comes back as it is."""
     lang = lang or current()
     if not isinstance(value, str) or lang == "en" or not value.strip():
         return value
@@ -187,11 +237,18 @@ def text(value, lang: str | None = None) -> str:
 
     tr = translations(lang)
     sentence = made(value)
-    if sentence is not None:
+    if sentence is not None and sentence.template != value:
         template = tr.gettext(sentence.template) if sentence.template.strip() \
             else sentence.template
-        return _Filler(lang).vformat(template, (), sentence.fields)
-    return tr.gettext(value)
+        return agree(_Filler(lang).vformat(template, (), sentence.fields), lang)
+    found = tr.gettext(value)
+    if found == value and _IDENTIFIER.fullmatch(value):
+        # an id of the registry (a weapon, tactic, armour, archetype: "heavy_archaic")
+        # read as its words, the catalogue's entry for "heavy archaic"
+        words = value.replace("_", " ")
+        found = tr.gettext(words)
+        return value if found == words else found
+    return found
 
 
 def _cell(value, lang: str):

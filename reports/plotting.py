@@ -8,16 +8,18 @@ distinguishable in greyscale print and for colour-blind readers.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from collections.abc import Iterator
+from contextvars import ContextVar
 
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 __all__ = ["LINESTYLES", "MARKERS", "PAGE_WIDTH", "fit_page", "line_styles", "new_figure",
-           "print_fonts", "probability_axis", "shades", "system_color", "system_colors", "to_png",
-           "translate_figure"]
+           "print_fonts", "probability_axis", "recording_texts", "shades", "system_color",
+           "system_colors", "to_png", "translate_figure"]
 
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -113,6 +115,7 @@ def _local_text(text: str, lang: str) -> str:
     """A figure text in ``lang``: the catalogue's translation (a sentence made in
     :mod:`analysis` from a template, :func:`reports.i18n.text`), or a plain number with
     the locale's decimal comma (pt-BR)."""
+    from reports.i18n import agree
     from reports.i18n import text as translated
 
     if not text:
@@ -121,7 +124,12 @@ def _local_text(text: str, lang: str) -> str:
         if lang == "en":
             return text
         return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
-    return translated(text, lang)
+    out = translated(text, lang)
+    if out == text and ": " in text:
+        # "dice_pool_7: attack_attack" — a system's line named by its tactic or gear
+        head, _, tail = text.partition(": ")
+        out = f"{translated(head, lang)}: {translated(tail, lang)}"
+    return agree(out, lang)
 
 
 def translate_figure(fig, lang: str | None = None) -> None:
@@ -140,7 +148,7 @@ def translate_figure(fig, lang: str | None = None) -> None:
         text.set_text(_local_text(text.get_text(), lang))
     for ax in fig.axes:
         for item in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
-                     ax.yaxis.label):
+                     ax.yaxis.label, *ax.texts):   # ax.texts: annotations, bar labels
             item.set_text(_local_text(item.get_text(), lang))
         for axis, get_lim, set_lim in ((ax.xaxis, ax.get_xlim, ax.set_xlim),
                                        (ax.yaxis, ax.get_ylim, ax.set_ylim)):
@@ -157,6 +165,31 @@ def translate_figure(fig, lang: str | None = None) -> None:
             legend.get_title().set_text(_local_text(legend.get_title().get_text(), lang))
 
 
+_RECORDER: ContextVar[list | None] = ContextVar("figure_texts", default=None)
+
+
+@contextlib.contextmanager
+def recording_texts() -> Iterator[list[list[str]]]:
+    """Record the texts every figure draws (titles, axis and tick labels, legends,
+    annotations), as :func:`to_png` prints them: one list of strings per figure, in the
+    order the figures are made. The figures are PNGs, so this is how a check reads their
+    words (the report's language in force, after :func:`translate_figure`)."""
+    figures: list[list[str]] = []
+    token = _RECORDER.set(figures)
+    try:
+        yield figures
+    finally:
+        _RECORDER.reset(token)
+
+
+def _drawn_texts(fig) -> list[str]:
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()
+    return [t.get_text() for t in fig.findobj(Text)
+            if t.get_visible() and t.get_text().strip()]
+
+
 def to_png(fig, dpi: int = 110) -> bytes:
     """PNG bytes of ``fig`` in the report's language, whole-number axes with whole ticks
     (:func:`analysis.checks.plots.whole_ticks`; deterministic: no timestamps in the
@@ -167,6 +200,9 @@ def to_png(fig, dpi: int = 110) -> bytes:
     whole_ticks(fig)  # before the translation fixes the tick labels
     translate_figure(fig)
     print_fonts(fig)
+    recorder = _RECORDER.get()
+    if recorder is not None:
+        recorder.append(_drawn_texts(fig))
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()

@@ -163,10 +163,11 @@ def render_html(report: Report, settings: ReportSettings) -> str:
     except metadata.PackageNotFoundError:
         version = "dev"
     meta = {"version": version, "built": report.meta.get("built", "")}
-    return env.get_template("report.html.j2").render(
+    page = env.get_template("report.html.j2").render(
         report=report, settings=settings, meta=meta, table=table, data_uri=data_uri,
         colors=plotting.system_colors(), lang=lang,
         trials=i18n.decimal(settings.trials, lang=lang), rules=_rules_line(settings))
+    return i18n.agree(page, lang)  # "1,1 rodada": counted nouns agree once filled in
 
 
 def _rules_line(settings: ReportSettings) -> str:

@@ -104,7 +104,7 @@ class Table:
 
     def fmt(self, column: str, value, lang: str = "en") -> str:
         """``value`` as shown in the table, in ``lang``'s number style."""
-        from reports.i18n import format_spec, translations
+        from reports.i18n import format_spec, text, translations
 
         if lang != "en" and isinstance(value, bool | np.bool_):
             tr = translations(lang)  # a yes/no cell in words (English keeps True/False)
@@ -119,6 +119,8 @@ class Table:
                 return format_spec(value, spec, lang)
             except (TypeError, ValueError):
                 return str(value)
+        if lang != "en" and isinstance(value, str):
+            return text(value, lang)  # a word of the catalogue ("exact" → "exato"); ids stay
         return "" if value is None else str(value)
 
 

@@ -62,9 +62,9 @@ def test_audit_markdown_in_pt_br(guardrail, capsys):
     assert row["situação"] == "falha"
     # the DC is held (the question); modifier 6 -> 8 gives 14/20
     assert row["sugestão"] == ("o modificador (E1) de 6 para 8, o que leva a chance de superar a "
-                               "tarefa a 70\u00a0%, nenhum outro limite se move")
+                               "tarefa a 70%, nenhum outro limite se move")
     assert row["motivo"] == ("um especialista deveria superar uma tarefa difícil em geral, "
-                             "não sempre: 50 a 80 %")     # guardrail reason, translated
+                             "não sempre: 50 a 80%")     # guardrail reason, translated
     assert row["limite de balanceamento"] == "expert meets DC 15"   # names stay
 
 
@@ -77,7 +77,7 @@ def test_audit_csv_keeps_machine_names(guardrail, capsys):
     assert en[0]["suggestion"] == ("the modifier (E1) from 6 to 8, which makes the chance to "
                                    "succeed 70%, no other guardrail moves")
     assert pt[0]["suggestion"] == ("o modificador (E1) de 6 para 8, o que leva a chance de "
-                                   "superar a tarefa a 70\u00a0%, nenhum outro limite se move")
+                                   "superar a tarefa a 70%, nenhum outro limite se move")
     for key in en[0]:
         if key not in ("suggestion", "reason"):
             assert pt[0][key] == en[0][key], key        # status, numbers: machine

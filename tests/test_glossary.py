@@ -243,10 +243,11 @@ def test_no_scientific_notation_at_any_magnitude(lang):
 def test_figures_in_pt_br():
     assert text(figure_phrase("p_one_hit_kill", 4.46e-11), "pt-BR") == \
         "menos de 1 em um bilhão"
-    assert text(figure_phrase("p_side0", 0.882), "pt-BR") == "88,2\u00a0%"
+    assert text(figure_phrase("p_side0", 0.882), "pt-BR") == "88,2%"
     assert text(figure_phrase("p_one_hit_kill", 1 / 20_000), "pt-BR") == "cerca de 1 em 20.000"
-    assert text(figure_phrase("rounds_mean", 1.103), "pt-BR") == "1,1 rodadas"
-    assert text(figure_phrase("p_side0", 0.4942, 0.0035), "pt-BR") == "49,4\u00a0% ± 0,35 pontos"
+    # 0 < n < 2: singular
+    assert text(figure_phrase("rounds_mean", 1.103), "pt-BR") == "1,1 rodada"
+    assert text(figure_phrase("p_side0", 0.4942, 0.0035), "pt-BR") == "49,4% ± 0,35 ponto"
 
 
 def test_knobs_in_pt_br_say_cd():

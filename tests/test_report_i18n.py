@@ -5,7 +5,8 @@
   the strings are extracted with Babel's own extraction API, the same way as
   ``pybabel extract -F babel.cfg``;
 * numbers follow the Brazilian style in prose and tables (decimal comma, thousands dot,
-  a space before %) while the CSV downloads stay machine-readable;
+  the % right after the number as Babel's pt_BR pattern writes it) while the CSV
+  downloads stay machine-readable; a counted noun agrees with its number ("1,1 rodada");
 * a small pt-BR report, built by the CLI, opens in chromium without console errors, every
   figure loads and the page says ``<html lang="pt-BR">``.
 """
@@ -95,6 +96,20 @@ def _fields(text: str) -> set[str]:
     return brace | set(re.findall(r"%\((\w+)\)s", text))
 
 
+def test_each_msgid_once():
+    """The catalogue merges by union (.gitattributes): an entry added on two branches, or
+    an entry edited on both, shows up twice — gettext would silently use one of them."""
+    raw = i18n.po_path("pt-BR").read_text(encoding="utf-8")
+    ids: dict[str, int] = {}
+    for block in raw.split("\n\n"):
+        m = re.search(r'^msgid ((?:".*"\n?)+)', block, flags=re.M)
+        if m:
+            msgid = "".join(re.findall(r'"(.*)"', m.group(1)))
+            if msgid:
+                ids[msgid] = ids.get(msgid, 0) + 1
+    assert [k for k, n in ids.items() if n > 1] == []
+
+
 def test_translations_keep_their_placeholders():
     po = catalogue()
     bad = [msgid for msgid in extracted_msgids()
@@ -126,19 +141,133 @@ def test_rule_terms_follow_the_seeds():
     assert "Característica + Habilidade" in po["modifier (characteristic + skill)"]
 
 
+def test_rule_words_of_each_rules_text():
+    """Each system's words where its rules text has one: dice_pool_7 (A1 "rolar o dado de
+    novo", A5 Obra-Prima +1 / Magistral +2, A11 dano não-letal), middle_3d10 (B4 vantagem /
+    desvantagem, B9 Moribundo), d20_degrees (E4 teste de rotina); "texto das regras" for
+    the rules text, "semente" only for the random seed."""
+    po = catalogue()
+    assert po["10-again"] == "10 de novo"
+    assert "10 de novo" in po["the 10-again rule"]
+    assert "obra-prima" in po["masterwork equipment +1"]
+    assert "magistral" in po["masterful equipment +2"]
+    assert po["bashing"] == "não-letal"
+    assert "não-letal" in po["armour against bashing damage"]
+    assert po["take 10"] == "teste de rotina"
+    assert (po["advantage"], po["disadvantage"]) == ("vantagem", "desvantagem")
+    assert po["dying"] == "moribundo"        # the fate, one word in every table
+    dying_b9 = [v for k, v in po.items() if re.search(r"\bB9\b", k) and "dying" in k]
+    assert dying_b9
+    assert all("moribundo" in v and "morrendo" not in v for v in dying_b9), dying_b9
+    # "seed" meaning the rules text is never "semente"; the random seed always is
+    for k, v in po.items():
+        if re.search(r"\bthe seed (has|gives|allows|lists|sets|writes|leaves)\b", k):
+            assert "texto das regras" in v, (k, v)
+            assert "semente" not in v, (k, v)
+    assert po["seed"] == "semente"
+    assert "semente" in po["Monte Carlo, {trials} fights from seed {seed}, ± one standard error"]
+
+
+def test_modifier_chart_labels_in_portuguese():
+    """The modifier chart's labels are sentences of the catalogue: every modifier of every
+    system shows its pt-BR name and rule id, the axis its Portuguese words and decimal
+    commas (the chart is drawn by analysis.checks.plots.modifier_plot, labels as Text)."""
+    from analysis.checks.plots import modifier_plot
+    from reports.plotting import translate_figure
+
+    fig = modifier_plot()
+    with i18n.language("pt-BR"):
+        translate_figure(fig)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) >= 20
+    assert "vantagem (B4)" in labels
+    assert "teste de rotina (E4)" in labels
+    assert "equipamento magistral +2 (A5)" in labels
+    english = {"advantage", "disadvantage", "take", "bonus", "penalty", "circumstance",
+               "masterwork", "masterful", "effort", "push", "dice", "die", "point"}
+    left = [x for x in labels if english & set(re.findall(r"[a-z]+", x))]
+    assert left == []
+    assert "pontos percentuais" in ax.get_xlabel()
+    assert "0,05–0,95" in ax.get_xlabel()
+
+
+def test_tactic_armour_and_fighter_ids_in_words():
+    """A table cell or figure label holding a registry id shows its words in pt-BR
+    (``heavy_archaic`` → "arcaica pesada", a tactic, an archetype), and a system's line
+    ``system: id`` keeps the system's name."""
+    from analysis.text import N_, Text
+    from reports.plotting import new_figure, translate_figure
+
+    t = i18n.text
+    assert t("heavy_archaic", "pt-BR") == "arcaica pesada"
+    assert t("attack_dodge", "pt-BR") == "esquiva e ataque"
+    assert t("competent_swordsman", "pt-BR") == "espadachim competente"
+    assert t("rounds_mean", "pt-BR") == "rounds_mean"   # no words: the checker reports it
+    fig, (ax,) = new_figure()
+    ax.plot([0, 1], [0, 1], label="percentile: fight_back")
+    ax.plot([0, 1], [1, 0], label=Text(N_("{x} rounds"), x=1.1))
+    ax.legend()
+    translate_figure(fig, "pt-BR")
+    legend = [x.get_text() for x in ax.get_legend().get_texts()]
+    assert legend == ["percentile: revidar", "1,1 rodada"]
+
+
 # ---------------------------------------------------------------- numbers
 
 def test_pt_br_numbers():
-    # Brazilian style: decimal comma, thousands dot, a space before the percent sign.
-    assert percent(0.5, lang="pt-BR") == "50 %"
-    assert percent(0.4567, lang="pt-BR") == "45,7 %"
+    # Brazilian style: decimal comma, thousands dot, the percent sign as Babel's pt_BR
+    # percent pattern writes it ("#,##0%": no space), in prose and tables alike.
+    from babel.numbers import format_percent
+
+    assert format_percent(0.46, locale="pt_BR") == "46%"
+    assert percent(0.5, lang="pt-BR") == "50%"
+    assert percent(0.4567, lang="pt-BR") == "45,7%"
     assert decimal(1234.5, lang="pt-BR") == "1.234,5"
     assert decimal(200000, lang="pt-BR") == "200.000"
     assert decimal(0.015811, 5, lang="pt-BR") == "0,01581"
     assert format_spec(0.25, ".4f", "pt-BR") == "0,2500"
-    assert format_spec(0.25, ".1%", "pt-BR") == "25,0 %"
+    assert format_spec(0.25, ".1%", "pt-BR") == "25,0%"
     assert format_spec(12345, "d", "pt-BR") == "12.345"
     assert format_spec(-1.5, "+.2f", "pt-BR") == "-1,50"
+
+
+def test_pt_br_catalogue_has_one_percent_style():
+    """No translation puts a space (plain or non-breaking) between a number or a
+    placeholder and its % sign."""
+    spaced = [(k, v) for k, v in catalogue().items()
+              if isinstance(v, str) and re.search(r"[\d})][ \u00a0\u202f]%", v)]
+    assert spaced == []
+
+
+@pytest.mark.parametrize(("n", "one"), [(1, True), (1.1, True), (1.9, True), (0.5, True),
+                                        (-1, True), (0, False), (2, False), (2.34, False),
+                                        (38, False)])
+def test_portuguese_singular_is_between_zero_and_two(n, one):
+    assert i18n.singular_count(n, "pt-BR") is one
+    assert i18n.singular_count(n, "en") is (abs(n) == 1)
+
+
+def test_counted_nouns_agree_in_portuguese():
+    agree = i18n.agree
+    assert agree("um duelo dura 1,1 rodadas", "pt-BR") == "um duelo dura 1,1 rodada"
+    assert agree("a sorte vale 1,3 degraus e 0,6 degraus", "pt-BR") == \
+        "a sorte vale 1,3 degrau e 0,6 degrau"
+    assert agree("1 sessões, 2 sessões, 0 rodadas, 2,1 rodadas", "pt-BR") == \
+        "1 sessão, 2 sessões, 0 rodadas, 2,1 rodadas"
+    assert agree("1,2 pontos percentuais e 1&nbsp;lutas", "pt-BR") == \
+        "1,2 ponto percentual e 1&nbsp;luta"
+    # a thousands group or a decimal's tail is not a count of its own
+    assert agree("20.001 lutas, 3,1 rodadas", "pt-BR") == "20.001 lutas, 3,1 rodadas"
+    assert agree("1.1 rounds", "en") == "1.1 rounds"
+
+
+def test_a_number_made_as_a_string_takes_the_decimal_comma():
+    from analysis.text import N_, Text
+
+    t = Text(N_("{x} rounds"), x="2.34")
+    assert i18n.text(t, "pt-BR") == "2,34 rodadas"
+    assert i18n.text(Text(N_("{x}%"), x="57.1"), "pt-BR") == "57,1%"
 
 
 def test_english_numbers_unchanged():
@@ -283,7 +412,7 @@ def test_campaign_section_in_pt_br():
                                                        "percentile"), lang="pt-BR"))
     assert sec.title == "Mecânicas de campanha ao longo das sessões"
     assert len(sec.reading) == 5                          # intro, 3 systems, attrition
-    assert re.search(r"dice_pool_7 \d+,\d %", sec.reading[-1]), sec.reading[-1]
+    assert re.search(r"dice_pool_7 \d+,\d%", sec.reading[-1]), sec.reading[-1]
     for line in sec.reading:
         assert not ENGLISH_WORDS.search(line), line
     text = " ".join(sec.reading)
@@ -324,8 +453,8 @@ def test_key_findings_section_in_pt_br():
     # takes an equal of Vigor 4 past its Resistance bands)
     first = sec.reading[0]
     assert re.fullmatch(r"middle_3d10: um duelo de um lutador competente \(faca\) contra um "
-                        r"igual termina na rodada 1 em \d\d,\d\u00a0% das vezes, porque um "
-                        r"ataque de faca derruba o igual ileso em \d\d,\d\u00a0% das vezes\.",
+                        r"igual termina na rodada 1 em \d\d,\d% das vezes, porque um "
+                        r"ataque de faca derruba o igual ileso em \d\d,\d% das vezes\.",
                         first), first
     counts = sec.reading[1]
     assert re.match(r"\d+ de \d+ limites de balanceamento passam com as regras padrão; "
@@ -360,7 +489,7 @@ def test_key_findings_section_in_pt_br():
     assert "duração de um duelo equilibrado (middle_3d10)" in set(shown["guardrail"])
     duel = next(x for x in lines
                 if x.startswith("duração de um duelo equilibrado (middle_3d10)"))
-    assert ("um duelo de um lutador competente (faca) contra um igual dura 1,1 rodadas em "
+    assert ("um duelo de um lutador competente (faca) contra um igual dura 1,1 rodada em "
             "média, fora de 2 a 6") in duel
     assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
     assert "Correção: o Vigor dos dois lutadores (B9) de 4 para " in duel   # B9, words
@@ -422,7 +551,7 @@ def test_c7_sentence_in_pt_br():
     assert f"A maior diferença é de {gap[1]},{gap[2]} pontos na parada {gap[3]}, " \
            f"Dificuldade {gap[4]}" in pt
     counts = re.search(r"in (\d+) of (\d+) cells \((\d+) %", english)
-    assert f"em {counts[1]} de {counts[2]} células ({counts[3]} %" in pt
+    assert f"em {counts[1]} de {counts[2]} células ({counts[3]}%" in pt
     assert i18n.text(english, "en") == english
 
 
@@ -498,7 +627,7 @@ def _printed_right_edges(html: str) -> tuple[float, float]:
 def test_group_fight_table_fits_the_printed_page(lang):
     """The combat section's group-fight table (24 columns: fight, system, method and the
     21 of GROUP_COLUMNS, numbers of 4 decimals) stays inside the A4 text block: its
-    pt-BR headers ("EP(0 morrendo)", "EP(rodadas)") are hyphenated in print rather than
+    pt-BR headers ("EP(0 moribundo)", "EP(rodadas)") are hyphenated in print rather than
     widening their columns past the margin (it overflowed by about 100 px)."""
     import pandas as pd
 
@@ -522,3 +651,15 @@ def test_group_fight_table_fits_the_printed_page(lang):
                            ReportSettings(systems=("dice_pool_7",), lang=lang))
     right, margin = _printed_right_edges(html)
     assert right <= margin + 0.5, (right, margin)
+
+
+def test_bar_labels_and_annotations_take_the_decimal_comma():
+    """Numbers drawn on the axes (bar labels, annotations) are figure texts too: pt-BR
+    writes them with the decimal comma, English leaves them alone."""
+    from reports.plotting import new_figure, translate_figure
+
+    for lang, want in (("pt-BR", ["0,03", "0,98"]), ("en", ["0.03", "0.98"])):
+        fig, (ax,) = new_figure()
+        ax.bar_label(ax.bar([0, 1], [0.03, 0.98]), fmt="%.2f")
+        translate_figure(fig, lang)
+        assert [t.get_text() for t in ax.texts] == want

@@ -289,11 +289,14 @@ def modifier_plot(table: pd.DataFrame | None = None, lo: float = 0.05,
                      s["max_delta_pp"] - s["mean_delta_pp"]])
     ax.barh(y, s["mean_delta_pp"], color=colors, xerr=err, capsize=2,
             error_kw={"elinewidth": 0.8})
-    ax.set_yticks(y, [f"{m} ({r})" for m, r in zip(s["modifier"], s["rule"], strict=True)],
+    # each label a sentence of its own (the modifier's name is a msgid of the catalogue),
+    # so the report shows it in its language (reports.i18n.text)
+    ax.set_yticks(y, [Text(N_("{modifier} ({rule})"), modifier=Text(m), rule=r)
+                      for m, r in zip(s["modifier"], s["rule"], strict=True)],
                   fontsize="small")
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlabel(f"change in P(success), percentage points\n(mean and min–max over base "
-                  f"chances {lo:g}–{hi:g})")
+    ax.set_xlabel(Text(N_("change in P(success), percentage points\n(mean and min–max over "
+                          "base chances {lo:g}–{hi:g})"), lo=lo, hi=hi))
     ax.grid(axis="x", alpha=0.3)
     systems = list(dict.fromkeys(s["system"]))
     ax.legend(handles=[Patch(color=SYSTEM_COLORS[x], label=x) for x in systems],

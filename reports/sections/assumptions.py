@@ -98,7 +98,7 @@ def section_assumptions(settings: ReportSettings) -> Section:
           "system alike: aftermath “{policy}” — {meaning} (RULES.md “Lethality outcomes”; "
           "choose with --aftermath leave | first_aid | finish). It decides whether a fallen "
           "loser ends dead, dying or out.").format(
-            policy=settings.aftermath, meaning=_(AFTERMATH_TEXT[settings.aftermath])),
+            policy=_(settings.aftermath), meaning=_(AFTERMATH_TEXT[settings.aftermath])),
         _("Exact: success curves, outcome means and SDs (enumeration / convolution of the "
           "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "
           "weapon, the tactic and armour tables and the duel upsets (each duel solved as a "

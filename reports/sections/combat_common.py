@@ -295,7 +295,7 @@ def combat_view(frame: pd.DataFrame, labels: list[str], columns: Mapping[str, st
 def aftermath_words(settings: ReportSettings) -> str:
     """“after the aftermath “leave” (…), the same in every system”, for captions."""
     return _("after the aftermath “{policy}” ({meaning}), the same policy in every "
-             "system").format(policy=settings.aftermath,
+             "system").format(policy=_(settings.aftermath),
                               meaning=_(AFTERMATH_TEXT[settings.aftermath]))
 
 

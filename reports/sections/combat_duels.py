@@ -72,7 +72,7 @@ def fate_reading(part: pd.DataFrame, explained: set[str] | None = None) -> str:
     text = " " + (_("What becomes of the loser of a decided fight (aftermath “{policy}” in "
                     "every system): {fates}.") if len(policies) == 1 else
                   _("What becomes of the loser of a decided fight (aftermath “{policy}”): "
-                    "{fates}.")).format(policy=", ".join(policies), fates=fates)
+                    "{fates}.")).format(policy=", ".join(map(_, policies)), fates=fates)
     dead = shares["dead"]
     if dead.max() > 1e-12:
         top = dead.idxmax()

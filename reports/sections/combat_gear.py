@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from reports import plotting
-from reports.i18n import N_, _, decimal
+from reports.i18n import N_, _, decimal, text
 from reports.sections.combat_common import (
     EFFECT_COLUMNS,
     FATES,
@@ -67,12 +67,12 @@ def section_combat_gear(settings: ReportSettings) -> Section:
             reading.append(_("{system}, {kind}: no choice changes the duel (A wins {p} "
                              "with each of {choices}).").format(
                 system=system, kind=_(kind), p=pct(best["p_side0"]),
-                choices=", ".join(part["choice"])))
+                choices=", ".join(map(text, part["choice"]))))
             continue
         reading.append(_("{system}, {kind}: best {best} (A wins {p_best}, {rounds} rounds), "
                          "worst {worst} ({p_worst}).").format(
-            system=system, kind=_(kind), best=best["choice"], p_best=pct(best["p_side0"]),
-            rounds=decimal(best["rounds_mean"], 1), worst=worst["choice"],
+            system=system, kind=_(kind), best=text(best["choice"]), p_best=pct(best["p_side0"]),
+            rounds=decimal(best["rounds_mean"], 1), worst=text(worst["choice"]),
             p_worst=pct(worst["p_side0"])))
     dying = dying_words(list(dict.fromkeys(effects["system"])), settings)
     if dying:

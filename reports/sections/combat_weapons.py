@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reports.i18n import N_, _, format_spec
+from reports.i18n import text as words
 from reports.sections.combat_common import (
     FATES,
     aftermath_words,
@@ -34,18 +35,18 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
                              "(at most {p}, {weapon}); fights are won by wearing the "
                              "opponent down.").format(
                 system=system, p=_odds(best["p_incapacitate"]),
-                weapon=best["weapon"]))
+                weapon=words(best["weapon"])))
             continue
         kill = part["p_kill"].max()
         if kill >= 0.0005:
             text = _("{system}: the most dangerous weapon is {weapon} ({p} to incapacitate "
                      "in one hit, {kill} to kill).").format(
-                system=system, weapon=best["weapon"], p=pct(best["p_incapacitate"]),
+                system=system, weapon=words(best["weapon"]), p=pct(best["p_incapacitate"]),
                 kill=pct(part.loc[part["p_kill"].idxmax(), "p_kill"]))
         else:
             text = _("{system}: the most dangerous weapon is {weapon} ({p} to incapacitate "
                      "in one hit); a single hit practically never kills.").format(
-                system=system, weapon=best["weapon"], p=pct(best["p_incapacitate"]))
+                system=system, weapon=words(best["weapon"]), p=pct(best["p_incapacitate"]))
         reading.append(text)
     fates = all(f"p_{f}" in hits for f in FATES)
     view = hits[["system", "weapon", "attacker", "target", "method", "p_hit",

@@ -47,7 +47,7 @@ def provenance_frame(settings: ReportSettings, elapsed: float | None = None) -> 
         (_("seed"), str(settings.seed)),
         (_("Monte Carlo trials per roll setting"), decimal(settings.trials)),
         (_("largest standard error of a proportion"),
-         f"{decimal(settings.se_max, 5)} (= √(0.25/n))"),
+         f"{decimal(settings.se_max, 5)} (= √({decimal(0.25, 2)}/n))"),
         (_("combat trials per Monte Carlo fight"), decimal(settings.combat_trials)),
         (_("systems"), ", ".join(settings.systems)),
         *([(_("cross-combat file of the combat sections"), settings.cross_label)]
