@@ -152,8 +152,14 @@ def render(frame, fmt: str, provenance: dict | None = None) -> str | bytes:
         return frame.to_csv(index=False)
     if fmt == "json":
         return frame.to_json(orient="records", indent=1)
-    if fmt == "markdown":
-        return frame.to_markdown(index=False) + "\n"
+    if fmt == "markdown":   # a "|" inside a cell is escaped, as GitHub's tables read it
+        cells = frame.copy()
+        for col in cells.columns:
+            if any(isinstance(v, str) and "|" in v for v in cells[col]):
+                cells[col] = [v.replace("|", "\\|") if isinstance(v, str) else v
+                              for v in cells[col]]
+        cells.columns = [str(c).replace("|", "\\|") for c in cells.columns]
+        return cells.to_markdown(index=False) + "\n"
     if fmt == "parquet":
         import io
 

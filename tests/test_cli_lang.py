@@ -42,7 +42,11 @@ def guardrail(tmp_path):
 
 
 def _markdown(text: str) -> tuple[list[str], list[list[str]]]:
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+    """Header and rows of a markdown table (a cell's ``\\|`` is a literal bar)."""
+    import re
+
+    rows = [[c.strip().replace("\\|", "|")
+             for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
             for line in text.strip().splitlines()]
     return rows[0], rows[2:]
 
