@@ -39,7 +39,7 @@ from reports.i18n import language
 from reports.workbench import model
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cdp_browser import Browser
+from browser_page import watch
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -171,7 +171,8 @@ def test_monte_carlo_duel_equals_the_cli_and_stops_between_batches(capsys):
 
 # ---------------------------------------------------------------- the address
 
-def test_view_round_trips_through_the_query():
+def _every_setting_changed() -> model.PageState:
+    """A view with every setting of the address off its default."""
     state = model.default_state()
     state.tab, state.lang = "duel", "pt-BR"
     state.check = model.default_check("percentile")
@@ -179,13 +180,20 @@ def test_view_round_trips_through_the_query():
     state.check.variants = {"criticals": "false"}
     state.check.target, state.check.competence = 0.55, "60"
     d = model.default_duel("d20_degrees")
-    d.b, d.weapon_a, d.armour_b, d.tactic_a = "expert", "pistol", "heavy", "power"
-    d.plan_a, d.distance, d.aftermath = "hold", 20, "first_aid"
+    d.a, d.b, d.weapon_a, d.weapon_b = "novice", "expert", "pistol", "rifle"
+    d.armour_a, d.armour_b, d.tactic_a, d.tactic_b = "light", "heavy", "power", "defensive"
+    d.plan_a, d.plan_b, d.distance, d.aftermath = "hold", "kite", 20, "first_aid"
     d.variants = {"degree_damage": "false"}
     d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
     state.duel = d
-    state.audit.suggest = False
+    state.audit.source, state.audit.suggest = "upload", False
+    return state
+
+
+def test_view_round_trips_through_the_query():
+    state = _every_setting_changed()
     query = model.to_query(state)
+    assert list(query) == list(model.QUERY_KEYS)  # every key written, in address order
     back, messages = model.parse_query({k: [v.encode()] for k, v in query.items()})
     assert messages == []
     assert back == state
@@ -193,18 +201,130 @@ def test_view_round_trips_through_the_query():
     assert model.to_query(model.default_state()) == {}
 
 
+def test_keys_are_the_command_lines_names(capsys):
+    """Item 5 of issue 32: ``trials`` not ``n``, ``distance`` not ``dist``, ``weapon-a``
+    …; each key's option exists in that command's ``--help`` and, where the key names an
+    option of the command line, the key is the option's name (``--no-suggest`` is
+    ``suggest=0``)."""
+    query = model.to_query(_every_setting_changed())
+    for key in ("trials", "distance", "weapon-a", "weapon-b", "armour-a", "armour-b",
+                "tactic-a", "plan-b", "aftermath", "method", "seed", "round-cap", "target",
+                "competence"):
+        assert key in query, key
+    for old in ("n", "dist", "ds", "wa", "xa", "after", "m", "cap", "src", "sg"):
+        assert old not in query, old
+    helps = {}
+    for k in model.ADDRESS:
+        if k.cli.startswith("("):  # the tab on screen, the rows of the curves shown
+            assert k.key in ("tab", "check-axes"), k
+            continue
+        words = k.cli.split()
+        command = "solve difficulty" if words[0] == "solve" else words[0]
+        if command not in helps:
+            with pytest.raises(SystemExit):
+                main([*command.split(), "--help"])
+            helps[command] = capsys.readouterr().out
+        options = [w for w in words if w.startswith("--")]
+        for option in options:
+            assert re.search(re.escape(option) + r"\b", helps[command]), (k.key, option)
+        if options and options[0] not in ("--variant", "--no-suggest"):
+            assert k.key == options[0][2:], k
+        elif not options:  # a positional: SYSTEM, A, B, the audit's FILE
+            assert k.key in ("check-system", "duel-system", "a", "b", "source"), k
+
+
+def test_every_key_documented_where_the_code_says(capsys):
+    """docs/workbench.md holds the table generated from ``ADDRESS`` (regenerate it with
+    ``address_table(markdown=True)`` when a key changes), ``serve --help`` prints it,
+    and every key the page reads is in it with its old short key."""
+    doc = (ROOT / "docs" / "workbench.md").read_text(encoding="utf-8")
+    table = doc.split("<!-- address-keys:begin -->\n")[1].split("<!-- address-keys:end -->")[0]
+    assert table == model.address_table(markdown=True)
+    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:]}
+    assert list(rows) == list(model.QUERY_KEYS)
+    for old, new in model.ALIASES.items():
+        assert f"| `{old}` |" in rows[new]
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    help_text = capsys.readouterr().out
+    for k in model.ADDRESS:
+        assert re.search(rf"^  {re.escape(k.key)}( \({k.old}\))? +{re.escape(k.cli)}$",
+                         help_text, re.M), k.key
+    assert (ROOT / "README.md").read_text(encoding="utf-8").count("docs/workbench.md") >= 1
+
+
+def _bounds(values: str) -> tuple[int, int] | None:
+    m = re.match(r"(\d+)\.\.(\d+)(?:\^(\d+))?( - 1)?", values)
+    if not m:
+        return None
+    high = int(m[2]) ** int(m[3]) if m[3] else int(m[2])
+    return int(m[1]), high - (1 if m[4] else 0)
+
+
+def test_documented_bounds_are_the_ones_enforced():
+    """Each key documented as LOW..HIGH takes LOW and HIGH and refuses one past each
+    (read in a system with distance rules); each documented list of words takes every
+    word and refuses another."""
+    base = {"duel-system": "d20_degrees"}
+    numbers = words = 0
+    for k in model.ADDRESS:
+        bounds = _bounds(k.values)
+        if bounds is not None:
+            numbers += 1
+            low, high = bounds
+            for good in (low, high):
+                state, messages = model.parse_query({**base, k.key: str(good)})
+                assert messages == [], (k.key, good, messages)
+                assert str(getattr(state.duel, k.attr)) == str(good)
+            for bad in (low - 1, high + 1):
+                _state, messages = model.parse_query({**base, k.key: str(bad)})
+                assert len(messages) == 1, (k.key, bad, messages)
+                assert k.key in messages[0], (k.key, bad, messages)
+        elif " | " in k.values and k.key != "source":
+            words += 1
+            for word in (w.split()[0] for w in k.values.split(" | ")):
+                _state, messages = model.parse_query({**base, k.key: word})
+                assert messages == [], (k.key, word, messages)
+            _state, messages = model.parse_query({**base, k.key: "other"})
+            assert len(messages) == 1, (k.key, messages)
+    assert numbers == 4  # distance, trials, seed, round cap
+    assert words == 7    # tab, lang, plan-a, plan-b, aftermath, method, suggest
+
+
+def test_an_old_address_opens_the_same_view_as_the_new_one():
+    """Every short key of earlier addresses (``n=``, ``dist=``, ``ds=`` …) is read as the
+    key that replaced it; when both are given, the new key stands."""
+    state = _every_setting_changed()
+    new = model.to_query(state)
+    back = {v: k for k, v in model.ALIASES.items()}
+    old = {back.get(k, k): v for k, v in new.items()}
+    assert set(model.ALIASES) <= set(old)  # every alias is read here
+    view, messages = model.parse_query(old)
+    assert messages == []
+    assert view == state
+    assert model.to_query(view) == new  # written back under the new names
+    view, messages = model.parse_query({"n": "7", "trials": "9", "dist": "5"})
+    assert messages == []
+    assert view.duel.trials == 9
+    # a refused old key is named as the address wrote it
+    _view, messages = model.parse_query({"n": "0"})
+    assert messages[0].startswith("Address value n='0' ignored: trials:")
+
+
 @pytest.mark.parametrize(("query", "words"), [
+    ({"source": "../../etc/passwd"}, "never a path written in the address"),
     ({"src": "../../etc/passwd"}, "never a path written in the address"),
     ({"a": "../../etc/passwd"}, "unknown archetype"),
-    ({"ds": "../../etc/passwd"}, "unknown system"),
-    ({"n": "0"}, "expected a number of trials 1..10^10"),
+    ({"duel-system": "../../etc/passwd"}, "unknown system"),
+    ({"trials": "0"}, "expected a number of trials 1..10^10"),
     ({"n": str(10**11)}, "expected a number of trials 1..10^10"),
-    ({"cap": "-3"}, "expected a round cap 1..1000"),
+    ({"round-cap": "-3"}, "expected a round cap 1..1000"),
+    ({"distance": "999"}, "expected whole metres 0..200"),
     ({"dist": "999"}, "expected whole metres 0..200"),
-    ({"ct": "1.5"}, "strictly between 0 and 1"),
-    ({"cv": "again=7"}, "not allowed"),
-    ({"cx": "pool=99"}, "is not one of its values"),
-    ({"m": "both"}, "expected exact or mc"),
+    ({"target": "1.5"}, "strictly between 0 and 1"),
+    ({"check-variant": "again=7"}, "not allowed"),
+    ({"check-axes": "pool=99"}, "is not one of its values"),
+    ({"method": "both"}, "expected exact or mc"),
     ({"lang": "xx"}, "choose one of en, pt-BR"),
     ({"guardrails": "/etc/passwd"}, "no such setting"),
 ])
@@ -258,7 +378,7 @@ def test_out_of_range_values_typed_in_the_page_give_a_message():
     line and the last good numbers stay; a good value clears the message."""
     from reports.workbench.app import Workbench
 
-    wb = Workbench({"tab": "duel", "ds": "dice_pool_6"})
+    wb = Workbench({"tab": "duel", "duel-system": "dice_pool_6"})
     before = wb.d_sentence.object
     assert "A wins" in before
     assert not wb.messages.visible
@@ -277,8 +397,8 @@ def test_out_of_range_values_typed_in_the_page_give_a_message():
         assert not wb.messages.visible
     wb.c_target.value = "0.5"
     assert wb.url.tab == "duel"
-    assert wb.url.ds == "dice_pool_6"
-    assert wb.url.ct == "0.5"
+    assert wb.url.duel_system == "dice_pool_6"
+    assert wb.url.target == "0.5"
     wb.lang.value = "pt-BR"
     assert [t for t, _ in zip(wb.tabs._names, range(3), strict=False)] == \
         ["Testes", "Duelo", "Auditoria"]
@@ -299,8 +419,8 @@ ballistic = 0
 CON = 1
 """
 #: the duel the rules change: the armoured swordsman charges a shooter from 20 m
-RULES_QUERY = {"tab": "duel", "ds": "dice_pool_7", "a": "competent_swordsman",
-               "b": "competent_shooter", "dist": "20"}
+RULES_QUERY = {"tab": "duel", "duel-system": "dice_pool_7", "a": "competent_swordsman",
+               "b": "competent_shooter", "distance": "20"}
 
 
 @pytest.fixture(scope="module")
@@ -470,14 +590,32 @@ window.clickTab = (title) => { const t = deepAll('.bk-tab').find(x =>
 """
 
 
-def _wait(b: Browser, expression: str, timeout: float = 30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = b.evaluate(expression)
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {expression}: {b.evaluate('deepText()')}")
+def _wait(page, expression: str, timeout: float = 30):
+    """The value of ``expression`` once it is truthy (polled every 0.1 s in the page)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        return page.wait_for_function(expression, polling=100,
+                                      timeout=1000 * timeout).json_value()
+    except PlaywrightTimeout:
+        raise AssertionError(f"timed out waiting for {expression}: "
+                             f"{page.evaluate('deepText()')}") from None
+
+
+@pytest.fixture
+def seen(page):
+    """pytest-playwright's ``page`` made ready for the workbench: the helpers of
+    :data:`DEEP` in every document it opens, and what it saw recorded — console errors and
+    uncaught exceptions (``errors``), the address of every request and websocket
+    (``requests``)."""
+    import types
+
+    page.set_default_timeout(60_000)
+    page.add_init_script(DEEP)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("websocket", lambda ws: requests.append(ws.url))
+    return types.SimpleNamespace(errors=watch(page), requests=requests)
 
 
 def _serving(tmp_path_factory, folder: str, *extra: str):
@@ -526,56 +664,67 @@ def _without_panel_busy_race(text: str) -> str:
 
 
 @pytest.mark.browser
-def test_page_in_a_browser_gives_the_cli_numbers(server, tmp_path, capsys):
-    query = {"tab": "duel", "ds": "dice_pool_7", "a": "competent_swordsman",
+def test_page_in_a_browser_gives_the_cli_numbers(server, page, seen, tmp_path, capsys):
+    query = {"tab": "duel", "duel-system": "dice_pool_7", "a": "competent_swordsman",
              "b": "competent_fencer"}
     d = model.default_duel("dice_pool_7")
     d.a, d.b, d.variants = "competent_swordsman", "expert_fencer", {"again": "9"}
     cmd = model.duel_command(d)
     shots = {}
-    with Browser(tmp_path / "profile", width=1300, height=1700) as b:
-        b.call("Network.enable")
-        b.open(server + "?" + urlencode(query))
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('competent_fencer')")
-        # change an archetype and a combat variant
-        assert b.evaluate("selectByLabel('Side B', 'expert_fencer')") == "ok"
-        _wait(b, "deepText().includes('expert_fencer') && deepText().includes('A wins')")
-        assert b.evaluate("selectByLabel('again (A1)', '9')") == "ok"
-        # each pane updates on its own message: wait for the sentence and the command
-        text = _wait(b, f"deepText().includes({json.dumps(cmd)}) && "
-                        "deepText().includes('variants: again=9') && deepText()")
-        # the address follows the view (it is updated right after the numbers)
-        url = _wait(b, "window.location.href.includes('dv=again%3D9') && "
-                       "window.location.href")
-        shots["duel"] = b.screenshot(tmp_path / "duel.png")
-        for title in ("Checks", "Audit"):
-            assert b.evaluate(f"clickTab('{title}')") == "ok"
-            time.sleep(1.0)
-            shots[title.lower()] = b.screenshot(tmp_path / f"{title.lower()}.png")
-        # the address holds the view: a new tab from it shows the same numbers
-        b.open(url)
-        b.evaluate(DEEP)
-        again = _wait(b, "deepText().includes('variants: again=9') && deepText()")
-        errors = list(b.errors)
-        requests = [e["params"]["request"]["url"] for e in b.events
-                    if e.get("method") == "Network.requestWillBeSent"]
+    page.set_viewport_size({"width": 1300, "height": 1700})
+    page.goto(server + "?" + urlencode(query))
+    _wait(page, "deepText().includes('competent_fencer')")
+    # change an archetype and a combat variant
+    assert page.evaluate("selectByLabel('Side B', 'expert_fencer')") == "ok"
+    _wait(page, "deepText().includes('expert_fencer') && deepText().includes('A wins')")
+    assert page.evaluate("selectByLabel('again (A1)', '9')") == "ok"
+    # each pane updates on its own message: wait for the sentence and the command
+    text = _wait(page, f"deepText().includes({json.dumps(cmd)}) && "
+                       "deepText().includes('variants: again=9') && deepText()")
+    # the address follows the view (it is updated right after the numbers)
+    url = _wait(page, "window.location.href.includes('duel-variant=again%3D9') && "
+                      "window.location.href")
+    shots["duel"] = page.screenshot(path=tmp_path / "duel.png")
+    for title in ("Checks", "Audit"):
+        assert page.evaluate(f"clickTab('{title}')") == "ok"
+        time.sleep(1.0)
+        shots[title.lower()] = page.screenshot(path=tmp_path / f"{title.lower()}.png")
+    # the address holds the view: a new tab from it shows the same numbers
+    page.goto(url)
+    again = _wait(page, "deepText().includes('variants: again=9') && deepText()")
+    # an address of before the keys took the command line's names opens the same view,
+    # and the page writes the new names back into the address bar
+    page.goto(server + "?" + urlencode({"tab": "duel", "ds": "dice_pool_7",
+                                        "a": "competent_swordsman", "b": "expert_fencer",
+                                        "dv": "again=9"}))
+    old = _wait(page, "deepText().includes('variants: again=9') && deepText()")
+    rewritten = _wait(page, "window.location.href.includes('duel-variant=') && "
+                            "!window.location.href.includes('dv=') && window.location.href")
     assert "b=expert_fencer" in url, url
-    assert "dv=again%3D9" in url, url
+    assert "duel-variant=again%3D9" in url, url
     assert cmd in text, text
     row = _duel_row(capsys, cmd)
     wins = f"A wins {100 * row['p_side0']:.1f}%"
     assert wins in text
     assert wins in again
-    assert errors == []
-    away = [u for u in requests
+    assert wins in old
+    assert _query(rewritten) == _query(url)
+    assert seen.errors == []
+    away = [u for u in seen.requests
             if not u.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:"))]
-    assert requests
+    assert seen.requests
     assert away == []
-    for path in shots.values():
-        assert path.stat().st_size > 20_000
+    for png in shots.values():
+        assert len(png) > 20_000
     if os.environ.get("RPG_BALANCE_SCREENSHOT"):
-        Path(os.environ["RPG_BALANCE_SCREENSHOT"]).write_bytes(shots["duel"].read_bytes())
+        Path(os.environ["RPG_BALANCE_SCREENSHOT"]).write_bytes(shots["duel"])
+
+
+def _query(url: str) -> dict[str, str]:
+    """The settings an address names (empty values are the defaults)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    return {k: v for k, v in parse_qsl(urlsplit(url).query) if v}
 
 
 @pytest.fixture(scope="module")
@@ -586,7 +735,7 @@ def rules_server(tmp_path_factory, rules_file):
 
 @pytest.mark.browser
 def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(rules_server,
-                                                                    rules_file, tmp_path,
+                                                                    rules_file, page, seen,
                                                                     capsys):
     """``serve --rules FILE``: armour chosen on the page (a callback the server runs on
     its thread pool) gives ``duel ... --rules FILE``'s numbers, and the page says which
@@ -594,96 +743,85 @@ def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(rules_serve
     edited, shipped = _armoured_duel(capsys, rules_file), _armoured_duel(capsys)
     wins = f"A wins {100 * edited['p_side0']:.1f}%"
     assert wins != f"A wins {100 * shipped['p_side0']:.1f}%"
-    with Browser(tmp_path / "profile", width=1300, height=1700) as b:
-        b.open(rules_server + "?" + urlencode(RULES_QUERY))
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('competent_shooter') && deepText().includes('A wins')")
-        assert b.evaluate("selectByLabel('armour A', 'heavy_archaic')") == "ok"
-        command = (f"--armour-a heavy_archaic --variant distance=20 --format csv --rules "
-                   f"{rules_file}")
-        # each pane updates on its own message: wait for the sentence and the command
-        text = _wait(b, "deepText().includes('armour=heavy_archaic') && "
-                        f"deepText().includes({json.dumps(command)}) && deepText()")
-        errors = list(b.errors)
+    page.set_viewport_size({"width": 1300, "height": 1700})
+    page.goto(rules_server + "?" + urlencode(RULES_QUERY))
+    _wait(page, "deepText().includes('competent_shooter') && deepText().includes('A wins')")
+    assert page.evaluate("selectByLabel('armour A', 'heavy_archaic')") == "ok"
+    command = (f"--armour-a heavy_archaic --variant distance=20 --format csv --rules "
+               f"{rules_file}")
+    # each pane updates on its own message: wait for the sentence and the command
+    text = _wait(page, "deepText().includes('armour=heavy_archaic') && "
+                       f"deepText().includes({json.dumps(command)}) && deepText()")
     assert "Rules files in force" in text
     assert "armour.heavy_archaic.ballistic 2 → 0" in text
     assert wins in text, text
-    assert errors == []
+    assert seen.errors == []
 
 
 @pytest.mark.browser
 def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(server,
-                                                                             tmp_path):
-    with Browser(tmp_path / "profile") as b:
-        b.open(server + "?" + urlencode({"src": "../../etc/passwd", "n": "-5",
-                                         "tab": "audit"}))
-        b.evaluate(DEEP)
-        text = _wait(b, "deepText().includes('ignored') && deepText()")
-        assert "never a path written in the address" in text
-        assert "expected a number of trials" in text
-        assert "Traceback" not in text
-        assert "root:x:0" not in text
-        b.open(server)
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('Exact chance of success')")
-        # the same page in Brazilian Portuguese, from its address
-        b.open(server + "?lang=pt-BR&tab=duel")
-        b.evaluate(DEEP)
-        pt = _wait(b, "deepText().includes('A vence') && deepText()")
-        assert "bancada ao vivo" in pt
-        assert "Duelo" in pt
-        assert b.errors == []
+                                                                             page, seen):
+    page.goto(server + "?" + urlencode({"source": "../../etc/passwd", "n": "-5",
+                                        "tab": "audit"}))
+    text = _wait(page, "deepText().includes('ignored') && deepText()")
+    assert "never a path written in the address" in text
+    assert "expected a number of trials" in text
+    assert "Traceback" not in text
+    assert "root:x:0" not in text
+    page.goto(server)
+    _wait(page, "deepText().includes('Exact chance of success')")
+    # the same page in Brazilian Portuguese, from its address
+    page.goto(server + "?lang=pt-BR&tab=duel")
+    pt = _wait(page, "deepText().includes('A vence') && deepText()")
+    assert "bancada ao vivo" in pt
+    assert "Duelo" in pt
+    assert seen.errors == []
     assert json.dumps(text)  # the message is plain text
 
 
 @pytest.mark.browser
-def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, tmp_path,
+def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, page, seen,
                                                                    capsys):
-    query = {"tab": "duel", "ds": "dice_pool_6", "m": "mc", "n": "3000", "seed": "7"}
+    query = {"tab": "duel", "duel-system": "dice_pool_6", "method": "mc", "trials": "3000",
+             "seed": "7"}
     d = model.default_duel("dice_pool_6")
     d.method, d.trials, d.seed = "mc", 3000, 7
     cmd = model.duel_command(d)
     row = _duel_row(capsys, cmd)
     shown = f"A wins {100 * row['p_side0']:.1f}% ± {100 * row['se_side0']:.2f}%"
-    with Browser(tmp_path / "profile") as b:
-        b.open(server + "?" + urlencode(query))
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('Run Monte Carlo')")
-        assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
-        text = _wait(b, "deepText().includes('Done: 3000 fights') && "
-                        f"deepText().includes({json.dumps(shown)}) && "
-                        f"deepText().includes({json.dumps(cmd)}) && deepText()")
-        # a long run: the page answers while it runs, and Stop ends it between batches
-        assert b.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
-        _wait(b, "deepText().includes('5000000 fights from seed 7')")
-        assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
-        _wait(b, "deepText().includes('Running')")
-        assert b.evaluate("clickTab('Checks')") == "ok"
-        assert b.evaluate("selectByLabel('System', 'percentile', true)") == "ok"
-        _wait(b, "deepText().includes('Exact chance of success in percentile')")
-        assert b.evaluate("clickTab('Duel')") == "ok"
-        assert b.evaluate("clickButton('Stop')") == "ok"
-        stopped = _wait(b, "deepText().includes('Stopped between batches') && deepText()")
-        errors = list(b.errors)
+    page.goto(server + "?" + urlencode(query))
+    _wait(page, "deepText().includes('Run Monte Carlo')")
+    assert page.evaluate("clickButton('Run Monte Carlo')") == "ok"
+    text = _wait(page, "deepText().includes('Done: 3000 fights') && "
+                       f"deepText().includes({json.dumps(shown)}) && "
+                       f"deepText().includes({json.dumps(cmd)}) && deepText()")
+    # a long run: the page answers while it runs, and Stop ends it between batches
+    assert page.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
+    _wait(page, "deepText().includes('5000000 fights from seed 7')")
+    assert page.evaluate("clickButton('Run Monte Carlo')") == "ok"
+    _wait(page, "deepText().includes('Running')")
+    assert page.evaluate("clickTab('Checks')") == "ok"
+    assert page.evaluate("selectByLabel('System', 'percentile', true)") == "ok"
+    _wait(page, "deepText().includes('Exact chance of success in percentile')")
+    assert page.evaluate("clickTab('Duel')") == "ok"
+    assert page.evaluate("clickButton('Stop')") == "ok"
+    stopped = _wait(page, "deepText().includes('Stopped between batches') && deepText()")
     assert cmd in text
     assert shown in text
     assert "of 5000000 fights" in stopped
-    assert errors == []
+    assert seen.errors == []
 
 
 @pytest.mark.browser
-def test_audit_tab_gives_the_cli_verdicts(server, tmp_path, capsys):
+def test_audit_tab_gives_the_cli_verdicts(server, page, seen, capsys):
     cli = cli_csv(capsys, "audit", "--no-suggest")
     status = cli["status"].value_counts()
     counts = (f"{len(cli)} guardrails: {status.get('pass', 0)} pass, "
               f"{status.get('fail', 0)} fail, 0 undecided.")
-    with Browser(tmp_path / "profile") as b:
-        b.open(server + "?tab=audit&sg=0")
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('Run the audit')")
-        assert b.evaluate("clickButton('Run the audit')") == "ok"
-        text = _wait(b, "deepText().includes('guardrails:') && deepText()", 120)
-        errors = list(b.errors)
+    page.goto(server + "?tab=audit&suggest=0")
+    _wait(page, "deepText().includes('Run the audit')")
+    assert page.evaluate("clickButton('Run the audit')") == "ok"
+    text = _wait(page, "deepText().includes('guardrails:') && deepText()", 120)
     assert counts in text
     assert "rpg-balance audit --no-suggest --format csv" in text
-    assert errors == []
+    assert seen.errors == []
