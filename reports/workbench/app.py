@@ -327,15 +327,19 @@ class Workbench:
     def sync_location(self) -> None:
         """Keep the address bar's query and the page's state together (a link to this
         view reproduces it). An old address's short keys (``n=``, ``dist=`` …, read as
-        the new ones) leave the address bar: the page writes the new names."""
+        the new ones) leave the address bar once the page has loaded: the page writes
+        the new names."""
         from urllib.parse import parse_qsl, urlencode
 
         location = pn.state.location
-        pairs = parse_qsl((location.search or "").lstrip("?"), keep_blank_values=True)
-        if any(k in model.ALIASES for k, _v in pairs):
-            kept = [(k, v) for k, v in pairs if k not in model.ALIASES]
-            location.search = "?" + urlencode(kept) if kept else ""
         location.sync(self.url, {model.url_param(k): k for k in model.QUERY_KEYS})
+        given = parse_qsl((location.search or "").lstrip("?"), keep_blank_values=True)
+        if any(k in model.ALIASES for k, _v in given):
+            def rewrite() -> None:
+                query = model.to_query(self.state)
+                location.search = "?" + urlencode(query) if query else ""
+
+            pn.state.onload(rewrite)
         self._push_url()
 
     # ------------------------------------------------------------------ callbacks
