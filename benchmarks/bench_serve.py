@@ -99,7 +99,7 @@ def browser(repeat: int) -> None:
 
     root = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root / "tests"))
-    from cdp_browser import Browser
+    from browser_page import Browser
     from test_serve import DEEP
 
     proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
@@ -108,6 +108,7 @@ def browser(repeat: int) -> None:
     try:
         url = re.search(r"http://\S+/", proc.stdout.readline()).group(0)
         with tempfile.TemporaryDirectory() as tmp, Browser(Path(tmp)) as b:
+            b.page.add_init_script(DEEP)  # the page helpers in every document
             cases = [("duel", "d20_degrees", "Side B", ["expert", "competent"],
                       "(B) in d20_degrees"),
                      ("duel", "dice_pool_7", "Side B", ["expert", "competent"],
@@ -115,9 +116,8 @@ def browser(repeat: int) -> None:
                      ("checks", "d20_degrees", "Competence (modifier)", ["5", "6"],
                       "For modifier")]
             for tab, system, label, values, marker in cases:
-                key = "ds" if tab == "duel" else "cs"
+                key = "duel-system" if tab == "duel" else "check-system"
                 b.open(f"{url}?tab={tab}&{key}={system}")
-                b.evaluate(DEEP)
                 _until(b, f"deepText().includes({marker!r})")
                 times = []
                 for i in range(2 * repeat):

@@ -54,6 +54,7 @@ def register(sub) -> None:
                    "as rpg-balance warm-up does (a no-op when the cache is warm; default "
                    "on), then load each system's exact duel and curves once, so the "
                    "page's first view answers at once")
+    p.format_help = _with_address_keys(p.format_help)
     p.set_defaults(func=run)
 
 
@@ -85,3 +86,17 @@ def run(args) -> int:
           ready=ready, warm=args.warm_up, rules=in_force(),
           rule_files=tuple(getattr(args, "rules", None) or ()))
     return 0
+
+
+def _with_address_keys(format_help):
+    """``serve --help`` followed by the keys of the page's address (generated from
+    :data:`reports.workbench.model.state.ADDRESS`, imported only when help is asked)."""
+
+    def formatted() -> str:
+        from reports.workbench.model.state import address_table
+
+        return (format_help() + "\nthe page's address, ?KEY=VALUE&KEY=VALUE (only what "
+                "differs from the defaults; the old short key of each, in brackets, is "
+                "still read):\n" + address_table())
+
+    return formatted

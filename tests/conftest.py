@@ -45,3 +45,47 @@ def plugin_installed(plugin_site):
         # rebuilt from what is installed without the site: the systems of before
         after = system.registry(refresh=True)
         assert list(after) == list(before), (list(before), list(after))
+
+
+# ---------------------------------------------------------------- the browser tests
+# pytest-playwright's fixtures (``page``, ``context``, ``browser``) drive Debian's
+# chromium (tests/browser_page.py); no browser is downloaded. Playwright's sync API keeps
+# an asyncio loop running in the test thread while it lives, which would break a later
+# test of the same worker that runs an event loop of its own (``asyncio.run``, a
+# notebook's kernel client), so Playwright and its chromium live for one module here,
+# not for the whole session as the plug-in's own fixtures do.
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's launch options with Debian's chromium (FAILS, never skips,
+    when it is missing: :func:`browser_page.require_tool`)."""
+    from browser_page import launch_args
+
+    return {**browser_type_launch_args, **launch_args()}
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    yield pw
+    pw.stop()
+
+
+@pytest.fixture(scope="module")
+def browser_type(playwright, browser_name):
+    return getattr(playwright, browser_name)
+
+
+@pytest.fixture(scope="module")
+def browser(browser_type, browser_type_launch_args):
+    b = browser_type.launch(**browser_type_launch_args)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context_args():
+    return {}

@@ -192,7 +192,7 @@ def report_page(site, tmp_path_factory):
     """``report --systems pbta_2d6,pbta_checks,dice_pool_7`` built by the real CLI with
     the plug-ins installed (few trials), then opened in headless chromium."""
     sys.path.insert(0, str(Path(__file__).parent))
-    from cdp_browser import Browser
+    from browser_page import Browser
 
     out = tmp_path_factory.mktemp("report-pbta")
     done = cli(site, "report", "--systems", REPORT_SYSTEMS, "--trials", "1000",

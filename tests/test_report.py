@@ -30,7 +30,7 @@ from reports.sections.common import curves_cached
 from reports.settings import ReportSettings, trials_for_se
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cdp_browser import Browser, require_tool
+from browser_page import Browser, require_tool
 
 # pytest-xdist (tasks.py test: --dist loadscope) keeps this module on one worker;
 # the report is built once and opened in one chromium (session fixtures).

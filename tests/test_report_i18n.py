@@ -31,7 +31,7 @@ from reports import i18n
 from reports.i18n import decimal, format_spec, percent
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cdp_browser import Browser
+from browser_page import Browser
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEM = "dice_pool_7"  # one system, few trials: the machine is shared and slow

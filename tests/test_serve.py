@@ -3,17 +3,18 @@
 * the page's model (``reports.workbench.model``, no browser) gives the command line's
   numbers — one check, one exact duel and one audit verdict per built-in system (and the
   example plug-in's check and duel), compared with ``cli.main.main([... --format csv])``;
-* a view written into the address bar's query and read back is the same view; bad values
-  (a hand-edited address, an out-of-range number, a ``../../etc/passwd`` path) give a
-  message, never an exception, and no file is read;
+* the address bar's query (its keys, their documentation, old addresses, bad values):
+  tests/test_serve_address.py;
 * two exact duels from two threads at once give the numbers each gives alone;
 * the command refuses bad input in one line (exit 2);
 * ``serve --rules FILE``: the page computes under the rules file in every callback and
   thread, names it in its header, and its duel is ``duel ... --rules FILE``'s (in the
   model and in a real browser);
-* a real browser: the server in a subprocess on a free port, headless chromium loads a
-  view from its address, changes a variant and an archetype, and reads back the number
-  the CLI prints for the same input; no console error, no request leaves 127.0.0.1, and a
+* a real browser (pytest-playwright driving Debian's chromium): the server in a
+  subprocess on a free port, headless chromium loads a view from its address (and the
+  same view from an address of before the keys took the command line's names, rewritten
+  to the new names), changes a variant and an archetype, and reads back the number the
+  CLI prints for the same input; no console error, no request leaves 127.0.0.1, and a
   screenshot of each tab is saved.
 """
 
@@ -39,7 +40,7 @@ from reports.i18n import language
 from reports.workbench import model
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cdp_browser import Browser
+from browser_page import watch
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -169,70 +170,6 @@ def test_monte_carlo_duel_equals_the_cli_and_stops_between_batches(capsys):
     assert done == [MC_BATCH]
 
 
-# ---------------------------------------------------------------- the address
-
-def test_view_round_trips_through_the_query():
-    state = model.default_state()
-    state.tab, state.lang = "duel", "pt-BR"
-    state.check = model.default_check("percentile")
-    state.check.axes["level"] = "hard"
-    state.check.variants = {"criticals": "false"}
-    state.check.target, state.check.competence = 0.55, "60"
-    d = model.default_duel("d20_degrees")
-    d.b, d.weapon_a, d.armour_b, d.tactic_a = "expert", "pistol", "heavy", "power"
-    d.plan_a, d.distance, d.aftermath = "hold", 20, "first_aid"
-    d.variants = {"degree_damage": "false"}
-    d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
-    state.duel = d
-    state.audit.suggest = False
-    query = model.to_query(state)
-    back, messages = model.parse_query({k: [v.encode()] for k, v in query.items()})
-    assert messages == []
-    assert back == state
-    # the default view has an empty query
-    assert model.to_query(model.default_state()) == {}
-
-
-@pytest.mark.parametrize(("query", "words"), [
-    ({"src": "../../etc/passwd"}, "never a path written in the address"),
-    ({"a": "../../etc/passwd"}, "unknown archetype"),
-    ({"ds": "../../etc/passwd"}, "unknown system"),
-    ({"n": "0"}, "expected a number of trials 1..10^10"),
-    ({"n": str(10**11)}, "expected a number of trials 1..10^10"),
-    ({"cap": "-3"}, "expected a round cap 1..1000"),
-    ({"dist": "999"}, "expected whole metres 0..200"),
-    ({"ct": "1.5"}, "strictly between 0 and 1"),
-    ({"cv": "again=7"}, "not allowed"),
-    ({"cx": "pool=99"}, "is not one of its values"),
-    ({"m": "both"}, "expected exact or mc"),
-    ({"lang": "xx"}, "choose one of en, pt-BR"),
-    ({"guardrails": "/etc/passwd"}, "no such setting"),
-])
-def test_bad_address_values_give_a_message(query, words, monkeypatch):
-    import builtins
-
-    opened = []
-    real_open = builtins.open
-    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: opened.append(str(f))
-                        or real_open(f, *a, **k))
-    state, messages = model.parse_query(query)
-    assert len(messages) == 1, messages
-    assert words in messages[0], messages
-    assert state == model.default_state()
-    assert not any("passwd" in f for f in opened)
-
-
-def test_a_path_is_no_audit_source_even_with_a_guardrail_file(tmp_path):
-    g = tmp_path / "g.toml"
-    g.write_text("")
-    state, messages = model.parse_query({"src": "../../etc/passwd"}, str(g))
-    assert state.audit.source == "file"
-    assert len(messages) == 1
-    state, messages = model.parse_query({"src": "file"})
-    assert state.audit.source == "default"
-    assert "--guardrails" in messages[0]
-
-
 def test_uploaded_file_is_parsed_in_memory():
     data = (ROOT / "analysis" / "data" / "guardrails.toml").read_bytes()
     (sc,) = model.load_upload(data, "../../mine.toml")
@@ -258,7 +195,7 @@ def test_out_of_range_values_typed_in_the_page_give_a_message():
     line and the last good numbers stay; a good value clears the message."""
     from reports.workbench.app import Workbench
 
-    wb = Workbench({"tab": "duel", "ds": "dice_pool_6"})
+    wb = Workbench({"tab": "duel", "duel-system": "dice_pool_6"})
     before = wb.d_sentence.object
     assert "A wins" in before
     assert not wb.messages.visible
@@ -277,8 +214,8 @@ def test_out_of_range_values_typed_in_the_page_give_a_message():
         assert not wb.messages.visible
     wb.c_target.value = "0.5"
     assert wb.url.tab == "duel"
-    assert wb.url.ds == "dice_pool_6"
-    assert wb.url.ct == "0.5"
+    assert wb.url.duel_system == "dice_pool_6"
+    assert wb.url.target == "0.5"
     wb.lang.value = "pt-BR"
     assert [t for t, _ in zip(wb.tabs._names, range(3), strict=False)] == \
         ["Testes", "Duelo", "Auditoria"]
@@ -299,8 +236,8 @@ ballistic = 0
 CON = 1
 """
 #: the duel the rules change: the armoured swordsman charges a shooter from 20 m
-RULES_QUERY = {"tab": "duel", "ds": "dice_pool_7", "a": "competent_swordsman",
-               "b": "competent_shooter", "dist": "20"}
+RULES_QUERY = {"tab": "duel", "duel-system": "dice_pool_7", "a": "competent_swordsman",
+               "b": "competent_shooter", "distance": "20"}
 
 
 @pytest.fixture(scope="module")
@@ -470,14 +407,32 @@ window.clickTab = (title) => { const t = deepAll('.bk-tab').find(x =>
 """
 
 
-def _wait(b: Browser, expression: str, timeout: float = 30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = b.evaluate(expression)
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {expression}: {b.evaluate('deepText()')}")
+def _wait(page, expression: str, timeout: float = 30):
+    """The value of ``expression`` once it is truthy (polled every 0.1 s in the page)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        return page.wait_for_function(expression, polling=100,
+                                      timeout=1000 * timeout).json_value()
+    except PlaywrightTimeout:
+        raise AssertionError(f"timed out waiting for {expression}: "
+                             f"{page.evaluate('deepText()')}") from None
+
+
+@pytest.fixture
+def seen(page):
+    """pytest-playwright's ``page`` made ready for the workbench: the helpers of
+    :data:`DEEP` in every document it opens, and what it saw recorded — console errors and
+    uncaught exceptions (``errors``), the address of every request and websocket
+    (``requests``)."""
+    import types
+
+    page.set_default_timeout(60_000)
+    page.add_init_script(DEEP)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("websocket", lambda ws: requests.append(ws.url))
+    return types.SimpleNamespace(errors=watch(page), requests=requests)
 
 
 def _serving(tmp_path_factory, folder: str, *extra: str):
@@ -526,56 +481,67 @@ def _without_panel_busy_race(text: str) -> str:
 
 
 @pytest.mark.browser
-def test_page_in_a_browser_gives_the_cli_numbers(server, tmp_path, capsys):
-    query = {"tab": "duel", "ds": "dice_pool_7", "a": "competent_swordsman",
+def test_page_in_a_browser_gives_the_cli_numbers(server, page, seen, tmp_path, capsys):
+    query = {"tab": "duel", "duel-system": "dice_pool_7", "a": "competent_swordsman",
              "b": "competent_fencer"}
     d = model.default_duel("dice_pool_7")
     d.a, d.b, d.variants = "competent_swordsman", "expert_fencer", {"again": "9"}
     cmd = model.duel_command(d)
     shots = {}
-    with Browser(tmp_path / "profile", width=1300, height=1700) as b:
-        b.call("Network.enable")
-        b.open(server + "?" + urlencode(query))
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('competent_fencer')")
-        # change an archetype and a combat variant
-        assert b.evaluate("selectByLabel('Side B', 'expert_fencer')") == "ok"
-        _wait(b, "deepText().includes('expert_fencer') && deepText().includes('A wins')")
-        assert b.evaluate("selectByLabel('again (A1)', '9')") == "ok"
-        # each pane updates on its own message: wait for the sentence and the command
-        text = _wait(b, f"deepText().includes({json.dumps(cmd)}) && "
-                        "deepText().includes('variants: again=9') && deepText()")
-        # the address follows the view (it is updated right after the numbers)
-        url = _wait(b, "window.location.href.includes('dv=again%3D9') && "
-                       "window.location.href")
-        shots["duel"] = b.screenshot(tmp_path / "duel.png")
-        for title in ("Checks", "Audit"):
-            assert b.evaluate(f"clickTab('{title}')") == "ok"
-            time.sleep(1.0)
-            shots[title.lower()] = b.screenshot(tmp_path / f"{title.lower()}.png")
-        # the address holds the view: a new tab from it shows the same numbers
-        b.open(url)
-        b.evaluate(DEEP)
-        again = _wait(b, "deepText().includes('variants: again=9') && deepText()")
-        errors = list(b.errors)
-        requests = [e["params"]["request"]["url"] for e in b.events
-                    if e.get("method") == "Network.requestWillBeSent"]
+    page.set_viewport_size({"width": 1300, "height": 1700})
+    page.goto(server + "?" + urlencode(query))
+    _wait(page, "deepText().includes('competent_fencer')")
+    # change an archetype and a combat variant
+    assert page.evaluate("selectByLabel('Side B', 'expert_fencer')") == "ok"
+    _wait(page, "deepText().includes('expert_fencer') && deepText().includes('A wins')")
+    assert page.evaluate("selectByLabel('again (A1)', '9')") == "ok"
+    # each pane updates on its own message: wait for the sentence and the command
+    text = _wait(page, f"deepText().includes({json.dumps(cmd)}) && "
+                       "deepText().includes('variants: again=9') && deepText()")
+    # the address follows the view (it is updated right after the numbers)
+    url = _wait(page, "window.location.href.includes('duel-variant=again%3D9') && "
+                      "window.location.href")
+    shots["duel"] = page.screenshot(path=tmp_path / "duel.png")
+    for title in ("Checks", "Audit"):
+        assert page.evaluate(f"clickTab('{title}')") == "ok"
+        time.sleep(1.0)
+        shots[title.lower()] = page.screenshot(path=tmp_path / f"{title.lower()}.png")
+    # the address holds the view: a new tab from it shows the same numbers
+    page.goto(url)
+    again = _wait(page, "deepText().includes('variants: again=9') && deepText()")
+    # an address of before the keys took the command line's names opens the same view,
+    # and the page writes the new names back into the address bar
+    page.goto(server + "?" + urlencode({"tab": "duel", "ds": "dice_pool_7",
+                                        "a": "competent_swordsman", "b": "expert_fencer",
+                                        "dv": "again=9"}))
+    old = _wait(page, "deepText().includes('variants: again=9') && deepText()")
+    rewritten = _wait(page, "window.location.href.includes('duel-variant=') && "
+                            "!window.location.href.includes('dv=') && window.location.href")
     assert "b=expert_fencer" in url, url
-    assert "dv=again%3D9" in url, url
+    assert "duel-variant=again%3D9" in url, url
     assert cmd in text, text
     row = _duel_row(capsys, cmd)
     wins = f"A wins {100 * row['p_side0']:.1f}%"
     assert wins in text
     assert wins in again
-    assert errors == []
-    away = [u for u in requests
+    assert wins in old
+    assert _query(rewritten) == _query(url)
+    assert seen.errors == []
+    away = [u for u in seen.requests
             if not u.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:"))]
-    assert requests
+    assert seen.requests
     assert away == []
-    for path in shots.values():
-        assert path.stat().st_size > 20_000
+    for png in shots.values():
+        assert len(png) > 20_000
     if os.environ.get("RPG_BALANCE_SCREENSHOT"):
-        Path(os.environ["RPG_BALANCE_SCREENSHOT"]).write_bytes(shots["duel"].read_bytes())
+        Path(os.environ["RPG_BALANCE_SCREENSHOT"]).write_bytes(shots["duel"])
+
+
+def _query(url: str) -> dict[str, str]:
+    """The settings an address names (empty values are the defaults)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    return {k: v for k, v in parse_qsl(urlsplit(url).query) if v}
 
 
 @pytest.fixture(scope="module")
@@ -586,7 +552,7 @@ def rules_server(tmp_path_factory, rules_file):
 
 @pytest.mark.browser
 def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(rules_server,
-                                                                    rules_file, tmp_path,
+                                                                    rules_file, page, seen,
                                                                     capsys):
     """``serve --rules FILE``: armour chosen on the page (a callback the server runs on
     its thread pool) gives ``duel ... --rules FILE``'s numbers, and the page says which
@@ -594,96 +560,85 @@ def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(rules_serve
     edited, shipped = _armoured_duel(capsys, rules_file), _armoured_duel(capsys)
     wins = f"A wins {100 * edited['p_side0']:.1f}%"
     assert wins != f"A wins {100 * shipped['p_side0']:.1f}%"
-    with Browser(tmp_path / "profile", width=1300, height=1700) as b:
-        b.open(rules_server + "?" + urlencode(RULES_QUERY))
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('competent_shooter') && deepText().includes('A wins')")
-        assert b.evaluate("selectByLabel('armour A', 'heavy_archaic')") == "ok"
-        command = (f"--armour-a heavy_archaic --variant distance=20 --format csv --rules "
-                   f"{rules_file}")
-        # each pane updates on its own message: wait for the sentence and the command
-        text = _wait(b, "deepText().includes('armour=heavy_archaic') && "
-                        f"deepText().includes({json.dumps(command)}) && deepText()")
-        errors = list(b.errors)
+    page.set_viewport_size({"width": 1300, "height": 1700})
+    page.goto(rules_server + "?" + urlencode(RULES_QUERY))
+    _wait(page, "deepText().includes('competent_shooter') && deepText().includes('A wins')")
+    assert page.evaluate("selectByLabel('armour A', 'heavy_archaic')") == "ok"
+    command = (f"--armour-a heavy_archaic --variant distance=20 --format csv --rules "
+               f"{rules_file}")
+    # each pane updates on its own message: wait for the sentence and the command
+    text = _wait(page, "deepText().includes('armour=heavy_archaic') && "
+                       f"deepText().includes({json.dumps(command)}) && deepText()")
     assert "Rules files in force" in text
     assert "armour.heavy_archaic.ballistic 2 → 0" in text
     assert wins in text, text
-    assert errors == []
+    assert seen.errors == []
 
 
 @pytest.mark.browser
 def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(server,
-                                                                             tmp_path):
-    with Browser(tmp_path / "profile") as b:
-        b.open(server + "?" + urlencode({"src": "../../etc/passwd", "n": "-5",
-                                         "tab": "audit"}))
-        b.evaluate(DEEP)
-        text = _wait(b, "deepText().includes('ignored') && deepText()")
-        assert "never a path written in the address" in text
-        assert "expected a number of trials" in text
-        assert "Traceback" not in text
-        assert "root:x:0" not in text
-        b.open(server)
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('Exact chance of success')")
-        # the same page in Brazilian Portuguese, from its address
-        b.open(server + "?lang=pt-BR&tab=duel")
-        b.evaluate(DEEP)
-        pt = _wait(b, "deepText().includes('A vence') && deepText()")
-        assert "bancada ao vivo" in pt
-        assert "Duelo" in pt
-        assert b.errors == []
+                                                                             page, seen):
+    page.goto(server + "?" + urlencode({"source": "../../etc/passwd", "n": "-5",
+                                        "tab": "audit"}))
+    text = _wait(page, "deepText().includes('ignored') && deepText()")
+    assert "never a path written in the address" in text
+    assert "expected a number of trials" in text
+    assert "Traceback" not in text
+    assert "root:x:0" not in text
+    page.goto(server)
+    _wait(page, "deepText().includes('Exact chance of success')")
+    # the same page in Brazilian Portuguese, from its address
+    page.goto(server + "?lang=pt-BR&tab=duel")
+    pt = _wait(page, "deepText().includes('A vence') && deepText()")
+    assert "bancada ao vivo" in pt
+    assert "Duelo" in pt
+    assert seen.errors == []
     assert json.dumps(text)  # the message is plain text
 
 
 @pytest.mark.browser
-def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, tmp_path,
+def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, page, seen,
                                                                    capsys):
-    query = {"tab": "duel", "ds": "dice_pool_6", "m": "mc", "n": "3000", "seed": "7"}
+    query = {"tab": "duel", "duel-system": "dice_pool_6", "method": "mc", "trials": "3000",
+             "seed": "7"}
     d = model.default_duel("dice_pool_6")
     d.method, d.trials, d.seed = "mc", 3000, 7
     cmd = model.duel_command(d)
     row = _duel_row(capsys, cmd)
     shown = f"A wins {100 * row['p_side0']:.1f}% ± {100 * row['se_side0']:.2f}%"
-    with Browser(tmp_path / "profile") as b:
-        b.open(server + "?" + urlencode(query))
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('Run Monte Carlo')")
-        assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
-        text = _wait(b, "deepText().includes('Done: 3000 fights') && "
-                        f"deepText().includes({json.dumps(shown)}) && "
-                        f"deepText().includes({json.dumps(cmd)}) && deepText()")
-        # a long run: the page answers while it runs, and Stop ends it between batches
-        assert b.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
-        _wait(b, "deepText().includes('5000000 fights from seed 7')")
-        assert b.evaluate("clickButton('Run Monte Carlo')") == "ok"
-        _wait(b, "deepText().includes('Running')")
-        assert b.evaluate("clickTab('Checks')") == "ok"
-        assert b.evaluate("selectByLabel('System', 'percentile', true)") == "ok"
-        _wait(b, "deepText().includes('Exact chance of success in percentile')")
-        assert b.evaluate("clickTab('Duel')") == "ok"
-        assert b.evaluate("clickButton('Stop')") == "ok"
-        stopped = _wait(b, "deepText().includes('Stopped between batches') && deepText()")
-        errors = list(b.errors)
+    page.goto(server + "?" + urlencode(query))
+    _wait(page, "deepText().includes('Run Monte Carlo')")
+    assert page.evaluate("clickButton('Run Monte Carlo')") == "ok"
+    text = _wait(page, "deepText().includes('Done: 3000 fights') && "
+                       f"deepText().includes({json.dumps(shown)}) && "
+                       f"deepText().includes({json.dumps(cmd)}) && deepText()")
+    # a long run: the page answers while it runs, and Stop ends it between batches
+    assert page.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
+    _wait(page, "deepText().includes('5000000 fights from seed 7')")
+    assert page.evaluate("clickButton('Run Monte Carlo')") == "ok"
+    _wait(page, "deepText().includes('Running')")
+    assert page.evaluate("clickTab('Checks')") == "ok"
+    assert page.evaluate("selectByLabel('System', 'percentile', true)") == "ok"
+    _wait(page, "deepText().includes('Exact chance of success in percentile')")
+    assert page.evaluate("clickTab('Duel')") == "ok"
+    assert page.evaluate("clickButton('Stop')") == "ok"
+    stopped = _wait(page, "deepText().includes('Stopped between batches') && deepText()")
     assert cmd in text
     assert shown in text
     assert "of 5000000 fights" in stopped
-    assert errors == []
+    assert seen.errors == []
 
 
 @pytest.mark.browser
-def test_audit_tab_gives_the_cli_verdicts(server, tmp_path, capsys):
+def test_audit_tab_gives_the_cli_verdicts(server, page, seen, capsys):
     cli = cli_csv(capsys, "audit", "--no-suggest")
     status = cli["status"].value_counts()
     counts = (f"{len(cli)} guardrails: {status.get('pass', 0)} pass, "
               f"{status.get('fail', 0)} fail, 0 undecided.")
-    with Browser(tmp_path / "profile") as b:
-        b.open(server + "?tab=audit&sg=0")
-        b.evaluate(DEEP)
-        _wait(b, "deepText().includes('Run the audit')")
-        assert b.evaluate("clickButton('Run the audit')") == "ok"
-        text = _wait(b, "deepText().includes('guardrails:') && deepText()", 120)
-        errors = list(b.errors)
+    page.goto(server + "?tab=audit&suggest=0")
+    _wait(page, "deepText().includes('Run the audit')")
+    assert page.evaluate("clickButton('Run the audit')") == "ok"
+    text = _wait(page, "deepText().includes('guardrails:') && deepText()", 120)
     assert counts in text
     assert "rpg-balance audit --no-suggest --format csv" in text
-    assert errors == []
+    assert seen.errors == []

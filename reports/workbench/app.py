@@ -43,7 +43,8 @@ GEAR_WORDS = (N_("weapon"), N_("armour"), N_("tactic"), N_("plan"))
 
 def _url_class():
     return param.parameterized_class(
-        "WorkbenchQuery", {k: param.String(default="") for k in model.QUERY_KEYS})
+        "WorkbenchQuery", {model.url_param(k): param.String(default="")
+                           for k in model.QUERY_KEYS})
 
 
 UrlState = _url_class()
@@ -321,12 +322,24 @@ class Workbench:
 
     def _push_url(self) -> None:
         q = model.to_query(self.state)
-        self.url.param.update(**{k: q.get(k, "") for k in model.QUERY_KEYS})
+        self.url.param.update(**{model.url_param(k): q.get(k, "") for k in model.QUERY_KEYS})
 
     def sync_location(self) -> None:
         """Keep the address bar's query and the page's state together (a link to this
-        view reproduces it)."""
-        pn.state.location.sync(self.url, {k: k for k in model.QUERY_KEYS})
+        view reproduces it). An old address's short keys (``n=``, ``dist=`` …, read as
+        the new ones) leave the address bar once the page has loaded: the page writes
+        the new names."""
+        from urllib.parse import parse_qsl, urlencode
+
+        location = pn.state.location
+        location.sync(self.url, {model.url_param(k): k for k in model.QUERY_KEYS})
+        given = parse_qsl((location.search or "").lstrip("?"), keep_blank_values=True)
+        if any(k in model.ALIASES for k, _v in given):
+            def rewrite() -> None:
+                query = model.to_query(self.state)
+                location.search = "?" + urlencode(query) if query else ""
+
+            pn.state.onload(rewrite)
         self._push_url()
 
     # ------------------------------------------------------------------ callbacks

@@ -49,6 +49,8 @@ from .duel import (
     duel_variant_map,
 )
 from .state import (
+    ADDRESS,
+    ALIASES,
     ALL,
     AUDIT_SOURCES,
     CHECK_KEYS,
@@ -57,16 +59,19 @@ from .state import (
     DEFAULT_TRIALS,
     DUEL_KEYS,
     ENGINE_LOCK,
+    MAX_PAGE_SEED,
     MAX_UPLOAD,
     METHODS,
     QUERY_KEYS,
     TABS,
+    AddressKey,
     AuditState,
     Cancelled,
     CheckState,
     DuelState,
     FairLock,
     PageState,
+    address_table,
     check_systems,
     check_variant_fields,
     combat_systems,
@@ -76,6 +81,7 @@ from .state import (
     default_state,
     pairs_text,
     to_query,
+    url_param,
     variant_fields,
     variant_text,
 )
@@ -94,17 +100,19 @@ from .validation import (
     parse_query,
 )
 
-__all__ = ["ALL", "AUDIT_COLUMNS", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_ROUND_CAP",
-           "DEFAULT_SEED", "DEFAULT_TRIALS", "DUEL_KEYS", "ENGINE_LOCK", "MAX_UPLOAD", "METHODS",
-           "QUERY_KEYS", "TABS", "AuditState", "Cancelled", "CheckResult", "CheckState",
-           "DuelResult", "DuelState", "FairLock", "PageState", "audit_command", "audit_result",
+__all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_COLUMNS", "AUDIT_SOURCES", "CHECK_KEYS",
+           "DEFAULT_ROUND_CAP", "DEFAULT_SEED", "DEFAULT_TRIALS", "DUEL_KEYS", "ENGINE_LOCK",
+           "MAX_PAGE_SEED", "MAX_UPLOAD", "METHODS", "QUERY_KEYS", "TABS", "AddressKey",
+           "AuditState", "Cancelled", "CheckResult", "CheckState", "DuelResult", "DuelState",
+           "FairLock", "PageState", "address_table", "audit_command", "audit_result",
            "check_aftermath", "check_archetype", "check_axes", "check_competence",
            "check_distance_m", "check_figure", "check_gear", "check_method", "check_result",
            "check_systems", "check_target", "check_variant_fields", "check_variants",
            "combat_systems", "combat_variant_fields", "default_check", "default_duel",
            "default_state", "duel_command", "duel_figure", "duel_result", "duel_sentence",
            "duel_variant_map", "duel_variants", "gear_options", "load_upload", "pairs_text",
-           "parse_query", "png_bytes", "to_query", "variant_fields", "variant_text", "warm"]
+           "parse_query", "png_bytes", "to_query", "url_param", "variant_fields", "variant_text",
+           "warm"]
 
 
 def warm() -> None:

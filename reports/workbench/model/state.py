@@ -14,12 +14,13 @@ from collections.abc import Mapping
 
 from engines.constants import ROUND_CAP, WORKBENCH_SEED
 
-__all__ = ["ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_ROUND_CAP", "DEFAULT_SEED",
-           "DEFAULT_TRIALS", "DUEL_KEYS", "ENGINE_LOCK", "MAX_UPLOAD", "METHODS", "QUERY_KEYS",
-           "TABS", "AuditState", "Cancelled", "CheckState", "DuelState", "FairLock", "PageState",
+__all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_ROUND_CAP",
+           "DEFAULT_SEED", "DEFAULT_TRIALS", "DUEL_KEYS", "ENGINE_LOCK", "MAX_PAGE_SEED",
+           "MAX_UPLOAD", "METHODS", "QUERY_KEYS", "TABS", "AddressKey", "AuditState",
+           "Cancelled", "CheckState", "DuelState", "FairLock", "PageState", "address_table",
            "check_systems", "check_variant_fields", "combat_systems", "combat_variant_fields",
            "default_check", "default_duel", "default_state", "pairs_text", "to_query",
-           "variant_fields", "variant_text"]
+           "url_param", "variant_fields", "variant_text"]
 
 
 class FairLock:
@@ -216,16 +217,142 @@ def default_state(guardrails: str | None = None) -> PageState:
 
 
 
-#: query key → (tab state, attribute); the order the address bar shows them in
-DUEL_KEYS = {"ds": "system", "a": "a", "b": "b", "wa": "weapon_a", "wb": "weapon_b",
-             "xa": "armour_a", "xb": "armour_b", "ta": "tactic_a", "tb": "tactic_b",
-             "pa": "plan_a", "pb": "plan_b", "dist": "distance", "dv": "variants",
-             "after": "aftermath", "m": "method", "n": "trials", "seed": "seed",
-             "cap": "round_cap"}
-CHECK_KEYS = {"cs": "system", "cv": "variants", "cx": "axes", "ct": "target",
-              "cc": "competence"}
-#: every key the page writes into (and reads from) the address bar's query
-QUERY_KEYS = ("tab", "lang", *CHECK_KEYS, *DUEL_KEYS, "src", "sg")
+@dataclasses.dataclass(frozen=True)
+class AddressKey:
+    """One key of the address bar's query: its name (the command line's name for the
+    same thing), the tab it belongs to (``page`` for the tab and the language), the
+    attribute of that tab's state, the command line's option, the values it takes, its
+    default, what it means, and the short key of earlier addresses (still read)."""
+
+    key: str
+    tab: str
+    attr: str
+    cli: str
+    values: str
+    default: str
+    meaning: str
+    old: str = ""
+
+
+def _address() -> tuple[AddressKey, ...]:
+    from analysis.limits import MAX_ROUND_CAP, MAX_TRIALS, shown
+    from engines.constants import AFTERMATHS, PLANS
+    from engines.distance import MAX_DISTANCE
+
+    from ...i18n import LANGUAGES
+
+    K = AddressKey
+    one_of = " | ".join
+    out = [K("tab", "page", "tab", "(none: the page's tabs)", one_of(TABS), "checks",
+             "the tab on screen"),
+           K("lang", "page", "lang", "serve --lang", one_of(LANGUAGES), "en",
+             "the page's language")]
+    out += [K("check-system", "checks", "system", "curves SYSTEM",
+              "a system with success curves (rpg-balance systems)", "the first one",
+              "the system of the success curves", "cs"),
+            K("check-variant", "checks", "variants", "curves --variant NAME=VALUE",
+              "NAME=VALUE,... (the system's check variants)", "none",
+              "the check variants that differ from the defaults", "cv"),
+            K("check-axes", "checks", "axes", "(none: rows of curves SYSTEM)",
+              f"AXIS=VALUE,... (a native value of the axis, or {ALL})",
+              "the ladder's axes whole",
+              "the slice of the curves table shown and drawn", "cx"),
+            K("target", "checks", "target", "solve difficulty --target",
+              "a chance strictly between 0 and 1", "0.7",
+              "the target chance of the difficulty solver", "ct"),
+            K("competence", "checks", "competence", "solve difficulty --competence",
+              "a value of the system's competence axis", "its middle value",
+              "the competence of the difficulty solver", "cc")]
+    gear = {"weapon": "a weapon of the system's data",
+            "armour": "an armour of the system's data (percentile: armour points)",
+            "tactic": "a tactic of the system",
+            "plan": f"{one_of(PLANS)} (systems with distance rules)"}
+    duel = [K("duel-system", "duel", "system", "duel SYSTEM",
+              "a system with combat archetypes (rpg-balance systems)", "the first one",
+              "the system of the duel", "ds"),
+            K("a", "duel", "a", "duel SYSTEM A B: A",
+              "an archetype of the system's library (rpg-balance archetypes SYSTEM)",
+              "competent", "fighter A (side 0)"),
+            K("b", "duel", "b", "duel SYSTEM A B: B",
+              "an archetype of the system's library (rpg-balance archetypes SYSTEM)",
+              "competent", "fighter B (side 1)")]
+    for kind, short in (("weapon", "w"), ("armour", "x"), ("tactic", "t"), ("plan", "p")):
+        for side in "ab":
+            duel.append(K(f"{kind}-{side}", "duel", f"{kind}_{side}", f"duel --{kind}-{side}",
+                          gear[kind], "the archetype's own",
+                          f"the {kind} of {side.upper()}", short + side))
+    duel += [K("distance", "duel", "distance", "duel --distance",
+               f"0..{MAX_DISTANCE} whole metres (0 where combat has no distance rules)",
+               "0", "metres between the fighters when the fight starts", "dist"),
+             K("duel-variant", "duel", "variants", "duel --variant NAME=VALUE",
+               "NAME=VALUE,... (the system's combat variants but distance and aftermath)",
+               "none", "the combat variants that differ from the defaults", "dv"),
+             K("aftermath", "duel", "aftermath", "duel --aftermath", one_of(AFTERMATHS),
+               "leave", "what happens to the fallen when the fight ends", "after"),
+             K("method", "duel", "method", "duel --method", one_of(METHODS), "exact",
+               "the exact chain or Monte Carlo", "m"),
+             K("trials", "duel", "trials", "duel --trials", f"1..{shown(MAX_TRIALS)}",
+               str(DEFAULT_TRIALS), "Monte Carlo fights", "n"),
+             K("seed", "duel", "seed", "duel --seed", f"0..{shown(MAX_PAGE_SEED)}",
+               str(DEFAULT_SEED), "the Monte Carlo seed"),
+             K("round-cap", "duel", "round_cap", "duel --round-cap",
+               f"1..{MAX_ROUND_CAP}", str(DEFAULT_ROUND_CAP),
+               "rounds after which a fight counts as 'neither'", "cap")]
+    out += duel
+    out += [K("source", "audit", "source", "audit [FILE]",
+              "default (the shipped guardrails) | file (serve --guardrails FILE) | "
+              "upload (a file uploaded through the page); never a path", "default",
+              "the guardrail file the audit reads", "src"),
+            K("suggest", "audit", "suggest", "audit --no-suggest (suggest=0)", "1 | 0", "1",
+              "search for a cure of failed guardrails", "sg")]
+    return tuple(out)
+
+
+#: the largest seed the page takes (its number field holds a 64-bit signed integer)
+MAX_PAGE_SEED = 2**63 - 1
+#: every key of the address bar's query, in the order the address bar shows them: one
+#: source for the query, its validation, the aliases and the documented table
+#: (:func:`address_table`, printed by ``rpg-balance serve --help`` and docs/workbench.md)
+ADDRESS = _address()
+#: the key of each setting as it is written now, in address order
+QUERY_KEYS = tuple(k.key for k in ADDRESS)
+#: the short keys of earlier addresses → the key that replaced them (read, never written)
+ALIASES = {k.old: k.key for k in ADDRESS if k.old}
+#: query key → attribute of the tab's state
+DUEL_KEYS = {k.key: k.attr for k in ADDRESS if k.tab == "duel"}
+CHECK_KEYS = {k.key: k.attr for k in ADDRESS if k.tab == "checks"}
+
+
+def url_param(key: str) -> str:
+    """The name of a query key as a Python identifier (``weapon-a`` → ``weapon_a``): the
+    parameter that carries it in the page."""
+    return key.replace("-", "_")
+
+
+def address_table(markdown: bool = False) -> str:
+    """The keys of the address as a table: the key (and the short key of earlier
+    addresses, still read), the command line's option for the same thing, the values it
+    takes, its default and its meaning. Plain text (``serve --help``) or markdown
+    (docs/workbench.md)."""
+    if markdown:
+        def cell(text: str) -> str:
+            return text.replace("|", "\\|")
+
+        lines = ["| key | old key | command line | values | default | meaning |",
+                 "|---|---|---|---|---|---|"]
+        lines += [f"| `{k.key}` | {f'`{k.old}`' if k.old else ''} | "
+                  f"{k.cli if k.cli.startswith('(') else f'`{k.cli}`'} | {cell(k.values)} | "
+                  f"{cell(k.default)} | {cell(k.meaning)} |" for k in ADDRESS]
+        return "\n".join(lines) + "\n"
+    import textwrap
+
+    out = []
+    for k in ADDRESS:
+        name = k.key + (f" ({k.old})" if k.old else "")
+        out.append(f"  {name:<20}{k.cli}\n" + textwrap.fill(
+            f"{k.meaning}: {k.values}; default {k.default}", width=88,
+            initial_indent=" " * 22, subsequent_indent=" " * 22) + "\n")
+    return "".join(out)
 
 
 def pairs_text(mapping: Mapping[str, str]) -> str:
@@ -236,30 +363,24 @@ def pairs_text(mapping: Mapping[str, str]) -> str:
 def to_query(state: PageState) -> dict[str, str]:
     """The address bar's query of a view: every key of :data:`QUERY_KEYS` whose value
     differs from the default view's (so a link stays short and reads as the command
-    does)."""
+    does), under the names the address writes now (never an old short key)."""
     base = default_state()
-    q: dict[str, str] = {}
-
-    def put(key, value, default):
-        if value != default:
-            q[key] = value
-
-    put("tab", state.tab, base.tab)
-    put("lang", state.lang, base.lang)
     c, c0 = state.check, default_check(state.check.system)
-    put("cs", c.system, base.check.system)
-    put("cv", pairs_text(c.variants), "")
-    put("cx", pairs_text({k: v for k, v in c.axes.items() if v != c0.axes.get(k)}), "")
-    put("ct", repr(float(c.target)), repr(base.check.target))
-    put("cc", c.competence, c0.competence)
     d, d0 = state.duel, default_duel(state.duel.system)
-    put("ds", d.system, base.duel.system)
+    text = {"tab": (state.tab, base.tab), "lang": (state.lang, base.lang),
+            "check-system": (c.system, base.check.system),
+            "check-variant": (pairs_text(c.variants), ""),
+            "check-axes": (pairs_text({k: v for k, v in c.axes.items()
+                                       if v != c0.axes.get(k)}), ""),
+            "target": (repr(float(c.target)), repr(base.check.target)),
+            "competence": (c.competence, c0.competence),
+            "duel-system": (d.system, base.duel.system),
+            "duel-variant": (pairs_text(d.variants), ""),
+            "source": (state.audit.source, base.audit.source),
+            "suggest": ("1" if state.audit.suggest else "0", "1")}
     for key, attr in DUEL_KEYS.items():
-        if key in ("ds", "dv"):
-            continue
-        value, default = getattr(d, attr), getattr(d0, attr)
-        put(key, "" if value is None else str(value), "" if default is None else str(default))
-    put("dv", pairs_text(d.variants), "")
-    put("src", state.audit.source, base.audit.source)
-    put("sg", "1" if state.audit.suggest else "0", "1")
-    return q
+        if key not in text:
+            value, default = getattr(d, attr), getattr(d0, attr)
+            text[key] = ("" if value is None else str(value),
+                         "" if default is None else str(default))
+    return {key: text[key][0] for key in QUERY_KEYS if text[key][0] != text[key][1]}

@@ -13,9 +13,11 @@ from engines.errors import InputError
 
 from ...i18n import LANGUAGES, _
 from .state import (
+    ALIASES,
     ALL,
     AUDIT_SOURCES,
     DUEL_KEYS,
+    MAX_PAGE_SEED,
     METHODS,
     QUERY_KEYS,
     TABS,
@@ -68,17 +70,25 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
                 ) -> tuple[PageState, list[str]]:
     """The view a query describes, and one message per value that was refused (the
     default stands in its place). Nothing here raises, and nothing reads a file: a value
-    that looks like a path is refused like any other bad value."""
+    that looks like a path is refused like any other bad value. The short keys of earlier
+    addresses (:data:`~.state.ALIASES`: ``n``, ``dist``, ``ds`` …) are read as the keys
+    that replaced them, so an old link opens the same view; when both are given the new
+    key stands. A message names the key as the address wrote it."""
     from engines.system import get
 
-    q = {str(k): _first(v) for k, v in query.items()}
-    q = {k: v for k, v in q.items() if v.strip()}  # an empty value is the default
+    given = {str(k): _first(v) for k, v in query.items()}
+    given = {k: v for k, v in given.items() if v.strip()}  # an empty value is the default
+    q = {k: v for k, v in given.items() if k not in ALIASES}
+    written = {k: k for k in q}
+    for old, new in ALIASES.items():
+        if old in given and new not in q:
+            q[new], written[new] = given[old], old
     state = default_state(guardrails)
     messages: list[str] = []
 
     def refuse(key: str, exc: Exception | str) -> None:
         messages.append(_("Address value {key}={value!r} ignored: {why}").format(
-            key=key, value=q.get(key, "")[:80], why=str(exc)))
+            key=written.get(key, key), value=q.get(key, "")[:80], why=str(exc)))
 
     unknown = sorted(set(q) - set(QUERY_KEYS))
     for key in unknown:
@@ -110,14 +120,14 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
             raise InputError(f"{sid}: this system declares no check grid")
         state.check = default_check(sid)
 
-    take("cs", check_system)
+    take("check-system", check_system)
     c = state.check
-    take("cv", lambda t: setattr(c, "variants", check_variants(
+    take("check-variant", lambda t: setattr(c, "variants", check_variants(
         c.system, _split_pairs(t, "variant"))))
-    take("cx", lambda t: setattr(c, "axes", {**c.axes, **check_axes(
+    take("check-axes", lambda t: setattr(c, "axes", {**c.axes, **check_axes(
         c.system, _split_pairs(t, "axis"))}))
-    take("ct", lambda t: setattr(c, "target", check_target(t)))
-    take("cc", lambda t: setattr(c, "competence", check_competence(c.system, t)))
+    take("target", lambda t: setattr(c, "target", check_target(t)))
+    take("competence", lambda t: setattr(c, "competence", check_competence(c.system, t)))
 
     # Duel
     def duel_system(text: str) -> None:
@@ -127,44 +137,44 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
             raise InputError(f"{sid}: this system declares no combat archetypes")
         state.duel = default_duel(sid)
 
-    take("ds", duel_system)
+    take("duel-system", duel_system)
     d = state.duel
     for key in ("a", "b"):
         take(key, lambda t, key=key: setattr(d, key, check_archetype(d.system, t,
                                                                       key.upper())))
-    for key in ("wa", "wb", "xa", "xb", "ta", "tb", "pa", "pb"):
+    for key in ("weapon-a", "weapon-b", "armour-a", "armour-b", "tactic-a", "tactic-b",
+                "plan-a", "plan-b"):
         attr = DUEL_KEYS[key]
         take(key, lambda t, attr=attr: setattr(d, attr, check_gear(
             d.system, attr.split("_")[0], t)))
-    simple = {"dist": ("distance", lambda t: check_distance_m(d.system, t)),
-              "after": ("aftermath", check_aftermath),
-              "m": ("method", check_method),
-              "n": ("trials", lambda t: limits.trials(t, "trials")),
-              "seed": ("seed", lambda t: limits.bounded_int(t, 0, 2**63 - 1, "a seed",
-                                                             "seed")),
-              "cap": ("round_cap", lambda t: limits.round_cap(t, "round cap"))}
-    for key, (attr, check) in simple.items():
-        take(key, lambda t, attr=attr, check=check: setattr(d, attr, check(t)))
-    take("dv", lambda t: setattr(d, "variants", duel_variants(
+    simple = {"distance": lambda t: check_distance_m(d.system, t),
+              "aftermath": check_aftermath,
+              "method": check_method,
+              "trials": lambda t: limits.trials(t, "trials"),
+              "seed": lambda t: limits.bounded_int(t, 0, MAX_PAGE_SEED, "a seed", "seed"),
+              "round-cap": lambda t: limits.round_cap(t, "round cap")}
+    for key, check in simple.items():
+        take(key, lambda t, attr=DUEL_KEYS[key], check=check: setattr(d, attr, check(t)))
+    take("duel-variant", lambda t: setattr(d, "variants", duel_variants(
         d.system, _split_pairs(t, "variant"))))
 
     # Audit
-    if "src" in q:
-        src = q["src"]
+    if "source" in q:
+        src = q["source"]
         if src == "file" and not guardrails:
-            refuse("src", _("no guardrail file was named on the command line "
+            refuse("source", _("no guardrail file was named on the command line "
                            "(rpg-balance serve --guardrails FILE)"))
         elif src in AUDIT_SOURCES:
             state.audit.source = src
         else:
-            refuse("src", _("the audit reads the shipped guardrails, the file named by "
+            refuse("source", _("the audit reads the shipped guardrails, the file named by "
                            "rpg-balance serve --guardrails, or a file uploaded through the "
                            "page; never a path written in the address"))
-    if "sg" in q:
-        if q["sg"] in ("0", "1"):
-            state.audit.suggest = q["sg"] == "1"
+    if "suggest" in q:
+        if q["suggest"] in ("0", "1"):
+            state.audit.suggest = q["suggest"] == "1"
         else:
-            refuse("sg", _("expected 0 or 1"))
+            refuse("suggest", _("expected 0 or 1"))
     return state, messages
 
 
