@@ -100,7 +100,7 @@ def _fight_view(part: pd.DataFrame, sides) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, sides: dict,
+def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, titles: dict,
                      max_round: int = 12):
     """Share of each side still standing after round k, one panel per group fight."""
     fights = list(dict.fromkeys(groups["fight"]))
@@ -117,9 +117,7 @@ def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, sides: dict,
                 ax.fill_between(sub["round"], sub["standing_share"] - 2 * sub["se_share"],
                                 sub["standing_share"] + 2 * sub["se_share"], step="post",
                                 color=colour, alpha=0.18, linewidth=0)
-        s0, s1 = sides[fight]
-        ax.set_title(_("{side0} (solid) against {side1} (dashed)").format(
-            side0=side_name(s0), side1=side_name(s1)))
+        ax.set_title(titles.get(fight, fight))   # the side named first solid (caption)
         ax.set_xlabel(_("round"))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0].set_ylim(-0.02, 1.02)
@@ -223,7 +221,7 @@ def section_combat_groups(settings: ReportSettings) -> Section:
                     index=(_("fight"), _("system")), full=deadly,
                     formats={_(mean): ".2f" for _s, mean in _DEADLY_HEADS.values()}),
         figure_block("fig-combat-groups", _("Round-by-round survival in group fights"),
-                     _survival_figure(data["standing"], groups, sides),
+                     _survival_figure(data["standing"], groups, titles),
                      _("Share of each side still able to act after round k (the side named "
                        "first solid, the other dashed), one colour per system, Monte Carlo "
                        "with ±2 SE bands."),
