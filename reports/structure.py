@@ -159,8 +159,9 @@ def percent_cell(p: float, lang: str = "en") -> str:
     short of 1 by less than that as ">99.9%" (never a 0.0% that is not zero)."""
     from reports.i18n import format_spec
 
-    if abs(p) <= _EPS or abs(p - 1) <= _EPS:     # 0 and 1, rounding noise aside
-        return format_spec(float(round(p)), ".0%", lang)
+    p = min(max(p, 0.0), 1.0)      # a ratio's rounding noise past 0 or 1 (within _EPS)
+    if p in (0.0, 1.0):
+        return format_spec(p, ".0%", lang)
     if p < 0.0005:
         return "<" + format_spec(0.001, ".1%", lang)
     if p > 0.9995:
