@@ -75,8 +75,8 @@ class Table:
             values = self.frame[c]
             if values.dtype.kind != "f":
                 continue
-            finite = values.dropna()
-            if len(finite) and bool(((finite >= 0) & (finite <= 1)).all()):
+            finite = values.dropna()   # a share computed as a ratio may pass 1 by 1e-16
+            if len(finite) and bool(((finite >= -_EPS) & (finite <= 1 + _EPS)).all()):
                 found.add(name)
         return frozenset(found)
 
@@ -110,7 +110,7 @@ class Table:
             tr = translations(lang)  # a yes/no cell in words (English keeps True/False)
             return tr.gettext("yes") if value else tr.gettext("no")
         if isinstance(value, float | int) and not isinstance(value, bool):
-            if str(column) in self.percent_columns and 0 <= value <= 1:
+            if str(column) in self.percent_columns and -_EPS <= value <= 1 + _EPS:
                 return percent_cell(float(value), lang)
             spec = self.formats.get(str(column), self.default_format)
             if isinstance(value, int) and spec == self.default_format:
@@ -123,6 +123,9 @@ class Table:
             return text(value, lang)  # a word of the catalogue ("exact" → "exato"); ids stay
         return "" if value is None else str(value)
 
+
+#: how far a computed chance may stray outside 0..1 (rounding) and still read as 0 or 1
+_EPS = 1e-9
 
 #: the largest grid printed whole: rows, and columns besides the index columns
 COMPACT_ROWS = 12
@@ -156,6 +159,7 @@ def percent_cell(p: float, lang: str = "en") -> str:
     short of 1 by less than that as ">99.9%" (never a 0.0% that is not zero)."""
     from reports.i18n import format_spec
 
+    p = min(max(p, 0.0), 1.0)      # a ratio's rounding noise past 0 or 1 (within _EPS)
     if p in (0.0, 1.0):
         return format_spec(p, ".0%", lang)
     if p < 0.0005:

@@ -243,3 +243,12 @@ def test_a_state_that_settles_is_said_in_words_not_drawn_flat():
     morality = run("dice_pool_7", "morality",
                    {"morality": 7, "infraction": 5, "per_session": 1}, sessions=30)["exact"]
     assert settles(morality) == []
+
+
+def test_a_share_past_one_by_rounding_still_reads_as_a_percentage():
+    """A fate share computed as a ratio can come out 1 + 2e-16: its column is still a
+    column of chances, and the cell reads "100%", not ">99.9%" or "1.0000"."""
+    frame = pd.DataFrame({"weapon": ["a", "b"], "out": [1 + 2e-16, 0.25]})
+    t = Table("t", "T", frame, Caption(""), index=("weapon",))
+    assert t.percent_columns == {"out"}
+    assert [r[1][1] for r in table_rows(t)] == ["100%", "25.0%"]

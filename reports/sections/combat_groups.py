@@ -16,19 +16,18 @@ from reports import plotting
 from reports.i18n import N_, _, decimal
 from reports.sections.combat_common import (
     DEADLINESS_AFTERMATHS,
+    FATES,
     aftermath_words,
     combat_frames,
     cross_source,
+    dying_words,
+    fate_shares,
 )
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Section
 
-__all__ = ["FATES", "fallen_fates", "section_combat_groups", "side_name"]
-
-#: the fates of a fighter who fell (:data:`analysis.combat.lethality.SIDE_FATES` less
-#: "standing")
-FATES = ("dead", "dying", "out")
+__all__ = ["fallen_fates", "section_combat_groups", "side_name"]
 
 #: a ladder rung's fighters in words: one, and a number of them ({count} is a word)
 _RUNG_WORDS = {
@@ -74,11 +73,13 @@ def _side_heads(sides) -> tuple[str, str]:
 def fallen_fates(row, n0: int, n1: int) -> dict[str, float]:
     """Of the fighters who fell in a group fight (both sides, ``n0`` and ``n1`` fighters),
     the share that ends dead, dying and out (summing to 1; NaN when no one ever falls):
-    each side's per-fighter chances (``p_side{s}_{fate}``) weighted by its size."""
-    fell = {f: n0 * float(row[f"p_side0_{f}"]) + n1 * float(row[f"p_side1_{f}"])
-            for f in FATES}
-    total = sum(fell.values())
-    return {f: (v / total if total > 0 else float("nan")) for f, v in fell.items()}
+    each side's per-fighter chances (``p_side{s}_{fate}``) weighted by its size, shared
+    out by the report's one normalisation of fates (:func:`~reports.sections.
+    combat_common.fate_shares`)."""
+    fell = pd.DataFrame([{f: n0 * float(row[f"p_side0_{f}"]) + n1 * float(row[f"p_side1_{f}"])
+                          for f in FATES}])
+    shares = fate_shares(fell, {f: f for f in FATES}).iloc[0]
+    return {f: float(shares[f]) for f in FATES}
 
 
 def _fight_view(part: pd.DataFrame, sides) -> pd.DataFrame:
@@ -99,7 +100,7 @@ def _fight_view(part: pd.DataFrame, sides) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, sides: dict,
+def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, titles: dict,
                      max_round: int = 12):
     """Share of each side still standing after round k, one panel per group fight."""
     fights = list(dict.fromkeys(groups["fight"]))
@@ -116,9 +117,7 @@ def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, sides: dict,
                 ax.fill_between(sub["round"], sub["standing_share"] - 2 * sub["se_share"],
                                 sub["standing_share"] + 2 * sub["se_share"], step="post",
                                 color=colour, alpha=0.18, linewidth=0)
-        s0, s1 = sides[fight]
-        ax.set_title(_("{side0} (solid) against {side1} (dashed)").format(
-            side0=side_name(s0), side1=side_name(s1)))
+        ax.set_title(titles.get(fight, fight))   # the side named first solid (caption)
         ax.set_xlabel(_("round"))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0].set_ylim(-0.02, 1.02)
@@ -205,7 +204,10 @@ def section_combat_groups(settings: ReportSettings) -> Section:
               "are at most {se} points; they, each side's own fates and the fighters' "
               "weapons are in the CSV.").format(
                 trials=decimal(settings.combat_trials), aftermath=aftermath_words(settings),
-                se=decimal(100 * se_max, 2)) + cross_source(settings),
+                se=decimal(100 * se_max, 2))
+            + ("" if blocks else " " + dying_words(list(dict.fromkeys(part["system"])),
+                                                   settings)).rstrip()
+            + cross_source(settings),
             index=(_("system"),), full=groups, formats={_("mean rounds"): ".1f"}))
     blocks += [
         table_block("combat-groups-deadliness", _("How deadly group fights are"),
@@ -219,7 +221,7 @@ def section_combat_groups(settings: ReportSettings) -> Section:
                     index=(_("fight"), _("system")), full=deadly,
                     formats={_(mean): ".2f" for _s, mean in _DEADLY_HEADS.values()}),
         figure_block("fig-combat-groups", _("Round-by-round survival in group fights"),
-                     _survival_figure(data["standing"], groups, sides),
+                     _survival_figure(data["standing"], groups, titles),
                      _("Share of each side still able to act after round k (the side named "
                        "first solid, the other dashed), one colour per system, Monte Carlo "
                        "with ±2 SE bands."),

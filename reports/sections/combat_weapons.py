@@ -69,8 +69,8 @@ def section_combat_weapons(settings: ReportSettings) -> Section:
                _("Exact (method “exact”): one attack on an unhurt target. Values below "
                  "{small} show as {zero}; the full precision is in the cell's tooltip and "
                  "the CSV.")).format(aftermath=aftermath_words(settings),
-                                     small=format_spec(0.00005, ".5f"),
-                                     zero=format_spec(0.0, ".4f"))
+                                     small=format_spec(0.0005, ".2%"),
+                                     zero="<" + format_spec(0.001, ".1%"))
     caption += cross_source(settings)
     blocks = [table_block("combat-weapons", _("One-hit odds by weapon"), view, caption,
                           index=("system", "weapon"))]
