@@ -10,9 +10,11 @@ prints them, :func:`reports.plotting.recording_texts`). Four kinds of hit:
 - ``identifier`` (every language): a snake_case token (``rounds_mean``, ``p_side0``,
   ``heavy_archaic``), a dotted knob id (``both.CON``, ``variant.again``), an id of the
   registry's variants, archetypes, weapons, tactics and armour that is not a plain word
-  (``light_melee``, ``attack_attack``) and a module path (``analysis/data/guardrails.toml``,
+  (``light_melee``, ``attack_attack``) and a module path (``analysis/checks/curves.py``,
   ``*.py``). System ids (they are the systems' names) and rule ids (``A1``, ``B-g10``,
-  ``DX4``: no underscore, no dot) are allowed; so are the commands in small print, which
+  ``DX4``: no underscore, no dot) are allowed, and so are the files a designer opens by
+  name (a data file ``*.toml``, the rules digest ``*.md``, the ``tasks.py`` of ``python3
+  tasks.py report``); so are the commands in small print, which
   are meant to be typed (a monospaced line that starts with ``rpg-balance``, and its
   continuation lines);
 - ``english`` (pt-BR): a word of the English catalogue (the msgids) or of the registry's
@@ -207,6 +209,10 @@ _SNAKE = re.compile(r"(?<![\w/.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])"
 _DOTTED = re.compile(r"(?<![\w/.])[a-z][a-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*(?![\w(])")
 _PATH = re.compile(r"(?<![\w])(?:(?:analysis|engines|reports|cli|tests|docs|scenarios|examples"
                    r"|notebooks|benchmarks)/[\w./-]*|[\w/.-]+\.(?:py|toml))(?![\w])")
+#: files a designer opens or edits by name (the data files: guardrails, ladders, the
+#: cross-combat file, the rules digest) and the entry script typed in a command
+#: (``python3 tasks.py report``): paths, but not code
+_DESIGNER_FILE = re.compile(r"(?:^|/)[\w.-]+\.(?:toml|md)$|^tasks\.py$")
 #: dotted words that are not knob ids: abbreviations, file kinds a reader downloads
 _NOT_DOTTED = {"e.g", "i.e", "etc", "vs", "p.p"}
 _FILE_KINDS = {"pdf", "html", "csv", "parquet", "json", "png", "md", "txt"}
@@ -223,7 +229,8 @@ def code_hits(lines: Iterable[Line]) -> list[Hit]:
         seen = set()
         for m in _PATH.finditer(line.text):
             seen.update(range(m.start(), m.end()))
-            hits.append(Hit("identifier", m.group(), line))
+            if not _DESIGNER_FILE.search(m.group()):
+                hits.append(Hit("identifier", m.group(), line))
         for rx in (_SNAKE, _DOTTED):
             for m in rx.finditer(line.text):
                 word = m.group()
