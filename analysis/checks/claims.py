@@ -40,6 +40,24 @@ def claim_systems(claim: str) -> list[str]:
     return [sid for sid, s in registry().items() if claim in s.report.claims]
 
 
+def _variant_words(label: str) -> Text:
+    """``criticals=false,again=9`` in the glossary's words: "the criticals rule (C-g2):
+    off" (the C7 system's own terms)."""
+    from analysis.glossary import knob_phrase, value_phrase
+
+    system = claim_system("C7")
+    parts = []
+    for item in str(label).split(","):
+        name, eq, value = item.strip().partition("=")
+        if not eq:
+            parts.append(Text(item.strip()))
+            continue
+        knob = f"variant.{name.strip()}"
+        parts.append(Text(N_("{knob}: {value}"), knob=knob_phrase(system, knob),
+                          value=value_phrase(system, knob, value.strip())))
+    return join(", ", parts)
+
+
 def claim_system(claim: str) -> str:
     """The system a claim of the rules digest is about, or an :class:`InputError` when no
     installed system declares it."""
@@ -166,7 +184,8 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
         "({share:.0f} %; {nt_holds} of {n_nontrivial} cells where the chance is neither "
         "below 1 % nor above 99 %){where_breaks}. The largest gap is {gap:.1f} points at "
         "pool {pool}, difficulty {difficulty}, where {better} is worth more."),
-        label=Text(N_("default")) if label == "default" else label, tolerance=tolerance,
+        label=Text(N_("default")) if label == "default" else _variant_words(label),
+        tolerance=tolerance,
         n_holds=n_holds, n=n, share=100 * n_holds / n, nt_holds=nt_holds,
         n_nontrivial=len(nontrivial), where_breaks=where_breaks,
         gap=abs(worst["delta_pp"]), pool=int(worst["pool"]),

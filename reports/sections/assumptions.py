@@ -83,7 +83,7 @@ def section_assumptions(settings: ReportSettings) -> Section:
     changed = frame[frame["changed"] == _("yes")]
     reading = [
         _("Only what differs from the rules text is listed here: where a text is silent "
-          "(its gap ids in RULES.md, such as A-g7) the code must still read it one way, "
+          "(its gap rules in the rules digest, such as A-g7) the code must still read it one way, "
           "and the table says how, in words, system by system ({n} readings). Everything "
           "else follows the rules text as written.").format(n=decimal(len(shown)))
         + " " + (_("No rule variant of this report is changed from the rules text.")
@@ -95,9 +95,9 @@ def section_assumptions(settings: ReportSettings) -> Section:
         _("The combat rows settle the combat engines' own gaps, and every combat section "
           "uses the readings shown (a check rule reaches the combat engines too where their "
           "attacks roll the check system's dice). The aftermath policy is set for every "
-          "system alike: aftermath “{policy}” — {meaning} (RULES.md “Lethality outcomes”; "
-          "choose with --aftermath leave | first_aid | finish). It decides whether a fallen "
-          "loser ends dead, dying or out.").format(
+          "system alike: aftermath “{policy}” — {meaning} (the rules digest's common convention "
+          "on the fate of the fallen; the other policies are first aid and finishing them, "
+          "a build option). It decides whether a fallen loser ends dead, dying or out.").format(
             policy=_(settings.aftermath), meaning=_(AFTERMATH_TEXT[settings.aftermath])),
         _("Exact: success curves, outcome means and SDs (enumeration / convolution of the "
           "dice), opposed checks, the ladders, the cross-system duels, one-hit odds by "

@@ -128,7 +128,8 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
     return out
 
 
-def _duel_figure(stats: Mapping, max_round: int = 15):
+def _duel_figure(stats: Mapping, max_round: int = 15,
+                 titles: Mapping[str, str] | None = None):
     """Per matchup: P(the fight is still on after round k) and P(it ends in round k), one
     line per system in its fixed colour; exact solid, Monte Carlo dashed with ±2 SE."""
     from matplotlib.figure import Figure as MplFigure
@@ -157,8 +158,11 @@ def _duel_figure(stats: Mapping, max_round: int = 15):
                 se_r = np.sqrt(np.clip(pmf * (1 - pmf), 0, None) / st.n)
                 ax_r.fill_between(k[1:], (pmf - 2 * se_r)[1:], (pmf + 2 * se_r)[1:],
                                   color=colour, alpha=0.2, linewidth=0)
-        ax_s.set_title(_("{matchup}: P(still fighting after round k)").format(matchup=mid))
-        ax_r.set_title(_("{matchup}: P(the fight ends in round k)").format(matchup=mid))
+        named = _(titles.get(mid, mid)) if titles else mid   # the matchup's title, in words
+        ax_s.set_title(_("{matchup}: P(still fighting after round k)").format(matchup=named),
+                       fontsize=8)
+        ax_r.set_title(_("{matchup}: P(the fight ends in round k)").format(matchup=named),
+                       fontsize=8)
         ax_s.set_ylim(-0.02, 1.02)
         for ax in (ax_s, ax_r):
             ax.set_xlabel(_("round k"))
@@ -207,7 +211,9 @@ def section_combat_duels(settings: ReportSettings) -> Section:
                     + cross_source(settings),
                     index=("matchup", "system"), full=cross, formats=ROUND_FORMATS),
         figure_block("fig-combat-duels", _("Survival and fight length"),
-                     _duel_figure(data["stats"]),
+                     _duel_figure(data["stats"], titles={
+                         mid: e["title"] for mid, e in cross_combat.load_cross(
+                             settings.cross_combat)["matchups"].items()}),
                      _("Left: P(the fight is still on after round k) — the survival curve of "
                   "the fight. Right: P(it ends in round k). One colour per system; solid "
                   "lines are exact, dashed lines Monte Carlo with ±2 SE bands."),

@@ -7,6 +7,7 @@ import pandas as pd
 
 from reports import plotting
 from reports.i18n import N_, _, decimal, text
+from reports.labels import cell_words
 from reports.sections.combat_common import (
     EFFECT_COLUMNS,
     FATES,
@@ -35,7 +36,7 @@ def _effects_figure(effects: pd.DataFrame):
         part = effects[effects["change"] == kind]
         labels, values, colours = [], [], []
         for row in part.itertuples(index=False):
-            labels.append(f"{row.system}: {row.choice}")
+            labels.append(f"{row.system}: {cell_words(str(row.choice))}")
             values.append(row.p_side0)
             colours.append(plotting.system_color(row.system))
         y = np.arange(len(labels))[::-1]

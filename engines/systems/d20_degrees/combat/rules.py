@@ -134,11 +134,11 @@ class Variants:
                                  "finishing attacks on defenceless foes after the decision "
                                  "(aftermath=finish only)",
                                  term="the finishing rounds")
-    aid_bonus: int = variant(0, rule="E-g17", doc="first_aid: the aider's bonus on the "
+    aid_bonus: int = variant(0, rule="E-g17", doc="first aid: the aider's bonus on the "
                              "Healing check (d20 + bonus vs DC 10; the first degree "
                              "stabilises)",
                              term="the aider's Healing bonus")
-    aid_tries: int = variant(10, rule="E-g18", doc="first_aid: tries per dying combatant, one "
+    aid_tries: int = variant(10, rule="E-g18", doc="first aid: tries per dying combatant, one "
                              "a round, each before the patient's E14 check",
                              term="the first-aid tries")
     target_rule: str = variant("focus", rule="E-g8", doc="which able foe an attacker picks",
