@@ -19,7 +19,7 @@ import re
 from reports.i18n import N_, current, translations
 
 __all__ = ["COLUMNS", "FIGHT_TITLES", "FIGURE_LABELS", "HEADERS", "VALUES", "cell_words",
-           "header"]
+           "fighter_words", "header"]
 
 #: Column names of the report's tables.
 COLUMNS = (
@@ -163,6 +163,36 @@ def header(column, lang: str | None = None) -> str:
     return tr.gettext(HEADERS.get(name, name))
 
 
+#: a fighter's gear in a label: ``weapon=knife``, ``armour=heavy_archaic``, ``armour=0``
+_GEAR = re.compile(r"\b(weapon|armour|tactic|plan)=([^,()]+)")
+#: the gear kinds whose value alone names them ("knife"); the others keep their kind
+_BARE = {"weapon", "tactic", "plan"}
+
+
+def fighter_words(label: str, lang: str | None = None) -> str:
+    """A fighter as the combat tables label it (``competent (weapon=knife, armour=0)``,
+    :func:`analysis.combat.lethality.fighter_label`) in words: the archetype and every
+    gear value as the catalogue and the systems' terms name them, a weapon, tactic or
+    plan by its value alone, an armour rating with its kind ("competente (faca,
+    armadura 0)")."""
+    tr = translations(lang or current())
+
+    def gear(m: re.Match) -> str:
+        kind, value = m.group(1), m.group(2).strip()
+        shown = cell_words(value, lang) if not value.isdigit() else value
+        if "_" not in value and not value.isdigit():
+            shown = tr.gettext(shown)
+        if kind in _BARE or not value.isdigit():
+            return shown
+        return tr.gettext("{kind} {value}").format(kind=tr.gettext(kind), value=shown)
+
+    head, paren, rest = str(label).partition(" (")
+    name = cell_words(head, lang) if "_" in head else tr.gettext(head)
+    if not paren:
+        return name
+    return f"{name} ({_GEAR.sub(gear, rest)}"
+
+
 def cell_words(text: str, lang: str | None = None) -> str:
     """A table cell's text with its identifiers in words: a metric id of
     :data:`HEADERS` as its header; a gear or tactic id as a system names it (its
@@ -184,7 +214,10 @@ def cell_words(text: str, lang: str | None = None) -> str:
         words = terms.get(ident, ident.replace("_", " "))
         return tr.gettext(words)
 
-    return _IDENTIFIER.sub(word, text)
+    text = _IDENTIFIER.sub(word, text)
+    if _GEAR.search(text) and re.match(r"^[^()]+ \(.*\)$", text):
+        return fighter_words(text, lang)
+    return text
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,6 +10,7 @@ from matplotlib.ticker import MaxNLocator
 
 from reports import plotting
 from reports.i18n import N_, _, decimal
+from reports.labels import cell_words
 from reports.sections.combat_common import (
     DUEL_COLUMNS,
     EVEN_DUEL,
@@ -108,7 +109,8 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
             title = _("the even duel ({title})").format(title=title)
 
         def who(s, part=part):
-            return _("{a} against {b}").format(a=part.loc[s, "a"], b=part.loc[s, "b"])
+            return _("{a} against {b}").format(a=cell_words(str(part.loc[s, "a"])),
+                                               b=cell_words(str(part.loc[s, "b"])))
 
         longest, shortest = part["rounds_mean"].idxmax(), part["rounds_mean"].idxmin()
         text = _("{title}: fights last longest in {longest} ({who_longest}: {rounds_longest} "

@@ -19,6 +19,7 @@ import pandas as pd
 from engines.errors import InputError
 from reports import plotting
 from reports.i18n import N_, _
+from reports.labels import cell_words
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
@@ -99,7 +100,8 @@ def distance_reading(frame: pd.DataFrame, systems, cross=None) -> list[str]:
         out.append(Reading(_("{system}: the shooter, {shooter}, holding, beats {charger}, "
                              "charging, in {p0} of duels that start engaged and {p20} of "
                              "those that start 20 m apart; {verdict}.").format(
-            system=system, shooter=part["shooter"].iloc[0], charger=part["charger"].iloc[0],
+            system=system, shooter=cell_words(str(part["shooter"].iloc[0])),
+            charger=cell_words(str(part["charger"].iloc[0])),
             p0=_share(p[0]), p20=_share(p.get(20, float("nan"))), verdict=verdict),
             _command(system, dict(ladder[system]["competent"]))))
     for system in systems:
