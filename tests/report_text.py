@@ -256,7 +256,7 @@ SHARED = frozenset(str.split("""
 a as ao com da das de do dos e em na nas no nos o os ou para por se um uma
 total normal final real sigma monte carlo utc pdf html csv parquet json cli rpg balance
 vigor mc se z min max p d d4 d6 d8 d10 d12 d20 d100 pbta regular
-markov surpreso base natural extra gradual compare link bit threads software item
+markov surpreso base natural extra gradual compare link bit threads software item face
 """))
 #: Names a Portuguese sentence keeps: the games and documents the rules cite.
 NAMES = frozenset(str.split("""
@@ -311,6 +311,10 @@ def english_words() -> frozenset[str]:
     return frozenset(w for w in english - portuguese - SHARED if len(w) >= 3)
 
 
+#: the entry script typed in a command a section names (``python3 tasks.py report``)
+_TASKS = re.compile(r"python3 tasks\.py \w+")
+
+
 def english_hits(lines: Iterable[Line]) -> list[Hit]:
     """English words in the lines of the pt-BR report (ALL-CAPS abbreviations, system
     ids and identifiers — :func:`code_hits` reports those — left out)."""
@@ -318,7 +322,7 @@ def english_hits(lines: Iterable[Line]) -> list[Hit]:
     systems = registry_ids()["system"]
     hits = []
     for line in lines:
-        text = _SNAKE.sub(" ", _DOTTED.sub(" ", _PATH.sub(" ", line.text)))
+        text = _SNAKE.sub(" ", _DOTTED.sub(" ", _PATH.sub(" ", _TASKS.sub(" ", line.text))))
         for word in _words(text):
             if word.isupper() or word in systems or word in NAMES:
                 continue
@@ -331,12 +335,18 @@ _POINT = re.compile(r"(?<![\w.,])\d+\.\d+(?![\d.,]*\d)")
 _PERCENT = re.compile(r"\d[ \u00a0\u202f]%")
 
 
+#: the section that lists software versions, whose points are not decimal marks
+_VERSIONS = re.compile(r"\b(?:Provenance|Procedência)\b")
+
+
 def number_hits(lines: Iterable[Line]) -> list[Hit]:
     """Numbers out of pt-BR's style: a decimal point (``2.34``; a thousands point
     ``200.000`` — three digits after it — is Portuguese), a space before ``%``."""
     hits = []
     for line in lines:
         text = _PATH.sub(" ", line.text)
+        if _VERSIONS.search(line.section):   # software versions (weasyprint 70.0)
+            text = _POINT.sub(" ", text)
         for m in _POINT.finditer(text):
             if not re.fullmatch(r"\d{1,3}(\.\d{3})+", m.group()):
                 hits.append(Hit("decimal", m.group(), line))

@@ -131,6 +131,15 @@ def distance_figure(frame: pd.DataFrame):
 ARMOURED = "armoured_shooter"
 
 
+def armoured_title(cross=None) -> str:
+    """The title of the cross-combat matchup :data:`ARMOURED` in the report's language
+    (its id when the file gives it no title)."""
+    from analysis.combat import cross_combat
+
+    entry = cross_combat.load_cross(cross)["matchups"].get(ARMOURED, {})
+    return _(entry.get("title", ARMOURED))
+
+
 def armoured_reading(apart: pd.DataFrame, cross=None) -> list:
     """One sentence per system on the armoured shooter against the unarmoured one (the
     cross-combat matchup :data:`ARMOURED` at each of its starting distances, in the
@@ -147,7 +156,7 @@ def armoured_reading(apart: pd.DataFrame, cross=None) -> list:
                    "holding their ground (the cross-combat matchup “{mid}”): where a "
                    "system prices armour in mobility (dice_pool_7, AT2) a shooter who "
                    "stands still does not pay it, and the range bands weaken both "
-                   "shots alike.").format(mid=ARMOURED)]
+                   "shots alike.").format(mid=armoured_title(cross))]
     for system, rows in part.groupby("system", sort=False):
         rows = rows.sort_values("distance")
         first, last = rows.iloc[0], rows.iloc[-1]
@@ -161,7 +170,8 @@ def armoured_reading(apart: pd.DataFrame, cross=None) -> list:
         cmd += " --distances " + ",".join(str(int(d)) for d in rows["distance"])
         text = _("{system}: {a} beats {b} in {p0} of duels that start engaged and {p1} "
                  "of those that start {d} m apart").format(
-            system=system, a=first["a"], b=first["b"], p0=_share(first["p_side0"]),
+            system=system, a=cell_words(str(first["a"])), b=cell_words(str(first["b"])),
+            p0=_share(first["p_side0"]),
             p1=_share(last["p_side0"]), d=int(last["distance"]))
         if last["p_side1"] <= 1e-12 and last["p_neither"] > 1e-3:
             text += _("; there the unarmoured shooter never wins, and {pn} of fights are "
@@ -422,13 +432,14 @@ def section_distance(settings: ReportSettings) -> Section:
                                   armoured_view(apart),
                                   _("The cross-combat matchup “{mid}”: each column a system, "
                                "exact. The CSV has every outcome, the fighters and the "
-                               "notes.").format(mid=ARMOURED) + cross_source(settings),
+                               "notes.").format(mid=armoured_title(settings.cross_combat))
+                                  + cross_source(settings),
                                   index=("distance",), full=armoured,
                                   formats=dict.fromkeys(armoured["system"].unique(), ".3f")))
     return Section("distance", title, reading, blocks)
 
 
-__all__ = ["ARMOURED", "COVER_OPPONENTS", "DIP", "DISTANCES", "armoured_reading",
+__all__ = ["ARMOURED", "COVER_OPPONENTS", "DIP", "DISTANCES", "armoured_reading", "armoured_title",
            "armoured_view", "band_edges", "cover_frame", "cover_reading", "cover_view",
            "dip_readings", "distance_figure", "distance_frame", "distance_reading",
            "section_distance", "shot_profile", "takes_cover"]

@@ -402,7 +402,7 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
         out = [Reading(_(
             "{passed} of {total} balance guardrails pass under the default rules; failed: "
             "{failed}, undecided: {undecided} (limits a designer can edit in "
-            "analysis/data/guardrails.toml; `rpg-balance audit` checks them, `--discover` "
+            "analysis/data/guardrails.toml; the audit checks them, and its discovery mode "
             "looks for problems nobody wrote a guardrail for).").format(**counts),
             "rpg-balance audit --columns guardrail,metric,value,min,max,status")]
     else:
