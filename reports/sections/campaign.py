@@ -21,6 +21,7 @@ from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Note, Section, Table
 
 __all__ = ["ATTRITION_FIGHTS", "FEW_STATES", "MECHANIC_NAMES", "PARAM_NAMES", "STATE_NAMES",
+           "TALLY_NAMES",
            "attrition_reading", "attrition_table", "attrition_view", "campaign_figure",
            "campaign_reading", "campaign_view", "campaign_widgets", "few_states", "mechanic_name",
            "section_campaign", "settled_reading", "settles", "show_campaign"]
@@ -47,6 +48,18 @@ PARAM_NAMES = (
     N_("luck"), N_("checks"), N_("max spend"), N_("points"), N_("fights"), N_("dc"),
     N_("earn"),
 )
+#: Each mechanic's tallies (``Mechanic.extra``'s keys) in words, for the summary table.
+TALLY_NAMES = {
+    "consolidated_mean": N_("consolidated loss (mean)"),
+    "maddened_mean": N_("times maddened (mean)"),
+    "temporary_sequelae_mean": N_("temporary sequelae (mean)"),
+    "permanent_sequelae_mean": N_("permanent sequelae (mean)"),
+    "derangements_mean": N_("derangements (mean)"),
+    "passed": N_("key checks passed"), "spent": N_("points spent"),
+    "exhausted": N_("fights fought exhausted"), "knockouts": N_("knockouts"),
+    "willpower": N_("willpower"), "failed": N_("special checks failed"),
+    "improvements": N_("improvements"), "saves": N_("rolls bought with Luck"),
+}
 
 
 def mechanic_name(name: str) -> str:
@@ -174,7 +187,7 @@ def campaign_figure(st, mech, settings: ReportSettings) -> Figure:
     each value."""
     fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
     name = mechanic_name(mech.name)
-    label = f"{st.system}: {name} ({mech.rules})"
+    label = f"{st.system}: {name} ({_(mech.rules)})"
     values = few_states(st)
     if values:
         _share_chart(st, mech, ax, label, values)
@@ -233,8 +246,9 @@ def section_campaign(settings: ReportSettings) -> Section:
         last.insert(0, "mechanic", mechanic_name(name))
         last.insert(0, "system", system)
         # the mechanic's own tallies (the summary table's extra columns), in one cell
-        last["tallies"] = "; ".join(f"{k} {decimal(float(st.extra[k][-1]), 3)}"
-                                    for k in tally_names(st))
+        last["tallies"] = "; ".join(
+            f"{_(TALLY_NAMES.get(k, k.replace('_', ' ')))} {decimal(float(st.extra[k][-1]), 3)}"
+            for k in tally_names(st))
         rows.append(last)
     if rows:
         frame = pd.concat(rows, ignore_index=True)
@@ -279,7 +293,7 @@ def attrition_table(systems) -> pd.DataFrame:
             continue
         st = run(system, "attrition", {}, sessions=ATTRITION_FIGHTS)["exact"]
         row = {"system": system, "fighter": st.notes["fighter"],
-               "rules": mechanic(system, "attrition").rules}
+               "rules": _(mechanic(system, "attrition").rules)}
         for k in range(1, ATTRITION_FIGHTS + 1):
             row[f"k={k}"] = float(st.extra["p_able"][k])
         row["p_dead_5"] = float(st.extra["p_dead"][ATTRITION_FIGHTS])
@@ -319,7 +333,7 @@ def campaign_view(system: str, name: str, sessions: int = 20, threshold: int | N
     mech = mechanic(system, name)
     st = run(system, name, params, sessions=sessions, threshold=threshold)["exact"]
     fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.0)
-    _fan_chart(st, mech, ax, label=f"{system}: {mechanic_name(name)} ({mech.rules})")
+    _fan_chart(st, mech, ax, label=f"{system}: {mechanic_name(name)} ({_(mech.rules)})")
     return {"png": plotting.to_png(fig, dpi), "stats": st, "table": summary_table(st),
             "reading": campaign_reading(system, mech, {**mech.defaults(), **params}, st)}
 

@@ -123,16 +123,16 @@ class Variants:
                                            "soon as a fighter becomes dying",
                                            term="the Fortitude check on becoming dying")
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="after the decision: "
-                             "leave (the dying roll E14 until dead or stabilised), first_aid "
+                             "leave (the dying roll E14 until dead or stabilised), first aid "
                              "(E-Healing tried on every dying combatant, E-g17, E-g18) or "
-                             "finish (winners attack defenceless foes for finish_rounds "
+                             "finish (winners attack defenceless foes for the finishing "
                              "rounds, E16, E-g7; then leave)", choices=AFTERMATHS,
                              term="the aftermath policy",
                              words={"leave": "no one helps", "first_aid": "first aid",
                                     "finish": "the winners finish the fallen"})
     finish_rounds: int = variant(10, rule="E-g7", doc="the finish horizon: rounds of "
                                  "finishing attacks on defenceless foes after the decision "
-                                 "(aftermath=finish only)",
+                                 "(finishing aftermath only)",
                                  term="the finishing rounds")
     aid_bonus: int = variant(0, rule="E-g17", doc="first aid: the aider's bonus on the "
                              "Healing check (d20 + bonus vs DC 10; the first degree "
@@ -171,8 +171,8 @@ class Variants:
                             term="the surprise attack",
                             words={"none": "nobody", "side0": "fighter A", "side1": "fighter B"})
     surprise_stun: str = variant("first_turn", rule="E-g19", doc="how long the surprised "
-                                 "side is stunned (E17 Surpreso): first_turn — it loses its "
-                                 "whole first turn; surprise_attack — only until the "
+                                 "side is stunned (E17 Surpreso): first turn — it loses its "
+                                 "whole first turn; surprise attack — only until the "
                                  "surprising side's surprise attacks are made (a surprised "
                                  "fighter loses its first turn only when a surpriser acts "
                                  "after it in initiative order)",

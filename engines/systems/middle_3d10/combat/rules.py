@@ -64,7 +64,7 @@ class Variants:
                               words={"middle_plus_reflex": "3d10 middle + reflex",
                                      "reflex": "reflex alone"})
     drama_timing: str = variant("after_miss", rule="B-g7", doc="a drama point (B4) is spent to "
-                                "re-roll a missed attack with advantage ('after_miss') or "
+                                "re-roll a missed attack with advantage (after a miss) or "
                                 "declared before rolling ('before')",
                                 choices=("after_miss", "before"),
                                 term="when a drama point is spent",
@@ -88,7 +88,7 @@ class Variants:
                                     "weakest": "the most hurt"})
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
                              "fallen when a fight ends: no one helps ('leave'), the winners try "
-                             "to stabilise every fallen combatant ('first_aid', B-g14), or they "
+                             "to stabilise every fallen combatant (first aid, B-g14), or they "
                              "strike fallen foes until dead ('finish', B-g11…B-g13)",
                              choices=AFTERMATHS,
                              term="the aftermath policy",
@@ -112,7 +112,7 @@ class Variants:
     helpless_defense: str = variant("incapacitated", rule="B-g12", doc="Defense of a dying "
                                     "(unconscious) target: Defense − 5, the last penalty B9 "
                                     "gives, and − 3 more if it never acted (B6) "
-                                    "('incapacitated'); or every strike hits ('auto_hit')",
+                                    "('incapacitated'); or every strike hits (auto hit)",
                                     choices=("incapacitated", "auto_hit"),
                                     term="a dying target's Defense",
                                     words={"incapacitated": "Defense − 5",
@@ -120,14 +120,14 @@ class Variants:
     finish_rounds: int = variant(10, rule="B-g13", doc="aftermath 'finish': rounds in which "
                                  "each standing winner strikes a dying foe (1..1000)",
                                  term="the finishing rounds")
-    aid_total: int = variant(6, rule="B-g14", doc="aftermath 'first_aid': characteristic + "
+    aid_total: int = variant(6, rule="B-g14", doc="first-aid aftermath: characteristic + "
                              "skill of the aider's stabilising check (B1; an average person "
                              "3 + 3)",
                              term="the aider's characteristic + skill")
-    aid_difficulty: int = variant(15, rule="B-g14", doc="aftermath 'first_aid': difficulty of "
+    aid_difficulty: int = variant(15, rule="B-g14", doc="first-aid aftermath: difficulty of "
                                   "the stabilising check (B2 average, 15)",
                                   term="the stabilising check's difficulty")
-    aid_tries: int = variant(1, rule="B-g14", doc="aftermath 'first_aid': stabilising checks "
+    aid_tries: int = variant(1, rule="B-g14", doc="first-aid aftermath: stabilising checks "
                              "per fallen combatant (1..20)",
                              term="the stabilising tries")
 

@@ -105,7 +105,7 @@ class Variants:
                               term="criticals and fumbles")
     critical_level: str = variant("extreme", rule="DX-g4", doc="a critical 01 (D-g1) counts "
                                   "as an extreme success when levels are compared (DX2), "
-                                  "or as a level above extreme ('above_extreme': the "
+                                  "or as a level above extreme (above extreme: the "
                                   "published game's six outcomes, a critical beats an "
                                   "extreme); its damage is extreme damage either way (DX4)",
                                   choices=("extreme", "above_extreme"),
@@ -128,7 +128,7 @@ class Variants:
                                       "in the published game; Monte Carlo only",
                                       term="the penalty die for firing into melee")
     aftermath: str = variant("leave", rule="Lethality outcomes", doc="after the fight: "
-                             "'leave' (the dying roll CON each round, DX8), 'first_aid' "
+                             "'leave' (the dying roll CON each round, DX8), 'first aid' "
                              "(a standing winner's First Aid stabilises the dying, DX-g7) "
                              "or 'finish' (the winners strike fallen foes, DX-g8)",
                              choices=AFTERMATHS,
@@ -140,14 +140,14 @@ class Variants:
                                  "left alone dies)",
                                  term="the dying CON rolls", words={0: "until one fails"})
     first_aid_skill: int = variant(30, rule="DX-g7", doc="First Aid skill of the aider "
-                                   "under aftermath=first_aid (30: the published base)",
+                                   "under the first-aid aftermath (30: the published base)",
                                    term="the aider's First Aid skill")
     first_aid_tries: int = variant(2, rule="DX-g7", doc="First Aid rolls per dying "
                                    "combatant, one per aftermath round (2: a roll and one "
                                    "pushed roll, D2)",
                                    term="the First Aid tries")
     finish_rounds: int = variant(20, rule="DX-g8", doc="aftermath rounds in which the "
-                                 "winners strike helpless foes under aftermath=finish",
+                                 "winners strike helpless foes under the finishing aftermath",
                                  term="the finishing rounds")
     distance: int = variant(0, rule="DX14", doc="metres between the two sides when the "
                             "fight starts (0: engaged, the fights without distance, numbers "
@@ -165,7 +165,7 @@ class Variants:
     shotgun_difficulty: str = variant("regular", rule="DX-g10", doc="a shotgun's shot "
                                       "needs a regular success at every range, its damage "
                                       "falling by band (4D6/2D6/1D6: Keeper Rulebook p. 65, "
-                                      "as CoC7-FoundryVTT reads it), or 'by_range' like any "
+                                      "as CoC7-FoundryVTT reads it), or by range like any "
                                       "firearm (hard at long, extreme at extreme range)",
                                       choices=("regular", "by_range"),
                                       term="the shotgun's difficulty at range",
