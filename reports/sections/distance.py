@@ -136,8 +136,10 @@ def armoured_title(cross=None) -> str:
     (its id when the file gives it no title)."""
     from analysis.combat import cross_combat
 
-    entry = cross_combat.load_cross(cross)["matchups"].get(ARMOURED, {})
-    return _(entry.get("title", ARMOURED))
+    for mid, entry in cross_combat.load_cross(cross)["matchups"].items():
+        if ARMOURED in (mid, entry.get("base")) and entry.get("title"):
+            return _(entry["title"])     # one entry per starting distance, one title
+    return ARMOURED
 
 
 def armoured_reading(apart: pd.DataFrame, cross=None) -> list:
