@@ -68,12 +68,6 @@ def test_numbers_in_pt_br_style():
 
 # ---------------------------------------------------------------- the built report
 
-PENDING = pytest.mark.xfail(
-    strict=False,
-    reason="issue 30: the sections' identifiers and English words are being replaced "
-           "by words (lanes of items 2–6); --runxfail prints the hit list")
-
-
 @pytest.fixture(scope="module", params=["en", "pt-BR"])
 def built(request, tmp_path_factory):
     """The report of every system in one language: its PDF's lines and its figures'."""
@@ -99,13 +93,11 @@ def test_commands_are_left_out_and_sections_found(built):
     assert len(sections) >= 10, sections
 
 
-@PENDING
 def test_no_code_identifier_in_prose_tables_and_figures(built):
     _, lines, figures = built
     _fail_on(RT.code_hits(lines + figures))
 
 
-@PENDING
 def test_no_english_word_in_the_pt_br_report(built):
     lang, lines, figures = built
     if lang == "en":
@@ -113,7 +105,6 @@ def test_no_english_word_in_the_pt_br_report(built):
     _fail_on(RT.english_hits(lines + figures))
 
 
-@PENDING
 def test_pt_br_numbers_in_one_style(built):
     lang, lines, figures = built
     if lang == "en":
