@@ -16,6 +16,7 @@ from cli.common import (
     trials_int,
     workers_int,
 )
+from engines.constants import STUDY_SEED
 
 __all__ = ["EPILOG", "register", "run", "samples_int"]
 
@@ -68,8 +69,9 @@ def register(sub) -> None:
                    help="write the second-order table to FILE (csv)")
     p.add_argument("--resamples", type=bounded_int(10, 10_000, "a number of resamples"),
                    default=100, help="bootstrap resamples of the intervals (default 100)")
-    p.add_argument("--seed", type=seed_int64, default=0,
-                   help="seed of the sample and the bootstrap (default 0); the guardrails' "
+    p.add_argument("--seed", type=seed_int64, default=STUDY_SEED,
+                   help=f"seed of the sample and the bootstrap (default {STUDY_SEED}); the "
+                   "guardrails' "
                    "Monte Carlo keeps the file's seed, as audit does")
     p.add_argument("--batch", type=trials_int, default=2_000,
                    help="first Monte Carlo batch of a guardrail (as audit; default 2000)")

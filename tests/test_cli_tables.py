@@ -65,7 +65,7 @@ def test_claim_c7_summary_and_table(capsys, tmp_path):
     assert code == 0
     lines = out.strip().splitlines()
     assert len(lines) == 2  # defaults, then criticals=false
-    assert "criticals=false" in lines[1]
+    assert "the criticals rule (C-g2): off" in lines[1]   # criticals=false, in words
     code, out, _ = run(capsys, "claim-c7", "--variant", "criticals=false", "--tolerance", "1")
     t = pd.read_csv(io.StringIO(out))
     assert len(t) == 180

@@ -35,9 +35,9 @@ def tol(p: float, n: int) -> float:
 
 
 def test_extension_is_marked():
-    """GAP D-g3: every result says the rules are an extension, not from the seed."""
+    """GAP D-g3: every result says the rules are an extension, not from the rules text."""
     res = cp.duel_exact(LIB["novice"], LIB["novice"], round_cap=2)
-    assert "not from the seed" in res.notes["extension"]
+    assert "not from the rules text" in res.notes["extension"]
     assert "EXTENSION" in cp.__doc__
 
 

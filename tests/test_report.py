@@ -505,8 +505,13 @@ def test_combat_readings_and_variants(page, settings):
     longest = even["rounds_mean"].idxmax()
     text = " ".join(S.section_combat_duels(settings).reading)
     # ... naming each side's archetype, overrides and weapon next to the number (issue §4)
-    assert (f"fights last longest in {longest} ({even.loc[longest, 'a']} against "
-            f"{even.loc[longest, 'b']}: {even.loc[longest, 'rounds_mean']:.2f}") in text
+    # (the fighters' labels, ``competent (weapon=knife)``, read as words: "competent (knife)")
+    from reports.labels import fighter_words
+
+    a, b = (fighter_words(str(even.loc[longest, side])) for side in ("a", "b"))
+    assert "weapon=" not in a
+    assert (f"fights last longest in {longest} ({a} against {b}: "
+            f"{even.loc[longest, 'rounds_mean']:.2f}") in text
     # the loser's fates come from the numbers, under the policy the report names
     assert "aftermath “leave” in every system" in text
     never = [s for s in even.index if even.loc[s, "p_loser_dead"] <= 1e-12]

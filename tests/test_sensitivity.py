@@ -366,3 +366,17 @@ def test_a_monte_carlo_figure_widens_the_interval(known, tmp_path):
     assert float(vigor["ST"].iloc[0]) > 0.9
     assert abs(float(after["ST"].iloc[0])) <= float(after["ST_conf"].iloc[0]) + 0.02
     assert _index(t, "dp6 hard task", "hard_dp6:pool", "ST_conf") == 0.0
+
+
+def test_a_knob_file_with_nothing_for_the_systems_is_one_line():
+    """The report of a plug-in alone has no default knob: load_problem says so in one
+    line (and the report leaves the page out, :func:`default_knob_systems`)."""
+    from analysis.workflow.audit import DATA
+    from analysis.workflow.sensitivity import DEFAULT_KNOBS, load_problem
+    from engines.errors import InputError
+    from reports.sections.sensitivity import default_knob_systems
+
+    with pytest.raises(InputError, match="sensitivity.toml: no knob is about the systems "
+                                         "nosuch"):
+        load_problem(DATA, DEFAULT_KNOBS, systems=("nosuch",))
+    assert "nosuch" not in default_knob_systems()

@@ -126,7 +126,7 @@ def test_curves_monte_carlo_agrees(fake):
 def test_modifiers_by_hand(fake):
     t = modifiers.modifier_values(SYSTEM)
     assert list(t.columns) == ["system", "modifier", "rule", "bonus", "target", "p_base",
-                               "p_with", "delta_pp"]
+                               "p_with", "delta_pp", "judged"]
     assert set(t["modifier"]) == {"+1 bonus", "-1 target", "second try"}
     row = t[(t["modifier"] == "+1 bonus") & (t["bonus"] == 0) & (t["target"] == 4)].iloc[0]
     # base: faces 4..6 = 3/6; with +1: faces 3..6 = 4/6

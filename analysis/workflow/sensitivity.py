@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from analysis.text import N_, Text, join
+from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
 __all__ = [
@@ -163,6 +164,9 @@ def load_problem(path, knobs=None, systems=None):
             table["knobs"] = [k for k in table.get("knobs", [])
                               if str(k.get("knob", "")).partition(":")[0] not in registry()
                               or str(k.get("knob", "")).partition(":")[0] in systems]
+            if not table["knobs"]:
+                raise InputError(f"{name}: no knob is about the systems "
+                                 + ", ".join(systems))
         try:
             tune_table = Tune.model_validate(table)
         except Exception as exc:   # pydantic's ValidationError: the first problem
@@ -317,7 +321,8 @@ def _check(method: str, samples: int, problem) -> None:
                                  f"combinations, over {EXACT_LIMIT}; use --method sobol")
 
 
-def sensitivity(problem, *, method: str = "auto", samples: int = 64, seed: int = 0,
+def sensitivity(problem, *, method: str = "auto", samples: int = 64,
+                seed: int = STUDY_SEED,
                 second_order: bool = False, resamples: int = 100, cluster=None,
                 batch: int = 2_000, max_trials: int = 200_000,
                 progress: bool | None = False) -> SensitivityResult:
@@ -537,7 +542,7 @@ def save_sensitivity_plot(result: SensitivityResult, path: str) -> None:
         fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1].lower(), dpi=120)
 
 
-def command(problem, method: str = "auto", samples: int = 64, seed: int = 0,
+def command(problem, method: str = "auto", samples: int = 64, seed: int = STUDY_SEED,
             knobs=None) -> str:
     """``rpg-balance sensitivity FILE [--knobs K] …``: the command that prints a run's
     table."""
@@ -550,6 +555,6 @@ def command(problem, method: str = "auto", samples: int = 64, seed: int = 0,
         words += ["--method", method]
     if samples != 64 and method != "exact":
         words += ["--samples", str(samples)]
-    if seed != 0:
+    if seed != STUDY_SEED:
         words += ["--seed", str(seed)]
     return shlex.join(words)

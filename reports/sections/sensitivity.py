@@ -19,7 +19,8 @@ from reports.sections.common import figure_block, table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["section_sensitivity", "sensitivity_result", "sensitivity_view"]
+__all__ = ["default_knob_systems", "section_sensitivity", "sensitivity_result",
+           "sensitivity_view"]
 
 
 def sensitivity_result(settings: ReportSettings):
@@ -37,9 +38,20 @@ def sensitivity_result(settings: ReportSettings):
         return None, None
     else:
         path, knobs = DATA, sens.DEFAULT_KNOBS
+        if not default_knob_systems() & set(systems):
+            return None, None    # a plug-in alone: the default knobs are the built-ins'
     problem = sens.load_problem(path, knobs, systems=systems)
     problem.file = _shown(path)
     return sens.sensitivity(problem), (_shown(knobs) if knobs is not None else None)
+
+
+def default_knob_systems() -> set[str]:
+    """The systems the default knob set (``analysis/data/sensitivity.toml``) turns."""
+    from analysis.toml_input import read_toml
+    from analysis.workflow import sensitivity as sens
+
+    knobs = read_toml(sens.DEFAULT_KNOBS, "knob file").get("tune", {}).get("knobs", [])
+    return {str(k.get("knob", "")).partition(":")[0] for k in knobs}
 
 
 def _shown(path) -> str:
