@@ -376,7 +376,7 @@ def test_a_knob_file_with_nothing_for_the_systems_is_one_line():
     from engines.errors import InputError
     from reports.sections.sensitivity import default_knob_systems
 
-    with pytest.raises(InputError, match="sensitivity.toml: no knob is about the systems "
-                                         "nosuch"):
+    with pytest.raises(InputError, match=r"sensitivity\.toml: no knob is about the "
+                                         r"systems nosuch"):
         load_problem(DATA, DEFAULT_KNOBS, systems=("nosuch",))
     assert "nosuch" not in default_knob_systems()
