@@ -10,14 +10,11 @@ model under its engine lock.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sys
 import threading
 import traceback
 from collections.abc import Callable
-
-from engines.constants import AFTERMATHS
 
 __all__ = ["GEAR_WORDS", "OWN", "UrlState", "Workbench", "create_page", "free_port", "log", "serve"]
 
@@ -29,16 +26,13 @@ import param
 
 from engines.errors import InputError
 
-from ..i18n import LANGUAGES, N_, _, language
+from ..i18n import LANGUAGES, _, language
 from ..rules_words import carrying, rules_line, rules_sets
 from . import model
-
-log = logging.getLogger("rpg_balance.workbench")
-
-#: the label of "keep the archetype's own" in the gear menus
-OWN = ""
-#: the words of each side's gear menus (translated where they are shown)
-GEAR_WORDS = (N_("weapon"), N_("armour"), N_("tactic"), N_("plan"))
+from .common import GEAR_WORDS, OWN, log
+from .tab_audit import AuditTab
+from .tab_checks import ChecksTab
+from .tab_duel import DuelTab
 
 
 def _url_class():
@@ -50,25 +44,9 @@ def _url_class():
 UrlState = _url_class()
 
 
-def _code(text: str) -> str:
-    return f"```sh\n{text}\n```"
-
-
-def _frame(df, percent_cols=()):
-    """A table for the page: probabilities as percentages with 2 decimals, the columns
-    named in the report's words (:func:`reports.labels.header`, the language in force)."""
-    from reports.labels import header
-
-    out = df.copy()
-    for col in out.columns:
-        if col in percent_cols or (str(col).startswith(("p_", "se_")) or col == "p"):
-            with contextlib.suppress(TypeError, ValueError):
-                out[col] = [f"{100 * float(x):.2f}%" for x in out[col]]
-    return out.rename(columns={c: header(c) for c in out.columns})
-
-
-class Workbench:
-    """One browser tab's page: widgets built from the state, tabs, results."""
+class Workbench(ChecksTab, DuelTab, AuditTab):
+    """One browser tab's page: widgets built from the state, tabs, results (each tab's
+    part in its mixin: :mod:`.tab_checks`, :mod:`.tab_duel`, :mod:`.tab_audit`)."""
 
     def __init__(self, query: dict, guardrails: str | None = None, lang: str = "en",
                  rules=None, rule_files: tuple[str, ...] = ()):
@@ -107,116 +85,14 @@ class Workbench:
                                       value=s.lang, width=120)
         self.lang.param.watch(self._on_lang, "value")
         self.messages = pn.pane.Alert("", alert_type="warning", visible=False)
-        # checks
-        self.c_system = pn.widgets.Select(label=_("System"), options=model.check_systems(),
-                                          value=s.check.system)
-        self.c_target = pn.widgets.TextInput(label=_("Target chance (0 to 1)"),
-                                             value=repr(float(s.check.target)))
-        self.c_comp = pn.widgets.Select(label=_("Competence"))
-        self.c_variants = pn.Column()
-        self.c_axes = pn.Row()
-        self.c_sentence = pn.pane.Markdown("")
-        self.c_figure = pn.pane.PNG(None, width=750)
-        self.c_solve = pn.pane.DataFrame(None, index=False)
-        self.c_table = pn.pane.DataFrame(None, max_rows=60, index=False,
-                                         sizing_mode="stretch_width")
-        self.c_command = pn.pane.Markdown("")
-        self._check_widgets()
-        self.c_system.param.watch(self._on_check_system, "value")
-        self.c_target.param.watch(self._on_check, "value")
-        self.c_comp.param.watch(self._on_check, "value")
-        # duel
-        d = s.duel
-        self.d_system = pn.widgets.Select(label=_("System"), options=model.combat_systems(),
-                                          value=d.system)
-        self.d_a = pn.widgets.Select(label=_("Side A"), width=210)
-        self.d_b = pn.widgets.Select(label=_("Side B"), width=210)
-        self.d_gear = {f"{k}_{side}": pn.widgets.Select(label=f"{_(k)} {side.upper()}",
-                                                        width=170)
-                       for side in "ab" for k in ("weapon", "armour", "tactic", "plan")}
-        self.d_distance = pn.widgets.TextInput(label=_("Distance (metres)"),
-                                               value=str(d.distance), width=150)
-        self.d_aftermath = pn.widgets.Select(label=_("Aftermath"),
-                                             options=list(AFTERMATHS),
-                                             value=d.aftermath)
-        self.d_method = pn.widgets.RadioButtonGroup(
-            label=_("Method"), options={_("exact"): "exact", _("Monte Carlo"): "mc"},
-            value=d.method)
-        self.d_trials = pn.widgets.TextInput(label=_("Monte Carlo fights"), value=str(d.trials),
-                                             width=150)
-        self.d_seed = pn.widgets.TextInput(label=_("Seed"), value=str(d.seed), width=150)
-        self.d_cap = pn.widgets.TextInput(label=_("Round cap"), value=str(d.round_cap), width=150)
-        self.d_run = pn.widgets.Button(label=_("Run Monte Carlo"), color="primary")
-        self.d_stop = pn.widgets.Button(label=_("Stop"), color="danger", disabled=True)
-        self.d_progress = pn.indicators.Progress(value=0, max=100, visible=False,
-                                                 width=300)
-        self.d_status = pn.pane.Markdown("")
-        self.d_variants = pn.Column()
-        self.d_sentence = pn.pane.Markdown("")
-        self.d_summary = pn.pane.DataFrame(None, index=False)
-        self.d_one_hit = pn.pane.DataFrame(None, index=False)
-        self.d_figure = pn.pane.PNG(None, width=750)
-        self.d_command = pn.pane.Markdown("")
-        self._duel_widgets()
-        self.d_system.param.watch(self._on_duel_system, "value")
-        for w in (self.d_a, self.d_b, self.d_distance, self.d_aftermath, self.d_method,
-                  self.d_trials, self.d_seed, self.d_cap, *self.d_gear.values()):
-            w.param.watch(self._on_duel, "value")
-        self.d_run.on_click(self._on_run_mc)
-        self.d_stop.on_click(self._on_stop)
-        # audit
-        a = s.audit
-        self.g_source = pn.widgets.RadioButtonGroup(label=_("Guardrails"),
-                                                    options=self._sources(), value=a.source)
-        self.g_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
-        self.g_suggest = pn.widgets.Checkbox(label=_("Search a cure for each failure"),
-                                             value=a.suggest)
-        self.g_run = pn.widgets.Button(label=_("Run the audit"), color="primary")
-        self.g_status = pn.pane.Markdown("")
-        self.g_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width",
-                                         escape=True)
-        self.g_command = pn.pane.Markdown("")
-        self.g_source.param.watch(self._on_audit_setting, "value")
-        self.g_suggest.param.watch(self._on_audit_setting, "value")
-        self.g_upload.param.watch(self._on_upload, "value")
-        self.g_run.on_click(self._on_run_audit)
-        self._audit_command()
+        self._build_checks()
+        self._build_duel()
+        self._build_audit()
         self.root = pn.Column(sizing_mode="stretch_width")
         self._layout()
 
-    def _sources(self) -> dict:
-        if self.guardrails:
-            return {_("shipped guardrails"): "default",
-                    _("file named on the command line"): "file",
-                    _("uploaded file"): "upload"}
-        return {_("shipped guardrails"): "default", _("uploaded file"): "upload"}
-
     def _layout(self) -> None:
-        checks = pn.Column(
-            pn.Row(self.c_system, self.c_comp, self.c_target),
-            self.c_axes,
-            pn.Card(self.c_variants, title=_("Check variants"), collapsed=True),
-            self.c_sentence, self.c_solve, self.c_figure, self.c_table,
-            pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
-            self.c_command)
-        g = self.d_gear
-        duel = pn.Column(
-            pn.Row(self.d_system, self.d_aftermath, self.d_distance),
-            pn.Row(self.d_a, g["weapon_a"], g["armour_a"], g["tactic_a"], g["plan_a"]),
-            pn.Row(self.d_b, g["weapon_b"], g["armour_b"], g["tactic_b"], g["plan_b"]),
-            pn.Card(self.d_variants, title=_("Combat variants"), collapsed=True),
-            pn.Row(self.d_method, self.d_trials, self.d_seed, self.d_cap),
-            pn.Row(self.d_run, self.d_stop, self.d_progress),
-            self.d_status, self.d_sentence, self.d_summary,
-            pn.pane.Markdown("**" + _("One attack on an unhurt target (exact)") + "**"),
-            self.d_one_hit, self.d_figure,
-            pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
-            self.d_command)
-        audit = pn.Column(
-            pn.Row(self.g_source, self.g_upload),
-            pn.Row(self.g_suggest, self.g_run), self.g_status, self.g_table,
-            pn.pane.Markdown("**" + _("The same audit on the command line") + "**"),
-            self.g_command)
+        checks, duel, audit = self._checks_pane(), self._duel_pane(), self._audit_pane()
         # a new Tabs each time: its titles are in the language in force
         self.tabs = pn.Tabs((_("Checks"), checks), (_("Duel"), duel), (_("Audit"), audit),
                             dynamic=False, active=model.TABS.index(self.state.tab))
@@ -245,52 +121,6 @@ class Workbench:
             widgets[f["name"]] = w
         box.objects = [pn.FlexBox(*widgets.values())]
         return widgets
-
-    def _check_widgets(self) -> None:
-        from engines.system import get
-
-        c = self.state.check
-        spec = get(c.system)
-        self._c_vars = self._variant_widgets(model.check_variant_fields(c.system),
-                                             c.variants, self.c_variants, self._on_check)
-        self._c_axes = {}
-        for name, values in spec.checks.axes.items():
-            w = pn.widgets.Select(label=name, options=[model.ALL, *map(model.variant_text, values)],
-                                  value=c.axes.get(name, model.ALL), width=150)
-            w.param.watch(self._on_check, "value")
-            self._c_axes[name] = w
-        self.c_axes.objects = list(self._c_axes.values())
-        axis = spec.ladder.competence_axis if spec.ladder else None
-        comp = [model.variant_text(v) for v in spec.checks.axes.get(axis, ())]
-        self.c_comp.label = _("Competence") + (f" ({axis})" if comp else "")
-        self.c_comp.options = comp
-        self.c_comp.value = c.competence if c.competence in comp else (comp[0] if comp
-                                                                       else None)
-
-    def _duel_widgets(self) -> None:
-        from analysis.combat import archetypes
-        from analysis.combat.lethality import has_distance
-
-        d = self.state.duel
-        names = archetypes.names(d.system)
-        self._updating = True
-        try:
-            self.d_a.options, self.d_b.options = names, names
-            self.d_a.value, self.d_b.value = d.a, d.b
-            own = _("(archetype's own)")
-            for key, w in self.d_gear.items():
-                kind = key.split("_")[0]
-                options = model.gear_options(d.system, kind)
-                w.options = {own: OWN, **{o: o for o in options}}
-                value = getattr(d, key)
-                w.value = value if value in options else OWN
-                w.visible = bool(options)
-            self.d_distance.visible = has_distance(d.system)
-            self.d_distance.value = str(d.distance)
-        finally:
-            self._updating = False
-        self._d_vars = self._variant_widgets(model.combat_variant_fields(d.system),
-                                             d.variants, self.d_variants, self._on_duel)
 
     # ------------------------------------------------------------------ messages
 
@@ -383,32 +213,6 @@ class Workbench:
         self.state.tab = model.TABS[event.new]
         self._push_url()
 
-    def _on_check_system(self, event) -> None:
-        def go():
-            self.state.check = model.default_check(event.new)
-            with language(self.state.lang):
-                self._check_widgets()
-                self.refresh_checks()
-        self._guard(go)
-        self._push_url()
-
-    def _on_check(self, _event=None) -> None:
-        def go():
-            c = self.state.check
-            given = {k: w.value for k, w in self._c_vars.items()}
-            new = model.CheckState(
-                c.system, model.check_variants(c.system, given),
-                model.check_axes(c.system, {k: w.value for k, w in self._c_axes.items()}),
-                model.check_target(self.c_target.value),
-                model.check_competence(c.system, self.c_comp.value)
-                if self.c_comp.options else "")
-            self.state.check = new
-            with language(self.state.lang):
-                self.refresh_checks()
-            self._say([])
-        self._guard(go)
-        self._push_url()
-
     def _draw_later(self, tab: str, draw: Callable[[], bytes]) -> None:
         """Draw a figure on a thread of its own: the numbers are on screen first, the
         figure follows at the next poll (a newer request makes an older figure stale)."""
@@ -424,143 +228,6 @@ class Workbench:
 
         threading.Thread(target=run, daemon=True, name=f"workbench-{tab}-figure").start()
 
-    def refresh_checks(self) -> None:
-        c = self.state.check
-        r = model.check_result(c, figure=False)
-        self.c_sentence.object = r.sentence
-        self._draw_later("checks", lambda: model.check_figure(c, r))
-        self.c_table.object = _frame(r.pivot.reset_index(), percent_cols=tuple(r.pivot.columns))
-        self.c_solve.object = None if r.solve is None else _frame(
-            r.solve[["axis", "competence", "difficulty", "p", "target"]], ("target",))
-        self.c_command.object = _code("\n".join(x for x in (r.command, r.solve_command)
-                                                if x))
-
-    def _on_duel_system(self, event) -> None:
-        def go():
-            self.state.duel = model.default_duel(event.new)
-            with language(self.state.lang):
-                self._duel_widgets()
-                self.refresh_duel()
-        self._guard(go)
-        self._push_url()
-
-    def _read_duel(self) -> model.DuelState:
-        d = self.state.duel
-        new = model.DuelState(
-            d.system, model.check_archetype(d.system, self.d_a.value, "A"),
-            model.check_archetype(d.system, self.d_b.value, "B"))
-        for key, w in self.d_gear.items():
-            setattr(new, key, (model.check_gear(d.system, key.split("_")[0], w.value)
-                               if w.value != OWN else None))
-        new.distance = model.check_distance_m(d.system, self.d_distance.value)
-        new.aftermath = model.check_aftermath(self.d_aftermath.value)
-        new.method = model.check_method(self.d_method.value)
-        from analysis import limits
-
-        new.trials = limits.trials(self.d_trials.value, _("Monte Carlo fights"))
-        new.seed = limits.bounded_int(self.d_seed.value, 0, 2**63 - 1, "a seed", _("Seed"))
-        new.round_cap = limits.round_cap(self.d_cap.value, _("Round cap"))
-        new.variants = model.duel_variants(d.system,
-                                           {k: w.value for k, w in self._d_vars.items()})
-        return new
-
-    def _on_duel(self, _event=None) -> None:
-        if self._updating:
-            return
-
-        def go():
-            self.state.duel = self._read_duel()
-            with language(self.state.lang):
-                self.refresh_duel()
-            self._say([])
-        self._guard(go)
-        self._push_url()
-
-    def refresh_duel(self) -> None:
-        """The exact duel now; with Monte Carlo chosen, what the Run button will do."""
-        d = self.state.duel
-        self.d_run.disabled = d.method != "mc" or self._busy.locked()
-        if d.method == "mc":
-            self.d_command.object = _code(self._with_rules(model.duel_command(d)))
-            self.d_status.object = _("Press “Run Monte Carlo”: {n} fights from seed "
-                                     "{seed}.").format(n=d.trials, seed=d.seed)
-            return
-        self.d_status.object = ""
-        try:
-            r = model.duel_result(d, figure=False)
-        except InputError as exc:
-            self.d_sentence.object = ""
-            self.d_summary.object = self.d_one_hit.object = self.d_figure.object = None
-            self.d_command.object = _code(self._with_rules(model.duel_command(d)))
-            raise InputError(f"{exc} — " + _("choose Monte Carlo to simulate this duel")) \
-                from None
-        self._show_duel(r)
-
-    def _show_duel(self, r: model.DuelResult) -> None:
-        import pandas as pd
-
-        d = self.state.duel
-        if r.figure:
-            self._request["duel"] += 1
-        else:
-            self._draw_later("duel", lambda: model.duel_figure(d, r))
-        keys = ["method", "trials", "p_side0", "se_side0", "p_side1", "se_side1",
-                "p_neither", "se_neither", "p_loser_dead", "p_loser_dying", "p_loser_out",
-                "rounds_mean", "rounds_se", "rounds_q50"]
-        self.d_sentence.object = r.sentence
-        row = {k: r.row[k] for k in keys}
-        if row["method"] == "exact":  # no trials and no standard errors to show
-            keys = [k for k in keys if k != "trials" and not k.startswith(("se_", "rounds_se"))]
-            row = {k: row[k] for k in keys}
-        self.d_summary.object = _frame(pd.DataFrame([row]))
-        self.d_one_hit.object = _frame(r.one_hit)
-        if r.figure:
-            self.d_figure.object = r.figure
-        self.d_command.object = _code(self._with_rules(r.command) + "\n"
-                                      + self._with_rules(r.one_hit_command))
-
-    def _on_run_mc(self, _event=None) -> None:
-        def go():
-            d = self._read_duel()
-            self.state.duel = d
-            if d.method != "mc":
-                return
-            if not self._busy.acquire(blocking=False):
-                raise InputError(_("A run is already going; press Stop first."))
-            self._stop.clear()
-            self._job = {"kind": "mc", "done": 0, "total": d.trials, "result": None,
-                         "error": None, "lang": self.state.lang}
-            self.d_run.disabled, self.d_stop.disabled = True, False
-            self.d_progress.value, self.d_progress.visible = 0, True
-            self.d_status.object = _("Running {n} fights…").format(n=d.trials)
-            threading.Thread(target=self._mc_thread, args=(d, self._job), daemon=True,
-                             name="workbench-mc").start()
-        self._guard(go)
-        self._push_url()
-
-    def _mc_thread(self, d: model.DuelState, job: dict) -> None:
-        def batch(done: int, total: int) -> None:
-            job["done"] = done
-            if self._stop.is_set():
-                raise model.Cancelled
-
-        try:
-            with language(job["lang"]), carrying(self.rules):
-                job["result"] = model.duel_result(d, on_batch=batch)
-        except model.Cancelled:
-            job["error"] = "stopped"
-        except InputError as exc:
-            job["error"] = str(exc)
-        except Exception as exc:
-            log.error("workbench: %s", traceback.format_exc())
-            job["error"] = f"{type(exc).__name__}: {exc}"
-        finally:
-            job["finished"] = True
-            self._busy.release()
-
-    def _on_stop(self, _event=None) -> None:
-        self._stop.set()
-
     def poll(self) -> None:
         """Called every few tenths of a second: report the background run's progress
         and show its result when it is done (the page never waits for it)."""
@@ -573,68 +240,11 @@ class Workbench:
         if not job:
             return
         with language(self.state.lang):
-            if job["kind"] == "mc":
-                self.d_progress.value = int(100 * job["done"] / max(job["total"], 1))
-                if not job.get("finished"):
-                    self.d_status.object = _("Running: {done} of {n} fights…").format(
-                        done=job["done"], n=job["total"])
-                    return
-                self.d_stop.disabled, self.d_progress.visible = True, False
-                self.d_run.disabled = self.state.duel.method != "mc"
-                if job["error"] == "stopped":
-                    self.d_status.object = _("Stopped between batches after {done} of {n} "
-                                             "fights; nothing is shown for a partial "
-                                             "run.").format(done=job["done"], n=job["total"])
-                elif job["error"]:
-                    self.d_status.object = job["error"]
-                else:
-                    self.d_status.object = _("Done: {n} fights.").format(n=job["total"])
-                    self._show_duel(job["result"])
-            else:
-                if not job.get("finished"):
-                    return
-                self.g_run.disabled = False
-                if job["error"]:
-                    self.g_status.object = job["error"]
-                else:
-                    self._audit = job["result"]
-                    self.show_audit()
+            if not (self._poll_duel(job) if job["kind"] == "mc" else self._poll_audit(job)):
+                return
         self._job = {}
 
     # ------------------------------------------------------------------ audit
-
-    def show_audit(self) -> None:
-        """The last audit in the language in force: the counts, then one row per
-        guardrail with its reason, cure and the command that prints its value."""
-        from ..i18n import localise_table
-
-        t = self._audit
-        if t is None:
-            return
-        self.g_status.object = _("{n} guardrails: {passed} pass, {failed} fail, {other} "
-                                 "undecided.").format(
-            n=len(t), passed=int((t["status"] == "pass").sum()),
-            failed=int((t["status"] == "fail").sum()),
-            other=int((~t["status"].isin(["pass", "fail"])).sum()))
-        shown = t[[c for c in model.AUDIT_COLUMNS if c in t.columns]].copy()
-        for col in ("value", "se"):
-            shown[col] = [f"{x:.4g}" for x in shown[col]]
-        self.g_table.object = localise_table(shown, self.state.lang, "csv",
-                                             prose=("suggestion", "reason"))
-
-    def _on_audit_setting(self, _event=None) -> None:
-        def go():
-            self.state.audit = model.AuditState(self.g_source.value,
-                                                bool(self.g_suggest.value))
-            with language(self.state.lang):
-                self._audit_command()
-        self._guard(go)
-        self._push_url()
-
-    def _audit_command(self) -> None:
-        a = self.state.audit
-        self.g_command.object = _code(self._with_rules(
-            model.audit_command(a.source, self.guardrails, a.suggest)))
 
     def _with_rules(self, command: str) -> str:
         """A command with the page's rules files (``--rules FILE``), so it prints the
@@ -642,50 +252,6 @@ class Workbench:
         import shlex
 
         return command + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files)
-
-    def _on_upload(self, event) -> None:
-        if event.new:
-            self._upload = (self.g_upload.filename or "upload.toml", bytes(event.new))
-            self.g_source.value = "upload"
-
-    def _scenarios(self):
-        from analysis.workflow import audit
-
-        src = self.state.audit.source
-        if src == "default":
-            return audit.load_guardrails(None), None
-        if src == "file":
-            return audit.load_guardrails([self.guardrails]), [self.guardrails]
-        if self._upload is None:
-            raise InputError(_("Choose a guardrail file to upload first."))
-        name, data = self._upload
-        return model.load_upload(data, name), [name]
-
-    def _on_run_audit(self, _event=None) -> None:
-        def go():
-            scenarios, files = self._scenarios()
-            if not self._busy.acquire(blocking=False):
-                raise InputError(_("A run is already going; press Stop first."))
-            self._job = {"kind": "audit", "result": None, "error": None}
-            self.g_run.disabled = True
-            self.g_status.object = _("Auditing…")
-            job, suggest, lang = self._job, self.state.audit.suggest, self.state.lang
-
-            def run():
-                try:
-                    with language(lang), carrying(self.rules):
-                        job["result"] = model.audit_result(scenarios, suggest=suggest,
-                                                           files=files)
-                except InputError as exc:
-                    job["error"] = str(exc)
-                except Exception as exc:
-                    log.error("workbench: %s", traceback.format_exc())
-                    job["error"] = f"{type(exc).__name__}: {exc}"
-                finally:
-                    job["finished"] = True
-                    self._busy.release()
-            threading.Thread(target=run, daemon=True, name="workbench-audit").start()
-        self._guard(go)
 
 
 def create_page(guardrails: str | None = None, lang: str = "en", rules=None,
