@@ -194,3 +194,19 @@ def test_every_dip_is_explained(section):
                 assert f"at {d[i]} m to " in text
                 assert f"at {d[i + 1]} m " in text
                 assert f"{system}: the shooter's chance falls from" in text
+
+
+def test_tables_print_chances_as_percentages(section):
+    """Every chance of the distance, cover and armour tables reads as a percentage in
+    the report's style (a fraction like 0.859 would be a second way to say a chance)."""
+    from reports.structure import Table
+
+    tables = [b for b in section.blocks if isinstance(b, Table)]
+    assert tables
+    for t in tables:
+        values = [c for c in t.frame.columns if str(c) not in t.index]
+        assert set(map(str, values)) <= t.percent_columns, t.id
+        cell = t.frame[values[0]].dropna().iloc[0]
+        shown = t.fmt(str(values[0]), float(cell))
+        assert shown.endswith("%") and abs(float(shown.rstrip("%")) - 100 * cell) < 0.06, \
+            (t.id, shown, cell)

@@ -404,10 +404,8 @@ def section_distance(settings: ReportSettings) -> Section:
                                   view, _("Each column a system; exact. The CSV has every "
                                      "outcome and the mean rounds.")
                                   + cross_source(settings),
-                                  index=("distance",), full=frame,
-                                  formats=dict.fromkeys(frame["system"].unique(), ".3f")))
+                                  index=("distance",), full=frame))
     if len(cover):
-        fmt = dict.fromkeys(cover["system"].unique(), ".3f")
         blocks.append(table_block("distance-cover",
                                   _("P(the shooter in cover beats the charger) by starting "
                                     "distance"), cover_view(cover, "charger"),
@@ -415,16 +413,14 @@ def section_distance(settings: ReportSettings) -> Section:
                                     "the ladder's competent melee fighter charges. Each "
                                     "column a system with a cover rule; exact. The CSV has "
                                     "the same shooter holding its ground, and every "
-                                    "outcome."), index=("distance",), full=cover,
-                                  formats=fmt))
+                                    "outcome."), index=("distance",), full=cover))
         blocks.append(table_block("distance-cover-shooter",
                                   _("P(the shooter in cover beats a shooter holding) by "
                                     "starting distance"), cover_view(cover, "shooter"),
                                   _("Two competent shooters: one takes cover first, the "
                                     "other holds its ground (both holding: an even "
                                     "fight). Each column a system with a cover rule; "
-                                    "exact."), index=("distance",), full=cover,
-                                  formats=fmt))
+                                    "exact."), index=("distance",), full=cover))
     apart = combat_frames(settings)["apart"]
     armoured = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
     if len(armoured):
@@ -436,8 +432,7 @@ def section_distance(settings: ReportSettings) -> Section:
                                "exact. The CSV has every outcome, the fighters and the "
                                "notes.").format(mid=armoured_title(settings.cross_combat))
                                   + cross_source(settings),
-                                  index=("distance",), full=armoured,
-                                  formats=dict.fromkeys(armoured["system"].unique(), ".3f")))
+                                  index=("distance",), full=armoured))
     return Section("distance", title, reading, blocks)
 
 
