@@ -181,7 +181,7 @@ def settings_from_args(args):
                           combat_trials=args.combat_trials, progress=not args.quiet,
                           command=command, aftermath=args.aftermath,
                           lang=args.lang, guardrails=guardrails, cross_combat=cross,
-                          rules=rules)
+                          rules=rules, rule_files=tuple(getattr(args, "rules", None) or ()))
 
 
 def run_report(args) -> int:

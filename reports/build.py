@@ -19,9 +19,9 @@ from engines.errors import InputError
 from . import sections as S
 from .i18n import _, language
 from .render_html import render_html
-from .rules_words import carrying
+from .rules_words import carrying, with_rules_options
 from .settings import ReportSettings
-from .structure import Report, Section
+from .structure import Reading, Report, Section
 
 __all__ = ["BuildResult", "build_report", "write_report"]
 
@@ -54,13 +54,23 @@ def _build_report(settings: ReportSettings, section_fns=None) -> Report:
             bar.set_postfix_str(fn.__name__.removeprefix("section_"))
             section = fn(settings)
             if section is not None:
-                out.append(section)
+                out.append(_under_rules(section, settings.rule_files))
             bar.update()
         bar.set_postfix_str("provenance")
         out.append(S.section_provenance(settings, time.perf_counter() - start))
         bar.update()
     built = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return Report(_(settings.title), out, {"built": built})
+
+
+def _under_rules(section: Section, files) -> Section:
+    """``section`` with the commands of its small print under the build's rules files
+    (:func:`reports.rules_words.with_rules_options`)."""
+    if not files:
+        return section
+    section.reading = [Reading(r, with_rules_options(r.small, files))
+                       if isinstance(r, Reading) and r.small else r for r in section.reading]
+    return section
 
 
 def write_report(settings: ReportSettings, section_fns=None) -> BuildResult:

@@ -21,7 +21,8 @@ from analysis.rules import active, using
 
 from .i18n import _
 
-__all__ = ["carrying", "edit_words", "rules_frame", "rules_line", "rules_sets"]
+__all__ = ["carrying", "edit_words", "rules_frame", "rules_line", "rules_sets",
+           "with_rules_options"]
 
 
 def rules_sets(rulesets: Mapping | Iterable | None) -> tuple:
@@ -89,3 +90,29 @@ def carrying(rulesets) -> Iterator[None]:
             missing.append(rs)
     with using(missing):
         yield
+
+
+
+def with_rules_options(small: str, files) -> str:
+    """The small print ``small`` with every ``rpg-balance`` command on it (one per line,
+    or several joined by `` ; ``) put under the rules files ``files`` (``--rules FILE``
+    before a trailing shell comment), so a command printed by a report built with
+    ``--rules`` prints that report's numbers wherever it is run. A ``--rules`` a command
+    names already (a file's bare name, as the audit's own commands write it) gives way
+    to the paths given."""
+    import re
+    import shlex
+
+    extra = "".join(f" --rules {shlex.quote(str(f))}" for f in files)
+    if not extra:
+        return small
+
+    def one(command: str) -> str:
+        head, sep, comment = command.partition("  # ")
+        if head.lstrip().startswith("rpg-balance "):
+            head = re.sub(r" --rules \S+", "", head)
+            return head.rstrip() + extra + (f"  # {comment}" if sep else "")
+        return command
+
+    return "\n".join(" ; ".join(one(c) for c in line.split(" ; "))
+                      for line in small.split("\n"))

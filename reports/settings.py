@@ -77,6 +77,9 @@ class ReportSettings:
     #: (:func:`reports.rules_words.carrying`), named on the first page, in Assumptions
     #: and in Provenance; empty: the package's rules
     rules: tuple = ()
+    #: the paths of those rules files as the command line gave them (``--rules FILE``):
+    #: every command the report prints carries them, so it prints the report's numbers
+    rule_files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         known = system_ids()

@@ -172,3 +172,30 @@ def test_combat_frames_follow_the_rules_in_force(rules_file):
     after = combat_frames(settings)["cross"]["p_side0"].to_numpy()
     assert (before == after).all()
     assert not (before == edited).all()
+
+
+def test_every_printed_command_names_the_rules_file(report_html, rules_file, capsys):
+    """A report built with ``--rules FILE`` prints its commands with ``--rules FILE``:
+    each command of the small print prints that report's numbers, not the package's.
+    A duel's command run as printed and without the file print different numbers
+    (the file gives everyone CON + 1)."""
+    import shlex
+
+    smalls = [html.unescape(m) for m in
+              re.findall(r'<small class="reproduce"><code>(.*?)</code></small>', report_html,
+                         re.S)]
+    commands = [c.partition("  # ")[0].strip() for s in smalls for line in s.split("\n")
+                for c in line.split(" ; ") if c.lstrip().startswith("rpg-balance ")]
+    assert len(commands) > 5
+    for c in commands:
+        assert f"--rules {rules_file}" in c, c
+    duels = [c for c in commands if c.startswith("rpg-balance duel ")]
+    assert duels, "no duel command in the small print"
+    argv = shlex.split(duels[0])[1:]
+    capsys.readouterr()
+    assert main(argv) == 0
+    edited = capsys.readouterr().out
+    i = argv.index("--rules")
+    assert main(argv[:i] + argv[i + 2:]) == 0
+    shipped = capsys.readouterr().out
+    assert edited != shipped  # everyone's CON +1 moves every duel of the system
