@@ -318,6 +318,13 @@ def test_report_page_matches_its_command(lang, tmp_path):
     said = [str(s) for s in sec.reading[1:]]
     moved = {"en": "depends mostly on", "pt-BR": "depende sobretudo destes ajustes"}[lang]
     assert any(moved in s and "(B9)" in s for s in said)
+    # a duel guardrail's sentence names its fighters, never "fighter A"
+    even = {"en": "the mean length of a duel of a competent fighter (knife) against an "
+                  "equal depends mostly on",
+            "pt-BR": "a duração média de um duelo de um lutador competente (faca) contra "
+                     "um igual"}[lang]
+    assert any(even in s for s in said), said
+    assert not any("fighter A" in s or "lutador A" in s for s in said)
 
 
 def test_same_table_on_two_dask_workers(known):

@@ -407,18 +407,20 @@ def knob_words(problem, name: str) -> Text:
     return Text(N_("{knob} of {target}"), knob=words, target=knob.target)
 
 
-def guardrail_reading(problem, g: int, rows: list[dict]) -> Text:
+def guardrail_reading(problem, g: int, rows: list[dict], metric=None) -> Text:
     """One guardrail in words: "even duel length (middle_3d10): the duel's mean length
     depends mostly on both fighters' Vigor (B9) (ST 0.71) and …; the 10-again rule
     hardly matters (ST < 0.02)" (the knobs touching it; the table has the others at
-    0)."""
+    0). ``metric``: the words of what the guardrail measures (default: the glossary's
+    phrase of its metric; a report names the fighters in it)."""
     from analysis.glossary import metric_phrase
 
     gr = problem.scenario.guardrails[g]
     key = "mu_star" if rows and rows[0]["method"] == "morris" else "ST"
     touching = [r for r in rows if r["touches"]]
     # the guardrail's name is a designer's sentence: shown through the catalogue
-    head = {"guardrail": Text(gr.name), "metric": metric_phrase(gr.metric)}
+    head = {"guardrail": Text(gr.name),
+            "metric": metric_phrase(gr.metric) if metric is None else metric}
     parts: list[Text] = []
     ranked = sorted(touching, key=lambda r: -r[key])
     strong = [r for r in ranked if r[key] >= NEGLIGIBLE] if key == "ST" else ranked[:3]

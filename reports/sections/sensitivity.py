@@ -19,8 +19,8 @@ from reports.sections.common import figure_block, table_block
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["default_knob_systems", "section_sensitivity", "sensitivity_result",
-           "sensitivity_view"]
+__all__ = ["default_knob_systems", "metric_words", "named_readings", "section_sensitivity",
+           "sensitivity_result", "sensitivity_view"]
 
 
 def sensitivity_result(settings: ReportSettings):
@@ -83,6 +83,49 @@ def sensitivity_view(result) -> pd.DataFrame:
     })
 
 
+def metric_words(system: str, entry, metric: str) -> str | None:
+    """What a duel guardrail measures with its fighters named
+    (:func:`reports.sections.key_findings.fighter_words`): "the chance that a competent
+    swordsman in heavy archaic armour beats a competent shooter", "the mean length of a
+    duel of a competent fighter (knife) against an equal"; None for any other metric or
+    a check (the glossary's phrase is used)."""
+    from reports.sections.key_findings import fighter_words
+
+    if entry is None or not hasattr(entry, "a"):
+        return None
+    a, b = fighter_words(system, entry.a), fighter_words(system, entry.b)
+    same = ({"archetype": entry.a} if isinstance(entry.a, str) else dict(entry.a)) == \
+        ({"archetype": entry.b} if isinstance(entry.b, str) else dict(entry.b))
+    if same:
+        b = _("an equal")
+    if metric == "p_side0":
+        return _("the chance that {a} beats {b}").format(a=a, b=b)
+    if metric == "p_side1":
+        return _("the chance that {b} beats {a}").format(a=a, b=b)
+    if metric == "rounds_mean":
+        return _("the mean length of a duel of {a} against {b}").format(a=a, b=b)
+    return None
+
+
+def named_readings(result) -> list:
+    """The result's sentences with each duel guardrail's fighters named
+    (:func:`metric_words`) where the glossary's phrase would say "fighter A"."""
+    from analysis.workflow import sensitivity as sens
+    from reports.sections.key_findings import guardrail_entries
+
+    problem = result.problem
+    entries = guardrail_entries(problem.scenario)
+    out = []
+    for g, gr in enumerate(problem.scenario.guardrails):
+        rows = result.table[result.table["guardrail"] == gr.name].to_dict("records")
+        if not any(r["touches"] for r in rows):
+            continue
+        system = rows[0]["system"]
+        words = metric_words(system, entries.get(gr.name), gr.metric)
+        out.append(sens.guardrail_reading(problem, g, rows, metric=words))
+    return out + list(result.readings[len(out):])   # then "no knob touches …"
+
+
 def section_sensitivity(settings: ReportSettings) -> Section | None:
     """The "What matters most" page (None when the report's own guardrail file has no
     ``[tune]`` table)."""
@@ -100,7 +143,7 @@ def section_sensitivity(settings: ReportSettings) -> Section | None:
         "the first-order index S1 alone; ST well above S1 means the knob acts through "
         "another. A knob that does not touch a guardrail's fights or checks counts 0."),
         cmd)]
-    reading += [Reading(text(r), cmd) for r in result.readings]
+    reading += [Reading(text(r), cmd) for r in named_readings(result)]
     view = sensitivity_view(result)
     labels = {k.name: text(sens.knob_words(result.problem, k.name))
               for k in result.problem.knobs}
