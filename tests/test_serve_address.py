@@ -43,6 +43,9 @@ def _every_setting_changed() -> model.PageState:
     d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
     state.duel = d
     state.audit.source, state.audit.suggest = "upload", False
+    d.distances = "0,15,60"
+    state.groups = model.GroupState("d20_patrol_2v2", 3000, 9)
+    state.sensitivity.knobs = "upload"
     return state
 
 
@@ -84,9 +87,11 @@ def test_keys_are_the_command_lines_names(capsys):
         for option in options:
             assert re.search(re.escape(option) + r"\b", helps[command]), (k.key, option)
         if options and options[0] not in ("--variant", "--no-suggest"):
-            assert k.key == options[0][2:], k
+            # the Groups tab's run settings carry the tab's name (combat --trials)
+            assert k.key in (options[0][2:], f"group-{options[0][2:]}"), k
         elif not options:  # a positional: SYSTEM, A, B, the audit's FILE
-            assert k.key in ("check-system", "duel-system", "a", "b", "source"), k
+            assert k.key in ("check-system", "duel-system", "a", "b", "source",
+                             "scenario"), k
 
 
 def test_every_key_documented_where_the_code_says(capsys):
@@ -131,20 +136,21 @@ def test_documented_bounds_are_the_ones_enforced():
             for good in (low, high):
                 state, messages = model.parse_query({**base, k.key: str(good)})
                 assert messages == [], (k.key, good, messages)
-                assert str(getattr(state.duel, k.attr)) == str(good)
+                tab = {"groups": state.groups}.get(k.tab, state.duel)
+                assert str(getattr(tab, k.attr)) == str(good)
             for bad in (low - 1, high + 1):
                 _state, messages = model.parse_query({**base, k.key: str(bad)})
                 assert len(messages) == 1, (k.key, bad, messages)
                 assert k.key in messages[0], (k.key, bad, messages)
-        elif " | " in k.values and k.key != "source":
+        elif " | " in k.values and k.key not in ("source", "scenario"):
             words += 1
             for word in (w.split()[0] for w in k.values.split(" | ")):
                 _state, messages = model.parse_query({**base, k.key: word})
                 assert messages == [], (k.key, word, messages)
             _state, messages = model.parse_query({**base, k.key: "other"})
             assert len(messages) == 1, (k.key, messages)
-    assert numbers == 4  # distance, trials, seed, round cap
-    assert words == 7    # tab, lang, plan-a, plan-b, aftermath, method, suggest
+    assert numbers == 6  # distance, trials, seed, round cap, group-trials, group-seed
+    assert words == 8    # tab, lang, plan-a, plan-b, aftermath, method, suggest, knobs
 
 
 def test_an_old_address_opens_the_same_view_as_the_new_one():

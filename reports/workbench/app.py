@@ -32,7 +32,10 @@ from . import model
 from .common import GEAR_WORDS, OWN, log
 from .tab_audit import AuditTab
 from .tab_checks import ChecksTab
+from .tab_distance import DistanceTab
 from .tab_duel import DuelTab
+from .tab_groups import GroupsTab
+from .tab_sensitivity import SensitivityTab
 
 
 def _url_class():
@@ -44,7 +47,7 @@ def _url_class():
 UrlState = _url_class()
 
 
-class Workbench(ChecksTab, DuelTab, AuditTab):
+class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, SensitivityTab):
     """One browser tab's page: widgets built from the state, tabs, results (each tab's
     part in its mixin: :mod:`.tab_checks`, :mod:`.tab_duel`, :mod:`.tab_audit`)."""
 
@@ -86,8 +89,11 @@ class Workbench(ChecksTab, DuelTab, AuditTab):
         self.lang.param.watch(self._on_lang, "value")
         self.messages = pn.pane.Alert("", alert_type="warning", visible=False)
         self._build_checks()
+        self._build_distance()
         self._build_duel()
         self._build_audit()
+        self._build_groups()
+        self._build_sensitivity()
         self.root = pn.Column(sizing_mode="stretch_width")
         self._layout()
 
@@ -95,7 +101,8 @@ class Workbench(ChecksTab, DuelTab, AuditTab):
         checks, duel, audit = self._checks_pane(), self._duel_pane(), self._audit_pane()
         # a new Tabs each time: its titles are in the language in force
         self.tabs = pn.Tabs((_("Checks"), checks), (_("Duel"), duel), (_("Audit"), audit),
-                            dynamic=False, active=model.TABS.index(self.state.tab))
+                            (_("Groups"), self._groups_pane()),
+                            (_("Sensitivity"), self._sensitivity_pane()), dynamic=False, active=model.TABS.index(self.state.tab))
         self.tabs.param.watch(self._on_tab, "active")
         header = pn.Row(pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
                         pn.layout.HSpacer(), self.lang)
@@ -205,6 +212,12 @@ class Workbench(ChecksTab, DuelTab, AuditTab):
         self.g_source.options = self._sources()
         self.g_suggest.label = _("Search a cure for each failure")
         self.g_run.label = _("Run the audit")
+        self.d_distances.label = _("Starting distances (metres)")
+        self.f_scenario.label, self.f_run.label = _("Matchup file"), _("Run the group fight")
+        self.f_trials.label, self.f_seed.label = _("Monte Carlo fights"), _("Seed")
+        self.f_stop.label, self.s_run.label = _("Stop"), _("Run the sensitivity")
+        self.f_scenario.options, self.s_source.options = (self._group_options(),
+                                                          self._knob_sources())
         self._check_widgets()
         self._duel_widgets()
         self._layout()
@@ -240,7 +253,9 @@ class Workbench(ChecksTab, DuelTab, AuditTab):
         if not job:
             return
         with language(self.state.lang):
-            if not (self._poll_duel(job) if job["kind"] == "mc" else self._poll_audit(job)):
+            poll = {"mc": self._poll_duel, "audit": self._poll_audit,
+                    "groups": self._poll_groups, "sensitivity": self._poll_sensitivity}
+            if not poll[job["kind"]](job):
                 return
         self._job = {}
 

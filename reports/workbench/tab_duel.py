@@ -72,7 +72,7 @@ class DuelTab:
             pn.Card(self.d_variants, title=_("Combat variants"), collapsed=True),
             pn.Row(self.d_method, self.d_trials, self.d_seed, self.d_cap),
             pn.Row(self.d_run, self.d_stop, self.d_progress),
-            self.d_status, self.d_sentence, self.d_summary,
+            self.d_status, self.d_sentence, self.d_summary, *self._distance_pane(),
             pn.pane.Markdown("**" + _("One attack on an unhurt target (exact)") + "**"),
             self.d_one_hit, self.d_figure,
             pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
@@ -109,6 +109,7 @@ class DuelTab:
             with language(self.state.lang):
                 self._duel_widgets()
                 self.refresh_duel()
+                self.refresh_distance()
         self._guard(go)
         self._push_url()
 
@@ -128,6 +129,7 @@ class DuelTab:
         new.trials = limits.trials(self.d_trials.value, _("Monte Carlo fights"))
         new.seed = limits.bounded_int(self.d_seed.value, 0, 2**63 - 1, "a seed", _("Seed"))
         new.round_cap = limits.round_cap(self.d_cap.value, _("Round cap"))
+        new.distances = d.distances
         new.variants = model.duel_variants(d.system,
                                            {k: w.value for k, w in self._d_vars.items()})
         return new
@@ -140,6 +142,7 @@ class DuelTab:
             self.state.duel = self._read_duel()
             with language(self.state.lang):
                 self.refresh_duel()
+                self.refresh_distance()
             self._say([])
         self._guard(go)
         self._push_url()
@@ -182,6 +185,7 @@ class DuelTab:
             row = {k: row[k] for k in keys}
         self.d_summary.object = frame(pd.DataFrame([row]))
         self.d_one_hit.object = frame(r.one_hit)
+        self.show_deadliness(r.row)
         if r.figure:
             self.d_figure.object = r.figure
         self.d_command.object = code_block(self._with_rules(r.command) + "\n"

@@ -40,6 +40,14 @@ from .checks import (
     check_result,
     png_bytes,
 )
+from .distance import (
+    DistanceResult,
+    check_distances,
+    distance_command,
+    distance_figure,
+    distance_result,
+    distances_text,
+)
 from .duel import (
     DuelResult,
     duel_command,
@@ -47,6 +55,22 @@ from .duel import (
     duel_result,
     duel_sentence,
     duel_variant_map,
+    side_spec,
+)
+from .groups import (
+    GROUP_FIGURES,
+    SCENARIO_DIR,
+    GroupResult,
+    group_command,
+    group_result,
+    load_matchup,
+    load_matchup_upload,
+    shipped_scenarios,
+)
+from .sensitivity import (
+    SensitivityRun,
+    sensitivity_command,
+    sensitivity_run,
 )
 from .state import (
     ADDRESS,
@@ -54,15 +78,19 @@ from .state import (
     ALL,
     AUDIT_SOURCES,
     CHECK_KEYS,
+    DEFAULT_DISTANCES,
+    DEFAULT_GROUP_TRIALS,
     DEFAULT_ROUND_CAP,
     DEFAULT_SEED,
     DEFAULT_TRIALS,
     DUEL_KEYS,
     ENGINE_LOCK,
+    GROUP_KEYS,
     MAX_PAGE_SEED,
     MAX_UPLOAD,
     METHODS,
     QUERY_KEYS,
+    SENSITIVITY_SOURCES,
     TABS,
     AddressKey,
     AuditState,
@@ -70,7 +98,9 @@ from .state import (
     CheckState,
     DuelState,
     FairLock,
+    GroupState,
     PageState,
+    SensitivityState,
     address_table,
     check_systems,
     check_variant_fields,
@@ -113,6 +143,12 @@ __all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_COLUMNS", "AUDIT_SOURCES", "CHECK
            "duel_variant_map", "duel_variants", "gear_options", "load_upload", "pairs_text",
            "parse_query", "png_bytes", "to_query", "url_param", "variant_fields", "variant_text",
            "warm"]
+__all__ += ["DEFAULT_DISTANCES", "DEFAULT_GROUP_TRIALS", "GROUP_FIGURES", "GROUP_KEYS",
+            "SCENARIO_DIR", "SENSITIVITY_SOURCES", "DistanceResult", "GroupResult",
+            "GroupState", "SensitivityRun", "SensitivityState", "check_distances",
+            "distance_command", "distance_figure", "distance_result", "distances_text",
+            "group_command", "group_result", "load_matchup", "load_matchup_upload",
+            "sensitivity_command", "sensitivity_run", "shipped_scenarios", "side_spec"]
 
 
 def warm() -> None:

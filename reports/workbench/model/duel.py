@@ -17,7 +17,7 @@ from .checks import png_bytes
 from .state import ENGINE_LOCK, DuelState, pairs_text
 
 __all__ = ["DuelResult", "duel_command", "duel_figure", "duel_result", "duel_sentence",
-           "duel_variant_map"]
+           "duel_variant_map", "side_spec"]
 
 
 @dataclasses.dataclass
@@ -38,6 +38,12 @@ def _spec(d: DuelState, side: str) -> dict:
         if value is not None:
             spec[key] = _armour_value(d.system, value) if key == "armour" else value
     return spec
+
+
+def side_spec(d: DuelState, side: str) -> dict:
+    """Side ``side`` (``a`` or ``b``) as the lethality functions take it:
+    ``{"archetype": NAME, **the gear given}``."""
+    return _spec(d, side)
 
 
 def _armour_value(system: str, value: str):

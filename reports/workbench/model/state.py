@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from engines.constants import ROUND_CAP, WORKBENCH_SEED
 
 __all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_ROUND_CAP",
-           "DEFAULT_SEED", "DEFAULT_TRIALS", "DUEL_KEYS", "ENGINE_LOCK", "MAX_PAGE_SEED",
+           "DEFAULT_DISTANCES", "DEFAULT_GROUP_TRIALS",
+           "DEFAULT_SEED", "DEFAULT_TRIALS", "DUEL_KEYS", "GROUP_KEYS", "GroupState",
+           "SENSITIVITY_SOURCES", "SensitivityState", "ENGINE_LOCK", "MAX_PAGE_SEED",
            "MAX_UPLOAD", "METHODS", "QUERY_KEYS", "TABS", "AddressKey", "AuditState",
            "Cancelled", "CheckState", "DuelState", "FairLock", "PageState", "address_table",
            "check_systems", "check_variant_fields", "combat_systems", "combat_variant_fields",
@@ -59,7 +61,7 @@ class FairLock:
 #: and queues again, so an exact update of another tab waits at most one batch.
 ENGINE_LOCK = FairLock()
 
-TABS = ("checks", "duel", "audit")
+TABS = ("checks", "duel", "audit", "groups", "sensitivity")
 METHODS = ("exact", "mc")
 #: the audit's sources: the shipped guardrails, ``serve --guardrails FILE``, an upload
 AUDIT_SOURCES = ("default", "file", "upload")
@@ -67,6 +69,12 @@ AUDIT_SOURCES = ("default", "file", "upload")
 DEFAULT_TRIALS = 20_000
 DEFAULT_SEED = WORKBENCH_SEED
 DEFAULT_ROUND_CAP = ROUND_CAP
+#: the starting distances of the duel's distance table (``duel --table distance``'s)
+DEFAULT_DISTANCES = (0, 5, 10, 20, 30, 40)
+#: Monte Carlo fights of a group fight on the page (a matchup file's own is larger)
+DEFAULT_GROUP_TRIALS = 20_000
+#: the sensitivity tab's knobs: the default knob file, or an uploaded one
+SENSITIVITY_SOURCES = ("default", "upload")
 #: the largest guardrail file the page accepts as an upload (bytes)
 MAX_UPLOAD = 1_000_000
 #: the word of the "no difficulty axis chosen" value of a check axis
@@ -170,6 +178,24 @@ class DuelState:
     trials: int = DEFAULT_TRIALS
     seed: int = DEFAULT_SEED
     round_cap: int = DEFAULT_ROUND_CAP
+    distances: str = ",".join(map(str, DEFAULT_DISTANCES))
+
+
+@dataclasses.dataclass
+class GroupState:
+    """The Groups tab: a shipped matchup file by name (or ``upload``), and the Monte
+    Carlo run's fights and seed (``combat FILE --trials N --seed S``)."""
+
+    scenario: str = "ambush_3v1"
+    trials: int = DEFAULT_GROUP_TRIALS
+    seed: int = DEFAULT_SEED
+
+
+@dataclasses.dataclass
+class SensitivityState:
+    """The Sensitivity tab: the knobs read (the default knob file or an upload)."""
+
+    knobs: str = "default"
 
 
 @dataclasses.dataclass
@@ -185,6 +211,8 @@ class PageState:
     check: CheckState
     duel: DuelState
     audit: AuditState
+    groups: GroupState = dataclasses.field(default_factory=GroupState)
+    sensitivity: SensitivityState = dataclasses.field(default_factory=SensitivityState)
 
 
 def default_check(system: str | None = None) -> CheckState:
@@ -305,6 +333,23 @@ def _address() -> tuple[AddressKey, ...]:
               "the guardrail file the audit reads", "src"),
             K("suggest", "audit", "suggest", "audit --no-suggest (suggest=0)", "1 | 0", "1",
               "search for a cure of failed guardrails", "sg")]
+    out += [K("distances", "duel", "distances", "duel --distances (with --table distance)",
+              f"M,M,... (up to 20 starting distances, each 0..{MAX_DISTANCE} whole metres; "
+              "systems with distance rules)", ",".join(map(str, DEFAULT_DISTANCES)),
+              "the starting distances of the duel's distance table"),
+            K("scenario", "groups", "scenario", "combat FILE",
+              "the name of a matchup file of scenarios/combat (ambush_3v1 …) | upload "
+              "(a file uploaded through the page); never a path", "ambush_3v1",
+              "the group fight of the Groups tab"),
+            K("group-trials", "groups", "trials", "combat --trials",
+              f"1..{shown(MAX_TRIALS)}", str(DEFAULT_GROUP_TRIALS),
+              "Monte Carlo fights of the group fight"),
+            K("group-seed", "groups", "seed", "combat --seed", f"0..{shown(MAX_PAGE_SEED)}",
+              str(DEFAULT_SEED), "the group fight's Monte Carlo seed"),
+            K("knobs", "sensitivity", "knobs", "sensitivity --knobs",
+              "default (analysis/data/sensitivity.toml) | upload (a knob file uploaded "
+              "through the page); never a path", "default",
+              "the knobs the sensitivity of the shipped guardrails turns")]
     return tuple(out)
 
 
@@ -321,6 +366,7 @@ ALIASES = {k.old: k.key for k in ADDRESS if k.old}
 #: query key → attribute of the tab's state
 DUEL_KEYS = {k.key: k.attr for k in ADDRESS if k.tab == "duel"}
 CHECK_KEYS = {k.key: k.attr for k in ADDRESS if k.tab == "checks"}
+GROUP_KEYS = {k.key: k.attr for k in ADDRESS if k.tab == "groups"}
 
 
 def url_param(key: str) -> str:
@@ -377,7 +423,11 @@ def to_query(state: PageState) -> dict[str, str]:
             "duel-system": (d.system, base.duel.system),
             "duel-variant": (pairs_text(d.variants), ""),
             "source": (state.audit.source, base.audit.source),
-            "suggest": ("1" if state.audit.suggest else "0", "1")}
+            "suggest": ("1" if state.audit.suggest else "0", "1"),
+            "knobs": (state.sensitivity.knobs, "default")}
+    g0 = GroupState()
+    for key, attr in GROUP_KEYS.items():
+        text[key] = (str(getattr(state.groups, attr)), str(getattr(g0, attr)))
     for key, attr in DUEL_KEYS.items():
         if key not in text:
             value, default = getattr(d, attr), getattr(d0, attr)

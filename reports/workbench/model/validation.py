@@ -20,6 +20,7 @@ from .state import (
     MAX_PAGE_SEED,
     METHODS,
     QUERY_KEYS,
+    SENSITIVITY_SOURCES,
     TABS,
     PageState,
     check_systems,
@@ -175,7 +176,36 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
             state.audit.suggest = q["suggest"] == "1"
         else:
             refuse("suggest", _("expected 0 or 1"))
+    _more_of_the_cli(state, take)
     return state, messages
+
+
+def _more_of_the_cli(state: PageState, take: Callable) -> None:
+    """The distance table's distances, the Groups tab and the Sensitivity tab's knobs."""
+    from .distance import check_distances
+    from .groups import shipped_scenarios
+
+    d, g = state.duel, state.groups
+    take("distances", lambda t: setattr(d, "distances", check_distances(d.system, t)))
+
+    def scenario(text: str) -> None:
+        known = [*shipped_scenarios(), "upload"]
+        if text not in known:
+            raise InputError(_("choose one of {choices}").format(choices=", ".join(known)))
+        g.scenario = text
+
+    take("scenario", scenario)
+    take("group-trials", lambda t: setattr(g, "trials", limits.trials(t, "group-trials")))
+    take("group-seed", lambda t: setattr(g, "seed", limits.bounded_int(
+        t, 0, MAX_PAGE_SEED, "a seed", "group-seed")))
+
+    def knobs(text: str) -> None:
+        if text not in SENSITIVITY_SOURCES:
+            raise InputError(_("choose one of {choices}").format(
+                choices=", ".join(SENSITIVITY_SOURCES)))
+        state.sensitivity.knobs = text
+
+    take("knobs", knobs)
 
 
 
