@@ -143,7 +143,8 @@ def test_group_fight_equals_the_cli_and_is_reproducible(capsys):
 
 def test_uploaded_plugin_group_fight_equals_the_cli(plugin_installed, capsys):
     m = model.load_matchup_upload(PLUGIN_AMBUSH.read_bytes(), "ambush_2v1.toml")
-    assert m.system == "pbta_2d6" and m.sizes == (2, 1)
+    assert m.system == "pbta_2d6"
+    assert m.sizes == (2, 1)
     r = model.group_result(model.GroupState("upload", 1000, 2), m, "ambush_2v1.toml")
     cli, _err = run_cli(capsys, r.command, {"ambush_2v1.toml": str(PLUGIN_AMBUSH)})
     for key, se in model.GROUP_FIGURES:
@@ -166,7 +167,8 @@ def test_stop_ends_a_group_fight_between_batches(monkeypatch):
         time.sleep(0.1)
     assert "Stopped between batches after 2000 of 20000 fights" in wb.f_status.object
     assert wb.f_table.object is None
-    assert not wb.f_run.disabled and wb.f_stop.disabled
+    assert not wb.f_run.disabled
+    assert wb.f_stop.disabled
     # in the model: the run raises Cancelled at the first batch's end
     done = []
 
@@ -196,7 +198,8 @@ def test_bad_upload_is_one_message_the_clis(tmp_path, capsys):
     wb._on_group_upload(types.SimpleNamespace(new=bad))
     lines = wb.messages.object.splitlines()
     assert len(lines) == 1, lines
-    assert "bad.toml" in lines[0] and "nobody" in lines[0]
+    assert "bad.toml" in lines[0]
+    assert "nobody" in lines[0]
     assert lines[0].removeprefix("- ") in err
     assert wb.state.groups.scenario == "ambush_3v1"   # the bad file is not taken
     for data, words in ((b"\xff\xfe", "not UTF-8"), (b"x = [", "not valid TOML"),
@@ -255,7 +258,9 @@ def test_new_keys_round_trip_and_refuse_bad_values():
                               ("knobs", "/tmp/k.toml", "choose one of"),
                               ("distances", "0,999", "0..200")):
         view, messages = model.parse_query({"duel-system": "dice_pool_7", key: value})
-        assert len(messages) == 1 and words in messages[0] and key in messages[0], messages
+        assert len(messages) == 1, messages
+        assert words in messages[0], messages
+        assert key in messages[0], messages
         assert view == model.parse_query({"duel-system": "dice_pool_7"})[0]
 
 
@@ -295,7 +300,7 @@ def _until(page, expression: str, timeout: float = 60):
 
 
 @pytest.mark.browser
-def test_groups_tab_and_distance_table_in_a_browser(more_server, page, capsys):
+def test_groups_tab_and_distance_table_in_a_browser(more_server, page, capsys, tmp_path):
     from test_serve import DEEP
 
     page.set_default_timeout(60_000)
@@ -314,16 +319,30 @@ def test_groups_tab_and_distance_table_in_a_browser(more_server, page, capsys):
     cells = page.evaluate("deepAll('td').map(x => x.textContent.trim())")
     assert cells[cells.index("A wins") + 1] == wins, cells
     assert "three thugs ambush a bodyguard" in text
+    shots = [page.screenshot(path=tmp_path / "groups.png", full_page=True)]
     # the Duel tab's distance table, opened
     d = _swordsman_and_shooter("dice_pool_7")
     dist_cmd = model.distance_command(d)
     table, _err = run_cli(capsys, dist_cmd)
     page.goto(more_server + "?" + urlencode({"tab": "duel", "duel-system": "dice_pool_7",
                                              "a": d.a, "b": d.b, "distances": d.distances}))
-    _until(page, "deepText().includes('Distance table (exact)')")
-    assert page.evaluate("""(() => { const h = deepAll('.card-header').find(x =>
-        x.textContent.includes('Distance table')); if (!h) return 'no card';
-        h.click(); return 'ok'; })()""") == "ok"
-    shown = _until(page, f"deepText().includes({json.dumps(dist_cmd)}) && deepText()")
-    assert f"{100 * table['p_side0'].iloc[-1]:.2f}%" in shown
+    # the card's header: the element holding its title, up to the header (across the
+    # shadow roots Panel's panes live in), clicked
+    opened = _until(page, """(() => { const t = deepAll('*').find(e => !e.children.length
+        && e.textContent.trim() === 'Distance table (exact)'); if (!t) return '';
+        let x = t; while (x && !(x.classList && x.classList.contains('card-header'))) {
+          x = x.parentElement || (x.getRootNode && x.getRootNode().host); }
+        if (!x) return 'no header'; x.click(); return 'ok'; })()""")
+    assert opened == "ok"
+    far = f"{100 * table['p_side0'].iloc[-1]:.2f}%"   # A wins from 30 m apart
+    shown = _until(page, f"deepText().includes({json.dumps(dist_cmd)}) && "
+                         f"deepAll('td').some(x => x.textContent.trim() === '{far}') && "
+                         "deepText()")
+    assert "A wins" in shown
+    shots.append(page.screenshot(path=tmp_path / "distance.png", full_page=True))
+    assert all(len(png) > 20_000 for png in shots)
+    if os.environ.get("RPG_BALANCE_SCREENSHOTS"):
+        for name in ("groups.png", "distance.png"):
+            (Path(os.environ["RPG_BALANCE_SCREENSHOTS"]) / name).write_bytes(
+                (tmp_path / name).read_bytes())
     assert errors == []

@@ -102,7 +102,8 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         # a new Tabs each time: its titles are in the language in force
         self.tabs = pn.Tabs((_("Checks"), checks), (_("Duel"), duel), (_("Audit"), audit),
                             (_("Groups"), self._groups_pane()),
-                            (_("Sensitivity"), self._sensitivity_pane()), dynamic=False, active=model.TABS.index(self.state.tab))
+                            (_("Sensitivity"), self._sensitivity_pane()),
+                            dynamic=False, active=model.TABS.index(self.state.tab))
         self.tabs.param.watch(self._on_tab, "active")
         header = pn.Row(pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
                         pn.layout.HSpacer(), self.lang)
@@ -188,6 +189,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
                 self._build_labels()
                 self.refresh_checks()
                 self.refresh_duel()
+                self.refresh_distance()
                 self._audit_command()
                 self.show_audit()
         self._guard(go)

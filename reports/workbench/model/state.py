@@ -14,13 +14,13 @@ from collections.abc import Mapping
 
 from engines.constants import ROUND_CAP, WORKBENCH_SEED
 
-__all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_ROUND_CAP",
-           "DEFAULT_DISTANCES", "DEFAULT_GROUP_TRIALS",
-           "DEFAULT_SEED", "DEFAULT_TRIALS", "DUEL_KEYS", "GROUP_KEYS", "GroupState",
-           "SENSITIVITY_SOURCES", "SensitivityState", "ENGINE_LOCK", "MAX_PAGE_SEED",
-           "MAX_UPLOAD", "METHODS", "QUERY_KEYS", "TABS", "AddressKey", "AuditState",
-           "Cancelled", "CheckState", "DuelState", "FairLock", "PageState", "address_table",
-           "check_systems", "check_variant_fields", "combat_systems", "combat_variant_fields",
+__all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_DISTANCES",
+           "DEFAULT_GROUP_TRIALS", "DEFAULT_ROUND_CAP", "DEFAULT_SEED", "DEFAULT_TRIALS",
+           "DUEL_KEYS", "ENGINE_LOCK", "GROUP_KEYS", "MAX_PAGE_SEED", "MAX_UPLOAD",
+           "METHODS", "QUERY_KEYS", "SENSITIVITY_SOURCES", "TABS", "AddressKey",
+           "AuditState", "Cancelled", "CheckState", "DuelState", "FairLock", "GroupState",
+           "PageState", "SensitivityState", "address_table", "check_systems",
+           "check_variant_fields", "combat_systems", "combat_variant_fields",
            "default_check", "default_duel", "default_state", "pairs_text", "to_query",
            "url_param", "variant_fields", "variant_text"]
 
