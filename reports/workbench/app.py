@@ -216,7 +216,8 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.g_run.label = _("Run the audit")
         self.d_distances.label = _("Starting distances (metres)")
         self.f_scenario.label, self.f_run.label = _("Matchup file"), _("Run the group fight")
-        self.f_trials.label, self.f_seed.label = _("Monte Carlo fights"), _("Seed")
+        self.f_trials.label = _("Fights of the group (Monte Carlo)")
+        self.f_seed.label = _("Seed of the group fight")
         self.f_stop.label, self.s_run.label = _("Stop"), _("Run the sensitivity")
         self.f_scenario.options, self.s_source.options = (self._group_options(),
                                                           self._knob_sources())

@@ -32,9 +32,10 @@ class GroupsTab:
         self.f_scenario = pn.widgets.Select(label=_("Matchup file"),
                                             options=self._group_options(), value=g.scenario)
         self.f_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
-        self.f_trials = pn.widgets.TextInput(label=_("Monte Carlo fights"), value=str(g.trials),
-                                             width=150)
-        self.f_seed = pn.widgets.TextInput(label=_("Seed"), value=str(g.seed), width=150)
+        self.f_trials = pn.widgets.TextInput(label=_("Fights of the group (Monte Carlo)"),
+                                             value=str(g.trials), width=220)
+        self.f_seed = pn.widgets.TextInput(label=_("Seed of the group fight"),
+                                           value=str(g.seed), width=220)
         self.f_run = pn.widgets.Button(label=_("Run the group fight"), color="primary")
         self.f_stop = pn.widgets.Button(label=_("Stop"), color="danger", disabled=True)
         self.f_progress = pn.indicators.Progress(value=0, max=100, visible=False, width=300)
@@ -76,9 +77,9 @@ class GroupsTab:
 
             self.state.groups = model.GroupState(
                 self.f_scenario.value, limits.trials(self.f_trials.value,
-                                                     _("Monte Carlo fights")),
+                                                     _("Fights of the group (Monte Carlo)")),
                 limits.bounded_int(self.f_seed.value, 0, model.MAX_PAGE_SEED, "a seed",
-                                   _("Seed")))
+                                   _("Seed of the group fight")))
             self._group_command()
             self._say([])
         self._guard(go)
