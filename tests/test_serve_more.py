@@ -235,6 +235,31 @@ def test_sensitivity_equals_the_cli(tmp_path, capsys):
                                            b'values = [7]\n'))
 
 
+def test_bad_knob_upload_is_one_message_the_clis(tmp_path, capsys):
+    from reports.workbench.app import Workbench
+
+    bad = b'[tune]\n[[tune.knobs]]\nknob = "dice_pool_6:variant.nothing"\nvalues = [1, 2]\n'
+    path = tmp_path / "knobs.toml"
+    path.write_bytes(bad)
+    capsys.readouterr()
+    assert main(["sensitivity", "analysis/data/guardrails.toml", "--knobs", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    wb = Workbench({"tab": "sensitivity"})
+    wb.s_upload.filename = "knobs.toml"
+    wb._on_knob_upload(types.SimpleNamespace(new=bad))
+    assert wb.state.sensitivity.knobs == "upload"
+    wb._on_run_sensitivity()
+    for _ in range(600):
+        wb.poll()
+        if not wb._job:
+            break
+        time.sleep(0.1)
+    assert wb.s_status.object == err.removeprefix("error: ")
+    assert wb.s_table.object is None
+    assert not wb.s_run.disabled
+
+
 # ---------------------------------------------------------------- the address
 
 def test_new_keys_round_trip_and_refuse_bad_values():
