@@ -6,6 +6,7 @@ import argparse
 
 from cli.common import (
     add_output,
+    add_rule_set,
     check_outputs,
     provenance_of,
     seed_int,
@@ -38,6 +39,7 @@ def register(sub) -> None:
     p.add_argument("system", type=system_id, metavar="SYSTEM",
                    help="a system id (rpg-balance systems lists them)")
     add_common(p)
+    add_rule_set(p)
     p.add_argument("--summary", action="store_true",
                    help="with --method both: one row on how the Monte Carlo cells agree "
                    "with the exact ones (max and mean |z|, cells beyond 3 SE, ...)")

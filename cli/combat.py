@@ -18,6 +18,8 @@ import argparse
 
 from cli.common import (
     add_output,
+    add_rule_set,
+    add_traits,
     check_outputs,
     require_part,
     round_cap_int,
@@ -125,6 +127,8 @@ def register(sub) -> None:
                    help="with --table distance: the starting distances (default "
                    + ",".join(map(str, DEFAULT_DISTANCES)) + ")")
     _run_options(p, "exact")
+    add_traits(p)
+    add_rule_set(p)
     add_output(p)
     p.set_defaults(func=run_duel)
 
@@ -270,6 +274,10 @@ def _overrides(args, side: str) -> dict:
                     raise InputError(f"--armour-{side}: {args.system} armour is a number "
                                      f"of points, got {value!r}") from None
             out[key] = value
+    from analysis.rules import trait_values
+
+    out.update(trait_values(args.system, getattr(args, f"trait_{side}", None) or [],
+                            f"--trait-{side}"))
     return out
 
 

@@ -19,7 +19,8 @@ from analysis.limits import MAX_WORKERS as MAX_WORKERS
 from analysis.limits import range_words as _range_words
 
 __all__ = ["DEFAULT_WORKERS", "FORMATS", "MAX_TRIALS", "PLOT_TYPES", "add_columns", "add_lang",
-           "add_output", "bounded_int", "check_lang", "check_outputs", "jobs_int", "number",
+           "add_output", "add_rule_set", "add_traits", "bounded_int", "check_lang",
+           "check_outputs", "jobs_int", "number",
            "provenance_of", "require_part", "round_cap_int", "seed_int", "seed_int64",
            "select_columns", "sessions_int", "system_id", "system_variants", "trials_int",
            "workers_int", "write_localised", "write_output"]
@@ -221,6 +222,26 @@ def check_outputs(args) -> None:
     if args.format == "parquet" and args.output in (None, "-") \
             and not getattr(args, "summary", False):
         raise InputError("format parquet needs an output file (-o FILE)")
+
+
+def add_rule_set(p: argparse.ArgumentParser) -> None:
+    """``--set SYSTEM:KNOB=VALUE``: one edit of a system's rules on top of ``--rules``
+    (repeatable; applied by :func:`cli.main.main` before the command runs)."""
+    p.add_argument("--set", action="append", default=None, dest="rule_set",
+                   metavar="SYSTEM:KNOB=VALUE",
+                   help="one edit of a system's rules, on top of --rules (repeatable): "
+                   "SYSTEM:rules.KIND.ENTRY.FIELD=VALUE "
+                   "(dice_pool_7:rules.armour.heavy_archaic.ballistic=1) or "
+                   "SYSTEM:everyone.TRAIT=OFFSET (middle_3d10:everyone.vigor=1)")
+
+
+def add_traits(p: argparse.ArgumentParser) -> None:
+    """``--trait-a NAME=VALUE`` / ``--trait-b``: a trait of one side changed."""
+    for side in ("a", "b"):
+        p.add_argument(f"--trait-{side}", action="append", default=[], metavar="NAME=VALUE",
+                       help=f"a trait of {side.upper()} changed (repeatable; a whole-number "
+                       "trait of the system's fighters: dice_pool_7 CON=4, middle_3d10 "
+                       "vigor=8)")
 
 
 def add_lang(p: argparse.ArgumentParser) -> None:

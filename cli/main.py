@@ -70,15 +70,21 @@ def _add_rules(p: argparse.ArgumentParser) -> None:
 
 def _run(args) -> int:
     """The command in a context of its own (whatever rules it puts in force end with it),
-    with the rules of ``--rules`` in force (:mod:`analysis.rules`)."""
+    with the rules of ``--rules`` in force and the edits of ``--set SYSTEM:KNOB=VALUE``
+    (``curves``, ``solve difficulty``, ``duel``) on top of them (:mod:`analysis.rules`)."""
     import contextvars
 
     def command() -> int:
         files = getattr(args, "rules", None)
-        if files:
-            from analysis.rules import load_files, put
+        edits = getattr(args, "rule_set", None)
+        if files or edits:
+            from analysis.rules import load_files, put, set_knobs, using
 
-            put(load_files(files))
+            rules = load_files(files) if files else {}
+            if edits:   # each --set on top of the files' rules of its system
+                with using(rules):
+                    rules = {**rules, **set_knobs(edits)}
+            put(rules)
         return int(args.func(args) or 0)
 
     return contextvars.copy_context().run(command)

@@ -16,6 +16,7 @@ from cli.common import (
     DEFAULT_WORKERS,
     FORMATS,
     add_columns,
+    add_rule_set,
     number,
     provenance_of,
     round_cap_int,
@@ -191,6 +192,7 @@ def register(sub) -> None:
                    help="rule variant of the one --system given (repeatable)")
     _common(q, precision=False, out_help="write the table to FILE (atomically)")
     add_columns(q)
+    add_rule_set(q)
     q.set_defaults(func=run_solve_difficulty)
 
     q = solve.add_parser("competence", help="competence needed for each difficulty",

@@ -3,7 +3,9 @@ finding, the exact ``rpg-balance`` command whose output prints its number.
 
 - A duel whose fighters are an archetype with weapon, armour and tactic overrides is
   ``rpg-balance duel SYSTEM A B --weapon-a W …`` (``--columns`` the metric, ``--table
-  one-hit`` for one-attack odds); Monte Carlo adds ``--method mc --trials N --seed S``.
+  one-hit`` for one-attack odds); Monte Carlo adds ``--method mc --trials N --seed S``;
+  a changed trait is ``--trait-a NAME=VALUE`` and a rule edit ``--set SYSTEM:KNOB=VALUE``
+  (:func:`rule_set_args`; the workbench's commands).
 - Any other fight metric (``p_rounds_between:LO:HI``, fighters with changed traits) is a
   one-value grid of ``rpg-balance solve lethality --grid``, whose ``estimate`` column
   prints it; two knob values show the two sides of a comparison in one table.
@@ -23,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from engines.constants import ROUND_CAP
 
 __all__ = ["DUEL_OVERRIDES", "PROG", "both", "check", "duel", "duel_expressible", "fight_metric",
-           "grid", "variant_args"]
+           "grid", "rule_set_args", "variant_args"]
 
 PROG = "rpg-balance"
 #: the overrides the ``duel`` command takes per side
@@ -52,6 +54,20 @@ def variant_args(variants: Mapping | None) -> list[str]:
     return out
 
 
+def rule_set_args(edits) -> list[str]:
+    """``--set SYSTEM:KNOB=VALUE`` arguments of rule edits, given as ``(system, knob,
+    value)`` triples (``curves``, ``solve difficulty`` and ``duel`` take them on top
+    of ``--rules``)."""
+    return [w for system, knob, value in edits
+            for w in ("--set", _word(f"{system}:{knob}={_value(value)}"))]
+
+
+def _value(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
 def duel_expressible(a, b) -> bool:
     """Whether ``rpg-balance duel`` can name both fighters (overrides it has options for)."""
     return all(set(_spec(s)[1]) <= set(DUEL_OVERRIDES) for s in (a, b))
@@ -69,6 +85,9 @@ def duel(system: str, a, b, *, variants: Mapping | None = None, columns: Iterabl
         for k in DUEL_OVERRIDES:
             if k in over:
                 words += [f"--{k}-{side}", _word(over[k])]
+        for k, v in over.items():   # a trait changed
+            if k not in DUEL_OVERRIDES:
+                words += [f"--trait-{side}", _word(f"{k}={_value(v)}")]
     words += variant_args(variants)
     if round_cap not in (None, ROUND_CAP):
         words += ["--round-cap", str(round_cap)]
