@@ -36,6 +36,7 @@ from .tab_distance import DistanceTab
 from .tab_duel import DuelTab
 from .tab_groups import GroupsTab
 from .tab_sensitivity import SensitivityTab
+from .tab_rules import RulesTab
 
 
 def _url_class():
@@ -47,9 +48,11 @@ def _url_class():
 UrlState = _url_class()
 
 
-class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, SensitivityTab):
+class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, SensitivityTab,
+                RulesTab):
     """One browser tab's page: widgets built from the state, tabs, results (each tab's
-    part in its mixin: :mod:`.tab_checks`, :mod:`.tab_duel`, :mod:`.tab_audit`)."""
+    part in its mixin: :mod:`.tab_checks`, :mod:`.tab_duel`, :mod:`.tab_audit`; the
+    page's edits of the rules and traits: :mod:`.tab_rules`)."""
 
     def __init__(self, query: dict, guardrails: str | None = None, lang: str = "en",
                  rules=None, rule_files: tuple[str, ...] = ()):
@@ -60,7 +63,9 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         # now), carried into every callback and thread (:func:`carrying`)
         self.rules = rules_sets(in_force() if rules is None else rules)
         self.rule_files = tuple(rule_files)
-        self.state, messages = model.parse_query(query, guardrails)
+        with carrying(self.rules):
+            self.state, messages = model.parse_query(query, guardrails)
+        self._apply_edits()   # the page's edits over ``self.rules`` (self._base_rules)
         if "lang" not in {str(k) for k in query}:
             self.state.lang = lang
         self._busy = threading.Lock()        # one background run (MC or audit) at a time
@@ -90,6 +95,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.messages = pn.pane.Alert("", alert_type="warning", visible=False)
         self._build_checks()
         self._build_distance()
+        self._build_rules()
         self._build_duel()
         self._build_audit()
         self._build_groups()
@@ -108,10 +114,10 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         header = pn.Row(pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
                         pn.layout.HSpacer(), self.lang)
         top = [header]
-        if self.rules:
+        if self._base_rules:
             top.append(pn.pane.Markdown(_("Rules files in force (every number on this page "
                                           "is computed with them): {rules}").format(
-                rules=f"`{rules_line(self.rules)}`")))
+                rules=f"`{rules_line(self._base_rules)}`")))
         self.root.objects = [*top, self.messages, self.tabs]
 
     def _variant_widgets(self, fields: list[dict], given: dict, box: pn.Column,
@@ -221,6 +227,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.f_stop.label, self.s_run.label = _("Stop"), _("Run the sensitivity")
         self.f_scenario.options, self.s_source.options = (self._group_options(),
                                                           self._knob_sources())
+        self._rules_labels()
         self._check_widgets()
         self._duel_widgets()
         self._layout()
@@ -265,11 +272,12 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
     # ------------------------------------------------------------------ audit
 
     def _with_rules(self, command: str) -> str:
-        """A command with the page's rules files (``--rules FILE``), so it prints the
-        page's numbers."""
+        """A command with the page's rules files (``--rules FILE``) and its edits of the
+        rules (``--set SYSTEM:KNOB=VALUE``), so it prints the page's numbers."""
         import shlex
 
-        return command + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files)
+        return command + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files) \
+            + "".join(f" {w}" for w in self._edit_words())
 
 
 def create_page(guardrails: str | None = None, lang: str = "en", rules=None,

@@ -70,6 +70,7 @@ class DuelTab:
             pn.Row(self.d_a, g["weapon_a"], g["armour_a"], g["tactic_a"], g["plan_a"]),
             pn.Row(self.d_b, g["weapon_b"], g["armour_b"], g["tactic_b"], g["plan_b"]),
             pn.Card(self.d_variants, title=_("Combat variants"), collapsed=True),
+            self._rules_pane(),
             pn.Row(self.d_method, self.d_trials, self.d_seed, self.d_cap),
             pn.Row(self.d_run, self.d_stop, self.d_progress),
             self.d_status, self.d_sentence, self.d_summary, *self._distance_pane(),
@@ -102,6 +103,7 @@ class DuelTab:
             self._updating = False
         self._d_vars = self._variant_widgets(model.combat_variant_fields(d.system),
                                              d.variants, self.d_variants, self._on_duel)
+        self._rules_widgets()
 
     def _on_duel_system(self, event) -> None:
         def go():
@@ -132,6 +134,7 @@ class DuelTab:
         new.distances = d.distances
         new.variants = model.duel_variants(d.system,
                                            {k: w.value for k, w in self._d_vars.items()})
+        self._read_traits(d, new)
         return new
 
     def _on_duel(self, _event=None) -> None:
@@ -141,6 +144,7 @@ class DuelTab:
         def go():
             self.state.duel = self._read_duel()
             with language(self.state.lang):
+                self._rules_widgets()
                 self.refresh_duel()
                 self.refresh_distance()
             self._say([])

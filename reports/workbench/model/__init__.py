@@ -72,6 +72,23 @@ from .sensitivity import (
     sensitivity_command,
     sensitivity_run,
 )
+from .edits import (
+    EDIT_SEP,
+    check_edits,
+    check_traits,
+    edit_args,
+    edit_list,
+    edit_query,
+    edit_text,
+    load_rules_upload,
+    own_traits,
+    page_rules,
+    read_edits,
+    rule_fields,
+    rules_file,
+    value_text,
+    with_edit,
+)
 from .state import (
     ADDRESS,
     ALIASES,
@@ -149,6 +166,10 @@ __all__ += ["DEFAULT_DISTANCES", "DEFAULT_GROUP_TRIALS", "GROUP_FIGURES", "GROUP
             "distance_command", "distance_figure", "distance_result", "distances_text",
             "group_command", "group_result", "load_matchup", "load_matchup_upload",
             "sensitivity_command", "sensitivity_run", "shipped_scenarios", "side_spec"]
+# the page's edits of the rules and traits (:mod:`.edits`)
+__all__ += ["EDIT_SEP", "check_edits", "check_traits", "edit_args", "edit_list", "edit_query",
+            "edit_text", "load_rules_upload", "own_traits", "page_rules", "read_edits",
+            "rule_fields", "rules_file", "value_text", "with_edit"]
 
 
 def warm() -> None:

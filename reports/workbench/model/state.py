@@ -179,6 +179,9 @@ class DuelState:
     seed: int = DEFAULT_SEED
     round_cap: int = DEFAULT_ROUND_CAP
     distances: str = ",".join(map(str, DEFAULT_DISTANCES))
+    #: each side's traits changed, ``{NAME: VALUE}`` as text (``duel --trait-a``)
+    traits_a: dict[str, str] = dataclasses.field(default_factory=dict)
+    traits_b: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -213,6 +216,9 @@ class PageState:
     audit: AuditState
     groups: GroupState = dataclasses.field(default_factory=GroupState)
     sensitivity: SensitivityState = dataclasses.field(default_factory=SensitivityState)
+    #: the page's edits of each system's rules, ``{system: {KNOB: VALUE}}`` as text
+    #: (``--set SYSTEM:KNOB=VALUE``, on top of ``serve --rules``; :mod:`.edits`)
+    edits: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
 
 
 def default_check(system: str | None = None) -> CheckState:
@@ -326,7 +332,16 @@ def _address() -> tuple[AddressKey, ...]:
              K("round-cap", "duel", "round_cap", "duel --round-cap",
                f"1..{MAX_ROUND_CAP}", str(DEFAULT_ROUND_CAP),
                "rounds after which a fight counts as 'neither'", "cap")]
+    duel += [K(f"trait-{side}", "duel", f"traits_{side}", f"duel --trait-{side} NAME=VALUE",
+               "NAME=VALUE,... (whole-number traits of the system's fighters: rpg-balance "
+               "rules SYSTEM)", "the archetype's own",
+               f"the traits of {side.upper()} changed") for side in "ab"]
     out += duel
+    out += [K("set", "rules", "edits", "duel --set SYSTEM:KNOB=VALUE",
+              "SYSTEM:KNOB=VALUE;... (KNOB: rules.KIND.ENTRY.FIELD or everyone.TRAIT, as "
+              "rpg-balance rules SYSTEM lists them)", "none",
+              "the page's edits of the systems' rules, on top of serve --rules (also "
+              "curves, solve difficulty and audit --set)")]
     out += [K("source", "audit", "source", "audit [FILE]",
               "default (the shipped guardrails) | file (serve --guardrails FILE) | "
               "upload (a file uploaded through the page); never a path", "default",
@@ -428,6 +443,9 @@ def to_query(state: PageState) -> dict[str, str]:
     g0 = GroupState()
     for key, attr in GROUP_KEYS.items():
         text[key] = (str(getattr(state.groups, attr)), str(getattr(g0, attr)))
+    from .edits import edit_query
+
+    text.update(edit_query(state))
     for key, attr in DUEL_KEYS.items():
         if key not in text:
             value, default = getattr(d, attr), getattr(d0, attr)

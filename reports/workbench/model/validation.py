@@ -158,6 +158,9 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
         take(key, lambda t, attr=DUEL_KEYS[key], check=check: setattr(d, attr, check(t)))
     take("duel-variant", lambda t: setattr(d, "variants", duel_variants(
         d.system, _split_pairs(t, "variant"))))
+    from .edits import read_edits
+
+    read_edits(state, take, _split_pairs)
 
     # Audit
     if "source" in q:
