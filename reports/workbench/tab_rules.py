@@ -45,16 +45,16 @@ class RulesTab:
 
     def _build_rules(self) -> None:
         self.r_traits = {"a": pn.FlexBox(), "b": pn.FlexBox()}
-        self._r_trait_inputs: dict[str, dict[str, pn.widgets.TextInput]] = {"a": {}, "b": {}}
+        self.r_trait_inputs: dict[str, dict[str, pn.widgets.TextInput]] = {"a": {}, "b": {}}
         self._r_trait_system = None
         self.r_field = pn.widgets.Select(label=_("Rule field"), width=360)
         self.r_value = pn.widgets.TextInput(label=_("Value"), width=150)
-        self.r_set = pn.widgets.Button(label=_("Set"), button_type="primary", width=90)
+        self.r_set = pn.widgets.Button(label=_("Set"), color="primary", width=90)
         self.r_clear = pn.widgets.Button(label=_("Undo this system's edits"), width=200)
         self.r_edits = pn.pane.Markdown("")
         self.r_download = pn.widgets.FileDownload(
             callback=self._rules_download, filename="rules.toml", embed=False,
-            label=_("Download the rules as a file"), button_type="default", width=260)
+            label=_("Download the rules as a file"), width=260)
         self.r_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
         self.r_field.param.watch(self._on_rule_field, "value")
         self.r_set.on_click(self._on_rule_set)
@@ -91,13 +91,13 @@ class RulesTab:
                               for t in traits(d.system)}
                     for w in inputs.values():
                         w.param.watch(self._on_duel, "value")
-                    self._r_trait_inputs[side] = inputs
+                    self.r_trait_inputs[side] = inputs
                     self.r_traits[side].objects = list(inputs.values())
                 self._r_trait_system = d.system
             for side in "ab":
                 own = model.own_traits(d.system, getattr(d, side))
                 given = getattr(d, f"traits_{side}")
-                for t, w in self._r_trait_inputs[side].items():
+                for t, w in self.r_trait_inputs[side].items():
                     w.value = given.get(t, str(own.get(t, "")))
                     w.placeholder = str(own.get(t, ""))
             fields = model.rule_fields(d.system)
@@ -124,7 +124,7 @@ class RulesTab:
                     self._r_trait_system != new.system:
                 setattr(new, f"traits_{side}", {})
                 continue
-            given = {t: w.value for t, w in self._r_trait_inputs[side].items()}
+            given = {t: w.value for t, w in self.r_trait_inputs[side].items()}
             setattr(new, f"traits_{side}", model.check_traits(
                 new.system, getattr(new, side), given, f"trait-{side}"))
 
