@@ -66,8 +66,9 @@ from analysis.rules_in_force import active, apply_everyone, bound, in_force, put
 from engines.errors import InputError
 
 __all__ = ["DOC_KEYS", "RuleSet", "active", "apply_everyone", "base_tables", "bound",
-           "edits_text", "export_text", "in_force", "is_rule_knob", "load_file", "load_files",
-           "provenance", "put", "set_knobs", "table_rows", "trait_values", "traits", "using"]
+           "export_text", "in_force", "is_rule_knob", "load_file", "load_files",
+           "plain", "provenance", "put", "table_rows", "toml_key", "toml_value", "trait_name",
+           "traits", "using"]
 
 #: keys of an entry that are words, not numbers (never an edit)
 DOC_KEYS = ("note", "source", "assumption")
@@ -273,6 +274,11 @@ def _plain(value):
     return value
 
 
+def plain(value):
+    """A rule value as TOML parses it (a frozen list, a tuple, back to a list)."""
+    return _plain(value)
+
+
 def _frozen(value):
     if isinstance(value, list | tuple):
         return tuple(_frozen(v) for v in value)
@@ -379,30 +385,10 @@ def traits(system: str) -> list[str]:
     return _traits(system)
 
 
-def trait_values(system: str, items: Iterable[str] | Mapping[str, Any],
-                 where: str = "--trait-a") -> dict[str, int]:
-    """Trait changes of one fighter, ``NAME=VALUE`` texts (``duel --trait-a``) or a
-    mapping, as overrides of the archetype loader
-    (:func:`analysis.combat.archetypes.combatant`, which validates the value against the
-    system's data): each a whole-number trait of the system's fighters (:func:`traits`;
-    any case, written as the data file writes it) and a whole number. The first problem
-    raises an InputError naming ``where``."""
-    known = _traits(system)
-    pairs = list(items.items()) if isinstance(items, Mapping) else \
-        [str(x).partition("=")[::2] if "=" in str(x) else (str(x), "") for x in items]
-    out: dict[str, int] = {}
-    for name, text in pairs:
-        name, text = str(name).strip(), str(text).strip()
-        if not name or not text:
-            raise InputError(f"{where}: expected NAME=VALUE (e.g. {known[0]}=3), got "
-                             f"{name + '=' + text if text else name!r}")
-        trait = _trait_name(system, name, f"{where} {name}={text}")
-        try:
-            out[trait] = int(text)
-        except ValueError:
-            raise InputError(f"{where} {name}={text}: a trait is a whole number, got "
-                             f"{text!r}") from None
-    return out
+def trait_name(system: str, name: str, loc: str) -> str:
+    """The trait ``name`` as the system's data file writes it (any case), or an
+    InputError at ``loc`` naming the known ones."""
+    return _trait_name(system, name, loc)
 
 
 def _trait_name(system: str, name: str, loc: str) -> str:
@@ -687,6 +673,16 @@ def _toml_value(value) -> str:
     raise InputError(f"cannot write {value!r} as TOML")
 
 
+def toml_value(value) -> str:
+    """A value as TOML writes it (a list of them too)."""
+    return _toml_value(value)
+
+
+def toml_key(name: str) -> str:
+    """A key as TOML writes it (quoted unless bare)."""
+    return _key(name)
+
+
 def _key(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else _toml_value(name)
 
@@ -737,104 +733,3 @@ def export_text(system: str) -> str:
                 + [f"max = {hi}"] * (hi is not None)
             lines.append(f"{_key(t)} = {{ {', '.join(parts)} }}")
     return "\n".join(lines) + "\n"
-
-
-#: an entry removed (in :func:`edits_text`'s plan)
-_REMOVED = object()
-
-
-def edits_text(rs: RuleSet) -> str:
-    """A minimal rules file holding only the edits of ``rs`` (what
-    :func:`load_file` reads back as the same rules): one ``[KIND.ENTRY]`` table per
-    edited entry with the edited fields, a removed entry's ``remove = true``, an added
-    entry's every field, ``[KIND]`` for single-value entries, ``[everyone]`` for the
-    offsets."""
-    plan: dict[str, dict[str, Any]] = {}
-    for ch in rs.changes:
-        entries = plan.setdefault(ch[1], {})
-        if ch[0] == "remove":
-            entries[ch[2]] = _REMOVED
-        elif ch[0] == "add":
-            fields = dict(ch[3])
-            entries[ch[2]] = fields[""] if set(fields) == {""} else dict(fields)
-        else:
-            _, _kind, entry, field, value = ch
-            if not field:
-                entries[entry] = value
-            else:
-                now = entries.get(entry)
-                entries[entry] = {**(now if isinstance(now, dict) else {}), field: value}
-    lines = [f"# Edits of the rules of {rs.system}: read with rpg-balance COMMAND --rules "
-             "THIS_FILE", f"system = {_toml_value(rs.system)}", ""]
-    for kind, entries in plan.items():
-        scalar = {e: v for e, v in entries.items() if not isinstance(v, dict)
-                  and v is not _REMOVED}
-        if scalar:
-            lines.append(f"[{_key(kind)}]")
-            lines.extend(f"{_key(e)} = {_toml_value(_plain(v))}" for e, v in scalar.items())
-            lines.append("")
-        for entry, body in entries.items():
-            if entry in scalar:
-                continue
-            lines.append(f"[{_key(kind)}.{_key(entry)}]")
-            if body is _REMOVED:
-                lines.append("remove = true")
-            else:
-                lines.extend(f"{_key(f)} = {_toml_value(_plain(v))}" for f, v in body.items())
-            lines.append("")
-    if rs.everyone:
-        caps = {t: (lo, hi) for t, lo, hi in rs.caps}
-        lines.append("[everyone]")
-        for t, off in rs.everyone:
-            lo, hi = caps.get(t, (None, None))
-            if lo is None and hi is None:
-                lines.append(f"{_key(t)} = {off}")
-            else:
-                parts = [f"offset = {off}"] + [f"min = {lo}"] * (lo is not None) \
-                    + [f"max = {hi}"] * (hi is not None)
-                lines.append(f"{_key(t)} = {{ {', '.join(parts)} }}")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def set_knobs(edits: Iterable[str | tuple[str, str, Any]], base: Mapping | None = None,
-              where: str = "--set") -> dict[str, RuleSet]:
-    """The rule sets of every system an edit names: its rules in ``base`` (default: those
-    in force) with each edit set in turn (:meth:`RuleSet.with_knob`). An edit is the text
-    ``SYSTEM:KNOB=VALUE`` (``--set``; the value read as ``audit --set`` reads it) or a
-    ``(system, knob, value)`` triple (a text value read the same way, ``[1, 2]`` a list);
-    ``KNOB`` is ``rules.KIND.ENTRY[.FIELD]`` or ``everyone.TRAIT``. The first problem
-    raises an InputError naming ``where``."""
-    from analysis.combat.archetypes import systems as with_tables
-    from analysis.workflow.audit.edits import parse, parse_value
-
-    out: dict[str, RuleSet] = {}
-    for item in edits:
-        if isinstance(item, str):
-            e = parse(item, where)
-            system, knob, value = e.target, e.knob, e.value
-        else:
-            system, knob, value = item
-            value = parse_value(value) if isinstance(value, str) else value
-        if isinstance(value, str) and value.startswith("["):   # a list, as TOML writes it
-            import tomllib
-
-            try:
-                value = tomllib.loads(f"v = {value}")["v"]
-            except tomllib.TOMLDecodeError:
-                raise InputError(f"{where} {system}:{knob}: {value!r} is not a list "
-                                 "(write it as [1, 2])") from None
-        shown = f"{system}:{knob}"
-        if not is_rule_knob(knob):
-            raise InputError(f"{where} {shown}: a rule edit is SYSTEM:rules.KIND.ENTRY.FIELD="
-                             "VALUE or SYSTEM:everyone.TRAIT=OFFSET")
-        known = list(with_tables())
-        if system not in known:
-            raise InputError(f"{where} {shown}: {system!r} is not a system with rule tables"
-                             f"{_close(system, known)}; known: " + ", ".join(known))
-        now = out.get(system)
-        if now is None:
-            now = (base.get(system) if base is not None else active(system)) \
-                or RuleSet(system)
-        out[system] = now.with_knob(knob, value, where)
-    return out

@@ -274,7 +274,7 @@ def _overrides(args, side: str) -> dict:
                     raise InputError(f"--armour-{side}: {args.system} armour is a number "
                                      f"of points, got {value!r}") from None
             out[key] = value
-    from analysis.rules import trait_values
+    from analysis.rule_edits import trait_values
 
     out.update(trait_values(args.system, getattr(args, f"trait_{side}", None) or [],
                             f"--trait-{side}"))

@@ -78,7 +78,8 @@ def _run(args) -> int:
         files = getattr(args, "rules", None)
         edits = getattr(args, "rule_set", None)
         if files or edits:
-            from analysis.rules import load_files, put, set_knobs, using
+            from analysis.rule_edits import set_knobs
+            from analysis.rules import load_files, put, using
 
             rules = load_files(files) if files else {}
             if edits:   # each --set on top of the files' rules of its system

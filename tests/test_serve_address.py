@@ -41,7 +41,10 @@ def _every_setting_changed() -> model.PageState:
     d.plan_a, d.plan_b, d.distance, d.aftermath = "hold", "kite", 20, "first_aid"
     d.variants = {"degree_damage": "false"}
     d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
+    d.traits_a, d.traits_b = {"fighting": "4"}, {"dodge": "3", "stamina": "2"}
     state.duel = d
+    state.edits = {"d20_degrees": {"rules.weapon.light_melee.damage": "2",
+                                   "everyone.parry": "1"}}
     state.audit.source, state.audit.suggest = "upload", False
     d.distances = "0,15,60"
     state.groups = model.GroupState("d20_patrol_2v2", 3000, 9)

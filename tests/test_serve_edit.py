@@ -31,7 +31,8 @@ from urllib.parse import urlencode
 import pandas as pd
 import pytest
 
-from analysis.rules import edits_text, load_file, using
+from analysis.rule_edits import edits_text
+from analysis.rules import load_file, using
 from cli.main import main
 from engines.errors import InputError
 from reports.workbench import model
@@ -296,7 +297,7 @@ def test_set_on_the_command_line_is_the_rules_file(rules_file, capsys):
     (["--set", "dice_pool_7:rules.armour.heavy_archaic.ballistic=x"], "expected a whole number"),
     (["--set", "dice_pool_7:rules.armour.nope.ballistic=1"], "has no armour 'nope'"),
     (["--set", "dice_pool_7:a.CON=1"], "a rule edit is SYSTEM:rules."),
-    (["--set", "ballistic=1"], "expected TARGET:KNOB=VALUE"),
+    (["--set", "ballistic=1"], "expected SYSTEM:KNOB=VALUE"),
     (["--trait-a", "CON=x"], "--trait-a CON=x: a trait is a whole number"),
     (["--trait-b", "vigor=3"], "--trait-b vigor=3: dice_pool_7 fighters have no trait"),
     (["--trait-a", "CON"], "--trait-a: expected NAME=VALUE"),

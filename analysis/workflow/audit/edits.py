@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from analysis.rule_edits import parse_value
 from analysis.rules import is_rule_knob
 from engines.errors import InputError
 
@@ -49,21 +50,6 @@ def format_value(value) -> str:
     if value is None:
         return "none"
     return str(value)
-
-
-def parse_value(text: str):
-    """``8`` → 8, ``0.5`` → 0.5, ``true``/``false`` → bool, ``none`` → None, else the text."""
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text.strip())
-        except ValueError:
-            pass
-    return text.strip()
 
 
 def parse(text: str, where: str = "--set") -> Edit:

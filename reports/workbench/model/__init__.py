@@ -78,7 +78,6 @@ from .edits import (
     check_traits,
     edit_args,
     edit_list,
-    edit_query,
     edit_text,
     load_rules_upload,
     own_traits,
@@ -167,7 +166,7 @@ __all__ += ["DEFAULT_DISTANCES", "DEFAULT_GROUP_TRIALS", "GROUP_FIGURES", "GROUP
             "group_command", "group_result", "load_matchup", "load_matchup_upload",
             "sensitivity_command", "sensitivity_run", "shipped_scenarios", "side_spec"]
 # the page's edits of the rules and traits (:mod:`.edits`)
-__all__ += ["EDIT_SEP", "check_edits", "check_traits", "edit_args", "edit_list", "edit_query",
+__all__ += ["EDIT_SEP", "check_edits", "check_traits", "edit_args", "edit_list",
             "edit_text", "load_rules_upload", "own_traits", "page_rules", "read_edits",
             "rule_fields", "rules_file", "value_text", "with_edit"]
 

@@ -37,7 +37,7 @@ def _spec(d: DuelState, side: str) -> dict:
         value = getattr(d, f"{key}_{side}")
         if value is not None:
             spec[key] = _armour_value(d.system, value) if key == "armour" else value
-    from analysis.rules import trait_values
+    from analysis.rule_edits import trait_values
 
     spec.update(trait_values(d.system, getattr(d, f"traits_{side}"), f"trait-{side}"))
     return spec

@@ -30,9 +30,9 @@ from typing import Any
 
 from engines.errors import InputError
 
-from .state import PageState, pairs_text
+from .state import PageState
 
-__all__ = ["EDIT_SEP", "check_edits", "check_traits", "edit_args", "edit_list", "edit_query",
+__all__ = ["EDIT_SEP", "check_edits", "check_traits", "edit_args", "edit_list",
            "edit_text", "load_rules_upload", "own_traits", "page_rules", "read_edits",
            "rule_fields", "rules_file", "value_text", "with_edit"]
 
@@ -56,7 +56,8 @@ def edit_list(edits: Mapping[str, Mapping[str, str]]) -> list[tuple[str, str, st
 
 
 def edit_text(edits: Mapping[str, Mapping[str, str]]) -> str:
-    """The address's ``set`` value: ``SYSTEM:KNOB=VALUE;...``."""
+    """The address's ``set`` value: ``SYSTEM:KNOB=VALUE;...`` (as
+    :func:`.state.to_query` writes it)."""
     return EDIT_SEP.join(f"{s}:{k}={v}" for s, k, v in edit_list(edits))
 
 
@@ -80,7 +81,7 @@ def page_rules(base, edits: Mapping[str, Mapping[str, str]]) -> dict:
     """``{system: RuleSet}``: the rules ``base`` (the page's ``serve --rules``; None: those
     in force) with the page's edits made over them, each as ``--set`` makes it
     (:func:`analysis.rules.set_knobs`; an InputError for the first bad edit)."""
-    from analysis.rules import set_knobs
+    from analysis.rule_edits import set_knobs
 
     base = _base(base)
     return {**base, **set_knobs(edit_list(edits), base, where="set")}
@@ -164,7 +165,7 @@ def check_traits(system: str, archetype: str, given: Mapping[str, Any],
     trait of the system's fighters, the archetype loader accepting the value); those
     that differ from the archetype's own, as text."""
     from analysis.combat import archetypes
-    from analysis.rules import trait_values
+    from analysis.rule_edits import trait_values
 
     values = trait_values(system, {k: v for k, v in given.items() if str(v).strip()}, where)
     own = own_traits(system, archetype)
@@ -175,13 +176,6 @@ def check_traits(system: str, archetype: str, given: Mapping[str, Any],
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
     return {k: str(v) for k, v in values.items()}
-
-
-def edit_query(state: PageState) -> dict[str, tuple[str, str]]:
-    """The address's ``trait-a``, ``trait-b`` and ``set`` values (with their defaults)."""
-    d = state.duel
-    return {"trait-a": (pairs_text(d.traits_a), ""), "trait-b": (pairs_text(d.traits_b), ""),
-            "set": (edit_text(state.edits), "")}
 
 
 def read_edits(state: PageState, take: Callable[[str, Callable[[str], Any]], None],
@@ -208,7 +202,8 @@ def rules_file(rules: Mapping, system: str) -> str:
     """The rules of ``system`` in ``rules`` (the page's: ``serve --rules`` with the
     page's edits made) as a minimal rules file (:func:`analysis.rules.edits_text`):
     ``rpg-balance COMMAND --rules FILE`` computes what the page shows."""
-    from analysis.rules import RuleSet, edits_text
+    from analysis.rule_edits import edits_text
+    from analysis.rules import RuleSet
 
     return edits_text(rules.get(system) or RuleSet(system))
 

@@ -443,9 +443,10 @@ def to_query(state: PageState) -> dict[str, str]:
     g0 = GroupState()
     for key, attr in GROUP_KEYS.items():
         text[key] = (str(getattr(state.groups, attr)), str(getattr(g0, attr)))
-    from .edits import edit_query
-
-    text.update(edit_query(state))
+    # the page's edits (:mod:`.edits`; ``;`` between rule edits: a list value holds commas)
+    text.update({"trait-a": (pairs_text(d.traits_a), ""), "trait-b": (pairs_text(d.traits_b), ""),
+                 "set": (";".join(f"{s}:{k}={v}" for s, knobs in state.edits.items()
+                                  for k, v in knobs.items()), "")})
     for key, attr in DUEL_KEYS.items():
         if key not in text:
             value, default = getattr(d, attr), getattr(d0, attr)
