@@ -378,7 +378,10 @@ def test_ballistic_rating_edited_in_the_browser_gives_duel_rules_numbers(
     assert "Address value" not in text
     url = _wait(page, "window.location.href.includes('set=') && window.location.href")
     assert "heavy_archaic.ballistic%3D0" in url, url
-    page.screenshot(path=tmp_path / "edit.png")
+    png = page.screenshot(path=tmp_path / "edit.png", full_page=True)
+    assert len(png) > 20_000
+    if os.environ.get("RPG_BALANCE_SCREENSHOT_EDIT"):
+        Path(os.environ["RPG_BALANCE_SCREENSHOT_EDIT"]).write_bytes(png)
     # a trait typed into A's CON field: the numbers of --trait-a CON=5 under the edit
     traited = cli_row(capsys, *DUEL, "--rules", str(rules_file), "--trait-a", "CON=5")
     assert page.evaluate("inputByLabel('CON (A)', '5')") == "ok"

@@ -25,17 +25,12 @@ class RulesTab:
     # ------------------------------------------------------------------ state
 
     def _apply_edits(self) -> None:
-        """``self.rules``: the page's base rules (``serve --rules``) with the page's
-        edits made (an edit the rules no longer take is dropped with a message)."""
+        """``self.rules``: the page's base rules (``serve --rules``, kept as
+        ``self._base_rules``) with the page's edits made (validated already: by
+        :func:`.model.parse_query` under the same base, or by :func:`.model.with_edit`)."""
         if not hasattr(self, "_base_rules"):
             self._base_rules = tuple(self.rules)
-        try:
-            rules = model.page_rules(self._base_rules, self.state.edits)
-        except InputError as exc:
-            self.state.edits = {}
-            rules = model.page_rules(self._base_rules, {})
-            self._say([str(exc)])
-        self.rules = rules_sets(rules)
+        self.rules = rules_sets(model.page_rules(self._base_rules, self.state.edits))
 
     def _edit_words(self) -> list[str]:
         """The ``--set`` words of the page's edits (each shown command's)."""
