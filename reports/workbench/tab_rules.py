@@ -59,8 +59,10 @@ class RulesTab:
 
     def _rules_pane(self) -> pn.Card:
         return pn.Card(
-            pn.pane.Markdown(_("Traits of A (empty: the archetype's own)")), self.r_traits["a"],
-            pn.pane.Markdown(_("Traits of B (empty: the archetype's own)")), self.r_traits["b"],
+            pn.pane.Markdown(_("Traits of A (the archetype's own unless changed)")),
+            self.r_traits["a"],
+            pn.pane.Markdown(_("Traits of B (the archetype's own unless changed)")),
+            self.r_traits["b"],
             pn.Row(self.r_field, self.r_value, self.r_set),
             self.r_edits,
             pn.Row(self.r_clear, self.r_download),
