@@ -35,8 +35,8 @@ from .tab_checks import ChecksTab
 from .tab_distance import DistanceTab
 from .tab_duel import DuelTab
 from .tab_groups import GroupsTab
-from .tab_sensitivity import SensitivityTab
 from .tab_rules import RulesTab
+from .tab_sensitivity import SensitivityTab
 
 
 def _url_class():

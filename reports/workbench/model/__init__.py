@@ -57,21 +57,6 @@ from .duel import (
     duel_variant_map,
     side_spec,
 )
-from .groups import (
-    GROUP_FIGURES,
-    SCENARIO_DIR,
-    GroupResult,
-    group_command,
-    group_result,
-    load_matchup,
-    load_matchup_upload,
-    shipped_scenarios,
-)
-from .sensitivity import (
-    SensitivityRun,
-    sensitivity_command,
-    sensitivity_run,
-)
 from .edits import (
     EDIT_SEP,
     check_edits,
@@ -87,6 +72,21 @@ from .edits import (
     rules_file,
     value_text,
     with_edit,
+)
+from .groups import (
+    GROUP_FIGURES,
+    SCENARIO_DIR,
+    GroupResult,
+    group_command,
+    group_result,
+    load_matchup,
+    load_matchup_upload,
+    shipped_scenarios,
+)
+from .sensitivity import (
+    SensitivityRun,
+    sensitivity_command,
+    sensitivity_run,
 )
 from .state import (
     ADDRESS,
