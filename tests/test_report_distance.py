@@ -208,5 +208,5 @@ def test_tables_print_chances_as_percentages(section):
         assert set(map(str, values)) <= t.percent_columns, t.id
         cell = t.frame[values[0]].dropna().iloc[0]
         shown = t.fmt(str(values[0]), float(cell))
-        assert shown.endswith("%") and abs(float(shown.rstrip("%")) - 100 * cell) < 0.06, \
-            (t.id, shown, cell)
+        assert shown.endswith("%"), (t.id, shown)
+        assert abs(float(shown.rstrip("%")) - 100 * cell) < 0.06, (t.id, shown, cell)
