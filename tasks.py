@@ -4,12 +4,15 @@
 ``python3 tasks.py report``  builds the default report (HTML + PDF) into reports/out/.
 ``python3 tasks.py test``    runs the whole test suite (two pytest workers) and prints its
                              line coverage (``--no-cov``: without).
+``python3 tasks.py docs``    builds the documentation site into docs/_build/ (Sphinx; the
+                             notebooks run once, their outputs cached; ``--screenshot``
+                             also retakes the README's workbench screenshot).
 
-Both first run ``rpg-balance warm-up``: on a fresh checkout it compiles every numba kernel
-in two worker processes (about a minute on two idle cores, once); afterwards it sees the cache
-stamp and returns at once.
+All three first run ``rpg-balance warm-up``: on a fresh checkout it compiles every numba
+kernel in two worker processes (about a minute on two idle cores, once); afterwards it sees
+the cache stamp and returns at once.
 
-Both create ``.venv`` on first use and install the project into it (again only when
+All three create ``.venv`` on first use and install the project into it (again only when
 ``pyproject.toml`` changes). The test command also makes sure the system programs the
 end-to-end tests drive are present (Debian's ``chromium`` and ``pdftoppm``): as root on a
 Debian machine it installs them with apt; elsewhere it says how to get them and stops.
@@ -38,6 +41,8 @@ TEST_WORKERS = ["-n", "2", "--dist", "loadscope"]
 #: workers and in the CLI subprocesses the tests start; the summary lists the modules not
 #: fully covered and the total. ``python3 tasks.py test --no-cov`` runs without it.
 TEST_COVERAGE = ["--cov", "--cov-report=term:skip-covered"]
+#: where ``python3 tasks.py docs`` writes the site (its index.html)
+DOCS_OUT = ROOT / "docs" / "_build"
 
 
 def _venv_python() -> Path:
@@ -90,8 +95,26 @@ def ensure_system_tools() -> None:
     )
 
 
+def docs(py: Path, env: dict, rest: list[str]) -> int:
+    """Build the documentation site into :data:`DOCS_OUT` (``--screenshot``: first retake
+    docs/images/workbench.png); other arguments go to sphinx-build."""
+    if "--screenshot" in rest:
+        rest = [a for a in rest if a != "--screenshot"]
+        ensure_system_tools()
+        done = subprocess.call([str(py), str(ROOT / "docs" / "screenshot.py")], cwd=ROOT,
+                               env=env)
+        if done != 0:
+            return done
+    built = subprocess.call([str(py), "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going",
+                             *rest,
+                             str(ROOT / "docs"), str(DOCS_OUT)], cwd=ROOT, env=env)
+    if built == 0:
+        _say(f"documentation: {DOCS_OUT / 'index.html'}")
+    return built
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"report", "test"}:
+    if not argv or argv[0] not in {"report", "test", "docs"}:
         print(__doc__)
         return 2
     cmd, rest = argv[0], argv[1:]
@@ -103,6 +126,8 @@ def main(argv: list[str]) -> int:
         warm = subprocess.call([str(py), "-m", "cli", "warm-up"], cwd=ROOT, env=env)
         if warm != 0:
             return warm
+    if cmd == "docs":
+        return docs(py, env, rest)
     if cmd == "report":
         return subprocess.call([str(py), "-m", "cli", "report", *rest], cwd=ROOT, env=env)
     return subprocess.call([str(py), "-m", "pytest", *TEST_WORKERS, *TEST_COVERAGE, *rest],

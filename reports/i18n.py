@@ -105,7 +105,7 @@ def ngettext(singular: str, plural: str, n: float) -> str:
 
 def singular_count(n: float, lang: str | None = None) -> bool:
     """Whether ``n`` things take the singular: English only for exactly 1; Portuguese
-    for 0 < |n| < 2 ("1 rodada", "1,1 rodada", "1,9 rodada"; "0 rodadas", "2 rodadas")."""
+    for 0 < ``|n|`` < 2 ("1 rodada", "1,1 rodada", "1,9 rodada"; "0 rodadas", "2 rodadas")."""
     lang = lang or current()
     if lang == "en":
         return abs(n) == 1

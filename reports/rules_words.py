@@ -63,7 +63,7 @@ def _files(rs) -> str:
 def rules_line(rulesets) -> str:
     """One line naming every rules file and its edits: ``dice_pool_7 (my_rules.toml):
     armour.heavy_archaic.ballistic 2 → 1; everyone's CON +1`` (several systems joined
-    by `` | ``); empty when none edits anything."""
+    by ``" | "``); empty when none edits anything."""
     return " | ".join(f"{rs.system} ({_files(rs)}): " + "; ".join(edit_words(rs))
                       for rs in rules_sets(rulesets))
 

@@ -27,7 +27,7 @@ __all__ = ["C7_DIFFICULTIES", "C7_POOLS", "C7_TOLERANCE_PP", "TRIVIAL", "claim_c
            "claim_c7_summary", "claim_c7_table", "claim_system", "claim_systems",
            "variant_label"]
 
-#: |delta| in percentage points within which the two modifiers count as equivalent.
+#: ``|delta|`` in percentage points within which the two modifiers count as equivalent.
 C7_TOLERANCE_PP = 3.0
 C7_POOLS = range(1, 21)
 C7_DIFFICULTIES = range(2, 11)
@@ -150,7 +150,7 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
 
     Returns ``{"by_difficulty": DataFrame, "n_cells", "n_holds", "share_holds",
     "worst": dict, "sentence": str}``. ``by_difficulty`` lists per difficulty the pools
-    where the claim holds, the largest |delta| and its pool, and the mean delta (its sign
+    where the claim holds, the largest ``|delta|`` and its pool, and the mean delta (its sign
     says which modifier is worth more).
     """
     if table.empty:

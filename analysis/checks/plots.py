@@ -239,7 +239,7 @@ def ladder_plot(table: pd.DataFrame | None = None) -> Figure:
 
 def c7_heatmap(table: pd.DataFrame | None = None) -> Figure:
     """C7: delta (pp) of "+2 dice" over "−1 difficulty" per pool × difficulty; cells where
-    the claim breaks (|delta| above the tolerance) are marked ×. One panel per variant set
+    the claim breaks (``|delta|`` above the tolerance) are marked ×. One panel per variant set
     (a :func:`analysis.checks.claims.claim_c7_table`, or several stacked)."""
     if table is None:
         from analysis.checks.claims import claim_c7

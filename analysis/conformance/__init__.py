@@ -65,7 +65,7 @@ The checks, in the order they run (:data:`CHECKS`):
     five rungs; in a mirror duel (``competent`` vs ``competent``) and an uneven one
     (``novice`` vs ``competent``) the exact chain's outcomes (side 0, side 1, neither),
     its rounds and the loser's fates (dead, dying, out) each sum to 1; the mirror is even
-    (|p_side0 − p_side1| ≤ 1e-9) unless the engine's optional ``initiative_first(a, b,
+    (``|p_side0 − p_side1|`` ≤ 1e-9) unless the engine's optional ``initiative_first(a, b,
     variants)`` — P(``a`` acts before ``b``), a probability — differs from 1/2 for the
     mirror (the summary then says it is not asserted even); Monte Carlo ``p_side0``, ``p_side1`` and
     ``rounds_mean`` lie within five standard errors plus ``1 / n`` of the chain.

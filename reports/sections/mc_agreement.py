@@ -19,7 +19,7 @@ from reports.structure import Reading, Section
 __all__ = ["MEAN_ABS_NORMAL", "agreement_command", "agreement_frame", "agreement_reading",
            "section_mc_agreement"]
 
-#: mean of |z| over independent standard normal draws, sqrt(2 / pi)
+#: mean of ``|z|`` over independent standard normal draws, sqrt(2 / pi)
 MEAN_ABS_NORMAL = math.sqrt(2 / math.pi)
 
 

@@ -117,9 +117,9 @@ class PctReady(Strict):
     note: str = ""
 
 
-#: The rule tables of the extension's formulas: ``(table, entry, model, {field: the
-#: Combatant / Weapon field it sets})``; a table or entry the file lacks keeps the
-#: engine's default (the extension's number).
+#: The rule tables of the extension's formulas, each ``(table, entry, model, fields)``
+#: with ``fields`` mapping a field to the Combatant / Weapon field it sets; a table or
+#: entry the file lacks keeps the engine's default (the extension's number).
 CONSTANTS = (
     ("health", "hit_points", PctHitPoints, {"divisor": "hp_divisor"}),
     ("health", "major_wound", PctMajorWound, {"divisor": "major_divisor"}),
