@@ -2,9 +2,9 @@
 names a system checks it the same way, and each bad value ends in one line naming the
 option, exit code 2, no traceback and nothing written.
 
-The bounds are the documented ones (README, "Bad input"): trials 1..10^10 (also
-``report --combat-trials``, ``audit --batch`` / ``--max-trials``), round caps 1..1000,
-campaign sessions 0..1000, worker processes 0..64 (``warm-up --jobs`` 1..64).
+The bounds are the documented ones (docs/howto/checks.md, "Bad input"): trials 1..10^10
+(also ``report --combat-trials``, ``audit --batch`` / ``--max-trials``), round caps
+1..1000, campaign sessions 0..1000, worker processes 0..64 (``warm-up --jobs`` 1..64).
 """
 
 from __future__ import annotations

@@ -137,18 +137,19 @@ def _statements(source: str) -> list[str]:
 
 
 def test_the_documented_test_is_the_plugin_test():
-    """README.md (for "my_system") and the example's README show the test its package
-    ships: the same statements."""
+    """The plug-in how-to (docs/howto/plugin.md, for "my_system") and the example's README
+    show the test its package ships: the same statements."""
     own = _statements((PKG / "test_pbta_2d6.py").read_text())
     example = [b for b in _python_blocks((PKG / "README.md").read_text())
                if "parametrize_with_checks" in b]
     assert [_statements(b) for b in example] == [own]
-    main = [b for b in _python_blocks((ROOT / "README.md").read_text())
+    howto = (ROOT / "docs" / "howto" / "plugin.md").read_text()
+    main = [b for b in _python_blocks(howto)
             if "parametrize_with_checks" in b and "def test_conforms" in b]
     assert len(main) == 1
     assert _statements(main[0].replace('"my_system"', '"pbta_2d6"')) == own
-    # and the README names every check the module runs
-    section = (ROOT / "README.md").read_text().split("### Check your system", 1)[1]
+    # and the how-to names every check the module runs
+    section = howto.split("## Check your system", 1)[1]
     section = section.split("\n## ", 1)[0]
     for name in CHECKS:
         assert f"`{name}`" in section, name

@@ -145,8 +145,8 @@ def test_pd2_closing_from_40_m_is_the_engaged_fight_two_rounds_later(pb):
     """PD2, PD3: two +0 swordsmen 40 m apart, side 0 first. Round 1: side 0 moves 10 m
     (30 m left), side 1 moves 10 m (20 m); round 2: side 0 moves 10 m (10 m), side 1 moves
     9 m, to its 1 m reach. Round 3 is the engaged fight's round 1: side 0 wins in it with
-    6/36 · 30/36 + 15/36 · 15/36 = 405/1296 and side 1 with 630/1296 (the README's
-    hand-worked round), and every later round is the engaged one two rounds later."""
+    6/36 · 30/36 + 15/36 · 15/36 = 405/1296 and side 1 with 630/1296 (the example's
+    README's hand-worked round), and every later round is the engaged one two rounds later."""
     a = pb.lib["novice"]
     v = pb.cb.Variants(order="side0_first")
     near = pb.cb.duel_exact(a, a, v)

@@ -612,7 +612,7 @@ def test_cli_run_fight_sweep_scenario_matches_sweep(tmp_path, capsys):
 
 
 def test_lethality_meets_marks_every_row_meeting_the_target(tmp_path, capsys):
-    """The README's CON example (dice_pool_7, P(the duel ends in rounds 3–5) ≥ 0.8):
+    """The CON example of docs/howto/checks.md (dice_pool_7, P(the duel ends in rounds 3–5) ≥ 0.8):
     ``meets`` is true on every row whose exact estimate reaches the target (CON 4, 5 and
     6 all do: 0.949, 0.986, 0.963), ``chosen`` only on the answer, the smallest (CON 4)."""
     out = tmp_path / "l.csv"

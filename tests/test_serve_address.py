@@ -114,7 +114,8 @@ def test_every_key_documented_where_the_code_says(capsys):
     for k in model.ADDRESS:
         assert re.search(rf"^  {re.escape(k.key)}( \({k.old}\))? +{re.escape(k.cli)}$",
                          help_text, re.M), k.key
-    assert (ROOT / "README.md").read_text(encoding="utf-8").count("docs/workbench.md") >= 1
+    howto = (ROOT / "docs" / "howto" / "workbench.md").read_text(encoding="utf-8")
+    assert howto.count("](../workbench.md)") >= 1
 
 
 def _bounds(values: str) -> tuple[int, int] | None:

@@ -12,7 +12,8 @@ import pytest
 from engines import system as S
 from engines.errors import InputError
 
-#: The native success-curve axes the tables have always used (README "Single checks").
+#: The native success-curve axes the tables have always used (docs/howto/checks.md,
+#: "Single checks").
 OLD_AXES = {
     "dice_pool_7": {"pool": range(21), "successes": range(1, 11)},
     "middle_3d10": {"modifier": range(21), "difficulty": range(5, 31),
