@@ -3,11 +3,11 @@
 The report speaks English (``en``, the msgids themselves) or Brazilian Portuguese
 (``pt-BR``). Translations live in the version-controlled gettext catalogue
 ``reports/locale/pt_BR/LC_MESSAGES/messages.po`` (strings extracted with
-``pybabel extract -F babel.cfg``, see README). The catalogue is compiled **at run time, in
-memory** (Babel's ``write_mo`` into a buffer read by :class:`gettext.GNUTranslations`), so
-no compiled ``.mo`` file is committed or can go stale; the same translations object serves
-the section code (:func:`_`), the Jinja2 ``i18n`` extension of the templates and the
-matplotlib labels.
+``pybabel extract -F babel.cfg``, see docs/howto/report.md). The catalogue is compiled
+**at run time, in memory** (Babel's ``write_mo`` into a buffer read by
+:class:`gettext.GNUTranslations`), so no compiled ``.mo`` file is committed or can go
+stale; the same translations object serves the section code (:func:`_`), the Jinja2
+``i18n`` extension of the templates and the matplotlib labels.
 
 The language in force is set for one build with :func:`language` (a context variable,
 scoped to the ``with`` block, so concurrent builds do not see each other's language).

@@ -1,5 +1,5 @@
-"""The plug-in's own test: rpg-balance's conformance checks, one test per check (README
-"Add your own system")."""
+"""The plug-in's own test: rpg-balance's conformance checks, one test per check (rpg-balance's
+docs/howto/plugin.md, "Check your system")."""
 
 from analysis.conformance import parametrize_with_checks
 
