@@ -136,7 +136,7 @@ def _type(schema: dict) -> str:
         kinds = [_type(s) for s in schema["anyOf"] if s.get("type") != "null"]
         return " or ".join(dict.fromkeys(kinds)) or "null"
     if "enum" in schema:
-        return " \\| ".join(f"`{v}`" for v in schema["enum"])
+        return " | ".join(f"`{v}`" for v in schema["enum"])
     if "const" in schema:
         return f"`{schema['const']}`"
     kind = schema.get("type", "any")
@@ -233,7 +233,7 @@ def _variant_rows(cls) -> list[str]:
         if "rule" not in meta:
             continue
         choices = meta.get("choices")
-        shown = " \\| ".join(f"`{c}`" for c in choices) if choices else ""
+        shown = " | ".join(f"`{c}`" for c in choices) if choices else ""
         rows.append(f"| `{f.name}` | `{f.default!r}` | {_cell(shown)} | {_cell(meta['rule'])} "
                     f"| {_cell(meta['doc'])} |")
     return rows
