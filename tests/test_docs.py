@@ -154,7 +154,7 @@ def test_cli_reference_has_every_command_and_option(site):
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, command in sub.choices.items():
-        assert f"rpg-balance {name}" in html, name
+        assert f'id="rpg-balance-{name}"' in html, name
         for action in command._actions:
             if isinstance(action, argparse._HelpAction):
                 continue

@@ -72,7 +72,38 @@ def _api_page(package: str) -> str:
     for module in _public_modules(package):
         lines += [f"## `{module}`", "", "```{eval-rst}", f".. automodule:: {module}",
                   "   :members:", "   :undoc-members:", "   :no-index:", "```", ""]
+        values = _undocumented_data(module)
+        if values:
+            lines += ["| value | is |", "|---|---|"]
+            lines += [f"| `{name}` | {_cell(_short(value))} |" for name, value in values]
+            lines.append("")
     return "\n".join(lines)
+
+
+def _short(value, width: int = 120) -> str:
+    text = " ".join(repr(value).split())
+    text = text if len(text) <= width else text[:width - 1] + "…"
+    return "`` " + text + " ``" if "`" in text else f"`{text}`"
+
+
+def _undocumented_data(module: str) -> list[tuple[str, Any]]:
+    """The public names of ``module`` that are plain values with no ``#:`` comment, which
+    ``automodule`` leaves out even with ``:undoc-members:`` (each with its value)."""
+    import inspect
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    mod = importlib.import_module(module)
+    documented = {name for (scope, name) in ModuleAnalyzer.for_module(module).find_attr_docs()
+                  if scope == ""}
+    out = []
+    for name in getattr(mod, "__all__", ()):
+        value = getattr(mod, name, None)
+        if name in documented or inspect.isclass(value) or inspect.isroutine(value) \
+                or inspect.ismodule(value):
+            continue
+        out.append((name, value))
+    return out
 
 
 # --- the command line -----------------------------------------------------------------
