@@ -131,6 +131,47 @@ def test_the_docs_have_runnable_examples():
     assert len(runnable_blocks(README)) == 3
 
 
+def shown_commands() -> list[tuple[str, str]]:
+    """``(page, command)`` for every ``rpg-balance`` command a ``sh`` or ``console`` block of
+    the README, CONTRIBUTING.md or a docs page shows (run or not; a ``\\`` continues the
+    line; what follows a pipe, a redirection, ``&&``, ``;`` or a ``#`` comment is not the
+    command's)."""
+    pages = [README, ROOT / "CONTRIBUTING.md", *sorted(DOCS.rglob("*.md"))]
+    out = []
+    for page in pages:
+        if "_generated" in page.parts or "_build" in page.parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        for body in re.findall(r"^```(?:sh|console|\{code-block\} console)\n(.*?)^```", text,
+                               re.S | re.M):
+            lines = body.split("\n")
+            i = 0
+            while i < len(lines):
+                line = lines[i].strip().removeprefix("$ ")
+                while line.endswith("\\") and i + 1 < len(lines):
+                    i += 1
+                    line = line[:-1] + " " + lines[i].strip()
+                i += 1
+                if line.startswith("rpg-balance ") and "…" not in line:
+                    out.append((str(page.relative_to(ROOT)),
+                                re.split(r"\s(?:\||>|&&|;|#)", line)[0]))
+    return out
+
+
+def test_every_command_shown_parses(plugin_installed):
+    """Every command the pages show is one the parser takes (options, choices, system
+    ids: the example plug-in installed for the plug-in page's)."""
+    from cli.main import UsageError
+
+    shown = shown_commands()
+    assert len(shown) >= 60
+    for page, command in shown:
+        try:
+            build_parser().parse_args(shlex.split(command)[1:])
+        except UsageError as exc:
+            raise AssertionError(f"{page}: {command}: {exc}") from None
+
+
 # ----------------------------------------------------------------------- the site
 
 @pytest.fixture(scope="module")
