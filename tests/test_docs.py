@@ -3,8 +3,9 @@ reference covers the code, every runnable example prints what its page shows, an
 fact the README states is checked here.
 
 The site is built once per module with ``sphinx-build -W --keep-going`` into a temporary
-folder, notebooks not executed (``RPG_DOCS_EXECUTE=off``: tests/test_notebooks.py runs
-every notebook). A runnable example is a console block marked
+folder (about a minute on two cores: the tests that read it are marked ``slow``),
+notebooks not executed (``RPG_DOCS_EXECUTE=off``: tests/test_notebooks.py runs every
+notebook). A runnable example is a console block marked
 
     ```{code-block} console
     :class: runnable
@@ -190,6 +191,7 @@ def _page(site: Path, name: str) -> str:
     return (site / name).read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_cli_reference_has_every_command_and_option(site):
     html = _page(site, "reference/cli.html")
     parser = build_parser()
@@ -203,6 +205,7 @@ def test_cli_reference_has_every_command_and_option(site):
                 assert option in html, (name, option)
 
 
+@pytest.mark.slow
 def test_file_formats_come_from_the_validators(site):
     from analysis.workflow.guardrails import Tune
     from analysis.workflow.scenario import Guardrail, Scenario
@@ -221,6 +224,7 @@ def test_file_formats_come_from_the_validators(site):
             assert f"<span class=\"pre\">{row['table']}</span>" in html, (sid, row)
 
 
+@pytest.mark.slow
 def test_variants_page_lists_every_variant_with_its_rule(site):
     import dataclasses
 
@@ -237,6 +241,7 @@ def test_variants_page_lists_every_variant_with_its_rule(site):
                 assert f.metadata["rule"].split(",")[0].strip() in html, (sid, f.name)
 
 
+@pytest.mark.slow
 def test_address_keys_page_lists_every_key(site):
     from reports.workbench.model import state
 
@@ -245,6 +250,7 @@ def test_address_keys_page_lists_every_key(site):
         assert f"<span class=\"pre\">{k.key}</span>" in html, k.key
 
 
+@pytest.mark.slow
 def test_api_reference_has_the_public_names(site):
     import analysis.workflow.scenario as scenario
     import engines.system as system
@@ -255,6 +261,7 @@ def test_api_reference_has_the_public_names(site):
             assert name in html, (module.__name__, name)
 
 
+@pytest.mark.slow
 def test_every_notebook_is_a_tutorial(site):
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
         html = _page(site, f"_generated/tutorials/{nb.stem}.html")
@@ -264,6 +271,7 @@ def test_every_notebook_is_a_tutorial(site):
         assert title.split("`")[0].strip()[:20] in html, nb.name
 
 
+@pytest.mark.slow
 def test_every_page_is_in_the_site(site):
     for page in DOCS.rglob("*.md"):
         rel = page.relative_to(DOCS)
