@@ -36,7 +36,7 @@ extensions = [
 ]
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
-exclude_patterns = ["_build", "seeds", "images/README.md", "**.ipynb_checkpoints",
+exclude_patterns = ["_build", "seeds", "**.ipynb_checkpoints",
                     "jupyter_execute"]
 root_doc = "index"
 
