@@ -35,6 +35,7 @@ from .tab_checks import ChecksTab
 from .tab_distance import DistanceTab
 from .tab_duel import DuelTab
 from .tab_groups import GroupsTab
+from .tab_pin import PinTab
 from .tab_rules import RulesTab
 from .tab_sensitivity import SensitivityTab
 
@@ -49,10 +50,10 @@ UrlState = _url_class()
 
 
 class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, SensitivityTab,
-                RulesTab):
+                RulesTab, PinTab):
     """One browser tab's page: widgets built from the state, tabs, results (each tab's
     part in its mixin: :mod:`.tab_checks`, :mod:`.tab_duel`, :mod:`.tab_audit`; the
-    page's edits of the rules and traits: :mod:`.tab_rules`)."""
+    page's edits of the rules and traits: :mod:`.tab_rules`; A/B: :mod:`.tab_pin`)."""
 
     def __init__(self, query: dict, guardrails: str | None = None, lang: str = "en",
                  rules=None, rule_files: tuple[str, ...] = ()):
@@ -93,6 +94,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
                                       value=s.lang, width=120)
         self.lang.param.watch(self._on_lang, "value")
         self.messages = pn.pane.Alert("", alert_type="warning", visible=False)
+        self._build_pin()
         self._build_checks()
         self._build_distance()
         self._build_rules()
@@ -228,6 +230,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.f_scenario.options, self.s_source.options = (self._group_options(),
                                                           self._knob_sources())
         self._rules_labels()
+        self._pin_words()
         self._check_widgets()
         self._duel_widgets()
         self._layout()

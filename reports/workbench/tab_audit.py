@@ -43,7 +43,7 @@ class AuditTab:
     def _audit_pane(self) -> pn.Column:
         return pn.Column(
             pn.Row(self.g_source, self.g_upload),
-            pn.Row(self.g_suggest, self.g_run), self.g_status, self.g_table,
+            pn.Row(self.g_suggest, self.g_run), self.g_status, self.g_table, self.p_audit,
             pn.pane.Markdown("**" + _("The same audit on the command line") + "**"),
             self.g_command)
 
@@ -120,6 +120,7 @@ class AuditTab:
                     with language(lang), carrying(self.rules):
                         job["result"] = model.audit_result(scenarios, suggest=suggest,
                                                            files=files)
+                        self.pinned_audit()  # A's audit too, when pinned (cached)
                 except InputError as exc:
                     job["error"] = str(exc)
                 except Exception as exc:
@@ -141,4 +142,5 @@ class AuditTab:
         else:
             self._audit = job["result"]
             self.show_audit()
+            self._compare_audit()
         return True

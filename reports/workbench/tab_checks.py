@@ -39,7 +39,7 @@ class ChecksTab:
             pn.Row(self.c_system, self.c_comp, self.c_target),
             self.c_axes,
             pn.Card(self.c_variants, title=_("Check variants"), collapsed=True),
-            self.c_sentence, self.c_solve, self.c_figure, self.c_table,
+            self.c_sentence, self.c_solve, self.c_figure, self.c_table, self.p_checks,
             pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
             self.c_command)
 
@@ -100,3 +100,4 @@ class ChecksTab:
             r.solve[["axis", "competence", "difficulty", "p", "target"]], ("target",))
         self.c_command.object = code_block("\n".join(x for x in (r.command, r.solve_command)
                                                 if x))
+        self._compare_checks(r)

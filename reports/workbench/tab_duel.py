@@ -73,7 +73,8 @@ class DuelTab:
             self._rules_pane(),
             pn.Row(self.d_method, self.d_trials, self.d_seed, self.d_cap),
             pn.Row(self.d_run, self.d_stop, self.d_progress),
-            self.d_status, self.d_sentence, self.d_summary, *self._distance_pane(),
+            self.d_status, self.d_sentence, self.d_summary, self.p_duel,
+            *self._distance_pane(),
             pn.pane.Markdown("**" + _("One attack on an unhurt target (exact)") + "**"),
             self.d_one_hit, self.d_figure,
             pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
@@ -159,6 +160,7 @@ class DuelTab:
             self.d_command.object = code_block(self._with_rules(model.duel_command(d)))
             self.d_status.object = _("Press “Run Monte Carlo”: {n} fights from seed "
                                      "{seed}.").format(n=d.trials, seed=d.seed)
+            self._compare_duel(None)
             return
         self.d_status.object = ""
         try:
@@ -194,6 +196,7 @@ class DuelTab:
             self.d_figure.object = r.figure
         self.d_command.object = code_block(self._with_rules(r.command) + "\n"
                                       + self._with_rules(r.one_hit_command))
+        self._compare_duel(r)
 
     def _on_run_mc(self, _event=None) -> None:
         def go():
@@ -222,6 +225,7 @@ class DuelTab:
 
         try:
             with language(job["lang"]), carrying(self.rules):
+                self.pinned_duel(mc=True, on_batch=batch)  # A's run first, when pinned
                 job["result"] = model.duel_result(d, on_batch=batch)
         except model.Cancelled:
             job["error"] = "stopped"

@@ -40,6 +40,16 @@ from .checks import (
     check_result,
     png_bytes,
 )
+from .compare import (
+    DUEL_FIGURES,
+    ONE_HIT_FIGURES,
+    audit_flips,
+    check_table,
+    duel_table,
+    se_difference,
+    se_note,
+    shared_rolls,
+)
 from .distance import (
     DistanceResult,
     check_distances,
@@ -108,6 +118,7 @@ from .state import (
     QUERY_KEYS,
     SENSITIVITY_SOURCES,
     TABS,
+    UNPINNED,
     AddressKey,
     AuditState,
     Cancelled,
@@ -126,6 +137,7 @@ from .state import (
     default_duel,
     default_state,
     pairs_text,
+    pin_text,
     to_query,
     url_param,
     variant_fields,
@@ -169,6 +181,9 @@ __all__ += ["DEFAULT_DISTANCES", "DEFAULT_GROUP_TRIALS", "GROUP_FIGURES", "GROUP
 __all__ += ["EDIT_SEP", "check_edits", "check_traits", "edit_args", "edit_list",
             "edit_text", "load_rules_upload", "own_traits", "page_rules", "read_edits",
             "rule_fields", "rules_file", "value_text", "with_edit"]
+# A/B (:mod:`.compare`, the ``pin`` key of the address)
+__all__ += ["DUEL_FIGURES", "ONE_HIT_FIGURES", "UNPINNED", "audit_flips", "check_table",
+            "duel_table", "pin_text", "se_difference", "se_note", "shared_rolls"]
 
 
 def warm() -> None:

@@ -209,6 +209,9 @@ class AuditState:
 
 @dataclasses.dataclass
 class PageState:
+    """A view of the page; ``pinned``: the setup pinned as A (its own PageState, whose
+    tab and language are the page's), compared with this one (B) on every tab."""
+
     tab: str
     lang: str
     check: CheckState
@@ -219,6 +222,7 @@ class PageState:
     #: the page's edits of each system's rules, ``{system: {KNOB: VALUE}}`` as text
     #: (``--set SYSTEM:KNOB=VALUE``, on top of ``serve --rules``; :mod:`.edits`)
     edits: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    pinned: PageState | None = None
 
 
 def default_check(system: str | None = None) -> CheckState:
@@ -364,7 +368,12 @@ def _address() -> tuple[AddressKey, ...]:
             K("knobs", "sensitivity", "knobs", "sensitivity --knobs",
               "default (analysis/data/sensitivity.toml) | upload (a knob file uploaded "
               "through the page); never a path", "default",
-              "the knobs the sensitivity of the shipped guardrails turns")]
+              "the knobs the sensitivity of the shipped guardrails turns"),
+            K("pin", "page", "pinned", "(none: A's own command is shown beside B's)",
+              "A's query, URL-encoded: any keys of this table but tab, lang and pin",
+              "none (nothing pinned)",
+              "the setup pinned as A (the page's Pin as A) and compared with the view "
+              "on screen, B")]
     return tuple(out)
 
 
@@ -421,6 +430,22 @@ def pairs_text(mapping: Mapping[str, str]) -> str:
     return ",".join(f"{k}={v}" for k, v in mapping.items())
 
 
+#: the keys a pinned setup leaves out: the page's own (the tab on screen, the language)
+UNPINNED = ("tab", "lang", "pin")
+
+
+def pin_text(pinned: PageState | None) -> str:
+    """The value of the ``pin`` key: the pinned setup's query (:func:`to_query`, every key
+    but :data:`UNPINNED`, so a key added to :data:`ADDRESS` is pinned too), URL-encoded;
+    empty when nothing is pinned."""
+    from urllib.parse import urlencode
+
+    if pinned is None:
+        return ""
+    query = {k: v for k, v in to_query(pinned).items() if k not in UNPINNED}
+    return urlencode(query) or "pinned"
+
+
 def to_query(state: PageState) -> dict[str, str]:
     """The address bar's query of a view: every key of :data:`QUERY_KEYS` whose value
     differs from the default view's (so a link stays short and reads as the command
@@ -439,7 +464,8 @@ def to_query(state: PageState) -> dict[str, str]:
             "duel-variant": (pairs_text(d.variants), ""),
             "source": (state.audit.source, base.audit.source),
             "suggest": ("1" if state.audit.suggest else "0", "1"),
-            "knobs": (state.sensitivity.knobs, "default")}
+            "knobs": (state.sensitivity.knobs, "default"),
+            "pin": (pin_text(state.pinned), "")}
     g0 = GroupState()
     for key, attr in GROUP_KEYS.items():
         text[key] = (str(getattr(state.groups, attr)), str(getattr(g0, attr)))

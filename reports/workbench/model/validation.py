@@ -22,6 +22,7 @@ from .state import (
     QUERY_KEYS,
     SENSITIVITY_SOURCES,
     TABS,
+    UNPINNED,
     PageState,
     check_systems,
     check_variant_fields,
@@ -180,6 +181,8 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
         else:
             refuse("suggest", _("expected 0 or 1"))
     _more_of_the_cli(state, take)
+    if "pin" in q:
+        state.pinned = _read_pin(q["pin"], guardrails, messages)
     return state, messages
 
 
@@ -209,6 +212,22 @@ def _more_of_the_cli(state: PageState, take: Callable) -> None:
         state.sensitivity.knobs = text
 
     take("knobs", knobs)
+
+
+def _read_pin(text: str, guardrails: str | None, messages: list[str]) -> PageState:
+    """The setup pinned as A from the ``pin`` key (:func:`~.state.pin_text`): its query
+    read as the address is, each refused value a message naming ``pin``."""
+    from urllib.parse import parse_qsl
+
+    inner = dict(parse_qsl(text))
+    nested = [k for k in UNPINNED if k in inner]
+    for k in nested:
+        messages.append(_("Address value {key}={value!r} ignored: {why}").format(
+            key="pin", value=f"{k}={inner.pop(k)}"[:80],
+            why=_("a pinned setup has no tab, language or pin of its own")))
+    pinned, more = parse_query(inner, guardrails)
+    messages += [f"pin: {m}" for m in more]
+    return pinned
 
 
 
