@@ -9,6 +9,13 @@ process (:func:`analysis.checks.curves.success_curves` of the same slice alone),
 loaded machine shifts every row alike. Also: two exact duels from two threads at once
 (the engine lock serialises them) against the two one after the other.
 
+A/B (a setup pinned as A, :mod:`reports.workbench.model.compare`): the exact update when
+B changes — B's check or duel computed, A's taken from the cache, the difference table
+(``check A/B``, ``duel A/B``) — against the same with A recomputed too (``duel A/B,
+A again``: what the page would pay without its cache); and the page's own callback (a
+:class:`reports.workbench.app.Workbench` without a browser: pin A, change B's armour,
+every pane of the Duel tab updated), median over alternating changes.
+
     python -m benchmarks.bench_serve            # about 30 s
     python -m benchmarks.bench_serve --repeat 3 # quicker
     python -m benchmarks.bench_serve --browser  # also end to end, in headless chromium
@@ -57,11 +64,21 @@ def main(argv: list[str] | None = None) -> int:
         model.check_result(c)  # warm: compile, load, cache
         model.duel_result(d)
         base = _median(lambda c=c: success_curves(c.system, "exact"), args.repeat)
+        ca = model.check_result(c, figure=False)  # A, pinned and cached
+        da = model.duel_result(d, figure=False)
+        cb, db = _changed_check(c), _changed_duel(d)
         figures = {
             "check": _median(lambda c=c: model.check_result(c, figure=False), args.repeat),
             "check+fig": _median(lambda c=c: model.check_result(c), args.repeat),
             "duel": _median(lambda d=d: model.duel_result(d, figure=False), args.repeat),
             "duel+fig": _median(lambda d=d: model.duel_result(d), args.repeat),
+            "check A/B": _median(lambda ca=ca, cb=cb: model.check_table(
+                ca, model.check_result(cb, figure=False)), args.repeat),
+            "duel A/B": _median(lambda da=da, db=db: model.duel_table(
+                da, model.duel_result(db, figure=False)), args.repeat),
+            "duel A/B, A again": _median(lambda d=d, db=db: model.duel_table(
+                model.duel_result(d, figure=False), model.duel_result(db, figure=False)),
+                args.repeat),
         }
         rows.append((system, base, figures))
     print(f"{'system':<13} {'baseline':>9} " + " ".join(f"{k:>16}" for k in rows[0][2]))
@@ -84,9 +101,70 @@ def main(argv: list[str] | None = None) -> int:
     threaded = _median(both_threads, args.repeat)
     print(f"two exact duels ({a.system}, {b.system}): one after the other {serial:.3f}s, "
           f"from two threads {threaded:.3f}s ({threaded / serial:.2f}x)")
+    for system, base, _figures in rows:
+        page = _page_ab(system, args.repeat)
+        alone = _page_ab(system, args.repeat, pin=False)
+        if page is not None:
+            print(f"page update ({system}), B's armour changed: A pinned {page:.3f}s "
+                  f"({page / base:.1f}x), nothing pinned {alone:.3f}s "
+                  f"({alone / base:.1f}x)")
     if args.browser:
         browser(args.repeat)
     return 0
+
+
+def _changed_check(c):
+    """B of a check: the first check variant with choices set off its default."""
+    import dataclasses
+
+    from reports.workbench import model
+
+    for f in model.check_variant_fields(c.system):
+        if f["choices"]:
+            other = next(x for x in f["choices"] if x != f["default"])
+            return dataclasses.replace(c, variants={f["name"]: other})
+    return c
+
+
+def _changed_duel(d):
+    """B of a duel: side B in the library's last armour (or the same duel, none)."""
+    import dataclasses
+
+    from reports.workbench import model
+
+    armours = model.gear_options(d.system, "armour")
+    return dataclasses.replace(d, armour_b=armours[-1]) if armours else d
+
+
+def _page_ab(system: str, repeat: int, pin: bool = True) -> float | None:
+    """The page's exact update with A pinned (``pin``; else nothing pinned): change B's
+    armour back and forth (each change: B's duel, the A/B table from A's cache, every
+    pane; the figure drawn on its own thread is waited for before the next change, not
+    timed)."""
+    from reports.workbench import model
+    from reports.workbench.app import Workbench
+
+    armours = model.gear_options(system, "armour")
+    if len(armours) < 2:
+        return None
+    wb = Workbench({"tab": "duel", "duel-system": system})
+    if pin:
+        wb._on_pin()
+    w = wb.d_gear["armour_b"]
+    times = []
+    for i in range(2 * repeat):
+        _figures_drawn()
+        t = time.perf_counter()
+        w.value = armours[-1 - i % 2]
+        times.append(time.perf_counter() - t)
+    _figures_drawn()
+    return statistics.median(times)
+
+
+def _figures_drawn() -> None:
+    for t in threading.enumerate():
+        if t.name.startswith("workbench-") and t.name.endswith("-figure"):
+            t.join()
 
 
 def browser(repeat: int) -> None:

@@ -30,8 +30,9 @@ def _cell(figure: str, value: float, column: str) -> str:
     value = round(float(value), 12) + 0.0  # no "-0.00" from a rounding residue
     name = figure.split(".")[-1]
     chance = name == "p" or name.startswith("p_")
-    if column == "diff":
-        return f"{100 * value:+.2f} pp" if chance else f"{value:+.3f}"
+    if column == "diff":  # rounded first: no "-0.00" for a difference under the last digit
+        return (f"{round(100 * value, 2) + 0.0:+.2f} pp" if chance
+                else f"{round(value, 3) + 0.0:+.3f}")
     if column == "se_diff":
         return f"{100 * value:.2f} pp" if chance else f"{value:.3f}"
     return f"{100 * value:.2f}%" if chance else f"{value:.3f}"
@@ -113,19 +114,28 @@ class PinTab:
         return self._pin_cache.get(key)
 
     def _compare_duel(self, r) -> None:
-        """The A/B pane of the Duel tab under B's result ``r`` (None: B not computed)."""
+        """The A/B pane of the Duel tab under B's result ``r`` (None: B not computed).
+        Its panes are made once and updated in place (an update sends only what
+        changed)."""
         self._d_last = (copy.deepcopy(self.state.duel), r) if r is not None else None
         a = self.state.pinned
+        self.p_duel.visible = a is not None
         if a is None:
-            self.p_duel.objects = []
             return
-        head = pn.pane.Markdown("### " + _("A/B: B (on screen) − A (pinned)"))
+        if not self.p_duel.objects:
+            self._d_panes = (pn.pane.Markdown(""), pn.pane.Markdown(""),
+                             pn.pane.DataFrame(None, index=False), pn.pane.Markdown(""))
+            self.p_duel.objects = list(self._d_panes)
+        head, text, table, commands = self._d_panes
+        head.object = "### " + _("A/B: B (on screen) − A (pinned)")
         ra = self.pinned_duel()
         if ra is None or r is None:
-            why = (_("A is a Monte Carlo run: press “Run Monte Carlo” to run A and B.")
-                   if ra is None else _("B is a Monte Carlo run: press “Run Monte Carlo”."))
-            self.p_duel.objects = [head, pn.pane.Markdown(why), self._commands(
-                model.duel_command(a.duel), model.duel_command(self.state.duel))]
+            text.object = (_("A is a Monte Carlo run: press “Run Monte Carlo” to run A and "
+                             "B.") if ra is None
+                           else _("B is a Monte Carlo run: press “Run Monte Carlo”."))
+            table.object = None
+            commands.object = self._commands(model.duel_command(a.duel),
+                                             model.duel_command(self.state.duel))
             return
         t = model.duel_table(ra, r)
         shown = t.copy()
@@ -142,13 +152,10 @@ class PinTab:
         sentence = _("A wins: {a} under A, {b} under B; B − A = {d}.").format(
             a=_cell("p_side0", wins["A"], "A"), b=_cell("p_side0", wins["B"], "B"),
             d=_cell("p_side0", wins["diff"], "diff"))
-        parts = [head, pn.pane.Markdown(sentence)]
         note = model.se_note(a.duel, self.state.duel)
-        if note:
-            parts.append(pn.pane.Markdown(note))
-        parts += [pn.pane.DataFrame(shown, index=False),
-                  self._commands(ra.command, r.command)]
-        self.p_duel.objects = parts
+        text.object = sentence + (f"\n\n{note}" if note else "")
+        table.object = shown
+        commands.object = self._commands(ra.command, r.command)
 
     @staticmethod
     def _figure_words(figure: str, header) -> str:
@@ -159,11 +166,11 @@ class PinTab:
                                                               side=side) + f" ({key})"
         return f"{header(figure)} ({figure})"
 
-    def _commands(self, a: str, b: str) -> pn.pane.Markdown:
-        return pn.pane.Markdown(
-            "**" + _("A on the command line") + "**\n\n" + code_block(self._with_rules(a))
-            + "\n\n**" + _("B on the command line") + "**\n\n"
-            + code_block(self._with_rules(b)))
+    def _commands(self, a: str, b: str) -> str:
+        """Each side's command, so each prints its own numbers."""
+        return ("**" + _("A on the command line") + "**\n\n" + code_block(self._with_rules(a))
+                + "\n\n**" + _("B on the command line") + "**\n\n"
+                + code_block(self._with_rules(b)))
 
     # ------------------------------------------------------------------ checks
 
@@ -194,7 +201,8 @@ class PinTab:
                 columns={"diff": "B − A"})
             body = pn.pane.DataFrame(shown, index=False, max_rows=60,
                                      sizing_mode="stretch_width")
-        self.p_checks.objects = [head, body, self._commands(ra.command, r.command)]
+        self.p_checks.objects = [head, body, pn.pane.Markdown(self._commands(ra.command,
+                                                                             r.command))]
 
     # ------------------------------------------------------------------ audit
 
@@ -245,7 +253,7 @@ class PinTab:
             for col in ("value_A", "value_B"):
                 shown[col] = [f"{x:.4g}" for x in shown[col]]
             body = pn.pane.DataFrame(shown, index=False, sizing_mode="stretch_width")
-        self.p_audit.objects = [head, body, self._commands(
+        self.p_audit.objects = [head, body, pn.pane.Markdown(self._commands(
             model.audit_command(a.audit.source, self.guardrails, a.audit.suggest),
             model.audit_command(self.state.audit.source, self.guardrails,
-                                self.state.audit.suggest))]
+                                self.state.audit.suggest)))]
