@@ -36,10 +36,40 @@ from reports.workbench import model
 from reports.workbench.model import compare
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_serve import _wait, seen, server  # noqa: F401  (pytest fixtures)
-from test_serve_address import _every_setting_changed
+from test_serve import seen, server  # noqa: F401  (pytest fixtures)
 
 SYSTEM = "dice_pool_7"
+
+
+def _wait(page, expression: str, timeout: float = 30):
+    """The value of ``expression`` once it is truthy (polled every 0.1 s in the page)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        return page.wait_for_function(expression, polling=100,
+                                      timeout=1000 * timeout).json_value()
+    except PlaywrightTimeout:
+        raise AssertionError(f"timed out waiting for {expression}: "
+                             f"{page.evaluate('deepText()')}") from None
+
+
+def _every_setting_changed() -> model.PageState:
+    """A view with every setting of the address but the pin off its default."""
+    state = model.default_state()
+    state.tab, state.lang = "duel", "pt-BR"
+    state.check = model.default_check("percentile")
+    state.check.axes["level"] = "hard"
+    state.check.variants = {"criticals": "false"}
+    state.check.target, state.check.competence = 0.55, "60"
+    d = model.default_duel("d20_degrees")
+    d.a, d.b, d.weapon_a, d.weapon_b = "novice", "expert", "pistol", "rifle"
+    d.armour_a, d.armour_b, d.tactic_a, d.tactic_b = "light", "heavy", "power", "defensive"
+    d.plan_a, d.plan_b, d.distance, d.aftermath = "hold", "kite", 20, "first_aid"
+    d.variants = {"degree_damage": "false"}
+    d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
+    state.duel = d
+    state.audit.source, state.audit.suggest = "upload", False
+    return state
 
 
 def cli_csv(capsys, command: str) -> pd.DataFrame:
@@ -146,6 +176,7 @@ def test_address_with_a_pinned_setup_round_trips():
     assert messages == []
     assert back == b
     # A holds every key of the address (but the page's own): a new key is pinned too
+    # (a key added to the address and not set here fails this test)
     a2 = _every_setting_changed()
     a2.tab, a2.lang = model.default_state().tab, model.default_state().lang
     b.pinned = a2

@@ -17,11 +17,12 @@ from engines.constants import ROUND_CAP, WORKBENCH_SEED
 __all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_DISTANCES",
            "DEFAULT_GROUP_TRIALS", "DEFAULT_ROUND_CAP", "DEFAULT_SEED", "DEFAULT_TRIALS",
            "DUEL_KEYS", "ENGINE_LOCK", "GROUP_KEYS", "MAX_PAGE_SEED", "MAX_UPLOAD",
-           "METHODS", "QUERY_KEYS", "SENSITIVITY_SOURCES", "TABS", "AddressKey",
+           "METHODS", "QUERY_KEYS", "SENSITIVITY_SOURCES", "TABS", "UNPINNED", "AddressKey",
            "AuditState", "Cancelled", "CheckState", "DuelState", "FairLock", "GroupState",
            "PageState", "SensitivityState", "address_table", "check_systems",
            "check_variant_fields", "combat_systems", "combat_variant_fields",
-           "default_check", "default_duel", "default_state", "pairs_text", "to_query",
+           "default_check", "default_duel", "default_state", "pairs_text", "pin_text",
+           "to_query",
            "url_param", "variant_fields", "variant_text"]
 
 
