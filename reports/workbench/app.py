@@ -114,7 +114,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
                             dynamic=False, active=model.TABS.index(self.state.tab))
         self.tabs.param.watch(self._on_tab, "active")
         header = pn.Row(pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
-                        pn.layout.HSpacer(), self.lang)
+                        self._pin_bar(), pn.layout.HSpacer(), self.lang)
         top = [header]
         if self._base_rules:
             top.append(pn.pane.Markdown(_("Rules files in force (every number on this page "
