@@ -346,3 +346,58 @@ def test_pin_a_change_b_armour_in_a_browser(server, page, seen, tmp_path,  # noq
     assert f"B − A = {diff:+.2f} pp" in again
     assert "pin=" in page.evaluate("window.location.href")
     assert seen.errors == []
+
+
+def test_page_checks_and_audit_panes(tmp_path, capsys):
+    """On the page: a pinned check shows the difference table (the CLI's B − A) under
+    the two curves; an audit of an uploaded file pinned as A, then B's file audited,
+    shows the flipped verdict with both values."""
+    import time
+
+    from reports.workbench.app import Workbench
+
+    wb = Workbench({"check-system": SYSTEM})
+    wb._on_pin()
+    field = next(f for f in model.check_variant_fields(SYSTEM) if f["choices"])
+    other = next(c for c in field["choices"] if c != field["default"])
+    wb._c_vars[field["name"]].value = other
+    assert not wb.messages.visible, wb.messages.object
+    head, table, commands = wb.p_checks.objects
+    assert "A/B" in head.object
+    shown = table.object
+    a, b = wb.state.pinned.check, wb.state.check
+    ra, rb = model.check_result(a, figure=False), model.check_result(b, figure=False)
+    assert rb.command in commands.object
+    assert ra.command in commands.object
+    cli = cli_csv(capsys, rb.command)["p"] - cli_csv(capsys, ra.command)["p"]
+    got = [float(x.removesuffix(" pp")) for x in shown["B − A"]]
+    assert all(x.endswith(" pp") for x in shown["B − A"])
+    assert got == pytest.approx((100 * cli).tolist(), abs=0.0051)  # shown to 2 decimals
+    assert max(map(abs, got)) > 1  # the variant moves some cell by over a point
+
+    files = {side: GUARDRAILS.format(armour=armour).encode() for side, armour in
+             (("A", '"competent"'),
+              ("B", '{ archetype = "competent", armour = "heavy_archaic" }'))}
+    wb._upload = ("A.toml", files["A"])
+    wb.g_source.value = "upload"
+    wb.g_suggest.value = False
+    wb._on_pin()
+    wb._upload = ("B.toml", files["B"])
+    wb._on_run_audit()
+    deadline = time.monotonic() + 120
+    while wb._job and time.monotonic() < deadline:
+        time.sleep(0.1)
+        wb.poll()
+    head, body, _commands = wb.p_audit.objects
+    flips = body.object
+    assert flips["guardrail"].tolist() == ["A wins often enough"]
+    assert flips[["status_A", "status_B"]].iloc[0].tolist() == ["pass", "fail"]
+    paths = {}
+    for side, data in files.items():
+        paths[side] = tmp_path / f"{side}.toml"
+        paths[side].write_bytes(data)
+    cli = {side: cli_csv(capsys, f"rpg-balance audit {p} --no-suggest").set_index("guardrail")
+           for side, p in paths.items()}
+    for side in "AB":
+        want = cli[side].loc["A wins often enough", "value"]
+        assert flips[f"value_{side}"].iloc[0] == f"{want:.4g}"
