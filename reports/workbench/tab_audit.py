@@ -72,6 +72,7 @@ class AuditTab:
             shown[col] = [f"{x:.4g}" for x in shown[col]]
         self.g_table.object = localise_table(shown, self.state.lang, "csv",
                                              prose=("suggestion", "reason"))
+        self._compare_audit()
 
     def _on_audit_setting(self, _event=None) -> None:
         def go():
@@ -142,5 +143,4 @@ class AuditTab:
         else:
             self._audit = job["result"]
             self.show_audit()
-            self._compare_audit()
         return True

@@ -51,7 +51,7 @@ class PinTab:
         self.p_audit = pn.Column()
         self._pin_cache: dict = {}        # (kind, repr of A's setup) → A's result
         self._pin_upload: tuple[str, bytes] | None = None
-        self._d_last = None               # (DuelState, DuelResult) last shown
+        self._d_last = None               # the DuelResult last shown (B's)
         self.p_pin.on_click(self._on_pin)
         self.p_unpin.on_click(self._on_unpin)
         self._pin_words()
@@ -74,10 +74,12 @@ class PinTab:
             a.pinned, a.tab, a.lang = None, base.tab, base.lang  # the page's, not A's
             self.state.pinned = a
             self._pin_cache.clear()
-            if self._d_last is not None and repr(self._d_last[0]) == repr(a.duel):
-                self._pin_cache[("duel", repr(a.duel))] = self._d_last[1]
-            if self._audit is not None:
-                self._pin_cache[("audit", repr(a.audit))] = self._audit
+            # the duel on screen is A's when its command is A's (a Monte Carlo result
+            # shown after the settings moved on is not); an audit on screen is not
+            # reused (it may be of another source), A's is run with B's
+            last = self._d_last
+            if last is not None and last.command == model.duel_command(a.duel):
+                self._pin_cache[("duel", repr(a.duel))] = last
             self._pin_upload = self._upload
             self._refresh_all()
         self._guard(go)
@@ -97,7 +99,6 @@ class PinTab:
             self.refresh_checks()
             self.refresh_duel()
             self.show_audit()
-            self._compare_audit()
 
     # ------------------------------------------------------------------ duel
 
@@ -117,7 +118,7 @@ class PinTab:
         """The A/B pane of the Duel tab under B's result ``r`` (None: B not computed).
         Its panes are made once and updated in place (an update sends only what
         changed)."""
-        self._d_last = (copy.deepcopy(self.state.duel), r) if r is not None else None
+        self._d_last = r
         a = self.state.pinned
         self.p_duel.visible = a is not None
         if a is None:
