@@ -54,7 +54,8 @@ def _wait(page, expression: str, timeout: float = 30):
 
 
 def _every_setting_changed() -> model.PageState:
-    """A view with every setting of the address but the pin off its default."""
+    """A view with every setting of the address but the pin off its default (as
+    tests/test_serve_address.py builds it)."""
     state = model.default_state()
     state.tab, state.lang = "duel", "pt-BR"
     state.check = model.default_check("percentile")
@@ -69,6 +70,9 @@ def _every_setting_changed() -> model.PageState:
     d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
     state.duel = d
     state.audit.source, state.audit.suggest = "upload", False
+    d.distances = "0,15,60"
+    state.groups = model.GroupState("d20_patrol_2v2", 3000, 9)
+    state.sensitivity.knobs = "upload"
     return state
 
 

@@ -22,8 +22,7 @@ __all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_
            "PageState", "SensitivityState", "address_table", "check_systems",
            "check_variant_fields", "combat_systems", "combat_variant_fields",
            "default_check", "default_duel", "default_state", "pairs_text", "pin_text",
-           "to_query",
-           "url_param", "variant_fields", "variant_text"]
+           "to_query", "url_param", "variant_fields", "variant_text"]
 
 
 class FairLock:
