@@ -68,7 +68,10 @@ def _every_setting_changed() -> model.PageState:
     d.plan_a, d.plan_b, d.distance, d.aftermath = "hold", "kite", 20, "first_aid"
     d.variants = {"degree_damage": "false"}
     d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
+    d.traits_a, d.traits_b = {"fighting": "4"}, {"dodge": "3", "stamina": "2"}
     state.duel = d
+    state.edits = {"d20_degrees": {"rules.weapon.light_melee.damage": "2",
+                                   "everyone.parry": "1"}}
     state.audit.source, state.audit.suggest = "upload", False
     d.distances = "0,15,60"
     state.groups = model.GroupState("d20_patrol_2v2", 3000, 9)
@@ -405,3 +408,45 @@ def test_page_checks_and_audit_panes(tmp_path, capsys):
     for side in "AB":
         want = cli[side].loc["A wins often enough", "value"]
         assert flips[f"value_{side}"].iloc[0] == f"{want:.4g}"
+
+
+def test_pinned_a_keeps_its_rules_when_b_edits_one(tmp_path, capsys):
+    """Issue 32's case: pin A, edit dice_pool_7's heavy archaic ballistic rating as B
+    (the page's ``set`` edit): B − A equals ``duel --rules FILE`` minus ``duel``, and
+    each side's command prints its own numbers (A's without B's ``--set``)."""
+    from reports.workbench.app import Workbench
+
+    query = {"tab": "duel", "a": "competent_shooter", "b": "competent_knight",
+             "armour-b": "heavy_archaic"}
+    duel = "rpg-balance duel dice_pool_7 competent_shooter competent_knight " \
+           "--armour-b heavy_archaic"
+    wb = Workbench(query)
+    wb._on_pin()
+    wb.r_field.value = "rules.armour.heavy_archaic.ballistic"
+    wb.r_value.value = "0"
+    wb.r_set.clicks += 1
+    assert not wb.messages.visible, wb.messages.object
+    assert wb.state.edits
+    assert not wb.state.pinned.edits
+    rules = tmp_path / "ballistic.toml"
+    rules.write_text('system = "dice_pool_7"\n\n[armour.heavy_archaic]\nballistic = 0\n',
+                     encoding="utf-8")
+    row_a = cli_csv(capsys, duel).iloc[0]
+    row_b = cli_csv(capsys, f"{duel} --rules {rules}").iloc[0]
+    assert abs(row_b["p_side0"] - row_a["p_side0"]) > 0.3  # the edit decides the duel
+    text = "\n".join(str(getattr(o, "object", "")) for o in wb.p_duel.objects)
+    diff = 100 * (row_b["p_side0"] - row_a["p_side0"])
+    assert f"B − A = {diff:+.2f} pp" in text, text
+    commands = wb.p_duel.objects[-1].object
+    shown_a, shown_b = (line for line in commands.splitlines()
+                        if line.startswith("rpg-balance"))
+    assert "--set" not in shown_a
+    assert "--set dice_pool_7:rules.armour.heavy_archaic.ballistic=0" in shown_b
+    for shown, row in ((shown_a, row_a), (shown_b, row_b)):
+        got = cli_csv(capsys, shown).iloc[0]
+        assert got["p_side0"] == pytest.approx(row["p_side0"], abs=1e-12)
+    # the address holds both: A without the edit, B with it
+    back, messages = model.parse_query(model.to_query(wb.state))
+    assert messages == []
+    assert back.pinned.edits == {}
+    assert back.edits == wb.state.edits

@@ -13,6 +13,7 @@ import copy
 import panel as pn
 
 from ..i18n import _, language
+from ..rules_words import carrying, rules_sets
 from . import model
 from .common import code_block, frame
 from .model.compare import check_figure
@@ -79,7 +80,7 @@ class PinTab:
             # reused (it may be of another source), A's is run with B's
             last = self._d_last
             if last is not None and last.command == model.duel_command(a.duel):
-                self._pin_cache[("duel", repr(a.duel))] = last
+                self._pin_cache[("duel", repr(a.duel), repr(a.edits))] = last
             self._pin_upload = self._upload
             self._refresh_all()
         self._guard(go)
@@ -108,10 +109,11 @@ class PinTab:
         a = self.state.pinned
         if a is None:
             return None
-        key = ("duel", repr(a.duel))
+        key = ("duel", repr(a.duel), repr(a.edits))
         if key not in self._pin_cache and (a.duel.method == "exact" or mc):
-            self._pin_cache[key] = model.duel_result(a.duel, figure=False,
-                                                     on_batch=on_batch)
+            with carrying(self._pinned_rules()):
+                self._pin_cache[key] = model.duel_result(a.duel, figure=False,
+                                                         on_batch=on_batch)
         return self._pin_cache.get(key)
 
     def _compare_duel(self, r) -> None:
@@ -167,9 +169,22 @@ class PinTab:
                                                               side=side) + f" ({key})"
         return f"{header(figure)} ({figure})"
 
+    def _pinned_rules(self):
+        """The rules A computes under: the page's base rules with A's own edits."""
+        edits = getattr(self.state.pinned, "edits", {})
+        return rules_sets(model.page_rules(self._base_rules, edits))
+
+    def _with_pinned_rules(self, command: str) -> str:
+        """A's command: the page's rules files and A's own edits (``--set``)."""
+        import shlex
+
+        return command + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files) \
+            + "".join(f" {w}" for w in model.edit_args(self.state.pinned.edits))
+
     def _commands(self, a: str, b: str) -> str:
         """Each side's command, so each prints its own numbers."""
-        return ("**" + _("A on the command line") + "**\n\n" + code_block(self._with_rules(a))
+        return ("**" + _("A on the command line") + "**\n\n"
+                + code_block(self._with_pinned_rules(a))
                 + "\n\n**" + _("B on the command line") + "**\n\n"
                 + code_block(self._with_rules(b)))
 
@@ -184,9 +199,10 @@ class PinTab:
             return
         from engines.system import get
 
-        key = ("checks", repr(a.check))
+        key = ("checks", repr(a.check), repr(a.edits))
         if key not in self._pin_cache:
-            self._pin_cache[key] = model.check_result(a.check, figure=False)
+            with carrying(self._pinned_rules()):
+                self._pin_cache[key] = model.check_result(a.check, figure=False)
         ra = self._pin_cache[key]
         c = self.state.check
         self._draw_later("checks", lambda: check_figure(ra, r, get(c.system)))
@@ -228,12 +244,13 @@ class PinTab:
         a = self.state.pinned
         if a is None:
             return None
-        key = ("audit", repr(a.audit))
+        key = ("audit", repr(a.audit), repr(a.edits))
         if key not in self._pin_cache:
             scenarios, files = self._pinned_scenarios()
             if scenarios is None:
                 return None
-            self._pin_cache[key] = model.audit_result(scenarios, suggest=a.audit.suggest,
+            with carrying(self._pinned_rules()):
+                self._pin_cache[key] = model.audit_result(scenarios, suggest=a.audit.suggest,
                                                       files=files)
         return self._pin_cache[key]
 
@@ -241,7 +258,7 @@ class PinTab:
         """The guardrails whose verdict flipped between A's audit and B's (once both
         ran)."""
         a = self.state.pinned
-        key = None if a is None else ("audit", repr(a.audit))
+        key = None if a is None else ("audit", repr(a.audit), repr(a.edits))
         if a is None or self._audit is None or key not in self._pin_cache:
             self.p_audit.objects = []
             return
