@@ -257,12 +257,12 @@ a as ao com da das de do dos e em na nas no nos o os ou para por se um uma
 total normal final real sigma monte carlo utc pdf html csv parquet json cli rpg balance
 vigor mc se z min max p d d4 d6 d8 d10 d12 d20 d100 pbta regular
 markov surpreso base natural extra gradual compare link bit threads software item face
-drama superficial
+drama superficial zero
 """))
 #: Names a Portuguese sentence keeps: the games and documents the rules cite.
 NAMES = frozenset(str.split("""
 World Darkness Modern SRD FoundryVTT CoC Call Cthulhu Storyteller Chronicles Apocalypse
-Fortitude
+Fortitude Athletics Encontrão
 """))
 
 

@@ -24,11 +24,12 @@ os.environ.setdefault("BOKEH_RESOURCES", "server")
 import panel as pn
 import param
 
+from engines.constants import AFTERMATHS
 from engines.errors import InputError
 
 from ..i18n import LANGUAGES, _, language
 from ..rules_words import carrying, rules_line, rules_sets
-from . import model
+from . import model, words
 from .common import GEAR_WORDS, OWN, log
 from .tab_audit import AuditTab
 from .tab_checks import ChecksTab
@@ -122,17 +123,22 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
                 rules=f"`{rules_line(self._base_rules)}`")))
         self.root.objects = [*top, self.messages, self.tabs]
 
-    def _variant_widgets(self, fields: list[dict], given: dict, box: pn.Column,
+    def _variant_widgets(self, system: str, fields: list[dict], given: dict, box: pn.Column,
                          callback: Callable) -> dict:
+        """One menu (or text box) per rule variant, named in the glossary's words with
+        its rule id; the ``--variant NAME=VALUE`` it sets in the tooltip."""
         widgets = {}
         for f in fields:
             value = given.get(f["name"], f["default"])
-            label = f"{f['name']} ({f['rule']})" if f["rule"] else f["name"]
+            label = words.variant_label(system, f["name"])
+            tip = words.tip(f["name"], f"--variant {f['name']}=…")
             if f["choices"] is not None:
-                w = pn.widgets.Select(label=label, options=f["choices"], value=value,
-                                      width=210)
+                w = pn.widgets.Select(label=label, value=value, width=210, description=tip,
+                                      options=words.variant_options(system, f["name"],
+                                                                    f["choices"]))
             else:
-                w = pn.widgets.TextInput(label=label, value=value, width=210)
+                w = pn.widgets.TextInput(label=label, value=value, width=210,
+                                         description=tip)
             w.param.watch(callback, "value")
             widgets[f["name"]] = w
         box.objects = [pn.FlexBox(*widgets.values())]
@@ -214,6 +220,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
             w.label = f"{_(kind)} {side.upper()}"
         self.d_distance.label = _("Distance (metres)")
         self.d_aftermath.label = _("Aftermath")
+        self.d_aftermath.options = words.options(AFTERMATHS)
         self.d_trials.label = _("Monte Carlo fights")
         self.d_seed.label = _("Seed")
         self.d_cap.label = _("Round cap")
@@ -221,6 +228,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.d_method.options = {_("exact"): "exact", _("Monte Carlo"): "mc"}
         self.g_source.options = self._sources()
         self.g_suggest.label = _("Search a cure for each failure")
+        self.g_source.label = _("Guardrails")
         self.g_run.label = _("Run the audit")
         self.d_distances.label = _("Starting distances (metres)")
         self.f_scenario.label, self.f_run.label = _("Matchup file"), _("Run the group fight")

@@ -3,7 +3,6 @@ own" gear, a command as a code block and a table in the page's words."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 
 from ..i18n import N_
@@ -24,13 +23,10 @@ def code_block(text: str) -> str:
 
 
 def frame(df, percent_cols=()):
-    """A table for the page: probabilities as percentages with 2 decimals, the columns
-    named in the report's words (:func:`reports.labels.header`, the language in force)."""
-    from reports.labels import header
+    """A table for the page in the report's words (:func:`.words.frame`: headers and ids
+    in words with the identifier in a tooltip, probabilities as percentages with 2
+    decimals in the language's style); its cells are HTML, so the pane that shows it
+    has ``escape=False``."""
+    from .words import frame as in_words
 
-    out = df.copy()
-    for col in out.columns:
-        if col in percent_cols or (str(col).startswith(("p_", "se_")) or col == "p"):
-            with contextlib.suppress(TypeError, ValueError):
-                out[col] = [f"{100 * float(x):.2f}%" for x in out[col]]
-    return out.rename(columns={c: header(c) for c in out.columns})
+    return in_words(df, percent_cols)

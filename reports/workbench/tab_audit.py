@@ -13,7 +13,7 @@ from engines.errors import InputError
 
 from ..i18n import _, language
 from ..rules_words import carrying
-from . import model
+from . import model, words
 from .common import code_block, log
 
 __all__ = ["AuditTab"]
@@ -32,7 +32,7 @@ class AuditTab:
         self.g_run = pn.widgets.Button(label=_("Run the audit"), color="primary")
         self.g_status = pn.pane.Markdown("")
         self.g_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width",
-                                         escape=True)
+                                         escape=False)   # cells escaped by words.frame
         self.g_command = pn.pane.Markdown("")
         self.g_source.param.watch(self._on_audit_setting, "value")
         self.g_suggest.param.watch(self._on_audit_setting, "value")
@@ -57,8 +57,6 @@ class AuditTab:
     def show_audit(self) -> None:
         """The last audit in the language in force: the counts, then one row per
         guardrail with its reason, cure and the command that prints its value."""
-        from ..i18n import localise_table
-
         t = self._audit
         if t is None:
             return
@@ -68,10 +66,7 @@ class AuditTab:
             failed=int((t["status"] == "fail").sum()),
             other=int((~t["status"].isin(["pass", "fail"])).sum()))
         shown = t[[c for c in model.AUDIT_COLUMNS if c in t.columns]].copy()
-        for col in ("value", "se"):
-            shown[col] = [f"{x:.4g}" for x in shown[col]]
-        self.g_table.object = localise_table(shown, self.state.lang, "csv",
-                                             prose=("suggestion", "reason"))
+        self.g_table.object = words.audit_frame(shown)
         self._compare_audit()
 
     def _on_audit_setting(self, _event=None) -> None:

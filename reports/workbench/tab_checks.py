@@ -6,7 +6,8 @@ from __future__ import annotations
 import panel as pn
 
 from ..i18n import _, language
-from . import model
+from ..labels import header
+from . import model, words
 from .common import code_block, frame
 
 __all__ = ["ChecksTab"]
@@ -17,16 +18,20 @@ class ChecksTab:
 
     def _build_checks(self) -> None:
         self.c_system = pn.widgets.Select(label=_("System"), options=model.check_systems(),
-                                          value=self.state.check.system)
+                                          value=self.state.check.system,
+                                          description=words.tip("system",
+                                                                "rpg-balance curves SYSTEM"))
         self.c_target = pn.widgets.TextInput(label=_("Target chance (0 to 1)"),
-                                             value=repr(float(self.state.check.target)))
-        self.c_comp = pn.widgets.Select(label=_("Competence"))
+                                             value=repr(float(self.state.check.target)),
+                                             description=words.tip("target", "--target"))
+        self.c_comp = pn.widgets.Select(label=_("Competence"),
+                                        description=words.tip("competence", "--competence"))
         self.c_variants = pn.Column()
         self.c_axes = pn.Row()
         self.c_sentence = pn.pane.Markdown("")
         self.c_figure = pn.pane.PNG(None, width=750)
-        self.c_solve = pn.pane.DataFrame(None, index=False)
-        self.c_table = pn.pane.DataFrame(None, max_rows=60, index=False,
+        self.c_solve = pn.pane.DataFrame(None, index=False, escape=False)
+        self.c_table = pn.pane.DataFrame(None, max_rows=60, index=False, escape=False,
                                          sizing_mode="stretch_width")
         self.c_command = pn.pane.Markdown("")
         self._check_widgets()
@@ -48,18 +53,22 @@ class ChecksTab:
 
         c = self.state.check
         spec = get(c.system)
-        self._c_vars = self._variant_widgets(model.check_variant_fields(c.system),
+        self._c_vars = self._variant_widgets(c.system, model.check_variant_fields(c.system),
                                              c.variants, self.c_variants, self._on_check)
         self._c_axes = {}
         for name, values in spec.checks.axes.items():
-            w = pn.widgets.Select(label=name, options=[model.ALL, *map(model.variant_text, values)],
-                                  value=c.axes.get(name, model.ALL), width=150)
+            w = pn.widgets.Select(label=words.axis_label(c.system, name),
+                                  options=words.axis_options(
+                                      c.system, name, [model.variant_text(v) for v in values],
+                                      model.ALL),
+                                  value=c.axes.get(name, model.ALL), width=190,
+                                  description=words.tip(name))
             w.param.watch(self._on_check, "value")
             self._c_axes[name] = w
         self.c_axes.objects = list(self._c_axes.values())
         axis = spec.ladder.competence_axis if spec.ladder else None
         comp = [model.variant_text(v) for v in spec.checks.axes.get(axis, ())]
-        self.c_comp.label = _("Competence") + (f" ({axis})" if comp else "")
+        self.c_comp.label = _("Competence") + (f" ({header(axis)})" if comp else "")
         self.c_comp.options = comp
         self.c_comp.value = c.competence if c.competence in comp else (comp[0] if comp
                                                                        else None)
@@ -96,8 +105,13 @@ class ChecksTab:
         self.c_sentence.object = r.sentence
         self._draw_later("checks", lambda: model.check_figure(c, r))
         self.c_table.object = frame(r.pivot.reset_index(), percent_cols=tuple(r.pivot.columns))
-        self.c_solve.object = None if r.solve is None else frame(
-            r.solve[["axis", "competence", "difficulty", "p", "target"]], ("target",))
+        if r.solve is None:
+            self.c_solve.object = None
+        else:
+            solve = r.solve[["axis", "competence", "difficulty", "p", "target"]].copy()
+            solve["axis"] = [words.abbr(words.axis_words(c.system, x), x)
+                             for x in solve["axis"]]
+            self.c_solve.object = frame(solve, ("target",))
         self.c_command.object = code_block("\n".join(x for x in (r.command, r.solve_command)
                                                 if x))
         self._compare_checks(r)

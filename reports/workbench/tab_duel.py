@@ -14,7 +14,7 @@ from engines.errors import InputError
 
 from ..i18n import _, language
 from ..rules_words import carrying
-from . import model
+from . import model, words
 from .common import OWN, code_block, frame, log
 
 __all__ = ["DuelTab"]
@@ -25,25 +25,37 @@ class DuelTab:
 
     def _build_duel(self) -> None:
         d = self.state.duel
+        tip = words.tip
         self.d_system = pn.widgets.Select(label=_("System"), options=model.combat_systems(),
-                                          value=d.system)
-        self.d_a = pn.widgets.Select(label=_("Side A"), width=210)
-        self.d_b = pn.widgets.Select(label=_("Side B"), width=210)
+                                          value=d.system,
+                                          description=tip("system", "rpg-balance duel SYSTEM"))
+        self.d_a = pn.widgets.Select(label=_("Side A"), width=210,
+                                     description=tip("a", "rpg-balance duel SYSTEM A B"))
+        self.d_b = pn.widgets.Select(label=_("Side B"), width=210,
+                                     description=tip("b", "rpg-balance duel SYSTEM A B"))
         self.d_gear = {f"{k}_{side}": pn.widgets.Select(label=f"{_(k)} {side.upper()}",
-                                                        width=170)
+                                                        width=170,
+                                                        description=tip(f"{k}-{side}",
+                                                                        f"--{k}-{side}"))
                        for side in "ab" for k in ("weapon", "armour", "tactic", "plan")}
         self.d_distance = pn.widgets.TextInput(label=_("Distance (metres)"),
-                                               value=str(d.distance), width=150)
+                                               value=str(d.distance), width=150,
+                                               description=tip("distance",
+                                                               "--variant distance=…"))
         self.d_aftermath = pn.widgets.Select(label=_("Aftermath"),
-                                             options=list(AFTERMATHS),
-                                             value=d.aftermath)
+                                             options=words.options(AFTERMATHS),
+                                             value=d.aftermath,
+                                             description=tip("aftermath",
+                                                             "--variant aftermath=…"))
         self.d_method = pn.widgets.RadioButtonGroup(
             label=_("Method"), options={_("exact"): "exact", _("Monte Carlo"): "mc"},
-            value=d.method)
+            value=d.method, description=tip("method", "--method exact | mc"))
         self.d_trials = pn.widgets.TextInput(label=_("Monte Carlo fights"), value=str(d.trials),
-                                             width=150)
-        self.d_seed = pn.widgets.TextInput(label=_("Seed"), value=str(d.seed), width=150)
-        self.d_cap = pn.widgets.TextInput(label=_("Round cap"), value=str(d.round_cap), width=150)
+                                             width=150, description=tip("trials", "--trials"))
+        self.d_seed = pn.widgets.TextInput(label=_("Seed"), value=str(d.seed), width=150,
+                                           description=tip("seed", "--seed"))
+        self.d_cap = pn.widgets.TextInput(label=_("Round cap"), value=str(d.round_cap), width=150,
+                                          description=tip("round-cap", "--round-cap"))
         self.d_run = pn.widgets.Button(label=_("Run Monte Carlo"), color="primary")
         self.d_stop = pn.widgets.Button(label=_("Stop"), color="danger", disabled=True)
         self.d_progress = pn.indicators.Progress(value=0, max=100, visible=False,
@@ -51,8 +63,8 @@ class DuelTab:
         self.d_status = pn.pane.Markdown("")
         self.d_variants = pn.Column()
         self.d_sentence = pn.pane.Markdown("")
-        self.d_summary = pn.pane.DataFrame(None, index=False)
-        self.d_one_hit = pn.pane.DataFrame(None, index=False)
+        self.d_summary = pn.pane.DataFrame(None, index=False, escape=False)
+        self.d_one_hit = pn.pane.DataFrame(None, index=False, escape=False)
         self.d_figure = pn.pane.PNG(None, width=750)
         self.d_command = pn.pane.Markdown("")
         self._duel_widgets()
@@ -88,13 +100,13 @@ class DuelTab:
         names = archetypes.names(d.system)
         self._updating = True
         try:
-            self.d_a.options, self.d_b.options = names, names
+            self.d_a.options = self.d_b.options = words.options(names)
             self.d_a.value, self.d_b.value = d.a, d.b
             own = _("(archetype's own)")
             for key, w in self.d_gear.items():
                 kind = key.split("_")[0]
                 options = model.gear_options(d.system, kind)
-                w.options = {own: OWN, **{o: o for o in options}}
+                w.options = {own: OWN, **words.options(options)}
                 value = getattr(d, key)
                 w.value = value if value in options else OWN
                 w.visible = bool(options)
@@ -102,7 +114,7 @@ class DuelTab:
             self.d_distance.value = str(d.distance)
         finally:
             self._updating = False
-        self._d_vars = self._variant_widgets(model.combat_variant_fields(d.system),
+        self._d_vars = self._variant_widgets(d.system, model.combat_variant_fields(d.system),
                                              d.variants, self.d_variants, self._on_duel)
         self._rules_widgets()
 

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ...i18n import _, percent
-from .state import ALL, ENGINE_LOCK, CheckState, pairs_text, variant_text
+from ...labels import header
+from .state import ALL, ENGINE_LOCK, CheckState, variant_text
 
 __all__ = ["CheckResult", "check_figure", "check_result", "png_bytes"]
 
@@ -59,8 +60,10 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
         command += "  # " + _("rows with") + " " + ", ".join(
             f"{k}={val}" for k, val in fixed.items())
     solve = solve_command = None
+    from ..words import value_words, variants_words
+
     sentence = _("Exact chance of success in {system}, variants: {variants}.").format(
-        system=c.system, variants=pairs_text(c.variants) or _("defaults"))
+        system=c.system, variants=variants_words(c.system, c.variants))
     if solvers.solver_system(c.system) is not None and c.competence:
         with ENGINE_LOCK:
             solve = solvers.solve_difficulty(c.target, int(c.competence), c.system,
@@ -72,8 +75,8 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
         best = solve.iloc[0]
         sentence += " " + _("For {axis} {competence} and a target of {target}, the "
                             "closest difficulty is {difficulty} ({p}).").format(
-            axis=comp, competence=c.competence, target=percent(c.target),
-            difficulty=best["difficulty"], p=percent(float(best["p"])))
+            axis=header(comp), competence=c.competence, target=percent(c.target),
+            difficulty=value_words(best["difficulty"]), p=percent(float(best["p"])))
     png = _curve_figure(table, spec, axes) if figure else b""
     return CheckResult(table, pivot, png, solve, command, solve_command, sentence, axes)
 
@@ -102,7 +105,7 @@ def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
         x = free[0] if free else table.columns[1]
         ax.plot(range(len(table)), table["p"], marker="o")
         ax.set_xticks(range(len(table)), [str(v) for v in table[x]], rotation=90, fontsize=7)
-        ax.set_xlabel(x)
+        ax.set_xlabel(header(x))
     else:
         other = free[0] if free else None
         groups = [(None, table)] if other is None else list(table.groupby(other, sort=False))
@@ -111,8 +114,8 @@ def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
             groups = [groups[i] for i in keep]
         for key, g in groups:
             ax.plot(g[comp], g["p"], marker=".",
-                    label=None if key is None else f"{other} {key}")
-        ax.set_xlabel(comp)
+                    label=None if key is None else f"{header(other)} {key}")
+        ax.set_xlabel(header(comp))
         if other is not None:
             ax.legend(fontsize=7, ncol=2)
     ax.set_ylabel(_("P(success)"))
