@@ -173,8 +173,8 @@ def test_identifiers_are_in_tooltips():
     massive = wb._d_vars["massive_traits"]
     assert massive.label == "The massive-damage check (B-g6)"
     assert "massive_traits" in massive.description
-    assert massive.options == {"C + Vigor": "c_plus_vigor", "C only": "c_only"}
-    assert '<abbr title="massive_traits=c_only">the massive-damage check (B-g6): C only' \
+    assert massive.options == {"C + Vigor": "c_plus_vigor", "C alone": "c_only"}
+    assert '<abbr title="massive_traits=c_only">the massive-damage check (B-g6): C alone' \
         '</abbr>' in wb.d_sentence.object
     assert wb.d_a.description.startswith("a ")
     assert "competent" in wb.d_a.options
