@@ -213,7 +213,7 @@ VISIBLE = """() => { const out = []; const walk = (root) => {
 @pytest.mark.browser
 def test_portuguese_page_in_a_browser_has_no_english_word(server, page, seen):  # noqa: F811
     page.set_viewport_size({"width": 1300, "height": 1700})
-    page.goto(server + "?lang=pt-BR&tab=checks")
+    page.goto(server + "?lang=pt-BR&tab=checks&suggest=0")
     _wait(page, "deepText().includes('Chance exata de sucesso')")
     for tab in ("Testes", "Duelo", "Auditoria"):
         assert page.evaluate(f"clickTab('{tab}')") == "ok"
