@@ -473,14 +473,14 @@ def test_key_findings_section_in_pt_br():
     for line, r, cell in zip(lines, fails.itertuples(index=False), shown["suggestion"],
                              strict=True):
         assert po[r.reason] in line, line                   # the reason, translated
-        assert " leva " in cell or cell.startswith(("nenhuma correção", "nenhuma alteração")), \
+        assert " leva " in cell or cell.startswith(("nenhum ajuste", "nenhuma alteração")), \
             cell  # the table's
         assert " which makes " in r.suggestion \
             or r.suggestion.startswith(("no cure within", "no one-knob edit"))
         assert po[r.guardrail] in line, line                # the name, translated
         own = line.replace(po[r.guardrail], "")
         assert " das vezes" in own or " em média" in own, line   # the figure, in words
-        assert "Correção: " in own, line
+        assert "Ajuste: " in own, line
     for line in sec.reading:
         own = line.replace("middle_3d10", "").replace("rpg-balance audit", "")
         assert not ENGLISH_WORDS.search(own), line
@@ -492,7 +492,7 @@ def test_key_findings_section_in_pt_br():
     assert ("um duelo de um lutador competente (faca) contra um igual dura 1,1 rodada em "
             "média, fora de 2 a 6") in duel
     assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
-    assert "Correção: o Vigor dos dois lutadores (B9) de 4 para " in duel   # B9, words
+    assert "Ajuste: o Vigor dos dois lutadores (B9) de 4 para " in duel   # B9, words
 
 
 # ---------------------------------------------------------------- text made outside reports/
@@ -596,6 +596,19 @@ def test_pt_br_designer_wording():
     for s in meets:
         assert "venc" not in s, s
         assert "super" in s, s
+    # issue 32 item 4: the words of the live page and of the report alike
+    assert [po[w] for w in ("pool", "successes", "modifier", "difficulty", "roll")] == \
+        ["parada", "sucessos", "modificador", "dificuldade", "rolagem"]
+    assert po["Aftermath"] == "Destino dos caídos"
+    assert [po[w] for w in ("leave", "first aid", "finish off")] == \
+        ["deixar", "primeiros socorros", "executar"]
+    assert po["dying"] == "moribundo"
+    assert po["live workbench"] == "bancada interativa"
+    assert po["default rules (no variants)"] == "regras padrão (sem variantes)"
+    cures = [s for i, s in po.items() if isinstance(i, str) and re.search(r"\bcures?\b", i)]
+    assert len(cures) >= 5
+    for s in cures:   # "ajuste" for cure throughout
+        assert not re.search(r"\b(corre[çc](ão|ões)|curas?)\b", s, re.I), s
 
 
 def _printed_right_edges(html: str) -> tuple[float, float]:
