@@ -32,7 +32,7 @@ from reports.workbench import model
 sys.path.insert(0, str(Path(__file__).parent))
 from page_words import page_hits, page_lines
 from report_text import Line, check
-from test_serve import _wait, seen, server  # noqa: F401  (pytest fixtures)
+from test_serve import seen, server  # noqa: F401  (pytest fixtures)
 
 
 def _audit(wb) -> None:
@@ -198,6 +198,10 @@ def test_audit_values_are_words_never_scientific_notation():
 
 
 # ---------------------------------------------------------------- a real browser
+
+def _wait(page, expression: str, timeout: float = 60) -> None:
+    page.wait_for_function(expression, polling=100, timeout=1000 * timeout)
+
 
 #: the visible text of the page, per element a reader reads, commands (code) left out
 VISIBLE = """() => { const out = []; const walk = (root) => {
