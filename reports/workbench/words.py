@@ -44,6 +44,7 @@ __all__ = [
     "axis_words",
     "capital",
     "column_words",
+    "figure_numbers",
     "frame",
     "is_percent_column",
     "options",
@@ -311,3 +312,16 @@ def audit_frame(table):
         if col in out.columns:   # sentences: escaped, not read as ids
             shown[abbr(column_words(col), col)] = [html.escape(str(x)) for x in out[col]]
     return shown
+
+
+def figure_numbers(ax, *, percent_y: bool = True) -> None:
+    """A figure's tick labels in the language's style: the y axis (a probability) as
+    percentages, the x axis with its decimal mark (:func:`reports.i18n.percent`,
+    :func:`reports.i18n.decimal`; the language in force when it is drawn)."""
+    from matplotlib.ticker import FuncFormatter
+
+    lang = current()
+    if percent_y:
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: percent(y, 0, lang)))
+    ax.xaxis.set_major_formatter(FuncFormatter(
+        lambda x, _pos: decimal(round(x, 6), lang=lang)))

@@ -121,6 +121,9 @@ def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
     ax.set_ylabel(_("P(success)"))
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
+    from ..words import figure_numbers
+
+    figure_numbers(ax)
     fig.tight_layout()
     return png_bytes(fig)
 

@@ -194,8 +194,11 @@ def _duel_figure(st, name_a: str, name_b: str, round_cap: int) -> bytes:
         right.errorbar(k, pmf[: top + 1], yerr=2 * se_p, fmt="none", ecolor="k", lw=0.8)
     left.set(xlabel=_("round"), ylabel=_("P(fight still on)"), ylim=(0, 1.02))
     right.set(xlabel=_("round"), ylabel=_("P(ends in this round)"))
+    from ..words import figure_numbers, value_words
+
     for ax in (left, right):
         ax.grid(alpha=0.3)
-    fig.suptitle(f"{name_a} vs {name_b}", fontsize=9)
+        figure_numbers(ax)
+    fig.suptitle(f"{value_words(name_a)} (A) × {value_words(name_b)} (B)", fontsize=9)
     fig.tight_layout()
     return png_bytes(fig)
