@@ -30,7 +30,11 @@ def figure_table(row: dict, pairs, exact: bool = False, names: dict | None = Non
     from ..labels import header
 
     def shown(key: str, x) -> str:
-        return f"{100 * float(x):.2f}%" if key.startswith("p_") else f"{float(x):.4f}"
+        from ..i18n import decimal, percent
+
+        # the language's decimal mark (:mod:`.words`)
+        return percent(float(x), 2, fixed=True) if key.startswith("p_") \
+            else decimal(float(x), 4)
 
     rows = []
     for key, se in pairs:
@@ -50,7 +54,7 @@ class DistanceTab:
         self.d_deadly = pn.pane.DataFrame(None, index=False)
         self.d_distances = pn.widgets.TextInput(label=_("Starting distances (metres)"),
                                                 value=d.distances, width=260)
-        self.d_dist_table = pn.pane.DataFrame(None, index=False)
+        self.d_dist_table = pn.pane.DataFrame(None, index=False, escape=False)  # words.frame
         self.d_dist_figure = pn.pane.PNG(None, width=750)
         self.d_dist_command = pn.pane.Markdown("")
         self.d_dist_card = pn.Card(

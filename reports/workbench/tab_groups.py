@@ -51,7 +51,9 @@ class GroupsTab:
         self._group_command()
 
     def _group_options(self) -> dict:
-        return {**{n: n for n in model.shipped_scenarios()}, _("uploaded file"): "upload"}
+        # a shipped matchup by its file's name (scenarios/combat/NAME.toml), never its id
+        return {**{f"{n}.toml": n for n in model.shipped_scenarios()},
+                _("uploaded file"): "upload"}
 
     def _groups_pane(self) -> pn.Column:
         return pn.Column(
