@@ -63,6 +63,13 @@ def _every_view(lang: str) -> list:
         lines += page_lines(wb)
     wb.d_method.value = "mc"
     lines += page_lines(wb)
+    if hasattr(wb, "show_group"):   # the Groups tab: each shipped matchup, a short run
+        for name in model.shipped_scenarios():
+            with language(lang):
+                wb.show_group(model.group_result(
+                    model.GroupState(name, 300, 1), model.load_matchup(name),
+                    f"scenarios/combat/{name}.toml"))
+            lines += page_lines(wb)
     _audit(wb)
     lines += page_lines(wb)
     assert not wb.messages.visible, wb.messages.object

@@ -12,9 +12,10 @@ import panel as pn
 
 from engines.errors import InputError
 
-from ..i18n import N_, _, language
+from ..i18n import N_, _, language, text
 from ..rules_words import carrying
 from . import model
+from . import words as page_words
 from .common import code_block, log
 from .tab_distance import figure_table
 
@@ -169,7 +170,9 @@ class GroupsTab:
         row = r.row
         self.f_status.object = _("Done: {n} fights.").format(n=row["trials"]) + " " + \
             _("{title} ({system}): side A {a} against side B {b}.").format(
-                title=r.title, system=row["system"], a=row["side0"], b=row["side1"])
+                title=text(r.title), system=row["system"],
+                a=page_words.abbr(page_words.value_words(row["side0"]), row["side0"]),
+                b=page_words.abbr(page_words.value_words(row["side1"]), row["side1"]))
         pairs = list(model.GROUP_FIGURES)
         names = {}
         for side, letter in ((0, "A"), (1, "B")):

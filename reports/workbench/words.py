@@ -83,6 +83,9 @@ def column_words(column, lang: str | None = None) -> str:
     return header(name, lang)
 
 
+#: a setting left in a fighter's label once its gear is in words (``maneuver=power``)
+_SETTING = re.compile(r"([^\W\d_][\w ]*?)=([\w-]+)")
+
 #: a count and its unit, as the solver names a difficulty ("4 successes", "-8 dice")
 _COUNTED = re.compile(r"([−-]?\d+) ([a-z]+)")
 
@@ -129,6 +132,15 @@ def value_words(value, lang: str | None = None) -> str:
     words = cell_words(value, lang)
     if words == value:
         words = tr.gettext(value)
+    if "=" in words and "(" in words:
+        # a fighter's other settings (``maneuver=power``, ``hit_points=12``): a value in
+        # its words alone ("ataque poderoso"), a number after its kind's words
+        def setting(m: re.Match) -> str:
+            kind, v = m.group(1), m.group(2)
+            return f"{kind} {v}" if v.lstrip("-").isdigit() else \
+                tr.gettext(v.replace("_", " "))
+
+        words = _SETTING.sub(setting, words)
     tokens = value.split()
     if words == value and 1 < len(tokens) <= 3 and "_" not in value:
         # a solver's difficulty ("regular +1 bonus", "DC 13"): word by word
