@@ -262,7 +262,7 @@ drama superficial zero
 #: Names a Portuguese sentence keeps: the games and documents the rules cite.
 NAMES = frozenset(str.split("""
 World Darkness Modern SRD FoundryVTT CoC Call Cthulhu Storyteller Chronicles Apocalypse
-Fortitude Athletics Encontrão
+Fortitude Athletics Encontrão Stamina Composure
 """))
 
 

@@ -368,8 +368,9 @@ def test_ballistic_rating_edited_in_the_browser_gives_duel_rules_numbers(
     page.set_viewport_size({"width": 1300, "height": 1900})
     page.goto(server + "?" + urlencode(QUERY))
     _wait(page, f"deepText().includes({json.dumps(before)})")
+    # the menu shows the field in the glossary's words (A13), its knob id in the value
     assert page.evaluate("selectByLabel('Rule field', "
-                         "'rules.armour.heavy_archaic.ballistic')") == "ok"
+                         "\"Heavy archaic's ballistic (armour, A13)\")") == "ok"
     assert _wait(page, f"({VALUE_OF})('Value') === '2' && 'ok'") == "ok"
     assert page.evaluate("inputByLabel('Value', '0')") == "ok"
     assert page.evaluate("clickButton('Set')") == "ok"

@@ -15,6 +15,7 @@ from engines.errors import InputError
 from ..i18n import _, language
 from ..rules_words import rules_sets
 from . import model
+from . import words as page_words
 
 __all__ = ["RulesTab"]
 
@@ -84,7 +85,11 @@ class RulesTab:
         try:
             if self._r_trait_system != d.system:
                 for side in "ab":
-                    inputs = {t: pn.widgets.TextInput(label=f"{t} ({side.upper()})", width=110)
+                    inputs = {t: pn.widgets.TextInput(label=f"{page_words.value_words(t)} "
+                                                            f"({side.upper()})",
+                                                      width=110,
+                                                      description=page_words.tip(
+                                                          t, f"--trait-{side} {t}=…"))
                               for t in traits(d.system)}
                     for w in inputs.values():
                         w.param.watch(self._on_duel, "value")
@@ -101,7 +106,8 @@ class RulesTab:
             values = {f["knob"]: f["value"] for f in fields}
             self._r_values = values
             keep = self.r_field.value if self.r_field.value in values else next(iter(values), None)
-            self.r_field.options = list(values)
+            # each field in the glossary's words, the knob id in its menu's value
+            self.r_field.options = page_words.knob_options(d.system, values)
             self.r_field.value = keep
             self.r_value.value = values.get(keep, "")
         finally:

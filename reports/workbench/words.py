@@ -47,6 +47,7 @@ __all__ = [
     "figure_numbers",
     "frame",
     "is_percent_column",
+    "knob_options",
     "options",
     "tip",
     "value_words",
@@ -188,6 +189,21 @@ def variant_options(system: str, name: str, choices) -> dict[str, str]:
         if words in out or not words:
             words = f"{words} ({c})"
         out[words] = c
+    return out
+
+
+def knob_options(system: str, knobs) -> dict[str, str]:
+    """Rule fields and trait offsets (``rules.armour.heavy_archaic.ballistic``,
+    ``everyone.CON``) in the glossary's words ("Heavy archaic's ballistic (armour,
+    A13)"), keyed by the knob."""
+    from analysis.glossary import knob_phrase
+
+    out: dict[str, str] = {}
+    for k in knobs:
+        words = capital(text(knob_phrase(system, k, in_rules=False)))
+        if words in out:
+            words = f"{words} ({k})"
+        out[words] = k
     return out
 
 
