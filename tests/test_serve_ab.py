@@ -333,7 +333,7 @@ def test_pin_a_change_b_armour_in_a_browser(server, page, seen, tmp_path,  # noq
     _wait(page, "deepText().includes('A wins')")
     assert page.evaluate("clickButton('Pin as A')") == "ok"
     _wait(page, "deepText().includes('A is pinned')")
-    assert page.evaluate("selectByLabel('armour B', 'light_archaic')") == "ok"
+    assert page.evaluate("selectByLabel('armour B', 'light archaic')") == "ok"
     text = _wait(page, "deepText().includes('--armour-b light_archaic') && "
                        "deepText().includes('B − A =') && deepText()")
     a, b = _pair("light_archaic")

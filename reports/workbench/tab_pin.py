@@ -31,12 +31,17 @@ def _cell(figure: str, value: float, column: str) -> str:
     value = round(float(value), 12) + 0.0  # no "-0.00" from a rounding residue
     name = figure.split(".")[-1]
     chance = name == "p" or name.startswith("p_")
+    from ..i18n import decimal, percent
+
+    def signed(x: float, digits: int) -> str:   # the language's decimal mark (words.py)
+        return ("-" if x < 0 else "+") + decimal(abs(x), digits)
+
     if column == "diff":  # rounded first: no "-0.00" for a difference under the last digit
-        return (f"{round(100 * value, 2) + 0.0:+.2f} pp" if chance
-                else f"{round(value, 3) + 0.0:+.3f}")
+        return (f"{signed(round(100 * value, 2) + 0.0, 2)} pp" if chance
+                else signed(round(value, 3) + 0.0, 3))
     if column == "se_diff":
-        return f"{100 * value:.2f} pp" if chance else f"{value:.3f}"
-    return f"{100 * value:.2f}%" if chance else f"{value:.3f}"
+        return f"{decimal(100 * value, 2)} pp" if chance else decimal(value, 3)
+    return percent(value, 2, fixed=True) if chance else decimal(value, 3)
 
 
 class PinTab:
@@ -216,8 +221,8 @@ class PinTab:
             shown["diff"] = [_cell("p", x, "diff") for x in t["diff"]]
             shown = frame(shown, percent_cols=("p_A", "p_B")).rename(
                 columns={"diff": "B − A"})
-            body = pn.pane.DataFrame(shown, index=False, max_rows=60,
-                                     sizing_mode="stretch_width")
+            body = pn.pane.DataFrame(shown, index=False, max_rows=60, escape=False,
+                                     sizing_mode="stretch_width")   # words.frame's HTML
         self.p_checks.objects = [head, body, pn.pane.Markdown(self._commands(ra.command,
                                                                              r.command))]
 
