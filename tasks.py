@@ -7,6 +7,8 @@
 ``python3 tasks.py docs``    builds the documentation site into docs/_build/ (Sphinx; the
                              notebooks run once, their outputs cached; ``--screenshot``
                              also retakes the README's workbench screenshot).
+``python3 tasks.py test --fast``  the fast tier: no browser, no notebooks, no slow tests,
+                             no coverage (two pytest workers).
 
 All three first run ``rpg-balance warm-up``: on a fresh checkout it compiles every numba
 kernel in two worker processes (about a minute on two idle cores, once); afterwards it sees
@@ -43,6 +45,10 @@ TEST_WORKERS = ["-n", "2", "--dist", "loadscope"]
 TEST_COVERAGE = ["--cov", "--cov-report=term:skip-covered"]
 #: where ``python3 tasks.py docs`` writes the site (its index.html)
 DOCS_OUT = ROOT / "docs" / "_build"
+#: ``python3 tasks.py test --fast``: the tests that need neither a browser nor a Jupyter
+#: kernel and are not marked slow (the markers in pyproject.toml), on the two workers,
+#: without coverage; the whole suite (``.ci/run``) still runs every test.
+FAST_TIER = ["-m", "not slow and not browser and not notebook"]
 
 
 def _venv_python() -> Path:
@@ -118,9 +124,11 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     cmd, rest = argv[0], argv[1:]
+    fast = cmd == "test" and "--fast" in rest
+    rest = [a for a in rest if a != "--fast"] if fast else rest
     py = ensure_venv()
     env = dict(os.environ, PYTHONHASHSEED="0")
-    if cmd == "test":
+    if cmd == "test" and not fast:
         ensure_system_tools()
     if not {"-h", "--help"} & set(rest):
         warm = subprocess.call([str(py), "-m", "cli", "warm-up"], cwd=ROOT, env=env)
@@ -130,7 +138,8 @@ def main(argv: list[str]) -> int:
         return docs(py, env, rest)
     if cmd == "report":
         return subprocess.call([str(py), "-m", "cli", "report", *rest], cwd=ROOT, env=env)
-    return subprocess.call([str(py), "-m", "pytest", *TEST_WORKERS, *TEST_COVERAGE, *rest],
+    tier = FAST_TIER if fast else TEST_COVERAGE
+    return subprocess.call([str(py), "-m", "pytest", *TEST_WORKERS, *tier, *rest],
                            cwd=ROOT, env=env)
 
 

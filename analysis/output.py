@@ -163,6 +163,9 @@ def render(frame, fmt: str, provenance: dict | None = None) -> str | bytes:
     if fmt == "parquet":
         import io
 
+        from analysis.package import require
+
+        require("parquet", "--format parquet")
         buf = io.BytesIO()
         frame.to_parquet(buf, index=False)
         return buf.getvalue()

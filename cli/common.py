@@ -222,6 +222,10 @@ def check_outputs(args) -> None:
     if args.format == "parquet" and args.output in (None, "-") \
             and not getattr(args, "summary", False):
         raise InputError("format parquet needs an output file (-o FILE)")
+    if args.format == "parquet":
+        from analysis.package import require
+
+        require("parquet", "--format parquet")
 
 
 def add_rule_set(p: argparse.ArgumentParser) -> None:

@@ -42,10 +42,26 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+class _Version(argparse.Action):
+    """``rpg-balance --version``: the installed version (:func:`analysis.package.version`,
+    read only when asked), on stdout; exit code 0."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from analysis.package import version
+
+        print(f"rpg-balance {version()}")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rpg-balance", description="Probability analysis and balancing for "
                      "five tabletop RPG resolution systems.", epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=_Version,
+                        help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMAND_MODULES:

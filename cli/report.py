@@ -192,6 +192,10 @@ def run_report(args) -> int:
 
     settings = settings_from_args(args)
     check_folder(settings.out, "-o/--output")
+    if settings.pdf:
+        from analysis.package import require
+
+        require("pdf", "rpg-balance report's PDF (--no-pdf writes the HTML only)")
     if args.warm_up:
         _warm_up(quiet=args.quiet)
     result = write_report(settings)

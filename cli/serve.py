@@ -59,8 +59,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from analysis.package import require
     from cli.common import check_lang
 
+    require("web", "rpg-balance serve")
     check_lang(args)
     if args.guardrails is not None:
         from analysis.workflow.audit import load_guardrails

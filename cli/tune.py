@@ -104,6 +104,10 @@ def run(args) -> int:
 
     check_outputs(args)
     check_lang(args)
+    if args.method == "search":
+        from analysis.package import require
+
+        require("tune", "rpg-balance tune --search")
     problem = tune.load_tune(args.file, seed=args.seed, budget=args.budget)
     result = tune.tune(problem, method=args.method, cluster=cluster_of(args),
                        batch=args.batch, max_trials=args.max_trials,

@@ -354,6 +354,10 @@ def run_run(args) -> int:
     _apply_overrides(sc, args)
     out_dir = Path(args.output).resolve() if args.output else sc.output_dir()
     check_output_dir(out_dir, sc.output.format)
+    if sc.output.format == "parquet":
+        from analysis.package import require
+
+        require("parquet", "format parquet")
     try:
         res = run_scenario(sc, cluster_of(args), progress=False if args.no_progress else None)
     except SweepInterrupted as exc:
@@ -386,6 +390,10 @@ def run_sweep(args) -> int:
         raise InputError("format parquet needs an output file (-o FILE)")
     if fmt == "parquet" and args.sensitivity in ("-",):
         raise InputError("format parquet needs a file for --sensitivity")
+    if fmt == "parquet":
+        from analysis.package import require
+
+        require("parquet", "format parquet")
     from analysis.workflow.fight_sweep import run_fight_sweep
 
     cluster = cluster_of(args)

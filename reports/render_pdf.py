@@ -9,6 +9,9 @@ __all__ = ["render_pdf"]
 
 def render_pdf(html: str) -> bytes:
     """PDF bytes of ``html`` (A4, page numbers, figures kept whole)."""
+    from analysis.package import require
+
+    require("pdf", "the report's PDF (--no-pdf writes the HTML only)")
     import weasyprint
 
     # WeasyPrint logs unsupported-CSS notes (e.g. sticky headers) at warning level.

@@ -1,13 +1,42 @@
-"""The ruff rule set in pyproject.toml holds for the whole tree."""
+"""The ruff rule set and the ruff format style in pyproject.toml hold for the whole tree,
+and pre-commit runs the same two commands."""
 
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _ruff(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ruff", *args], cwd=ROOT,
+                          capture_output=True, text=True)
+
+
 def test_ruff_clean():
-    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "concise",
-                           "."], cwd=ROOT, capture_output=True, text=True)
+    done = _ruff("check", "--output-format", "concise", ".")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# The tree is reformatted by one commit of its own (listed in .git-blame-ignore-revs);
+# until then this test is an expected failure. strict xfail (pyproject: xfail_strict)
+# turns the first formatted run into a failure: that commit deletes the mark below.
+@pytest.mark.xfail(reason="the tree is not yet ruff-formatted (one reformatting commit)")
+def test_ruff_format_clean():
+    done = _ruff("format", "--check", ".")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+
+
+def test_pre_commit_runs_ruff_check_and_format_locally():
+    """The hooks need no network (``repo: local``, ``language: system``) and run the
+    commands the two tests above run."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    (repo,) = config["repos"]
+    assert repo["repo"] == "local"
+    entries = {hook["entry"].split()[3] for hook in repo["hooks"]}
+    assert entries == {"check", "format"}
+    assert {hook["language"] for hook in repo["hooks"]} == {"system"}

@@ -69,6 +69,7 @@ def test_notebook_has_one_parameters_cell(path):
     assert len(tagged) == 1
 
 
+@pytest.mark.notebook
 def test_python3_kernel_resolves_to_this_environment():
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import KernelManager
@@ -128,6 +129,7 @@ def _outputs(nb, kind: str) -> list:
     return found
 
 
+@pytest.mark.notebook
 def test_checks_notebook_runs(monkeypatch):
     nb = _execute("checks.ipynb", monkeypatch)
     pngs = _outputs(nb, "image/png")
@@ -137,6 +139,7 @@ def test_checks_notebook_runs(monkeypatch):
     assert "delta_pp" in html
 
 
+@pytest.mark.notebook
 def test_cross_system_notebook_runs(monkeypatch):
     nb = _execute("cross_system.ipynb", monkeypatch)
     text = "\n".join("".join(x) for x in _outputs(nb, "text/markdown"))
@@ -144,6 +147,7 @@ def test_cross_system_notebook_runs(monkeypatch):
     assert len(_outputs(nb, "image/png")) >= 1
 
 
+@pytest.mark.notebook
 def test_combat_sandbox_notebook_runs(monkeypatch):
     """The sandbox's Run callback is invoked by the notebook itself: its duel table (exact
     and MC rows), survival plot and the report's cross-system combat section appear."""
@@ -173,6 +177,7 @@ def test_sandbox_result_uses_the_archetype_library():
     assert set(armoured["armour"]["armour"]) == {"none", "light", "medium", "heavy"}
 
 
+@pytest.mark.notebook
 def test_campaign_notebook_runs(monkeypatch):
     """The campaign notebook draws the chosen mechanic's fan chart (A17 Morality here),
     builds its widgets, and shows the report's campaign section."""
@@ -184,6 +189,7 @@ def test_campaign_notebook_runs(monkeypatch):
     assert "mean" in "\n".join(_outputs(nb, "text/html"))
 
 
+@pytest.mark.notebook
 def test_audit_notebook_runs(monkeypatch):
     """The audit notebook shows the guardrail table (with the cure of the failing even
     duel) and its Re-run callback reports the flip: B9, vigor 4 → 8 on both sides makes
@@ -200,6 +206,7 @@ def test_audit_notebook_runs(monkeypatch):
     assert "fail → pass" in html
 
 
+@pytest.mark.notebook
 def test_tune_notebook_runs(monkeypatch):
     """The tune notebook keeps three knobs of scenarios/tune.toml, searches them (NSGA-II,
     a small budget) and shows the reading, the front with its reproduce commands and the
@@ -214,6 +221,7 @@ def test_tune_notebook_runs(monkeypatch):
     assert len(_outputs(nb, "image/png")) >= 1
 
 
+@pytest.mark.notebook
 def test_sensitivity_notebook_runs(monkeypatch):
     """The middle_3d10 guardrails against the default knobs: the even duel's length is
     all Vigor (B9), and the exact and sampled tables are shown side by side."""

@@ -237,6 +237,13 @@ class Cluster:
     client: Any = None
     env: dict = field(default_factory=lambda: {"NUMBA_NUM_THREADS": "1"})
 
+    def __post_init__(self) -> None:
+        if self.client is None and not self.local:
+            from analysis.package import require
+
+            require("dask", "--workers N or --scheduler (Dask workers; --workers 0 runs "
+                    "in this process)")
+
     @property
     def local(self) -> bool:
         return self.workers == 0 and self.scheduler is None and self.client is None

@@ -34,6 +34,10 @@ def nsga2_search(problem: TuneProblem, evaluator: Evaluator, *, budget: int, see
     """``budget`` trials of Optuna's NSGA-II with one constraint per guardrail,
     generation by generation (ask ``population``, evaluate as one batch, tell in order);
     the current setting is the first trial. Rows of the distinct candidates tried."""
+    from analysis.package import require
+
+    require("tune", f"rpg-balance tune's search (more than {EXACT_LIMIT} candidates, "
+            "or --search)")
     import optuna
     from optuna.distributions import CategoricalDistribution
 
