@@ -50,7 +50,7 @@ class Text(str):
         return (_rebuild, (self.template, self.fields))
 
 
-def made(sentence: str) -> Text | None:
+def made(sentence: object) -> Text | None:
     """The :class:`Text` a plain English ``sentence`` was made as in this process (a
     table cell that pandas turned into its own string), or None."""
     if isinstance(sentence, Text):

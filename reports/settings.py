@@ -48,8 +48,9 @@ class ReportSettings:
     provenance section).
     """
 
-    #: the systems of the report (None: every installed one, :func:`system_ids`)
-    systems: tuple[str, ...] | None = None
+    #: the systems of the report (default, or None: every installed one,
+    #: :func:`system_ids`, read when the settings are made)
+    systems: tuple[str, ...] = None  # type: ignore[assignment]  # None: __post_init__
     trials: int = DEFAULT_TRIALS
     seed: int = DEFAULT_SEED
     out: Path = DEFAULT_OUT

@@ -8,7 +8,7 @@ rendered numbers can be checked against it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -215,8 +215,8 @@ class Section:
 
     id: str
     title: str
-    reading: list[str]
-    blocks: list[Block] = field(default_factory=list)
+    reading: Sequence[str]
+    blocks: Sequence[Block] = field(default_factory=list)
     available: bool = True
     #: the blocks shown before the reading (a section whose table comes first)
     blocks_first: bool = False

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.checks.curves import variants_for
+from analysis.frames import each_row
 from analysis.text import N_, Text, join
 from engines.errors import InputError
 from engines.system import registry
@@ -157,7 +158,8 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
         raise InputError("C7 summary: the table is empty")
     by = []
     for d, grp in table.groupby("difficulty", sort=True):
-        worst = grp.loc[grp["delta_pp"].abs().idxmax()]
+        label: Any = grp["delta_pp"].abs().idxmax()  # a row label
+        worst = grp.loc[label]
         by.append({"difficulty": int(d),
                    "pools_holding": _ranges(sorted(int(p) for p in grp.loc[grp["holds"],
                                                                             "pool"])),
@@ -167,7 +169,8 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
                    "worst_pool": int(worst["pool"]),
                    "mean_delta_pp": float(grp["delta_pp"].mean())})
     by_difficulty = pd.DataFrame(by)
-    worst = table.loc[table["delta_pp"].abs().idxmax()]
+    label: Any = table["delta_pp"].abs().idxmax()  # a row label
+    worst = table.loc[label]
     n, n_holds = len(table), int(table["holds"].sum())
     nontrivial = table[~table["trivial"]]
     nt_holds = int(nontrivial["holds"].sum())
@@ -176,7 +179,7 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
     breaking = by_difficulty[by_difficulty["pools_breaking"] != "none"]
     where_breaks = (Text(N_("; it breaks at {places}"), places=join("; ", (
         Text(N_("difficulty {difficulty} for pools {pools}"), difficulty=int(r.difficulty),
-             pools=r.pools_breaking) for r in breaking.itertuples())))
+             pools=r.pools_breaking) for r in each_row(breaking, index=True))))
         if len(breaking) else Text(N_("; it never breaks")))
     sentence = Text(N_(
         "C7 (dice_pool_6, variants: {label}): '−1 difficulty' and '+2 dice' give success "

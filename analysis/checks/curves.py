@@ -96,13 +96,13 @@ def variants_for(system: str, variants: Any = None):
     return parse_variants(mod.Variants, variants)
 
 
-def axis_product(axes: dict[str, Iterable]) -> pd.DataFrame:
+def axis_product(axes: Mapping[str, Iterable]) -> pd.DataFrame:
     """Every combination of the axes' values, one row each, one column per axis."""
     idx = pd.MultiIndex.from_product([list(v) for v in axes.values()], names=list(axes))
     return idx.to_frame(index=False)
 
 
-def build_grid(system: str, variants=None, axes: dict[str, Iterable] | None = None) -> Grid:
+def build_grid(system: str, variants=None, axes: Mapping[str, Iterable] | None = None) -> Grid:
     """The success-curve grid of ``system`` (default: its native axes in :data:`AXES`),
     from the system's own ``Checks.grid`` hook."""
     spec = _spec(system)
@@ -173,7 +173,7 @@ def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trial
 
 def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_TRIALS,
                    seed: Seed = None, variants=None,
-                   axes: dict[str, Iterable] | None = None,
+                   axes: Mapping[str, Iterable] | None = None,
                    progress: bool | None = None) -> pd.DataFrame:
     """The success-curve table of ``system``: one row per grid cell.
 

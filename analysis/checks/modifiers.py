@@ -31,7 +31,7 @@ success-curve models of :mod:`analysis.checks.curves`, or the system's own ``che
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -60,7 +60,7 @@ def _shown_axes(spec) -> dict[str, tuple]:
 
 
 #: Base grids (native axes, as the table shows them) of each system's modifier table.
-BASE_AXES: dict[str, dict[str, Iterable]] = {
+BASE_AXES: dict[str, Mapping[str, Iterable]] = {
     sid: _shown_axes(s.checks) for sid, s in registry().items() if s.checks.modifiers}
 
 
@@ -72,7 +72,7 @@ def _lookup(curves: pd.DataFrame, keys: list[str], query: pd.DataFrame) -> np.nd
 
 
 def modifier_values(system: str, variants: Any = None,
-                    axes: dict[str, Iterable] | None = None) -> pd.DataFrame:
+                    axes: Mapping[str, Iterable] | None = None) -> pd.DataFrame:
     """What each of ``system``'s modifiers is worth on its base grid (exact).
 
     The system's ``System`` gives the catalogue (``modifiers``: what each modifier sets

@@ -29,7 +29,7 @@ a system without one gets an :class:`~engines.errors.InputError` saying so.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,7 +83,7 @@ class OpposedGrid:
     n_codes: int
 
 
-def build_grid(system: str, variants, axes: dict[str, Iterable] | None = None) -> OpposedGrid:
+def build_grid(system: str, variants, axes: Mapping[str, Iterable] | None = None) -> OpposedGrid:
     """The opposed grid of ``system`` (default axes: the system's opposed rule's)."""
     spec = get(system).checks
     rule = _rule(system)
@@ -184,7 +184,7 @@ def opposed_mc_joint(system: str, v, grid: OpposedGrid, trials: int, seed: Seed,
 
 
 def opposed_split(system: str, *, variants=None,
-                  axes: dict[str, Iterable] | None = None) -> pd.DataFrame:
+                  axes: Mapping[str, Iterable] | None = None) -> pd.DataFrame:
     """Where an exact opposed win comes from: per cell (the axes of
     :func:`opposed_table`) ``p_higher`` / ``p_tie`` / ``p_lower``, the exact chance that
     side a's result is above, equal to or below side b's, and ``p_tie_won``, the share of
@@ -216,7 +216,7 @@ def opposed_split(system: str, *, variants=None,
 
 
 def opposed_table(system: str, method: str = "exact", *, trials: int = DEFAULT_TRIALS,
-                  seed: Seed = None, variants=None, axes: dict[str, Iterable] | None = None,
+                  seed: Seed = None, variants=None, axes: Mapping[str, Iterable] | None = None,
                   progress: bool | None = None) -> pd.DataFrame:
     """P(attacker ``a`` wins) over both sides' levels, ties by the system's rules.
 

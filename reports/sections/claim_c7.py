@@ -5,6 +5,7 @@ one-sentence verdict (:func:`c7_verdict`) whose numbers ``rpg-balance claim-c7
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 import pandas as pd
 
@@ -38,7 +39,8 @@ def c7_verdict(table: pd.DataFrame, system: str) -> str:
         return _("Verdict: yes — in {system} −1 difficulty and +2 dice give the same "
                  "chance within {tol} points in every cell.").format(
             system=system, tol=tol)
-    worst = table.loc[table["delta_pp"].abs().idxmax()]
+    label: Any = table["delta_pp"].abs().idxmax()  # a row label
+    worst = table.loc[label]
     better = _("+2 dice") if worst["delta_pp"] > 0 else _("−1 difficulty")
     first = int(breaking["pool"].max()) + 1
     pools = (_("and at every difficulty from pool {pool} up").format(pool=first)

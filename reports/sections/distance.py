@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.frames import each_row
 from engines.errors import InputError
 from reports import plotting
 from reports.i18n import N_, _
@@ -342,7 +343,7 @@ def cover_reading(cover: pd.DataFrame, systems, cross=None) -> list:
     at = 20 if 20 in DISTANCES else DISTANCES[-1]
     for system in with_cover:
         part = cover[(cover["system"] == system) & (cover["distance"] == at)]
-        p = {(r.opponent, r.plan): r.p_side0 for r in part.itertuples()}
+        p = {(r.opponent, r.plan): r.p_side0 for r in each_row(part, index=True)}
         specs = _cover_specs(system, cross)
         cmds = [duel(system, {"archetype": "competent_shooter", "plan": plan}, specs[o],
                      table="distance", columns=("distance", "p_side0"))

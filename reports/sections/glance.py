@@ -17,9 +17,11 @@ what it is, its defining numbers, the rule that explains them (the system's
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 import pandas as pd
 
+from analysis.frames import each_row
 from analysis.glossary import figure_phrase
 from analysis.text import made
 from engines.system import registry
@@ -84,19 +86,19 @@ def glance_frame(settings: ReportSettings) -> pd.DataFrame:
     from reports.sections.key_findings import findings_frame
 
     variants = variant_map(settings)
-    rows = {s: {"system": s} for s in settings.systems}
+    rows: dict[str, dict[str, Any]] = {s: {"system": s} for s in settings.systems}
     cells = ladder_table(variants=variants)
     for key, (comp, diff) in CELLS.items():
         part = cells[(cells["competence"] == comp) & (cells["difficulty"] == diff)]
-        for r in part.itertuples(index=False):
+        for r in each_row(part):
             if r.system in rows:
                 rows[r.system][key] = float(r.p)
-    for r in swinginess(variants=variants).itertuples(index=False):
+    for r in each_row(swinginess(variants=variants)):
         if r.system in rows:
             rows[r.system]["luck_rungs"] = float(r.sd_in_rungs)
     ups = upset_table(variants=variants)
     ups = ups[(ups["weaker"] == UPSET[0]) & (ups["stronger"] == UPSET[1])]
-    for r in ups.itertuples(index=False):
+    for r in each_row(ups):
         if r.system in rows:
             rows[r.system]["upset_roll_attacking"] = float(r.p_upset_attacking)
             rows[r.system]["upset_roll_defending"] = float(r.p_upset_defending)
@@ -105,24 +107,25 @@ def glance_frame(settings: ReportSettings) -> pd.DataFrame:
         data = combat_frames(fought)
         up = data["upsets"]
         up = up[(up["weaker"] == UPSET[0]) & (up["stronger"] == UPSET[1])]
-        for r in up.itertuples(index=False):
+        for r in each_row(up):
             rows[r.system]["upset_duel"] = float(r.p_fight)
         even = data["cross"][data["cross"]["matchup"] == EVEN_DUEL]
-        for r in even.itertuples(index=False):
+        for r in each_row(even):
             rows[r.system].update(duel_rounds=float(r.rounds_mean),
                                   one_hit_drops=float(r.one_hit_incap_a_on_b),
                                   loser_dead=float(r.p_loser_dead))
         gid = three_novices_fight(settings)
         groups = data["groups"]
-        for r in groups[groups["fight"] == gid].itertuples(index=False):
+        for r in each_row(groups[groups["fight"] == gid]):
             rows[r.system].update(three_novices=float(r.p_side0),
                                   se_three_novices=float(r.se_side0))
     attrition = attrition_table(settings.systems)
-    for _i, r in attrition.iterrows():
-        rows[r["system"]]["alive_after_3"] = float(r[f"k={ATTRITION_K}"])
+    for _i, row in attrition.iterrows():
+        rows[row["system"]]["alive_after_3"] = float(row[f"k={ATTRITION_K}"])
     audit = findings_frame(settings)
     for system, part in audit.groupby("system", sort=False):
         if system in rows:
+            system = str(system)
             rows[system]["guardrails_failed"] = int((part["status"] == "fail").sum())
             rows[system]["guardrails"] = len(part)
     frame = pd.DataFrame(list(rows.values()))

@@ -13,9 +13,11 @@ machine values (and the CSV downloads its full frame)."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import pandas as pd
 
+from analysis.frames import each_row
 from analysis.glossary import figure_phrase, knob_phrase, metric_phrase, value_phrase
 from analysis.text import made
 from reports.i18n import N_, _, decimal, text
@@ -340,6 +342,8 @@ def best_cure(suggestion) -> str:
     if one is None or "metric" not in one.fields:
         return text(best if best is not None else suggestion)
     said = Text(one.template, **{**one.fields, "metric": Text(N_("it"))})
+    assert best is not None  # it holds ``one``
+    assert first is not None
     if one is not first:   # a cure at the edge of its range
         said = Text(first.template, **{**first.fields, "cure": said})
     return text(Text(best.template, **{**best.fields, "item0": said}))
@@ -392,14 +396,14 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
     counts = {"passed": decimal(n - len(fails) - undecided), "total": decimal(n),
               "failed": decimal(len(fails)), "undecided": decimal(undecided)}
     if file is None and rules:
-        out = [Reading(_(
+        out: list[str] = [Reading(_(
             "{passed} of {total} balance guardrails pass under the rules files' edits "
             "({rules}); failed: {failed}, undecided: {undecided} (limits a designer can "
             "edit in analysis/data/guardrails.toml; `rpg-balance audit --rules FILE` checks "
             "them).").format(rules=rules, **counts),
             "rpg-balance audit --columns guardrail,metric,value,min,max,status --rules FILE")]
     elif file is None:
-        out = [Reading(_(
+        out: list[str] = [Reading(_(
             "{passed} of {total} balance guardrails pass under the default rules; failed: "
             "{failed}, undecided: {undecided} (limits a designer can edit in "
             "analysis/data/guardrails.toml; the audit checks them, and its discovery mode "
@@ -417,7 +421,7 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
     compared = table.attrs.get("comparisons", {})
     apart = table.attrs.get("distances", {})
     entries = guardrail_entries(scenario)
-    for r in fails.itertuples(index=False):
+    for r in each_row(fails):
         if r.guardrail in compared:   # a guardrail that compares: both fights named
             words = compared[r.guardrail]
             cure = str(r.suggestion).removeprefix(str(words) + "; ")
@@ -474,7 +478,7 @@ def interaction_view(frame: pd.DataFrame) -> pd.DataFrame:
              "from": _figure(r.metric, r.from_value), "to": _figure(r.metric, r.to_value),
              "from level": _t(value_phrase(r.system, r.knob, r.from_level)),
              "to level": _t(value_phrase(r.system, r.knob, r.to_level))}
-            for r in frame.itertuples(index=False)]
+            for r in each_row(frame)]
     return pd.DataFrame(rows, columns=list(INTERACTION_COLUMNS))
 
 
@@ -485,9 +489,9 @@ def one_per_pair(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return frame
     pair = [(r.system, frozenset((r.knob, r.depends_on)))
-            for r in frame.itertuples(index=False)]
+            for r in each_row(frame)]
     size = pd.Series([abs(float(v)) for v in frame["value"]], index=frame.index)
-    best = {}
+    best: dict = {}
     for i, key in zip(frame.index, pair, strict=True):
         if key not in best or size[i] > size[best[key]]:
             best[key] = i
@@ -499,8 +503,8 @@ def interaction_reading(frame: pd.DataFrame, cross=None) -> list[str]:
     """One sentence per pair of knobs whose effects depend on each other (:func:`one_per_pair`),
     naming the fighters of the duel swept, with the command printing its two numbers in
     small print (when the frame has it)."""
-    out = []
-    for r in one_per_pair(frame).itertuples(index=False):
+    out: list[str] = []
+    for r in each_row(one_per_pair(frame)):
         base, _rung = _ladder_base(r.system, cross)
         fighter = fighter_words(r.system, base) if base else ""
         out.append(Reading(_interaction_sentence(r, fighter), getattr(r, "reproduce", "") or ""))
@@ -531,7 +535,7 @@ def _candidates(system: str, disc: pd.DataFrame, cross=None) -> list[tuple]:
         rung=_(rung))
     hits = mine[(mine["kind"] == "one_hit") & (mine["subject"] != "even duel")] \
         if len(mine) else mine
-    for r in mine.itertuples(index=False) if len(mine) else ():
+    for r in each_row(mine) if len(mine) else ():
         if r.kind == "one_hit" and r.subject == "even duel":
             from analysis.combat import archetypes
 
@@ -539,7 +543,7 @@ def _candidates(system: str, disc: pd.DataFrame, cross=None) -> list[tuple]:
             same = hits[hits["subject"] == weapon] if weapon else hits.iloc[:0]
             p = _figure(r.metric, r.value)
             if len(same):
-                h = next(same.itertuples(index=False))
+                h = next(each_row(same))
                 said = _("{system}: a duel of {fighter} against an equal ends in round 1 "
                          "{p} of the time, because one {weapon} attack drops the unhurt "
                          "equal {q} of the time.").format(
@@ -656,8 +660,8 @@ def trap_readings(settings: ReportSettings) -> list[Reading]:
     effects = combat_frames(fought)["effects"]
     specs = cross_combat.load_cross(settings.cross_combat)["specs"][EVEN_DUEL]
     out = []
-    for r in effects[(effects["change"] == "tactic")
-                     & (effects["p_side0"] < TRAP)].itertuples(index=False):
+    for r in each_row(effects[(effects["change"] == "tactic")
+                     & (effects["p_side0"] < TRAP)]):
         a, b = specs[r.system]
         cmd = duel(r.system, {**a, "tactic": r.choice}, b, columns=("p_side0",))
         options = combat_options(settings, per_system=r.system)
@@ -689,7 +693,8 @@ def defender_readings(settings: ReportSettings) -> list[Reading]:
         mine = ups[ups["system"] == system]
         if mine.empty:
             continue
-        r = mine.loc[mine["p_upset_defending"].idxmax()]
+        label: Any = mine["p_upset_defending"].idxmax()  # a row label
+        r = mine.loc[label]
         out.append(Reading(_(
             "{system}: the weaker side wins most opposed rolls it defends — a character "
             "of rung {weaker} defending against one of rung {stronger} wins {p} of them "

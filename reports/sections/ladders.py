@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from analysis.checks import plots
+from analysis.frames import each_row
 from engines.system import registry
 from reports.i18n import N_, _, decimal
 from reports.sections.common import figure_block, pct, skipped, table_block, variant_map
@@ -48,7 +49,7 @@ def swing_reading(swing: pd.DataFrame, upsets: pd.DataFrame,
     pair = upsets[(upsets["weaker"] == UPSET[0]) & (upsets["stronger"] == UPSET[1])]
     pair = pair.set_index("system")
     out = []
-    for row in swing.itertuples(index=False):
+    for row in each_row(swing):
         text = _("{system}: one rung of competence adds {slope} points against an "
                  "average task; one SD of luck is worth {rungs} rungs.").format(
             system=row.system, slope=decimal(row.slope_pp_per_rung, 1),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,7 +64,8 @@ def agreement_reading(settings: ReportSettings, frame: pd.DataFrame) -> list:
             settings=decimal(int(r["roll settings"])), z=decimal(r["max |z|"], 2),
             mean=decimal(r["mean |z|"], 2), out=decimal(int(r["outside 5σ + 1/n"]))),
             agreement_command(settings, r["system"])))
-    shared = frame.loc[(frame["cells"] / frame["roll settings"]).idxmax()]
+    label: Any = (frame["cells"] / frame["roll settings"]).idxmax()  # a row label
+    shared = frame.loc[label]
     out.append(_("The z values of one system are not independent draws, one per cell: "
                  "every cell of a roll setting counts the same simulated rolls ({system}: "
                  "all {cells} cells from {settings} stream(s) of {trials} rolls). When a "

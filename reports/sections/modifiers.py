@@ -6,6 +6,7 @@ it, only where it is not worse than rolling (:func:`analysis.checks.modifiers.mo
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 import pandas as pd
 
@@ -76,7 +77,8 @@ def section_modifiers(settings: ReportSettings) -> Section:
     for system in settings.systems:
         sub = summary[summary["system"] == system]
         if len(sub):
-            best = sub.loc[sub["mean_delta_pp"].abs().idxmax()]
+            label: Any = sub["mean_delta_pp"].abs().idxmax()  # a row label
+            best = sub.loc[label]
             reading.append(Reading(_("{system}: the strongest modifier is {modifier} "
                                      "({rule}), {mean} points on average (from {low} to "
                                      "{high}).").format(

@@ -4,6 +4,7 @@ flips, and the JUnit XML of a run."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status
            "suggestion", "cure", "reproduce")
 
 
-def load_guardrails(paths: list[str | Path] | None = None):
+def load_guardrails(paths: Sequence[str | Path] | None = None):
     """The scenarios to audit (the shipped default set when ``paths`` is empty)."""
     from analysis.workflow.scenario import load_scenario
 

@@ -1,0 +1,20 @@
+"""Reading tidy tables row by row, for the type checker as for the reader.
+
+The pandas stubs type each field of :meth:`pandas.DataFrame.itertuples` as any scalar
+(a string, a date, a complex number …); the tables here hold the columns their builders
+put in them, so :func:`each_row` hands the named tuples on typed ``Any``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["each_row"]
+
+
+def each_row(frame: pd.DataFrame, *, index: bool = False) -> Iterator[Any]:
+    """``frame.itertuples(index=index)``: one named tuple per row, fields by column name."""
+    return frame.itertuples(index=index)
