@@ -491,7 +491,8 @@ def run_cross(args) -> int:
         cross_combat.load_cross(path)  # validate before any work
     except InputError as exc:
         raise InputError(f"--cross-combat: {exc}") from None
-    tables, figs = [], []
+    tables: list = []
+    figs: list = []
     for policy in args.aftermath or ["leave"]:  # the plot shows the first policy
         kw = {"trials": args.trials or 20_000, "seed": args.seed,
               "round_cap": args.round_cap or ROUND_CAP, "progress": args.progress,

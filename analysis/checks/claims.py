@@ -157,6 +157,7 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
     if table.empty:
         raise InputError("C7 summary: the table is empty")
     by = []
+    d: Any
     for d, grp in table.groupby("difficulty", sort=True):
         label: Any = grp["delta_pp"].abs().idxmax()  # a row label
         worst = grp.loc[label]
@@ -169,7 +170,7 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
                    "worst_pool": int(worst["pool"]),
                    "mean_delta_pp": float(grp["delta_pp"].mean())})
     by_difficulty = pd.DataFrame(by)
-    label: Any = table["delta_pp"].abs().idxmax()  # a row label
+    label = table["delta_pp"].abs().idxmax()
     worst = table.loc[label]
     n, n_holds = len(table), int(table["holds"].sum())
     nontrivial = table[~table["trivial"]]

@@ -194,7 +194,8 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
     n_codes = grid.mask.shape[1]
     out = grid.cells.copy()
     out.insert(0, "system", system)
-    p_exact = p_mc = se = None
+    p_exact: Any = None
+    p_mc = se = None
     if method in ("exact", "both"):
         probs = settings_exact(system, grid.settings, v, n_codes)
         # clipped: a sum of exact cell probabilities can exceed 1 by a rounding error

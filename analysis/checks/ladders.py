@@ -69,7 +69,7 @@ def _ladder_from_data(data: dict[str, Any]) -> dict[str, dict[str, int]]:
     a rung may also be a table with a ``value`` key. Unknown shapes give ``{}``.
     """
     out: dict[str, dict[str, int]] = {}
-    sources = []
+    sources: list = []
     comp = data.get("competence")
     if isinstance(comp, dict):
         sources.extend(comp.items())

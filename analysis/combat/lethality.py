@@ -224,7 +224,7 @@ def summary(stats: FightStats, **labels) -> dict:
     pmf = stats.rounds_pmf()
     k = np.arange(pmf.size)
     mean = float(pmf @ k)
-    sd = float(np.sqrt(max(pmf @ k**2 - mean**2, 0.0)))
+    sd = float(np.sqrt(max(float(pmf @ k**2) - mean**2, 0.0)))
     row = {
         **labels,
         "method": _method(stats),

@@ -39,7 +39,7 @@ def _check_grid(ctx: Context) -> str:
     if not isinstance(out, tuple) or len(out) != 4:
         fail(f"check_grid returned a {type(out).__name__}; expected the tuple (settings, "
               "setting_of_cell, mask, values)")
-    settings, of_cell, mask, values = (np.asarray(x) for x in out)
+    settings, of_cell, mask, values = (np.asarray(x) for x in out)  # type: ignore[misc]
     n_cells = len(g.cells)
     if settings.ndim != 1 or settings.size == 0:
         fail(f"settings: expected a non-empty 1-d array, got shape {settings.shape}")

@@ -207,7 +207,7 @@ def fight_tasks(sc) -> list[FightTask]:
     names, values = list(knobs), [list(v) for v in knobs.values()]
     points = list(itertools.product(*values)) if names else [()]
     metric = sc.sweep.fight_metric if sc.sweep is not None else "p_side0"
-    tasks = []
+    tasks: list = []
     for fi, fight in enumerate(sc.fights):
         system = sc.check_system(fight)
         for point in points:

@@ -226,7 +226,7 @@ def _fight_problems(ctx: _Context) -> list[tuple[str, str]]:
         if system is None:
             continue
         if not available().get(system, False):
-            problems.append((f"{path}.system", registry()[system].lacks("combat")))
+            problems.append((f"{path}.system", str(registry()[system].lacks("combat"))))
             continue
         try:
             combat_variants(system, entry.variants)
@@ -488,7 +488,7 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
         with_campaign = campaign_systems()
         if system not in with_campaign:
             if system in registry():
-                problems.append((f"{path}.system", registry()[system].lacks("campaign")))
+                problems.append((f"{path}.system", str(registry()[system].lacks("campaign"))))
                 continue
             problems.append((f"{path}.system", f"unknown system {system!r}"
                              f"{did_you_mean(system, with_campaign)}; known: "

@@ -237,8 +237,8 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
     variants = variants or {}
     rows = []
     for system in _systems(systems):
-        name, comp = _competence_search(solver_system(system))
-        comp = list(comp)
+        name, search = _competence_search(solver_system(system))
+        comp = list(search)
         rungs = sorted((ladder.get(system) or dict(solver_system(system).ladder.rungs)).items(),
                        key=lambda kv: kv[1])
         for ax in difficulty_axes(system):
@@ -387,8 +387,8 @@ def solve_threshold(metric: Metric, values: Sequence, target: float, *,
     meet_pos = first_true(surely_meets)
     # last surely failing: the last position where surely_fails holds (fails form a prefix)
     not_fail_pos = first_true(lambda i: not surely_fails(i))
-    fail_pos = (n - 1 if not_fail_pos is None else not_fail_pos - 1)
-    fail_pos = fail_pos if fail_pos >= 0 else None
+    last = (n - 1 if not_fail_pos is None else not_fail_pos - 1)
+    fail_pos = last if last >= 0 else None
     knob = values[order[meet_pos]] if meet_pos is not None else None
     est, se = cache[order[meet_pos]] if meet_pos is not None else (None, None)
     lo = (fail_pos + 1) if fail_pos is not None else 0

@@ -172,7 +172,7 @@ def check_tasks(sc, *, sweep: bool = True) -> list[CheckTask]:
         comp_axis = next(iter(AXES[system]))
         base_axes = {k: list(v) for k, v in AXES[system].items()}
         base_axes.update({k: list(v) for k, v in check.axes.items()})
-        competence = ()
+        competence: tuple = ()
         if check.competence is not None:
             vals, labels = [], []
             for c in check.competence:

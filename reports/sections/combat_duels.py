@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
+from analysis.frames import each_group
 from reports import plotting
 from reports.i18n import N_, _, decimal
 from reports.labels import cell_words
@@ -76,7 +78,7 @@ def fate_reading(part: pd.DataFrame, explained: set[str] | None = None) -> str:
                     "{fates}.")).format(policy=", ".join(map(_, policies)), fates=fates)
     dead = shares["dead"]
     if dead.max() > 1e-12:
-        top = dead.idxmax()
+        top: Any = dead.idxmax()
         text += " " + _("The loser ends dead most often in {system} ({p})").format(
             system=top, p=pct(dead[top]))
         dying = registry()[top].report.dying if top in registry() else ""
@@ -101,8 +103,9 @@ def fate_reading(part: pd.DataFrame, explained: set[str] | None = None) -> str:
 
 
 def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
-    out, explained = [], set()
-    for mid, part in cross.groupby("matchup", sort=False):
+    out: list[str] = []
+    explained: set[str] = set()
+    for mid, part in each_group(cross, "matchup"):
         part = part.set_index("system")
         title = _(titles.get(mid, mid))
         if mid == EVEN_DUEL:
@@ -112,7 +115,8 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
             return _("{a} against {b}").format(a=cell_words(str(part.loc[s, "a"])),
                                                b=cell_words(str(part.loc[s, "b"])))
 
-        longest, shortest = part["rounds_mean"].idxmax(), part["rounds_mean"].idxmin()
+        longest: Any = part["rounds_mean"].idxmax()
+        shortest: Any = part["rounds_mean"].idxmin()
         text = _("{title}: fights last longest in {longest} ({who_longest}: {rounds_longest} "
                  "rounds on average) and are shortest in {shortest} ({who_shortest}: "
                  "{rounds_shortest}).").format(
@@ -122,7 +126,8 @@ def _duel_reading(cross: pd.DataFrame, titles: Mapping[str, str]) -> list[str]:
             rounds_shortest=decimal(part.loc[shortest, "rounds_mean"], 2))
         text += fate_reading(part, explained)
         if part["p_side0"].max() - part["p_side0"].min() > 0.02:
-            hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
+            hi: Any = part["p_side0"].idxmax()
+            lo: Any = part["p_side0"].idxmin()
             text += " " + _("Side A wins from {low} ({lo}) to {high} ({hi}): the systems "
                             "disagree on how decisive this edge is.").format(
                 low=pct(part.loc[lo, "p_side0"]), lo=lo, high=pct(part.loc[hi, "p_side0"]), hi=hi)

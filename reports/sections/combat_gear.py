@@ -23,7 +23,7 @@ from reports.sections.combat_common import (
 )
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
-from reports.structure import Section
+from reports.structure import Block, Section
 
 __all__ = ["section_combat_gear"]
 
@@ -86,7 +86,7 @@ def section_combat_gear(settings: ReportSettings) -> Section:
         shown[col] = shares[fate].to_numpy()
     view = combat_view(shown, ["system", "change", "choice", "method"], EFFECT_COLUMNS,
                        ("se_side0",))
-    blocks = [
+    blocks: list[Block] = [
         table_block("combat-gear", _("Tactics and armour in the even duel"), view,
                     _("P(A wins), P(B wins), P(neither) with side A using the tactic or armour "
                  "named, against the unchanged side B; mean rounds; loser dead / dying / "

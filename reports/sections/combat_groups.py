@@ -25,7 +25,7 @@ from reports.sections.combat_common import (
 )
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
-from reports.structure import Section
+from reports.structure import Block, Section
 
 __all__ = ["fallen_fates", "section_combat_groups", "side_name"]
 
@@ -192,7 +192,7 @@ def section_combat_groups(settings: ReportSettings) -> Section:
                        .format(fight=titles.get(fight, fight), **span))
     se_max = max(float(groups[c].max()) for c in groups.columns
                  if c.startswith("se_side") or c == "se_neither")
-    blocks = []
+    blocks: list[Block] = []
     for fight, part in groups.groupby("fight", sort=False):
         blocks.append(table_block(
             f"combat-groups-{fight}", _("Group fight: {title}").format(

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.frames import each_row
+from analysis.frames import each_group, each_row
 from engines.errors import InputError
 from reports import plotting
 from reports.i18n import N_, _
 from reports.labels import cell_words
 from reports.sections.common import MAPPED, figure_block, for_systems_with, pct, table_block
 from reports.settings import ReportSettings
-from reports.structure import Reading, Section
+from reports.structure import Block, Reading, Section
 
 #: the starting distances of the section (metres)
 DISTANCES = tuple(range(0, 45, 5))
@@ -86,7 +86,7 @@ def distance_reading(frame: pd.DataFrame, systems, cross=None) -> list[str]:
              "the ladder charging, default rules, solved exactly at each starting "
              "distance.")]
     ladder = ladder_specs(cross)
-    for system, part in frame.groupby("system", sort=False):
+    for system, part in each_group(frame, "system"):
         part = part.sort_values("distance")
         p = dict(zip(part["distance"], part["p_side0"], strict=True))
         ahead = part[part["p_side0"] > 0.5 + 1e-9]
@@ -117,7 +117,7 @@ def distance_figure(frame: pd.DataFrame):
     """P(the shooter wins) against the starting distance, one line per system (exact:
     no band)."""
     fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.2)
-    for system, part in frame.groupby("system", sort=False):
+    for system, part in each_group(frame, "system"):
         part = part.sort_values("distance")
         ax.plot(part["distance"], part["p_side0"], marker="o", markersize=3,
                 color=plotting.system_color(system), label=system)
@@ -160,7 +160,7 @@ def armoured_reading(apart: pd.DataFrame, cross=None) -> list:
                    "system prices armour in mobility (dice_pool_7, AT2) a shooter who "
                    "stands still does not pay it, and the range bands weaken both "
                    "shots alike.").format(mid=armoured_title(cross))]
-    for system, rows in part.groupby("system", sort=False):
+    for system, rows in each_group(part, "system"):
         rows = rows.sort_values("distance")
         first, last = rows.iloc[0], rows.iloc[-1]
         if first["a"] == first["b"]:  # the data file's note says why (no armour rules)
@@ -238,7 +238,7 @@ def dip_readings(frame: pd.DataFrame, cross=None) -> list:
     ladder = ladder_specs(cross)
     shooter = {"archetype": "competent_shooter"}
     out: list = []
-    for system, part in frame.groupby("system", sort=False):
+    for system, part in each_group(frame, "system"):
         part = part.sort_values("distance")
         d, p = list(part["distance"]), list(part["p_side0"])
         dips = [(d[i], d[i + 1], p[i], p[i + 1]) for i in range(len(d) - 1)
@@ -387,7 +387,7 @@ def section_distance(settings: ReportSettings) -> Section:
     reading += dip_readings(frame, settings.cross_combat)
     if len(cover):
         reading += cover_reading(cover, settings.systems, settings.cross_combat)
-    blocks = []
+    blocks: list[Block] = []
     if len(frame):
         blocks.append(figure_block("fig-distance", _("The shooter against the charger by "
                                                      "starting distance"),

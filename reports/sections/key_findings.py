@@ -403,7 +403,7 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
             "them).").format(rules=rules, **counts),
             "rpg-balance audit --columns guardrail,metric,value,min,max,status --rules FILE")]
     elif file is None:
-        out: list[str] = [Reading(_(
+        out = [Reading(_(
             "{passed} of {total} balance guardrails pass under the default rules; failed: "
             "{failed}, undecided: {undecided} (limits a designer can edit in "
             "analysis/data/guardrails.toml; the audit checks them, and its discovery mode "

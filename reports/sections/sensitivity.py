@@ -17,7 +17,7 @@ import pandas as pd
 from reports.i18n import _, text
 from reports.sections.common import figure_block, table_block
 from reports.settings import ReportSettings
-from reports.structure import Reading, Section
+from reports.structure import Block, Reading, Section
 
 __all__ = ["default_knob_systems", "metric_words", "named_readings", "section_sensitivity",
            "sensitivity_result", "sensitivity_view"]
@@ -147,7 +147,7 @@ def section_sensitivity(settings: ReportSettings) -> Section | None:
     view = sensitivity_view(result)
     labels = {k.name: text(sens.knob_words(result.problem, k.name))
               for k in result.problem.knobs}
-    blocks = [
+    blocks: list[Block] = [
         table_block("sensitivity", _("The knobs each guardrail depends on"), view,
                     _("Each guardrail with the knobs that touch it, the most influential "
                       "first: the total index ST (the share of the figure's variance the "

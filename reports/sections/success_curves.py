@@ -92,7 +92,7 @@ def curve_tables(system: str, t: pd.DataFrame) -> list[Table]:
     of its other axes); the PDF prints the first, compact, the HTML page every one."""
     spec = registry()[system]
     full = t.drop(columns=["z"])
-    out = []
+    out: list = []
     for view in spec.report.curve_tables or plain_tables(spec):
         frame = pivot(_select(t, view.fixed), view.rows, view.columns,
                       index_values=view.row_values, column_values=view.column_values)

@@ -17,7 +17,7 @@ import pandas as pd
 from reports.i18n import _, text
 from reports.sections.common import figure_block, table_block
 from reports.settings import ReportSettings
-from reports.structure import Reading, Section
+from reports.structure import Block, Reading, Section
 
 
 def tune_result(settings: ReportSettings):
@@ -69,7 +69,7 @@ def section_tune(settings: ReportSettings) -> Section | None:
              "front": _("front"),
              "x": _("edit size: knobs changed + distance / (total weight + 1)"),
              "y": _("worst guardrail margin (share of the limits' width)")}
-    blocks = [
+    blocks: list[Block] = [
         table_block("tune-front", _("The front"), front_view(result),
                     _("One column per candidate on the front: each knob's value, the knobs "
                  "changed, the distance along them, the worst guardrail margin (negative: "

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,7 @@ class Knob:
 
     name: str
     current: Any
-    values: list
+    values: Sequence
     ordered: bool
     rule: bool
 
@@ -253,7 +254,7 @@ def rule_knobs(system: str, f, trait: str | None, g=None) -> list[Knob]:
         out.append(Knob(f"everyone.{trait}", cur, [cur + d for d in span], True, True))
     tables = (rules.active(system) or rules.RuleSet(system)).tables()
     arm = archetypes.armours(system)
-    used: list[tuple[str, str]] = []
+    used: list[tuple[str, str | None]] = []
     for spec in (f.a, f.b):
         try:
             used.append(("weapon", gear_name(reg.fighter(system, spec))))
@@ -325,7 +326,7 @@ def _directional(read, values: list, cur, lo, hi, violated: str):
 
     target = lo if violated == "min" else hi
     goal = "at_least" if violated == "min" else "at_most"
-    found = []
+    found: list = []
     if cur not in values:
         return found
     up = [x for x in values if values.index(x) > values.index(cur)]
@@ -374,7 +375,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
         return _compare_cures(sc, g, measured, max_cures)
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
     cands: list[tuple[int, int, Cure]] = []
-    searched: list[str] = []
+    searched: list[Knob] = []
     reads: list[tuple[Knob, Any]] = []   # the knobs read by value (for ``closest``)
     if t.kind == "fight":
         f = t.entry

@@ -114,6 +114,7 @@ def reading_of(result: TuneResult) -> Text:
     if not front:
         return Text(N_("No candidate was evaluated."))
     best = best_row(result)
+    assert best is not None  # a front has a best row
     if result.feasible:
         k = best["changes"]
         if k == 0:

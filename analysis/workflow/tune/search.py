@@ -73,10 +73,10 @@ def pareto(rows: list[dict], edit_size) -> list[dict]:
                                        -r["worst_margin"], repr(r["_setting"])))
     out, best = [], -math.inf
     for _, group in itertools.groupby(pool, key=lambda r: round(edit_size(r), 12)):
-        group = list(group)
-        top = max(r["worst_margin"] for r in group)
+        ties = list(group)
+        top = max(r["worst_margin"] for r in ties)
         if top > best:
-            out += [r for r in group if r["worst_margin"] == top]
+            out += [r for r in ties if r["worst_margin"] == top]
             best = top
     return out
 
