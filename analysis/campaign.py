@@ -20,7 +20,7 @@ sessions in the system's Okabe–Ito colour.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -149,12 +149,17 @@ def _monte_carlo(mech: Mechanic, p: dict, v, sessions: int, threshold, trials: i
     return merge(parts)
 
 
+def _summed(arrays: Iterable[Any]) -> Any:
+    """``sum(arrays)``: 0 + a + b + … (count arrays of one shape)."""
+    return sum(arrays)
+
+
 def merge(parts: list[CampaignStats]) -> CampaignStats:
     """Monte Carlo runs of the same mechanic and settings pooled into one (counts summed,
     tally means weighted by trials, their standard errors rebuilt from each part's
     second moment)."""
     first = parts[0]
-    n = np.array([float(s.trials) for s in parts])
+    n = np.array([float(s.trials) for s in parts])  # type: ignore[arg-type]  # MC: counted
     total = n.sum()
     extra = {}
     for key in first.extra:
@@ -169,8 +174,8 @@ def merge(parts: list[CampaignStats]) -> CampaignStats:
             extra[key + "_se"] = np.sqrt(np.maximum(second - mean**2, 0.0) / total)
     return CampaignStats(
         system=first.system, mechanic=first.mechanic, values=first.values,
-        dist=sum(s.dist for s in parts),
-        passage=None if first.passage is None else sum(s.passage for s in parts),
+        dist=_summed(s.dist for s in parts),
+        passage=None if first.passage is None else _summed(s.passage for s in parts),
         threshold=first.threshold, extra=extra, trials=int(total), notes=first.notes)
 
 
@@ -443,12 +448,13 @@ def knob_values(mech: Mechanic, knob: str, lo: int | None = None,
         return [False, True]
     if p.type is str:
         return list(p.choices or ())
-    a, b = p.range if p.range else (0, 100)
+    allowed = p.range if p.range else (0, 100)
+    a, b = allowed
     a = a if lo is None else max(a, lo)
     b = b if hi is None else min(b, hi)
     if a > b:
         raise InputError(f"{knob}: the search range {a}..{b} is empty (allowed "
-                         f"{p.range[0]}..{p.range[1]})")
+                         f"{allowed[0]}..{allowed[1]})")
     return list(range(a, b + 1))
 
 

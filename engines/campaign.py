@@ -21,8 +21,9 @@ mechanics live in one module per system, the one its ``System.campaign`` names
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -261,8 +262,8 @@ class Mechanic:
     state: str
     direction: str
     params: tuple[Param, ...]
-    exact: object
-    monte_carlo: object
+    exact: Callable[..., Any]
+    monte_carlo: Callable[..., Any]
     variants: type
     threshold_default: int | None = None
     extra: dict = field(default_factory=dict)

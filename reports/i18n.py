@@ -265,7 +265,7 @@ def _cell(value, lang: str):
     if isinstance(value, numbers.Number):
         if isinstance(value, numbers.Integral):
             return format_spec(int(value), "d", lang)
-        return format_spec(float(value), "g", lang)
+        return format_spec(float(value), "g", lang)  # type: ignore[arg-type]  # a real
     return value
 
 

@@ -42,7 +42,7 @@ def system_color(system: str) -> str:
 def shades(system: str, n: int) -> list[tuple[float, float, float]]:
     """``n`` shades of the system's colour, light to dark (never near-white)."""
     base = to_rgb(system_color(system))
-    out = []
+    out: list = []
     for i in range(n):
         t = -0.45 + 0.9 * (i / max(n - 1, 1))  # -0.45 lighter … +0.45 darker
         if t < 0:

@@ -100,7 +100,8 @@ def _env(lang: str = "en") -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
-    env.install_gettext_translations(i18n.translations(lang), newstyle=True)
+    env.install_gettext_translations(  # type: ignore[attr-defined]  # jinja2.ext.i18n's
+        i18n.translations(lang), newstyle=True)
     env.filters["prose"] = lambda text, html=False: prose(text, html, lang)
     return env
 

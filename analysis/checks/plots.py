@@ -151,7 +151,7 @@ def whole_ticks(fig: Figure) -> Figure:
     from matplotlib.ticker import FixedLocator, MaxNLocator
 
     for ax in fig.axes:
-        lines = [ln for ln in ax.get_lines() if len(ln.get_xdata())]
+        lines = [ln for ln in ax.get_lines() if np.size(ln.get_xdata())]
         if not lines:
             continue
         for axis, data in ((ax.xaxis, [ln.get_xdata() for ln in lines]),
@@ -257,7 +257,8 @@ def c7_heatmap(table: pd.DataFrame | None = None) -> Figure:
         holds = part.pivot(index="difficulty", columns="pool", values="holds")
         image = ax.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="PuOr_r",
                           norm=norm,
-                          extent=(grid.columns.min() - 0.5, grid.columns.max() + 0.5,
+                          extent=(float(grid.columns.min()) - 0.5,
+                                  float(grid.columns.max()) + 0.5,
                                   grid.index.min() - 0.5, grid.index.max() + 0.5))
         ys, xs = np.nonzero(~holds.to_numpy(dtype=bool))
         ax.scatter(grid.columns.to_numpy()[xs], grid.index.to_numpy()[ys], marker="x",
@@ -268,6 +269,7 @@ def c7_heatmap(table: pd.DataFrame | None = None) -> Figure:
                           label=Text(N_("default")) if label == "default" else label))
         if len(xs):
             ax.legend(loc="upper left", fontsize="small")
+    assert image is not None  # a figure of at least one variant
     fig.colorbar(image, ax=list(axes), label="P(+2 dice) − P(−1 difficulty), pp")
     return fig
 

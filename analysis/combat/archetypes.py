@@ -47,7 +47,7 @@ from engines.archetype_library import ArchetypeHook, check_gear, unknown
 from engines.archetype_library import validation as _validation
 from engines.constants import ROUND_CAP, RULE_DATA
 from engines.errors import InputError
-from engines.system import get, registry
+from engines.system import Combat, get, registry
 from engines.variants import parse_variants
 
 __all__ = ["WEAPON_KINDS", "Matchup", "MatchupEntry", "MatchupFile", "armours", "combatant",
@@ -68,9 +68,17 @@ def _system(system: str) -> str:
     return system
 
 
+def _combat(system: str) -> Combat:
+    """The system's combat hook group (one line, exit 2, for a system without one)."""
+    combat = get(_system(system)).combat
+    if combat is None:
+        raise InputError(str(get(_system(system)).lacks("combat")))
+    return combat
+
+
 def hook(system: str) -> ArchetypeHook:
     """The archetype-library hook the system's ``Combat.archetypes`` names."""
-    where = get(_system(system)).combat.archetypes
+    where = _combat(system).archetypes
     module, _, attr = str(where).partition(":")
     try:
         found = getattr(importlib.import_module(module), attr)
@@ -84,7 +92,7 @@ def hook(system: str) -> ArchetypeHook:
 
 def engine(system: str):
     """The combat engine module of ``system`` (the module its ``Combat`` group names)."""
-    return get(_system(system)).combat.engine()
+    return _combat(system).engine()
 
 
 def variants(system: str, given=None):
@@ -335,7 +343,7 @@ def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | N
         return found
     c = _build(system, spec, overrides, path, label)
     if key is not None and dataclasses.is_dataclass(c) and \
-            type(c).__dataclass_params__.frozen:
+            type(c).__dataclass_params__.frozen:  # type: ignore[union-attr]
         if len(_BUILT) >= _BUILT_MAX:
             _BUILT.clear()
         _BUILT[key] = c
@@ -374,7 +382,7 @@ def _build(system: str, spec, overrides, path, label):
     before = dict(target)
     offsets = apply_everyone(system, lambda t: _trait_of(full, t, system, label)
                              if full is not None else over[t] if t in over
-                             else _trait_of(lib[name], t, system, label))
+                             else _trait_of(lib[str(name)], t, system, label))
     target.update(offsets)
     try:
         return hook(system).build(fname, raw, lib, name, over, full, label)
@@ -451,7 +459,7 @@ _DOC_KEYS = ("note", "source", "assumption")
 
 def _rule_ids(*texts) -> str:
     """The rule ids (A11, DX7, E12, B-g3, AT3, AT-g1 ...) cited in the data file's notes."""
-    found = []
+    found: list[str] = []
     for text in texts:
         if isinstance(text, str):
             found.extend(m for m in _RULE_ID.findall(text) if any(ch.isdigit() for ch in m)
@@ -591,6 +599,7 @@ def load_matchup_file(path: str | Path) -> Matchup:
                 if e.archetype is not None:
                     c = combatant(system, e.archetype, over, label=label)
                 else:
+                    assert e.traits is not None  # exactly one of the two, checked above
                     c = combatant(system, {**e.traits, "name": label}, over, label=label)
             except InputError as exc:
                 msg = str(exc).replace(f"{system}: {label}", where, 1)
@@ -600,7 +609,7 @@ def load_matchup_file(path: str | Path) -> Matchup:
             if e.archetype is not None:
                 shown = {"archetype": e.archetype, **over}
             else:
-                shown = {"name": label, "weapon": e.traits.get("weapon"), **over}
+                shown = {"name": label, "weapon": (e.traits or {}).get("weapon"), **over}
             for j in range(e.count):
                 sides[s].append(c if e.count == 1 else dataclasses.replace(
                     c, name=f"{c.name}#{j + 1}"))

@@ -332,7 +332,7 @@ def merge_stats(parts: list[FightStats]) -> FightStats:
     for p in parts:
         for key in HIST_FIELDS:
             getattr(out, key)[...] += getattr(p, key)
-        out.trials += p.trials
+        out.trials += p.trials  # type: ignore[operator]  # Monte Carlo parts: counted
         out.notes.update(p.notes)
     return out
 

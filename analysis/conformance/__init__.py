@@ -209,7 +209,7 @@ def check_system(system: System | str, *, trials: int = TRIALS, seed: Seed = SEE
                     result = ("failed", f"raised {type(exc).__name__}: {exc} "
                                         f"({raised_at(exc)})")
             status[name] = result[0]
-            results.append(CheckResult(name, result[0], result[1],
+            results.append(CheckResult(name, result[0], result[1],  # type: ignore[arg-type]
                                        time.perf_counter() - start))
     report = Conformance(spec.id, tuple(results), trials)
     if report.failed:

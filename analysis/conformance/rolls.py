@@ -31,15 +31,17 @@ __all__ = ["RUN"]
 
 def _check_grid(ctx: Context) -> str:
     spec, g = ctx.spec.checks, ctx.grid
-    for axis, values in ctx.axes.items():
-        if len(values) == 0:
+    for axis, axis_values in ctx.axes.items():
+        if len(axis_values) == 0:
             fail(f"axis {axis!r} has no values")
     cells = {name: g.cells[name].to_numpy() for name in g.cells.columns}
+    if spec.grid is None:
+        fail("the system declares no check grid")
     out = spec.grid(cells, ctx.variants)
     if not isinstance(out, tuple) or len(out) != 4:
         fail(f"check_grid returned a {type(out).__name__}; expected the tuple (settings, "
               "setting_of_cell, mask, values)")
-    settings, of_cell, mask, values = (np.asarray(x) for x in out)  # type: ignore[misc]
+    settings, of_cell, mask, values = (np.asarray(x) for x in out)
     n_cells = len(g.cells)
     if settings.ndim != 1 or settings.size == 0:
         fail(f"settings: expected a non-empty 1-d array, got shape {settings.shape}")
@@ -64,6 +66,7 @@ def _check_grid(ctx: Context) -> str:
         fail(f"values: expected one per code, shape ({n_codes},), got {values.shape}")
     if not np.isfinite(values.astype(float)).all():
         fail("values: not all finite")
+    declared: Any
     if spec.code_count is not None:
         declared, source = int(spec.code_count(settings, ctx.variants)), "code_count"
     else:
@@ -147,7 +150,7 @@ def _check_monte_carlo(ctx: Context) -> str:
     found = worst(counts / n, probs, tol)
     if found is not None:
         at, k = found
-        i, j = np.unravel_index(at, probs.shape)
+        i, j = (int(x) for x in np.unravel_index(at, probs.shape))
         fail(off(f"setting {g.settings.tolist()[i]!r}, code {j} (value {fmt(g.values[j])})",
                    counts[i, j] / n, probs[i, j], tol[i, j], n, k, probs.size, "codes"))
     p_cells = ctx.p_cells

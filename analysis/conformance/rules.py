@@ -125,7 +125,7 @@ def _ladder_rules(ctx: Context, rules, rungs: list[str], comps: list) -> str:
                  f"{lo}..{hi}")
     if rules.difficulty_range is not None:
         dlo, dhi = rules.difficulty_range
-        diffs = list(range(dlo, dhi + 1))
+        diffs: list = list(range(dlo, dhi + 1))
         if rules.harder < 0:
             diffs.reverse()
     else:
@@ -317,7 +317,7 @@ def _check_mechanic(ctx: Context, k: int, name: str, mech) -> None:
     found = worst(mc.dist / n, pmf, tol)
     if found is not None:
         at, bad = found
-        s, j = np.unravel_index(at, pmf.shape)
+        s, j = (int(x) for x in np.unravel_index(at, pmf.shape))
         fail(off(f"{name}: session {s}, {mech.state} {ex.values[j]}", mc.dist[s, j] / n,
                    pmf[s, j], tol[s, j], n, bad, pmf.size, "states"))
     if ex.passage is None:

@@ -141,7 +141,9 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         if "sensitivity" in sc.output.plots:
             res.plots["sensitivity"] = (lambda path, r=result, i=inter: sensitivity_plot(
                 r.table, r.sensitivity, path, r.metric, inter=i))
-    frames = [solve_difficulty(s.target, s.competence, s.systems, _solver_variants(sc))
+    # validated: a difficulty entry has its target and competence
+    frames = [solve_difficulty(s.target, s.competence, s.systems,  # type: ignore[arg-type]
+                               _solver_variants(sc))
               for s in sc.solve if s.kind == "difficulty"]
     if frames and "difficulty" in wanted:
         import pandas as pd
@@ -201,7 +203,7 @@ def run_campaigns(sc: Scenario, *, progress: bool | None = None):
     frames = []
     for i, c in enumerate(sc.campaign):
         method = c.method or sc.method
-        stats = camp.run(c.system or sc.system, c.mechanic, c.params, sessions=c.sessions,
+        stats = camp.run(sc.check_system(c), c.mechanic, c.params, sessions=c.sessions,
                          threshold=c.threshold, method=method,
                          trials=sc.precision.trials or camp.DEFAULT_TRIALS,
                          seed=np.random.SeedSequence(sc.seed, spawn_key=(20_000 + i,)),
@@ -228,8 +230,9 @@ def run_campaign_solve(sc: Scenario, s):
     from analysis.workflow.scenario import campaign_index
 
     i = campaign_index(sc, s.campaign)
+    assert i is not None  # validated: the entry names a campaign of the file
     c = sc.campaign[i]
-    _, table = camp.solve_campaign(c.system or sc.system, c.mechanic, s.knob, s.reach,
+    _, table = camp.solve_campaign(sc.check_system(c), c.mechanic, s.knob, s.reach,
                                    c.sessions if s.sessions is None else s.sessions,
                                    c.params, variants=dict(c.variants), values=s.values,
                                    share=0.5 if s.target is None else s.target)
@@ -252,14 +255,16 @@ def run_campaign_sweep(sc: Scenario, *, progress: bool | None = None):
     from analysis.workflow.scenario import campaign_knob
 
     frames = []
+    assert sc.sweep is not None  # called for a file with a [sweep]
     for i, c in enumerate(sc.campaign):
-        system = c.system or sc.system
+        system = sc.check_system(c)
         knobs = [k for k in sc.sweep.campaign if campaign_knob(c, system, k)]
         if not knobs:
             continue
         grid = itertools.product(*(sc.sweep.campaign[k] for k in knobs))
         for j, combo in enumerate(grid):
-            params, variants, sessions = dict(c.params), dict(c.variants), c.sessions
+            params, variants = dict(c.params), dict(c.variants)
+            sessions: Any = c.sessions
             for knob, value in zip(knobs, combo, strict=True):
                 kind, _, name = knob.partition(".")
                 if knob == "sessions":
@@ -288,7 +293,9 @@ def run_lethality(sc: Scenario, s):
     """One ``[[solve]] kind = "lethality"`` entry: the searched rows of its fight knob."""
     from analysis.workflow.solvers import solve_lethality
 
-    fight = sc.fights[sc.fight_index(s.fight)]
+    index = sc.fight_index(s.fight)
+    assert index is not None  # validated: the entry names a fight of the file
+    fight = sc.fights[index]
     mc = not sc.fight_exact(fight, default=sc.precision.trials is None
                             and sc.precision.se is None)
     _, table = solve_lethality(

@@ -319,7 +319,7 @@ class Scenario(_Model):
         new._rule_sets = dict(rule_sets)
         return new
 
-    def force_method(self, method: str, option: str) -> None:
+    def force_method(self, method: Literal["exact", "mc", "both"], option: str) -> None:
         """The command line overrides every method of the file (checks and fights)."""
         self.method = method
         self._forced = (method, option)
@@ -364,8 +364,10 @@ class Scenario(_Model):
     def source(self) -> str:
         return self._source
 
-    def check_system(self, check: Check | Fight) -> str:
-        return check.system or self.system  # validated: one of them is set
+    def check_system(self, check: Check | Fight | Campaign) -> str:
+        system = check.system or self.system
+        assert system is not None  # validated: one of them is set
+        return system
 
     def check_variants(self, check: Check | Fight) -> dict[str, Any]:
         """A check's variants over the top-level ones (fights use only their own: combat
@@ -479,7 +481,7 @@ _EXPECTED = {
 }
 
 
-def _describe(err: dict) -> str:
+def _describe(err: Any) -> str:
     import re
 
     kind, msg, got = err["type"], err["msg"], err.get("input")

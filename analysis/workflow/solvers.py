@@ -481,10 +481,10 @@ def fight_knob_metric(system: str, a, b, knob: str, metric: str = "p_side0", *,
                               trials=trials, se=se, batch=batch, max_trials=max_trials,
                               stream=lambda k: np.random.SeedSequence(seed,
                                                                       spawn_key=(key, 0, k)))
-        read.rows[value] = row
+        read.rows[value] = row  # type: ignore[attr-defined]  # the rows read, kept on it
         return row["metric"], row["se_metric"]
 
-    read.rows = {}
+    read.rows = {}  # type: ignore[attr-defined]
     return read
 
 
@@ -532,7 +532,7 @@ def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: floa
     rows = []
     sign = 1.0 if goal == "at_least" else -1.0
     for value, est, s in res.evaluated:
-        row = read.rows[value]
+        row = read.rows[value]  # type: ignore[attr-defined]
         # meets: this row's whole estimate ± z·se interval is on the goal's side of the
         # target (for exact rows se = 0: the value itself); chosen: the answer
         meets = bool(sign * (est - target) - z * s >= 0)

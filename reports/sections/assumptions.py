@@ -63,8 +63,8 @@ def readings_frame(frame: pd.DataFrame) -> pd.DataFrame:
     keep = frame["rule"].map(gap_rule) | (frame["changed"] == _("yes"))
     out = frame.loc[keep, ["system", "rule", "doc"]].rename(columns={"doc": "reading"})
     # the variants that settle one gap together (B-g14's three first-aid numbers) are one row
-    out = out.groupby(["system", "rule"], sort=False)["reading"].agg("; ".join)
-    return out.reset_index()
+    joined = out.groupby(["system", "rule"], sort=False)["reading"].agg("; ".join)
+    return joined.reset_index()
 
 
 def show_value(value) -> str:

@@ -9,6 +9,8 @@ campaign modules' default variants (the report's check variants do not apply to 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
@@ -67,7 +69,7 @@ def mechanic_name(name: str) -> str:
     return _(MECHANIC_NAMES[name]) if name in MECHANIC_NAMES else name
 
 
-def _params_text(params: dict) -> str:
+def _params_text(params: Mapping) -> str:
     def value(v):
         if isinstance(v, bool):
             return _("yes") if v else _("no")
@@ -78,7 +80,7 @@ def _params_text(params: dict) -> str:
     return ", ".join(f"{_(k.replace('_', ' '))} {value(v)}" for k, v in params.items())
 
 
-def campaign_reading(system: str, mech, params: dict, st) -> str:
+def campaign_reading(system: str, mech, params: Mapping, st) -> str:
     """One sentence from the numbers: the median and 10–90 % range at the last session,
     and when half the characters have reached the threshold (or how many do)."""
     from analysis.campaign import median_passage, p_reached
@@ -229,7 +231,8 @@ def section_campaign(settings: ReportSettings) -> Section:
     blocks: list = []
     rows = []
     for system in settings.systems:
-        example = registry()[system].campaign.example
+        group = registry()[system].campaign
+        example = group.example if group is not None else None
         if example is None:
             reading.append(skipped(system, N_("campaign example")))
             continue

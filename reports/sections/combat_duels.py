@@ -90,7 +90,7 @@ def fate_reading(part: pd.DataFrame, explained: set[str] | None = None) -> str:
         never = _never(decided, "dead")
         if never:
             only = [f for f in ("dying", "out")
-                    if all(shares.loc[s, f] > 1 - 1e-9 for s in never)]
+                    if bool((shares.loc[list(never), f] > 1 - 1e-9).all())]
             how = {"dying": _("it is always dying"), "out": _("it is always out")}.get(
                 only[0] if only else "", _("it is dying or out"))
             text += _("; in {systems} the loser never ends dead ({how}).").format(

@@ -44,11 +44,12 @@ def side_name(rungs) -> str:
     expert"; a rung the report has no words for is named by itself)."""
     parts = []
     for rung, n in Counter(str(r) for r in rungs).items():
-        one, many = _RUNG_WORDS.get(rung, (None, None))
+        words = _RUNG_WORDS.get(rung)
         count = _(_COUNTS[n]) if n in _COUNTS else str(n)
-        if one is None:
+        if words is None:
             parts.append(f"{count if n > 1 else 1} × {_(rung)}")
         else:
+            one, many = words
             parts.append(_(one) if n == 1 else _(many).format(count=count))
     return _(" and ").join(parts) if len(parts) > 1 else parts[0]
 

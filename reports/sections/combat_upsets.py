@@ -73,8 +73,9 @@ def upset_reading(frame, swing, ties: Mapping[str, str] | None = None) -> list[s
             text += _("; one SD of luck is worth {rungs} rungs on a single check").format(
                 rungs=decimal(swing.loc[system, "sd_in_rungs"], 2))
         text += "."
-        if (ties or {}).get(system):
-            text += " " + _("Ties: {ties}.").format(ties=ties[system])
+        tie = (ties or {}).get(system)
+        if tie:
+            text += " " + _("Ties: {ties}.").format(ties=tie)
         reading.append(text)
     return reading
 

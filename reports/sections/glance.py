@@ -215,8 +215,9 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
                                  seed=settings.seed + 1000 * (k + 1) + j)
             if duel:
                 mine.append((COLUMNS["upset_duel"], duel))
-        if frame is None or not pd.isna(frame.set_index("system").loc[system,
-                                                                        "alive_after_3"]):
+        alive: Any = None if frame is None else frame.set_index("system").loc[
+            system, "alive_after_3"]
+        if frame is None or not pd.isna(alive):
             mine.append((COLUMNS["alive_after_3"],
                          _cmd("rpg-balance", "campaign", system, "attrition", "--sessions",
                               str(ATTRITION_K), "--columns", "session,p_able")))
@@ -243,7 +244,9 @@ def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
                 return ""
             parts += [f"{_DUEL_OPTIONS[key]}-{side}", str(value)]
     parts += combat_options(settings, per_system=system)
-    data = combat_frames(fought_settings(settings))["upsets"]
+    fought = fought_settings(settings)
+    assert fought is not None  # named for a system the combat sections fight
+    data = combat_frames(fought)["upsets"]
     row = data[(data["system"] == system) & (data["weaker"] == UPSET[0])
                & (data["stronger"] == UPSET[1])]
     if len(row) and row["method"].iloc[0] == "mc":

@@ -30,7 +30,7 @@ def with_defending(swing: pd.DataFrame, upsets: pd.DataFrame) -> pd.DataFrame:
     for apart, col, after in ((1, "p_upset_adjacent_defending", "p_upset_adjacent"),
                               (2, "p_upset_two_apart_defending", "p_upset_two_apart")):
         values = [float(mean.get((s, apart), float("nan"))) for s in out["system"]]
-        out.insert(out.columns.get_loc(after) + 1, col, values)
+        out.insert(int(out.columns.get_loc(after)) + 1, col, values)  # type: ignore[arg-type]
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -84,7 +85,7 @@ def section_opposed(settings: ReportSettings) -> Section:
         frame = opposed_table(system, "exact", variants=list(settings.variants_of(system)))
         level, view = opposed_view(frame)
         views[system] = (level, view)
-        m = view.set_index(f"{level}_a")
+        m: Any = view.set_index(f"{level}_a")
         levels = [int(x) for x in m.index]
         mid = levels[len(levels) // 2]
         step = levels[1] - levels[0]
@@ -97,8 +98,8 @@ def section_opposed(settings: ReportSettings) -> Section:
             system=system, ties=ties, level=name, mid=mid, even=pct(even),
             up_level=mid + step, up=pct(up))
         if np.isfinite(up):
-            first = {c: v.iloc[0] for c, v in frame.items()
-                     if c.endswith(("_a", "_b")) and c[:-2] != level}
+            first = {str(c): v.iloc[0] for c, v in frame.items()
+                     if str(c).endswith(("_a", "_b")) and str(c)[:-2] != level}
             split = opposed_split(
                 system, variants=list(settings.variants_of(system)),
                 axes={**{k: [v] for k, v in first.items()},

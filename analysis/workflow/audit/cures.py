@@ -319,7 +319,7 @@ def check_knobs(system: str, cell: dict, variants, g=None) -> tuple[list[Knob], 
     return out, held
 
 
-def _directional(read, values: list, cur, lo, hi, violated: str):
+def _directional(read, values: Sequence, cur, lo, hi, violated: str):
     """The nearest value on each side of ``cur`` that passes, via solve_threshold
     (bisection over an ordered knob): ``[(steps, value, estimate, se)]``."""
     from analysis.workflow.solvers import solve_threshold

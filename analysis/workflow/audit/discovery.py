@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 from analysis.text import N_, Text, join
 from engines.constants import ROUND_CAP
@@ -266,17 +268,18 @@ def _dominated(system: str, cfg: dict, kind: str, names: list, ladder: dict, dat
             v = {"distance": dist} if dist else None
             try:
                 if mc:
-                    stats = _duel_mc(system, *pair, cfg["dominance_trials"],
+                    stats = _duel_mc(system, pair[0], pair[1], cfg["dominance_trials"],
                                      DOMINANCE_STREAM + m, data, v)
                 else:
-                    stats = _duel(system, *pair, data, v)
+                    stats = _duel(system, pair[0], pair[1], data, v)
                 cache[key] = wins[side](stats)
             except InputError:                # the option cannot be built here
                 cache[key] = None
         return cache[key]
 
     # candidate (dominated, dominating) pairs with their per-matchup gaps
-    cands = {(i, k): [] for i in range(len(names)) for k in range(len(names)) if i != k}
+    cands: dict[tuple[int, int], list] = {
+        (i, k): [] for i in range(len(names)) for k in range(len(names)) if i != k}
     for m in range(len(matchups)):
         if not cands:
             break
@@ -438,7 +441,9 @@ def gap_variants(system: str, cfg: dict, ladder=None, notes: list | None = None
     floors = {"p_side0": cfg["min_effect"], "rounds_mean": cfg["min_effect_rounds"],
               "p_loser_dead": cfg["min_effect"]}
     z = cfg["dominance_z"]
-    out, quiet, defined = [], [], []
+    out: list = []
+    quiet: list = []
+    defined: list = []
     for fl in dataclasses.fields(v0):
         rule = str(fl.metadata.get("rule", ""))
         if "-g" not in rule:
@@ -467,7 +472,7 @@ def gap_variants(system: str, cfg: dict, ladder=None, notes: list | None = None
                                                   for k in by_definition)
                  else quiet).append(subject)
                 continue
-            top = max(moved, key=moved.get)
+            top = max(moved, key=lambda k: moved[k])
             rounds = ref["rounds_mean"][0] or 1.0
             score = max(abs(d[k]) / (rounds if k == "rounds_mean" else 1.0) for k in moved)
             sev = ("high" if score >= cfg["variant_high"] else
@@ -503,7 +508,7 @@ def gap_variants(system: str, cfg: dict, ladder=None, notes: list | None = None
     return out
 
 
-def interaction_sweep(system: str, spec: dict, base, variants: dict | None = None):
+def interaction_sweep(system: str, spec: Mapping, base, variants: dict | None = None):
     """The exact even duel of ladder fighter ``base`` over every cell of the knob grid
     ``spec["knobs"]`` (``{knob: values}``, knobs as
     :func:`analysis.workflow.fight_sweep.apply_knob`), metric ``spec["metric"]``: one
@@ -520,7 +525,7 @@ def interaction_sweep(system: str, spec: dict, base, variants: dict | None = Non
     # the duel's own metric read off its exact chain (the number fight_point gives), so
     # a cell that is a duel already solved in the run is not solved again
     chain = not reg.is_one_hit(metric) and hasattr(reg.engine(system), "duel_exact")
-    read = reg.metric(metric) if chain else None
+    read: Any = reg.metric(metric) if chain else None
     rows = []
     for cell in itertools.product(*knobs.values()):
         a, b, v = dict(base), dict(base), dict(variants or {})

@@ -135,7 +135,7 @@ def nearest(reads: list, lo: float | None, hi: float | None) -> tuple | None:
     search with no cure says by it why no setting cures it."""
     best = None
     for knob, read in reads:
-        seen = getattr(read, "seen", list)()
+        seen: list = getattr(read, "seen", list)()
         if knob.ordered:   # on a tie the later value along the knob's range
             seen.sort(key=lambda vr: list(knob.values).index(vr[0])
                       if vr[0] in knob.values else -1)

@@ -293,6 +293,7 @@ def load_tune(path: str | Path, *, seed: int | None = None,
     problems, knobs, deps = tune_problems(sc)
     if problems:
         raise_problems(Path(path).name, problems)
+    assert sc.tune is not None  # tune_problems: a file without [tune] is a problem
     return TuneProblem(sc, knobs, deps, str(path),
                        sc.tune.seed if seed is None else seed,
                        sc.tune.budget if budget is None else budget)

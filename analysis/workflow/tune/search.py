@@ -39,14 +39,14 @@ def nsga2_search(problem: TuneProblem, evaluator: Evaluator, *, budget: int, see
     require("tune", f"rpg-balance tune's search (more than {EXACT_LIMIT} candidates, "
             "or --search)")
     import optuna
-    from optuna.distributions import CategoricalDistribution
+    from optuna.distributions import BaseDistribution, CategoricalDistribution
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     population = max(2, min(population, budget))
     sampler = optuna.samplers.NSGAIISampler(population_size=population, seed=seed)
     study = optuna.create_study(directions=["minimize", "maximize"], sampler=sampler)
-    space = {k.name: CategoricalDistribution(list(range(len(k.levels))))
-             for k in problem.knobs}
+    space: dict[str, BaseDistribution] = {
+        k.name: CategoricalDistribution(list(range(len(k.levels)))) for k in problem.knobs}
     study.enqueue_trial({k.name: k.levels.index(k.current) for k in problem.knobs})
     seen: dict[tuple, dict] = {}
     told = 0
