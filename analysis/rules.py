@@ -56,12 +56,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
+from analysis.rules_fields import (
+    DOC_KEYS,
+    check_field,
+    close_hint,
+    field_types,
+    same_type,
+    type_name,
+)
 from analysis.rules_in_force import active, apply_everyone, bound, in_force, put, using
 from engines.errors import InputError
 
@@ -70,8 +76,6 @@ __all__ = ["DOC_KEYS", "RuleSet", "active", "apply_everyone", "base_tables", "bo
            "plain", "provenance", "put", "table_rows", "toml_key", "toml_value", "trait_name",
            "traits", "using"]
 
-#: keys of an entry that are words, not numbers (never an edit)
-DOC_KEYS = ("note", "source", "assumption")
 #: keys of a rules-file entry that are instructions, not fields
 _VERBS = ("like", "remove")
 
@@ -246,7 +250,7 @@ class RuleSet:
         field = parts[2] if len(parts) == 3 else ""
         loc = f"{where} {self.system}:{knob}"
         current = self.tables()
-        problems = _check_field(self.system, current, kind, entry, field, value, loc)
+        problems = check_field(self.system, current, kind, entry, field, value, loc)
         if problems:
             raise InputError(problems[0])
         new = self._with_change(("set", kind, entry, field, _frozen(value)))
@@ -294,75 +298,7 @@ def _show(value) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Validation
-
-
-def _type_name(value) -> str:
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, int):
-        return "a whole number"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a text"
-    if isinstance(value, list | tuple):
-        return "a list"
-    return type(value).__name__
-
-
-def _same_type(value, like) -> bool:
-    if isinstance(like, bool) or isinstance(value, bool):
-        return isinstance(like, bool) and isinstance(value, bool)
-    if isinstance(like, float):
-        return isinstance(value, int | float)
-    if isinstance(like, list | tuple):
-        return isinstance(value, list | tuple)
-    return type(value) is type(like)
-
-
-def _field_types(entries: Mapping) -> dict[str, Any]:
-    """``{field: an example value}`` over every entry of a table."""
-    out: dict[str, Any] = {}
-    for e in entries.values():
-        if isinstance(e, Mapping):
-            for k, v in e.items():
-                if k not in DOC_KEYS:
-                    out.setdefault(k, v)
-    return out
-
-
-def _close(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _check_field(system: str, tables: dict, kind: str, entry: str, field: str, value,
-                 loc: str) -> list[str]:
-    """Problems with setting ``kind.entry[.field]`` to ``value`` in ``tables``."""
-    if kind not in tables:
-        return [f"{loc}: {system} has no rule table {kind!r}{_close(kind, tables)}; "
-                f"known: {', '.join(tables)}"]
-    entries = tables[kind]
-    if entry not in entries:
-        return [f"{loc}: {system} has no {kind} {entry!r}{_close(entry, entries)}; known: "
-                + ", ".join(entries)]
-    current = entries[entry]
-    if not isinstance(current, Mapping):
-        if field:
-            return [f"{loc}: {kind}.{entry} is a single value; write "
-                    f"rules.{kind}.{entry}=VALUE"]
-        return [] if _same_type(value, current) else \
-            [f"{loc}: expected {_type_name(current)}, got {value!r}"]
-    types = _field_types(entries)
-    if not field:
-        return [f"{loc}: name a field of {kind}.{entry}: " + ", ".join(types)]
-    if field not in types:
-        return [f"{loc}: {kind} has no field {field!r}{_close(field, types)}; known: "
-                + ", ".join(types)]
-    if not _same_type(value, types[field]):
-        return [f"{loc}: expected {_type_name(types[field])}, got {value!r}"]
-    return []
+# Traits
 
 
 def _traits(system: str) -> list[str]:
@@ -396,7 +332,7 @@ def _trait_name(system: str, name: str, loc: str) -> str:
     for k in known:
         if k.lower() == name.lower():
             return k
-    raise InputError(f"{loc}: {system} fighters have no trait {name!r}{_close(name, known)};"
+    raise InputError(f"{loc}: {system} fighters have no trait {name!r}{close_hint(name, known)};"
                      " known: " + ", ".join(known))
 
 
@@ -445,7 +381,7 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
                         caps.append((name, lo, hi))
             continue
         if key not in kinds:
-            problems.append(f"{fname}: {key}: unknown table{_close(key, kinds)}; known: "
+            problems.append(f"{fname}: {key}: unknown table{close_hint(key, kinds)}; known: "
                             + ", ".join([*kinds, "everyone", "system"]))
             continue
         array = _is_array(raw, kinds[key][0])
@@ -454,7 +390,7 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
             problems.append(f"{fname}: {key}: expected a table of entries")
             continue
         entries = tables[key]
-        types = _field_types(entries)
+        types = field_types(entries)
         for entry, body in given.items():
             loc = f"{fname}: {key}.{entry}"
             if entry in DOC_KEYS:
@@ -466,7 +402,7 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
                 if entry not in entries:
                     changes.append(("add", key, entry, (("", _frozen(body)),)))
                     continue
-                problems.extend(_check_field(system, tables, key, entry, "", body, loc))
+                problems.extend(check_field(system, tables, key, entry, "", body, loc))
                 if body != entries[entry]:
                     changes.append(("set", key, entry, "", _frozen(body)))
                 continue
@@ -488,10 +424,10 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
             fields = {k: v for k, v in body.items() if k not in DOC_KEYS and k != "like"}
             for f, v in fields.items():
                 if f not in types:
-                    problems.append(f"{loc}.{f}: unknown field{_close(f, types)}; known: "
+                    problems.append(f"{loc}.{f}: unknown field{close_hint(f, types)}; known: "
                                     + ", ".join(types))
-                elif not _same_type(v, types[f]):
-                    problems.append(f"{loc}.{f}: expected {_type_name(types[f])}, "
+                elif not same_type(v, types[f]):
+                    problems.append(f"{loc}.{f}: expected {type_name(types[f])}, "
                                     f"got {v!r}")
             if entry in entries:
                 if "like" in body:
@@ -511,7 +447,8 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
             if "like" in body:
                 like = body["like"]
                 if like not in entries or not isinstance(entries[like], Mapping):
-                    problems.append(f"{loc}.like: no {key} {like!r}{_close(str(like), entries)}")
+                    problems.append(f"{loc}.like: no {key} {like!r}"
+                                    f"{close_hint(str(like), entries)}")
                     continue
                 start = {k: v for k, v in entries[like].items() if k not in DOC_KEYS}
             new = {**start, **fields}
@@ -578,7 +515,7 @@ def load_file(path: str | Path, system: str | None = None) -> RuleSet:
     known = [s for s, sys_ in registry().items() if sys_.combat is not None
              and sys_.combat.archetypes is not None]
     if named not in known:
-        raise InputError(f"{fname}: system: {named!r} has no rule tables{_close(named, known)};"
+        raise InputError(f"{fname}: system: {named!r} has no rule tables{close_hint(named, known)};"
                          " known: " + ", ".join(known))
     rs, problems = _parse(named, data, fname)
     if problems:
