@@ -38,6 +38,10 @@
 The check dice follow :data:`engines.systems.middle_3d10.checks.DEFAULT` (B3 doubles on;
 B-g6 C + trait).
 
+The campaign :class:`Variants`, the parameters' checks and one event's outcome (an arcane
+use's cost, one hit's damage) are in :mod:`engines.systems.middle_3d10.campaign_rules`,
+re-exported here; this module holds the session chains, their kernels and ``MECHANICS``.
+
 Gaps (listed in RULES.md):
 
 - **B-g20** whether an arcane use's stability cost is paid on a failed use. Default:
@@ -60,10 +64,6 @@ Gaps (listed in RULES.md):
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass
-from typing import ClassVar
-
 import numpy as np
 from numba import njit
 
@@ -73,106 +73,37 @@ from engines.campaign import (
     Mechanic,
     Param,
     campaign_variants,
-    check_int,
     check_sessions,
     evolve,
     first_passage,
 )
 from engines.campaign_attrition import attrition_mechanic
 from engines.config import KERNEL
-from engines.errors import InputError
 from engines.rng import Seed, chunk_states, chunk_trials, d10, plan_chunks
 from engines.rolls import ADVANTAGE, NORMAL, middle_code_kernel
 from engines.systems.middle_3d10 import checks as m3
-from engines.variants import variant
+from engines.systems.middle_3d10.campaign_rules import (
+    DEFAULT,
+    LEVELS,
+    LOST,
+    MAX_USES,
+    SYSTEM,
+    WEAPONS,
+    Variants,
+    arcane_cost_pmf,
+    arcane_params,
+    consolidated_points,
+    consolidation_params,
+    hit_pmf,
+    massive_pass,
+)
 
-SYSTEM = m3.SYSTEM
-LEVELS = tuple(m3.ARCANE_DIFFICULTY)  # B13
-LOST = m3.DEGENERATION_LOST  # B14
-#: B8: which of the hit's dice (m, C, M) each weapon category adds.
-WEAPONS = {"unarmed": (1, 0, 0), "light": (0, 1, 0), "blade": (0, 0, 1),
-           "small_firearm": (1, 0, 1), "medium_firearm": (0, 1, 1),
-           "heavy_firearm": (1, 1, 1)}
-MAX_USES = 20
-
-
-@dataclass(frozen=True)
-class Variants:
-    """Campaign rule variants of ``middle_3d10``."""
-
-    system: ClassVar[str] = SYSTEM
-    arcane_cost_on: str = variant("always", rule="B-g20", doc="an arcane use's stability cost "
-                                  "is paid always, or only when the use succeeds",
-                                  choices=("always", "success"))
-    rest_odd: str = variant("consolidate", rule="B-g21", doc="at a rest, an odd temporary "
-                            "point consolidates, or clears", choices=("consolidate", "clear"))
-    recovery: int = variant(1, rule="B-g22", doc="consolidated points healed per session, "
-                            "after the rest", choices=(0, 1, 2, 3))
-    after_maddened: str = variant("keep", rule="B-g23", doc="a stability track at its end "
-                                  "after a session: rest as usual (keep) or start the next "
-                                  "session empty (clear)", choices=("keep", "clear"))
-
-
-DEFAULT = Variants()
-
-
-_int_param = check_int
-
-
-def _choice(name: str, value, choices) -> str:
-    if value not in choices:
-        raise InputError(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
-    return value
-
-
-def _bool(name: str, value) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise InputError(f"{name}: expected true or false, got {value!r}")
-    return bool(value)
-
-
-def consolidated_points(temporary: int, v: Variants) -> int:
-    """B11 rest: the consolidating half of ``temporary`` points (B-g21 for odd counts)."""
-    return (temporary + 1) // 2 if v.rest_odd == "consolidate" else temporary // 2
-
-
-def massive_pass(trait: int) -> float:
-    """B10 / B12: P(passing the difficulty-12 check with C + trait)."""
-    return m3.massive_check(trait)
-
+__all__ = ["DEFAULT", "LEVELS", "LOST", "MAX_USES", "MECHANICS", "SYSTEM", "WEAPONS", "Variants",
+           "arcane_cost_pmf", "arcane_exact", "arcane_monte_carlo", "attrition_exact",
+           "attrition_monte_carlo", "consolidated_points", "consolidation_exact",
+           "consolidation_monte_carlo", "fight_from", "hit_pmf", "massive_pass"]
 
 # ----------------------------------------------------------------------------- arcane
-
-def _arcane_params(uses, level, aspect, resilience, lore, will, skill, threshold):
-    uses = _int_param("uses", uses, 0, MAX_USES)
-    level = _choice("level", level, LEVELS)
-    aspect = _bool("aspect", aspect)
-    resilience = _int_param("resilience", resilience, 1, 10)
-    lore = _int_param("lore", lore, 0, 60)
-    will = _int_param("will", will, 1, 10)
-    skill = _int_param("skill", skill, 0, 10)
-    if threshold is not None:
-        threshold = _int_param("threshold", threshold, 0, LOST)
-    return uses, level, aspect, resilience, lore, will, skill, threshold
-
-
-def arcane_cost_pmf(level: str, aspect: bool, will: int, skill: int, v: Variants) -> np.ndarray:
-    """B13 (B-g20): P(stability cost paid = c), c = 0..10, of one arcane use (before the
-    B14 degeneration is subtracted). Enumerates the 1000 rolls of 3d10."""
-    out = m3.arcane_use(will, skill, level, aspect=aspect)
-    if v.arcane_cost_on == "always":
-        return out["cost"]
-    difficulty = m3.ARCANE_DIFFICULTY[level]
-    pmf = np.zeros(11)
-    for dice in itertools.product(range(1, 11), repeat=3):
-        lo, mid, hi = sorted(dice)
-        code = m3.middle_code(*dice, ADVANTAGE if aspect else NORMAL, False, True)
-        kept, special = code // 3 + 1, code % 3
-        ok = special == 1 or (special == 0 and kept + will + skill >= difficulty)
-        cost = m3.ARCANE_ASPECT_COST[level] if aspect else (lo, mid, hi)[m3.ARCANE_COST_DIE[level]]
-        pmf[cost if ok else 0] += 1
-    return pmf / 1000
-
 
 def _arcane_session(D, X, uses, cost_pmf, aspect_degen, R, q_pass, v):
     """One session from (degeneration D, consolidated X): returns {(D', X'): p} and the
@@ -223,7 +154,7 @@ def arcane_exact(uses: int = 1, level: str = "major", aspect: bool = False,
     """B11–B14 exact: degeneration 0..10 per session over the joint (degeneration,
     consolidated stability loss) chain; ``passage`` = first session at degeneration ≥
     ``threshold`` (10 = lost, B14)."""
-    uses, level, aspect, R, lore, will, skill, threshold = _arcane_params(
+    uses, level, aspect, R, lore, will, skill, threshold = arcane_params(
         uses, level, aspect, resilience, lore, will, skill, threshold)
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
@@ -338,7 +269,7 @@ def arcane_monte_carlo(uses: int = 1, level: str = "major", aspect: bool = False
                        threshold: int | None = LOST,
                        variants: Variants | None = None) -> CampaignStats:
     """B11–B14 Monte Carlo of :func:`arcane_exact` (counts; extras with ``_se``)."""
-    uses, level, aspect, R, lore, will, skill, threshold = _arcane_params(
+    uses, level, aspect, R, lore, will, skill, threshold = arcane_params(
         uses, level, aspect, resilience, lore, will, skill, threshold)
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
@@ -370,33 +301,11 @@ def arcane_monte_carlo(uses: int = 1, level: str = "major", aspect: bool = False
 
 # ---------------------------------------------------------------------- consolidation
 
-def _consolidation_params(vigor, hits, weapon, bonus, threshold):
-    vigor = _int_param("vigor", vigor, 1, 10)
-    hits = _int_param("hits", hits, 0, MAX_USES)
-    weapon = _choice("weapon", weapon, tuple(WEAPONS))
-    bonus = _int_param("bonus", bonus, 0, 20)
-    if threshold is not None:
-        threshold = _int_param("threshold", threshold, 0, 3 * vigor)
-    return vigor, hits, weapon, bonus, threshold
-
-
-def hit_pmf(weapon: str, bonus: int) -> np.ndarray:
-    """B8, B3: ``pmf[dmg, crit]`` of one hit: damage = the category's dice of a fresh
-    3d10 + ``bonus`` (B-g24), crit = two or more 10s among them."""
-    pick = WEAPONS[weapon]
-    pmf = np.zeros((30 + bonus + 1, 2))
-    for dice in itertools.product(range(1, 11), repeat=3):
-        srt = sorted(dice)
-        dmg = sum(d for d, use in zip(srt, pick, strict=True) if use) + bonus
-        pmf[dmg, int(dice.count(10) >= 2)] += 1
-    return pmf / 1000
-
-
 def consolidation_exact(vigor: int = 3, hits: int = 1, weapon: str = "light", bonus: int = 0,
                         sessions: int = 20, threshold: int | None = None,
                         variants: Variants | None = None) -> CampaignStats:
     """B8–B11 exact: consolidated damage 0..3 × Vigor per session; sequelae means."""
-    V, hits, weapon, bonus, threshold = _consolidation_params(vigor, hits, weapon, bonus,
+    V, hits, weapon, bonus, threshold = consolidation_params(vigor, hits, weapon, bonus,
                                                               threshold)
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
@@ -503,7 +412,7 @@ def consolidation_monte_carlo(vigor: int = 3, hits: int = 1, weapon: str = "ligh
                               seed: Seed = None, threshold: int | None = None,
                               variants: Variants | None = None) -> CampaignStats:
     """B8–B11 Monte Carlo of :func:`consolidation_exact`."""
-    V, hits, weapon, bonus, threshold = _consolidation_params(vigor, hits, weapon, bonus,
+    V, hits, weapon, bonus, threshold = consolidation_params(vigor, hits, weapon, bonus,
                                                               threshold)
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
