@@ -4,7 +4,8 @@ all five systems, and the example scenarios through the CLI (fight sweeps on Das
 
 Oracles: hand-built FightStats for the round metrics; a brute-force scan of the same
 knob grid straight through each engine's ``duel_exact`` / ``one_hit`` (metrics recomputed
-here from the raw arrays) for the solver; symmetry (an even duel is won half the time) for the scenarios.
+here from the raw arrays) for the solver; symmetry (an even duel is won half the time)
+for the scenarios.
 Rule ids exercised: A14 (dice_pool_7 vitality = 2 CON + 6), B9 (middle_3d10 Vigor),
 C6 (dice_pool_6 health from Stamina), DX7–DX9 (percentile hit points from CON + SIZ),
 E11/E13 (d20_degrees attack and hit points).
