@@ -6,7 +6,9 @@ holds one module per part, the way every system of the suite is laid out:
 - :mod:`pbta_2d6.checks` — the single check (rules P1–P3): ``Variants``, ``exact``,
   ``monte_carlo``, ``check_grid``;
 - :mod:`pbta_2d6.combat` — the harm clock (rules PC1–PC9): ``duel_exact``, ``duel_mc``,
-  ``fight_mc``, ``attack_damage``, ``one_hit`` returning :class:`engines.fight.FightStats`;
+  ``fight_mc``, ``attack_damage``, ``one_hit`` returning :class:`engines.fight.FightStats`
+  (the numba kernel there; the fighters and the exact chain in :mod:`pbta_2d6.fighters`,
+  re-exported);
 - :mod:`pbta_2d6.archetypes` with ``archetypes.toml`` — the archetype library (the
   ladder rungs untrained … master, styles, weapons, armour);
 - :mod:`pbta_2d6.campaign` — the ``experience`` mechanic (rules PX1–PX3) and

@@ -38,7 +38,7 @@ from engines.constants import PLANS
 from engines.distance import MAX_DISTANCE
 from engines.errors import InputError
 
-from .combat import SYSTEM, TACTICS, Armour, Combatant, Weapon
+from .fighters import SYSTEM, TACTICS, Armour, Combatant, Weapon
 
 DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
 Tactic = Literal["trade", "careful"]

@@ -233,14 +233,14 @@ MECHANICS = {
 
 def _clock() -> int:
     """The health track of attrition: the combat's clock (PC7)."""
-    from .combat import DEFAULT as COMBAT
+    from .fighters import DEFAULT as COMBAT
 
     return COMBAT.clock
 
 
 def attrition_combat(v: Variants):
     """The combat variants of a campaign's variants: its P2 threshold ``weak_at``."""
-    from .combat import Variants as Combat
+    from .fighters import Variants as Combat
 
     return Combat(weak_at=v.weak_at)
 
@@ -251,8 +251,8 @@ def attrition_fight(fighter, opponent, harm: int, combat=None
     ``opponent``: ``(end, fates)`` — ``end[h]`` = P(the fighter ends able with harm
     ``h``: it won, or the round cap stopped the fight), ``fates`` = P(dead, dying, out)
     after the aftermath (the contract of :func:`engines.campaign_attrition.reachable`)."""
-    from .combat import DEFAULT as COMBAT
-    from .combat import duel_exact
+    from .fighters import DEFAULT as COMBAT
+    from .fighters import duel_exact
 
     v = COMBAT if combat is None else combat
     if getattr(v, "clock", None) != _clock():
