@@ -146,7 +146,7 @@ edited rule never recompiles and the exact chain reads the same numbers.
 
 Layout: :mod:`.rules` (constants, row and rule-array layouts, :class:`Variants`,
 :class:`Weapon`, :class:`Combatant`), :mod:`.kernel` (the Monte Carlo kernel and its
-drivers), :mod:`.attack` (one action, exact), :mod:`.exact` (the exact duel chain, the
+LEAF helpers, all compiled), :mod:`.montecarlo` (its drivers), :mod:`.attack` (one action, exact), :mod:`.exact` (the exact duel chain, the
 aftermath, :func:`one_hit`); this package re-exports what the rest of the suite uses. The
 private names it re-exports (``from .m import _x as _x``) are those the system's campaign
 module and the tests reach.
@@ -156,8 +156,8 @@ from .attack import action_outcomes as action_outcomes
 from .attack import attack_damage, dives, level_pmf
 from .exact import duel_exact, one_hit
 from .exact import p_first as p_first
-from .kernel import duel_mc, duel_mc_end, fight_mc
 from .kernel import mc_kernel as mc_kernel
+from .montecarlo import duel_mc, duel_mc_end, fight_mc
 from .rules import DEFAULT, DEFENCES, EXTENSION, SYSTEM, Combatant, Variants, Weapon, damage_bonus
 
 __all__ = ["DEFAULT", "DEFENCES", "EXTENSION", "SYSTEM", "Combatant", "Variants", "Weapon",

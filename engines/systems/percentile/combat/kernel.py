@@ -1,8 +1,9 @@
 """``percentile`` combat, Monte Carlo (extension DX1–DX16 and the aftermath): the fight
 helpers, the distance rules of a fight that starts apart (:func:`range_band`,
-:func:`shot_mods`, :func:`decide`: DX14–DX16, the same steps the exact chain takes),
-the serial kernel :func:`mc_kernel` and its drivers :func:`fight_mc`, :func:`duel_mc`
-and :func:`duel_mc_end` (campaign attrition)."""
+:func:`shot_mods`, :func:`decide`: DX14–DX16, the same steps the exact chain takes) and
+the serial kernel :func:`mc_kernel`; every function here is compiled (numba keys a
+kernel's cache on its own file only, so its LEAF helpers stay beside it). Its Python
+drivers are in :mod:`.montecarlo`."""
 
 from __future__ import annotations
 
@@ -10,17 +11,14 @@ import numpy as np
 from numba import njit
 
 from engines.blocks import put
-from engines.combat_shared import merge_standing, run_chunks, sort_desc
+from engines.combat_shared import sort_desc
 from engines.config import KERNEL, LEAF
-from engines.constants import ROUND_CAP
 from engines.distance import CHARGE, COVER, KITE
-from engines.fight import FightStats, check_round_cap, check_side, check_start_damage
-from engines.rng import Seed, bounded, chunk_states, die, normalize_seed, plan_chunks
+from engines.rng import bounded, die
 from engines.rolls import roll_percentile
 
 from .rules import (
     ABLE,
-    AFTER_STREAM,
     ARMOUR,
     BASE_CM,
     CON,
@@ -28,7 +26,6 @@ from .rules import (
     DB_N,
     DB_S,
     DEAD,
-    DEFAULT,
     DEFEND,
     DEX,
     DODGE,
@@ -72,7 +69,6 @@ from .rules import (
     SHOTGUN,
     SHOTS,
     START,
-    SYSTEM,
     UNCONSCIOUS,
     W_DB,
     W_F,
@@ -87,10 +83,6 @@ from .rules import (
     X_F,
     X_N,
     X_S,
-    Combatant,
-    Variants,
-    check_apart,
-    variant_notes,
 )
 
 
@@ -716,69 +708,3 @@ def mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, o
         put(fates_sq[item], fas)
         put(dead_any[item], da)
         put(deaths_sq[item], ds)
-
-
-#: The histograms of :func:`mc_kernel`, in its argument order.
-_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "tail", "deaths", "hits",
-           "loser_fate", "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
-
-
-def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
-                seed: Seed = None, variants: Variants = DEFAULT,
-                round_cap: int = ROUND_CAP) -> np.ndarray:
-    """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started ``start_damage``
-    hit points down against a fresh ``b`` (streams as :func:`fight_mc`); counts of
-    ``a``'s end: able having lost ``d`` (``d < a.hit_points``), then dead, dying, out at
-    ``a.hit_points + 1..3``."""
-    check_side([a], "a", Combatant, SYSTEM)
-    check_side([b], "b", Combatant, SYSTEM)
-    round_cap = check_round_cap(round_cap)
-    check_apart([a, b], variants)
-    health = a.hit_points
-    start_damage = check_start_damage(start_damage, health)
-    cmb = np.stack([a.row(), b.row()])
-    cmb[0, START] = start_damage
-    side = np.array([0, 1], dtype=np.int64)
-    seq = normalize_seed(seed)
-    n_chunks = plan_chunks(trials)[0]
-    after = chunk_states(np.random.SeedSequence(seq.entropy,
-                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
-                         n_chunks)
-    _, sums = run_chunks(mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
-                                     after), SYSTEM, trials, seq, round_cap, _FIELDS,
-                         end_columns=health + 4)
-    return sums["end"]
-
-
-def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
-             seed: Seed = None, variants: Variants = DEFAULT,
-             round_cap: int = ROUND_CAP) -> FightStats:
-    """Monte Carlo of whole N-vs-M fights (extension DX1–DX16; not from the seed), then
-    the aftermath of the ``aftermath`` variant (DX8, DX-g6–DX-g8): ``fates``,
-    ``loser_fate`` and their squares; ``deaths`` and ``loser_dead`` count after it.
-
-    With the variant ``distance`` > 0 the sides start that many metres apart on a line
-    (every fighter of a side at its side's end, each with its own position after it
-    moves) and follow their plans (DX14–DX16; the package docstring)."""
-    s0 = check_side(side0, "side 0", Combatant, SYSTEM)
-    s1 = check_side(side1, "side 1", Combatant, SYSTEM)
-    check_apart(s0 + s1, variants)
-    round_cap = check_round_cap(round_cap)
-    cmb = np.stack([c.row() for c in s0 + s1])
-    side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
-    seq = normalize_seed(seed)
-    after = chunk_states(np.random.SeedSequence(seq.entropy,
-                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
-                         plan_chunks(trials)[0])
-    out, sums = run_chunks(mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
-                                       after),
-                           SYSTEM, trials, seq, round_cap, _FIELDS)
-    merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
-    out.notes.update(variant_notes())
-    return out
-
-
-def duel_mc(a: Combatant, b: Combatant, trials: int = 100_000, seed: Seed = None,
-            variants: Variants = DEFAULT, round_cap: int = ROUND_CAP) -> FightStats:
-    """Monte Carlo of a 1-vs-1 fight (see :func:`fight_mc`; extension, not from the seed)."""
-    return fight_mc([a], [b], trials, seed, variants, round_cap)
