@@ -146,10 +146,10 @@ edited rule never recompiles and the exact chain reads the same numbers.
 
 Layout: :mod:`.rules` (constants, row and rule-array layouts, :class:`Variants`,
 :class:`Weapon`, :class:`Combatant`), :mod:`.kernel` (the Monte Carlo kernel and its
-LEAF helpers, all compiled), :mod:`.montecarlo` (its drivers), :mod:`.attack` (one action, exact), :mod:`.exact` (the exact duel chain, the
-aftermath, :func:`one_hit`); this package re-exports what the rest of the suite uses. The
-private names it re-exports (``from .m import _x as _x``) are those the system's campaign
-module and the tests reach.
+LEAF helpers, all compiled), :mod:`.montecarlo` (its drivers), :mod:`.attack` (one
+action, exact), :mod:`.exact` (the exact duel chain, the aftermath, :func:`one_hit`);
+this package re-exports what the rest of the suite uses. The private names it re-exports
+(``from .m import _x as _x``) are those the system's campaign module and the tests reach.
 """
 
 from .attack import action_outcomes as action_outcomes
