@@ -21,6 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_mypy_is_configured_for_the_three_packages():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
     assert config["files"] == ["analysis", "reports", "cli"]
+    # every file of the three packages checked: none left out, none read silently
+    assert not config.get("exclude")
+    silent = [o["module"] for o in config.get("overrides", ())
+              if o.get("follow_imports") == "silent" or o.get("ignore_errors")]
+    assert not [m for mods in silent for m in mods
+                if m.split(".")[0] in ("analysis", "reports", "cli")], silent
     overrides = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
     engines = [o for o in overrides.get("overrides", ()) if "engines.*" in o["module"]]
     assert engines == [{"module": ["engines", "engines.*"], "follow_imports": "silent"}]

@@ -116,7 +116,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.tabs.param.watch(self._on_tab, "active")
         header = pn.Row(pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
                         self._pin_bar(), pn.layout.HSpacer(), self.lang)
-        top = [header]
+        top: list[pn.viewable.Viewable] = [header]
         if self._base_rules:
             top.append(pn.pane.Markdown(_("Rules files in force (every number on this page "
                                           "is computed with them): {rules}").format(
@@ -132,6 +132,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
             value = given.get(f["name"], f["default"])
             label = words.variant_label(system, f["name"])
             tip = words.tip(f["name"], f"--variant {f['name']}=…")
+            w: pn.widgets.Widget
             if f["choices"] is not None:
                 w = pn.widgets.Select(label=label, value=value, width=210, description=tip,
                                       options=words.variant_options(system, f["name"],
@@ -184,6 +185,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         from urllib.parse import parse_qsl, urlencode
 
         location = pn.state.location
+        assert location is not None  # a page served in a browser session has one
         location.sync(self.url, {model.url_param(k): k for k in model.QUERY_KEYS})
         given = parse_qsl((location.search or "").lstrip("?"), keep_blank_values=True)
         if any(k in model.ALIASES for k, _v in given):
@@ -339,7 +341,7 @@ def serve(host: str = "127.0.0.1", port: int = 5006, *, show: bool = True,
         with carrying(rules):
             model.warm()
     pn.extension(design=None, notifications=False)
-    pn.config.nthreads = 4
+    pn.config.nthreads = 4  # type: ignore[misc]  # a property, set through config's __setattr__
     if port == 0:
         port = free_port(host)
     origins = [f"127.0.0.1:{port}", f"localhost:{port}"]

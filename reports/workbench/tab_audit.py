@@ -15,11 +15,12 @@ from ..i18n import _, language
 from ..rules_words import carrying
 from . import model, words
 from .common import code_block, log
+from .page_base import PageBase
 
 __all__ = ["AuditTab"]
 
 
-class AuditTab:
+class AuditTab(PageBase):
     """The widgets, callbacks and results of the Audit tab."""
 
     def _build_audit(self) -> None:

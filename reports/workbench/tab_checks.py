@@ -9,11 +9,12 @@ from ..i18n import _, language
 from ..labels import header
 from . import model, words
 from .common import code_block, frame
+from .page_base import PageBase
 
 __all__ = ["ChecksTab"]
 
 
-class ChecksTab:
+class ChecksTab(PageBase):
     """The widgets, callbacks and results of the Checks tab."""
 
     def _build_checks(self) -> None:
@@ -67,7 +68,7 @@ class ChecksTab:
             self._c_axes[name] = w
         self.c_axes.objects = list(self._c_axes.values())
         axis = spec.ladder.competence_axis if spec.ladder else None
-        comp = [model.variant_text(v) for v in spec.checks.axes.get(axis, ())]
+        comp = [model.variant_text(v) for v in (spec.checks.axes.get(axis, ()) if axis else ())]
         self.c_comp.label = _("Competence") + (f" ({header(axis)})" if comp else "")
         self.c_comp.options = comp
         self.c_comp.value = c.competence if c.competence in comp else (comp[0] if comp

@@ -11,6 +11,7 @@ import panel as pn
 from ..i18n import _
 from . import model
 from .common import code_block, frame
+from .page_base import PageBase
 
 __all__ = ["DEADLINESS", "DistanceTab", "figure_table"]
 
@@ -46,7 +47,7 @@ def figure_table(row: dict, pairs, exact: bool = False, names: dict | None = Non
     return pd.DataFrame(rows)
 
 
-class DistanceTab:
+class DistanceTab(PageBase):
     """The widgets and results of the deadliness table and the distance card."""
 
     def _build_distance(self) -> None:

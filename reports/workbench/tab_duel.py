@@ -16,11 +16,12 @@ from ..i18n import _, language
 from ..rules_words import carrying
 from . import model, words
 from .common import OWN, code_block, frame, log
+from .page_base import PageBase
 
 __all__ = ["DuelTab"]
 
 
-class DuelTab:
+class DuelTab(PageBase):
     """The widgets, callbacks and results of the Duel tab."""
 
     def _build_duel(self) -> None:

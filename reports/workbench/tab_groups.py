@@ -17,6 +17,7 @@ from ..rules_words import carrying
 from . import model
 from . import words as page_words
 from .common import code_block, log
+from .page_base import PageBase
 from .tab_distance import figure_table
 
 __all__ = ["GroupsTab"]
@@ -25,7 +26,7 @@ _FATES = {"standing": N_("standing"), "dead": N_("dead"), "dying": N_("dying"),
           "out": N_("out")}
 
 
-class GroupsTab:
+class GroupsTab(PageBase):
     """The widgets, callbacks and results of the Groups tab."""
 
     def _build_groups(self) -> None:

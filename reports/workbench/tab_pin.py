@@ -17,6 +17,7 @@ from ..rules_words import carrying, rules_sets
 from . import model
 from .common import code_block, frame
 from .model.compare import check_figure
+from .page_base import PageBase
 
 __all__ = ["PinTab"]
 
@@ -44,7 +45,7 @@ def _cell(figure: str, value: float, column: str) -> str:
     return percent(value, 2, fixed=True) if chance else decimal(value, 3)
 
 
-class PinTab:
+class PinTab(PageBase):
     """The Pin as A / Unpin buttons and each tab's A/B panes."""
 
     def _build_pin(self) -> None:
@@ -156,7 +157,7 @@ class PinTab:
             shown = shown.drop(columns="se_diff")
         shown = shown.rename(columns={"figure": _("figure"), "diff": "B − A",
                                       "se_diff": _("SE of B − A")})
-        wins = t.set_index("figure").loc["p_side0"]
+        wins = t[t["figure"] == "p_side0"].iloc[0]
         sentence = _("A wins: {a} under A, {b} under B; B − A = {d}.").format(
             a=_cell("p_side0", wins["A"], "A"), b=_cell("p_side0", wins["B"], "B"),
             d=_cell("p_side0", wins["diff"], "diff"))
@@ -184,7 +185,7 @@ class PinTab:
         import shlex
 
         return command + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files) \
-            + "".join(f" {w}" for w in model.edit_args(self.state.pinned.edits))
+            + "".join(f" {w}" for w in model.edit_args(getattr(self.state.pinned, "edits", {})))
 
     def _commands(self, a: str, b: str) -> str:
         """Each side's command, so each prints its own numbers."""
@@ -213,6 +214,7 @@ class PinTab:
         self._draw_later("checks", lambda: check_figure(ra, r, get(c.system)))
         head = pn.pane.Markdown("### " + _("A/B: B (on screen) − A (pinned)"))
         t = model.check_table(ra, r)
+        body: pn.pane.PaneBase
         if t is None:
             body = pn.pane.Markdown(_("A and B share no cell of the curves (another "
                                       "system or another slice)."))
@@ -269,6 +271,7 @@ class PinTab:
             return
         flips = model.audit_flips(self._pin_cache[key], self._audit)
         head = pn.pane.Markdown("### " + _("A/B: verdicts that flipped between A and B"))
+        body: pn.pane.PaneBase
         if flips.empty:
             body = pn.pane.Markdown(_("No verdict changed between A and B."))
         else:

@@ -16,11 +16,12 @@ from ..i18n import _, language
 from ..rules_words import rules_sets
 from . import model
 from . import words as page_words
+from .page_base import PageBase
 
 __all__ = ["RulesTab"]
 
 
-class RulesTab:
+class RulesTab(PageBase):
     """The widgets and callbacks of the page's edits."""
 
     # ------------------------------------------------------------------ state
@@ -42,7 +43,7 @@ class RulesTab:
     def _build_rules(self) -> None:
         self.r_traits = {"a": pn.FlexBox(), "b": pn.FlexBox()}
         self.r_trait_inputs: dict[str, dict[str, pn.widgets.TextInput]] = {"a": {}, "b": {}}
-        self._r_trait_system = None
+        self._r_trait_system: str | None = None
         self.r_field = pn.widgets.Select(label=_("Rule field"), width=360)
         self.r_value = pn.widgets.TextInput(label=_("Value"), width=150)
         self.r_set = pn.widgets.Button(label=_("Set"), color="primary", width=90)
@@ -109,7 +110,7 @@ class RulesTab:
             # each field in the glossary's words, the knob id in its menu's value
             self.r_field.options = page_words.knob_options(d.system, values)
             self.r_field.value = keep
-            self.r_value.value = values.get(keep, "")
+            self.r_value.value = values.get(keep, "") if keep is not None else ""
         finally:
             self._updating = False
         edits = self.state.edits
@@ -158,7 +159,7 @@ class RulesTab:
     def _on_rule_set(self, _event=None) -> None:
         d = self.state.duel
         self._edit(lambda: model.with_edit(self._base_rules, self.state.edits, d.system,
-                                           self.r_field.value, self.r_value.value))
+                                           self.r_field.value, str(self.r_value.value)))
 
     def _on_rule_clear(self, _event=None) -> None:
         system = self.state.duel.system

@@ -16,11 +16,12 @@ from ..i18n import _, language
 from ..rules_words import carrying
 from . import model
 from .common import code_block, log
+from .page_base import PageBase
 
 __all__ = ["SensitivityTab"]
 
 
-class SensitivityTab:
+class SensitivityTab(PageBase):
     """The widgets, callbacks and results of the Sensitivity tab."""
 
     def _build_sensitivity(self) -> None:

@@ -23,7 +23,6 @@ and in every command the page shows. The rules in force with the edits made
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -101,7 +100,7 @@ def with_edit(base, edits: Mapping[str, Mapping[str, str]], system: str, knob: s
               value: str) -> dict[str, dict[str, str]]:
     """The edits with ``system:knob=value`` set (an empty value removes the edit),
     validated (an InputError names the one problem; the edits given stay as they were)."""
-    new = copy.deepcopy(dict(edits))
+    new = {s: dict(knobs) for s, knobs in edits.items()}   # a copy: ``edits`` stay
     knobs = new.setdefault(system, {})
     knobs.pop(knob, None)
     if str(value).strip():
@@ -193,9 +192,10 @@ def read_edits(state: PageState, take: Callable[[str, Callable[[str], Any]], Non
         rules = {}
     with using(rules):
         for side in "ab":
-            take(f"trait-{side}", lambda t, side=side: setattr(
-                d, f"traits_{side}", check_traits(d.system, getattr(d, side),
-                                                  split(t, "trait"), f"trait-{side}")))
+            def traits(t: str, side: str = side) -> None:
+                setattr(d, f"traits_{side}", check_traits(d.system, getattr(d, side),
+                                                          split(t, "trait"), f"trait-{side}"))
+            take(f"trait-{side}", traits)
 
 
 def rules_file(rules: Mapping, system: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Mapping
+from typing import Any
 
 from engines.constants import ROUND_CAP, WORKBENCH_SEED
 
@@ -106,7 +107,7 @@ def variant_fields(cls) -> list[dict]:
     (as text), choices (as text; None: free text), rule id and doc."""
     out = []
     for f in dataclasses.fields(cls):
-        meta = f.metadata or {}
+        meta: Mapping[str, Any] = f.metadata or {}
         choices = meta.get("choices")
         if isinstance(f.default, bool):
             choices = (True, False)

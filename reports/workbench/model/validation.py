@@ -142,13 +142,14 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
     take("duel-system", duel_system)
     d = state.duel
     for key in ("a", "b"):
-        take(key, lambda t, key=key: setattr(d, key, check_archetype(d.system, t,
-                                                                      key.upper())))
+        def archetype(t: str, key: str = key) -> None:
+            setattr(d, key, check_archetype(d.system, t, key.upper()))
+        take(key, archetype)
     for key in ("weapon-a", "weapon-b", "armour-a", "armour-b", "tactic-a", "tactic-b",
                 "plan-a", "plan-b"):
-        attr = DUEL_KEYS[key]
-        take(key, lambda t, attr=attr: setattr(d, attr, check_gear(
-            d.system, attr.split("_")[0], t)))
+        def gear(t: str, attr: str = DUEL_KEYS[key]) -> None:
+            setattr(d, attr, check_gear(d.system, attr.split("_")[0], t))
+        take(key, gear)
     simple = {"distance": lambda t: check_distance_m(d.system, t),
               "aftermath": check_aftermath,
               "method": check_method,
@@ -156,7 +157,10 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
               "seed": lambda t: limits.bounded_int(t, 0, MAX_PAGE_SEED, "a seed", "seed"),
               "round-cap": lambda t: limits.round_cap(t, "round cap")}
     for key, check in simple.items():
-        take(key, lambda t, attr=DUEL_KEYS[key], check=check: setattr(d, attr, check(t)))
+        def duel_value(t: str, attr: str = DUEL_KEYS[key],
+                       check: Callable[[str], Any] = check) -> None:
+            setattr(d, attr, check(t))
+        take(key, duel_value)
     take("duel-variant", lambda t: setattr(d, "variants", duel_variants(
         d.system, _split_pairs(t, "variant"))))
     from .edits import read_edits
@@ -276,7 +280,7 @@ def check_competence(system: str, text: str) -> str:
 
     spec = get(system)
     axis = spec.ladder.competence_axis if spec.ladder else None
-    values = [variant_text(v) for v in spec.checks.axes.get(axis, ())]
+    values = [variant_text(v) for v in (spec.checks.axes.get(axis, ()) if axis else ())]
     text = str(text).strip()
     if text not in values:
         raise InputError(f"competence: {text!r} is not a value of {system}'s "
