@@ -18,8 +18,9 @@ import pytest
 
 from analysis.checks.curves import AXES
 from analysis.workflow import audit
-from analysis.workflow.audit.cures import check_knobs, find_cures
+from analysis.workflow.audit.cures import find_cures
 from analysis.workflow.audit.edits import Edit, apply, parse
+from analysis.workflow.audit.knobs import check_knobs
 from analysis.workflow.scenario import load_scenario
 from cli.main import main
 from engines.errors import InputError

@@ -29,8 +29,8 @@ Three pieces:
 
 Layout: :mod:`.measuring` (a guardrail's target, value and status; a guardrail that
 compares two fights or two distances: :func:`.measuring.measure_compare`), :mod:`.comparing`
-(its words), :mod:`.cures` (the
-cures), :mod:`.edits` (``TARGET:KNOB=VALUE``), :mod:`.search_words` (a cure search in
+(its words), :mod:`.cures` (the cures), :mod:`.knobs` (the knobs a cure turns and holds),
+:mod:`.edits` (``TARGET:KNOB=VALUE``), :mod:`.search_words` (a cure search in
 words: the ranges searched, why none cures), :mod:`.running` (the guardrail files,
 :func:`evaluate`, the what-if reruns, JUnit XML), :mod:`.discovery` (findings without a
 guardrail), :mod:`.reproduce` (the command printing each row's number: the ``reproduce``
@@ -39,7 +39,7 @@ re-exports their public names, and the private ones (``from .m import _x as _x``
 report's key findings and the tests reach.
 """
 
-from .cures import MAX_CURES, SEARCH_STEPS, Cure, CureSearch, find_cures, suggest
+from .cures import MAX_CURES, Cure, CureSearch, find_cures, suggest
 from .discovery import (
     CROSS,
     DEFAULT_DISCOVER,
@@ -58,6 +58,7 @@ from .discovery import (
 from .discovery import ladder_matchups as ladder_matchups
 from .discovery import ladder_specs as ladder_specs
 from .edits import Edit
+from .knobs import SEARCH_STEPS
 from .measuring import AUDIT_STREAM, Z_DECIDE, Target, check_cell, check_value, measure, status_of
 from .measuring import guardrail_target as guardrail_target
 from .running import (
