@@ -396,7 +396,7 @@ def test_discover_solves_each_duel_once_and_finds_the_same(monkeypatch):
     assert solved
     assert max(solved.values()) == 1
     once = sum(solved.values())
-    monkeypatch.setattr(audit.discovery, "solved_once", lambda key, solve: solve())
+    monkeypatch.setattr(audit.ladder_duels, "solved_once", lambda key, solve: solve())
     afresh = audit.discover(cfg, progress=False)
     assert sum(solved.values()) - once > once          # the same duels, solved again
     pd.testing.assert_frame_equal(kept, afresh, check_exact=True)

@@ -279,7 +279,8 @@ def test_discovered_one_hit_findings_get_cures_that_reproduce():
     import sys
 
     from analysis.workflow.audit.cures import discovered_cures
-    from analysis.workflow.audit.discovery import ladder_specs, one_hit_fights
+    from analysis.workflow.audit.discovery import one_hit_fights
+    from analysis.workflow.audit.ladder_duels import ladder_specs
 
     cfg = {**audit.DEFAULT_DISCOVER}
     ladder = ladder_specs()
