@@ -18,8 +18,9 @@ import pytest
 
 from analysis.checks.curves import AXES
 from analysis.workflow import audit
-from analysis.workflow.audit.cures import check_knobs, find_cures
+from analysis.workflow.audit.cures import find_cures
 from analysis.workflow.audit.edits import Edit, apply, parse
+from analysis.workflow.audit.knobs import check_knobs
 from analysis.workflow.scenario import load_scenario
 from cli.main import main
 from engines.errors import InputError
@@ -278,7 +279,8 @@ def test_discovered_one_hit_findings_get_cures_that_reproduce():
     import sys
 
     from analysis.workflow.audit.cures import discovered_cures
-    from analysis.workflow.audit.discovery import ladder_specs, one_hit_fights
+    from analysis.workflow.audit.discovery import one_hit_fights
+    from analysis.workflow.audit.ladder_duels import ladder_specs
 
     cfg = {**audit.DEFAULT_DISCOVER}
     ladder = ladder_specs()

@@ -87,7 +87,7 @@ def test_discover_solves_each_duel_once_and_finds_the_same(monkeypatch):
     assert solved
     assert max(solved.values()) == 1
     once = sum(solved.values())
-    monkeypatch.setattr(audit.discovery, "solved_once", lambda key, solve: solve())
+    monkeypatch.setattr(audit.ladder_duels, "solved_once", lambda key, solve: solve())
     afresh = audit.discover(cfg, progress=False)
     assert sum(solved.values()) - once > once          # the same duels, solved again
     pd.testing.assert_frame_equal(kept, afresh, check_exact=True)
@@ -164,7 +164,7 @@ def test_key_findings_cure_in_words():
     """The audit's cure is written in the system's words (analysis/workflow/audit/cures.py:
     the knob by its rule, B9 Vigor; the metric as what it measures; the number as a
     designer reads it), and the page shows it as written, in the language in force."""
-    from reports.sections.key_findings import cure_text
+    from reports.sections.finding_words import cure_text
 
     t = audit.evaluate(audit.load_guardrails(), progress=False)
     cure = t.set_index("guardrail").loc["even duel length (middle_3d10)", "suggestion"]

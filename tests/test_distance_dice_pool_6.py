@@ -27,7 +27,7 @@ from combat_pools_reference import fight6
 from distance_support import assert_mc_matches_exact, hist_digest
 
 from analysis.combat.archetypes import combatant, combatants
-from analysis.workflow.audit.cures import SETUP_VARIANTS, variant_knobs
+from analysis.workflow.audit.knobs import SETUP_VARIANTS, variant_knobs
 from engines.distance import CHARGE, COVER, HOLD, KITE
 from engines.errors import InputError
 from engines.fight import HIST_FIELDS

@@ -19,7 +19,7 @@ import pytest
 from distance_support import assert_mc_matches_exact, hist_digest
 
 from analysis.combat.archetypes import combatant, combatants, library
-from analysis.workflow.audit.cures import SETUP_VARIANTS, variant_knobs
+from analysis.workflow.audit.knobs import SETUP_VARIANTS, variant_knobs
 from engines.distance import CHARGE, HOLD, KITE, PLANS
 from engines.errors import InputError
 from engines.fight import HIST_FIELDS

@@ -7,7 +7,8 @@ page), ``key_findings``, ``tune`` (after it, when the report's guardrail file ha
 ``claim_c7``, ``ladders``, ``combat_duels``, ``combat_groups``, ``combat_weapons``,
 ``combat_gear``, ``combat_upsets``, ``campaign``, then the appendix: ``mc_agreement``,
 ``assumptions``; ``provenance`` closes the report), with
-the shared pieces in ``common`` and ``combat_common``. Every section is a function
+the shared pieces in ``common`` and ``combat_common``, and the key findings' words (also
+read by ``glance`` and ``sensitivity``) in ``finding_words``. Every section is a function
 ``section_xxx(settings) -> Section | None`` listed in :data:`SECTIONS` (``None`` leaves
 the section out); any error stops the build, so a broken analysis never yields a
 quietly partial report.

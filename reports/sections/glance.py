@@ -284,7 +284,7 @@ def glance_paragraph(system: str, row, audit: pd.DataFrame) -> str:
     failed guardrail, its value and limits, with the audit's best cure as an edit (or
     that none fails); the fighters, what the cure makes of the figure and its side
     effects are in Key findings."""
-    from reports.sections.key_findings import bounds_words
+    from reports.sections.finding_words import bounds_words
 
     figures = {key: _shown(key, row[key], row) for key in COLUMNS}
     glance = registry()[system].report.glance

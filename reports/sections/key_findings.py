@@ -18,11 +18,22 @@ from typing import Any
 import pandas as pd
 
 from analysis.frames import each_row
-from analysis.glossary import figure_phrase, knob_phrase, metric_phrase, value_phrase
+from analysis.glossary import knob_phrase, metric_phrase, value_phrase
 from analysis.text import made
 from reports.i18n import N_, _, decimal, text
 from reports.rules_words import rules_line
 from reports.sections.common import table_block
+from reports.sections.finding_words import (
+    bounds_words,
+    cure_text,
+    fighter_words,
+    figure_words,
+    given_words,
+    guardrail_statement,
+    is_probability,
+    setting_words,
+    side_metric_words,
+)
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
@@ -30,22 +41,17 @@ __all__ = [
     "COLUMNS",
     "INTERACTION_COLUMNS",
     "STATUSES",
-    "STYLES",
     "TRAP",
     "audit_commands",
     "best_cure",
-    "bounds_words",
     "check_variant_args",
     "combat_options",
-    "cure_text",
     "defender_readings",
     "discovery_frame",
-    "fighter_words",
     "findings_frame",
     "fought_settings",
     "guardrail_entries",
     "guardrail_scenario",
-    "guardrail_statement",
     "interaction_frame",
     "interaction_reading",
     "interaction_view",
@@ -150,175 +156,6 @@ INTERACTION_COLUMNS = {"system": "system", "knob": "knob", "depends on": "depend
 
 #: Status values of the audit, shown translated (the CSV download keeps the machine words).
 STATUSES = {"pass": N_("pass"), "fail": N_("fail"), "undecided": N_("undecided")}
-
-
-# --------------------------------------------------------------------------- words
-
-def _t(value) -> str:
-    """An :class:`analysis.text.Text` (or a catalogue string) in the language in force."""
-    return text(value)
-
-
-def _figure(metric: str, value, se: float = 0.0) -> str:
-    return text(figure_phrase(metric, value, se))
-
-
-def _is_probability(metric: str) -> bool:
-    return str(metric).startswith("p_")
-
-
-def _setting(system: str, knob: str, value) -> str:
-    """A knob at a value: "the 10-again rule (A1) set to 9-again", a rule turned on or
-    off as "the criticals rule (C-g2) off"."""
-    phrase, shown = _t(knob_phrase(system, knob)), _t(value_phrase(system, knob, value))
-    if str(value) in ("side0", "side1"):   # a side of a duel of equals
-        return (_("{knob} for the first fighter") if str(value) == "side0"
-                else _("{knob} for the second fighter")).format(knob=phrase)
-    if str(value).strip().lower() in ("true", "false"):
-        return _("{knob} {value}").format(knob=phrase, value=shown)
-    return _("{knob} set to {value}").format(knob=phrase, value=shown)
-
-
-def _and(items: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c`` in the language in force."""
-    if len(items) <= 1:
-        return "".join(items)
-    return _("{items} and {last}").format(items=", ".join(items[:-1]), last=items[-1])
-
-
-#: The fighting styles of the archetype libraries (``RUNG_STYLE``), as a designer says them.
-STYLES = {"swordsman": N_("swordsman"), "shooter": N_("shooter"), "brawler": N_("brawler"),
-          "armoured": N_("armoured fighter"), "knife_fighter": N_("knife fighter"),
-          "rifleman": N_("rifleman"), "fencer": N_("fencer"), "knight": N_("knight"),
-          "thug": N_("thug")}
-
-
-def fighter_words(system: str, spec) -> str:
-    """A fighter spec (an archetype name, or a mapping with ``archetype`` and the gear
-    overrides) in words: "a competent swordsman", "a competent fighter (knife)", "a
-    competent swordsman in heavy archaic armour" — the rung and style of the archetype's
-    name (``RUNG_STYLE``), the weapon and armour by their glossary words."""
-    from engines.archetype_library import LADDER
-
-    name, over = (spec, {}) if isinstance(spec, str) else (
-        str(spec.get("archetype", "")), {k: v for k, v in spec.items() if k != "archetype"})
-    rung, _sep, style = name.partition("_")
-    if rung in LADDER:
-        an = rung[:1] in "aeiou"    # the English article; a translation has its own
-        if style:
-            words = (_("an {rung} {style}") if an else _("a {rung} {style}")).format(
-                rung=_(rung), style=_(STYLES[style]) if style in STYLES
-                else style.replace("_", " "))
-        else:
-            words = (_("an {rung} fighter") if an else _("a {rung} fighter")).format(
-                rung=_(rung))
-    else:
-        words = name.replace("_", " ")
-    armour = over.get("armour")
-    if isinstance(armour, int | float) and not isinstance(armour, bool):
-        words = _("{fighter} in {points}-point armour").format(fighter=words,
-                                                              points=decimal(armour))
-    elif armour not in (None, "none"):
-        words = _("{fighter} in {armour} armour").format(
-            fighter=words, armour=_t(value_phrase(system, "a.armour", armour)))
-    if over.get("weapon"):
-        words = _("{fighter} ({weapon})").format(
-            fighter=words, weapon=_t(value_phrase(system, "a.weapon", over["weapon"])))
-    return words
-
-
-def _same(a, b) -> bool:
-    as_map = [{"archetype": x} if isinstance(x, str) else dict(x) for x in (a, b)]
-    return as_map[0] == as_map[1]
-
-
-def _side_metric(metric: str) -> str:
-    """A metric of a duel between equals: the first fighter's chance to win (the glossary's
-    words for the other metrics)."""
-    if metric == "p_side0":
-        return _("the first fighter's chance to win")
-    if metric == "p_side1":
-        return _("the second fighter's chance to win")
-    return _t(metric_phrase(metric))
-
-
-def _where(distance) -> str:
-    if distance is None:
-        return ""
-    if int(distance) == 0:
-        return _(" starting engaged (0 m)")
-    return _(" starting {distance} m apart").format(distance=decimal(int(distance)))
-
-
-def guardrail_statement(system: str, entry, metric: str, value, se: float = 0.0,
-                        distance=None) -> str:
-    """What a guardrail measured, with its fighters, gear and starting distance named
-    (:func:`fighter_words`): "a competent swordsman in heavy archaic armour beats a
-    competent shooter starting engaged (0 m) 99.8% of the time"; a check's (``entry``
-    without fighters) as the glossary says its metric."""
-    fig = _figure(metric, value, se)
-    if entry is None or not hasattr(entry, "a"):
-        return _("{metric} is {value}").format(metric=_t(metric_phrase(metric)), value=fig)
-    a = fighter_words(system, entry.a)
-    b = _("an equal") if _same(entry.a, entry.b) else fighter_words(system, entry.b)
-    where = _where(distance)
-    if metric == "p_side0":
-        return _("{a} beats {b}{where} {value} of the time").format(a=a, b=b, where=where,
-                                                                    value=fig)
-    if metric == "rounds_mean":
-        return _("a duel of {a} against {b}{where} lasts {value} on average").format(
-            a=a, b=b, where=where, value=fig)
-    if metric == "p_one_hit_kill":
-        return _("one attack by {a} kills {b}, unhurt, {value} of the time").format(
-            a=a, b=b, value=fig)
-    if metric == "p_one_hit_incapacitate":
-        return _("one attack by {a} takes {b}, unhurt, out of the fight (dead, dying or "
-                 "out) {value} of the time").format(a=a, b=b, value=fig)
-    return _("{metric} is {value} when {a} fights {b}{where}").format(
-        metric=_t(metric_phrase(metric)), value=fig, a=a, b=b, where=where)
-
-
-def _given(system: str, given: str) -> str:
-    """The held knobs of an interaction (``variant.again=9, both.armour=none``) in words."""
-    parts = []
-    for part in str(given).split(", "):
-        knob, eq, value = part.partition("=")
-        parts.append(_setting(system, knob, value) if eq else part)
-    return _and(parts)
-
-
-def _duel(system: str, spec: dict, rung: str) -> str:
-    """An even duel of a ladder fighter: "an even competent duel (knife)"."""
-    from analysis.combat import archetypes
-
-    weapon = archetypes.weapon_name(system, spec)
-    gear = _t(value_phrase(system, "a.weapon", weapon)) if weapon else ""
-    if not gear:
-        return _("an even {rung} duel").format(rung=_(rung))
-    return _("an even {rung} duel ({weapon})").format(rung=_(rung), weapon=gear)
-
-
-def bounds_words(lo, hi, metric: str = "") -> str:
-    """The guardrail's bounds: probabilities as the glossary shows them ("50% to 80%"),
-    other numbers as written."""
-    def shown(x):
-        x = float(x)
-        if _is_probability(metric):
-            return _figure(metric, x)
-        return decimal(int(x) if x.is_integer() else x)
-
-    have_lo, have_hi = pd.notna(lo), pd.notna(hi)
-    if have_lo and have_hi:
-        return _("outside {low} to {high}").format(low=shown(lo), high=shown(hi))
-    if have_lo:
-        return _("under the minimum {low}").format(low=shown(lo))
-    return _("over the maximum {high}").format(high=shown(hi))
-
-
-def cure_text(system: str, suggestion) -> str:
-    """The audit's cure (already in the system's words, :mod:`analysis.workflow.audit.
-    cures`), in the report's language."""
-    return text(suggestion)
 
 
 # --------------------------------------------------------------------------- sentences
@@ -449,12 +286,12 @@ def _interaction_sentence(r, fighter: str = "") -> str:
     said = _("the effect of {knob} depends on {other}: with {given}, changing it from "
              "{first_level} to {last_level} moves {metric} from {first} to {last}, far "
              "more than its effect averaged over the other knobs (the table below).").format(
-        knob=_t(knob_phrase(r.system, r.knob)),
-        other=_t(knob_phrase(r.system, r.depends_on)), given=_given(r.system, r.given),
-        first_level=_t(value_phrase(r.system, r.knob, r.from_level)),
-        last_level=_t(value_phrase(r.system, r.knob, r.to_level)),
-        metric=_t(metric_phrase(r.metric)), first=_figure(r.metric, r.from_value),
-        last=_figure(r.metric, r.to_value))
+        knob=text(knob_phrase(r.system, r.knob)),
+        other=text(knob_phrase(r.system, r.depends_on)), given=given_words(r.system, r.given),
+        first_level=text(value_phrase(r.system, r.knob, r.from_level)),
+        last_level=text(value_phrase(r.system, r.knob, r.to_level)),
+        metric=text(metric_phrase(r.metric)), first=figure_words(r.metric, r.from_value),
+        last=figure_words(r.metric, r.to_value))
     if fighter:
         return _("{system}: in a duel of {fighter} against an equal, {finding}").format(
             system=r.system, fighter=fighter, finding=said)
@@ -466,18 +303,18 @@ def interaction_view(frame: pd.DataFrame) -> pd.DataFrame:
     glossary's), the headers of :data:`INTERACTION_COLUMNS` (the CSV keeps the machine
     values)."""
     def main(r):
-        if _is_probability(r.metric):
+        if is_probability(r.metric):
             return _("{points} points").format(points=decimal(round(100 * float(r.main_range),
                                                                      1)))
         return decimal(round(float(r.main_range), 2))
 
-    rows = [{"system": r.system, "knob": _t(knob_phrase(r.system, r.knob)),
-             "depends on": _t(knob_phrase(r.system, r.depends_on)),
-             "metric": _t(metric_phrase(r.metric)), "main effect": main(r),
-             "held at": _given(r.system, r.given),
-             "from": _figure(r.metric, r.from_value), "to": _figure(r.metric, r.to_value),
-             "from level": _t(value_phrase(r.system, r.knob, r.from_level)),
-             "to level": _t(value_phrase(r.system, r.knob, r.to_level))}
+    rows = [{"system": r.system, "knob": text(knob_phrase(r.system, r.knob)),
+             "depends on": text(knob_phrase(r.system, r.depends_on)),
+             "metric": text(metric_phrase(r.metric)), "main effect": main(r),
+             "held at": given_words(r.system, r.given),
+             "from": figure_words(r.metric, r.from_value), "to": figure_words(r.metric, r.to_value),
+             "from level": text(value_phrase(r.system, r.knob, r.from_level)),
+             "to level": text(value_phrase(r.system, r.knob, r.to_level))}
             for r in each_row(frame)]
     return pd.DataFrame(rows, columns=list(INTERACTION_COLUMNS))
 
@@ -541,15 +378,15 @@ def _candidates(system: str, disc: pd.DataFrame, cross=None) -> list[tuple]:
 
             weapon = archetypes.weapon_name(system, base)
             same = hits[hits["subject"] == weapon] if weapon else hits.iloc[:0]
-            p = _figure(r.metric, r.value)
+            p = figure_words(r.metric, r.value)
             if len(same):
                 h = next(each_row(same))
                 said = _("{system}: a duel of {fighter} against an equal ends in round 1 "
                          "{p} of the time, because one {weapon} attack drops the unhurt "
                          "equal {q} of the time.").format(
                     system=system, fighter=fighter, p=p,
-                    weapon=_t(value_phrase(system, "a.weapon", weapon)),
-                    q=_figure(h.metric, h.value))
+                    weapon=text(value_phrase(system, "a.weapon", weapon)),
+                    q=figure_words(h.metric, h.value))
                 cmd = f"{r.reproduce} ; {h.reproduce}"
             else:
                 said = _("{system}: a duel of {fighter} against an equal ends in round 1 "
@@ -559,11 +396,11 @@ def _candidates(system: str, disc: pd.DataFrame, cross=None) -> list[tuple]:
         elif r.kind == "one_hit":
             said = _("{system}: one {weapon} attack by {fighter} drops an unhurt equal "
                      "{p} of the time.").format(
-                system=system, weapon=_t(value_phrase(system, "a.weapon", r.subject)),
+                system=system, weapon=text(value_phrase(system, "a.weapon", r.subject)),
                 fighter=fighter_words(system, {k: v for k, v in base.items()
                                                if k != "weapon"}) if base
                 else _("a {rung} fighter").format(rung=_(rung)),
-                p=_figure(r.metric, r.value))
+                p=figure_words(r.metric, r.value))
             out.append((_SEVERITY.get(r.severity, 2), 2, -r.value, said, r.reproduce))
         elif r.kind == "gap_variant":
             name, _eq, rest = str(r.subject).partition("=")
@@ -571,9 +408,9 @@ def _candidates(system: str, disc: pd.DataFrame, cross=None) -> list[tuple]:
             said = _("{system}: in a duel of {fighter} against an equal, {setting} moves "
                      "{metric} from {first} to {last}.").format(
                 system=system, fighter=fighter,
-                setting=_setting(system, f"variant.{name}", value),
-                metric=_side_metric(r.metric), first=_figure(r.metric, r.from_value),
-                last=_figure(r.metric, r.to_value))
+                setting=setting_words(system, f"variant.{name}", value),
+                metric=side_metric_words(r.metric), first=figure_words(r.metric, r.from_value),
+                last=figure_words(r.metric, r.to_value))
             out.append((_SEVERITY.get(r.severity, 2), 3, -round(r.value, 9), said, r.reproduce))
     return out
 
@@ -670,8 +507,8 @@ def trap_readings(settings: ReportSettings) -> list[Reading]:
             "one who picks the “{tactic}” tactic wins {p} of the time (the tactics table "
             "of “Combat: tactics and armour”).").format(
                 system=r.system, fighter=fighter_words(r.system, a),
-                tactic=_t(value_phrase(r.system, "a.tactic", r.choice)),
-                p=_figure("p_side0", r.p_side0)),
+                tactic=text(value_phrase(r.system, "a.tactic", r.choice)),
+                p=figure_words("p_side0", r.p_side0)),
             " ".join([cmd, *options])))
     return out
 
@@ -700,8 +537,8 @@ def defender_readings(settings: ReportSettings) -> list[Reading]:
             "of rung {weaker} defending against one of rung {stronger} wins {p} of them "
             "(starting the roll, {q}).").format(
                 system=system, weaker=_(r["weaker"]), stronger=_(r["stronger"]),
-                p=_figure("p_", r["p_upset_defending"]),
-                q=_figure("p_", r["p_upset_attacking"])), cmd))
+                p=figure_words("p_", r["p_upset_defending"]),
+                q=figure_words("p_", r["p_upset_attacking"])), cmd))
     return out
 
 
@@ -729,7 +566,7 @@ def section_key_findings(settings: ReportSettings) -> Section:
     shown["guardrail"] = [text(x) for x in shown["guardrail"]]
     # the value as a designer reads it ("1.1 rounds", "fewer than 1 in a billion"); the
     # CSV keeps the number
-    shown["value"] = [_figure(m, v, se) for m, v, se in
+    shown["value"] = [figure_words(m, v, se) for m, v, se in
                       zip(table["metric"], table["value"], table["se"], strict=True)]
     for col in ("min", "max"):
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")

@@ -85,11 +85,11 @@ def sensitivity_view(result) -> pd.DataFrame:
 
 def metric_words(system: str, entry, metric: str) -> str | None:
     """What a duel guardrail measures with its fighters named
-    (:func:`reports.sections.key_findings.fighter_words`): "the chance that a competent
+    (:func:`reports.sections.finding_words.fighter_words`): "the chance that a competent
     swordsman in heavy archaic armour beats a competent shooter", "the mean length of a
     duel of a competent fighter (knife) against an equal"; None for any other metric or
     a check (the glossary's phrase is used)."""
-    from reports.sections.key_findings import fighter_words
+    from reports.sections.finding_words import fighter_words
 
     if entry is None or not hasattr(entry, "a"):
         return None

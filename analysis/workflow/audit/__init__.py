@@ -29,19 +29,19 @@ Three pieces:
 
 Layout: :mod:`.measuring` (a guardrail's target, value and status; a guardrail that
 compares two fights or two distances: :func:`.measuring.measure_compare`), :mod:`.comparing`
-(its words), :mod:`.cures` (the
-cures), :mod:`.edits` (``TARGET:KNOB=VALUE``), :mod:`.search_words` (a cure search in
+(its words), :mod:`.cures` (the cures), :mod:`.knobs` (the knobs a cure turns and holds),
+:mod:`.edits` (``TARGET:KNOB=VALUE``), :mod:`.search_words` (a cure search in
 words: the ranges searched, why none cures), :mod:`.running` (the guardrail files,
 :func:`evaluate`, the what-if reruns, JUnit XML), :mod:`.discovery` (findings without a
-guardrail), :mod:`.reproduce` (the command printing each row's number: the ``reproduce``
-column); this package
+guardrail; the gap variants and knob interactions: :mod:`.variant_findings`; the ladder
+fighters and their duels: :mod:`.ladder_duels`), :mod:`.reproduce` (the command
+printing each row's number: the ``reproduce`` column); this package
 re-exports their public names, and the private ones (``from .m import _x as _x``) that the
 report's key findings and the tests reach.
 """
 
-from .cures import MAX_CURES, SEARCH_STEPS, Cure, CureSearch, find_cures, suggest
+from .cures import MAX_CURES, Cure, CureSearch, find_cures, suggest
 from .discovery import (
-    CROSS,
     DEFAULT_DISCOVER,
     DOMINANCE_STREAM,
     OPTION_KINDS,
@@ -50,14 +50,13 @@ from .discovery import (
     dominated_gear,
     dominated_options,
     dominated_weapons,
-    gap_variants,
-    interaction_sweep,
-    knob_interactions,
     one_hit_fights,
 )
 from .discovery import ladder_matchups as ladder_matchups
-from .discovery import ladder_specs as ladder_specs
 from .edits import Edit
+from .knobs import SEARCH_STEPS
+from .ladder_duels import CROSS
+from .ladder_duels import ladder_specs as ladder_specs
 from .measuring import AUDIT_STREAM, Z_DECIDE, Target, check_cell, check_value, measure, status_of
 from .measuring import guardrail_target as guardrail_target
 from .running import (
@@ -72,6 +71,7 @@ from .running import (
     restrict,
     with_knob,
 )
+from .variant_findings import gap_variants, interaction_sweep, knob_interactions
 
 __all__ = [
     "AUDIT_STREAM",

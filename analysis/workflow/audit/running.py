@@ -12,11 +12,10 @@ from engines.errors import InputError
 
 from .cures import (
     cure_text,
-    fight_knobs,
     find_cures,
     side_effects,
-    valid_values,
 )
+from .knobs import fight_knobs, valid_values
 from .measuring import Z_DECIDE, check_cell, guardrail_target, measure
 from .search_words import searched_words
 

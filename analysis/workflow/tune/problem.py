@@ -93,8 +93,8 @@ def current_value(sc, target: str, knob: str):
     edits; an InputError when they disagree or it cannot be read."""
     from analysis.checks.curves import variants_for
     from analysis.combat import fights as reg
-    from analysis.workflow.audit.cures import trait_value
     from analysis.workflow.audit.edits import target_entries
+    from analysis.workflow.audit.knobs import trait_value
     from analysis.workflow.audit.measuring import check_cell
     from engines.system import registry
 
