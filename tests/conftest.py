@@ -89,3 +89,19 @@ def browser(browser_type, browser_type_launch_args):
 @pytest.fixture(scope="module")
 def browser_context_args():
     return {}
+
+
+# ---------------------------------------------------------------- the tiers
+#: the fixtures that start chromium (pytest-playwright's and the ones above): a test that
+#: asks for one, directly or through a fixture of its own, needs the browser
+BROWSER_FIXTURES = frozenset({"page", "context", "browser", "browser_type", "playwright"})
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``browser`` every test that reaches chromium through a fixture, so the fast
+    tier (``-m "not slow and not browser and not notebook"``) leaves it out without each
+    test carrying the mark; the full run selects by no mark and still runs it."""
+    browser = pytest.mark.browser
+    for item in items:
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(browser)

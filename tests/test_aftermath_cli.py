@@ -80,6 +80,7 @@ def test_percentile_dying_losers_now_die(capsys):
     assert aid["p_loser_out"] > leave["p_loser_out"]
 
 
+@pytest.mark.slow
 def test_cross_combat_fates_sum_to_one_in_every_system(capsys):
     """cross-combat under each policy: every system reports the three fates, summing to 1,
     and ``finish`` kills at least as often as ``leave`` in every row."""

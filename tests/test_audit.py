@@ -262,6 +262,7 @@ def test_shipped_guardrails_validate():
     assert {"dominance_z", "one_hit_incapacitate", "variant_high"} <= set(sc.discover)
 
 
+@pytest.mark.slow
 def test_planted_dominated_weapon(tmp_path):
     # A11: a weapon's bonus adds dice to the attack pool. planted_blade is light_melee
     # with two more bonus dice and nothing else changed: more dice can only add

@@ -94,6 +94,7 @@ def test_discover_solves_each_duel_once_and_finds_the_same(monkeypatch):
     assert kept.attrs["notes"] == afresh.attrs["notes"]
 
 
+@pytest.mark.slow
 def test_key_findings_section_opens_the_report():
     """Each system's sharpest finding first, in words with its number and its fighters
     named: in middle_3d10 an even knife duel is decided in round 1, because one knife
@@ -160,6 +161,7 @@ def test_key_findings_section_opens_the_report():
             'competent --weapon-a knife --weapon-b knife --columns rounds_mean ; ') in html
 
 
+@pytest.mark.slow
 def test_key_findings_cure_in_words():
     """The audit's cure is written in the system's words (analysis/workflow/audit/cures.py:
     the knob by its rule, B9 Vigor; the metric as what it measures; the number as a

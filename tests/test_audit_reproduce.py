@@ -88,6 +88,7 @@ def findings():
     return audit.discover(cfg, progress=False)
 
 
+@pytest.mark.slow
 def test_every_guardrail_reproduce_prints_its_value(guardrail_table, capsys):
     assert guardrail_table["reproduce"].str.startswith("rpg-balance ").all()
     compared = 0
@@ -104,6 +105,7 @@ def test_every_guardrail_reproduce_prints_its_value(guardrail_table, capsys):
     assert compared == 3   # the heaviest armour still beats no armour in melee, 3 systems
 
 
+@pytest.mark.slow
 def test_every_discover_reproduce_prints_its_numbers(findings, capsys):
     assert len(findings)
     assert findings["reproduce"].str.startswith("rpg-balance ").all()
@@ -111,6 +113,7 @@ def test_every_discover_reproduce_prints_its_numbers(findings, capsys):
         _check_row(row, capsys)
 
 
+@pytest.mark.slow
 def test_findings_name_the_gear_they_measured(findings):
     # the percentile ladder fighters carry knives: the finding says so
     rows = findings[(findings["system"] == "percentile")
@@ -125,6 +128,7 @@ def test_findings_name_the_gear_they_measured(findings):
     assert all("weapon=knife" in d or "_shooter" in d for d in weapons["detail"])
 
 
+@pytest.mark.slow
 def test_no_finding_below_the_noise_floor(findings):
     cfg = audit.DEFAULT_DISCOVER
     compared = findings[findings["kind"].str.startswith("dominated_")
@@ -140,6 +144,7 @@ def test_no_finding_below_the_noise_floor(findings):
                for n in findings.attrs["notes"])
 
 
+@pytest.mark.slow
 def test_no_baseline_is_dominated(findings):
     for system in findings["system"].unique():
         for kind in ("weapon", "armour"):
@@ -152,12 +157,14 @@ def test_no_baseline_is_dominated(findings):
     assert audit.baseline("dice_pool_7", "weapon") == archetypes.weapons("dice_pool_7")[0]
 
 
+@pytest.mark.slow
 def test_true_by_definition_is_a_note_not_a_finding(findings):
     assert not (findings["subject"].str.startswith("untreated_dying=dead")).any()
     assert any("untreated_dying=dead" in n and "by definition" in n
                for n in findings.attrs["notes"])
 
 
+@pytest.mark.slow
 def test_min_effect_option_raises_the_floor(tmp_path, capsys):
     cfg = tmp_path / "d.toml"
     cfg.write_text('name = "d"\n[discover]\nsystems = ["middle_3d10"]\n')
@@ -175,6 +182,7 @@ def test_min_effect_option_raises_the_floor(tmp_path, capsys):
     assert "--min-effect: only with --discover" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_armour_and_tactics_are_judged_against_shooters(findings):
     # body armour and diving for cover matter against guns: both kinds are judged
     # against the shooters of the ladder's rungs too, and the finding names them
@@ -196,6 +204,7 @@ def test_armour_and_tactics_are_judged_against_shooters(findings):
     assert weapons[~melee]["detail"].str.contains("competent_shooter").all()
 
 
+@pytest.mark.slow
 def test_weapons_are_judged_within_their_kind(findings):
     """A weapon is only ever compared with weapons of its own kind (docs/RULES.md, "Melee
     and ranged weapons"): a melee weapon with the melee weapons in the 18 ladder

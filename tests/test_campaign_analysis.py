@@ -205,6 +205,7 @@ def test_variants_check_runs_for_every_mechanic(system, bad, message):
             mech.exact(sessions=1, variants=mech.variants(**bad), **params)
 
 
+@pytest.mark.slow
 def test_mc_batches_reproducible_and_close_to_exact():
     """Above one batch the run is pooled from spawned seeds: same seed, same numbers; and
     P(skill) after 3 sessions within 5 SE + 1/n of the exact chain (D6)."""
@@ -484,6 +485,7 @@ def test_skill_improvements_by_hand():
     assert t["improvements"].tolist() == pytest.approx([0.0, 0.24, 0.481716], abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("system", "name", "params", "tally"), [
     ("dice_pool_7", "morality", {"morality": 7, "infraction": 5}, "derangements_mean"),
     ("percentile", "skill-growth", {"skill": 40, "uses": 1}, "improvements"),

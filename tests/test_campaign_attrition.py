@@ -53,6 +53,7 @@ def test_one_fight_is_the_plain_duel(system):
     np.testing.assert_allclose(total, 1.0, atol=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_two_fights_compose_fight_rest_fight(system):
     """k = 2 by hand: Σ_j P(fight 1 ends able with damage j) × P(able after a fight
@@ -109,6 +110,7 @@ def test_a_healing_rates_seed_lines():
     assert c7.rest(9, True, 1) == 0
 
 
+@pytest.mark.slow
 def test_e18_seed_line_rest_heals_one_hit_point_a_minute():
     """Seed 004: "Personagens recuperam 1 PV por minuto de descanso": a night (E-g25
     default) heals everything, so k fights are k independent plain duels: P = p^k."""
@@ -130,6 +132,7 @@ def test_b11_rest_hand_worked():
     assert 2 + c3.consolidated_points(7 - 2, v) - v.recovery == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("system", "variants"), [
     ("dice_pool_7", {}), ("dice_pool_6", {}), ("middle_3d10", {}), ("percentile", {}),
     ("d20_degrees", {"rest_minutes": 3})])  # E18: a short rest, so fights start hurt

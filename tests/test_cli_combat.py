@@ -85,6 +85,7 @@ def test_archetypes_listing(capsys):
     assert (t["system"] == "dice_pool_6").all()
 
 
+@pytest.mark.slow
 def test_cross_combat_with_plot(tmp_path, capsys):
     out, fig = tmp_path / "cross.md", tmp_path / "cross.png"
     code, _, err = run(["cross-combat", "--format", "markdown", "-o", str(out), "--plot",
@@ -240,6 +241,7 @@ def test_combat_aftermath_and_side_fates(monkeypatch, capsys):
     assert "dead_side0" not in t.columns
 
 
+@pytest.mark.slow
 def test_cross_combat_accepts_variants(capsys):
     """``cross-combat --help`` advertises --variant and it works: A-g4
     ``weapon_bonus=damage`` moves the weapon's +1/+2 from attack dice to damage, so the

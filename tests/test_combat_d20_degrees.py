@@ -425,6 +425,7 @@ MATCHUPS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name_a", "name_b", "v"), MATCHUPS)
 def test_mc_matches_exact_duels(name_a, name_b, v):
     """E10–E16 end to end: outcome, rounds, loser dead, standing: MC within 5σ + 1/n."""

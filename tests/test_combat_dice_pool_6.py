@@ -196,6 +196,7 @@ def test_mc_hits_match_exact(a, b):
     assert ex.hits.sum() > 0.5
 
 
+@pytest.mark.slow
 def test_n_vs_m_matches_pure_python_reference():
     """C13 in full fights: kernel vs the rules-first simulator (5 SE of the difference)."""
     side0 = [LIB["expert_knife_fighter"], LIB["novice_shooter"]]

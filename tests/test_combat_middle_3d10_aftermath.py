@@ -183,6 +183,7 @@ POLICIES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variants", POLICIES, ids=["leave", "first_aid", "finish"])
 @pytest.mark.parametrize(("a", "b"), [("competent_swordsman", "competent_brawler"),
                                       ("novice", "competent"), ("bear", "gangster"),

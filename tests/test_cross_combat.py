@@ -115,6 +115,7 @@ def test_group_table_2v2_3v1():
     assert (first["standing_share"] == 1.0).all()
 
 
+@pytest.mark.slow
 def test_cross_plot_uses_system_colours():
     from matplotlib.colors import to_hex
 
@@ -191,6 +192,7 @@ def test_cross_stats_bad_aftermath():
         X.cross_stats(aftermath="bury")
 
 
+@pytest.mark.slow
 def test_matchups_that_start_apart():
     """RULES.md "Distance, movement and cover": a matchup's ``distances`` gives one
     matchup per starting distance, run under the combat variant ``distance``."""

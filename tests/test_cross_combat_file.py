@@ -230,6 +230,7 @@ def _tables(section) -> dict:
     return {b.id: b for b in section.blocks if hasattr(b, "frame")}
 
 
+@pytest.mark.slow
 def test_report_combat_sections_show_the_plugin(sections, capsys):
     """With the file the plug-in has rows in every combat section's table instead of the
     "maps no fights" sentence; its duel rows are the numbers ``duel`` prints; each table

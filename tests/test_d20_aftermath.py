@@ -180,6 +180,7 @@ def _lib():
     return {k: c.to_engine() for k, c in library("d20_degrees").items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name_a", "name_b"), [("competent", "competent"),
                                                 ("competent_shooter", "competent_armoured")])
 @pytest.mark.parametrize("v", [Variants(), Variants(aftermath="first_aid"),
@@ -204,6 +205,7 @@ def test_aftermath_mc_matches_exact(name_a, name_b, v):
         assert e.loser_fate[:, 2] == pytest.approx(e.outcome[:2], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_default_finish_horizon_is_generous():
     """E-g7 default (10 rounds): a competent winner almost always finishes its foe
     (competent mirror); one round finishes far fewer."""
@@ -317,6 +319,7 @@ def test_surprise_stun_groups_hand_worked(stun):
     assert abs(one.outcome[1] / n - float(want)) <= tol(float(want), n)
 
 
+@pytest.mark.slow
 def test_surprise_stun_competent_mirror_figures():
     """E-g19 on the competent mirror (exact chain): ``first_turn`` gives the surpriser
     0.679 / 0.321, 35.9 points; ``surprise_attack`` about 22 points — an independent
@@ -343,6 +346,7 @@ def test_surprise_stun_competent_mirror_figures():
     assert a_first > att[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stun", ["first_turn", "surprise_attack"])
 @pytest.mark.parametrize("v", [Variants(surprise="side0"),
                                Variants(surprise="side1", aftermath="finish",

@@ -59,6 +59,7 @@ def test_a1_one_die_by_hand():
     assert probs[0, 3] == pytest.approx(0.1 * 0.36, abs=1e-15)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("again", [10, 9, 8])
 def test_a1_explosion_truncation_tail_below_1e12(again):
     """A1: the exact model's truncated explosion mass is reported and at most 1e-12 (up to

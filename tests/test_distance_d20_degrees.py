@@ -64,6 +64,7 @@ def _agree(exact, mc, n=N):
 # Monte Carlo against the exact chain at d0 = 0, 10, 20, 40
 # ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d0", [0, 10, 20, 40])
 def test_shooter_against_charger_mc_matches_exact(d0):
     """ET1, ET-g2 … ET-g5: a pistol shooter (hold) against a melee charger, each starting
@@ -72,6 +73,7 @@ def test_shooter_against_charger_mc_matches_exact(d0):
     _agree(*_both(lib("competent_shooter"), lib("competent"), v))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d0", [0, 10, 20, 40])
 def test_cover_against_no_cover_mc_matches_exact(d0):
     """ET3 prone cover: a shooter with the cover plan against one that holds."""
@@ -79,6 +81,7 @@ def test_cover_against_no_cover_mc_matches_exact(d0):
     _agree(*_both(lib("competent_shooter", plan="cover"), lib("competent_shooter"), v))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("over", "v"), [
     ({"plan": "kite"}, Variants(distance=20)),
     ({"plan": "kite"}, Variants(distance=0, aftermath="finish", finish_rounds=2)),
@@ -255,6 +258,7 @@ def test_duel_mc_is_fight_mc_one_a_side_on_the_line():
 # What distance does to who wins
 # ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("shooter", "melee"), [("competent_shooter", "competent"),
                                                 ("novice_shooter", "novice_brawler"),
                                                 ("expert_shooter", "expert_swordsman")])
@@ -481,6 +485,7 @@ def test_et4_novice_shooter_finishing_without_hero_points(mode):
         assert e.loser_dead[w] / e.outcome[w] == pytest.approx(want, abs=1e-9), w
 
 
+@pytest.mark.slow
 def test_et4_novice_shooter_figures_of_the_issue():
     """The issue's figure (novice_shooter finishing a novice over 3 rounds, the library's
     fighters with one hero point each): P(loser dead) 0.356 with fixed routine attacks —
@@ -510,6 +515,7 @@ def test_et4_novice_shooter_figures_of_the_issue():
     assert got["best"] > got["needed"] > got["routine"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("a", "b", "v"), [
     ("novice_shooter", "novice", Variants(aftermath="finish", finish_rounds=3)),
     ("competent_shooter", "competent_armoured",

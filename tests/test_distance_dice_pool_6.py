@@ -275,6 +275,7 @@ def test_p_shooter_wins_rises_with_distance():
     assert p[3] == pytest.approx(0.9857, abs=5e-4)
 
 
+@pytest.mark.slow
 def test_group_fights_match_the_reference_simulator():
     """Group fights start apart (every fighter on one line, side 0 at 0 m, side 1 at
     d0): the kernel against the rules-first simulator (5 SE of the difference) for a

@@ -237,6 +237,7 @@ MATCHUPS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d0", [0, 10, 20, 40])
 @pytest.mark.parametrize(("a", "b", "over"), MATCHUPS)
 def test_mc_matches_exact_at_distances(a, b, over, d0):

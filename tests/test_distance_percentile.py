@@ -191,6 +191,7 @@ def test_dx16_taking_cover_costs_the_first_turn_then_shots_at_it_take_a_penalty_
 # --------------------------------------------------------------- Monte Carlo vs exact
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", DISTANCES)
 @pytest.mark.parametrize(("a", "b"), [
     ("competent_shooter", "competent"),                      # shooter vs charger

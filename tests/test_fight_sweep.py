@@ -115,6 +115,7 @@ def test_fight_sweep_precision_driven():
     assert run_fight_task(tasks[1]).equals(run_fight_task(tasks[1]))
 
 
+@pytest.mark.slow
 def test_fight_sweep_one_worker(in_process):
     got = run_fight_sweep(scenario(), Cluster(1), progress=False).table
     pd.testing.assert_frame_equal(got, in_process.table, check_exact=True)
@@ -135,11 +136,13 @@ def three_workers():
     cluster.close()
 
 
+@pytest.mark.slow
 def test_fight_sweep_three_workers(in_process, three_workers):
     got = run_fight_sweep(scenario(), Cluster(client=three_workers), progress=False).table
     pd.testing.assert_frame_equal(got, in_process.table, check_exact=True)
 
 
+@pytest.mark.slow
 def test_fight_sweep_worker_killed_mid_run(three_workers):
     """SIGKILL a worker that is running a fight cell after the first result: its cells
     rerun elsewhere with the same streams and the table is bit-identical."""

@@ -132,6 +132,7 @@ def test_monte_carlo_difference_and_its_se(tmp_path):
     assert m["trials"] == sum(m["sides_trials"])
 
 
+@pytest.mark.slow
 def test_failing_comparison_gets_a_cure_that_keeps_it_passing(tmp_path, capsys):
     # heavy armour adds 0.224 to P(win) in d20_degrees melee; at most 0.2 fails
     path = _file(tmp_path, {"extra": 'versus = "unarmoured"', "bounds": "max = 0.2"})
@@ -151,6 +152,7 @@ def test_failing_comparison_gets_a_cure_that_keeps_it_passing(tmp_path, capsys):
     assert cured.loc[0, "value"] <= 0.2
 
 
+@pytest.mark.slow
 def test_no_cure_is_said(tmp_path):
     path = _file(tmp_path, {"extra": 'versus = "unarmoured"', "bounds": "min = 0.9"})
     t = audit.evaluate([load_scenario(path)], progress=False)
@@ -239,6 +241,7 @@ values = ["none", "side0", "side1"]
     assert main([*words[1:], "--no-progress"]) == 0
 
 
+@pytest.mark.slow
 def test_the_reports_reading_names_both_fights(tmp_path):
     from reports.sections.key_findings import key_findings_reading
 

@@ -140,6 +140,7 @@ print(done)
     assert int(run.stdout) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ("curves", "dice_pool_7", "--method", "exact", "--columns", "pool,p"),
     ("duel", "dice_pool_7", "competent", "expert", "--columns", "p_side0,p_side1"),

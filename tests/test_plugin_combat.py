@@ -230,6 +230,7 @@ def _z(p_mc, p, n):
     return (p_mc - p) / se if se > 0 else 0.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("a", "b", "kw", "ca", "cb"), MATCHUPS)
 def test_monte_carlo_agrees_with_exact(pbta, a, b, kw, ca, cb):
     """PC2–PC8, the numba kernel against the exact chain: P(side 0), P(side 1),
@@ -395,6 +396,7 @@ def table(site: Path, *argv: str) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(done.stdout))
 
 
+@pytest.mark.slow
 def test_the_installed_package_ships_its_data_file(site):
     assert (site / "pbta_2d6" / "archetypes.toml").is_file()
     t = table(site, "systems")
@@ -403,6 +405,7 @@ def test_the_installed_package_ships_its_data_file(site):
     assert bool(row["has_campaign"])
 
 
+@pytest.mark.slow
 def test_cli_archetypes_and_gear(site):
     t = table(site, "archetypes", "pbta_2d6").set_index("archetype")
     assert len(t) == 31
@@ -414,6 +417,7 @@ def test_cli_archetypes_and_gear(site):
     assert set(g["rules"]) == {"PC3"}
 
 
+@pytest.mark.slow
 def test_cli_duel_both_methods(site, pbta):
     """The duel command reaches the plug-in's exact chain and kernel: the exact row is
     the in-process chain's, the Monte Carlo row agrees within 5 SE + 1/n."""
@@ -428,6 +432,7 @@ def test_cli_duel_both_methods(site, pbta):
     assert hit["p_hit"].tolist() == pytest.approx([26 / 36] * 5)  # +1: 2d6 >= 6
 
 
+@pytest.mark.slow
 def test_cli_combat_file(site):
     t = table(site, "combat", str(PKG / "scenarios" / "ambush_2v1.toml"), "--trials", "2000")
     row = t.iloc[0]
@@ -435,6 +440,7 @@ def test_cli_combat_file(site):
     assert row["p_side0"] + row["p_side1"] + row["p_neither"] == pytest.approx(1)
 
 
+@pytest.mark.slow
 def test_campaign_command_takes_the_plugin_mechanic(site):
     """``campaign pbta_2d6 experience`` through the registry (PX1, PX2): a +0 character
     rolling 3 times a session misses with 15/36 (2d6 ≤ 6); it advances by session 2
@@ -448,6 +454,7 @@ def test_campaign_command_takes_the_plugin_mechanic(site):
     assert t[t["session"] == 1]["p"].tolist() == [1.0]  # 3 rolls cannot mark 5 XP
 
 
+@pytest.mark.slow
 def test_run_takes_the_plugin_fights(site, tmp_path):
     """A scenario's [[fights]] on pbta_2d6 run through the registry: the mirror duel is
     a coin toss exactly (PC2: equal stats act in a fresh random order)."""
@@ -459,6 +466,7 @@ def test_run_takes_the_plugin_fights(site, tmp_path):
     assert row["p_side0"] == pytest.approx(0.5, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_cross_combat_takes_a_plugin_the_file_maps(site):
     """The plug-in opts into the cross-system table by a mapping in the file: its row of
     the mirror matchup is even, and the built-ins keep theirs."""
@@ -489,6 +497,7 @@ tables = ["fight_sweep"]
 """
 
 
+@pytest.mark.slow
 def test_sweep_takes_the_plugin_fights(site, tmp_path):
     """``sweep`` over a plug-in fight's knobs: at the competent fighter's own stat and
     weapon the cell is the mirror duel (0.5 exactly, PC2); a higher stat wins more."""
@@ -503,6 +512,7 @@ def test_sweep_takes_the_plugin_fights(site, tmp_path):
     assert t[(0, "heavy_melee")] < t[(1, "heavy_melee")] < t[(2, "heavy_melee")]
 
 
+@pytest.mark.slow
 def test_solve_lethality_and_audit_take_the_plugin(site):
     """``solve lethality`` searches a plug-in fighter's stat on the exact chain, and
     ``audit`` judges a plug-in fight guardrail (the mirror duel is even: pass)."""

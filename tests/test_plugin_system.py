@@ -225,6 +225,7 @@ def _cell(page, table_id: str, row: str, column: str) -> float:
     return float(next(r for r in t["rows"] if r[0] == row)[j])
 
 
+@pytest.mark.slow
 def test_report_opens_clean_with_the_plugin(report_page):
     assert report_page["errors"] == []
     for img in report_page["images"]:
@@ -232,6 +233,7 @@ def test_report_opens_clean_with_the_plugin(report_page):
         assert img["w"] > 0, img
 
 
+@pytest.mark.slow
 def test_report_draws_the_plugin_curves(report_page):
     tables = report_page["tables"]
     # the plain view of a system without curve hooks: one table per roll mode (the axis
@@ -261,6 +263,7 @@ def test_report_draws_the_plugin_curves(report_page):
         pytest.approx(7.0, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_report_skips_undeclared_parts_with_one_sentence(report_page):
     sections = report_page["sections"]
     combat = "pbta_checks is not in this section: it declares no combat rules."

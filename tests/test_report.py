@@ -210,6 +210,7 @@ def test_cli_se_sets_trials():
 
 # ---------------------------------------------------------------- the HTML file
 
+@pytest.mark.slow
 def test_html_is_self_contained(built):
     html = (built / "report.html").read_text(encoding="utf-8")
     refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html)
@@ -221,6 +222,7 @@ def test_html_is_self_contained(built):
     assert html.count('src="data:image/png;base64,') >= len(SYSTEMS) + 1
 
 
+@pytest.mark.slow
 def test_page_has_no_console_errors_and_every_image_loads(page):
     assert page["errors"] == []
     assert len(page["images"]) >= len(SYSTEMS) + 1
@@ -230,6 +232,7 @@ def test_page_has_no_console_errors_and_every_image_loads(page):
         assert img["h"] > 0, img
 
 
+@pytest.mark.slow
 def test_screenshot_shows_content(page):
     from PIL import Image
 
@@ -262,6 +265,7 @@ def _table(page, id_):
     return t["head"], t["rows"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("system", "table_id", "row_axis", "col_axis", "fixed"), [
     ("dice_pool_7", "curves-dice_pool_7", "pool", "successes", {}),
     ("percentile", "curves-percentile-levels", "skill", "level", {"dice": 0}),
@@ -286,6 +290,7 @@ def test_table_numbers_equal_the_analysis_frames(page, system, table_id, row_axi
     assert n >= 20
 
 
+@pytest.mark.slow
 def test_tables_hold_hand_worked_values(page):
     """A1: one die succeeds on 7–10 (0.4); A-g1: chance die 10 only (0.1); D1: skill 60
     hard needs ≤ 30 (0.3); E1–E3: +0 vs DC 10 needs 10+ on d20 (0.55)."""
@@ -300,6 +305,7 @@ def test_tables_hold_hand_worked_values(page):
     assert {r[0]["text"]: r for r in rows}["10"][head.index("0")]["text"] == "55.0%"
 
 
+@pytest.mark.slow
 def test_mc_agreement_table_matches_frames_and_tolerance(page, settings):
     head, rows = _table(page, "mc-agreement")
     shown = {r[0]["text"]: dict(zip(head, r, strict=True)) for r in rows}
@@ -314,6 +320,7 @@ def test_mc_agreement_table_matches_frames_and_tolerance(page, settings):
         assert shown[system]["outside 5σ + 1/n"]["text"] == "0"
 
 
+@pytest.mark.slow
 def test_assumptions_show_every_gap_reading_with_rule_id(page, settings):
     """The page shows the code's reading of every gap of the check rules (A-g7 …) in
     words, one row per system and rule; the frame behind it (the CSV download) lists
@@ -332,6 +339,7 @@ def test_assumptions_show_every_gap_reading_with_rule_id(page, settings):
     assert (_words("dice_pool_7"), _words("A1")) not in shown
 
 
+@pytest.mark.slow
 def test_provenance_names_seed_trials_and_command(page):
     _head, rows = _table(page, "provenance")
     items = {r[0]["text"]: r[1]["text"] for r in rows}
@@ -344,6 +352,7 @@ def test_provenance_names_seed_trials_and_command(page):
     assert float(items["build time (tables, figures, HTML)"].split()[0]) > 0
 
 
+@pytest.mark.slow
 def test_sections_have_plain_language_readings(page):
     by_id = {sid: (cls, text) for sid, cls, text in page["sections"]}
     for sid in ("success-curves", "mc-agreement", "outcomes", "assumptions", "provenance"):
@@ -352,6 +361,7 @@ def test_sections_have_plain_language_readings(page):
         assert "What this means for a designer" in text
 
 
+@pytest.mark.slow
 def test_an_analysis_error_stops_the_section(monkeypatch, settings):
     """A failing analysis is a real failure: the section raises, nothing is skipped."""
     from analysis.checks import opposed
@@ -386,6 +396,7 @@ def _same_numbers(shown: dict, frame, keys: tuple[str, ...], columns: dict) -> i
     return n
 
 
+@pytest.mark.slow
 def test_combat_duel_table_equals_cross_combat_frame(page, settings):
     """The duels in the HTML are analysis.combat.cross_combat.cross_table's numbers (same
     settings: exact duels, round cap), system by system; and every row says exact/mc."""
@@ -408,6 +419,7 @@ def test_combat_duel_table_equals_cross_combat_frame(page, settings):
         assert cells["A wins"]["text"] == cells["B wins"]["text"]
 
 
+@pytest.mark.slow
 def test_combat_group_table_equals_cross_combat_frame(page, settings):
     """Group fights (Monte Carlo) in the HTML are cross_combat.group_table's rows for the
     same trials and seed, one table per fight of at most 8 columns whose headers name
@@ -453,6 +465,7 @@ def test_combat_group_table_equals_cross_combat_frame(page, settings):
         assert abs(p - 0.5) <= 5 * math.sqrt(0.25 / n) + 1 / n
 
 
+@pytest.mark.slow
 def test_combat_weapon_gear_and_upset_tables(page, settings):
     """One-hit odds (A14/A15, B9/B10, DX7-DX9, E13), tactics/armour (A6, A13, DX2, DX11,
     E12, E16) and upsets in the HTML are the analysis frames' numbers."""
@@ -475,6 +488,7 @@ def test_combat_weapon_gear_and_upset_tables(page, settings):
     assert len(rows) == 3 * len(SYSTEMS)
 
 
+@pytest.mark.slow
 def test_combat_figures_load(page):
     """Every combat section has figures, and each one decoded in the browser."""
     by_section: dict[str, list] = {}
@@ -488,6 +502,7 @@ def test_combat_figures_load(page):
             assert img["h"] > 100, img
 
 
+@pytest.mark.slow
 def test_combat_readings_and_variants(page, settings):
     """Combat sections carry readings computed from the numbers; the assumptions list the
     combat engines' own variants with their rule ids (A-g3, B-g6, E-g3 ...)."""
@@ -541,6 +556,7 @@ def test_combat_readings_and_variants(page, settings):
 
 # ---------------------------------------------------------------- PDF
 
+@pytest.mark.slow
 def test_pdf_pages_render_and_figures_are_visible(built, tmp_path):
     from PIL import Image
 
@@ -572,6 +588,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["section", "pdf", "interrupt"])
 def test_failed_build_leaves_previous_report_intact(built, tmp_path, monkeypatch, where):
     out = tmp_path / "out"
@@ -611,6 +628,7 @@ def test_cli_failure_leaves_no_partial_files(tmp_path, monkeypatch):
     assert not out.exists() or list(out.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_same_seed_same_tables(settings):
     a = curves_cached.__wrapped__("percentile", (), 500, 11)
     b = curves_cached.__wrapped__("percentile", (), 500, 11)

@@ -126,6 +126,7 @@ def _readings(sections) -> list[tuple[str, Reading]]:
     return [(sid, r) for sid, sec in sections.items() for r in sec.reading]
 
 
+@pytest.mark.slow
 def test_every_figure_is_printed_by_its_command(sections):
     """Every figure of every sentence of the two sections is in the output of the
     commands in its small print (and a sentence with a figure has commands). At a

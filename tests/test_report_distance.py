@@ -26,6 +26,7 @@ def section():
     return section_distance(ReportSettings(systems=SYSTEMS))
 
 
+@pytest.mark.slow
 def test_every_system_is_in_it_or_says_why(section):
     text = " ".join(section.reading)
     for system in SYSTEMS:
@@ -34,6 +35,7 @@ def test_every_system_is_in_it_or_says_why(section):
             assert f"{system}: its fights start engaged" in text
 
 
+@pytest.mark.slow
 def test_sentences_are_the_numbers_their_command_prints(section, capsys):
     readings = [r for r in section.reading
                 if isinstance(r, Reading) and r.small and "charging" in r]
@@ -57,6 +59,7 @@ def test_sentences_are_the_numbers_their_command_prints(section, capsys):
             assert (t.loc[:first - 1, "p_side0"] <= 0.5 + 1e-9).all()   # 0.5 is even
 
 
+@pytest.mark.slow
 def test_armoured_shooter_sentences_are_the_numbers_their_command_prints(section, capsys):
     """The cross-combat matchup ``armoured_shooter``: each sentence's two shares are the
     rows its ``duel --table distance`` command prints; the systems without armour rules
@@ -87,6 +90,7 @@ def test_armoured_shooter_sentences_are_the_numbers_their_command_prints(section
     assert len(tables) == 1
 
 
+@pytest.mark.slow
 def test_figure_and_table(section):
     if not distance_systems():
         pytest.skip("no system with distance rules")
@@ -95,6 +99,7 @@ def test_figure_and_table(section):
     assert figures[0].data[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_in_pt_br():
     with language("pt-BR"):
         sec = section_distance(ReportSettings(systems=SYSTEMS))
@@ -111,6 +116,7 @@ def _csv(capsys, command: str) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(capsys.readouterr().out))
 
 
+@pytest.mark.slow
 def test_cover_is_shown_where_a_system_has_a_cover_rule(section):
     """A system whose rules have no cover refuses the plan (dice_pool_7: "the seed of
     dice_pool_7 has no cover rule", A6/AT1) and is named as such; one that has cover
@@ -139,6 +145,7 @@ def test_cover_is_shown_where_a_system_has_a_cover_rule(section):
     assert cover_frame(("dice_pool_7",)).empty
 
 
+@pytest.mark.slow
 def test_cover_sentences_are_the_numbers_their_commands_print(section, capsys):
     """Each cover sentence cites four shares 20 m apart: in cover and holding, against the
     charger and against another shooter; its four commands print them in that order."""
@@ -158,6 +165,7 @@ def test_cover_sentences_are_the_numbers_their_commands_print(section, capsys):
             assert got[2] < got[3]
 
 
+@pytest.mark.slow
 def test_dice_pool_7_dip_is_the_short_band_edge(section, capsys):
     """dice_pool_7's shooter does worse from 20 m than from 15 m: AT-g1's short band of a
     light pistol ends at 18 m (20 yards), past it a shot loses 2 dice (3 dice → 1 die
@@ -179,6 +187,7 @@ def test_dice_pool_7_dip_is_the_short_band_edge(section, capsys):
     assert "40%" in r
 
 
+@pytest.mark.slow
 def test_every_dip_is_explained(section):
     """Each fall of a curve as the start moves away has its sentence: a band edge or the
     charge, with the system's rule ids."""
@@ -196,6 +205,7 @@ def test_every_dip_is_explained(section):
                 assert f"{system}: the shooter's chance falls from" in text
 
 
+@pytest.mark.slow
 def test_tables_print_chances_as_percentages(section):
     """Every chance of the distance, cover and armour tables reads as a percentage in
     the report's style (a fraction like 0.859 would be a second way to say a chance)."""

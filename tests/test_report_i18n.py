@@ -168,6 +168,7 @@ def test_rule_words_of_each_rules_text():
     assert "semente" in po["Monte Carlo, {trials} fights from seed {seed}, ± one standard error"]
 
 
+@pytest.mark.slow
 def test_modifier_chart_labels_in_portuguese():
     """The modifier chart's labels are sentences of the catalogue: every modifier of every
     system shows its pt-BR name and rule id, the axis its Portuguese words and decimal
@@ -399,6 +400,7 @@ ENGLISH_WORDS = re.compile(r"\b(the|of|and|with|per|at|after|by|within|is|are|st
                            r"only|over|outside|Cure|pass|fail|undecided)\b")
 
 
+@pytest.mark.slow
 def test_campaign_section_in_pt_br():
     """Title, readings, figure titles/captions and the summary table of the campaign
     section are Portuguese, numbers with the decimal comma; the CSV keeps machine
@@ -432,6 +434,7 @@ def test_campaign_section_in_pt_br():
     assert all(po.get(c, "").strip() for c in table.frame.columns)     # headers translated
 
 
+@pytest.mark.slow
 def test_key_findings_section_in_pt_br():
     """The Key findings page in pt-BR: the sharpest finding of the system, the count
     sentence, each failure (the guardrail's name and the designer's reason from
@@ -636,6 +639,7 @@ def _printed_right_edges(html: str) -> tuple[float, float]:
     return right, body.content_box_x() + body.width
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "pt-BR"])
 def test_group_fight_table_fits_the_printed_page(lang):
     """The combat section's group-fight table (24 columns: fight, system, method and the

@@ -83,6 +83,7 @@ def _fail_on(hits):
         pytest.fail(f"{len(hits)} hit(s):\n" + "\n".join(map(str, hits[:200])))
 
 
+@pytest.mark.slow
 def test_commands_are_left_out_and_sections_found(built):
     _, lines, figures = built
     assert lines
@@ -93,11 +94,13 @@ def test_commands_are_left_out_and_sections_found(built):
     assert len(sections) >= 10, sections
 
 
+@pytest.mark.slow
 def test_no_code_identifier_in_prose_tables_and_figures(built):
     _, lines, figures = built
     _fail_on(RT.code_hits(lines + figures))
 
 
+@pytest.mark.slow
 def test_no_english_word_in_the_pt_br_report(built):
     lang, lines, figures = built
     if lang == "en":
@@ -105,6 +108,7 @@ def test_no_english_word_in_the_pt_br_report(built):
     _fail_on(RT.english_hits(lines + figures))
 
 
+@pytest.mark.slow
 def test_pt_br_numbers_in_one_style(built):
     lang, lines, figures = built
     if lang == "en":

@@ -67,6 +67,7 @@ def test_d10_triples_lemire_is_exact_over_every_21_bit_piece():
     assert (counts == (1 << 21) // 1000).all()
 
 
+@pytest.mark.slow
 def test_d10_chi_square_uniform():
     """d10: 10**6 faces, chi-square over 10 faces, p > ALPHA; and the 10 × 10 table of
     consecutive pairs (independence within a digit buffer)."""
@@ -78,6 +79,7 @@ def test_d10_chi_square_uniform():
     assert chisquare(np.bincount(pairs, minlength=100)).pvalue > ALPHA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sides", [4, 6, 20, 100])
 def test_die_chi_square_uniform(sides):
     """die(s, sides): 400,000 rolls, chi-square over the faces, p > ALPHA."""
@@ -87,6 +89,7 @@ def test_die_chi_square_uniform(sides):
     assert chisquare(np.bincount(faces, minlength=sides + 1)[1:]).pvalue > ALPHA
 
 
+@pytest.mark.slow
 def test_d10_triples_chi_square_uniform():
     """d10_triples: 300,000 draws → 900,000 values in 0..999 and their 2.7 million digits,
     chi-square p > ALPHA for the values, for each digit position, and for the three values

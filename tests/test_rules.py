@@ -160,6 +160,7 @@ def test_bad_rule_knobs_are_one_line_exit_2():
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
+@pytest.mark.slow
 def test_a_rule_knob_and_a_rules_file_agree(tmp_path):
     """``--set SYSTEM:rules.…`` and the same edit in a rules file give the same audit."""
     g = "analysis/data/guardrails.toml"
@@ -216,6 +217,7 @@ def test_tune_cures_the_armour_and_knife_guardrails_with_rules_and_audit_rules_a
     assert cli("audit", "scenarios/tune_rules.toml", "--no-suggest").returncode == 1
 
 
+@pytest.mark.slow
 def test_cure_search_offers_rule_edits():
     """The default guardrails' dice_pool_7 armour failure is cured in the rules (A11/A13
     fields of the gear its fight uses), and the middle_3d10 even duel by everyone's Vigor."""
@@ -262,6 +264,7 @@ fights = { "rules.armour.heavy_archaic.ballistic" = [0, 2], "everyone.CON" = [0,
 """
 
 
+@pytest.mark.slow
 def test_sweep_and_solve_take_rule_knobs(tmp_path):
     """A sweep cell and a lethality solve under a rule knob equal the same fight with the
     rule edited in force; the same on two Dask workers under --rules."""
@@ -323,6 +326,7 @@ def test_everyone_offset_with_a_cap(tmp_path):
     assert "vigor = { offset = 5, max = 10 }" in text
 
 
+@pytest.mark.slow
 def test_cure_search_turns_health_numbers_a_guardrail_frees(tmp_path):
     """B10: with ``free = ["rules.health.*"]`` the cure search also turns the system's
     health numbers — a lower massive-damage difficulty makes a first-round knockout

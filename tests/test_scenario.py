@@ -270,6 +270,7 @@ def test_percentile_bonus_dice_scenario():
     assert abs(d["p"] - 0.5) <= 0.1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_examples_run_through_cli(path, tmp_path, capsys):
     """``rpg-balance run FILE -o DIR`` writes one file per table (and plot), and the csv

@@ -205,6 +205,7 @@ def test_morris_screens_the_moving_knob_first(known):
 
 # --------------------------------------------------------------------------- the shipped knobs
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("file", "knobs", "guardrail", "names"), [
     # the default report's knobs, dice_pool_6's even duel: additive (S1 ≈ ST)
     ("analysis/data/guardrails.toml", "analysis/data/sensitivity.toml",
@@ -288,6 +289,7 @@ def test_an_exact_grid_too_large_is_refused(known, monkeypatch, capsys):
 
 # --------------------------------------------------------------------------- the report page
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "pt-BR"])
 def test_report_page_matches_its_command(lang, tmp_path):
     """The default report's "What matters most" page: every total index of its table is
@@ -327,6 +329,7 @@ def test_report_page_matches_its_command(lang, tmp_path):
     assert not any("fighter A" in s or "lutador A" in s for s in said)
 
 
+@pytest.mark.slow
 def test_same_table_on_two_dask_workers(known):
     """Measurements do not depend on where they run: the Saltelli table on two local
     Dask worker processes is the in-process one."""

@@ -182,11 +182,13 @@ def four_workers():
     cluster.close()
 
 
+@pytest.mark.slow
 def test_four_workers_equal_in_process(in_process, four_workers):
     got = run_checks(scenario(), Cluster(client=four_workers), progress=False).table
     pd.testing.assert_frame_equal(got, in_process, check_exact=True)
 
 
+@pytest.mark.slow
 def test_existing_scheduler_address(in_process, four_workers):
     """``--scheduler ADDR``: join a running cluster by address (and leave it running)."""
     addr = four_workers.scheduler.address
@@ -195,6 +197,7 @@ def test_existing_scheduler_address(in_process, four_workers):
     assert four_workers.status == "running"
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_run(four_workers):
     """Kill (SIGKILL) a worker process that is processing tasks after the first result:
     the scheduler reruns its tasks and the table is still bit-identical."""
@@ -219,6 +222,7 @@ def test_worker_killed_mid_run(four_workers):
     pd.testing.assert_frame_equal(got, ref, check_exact=True)
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_and_closes():
     """Ctrl-C (KeyboardInterrupt) after the first result: remaining futures cancelled,
     client and cluster closed, and the error says how much was done."""
@@ -241,6 +245,7 @@ def test_ctrl_c_cancels_and_closes():
         run_checks(scenario(), Cluster(0), progress=False, on_result=interrupt)
 
 
+@pytest.mark.slow
 def test_cli_sweep_sigint_stops_cleanly(tmp_path):
     """A real Ctrl-C (SIGINT) to ``rpg-balance sweep`` mid-run: exit 130, a message
     saying how many tasks were done, and no output file."""

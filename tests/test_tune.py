@@ -215,6 +215,7 @@ def default_run(tmp_path_factory):
     return code, pd.read_csv(out), plot
 
 
+@pytest.mark.slow
 def test_default_tune_is_feasible_and_every_row_passes_its_audit(default_run, tmp_path):
     """Exit 0, a feasible front, and each row's reproduce command, run through the
     audit command, passes every one of the fifteen guardrails."""
@@ -236,6 +237,7 @@ def test_default_tune_is_feasible_and_every_row_passes_its_audit(default_run, tm
             assert table.loc[i, f"{g} status"] == status
 
 
+@pytest.mark.slow
 def test_same_seed_same_front_on_one_and_two_workers(small):
     """The NSGA-II front depends on the seed only: the same on a rerun, in process and
     on 1 and 2 Dask workers."""

@@ -32,6 +32,7 @@ def test_mypy_is_configured_for_the_three_packages():
     assert engines == [{"module": ["engines", "engines.*"], "follow_imports": "silent"}]
 
 
+@pytest.mark.slow
 def test_mypy_clean():
     pytest.importorskip("mypy")
     done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir",
