@@ -228,6 +228,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.d_cap.label = _("Round cap")
         self.d_run.label, self.d_stop.label = _("Run Monte Carlo"), _("Stop")
         self.d_method.options = {_("exact"): "exact", _("Monte Carlo"): "mc"}
+        self.d_method.label = _("Method")
         self.g_source.options = self._sources()
         self.g_suggest.label = _("Search a cure for each failure")
         self.g_source.label = _("Guardrails")
