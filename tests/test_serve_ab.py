@@ -459,3 +459,7 @@ def test_pinned_a_keeps_its_rules_when_b_edits_one(tmp_path, capsys):
     assert messages == []
     assert back.pinned.edits == {}
     assert back.edits == wb.state.edits
+    # a new page from that address computes A under A's rules (none), not B's edits
+    again = Workbench(model.to_query(wb.state))
+    text = "\n".join(str(getattr(o, "object", "")) for o in again.p_duel.objects)
+    assert f"B − A = {diff:+.2f} pp" in text, text

@@ -61,7 +61,8 @@ class DistanceTab(PageBase):
         self.d_dist_same = pn.pane.Markdown("")
         self.d_dist_card = pn.Card(
             self.d_distances, self.d_dist_table, self.d_dist_figure,
-            self.d_dist_same, self.d_dist_command, title=_("Distance table (exact)"), collapsed=True)
+            self.d_dist_same, self.d_dist_command, title=_("Distance table (exact)"),
+            collapsed=True)
         self.d_distances.param.watch(self._on_distances, "value")
         self.d_dist_card.param.watch(lambda _e: self._guard(self.refresh_distance),
                                      "collapsed")

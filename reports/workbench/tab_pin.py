@@ -12,8 +12,10 @@ import copy
 
 import panel as pn
 
+from analysis.rules_in_force import only
+
 from ..i18n import _, language
-from ..rules_words import carrying, rules_sets
+from ..rules_words import rules_sets
 from . import model
 from .common import code_block, frame
 from .model.compare import check_figure
@@ -140,7 +142,7 @@ class PinTab(PageBase):
             return None
         key = ("duel", repr(a.duel), repr(a.edits))
         if key not in self._pin_cache and (a.duel.method == "exact" or mc):
-            with carrying(self._pinned_rules()):
+            with only(self._pinned_rules()):
                 self._pin_cache[key] = model.duel_result(a.duel, figure=False,
                                                          on_batch=on_batch)
         return self._pin_cache.get(key)
@@ -231,7 +233,7 @@ class PinTab(PageBase):
 
         key = ("checks", repr(a.check), repr(a.edits))
         if key not in self._pin_cache:
-            with carrying(self._pinned_rules()):
+            with only(self._pinned_rules()):
                 self._pin_cache[key] = model.check_result(a.check, figure=False)
         ra = self._pin_cache[key]
         c = self.state.check
@@ -280,7 +282,7 @@ class PinTab(PageBase):
             scenarios, files = self._pinned_scenarios()
             if scenarios is None:
                 return None
-            with carrying(self._pinned_rules()):
+            with only(self._pinned_rules()):
                 self._pin_cache[key] = model.audit_result(scenarios, suggest=a.audit.suggest,
                                                       files=files)
         return self._pin_cache[key]
