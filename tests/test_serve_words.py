@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from pathlib import Path
 
 import panel as pn
@@ -181,6 +182,13 @@ def test_rules_editor_and_every_pane_follow_a_language_switch():
     labels = [w.label for w in wb.r_trait_inputs["a"].values()]
     assert "qualidade (A)" in labels, labels   # the trait's words, no article
     assert "DES (A)" in labels, labels
+    # a button's callback speaks the page's language (the audit's running status)
+    wb._on_run_audit()
+    assert wb.g_status.object == "Auditando…"
+    deadline = time.monotonic() + 120
+    while wb._job and time.monotonic() < deadline:
+        time.sleep(0.1)
+        wb.poll()
     wb.lang.value = "en"
     assert "quality (A)" in [w.label for w in wb.r_trait_inputs["a"].values()]
 

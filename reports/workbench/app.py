@@ -158,9 +158,10 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
     def _guard(self, fn: Callable, *args) -> bool:
         """Run ``fn`` under the page's rules; a bad value becomes a message on the page,
         any other failure a one-line message (the traceback goes to the server's log);
-        the page keeps serving either way."""
+        the page keeps serving either way. It runs in the page's language (a button's
+        callback, "Auditing…", speaks it too)."""
         try:
-            with carrying(self.rules):
+            with carrying(self.rules), language(self.state.lang):
                 fn(*args)
             return True
         except InputError as exc:

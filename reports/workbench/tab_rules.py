@@ -119,7 +119,9 @@ class RulesTab(PageBase):
             fields = model.rule_fields(d.system)
             values = {f["knob"]: f["value"] for f in fields}
             self._r_values = values
-            keep = self.r_field.value if self.r_field.value in values else next(iter(values), None)
+            edited = [k for k in self.state.edits.get(d.system, {}) if k in values]
+            keep = self.r_field.value if self.r_field.value in values else \
+                next(iter(edited or values), None)   # an edited field first (an address)
             # each field in the glossary's words, the knob id in its menu's value
             self.r_field.options = page_words.knob_options(d.system, values)
             self.r_field.value = keep
