@@ -3,7 +3,9 @@
 (:mod:`analysis.combat.archetypes`) builds fighters and lists gear under.
 
 :func:`using` puts rule sets in force for a block (a scenario's ``rules``, a knob's
-edit); :func:`put` for the rest of the current context (the command line runs each
+edit); :func:`only` puts exactly these in force for a block, whatever was before (a
+setup compared with the one in force: the workbench's pinned A); :func:`put` for the
+rest of the current context (the command line runs each
 command in a context of its own); :func:`bound` carries the rules in force into a task
 run elsewhere (a Dask worker, another thread). This module imports nothing of the
 project, so the loader and the rules can both read it.
@@ -17,7 +19,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["active", "apply_everyone", "bound", "in_force", "put", "using"]
+__all__ = ["active", "apply_everyone", "bound", "in_force", "only", "put", "using"]
 
 _ACTIVE: contextvars.ContextVar[tuple] = contextvars.ContextVar("rpg_balance_rules",
                                                                 default=())
@@ -48,6 +50,18 @@ def using(rulesets: Mapping[str, Any] | Iterable[Any] | None) -> Iterator[None]:
     for rs in given:
         now[rs.system] = now[rs.system].merged(rs) if rs.system in now else rs
     token = _ACTIVE.set(tuple(now.values()))
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+@contextlib.contextmanager
+def only(rulesets: Mapping[str, Any] | Iterable[Any] | None) -> Iterator[None]:
+    """Put exactly ``rulesets`` in force for the block (none: the package's rules),
+    leaving out those in force around it."""
+    given = list(rulesets.values()) if isinstance(rulesets, Mapping) else list(rulesets or ())
+    token = _ACTIVE.set(tuple(given))
     try:
         yield
     finally:

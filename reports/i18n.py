@@ -240,7 +240,8 @@ def text(value, lang: str | None = None) -> str:
     if sentence is not None and sentence.template != value:
         template = tr.gettext(sentence.template) if sentence.template.strip() \
             else sentence.template
-        return agree(_Filler(lang).vformat(template, (), sentence.fields), lang)
+        return _contracted(agree(_Filler(lang).vformat(template, (), sentence.fields),
+                                 lang), lang)
     found = tr.gettext(value)
     if found == value and _IDENTIFIER.fullmatch(value):
         # an id of the registry (a weapon, tactic, armour, archetype: "heavy_archaic")
@@ -249,6 +250,23 @@ def text(value, lang: str | None = None) -> str:
         found = tr.gettext(words)
         return value if found == words else found
     return found
+
+
+#: pt-BR: the preposition "a" before an article, as a filled template can put them ("o
+#: acréscimo a {trait}" with "a DES"), contracted as Portuguese writes it ("à DES")
+_CRASE = re.compile(r"\b([aA]) (as|os|a|o) (?=\S)")
+_CRASE_WORDS = {"a": "à", "o": "ao", "as": "às", "os": "aos"}
+
+
+def _contracted(sentence: str, lang: str) -> str:
+    """``sentence`` with "a a" → "à", "a o" → "ao" (plural too) in Portuguese."""
+    if not lang.startswith("pt"):
+        return sentence
+
+    def one(m: re.Match) -> str:
+        word = _CRASE_WORDS[m.group(2)]
+        return (word if m.group(1) == "a" else word.capitalize()) + " "
+    return _CRASE.sub(one, sentence)
 
 
 def _cell(value, lang: str):

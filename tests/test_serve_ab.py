@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -396,9 +397,11 @@ def test_page_checks_and_audit_panes(tmp_path, capsys):
         time.sleep(0.1)
         wb.poll()
     head, body, _commands = wb.p_audit.objects
-    flips = body.object
+    flips = body.object   # HTML cells: the identifiers in tooltips
+    flips.columns = [re.sub(r'^<abbr title="([^"]+)">.*$', r"\1", c) for c in flips.columns]
     assert flips["guardrail"].tolist() == ["A wins often enough"]
-    assert flips[["status_A", "status_B"]].iloc[0].tolist() == ["pass", "fail"]
+    assert [re.sub(r"<[^>]+>", "", x) for x in flips[["status_A", "status_B"]].iloc[0]] \
+        == ["pass", "fail"]
     paths = {}
     for side, data in files.items():
         paths[side] = tmp_path / f"{side}.toml"
@@ -406,8 +409,14 @@ def test_page_checks_and_audit_panes(tmp_path, capsys):
     cli = {side: cli_csv(capsys, f"rpg-balance audit {p} --no-suggest").set_index("guardrail")
            for side, p in paths.items()}
     for side in "AB":
-        want = cli[side].loc["A wins often enough", "value"]
-        assert flips[f"value_{side}"].iloc[0] == f"{want:.4g}"
+        want = cli[side].loc["A wins often enough", "value"]   # a chance: a percentage
+        shown = flips[f"value_{side}"].iloc[0]   # in words: "50%", "about 1 in 710 million"
+        rare = re.fullmatch(r"about 1 in ([\d.]+) million", shown)
+        if rare:
+            assert 1 / (1e6 * float(rare.group(1))) == pytest.approx(want, rel=0.01), shown
+        else:
+            assert shown.endswith("%"), shown
+            assert float(shown.removesuffix("%")) == pytest.approx(100 * want, abs=0.05)
 
 
 def test_pinned_a_keeps_its_rules_when_b_edits_one(tmp_path, capsys):
@@ -450,3 +459,7 @@ def test_pinned_a_keeps_its_rules_when_b_edits_one(tmp_path, capsys):
     assert messages == []
     assert back.pinned.edits == {}
     assert back.edits == wb.state.edits
+    # a new page from that address computes A under A's rules (none), not B's edits
+    again = Workbench(model.to_query(wb.state))
+    text = "\n".join(str(getattr(o, "object", "")) for o in again.p_duel.objects)
+    assert f"B − A = {diff:+.2f} pp" in text, text

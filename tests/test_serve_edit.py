@@ -11,9 +11,10 @@ the system's rules, validated as the command line validates ``--trait-a`` and ``
   file gives every problem on a line of its own;
 * the command line's ``--set SYSTEM:KNOB=VALUE`` (duel, curves, solve difficulty) and
   ``duel --trait-a/--trait-b NAME=VALUE``, and their one-line refusals (exit 2);
-* in a browser: dice_pool_7's heavy archaic armour's ballistic rating (A13, AT2: the
-  armour's rating against ballistic damage) edited on the page moves a shooter's duel
-  against a knight in that armour to the numbers of ``duel --rules FILE``.
+* in a browser: the shipped rules pinned as A, dice_pool_7's heavy archaic armour's
+  ballistic rating (A13, AT2: the armour's rating against ballistic damage) edited on
+  the page moves a shooter's duel against a knight in that armour to the numbers of
+  ``duel --rules FILE``, and the page's B − A is ``duel --rules FILE`` minus ``duel``.
 """
 
 from __future__ import annotations
@@ -368,6 +369,9 @@ def test_ballistic_rating_edited_in_the_browser_gives_duel_rules_numbers(
     page.set_viewport_size({"width": 1300, "height": 1900})
     page.goto(server + "?" + urlencode(QUERY))
     _wait(page, f"deepText().includes({json.dumps(before)})")
+    # the shipped rules pinned as A (issue 32: pin A, edit B, read the difference)
+    assert page.evaluate("clickButton('Pin as A')") == "ok"
+    _wait(page, "deepText().includes('A is pinned')")
     # the menu shows the field in the glossary's words (A13), its knob id in the value
     assert page.evaluate("selectByLabel('Rule field', "
                          "\"Heavy archaic's ballistic (armour, A13)\")") == "ok"
@@ -377,6 +381,14 @@ def test_ballistic_rating_edited_in_the_browser_gives_duel_rules_numbers(
     text = _wait(page, f"deepText().includes({json.dumps(after)}) && "
                        f"deepText().includes({json.dumps('--set ' + EDIT)}) && deepText()")
     assert "Address value" not in text
+    # the A/B pane: B − A is duel --rules FILE minus duel, and A's command has no edit
+    diff = 100 * (edited["p_side0"] - shipped["p_side0"])
+    assert abs(diff) > 30  # the edit decides the duel
+    text = _wait(page, "deepText().includes('B − A =') && deepText()")
+    assert f"A wins: {100 * shipped['p_side0']:.2f}% under A, " \
+        f"{100 * edited['p_side0']:.2f}% under B; B − A = {diff:+.2f} pp." in text, text
+    lines = [x.strip() for x in text.splitlines()]
+    assert "rpg-balance " + " ".join(DUEL) + " --format csv" in lines, text  # A: shipped
     url = _wait(page, "window.location.href.includes('set=') && window.location.href")
     assert "heavy_archaic.ballistic%3D0" in url, url
     png = page.screenshot(path=tmp_path / "edit.png", full_page=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from pathlib import Path
 
 import panel as pn
@@ -72,8 +73,66 @@ def _every_view(lang: str) -> list:
             lines += page_lines(wb)
     _audit(wb)
     lines += page_lines(wb)
+    lines += _pinned_and_the_new_tabs(wb)
     assert not wb.messages.visible, wb.messages.object
     return lines
+
+
+def _in_portuguese(guardrails: str) -> str:
+    """tests/test_serve_ab.py's guardrail file with its names and reasons in Portuguese
+    (a Brazilian designer's own file)."""
+    for en, pt in (("A wins often enough", "A vence o bastante"),
+                   ("constructed: the even duel's A should win at least 30 %",
+                    "construído: o A do duelo equilibrado vence ao menos 30%"),
+                   ("fights end", "lutas terminam"),
+                   ("constructed: a fight ends within 50 rounds on average",
+                    "construído: uma luta termina em até 50 rodadas na média")):
+        assert en in guardrails
+        guardrails = guardrails.replace(en, pt)
+    return guardrails
+
+
+def _pinned_and_the_new_tabs(wb) -> list:
+    """The page's lines with A pinned (the A/B panes of the duel, the checks and an
+    audit whose verdict flips), the Sensitivity tab's result (a small uploaded knob
+    file), the distance card open and the rules editor with an edit."""
+    from test_serve_ab import GUARDRAILS
+    from test_serve_more import KNOBS
+
+    lang = wb.state.lang
+    wb.d_system.value = "dice_pool_7"
+    wb.d_method.value = "exact"
+    wb.c_system.value = "dice_pool_7"
+    wb.d_dist_card.collapsed = False   # the distance table and its figure
+    # the designer's own words: a Brazilian's file names its guardrails in Portuguese
+    own = GUARDRAILS if lang == "en" else _in_portuguese(GUARDRAILS)
+    files = {side: own.format(armour=armour).encode() for side, armour in
+             (("A", '"competent"'),
+              ("B", '{ archetype = "competent", armour = "heavy_archaic" }'))}
+    wb._upload = ("A.toml", files["A"])
+    wb.g_source.value = "upload"
+    wb.g_suggest.value = False
+    wb._on_pin()
+    assert wb.state.pinned is not None
+    # B: another armour, a check variant off its default, a rule edited, B's audit
+    wb.d_gear["armour_b"].value = "heavy_archaic"
+    field = next(f for f in model.check_variant_fields("dice_pool_7") if f["choices"])
+    other = next(c for c in field["choices"] if c != field["default"])
+    wb._c_vars[field["name"]].value = other
+    wb.r_field.value = "rules.armour.heavy_archaic.ballistic"
+    wb.r_value.value = "0"
+    wb.r_set.clicks += 1
+    wb._upload = ("B.toml", files["B"])
+    with language(lang):
+        wb.pinned_audit()
+        wb._audit = model.audit_result(model.load_upload(files["B"], "B.toml"),
+                                       suggest=False)
+        wb.show_audit()
+    assert len(wb.p_audit.objects[1].object) == 1   # the flipped verdict
+    with language(lang):   # the sensitivity's result, as the page's poll shows it
+        result = model.sensitivity_run(("knobs.toml", KNOBS.encode()))
+        wb._poll_sensitivity({"finished": True, "error": None, "result": result})
+    return page_lines(wb)
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +166,33 @@ def test_english_page_shows_no_code_identifier():
     assert "fewer than 1 in a billion" in text   # dice_pool_7's one pistol hit kills
 
 
+def test_rules_editor_and_every_pane_follow_a_language_switch():
+    """A page opened in English and switched to pt-BR: the rules editor's trait fields
+    and every other pane speak Portuguese (no label keeps the language it was made in)."""
+    from reports.workbench.app import Workbench
+
+    wb = Workbench({"tab": "duel", "duel-system": "dice_pool_7"})
+    wb.d_dist_card.collapsed = False
+    wb._on_pin()
+    wb.d_gear["armour_b"].value = "heavy_archaic"
+    wb.lang.value = "pt-BR"
+    assert not wb.messages.visible, wb.messages.object
+    hits = page_hits(wb, "pt-BR")
+    assert hits == [], _report(hits)
+    labels = [w.label for w in wb.r_trait_inputs["a"].values()]
+    assert "qualidade (A)" in labels, labels   # the trait's words, no article
+    assert "DES (A)" in labels, labels
+    # a button's callback speaks the page's language (the audit's running status)
+    wb._on_run_audit()
+    assert wb.g_status.object == "Auditando…"
+    deadline = time.monotonic() + 120
+    while wb._job and time.monotonic() < deadline:
+        time.sleep(0.1)
+        wb.poll()
+    wb.lang.value = "en"
+    assert "quality (A)" in [w.label for w in wb.r_trait_inputs["a"].values()]
+
+
 def test_the_checker_finds_english_and_identifiers_in_an_added_widget():
     """A widget another tab adds is walked too, and an English label or an identifier
     in it is a hit."""
@@ -136,7 +222,7 @@ def test_the_designers_words_in_portuguese():
     assert "bancada interativa" in text
     # checks: dice_pool_7's axes (A1, A2)
     header = wb.c_table.object.columns[0]
-    assert header == '<abbr title="pool">parada</abbr>'
+    assert header == '<abbr title="pool ↓ · successes →">parada ↓ · sucessos →</abbr>'
     assert "sucessos" in wb.c_sentence.object
     # duel: the even duel, 50% each (symmetric), in the report's percent style
     assert "A vence em 50% das lutas" in wb.d_sentence.object

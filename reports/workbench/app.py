@@ -158,9 +158,10 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
     def _guard(self, fn: Callable, *args) -> bool:
         """Run ``fn`` under the page's rules; a bad value becomes a message on the page,
         any other failure a one-line message (the traceback goes to the server's log);
-        the page keeps serving either way."""
+        the page keeps serving either way. It runs in the page's language (a button's
+        callback, "Auditing…", speaks it too)."""
         try:
-            with carrying(self.rules):
+            with carrying(self.rules), language(self.state.lang):
                 fn(*args)
             return True
         except InputError as exc:
@@ -228,6 +229,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.d_cap.label = _("Round cap")
         self.d_run.label, self.d_stop.label = _("Run Monte Carlo"), _("Stop")
         self.d_method.options = {_("exact"): "exact", _("Monte Carlo"): "mc"}
+        self.d_method.label = _("Method")
         self.g_source.options = self._sources()
         self.g_suggest.label = _("Search a cure for each failure")
         self.g_source.label = _("Guardrails")

@@ -100,12 +100,24 @@ class ChecksTab(PageBase):
         self._guard(go)
         self._push_url()
 
+    @staticmethod
+    def _pivot_frame(pivot):
+        """The checks' grid as the page shows it: its first header names both axes, the
+        rows' and the columns' ("pool ↓ · difficulty →"; their ids in its tooltip)."""
+        shown = frame(pivot.reset_index(), percent_cols=tuple(pivot.columns))
+        rows, cols = pivot.index.name, pivot.columns.name
+        if rows and cols:
+            shown.columns = [words.abbr(f"{words.column_words(rows)} ↓ · "
+                                        f"{words.column_words(cols)} →", f"{rows} ↓ · {cols} →"),
+                             *shown.columns[1:]]
+        return shown
+
     def refresh_checks(self) -> None:
         c = self.state.check
         r = model.check_result(c, figure=False)
         self.c_sentence.object = r.sentence
         self._draw_later("checks", lambda: model.check_figure(c, r))
-        self.c_table.object = frame(r.pivot.reset_index(), percent_cols=tuple(r.pivot.columns))
+        self.c_table.object = self._pivot_frame(r.pivot)
         if r.solve is None:
             self.c_solve.object = None
         else:

@@ -58,10 +58,11 @@ class DistanceTab(PageBase):
         self.d_dist_table = pn.pane.DataFrame(None, index=False, escape=False)  # words.frame
         self.d_dist_figure = pn.pane.PNG(None, width=750)
         self.d_dist_command = pn.pane.Markdown("")
+        self.d_dist_same = pn.pane.Markdown("")
         self.d_dist_card = pn.Card(
             self.d_distances, self.d_dist_table, self.d_dist_figure,
-            pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
-            self.d_dist_command, title=_("Distance table (exact)"), collapsed=True)
+            self.d_dist_same, self.d_dist_command, title=_("Distance table (exact)"),
+            collapsed=True)
         self.d_distances.param.watch(self._on_distances, "value")
         self.d_dist_card.param.watch(lambda _e: self._guard(self.refresh_distance),
                                      "collapsed")
@@ -71,6 +72,7 @@ class DistanceTab(PageBase):
         from analysis.combat.lethality import has_distance
 
         self.d_dist_card.title = _("Distance table (exact)")
+        self.d_dist_same.object = "**" + _("The same numbers on the command line") + "**"
         self.d_dist_card.visible = has_distance(self.state.duel.system)
         return [pn.pane.Markdown("**" + _("How deadly the duel is") + "**"), self.d_deadly,
                 self.d_dist_card]

@@ -171,7 +171,7 @@ class GroupsTab(PageBase):
         row = r.row
         self.f_status.object = _("Done: {n} fights.").format(n=row["trials"]) + " " + \
             _("{title} ({system}): side A {a} against side B {b}.").format(
-                title=text(r.title), system=row["system"],
+                title=page_words.capital(text(r.title)), system=row["system"],
                 a=page_words.abbr(page_words.value_words(row["side0"]), row["side0"]),
                 b=page_words.abbr(page_words.value_words(row["side1"]), row["side1"]))
         pairs = list(model.GROUP_FIGURES)

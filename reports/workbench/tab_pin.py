@@ -12,14 +12,17 @@ import copy
 
 import panel as pn
 
+from analysis.rules_in_force import only
+
 from ..i18n import _, language
-from ..rules_words import carrying, rules_sets
+from ..rules_words import rules_sets
 from . import model
 from .common import code_block, frame
 from .model.compare import check_figure
 from .page_base import PageBase
+from .words import MISSING, abbr, column_words
 
-__all__ = ["PinTab"]
+__all__ = ["PinTab", "flips_frame"]
 
 
 def _cell(figure: str, value: float, column: str) -> str:
@@ -43,6 +46,28 @@ def _cell(figure: str, value: float, column: str) -> str:
     if column == "se_diff":
         return f"{decimal(100 * value, 2)} pp" if chance else decimal(value, 3)
     return percent(value, 2, fixed=True) if chance else decimal(value, 3)
+
+
+def flips_frame(flips):
+    """The audit's flipped verdicts as the page shows them: each value as the audit
+    table says it (:func:`analysis.glossary.figure_phrase`, never ``0.4463``'s raw
+    digits), verdicts and ids in words, the guardrail in the language in force."""
+    import html
+
+    from analysis.glossary import figure_phrase
+
+    from ..i18n import text
+
+    out = flips.copy()
+    metrics = [str(m) for m in out["metric"]]
+    for col in ("value_A", "value_B"):
+        out[col] = [MISSING if v is None or v != v else text(figure_phrase(m, v))
+                    for m, v in zip(metrics, out[col], strict=True)]
+    out["guardrail"] = [text(x) for x in out["guardrail"]]
+    shown = frame(out)
+    for col in ("guardrail", "value_A", "value_B"):   # sentences: escaped, not read as ids
+        shown[abbr(column_words(col), col)] = [html.escape(str(x)) for x in out[col]]
+    return shown
 
 
 class PinTab(PageBase):
@@ -117,7 +142,7 @@ class PinTab(PageBase):
             return None
         key = ("duel", repr(a.duel), repr(a.edits))
         if key not in self._pin_cache and (a.duel.method == "exact" or mc):
-            with carrying(self._pinned_rules()):
+            with only(self._pinned_rules()):
                 self._pin_cache[key] = model.duel_result(a.duel, figure=False,
                                                          on_batch=on_batch)
         return self._pin_cache.get(key)
@@ -133,7 +158,8 @@ class PinTab(PageBase):
             return
         if not self.p_duel.objects:
             self._d_panes = (pn.pane.Markdown(""), pn.pane.Markdown(""),
-                             pn.pane.DataFrame(None, index=False), pn.pane.Markdown(""))
+                             pn.pane.DataFrame(None, index=False, escape=False),  # abbr
+                             pn.pane.Markdown(""))
             self.p_duel.objects = list(self._d_panes)
         head, text, table, commands = self._d_panes
         head.object = "### " + _("A/B: B (on screen) − A (pinned)")
@@ -168,12 +194,12 @@ class PinTab(PageBase):
 
     @staticmethod
     def _figure_words(figure: str, header) -> str:
-        """A figure of the duel's A/B table in words, its identifier beside them."""
+        """A figure of the duel's A/B table in words, its identifier in a tooltip."""
         if figure.startswith("one_hit_"):
             side, key = figure[len("one_hit_"):].split(".")
-            return _("{figure}, one attack by {side}").format(figure=header(key),
-                                                              side=side) + f" ({key})"
-        return f"{header(figure)} ({figure})"
+            return abbr(_("{figure}, one attack by {side}").format(figure=header(key),
+                                                                   side=side), key)
+        return abbr(header(figure), figure)
 
     def _pinned_rules(self):
         """The rules A computes under: the page's base rules with A's own edits."""
@@ -207,7 +233,7 @@ class PinTab(PageBase):
 
         key = ("checks", repr(a.check), repr(a.edits))
         if key not in self._pin_cache:
-            with carrying(self._pinned_rules()):
+            with only(self._pinned_rules()):
                 self._pin_cache[key] = model.check_result(a.check, figure=False)
         ra = self._pin_cache[key]
         c = self.state.check
@@ -256,7 +282,7 @@ class PinTab(PageBase):
             scenarios, files = self._pinned_scenarios()
             if scenarios is None:
                 return None
-            with carrying(self._pinned_rules()):
+            with only(self._pinned_rules()):
                 self._pin_cache[key] = model.audit_result(scenarios, suggest=a.audit.suggest,
                                                       files=files)
         return self._pin_cache[key]
@@ -275,10 +301,8 @@ class PinTab(PageBase):
         if flips.empty:
             body = pn.pane.Markdown(_("No verdict changed between A and B."))
         else:
-            shown = flips.copy()
-            for col in ("value_A", "value_B"):
-                shown[col] = [f"{x:.4g}" for x in shown[col]]
-            body = pn.pane.DataFrame(shown, index=False, sizing_mode="stretch_width")
+            body = pn.pane.DataFrame(flips_frame(flips), index=False, escape=False,
+                                     sizing_mode="stretch_width")   # words.frame's HTML
         self.p_audit.objects = [head, body, pn.pane.Markdown(self._commands(
             model.audit_command(a.audit.source, self.guardrails, a.audit.suggest),
             model.audit_command(self.state.audit.source, self.guardrails,

@@ -7,6 +7,7 @@ every command it shows carries the edits (``--set``, ``--trait-a``)."""
 from __future__ import annotations
 
 import io
+import re
 
 import panel as pn
 
@@ -19,6 +20,16 @@ from . import words as page_words
 from .page_base import PageBase
 
 __all__ = ["RulesTab"]
+
+
+#: an article the catalogue puts before a trait's words ("a DES", "o TAM"): a field's
+#: label names the trait alone
+_ARTICLE = re.compile(r"^(?:the|a|o|as|os) (?=\S)")
+
+
+def _trait_label(trait: str, side: str) -> str:
+    """A trait field's label: the trait in words and its side ("DES (A)")."""
+    return f"{_ARTICLE.sub('', page_words.value_words(trait))} ({side.upper()})"
 
 
 class RulesTab(PageBase):
@@ -75,6 +86,9 @@ class RulesTab(PageBase):
         self.r_field.label, self.r_value.label = _("Rule field"), _("Value")
         self.r_set.label, self.r_clear.label = _("Set"), _("Undo this system's edits")
         self.r_download.label = _("Download the rules as a file")
+        for side, inputs in getattr(self, "r_trait_inputs", {}).items():
+            for t, w in inputs.items():   # a trait's words follow the language too
+                w.label = _trait_label(t, side)
 
     def _rules_widgets(self) -> None:
         """The trait fields of both sides and the rule fields of the duel's system, with
@@ -86,8 +100,7 @@ class RulesTab(PageBase):
         try:
             if self._r_trait_system != d.system:
                 for side in "ab":
-                    inputs = {t: pn.widgets.TextInput(label=f"{page_words.value_words(t)} "
-                                                            f"({side.upper()})",
+                    inputs = {t: pn.widgets.TextInput(label=_trait_label(t, side),
                                                       width=110,
                                                       description=page_words.tip(
                                                           t, f"--trait-{side} {t}=…"))
@@ -106,7 +119,9 @@ class RulesTab(PageBase):
             fields = model.rule_fields(d.system)
             values = {f["knob"]: f["value"] for f in fields}
             self._r_values = values
-            keep = self.r_field.value if self.r_field.value in values else next(iter(values), None)
+            edited = [k for k in self.state.edits.get(d.system, {}) if k in values]
+            keep = self.r_field.value if self.r_field.value in values else \
+                next(iter(edited or values), None)   # an edited field first (an address)
             # each field in the glossary's words, the knob id in its menu's value
             self.r_field.options = page_words.knob_options(d.system, values)
             self.r_field.value = keep

@@ -15,10 +15,25 @@ from engines.errors import InputError
 from ..i18n import _, language
 from ..rules_words import carrying
 from . import model
+from . import words as page_words
 from .common import code_block, log
 from .page_base import PageBase
 
 __all__ = ["SensitivityTab"]
+
+
+def _indices(view):
+    """The sensitivity's table with its indices in the language's style (2 decimals, its
+    decimal mark), as the readings above it write them."""
+    import numbers
+
+    from ..i18n import decimal
+
+    out = view.copy()
+    for col in out.columns:
+        out[col] = [decimal(float(x), 2) if isinstance(x, numbers.Real)
+                    and not isinstance(x, bool) and x == x else x for x in out[col]]
+    return out
 
 
 class SensitivityTab(PageBase):
@@ -114,9 +129,9 @@ class SensitivityTab(PageBase):
         r = job["result"]
         s = r.result.stats
         self.s_status.object = _("Done: {n} guardrail measurements ({method}).").format(
-            n=s["measured"], method=r.result.method)
+            n=s["measured"], method=page_words.value_words(r.result.method))
         self.s_readings.object = "\n".join(f"- {x}" for x in r.readings)
-        self.s_table.object = r.view
+        self.s_table.object = _indices(r.view)
         self.s_heatmap.object = r.heatmap or None
         self.s_command.object = code_block(self._with_rules(r.command))
         return True

@@ -72,7 +72,11 @@ PLAN_WORDS = {"charge": N_("charge in"), "hold": N_("hold position"),
 #: the page's own columns that the report's :data:`reports.labels.HEADERS` do not name
 PAGE_HEADERS = {"cure": N_("cure"), "p_dead": N_("then dead"), "p_dying": N_("then dying"),
                 "p_out": N_("then out"), "reproduce": N_("its number on the command line"),
-                "suggestion": N_("cures found")}
+                "suggestion": N_("cures found"),
+                # the A/B panes (tab_pin.py): each side's chance, value and verdict
+                "p_A": N_("A"), "p_B": N_("B"), "value_A": N_("value under A"),
+                "status_A": N_("verdict under A"), "value_B": N_("value under B"),
+                "status_B": N_("verdict under B")}
 
 
 def column_words(column, lang: str | None = None) -> str:
