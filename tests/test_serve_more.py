@@ -160,7 +160,7 @@ def test_stop_ends_a_group_fight_between_batches(monkeypatch):
     wb = Workbench({"tab": "groups", "group-trials": "20000", "group-seed": "1"})
     wb._on_run_group()
     wb._on_stop()
-    for _ in range(600):
+    for _ in range(1800):
         wb.poll()
         if not wb._job:
             break
