@@ -61,8 +61,9 @@ def _say(msg: str) -> None:
 
 def ensure_venv() -> Path:
     if sys.version_info < (3, 11):  # noqa: UP036  (this script runs before the venv exists)
-        sys.exit("rpg-balance needs Python 3.11 or newer (this is {}.{})".format(
-            *sys.version_info[:2]))
+        sys.exit(
+            "rpg-balance needs Python 3.11 or newer (this is {}.{})".format(*sys.version_info[:2])
+        )
     py = _venv_python()
     if not py.exists():
         _say(f"creating virtual environment in {VENV}")
@@ -71,8 +72,16 @@ def ensure_venv() -> Path:
     if not STAMP.exists() or STAMP.read_text().strip() != want:
         _say("installing rpg-balance and its dependencies (first run takes a few minutes)")
         done = subprocess.run(
-            [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "-e", f"{ROOT}[dev]"],
+            [
+                str(py),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-e",
+                f"{ROOT}[dev]",
+            ],
         )
         if done.returncode != 0:
             sys.exit("[tasks] installing the project failed (pip's message is above)")
@@ -90,8 +99,10 @@ def ensure_system_tools() -> None:
         _say(f"installing system packages: {' '.join(pkgs)}")
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         ok = subprocess.run(["apt-get", "update", "-qq"], env=env).returncode == 0
-        ok = ok and subprocess.run(["apt-get", "install", "-y", "-qq", *pkgs],
-                                   env=env).returncode == 0
+        ok = (
+            ok
+            and subprocess.run(["apt-get", "install", "-y", "-qq", *pkgs], env=env).returncode == 0
+        )
         if not ok:
             sys.exit(f"[tasks] could not install {' '.join(pkgs)} with apt-get")
         return
@@ -107,13 +118,26 @@ def docs(py: Path, env: dict, rest: list[str]) -> int:
     if "--screenshot" in rest:
         rest = [a for a in rest if a != "--screenshot"]
         ensure_system_tools()
-        done = subprocess.call([str(py), str(ROOT / "docs" / "screenshot.py")], cwd=ROOT,
-                               env=env)
+        done = subprocess.call([str(py), str(ROOT / "docs" / "screenshot.py")], cwd=ROOT, env=env)
         if done != 0:
             return done
-    built = subprocess.call([str(py), "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going",
-                             *rest,
-                             str(ROOT / "docs"), str(DOCS_OUT)], cwd=ROOT, env=env)
+    built = subprocess.call(
+        [
+            str(py),
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-q",
+            "-W",
+            "--keep-going",
+            *rest,
+            str(ROOT / "docs"),
+            str(DOCS_OUT),
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     if built == 0:
         _say(f"documentation: {DOCS_OUT / 'index.html'}")
     return built
@@ -139,8 +163,9 @@ def main(argv: list[str]) -> int:
     if cmd == "report":
         return subprocess.call([str(py), "-m", "cli", "report", *rest], cwd=ROOT, env=env)
     tier = FAST_TIER if fast else TEST_COVERAGE
-    return subprocess.call([str(py), "-m", "pytest", *TEST_WORKERS, *tier, *rest],
-                           cwd=ROOT, env=env)
+    return subprocess.call(
+        [str(py), "-m", "pytest", *TEST_WORKERS, *tier, *rest], cwd=ROOT, env=env
+    )
 
 
 if __name__ == "__main__":

@@ -37,11 +37,30 @@ from engines.campaign import (
 from engines.errors import InputError
 from engines.rng import Seed, normalize_seed
 
-__all__ = ["BATCH_TRIALS", "CAMPAIGN_METRICS", "DEFAULT_TRIALS", "METHODS", "PROGRESS_WORK",
-           "TABLES", "campaign_metric", "distribution_table", "fan_chart", "fighter",
-           "knob_values", "measure_campaign", "median_passage", "merge", "p_reached",
-           "passage_table", "resolve", "run", "solve_campaign", "summary_table", "table",
-           "tally_names"]
+__all__ = [
+    "BATCH_TRIALS",
+    "CAMPAIGN_METRICS",
+    "DEFAULT_TRIALS",
+    "METHODS",
+    "PROGRESS_WORK",
+    "TABLES",
+    "campaign_metric",
+    "distribution_table",
+    "fan_chart",
+    "fighter",
+    "knob_values",
+    "measure_campaign",
+    "median_passage",
+    "merge",
+    "p_reached",
+    "passage_table",
+    "resolve",
+    "run",
+    "solve_campaign",
+    "summary_table",
+    "table",
+    "tally_names",
+]
 
 TABLES = ("summary", "distribution", "passage")
 METHODS = ("exact", "mc", "both")
@@ -54,8 +73,9 @@ BATCH_TRIALS = 100_000
 PROGRESS_WORK = 5_000_000
 
 
-def resolve(system: str, name: str, params: Mapping[str, Any] | None = None,
-            variants: Any = None) -> tuple[Mechanic, dict, Any]:
+def resolve(
+    system: str, name: str, params: Mapping[str, Any] | None = None, variants: Any = None
+) -> tuple[Mechanic, dict, Any]:
     """The mechanic, its full parameter dict (defaults filled in; unknown names and wrong
     types are InputErrors naming the parameter) and its ``Variants`` object."""
     mech = mechanic(system, name)
@@ -71,8 +91,7 @@ def resolve(system: str, name: str, params: Mapping[str, Any] | None = None,
         out[key] = value
     v = campaign_variants(mech.variants, variants)
     for key in mech.combatants:
-        out[key] = fighter(system, out[key], default=None if key == "opponent" else
-                           "competent")
+        out[key] = fighter(system, out[key], default=None if key == "opponent" else "competent")
     return mech, out, v
 
 
@@ -96,10 +115,19 @@ def fighter(system: str, name, default: str | None = "competent"):
     return combatant(system, name)
 
 
-def run(system: str, name: str, params: Mapping[str, Any] | None = None, *,
-        sessions: int, threshold: int | None = None, method: str = "exact",
-        trials: int = DEFAULT_TRIALS, seed: Seed = None, variants: Any = None,
-        progress: bool | None = None) -> dict[str, CampaignStats]:
+def run(
+    system: str,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    sessions: int,
+    threshold: int | None = None,
+    method: str = "exact",
+    trials: int = DEFAULT_TRIALS,
+    seed: Seed = None,
+    variants: Any = None,
+    progress: bool | None = None,
+) -> dict[str, CampaignStats]:
     """Run one mechanic: ``{"exact": stats}``, ``{"mc": stats}`` or both.
 
     ``threshold`` None uses the mechanic's own default (e.g. arcane degeneration 10 =
@@ -120,27 +148,43 @@ def run(system: str, name: str, params: Mapping[str, Any] | None = None, *,
     return out
 
 
-def _monte_carlo(mech: Mechanic, p: dict, v, sessions: int, threshold, trials: int,
-                 seed: Seed, progress: bool | None) -> CampaignStats:
+def _monte_carlo(
+    mech: Mechanic,
+    p: dict,
+    v,
+    sessions: int,
+    threshold,
+    trials: int,
+    seed: Seed,
+    progress: bool | None,
+) -> CampaignStats:
     if isinstance(trials, bool) or not isinstance(trials, int | np.integer) or trials < 1:
         raise InputError(f"trials: expected a positive integer, got {trials!r}")
     n_batches = -(-int(trials) // BATCH_TRIALS)
     if n_batches == 1:
-        return mech.monte_carlo(sessions=sessions, trials=int(trials), seed=seed,
-                                threshold=threshold, variants=v, **p)
+        return mech.monte_carlo(
+            sessions=sessions, trials=int(trials), seed=seed, threshold=threshold, variants=v, **p
+        )
     sizes = [trials // n_batches + (i < trials % n_batches) for i in range(n_batches)]
     seeds = normalize_seed(seed).spawn(n_batches)
     pbar = None
     if progress or (progress is None and trials * max(sessions, 1) >= PROGRESS_WORK):
         from .progress import bar
 
-        pbar = bar(int(trials), f"{mech.system} {mech.name} Monte Carlo", delay=1.0,
-                   unit="trial")
+        pbar = bar(int(trials), f"{mech.system} {mech.name} Monte Carlo", delay=1.0, unit="trial")
     parts = []
     try:
         for size, s in zip(sizes, seeds, strict=True):
-            parts.append(mech.monte_carlo(sessions=sessions, trials=int(size), seed=s,
-                                          threshold=threshold, variants=v, **p))
+            parts.append(
+                mech.monte_carlo(
+                    sessions=sessions,
+                    trials=int(size),
+                    seed=s,
+                    threshold=threshold,
+                    variants=v,
+                    **p,
+                )
+            )
             if pbar is not None:
                 pbar.update(size)
     finally:
@@ -173,10 +217,16 @@ def merge(parts: list[CampaignStats]) -> CampaignStats:
             second = (n[:, None] * (ses**2 * n[:, None] + means**2)).sum(axis=0) / total
             extra[key + "_se"] = np.sqrt(np.maximum(second - mean**2, 0.0) / total)
     return CampaignStats(
-        system=first.system, mechanic=first.mechanic, values=first.values,
+        system=first.system,
+        mechanic=first.mechanic,
+        values=first.values,
         dist=_summed(s.dist for s in parts),
         passage=None if first.passage is None else _summed(s.passage for s in parts),
-        threshold=first.threshold, extra=extra, trials=int(total), notes=first.notes)
+        threshold=first.threshold,
+        extra=extra,
+        trials=int(total),
+        notes=first.notes,
+    )
 
 
 # ---------------------------------------------------------------- tables
@@ -191,8 +241,7 @@ def summary_table(st: CampaignStats) -> pd.DataFrame:
     per tally of the mechanic (its mean over the characters after each session, e.g.
     ``derangements_mean``; + its standard error ``se_<tally>`` for Monte Carlo),
     ``method``."""
-    out = pd.DataFrame({"session": np.arange(st.sessions + 1), "mean": st.mean(),
-                        "sd": st.sd()})
+    out = pd.DataFrame({"session": np.arange(st.sessions + 1), "mean": st.mean(), "sd": st.sd()})
     for q in (10, 50, 90):
         out[f"q{q}"] = st.quantile(q / 100)
     if not st.exact:
@@ -230,11 +279,13 @@ def passage_table(st: CampaignStats) -> pd.DataFrame:
     """``session, p`` (+ ``se``), ``method``: P(the state first reaches the threshold
     after session k), k = 0..N, then the row ``"not by N"``."""
     if st.passage is None:
-        raise InputError(f"{st.system} {st.mechanic}: the passage table needs a threshold "
-                         "(--threshold X)")
+        raise InputError(
+            f"{st.system} {st.mechanic}: the passage table needs a threshold (--threshold X)"
+        )
     p = st.passage_pmf()
     labels = [str(k) for k in range(st.sessions + 1)] + [
-        Text(N_("not by {sessions}"), sessions=st.sessions)]
+        Text(N_("not by {sessions}"), sessions=st.sessions)
+    ]
     out = pd.DataFrame({"session": labels, "p": p})
     if not st.exact:
         out["se"] = np.sqrt(p * (1 - p) / st.n)
@@ -243,8 +294,7 @@ def passage_table(st: CampaignStats) -> pd.DataFrame:
     return out
 
 
-_BUILDERS = {"summary": summary_table, "distribution": distribution_table,
-             "passage": passage_table}
+_BUILDERS = {"summary": summary_table, "distribution": distribution_table, "passage": passage_table}
 
 
 def table(stats: Mapping[str, CampaignStats], kind: str = "summary") -> pd.DataFrame:
@@ -267,8 +317,13 @@ def table(stats: Mapping[str, CampaignStats], kind: str = "summary") -> pd.DataF
     keys = ["session", "value"] if kind == "distribution" else ["session"]
     # summary and passage rows are the same sessions on both sides; a distribution
     # state may be reached by one method only
-    merged = ex.merge(mc, on=keys, how="outer" if kind == "distribution" else "left",
-                      suffixes=("_exact", "_mc"), sort=False)
+    merged = ex.merge(
+        mc,
+        on=keys,
+        how="outer" if kind == "distribution" else "left",
+        suffixes=("_exact", "_mc"),
+        sort=False,
+    )
     if kind == "distribution":
         merged = merged.sort_values(["session", "value"], kind="stable").reset_index(drop=True)
         merged[["p_exact", "p_mc"]] = merged[["p_exact", "p_mc"]].fillna(0.0)
@@ -296,11 +351,12 @@ def table(stats: Mapping[str, CampaignStats], kind: str = "summary") -> pd.DataF
         merged["threshold"] = threshold.to_numpy()
     merged["method"] = "both"
     if kind == "summary":  # each tally's four columns together, after the state's
-        groups = [[f"{name}_exact", f"{name}_mc", f"se_{name}", f"z_{name}"]
-                  for name in tally_names(stats["exact"])]
+        groups = [
+            [f"{name}_exact", f"{name}_mc", f"se_{name}", f"z_{name}"]
+            for name in tally_names(stats["exact"])
+        ]
         tail = [c for g in groups for c in g if c in merged]
-        merged = merged[[c for c in merged if c not in tail and c != "method"]
-                        + tail + ["method"]]
+        merged = merged[[c for c in merged if c not in tail and c != "method"] + tail + ["method"]]
     return _front(merged, stats["exact"])
 
 
@@ -314,8 +370,7 @@ def _front(frame: pd.DataFrame, st: CampaignStats) -> pd.DataFrame:
 # ---------------------------------------------------------------- fan chart
 
 
-def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
-              state: str | None = None):
+def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None, state: str | None = None):
     """Fan chart of one :class:`CampaignStats`: the 10–90 % and 25–75 % bands and the
     median of the state over sessions (and the threshold as a dashed line, if any), in
     the system's Okabe–Ito colour. Returns the figure (a new one when ``ax`` is None)."""
@@ -331,15 +386,22 @@ def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
     color = SYSTEM_COLORS.get(st.system, "#000000")
     x = np.arange(st.sessions + 1)
     q = {k: st.quantile(k / 100) for k in (10, 25, 50, 75, 90)}
-    ax.fill_between(x, q[10], q[90], color=color, alpha=0.2, linewidth=0, step="mid",
-                    label="10–90 %")
-    ax.fill_between(x, q[25], q[75], color=color, alpha=0.45, linewidth=0, step="mid",
-                    label="25–75 %")
+    ax.fill_between(
+        x, q[10], q[90], color=color, alpha=0.2, linewidth=0, step="mid", label="10–90 %"
+    )
+    ax.fill_between(
+        x, q[25], q[75], color=color, alpha=0.45, linewidth=0, step="mid", label="25–75 %"
+    )
     ax.step(x, q[50], where="mid", color=color, linewidth=2, label="median")
     ax.plot(x, st.mean(), color="black", linewidth=1, linestyle=":", label="mean")
     if st.threshold is not None:
-        ax.axhline(st.threshold, color="#000000", linestyle="--", linewidth=0.8,
-                   label=Text(N_("threshold {value}"), value=st.threshold))
+        ax.axhline(
+            st.threshold,
+            color="#000000",
+            linestyle="--",
+            linewidth=0.8,
+            label=Text(N_("threshold {value}"), value=st.threshold),
+        )
     ax.set_xlabel("session")
     if state is None:
         try:
@@ -347,10 +409,21 @@ def fan_chart(st: CampaignStats, ax=None, *, label: str | None = None,
         except InputError:
             state = st.mechanic
     ax.set_ylabel(state)
-    method = Text(N_("exact")) if st.exact else Text(N_("Monte Carlo, {trials} trials"),
-                                                      trials=st.trials)
-    ax.set_title(label or Text(N_("{system} {mechanic} ({method})"), system=st.system,
-                               mechanic=st.mechanic, method=method), fontsize=10)
+    method = (
+        Text(N_("exact"))
+        if st.exact
+        else Text(N_("Monte Carlo, {trials} trials"), trials=st.trials)
+    )
+    ax.set_title(
+        label
+        or Text(
+            N_("{system} {mechanic} ({method})"),
+            system=st.system,
+            mechanic=st.mechanic,
+            method=method,
+        ),
+        fontsize=10,
+    )
     ax.set_xlim(0, max(st.sessions, 1))
     # sessions and states are whole numbers: whole ticks only
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -384,8 +457,9 @@ def campaign_metric(spec: str) -> tuple[int, int | None, Any]:
     ``read(stats) -> (value, se)`` (``stats`` run with that threshold and ≥ N sessions).
     InputError naming the metric otherwise."""
     parts = [p.strip() for p in str(spec).split(":")]
-    bad = InputError(f"metric: unknown campaign metric {spec!r}; known: "
-                     + ", ".join(CAMPAIGN_METRICS))
+    bad = InputError(
+        f"metric: unknown campaign metric {spec!r}; known: " + ", ".join(CAMPAIGN_METRICS)
+    )
 
     def integer(text):
         try:
@@ -400,6 +474,7 @@ def campaign_metric(spec: str) -> tuple[int, int | None, Any]:
             if parts[0] == "mean_at":
                 return float(st.mean()[n]), float(st.se_mean()[n])
             return float(st.quantile(0.5)[n]), 0.0
+
         return n, None, read
     if parts[0] == "p_reach" and len(parts) == 3:
         x, n = integer(parts[1]), integer(parts[2])
@@ -407,6 +482,7 @@ def campaign_metric(spec: str) -> tuple[int, int | None, Any]:
         def read(st):
             p = float(np.cumsum(st.passage_pmf()[:-1])[n])
             return p, 0.0 if st.exact else float(np.sqrt(p * (1 - p) / st.n))
+
         return n, x, read
     if parts[0] == "extra_at" and len(parts) == 3:
         name, n = parts[1], integer(parts[2])
@@ -414,33 +490,52 @@ def campaign_metric(spec: str) -> tuple[int, int | None, Any]:
         def read(st):
             if name not in st.extra:
                 known = ", ".join(k for k in st.extra if not k.endswith("_se"))
-                raise InputError(f"metric: {st.system} {st.mechanic} has no tally {name!r}; "
-                                 f"known: {known or 'none'}")
+                raise InputError(
+                    f"metric: {st.system} {st.mechanic} has no tally {name!r}; "
+                    f"known: {known or 'none'}"
+                )
             se = st.extra.get(name + "_se")
             return float(st.extra[name][n]), 0.0 if se is None else float(se[n])
+
         return n, None, read
     raise bad
 
 
-def measure_campaign(system: str, name: str, params, variants, metric: str, *,
-                     method: str = "exact", trials: int = DEFAULT_TRIALS,
-                     seed: Seed = None, threshold: int | None = None) -> dict:
+def measure_campaign(
+    system: str,
+    name: str,
+    params,
+    variants,
+    metric: str,
+    *,
+    method: str = "exact",
+    trials: int = DEFAULT_TRIALS,
+    seed: Seed = None,
+    threshold: int | None = None,
+) -> dict:
     """Value and SE of a campaign ``metric`` (:data:`CAMPAIGN_METRICS`) of one mechanic;
     exact unless ``method`` is ``mc``."""
     n, x, read = campaign_metric(metric)
     use = "mc" if method == "mc" else "exact"
-    stats = run(system, name, params, sessions=n, threshold=x if x is not None else threshold,
-                method=use, trials=trials, seed=seed, variants=variants)[use]
+    stats = run(
+        system,
+        name,
+        params,
+        sessions=n,
+        threshold=x if x is not None else threshold,
+        method=use,
+        trials=trials,
+        seed=seed,
+        variants=variants,
+    )[use]
     value, se = read(stats)
-    return {"value": value, "se": se, "trials": 0 if stats.exact else stats.trials,
-            "method": use}
+    return {"value": value, "se": se, "trials": 0 if stats.exact else stats.trials, "method": use}
 
 
 # ---------------------------------------------------------------- solver
 
 
-def knob_values(mech: Mechanic, knob: str, lo: int | None = None,
-                hi: int | None = None) -> list:
+def knob_values(mech: Mechanic, knob: str, lo: int | None = None, hi: int | None = None) -> list:
     """The values a knob is searched over: an int param's range (narrowed by ``lo``,
     ``hi``), a str param's choices, or false/true."""
     p = mech.param(knob)
@@ -453,8 +548,9 @@ def knob_values(mech: Mechanic, knob: str, lo: int | None = None,
     a = a if lo is None else max(a, lo)
     b = b if hi is None else min(b, hi)
     if a > b:
-        raise InputError(f"{knob}: the search range {a}..{b} is empty (allowed "
-                         f"{allowed[0]}..{allowed[1]})")
+        raise InputError(
+            f"{knob}: the search range {a}..{b} is empty (allowed {allowed[0]}..{allowed[1]})"
+        )
     return list(range(a, b + 1))
 
 
@@ -463,9 +559,18 @@ def p_reached(st: CampaignStats) -> float:
     return float(1.0 - st.passage_pmf()[-1])
 
 
-def solve_campaign(system: str, name: str, knob: str, reach: int, sessions: int,
-                   params: Mapping[str, Any] | None = None, *, variants: Any = None,
-                   values: list | None = None, share: float = 0.5):
+def solve_campaign(
+    system: str,
+    name: str,
+    knob: str,
+    reach: int,
+    sessions: int,
+    params: Mapping[str, Any] | None = None,
+    *,
+    variants: Any = None,
+    values: list | None = None,
+    share: float = 0.5,
+):
     """The knob value (a parameter of the mechanic) that makes the median character reach
     ``reach`` within ``sessions`` sessions: P(the state is first at or beyond ``reach``
     — in the mechanic's direction — by session N) ≥ ``share`` (0.5: the median
@@ -491,8 +596,9 @@ def solve_campaign(system: str, name: str, knob: str, reach: int, sessions: int,
         raise InputError(f"{knob}: no values to search")
 
     def metric(value):
-        st = mech.exact(sessions=sessions, threshold=int(reach), variants=v,
-                        **{**base, knob: value})
+        st = mech.exact(
+            sessions=sessions, threshold=int(reach), variants=v, **{**base, knob: value}
+        )
         return p_reached(st), 0.0
 
     if p.type is int and len(values) > 2:
@@ -500,9 +606,19 @@ def solve_campaign(system: str, name: str, knob: str, reach: int, sessions: int,
         res = solve_threshold(metric, values, share, increasing=increasing, z=0.0)
     else:
         res = solve_threshold(metric, values, share, method="grid", z=0.0)
-    rows = [{"system": system, "mechanic": name, "knob": knob,
-             "value": value.item() if isinstance(value, np.generic) else value,
-             "reach": int(reach), "sessions": sessions, "p_reached": est,
-             "target": share, "meets": bool(est >= share), "chosen": value == res.knob}
-            for value, est, _ in res.evaluated]
+    rows = [
+        {
+            "system": system,
+            "mechanic": name,
+            "knob": knob,
+            "value": value.item() if isinstance(value, np.generic) else value,
+            "reach": int(reach),
+            "sessions": sessions,
+            "p_reached": est,
+            "target": share,
+            "meets": bool(est >= share),
+            "chosen": value == res.knob,
+        }
+        for value, est, _ in res.evaluated
+    ]
     return res, pd.DataFrame(rows)

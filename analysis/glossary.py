@@ -37,12 +37,21 @@ from typing import Any
 
 from analysis.text import N_, Text
 
-__all__ = ["figure_phrase", "knob_phrase", "metric_phrase", "probability_metric", "rounds_metric",
-           "value_phrase"]
+__all__ = [
+    "figure_phrase",
+    "knob_phrase",
+    "metric_phrase",
+    "probability_metric",
+    "rounds_metric",
+    "value_phrase",
+]
 
 #: the sides of a fight knob and how a phrase names them
-_SIDES = {"both": N_("both fighters' {trait}"), "a": N_("fighter A's {trait}"),
-          "b": N_("fighter B's {trait}")}
+_SIDES = {
+    "both": N_("both fighters' {trait}"),
+    "a": N_("fighter A's {trait}"),
+    "b": N_("fighter B's {trait}"),
+}
 
 #: fight metrics with a fixed phrase (``p_rounds_between:LO:HI`` is built from its rounds)
 _METRICS = {
@@ -58,12 +67,11 @@ _METRICS = {
     "p_one_hit_hit": N_("the chance that one attack hits an unhurt fighter"),
     "p_one_hit_incapacitate": N_("the chance that one attack drops an unhurt fighter"),
     "p_one_hit_kill": N_("the chance that one attack kills an unhurt fighter"),
-    "p_one_hit_dead": N_("the chance that one attack drops an unhurt fighter who then "
-                         "ends dead"),
-    "p_one_hit_dying": N_("the chance that one attack drops an unhurt fighter who then "
-                          "ends dying"),
-    "p_one_hit_out": N_("the chance that one attack drops an unhurt fighter who then "
-                        "ends out but stable"),
+    "p_one_hit_dead": N_("the chance that one attack drops an unhurt fighter who then ends dead"),
+    "p_one_hit_dying": N_("the chance that one attack drops an unhurt fighter who then ends dying"),
+    "p_one_hit_out": N_(
+        "the chance that one attack drops an unhurt fighter who then ends out but stable"
+    ),
     "p_success": N_("the chance to succeed"),
 }
 
@@ -71,6 +79,7 @@ _TRUE, _FALSE = {"true", "yes", "on"}, {"false", "no", "off"}
 
 
 # --------------------------------------------------------------------------- knobs
+
 
 def knob_phrase(system: str, knob: str, *, in_rules: bool = True) -> Text:
     """A knob of the audit in the system's own words, with the rule id it cites.
@@ -113,18 +122,26 @@ def _rule_phrase(system: str, spec, name: str, in_rules: bool = True) -> Text:
     try:
         from analysis.rules import table_rows
 
-        rule = next((r["rule"] for r in table_rows(system)
-                     if r["table"] == kind and r["entry"] == entry), "")
-    except Exception:       # words only: an unknown system or entry reads its identifier
+        rule = next(
+            (r["rule"] for r in table_rows(system) if r["table"] == kind and r["entry"] == entry),
+            "",
+        )
+    except Exception:  # words only: an unknown system or entry reads its identifier
         rule = ""
-    where = Text(N_("{table}, {rule}"), table=_word(kind), rule=rule.split(",")[0].strip()) \
-        if rule else _word(kind)
+    where = (
+        Text(N_("{table}, {rule}"), table=_word(kind), rule=rule.split(",")[0].strip())
+        if rule
+        else _word(kind)
+    )
     if field and not in_rules:
-        return Text(N_("{entry}'s {field} ({where})"), entry=word, field=_word(field),
-                    where=where)
+        return Text(N_("{entry}'s {field} ({where})"), entry=word, field=_word(field), where=where)
     if field:
-        return Text(N_("in the rules, {entry}'s {field} ({where})"), entry=word,
-                    field=_word(field), where=where)
+        return Text(
+            N_("in the rules, {entry}'s {field} ({where})"),
+            entry=word,
+            field=_word(field),
+            where=where,
+        )
     return Text(N_("in the rules, {entry} ({where})"), entry=word, where=where)
 
 
@@ -142,7 +159,7 @@ def value_phrase(system: str, knob: str, value: Any) -> Text:
     value = _coerce(value, field)
     if field is not None:
         words = field.metadata.get("words") or {}
-        if not isinstance(value, bool) and value in words:   # (True == 1 as a key)
+        if not isinstance(value, bool) and value in words:  # (True == 1 as a key)
             return Text(words[value])
         if isinstance(value, bool):
             return Text(N_("on")) if value else Text(N_("off"))
@@ -164,7 +181,7 @@ def _coerce(value, field):
     if not isinstance(value, str):
         return value.item() if hasattr(value, "item") else value
     text = value.strip()
-    if field is not None:               # a variant: its own true / false / none
+    if field is not None:  # a variant: its own true / false / none
         if text.lower() in _TRUE | _FALSE:
             return text.lower() in _TRUE
         if text.lower() == "none" and None in (field.metadata.get("choices") or ()):
@@ -187,7 +204,7 @@ def _system(system: str):
 
     try:
         return registry().get(str(system))
-    except InputError:          # a broken plug-in: words from the identifiers
+    except InputError:  # a broken plug-in: words from the identifiers
         return None
 
 
@@ -242,6 +259,7 @@ def _word(identifier: str) -> Text:
 
 # --------------------------------------------------------------------------- metrics
 
+
 def metric_phrase(metric: str) -> Text:
     """What a metric measures, as a noun phrase: a fight metric ("the chance that fighter
     A wins", "the chance of a duel that lasts 3–5 rounds", "the chance that one attack
@@ -257,24 +275,33 @@ def metric_phrase(metric: str) -> Text:
         low, high = (_int_or_text(p) for p in parts)
         if low == high:
             return Text(N_("the chance of a duel that ends in round {round}"), round=low)
-        return Text(N_("the chance of a duel that lasts {low}–{high} rounds"), low=low,
-                    high=high)
+        return Text(N_("the chance of a duel that lasts {low}–{high} rounds"), low=low, high=high)
     if head in ("median_at", "mean_at") and len(parts) == 1:
-        template = (N_("the median character's state after session {session}")
-                    if head == "median_at" else
-                    N_("the mean state of the characters after session {session}"))
+        template = (
+            N_("the median character's state after session {session}")
+            if head == "median_at"
+            else N_("the mean state of the characters after session {session}")
+        )
         return Text(template, session=_int_or_text(parts[0]))
     if head == "p_reach" and len(parts) == 2:
-        return Text(N_("the chance to reach {state} by session {session}"),
-                    state=_int_or_text(parts[0]), session=_int_or_text(parts[1]))
-    if head in ("difference", "ratio") and parts:   # a guardrail that compares
-        template = (N_("the difference in {metric} between the two fights")
-                    if head == "difference" else
-                    N_("the ratio of {metric} between the two fights"))
+        return Text(
+            N_("the chance to reach {state} by session {session}"),
+            state=_int_or_text(parts[0]),
+            session=_int_or_text(parts[1]),
+        )
+    if head in ("difference", "ratio") and parts:  # a guardrail that compares
+        template = (
+            N_("the difference in {metric} between the two fights")
+            if head == "difference"
+            else N_("the ratio of {metric} between the two fights")
+        )
         return Text(template, metric=metric_phrase(":".join(parts)))
     if head == "extra_at" and len(parts) == 2:
-        return Text(N_("the campaign tally “{tally}” after session {session}"),
-                    tally=_word(parts[0].removeprefix("p_")), session=_int_or_text(parts[1]))
+        return Text(
+            N_("the campaign tally “{tally}” after session {session}"),
+            tally=_word(parts[0].removeprefix("p_")),
+            session=_int_or_text(parts[1]),
+        )
     return _word(name)
 
 
@@ -297,6 +324,7 @@ def rounds_metric(metric: str) -> bool:
 
 
 # --------------------------------------------------------------------------- numbers
+
 
 def figure_phrase(metric: str, value: float, se: float = 0.0) -> Text:
     """A measured value of ``metric`` as a designer reads it, ± its standard error when
@@ -337,8 +365,9 @@ def _probability(p: float) -> Text:
         if odds == 1e6:
             return Text(N_("about 1 in a million"))
         if odds > 1e6:
-            return Text(N_("about 1 in {millions} million"),
-                        millions=_tidy(_significant(odds / 1e6, 2)))
+            return Text(
+                N_("about 1 in {millions} million"), millions=_tidy(_significant(odds / 1e6, 2))
+            )
         return Text(N_("about 1 in {odds:,}"), odds=int(odds))
     percent = round(100 * p, 2 if p < 0.01 else 1)
     if percent >= 100:
@@ -361,8 +390,11 @@ def _number(x: float, digits: int) -> Text:
     """``x`` with ``digits`` significant digits, in the language's number style; a
     non-zero value below 0.001 in words ("less than 0.001"), never 1e-05."""
     if x != 0 and abs(x) < 1e-3:
-        return Text(N_("less than {bound}"), bound=0.001) if x > 0 else \
-            Text(N_("more than {bound}"), bound=-0.001)
+        return (
+            Text(N_("less than {bound}"), bound=0.001)
+            if x > 0
+            else Text(N_("more than {bound}"), bound=-0.001)
+        )
     rounded = _tidy(_significant(float(x), digits))
     if isinstance(rounded, float) and abs(rounded) >= 1e15:
         rounded = int(rounded)

@@ -24,8 +24,19 @@ import math
 
 from engines.errors import InputError
 
-__all__ = ["MAX_ROUND_CAP", "MAX_SEED", "MAX_SESSIONS", "MAX_TRIALS", "MAX_WORKERS", "bounded_int",
-           "range_words", "round_cap", "seed", "shown", "trials"]
+__all__ = [
+    "MAX_ROUND_CAP",
+    "MAX_SEED",
+    "MAX_SESSIONS",
+    "MAX_TRIALS",
+    "MAX_WORKERS",
+    "bounded_int",
+    "range_words",
+    "round_cap",
+    "seed",
+    "shown",
+    "trials",
+]
 
 MAX_TRIALS = 10**10
 MAX_ROUND_CAP = 1000
@@ -59,8 +70,7 @@ def bounded_int(text, low: int, high: int, name: str, where: str = "") -> int:
     except ValueError:
         value = None
     if value is None or not low <= value <= high:
-        raise InputError(f"{prefix}expected {range_words(low, high, name)}, got "
-                         f"{str(text)!r}")
+        raise InputError(f"{prefix}expected {range_words(low, high, name)}, got {str(text)!r}")
     return value
 
 

@@ -17,8 +17,16 @@ from pathlib import Path
 
 from engines.errors import InputError
 
-__all__ = ["FORMATS", "PROVENANCE", "atomic_path", "check_folder", "check_target", "render",
-           "with_provenance", "write_table"]
+__all__ = [
+    "FORMATS",
+    "PROVENANCE",
+    "atomic_path",
+    "check_folder",
+    "check_target",
+    "render",
+    "with_provenance",
+    "write_table",
+]
 
 FORMATS = ("csv", "json", "markdown", "parquet")
 
@@ -108,8 +116,7 @@ def atomic_path(target: str | os.PathLike, flag: str = "output"):
     if target.is_file() and not target.stat().st_mode & 0o222:
         raise InputError(f"{where}: the file is read-only")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
-                                   dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     except OSError as exc:
         raise InputError(f"{where}: {_reason(exc)}") from None
     os.close(fd)
@@ -152,12 +159,13 @@ def render(frame, fmt: str, provenance: dict | None = None) -> str | bytes:
         return frame.to_csv(index=False)
     if fmt == "json":
         return frame.to_json(orient="records", indent=1)
-    if fmt == "markdown":   # a "|" inside a cell is escaped, as GitHub's tables read it
+    if fmt == "markdown":  # a "|" inside a cell is escaped, as GitHub's tables read it
         cells = frame.copy()
         for col in cells.columns:
             if any(isinstance(v, str) and "|" in v for v in cells[col]):
-                cells[col] = [v.replace("|", "\\|") if isinstance(v, str) else v
-                              for v in cells[col]]
+                cells[col] = [
+                    v.replace("|", "\\|") if isinstance(v, str) else v for v in cells[col]
+                ]
         cells.columns = [str(c).replace("|", "\\|") for c in cells.columns]
         return cells.to_markdown(index=False) + "\n"
     if fmt == "parquet":

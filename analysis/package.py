@@ -53,8 +53,10 @@ def require(extra: str, what: str) -> None:
         except ImportError as exc:
             missing = getattr(exc, "name", None)
             detail = "" if missing in (module, None) else f" ({exc})"
-            raise MissingExtra(f"{what}: needs the optional {extra!r} extra: "
-                               f"pip install '{DISTRIBUTION}[{extra}]'{detail}") from None
+            raise MissingExtra(
+                f"{what}: needs the optional {extra!r} extra: "
+                f"pip install '{DISTRIBUTION}[{extra}]'{detail}"
+            ) from None
 
 
 def version() -> str:

@@ -11,5 +11,6 @@ def bar(total: int, desc: str, **kw):
     """A tqdm progress bar on stderr (hidden when not a terminal unless forced)."""
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
-                disable=kw.pop("disable", None), **kw)
+    return tqdm(
+        total=total, desc=desc, file=sys.stderr, leave=False, disable=kw.pop("disable", None), **kw
+    )

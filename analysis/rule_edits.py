@@ -47,13 +47,16 @@ def _split(text: str, where: str) -> tuple[str, str, Any]:
     head, eq, raw = str(text).partition("=")
     system, colon, knob = head.partition(":")
     if not eq or not colon or not system.strip() or not knob.strip() or not raw.strip():
-        raise InputError(f"{where}: expected SYSTEM:KNOB=VALUE (e.g. "
-                         f"dice_pool_7:rules.armour.heavy_archaic.ballistic=1), got {text!r}")
+        raise InputError(
+            f"{where}: expected SYSTEM:KNOB=VALUE (e.g. "
+            f"dice_pool_7:rules.armour.heavy_archaic.ballistic=1), got {text!r}"
+        )
     return system.strip(), knob.strip(), parse_value(raw)
 
 
-def trait_values(system: str, items: Iterable[str] | Mapping[str, Any],
-                 where: str = "--trait-a") -> dict[str, int]:
+def trait_values(
+    system: str, items: Iterable[str] | Mapping[str, Any], where: str = "--trait-a"
+) -> dict[str, int]:
     """Trait changes of one fighter, ``NAME=VALUE`` texts (``duel --trait-a``) or a
     mapping, as overrides of the archetype loader
     (:func:`analysis.combat.archetypes.combatant`, which validates the value against the
@@ -61,20 +64,26 @@ def trait_values(system: str, items: Iterable[str] | Mapping[str, Any],
     any case, written as the data file writes it) and a whole number. The first problem
     raises an InputError naming ``where``."""
     known = traits(system)
-    pairs = list(items.items()) if isinstance(items, Mapping) else \
-        [str(x).partition("=")[::2] if "=" in str(x) else (str(x), "") for x in items]
+    pairs = (
+        list(items.items())
+        if isinstance(items, Mapping)
+        else [str(x).partition("=")[::2] if "=" in str(x) else (str(x), "") for x in items]
+    )
     out: dict[str, int] = {}
     for name, text in pairs:
         name, text = str(name).strip(), str(text).strip()
         if not name or not text:
-            raise InputError(f"{where}: expected NAME=VALUE (e.g. {known[0]}=3), got "
-                             f"{name + '=' + text if text else name!r}")
+            raise InputError(
+                f"{where}: expected NAME=VALUE (e.g. {known[0]}=3), got "
+                f"{name + '=' + text if text else name!r}"
+            )
         trait = trait_name(system, name, f"{where} {name}={text}")
         try:
             out[trait] = int(text)
         except ValueError:
-            raise InputError(f"{where} {name}={text}: a trait is a whole number, got "
-                             f"{text!r}") from None
+            raise InputError(
+                f"{where} {name}={text}: a trait is a whole number, got {text!r}"
+            ) from None
     return out
 
 
@@ -103,11 +112,13 @@ def edits_text(rs: RuleSet) -> str:
             else:
                 now = entries.get(entry)
                 entries[entry] = {**(now if isinstance(now, dict) else {}), field: value}
-    lines = [f"# Edits of the rules of {rs.system}: read with rpg-balance COMMAND --rules "
-             "THIS_FILE", f"system = {toml_value(rs.system)}", ""]
+    lines = [
+        f"# Edits of the rules of {rs.system}: read with rpg-balance COMMAND --rules THIS_FILE",
+        f"system = {toml_value(rs.system)}",
+        "",
+    ]
     for kind, entries in plan.items():
-        scalar = {e: v for e, v in entries.items() if not isinstance(v, dict)
-                  and v is not _REMOVED}
+        scalar = {e: v for e, v in entries.items() if not isinstance(v, dict) and v is not _REMOVED}
         if scalar:
             lines.append(f"[{toml_key(kind)}]")
             lines.extend(f"{toml_key(e)} = {toml_value(plain(v))}" for e, v in scalar.items())
@@ -129,15 +140,19 @@ def edits_text(rs: RuleSet) -> str:
             if lo is None and hi is None:
                 lines.append(f"{toml_key(t)} = {off}")
             else:
-                parts = [f"offset = {off}"] + [f"min = {lo}"] * (lo is not None) \
+                parts = (
+                    [f"offset = {off}"]
+                    + [f"min = {lo}"] * (lo is not None)
                     + [f"max = {hi}"] * (hi is not None)
+                )
                 lines.append(f"{toml_key(t)} = {{ {', '.join(parts)} }}")
         lines.append("")
     return "\n".join(lines)
 
 
-def set_knobs(edits: Iterable[str | tuple[str, str, Any]], base: Mapping | None = None,
-              where: str = "--set") -> dict[str, RuleSet]:
+def set_knobs(
+    edits: Iterable[str | tuple[str, str, Any]], base: Mapping | None = None, where: str = "--set"
+) -> dict[str, RuleSet]:
     """The rule sets of every system an edit names: its rules in ``base`` (default: those
     in force) with each edit set in turn (:meth:`RuleSet.with_knob`). An edit is the text
     ``SYSTEM:KNOB=VALUE`` (``--set``; the value read as ``audit --set`` reads it) or a
@@ -153,25 +168,29 @@ def set_knobs(edits: Iterable[str | tuple[str, str, Any]], base: Mapping | None 
         else:
             system, knob, value = item
             value = parse_value(value) if isinstance(value, str) else value
-        if isinstance(value, str) and value.startswith("["):   # a list, as TOML writes it
+        if isinstance(value, str) and value.startswith("["):  # a list, as TOML writes it
             import tomllib
 
             try:
                 value = tomllib.loads(f"v = {value}")["v"]
             except tomllib.TOMLDecodeError:
-                raise InputError(f"{where} {system}:{knob}: {value!r} is not a list "
-                                 "(write it as [1, 2])") from None
+                raise InputError(
+                    f"{where} {system}:{knob}: {value!r} is not a list (write it as [1, 2])"
+                ) from None
         shown = f"{system}:{knob}"
         if not is_rule_knob(knob):
-            raise InputError(f"{where} {shown}: a rule edit is SYSTEM:rules.KIND.ENTRY.FIELD="
-                             "VALUE or SYSTEM:everyone.TRAIT=OFFSET")
+            raise InputError(
+                f"{where} {shown}: a rule edit is SYSTEM:rules.KIND.ENTRY.FIELD="
+                "VALUE or SYSTEM:everyone.TRAIT=OFFSET"
+            )
         known = list(with_tables())
         if system not in known:
-            raise InputError(f"{where} {shown}: {system!r} is not a system with rule tables"
-                             f"; known: " + ", ".join(known))
+            raise InputError(
+                f"{where} {shown}: {system!r} is not a system with rule tables"
+                f"; known: " + ", ".join(known)
+            )
         now = out.get(system)
         if now is None:
-            now = (base.get(system) if base is not None else active(system)) \
-                or RuleSet(system)
+            now = (base.get(system) if base is not None else active(system)) or RuleSet(system)
         out[system] = now.with_knob(knob, value, where)
     return out

@@ -71,14 +71,31 @@ from analysis.rules_fields import (
 from analysis.rules_in_force import active, apply_everyone, bound, in_force, put, using
 from engines.errors import InputError
 
-__all__ = ["DOC_KEYS", "RuleSet", "active", "apply_everyone", "base_tables", "bound",
-           "export_text", "in_force", "is_rule_knob", "load_file", "load_files",
-           "plain", "provenance", "put", "table_rows", "toml_key", "toml_value", "trait_name",
-           "traits", "using"]
+__all__ = [
+    "DOC_KEYS",
+    "RuleSet",
+    "active",
+    "apply_everyone",
+    "base_tables",
+    "bound",
+    "export_text",
+    "in_force",
+    "is_rule_knob",
+    "load_file",
+    "load_files",
+    "plain",
+    "provenance",
+    "put",
+    "table_rows",
+    "toml_key",
+    "toml_value",
+    "trait_name",
+    "traits",
+    "using",
+]
 
 #: keys of a rules-file entry that are instructions, not fields
 _VERBS = ("like", "remove")
-
 
 
 # --------------------------------------------------------------------------------------
@@ -117,8 +134,9 @@ def base_tables(system: str, raw: dict | None = None) -> dict[str, dict]:
 
 
 def _kinds(system: str, raw: dict) -> dict[str, tuple[str, str]]:
-    return {kind: (table, rule) for kind, table, rule in _hook(system).rule_tables(raw)
-            if table in raw}
+    return {
+        kind: (table, rule) for kind, table, rule in _hook(system).rule_tables(raw) if table in raw
+    }
 
 
 def _is_array(raw: dict, table: str) -> bool:
@@ -164,14 +182,13 @@ class RuleSet:
         if other.caps:
             mine = {t: (lo, hi) for t, lo, hi in out.caps}
             mine.update({t: (lo, hi) for t, lo, hi in other.caps})
-            out = dataclasses.replace(out, caps=tuple((t, lo, hi)
-                                                      for t, (lo, hi) in mine.items()))
-        return dataclasses.replace(out, sources=tuple(dict.fromkeys(self.sources
-                                                                    + other.sources)))
+            out = dataclasses.replace(out, caps=tuple((t, lo, hi) for t, (lo, hi) in mine.items()))
+        return dataclasses.replace(out, sources=tuple(dict.fromkeys(self.sources + other.sources)))
 
     def _with_change(self, ch: tuple) -> RuleSet:
-        keep = [c for c in self.changes if not (ch[0] == "set" and c[0] == "set"
-                                                 and c[1:4] == ch[1:4])]
+        keep = [
+            c for c in self.changes if not (ch[0] == "set" and c[0] == "set" and c[1:4] == ch[1:4])
+        ]
         return dataclasses.replace(self, changes=(*tuple(keep), ch))
 
     def _with_everyone(self, trait: str, offset: int) -> RuleSet:
@@ -220,11 +237,17 @@ class RuleSet:
             else:
                 _, kind, entry, field, value = ch
                 old = base.get(kind, {}).get(entry)
-                old = old.get(field) if field and isinstance(old, Mapping) else \
-                    (old if not field else None)
+                old = (
+                    old.get(field)
+                    if field and isinstance(old, Mapping)
+                    else (old if not field else None)
+                )
                 name = f"{kind}.{entry}" + (f".{field}" if field else "")
-                out.append(f"{name} {_show(old)} → {_show(value)}" if old is not None
-                           else f"{name} = {_show(value)}")
+                out.append(
+                    f"{name} {_show(old)} → {_show(value)}"
+                    if old is not None
+                    else f"{name} = {_show(value)}"
+                )
         caps = {t: (lo, hi) for t, lo, hi in self.caps}
         for t, o in self.everyone:
             lo, hi = caps.get(t, (None, None))
@@ -239,13 +262,15 @@ class RuleSet:
         if head == "everyone":
             trait = _trait_name(self.system, rest, f"{where} {self.system}:{knob}")
             if isinstance(value, bool) or not isinstance(value, int):
-                raise InputError(f"{where} {self.system}:{knob}: an offset is a whole "
-                                 f"number, got {value!r}")
+                raise InputError(
+                    f"{where} {self.system}:{knob}: an offset is a whole number, got {value!r}"
+                )
             return self._with_everyone(trait, int(value))
         parts = rest.split(".")
         if head != "rules" or len(parts) not in (2, 3) or not all(parts):
-            raise InputError(f"{where} {self.system}:{knob}: expected rules.KIND.ENTRY.FIELD "
-                             "or everyone.TRAIT")
+            raise InputError(
+                f"{where} {self.system}:{knob}: expected rules.KIND.ENTRY.FIELD or everyone.TRAIT"
+            )
         kind, entry = parts[0], parts[1]
         field = parts[2] if len(parts) == 3 else ""
         loc = f"{where} {self.system}:{knob}"
@@ -255,10 +280,14 @@ class RuleSet:
             raise InputError(problems[0])
         new = self._with_change(("set", kind, entry, field, _frozen(value)))
         base = base_tables(self.system).get(kind, {}).get(entry)
-        old = base.get(field) if field and isinstance(base, Mapping) else \
-            (base if not field else None)
-        if old is not None and _frozen(old) == _frozen(value) and \
-                type(old) is type(value):   # the package's value: no edit
+        old = (
+            base.get(field)
+            if field and isinstance(base, Mapping)
+            else (base if not field else None)
+        )
+        if (
+            old is not None and _frozen(old) == _frozen(value) and type(old) is type(value)
+        ):  # the package's value: no edit
             new = dataclasses.replace(new, changes=new.changes[:-1])
         bad = _validated(new)
         if bad:
@@ -332,8 +361,10 @@ def _trait_name(system: str, name: str, loc: str) -> str:
     for k in known:
         if k.lower() == name.lower():
             return k
-    raise InputError(f"{loc}: {system} fighters have no trait {name!r}{close_hint(name, known)};"
-                     " known: " + ", ".join(known))
+    raise InputError(
+        f"{loc}: {system} fighters have no trait {name!r}{close_hint(name, known)};"
+        " known: " + ", ".join(known)
+    )
 
 
 def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
@@ -359,30 +390,36 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
                     problems.append(str(exc))
                     continue
                 lo = hi = None
-                if isinstance(off, Mapping):   # { offset = 4, max = 10 }
+                if isinstance(off, Mapping):  # { offset = 4, max = 10 }
                     bad = sorted(set(off) - {"offset", "min", "max"})
                     if bad:
-                        problems.append(f"{fname}: everyone.{trait}.{bad[0]}: unknown key; "
-                                        "known: offset, min, max")
+                        problems.append(
+                            f"{fname}: everyone.{trait}.{bad[0]}: unknown key; "
+                            "known: offset, min, max"
+                        )
                         continue
                     lo, hi = off.get("min"), off.get("max")
                     for k, v in (("min", lo), ("max", hi)):
                         if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                            problems.append(f"{fname}: everyone.{trait}.{k}: expected a "
-                                            f"whole number, got {v!r}")
+                            problems.append(
+                                f"{fname}: everyone.{trait}.{k}: expected a whole number, got {v!r}"
+                            )
                             lo = hi = None
                     off = off.get("offset", 0)
                 if isinstance(off, bool) or not isinstance(off, int):
-                    problems.append(f"{fname}: everyone.{trait}: an offset is a whole "
-                                    f"number, got {off!r}")
+                    problems.append(
+                        f"{fname}: everyone.{trait}: an offset is a whole number, got {off!r}"
+                    )
                 elif off:
                     everyone.append((name, off))
                     if lo is not None or hi is not None:
                         caps.append((name, lo, hi))
             continue
         if key not in kinds:
-            problems.append(f"{fname}: {key}: unknown table{close_hint(key, kinds)}; known: "
-                            + ", ".join([*kinds, "everyone", "system"]))
+            problems.append(
+                f"{fname}: {key}: unknown table{close_hint(key, kinds)}; known: "
+                + ", ".join([*kinds, "everyone", "system"])
+            )
             continue
         array = _is_array(raw, kinds[key][0])
         given = _entries(value) if array and isinstance(value, list) else value
@@ -395,9 +432,11 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
             loc = f"{fname}: {key}.{entry}"
             if entry in DOC_KEYS:
                 continue
-            scalar = (entry in entries and not isinstance(entries[entry], Mapping)) or \
-                (entry not in entries and entries and
-                 not any(isinstance(e, Mapping) for e in entries.values()))
+            scalar = (entry in entries and not isinstance(entries[entry], Mapping)) or (
+                entry not in entries
+                and entries
+                and not any(isinstance(e, Mapping) for e in entries.values())
+            )
             if scalar and not isinstance(body, Mapping):
                 if entry not in entries:
                     changes.append(("add", key, entry, (("", _frozen(body)),)))
@@ -411,11 +450,9 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
                 continue
             if body.get("remove") is not None:
                 if body.get("remove") is not True or set(body) - {"remove", *DOC_KEYS}:
-                    problems.append(f"{loc}.remove: write remove = true alone to remove "
-                                    "an entry")
+                    problems.append(f"{loc}.remove: write remove = true alone to remove an entry")
                 elif entry not in entries:
-                    problems.append(f"{loc}: no such {key} to remove; known: "
-                                    + ", ".join(entries))
+                    problems.append(f"{loc}: no such {key} to remove; known: " + ", ".join(entries))
                 elif array:
                     problems.append(f"{loc}: the rows of {key} can be edited, not removed")
                 else:
@@ -424,15 +461,17 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
             fields = {k: v for k, v in body.items() if k not in DOC_KEYS and k != "like"}
             for f, v in fields.items():
                 if f not in types:
-                    problems.append(f"{loc}.{f}: unknown field{close_hint(f, types)}; known: "
-                                    + ", ".join(types))
+                    problems.append(
+                        f"{loc}.{f}: unknown field{close_hint(f, types)}; known: "
+                        + ", ".join(types)
+                    )
                 elif not same_type(v, types[f]):
-                    problems.append(f"{loc}.{f}: expected {type_name(types[f])}, "
-                                    f"got {v!r}")
+                    problems.append(f"{loc}.{f}: expected {type_name(types[f])}, got {v!r}")
             if entry in entries:
                 if "like" in body:
-                    problems.append(f"{loc}.like: {entry!r} exists already; like = ... "
-                                    "starts a new entry")
+                    problems.append(
+                        f"{loc}.like: {entry!r} exists already; like = ... starts a new entry"
+                    )
                     continue
                 old = entries[entry]
                 for f, v in fields.items():
@@ -440,15 +479,17 @@ def _parse(system: str, data: dict, fname: str) -> tuple[RuleSet, list[str]]:
                         changes.append(("set", key, entry, f, _frozen(v)))
                 continue
             if array:
-                problems.append(f"{loc}: {key} has rows 0..{len(entries) - 1}; rows can be "
-                                "edited, not added")
+                problems.append(
+                    f"{loc}: {key} has rows 0..{len(entries) - 1}; rows can be edited, not added"
+                )
                 continue
             start: dict = {}
             if "like" in body:
                 like = body["like"]
                 if like not in entries or not isinstance(entries[like], Mapping):
-                    problems.append(f"{loc}.like: no {key} {like!r}"
-                                    f"{close_hint(str(like), entries)}")
+                    problems.append(
+                        f"{loc}.like: no {key} {like!r}{close_hint(str(like), entries)}"
+                    )
                     continue
                 start = {k: v for k, v in entries[like].items() if k not in DOC_KEYS}
             new = {**start, **fields}
@@ -481,7 +522,7 @@ def _validate(rs: RuleSet, fname: str, kinds: dict) -> list[str]:
     from analysis.combat import archetypes
     from engines.archetype_library import validation
 
-    try:   # the loader's own load (and its cache) under the rules: the fighters reuse it
+    try:  # the loader's own load (and its cache) under the rules: the fighters reuse it
         with using([rs]):
             archetypes.library(rs.system)
     except InputError as exc:
@@ -508,15 +549,22 @@ def load_file(path: str | Path, system: str | None = None) -> RuleSet:
     fname = p.name
     named = data.get("system", system)
     if not isinstance(named, str) or not named:
-        raise InputError(f"{fname}: system: missing; write system = \"ID\" at the top "
-                         "(rpg-balance rules ID --export FILE writes it)")
+        raise InputError(
+            f'{fname}: system: missing; write system = "ID" at the top '
+            "(rpg-balance rules ID --export FILE writes it)"
+        )
     if system is not None and named != system:
         raise InputError(f"{fname}: system: the file is for {named!r}, not {system!r}")
-    known = [s for s, sys_ in registry().items() if sys_.combat is not None
-             and sys_.combat.archetypes is not None]
+    known = [
+        s
+        for s, sys_ in registry().items()
+        if sys_.combat is not None and sys_.combat.archetypes is not None
+    ]
     if named not in known:
-        raise InputError(f"{fname}: system: {named!r} has no rule tables{close_hint(named, known)};"
-                         " known: " + ", ".join(known))
+        raise InputError(
+            f"{fname}: system: {named!r} has no rule tables{close_hint(named, known)};"
+            " known: " + ", ".join(known)
+        )
     rs, problems = _parse(named, data, fname)
     if problems:
         raise InputError("\n".join(problems))
@@ -535,8 +583,10 @@ def load_files(paths: Iterable[str | Path], where: str = "--rules") -> dict[str,
             problems.extend(str(exc).splitlines())
             continue
         if rs.system in out:
-            problems.append(f"{where} {path}: a second rules file for {rs.system} "
-                            f"(the first: {out[rs.system].sources[0]}); give one per system")
+            problems.append(
+                f"{where} {path}: a second rules file for {rs.system} "
+                f"(the first: {out[rs.system].sources[0]}); give one per system"
+            )
             continue
         out[rs.system] = rs
     if problems:
@@ -593,8 +643,16 @@ def table_rows(system: str) -> list[dict]:
             for f, v in fields:
                 if f in DOC_KEYS:
                     continue
-                rows.append({"system": system, "table": kind, "entry": entry, "field": f,
-                             "value": _show(v), "rule": _rule_of(body, rule)})
+                rows.append(
+                    {
+                        "system": system,
+                        "table": kind,
+                        "entry": entry,
+                        "field": f,
+                        "value": _show(v),
+                        "rule": _rule_of(body, rule),
+                    }
+                )
     return rows
 
 
@@ -631,15 +689,22 @@ def export_text(system: str) -> str:
     rs = active(system)
     _, raw = _raw(system)
     raw = rs.apply(raw) if rs else raw
-    lines = [f"# The rule tables of {system}: edit any field, add entries (like = \"NAME\" "
-             "starts", "# from an existing one), remove entries (remove = true alone). "
-             "Read with", "#   rpg-balance COMMAND --rules THIS_FILE",
-             "# Fields not named keep the package's values; `everyone` adds an offset to "
-             "every", "# fighter's trait.", "", f"system = {_toml_value(system)}", ""]
+    lines = [
+        f'# The rule tables of {system}: edit any field, add entries (like = "NAME" starts',
+        "# from an existing one), remove entries (remove = true alone). Read with",
+        "#   rpg-balance COMMAND --rules THIS_FILE",
+        "# Fields not named keep the package's values; `everyone` adds an offset to every",
+        "# fighter's trait.",
+        "",
+        f"system = {_toml_value(system)}",
+        "",
+    ]
     for kind, (table, rule) in _kinds(system, raw).items():
         entries = _entries(raw[table])
-        lines.append(f"# {kind} ({rule or 'see docs/RULES.md'}): "
-                     f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+        lines.append(
+            f"# {kind} ({rule or 'see docs/RULES.md'}): "
+            f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
+        )
         if entries and not any(isinstance(e, Mapping) for e in entries.values()):
             lines.append(f"[{kind}]")
             lines.extend(f"{_key(n)} = {_toml_value(v)}" for n, v in entries.items())
@@ -651,13 +716,15 @@ def export_text(system: str) -> str:
                 if isinstance(text, str):
                     lines.append(f"# {text}")
             lines.append(f"[{kind}.{_key(entry)}]")
-            for f, v in (body.items() if isinstance(body, Mapping) else ()):
+            for f, v in body.items() if isinstance(body, Mapping) else ():
                 if f not in DOC_KEYS:
                     lines.append(f"{_key(f)} = {_toml_value(v)}")
             lines.append("")
     traits = _traits(system)
-    lines.append("# Offsets to every fighter's own trait (0: none; TRAIT = { offset = 4, "
-                 "max = 10 } never takes it past 10): " + ", ".join(traits))
+    lines.append(
+        "# Offsets to every fighter's own trait (0: none; TRAIT = { offset = 4, "
+        "max = 10 } never takes it past 10): " + ", ".join(traits)
+    )
     lines.append("[everyone]")
     offsets = dict(rs.everyone) if rs else {}
     caps = {t: (lo, hi) for t, lo, hi in rs.caps} if rs else {}
@@ -666,7 +733,10 @@ def export_text(system: str) -> str:
         if lo is None and hi is None:
             lines.append(f"{_key(t)} = {offsets.get(t, 0)}")
         else:
-            parts = [f"offset = {offsets.get(t, 0)}"] + [f"min = {lo}"] * (lo is not None) \
+            parts = (
+                [f"offset = {offsets.get(t, 0)}"]
+                + [f"min = {lo}"] * (lo is not None)
                 + [f"max = {hi}"] * (hi is not None)
+            )
             lines.append(f"{_key(t)} = {{ {', '.join(parts)} }}")
     return "\n".join(lines) + "\n"

@@ -58,29 +58,38 @@ def close_hint(name: str, known: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def check_field(system: str, tables: dict, kind: str, entry: str, field: str, value,
-                 loc: str) -> list[str]:
+def check_field(
+    system: str, tables: dict, kind: str, entry: str, field: str, value, loc: str
+) -> list[str]:
     """Problems with setting ``kind.entry[.field]`` to ``value`` in ``tables``."""
     if kind not in tables:
-        return [f"{loc}: {system} has no rule table {kind!r}{close_hint(kind, tables)}; "
-                f"known: {', '.join(tables)}"]
+        return [
+            f"{loc}: {system} has no rule table {kind!r}{close_hint(kind, tables)}; "
+            f"known: {', '.join(tables)}"
+        ]
     entries = tables[kind]
     if entry not in entries:
-        return [f"{loc}: {system} has no {kind} {entry!r}{close_hint(entry, entries)}; known: "
-                + ", ".join(entries)]
+        return [
+            f"{loc}: {system} has no {kind} {entry!r}{close_hint(entry, entries)}; known: "
+            + ", ".join(entries)
+        ]
     current = entries[entry]
     if not isinstance(current, Mapping):
         if field:
-            return [f"{loc}: {kind}.{entry} is a single value; write "
-                    f"rules.{kind}.{entry}=VALUE"]
-        return [] if same_type(value, current) else \
-            [f"{loc}: expected {type_name(current)}, got {value!r}"]
+            return [f"{loc}: {kind}.{entry} is a single value; write rules.{kind}.{entry}=VALUE"]
+        return (
+            []
+            if same_type(value, current)
+            else [f"{loc}: expected {type_name(current)}, got {value!r}"]
+        )
     types = field_types(entries)
     if not field:
         return [f"{loc}: name a field of {kind}.{entry}: " + ", ".join(types)]
     if field not in types:
-        return [f"{loc}: {kind} has no field {field!r}{close_hint(field, types)}; known: "
-                + ", ".join(types)]
+        return [
+            f"{loc}: {kind} has no field {field!r}{close_hint(field, types)}; known: "
+            + ", ".join(types)
+        ]
     if not same_type(value, types[field]):
         return [f"{loc}: expected {type_name(types[field])}, got {value!r}"]
     return []

@@ -21,8 +21,7 @@ from typing import Any
 
 __all__ = ["active", "apply_everyone", "bound", "in_force", "only", "put", "using"]
 
-_ACTIVE: contextvars.ContextVar[tuple] = contextvars.ContextVar("rpg_balance_rules",
-                                                                default=())
+_ACTIVE: contextvars.ContextVar[tuple] = contextvars.ContextVar("rpg_balance_rules", default=())
 
 
 def in_force() -> dict[str, Any]:
@@ -106,10 +105,8 @@ def apply_everyone(system: str, base: Callable[[str], Any]) -> dict[str, int]:
         value = own + off
         lo, hi = caps.get(trait, (None, None))
         if hi is not None and off > 0:
-            value = max(own, min(value, hi))      # never past max; never below its own
+            value = max(own, min(value, hi))  # never past max; never below its own
         if lo is not None and off < 0:
             value = min(own, max(value, lo))
         out[trait] = value
     return out
-
-

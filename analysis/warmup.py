@@ -32,10 +32,24 @@ from pathlib import Path
 
 from engines.constants import WARM_UP_SEED
 
-__all__ = ["ENGINES", "STAMP_NAME", "archetype_pair", "build_groups", "cache_dir",
-           "clear_cache", "compile_checks", "compile_combat_exact", "compile_combat_mc",
-           "compile_group", "fingerprint", "is_warm", "plugin_folders", "skipped",
-           "stamp_path", "warm_up"]
+__all__ = [
+    "ENGINES",
+    "STAMP_NAME",
+    "archetype_pair",
+    "build_groups",
+    "cache_dir",
+    "clear_cache",
+    "compile_checks",
+    "compile_combat_exact",
+    "compile_combat_mc",
+    "compile_group",
+    "fingerprint",
+    "is_warm",
+    "plugin_folders",
+    "skipped",
+    "stamp_path",
+    "warm_up",
+]
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
 STAMP_NAME = "rpg-balance-warm-up.stamp"
@@ -47,6 +61,7 @@ STAMP_NAME = "rpg-balance-warm-up.stamp"
 # A group compiles what each system declares and nothing else: every call below is a
 # hook of the documented plug-in contract, or an optional hook looked up first. A group
 # returns the one-line notes of what it skipped (an optional hook a system does not give).
+
 
 def archetype_pair(system: str, first: str | None = None, second: str | None = None):
     """``(combat engine module, fighter, opponent)`` of ``system``: two archetypes of its
@@ -68,8 +83,10 @@ def compile_combat_mc(system: str) -> list[str]:
     eng.duel_mc(a, b, trials=64, seed=WARM_UP_SEED)
     end = getattr(eng, "duel_mc_end", None)
     if end is None:
-        return [f"{system}: no duel_mc_end in its combat module: campaign attrition's "
-                "Monte Carlo draws each fight from the exact chain (nothing to compile)"]
+        return [
+            f"{system}: no duel_mc_end in its combat module: campaign attrition's "
+            "Monte Carlo draws each fight from the exact chain (nothing to compile)"
+        ]
     end(a, b, 0, trials=64, seed=WARM_UP_SEED)
     return []
 
@@ -115,8 +132,10 @@ def skipped() -> list[str]:
         if system.checks.opposed is None:
             lines.append(f"{sid}: no opposed-check rule: the opposed checks skipped")
         elif system.checks.kernel is None:
-            lines.append(f"{sid}: no Monte Carlo check kernel: the opposed Monte Carlo "
-                         "skipped (its opposed tables are exact only)")
+            lines.append(
+                f"{sid}: no Monte Carlo check kernel: the opposed Monte Carlo "
+                "skipped (its opposed tables are exact only)"
+            )
         if system.combat is None:
             lines.append(f"{sid}: no combat: its combat kernels skipped")
         elif system.combat.archetypes is None:
@@ -133,13 +152,21 @@ def build_groups() -> dict[str, tuple[str, Callable[[], list[str]]]]:
 
     from engines.system import registry
 
-    combat = [sid for sid, s in registry().items()
-              if s.combat is not None and s.combat.archetypes is not None]
+    combat = [
+        sid
+        for sid, s in registry().items()
+        if s.combat is not None and s.combat.archetypes is not None
+    ]
     found: dict[str, tuple[str, Callable[[], list[str]]]] = {
-        "checks": ("single and opposed checks", compile_checks)}
+        "checks": ("single and opposed checks", compile_checks)
+    }
     found.update({sid: (f"{sid} combat", partial(compile_combat_mc, sid)) for sid in combat})
-    found.update({f"{sid}_exact": (f"{sid} exact duels", partial(compile_combat_exact, sid))
-                  for sid in combat})
+    found.update(
+        {
+            f"{sid}_exact": (f"{sid} exact duels", partial(compile_combat_exact, sid))
+            for sid in combat
+        }
+    )
     return found
 
 
@@ -166,6 +193,7 @@ def compile_group(name: str) -> tuple[str, float, list[str]]:
 
 # ------------------------------------------------------------------ the stamp
 
+
 def cache_dir() -> Path:
     """Where numba caches the engine kernels (``NUMBA_CACHE_DIR`` or the in-tree default)."""
     env = os.environ.get("NUMBA_CACHE_DIR")
@@ -187,12 +215,13 @@ def fingerprint() -> str:
     h.update(Path(__file__).read_bytes())
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         dist = ep.dist
-        h.update(f"|{ep.name}={ep.value}@{dist.name if dist else ''} "
-                 f"{dist.version if dist else ''}".encode())
+        h.update(
+            f"|{ep.name}={ep.value}@{dist.name if dist else ''} "
+            f"{dist.version if dist else ''}".encode()
+        )
     for src in sorted(ENGINES.rglob("*.py")):
         st = src.stat()
-        h.update(f"|{src.relative_to(ENGINES).as_posix()}:{st.st_size}:{st.st_mtime_ns}"
-                 .encode())
+        h.update(f"|{src.relative_to(ENGINES).as_posix()}:{st.st_size}:{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
 
@@ -267,8 +296,14 @@ def _write_stamp() -> None:
 
 # ------------------------------------------------------------------ the driver
 
-def warm_up(groups: list[str] | None = None, jobs: int = 2, force: bool = False,
-            progress: bool = True, notes: list[str] | None = None) -> dict[str, float]:
+
+def warm_up(
+    groups: list[str] | None = None,
+    jobs: int = 2,
+    force: bool = False,
+    progress: bool = True,
+    notes: list[str] | None = None,
+) -> dict[str, float]:
     """Compile ``groups`` (default: all) in ``jobs`` worker processes.
 
     Returns CPU seconds per group compiled (empty when already warm). With ``force`` the
@@ -310,8 +345,7 @@ def warm_up(groups: list[str] | None = None, jobs: int = 2, force: bool = False,
     return done
 
 
-def _parallel(names: list[str], jobs: int,
-              progress: bool) -> tuple[dict[str, float], list[str]]:
+def _parallel(names: list[str], jobs: int, progress: bool) -> tuple[dict[str, float], list[str]]:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -323,12 +357,19 @@ def _parallel(names: list[str], jobs: int,
     done: dict[str, float] = {}
     notes: dict[str, list[str]] = {}
     try:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(names)),
-                                 mp_context=mp.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(
+            max_workers=min(jobs, len(names)), mp_context=mp.get_context("spawn")
+        ) as pool:
             pending = {pool.submit(compile_group, g): g for g in names}
             order = list(names)
-            with tqdm(total=len(names), desc="compiling kernels", unit="group",
-                      file=sys.stderr, disable=not progress, leave=False) as bar:
+            with tqdm(
+                total=len(names),
+                desc="compiling kernels",
+                unit="group",
+                file=sys.stderr,
+                disable=not progress,
+                leave=False,
+            ) as bar:
                 while pending:
                     busy = [_groups()[g][0] for g in order if g not in done][:jobs]
                     bar.set_postfix_str(", ".join(busy), refresh=True)

@@ -69,8 +69,13 @@ def timed_cli(args: list[str]) -> tuple[float, float]:
     exit codes 0 and 1 — a failed guardrail — are both a finished run)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     cpu0, t0 = _children_cpu(), time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "cli", *args, "--no-progress"], cwd=ROOT,
-                          env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", *args, "--no-progress"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if done.returncode not in (0, 1):
         raise RuntimeError(f"rpg-balance {' '.join(args)} failed:\n{done.stderr[-2000:]}")
@@ -108,36 +113,63 @@ def run(systems: list[str] | None = None, repeats: int = 3, cli: bool = True) ->
 
     chosen = with_combat() if systems is None else list(systems)
     duels = even_duels(chosen)
-    duels()                                   # loads the compiled kernels
+    duels()  # loads the compiled kernels
     base = median_of([timed(duels) for _ in range(repeats)])
     rows = [("baseline: one exact even duel per system", *base)]
     scenarios = restrict(load_guardrails(), None if systems is None else chosen)
-    rows.append(("audit (evaluate, default guardrails)",
-                 *timed(lambda: evaluate(scenarios, progress=False))))
-    rows.append(("audit --discover (discover)",
-                 *timed(lambda: discover({"systems": systems}, progress=False))))
+    rows.append(
+        (
+            "audit (evaluate, default guardrails)",
+            *timed(lambda: evaluate(scenarios, progress=False)),
+        )
+    )
+    rows.append(
+        (
+            "audit --discover (discover)",
+            *timed(lambda: discover({"systems": systems}, progress=False)),
+        )
+    )
     if systems is None:
         designer = load_guardrails([DESIGNER])
-        rows.append(("audit of a designer's 20 guardrails with cures (evaluate)",
-                     *timed(lambda: evaluate(designer, progress=False))))
+        rows.append(
+            (
+                "audit of a designer's 20 guardrails with cures (evaluate)",
+                *timed(lambda: evaluate(designer, progress=False)),
+            )
+        )
     if cli and systems is None:
-        for label, args in (("rpg-balance audit", ["audit", "--format", "csv"]),
-                            ("rpg-balance audit scenarios/designer_guardrails.toml",
-                             ["audit", str(DESIGNER), "--format", "csv"]),
-                            ("rpg-balance audit --discover",
-                             ["audit", "--discover", "--format", "csv"])):
+        for label, args in (
+            ("rpg-balance audit", ["audit", "--format", "csv"]),
+            (
+                "rpg-balance audit scenarios/designer_guardrails.toml",
+                ["audit", str(DESIGNER), "--format", "csv"],
+            ),
+            ("rpg-balance audit --discover", ["audit", "--discover", "--format", "csv"]),
+        ):
             rows.append((label, *median_of([timed_cli(args) for _ in range(repeats)])))
-    tiny = 1e-9                               # a clock that did not tick
-    return [{"what": what, "wall": wall, "cpu": cpu, "wall_x": wall / max(base[0], tiny),
-             "cpu_x": cpu / max(base[1], tiny)} for what, wall, cpu in rows]
+    tiny = 1e-9  # a clock that did not tick
+    return [
+        {
+            "what": what,
+            "wall": wall,
+            "cpu": cpu,
+            "wall_x": wall / max(base[0], tiny),
+            "cpu_x": cpu / max(base[1], tiny),
+        }
+        for what, wall, cpu in rows
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--systems", help="comma-separated system ids (default: every "
-                        "system with combat; the command rows need all of them)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="runs of the baseline and of each command (median)")
+    parser.add_argument(
+        "--systems",
+        help="comma-separated system ids (default: every "
+        "system with combat; the command rows need all of them)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs of the baseline and of each command (median)"
+    )
     parser.add_argument("--no-cli", action="store_true", help="skip the command rows")
     args = parser.parse_args(argv)
     systems = args.systems.split(",") if args.systems else None
@@ -146,8 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| what | wall (s) | CPU (s) | wall ÷ baseline | CPU ÷ baseline |")
     print("|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['what']} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['wall_x']:.1f}× "
-              f"| {r['cpu_x']:.1f}× |")
+        print(
+            f"| {r['what']} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['wall_x']:.1f}× "
+            f"| {r['cpu_x']:.1f}× |"
+        )
     return 0
 
 

@@ -67,8 +67,15 @@ def _count(mask: np.ndarray) -> np.ndarray:
     return (mask.view(np.uint8) @ np.ones(mask.shape[1], dtype=np.uint8)).astype(np.int64)
 
 
-def numpy_pool(pools, trials: int, rng: np.random.Generator, threshold: int, again: int,
-               crit_bonus: int, n_codes: int) -> np.ndarray:
+def numpy_pool(
+    pools,
+    trials: int,
+    rng: np.random.Generator,
+    threshold: int,
+    again: int,
+    crit_bonus: int,
+    n_codes: int,
+) -> np.ndarray:
     """A1/C1 pools in numpy (positive pools, at most 255 dice): int8 faces, counts by a
     uint8 matrix product, explosions in rounds over the checks that still have some."""
     out = np.zeros((len(pools), n_codes), dtype=np.int64)
@@ -100,8 +107,11 @@ def numpy_middle(modes, trials: int, rng: np.random.Generator) -> np.ndarray:
             d = rng.integers(1, 11, size=(b, 3), dtype=np.int8)
             lo = d.min(axis=1).astype(np.int64)
             hi = d.max(axis=1).astype(np.int64)
-            kept = {"normal": d.sum(axis=1, dtype=np.int64) - lo - hi, "advantage": hi,
-                    "disadvantage": lo}[mode]
+            kept = {
+                "normal": d.sum(axis=1, dtype=np.int64) - lo - hi,
+                "advantage": hi,
+                "disadvantage": lo,
+            }[mode]
             tens = (d == 10).sum(axis=1)
             ones = (d == 1).sum(axis=1)
             special = np.where(tens >= 2, 1, np.where(ones >= 2, 2, 0))
@@ -123,8 +133,9 @@ def numpy_percentile(dice, trials: int, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def numpy_d20(modes, trials: int, rng: np.random.Generator,
-              reroll_natural: bool = False) -> np.ndarray:
+def numpy_d20(
+    modes, trials: int, rng: np.random.Generator, reroll_natural: bool = False
+) -> np.ndarray:
     """E1/E9 in numpy: one d20, or a hero-point reroll (1–10 reads 11–20, keep better)."""
     out = np.zeros((len(modes), d20_degrees.N_CODES), dtype=np.int64)
     for i, mode in enumerate(modes):
@@ -139,8 +150,9 @@ def numpy_d20(modes, trials: int, rng: np.random.Generator,
                 take = v2 > first
                 value = np.where(take, v2, first)
                 nat = np.where(take, nat2, nat)
-            out[i] += np.bincount((value.astype(np.int64) - 1) + 30 * nat,
-                                  minlength=d20_degrees.N_CODES)
+            out[i] += np.bincount(
+                (value.astype(np.int64) - 1) + 30 * nat, minlength=d20_degrees.N_CODES
+            )
     return out
 
 
@@ -173,10 +185,10 @@ def icepool_middle_3d10():
             kept = (mid, hi, lo)[mode]
             special = 1 if (a, b, c).count(10) >= 2 else 2 if (a, b, c).count(1) >= 2 else 0
             return 3 * (kept - 1) + special
+
         return f
 
-    return [_ice_row(icepool.map(code(m), icepool.d10, icepool.d10, icepool.d10))
-            for m in range(3)]
+    return [_ice_row(icepool.map(code(m), icepool.d10, icepool.d10, icepool.d10)) for m in range(3)]
 
 
 def icepool_percentile():
@@ -272,8 +284,9 @@ def _median_time(fn: Callable, repeats: int) -> tuple[float, float]:
     return statistics.median(wall), statistics.median(cpu)
 
 
-def run(dice: float = 4e7, numpy_dice: float = 4e6, repeats: int = 5,
-        systems=SYSTEM_IDS) -> list[dict]:
+def run(
+    dice: float = 4e7, numpy_dice: float = 4e6, repeats: int = 5, systems=SYSTEM_IDS
+) -> list[dict]:
     """Measure every system; one dict per system with dice/s and seconds.
 
     Each Monte Carlo run rolls about ``dice`` dice (``numpy_dice`` for numpy), whatever the
@@ -300,8 +313,9 @@ def run(dice: float = 4e7, numpy_dice: float = 4e6, repeats: int = 5,
                 row[f"mc_{label}"] = trials * per_check / wall
                 row[f"mc_{label}_cpu"] = trials * per_check / cpu
             numba.set_num_threads(before)
-            wall, cpu = _median_time(lambda c=case, t=np_trials: c["numpy"](t),
-                                     max(1, repeats // 2))
+            wall, cpu = _median_time(
+                lambda c=case, t=np_trials: c["numpy"](t), max(1, repeats // 2)
+            )
             row["numpy_cpu"] = np_trials * per_check / cpu
             row["exact_s"] = _median_time(case["exact"], repeats)[1]
             row["icepool_s"] = _median_time(case["icepool"], max(1, repeats // 2))[1]
@@ -313,9 +327,11 @@ def run(dice: float = 4e7, numpy_dice: float = 4e6, repeats: int = 5,
 
 def format_table(rows: list[dict]) -> str:
     """Markdown table: per-core rates from CPU time, 2-thread wall-clock rate and scaling."""
-    head = ("| system | MC per core, 1 thread (M dice/s) | MC per core, 2 threads "
-            "| MC 2 threads wall (M dice/s) | wall scaling 1→2 | numpy (M dice/s) "
-            "| MC ÷ numpy | exact (ms) | icepool (ms) | icepool ÷ exact |")
+    head = (
+        "| system | MC per core, 1 thread (M dice/s) | MC per core, 2 threads "
+        "| MC 2 threads wall (M dice/s) | wall scaling 1→2 | numpy (M dice/s) "
+        "| MC ÷ numpy | exact (ms) | icepool (ms) | icepool ÷ exact |"
+    )
     lines = [head, "|" + "---|" * 10]
     for r in rows:
         lines.append(
@@ -323,13 +339,15 @@ def format_table(rows: list[dict]) -> str:
             f"| {r['mc_2t'] / 1e6:,.0f} | {r['mc_2t'] / r['mc_1t']:.2f}× "
             f"| {r['numpy_cpu'] / 1e6:,.0f} | {r['mc_1t_cpu'] / r['numpy_cpu']:.1f}× "
             f"| {r['exact_s'] * 1e3:.2f} | {r['icepool_s'] * 1e3:.1f} "
-            f"| {r['icepool_s'] / r['exact_s']:.0f}× |")
+            f"| {r['icepool_s'] / r['exact_s']:.0f}× |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_checks",
-                                description="Speed of the single-check engines.")
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench_checks", description="Speed of the single-check engines."
+    )
     p.add_argument("--dice", type=float, default=4e7, help="dice per Monte Carlo run")
     p.add_argument("--numpy-dice", type=float, default=4e6, help="dice per numpy run")
     p.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
@@ -337,10 +355,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     rows = run(args.dice, args.numpy_dice, args.repeats, args.systems)
     load = os.getloadavg()[0]
-    print(f"numba {numba.__version__}, numpy {np.__version__}, "
-          f"{numba.config.NUMBA_NUM_THREADS} numba threads available, load average "
-          f"{load:.1f} on {os.cpu_count()} CPUs before the run; "
-          f"about {args.dice:,.0f} dice per MC run, medians of {args.repeats}")
+    print(
+        f"numba {numba.__version__}, numpy {np.__version__}, "
+        f"{numba.config.NUMBA_NUM_THREADS} numba threads available, load average "
+        f"{load:.1f} on {os.cpu_count()} CPUs before the run; "
+        f"about {args.dice:,.0f} dice per MC run, medians of {args.repeats}"
+    )
     print(format_table(rows))
     return 0
 

@@ -34,9 +34,11 @@ def python_duel(a: Fighter, b: Fighter, rng: random.Random, cap: int = 50) -> in
     d20 = lambda: rng.randint(1, 20)  # noqa: E731
     f = (a, b)
     hp = [a.hit_points, b.hit_points]
-    hero = [a.hero_points if a.hero_use == "attack" else 0,
-            b.hero_points if b.hero_use == "attack" else 0]
-    rec = [0, 0]   # 0 unused, 1 used and +2 up, 2 used
+    hero = [
+        a.hero_points if a.hero_use == "attack" else 0,
+        b.hero_points if b.hero_use == "attack" else 0,
+    ]
+    rec = [0, 0]  # 0 unused, 1 used and +2 up, 2 used
     ka = (d20() + a.agility + a.initiative, a.dodge, a.agility, a.awareness, rng.random())
     kb = (d20() + b.agility + b.initiative, b.dodge, b.agility, b.awareness, rng.random())
     order = (0, 1) if ka > kb else (1, 0)
@@ -81,7 +83,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     comp = library("d20_degrees")["competent"].to_engine()
     numba.set_num_threads(1)
-    duel_mc(comp, comp, trials=1_000, seed=0)          # compile / load the cache
+    duel_mc(comp, comp, trials=1_000, seed=0)  # compile / load the cache
     t0 = time.process_time()
     stats = duel_mc(comp, comp, trials=args.trials, seed=1)
     t_numba = time.process_time() - t0
@@ -100,8 +102,10 @@ def main(argv=None) -> None:
     print(f"  numba kernel : {rate_numba:12,.0f} duels/s  ({args.trials:,} duels)")
     print(f"  pure Python  : {rate_py:12,.0f} duels/s  ({args.python_trials:,} duels)")
     print(f"  speed-up     : {rate_numba / rate_py:12,.1f} x")
-    print(f"  P(side 0 wins): numba {p_numba:.4f}, Python {p_py:.4f} "
-          f"(difference {abs(p_numba - p_py) / se:.1f} standard errors)")
+    print(
+        f"  P(side 0 wins): numba {p_numba:.4f}, Python {p_py:.4f} "
+        f"(difference {abs(p_numba - p_py) / se:.1f} standard errors)"
+    )
 
 
 if __name__ == "__main__":

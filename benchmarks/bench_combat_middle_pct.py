@@ -87,10 +87,19 @@ def py_percentile_duel(a: cp.Combatant, b: cp.Combatant, rng: random.Random, cap
     def damage(c, extreme):
         w, (dn, ds, df) = c.weapon, c.bonus
         if extreme:
-            return w.n * w.sides + w.flat + dn * ds + df + \
-                (sum(rng.randint(1, w.sides) for _ in range(w.n)) + w.flat if w.impale else 0)
-        return sum(rng.randint(1, w.sides) for _ in range(w.n)) + w.flat + \
-            sum(rng.randint(1, ds) for _ in range(dn)) + df
+            return (
+                w.n * w.sides
+                + w.flat
+                + dn * ds
+                + df
+                + (sum(rng.randint(1, w.sides) for _ in range(w.n)) + w.flat if w.impale else 0)
+            )
+        return (
+            sum(rng.randint(1, w.sides) for _ in range(w.n))
+            + w.flat
+            + sum(rng.randint(1, ds) for _ in range(dn))
+            + df
+        )
 
     ka = (a.dex, a.fighting, rng.random())
     kb = (b.dex, b.fighting, rng.random())
@@ -136,10 +145,12 @@ def bench(name, engine, py_duel, a, b, trials, baseline, cap=50):
     se = sqrt(p_k * (1 - p_k) / trials + p_py * (1 - p_py) / baseline)
     rate_k, rate_py = trials / t_kernel, baseline / t_py
     rounds = (res.rounds.sum(axis=1) * range(cap + 1)).sum() / trials
-    print(f"{name:12s} ({rounds:.2f} rounds/duel) numba {rate_k:12,.0f} duels/s/core   "
-          f"pure Python {rate_py:10,.0f} duels/s/core   speed-up {rate_k / rate_py:6.1f}x   "
-          f"(numba wall-clock {trials / w_kernel:,.0f}/s)   "
-          f"P(a wins) {p_k:.4f} vs {p_py:.4f} (diff {abs(p_k - p_py) / se:.1f} SE)")
+    print(
+        f"{name:12s} ({rounds:.2f} rounds/duel) numba {rate_k:12,.0f} duels/s/core   "
+        f"pure Python {rate_py:10,.0f} duels/s/core   speed-up {rate_k / rate_py:6.1f}x   "
+        f"(numba wall-clock {trials / w_kernel:,.0f}/s)   "
+        f"P(a wins) {p_k:.4f} vs {p_py:.4f} (diff {abs(p_k - p_py) / se:.1f} SE)"
+    )
     return rate_k
 
 
@@ -154,8 +165,15 @@ def main(argv=None) -> int:
     # no drama points in the baseline comparison (the pure loop does not spend them)
     a = cm.Combatant(**{**mid["competent"].__dict__, "drama": 0})
     bench("middle_3d10", cm, py_middle_duel, a, a, args.trials, args.baseline)
-    bench("percentile", cp, py_percentile_duel, pct["competent"], pct["competent"],
-          args.trials, args.baseline)
+    bench(
+        "percentile",
+        cp,
+        py_percentile_duel,
+        pct["competent"],
+        pct["competent"],
+        args.trials,
+        args.baseline,
+    )
     return 0
 
 

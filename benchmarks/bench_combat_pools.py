@@ -62,10 +62,14 @@ def bench(system: str, trials: int, ref_trials: int, repeats: int) -> dict:
         ex.append(tw * 1e3)
     kernel = statistics.median(cpu)
     python = statistics.median(ref)
-    return {"system": system, "kernel duels/s/core (cpu)": kernel,
-            "kernel duels/s (wall, 1 thread)": statistics.median(wall),
-            "pure Python duels/s": python, "speed-up": kernel / python,
-            "exact duel ms": statistics.median(ex)}
+    return {
+        "system": system,
+        "kernel duels/s/core (cpu)": kernel,
+        "kernel duels/s (wall, 1 thread)": statistics.median(wall),
+        "pure Python duels/s": python,
+        "speed-up": kernel / python,
+        "exact duel ms": statistics.median(ex),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,8 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for system in ENGINES:
             row = bench(system, args.trials, args.ref_trials, args.repeats)
-            print(" | ".join(f"{k}: {v:,.3g}" if isinstance(v, float) else f"{k}: {v}"
-                             for k, v in row.items()))
+            print(
+                " | ".join(
+                    f"{k}: {v:,.3g}" if isinstance(v, float) else f"{k}: {v}"
+                    for k, v in row.items()
+                )
+            )
     finally:
         numba.set_num_threads(before)
     return 0

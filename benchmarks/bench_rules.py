@@ -58,8 +58,9 @@ def _duel(rulesets=()) -> None:
     from analysis.rules import using
 
     with using(rulesets):
-        a = reg.fighter("dice_pool_7", {"archetype": "competent_swordsman",
-                                        "armour": "heavy_archaic"})
+        a = reg.fighter(
+            "dice_pool_7", {"archetype": "competent_swordsman", "armour": "heavy_archaic"}
+        )
         b = reg.fighter("dice_pool_7", "competent_shooter")
         reg.engine("dice_pool_7").duel_exact(a, b, reg.combat_variants("dice_pool_7", {}), 50)
 
@@ -67,38 +68,44 @@ def _duel(rulesets=()) -> None:
 def duel_rows(repeats: int) -> list[tuple[str, float, float, str]]:
     from analysis.rules import RuleSet
 
-    _duel()                                           # loads the compiled kernels
+    _duel()  # loads the compiled kernels
     base = median_of([timed(_duel) for _ in range(repeats)])
     edited = [RuleSet("dice_pool_7").with_knob(KNOB, 1)]
     _duel(edited)
     warm = median_of([timed(lambda: _duel(edited)) for _ in range(repeats)])
     cold = []
-    for i in range(repeats):   # a new edit each run (values 0, 3, 4, …: never seen before)
+    for i in range(repeats):  # a new edit each run (values 0, 3, 4, …: never seen before)
         value = (0, 3, 4, 5, 6, 7, 8, 9, 10)[i % 9]
 
         def one(value=value, i=i) -> None:
-            rs = RuleSet("dice_pool_7").with_knob(KNOB, value).with_knob(
-                "rules.armour.heavy_archaic.lethal", 4 + i // 9)
+            rs = (
+                RuleSet("dice_pool_7")
+                .with_knob(KNOB, value)
+                .with_knob("rules.armour.heavy_archaic.lethal", 4 + i // 9)
+            )
             _duel([rs])
+
         cold.append(timed(one))
-    return [("baseline: the exact duel, the package's rules", *base, "duel"),
-            ("the same duel, an edited rule in force (warm)", *warm, "duel"),
-            ("the same duel, a new edit each run (cold)", *median_of(cold), "duel")]
+    return [
+        ("baseline: the exact duel, the package's rules", *base, "duel"),
+        ("the same duel, an edited rule in force (warm)", *warm, "duel"),
+        ("the same duel, a new edit each run (cold)", *median_of(cold), "duel"),
+    ]
 
 
 def cure_rows() -> list[tuple[str, float, float, str]]:
     from analysis.workflow.audit import evaluate, load_guardrails
 
     designer = load_guardrails([DESIGNER])
-    evaluate(designer, progress=False, suggestions=False)   # warm every kernel it uses
+    evaluate(designer, progress=False, suggestions=False)  # warm every kernel it uses
     base = timed(lambda: evaluate(designer, progress=False, suggestions=False))
     first = timed(lambda: evaluate(load_guardrails([DESIGNER]), progress=False))
     again = timed(lambda: evaluate(load_guardrails([DESIGNER]), progress=False))
-    return [("baseline: the designer's 20 guardrails, no cures", *base, "cures"),
-            ("the same audit with the cure search (rule knobs included), first run",
-             *first, "cures"),
-            ("the same audit with the cure search, run again (its caches warm)", *again,
-             "cures")]
+    return [
+        ("baseline: the designer's 20 guardrails, no cures", *base, "cures"),
+        ("the same audit with the cure search (rule knobs included), first run", *first, "cures"),
+        ("the same audit with the cure search, run again (its caches warm)", *again, "cures"),
+    ]
 
 
 def tune_row() -> list[tuple[str, float, float, str]]:
@@ -108,15 +115,17 @@ def tune_row() -> list[tuple[str, float, float, str]]:
     sc = load_scenario(TUNE)
     keep = [g for g in sc.guardrails if "dice_pool_7" in g.name]
     knobs = [k for k in sc.tune.knobs if k.knob.startswith("dice_pool_7:")]
-    sc = sc.model_copy(update={"guardrails": keep,
-                               "tune": sc.tune.model_copy(update={"knobs": knobs})})
+    sc = sc.model_copy(
+        update={"guardrails": keep, "tune": sc.tune.model_copy(update={"knobs": knobs})}
+    )
     problems, ks, deps = tune_problems(sc)
     if problems:
         raise RuntimeError(f"{TUNE.name}: {problems}")
     problem = TuneProblem(sc, ks, deps, str(TUNE), sc.tune.seed, sc.tune.budget)
     w, c = timed(lambda: tune(problem, method="exact", progress=False))
-    return [(f"tune over {len(ks)} rule-data knobs, {problem.size} candidates, exact",
-             w, c, "tune")]
+    return [
+        (f"tune over {len(ks)} rule-data knobs, {problem.size} candidates, exact", w, c, "tune")
+    ]
 
 
 def run(repeats: int = 5, quick: bool = False) -> list[dict]:
@@ -128,9 +137,15 @@ def run(repeats: int = 5, quick: bool = False) -> list[dict]:
     out = []
     for what, w, c, group in rows:
         b = base.get(group)
-        out.append({"what": what, "wall": w, "cpu": c,
-                    "wall_x": None if b is None else w / max(b[0], tiny),
-                    "cpu_x": None if b is None else c / max(b[1], tiny)})
+        out.append(
+            {
+                "what": what,
+                "wall": w,
+                "cpu": c,
+                "wall_x": None if b is None else w / max(b[0], tiny),
+                "cpu_x": None if b is None else c / max(b[1], tiny),
+            }
+        )
     return out
 
 
@@ -144,8 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| what | wall (s) | CPU (s) | wall ÷ baseline | CPU ÷ baseline |")
     print("|---|---|---|---|---|")
     for r in rows:
-        ratio = ("—", "—") if r["wall_x"] is None else (f"{r['wall_x']:.2f}×",
-                                                        f"{r['cpu_x']:.2f}×")
+        ratio = ("—", "—") if r["wall_x"] is None else (f"{r['wall_x']:.2f}×", f"{r['cpu_x']:.2f}×")
         print(f"| {r['what']} | {r['wall']:.4f} | {r['cpu']:.4f} | {ratio[0]} | {ratio[1]} |")
     return 0
 

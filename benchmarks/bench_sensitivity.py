@@ -46,27 +46,41 @@ def run(repeats: int = 3, samples: int = 64, cli: bool = True) -> list[dict]:
     from analysis.workflow.tune import load_tune, tune
 
     problem = load_tune(TUNE)
-    tune(problem, method="exact")              # loads the compiled kernels
+    tune(problem, method="exact")  # loads the compiled kernels
 
     def row(what, runs, measured):
-        return {"what": what, "wall": statistics.median(r[0] for r in runs),
-                "cpu": statistics.median(r[1] for r in runs), "measured": measured}
+        return {
+            "what": what,
+            "wall": statistics.median(r[0] for r in runs),
+            "cpu": statistics.median(r[1] for r in runs),
+            "measured": measured,
+        }
 
     runs = [timed_result(lambda: tune(problem, method="exact")) for _ in range(repeats)]
     rows = [row("baseline: tune, exact (756 candidates)", runs, runs[0][2].stats["measured"])]
     for what, fn in (
-            ("sensitivity, exact (5 knobs)", lambda: sens.sensitivity(problem)),
-            (f"sensitivity, sobol {samples}",
-             lambda: sens.sensitivity(problem, method="sobol", samples=samples)),
-            ("default report page (11 knobs)",
-             lambda: sens.sensitivity(sens.load_problem(DATA, sens.DEFAULT_KNOBS)))):
+        ("sensitivity, exact (5 knobs)", lambda: sens.sensitivity(problem)),
+        (
+            f"sensitivity, sobol {samples}",
+            lambda: sens.sensitivity(problem, method="sobol", samples=samples),
+        ),
+        (
+            "default report page (11 knobs)",
+            lambda: sens.sensitivity(sens.load_problem(DATA, sens.DEFAULT_KNOBS)),
+        ),
+    ):
         runs = [timed_result(fn) for _ in range(repeats)]
         rows.append(row(what, runs, runs[0][2].stats["measured"]))
     if cli:
         runs_ = [timed_cli(["sensitivity", str(TUNE)]) for _ in range(repeats)]
-        rows.append({"what": "rpg-balance sensitivity scenarios/tune.toml",
-                     "wall": statistics.median(w for w, _ in runs_),
-                     "cpu": statistics.median(c for _, c in runs_), "measured": 0})
+        rows.append(
+            {
+                "what": "rpg-balance sensitivity scenarios/tune.toml",
+                "wall": statistics.median(w for w, _ in runs_),
+                "cpu": statistics.median(c for _, c in runs_),
+                "measured": 0,
+            }
+        )
     base = rows[0]["wall"] / max(rows[0]["measured"], 1)
     for r in rows:
         r["per"] = r["wall"] / r["measured"] if r["measured"] else float("nan")
@@ -76,8 +90,9 @@ def run(repeats: int = 3, samples: int = 64, cli: bool = True) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="runs of the baseline and of each row (median)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs of the baseline and of each row (median)"
+    )
     parser.add_argument("--samples", type=int, default=64, help="sobol base sample")
     parser.add_argument("--no-cli", action="store_true", help="skip the command row")
     args = parser.parse_args(argv)
@@ -87,8 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|")
     for r in rows:
         per = f"{r['per']:.3f} | {r['per_x']:.2f}×" if r["measured"] else "– | –"
-        print(f"| {r['what']} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['measured'] or '–'} "
-              f"| {per} |")
+        print(
+            f"| {r['what']} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['measured'] or '–'} | {per} |"
+        )
     return 0
 
 

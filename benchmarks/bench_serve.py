@@ -48,10 +48,15 @@ def _median(fn, repeat: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--systems", default=None, metavar="A,B",
-                   help="only these systems (default: every built-in with combat)")
-    p.add_argument("--browser", action="store_true",
-                   help="also measure end to end in headless chromium")
+    p.add_argument(
+        "--systems",
+        default=None,
+        metavar="A,B",
+        help="only these systems (default: every built-in with combat)",
+    )
+    p.add_argument(
+        "--browser", action="store_true", help="also measure end to end in headless chromium"
+    )
     args = p.parse_args(argv)
     from analysis.checks.curves import success_curves
     from reports.workbench import model
@@ -72,13 +77,20 @@ def main(argv: list[str] | None = None) -> int:
             "check+fig": _median(lambda c=c: model.check_result(c), args.repeat),
             "duel": _median(lambda d=d: model.duel_result(d, figure=False), args.repeat),
             "duel+fig": _median(lambda d=d: model.duel_result(d), args.repeat),
-            "check A/B": _median(lambda ca=ca, cb=cb: model.check_table(
-                ca, model.check_result(cb, figure=False)), args.repeat),
-            "duel A/B": _median(lambda da=da, db=db: model.duel_table(
-                da, model.duel_result(db, figure=False)), args.repeat),
-            "duel A/B, A again": _median(lambda d=d, db=db: model.duel_table(
-                model.duel_result(d, figure=False), model.duel_result(db, figure=False)),
-                args.repeat),
+            "check A/B": _median(
+                lambda ca=ca, cb=cb: model.check_table(ca, model.check_result(cb, figure=False)),
+                args.repeat,
+            ),
+            "duel A/B": _median(
+                lambda da=da, db=db: model.duel_table(da, model.duel_result(db, figure=False)),
+                args.repeat,
+            ),
+            "duel A/B, A again": _median(
+                lambda d=d, db=db: model.duel_table(
+                    model.duel_result(d, figure=False), model.duel_result(db, figure=False)
+                ),
+                args.repeat,
+            ),
         }
         rows.append((system, base, figures))
     print(f"{'system':<13} {'baseline':>9} " + " ".join(f"{k:>16}" for k in rows[0][2]))
@@ -89,25 +101,33 @@ def main(argv: list[str] | None = None) -> int:
     a, b = model.default_duel(rows[-1][0]), model.default_duel(rows[0][0])
 
     def both_threads():
-        ts = [threading.Thread(target=model.duel_result, args=(x,), kwargs={"figure": False})
-              for x in (a, b)]
+        ts = [
+            threading.Thread(target=model.duel_result, args=(x,), kwargs={"figure": False})
+            for x in (a, b)
+        ]
         for t in ts:
             t.start()
         for t in ts:
             t.join()
 
-    serial = _median(lambda: (model.duel_result(a, figure=False),
-                              model.duel_result(b, figure=False)), args.repeat)
+    serial = _median(
+        lambda: (model.duel_result(a, figure=False), model.duel_result(b, figure=False)),
+        args.repeat,
+    )
     threaded = _median(both_threads, args.repeat)
-    print(f"two exact duels ({a.system}, {b.system}): one after the other {serial:.3f}s, "
-          f"from two threads {threaded:.3f}s ({threaded / serial:.2f}x)")
+    print(
+        f"two exact duels ({a.system}, {b.system}): one after the other {serial:.3f}s, "
+        f"from two threads {threaded:.3f}s ({threaded / serial:.2f}x)"
+    )
     for system, base, _figures in rows:
         page = _page_ab(system, args.repeat)
         alone = _page_ab(system, args.repeat, pin=False)
         if page is not None:
-            print(f"page update ({system}), B's armour changed: A pinned {page:.3f}s "
-                  f"({page / base:.1f}x), nothing pinned {alone:.3f}s "
-                  f"({alone / base:.1f}x)")
+            print(
+                f"page update ({system}), B's armour changed: A pinned {page:.3f}s "
+                f"({page / base:.1f}x), nothing pinned {alone:.3f}s "
+                f"({alone / base:.1f}x)"
+            )
     if args.browser:
         browser(args.repeat)
     return 0
@@ -180,19 +200,22 @@ def browser(repeat: int) -> None:
     from browser_page import Browser
     from test_serve import DEEP
 
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                             "--no-browser"], cwd=root, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli", "serve", "--port", "0", "--no-browser"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         url = re.search(r"http://\S+/", proc.stdout.readline()).group(0)
         with tempfile.TemporaryDirectory() as tmp, Browser(Path(tmp)) as b:
             b.page.add_init_script(DEEP)  # the page helpers in every document
-            cases = [("duel", "d20_degrees", "Side B", ["expert", "competent"],
-                      "(B) in d20_degrees"),
-                     ("duel", "dice_pool_7", "Side B", ["expert", "competent"],
-                      "(B) in dice_pool_7"),
-                     ("checks", "d20_degrees", "Competence (modifier)", ["5", "6"],
-                      "For modifier")]
+            cases = [
+                ("duel", "d20_degrees", "Side B", ["expert", "competent"], "(B) in d20_degrees"),
+                ("duel", "dice_pool_7", "Side B", ["expert", "competent"], "(B) in dice_pool_7"),
+                ("checks", "d20_degrees", "Competence (modifier)", ["5", "6"], "For modifier"),
+            ]
             for tab, system, label, values, marker in cases:
                 key = "duel-system" if tab == "duel" else "check-system"
                 b.open(f"{url}?tab={tab}&{key}={system}")
@@ -200,16 +223,20 @@ def browser(repeat: int) -> None:
                 times = []
                 for i in range(2 * repeat):
                     value = values[i % 2]
-                    word = (f"against {value} (weapon" if tab == "duel"
-                            else f"modifier {value} ")
+                    word = f"against {value} (weapon" if tab == "duel" else f"modifier {value} "
                     t = time.perf_counter()
                     b.evaluate(f"selectByLabel({label!r}, {value!r})")
-                    _until(b, f"deepText().split('\\n').some(x => x.includes({marker!r}) "
-                              f"&& x.includes({word!r}))")
+                    _until(
+                        b,
+                        f"deepText().split('\\n').some(x => x.includes({marker!r}) "
+                        f"&& x.includes({word!r}))",
+                    )
                     times.append(time.perf_counter() - t)
-                print(f"browser, {tab} {system}: {label} changed → new sentence on screen "
-                      f"median {statistics.median(times):.3f}s, max {max(times):.3f}s "
-                      f"({len(times)} changes)")
+                print(
+                    f"browser, {tab} {system}: {label} changed → new sentence on screen "
+                    f"median {statistics.median(times):.3f}s, max {max(times):.3f}s "
+                    f"({len(times)} changes)"
+                )
     finally:
         proc.send_signal(2)
         proc.wait(15)

@@ -46,8 +46,7 @@ def timed_result(fn):
     return w1 - w0, c1 - c0, out
 
 
-def run(repeats: int = 3, budget: int = 200, cli: bool = True,
-        dask: bool = True) -> list[dict]:
+def run(repeats: int = 3, budget: int = 200, cli: bool = True, dask: bool = True) -> list[dict]:
     """The rows: ``what``, ``wall``, ``cpu`` (seconds), their ratios to the baseline
     (``wall_x``, ``cpu_x``), and for tune rows ``per_s`` (candidates evaluated per second)
     and ``cache`` (share of guardrail measurements served from the cache)."""
@@ -57,39 +56,71 @@ def run(repeats: int = 3, budget: int = 200, cli: bool = True,
 
     scenarios = load_guardrails([TUNE])
     audit = lambda: evaluate(scenarios, suggestions=False, progress=False)  # noqa: E731
-    audit()                                   # loads the compiled kernels
+    audit()  # loads the compiled kernels
     runs = [timed_result(audit) for _ in range(repeats)]
     base = (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs))
-    rows = [{"what": "baseline: audit of the 15 guardrails (no cure search)",
-             "wall": base[0], "cpu": base[1]}]
+    rows = [
+        {
+            "what": "baseline: audit of the 15 guardrails (no cure search)",
+            "wall": base[0],
+            "cpu": base[1],
+        }
+    ]
 
     def tune_row(what, runs_):
         wall = statistics.median(r[0] for r in runs_)
         cpu = statistics.median(r[1] for r in runs_)
         stats = runs_[0][2].stats
-        return {"what": what, "wall": wall, "cpu": cpu,
-                "per_s": stats["evaluations"] / wall if wall > 0 else float("inf"),
-                "cache": stats["cache_share"], "evaluations": stats["evaluations"],
-                "measured": stats["measured"], "feasible": runs_[0][2].feasible}
+        return {
+            "what": what,
+            "wall": wall,
+            "cpu": cpu,
+            "per_s": stats["evaluations"] / wall if wall > 0 else float("inf"),
+            "cache": stats["cache_share"],
+            "evaluations": stats["evaluations"],
+            "measured": stats["measured"],
+            "feasible": runs_[0][2].feasible,
+        }
 
     problem = load_tune(TUNE)
-    rows.append(tune_row("tune, exact (every candidate)",
-                         [timed_result(lambda: tune(problem, method="exact"))
-                          for _ in range(repeats)]))
-    rows.append(tune_row(f"tune, NSGA-II, budget {budget}, in process",
-                         [timed_result(lambda: tune(problem, method="search", budget=budget,
-                                                    seed=1)) for _ in range(repeats)]))
+    rows.append(
+        tune_row(
+            "tune, exact (every candidate)",
+            [timed_result(lambda: tune(problem, method="exact")) for _ in range(repeats)],
+        )
+    )
+    rows.append(
+        tune_row(
+            f"tune, NSGA-II, budget {budget}, in process",
+            [
+                timed_result(lambda: tune(problem, method="search", budget=budget, seed=1))
+                for _ in range(repeats)
+            ],
+        )
+    )
     if dask:
-        rows.append(tune_row(f"tune, NSGA-II, budget {budget}, 2 Dask workers",
-                             [timed_result(lambda: tune(problem, method="search",
-                                                        budget=budget, seed=1,
-                                                        cluster=Cluster(2)))]))
+        rows.append(
+            tune_row(
+                f"tune, NSGA-II, budget {budget}, 2 Dask workers",
+                [
+                    timed_result(
+                        lambda: tune(
+                            problem, method="search", budget=budget, seed=1, cluster=Cluster(2)
+                        )
+                    )
+                ],
+            )
+        )
     if cli:
         runs_ = [timed_cli(["tune", str(TUNE), "--format", "csv"]) for _ in range(repeats)]
-        rows.append({"what": "rpg-balance tune scenarios/tune.toml",
-                     "wall": statistics.median(w for w, _ in runs_),
-                     "cpu": statistics.median(c for _, c in runs_)})
-    tiny = 1e-9                               # a clock that did not tick
+        rows.append(
+            {
+                "what": "rpg-balance tune scenarios/tune.toml",
+                "wall": statistics.median(w for w, _ in runs_),
+                "cpu": statistics.median(c for _, c in runs_),
+            }
+        )
+    tiny = 1e-9  # a clock that did not tick
     for r in rows:
         r["wall_x"] = r["wall"] / max(base[0], tiny)
         r["cpu_x"] = r["cpu"] / max(base[1], tiny)
@@ -98,23 +129,33 @@ def run(repeats: int = 3, budget: int = 200, cli: bool = True,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="runs of the baseline and of each row (median)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs of the baseline and of each row (median)"
+    )
     parser.add_argument("--budget", type=int, default=200, help="trials of the search")
     parser.add_argument("--no-cli", action="store_true", help="skip the command row")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask row")
     args = parser.parse_args(argv)
-    rows = run(max(1, args.repeats), max(1, args.budget), cli=not args.no_cli,
-               dask=not args.no_dask)
+    rows = run(
+        max(1, args.repeats), max(1, args.budget), cli=not args.no_cli, dask=not args.no_dask
+    )
     print("tune speed (warm kernels); ratios against the first row")
-    print("| what | wall (s) | CPU (s) | wall ÷ baseline | CPU ÷ baseline | candidates/s "
-          "| from cache |")
+    print(
+        "| what | wall (s) | CPU (s) | wall ÷ baseline | CPU ÷ baseline | candidates/s "
+        "| from cache |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        extra = (f"{r['per_s']:.0f} | {100 * r['cache']:.1f}% ({r['measured']} measured "
-                 f"for {r['evaluations']} candidates)" if "per_s" in r else "– | –")
-        print(f"| {r['what']} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['wall_x']:.1f}× "
-              f"| {r['cpu_x']:.1f}× | {extra} |")
+        extra = (
+            f"{r['per_s']:.0f} | {100 * r['cache']:.1f}% ({r['measured']} measured "
+            f"for {r['evaluations']} candidates)"
+            if "per_s" in r
+            else "– | –"
+        )
+        print(
+            f"| {r['what']} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['wall_x']:.1f}× "
+            f"| {r['cpu_x']:.1f}× | {extra} |"
+        )
     return 0
 
 

@@ -47,18 +47,26 @@ class _MechanicParser(argparse.ArgumentParser):
 
 
 def register(sub) -> None:
-    p = sub.add_parser("campaign", help="a campaign mechanic over sessions (fan chart)",
-                       description="How a campaign mechanic (Morality, arcane degeneration, "
-                       "skill growth, Luck, Hunger, hero points …) moves a character's state "
-                       "over N sessions: summary quantiles, the full distribution, or the "
-                       "first session it reaches a threshold; exact Markov chain, Monte "
-                       "Carlo, or both.",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "campaign",
+        help="a campaign mechanic over sessions (fan chart)",
+        description="How a campaign mechanic (Morality, arcane degeneration, "
+        "skill growth, Luck, Hunger, hero points …) moves a character's state "
+        "over N sessions: summary quantiles, the full distribution, or the "
+        "first session it reaches a threshold; exact Markov chain, Monte "
+        "Carlo, or both.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("system", type=system_id, metavar="SYSTEM")
     p.add_argument("mechanic", help="the mechanic (see below)")
-    p.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
-                   help="the mechanic's options and the output options (see "
-                   "rpg-balance campaign SYSTEM MECHANIC --help)")
+    p.add_argument(
+        "options",
+        nargs=argparse.REMAINDER,
+        metavar="...",
+        help="the mechanic's options and the output options (see "
+        "rpg-balance campaign SYSTEM MECHANIC --help)",
+    )
     p.set_defaults(func=run_campaign)
 
 
@@ -69,57 +77,103 @@ def _int(text: str) -> int:
 def mechanic_parser(mech) -> argparse.ArgumentParser:
     """The options of one mechanic: its parameters (from ``mech.params``), then the
     table, method and output options."""
-    p = _MechanicParser(prog=f"rpg-balance campaign {mech.system} {mech.name}", allow_abbrev=False,
-                        description=f"{mech.help} (rules {mech.rules}). State: "
-                        f"{mech.state}.".replace("%", "%%"),
-                        epilog=f"example: rpg-balance campaign {mech.system} {mech.name} "
-                        "--sessions 20 --method both --seed 1")
+    p = _MechanicParser(
+        prog=f"rpg-balance campaign {mech.system} {mech.name}",
+        allow_abbrev=False,
+        description=f"{mech.help} (rules {mech.rules}). State: {mech.state}.".replace("%", "%%"),
+        epilog=f"example: rpg-balance campaign {mech.system} {mech.name} "
+        "--sessions 20 --method both --seed 1",
+    )
     g = p.add_argument_group(f"{mech.name} parameters")
     for q in mech.params:
         rng = f", {q.range[0]}..{q.range[1]}" if q.range else ""
         # argparse formats help with %: a literal % in a mechanic's text is doubled
         text = f"{q.help} [{q.rule}] (default {q.default}{rng})".replace("%", "%%")
         if q.type is bool:
-            g.add_argument(q.flag, dest=q.name, action=argparse.BooleanOptionalAction,
-                           default=q.default, help=text)
+            g.add_argument(
+                q.flag,
+                dest=q.name,
+                action=argparse.BooleanOptionalAction,
+                default=q.default,
+                help=text,
+            )
         elif q.type is str:
-            g.add_argument(q.flag, dest=q.name, choices=q.choices, default=q.default,
-                           help=text)
+            g.add_argument(q.flag, dest=q.name, choices=q.choices, default=q.default, help=text)
         else:
-            g.add_argument(q.flag, dest=q.name, type=_int, default=q.default,
-                           metavar="N", help=text)
+            g.add_argument(
+                q.flag, dest=q.name, type=_int, default=q.default, metavar="N", help=text
+            )
     if mech.combatants:  # attrition: one session is one fight
-        p.add_argument("--fights", "--sessions", dest="sessions", type=sessions_int, default=5,
-                       metavar="K",
-                       help="consecutive fights to follow (one session = one fight; "
-                       "default 5)")
+        p.add_argument(
+            "--fights",
+            "--sessions",
+            dest="sessions",
+            type=sessions_int,
+            default=5,
+            metavar="K",
+            help="consecutive fights to follow (one session = one fight; default 5)",
+        )
     else:
-        p.add_argument("--sessions", type=sessions_int, default=20,
-                       help="sessions to follow (default 20)")
+        p.add_argument(
+            "--sessions", type=sessions_int, default=20, help="sessions to follow (default 20)"
+        )
     side = "≤" if mech.direction == "down" else "≥"
-    default = (f"default {mech.threshold_default}" if mech.threshold_default is not None
-               else "no default")
-    p.add_argument("--threshold", type=_int, default=None, metavar="X",
-                   help=f"{mech.threshold_help} ({mech.state} {side} X; {default}); "
-                   "needed by --table passage")
-    p.add_argument("--table", choices=("summary", "distribution", "passage"),
-                   default="summary", help="summary quantiles per session (default), the "
-                   "whole distribution, or the first session the threshold is reached")
-    p.add_argument("--method", choices=("exact", "mc", "both"), default="exact",
-                   help="exact chain (default), Monte Carlo, or both side by side with z")
-    p.add_argument("--trials", type=trials_int, default=20_000,
-                   help="Monte Carlo characters (default 20000)")
+    default = (
+        f"default {mech.threshold_default}" if mech.threshold_default is not None else "no default"
+    )
+    p.add_argument(
+        "--threshold",
+        type=_int,
+        default=None,
+        metavar="X",
+        help=f"{mech.threshold_help} ({mech.state} {side} X; {default}); needed by --table passage",
+    )
+    p.add_argument(
+        "--table",
+        choices=("summary", "distribution", "passage"),
+        default="summary",
+        help="summary quantiles per session (default), the "
+        "whole distribution, or the first session the threshold is reached",
+    )
+    p.add_argument(
+        "--method",
+        choices=("exact", "mc", "both"),
+        default="exact",
+        help="exact chain (default), Monte Carlo, or both side by side with z",
+    )
+    p.add_argument(
+        "--trials", type=trials_int, default=20_000, help="Monte Carlo characters (default 20000)"
+    )
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
-    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
-                   help="a rule variant of the mechanic's module (repeatable): "
-                   + ", ".join(_variant_names(mech)))
-    p.add_argument("--solve", default=None, metavar="KNOB",
-                   help="instead of the table: the value of this parameter that makes the "
-                   "median character reach --reach within --sessions (exact chain)")
-    p.add_argument("--reach", type=_int, default=None, metavar="X",
-                   help="the state value --solve aims at (in the mechanic's direction)")
-    p.add_argument("--range", dest="knob_range", default=None, metavar="LO:HI",
-                   help="narrow the --solve search to LO..HI")
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule variant of the mechanic's module (repeatable): "
+        + ", ".join(_variant_names(mech)),
+    )
+    p.add_argument(
+        "--solve",
+        default=None,
+        metavar="KNOB",
+        help="instead of the table: the value of this parameter that makes the "
+        "median character reach --reach within --sessions (exact chain)",
+    )
+    p.add_argument(
+        "--reach",
+        type=_int,
+        default=None,
+        metavar="X",
+        help="the state value --solve aims at (in the mechanic's direction)",
+    )
+    p.add_argument(
+        "--range",
+        dest="knob_range",
+        default=None,
+        metavar="LO:HI",
+        help="narrow the --solve search to LO..HI",
+    )
     add_output(p, plot=True)
     add_lang(p)
     return p
@@ -155,9 +209,17 @@ def run_campaign(args) -> int:
             raise InputError(f"{flag} goes with --solve KNOB")
     from analysis import campaign as camp
 
-    stats = camp.run(mech.system, mech.name, params, sessions=opts.sessions,
-                     threshold=opts.threshold, method=opts.method, trials=opts.trials,
-                     seed=opts.seed, variants=opts.variant)
+    stats = camp.run(
+        mech.system,
+        mech.name,
+        params,
+        sessions=opts.sessions,
+        threshold=opts.threshold,
+        method=opts.method,
+        trials=opts.trials,
+        seed=opts.seed,
+        variants=opts.variant,
+    )
     table = camp.table(stats, opts.table)
     if opts.plot:
         fig = camp.fan_chart(stats.get("exact") or stats["mc"], state=mech.state)
@@ -185,14 +247,20 @@ def _run_solve(mech, params: dict, opts) -> int:
         try:
             lo, hi = int(lo), int(hi)
         except ValueError:
-            raise InputError(f"--range {opts.knob_range!r}: expected LO:HI integers") \
-                from None
+            raise InputError(f"--range {opts.knob_range!r}: expected LO:HI integers") from None
         if not sep:
             raise InputError(f"--range {opts.knob_range!r}: expected LO:HI integers")
         values = camp.knob_values(mech, opts.solve, lo, hi)
-    _, table = camp.solve_campaign(mech.system, mech.name, opts.solve, opts.reach,
-                                   opts.sessions, params, variants=opts.variant,
-                                   values=values)
+    _, table = camp.solve_campaign(
+        mech.system,
+        mech.name,
+        opts.solve,
+        opts.reach,
+        opts.sessions,
+        params,
+        variants=opts.variant,
+        values=values,
+    )
     opts.method = "exact"
     _write(table, opts)
     return 0
@@ -214,5 +282,6 @@ def _write(table, opts) -> None:
     if opts.lang == "en":
         write_table(table, opts.format, opts.output, provenance)
         return
-    write_localised(table, opts.format, opts.output, provenance, opts.lang,
-                    words=("session", "meets", "chosen"))
+    write_localised(
+        table, opts.format, opts.output, provenance, opts.lang, words=("session", "meets", "chosen")
+    )

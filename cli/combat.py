@@ -30,12 +30,32 @@ from cli.common import (
 from engines.constants import AFTERMATHS, PLANS, ROUND_CAP
 from engines.distance import MAX_DISTANCE  # the most metres a fight may start apart
 
-__all__ = ["DEFAULT_DISTANCES", "DUEL_TABLES", "FIGHT_TABLES", "aftermath_list",
-           "distance_list", "distance_m", "register", "run_archetypes", "run_combat",
-           "run_cross", "run_duel", "run_gear"]
+__all__ = [
+    "DEFAULT_DISTANCES",
+    "DUEL_TABLES",
+    "FIGHT_TABLES",
+    "aftermath_list",
+    "distance_list",
+    "distance_m",
+    "register",
+    "run_archetypes",
+    "run_combat",
+    "run_cross",
+    "run_duel",
+    "run_gear",
+]
 
-DUEL_TABLES = ("summary", "rounds", "standing", "damage", "one-hit", "weapons", "tactics",
-               "armour", "distance")
+DUEL_TABLES = (
+    "summary",
+    "rounds",
+    "standing",
+    "damage",
+    "one-hit",
+    "weapons",
+    "tactics",
+    "armour",
+    "distance",
+)
 #: the starting distances of ``duel --table distance`` (metres)
 DEFAULT_DISTANCES = (0, 5, 10, 20, 30, 40)
 FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
@@ -44,8 +64,12 @@ FIGHT_TABLES = ("summary", "rounds", "standing", "damage")
 def distance_m(text: str) -> int:
     from cli.common import number
 
-    return number(text, int, lambda v: 0 <= v <= MAX_DISTANCE,
-                  f"a whole number of metres from 0 to {MAX_DISTANCE}")
+    return number(
+        text,
+        int,
+        lambda v: 0 <= v <= MAX_DISTANCE,
+        f"a whole number of metres from 0 to {MAX_DISTANCE}",
+    )
 
 
 def aftermath_list(text: str) -> list[str]:
@@ -56,7 +80,8 @@ def aftermath_list(text: str) -> list[str]:
     if not parts or bad:
         raise argparse.ArgumentTypeError(
             f"invalid choice: {', '.join(map(repr, bad)) or repr(text)} (choose one or more "
-            f"of {', '.join(AFTERMATHS)}, separated by commas)")
+            f"of {', '.join(AFTERMATHS)}, separated by commas)"
+        )
     return list(dict.fromkeys(parts))
 
 
@@ -67,123 +92,220 @@ def distance_list(text: str) -> list[int]:
     return [distance_m(x) for x in parts]
 
 
-def _run_options(p: argparse.ArgumentParser, method_default: str | None,
-                 variant_help: str = "a combat rule variant (repeatable)",
-                 variant_metavar: str = "NAME=VALUE") -> None:
+def _run_options(
+    p: argparse.ArgumentParser,
+    method_default: str | None,
+    variant_help: str = "a combat rule variant (repeatable)",
+    variant_metavar: str = "NAME=VALUE",
+) -> None:
     if method_default is not None:
-        p.add_argument("--method", choices=("exact", "mc", "both"), default=method_default,
-                       help=f"exact chain, Monte Carlo, or both side by side "
-                       f"(default {method_default})")
-    p.add_argument("--variant", action="append", default=[], metavar=variant_metavar,
-                   help=variant_help)
-    p.add_argument("--aftermath", type=aftermath_list, default=None, metavar="POLICY[,POLICY]",
-                   help="what happens to the fallen when the fight ends (the combat "
-                   "variant aftermath): leave them, first_aid (each system's stabilising "
-                   "rule), or finish (the winners kill fallen foes); several separated by "
-                   "commas run each in turn (rows told apart by the aftermath column); "
-                   "default leave, or the matchup file's variant")
-    p.add_argument("--trials", type=trials_int, default=None,
-                   help="Monte Carlo fights (default 20000)")
+        p.add_argument(
+            "--method",
+            choices=("exact", "mc", "both"),
+            default=method_default,
+            help=f"exact chain, Monte Carlo, or both side by side (default {method_default})",
+        )
+    p.add_argument(
+        "--variant", action="append", default=[], metavar=variant_metavar, help=variant_help
+    )
+    p.add_argument(
+        "--aftermath",
+        type=aftermath_list,
+        default=None,
+        metavar="POLICY[,POLICY]",
+        help="what happens to the fallen when the fight ends (the combat "
+        "variant aftermath): leave them, first_aid (each system's stabilising "
+        "rule), or finish (the winners kill fallen foes); several separated by "
+        "commas run each in turn (rows told apart by the aftermath column); "
+        "default leave, or the matchup file's variant",
+    )
+    p.add_argument(
+        "--trials", type=trials_int, default=None, help="Monte Carlo fights (default 20000)"
+    )
     p.add_argument("--seed", type=seed_int, default=None, help="random seed (default: fresh)")
-    p.add_argument("--round-cap", type=round_cap_int, default=None, metavar="R",
-                   help=f"rounds after which a fight counts as 'neither' (default {ROUND_CAP})")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="force the Monte Carlo progress bar on or off (default: long runs)")
+    p.add_argument(
+        "--round-cap",
+        type=round_cap_int,
+        default=None,
+        metavar="R",
+        help=f"rounds after which a fight counts as 'neither' (default {ROUND_CAP})",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="force the Monte Carlo progress bar on or off (default: long runs)",
+    )
 
 
 def register(sub) -> None:
-    p = sub.add_parser("duel", help="a 1-vs-1 fight between two archetypes",
-                       description="Who wins, how long it lasts, how deadly it is: a duel "
-                       "between archetypes A (side 0) and B (side 1) of the system's library "
-                       "(rpg-balance archetypes SYSTEM lists them): a ladder rung (untrained, "
-                       "novice, competent, expert, master) or a style at a rung, LEVEL_STYLE "
-                       "(competent_swordsman).",
-                       epilog="example: rpg-balance duel dice_pool_7 competent_swordsman "
-                       "competent_fencer --method both --trials 20000 --seed 1")
-    p.add_argument("system", type=system_id, metavar="SYSTEM",
-                   help="a system id (rpg-balance systems lists them)")
+    p = sub.add_parser(
+        "duel",
+        help="a 1-vs-1 fight between two archetypes",
+        description="Who wins, how long it lasts, how deadly it is: a duel "
+        "between archetypes A (side 0) and B (side 1) of the system's library "
+        "(rpg-balance archetypes SYSTEM lists them): a ladder rung (untrained, "
+        "novice, competent, expert, master) or a style at a rung, LEVEL_STYLE "
+        "(competent_swordsman).",
+        epilog="example: rpg-balance duel dice_pool_7 competent_swordsman "
+        "competent_fencer --method both --trials 20000 --seed 1",
+    )
+    p.add_argument(
+        "system",
+        type=system_id,
+        metavar="SYSTEM",
+        help="a system id (rpg-balance systems lists them)",
+    )
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     for side in ("a", "b"):
-        p.add_argument(f"--weapon-{side}", default=None, metavar="W",
-                       help=f"weapon of {side.upper()} (a name from the system's data file)")
-        p.add_argument(f"--armour-{side}", default=None, metavar="X",
-                       help=f"armour of {side.upper()} (percentile: armour points)")
-        p.add_argument(f"--tactic-{side}", default=None, metavar="T",
-                       help=f"tactic of {side.upper()} (A6, C13, B4, DX2, E16)")
-        p.add_argument(f"--plan-{side}", default=None, metavar="P",
-                       choices=PLANS,
-                       help=f"plan of {side.upper()} in a fight that starts apart: charge, "
-                       "hold, kite or cover (default: charge with a melee weapon, hold with "
-                       "a ranged one)")
-    p.add_argument("--table", choices=DUEL_TABLES, default="summary",
-                   help="summary (default), rounds, standing, damage, one-hit (A's weapons "
-                   "against B), tactics (each tactic of A), armour (each armour of A), "
-                   "distance (the summary at each starting distance of --distances)")
-    p.add_argument("--distance", type=distance_m, default=None, metavar="M",
-                   help="metres between the fighters when the fight starts (the combat "
-                   "variant distance; default 0: engaged)")
-    p.add_argument("--distances", type=distance_list, default=None, metavar="M,M,...",
-                   help="with --table distance: the starting distances (default "
-                   + ",".join(map(str, DEFAULT_DISTANCES)) + ")")
+        p.add_argument(
+            f"--weapon-{side}",
+            default=None,
+            metavar="W",
+            help=f"weapon of {side.upper()} (a name from the system's data file)",
+        )
+        p.add_argument(
+            f"--armour-{side}",
+            default=None,
+            metavar="X",
+            help=f"armour of {side.upper()} (percentile: armour points)",
+        )
+        p.add_argument(
+            f"--tactic-{side}",
+            default=None,
+            metavar="T",
+            help=f"tactic of {side.upper()} (A6, C13, B4, DX2, E16)",
+        )
+        p.add_argument(
+            f"--plan-{side}",
+            default=None,
+            metavar="P",
+            choices=PLANS,
+            help=f"plan of {side.upper()} in a fight that starts apart: charge, "
+            "hold, kite or cover (default: charge with a melee weapon, hold with "
+            "a ranged one)",
+        )
+    p.add_argument(
+        "--table",
+        choices=DUEL_TABLES,
+        default="summary",
+        help="summary (default), rounds, standing, damage, one-hit (A's weapons "
+        "against B), tactics (each tactic of A), armour (each armour of A), "
+        "distance (the summary at each starting distance of --distances)",
+    )
+    p.add_argument(
+        "--distance",
+        type=distance_m,
+        default=None,
+        metavar="M",
+        help="metres between the fighters when the fight starts (the combat "
+        "variant distance; default 0: engaged)",
+    )
+    p.add_argument(
+        "--distances",
+        type=distance_list,
+        default=None,
+        metavar="M,M,...",
+        help="with --table distance: the starting distances (default "
+        + ",".join(map(str, DEFAULT_DISTANCES))
+        + ")",
+    )
     _run_options(p, "exact")
     add_traits(p)
     add_rule_set(p)
     add_output(p)
     p.set_defaults(func=run_duel)
 
-    p = sub.add_parser("combat", help="an N-vs-M fight from a matchup file",
-                       description="Run the fight a matchup TOML file describes (system, "
-                       "sides, overrides, variants, round cap). Options given here override "
-                       "the file's.",
-                       epilog="example: rpg-balance combat scenarios/combat/ambush_3v1.toml "
-                       "--table standing --format markdown")
+    p = sub.add_parser(
+        "combat",
+        help="an N-vs-M fight from a matchup file",
+        description="Run the fight a matchup TOML file describes (system, "
+        "sides, overrides, variants, round cap). Options given here override "
+        "the file's.",
+        epilog="example: rpg-balance combat scenarios/combat/ambush_3v1.toml "
+        "--table standing --format markdown",
+    )
     p.add_argument("file", metavar="FILE.toml")
     p.add_argument("--table", choices=FIGHT_TABLES, default="summary")
     _run_options(p, None)
-    p.add_argument("--method", choices=("exact", "mc", "both"), default=None,
-                   help="override the file's method (exact needs one combatant a side)")
+    p.add_argument(
+        "--method",
+        choices=("exact", "mc", "both"),
+        default=None,
+        help="override the file's method (exact needs one combatant a side)",
+    )
     add_output(p)
     p.set_defaults(func=run_combat)
 
-    p = sub.add_parser("archetypes", help="list a system's combat archetypes",
-                       description="The archetype library of a system: one row per "
-                       "archetype with its traits and gear as the engine sees them.",
-                       epilog="example: rpg-balance archetypes percentile --format markdown")
-    p.add_argument("system", type=system_id, metavar="SYSTEM",
-                   help="a system id (rpg-balance systems lists them)")
+    p = sub.add_parser(
+        "archetypes",
+        help="list a system's combat archetypes",
+        description="The archetype library of a system: one row per "
+        "archetype with its traits and gear as the engine sees them.",
+        epilog="example: rpg-balance archetypes percentile --format markdown",
+    )
+    p.add_argument(
+        "system",
+        type=system_id,
+        metavar="SYSTEM",
+        help="a system id (rpg-balance systems lists them)",
+    )
     add_output(p)
     p.set_defaults(func=run_archetypes)
 
-    p = sub.add_parser("gear", help="list a system's weapons and armour",
-                       description="The weapons and armour of a system's data file "
-                       "(engines/systems/SYSTEM/archetypes.toml): their stats, the note the file "
-                       "gives (what real weapons a class stands for) and the rule ids cited.",
-                       epilog="example: rpg-balance gear dice_pool_7 --format markdown")
-    p.add_argument("system", type=system_id, metavar="SYSTEM",
-                   help="a system id (rpg-balance systems lists them)")
+    p = sub.add_parser(
+        "gear",
+        help="list a system's weapons and armour",
+        description="The weapons and armour of a system's data file "
+        "(engines/systems/SYSTEM/archetypes.toml): their stats, the note the file "
+        "gives (what real weapons a class stands for) and the rule ids cited.",
+        epilog="example: rpg-balance gear dice_pool_7 --format markdown",
+    )
+    p.add_argument(
+        "system",
+        type=system_id,
+        metavar="SYSTEM",
+        help="a system id (rpg-balance systems lists them)",
+    )
     add_output(p)
     p.set_defaults(func=run_gear)
 
-    p = sub.add_parser("cross-combat", help="the same fights in all five systems",
-                       description="The common-ladder matchups (analysis/data/"
-                       "cross_combat.toml, or --cross-combat FILE) in every system it "
-                       "maps: exact where the "
-                       "duel solver handles it, Monte Carlo with SEs otherwise.",
-                       epilog="examples:\n  rpg-balance cross-combat --format markdown "
-                       "--plot cross.png\n  rpg-balance cross-combat --variant "
-                       "dice_pool_7:again=9 --variant d20_degrees:degree_damage=false",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--cross-combat", "--file", dest="cross_combat", default=None,
-                   metavar="FILE", help="a cross-combat mapping of your own, e.g. one that "
-                   "maps a plug-in's fighters (default: the packaged analysis/data/"
-                   "cross_combat.toml; --file is the older spelling)")
-    p.add_argument("--table", choices=("duels", "groups", "survival"), default="duels",
-                   help="duels (default), groups (2v2, 3v1; MC), survival (groups, round "
-                   "by round)")
-    _run_options(p, "exact", "a combat rule variant of one system (repeatable), e.g. "
-                 "dice_pool_7:weapon_bonus=damage; systems not named keep their defaults",
-                 "SYSTEM:NAME=VALUE")
+    p = sub.add_parser(
+        "cross-combat",
+        help="the same fights in all five systems",
+        description="The common-ladder matchups (analysis/data/"
+        "cross_combat.toml, or --cross-combat FILE) in every system it "
+        "maps: exact where the "
+        "duel solver handles it, Monte Carlo with SEs otherwise.",
+        epilog="examples:\n  rpg-balance cross-combat --format markdown "
+        "--plot cross.png\n  rpg-balance cross-combat --variant "
+        "dice_pool_7:again=9 --variant d20_degrees:degree_damage=false",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--cross-combat",
+        "--file",
+        dest="cross_combat",
+        default=None,
+        metavar="FILE",
+        help="a cross-combat mapping of your own, e.g. one that "
+        "maps a plug-in's fighters (default: the packaged analysis/data/"
+        "cross_combat.toml; --file is the older spelling)",
+    )
+    p.add_argument(
+        "--table",
+        choices=("duels", "groups", "survival"),
+        default="duels",
+        help="duels (default), groups (2v2, 3v1; MC), survival (groups, round by round)",
+    )
+    _run_options(
+        p,
+        "exact",
+        "a combat rule variant of one system (repeatable), e.g. "
+        "dice_pool_7:weapon_bonus=damage; systems not named keep their defaults",
+        "SYSTEM:NAME=VALUE",
+    )
     add_output(p, plot=True)
     p.set_defaults(func=run_cross)
 
@@ -213,8 +335,7 @@ def _each_aftermath(args, build):
         if v is not None and "variants" not in t.columns:
             t = t.assign(variants=variants_text(v, named))
         tables.append(t)
-    _write(pd.concat(tables, ignore_index=True), args,
-           texts=[(v, named) for _, v, named in runs])
+    _write(pd.concat(tables, ignore_index=True), args, texts=[(v, named) for _, v, named in runs])
 
 
 def _write(table, args, variants=None, named=(), texts=None) -> None:
@@ -226,9 +347,13 @@ def _write(table, args, variants=None, named=(), texts=None) -> None:
     from cli.common import provenance_of, write_output
 
     method = getattr(args, "method", None) or getattr(args, "file_method", None)
-    provenance = provenance_of(args, method=method,
-                               trials=(args.trials or getattr(args, "file_trials", None)
-                                       or 20_000) if hasattr(args, "trials") else None)
+    provenance = provenance_of(
+        args,
+        method=method,
+        trials=(args.trials or getattr(args, "file_trials", None) or 20_000)
+        if hasattr(args, "trials")
+        else None,
+    )
     if variants is not None:
         from analysis.combat.lethality import variants_text
 
@@ -236,8 +361,7 @@ def _write(table, args, variants=None, named=(), texts=None) -> None:
     elif texts is not None and texts[0][0] is not None:
         from analysis.combat.lethality import variants_text
 
-        provenance["variants"] = " | ".join(dict.fromkeys(variants_text(v, n)
-                                                           for v, n in texts))
+        provenance["variants"] = " | ".join(dict.fromkeys(variants_text(v, n) for v, n in texts))
     write_output(table, args, provenance)
 
 
@@ -271,13 +395,16 @@ def _overrides(args, side: str) -> dict:
                 except ValueError:
                     from engines.errors import InputError
 
-                    raise InputError(f"--armour-{side}: {args.system} armour is a number "
-                                     f"of points, got {value!r}") from None
+                    raise InputError(
+                        f"--armour-{side}: {args.system} armour is a number "
+                        f"of points, got {value!r}"
+                    ) from None
             out[key] = value
     from analysis.rule_edits import trait_values
 
-    out.update(trait_values(args.system, getattr(args, f"trait_{side}", None) or [],
-                            f"--trait-{side}"))
+    out.update(
+        trait_values(args.system, getattr(args, f"trait_{side}", None) or [], f"--trait-{side}")
+    )
     return out
 
 
@@ -304,8 +431,11 @@ def _exact_ignores(args, method: str, what: str) -> None:
     if method == "exact":
         given = [f for f, v in (("--trials", args.trials), ("--seed", args.seed)) if v is not None]
         if given:
-            print(f"notice: {' and '.join(given)} ignored: the {what} is solved exactly "
-                  f"(add --method mc or --method both to simulate it)", file=sys.stderr)
+            print(
+                f"notice: {' and '.join(given)} ignored: the {what} is solved exactly "
+                f"(add --method mc or --method both to simulate it)",
+                file=sys.stderr,
+            )
 
 
 def run_duel(args) -> int:
@@ -328,29 +458,41 @@ def _duel_table(args):
     v = lethality.combat_variants(system, given, args.aftermath)
     a = combatant(system, args.a, _overrides(args, "a"))
     b = combatant(system, args.b, _overrides(args, "b"))
-    kw = {"trials": args.trials or 20_000, "seed": args.seed, "variants": v,
-          "round_cap": args.round_cap or ROUND_CAP, "progress": args.progress}
+    kw = {
+        "trials": args.trials or 20_000,
+        "seed": args.seed,
+        "variants": v,
+        "round_cap": args.round_cap or ROUND_CAP,
+        "progress": args.progress,
+    }
     if args.table == "one-hit":
         weapons = [args.weapon_a] if args.weapon_a else None
-        table = lethality.one_hit_table(system, _spec(args, "a", weapon=False), [b],
-                                        weapons, v)
+        table = lethality.one_hit_table(system, _spec(args, "a", weapon=False), [b], weapons, v)
     elif args.table in ("weapons", "tactics", "armour"):
-        fn = {"weapons": lethality.weapon_table, "tactics": lethality.tactic_table,
-              "armour": lethality.armour_table}[args.table]
+        fn = {
+            "weapons": lethality.weapon_table,
+            "tactics": lethality.tactic_table,
+            "armour": lethality.armour_table,
+        }[args.table]
         table = fn(system, _spec(args, "a", skip=args.table), b, method=args.method, **kw)
     elif args.table == "distance":
-        table = lethality.distance_table(system, _spec(args, "a"), _spec(args, "b"),
-                                         args.distances or list(DEFAULT_DISTANCES),
-                                         method=args.method, **kw)
+        table = lethality.distance_table(
+            system,
+            _spec(args, "a"),
+            _spec(args, "b"),
+            args.distances or list(DEFAULT_DISTANCES),
+            method=args.method,
+            **kw,
+        )
     else:
-        stats = lethality.duel_stats(system, _spec(args, "a"), _spec(args, "b"), args.method,
-                                     **kw)
+        stats = lethality.duel_stats(system, _spec(args, "a"), _spec(args, "b"), args.method, **kw)
         if args.table == "summary":
             table = lethality.duel_table(system, a, b, stats=stats)
         else:
             label_a, label_b = lethality.stats_names(stats)
-            table = _fight_tables(stats, args.table, (1, 1),
-                                  {"system": system, "a": label_a, "b": label_b})
+            table = _fight_tables(
+                stats, args.table, (1, 1), {"system": system, "a": label_a, "b": label_b}
+            )
     return table, v, given
 
 
@@ -362,16 +504,22 @@ def _distance_options(args, given: dict) -> None:
     from engines.errors import InputError
 
     if args.distances is not None and args.table != "distance":
-        raise InputError("--distances: only with --table distance (--distance M sets one "
-                         "starting distance)")
-    wants = (args.distance is not None or args.table == "distance"
-             or any(getattr(args, f"plan_{s}", None) for s in "ab"))
+        raise InputError(
+            "--distances: only with --table distance (--distance M sets one starting distance)"
+        )
+    wants = (
+        args.distance is not None
+        or args.table == "distance"
+        or any(getattr(args, f"plan_{s}", None) for s in "ab")
+    )
     if wants and not has_distance(args.system):
         from analysis.combat.lethality import distance_systems
 
         known = ", ".join(distance_systems()) or "none yet"
-        raise InputError(f"--distance: {args.system} fights start engaged (its combat has "
-                         f"no distance rules); systems with distance rules: {known}")
+        raise InputError(
+            f"--distance: {args.system} fights start engaged (its combat has "
+            f"no distance rules); systems with distance rules: {known}"
+        )
     if args.distance is not None:
         if "distance" in given:
             raise InputError("--distance and --variant distance=…: give one of them")
@@ -419,16 +567,29 @@ def _combat_table(args, m):
     if "exact" in methods and m.sizes != (1, 1):
         from engines.errors import InputError
 
-        raise InputError(f"--method {method}: exact results exist for duels only "
-                         f"({m.sizes[0]} vs {m.sizes[1]})")
-    stats = {x: lethality.run_fight(m.system, m.sides[0], m.sides[1], x,
-                                    trials=args.trials or m.trials,
-                                    seed=args.seed if args.seed is not None else m.seed,
-                                    variants=v, round_cap=args.round_cap or m.round_cap,
-                                    progress=args.progress) for x in methods}
-    labels = {"fight": m.title, "system": m.system,
-              "side0": lethality.side_label(m.system, m.specs[0], m.sides[0]),
-              "side1": lethality.side_label(m.system, m.specs[1], m.sides[1])}
+        raise InputError(
+            f"--method {method}: exact results exist for duels only ({m.sizes[0]} vs {m.sizes[1]})"
+        )
+    stats = {
+        x: lethality.run_fight(
+            m.system,
+            m.sides[0],
+            m.sides[1],
+            x,
+            trials=args.trials or m.trials,
+            seed=args.seed if args.seed is not None else m.seed,
+            variants=v,
+            round_cap=args.round_cap or m.round_cap,
+            progress=args.progress,
+        )
+        for x in methods
+    }
+    labels = {
+        "fight": m.title,
+        "system": m.system,
+        "side0": lethality.side_label(m.system, m.specs[0], m.sides[0]),
+        "side1": lethality.side_label(m.system, m.specs[1], m.sides[1]),
+    }
     if args.table == "summary":
         import pandas as pd
 
@@ -494,14 +655,20 @@ def run_cross(args) -> int:
     tables: list = []
     figs: list = []
     for policy in args.aftermath or ["leave"]:  # the plot shows the first policy
-        kw = {"trials": args.trials or 20_000, "seed": args.seed,
-              "round_cap": args.round_cap or ROUND_CAP, "progress": args.progress,
-              "variants": given, "aftermath": policy}
+        kw = {
+            "trials": args.trials or 20_000,
+            "seed": args.seed,
+            "round_cap": args.round_cap or ROUND_CAP,
+            "progress": args.progress,
+            "variants": given,
+            "aftermath": policy,
+        }
         plot = args.plot and not figs
         if args.table == "duels":
             stats = cross_combat.cross_stats(path, method=args.method, **kw)
-            tables.append(cross_combat.cross_table(path, stats=stats, variants=given,
-                                                   aftermath=policy))
+            tables.append(
+                cross_combat.cross_table(path, stats=stats, variants=given, aftermath=policy)
+            )
             figs.append(cross_combat.cross_plot(stats) if plot else None)
         else:
             summary, standing = cross_combat.group_table(path, **kw)
@@ -530,16 +697,31 @@ def _group_plot(standing):
     for row, fight in enumerate(fights):
         for side in (0, 1):
             ax = axes[row][side]
-            for system, g in standing[(standing["fight"] == fight)
-                                      & (standing["side"] == side)].groupby("system"):
+            for system, g in standing[
+                (standing["fight"] == fight) & (standing["side"] == side)
+            ].groupby("system"):
                 g = g[g["round"] <= 15]
-                ax.step(g["round"], g["standing_share"], where="post",
-                        color=SYSTEM_COLORS[system], label=system)
-                ax.fill_between(g["round"], g["standing_share"] - 2 * g["se_share"],
-                                g["standing_share"] + 2 * g["se_share"], step="post",
-                                color=SYSTEM_COLORS[system], alpha=0.2)
-            ax.set(title=f"{fight}: side {side} still standing", xlabel="round",
-                   ylabel="share of the side", ylim=(0, 1.02))
+                ax.step(
+                    g["round"],
+                    g["standing_share"],
+                    where="post",
+                    color=SYSTEM_COLORS[system],
+                    label=system,
+                )
+                ax.fill_between(
+                    g["round"],
+                    g["standing_share"] - 2 * g["se_share"],
+                    g["standing_share"] + 2 * g["se_share"],
+                    step="post",
+                    color=SYSTEM_COLORS[system],
+                    alpha=0.2,
+                )
+            ax.set(
+                title=f"{fight}: side {side} still standing",
+                xlabel="round",
+                ylabel="share of the side",
+                ylim=(0, 1.02),
+            )
             ax.grid(alpha=0.3)
     axes[0][1].legend(fontsize=7)
     fig.tight_layout()

@@ -18,19 +18,43 @@ from analysis.limits import MAX_TRIALS as MAX_TRIALS
 from analysis.limits import MAX_WORKERS as MAX_WORKERS
 from analysis.limits import range_words as _range_words
 
-__all__ = ["DEFAULT_WORKERS", "FORMATS", "MAX_TRIALS", "PLOT_TYPES", "add_columns", "add_lang",
-           "add_output", "add_rule_set", "add_traits", "bounded_int", "check_lang",
-           "check_outputs", "jobs_int", "number",
-           "provenance_of", "require_part", "round_cap_int", "seed_int", "seed_int64",
-           "select_columns", "sessions_int", "system_id", "system_variants", "trials_int",
-           "workers_int", "write_localised", "write_output"]
+__all__ = [
+    "DEFAULT_WORKERS",
+    "FORMATS",
+    "MAX_TRIALS",
+    "PLOT_TYPES",
+    "add_columns",
+    "add_lang",
+    "add_output",
+    "add_rule_set",
+    "add_traits",
+    "bounded_int",
+    "check_lang",
+    "check_outputs",
+    "jobs_int",
+    "number",
+    "provenance_of",
+    "require_part",
+    "round_cap_int",
+    "seed_int",
+    "seed_int64",
+    "select_columns",
+    "sessions_int",
+    "system_id",
+    "system_variants",
+    "trials_int",
+    "workers_int",
+    "write_localised",
+    "write_output",
+]
 
 FORMATS = ("csv", "json", "markdown", "parquet")
 PLOT_TYPES = ("png", "svg", "pdf")
 
 
-def number(text: str, convert: Callable, ok: Callable, expected: str,
-           out_of_range: str | None = None):
+def number(
+    text: str, convert: Callable, ok: Callable, expected: str, out_of_range: str | None = None
+):
     """``convert(text)`` if ``ok`` of it, else an ArgumentTypeError "expected ..., got
     'text'" (``out_of_range`` replaces ``expected`` when the text converts but is out of
     range)."""
@@ -70,8 +94,9 @@ def require_part(system: str, part: str, what: str) -> None:
     if part != "opposed":
         spec.require(part)
     elif spec.checks.opposed is None:
-        raise InputError(f"{system}: this system declares no opposed-check rule, so there "
-                         f"is no {what}")
+        raise InputError(
+            f"{system}: this system declares no opposed-check rule, so there is no {what}"
+        )
 
 
 #: A count above its bound (MAX_TRIALS …) ends in one line and exit code 2 before any
@@ -81,8 +106,7 @@ def bounded_int(low: int, high: int, name: str) -> Callable[[str], int]:
     got 'text'" otherwise (one line, exit code 2)."""
 
     def convert(text: str) -> int:
-        return number(text, int, lambda v: low <= v <= high,
-                      _range_words(low, high, name))
+        return number(text, int, lambda v: low <= v <= high, _range_words(low, high, name))
 
     convert.__name__ = name.replace(" ", "_")
     return convert
@@ -119,14 +143,17 @@ def system_variants(items: list[str], flag: str = "--variant") -> dict[str, list
 
             close = difflib.get_close_matches(system, known, n=1) if sep else []
             hint = f" (did you mean {close[0]!r}?)" if close and close[0] != system else ""
-            raise InputError(f"{flag} {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM one "
-                             f"of {', '.join(known)}{hint}")
+            raise InputError(
+                f"{flag} {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM one "
+                f"of {', '.join(known)}{hint}"
+            )
         out.setdefault(system, []).append(rest.strip())
     return out
 
 
-def provenance_of(args, method: str | None = None, trials: int | None = None,
-                  system: str | None = None) -> dict:
+def provenance_of(
+    args, method: str | None = None, trials: int | None = None, system: str | None = None
+) -> dict:
     """What produced a command's table, from its arguments: system(s), the variants
     given (``defaults`` when none), the method and the Monte Carlo trials (0 when exact),
     and ``rule_edits`` — the rule edits in force, in words — when a rules file or a knob
@@ -136,9 +163,12 @@ def provenance_of(args, method: str | None = None, trials: int | None = None,
         sys_ = ",".join(sys_)
     method = method or getattr(args, "method", None) or "exact"
     n = trials if trials is not None else getattr(args, "trials", None)
-    out = {"system": sys_ or "all",
-           "variants": "; ".join(getattr(args, "variant", None) or []) or "defaults",
-           "method": method, "trials": 0 if method == "exact" else (n or "")}
+    out = {
+        "system": sys_ or "all",
+        "variants": "; ".join(getattr(args, "variant", None) or []) or "defaults",
+        "method": method,
+        "trials": 0 if method == "exact" else (n or ""),
+    }
     from analysis.rules import provenance
 
     edited = provenance()
@@ -154,19 +184,29 @@ DEFAULT_WORKERS = 0
 
 def add_columns(p: argparse.ArgumentParser) -> None:
     """``--columns A,B,...`` (every table command has it; see :func:`select_columns`)."""
-    p.add_argument("--columns", default=None, metavar="A,B,...",
-                   help="keep only these columns, in this order")
+    p.add_argument(
+        "--columns", default=None, metavar="A,B,...", help="keep only these columns, in this order"
+    )
 
 
 def add_output(p: argparse.ArgumentParser, *, plot: bool = False) -> None:
     """``--format``, ``-o/--output FILE``, ``--columns`` and, when asked, ``--plot FILE``."""
     p.add_argument("--format", choices=FORMATS, default="csv")
-    p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="write to FILE (atomically) instead of stdout")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="FILE",
+        help="write to FILE (atomically) instead of stdout",
+    )
     add_columns(p)
     if plot:
-        p.add_argument("--plot", default=None, metavar="FILE",
-                       help="also save the figure to FILE (.png, .svg or .pdf)")
+        p.add_argument(
+            "--plot",
+            default=None,
+            metavar="FILE",
+            help="also save the figure to FILE (.png, .svg or .pdf)",
+        )
 
 
 def select_columns(table, args, provenance: dict | None = None, fmt: str | None = None):
@@ -216,11 +256,16 @@ def check_outputs(args) -> None:
         if path is None or path == "-":
             continue
         check_target(path, flag)
-    if plot is not None and (plot.rsplit(".", 1)[-1].lower() if "." in plot else "") \
-            not in PLOT_TYPES:
+    if (
+        plot is not None
+        and (plot.rsplit(".", 1)[-1].lower() if "." in plot else "") not in PLOT_TYPES
+    ):
         raise InputError(f"--plot {plot!r}: the file must end in .png, .svg or .pdf")
-    if args.format == "parquet" and args.output in (None, "-") \
-            and not getattr(args, "summary", False):
+    if (
+        args.format == "parquet"
+        and args.output in (None, "-")
+        and not getattr(args, "summary", False)
+    ):
         raise InputError("format parquet needs an output file (-o FILE)")
     if args.format == "parquet":
         from analysis.package import require
@@ -231,31 +276,45 @@ def check_outputs(args) -> None:
 def add_rule_set(p: argparse.ArgumentParser) -> None:
     """``--set SYSTEM:KNOB=VALUE``: one edit of a system's rules on top of ``--rules``
     (repeatable; applied by :func:`cli.main.main` before the command runs)."""
-    p.add_argument("--set", action="append", default=None, dest="rule_set",
-                   metavar="SYSTEM:KNOB=VALUE",
-                   help="one edit of a system's rules, on top of --rules (repeatable): "
-                   "SYSTEM:rules.KIND.ENTRY.FIELD=VALUE "
-                   "(dice_pool_7:rules.armour.heavy_archaic.ballistic=1) or "
-                   "SYSTEM:everyone.TRAIT=OFFSET (middle_3d10:everyone.vigor=1)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=None,
+        dest="rule_set",
+        metavar="SYSTEM:KNOB=VALUE",
+        help="one edit of a system's rules, on top of --rules (repeatable): "
+        "SYSTEM:rules.KIND.ENTRY.FIELD=VALUE "
+        "(dice_pool_7:rules.armour.heavy_archaic.ballistic=1) or "
+        "SYSTEM:everyone.TRAIT=OFFSET (middle_3d10:everyone.vigor=1)",
+    )
 
 
 def add_traits(p: argparse.ArgumentParser) -> None:
     """``--trait-a NAME=VALUE`` / ``--trait-b``: a trait of one side changed."""
     for side in ("a", "b"):
-        p.add_argument(f"--trait-{side}", action="append", default=[], metavar="NAME=VALUE",
-                       help=f"a trait of {side.upper()} changed (repeatable; a whole-number "
-                       "trait of the system's fighters: dice_pool_7 CON=4, middle_3d10 "
-                       "vigor=8)")
+        p.add_argument(
+            f"--trait-{side}",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help=f"a trait of {side.upper()} changed (repeatable; a whole-number "
+            "trait of the system's fighters: dice_pool_7 CON=4, middle_3d10 "
+            "vigor=8)",
+        )
 
 
 def add_lang(p: argparse.ArgumentParser) -> None:
     """``--lang``: the language of a command's human output (markdown, sentences, plot)."""
-    p.add_argument("--lang", default="en", metavar="LANG",
-                   help="language of the text: en (default) or pt-BR (Brazilian "
-                   "Portuguese). Markdown gets translated headers, words and the "
-                   "locale's number style; the sentences (an audit's cure, reason, "
-                   "finding) are translated in every format; csv, json and parquet keep "
-                   "machine column names, words and numbers")
+    p.add_argument(
+        "--lang",
+        default="en",
+        metavar="LANG",
+        help="language of the text: en (default) or pt-BR (Brazilian "
+        "Portuguese). Markdown gets translated headers, words and the "
+        "locale's number style; the sentences (an audit's cure, reason, "
+        "finding) are translated in every format; csv, json and parquet keep "
+        "machine column names, words and numbers",
+    )
 
 
 def check_lang(args) -> None:
@@ -265,8 +324,9 @@ def check_lang(args) -> None:
     check_language(getattr(args, "lang", "en"))
 
 
-def write_localised(table, fmt: str, output, provenance: dict | None, lang: str, *,
-                    prose=(), words=()) -> None:
+def write_localised(
+    table, fmt: str, output, provenance: dict | None, lang: str, *, prose=(), words=()
+) -> None:
     """:func:`analysis.output.write_table` in ``lang`` (:func:`reports.i18n.localise_table`:
     ``prose`` columns translated in every format; in markdown also the headers, the
     ``words`` columns, the provenance columns and the numbers)."""

@@ -12,19 +12,40 @@ import argparse
 import importlib
 import sys
 
-__all__ = ["COMMAND_MODULES", "EPILOG", "NO_RULES", "RULES_HELP", "UsageError", "build_parser",
-           "main"]
+__all__ = [
+    "COMMAND_MODULES",
+    "EPILOG",
+    "NO_RULES",
+    "RULES_HELP",
+    "UsageError",
+    "build_parser",
+    "main",
+]
 
 #: Modules that add subcommands (each has ``register(subparsers)``).
-COMMAND_MODULES = ["cli.systems", "cli.checks", "cli.tables", "cli.report",
-                   "cli.workflow", "cli.combat", "cli.campaign", "cli.warmup",
-                   "cli.audit", "cli.tune", "cli.sensitivity", "cli.serve", "cli.rules"]
+COMMAND_MODULES = [
+    "cli.systems",
+    "cli.checks",
+    "cli.tables",
+    "cli.report",
+    "cli.workflow",
+    "cli.combat",
+    "cli.campaign",
+    "cli.warmup",
+    "cli.audit",
+    "cli.tune",
+    "cli.sensitivity",
+    "cli.serve",
+    "cli.rules",
+]
 
 #: Commands that compute nothing from a system's rules (no ``--rules``).
 NO_RULES = ("systems", "warm-up")
 
-RULES_HELP = ("a rules file (rpg-balance rules SYSTEM --export FILE writes one to edit); "
-              "repeat for other systems, one file per system")
+RULES_HELP = (
+    "a rules file (rpg-balance rules SYSTEM --export FILE writes one to edit); "
+    "repeat for other systems, one file per system"
+)
 
 EPILOG = """examples:
   rpg-balance curves dice_pool_7 --variant again=9 --method both --trials 200000 --seed 1
@@ -57,11 +78,13 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rpg-balance", description="Probability analysis and balancing for "
-                     "five tabletop RPG resolution systems.", epilog=EPILOG,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action=_Version,
-                        help="print the installed version and exit")
+    parser = _Parser(
+        prog="rpg-balance",
+        description="Probability analysis and balancing for five tabletop RPG resolution systems.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMAND_MODULES:
@@ -80,8 +103,7 @@ def _add_rules(p: argparse.ArgumentParser) -> None:
             _add_rules(child)
         return
     if not any("--rules" in a.option_strings for a in p._actions):
-        p.add_argument("--rules", action="append", default=None, metavar="FILE",
-                       help=RULES_HELP)
+        p.add_argument("--rules", action="append", default=None, metavar="FILE", help=RULES_HELP)
 
 
 def _run(args) -> int:
@@ -98,7 +120,7 @@ def _run(args) -> int:
             from analysis.rules import load_files, put, using
 
             rules = load_files(files) if files else {}
-            if edits:   # each --set on top of the files' rules of its system
+            if edits:  # each --set on top of the files' rules of its system
                 with using(rules):
                     rules = {**rules, **set_knobs(edits)}
             put(rules)

@@ -15,8 +15,14 @@ from pathlib import Path
 from cli.common import MAX_TRIALS, number, seed_int, system_id, trials_int
 from engines.constants import AFTERMATHS
 
-__all__ = ["MIN_SE", "register", "run_report", "settings_from_args", "standard_error",
-           "system_list"]
+__all__ = [
+    "MIN_SE",
+    "register",
+    "run_report",
+    "settings_from_args",
+    "standard_error",
+    "system_list",
+]
 
 #: The smallest ``--se``: the one whose trial count, ceil(0.25 / SE^2), is MAX_TRIALS.
 MIN_SE = 0.5 / math.sqrt(MAX_TRIALS)
@@ -24,10 +30,13 @@ MIN_SE = 0.5 / math.sqrt(MAX_TRIALS)
 
 def standard_error(text: str) -> float:
     """A target standard error whose trial count stays within ``MAX_TRIALS``."""
-    return number(text, float,
-                  lambda v: 0 < v < 0.5 and math.ceil(0.25 / v**2) <= MAX_TRIALS,
-                  "a standard error", f"a standard error from {MIN_SE:g} (10^10 trials) "
-                  "up to 0.5")
+    return number(
+        text,
+        float,
+        lambda v: 0 < v < 0.5 and math.ceil(0.25 / v**2) <= MAX_TRIALS,
+        "a standard error",
+        f"a standard error from {MIN_SE:g} (10^10 trials) up to 0.5",
+    )
 
 
 def system_list(text: str) -> list[str]:
@@ -39,7 +48,8 @@ def register(sub) -> None:
     from reports.settings import DEFAULT_COMBAT_TRIALS, DEFAULT_OUT, DEFAULT_SEED, DEFAULT_TRIALS
 
     p = sub.add_parser(
-        "report", help="build the HTML/PDF report (reports/out/)",
+        "report",
+        help="build the HTML/PDF report (reports/out/)",
         description="Build a self-contained HTML report (and its PDF) of every system: "
         "success curves, Monte Carlo agreement, outcome spread, assumptions, provenance, "
         "and the opposed/modifier/ladder/combat sections when their modules are present.",
@@ -50,52 +60,106 @@ def register(sub) -> None:
         "  rpg-balance report --cross-combat my_cross.toml   # a plug-in's fighters too\n"
         "  rpg-balance report --rules my_rules.toml   # a designer's rule tables (named on "
         "the first page)",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--systems", type=system_list, action="extend", default=None,
-                   metavar="IDS", help="comma-separated system ids (default: every installed "
-                   "system; rpg-balance systems lists them)")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--systems",
+        type=system_list,
+        action="extend",
+        default=None,
+        metavar="IDS",
+        help="comma-separated system ids (default: every installed "
+        "system; rpg-balance systems lists them)",
+    )
     prec = p.add_mutually_exclusive_group()
-    prec.add_argument("--trials", type=trials_int, default=None,
-                      help=f"Monte Carlo trials per roll setting (default {DEFAULT_TRIALS})")
-    prec.add_argument("--se", type=standard_error, default=None, metavar="SE",
-                      help="target standard error of each Monte Carlo proportion "
-                      "(sets trials = ceil(0.25 / SE^2))")
-    p.add_argument("--seed", type=seed_int, default=DEFAULT_SEED,
-                   help=f"random seed (default {DEFAULT_SEED}: the default report is "
-                   "reproducible)")
-    p.add_argument("--combat-trials", type=trials_int, default=DEFAULT_COMBAT_TRIALS,
-                   help=f"Monte Carlo fights per group fight (and per duel without "
-                   f"an exact solver) in the combat sections (default "
-                   f"{DEFAULT_COMBAT_TRIALS})")
-    p.add_argument("--variant", action="append", default=[], metavar="SYSTEM:NAME=VALUE",
-                   help="a check or combat rule variant of one system (repeatable; reaches every "
-                   "section that uses it), e.g. dice_pool_7:weapon_bonus=damage or "
-                   "dice_pool_7:again=9")
-    p.add_argument("--aftermath", choices=AFTERMATHS, default="leave",
-                   help="what happens to the fallen when a fight ends, in every combat "
-                   "section (the combat variant aftermath of every system): leave, "
-                   "first_aid or finish (default leave)")
-    p.add_argument("--lang", default="en", metavar="LANG",
-                   help="report language: en (default) or pt-BR (Brazilian Portuguese: "
-                   "text, figures and number style; CSV downloads stay machine-readable)")
-    p.add_argument("-o", "--output", "--out", dest="output", default=str(DEFAULT_OUT),
-                   metavar="DIR", help=f"output folder (default {DEFAULT_OUT}; --out is the "
-                   "older spelling)")
-    p.add_argument("--guardrails", default=None, metavar="FILE",
-                   help="the guardrail file of Key findings (default: the shipped "
-                   "analysis/data/guardrails.toml); with a [tune] table the report adds a "
-                   "Tune page after Key findings (rpg-balance tune)")
-    p.add_argument("--cross-combat", default=None, metavar="FILE",
-                   help="the cross-combat mapping of the combat sections and of the key "
-                   "findings' ladder fighters, e.g. one that maps a plug-in's (default: the "
-                   "--guardrails file's cross_combat key, else the packaged "
-                   "analysis/data/cross_combat.toml)")
+    prec.add_argument(
+        "--trials",
+        type=trials_int,
+        default=None,
+        help=f"Monte Carlo trials per roll setting (default {DEFAULT_TRIALS})",
+    )
+    prec.add_argument(
+        "--se",
+        type=standard_error,
+        default=None,
+        metavar="SE",
+        help="target standard error of each Monte Carlo proportion "
+        "(sets trials = ceil(0.25 / SE^2))",
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_int,
+        default=DEFAULT_SEED,
+        help=f"random seed (default {DEFAULT_SEED}: the default report is reproducible)",
+    )
+    p.add_argument(
+        "--combat-trials",
+        type=trials_int,
+        default=DEFAULT_COMBAT_TRIALS,
+        help=f"Monte Carlo fights per group fight (and per duel without "
+        f"an exact solver) in the combat sections (default "
+        f"{DEFAULT_COMBAT_TRIALS})",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="SYSTEM:NAME=VALUE",
+        help="a check or combat rule variant of one system (repeatable; reaches every "
+        "section that uses it), e.g. dice_pool_7:weapon_bonus=damage or "
+        "dice_pool_7:again=9",
+    )
+    p.add_argument(
+        "--aftermath",
+        choices=AFTERMATHS,
+        default="leave",
+        help="what happens to the fallen when a fight ends, in every combat "
+        "section (the combat variant aftermath of every system): leave, "
+        "first_aid or finish (default leave)",
+    )
+    p.add_argument(
+        "--lang",
+        default="en",
+        metavar="LANG",
+        help="report language: en (default) or pt-BR (Brazilian Portuguese: "
+        "text, figures and number style; CSV downloads stay machine-readable)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        "--out",
+        dest="output",
+        default=str(DEFAULT_OUT),
+        metavar="DIR",
+        help=f"output folder (default {DEFAULT_OUT}; --out is the older spelling)",
+    )
+    p.add_argument(
+        "--guardrails",
+        default=None,
+        metavar="FILE",
+        help="the guardrail file of Key findings (default: the shipped "
+        "analysis/data/guardrails.toml); with a [tune] table the report adds a "
+        "Tune page after Key findings (rpg-balance tune)",
+    )
+    p.add_argument(
+        "--cross-combat",
+        default=None,
+        metavar="FILE",
+        help="the cross-combat mapping of the combat sections and of the key "
+        "findings' ladder fighters, e.g. one that maps a plug-in's (default: the "
+        "--guardrails file's cross_combat key, else the packaged "
+        "analysis/data/cross_combat.toml)",
+    )
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     p.add_argument("--quiet", action="store_true", help="no progress display")
-    p.add_argument("--warm-up", action=argparse.BooleanOptionalAction, default=True,
-                   help="first compile every numba kernel in parallel worker processes, "
-                   "as rpg-balance warm-up does (a no-op when the cache is warm; default "
-                   "on: a cold cache otherwise compiles the kernels one by one)")
+    p.add_argument(
+        "--warm-up",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="first compile every numba kernel in parallel worker processes, "
+        "as rpg-balance warm-up does (a no-op when the cache is warm; default "
+        "on: a cold cache otherwise compiles the kernels one by one)",
+    )
     p.set_defaults(func=run_report)
 
 
@@ -114,8 +178,10 @@ def settings_from_args(args):
     for text in args.variant:
         system, sep, rest = text.partition(":")
         if not sep or system not in ALL:
-            raise InputError(f"--variant {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM "
-                             f"one of {', '.join(ALL)}")
+            raise InputError(
+                f"--variant {text!r}: expected SYSTEM:NAME=VALUE with SYSTEM "
+                f"one of {', '.join(ALL)}"
+            )
         variants.append((system, rest))
     systems = tuple(dict.fromkeys(args.systems)) if args.systems else ALL
     for system in ALL:  # validate early: a bad variant fails before any work
@@ -134,8 +200,14 @@ def settings_from_args(args):
     cmd = ["rpg-balance", "report"]
     if args.systems:
         cmd += ["--systems", ",".join(systems)]
-    cmd += ["--trials", str(trials), "--seed", str(args.seed),
-            "--combat-trials", str(args.combat_trials)]
+    cmd += [
+        "--trials",
+        str(trials),
+        "--seed",
+        str(args.seed),
+        "--combat-trials",
+        str(args.combat_trials),
+    ]
     for system, text in variants:
         cmd += ["--variant", f"{system}:{text}"]
     if args.aftermath != "leave":
@@ -165,23 +237,45 @@ def settings_from_args(args):
         try:
             check_cross(cross)
         except InputError as exc:
-            where = ("--cross-combat" if args.cross_combat is not None
-                     else f"{guardrails.name}: cross_combat")
+            where = (
+                "--cross-combat"
+                if args.cross_combat is not None
+                else f"{guardrails.name}: cross_combat"
+            )
             raise InputError(f"{where}: {exc}") from None
-    default_cmd = (not args.systems and not args.variant and trials == DEFAULT_TRIALS
-                   and guardrails is None and cross is None
-                   and args.aftermath == "leave" and args.lang == "en"
-                   and args.seed == ReportSettings.seed
-                   and args.combat_trials == ReportSettings.combat_trials
-                   and not rules and not getattr(args, "rules", None))
-    command = "python3 tasks.py report   (= " + shlex.join(cmd) + ")" if default_cmd \
-        else shlex.join(cmd)
-    return ReportSettings(systems=systems, trials=trials, seed=args.seed, out=args.output,
-                          pdf=not args.no_pdf, variants=tuple(variants),
-                          combat_trials=args.combat_trials, progress=not args.quiet,
-                          command=command, aftermath=args.aftermath,
-                          lang=args.lang, guardrails=guardrails, cross_combat=cross,
-                          rules=rules, rule_files=tuple(getattr(args, "rules", None) or ()))
+    default_cmd = (
+        not args.systems
+        and not args.variant
+        and trials == DEFAULT_TRIALS
+        and guardrails is None
+        and cross is None
+        and args.aftermath == "leave"
+        and args.lang == "en"
+        and args.seed == ReportSettings.seed
+        and args.combat_trials == ReportSettings.combat_trials
+        and not rules
+        and not getattr(args, "rules", None)
+    )
+    command = (
+        "python3 tasks.py report   (= " + shlex.join(cmd) + ")" if default_cmd else shlex.join(cmd)
+    )
+    return ReportSettings(
+        systems=systems,
+        trials=trials,
+        seed=args.seed,
+        out=args.output,
+        pdf=not args.no_pdf,
+        variants=tuple(variants),
+        combat_trials=args.combat_trials,
+        progress=not args.quiet,
+        command=command,
+        aftermath=args.aftermath,
+        lang=args.lang,
+        guardrails=guardrails,
+        cross_combat=cross,
+        rules=rules,
+        rule_files=tuple(getattr(args, "rules", None) or ()),
+    )
 
 
 def run_report(args) -> int:

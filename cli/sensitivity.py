@@ -46,43 +46,90 @@ to stderr. Exit code 0, 2 on bad input.
 
 
 def register(sub) -> None:
-    p = sub.add_parser("sensitivity", help="which knobs move each guardrail most (Sobol')",
-                       description="Rank the knobs of the file's [tune] table by how much "
-                       "of each guardrail's figure they explain: Sobol' first-order and "
-                       "total indices (exact on small grids, SALib sampling otherwise) or "
-                       "Morris screening.", epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "sensitivity",
+        help="which knobs move each guardrail most (Sobol')",
+        description="Rank the knobs of the file's [tune] table by how much "
+        "of each guardrail's figure they explain: Sobol' first-order and "
+        "total indices (exact on small grids, SALib sampling otherwise) or "
+        "Morris screening.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", metavar="FILE", help="a guardrail file with a [tune] table")
-    p.add_argument("--knobs", default=None, metavar="KNOBS",
-                   help="a file holding only a [tune] table, used instead of FILE's own "
-                   "(e.g. analysis/data/sensitivity.toml, the default report's knobs)")
-    p.add_argument("--method", default="auto", metavar="METHOD",
-                   help="auto (default: exact when a guardrail's knobs have at most 4096 "
-                   "level combinations, else sobol) | exact | sobol | morris")
-    p.add_argument("--samples", type=samples_int, default=None,
-                   help="sobol: base sample N, a power of two (default 64); morris: "
-                   "trajectories (default 20)")
-    p.add_argument("--second-order", action="store_true",
-                   help="sobol: also the second-order indices of each pair of knobs "
-                   "(a second table, to stderr as markdown or --pairs FILE)")
-    p.add_argument("--pairs", default=None, metavar="FILE",
-                   help="write the second-order table to FILE (csv)")
-    p.add_argument("--resamples", type=bounded_int(10, 10_000, "a number of resamples"),
-                   default=100, help="bootstrap resamples of the intervals (default 100)")
-    p.add_argument("--seed", type=seed_int64, default=STUDY_SEED,
-                   help=f"seed of the sample and the bootstrap (default {STUDY_SEED}); the "
-                   "guardrails' "
-                   "Monte Carlo keeps the file's seed, as audit does")
-    p.add_argument("--batch", type=trials_int, default=2_000,
-                   help="first Monte Carlo batch of a guardrail (as audit; default 2000)")
-    p.add_argument("--max-trials", type=trials_int, default=200_000,
-                   help="Monte Carlo cap per guardrail (as audit; default 200000)")
-    p.add_argument("--workers", type=workers_int, default=None,
-                   help="local Dask worker processes (default 0: in this process)")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
-                   help="join an existing Dask scheduler, e.g. tcp://host:8786")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar on stderr (default: when it is a terminal)")
+    p.add_argument(
+        "--knobs",
+        default=None,
+        metavar="KNOBS",
+        help="a file holding only a [tune] table, used instead of FILE's own "
+        "(e.g. analysis/data/sensitivity.toml, the default report's knobs)",
+    )
+    p.add_argument(
+        "--method",
+        default="auto",
+        metavar="METHOD",
+        help="auto (default: exact when a guardrail's knobs have at most 4096 "
+        "level combinations, else sobol) | exact | sobol | morris",
+    )
+    p.add_argument(
+        "--samples",
+        type=samples_int,
+        default=None,
+        help="sobol: base sample N, a power of two (default 64); morris: trajectories (default 20)",
+    )
+    p.add_argument(
+        "--second-order",
+        action="store_true",
+        help="sobol: also the second-order indices of each pair of knobs "
+        "(a second table, to stderr as markdown or --pairs FILE)",
+    )
+    p.add_argument(
+        "--pairs", default=None, metavar="FILE", help="write the second-order table to FILE (csv)"
+    )
+    p.add_argument(
+        "--resamples",
+        type=bounded_int(10, 10_000, "a number of resamples"),
+        default=100,
+        help="bootstrap resamples of the intervals (default 100)",
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_int64,
+        default=STUDY_SEED,
+        help=f"seed of the sample and the bootstrap (default {STUDY_SEED}); the "
+        "guardrails' "
+        "Monte Carlo keeps the file's seed, as audit does",
+    )
+    p.add_argument(
+        "--batch",
+        type=trials_int,
+        default=2_000,
+        help="first Monte Carlo batch of a guardrail (as audit; default 2000)",
+    )
+    p.add_argument(
+        "--max-trials",
+        type=trials_int,
+        default=200_000,
+        help="Monte Carlo cap per guardrail (as audit; default 200000)",
+    )
+    p.add_argument(
+        "--workers",
+        type=workers_int,
+        default=None,
+        help="local Dask worker processes (default 0: in this process)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDR",
+        help="join an existing Dask scheduler, e.g. tcp://host:8786",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: when it is a terminal)",
+    )
     add_output(p, plot=True)
     add_lang(p)
     p.set_defaults(func=run)
@@ -101,20 +148,27 @@ def run(args) -> int:
     if args.pairs is not None:
         check_target(args.pairs, "--pairs")
     method = args.method.strip().lower()
-    samples = args.samples if args.samples is not None else (20 if method == "morris"
-                                                              else 64)
+    samples = args.samples if args.samples is not None else (20 if method == "morris" else 64)
     problem = sens.load_problem(args.file, args.knobs)
-    result = sens.sensitivity(problem, method=method, samples=samples, seed=args.seed,
-                              second_order=args.second_order, resamples=args.resamples,
-                              cluster=cluster_of(args), batch=args.batch,
-                              max_trials=args.max_trials, progress=args.progress)
+    result = sens.sensitivity(
+        problem,
+        method=method,
+        samples=samples,
+        seed=args.seed,
+        second_order=args.second_order,
+        resamples=args.resamples,
+        cluster=cluster_of(args),
+        batch=args.batch,
+        max_trials=args.max_trials,
+        progress=args.progress,
+    )
     from analysis.rules import provenance as rules_in_force
 
     provenance = {"variants": "per file", "trials": result.stats["trials"]}
     edited = rules_in_force(problem.scenario.rule_sets().values())
     if edited:
         provenance["rule_edits"] = edited
-    select_columns(result.table, args, provenance)   # a bad --columns fails first
+    select_columns(result.table, args, provenance)  # a bad --columns fails first
     if args.plot:
         sens.save_sensitivity_plot(result, args.plot)
     if args.pairs is not None and result.pairs is not None:
@@ -134,10 +188,12 @@ def run(args) -> int:
             said = [text(r) for r in result.readings]
     for line in said:
         print(line, file=sys.stderr)
-    print(f"  {sens.command(problem, method, samples, args.seed, args.knobs)}",
-          file=sys.stderr)
+    print(f"  {sens.command(problem, method, samples, args.seed, args.knobs)}", file=sys.stderr)
     s = result.stats
-    print(f"{s['measured']} guardrail measurements in {s['seconds']:.2f} s "
-          f"({result.method}); {100 * s['cache_share']:.1f}% of {s['lookups']} served "
-          f"from the cache", file=sys.stderr)
+    print(
+        f"{s['measured']} guardrail measurements in {s['seconds']:.2f} s "
+        f"({result.method}); {100 * s['cache_share']:.1f}% of {s['lookups']} served "
+        f"from the cache",
+        file=sys.stderr,
+    )
     return 0

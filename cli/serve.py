@@ -28,32 +28,61 @@ uploaded through it. Ctrl-C stops it.
 
 
 def register(sub) -> None:
-    p = sub.add_parser("serve", help="a live workbench in the browser (checks, duel, audit)",
-                       description="Serve a local web page where each knob (system, "
-                       "variant, archetype, gear, target chance) updates the odds at once: "
-                       "success curves and the difficulty for a target chance, a duel "
-                       "exact or by Monte Carlo (with SEs and a Stop button), the audit of "
-                       "a guardrail file. The view is in the page's address.",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--host", default="127.0.0.1", metavar="ADDR",
-                   help="address to listen on (default 127.0.0.1; any other address lets "
-                   "other machines in, and the page has no login)")
-    p.add_argument("--port", type=port_int, default=5006,
-                   help="port (default 5006; 0: any free port)")
-    p.add_argument("--show", dest="show", action="store_true", default=True,
-                   help="open the page in the browser (default)")
-    p.add_argument("--no-browser", dest="show", action="store_false",
-                   help="do not open a browser; only print the URL")
-    p.add_argument("--guardrails", default=None, metavar="FILE",
-                   help="a guardrail file the audit tab offers beside the shipped one")
-    p.add_argument("--lang", default="en", metavar="LANG",
-                   help="language of the page: en (default) or pt-BR (the page has a "
-                   "switch too)")
-    p.add_argument("--warm-up", action=argparse.BooleanOptionalAction, default=True,
-                   help="first compile every numba kernel in parallel worker processes, "
-                   "as rpg-balance warm-up does (a no-op when the cache is warm; default "
-                   "on), then load each system's exact duel and curves once, so the "
-                   "page's first view answers at once")
+    p = sub.add_parser(
+        "serve",
+        help="a live workbench in the browser (checks, duel, audit)",
+        description="Serve a local web page where each knob (system, "
+        "variant, archetype, gear, target chance) updates the odds at once: "
+        "success curves and the difficulty for a target chance, a duel "
+        "exact or by Monte Carlo (with SEs and a Stop button), the audit of "
+        "a guardrail file. The view is in the page's address.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address to listen on (default 127.0.0.1; any other address lets "
+        "other machines in, and the page has no login)",
+    )
+    p.add_argument(
+        "--port", type=port_int, default=5006, help="port (default 5006; 0: any free port)"
+    )
+    p.add_argument(
+        "--show",
+        dest="show",
+        action="store_true",
+        default=True,
+        help="open the page in the browser (default)",
+    )
+    p.add_argument(
+        "--no-browser",
+        dest="show",
+        action="store_false",
+        help="do not open a browser; only print the URL",
+    )
+    p.add_argument(
+        "--guardrails",
+        default=None,
+        metavar="FILE",
+        help="a guardrail file the audit tab offers beside the shipped one",
+    )
+    p.add_argument(
+        "--lang",
+        default="en",
+        metavar="LANG",
+        help="language of the page: en (default) or pt-BR (the page has a switch too)",
+    )
+    p.add_argument(
+        "--warm-up",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="first compile every numba kernel in parallel worker processes, "
+        "as rpg-balance warm-up does (a no-op when the cache is warm; default "
+        "on), then load each system's exact duel and curves once, so the "
+        "page's first view answers at once",
+    )
     p.format_help = _with_address_keys(p.format_help)
     p.set_defaults(func=run)
 
@@ -69,8 +98,11 @@ def run(args) -> int:
 
         load_guardrails([args.guardrails])  # a missing or bad file: one line, exit 2
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: listening on {args.host}: anyone who can reach this address can "
-              "use the page, which has no login", file=sys.stderr)
+        print(
+            f"warning: listening on {args.host}: anyone who can reach this address can "
+            "use the page, which has no login",
+            file=sys.stderr,
+        )
     if args.warm_up:
         from cli.warmup import warm_up_and_say
 
@@ -84,9 +116,17 @@ def run(args) -> int:
 
     # the rules of --rules (cli.main puts them in force in this command's context): every
     # page computes under them, whatever thread the server runs its callbacks on
-    serve(args.host, args.port, show=args.show, guardrails=args.guardrails, lang=args.lang,
-          ready=ready, warm=args.warm_up, rules=in_force(),
-          rule_files=tuple(getattr(args, "rules", None) or ()))
+    serve(
+        args.host,
+        args.port,
+        show=args.show,
+        guardrails=args.guardrails,
+        lang=args.lang,
+        ready=ready,
+        warm=args.warm_up,
+        rules=in_force(),
+        rule_files=tuple(getattr(args, "rules", None) or ()),
+    )
     return 0
 
 
@@ -97,8 +137,10 @@ def _with_address_keys(format_help):
     def formatted() -> str:
         from reports.workbench.model.state import address_table
 
-        return (format_help() + "\nthe page's address, ?KEY=VALUE&KEY=VALUE (only what "
-                "differs from the defaults; the old short key of each, in brackets, is "
-                "still read):\n" + address_table())
+        return (
+            format_help() + "\nthe page's address, ?KEY=VALUE&KEY=VALUE (only what "
+            "differs from the defaults; the old short key of each, in brackets, is "
+            "still read):\n" + address_table()
+        )
 
     return formatted

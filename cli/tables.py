@@ -28,45 +28,94 @@ def _system_or_all(text: str) -> str:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("ladder", help="cross-system table on the common ladders",
-                       description="P(success) for each system × competence × difficulty on "
-                       "the common ladders (analysis/data/ladders.toml, or --ladders FILE), "
-                       "or swinginess, upsets, or the anchor check.",
-                       epilog="example: rpg-balance ladder --table swinginess --format markdown")
-    p.add_argument("--ladders", default=None, metavar="FILE",
-                   help="an edited ladder file (default: the packaged ladders.toml)")
-    p.add_argument("--table", choices=("cells", "swinginess", "upsets", "anchor"),
-                   default="cells", help="which table (default cells)")
-    p.add_argument("--variant", action="append", default=[], metavar="SYSTEM:NAME=VALUE",
-                   help="a check rule variant of one system (repeatable), e.g. "
-                   "dice_pool_7:again=9; systems not named keep their defaults (the "
-                   "anchor table is always the defaults')")
+    p = sub.add_parser(
+        "ladder",
+        help="cross-system table on the common ladders",
+        description="P(success) for each system × competence × difficulty on "
+        "the common ladders (analysis/data/ladders.toml, or --ladders FILE), "
+        "or swinginess, upsets, or the anchor check.",
+        epilog="example: rpg-balance ladder --table swinginess --format markdown",
+    )
+    p.add_argument(
+        "--ladders",
+        default=None,
+        metavar="FILE",
+        help="an edited ladder file (default: the packaged ladders.toml)",
+    )
+    p.add_argument(
+        "--table",
+        choices=("cells", "swinginess", "upsets", "anchor"),
+        default="cells",
+        help="which table (default cells)",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="SYSTEM:NAME=VALUE",
+        help="a check rule variant of one system (repeatable), e.g. "
+        "dice_pool_7:again=9; systems not named keep their defaults (the "
+        "anchor table is always the defaults')",
+    )
     add_output(p, plot=True)
     p.set_defaults(func=run_ladder)
 
-    p = sub.add_parser("modifiers", help="what each modifier is worth, in percentage points",
-                       description="Change in P(success) that each modifier brings, on each "
-                       "system's native grid (exact).",
-                       epilog="example: rpg-balance modifiers percentile --summary")
-    p.add_argument("system", nargs="?", type=_system_or_all, metavar="SYSTEM", default="all",
-                   help="a system id (rpg-balance systems lists them) or all (default)")
-    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
-                   help="a rule variant (repeatable; needs a single system)")
-    p.add_argument("--summary", action="store_true",
-                   help="one row per modifier: mean, min and max over live cells")
+    p = sub.add_parser(
+        "modifiers",
+        help="what each modifier is worth, in percentage points",
+        description="Change in P(success) that each modifier brings, on each "
+        "system's native grid (exact).",
+        epilog="example: rpg-balance modifiers percentile --summary",
+    )
+    p.add_argument(
+        "system",
+        nargs="?",
+        type=_system_or_all,
+        metavar="SYSTEM",
+        default="all",
+        help="a system id (rpg-balance systems lists them) or all (default)",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule variant (repeatable; needs a single system)",
+    )
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="one row per modifier: mean, min and max over live cells",
+    )
     add_output(p, plot=True)
     p.set_defaults(func=run_modifiers)
 
-    p = sub.add_parser("claim-c7", help="verdict on claim C7 (−1 difficulty ≡ +2 dice)",
-                       description="dice_pool_6 claim C7 over pools 1–20 and difficulties "
-                       "2–10: with no --variant, under the defaults and criticals=false.",
-                       epilog="example: rpg-balance claim-c7 --summary")
-    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
-                   help="a dice_pool_6 rule variant (repeatable)")
-    p.add_argument("--tolerance", type=non_negative_float, default=3.0, metavar="PP",
-                   help="|delta| in percentage points within which the claim holds (3)")
-    p.add_argument("--summary", action="store_true",
-                   help="print the plain-language verdict instead of the table")
+    p = sub.add_parser(
+        "claim-c7",
+        help="verdict on claim C7 (−1 difficulty ≡ +2 dice)",
+        description="dice_pool_6 claim C7 over pools 1–20 and difficulties "
+        "2–10: with no --variant, under the defaults and criticals=false.",
+        epilog="example: rpg-balance claim-c7 --summary",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a dice_pool_6 rule variant (repeatable)",
+    )
+    p.add_argument(
+        "--tolerance",
+        type=non_negative_float,
+        default=3.0,
+        metavar="PP",
+        help="|delta| in percentage points within which the claim holds (3)",
+    )
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="print the plain-language verdict instead of the table",
+    )
     add_output(p, plot=True)
     p.set_defaults(func=run_claim_c7)
 
@@ -98,8 +147,10 @@ def run_ladder(args) -> int:
         except InputError as exc:
             raise InputError(f"--variant {system}: {exc}") from None
     if given and args.table == "anchor":
-        raise InputError("--variant: the anchor table checks the packaged defaults; use "
-                         "--table cells, swinginess or upsets")
+        raise InputError(
+            "--variant: the anchor table checks the packaged defaults; use "
+            "--table cells, swinginess or upsets"
+        )
     lad = load_ladders(args.ladders)
     cells = ladder_table(lad, given)
     import sys
@@ -108,9 +159,12 @@ def run_ladder(args) -> int:
 
     for note in left_out(lad):
         print(f"note: {note}", file=sys.stderr)
-    table = {"cells": lambda: cells, "swinginess": lambda: swinginess(lad, given),
-             "upsets": lambda: upset_table(lad, given), "anchor": lambda: anchor_report(lad)}[
-        args.table]()
+    table = {
+        "cells": lambda: cells,
+        "swinginess": lambda: swinginess(lad, given),
+        "upsets": lambda: upset_table(lad, given),
+        "anchor": lambda: anchor_report(lad),
+    }[args.table]()
     if args.plot:
         from analysis.checks.plots import ladder_plot
 
@@ -126,8 +180,10 @@ def run_modifiers(args) -> int:
     check_outputs(args)
     if args.system == "all":
         if args.variant:
-            raise InputError("--variant needs a single system (e.g. rpg-balance modifiers "
-                             "percentile --variant criticals=false)")
+            raise InputError(
+                "--variant needs a single system (e.g. rpg-balance modifiers "
+                "percentile --variant criticals=false)"
+            )
         table = modifier_table()
     else:
         table = modifier_values(args.system, args.variant)

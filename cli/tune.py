@@ -49,33 +49,75 @@ Exit code 0 when a candidate passes every guardrail, 1 when none does, 2 on bad 
 
 
 def register(sub) -> None:
-    p = sub.add_parser("tune", help="the smallest change that makes every guardrail pass",
-                       description="Search the knobs of the file's [tune] table for the "
-                       "smallest edit that makes every [[guardrails]] entry pass, measured "
-                       "as rpg-balance audit measures them.", epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "tune",
+        help="the smallest change that makes every guardrail pass",
+        description="Search the knobs of the file's [tune] table for the "
+        "smallest edit that makes every [[guardrails]] entry pass, measured "
+        "as rpg-balance audit measures them.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", metavar="FILE", help="a guardrail file with a [tune] table")
     how = p.add_mutually_exclusive_group()
-    how.add_argument("--exact", dest="method", action="store_const", const="exact",
-                     help="enumerate every candidate (default when there are at most 2000)")
-    how.add_argument("--search", dest="method", action="store_const", const="search",
-                     help="run the NSGA-II search (default past 2000 candidates)")
+    how.add_argument(
+        "--exact",
+        dest="method",
+        action="store_const",
+        const="exact",
+        help="enumerate every candidate (default when there are at most 2000)",
+    )
+    how.add_argument(
+        "--search",
+        dest="method",
+        action="store_const",
+        const="search",
+        help="run the NSGA-II search (default past 2000 candidates)",
+    )
     p.set_defaults(method="auto")
-    p.add_argument("--budget", type=budget_int, default=None,
-                   help="trials of the search (default: the [tune] budget, else 200)")
-    p.add_argument("--seed", type=seed_int64, default=None,
-                   help=f"seed of the search (default: the [tune] seed, else {STUDY_SEED}); the "
-                   "guardrails' Monte Carlo keeps the file's seed, as audit does")
-    p.add_argument("--batch", type=trials_int, default=2_000,
-                   help="first Monte Carlo batch of a guardrail (as audit; default 2000)")
-    p.add_argument("--max-trials", type=trials_int, default=200_000,
-                   help="Monte Carlo cap per guardrail (as audit; default 200000)")
-    p.add_argument("--workers", type=workers_int, default=None,
-                   help="local Dask worker processes (default 0: in this process)")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
-                   help="join an existing Dask scheduler, e.g. tcp://host:8786")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar on stderr (default: when it is a terminal)")
+    p.add_argument(
+        "--budget",
+        type=budget_int,
+        default=None,
+        help="trials of the search (default: the [tune] budget, else 200)",
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_int64,
+        default=None,
+        help=f"seed of the search (default: the [tune] seed, else {STUDY_SEED}); the "
+        "guardrails' Monte Carlo keeps the file's seed, as audit does",
+    )
+    p.add_argument(
+        "--batch",
+        type=trials_int,
+        default=2_000,
+        help="first Monte Carlo batch of a guardrail (as audit; default 2000)",
+    )
+    p.add_argument(
+        "--max-trials",
+        type=trials_int,
+        default=200_000,
+        help="Monte Carlo cap per guardrail (as audit; default 200000)",
+    )
+    p.add_argument(
+        "--workers",
+        type=workers_int,
+        default=None,
+        help="local Dask worker processes (default 0: in this process)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDR",
+        help="join an existing Dask scheduler, e.g. tcp://host:8786",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: when it is a terminal)",
+    )
     add_output(p, plot=True)
     add_lang(p)
     p.set_defaults(func=run)
@@ -90,8 +132,9 @@ def cluster_of(args):
     if args.scheduler is not None:
         text = args.scheduler.strip()
         if "://" not in text or text.endswith("://"):
-            raise InputError(f"--scheduler: expected an address like tcp://host:8786, "
-                             f"got {args.scheduler!r}")
+            raise InputError(
+                f"--scheduler: expected an address like tcp://host:8786, got {args.scheduler!r}"
+            )
         return Cluster(workers=0, scheduler=text)
     return Cluster(workers=args.workers if args.workers is not None else DEFAULT_WORKERS)
 
@@ -109,15 +152,21 @@ def run(args) -> int:
 
         require("tune", "rpg-balance tune --search")
     problem = tune.load_tune(args.file, seed=args.seed, budget=args.budget)
-    result = tune.tune(problem, method=args.method, cluster=cluster_of(args),
-                       batch=args.batch, max_trials=args.max_trials,
-                       progress=args.progress)
+    result = tune.tune(
+        problem,
+        method=args.method,
+        cluster=cluster_of(args),
+        batch=args.batch,
+        max_trials=args.max_trials,
+        progress=args.progress,
+    )
     s = result.stats
-    provenance = {"system": ",".join(dict.fromkeys(
-                      str(r) for r in _systems(problem))) or "all",
-                  "variants": "per file", "method": result.method,
-                  "trials": int(max((m["trials"] for r in result.front
-                                     for m in r["_measures"]), default=0))}
+    provenance = {
+        "system": ",".join(dict.fromkeys(str(r) for r in _systems(problem))) or "all",
+        "variants": "per file",
+        "method": result.method,
+        "trials": int(max((m["trials"] for r in result.front for m in r["_measures"]), default=0)),
+    }
     from analysis.rules import provenance as rules_in_force
     from cli.common import select_columns
 
@@ -142,11 +191,13 @@ def run(args) -> int:
     cmd = tune.command(result)
     if cmd:
         print(f"  {cmd}", file=sys.stderr)
-    print(f"{s['evaluations']} evaluations of {s['candidates']} candidates "
-          f"({s['method']}) in {s['seconds']:.2f} s: {s['evaluations_per_second']:.0f} "
-          f"per second; {s['measured']} guardrail measurements, "
-          f"{100 * s['cache_share']:.1f}% of {s['lookups']} served from the cache",
-          file=sys.stderr)
+    print(
+        f"{s['evaluations']} evaluations of {s['candidates']} candidates "
+        f"({s['method']}) in {s['seconds']:.2f} s: {s['evaluations_per_second']:.0f} "
+        f"per second; {s['measured']} guardrail measurements, "
+        f"{100 * s['cache_share']:.1f}% of {s['lookups']} served from the cache",
+        file=sys.stderr,
+    )
     return 0 if result.feasible else 1
 
 

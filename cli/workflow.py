@@ -28,9 +28,19 @@ from cli.common import (
 )
 from engines.constants import ROUND_CAP, STUDY_SEED
 
-__all__ = ["LETHALITY_EPILOG", "RUN_EPILOG", "SOLVE_EPILOG", "SWEEP_EPILOG", "cluster_of",
-           "register", "run_run", "run_solve_competence", "run_solve_difficulty",
-           "run_solve_lethality", "run_sweep"]
+__all__ = [
+    "LETHALITY_EPILOG",
+    "RUN_EPILOG",
+    "SOLVE_EPILOG",
+    "SWEEP_EPILOG",
+    "cluster_of",
+    "register",
+    "run_run",
+    "run_solve_competence",
+    "run_solve_difficulty",
+    "run_solve_lethality",
+    "run_sweep",
+]
 
 RUN_EPILOG = """examples:
   rpg-balance run scenarios/expert_vs_difficulties.toml
@@ -83,13 +93,15 @@ LETHALITY_EPILOG = """examples:
 
 
 def _probability(text: str) -> float:
-    return number(text, float, lambda v: 0 < v < 1, "a probability",
-                  "a number strictly between 0 and 1")
+    return number(
+        text, float, lambda v: 0 < v < 1, "a probability", "a number strictly between 0 and 1"
+    )
 
 
 def _se(text: str) -> float:
-    return number(text, float, lambda v: 0 < v < 0.5, "a standard error",
-                  "a standard error in (0, 0.5)")
+    return number(
+        text, float, lambda v: 0 < v < 0.5, "a standard error", "a standard error in (0, 0.5)"
+    )
 
 
 def _levels(text: str) -> list[float]:
@@ -111,8 +123,7 @@ def _range(text: str) -> range:
     try:
         a, b = int(lo), int(hi)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LOW:HIGH whole numbers, got {text!r}") \
-            from None
+        raise argparse.ArgumentTypeError(f"expected LOW:HIGH whole numbers, got {text!r}") from None
     if not sep or b < a or b - a > 100_000:
         raise argparse.ArgumentTypeError(f"expected LOW:HIGH with LOW <= HIGH, got {text!r}")
     return range(a, b + 1)
@@ -120,138 +131,250 @@ def _range(text: str) -> range:
 
 def _common(p: argparse.ArgumentParser, *, precision: bool = True, out_help: str) -> None:
     if precision:
-        p.add_argument("--seed", type=seed_int64, default=None,
-                       help="random seed (default: the scenario's seed)")
-        p.add_argument("--method", choices=("exact", "mc", "both"), default=None,
-                       help="override the scenario's method")
+        p.add_argument(
+            "--seed",
+            type=seed_int64,
+            default=None,
+            help="random seed (default: the scenario's seed)",
+        )
+        p.add_argument(
+            "--method",
+            choices=("exact", "mc", "both"),
+            default=None,
+            help="override the scenario's method",
+        )
         g = p.add_mutually_exclusive_group()
-        g.add_argument("--trials", type=trials_int, default=None,
-                       help="Monte Carlo trials per roll setting (implies --method mc "
-                       "when the scenario is exact)")
-        g.add_argument("--se", type=_se, default=None,
-                       help="sample each cell until its standard error is at most SE")
-    p.add_argument("--format", choices=FORMATS, default=None,
-                   help="table format (default: the scenario's, else csv)")
+        g.add_argument(
+            "--trials",
+            type=trials_int,
+            default=None,
+            help="Monte Carlo trials per roll setting (implies --method mc "
+            "when the scenario is exact)",
+        )
+        g.add_argument(
+            "--se",
+            type=_se,
+            default=None,
+            help="sample each cell until its standard error is at most SE",
+        )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="table format (default: the scenario's, else csv)",
+    )
     p.add_argument("-o", "--output", default=None, metavar="PATH", help=out_help)
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def _cluster_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=workers_int, default=None,
-                   help=f"local Dask worker processes (0 = in this process; default "
-                   f"{DEFAULT_WORKERS}, the same for run and sweep)")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
-                   help="join an existing Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument(
+        "--workers",
+        type=workers_int,
+        default=None,
+        help=f"local Dask worker processes (0 = in this process; default "
+        f"{DEFAULT_WORKERS}, the same for run and sweep)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDR",
+        help="join an existing Dask scheduler, e.g. tcp://host:8786",
+    )
 
 
 def register(sub) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
-    p = sub.add_parser("run", help="run a scenario file (checks, sweep, solvers)",
-                       description="Run every check, sweep and solver a scenario file asks "
-                       "for and write its tables and plots.", epilog=RUN_EPILOG,
-                       formatter_class=fmt)
+    p = sub.add_parser(
+        "run",
+        help="run a scenario file (checks, sweep, solvers)",
+        description="Run every check, sweep and solver a scenario file asks "
+        "for and write its tables and plots.",
+        epilog=RUN_EPILOG,
+        formatter_class=fmt,
+    )
     p.add_argument("scenario", help="scenario file (TOML)")
     _common(p, out_help="output folder (overrides output.dir)")
     _cluster_options(p)
     p.set_defaults(func=run_run)
 
-    p = sub.add_parser("sweep", help="run a scenario's parameter sweep on Dask",
-                       description="Run the [sweep] grid of a scenario on a Dask cluster "
-                       "and write one tidy table; optionally the sensitivity table and plot.",
-                       epilog=SWEEP_EPILOG, formatter_class=fmt)
+    p = sub.add_parser(
+        "sweep",
+        help="run a scenario's parameter sweep on Dask",
+        description="Run the [sweep] grid of a scenario on a Dask cluster "
+        "and write one tidy table; optionally the sensitivity table and plot.",
+        epilog=SWEEP_EPILOG,
+        formatter_class=fmt,
+    )
     p.add_argument("scenario", help="scenario file (TOML) with a [sweep] section")
     _common(p, out_help="write the sweep table to PATH (atomically) instead of stdout")
     _cluster_options(p)
-    p.add_argument("--sensitivity", default=None, metavar="PATH",
-                   help="also write the sensitivity table (same format)")
+    p.add_argument(
+        "--sensitivity",
+        default=None,
+        metavar="PATH",
+        help="also write the sensitivity table (same format)",
+    )
     p.add_argument("--plot", default=None, metavar="PNG", help="also draw the sensitivity plot")
-    p.add_argument("--interactions", default=None, metavar="PATH",
-                   help="also write the two-way interaction ranges of the swept knobs "
-                   "(same format)")
+    p.add_argument(
+        "--interactions",
+        default=None,
+        metavar="PATH",
+        help="also write the two-way interaction ranges of the swept knobs (same format)",
+    )
     add_columns(p)
     p.set_defaults(func=run_sweep)
 
-    p = sub.add_parser("solve", help="difficulty, competence and lethality solvers",
-                       description="Solve for a difficulty, a competence or (with the combat "
-                       "engines) a lethality knob.", epilog=SOLVE_EPILOG, formatter_class=fmt)
+    p = sub.add_parser(
+        "solve",
+        help="difficulty, competence and lethality solvers",
+        description="Solve for a difficulty, a competence or (with the combat "
+        "engines) a lethality knob.",
+        epilog=SOLVE_EPILOG,
+        formatter_class=fmt,
+    )
     solve = p.add_subparsers(dest="what", metavar="WHAT", parser_class=type(p))
     solve.required = True
 
-    q = solve.add_parser("difficulty", help="the difficulty closest to a target chance",
-                         description="For a competence (ladder name or native value), the "
-                         "difficulty in each system whose chance of success is closest to "
-                         "the target, with the achieved chance.",
-                         epilog="example: rpg-balance solve difficulty --target 0.7 "
-                         "--competence expert --format markdown")
+    q = solve.add_parser(
+        "difficulty",
+        help="the difficulty closest to a target chance",
+        description="For a competence (ladder name or native value), the "
+        "difficulty in each system whose chance of success is closest to "
+        "the target, with the achieved chance.",
+        epilog="example: rpg-balance solve difficulty --target 0.7 "
+        "--competence expert --format markdown",
+    )
     q.add_argument("--target", type=_probability, required=True, help="wanted P(success)")
-    q.add_argument("--competence", required=True,
-                   help="ladder name (untrained … master) or a native value with --system")
-    q.add_argument("--system", action="append", type=system_id, metavar="SYSTEM", default=None,
-                   help="limit to this system (repeatable)")
-    q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
-                   help="rule variant of the one --system given (repeatable)")
+    q.add_argument(
+        "--competence",
+        required=True,
+        help="ladder name (untrained … master) or a native value with --system",
+    )
+    q.add_argument(
+        "--system",
+        action="append",
+        type=system_id,
+        metavar="SYSTEM",
+        default=None,
+        help="limit to this system (repeatable)",
+    )
+    q.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="rule variant of the one --system given (repeatable)",
+    )
     _common(q, precision=False, out_help="write the table to FILE (atomically)")
     add_columns(q)
     add_rule_set(q)
     q.set_defaults(func=run_solve_difficulty)
 
-    q = solve.add_parser("competence", help="competence needed for each difficulty",
-                         description="For each difficulty, the smallest competence that "
-                         "succeeds at least 50 / 75 / 90 % of the time.",
-                         epilog="example: rpg-balance solve competence --levels 0.5,0.9 "
-                         "--system dice_pool_6")
-    q.add_argument("--levels", type=_levels, default=[0.5, 0.75, 0.9],
-                   help="comma-separated chances (default 0.5,0.75,0.9)")
-    q.add_argument("--system", action="append", type=system_id, metavar="SYSTEM",
-                   default=None)
+    q = solve.add_parser(
+        "competence",
+        help="competence needed for each difficulty",
+        description="For each difficulty, the smallest competence that "
+        "succeeds at least 50 / 75 / 90 % of the time.",
+        epilog="example: rpg-balance solve competence --levels 0.5,0.9 --system dice_pool_6",
+    )
+    q.add_argument(
+        "--levels",
+        type=_levels,
+        default=[0.5, 0.75, 0.9],
+        help="comma-separated chances (default 0.5,0.75,0.9)",
+    )
+    q.add_argument("--system", action="append", type=system_id, metavar="SYSTEM", default=None)
     q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE")
     _common(q, precision=False, out_help="write the table to FILE (atomically)")
     add_columns(q)
     q.set_defaults(func=run_solve_competence)
 
-    q = solve.add_parser("lethality", help="a fight knob for a target outcome (combat)",
-                         description="Search a fight knob (a fighter's trait or gear, both "
-                         "fighters' at once, or a combat rule variant) for the value where a "
-                         "fight metric meets a target. Exact duels where the engine solves "
-                         "them (all five systems); with --trials or --se Monte Carlo, whose "
-                         "cells count only when their whole interval meets the target.",
-                         epilog=LETHALITY_EPILOG, formatter_class=fmt)
+    q = solve.add_parser(
+        "lethality",
+        help="a fight knob for a target outcome (combat)",
+        description="Search a fight knob (a fighter's trait or gear, both "
+        "fighters' at once, or a combat rule variant) for the value where a "
+        "fight metric meets a target. Exact duels where the engine solves "
+        "them (all five systems); with --trials or --se Monte Carlo, whose "
+        "cells count only when their whole interval meets the target.",
+        epilog=LETHALITY_EPILOG,
+        formatter_class=fmt,
+    )
     q.add_argument("--system", type=system_id, metavar="SYSTEM", required=True)
-    q.add_argument("--scenario", default=None, help="scenario file whose [[fights]] entry "
-                   "describes the duel (or give --a and --b)")
-    q.add_argument("--fight", default=None, help="the [[fights]] entry's name (default: the "
-                   "first one for --system)")
-    q.add_argument("--a", default=None, metavar="ARCHETYPE", help="side 0 (attacker for "
-                   "one-hit metrics)")
+    q.add_argument(
+        "--scenario",
+        default=None,
+        help="scenario file whose [[fights]] entry describes the duel (or give --a and --b)",
+    )
+    q.add_argument(
+        "--fight",
+        default=None,
+        help="the [[fights]] entry's name (default: the first one for --system)",
+    )
+    q.add_argument(
+        "--a", default=None, metavar="ARCHETYPE", help="side 0 (attacker for one-hit metrics)"
+    )
     q.add_argument("--b", default=None, metavar="ARCHETYPE", help="side 1 (the target)")
-    q.add_argument("--set-a", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a trait or gear of --a (repeatable), e.g. weapon=pistol")
-    q.add_argument("--set-b", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a trait or gear of --b (repeatable)")
-    q.add_argument("--knob", required=True,
-                   help="a.KEY, b.KEY, both.KEY or variant.NAME (e.g. both.hit_points)")
+    q.add_argument(
+        "--set-a",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a trait or gear of --a (repeatable), e.g. weapon=pistol",
+    )
+    q.add_argument(
+        "--set-b",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a trait or gear of --b (repeatable)",
+    )
+    q.add_argument(
+        "--knob",
+        required=True,
+        help="a.KEY, b.KEY, both.KEY or variant.NAME (e.g. both.hit_points)",
+    )
     g = q.add_mutually_exclusive_group(required=True)
     g.add_argument("--range", type=_range, metavar="LOW:HIGH", help="whole-number knob values")
-    g.add_argument("--values", type=_values, metavar="V1,V2,...",
-                   help="knob values in increasing order (names allowed: weapons, armour)")
-    q.add_argument("--metric", default="p_side0",
-                   help="p_side0 | p_side1 | p_neither | rounds_mean | p_loser_dead | "
-                   "p_loser_dying | p_loser_out | p_rounds_between:LO:HI | p_one_hit_hit | "
-                   "p_one_hit_incapacitate | p_one_hit_kill | p_one_hit_dead | "
-                   "p_one_hit_dying | p_one_hit_out (default p_side0; the loser's and the "
-                   "one-hit fates follow the variant aftermath, default leave)")
+    g.add_argument(
+        "--values",
+        type=_values,
+        metavar="V1,V2,...",
+        help="knob values in increasing order (names allowed: weapons, armour)",
+    )
+    q.add_argument(
+        "--metric",
+        default="p_side0",
+        help="p_side0 | p_side1 | p_neither | rounds_mean | p_loser_dead | "
+        "p_loser_dying | p_loser_out | p_rounds_between:LO:HI | p_one_hit_hit | "
+        "p_one_hit_incapacitate | p_one_hit_kill | p_one_hit_dead | "
+        "p_one_hit_dying | p_one_hit_out (default p_side0; the loser's and the "
+        "one-hit fates follow the variant aftermath, default leave)",
+    )
     q.add_argument("--target", type=float, required=True)
     q.add_argument("--goal", choices=("at_least", "at_most"), default="at_least")
-    q.add_argument("--decreasing", action="store_true",
-                   help="the metric falls as the knob grows")
-    q.add_argument("--grid", action="store_true",
-                   help="evaluate every knob value (default: bisection; a scan for "
-                   "p_rounds_between, which rises then falls)")
+    q.add_argument("--decreasing", action="store_true", help="the metric falls as the knob grows")
+    q.add_argument(
+        "--grid",
+        action="store_true",
+        help="evaluate every knob value (default: bisection; a scan for "
+        "p_rounds_between, which rises then falls)",
+    )
     q.add_argument("--z", type=float, default=2.0, help="interval width in standard errors")
-    q.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
-                   help="combat rule variant (repeatable)")
-    q.add_argument("--round-cap", type=round_cap_int, default=None,
-                   help=f"rounds before a fight counts as neither (default {ROUND_CAP})")
+    q.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="combat rule variant (repeatable)",
+    )
+    q.add_argument(
+        "--round-cap",
+        type=round_cap_int,
+        default=None,
+        help=f"rounds before a fight counts as neither (default {ROUND_CAP})",
+    )
     _common(q, out_help="write the table to FILE (atomically)")
     add_columns(q)
     q.set_defaults(func=run_solve_lethality)
@@ -292,14 +415,23 @@ def _apply_overrides(sc, args) -> None:
 
 def _scenario_provenance(sc) -> dict:
     """What produced a scenario's tables (the columns :mod:`analysis.output` adds)."""
-    systems = list(dict.fromkeys(s for s in [sc.system, *(sc.check_system(x) for x in
-                                                          [*sc.checks, *sc.fights])] if s))
+    systems = list(
+        dict.fromkeys(
+            s for s in [sc.system, *(sc.check_system(x) for x in [*sc.checks, *sc.fights])] if s
+        )
+    )
     pr = sc.precision
-    trials = pr.trials if pr.trials is not None else (f"se<={pr.se}" if pr.se is not None
-                                                     else (0 if sc.method == "exact" else ""))
-    return {"system": ",".join(systems) or "none",
-            "variants": "; ".join(f"{k}={v}" for k, v in sc.variants.items()) or "defaults",
-            "method": sc.method, "trials": trials}
+    trials = (
+        pr.trials
+        if pr.trials is not None
+        else (f"se<={pr.se}" if pr.se is not None else (0 if sc.method == "exact" else ""))
+    )
+    return {
+        "system": ",".join(systems) or "none",
+        "variants": "; ".join(f"{k}={v}" for k, v in sc.variants.items()) or "defaults",
+        "method": sc.method,
+        "trials": trials,
+    }
 
 
 def cluster_of(args):
@@ -312,8 +444,9 @@ def cluster_of(args):
         if "://" not in text or not text.split("://", 1)[1]:
             from engines.errors import InputError
 
-            raise InputError(f"--scheduler: expected an address like tcp://host:8786, "
-                             f"got {args.scheduler!r}")
+            raise InputError(
+                f"--scheduler: expected an address like tcp://host:8786, got {args.scheduler!r}"
+            )
         return Cluster(workers=0, scheduler=text)
     return Cluster(workers=workers)
 
@@ -364,8 +497,9 @@ def run_run(args) -> int:
         return _interrupted(exc)
     written: list = []
     prov = _scenario_provenance(sc)
-    _to_stdout(lambda: written.extend(write_results(res, sc.output.format, out_dir,
-                                                    provenance=prov)))
+    _to_stdout(
+        lambda: written.extend(write_results(res, sc.output.format, out_dir, provenance=prov))
+    )
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
     return 0
@@ -383,8 +517,12 @@ def run_sweep(args) -> int:
         raise InputError(f"{Path(args.scenario).name}: no [sweep] section to run")
     _apply_overrides(sc, args)
     fmt = sc.output.format
-    for flag, path in (("-o", args.output), ("--sensitivity", args.sensitivity),
-                       ("--plot", args.plot), ("--interactions", args.interactions)):
+    for flag, path in (
+        ("-o", args.output),
+        ("--sensitivity", args.sensitivity),
+        ("--plot", args.plot),
+        ("--interactions", args.interactions),
+    ):
         _target_file(path, flag)
     if fmt == "parquet" and args.output in (None, "-"):
         raise InputError("format parquet needs an output file (-o FILE)")
@@ -428,8 +566,13 @@ def run_sweep(args) -> int:
         from analysis.workflow.interactions import result_interactions
 
         result = results[-1]
-        sensitivity_plot(result.table, result.sensitivity, args.plot, result.metric,
-                         inter=result_interactions(result))
+        sensitivity_plot(
+            result.table,
+            result.sensitivity,
+            args.plot,
+            result.metric,
+            inter=result_interactions(result),
+        )
     return 0
 
 
@@ -512,24 +655,26 @@ def run_solve_lethality(args) -> int:
         sc = load_scenario(args.scenario)
         put_rules(sc.rule_sets())
         _apply_overrides(sc, args)
-        fights = [(i, f) for i, f in enumerate(sc.fights)
-                  if sc.check_system(f) == args.system
-                  and (args.fight is None or (f.name or f"fight{i}") == args.fight)]
+        fights = [
+            (i, f)
+            for i, f in enumerate(sc.fights)
+            if sc.check_system(f) == args.system
+            and (args.fight is None or (f.name or f"fight{i}") == args.fight)
+        ]
         if not fights:
             what = f"named {args.fight!r} " if args.fight else ""
-            raise InputError(f"{Path(args.scenario).name}: no [[fights]] entry {what}for "
-                             f"{args.system}")
+            raise InputError(
+                f"{Path(args.scenario).name}: no [[fights]] entry {what}for {args.system}"
+            )
         fight = fights[0][1]
         a, b, variants = fight.a, fight.b, sc.check_variants(fight)
         round_cap = round_cap or fight.round_cap
         seed, trials, se = sc.seed, sc.precision.trials, sc.precision.se
-        exact = None if sc.fight_exact(fight, default=trials is None and se is None) \
-            else False
+        exact = None if sc.fight_exact(fight, default=trials is None and se is None) else False
     else:
         if args.a is None or args.b is None:
             raise InputError("--a and --b: both fighters are needed (or --scenario)")
-        a, b = _with_sets(args.a, args.set_a, "--set-a"), _with_sets(args.b, args.set_b,
-                                                                     "--set-b")
+        a, b = _with_sets(args.a, args.set_a, "--set-a"), _with_sets(args.b, args.set_b, "--set-b")
         seed = args.seed or STUDY_SEED
         trials, se = args.trials, args.se
         exact = False if (trials or se or args.method == "mc") else None
@@ -545,19 +690,34 @@ def run_solve_lethality(args) -> int:
             raise InputError(f"--variant: expected NAME=VALUE, got {item!r}")
         variants[name.strip()] = value.strip()
     values = args.range if args.range is not None else args.values
-    res, table = solve_lethality(args.system, a, b, args.knob, values, args.target, metric,
-                                 goal=args.goal, increasing=not args.decreasing, z=args.z,
-                                 method="grid" if args.grid else None, exact=exact,
-                                 trials=trials, se=se, seed=seed, variants=variants,
-                                 round_cap=round_cap or ROUND_CAP)
+    res, table = solve_lethality(
+        args.system,
+        a,
+        b,
+        args.knob,
+        values,
+        args.target,
+        metric,
+        goal=args.goal,
+        increasing=not args.decreasing,
+        z=args.z,
+        method="grid" if args.grid else None,
+        exact=exact,
+        trials=trials,
+        se=se,
+        seed=seed,
+        variants=variants,
+        round_cap=round_cap or ROUND_CAP,
+    )
     _write_table(table, args, fmt, provenance_of(args))
     if res.found:
         exact_row = table.loc[table["chosen"], "method"].iloc[0] == "exact"
         spread = "(exact)" if exact_row else f"± {res.se:.4f}"
-        print(f"{args.knob} = {res.knob}: {metric} = {res.estimate:.4f} {spread}",
-              file=sys.stderr)
+        print(f"{args.knob} = {res.knob}: {metric} = {res.estimate:.4f} {spread}", file=sys.stderr)
     else:
         values = list(values)
-        print(f"no {args.knob} in {values[0]}..{values[-1]} meets {metric} {args.goal} "
-              f"{args.target}", file=sys.stderr)
+        print(
+            f"no {args.knob} in {values[0]}..{values[-1]} meets {metric} {args.goal} {args.target}",
+            file=sys.stderr,
+        )
     return 0

@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE / "_ext"))
 # the notebooks' kernels import the project from this checkout
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
 
 project = "rpg-balance"
 author = "rpg-balance contributors"
@@ -36,8 +37,7 @@ extensions = [
 ]
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
-exclude_patterns = ["_build", "seeds", "**.ipynb_checkpoints",
-                    "jupyter_execute"]
+exclude_patterns = ["_build", "seeds", "**.ipynb_checkpoints", "jupyter_execute"]
 root_doc = "index"
 
 html_theme = "furo"

@@ -25,28 +25,37 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "images" / "workbench.png"
 #: the view shown: the address keys of docs/workbench.md (``pin``: A's own query)
-VIEW = ("?tab=duel&a=competent_shooter&b=competent_knight&armour-b=heavy_archaic"
-        "&set=dice_pool_7%3Arules.armour.heavy_archaic.ballistic%3D0"
-        "&pin=a%3Dcompetent_shooter%26b%3Dcompetent_knight%26armour-b%3Dheavy_archaic")
+VIEW = (
+    "?tab=duel&a=competent_shooter&b=competent_knight&armour-b=heavy_archaic"
+    "&set=dice_pool_7%3Arules.armour.heavy_archaic.ballistic%3D0"
+    "&pin=a%3Dcompetent_shooter%26b%3Dcompetent_knight%26armour-b%3Dheavy_archaic"
+)
 #: text on the page once the A/B difference is computed
 READY = "B − A ="
 
 
-def take(out: Path = OUT, width: int = 1300, height: int = 1500, view: str = VIEW,
-         ready: str = READY) -> Path:
+def take(
+    out: Path = OUT, width: int = 1300, height: int = 1500, view: str = VIEW, ready: str = READY
+) -> Path:
     """Serve the workbench, open ``view`` and save its screenshot at ``out`` once the
     page shows ``ready``."""
     sys.path.insert(0, str(ROOT / "tests"))
     from browser_page import Browser
     from test_serve import DEEP
 
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                             "--no-browser"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli", "serve", "--port", "0", "--no-browser"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         url = re.search(r"http://\S+/", proc.stdout.readline()).group(0)
-        with tempfile.TemporaryDirectory() as tmp, \
-                Browser(Path(tmp), width=width, height=height) as b:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            Browser(Path(tmp), width=width, height=height) as b,
+        ):
             b.page.add_init_script(DEEP)
             b.open(url + view)
             deadline = time.monotonic() + 120
@@ -54,7 +63,7 @@ def take(out: Path = OUT, width: int = 1300, height: int = 1500, view: str = VIE
                 if time.monotonic() > deadline:
                     raise SystemExit(f"the page never showed {ready!r}")
                 time.sleep(0.2)
-            time.sleep(2)   # the figure settles
+            time.sleep(2)  # the figure settles
             out.parent.mkdir(parents=True, exist_ok=True)
             b.screenshot(out)
     finally:
@@ -68,8 +77,11 @@ def main(argv=None) -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description="Take the workbench's screenshot.")
-    parser.add_argument("--view", default=VIEW, help="the address's query (default: the "
-                        "Duel tab with A pinned and B's rule edit)")
+    parser.add_argument(
+        "--view",
+        default=VIEW,
+        help="the address's query (default: the Duel tab with A pinned and B's rule edit)",
+    )
     parser.add_argument("--ready", default=READY, help="text the page shows once ready")
     parser.add_argument("--out", type=Path, default=OUT, help="the image (PNG)")
     args = parser.parse_args(argv)

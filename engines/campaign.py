@@ -30,9 +30,23 @@ import numpy as np
 from .errors import InputError
 from .variants import parse_variants
 
-__all__ = ["DIRECTIONS", "MAX_SESSIONS", "CampaignStats", "Mechanic", "Param", "campaign_systems",
-           "campaign_variants", "check_int", "check_matrix", "check_sessions", "evolve",
-           "first_passage", "mechanic", "mechanics", "settle"]
+__all__ = [
+    "DIRECTIONS",
+    "MAX_SESSIONS",
+    "CampaignStats",
+    "Mechanic",
+    "Param",
+    "campaign_systems",
+    "campaign_variants",
+    "check_int",
+    "check_matrix",
+    "check_sessions",
+    "evolve",
+    "first_passage",
+    "mechanic",
+    "mechanics",
+    "settle",
+]
 
 #: The most sessions a campaign run may follow.
 MAX_SESSIONS = 1000
@@ -127,21 +141,32 @@ def campaign_variants(cls: type, given=None):
         given = {f.name: getattr(given, f.name) for f in dataclasses.fields(cls)}
     elif isinstance(given, str):
         given = [given]
-    elif isinstance(given, Iterable) and not isinstance(given, Mapping) \
-            and not dataclasses.is_dataclass(given):
+    elif (
+        isinstance(given, Iterable)
+        and not isinstance(given, Mapping)
+        and not dataclasses.is_dataclass(given)
+    ):
         given = list(given)
-    if not (given is None or isinstance(given, Mapping)
-            or (isinstance(given, list) and all(isinstance(g, str) for g in given))):
+    if not (
+        given is None
+        or isinstance(given, Mapping)
+        or (isinstance(given, list) and all(isinstance(g, str) for g in given))
+    ):
         kind = type(given)
-        raise InputError(f"variants: expected {cls.system} campaign Variants, a mapping or "
-                         f"NAME=VALUE strings, got {kind.__module__}.{kind.__qualname__}")
+        raise InputError(
+            f"variants: expected {cls.system} campaign Variants, a mapping or "
+            f"NAME=VALUE strings, got {kind.__module__}.{kind.__qualname__}"
+        )
     return parse_variants(cls, given)
 
 
 def check_sessions(sessions) -> int:
     """The number of sessions as an int in ``0..MAX_SESSIONS`` (InputError otherwise)."""
-    if isinstance(sessions, bool) or not isinstance(sessions, int | np.integer) \
-            or not 0 <= sessions <= MAX_SESSIONS:
+    if (
+        isinstance(sessions, bool)
+        or not isinstance(sessions, int | np.integer)
+        or not 0 <= sessions <= MAX_SESSIONS
+    ):
         raise InputError(f"sessions: expected an integer 0..{MAX_SESSIONS}, got {sessions!r}")
     return int(sessions)
 
@@ -166,8 +191,7 @@ def evolve(P: np.ndarray, start: np.ndarray, sessions: int) -> np.ndarray:
     return out
 
 
-def first_passage(P: np.ndarray, start: np.ndarray, hit: np.ndarray,
-                  sessions: int) -> np.ndarray:
+def first_passage(P: np.ndarray, start: np.ndarray, hit: np.ndarray, sessions: int) -> np.ndarray:
     """P(the chain is first in a ``hit`` state after session k), k = 0..N, then P(not by N).
 
     Mass that enters a hit state is counted for that session and removed (the hit states
@@ -188,8 +212,9 @@ def first_passage(P: np.ndarray, start: np.ndarray, hit: np.ndarray,
     return out
 
 
-def settle(P: np.ndarray, start: np.ndarray, tol: float = 1e-12,
-           max_sessions: int = 100_000) -> np.ndarray:
+def settle(
+    P: np.ndarray, start: np.ndarray, tol: float = 1e-12, max_sessions: int = 100_000
+) -> np.ndarray:
     """Where the chain settles from ``start``: the limit of the distribution (absorbing
     states included), by repeated squaring until it stops moving; an aperiodic chain is
     assumed (a periodic one raises ValueError)."""
@@ -282,8 +307,10 @@ class Mechanic:
         for p in self.params:
             if p.name == name:
                 return p
-        raise InputError(f"{self.system} {self.name}: unknown parameter {name!r}; known: "
-                         f"{', '.join(p.name for p in self.params)}")
+        raise InputError(
+            f"{self.system} {self.name}: unknown parameter {name!r}; known: "
+            f"{', '.join(p.name for p in self.params)}"
+        )
 
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.params}
@@ -317,6 +344,7 @@ def mechanic(system: str, name: str) -> Mechanic:
 
         close = difflib.get_close_matches(str(name), known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InputError(f"mechanic: unknown {name!r} for {system}{hint}; known: "
-                         f"{', '.join(known)}")
+        raise InputError(
+            f"mechanic: unknown {name!r} for {system}{hint}; known: {', '.join(known)}"
+        )
     return known[name]

@@ -69,23 +69,55 @@ from .campaign import (
 )
 from .rng import Seed
 
-__all__ = ["ATTRITION_PARAMS", "DEAD", "DYING", "EXTRAS", "FALLEN", "MAX_FIGHTS", "OUT",
-           "attrition_mechanic", "check_both", "check_fights", "check_start", "drawn_fight",
-           "exact", "matrix", "monte_carlo", "pair", "reachable", "stats", "values"]
+__all__ = [
+    "ATTRITION_PARAMS",
+    "DEAD",
+    "DYING",
+    "EXTRAS",
+    "FALLEN",
+    "MAX_FIGHTS",
+    "OUT",
+    "attrition_mechanic",
+    "check_both",
+    "check_fights",
+    "check_start",
+    "drawn_fight",
+    "exact",
+    "matrix",
+    "monte_carlo",
+    "pair",
+    "reachable",
+    "stats",
+    "values",
+]
 
 #: Values of the absorbing fallen states (``FATES`` order dead, dying, out is reversed).
 OUT, DYING, DEAD = 0, -1, -2
 FALLEN = ("out", "dying", "dead")
-EXTRAS = {"p_able": "P(alive and able after the fight)",
-          "p_out": "P(out: fallen, stable)", "p_dying": "P(dying)", "p_dead": "P(dead)"}
+EXTRAS = {
+    "p_able": "P(alive and able after the fight)",
+    "p_out": "P(out: fallen, stable)",
+    "p_dying": "P(dying)",
+    "p_dead": "P(dead)",
+}
 MAX_FIGHTS = 100
 #: The parameters of every attrition mechanic: archetype names, turned into the system's
 #: combatants by the analysis layer (``Mechanic.combatants``).
 ATTRITION_PARAMS = (
-    Param("fighter", str, "", "Lethality outcomes",
-          "archetype followed through the fights (default: the ladder's competent)"),
-    Param("opponent", str, "", "Lethality outcomes",
-          "archetype of every fresh opponent (default: the fighter's equal)"),
+    Param(
+        "fighter",
+        str,
+        "",
+        "Lethality outcomes",
+        "archetype followed through the fights (default: the ladder's competent)",
+    ),
+    Param(
+        "opponent",
+        str,
+        "",
+        "Lethality outcomes",
+        "archetype of every fresh opponent (default: the fighter's equal)",
+    ),
 )
 
 
@@ -94,8 +126,12 @@ def check_fights(fights) -> int:
     return check_int("fights", fights, 0, MAX_FIGHTS)
 
 
-def reachable(start: int, row: Callable[[int], tuple[np.ndarray, np.ndarray]],
-              rest: Callable[[int, int], int], size: int) -> dict[int, np.ndarray]:
+def reachable(
+    start: int,
+    row: Callable[[int], tuple[np.ndarray, np.ndarray]],
+    rest: Callable[[int, int], int],
+    size: int,
+) -> dict[int, np.ndarray]:
     """Transition rows of the able states reachable from ``start`` (each row computed
     once).
 
@@ -143,12 +179,24 @@ def values(health: int) -> np.ndarray:
 
 
 def _extras(dist: np.ndarray, size: int) -> dict[str, np.ndarray]:
-    return {"p_able": dist[:, :size].sum(axis=1), "p_out": dist[:, size],
-            "p_dying": dist[:, size + 1], "p_dead": dist[:, size + 2]}
+    return {
+        "p_able": dist[:, :size].sum(axis=1),
+        "p_out": dist[:, size],
+        "p_dying": dist[:, size + 1],
+        "p_dead": dist[:, size + 2],
+    }
 
 
-def stats(system: str, P: np.ndarray, size: int, health: int, start: int, fights: int,
-          threshold: int | None, notes: dict) -> CampaignStats:
+def stats(
+    system: str,
+    P: np.ndarray,
+    size: int,
+    health: int,
+    start: int,
+    fights: int,
+    threshold: int | None,
+    notes: dict,
+) -> CampaignStats:
     """Exact :class:`CampaignStats` of the chain ``P`` from able state ``start``."""
     x0 = np.zeros(size + 3)
     x0[start] = 1.0
@@ -157,23 +205,39 @@ def stats(system: str, P: np.ndarray, size: int, health: int, start: int, fights
     passage = None
     if threshold is not None:
         passage = first_passage(P, x0, vals <= threshold, fights)
-    return CampaignStats(system, "attrition", vals, dist, passage, threshold,
-                         _extras(dist, size), notes=notes)
+    return CampaignStats(
+        system, "attrition", vals, dist, passage, threshold, _extras(dist, size), notes=notes
+    )
 
 
-def exact(system: str, row: Callable[[int], tuple[np.ndarray, np.ndarray]],
-          rest: Callable[[int, int], int], size: int, fights: int, threshold: int | None,
-          notes: dict) -> CampaignStats:
+def exact(
+    system: str,
+    row: Callable[[int], tuple[np.ndarray, np.ndarray]],
+    rest: Callable[[int, int], int],
+    size: int,
+    fights: int,
+    threshold: int | None,
+    notes: dict,
+) -> CampaignStats:
     """Exact attrition of a fighter starting unhurt: the chain of the able states
     :func:`reachable` from 0 (``row`` and ``rest`` as there), evolved by :func:`stats`."""
     P = matrix(reachable(0, row, rest, size) if fights else {}, size)
     return stats(system, P, size, size, 0, fights, threshold, notes)
 
 
-def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
-                rest: Callable[[int, int], int], size: int, health: int, start: int,
-                fights: int, trials: int, seed, threshold: int | None,
-                notes: dict) -> CampaignStats:
+def monte_carlo(
+    system: str,
+    fight: Callable[[int, int, object], np.ndarray],
+    rest: Callable[[int, int], int],
+    size: int,
+    health: int,
+    start: int,
+    fights: int,
+    trials: int,
+    seed,
+    threshold: int | None,
+    notes: dict,
+) -> CampaignStats:
     """``trials`` fighters followed through ``fights`` fights by the system's Monte Carlo
     duel kernel started hurt: ``fight(i, n, seed)`` -> counts of ``n`` fights from able
     state ``i`` (``[size + 4]``: able end states, then standing (unused), dead, dying,
@@ -200,12 +264,11 @@ def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
         for flag in (0, 1):
             for i in np.nonzero(cnt[flag, :size])[0]:
                 i = int(i)
-                ss = np.random.SeedSequence(root.entropy,
-                                            spawn_key=(*root.spawn_key, k, flag, i))
+                ss = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, k, flag, i))
                 end = fight(i, int(cnt[flag, i]), ss)
                 for j in np.nonzero(end[:size])[0]:
                     new[flag, rest(i, int(j))] += end[j]
-                new[flag, size] += end[size + 3]      # out
+                new[flag, size] += end[size + 3]  # out
                 new[flag, size + 1] += end[size + 2]  # dying
                 new[flag, size + 2] += end[size + 1]  # dead
         if threshold is not None:  # first reached after fight k
@@ -220,13 +283,22 @@ def monte_carlo(system: str, fight: Callable[[int, int, object], np.ndarray],
     for name, p in _extras(dist / trials, size).items():
         extra[name] = p
         extra[name + "_se"] = np.sqrt(p * (1 - p) / trials)
-    return CampaignStats(system, "attrition", vals, dist,
-                         passage if threshold is not None else None, threshold, extra,
-                         trials=int(trials), notes=notes)
+    return CampaignStats(
+        system,
+        "attrition",
+        vals,
+        dist,
+        passage if threshold is not None else None,
+        threshold,
+        extra,
+        trials=int(trials),
+        notes=notes,
+    )
 
 
-def drawn_fight(row: Callable[[int], tuple[np.ndarray, np.ndarray]]
-                ) -> Callable[[int, int, object], np.ndarray]:
+def drawn_fight(
+    row: Callable[[int], tuple[np.ndarray, np.ndarray]],
+) -> Callable[[int, int, object], np.ndarray]:
     """The generic Monte Carlo fight of :func:`monte_carlo` for a combat module without
     ``duel_mc_end``: ``n`` fights from able state ``i`` drawn at once (one multinomial,
     from a generator seeded with the spawned ``seed``) from ``row(i)`` = ``(end, fates)``,
@@ -252,13 +324,17 @@ def pair(system: str, fighter, opponent, cls: type):
     from .errors import InputError
 
     if not isinstance(fighter, cls):
-        raise InputError(f"fighter: expected a {system} {cls.__name__} (an archetype), got "
-                         f"{type(fighter).__name__}")
+        raise InputError(
+            f"fighter: expected a {system} {cls.__name__} (an archetype), got "
+            f"{type(fighter).__name__}"
+        )
     if opponent is None:
         opponent = fighter
     if not isinstance(opponent, cls):
-        raise InputError(f"opponent: expected a {system} {cls.__name__} (an archetype), got "
-                         f"{type(opponent).__name__}")
+        raise InputError(
+            f"opponent: expected a {system} {cls.__name__} (an archetype), got "
+            f"{type(opponent).__name__}"
+        )
     return fighter, opponent
 
 
@@ -289,15 +365,22 @@ def check_both(fighter, opponent) -> None:
     opponent.check()
 
 
-def attrition_mechanic(*, system: str, variants: type, combat: str,
-                       fight: Callable[[object, object, int, object],
-                                       tuple[np.ndarray, np.ndarray]],
-                       health: Callable[[object], int],
-                       rest: Callable[[object, object, int, int], int],
-                       notes: Sequence[str], rules: str, state: str, help: str,
-                       combatant: str = "Combatant",
-                       check: Callable[[object, object], None] | None = None,
-                       combat_of: Callable[[object], object] | None = None) -> Mechanic:
+def attrition_mechanic(
+    *,
+    system: str,
+    variants: type,
+    combat: str,
+    fight: Callable[[object, object, int, object], tuple[np.ndarray, np.ndarray]],
+    health: Callable[[object], int],
+    rest: Callable[[object, object, int, int], int],
+    notes: Sequence[str],
+    rules: str,
+    state: str,
+    help: str,
+    combatant: str = "Combatant",
+    check: Callable[[object, object], None] | None = None,
+    combat_of: Callable[[object], object] | None = None,
+) -> Mechanic:
     """The ``attrition`` :class:`~engines.campaign.Mechanic` of one system (the public
     factory: every built-in and a plug-in make theirs with it; see the module docstring
     for the contract).
@@ -334,22 +417,51 @@ def attrition_mechanic(*, system: str, variants: type, combat: str,
         fights, threshold = check_start(sessions, threshold, size)
         if combat_variants is None and combat_of is not None:
             combat_variants = combat_of(v)
-        return _Run(module, fighter, opponent, size, fights, threshold, combat_variants,
-                    lambda i, j: rest(v, opponent, i, j),
-                    {"fighter": fighter.name, "opponent": opponent.name,
-                     **{name: getattr(v, name) for name in notes}})
+        return _Run(
+            module,
+            fighter,
+            opponent,
+            size,
+            fights,
+            threshold,
+            combat_variants,
+            lambda i, j: rest(v, opponent, i, j),
+            {
+                "fighter": fighter.name,
+                "opponent": opponent.name,
+                **{name: getattr(v, name) for name in notes},
+            },
+        )
 
-    def attrition_exact(fighter=None, opponent=None, sessions: int = 5,
-                        threshold: int | None = 0, variants=None,
-                        combat_variants=None) -> CampaignStats:
+    def attrition_exact(
+        fighter=None,
+        opponent=None,
+        sessions: int = 5,
+        threshold: int | None = 0,
+        variants=None,
+        combat_variants=None,
+    ) -> CampaignStats:
         r = start(fighter, opponent, sessions, threshold, variants, combat_variants)
-        return exact(system, lambda i: fight(r.fighter, r.opponent, i, r.combat),
-                     r.rest, r.size, r.fights, r.threshold, r.notes)
+        return exact(
+            system,
+            lambda i: fight(r.fighter, r.opponent, i, r.combat),
+            r.rest,
+            r.size,
+            r.fights,
+            r.threshold,
+            r.notes,
+        )
 
-    def attrition_monte_carlo(fighter=None, opponent=None, sessions: int = 5,
-                              trials: int = 10_000, seed: Seed = None,
-                              threshold: int | None = 0, variants=None,
-                              combat_variants=None) -> CampaignStats:
+    def attrition_monte_carlo(
+        fighter=None,
+        opponent=None,
+        sessions: int = 5,
+        trials: int = 10_000,
+        seed: Seed = None,
+        threshold: int | None = 0,
+        variants=None,
+        combat_variants=None,
+    ) -> CampaignStats:
         r = start(fighter, opponent, sessions, threshold, variants, combat_variants)
         given = () if r.combat is None else (r.combat,)
         end = getattr(r.module, "duel_mc_end", None)
@@ -358,24 +470,38 @@ def attrition_mechanic(*, system: str, variants: type, combat: str,
             one = drawn_fight(lambda i: fight(r.fighter, r.opponent, i, r.combat))
             notes = {**notes, "fight": "drawn from the exact fight"}
         else:
+
             def one(i, n, ss):
                 return end(r.fighter, r.opponent, i, n, ss, *given)
 
-        return monte_carlo(system, one, r.rest, r.size, r.size, 0, r.fights, trials, seed,
-                           r.threshold, notes)
+        return monte_carlo(
+            system, one, r.rest, r.size, r.size, 0, r.fights, trials, seed, r.threshold, notes
+        )
 
     attrition_exact.__doc__ = (
         f"Attrition ({rules}), exact: {state} after each fight and the rest "
-        f"(:mod:`engines.campaign_attrition`, the duel chain of :mod:`{combat}`).")
+        f"(:mod:`engines.campaign_attrition`, the duel chain of :mod:`{combat}`)."
+    )
     attrition_monte_carlo.__doc__ = (
         f"Attrition ({rules}), Monte Carlo: the duel kernel of :mod:`{combat}` started "
         f"hurt (``duel_mc_end``; without it each fight drawn from the exact one), the "
-        f"same rest.")
+        f"same rest."
+    )
     for f in (attrition_exact, attrition_monte_carlo):
         f.__module__ = variants.__module__
         f.__qualname__ = f.__name__
-    return Mechanic(name="attrition", system=system, rules=rules, state=state,
-                    direction="down", help=help, params=ATTRITION_PARAMS,
-                    extra=dict(EXTRAS), threshold_default=0,
-                    combatants=("fighter", "opponent"), exact=attrition_exact,
-                    monte_carlo=attrition_monte_carlo, variants=variants)
+    return Mechanic(
+        name="attrition",
+        system=system,
+        rules=rules,
+        state=state,
+        direction="down",
+        help=help,
+        params=ATTRITION_PARAMS,
+        extra=dict(EXTRAS),
+        threshold_default=0,
+        combatants=("fighter", "opponent"),
+        exact=attrition_exact,
+        monte_carlo=attrition_monte_carlo,
+        variants=variants,
+    )

@@ -39,9 +39,21 @@ def hit_mask(values: np.ndarray, threshold: int | None, direction: str) -> np.nd
     return hit.astype(np.int64)
 
 
-def run(kernel: Callable, args: tuple, *, system: str, mechanic: str, values: np.ndarray,
-        sessions: int, trials: int, seed: Seed, threshold: int | None, hit: np.ndarray,
-        tallies: Sequence[str] = (), notes: dict | None = None) -> CampaignStats:
+def run(
+    kernel: Callable,
+    args: tuple,
+    *,
+    system: str,
+    mechanic: str,
+    values: np.ndarray,
+    sessions: int,
+    trials: int,
+    seed: Seed,
+    threshold: int | None,
+    hit: np.ndarray,
+    tallies: Sequence[str] = (),
+    notes: dict | None = None,
+) -> CampaignStats:
     """Run ``kernel(first, last, *args, sessions, per_chunk, states, hit, dist, passage,
     ext, ext_sq)`` on every chunk (:func:`~engines.blocks.run_blocks`) and sum the chunks
     into a :class:`CampaignStats` of counts."""
@@ -53,9 +65,21 @@ def run(kernel: Callable, args: tuple, *, system: str, mechanic: str, values: np
     passage = np.zeros((n_chunks, sessions + 2), np.int64)
     ext = np.zeros((n_chunks, n_ext, sessions + 1), np.int64)
     ext_sq = np.zeros((n_chunks, n_ext, sessions + 1), np.int64)
-    run_blocks(kernel, (*args, np.int64(sessions), per_chunk, states,
-                        np.ascontiguousarray(hit, np.int64), dist, passage, ext, ext_sq),
-               n_chunks)
+    run_blocks(
+        kernel,
+        (
+            *args,
+            np.int64(sessions),
+            per_chunk,
+            states,
+            np.ascontiguousarray(hit, np.int64),
+            dist,
+            passage,
+            ext,
+            ext_sq,
+        ),
+        n_chunks,
+    )
     n = float(trials)
     extra: dict[str, np.ndarray] = {}
     tot, tot_sq = ext.sum(axis=0), ext_sq.sum(axis=0)
@@ -64,10 +88,17 @@ def run(kernel: Callable, args: tuple, *, system: str, mechanic: str, values: np
         var = np.maximum(tot_sq[e] / n - mean**2, 0.0)
         extra[name] = mean
         extra[name + "_se"] = np.sqrt(var / n)
-    return CampaignStats(system=system, mechanic=mechanic, values=values,
-                         dist=dist.sum(axis=0), passage=None if threshold is None
-                         else passage.sum(axis=0), threshold=threshold, extra=extra,
-                         trials=int(trials), notes=dict(notes or {}))
+    return CampaignStats(
+        system=system,
+        mechanic=mechanic,
+        values=values,
+        dist=dist.sum(axis=0),
+        passage=None if threshold is None else passage.sum(axis=0),
+        threshold=threshold,
+        extra=extra,
+        trials=int(trials),
+        notes=dict(notes or {}),
+    )
 
 
 def expected_tallies(dist: np.ndarray, per_session: np.ndarray) -> np.ndarray:

@@ -81,8 +81,14 @@ def _batches(n_sets: int, n_chunks: int, width: int, batch_sets: int | None):
     return [(lo, min(n_sets, lo + batch_sets)) for lo in range(0, n_sets, batch_sets)]
 
 
-def _drive(kernel_call, n_sets: int, n_chunks: int, width: int, batch_sets: int | None,
-           progress: Progress | None) -> np.ndarray:
+def _drive(
+    kernel_call,
+    n_sets: int,
+    n_chunks: int,
+    width: int,
+    batch_sets: int | None,
+    progress: Progress | None,
+) -> np.ndarray:
     result = np.zeros((n_sets, width), dtype=np.int64)
     for lo, hi in _batches(n_sets, n_chunks, width, batch_sets):
         out = np.zeros(((hi - lo) * n_chunks, width), dtype=np.int64)
@@ -106,8 +112,17 @@ def parse_modes(modes, names: dict[str, int]) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-def run(system: int, params, rule, n_codes: int, trials: int, seed: Seed, *,
-        batch_sets: int | None = None, progress: Progress | None = None) -> np.ndarray:
+def run(
+    system: int,
+    params,
+    rule,
+    n_codes: int,
+    trials: int,
+    seed: Seed,
+    *,
+    batch_sets: int | None = None,
+    progress: Progress | None = None,
+) -> np.ndarray:
     """Outcome-code counts ``[n_params, n_codes]``, ``trials`` checks per parameter set.
 
     ``batch_sets`` parameter sets are run per kernel call (default: as many as fit in
@@ -127,9 +142,18 @@ def run(system: int, params, rule, n_codes: int, trials: int, seed: Seed, *,
     return _drive(call, params.size, n_chunks, int(n_codes), batch_sets, progress)
 
 
-def run_pairs(system: int, params_a, params_b, rule, n_codes: int, trials: int, seed: Seed,
-              *, batch_sets: int | None = None,
-              progress: Progress | None = None) -> np.ndarray:
+def run_pairs(
+    system: int,
+    params_a,
+    params_b,
+    rule,
+    n_codes: int,
+    trials: int,
+    seed: Seed,
+    *,
+    batch_sets: int | None = None,
+    progress: Progress | None = None,
+) -> np.ndarray:
     """Joint outcome counts of opposed checks, ``[n_pairs, n_codes * n_codes]``.
 
     Each trial rolls side a with ``params_a[k]`` and then side b with ``params_b[k]``
@@ -148,8 +172,10 @@ def run_pairs(system: int, params_a, params_b, rule, n_codes: int, trials: int, 
     params_a = np.ascontiguousarray(np.atleast_1d(params_a), dtype=np.int64)
     params_b = np.ascontiguousarray(np.atleast_1d(params_b), dtype=np.int64)
     if params_a.shape != params_b.shape or params_a.ndim != 1:
-        raise InputError(f"run_pairs: params_a and params_b must be 1-d and of equal length, "
-                         f"got {params_a.shape} and {params_b.shape}")
+        raise InputError(
+            f"run_pairs: params_a and params_b must be 1-d and of equal length, "
+            f"got {params_a.shape} and {params_b.shape}"
+        )
     rule = np.ascontiguousarray(rule, dtype=np.int64)
     n_chunks, _ = plan_chunks(trials)
     per_chunk = chunk_trials(trials, n_chunks)
@@ -157,7 +183,6 @@ def run_pairs(system: int, params_a, params_b, rule, n_codes: int, trials: int, 
     sysc, nc = np.int64(system), np.int64(n_codes)
 
     def call(first, out):
-        _pairs_kernel(sysc, params_a, params_b, rule, nc, per_chunk, states, np.int64(first),
-                      out)
+        _pairs_kernel(sysc, params_a, params_b, rule, nc, per_chunk, states, np.int64(first), out)
 
     return _drive(call, params_a.size, n_chunks, int(n_codes) ** 2, batch_sets, progress)

@@ -39,9 +39,26 @@ from .errors import InputError
 from .fight import DAMAGE_BINS, HIST_FIELDS, FightStats, check_round_cap, check_side
 from .rng import Seed, chunk_states, chunk_trials, plan_chunks
 
-__all__ = ["DEAD", "DYING", "KERNEL_OFFSETS", "OUT", "STANDING", "AttackOp", "DuelChain",
-           "attack_op", "book_fates", "check_variants", "finish_chain", "finish_duel", "layout",
-           "mix", "run_fight", "run_mc", "run_mc_end", "standing_from_rounds"]
+__all__ = [
+    "DEAD",
+    "DYING",
+    "KERNEL_OFFSETS",
+    "OUT",
+    "STANDING",
+    "AttackOp",
+    "DuelChain",
+    "attack_op",
+    "book_fates",
+    "check_variants",
+    "finish_chain",
+    "finish_duel",
+    "layout",
+    "mix",
+    "run_fight",
+    "run_mc",
+    "run_mc_end",
+    "standing_from_rounds",
+]
 
 
 def layout(round_cap: int) -> dict[str, int]:
@@ -69,8 +86,20 @@ def layout(round_cap: int) -> dict[str, int]:
 
 
 #: Order of the offsets handed to a kernel.
-KERNEL_OFFSETS = ("rounds", "standing", "tail", "deaths", "loser_dead", "hits", "loser_fate",
-                  "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
+KERNEL_OFFSETS = (
+    "rounds",
+    "standing",
+    "tail",
+    "deaths",
+    "loser_dead",
+    "hits",
+    "loser_fate",
+    "loser_fate_sq",
+    "fates",
+    "fates_sq",
+    "dead_any",
+    "deaths_sq",
+)
 #: A combatant's fate at the end of a fight, as kernels code it (``FightStats.fates``
 #: column order: standing, then :data:`engines.fight.FATES`).
 STANDING, DEAD, DYING, OUT = 0, 1, 2, 3
@@ -101,14 +130,20 @@ def book_fates(acc, off, side, fate, winner, cnt):
             x = cnt[4 * lo + 1 + f]
             acc[off[6] + 3 * winner + f] += x
             acc[off[7] + 3 * winner + f] += x * x
-        if cnt[4 * lo + DEAD] == cnt[4 * lo] + cnt[4 * lo + 1] + cnt[4 * lo + 2] \
-                + cnt[4 * lo + 3]:
+        if cnt[4 * lo + DEAD] == cnt[4 * lo] + cnt[4 * lo + 1] + cnt[4 * lo + 2] + cnt[4 * lo + 3]:
             acc[off[4] + winner] += 1
 
 
-def _run(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
-         trials: int, seed: Seed, round_cap: int,
-         end_columns: int) -> tuple[np.ndarray, dict, np.ndarray]:
+def _run(
+    kernel: Callable,
+    rows: np.ndarray,
+    side: np.ndarray,
+    rule: np.ndarray,
+    trials: int,
+    seed: Seed,
+    round_cap: int,
+    end_columns: int,
+) -> tuple[np.ndarray, dict, np.ndarray]:
     """Run ``kernel(first, last, rows, side, rule, round_cap, offsets, per_chunk, states,
     out, end)`` on every chunk (:func:`~engines.blocks.run_blocks`);
     ``offsets`` = the :func:`layout` offsets in :data:`KERNEL_OFFSETS` order, ``end`` with
@@ -124,36 +159,68 @@ def _run(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
     off = layout(round_cap)
     out = np.zeros((n_chunks, off["size"]), dtype=np.int64)
     end = np.zeros((n_chunks, end_columns), dtype=np.int64)
-    run_blocks(kernel, (np.ascontiguousarray(rows, dtype=np.int64),
-                        np.ascontiguousarray(side, np.int64),
-                        np.ascontiguousarray(rule, dtype=np.int64), np.int64(round_cap),
-                        np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64), per_chunk,
-                        states, out, end), n_chunks)
+    run_blocks(
+        kernel,
+        (
+            np.ascontiguousarray(rows, dtype=np.int64),
+            np.ascontiguousarray(side, np.int64),
+            np.ascontiguousarray(rule, dtype=np.int64),
+            np.int64(round_cap),
+            np.array([off[k] for k in KERNEL_OFFSETS], dtype=np.int64),
+            per_chunk,
+            states,
+            out,
+            end,
+        ),
+        n_chunks,
+    )
     return out.sum(axis=0), off, end.sum(axis=0)
 
 
-def run_mc(kernel: Callable, system: str, rows: np.ndarray, side: np.ndarray,
-           rule: np.ndarray, trials: int, seed: Seed, round_cap: int) -> FightStats:
+def run_mc(
+    kernel: Callable,
+    system: str,
+    rows: np.ndarray,
+    side: np.ndarray,
+    rule: np.ndarray,
+    trials: int,
+    seed: Seed,
+    round_cap: int,
+) -> FightStats:
     """Run ``kernel`` (:func:`_run`, no attrition count) and unpack its histograms."""
     tot, off, _ = _run(kernel, rows, side, rule, trials, seed, round_cap, 0)
     rows_n = round_cap + 1
     stats = FightStats.empty(system, round_cap, trials=int(trials))
     stats.outcome[:] = tot[0:3]
-    stats.rounds[:] = tot[off["rounds"]:off["rounds"] + 3 * rows_n].reshape(rows_n, 3)
-    stats.loser_dead[:] = tot[off["loser_dead"]:off["loser_dead"] + 2]
-    standing = tot[off["standing"]:off["standing"] + 2 * rows_n].reshape(rows_n, 2)
-    tail = tot[off["tail"]:off["tail"] + 2 * rows_n].reshape(rows_n, 2)
+    stats.rounds[:] = tot[off["rounds"] : off["rounds"] + 3 * rows_n].reshape(rows_n, 3)
+    stats.loser_dead[:] = tot[off["loser_dead"] : off["loser_dead"] + 2]
+    standing = tot[off["standing"] : off["standing"] + 2 * rows_n].reshape(rows_n, 2)
+    tail = tot[off["tail"] : off["tail"] + 2 * rows_n].reshape(rows_n, 2)
     stats.standing[:] = standing + np.cumsum(tail, axis=0)
-    stats.deaths[:] = tot[off["deaths"]:off["deaths"] + 2]
-    stats.hits[:] = tot[off["hits"]:off["hits"] + DAMAGE_BINS]
-    for name, shape in (("loser_fate", (2, 3)), ("loser_fate_sq", (2, 3)), ("fates", (2, 4)),
-                        ("fates_sq", (2, 4)), ("dead_any", (1, 1)), ("deaths_sq", (1, 1))):
-        getattr(stats, name)[:] = tot[off[name]:off[name] + shape[0] * shape[1]].reshape(shape)
+    stats.deaths[:] = tot[off["deaths"] : off["deaths"] + 2]
+    stats.hits[:] = tot[off["hits"] : off["hits"] + DAMAGE_BINS]
+    for name, shape in (
+        ("loser_fate", (2, 3)),
+        ("loser_fate_sq", (2, 3)),
+        ("fates", (2, 4)),
+        ("fates_sq", (2, 4)),
+        ("dead_any", (1, 1)),
+        ("deaths_sq", (1, 1)),
+    ):
+        getattr(stats, name)[:] = tot[off[name] : off[name] + shape[0] * shape[1]].reshape(shape)
     return stats
 
 
-def run_mc_end(kernel: Callable, rows: np.ndarray, side: np.ndarray, rule: np.ndarray,
-               trials: int, seed: Seed, round_cap: int, health: int) -> np.ndarray:
+def run_mc_end(
+    kernel: Callable,
+    rows: np.ndarray,
+    side: np.ndarray,
+    rule: np.ndarray,
+    trials: int,
+    seed: Seed,
+    round_cap: int,
+    health: int,
+) -> np.ndarray:
     """Campaign attrition: run the same ``kernel`` as :func:`run_mc` (chunks and streams
     alike) with ``end`` holding a column per end state, and return the counts of
     combatant 0's end: ``end[d]`` able with ``d`` damage (``d < health``), then
@@ -171,15 +238,27 @@ def check_variants(variants, cls: type, default, module: str):
     return variants
 
 
-def run_fight(kernel: Callable, system: str, cls: type, rows_of: Callable, rule: np.ndarray,
-              side0, side1, trials: int, seed: Seed, round_cap: int,
-              variants: dict) -> FightStats:
+def run_fight(
+    kernel: Callable,
+    system: str,
+    cls: type,
+    rows_of: Callable,
+    rule: np.ndarray,
+    side0,
+    side1,
+    trials: int,
+    seed: Seed,
+    round_cap: int,
+    variants: dict,
+) -> FightStats:
     """Check both sides (a lone ``cls`` object is a side of one) and the cap, then run
     ``kernel`` on ``rows_of(side0 + side1)`` (:func:`run_mc`); ``variants`` (a dict) goes
     to the notes with the combatants' names."""
     cap = check_round_cap(round_cap)
-    sides = [check_side([s] if isinstance(s, cls) else s, label, cls, system)
-             for s, label in ((side0, "side0"), (side1, "side1"))]
+    sides = [
+        check_side([s] if isinstance(s, cls) else s, label, cls, system)
+        for s, label in ((side0, "side0"), (side1, "side1"))
+    ]
     side = np.array([0] * len(sides[0]) + [1] * len(sides[1]), dtype=np.int64)
     stats = run_mc(kernel, system, rows_of(sides[0] + sides[1]), side, rule, trials, seed, cap)
     stats.notes["combatants"] = tuple([c.name for c in s] for s in sides)
@@ -209,8 +288,9 @@ class AttackOp:
     down_excess: np.ndarray
 
 
-def attack_op(damage: np.ndarray, hit: np.ndarray, health: int, lethal: bool,
-              death_after: int | None) -> AttackOp:
+def attack_op(
+    damage: np.ndarray, hit: np.ndarray, health: int, lethal: bool, death_after: int | None
+) -> AttackOp:
     """Build an :class:`AttackOp` from an attack's damage pmf.
 
     ``damage[k]``: P(damage ``k``) (misses at 0); ``hit[k]``: P(a hit dealing ``k``).
@@ -251,8 +331,7 @@ class DuelChain:
     ``won[side]`` (and ``won_dead[side]`` when the loser is dead) for the current round.
     """
 
-    def __init__(self, system: str, health: tuple[int, int], round_cap: int,
-                 start: dict) -> None:
+    def __init__(self, system: str, health: tuple[int, int], round_cap: int, start: dict) -> None:
         self.system = system
         self.health = health
         self.round_cap = round_cap
@@ -276,8 +355,16 @@ class DuelChain:
         else:
             planes[key] = plane
 
-    def attack(self, planes: dict, side: int, key_new, key, plane: np.ndarray,
-               op: AttackOp, weight: float = 1.0) -> None:
+    def attack(
+        self,
+        planes: dict,
+        side: int,
+        key_new,
+        key,
+        plane: np.ndarray,
+        op: AttackOp,
+        weight: float = 1.0,
+    ) -> None:
         """Apply ``op`` (an attack by ``side``) to ``plane`` and add the result to
         ``planes[key_new]``; absorbed mass (times ``weight``) is booked as a win."""
         if side == 0:  # side 0 hits side 1: the d1 axis (columns)
@@ -293,7 +380,7 @@ class DuelChain:
         fallen = self.fallen[side]
         if fallen.size < excess.size:
             fallen = np.concatenate([fallen, np.zeros(excess.size - fallen.size)])
-        fallen[:excess.size] += weight * excess
+        fallen[: excess.size] += weight * excess
         self.fallen[side] = fallen
         mass = plane.sum()
         self.stats.hits += weight * mass * op.hits

@@ -46,15 +46,33 @@ def merge_standing(standing: np.ndarray, tail: np.ndarray, start: np.ndarray, tr
 
 def _shape(name: str, round_cap: int) -> tuple[int, ...]:
     rows = round_cap + 1
-    return {"outcome": (3,), "rounds": (rows, 3), "loser_dead": (2,), "standing": (rows, 2),
-            "tail": (rows, 2), "deaths": (2,), "hits": (DAMAGE_BINS,),
-            "loser_fate": (2, 3), "loser_fate_sq": (2, 3), "fates": (2, 4),
-            "fates_sq": (2, 4), "dead_any": (1,), "deaths_sq": (1,)}[name]
+    return {
+        "outcome": (3,),
+        "rounds": (rows, 3),
+        "loser_dead": (2,),
+        "standing": (rows, 2),
+        "tail": (rows, 2),
+        "deaths": (2,),
+        "hits": (DAMAGE_BINS,),
+        "loser_fate": (2, 3),
+        "loser_fate_sq": (2, 3),
+        "fates": (2, 4),
+        "fates_sq": (2, 4),
+        "dead_any": (1,),
+        "deaths_sq": (1,),
+    }[name]
 
 
-def run_chunks(kernel: Callable, args: tuple, system: str, trials: int, seed: Seed,
-               round_cap: int, fields: tuple[str, ...],
-               end_columns: int = 0) -> tuple[FightStats, dict]:
+def run_chunks(
+    kernel: Callable,
+    args: tuple,
+    system: str,
+    trials: int,
+    seed: Seed,
+    round_cap: int,
+    fields: tuple[str, ...],
+    end_columns: int = 0,
+) -> tuple[FightStats, dict]:
     """Run ``kernel(first, last, *args, trials_per_chunk, states, *histograms, end)`` on
     every chunk (:func:`~engines.blocks.run_blocks`) and sum the chunks.
 

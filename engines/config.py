@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["INLINE", "JIT", "KERNEL", "LEAF", "MAX_CHUNKS", "MIN_CHUNK_TRIALS", "PJIT",
-           "set_threads"]
+__all__ = [
+    "INLINE",
+    "JIT",
+    "KERNEL",
+    "LEAF",
+    "MAX_CHUNKS",
+    "MIN_CHUNK_TRIALS",
+    "PJIT",
+    "set_threads",
+]
 
 JIT = {"cache": True, "nogil": True, "fastmath": False}
 PJIT = {**JIT, "parallel": True}
@@ -22,8 +30,14 @@ INLINE = {**JIT, "inline": "always"}
 #: its callers pass every scratch array in) and with the error model numba gives a
 #: parallel loop body (``numpy``), so inlined into a kernel it draws the same numbers at
 #: the same speed as numba's own inlining, for a fraction of the compile time.
-LEAF = {"cache": True, "nogil": True, "fastmath": False, "_nrt": False,
-        "error_model": "numpy", "forceinline": True}
+LEAF = {
+    "cache": True,
+    "nogil": True,
+    "fastmath": False,
+    "_nrt": False,
+    "error_model": "numpy",
+    "forceinline": True,
+}
 
 #: A combat or campaign kernel: a serial loop over a block of work items, one block per
 #: Python thread (:func:`engines.blocks.run_blocks`; ``nogil`` lets the blocks run at

@@ -18,8 +18,16 @@ the command line's ``--help``, the argument parsers and the workbench read them 
 
 from __future__ import annotations
 
-__all__ = ["AFTERMATHS", "PLANS", "REPORT_SEED", "ROUND_CAP", "RULE_DATA", "STUDY_SEED",
-           "WARM_UP_SEED", "WORKBENCH_SEED"]
+__all__ = [
+    "AFTERMATHS",
+    "PLANS",
+    "REPORT_SEED",
+    "ROUND_CAP",
+    "RULE_DATA",
+    "STUDY_SEED",
+    "WARM_UP_SEED",
+    "WORKBENCH_SEED",
+]
 
 #: Metadata key of a combatant field holding a rule constant of the data file
 #: (``dataclasses.field(default=6, metadata={RULE_DATA: "health.vitality.base"})``).

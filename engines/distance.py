@@ -29,8 +29,18 @@ from collections.abc import Mapping
 from .constants import PLANS
 from .errors import InputError
 
-__all__ = ["CHARGE", "COVER", "HOLD", "KITE", "MAX_DISTANCE", "PLANS", "check_distance",
-           "check_plan", "default_plan", "plan_code"]
+__all__ = [
+    "CHARGE",
+    "COVER",
+    "HOLD",
+    "KITE",
+    "MAX_DISTANCE",
+    "PLANS",
+    "check_distance",
+    "check_plan",
+    "default_plan",
+    "plan_code",
+]
 
 #: The code of each plan (its index in :data:`~engines.constants.PLANS`).
 CHARGE, HOLD, KITE, COVER = range(len(PLANS))
@@ -58,8 +68,9 @@ def plan_code(plan: str | None, ranged: bool | None = None) -> int:
     return PLANS.index(plan)
 
 
-def check_plan(plan, where: str, *, ranged: bool,
-               unavailable: Mapping[str, str] | None = None) -> str:
+def check_plan(
+    plan, where: str, *, ranged: bool, unavailable: Mapping[str, str] | None = None
+) -> str:
     """``plan`` (None: :func:`default_plan`) checked for a fighter: a name of
     :data:`PLANS`, ``kite`` only with a ranged weapon (it shoots while it keeps away),
     and none of ``unavailable`` (plan → why the system has no rule for it, e.g. ``cover``
@@ -70,12 +81,15 @@ def check_plan(plan, where: str, *, ranged: bool,
     if plan not in PLANS:
         raise InputError(f"{where}: unknown plan {plan!r}; known: " + ", ".join(usable))
     if unavailable and plan in unavailable:
-        raise InputError(f"{where}: plan {plan!r}: {unavailable[plan]}; choose "
-                         + ", ".join(usable))
+        raise InputError(
+            f"{where}: plan {plan!r}: {unavailable[plan]}; choose " + ", ".join(usable)
+        )
     if plan == "kite" and not ranged:
-        raise InputError(f"{where}: plan 'kite' keeps out of a melee foe's reach while "
-                         "shooting, so it needs a ranged weapon; a melee fighter charges "
-                         "or holds")
+        raise InputError(
+            f"{where}: plan 'kite' keeps out of a melee foe's reach while "
+            "shooting, so it needs a ranged weapon; a melee fighter charges "
+            "or holds"
+        )
     return plan
 
 

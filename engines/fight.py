@@ -48,9 +48,20 @@ import numpy as np
 from .constants import AFTERMATHS, ROUND_CAP
 from .errors import InputError
 
-__all__ = ["AFTERMATHS", "DAMAGE_BINS", "FATES", "HIST_FIELDS", "OUTCOMES", "ROUND_CAP",
-           "SIDE_FATES", "FightStats", "check_aftermath", "check_round_cap", "check_side",
-           "check_start_damage"]
+__all__ = [
+    "AFTERMATHS",
+    "DAMAGE_BINS",
+    "FATES",
+    "HIST_FIELDS",
+    "OUTCOMES",
+    "ROUND_CAP",
+    "SIDE_FATES",
+    "FightStats",
+    "check_aftermath",
+    "check_round_cap",
+    "check_side",
+    "check_start_damage",
+]
 
 OUTCOMES = ("side0", "side1", "neither")
 #: What becomes of a fallen combatant (RULES.md "Lethality outcomes"), in array order.
@@ -58,8 +69,20 @@ FATES = ("dead", "dying", "out")
 #: Per-side fates in ``FightStats.fates``: the winners' "standing" first.
 SIDE_FATES = ("standing", *FATES)
 #: Every histogram field of :class:`FightStats`, for code that sums or mixes results.
-HIST_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
-               "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
+HIST_FIELDS = (
+    "outcome",
+    "rounds",
+    "loser_dead",
+    "standing",
+    "deaths",
+    "hits",
+    "loser_fate",
+    "loser_fate_sq",
+    "fates",
+    "fates_sq",
+    "dead_any",
+    "deaths_sq",
+)
 #: Damage histogram bins (the last bin holds "this much or more").
 DAMAGE_BINS = 64
 
@@ -85,15 +108,25 @@ class FightStats:
     notes: dict = field(default_factory=dict)
 
     @classmethod
-    def empty(cls, system: str, round_cap: int = ROUND_CAP, trials: int | None = None,
-              dtype=np.int64) -> FightStats:
-        return cls(system=system, outcome=np.zeros(3, dtype),
-                   rounds=np.zeros((round_cap + 1, 3), dtype),
-                   loser_dead=np.zeros(2, dtype), standing=np.zeros((round_cap + 1, 2), dtype),
-                   deaths=np.zeros(2, dtype), hits=np.zeros(DAMAGE_BINS, dtype),
-                   loser_fate=np.zeros((2, 3), dtype), loser_fate_sq=np.zeros((2, 3), dtype),
-                   fates=np.zeros((2, 4), dtype), fates_sq=np.zeros((2, 4), dtype),
-                   dead_any=np.zeros(1, dtype), deaths_sq=np.zeros(1, dtype), trials=trials)
+    def empty(
+        cls, system: str, round_cap: int = ROUND_CAP, trials: int | None = None, dtype=np.int64
+    ) -> FightStats:
+        return cls(
+            system=system,
+            outcome=np.zeros(3, dtype),
+            rounds=np.zeros((round_cap + 1, 3), dtype),
+            loser_dead=np.zeros(2, dtype),
+            standing=np.zeros((round_cap + 1, 2), dtype),
+            deaths=np.zeros(2, dtype),
+            hits=np.zeros(DAMAGE_BINS, dtype),
+            loser_fate=np.zeros((2, 3), dtype),
+            loser_fate_sq=np.zeros((2, 3), dtype),
+            fates=np.zeros((2, 4), dtype),
+            fates_sq=np.zeros((2, 4), dtype),
+            dead_any=np.zeros(1, dtype),
+            deaths_sq=np.zeros(1, dtype),
+            trials=trials,
+        )
 
     @property
     def exact(self) -> bool:
@@ -186,15 +219,17 @@ class FightStats:
 def check_aftermath(value) -> str:
     """The aftermath policy as one of :data:`AFTERMATHS` (InputError otherwise)."""
     if value not in AFTERMATHS:
-        raise InputError(f"aftermath: {value!r} is not allowed; choose "
-                         + " | ".join(AFTERMATHS))
+        raise InputError(f"aftermath: {value!r} is not allowed; choose " + " | ".join(AFTERMATHS))
     return value
 
 
 def check_round_cap(round_cap, limit: int = 10_000) -> int:
     """The round cap as an ``int`` in ``1..limit``; anything else raises InputError."""
-    if isinstance(round_cap, bool) or not isinstance(round_cap, int | np.integer) \
-            or not 1 <= round_cap <= limit:
+    if (
+        isinstance(round_cap, bool)
+        or not isinstance(round_cap, int | np.integer)
+        or not 1 <= round_cap <= limit
+    ):
         raise InputError(f"round_cap: expected an integer 1..{limit}, got {round_cap!r}")
     return int(round_cap)
 
@@ -202,10 +237,12 @@ def check_round_cap(round_cap, limit: int = 10_000) -> int:
 def check_start_damage(start_damage, health: int) -> int:
     """Campaign attrition: damage a fighter starts a fight with, an ``int`` in
     ``0..health - 1`` (``health`` would leave it unable to fight); else InputError."""
-    if isinstance(start_damage, bool) or not isinstance(start_damage, int) \
-            or not 0 <= start_damage < health:
-        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got "
-                         f"{start_damage!r}")
+    if (
+        isinstance(start_damage, bool)
+        or not isinstance(start_damage, int)
+        or not 0 <= start_damage < health
+    ):
+        raise InputError(f"start_damage: expected an integer 0..{health - 1}, got {start_damage!r}")
     return start_damage
 
 
@@ -216,6 +253,7 @@ def check_side(combatants, label: str, cls: type, system: str) -> list:
         raise InputError(f"{label}: a side needs at least one combatant")
     for c in combatants:
         if not isinstance(c, cls):
-            raise InputError(f"{label}: expected {system} {cls.__name__} objects, got "
-                             f"{type(c).__name__}")
+            raise InputError(
+                f"{label}: expected {system} {cls.__name__} objects, got {type(c).__name__}"
+            )
     return combatants

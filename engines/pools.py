@@ -30,8 +30,16 @@ from .rng import (
     work_order,
 )
 
-__all__ = ["TAIL_TOLERANCE", "PoolRule", "check_pools", "codes_for", "digit_table", "exact",
-           "monte_carlo", "n_codes_for"]
+__all__ = [
+    "TAIL_TOLERANCE",
+    "PoolRule",
+    "check_pools",
+    "codes_for",
+    "digit_table",
+    "exact",
+    "monte_carlo",
+    "n_codes_for",
+]
 
 #: Neglected tail mass allowed when an explosion chain is truncated.
 TAIL_TOLERANCE = 1e-12
@@ -41,15 +49,23 @@ TAIL_TOLERANCE = 1e-12
 class PoolRule:
     """How one d10 pool is read (the kernel receives it as :meth:`as_array`)."""
 
-    threshold: int = 7       # a die succeeds on this face or higher
-    again: int = 10          # faces >= again roll one more die (11 = no explosion)
+    threshold: int = 7  # a die succeeds on this face or higher
+    again: int = 10  # faces >= again roll one more die (11 = no explosion)
     crit_pair_bonus: int = 0  # extra successes per pair of 10s (V5: 2)
     chance_die: bool = True  # pool <= 0 rolls one die: 10 succeeds, 1 is a dramatic failure
     chance_explodes: bool = False
 
     def as_array(self) -> np.ndarray:
-        return np.array([self.threshold, self.again, self.crit_pair_bonus,
-                         int(self.chance_die), int(self.chance_explodes)], dtype=np.int64)
+        return np.array(
+            [
+                self.threshold,
+                self.again,
+                self.crit_pair_bonus,
+                int(self.chance_die),
+                int(self.chance_explodes),
+            ],
+            dtype=np.int64,
+        )
 
     def check(self) -> None:
         if not 2 <= self.threshold <= 10:
@@ -70,7 +86,7 @@ def n_codes_for(max_pool: int, rule: PoolRule) -> int:
     p_exp = (11 - rule.again) / 10
     # Successes beyond n come only from explosions: k extra dice need k explosions.
     extra = 1
-    while n * p_exp ** extra > TAIL_TOLERANCE * 1e-3:
+    while n * p_exp**extra > TAIL_TOLERANCE * 1e-3:
         extra += 1
     return 2 + n + extra + 1
 
@@ -155,7 +171,7 @@ def exact(pools: np.ndarray, rule: PoolRule, n_codes: int) -> tuple[np.ndarray, 
         by_size[0, 1] = 1.0
         for n in range(1, max_n + 1):  # one more die (and its chain) at a time
             dist = np.convolve(dist, die)[:length]
-            by_size[n, 1:1 + dist.size] = dist
+            by_size[n, 1 : 1 + dist.size] = dist
     for i, n in enumerate(pools):
         row = probs[i]
         if n > 0:
@@ -194,9 +210,11 @@ def digit_table(rule: PoolRule) -> np.ndarray:
     v = np.arange(1000)
     digits = np.stack([0 * v, v % 10, v // 10 % 10, v // 100])  # last digit first
     faces = digits + 1
-    per_die = ((faces >= rule.threshold).astype(np.int64)
-               | (faces == 10).astype(np.int64) << _FIELD
-               | (faces >= rule.again).astype(np.int64) << 2 * _FIELD)
+    per_die = (
+        (faces >= rule.threshold).astype(np.int64)
+        | (faces == 10).astype(np.int64) << _FIELD
+        | (faces >= rule.again).astype(np.int64) << 2 * _FIELD
+    )
     per_die[0] = 0
     return np.cumsum(per_die, axis=0)  # row j: the last j digits
 
@@ -243,8 +261,9 @@ def _pool_dice(k, table, explodes, s0, s1, s2, s3, buf, nbuf):
 
 
 @njit(**PJIT)
-def _pool_kernel(pools, table, explodes, crit_bonus, chance_die, chance_chain, trials, states,
-                 order, out):
+def _pool_kernel(
+    pools, table, explodes, crit_bonus, chance_die, chance_chain, trials, states, order, out
+):
     """Outcome-code histograms of pool checks, one per (pool × chunk) item."""
     n_chunks = trials.size
     n_codes = out.shape[1]
@@ -258,8 +277,9 @@ def _pool_kernel(pools, table, explodes, crit_bonus, chance_die, chance_chain, t
         n = pools[item // n_chunks]
         for _ in range(trials[item % n_chunks]):
             if n > 0:
-                acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(n, table, explodes, s0, s1,
-                                                            s2, s3, buf, nbuf)
+                acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(
+                    n, table, explodes, s0, s1, s2, s3, buf, nbuf
+                )
                 code = 1 + (acc & mask) + ((acc >> np.int64(_FIELD)) & mask) // 2 * crit_bonus
             elif chance_die == 0:
                 code = 1
@@ -275,17 +295,18 @@ def _pool_kernel(pools, table, explodes, crit_bonus, chance_die, chance_chain, t
                 elif face < 10:
                     code = 1
                 else:
-                    acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(chance_chain, table,
-                                                                explodes, s0, s1, s2, s3,
-                                                                buf, nbuf)
+                    acc, s0, s1, s2, s3, buf, nbuf = _pool_dice(
+                        chance_chain, table, explodes, s0, s1, s2, s3, buf, nbuf
+                    )
                     code = 2 + (acc & mask)
             hist[min(code, n_codes - 1)] += 1
         out[item, :] = hist
         store_state(states[item], s0, s1, s2, s3)
 
 
-def monte_carlo(pools: np.ndarray, rule: PoolRule, n_codes: int, trials: int,
-                seed: Seed) -> np.ndarray:
+def monte_carlo(
+    pools: np.ndarray, rule: PoolRule, n_codes: int, trials: int, seed: Seed
+) -> np.ndarray:
     """Monte Carlo outcome counts ``[n_pools, n_codes]`` for each pool, ``trials`` each.
 
     Same outcome codes as :func:`exact`; work split in (pool × chunk) items with their own
@@ -298,7 +319,16 @@ def monte_carlo(pools: np.ndarray, rule: PoolRule, n_codes: int, trials: int,
     out = np.zeros((pools.size * n_chunks, n_codes), dtype=np.int64)
     # a chance die's 10 rolls one more ordinary die when it explodes (A-g1 variant)
     chain = int(rule.chance_explodes and rule.again <= 10)
-    _pool_kernel(pools, digit_table(rule), rule.again <= 10, np.int64(rule.crit_pair_bonus),
-                 np.int64(rule.chance_die), np.int64(chain), per_chunk, states,
-                 work_order(pools.size, n_chunks), out)
+    _pool_kernel(
+        pools,
+        digit_table(rule),
+        rule.again <= 10,
+        np.int64(rule.crit_pair_bonus),
+        np.int64(rule.chance_die),
+        np.int64(chain),
+        per_chunk,
+        states,
+        work_order(pools.size, n_chunks),
+        out,
+    )
     return out.reshape(pools.size, n_chunks, n_codes).sum(axis=1)

@@ -22,9 +22,22 @@ from numba import njit
 from .config import INLINE, MAX_CHUNKS, MIN_CHUNK_TRIALS
 from .errors import InputError
 
-__all__ = ["Seed", "bounded", "chunk_states", "chunk_trials", "d10", "d10_triples", "die",
-           "load_state", "next_local", "next_u64", "normalize_seed", "plan_chunks", "store_state",
-           "work_order"]
+__all__ = [
+    "Seed",
+    "bounded",
+    "chunk_states",
+    "chunk_trials",
+    "d10",
+    "d10_triples",
+    "die",
+    "load_state",
+    "next_local",
+    "next_u64",
+    "normalize_seed",
+    "plan_chunks",
+    "store_state",
+    "work_order",
+]
 
 Seed = int | np.random.SeedSequence | None
 
@@ -196,8 +209,14 @@ def d10_triples(s0, s1, s2, s3):
         a = (x & _M21) * np.uint64(1000)
         b = ((x >> np.uint64(21)) & _M21) * np.uint64(1000)
         c = ((x >> np.uint64(42)) & _M21) * np.uint64(1000)
-        if ((a & _M21) >= _REJECT_1000_21 and (b & _M21) >= _REJECT_1000_21
-                and (c & _M21) >= _REJECT_1000_21):
-            packed = ((a >> np.uint64(21)) | ((b >> np.uint64(21)) << np.uint64(10))
-                      | ((c >> np.uint64(21)) << np.uint64(20)))
+        if (
+            (a & _M21) >= _REJECT_1000_21
+            and (b & _M21) >= _REJECT_1000_21
+            and (c & _M21) >= _REJECT_1000_21
+        ):
+            packed = (
+                (a >> np.uint64(21))
+                | ((b >> np.uint64(21)) << np.uint64(10))
+                | ((c >> np.uint64(21)) << np.uint64(20))
+            )
             return packed, s0, s1, s2, s3

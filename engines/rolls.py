@@ -13,9 +13,25 @@ from numba import njit
 from .config import INLINE, LEAF
 from .rng import d10, die
 
-__all__ = ["ADVANTAGE", "D20", "DISADVANTAGE", "HERO_REROLL", "MIDDLE", "NORMAL", "PERCENTILE",
-           "POOL", "ROLL", "TAKE_10", "middle_code", "middle_code_kernel", "roll_any", "roll_d20",
-           "roll_middle", "roll_percentile", "roll_pool"]
+__all__ = [
+    "ADVANTAGE",
+    "D20",
+    "DISADVANTAGE",
+    "HERO_REROLL",
+    "MIDDLE",
+    "NORMAL",
+    "PERCENTILE",
+    "POOL",
+    "ROLL",
+    "TAKE_10",
+    "middle_code",
+    "middle_code_kernel",
+    "roll_any",
+    "roll_d20",
+    "roll_middle",
+    "roll_percentile",
+    "roll_pool",
+]
 
 POOL, MIDDLE, PERCENTILE, D20 = 0, 1, 2, 3
 
@@ -149,7 +165,6 @@ def roll_any(system, s, param, rule):
     return roll_d20(s, param, rule[0])
 
 
-def middle_code(a: int, b: int, c: int, mode: int, disadvantage_lowest: bool,
-                doubles: bool) -> int:
+def middle_code(a: int, b: int, c: int, mode: int, disadvantage_lowest: bool, doubles: bool) -> int:
     """Pure-Python twin of the kernel's code function (for exact enumeration)."""
     return int(middle_code_kernel(a, b, c, mode, int(disadvantage_lowest), int(doubles)))

@@ -242,8 +242,9 @@ class CheckMonteCarlo(Protocol):
     counts of each code over ``trials`` rolls of each setting (each row sums to
     ``trials``); ``seed`` is an int or a ``numpy.random.SeedSequence``."""
 
-    def __call__(self, settings: Any, trials: int, seed: Any, variants: Any,
-                 n_codes: int, /) -> Any: ...
+    def __call__(
+        self, settings: Any, trials: int, seed: Any, variants: Any, n_codes: int, /
+    ) -> Any: ...
 
 
 class CheckKernel(Protocol):
@@ -280,8 +281,7 @@ class ChanceMatrix(Protocol):
     :class:`Difficulty` name) for native competence values × native difficulty values,
     every other check axis at its neutral."""
 
-    def __call__(self, axis: str, competences: Any, difficulties: Any,
-                 variants: Any, /) -> Any: ...
+    def __call__(self, axis: str, competences: Any, difficulties: Any, variants: Any, /) -> Any: ...
 
 
 class TextReading(Protocol):
@@ -295,17 +295,21 @@ class TextReading(Protocol):
 
 #: Properties a system may declare it does not have (:class:`Known`), each with the
 #: weaker property the conformance check tests instead.
-KNOWN_PROPERTIES: Mapping[str, str] = MappingProxyType({
-    "competence_monotone": (
-        "P(success) may fall along the competence axis somewhere (an acing die: a d4 totals "
-        "6 more often than a d6); the ladder check then asks only that the highest "
-        "competence value succeed at least as often as the lowest at every cell, and that "
-        "LadderRules' top rung succeed at least as often as its lowest"),
-    "difficulty_monotone": (
-        "P(success) may rise along the difficulty axis somewhere; the ladder check then "
-        "asks only that the hardest difficulty value succeed at most as often as the "
-        "easiest at every cell, and so for LadderRules' difficulties"),
-})
+KNOWN_PROPERTIES: Mapping[str, str] = MappingProxyType(
+    {
+        "competence_monotone": (
+            "P(success) may fall along the competence axis somewhere (an acing die: a d4 totals "
+            "6 more often than a d6); the ladder check then asks only that the highest "
+            "competence value succeed at least as often as the lowest at every cell, and that "
+            "LadderRules' top rung succeed at least as often as its lowest"
+        ),
+        "difficulty_monotone": (
+            "P(success) may rise along the difficulty axis somewhere; the ladder check then "
+            "asks only that the hardest difficulty value succeed at most as often as the "
+            "easiest at every cell, and so for LadderRules' difficulties"
+        ),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -320,8 +324,9 @@ class Known:
 
     def __post_init__(self) -> None:
         if self.property not in KNOWN_PROPERTIES:
-            raise InputError(f"known property {self.property!r}: unknown; known: "
-                             + ", ".join(KNOWN_PROPERTIES))
+            raise InputError(
+                f"known property {self.property!r}: unknown; known: " + ", ".join(KNOWN_PROPERTIES)
+            )
         if not str(self.reason).strip():
             raise InputError(f"known property {self.property!r}: give its reason")
 
@@ -407,8 +412,9 @@ class Checks:
         every = self.all_axes
         for axis, value in self.neutral.items():
             if axis not in every:
-                raise InputError(f"neutral {axis}={value!r}: {axis!r} is not an axis "
-                                 f"({', '.join(every)})")
+                raise InputError(
+                    f"neutral {axis}={value!r}: {axis!r} is not an axis ({', '.join(every)})"
+                )
             if value not in every[axis]:
                 raise InputError(f"neutral {axis}={value!r}: not one of the axis's values")
 
@@ -612,15 +618,19 @@ class Audit:
     duel_search: str = "exact"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "terms", MappingProxyType(
-            {str(k): (str(v[0]), str(v[1])) for k, v in dict(self.terms).items()}))
+        object.__setattr__(
+            self,
+            "terms",
+            MappingProxyType({str(k): (str(v[0]), str(v[1])) for k, v in dict(self.terms).items()}),
+        )
         if self.duel_search not in ("exact", "mc"):
             raise InputError(f"duel_search {self.duel_search!r}: expected 'exact' or 'mc'")
 
 
 #: What each optional group's absence means, in the one standard line (:meth:`System.require`).
-OPTIONAL = MappingProxyType({"ladder": "ladder mapping", "combat": "combat rules",
-                             "campaign": "campaign mechanics"})
+OPTIONAL = MappingProxyType(
+    {"ladder": "ladder mapping", "combat": "combat rules", "campaign": "campaign mechanics"}
+)
 
 
 @dataclass(frozen=True)
@@ -651,19 +661,29 @@ class System:
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("_", "").isalnum() or not self.id[0].isalpha():
             raise InputError(f"system id {self.id!r}: expected letters, digits and _")
-        for name, kind in (("checks", Checks), ("ladder", Ladder), ("combat", Combat),
-                           ("campaign", Campaign), ("report", Report), ("audit", Audit)):
+        for name, kind in (
+            ("checks", Checks),
+            ("ladder", Ladder),
+            ("combat", Combat),
+            ("campaign", Campaign),
+            ("report", Report),
+            ("audit", Audit),
+        ):
             value = getattr(self, name)
             if not (isinstance(value, kind) or (value is None and name in OPTIONAL)):
-                raise InputError(f"system {self.id}: {name}: expected an "
-                                 f"engines.system.{kind.__name__}, got {type(value).__name__}")
+                raise InputError(
+                    f"system {self.id}: {name}: expected an "
+                    f"engines.system.{kind.__name__}, got {type(value).__name__}"
+                )
         object.__setattr__(self, "known", tuple(self.known))
         if self.ladder is not None:
             axes = self.checks.axes
             for name in self.ladder.swept:
                 if name not in axes:
-                    raise InputError(f"system {self.id}: axis {name!r} is not one of its "
-                                     f"axes ({', '.join(axes)})")
+                    raise InputError(
+                        f"system {self.id}: axis {name!r} is not one of its "
+                        f"axes ({', '.join(axes)})"
+                    )
 
     def lacks(self, group: str) -> str | None:
         """The one standard line saying the system has no optional group ``group``
@@ -707,13 +727,11 @@ def _load(ep) -> System:
     try:
         obj: Any = ep.load()
     except Exception as exc:  # a broken plug-in names itself, it does not take all down
-        raise InputError(f"{where}: cannot be loaded: {exc.__class__.__name__}: {exc}") \
-            from None
+        raise InputError(f"{where}: cannot be loaded: {exc.__class__.__name__}: {exc}") from None
     if callable(obj) and not isinstance(obj, System):
         obj = obj()
     if not isinstance(obj, System):
-        raise InputError(f"{where}: expected an engines.system.System, got "
-                         f"{type(obj).__name__}")
+        raise InputError(f"{where}: expected an engines.system.System, got {type(obj).__name__}")
     if obj.source == "built-in":
         dist = getattr(ep, "dist", None)
         name = getattr(dist, "name", None) or ep.value.split(":")[0].split(".")[0]
@@ -733,9 +751,11 @@ def registry(refresh: bool = False) -> Mapping[str, System]:
         for ep in plugin_entry_points():
             system = _load(ep)
             if system.id in found:
-                raise InputError(f"entry point {ep.name!r} of group {ENTRY_POINT_GROUP}: "
-                                 f"system id {system.id!r} is already registered "
-                                 f"({found[system.id].source})")
+                raise InputError(
+                    f"entry point {ep.name!r} of group {ENTRY_POINT_GROUP}: "
+                    f"system id {system.id!r} is already registered "
+                    f"({found[system.id].source})"
+                )
             found[system.id] = system
         _REGISTRY = found
     return MappingProxyType(_REGISTRY)
@@ -763,6 +783,5 @@ def get(system_id: str) -> System:
 
         close = difflib.get_close_matches(str(system_id), list(systems), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InputError(f"unknown system {system_id!r}{hint}; known: "
-                         + ", ".join(systems))
+        raise InputError(f"unknown system {system_id!r}{hint}; known: " + ", ".join(systems))
     return systems[system_id]

@@ -24,16 +24,28 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
-def variant(default: Any, *, rule: str, doc: str, choices: Iterable[Any] | None = None,
-            term: str = "", words: Mapping[Any, str] | None = None) -> Any:
+def variant(
+    default: Any,
+    *,
+    rule: str,
+    doc: str,
+    choices: Iterable[Any] | None = None,
+    term: str = "",
+    words: Mapping[Any, str] | None = None,
+) -> Any:
     """Declare a variant field: its default, the rule id it settles, allowed values.
 
     ``term`` names the rule in a designer's words, article included ("the 10-again
     rule"; the report's findings say "the 10-again rule (A1)"), and ``words`` names some
     of its values (``{9: "9-again", None: "no exploding dice"}``); both are English
     msgids the report translates. Without them the report reads the field's name."""
-    meta = {"rule": rule, "doc": doc, "choices": tuple(choices) if choices is not None else None,
-            "term": term, "words": dict(words or {})}
+    meta = {
+        "rule": rule,
+        "doc": doc,
+        "choices": tuple(choices) if choices is not None else None,
+        "term": term,
+        "words": dict(words or {}),
+    }
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -47,8 +59,9 @@ def _coerce(name: str, raw: Any, default: Any, choices: tuple | None) -> Any:
             value = text in _TRUE
         elif text == "none" and "none" not in (choices or ()):  # "none" may be a choice
             value = None
-        elif isinstance(default, int) or (choices and all(isinstance(c, int) for c in choices
-                                                          if c is not None)):
+        elif isinstance(default, int) or (
+            choices and all(isinstance(c, int) for c in choices if c is not None)
+        ):
             try:
                 value = int(text)
             except ValueError:
@@ -87,8 +100,7 @@ def parse_variants(cls: type[T], given: Mapping[str, Any] | Iterable[str] | None
             known = ", ".join(sorted(fields))
             close = difflib.get_close_matches(str(key), sorted(fields), n=3)
             hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
-            raise InputError(f"unknown variant {key!r} for {cls.system}{hint}; "
-                             f"known: {known}")
+            raise InputError(f"unknown variant {key!r} for {cls.system}{hint}; known: {known}")
         f = fields[key]
         kwargs[key] = _coerce(key, raw, f.default, f.metadata.get("choices"))
     obj = cls(**kwargs)
@@ -102,12 +114,14 @@ def describe(obj: Any) -> list[dict[str, Any]]:
     """One row per variant: name, value in force, default, rule id, doc (for reports)."""
     rows = []
     for f in dataclasses.fields(obj):
-        rows.append({
-            "system": obj.system,
-            "variant": f.name,
-            "value": getattr(obj, f.name),
-            "default": f.default,
-            "rule": f.metadata["rule"],
-            "doc": f.metadata["doc"],
-        })
+        rows.append(
+            {
+                "system": obj.system,
+                "variant": f.name,
+                "value": getattr(obj, f.name),
+                "default": f.default,
+                "rule": f.metadata["rule"],
+                "doc": f.metadata["doc"],
+            }
+        )
     return rows

@@ -48,8 +48,14 @@ def _build_report(settings: ReportSettings, section_fns=None) -> Report:
     fns = list(S.SECTIONS if section_fns is None else section_fns)
     start = time.perf_counter()
     out: list[Section] = []
-    with tqdm(total=len(fns) + 1, desc="report", unit="section", file=sys.stderr,
-              disable=None if settings.progress else True, leave=False) as bar:
+    with tqdm(
+        total=len(fns) + 1,
+        desc="report",
+        unit="section",
+        file=sys.stderr,
+        disable=None if settings.progress else True,
+        leave=False,
+    ) as bar:
         for fn in fns:
             bar.set_postfix_str(fn.__name__.removeprefix("section_"))
             section = fn(settings)
@@ -68,8 +74,10 @@ def _under_rules(section: Section, files) -> Section:
     (:func:`reports.rules_words.with_rules_options`)."""
     if not files:
         return section
-    section.reading = [Reading(r, with_rules_options(r.small, files))
-                       if isinstance(r, Reading) and r.small else r for r in section.reading]
+    section.reading = [
+        Reading(r, with_rules_options(r.small, files)) if isinstance(r, Reading) and r.small else r
+        for r in section.reading
+    ]
     return section
 
 
@@ -99,5 +107,10 @@ def write_report(settings: ReportSettings, section_fns=None) -> BuildResult:
         with atomic_path(settings.pdf_path) as tmp:
             tmp.write_bytes(pdf)
             tmp.chmod(0o644)
-    return BuildResult(settings.html_path, settings.pdf_path if pdf is not None else None,
-                       time.perf_counter() - start, t_pdf, report)
+    return BuildResult(
+        settings.html_path,
+        settings.pdf_path if pdf is not None else None,
+        time.perf_counter() - start,
+        t_pdf,
+        report,
+    )

@@ -53,20 +53,26 @@ def variant_docs(fileobj, keywords, comment_tags, options):
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _called(node.func) == "variant":
             for kw in node.keywords:
-                values = (kw.value.values if kw.arg == "words" and isinstance(kw.value,
-                                                                              ast.Dict)
-                          else [kw.value] if kw.arg in ("doc", "term") else [])
+                values = (
+                    kw.value.values
+                    if kw.arg == "words" and isinstance(kw.value, ast.Dict)
+                    else [kw.value]
+                    if kw.arg in ("doc", "term")
+                    else []
+                )
                 for value in values:
-                    if isinstance(value, ast.Constant) and isinstance(value.value, str) \
-                            and value.value:
+                    if (
+                        isinstance(value, ast.Constant)
+                        and isinstance(value.value, str)
+                        and value.value
+                    ):
                         yield value.lineno, "", value.value, []
 
 
 def _strings(data, path=()):
     if isinstance(data, dict):
         for key, value in data.items():
-            shown = key in TOML_KEYS or (key == "name" and path[:1] and
-                                         path[0] in NAMED_TABLES)
+            shown = key in TOML_KEYS or (key == "name" and path[:1] and path[0] in NAMED_TABLES)
             if isinstance(value, str) and shown and value.strip():
                 yield (*path, key), value
             elif isinstance(value, dict | list):

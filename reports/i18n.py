@@ -32,9 +32,26 @@ from babel.numbers import format_decimal, format_percent
 
 from engines.errors import InputError
 
-__all__ = ["DOMAIN", "LANGUAGES", "LOCALE_DIR", "N_", "agree", "babel_locale", "check_language",
-           "current", "decimal", "format_spec", "language", "localise_table", "ngettext",
-           "percent", "po_path", "singular_count", "text", "translations"]
+__all__ = [
+    "DOMAIN",
+    "LANGUAGES",
+    "LOCALE_DIR",
+    "N_",
+    "agree",
+    "babel_locale",
+    "check_language",
+    "current",
+    "decimal",
+    "format_spec",
+    "language",
+    "localise_table",
+    "ngettext",
+    "percent",
+    "po_path",
+    "singular_count",
+    "text",
+    "translations",
+]
 
 #: Languages of the report (``--lang``); English is the default.
 LANGUAGES = ("en", "pt-BR")
@@ -46,8 +63,9 @@ _LANG: ContextVar[str] = ContextVar("report_language", default="en")
 
 def check_language(lang: str) -> str:
     if lang not in LANGUAGES:
-        raise InputError(f"--lang: {lang!r} is not a supported language; choose "
-                         + " | ".join(LANGUAGES))
+        raise InputError(
+            f"--lang: {lang!r} is not a supported language; choose " + " | ".join(LANGUAGES)
+        )
     return lang
 
 
@@ -99,8 +117,9 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, n: float) -> str:
     """``singular`` or ``plural`` translated, by the count ``n`` (a mean like 1.1 too):
     :func:`singular` decides, then the catalogue gives the form."""
-    return translations(current()).ngettext(singular, plural,
-                                           1 if singular_count(n, current()) else 2)
+    return translations(current()).ngettext(
+        singular, plural, 1 if singular_count(n, current()) else 2
+    )
 
 
 def singular_count(n: float, lang: str | None = None) -> bool:
@@ -113,14 +132,29 @@ def singular_count(n: float, lang: str | None = None) -> bool:
 
 
 #: Portuguese nouns the report counts, plural → singular (:func:`agree`).
-_PT_NOUNS = {"rodadas": "rodada", "degraus": "degrau", "sessões": "sessão", "lutas": "luta",
-             "dados": "dado", "sucessos": "sucesso", "pontos": "ponto", "golpes": "golpe",
-             "ataques": "ataque", "turnos": "turno", "células": "célula", "vezes": "vez",
-             "passos": "passo", "combatentes": "combatente", "lutadores": "lutador",
-             "pontos percentuais": "ponto percentual"}
-_PT_COUNT = re.compile(r"(?<![\w.,−-])([−-]?\d+(?:,\d+)?)([ \u00a0]|&nbsp;)("
-                       + "|".join(sorted(map(re.escape, _PT_NOUNS), key=len, reverse=True))
-                       + r")\b")
+_PT_NOUNS = {
+    "rodadas": "rodada",
+    "degraus": "degrau",
+    "sessões": "sessão",
+    "lutas": "luta",
+    "dados": "dado",
+    "sucessos": "sucesso",
+    "pontos": "ponto",
+    "golpes": "golpe",
+    "ataques": "ataque",
+    "turnos": "turno",
+    "células": "célula",
+    "vezes": "vez",
+    "passos": "passo",
+    "combatentes": "combatente",
+    "lutadores": "lutador",
+    "pontos percentuais": "ponto percentual",
+}
+_PT_COUNT = re.compile(
+    r"(?<![\w.,−-])([−-]?\d+(?:,\d+)?)([ \u00a0]|&nbsp;)("
+    + "|".join(sorted(map(re.escape, _PT_NOUNS), key=len, reverse=True))
+    + r")\b"
+)
 
 
 def agree(text: str, lang: str | None = None) -> str:
@@ -147,6 +181,7 @@ def N_(message: str) -> str:
 
 # --------------------------------------------------------------------------- numbers
 
+
 def percent(p: float, digits: int = 1, lang: str | None = None, fixed: bool = False) -> str:
     """A probability as a percentage for prose and tables: ``0.4567`` → ``45.7%`` (en),
     ``45,7%`` (pt-BR: decimal comma, trailing zero decimals dropped unless ``fixed``).
@@ -167,8 +202,9 @@ def decimal(x: float, digits: int | None = None, lang: str | None = None) -> str
     lang = lang or current()
     if lang == "en":
         return f"{x:,.{digits}f}" if digits is not None else f"{x:,}"
-    pattern = "#,##0.######" if digits is None else (
-        "#,##0" + ("." + "0" * digits if digits else ""))
+    pattern = (
+        "#,##0.######" if digits is None else ("#,##0" + ("." + "0" * digits if digits else ""))
+    )
     return format_decimal(x, pattern, locale=babel_locale(lang))
 
 
@@ -238,10 +274,8 @@ def text(value, lang: str | None = None) -> str:
     tr = translations(lang)
     sentence = made(value)
     if sentence is not None and sentence.template != value:
-        template = tr.gettext(sentence.template) if sentence.template.strip() \
-            else sentence.template
-        return _contracted(agree(_Filler(lang).vformat(template, (), sentence.fields),
-                                 lang), lang)
+        template = tr.gettext(sentence.template) if sentence.template.strip() else sentence.template
+        return _contracted(agree(_Filler(lang).vformat(template, (), sentence.fields), lang), lang)
     found = tr.gettext(value)
     if found == value and _IDENTIFIER.fullmatch(value):
         # an id of the registry (a weapon, tactic, armour, archetype: "heavy_archaic")
@@ -266,6 +300,7 @@ def _contracted(sentence: str, lang: str) -> str:
     def one(m: re.Match) -> str:
         word = _CRASE_WORDS[m.group(2)]
         return (word if m.group(1) == "a" else word.capitalize()) + " "
+
     return _CRASE.sub(one, sentence)
 
 

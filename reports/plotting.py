@@ -17,9 +17,22 @@ from contextvars import ContextVar
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
-__all__ = ["LINESTYLES", "MARKERS", "PAGE_WIDTH", "fit_page", "line_styles", "new_figure",
-           "print_fonts", "probability_axis", "recording_texts", "shades", "system_color",
-           "system_colors", "to_png", "translate_figure"]
+__all__ = [
+    "LINESTYLES",
+    "MARKERS",
+    "PAGE_WIDTH",
+    "fit_page",
+    "line_styles",
+    "new_figure",
+    "print_fonts",
+    "probability_axis",
+    "recording_texts",
+    "shades",
+    "system_color",
+    "system_colors",
+    "to_png",
+    "translate_figure",
+]
 
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)))
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -55,8 +68,13 @@ def shades(system: str, n: int) -> list[tuple[float, float, float]]:
 def line_styles(system: str, n: int) -> Iterator[dict]:
     """Matplotlib keyword sets for ``n`` lines of one system (shade + style + marker)."""
     for i, colour in enumerate(shades(system, n)):
-        yield {"color": colour, "linestyle": LINESTYLES[i % len(LINESTYLES)],
-               "marker": MARKERS[i % len(MARKERS)], "markersize": 3.5, "linewidth": 1.6}
+        yield {
+            "color": colour,
+            "linestyle": LINESTYLES[i % len(LINESTYLES)],
+            "marker": MARKERS[i % len(MARKERS)],
+            "markersize": 3.5,
+            "linewidth": 1.6,
+        }
 
 
 def new_figure(ncols: int = 1, *, width: float = 7.2, height: float = 3.3, sharey=True):
@@ -79,8 +97,9 @@ def probability_axis(ax, label: str | None = None) -> None:
     from reports.i18n import _
 
     ax.set_ylim(-0.02, 1.02)
-    ax.set_ylabel(_("{label} (probability, 0–1)").format(
-        label=_("P(success)") if label is None else label))
+    ax.set_ylabel(
+        _("{label} (probability, 0–1)").format(label=_("P(success)") if label is None else label)
+    )
 
 
 def print_fonts(fig) -> None:
@@ -147,11 +166,19 @@ def translate_figure(fig, lang: str | None = None) -> None:
     for text in fig.texts:
         text.set_text(_local_text(text.get_text(), lang))
     for ax in fig.axes:
-        for item in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
-                     ax.yaxis.label, *ax.texts):   # ax.texts: annotations, bar labels
+        for item in (
+            ax.title,
+            ax._left_title,
+            ax._right_title,
+            ax.xaxis.label,
+            ax.yaxis.label,
+            *ax.texts,
+        ):  # ax.texts: annotations, bar labels
             item.set_text(_local_text(item.get_text(), lang))
-        for axis, get_lim, set_lim in ((ax.xaxis, ax.get_xlim, ax.set_xlim),
-                                       (ax.yaxis, ax.get_ylim, ax.set_ylim)):
+        for axis, get_lim, set_lim in (
+            (ax.xaxis, ax.get_xlim, ax.set_xlim),
+            (ax.yaxis, ax.get_ylim, ax.set_ylim),
+        ):
             lim = get_lim()
             ticks = axis.get_majorticklocs()
             labels = [_local_text(t.get_text(), lang) for t in axis.get_majorticklabels()]
@@ -186,8 +213,7 @@ def _drawn_texts(fig) -> list[str]:
     from matplotlib.text import Text
 
     fig.draw_without_rendering()
-    return [t.get_text() for t in fig.findobj(Text)
-            if t.get_visible() and t.get_text().strip()]
+    return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
 
 
 def to_png(fig, dpi: int = 110) -> bytes:

@@ -20,9 +20,20 @@ from .i18n import N_
 from .settings import ReportSettings
 from .structure import Report, Table
 
-__all__ = ["CELL_PAD_PT", "CHAR_EM", "PRINTED_NOTE", "PRINT_SIZES", "PRINT_WIDTH_PT",
-           "column_header", "data_uri", "print_class", "printed", "prose", "render_html",
-           "table_rows"]
+__all__ = [
+    "CELL_PAD_PT",
+    "CHAR_EM",
+    "PRINTED_NOTE",
+    "PRINT_SIZES",
+    "PRINT_WIDTH_PT",
+    "column_header",
+    "data_uri",
+    "print_class",
+    "printed",
+    "prose",
+    "render_html",
+    "table_rows",
+]
 
 
 def data_uri(data: bytes, mime: str) -> str:
@@ -50,9 +61,11 @@ def table_rows(t: Table, lang: str = "en") -> list[list[tuple[str, str, str | No
 
 
 #: the sentence under a table whose printed view is compact
-PRINTED_NOTE = N_("The printed page shows {rows} of the {all_rows} rows and {columns} of the "
-                  "{all_columns} columns; the HTML report and the CSV download hold the full "
-                  "table.")
+PRINTED_NOTE = N_(
+    "The printed page shows {rows} of the {all_rows} rows and {columns} of the "
+    "{all_columns} columns; the HTML report and the CSV download hold the full "
+    "table."
+)
 
 
 def printed(t: Table) -> Table | None:
@@ -62,8 +75,9 @@ def printed(t: Table) -> Table | None:
     view = t.compact_view()
     if view is None:
         return None
-    return dataclasses.replace(t, id=f"{t.id}-print", frame=view, compact=False,
-                               percent=tuple(t.percent_columns))
+    return dataclasses.replace(
+        t, id=f"{t.id}-print", frame=view, compact=False, percent=tuple(t.percent_columns)
+    )
 
 
 #: Printed tables (report.css, ``@media print``): the font sizes in pt of the classes
@@ -96,12 +110,17 @@ def print_class(t: Table, rows, header) -> str:
 def _env(lang: str = "en") -> jinja2.Environment:
     """The templates' environment, with Jinja2's ``i18n`` extension bound to the
     gettext translations of ``lang`` (``{% trans %}`` blocks and ``_()``)."""
-    env = jinja2.Environment(loader=jinja2.PackageLoader("reports", "templates"),
-                             autoescape=jinja2.select_autoescape(["html", "j2"]),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True,
-                             lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("reports", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
+    )
     env.install_gettext_translations(  # type: ignore[attr-defined]  # jinja2.ext.i18n's
-        i18n.translations(lang), newstyle=True)
+        i18n.translations(lang), newstyle=True
+    )
     env.filters["prose"] = lambda text, html=False: prose(text, html, lang)
     return env
 
@@ -116,13 +135,13 @@ def prose(text, html: bool = False, lang: str | None = None) -> Markup:
     and fighters in words (:func:`reports.labels.cell_words`; not in ``html``)."""
     if html:
         return Markup(_TICKS.sub(r"<code>\1</code>", str(Markup(text))))
-    parts = _TICKS.split(str(text))   # even: prose, odd: the code spans' text
+    parts = _TICKS.split(str(text))  # even: prose, odd: the code spans' text
     out = []
     for i, part in enumerate(parts):
         if i % 2:
             out.append(f"<code>{escape(part)}</code>")
         elif "rpg-balance" in part or " --" in part:
-            out.append(str(escape(part)))        # a command written out: as it is
+            out.append(str(escape(part)))  # a command written out: as it is
         else:
             out.append(str(escape(labels.cell_words(part, lang))))
     return Markup("".join(out))
@@ -148,16 +167,40 @@ def render_html(report: Report, settings: ReportSettings) -> str:
         header = lambda c: column_header(c, lang)  # noqa: E731
         small = printed(t)
         if small is None:
-            return Markup(table_tpl.render(t=t, rows=rows, csv=csv, header=header,
-                                           size=print_class(t, rows, header), small=None))
+            return Markup(
+                table_tpl.render(
+                    t=t,
+                    rows=rows,
+                    csv=csv,
+                    header=header,
+                    size=print_class(t, rows, header),
+                    small=None,
+                )
+            )
         small_rows = table_rows(small, lang)
-        note = i18n.translations(lang).gettext(PRINTED_NOTE).format(
-            rows=len(small.frame), all_rows=len(t.frame),
-            columns=len(small.frame.columns) - len(t.index),
-            all_columns=len(t.frame.columns) - len(t.index))
-        return Markup(table_tpl.render(t=t, rows=rows, csv=csv, header=header, size="",
-                                       small=small, small_rows=small_rows, note=note,
-                                       small_size=print_class(small, small_rows, header)))
+        note = (
+            i18n.translations(lang)
+            .gettext(PRINTED_NOTE)
+            .format(
+                rows=len(small.frame),
+                all_rows=len(t.frame),
+                columns=len(small.frame.columns) - len(t.index),
+                all_columns=len(t.frame.columns) - len(t.index),
+            )
+        )
+        return Markup(
+            table_tpl.render(
+                t=t,
+                rows=rows,
+                csv=csv,
+                header=header,
+                size="",
+                small=small,
+                small_rows=small_rows,
+                note=note,
+                small_size=print_class(small, small_rows, header),
+            )
+        )
 
     try:
         version = metadata.version("rpg-balance")
@@ -165,9 +208,16 @@ def render_html(report: Report, settings: ReportSettings) -> str:
         version = "dev"
     meta = {"version": version, "built": report.meta.get("built", "")}
     page = env.get_template("report.html.j2").render(
-        report=report, settings=settings, meta=meta, table=table, data_uri=data_uri,
-        colors=plotting.system_colors(), lang=lang,
-        trials=i18n.decimal(settings.trials, lang=lang), rules=_rules_line(settings))
+        report=report,
+        settings=settings,
+        meta=meta,
+        table=table,
+        data_uri=data_uri,
+        colors=plotting.system_colors(),
+        lang=lang,
+        trials=i18n.decimal(settings.trials, lang=lang),
+        rules=_rules_line(settings),
+    )
     return i18n.agree(page, lang)  # "1,1 rodada": counted nouns agree once filled in
 
 

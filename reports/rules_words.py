@@ -21,8 +21,14 @@ from analysis.rules import active, using
 
 from .i18n import _
 
-__all__ = ["carrying", "edit_words", "rules_frame", "rules_line", "rules_sets",
-           "with_rules_options"]
+__all__ = [
+    "carrying",
+    "edit_words",
+    "rules_frame",
+    "rules_line",
+    "rules_sets",
+    "with_rules_options",
+]
 
 
 def rules_sets(rulesets: Mapping | Iterable | None) -> tuple:
@@ -44,12 +50,13 @@ def edit_words(rs) -> list[str]:
         elif item[0] == "remove":
             out.append(_("{entry} removed").format(entry=f"{item[1]}.{item[2]}"))
         elif item[0] == "everyone":
-            phrase = _("everyone's {trait} {offset}").format(trait=item[1],
-                                                             offset=f"{item[2]:+d}")
-            lo, hi = next(((lo, hi) for t, lo, hi in getattr(rs, "caps", ())
-                           if t == item[1]), (None, None))
-            bounds = ([_("at least {min}").format(min=lo)] if lo is not None else []) + \
-                ([_("at most {max}").format(max=hi)] if hi is not None else [])
+            phrase = _("everyone's {trait} {offset}").format(trait=item[1], offset=f"{item[2]:+d}")
+            lo, hi = next(
+                ((lo, hi) for t, lo, hi in getattr(rs, "caps", ()) if t == item[1]), (None, None)
+            )
+            bounds = ([_("at least {min}").format(min=lo)] if lo is not None else []) + (
+                [_("at most {max}").format(max=hi)] if hi is not None else []
+            )
             out.append(phrase + (f" ({', '.join(bounds)})" if bounds else ""))
         else:
             out.append(said)
@@ -64,16 +71,20 @@ def rules_line(rulesets) -> str:
     """One line naming every rules file and its edits: ``dice_pool_7 (my_rules.toml):
     armour.heavy_archaic.ballistic 2 → 1; everyone's CON +1`` (several systems joined
     by ``" | "``); empty when none edits anything."""
-    return " | ".join(f"{rs.system} ({_files(rs)}): " + "; ".join(edit_words(rs))
-                      for rs in rules_sets(rulesets))
+    return " | ".join(
+        f"{rs.system} ({_files(rs)}): " + "; ".join(edit_words(rs)) for rs in rules_sets(rulesets)
+    )
 
 
 def rules_frame(rulesets):
     """One row per edit: ``system``, ``rules file``, ``edit`` (in words)."""
     import pandas as pd
 
-    rows = [{"system": rs.system, "rules file": _files(rs), "edit": words}
-            for rs in rules_sets(rulesets) for words in edit_words(rs)]
+    rows = [
+        {"system": rs.system, "rules file": _files(rs), "edit": words}
+        for rs in rules_sets(rulesets)
+        for words in edit_words(rs)
+    ]
     return pd.DataFrame(rows, columns=["system", "rules file", "edit"])
 
 
@@ -90,7 +101,6 @@ def carrying(rulesets) -> Iterator[None]:
             missing.append(rs)
     with using(missing):
         yield
-
 
 
 def with_rules_options(small: str, files) -> str:
@@ -114,5 +124,4 @@ def with_rules_options(small: str, files) -> str:
             return head.rstrip() + extra + (f"  # {comment}" if sep else "")
         return command
 
-    return "\n".join(" ; ".join(one(c) for c in line.split(" ; "))
-                      for line in small.split("\n"))
+    return "\n".join(" ; ".join(one(c) for c in line.split(" ; ")) for line in small.split("\n"))

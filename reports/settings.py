@@ -10,8 +10,15 @@ from engines.constants import AFTERMATHS, REPORT_SEED, ROUND_CAP
 from engines.errors import InputError
 from reports.i18n import N_, check_language
 
-__all__ = ["DEFAULT_COMBAT_TRIALS", "DEFAULT_OUT", "DEFAULT_SEED", "DEFAULT_TRIALS",
-           "ReportSettings", "system_ids", "trials_for_se"]
+__all__ = [
+    "DEFAULT_COMBAT_TRIALS",
+    "DEFAULT_OUT",
+    "DEFAULT_SEED",
+    "DEFAULT_TRIALS",
+    "ReportSettings",
+    "system_ids",
+    "trials_for_se",
+]
 
 
 def system_ids() -> tuple[str, ...]:
@@ -19,6 +26,7 @@ def system_ids() -> tuple[str, ...]:
     from engines.system import registry
 
     return tuple(registry())
+
 
 #: Fixed default seed, so the default report is reproducible bit for bit.
 DEFAULT_SEED = REPORT_SEED
@@ -88,8 +96,9 @@ class ReportSettings:
             object.__setattr__(self, "systems", known)
         unknown = [s for s in self.systems if s not in known]
         if unknown:
-            raise InputError(f"--systems: unknown system {unknown[0]!r}; known: "
-                             + ", ".join(known))
+            raise InputError(
+                f"--systems: unknown system {unknown[0]!r}; known: " + ", ".join(known)
+            )
         if not self.systems:
             raise InputError("--systems: name at least one system")
         if len(set(self.systems)) != len(self.systems):
@@ -104,8 +113,9 @@ class ReportSettings:
 
         object.__setattr__(self, "rules", rules_sets(self.rules))
         if self.aftermath not in AFTERMATHS:
-            raise InputError(f"--aftermath: {self.aftermath!r} is not allowed; choose "
-                             + " | ".join(AFTERMATHS))
+            raise InputError(
+                f"--aftermath: {self.aftermath!r} is not allowed; choose " + " | ".join(AFTERMATHS)
+            )
 
     def all_variants_of(self, system: str) -> tuple[str, ...]:
         """Every ``NAME=VALUE`` string given for ``system`` (checks and combat)."""

@@ -14,8 +14,21 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["COMPACT_COLUMNS", "COMPACT_ROWS", "Block", "Caption", "Figure", "Note", "Paragraph",
-           "Reading", "Report", "Section", "SectionFn", "Table", "percent_cell"]
+__all__ = [
+    "COMPACT_COLUMNS",
+    "COMPACT_ROWS",
+    "Block",
+    "Caption",
+    "Figure",
+    "Note",
+    "Paragraph",
+    "Reading",
+    "Report",
+    "Section",
+    "SectionFn",
+    "Table",
+    "percent_cell",
+]
 
 
 @dataclass(frozen=True)
@@ -75,7 +88,7 @@ class Table:
             values = self.frame[c]
             if values.dtype.kind != "f":
                 continue
-            finite = values.dropna()   # a share computed as a ratio may pass 1 by 1e-16
+            finite = values.dropna()  # a share computed as a ratio may pass 1 by 1e-16
             if len(finite) and bool(((finite >= -_EPS) & (finite <= 1 + _EPS)).all()):
                 found.add(name)
         return frozenset(found)
@@ -91,8 +104,8 @@ class Table:
         big = len(self.frame) > COMPACT_ROWS or len(values) > COMPACT_COLUMNS
         if self.compact is None:
             grid = bool(index) and all(
-                pd.api.types.is_number(v) or _numeric(v)
-                for c in index for v in self.frame[c])
+                pd.api.types.is_number(v) or _numeric(v) for c in index for v in self.frame[c]
+            )
             if not (big and grid):
                 return None
         elif not big:
@@ -159,7 +172,7 @@ def percent_cell(p: float, lang: str = "en") -> str:
     short of 1 by less than that as ">99.9%" (never a 0.0% that is not zero)."""
     from reports.i18n import format_spec
 
-    p = min(max(p, 0.0), 1.0)      # a ratio's rounding noise past 0 or 1 (within _EPS)
+    p = min(max(p, 0.0), 1.0)  # a ratio's rounding noise past 0 or 1 (within _EPS)
     if p in (0.0, 1.0):
         return format_spec(p, ".0%", lang)
     if p < 0.0005:

@@ -41,8 +41,9 @@ VALUES = np.arange(1, CAP + 1, dtype=float)
 @dataclass(frozen=True)
 class Variants:
     system: ClassVar[str] = SYSTEM
-    aces: bool = variant(True, rule="AD2", doc="the die is rolled again and added on its "
-                                               "highest face")
+    aces: bool = variant(
+        True, rule="AD2", doc="the die is rolled again and added on its highest face"
+    )
 
 
 def p_total_at_least(sides: int, need: int, aces: bool = True) -> Fraction:
@@ -73,7 +74,7 @@ def exact(settings, variants=None):
                 out[i, t - 1] = (1 / sides) ** (k + 1) if r else 0.0
             else:
                 out[i, t - 1] = 1 / sides if t <= sides else 0.0
-        out[i, CAP - 1] = 1.0 - out[i, :CAP - 1].sum()
+        out[i, CAP - 1] = 1.0 - out[i, : CAP - 1].sum()
     return out
 
 
@@ -102,14 +103,24 @@ def check_grid(cells, variants):
 
 
 ACING = System(
-    id=SYSTEM, name="acing trait die + modifier vs TN",
-    checks=Checks(module=__name__, axes={"die": DICE, "tn": TNS, "modifier": MODIFIERS},
-                  neutral={"modifier": 0}, grid=check_grid),
-    ladder=Ladder(competence_axis="die", difficulty_axis="tn",
-                  rungs={"untrained": 4, "novice": 6, "competent": 8, "expert": 10,
-                         "master": 12}),
-    known=(Known("competence_monotone",
-                 "acing (AD2): an acing d4 totals 6 or more more often than a d6"),),
+    id=SYSTEM,
+    name="acing trait die + modifier vs TN",
+    checks=Checks(
+        module=__name__,
+        axes={"die": DICE, "tn": TNS, "modifier": MODIFIERS},
+        neutral={"modifier": 0},
+        grid=check_grid,
+    ),
+    ladder=Ladder(
+        competence_axis="die",
+        difficulty_axis="tn",
+        rungs={"untrained": 4, "novice": 6, "competent": 8, "expert": 10, "master": 12},
+    ),
+    known=(
+        Known(
+            "competence_monotone", "acing (AD2): an acing d4 totals 6 or more more often than a d6"
+        ),
+    ),
 )
 
 #: the same system without its declared exception

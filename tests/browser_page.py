@@ -20,13 +20,19 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["CHROMIUM", "FLAGS", "INSTALL_HINT", "Browser", "launch_args", "require_tool",
-           "watch"]
+__all__ = ["CHROMIUM", "FLAGS", "INSTALL_HINT", "Browser", "launch_args", "require_tool", "watch"]
 
 CHROMIUM = "/usr/bin/chromium"
 INSTALL_HINT = "apt-get install chromium poppler-utils"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 #: how long one step (a navigation, an evaluation, a wait) may take, in milliseconds
 TIMEOUT_MS = 60_000
 
@@ -35,8 +41,10 @@ def require_tool(name: str) -> str:
     """Path of a system program the end-to-end tests need; FAIL (not skip) when missing."""
     path = CHROMIUM if name == "chromium" and Path(CHROMIUM).exists() else shutil.which(name)
     if path is None:
-        pytest.fail(f"{name} is not installed; the end-to-end report tests need it: "
-                    f"{INSTALL_HINT}  (python3 tasks.py test installs them)")
+        pytest.fail(
+            f"{name} is not installed; the end-to-end report tests need it: "
+            f"{INSTALL_HINT}  (python3 tasks.py test installs them)"
+        )
     return path
 
 
@@ -70,7 +78,8 @@ class Browser:
         self._playwright = sync_playwright().start()
         try:
             self.context = self._playwright.chromium.launch_persistent_context(
-                str(user_data_dir), **args, viewport={"width": width, "height": height})
+                str(user_data_dir), **args, viewport={"width": width, "height": height}
+            )
         except BaseException:
             self._playwright.stop()
             raise

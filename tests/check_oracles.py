@@ -26,11 +26,20 @@ def assert_mc_matches(p_exact, p_mc, n, label=""):
     bad = np.abs(p_mc - p_exact) > mc_tolerance(p_exact, n)
     assert not bad.any(), (
         f"{label}: {int(bad.sum())} of {bad.size} cells outside 5 SE + 1/n; first at "
-        f"{np.argwhere(bad)[0].tolist()}: mc {p_mc[bad][0]:.6f} vs exact {p_exact[bad][0]:.6f}")
+        f"{np.argwhere(bad)[0].tolist()}: mc {p_mc[bad][0]:.6f} vs exact {p_exact[bad][0]:.6f}"
+    )
 
 
-def pool_codes_brute(n, threshold=7, again=10, crit_bonus=0, chance_die=True,
-                     chance_explodes=False, max_dice=60, n_codes=None):
+def pool_codes_brute(
+    n,
+    threshold=7,
+    again=10,
+    crit_bonus=0,
+    chance_die=True,
+    chance_explodes=False,
+    max_dice=60,
+    n_codes=None,
+):
     """Outcome codes of a d10 pool by recursion over every face of every die (A1, C1).
 
     Code 0: a chance die's 1 (dramatic failure); code ``1 + k``: ``k`` successes. Dice

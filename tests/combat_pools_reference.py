@@ -25,15 +25,28 @@ def pool7(rng: random.Random, n: int) -> int:
     return succ
 
 
-def fight7(rng: random.Random, side0: list, side1: list, cap: int = 50,
-           targeting: str = "random") -> dict:
+def fight7(
+    rng: random.Random, side0: list, side1: list, cap: int = 50, targeting: str = "random"
+) -> dict:
     """One ``dice_pool_7`` fight (combat_dice_pool_7.Combatant objects, default variants)."""
     people = []
     for side, members in ((0, side0), (1, side1)):
         for c in members:
-            people.append({"c": c, "side": side, "lethal": 0, "bash": 0, "con": 0,
-                           "wp": c.DET + c.AUT, "up": True, "dead": False, "dodge": None,
-                           "boost": 0, "key": (-c.initiative, rng.random())})
+            people.append(
+                {
+                    "c": c,
+                    "side": side,
+                    "lethal": 0,
+                    "bash": 0,
+                    "con": 0,
+                    "wp": c.DET + c.AUT,
+                    "up": True,
+                    "dead": False,
+                    "dodge": None,
+                    "boost": 0,
+                    "key": (-c.initiative, rng.random()),
+                }
+            )
     order = sorted(people, key=lambda p: p["key"])
     hits = []
 
@@ -71,8 +84,9 @@ def fight7(rng: random.Random, side0: list, side1: list, cap: int = 50,
             p["boost"] = 0
             hurt = 2 * (p["lethal"] + p["bash"]) >= c.vitality
             spent = False
-            if p["wp"] and (c.willpower == "defense_early"
-                            or (c.willpower == "defense_late" and hurt)):
+            if p["wp"] and (
+                c.willpower == "defense_early" or (c.willpower == "defense_late" and hurt)
+            ):
                 p["wp"] -= 1
                 p["boost"] = 1
                 spent = True
@@ -84,8 +98,11 @@ def fight7(rng: random.Random, side0: list, side1: list, cap: int = 50,
                 n_attacks, focus = 1, 1
             for _ in range(n_attacks):
                 extra = 0
-                if not spent and p["wp"] and (c.willpower == "attack_early"
-                                              or (c.willpower == "attack_late" and hurt)):
+                if (
+                    not spent
+                    and p["wp"]
+                    and (c.willpower == "attack_early" or (c.willpower == "attack_late" and hurt))
+                ):
                     p["wp"] -= 1
                     spent = True
                     extra = 3
@@ -116,8 +133,14 @@ def _result(people, winner, rnd, hits):
     size = [sum(1 for q in people if q["side"] == s) for s in (0, 1)]
     up = [sum(q["up"] for q in people if q["side"] == s) for s in (0, 1)]
     loser_dead = winner < 2 and dead[1 - winner] == size[1 - winner]
-    return {"winner": winner, "round": rnd, "dead": dead, "up": up,
-            "loser_dead": loser_dead, "hits": hits}
+    return {
+        "winner": winner,
+        "round": rnd,
+        "dead": dead,
+        "up": up,
+        "loser_dead": loser_dead,
+        "hits": hits,
+    }
 
 
 def pool6(rng: random.Random, n: int) -> int:
@@ -129,10 +152,20 @@ def pool6(rng: random.Random, n: int) -> int:
 COVER6 = {"none": -2, "partial": 1, "full": 2}  # C12
 
 
-def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50,
-           aftermath: str = "leave", helpless: str = "zero", finish_rounds: int = 10,
-           distance: int = 0, reach: int = 1, close: int = 13, medium: int = 26,
-           cover_taken: str = "partial") -> dict:
+def fight6(
+    rng: random.Random,
+    side0: list,
+    side1: list,
+    cap: int = 50,
+    aftermath: str = "leave",
+    helpless: str = "zero",
+    finish_rounds: int = 10,
+    distance: int = 0,
+    reach: int = 1,
+    close: int = 13,
+    medium: int = 26,
+    cover_taken: str = "partial",
+) -> dict:
     """One ``dice_pool_6`` fight (combat_dice_pool_6.Combatant objects, default variants:
     a fresh random order each round, random targets, dead at twice the health, C-g5),
     then its aftermath: with ``aftermath="finish"`` (C-g7) each standing winner, in row
@@ -150,8 +183,18 @@ def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50,
     people = []
     for side, members in ((0, side0), (1, side1)):
         for c in members:
-            people.append({"c": c, "side": side, "dmg": 0, "up": True, "dead": False,
-                           "attacked": 0, "pos": side * distance, "covered": False})
+            people.append(
+                {
+                    "c": c,
+                    "side": side,
+                    "dmg": 0,
+                    "up": True,
+                    "dead": False,
+                    "attacked": 0,
+                    "pos": side * distance,
+                    "covered": False,
+                }
+            )
     hits = []
 
     def contest(p, target, dice, helpless_dodge=None):
@@ -223,8 +266,13 @@ def fight6(rng: random.Random, side0: list, side1: list, cap: int = 50,
                 continue
             if not move6(p):
                 continue
-            enemies = [q for q in people if q["side"] != p["side"] and q["up"]
-                       and (p["c"].weapon.ranged or abs(q["pos"] - p["pos"]) <= reach)]
+            enemies = [
+                q
+                for q in people
+                if q["side"] != p["side"]
+                and q["up"]
+                and (p["c"].weapon.ranged or abs(q["pos"] - p["pos"]) <= reach)
+            ]
             if not enemies:
                 continue
             pool = p["c"].attack_pool

@@ -34,12 +34,21 @@ def assert_mc_matches(p_mc: np.ndarray, p_exact: np.ndarray, n: int) -> None:
 
 
 def fighter(**kw) -> Fighter:
-    base = {"attack": 7, "damage": 5, "toughness": 2, "parry": 7, "dodge": 7, "fortitude": 4,
-            "hit_points": 12, "agility": 2, "awareness": 2, "hero_points": 0,
-            "hero_use": "none"}
+    base = {
+        "attack": 7,
+        "damage": 5,
+        "toughness": 2,
+        "parry": 7,
+        "dodge": 7,
+        "fortitude": 4,
+        "hit_points": 12,
+        "agility": 2,
+        "awareness": 2,
+        "hero_points": 0,
+        "hero_use": "none",
+    }
     base.update(kw)
     return Fighter(**base)
-
 
 
 def library() -> dict[str, Fighter]:

@@ -54,7 +54,7 @@ def _walk(obj, where: str) -> Iterator[Line]:
             if isinstance(value, str) and not value.startswith(type(obj).__name__):
                 out.append(line(f"{kind} {attr}", value))
         opts = getattr(obj, "options", None)
-        if isinstance(opts, dict | list):   # a dict's keys are what the menu shows
+        if isinstance(opts, dict | list):  # a dict's keys are what the menu shows
             out += [line(f"{kind} option", k) for k in opts]
     elif isinstance(obj, pn.pane.DataFrame):
         df = obj.object
@@ -62,16 +62,16 @@ def _walk(obj, where: str) -> Iterator[Line]:
             out += [line("table header", c) for c in df.columns]
             for row in df.itertuples(index=False):
                 out += [line("table cell", x) for x in row]
-    elif isinstance(obj, pn.pane.Markdown | pn.pane.Alert | pn.pane.HTML | pn.pane.Str) \
-            and isinstance(obj.object, str):
+    elif isinstance(
+        obj, pn.pane.Markdown | pn.pane.Alert | pn.pane.HTML | pn.pane.Str
+    ) and isinstance(obj.object, str):
         out += [line("text", part) for part in visible(obj.object).split("\n")]
     if isinstance(obj, pn.Card):
         out.append(line("card title", obj.title))
     if isinstance(obj, pn.Tabs):
         out += [line("tab title", t) for t in obj._names]
     yield from (x for x in out if x is not None)
-    if isinstance(obj, pn.layout.base.ListLike | pn.layout.base.NamedListLike
-                  | pn.layout.FlexBox):
+    if isinstance(obj, pn.layout.base.ListLike | pn.layout.base.NamedListLike | pn.layout.FlexBox):
         for i, child in enumerate(obj.objects):
             name = where
             if isinstance(obj, pn.Tabs):

@@ -17,10 +17,19 @@ PKG = ROOT / "examples" / "plugin_system"
 def _not_shipped(data: list[str]):
     """A ``copytree`` filter: what an installer leaves out of a package folder (caches,
     and files that are neither modules nor matched by its package-data globs)."""
+
     def ignore(folder: str, names: list[str]) -> list[str]:
-        return [n for n in names if n == "__pycache__" or (
-            (Path(folder) / n).is_file() and not n.endswith(".py")
-            and not any(Path(n).match(g) for g in data))]
+        return [
+            n
+            for n in names
+            if n == "__pycache__"
+            or (
+                (Path(folder) / n).is_file()
+                and not n.endswith(".py")
+                and not any(Path(n).match(g) for g in data)
+            )
+        ]
+
     return ignore
 
 
@@ -45,12 +54,14 @@ def install_plugin(out: Path, checks_only: bool = False) -> Path:
     project, setup = meta["project"], meta["tool"]["setuptools"]
     out.mkdir(parents=True, exist_ok=True)
     for pkg in setup["packages"]:
-        shutil.copytree(PKG / pkg, out / pkg,
-                        ignore=_not_shipped(setup.get("package-data", {}).get(pkg, [])))
+        shutil.copytree(
+            PKG / pkg, out / pkg, ignore=_not_shipped(setup.get("package-data", {}).get(pkg, []))
+        )
     dist = out / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
-                                   f"Version: {project['version']}\n")
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
+    )
     lines = []
     for group, eps in project["entry-points"].items():
         lines.append(f"[{group}]")

@@ -48,9 +48,21 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SHARED", "Hit", "Line", "build", "check", "code_hits", "english_hits",
-           "english_words", "figure_lines", "main", "number_hits", "pdf_lines",
-           "registry_ids"]
+__all__ = [
+    "SHARED",
+    "Hit",
+    "Line",
+    "build",
+    "check",
+    "code_hits",
+    "english_hits",
+    "english_words",
+    "figure_lines",
+    "main",
+    "number_hits",
+    "pdf_lines",
+    "registry_ids",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,12 +87,15 @@ class Hit:
 
     def __str__(self) -> str:
         context = self.line.text if len(self.line.text) <= 110 else self.line.text[:107] + "…"
-        return (f"{self.kind:10} {self.word!r:28} {self.line.where} · {self.line.section}"
-                f" · {context}")
+        return (
+            f"{self.kind:10} {self.word!r:28} {self.line.where} · {self.line.section} · {context}"
+        )
 
 
-_WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">'
-                   r"([^<]*)</word>")
+_WORD = re.compile(
+    r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">'
+    r"([^<]*)</word>"
+)
 _HEADING = re.compile(r"^\d+\.\s+\S")
 _FOOTER = re.compile(r"^(page|página)\s+\d+\s+(of|de)\s+\d+$")
 #: how far a monospaced word's width per character, over its height, may stray
@@ -89,8 +104,9 @@ _MONO_TOLERANCE = 0.008
 
 def _bbox_pages(pdf: Path) -> list[list[list[tuple[str, float, float]]]]:
     """Pages → lines → words ``(text, height, width per character over height)``."""
-    out = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["pdftotext", "-bbox-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
     pages = []
     for page in out.split("<page ")[1:]:
         lines = []
@@ -109,8 +125,7 @@ def _bbox_pages(pdf: Path) -> list[list[list[tuple[str, float, float]]]]:
 def _mono_ratio(pages) -> float | None:
     """The monospaced font's width per character over height (the small-print commands
     are set in it): the median over the words ``rpg-balance`` that start a line."""
-    ratios = sorted(line[0][2] for page in pages for line in page
-                    if line[0][0] == "rpg-balance")
+    ratios = sorted(line[0][2] for page in pages for line in page if line[0][0] == "rpg-balance")
     return ratios[len(ratios) // 2] if ratios else None
 
 
@@ -169,12 +184,16 @@ def pdf_lines(pdf: Path | str) -> list[Line]:
 
 def figure_lines(figures: dict[str, list[list[str]]]) -> list[Line]:
     """The recorded figure texts (:func:`build`) as lines: one per text."""
-    return [Line(f"figure {i}", section, text)
-            for section, figs in figures.items()
-            for i, texts in enumerate(figs, 1) for text in texts]
+    return [
+        Line(f"figure {i}", section, text)
+        for section, figs in figures.items()
+        for i, texts in enumerate(figs, 1)
+        for text in texts
+    ]
 
 
 # --------------------------------------------------------------------------- identifiers
+
 
 @functools.cache
 def registry_ids() -> dict[str, frozenset[str]]:
@@ -185,13 +204,18 @@ def registry_ids() -> dict[str, frozenset[str]]:
     from analysis.combat import archetypes as A
     from engines.system import registry
 
-    ids: dict[str, set[str]] = {k: set() for k in ("system", "archetype", "weapon", "armour",
-                                                   "tactic", "variant")}
+    ids: dict[str, set[str]] = {
+        k: set() for k in ("system", "archetype", "weapon", "armour", "tactic", "variant")
+    }
     for sid, spec in registry().items():
         ids["system"].add(sid)
         if spec.combat is not None:
-            for kind, get in (("archetype", A.names), ("weapon", A.weapons),
-                              ("armour", A.armours), ("tactic", A.tactics)):
+            for kind, get in (
+                ("archetype", A.names),
+                ("weapon", A.weapons),
+                ("armour", A.armours),
+                ("tactic", A.tactics),
+            ):
                 # a plug-in without the hook names none
                 with contextlib.suppress(Exception):
                     ids[kind].update(str(x) for x in get(sid) if isinstance(x, str))
@@ -207,8 +231,10 @@ def registry_ids() -> dict[str, frozenset[str]]:
 
 _SNAKE = re.compile(r"(?<![\w/.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
 _DOTTED = re.compile(r"(?<![\w/.])[a-z][a-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*(?![\w(])")
-_PATH = re.compile(r"(?<![\w])(?:(?:analysis|engines|reports|cli|tests|docs|scenarios|examples"
-                   r"|notebooks|benchmarks)/[\w./-]*|[\w/.-]+\.(?:py|toml))(?![\w])")
+_PATH = re.compile(
+    r"(?<![\w])(?:(?:analysis|engines|reports|cli|tests|docs|scenarios|examples"
+    r"|notebooks|benchmarks)/[\w./-]*|[\w/.-]+\.(?:py|toml))(?![\w])"
+)
 #: files a designer opens or edits by name (the data files: guardrails, ladders, the
 #: cross-combat file, the rules digest) and the entry script typed in a command
 #: (``python3 tasks.py report``): paths, but not code
@@ -222,8 +248,13 @@ def code_hits(lines: Iterable[Line]) -> list[Hit]:
     """Code identifiers in ``lines`` (see the module's docstring)."""
     ids = registry_ids()
     systems = ids["system"]
-    coded = {i for kind, v in ids.items() if kind != "system" for i in v
-             if not re.fullmatch(r"[A-Za-z]+", i)}
+    coded = {
+        i
+        for kind, v in ids.items()
+        if kind != "system"
+        for i in v
+        if not re.fullmatch(r"[A-Za-z]+", i)
+    }
     hits = []
     for line in lines:
         seen = set()
@@ -236,8 +267,9 @@ def code_hits(lines: Iterable[Line]) -> list[Hit]:
                 word = m.group()
                 if m.start() in seen or word in systems:
                     continue
-                if rx is _DOTTED and (word in _NOT_DOTTED
-                                      or word.rsplit(".", 1)[1].lower() in _FILE_KINDS):
+                if rx is _DOTTED and (
+                    word in _NOT_DOTTED or word.rsplit(".", 1)[1].lower() in _FILE_KINDS
+                ):
                     continue
                 seen.update(range(m.start(), m.end()))
                 hits.append(Hit("identifier", word, line))
@@ -252,18 +284,22 @@ def code_hits(lines: Iterable[Line]) -> list[Hit]:
 
 #: Words both catalogues write alike: in a Portuguese sentence they are Portuguese (or a
 #: name, a unit, an abbreviation every language keeps).
-SHARED = frozenset(str.split("""
+SHARED = frozenset(
+    str.split("""
 a as ao com da das de do dos e em na nas no nos o os ou para por se um uma
 total normal final real sigma monte carlo utc pdf html csv parquet json cli rpg balance
 vigor mc se z min max p d d4 d6 d8 d10 d12 d20 d100 pbta regular
 markov surpreso base natural extra gradual compare link bit threads software item face
 drama superficial zero
-"""))
+""")
+)
 #: Names a Portuguese sentence keeps: the games and documents the rules cite.
-NAMES = frozenset(str.split("""
+NAMES = frozenset(
+    str.split("""
 World Darkness Modern SRD FoundryVTT CoC Call Cthulhu Storyteller Chronicles Apocalypse
 Fortitude Athletics Encontrão Stamina Composure
-"""))
+""")
+)
 
 
 def _catalogue() -> list[tuple[str, str]]:
@@ -279,7 +315,7 @@ def _catalogue() -> list[tuple[str, str]]:
         strs = msg.string if isinstance(msg.string, tuple) else (msg.string,)
         pairs.extend((i, s or "") for i, s in zip(ids * len(strs), strs, strict=False))
         if len(ids) > len(strs):
-            pairs.extend((i, "") for i in ids[len(strs):])
+            pairs.extend((i, "") for i in ids[len(strs) :])
     return pairs
 
 
@@ -346,7 +382,7 @@ def number_hits(lines: Iterable[Line]) -> list[Hit]:
     hits = []
     for line in lines:
         text = _PATH.sub(" ", line.text)
-        if _VERSIONS.search(line.section):   # software versions (weasyprint 70.0)
+        if _VERSIONS.search(line.section):  # software versions (weasyprint 70.0)
             text = _POINT.sub(" ", text)
         for m in _POINT.finditer(text):
             if not re.fullmatch(r"\d{1,3}(\.\d{3})+", m.group()):
@@ -367,6 +403,7 @@ def check(lines: Iterable[Line], lang: str) -> list[Hit]:
 
 # --------------------------------------------------------------------------- a build
 
+
 def build(settings) -> tuple[Path | None, dict[str, list[list[str]]]]:
     """Write the report of ``settings`` and record its figures' texts, by section
     function: ``(pdf path or None, {section: [[text, …] per figure]})``."""
@@ -385,6 +422,7 @@ def build(settings) -> tuple[Path | None, dict[str, list[list[str]]]]:
             if texts:
                 figures[str(name)] = texts
             return section
+
         return run
 
     result = write_report(settings, [recorded(fn) for fn in S.SECTIONS])
@@ -392,17 +430,28 @@ def build(settings) -> tuple[Path | None, dict[str, list[list[str]]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.report_text", description=__doc__
-                                     .split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.report_text", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("pdf", nargs="?", help="a built report.pdf")
     parser.add_argument("--lang", default="en", help="the report's language (en | pt-BR)")
-    parser.add_argument("--build", metavar="OUT", help="build the report into OUT first "
-                        "(its figures' texts are checked too)")
+    parser.add_argument(
+        "--build",
+        metavar="OUT",
+        help="build the report into OUT first (its figures' texts are checked too)",
+    )
     parser.add_argument("--systems", help="with --build: the systems, comma-separated")
-    parser.add_argument("--trials", type=int, help="with --build: Monte Carlo trials per "
-                        "roll setting (the report's default if not given)")
-    parser.add_argument("--combat-trials", type=int, help="with --build: fights per group "
-                        "fight (the report's default if not given)")
+    parser.add_argument(
+        "--trials",
+        type=int,
+        help="with --build: Monte Carlo trials per "
+        "roll setting (the report's default if not given)",
+    )
+    parser.add_argument(
+        "--combat-trials",
+        type=int,
+        help="with --build: fights per group fight (the report's default if not given)",
+    )
     args = parser.parse_args(argv)
     if (args.pdf is None) == (args.build is None):
         print("give a report.pdf or --build OUT (one of them)", file=sys.stderr)
@@ -412,10 +461,12 @@ def main(argv: list[str] | None = None) -> int:
         from reports.settings import ReportSettings
 
         kw = {"systems": tuple(args.systems.split(","))} if args.systems else {}
-        kw |= {k: v for k, v in (("trials", args.trials),
-                                 ("combat_trials", args.combat_trials)) if v}
-        pdf, figures = build(ReportSettings(out=Path(args.build), lang=args.lang,
-                                            progress=False, **kw))
+        kw |= {
+            k: v for k, v in (("trials", args.trials), ("combat_trials", args.combat_trials)) if v
+        }
+        pdf, figures = build(
+            ReportSettings(out=Path(args.build), lang=args.lang, progress=False, **kw)
+        )
         lines += figure_lines(figures)
     else:
         pdf = Path(args.pdf)

@@ -51,15 +51,15 @@ def test_the_acing_die_conforms_with_its_declared_exception(system, check):
     if result.check == "ladder":
         # the exception is quoted, the steps that fall counted, the weaker property held
         assert "declared competence_monotone: acing (AD2)" in result.detail
-        assert "the highest succeeds at least as often as the lowest everywhere" in \
-            result.detail
+        assert "the highest succeeds at least as often as the lowest everywhere" in result.detail
 
 
 def test_each_check_is_one_pytest_id():
     mark = parametrize_with_checks([ACING, "pbta_2d6"])
     assert mark.args[0] == ("system", "check")
-    assert [p.id for p in mark.args[1]] == [f"{s}-{c}" for s in (SYSTEM, "pbta_2d6")
-                                            for c in CHECKS]
+    assert [p.id for p in mark.args[1]] == [
+        f"{s}-{c}" for s in (SYSTEM, "pbta_2d6") for c in CHECKS
+    ]
     with pytest.raises(InputError, match="check 'ladders': unknown"):
         parametrize_with_checks([ACING], checks=["ladders"])
 
@@ -70,24 +70,32 @@ def test_without_its_declared_exception_the_ladder_check_fails():
     # AD1/AD2: at TN 4 and modifier -2 a total of 6 is needed: d4 3/16, d6 1/6
     assert p_total_at_least(4, 6) == pytest.approx(0.1875)
     assert p_total_at_least(6, 6) == pytest.approx(1 / 6)
-    assert ("acing_die: ladder: competence axis 'die': 4 → 6 at tn=4, modifier=-2: "
-            "P(success) falls from 0.1875 to 0.166667") in str(caught.value)
+    assert (
+        "acing_die: ladder: competence axis 'die': 4 → 6 at tn=4, modifier=-2: "
+        "P(success) falls from 0.1875 to 0.166667"
+    ) in str(caught.value)
     assert caught.value.report.failed == ("ladder",)
 
 
 def test_the_exception_still_holds_the_weaker_property():
     """Listed largest die first, the highest competence value (a d4 now) succeeds less
     often than the lowest (a d12): the declared exception does not excuse that."""
-    reversed_dice = dataclasses.replace(ACING, checks=dataclasses.replace(
-        ACING.checks, axes={**ACING.checks.axes, "die": tuple(reversed(DICE))}))
+    reversed_dice = dataclasses.replace(
+        ACING,
+        checks=dataclasses.replace(
+            ACING.checks, axes={**ACING.checks.axes, "die": tuple(reversed(DICE))}
+        ),
+    )
     with pytest.raises(ConformanceError) as caught:
         check_system(reversed_dice, trials=TRIALS, seed=SEED, checks=["ladder"])
     # TN 4, modifier -4: a total of 8: d12 5/12, d4 1/4 × 1/4 (4, then 4: an ace again)
     assert float(p_total_at_least(12, 8)) == pytest.approx(5 / 12)
     assert float(p_total_at_least(4, 8)) == pytest.approx(1 / 16)
-    assert ("acing_die: ladder: competence axis 'die': 12 → 4 at tn=4, modifier=-4: "
-            "P(success) falls from 0.416667 to 0.0625, though the declared exception "
-            "competence_monotone") in str(caught.value)
+    assert (
+        "acing_die: ladder: competence axis 'die': 12 → 4 at tn=4, modifier=-4: "
+        "P(success) falls from 0.416667 to 0.0625, though the declared exception "
+        "competence_monotone"
+    ) in str(caught.value)
 
 
 def test_an_axis_without_a_neutral_fails_the_neutral_check():
@@ -95,16 +103,22 @@ def test_an_axis_without_a_neutral_fails_the_neutral_check():
     with pytest.raises(ConformanceError) as caught:
         check_system(bare, trials=TRIALS, seed=SEED, checks=["grid", "neutral"])
     assert caught.value.report.failed == ("neutral",)
-    assert ("acing_die: neutral: no neutral declared for axis 'modifier' (it would be held "
-            "at its first value, -4)") in str(caught.value)
+    assert (
+        "acing_die: neutral: no neutral declared for axis 'modifier' (it would be held "
+        "at its first value, -4)"
+    ) in str(caught.value)
     # the competence and difficulty axes need none
-    assert check_system(ACING, checks=["neutral"])["neutral"].detail == \
-        "held at their neutral: modifier=0"
+    assert (
+        check_system(ACING, checks=["neutral"])["neutral"].detail
+        == "held at their neutral: modifier=0"
+    )
 
 
 def test_a_known_property_is_one_of_the_declared_kinds():
-    with pytest.raises(InputError, match="known property 'acing': unknown; known: "
-                                         "competence_monotone, difficulty_monotone"):
+    with pytest.raises(
+        InputError,
+        match="known property 'acing': unknown; known: competence_monotone, difficulty_monotone",
+    ):
         Known("acing", "a d4 reaches 6 more often than a d6")
     with pytest.raises(InputError, match="give its reason"):
         Known("competence_monotone", " ")

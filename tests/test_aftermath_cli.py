@@ -34,8 +34,9 @@ def test_d20_loser_is_only_incapacitated_unless_finished(capsys):
     assert leave["aftermath"] == "leave"
     assert (leave["p_loser_dead"], leave["p_loser_dying"]) == (0.0, 0.0)
     assert leave["p_loser_out"] == pytest.approx(1.0)
-    finish = table(["duel", "d20_degrees", "competent", "competent", "--aftermath",
-                    "finish"], capsys).iloc[0]
+    finish = table(
+        ["duel", "d20_degrees", "competent", "competent", "--aftermath", "finish"], capsys
+    ).iloc[0]
     assert finish["aftermath"] == "finish"
     assert finish["p_loser_dead"] > 0.99
     # the fight itself does not depend on the policy
@@ -43,18 +44,36 @@ def test_d20_loser_is_only_incapacitated_unless_finished(capsys):
     assert finish["rounds_mean"] == pytest.approx(leave["rounds_mean"], abs=1e-12)
 
 
-@pytest.mark.parametrize(("system", "a", "b"), [
-    ("percentile", "competent_shooter", "competent"),
-    ("dice_pool_7", "competent_swordsman", "competent_swordsman"),
-    ("middle_3d10", "competent", "competent"),
-])
+@pytest.mark.parametrize(
+    ("system", "a", "b"),
+    [
+        ("percentile", "competent_shooter", "competent"),
+        ("dice_pool_7", "competent_swordsman", "competent_swordsman"),
+        ("middle_3d10", "competent", "competent"),
+    ],
+)
 @pytest.mark.parametrize("policy", ["leave", "first_aid", "finish"])
 def test_fates_exact_vs_mc_through_the_cli(system, a, b, policy, capsys):
     """``duel --method both --aftermath P``: the Monte Carlo fates agree with the exact
     chain within 5·SE + 1/n (n = decided fights), and each row's fates sum to 1."""
     n_trials = 20_000
-    t = table(["duel", system, a, b, "--method", "both", "--aftermath", policy,
-               "--trials", str(n_trials), "--seed", "11"], capsys)
+    t = table(
+        [
+            "duel",
+            system,
+            a,
+            b,
+            "--method",
+            "both",
+            "--aftermath",
+            policy,
+            "--trials",
+            str(n_trials),
+            "--seed",
+            "11",
+        ],
+        capsys,
+    )
     ex, mc = t[t.method == "exact"].iloc[0], t[t.method == "mc"].iloc[0]
     for row in (ex, mc):
         assert sum(row[f"p_loser_{f}"] for f in FATES) == pytest.approx(1.0, abs=1e-9)
@@ -85,11 +104,18 @@ def test_cross_combat_fates_sum_to_one_in_every_system(capsys):
     """cross-combat under each policy: every system reports the three fates, summing to 1,
     and ``finish`` kills at least as often as ``leave`` in every row."""
     cols = "matchup,system,aftermath,p_loser_dead,p_loser_dying,p_loser_out"
-    tabs = {p: table(["cross-combat", "--aftermath", p, "--columns", cols], capsys)
-            for p in ("leave", "finish")}
+    tabs = {
+        p: table(["cross-combat", "--aftermath", p, "--columns", cols], capsys)
+        for p in ("leave", "finish")
+    }
     for p, t in tabs.items():
-        assert set(t.system) == {"dice_pool_7", "middle_3d10", "dice_pool_6", "percentile",
-                                 "d20_degrees"}
+        assert set(t.system) == {
+            "dice_pool_7",
+            "middle_3d10",
+            "dice_pool_6",
+            "percentile",
+            "d20_degrees",
+        }
         assert (t.aftermath == p).all()
         sums = t[[f"p_loser_{f}" for f in FATES]].sum(axis=1)
         assert ((sums - 1).abs() < 1e-9).all()

@@ -38,12 +38,14 @@ def test_every_library_has_the_rungs_and_levelled_styles(system):
 
 
 @pytest.mark.parametrize("system", A.systems())
-@pytest.mark.parametrize(("a", "b"), [("competent", "expert"),
-                                      ("competent_swordsman", "expert_brawler")])
+@pytest.mark.parametrize(
+    ("a", "b"), [("competent", "expert"), ("competent_swordsman", "expert_brawler")]
+)
 def test_duel_by_rung_and_by_levelled_style_in_every_system(system, a, b, tmp_path, capsys):
     out = tmp_path / "duel.csv"
-    code = main(["duel", system, a, b, "--method", "mc", "--trials", "400", "--seed", "1",
-                 "-o", str(out)])
+    code = main(
+        ["duel", system, a, b, "--method", "mc", "--trials", "400", "--seed", "1", "-o", str(out)]
+    )
     err = capsys.readouterr().err
     assert code == 0, err
     t = pd.read_csv(out)
@@ -107,14 +109,17 @@ def test_d20_degrees_rungs_e11_e12():
     assert (c.attack, c.damage, c.toughness) == (7, 5, 2)
 
 
-@pytest.mark.parametrize(("system", "old", "new"), [
-    ("dice_pool_7", "swordsman_competent", "competent_swordsman"),
-    ("dice_pool_7", "knight_expert", "expert_knight"),
-    ("dice_pool_6", "knife_fighter_novice", "novice_knife_fighter"),
-    ("middle_3d10", "shooter", "competent_shooter"),
-    ("percentile", "armoured", "competent_armoured"),
-    ("d20_degrees", "brawler_master", "master_brawler"),
-])
+@pytest.mark.parametrize(
+    ("system", "old", "new"),
+    [
+        ("dice_pool_7", "swordsman_competent", "competent_swordsman"),
+        ("dice_pool_7", "knight_expert", "expert_knight"),
+        ("dice_pool_6", "knife_fighter_novice", "novice_knife_fighter"),
+        ("middle_3d10", "shooter", "competent_shooter"),
+        ("percentile", "armoured", "competent_armoured"),
+        ("d20_degrees", "brawler_master", "master_brawler"),
+    ],
+)
 def test_an_old_name_fails_with_one_line_naming_the_new_one(system, old, new, capsys):
     code = main(["duel", system, old, "competent"])
     err = capsys.readouterr().err
@@ -127,12 +132,17 @@ def test_an_old_name_fails_with_one_line_naming_the_new_one(system, old, new, ca
 
 def test_an_old_scenario_file_names_the_new_archetype(tmp_path):
     p = tmp_path / "old.toml"
-    p.write_text('system = "dice_pool_7"\n[[side0]]\narchetype = "swordsman_competent"\n'
-                 '[[side1]]\narchetype = "competent"\n', encoding="utf-8")
+    p.write_text(
+        'system = "dice_pool_7"\n[[side0]]\narchetype = "swordsman_competent"\n'
+        '[[side1]]\narchetype = "competent"\n',
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as err:
         A.load_matchup_file(p)
-    assert str(err.value) == ("old.toml: side0[0]: unknown archetype 'swordsman_competent'; "
-                              "did you mean competent_swordsman?")
+    assert str(err.value) == (
+        "old.toml: side0[0]: unknown archetype 'swordsman_competent'; "
+        "did you mean competent_swordsman?"
+    )
 
 
 def test_renamed_only_suggests_names_the_library_has():
@@ -148,13 +158,15 @@ def test_the_loader_is_driven_by_the_systems_hook():
     loads that library: nothing in the loader depends on the id."""
     base = systems_api.get("dice_pool_7")
     clone = dataclasses.replace(base, id="house_pool")
-    bare = dataclasses.replace(base, id="no_fights",
-                               combat=dataclasses.replace(base.combat, archetypes=None))
+    bare = dataclasses.replace(
+        base, id="no_fights", combat=dataclasses.replace(base.combat, archetypes=None)
+    )
     with systems_api.registered(clone, bare):
         assert A.names("house_pool") == A.names("dice_pool_7")
         assert A.combatant("house_pool", "competent").defense == 3  # min(DES 3, SAB 3), A8
-        with pytest.raises(InputError, match="no_fights: this system declares no combat "
-                                             "archetypes"):
+        with pytest.raises(
+            InputError, match="no_fights: this system declares no combat archetypes"
+        ):
             A.names("no_fights")
         with pytest.raises(InputError, match="unknown system 'chess'"):
             A.names("chess")
@@ -162,7 +174,10 @@ def test_the_loader_is_driven_by_the_systems_hook():
 
 def test_no_per_system_branches_in_analysis_combat():
     pattern = re.compile(r"system (==|in \()")
-    hits = [f"{p.name}:{i}" for p in sorted((ROOT / "analysis" / "combat").glob("*.py"))
-            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-            if pattern.search(line)]
+    hits = [
+        f"{p.name}:{i}"
+        for p in sorted((ROOT / "analysis" / "combat").glob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert hits == []

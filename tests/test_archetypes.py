@@ -40,8 +40,9 @@ def test_dice_pool_7_weapon_override_a8_a11():
     assert c.weapon.name == "heavy_melee"
     assert c.weapon.bonus == 2
     assert c.defense == 2
-    c = A.combatant("dice_pool_7", "competent_swordsman", {"armour": "heavy_archaic",
-                                                           "tactic": "attack_dodge"})
+    c = A.combatant(
+        "dice_pool_7", "competent_swordsman", {"armour": "heavy_archaic", "tactic": "attack_dodge"}
+    )
     assert (c.armour.lethal, c.armour.ballistic) == (4, 2)  # A13
     assert c.tactic == "attack_dodge"
 
@@ -70,34 +71,64 @@ def test_d20_overrides_rebuild_the_fighter_e11_e12():
 
 
 def test_full_trait_mapping_equals_the_archetype():
-    traits = {"FOR": 3, "DES": 3, "SAB": 3, "CON": 3, "DET": 2, "AUT": 2, "specialized": True,
-              "weapon": "light_melee"}
+    traits = {
+        "FOR": 3,
+        "DES": 3,
+        "SAB": 3,
+        "CON": 3,
+        "DET": 2,
+        "AUT": 2,
+        "specialized": True,
+        "weapon": "light_melee",
+    }
     c = A.combatant("dice_pool_7", {"name": "competent_swordsman", **traits})
     assert c == A.combatant("dice_pool_7", "competent_swordsman")
-    m = A.combatant("middle_3d10", {"name": "x", "trait": 4, "combat": 5, "strength": 4,
-                                    "vigor": 4, "defense": 11, "reflex": 4, "weapon": "baton",
-                                    "drama": 5})
+    m = A.combatant(
+        "middle_3d10",
+        {
+            "name": "x",
+            "trait": 4,
+            "combat": 5,
+            "strength": 4,
+            "vigor": 4,
+            "defense": 11,
+            "reflex": 4,
+            "weapon": "baton",
+            "drama": 5,
+        },
+    )
     assert dataclasses.replace(m, name="competent") == A.combatant("middle_3d10", "competent")
     d = A.combatant("d20_degrees", {"archetype": "competent", "hit_points": 12})
     assert d.hit_points == 12
 
 
-@pytest.mark.parametrize(("system", "spec", "over", "needle"), [
-    ("dice_pool_7", "expret", None, "dice_pool_7: unknown archetype 'expret'; known: "),
-    ("dice_pool_7", "competent_swordsman", {"weapon": "lazer"},
-     "dice_pool_7: competent_swordsman.weapon: unknown weapon 'lazer'; known: unarmed"),
-    ("dice_pool_7", "competent_swordsman", {"FOR": 12}, "competent_swordsman.FOR"),
-    ("dice_pool_7", "competent_swordsman", {"colour": "red"}, ".colour: unknown key"),
-    ("dice_pool_7", {"FOR": 3}, None, "missing DES"),
-    ("dice_pool_6", "novice_brawler", {"armour": "none"}, "no armour rules"),
-    ("middle_3d10", "competent", {"tactic": "sometimes"}, "unknown tactic 'sometimes'"),
-    ("middle_3d10", "competent", {"trait": 30}, "competent.trait"),
-    ("percentile", "nobody", None,
-     "percentile: unknown archetype 'nobody'; known: competent, competent_armoured"),
-    ("d20_degrees", "competent", {"armour": "mithril"}, "unknown armour 'mithril'"),
-    ("d20_degrees", "competent", {"hit_points": 0}, "competent.hit_points"),
-    ("chess", "king", None, "unknown system 'chess'"),
-])
+@pytest.mark.parametrize(
+    ("system", "spec", "over", "needle"),
+    [
+        ("dice_pool_7", "expret", None, "dice_pool_7: unknown archetype 'expret'; known: "),
+        (
+            "dice_pool_7",
+            "competent_swordsman",
+            {"weapon": "lazer"},
+            "dice_pool_7: competent_swordsman.weapon: unknown weapon 'lazer'; known: unarmed",
+        ),
+        ("dice_pool_7", "competent_swordsman", {"FOR": 12}, "competent_swordsman.FOR"),
+        ("dice_pool_7", "competent_swordsman", {"colour": "red"}, ".colour: unknown key"),
+        ("dice_pool_7", {"FOR": 3}, None, "missing DES"),
+        ("dice_pool_6", "novice_brawler", {"armour": "none"}, "no armour rules"),
+        ("middle_3d10", "competent", {"tactic": "sometimes"}, "unknown tactic 'sometimes'"),
+        ("middle_3d10", "competent", {"trait": 30}, "competent.trait"),
+        (
+            "percentile",
+            "nobody",
+            None,
+            "percentile: unknown archetype 'nobody'; known: competent, competent_armoured",
+        ),
+        ("d20_degrees", "competent", {"armour": "mithril"}, "unknown armour 'mithril'"),
+        ("d20_degrees", "competent", {"hit_points": 0}, "competent.hit_points"),
+        ("chess", "king", None, "unknown system 'chess'"),
+    ],
+)
 def test_bad_input_names_what_and_where(system, spec, over, needle):
     with pytest.raises(InputError) as err:
         A.combatant(system, spec, over)
@@ -116,8 +147,7 @@ def test_example_matchup_files_load(name):
     if name.startswith("ambush"):
         assert m.sizes == (3, 1)
         assert m.variants.targeting == "first"
-        assert {c.name for c in m.sides[0]} == {"street_thug#1", "street_thug#2",
-                                                 "street_thug#3"}
+        assert {c.name for c in m.sides[0]} == {"street_thug#1", "street_thug#2", "street_thug#3"}
     else:
         brute = m.sides[1][0]
         assert (brute.name, brute.strength, brute.weapon.name) == ("brute", 80, "club")
@@ -134,22 +164,33 @@ archetype = "competent_brawler"
 """
 
 
-@pytest.mark.parametrize(("text", "needle"), [
-    ("system = \"dice_pool_6\"\n[[side0]]\narchetype = \"competent_swordsman\"\n",
-     "m.toml: side1: Field required"),
-    (GOOD.replace("dice_pool_6", "chess"), "m.toml: system:"),
-    (GOOD.replace("round_cap = 20", "round_cap = 0"), "m.toml: round_cap:"),
-    (GOOD.replace("round_cap = 20", "rounds = 20"), "m.toml: rounds: unknown key"),
-    (GOOD + "weapon = \"lazer\"\n", "m.toml: side1[0].weapon: unknown weapon 'lazer'"),
-    (GOOD.replace("archetype = \"competent_brawler\"", "archetype = \"x\"\ntraits = {}"),
-     "m.toml: side1[0]: give exactly one of archetype or traits"),
-    (GOOD + "count = 99\n", "m.toml: side1.0.count"),
-    (GOOD.replace("round_cap = 20", "round_cap = 20\n[variants]\nfoo = 1"),
-     "m.toml: variants: unknown variant 'foo'"),
-    (GOOD.replace("round_cap = 20", "round_cap = 20\nmethod = \"exact\"") + "count = 2\n",
-     "m.toml: method: 'exact' needs one combatant a side"),
-    ("system = ", "m.toml: not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        (
+            'system = "dice_pool_6"\n[[side0]]\narchetype = "competent_swordsman"\n',
+            "m.toml: side1: Field required",
+        ),
+        (GOOD.replace("dice_pool_6", "chess"), "m.toml: system:"),
+        (GOOD.replace("round_cap = 20", "round_cap = 0"), "m.toml: round_cap:"),
+        (GOOD.replace("round_cap = 20", "rounds = 20"), "m.toml: rounds: unknown key"),
+        (GOOD + 'weapon = "lazer"\n', "m.toml: side1[0].weapon: unknown weapon 'lazer'"),
+        (
+            GOOD.replace('archetype = "competent_brawler"', 'archetype = "x"\ntraits = {}'),
+            "m.toml: side1[0]: give exactly one of archetype or traits",
+        ),
+        (GOOD + "count = 99\n", "m.toml: side1.0.count"),
+        (
+            GOOD.replace("round_cap = 20", "round_cap = 20\n[variants]\nfoo = 1"),
+            "m.toml: variants: unknown variant 'foo'",
+        ),
+        (
+            GOOD.replace("round_cap = 20", 'round_cap = 20\nmethod = "exact"') + "count = 2\n",
+            "m.toml: method: 'exact' needs one combatant a side",
+        ),
+        ("system = ", "m.toml: not valid TOML"),
+    ],
+)
 def test_bad_matchup_files(tmp_path, text, needle):
     p = tmp_path / "m.toml"
     p.write_text(text)
@@ -170,7 +211,7 @@ def test_parsed_data_file_is_a_fresh_copy_each_time():
     raw["weapons"]["light_melee"]["bonus"] = 5
     raw["weapons"].pop("heavy_melee")
     _, again = A.read_library("dice_pool_7", None)
-    assert again["weapons"]["light_melee"]["bonus"] == 1          # A11
+    assert again["weapons"]["light_melee"]["bonus"] == 1  # A11
     assert "heavy_melee" in again["weapons"]
     assert A.combatant("dice_pool_7", "competent_swordsman").weapon.bonus == 1
 
@@ -184,7 +225,7 @@ def test_an_edited_data_file_is_read_again(tmp_path):
     before = A.combatant("dice_pool_7", "competent_swordsman", path=path)
     assert before.weapon.bonus == 1
     assert A.combatant("dice_pool_7", "competent_swordsman", path=path) is before
-    edited = src.replace('[weapons.light_melee]\nbonus = 1', '[weapons.light_melee]\nbonus = 3')
+    edited = src.replace("[weapons.light_melee]\nbonus = 1", "[weapons.light_melee]\nbonus = 3")
     assert edited != src
     assert len(edited) == len(src)
     path.write_text(edited, encoding="utf-8")
@@ -206,11 +247,11 @@ def test_kept_combatants_tell_equal_values_of_other_types_apart():
 
 #: how each engine's combatant says its attack is ranged (A7, C12, B8, DX5, E11)
 ENGINE_RANGED = {
-    "dice_pool_7": lambda c: c.weapon.ranged,       # A7: DES instead of FOR
-    "dice_pool_6": lambda c: c.weapon.ranged,       # C12: cover dice against it
-    "middle_3d10": lambda c: c.ranged,              # B8: the category's damage bonus
-    "percentile": lambda c: c.weapon.firearm,       # DX5: Firearms, no fighting back
-    "d20_degrees": lambda c: c.ranged,              # E11: Dexterity vs Dodge
+    "dice_pool_7": lambda c: c.weapon.ranged,  # A7: DES instead of FOR
+    "dice_pool_6": lambda c: c.weapon.ranged,  # C12: cover dice against it
+    "middle_3d10": lambda c: c.ranged,  # B8: the category's damage bonus
+    "percentile": lambda c: c.weapon.firearm,  # DX5: Firearms, no fighting back
+    "d20_degrees": lambda c: c.ranged,  # E11: Dexterity vs Dodge
 }
 
 
@@ -230,8 +271,8 @@ def test_weapon_kinds_are_what_the_engine_fights_with(system):
 
 def test_weapon_kinds_by_hand():
     # from the data files: middle_3d10 by category (B8), percentile by firearm (DX5)
-    assert A.weapon_kinds("middle_3d10")["pistol"] == "ranged"         # small_firearms
-    assert A.weapon_kinds("middle_3d10")["baton"] == "melee"           # blades
+    assert A.weapon_kinds("middle_3d10")["pistol"] == "ranged"  # small_firearms
+    assert A.weapon_kinds("middle_3d10")["baton"] == "melee"  # blades
     assert A.weapon_kinds("percentile")["shotgun"] == "ranged"
     assert A.weapon_kinds("percentile")["knife"] == "melee"
-    assert A.weapon_kinds("dice_pool_7")["thrown"] == "ranged"         # A11 shuriken
+    assert A.weapon_kinds("dice_pool_7")["thrown"] == "ranged"  # A11 shuriken

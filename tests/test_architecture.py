@@ -44,7 +44,8 @@ def validates_data(module: str) -> bool:
     ``engines.systems.<id>.archetypes``."""
     parts = module.split(".")
     return _under(module, "engines.archetype_library") or (
-        parts[:2] == ["engines", "systems"] and parts[3:] == ["archetypes"])
+        parts[:2] == ["engines", "systems"] and parts[3:] == ["archetypes"]
+    )
 
 
 def module_name(path: Path) -> str:
@@ -65,16 +66,21 @@ def imports_of(source: str, module: str, is_package: bool = False) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 prefix = ".".join(base + ([node.module] if node.module else []))
             else:
                 prefix = node.module or ""
             found.add(prefix)
             # ``from pkg import mod`` imports the submodule pkg.mod when there is one
             found.update(f"{prefix}.{alias.name}" for alias in node.names)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "import_module" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             found.add(node.args[0].value)
     return found
 
@@ -92,15 +98,22 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
             for dep in sorted(deps):
                 for bad in forbidden:
                     if _under(dep, bad) and not _under(module, bad):
-                        out.append(f"{module} imports {dep} (a {importer} module must not "
-                                   f"import {bad})")
+                        out.append(
+                            f"{module} imports {dep} (a {importer} module must not import {bad})"
+                        )
         if _under(module, "engines") and not validates_data(module):
-            out.extend(f"{module} imports {dep} (only the archetype libraries' modules of "
-                       "engines import it)" for dep in sorted(deps)
-                       if any(_under(dep, lib) for lib in DATA_VALIDATION))
+            out.extend(
+                f"{module} imports {dep} (only the archetype libraries' modules of "
+                "engines import it)"
+                for dep in sorted(deps)
+                if any(_under(dep, lib) for lib in DATA_VALIDATION)
+            )
         if not _under(module, "cli"):
-            out.extend(f"{module} imports {dep} (nothing imports cli)"
-                       for dep in sorted(deps) if _under(dep, "cli"))
+            out.extend(
+                f"{module} imports {dep} (nothing imports cli)"
+                for dep in sorted(deps)
+                if _under(dep, "cli")
+            )
     return sorted(set(out))
 
 
@@ -109,8 +122,9 @@ def project_graph() -> dict[str, set[str]]:
     for pkg in PACKAGES:
         for path in sorted((ROOT / pkg).rglob("*.py")):
             name = module_name(path)
-            graph[name] = imports_of(path.read_text(encoding="utf-8"), name,
-                                     path.name == "__init__.py")
+            graph[name] = imports_of(
+                path.read_text(encoding="utf-8"), name, path.name == "__init__.py"
+            )
     return graph
 
 
@@ -159,8 +173,14 @@ def graph():
 
 
 def test_the_packages_are_found(graph):
-    for name in ("engines.fight", "analysis.checks.curves", "analysis.combat.archetypes",
-                 "analysis.workflow.solvers", "reports.sections.provenance", "cli.main"):
+    for name in (
+        "engines.fight",
+        "analysis.checks.curves",
+        "analysis.combat.archetypes",
+        "analysis.workflow.solvers",
+        "reports.sections.provenance",
+        "cli.main",
+    ):
         assert name in graph
 
 
@@ -175,35 +195,52 @@ def test_no_import_circles(graph):
 
 # The checker itself must be able to fail: hand-made upward imports and a circle.
 
-@pytest.mark.parametrize(("module", "source", "expected"), [
-    ("engines.x", "import pandas as pd", "engines.x imports pandas"),
-    ("engines.x", "def f():\n    from analysis.checks import curves", "engines.x imports analysis"),
-    ("analysis.checks.curves", "from reports import build", "imports reports"),
-    ("analysis.combat.fights", "from analysis.workflow import sweep", "imports analysis.workflow"),
-    ("analysis.checks.opposed", "from ..combat import lethality", "imports analysis.combat"),
-    ("reports.build", "import importlib\nimportlib.import_module('cli.main')", "imports cli"),
-    ("analysis.output", "from analysis.checks.curves import AXES", "imports analysis.checks"),
-    ("engines.fight", "from pydantic import BaseModel", "engines.fight imports pydantic"),
-    ("engines.systems.x.combat", "import tomllib", "engines.systems.x.combat imports tomllib"),
-    ("engines.systems.x.archetypes.y", "import pydantic", "imports pydantic"),
-])
+
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        ("engines.x", "import pandas as pd", "engines.x imports pandas"),
+        (
+            "engines.x",
+            "def f():\n    from analysis.checks import curves",
+            "engines.x imports analysis",
+        ),
+        ("analysis.checks.curves", "from reports import build", "imports reports"),
+        (
+            "analysis.combat.fights",
+            "from analysis.workflow import sweep",
+            "imports analysis.workflow",
+        ),
+        ("analysis.checks.opposed", "from ..combat import lethality", "imports analysis.combat"),
+        ("reports.build", "import importlib\nimportlib.import_module('cli.main')", "imports cli"),
+        ("analysis.output", "from analysis.checks.curves import AXES", "imports analysis.checks"),
+        ("engines.fight", "from pydantic import BaseModel", "engines.fight imports pydantic"),
+        ("engines.systems.x.combat", "import tomllib", "engines.systems.x.combat imports tomllib"),
+        ("engines.systems.x.archetypes.y", "import pydantic", "imports pydantic"),
+    ],
+)
 def test_the_checker_catches_an_upward_import(module, source, expected):
     found = violations({module: imports_of(source, module)})
     assert any(expected in line for line in found), found
 
 
-@pytest.mark.parametrize("module", ["engines.archetype_library", "engines.archetype_library.grid",
-                                    "engines.systems.x.archetypes"])
+@pytest.mark.parametrize(
+    "module",
+    ["engines.archetype_library", "engines.archetype_library.grid", "engines.systems.x.archetypes"],
+)
 def test_the_archetype_libraries_may_validate_data(module):
     """The one exception to "engines import numpy and numba": pydantic (and tomllib) in
     the modules that validate the archetype libraries' data files."""
-    assert violations({module: imports_of("import tomllib\nfrom pydantic import Field",
-                                          module)}) == []
+    assert (
+        violations({module: imports_of("import tomllib\nfrom pydantic import Field", module)}) == []
+    )
 
 
 def test_the_checker_catches_a_circle():
-    graph = {"a.one": imports_of("from a import two", "a.one"),
-             "a.two": imports_of("def f():\n    from .three import x", "a.two"),
-             "a.three": imports_of("import a.one", "a.three"),
-             "a.four": imports_of("import a.one", "a.four")}
+    graph = {
+        "a.one": imports_of("from a import two", "a.one"),
+        "a.two": imports_of("def f():\n    from .three import x", "a.two"),
+        "a.three": imports_of("import a.one", "a.three"),
+        "a.four": imports_of("import a.one", "a.four"),
+    }
     assert cycles(graph) == [["a.one", "a.three", "a.two"]]

@@ -61,8 +61,10 @@ def test_check_guardrail_pass_and_fail_hand_worked(tmp_path):
     sc = load_scenario(_write(tmp_path, D20_CHECK.format(lo=0.7, hi=0.9)))
     t = audit.evaluate([sc], progress=False)
     assert t.loc[0, "status"] == "fail"
-    assert t.loc[0, "suggestion"] == ("the modifier (E1) from 6 to 8, which makes the chance "
-                                      "to succeed 70%, no other guardrail moves")
+    assert t.loc[0, "suggestion"] == (
+        "the modifier (E1) from 6 to 8, which makes the chance "
+        "to succeed 70%, no other guardrail moves"
+    )
     assert "DC" not in t.loc[0, "suggestion"]
     assert t.loc[0, "cure"] == "rpg-balance audit --set expert_hard:modifier=8"
 
@@ -100,14 +102,17 @@ def test_one_round_duels_fail_and_the_cure_passes(tmp_path):
     t = audit.evaluate([sc], progress=False)
     row = t.iloc[0]
     assert row["status"] == "fail"
-    m = re.match(r"both fighters' Vigor \(B9\) from 1 to (\d+), which makes the duel's mean "
-                 r"length ([\d.]+) rounds", row["suggestion"])
+    m = re.match(
+        r"both fighters' Vigor \(B9\) from 1 to (\d+), which makes the duel's mean "
+        r"length ([\d.]+) rounds",
+        row["suggestion"],
+    )
     assert m, row["suggestion"]
     vigor, shown = int(m.group(1)), float(m.group(2))
     # run the fight at the suggested value: it passes and gives the number shown
     at = _rounds_mean(vigor)
     assert 2.5 <= at <= 6
-    assert at == pytest.approx(shown, abs=0.05)    # shown to one decimal
+    assert at == pytest.approx(shown, abs=0.05)  # shown to one decimal
     # and it is the smallest change: one point less still fails
     assert _rounds_mean(vigor - 1) < 2.5
 
@@ -122,15 +127,17 @@ def test_no_single_knob_cures_says_so(tmp_path):
     said = t.loc[0, "suggestion"]
     # why: the nearest value any searched setting reaches, a whole face (5 %) from the
     # band's edges (60 % below it, 65 % above)
-    near = re.match(r"no one-knob edit cures it: the nearest any searched value comes is "
-                    r"(\d+)%, with ", said)
+    near = re.match(
+        r"no one-knob edit cures it: the nearest any searched value comes is "
+        r"(\d+)%, with ",
+        said,
+    )
     assert near, said
     assert int(near.group(1)) in (60, 65)
     # at most three ranges named, the rest counted (all in the searched column)
     assert "(searched: the modifier (E1) -5–30; " in said
     assert re.search(r"; \d+ more \(all in the CSV\); held as the question", said), said
-    assert said.endswith("held as the question: the DC (E1), the degrees of success "
-                         "needed (E2))")
+    assert said.endswith("held as the question: the DC (E1), the degrees of success needed (E2))")
     assert t.loc[0, "searched"].startswith("the modifier (E1) -5–30; ")
     assert t.loc[0, "searched"].count("; ") >= 3
     assert t.loc[0, "cure"] == ""
@@ -160,33 +167,35 @@ def test_monte_carlo_undecided_when_the_cap_is_tiny(tmp_path):
     sc = load_scenario(_write(tmp_path, MC.format(lo=0.45, hi=0.55)))
     t = audit.evaluate([sc], batch=100, max_trials=400, suggestions=False, progress=False)
     assert t.loc[0, "status"] == "undecided"
-    assert t.loc[0, "trials"] == 400           # batches 100, 200, then the last 100
+    assert t.loc[0, "trials"] == 400  # batches 100, 200, then the last 100
     assert t.loc[0, "se"] > 0.02
-    again = audit.evaluate([sc], batch=100, max_trials=400, suggestions=False,
-                           progress=False)
+    again = audit.evaluate([sc], batch=100, max_trials=400, suggestions=False, progress=False)
     assert again.loc[0, "value"] == t.loc[0, "value"]  # same seed, same numbers
 
 
 def test_monte_carlo_stops_when_decided_and_agrees_with_exact(tmp_path):
     sc = load_scenario(_write(tmp_path, MC.format(lo=0.8, hi=1.0)))
-    t = audit.evaluate([sc], batch=500, max_trials=100_000, suggestions=False,
-                       progress=False)
+    t = audit.evaluate([sc], batch=500, max_trials=100_000, suggestions=False, progress=False)
     row = t.iloc[0]
     assert row["status"] == "fail"
     assert row["trials"] < 100_000
-    exact = reg.METRICS["p_side0"](reg.engine("dice_pool_7").duel_exact(
-        reg.fighter("dice_pool_7", "competent_swordsman"),
-        reg.fighter("dice_pool_7", "competent_swordsman"),
-        reg.combat_variants("dice_pool_7", {}), 50))[0]
+    exact = reg.METRICS["p_side0"](
+        reg.engine("dice_pool_7").duel_exact(
+            reg.fighter("dice_pool_7", "competent_swordsman"),
+            reg.fighter("dice_pool_7", "competent_swordsman"),
+            reg.combat_variants("dice_pool_7", {}),
+            50,
+        )
+    )[0]
     p, n = exact, row["trials"]
     assert abs(row["value"] - exact) <= 5 * (p * (1 - p) / n) ** 0.5 + 1 / n
 
 
 def test_status_rule():
     assert audit.status_of(0.5, 0.01, 0.4, 0.6) == "pass"
-    assert audit.status_of(0.5, 0.04, 0.4, 0.6) == "undecided"   # 0.5 - 0.12 < 0.4
+    assert audit.status_of(0.5, 0.04, 0.4, 0.6) == "undecided"  # 0.5 - 0.12 < 0.4
     assert audit.status_of(0.3, 0.01, 0.4, None) == "fail"
-    assert audit.status_of(0.8, 0.0, None, 0.8) == "pass"        # on the bound
+    assert audit.status_of(0.8, 0.0, None, 0.8) == "pass"  # on the bound
 
 
 def test_exit_codes_and_junit(tmp_path, capsys):
@@ -196,8 +205,23 @@ def test_exit_codes_and_junit(tmp_path, capsys):
     assert main(["audit", str(ok), "--no-progress"]) == 0
     out = tmp_path / "a.csv"
     junit = tmp_path / "a.xml"
-    rc = main(["audit", str(ok), str(bad), str(mc), "--batch", "100", "--max-trials", "400",
-               "-o", str(out), "--junit", str(junit), "--no-progress"])
+    rc = main(
+        [
+            "audit",
+            str(ok),
+            str(bad),
+            str(mc),
+            "--batch",
+            "100",
+            "--max-trials",
+            "400",
+            "-o",
+            str(out),
+            "--junit",
+            str(junit),
+            "--no-progress",
+        ]
+    )
     assert rc == 1
     text = out.read_text()
     assert text.splitlines()[0].startswith(",".join(audit.COLUMNS))
@@ -214,8 +238,7 @@ def test_exit_codes_and_junit(tmp_path, capsys):
     broken = _write(tmp_path, D20_CHECK.format(lo=0.9, hi=0.1), "broken.toml")
     out2, junit2 = tmp_path / "b.csv", tmp_path / "b.xml"
     capsys.readouterr()
-    rc = main(["audit", str(broken), "-o", str(out2), "--junit", str(junit2),
-               "--no-progress"])
+    rc = main(["audit", str(broken), "-o", str(out2), "--junit", str(junit2), "--no-progress"])
     err = capsys.readouterr().err
     assert rc == 2
     assert not out2.exists()
@@ -227,10 +250,10 @@ def test_exit_codes_and_junit(tmp_path, capsys):
 def test_validation_reports_every_problem_with_key_paths():
     data = {
         "name": "x",
-        "fights": [{"name": "duel", "system": "d20_degrees", "a": "competent",
-                    "b": "competent"}],
-        "checks": [{"name": "many", "system": "d20_degrees",
-                    "axes": {"modifier": [1, 2], "dc": [10]}}],
+        "fights": [{"name": "duel", "system": "d20_degrees", "a": "competent", "b": "competent"}],
+        "checks": [
+            {"name": "many", "system": "d20_degrees", "axes": {"modifier": [1, 2], "dc": [10]}}
+        ],
         "guardrails": [
             {"name": "g0", "fight": "dule", "metric": "rounds_mean", "min": 2},
             {"name": "g1", "fight": "duel", "metric": "rounds_mea", "max": 3},
@@ -269,15 +292,17 @@ def test_planted_dominated_weapon(tmp_path):
     # successes, so it is never worse and strictly better somewhere.
     src = DICE_POOL_7_LIBRARY.read_text()
     data = tmp_path / "dice_pool_7.toml"
-    data.write_text(src + '\n[weapons.planted_blade]\nbonus = 3\ninitiative = -1\n'
-                          'damage_type = "lethal"\nnote = "planted for a test"\n')
+    data.write_text(
+        src + "\n[weapons.planted_blade]\nbonus = 3\ninitiative = -1\n"
+        'damage_type = "lethal"\nnote = "planted for a test"\n'
+    )
     cfg = {**audit.DEFAULT_DISCOVER, "opponents": ["novice", "competent"]}
     rows = audit.dominated_weapons("dice_pool_7", cfg, data=data)
     found = {r["subject"]: r for r in rows}
     assert "light_melee" in found
     assert "planted_blade" in found["light_melee"]["by"].split(", ")
-    assert found["light_melee"]["se"] == 0.0            # exact duels
-    if "planted_blade" in found:                        # light_melee never dominates it
+    assert found["light_melee"]["se"] == 0.0  # exact duels
+    if "planted_blade" in found:  # light_melee never dominates it
         assert "light_melee" not in found["planted_blade"]["by"].split(", ")
     # the unmodified library has no planted weapon at all
     clean = audit.dominated_weapons("dice_pool_7", cfg)
@@ -291,8 +316,10 @@ def test_planted_ranged_weapon_is_judged_among_ranged_weapons(tmp_path):
     # the rungs' shooters (engaged and 20 m apart: 72).
     src = DICE_POOL_7_LIBRARY.read_text()
     data = tmp_path / "dice_pool_7.toml"
-    data.write_text(src + '\n[weapons.planted_gun]\nbonus = 5\ninitiative = -1\n'
-                          'damage_type = "ballistic"\nranged = true\n')
+    data.write_text(
+        src + "\n[weapons.planted_gun]\nbonus = 5\ninitiative = -1\n"
+        'damage_type = "ballistic"\nranged = true\n'
+    )
     rows = audit.dominated_weapons("dice_pool_7", dict(audit.DEFAULT_DISCOVER), data=data)
     found = {r["subject"]: r for r in rows}
     for name in ("unarmed_lethal", "light_melee", "heavy_melee"):
@@ -301,8 +328,13 @@ def test_planted_ranged_weapon_is_judged_among_ranged_weapons(tmp_path):
             assert found[name]["detail"].startswith(f"melee weapon {name} ")
     ranged = found["light_ranged"]
     assert "planted_gun" in ranged["by"].split(", ")
-    assert set(ranged["by"].split(", ")) <= {"thrown", "submachine_gun", "heavy_ranged",
-                                            "assault_rifle", "planted_gun"}
+    assert set(ranged["by"].split(", ")) <= {
+        "thrown",
+        "submachine_gun",
+        "heavy_ranged",
+        "assault_rifle",
+        "planted_gun",
+    }
     assert ranged["detail"].startswith("ranged weapon light_ranged is never better than ")
     assert "among the ranged weapons in 72 matchups" in ranged["detail"]
     assert "novice_shooter" in ranged["detail"]
@@ -315,8 +347,11 @@ def test_dominance_searches_the_whole_ladder():
     ladder = audit.ladder_specs()["dice_pool_7"]
     m = audit.ladder_matchups(ladder, audit.DEFAULT_DISCOVER)
     assert len(m) == len(set(m)) == 18
-    assert m[:3] == [("competent", "novice", 0, 0), ("competent", "competent", 0, 0),
-                     ("competent", "expert", 0, 0)]
+    assert m[:3] == [
+        ("competent", "novice", 0, 0),
+        ("competent", "competent", 0, 0),
+        ("competent", "expert", 0, 0),
+    ]
     assert {(h, o, s, 0) for h in ladder for o in ladder for s in (0, 1)} == set(m)
 
 
@@ -335,5 +370,5 @@ def test_planted_dominated_armour(tmp_path):
     # 18 ladder matchups and 18 against the rungs' shooters (armour stops bullets too),
     # engaged and again starting 20 m apart (armour's price, AT2, is paid moving)
     assert "72 matchups" in found["light_archaic"]["detail"]
-    if "planted_mail" in found:                         # light_archaic never dominates it
+    if "planted_mail" in found:  # light_archaic never dominates it
         assert "light_archaic" not in found["planted_mail"]["by"].split(", ")

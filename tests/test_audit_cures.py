@@ -129,8 +129,9 @@ def test_no_default_cure_changes_a_guardrails_own_terms(default_audit):
         if t.kind == "check":
             ladder = get(t.system).ladder
             # the task's difficulty (and every other axis but competence) is held
-            assert edit.knob == ladder.competence_axis or edit.knob.startswith("variant."), \
-                row["cure"]
+            assert edit.knob == ladder.competence_axis or edit.knob.startswith("variant."), row[
+                "cure"
+            ]
             assert edit.knob != ladder.difficulty_axis
         else:
             assert not re.match(r"(a|b|both)\.(weapon|armour|tactic)$", edit.knob), row["cure"]
@@ -148,10 +149,13 @@ def test_default_cures_say_what_they_found(default_audit):
     # 99 gives 49/100 < 0.5, so no cure is within the range searched, and it says so:
     # why (the nearest value reached, 49 % at skill 99), the ranges and what is held.
     s = by.loc["expert vs hard task (percentile)", "suggestion"]
-    assert s.startswith("no one-knob edit cures it: the nearest any searched value comes is "
-                        "49%, with the skill (D1) at 99 (searched: the skill (D1) 1–99")
-    assert s.endswith("held as the question: the success level asked for (D1), the bonus and "
-                      "penalty dice (D4))")
+    assert s.startswith(
+        "no one-knob edit cures it: the nearest any searched value comes is "
+        "49%, with the skill (D1) at 99 (searched: the skill (D1) 1–99"
+    )
+    assert s.endswith(
+        "held as the question: the success level asked for (D1), the bonus and penalty dice (D4))"
+    )
     assert "regular" not in s
     assert by.loc["expert vs hard task (percentile)", "cure"] == ""
 
@@ -161,15 +165,18 @@ def test_hand_worked_competence_cure_and_freed_difficulty(tmp_path):
     # (d20 + 8 >= 15 on 7..20: 14 of 20 = 0.7).
     sc = load_scenario(_write(tmp_path, D20.format(extra="")))
     t = audit.evaluate([sc], progress=False)
-    assert t.loc[0, "suggestion"].startswith("the modifier (E1) from 6 to 8, which makes the "
-                                             "chance to succeed 70%")
+    assert t.loc[0, "suggestion"].startswith(
+        "the modifier (E1) from 6 to 8, which makes the chance to succeed 70%"
+    )
     assert "DC" not in t.loc[0, "suggestion"]
     # free = ["dc"]: DC 15 -> 13 is one cure too (d20 + 6 >= 13: 14 of 20 = 0.7), two
     # steps like the modifier's; the competence axis comes first among equals
     sc = load_scenario(_write(tmp_path, D20.format(extra='free = ["dc"]')))
     t = audit.evaluate([sc], progress=False)
-    assert "or the DC (E1) from 15 to 13, which makes the chance to succeed 70%" in \
-        t.loc[0, "suggestion"]
+    assert (
+        "or the DC (E1) from 15 to 13, which makes the chance to succeed 70%"
+        in t.loc[0, "suggestion"]
+    )
     # fixed = ["modifier", "variant.*"]: nothing left to search, and it says so
     sc = load_scenario(_write(tmp_path, D20.format(extra='fixed = ["modifier", "variant.*"]')))
     t = audit.evaluate([sc], progress=False)
@@ -194,7 +201,8 @@ def test_edge_of_the_range_is_said(tmp_path):
     t = audit.evaluate([load_scenario(_write(tmp_path, EDGE))], progress=False)
     assert t.loc[0, "suggestion"].startswith(
         "the skill (D1) from 80 to 99, which makes the chance to succeed 99% (the edge of the "
-        "range searched, 1–99)")
+        "range searched, 1–99)"
+    )
 
 
 def test_side_effects_name_the_other_guardrails_of_the_edited_fight(tmp_path, capsys):
@@ -202,15 +210,17 @@ def test_side_effects_name_the_other_guardrails_of_the_edited_fight(tmp_path, ca
     t = audit.evaluate([load_scenario(p)], progress=False, files=[str(p)])
     row = t.set_index("guardrail").loc["long duel"]
     assert row["status"] == "fail"
-    m = re.search(r"other guardrails: not over in round 1 ([\d.]+)% → ([\d.]+)% \(pass\)",
-                  row["suggestion"])
+    m = re.search(
+        r"other guardrails: not over in round 1 ([\d.]+)% → ([\d.]+)% \(pass\)", row["suggestion"]
+    )
     assert m, row["suggestion"]
     before = t.set_index("guardrail").loc["not over in round 1", "value"]
     assert float(m.group(1)) / 100 == pytest.approx(before, abs=6e-4)
     # the cure's own command measures the same "after"
     _code, after = _run(row["cure"], capsys)
-    assert after.set_index("guardrail").loc["not over in round 1", "value"] == \
-        pytest.approx(float(m.group(2)) / 100, abs=6e-4)
+    assert after.set_index("guardrail").loc["not over in round 1", "value"] == pytest.approx(
+        float(m.group(2)) / 100, abs=6e-4
+    )
     assert after.set_index("guardrail").loc["long duel", "status"] == "pass"
 
 
@@ -236,18 +246,20 @@ fixed = ["pool"]
     assert found.cures, found
     best = found.cures[0]
     assert best.knob.startswith("variant.")
-    assert best.edit.target == "dice_pool_6"       # a rule edit: the system
+    assert best.edit.target == "dice_pool_6"  # a rule edit: the system
     assert 0 < best.cells_moved <= 1
     assert "pool" in found.held or "pool" not in {c.knob for c in found.cures}
 
 
 def test_set_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     p = _write(tmp_path, TWO_ON_ONE_FIGHT)
-    for bad, says in (("nonsense", "expected TARGET:KNOB=VALUE"),
-                      ("nosuch:both.vigor=8", "'nosuch'"),
-                      ("glass:both.vigor=99", "vigor"),
-                      ("glass:skill=3", "a fight takes"),
-                      ("percentile:variant.nosuch=1", "'percentile'")):
+    for bad, says in (
+        ("nonsense", "expected TARGET:KNOB=VALUE"),
+        ("nosuch:both.vigor=8", "'nosuch'"),
+        ("glass:both.vigor=99", "vigor"),
+        ("glass:skill=3", "a fight takes"),
+        ("percentile:variant.nosuch=1", "'percentile'"),
+    ):
         capsys.readouterr()
         assert main(["audit", str(p), "--set", bad]) == 2
         err = capsys.readouterr().err.strip()
@@ -291,8 +303,12 @@ def test_discovered_one_hit_findings_get_cures_that_reproduce():
     # keeps the knives and raises both fighters' vigor
     assert duel["suggestion"].startswith("both fighters' Vigor (B9) from 4 to ")
     words = shlex.split(duel["cure"])
-    out = subprocess.run([sys.executable, "-m", "cli", *words[1:], "--format", "csv"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", *words[1:], "--format", "csv"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     grid = pd.read_csv(__import__("io").StringIO(out))
     assert grid["estimate"].iloc[0] == pytest.approx(duel["value"], abs=1e-12)
     assert grid["estimate"].iloc[1] < cfg["one_round_duel"]

@@ -48,20 +48,24 @@ def test_guardrail_holds_only_when_it_holds_at_every_distance(tmp_path):
     """The value is the figure of the distance farthest outside the limit; one failing
     distance fails the guardrail."""
     a = '{ archetype = "competent", armour = "heavy" }'
-    ref = distance_table("d20_degrees", {"archetype": "competent", "armour": "heavy"},
-                         "competent_shooter", [0, 20, 40])
+    ref = distance_table(
+        "d20_degrees",
+        {"archetype": "competent", "armour": "heavy"},
+        "competent_shooter",
+        [0, 20, 40],
+    )
     by = dict(zip(ref["distance"], ref["p_side0"], strict=True))
-    assert by[0] > by[40]          # the charger pays for the metres it must cross
-    limit = (by[0] + by[40]) / 2   # passes far apart, fails engaged
-    sc, _ = _scenario(tmp_path, system="d20_degrees", a=a, limit=limit,
-                      distances="[0, 20, 40]")
+    assert by[0] > by[40]  # the charger pays for the metres it must cross
+    limit = (by[0] + by[40]) / 2  # passes far apart, fails engaged
+    sc, _ = _scenario(tmp_path, system="d20_degrees", a=a, limit=limit, distances="[0, 20, 40]")
     m = measure(sc, sc.guardrails[0], 0)
     assert m["status"] == "fail"
     assert m["distance"] == max(by, key=by.get)
     assert m["value"] == pytest.approx(max(by.values()), abs=1e-12)
     assert m["by_distance"] == pytest.approx(by, abs=1e-12)
-    sc, _ = _scenario(tmp_path, system="d20_degrees", a=a, limit=max(by.values()) + 0.01,
-                      distances="[0, 20, 40]")
+    sc, _ = _scenario(
+        tmp_path, system="d20_degrees", a=a, limit=max(by.values()) + 0.01, distances="[0, 20, 40]"
+    )
     assert measure(sc, sc.guardrails[0], 0)["status"] == "pass"
 
 
@@ -70,8 +74,7 @@ def test_reproduce_prints_the_distance_shown(tmp_path, capsys):
     outside its limits; its command is the one-row grid at that distance, which prints
     exactly that value (``attrs["distances"]`` names the distance)."""
     a = '{ archetype = "competent", armour = 8 }'
-    sc, _path = _scenario(tmp_path, system="percentile", a=a, limit=0.7,
-                         distances="[0, 10, 40]")
+    sc, _path = _scenario(tmp_path, system="percentile", a=a, limit=0.7, distances="[0, 10, 40]")
     table = audit.evaluate([sc], progress=False)
     row = table.iloc[0]
     words = shlex.split(row["reproduce"])
@@ -86,7 +89,7 @@ def test_reproduce_prints_the_distance_shown(tmp_path, capsys):
     # the shown distance is the worst of the three: the other two are at most as high
     others = [d for d in (0, 10, 40) if d != shown]
     at = words.index("--values")
-    grid = [*words[:at + 1], ",".join(map(str, others)), *words[at + 2:]]
+    grid = [*words[: at + 1], ",".join(map(str, others)), *words[at + 2 :]]
     assert main([*grid[1:], "--format", "csv"]) == 0
     rest = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert (rest["estimate"] <= printed["estimate"].item() + 1e-12).all()
@@ -110,25 +113,33 @@ def test_default_guardrails_judge_the_heaviest_armour_apart():
     assert f"--knob variant.distance --values {int(row['distance_shown'])} " in row["reproduce"]
 
 
-@pytest.mark.parametrize(("extra", "needle"), [
-    ("distances = [0, 500]", "guardrails[0].distances: 500: expected whole metres 0..200"),
-    ("distances = [10, 10]", "guardrails[0].distances: a distance is listed twice"),
-])
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        ("distances = [0, 500]", "guardrails[0].distances: 500: expected whole metres 0..200"),
+        ("distances = [10, 10]", "guardrails[0].distances: a distance is listed twice"),
+    ],
+)
 def test_bad_distances(tmp_path, extra, needle):
     p = tmp_path / "g.toml"
-    p.write_text(ARMOUR.format(system="percentile", a='"competent"', limit=0.8,
-                               distances="[0]").replace("distances = [0]", extra),
-                 encoding="utf-8")
+    p.write_text(
+        ARMOUR.format(system="percentile", a='"competent"', limit=0.8, distances="[0]").replace(
+            "distances = [0]", extra
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match=needle.replace("[", r"\[").replace("]", r"\]")):
         load_scenario(p)
 
 
 def test_one_hit_metric_takes_no_distances(tmp_path):
     p = tmp_path / "g.toml"
-    p.write_text(ARMOUR.format(system="percentile", a='"competent"', limit=0.8,
-                               distances="[0, 20]")
-                 .replace('metric = "p_side0"', 'metric = "p_one_hit_kill"'),
-                 encoding="utf-8")
+    p.write_text(
+        ARMOUR.format(system="percentile", a='"competent"', limit=0.8, distances="[0, 20]").replace(
+            'metric = "p_side0"', 'metric = "p_one_hit_kill"'
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match="no starting distance moves"):
         load_scenario(p)
 

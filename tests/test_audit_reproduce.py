@@ -42,7 +42,7 @@ def _run(command: str, capsys) -> tuple[pd.DataFrame, str]:
 
 
 def _numbers(table: pd.DataFrame, comment: str) -> list[float]:
-    if comment:                       # "row skill=80, level=hard, dice=0"
+    if comment:  # "row skill=80, level=hard, dice=0"
         for part in comment.removeprefix("row ").split(", "):
             key, _, value = part.partition("=")
             col = table[key].astype(str)
@@ -66,7 +66,7 @@ def _check_row(row, capsys) -> None:
     commands = row["reproduce"].split(" ; ")
     seen = [_numbers(*_run(c, capsys)) for c in commands]
     frm = row.get("from_value")
-    if frm is None or pd.isna(frm):   # one figure, printed by the one command
+    if frm is None or pd.isna(frm):  # one figure, printed by the one command
         assert len(commands) == 1
         assert _shows(row["value"], seen[0]), (row["reproduce"], row["value"])
         return
@@ -94,15 +94,17 @@ def test_every_guardrail_reproduce_prints_its_value(guardrail_table, capsys):
     compared = 0
     for row in guardrail_table.to_dict("records"):
         commands = row["reproduce"].split(" ; ")
-        if len(commands) == 2:   # a guardrail that compares: the gap of the two numbers
+        if len(commands) == 2:  # a guardrail that compares: the gap of the two numbers
             first, second = (_numbers(*_run(c, capsys)) for c in commands)
             assert any(_shows(row["value"], [x - y]) for x in first for y in second), (
-                row["guardrail"], row["reproduce"])
+                row["guardrail"],
+                row["reproduce"],
+            )
             compared += 1
             continue
         numbers = _numbers(*_run(row["reproduce"], capsys))
         assert _shows(row["value"], numbers), (row["guardrail"], row["reproduce"])
-    assert compared == 3   # the heaviest armour still beats no armour in melee, 3 systems
+    assert compared == 3  # the heaviest armour still beats no armour in melee, 3 systems
 
 
 @pytest.mark.slow
@@ -116,8 +118,9 @@ def test_every_discover_reproduce_prints_its_numbers(findings, capsys):
 @pytest.mark.slow
 def test_findings_name_the_gear_they_measured(findings):
     # the percentile ladder fighters carry knives: the finding says so
-    rows = findings[(findings["system"] == "percentile")
-                    & findings["kind"].str.startswith("dominated_")]
+    rows = findings[
+        (findings["system"] == "percentile") & findings["kind"].str.startswith("dominated_")
+    ]
     assert len(rows)
     gear = rows[rows["kind"] != "dominated_weapon"]
     assert len(gear)
@@ -131,17 +134,18 @@ def test_findings_name_the_gear_they_measured(findings):
 @pytest.mark.slow
 def test_no_finding_below_the_noise_floor(findings):
     cfg = audit.DEFAULT_DISCOVER
-    compared = findings[findings["kind"].str.startswith("dominated_")
-                        | (findings["kind"] == "gap_variant")]
+    compared = findings[
+        findings["kind"].str.startswith("dominated_") | (findings["kind"] == "gap_variant")
+    ]
     assert len(compared)
-    floor = compared["metric"].map(lambda m: cfg["min_effect_rounds"]
-                                   if m == "rounds_mean" else cfg["min_effect"])
+    floor = compared["metric"].map(
+        lambda m: cfg["min_effect_rounds"] if m == "rounds_mean" else cfg["min_effect"]
+    )
     assert (compared["value"].abs() > floor).all()
     gaps = findings[findings["kind"] == "gap_variant"]
     # chance_die / opposed_tie do not touch a duel, and are summarised in a note instead
     assert not gaps["subject"].str.startswith(("chance_die", "opposed_tie")).any()
-    assert any("rule variants do not change an even duel" in n
-               for n in findings.attrs["notes"])
+    assert any("rule variants do not change an even duel" in n for n in findings.attrs["notes"])
 
 
 @pytest.mark.slow
@@ -149,8 +153,9 @@ def test_no_baseline_is_dominated(findings):
     for system in findings["system"].unique():
         for kind in ("weapon", "armour"):
             base = audit.baseline(system, kind)
-            rows = findings[(findings["system"] == system)
-                            & (findings["kind"] == f"dominated_{kind}")]
+            rows = findings[
+                (findings["system"] == system) & (findings["kind"] == f"dominated_{kind}")
+            ]
             assert str(base) not in set(rows["subject"]), (system, kind)
     assert audit.baseline("percentile", "armour") == 0
     assert audit.baseline("middle_3d10", "weapon") == "fists"
@@ -160,8 +165,9 @@ def test_no_baseline_is_dominated(findings):
 @pytest.mark.slow
 def test_true_by_definition_is_a_note_not_a_finding(findings):
     assert not (findings["subject"].str.startswith("untreated_dying=dead")).any()
-    assert any("untreated_dying=dead" in n and "by definition" in n
-               for n in findings.attrs["notes"])
+    assert any(
+        "untreated_dying=dead" in n and "by definition" in n for n in findings.attrs["notes"]
+    )
 
 
 @pytest.mark.slow
@@ -170,8 +176,21 @@ def test_min_effect_option_raises_the_floor(tmp_path, capsys):
     cfg.write_text('name = "d"\n[discover]\nsystems = ["middle_3d10"]\n')
     low, high = tmp_path / "low.csv", tmp_path / "high.csv"
     assert main(["audit", "--discover", str(cfg), "-o", str(low), "--no-progress"]) == 0
-    assert main(["audit", "--discover", str(cfg), "--min-effect", "0.05", "-o", str(high),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--discover",
+                str(cfg),
+                "--min-effect",
+                "0.05",
+                "-o",
+                str(high),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "rule variants do not change" in err
     lo, hi = pd.read_csv(low), pd.read_csv(high)

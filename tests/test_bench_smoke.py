@@ -26,9 +26,11 @@ def test_benchmark_runs_with_tiny_sizes(capsys):
     assert rows[0]["icepool_s"] > 0
 
 
-@pytest.mark.parametrize(("mod", "rule"), [(dice_pool_7, (7, 10, 0)),
-                                           (dice_pool_6, (6, 11, 2))],
-                         ids=["dice_pool_7", "dice_pool_6"])
+@pytest.mark.parametrize(
+    ("mod", "rule"),
+    [(dice_pool_7, (7, 10, 0)), (dice_pool_6, (6, 11, 2))],
+    ids=["dice_pool_7", "dice_pool_6"],
+)
 def test_numpy_pool_baseline_matches_exact(mod, rule):
     """A1/C1: the numpy baseline rolls the same check (5 SE + 1/n per cell, seed 4)."""
     n = 20_000
@@ -41,21 +43,32 @@ def test_numpy_baselines_match_exact():
     """B1/B4, D1/D4, E1/E9: the other numpy baselines against the exact models."""
     n = 20_000
     rng = np.random.default_rng(5)
-    assert_mc_matches(middle_3d10.exact(bench.MIDDLE_MODES),
-                      bench.numpy_middle(bench.MIDDLE_MODES, n, rng) / n, n, "middle")
-    assert_mc_matches(percentile.exact(bench.PERCENTILE_DICE),
-                      bench.numpy_percentile(bench.PERCENTILE_DICE, n, rng) / n, n, "d100")
-    assert_mc_matches(d20_degrees.exact(bench.D20_MODES),
-                      bench.numpy_d20(bench.D20_MODES, n, rng) / n, n, "d20")
+    assert_mc_matches(
+        middle_3d10.exact(bench.MIDDLE_MODES),
+        bench.numpy_middle(bench.MIDDLE_MODES, n, rng) / n,
+        n,
+        "middle",
+    )
+    assert_mc_matches(
+        percentile.exact(bench.PERCENTILE_DICE),
+        bench.numpy_percentile(bench.PERCENTILE_DICE, n, rng) / n,
+        n,
+        "d100",
+    )
+    assert_mc_matches(
+        d20_degrees.exact(bench.D20_MODES), bench.numpy_d20(bench.D20_MODES, n, rng) / n, n, "d20"
+    )
 
 
 def test_icepool_baselines_compute_the_same_tables():
     """The icepool side of the exact-table comparison gives the engines' distributions."""
-    for system, fn in [("dice_pool_7", bench.icepool_dice_pool_7),
-                       ("dice_pool_6", bench.icepool_dice_pool_6),
-                       ("middle_3d10", bench.icepool_middle_3d10),
-                       ("percentile", bench.icepool_percentile),
-                       ("d20_degrees", bench.icepool_d20_degrees)]:
+    for system, fn in [
+        ("dice_pool_7", bench.icepool_dice_pool_7),
+        ("dice_pool_6", bench.icepool_dice_pool_6),
+        ("middle_3d10", bench.icepool_middle_3d10),
+        ("percentile", bench.icepool_percentile),
+        ("d20_degrees", bench.icepool_d20_degrees),
+    ]:
         ours = np.asarray(bench.cases()[system]["exact"]())
         for row, ice in zip(ours, fn(), strict=True):
             last = min(row.size, ice.size) - 1  # the engines' last code holds the rest
@@ -70,8 +83,11 @@ def test_audit_benchmark_runs_for_one_system(capsys):
 
     assert bench_audit.main(["--systems", "dice_pool_6", "--repeats", "1", "--no-cli"]) == 0
     out = capsys.readouterr().out
-    for what in ("baseline: one exact even duel per system",
-                 "audit (evaluate, default guardrails)", "audit --discover (discover)"):
+    for what in (
+        "baseline: one exact even duel per system",
+        "audit (evaluate, default guardrails)",
+        "audit --discover (discover)",
+    ):
         assert f"| {what} |" in out
     assert "rpg-balance audit" not in out
 
@@ -95,8 +111,10 @@ def test_rules_benchmark_runs_quick(capsys):
 
     assert bench_rules.main(["--quick", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
-    for what in ("baseline: the exact duel, the package's rules",
-                 "the same duel, an edited rule in force (warm)",
-                 "tune over 3 rule-data knobs, 48 candidates, exact"):
+    for what in (
+        "baseline: the exact duel, the package's rules",
+        "the same duel, an edited rule in force (warm)",
+        "tune over 3 rule-data knobs, 48 candidates, exact",
+    ):
         assert f"| {what} |" in out
     assert "designer's 20 guardrails" not in out

@@ -82,8 +82,7 @@ def test_one_thread_runs_everything_in_the_caller():
     set_threads(1)
     try:
         idents = []
-        run_blocks(lambda first, last: idents.append((first, last, threading.get_ident())),
-                   (), 5)
+        run_blocks(lambda first, last: idents.append((first, last, threading.get_ident())), (), 5)
     finally:
         set_threads(before)
     assert idents == [(0, 5, threading.get_ident())]
@@ -103,12 +102,17 @@ def test_put_copies_a_scratch_histogram_into_its_row():
     assert not dst[2].any()
 
 
-@pytest.mark.parametrize(("system", "kernel"), [
-    ("dice_pool_7", "fight_kernel"), ("dice_pool_6", "fight_kernel"),
-    ("middle_3d10", "mc_kernel"), ("percentile", "mc_kernel"), ("d20_degrees", "fight_kernel"),
-])
-def test_combat_kernels_are_serial_and_give_the_same_fights_on_one_or_two_threads(
-        system, kernel):
+@pytest.mark.parametrize(
+    ("system", "kernel"),
+    [
+        ("dice_pool_7", "fight_kernel"),
+        ("dice_pool_6", "fight_kernel"),
+        ("middle_3d10", "mc_kernel"),
+        ("percentile", "mc_kernel"),
+        ("d20_degrees", "fight_kernel"),
+    ],
+)
+def test_combat_kernels_are_serial_and_give_the_same_fights_on_one_or_two_threads(system, kernel):
     """A combat kernel is one serial function (no ``prange``: compiled once); the threads
     only split the work items, so one and two threads give the same counts."""
     from analysis.combat import archetypes

@@ -29,9 +29,15 @@ PASSAGE = np.array([0.0, 0.25, 0.5, 0.25])
 
 def hand(trials=None, dist=DIST, passage=PASSAGE):
     scale = 1 if trials is None else trials
-    return CampaignStats(system="percentile", mechanic="skill-growth", values=np.arange(4),
-                         dist=dist * scale, passage=passage * scale, threshold=2,
-                         trials=trials)
+    return CampaignStats(
+        system="percentile",
+        mechanic="skill-growth",
+        values=np.arange(4),
+        dist=dist * scale,
+        passage=passage * scale,
+        threshold=2,
+        trials=trials,
+    )
 
 
 def test_summary_table_by_hand():
@@ -142,8 +148,9 @@ def test_systems_command_lists_the_mechanics():
         assert t.loc[system, "mechanics"] == ", ".join(names)
 
 
-@pytest.mark.parametrize(("system", "name"), [(s, m) for s, ms in MECHANIC_NAMES.items()
-                                              for m in ms])
+@pytest.mark.parametrize(
+    ("system", "name"), [(s, m) for s, ms in MECHANIC_NAMES.items() for m in ms]
+)
 def test_every_mechanic_runs_at_its_defaults(system, name):
     mech = mechanic(system, name)
     assert mech.system == system
@@ -168,8 +175,9 @@ def test_run_rejects_bad_params():
         camp.run("dice_pool_7", "morality", sessions=2, method="fast")
 
 
-@pytest.mark.parametrize(("system", "name"), [(s, m) for s, ms in MECHANIC_NAMES.items()
-                                              for m in ms])
+@pytest.mark.parametrize(
+    ("system", "name"), [(s, m) for s, ms in MECHANIC_NAMES.items() for m in ms]
+)
 def test_bad_variant_is_the_same_one_line_error_in_every_mechanic(system, name):
     """Every campaign module validates its variants through one function
     (engines.campaign.campaign_variants): a bad value, whether in a Variants object, a
@@ -177,25 +185,37 @@ def test_bad_variant_is_the_same_one_line_error_in_every_mechanic(system, name):
     InputError from the exact chain and the Monte Carlo run alike."""
     mech, params, _ = camp.resolve(system, name)
     field = dataclasses.fields(mech.variants)[0].name
-    cases = [(dataclasses.replace(mech.variants(), **{field: "bogus"}), f"variant {field}: "),
-             ({field: "bogus"}, f"variant {field}: "),
-             (f"{field}=bogus", f"variant {field}: "),
-             (["bad=1"], f"unknown variant 'bad' for {system}"),
-             (42, f"variants: expected {system} campaign Variants")]
+    cases = [
+        (dataclasses.replace(mech.variants(), **{field: "bogus"}), f"variant {field}: "),
+        ({field: "bogus"}, f"variant {field}: "),
+        (f"{field}=bogus", f"variant {field}: "),
+        (["bad=1"], f"unknown variant 'bad' for {system}"),
+        (42, f"variants: expected {system} campaign Variants"),
+    ]
     for bad, start in cases:
-        for run_it in (lambda v: mech.exact(sessions=1, threshold=None, variants=v, **params),
-                       lambda v: mech.monte_carlo(sessions=1, trials=10, seed=1,
-                                                  threshold=None, variants=v, **params)):
+        for run_it in (
+            lambda v: mech.exact(sessions=1, threshold=None, variants=v, **params),
+            lambda v: mech.monte_carlo(
+                sessions=1, trials=10, seed=1, threshold=None, variants=v, **params
+            ),
+        ):
             with pytest.raises(InputError) as exc:
                 run_it(bad)
             assert str(exc.value).startswith(start), (bad, str(exc.value))
             assert "\n" not in str(exc.value)
 
 
-@pytest.mark.parametrize(("system", "bad", "message"), [
-    ("percentile", {"skill_cap": 500}, "variant skill_cap: must be 1..200"),
-    ("d20_degrees", {"rest_minutes": -1}, "variant rest_minutes: expected an integer 0..100000"),
-])
+@pytest.mark.parametrize(
+    ("system", "bad", "message"),
+    [
+        ("percentile", {"skill_cap": 500}, "variant skill_cap: must be 1..200"),
+        (
+            "d20_degrees",
+            {"rest_minutes": -1},
+            "variant rest_minutes: expected an integer 0..100000",
+        ),
+    ],
+)
 def test_variants_check_runs_for_every_mechanic(system, bad, message):
     """A campaign Variants' own check() runs whichever mechanic reads the variants, for an
     object built without parse_variants too."""
@@ -210,10 +230,26 @@ def test_mc_batches_reproducible_and_close_to_exact():
     """Above one batch the run is pooled from spawned seeds: same seed, same numbers; and
     P(skill) after 3 sessions within 5 SE + 1/n of the exact chain (D6)."""
     n = camp.BATCH_TRIALS + 7
-    a = camp.run("percentile", "skill-growth", {"skill": 40}, sessions=3, method="mc",
-                 trials=n, seed=5, progress=False)["mc"]
-    b = camp.run("percentile", "skill-growth", {"skill": 40}, sessions=3, method="mc",
-                 trials=n, seed=5, progress=False)["mc"]
+    a = camp.run(
+        "percentile",
+        "skill-growth",
+        {"skill": 40},
+        sessions=3,
+        method="mc",
+        trials=n,
+        seed=5,
+        progress=False,
+    )["mc"]
+    b = camp.run(
+        "percentile",
+        "skill-growth",
+        {"skill": 40},
+        sessions=3,
+        method="mc",
+        trials=n,
+        seed=5,
+        progress=False,
+    )["mc"]
     assert a.trials == n
     assert np.array_equal(a.dist, b.dist)
     ex = cpct.skill_growth_exact(skill=40, uses=1, sessions=3).pmf()
@@ -229,27 +265,30 @@ def brute(system, name, knob, reach, sessions, params, values, increasing):
     mech = mechanic(system, name)
     ps = []
     for v in values:
-        st = mech.exact(sessions=sessions, threshold=reach, **{**mech.defaults(), **params,
-                                                                 knob: v})
+        st = mech.exact(
+            sessions=sessions, threshold=reach, **{**mech.defaults(), **params, knob: v}
+        )
         ps.append(1 - st.passage_pmf()[-1])
     meets = [v for v, p in zip(values, ps, strict=True) if p >= 0.5]
     return (min(meets) if increasing else max(meets)) if meets else None
 
 
-@pytest.mark.parametrize(("system", "name", "knob", "reach", "sessions", "params", "inc"), [
-    ("percentile", "skill-growth", "skill", 60, 10, {}, True),
-    ("percentile", "skill-growth", "uses", 75, 30, {"skill": 40}, True),
-    ("dice_pool_7", "morality", "infraction", 5, 10, {"morality": 7}, False),
-    ("dice_pool_7", "morality", "per_session", 3, 6, {"morality": 7, "infraction": 4}, True),
-    ("middle_3d10", "arcane", "uses", 10, 20, {}, True),
-])
+@pytest.mark.parametrize(
+    ("system", "name", "knob", "reach", "sessions", "params", "inc"),
+    [
+        ("percentile", "skill-growth", "skill", 60, 10, {}, True),
+        ("percentile", "skill-growth", "uses", 75, 30, {"skill": 40}, True),
+        ("dice_pool_7", "morality", "infraction", 5, 10, {"morality": 7}, False),
+        ("dice_pool_7", "morality", "per_session", 3, 6, {"morality": 7, "infraction": 4}, True),
+        ("middle_3d10", "arcane", "uses", 10, 20, {}, True),
+    ],
+)
 def test_solver_matches_brute_force(system, name, knob, reach, sessions, params, inc):
     mech = mechanic(system, name)
     values = camp.knob_values(mech, knob)
     if len(values) > 60:
         values = values[:31]
-    res, table = camp.solve_campaign(system, name, knob, reach, sessions, params,
-                                     values=values)
+    res, table = camp.solve_campaign(system, name, knob, reach, sessions, params, values=values)
     assert res.knob == brute(system, name, knob, reach, sessions, params, values, inc)
     assert table["chosen"].sum() == (res.knob is not None)
     assert fewer_than_all(table, values)
@@ -276,12 +315,30 @@ def run(capsys, *argv):
 
 
 def test_cli_skill_growth_example(capsys):
-    code, out, _ = run(capsys, "campaign", "percentile", "skill-growth", "--skill", "40",
-                       "--uses", "1", "--sessions", "20")
+    code, out, _ = run(
+        capsys,
+        "campaign",
+        "percentile",
+        "skill-growth",
+        "--skill",
+        "40",
+        "--uses",
+        "1",
+        "--sessions",
+        "20",
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
-    assert list(t.columns[:8]) == ["system", "mechanic", "session", "mean", "sd", "q10",
-                                   "q50", "q90"]
+    assert list(t.columns[:8]) == [
+        "system",
+        "mechanic",
+        "session",
+        "mean",
+        "sd",
+        "q10",
+        "q50",
+        "q90",
+    ]
     assert len(t) == 21
     # D6: P(tick) = 0.40 (d100 ≤ 40), P(improve) = 0.60 (d100 > 40), +1d10 (mean 5.5):
     # mean after one session 40 + 0.24 × 5.5 = 41.32; P(still 40) = 0.76, each of 41..50
@@ -294,8 +351,18 @@ def test_cli_skill_growth_example(capsys):
 
 
 def test_cli_morality_example(capsys):
-    code, out, _ = run(capsys, "campaign", "dice_pool_7", "morality", "--morality", "7",
-                       "--infraction", "5", "--sessions", "20")
+    code, out, _ = run(
+        capsys,
+        "campaign",
+        "dice_pool_7",
+        "morality",
+        "--morality",
+        "7",
+        "--infraction",
+        "5",
+        "--sessions",
+        "20",
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     # A17: a level-5 infraction checks with 3 dice; no success 0.6³ = 0.216 → mean 6.784
@@ -307,9 +374,22 @@ def test_cli_morality_example(capsys):
 
 def test_cli_passage_distribution_plot_columns(capsys, tmp_path):
     fig = tmp_path / "fan.png"
-    code, out, _ = run(capsys, "campaign", "dice_pool_7", "morality", "--sessions", "6",
-                       "--table", "passage", "--threshold", "5", "--plot", str(fig),
-                       "--columns", "session,p")
+    code, out, _ = run(
+        capsys,
+        "campaign",
+        "dice_pool_7",
+        "morality",
+        "--sessions",
+        "6",
+        "--table",
+        "passage",
+        "--threshold",
+        "5",
+        "--plot",
+        str(fig),
+        "--columns",
+        "session,p",
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert list(t.columns) == ["session", "p"]
@@ -318,47 +398,95 @@ def test_cli_passage_distribution_plot_columns(capsys, tmp_path):
     assert t["p"][2] == pytest.approx(0.216**2)
     assert t["p"].sum() == pytest.approx(1.0)
     assert fig.stat().st_size > 0
-    code, out, _ = run(capsys, "campaign", "dice_pool_7", "morality", "--sessions", "1",
-                       "--table", "distribution", "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "campaign",
+        "dice_pool_7",
+        "morality",
+        "--sessions",
+        "1",
+        "--table",
+        "distribution",
+        "--format",
+        "json",
+    )
     assert code == 0
     rows = pd.read_json(io.StringIO(out))
     assert rows["p"].tolist() == pytest.approx([1.0, 0.216, 0.784])
 
 
 def test_cli_both_and_solve(capsys):
-    code, out, _ = run(capsys, "campaign", "percentile", "luck", "--sessions", "3",
-                       "--method", "both", "--trials", "4000", "--seed", "2")
+    code, out, _ = run(
+        capsys,
+        "campaign",
+        "percentile",
+        "luck",
+        "--sessions",
+        "3",
+        "--method",
+        "both",
+        "--trials",
+        "4000",
+        "--seed",
+        "2",
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert {"mean_exact", "mean_mc", "se_mean", "z"} <= set(t.columns)
     assert t["z"].abs().max() < 5
-    code, out, _ = run(capsys, "campaign", "percentile", "skill-growth", "--skill", "40",
-                       "--sessions", "30", "--solve", "uses", "--reach", "75",
-                       "--range", "0:10")
+    code, out, _ = run(
+        capsys,
+        "campaign",
+        "percentile",
+        "skill-growth",
+        "--skill",
+        "40",
+        "--sessions",
+        "30",
+        "--solve",
+        "uses",
+        "--reach",
+        "75",
+        "--range",
+        "0:10",
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert t.loc[t.chosen, "value"].tolist() == [1]
 
 
-@pytest.mark.parametrize("argv", [
-    ["campaign", "percentile", "skill-growth", "--skill", "140"],
-    ["campaign", "percentile", "skill-growth", "--skil", "40"],
-    ["campaign", "percentile", "skill-grow"],
-    ["campaign", "percentile", "skill-growth", "--table", "passage"],
-    ["campaign", "percentile", "skill-growth", "--variant", "skill_cap=500"],
-    ["campaign", "percentile", "skill-growth", "--columns", "nope"],
-    ["campaign", "percentile", "skill-growth", "--solve", "uses"],
-    ["campaign", "percentile", "skill-growth", "--reach", "50"],
-    ["campaign", "percentile", "skill-growth", "--plot", "fan.gif"],
-    ["campaign", "dice_pool_7", "morality", "--sessions", "2000"],
-    *[["campaign", s, m, "--variant", "bad=1"] for s, m in (
-        ("dice_pool_7", "morality"), ("middle_3d10", "arcane"), ("dice_pool_6", "hunger"),
-        ("percentile", "luck"), ("d20_degrees", "hero-points"), ("dice_pool_7", "attrition"),
-        ("middle_3d10", "attrition"), ("dice_pool_6", "attrition"), ("percentile", "attrition"),
-        ("d20_degrees", "attrition"))],
-    ["campaign", "d20_degrees", "hero-points", "--variant", "rest_minutes=-1"],
-    ["campaign", "middle_3d10", "attrition", "--variant", "recovery=9"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["campaign", "percentile", "skill-growth", "--skill", "140"],
+        ["campaign", "percentile", "skill-growth", "--skil", "40"],
+        ["campaign", "percentile", "skill-grow"],
+        ["campaign", "percentile", "skill-growth", "--table", "passage"],
+        ["campaign", "percentile", "skill-growth", "--variant", "skill_cap=500"],
+        ["campaign", "percentile", "skill-growth", "--columns", "nope"],
+        ["campaign", "percentile", "skill-growth", "--solve", "uses"],
+        ["campaign", "percentile", "skill-growth", "--reach", "50"],
+        ["campaign", "percentile", "skill-growth", "--plot", "fan.gif"],
+        ["campaign", "dice_pool_7", "morality", "--sessions", "2000"],
+        *[
+            ["campaign", s, m, "--variant", "bad=1"]
+            for s, m in (
+                ("dice_pool_7", "morality"),
+                ("middle_3d10", "arcane"),
+                ("dice_pool_6", "hunger"),
+                ("percentile", "luck"),
+                ("d20_degrees", "hero-points"),
+                ("dice_pool_7", "attrition"),
+                ("middle_3d10", "attrition"),
+                ("dice_pool_6", "attrition"),
+                ("percentile", "attrition"),
+                ("d20_degrees", "attrition"),
+            )
+        ],
+        ["campaign", "d20_degrees", "hero-points", "--variant", "rest_minutes=-1"],
+        ["campaign", "middle_3d10", "attrition", "--variant", "recovery=9"],
+    ],
+)
 def test_cli_bad_input_one_line_exit_2_nothing_written(capsys, tmp_path, argv):
     target = tmp_path / "out.csv"
     code, _out, err = run(capsys, *argv, "-o", str(target))
@@ -385,22 +513,35 @@ def test_cli_mechanic_help_lists_rule_ids(capsys):
 def test_scenario_campaign_problems_all_at_once():
     from analysis.workflow.scenario import parse_scenario
 
-    data = {"name": "bad", "campaign": [
-        {"system": "percentil", "mechanic": "skill-growth"},
-        {"system": "percentile", "mechanic": "skill-grow"},
-        {"system": "percentile", "mechanic": "skill-growth", "params": {"skil": 3},
-         "variants": {"skill_cap": 500}},
-        {"system": "percentile", "mechanic": "skill-growth", "params": {"skill": 140}},
-        {"system": "dice_pool_7", "mechanic": "morality", "threshold": 40,
-         "sessions": -1},
-        {"mechanic": "morality"},
-    ]}
+    data = {
+        "name": "bad",
+        "campaign": [
+            {"system": "percentil", "mechanic": "skill-growth"},
+            {"system": "percentile", "mechanic": "skill-grow"},
+            {
+                "system": "percentile",
+                "mechanic": "skill-growth",
+                "params": {"skil": 3},
+                "variants": {"skill_cap": 500},
+            },
+            {"system": "percentile", "mechanic": "skill-growth", "params": {"skill": 140}},
+            {"system": "dice_pool_7", "mechanic": "morality", "threshold": 40, "sessions": -1},
+            {"mechanic": "morality"},
+        ],
+    }
     with pytest.raises(InputError) as exc:
         parse_scenario(data, "s.toml")
     text = str(exc.value)
-    for path in ("campaign[0].system", "campaign[1].mechanic", "campaign[2].params.skil",
-                 "campaign[2].variants.skill_cap", "campaign[3].params.skill",
-                 "campaign[4].sessions", "campaign[4].threshold", "campaign[5].system"):
+    for path in (
+        "campaign[0].system",
+        "campaign[1].mechanic",
+        "campaign[2].params.skil",
+        "campaign[2].variants.skill_cap",
+        "campaign[3].params.skill",
+        "campaign[4].sessions",
+        "campaign[4].threshold",
+        "campaign[5].system",
+    ):
         assert f"s.toml: {path}: " in text, path
     assert "did you mean 'percentile'" in text
     assert "did you mean 'skill-growth'" in text
@@ -419,7 +560,8 @@ def test_scenario_file_runs_into_campaign_table(tmp_path):
     assert skill["p"].to_numpy() == pytest.approx(ex.passage_pmf())
     morality = t[(t.campaign == "morality under level-5 infractions") & (t.table == "summary")]
     assert morality["mean"].to_numpy() == pytest.approx(
-        cdp7.morality_exact(morality=7, infraction=5, sessions=30).mean())
+        cdp7.morality_exact(morality=7, infraction=5, sessions=30).mean()
+    )
     written = write_results(res, "csv", tmp_path / "out")
     assert [p.name for p in written] == ["campaign.csv"]
 
@@ -430,8 +572,7 @@ def test_cli_mechanic_help_takes_a_percent_sign(capsys, monkeypatch):
     import dataclasses
 
     mech = mechanic("dice_pool_7", "morality")
-    params = tuple(dataclasses.replace(p, help=p.help + " (50 % of sessions)")
-                   for p in mech.params)
+    params = tuple(dataclasses.replace(p, help=p.help + " (50 % of sessions)") for p in mech.params)
     patched = dataclasses.replace(mech, params=params, help=mech.help + " at 100 %")
     monkeypatch.setitem(mechanics("dice_pool_7"), "morality", patched)
     with pytest.raises(SystemExit) as exc:
@@ -464,13 +605,11 @@ def test_derangements_by_hand():
     derangement. After one session: 0.216 × 0.046656 = 0.010077696. Over a long campaign
     Morality falls 7 → 6 → 5 → 4 for sure and stops (a level-5 infraction checks nothing
     below 5), so the derangements tend to 0.6⁶ + 0.6⁵ + 0.6⁴ = 0.254016."""
-    stats = camp.run("dice_pool_7", "morality", {"morality": 7, "infraction": 5},
-                     sessions=200)
+    stats = camp.run("dice_pool_7", "morality", {"morality": 7, "infraction": 5}, sessions=200)
     t = camp.table(stats, "summary")
     assert t["derangements_mean"][0] == 0.0
     assert t["derangements_mean"][1] == pytest.approx(0.216 * 0.6**6, abs=1e-15)
-    assert t["derangements_mean"].iloc[-1] == pytest.approx(0.6**6 + 0.6**5 + 0.6**4,
-                                                            abs=1e-12)
+    assert t["derangements_mean"].iloc[-1] == pytest.approx(0.6**6 + 0.6**5 + 0.6**4, abs=1e-12)
 
 
 def test_skill_improvements_by_hand():
@@ -480,17 +619,21 @@ def test_skill_improvements_by_hand():
     j = 1..10 with 0.024 each (improves with (40 + j)(60 − j) / 10⁴); Σ (40 + j)(60 − j) =
     24000 + 20 · 55 − 385 = 24715, so session 2 adds 0.1824 + 0.024 · 2.4715 = 0.241716
     and the expected improvements by then are 0.481716."""
-    t = camp.table(camp.run("percentile", "skill-growth", {"skill": 40, "uses": 1},
-                            sessions=2), "summary")
+    t = camp.table(
+        camp.run("percentile", "skill-growth", {"skill": 40, "uses": 1}, sessions=2), "summary"
+    )
     assert t["improvements"].tolist() == pytest.approx([0.0, 0.24, 0.481716], abs=1e-12)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("system", "name", "params", "tally"), [
-    ("dice_pool_7", "morality", {"morality": 7, "infraction": 5}, "derangements_mean"),
-    ("percentile", "skill-growth", {"skill": 40, "uses": 1}, "improvements"),
-    ("middle_3d10", "arcane", {"uses": 1, "level": "major"}, "maddened_mean"),
-])
+@pytest.mark.parametrize(
+    ("system", "name", "params", "tally"),
+    [
+        ("dice_pool_7", "morality", {"morality": 7, "infraction": 5}, "derangements_mean"),
+        ("percentile", "skill-growth", {"skill": 40, "uses": 1}, "improvements"),
+        ("middle_3d10", "arcane", {"uses": 1, "level": "major"}, "maddened_mean"),
+    ],
+)
 def test_tally_columns_monte_carlo_agrees_with_exact(system, name, params, tally):
     """``--method both``: the tally's exact and Monte Carlo means side by side, with the
     MC standard error and z. The MC mean of n characters lies within 5 SE of the exact one
@@ -506,15 +649,25 @@ def test_tally_columns_monte_carlo_agrees_with_exact(system, name, params, tally
     assert t[f"z_{tally}"].abs().max() < 5
     assert t[f"se_{tally}"].iloc[1:].gt(0).all()
     mc = camp.summary_table(stats["mc"])
-    assert mc[f"se_{tally}"].tolist() == pytest.approx(
-        stats["mc"].extra[tally + "_se"].tolist())
+    assert mc[f"se_{tally}"].tolist() == pytest.approx(stats["mc"].extra[tally + "_se"].tolist())
 
 
 def test_cli_morality_derangements_column(capsys):
-    code, out, _ = run(capsys, "campaign", "dice_pool_7", "morality", "--sessions", "1",
-                       "--method", "both", "--trials", "2000", "--seed", "3")
+    code, out, _ = run(
+        capsys,
+        "campaign",
+        "dice_pool_7",
+        "morality",
+        "--sessions",
+        "1",
+        "--method",
+        "both",
+        "--trials",
+        "2000",
+        "--seed",
+        "3",
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert t["derangements_mean_exact"][1] == pytest.approx(0.216 * 0.6**6)
-    assert {"derangements_mean_mc", "se_derangements_mean", "z_derangements_mean"} \
-        <= set(t.columns)
+    assert {"derangements_mean_mc", "se_derangements_mean", "z_derangements_mean"} <= set(t.columns)

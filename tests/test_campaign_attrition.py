@@ -28,8 +28,13 @@ from engines.systems.percentile import combat as kp
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMS = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
-COMBAT = {"dice_pool_7": k7, "middle_3d10": k3, "dice_pool_6": k6, "percentile": kp,
-          "d20_degrees": k20}
+COMBAT = {
+    "dice_pool_7": k7,
+    "middle_3d10": k3,
+    "dice_pool_6": k6,
+    "percentile": kp,
+    "d20_degrees": k20,
+}
 
 
 def _competent(system):
@@ -43,8 +48,7 @@ def test_one_fight_is_the_plain_duel(system):
     f = _competent(system)
     st = camp.run(system, "attrition", {}, sessions=1)["exact"]
     duel = COMBAT[system].duel_exact(f, f)
-    assert st.extra["p_able"][1] == pytest.approx(duel.outcome[0] + duel.outcome[2],
-                                                  abs=1e-9)
+    assert st.extra["p_able"][1] == pytest.approx(duel.outcome[0] + duel.outcome[2], abs=1e-9)
     dead, dying, out = duel.loser_fate[1]
     assert st.extra["p_dead"][1] == pytest.approx(dead, abs=1e-9)
     assert st.extra["p_dying"][1] == pytest.approx(dying, abs=1e-9)
@@ -58,18 +62,26 @@ def test_one_fight_is_the_plain_duel(system):
 def test_two_fights_compose_fight_rest_fight(system):
     """k = 2 by hand: Σ_j P(fight 1 ends able with damage j) × P(able after a fight
     started from the rest of j), each fight read from the system's fight_from."""
-    mod = {"dice_pool_7": c7, "middle_3d10": c3, "dice_pool_6": c6, "percentile": cp,
-           "d20_degrees": c20}[system]
+    mod = {
+        "dice_pool_7": c7,
+        "middle_3d10": c3,
+        "dice_pool_6": c6,
+        "percentile": cp,
+        "d20_degrees": c20,
+    }[system]
     f = _competent(system)
     st = mod.attrition_exact(f, None, sessions=2)
     end0, _ = mod.fight_from(f, f, 0)
-    rests = {"dice_pool_7": lambda i, j: c7.rest(j, False, 1),   # A: lethal 2 a day
-             "middle_3d10": lambda i, j: max(i + (j - i + 1) // 2 - 1, 0),  # B11, B-g22
-             "dice_pool_6": lambda i, j: max(j - 1, 0),            # C-g21: 1 Health
-             "percentile": lambda i, j: max(j - 1, 0),             # D-g24: 1 hit point
-             "d20_degrees": lambda i, j: max(j - 480, 0)}          # E18 × E-g25 a night
-    want = sum(p * mod.fight_from(f, f, rests[system](0, j))[0].sum()
-               for j, p in enumerate(end0) if p > 0)
+    rests = {
+        "dice_pool_7": lambda i, j: c7.rest(j, False, 1),  # A: lethal 2 a day
+        "middle_3d10": lambda i, j: max(i + (j - i + 1) // 2 - 1, 0),  # B11, B-g22
+        "dice_pool_6": lambda i, j: max(j - 1, 0),  # C-g21: 1 Health
+        "percentile": lambda i, j: max(j - 1, 0),  # D-g24: 1 hit point
+        "d20_degrees": lambda i, j: max(j - 480, 0),
+    }  # E18 × E-g25 a night
+    want = sum(
+        p * mod.fight_from(f, f, rests[system](0, j))[0].sum() for j, p in enumerate(end0) if p > 0
+    )
     assert st.extra["p_able"][2] == pytest.approx(want, abs=1e-9)
 
 
@@ -119,8 +131,9 @@ def test_e18_seed_line_rest_heals_one_hit_point_a_minute():
     st = camp.run("d20_degrees", "attrition", {}, sessions=4)["exact"]
     p = st.extra["p_able"][1]
     np.testing.assert_allclose(st.extra["p_able"], p ** np.arange(5), atol=1e-12)
-    short = camp.run("d20_degrees", "attrition", {}, sessions=3,
-                     variants={"rest_minutes": 0})["exact"]
+    short = camp.run("d20_degrees", "attrition", {}, sessions=3, variants={"rest_minutes": 0})[
+        "exact"
+    ]
     assert short.extra["p_able"][3] < st.extra["p_able"][3]
 
 
@@ -133,15 +146,23 @@ def test_b11_rest_hand_worked():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("system", "variants"), [
-    ("dice_pool_7", {}), ("dice_pool_6", {}), ("middle_3d10", {}), ("percentile", {}),
-    ("d20_degrees", {"rest_minutes": 3})])  # E18: a short rest, so fights start hurt
+@pytest.mark.parametrize(
+    ("system", "variants"),
+    [
+        ("dice_pool_7", {}),
+        ("dice_pool_6", {}),
+        ("middle_3d10", {}),
+        ("percentile", {}),
+        ("d20_degrees", {"rest_minutes": 3}),
+    ],
+)  # E18: a short rest, so fights start hurt
 def test_monte_carlo_agrees_with_exact(system, variants):
     """The Monte Carlo duel kernel started hurt agrees with the exact chain within
     5·SE + 1/n for P(able), P(dead), P(dying), P(out) after each of 3 fights."""
     n = 20_000
-    r = camp.run(system, "attrition", {}, sessions=3, method="both", trials=n, seed=11,
-                 variants=variants)
+    r = camp.run(
+        system, "attrition", {}, sessions=3, method="both", trials=n, seed=11, variants=variants
+    )
     for name in ("p_able", "p_dead", "p_dying", "p_out"):
         p, q = r["exact"].extra[name], r["mc"].extra[name]
         assert np.all(np.abs(q - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1 / n), name
@@ -153,11 +174,9 @@ def test_monte_carlo_same_on_one_or_two_threads(system):
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = camp.run(system, "attrition", {}, sessions=2, method="mc", trials=3000,
-                       seed=5)["mc"]
+        one = camp.run(system, "attrition", {}, sessions=2, method="mc", trials=3000, seed=5)["mc"]
         numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = camp.run(system, "attrition", {}, sessions=2, method="mc", trials=3000,
-                       seed=5)["mc"]
+        two = camp.run(system, "attrition", {}, sessions=2, method="mc", trials=3000, seed=5)["mc"]
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(one.dist, two.dist)
@@ -226,13 +245,11 @@ def test_factory_gives_the_numbers_of_the_per_system_copies(system):
     assert st.extra["p_able"][3] == pytest.approx(able3, abs=1e-12)
     assert st.extra["p_dead"][3] == pytest.approx(dead3, abs=1e-12)
     if system in PINNED_MC:
-        mc = camp.run(system, "attrition", {}, sessions=3, method="mc", trials=2000,
-                      seed=7)["mc"]
+        mc = camp.run(system, "attrition", {}, sessions=3, method="mc", trials=2000, seed=7)["mc"]
         assert mc.passage.tolist() == PINNED_MC[system]
 
 
-@pytest.mark.parametrize("mod", [c20, c6, cp], ids=["d20_degrees", "dice_pool_6",
-                                                    "percentile"])
+@pytest.mark.parametrize("mod", [c20, c6, cp], ids=["d20_degrees", "dice_pool_6", "percentile"])
 def test_module_dispatch_reaches_attrition(mod):
     """A campaign module's exact(mechanic, ...) runs the mechanic named, attrition too."""
     f = _competent(mod.SYSTEM)
@@ -250,9 +267,24 @@ def test_mechanics_listed_with_rules():
 
 
 def test_cli_fights_option():
-    out = subprocess.run([sys.executable, "-m", "cli", "campaign", "dice_pool_6", "attrition",
-                          "--fights", "2", "--format", "csv"], capture_output=True, text=True,
-                         cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "campaign",
+            "dice_pool_6",
+            "attrition",
+            "--fights",
+            "2",
+            "--format",
+            "csv",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     assert "p_able" in lines[0]

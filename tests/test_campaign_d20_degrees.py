@@ -53,12 +53,17 @@ def test_e_g20_earning_closed_form():
     np.testing.assert_allclose(row[:4], [1 / 8, 3 / 8, 3 / 8, 1 / 8])
 
 
-@pytest.mark.parametrize("v", [cd.Variants(), cd.Variants(cancel_fatigue=False),
-                               cd.Variants(session_start="reset", recover_action=True)])
+@pytest.mark.parametrize(
+    "v",
+    [
+        cd.Variants(),
+        cd.Variants(cancel_fatigue=False),
+        cd.Variants(session_start="reset", recover_action=True),
+    ],
+)
 def test_mc_vs_exact(v):
     e = cd.exact("hero-points", 6, threshold=0, variants=v, bonus=6, earn=60)
-    m = cd.monte_carlo("hero-points", 6, 30_000, seed=2, threshold=0, variants=v, bonus=6,
-                       earn=60)
+    m = cd.monte_carlo("hero-points", 6, 30_000, seed=2, threshold=0, variants=v, bonus=6, earn=60)
     _close(e.pmf(), m.dist, m.n)
     _close(e.passage_pmf(), m.passage, m.n)
     for name in ("passed", "spent", "exhausted"):
@@ -79,14 +84,17 @@ def test_one_thread_equals_two_threads():
     np.testing.assert_array_equal(out[0].passage, out[1].passage)
 
 
-@pytest.mark.parametrize(("call", "name"), [
-    (lambda: cd.exact("hero-points", 3, points=9), "points"),
-    (lambda: cd.exact("hero-points", 3, earn=101), "earn"),
-    (lambda: cd.exact("hero-points", 3, fights=-1), "fights"),
-    (lambda: cd.exact("hero-points", 3, threshold=6), "threshold"),
-    (lambda: cd.exact("hero-points", 3, luck=1), "luck"),
-    (lambda: cd.exact("fatigue", 3), "mechanic"),
-])
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: cd.exact("hero-points", 3, points=9), "points"),
+        (lambda: cd.exact("hero-points", 3, earn=101), "earn"),
+        (lambda: cd.exact("hero-points", 3, fights=-1), "fights"),
+        (lambda: cd.exact("hero-points", 3, threshold=6), "threshold"),
+        (lambda: cd.exact("hero-points", 3, luck=1), "luck"),
+        (lambda: cd.exact("fatigue", 3), "mechanic"),
+    ],
+)
 def test_bad_input(call, name):
     with pytest.raises(InputError, match=name):
         call()

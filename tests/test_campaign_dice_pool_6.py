@@ -21,7 +21,7 @@ def test_c1_pool_without_reroll_matches_check_engine(pool):
     """C1 / C-g2: with no reroll the pool distribution is the check engine's."""
     probs, _ = dp6.exact([pool])
     mine = cd.pool_successes(pool, 0)
-    np.testing.assert_allclose(mine, probs[0, 1:1 + mine.size], atol=1e-12)
+    np.testing.assert_allclose(mine, probs[0, 1 : 1 + mine.size], atol=1e-12)
 
 
 def test_c_g20_one_die_reroll_hand_worked():
@@ -35,12 +35,12 @@ def test_c6_c11_one_scene_hand_worked():
     1 die vs dodge 0 dice: the challenger always wins (ties too, C10); damage = its
     successes (0 with 0.5, 1 with 0.5, C-g4 literal); rest heals 1 (C-g21), capped at 4
     (C6: never above the start). Health 4 with 0.5 (3 + 1), 4 with 0.5 → always 4."""
-    e = cd.exact("budgets", 1, stamina=1, composure=0, resolve=0, scenes=1, attack=1,
-                 dodge=0)
+    e = cd.exact("budgets", 1, stamina=1, composure=0, resolve=0, scenes=1, attack=1, dodge=0)
     np.testing.assert_allclose(e.pmf()[1], [0, 0, 0, 0, 1.0], atol=1e-12)
     v = cd.Variants(health_rest=0)
-    e = cd.exact("budgets", 1, variants=v, stamina=1, composure=0, resolve=0, scenes=1,
-                 attack=1, dodge=0)
+    e = cd.exact(
+        "budgets", 1, variants=v, stamina=1, composure=0, resolve=0, scenes=1, attack=1, dodge=0
+    )
     np.testing.assert_allclose(e.pmf()[1], [0, 0, 0, 0.5, 0.5], atol=1e-12)
 
 
@@ -62,6 +62,7 @@ def test_c9_hunger_closed_form():
     after n nights is 1 + Binomial(n, 0.5) capped at 5; first reaching 5 after the 4th
     failure: P(first at night k) = C(k−1, 3) 0.5^k."""
     from math import comb
+
     e = cd.exact("hunger", 10, threshold=5, hunger=1, feed_at=6)
     for k in range(1, 11):
         assert e.passage_pmf()[k] == pytest.approx(comb(k - 1, 3) * 0.5**k, abs=1e-12)
@@ -77,12 +78,10 @@ def test_c_g24_feeding_hand_worked():
 
 def test_hunger_mc_vs_exact():
     e = cd.exact("hunger", 12, threshold=4, rouses=2, feed_at=3, slake=2)
-    m = cd.monte_carlo("hunger", 12, 40_000, seed=8, threshold=4, rouses=2, feed_at=3,
-                       slake=2)
+    m = cd.monte_carlo("hunger", 12, 40_000, seed=8, threshold=4, rouses=2, feed_at=3, slake=2)
     _close(e.pmf(), m.dist, m.n)
     _close(e.passage_pmf(), m.passage, m.n)
-    assert np.all(np.abs(m.extra["failed"] - e.extra["failed"])
-                  <= 5 * m.extra["failed_se"] + 1e-9)
+    assert np.all(np.abs(m.extra["failed"] - e.extra["failed"]) <= 5 * m.extra["failed_se"] + 1e-9)
 
 
 def test_one_thread_equals_two_threads():
@@ -91,8 +90,12 @@ def test_one_thread_equals_two_threads():
     try:
         for n in (1, 2):
             numba.set_num_threads(n)
-            out.append((cd.monte_carlo("budgets", 5, 70_000, seed=3, threshold=2),
-                        cd.monte_carlo("hunger", 5, 70_000, seed=3, threshold=4)))
+            out.append(
+                (
+                    cd.monte_carlo("budgets", 5, 70_000, seed=3, threshold=2),
+                    cd.monte_carlo("hunger", 5, 70_000, seed=3, threshold=4),
+                )
+            )
     finally:
         numba.set_num_threads(before)
     for a, b in zip(out[0], out[1], strict=True):
@@ -100,15 +103,18 @@ def test_one_thread_equals_two_threads():
         np.testing.assert_array_equal(a.passage, b.passage)
 
 
-@pytest.mark.parametrize(("call", "name"), [
-    (lambda: cd.exact("budgets", 3, stamina=0), "stamina"),
-    (lambda: cd.exact("budgets", 3, dodge=-1), "dodge"),
-    (lambda: cd.exact("budgets", 3, threshold=99), "threshold"),
-    (lambda: cd.exact("budgets", 3, health=3), "health"),
-    (lambda: cd.exact("hunger", 3, hunger=6), "hunger"),
-    (lambda: cd.exact("hunger", 3, rouses=1.5), "rouses"),
-    (lambda: cd.exact("blood", 3), "mechanic"),
-])
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: cd.exact("budgets", 3, stamina=0), "stamina"),
+        (lambda: cd.exact("budgets", 3, dodge=-1), "dodge"),
+        (lambda: cd.exact("budgets", 3, threshold=99), "threshold"),
+        (lambda: cd.exact("budgets", 3, health=3), "health"),
+        (lambda: cd.exact("hunger", 3, hunger=6), "hunger"),
+        (lambda: cd.exact("hunger", 3, rouses=1.5), "rouses"),
+        (lambda: cd.exact("blood", 3), "mechanic"),
+    ],
+)
 def test_bad_input(call, name):
     with pytest.raises(InputError, match=name):
         call()

@@ -64,8 +64,7 @@ def test_a17_level5_settles_at_4_closed_form():
     st = cp.morality_exact(morality=7, infraction=5, per_session=1, sessions=400, threshold=4)
     k = np.arange(401)
     np.testing.assert_allclose(st.pmf()[:, 7], (1 - q) ** k, atol=1e-12)
-    ref = np.array([comb(int(j) - 1, 2) * q**3 * (1 - q) ** (j - 3) if j >= 3 else 0.0
-                    for j in k])
+    ref = np.array([comb(int(j) - 1, 2) * q**3 * (1 - q) ** (j - 3) if j >= 3 else 0.0 for j in k])
     np.testing.assert_allclose(st.passage_pmf()[:-1], ref, atol=1e-12)
     assert st.pmf()[-1, 4] == pytest.approx(1.0, abs=1e-12)
     assert st.extra["derangements_mean"][-1] == pytest.approx(0.254016, abs=1e-9)
@@ -113,12 +112,17 @@ def _brute(morality, infraction, per_session, sessions, order):
     return dist, der
 
 
-@pytest.mark.parametrize(("morality", "infraction", "per_session", "sessions", "order"),
-                         [(7, 5, 2, 3, "sequential"), (7, 5, 2, 3, "session_start"),
-                          (3, 2, 3, 2, "sequential"), (3, 2, 3, 2, "session_start"),
-                          (10, 8, 1, 4, "sequential")])
-def test_a17_a_g21_chain_matches_brute_force(morality, infraction, per_session, sessions,
-                                              order):
+@pytest.mark.parametrize(
+    ("morality", "infraction", "per_session", "sessions", "order"),
+    [
+        (7, 5, 2, 3, "sequential"),
+        (7, 5, 2, 3, "session_start"),
+        (3, 2, 3, 2, "sequential"),
+        (3, 2, 3, 2, "session_start"),
+        (10, 8, 1, 4, "sequential"),
+    ],
+)
+def test_a17_a_g21_chain_matches_brute_force(morality, infraction, per_session, sessions, order):
     """A17 with A-g21 (both orders): the chain equals an enumeration of every check."""
     v = cp.Variants(order=order)
     st = cp.morality_exact(morality, infraction, per_session, sessions, variants=v)
@@ -178,11 +182,17 @@ def test_morality_mc_same_seed_on_1_and_2_threads():
     np.testing.assert_array_equal(a.extra["derangements_mean"], b.extra["derangements_mean"])
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    ({"morality": 11}, "morality"), ({"infraction": 0}, "infraction"),
-    ({"per_session": -1}, "per_session"), ({"sessions": 1.5}, "sessions"),
-    ({"threshold": 12}, "threshold"), ({"infraction": True}, "infraction"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"morality": 11}, "morality"),
+        ({"infraction": 0}, "infraction"),
+        ({"per_session": -1}, "per_session"),
+        ({"sessions": 1.5}, "sessions"),
+        ({"threshold": 12}, "threshold"),
+        ({"infraction": True}, "infraction"),
+    ],
+)
 def test_bad_parameters_name_the_parameter(kwargs, name):
     with pytest.raises(InputError, match=name):
         cp.morality_exact(**kwargs)
@@ -195,9 +205,11 @@ def test_bad_parameters_name_the_parameter(kwargs, name):
 def test_mechanics_description_matches_functions():
     """MECHANICS lists every parameter of the functions with its default."""
     import inspect
+
     mech = cp.MECHANICS["morality"]
     sig = inspect.signature(mech.exact).parameters
     for p in mech.params:
         assert sig[p.name].default == p.default
-    assert set(itertools.chain(
-        [p.name for p in mech.params], ["sessions", "threshold", "variants"])) == set(sig)
+    assert set(
+        itertools.chain([p.name for p in mech.params], ["sessions", "threshold", "variants"])
+    ) == set(sig)

@@ -40,8 +40,7 @@ def test_b13_b14_aspect_major_lost_after_nine_sessions():
     so no massive trauma; the track never fills (D=1: loss 2, rest keeps 1, B-g22 heals 1).
     So D = 1 + k after session k, lost (10, B14 "Ao atingir 10 pontos de Degeneração, o
     personagem deixa de ser jogável") exactly at session 9."""
-    st = cm.arcane_exact(uses=1, level="major", aspect=True, resilience=3, lore=5,
-                         sessions=12)
+    st = cm.arcane_exact(uses=1, level="major", aspect=True, resilience=3, lore=5, sessions=12)
     assert st.mean().tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
     assert st.passage_pmf()[9] == 1.0
     assert np.all(st.extra["maddened_mean"] == 0)
@@ -85,8 +84,9 @@ def test_b10_b11_consolidation_one_session_by_hand():
     assert st.pmf()[1, 0] == pytest.approx(0.488)
     assert st.pmf()[1, 4] == pytest.approx(0.459584)
     assert st.extra["temporary_sequelae_mean"][1] == pytest.approx(P_CRIT)
-    clear = cm.consolidation_exact(vigor=3, hits=1, weapon="unarmed", sessions=1,
-                                   variants=cm.Variants(rest_odd="clear"))
+    clear = cm.consolidation_exact(
+        vigor=3, hits=1, weapon="unarmed", sessions=1, variants=cm.Variants(rest_odd="clear")
+    )
     assert clear.pmf()[1, 3] == pytest.approx(0.459584 + 0.019 * 0.104)
 
 
@@ -96,14 +96,20 @@ def test_b11_sequelae_by_hand():
     2 × Vigor → a temporary sequela ("chega a Incapacitado por dano consolidado").
     Session 2: 2 + ⌈1/2⌉ = 3 → a permanent sequela ("chega a Moribundo com dano consolidado").
     Critical hits add 0.028 temporary sequelae per hit."""
-    st = cm.consolidation_exact(vigor=1, hits=1, weapon="heavy_firearm", sessions=4,
-                                variants=cm.Variants(recovery=0), threshold=3)
+    st = cm.consolidation_exact(
+        vigor=1,
+        hits=1,
+        weapon="heavy_firearm",
+        sessions=4,
+        variants=cm.Variants(recovery=0),
+        threshold=3,
+    )
     np.testing.assert_allclose(st.mean(), [0, 2, 3, 3, 3], atol=1e-12)
-    np.testing.assert_allclose(st.extra["permanent_sequelae_mean"], [0, 0, 1, 1, 1],
-                               atol=1e-12)
-    np.testing.assert_allclose(st.extra["temporary_sequelae_mean"],
-                               [0, 1 + P_CRIT, 1 + 2 * P_CRIT, 1 + 3 * P_CRIT,
-                                1 + 4 * P_CRIT])
+    np.testing.assert_allclose(st.extra["permanent_sequelae_mean"], [0, 0, 1, 1, 1], atol=1e-12)
+    np.testing.assert_allclose(
+        st.extra["temporary_sequelae_mean"],
+        [0, 1 + P_CRIT, 1 + 2 * P_CRIT, 1 + 3 * P_CRIT, 1 + 4 * P_CRIT],
+    )
     assert st.passage_pmf()[2] == pytest.approx(1.0)
 
 
@@ -118,13 +124,20 @@ def _compare(ex, mc, n):
         assert np.all(np.abs(mc.extra[name] - mean) <= 5 * se + 1 / n), name
 
 
-@pytest.mark.parametrize(("kwargs", "v"), [
-    ({"uses": 1, "level": "major", "lore": 5}, cm.DEFAULT),
-    ({"uses": 2, "level": "intermediate", "lore": 0, "resilience": 2},
-     cm.Variants(rest_odd="clear", recovery=0, after_maddened="clear")),
-    ({"uses": 1, "level": "major", "will": 5, "skill": 6, "lore": 11},
-     cm.Variants(arcane_cost_on="success")),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "v"),
+    [
+        ({"uses": 1, "level": "major", "lore": 5}, cm.DEFAULT),
+        (
+            {"uses": 2, "level": "intermediate", "lore": 0, "resilience": 2},
+            cm.Variants(rest_odd="clear", recovery=0, after_maddened="clear"),
+        ),
+        (
+            {"uses": 1, "level": "major", "will": 5, "skill": 6, "lore": 11},
+            cm.Variants(arcane_cost_on="success"),
+        ),
+    ],
+)
 def test_arcane_monte_carlo_matches_exact(kwargs, v):
     """B11–B14 (B-g20..B-g23): MC degeneration per session, passage to 6 and extras."""
     n = 8000
@@ -133,17 +146,23 @@ def test_arcane_monte_carlo_matches_exact(kwargs, v):
     _compare(ex, mc, n)
 
 
-@pytest.mark.parametrize(("kwargs", "v"), [
-    ({"vigor": 3, "hits": 2, "weapon": "blade"}, cm.DEFAULT),
-    ({"vigor": 4, "hits": 1, "weapon": "small_firearm", "bonus": 1},
-     cm.Variants(rest_odd="clear", recovery=2)),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "v"),
+    [
+        ({"vigor": 3, "hits": 2, "weapon": "blade"}, cm.DEFAULT),
+        (
+            {"vigor": 4, "hits": 1, "weapon": "small_firearm", "bonus": 1},
+            cm.Variants(rest_odd="clear", recovery=2),
+        ),
+    ],
+)
 def test_consolidation_monte_carlo_matches_exact(kwargs, v):
     """B8–B11: MC consolidated damage per session, passage and sequelae vs the chain."""
     n = 8000
     ex = cm.consolidation_exact(**kwargs, sessions=8, threshold=5, variants=v)
-    mc = cm.consolidation_monte_carlo(**kwargs, sessions=8, trials=n, seed=9, threshold=5,
-                                      variants=v)
+    mc = cm.consolidation_monte_carlo(
+        **kwargs, sessions=8, trials=n, seed=9, threshold=5, variants=v
+    )
     _compare(ex, mc, n)
 
 
@@ -156,9 +175,12 @@ def test_same_seed_on_1_and_2_threads():
     try:
         for t in (1, 2):
             numba.set_num_threads(t)
-            runs.append((cm.arcane_monte_carlo(sessions=4, trials=70_000, seed=3),
-                         cm.consolidation_monte_carlo(sessions=4, trials=70_000, seed=3,
-                                                      threshold=2)))
+            runs.append(
+                (
+                    cm.arcane_monte_carlo(sessions=4, trials=70_000, seed=3),
+                    cm.consolidation_monte_carlo(sessions=4, trials=70_000, seed=3, threshold=2),
+                )
+            )
     finally:
         numba.set_num_threads(before)
     for a, b in zip(*runs, strict=True):
@@ -168,11 +190,19 @@ def test_same_seed_on_1_and_2_threads():
             np.testing.assert_array_equal(a.extra[name], b.extra[name])
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    ({"uses": -1}, "uses"), ({"level": "greater"}, "level"), ({"aspect": 1}, "aspect"),
-    ({"resilience": 0}, "resilience"), ({"lore": -2}, "lore"), ({"will": 11}, "will"),
-    ({"threshold": 11}, "threshold"), ({"sessions": -1}, "sessions"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"uses": -1}, "uses"),
+        ({"level": "greater"}, "level"),
+        ({"aspect": 1}, "aspect"),
+        ({"resilience": 0}, "resilience"),
+        ({"lore": -2}, "lore"),
+        ({"will": 11}, "will"),
+        ({"threshold": 11}, "threshold"),
+        ({"sessions": -1}, "sessions"),
+    ],
+)
 def test_arcane_bad_parameters(kwargs, name):
     with pytest.raises(InputError, match=name):
         cm.arcane_exact(**kwargs)
@@ -180,10 +210,16 @@ def test_arcane_bad_parameters(kwargs, name):
         cm.arcane_monte_carlo(**kwargs, trials=10, seed=1)
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    ({"vigor": 0}, "vigor"), ({"hits": 99}, "hits"), ({"weapon": "bazooka"}, "weapon"),
-    ({"bonus": -1}, "bonus"), ({"threshold": 10}, "threshold"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"vigor": 0}, "vigor"),
+        ({"hits": 99}, "hits"),
+        ({"weapon": "bazooka"}, "weapon"),
+        ({"bonus": -1}, "bonus"),
+        ({"threshold": 10}, "threshold"),
+    ],
+)
 def test_consolidation_bad_parameters(kwargs, name):
     with pytest.raises(InputError, match=name):
         cm.consolidation_exact(**kwargs)

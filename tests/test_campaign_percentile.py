@@ -49,21 +49,24 @@ def test_d_g2_96_plus_and_d_g20_cap():
     assert 1 - on[97] == pytest.approx(0.97 * 0.05)
     assert on[98] == pytest.approx(0.97 * 0.05 / 10)
     assert on[99] == pytest.approx(0.97 * 0.05 * 9 / 10)
-    off = cp.exact("skill-growth", sessions=1, skill=97, uses=1,
-                   variants=cp.Variants(improve_on_96=False)).pmf()[1]
+    off = cp.exact(
+        "skill-growth", sessions=1, skill=97, uses=1, variants=cp.Variants(improve_on_96=False)
+    ).pmf()[1]
     assert 1 - off[97] == pytest.approx(0.97 * 0.03)
 
 
 def test_d_g21_hard_uses():
     """D-g21: hard uses at 40 succeed on 01..20 → tick 0.2; rise 0.2 × 0.6 = 0.12."""
-    row = cp.exact("skill-growth", sessions=1, skill=40, uses=1,
-                   variants=cp.Variants(use_level="hard")).pmf()[1]
+    row = cp.exact(
+        "skill-growth", sessions=1, skill=40, uses=1, variants=cp.Variants(use_level="hard")
+    ).pmf()[1]
     assert 1 - row[40] == pytest.approx(0.12, abs=1e-12)
 
 
 def test_skill_chain_vs_brute_force_two_sessions():
     """D6: two sessions from 90 with one use, by enumerating every d100 / d10 outcome
     (use roll, improvement roll, gain) of each session."""
+
     def session(skill):
         out = {}
         for r, imp, d in itertools.product(range(1, 101), range(1, 101), range(1, 11)):
@@ -72,6 +75,7 @@ def test_skill_chain_vs_brute_force_two_sessions():
             new = min(99, skill + d) if ok and (imp > skill or imp >= 96) else skill
             out[new] = out.get(new, 0) + 1
         return {k: v / 100_000 for k, v in out.items()}
+
     two = {}
     for s1, p1 in session(90).items():
         for s2, p2 in session(s1).items():
@@ -154,8 +158,12 @@ def test_one_thread_equals_two_threads():
     try:
         for n in (1, 2):
             numba.set_num_threads(n)
-            out.append((cp.monte_carlo("skill-growth", 8, 70_000, seed=3, threshold=60),
-                        cp.monte_carlo("luck", 8, 70_000, seed=3, threshold=30)))
+            out.append(
+                (
+                    cp.monte_carlo("skill-growth", 8, 70_000, seed=3, threshold=60),
+                    cp.monte_carlo("luck", 8, 70_000, seed=3, threshold=30),
+                )
+            )
     finally:
         numba.set_num_threads(before)
     for a, b in zip(out[0], out[1], strict=True):
@@ -165,19 +173,22 @@ def test_one_thread_equals_two_threads():
             np.testing.assert_array_equal(a.extra[k], b.extra[k])
 
 
-@pytest.mark.parametrize(("call", "name"), [
-    (lambda: cp.exact("skill-growth", 5, skill=120), "skill"),
-    (lambda: cp.exact("skill-growth", 5, uses=-1), "uses"),
-    (lambda: cp.exact("skill-growth", 5, threshold=150), "threshold"),
-    (lambda: cp.exact("skill-growth", -1), "sessions"),
-    (lambda: cp.exact("luck", 5, luck=100), "luck"),
-    (lambda: cp.exact("luck", 5, max_spend=1.5), "max_spend"),
-    (lambda: cp.exact("luck", 5, checks="3"), "checks"),
-    (lambda: cp.exact("luck", 5, spend=3), "spend"),
-    (lambda: cp.exact("sanity", 5), "mechanic"),
-    (lambda: cp.monte_carlo("luck", 5, 0), "trials"),
-    (lambda: cp.exact("skill-growth", 5, variants=cp.Variants(skill_cap=0)), "skill_cap"),
-])
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: cp.exact("skill-growth", 5, skill=120), "skill"),
+        (lambda: cp.exact("skill-growth", 5, uses=-1), "uses"),
+        (lambda: cp.exact("skill-growth", 5, threshold=150), "threshold"),
+        (lambda: cp.exact("skill-growth", -1), "sessions"),
+        (lambda: cp.exact("luck", 5, luck=100), "luck"),
+        (lambda: cp.exact("luck", 5, max_spend=1.5), "max_spend"),
+        (lambda: cp.exact("luck", 5, checks="3"), "checks"),
+        (lambda: cp.exact("luck", 5, spend=3), "spend"),
+        (lambda: cp.exact("sanity", 5), "mechanic"),
+        (lambda: cp.monte_carlo("luck", 5, 0), "trials"),
+        (lambda: cp.exact("skill-growth", 5, variants=cp.Variants(skill_cap=0)), "skill_cap"),
+    ],
+)
 def test_bad_input(call, name):
     with pytest.raises(InputError, match=name):
         call()

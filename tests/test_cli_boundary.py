@@ -59,12 +59,46 @@ COUNTS = [
     (["run", "scenarios/c7_claim.toml"], "--workers", 64),
     (["sweep", "scenarios/ten_again_variants.toml"], "--trials", 10**10),
     (["sweep", "scenarios/ten_again_variants.toml"], "--workers", 64),
-    (["solve", "lethality", "--system", "d20_degrees", "--a", "competent", "--b",
-      "competent", "--knob", "both.hit_points", "--range", "1:3", "--target", "0.5"],
-     "--trials", 10**10),
-    (["solve", "lethality", "--system", "d20_degrees", "--a", "competent", "--b",
-      "competent", "--knob", "both.hit_points", "--range", "1:3", "--target", "0.5"],
-     "--round-cap", 1000),
+    (
+        [
+            "solve",
+            "lethality",
+            "--system",
+            "d20_degrees",
+            "--a",
+            "competent",
+            "--b",
+            "competent",
+            "--knob",
+            "both.hit_points",
+            "--range",
+            "1:3",
+            "--target",
+            "0.5",
+        ],
+        "--trials",
+        10**10,
+    ),
+    (
+        [
+            "solve",
+            "lethality",
+            "--system",
+            "d20_degrees",
+            "--a",
+            "competent",
+            "--b",
+            "competent",
+            "--knob",
+            "both.hit_points",
+            "--range",
+            "1:3",
+            "--target",
+            "0.5",
+        ],
+        "--round-cap",
+        1000,
+    ),
     (["audit"], "--batch", 10**10),
     (["audit"], "--max-trials", 10**10),
     (["tune", "scenarios/tune.toml"], "--batch", 10**10),
@@ -78,8 +112,9 @@ COUNTS = [
 
 
 @pytest.mark.parametrize("value", ["past", "huge"])
-@pytest.mark.parametrize(("argv", "option", "bound"), COUNTS,
-                         ids=[f"{' '.join(a[:2])} {o}" for a, o, _ in COUNTS])
+@pytest.mark.parametrize(
+    ("argv", "option", "bound"), COUNTS, ids=[f"{' '.join(a[:2])} {o}" for a, o, _ in COUNTS]
+)
 def test_count_past_its_bound_is_one_line(monkeypatch, tmp_path, argv, option, bound, value):
     """A count past its bound fails before any work: one line naming the option and the
     value, exit 2, no file written (``-o`` points at a file that must not appear)."""
@@ -90,8 +125,9 @@ def test_count_past_its_bound_is_one_line(monkeypatch, tmp_path, argv, option, b
     assert out == ""
 
 
-@pytest.mark.parametrize(("argv", "option", "bound"), COUNTS,
-                         ids=[f"{' '.join(a[:2])} {o}" for a, o, _ in COUNTS])
+@pytest.mark.parametrize(
+    ("argv", "option", "bound"), COUNTS, ids=[f"{' '.join(a[:2])} {o}" for a, o, _ in COUNTS]
+)
 def test_count_at_its_bound_parses(argv, option, bound):
     """The bound itself is accepted (parsed only: running 10^10 trials is not a test)."""
     if argv[0] == "campaign":  # the mechanic's options are parsed by its own parser
@@ -99,7 +135,8 @@ def test_count_at_its_bound_parses(argv, option, bound):
         from engines.campaign import mechanic
 
         opts = mechanic_parser(mechanic(argv[1], argv[2])).parse_args(
-            [*argv[3:], option, str(bound)])
+            [*argv[3:], option, str(bound)]
+        )
     else:
         opts = build_parser().parse_args([*argv, option, str(bound)])
     dest = option.lstrip("-").replace("-", "_")
@@ -109,8 +146,16 @@ def test_count_at_its_bound_parses(argv, option, bound):
 
 #: Options that count something (trials, rounds, sessions, processes, seeds): each must
 #: be bounded (a case above, or a seed: 0..2^128 - 1).
-COUNT_DESTS = {"trials", "combat_trials", "round_cap", "sessions", "workers", "jobs",
-               "batch", "max_trials"}
+COUNT_DESTS = {
+    "trials",
+    "combat_trials",
+    "round_cap",
+    "sessions",
+    "workers",
+    "jobs",
+    "batch",
+    "max_trials",
+}
 
 
 def _all_parsers() -> dict[str, argparse.ArgumentParser]:
@@ -151,10 +196,14 @@ def test_every_count_option_is_covered_and_bounded():
     assert missing == []
 
 
-@pytest.mark.parametrize("argv", [["curves", "d20_degrees", "--seed", str(2**128)],
-                                  ["duel", "d20_degrees", "competent", "competent",
-                                   "--seed", str(2**128)],
-                                  ["run", "scenarios/c7_claim.toml", "--seed", str(2**63)]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["curves", "d20_degrees", "--seed", str(2**128)],
+        ["duel", "d20_degrees", "competent", "competent", "--seed", str(2**128)],
+        ["run", "scenarios/c7_claim.toml", "--seed", str(2**63)],
+    ],
+)
 def test_seeds_are_bounded(monkeypatch, argv):
     monkeypatch.chdir(ROOT)
     rc, _, err = _run(argv)
@@ -177,16 +226,27 @@ def test_report_se_at_the_bound_parses():
 # ---------------------------------------------------------------- system ids
 
 
-@pytest.mark.parametrize("argv", [["duel", "{s}", "competent", "competent"],
-                                  ["archetypes", "{s}"], ["gear", "{s}"],
-                                  ["curves", "{s}"], ["opposed", "{s}"],
-                                  ["campaign", "{s}", "attrition"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["duel", "{s}", "competent", "competent"],
+        ["archetypes", "{s}"],
+        ["gear", "{s}"],
+        ["curves", "{s}"],
+        ["opposed", "{s}"],
+        ["campaign", "{s}", "attrition"],
+    ],
+)
 def test_every_command_checks_the_system_id_the_same_way(argv):
     """An unknown or misspelt system: the same argparse line on every command ("argument
     SYSTEM: unknown system ... (did you mean ...)"), exit 2."""
     rc, _, err = _run([a.format(s="d2O_degrees") for a in argv])
-    _one_line_failure(rc, err, f"rpg-balance {argv[0]}: argument SYSTEM: unknown system "
-                      "'d2O_degrees' (did you mean 'd20_degrees'?)")
+    _one_line_failure(
+        rc,
+        err,
+        f"rpg-balance {argv[0]}: argument SYSTEM: unknown system "
+        "'d2O_degrees' (did you mean 'd20_degrees'?)",
+    )
 
 
 @pytest.mark.parametrize("command", ["duel", "archetypes", "gear"])

@@ -62,8 +62,9 @@ def test_existing_output_survives_a_failed_run(capsys, tmp_path):
     target = tmp_path / "table.csv"
     assert run(["curves", "percentile", "--seed", "1", "-o", str(target)], capsys)[0] == 0
     before = target.read_bytes()
-    code, _, err = run(["curves", "percentile", "--variant", "criticals=sometimes",
-                        "-o", str(target)], capsys)
+    code, _, err = run(
+        ["curves", "percentile", "--variant", "criticals=sometimes", "-o", str(target)], capsys
+    )
     assert code == 2
     assert "criticals" in err
     assert target.read_bytes() == before
@@ -97,24 +98,55 @@ def test_curves_csv_content_d1_seed_example(capsys, tmp_path):
 def test_curves_mc_to_stdout_has_standard_errors(capsys):
     """B1/B2 through the CLI: Monte Carlo tables carry a standard error per cell, and
     3d10 middle + 10 vs average 15 (C ≥ 5, or two 10s; not two 1s) matches enumeration."""
-    code, out, err = run(["curves", "middle_3d10", "--method", "both", "--trials", "20000",
-                          "--seed", "3", "--format", "csv"], capsys)
+    code, out, err = run(
+        [
+            "curves",
+            "middle_3d10",
+            "--method",
+            "both",
+            "--trials",
+            "20000",
+            "--seed",
+            "3",
+            "--format",
+            "csv",
+        ],
+        capsys,
+    )
     assert code == 0
     assert err == ""
     t = pd.read_csv(io.StringIO(out))
     assert {"p_exact", "p_mc", "se", "z"} <= set(t.columns)
     row = t[(t.modifier == 10) & (t.difficulty == 15) & (t.roll == "normal")]
-    wins = sum(1 for d in itertools.product(range(1, 11), repeat=3)
-               if d.count(10) >= 2 or (d.count(1) < 2 and sorted(d)[1] >= 5))
+    wins = sum(
+        1
+        for d in itertools.product(range(1, 11), repeat=3)
+        if d.count(10) >= 2 or (d.count(1) < 2 and sorted(d)[1] >= 5)
+    )
     assert float(row["p_exact"].iloc[0]) == pytest.approx(wins / 1000, abs=1e-12)
 
 
 def test_subprocess_bad_variant_one_line_no_traceback(tmp_path):
     """The real entry point: exit 2, one stderr line, no traceback, no file."""
     target = tmp_path / "out.csv"
-    proc = subprocess.run([sys.executable, "-m", "cli", "curves", "dice_pool_7",
-                           "--variant", "again=7", "-o", str(target)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "curves",
+            "dice_pool_7",
+            "--variant",
+            "again=7",
+            "-o",
+            str(target),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
@@ -125,9 +157,14 @@ def test_subprocess_bad_variant_one_line_no_traceback(tmp_path):
 
 def test_subprocess_seed_minus_one(tmp_path):
     """The real entry point with seed −1: exit 2, one line naming --seed."""
-    proc = subprocess.run([sys.executable, "-m", "cli", "curves", "dice_pool_6",
-                           "--seed", "-1"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli", "curves", "dice_pool_6", "--seed", "-1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1
     assert "--seed" in proc.stderr

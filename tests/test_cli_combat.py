@@ -26,9 +26,23 @@ def run(argv, capsys):
 
 def test_duel_both_csv(tmp_path, capsys):
     out = tmp_path / "duel.csv"
-    code, _, err = run(["duel", "dice_pool_7", "competent_swordsman", "competent_fencer",
-                        "--method", "both", "--trials", "3000", "--seed", "1", "-o", str(out)],
-                       capsys)
+    code, _, err = run(
+        [
+            "duel",
+            "dice_pool_7",
+            "competent_swordsman",
+            "competent_fencer",
+            "--method",
+            "both",
+            "--trials",
+            "3000",
+            "--seed",
+            "1",
+            "-o",
+            str(out),
+        ],
+        capsys,
+    )
     assert code == 0, err
     t = pd.read_csv(out)
     assert list(t["method"]) == ["exact", "mc"]
@@ -38,24 +52,39 @@ def test_duel_both_csv(tmp_path, capsys):
 
 
 def test_duel_overrides_and_tables(capsys):
-    code, out, err = run(["duel", "d20_degrees", "competent", "competent", "--armour-a",
-                          "heavy", "--tactic-b", "power", "--format", "json"], capsys)
+    code, out, err = run(
+        [
+            "duel",
+            "d20_degrees",
+            "competent",
+            "competent",
+            "--armour-a",
+            "heavy",
+            "--tactic-b",
+            "power",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
     assert code == 0, err
     t = pd.read_json(io.StringIO(out))
     assert t.loc[0, "p_side0"] > 0.5  # Toughness + 4 (E12)
-    code, out, _ = run(["duel", "percentile", "competent_shooter", "novice", "--table", "one-hit"],
-                       capsys)
+    code, out, _ = run(
+        ["duel", "percentile", "competent_shooter", "novice", "--table", "one-hit"], capsys
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     handgun = t[t["weapon"] == "handgun"].iloc[0]
     assert handgun["p_kill"] == pytest.approx(0.09)  # DX4/DX9, hand-worked in the tests
-    code, out, _ = run(["duel", "dice_pool_7", "competent_swordsman", "competent_swordsman",
-                        "--table", "tactics"], capsys)
+    code, out, _ = run(
+        ["duel", "dice_pool_7", "competent_swordsman", "competent_swordsman", "--table", "tactics"],
+        capsys,
+    )
     assert code == 0
     assert len(pd.read_csv(io.StringIO(out))) == 3
     for table in ("rounds", "standing", "damage"):
-        code, out, _ = run(["duel", "middle_3d10", "competent", "novice", "--table", table],
-                           capsys)
+        code, out, _ = run(["duel", "middle_3d10", "competent", "novice", "--table", table], capsys)
         assert code == 0
         t = pd.read_csv(io.StringIO(out))
         if table == "rounds":
@@ -70,8 +99,21 @@ def test_example_matchup_files_run(path, tmp_path, capsys):
     t = pd.read_csv(out)
     for _, row in t.iterrows():
         assert row["p_side0"] + row["p_side1"] + row["p_neither"] == pytest.approx(1.0)
-    code, _, err = run(["combat", str(path), "--trials", "2000", "--table", "standing",
-                        "--format", "parquet", "-o", str(tmp_path / "s.parquet")], capsys)
+    code, _, err = run(
+        [
+            "combat",
+            str(path),
+            "--trials",
+            "2000",
+            "--table",
+            "standing",
+            "--format",
+            "parquet",
+            "-o",
+            str(tmp_path / "s.parquet"),
+        ],
+        capsys,
+    )
     assert code == 0, err
     s = pd.read_parquet(tmp_path / "s.parquet")
     assert set(s["side"]) == {0, 1}
@@ -88,8 +130,9 @@ def test_archetypes_listing(capsys):
 @pytest.mark.slow
 def test_cross_combat_with_plot(tmp_path, capsys):
     out, fig = tmp_path / "cross.md", tmp_path / "cross.png"
-    code, _, err = run(["cross-combat", "--format", "markdown", "-o", str(out), "--plot",
-                        str(fig)], capsys)
+    code, _, err = run(
+        ["cross-combat", "--format", "markdown", "-o", str(out), "--plot", str(fig)], capsys
+    )
     assert code == 0, err
     text = out.read_text()
     for system in BUILT_IN:  # the packaged cross_combat.toml's systems
@@ -98,27 +141,40 @@ def test_cross_combat_with_plot(tmp_path, capsys):
 
 
 BAD = [
-    (["duel", "dice_pool_7", "expret", "competent_swordsman"],
-     "dice_pool_7: unknown archetype 'expret'; known:"),
-    (["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--weapon-b", "lazer"],
-     "unknown weapon 'lazer'"),
+    (
+        ["duel", "dice_pool_7", "expret", "competent_swordsman"],
+        "dice_pool_7: unknown archetype 'expret'; known:",
+    ),
+    (
+        ["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--weapon-b", "lazer"],
+        "unknown weapon 'lazer'",
+    ),
     (["duel", "chess", "king", "queen"], "unknown system 'chess'"),
-    (["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--variant", "x=1"],
-     "unknown variant 'x'"),
-    (["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--trials", "0"],
-     "--trials"),
-    (["duel", "dice_pool_6", "competent_swordsman", "competent_brawler", "--table", "armour"],
-     "no armour"),
+    (
+        ["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--variant", "x=1"],
+        "unknown variant 'x'",
+    ),
+    (
+        ["duel", "dice_pool_7", "competent_swordsman", "competent_fencer", "--trials", "0"],
+        "--trials",
+    ),
+    (
+        ["duel", "dice_pool_6", "competent_swordsman", "competent_brawler", "--table", "armour"],
+        "no armour",
+    ),
     (["archetypes", "chess"], "unknown system 'chess'"),
     (["combat", "does_not_exist.toml"], "no such matchup file"),
     (["cross-combat", "--file", "does_not_exist.toml"], "no such cross-combat file"),
-    (["duel", "percentile", "competent", "competent", "--aftermath", "bury"],
-     "argument --aftermath: invalid choice: 'bury'"),
-    (["combat", str(ROOT / "scenarios" / "combat" / "ambush_3v1.toml"), "--aftermath", "x"],
-     "argument --aftermath: invalid choice: 'x'"),
+    (
+        ["duel", "percentile", "competent", "competent", "--aftermath", "bury"],
+        "argument --aftermath: invalid choice: 'bury'",
+    ),
+    (
+        ["combat", str(ROOT / "scenarios" / "combat" / "ambush_3v1.toml"), "--aftermath", "x"],
+        "argument --aftermath: invalid choice: 'x'",
+    ),
     (["cross-combat", "--aftermath", "heal"], "argument --aftermath: invalid choice: 'heal'"),
-    (["duel", "percentile", "competent", "competent", "--variant", "aftermath=bury"],
-     "aftermath"),
+    (["duel", "percentile", "competent", "competent", "--variant", "aftermath=bury"], "aftermath"),
 ]
 
 
@@ -134,13 +190,22 @@ def test_bad_input_one_line_exit_2_no_file(argv, needle, tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize(("text", "needle"), [
-    ("system = [", "bad.toml: not valid TOML"),
-    ('system = "dice_pool_7"\n[[side0]]\narchetype = "soldier"\n[[side1]]\n'
-     'archetype = "soldier"\nweapon = "lazer"\n', "bad.toml: side1[0].weapon: unknown weapon"),
-    ('system = "dice_pool_7"\n[[side0]]\narchetype = "nobody"\n[[side1]]\n'
-     'archetype = "soldier"\n', "bad.toml: side0[0]: unknown archetype 'nobody'"),
-])
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("system = [", "bad.toml: not valid TOML"),
+        (
+            'system = "dice_pool_7"\n[[side0]]\narchetype = "soldier"\n[[side1]]\n'
+            'archetype = "soldier"\nweapon = "lazer"\n',
+            "bad.toml: side1[0].weapon: unknown weapon",
+        ),
+        (
+            'system = "dice_pool_7"\n[[side0]]\narchetype = "nobody"\n[[side1]]\n'
+            'archetype = "soldier"\n',
+            "bad.toml: side0[0]: unknown archetype 'nobody'",
+        ),
+    ],
+)
 def test_bad_matchup_file_cli(text, needle, tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text(text)
@@ -153,14 +218,34 @@ def test_bad_matchup_file_cli(text, needle, tmp_path, capsys):
 
 
 def test_columns_option(capsys, tmp_path):
-    code, out, _ = run(["duel", "dice_pool_6", "competent_swordsman", "competent_brawler",
-                        "--columns", "method,p_side0"], capsys)
+    code, out, _ = run(
+        [
+            "duel",
+            "dice_pool_6",
+            "competent_swordsman",
+            "competent_brawler",
+            "--columns",
+            "method,p_side0",
+        ],
+        capsys,
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert list(t.columns) == ["method", "p_side0"]
     bad = tmp_path / "x.csv"
-    code, _, err = run(["duel", "dice_pool_6", "competent_swordsman", "competent_brawler",
-                        "--columns", "nope", "-o", str(bad)], capsys)
+    code, _, err = run(
+        [
+            "duel",
+            "dice_pool_6",
+            "competent_swordsman",
+            "competent_brawler",
+            "--columns",
+            "nope",
+            "-o",
+            str(bad),
+        ],
+        capsys,
+    )
     assert code == 2
     assert "--columns: unknown column 'nope'" in err
     assert not bad.exists()
@@ -207,9 +292,22 @@ def test_duel_aftermath_sets_the_combat_variant(policy, monkeypatch, capsys):
     a and b name archetype, overrides and weapon."""
     seen = _fake_duel(monkeypatch)
     extra = [] if policy is None else ["--aftermath", policy]
-    code, out, err = run(["duel", "percentile", "competent", "competent", "--weapon-a",
-                          "handgun", "--tactic-b", "fight_back", "--method", "mc", *extra],
-                         capsys)
+    code, out, err = run(
+        [
+            "duel",
+            "percentile",
+            "competent",
+            "competent",
+            "--weapon-a",
+            "handgun",
+            "--tactic-b",
+            "fight_back",
+            "--method",
+            "mc",
+            *extra,
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert seen["cv"] == [policy]
     assert seen["run"] == [policy or "leave"]
@@ -228,8 +326,9 @@ def test_combat_aftermath_and_side_fates(monkeypatch, capsys):
     """``combat FILE --aftermath finish``: the policy reaches the variants; per-side fate
     columns (side 0 standing 6 + 1 of 10 …) replace dead_side0/dead_side1."""
     seen = _fake_duel(monkeypatch)
-    code, out, err = run(["combat", str(EXAMPLES[0]), "--aftermath", "finish", "--method",
-                          "mc"], capsys)
+    code, out, err = run(
+        ["combat", str(EXAMPLES[0]), "--aftermath", "finish", "--method", "mc"], capsys
+    )
     assert code == 0, err
     assert seen["cv"] == ["finish"]
     t = pd.read_csv(io.StringIO(out))
@@ -250,8 +349,9 @@ def test_cross_combat_accepts_variants(capsys):
     code, out, err = run(["cross-combat", "--columns", cols], capsys)
     assert code == 0, err
     base = pd.read_csv(io.StringIO(out))
-    code, out, err = run(["cross-combat", "--columns", cols, "--variant",
-                          "dice_pool_7:weapon_bonus=damage"], capsys)
+    code, out, err = run(
+        ["cross-combat", "--columns", cols, "--variant", "dice_pool_7:weapon_bonus=damage"], capsys
+    )
     assert code == 0, err
     var = pd.read_csv(io.StringIO(out))
     m = base.merge(var, on=["matchup", "system"], suffixes=("", "_v"))
@@ -259,8 +359,7 @@ def test_cross_combat_accepts_variants(capsys):
     assert (other.rounds_mean == other.rounds_mean_v).all()
     pool = m[m.system == "dice_pool_7"]
     assert (pool.rounds_mean - pool.rounds_mean_v).abs().max() > 1e-6
-    code, _, err = run(["cross-combat", "--variant", "dice_pool_7:weapon_bonu=damage"],
-                       capsys)
+    code, _, err = run(["cross-combat", "--variant", "dice_pool_7:weapon_bonu=damage"], capsys)
     assert code == 2
     assert "did you mean 'weapon_bonus'" in err
 
@@ -268,15 +367,29 @@ def test_cross_combat_accepts_variants(capsys):
 def test_exact_duel_says_trials_are_ignored(capsys):
     """``duel --trials N`` on the default exact method: one notice line on stderr, and the
     table is the exact one (trials blank)."""
-    code, out, err = run(["duel", "d20_degrees", "competent", "competent", "--trials", "500"],
-                         capsys)
+    code, out, err = run(
+        ["duel", "d20_degrees", "competent", "competent", "--trials", "500"], capsys
+    )
     assert code == 0, err
     notices = [ln for ln in err.splitlines() if ln.startswith("notice:")]
     assert len(notices) == 1
     assert "--trials" in notices[0]
     assert "exact" in notices[0]
     assert pd.read_csv(io.StringIO(out))["method"].tolist() == ["exact"]
-    code, _, err = run(["duel", "d20_degrees", "competent", "competent", "--trials", "500",
-                        "--method", "mc", "--seed", "1"], capsys)
+    code, _, err = run(
+        [
+            "duel",
+            "d20_degrees",
+            "competent",
+            "competent",
+            "--trials",
+            "500",
+            "--method",
+            "mc",
+            "--seed",
+            "1",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "notice" not in err

@@ -15,10 +15,24 @@ import pytest
 from cli.main import build_parser, main
 
 #: Commands that print or write a table (file writers; ``run`` writes a folder).
-TABLE_COMMANDS = ["systems", "curves", "opposed", "ladder", "modifiers", "claim-c7", "duel",
-                  "combat",
-                  "archetypes", "gear", "cross-combat", "sweep", "solve difficulty",
-                  "solve competence", "solve lethality", "tune"]
+TABLE_COMMANDS = [
+    "systems",
+    "curves",
+    "opposed",
+    "ladder",
+    "modifiers",
+    "claim-c7",
+    "duel",
+    "combat",
+    "archetypes",
+    "gear",
+    "cross-combat",
+    "sweep",
+    "solve difficulty",
+    "solve competence",
+    "solve lethality",
+    "tune",
+]
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -48,9 +62,23 @@ def test_every_table_command_has_output_and_columns(commands, name):
     assert "--format" in opts, name
 
 
-@pytest.mark.parametrize("name", ["curves", "opposed", "ladder", "modifiers", "claim-c7",
-                                  "duel", "combat", "cross-combat", "solve difficulty",
-                                  "solve competence", "solve lethality", "report"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "curves",
+        "opposed",
+        "ladder",
+        "modifiers",
+        "claim-c7",
+        "duel",
+        "combat",
+        "cross-combat",
+        "solve difficulty",
+        "solve competence",
+        "solve lethality",
+        "report",
+    ],
+)
 def test_every_table_command_takes_variants(commands, name):
     assert "--variant" in _options(commands[name]), name
 
@@ -117,9 +145,16 @@ def test_gear_finds_the_pistol_class_of_dice_pool_7():
     assert set(armour["rules"]) == {"A13", "A13, AT2"}
 
 
-@pytest.mark.parametrize(("system", "armoured"), [("dice_pool_7", True), ("middle_3d10", False),
-                                                  ("dice_pool_6", False), ("percentile", True),
-                                                  ("d20_degrees", True)])
+@pytest.mark.parametrize(
+    ("system", "armoured"),
+    [
+        ("dice_pool_7", True),
+        ("middle_3d10", False),
+        ("dice_pool_6", False),
+        ("percentile", True),
+        ("d20_degrees", True),
+    ],
+)
 def test_gear_lists_every_weapon_and_the_armour_rules(system, armoured):
     from analysis.combat import archetypes
 
@@ -183,8 +218,16 @@ def test_columns_may_name_every_output_column(argv, monkeypatch):
 
 
 def test_columns_names_the_provenance_columns():
-    t = _table(["curves", "d20_degrees", "--variant", "natural_1_fails=false", "--columns",
-                "variants,system,p,method,trials"])
+    t = _table(
+        [
+            "curves",
+            "d20_degrees",
+            "--variant",
+            "natural_1_fails=false",
+            "--columns",
+            "variants,system,p,method,trials",
+        ]
+    )
     assert list(t.columns) == ["variants", "system", "p", "method", "trials"]
     assert set(t["variants"]) == {"natural_1_fails=false"}
     assert set(t["system"]) == {"d20_degrees"}
@@ -198,10 +241,28 @@ def test_columns_keeps_the_parquet_provenance(tmp_path):
     """A parquet file records what produced it in its metadata, with or without
     ``--columns`` (the columns are exactly those named)."""
     out = tmp_path / "c.parquet"
-    assert main(["curves", "d20_degrees", "--variant", "natural_1_fails=false",
-                 "--columns", "dc,p", "--format", "parquet", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "curves",
+                "d20_degrees",
+                "--variant",
+                "natural_1_fails=false",
+                "--columns",
+                "dc,p",
+                "--format",
+                "parquet",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     t = pd.read_parquet(out)
     assert list(t.columns) == ["dc", "p"]
-    assert t.attrs["provenance"] == {"system": "d20_degrees",
-                                     "variants": "natural_1_fails=false",
-                                     "method": "exact", "trials": 0}
+    assert t.attrs["provenance"] == {
+        "system": "d20_degrees",
+        "variants": "natural_1_fails=false",
+        "method": "exact",
+        "trials": 0,
+    }

@@ -57,8 +57,18 @@ def test_duel_labels_name_the_weapon_the_fight_used(system):
         given = dict(kv.split("=", 1) for kv in rest.rstrip(")").split(", ") if kv)
         assert given["weapon"] in weapons, label
         labelled[side] = given["weapon"]
-    again = _table(["duel", system, "competent", "competent_shooter",
-                    "--weapon-a", labelled["a"], "--weapon-b", labelled["b"]])
+    again = _table(
+        [
+            "duel",
+            system,
+            "competent",
+            "competent_shooter",
+            "--weapon-a",
+            labelled["a"],
+            "--weapon-b",
+            labelled["b"],
+        ]
+    )
     assert again.loc[0, "a"] == plain.loc[0, "a"]
     assert again.loc[0, "b"] == plain.loc[0, "b"]
     for col in ("p_side0", "p_side1", "rounds_mean"):
@@ -69,8 +79,7 @@ def test_duel_labels_name_the_weapon_the_fight_used(system):
 def test_duel_label_follows_a_weapon_override(system):
     weapons = list(_table(["gear", system]).query("kind == 'weapon'")["name"])
     for w in (weapons[0], weapons[-1]):
-        t = _table(["duel", system, "competent", "competent", "--weapon-a", w,
-                    "--table", "rounds"])
+        t = _table(["duel", system, "competent", "competent", "--weapon-a", w, "--table", "rounds"])
         assert set(t["a"]) == {f"competent (weapon={w})"}
 
 
@@ -82,8 +91,24 @@ def test_duel_label_follows_a_weapon_override(system):
 def test_every_duel_table_says_its_aftermath(table, policy):
     """``duel --table damage|standing`` lacked the ``aftermath`` column the summary has;
     now every fight table names the policy its fates ran under, for each method."""
-    t = _table(["duel", "percentile", "competent", "competent", "--table", table,
-                "--aftermath", policy, "--method", "both", "--trials", "500", "--seed", "2"])
+    t = _table(
+        [
+            "duel",
+            "percentile",
+            "competent",
+            "competent",
+            "--table",
+            table,
+            "--aftermath",
+            policy,
+            "--method",
+            "both",
+            "--trials",
+            "500",
+            "--seed",
+            "2",
+        ]
+    )
     assert set(t["aftermath"]) == {policy}
     assert set(t["method"]) == {"exact", "mc"}
 
@@ -91,8 +116,20 @@ def test_every_duel_table_says_its_aftermath(table, policy):
 @pytest.mark.parametrize("table", ["rounds", "standing", "damage"])
 def test_combat_tables_say_their_aftermath_and_sides(table):
     path = ROOT / "scenarios" / "combat" / "ambush_3v1.toml"
-    t = _table(["combat", str(path), "--table", table, "--trials", "400", "--seed", "3",
-                "--aftermath", "finish"])
+    t = _table(
+        [
+            "combat",
+            str(path),
+            "--table",
+            table,
+            "--trials",
+            "400",
+            "--seed",
+            "3",
+            "--aftermath",
+            "finish",
+        ]
+    )
     assert set(t["aftermath"]) == {"finish"}
     summary = _table(["combat", str(path), "--trials", "400", "--seed", "3"])
     assert set(t["side0"]) == set(summary["side0"])
@@ -115,8 +152,7 @@ def test_combat_names_the_file_variants_in_force(path):
         assert f"{name}={_spelled(value)}" in text.split("; "), text
     if not spec.get("variants"):
         assert text == "defaults"
-    over = _table(["combat", str(path), "--trials", "300", "--seed", "1", "--aftermath",
-                   "finish"])
+    over = _table(["combat", str(path), "--trials", "300", "--seed", "1", "--aftermath", "finish"])
     assert "aftermath=finish" in over.loc[0, "variants"].split("; ")
 
 
@@ -143,8 +179,11 @@ def test_combat_side_labels_carry_the_file_overrides(path):
                 assert f"{key}={_spelled(value)}" in label, (key, label)
 
 
-D20_MATCHUPS = [p for p in MATCHUPS if _matchup(p)["system"] == "d20_degrees"
-                and "surprise" not in _matchup(p).get("variants", {})]
+D20_MATCHUPS = [
+    p
+    for p in MATCHUPS
+    if _matchup(p)["system"] == "d20_degrees" and "surprise" not in _matchup(p).get("variants", {})
+]
 
 
 def test_there_is_a_d20_matchup_to_try():
@@ -157,11 +196,22 @@ def test_d20_matchups_take_every_surprise_value(path, value):
     """E-g16 ``--variant surprise=none`` was refused ("'none' is not allowed; choose none
     | side0 | side1"), and so was any ``--variant`` on a d20 matchup file (the file's
     variants are merged with the command line's and validated again)."""
-    t = _table(["combat", str(path), "--variant", f"surprise={value}", "--trials", "300",
-                "--seed", "1"])
+    t = _table(
+        ["combat", str(path), "--variant", f"surprise={value}", "--trials", "300", "--seed", "1"]
+    )
     assert f"surprise={value}" in t.loc[0, "variants"].split("; ")
-    other = _table(["combat", str(path), "--variant", "initiative_ties=listed", "--trials",
-                    "300", "--seed", "1"])
+    other = _table(
+        [
+            "combat",
+            str(path),
+            "--variant",
+            "initiative_ties=listed",
+            "--trials",
+            "300",
+            "--seed",
+            "1",
+        ]
+    )
     assert "initiative_ties=listed" in other.loc[0, "variants"].split("; ")
 
 
@@ -173,7 +223,11 @@ def test_d20_surprise_changes_the_fight():
 
     path = D20_MATCHUPS[0]
     n = 4000
-    p = {v: _table(["combat", str(path), "--variant", f"surprise={v}", "--trials", str(n),
-                    "--seed", "4"]).loc[0, "p_side0"] for v in ("side0", "side1")}
+    p = {
+        v: _table(
+            ["combat", str(path), "--variant", f"surprise={v}", "--trials", str(n), "--seed", "4"]
+        ).loc[0, "p_side0"]
+        for v in ("side0", "side1")
+    }
     se = math.sqrt(sum(q * (1 - q) / n for q in p.values()))
     assert p["side0"] - p["side1"] > 5 * se

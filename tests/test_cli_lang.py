@@ -45,34 +45,49 @@ def _markdown(text: str) -> tuple[list[str], list[list[str]]]:
     """Header and rows of a markdown table (a cell's ``\\|`` is a literal bar)."""
     import re
 
-    rows = [[c.strip().replace("\\|", "|")
-             for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-            for line in text.strip().splitlines()]
+    rows = [
+        [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        for line in text.strip().splitlines()
+    ]
     return rows[0], rows[2:]
 
 
 def test_audit_markdown_in_pt_br(guardrail, capsys):
-    assert main(["audit", str(guardrail), "--format", "markdown", "--lang", "pt-BR",
-                 "--no-progress"]) == 1
+    assert (
+        main(["audit", str(guardrail), "--format", "markdown", "--lang", "pt-BR", "--no-progress"])
+        == 1
+    )
     head, rows = _markdown(capsys.readouterr().out)
     row = dict(zip(head, rows[0], strict=True))
     for word in ("limite de balanceamento", "situação", "sugestão"):
         assert word in head
     # every header in Portuguese words (the machine names are the csv's)
-    for english in ("status", "suggestion", "cure", "reproduce", "searched", "reason",
-                    "value", "metric", "method"):
+    for english in (
+        "status",
+        "suggestion",
+        "cure",
+        "reproduce",
+        "searched",
+        "reason",
+        "value",
+        "metric",
+        "method",
+    ):
         assert english not in head, english
     assert {"ajuste", "reproduzir", "faixas buscadas"} <= set(head)
-    assert row["valor"] == "0,6"                        # 12/20, decimal comma
+    assert row["valor"] == "0,6"  # 12/20, decimal comma
     assert row["mín."] == "0,7"
     assert row["máx."] == "0,9"
     assert row["situação"] == "falha"
     # the DC is held (the question); modifier 6 -> 8 gives 14/20
-    assert row["sugestão"] == ("o modificador (E1) de 6 para 8, o que leva a chance de superar a "
-                               "tarefa a 70%, nenhum outro limite se move")
-    assert row["motivo"] == ("um especialista deveria superar uma tarefa difícil em geral, "
-                             "não sempre: 50 a 80%")     # guardrail reason, translated
-    assert row["limite de balanceamento"] == "expert meets DC 15"   # names stay
+    assert row["sugestão"] == (
+        "o modificador (E1) de 6 para 8, o que leva a chance de superar a "
+        "tarefa a 70%, nenhum outro limite se move"
+    )
+    assert row["motivo"] == (
+        "um especialista deveria superar uma tarefa difícil em geral, não sempre: 50 a 80%"
+    )  # guardrail reason, translated
+    assert row["limite de balanceamento"] == "expert meets DC 15"  # names stay
 
 
 def test_audit_csv_keeps_machine_names(guardrail, capsys):
@@ -80,20 +95,35 @@ def test_audit_csv_keeps_machine_names(guardrail, capsys):
     en = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert main(["audit", str(guardrail), "--lang", "pt-BR", "--no-progress"]) == 1
     pt = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    assert list(pt[0]) == list(en[0])                   # machine headers
-    assert en[0]["suggestion"] == ("the modifier (E1) from 6 to 8, which makes the chance to "
-                                   "succeed 70%, no other guardrail moves")
-    assert pt[0]["suggestion"] == ("o modificador (E1) de 6 para 8, o que leva a chance de "
-                                   "superar a tarefa a 70%, nenhum outro limite se move")
+    assert list(pt[0]) == list(en[0])  # machine headers
+    assert en[0]["suggestion"] == (
+        "the modifier (E1) from 6 to 8, which makes the chance to "
+        "succeed 70%, no other guardrail moves"
+    )
+    assert pt[0]["suggestion"] == (
+        "o modificador (E1) de 6 para 8, o que leva a chance de "
+        "superar a tarefa a 70%, nenhum outro limite se move"
+    )
     for key in en[0]:
         if key not in ("suggestion", "reason"):
-            assert pt[0][key] == en[0][key], key        # status, numbers: machine
+            assert pt[0][key] == en[0][key], key  # status, numbers: machine
 
 
 def test_campaign_markdown_in_pt_br(capsys):
     # D6: skill 40, one use a session; session 0 is the start, skill 40 for everyone
-    args = ["campaign", "percentile", "skill-growth", "--skill", "40", "--uses", "1",
-            "--sessions", "3", "--format", "markdown"]
+    args = [
+        "campaign",
+        "percentile",
+        "skill-growth",
+        "--skill",
+        "40",
+        "--uses",
+        "1",
+        "--sessions",
+        "3",
+        "--format",
+        "markdown",
+    ]
     assert main(args) == 0
     en_head, en_rows = _markdown(capsys.readouterr().out)
     assert main([*args, "--lang", "pt-BR"]) == 0
@@ -110,25 +140,39 @@ def test_campaign_markdown_in_pt_br(capsys):
         assert pt["média"] == en["mean"].replace(".", ",")
         assert pt["DP"] == en["sd"].replace(".", ",")
         assert pt["método"] == "exato"
-    assert any("," in r[3] for r in rows[1:])           # a mean with decimals
+    assert any("," in r[3] for r in rows[1:])  # a mean with decimals
 
 
 def test_campaign_passage_row_and_csv(capsys):
-    args = ["campaign", "percentile", "skill-growth", "--skill", "40", "--sessions", "2",
-            "--table", "passage", "--threshold", "45"]
+    args = [
+        "campaign",
+        "percentile",
+        "skill-growth",
+        "--skill",
+        "40",
+        "--sessions",
+        "2",
+        "--table",
+        "passage",
+        "--threshold",
+        "45",
+    ]
     assert main([*args, "--format", "markdown", "--lang", "pt-BR"]) == 0
     _head, rows = _markdown(capsys.readouterr().out)
     assert rows[-1][2] == "não até 2"
     assert main(args) == 0
     en = capsys.readouterr().out
     assert main([*args, "--lang", "pt-BR"]) == 0
-    assert capsys.readouterr().out == en                # csv: machine-readable, same
+    assert capsys.readouterr().out == en  # csv: machine-readable, same
 
 
-@pytest.mark.parametrize("args", [
-    ["audit", "--lang", "fr"],
-    ["campaign", "percentile", "skill-growth", "--lang", "pt"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["audit", "--lang", "fr"],
+        ["campaign", "percentile", "skill-growth", "--lang", "pt"],
+    ],
+)
 def test_bad_lang_is_one_line_exit_2(args, tmp_path, capsys):
     out = tmp_path / "t.csv"
     assert main([*args, "-o", str(out)]) == 2

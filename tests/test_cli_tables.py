@@ -19,15 +19,26 @@ def test_ladder_cells_csv(capsys):
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert len(t) == 5 * 5 * 4
-    row = t[(t.system == "percentile") & (t.competence == "competent")
-            & (t.difficulty == "average")].iloc[0]
+    row = t[
+        (t.system == "percentile") & (t.competence == "competent") & (t.difficulty == "average")
+    ].iloc[0]
     assert row.p == pytest.approx(0.65)  # D1: skill 65 at a regular roll
 
 
 def test_ladder_swinginess_and_plot(tmp_path, capsys):
     out_file, fig = tmp_path / "s.md", tmp_path / "ladder.png"
-    code, out, _ = run(capsys, "ladder", "--table", "swinginess", "--format", "markdown",
-                       "-o", str(out_file), "--plot", str(fig))
+    code, out, _ = run(
+        capsys,
+        "ladder",
+        "--table",
+        "swinginess",
+        "--format",
+        "markdown",
+        "-o",
+        str(out_file),
+        "--plot",
+        str(fig),
+    )
     assert code == 0
     assert out == ""
     assert "sd_in_rungs" in out_file.read_text()
@@ -65,7 +76,7 @@ def test_claim_c7_summary_and_table(capsys, tmp_path):
     assert code == 0
     lines = out.strip().splitlines()
     assert len(lines) == 2  # defaults, then criticals=false
-    assert "the criticals rule (C-g2): off" in lines[1]   # criticals=false, in words
+    assert "the criticals rule (C-g2): off" in lines[1]  # criticals=false, in words
     code, out, _ = run(capsys, "claim-c7", "--variant", "criticals=false", "--tolerance", "1")
     t = pd.read_csv(io.StringIO(out))
     assert len(t) == 180
@@ -76,8 +87,9 @@ def test_claim_c7_summary_and_table(capsys, tmp_path):
 
 
 def test_opposed_cli_both(capsys):
-    code, out, _ = run(capsys, "opposed", "dice_pool_6", "--method", "both", "--trials",
-                       "3000", "--seed", "4")
+    code, out, _ = run(
+        capsys, "opposed", "dice_pool_6", "--method", "both", "--trials", "3000", "--seed", "4"
+    )
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
     assert {"pool_a", "pool_b", "p_exact", "p_mc", "se", "z"} <= set(t.columns)
@@ -109,8 +121,19 @@ def test_tables_record_what_produced_them(tmp_path, capsys):
     """Every written table says what produced it: csv/markdown/json rows carry system,
     variants, method and trials columns (those the table lacks); parquet carries them as
     file metadata."""
-    code, out, err = run(capsys, "curves", "dice_pool_7", "--variant", "again=9",
-                         "--method", "mc", "--trials", "1000", "--seed", "1")
+    code, out, err = run(
+        capsys,
+        "curves",
+        "dice_pool_7",
+        "--variant",
+        "again=9",
+        "--method",
+        "mc",
+        "--trials",
+        "1000",
+        "--seed",
+        "1",
+    )
     assert code == 0, err
     t = pd.read_csv(io.StringIO(out))
     assert set(t["variants"]) == {"again=9"}
@@ -121,8 +144,17 @@ def test_tables_record_what_produced_them(tmp_path, capsys):
     assert code == 0, err
     assert set(pd.read_csv(io.StringIO(out))["variants"]) == {"defaults"}
     pq = tmp_path / "m.parquet"
-    code, _, err = run(capsys, "modifiers", "percentile", "--variant", "criticals=false",
-                       "--format", "parquet", "-o", str(pq))
+    code, _, err = run(
+        capsys,
+        "modifiers",
+        "percentile",
+        "--variant",
+        "criticals=false",
+        "--format",
+        "parquet",
+        "-o",
+        str(pq),
+    )
     assert code == 0, err
     import pyarrow.parquet as pq_
 

@@ -35,17 +35,31 @@ from engines.systems.d20_degrees.combat import (
 from engines.variants import parse_variants
 
 # E16 as written in RULES.md: (hit, damage, active defences)
-MANEUVER_TABLE = {"none": (0, 0, 0), "accurate": (2, -2, 0), "power": (-2, 2, 0),
-                  "all_out": (0, 2, -2), "defensive": (0, -2, 2)}
+MANEUVER_TABLE = {
+    "none": (0, 0, 0),
+    "accurate": (2, -2, 0),
+    "power": (-2, 2, 0),
+    "all_out": (0, 2, -2),
+    "defensive": (0, -2, 2),
+}
 
 # A fighter who can never hurt anyone (a natural 20 still hits, E3, but for 0 damage).
-HARMLESS = {"attack": -40, "damage": -60, "agility": -60, "hit_points": 1, "toughness": 0,
-            "parry": 0, "dodge": 0, "fortitude": 0}
+HARMLESS = {
+    "attack": -40,
+    "damage": -60,
+    "agility": -60,
+    "hit_points": 1,
+    "toughness": 0,
+    "parry": 0,
+    "dodge": 0,
+    "fortitude": 0,
+}
 
 
 # ------------------------------------------------------------------------------------
 # One attack: E11, E3, E12, E13, E16 against brute force
 # ------------------------------------------------------------------------------------
+
 
 def brute_attack(att: Fighter, tgt: Fighter, v: Variants, defenceless=False) -> dict:
     """P(damage = d) for one attack, straight from RULES.md E11/E3/E12/E13/E16; on a
@@ -53,17 +67,17 @@ def brute_attack(att: Fighter, tgt: Fighter, v: Variants, defenceless=False) -> 
     the (incapacitated) target, damage ≥ 10 (E13), then to wound it, a tie routine;
     ``needed`` — roll only when the routine total misses."""
     if defenceless and v.defenceless_attack in ("best", "needed"):
-        routine = brute_attack(att, tgt, dataclasses.replace(v, defenceless_attack="routine"),
-                               True)
-        rolled = brute_attack(att, tgt, dataclasses.replace(v, defenceless_attack="roll"),
-                              True)
-        if v.defenceless_attack == "needed":   # the routine total: 10 + bonus ± 5 (E17)
+        routine = brute_attack(att, tgt, dataclasses.replace(v, defenceless_attack="routine"), True)
+        rolled = brute_attack(att, tgt, dataclasses.replace(v, defenceless_attack="roll"), True)
+        if v.defenceless_attack == "needed":  # the routine total: 10 + bonus ± 5 (E17)
             bonus = att.attack + MANEUVER_TABLE[att.maneuver][0] + (-5 if att.ranged else 5)
             return rolled if 10 + bonus < 10 else routine
 
         def odds(dist):
-            return (sum(p for d, p in dist.items() if d >= 10),
-                    sum(p for d, p in dist.items() if d >= 1))
+            return (
+                sum(p for d, p in dist.items() if d >= 10),
+                sum(p for d, p in dist.items() if d >= 1),
+            )
 
         return rolled if odds(rolled) > odds(routine) else routine
     mhit, mdmg, _ = MANEUVER_TABLE[att.maneuver]
@@ -76,7 +90,7 @@ def brute_attack(att: Fighter, tgt: Fighter, v: Variants, defenceless=False) -> 
         bonus += -5 if att.ranged else 5
     dc = 10 if defenceless else (tgt.dodge if att.ranged else tgt.parry) + tdef + 10
     if defenceless and v.defenceless_attack == "routine":
-        rolls = [(10, False, Fraction(1))]       # E4 routine: take 10
+        rolls = [(10, False, Fraction(1))]  # E4 routine: take 10
     else:
         rolls = [(r, True, Fraction(1, 20)) for r in range(1, 21)]
     out: dict[int, Fraction] = {}
@@ -102,8 +116,10 @@ def brute_attack(att: Fighter, tgt: Fighter, v: Variants, defenceless=False) -> 
 ATTACK_CASES = [
     (fighter(), fighter()),
     (fighter(attack=12, damage=8, maneuver="power"), fighter(parry=5, maneuver="defensive")),
-    (fighter(attack=3, ranged=True, damage=4, maneuver="accurate"),
-     fighter(dodge=9, parry=1, toughness=5, maneuver="all_out")),
+    (
+        fighter(attack=3, ranged=True, damage=4, maneuver="accurate"),
+        fighter(dodge=9, parry=1, toughness=5, maneuver="all_out"),
+    ),
     (fighter(attack=-3, damage=0), fighter(parry=14, toughness=-2)),
     (fighter(attack=25, damage=10), fighter(parry=0, toughness=9)),
 ]
@@ -136,12 +152,16 @@ def test_e12_worked_example_and_e3_naturals():
     """E12: (base 5 + 2 excess degrees + 15) − (Toughness 2 + d20 10) = 10. E3: a natural
     20 always hits for +5 damage; a natural 1 always misses."""
     att = fighter(attack=10, damage=5)
-    tgt = fighter(parry=0, toughness=2)      # DC 10: d20 + 10 − 10 gives the excess
+    tgt = fighter(parry=0, toughness=2)  # DC 10: d20 + 10 − 10 gives the excess
     dist = attack_damage(att, tgt)
     # attack d20 = 10 → total 20 vs DC 10: 2 excess degrees → X = 22; resistance d20 = 10 → 10
     # P(damage = 10) collects every (attack, resistance) pair with X − 2 − r = 10.
-    p10 = sum(1 / 400 for a in range(2, 21) for r in range(1, 21)
-              if 5 + (a + 10 - 10) // 5 + 15 + (5 if a == 20 else 0) - 2 - r == 10)
+    p10 = sum(
+        1 / 400
+        for a in range(2, 21)
+        for r in range(1, 21)
+        if 5 + (a + 10 - 10) // 5 + 15 + (5 if a == 20 else 0) - 2 - r == 10
+    )
     assert dist[10] == pytest.approx(p10)
     # nat 20 against an unreachable Parry: hits 1/20 of the time for X = 10 + 15 + 5 = 30
     dist = attack_damage(fighter(attack=0, damage=10), fighter(parry=50, toughness=0))
@@ -157,26 +177,35 @@ def test_e11_degree_damage_house_rule_switch():
     att, tgt = fighter(attack=30), fighter(parry=0)
     on, off = attack_damage(att, tgt), attack_damage(att, tgt, Variants(degree_damage=False))
     mean = lambda d: float(np.arange(d.size) @ d)  # noqa: E731
-    assert mean(on) > mean(off) + 4   # 30 + d20 vs DC 10: at least 4 excess degrees
+    assert mean(on) > mean(off) + 4  # 30 + d20 vs DC 10: at least 4 excess degrees
 
 
 def test_e16_maneuvers_shift_hit_and_damage():
     """E16: accurate = +2 hit −2 damage; power the reverse; all-out/defensive move the
     target's active defences by ∓2."""
     tgt = fighter()
-    assert np.allclose(attack_damage(fighter(maneuver="accurate"), tgt),
-                       attack_damage(fighter(attack=9, damage=3), tgt))
-    assert np.allclose(attack_damage(fighter(maneuver="power"), tgt),
-                       attack_damage(fighter(attack=5, damage=7), tgt))
-    assert np.allclose(attack_damage(fighter(), fighter(maneuver="all_out")),
-                       attack_damage(fighter(), fighter(parry=5)))
-    assert np.allclose(attack_damage(fighter(), fighter(maneuver="defensive")),
-                       attack_damage(fighter(), fighter(parry=9)))
+    assert np.allclose(
+        attack_damage(fighter(maneuver="accurate"), tgt),
+        attack_damage(fighter(attack=9, damage=3), tgt),
+    )
+    assert np.allclose(
+        attack_damage(fighter(maneuver="power"), tgt),
+        attack_damage(fighter(attack=5, damage=7), tgt),
+    )
+    assert np.allclose(
+        attack_damage(fighter(), fighter(maneuver="all_out")),
+        attack_damage(fighter(), fighter(parry=5)),
+    )
+    assert np.allclose(
+        attack_damage(fighter(), fighter(maneuver="defensive")),
+        attack_damage(fighter(), fighter(parry=9)),
+    )
 
 
 # ------------------------------------------------------------------------------------
 # E10 initiative, E-g10 ties
 # ------------------------------------------------------------------------------------
+
 
 def test_e10_initiative_brute_force_and_ties():
     """E10: d20 + Agility; ties by Dodge, Agility, Awareness; E-g10 the last tie."""
@@ -191,8 +220,9 @@ def test_e10_initiative_brute_force_and_ties():
     same = fighter()
     assert initiative_first(same, same) == pytest.approx(0.5)
     # listed: the earlier-listed fighter wins the full tie: P(ra > rb) + P(ra = rb)
-    assert initiative_first(same, same, Variants(initiative_ties="listed")) == \
-        pytest.approx(210 / 400)
+    assert initiative_first(same, same, Variants(initiative_ties="listed")) == pytest.approx(
+        210 / 400
+    )
     # Dodge breaks a total tie before anything else
     assert initiative_first(fighter(dodge=8), fighter(dodge=7)) == pytest.approx(210 / 400)
 
@@ -200,6 +230,7 @@ def test_e10_initiative_brute_force_and_ties():
 # ------------------------------------------------------------------------------------
 # Whole fights with closed forms
 # ------------------------------------------------------------------------------------
+
 
 def _both(a, b, v=None, cap=50, n=N, seed=7):
     return duel_exact(a, b, v, cap), duel_mc(a, b, n, seed, v, cap)
@@ -228,10 +259,10 @@ def test_e15_recovery_costs_the_action_once():
     """E15: recovery is a standard action, once per combat; E-g9 caps hit points."""
     a = fighter(attack=0, damage=40, hit_points=5, recover_at=5, agility=60)
     b = fighter(**HARMLESS)
-    p = 1 - attack_damage(a, b)[0]          # one attack drops B (1 HP)
+    p = 1 - attack_damage(a, b)[0]  # one attack drops B (1 HP)
     exact, mc = _both(a, b)
-    assert exact.rounds[1, 0] == pytest.approx(0.0)       # round 1 spent recovering
-    assert exact.rounds[2, 0] == pytest.approx(p)          # never again
+    assert exact.rounds[1, 0] == pytest.approx(0.0)  # round 1 spent recovering
+    assert exact.rounds[2, 0] == pytest.approx(p)  # never again
     assert exact.rounds[3, 0] == pytest.approx((1 - p) * p)
     assert_mc_matches(mc.rounds[:6, 0] / mc.n, exact.rounds[:6, 0], N)
 
@@ -252,10 +283,18 @@ def test_e9_hero_point_rerolls_a_dropping_resistance():
     """E9 ``resist`` (E-g12): a resistance roll that would drop the fighter is rerolled
     (1–10 read +10) and the better kept. Brute force over attack d20, both resistance d20s."""
     a = fighter(attack=10, damage=6, agility=60, toughness=0)
-    b = fighter(attack=-40, damage=-60, agility=-60, parry=5, toughness=3, hit_points=6,
-                hero_points=1, hero_use="resist")
+    b = fighter(
+        attack=-40,
+        damage=-60,
+        agility=-60,
+        parry=5,
+        toughness=3,
+        hit_points=6,
+        hero_points=1,
+        hero_use="resist",
+    )
     p_drop = Fraction(0)
-    for ra in range(2, 21):                     # natural 1 misses (E3)
+    for ra in range(2, 21):  # natural 1 misses (E3)
         total, dc = ra + 10, 15
         if ra != 20 and total < dc:
             continue
@@ -303,7 +342,8 @@ def test_e8_extra_effort_then_exhausted():
     b = fighter(**{**HARMLESS, "parry": 10})
     exact, mc = _both(a, b)
     assert exact.rounds[1:5, 0] == pytest.approx(
-        [3 / 20, 17 / 20 * 3 / 20, (17 / 20) ** 2 / 20, (17 / 20) ** 2 * 19 / 400])
+        [3 / 20, 17 / 20 * 3 / 20, (17 / 20) ** 2 / 20, (17 / 20) ** 2 * 19 / 400]
+    )
     assert_mc_matches(mc.rounds[:6, 0] / mc.n, exact.rounds[:6, 0], N)
 
 
@@ -315,6 +355,7 @@ def _finishing_oracle(k_rounds: int, on_acquire: bool, fort: int) -> float:
     start of each of the loser's turns: 2+ degrees stabilised (E-g11: failures cleared),
     1 degree nothing, each degree of failure one failure, 3 → dead.
     """
+
     def fortitude(fails):
         out = {}
         for r in range(1, 21):
@@ -338,14 +379,14 @@ def _finishing_oracle(k_rounds: int, on_acquire: bool, fort: int) -> float:
     p_wound = Fraction(9, 20)
     for _ in range(k_rounds):
         nxt: dict = {}
-        for s, p in dist.items():           # the loser's turn
+        for s, p in dist.items():  # the loser's turn
             if isinstance(s, tuple):
                 for t, q in fortitude(s[1]).items():
                     add(nxt, t, p * q)
             else:
                 add(nxt, s, p)
         dist, nxt = nxt, {}
-        for s, p in dist.items():           # the winner's finishing attack
+        for s, p in dist.items():  # the winner's finishing attack
             if s == "dead":
                 add(nxt, s, p)
             elif s == "incap":
@@ -375,8 +416,9 @@ def _finishing_oracle(k_rounds: int, on_acquire: bool, fort: int) -> float:
     return float(dist.get("dead", 0))
 
 
-@pytest.mark.parametrize(("k_rounds", "on_acquire", "fort"), [(1, True, 0), (1, False, 0),
-                                                              (3, True, 2), (4, False, -3)])
+@pytest.mark.parametrize(
+    ("k_rounds", "on_acquire", "fort"), [(1, True, 0), (1, False, 0), (3, True, 2), (4, False, -3)]
+)
 def test_e13_e14_finishing_dying_and_death(k_rounds, on_acquire, fort):
     """E13/E14 with ET4 routine (a fixed mode), E-g6, E-g7, E-g11, E-g13, ``finish``: the
     loser's fate while the winner keeps attacking, then ``leave`` (E14 until resolved).
@@ -385,8 +427,12 @@ def test_e13_e14_finishing_dying_and_death(k_rounds, on_acquire, fort):
     instant death)."""
     a = fighter(attack=0, damage=-6, toughness=0, agility=60)
     b = fighter(**{**HARMLESS, "toughness": 0, "fortitude": fort})
-    v = Variants(aftermath="finish", finish_rounds=k_rounds,
-                 dying_check_on_acquire=on_acquire, defenceless_attack="routine")
+    v = Variants(
+        aftermath="finish",
+        finish_rounds=k_rounds,
+        dying_check_on_acquire=on_acquire,
+        defenceless_attack="routine",
+    )
     exact, mc = _both(a, b, v, cap=100)
     want = _finishing_oracle(k_rounds, on_acquire, fort)
     assert exact.outcome[0] == pytest.approx(1.0, abs=1e-9)
@@ -416,11 +462,22 @@ def test_e13_instant_death_on_three_degrees():
 MATCHUPS = [
     ("competent", "competent", Variants()),
     ("novice_brawler", "novice_swordsman", Variants(target_rule="random")),
-    ("competent_shooter", "competent_armoured",
-     Variants(aftermath="finish", finish_rounds=2, defenceless_attack="roll")),
-    ("untrained", "novice", Variants(resistance_naturals=True, crit_extra_degree=True,
-                                      initiative_ties="listed", aftermath="finish",
-                                      finish_rounds=1)),
+    (
+        "competent_shooter",
+        "competent_armoured",
+        Variants(aftermath="finish", finish_rounds=2, defenceless_attack="roll"),
+    ),
+    (
+        "untrained",
+        "novice",
+        Variants(
+            resistance_naturals=True,
+            crit_extra_degree=True,
+            initiative_ties="listed",
+            aftermath="finish",
+            finish_rounds=1,
+        ),
+    ),
     ("competent_swordsman", "competent_brawler", Variants(defensive_below=50)),
 ]
 
@@ -444,10 +501,23 @@ def test_mc_matches_exact_duels(name_a, name_b, v):
 
 def test_mc_matches_exact_with_all_tactics():
     """E8 + E9 (resist) + E15 + E16 at once, hand-made stat blocks."""
-    a = fighter(hit_points=14, extra_effort=1, maneuver="power", recover_at=6, hero_points=1,
-                hero_use="resist")
-    b = fighter(hit_points=12, extra_effort=2, maneuver="defensive", hero_points=2,
-                hero_use="attack", toughness=3, fortitude=1)
+    a = fighter(
+        hit_points=14,
+        extra_effort=1,
+        maneuver="power",
+        recover_at=6,
+        hero_points=1,
+        hero_use="resist",
+    )
+    b = fighter(
+        hit_points=12,
+        extra_effort=2,
+        maneuver="defensive",
+        hero_points=2,
+        hero_use="attack",
+        toughness=3,
+        fortitude=1,
+    )
     v = Variants(aftermath="finish", finish_rounds=2)
     exact, mc = _both(a, b, v, cap=25, seed=3)
     assert_mc_matches(mc.p_outcome(), exact.outcome, N)
@@ -460,8 +530,11 @@ def test_e_g12_defensive_switch_at_100_percent_is_the_defensive_maneuver():
     a = fighter(maneuver="power", hit_points=10)
     b = fighter(maneuver="accurate", hit_points=9, parry=6)
     switched = duel_exact(a, b, Variants(defensive_below=100), round_cap=15)
-    plain = duel_exact(dataclasses.replace(a, maneuver="defensive"),
-                       dataclasses.replace(b, maneuver="defensive"), round_cap=15)
+    plain = duel_exact(
+        dataclasses.replace(a, maneuver="defensive"),
+        dataclasses.replace(b, maneuver="defensive"),
+        round_cap=15,
+    )
     assert np.allclose(switched.rounds, plain.rounds, atol=1e-12)
     other = duel_exact(a, b, Variants(defensive_below=50), round_cap=15)
     assert not np.allclose(other.rounds, plain.rounds, atol=1e-6)
@@ -498,13 +571,19 @@ def test_exact_chain_states_invariants():
     (they do not act); transition probabilities sum to 1."""
     from engines.systems.d20_degrees.combat import L_DEAD, L_INCAP, Duel
 
-    a = fighter(hit_points=9, hero_points=1, hero_use="resist", recover_at=4, extra_effort=2,
-                feint=True, deception=5)
+    a = fighter(
+        hit_points=9,
+        hero_points=1,
+        hero_use="resist",
+        recover_at=4,
+        extra_effort=2,
+        feint=True,
+        deception=5,
+    )
     b = fighter(hit_points=8, hero_points=2, hero_use="attack", fortitude=-2)
-    v = Variants(aftermath="finish", finish_rounds=2, defenceless_attack="roll",
-                 surprise="side1")
+    v = Variants(aftermath="finish", finish_rounds=2, defenceless_attack="roll", surprise="side1")
     duel = Duel(a.array(), b.array(), v.rule())
-    start = (0, 0, (9, 0, 1, 0, 3), (8, 0, 2, 0, 1))   # a surprised (3), b surprises (1)
+    start = (0, 0, (9, 0, 1, 0, 3), (8, 0, 2, 0, 1))  # a surprised (3), b surprises (1)
     seen, todo = {start}, [start]
     while todo:
         st = todo.pop()
@@ -550,8 +629,15 @@ def test_e_g2_solve_hit_points_for_duel_length():
 
 def test_exact_refuses_huge_state_space():
     """The exact chain names the rule (E-g2 hit points) when it would be too large."""
-    big = fighter(hit_points=500, hero_points=10, hero_use="resist", recover_at=100,
-                  extra_effort=2, toughness=30, damage=-20)
+    big = fighter(
+        hit_points=500,
+        hero_points=10,
+        hero_use="resist",
+        recover_at=100,
+        extra_effort=2,
+        toughness=30,
+        damage=-20,
+    )
     with pytest.raises(InputError, match="E-g2"):
         duel_exact(big, big)
 
@@ -560,13 +646,25 @@ def test_exact_refuses_huge_state_space():
 # Variants and input errors
 # ------------------------------------------------------------------------------------
 
+
 def test_variants_parse_and_reject():
-    v = parse_variants(Variants, ["finish_rounds=2", "defenceless_attack=roll",
-                                  "aftermath=first_aid", "aid_bonus=4", "aid_tries=2"])
+    v = parse_variants(
+        Variants,
+        [
+            "finish_rounds=2",
+            "defenceless_attack=roll",
+            "aftermath=first_aid",
+            "aid_bonus=4",
+            "aid_tries=2",
+        ],
+    )
     assert v.finish_rounds == 2
     assert (v.aftermath, v.aid_bonus, v.aid_tries) == ("first_aid", 4, 2)
-    for bad, what in (("aftermath=heal", "aftermath"), ("aid_tries=0", "aid_tries"),
-                      ("aid_bonus=x", "aid_bonus")):
+    for bad, what in (
+        ("aftermath=heal", "aftermath"),
+        ("aid_tries=0", "aid_tries"),
+        ("aid_bonus=x", "aid_bonus"),
+    ):
         with pytest.raises(InputError, match=what):
             parse_variants(Variants, [bad]).rule()
     assert v.defenceless_attack == "roll"
@@ -575,8 +673,19 @@ def test_variants_parse_and_reject():
     with pytest.raises(InputError, match="finish_rounds"):
         Variants(finish_rounds=-1).rule()
     rules = {f.metadata["rule"] for f in dataclasses.fields(Variants)}
-    assert {"ET4", "E-g4", "E-g5", "E-g6", "E-g7", "E-g8", "E-g9", "E-g10", "E-g17",
-            "E-g18", "Lethality outcomes"} <= rules
+    assert {
+        "ET4",
+        "E-g4",
+        "E-g5",
+        "E-g6",
+        "E-g7",
+        "E-g8",
+        "E-g9",
+        "E-g10",
+        "E-g17",
+        "E-g18",
+        "Lethality outcomes",
+    } <= rules
 
 
 def test_bad_fighter_and_arguments():
@@ -596,11 +705,13 @@ def test_bad_fighter_and_arguments():
 # The data library (E-g2 hit points as data; gear as E12 ranks)
 # ------------------------------------------------------------------------------------
 
+
 def test_library_loads_every_rung_and_style():
     lib = archetypes.library("d20_degrees")
     assert set(LADDER) <= set(lib)
-    assert {"expert_brawler", "master_swordsman", "novice_shooter", "competent_armoured"} \
-        <= set(lib)
+    assert {"expert_brawler", "master_swordsman", "novice_shooter", "competent_armoured"} <= set(
+        lib
+    )
     comp = lib["competent"].to_engine()
     # E11: Fighting 3 + Close Combat 4; E12: Strength 2 + heavy melee 3
     assert (comp.attack, comp.damage, comp.ranged) == (7, 5, False)
@@ -617,19 +728,24 @@ def test_library_loads_every_rung_and_style():
         assert f.attack == f.parry
 
 
-@pytest.mark.parametrize(("old", "new", "message"), [
-    ('weapon = "heavy_melee"\narmour = "none"\n\n[archetypes.master]',
-     'weapon = "lazer"\narmour = "none"\n\n[archetypes.master]',
-     "d20_degrees.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: "),
-    ("hit_points = 25", 'hit_points = "many"', "archetypes.expert.hit_points"),
-    ("hit_points = 25", "hit_points = 25\nluck = 3", "archetypes.expert.luck: unknown key"),
-    ("fortitude = 6\n", "", "archetypes.expert.fortitude: missing"),
-    ("adjust = { parry = 1 }", "adjust = { parri = 1 }", "styles.swordsman.adjust.parri"),
-    ('armour = "heavy"', 'armour = "mithril"', "styles.armoured.armour: unknown armour"),
-    ('maneuver = "power"', 'maneuver = "flurry"', "styles.brawler.maneuver"),
-    ("[archetypes.novice]", "[archetypes.novize]", "missing ladder rung(s) novice"),
-    ("damage = 5\n", "damage = 99\n", "weapons.rifle.damage"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            'weapon = "heavy_melee"\narmour = "none"\n\n[archetypes.master]',
+            'weapon = "lazer"\narmour = "none"\n\n[archetypes.master]',
+            "d20_degrees.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: ",
+        ),
+        ("hit_points = 25", 'hit_points = "many"', "archetypes.expert.hit_points"),
+        ("hit_points = 25", "hit_points = 25\nluck = 3", "archetypes.expert.luck: unknown key"),
+        ("fortitude = 6\n", "", "archetypes.expert.fortitude: missing"),
+        ("adjust = { parry = 1 }", "adjust = { parri = 1 }", "styles.swordsman.adjust.parri"),
+        ('armour = "heavy"', 'armour = "mithril"', "styles.armoured.armour: unknown armour"),
+        ('maneuver = "power"', 'maneuver = "flurry"', "styles.brawler.maneuver"),
+        ("[archetypes.novice]", "[archetypes.novize]", "missing ladder rung(s) novice"),
+        ("damage = 5\n", "damage = 99\n", "weapons.rifle.damage"),
+    ],
+)
 def test_library_errors_name_file_and_key(tmp_path, old, new, message):
     text = DATA_FILE.read_text(encoding="utf-8")
     assert old in text
@@ -669,5 +785,3 @@ def test_e8_one_hit_fatigue_is_not_exhausted(effort):
     got = one_hit(att, tgt)
     assert got["p_hit"] == pytest.approx(float(p_hit), abs=1e-12)
     assert got["p_incapacitate"] == pytest.approx(float(p_out), abs=1e-12)
-
-

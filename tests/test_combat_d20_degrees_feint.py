@@ -25,23 +25,33 @@ from engines.systems.d20_degrees.combat import (
 # E16 feint and surprise attack → E17 vulnerable (gaps E-g15, E-g16)
 # ---------------------------------------------------------------------------------------
 
+
 def _p_hit_hand(bonus: int, defence: int) -> Fraction:
     """E11 + E3 by d20 enumeration: hit on v + bonus ≥ defence + 10, 20 always, 1 never."""
-    return Fraction(sum(1 for v in range(1, 21)
-                        if v == 20 or (v != 1 and v + bonus >= defence + 10)), 20)
+    return Fraction(
+        sum(1 for v in range(1, 21) if v == 20 or (v != 1 and v + bonus >= defence + 10)), 20
+    )
 
 
-@pytest.mark.parametrize(("defence", "rounding", "halved"), [
-    (7, "up", 4), (7, "down", 3), (8, "up", 4), (8, "down", 4), (-3, "up", -1),
-    (-3, "down", -2), (0, "up", 0)])
+@pytest.mark.parametrize(
+    ("defence", "rounding", "halved"),
+    [
+        (7, "up", 4),
+        (7, "down", 3),
+        (8, "up", 4),
+        (8, "down", 4),
+        (-3, "up", -1),
+        (-3, "down", -2),
+        (0, "up", 0),
+    ],
+)
 @pytest.mark.parametrize("ranged", [False, True])
 def test_vulnerable_halves_active_defence(defence, rounding, halved, ranged):
     """E17 vulnerable: Parry (melee) or Dodge (ranged) halved, rounded per E-g15; P(hit)
     by d20 enumeration (E11, E3). Damage 40 vs Toughness 0 makes every hit deal ≥ 1, so
     P(hit) = 1 − P(damage 0)."""
     att = fighter(attack=5, damage=40, ranged=ranged)
-    tgt = fighter(toughness=0, parry=defence if not ranged else 30,
-                  dodge=defence if ranged else 30)
+    tgt = fighter(toughness=0, parry=defence if not ranged else 30, dodge=defence if ranged else 30)
     v = Variants(vulnerable_rounding=rounding)
     p = 1 - attack_damage(att, tgt, v, vulnerable=True)[0]
     assert p == pytest.approx(float(_p_hit_hand(5, halved)), abs=1e-12)
@@ -75,23 +85,39 @@ def _mc_vs_exact(a, b, v, n, seed):
     m = duel_mc(a, b, n, seed, v)
     for exact, counts in ((e.outcome, m.outcome), (e.deaths, m.deaths)):
         p = np.clip(exact, 0, 1)
-        tol = 5 * np.sqrt(p * (1 - p) / n) + 1 / n   # 5σ + 1/n
+        tol = 5 * np.sqrt(p * (1 - p) / n) + 1 / n  # 5σ + 1/n
         assert np.all(np.abs(counts / n - exact) <= tol), (counts / n, exact)
     return e
 
 
-@pytest.mark.parametrize("v", [Variants(), Variants(surprise="side1"),
-                               Variants(surprise="side0", vulnerable_rounding="down",
-                                        aftermath="finish", finish_rounds=2),
-                               Variants(surprise="side1", surprise_stun="surprise_attack"),
-                               Variants(surprise="side0", surprise_stun="surprise_attack",
-                                        aftermath="finish", finish_rounds=2)])
+@pytest.mark.parametrize(
+    "v",
+    [
+        Variants(),
+        Variants(surprise="side1"),
+        Variants(surprise="side0", vulnerable_rounding="down", aftermath="finish", finish_rounds=2),
+        Variants(surprise="side1", surprise_stun="surprise_attack"),
+        Variants(
+            surprise="side0", surprise_stun="surprise_attack", aftermath="finish", finish_rounds=2
+        ),
+    ],
+)
 def test_feint_duel_mc_matches_exact(v):
     """E16 feint tactic (E-g15: feint, then attack the vulnerable target, E17) and the
     E-g16 surprise attack (both E-g19 stun readings): Monte Carlo outcome and deaths vs
     the exact chain (its state carries the 'vulnerable' flag), tolerance 5σ + 1/n."""
-    a = fighter(attack=6, damage=6, toughness=3, parry=9, dodge=9, hit_points=12,
-                feint=True, deception=8, recover_at=4, extra_effort=2)
+    a = fighter(
+        attack=6,
+        damage=6,
+        toughness=3,
+        parry=9,
+        dodge=9,
+        hit_points=12,
+        feint=True,
+        deception=8,
+        recover_at=4,
+        extra_effort=2,
+    )
     b = fighter(attack=7, toughness=4, parry=8, dodge=8, fortitude=3, insight=3)
     _mc_vs_exact(a, b, v, 40_000, 11)
 
@@ -119,12 +145,18 @@ def test_feint_spends_the_standard_action():
     good = fighter(attack=20, feint=True, deception=40, toughness=60, hit_points=500)
     tgt2 = dataclasses.replace(tgt, insight=-40)
     assert duel_exact(good, tgt2, round_cap=10).hits.sum() == pytest.approx(
-        5 * 16 / 20 + 10 / 20, abs=1e-9)
+        5 * 16 / 20 + 10 / 20, abs=1e-9
+    )
 
 
-@pytest.mark.parametrize(("kw", "what"), [({"surprise": "side2"}, "surprise"),
-                                          ({"surprise_stun": "round"}, "surprise_stun"),
-                                      ({"vulnerable_rounding": "half"}, "vulnerable_rounding")])
+@pytest.mark.parametrize(
+    ("kw", "what"),
+    [
+        ({"surprise": "side2"}, "surprise"),
+        ({"surprise_stun": "round"}, "surprise_stun"),
+        ({"vulnerable_rounding": "half"}, "vulnerable_rounding"),
+    ],
+)
 def test_vulnerable_variant_errors(kw, what):
     with pytest.raises(InputError, match=what):
         duel_exact(fighter(), fighter(), Variants(**kw))
@@ -139,7 +171,7 @@ def test_library_feint_tactic(tmp_path):
     """The data file may set the E16 feint tactic (E-g15) with Deception/Insight, on an
     archetype or through a style; a non-boolean is refused naming the file."""
     text = DATA_FILE.read_text(encoding="utf-8")
-    text += '\n[styles.trickster]\nfeint = true\nadjust = { deception = 6 }\n'
+    text += "\n[styles.trickster]\nfeint = true\nadjust = { deception = 6 }\n"
     path = tmp_path / "lib.toml"
     path.write_text(text, encoding="utf-8")
     lib = library("d20_degrees", path)

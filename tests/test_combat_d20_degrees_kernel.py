@@ -21,9 +21,20 @@ from engines.systems.d20_degrees.combat import (
 # Kernel properties: threads, invariants, N-vs-M
 # ------------------------------------------------------------------------------------
 
+
 def _arrays(s):
-    return [s.outcome, s.rounds, s.loser_dead, s.standing, s.deaths, s.hits, s.loser_fate,
-            s.loser_fate_sq, s.fates, s.fates_sq]
+    return [
+        s.outcome,
+        s.rounds,
+        s.loser_dead,
+        s.standing,
+        s.deaths,
+        s.hits,
+        s.loser_fate,
+        s.loser_fate_sq,
+        s.fates,
+        s.fates_sq,
+    ]
 
 
 @pytest.mark.parametrize("stun", ["first_turn", "surprise_attack"])
@@ -31,11 +42,15 @@ def test_one_thread_equals_two_threads(stun):
     """Same seed, 1 or 2 numba threads: bit-identical (work split by trials only)."""
     lib = library()
     # with an E16 feinter and the E-g16 surprise attack, so the vulnerable paths run too
-    side0 = [lib["competent"], dataclasses.replace(lib["novice_shooter"], feint=True,
-                                                   deception=4)]
+    side0 = [lib["competent"], dataclasses.replace(lib["novice_shooter"], feint=True, deception=4)]
     side1 = [lib["expert_brawler"]]
-    v = Variants(aftermath="finish", finish_rounds=1, target_rule="random", surprise="side1",
-                 surprise_stun=stun)   # E-g19
+    v = Variants(
+        aftermath="finish",
+        finish_rounds=1,
+        target_rule="random",
+        surprise="side1",
+        surprise_stun=stun,
+    )  # E-g19
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -56,9 +71,14 @@ def test_duel_mc_is_fight_mc_one_a_side():
         assert np.array_equal(p, q)
 
 
-@pytest.mark.parametrize("v", [Variants(), Variants(aftermath="first_aid"),
-                               Variants(aftermath="finish", finish_rounds=3,
-                                        target_rule="random")])
+@pytest.mark.parametrize(
+    "v",
+    [
+        Variants(),
+        Variants(aftermath="first_aid"),
+        Variants(aftermath="finish", finish_rounds=3, target_rule="random"),
+    ],
+)
 def test_invariants_n_vs_m(v):
     """Counts add up; standing never rises nor goes negative; deaths ≤ combatants;
     fates (Lethality outcomes) sum to the side sizes."""
@@ -82,7 +102,7 @@ def test_invariants_n_vs_m(v):
     assert s.loser_fate[0].sum() == 2 * s.outcome[0]
     assert s.loser_fate[1].sum() == 3 * s.outcome[1]
     assert (s.loser_fate_sq >= s.loser_fate).all()
-    assert (s.fates[:, 2] == 0).all()          # E14 always resolves: nobody stays dying
+    assert (s.fates[:, 2] == 0).all()  # E14 always resolves: nobody stays dying
     if v.aftermath != "finish":
         # E13: only a hit on a defenceless target makes it dying, and before the decision
         # attackers pick able foes (E-g8): nobody dies without finishing
@@ -124,5 +144,3 @@ def test_outnumbered_side_loses_more():
     c = lib["competent"]
     s = fight_mc([c, c], [c], 40_000, 4)
     assert s.outcome[0] > 0.8 * s.n
-
-

@@ -41,8 +41,9 @@ def brute_pmf(n: int) -> np.ndarray:
 def p_win(att: int, dodge: int, tie_needs_success: bool = False) -> float:
     """C10: the challenger wins with equal or more successes."""
     a, d = brute_pmf(att), brute_pmf(max(dodge, 0))
-    return float(sum(a[i] * d[:i + 1].sum() for i in range(a.size)
-                     if not (tie_needs_success and i == 0)))
+    return float(
+        sum(a[i] * d[: i + 1].sum() for i in range(a.size) if not (tie_needs_success and i == 0))
+    )
 
 
 def fighter(name="x", att=(2, 1), dodge=(2, 0), stamina=2, **kw) -> Combatant:
@@ -77,8 +78,7 @@ def test_c10_contest_win_probability(att, dodge):
     a = fighter(att=(att, 0))
     t = fighter(dodge=(dodge, 0))
     assert cb.hit_probability(a, t) == pytest.approx(p_win(att, dodge), abs=1e-12)
-    assert cb.hit_probability(a, t, NO_TIES) == pytest.approx(p_win(att, dodge, True),
-                                                              abs=1e-12)
+    assert cb.hit_probability(a, t, NO_TIES) == pytest.approx(p_win(att, dodge, True), abs=1e-12)
 
 
 def test_c11_damage_margin_plus_weapon_and_c_g4():
@@ -164,8 +164,11 @@ MATCHUPS = [
     ("expert_brawler", "competent_shooter", {}),
     ("master_rifleman", "gunman_in_the_open", {"order": "random_fight"}),
     ("novice_knife_fighter", "street_thug", {"min_damage": "true", "criticals": "false"}),
-    ("untrained_swordsman", "novice_brawler", {"tie_needs_success": "true",
-                                               "order": "side0_first", "threshold": "7"}),
+    (
+        "untrained_swordsman",
+        "novice_brawler",
+        {"tie_needs_success": "true", "order": "side0_first", "threshold": "7"},
+    ),
 ]
 
 
@@ -179,8 +182,10 @@ def test_mc_matches_exact_duels(a, b, variants):
     assert_mc_matches_exact(mc, ex)
 
 
-@pytest.mark.parametrize(("a", "b"), [("expert_brawler", "competent_shooter"),
-                                      ("master_knife_fighter", "novice_swordsman")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("expert_brawler", "competent_shooter"), ("master_knife_fighter", "novice_swordsman")],
+)
 def test_mc_hits_match_exact(a, b):
     """Expected hits per fight by damage dealt (A10/C11 damage, per successful attack).
 
@@ -211,8 +216,9 @@ def test_n_vs_m_matches_pure_python_reference():
         p = (p_ref * n_ref + p_mc * n_mc) / (n_ref + n_mc)
         assert abs(p_ref - p_mc) <= 5 * sqrt(p * (1 - p) * (1 / n_ref + 1 / n_mc)) + 1 / n_ref
     counts = [len(r["hits"]) for r in ref]
-    assert abs(mc.hits.sum() / n_mc - np.mean(counts)) <= \
-        5 * np.std(counts) * sqrt(1 / n_ref + 1 / n_mc)
+    assert abs(mc.hits.sum() / n_mc - np.mean(counts)) <= 5 * np.std(counts) * sqrt(
+        1 / n_ref + 1 / n_mc
+    )
 
 
 def test_the_fallen_do_not_act():
@@ -239,8 +245,9 @@ def test_invariants_n_vs_m():
     side0 = [LIB["master_swordsman"]]
     side1 = [LIB["novice_brawler"], LIB["novice_knife_fighter"]]
     n = 20_000
-    st = cb.fight_mc(side0, side1, n, seed=4, variants=Variants(death="double_health"),
-                     round_cap=15)
+    st = cb.fight_mc(
+        side0, side1, n, seed=4, variants=Variants(death="double_health"), round_cap=15
+    )
     assert st.outcome.sum() == n
     assert np.all(np.diff(st.standing, axis=0) <= 0)
     assert tuple(st.standing[0]) == (n, 2 * n)
@@ -267,17 +274,24 @@ def test_same_result_on_one_and_two_threads():
 SOURCE = (Path(__file__).parents[1] / "engines/systems/dice_pool_6/archetypes.toml").read_text()
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (('style = "brawler"\nweapon = "light_melee"', 'style = "brawler"\nweapon = "lazer"'),
-     "dice_pool_6.toml: archetypes.street_thug.weapon: unknown weapon 'lazer'; known: "
-     "heavy_melee, heavy_ranged"),
-    (("damage = 4", "damage = 11"), "weapons.shotgun.damage: Input should be less than"),
-    (('cover = "full"', 'cover = "bunker"'), "styles.rifleman.cover: Input should be"),
-    (("stamina = 4", "stamina = -1"), "levels.master.stamina"),
-    (("[levels.untrained]", "[levels.hopeless]"), "levels.hopeless: not a rung"),
-    (('style = "shooter"', 'style = "sniper"'), "archetypes.gunman_in_the_open.style: "
-                                               "unknown style 'sniper'"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            ('style = "brawler"\nweapon = "light_melee"', 'style = "brawler"\nweapon = "lazer"'),
+            "dice_pool_6.toml: archetypes.street_thug.weapon: unknown weapon 'lazer'; known: "
+            "heavy_melee, heavy_ranged",
+        ),
+        (("damage = 4", "damage = 11"), "weapons.shotgun.damage: Input should be less than"),
+        (('cover = "full"', 'cover = "bunker"'), "styles.rifleman.cover: Input should be"),
+        (("stamina = 4", "stamina = -1"), "levels.master.stamina"),
+        (("[levels.untrained]", "[levels.hopeless]"), "levels.hopeless: not a rung"),
+        (
+            ('style = "shooter"', 'style = "sniper"'),
+            "archetypes.gunman_in_the_open.style: unknown style 'sniper'",
+        ),
+    ],
+)
 def test_archetype_file_validation(tmp_path, edit, message):
     old, new = edit
     assert old in SOURCE

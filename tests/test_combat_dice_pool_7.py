@@ -157,8 +157,7 @@ def test_a12_medium_and_long_bursts_split_among_targets():
     n = 40_000
     for burst, n_dummies, targets, bonus in (("medium", 4, 3, 2), ("long", 4, 4, 3)):
         shooter = fighter("s", DES=4, AUT=5, weapon=rifle, burst=burst)
-        st = cb.fight_mc([shooter], [DUMMY] * n_dummies, n, seed=3, variants=NO_CHANCE,
-                         round_cap=1)
+        st = cb.fight_mc([shooter], [DUMMY] * n_dummies, n, seed=3, variants=NO_CHANCE, round_cap=1)
         p = p_hit(4 + 2 + bonus - targets - DUMMY.defense)
         k = 2 * targets
         mean = st.hits.sum() / n
@@ -214,13 +213,16 @@ def test_a4_willpower_defense_and_a9_dodge():
 # ------------------------------------------------------------------ damage tracks (A14, A15)
 
 
-@pytest.mark.parametrize(("dtype", "dmg", "start", "down", "dead", "after"), [
-    (cb.BASHING, 4, (8, 0, 0), True, False, (8, 4, 0)),   # A-g5: bashing 4 ≥ 12 − 8
-    (cb.BASHING, 3, (8, 0, 0), False, False, (8, 3, 0)),
-    (cb.LETHAL, 14, (0, 0, 0), True, False, (12, 0, 2)),   # A15: 2 beyond → CON
-    (cb.BALLISTIC, 15, (0, 0, 0), True, True, (12, 0, 3)),  # CON 3 → 0: dead
-    (cb.LETHAL, 2, (0, 10, 0), True, False, (2, 10, 0)),   # A14: the tracks add up
-])
+@pytest.mark.parametrize(
+    ("dtype", "dmg", "start", "down", "dead", "after"),
+    [
+        (cb.BASHING, 4, (8, 0, 0), True, False, (8, 4, 0)),  # A-g5: bashing 4 ≥ 12 − 8
+        (cb.BASHING, 3, (8, 0, 0), False, False, (8, 3, 0)),
+        (cb.LETHAL, 14, (0, 0, 0), True, False, (12, 0, 2)),  # A15: 2 beyond → CON
+        (cb.BALLISTIC, 15, (0, 0, 0), True, True, (12, 0, 3)),  # CON 3 → 0: dead
+        (cb.LETHAL, 2, (0, 10, 0), True, False, (2, 10, 0)),  # A14: the tracks add up
+    ],
+)
 def test_a14_a15_a_g5_damage_tracks(dtype, dmg, start, down, dead, after):
     """A14 bashing and lethal tracks, A-g5 unconscious at bashing ≥ vitality − lethal,
     A15 lethal beyond vitality lowers CON, CON 0 is death (vitality 12, CON 3)."""
@@ -270,8 +272,11 @@ MATCHUPS = [
     ("competent_swordsman", "competent_swordsman", {}),
     ("expert_brawler", "competent_fencer", {}),
     ("master_knight", "expert_armoured", {}),
-    ("soldier", "bodyguard", {"initiative_roll": "true", "dodge_lasts": "end_of_round",
-                              "weapon_bonus": "damage"}),
+    (
+        "soldier",
+        "bodyguard",
+        {"initiative_roll": "true", "dodge_lasts": "end_of_round", "weapon_bonus": "damage"},
+    ),
     ("master_fencer", "street_thug", {"again": "9", "chance_die_explodes": "true"}),
 ]
 
@@ -308,8 +313,9 @@ def test_round_cap_reports_neither():
 # ------------------------------------------------------------------ N vs M
 
 
-@pytest.mark.parametrize(("a", "b"), [("expert_brawler", "competent_fencer"),
-                                      ("soldier", "bodyguard")])
+@pytest.mark.parametrize(
+    ("a", "b"), [("expert_brawler", "competent_fencer"), ("soldier", "bodyguard")]
+)
 def test_mc_hits_match_exact(a, b):
     """Expected hits per fight by damage dealt (A10/C11 damage, per successful attack).
 
@@ -330,8 +336,11 @@ def test_n_vs_m_matches_pure_python_reference():
     independent samples: 5 SE of the difference + 1/n). Fragile members fall mid-round,
     so this also checks that the fallen do not act."""
     side0 = [LIB["expert_swordsman"], replace(LIB["novice_brawler"], CON=1)]
-    side1 = [LIB["competent_armoured"], LIB["novice_fencer"], replace(LIB["untrained_shooter"],
-                                                                      CON=1)]
+    side1 = [
+        LIB["competent_armoured"],
+        LIB["novice_fencer"],
+        replace(LIB["untrained_shooter"], CON=1),
+    ]
     n_ref, n_mc = 6_000, 60_000
     rng = random.Random(7)
     ref = [fight7(rng, side0, side1, cap=20) for _ in range(n_ref)]
@@ -359,8 +368,9 @@ def test_the_fallen_do_not_act():
     k = fighter("K", FOR=10, DES=10, SAB=1, CON=10, AUT=10, weapon=doom, specialized=True)
     v = fighter("V", FOR=10, DES=0, CON=1, AUT=1)
     n = 20_000
-    st = cb.fight_mc([k], [v, DUMMY], n, seed=5, variants=replace(NO_CHANCE, targeting="first"),
-                     round_cap=1)
+    st = cb.fight_mc(
+        [k], [v, DUMMY], n, seed=5, variants=replace(NO_CHANCE, targeting="first"), round_cap=1
+    )
     assert st.hits[:21].sum() == 0
     # K misses n (0.6^17 + 0.6^16) ~ 9 times; 5 standard errors above that is 9 + 15
     assert st.hits[21:].sum() >= 2 * n - 24
@@ -423,22 +433,33 @@ def _write(tmp_path: Path, text: str) -> Path:
 SOURCE = (Path(__file__).parents[1] / "engines/systems/dice_pool_7/archetypes.toml").read_text()
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (('style = "shooter"\narmour = "light_modern"', 'style = "shooter"\nweapon = "lazer"'),
-     "dice_pool_7.toml: archetypes.bodyguard.weapon: unknown weapon 'lazer'; known: "
-     "assault_rifle, heavy_melee"),
-    (("FOR = 5", "FOR = 12"), "dice_pool_7.toml: levels.master.FOR: Input should be less"),
-    (('tactic = "focus_attack"', 'tactic = "berserk"'), "styles.knight.tactic"),
-    (("[levels.master]", "[levels.grandmaster]"), "levels.grandmaster: not a rung"),
-    (("lethal = 4", 'lethal = "four"'), "armour.heavy_archaic.lethal: Input should be a valid "
-                                        "integer"),
-    (('armour = "medium_archaic"', 'armour = "plate"'),
-     "styles.armoured.armour: unknown armour 'plate'"),
-    (('level = "competent"', 'level = "godlike"'), "archetypes.soldier.level: unknown level"),
-    (('weapon = "assault_rifle"', 'weapon = "light_melee"'),
-     "archetypes.soldier: soldier: bursts need an automatic ranged weapon"),
-    (("[armour.none]", "[armour.none]\nfoo = 1"), "armour.none.foo: Extra inputs"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            ('style = "shooter"\narmour = "light_modern"', 'style = "shooter"\nweapon = "lazer"'),
+            "dice_pool_7.toml: archetypes.bodyguard.weapon: unknown weapon 'lazer'; known: "
+            "assault_rifle, heavy_melee",
+        ),
+        (("FOR = 5", "FOR = 12"), "dice_pool_7.toml: levels.master.FOR: Input should be less"),
+        (('tactic = "focus_attack"', 'tactic = "berserk"'), "styles.knight.tactic"),
+        (("[levels.master]", "[levels.grandmaster]"), "levels.grandmaster: not a rung"),
+        (
+            ("lethal = 4", 'lethal = "four"'),
+            "armour.heavy_archaic.lethal: Input should be a valid integer",
+        ),
+        (
+            ('armour = "medium_archaic"', 'armour = "plate"'),
+            "styles.armoured.armour: unknown armour 'plate'",
+        ),
+        (('level = "competent"', 'level = "godlike"'), "archetypes.soldier.level: unknown level"),
+        (
+            ('weapon = "assault_rifle"', 'weapon = "light_melee"'),
+            "archetypes.soldier: soldier: bursts need an automatic ranged weapon",
+        ),
+        (("[armour.none]", "[armour.none]\nfoo = 1"), "armour.none.foo: Extra inputs"),
+    ],
+)
 def test_archetype_file_validation(tmp_path, edit, message):
     """Every field is validated; the message names the file and the key."""
     old, new = edit
@@ -537,8 +558,7 @@ def test_a10_a13_armour_stops_variant():
     fast = replace(a, AUT=5)
     wall = replace(target, CON=10, FOR=0)
     n = 40_000
-    mc = cb.duel_mc(fast, wall, n, seed=9, variants=replace(v, chance_die=False),
-                    round_cap=1)
+    mc = cb.duel_mc(fast, wall, n, seed=9, variants=replace(v, chance_die=False), round_cap=1)
     for k, p in ((1, 2 * (pmf[1] + pmf[2])), (2, 2 * pmf[3])):
         # two attacks: a bin count per fight is 0..2, Var <= 2 p
         assert abs(mc.hits[k] / n - p) <= 5 * sqrt(2 * p / n) + 1 / n

@@ -29,7 +29,7 @@ def tol(p: float, n: int) -> float:
 def p_middle_at_least(k: int) -> float:
     """P(C ≥ k) of 3d10 keep-the-middle: at least two dice ≥ k (closed form)."""
     p = min(1.0, max(0.0, (11 - k) / 10))
-    return 3 * p * p * (1 - p) + p ** 3
+    return 3 * p * p * (1 - p) + p**3
 
 
 def p_check(k: int) -> float:
@@ -140,7 +140,7 @@ def test_b6_surprise_round_is_before_the_first_normal_round():
     assert abs(mc.rounds[1, 0] / n - 0.876096) <= tol(0.876096, n)
     # a cap of 2: A's third attack is in round 2, B no longer flat-footed (C >= 8)
     two = cm.duel_exact(a, b, v, round_cap=2)
-    assert two.rounds[2, 0] == pytest.approx(0.352 ** 2 * p_middle_at_least(8))
+    assert two.rounds[2, 0] == pytest.approx(0.352**2 * p_middle_at_least(8))
     # without surprise (both aware) round 0 never happens
     both = cm.duel_exact(a, Combatant(name="b", vigor=1, defense=10, reflex=1), v, 1)
     assert both.rounds[0].sum() == 0.0
@@ -154,23 +154,37 @@ def test_b8_weapon_categories_in_data_match_the_rule():
     from engines.systems.middle_3d10.archetypes import DATA_FILE
 
     raw = tomllib.loads(DATA_FILE.read_text())
-    expect = {"unarmed": (["m"], False), "light": (["C"], False), "blades": (["M"], False),
-              "small_firearms": (["m", "M"], True), "medium_firearms": (["C", "M"], True),
-              "heavy_firearms": (["m", "C", "M"], True)}
+    expect = {
+        "unarmed": (["m"], False),
+        "light": (["C"], False),
+        "blades": (["M"], False),
+        "small_firearms": (["m", "M"], True),
+        "medium_firearms": (["C", "M"], True),
+        "heavy_firearms": (["m", "C", "M"], True),
+    }
     got = {k: (v["dice"], v["ranged"]) for k, v in raw["categories"].items()}
     assert got == expect
 
 
-@pytest.mark.parametrize(("dice", "ranged", "bonus"), [("m", False, 3), ("C", False, 3),
-                                                       ("M", False, 3), ("mM", True, 1),
-                                                       ("CM", True, 1), ("mCM", True, 1)])
+@pytest.mark.parametrize(
+    ("dice", "ranged", "bonus"),
+    [
+        ("m", False, 3),
+        ("C", False, 3),
+        ("M", False, 3),
+        ("mM", True, 1),
+        ("CM", True, 1),
+        ("mCM", True, 1),
+    ],
+)
 def test_b8_damage_reuses_attack_dice_and_bonus(dice, ranged, bonus):
     """B8: damage from the attack's own dice + ⌊(FOR + Combat)/4⌋ melee, ⌊Combat/4⌋ ranged."""
     att = Combatant(trait=4, combat=7, strength=6, dice=dice, ranged=ranged)
     assert att.damage_bonus == bonus  # (6 + 7) // 4 = 3, 7 // 4 = 1
     tgt = Combatant(defense=15)
-    np.testing.assert_allclose(cm.attack_damage(att, tgt), as_array(brute_attack(att, 15)),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        cm.attack_damage(att, tgt), as_array(brute_attack(att, 15)), atol=1e-12
+    )
 
 
 def test_b3_doubles_on_attacks():
@@ -223,8 +237,7 @@ def test_b10_massive_damage_check(vigor, traits, need):
 def test_b10_b11_massive_failure_means_dying_in_a_duel():
     """B10: a hit ≥ Vigor that fails the check takes every remaining point (→ dying);
     B11: one fight tracks one damage total (noted in the result)."""
-    big = Combatant(trait=10, combat=10, strength=10, vigor=10, dice="mCM", ranged=True,
-                    reflex=10)
+    big = Combatant(trait=10, combat=10, strength=10, vigor=10, dice="mCM", ranged=True, reflex=10)
     frail = Combatant(vigor=10, defense=0, aware=False)  # damage 3..30 + 2, never 30 alone
     res = cm.duel_exact(big, frail, Variants(massive_traits="c_only"), round_cap=1)
     pmf = as_array(brute_attack(big, 0 - 3))  # damage m + C + M + ⌊10/4⌋
@@ -296,11 +309,21 @@ def test_one_thread_equals_two_threads():
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = cm.fight_mc([a, b], [LIB["competent_brawler"]], 100_000, seed=3,
-                          variants=Variants(targeting="random"))
+        one = cm.fight_mc(
+            [a, b],
+            [LIB["competent_brawler"]],
+            100_000,
+            seed=3,
+            variants=Variants(targeting="random"),
+        )
         numba.set_num_threads(2)
-        two = cm.fight_mc([a, b], [LIB["competent_brawler"]], 100_000, seed=3,
-                          variants=Variants(targeting="random"))
+        two = cm.fight_mc(
+            [a, b],
+            [LIB["competent_brawler"]],
+            100_000,
+            seed=3,
+            variants=Variants(targeting="random"),
+        )
     finally:
         numba.set_num_threads(before)
     for key in ("outcome", "rounds", "standing", "hits", "deaths", "loser_dead"):
@@ -311,8 +334,13 @@ def test_one_thread_equals_two_threads():
 def test_aftermath_one_thread_equals_two_threads(aftermath):
     """Lethality outcomes with random draws: bit-identical on 1 or 2 numba threads."""
     a, b = LIB["competent"], LIB["competent_swordsman"]
-    v = Variants(targeting="random", aftermath=aftermath, finish_rounds=1,
-                 dying_damage="massive", aid_tries=2)
+    v = Variants(
+        targeting="random",
+        aftermath=aftermath,
+        finish_rounds=1,
+        dying_damage="massive",
+        aid_tries=2,
+    )
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
@@ -332,8 +360,14 @@ def test_aftermath_one_thread_equals_two_threads(aftermath):
 def test_fight_invariants(targeting):
     """Counts add up, standing never grows, nobody comes back (the dying do not act)."""
     n = 20_000
-    res = cm.fight_mc([LIB["novice"], LIB["novice"]], [LIB["expert"]], n, seed=2,
-                      variants=Variants(targeting=targeting), round_cap=30)
+    res = cm.fight_mc(
+        [LIB["novice"], LIB["novice"]],
+        [LIB["expert"]],
+        n,
+        seed=2,
+        variants=Variants(targeting=targeting),
+        round_cap=30,
+    )
     assert res.outcome.sum() == n == res.rounds.sum()
     assert (res.standing >= 0).all()
     assert (np.diff(res.standing, axis=0) <= 0).all()
@@ -405,27 +439,51 @@ weapon = "sword"
 
 def test_library_loads_the_ladder_and_styles():
     lib = library("middle_3d10")
-    for name in ("untrained", "novice", "competent", "expert", "master", "competent_brawler",
-                 "competent_swordsman", "competent_shooter", "competent_armoured"):
+    for name in (
+        "untrained",
+        "novice",
+        "competent",
+        "expert",
+        "master",
+        "competent_brawler",
+        "competent_swordsman",
+        "competent_shooter",
+        "competent_armoured",
+    ):
         assert name in lib
-    ladder = [lib[k].trait + lib[k].combat for k in ("untrained", "novice", "competent",
-                                                     "expert", "master")]
+    ladder = [
+        lib[k].trait + lib[k].combat
+        for k in ("untrained", "novice", "competent", "expert", "master")
+    ]
     assert ladder == sorted(ladder)
     assert len(set(ladder)) == 5
 
 
-@pytest.mark.parametrize(("extra", "message"), [
-    ("[archetypes.expert]\nbase = \"competent\"\nweapon = \"lazer\"\n",
-     "middle_3d10.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: sword"),
-    ("[archetypes.expert]\nbase = \"competent\"\ntrait = 11\n",
-     "middle_3d10.toml: archetypes.expert.trait: Input should be less than or equal to 10"),
-    ("[archetypes.expert]\nbase = \"nobody\"\n",
-     "middle_3d10.toml: archetypes.expert.base: unknown archetype 'nobody'"),
-    ("[archetypes.expert]\nbase = \"competent\"\nluck = 3\n",
-     "middle_3d10.toml: archetypes.expert.luck: Extra inputs are not permitted"),
-    ("[archetypes.expert]\nbase = \"competent\"\ndrama_tactic = \"sometimes\"\n",
-     "middle_3d10.toml: archetypes.expert.drama_tactic:"),
-])
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            '[archetypes.expert]\nbase = "competent"\nweapon = "lazer"\n',
+            "middle_3d10.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: sword",
+        ),
+        (
+            '[archetypes.expert]\nbase = "competent"\ntrait = 11\n',
+            "middle_3d10.toml: archetypes.expert.trait: Input should be less than or equal to 10",
+        ),
+        (
+            '[archetypes.expert]\nbase = "nobody"\n',
+            "middle_3d10.toml: archetypes.expert.base: unknown archetype 'nobody'",
+        ),
+        (
+            '[archetypes.expert]\nbase = "competent"\nluck = 3\n',
+            "middle_3d10.toml: archetypes.expert.luck: Extra inputs are not permitted",
+        ),
+        (
+            '[archetypes.expert]\nbase = "competent"\ndrama_tactic = "sometimes"\n',
+            "middle_3d10.toml: archetypes.expert.drama_tactic:",
+        ),
+    ],
+)
 def test_library_validation_errors(tmp_path, extra, message):
     path = _write(tmp_path, BASE + extra)
     with pytest.raises(InputError) as info:
@@ -435,8 +493,10 @@ def test_library_validation_errors(tmp_path, extra, message):
 
 def test_library_bad_category_and_toml(tmp_path):
     with pytest.raises(InputError, match=r"weapons.gun: unknown category 'laser'"):
-        library("middle_3d10", _write(tmp_path, BASE.replace(
-            'sword = "blades"', 'sword = "blades"\ngun = "laser"')))
+        library(
+            "middle_3d10",
+            _write(tmp_path, BASE.replace('sword = "blades"', 'sword = "blades"\ngun = "laser"')),
+        )
     with pytest.raises(InputError, match="not valid TOML"):
         library("middle_3d10", _write(tmp_path, "[["))
     with pytest.raises(InputError, match="unknown system"):
@@ -454,10 +514,18 @@ def test_pure_python_baseline_agrees_with_exact():
     spec = importlib.util.spec_from_file_location("bench_combat_middle_pct", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    a = Combatant(name="a", trait=4, combat=4, strength=5, vigor=5, defense=12, reflex=4,
-                  dice="M")
-    b = Combatant(name="b", trait=3, combat=5, strength=3, vigor=6, defense=11, reflex=5,
-                  dice="mM", ranged=True)
+    a = Combatant(name="a", trait=4, combat=4, strength=5, vigor=5, defense=12, reflex=4, dice="M")
+    b = Combatant(
+        name="b",
+        trait=3,
+        combat=5,
+        strength=3,
+        vigor=6,
+        defense=11,
+        reflex=5,
+        dice="mM",
+        ranged=True,
+    )
     n = 20_000
     rng = random.Random(7)
     wins = [0, 0, 0]

@@ -22,14 +22,28 @@ LIB = combatants("middle_3d10")
 # those rules move the numbers: "clumsy" fights are often decided before the unaware
 # loser acts (flat-footed, B6); "tough" ones (Vigor 10, light blows) leave the winner
 # wounded or incapacitated (B9) when it strikes.
-CLUMSY = {"clumsy_a": Combatant(name="clumsy_a", trait=2, combat=1, vigor=2, defense=15,
-                                dice="M", reflex=3),
-          "clumsy_b": Combatant(name="clumsy_b", trait=1, combat=2, vigor=3, defense=14,
-                                dice="C", reflex=3, aware=False),
-          "tough_a": Combatant(name="tough_a", trait=3, combat=3, strength=0, vigor=10,
-                               defense=13, dice="C", reflex=3),
-          "tough_b": Combatant(name="tough_b", trait=3, combat=2, strength=0, vigor=10,
-                               defense=13, dice="C", reflex=3, aware=False)}
+CLUMSY = {
+    "clumsy_a": Combatant(
+        name="clumsy_a", trait=2, combat=1, vigor=2, defense=15, dice="M", reflex=3
+    ),
+    "clumsy_b": Combatant(
+        name="clumsy_b", trait=1, combat=2, vigor=3, defense=14, dice="C", reflex=3, aware=False
+    ),
+    "tough_a": Combatant(
+        name="tough_a", trait=3, combat=3, strength=0, vigor=10, defense=13, dice="C", reflex=3
+    ),
+    "tough_b": Combatant(
+        name="tough_b",
+        trait=3,
+        combat=2,
+        strength=0,
+        vigor=10,
+        defense=13,
+        dice="C",
+        reflex=3,
+        aware=False,
+    ),
+}
 
 
 def tol(p: float, n: int) -> float:
@@ -40,7 +54,7 @@ def tol(p: float, n: int) -> float:
 def p_middle_at_least(k: int) -> float:
     """P(C ≥ k) of 3d10 keep-the-middle: at least two dice ≥ k (closed form)."""
     p = min(1.0, max(0.0, (11 - k) / 10))
-    return 3 * p * p * (1 - p) + p ** 3
+    return 3 * p * p * (1 - p) + p**3
 
 
 def brute_strike(att: Combatant, defense: int) -> dict[int, float]:
@@ -63,14 +77,33 @@ def brute_strike(att: Combatant, defense: int) -> dict[int, float]:
 def test_gap_variants_defaults_and_parse():
     """B-g10…B-g14 and ``aftermath`` are named variants with documented defaults."""
     v = Variants()
-    assert (v.aftermath, v.untreated_dying, v.dying_damage, v.helpless_defense,
-            v.finish_rounds, v.aid_total, v.aid_difficulty, v.aid_tries) == \
-        ("leave", "dying", "any", "incapacitated", 10, 6, 15, 1)
-    w = parse_variants(Variants, ["aftermath=finish", "untreated_dying=dead",
-                                  "dying_damage=massive", "helpless_defense=auto_hit",
-                                  "finish_rounds=3", "aid_tries=2"])
-    assert (w.aftermath, w.untreated_dying, w.finish_rounds, w.aid_tries) == \
-        ("finish", "dead", 3, 2)
+    assert (
+        v.aftermath,
+        v.untreated_dying,
+        v.dying_damage,
+        v.helpless_defense,
+        v.finish_rounds,
+        v.aid_total,
+        v.aid_difficulty,
+        v.aid_tries,
+    ) == ("leave", "dying", "any", "incapacitated", 10, 6, 15, 1)
+    w = parse_variants(
+        Variants,
+        [
+            "aftermath=finish",
+            "untreated_dying=dead",
+            "dying_damage=massive",
+            "helpless_defense=auto_hit",
+            "finish_rounds=3",
+            "aid_tries=2",
+        ],
+    )
+    assert (w.aftermath, w.untreated_dying, w.finish_rounds, w.aid_tries) == (
+        "finish",
+        "dead",
+        3,
+        2,
+    )
     with pytest.raises(InputError, match="aftermath"):
         parse_variants(Variants, ["aftermath=eat"])
     with pytest.raises(InputError, match="finish_rounds"):
@@ -90,39 +123,53 @@ def test_b_g10_leave_keeps_the_dying_dying():
     (B-g10 default); the other readings put it dead or out."""
     a, b = LIB["novice"], LIB["competent"]
     np.testing.assert_array_equal(cm.fate_probs(a, b), [0.0, 1.0, 0.0])
-    np.testing.assert_array_equal(cm.fate_probs(a, b, Variants(untreated_dying="dead")),
-                                  [1.0, 0.0, 0.0])
-    np.testing.assert_array_equal(cm.fate_probs(a, b, Variants(untreated_dying="out")),
-                                  [0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(
+        cm.fate_probs(a, b, Variants(untreated_dying="dead")), [1.0, 0.0, 0.0]
+    )
+    np.testing.assert_array_equal(
+        cm.fate_probs(a, b, Variants(untreated_dying="out")), [0.0, 0.0, 1.0]
+    )
 
 
-@pytest.mark.parametrize(("tries", "total", "difficulty", "q"), [
-    (1, 6, 15, 0.104),       # C ≥ 9: 3 · 0.2² · 0.8 + 0.2³
-    (3, 6, 15, 0.104),
-    (1, 40, 1, 0.972),       # always, except two or three 1s (B3): 28 / 1000
-    (2, 0, 25, 0.028),       # never, except two or three 10s (B3)
-])
+@pytest.mark.parametrize(
+    ("tries", "total", "difficulty", "q"),
+    [
+        (1, 6, 15, 0.104),  # C ≥ 9: 3 · 0.2² · 0.8 + 0.2³
+        (3, 6, 15, 0.104),
+        (1, 40, 1, 0.972),  # always, except two or three 1s (B3): 28 / 1000
+        (2, 0, 25, 0.028),  # never, except two or three 10s (B3)
+    ],
+)
 def test_b_g14_first_aid_stabilises(tries, total, difficulty, q):
     """B-g14: ``first_aid`` tries a B1 check C + aid_total ≥ aid_difficulty (B3 doubles
     apply); a success stabilises the dying fighter (out, B11 "se estabiliza"), a failure
     leaves it to B-g10."""
-    v = Variants(aftermath="first_aid", aid_tries=tries, aid_total=total,
-                 aid_difficulty=difficulty)
+    v = Variants(aftermath="first_aid", aid_tries=tries, aid_total=total, aid_difficulty=difficulty)
     p_out = 1 - (1 - q) ** tries
-    np.testing.assert_allclose(cm.fate_probs(LIB["novice"], LIB["novice"], v),
-                               [0.0, 1 - p_out, p_out], atol=1e-12)
-    v2 = Variants(aftermath="first_aid", aid_tries=tries, aid_total=total,
-                  aid_difficulty=difficulty, untreated_dying="dead")
-    np.testing.assert_allclose(cm.fate_probs(LIB["novice"], LIB["novice"], v2),
-                               [1 - p_out, 0.0, p_out], atol=1e-12)
+    np.testing.assert_allclose(
+        cm.fate_probs(LIB["novice"], LIB["novice"], v), [0.0, 1 - p_out, p_out], atol=1e-12
+    )
+    v2 = Variants(
+        aftermath="first_aid",
+        aid_tries=tries,
+        aid_total=total,
+        aid_difficulty=difficulty,
+        untreated_dying="dead",
+    )
+    np.testing.assert_allclose(
+        cm.fate_probs(LIB["novice"], LIB["novice"], v2), [1 - p_out, 0.0, p_out], atol=1e-12
+    )
 
 
-@pytest.mark.parametrize(("penalty", "flat", "k"), [
-    (0, False, 0.216),  # C + 2 ≥ 15 − 5: C ≥ 8
-    (0, True, 0.648),   # C + 2 ≥ 15 − 5 − 3 (never acted, B6): C ≥ 5
-    (2, False, 0.028),  # wounded winner (B9 −2): C ≥ 10, only two or three 10s
-    (5, True, 0.028),   # incapacitated winner (−5), flat target: C − 3 ≥ 7, C ≥ 10
-])
+@pytest.mark.parametrize(
+    ("penalty", "flat", "k"),
+    [
+        (0, False, 0.216),  # C + 2 ≥ 15 − 5: C ≥ 8
+        (0, True, 0.648),  # C + 2 ≥ 15 − 5 − 3 (never acted, B6): C ≥ 5
+        (2, False, 0.028),  # wounded winner (B9 −2): C ≥ 10, only two or three 10s
+        (5, True, 0.028),  # incapacitated winner (−5), flat target: C − 3 ≥ 7, C ≥ 10
+    ],
+)
 def test_b_g11_b_g12_b_g13_finish(penalty, flat, k):
     """``finish``: the winner strikes the dying loser, Defense − 5 (B-g12; − 3 more if it
     never acted), any damage kills (B-g11: Resistance is already zero), up to
@@ -132,8 +179,9 @@ def test_b_g11_b_g12_b_g13_finish(penalty, flat, k):
     tgt = Combatant(name="tgt", defense=15)
     v = Variants(aftermath="finish", finish_rounds=2)
     p = 1 - (1 - k) ** 2
-    np.testing.assert_allclose(cm.fate_probs(weak, tgt, v, penalty, flat), [p, 1 - p, 0.0],
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        cm.fate_probs(weak, tgt, v, penalty, flat), [p, 1 - p, 0.0], atol=1e-12
+    )
     auto = Variants(aftermath="finish", finish_rounds=1, helpless_defense="auto_hit")
     np.testing.assert_allclose(cm.fate_probs(weak, tgt, auto, penalty, flat), [1, 0, 0])
 
@@ -163,8 +211,9 @@ def test_one_hit_fates_split_p_incapacitate():
     assert base["p_kill"] == 0.0
     assert base["p_dying"] == pytest.approx(base["p_incapacitate"])
     assert base["p_dead"] == base["p_out"] == 0.0
-    fin = cm.one_hit(bear, gangster, Variants(aftermath="finish", helpless_defense="auto_hit"),
-                     flat_footed=True)
+    fin = cm.one_hit(
+        bear, gangster, Variants(aftermath="finish", helpless_defense="auto_hit"), flat_footed=True
+    )
     assert fin["p_dead"] == pytest.approx(base["p_incapacitate"])
     aid = cm.one_hit(bear, gangster, Variants(aftermath="first_aid"), flat_footed=True)
     assert aid["p_out"] == pytest.approx(0.104 * base["p_incapacitate"])
@@ -185,10 +234,16 @@ POLICIES = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize("variants", POLICIES, ids=["leave", "first_aid", "finish"])
-@pytest.mark.parametrize(("a", "b"), [("competent_swordsman", "competent_brawler"),
-                                      ("novice", "competent"), ("bear", "gangster"),
-                                      ("clumsy_a", "clumsy_b"),
-                                      ("tough_a", "tough_b")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("competent_swordsman", "competent_brawler"),
+        ("novice", "competent"),
+        ("bear", "gangster"),
+        ("clumsy_a", "clumsy_b"),
+        ("tough_a", "tough_b"),
+    ],
+)
 def test_mc_matches_exact_fates(a, b, variants):
     """Lethality outcomes, MC kernel vs the exact chain + closed-form aftermath: every
     loser_fate and fates cell within 5σ + 1/n (fixed seed); duels give one count per
@@ -223,8 +278,8 @@ def test_aftermath_leaves_the_fight_numbers_alone():
         for key in ("outcome", "rounds", "hits", "standing"):
             np.testing.assert_array_equal(getattr(r, key), getattr(runs[0], key))
     assert runs[0].fates[:, 1].sum() == 0  # leave: no one dies
-    assert runs[1].fates[:, 3].sum() > 0   # first_aid: some are out
-    assert runs[2].fates[:, 1].sum() > 0   # finish: some are dead
+    assert runs[1].fates[:, 3].sum() > 0  # first_aid: some are out
+    assert runs[2].fates[:, 1].sum() > 0  # finish: some are dead
 
 
 # --------------------------------------------------------------- group fights
@@ -255,8 +310,9 @@ def test_group_finish_kills_every_fallen_foe_but_leaves_own_fallen():
     winners' own fallen are left (B-g10: still dying); round-cap fights are left too."""
     n = 20_000
     v = Variants(aftermath="finish", helpless_defense="auto_hit", finish_rounds=2)
-    res = cm.fight_mc([LIB["competent"]] * 2, [LIB["competent_brawler"], LIB["competent"]], n,
-                      seed=6, variants=v)
+    res = cm.fight_mc(
+        [LIB["competent"]] * 2, [LIB["competent_brawler"], LIB["competent"]], n, seed=6, variants=v
+    )
     np.testing.assert_array_equal(res.loser_dead, res.outcome[:2])
     assert res.loser_fate[:, 1:].sum() == 0
     np.testing.assert_array_equal(res.deaths, res.fates[:, 1])
@@ -266,7 +322,13 @@ def test_group_finish_kills_every_fallen_foe_but_leaves_own_fallen():
     assert pm[0] == pytest.approx(1.0)
     # a fight stopped at the cap: nobody finishes anyone
     wall = Combatant(trait=1, combat=0, defense=40)
-    capped = cm.fight_mc([wall], [wall], 500, seed=1, variants=Variants(
-        aftermath="finish", doubles=False), round_cap=3)
+    capped = cm.fight_mc(
+        [wall],
+        [wall],
+        500,
+        seed=1,
+        variants=Variants(aftermath="finish", doubles=False),
+        round_cap=3,
+    )
     assert capped.outcome[2] == 500
     np.testing.assert_array_equal(capped.fates, [[500, 0, 0, 0], [500, 0, 0, 0]])

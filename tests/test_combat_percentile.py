@@ -72,11 +72,21 @@ def test_dx2_dodge_and_fight_back_tie_rules(defend):
     assert 1 - pmf[0] == pytest.approx(to_t.sum())
 
 
-@pytest.mark.parametrize(("total", "bonus"), [(64, (0, 0, -2)), (65, (0, 0, -1)),
-                                              (84, (0, 0, -1)), (85, (0, 0, 0)),
-                                              (124, (0, 0, 0)), (125, (1, 4, 0)),
-                                              (165, (1, 6, 0)), (204, (1, 6, 0)),
-                                              (205, (2, 6, 0)), (285, (3, 6, 0))])
+@pytest.mark.parametrize(
+    ("total", "bonus"),
+    [
+        (64, (0, 0, -2)),
+        (65, (0, 0, -1)),
+        (84, (0, 0, -1)),
+        (85, (0, 0, 0)),
+        (124, (0, 0, 0)),
+        (125, (1, 4, 0)),
+        (165, (1, 6, 0)),
+        (204, (1, 6, 0)),
+        (205, (2, 6, 0)),
+        (285, (3, 6, 0)),
+    ],
+)
 def test_dx3_damage_bonus_table(total, bonus):
     """DX3: DB by STR + SIZ: 2–64 −2, 65–84 −1, 85–124 0, 125–164 +1D4, 165–204 +1D6,
     then one more D6 per 80."""
@@ -90,11 +100,18 @@ def test_dx3_table_in_data_matches_engine():
 
     raw = tomllib.loads(DATA_FILE.read_text())
     rows = [(r["max"], r["bonus"], r["build"]) for r in raw["damage_bonus"]]
-    assert rows == [(64, "-2", -2), (84, "-1", -1), (124, "0", 0), (164, "1D4", 1),
-                    (204, "1D6", 2)]
+    assert rows == [(64, "-2", -2), (84, "-1", -1), (124, "0", 0), (164, "1D4", 1), (204, "1D6", 2)]
     dmg = {k: v["damage"] for k, v in raw["weapons"].items()}
-    assert dmg == {"unarmed": "1D3", "knife": "1D4", "club": "1D6", "machete": "1D8",
-                   "bat": "1D8", "handgun": "1D10", "rifle": "2D6+4", "shotgun": "4D6"}
+    assert dmg == {
+        "unarmed": "1D3",
+        "knife": "1D4",
+        "club": "1D6",
+        "machete": "1D8",
+        "bat": "1D8",
+        "handgun": "1D10",
+        "rifle": "2D6+4",
+        "shotgun": "4D6",
+    }
     assert raw["weapons"]["shotgun"]["long_damage"] == "2D6"
 
 
@@ -106,14 +123,14 @@ def test_dx3_dx4_damage_with_bonus_and_extreme():
     tgt = Combatant(dodge=0)
     pmf = cp.attack_damage(att, tgt, NO_CRIT)
     assert pmf[0] == pytest.approx(0.5)
-    two_d4 = {s: sum(1 for x in range(1, 5) for y in range(1, 5) if x + y == s) / 16
-              for s in range(2, 9)}
+    two_d4 = {
+        s: sum(1 for x in range(1, 5) for y in range(1, 5) if x + y == s) / 16 for s in range(2, 9)
+    }
     for s in range(2, 9):
         assert pmf[s] == pytest.approx(0.4 * two_d4[s])
     for s in range(9, 13):
         assert pmf[s] == pytest.approx(0.1 / 4)
-    blunt = cp.attack_damage(Combatant(strength=70, siz=60, fighting=50, weapon=BAT), tgt,
-                             NO_CRIT)
+    blunt = cp.attack_damage(Combatant(strength=70, siz=60, fighting=50, weapon=BAT), tgt, NO_CRIT)
     assert blunt[12] == pytest.approx(0.1 + 0.4 / 32)  # max 8 + max 4, or 8 + 4 rolled
     plain = cp.attack_damage(att, tgt, Variants(criticals=False, extreme_damage=False))
     assert plain.size == 9
@@ -127,8 +144,9 @@ def test_dx3_negative_bonus_floors_at_zero_dx11_armour():
     assert pmf[0] == pytest.approx(2 / 3)  # rolls 1 and 2 do nothing
     assert pmf[1] == pytest.approx(1 / 3)
     bat = Combatant(fighting=100, weapon=BAT)
-    arm = cp.attack_damage(bat, Combatant(dodge=0, armour=2),
-                           Variants(criticals=False, extreme_damage=False))
+    arm = cp.attack_damage(
+        bat, Combatant(dodge=0, armour=2), Variants(criticals=False, extreme_damage=False)
+    )
     np.testing.assert_allclose(arm, [2 / 8] + [1 / 8] * 6)  # 1D8 − 2, floored at 0
 
 
@@ -152,8 +170,18 @@ def test_dx5_firearms_shots_penalty_and_range():
 
 def test_dx5_shotgun_long_range_dice():
     """DX5: a shotgun rolls 4D6 close and 2D6 far, and never impales (max 24 / 12)."""
-    shotgun = Weapon("shotgun", 4, 6, 0, impale=False, firearm=True, adds_db=False,
-                     long_n=2, long_sides=6, long_flat=0)
+    shotgun = Weapon(
+        "shotgun",
+        4,
+        6,
+        0,
+        impale=False,
+        firearm=True,
+        adds_db=False,
+        long_n=2,
+        long_sides=6,
+        long_flat=0,
+    )
     s = Combatant(firearms=50, weapon=shotgun)
     tgt = Combatant()
     assert cp.attack_damage(s, tgt).size - 1 == 24
@@ -173,10 +201,14 @@ def _ko_duel(target, variants, weapon=HANDGUN):
     return cp.duel_exact(shooter, target, variants, round_cap=1)
 
 
-@pytest.mark.parametrize(("rule", "p_kill", "p_dead"), [
-    ("greater", 0.1, 0.1 + 0.04 * 0.5),
-    ("greater_equal", 0.1 + 0.4 / 10, 0.14),
-    ("off", 0.0, 0.14 * 0.5)])
+@pytest.mark.parametrize(
+    ("rule", "p_kill", "p_dead"),
+    [
+        ("greater", 0.1, 0.1 + 0.04 * 0.5),
+        ("greater_equal", 0.1 + 0.4 / 10, 0.14),
+        ("off", 0.0, 0.14 * 0.5),
+    ],
+)
 def test_dx9_instant_death_variants(rule, p_kill, p_dead):
     """DX9 / DX-g1: handgun vs 10 HP: an extreme hit (10 + 1D10 ≥ 11, P .10) kills when
     'greater'; a regular 10 (P .40 · 1/10) too when 'greater_equal'. The loser's deaths
@@ -186,8 +218,9 @@ def test_dx9_instant_death_variants(rule, p_kill, p_dead):
     tgt = Combatant(con=50, siz=50, fighting=0, dodge=0)
     assert tgt.hit_points == 10
     v = Variants(criticals=False, instant_death=rule, dying_horizon=1)
-    assert cp.one_hit(Combatant(dex=90, firearms=50, weapon=HANDGUN), tgt, v)["p_kill"] == \
-        pytest.approx(p_kill)
+    assert cp.one_hit(Combatant(dex=90, firearms=50, weapon=HANDGUN), tgt, v)[
+        "p_kill"
+    ] == pytest.approx(p_kill)
     res = _ko_duel(tgt, v)
     assert res.loser_dead[0] == pytest.approx(p_dead)
     assert res.deaths[1] == pytest.approx(p_dead)
@@ -221,8 +254,9 @@ def test_dx8_zero_hp_major_wound_dying_and_dying_rolls_kill():
     assert res.loser_fate[0] == pytest.approx([0.5, 0.0, 0.0])
     weak = Combatant(con=20, siz=30, dex=30, fighting=20, dodge=10, weapon=KNIFE)
     brute = Combatant(con=80, siz=80, dex=80, fighting=80, dodge=50, weapon=RIFLE)
-    mc = cp.fight_mc([weak, weak, weak], [brute], 4000, seed=1,
-                     variants=Variants(instant_death="off"))
+    mc = cp.fight_mc(
+        [weak, weak, weak], [brute], 4000, seed=1, variants=Variants(instant_death="off")
+    )
     assert mc.deaths[0] > 0
 
 
@@ -263,9 +297,13 @@ def test_mc_matches_exact_duel(a, b, variants):
     exact = cp.duel_exact(LIB[a], LIB[b], variants, round_cap=20)
     mc = cp.duel_mc(LIB[a], LIB[b], n, seed=13, variants=variants, round_cap=20)
     assert exact.outcome.sum() == pytest.approx(1.0)
-    cells = [(mc.p_outcome(), exact.outcome), (mc.loser_dead / n, exact.loser_dead),
-             (mc.deaths / n, exact.deaths), (mc.rounds.ravel() / n, exact.rounds.ravel()),
-             (mc.standing.ravel() / n, exact.standing.ravel())]
+    cells = [
+        (mc.p_outcome(), exact.outcome),
+        (mc.loser_dead / n, exact.loser_dead),
+        (mc.deaths / n, exact.deaths),
+        (mc.rounds.ravel() / n, exact.rounds.ravel()),
+        (mc.standing.ravel() / n, exact.standing.ravel()),
+    ]
     for got, want in cells:
         for p_mc, p in zip(got, want, strict=True):
             assert abs(p_mc - p) <= tol(min(p, 1.0), n)
@@ -310,8 +348,14 @@ def test_fight_invariants(targeting):
     unconscious do not come back or act), deaths never exceed the combatants, the dead
     losers are among the losses."""
     n = 20_000
-    res = cp.fight_mc([LIB["novice"], LIB["competent_brawler"]], [LIB["master"]], n, seed=2,
-                      variants=Variants(targeting=targeting), round_cap=30)
+    res = cp.fight_mc(
+        [LIB["novice"], LIB["competent_brawler"]],
+        [LIB["master"]],
+        n,
+        seed=2,
+        variants=Variants(targeting=targeting),
+        round_cap=30,
+    )
     assert res.outcome.sum() == n == res.rounds.sum()
     assert (res.standing >= 0).all()
     assert (np.diff(res.standing, axis=0) <= 0).all()
@@ -370,27 +414,50 @@ weapon = "knife"
 
 def test_library_loads_the_ladder_and_styles():
     lib = library("percentile")
-    for name in ("untrained", "novice", "competent", "expert", "master", "competent_brawler",
-                 "competent_swordsman", "competent_shooter", "competent_armoured"):
+    for name in (
+        "untrained",
+        "novice",
+        "competent",
+        "expert",
+        "master",
+        "competent_brawler",
+        "competent_swordsman",
+        "competent_shooter",
+        "competent_armoured",
+    ):
         assert name in lib
     assert lib["competent_brawler"].db == (1, 4, 0)  # STR 75 + SIZ 70 = 145
     assert lib["competent_armoured"].armour > 0
 
 
-@pytest.mark.parametrize(("extra", "message"), [
-    ("[archetypes.expert]\nbase = \"competent\"\nweapon = \"lazer\"\n",
-     "percentile.toml: archetypes.expert.weapon: unknown weapon 'lazer'; known: handgun, knife"),
-    ("[archetypes.expert]\nbase = \"competent\"\nmelee_weapon = \"handgun\"\n",
-     "percentile.toml: archetypes.expert.melee_weapon: 'handgun' is a firearm"),
-    ("[archetypes.expert]\nbase = \"competent\"\nfighting = 130\n",
-     "percentile.toml: archetypes.expert.fighting: Input should be less than or equal to 100"),
-    ("[archetypes.expert]\nbase = \"competent\"\ndefend = \"parry\"\n",
-     "percentile.toml: archetypes.expert.defend:"),
-    ("[weapons.bow]\ndamage = \"d6\"\nimpale = true\n",
-     "percentile.toml: weapons.bow.damage: cannot read dice 'd6'"),
-    ("[weapons.bow]\ndamage = \"1D6\"\n",
-     "percentile.toml: weapons.bow.impale: Field required"),
-])
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            '[archetypes.expert]\nbase = "competent"\nweapon = "lazer"\n',
+            "percentile.toml: archetypes.expert.weapon: unknown weapon 'lazer'; "
+            "known: handgun, knife",
+        ),
+        (
+            '[archetypes.expert]\nbase = "competent"\nmelee_weapon = "handgun"\n',
+            "percentile.toml: archetypes.expert.melee_weapon: 'handgun' is a firearm",
+        ),
+        (
+            '[archetypes.expert]\nbase = "competent"\nfighting = 130\n',
+            "percentile.toml: archetypes.expert.fighting: "
+            "Input should be less than or equal to 100",
+        ),
+        (
+            '[archetypes.expert]\nbase = "competent"\ndefend = "parry"\n',
+            "percentile.toml: archetypes.expert.defend:",
+        ),
+        (
+            '[weapons.bow]\ndamage = "d6"\nimpale = true\n',
+            "percentile.toml: weapons.bow.damage: cannot read dice 'd6'",
+        ),
+        ('[weapons.bow]\ndamage = "1D6"\n', "percentile.toml: weapons.bow.impale: Field required"),
+    ],
+)
 def test_library_validation_errors(tmp_path, extra, message):
     path = tmp_path / "percentile.toml"
     path.write_text(BASE + extra)
@@ -411,8 +478,7 @@ def test_pure_python_baseline_agrees_with_exact():
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     a = Combatant(strength=70, con=50, siz=60, dex=60, fighting=60, dodge=40, weapon=KNIFE)
-    b = Combatant(strength=50, con=40, siz=50, dex=50, fighting=50, dodge=45, weapon=BAT,
-                  armour=1)
+    b = Combatant(strength=50, con=40, siz=50, dex=50, fighting=50, dodge=45, weapon=BAT, armour=1)
     n = 20_000
     rng = random.Random(7)
     wins = [0, 0, 0]
@@ -437,19 +503,19 @@ def test_dx_g4_critical_outranks_extreme(defend):
     (DX4): bat 1D8 blunt → 8."""
     att = Combatant(fighting=50, weapon=BAT)
     tgt = Combatant(fighting=50, dodge=50, defend=defend, weapon=BAT)
-    assert cp.level_pmf(50, 0, ABOVE) == pytest.approx([.5, .25, .15, .09, .01])
+    assert cp.level_pmf(50, 0, ABOVE) == pytest.approx([0.5, 0.25, 0.15, 0.09, 0.01])
     to_t, to_a, _ = cp.action_outcomes(att, tgt, ABOVE)
     if defend == "dodge":
         assert to_t.sum() == pytest.approx(0.3284)
         assert to_a.sum() == 0.0
         # P(8 damage) = extreme-or-critical wins .09·.90 + .01·.99 + regular/hard wins /8
-        p8 = .09 * .90 + .01 * .99 + (.25 * .5 + .15 * .75) / 8
+        p8 = 0.09 * 0.90 + 0.01 * 0.99 + (0.25 * 0.5 + 0.15 * 0.75) / 8
         assert to_t[8] == pytest.approx(p8)
     else:
         assert to_t.sum() == pytest.approx(0.4216)
         assert to_a.sum() == pytest.approx(0.3284)
     # the default keeps a critical at the extreme level (test_dx2_dodge_and_fight_back...)
-    assert cp.level_pmf(50, 0, Variants()) == pytest.approx([.5, .25, .15, .10, 0.0])
+    assert cp.level_pmf(50, 0, Variants()) == pytest.approx([0.5, 0.25, 0.15, 0.10, 0.0])
 
 
 def test_dx_g4_mc_matches_exact():
@@ -501,22 +567,26 @@ def test_dx12_dive_for_cover_penalty_die_hand_worked():
     brawler = Combatant(fighting=50)
     dodger = Combatant(dodge=40)
     assert cp.one_hit(brawler, diver, NO_CRIT)["p_hit"] == pytest.approx(
-        cp.one_hit(brawler, dodger, NO_CRIT)["p_hit"])
+        cp.one_hit(brawler, dodger, NO_CRIT)["p_hit"]
+    )
     # two shots (DX5 penalty die each) share one dive: P(no hit) mixes per dive roll
     two = Combatant(firearms=50, weapon=HANDGUN, shots=2)
-    miss = (p_dive * (1 - _p_at_most(50, 2)) ** 2
-            + (1 - p_dive) * (1 - _p_at_most(50, 1)) ** 2)
+    miss = p_dive * (1 - _p_at_most(50, 2)) ** 2 + (1 - p_dive) * (1 - _p_at_most(50, 1)) ** 2
     assert cp.attack_damage(two, diver, NO_CRIT)[0] == pytest.approx(miss)
     assert cp.one_hit(two, diver, NO_CRIT)["p_hit"] == pytest.approx(
-        p_dive * 0.125 + (1 - p_dive) * 0.25)
+        p_dive * 0.125 + (1 - p_dive) * 0.25
+    )
 
 
 DIVE_CASES = [
     # DX12 / DX-g5 forfeit: the gun acts first (DX1, DEX + 50), the diver never attacks
     (Combatant(firearms=55, weapon=HANDGUN), Variants(), True),
     # the diver acts first (no readied firearms): one attack in round 1, then it dives
-    (Combatant(dex=40, firearms=55, weapon=HANDGUN, shots=2),
-     Variants(readied_firearms=False), False),
+    (
+        Combatant(dex=40, firearms=55, weapon=HANDGUN, shots=2),
+        Variants(readied_firearms=False),
+        False,
+    ),
     # DX-g5 free: the dive costs nothing, the knife fights on
     (Combatant(firearms=55, weapon=HANDGUN, shots=2), Variants(cover_cost="free"), False),
 ]
@@ -527,13 +597,17 @@ def test_dx12_mc_matches_exact_duel_with_a_diver(gun, variants, diver_never_wins
     """DX12 / DX-g5 MC kernel vs the exact chain, outcome, rounds and deaths within
     5σ + 1/n (fixed seed)."""
     n = 60_000
-    diver = Combatant(dex=70, con=60, siz=60, fighting=50, dodge=50, weapon=KNIFE,
-                      defend="dive_for_cover")
+    diver = Combatant(
+        dex=70, con=60, siz=60, fighting=50, dodge=50, weapon=KNIFE, defend="dive_for_cover"
+    )
     exact = cp.duel_exact(gun, diver, variants, round_cap=12)
     mc = cp.duel_mc(gun, diver, n, seed=5, variants=variants, round_cap=12)
     assert exact.outcome.sum() == pytest.approx(1.0)
-    cells = [(mc.p_outcome(), exact.outcome), (mc.deaths / n, exact.deaths),
-             (mc.rounds.ravel() / n, exact.rounds.ravel())]
+    cells = [
+        (mc.p_outcome(), exact.outcome),
+        (mc.deaths / n, exact.deaths),
+        (mc.rounds.ravel() / n, exact.rounds.ravel()),
+    ]
     for got, want in cells:
         for p_mc, p in zip(got, want, strict=True):
             assert abs(p_mc - p) <= tol(min(p, 1.0), n)
@@ -543,8 +617,12 @@ def test_dx12_mc_matches_exact_duel_with_a_diver(gun, variants, diver_never_wins
     else:
         assert exact.outcome[1] > 0.01
     # a free dive only helps: a plain dodger is shot down more often (DX5)
-    plain = cp.duel_exact(gun, Combatant(dex=70, con=60, siz=60, fighting=50, dodge=50,
-                                         weapon=KNIFE), variants, round_cap=12)
+    plain = cp.duel_exact(
+        gun,
+        Combatant(dex=70, con=60, siz=60, fighting=50, dodge=50, weapon=KNIFE),
+        variants,
+        round_cap=12,
+    )
     if variants.cover_cost == "free":
         assert exact.outcome[0] < plain.outcome[0]
 
@@ -584,8 +662,10 @@ def test_dx12_dx13_one_thread_equals_two_threads():
     """DX12 forfeits and DX13 engagement live in per-chunk arrays: same seed, 1 or 2 numba
     threads give bit-identical histograms."""
     diver = Combatant(fighting=40, dodge=45, weapon=KNIFE, defend="dive_for_cover")
-    sides = ([LIB["competent_brawler"], Combatant(firearms=50, weapon=HANDGUN)],
-             [diver, LIB["novice"]])
+    sides = (
+        [LIB["competent_brawler"], Combatant(firearms=50, weapon=HANDGUN)],
+        [diver, LIB["novice"]],
+    )
     v = Variants(firing_into_melee=True, targeting="random")
     old = numba.get_num_threads()
     try:

@@ -47,8 +47,9 @@ TRIALS = 40_000
 SEED = 20_261_201
 
 
-@parametrize_with_checks(list(registry()), trials=TRIALS, seed=SEED,
-                         checks=[c for c in CHECKS if c != "campaign"])
+@parametrize_with_checks(
+    list(registry()), trials=TRIALS, seed=SEED, checks=[c for c in CHECKS if c != "campaign"]
+)
 def test_every_registered_system_conforms(system, check):
     # a check that does not apply skips the test with its sentence; each built-in
     # declares every part, so none of theirs skips (test_built_ins_declare_every_part)
@@ -82,16 +83,26 @@ def pbta(monkeypatch):
     monkeypatch.syspath_prepend(str(PKG))
     package = importlib.import_module("pbta_2d6")
     checks = importlib.import_module("pbta_2d6.checks")
-    return types.SimpleNamespace(**{k: v for k, v in vars(checks).items()
-                                    if not k.startswith("__")}, PLUGIN=package.PLUGIN)
+    return types.SimpleNamespace(
+        **{k: v for k, v in vars(checks).items() if not k.startswith("__")}, PLUGIN=package.PLUGIN
+    )
 
 
 @pytest.mark.slow
 def test_the_plugin_conforms_and_says_what_it_skipped(pbta):
     before = dict(registry())
     report = check_system(pbta.PLUGIN, trials=TRIALS, seed=SEED)
-    assert report.passed == ("grid", "neutral", "exact", "monte_carlo", "variants", "ladder",
-                             "scenario", "combat", "campaign")
+    assert report.passed == (
+        "grid",
+        "neutral",
+        "exact",
+        "monte_carlo",
+        "variants",
+        "ladder",
+        "scenario",
+        "combat",
+        "campaign",
+    )
     assert report.skipped == ("opposed",)
     assert report["opposed"].detail == "the system declares no opposed-check rule"
     # the scenario run read the plug-in's variants and axes (a KeyError once)
@@ -127,9 +138,14 @@ def test_the_installed_plugin_passes_its_own_two_line_test(tmp_path):
     _install(site)
     shutil.copy(PKG / "test_pbta_2d6.py", tmp_path / "test_pbta_2d6.py")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "test_pbta_2d6.py"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_pbta_2d6.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(CHECKS) - 1} passed, 1 skipped" in done.stdout
 
@@ -150,12 +166,16 @@ def test_the_documented_test_is_the_plugin_test():
     """The plug-in how-to (docs/howto/plugin.md, for "my_system") and the example's README
     show the test its package ships: the same statements."""
     own = _statements((PKG / "test_pbta_2d6.py").read_text())
-    example = [b for b in _python_blocks((PKG / "README.md").read_text())
-               if "parametrize_with_checks" in b]
+    example = [
+        b for b in _python_blocks((PKG / "README.md").read_text()) if "parametrize_with_checks" in b
+    ]
     assert [_statements(b) for b in example] == [own]
     howto = (ROOT / "docs" / "howto" / "plugin.md").read_text()
-    main = [b for b in _python_blocks(howto)
-            if "parametrize_with_checks" in b and "def test_conforms" in b]
+    main = [
+        b
+        for b in _python_blocks(howto)
+        if "parametrize_with_checks" in b and "def test_conforms" in b
+    ]
     assert len(main) == 1
     assert _statements(main[0].replace('"my_system"', '"pbta_2d6"')) == own
     # and the how-to names every check the module runs
@@ -181,11 +201,15 @@ def _fails(system, *, only: tuple[str, ...], **kw) -> ConformanceError:
 
 
 def test_exact_rows_that_do_not_sum_to_one_fail_the_exact_check(pbta):
-    broken = _with_checks(pbta.PLUGIN, exact=lambda settings, variants, n_codes:
-                          0.9 * pbta.exact(settings, variants))
+    broken = _with_checks(
+        pbta.PLUGIN, exact=lambda settings, variants, n_codes: 0.9 * pbta.exact(settings, variants)
+    )
     err = _fails(broken, only=("exact",))
-    assert re.search(r"pbta_2d6: exact: setting '\w+': the exact row sums to 0\.9, not 1 "
-                     r"\(3 of 3 rows off by more than 1e-09\)", str(err)), str(err)
+    assert re.search(
+        r"pbta_2d6: exact: setting '\w+': the exact row sums to 0\.9, not 1 "
+        r"\(3 of 3 rows off by more than 1e-09\)",
+        str(err),
+    ), str(err)
     # what needs the exact distribution says so rather than failing again
     assert err.report["monte_carlo"].detail == "needs exact, which failed"
     assert err.report["ladder"].status == "skipped"
@@ -202,36 +226,54 @@ def _d5(settings, trials, seed, variants, n_codes):
     out = np.zeros((len(settings), n_codes), dtype=np.int64)
     for i, mode in enumerate(settings):
         dice = np.sort(rng.integers(1, 6, size=(trials, 3)), axis=1)
-        kept = {"normal": dice[:, 0] + dice[:, 1], "advantage": dice[:, 1] + dice[:, 2],
-                "disadvantage": dice[:, 0] + dice[:, 1]}[str(mode)]
+        kept = {
+            "normal": dice[:, 0] + dice[:, 1],
+            "advantage": dice[:, 1] + dice[:, 2],
+            "disadvantage": dice[:, 0] + dice[:, 1],
+        }[str(mode)]
         out[i] = np.bincount(kept - 2, minlength=n_codes)
     return out
 
 
 def _lossy(pbta):
     """Counts that drop every roll of the top code (a histogram one bin short)."""
+
     def mc(settings, trials, seed, variants, n_codes):
         counts = pbta.monte_carlo(settings, trials, seed, variants)
         counts[:, -1] = 0
         return counts
+
     return mc
 
 
-@pytest.mark.parametrize(("kernel", "message"), [
-    (lambda pbta: _d5, re.compile(r"pbta_2d6: monte_carlo: setting '\w+', code \d+ \(value "
-                                  r"\d+\): Monte Carlo [\d.e-]+ vs exact [\d.e-]+, off by .* > "
-                                  r"5 SE \+ 1/n = .* \(n = 20000; \d+ of 33 codes outside\)")),
-    (_lossy, re.compile(r"pbta_2d6: monte_carlo: setting 'normal': the counts sum to \d+, "
-                        r"not the 20000 trials")),
-], ids=["d5-for-d6", "lost-trials"])
+@pytest.mark.parametrize(
+    ("kernel", "message"),
+    [
+        (
+            lambda pbta: _d5,
+            re.compile(
+                r"pbta_2d6: monte_carlo: setting '\w+', code \d+ \(value "
+                r"\d+\): Monte Carlo [\d.e-]+ vs exact [\d.e-]+, off by .* > "
+                r"5 SE \+ 1/n = .* \(n = 20000; \d+ of 33 codes outside\)"
+            ),
+        ),
+        (
+            _lossy,
+            re.compile(
+                r"pbta_2d6: monte_carlo: setting 'normal': the counts sum to \d+, "
+                r"not the 20000 trials"
+            ),
+        ),
+    ],
+    ids=["d5-for-d6", "lost-trials"],
+)
 def test_a_wrong_monte_carlo_kernel_fails_the_monte_carlo_check(pbta, kernel, message):
     broken = _with_checks(pbta.PLUGIN, monte_carlo=kernel(pbta))
     err = _fails(broken, only=("monte_carlo",))
     assert message.search(str(err)), str(err)
 
 
-def test_a_variant_error_that_is_not_an_input_error_fails_the_variants_check(pbta,
-                                                                           monkeypatch):
+def test_a_variant_error_that_is_not_an_input_error_fails_the_variants_check(pbta, monkeypatch):
     @dataclasses.dataclass(frozen=True)
     class Variants(pbta.Variants):
         def check(self):  # the right range, the wrong exception
@@ -244,25 +286,30 @@ def test_a_variant_error_that_is_not_an_input_error_fails_the_variants_check(pbt
     monkeypatch.setitem(sys.modules, module.__name__, module)
     broken = _with_checks(pbta.PLUGIN, module=module.__name__)
     err = _fails(broken, only=("variants",))
-    assert ("pbta_2d6: variants: variant weak_at=-1: raised ValueError (weak_at -1 must lie "
-            "in 2..strong_at); expected one engines.errors.InputError") in str(err)
+    assert (
+        "pbta_2d6: variants: variant weak_at=-1: raised ValueError (weak_at -1 must lie "
+        "in 2..strong_at); expected one engines.errors.InputError"
+    ) in str(err)
 
 
 def test_a_difficulty_axis_listed_hardest_first_fails_the_ladder_check(pbta):
     axes = {**pbta.PLUGIN.checks.axes, "level": ("strong", "weak")}
     err = _fails(_with_checks(pbta.PLUGIN, axes=axes), only=("ladder",))
     # P2: at -3 a strong hit needs 13 (impossible), a weak hit 10+ on 2d6 (6/36)
-    assert ("pbta_2d6: ladder: difficulty axis 'level': strong → weak at modifier=-3, "
-            "roll=normal: P(success) rises from 0 to 0.166667") in str(err)
+    assert (
+        "pbta_2d6: ladder: difficulty axis 'level': strong → weak at modifier=-3, "
+        "roll=normal: P(success) rises from 0 to 0.166667"
+    ) in str(err)
 
 
 def test_a_tie_share_above_one_fails_the_opposed_check():
     d20 = get("d20_degrees")
     rule = dataclasses.replace(d20.checks.opposed, tie=lambda cell, variants: (1.5, False))
-    err = _fails(_with_checks(d20, opposed=rule), only=("opposed",),
-                 checks=["opposed"])
-    assert ("d20_degrees: opposed: cell modifier_a=0, modifier_b=0: OpposedRule.tie gives "
-            "side a 1.5 of the ties, outside [0, 1]") in str(err)
+    err = _fails(_with_checks(d20, opposed=rule), only=("opposed",), checks=["opposed"])
+    assert (
+        "d20_degrees: opposed: cell modifier_a=0, modifier_b=0: OpposedRule.tie gives "
+        "side a 1.5 of the ties, outside [0, 1]"
+    ) in str(err)
     assert get("d20_degrees") is d20  # the registry holds the real one again
 
 
@@ -275,27 +322,32 @@ def test_a_duel_kernel_that_swaps_the_sides_fails_the_combat_check(monkeypatch):
     module.duel_mc = lambda a, b, *args, **kw: real.duel_mc(b, a, *args, **kw)
     monkeypatch.setitem(sys.modules, module.__name__, module)
     swapped = dataclasses.replace(dp7.combat, module=module.__name__)
-    err = _fails(dataclasses.replace(dp7, combat=swapped), only=("combat",),
-                 checks=["combat"])
-    assert re.search(r"dice_pool_7: combat: novice vs competent: Monte Carlo p_side0 0\.9\d+ "
-                     r"vs exact 0\.0\d+", str(err)), str(err)
+    err = _fails(dataclasses.replace(dp7, combat=swapped), only=("combat",), checks=["combat"])
+    assert re.search(
+        r"dice_pool_7: combat: novice vs competent: Monte Carlo p_side0 0\.9\d+ "
+        r"vs exact 0\.0\d+",
+        str(err),
+    ), str(err)
 
 
 def test_a_crashing_hook_fails_its_check_and_says_where(pbta):
     def check_grid(cells, variants):
         raise ZeroDivisionError("division by zero")
 
-    err = _fails(_with_checks(pbta.PLUGIN, grid=check_grid),
-                 only=("grid",), checks=["grid"])
-    assert re.search(r"pbta_2d6: grid: raised ZeroDivisionError: division by zero \(at "
-                     r"tests/test_conformance\.py:\d+ in check_grid\)", str(err)), str(err)
+    err = _fails(_with_checks(pbta.PLUGIN, grid=check_grid), only=("grid",), checks=["grid"])
+    assert re.search(
+        r"pbta_2d6: grid: raised ZeroDivisionError: division by zero \(at "
+        r"tests/test_conformance\.py:\d+ in check_grid\)",
+        str(err),
+    ), str(err)
 
 
 def test_bad_arguments_are_input_errors():
     with pytest.raises(InputError, match="unknown system 'no_such'"):
         check_system("no_such")
-    with pytest.raises(InputError,
-                       match="check 'monte-carlo': unknown; known: grid, neutral, exact"):
+    with pytest.raises(
+        InputError, match="check 'monte-carlo': unknown; known: grid, neutral, exact"
+    ):
         check_system("dice_pool_7", checks=["monte-carlo"])
     with pytest.raises(InputError, match="trials"):
         check_system("dice_pool_7", trials=0)

@@ -19,8 +19,10 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
 def test_pytest_cov_is_a_dev_dependency():
-    names = [re.split(r"[<>=!~\[ ]", d, maxsplit=1)[0] for d in
-             PYPROJECT["project"]["optional-dependencies"]["dev"]]
+    names = [
+        re.split(r"[<>=!~\[ ]", d, maxsplit=1)[0]
+        for d in PYPROJECT["project"]["optional-dependencies"]["dev"]
+    ]
     assert "pytest-cov" in names
     assert "pytest-xdist" in names
 
@@ -55,8 +57,9 @@ def test_tasks_test_measures_coverage_on_two_workers(monkeypatch):
 def _clean_env() -> dict:
     """This process's environment without a running measurement's subprocess hook (the
     suite itself may run under pytest-cov)."""
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("COVERAGE_PROCESS", "COV_CORE"))}
+    return {
+        k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_PROCESS", "COV_CORE"))
+    }
 
 
 @pytest.mark.slow
@@ -64,20 +67,50 @@ def test_a_measured_run_leaves_kernels_out(tmp_path):
     """Under the project's coverage settings the command line's lines are counted and the
     numba kernels' bodies are excluded lines, not missed ones."""
     data = tmp_path / "cov.data"
-    code = ("from cli.main import main\n"
-            "assert main(['systems', '--columns', 'id']) == 0\n")
+    code = "from cli.main import main\nassert main(['systems', '--columns', 'id']) == 0\n"
     script = tmp_path / "run.py"
     script.write_text(code)
     env = _clean_env()
-    run = subprocess.run([sys.executable, "-m", "coverage", "run", "--rcfile",
-                          str(ROOT / "pyproject.toml"), "--data-file", str(data), str(script)],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coverage",
+            "run",
+            "--rcfile",
+            str(ROOT / "pyproject.toml"),
+            "--data-file",
+            str(data),
+            str(script),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[1] == "dice_pool_7", run.stdout
     out = tmp_path / "cov.json"
-    subprocess.run([sys.executable, "-m", "coverage", "json", "--rcfile",
-                    str(ROOT / "pyproject.toml"), "--data-file", str(data), "-o", str(out)],
-                   cwd=ROOT, env=env, capture_output=True, check=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coverage",
+            "json",
+            "--rcfile",
+            str(ROOT / "pyproject.toml"),
+            "--data-file",
+            str(data),
+            "-o",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
     files = json.loads(out.read_text())["files"]
     # the command ran cli/systems.py: its command function's lines are executed
     systems = files["cli/systems.py"]

@@ -26,8 +26,9 @@ N = 3000
 def test_mapping_file_loads_every_system():
     assert set(SYSTEMS) <= set(systems())  # every built-in has an archetype library
     spec = X.load_cross()
-    apart = {f"{m}_{d}m" for m in ("shooter_vs_charger", "armoured_shooter")
-             for d in (0, 10, 20, 40)}
+    apart = {
+        f"{m}_{d}m" for m in ("shooter_vs_charger", "armoured_shooter") for d in (0, 10, 20, 40)
+    }
     assert set(spec["matchups"]) == {"melee_equal", "pistol_vs_novice"} | apart
     for mid, entry in spec["matchups"].items():
         for system in SYSTEMS:
@@ -127,17 +128,31 @@ def test_cross_plot_uses_system_colours():
     assert colours == {SYSTEM_COLORS[s].upper() for s in SYSTEMS}
 
 
-@pytest.mark.parametrize(("edit", "needle"), [
-    (lambda s: s.replace('[matchups.melee_equal.percentile]\n', '[matchups.melee_equal.x]\n'),
-     "matchups.melee_equal.percentile: missing"),
-    (lambda s: s.replace('a = { archetype = "competent", weapon = "knife" }',
-                         'a = { archetype = "competent", weapon = "spoon" }', 1),
-     "matchups.melee_equal.middle_3d10.a: competent.weapon: unknown weapon 'spoon'"),
-    (lambda s: s.replace('side1 = ["expert"]', 'side1 = ["legend"]'),
-     "groups.3v1: unknown rung 'legend'"),
-    (lambda s: s + "\n[extra]\nx = 1\n", "cross.toml: extra: unknown key"),
-    (lambda s: s + "\n[[[", "cross.toml: not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        (
+            lambda s: s.replace(
+                "[matchups.melee_equal.percentile]\n", "[matchups.melee_equal.x]\n"
+            ),
+            "matchups.melee_equal.percentile: missing",
+        ),
+        (
+            lambda s: s.replace(
+                'a = { archetype = "competent", weapon = "knife" }',
+                'a = { archetype = "competent", weapon = "spoon" }',
+                1,
+            ),
+            "matchups.melee_equal.middle_3d10.a: competent.weapon: unknown weapon 'spoon'",
+        ),
+        (
+            lambda s: s.replace('side1 = ["expert"]', 'side1 = ["legend"]'),
+            "groups.3v1: unknown rung 'legend'",
+        ),
+        (lambda s: s + "\n[extra]\nx = 1\n", "cross.toml: extra: unknown key"),
+        (lambda s: s + "\n[[[", "cross.toml: not valid TOML"),
+    ],
+)
 def test_bad_cross_files(tmp_path, edit, needle):
     p = tmp_path / "cross.toml"
     p.write_text(edit(X.DATA_FILE.read_text()))
@@ -150,11 +165,12 @@ def test_labels_name_archetype_overrides_and_weapon():
     """Issue §4: every table names the gear of each side next to its numbers."""
     labels = X.load_cross()["labels"]
     assert labels["melee_equal"]["percentile"] == ("competent (weapon=knife)",) * 2
-    assert labels["melee_equal"]["dice_pool_6"][0] == \
-        "competent_knife_fighter (weapon=light_melee, tactic=focus)"
+    assert (
+        labels["melee_equal"]["dice_pool_6"][0]
+        == "competent_knife_fighter (weapon=light_melee, tactic=focus)"
+    )
     # no weapon override in the file: the archetype's own weapon is named
-    assert labels["melee_equal"]["dice_pool_7"][0] == \
-        "competent_swordsman (weapon=light_melee)"
+    assert labels["melee_equal"]["dice_pool_7"][0] == "competent_swordsman (weapon=light_melee)"
 
 
 def _hand_stats():
@@ -227,11 +243,15 @@ def test_matchups_that_start_apart():
 
 def test_distances_are_checked(tmp_path):
     text = X.DATA_FILE.read_text(encoding="utf-8")
-    for bad, needle in (("[0, -5]", "-5: expected whole metres"),
-                        ("[10, 10]", "listed twice"), ('"far"', "expected a list")):
+    for bad, needle in (
+        ("[0, -5]", "-5: expected whole metres"),
+        ("[10, 10]", "listed twice"),
+        ('"far"', "expected a list"),
+    ):
         p = tmp_path / "cross.toml"
-        p.write_text(text.replace("distances = [0, 10, 20, 40]", f"distances = {bad}", 1),
-                     encoding="utf-8")
+        p.write_text(
+            text.replace("distances = [0, 10, 20, 40]", f"distances = {bad}", 1), encoding="utf-8"
+        )
         with pytest.raises(InputError, match=needle):
             X.load_cross(p)
 
@@ -255,8 +275,11 @@ def test_group_labels_name_the_gear_the_fighters_carry():
     for _, row in summary.iterrows():
         g = spec["groups"][row["fight"]]
         for rungs, text in ((g.side0, row["side0"]), (g.side1, row["side1"])):
-            labels = text.split(", ") if "tactic" not in text else \
-                [t + ")" for t in text.rstrip(")").split("), ")]
+            labels = (
+                text.split(", ")
+                if "tactic" not in text
+                else [t + ")" for t in text.rstrip(")").split("), ")]
+            )
             assert len(labels) == len(rungs)
             for rung, label in zip(rungs, labels, strict=True):
                 name, over = _label_parts(label)
@@ -270,8 +293,9 @@ def test_group_labels_name_the_gear_the_fighters_carry():
     assert combatant("middle_3d10", "competent") != spec["ladder"]["middle_3d10"]["competent"]
 
 
-@pytest.mark.parametrize("given", [{"dice_pool_7": ["distance=20"]},
-                                   {"percentile": {"distance": 40}}])
+@pytest.mark.parametrize(
+    "given", [{"dice_pool_7": ["distance=20"]}, {"percentile": {"distance": 40}}]
+)
 def test_a_distance_variant_is_refused(given):
     """Issue 29 §6c: a cross-combat duel starts at its matchup's distance (the file's
     ``distances``); a ``distance`` variant would label the 0 m and 40 m rows with one

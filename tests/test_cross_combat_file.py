@@ -24,12 +24,34 @@ ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_FILE = ROOT / "examples" / "plugin_system" / "scenarios" / "cross_combat.toml"
 #: the plug-in's two mapped duels, as ``rpg-balance duel`` takes them (the file's
 #: ``[matchups.*.pbta_2d6]`` tables written out by hand)
-DUELS = {"melee_equal": ["competent", "competent", "--weapon-a", "light_melee",
-                         "--weapon-b", "light_melee"],
-         "pistol_vs_novice": ["competent_shooter", "novice", "--weapon-b", "light_melee",
-                              "--armour-b", "none"]}
-COMPARED = ["p_side0", "p_side1", "p_neither", "rounds_mean", "rounds_q50", "p_loser_dead",
-            "p_loser_dying", "p_loser_out"]
+DUELS = {
+    "melee_equal": [
+        "competent",
+        "competent",
+        "--weapon-a",
+        "light_melee",
+        "--weapon-b",
+        "light_melee",
+    ],
+    "pistol_vs_novice": [
+        "competent_shooter",
+        "novice",
+        "--weapon-b",
+        "light_melee",
+        "--armour-b",
+        "none",
+    ],
+}
+COMPARED = [
+    "p_side0",
+    "p_side1",
+    "p_neither",
+    "rounds_mean",
+    "rounds_q50",
+    "p_loser_dead",
+    "p_loser_dying",
+    "p_loser_out",
+]
 
 
 def run_csv(capsys, *argv: str) -> pd.DataFrame:
@@ -56,15 +78,22 @@ def test_cross_combat_rows_of_the_plugin_are_its_duels(plugin_installed, capsys)
     ``duel pbta_2d6 …`` row of the same fighters (both exact chains); the built-ins keep
     their rows beside it."""
     t = run_csv(capsys, "cross-combat", "--cross-combat", str(PLUGIN_FILE))
-    assert set(t["system"]) == {"dice_pool_7", "middle_3d10", "dice_pool_6", "percentile",
-                                "d20_degrees", "pbta_2d6"}
+    assert set(t["system"]) == {
+        "dice_pool_7",
+        "middle_3d10",
+        "dice_pool_6",
+        "percentile",
+        "d20_degrees",
+        "pbta_2d6",
+    }
     for mid, fighters in DUELS.items():
         mine = t[(t["matchup"] == mid) & (t["system"] == "pbta_2d6")]
         assert len(mine) == 1
         duel = run_csv(capsys, "duel", "pbta_2d6", *fighters)
         assert mine["method"].iloc[0] == duel["method"].iloc[0] == "exact"
         assert mine[COMPARED].iloc[0].tolist() == pytest.approx(
-            duel[COMPARED].iloc[0].tolist(), abs=1e-12)
+            duel[COMPARED].iloc[0].tolist(), abs=1e-12
+        )
     # PC2: a mirror duel is a coin toss
     even = t[(t["matchup"] == "melee_equal") & (t["system"] == "pbta_2d6")]
     assert even["p_side0"].iloc[0] == pytest.approx(0.5, abs=1e-12)
@@ -81,8 +110,10 @@ def test_without_the_file_the_plugin_is_not_compared(plugin_installed, capsys):
 # ------------------------------------------------------------------------ discovery
 
 DISCOVER_PBTA = 'name = "pbta discovery"\n[discover]\nsystems = ["pbta_2d6"]\n'
-OLD_NOTE = ("note: pbta_2d6: no ladder fighters for it in cross_combat.toml, so --discover "
-            "skips it (every finding is measured on duels of the ladder fighters)")
+OLD_NOTE = (
+    "note: pbta_2d6: no ladder fighters for it in cross_combat.toml, so --discover "
+    "skips it (every finding is measured on duels of the ladder fighters)"
+)
 
 
 def test_discovery_judges_the_plugin_with_the_file(plugin_installed, capsys, tmp_path):
@@ -98,8 +129,21 @@ def test_discovery_judges_the_plugin_with_the_file(plugin_installed, capsys, tmp
     assert pd.read_csv(io.StringIO(out.out)).empty
     assert out.err.strip() == OLD_NOTE
 
-    assert main(["audit", "--discover", str(cfg), "--cross-combat", str(PLUGIN_FILE),
-                 "--format", "csv", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--discover",
+                str(cfg),
+                "--cross-combat",
+                str(PLUGIN_FILE),
+                "--format",
+                "csv",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr()
     t = pd.read_csv(io.StringIO(out.out))
     assert len(t)
@@ -114,8 +158,7 @@ def test_discovery_judges_the_plugin_with_the_file(plugin_installed, capsys, tmp
         assert got == pytest.approx([r.from_value, r.to_value], abs=1e-12)
 
 
-def test_the_scenario_key_names_the_file_relative_to_itself(plugin_installed, capsys,
-                                                            tmp_path):
+def test_the_scenario_key_names_the_file_relative_to_itself(plugin_installed, capsys, tmp_path):
     """``cross_combat = "maps/cross.toml"`` in a discovery file: read relative to that
     file (not the working folder), the same findings as ``--cross-combat``."""
     (tmp_path / "maps").mkdir()
@@ -125,8 +168,15 @@ def test_the_scenario_key_names_the_file_relative_to_itself(plugin_installed, ca
     plain = tmp_path / "plain.toml"
     plain.write_text(DISCOVER_PBTA)
     by_key = run_csv(capsys, "audit", "--discover", str(keyed), "--no-progress")
-    by_option = run_csv(capsys, "audit", "--discover", str(plain), "--cross-combat",
-                        str(PLUGIN_FILE), "--no-progress")
+    by_option = run_csv(
+        capsys,
+        "audit",
+        "--discover",
+        str(plain),
+        "--cross-combat",
+        str(PLUGIN_FILE),
+        "--no-progress",
+    )
     assert len(by_key)
     assert set(by_key["system"]) == {"pbta_2d6"}
     pd.testing.assert_frame_equal(by_key, by_option)
@@ -137,9 +187,11 @@ def test_the_scenario_key_names_the_file_relative_to_itself(plugin_installed, ca
 
 def _bad_files(tmp_path: Path) -> dict[str, Path]:
     text = PLUGIN_FILE.read_text(encoding="utf-8")
-    mine = ('a = { archetype = "competent", weapon = "light_melee" }\n'
-            'b = { archetype = "competent", weapon = "light_melee" }\n\n'
-            '[matchups.pistol_vs_novice]')   # the pbta_2d6 mapping of melee_equal
+    mine = (
+        'a = { archetype = "competent", weapon = "light_melee" }\n'
+        'b = { archetype = "competent", weapon = "light_melee" }\n\n'
+        "[matchups.pistol_vs_novice]"
+    )  # the pbta_2d6 mapping of melee_equal
     assert text.count(mine) == 1
     unknown = tmp_path / "unknown.toml"
     unknown.write_text(text.replace(mine, mine.replace('"light_melee"', '"laser"', 1)))
@@ -148,10 +200,12 @@ def _bad_files(tmp_path: Path) -> dict[str, Path]:
     return {"missing": tmp_path / "nope.toml", "broken": broken, "unknown": unknown}
 
 
-EXPECTED = {"missing": "nope.toml: no such cross-combat file",
-            "broken": "broken.toml: not valid TOML",
-            "unknown": "unknown.toml: matchups.melee_equal.pbta_2d6.a: competent.weapon: "
-                       "unknown weapon 'laser'"}
+EXPECTED = {
+    "missing": "nope.toml: no such cross-combat file",
+    "broken": "broken.toml: not valid TOML",
+    "unknown": "unknown.toml: matchups.melee_equal.pbta_2d6.a: competent.weapon: "
+    "unknown weapon 'laser'",
+}
 
 
 @pytest.mark.parametrize("kind", list(EXPECTED))
@@ -172,8 +226,9 @@ def test_a_bad_file_is_one_line_and_exit_2(plugin_installed, capsys, tmp_path, k
     assert err.startswith("error: keyed.toml: cross_combat: ")
     assert EXPECTED[kind] in err
     report = tmp_path / "report"
-    err = fails(capsys, "report", "--cross-combat", str(bad), "-o", str(report),
-                "--no-warm-up", "--quiet")
+    err = fails(
+        capsys, "report", "--cross-combat", str(bad), "-o", str(report), "--no-warm-up", "--quiet"
+    )
     assert err.startswith("error: --cross-combat: ")
     assert EXPECTED[kind] in err
     assert not out.exists()
@@ -186,29 +241,48 @@ def test_the_report_needs_the_even_duel_and_the_ladder(plugin_installed, capsys,
     text = PLUGIN_FILE.read_text(encoding="utf-8")
     no_even = tmp_path / "no_even.toml"
     no_even.write_text(text.replace("melee_equal", "melee_even"))
-    err = fails(capsys, "report", "--cross-combat", str(no_even), "-o",
-                str(tmp_path / "r"), "--no-warm-up", "--quiet")
-    assert err.endswith("no_even.toml: matchups.melee_equal: missing (the report's weapon "
-                        "and gear tables play its even duel)")
+    err = fails(
+        capsys,
+        "report",
+        "--cross-combat",
+        str(no_even),
+        "-o",
+        str(tmp_path / "r"),
+        "--no-warm-up",
+        "--quiet",
+    )
+    assert err.endswith(
+        "no_even.toml: matchups.melee_equal: missing (the report's weapon "
+        "and gear tables play its even duel)"
+    )
     no_ladder = tmp_path / "no_ladder.toml"
-    no_ladder.write_text(text[:text.index("# ----", text.index("[matchups.pistol_vs"))])
-    err = fails(capsys, "report", "--cross-combat", str(no_ladder), "-o",
-                str(tmp_path / "r"), "--no-warm-up", "--quiet")
+    no_ladder.write_text(text[: text.index("# ----", text.index("[matchups.pistol_vs"))])
+    err = fails(
+        capsys,
+        "report",
+        "--cross-combat",
+        str(no_ladder),
+        "-o",
+        str(tmp_path / "r"),
+        "--no-warm-up",
+        "--quiet",
+    )
     assert "no_ladder.toml: ladder.dice_pool_7.novice: missing (the report's upsets" in err
     assert not (tmp_path / "r" / "report.html").exists()
 
 
 def test_cross_combat_without_discover_is_refused(capsys):
     err = fails(capsys, "audit", "--cross-combat", str(PLUGIN_FILE))
-    assert err == "error: --cross-combat: only with --discover (a guardrail names its own " \
-                  "fighters)"
+    assert err == "error: --cross-combat: only with --discover (a guardrail names its own fighters)"
 
 
 # ------------------------------------------------------------------------ the report
 
 SYSTEMS = ("d20_degrees", "pbta_2d6")
-UNMAPPED = ("pbta_2d6 is not in this section: the cross-combat mapping file "
-            "(analysis/data/cross_combat.toml) maps no fights for it.")
+UNMAPPED = (
+    "pbta_2d6 is not in this section: the cross-combat mapping file "
+    "(analysis/data/cross_combat.toml) maps no fights for it."
+)
 
 
 @pytest.fixture
@@ -219,10 +293,17 @@ def sections(plugin_installed):
     from reports import sections as S
     from reports.settings import ReportSettings
 
-    settings = ReportSettings(systems=SYSTEMS, combat_trials=400, pdf=False, progress=False,
-                              cross_combat=PLUGIN_FILE)
-    fns = (S.section_combat_duels, S.section_combat_groups, S.section_combat_weapons,
-           S.section_combat_gear, S.section_combat_upsets, S.section_distance)
+    settings = ReportSettings(
+        systems=SYSTEMS, combat_trials=400, pdf=False, progress=False, cross_combat=PLUGIN_FILE
+    )
+    fns = (
+        S.section_combat_duels,
+        S.section_combat_groups,
+        S.section_combat_weapons,
+        S.section_combat_gear,
+        S.section_combat_upsets,
+        S.section_distance,
+    )
     return {sec.id: sec for sec in (fn(settings) for fn in fns)}
 
 
@@ -236,16 +317,21 @@ def test_report_combat_sections_show_the_plugin(sections, capsys):
     "maps no fights" sentence; its duel rows are the numbers ``duel`` prints; each table
     names the file."""
     secs = sections
-    for sid in ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
-                "combat-upsets"):
+    for sid in ("combat-duels", "combat-groups", "combat-weapons", "combat-gear", "combat-upsets"):
         text = " ".join(map(str, secs[sid].reading))
         assert "is not in this section" not in text, sid
         assert "pbta_2d6" in text, sid
         tables = _tables(secs[sid])
         # the group fights have one table per fight (combat-groups-2v2, …)
-        mine = [tables[sid]] if sid in tables else [
-            t for tid, t in tables.items()
-            if tid.startswith(f"{sid}-") and tid != "combat-groups-deadliness"]
+        mine = (
+            [tables[sid]]
+            if sid in tables
+            else [
+                t
+                for tid, t in tables.items()
+                if tid.startswith(f"{sid}-") and tid != "combat-groups-deadliness"
+            ]
+        )
         assert mine, sid
         for table in mine:
             assert set(table.frame["system"]) == set(SYSTEMS), sid
@@ -260,14 +346,22 @@ def test_report_combat_sections_show_the_plugin(sections, capsys):
     # the distance section's charger is the file's ladder fighter (d20_degrees: the
     # competent rung with light_melee, as in the packaged file), the table names the file
     distance = _tables(secs["distance"])["distance"]
-    assert distance.caption.text.endswith(f"Fights from the cross-combat file "
-                                          f"{PLUGIN_FILE}.")
+    assert distance.caption.text.endswith(f"Fights from the cross-combat file {PLUGIN_FILE}.")
     assert set(distance.full["charger"]) == {"competent (weapon=light_melee)"}
     # the upsets: the duel alone, and why there is no single roll beside it (no
     # opposed-check rule, no rungs on the common ladder)
     upset = next(r for r in secs["combat-upsets"].reading if r.startswith("pbta_2d6:"))
-    duel = run_csv(capsys, "duel", "pbta_2d6", "novice", "competent", "--weapon-a",
-                   "light_melee", "--weapon-b", "light_melee").iloc[0]
+    duel = run_csv(
+        capsys,
+        "duel",
+        "pbta_2d6",
+        "novice",
+        "competent",
+        "--weapon-a",
+        "light_melee",
+        "--weapon-b",
+        "light_melee",
+    ).iloc[0]
     assert f"a novice wins {100 * duel['p_side0']:.1f}% of duels" in upset
     assert "no single roll" in upset
     assert "nan" not in upset
@@ -283,8 +377,7 @@ def test_report_provenance_names_the_file(plugin_installed):
     assert items["cross-combat file of the combat sections"] == str(PLUGIN_FILE)
     assert any(str(PLUGIN_FILE) in r for r in section_assumptions(named).reading)
     plain = ReportSettings(systems=SYSTEMS)
-    assert "cross-combat file of the combat sections" not in \
-        set(provenance_frame(plain)["item"])
+    assert "cross-combat file of the combat sections" not in set(provenance_frame(plain)["item"])
     assert not any("cross-combat file" in r for r in section_assumptions(plain).reading)
 
 
@@ -295,8 +388,13 @@ def test_report_without_the_file_leaves_the_plugin_out(plugin_installed):
     from reports.settings import ReportSettings
 
     settings = ReportSettings(systems=("pbta_2d6",), pdf=False, progress=False)
-    for fn in (S.section_combat_duels, S.section_combat_groups, S.section_combat_weapons,
-               S.section_combat_gear, S.section_combat_upsets):
+    for fn in (
+        S.section_combat_duels,
+        S.section_combat_groups,
+        S.section_combat_weapons,
+        S.section_combat_gear,
+        S.section_combat_upsets,
+    ):
         assert fn(settings).reading == [UNMAPPED]
 
 
@@ -306,12 +404,13 @@ def test_discovery_needs_the_attacker_rung_in_the_file(plugin_installed, capsys,
     cfg = tmp_path / "d.toml"
     cfg.write_text(DISCOVER_PBTA + 'attacker = "master"\n')
     err = fails(capsys, "audit", "--discover", str(cfg), "--cross-combat", str(PLUGIN_FILE))
-    assert err == (f"error: {PLUGIN_FILE}: ladder.pbta_2d6.master: missing (the attacker "
-                   "rung of --discover, whose even duel every finding plays)")
+    assert err == (
+        f"error: {PLUGIN_FILE}: ladder.pbta_2d6.master: missing (the attacker "
+        "rung of --discover, whose even duel every finding plays)"
+    )
 
 
-def test_report_takes_the_file_from_the_option_or_the_guardrail_file(plugin_installed,
-                                                                      tmp_path):
+def test_report_takes_the_file_from_the_option_or_the_guardrail_file(plugin_installed, tmp_path):
     """``report --cross-combat FILE`` and the ``cross_combat`` key of the ``--guardrails``
     file (relative to it) reach the settings, the option winning; the command that
     reproduces the report carries them; without either the settings hold None (the
@@ -328,11 +427,15 @@ def test_report_takes_the_file_from_the_option_or_the_guardrail_file(plugin_inst
     mine = tmp_path / "maps" / "cross.toml"
     mine.write_text(PLUGIN_FILE.read_text(encoding="utf-8"))
     guard = tmp_path / "guard.toml"
-    guard.write_text('cross_combat = "maps/cross.toml"\n'
-                     + (ROOT / "examples" / "plugin_system" / "scenarios" /
-                        "even_duel.toml").read_text(encoding="utf-8"))
+    guard.write_text(
+        'cross_combat = "maps/cross.toml"\n'
+        + (ROOT / "examples" / "plugin_system" / "scenarios" / "even_duel.toml").read_text(
+            encoding="utf-8"
+        )
+    )
     s = settings_from_args(parse(["report", "--guardrails", str(guard)]))
     assert s.cross_combat.resolve() == mine.resolve()
-    s = settings_from_args(parse(["report", "--guardrails", str(guard), "--cross-combat",
-                                  str(PLUGIN_FILE)]))
+    s = settings_from_args(
+        parse(["report", "--guardrails", str(guard), "--cross-combat", str(PLUGIN_FILE)])
+    )
     assert s.cross_combat == PLUGIN_FILE

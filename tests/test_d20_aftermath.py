@@ -60,9 +60,9 @@ def test_e14_leave_and_first_aid_closed_form():
     # two tries at bonus −3 (faces 13–20 and the natural 20: 8/20 succeed, 12/20 fail):
     # try, check, try, then leave
     p_f = Fraction(12, 20)
-    one = {0: Fraction(5, 20), 1: Fraction(4, 20), 2: Fraction(5, 20)}   # after a check
+    one = {0: Fraction(5, 20), 1: Fraction(4, 20), 2: Fraction(5, 20)}  # after a check
     dead1 = p_f * Fraction(5, 20)
-    after = {k: p_f * q for k, q in one.items()}                          # still dying
+    after = {k: p_f * q for k, q in one.items()}  # still dying
     xs = {0: X0, 1: X1, 2: X2}
     # second try fails (12/20), then the check from k failures and leave: x_k exactly
     want = dead1 + sum(p * p_f * xs[k] for k, p in after.items())
@@ -98,12 +98,12 @@ def test_surprised_is_stunned_and_loses_its_first_turn():
     they alternate from B: P(A) = 19/20 + 1/20·(1/20)·P(A first) with P(A first) =
     (19/20)/(1 − 1/400). A first: A, (B stunned), A, B, …: 19/20 + 1/20·19/20 + 1/400 ·
     1/20 · P(A first)."""
-    kw = {"attack": 40, "damage": 40, "toughness": 0, "parry": 0, "dodge": 0,
-          "hit_points": 1}
+    kw = {"attack": 40, "damage": 40, "toughness": 0, "parry": 0, "dodge": 0, "hit_points": 1}
     p_first = Fraction(19, 20) / (1 - Fraction(1, 400))
     for a_ag, b_ag, want in (
-            (-60, 60, Fraction(19, 20) + Fraction(1, 400) * p_first),
-            (60, -60, Fraction(19, 20) + Fraction(19, 400) + Fraction(1, 8000) * p_first)):
+        (-60, 60, Fraction(19, 20) + Fraction(1, 400) * p_first),
+        (60, -60, Fraction(19, 20) + Fraction(19, 400) + Fraction(1, 8000) * p_first),
+    ):
         a, b = fighter(agility=a_ag, **kw), fighter(agility=b_ag, **kw)
         v = Variants(surprise="side0")
         e = duel_exact(a, b, v)
@@ -112,17 +112,20 @@ def test_surprised_is_stunned_and_loses_its_first_turn():
         assert abs(m.outcome[0] / m.n - float(want)) <= tol(float(want), 100_000)
 
 
-@pytest.mark.parametrize(("ranged", "attack", "mode", "p_hit"), [
-    (False, 0, "routine", 1.0),     # 10 + 0 + 5 ≥ 10
-    (True, 4, "routine", 0.0),      # 10 + 4 − 5 = 9 < 10: a ranged routine attack misses
-    (True, 5, "routine", 1.0),      # 10 + 5 − 5 = 10
-    (True, 4, "roll", 10 / 20),     # d20 + 4 − 5 ≥ 10: faces 11–20
-    (False, -10, "roll", 6 / 20),   # d20 − 10 + 5 ≥ 10: faces 15–20
-    (True, 4, "needed", 10 / 20),   # ET4: the routine total misses, so it rolls
-    (True, 5, "needed", 1.0),       # the routine total hits
-    (True, 4, "best", 10 / 20),     # ET4: a roll is the only chance
-    (False, 0, "best", 1.0),        # routine kills surely (X = 56); a roll may miss
-])
+@pytest.mark.parametrize(
+    ("ranged", "attack", "mode", "p_hit"),
+    [
+        (False, 0, "routine", 1.0),  # 10 + 0 + 5 ≥ 10
+        (True, 4, "routine", 0.0),  # 10 + 4 − 5 = 9 < 10: a ranged routine attack misses
+        (True, 5, "routine", 1.0),  # 10 + 5 − 5 = 10
+        (True, 4, "roll", 10 / 20),  # d20 + 4 − 5 ≥ 10: faces 11–20
+        (False, -10, "roll", 6 / 20),  # d20 − 10 + 5 ≥ 10: faces 15–20
+        (True, 4, "needed", 10 / 20),  # ET4: the routine total misses, so it rolls
+        (True, 5, "needed", 1.0),  # the routine total hits
+        (True, 4, "best", 10 / 20),  # ET4: a roll is the only chance
+        (False, 0, "best", 1.0),  # routine kills surely (X = 56); a roll may miss
+    ],
+)
 def test_incapacitated_target_is_prone(ranged, attack, mode, p_hit):
     """Seed: "Incapacitado (Incapacitated): O personagem está indefeso, Atordoado e
     Desavisado, além de se encontrar Deitado"; "Deitado (Prone): ... Seus oponentes
@@ -167,12 +170,13 @@ def test_one_hit_fates_hand_worked():
     assert (leave["p_dead"], leave["p_dying"]) == (0.0, 0.0)
     assert leave["p_out"] == pytest.approx(leave["p_incapacitate"])
     assert one_hit(att, tgt, Variants(aftermath="first_aid")) == leave
-    fin = one_hit(att, tgt, Variants(aftermath="finish", finish_rounds=1,
-                                     defenceless_attack="routine"))
+    fin = one_hit(
+        att, tgt, Variants(aftermath="finish", finish_rounds=1, defenceless_attack="routine")
+    )
     assert fin["p_dead"] == pytest.approx(
-        leave["p_incapacitate"] * float(Fraction(9, 20) * X0), abs=1e-12)
-    assert fin["p_dead"] + fin["p_dying"] + fin["p_out"] == pytest.approx(
-        fin["p_incapacitate"])
+        leave["p_incapacitate"] * float(Fraction(9, 20) * X0), abs=1e-12
+    )
+    assert fin["p_dead"] + fin["p_dying"] + fin["p_out"] == pytest.approx(fin["p_incapacitate"])
     assert fin["p_kill"] == 0.0
 
 
@@ -181,11 +185,18 @@ def _lib():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name_a", "name_b"), [("competent", "competent"),
-                                                ("competent_shooter", "competent_armoured")])
-@pytest.mark.parametrize("v", [Variants(), Variants(aftermath="first_aid"),
-                               Variants(aftermath="finish", finish_rounds=1),
-                               Variants(aftermath="finish")])
+@pytest.mark.parametrize(
+    ("name_a", "name_b"), [("competent", "competent"), ("competent_shooter", "competent_armoured")]
+)
+@pytest.mark.parametrize(
+    "v",
+    [
+        Variants(),
+        Variants(aftermath="first_aid"),
+        Variants(aftermath="finish", finish_rounds=1),
+        Variants(aftermath="finish"),
+    ],
+)
 def test_aftermath_mc_matches_exact(name_a, name_b, v):
     """Lethality outcomes, MC vs exact (5σ + 1/n): losers' dead / dying / out per winner,
     and each side's standing / dead / dying / out."""
@@ -197,11 +208,15 @@ def test_aftermath_mc_matches_exact(name_a, name_b, v):
     assert e.loser_fate.sum(axis=1) == pytest.approx(e.outcome[:2], abs=1e-9)
     assert e.fates.sum(axis=1) == pytest.approx([1.0, 1.0], abs=1e-9)
     assert (m.loser_fate.sum(axis=1) == m.outcome[:2]).all()
-    for got, want in ((m.loser_fate / n, e.loser_fate), (m.fates / n, e.fates),
-                      (m.loser_dead / n, e.loser_dead), (m.deaths / n, e.deaths)):
+    for got, want in (
+        (m.loser_fate / n, e.loser_fate),
+        (m.fates / n, e.fates),
+        (m.loser_dead / n, e.loser_dead),
+        (m.deaths / n, e.deaths),
+    ):
         for g, w in zip(np.ravel(got), np.ravel(want), strict=True):
             assert abs(g - w) <= tol(w, n), (got, want)
-    if v.aftermath != "finish":     # E13: the loser of a duel is incapacitated, stable
+    if v.aftermath != "finish":  # E13: the loser of a duel is incapacitated, stable
         assert e.loser_fate[:, 2] == pytest.approx(e.outcome[:2], abs=1e-12)
 
 
@@ -220,8 +235,10 @@ def test_default_finish_horizon_is_generous():
 # E-g19: how long the surprised side is stunned (surprise_stun)
 # ---------------------------------------------------------------------------------------
 
-SURPRISED_SEED = ('Surpreso (Surprised): Um personagem surpreendido está Vulnerável e '
-                  'Atordoado, impedido de agir ou se desviar da investida')
+SURPRISED_SEED = (
+    "Surpreso (Surprised): Um personagem surpreendido está Vulnerável e "
+    "Atordoado, impedido de agir ou se desviar da investida"
+)
 
 
 def test_seed_line_on_surprised():
@@ -243,8 +260,7 @@ def test_surprise_attack_stun_hand_worked_sure_hits():
     the surprise attack, so B is stunned and loses it, then A, B, A, … — the same
     alternation from A either way: P(A) = (19/20) / (1 − (1/20)²) = 380/399 (compare
     ``first_turn`` above, 19/20 + 19/400 + … when A is first)."""
-    kw = {"attack": 40, "damage": 40, "toughness": 0, "parry": 0, "dodge": 0,
-          "hit_points": 1}
+    kw = {"attack": 40, "damage": 40, "toughness": 0, "parry": 0, "dodge": 0, "hit_points": 1}
     want = Fraction(19, 20) / (1 - Fraction(1, 400))
     assert want == Fraction(380, 399)
     for a_ag, b_ag in ((-60, 60), (60, -60), (2, 2)):
@@ -270,8 +286,9 @@ WANT_SURPRISE_ATTACK = P_V + (1 - P_V) * (1 - Q) * P_ALT
 WANT_FIRST_TURN = (P_V + (1 - P_V) * P_ALT + WANT_SURPRISE_ATTACK) / 2
 
 
-@pytest.mark.parametrize(("stun", "want"), [("first_turn", WANT_FIRST_TURN),
-                                            ("surprise_attack", WANT_SURPRISE_ATTACK)])
+@pytest.mark.parametrize(
+    ("stun", "want"), [("first_turn", WANT_FIRST_TURN), ("surprise_attack", WANT_SURPRISE_ATTACK)]
+)
 def test_surprise_stun_closed_form_with_vulnerable(stun, want):
     """E-g19 both readings with the surprise attack's E17 vulnerable target (E16) and a
     fair initiative (E10): closed forms above, exact and MC (5σ + 1/n)."""
@@ -329,7 +346,7 @@ def test_surprise_stun_competent_mirror_figures():
     ``first_turn`` when the surprised fighter wins initiative; and ``first_turn`` mixes
     that with the surpriser-first branch by P(surpriser first) = 1/2 (mirror)."""
     c = _lib()["competent"]
-    fast = dataclasses.replace(c, initiative=60)   # d20 + 60 always wins E10
+    fast = dataclasses.replace(c, initiative=60)  # d20 + 60 always wins E10
     first = duel_exact(c, c, Variants(surprise="side0")).outcome
     att = duel_exact(c, c, Variants(surprise="side0", surprise_stun="surprise_attack")).outcome
     assert first[0] - first[1] == pytest.approx(0.359, abs=5e-4)
@@ -348,9 +365,10 @@ def test_surprise_stun_competent_mirror_figures():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("stun", ["first_turn", "surprise_attack"])
-@pytest.mark.parametrize("v", [Variants(surprise="side0"),
-                               Variants(surprise="side1", aftermath="finish",
-                                        finish_rounds=2)])
+@pytest.mark.parametrize(
+    "v",
+    [Variants(surprise="side0"), Variants(surprise="side1", aftermath="finish", finish_rounds=2)],
+)
 def test_surprise_stun_mc_matches_exact(stun, v):
     """E-g19, both readings: MC vs exact (5σ + 1/n) for outcome, losers' fates and each
     side's fates, competent vs competent_shooter (E16 surprise, E17 vulnerable)."""
@@ -360,7 +378,11 @@ def test_surprise_stun_mc_matches_exact(stun, v):
     n = 40_000
     e = duel_exact(a, b, v, round_cap=20)
     m = duel_mc(a, b, n, 17, v, round_cap=20)
-    for got, want in ((m.outcome / n, e.outcome), (m.loser_fate / n, e.loser_fate),
-                      (m.fates / n, e.fates), (m.deaths / n, e.deaths)):
+    for got, want in (
+        (m.outcome / n, e.outcome),
+        (m.loser_fate / n, e.loser_fate),
+        (m.fates / n, e.fates),
+        (m.deaths / n, e.deaths),
+    ):
         for g, w in zip(np.ravel(got), np.ravel(want), strict=True):
             assert abs(g - w) <= tol(w, n), (got, want)

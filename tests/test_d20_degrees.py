@@ -26,8 +26,10 @@ def variants(**kw):
 def brute_degree(total, dc, nat20=False, nat1=False, nat_20_degree=True, nat_1_fails=True):
     """E2/E3 from the text: success → 1 + full 5s above; failure → 1 + full 5s below;
     a natural 20 is one degree better; a natural 1 always fails."""
+
     def deg(t):
         return 1 + (t - dc) // 5 if t >= dc else -(1 + (dc - t) // 5)
+
     d = deg(total)
     if nat20 and nat_20_degree:
         d = deg(total + 5)  # "as if +5"
@@ -39,8 +41,15 @@ def brute_degree(total, dc, nat20=False, nat1=False, nat_20_degree=True, nat_1_f
 def test_e1_dc_names():
     """E1: 0 trivial, 5 easy, 10 moderate, 15 hard, 20 challenging, 30 heroic, 40 near
     impossible."""
-    assert d20.DCS == {"trivial": 0, "easy": 5, "moderate": 10, "hard": 15,
-                       "challenging": 20, "heroic": 30, "near_impossible": 40}
+    assert d20.DCS == {
+        "trivial": 0,
+        "easy": 5,
+        "moderate": 10,
+        "hard": 15,
+        "challenging": 20,
+        "heroic": 30,
+        "near_impossible": 40,
+    }
 
 
 def test_e2_degrees_by_hand():
@@ -124,9 +133,11 @@ def test_e1_e3_p_success_by_hand():
     assert d20.p_degree(0, 26) == 0.0
 
 
-@pytest.mark.parametrize("kw", [{"natural_1_fails": "false"},
-                                {"natural_20_degree": "false"}],
-                         ids=["no-nat1", "no-nat20"])
+@pytest.mark.parametrize(
+    "kw",
+    [{"natural_1_fails": "false"}, {"natural_20_degree": "false"}],
+    ids=["no-nat1", "no-nat20"],
+)
 def test_e2_monte_carlo_matches_exact_every_cell(kw):
     """E1–E3: MC vs exact in every cell (modifier −5..30 × DC 0..40 × degree 1..4),
     tolerance 5 * sqrt(p (1 - p) / n) + 1 / n, seed 53. The default rules:
@@ -171,8 +182,9 @@ def brute_assist(bonuses, three=5, total="net"):
     a negative total beyond two → −2. ``total="separate"``: successes and failures apart."""
     out = {}
     for rolls in itertools.product(range(1, 21), repeat=len(bonuses)):
-        degs = [brute_degree(r + b, 10, r == 20, r == 1)
-                for r, b in zip(rolls, bonuses, strict=True)]
+        degs = [
+            brute_degree(r + b, 10, r == 20, r == 1) for r, b in zip(rolls, bonuses, strict=True)
+        ]
         if total == "net":
             s = sum(degs)
             f = -s
@@ -207,8 +219,9 @@ def test_e7_net_total_by_hand():
     two = d20.assist_bonus([30, 30])
     assert two == pytest.approx({5: 1 - 1 / 400, 0: 1 / 400})
     # summed apart, one success and one natural 1 still give +5: the readings agree here
-    assert d20.assist_bonus([30, 30], variants(assist_total="separate")) == \
-        pytest.approx({5: 1 - 1 / 400, 0: 1 / 400})
+    assert d20.assist_bonus([30, 30], variants(assist_total="separate")) == pytest.approx(
+        {5: 1 - 1 / 400, 0: 1 / 400}
+    )
 
 
 def test_bad_input():
@@ -230,8 +243,7 @@ def test_e1_e9_result_distribution_matches_icepool(mode):
     if mode == "roll":
         die = icepool.d20
     else:
-        die = icepool.map(lambda a, b: max(a, b + 10 if b <= 10 else b),
-                          icepool.d20, icepool.d20)
+        die = icepool.map(lambda a, b: max(a, b + 10 if b <= 10 else b), icepool.d20, icepool.d20)
     ref = np.array([float(die.probability(v)) for v in range(1, 31)])
     probs = d20.exact([mode])[0]
     got = np.bincount(d20.value_of_codes() - 1, weights=probs, minlength=30)

@@ -52,8 +52,9 @@ def test_c_g2_exact_matches_icepool(criticals):
     pools = np.arange(1, 21)
     probs, _ = dp6.exact(pools, v, codes=50)
     for i, n in enumerate(pools):
-        np.testing.assert_allclose(probs[i], _icepool_codes(int(n), 6, 2 * criticals, 50),
-                                   atol=1e-12, err_msg=f"pool {n}")
+        np.testing.assert_allclose(
+            probs[i], _icepool_codes(int(n), 6, 2 * criticals, 50), atol=1e-12, err_msg=f"pool {n}"
+        )
 
 
 def test_c_g2_pair_of_tens_by_hand():
@@ -65,8 +66,9 @@ def test_c_g2_pair_of_tens_by_hand():
     assert plain[0, 3] == pytest.approx(0.25, abs=1e-15)
 
 
-@pytest.mark.parametrize("kw", [{"criticals": "false"}, {"threshold": 8}],
-                         ids=["no-criticals", "threshold8"])
+@pytest.mark.parametrize(
+    "kw", [{"criticals": "false"}, {"threshold": 8}], ids=["no-criticals", "threshold8"]
+)
 def test_c1_monte_carlo_matches_exact_every_cell(kw):
     """C1/C-g2: MC vs exact in every cell (pools 0..20 × difficulty 1..10), tolerance
     5 * sqrt(p (1 - p) / n) + 1 / n, seed 23. The default rules: tests/test_conformance.py

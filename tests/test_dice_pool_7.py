@@ -24,8 +24,9 @@ AGAIN = [10, 9, 8, None]
 
 
 def variants(**kw):
-    return parse_variants(dp7.Variants, {k: ("none" if v is None else str(v))
-                                         for k, v in kw.items()})
+    return parse_variants(
+        dp7.Variants, {k: ("none" if v is None else str(v)) for k, v in kw.items()}
+    )
 
 
 @pytest.mark.parametrize("again", AGAIN)
@@ -47,8 +48,12 @@ def test_a1_exact_matches_icepool(again):
     pools = np.arange(1, 16)
     probs, _ = dp7.exact(pools, v, codes=70)
     for i, n in enumerate(pools):
-        np.testing.assert_allclose(probs[i], icepool_pool_codes(int(n), 7, again, 40, 70),
-                                   atol=1e-12, err_msg=f"pool {n}, again {again}")
+        np.testing.assert_allclose(
+            probs[i],
+            icepool_pool_codes(int(n), 7, again, 40, 70),
+            atol=1e-12,
+            err_msg=f"pool {n}, again {again}",
+        )
 
 
 def test_a1_one_die_by_hand():
@@ -100,12 +105,17 @@ def test_a_g1_chance_die_off_is_automatic_failure():
 
 # the default rules: tests/test_conformance.py (monte_carlo check: every cell and code of
 # the same grid, 40 000 trials)
-MC_VARIANTS = [{"again": 9}, {"again": 8}, {"again": None}, {"threshold": 8},
-               {"chance_die": "false"}, {"chance_die_explodes": "true"}]
+MC_VARIANTS = [
+    {"again": 9},
+    {"again": 8},
+    {"again": None},
+    {"threshold": 8},
+    {"chance_die": "false"},
+    {"chance_die_explodes": "true"},
+]
 
 
-@pytest.mark.parametrize("kw", MC_VARIANTS,
-                         ids=lambda kw: ",".join(map(str, kw.items())))
+@pytest.mark.parametrize("kw", MC_VARIANTS, ids=lambda kw: ",".join(map(str, kw.items())))
 def test_a1_monte_carlo_matches_exact_every_cell(kw):
     """A1, A-g1, A-g2: Monte Carlo vs exact in every cell of the success-curve grid (pools
     0..20 × at least 1..10 successes), tolerance 5 * sqrt(p (1 - p) / n) + 1 / n, seed 11."""
@@ -154,8 +164,11 @@ def test_a3_a4_a5_focus_willpower_equipment():
     assert dp7.pool_size(4, focus=True) == 5
     assert dp7.pool_size(4, willpower=True) == 7
     assert dp7.WILLPOWER_RESISTANCE == 2
-    assert [dp7.pool_size(4, equipment=q) for q in ("normal", "masterwork", "masterful")] == \
-        [4, 5, 6]
+    assert [dp7.pool_size(4, equipment=q) for q in ("normal", "masterwork", "masterful")] == [
+        4,
+        5,
+        6,
+    ]
     with pytest.raises(InputError, match="equipment"):
         dp7.pool_size(4, equipment="legendary")
     with pytest.raises(InputError, match="attribute"):

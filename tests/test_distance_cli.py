@@ -13,13 +13,16 @@ from engines.system import registry
 COMBAT = [sid for sid, s in registry().items() if s.combat is not None]
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["--distance", "201"], "from 0 to 200"),
-    (["--distance", "-1"], "from 0 to 200"),
-    (["--distances", "0,10"], "only with --table distance"),
-    (["--table", "distance", "--distances", ","], "metres separated by commas"),
-    (["--plan-a", "jump"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--distance", "201"], "from 0 to 200"),
+        (["--distance", "-1"], "from 0 to 200"),
+        (["--distances", "0,10"], "only with --table distance"),
+        (["--table", "distance", "--distances", ","], "metres separated by commas"),
+        (["--plan-a", "jump"], "invalid choice"),
+    ],
+)
 def test_bad_distance_options_are_one_line_exit_2(argv, says, capsys):
     system = (distance_systems() or COMBAT)[0]
     assert main(["duel", system, "competent", "competent", *argv]) == 2
@@ -78,8 +81,7 @@ def test_a_system_without_distance_rules_says_so(plugin_installed, capsys, monke
 
         Variants = dataclasses.make_dataclass("Variants", [("weak_at", int, 7)])
 
-    monkeypatch.setattr(archetypes, "engine",
-                        lambda s: Engaged if s == "pbta_2d6" else real(s))
+    monkeypatch.setattr(archetypes, "engine", lambda s: Engaged if s == "pbta_2d6" else real(s))
     assert not has_distance("pbta_2d6")
     for argv in (["--distance", "10"], ["--table", "distance"], ["--plan-a", "kite"]):
         capsys.readouterr()

@@ -33,12 +33,16 @@ from engines.variants import parse_variants
 N = 200_000
 
 
-
-
-
 # Hits only on a natural 20 (E3), for 0 damage; 1 hit point.
-HARMLESS = {"attack": -40, "damage": -60, "hit_points": 1, "toughness": 0, "parry": 0,
-            "dodge": 0, "fortitude": 0}
+HARMLESS = {
+    "attack": -40,
+    "damage": -60,
+    "hit_points": 1,
+    "toughness": 0,
+    "parry": 0,
+    "dodge": 0,
+    "fortitude": 0,
+}
 # Never hurt by anything below (E12: damage = X − (Toughness + d20) ≤ 0).
 TOUGH = {"toughness": 60, "hit_points": 500}
 
@@ -64,6 +68,7 @@ def _agree(exact, mc, n=N):
 # Monte Carlo against the exact chain at d0 = 0, 10, 20, 40
 # ------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("d0", [0, 10, 20, 40])
 def test_shooter_against_charger_mc_matches_exact(d0):
@@ -82,14 +87,16 @@ def test_cover_against_no_cover_mc_matches_exact(d0):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("over", "v"), [
-    ({"plan": "kite"}, Variants(distance=20)),
-    ({"plan": "kite"}, Variants(distance=0, aftermath="finish", finish_rounds=2)),
-    ({"plan": "cover"}, Variants(distance=30, cover="partial", athletics_dash=False)),
-    ({"plan": "charge"}, Variants(distance=12, charge_slam=True, target_rule="random")),
-    ({}, Variants(distance=40, charge_slam=True, aftermath="first_aid",
-                  surprise="side1")),
-])
+@pytest.mark.parametrize(
+    ("over", "v"),
+    [
+        ({"plan": "kite"}, Variants(distance=20)),
+        ({"plan": "kite"}, Variants(distance=0, aftermath="finish", finish_rounds=2)),
+        ({"plan": "cover"}, Variants(distance=30, cover="partial", athletics_dash=False)),
+        ({"plan": "charge"}, Variants(distance=12, charge_slam=True, target_rule="random")),
+        ({}, Variants(distance=40, charge_slam=True, aftermath="first_aid", surprise="side1")),
+    ],
+)
 def test_plans_and_variants_mc_matches_exact(over, v):
     """ET1 kite (also from contact), ET-g1 partial cover, ET2 charge with draws, the
     lethality aftermath and E16 surprise on the line."""
@@ -99,11 +106,12 @@ def test_plans_and_variants_mc_matches_exact(over, v):
 def test_slam_mc_matches_exact_with_draws():
     """ET2/ET-g6: a frail charger's impact can drop it as its foe falls: neither wins."""
     a = fighter(attack=12, damage=9, toughness=-4, hit_points=3)
-    b = fighter(attack=0, damage=0, hit_points=4, ranged=True, ranges=(10, 20, 40), dodge=0,
-                parry=0)
+    b = fighter(
+        attack=0, damage=0, hit_points=4, ranged=True, ranges=(10, 20, 40), dodge=0, parry=0
+    )
     v = Variants(distance=8, charge_slam=True)
     exact, mc = _both(a, b, v, cap=20)
-    assert exact.outcome[2] > 0.05   # both down at once, counted in the round they fell
+    assert exact.outcome[2] > 0.05  # both down at once, counted in the round they fell
     assert exact.rounds[1:, 2].sum() == pytest.approx(exact.outcome[2])
     _agree(exact, mc)
 
@@ -111,6 +119,7 @@ def test_slam_mc_matches_exact_with_draws():
 # ------------------------------------------------------------------------------------
 # d0 = 0: today's fights
 # ------------------------------------------------------------------------------------
+
 
 def test_engaged_fights_take_the_engaged_path():
     """ET1: a fight that starts engaged with no kiter is played off the line (``R_FAR``
@@ -131,19 +140,20 @@ def test_engaged_fights_take_the_engaged_path():
 # Hand-worked rule examples
 # ------------------------------------------------------------------------------------
 
+
 def _pair() -> tuple[Fighter, Fighter]:
     """A charger that drops its target on any hit (19/20, E3; Athletics 0) and its
     harmless target, a shooter."""
-    return (fighter(attack=60, damage=40, **TOUGH, agility=-60),
-            fighter(**HARMLESS, ranged=True))
+    return (fighter(attack=60, damage=40, **TOUGH, agility=-60), fighter(**HARMLESS, ranged=True))
 
 
 def _charger_against_target(d0: int, dash: bool) -> tuple:
     return _both(*_pair(), Variants(distance=d0, athletics_dash=dash), cap=12)
 
 
-@pytest.mark.parametrize(("d0", "first"), [(0, 1), (8, 1), (9, 2), (20, 2), (24, 2),
-                                           (25, 3), (40, 3), (41, 4)])
+@pytest.mark.parametrize(
+    ("d0", "first"), [(0, 1), (8, 1), (9, 2), (20, 2), (24, 2), (25, 3), (40, 3), (41, 4)]
+)
 def test_et1_turns_a_charger_needs_to_close(d0, first):
     """ET1 without the dash: a move is 8 m and the standard action trades for a second
     move, so a charger attacks in the turn it starts within 8 m, and otherwise double-moves
@@ -169,8 +179,7 @@ def test_et1_athletics_dash_hand_worked():
     assert first2 == pytest.approx(0.51)
     exact, mc = _charger_against_target(30, dash=True)
     assert exact.rounds[2, 0] == pytest.approx(first2 * 19 / 20)
-    assert exact.rounds[3, 0] == pytest.approx((1 - first2) * 19 / 20
-                                               + first2 * 19 / 400)
+    assert exact.rounds[3, 0] == pytest.approx((1 - first2) * 19 / 20 + first2 * 19 / 400)
     assert_mc_matches(mc.rounds[:, 0] / mc.n, exact.rounds[:, 0], N)
     c, t = _pair()
     walking = duel_exact(c, t, Variants(distance=30, athletics_dash=False), 12)
@@ -193,17 +202,21 @@ def test_et2_charge_costs_the_charger_hand_worked(d0, lost):
     assert exact.outcome[0] == pytest.approx(1.0)
     assert end.sum() == pytest.approx(1.0)
     assert 40 - np.arange(41) @ end == pytest.approx(lost)
-    assert duel_exact(c, t, dataclasses.replace(v, charge_slam=False), 20).outcome[0] \
-        == pytest.approx(1.0)
+    assert duel_exact(c, t, dataclasses.replace(v, charge_slam=False), 20).outcome[
+        0
+    ] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize(("plan_a", "cover", "ranges_b", "d0", "hits"), [
-    ("hold", "prone", None, 10, 10 * 10 / 20),
-    ("cover", "prone", None, 10, 10 * 5 / 20),      # ET3: −5 at range
-    ("cover", "partial", None, 10, 10 * 8 / 20),    # ET-g1: −2 at range
-    ("hold", "prone", (5, 8, 20), 7, 10 * 8 / 20),  # ET-g2: medium range, −2
-    ("hold", "prone", (5, 8, 20), 10, 10 * 5 / 20),  # ET-g2: long range, −5
-])
+@pytest.mark.parametrize(
+    ("plan_a", "cover", "ranges_b", "d0", "hits"),
+    [
+        ("hold", "prone", None, 10, 10 * 10 / 20),
+        ("cover", "prone", None, 10, 10 * 5 / 20),  # ET3: −5 at range
+        ("cover", "partial", None, 10, 10 * 8 / 20),  # ET-g1: −2 at range
+        ("hold", "prone", (5, 8, 20), 7, 10 * 8 / 20),  # ET-g2: medium range, −2
+        ("hold", "prone", (5, 8, 20), 10, 10 * 5 / 20),  # ET-g2: long range, −5
+    ],
+)
 def test_et3_cover_and_et_g2_range_bands_hand_worked(plan_a, cover, ranges_b, d0, hits):
     """B (attack 7) shoots A (Dodge 8: DC 18, hits on 11–20, 10/20) every round for 10
     rounds; nobody can hurt anybody, so the fight runs to the cap. A acts first (E10) and,
@@ -237,8 +250,14 @@ def test_line_per_side_second_foe_is_in_reach_at_once():
     drops a foe (19/20) and the next one needs no move. P(both down by round 3) =
     (19/20)^2."""
     c, t = _pair()
-    st = fight_mc([c], [t, dataclasses.replace(t, name="t2")], 200_000, 5,
-                  Variants(distance=20, athletics_dash=False), round_cap=10)
+    st = fight_mc(
+        [c],
+        [t, dataclasses.replace(t, name="t2")],
+        200_000,
+        5,
+        Variants(distance=20, athletics_dash=False),
+        round_cap=10,
+    )
     p = st.rounds[:4, 0].sum() / st.n
     want = (19 / 20) ** 2
     assert abs(p - want) <= tol(want, st.n)
@@ -258,21 +277,30 @@ def test_duel_mc_is_fight_mc_one_a_side_on_the_line():
 # What distance does to who wins
 # ------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("shooter", "melee"), [("competent_shooter", "competent"),
-                                                ("novice_shooter", "novice_brawler"),
-                                                ("expert_shooter", "expert_swordsman")])
+@pytest.mark.parametrize(
+    ("shooter", "melee"),
+    [
+        ("competent_shooter", "competent"),
+        ("novice_shooter", "novice_brawler"),
+        ("expert_shooter", "expert_swordsman"),
+    ],
+)
 def test_shooter_wins_more_the_further_apart(shooter, melee):
     """ET1: each 8 m move the charger spends closing is a free shot (ET-g2 short range
     covers 0–23 m of the pistol; beyond it −2), so P(shooter wins) rises with d0."""
-    p = [duel_exact(lib(shooter), lib(melee), Variants(distance=d)).outcome[0]
-         for d in (0, 10, 20, 40)]
+    p = [
+        duel_exact(lib(shooter), lib(melee), Variants(distance=d)).outcome[0]
+        for d in (0, 10, 20, 40)
+    ]
     assert all(x < y for x, y in itertools.pairwise(p)), p
 
 
 # ------------------------------------------------------------------------------------
 # Plans, variants and data: validation
 # ------------------------------------------------------------------------------------
+
 
 def test_plans_shared_module():
     assert PLANS == ("charge", "hold", "kite", "cover")
@@ -327,17 +355,22 @@ def test_et_g2_range_bands_follow_the_published_rule():
 
 def test_matchup_file_takes_plans_and_distance(tmp_path):
     f = tmp_path / "m.toml"
-    f.write_text('system = "d20_degrees"\nmethod = "mc"\ntrials = 2000\nseed = 1\n'
-                 '[variants]\ndistance = 20\n'
-                 '[[side0]]\narchetype = "competent_shooter"\nplan = "cover"\ncount = 2\n'
-                 '[[side1]]\narchetype = "competent"\n')
+    f.write_text(
+        'system = "d20_degrees"\nmethod = "mc"\ntrials = 2000\nseed = 1\n'
+        "[variants]\ndistance = 20\n"
+        '[[side0]]\narchetype = "competent_shooter"\nplan = "cover"\ncount = 2\n'
+        '[[side1]]\narchetype = "competent"\n'
+    )
     m = load_matchup_file(f)
     assert m.variants.distance == 20
     assert [c.plan for c in m.sides[0]] == ["cover", "cover"]
     assert m.sides[1][0].plan == "charge"
     bad = tmp_path / "bad.toml"
-    bad.write_text(f.read_text().replace('archetype = "competent"\n',
-                                         'archetype = "competent"\nplan = "kite"\n'))
+    bad.write_text(
+        f.read_text().replace(
+            'archetype = "competent"\n', 'archetype = "competent"\nplan = "kite"\n'
+        )
+    )
     with pytest.raises(InputError, match="needs a ranged weapon"):
         load_matchup_file(bad)
 
@@ -346,8 +379,10 @@ def test_matchup_file_takes_plans_and_distance(tmp_path):
 # ET4: the attacker on a defenceless target chooses routine or a roll
 # ------------------------------------------------------------------------------------
 
-def _finishing_oracle(bonus: int, x0: int, tough: int, fort: int, mode: str, hero: int,
-                      rounds: int) -> float:
+
+def _finishing_oracle(
+    bonus: int, x0: int, tough: int, fort: int, mode: str, hero: int, rounds: int
+) -> float:
     """P(the fallen foe ends dead): written from docs/RULES.md, not from the engine.
 
     The winner's finishing attacks (E16, aftermath ``finish``): each round the fallen
@@ -361,6 +396,7 @@ def _finishing_oracle(bonus: int, x0: int, tough: int, fort: int, mode: str, her
     roll E14 until resolved (``leave``). ET4: ``best`` rolls when that is likelier to
     kill, then to wound (dice only, no hero point in the choice); ``needed`` rolls when
     the routine total misses."""
+
     def fortitude(fails):
         out = {}
         for r in range(1, 21):
@@ -368,8 +404,15 @@ def _finishing_oracle(bonus: int, x0: int, tough: int, fort: int, mode: str, her
             deg = 1 + (t - 15) // 5 if t >= 15 else -(1 + (15 - t) // 5)
             if r == 1 and deg > 0:
                 deg = -1
-            key = ("incap" if deg >= 2 else ("dying", fails) if deg == 1 else
-                   "dead" if fails - deg >= 3 else ("dying", fails - deg))
+            key = (
+                "incap"
+                if deg >= 2
+                else ("dying", fails)
+                if deg == 1
+                else "dead"
+                if fails - deg >= 3
+                else ("dying", fails - deg)
+            )
             out[key] = out.get(key, 0) + 1 / 20
         return out
 
@@ -383,14 +426,25 @@ def _finishing_oracle(bonus: int, x0: int, tough: int, fort: int, mode: str, her
         out = []
         for v in range(1, 21):
             faces = [(v, 1 / 20, h)]
-            if v == 1 or (v < 20 and v + bonus < 10):   # a miss: the hero reroll
-                faces = [(v, 1 / 20, h)] if h == 0 else [
-                    (max(v, r2 + 10 if r2 <= 10 else r2), 1 / 400, h - 1)
-                    for r2 in range(1, 21)]
+            if v == 1 or (v < 20 and v + bonus < 10):  # a miss: the hero reroll
+                faces = (
+                    [(v, 1 / 20, h)]
+                    if h == 0
+                    else [
+                        (max(v, r2 + 10 if r2 <= 10 else r2), 1 / 400, h - 1) for r2 in range(1, 21)
+                    ]
+                )
             for w, p, hl in faces:
                 hit = w == 20 or (w != 1 and w + bonus >= 10)
-                out.append((p, resist(x0 + ((w + bonus - 10) // 5 if w + bonus >= 10 else 0)
-                                      + 5) if hit else None, hl))
+                out.append(
+                    (
+                        p,
+                        resist(x0 + ((w + bonus - 10) // 5 if w + bonus >= 10 else 0) + 5)
+                        if hit
+                        else None,
+                        hl,
+                    )
+                )
         return out
 
     def odds(outs, need):
@@ -411,31 +465,31 @@ def _finishing_oracle(bonus: int, x0: int, tough: int, fort: int, mode: str, her
     dist = {("incap", hero): 1.0}
     for _ in range(rounds):
         nxt: dict = {}
-        for (s, h), p in dist.items():            # the fallen foe's turn
+        for (s, h), p in dist.items():  # the fallen foe's turn
             if isinstance(s, tuple):
                 for t, q in fortitude(s[1]).items():
                     add(nxt, (t, h), p * q)
             else:
                 add(nxt, (s, h), p)
         dist, nxt = nxt, {}
-        for (s, h), p in dist.items():            # the winner's finishing attack
+        for (s, h), p in dist.items():  # the winner's finishing attack
             if s == "dead":
                 add(nxt, (s, h), p)
                 continue
             need = 10 if s == "incap" else 1
             for q, dmg, hl in attack(rolls(need), h):
-                for d in (dmg or [0] * 20):
+                for d in dmg or [0] * 20:
                     w = p * q / 20
                     if d >= need:
                         add(nxt, ("dead", hl), w)
-                    elif d >= 1:                  # incapacitated → dying, E14 at once
+                    elif d >= 1:  # incapacitated → dying, E14 at once
                         for t, r in fortitude(0).items():
                             add(nxt, (t, hl), w * r)
                     else:
                         add(nxt, (s, hl), w)
         dist = nxt
     dead = sum(p for (s, _), p in dist.items() if s == "dead")
-    for _ in range(400):                          # leave: E14 until resolved
+    for _ in range(400):  # leave: E14 until resolved
         nxt = {}
         for (s, _h), p in dist.items():
             if isinstance(s, tuple):
@@ -456,18 +510,21 @@ def test_et4_one_finishing_shot_hand_worked():
     every hit wounds: 0.5. The attacker's choice (default ``best``) rolls."""
     shooter = fighter(attack=4, damage=3, ranged=True)
     foe = fighter(toughness=1)
-    for mode, kill, wound in (("routine", 0.0, 0.0), ("roll", 0.3125, 0.5),
-                              ("best", 0.3125, 0.5), ("needed", 0.3125, 0.5)):
-        dmg = attack_damage(shooter, foe, Variants(defenceless_attack=mode),
-                            defenceless=True)
+    for mode, kill, wound in (
+        ("routine", 0.0, 0.0),
+        ("roll", 0.3125, 0.5),
+        ("best", 0.3125, 0.5),
+        ("needed", 0.3125, 0.5),
+    ):
+        dmg = attack_damage(shooter, foe, Variants(defenceless_attack=mode), defenceless=True)
         assert dmg[10:].sum() == pytest.approx(kill, abs=1e-12), mode
         assert dmg[1:].sum() == pytest.approx(wound, abs=1e-12), mode
     assert Variants().defenceless_attack == "best"
 
 
 NOVICES = {  # (attack bonus on the prone foe, X0 = damage + 15, foe's Toughness, Fortitude)
-    0: (4 - 5, 3 + 15, 1, 2),   # novice_shooter (pistol 3) finishing the novice
-    1: (4 + 5, 2 + 15, 2, 2),   # novice (light melee: Strength 1 + 1) finishing the shooter
+    0: (4 - 5, 3 + 15, 1, 2),  # novice_shooter (pistol 3) finishing the novice
+    1: (4 + 5, 2 + 15, 2, 2),  # novice (light melee: Strength 1 + 1) finishing the shooter
 }
 
 
@@ -498,15 +555,16 @@ def test_et4_novice_shooter_figures_of_the_issue():
     a, b = lib("novice_shooter"), lib("novice")
     got = {}
     for mode in ("routine", "needed", "best"):
-        e = duel_exact(a, b, Variants(aftermath="finish", finish_rounds=3,
-                                      defenceless_attack=mode))
+        e = duel_exact(a, b, Variants(aftermath="finish", finish_rounds=3, defenceless_attack=mode))
         got[mode] = e.loser_dead.sum() / e.outcome[:2].sum()
         p0, p1 = e.outcome[:2]
     k_melee = _finishing_oracle(*NOVICES[1], mode="routine", hero=1, rounds=3)
     assert got["routine"] == pytest.approx(p1 * k_melee, abs=1e-9)
     assert got["routine"] == pytest.approx(0.356, abs=5e-4)
-    bracket = [p0 * _finishing_oracle(*NOVICES[0], mode="roll", hero=h, rounds=3)
-               + p1 * k_melee for h in (0, 1)]
+    bracket = [
+        p0 * _finishing_oracle(*NOVICES[0], mode="roll", hero=h, rounds=3) + p1 * k_melee
+        for h in (0, 1)
+    ]
     assert bracket[0] - 1e-9 <= got["needed"] <= bracket[1] + 1e-9
     assert got["needed"] == pytest.approx(0.898, abs=5e-4)
     k_best = [_finishing_oracle(*NOVICES[1], mode="best", hero=h, rounds=3) for h in (0, 1)]
@@ -516,13 +574,22 @@ def test_et4_novice_shooter_figures_of_the_issue():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("a", "b", "v"), [
-    ("novice_shooter", "novice", Variants(aftermath="finish", finish_rounds=3)),
-    ("competent_shooter", "competent_armoured",
-     Variants(aftermath="finish", finish_rounds=2, resistance_naturals=True, distance=30)),
-    ("novice_brawler", "competent_shooter",
-     Variants(aftermath="finish", defenceless_attack="needed", distance=10)),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "v"),
+    [
+        ("novice_shooter", "novice", Variants(aftermath="finish", finish_rounds=3)),
+        (
+            "competent_shooter",
+            "competent_armoured",
+            Variants(aftermath="finish", finish_rounds=2, resistance_naturals=True, distance=30),
+        ),
+        (
+            "novice_brawler",
+            "competent_shooter",
+            Variants(aftermath="finish", defenceless_attack="needed", distance=10),
+        ),
+    ],
+)
 def test_et4_mc_matches_exact(a, b, v):
     """ET4 in the kernel (its ``_roll_better`` twin) and in the exact chain agree."""
     _agree(*_both(lib(a), lib(b), v))

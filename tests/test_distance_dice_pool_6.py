@@ -56,7 +56,7 @@ def p_win(att: int, dodge: int) -> float:
     """C10 with ``tie_needs_success``: the attacker wins with more successes, or as many
     and at least one."""
     a, d = brute_pmf(att), brute_pmf(max(dodge, 0))
-    return float(sum(a[i] * d[:i + 1].sum() for i in range(1, a.size)))
+    return float(sum(a[i] * d[: i + 1].sum() for i in range(1, a.size)))
 
 
 def fighter(name="x", att=(2, 0), dodge=(2, 0), stamina=2, **kw) -> Combatant:
@@ -87,8 +87,7 @@ def test_ct_g1_bands_and_their_source():
     assert v.close_band == v.medium_band // 2 == 13
     assert v.cover_taken == "partial"
     assert parse_variants(Variants, ["distance=20"]).distance == 20
-    for bad in ("distance=201", "distance=-1", "close_band=0", "medium_band=12",
-                "close_band=ten"):
+    for bad in ("distance=201", "distance=-1", "close_band=0", "medium_band=12", "close_band=ten"):
         with pytest.raises(InputError, match=bad.split("=")[0]):
             parse_variants(Variants, [bad])
     assert parse_variants(Variants, ["close_band=5", "medium_band=5"]).medium_band == 5
@@ -105,18 +104,18 @@ def test_ct_g1_turn_steps_by_hand():
     v = Variants()
     melee = (CHARGE, False, False)
     assert turn_step(*melee, 1, True, v) == (True, False, 1)
-    assert turn_step(*melee, 10, True, v) == (True, False, 1)      # close band
+    assert turn_step(*melee, 10, True, v) == (True, False, 1)  # close band
     assert turn_step(*melee, 13, True, v) == (True, False, 1)
-    assert turn_step(*melee, 14, True, v) == (False, False, 1)     # medium: one turn
+    assert turn_step(*melee, 14, True, v) == (False, False, 1)  # medium: one turn
     assert turn_step(*melee, 26, True, v) == (False, False, 1)
-    assert turn_step(*melee, 30, True, v) == (False, False, 4)     # then close + attack
-    assert turn_step(*melee, 40, True, v) == (False, False, 14)    # 40 -> 14 -> 1
+    assert turn_step(*melee, 30, True, v) == (False, False, 4)  # then close + attack
+    assert turn_step(*melee, 40, True, v) == (False, False, 14)  # 40 -> 14 -> 1
     assert turn_step(HOLD, False, False, 40, True, v) == (False, False, 14)  # = charge
     assert turn_step(HOLD, True, False, 150, True, v) == (True, False, 150)
     assert turn_step(CHARGE, True, False, 150, True, v) == (True, False, 150)
     assert turn_step(KITE, True, False, 10, True, v) == (True, False, 23)
     assert turn_step(KITE, True, False, 14, True, v) == (True, False, 14)
-    assert turn_step(KITE, True, False, 5, False, v) == (True, False, 5)   # foe shoots
+    assert turn_step(KITE, True, False, 5, False, v) == (True, False, 5)  # foe shoots
     assert turn_step(COVER, True, False, 20, True, v) == (False, True, 20)
     assert turn_step(COVER, True, True, 20, True, v) == (True, True, 20)
 
@@ -132,8 +131,9 @@ def test_ct_g1_closing_costs_turns_in_whole_fights():
     for d, idle in ((0, 0), (10, 0), (13, 0), (20, 1), (26, 1), (30, 1), (40, 2)):
         v = replace(NO_TIES, distance=d)
         for cap in (1, 2, 3):
-            assert expected_hits(sword, DUMMY, v, cap) == \
-                pytest.approx(max(cap - idle, 0) * p, abs=1e-12), (d, cap)
+            assert expected_hits(sword, DUMMY, v, cap) == pytest.approx(
+                max(cap - idle, 0) * p, abs=1e-12
+            ), (d, cap)
     # the bands are variants: with a close band of 25 m, 20 m costs nothing
     v = replace(NO_TIES, distance=20, close_band=25, medium_band=30)
     assert expected_hits(sword, DUMMY, v, 1) == pytest.approx(p, abs=1e-12)
@@ -156,20 +156,17 @@ def test_ct1_cover_plan_by_hand():
     # a fighter already in full cover keeps it when it takes partial cover
     assert taken_cover_dice(replace(gunman, cover="full"), Variants()) == 2
     # side 0 (the gunman) acts first: its turn is cover, then the shot at 3 + 1 dice
-    assert expected_hits(gunman, shooter, NO_TIES, 1) == pytest.approx(p_win(2, 4),
-                                                                       abs=1e-12)
+    assert expected_hits(gunman, shooter, NO_TIES, 1) == pytest.approx(p_win(2, 4), abs=1e-12)
     full = replace(NO_TIES, cover_taken="full")
     assert expected_hits(gunman, shooter, full, 1) == pytest.approx(p_win(2, 5), abs=1e-12)
     # side 0 (the shooter) acts first: the gunman is still in the open
-    assert expected_hits(shooter, gunman, NO_TIES, 1) == pytest.approx(p_win(2, 1),
-                                                                       abs=1e-12)
+    assert expected_hits(shooter, gunman, NO_TIES, 1) == pytest.approx(p_win(2, 1), abs=1e-12)
     # round 2: the gunman shoots back (2 dice against the shooter's 2 − 2 dice)
     two = expected_hits(shooter, gunman, NO_TIES, 2)
     assert two == pytest.approx(p_win(2, 1) + p_win(2, 4) + p_win(2, 0), abs=1e-12)
     # cover counts only against shots (C12): a swordsman meets the dodge pool alone
     sword = fighter("w", att=(2, 0), weapon=SWORD)
-    assert expected_hits(gunman, sword, NO_TIES, 1) == pytest.approx(p_win(2, 3),
-                                                                     abs=1e-12)
+    assert expected_hits(gunman, sword, NO_TIES, 1) == pytest.approx(p_win(2, 3), abs=1e-12)
 
 
 def test_cover_plan_against_a_shooter_pays_after_one_turn():
@@ -208,8 +205,7 @@ def test_default_plans_and_plan_validation():
         combatant("dice_pool_6", {"archetype": "competent_swordsman", "plan": "cover"})
     with pytest.raises(InputError, match="needs a ranged weapon"):
         combatant("dice_pool_6", {"archetype": "competent_brawler", "plan": "kite"})
-    with pytest.raises(InputError, match="unknown plan 'flee'; known: charge, hold, kite, "
-                                         "cover"):
+    with pytest.raises(InputError, match="unknown plan 'flee'; known: charge, hold, kite, cover"):
         cb.row(fighter(plan="flee"))
     with pytest.raises(InputError, match="plan"):
         combatant("dice_pool_6", {"archetype": "competent_swordsman", "plan": "flee"})
@@ -222,8 +218,11 @@ def test_kite_steps_back_and_shoots():
     and both more often than engaged."""
     sh, sw = LIB["competent_shooter"], LIB["competent_swordsman"]
     kite = replace(sh, plan="kite")
-    p = {(plan, d): cb.duel_exact(f, sw, Variants(distance=d)).p_outcome()[0]
-         for plan, f in (("hold", sh), ("kite", kite)) for d in (0, 10)}
+    p = {
+        (plan, d): cb.duel_exact(f, sw, Variants(distance=d)).p_outcome()[0]
+        for plan, f in (("hold", sh), ("kite", kite))
+        for d in (0, 10)
+    }
     assert p["hold", 0] == pytest.approx(p["hold", 10], abs=1e-12)  # close band: no cost
     assert p["hold", 10] < p["kite", 10]
     assert p["kite", 0] < p["kite", 10]
@@ -235,12 +234,17 @@ MATCHUPS = [
     # a shooter holding against a charging swordsman
     ("competent_shooter", "competent", {}),
     # a gunman in the open taking (full) cover against a shooter in partial cover
-    ("gunman_in_the_open", "competent_shooter", {"a": {"plan": "cover"},
-                                                  "v": {"cover_taken": "full"}}),
+    (
+        "gunman_in_the_open",
+        "competent_shooter",
+        {"a": {"plan": "cover"}, "v": {"cover_taken": "full"}},
+    ),
     # a kiter against a charger, the fight finished, one order a fight
-    ("novice_rifleman", "competent_knife_fighter", {"a": {"plan": "kite"},
-                                                    "v": {"aftermath": "finish",
-                                                          "order": "random_fight"}}),
+    (
+        "novice_rifleman",
+        "competent_knife_fighter",
+        {"a": {"plan": "kite"}, "v": {"aftermath": "finish", "order": "random_fight"}},
+    ),
     # two melee fighters closing on each other, narrower bands
     ("competent_swordsman", "expert_brawler", {"v": {"close_band": 5, "medium_band": 12}}),
     # a cover-taker against a charger, side 0 first
@@ -281,22 +285,24 @@ def test_group_fights_match_the_reference_simulator():
     d0): the kernel against the rules-first simulator (5 SE of the difference) for a
     kiter and a cover-taker against three chargers at 20 m, and a side-0-only rerun is
     the duel's numbers (the same kernel)."""
-    side0 = [replace(LIB["competent_shooter"], plan="kite"),
-             replace(LIB["gunman_in_the_open"], plan="cover")]
+    side0 = [
+        replace(LIB["competent_shooter"], plan="kite"),
+        replace(LIB["gunman_in_the_open"], plan="cover"),
+    ]
     side1 = [LIB["competent_swordsman"], LIB["novice_knife_fighter"], LIB["expert_brawler"]]
     n_ref, n_mc = 6_000, 60_000
     rng = random.Random(5)
     ref = [fight6(rng, side0, side1, cap=20, distance=20) for _ in range(n_ref)]
-    mc = cb.fight_mc(side0, side1, n_mc, seed=9, round_cap=20,
-                     variants=Variants(distance=20))
+    mc = cb.fight_mc(side0, side1, n_mc, seed=9, round_cap=20, variants=Variants(distance=20))
     for w in range(3):
         p_ref = sum(r["winner"] == w for r in ref) / n_ref
         p_mc = mc.outcome[w] / n_mc
         p = (p_ref * n_ref + p_mc * n_mc) / (n_ref + n_mc)
         assert abs(p_ref - p_mc) <= 5 * sqrt(p * (1 - p) * (1 / n_ref + 1 / n_mc)) + 1 / n_ref
     counts = [len(r["hits"]) for r in ref]
-    assert abs(mc.hits.sum() / n_mc - np.mean(counts)) <= \
-        5 * np.std(counts) * sqrt(1 / n_ref + 1 / n_mc)
+    assert abs(mc.hits.sum() / n_mc - np.mean(counts)) <= 5 * np.std(counts) * sqrt(
+        1 / n_ref + 1 / n_mc
+    )
     sh, sw = LIB["competent_shooter"], LIB["competent_swordsman"]
     one = cb.fight_mc([sh], [sw], 20_000, seed=5, variants=Variants(distance=40))
     duel = cb.duel_mc(sh, sw, 20_000, seed=5, variants=Variants(distance=40))
@@ -310,20 +316,31 @@ def test_group_fights_match_the_reference_simulator():
 #: distance existed: at the default distance 0 not one count (nor one exact bit) moves.
 ENGAGED = {
     ("expert_brawler", "competent_shooter", ()): ("1c0f88b5f55ee0b6", "b5fc959bd03fa4a3"),
-    ("master_rifleman", "gunman_in_the_open", ("order=random_fight",)):
-        ("07c401421b0bd9ef", "0e3883dfa47253ef"),
-    ("competent_swordsman", "competent_swordsman", ("aftermath=finish",)):
-        ("3de2b71f1f76ae82", "223e6f1826b42b3c"),
-    ("novice_knife_fighter", "street_thug", ("order=side0_first", "min_damage=true")):
-        ("d1369ac1de5da814", "390dc4c4f043f199"),
+    ("master_rifleman", "gunman_in_the_open", ("order=random_fight",)): (
+        "07c401421b0bd9ef",
+        "0e3883dfa47253ef",
+    ),
+    ("competent_swordsman", "competent_swordsman", ("aftermath=finish",)): (
+        "3de2b71f1f76ae82",
+        "223e6f1826b42b3c",
+    ),
+    ("novice_knife_fighter", "street_thug", ("order=side0_first", "min_damage=true")): (
+        "d1369ac1de5da814",
+        "390dc4c4f043f199",
+    ),
 }
 GROUPS = {
     (("novice",) * 3, ("expert_brawler",), ("aftermath=finish",)): "5e957c37a9187cf2",
-    (("expert_knife_fighter", "novice_shooter"),
-     ("competent_swordsman", "competent_brawler", "untrained_rifleman"), ()):
-        "e373836eaa73091b",
-    (("competent_shooter",), ("competent_swordsman",) * 2, ("targeting=first",)):
-        "b2c9534314467240",
+    (
+        ("expert_knife_fighter", "novice_shooter"),
+        ("competent_swordsman", "competent_brawler", "untrained_rifleman"),
+        (),
+    ): "e373836eaa73091b",
+    (
+        ("competent_shooter",),
+        ("competent_swordsman",) * 2,
+        ("targeting=first",),
+    ): "b2c9534314467240",
 }
 
 
@@ -332,8 +349,10 @@ def test_engaged_duels_are_unchanged(key, digests):
     """d0 = 0 (the default) gives byte-identical Monte Carlo histograms and exact
     probabilities to the fights without distance."""
     a, b, given = key
-    for v in (parse_variants(Variants, list(given)),
-              parse_variants(Variants, [*given, "distance=0"])):
+    for v in (
+        parse_variants(Variants, list(given)),
+        parse_variants(Variants, [*given, "distance=0"]),
+    ):
         assert hist_digest(cb.duel_mc(LIB[a], LIB[b], 20_000, seed=1, variants=v)) == digests[0]
         assert hist_digest(cb.duel_exact(LIB[a], LIB[b], v)) == digests[1]
 
@@ -341,8 +360,13 @@ def test_engaged_duels_are_unchanged(key, digests):
 @pytest.mark.parametrize(("key", "digest"), GROUPS.items())
 def test_engaged_group_fights_are_unchanged(key, digest):
     s0, s1, given = key
-    st = cb.fight_mc([LIB[x] for x in s0], [LIB[x] for x in s1], 20_000, seed=7,
-                     variants=parse_variants(Variants, list(given)))
+    st = cb.fight_mc(
+        [LIB[x] for x in s0],
+        [LIB[x] for x in s1],
+        20_000,
+        seed=7,
+        variants=parse_variants(Variants, list(given)),
+    )
     assert hist_digest(st) == digest
 
 

@@ -31,8 +31,15 @@ from engines.variants import parse_variants
 LIB = combatants("dice_pool_7")
 SWORD = Weapon("light_melee", 1, initiative=-1)
 PISTOL = Weapon("light_ranged", 1, initiative=-1, damage_type="ballistic", ranged=True)
-RIFLE = Weapon("heavy_ranged", 2, initiative=-1, defense=-1, damage_type="ballistic",
-               ranged=True, range_class="long")
+RIFLE = Weapon(
+    "heavy_ranged",
+    2,
+    initiative=-1,
+    defense=-1,
+    damage_type="ballistic",
+    ranged=True,
+    range_class="long",
+)
 HEAVY_ARCHAIC = Armour("heavy_archaic", lethal=4, ballistic=2, move=-3)
 NO_CHANCE = Variants(chance_die=False)
 
@@ -52,7 +59,7 @@ def die_pmf(length: int = 40) -> np.ndarray:
 
 def p_hit(n: int) -> float:
     """P(at least one success) of ``n`` dice (A1); 0 for n <= 0 (chance die off)."""
-    return 0.0 if n <= 0 else 1.0 - 0.6 ** n
+    return 0.0 if n <= 0 else 1.0 - 0.6**n
 
 
 def expected_hits(a, b, v, cap) -> float:
@@ -70,12 +77,12 @@ DUMMY = fighter("dummy", FOR=1, DES=1, SAB=1, CON=10, AUT=1, weapon=PISTOL)
 def test_at1_at2_deslocamento_of_the_library():
     """AT1: Deslocamento = FOR + DES + 5 m; AT2: heavy modern −1, medium archaic −2, heavy
     archaic −3 (the seed's "a custo de mobilidade")."""
-    assert LIB["competent_swordsman"].move == 3 + 3 + 5        # 11 m
-    assert LIB["competent_armoured"].move == 3 + 3 + 5 - 2     # medium archaic: 9 m
-    assert LIB["competent_knight"].move == 3 + 3 + 5 - 3       # heavy archaic: 8 m
-    assert LIB["soldier"].move == 3 + 3 + 5 - 1                # heavy modern: 10 m
-    assert LIB["novice_knight"].move == 2 + 2 + 5 - 3          # 6 m
-    assert LIB["master"].move == 5 + 5 + 5                     # 15 m
+    assert LIB["competent_swordsman"].move == 3 + 3 + 5  # 11 m
+    assert LIB["competent_armoured"].move == 3 + 3 + 5 - 2  # medium archaic: 9 m
+    assert LIB["competent_knight"].move == 3 + 3 + 5 - 3  # heavy archaic: 8 m
+    assert LIB["soldier"].move == 3 + 3 + 5 - 1  # heavy modern: 10 m
+    assert LIB["novice_knight"].move == 2 + 2 + 5 - 3  # 6 m
+    assert LIB["master"].move == 5 + 5 + 5  # 15 m
     assert fighter(FOR=0, DES=0, armour=Armour("x", move=-9)).move == 0  # never below 0
 
 
@@ -138,8 +145,7 @@ def test_at3_range_penalty_in_whole_fights():
     one move to 72 m, then fires once at long range. A rifle's short band reaches 183 m."""
     shooter = fighter("s", DES=3, AUT=5, weapon=PISTOL, specialized=True)
     target = fighter("t", FOR=1, DES=1, SAB=1, CON=10, AUT=1, weapon=SWORD)
-    for d, expected in ((10, 2 * p_hit(5)), (30, 2 * p_hit(3)), (60, 2 * p_hit(1)),
-                        (80, p_hit(1))):
+    for d, expected in ((10, 2 * p_hit(5)), (30, 2 * p_hit(3)), (60, 2 * p_hit(1)), (80, p_hit(1))):
         got = expected_hits(shooter, target, replace(NO_CHANCE, distance=d), cap=1)
         assert got == pytest.approx(expected, abs=1e-9), d
     rifle = replace(shooter, weapon=RIFLE)  # DES 3 + 2 + 2 = 7 dice − Defense 1
@@ -148,13 +154,19 @@ def test_at3_range_penalty_in_whole_fights():
     # the penalty is a situational modifier inside the A2 cap of +/-5 with the weapon's:
     # rifle 2 + masterful 2 + long burst 3 = 7 → 5; at medium 7 − 2 = 5, nothing lost
     # (a long class of 50 m here: medium range is 51..100 m)
-    auto = Weapon("assault_rifle", 2, initiative=-1, defense=-1, damage_type="ballistic",
-                  ranged=True, automatic=True, range_class="long")
+    auto = Weapon(
+        "assault_rifle",
+        2,
+        initiative=-1,
+        defense=-1,
+        damage_type="ballistic",
+        ranged=True,
+        automatic=True,
+        range_class="long",
+    )
     stacked = replace(shooter, weapon=auto, quality=2, burst="long")
-    near = expected_hits(stacked, target, replace(NO_CHANCE, distance=40, range_long=50),
-                         cap=1)
-    medium = expected_hits(stacked, target, replace(NO_CHANCE, distance=80, range_long=50),
-                           cap=1)
+    near = expected_hits(stacked, target, replace(NO_CHANCE, distance=40, range_long=50), cap=1)
+    medium = expected_hits(stacked, target, replace(NO_CHANCE, distance=80, range_long=50), cap=1)
     assert near == pytest.approx(medium, abs=1e-12) == pytest.approx(2 * p_hit(3 + 2 + 5 - 1))
     # AT-g2: with a reach of 3 m a charger 4 m away closes once and still strikes once
     sword = fighter("a", AUT=5, weapon=SWORD)
@@ -209,8 +221,8 @@ def test_kite_keeps_out_of_reach():
     kiter = combatant("dice_pool_7", {"archetype": "expert_shooter", "plan": "kite"})
     knight = LIB["novice_knight"]
     assert threat(knight, Variants()) == 1 + 6
-    assert turn_moves(KITE, 13, 18, 72, 7, 0) == (1, 13)    # away, then one shot
-    assert turn_moves(KITE, 13, 18, 72, 7, 20) == (0, 20)   # safe and in range: two shots
+    assert turn_moves(KITE, 13, 18, 72, 7, 0) == (1, 13)  # away, then one shot
+    assert turn_moves(KITE, 13, 18, 72, 7, 20) == (0, 20)  # safe and in range: two shots
     assert turn_moves(KITE, 13, 18, 72, 7, 100) == (2, 74)  # closes to range, no shot
     st = cb.fight_mc([kiter], [knight, knight], 2000, seed=3, round_cap=30)
     assert st.outcome[1] == 0
@@ -231,9 +243,15 @@ MATCHUPS = [
     # turn, never struck once apart; most fights reach the round cap
     ("competent_shooter", "competent_knight", {"a": {"plan": "kite"}}),
     # a rifle (long class) against a charging dodger, dodges to the end of the round
-    ("bodyguard", "master_fencer", {"a": {"weapon": "heavy_ranged"},
-                                    "b": {"armour": "heavy_archaic"},
-                                    "v": {"dodge_lasts": "end_of_round"}}),
+    (
+        "bodyguard",
+        "master_fencer",
+        {
+            "a": {"weapon": "heavy_ranged"},
+            "b": {"armour": "heavy_archaic"},
+            "v": {"dodge_lasts": "end_of_round"},
+        },
+    ),
 ]
 
 

@@ -39,8 +39,13 @@ LIB = combatants("middle_3d10")
 
 def p_middle_at_least(k: int) -> float:
     """P(C >= k) of 3d10 by enumeration (B1)."""
-    n = sum(1 for a in range(1, 11) for b in range(1, 11) for c in range(1, 11)
-            if sorted((a, b, c))[1] >= k)
+    n = sum(
+        1
+        for a in range(1, 11)
+        for b in range(1, 11)
+        for c in range(1, 11)
+        if sorted((a, b, c))[1] >= k
+    )
     return n / 1000
 
 
@@ -48,8 +53,9 @@ def p_middle_at_least(k: int) -> float:
 # skill 0, doubles off: C + 0 never reaches a Defense of 11 or more) and never drops in a
 # few rounds (Vigor 20: Resistance 60); Defense 15, reflex 0 (it acts last under the
 # variant initiative = reflex).
-DUMMY = Combatant(name="dummy", trait=0, combat=0, vigor=20, defense=15, dice="mM",
-                  ranged=True, reflex=0)
+DUMMY = Combatant(
+    name="dummy", trait=0, combat=0, vigor=20, defense=15, dice="mM", ranged=True, reflex=0
+)
 QUIET = Variants(doubles=False, initiative="reflex")
 
 
@@ -103,8 +109,16 @@ def test_bt_g2_range_increments_from_the_published_table():
     assert bands(pistol, v) == (8, 90)
     # "any attack at less than this distance is not penalized ... each full range
     # increment causes a cumulative -2 penalty"
-    assert [range_penalty(pistol, v, d) for d in (0, 8, 9, 17, 18, 20, 40, 90)] == \
-        [0, 0, 2, 2, 4, 4, 8, 20]
+    assert [range_penalty(pistol, v, d) for d in (0, 8, 9, 17, 18, 20, 40, 90)] == [
+        0,
+        0,
+        2,
+        2,
+        4,
+        4,
+        8,
+        20,
+    ]
     assert range_penalty(LIB["competent"], v, 40) == 0  # melee: no range
 
 
@@ -164,14 +178,15 @@ def test_kite_keeps_out_of_reach():
     kiter = combatant("middle_3d10", {"archetype": "competent_shooter", "plan": "kite"})
     first, far = bands(kiter, v)
     assert threat(LIB["competent"], v) == 9
-    assert turn_move(KITE, 8, first, far, 9, 0) == 8     # engaged: away, then a shot
-    assert turn_move(KITE, 8, first, far, 9, 9) == 17    # in the charger's threat: away
-    assert turn_move(KITE, 8, first, far, 9, 20) == 20   # safe and in range: stands
+    assert turn_move(KITE, 8, first, far, 9, 0) == 8  # engaged: away, then a shot
+    assert turn_move(KITE, 8, first, far, 9, 9) == 17  # in the charger's threat: away
+    assert turn_move(KITE, 8, first, far, 9, 20) == 20  # safe and in range: stands
     assert turn_move(KITE, 8, first, far, 9, 100) == 92  # closes toward range
     ex = cb.duel_exact(kiter, LIB["competent"], Variants(distance=10), round_cap=30)
     assert ex.p_outcome()[1] == 0.0
-    st = cb.fight_mc([kiter], [LIB["competent"]] * 2, 2000, seed=3,
-                     variants=Variants(distance=10), round_cap=30)
+    st = cb.fight_mc(
+        [kiter], [LIB["competent"]] * 2, 2000, seed=3, variants=Variants(distance=10), round_cap=30
+    )
     assert st.outcome[1] == 0
 
 
@@ -185,8 +200,11 @@ MATCHUPS = [
     # a kiter against a charger (never caught once apart; most fights reach the cap)
     ("competent_shooter", "expert_armoured", {"a": {"plan": "kite"}}),
     # rifle against pistol, both holding; drama spent before rolling (B-g7)
-    ("novice_shooter", "competent_shooter", {"a": {"weapon": "rifle"},
-                                             "v": {"drama_timing": "before"}}),
+    (
+        "novice_shooter",
+        "competent_shooter",
+        {"a": {"weapon": "rifle"}, "v": {"drama_timing": "before"}},
+    ),
     # a shooter who charges into its first band, against a brawler; a longer move
     ("expert_shooter", "expert_brawler", {"a": {"plan": "charge"}, "v": {"move": 5}}),
 ]

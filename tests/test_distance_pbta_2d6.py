@@ -81,10 +81,16 @@ ENGAGED = {
     "group 1 0": "24fcc3f561983505",
     "group 1 3": "7977b9708efb45b2",
 }
-VARIANTS = ({}, {"order": "side0_first"}, {"aftermath": "finish", "clock": 5},
-            {"targeting": "first", "dead_over": 1})
-GROUPS = ((["competent", "competent_shooter"], ["expert"]),
-          (["novice_brawler"] * 3, ["master_shooter", "street_thug"]))
+VARIANTS = (
+    {},
+    {"order": "side0_first"},
+    {"aftermath": "finish", "clock": 5},
+    {"targeting": "first", "dead_over": 1},
+)
+GROUPS = (
+    (["competent", "competent_shooter"], ["expert"]),
+    (["novice_brawler"] * 3, ["master_shooter", "street_thug"]),
+)
 
 
 def test_pd1_engaged_fights_are_byte_identical_to_before(pb):
@@ -98,13 +104,13 @@ def test_pd1_engaged_fights_are_byte_identical_to_before(pb):
             v = pb.cb.Variants(**VARIANTS[int(i)], **d)
             if kind == "group":
                 s0, s1 = GROUPS[int(names[0])]
-                st = pb.cb.fight_mc([pb.lib[x] for x in s0], [pb.lib[x] for x in s1], 3000,
-                                    seed=11, variants=v)
+                st = pb.cb.fight_mc(
+                    [pb.lib[x] for x in s0], [pb.lib[x] for x in s1], 3000, seed=11, variants=v
+                )
             elif kind == "exact":
                 st = pb.cb.duel_exact(pb.lib[names[0]], pb.lib[names[1]], v)
             else:
-                st = pb.cb.duel_mc(pb.lib[names[0]], pb.lib[names[1]], 3000, seed=7,
-                                   variants=v)
+                st = pb.cb.duel_mc(pb.lib[names[0]], pb.lib[names[1]], 3000, seed=7, variants=v)
             got.setdefault(key, set()).add(hist_digest(st))
     assert got == {k: {h} for k, h in ENGAGED.items()}
 
@@ -114,15 +120,20 @@ def test_pd1_engaged_fights_are_byte_identical_to_before(pb):
 
 def _cases(pb):
     lib = pb.lib
-    rifle = R(lib["expert_shooter"], weapon=R(lib["expert_shooter"].weapon, name="rifle",
-                                                harm=3, close=30, far=100))
+    rifle = R(
+        lib["expert_shooter"],
+        weapon=R(lib["expert_shooter"].weapon, name="rifle", harm=3, close=30, far=100),
+    )
     return [
-        (lib["competent_shooter"], lib["competent"], {}),                  # hold vs charge
+        (lib["competent_shooter"], lib["competent"], {}),  # hold vs charge
         (R(lib["competent_shooter"], plan="charge"), lib["competent"], {}),
         (R(lib["competent_shooter"], plan="cover"), rifle, {"order": "coin"}),
         (lib["competent"], lib["novice_duellist"], {"weak_at_range": "full"}),
-        (lib["competent_shooter"], R(lib["expert_shooter"], plan="cover"),
-         {"aftermath": "finish", "move": 7}),
+        (
+            lib["competent_shooter"],
+            R(lib["expert_shooter"], plan="cover"),
+            {"aftermath": "finish", "move": 7},
+        ),
     ]
 
 
@@ -167,7 +178,7 @@ def test_pd2_the_kernel_closes_a_group_the_same_way(pb):
     v = pb.cb.Variants(order="side0_first")
     near = pb.cb.fight_mc(two, one, 4000, seed=3, variants=v)
     far = pb.cb.fight_mc(two, one, 4000, seed=3, variants=R(v, distance=40))
-    assert near.outcome[2] == far.outcome[2] == 0   # no fight reaches the cap
+    assert near.outcome[2] == far.outcome[2] == 0  # no fight reaches the cap
     assert np.array_equal(far.outcome, near.outcome)
     assert np.array_equal(far.hits, near.hits)
     assert far.rounds[1:3].sum() == 0
@@ -185,8 +196,7 @@ def test_pd4_pd5_shots_while_the_charger_closes_hand_worked(pb):
     under ``weak_at_range=full`` (PD-g4) all 47/36 are of harm 2."""
     sh, sw = pb.lib["competent_shooter"], pb.lib["competent"]
     v = pb.cb.Variants(distance=20, order="side0_first")
-    for var, want in ((v, {1: 31 / 36, 2: 16 / 36}),
-                      (R(v, weak_at_range="full"), {2: 47 / 36})):
+    for var, want in ((v, {1: 31 / 36, 2: 16 / 36}), (R(v, weak_at_range="full"), {2: 47 / 36})):
         ex = pb.cb.duel_exact(sh, sw, var, round_cap=2)
         assert ex.outcome[2] == pytest.approx(1.0, abs=1e-15)
         expected = np.zeros(ex.hits.size)
@@ -272,11 +282,14 @@ def test_duel_distance_plans_and_table(plugin_installed, capsys, pb):
     assert engaged["p_side0"].iloc[0] == table["p_side0"].iloc[0]
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["--plan-a", "kite", "--distance", "10"], "pbta_2d6 has no kite rule"),
-    (["--plan-b", "cover"], "plan 'cover' takes cover, then shoots (PD6)"),
-    (["--variant", "move=0"], "variant move: expected whole metres 1..200"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--plan-a", "kite", "--distance", "10"], "pbta_2d6 has no kite rule"),
+        (["--plan-b", "cover"], "plan 'cover' takes cover, then shoots (PD6)"),
+        (["--variant", "move=0"], "variant move: expected whole metres 1..200"),
+    ],
+)
 def test_bad_plans_are_one_line_exit_2(plugin_installed, capsys, argv, says):
     from cli.main import main
 
@@ -287,8 +300,7 @@ def test_bad_plans_are_one_line_exit_2(plugin_installed, capsys, argv, says):
     assert says in err, err
 
 
-def test_group_fight_from_a_matchup_file_that_starts_apart(plugin_installed, capsys,
-                                                           tmp_path):
+def test_group_fight_from_a_matchup_file_that_starts_apart(plugin_installed, capsys, tmp_path):
     """``combat scenarios/standoff_2v3.toml``: two shooters in cover against three thugs
     charging from 30 m (PD1–PD6, Monte Carlo). The thugs spend two turns closing under
     fire, so the shooters win clearly more often than in the same fight engaged (more
@@ -311,8 +323,17 @@ def test_cross_combat_file_fights_apart(plugin_installed, capsys):
     rows = t[(t["system"] == "pbta_2d6") & t["matchup"].str.startswith("shooter_vs_charger")]
     assert list(rows["matchup"]) == [f"shooter_vs_charger_{d}m" for d in (0, 10, 20, 40)]
     assert rows["p_side0"].iloc[0] == pytest.approx(0.5, abs=1e-12)
-    one = _csv(capsys, "duel", "pbta_2d6", "competent_shooter", "competent", "--weapon-b",
-               "light_melee", "--distance", "20")
+    one = _csv(
+        capsys,
+        "duel",
+        "pbta_2d6",
+        "competent_shooter",
+        "competent",
+        "--weapon-b",
+        "light_melee",
+        "--distance",
+        "20",
+    )
     assert rows["p_side0"].iloc[2] == pytest.approx(one["p_side0"].iloc[0], abs=1e-12)
 
 
@@ -323,8 +344,11 @@ def test_report_distance_section_takes_the_plugin(plugin_installed, capsys):
     from reports.sections.distance import section_distance
     from reports.settings import ReportSettings
 
-    sec = section_distance(ReportSettings(systems=("pbta_2d6",), combat_trials=400,
-                                          pdf=False, progress=False, cross_combat=CROSS))
+    sec = section_distance(
+        ReportSettings(
+            systems=("pbta_2d6",), combat_trials=400, pdf=False, progress=False, cross_combat=CROSS
+        )
+    )
     line = next(r for r in sec.reading if str(r).startswith("pbta_2d6:") and "charging" in r)
     assert "its fights start engaged" not in " ".join(map(str, sec.reading))
     words = shlex.split(line.small)
@@ -360,7 +384,7 @@ def test_guardrail_at_every_distance(plugin_installed, tmp_path):
 
     ref = distance_table("pbta_2d6", "competent", "competent_shooter", [0, 20, 40])
     by = dict(zip(ref["distance"], ref["p_side0"], strict=True))
-    assert by[0] > by[20] > by[40]       # PD2: the swordsman is shot at while it closes
+    assert by[0] > by[20] > by[40]  # PD2: the swordsman is shot at while it closes
     for limit, status in (((by[0] + by[40]) / 2, "fail"), (by[40] - 0.01, "pass")):
         path = tmp_path / "g.toml"
         path.write_text(GUARDRAIL.format(limit=limit), encoding="utf-8")

@@ -35,8 +35,8 @@ from engines.systems.percentile.combat import rules as rl
 from engines.variants import parse_variants
 
 LIB = combatants("percentile")
-SHOOTER = LIB["competent_shooter"]   # Firearms 50, DEX 60, handgun (base 15 yards)
-CHARGER = LIB["competent"]           # Fighting 55, bat, STR = DEX = SIZ = 60: MOV 8
+SHOOTER = LIB["competent_shooter"]  # Firearms 50, DEX 60, handgun (base 15 yards)
+CHARGER = LIB["competent"]  # Fighting 55, bat, STR = DEX = SIZ = 60: MOV 8
 DISTANCES = (0, 10, 20, 40)
 TRIALS = 100_000
 
@@ -53,16 +53,22 @@ def rounds_of(a, b, d: int, first: int = 0, n: int = 3, **variants):
     g = ex.apart_rounds(a, b, Variants(distance=d, **variants), first)
     out = []
     for _ in range(n):
-        out.append([(att, round(float(sum(w * br[0].sum() for w, br in branches)), 4))
-                    for att, branches in next(g)])
+        out.append(
+            [
+                (att, round(float(sum(w * br[0].sum() for w, br in branches)), 4))
+                for att, branches in next(g)
+            ]
+        )
     return out
 
 
 # --------------------------------------------------------------- DX14 movement
 
 
-@pytest.mark.parametrize(("strength", "dex", "siz", "mov"), [
-    (50, 50, 60, 7), (60, 60, 60, 8), (70, 50, 60, 8), (50, 70, 60, 8), (75, 80, 70, 9)])
+@pytest.mark.parametrize(
+    ("strength", "dex", "siz", "mov"),
+    [(50, 50, 60, 7), (60, 60, 60, 8), (70, 50, 60, 8), (50, 70, 60, 8), (75, 80, 70, 9)],
+)
 def test_dx14_mov_from_str_dex_siz(strength, dex, siz, mov):
     """DX14: MOV 7 when STR and DEX are both below SIZ, 9 when both are above, else 8."""
     assert rl.mov_of(strength, dex, siz) == mov
@@ -95,8 +101,10 @@ def test_dx14_a_charger_with_mov_8_crosses_20_m_in_one_round_and_40_m_in_two():
     charge of 1 x MOV the 19 m take three rounds: 7.32 + 7.32 = 14.63 m, then 4.37 m."""
     assert kn.decide(0, False, 2000, 732, 100, 0, 0, 5, -1, 0, 0) == (100, 2, 1, 0)
     assert kn.decide(0, False, 4000, 732, 100, 0, 0, 5, -1, 0, 0) == (340, 0, 1, 0)
-    assert rounds_of(SHOOTER, CHARGER, 20, n=2) == [[(0, 0.25), (1, 0.3972)],
-                                                   [(0, 0.5), (1, 0.3972)]]
+    assert rounds_of(SHOOTER, CHARGER, 20, n=2) == [
+        [(0, 0.25), (1, 0.3972)],
+        [(0, 0.5), (1, 0.3972)],
+    ]
     assert rounds_of(SHOOTER, CHARGER, 40, n=2) == [[(0, 0.1)], [(0, 0.5), (1, 0.3972)]]
     slow = rounds_of(SHOOTER, CHARGER, 20, n=3, charge_factor=1)
     assert [[a for a, _ in r] for r in slow] == [[0], [0], [0, 1]]
@@ -114,8 +122,10 @@ def test_dx14_a_holding_melee_fighter_closes_a_mov_a_turn():
 
 def _mods(a, b, d, cover=0, fast=0, **variants):
     cmb = np.stack([a.row(), b.row()])
-    return tuple(int(x) for x in kn.shot_mods(cmb, Variants(distance=1, **variants).rule(),
-                                                0, 1, d, cover, fast))
+    return tuple(
+        int(x)
+        for x in kn.shot_mods(cmb, Variants(distance=1, **variants).rule(), 0, 1, d, cover, fast)
+    )
 
 
 def test_dx15_bands_and_the_chance_to_hit_at_extreme_range():
@@ -124,8 +134,12 @@ def test_dx15_bands_and_the_chance_to_hit_at_extreme_range():
     a regular success, 0.50; long (<= 27.43 m) a hard one, <= 25: 0.25; extreme (<= 54.86
     m) an extreme one, <= 10: 0.10 (a critical 01 counts extreme, D-g1); beyond, no shot."""
     v = Variants(distance=50)
-    for d, shot, p in ((300, (1, 1, 0), 0.75), (1300, (0, 1, 0), 0.50),
-                       (2700, (0, 2, 0), 0.25), (5400, (0, 3, 0), 0.10)):
+    for d, shot, p in (
+        (300, (1, 1, 0), 0.75),
+        (1300, (0, 1, 0), 0.50),
+        (2700, (0, 2, 0), 0.25),
+        (5400, (0, 3, 0), 0.10),
+    ):
         assert _mods(SHOOTER, CHARGER, d) == shot
         to_t = cp.action_outcomes(SHOOTER, CHARGER, v, 0, shot)[0]
         assert to_t.sum() == pytest.approx(p)
@@ -181,10 +195,8 @@ def test_dx16_taking_cover_costs_the_first_turn_then_shots_at_it_take_a_penalty_
     Acting first (``first`` = 0) it is in cover before the other's first shot; acting
     second, that shot comes before. With take_cover=free it shoots in round 1 too."""
     hider = combatant("percentile", "competent_shooter", {"plan": "cover"})
-    assert rounds_of(hider, SHOOTER, 10, first=0, n=2) == [[(1, 0.25)],
-                                                          [(0, 0.5), (1, 0.25)]]
-    assert rounds_of(hider, SHOOTER, 10, first=1, n=2) == [[(1, 0.5)],
-                                                          [(1, 0.25), (0, 0.5)]]
+    assert rounds_of(hider, SHOOTER, 10, first=0, n=2) == [[(1, 0.25)], [(0, 0.5), (1, 0.25)]]
+    assert rounds_of(hider, SHOOTER, 10, first=1, n=2) == [[(1, 0.5)], [(1, 0.25), (0, 0.5)]]
     assert rounds_of(hider, SHOOTER, 10, n=1, take_cover="free") == [[(0, 0.5), (1, 0.25)]]
 
 
@@ -193,13 +205,18 @@ def test_dx16_taking_cover_costs_the_first_turn_then_shots_at_it_take_a_penalty_
 
 @pytest.mark.slow
 @pytest.mark.parametrize("d", DISTANCES)
-@pytest.mark.parametrize(("a", "b"), [
-    ("competent_shooter", "competent"),                      # shooter vs charger
-    ({"archetype": "competent_shooter", "plan": "cover"}, "competent_shooter"),
-    ({"archetype": "expert_shooter", "plan": "kite"}, "expert_swordsman"),
-    ({"archetype": "competent_shooter", "weapon": "shotgun", "tactic": "dive_for_cover"},
-     {"archetype": "competent", "plan": "hold"}),
-])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("competent_shooter", "competent"),  # shooter vs charger
+        ({"archetype": "competent_shooter", "plan": "cover"}, "competent_shooter"),
+        ({"archetype": "expert_shooter", "plan": "kite"}, "expert_swordsman"),
+        (
+            {"archetype": "competent_shooter", "weapon": "shotgun", "tactic": "dive_for_cover"},
+            {"archetype": "competent", "plan": "hold"},
+        ),
+    ],
+)
 def test_mc_matches_exact_at_distance(d, a, b):
     """DX14–DX16: the exact chain (distance carried per step) and the Monte Carlo kernel
     (positions on a line) agree within 5 SE + 1/n at 0, 10, 20 and 40 m, on the outcome
@@ -237,8 +254,9 @@ def test_the_shooter_gains_from_distance():
     one more round of shooting before the charge lands. Within one charge (1-37 m) it
     falls as the first shot moves from base to long range (10 m > 20 m): the race is
     between closing speed and range bands, not only the coin of who acts first."""
-    p = {d: cp.duel_exact(SHOOTER, CHARGER, Variants(distance=d)).outcome[0]
-         for d in (0, 10, 20, 40)}
+    p = {
+        d: cp.duel_exact(SHOOTER, CHARGER, Variants(distance=d)).outcome[0] for d in (0, 10, 20, 40)
+    }
     assert p[0] == pytest.approx(0.7014, abs=1e-4)
     assert all(p[d] > p[0] for d in (10, 20, 40))
     assert p[40] > p[20]
@@ -249,8 +267,18 @@ def test_distance_zero_is_the_fight_of_before():
     """d0 = 0 gives the numbers of the code before the distance rules, bit for bit: the
     SHA-256 of every FightStats array, exact and Monte Carlo (seed 1), as that code gave
     them."""
-    fields = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
-              "loser_fate_sq", "fates", "fates_sq")
+    fields = (
+        "outcome",
+        "rounds",
+        "loser_dead",
+        "standing",
+        "deaths",
+        "hits",
+        "loser_fate",
+        "loser_fate_sq",
+        "fates",
+        "fates_sq",
+    )
 
     def digest(st):
         h = hashlib.sha256()
@@ -258,16 +286,17 @@ def test_distance_zero_is_the_fight_of_before():
             h.update(np.ascontiguousarray(getattr(st, f)).tobytes())
         return h.hexdigest()[:16]
 
-    before = {("competent_shooter", "competent"): ("d026adca3318cfcc", "62b980e79d8ecc11"),
-              ("expert_shooter", "competent_swordsman"): ("d0e08459c3a89e21",
-                                                          "c60616e2b27675ba"),
-              ("competent_armoured", "expert_shooter"): ("d15326adba49fd2d",
-                                                         "240239370b1a8198")}
+    before = {
+        ("competent_shooter", "competent"): ("d026adca3318cfcc", "62b980e79d8ecc11"),
+        ("expert_shooter", "competent_swordsman"): ("d0e08459c3a89e21", "c60616e2b27675ba"),
+        ("competent_armoured", "expert_shooter"): ("d15326adba49fd2d", "240239370b1a8198"),
+    }
     for (a, b), (h_exact, h_mc) in before.items():
         assert digest(cp.duel_exact(LIB[a], LIB[b])) == h_exact
         assert digest(cp.duel_mc(LIB[a], LIB[b], 20_000, seed=1)) == h_mc
-    group = cp.fight_mc([SHOOTER] * 2, [LIB["competent_swordsman"]] * 2 + [LIB["expert"]],
-                        20_000, seed=7)
+    group = cp.fight_mc(
+        [SHOOTER] * 2, [LIB["competent_swordsman"]] * 2 + [LIB["expert"]], 20_000, seed=7
+    )
     assert digest(group) == "6c7931925a73afe6"
 
 
@@ -328,8 +357,9 @@ def test_distance_variant_validation():
     with pytest.raises(InputError, match="range=long"):
         Variants(distance=10, range="long")
     assert Variants(distance=0, range="long").range == "long"
-    bare = dataclasses.replace(SHOOTER, weapon=cp.Weapon("pistol", 1, 10, 0, impale=True,
-                                                         firearm=True, adds_db=False))
+    bare = dataclasses.replace(
+        SHOOTER, weapon=cp.Weapon("pistol", 1, 10, 0, impale=True, firearm=True, adds_db=False)
+    )
     with pytest.raises(InputError, match="base range"):
         cp.duel_exact(bare, CHARGER, Variants(distance=10))
     with pytest.raises(InputError, match="base range"):
@@ -349,8 +379,9 @@ def test_data_file_ranges_are_validated(tmp_path):
     cp.duel_exact(gun, CHARGER)
     with pytest.raises(InputError, match="without a base range"):
         cp.duel_exact(gun, CHARGER, Variants(distance=5))
-    bad.write_text(text.replace('damage = "1D4"\n', 'damage = "1D4"\nrange = 3\n'),
-                   encoding="utf-8")
+    bad.write_text(
+        text.replace('damage = "1D4"\n', 'damage = "1D4"\nrange = 3\n'), encoding="utf-8"
+    )
     with pytest.raises(InputError, match=r"weapons\.knife\.range"):
         library("percentile", bad)
 
@@ -362,8 +393,9 @@ def test_point_blank_at_zero_is_the_range_variant():
     (default normal, no bonus die); ``range = point_blank`` gives 0 m the 1 m figure."""
     from pathlib import Path
 
-    rules = " ".join((Path(__file__).resolve().parent.parent / "docs" / "RULES.md")
-                     .read_text().split())
+    rules = " ".join(
+        (Path(__file__).resolve().parent.parent / "docs" / "RULES.md").read_text().split()
+    )
     assert "point-blank (within DEX/5 feet) gives a bonus die (not with long arms)" in rules
     a = combatant("percentile", "competent_shooter")
     b = combatant("percentile", "competent")

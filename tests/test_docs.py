@@ -45,6 +45,7 @@ FENCE = re.compile(r"^```(\{code-block\} console|console)\n(.*?)^```", re.S | re
 
 # --------------------------------------------------------------------- the examples
 
+
 def runnable_blocks(path: Path) -> list[str]:
     """The runnable console blocks of a page (the README: every console block)."""
     out = []
@@ -101,9 +102,9 @@ def _line_matches(got: str, want: str) -> bool:
 
 
 def _matches(got: list[str], expected: list[str]) -> bool:
-    if "..." in expected:   # the page shows the first lines only
-        expected = expected[:expected.index("...")]
-        got = got[:len(expected)]
+    if "..." in expected:  # the page shows the first lines only
+        expected = expected[: expected.index("...")]
+        got = got[: len(expected)]
     return len(got) == len(expected) and all(map(_line_matches, got, expected))
 
 
@@ -120,8 +121,12 @@ def test_runnable_example_prints_what_the_page_shows(block, capsys):
         cap = capsys.readouterr()
         got = [x.rstrip() for x in (cap.out + cap.err).rstrip("\n").split("\n")]
         want = [x.rstrip() for x in expected]
-        assert _matches(got, want), (f"$ {command}\n--- the page shows:\n" + "\n".join(want)
-                                     + "\n--- the command prints:\n" + "\n".join(got))
+        assert _matches(got, want), (
+            f"$ {command}\n--- the page shows:\n"
+            + "\n".join(want)
+            + "\n--- the command prints:\n"
+            + "\n".join(got)
+        )
         if not any(x.startswith("error:") for x in want):
             assert code == 0, command
 
@@ -143,8 +148,9 @@ def shown_commands() -> list[tuple[str, str]]:
         if "_generated" in page.parts or "_build" in page.parts:
             continue
         text = page.read_text(encoding="utf-8")
-        for body in re.findall(r"^```(?:sh|console|\{code-block\} console)\n(.*?)^```", text,
-                               re.S | re.M):
+        for body in re.findall(
+            r"^```(?:sh|console|\{code-block\} console)\n(.*?)^```", text, re.S | re.M
+        ):
             lines = body.split("\n")
             i = 0
             while i < len(lines):
@@ -154,8 +160,9 @@ def shown_commands() -> list[tuple[str, str]]:
                     line = line[:-1] + " " + lines[i].strip()
                 i += 1
                 if line.startswith("rpg-balance ") and "…" not in line:
-                    out.append((str(page.relative_to(ROOT)),
-                                re.split(r"\s(?:\||>|&&|;|#)", line)[0]))
+                    out.append(
+                        (str(page.relative_to(ROOT)), re.split(r"\s(?:\||>|&&|;|#)", line)[0])
+                    )
     return out
 
 
@@ -175,14 +182,32 @@ def test_every_command_shown_parses(plugin_installed):
 
 # ----------------------------------------------------------------------- the site
 
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "RPG_DOCS_EXECUTE": "off", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W",
-                           "--keep-going", "-d", str(out / ".doctrees"), str(DOCS),
-                           str(out / "html")], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-q",
+            "-W",
+            "--keep-going",
+            "-d",
+            str(out / ".doctrees"),
+            str(DOCS),
+            str(out / "html"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-8000:]
     return out / "html"
 
@@ -213,15 +238,17 @@ def test_file_formats_come_from_the_validators(site):
     html = _page(site, "_generated/formats.html")
     for model in (Scenario, Guardrail, Tune):
         for key in model.model_fields:
-            assert f"<code class=\"docutils literal notranslate\"><span class=\"pre\">{key}" \
-                   in html, (model.__name__, key)
+            assert f'<code class="docutils literal notranslate"><span class="pre">{key}' in html, (
+                model.__name__,
+                key,
+            )
     # a rules file: every kind each system's tables name
     from analysis.rules import table_rows
     from engines.system import registry
 
     for sid in registry():
         for row in table_rows(sid):
-            assert f"<span class=\"pre\">{row['table']}</span>" in html, (sid, row)
+            assert f'<span class="pre">{row["table"]}</span>' in html, (sid, row)
 
 
 @pytest.mark.slow
@@ -237,7 +264,7 @@ def test_variants_page_lists_every_variant_with_its_rule(site):
             hooks = getattr(system, group)
             cls = hooks and getattr(hooks.engine(), "Variants", None)
             for f in dataclasses.fields(cls) if cls else ():
-                assert f"<span class=\"pre\">{f.name}</span>" in html, (sid, f.name)
+                assert f'<span class="pre">{f.name}</span>' in html, (sid, f.name)
                 assert f.metadata["rule"].split(",")[0].strip() in html, (sid, f.name)
 
 
@@ -247,7 +274,7 @@ def test_address_keys_page_lists_every_key(site):
 
     html = _page(site, "_generated/address.html")
     for k in state.ADDRESS:
-        assert f"<span class=\"pre\">{k.key}</span>" in html, k.key
+        assert f'<span class="pre">{k.key}</span>' in html, k.key
 
 
 @pytest.mark.slow
@@ -265,9 +292,13 @@ def test_api_reference_has_the_public_names(site):
 def test_every_notebook_is_a_tutorial(site):
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
         html = _page(site, f"_generated/tutorials/{nb.stem}.html")
-        title = next(line for line in "".join(
-            __import__("json").loads(nb.read_text())["cells"][0]["source"]).split("\n")
-            if line.startswith("# "))[2:]
+        title = next(
+            line
+            for line in "".join(
+                __import__("json").loads(nb.read_text())["cells"][0]["source"]
+            ).split("\n")
+            if line.startswith("# ")
+        )[2:]
         assert title.split("`")[0].strip()[:20] in html, nb.name
 
 
@@ -281,6 +312,7 @@ def test_every_page_is_in_the_site(site):
 
 
 # ------------------------------------------------------------------- the README
+
 
 def test_readme_is_short_and_links_only_to_files_that_exist():
     text = README.read_text(encoding="utf-8")
@@ -310,8 +342,9 @@ def test_readme_systems_table_is_the_registry():
     from engines.system import registry
 
     text = README.read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(\w+)` \| (.+?) \| \[RULES\.md §([A-E])\]\(docs/RULES\.md\) \|$",
-                      text, re.M)
+    rows = re.findall(
+        r"^\| `(\w+)` \| (.+?) \| \[RULES\.md §([A-E])\]\(docs/RULES\.md\) \|$", text, re.M
+    )
     built_in = [(s.id, s.name) for s in registry().values() if s.source == "built-in"]
     assert [(sid, name) for sid, name, _ in rows] == built_in
     rules = (DOCS / "RULES.md").read_text(encoding="utf-8")
@@ -323,7 +356,7 @@ def test_readme_systems_table_is_the_registry():
 
 
 def test_readme_table_command_options():
-    """"Every table command takes --format csv|json|markdown|parquet and -o FILE;
+    """ "Every table command takes --format csv|json|markdown|parquet and -o FILE;
     --variant NAME=VALUE sets a rule variant"."""
     parser = build_parser()
 
@@ -335,8 +368,7 @@ def test_readme_table_command_options():
         for child in subs[0].choices.values():
             yield from leaves(child)
 
-    tables = [p for p in leaves(parser)
-              if any("--format" in a.option_strings for a in p._actions)]
+    tables = [p for p in leaves(parser) if any("--format" in a.option_strings for a in p._actions)]
     assert len(tables) >= 15
     for p in tables:
         fmt = next(a for a in p._actions if "--format" in a.option_strings)
@@ -346,6 +378,7 @@ def test_readme_table_command_options():
 
 
 # -------------------------------------------------------- facts the pages state
+
 
 def test_rule_id_ranges_are_the_digests():
     """explanation/variants.md names the digest's first and last ids (A1 … E18, DX1 …)."""
@@ -362,8 +395,11 @@ def test_rule_id_ranges_are_the_digests():
 def test_architecture_points_only_inside_the_repository():
     arch = (DOCS / "ARCHITECTURE.md").read_text(encoding="utf-8")
     assert "../" not in arch
-    for path in re.findall(r"`((?:docs|engines|analysis|reports|cli|tests|benchmarks)/"
-                           r"[\w/.]+\.(?:py|md|toml))`", arch):
+    for path in re.findall(
+        r"`((?:docs|engines|analysis|reports|cli|tests|benchmarks)/"
+        r"[\w/.]+\.(?:py|md|toml))`",
+        arch,
+    ):
         assert (ROOT / path).exists(), path
 
 
@@ -372,10 +408,10 @@ def test_bounds_named_where_they_live():
     from analysis import limits
 
     page = (DOCS / "howto" / "checks.md").read_text(encoding="utf-8")
-    assert "one\nplace: `analysis/limits.py`" in page or \
-           "one place: `analysis/limits.py`" in page
-    exponent = str(len(str(limits.MAX_TRIALS)) - 1).translate(str.maketrans("0123456789",
-                                                                             "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert "one\nplace: `analysis/limits.py`" in page or "one place: `analysis/limits.py`" in page
+    exponent = str(len(str(limits.MAX_TRIALS)) - 1).translate(
+        str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+    )
     assert f"trials 1–10{exponent}" in page
     assert f"round caps 1–{limits.MAX_ROUND_CAP}" in page
     assert f"campaign sessions 0–{limits.MAX_SESSIONS}" in page

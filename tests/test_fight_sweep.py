@@ -48,8 +48,7 @@ SWEEP = {
     "seed": 11,
     "precision": {"trials": 4000},
     "fights": [{"name": "duel", "a": "competent", "b": "competent"}],
-    "sweep": {"fights": {"both.hit_points": [6, 12], "a.weapon": ["light_melee",
-                                                                  "heavy_melee"]}},
+    "sweep": {"fights": {"both.hit_points": [6, 12], "a.weapon": ["light_melee", "heavy_melee"]}},
 }
 
 
@@ -68,15 +67,24 @@ def test_fight_sweep_table_and_streams(in_process):
     t = in_process.table
     assert list(t.columns[:4]) == ["fight", "system", "both.hit_points", "a.weapon"]
     assert t[["both.hit_points", "a.weapon"]].values.tolist() == [
-        ["6", "light_melee"], ["6", "heavy_melee"], ["12", "light_melee"],
-        ["12", "heavy_melee"]]
+        ["6", "light_melee"],
+        ["6", "heavy_melee"],
+        ["12", "light_melee"],
+        ["12", "heavy_melee"],
+    ]
     eng = archetypes.engine("d20_degrees")
-    fa = archetypes.combatant("d20_degrees", "competent", {"hit_points": 12,
-                                                           "weapon": "light_melee"})
+    fa = archetypes.combatant(
+        "d20_degrees", "competent", {"hit_points": 12, "weapon": "light_melee"}
+    )
     fb = archetypes.combatant("d20_degrees", "competent", {"hit_points": 12})
-    st = eng.duel_mc(fa, fb, 4000, np.random.SeedSequence(11, spawn_key=(FIGHT_STREAM + 2,
-                                                                          0, 0)),
-                     archetypes.variants("d20_degrees"), 50)
+    st = eng.duel_mc(
+        fa,
+        fb,
+        4000,
+        np.random.SeedSequence(11, spawn_key=(FIGHT_STREAM + 2, 0, 0)),
+        archetypes.variants("d20_degrees"),
+        50,
+    )
     assert t.loc[2, "p_side0"] == st.outcome[0] / 4000
     # sensitivity ranks both knobs by the range of mean P(side 0 wins)
     s = in_process.sensitivity
@@ -93,8 +101,7 @@ def test_fight_sweep_mc_matches_exact(in_process):
     t = in_process.table
     for i in (0, 3):
         hp, weapon = int(t.loc[i, "both.hit_points"]), t.loc[i, "a.weapon"]
-        fa = archetypes.combatant("d20_degrees", "competent", {"hit_points": hp,
-                                                               "weapon": weapon})
+        fa = archetypes.combatant("d20_degrees", "competent", {"hit_points": hp, "weapon": weapon})
         fb = archetypes.combatant("d20_degrees", "competent", {"hit_points": hp})
         p = float(eng.duel_exact(fa, fb, archetypes.variants("d20_degrees"), 50).outcome[0])
         assert abs(t.loc[i, "p_side0"] - p) <= tol(p, 4000)
@@ -127,9 +134,14 @@ def three_workers():
 
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR,
-                           env={"NUMBA_NUM_THREADS": "1"})
+    cluster = LocalCluster(
+        n_workers=3,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+        env={"NUMBA_NUM_THREADS": "1"},
+    )
     client = Client(cluster)
     yield client
     client.close()
@@ -157,12 +169,16 @@ def test_fight_sweep_worker_killed_mid_run(three_workers):
         os.kill(pid, signal.SIGKILL)
         killed.append((done, total, bool(busy)))
 
-    sc = scenario(precision={"trials": 300_000},  # cells long enough to be in flight
-                  sweep={"fights": {"both.hit_points": [6, 12, 18],
-                                    "a.weapon": ["light_melee", "heavy_melee"]}})
+    sc = scenario(
+        precision={"trials": 300_000},  # cells long enough to be in flight
+        sweep={
+            "fights": {"both.hit_points": [6, 12, 18], "a.weapon": ["light_melee", "heavy_melee"]}
+        },
+    )
     ref = run_fight_sweep(sc, Cluster(0), progress=False).table
-    got = run_fight_sweep(sc, Cluster(client=three_workers), progress=False,
-                          on_result=kill_one).table
+    got = run_fight_sweep(
+        sc, Cluster(client=three_workers), progress=False, on_result=kill_one
+    ).table
     assert killed
     assert killed[0][0] < killed[0][1]
     assert killed[0][2]
@@ -171,17 +187,35 @@ def test_fight_sweep_worker_killed_mid_run(three_workers):
 
 def test_fight_knob_errors_all_at_once():
     with pytest.raises(InputError) as info:
-        parse_scenario({**SWEEP, "sweep": {"fights": {"c.hit_points": [1],
-                                                      "a.weapon": ["bazooka"]},
-                                           "fight_metric": "p_win"},
-                        "solve": [{"kind": "lethality", "fight": "nope", "knob": "a.x",
-                                   "values": [1], "target": 0.5}]}, "f.toml")
+        parse_scenario(
+            {
+                **SWEEP,
+                "sweep": {
+                    "fights": {"c.hit_points": [1], "a.weapon": ["bazooka"]},
+                    "fight_metric": "p_win",
+                },
+                "solve": [
+                    {
+                        "kind": "lethality",
+                        "fight": "nope",
+                        "knob": "a.x",
+                        "values": [1],
+                        "target": 0.5,
+                    }
+                ],
+            },
+            "f.toml",
+        )
     text = str(info.value)
     assert "4 problems" in text
     assert "f.toml: sweep.fight_metric: unknown 'p_win'" in text
     assert "f.toml: sweep.fights.c.hit_points: knob 'c.hit_points': expected a.KEY" in text
-    assert "f.toml: sweep.fights.a.weapon: 'bazooka': d20_degrees: duel.weapon: unknown " \
-           "weapon 'bazooka'" in text or "sweep.fights.a.weapon: 'bazooka'" in text
+    assert (
+        "f.toml: sweep.fights.a.weapon: 'bazooka': d20_degrees: duel.weapon: unknown "
+        "weapon 'bazooka'"
+        in text
+        or "sweep.fights.a.weapon: 'bazooka'" in text
+    )
     assert "f.toml: solve[0].fight: no [[fights]] entry 'nope'; known: duel" in text
 
 
@@ -189,8 +223,21 @@ def test_cli_sweep_fight_scenario(tmp_path, capsys):
     """scenarios/duel_sweep.toml through ``rpg-balance sweep``: 12 cells, each to the
     file's SE target of 0.01 in whole batches of 2000; sensitivity file and plot."""
     out, sens, png = tmp_path / "s.csv", tmp_path / "sens.csv", tmp_path / "s.png"
-    rc = main(["sweep", _scenario("duel_sweep.toml"), "--workers", "0", "--no-progress",
-               "-o", str(out), "--sensitivity", str(sens), "--plot", str(png)])
+    rc = main(
+        [
+            "sweep",
+            _scenario("duel_sweep.toml"),
+            "--workers",
+            "0",
+            "--no-progress",
+            "-o",
+            str(out),
+            "--sensitivity",
+            str(sens),
+            "--plot",
+            str(png),
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     t = pd.read_csv(out)
     assert len(t) == 3 * 2 * 2
@@ -217,8 +264,17 @@ def test_cli_run_fight_sweep_scenario_matches_sweep(tmp_path, capsys):
     ``rpg-balance sweep`` (same seeds), its sensitivity table and the plot."""
     rc = main(["run", _scenario("duel_sweep.toml"), "-o", str(tmp_path / "run")])
     assert rc == 0, capsys.readouterr().err
-    rc = main(["sweep", _scenario("duel_sweep.toml"), "--workers", "0", "--no-progress",
-               "-o", str(tmp_path / "sweep.csv")])
+    rc = main(
+        [
+            "sweep",
+            _scenario("duel_sweep.toml"),
+            "--workers",
+            "0",
+            "--no-progress",
+            "-o",
+            str(tmp_path / "sweep.csv"),
+        ]
+    )
     assert rc == 0
     ran = pd.read_csv(tmp_path / "run" / "fight_sweep.csv")
     pd.testing.assert_frame_equal(ran, pd.read_csv(tmp_path / "sweep.csv"), check_exact=True)

@@ -44,8 +44,9 @@ def tol(p: float, n: int) -> float:
 
 def _stats(trials=None):
     """Fights ending in rounds 1..6 with weights 1, 2, 3, 2, 1, 1 (of 10)."""
-    st = FightStats.empty("d20_degrees", 10, trials=trials,
-                          dtype=np.int64 if trials else np.float64)
+    st = FightStats.empty(
+        "d20_degrees", 10, trials=trials, dtype=np.int64 if trials else np.float64
+    )
     scale = trials // 10 if trials else 0.1
     for k, w in zip(range(1, 7), (1, 2, 3, 2, 1, 1), strict=True):
         st.rounds[k, k % 2] = w * scale
@@ -97,8 +98,14 @@ def test_loser_fate_metrics_hand_worked():
     assert "p_loser_dies" not in reg.METRIC_NAMES
 
 
-_ODDS = {"p_hit": 0.5, "p_incapacitate": 0.3, "p_kill": 0.1, "p_dead": 0.12,
-         "p_dying": 0.08, "p_out": 0.1}
+_ODDS = {
+    "p_hit": 0.5,
+    "p_incapacitate": 0.3,
+    "p_kill": 0.1,
+    "p_dead": 0.12,
+    "p_dying": 0.08,
+    "p_out": 0.1,
+}
 
 
 def _fake_engine(monkeypatch, odds, stats=None):
@@ -106,8 +113,9 @@ def _fake_engine(monkeypatch, odds, stats=None):
 
     from analysis.workflow import fight_sweep
 
-    mod = types.SimpleNamespace(one_hit=lambda a, b, v: dict(odds),
-                                duel_exact=lambda a, b, v, cap: stats)
+    mod = types.SimpleNamespace(
+        one_hit=lambda a, b, v: dict(odds), duel_exact=lambda a, b, v, cap: stats
+    )
     monkeypatch.setattr(fight_sweep.reg, "engine", lambda system: mod)
     monkeypatch.setattr(fight_sweep.reg, "fighter", lambda system, spec: spec)
 
@@ -118,8 +126,12 @@ def test_one_hit_fate_metrics_read_the_engine_keys(monkeypatch):
     from analysis.workflow.fight_sweep import fight_point
 
     _fake_engine(monkeypatch, _ODDS)
-    for name, key in (("p_one_hit_dead", "p_dead"), ("p_one_hit_dying", "p_dying"),
-                      ("p_one_hit_out", "p_out"), ("p_one_hit_kill", "p_kill")):
+    for name, key in (
+        ("p_one_hit_dead", "p_dead"),
+        ("p_one_hit_dying", "p_dying"),
+        ("p_one_hit_out", "p_out"),
+        ("p_one_hit_kill", "p_kill"),
+    ):
         assert reg.check_metric(name) == name
         row = fight_point("d20_degrees", "a", "b", {}, 10, name, exact=True)
         assert (row["metric"], row["se_metric"]) == (_ODDS[key], 0.0)
@@ -149,12 +161,23 @@ def test_fight_point_row_has_every_fate(monkeypatch):
     assert row["p_loser_out"] == pytest.approx(0.6)
     assert row["se_p_loser_out"] == 0.0
     assert row["aftermath"] == "leave"
-    assert (row["p_one_hit_dead"], row["p_one_hit_dying"], row["p_one_hit_out"]) \
-        == (0.12, 0.08, 0.1)
+    assert (row["p_one_hit_dead"], row["p_one_hit_dying"], row["p_one_hit_out"]) == (
+        0.12,
+        0.08,
+        0.1,
+    )
 
 
-@pytest.mark.parametrize("bad", ["p_rounds_between", "p_rounds_between:5:3",
-                                 "p_rounds_between:a:b", "p_rounds_between:1:2:3", "p_win"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "p_rounds_between",
+        "p_rounds_between:5:3",
+        "p_rounds_between:a:b",
+        "p_rounds_between:1:2:3",
+        "p_win",
+    ],
+)
 def test_bad_metric_names(bad):
     with pytest.raises(InputError, match="metric"):
         reg.check_metric(bad)
@@ -164,20 +187,65 @@ def test_bad_metric_names(bad):
 #: (system, a, b, knob, values, metric, target, goal, increasing): one question each
 CASES = [
     # A14: vitality 2 CON + 6 — how long an even duel of swordsmen lasts
-    ("dice_pool_7", "competent_swordsman", "competent_swordsman", "both.CON", [1, 2, 3, 4, 5],
-     "p_rounds_between:3:5", 0.7, "at_least", True),
+    (
+        "dice_pool_7",
+        "competent_swordsman",
+        "competent_swordsman",
+        "both.CON",
+        [1, 2, 3, 4, 5],
+        "p_rounds_between:3:5",
+        0.7,
+        "at_least",
+        True,
+    ),
     # B9: Vigor of side 0 against an equal opponent
-    ("middle_3d10", "competent", "competent", "a.vigor", [2, 3, 4, 5, 6, 7, 8],
-     "p_side0", 0.6, "at_least", True),
+    (
+        "middle_3d10",
+        "competent",
+        "competent",
+        "a.vigor",
+        [2, 3, 4, 5, 6, 7, 8],
+        "p_side0",
+        0.6,
+        "at_least",
+        True,
+    ),
     # C6: Stamina of both sides — rounds
-    ("dice_pool_6", "competent_swordsman", "competent_swordsman", "both.stamina",
-     [1, 2, 3, 4, 5], "p_rounds_between:3:5", 0.5, "at_least", True),
+    (
+        "dice_pool_6",
+        "competent_swordsman",
+        "competent_swordsman",
+        "both.stamina",
+        [1, 2, 3, 4, 5],
+        "p_rounds_between:3:5",
+        0.5,
+        "at_least",
+        True,
+    ),
     # DX7–DX9: CON of both sides — mean fight length
-    ("percentile", "competent", "competent", "both.con", [20, 40, 60, 80], "rounds_mean",
-     3.5, "at_least", True),
+    (
+        "percentile",
+        "competent",
+        "competent",
+        "both.con",
+        [20, 40, 60, 80],
+        "rounds_mean",
+        3.5,
+        "at_least",
+        True,
+    ),
     # E13: hit points of side 0
-    ("d20_degrees", "competent", "competent", "a.hit_points", [17, 19, 21, 23, 25],
-     "p_side0", 0.55, "at_least", True),
+    (
+        "d20_degrees",
+        "competent",
+        "competent",
+        "a.hit_points",
+        [17, 19, 21, 23, 25],
+        "p_side0",
+        0.55,
+        "at_least",
+        True,
+    ),
 ]
 
 
@@ -212,7 +280,7 @@ def _scan(system, a, b, knob, values, metric, one_hit):
             out.append(sum(k * p for k, p in enumerate(by_round)))
         else:
             lo, hi = map(int, metric.split(":")[1:])
-            out.append(by_round[lo:hi + 1].sum())
+            out.append(by_round[lo : hi + 1].sum())
     return out
 
 
@@ -220,8 +288,9 @@ def first_meeting(values, metric_values, target, goal, increasing):
     """The answer by scanning: the smallest (or, for at_most on a falling metric, the
     first from the failing side) knob value meeting the target."""
     ok = [(m >= target) if goal == "at_least" else (m <= target) for m in metric_values]
-    order = range(len(values)) if increasing == (goal == "at_least") else \
-        range(len(values) - 1, -1, -1)
+    order = (
+        range(len(values)) if increasing == (goal == "at_least") else range(len(values) - 1, -1, -1)
+    )
     for i in order:
         if ok[i]:
             return values[i]
@@ -235,8 +304,9 @@ def test_lethality_exact_matches_brute_force(case):
     want = first_meeting(values, scan, target, goal, increasing)
     assert want is not None
     assert want != values[0]
-    res, table = solve_lethality(system, a, b, knob, values, target, metric, goal=goal,
-                                 increasing=increasing)
+    res, table = solve_lethality(
+        system, a, b, knob, values, target, metric, goal=goal, increasing=increasing
+    )
     assert res.knob == want
     assert table.loc[table["chosen"], "value"].tolist() == [want]
     for row in table.itertuples():
@@ -253,8 +323,9 @@ def test_lethality_monte_carlo_brackets_exact():
     scan = brute_force(system, a, b, knob, values, metric)
     want = first_meeting(values, scan, target, goal, inc)
     n = 20_000
-    res, table = solve_lethality(system, a, b, knob, values, target, metric, exact=False,
-                                 trials=n, seed=4)
+    res, table = solve_lethality(
+        system, a, b, knob, values, target, metric, exact=False, trials=n, seed=4
+    )
     for row in table.itertuples():
         p = scan[values.index(row.value)]
         assert row.method == "mc"
@@ -271,8 +342,17 @@ def test_one_hit_pistol_vs_novice():
     a = {"archetype": "novice", "weapon": "pistol"}
     scan = brute_force("d20_degrees", a, "novice", "b.hit_points", values, None, one_hit=True)
     want = first_meeting(values, scan, 0.3, "at_most", False)
-    res, _table = solve_lethality("d20_degrees", a, "novice", "b.hit_points", values, 0.3,
-                                 "p_one_hit_incapacitate", goal="at_most", increasing=False)
+    res, _table = solve_lethality(
+        "d20_degrees",
+        a,
+        "novice",
+        "b.hit_points",
+        values,
+        0.3,
+        "p_one_hit_incapacitate",
+        goal="at_most",
+        increasing=False,
+    )
     assert res.knob == want
     assert res.estimate <= 0.3 < scan[values.index(want) - 1]
 
@@ -291,12 +371,25 @@ def test_cli_run_lethality_scenario(tmp_path, capsys):
     t = pd.read_csv(tmp_path / "lethality.csv")
     answers = dict(zip(t.loc[t["chosen"], "fight"], t.loc[t["chosen"], "value"], strict=True))
     con = [1, 2, 3, 4, 5, 6]
-    scan = brute_force("dice_pool_7", "competent_swordsman", "competent_swordsman",
-                       "both.CON", con, "p_rounds_between:3:5")
+    scan = brute_force(
+        "dice_pool_7",
+        "competent_swordsman",
+        "competent_swordsman",
+        "both.CON",
+        con,
+        "p_rounds_between:3:5",
+    )
     assert answers["even_swordsmen"] == first_meeting(con, scan, 0.7, "at_least", True)
     hp = list(range(1, 21))
-    scan = brute_force("d20_degrees", {"archetype": "novice", "weapon": "pistol"}, "novice",
-                       "b.hit_points", hp, None, one_hit=True)
+    scan = brute_force(
+        "d20_degrees",
+        {"archetype": "novice", "weapon": "pistol"},
+        "novice",
+        "b.hit_points",
+        hp,
+        None,
+        one_hit=True,
+    )
     assert answers["pistol_vs_novice"] == first_meeting(hp, scan, 0.3, "at_most", False)
 
 
@@ -323,28 +416,65 @@ def test_cli_solve_lethality(case, tmp_path, capsys):
     """``rpg-balance solve lethality --a --b`` with the real engine of every system."""
     system, a, b, knob, values, metric, target, goal, increasing = case
     out = tmp_path / "l.csv"
-    rc = main(["solve", "lethality", "--system", system, "--a", a, "--b", b, "--knob", knob,
-               "--values", ",".join(map(str, values)), "--metric", metric, "--target",
-               str(target), "-o", str(out)])
+    rc = main(
+        [
+            "solve",
+            "lethality",
+            "--system",
+            system,
+            "--a",
+            a,
+            "--b",
+            b,
+            "--knob",
+            knob,
+            "--values",
+            ",".join(map(str, values)),
+            "--metric",
+            metric,
+            "--target",
+            str(target),
+            "-o",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 0, err
-    want = first_meeting(values, brute_force(system, a, b, knob, values, metric), target,
-                         goal, increasing)
+    want = first_meeting(
+        values, brute_force(system, a, b, knob, values, metric), target, goal, increasing
+    )
     assert f"{knob} = {want}:" in err
     assert pd.read_csv(out).loc[lambda d: d["chosen"], "value"].tolist() == [want]
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--knob", "c.hp", "--range", "1:3"], "knob 'c.hp'"),
-    (["--knob", "a.hit_points", "--range", "1:3", "--metric", "p_rounds_between:5:1"],
-     "p_rounds_between:LO:HI"),
-    (["--knob", "a.weapon", "--values", "bazooka"], "unknown weapon 'bazooka'"),
-    (["--knob", "a.hit_points", "--range", "1:3", "--b", "wizard"], "unknown archetype"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--knob", "c.hp", "--range", "1:3"], "knob 'c.hp'"),
+        (
+            ["--knob", "a.hit_points", "--range", "1:3", "--metric", "p_rounds_between:5:1"],
+            "p_rounds_between:LO:HI",
+        ),
+        (["--knob", "a.weapon", "--values", "bazooka"], "unknown weapon 'bazooka'"),
+        (["--knob", "a.hit_points", "--range", "1:3", "--b", "wizard"], "unknown archetype"),
+    ],
+)
 def test_cli_solve_lethality_bad_input(argv, message, tmp_path, capsys):
     out = tmp_path / "l.csv"
-    base = ["solve", "lethality", "--system", "d20_degrees", "--a", "novice", "--b", "novice",
-            "--target", "0.5", "-o", str(out)]
+    base = [
+        "solve",
+        "lethality",
+        "--system",
+        "d20_degrees",
+        "--a",
+        "novice",
+        "--b",
+        "novice",
+        "--target",
+        "0.5",
+        "-o",
+        str(out),
+    ]
     rc = main(base + argv)
     err = capsys.readouterr().err
     assert rc == 2
@@ -357,13 +487,41 @@ def test_cli_solve_lethality_bad_input(argv, message, tmp_path, capsys):
 def test_cli_one_hit_with_set_a(capsys):
     """E11/E13: ``--set-a weapon=pistol``: the answer equals the brute-force scan."""
     values = list(range(1, 21))
-    scan = brute_force("d20_degrees", {"archetype": "novice", "weapon": "pistol"}, "novice",
-                       "b.hit_points", values, None, one_hit=True)
+    scan = brute_force(
+        "d20_degrees",
+        {"archetype": "novice", "weapon": "pistol"},
+        "novice",
+        "b.hit_points",
+        values,
+        None,
+        one_hit=True,
+    )
     want = first_meeting(values, scan, 0.3, "at_most", False)
-    rc = main(["solve", "lethality", "--system", "d20_degrees", "--a", "novice", "--set-a",
-               "weapon=pistol", "--b", "novice", "--knob", "b.hit_points", "--range", "1:20",
-               "--metric", "p_one_hit_incapacitate", "--target", "0.3", "--goal", "at_most",
-               "--decreasing"])
+    rc = main(
+        [
+            "solve",
+            "lethality",
+            "--system",
+            "d20_degrees",
+            "--a",
+            "novice",
+            "--set-a",
+            "weapon=pistol",
+            "--b",
+            "novice",
+            "--knob",
+            "b.hit_points",
+            "--range",
+            "1:20",
+            "--metric",
+            "p_one_hit_incapacitate",
+            "--target",
+            "0.3",
+            "--goal",
+            "at_most",
+            "--decreasing",
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 0, err
     assert f"b.hit_points = {want}: p_one_hit_incapacitate = " in err
@@ -373,15 +531,36 @@ def test_cli_one_hit_with_set_a(capsys):
 def test_cli_method_exact_overrides_mc_scenario(tmp_path, capsys):
     """A scenario asking for Monte Carlo, solved with ``--method exact``: exact rows."""
     f = tmp_path / "duel.toml"
-    f.write_text('name = "duel"\nmethod = "mc"\n[precision]\ntrials = 2000\n[[fights]]\n'
-                 'system = "dice_pool_6"\na = "competent_swordsman"\n'
-                 'b = "competent_swordsman"\n')
+    f.write_text(
+        'name = "duel"\nmethod = "mc"\n[precision]\ntrials = 2000\n[[fights]]\n'
+        'system = "dice_pool_6"\na = "competent_swordsman"\n'
+        'b = "competent_swordsman"\n'
+    )
     out = tmp_path / "l.csv"
     system, _, _, knob, values, metric, target, _, _ = CASES[2]
     for method in ("exact", "mc"):
-        rc = main(["solve", "lethality", "--system", system, "--scenario", str(f), "--knob",
-                   knob, "--values", ",".join(map(str, values)), "--metric", metric,
-                   "--target", str(target), "--method", method, "-o", str(out)])
+        rc = main(
+            [
+                "solve",
+                "lethality",
+                "--system",
+                system,
+                "--scenario",
+                str(f),
+                "--knob",
+                knob,
+                "--values",
+                ",".join(map(str, values)),
+                "--metric",
+                metric,
+                "--target",
+                str(target),
+                "--method",
+                method,
+                "-o",
+                str(out),
+            ]
+        )
         assert rc == 0, capsys.readouterr().err
         t = pd.read_csv(out)
         assert set(t["method"]) == {method}
@@ -398,18 +577,33 @@ def test_variant_and_toughness_knobs():
     a = archetypes.combatant("dice_pool_6", "competent_brawler")  # +0 weapon: C-g4 matters
     means = []
     for value in (False, True):
-        row = fight_point("dice_pool_6", "competent_brawler", "competent_brawler",
-                          {"min_damage": value}, 50, "p_side0", exact=True)
+        row = fight_point(
+            "dice_pool_6",
+            "competent_brawler",
+            "competent_brawler",
+            {"min_damage": value},
+            50,
+            "p_side0",
+            exact=True,
+        )
         st = eng.duel_exact(a, a, archetypes.variants("dice_pool_6", {"min_damage": value}), 50)
         assert row["rounds_mean"] == pytest.approx(
-            sum(k * p for k, p in enumerate(st.rounds.sum(axis=1))), abs=1e-12)
+            sum(k * p for k, p in enumerate(st.rounds.sum(axis=1))), abs=1e-12
+        )
         means.append(row["rounds_mean"])
     assert means[1] < means[0]  # a minimum of 1 damage shortens fights
-    sc = parse_scenario({"name": "v", "system": "dice_pool_6",
-                         "fights": [{"a": "competent_brawler", "b": "competent_brawler",
-                                     "exact": True}],
-                         "sweep": {"fights": {"variant.min_damage": [False, True]},
-                                   "fight_metric": "rounds_mean"}}, "v.toml")
+    sc = parse_scenario(
+        {
+            "name": "v",
+            "system": "dice_pool_6",
+            "fights": [{"a": "competent_brawler", "b": "competent_brawler", "exact": True}],
+            "sweep": {
+                "fights": {"variant.min_damage": [False, True]},
+                "fight_metric": "rounds_mean",
+            },
+        },
+        "v.toml",
+    )
     t = run_fight_sweep(sc, Cluster(0), progress=False).table
     assert t["variant.min_damage"].tolist() == ["false", "true"]
     assert t["metric"].tolist() == pytest.approx(means, abs=1e-12)
@@ -419,8 +613,17 @@ def test_variant_and_toughness_knobs():
     scan = brute_force("d20_degrees", a, "novice", f"{side}.{key}", values, None, one_hit=True)
     assert scan == sorted(scan, reverse=True)  # tougher targets fall less often
     want = first_meeting(values, scan, 0.2, "at_most", False)
-    res, _ = solve_lethality("d20_degrees", a, "novice", "b.stamina", values, 0.2,
-                             "p_one_hit_incapacitate", goal="at_most", increasing=False)
+    res, _ = solve_lethality(
+        "d20_degrees",
+        a,
+        "novice",
+        "b.stamina",
+        values,
+        0.2,
+        "p_one_hit_incapacitate",
+        goal="at_most",
+        increasing=False,
+    )
     assert res.knob == want
 
 
@@ -429,9 +632,28 @@ def test_lethality_meets_marks_every_row_meeting_the_target(tmp_path, capsys):
     ``meets`` is true on every row whose exact estimate reaches the target (CON 4, 5 and
     6 all do: 0.949, 0.986, 0.963), ``chosen`` only on the answer, the smallest (CON 4)."""
     out = tmp_path / "l.csv"
-    rc = main(["solve", "lethality", "--system", "dice_pool_7", "--a", "competent_swordsman",
-               "--b", "competent_swordsman", "--knob", "both.CON", "--range", "1:6",
-               "--metric", "p_rounds_between:3:5", "--target", "0.8", "-o", str(out)])
+    rc = main(
+        [
+            "solve",
+            "lethality",
+            "--system",
+            "dice_pool_7",
+            "--a",
+            "competent_swordsman",
+            "--b",
+            "competent_swordsman",
+            "--knob",
+            "both.CON",
+            "--range",
+            "1:6",
+            "--metric",
+            "p_rounds_between:3:5",
+            "--target",
+            "0.8",
+            "-o",
+            str(out),
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     t = pd.read_csv(out)
     assert t.loc[t["chosen"], "value"].tolist() == [4]

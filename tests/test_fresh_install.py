@@ -31,9 +31,22 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: What a source copy leaves out: version control, environments, caches, build output and
 #: the parts of the tree an install does not read.
-NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", "build",
-                                    ".pytest_cache", ".ruff_cache", "*.nbi", "*.nbc", "out",
-                                    "tests", "notebooks", "benchmarks", ".ipynb_checkpoints")
+NOT_COPIED = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "__pycache__",
+    "*.egg-info",
+    "build",
+    ".pytest_cache",
+    ".ruff_cache",
+    "*.nbi",
+    "*.nbc",
+    "out",
+    "tests",
+    "notebooks",
+    "benchmarks",
+    ".ipynb_checkpoints",
+)
 
 
 def _can_build_offline() -> bool:
@@ -72,15 +85,18 @@ def _theirs(site: Path) -> set[str]:
     for dist in distributions(path=[str(site)]):
         if _norm(dist.metadata["Name"] or "") not in ours:
             continue
-        names.update(Path(f).parts[0] for f in dist.files or ()
-                     if Path(f).parts[0] not in ("..", "__pycache__"))
+        names.update(
+            Path(f).parts[0]
+            for f in dist.files or ()
+            if Path(f).parts[0] not in ("..", "__pycache__")
+        )
         names.update((dist.read_text("top_level.txt") or "").split())
         names.update(ep.value.split(":")[0].split(".")[0] for ep in dist.entry_points)
     for entry in site.iterdir():
         meta = entry.suffix in (".dist-info", ".egg-info", ".egg-link")
-        if (meta and _norm(entry.name[:-len(entry.suffix)].split("-")[0]) in ours) \
-                or (entry.name.startswith("__editable__")
-                    and any(stem in entry.name for stem in stems)):
+        if (meta and _norm(entry.name[: -len(entry.suffix)].split("-")[0]) in ours) or (
+            entry.name.startswith("__editable__") and any(stem in entry.name for stem in stems)
+        ):
             names.add(entry.name)
     return names
 
@@ -91,8 +107,7 @@ def _parent_site(tmp: Path) -> list[str]:
     other entries, so that an install of the project or the plug-in in the running
     environment cannot shadow the fresh ones (imports, entry points)."""
     out = []
-    for i, site in enumerate(sorted({sysconfig.get_paths()[k] for k in ("purelib",
-                                                                          "platlib")})):
+    for i, site in enumerate(sorted({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})):
         site = Path(site)
         hidden = _theirs(site) if site.is_dir() else set()
         if not hidden:
@@ -114,21 +129,42 @@ def _fresh_env(tmp: Path) -> tuple[Path, dict]:
     and the environment to run it with (no PYTHONPATH, an empty numba cache)."""
     src = tmp / "src"
     shutil.copytree(ROOT, src, ignore=NOT_COPIED)
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp / "venv")],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp / "venv")], check=True)
     py = tmp / "venv" / ("Scripts" if os.name == "nt" else "bin") / "python"
-    site = subprocess.run([str(py), "-c", "import sysconfig; "
-                           "print(sysconfig.get_paths()['purelib'])"], check=True,
-                          capture_output=True, text=True).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(site, "parent_site.pth").write_text("\n".join(_parent_site(tmp)) + "\n")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR", "PIP_REQUIRE_VIRTUALENV")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR", "PIP_REQUIRE_VIRTUALENV")
+    }
     env.update(NUMBA_CACHE_DIR=str(tmp / "numba"), PIP_DISABLE_PIP_VERSION_CHECK="1")
     isolation = ["--no-build-isolation"] if _can_build_offline() else []
-    pip = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-deps",
-                          *isolation, "-e", str(src), "-e",
-                          str(src / "examples" / "plugin_system")],
-                         cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+    pip = subprocess.run(
+        [
+            str(py),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            *isolation,
+            "-e",
+            str(src),
+            "-e",
+            str(src / "examples" / "plugin_system"),
+        ],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if pip.returncode != 0:
         # an install that fails is a failure of the Quick start, not a reason to skip
         pytest.fail(f"pip could not install the project and the plug-in:\n{pip.stderr}")
@@ -136,8 +172,9 @@ def _fresh_env(tmp: Path) -> tuple[Path, dict]:
 
 
 def _run(py: Path, env: dict, cwd: Path, *argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(py), *argv], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=1800)
+    return subprocess.run(
+        [str(py), *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=1800
+    )
 
 
 @pytest.mark.slow
@@ -146,8 +183,9 @@ def test_fresh_install_with_the_plugin_warm_up_report_serve(tmp_path):
     py, env = _fresh_env(tmp_path)
     work = tmp_path / "work"  # neither tree: every import goes through the install
     work.mkdir()
-    where = _run(py, env, work, "-c", "import cli, pbta_2d6; print(cli.__file__); "
-                 "print(pbta_2d6.__file__)").stdout.split()
+    where = _run(
+        py, env, work, "-c", "import cli, pbta_2d6; print(cli.__file__); print(pbta_2d6.__file__)"
+    ).stdout.split()
     assert [Path(w).is_relative_to(tmp_path / "src") for w in where] == [True, True], where
     installed = time.perf_counter()
 
@@ -156,36 +194,67 @@ def test_fresh_install_with_the_plugin_warm_up_report_serve(tmp_path):
     assert warm.returncode == 0, warm.stderr[-3000:]
     done = re.search(r"compiled (\d+) kernel groups", warm.stderr)
     assert done is not None, warm.stderr[-3000:]
-    combat = _run(py, env, work, "-c", "from engines.system import registry; print(sum("
-                  "s.combat is not None for s in registry().values()))")
+    combat = _run(
+        py,
+        env,
+        work,
+        "-c",
+        "from engines.system import registry; print(sum("
+        "s.combat is not None for s in registry().values()))",
+    )
     assert int(done.group(1)) == 1 + 2 * int(combat.stdout)  # checks, then 2 per combat
     skipped = [line for line in warm.stderr.splitlines() if "skipped:" in line]
     assert skipped == [
         "warm-up: skipped: pbta_2d6: no opposed-check rule: the opposed checks skipped",
         "warm-up: skipped: pbta_2d6: no duel_mc_end in its combat module: campaign "
         "attrition's Monte Carlo draws each fight from the exact chain (nothing to "
-        "compile)"]
+        "compile)",
+    ]
     assert list((tmp_path / "numba").rglob("rpg-balance-warm-up.stamp"))
     warmed = time.perf_counter()
 
     # the report with the plug-in, smallest trial counts; its warm-up is now a no-op
     out = tmp_path / "report"
-    rep = _run(py, env, work, "-m", "cli", "report", "--systems", "pbta_2d6", "--trials",
-               "100", "--combat-trials", "1", "--no-pdf", "--quiet", "-o", str(out))
+    rep = _run(
+        py,
+        env,
+        work,
+        "-m",
+        "cli",
+        "report",
+        "--systems",
+        "pbta_2d6",
+        "--trials",
+        "100",
+        "--combat-trials",
+        "1",
+        "--no-pdf",
+        "--quiet",
+        "-o",
+        str(out),
+    )
     assert rep.returncode == 0, rep.stderr[-3000:]
     text = (out / "report.html").read_text(encoding="utf-8")
     # the plug-in's curves and campaign reached the report, attrition among the mechanics
     assert 'id="fig-curves-pbta_2d6"' in text
     assert 'id="fig-campaign-pbta_2d6"' in text
-    assert re.search(r"still alive and able after three fights with probability "
-                     r"pbta_2d6 [\d.]+%", text)
+    assert re.search(
+        r"still alive and able after three fights with probability "
+        r"pbta_2d6 [\d.]+%",
+        text,
+    )
     reported = time.perf_counter()
 
     # serve: start on any free loopback port, fetch the page once, and the session of a
     # view of the plug-in's duel (what the page shows, as the browser would pull it)
-    with subprocess.Popen([str(py), "-m", "cli", "serve", "--port", "0", "--no-browser"],
-                          cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True) as proc:
+    with subprocess.Popen(
+        [str(py), "-m", "cli", "serve", "--port", "0", "--no-browser"],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
         try:
             line = proc.stdout.readline()
             url = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -196,16 +265,23 @@ def test_fresh_install_with_the_plugin_warm_up_report_serve(tmp_path):
             import panel.models  # noqa: F401  (the page's model types, to read its document)
             from bokeh.client import pull_session
 
-            with pull_session(url=url.group(0), arguments={
-                    "tab": "duel", "ds": "pbta_2d6", "a": "competent", "b": "expert"}) as view:
+            with pull_session(
+                url=url.group(0),
+                arguments={"tab": "duel", "ds": "pbta_2d6", "a": "competent", "b": "expert"},
+            ) as view:
                 shown = str(view.document.to_json())
-            assert re.search(r"expert \(weapon=\w+\) \(B\) in pbta_2d6 \(exact; [^)]*\): "
-                             r"A wins [\d.]+%", shown), shown[:3000]
+            assert re.search(
+                r"expert \(weapon=\w+\) \(B\) in pbta_2d6 \(exact; [^)]*\): "
+                r"A wins [\d.]+%",
+                shown,
+            ), shown[:3000]
             assert "ignored" not in shown
         finally:
             proc.terminate()
             err = proc.communicate(timeout=60)[1]
     assert "Traceback" not in err, err[-3000:]
-    print(f"\nfresh install: install {installed - start:.1f} s, warm-up "
-          f"{warmed - installed:.1f} s, report {reported - warmed:.1f} s, serve "
-          f"{time.perf_counter() - reported:.1f} s")
+    print(
+        f"\nfresh install: install {installed - start:.1f} s, warm-up "
+        f"{warmed - installed:.1f} s, report {reported - warmed:.1f} s, serve "
+        f"{time.perf_counter() - reported:.1f} s"
+    )

@@ -40,32 +40,69 @@ WRITERS = {
     "claim-c7": (["claim-c7", "--summary", "-o", "{o}"], "-o"),
     "claim-c7 --plot": (["claim-c7", "--plot", "{o}"], "--plot"),
     "duel": (["duel", "d20_degrees", "competent", "competent", "-o", "{o}"], "-o"),
-    "combat": (["combat", "scenarios/combat/knife_duel_percentile.toml", "--method", "exact",
-                "-o", "{o}"], "-o"),
+    "combat": (
+        ["combat", "scenarios/combat/knife_duel_percentile.toml", "--method", "exact", "-o", "{o}"],
+        "-o",
+    ),
     "archetypes": (["archetypes", "d20_degrees", "-o", "{o}"], "-o"),
     "cross-combat": (["cross-combat", "-o", "{o}"], "-o"),
     "cross-combat --plot": (["cross-combat", "--plot", "{o}"], "--plot"),
     "sweep": (["sweep", "{d}/sweepok.toml", "--workers", "0", "-o", "{o}"], "-o"),
-    "sweep --sensitivity": (["sweep", "{d}/sweepok.toml", "--workers", "0",
-                             "--sensitivity", "{o}"], "--sensitivity"),
-    "sweep --plot": (["sweep", "{d}/sweepok.toml", "--workers", "0", "-o", "{d}/s.csv",
-                      "--plot", "{o}"], "--plot"),
-    "solve difficulty": (["solve", "difficulty", "--target", "0.5", "--competence", "8",
-                          "--system", "d20_degrees", "-o", "{o}"], "-o"),
-    "solve competence": (["solve", "competence", "--system", "d20_degrees", "-o", "{o}"],
-                         "-o"),
-    "solve lethality": (["solve", "lethality", "--system", "d20_degrees", "--a", "competent",
-                         "--b", "competent", "--knob", "both.hit_points", "--range", "1:3",
-                         "--target", "0.5", "-o", "{o}"], "-o"),
+    "sweep --sensitivity": (
+        ["sweep", "{d}/sweepok.toml", "--workers", "0", "--sensitivity", "{o}"],
+        "--sensitivity",
+    ),
+    "sweep --plot": (
+        ["sweep", "{d}/sweepok.toml", "--workers", "0", "-o", "{d}/s.csv", "--plot", "{o}"],
+        "--plot",
+    ),
+    "solve difficulty": (
+        [
+            "solve",
+            "difficulty",
+            "--target",
+            "0.5",
+            "--competence",
+            "8",
+            "--system",
+            "d20_degrees",
+            "-o",
+            "{o}",
+        ],
+        "-o",
+    ),
+    "solve competence": (["solve", "competence", "--system", "d20_degrees", "-o", "{o}"], "-o"),
+    "solve lethality": (
+        [
+            "solve",
+            "lethality",
+            "--system",
+            "d20_degrees",
+            "--a",
+            "competent",
+            "--b",
+            "competent",
+            "--knob",
+            "both.hit_points",
+            "--range",
+            "1:3",
+            "--target",
+            "0.5",
+            "-o",
+            "{o}",
+        ],
+        "-o",
+    ),
     "tune": (["tune", "scenarios/tune.toml", "-o", "{o}"], "-o"),
-    "tune --plot": (["tune", "scenarios/tune.toml", "-o", "{d}/t.csv", "--plot", "{o}"],
-                    "--plot"),
+    "tune --plot": (["tune", "scenarios/tune.toml", "-o", "{d}/t.csv", "--plot", "{o}"], "--plot"),
 }
 #: Commands whose output is a folder (``run -o DIR``, ``report -o DIR``).
 FOLDER_WRITERS = {
     "run": (["run", "{d}/good.toml", "-o", "{o}"], "output"),
-    "report": (["report", "--systems", "d20_degrees", "--no-pdf", "--quiet", "-o", "{o}"],
-               "-o/--output"),
+    "report": (
+        ["report", "--systems", "d20_degrees", "--no-pdf", "--quiet", "-o", "{o}"],
+        "-o/--output",
+    ),
 }
 PRECIOUS = b"precious,data\n1,2\n"
 SWEEP_OK = GOOD + "[sweep]\nvariants = { natural_1_fails = [true, false] }\n"
@@ -97,8 +134,9 @@ def _without_ladder_notes(err: str) -> list[str]:
     """The lines of ``err`` but the one note per installed plug-in that the common ladder
     leaves out (``note: <id>: not on the common ladder: ...``,
     :func:`analysis.checks.ladders.left_out`); with the built-ins alone, every line."""
-    notes = tuple(f"note: {sid}: not on the common ladder: " for sid in registry()
-                  if sid not in BUILT_IN)
+    notes = tuple(
+        f"note: {sid}: not on the common ladder: " for sid in registry() if sid not in BUILT_IN
+    )
     return [ln for ln in err.strip().splitlines() if not (notes and ln.startswith(notes))]
 
 
@@ -116,14 +154,19 @@ def _assert_clean_failure(rc, err, d: Path, before: dict, path: Path, flag: str)
 
 def _plot_path(path: Path, flag: str) -> Path:
     """A --plot path needs a figure extension to reach the path checks."""
-    if flag == "--plot" and path.suffix != ".png" and not path.is_dir() \
-            and path != Path("/proc/version"):
+    if (
+        flag == "--plot"
+        and path.suffix != ".png"
+        and not path.is_dir()
+        and path != Path("/proc/version")
+    ):
         return path.with_suffix(".png")
     return path
 
 
-@pytest.mark.parametrize("kind", ["folder", "missing parent", "read-only file",
-                                  "unwritable", "unwritable folder"])
+@pytest.mark.parametrize(
+    "kind", ["folder", "missing parent", "read-only file", "unwritable", "unwritable folder"]
+)
 @pytest.mark.parametrize("name", list(WRITERS))
 def test_bad_output_path_every_command(tmp_path, name, kind, monkeypatch):
     """Every file writer: a folder, a missing folder, a read-only file, an unwritable
@@ -172,8 +215,15 @@ def _disk_full(monkeypatch):
     monkeypatch.setattr(Figure, "savefig", full)
 
 
-ENOSPC_CASES = ["curves", "ladder --plot", "claim-c7", "archetypes", "solve difficulty",
-                "solve competence", "duel"]
+ENOSPC_CASES = [
+    "curves",
+    "ladder --plot",
+    "claim-c7",
+    "archetypes",
+    "solve difficulty",
+    "solve competence",
+    "duel",
+]
 
 
 @pytest.mark.parametrize("name", ENOSPC_CASES)
@@ -204,12 +254,21 @@ def test_disk_full_run_writes_nothing(tmp_path, monkeypatch):
     assert not out.exists()
 
 
-OUT_VOCAB = ["{d}", "{d}/nodir/x.csv", "{d}/readonly.csv", "/proc/version",
-             "/proc/x.csv", "{d}/existing.csv"]
+OUT_VOCAB = [
+    "{d}",
+    "{d}/nodir/x.csv",
+    "{d}/readonly.csv",
+    "/proc/version",
+    "/proc/x.csv",
+    "{d}/existing.csv",
+]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_fuzz_output_paths(files, data):
     """Random bad output paths for random commands (and random flags around them): exit 2
@@ -230,12 +289,16 @@ def test_fuzz_output_paths(files, data):
             if not rp.exists():
                 rp.write_bytes(PRECIOUS)
                 rp.chmod(0o444)
-    extra = data.draw(st.lists(st.sampled_from(["--format", "markdown", "json", "--seed",
-                                                "1", "--quiet"]), max_size=2))
+    extra = data.draw(
+        st.lists(
+            st.sampled_from(["--format", "markdown", "json", "--seed", "1", "--quiet"]), max_size=2
+        )
+    )
     full = [a.format(d=files, o=path) for a in argv] + extra
     (files / "existing.csv").write_bytes(b"precious,data\n1,2\n")
     before = _snapshot(files)
     import os
+
     cwd = os.getcwd()
     os.chdir(Path(__file__).resolve().parents[1])
     try:

@@ -24,11 +24,20 @@ def test_packaged_file_is_complete_and_anchored():
     lad = load_ladders()
     assert lad.competence == RUNGS
     assert lad.difficulty == ["easy", "average", "hard", "very_hard"]
-    assert set(lad.systems) == {"dice_pool_7", "middle_3d10", "dice_pool_6", "percentile",
-                                "d20_degrees"}
+    assert set(lad.systems) == {
+        "dice_pool_7",
+        "middle_3d10",
+        "dice_pool_6",
+        "percentile",
+        "d20_degrees",
+    }
     # B2 / E1 names are used as written
-    assert lad.systems["middle_3d10"].difficulty == {"easy": 10, "average": 15, "hard": 20,
-                                                     "very_hard": 25}
+    assert lad.systems["middle_3d10"].difficulty == {
+        "easy": 10,
+        "average": 15,
+        "hard": 20,
+        "very_hard": 25,
+    }
     assert lad.systems["d20_degrees"].difficulty["average"] == 10  # E1 "moderate"
     assert lad.systems["percentile"].difficulty["hard"].level == "hard"  # D1
     a = anchor_report(lad)
@@ -57,8 +66,10 @@ def test_ladder_table_against_closed_forms():
     assert len(t) == 5 * 5 * 4
     for comp, diff in itertools.product(RUNGS, lad.difficulty):
         # E1–E3: d20 + c >= dc, natural 1 fails, natural 20 counts +5
-        c, dc = lad.systems["d20_degrees"].competence[comp], lad.systems[
-            "d20_degrees"].difficulty[diff]
+        c, dc = (
+            lad.systems["d20_degrees"].competence[comp],
+            lad.systems["d20_degrees"].difficulty[diff],
+        )
         want = sum((d != 1) and (d + c + 5 * (d == 20) >= dc) for d in range(1, 21)) / 20
         assert t.loc[("d20_degrees", comp, diff), "p"] == pytest.approx(want)
         # D1 + D4
@@ -68,13 +79,16 @@ def test_ladder_table_against_closed_forms():
         # A1/A2: at least one success from pool + penalty dice; no success from n dice
         # is 0.6**n (faces 1–6 fail, an explosion needs a 10, itself a success); A-g1
         # chance die below 1 die: only a 10 succeeds
-        n = lad.systems["dice_pool_7"].competence[comp] + lad.systems[
-            "dice_pool_7"].difficulty[diff]
+        n = (
+            lad.systems["dice_pool_7"].competence[comp]
+            + lad.systems["dice_pool_7"].difficulty[diff]
+        )
         want = 1 - 0.6**n if n >= 1 else 0.1
         assert t.loc[("dice_pool_7", comp, diff), "p"] == pytest.approx(want)
     # seed examples: the anchor cells by hand
     assert t.loc[("middle_3d10", "competent", "average"), "p"] == pytest.approx(
-        3 * 0.6**2 * 0.4 + 0.6**3)  # middle die >= 5 out of 3d10
+        3 * 0.6**2 * 0.4 + 0.6**3
+    )  # middle die >= 5 out of 3d10
     assert t.loc[("percentile", "competent", "average"), "p"] == pytest.approx(0.65)
 
 
@@ -113,20 +127,37 @@ def _base_text():
     return DEFAULT_PATH.read_text()
 
 
-@pytest.mark.parametrize(("old", "new", "match"), [
-    ("master = 95 }", "master = 120 }", r"systems\.percentile\.competence\.master: 120 is "
-                                        r"outside 1\.\.100"),
-    ("expert = 6, master = 8 }", "expert = 6 }", r"systems\.dice_pool_7\.competence: "
-                                                 r"missing rung 'master'"),
-    ('level = "hard"', 'level = "impossible"', r"systems\.percentile\.difficulty\.hard"),
-    ("target = 0.65", "target = 1.5", r"anchor\.target"),
-    ("very_hard = 25 }", "very_hard = 25, heroic = 30 }",
-     r"systems\.middle_3d10\.difficulty\.heroic: unknown rung"),
-    ("[systems.d20_degrees]", "[systems.gurps]", r"systems\.gurps: unknown system"),
-    ("hard = 15, very_hard = 20", "hard = 25, very_hard = 20",
-     r"systems\.d20_degrees\.difficulty\.very_hard: must not be easier"),
-    ('reason = "modifier', 'reasons = "modifier', r"systems\.d20_degrees\.reasons?: "),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "match"),
+    [
+        (
+            "master = 95 }",
+            "master = 120 }",
+            r"systems\.percentile\.competence\.master: 120 is "
+            r"outside 1\.\.100",
+        ),
+        (
+            "expert = 6, master = 8 }",
+            "expert = 6 }",
+            r"systems\.dice_pool_7\.competence: "
+            r"missing rung 'master'",
+        ),
+        ('level = "hard"', 'level = "impossible"', r"systems\.percentile\.difficulty\.hard"),
+        ("target = 0.65", "target = 1.5", r"anchor\.target"),
+        (
+            "very_hard = 25 }",
+            "very_hard = 25, heroic = 30 }",
+            r"systems\.middle_3d10\.difficulty\.heroic: unknown rung",
+        ),
+        ("[systems.d20_degrees]", "[systems.gurps]", r"systems\.gurps: unknown system"),
+        (
+            "hard = 15, very_hard = 20",
+            "hard = 25, very_hard = 20",
+            r"systems\.d20_degrees\.difficulty\.very_hard: must not be easier",
+        ),
+        ('reason = "modifier', 'reasons = "modifier', r"systems\.d20_degrees\.reasons?: "),
+    ],
+)
 def test_validation_errors_name_file_and_key(tmp_path, old, new, match):
     text = _base_text()
     assert old in text
@@ -164,5 +195,7 @@ def test_swinginess_quotes_upsets_from_both_sides():
         for apart, col in ((1, "p_upset_adjacent_defending"), (2, "p_upset_two_apart_defending")):
             rows = u[(u["system"] == system) & (u["rungs_apart"] == apart)]
             assert s.loc[system, col] == pytest.approx(rows["p_upset_defending"].mean())
-    assert s.loc["dice_pool_7", "p_upset_adjacent_defending"] \
+    assert (
+        s.loc["dice_pool_7", "p_upset_adjacent_defending"]
         > s.loc["dice_pool_7", "p_upset_adjacent"] + 0.1
+    )

@@ -64,9 +64,14 @@ def _hand_duel(combat):
     return a, b, combat.Variants(order="side0_first", clock=2, dead_over=2)
 
 
-@pytest.mark.parametrize(("aftermath", "p_dead"), [("leave", 21 / 36),   # PC8: B dead
-                                                    ("first_aid", 21 / 36),  # A never dies
-                                                    ("finish", 1.0)])  # PC8: A finished too
+@pytest.mark.parametrize(
+    ("aftermath", "p_dead"),
+    [
+        ("leave", 21 / 36),  # PC8: B dead
+        ("first_aid", 21 / 36),  # A never dies
+        ("finish", 1.0),
+    ],
+)  # PC8: A finished too
 def test_hand_worked_duel(pbta, aftermath, p_dead):
     a, b, v = _hand_duel(pbta)
     v = dataclasses.replace(v, aftermath=aftermath)
@@ -105,8 +110,9 @@ def test_group_fight_tallies_per_trial(pbta):
     """1 vs 2, side 0 unhurtable (armour 3 against harm 1, PC3) and killing with every
     strike (harm 6 on a clock of 2, PC7): a decided fight leaves both foes dead, so
     P(someone dead) = 1, two deaths in every trial and no spread (SE 0)."""
-    a = pbta.Combatant(name="A", stat=0, weapon=pbta.Weapon("maul", 6),
-                       armour=pbta.Armour("plate", 3))
+    a = pbta.Combatant(
+        name="A", stat=0, weapon=pbta.Weapon("maul", 6), armour=pbta.Armour("plate", 3)
+    )
     b = pbta.Combatant(name="B", stat=0)
     v = pbta.Variants(clock=2, dead_over=2)
     st = pbta.fight_mc([a], [b, b], 4000, seed=2, variants=v, round_cap=200)
@@ -120,12 +126,13 @@ def test_group_fight_columns(system, a, b):
     """2 vs 2: someone dead is a per-trial event — at most the expected deaths, at least
     the expected deaths over the four fighters; the metrics read the same numbers."""
     row, _ = L.group_fight(system, [a, a], [b, b], trials=N, seed=4, aftermath="finish")
-    p, se, m, se_m = (row[k] for k in ("p_someone_dead", "se_someone_dead", "deaths_mean",
-                                       "se_deaths_mean"))
+    p, se, m, se_m = (
+        row[k] for k in ("p_someone_dead", "se_someone_dead", "deaths_mean", "se_deaths_mean")
+    )
     assert 0 < p <= m <= 4 * p
     assert se == pytest.approx(math.sqrt(p * (1 - p) / N))
     assert se_m > 0
-    dead = (row["p_side0_dead"] * 2 + row["p_side1_dead"] * 2)
+    dead = row["p_side0_dead"] * 2 + row["p_side1_dead"] * 2
     assert m == pytest.approx(dead)
     fa, fb = A.combatant(system, a), A.combatant(system, b)
     st = L.run_fight(system, [fa, fa], [fb, fb], "mc", trials=N, seed=4, aftermath="finish")
@@ -147,11 +154,14 @@ def _run(argv) -> str:
 COMBAT_FILE = str(ROOT / "scenarios" / "combat" / "ambush_3v1.toml")
 
 
-@pytest.mark.parametrize("base", [
-    ["duel", "dice_pool_7", "competent", "expert"],
-    ["combat", COMBAT_FILE, "--trials", "400", "--seed", "2"],
-    ["cross-combat", "--table", "groups", "--trials", "200", "--seed", "2"],
-])
+@pytest.mark.parametrize(
+    "base",
+    [
+        ["duel", "dice_pool_7", "competent", "expert"],
+        ["combat", COMBAT_FILE, "--trials", "400", "--seed", "2"],
+        ["cross-combat", "--table", "groups", "--trials", "200", "--seed", "2"],
+    ],
+)
 def test_cli_aftermath_list(base):
     """``--aftermath leave,finish``: each policy's rows in turn, the same numbers as one
     run per policy; one policy is today's output."""
@@ -160,8 +170,8 @@ def test_cli_aftermath_list(base):
     leave = pd.read_csv(io.StringIO(_run([*base, "--aftermath", "leave"])))
     finish = pd.read_csv(io.StringIO(_run([*base, "--aftermath", "finish"])))
     assert list(both["aftermath"]) == ["leave"] * len(leave) + ["finish"] * len(finish)
-    pd.testing.assert_frame_equal(both.iloc[:len(leave)].reset_index(drop=True), leave)
-    pd.testing.assert_frame_equal(both.iloc[len(leave):].reset_index(drop=True), finish)
+    pd.testing.assert_frame_equal(both.iloc[: len(leave)].reset_index(drop=True), leave)
+    pd.testing.assert_frame_equal(both.iloc[len(leave) :].reset_index(drop=True), finish)
     assert _run([*base, "--aftermath", "leave"]) == _run(base)
 
 
@@ -186,24 +196,27 @@ def test_report_group_section_shows_both_aftermaths():
     from reports.settings import ReportSettings
 
     system = DUELS[0][0]
-    settings = ReportSettings(systems=(system,), combat_trials=400, seed=7, pdf=False,
-                              progress=False)
+    settings = ReportSettings(
+        systems=(system,), combat_trials=400, seed=7, pdf=False, progress=False
+    )
     section = section_combat_groups(settings)
     table = next(b for b in section.blocks if b.id == "combat-groups-deadliness")
     shown = table.frame.set_index(["fight", "system"])
     titles = {gid: g.title for gid, g in cross_combat.load_cross(None)["groups"].items()}
-    heads = {"leave": ("someone dead, fallen left", "dead (mean), fallen left"),
-             "finish": ("someone dead, winners finish", "dead (mean), winners finish")}
+    heads = {
+        "leave": ("someone dead, fallen left", "dead (mean), fallen left"),
+        "finish": ("someone dead, winners finish", "dead (mean), winners finish"),
+    }
     for policy in ("leave", "finish"):
-        rows, _ = cross_combat.group_table(trials=400, seed=7, progress=False,
-                                           aftermath=policy)
+        rows, _ = cross_combat.group_table(trials=400, seed=7, progress=False, aftermath=policy)
         rows = rows[rows["system"] == system]
         full = table.full[table.full["aftermath"] == policy].set_index(["fight", "system"])
         assert len(rows) == len(shown) == len(full)
         for key, head in zip(("p_someone_dead", "deaths_mean"), heads[policy], strict=True):
             for row in rows.itertuples(index=False):
-                assert shown.loc[(titles[row.fight], system), head] \
-                    == pytest.approx(getattr(row, key))
+                assert shown.loc[(titles[row.fight], system), head] == pytest.approx(
+                    getattr(row, key)
+                )
         by_id = rows.set_index(["fight", "system"])
         for key in ("p_someone_dead", "se_someone_dead", "deaths_mean", "se_deaths_mean"):
             assert list(full[key]) == pytest.approx(list(by_id.loc[full.index, key]))

@@ -24,11 +24,11 @@ def close(p_mc, p, n):
 
 
 DUELS = [
-    ("dice_pool_7", "competent_swordsman", "competent_fencer"),     # A6 dodge tactic, A9
-    ("dice_pool_6", "competent_swordsman", "competent_brawler"),    # C10-C11
-    ("middle_3d10", "competent", "novice"),                         # B6-B10
-    ("percentile", "competent_shooter", "novice"),                            # DX1-DX9 (extension)
-    ("d20_degrees", "competent_shooter", "novice"),                 # E10-E14
+    ("dice_pool_7", "competent_swordsman", "competent_fencer"),  # A6 dodge tactic, A9
+    ("dice_pool_6", "competent_swordsman", "competent_brawler"),  # C10-C11
+    ("middle_3d10", "competent", "novice"),  # B6-B10
+    ("percentile", "competent_shooter", "novice"),  # DX1-DX9 (extension)
+    ("d20_degrees", "competent_shooter", "novice"),  # E10-E14
 ]
 
 
@@ -80,7 +80,7 @@ def test_one_hit_dice_pool_7_closed_form_a7_a10_a14_a15():
     # beyond vitality (A15): dead at >= 11 successes.
     s = _pool7_successes(4)
     got = L.one_hit("dice_pool_7", "competent_shooter", "novice_swordsman")
-    assert got["p_hit"] == pytest.approx(1 - 0.6 ** 4, rel=1e-9)
+    assert got["p_hit"] == pytest.approx(1 - 0.6**4, rel=1e-9)
     assert got["p_incapacitate"] == pytest.approx(s[9:].sum(), rel=1e-6)
     assert got["p_kill"] == pytest.approx(s[11:].sum(), rel=1e-6)
     # bashing damage never kills (A14): a brawler's fists
@@ -97,17 +97,25 @@ def _pool6(dice):
 
 
 def test_one_hit_dice_pool_6_brute_force_c6_c10_c11():
-    att = {"name": "att", "attack_attribute": 2, "attack_skill": 1, "dodge_attribute": 1,
-           "dodge_skill": 1, "stamina": 1, "composure": 1, "resolve": 1,
-           "weapon": "heavy_melee"}                                  # 3 dice, +2 damage
-    tgt = {**att, "name": "tgt", "stamina": 0}                          # dodge 2, health 3
+    att = {
+        "name": "att",
+        "attack_attribute": 2,
+        "attack_skill": 1,
+        "dodge_attribute": 1,
+        "dodge_skill": 1,
+        "stamina": 1,
+        "composure": 1,
+        "resolve": 1,
+        "weapon": "heavy_melee",
+    }  # 3 dice, +2 damage
+    tgt = {**att, "name": "tgt", "stamina": 0}  # dodge 2, health 3
     a, d = _pool6(3), _pool6(2)
     margin = a[:, None] - d[None, :]
-    win = margin >= 0                                                   # C10 ties: attacker
-    dmg = margin + 2                                                    # C11
+    win = margin >= 0  # C10 ties: attacker
+    dmg = margin + 2  # C11
     p_hit = win.mean()
-    p_inc = (win & (dmg >= 3)).mean()                                   # C6 health 0 + 3
-    p_kill = (win & (dmg >= 6)).mean()                                  # death = 2 × health
+    p_inc = (win & (dmg >= 3)).mean()  # C6 health 0 + 3
+    p_kill = (win & (dmg >= 6)).mean()  # death = 2 × health
     got = L.one_hit("dice_pool_6", att, tgt)
     assert got["p_hit"] == pytest.approx(p_hit, rel=1e-9)
     assert got["p_incapacitate"] == pytest.approx(p_inc, rel=1e-9)
@@ -124,14 +132,14 @@ def test_one_hit_middle_3d10_brute_force_b3_b7_b8_b9_b10():
     rolls = np.array(list(itertools.product(range(1, 11), repeat=3)))
     mid = np.sort(rolls, axis=1)[:, 1]
     tens, ones = (rolls == 10).sum(1), (rolls == 1).sum(1)
-    hit = (tens >= 2) | ((ones < 2) & (mid + 9 >= 11))                  # B3, B7
+    hit = (tens >= 2) | ((ones < 2) & (mid + 9 >= 11))  # B3, B7
     dmg = mid + 2
-    q_pass = ((tens >= 2) | ((ones < 2) & (mid + 4 >= 12))).mean()     # B10 check
+    q_pass = ((tens >= 2) | ((ones < 2) & (mid + 4 >= 12))).mean()  # B10 check
     p_out = (hit & (dmg >= 12)).mean() + (hit & (dmg >= 4) & (dmg < 12)).mean() * (1 - q_pass)
     got = L.one_hit("middle_3d10", "competent", "competent", overrides_a={"weapon": "knife"})
     assert got["p_hit"] == pytest.approx(hit.mean(), rel=1e-12)
     assert got["p_incapacitate"] == pytest.approx(p_out, rel=1e-12)
-    assert got["p_kill"] == 0.0                                          # no death rule
+    assert got["p_kill"] == 0.0  # no death rule
 
 
 def test_one_hit_percentile_hand_worked_dx5_dx7_dx9():
@@ -156,7 +164,7 @@ def test_one_hit_d20_hand_worked_e3_e11_e12_e13():
     got = L.one_hit("d20_degrees", "competent_shooter", "novice")
     assert got["p_hit"] == pytest.approx(14 / 20)
     assert got["p_incapacitate"] == pytest.approx((5 * 2 + 5 * 3 + 3 * 4 + 9) / 400)
-    assert got["p_kill"] == 0.0                                          # E-g14
+    assert got["p_kill"] == 0.0  # E-g14
 
 
 @pytest.mark.parametrize(("system", "a", "b"), DUELS)
@@ -214,22 +222,27 @@ def test_armour_table_refuses_systems_without_armour():
 
 def test_group_fight_2v2_mirror_and_survival():
     n = 3000
-    row, standing = L.group_fight("dice_pool_6", ["competent_swordsman"] * 2,
-                                  ["competent_swordsman"] * 2, trials=n, seed=5)
+    row, standing = L.group_fight(
+        "dice_pool_6", ["competent_swordsman"] * 2, ["competent_swordsman"] * 2, trials=n, seed=5
+    )
     decided = 1 - row["p_neither"]
-    assert close(row["p_side0"], decided / 2, n)                         # mirror match
+    assert close(row["p_side0"], decided / 2, n)  # mirror match
     for side in (0, 1):
         s = standing[standing["side"] == side]["standing_share"].to_numpy()
         assert s[0] == 1.0
-        assert np.all(np.diff(s) <= 1e-12)                                # nobody gets up
+        assert np.all(np.diff(s) <= 1e-12)  # nobody gets up
     last1 = standing[standing["side"] == 1]["standing_mean"].iloc[-1]
-    assert last1 <= 2 * (1 - row["p_side0"]) + 1e-12                      # side 0's wins
+    assert last1 <= 2 * (1 - row["p_side0"]) + 1e-12  # side 0's wins
 
 
 def test_group_fight_3v1_rejects_exact():
     with pytest.raises(Exception, match="duels only"):
-        L.run_fight("dice_pool_7", [A.combatant("dice_pool_7", "novice_swordsman")] * 3,
-                    [A.combatant("dice_pool_7", "expert_swordsman")], "exact")
+        L.run_fight(
+            "dice_pool_7",
+            [A.combatant("dice_pool_7", "novice_swordsman")] * 3,
+            [A.combatant("dice_pool_7", "expert_swordsman")],
+            "exact",
+        )
 
 
 def test_batched_mc_is_deterministic_and_agrees(monkeypatch):

@@ -21,8 +21,9 @@ from engines.systems.dice_pool_7 import combat as c7
 
 LIB7 = combatants("dice_pool_7")
 LIB6 = combatants("dice_pool_6")
-SEED7 = (Path(__file__).resolve().parents[1] / "docs" / "seeds"
-         / "000_646bc4c5c3dfdfed.txt").read_text(encoding="utf-8")
+SEED7 = (
+    Path(__file__).resolve().parents[1] / "docs" / "seeds" / "000_646bc4c5c3dfdfed.txt"
+).read_text(encoding="utf-8")
 
 
 def die7(length: int = 40) -> np.ndarray:
@@ -98,14 +99,13 @@ def test_one_hit_fates_leave_first_aid_and_horizon():
     dead, dying = _one_hit_by_hand7()
     r = c7.one_hit(SLAYER, VICTIM)  # leave: the dying stay dying (no bleeding rule)
     assert r["p_kill"] == pytest.approx(dead, abs=1e-10)
-    assert (r["p_dead"], r["p_dying"], r["p_out"]) == pytest.approx((dead, dying, 0.0),
-                                                                    abs=1e-10)
+    assert (r["p_dead"], r["p_dying"], r["p_out"]) == pytest.approx((dead, dying, 0.0), abs=1e-10)
     assert r["p_dead"] + r["p_dying"] + r["p_out"] == pytest.approx(r["p_incapacitate"])
     # first aid: 2 dice, P(no success) = 0.6^2 = 0.36 per try (A1)
     r = c7.one_hit(SLAYER, VICTIM, c7.Variants(aftermath="first_aid"))
     assert (r["p_dying"], r["p_out"]) == pytest.approx((0.36 * dying, 0.64 * dying), abs=1e-10)
     r = c7.one_hit(SLAYER, VICTIM, c7.Variants(aftermath="first_aid", first_aid_tries=3))
-    assert r["p_dying"] == pytest.approx(0.36 ** 3 * dying, abs=1e-10)
+    assert r["p_dying"] == pytest.approx(0.36**3 * dying, abs=1e-10)
     r = c7.one_hit(SLAYER, VICTIM, c7.Variants(leave_horizon="day"))
     assert (r["p_dying"], r["p_out"]) == pytest.approx((0.0, dying), abs=1e-10)
     # bashing never kills: a knock-out is "out" (A14)
@@ -125,12 +125,16 @@ def test_one_hit_fates_finish():
     dead, dying = _one_hit_by_hand7()
     v = c7.Variants(aftermath="finish", finish_rounds=1)
     r = c7.one_hit(SLAYER, VICTIM, v)
-    miss = 0.6 ** 12
-    assert r["p_dead"] == pytest.approx(dead + dying * (1 - miss ** 2), abs=1e-10)
-    assert r["p_dying"] == pytest.approx(dying * miss ** 2, abs=1e-10)
+    miss = 0.6**12
+    assert r["p_dead"] == pytest.approx(dead + dying * (1 - miss**2), abs=1e-10)
+    assert r["p_dying"] == pytest.approx(dying * miss**2, abs=1e-10)
     fists = f7("fists", FOR=10, specialized=True)
-    assert c7.one_hit(fists, VICTIM, c7.Variants(aftermath="finish",
-                                                 finish_bashing="bashing"))["p_dead"] == 0.0
+    assert (
+        c7.one_hit(fists, VICTIM, c7.Variants(aftermath="finish", finish_bashing="bashing"))[
+            "p_dead"
+        ]
+        == 0.0
+    )
     # lethal fists, 2 attacks of 12 dice: dead when the two totals reach 9 points
     v1 = c7.Variants(aftermath="finish", finish_rounds=1)
     p12 = pool7(12)
@@ -171,10 +175,14 @@ def test_aftermath_leaves_the_fight_stream_alone():
     bit-identical under every policy (N-vs-M, both systems)."""
     a, b = LIB7["competent_swordsman"], LIB7["expert_brawler"]
     x, y = LIB6["competent_swordsman"], LIB6["expert_brawler"]
-    runs7 = [c7.fight_mc([a, a], [b, b, b], 5000, seed=8, variants=c7.Variants(aftermath=p))
-             for p in AFTERMATHS]
-    runs6 = [c6.fight_mc([x, x], [y, y, y], 5000, seed=8, variants=c6.Variants(aftermath=p))
-             for p in AFTERMATHS]
+    runs7 = [
+        c7.fight_mc([a, a], [b, b, b], 5000, seed=8, variants=c7.Variants(aftermath=p))
+        for p in AFTERMATHS
+    ]
+    runs6 = [
+        c6.fight_mc([x, x], [y, y, y], 5000, seed=8, variants=c6.Variants(aftermath=p))
+        for p in AFTERMATHS
+    ]
     for runs in (runs7, runs6):
         for other in runs[1:]:
             for name in ("outcome", "rounds", "hits", "standing"):
@@ -188,8 +196,9 @@ def test_group_fates_invariants_and_finish(mod):
     lib = LIB7 if mod is c7 else LIB6
     a, b = lib["competent_swordsman"], lib["novice_brawler"]
     n = 4000
-    st = mod.fight_mc([a, a], [b, b, b], n, seed=5,
-                      variants=mod.Variants(aftermath="finish", finish_rounds=100))
+    st = mod.fight_mc(
+        [a, a], [b, b, b], n, seed=5, variants=mod.Variants(aftermath="finish", finish_rounds=100)
+    )
     assert np.array_equal(st.fates.sum(axis=1), [2 * n, 3 * n])
     assert np.array_equal(st.deaths, st.fates[:, 1])
     sizes = np.array([3, 2])
@@ -225,7 +234,7 @@ def test_fates_same_on_one_and_two_threads(mod):
 
 def binom_half(n: int) -> np.ndarray:
     """C1 6+ on a d10 (p = 1/2) with C-g2 criticals off: Binomial(n, 1/2)."""
-    return np.array([comb(n, k) for k in range(n + 1)]) / 2.0 ** n
+    return np.array([comb(n, k) for k in range(n + 1)]) / 2.0**n
 
 
 def f6(name="x", att=(3, 3), dodge=(0, 0), stamina=0, **kw) -> c6.Combatant:
@@ -243,7 +252,8 @@ def test_c_g5_death_default_and_one_hit_by_hand():
     r = c6.one_hit(a, t, v)
     assert r["p_incapacitate"] == pytest.approx(p[3:].sum(), abs=1e-12)
     assert (r["p_dead"], r["p_dying"], r["p_out"]) == pytest.approx(
-        (p[6], 0.0, p[3:6].sum()), abs=1e-12)
+        (p[6], 0.0, p[3:6].sum()), abs=1e-12
+    )
     assert r["p_kill"] == pytest.approx(p[6], abs=1e-12)
     assert c6.one_hit(a, t, c6.Variants(criticals=False, aftermath="first_aid")) == r
     never = c6.one_hit(a, t, c6.Variants(criticals=False, death="never"))
@@ -253,7 +263,7 @@ def test_c_g5_death_default_and_one_hit_by_hand():
     assert at["p_dead"] == pytest.approx(p[3:].sum(), abs=1e-12)
     # finish, one round: one more attack (6 dice vs 0) must deal 6 − damage so far
     fin = c6.one_hit(a, t, c6.Variants(criticals=False, aftermath="finish", finish_rounds=1))
-    dead = p[6] + sum(p[k] * p[6 - k:].sum() for k in range(3, 6))
+    dead = p[6] + sum(p[k] * p[6 - k :].sum() for k in range(3, 6))
     assert fin["p_dead"] == pytest.approx(dead, abs=1e-12)
     assert fin["p_dead"] + fin["p_out"] == pytest.approx(p[3:].sum(), abs=1e-12)
 
@@ -262,8 +272,7 @@ def test_c_g7_helpless_dodge_variant():
     """C-g7: with ``helpless_dodge = full`` the target's dodge pool opposes the finisher."""
     a, t = f6("a"), f6("t", dodge=(3, 3))
     none = c6.one_hit(a, t, c6.Variants(aftermath="finish", finish_rounds=1))
-    full = c6.one_hit(a, t, c6.Variants(aftermath="finish", finish_rounds=1,
-                                         helpless_dodge="full"))
+    full = c6.one_hit(a, t, c6.Variants(aftermath="finish", finish_rounds=1, helpless_dodge="full"))
     assert full["p_dead"] < none["p_dead"]
     assert full["p_incapacitate"] == none["p_incapacitate"]
 
@@ -284,8 +293,7 @@ def test_c_g7_full_dodge_loses_a_die_per_finishing_attack_c13():
     n_mc, n_ref = 100_000, 6_000
     p_mc = c6.fight_mc(side0, side1, n_mc, seed=1, variants=v).deaths[1] / n_mc
     rng = random.Random(11)
-    ref = [fight6(rng, side0, side1, aftermath="finish", helpless="full")
-           for _ in range(n_ref)]
+    ref = [fight6(rng, side0, side1, aftermath="finish", helpless="full") for _ in range(n_ref)]
     p_ref = sum(r["dead"][1] for r in ref) / n_ref
     p = (p_mc * n_mc + p_ref * n_ref) / (n_mc + n_ref)
     assert abs(p_mc - p_ref) <= 5 * sqrt(p * (1 - p) * (1 / n_mc + 1 / n_ref)) + 1 / n_ref

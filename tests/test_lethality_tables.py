@@ -106,8 +106,9 @@ def test_side_fates_ten_duels_hand_computed():
         for fate, p in zip(("standing", "dead", "dying", "out"), ps, strict=True):
             assert cols[f"p_side{side}_{fate}"] == pytest.approx(p)
             assert cols[f"se_side{side}_{fate}"] == pytest.approx(np.sqrt(p * (1 - p) / 10))
-        assert sum(cols[f"p_side{side}_{f}"] for f in ("standing", "dead", "dying", "out")) \
-            == pytest.approx(1)
+        assert sum(
+            cols[f"p_side{side}_{f}"] for f in ("standing", "dead", "dying", "out")
+        ) == pytest.approx(1)
 
 
 def _two_vs_one():
@@ -119,7 +120,7 @@ def _two_vs_one():
     s.rounds[1, 0], s.rounds[2, 1] = 2, 2
     s.standing[0] = [8, 4]
     s.loser_fate[:] = [[1, 0, 1], [1, 2, 1]]
-    s.loser_fate_sq[:] = [[1, 0, 1], [1, 4, 1]]       # f4 adds 2 dying: 2² = 4
+    s.loser_fate_sq[:] = [[1, 0, 1], [1, 4, 1]]  # f4 adds 2 dying: 2² = 4
     # side 0 per fight [standing, dead, dying, out]: [2,0,0,0] [1,1,0,0] [0,1,0,1] [0,0,2,0]
     s.fates[0] = [3, 2, 2, 1]
     s.fates_sq[0] = [4 + 1, 1 + 1, 4, 1]
@@ -147,7 +148,7 @@ def test_side_fates_group_fight_hand_computed():
     cols = lethality.side_fate_columns(_two_vs_one())
     assert cols["p_side0_standing"] == pytest.approx(0.375)
     assert cols["se_side0_standing"] == pytest.approx(np.sqrt(((1 + 0.25) / 4 - 0.375**2) / 4))
-    assert cols["p_side0_dead"] == pytest.approx(0.25)   # shares 0, 1/2, 1/2, 0
+    assert cols["p_side0_dead"] == pytest.approx(0.25)  # shares 0, 1/2, 1/2, 0
     assert cols["se_side0_dead"] == pytest.approx(np.sqrt((0.5 / 4 - 0.25**2) / 4))
     assert cols["p_side0_dying"] == pytest.approx(0.25)
     assert cols["p_side0_out"] == pytest.approx(0.125)
@@ -166,18 +167,25 @@ def test_loser_fates_nan_without_decided_fights():
     assert np.isnan(row["p_loser_out"])
 
 
-@pytest.mark.parametrize(("spec", "over", "want"), [
-    ("competent", {"weapon": "pistol"}, "competent (weapon=pistol)"),
-    ({"archetype": "competent", "weapon": "knife", "tactic": "focus"}, None,
-     "competent (weapon=knife, tactic=focus)"),
-    ("competent", None, "competent"),
-])
+@pytest.mark.parametrize(
+    ("spec", "over", "want"),
+    [
+        ("competent", {"weapon": "pistol"}, "competent (weapon=pistol)"),
+        (
+            {"archetype": "competent", "weapon": "knife", "tactic": "focus"},
+            None,
+            "competent (weapon=knife, tactic=focus)",
+        ),
+        ("competent", None, "competent"),
+    ],
+)
 def test_fighter_label_names_overrides(spec, over, want):
     assert lethality.fighter_label(spec, over) == want
 
 
 def test_fighter_label_names_the_built_weapon():
     """Without a weapon override the label names the weapon the combatant carries."""
+
     class W:
         name = "bat"
 
@@ -187,5 +195,7 @@ def test_fighter_label_names_the_built_weapon():
 
     assert lethality.fighter_label("competent", None, C()) == "competent (weapon=bat)"
     assert lethality.fighter_label(C()) == "competent (weapon=bat)"
-    assert lethality.fighter_label("competent", {"tactic": "dodge"}, C()) \
+    assert (
+        lethality.fighter_label("competent", {"tactic": "dodge"}, C())
         == "competent (weapon=bat, tactic=dodge)"
+    )

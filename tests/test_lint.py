@@ -11,8 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ruff", *args], cwd=ROOT,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True
+    )
 
 
 def test_ruff_clean():
@@ -20,10 +21,7 @@ def test_ruff_clean():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-# The tree is reformatted by one commit of its own (listed in .git-blame-ignore-revs);
-# until then this test is an expected failure. strict xfail (pyproject: xfail_strict)
-# turns the first formatted run into a failure: that commit deletes the mark below.
-@pytest.mark.xfail(reason="the tree is not yet ruff-formatted (one reformatting commit)")
+# The tree was reformatted by one commit of its own (.git-blame-ignore-revs).
 def test_ruff_format_clean():
     done = _ruff("format", "--check", ".")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr

@@ -29,8 +29,11 @@ def variants(**kw):
 def brute_outcome(dice, mode, disadvantage="lowest", doubles=True):
     """(kept die, special) read straight from the rule text: B1, B3, B4 / B-g2."""
     lo, mid, hi = sorted(dice)
-    kept = {"normal": mid, "advantage": hi,
-            "disadvantage": lo if disadvantage == "lowest" else mid}[mode]
+    kept = {
+        "normal": mid,
+        "advantage": hi,
+        "disadvantage": lo if disadvantage == "lowest" else mid,
+    }[mode]
     special = 0
     if doubles and dice.count(10) >= 2:
         special = 1
@@ -66,8 +69,7 @@ def test_b1_b4_kept_die_matches_icepool():
     v = variants(doubles="false")
     probs = m3.exact(("normal", "advantage", "disadvantage"), v)
     kept = m3.kept_of_codes()
-    for i, die in enumerate((icepool.d10.middle(3), icepool.d10.highest(3),
-                             icepool.d10.lowest(3))):
+    for i, die in enumerate((icepool.d10.middle(3), icepool.d10.highest(3), icepool.d10.lowest(3))):
         got = np.bincount(kept, weights=probs[i], minlength=11)[1:]
         ref = np.array([die.probability(k) for k in range(1, 11)], dtype=float)
         np.testing.assert_allclose(got, ref, atol=1e-14)
@@ -86,16 +88,21 @@ def test_b2_difficulties():
 
 
 @pytest.mark.parametrize("mode", ["normal", "advantage", "disadvantage"])
-@pytest.mark.parametrize(("modifier", "difficulty"), [(6, 10), (6, 15), (10, 15), (14, 20),
-                                                      (3, 25), (20, 10)])
+@pytest.mark.parametrize(
+    ("modifier", "difficulty"), [(6, 10), (6, 15), (10, 15), (14, 20), (3, 25), (20, 10)]
+)
 def test_b1_p_success_matches_enumeration(modifier, difficulty, mode):
     """B1/B3/B4: P(C + trait + skill ≥ difficulty) with automatic success and catastrophe."""
     assert m3.p_success(modifier, difficulty, mode) == pytest.approx(
-        brute_p_success(modifier, difficulty, mode), abs=1e-12)
+        brute_p_success(modifier, difficulty, mode), abs=1e-12
+    )
 
 
-@pytest.mark.parametrize("kw", [{"disadvantage": "middle"}, {"doubles": "false"}],
-                         ids=["disadvantage-middle", "no-doubles"])
+@pytest.mark.parametrize(
+    "kw",
+    [{"disadvantage": "middle"}, {"doubles": "false"}],
+    ids=["disadvantage-middle", "no-doubles"],
+)
 def test_b1_monte_carlo_matches_exact_every_cell(kw):
     """B1/B3/B4: MC vs exact in every cell (modifier 0..20 × difficulty 5..30 × 3 modes),
     tolerance 5 * sqrt(p (1 - p) / n) + 1 / n, seed 31. The default rules:
@@ -160,8 +167,9 @@ def test_b13_arcane_use_against_enumeration(level, aspect):
     for dice in ROLLS:
         kept, special = brute_outcome(dice, "advantage" if aspect else "normal")
         p += (special == 1 or (special == 0 and kept + will + skill >= difficulty)) / 1000
-        cost[{"minor": 1, "intermediate": 2, "major": 3}[level] if aspect
-             else sorted(dice)[pick]] += 1e-3
+        cost[
+            {"minor": 1, "intermediate": 2, "major": 3}[level] if aspect else sorted(dice)[pick]
+        ] += 1e-3
     got = m3.arcane_use(will, skill, level, target_will=target, aspect=aspect)
     assert got["p_success"] == pytest.approx(p, abs=1e-12)
     np.testing.assert_allclose(got["cost"], cost, atol=1e-12)

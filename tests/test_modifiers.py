@@ -37,9 +37,13 @@ def test_dice_pool_7_modifiers_match_icepool(pool, succ):
     """A3 focus +1, A5 equipment +1/+2, A2 specialization +2, A4 willpower +3 dice."""
     t = modifier_values("dice_pool_7")
     base = _pool7_at_least(pool, succ)
-    for name, extra in [("focus +1 die", 1), ("masterwork equipment +1", 1),
-                        ("masterful equipment +2", 2), ("specialization +2", 2),
-                        ("willpower +3 dice", 3)]:
+    for name, extra in [
+        ("focus +1 die", 1),
+        ("masterwork equipment +1", 1),
+        ("masterful equipment +2", 2),
+        ("specialization +2", 2),
+        ("willpower +3 dice", 3),
+    ]:
         r = _row(t, name, pool=pool, successes=succ)
         assert r["p_base"] == pytest.approx(base, abs=1e-9)
         assert r["p_with"] == pytest.approx(_pool7_at_least(pool + extra, succ), abs=1e-9)
@@ -80,9 +84,11 @@ def test_dice_pool_6_modifiers_binomial(pool, diff):
     """C5 specialty +1 die, +2 dice and −1 difficulty (minimum 1)."""
     t = modifier_values("dice_pool_6")
     base = _pool6_at_least(pool, diff)
-    cases = {"specialty +1 die": _pool6_at_least(pool + 1, diff),
-             "+2 dice": _pool6_at_least(pool + 2, diff),
-             "-1 difficulty": _pool6_at_least(pool, max(diff - 1, 1))}
+    cases = {
+        "specialty +1 die": _pool6_at_least(pool + 1, diff),
+        "+2 dice": _pool6_at_least(pool + 2, diff),
+        "-1 difficulty": _pool6_at_least(pool, max(diff - 1, 1)),
+    }
     for name, want in cases.items():
         r = _row(t, name, pool=pool, difficulty=diff)
         assert r["p_base"] == pytest.approx(base, abs=1e-10)
@@ -103,8 +109,9 @@ def _pct(skill, level, dice):
     return hits / 10 ** (n + 1)
 
 
-@pytest.mark.parametrize(("skill", "level"), [(60, "hard"), (25, "regular"), (90, "extreme"),
-                                              (45, "regular")])
+@pytest.mark.parametrize(
+    ("skill", "level"), [(60, "hard"), (25, "regular"), (90, "extreme"), (45, "regular")]
+)
 def test_percentile_dice_and_push(skill, level):
     """D4 bonus/penalty dice by enumerating tens dice; D2 push = 1 − (1 − p)²; the seed's
     D1 example: STR 60 at hard needs ≤ 30 (p = 0.30 with no extra dice)."""
@@ -112,8 +119,12 @@ def test_percentile_dice_and_push(skill, level):
     base = _pct(skill, level, 0)
     if (skill, level) == (60, "hard"):
         assert base == pytest.approx(0.30)
-    for name, dice in [("1 bonus die", 1), ("2 bonus dice", 2), ("1 penalty die", -1),
-                       ("2 penalty dice", -2)]:
+    for name, dice in [
+        ("1 bonus die", 1),
+        ("2 bonus dice", 2),
+        ("1 penalty die", -1),
+        ("2 penalty dice", -2),
+    ]:
         r = _row(t, name, skill=skill, level=level)
         assert r["p_base"] == pytest.approx(base, abs=1e-12)
         assert r["p_with"] == pytest.approx(_pct(skill, level, dice), abs=1e-12)
@@ -123,6 +134,7 @@ def test_percentile_dice_and_push(skill, level):
 
 def _d20(bonus, dc, mode):
     """E1–E3 success (≥ 1 degree: nat 20 +5, nat 1 fails), E4 take 10, E9 hero point."""
+
     def ok(v, nat):
         if nat == 1:
             return False
@@ -146,13 +158,15 @@ def test_d20_modifiers_by_loops(bonus, dc):
     """E6 circumstance ±2/±5, E8 extra effort +2, E9 hero point, E4 take 10."""
     t = modifier_values("d20_degrees")
     base = _d20(bonus, dc, "roll")
-    cases = {"hero point": _d20(bonus, dc, "hero_point"),
-             "extra effort +2": _d20(bonus + 2, dc, "roll"),
-             "minor circumstance +2": _d20(bonus + 2, dc, "roll"),
-             "major circumstance +5": _d20(bonus + 5, dc, "roll"),
-             "minor circumstance -2": _d20(bonus - 2, dc, "roll"),
-             "major circumstance -5": _d20(bonus - 5, dc, "roll"),
-             "take 10": _d20(bonus, dc, "take_10")}
+    cases = {
+        "hero point": _d20(bonus, dc, "hero_point"),
+        "extra effort +2": _d20(bonus + 2, dc, "roll"),
+        "minor circumstance +2": _d20(bonus + 2, dc, "roll"),
+        "major circumstance +5": _d20(bonus + 5, dc, "roll"),
+        "minor circumstance -2": _d20(bonus - 2, dc, "roll"),
+        "major circumstance -5": _d20(bonus - 5, dc, "roll"),
+        "take 10": _d20(bonus, dc, "take_10"),
+    }
     for name, want in cases.items():
         r = _row(t, name, bonus=bonus, dc=dc)
         assert r["p_base"] == pytest.approx(base, abs=1e-12)

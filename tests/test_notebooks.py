@@ -24,13 +24,13 @@ SMALL = {
     "cross_system.ipynb": 'SYSTEMS = ["dice_pool_6", "d20_degrees"]\nTRIALS = 2_000\nSEED = 5',
     "combat_sandbox.ipynb": "TRIALS = 200\nSEED = 5\nROUND_CAP = 20",
     "campaign.ipynb": 'SYSTEM, MECHANIC = "dice_pool_7", "morality"\n'
-                      'PARAMS = {"morality": 7, "infraction": 5}\nSESSIONS = 12\nTHRESHOLD = 4',
+    'PARAMS = {"morality": 7, "infraction": 5}\nSESSIONS = 12\nTHRESHOLD = 4',
     "audit.ipynb": 'SYSTEMS = ["middle_3d10"]\nSEED = 5\nMAX_TRIALS = 20_000\nSUGGEST = True\n'
-                   'KNOB_SYSTEM, KNOB, VALUE = "middle_3d10", "both.vigor", 8',
+    'KNOB_SYSTEM, KNOB, VALUE = "middle_3d10", "both.vigor", 8',
     "tune.ipynb": 'FILE = "scenarios/tune.toml"\n'
-                  'KNOBS = ["even_duel_middle_3d10:both.vigor", "expert_hard_dice_pool_6:pool",\n'
-                  '         "expert_hard_percentile:dice"]\n'
-                  'METHOD = "search"\nBUDGET = 48\nSEED = 3',
+    'KNOBS = ["even_duel_middle_3d10:both.vigor", "expert_hard_dice_pool_6:pool",\n'
+    '         "expert_hard_percentile:dice"]\n'
+    'METHOD = "search"\nBUDGET = 48\nSEED = 3',
     "sensitivity.ipynb": 'SYSTEMS = ["middle_3d10"]\nMETHOD = "auto"\nSAMPLES = 16\nSEED = 1',
 }
 
@@ -38,8 +38,14 @@ SMALL = {
 def committed_notebooks() -> list[Path]:
     """Notebooks tracked by git (every ``*.ipynb`` when this is not a git checkout)."""
     try:
-        out = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
-                             text=True, check=True, timeout=10).stdout.split()
+        out = subprocess.run(
+            ["git", "ls-files", "*.ipynb"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.split()
     except (OSError, subprocess.SubprocessError):
         out = []
     found = [ROOT / p for p in out] or sorted(ROOT.rglob("*.ipynb"))
@@ -97,16 +103,21 @@ def _execute(name: str, monkeypatch):
     for cell in nb.cells:
         if "parameters" in cell.metadata.get("tags", []):
             cell.source = SMALL[name]
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    )
     monkeypatch.setenv("MPLBACKEND", "Agg")
     # the kernel is not measured: coverage's subprocess patch would start it in the kernel
     for var in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"):
         monkeypatch.delenv(var, raising=False)
     for attempt in (1, 2):
-        client = nbclient.NotebookClient(nbformat.from_dict(nb), kernel_name="python3",
-                                         timeout=CELL_TIMEOUT, startup_timeout=120,
-                                         resources={"metadata": {"path": str(ROOT)}})
+        client = nbclient.NotebookClient(
+            nbformat.from_dict(nb),
+            kernel_name="python3",
+            timeout=CELL_TIMEOUT,
+            startup_timeout=120,
+            resources={"metadata": {"path": str(ROOT)}},
+        )
         try:
             return client.execute()
         except (CellTimeoutError, DeadKernelError, TimeoutError, RuntimeError):
@@ -168,11 +179,11 @@ def test_sandbox_result_uses_the_archetype_library():
     an even d20_degrees duel; the mirror duel without overrides is exactly 50/50)."""
     from reports.notebook import sandbox_result
 
-    even = sandbox_result("d20_degrees", "competent", "competent", method="exact",
-                          round_cap=20)
+    even = sandbox_result("d20_degrees", "competent", "competent", method="exact", round_cap=20)
     assert even["duel"]["p_side0"].iloc[0] == pytest.approx(even["duel"]["p_side1"].iloc[0])
-    armoured = sandbox_result("d20_degrees", "competent", "competent", armour_a="heavy",
-                              method="exact", round_cap=20)
+    armoured = sandbox_result(
+        "d20_degrees", "competent", "competent", armour_a="heavy", method="exact", round_cap=20
+    )
     assert armoured["duel"]["p_side0"].iloc[0] > even["duel"]["p_side0"].iloc[0]
     assert set(armoured["armour"]["armour"]) == {"none", "light", "medium", "heavy"}
 
@@ -212,8 +223,12 @@ def test_tune_notebook_runs(monkeypatch):
     a small budget) and shows the reading, the front with its reproduce commands and the
     front's figure."""
     nb = _execute("tune.ipynb", monkeypatch)
-    streams = "\n".join(out.get("text", "") for cell in nb.cells
-                        for out in cell.get("outputs", []) if out.get("output_type") == "stream")
+    streams = "\n".join(
+        out.get("text", "")
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "stream"
+    )
     assert "candidates over 3 knobs" in streams
     html = "\n".join(_outputs(nb, "text/html"))
     assert "rpg-balance audit" in html
@@ -226,10 +241,16 @@ def test_sensitivity_notebook_runs(monkeypatch):
     """The middle_3d10 guardrails against the default knobs: the even duel's length is
     all Vigor (B9), and the exact and sampled tables are shown side by side."""
     nb = _execute("sensitivity.ipynb", monkeypatch)
-    text = "\n".join("".join(o.get("text", "")) for c in nb.cells
-                     for o in c.get("outputs", []) if o.get("output_type") == "stream")
-    assert "even duel length (middle_3d10): the duel's mean length depends mostly on the " \
-           "offset to every fighter's Vigor (B9)" in text
+    text = "\n".join(
+        "".join(o.get("text", ""))
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream"
+    )
+    assert (
+        "even duel length (middle_3d10): the duel's mean length depends mostly on the "
+        "offset to every fighter's Vigor (B9)" in text
+    )
     assert len(_outputs(nb, "image/png")) == 1
     html = "\n".join(_outputs(nb, "text/html"))
     assert "ST exact" in html

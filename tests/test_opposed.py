@@ -61,8 +61,11 @@ def _compare(da, db, tie_share, reroll=False):
 def test_dice_pool_6_contest_matches_enumeration(a, b):
     """C10 (+ C1 6+, C-g2 criticals): challenger wins with equal or more successes."""
     got = opposed_table("dice_pool_6", axes={"pool_a": [a], "pool_b": [b]})["p"].iloc[0]
-    want = _compare(_pool_dist_brute(a, 6, True, chance_die=False),
-                    _pool_dist_brute(b, 6, True, chance_die=False), tie_share=1.0)
+    want = _compare(
+        _pool_dist_brute(a, 6, True, chance_die=False),
+        _pool_dist_brute(b, 6, True, chance_die=False),
+        tie_share=1.0,
+    )
     assert got == pytest.approx(want, abs=1e-12)
     assert got == pytest.approx(dice_pool_6.contest(a, b), abs=1e-12)
 
@@ -71,8 +74,11 @@ def test_dice_pool_6_contest_matches_enumeration(a, b):
 @pytest.mark.parametrize(("a", "b"), [(0, 1), (1, 0), (2, 2), (3, 1), (1, 3)])
 def test_dice_pool_7_no_explosion_matches_enumeration(a, b, tie):
     """A1 with again=none, A-g1 chance die, A-g7 tie rule (defender or re-roll)."""
-    got = opposed_table("dice_pool_7", axes={"pool_a": [a], "pool_b": [b]},
-                        variants=[f"opposed_tie={tie}", "again=none"])["p"].iloc[0]
+    got = opposed_table(
+        "dice_pool_7",
+        axes={"pool_a": [a], "pool_b": [b]},
+        variants=[f"opposed_tie={tie}", "again=none"],
+    )["p"].iloc[0]
     want = _compare(_pool_dist_brute(a), _pool_dist_brute(b), 0.0, reroll=tie == "reroll")
     assert got == pytest.approx(want, abs=1e-12)
 
@@ -115,8 +121,9 @@ def test_middle_opposed_matches_enumeration(ma, mb, tie):
             w, t, l_ = w + m * (ta > tb), t + m * (ta == tb), l_ + m * (ta < tb)
     want = (w + t * (ma > mb)) if (tie == "trait_then_reroll" and ma != mb) else w / (w + l_)
     v = middle_3d10.Variants(tie=tie)
-    got = opposed_table("middle_3d10", axes={"modifier_a": [ma], "modifier_b": [mb]},
-                        variants=v)["p"].iloc[0]
+    got = opposed_table("middle_3d10", axes={"modifier_a": [ma], "modifier_b": [mb]}, variants=v)[
+        "p"
+    ].iloc[0]
     assert got == pytest.approx(want, abs=1e-12)
     assert got == pytest.approx(middle_3d10.opposed(ma, mb, variants=v), abs=1e-12)
 
@@ -152,8 +159,9 @@ def test_percentile_opposed_matches_direct_loops(sa, sb):
 
 def test_percentile_opposed_bonus_die_axis():
     """D4 + D3: a bonus die for the attacker raises its chance at equal skills."""
-    t = opposed_table("percentile", axes={"skill_a": [50], "skill_b": [50],
-                                          "dice_a": [0, 1], "dice_b": [0]})
+    t = opposed_table(
+        "percentile", axes={"skill_a": [50], "skill_b": [50], "dice_a": [0, 1], "dice_b": [0]}
+    )
     p = dict(zip(t["dice_a"], t["p"], strict=True))
     assert p[0] == pytest.approx(0.5)
     assert p[1] == pytest.approx(percentile.opposed(50, 50, 1, 0), abs=1e-12)
@@ -167,8 +175,7 @@ def test_d20_opposed_matches_direct_loops(ba, bb):
     for da in range(1, 21):
         for db in range(1, 21):
             ta, tb = da + ba, db + bb
-            p += (ta > tb) / 400 + (ta == tb) / 400 * (1.0 if ba > bb else 0.0 if ba < bb
-                                                          else 0.5)
+            p += (ta > tb) / 400 + (ta == tb) / 400 * (1.0 if ba > bb else 0.0 if ba < bb else 0.5)
     got = opposed_table("d20_degrees", axes={"modifier_a": [ba], "modifier_b": [bb]})
     assert got["p"].iloc[0] == pytest.approx(p, abs=1e-12)
     assert got["p"].iloc[0] == pytest.approx(d20_degrees.opposed(ba, bb), abs=1e-12)
@@ -176,8 +183,11 @@ def test_d20_opposed_matches_direct_loops(ba, bb):
 
 def test_symmetry_of_defaults():
     """Whole grids: ties settled by a fair rule give P(a beats b) + P(b beats a) = 1."""
-    for system, axis in [("middle_3d10", "modifier"), ("percentile", "skill"),
-                         ("d20_degrees", "modifier")]:
+    for system, axis in [
+        ("middle_3d10", "modifier"),
+        ("percentile", "skill"),
+        ("d20_degrees", "modifier"),
+    ]:
         t = opposed_table(system).set_index([f"{axis}_a", f"{axis}_b"])["p"]
         swapped = t.copy()
         swapped.index = swapped.index.swaplevel()
@@ -195,9 +205,14 @@ MC_TRIALS = 40_000
 
 def test_mc_reroll_variant_matches_exact():
     """A-g7 re-roll variant: n = trials that do not tie; P(tie) from the enumeration."""
-    t = opposed_table("dice_pool_7", "both", trials=MC_TRIALS, seed=5,
-                      variants=["opposed_tie=reroll", "again=none"],
-                      axes={"pool_a": [0, 1, 2, 3], "pool_b": [0, 1, 2, 3]})
+    t = opposed_table(
+        "dice_pool_7",
+        "both",
+        trials=MC_TRIALS,
+        seed=5,
+        variants=["opposed_tie=reroll", "again=none"],
+        axes={"pool_a": [0, 1, 2, 3], "pool_b": [0, 1, 2, 3]},
+    )
     for row in t.itertuples():
         da, db = _pool_dist_brute(row.pool_a), _pool_dist_brute(row.pool_b)
         p_tie = sum(p * db.get(s, 0.0) for s, p in da.items())
@@ -253,23 +268,37 @@ def test_mc_matches_exact_with_roll_settings_per_side():
     each side with its own setting. Tolerance: 5 binomial SEs + 1/n (no re-rolled ties
     here: modifiers differ, and D3 ties are settled by skill or a ½ roll-off)."""
     n = 30_000
-    t = opposed_table("percentile", "both", trials=n, seed=8,
-                      axes={"skill_a": [30, 60], "skill_b": [50], "dice_a": [-1, 0, 2],
-                            "dice_b": [0, 1]})
+    t = opposed_table(
+        "percentile",
+        "both",
+        trials=n,
+        seed=8,
+        axes={"skill_a": [30, 60], "skill_b": [50], "dice_a": [-1, 0, 2], "dice_b": [0, 1]},
+    )
     assert len(t) == 12
     p = t["p_exact"].to_numpy()
     assert (np.abs(t["p_mc"] - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1 / n).all()
     for row in t.itertuples():
         assert row.p_exact == pytest.approx(
-            percentile.opposed(row.skill_a, row.skill_b, row.dice_a, row.dice_b), abs=1e-12)
-    t = opposed_table("middle_3d10", "both", trials=n, seed=9,
-                      axes={"modifier_a": [8], "modifier_b": [10, 12],
-                            "roll_a": ["advantage", "normal"], "roll_b": ["normal"]})
+            percentile.opposed(row.skill_a, row.skill_b, row.dice_a, row.dice_b), abs=1e-12
+        )
+    t = opposed_table(
+        "middle_3d10",
+        "both",
+        trials=n,
+        seed=9,
+        axes={
+            "modifier_a": [8],
+            "modifier_b": [10, 12],
+            "roll_a": ["advantage", "normal"],
+            "roll_b": ["normal"],
+        },
+    )
     p = t["p_exact"].to_numpy()
     assert (np.abs(t["p_mc"] - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1 / n).all()
     for row in t.itertuples():
         assert row.p_exact == pytest.approx(
-            middle_3d10.opposed(row.modifier_a, row.modifier_b, row.roll_a, row.roll_b),
-            abs=1e-12)
+            middle_3d10.opposed(row.modifier_a, row.modifier_b, row.roll_a, row.roll_b), abs=1e-12
+        )
     adv = t[t["roll_a"] == "advantage"]["p_exact"].to_numpy()
     assert (adv > t[t["roll_a"] == "normal"]["p_exact"].to_numpy()).all()  # B4 helps

@@ -22,12 +22,15 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 #: the optional libraries, by hand (not read from analysis.package under test)
 OPTIONAL = ("panel", "bokeh", "dask", "distributed", "optuna", "weasyprint", "pyarrow")
 #: the extras the project promises and the requirement each one names
-EXTRAS = {"web": "panel", "dask": "dask[distributed]", "tune": "optuna",
-          "pdf": "weasyprint", "parquet": "pyarrow"}
+EXTRAS = {
+    "web": "panel",
+    "dask": "dask[distributed]",
+    "tune": "optuna",
+    "pdf": "weasyprint",
+    "parquet": "pyarrow",
+}
 
-BLOCK = ("import sys\n"
-         f"for name in {OPTIONAL!r}:\n"
-         "    sys.modules[name] = None\n")
+BLOCK = f"import sys\nfor name in {OPTIONAL!r}:\n    sys.modules[name] = None\n"
 
 
 def _env() -> dict:
@@ -37,8 +40,14 @@ def _env() -> dict:
 def _core_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """``rpg-balance ARGS`` with every optional library unimportable."""
     code = BLOCK + f"from cli.main import main\nsys.exit(main({list(args)!r}))\n"
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=_env(),
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _requirement_name(req: str) -> str:
@@ -57,8 +66,16 @@ def test_optional_libraries_are_extras_not_core_dependencies():
         assert _requirement_name(req).split("[")[0] not in core
     assert extras["all"] == [f"rpg-balance[{','.join(EXTRAS)}]"]
     assert "rpg-balance[all]" in extras["dev"]
-    for needed in ("numpy", "numba", "pandas", "scipy", "matplotlib", "jinja2", "babel",
-                   "pydantic"):
+    for needed in (
+        "numpy",
+        "numba",
+        "pandas",
+        "scipy",
+        "matplotlib",
+        "jinja2",
+        "babel",
+        "pydantic",
+    ):
         assert needed in core
 
 
@@ -80,8 +97,14 @@ def test_changelog_keeps_a_changelog_with_this_version():
     assert headings[1][1], "a released version carries its date"
     assert "keepachangelog.com" in text
     sections = set(re.findall(r"^### (\w+)", text, flags=re.M))
-    assert sections <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security",
-}
+    assert sections <= {
+        "Added",
+        "Changed",
+        "Deprecated",
+        "Removed",
+        "Fixed",
+        "Security",
+    }
 
 
 # ------------------------------------------------------------------------- the version
@@ -90,8 +113,14 @@ def test_changelog_keeps_a_changelog_with_this_version():
 def test_version_prints_the_installed_version_and_exits_0():
     from importlib import metadata
 
-    done = subprocess.run([sys.executable, "-m", "cli", "--version"], cwd=ROOT, env=_env(),
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "--version"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     try:
         expected = metadata.version("rpg-balance")
@@ -120,7 +149,9 @@ def test_core_modules_import_no_optional_library():
     """Every module of engines, analysis, reports and cli imports with the optional
     libraries unimportable, except the workbench page's Panel modules (the web extra's:
     every reports.workbench module outside its Panel-free model package)."""
-    code = BLOCK + """
+    code = (
+        BLOCK
+        + """
 import importlib, pkgutil
 PAGE, MODEL = "reports.workbench.", "reports.workbench.model"
 done = 0
@@ -134,18 +165,29 @@ for pkg in ("engines", "analysis", "reports", "cli"):
         done += 1
 print(done)
 """
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(),
-                         capture_output=True, text=True, timeout=300)
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert int(run.stdout) > 100
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args", [
-    ("curves", "dice_pool_7", "--method", "exact", "--columns", "pool,p"),
-    ("duel", "dice_pool_7", "competent", "expert", "--columns", "p_side0,p_side1"),
-    ("audit", "--columns", "guardrail,status"),
-], ids=["curves", "duel", "audit"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("curves", "dice_pool_7", "--method", "exact", "--columns", "pool,p"),
+        ("duel", "dice_pool_7", "competent", "expert", "--columns", "p_side0,p_side1"),
+        ("audit", "--columns", "guardrail,status"),
+    ],
+    ids=["curves", "duel", "audit"],
+)
 def test_core_commands_run_without_the_extras(args):
     done = _core_cli(*args)
     assert "needs the optional" not in done.stderr
@@ -157,16 +199,29 @@ def test_core_commands_run_without_the_extras(args):
     assert done.returncode == (1 if failed else 0), done.stderr[-3000:]
 
 
-@pytest.mark.parametrize(("args", "extra", "what"), [
-    (("serve", "--no-browser", "--no-warm-up"), "web", "rpg-balance serve"),
-    (("curves", "dice_pool_7", "--format", "parquet", "-o", "{tmp}/c.parquet"), "parquet",
-     "--format parquet"),
-    (("report", "-o", "{tmp}/rep", "--systems", "dice_pool_7", "--no-warm-up", "--quiet"),
-     "pdf", "rpg-balance report's PDF"),
-    (("sweep", "scenarios/ten_again_variants.toml", "--workers", "2", "-o", "{tmp}/s.csv"),
-     "dask", "--workers N"),
-    (("tune", "scenarios/tune.toml", "--search"), "tune", "rpg-balance tune --search"),
-], ids=["serve", "parquet", "pdf", "dask", "tune"])
+@pytest.mark.parametrize(
+    ("args", "extra", "what"),
+    [
+        (("serve", "--no-browser", "--no-warm-up"), "web", "rpg-balance serve"),
+        (
+            ("curves", "dice_pool_7", "--format", "parquet", "-o", "{tmp}/c.parquet"),
+            "parquet",
+            "--format parquet",
+        ),
+        (
+            ("report", "-o", "{tmp}/rep", "--systems", "dice_pool_7", "--no-warm-up", "--quiet"),
+            "pdf",
+            "rpg-balance report's PDF",
+        ),
+        (
+            ("sweep", "scenarios/ten_again_variants.toml", "--workers", "2", "-o", "{tmp}/s.csv"),
+            "dask",
+            "--workers N",
+        ),
+        (("tune", "scenarios/tune.toml", "--search"), "tune", "rpg-balance tune --search"),
+    ],
+    ids=["serve", "parquet", "pdf", "dask", "tune"],
+)
 def test_a_missing_extra_is_named_in_one_line(args, extra, what, tmp_path):
     done = _core_cli(*(a.format(tmp=tmp_path) for a in args))
     assert done.returncode == 2
@@ -175,15 +230,26 @@ def test_a_missing_extra_is_named_in_one_line(args, extra, what, tmp_path):
     assert "\n" not in line, done.stderr
     assert "Traceback" not in line
     assert line.startswith(f"error: {what}")
-    assert line.endswith(f"needs the optional '{extra}' extra: "
-                         f"pip install 'rpg-balance[{extra}]'")
+    assert line.endswith(f"needs the optional '{extra}' extra: pip install 'rpg-balance[{extra}]'")
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
 def test_the_report_html_needs_no_extra(tmp_path):
     """The report without its PDF (the core's HTML): built with no optional library."""
-    done = _core_cli("report", "-o", str(tmp_path), "--systems", "dice_pool_7", "--no-pdf",
-                     "--no-warm-up", "--quiet", "--trials", "2000", "--combat-trials", "200")
+    done = _core_cli(
+        "report",
+        "-o",
+        str(tmp_path),
+        "--systems",
+        "dice_pool_7",
+        "--no-pdf",
+        "--no-warm-up",
+        "--quiet",
+        "--trials",
+        "2000",
+        "--combat-trials",
+        "200",
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     html = (tmp_path / "report.html").read_text()
     assert "<html" in html
@@ -202,14 +268,16 @@ def test_fast_tier_deselects_browser_notebook_and_slow_tests(monkeypatch):
         sys.path.remove(str(ROOT))
     calls = []
     monkeypatch.setattr(tasks, "ensure_venv", lambda: Path(sys.executable))
-    monkeypatch.setattr(tasks, "ensure_system_tools",
-                        lambda: pytest.fail("the fast tier needs no browser"))
+    monkeypatch.setattr(
+        tasks, "ensure_system_tools", lambda: pytest.fail("the fast tier needs no browser")
+    )
     monkeypatch.setattr(tasks.subprocess, "call", lambda argv, **kw: calls.append(argv) or 0)
     assert tasks.main(["test", "--fast", "-x"]) == 0
     _warm, argv = calls
     marks = argv[argv.index("-m", 3) + 1]
     assert {"not slow", "not browser", "not notebook"} <= {
-        part.strip() for part in marks.split(" and ")}
+        part.strip() for part in marks.split(" and ")
+    }
     assert "--fast" not in argv
     assert "--cov" not in argv
     assert argv[-1] == "-x"

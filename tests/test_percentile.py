@@ -139,8 +139,9 @@ def test_d2_push():
     assert r["p_pushed_failure"] == pytest.approx(0.36)
 
 
-@pytest.mark.parametrize(("a", "b", "da", "db"), [(50, 50, 0, 0), (60, 40, 0, 0),
-                                                   (30, 70, 1, -1), (45, 45, 0, 1)])
+@pytest.mark.parametrize(
+    ("a", "b", "da", "db"), [(50, 50, 0, 0), (60, 40, 0, 0), (30, 70, 1, -1), (45, 45, 0, 1)]
+)
 def test_d3_opposed_against_enumeration(a, b, da, db):
     """D3: compare levels; tie → higher skill; still tied → roll-off (½)."""
     pa, pb = brute_distribution(da), brute_distribution(db)
@@ -166,8 +167,9 @@ def test_d6_improvement_and_d_g2():
     assert pc.improvement(50)["p_improve"] == pytest.approx(0.50)
     assert pc.improvement(50)["expected_gain"] == pytest.approx(0.50 * 5.5)
     assert pc.improvement(97)["p_improve"] == pytest.approx(0.05)  # 96..100
-    assert pc.improvement(97, variants(improve_on_96="false"))["p_improve"] == \
-        pytest.approx(0.03)  # 98..100
+    assert pc.improvement(97, variants(improve_on_96="false"))["p_improve"] == pytest.approx(
+        0.03
+    )  # 98..100
 
 
 def test_bad_input():

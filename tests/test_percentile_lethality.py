@@ -42,16 +42,19 @@ SHOOTER = Combatant(dex=90, firearms=50, weapon=HANDGUN)
 # --------------------------------------------------------------- one_hit, hand-worked
 
 
-@pytest.mark.parametrize(("extra", "dead", "dying", "out"), [
-    # leave, dying_horizon 0: the dying roll CON until one fails, so they all die
-    ({}, 0.10 + 0.04, 0.0, 0.10),
-    # leave, one CON roll (q = .5): half the dying (.04) die
-    ({"dying_horizon": 1}, 0.10 + 0.02, 0.02, 0.10),
-    # first_aid, skill 30, 2 tries, each round: aid (.3 stabilises) then CON (.5 dies):
-    # stabilised .04·(.3 + .7·.5·.3) = .0162; the rest (.0238) dies
-    ({"aftermath": "first_aid"}, 0.10 + 0.0238, 0.0, 0.10 + 0.0162),
-    ({"aftermath": "first_aid", "first_aid_tries": 0}, 0.14, 0.0, 0.10),
-])
+@pytest.mark.parametrize(
+    ("extra", "dead", "dying", "out"),
+    [
+        # leave, dying_horizon 0: the dying roll CON until one fails, so they all die
+        ({}, 0.10 + 0.04, 0.0, 0.10),
+        # leave, one CON roll (q = .5): half the dying (.04) die
+        ({"dying_horizon": 1}, 0.10 + 0.02, 0.02, 0.10),
+        # first_aid, skill 30, 2 tries, each round: aid (.3 stabilises) then CON (.5 dies):
+        # stabilised .04·(.3 + .7·.5·.3) = .0162; the rest (.0238) dies
+        ({"aftermath": "first_aid"}, 0.10 + 0.0238, 0.0, 0.10 + 0.0162),
+        ({"aftermath": "first_aid", "first_aid_tries": 0}, 0.14, 0.0, 0.10),
+    ],
+)
 def test_one_hit_fates_handgun_hand_worked(extra, dead, dying, out):
     """DX5/DX7/DX8/DX9 + aftermath. Handgun, Firearms 50, criticals off, 10 HP, CON 50:
     extreme (.10): 10 + 1D10 = 11..20 > 10 → dead (DX9, p_kill .10); regular/hard (.40):
@@ -65,22 +68,24 @@ def test_one_hit_fates_handgun_hand_worked(extra, dead, dying, out):
     assert got["p_dead"] + got["p_dying"] + got["p_out"] == pytest.approx(0.24)
 
 
-@pytest.mark.parametrize(("rounds", "horizon", "dead", "dying", "out"), [
-    # F finish rounds: each a shot with a bonus die, P(hit) = .75 (D4: the better of two
-    # tens dice, 1 − .5²); a hit (5) takes the 5 HP left to 0 with the major wound → dying,
-    # and with dying_horizon 0 dying means dead: P(dead) = .25·(1 − .25^F)
-    (1, 0, 0.25 * 0.75, 0.0, 0.25 * 0.25),
-    (2, 0, 0.25 * (1 - 0.25**2), 0.0, 0.25 * 0.25**2),
-    # one CON roll (q = .5) at the end of the only aftermath round
-    (1, 1, 0.25 * 0.75 * 0.5, 0.25 * 0.75 * 0.5, 0.25 * 0.25),
-])
+@pytest.mark.parametrize(
+    ("rounds", "horizon", "dead", "dying", "out"),
+    [
+        # F finish rounds: each a shot with a bonus die, P(hit) = .75 (D4: the better of two
+        # tens dice, 1 − .5²); a hit (5) takes the 5 HP left to 0 with the major wound → dying,
+        # and with dying_horizon 0 dying means dead: P(dead) = .25·(1 − .25^F)
+        (1, 0, 0.25 * 0.75, 0.0, 0.25 * 0.25),
+        (2, 0, 0.25 * (1 - 0.25**2), 0.0, 0.25 * 0.25**2),
+        # one CON roll (q = .5) at the end of the only aftermath round
+        (1, 1, 0.25 * 0.75 * 0.5, 0.25 * 0.75 * 0.5, 0.25 * 0.25),
+    ],
+)
 def test_one_hit_finish_hand_worked_dx_g8(rounds, horizon, dead, dying, out):
     """DX-g8: a gun dealing exactly 5 (hit .5, criticals off) on 10 HP: 5 ≥ 10/2 is a major
     wound, the CON roll (50) fails with .5 → unconscious at 5 HP (.25, DX7). Under
     ``finish`` the shooter fires at the helpless target: no dodge, one bonus die."""
     shooter = Combatant(dex=90, firearms=50, weapon=FIVE)
-    v = Variants(criticals=False, aftermath="finish", finish_rounds=rounds,
-                 dying_horizon=horizon)
+    v = Variants(criticals=False, aftermath="finish", finish_rounds=rounds, dying_horizon=horizon)
     got = cp.one_hit(shooter, _target(), v)
     assert got["p_incapacitate"] == pytest.approx(0.25)
     assert got["p_kill"] == 0.0
@@ -97,8 +102,7 @@ def test_finish_melee_on_helpless_target_hand_worked():
     five = Weapon("five", 0, 1, 5)
     att = Combatant(dex=90, strength=50, siz=50, fighting=50, weapon=five)
     assert att.bonus == (0, 0, 0)
-    got = cp.one_hit(att, _target(), Variants(criticals=False, aftermath="finish",
-                                              finish_rounds=1))
+    got = cp.one_hit(att, _target(), Variants(criticals=False, aftermath="finish", finish_rounds=1))
     assert got["p_hit"] == pytest.approx(0.5)
     assert [got["p_dead"], got["p_out"]] == pytest.approx([0.25 * 0.75, 0.25 * 0.25])
 
@@ -118,7 +122,8 @@ def test_readings_dx_r1_to_r4_the_aftermath_starts_in_the_round_of_the_fall():
     v = Variants(criticals=False, aftermath="first_aid", first_aid_tries=1, dying_horizon=1)
     got = cp.one_hit(SHOOTER, _target(), v)
     assert [got["p_dead"], got["p_dying"], got["p_out"]] == pytest.approx(
-        [0.10 + 0.014, 0.014, 0.10 + 0.012])
+        [0.10 + 0.014, 0.014, 0.10 + 0.012]
+    )
     v = Variants(criticals=False, aftermath="finish", finish_rounds=1, dying_horizon=1)
     got = cp.one_hit(Combatant(dex=90, firearms=50, weapon=FIVE), _target(), v)
     assert [got["p_dead"], got["p_dying"]] == pytest.approx([0.25 * 0.75 * 0.5] * 2)
@@ -152,9 +157,11 @@ def test_dx8_first_dying_roll_at_the_end_of_the_round_of_the_fall():
 
 # --------------------------------------------------------------- MC vs exact
 
-DUELS = [("competent_shooter", "competent", Variants()),
-         ("competent_swordsman", "competent_brawler", Variants()),
-         ("expert", "novice", Variants(dying_horizon=2, first_aid_skill=60))]
+DUELS = [
+    ("competent_shooter", "competent", Variants()),
+    ("competent_swordsman", "competent_brawler", Variants()),
+    ("expert", "novice", Variants(dying_horizon=2, first_aid_skill=60)),
+]
 
 
 @pytest.mark.parametrize("aftermath", ["leave", "first_aid", "finish"])
@@ -166,8 +173,12 @@ def test_mc_matches_exact_fates(a, b, base, aftermath):
     v = Variants(**{**base.__dict__, "aftermath": aftermath})
     ex = cp.duel_exact(LIB[a], LIB[b], v, round_cap=30)
     mc = cp.duel_mc(LIB[a], LIB[b], n, seed=17, variants=v, round_cap=30)
-    for got, want in ((mc.loser_fate / n, ex.loser_fate), (mc.fates / n, ex.fates),
-                      (mc.loser_dead / n, ex.loser_dead), (mc.deaths / n, ex.deaths)):
+    for got, want in (
+        (mc.loser_fate / n, ex.loser_fate),
+        (mc.fates / n, ex.fates),
+        (mc.loser_dead / n, ex.loser_dead),
+        (mc.deaths / n, ex.deaths),
+    ):
         for p_mc, p in zip(got.ravel(), want.ravel(), strict=True):
             assert abs(p_mc - p) <= tol(min(max(p, 0.0), 1.0), n)
     # duel bookkeeping: one loser per decided fight; squares equal counts (0/1)
@@ -182,10 +193,14 @@ def test_mc_matches_exact_fates(a, b, base, aftermath):
 def test_aftermath_leaves_the_fight_untouched():
     """The aftermath has its own stream: outcome, rounds, hits and standing are the same
     numbers under every policy and horizon (common random numbers)."""
-    sides = ([LIB["competent_shooter"], LIB["competent_brawler"]],
-             [LIB["competent"], LIB["competent"]])
-    runs = [cp.fight_mc(*sides, 5_000, seed=8, variants=Variants(aftermath=p, dying_horizon=h))
-            for p, h in (("leave", 0), ("leave", 3), ("first_aid", 0), ("finish", 0))]
+    sides = (
+        [LIB["competent_shooter"], LIB["competent_brawler"]],
+        [LIB["competent"], LIB["competent"]],
+    )
+    runs = [
+        cp.fight_mc(*sides, 5_000, seed=8, variants=Variants(aftermath=p, dying_horizon=h))
+        for p, h in (("leave", 0), ("leave", 3), ("first_aid", 0), ("finish", 0))
+    ]
     for other in runs[1:]:
         for key in ("outcome", "rounds", "hits", "standing"):
             np.testing.assert_array_equal(getattr(runs[0], key), getattr(other, key))
@@ -203,8 +218,14 @@ def test_group_fates_bookkeeping(aftermath):
     """Group fights fill the per-side fates: every combatant in one fate per trial, the
     losing side has no one standing, deaths and loser_dead agree with the fates."""
     n = 5_000
-    mc = cp.fight_mc([LIB["novice"]] * 3, [LIB["expert"], LIB["competent_shooter"]], n, seed=6,
-                     variants=Variants(aftermath=aftermath, dying_horizon=2), round_cap=30)
+    mc = cp.fight_mc(
+        [LIB["novice"]] * 3,
+        [LIB["expert"], LIB["competent_shooter"]],
+        n,
+        seed=6,
+        variants=Variants(aftermath=aftermath, dying_horizon=2),
+        round_cap=30,
+    )
     np.testing.assert_array_equal(mc.fates.sum(axis=1), [3 * n, 2 * n])
     np.testing.assert_array_equal(mc.deaths, mc.fates[:, 1])
     assert (mc.fates_sq >= mc.fates).all()
@@ -229,8 +250,15 @@ def test_one_thread_equals_two_threads_with_aftermath():
             two = cp.fight_mc(*sides, 20_000, seed=3, variants=v)
         finally:
             numba.set_num_threads(before)
-        for key in ("outcome", "fates", "fates_sq", "loser_fate", "loser_fate_sq", "deaths",
-                    "loser_dead"):
+        for key in (
+            "outcome",
+            "fates",
+            "fates_sq",
+            "loser_fate",
+            "loser_fate_sq",
+            "deaths",
+            "loser_dead",
+        ):
             np.testing.assert_array_equal(getattr(one, key), getattr(two, key))
 
 
@@ -240,8 +268,13 @@ def test_one_thread_equals_two_threads_with_aftermath():
 def test_aftermath_variants_parse_and_reject():
     """Lethality outcomes / DX-g6–DX-g8 are named variants with documented defaults."""
     v = Variants()
-    assert (v.aftermath, v.dying_horizon, v.first_aid_skill, v.first_aid_tries,
-            v.finish_rounds) == ("leave", 0, 30, 2, 20)
+    assert (
+        v.aftermath,
+        v.dying_horizon,
+        v.first_aid_skill,
+        v.first_aid_tries,
+        v.finish_rounds,
+    ) == ("leave", 0, 30, 2, 20)
     v = parse_variants(Variants, ["aftermath=finish", "finish_rounds=5", "dying_horizon=3"])
     assert (v.aftermath, v.finish_rounds, v.dying_horizon) == ("finish", 5, 3)
     with pytest.raises(InputError, match="aftermath"):

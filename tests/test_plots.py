@@ -22,8 +22,7 @@ from engines.system import BUILT_IN, registry
 SYSTEMS = list(registry())
 MODIFIERS = {sid: s.checks.modifiers for sid, s in registry().items()}
 
-OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
-             "#000000"}
+OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"}
 
 
 def test_palette_is_fixed_distinct_and_colour_blind_safe():
@@ -67,8 +66,13 @@ def test_success_curves_one_line_per_difficulty(system):
 
 
 def test_success_curves_mc_table_has_error_bars():
-    t = success_curves("d20_degrees", "mc", trials=2000, seed=3,
-                       axes={"modifier": range(5), "dc": [10, 15], "degree": [1]})
+    t = success_curves(
+        "d20_degrees",
+        "mc",
+        trials=2000,
+        seed=3,
+        axes={"modifier": range(5), "dc": [10, 15], "degree": [1]},
+    )
     fig = success_curve_plot("d20_degrees", t)
     ax = fig.axes[0]
     assert len(ax.containers) == 2  # one errorbar container per DC
@@ -87,7 +91,12 @@ def test_ladder_plot_panels_and_lines():
     assert [t.get_text() for t in fig.axes[-1].get_legend().get_texts()] == list(BUILT_IN)
     assert fig.axes[0].get_title() == "easy task"
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
-        "untrained", "novice", "competent", "expert", "master"]
+        "untrained",
+        "novice",
+        "competent",
+        "expert",
+        "master",
+    ]
 
 
 def test_c7_heatmap_marks_breaking_cells():

@@ -132,8 +132,12 @@ def test_attrition_matches_the_chain_from_the_rules(pbta, heal):
     sw = _swordsman(combat)
     fights = 6
     st = campaign.attrition_exact(
-        sw, sw, sessions=fights, variants=campaign.Variants(heal=heal),
-        combat_variants=combat.Variants(order="side0_first"))
+        sw,
+        sw,
+        sessions=fights,
+        variants=campaign.Variants(heal=heal),
+        combat_variants=combat.Variants(order="side0_first"),
+    )
     want = _attrition(fights, heal)
     for name in ("able", "out", "dying", "dead"):
         got = st.extra[f"p_{name}"]
@@ -183,7 +187,8 @@ def first_mover(tmp_path, monkeypatch, pbta):
     """A combat module whose mirror duel is uneven: the example's harm clock with the
     order ``side0_first`` by default (PC-g1; acting first is a handicap there), and an
     ``initiative_first`` set per test."""
-    (tmp_path / "first_mover.py").write_text(textwrap.dedent("""
+    (tmp_path / "first_mover.py").write_text(
+        textwrap.dedent("""
         from dataclasses import dataclass
 
         from pbta_2d6 import combat as _c
@@ -200,7 +205,8 @@ def first_mover(tmp_path, monkeypatch, pbta):
 
         def initiative_first(a, b, variants=None):
             return P_FIRST
-        """))
+        """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.syspath_prepend(str(PKG))
     import first_mover
@@ -218,8 +224,9 @@ def _check_combat(first_mover, monkeypatch, p_first):
         monkeypatch.delattr(first_mover, "initiative_first")
     else:
         monkeypatch.setattr(first_mover, "P_FIRST", p_first)
-    spec = dataclasses.replace(pbta_2d6.PLUGIN, combat=dataclasses.replace(
-        pbta_2d6.PLUGIN.combat, module="first_mover"))
+    spec = dataclasses.replace(
+        pbta_2d6.PLUGIN, combat=dataclasses.replace(pbta_2d6.PLUGIN.combat, module="first_mover")
+    )
     return check_system(spec, checks=["combat"], trials=2000, seed=1)
 
 
@@ -234,8 +241,7 @@ def test_initiative_first_one_lets_an_uneven_mirror_pass(first_mover, monkeypatc
 
 
 @pytest.mark.parametrize("p_first", [0.5, None])
-def test_initiative_first_one_half_asserts_the_mirror_even(first_mover, monkeypatch,
-                                                           p_first):
+def test_initiative_first_one_half_asserts_the_mirror_even(first_mover, monkeypatch, p_first):
     """P = 1/2 (or no ``initiative_first``: the default) asserts the mirror even, so the
     same uneven mirror fails the check on its p_side0 ≠ p_side1."""
     from analysis.conformance import ConformanceError

@@ -30,7 +30,6 @@ PKG = ROOT / "examples" / "plugin_system"
 N = 20_000  # Monte Carlo fights / characters of the agreement tests
 
 
-
 @pytest.fixture(scope="module")
 def pbta():
     """The plug-in's modules, imported from the example folder."""
@@ -39,9 +38,9 @@ def pbta():
         from pbta_2d6 import archetypes, campaign, checks, combat
     finally:
         sys.path.remove(str(PKG))
-    return dataclasses.make_dataclass("Pbta", ["checks", "combat", "campaign", "archetypes",
-                                               "lib"])(
-        checks, combat, campaign, archetypes, _library(archetypes))
+    return dataclasses.make_dataclass(
+        "Pbta", ["checks", "combat", "campaign", "archetypes", "lib"]
+    )(checks, combat, campaign, archetypes, _library(archetypes))
 
 
 def _library(archetypes) -> dict:
@@ -126,8 +125,9 @@ def test_one_hit(pbta):
     assert odds["p_incapacitate"] == odds["p_kill"] == 0
     short = c.Variants(clock=3)
     odds = c.one_hit(sword, foe, short)
-    assert (odds["p_incapacitate"], odds["p_out"], odds["p_kill"]) == \
-        pytest.approx((21 / 36, 21 / 36, 0))
+    assert (odds["p_incapacitate"], odds["p_out"], odds["p_kill"]) == pytest.approx(
+        (21 / 36, 21 / 36, 0)
+    )
     big = c.Combatant("b", 0, c.Weapon("maul", 5))
     odds = c.one_hit(big, foe, short)
     assert (odds["p_kill"], odds["p_dead"]) == pytest.approx((21 / 36, 21 / 36))
@@ -173,15 +173,17 @@ def test_exact_duel_sums_to_one(pbta, a, b, kw, ca, cb, aftermath):
 def test_no_harm_means_no_result(pbta):
     """PC3: a knife (harm 2) on heavy armour (2) strikes for 0, so two such fighters
     never take each other out: every fight reaches the round cap ("neither")."""
-    st = pbta.combat.duel_exact(pbta.lib["expert_armoured"], pbta.lib["expert_armoured"],
-                                round_cap=10)
+    st = pbta.combat.duel_exact(
+        pbta.lib["expert_armoured"], pbta.lib["expert_armoured"], round_cap=10
+    )
     assert st.p_outcome() == pytest.approx([0, 0, 1], abs=1e-15)
     assert st.rounds[10, 2] == pytest.approx(1)
 
 
 @pytest.mark.parametrize("order", ["stat", "coin"])
-@pytest.mark.parametrize("name", ["competent", "novice_brawler", "expert_duellist",
-                                  "master_armoured"])
+@pytest.mark.parametrize(
+    "name", ["competent", "novice_brawler", "expert_duellist", "master_armoured"]
+)
 def test_mirror_duel_is_even(pbta, name, order):
     """PC2: equal stats act in a fresh random order each round (``stat``, also ``coin``),
     so a fighter against its copy wins exactly half the fights it decides."""
@@ -278,13 +280,17 @@ def test_same_seed_same_numbers_on_one_and_two_threads(pbta):
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = (c.duel_mc(a, b, 70_000, seed=9, variants=v),
-               c.fight_mc([a, b], [b], 70_000, seed=9, variants=v),
-               pbta.campaign.experience_monte_carlo(10, 70_000, seed=9, threshold=2))
+        one = (
+            c.duel_mc(a, b, 70_000, seed=9, variants=v),
+            c.fight_mc([a, b], [b], 70_000, seed=9, variants=v),
+            pbta.campaign.experience_monte_carlo(10, 70_000, seed=9, threshold=2),
+        )
         numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = (c.duel_mc(a, b, 70_000, seed=9, variants=v),
-               c.fight_mc([a, b], [b], 70_000, seed=9, variants=v),
-               pbta.campaign.experience_monte_carlo(10, 70_000, seed=9, threshold=2))
+        two = (
+            c.duel_mc(a, b, 70_000, seed=9, variants=v),
+            c.fight_mc([a, b], [b], 70_000, seed=9, variants=v),
+            pbta.campaign.experience_monte_carlo(10, 70_000, seed=9, threshold=2),
+        )
     finally:
         numba.set_num_threads(before)
     for x, y in zip(one[:2], two[:2], strict=True):
@@ -302,8 +308,13 @@ def test_library_names_and_gear(pbta):
     """The ladder rungs untrained … master (PLUGIN.ladder: −1 … +3, the swordsman's sword
     as the level style) and every style at every rung as LEVEL_STYLE."""
     lib = pbta.lib
-    assert [lib[r].stat for r in ("untrained", "novice", "competent", "expert", "master")] \
-        == [-1, 0, 1, 2, 3]
+    assert [lib[r].stat for r in ("untrained", "novice", "competent", "expert", "master")] == [
+        -1,
+        0,
+        1,
+        2,
+        3,
+    ]
     assert lib["competent"].weapon.harm == 3
     b = lib["competent_brawler"]
     assert (b.stat, b.weapon.name, b.weapon.harm, b.armour.points) == (1, "unarmed", 1, 1)
@@ -317,22 +328,30 @@ def test_hook_builds_overrides_and_names_mistakes(pbta):
 
     h = pbta.archetypes.HOOK
     raw = read_toml(h.path(), "data")
-    c = h.build("archetypes.toml", raw, pbta.lib, "competent", {"armour": "heavy",
-                                                                "tactic": "careful"}, None,
-                "competent")
+    c = h.build(
+        "archetypes.toml",
+        raw,
+        pbta.lib,
+        "competent",
+        {"armour": "heavy", "tactic": "careful"},
+        None,
+        "competent",
+    )
     assert (c.name, c.armour.points, c.tactic, c.weapon.harm) == ("competent", 2, "careful", 3)
-    full = h.build("archetypes.toml", raw, pbta.lib, None, {}, {"stat": 2, "weapon": "rifle"},
-                   "sniper")
-    assert (full.name, full.stat, full.weapon.harm, full.armour.name) == ("sniper", 2, 3,
-                                                                         "none")
+    full = h.build(
+        "archetypes.toml", raw, pbta.lib, None, {}, {"stat": 2, "weapon": "rifle"}, "sniper"
+    )
+    assert (full.name, full.stat, full.weapon.harm, full.armour.name) == ("sniper", 2, 3, "none")
     with pytest.raises(InputError, match=r"^pbta_2d6: hero\.weapon: unknown weapon 'lazer'"):
-        h.build("archetypes.toml", raw, pbta.lib, "competent", {"weapon": "lazer"}, None,
-                "hero")
+        h.build("archetypes.toml", raw, pbta.lib, "competent", {"weapon": "lazer"}, None, "hero")
     with pytest.raises(InputError, match=r"^pbta_2d6: hero\.stat: Input should be less"):
         h.build("archetypes.toml", raw, pbta.lib, "competent", {"stat": 9}, None, "hero")
     bad = raw | {"styles": raw["styles"] | {"brawler": {"weapon": "lazer"}}}
-    with pytest.raises(InputError, match=r"^archetypes\.toml: styles\.brawler\.weapon: "
-                       r"unknown weapon 'lazer'; known: unarmed, "):
+    with pytest.raises(
+        InputError,
+        match=r"^archetypes\.toml: styles\.brawler\.weapon: "
+        r"unknown weapon 'lazer'; known: unarmed, ",
+    ):
         h.load("archetypes.toml", bad)
 
 
@@ -354,8 +373,7 @@ def test_experience_hand_worked(pbta):
     assert st.pmf()[:, st.values == 3] == pytest.approx(np.ones((6, 1)), abs=1e-12)
 
 
-@pytest.mark.parametrize("params", [{"stat": 0, "rolls": 3}, {"stat": -2, "rolls": 5,
-                                                              "xp": 2}])
+@pytest.mark.parametrize("params", [{"stat": 0, "rolls": 3}, {"stat": -2, "rolls": 5, "xp": 2}])
 def test_experience_chain_sums_to_one_and_mc_agrees(pbta, params):
     """PX1–PX3: each session's distribution sums to 1 (and the passage row too); the
     numba kernel's distribution, first-passage row and tallies agree with the chain
@@ -371,8 +389,9 @@ def test_experience_chain_sums_to_one_and_mc_agrees(pbta, params):
     for p, q in zip(ex.passage_pmf(), mc.passage_pmf(), strict=True):
         assert _within(q, p, N)
     for name in ("misses", "advances"):
-        assert np.all(np.abs(mc.extra[name] - ex.extra[name])
-                      <= 5 * mc.extra[name + "_se"] + 1 / N), name
+        assert np.all(
+            np.abs(mc.extra[name] - ex.extra[name]) <= 5 * mc.extra[name + "_se"] + 1 / N
+        ), name
 
 
 # ---------------------------------------------------------------- the command line
@@ -386,8 +405,14 @@ def site(tmp_path_factory) -> Path:
 
 def cli(site: Path, *argv: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
-    return subprocess.run([sys.executable, "-m", "cli", *argv], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def table(site: Path, *argv: str) -> pd.DataFrame:
@@ -409,8 +434,12 @@ def test_the_installed_package_ships_its_data_file(site):
 def test_cli_archetypes_and_gear(site):
     t = table(site, "archetypes", "pbta_2d6").set_index("archetype")
     assert len(t) == 31
-    assert t.loc["competent_brawler", ["stat", "weapon", "armour", "tactic"]].tolist() == \
-        [1, "unarmed", "light", "trade"]
+    assert t.loc["competent_brawler", ["stat", "weapon", "armour", "tactic"]].tolist() == [
+        1,
+        "unarmed",
+        "light",
+        "trade",
+    ]
     g = table(site, "gear", "pbta_2d6").set_index("name")
     assert g.loc["heavy_melee", "stats"] == "harm=3"
     assert g.loc["heavy", "stats"] == "points=2"
@@ -421,8 +450,19 @@ def test_cli_archetypes_and_gear(site):
 def test_cli_duel_both_methods(site, pbta):
     """The duel command reaches the plug-in's exact chain and kernel: the exact row is
     the in-process chain's, the Monte Carlo row agrees within 5 SE + 1/n."""
-    t = table(site, "duel", "pbta_2d6", "competent", "expert", "--method", "both",
-              "--trials", str(N), "--seed", "1")
+    t = table(
+        site,
+        "duel",
+        "pbta_2d6",
+        "competent",
+        "expert",
+        "--method",
+        "both",
+        "--trials",
+        str(N),
+        "--seed",
+        "1",
+    )
     ex = pbta.combat.duel_exact(pbta.lib["competent"], pbta.lib["expert"])
     assert t.loc[0, "p_side0"] == pytest.approx(ex.p_outcome()[0], abs=1e-12)
     assert bool(t.loc[1, "within_5se"])
@@ -445,8 +485,9 @@ def test_campaign_command_takes_the_plugin_mechanic(site):
     """``campaign pbta_2d6 experience`` through the registry (PX1, PX2): a +0 character
     rolling 3 times a session misses with 15/36 (2d6 ≤ 6); it advances by session 2
     exactly when at least 5 of its 6 rolls miss: 6·p⁵·(1 − p) + p⁶."""
-    t = table(site, "campaign", "pbta_2d6", "experience", "--sessions", "3",
-              "--table", "distribution")
+    t = table(
+        site, "campaign", "pbta_2d6", "experience", "--sessions", "3", "--table", "distribution"
+    )
     p = 15 / 36
     want = 6 * p**5 * (1 - p) + p**6
     got = t[(t["session"] == 2) & (t["value"] == 1)]["p"].iloc[0]
@@ -458,8 +499,15 @@ def test_campaign_command_takes_the_plugin_mechanic(site):
 def test_run_takes_the_plugin_fights(site, tmp_path):
     """A scenario's [[fights]] on pbta_2d6 run through the registry: the mirror duel is
     a coin toss exactly (PC2: equal stats act in a fresh random order)."""
-    done = cli(site, "run", str(PKG / "scenarios" / "even_duel.toml"), "--method", "exact",
-               "-o", str(tmp_path / "out"))
+    done = cli(
+        site,
+        "run",
+        str(PKG / "scenarios" / "even_duel.toml"),
+        "--method",
+        "exact",
+        "-o",
+        str(tmp_path / "out"),
+    )
     assert done.returncode == 0, done.stderr
     fights = pd.read_csv(tmp_path / "out" / "fights.csv")
     row = fights[fights["fight"] == "even_duel_pbta_2d6"].iloc[0]
@@ -516,9 +564,26 @@ def test_sweep_takes_the_plugin_fights(site, tmp_path):
 def test_solve_lethality_and_audit_take_the_plugin(site):
     """``solve lethality`` searches a plug-in fighter's stat on the exact chain, and
     ``audit`` judges a plug-in fight guardrail (the mirror duel is even: pass)."""
-    done = cli(site, "solve", "lethality", "--system", "pbta_2d6", "--a", "competent",
-               "--b", "competent", "--knob", "b.stat", "--range=-1:3", "--target", "0.3",
-               "--metric", "p_side0", "--format", "csv")
+    done = cli(
+        site,
+        "solve",
+        "lethality",
+        "--system",
+        "pbta_2d6",
+        "--a",
+        "competent",
+        "--b",
+        "competent",
+        "--knob",
+        "b.stat",
+        "--range=-1:3",
+        "--target",
+        "0.3",
+        "--metric",
+        "p_side0",
+        "--format",
+        "csv",
+    )
     assert done.returncode == 0, done.stderr
     t = pd.read_csv(io.StringIO(done.stdout)).set_index("value")
     assert t.loc[1, "estimate"] == pytest.approx(0.5, abs=1e-12)  # b's own stat: a mirror

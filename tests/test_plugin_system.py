@@ -23,7 +23,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
 @pytest.fixture(scope="session")
 def site(plugin_site) -> Path:
     """The plug-ins laid out as installed (``plugin_site`` in conftest.py): ``pbta_2d6``
@@ -33,8 +32,14 @@ def site(plugin_site) -> Path:
 
 def cli(site: Path, *argv: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
-    return subprocess.run([sys.executable, "-m", "cli", *argv], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def table(site: Path, *argv: str) -> pd.DataFrame:
@@ -66,8 +71,13 @@ def test_systems_lists_the_plugin(site):
     bare = t[t["id"] == "pbta_checks"].iloc[0]
     assert not bare["has_combat"]
     assert not bare["has_campaign"]
-    assert list(t["id"][:5]) == ["dice_pool_7", "middle_3d10", "dice_pool_6", "percentile",
-                                 "d20_degrees"]
+    assert list(t["id"][:5]) == [
+        "dice_pool_7",
+        "middle_3d10",
+        "dice_pool_6",
+        "percentile",
+        "d20_degrees",
+    ]
 
 
 def test_curves_exact_hand_worked(site):
@@ -86,25 +96,24 @@ def test_curves_exact_hand_worked(site):
     # P3: advantage keeps the best two of 3d6 — and the worst two for disadvantage
     for mode in ("advantage", "disadvantage"):
         for mod, level, need in ((0, "weak", 7), (1, "strong", 9)):
-            assert cell[(mod, mode, level)] == pytest.approx(_p_kept_at_least(mode, need),
-                                                             abs=1e-12)
+            assert cell[(mod, mode, level)] == pytest.approx(
+                _p_kept_at_least(mode, need), abs=1e-12
+            )
     # advantage, +0, strong: the two highest of 3d6 sum to 10+ when (middle, top) is
     # (6,6): 5 lows × 3 orders + 666 = 16; (5,6): 4 lows × 6 + 556 × 3 = 27;
     # (4,6): 3 × 6 + 446 × 3 = 21; (5,5): 4 × 3 + 555 = 13 — 77 of 216
-    assert Fraction(cell[(0, "advantage", "strong")]).limit_denominator(216) == \
-        Fraction(77, 216)
+    assert Fraction(cell[(0, "advantage", "strong")]).limit_denominator(216) == Fraction(77, 216)
 
 
 def test_curves_monte_carlo_agrees_with_exact(site):
     n = 20_000
-    t = table(site, "curves", "pbta_2d6", "--method", "both", "--trials", str(n),
-              "--seed", "1")
+    t = table(site, "curves", "pbta_2d6", "--method", "both", "--trials", str(n), "--seed", "1")
     for p, p_mc in zip(t["p_exact"], t["p_mc"], strict=True):
         assert abs(p_mc - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1 / n
-    again = table(site, "curves", "pbta_2d6", "--method", "mc", "--trials", "2000",
-                  "--seed", "7")
-    assert again.equals(table(site, "curves", "pbta_2d6", "--method", "mc", "--trials",
-                              "2000", "--seed", "7"))
+    again = table(site, "curves", "pbta_2d6", "--method", "mc", "--trials", "2000", "--seed", "7")
+    assert again.equals(
+        table(site, "curves", "pbta_2d6", "--method", "mc", "--trials", "2000", "--seed", "7")
+    )
 
 
 def test_variants_reach_the_plugin(site):
@@ -116,22 +125,33 @@ def test_variants_reach_the_plugin(site):
 def test_undeclared_parts_are_skipped_with_one_sentence(site):
     done = cli(site, "opposed", "pbta_2d6")
     assert done.returncode == 2
-    assert done.stderr.strip() == ("error: pbta_2d6: this system declares no opposed-check "
-                                   "rule, so there is no opposed table")
+    assert done.stderr.strip() == (
+        "error: pbta_2d6: this system declares no opposed-check rule, so there is no opposed table"
+    )
 
 
 def test_solve_difficulty_through_the_ladder_hook(site):
     # competent = +1 (the package's ladder): weak hit 2d6 >= 6 is 26/36, strong 2d6 >= 9
     # is 10/36; 0.7 is closest to the weak hit
-    t = table(site, "solve", "difficulty", "--system", "pbta_2d6", "--target", "0.7",
-              "--competence", "competent")
+    t = table(
+        site,
+        "solve",
+        "difficulty",
+        "--system",
+        "pbta_2d6",
+        "--target",
+        "0.7",
+        "--competence",
+        "competent",
+    )
     row = t.iloc[0]
     assert (row["system"], row["axis"], row["competence_value"]) == ("pbta_2d6", "level", 1)
     assert row["difficulty"] == "weak"
     assert row["p"] == pytest.approx(26 / 36, abs=1e-12)
     # a native +3: weak 2d6 >= 4 is 33/36, strong 2d6 >= 7 is 21/36 — 0.5 is nearer strong
-    t = table(site, "solve", "difficulty", "--system", "pbta_2d6", "--target", "0.5",
-              "--competence", "3")
+    t = table(
+        site, "solve", "difficulty", "--system", "pbta_2d6", "--target", "0.5", "--competence", "3"
+    )
     assert t["difficulty"].iloc[0] == "strong"
     assert t["p"].iloc[0] == pytest.approx(21 / 36, abs=1e-12)
     # with no --system every solvable system answers, the plug-ins last (name order)
@@ -145,11 +165,18 @@ def test_ladder_says_which_systems_it_leaves_out(site):
     done = cli(site, "ladder", "--format", "csv")
     assert done.returncode == 0, done.stderr
     notes = done.stderr.strip().splitlines()
-    assert notes == [f"note: {p}: not on the common ladder: it declares no ladder rules "
-                     "(Ladder.rules)" for p in ("pbta_2d6", "pbta_checks")]
+    assert notes == [
+        f"note: {p}: not on the common ladder: it declares no ladder rules (Ladder.rules)"
+        for p in ("pbta_2d6", "pbta_checks")
+    ]
     t = pd.read_csv(io.StringIO(done.stdout))
-    assert set(t["system"]) == {"dice_pool_7", "middle_3d10", "dice_pool_6", "percentile",
-                                "d20_degrees"}
+    assert set(t["system"]) == {
+        "dice_pool_7",
+        "middle_3d10",
+        "dice_pool_6",
+        "percentile",
+        "d20_degrees",
+    }
 
 
 def test_modifiers_of_every_system_leave_out_one_without_a_catalogue(site):
@@ -160,8 +187,9 @@ def test_modifiers_of_every_system_leave_out_one_without_a_catalogue(site):
     assert "pbta_checks" not in set(t["system"])
     done = cli(site, "modifiers", "pbta_checks")
     assert done.returncode == 2
-    assert done.stderr.strip() == ("error: pbta_checks: this system declares no modifiers, "
-                                   "so there is no modifier table")
+    assert done.stderr.strip() == (
+        "error: pbta_checks: this system declares no modifiers, so there is no modifier table"
+    )
 
 
 def test_modifiers_from_the_catalogue(site):
@@ -183,8 +211,14 @@ def test_modifiers_from_the_catalogue(site):
 # ---------------------------------------------------------------- the report with the plug-in
 
 REPORT_SYSTEMS = "pbta_2d6,pbta_checks,dice_pool_7"
-COMBAT_SECTIONS = ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
-                   "distance", "combat-upsets")
+COMBAT_SECTIONS = (
+    "combat-duels",
+    "combat-groups",
+    "combat-weapons",
+    "combat-gear",
+    "distance",
+    "combat-upsets",
+)
 
 
 @pytest.fixture(scope="session")
@@ -195,24 +229,41 @@ def report_page(site, tmp_path_factory):
     from browser_page import Browser
 
     out = tmp_path_factory.mktemp("report-pbta")
-    done = cli(site, "report", "--systems", REPORT_SYSTEMS, "--trials", "1000",
-               "--combat-trials", "100", "--seed", "5", "--no-pdf", "--quiet", "-o",
-               str(out))
+    done = cli(
+        site,
+        "report",
+        "--systems",
+        REPORT_SYSTEMS,
+        "--trials",
+        "1000",
+        "--combat-trials",
+        "100",
+        "--seed",
+        "5",
+        "--no-pdf",
+        "--quiet",
+        "-o",
+        str(out),
+    )
     assert done.returncode == 0, done.stderr
     with Browser(tmp_path_factory.mktemp("chromium-profile-pbta")) as b:
         b.open((out / "report.html").as_uri())
         page = {
-            "images": b.evaluate("Array.from(document.images).map(i => ({id: "
-                                 "i.closest('figure') ? i.closest('figure').id : '', "
-                                 "complete: i.complete, w: i.naturalWidth}))"),
+            "images": b.evaluate(
+                "Array.from(document.images).map(i => ({id: "
+                "i.closest('figure') ? i.closest('figure').id : '', "
+                "complete: i.complete, w: i.naturalWidth}))"
+            ),
             "tables": b.evaluate("""Object.fromEntries(Array.from(document.querySelectorAll(
                 'table.data')).map(t => [t.id, {
                   head: Array.from(t.tHead.rows[t.tHead.rows.length - 1].cells)
                     .map(c => c.textContent.trim()),
                   rows: Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c =>
                     c.dataset.value ?? c.textContent.trim()))}]))"""),
-            "sections": b.evaluate("Object.fromEntries(Array.from(document.querySelectorAll("
-                                   "'main section')).map(s => [s.id, s.innerText]))"),
+            "sections": b.evaluate(
+                "Object.fromEntries(Array.from(document.querySelectorAll("
+                "'main section')).map(s => [s.id, s.innerText]))"
+            ),
         }
         page["errors"] = list(b.errors)
     page["html"] = (out / "report.html").read_text(encoding="utf-8")
@@ -241,16 +292,20 @@ def test_report_draws_the_plugin_curves(report_page):
     for mode in ("normal", "advantage", "disadvantage"):
         head = tables[f"curves-pbta_2d6-{mode}"]["head"]
         assert head == ["modifier", "weak", "strong"]
-        assert [r[0] for r in tables[f"curves-pbta_2d6-{mode}"]["rows"]] == \
-            [str(m) for m in range(-3, 5)]
+        assert [r[0] for r in tables[f"curves-pbta_2d6-{mode}"]["rows"]] == [
+            str(m) for m in range(-3, 5)
+        ]
     # P2 at +0: a weak hit needs 7+ on 2d6 (21 of 36), a strong hit 10+ (6 of 36);
     # P3 advantage at +0, strong: 77 of 216 (counted in test_curves_exact_hand_worked)
-    assert _cell(report_page, "curves-pbta_2d6-normal", "0", "weak") == \
-        pytest.approx(21 / 36, abs=1e-12)
-    assert _cell(report_page, "curves-pbta_2d6-normal", "0", "strong") == \
-        pytest.approx(6 / 36, abs=1e-12)
-    assert _cell(report_page, "curves-pbta_2d6-advantage", "0", "strong") == \
-        pytest.approx(77 / 216, abs=1e-12)
+    assert _cell(report_page, "curves-pbta_2d6-normal", "0", "weak") == pytest.approx(
+        21 / 36, abs=1e-12
+    )
+    assert _cell(report_page, "curves-pbta_2d6-normal", "0", "strong") == pytest.approx(
+        6 / 36, abs=1e-12
+    )
+    assert _cell(report_page, "curves-pbta_2d6-advantage", "0", "strong") == pytest.approx(
+        77 / 216, abs=1e-12
+    )
     assert "fig-curves-pbta_2d6" in {i["id"] for i in report_page["images"]}
     # the built-in system keeps its own view next to it
     assert "curves-dice_pool_7" in tables
@@ -259,48 +314,72 @@ def test_report_draws_the_plugin_curves(report_page):
     assert "pbta_2d6" in [r[0] for r in tables["native-spread"]["rows"]]
     assert "outcomes-pbta_2d6" in tables
     # the outcome mean of 2d6 (normal roll) is 7: the codes' values are the sums
-    assert _cell(report_page, "outcomes-pbta_2d6", "normal", "mean") == \
-        pytest.approx(7.0, abs=1e-12)
+    assert _cell(report_page, "outcomes-pbta_2d6", "normal", "mean") == pytest.approx(
+        7.0, abs=1e-12
+    )
 
 
 @pytest.mark.slow
 def test_report_skips_undeclared_parts_with_one_sentence(report_page):
     sections = report_page["sections"]
     combat = "pbta_checks is not in this section: it declares no combat rules."
-    unmapped = ("pbta_2d6 is not in this section: the cross-combat mapping file "
-                "(analysis/data/cross_combat.toml) maps no fights for it.")
+    unmapped = (
+        "pbta_2d6 is not in this section: the cross-combat mapping file "
+        "(analysis/data/cross_combat.toml) maps no fights for it."
+    )
     for sid in COMBAT_SECTIONS:
         assert sections[sid].count(combat) == 1, sid
         assert sections[sid].count(unmapped) == 1, sid
         assert "dice_pool_7" in sections[sid]  # the system that has combat still shows
     for plugin in ("pbta_2d6", "pbta_checks"):
-        assert sections["opposed"].count(
-            f"{plugin} is not in this section: it declares no opposed-check rule.") == 1
-        assert sections["ladders"].count(f"{plugin} is not in this section: it declares "
-                                         "no rungs on the common ladder") == 1
-    assert sections["campaign"].count(
-        "pbta_checks is not in this section: it declares no campaign mechanics.") == 1
-    assert sections["modifiers"].count(
-        "pbta_checks is not in this section: it declares no modifiers.") == 1
-    assert "pbta_2d6 is not in this section: it declares no campaign" not in \
-        sections["campaign"]
+        assert (
+            sections["opposed"].count(
+                f"{plugin} is not in this section: it declares no opposed-check rule."
+            )
+            == 1
+        )
+        assert (
+            sections["ladders"].count(
+                f"{plugin} is not in this section: it declares no rungs on the common ladder"
+            )
+            == 1
+        )
+    assert (
+        sections["campaign"].count(
+            "pbta_checks is not in this section: it declares no campaign mechanics."
+        )
+        == 1
+    )
+    assert (
+        sections["modifiers"].count("pbta_checks is not in this section: it declares no modifiers.")
+        == 1
+    )
+    assert "pbta_2d6 is not in this section: it declares no campaign" not in sections["campaign"]
     # the sentences appear nowhere else, and never for the built-in system
-    assert report_page["html"].count("is not in this section") == \
-        2 * len(COMBAT_SECTIONS) + 2 + 2 + 1 + 1
+    assert (
+        report_page["html"].count("is not in this section")
+        == 2 * len(COMBAT_SECTIONS) + 2 + 2 + 1 + 1
+    )
     assert "dice_pool_7 is not in this section" not in report_page["html"]
     # the skipped parts leave no plug-in rows behind
     assert "pbta_2d6" not in [r[1] for r in report_page["tables"]["combat-duels"]["rows"]]
     assert "opposed-pbta_2d6" not in report_page["tables"]
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (("duel", "pbta_checks", "competent", "expert"),
-     "error: pbta_checks: this system declares no combat rules"),
-    (("archetypes", "pbta_checks"), "error: pbta_checks: this system declares no combat "
-                                    "rules"),
-    (("campaign", "pbta_checks", "morality"), "error: pbta_checks: this system declares "
-                                              "no campaign mechanics"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ("duel", "pbta_checks", "competent", "expert"),
+            "error: pbta_checks: this system declares no combat rules",
+        ),
+        (("archetypes", "pbta_checks"), "error: pbta_checks: this system declares no combat rules"),
+        (
+            ("campaign", "pbta_checks", "morality"),
+            "error: pbta_checks: this system declares no campaign mechanics",
+        ),
+    ],
+)
 def test_commands_needing_an_undeclared_part_say_so(site, argv, message):
     done = cli(site, *argv)
     assert done.returncode == 2
@@ -312,8 +391,10 @@ def test_skip_sentence_in_portuguese():
     from reports.sections.common import PARTS, skipped
 
     with language("pt-BR"):
-        assert skipped("pbta_2d6", PARTS["combat"]) == \
-            "pbta_2d6 não entra nesta seção: não declara regras de combate."
+        assert (
+            skipped("pbta_2d6", PARTS["combat"])
+            == "pbta_2d6 não entra nesta seção: não declara regras de combate."
+        )
 
 
 def test_reports_and_cli_name_no_system():
@@ -323,10 +404,13 @@ def test_reports_and_cli_name_no_system():
 
     branch = re.compile(r"system (==|in \()")
     id_list = re.compile(r"SYSTEM_IDS\s*=")
-    found = [f"{path.relative_to(ROOT)}:{i}" for folder in ("reports", "cli")
-             for path in sorted((ROOT / folder).rglob("*.py"))
-             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             if (folder == "reports" and branch.search(line)) or id_list.search(line)]
+    found = [
+        f"{path.relative_to(ROOT)}:{i}"
+        for folder in ("reports", "cli")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if (folder == "reports" and branch.search(line)) or id_list.search(line)
+    ]
     assert found == []
 
 
@@ -363,7 +447,7 @@ def test_audit_guardrails_on_a_plugin_check(site, tmp_path):
     path = tmp_path / "pbta.toml"
     path.write_text(PBTA_GUARDRAILS)
     done = cli(site, "audit", str(path), "--format", "csv", "--no-progress")
-    assert done.returncode == 1, done.stderr            # a guardrail fails
+    assert done.returncode == 1, done.stderr  # a guardrail fails
     t = pd.read_csv(io.StringIO(done.stdout)).set_index("guardrail")
     assert set(t["system"]) == {"pbta_2d6"}
     # P2, +1: a strong hit needs 2d6 >= 9: 4+3+2+1 = 10 of 36 — under the minimum 0.4.
@@ -372,15 +456,17 @@ def test_audit_guardrails_on_a_plugin_check(site, tmp_path):
     strong = t.loc["strong hit"]
     assert strong["value"] == pytest.approx(10 / 36, abs=1e-12)
     assert strong["status"] == "fail"
-    assert strong["suggestion"].endswith(" from 1 to 2, which makes the chance to succeed "
-                                         "41.7%, no other guardrail moves")
+    assert strong["suggestion"].endswith(
+        " from 1 to 2, which makes the chance to succeed 41.7%, no other guardrail moves"
+    )
     # competent = +1 (the package's ladder): a weak hit needs 2d6 >= 6, 26/36; no level
     # is easier than weak, so the cure is the modifier: +2 needs 5+ (30/36 = 0.833),
     # +3 needs 4+ (33/36 = 0.917 >= 0.9)
     weak = t.loc["weak hit"]
     assert weak["value"] == pytest.approx(26 / 36, abs=1e-12)
-    assert weak["suggestion"].endswith(" from 1 to 3, which makes the chance to succeed 91.7%, "
-                                       "no other guardrail moves")
+    assert weak["suggestion"].endswith(
+        " from 1 to 3, which makes the chance to succeed 91.7%, no other guardrail moves"
+    )
 
 
 def test_audit_discover_skips_a_checks_only_plugin(site, tmp_path):
@@ -392,4 +478,5 @@ def test_audit_discover_skips_a_checks_only_plugin(site, tmp_path):
     assert done.stderr.strip() == (
         "note: pbta_checks: this system declares no combat rules, so --discover skips it "
         "(dominated options, one-hit fights, gap variants and knob interactions are all "
-        "measured on duels)")
+        "measured on duels)"
+    )

@@ -69,14 +69,19 @@ def sources() -> list[tuple[str, bool, str, str]]:
         if path in seen:
             continue
         seen.add(path)
-        out.append((name, path.name == "__init__.py", str(path.relative_to(ROOT)),
-                    path.read_text(encoding="utf-8")))
+        out.append(
+            (
+                name,
+                path.name == "__init__.py",
+                str(path.relative_to(ROOT)),
+                path.read_text(encoding="utf-8"),
+            )
+        )
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
         lines = [line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))]
-        out.append((f"notebooks.{path.stem}", False, str(path.relative_to(ROOT)),
-                    "\n".join(lines)))
+        out.append((f"notebooks.{path.stem}", False, str(path.relative_to(ROOT)), "\n".join(lines)))
     return out
 
 
@@ -84,7 +89,7 @@ def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     if not node.level:
         return node.module or ""
     base = module.split(".") if is_package else module.split(".")[:-1]
-    base = base[:len(base) - node.level + 1]
+    base = base[: len(base) - node.level + 1]
     return ".".join(base + ([node.module] if node.module else []))
 
 
@@ -99,13 +104,14 @@ def _dotted(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
-def private_uses(source: str, module: str, modules: set[str],
-                 is_package: bool = False) -> list[str]:
+def private_uses(
+    source: str, module: str, modules: set[str], is_package: bool = False
+) -> list[str]:
     """Every use in ``source`` (the module ``module``) of another project module's
     underscore name, as "line: what"; ``modules`` are the project's module names."""
     tree = ast.parse(source)
     found: list[str] = []
-    aliases: dict[str, str] = {}   # a local name bound to a project module
+    aliases: dict[str, str] = {}  # a local name bound to a project module
 
     def hit(line: int, owner: str, name: str, how: str) -> None:
         if owner != module and (owner, name) not in EXCEPTIONS:
@@ -148,12 +154,20 @@ def private_uses(source: str, module: str, modules: set[str],
                 hit(node.lineno, owner, node.attr, f"{_dotted(node)}")
         elif isinstance(node, ast.Call):
             args = node.args
-            if (len(args) >= 2 and isinstance(args[1], ast.Constant)
-                    and isinstance(args[1].value, str) and _private(args[1].value)):
+            if (
+                len(args) >= 2
+                and isinstance(args[1], ast.Constant)
+                and isinstance(args[1].value, str)
+                and _private(args[1].value)
+            ):
                 owner = owner_of(_dotted(args[0]))
                 if owner:
-                    hit(node.lineno, owner, args[1].value,
-                        f"{_dotted(node.func)}({_dotted(args[0])}, {args[1].value!r})")
+                    hit(
+                        node.lineno,
+                        owner,
+                        args[1].value,
+                        f"{_dotted(node.func)}({_dotted(args[0])}, {args[1].value!r})",
+                    )
             for arg in args[:1]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     owner, _, name = arg.value.rpartition(".")
@@ -172,9 +186,17 @@ def all_private_uses() -> list[str]:
 
 def test_the_modules_are_found():
     modules = module_table()
-    for name in ("engines.fight", "analysis.workflow.audit.measuring", "reports.i18n",
-                 "cli.main", "tests.conftest", "check_oracles", "benchmarks.bench_tune",
-                 "pbta_2d6.combat", "tasks"):
+    for name in (
+        "engines.fight",
+        "analysis.workflow.audit.measuring",
+        "reports.i18n",
+        "cli.main",
+        "tests.conftest",
+        "check_oracles",
+        "benchmarks.bench_tune",
+        "pbta_2d6.combat",
+        "tasks",
+    ):
         assert name in modules, name
 
 
@@ -186,9 +208,13 @@ def _public_modules() -> list[tuple[str, Path]]:
     def under(name: str, prefixes: tuple[str, ...]) -> bool:
         return any(name == p or name.startswith(p + ".") for p in prefixes)
 
-    return [(name, path) for name, path in module_table().items()
-            if under(name, ALL_REQUIRED) and not under(name, NOT_REQUIRED)
-            and not any(map(_private, name.split(".")))]
+    return [
+        (name, path)
+        for name, path in module_table().items()
+        if under(name, ALL_REQUIRED)
+        and not under(name, NOT_REQUIRED)
+        and not any(map(_private, name.split(".")))
+    ]
 
 
 def top_level_names(tree: ast.Module) -> tuple[list[str] | None, set[str], set[str]]:
@@ -201,8 +227,13 @@ def top_level_names(tree: ast.Module) -> tuple[list[str] | None, set[str], set[s
         for sub in ast.walk(node) if isinstance(node, (ast.If, ast.Try)) else [node]:
             if isinstance(sub, ast.Assign):
                 names = [t.id for t in sub.targets if isinstance(t, ast.Name)]
-                names += [e.id for t in sub.targets if isinstance(t, ast.Tuple)
-                          for e in t.elts if isinstance(e, ast.Name)]
+                names += [
+                    e.id
+                    for t in sub.targets
+                    if isinstance(t, ast.Tuple)
+                    for e in t.elts
+                    if isinstance(e, ast.Name)
+                ]
             elif isinstance(sub, ast.AnnAssign) and isinstance(sub.target, ast.Name):
                 names = [sub.target.id]
             elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -226,11 +257,19 @@ def all_problems(source: str, submodules: set[str] = frozenset()) -> list[str]:
     public = sorted(n for n in defined if not n.startswith("_"))
     if listed is None:
         return ["defines public names but has no __all__"] if public else []
-    return ([f"__all__ lists {n!r}, which it does not have" for n in listed
-             if n not in defined | imported | submodules]
-            + [f"__all__ lists the private {n!r}" for n in listed if _private(n)]
-            + [f"public {n!r} is not in __all__ (list it, or make it private)"
-               for n in public if n not in listed])
+    return (
+        [
+            f"__all__ lists {n!r}, which it does not have"
+            for n in listed
+            if n not in defined | imported | submodules
+        ]
+        + [f"__all__ lists the private {n!r}" for n in listed if _private(n)]
+        + [
+            f"public {n!r} is not in __all__ (list it, or make it private)"
+            for n in public
+            if n not in listed
+        ]
+    )
 
 
 @pytest.mark.parametrize(("name", "path"), _public_modules(), ids=lambda v: str(v))
@@ -242,20 +281,28 @@ def test_public_modules_list_their_names_in_all(name, path):
     assert all_problems(path.read_text(encoding="utf-8"), submodules) == []
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("def run():\n    pass", "no __all__"),
-    ("__all__ = ['run']\ndef run(): pass\ndef other(): pass", "public 'other' is not in"),
-    ("__all__ = ['run', 'gone']\ndef run(): pass", "lists 'gone'"),
-    ("__all__ = ['_helper']\ndef _helper(): pass", "the private '_helper'"),
-])
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def run():\n    pass", "no __all__"),
+        ("__all__ = ['run']\ndef run(): pass\ndef other(): pass", "public 'other' is not in"),
+        ("__all__ = ['run', 'gone']\ndef run(): pass", "lists 'gone'"),
+        ("__all__ = ['_helper']\ndef _helper(): pass", "the private '_helper'"),
+    ],
+)
 def test_the_all_check_catches_a_planted_case(source, expected):
     found = all_problems(source)
     assert any(expected in line for line in found), found
 
 
 def test_the_all_check_passes_a_complete_list():
-    assert all_problems("from x import y\n__all__ = ['LIMIT', 'run', 'y']\nLIMIT = 3\n"
-                        "def run(): pass\ndef _helper(): pass") == []
+    assert (
+        all_problems(
+            "from x import y\n__all__ = ['LIMIT', 'run', 'y']\nLIMIT = 3\n"
+            "def run(): pass\ndef _helper(): pass"
+        )
+        == []
+    )
     assert all_problems('"""Only a docstring."""') == []
 
 
@@ -264,30 +311,38 @@ def test_the_all_check_passes_a_complete_list():
 MODULES = {"pkg", "pkg.a", "pkg.b", "pkg.sub", "pkg.sub.c", "reports", "reports.i18n"}
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("from pkg.b import _helper", "from pkg.b import _helper (pkg.b._helper)"),
-    ("def f():\n    from .b import _helper, public", "(pkg.b._helper)"),
-    ("from . import b\nb._table[0]", "b._table (pkg.b._table)"),
-    ("import pkg.b as mid\nx = mid._attack_table", "mid._attack_table"),
-    ("import pkg.sub.c\npkg.sub.c._x()", "pkg.sub.c._x"),
-    ("from pkg import sub\nsub.c._x", "(pkg.sub.c._x)"),
-    ("from pkg import b\ngetattr(b, '_cache')", "getattr(b, '_cache')"),
-    ("from pkg import b\ndef t(monkeypatch):\n    monkeypatch.setattr(b, '_run', None)",
-     "monkeypatch.setattr(b, '_run')"),
-    ("def t(monkeypatch):\n    monkeypatch.setattr('pkg.b._run', None)", "(pkg.b._run)"),
-    ("from reports.i18n import _, _translations", "(reports.i18n._translations)"),
-])
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from pkg.b import _helper", "from pkg.b import _helper (pkg.b._helper)"),
+        ("def f():\n    from .b import _helper, public", "(pkg.b._helper)"),
+        ("from . import b\nb._table[0]", "b._table (pkg.b._table)"),
+        ("import pkg.b as mid\nx = mid._attack_table", "mid._attack_table"),
+        ("import pkg.sub.c\npkg.sub.c._x()", "pkg.sub.c._x"),
+        ("from pkg import sub\nsub.c._x", "(pkg.sub.c._x)"),
+        ("from pkg import b\ngetattr(b, '_cache')", "getattr(b, '_cache')"),
+        (
+            "from pkg import b\ndef t(monkeypatch):\n    monkeypatch.setattr(b, '_run', None)",
+            "monkeypatch.setattr(b, '_run')",
+        ),
+        ("def t(monkeypatch):\n    monkeypatch.setattr('pkg.b._run', None)", "(pkg.b._run)"),
+        ("from reports.i18n import _, _translations", "(reports.i18n._translations)"),
+    ],
+)
 def test_the_guard_catches_a_planted_private_use(source, expected):
     found = private_uses(source, "pkg.a", MODULES)
     assert any(expected in line for line in found), found
 
 
-@pytest.mark.parametrize("source", [
-    "from reports.i18n import _",                      # the named exception
-    "def _mine():\n    pass\n_mine()",                 # a module's own private helper
-    "from pkg.b import public, __version__",            # public and dunder names
-    "import numpy as np\nnp._NoValue",                  # not a project module
-    "from pkg import b\nb.public._field",               # an attribute of an object, not a module
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from reports.i18n import _",  # the named exception
+        "def _mine():\n    pass\n_mine()",  # a module's own private helper
+        "from pkg.b import public, __version__",  # public and dunder names
+        "import numpy as np\nnp._NoValue",  # not a project module
+        "from pkg import b\nb.public._field",  # an attribute of an object, not a module
+    ],
+)
 def test_the_guard_lets_public_uses_pass(source):
     assert private_uses(source, "pkg.a", MODULES) == []

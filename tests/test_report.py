@@ -45,17 +45,31 @@ SHOTS = Path(__file__).resolve().parent.parent / "reports" / "out" / "test-shots
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    rc = main(["report", "--systems", ",".join(SYSTEMS), "--trials", str(TRIALS),
-               "--seed", str(SEED), "--combat-trials", str(COMBAT_TRIALS), "-o", str(out),
-               "--quiet"])
+    rc = main(
+        [
+            "report",
+            "--systems",
+            ",".join(SYSTEMS),
+            "--trials",
+            str(TRIALS),
+            "--seed",
+            str(SEED),
+            "--combat-trials",
+            str(COMBAT_TRIALS),
+            "-o",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert rc == 0
     return out
 
 
 @pytest.fixture(scope="session")
 def settings(built):
-    return ReportSettings(systems=SYSTEMS, trials=TRIALS, seed=SEED, out=built,
-                          combat_trials=COMBAT_TRIALS)
+    return ReportSettings(
+        systems=SYSTEMS, trials=TRIALS, seed=SEED, out=built, combat_trials=COMBAT_TRIALS
+    )
 
 
 @pytest.fixture(scope="session")
@@ -64,9 +78,11 @@ def page(built, tmp_path_factory):
     profile = tmp_path_factory.mktemp("chromium-profile")
     with Browser(profile) as b:
         b.open((built / "report.html").as_uri())
-        images = b.evaluate("Array.from(document.images).map(i => "
-                            "({src: i.src.slice(0, 30), complete: i.complete, "
-                            "w: i.naturalWidth, h: i.naturalHeight}))")
+        images = b.evaluate(
+            "Array.from(document.images).map(i => "
+            "({src: i.src.slice(0, 30), complete: i.complete, "
+            "w: i.naturalWidth, h: i.naturalHeight}))"
+        )
         tables = b.evaluate("""Object.fromEntries(Array.from(document.querySelectorAll(
             'table.data')).map(t => [t.id, {
               head: Array.from(t.tHead.rows[t.tHead.rows.length - 1].cells)
@@ -76,18 +92,27 @@ def page(built, tmp_path_factory):
         combat_images = b.evaluate("""Array.from(document.querySelectorAll(
             'main section[id^="combat-"] img')).map(i => ({section: i.closest('section').id,
               complete: i.complete, w: i.naturalWidth, h: i.naturalHeight}))""")
-        sections = b.evaluate("Array.from(document.querySelectorAll('main section'))"
-                              ".map(s => [s.id, s.className, s.innerText.slice(0, 400)])")
+        sections = b.evaluate(
+            "Array.from(document.querySelectorAll('main section'))"
+            ".map(s => [s.id, s.className, s.innerText.slice(0, 400)])"
+        )
         SHOTS.mkdir(parents=True, exist_ok=True)
         shot = b.screenshot(SHOTS / "report-top.png")
         b.evaluate("document.getElementById('mc-agreement').scrollIntoView()")
         b.screenshot(SHOTS / "report-agreement.png")
         errors = list(b.errors)
-    return {"images": images, "tables": tables, "sections": sections, "errors": errors,
-            "shot": shot, "combat_images": combat_images}
+    return {
+        "images": images,
+        "tables": tables,
+        "sections": sections,
+        "errors": errors,
+        "shot": shot,
+        "combat_images": combat_images,
+    }
 
 
 # ---------------------------------------------------------------- settings / CLI
+
 
 def test_system_tools_present():
     """The end-to-end checks need chromium and poppler; missing tools FAIL, never skip."""
@@ -98,8 +123,21 @@ def test_system_tools_present():
 def test_out_must_be_a_folder(tmp_path, capsys):
     target = tmp_path / "a-file"
     target.write_text("keep me")
-    assert main(["report", "--systems", "percentile", "--trials", "200", "--out",
-                 str(target), "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "report",
+                "--systems",
+                "percentile",
+                "--trials",
+                "200",
+                "--out",
+                str(target),
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     assert "not a folder" in capsys.readouterr().err
     assert target.read_text() == "keep me"
 
@@ -167,19 +205,24 @@ def test_fate_reading_comes_from_the_numbers():
     """RULES.md "Lethality outcomes": which systems never leave the loser dead is read
     from the columns, not written in: here middle_3d10 does kill (10%) and is not
     listed; percentile leaves half its losers dying."""
-    frame = _fates_frame([
-        ("dice_pool_7", "exact", 0.2, 0.0, 0.8), ("middle_3d10", "exact", 0.1, 0.3, 0.6),
-        ("dice_pool_6", "exact", 0.0, 0.0, 1.0), ("percentile", "exact", 0.0, 0.5, 0.5),
-        ("d20_degrees", "exact", 0.0, 0.0, 1.0)])
+    frame = _fates_frame(
+        [
+            ("dice_pool_7", "exact", 0.2, 0.0, 0.8),
+            ("middle_3d10", "exact", 0.1, 0.3, 0.6),
+            ("dice_pool_6", "exact", 0.0, 0.0, 1.0),
+            ("percentile", "exact", 0.0, 0.5, 0.5),
+            ("d20_degrees", "exact", 0.0, 0.0, 1.0),
+        ]
+    )
     text = S.fate_reading(frame)
     assert "(aftermath “leave” in every system)" in text
     assert "dice_pool_7 20.0% dead / 0.0% dying / 80.0% out" in text
     assert "The loser ends dead most often in dice_pool_7 (20.0%)" in text
-    assert ("in dice_pool_6, percentile, d20_degrees the loser never ends dead (it is "
-            "dying or out)") in text
+    assert (
+        "in dice_pool_6, percentile, d20_degrees the loser never ends dead (it is dying or out)"
+    ) in text
     only_out = S.fate_reading(frame.drop(index="percentile"))
-    assert "in dice_pool_6, d20_degrees the loser never ends dead (it is always out)" \
-        in only_out
+    assert "in dice_pool_6, d20_degrees the loser never ends dead (it is always out)" in only_out
     none = S.fate_reading(frame.assign(p_loser_dead=0.0))
     assert "In no system does the loser end dead under this policy" in none
 
@@ -209,6 +252,7 @@ def test_cli_se_sets_trials():
 
 
 # ---------------------------------------------------------------- the HTML file
+
 
 @pytest.mark.slow
 def test_html_is_self_contained(built):
@@ -266,18 +310,22 @@ def _table(page, id_):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("system", "table_id", "row_axis", "col_axis", "fixed"), [
-    ("dice_pool_7", "curves-dice_pool_7", "pool", "successes", {}),
-    ("percentile", "curves-percentile-levels", "skill", "level", {"dice": 0}),
-    ("d20_degrees", "curves-d20_degrees", "dc", "modifier", {"degree": 1}),
-])
-def test_table_numbers_equal_the_analysis_frames(page, system, table_id, row_axis,
-                                                 col_axis, fixed):
+@pytest.mark.parametrize(
+    ("system", "table_id", "row_axis", "col_axis", "fixed"),
+    [
+        ("dice_pool_7", "curves-dice_pool_7", "pool", "successes", {}),
+        ("percentile", "curves-percentile-levels", "skill", "level", {"dice": 0}),
+        ("d20_degrees", "curves-d20_degrees", "dc", "modifier", {"degree": 1}),
+    ],
+)
+def test_table_numbers_equal_the_analysis_frames(page, system, table_id, row_axis, col_axis, fixed):
     exact = checks.success_curves(system, "exact")
     for key, value in fixed.items():
         exact = exact[exact[key] == value]
-    lookup = {(str(r), str(c)): p for r, c, p in
-              zip(exact[row_axis], exact[col_axis], exact["p"], strict=True)}
+    lookup = {
+        (str(r), str(c)): p
+        for r, c, p in zip(exact[row_axis], exact[col_axis], exact["p"], strict=True)
+    }
     head, rows = _table(page, table_id)
     assert head[0] == row_axis
     n = 0
@@ -311,8 +359,7 @@ def test_mc_agreement_table_matches_frames_and_tolerance(page, settings):
     shown = {r[0]["text"]: dict(zip(head, r, strict=True)) for r in rows}
     assert set(shown) == set(SYSTEMS)
     for system in SYSTEMS:
-        t = checks.success_curves(system, "both", trials=TRIALS,
-                                  seed=settings.system_seed(system))
+        t = checks.success_curves(system, "both", trials=TRIALS, seed=settings.system_seed(system))
         assert float(shown[system]["max |z|"]["value"]) == float(t["z"].abs().max())
         # every MC cell within 5 standard errors + one count: |p_mc - p| <= 5 sqrt(p(1-p)/n) + 1/n
         tol = 5 * np.sqrt(t["p_exact"] * (1 - t["p_exact"]) / TRIALS) + 1 / TRIALS
@@ -346,7 +393,8 @@ def test_provenance_names_seed_trials_and_command(page):
     assert items["seed"] == str(SEED)
     assert items["Monte Carlo trials per roll setting"] == f"{TRIALS:,}"
     assert items["largest standard error of a proportion"].startswith(
-        f"{math.sqrt(0.25 / TRIALS):.5f}")
+        f"{math.sqrt(0.25 / TRIALS):.5f}"
+    )
     assert f"--trials {TRIALS} --seed {SEED}" in items["command to reproduce"]
     assert items["numpy"] == np.__version__
     assert float(items["build time (tables, figures, HTML)"].split()[0]) > 0
@@ -376,10 +424,12 @@ def test_an_analysis_error_stops_the_section(monkeypatch, settings):
 
 # ---------------------------------------------------------------- combat sections
 
+
 def _cells(page, table_id: str, keys: tuple[str, ...]) -> dict:
     head, rows = _table(page, table_id)
-    return {tuple(r[head.index(k)]["text"] for k in keys): dict(zip(head, r, strict=True))
-            for r in rows}
+    return {
+        tuple(r[head.index(k)]["text"] for k in keys): dict(zip(head, r, strict=True)) for r in rows
+    }
 
 
 def _same_numbers(shown: dict, frame, keys: tuple[str, ...], columns: dict) -> int:
@@ -402,12 +452,19 @@ def test_combat_duel_table_equals_cross_combat_frame(page, settings):
     settings: exact duels, round cap), system by system; and every row says exact/mc."""
     from analysis.combat import cross_combat
 
-    frame = cross_combat.cross_table(method="exact", trials=settings.combat_trials,
-                                     seed=settings.seed, round_cap=settings.round_cap,
-                                     progress=False)
+    frame = cross_combat.cross_table(
+        method="exact",
+        trials=settings.combat_trials,
+        seed=settings.seed,
+        round_cap=settings.round_cap,
+        progress=False,
+    )
     # the matchups that start apart are the distance section's
-    frame = frame[frame["system"].isin(SYSTEMS) & (frame["distance"] == 0)
-                  & ~frame["matchup"].str.endswith("_0m")]
+    frame = frame[
+        frame["system"].isin(SYSTEMS)
+        & (frame["distance"] == 0)
+        & ~frame["matchup"].str.endswith("_0m")
+    ]
     shown = _cells(page, "combat-duels", ("matchup", "system"))
     assert len(shown) == len(frame) == 2 * len(SYSTEMS)
     assert _same_numbers(shown, frame, ("matchup", "system"), S.DUEL_COLUMNS) >= 10 * len(frame)
@@ -429,14 +486,18 @@ def test_combat_group_table_equals_cross_combat_frame(page, settings):
     lies within 5 SE + 1/n of 1/2 (the project's MC tolerance)."""
     from analysis.combat import cross_combat
 
-    rows, _standing = cross_combat.group_table(trials=settings.combat_trials,
-                                               seed=settings.seed,
-                                               round_cap=settings.round_cap, progress=False)
+    rows, _standing = cross_combat.group_table(
+        trials=settings.combat_trials,
+        seed=settings.seed,
+        round_cap=settings.round_cap,
+        progress=False,
+    )
     rows = rows[rows["system"].isin(SYSTEMS)]
     sizes = {"2v2": (2, 2), "3v1": (3, 1)}
-    wins = {"2v2": ("side A (two competent fighters) wins",
-                    "side B (two competent fighters) wins"),
-            "3v1": ("three novices win", "one expert wins")}
+    wins = {
+        "2v2": ("side A (two competent fighters) wins", "side B (two competent fighters) wins"),
+        "3v1": ("three novices win", "one expert wins"),
+    }
     for fight, (n0, n1) in sizes.items():
         head, body = _table(page, f"combat-groups-{fight}")
         assert len(head) <= 8, head
@@ -450,13 +511,18 @@ def test_combat_group_table_equals_cross_combat_frame(page, settings):
             assert float(cells[head[1]]["value"]) == float(row["p_side0"])
             assert float(cells[head[2]]["value"]) == float(row["p_side1"])
             assert float(cells["mean rounds"]["value"]) == float(row["rounds_mean"])
-            fell = {f: n0 * row[f"p_side0_{f}"] + n1 * row[f"p_side1_{f}"]
-                    for f in ("dead", "dying", "out")}
+            fell = {
+                f: n0 * row[f"p_side0_{f}"] + n1 * row[f"p_side1_{f}"]
+                for f in ("dead", "dying", "out")
+            }
             shares = [float(cells[f"fallen: {f}"]["value"]) for f in fell]
             assert shares == pytest.approx([v / sum(fell.values()) for v in fell.values()])
             assert sum(shares) == pytest.approx(1.0)
-            assert all(c["text"].endswith("%") for c in cells.values()
-                       if c is not cells["mean rounds"] and c["value"] is not None)
+            assert all(
+                c["text"].endswith("%")
+                for c in cells.values()
+                if c is not cells["mean rounds"] and c["value"] is not None
+            )
     n = settings.combat_trials
     part = rows[rows["fight"] == "2v2"].set_index("system")
     for system in SYSTEMS:
@@ -472,15 +538,19 @@ def test_combat_weapon_gear_and_upset_tables(page, settings):
     data = S.combat_frames(settings)
     hits = data["one_hit"]
     shown = _cells(page, "combat-weapons", ("system", "weapon"))
-    cols = {"p_hit": "P(hit)", "p_incapacitate": "P(incapacitated by one hit)",
-            "p_kill": "P(killed by one hit)"}
+    cols = {
+        "p_hit": "P(hit)",
+        "p_incapacitate": "P(incapacitated by one hit)",
+        "p_kill": "P(killed by one hit)",
+    }
     assert _same_numbers(shown, hits, ("system", "weapon"), cols) == 3 * len(hits)
     # E11 hand-worked: attack 7 vs Parry 7 -> d20 + 7 >= 10 + 7 needs 10+ on the d20: 11/20
     assert shown[("d20_degrees", _words("light_melee"))]["P(hit)"]["text"] == "55.0%"
     gear = _cells(page, "combat-gear", ("system", "change", "choice"))
     assert len(gear) == len(data["effects"])
-    assert _same_numbers(gear, data["effects"], ("system", "change", "choice"),
-                         S.EFFECT_COLUMNS) >= 3 * len(gear)
+    assert _same_numbers(
+        gear, data["effects"], ("system", "change", "choice"), S.EFFECT_COLUMNS
+    ) >= 3 * len(gear)
     # the file's own loadout is the mirror duel: 50/50 (percentile armour 0, d20 none)
     assert gear[("percentile", "armour", "0")]["A wins"]["text"] == "50.0%"
     assert gear[("d20_degrees", "armour", "none")]["A wins"]["text"] == "50.0%"
@@ -509,8 +579,14 @@ def test_combat_readings_and_variants(page, settings):
     from analysis.combat import archetypes
 
     by_id = {sid: (cls, text) for sid, cls, text in page["sections"]}
-    for sid in ("combat-duels", "combat-groups", "combat-weapons", "combat-gear",
-                "distance", "combat-upsets"):
+    for sid in (
+        "combat-duels",
+        "combat-groups",
+        "combat-weapons",
+        "combat-gear",
+        "distance",
+        "combat-upsets",
+    ):
         cls, text = by_id[sid]
         assert "available" in cls.split()
         assert "What this means for a designer" in text
@@ -525,8 +601,9 @@ def test_combat_readings_and_variants(page, settings):
 
     a, b = (fighter_words(str(even.loc[longest, side])) for side in ("a", "b"))
     assert "weapon=" not in a
-    assert (f"fights last longest in {longest} ({a} against {b}: "
-            f"{even.loc[longest, 'rounds_mean']:.2f}") in text
+    assert (
+        f"fights last longest in {longest} ({a} against {b}: {even.loc[longest, 'rounds_mean']:.2f}"
+    ) in text
     # the loser's fates come from the numbers, under the policy the report names
     assert "aftermath “leave” in every system" in text
     never = [s for s in even.index if even.loc[s, "p_loser_dead"] <= 1e-12]
@@ -556,6 +633,7 @@ def test_combat_readings_and_variants(page, settings):
 
 # ---------------------------------------------------------------- PDF
 
+
 @pytest.mark.slow
 def test_pdf_pages_render_and_figures_are_visible(built, tmp_path):
     from PIL import Image
@@ -567,10 +645,16 @@ def test_pdf_pages_render_and_figures_are_visible(built, tmp_path):
     pages = sorted(tmp_path.glob("p-*.png"))
     # one page per available section at least, plus the title page
     assert len(pages) >= 6
-    listing = subprocess.run([require_tool("pdfimages"), "-list", str(pdf)],
-                             capture_output=True, text=True, check=True).stdout
-    figure_pages = sorted({int(line.split()[0]) for line in listing.splitlines()[2:]
-                           if line.split() and line.split()[2] == "image"})
+    listing = subprocess.run(
+        [require_tool("pdfimages"), "-list", str(pdf)], capture_output=True, text=True, check=True
+    ).stdout
+    figure_pages = sorted(
+        {
+            int(line.split()[0])
+            for line in listing.splitlines()[2:]
+            if line.split() and line.split()[2] == "image"
+        }
+    )
     assert len(figure_pages) >= 3
     SHOTS.mkdir(parents=True, exist_ok=True)
     for n in figure_pages:
@@ -583,6 +667,7 @@ def test_pdf_pages_render_and_figures_are_visible(built, tmp_path):
 
 
 # ---------------------------------------------------------------- atomic writes
+
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
@@ -623,8 +708,7 @@ def test_cli_failure_leaves_no_partial_files(tmp_path, monkeypatch):
     monkeypatch.setattr(S, "SECTIONS", [S.section_assumptions, boom])
     out = tmp_path / "new"
     with pytest.raises(RuntimeError):
-        main(["report", "--systems", "percentile", "--trials", "200", "--out", str(out),
-              "--quiet"])
+        main(["report", "--systems", "percentile", "--trials", "200", "--out", str(out), "--quiet"])
     assert not out.exists() or list(out.iterdir()) == []
 
 
@@ -684,8 +768,7 @@ def test_report_variants_reach_the_combat_sections():
     assert dmg.combat_variants_of("dice_pool_7") == ("weapon_bonus=damage",)
     dd = S.combat_frames(dmg)
     assert not dd["cross"]["rounds_mean"].equals(d0["cross"]["rounds_mean"])
-    assert S.assumptions_frame(dmg).set_index("variant").loc["weapon_bonus", "changed"] \
-        == "yes"
+    assert S.assumptions_frame(dmg).set_index("variant").loc["weapon_bonus", "changed"] == "yes"
 
 
 def test_print_class_sets_wide_tables_smaller():
@@ -702,8 +785,9 @@ def test_print_class_sets_wide_tables_smaller():
 
     def printed(n_cols):  # 7-character headers and cells ("c000001", "0.12346")
         frame = pd.DataFrame({f"c{i:06d}": [0.123456] for i in range(n_cols)})
-        t = Table(id="t", title="t", frame=frame, caption=Caption(""),
-                  formats=dict.fromkeys(frame, ".5f"))
+        t = Table(
+            id="t", title="t", frame=frame, caption=Caption(""), formats=dict.fromkeys(frame, ".5f")
+        )
         return print_class(t, table_rows(t), column_header)
 
     assert printed(3) == ""

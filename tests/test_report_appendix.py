@@ -34,6 +34,7 @@ def _run(capsys, command: str) -> str:
 
 # ---------------------------------------------------------------- the appendix
 
+
 def test_appendix_closes_the_report_before_provenance():
     """Monte Carlo agreement, then Assumptions, after every content section; the builder
     adds Provenance after them (reports/build.py)."""
@@ -42,16 +43,18 @@ def test_appendix_closes_the_report_before_provenance():
     assert S.SECTIONS.index(S.section_campaign) < S.SECTIONS.index(S.section_mc_agreement)
     from reports.build import build_report
 
-    report = build_report(ReportSettings(systems=("dice_pool_7",), trials=200,
-                                         progress=False), S.APPENDIX)
+    report = build_report(
+        ReportSettings(systems=("dice_pool_7",), trials=200, progress=False), S.APPENDIX
+    )
     assert [s.id for s in report.sections] == ["mc-agreement", "assumptions", "provenance"]
     assert all(s.title.startswith("Appendix: ") for s in report.sections[:2])
 
 
 @pytest.fixture(scope="module")
 def mc_section():
-    return S.section_mc_agreement(ReportSettings(systems=("dice_pool_7", "d20_degrees"),
-                                                 trials=TRIALS))
+    return S.section_mc_agreement(
+        ReportSettings(systems=("dice_pool_7", "d20_degrees"), trials=TRIALS)
+    )
 
 
 def test_mc_agreement_sentence_numbers_are_what_its_command_prints(mc_section, capsys):
@@ -106,15 +109,17 @@ def test_assumptions_are_the_silent_rules_in_words():
     assert table.frame["rule"].str.contains("-g").all()
     assert "A-g7" in set(table.frame["rule"])
     assert "A1" not in set(table.frame["rule"])
-    assert {"value", "default"} <= set(table.full.columns)   # the CSV keeps them
+    assert {"value", "default"} <= set(table.full.columns)  # the CSV keeps them
     assert "No rule variant of this report is changed" in plain.reading[0]
-    nine = S.section_assumptions(ReportSettings(systems=("dice_pool_7",), trials=200,
-                                                variants=(("dice_pool_7", "again=9"),)))
+    nine = S.section_assumptions(
+        ReportSettings(systems=("dice_pool_7",), trials=200, variants=(("dice_pool_7", "again=9"),))
+    )
     assert "A1" in set(nine.tables()[0].frame["rule"])
     assert "dice_pool_7 A1 (again = 9)" in nine.reading[0]
 
 
 # ---------------------------------------------------------------- take 10 (E4)
+
 
 def _take10_oracle() -> tuple[float, float, float, int]:
     """E4 by hand: take 10 is allowed at DC ≤ 10 (no stress); there 10 + bonus ≥ DC for
@@ -151,8 +156,11 @@ def test_take_10_sentence_states_the_rule_and_its_command_prints_it(capsys):
     assert "routine check, with no stress and a DC of 10 or below" in r
     assert "not worse than rolling" in r
     out = pd.read_csv(io.StringIO(_run(capsys, r.small))).set_index("modifier")
-    m = re.search(r"worth ([+-][\d.]+) points on average \(from ([+-][\d.]+) to "
-                  r"([+-][\d.]+), (\d+) checks\)", r)
+    m = re.search(
+        r"worth ([+-][\d.]+) points on average \(from ([+-][\d.]+) to "
+        r"([+-][\d.]+), (\d+) checks\)",
+        r,
+    )
     assert float(m.group(1)) == pytest.approx(out.loc["take 10", "mean_delta_pp"], abs=0.05)
     assert float(m.group(2)) == pytest.approx(out.loc["take 10", "min_delta_pp"], abs=0.05)
     assert float(m.group(3)) == pytest.approx(out.loc["take 10", "max_delta_pp"], abs=0.05)
@@ -160,6 +168,7 @@ def test_take_10_sentence_states_the_rule_and_its_command_prints_it(capsys):
 
 
 # ---------------------------------------------------------------- claim C7
+
 
 def test_c7_has_a_verdict_sentence_printed_by_its_command(capsys):
     """C7 (dice_pool_6): "−1 difficulty and +2 dice are equivalent". The section opens
@@ -171,13 +180,15 @@ def test_c7_has_a_verdict_sentence_printed_by_its_command(capsys):
     assert verdict.startswith("Verdict: ")
     assert verdict.count(". ") == 0
     assert verdict.endswith(".")
-    out = _run(capsys, verdict.small).splitlines()[0]          # the defaults' sentence
+    out = _run(capsys, verdict.small).splitlines()[0]  # the defaults' sentence
     share = re.search(r"in (\d+)% of cells", verdict).group(1)
     assert f"({share} %;" in out
-    gap, pool, dc = re.search(r"pool (\d+), difficulty (\d+), where \+2 dice is worth "
-                              r"([\d.]+) points more", verdict).group(3, 1, 2)
-    assert f"The largest gap is {gap} points at pool {pool}, difficulty {dc}, where +2 dice" \
-        in out
+    gap, pool, dc = re.search(
+        r"pool (\d+), difficulty (\d+), where \+2 dice is worth "
+        r"([\d.]+) points more",
+        verdict,
+    ).group(3, 1, 2)
+    assert f"The largest gap is {gap} points at pool {pool}, difficulty {dc}, where +2 dice" in out
     breaking = [int(b) for b in re.findall(r"pools (?:[\d]+–)?(\d+)", out)]
     first = int(re.search(r"from pool (\d+) up", verdict).group(1))
     assert first == max(breaking) + 1

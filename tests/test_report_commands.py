@@ -67,15 +67,18 @@ def printed(out: str) -> list[float]:
 
 def found(kind: str, value: float, decimals: int, numbers: list[float]) -> bool:
     """Whether a printed number shows as the sentence's figure once rounded to its digits."""
-    half = 0.5 * 10.0 ** -decimals + 1e-9
+    half = 0.5 * 10.0**-decimals + 1e-9
     for y in numbers:
         if kind == "percent" and (abs(100 * y - value) <= half or abs(y - value) <= half):
             return True
         if kind == "plain" and abs(y - value) <= half:
             return True
         # odds in words are 1 / p to two significant digits (analysis.glossary)
-        if kind == "odds" and 0 < y < 1 and math.isclose(float(f"{1.0 / y:.2g}"), value,
-                                                          rel_tol=1e-9):
+        if (
+            kind == "odds"
+            and 0 < y < 1
+            and math.isclose(float(f"{1.0 / y:.2g}"), value, rel_tol=1e-9)
+        ):
             return True
     return False
 
@@ -83,8 +86,11 @@ def found(kind: str, value: float, decimals: int, numbers: list[float]) -> bool:
 def missing(sentence: str, output: str) -> list[str]:
     """The figures of ``sentence`` that ``output`` does not print."""
     numbers = printed(output)
-    return [shown for shown, kind, value, decimals in figures(sentence)
-            if not found(kind, value, decimals, numbers)]
+    return [
+        shown
+        for shown, kind, value, decimals in figures(sentence)
+        if not found(kind, value, decimals, numbers)
+    ]
 
 
 _RUN: dict[str, str] = {}
@@ -97,8 +103,7 @@ def run(command: str) -> str:
         assert words[0] == "rpg-balance", command
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            code = main([*words[1:], "--no-progress"] if words[1] == "audit"
-                        else words[1:])
+            code = main([*words[1:], "--no-progress"] if words[1] == "audit" else words[1:])
         # the audit exits 1 when a guardrail fails; anything else is an error
         assert code in (0, 1) if words[1] == "audit" else code == 0, (command, code)
         _RUN[command] = buf.getvalue()
@@ -118,8 +123,7 @@ def sections():
     from reports.settings import ReportSettings
 
     settings = ReportSettings(progress=False)
-    return {"glance": section_glance(settings),
-            "key-findings": section_key_findings(settings)}
+    return {"glance": section_glance(settings), "key-findings": section_key_findings(settings)}
 
 
 def _readings(sections) -> list[tuple[str, Reading]]:
@@ -143,14 +147,17 @@ def test_every_figure_is_printed_by_its_command(sections):
         gone = missing(str(r), shown)
         assert gone == [], (sid, str(r), r.small, gone)
         checked += len(figures(str(r)))
-    assert checked >= 40   # the two sections carry dozens of figures
+    assert checked >= 40  # the two sections carry dozens of figures
 
 
 def test_a_wrong_figure_fails(sections):
     """The check can fail: the middle_3d10 even duel's mean length with a wrong digit is
     not what its command prints, and the right one is."""
-    r = next(r for r in sections["key-findings"].reading
-             if str(r).startswith("even duel length (middle_3d10)"))
+    r = next(
+        r
+        for r in sections["key-findings"].reading
+        if str(r).startswith("even duel length (middle_3d10)")
+    )
     assert "1.1 rounds" in r
     assert missing(str(r), outputs(r)) == []
     wrong = str(r).replace("1.1 rounds", "1.4 rounds")
@@ -161,15 +168,20 @@ def test_a_wrong_figure_fails(sections):
 def test_figure_reading_hand_worked():
     """The figures of a sentence as written: percentages, rounds, odds, decimals; rule
     ids and plain integers are not figures."""
-    said = ("dice_pool_7 (A14): wins 4.8% of the time, lasts 2.9 rounds, 1 in 38 million, "
-            "a ratio 0.224, CON from 3 to 8 (E-g16)")
+    said = (
+        "dice_pool_7 (A14): wins 4.8% of the time, lasts 2.9 rounds, 1 in 38 million, "
+        "a ratio 0.224, CON from 3 to 8 (E-g16)"
+    )
     assert [(s, k) for s, k, _v, _d in figures(said)] == [
-        ("1 in 38 million", "odds"), ("4.8%", "percent"), ("2.9 rounds", "plain"),
-        ("0.224", "plain")]
+        ("1 in 38 million", "odds"),
+        ("4.8%", "percent"),
+        ("2.9 rounds", "plain"),
+        ("0.224", "plain"),
+    ]
     assert found("percent", 4.8, 1, [0.04763])
     assert not found("percent", 4.8, 1, [0.0474])
-    assert found("odds", 38e6, 0, [2.657e-08])       # 1 / 2.657e-8 = 37.6 million
-    assert not found("odds", 38e6, 0, [2.5e-08])     # 40 million
+    assert found("odds", 38e6, 0, [2.657e-08])  # 1 / 2.657e-8 = 37.6 million
+    assert not found("odds", 38e6, 0, [2.5e-08])  # 40 million
 
 
 def test_key_findings_name_fighters_and_say_each_finding_once(sections):
@@ -199,10 +211,12 @@ def test_key_findings_name_fighters_and_say_each_finding_once(sections):
 def test_distance_guardrail_names_its_distance(sections):
     """The heaviest-armour guardrail shows the distance of its value and its command is a
     one-row grid at that distance (the figure is what the command prints)."""
-    r = next(r for r in sections["key-findings"].reading
-             if str(r).startswith("heaviest armour against a shooter (dice_pool_7)"))
-    assert "a competent swordsman in heavy archaic armour beats a competent shooter " \
-           "starting" in r
+    r = next(
+        r
+        for r in sections["key-findings"].reading
+        if str(r).startswith("heaviest armour against a shooter (dice_pool_7)")
+    )
+    assert "a competent swordsman in heavy archaic armour beats a competent shooter starting" in r
     grid = r.small.split(" ; ")[0]
     assert "--knob variant.distance --values 0 " in grid
     assert "starting engaged (0 m)" in r
@@ -212,8 +226,11 @@ def test_no_cure_says_why_and_names_three_ranges(sections):
     """percentile's hard success needs half the skill (D1), so no skill of at most 99
     reaches 50%: the sentence says the nearest value a searched setting reaches (49% at
     skill 99) and names at most three ranges searched."""
-    r = next(str(r) for r in sections["key-findings"].reading
-             if str(r).startswith("expert vs hard task (percentile)"))
+    r = next(
+        str(r)
+        for r in sections["key-findings"].reading
+        if str(r).startswith("expert vs hard task (percentile)")
+    )
     assert "the nearest any searched value comes is 49%, with the skill (D1) at 99" in r
     searched = r.split("(searched: ", 1)[1].split("; held as the question", 1)[0]
     assert len(searched.split("; ")) <= 3 + 1
@@ -235,8 +252,10 @@ def test_guardrails_even_duel_is_the_cross_combat_even_duel():
     for system in systems:
         f = fights[f"even_duel_{system}"]
         assert f["system"] == system
-        assert (spec(f["a"]), spec(f["b"])) == (spec(equal[system]["a"]),
-                                                spec(equal[system]["b"])), system
+        assert (spec(f["a"]), spec(f["b"])) == (
+            spec(equal[system]["a"]),
+            spec(equal[system]["b"]),
+        ), system
 
 
 def test_middle_3d10_pistol_guardrail_counts_incapacitation():

@@ -52,15 +52,21 @@ ALL = ("dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees")
 #: percentile: its dying die when left alone (DX-g6); dice_pool_7: ties to the defender
 FOUGHT = ("dice_pool_7", "percentile")
 #: the rule each system's opposed check settles ties by (RULES.md A-g7, B5/B-g3, C10, D3, E5)
-TIE_RULE_IDS = {"dice_pool_7": "A-g7", "middle_3d10": "B-g3", "dice_pool_6": "C10",
-                "percentile": "D3", "d20_degrees": "E5"}
+TIE_RULE_IDS = {
+    "dice_pool_7": "A-g7",
+    "middle_3d10": "B-g3",
+    "dice_pool_6": "C10",
+    "percentile": "D3",
+    "d20_degrees": "E5",
+}
 #: the rule each system's reading of an untreated dying fighter rests on
 DYING_RULE_IDS = {"dice_pool_7": "A-g9", "percentile": "DX-g6"}
 
 
 def _settings(systems=FOUGHT, **kw) -> ReportSettings:
-    return ReportSettings(systems=systems, trials=1000, combat_trials=200, seed=3,
-                          pdf=False, progress=False, **kw)
+    return ReportSettings(
+        systems=systems, trials=1000, combat_trials=200, seed=3, pdf=False, progress=False, **kw
+    )
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +88,7 @@ def _line(section, system: str) -> str:
 
 
 # ------------------------------------------------------------------ the even duel
+
 
 def test_even_duel_of_the_duels_section_is_at_a_glance_s(fought, duels):
     """The duels section's even-duel paragraph quotes the longest and shortest mean
@@ -112,13 +119,18 @@ def test_weapon_and_gear_sections_name_the_even_duel(fought):
     even = cross[cross["matchup"] == EVEN_DUEL].set_index("system")
     effects = combat_frames(fought)["effects"]
     for system in FOUGHT:
-        base = effects[(effects["system"] == system) & (effects["change"] == "armour")
-                       & (effects["choice"].isin(["none", "0"]))]
+        base = effects[
+            (effects["system"] == system)
+            & (effects["change"] == "armour")
+            & (effects["choice"].isin(["none", "0"]))
+        ]
         assert float(base["rounds_mean"].iloc[0]) == pytest.approx(
-            even.loc[system, "rounds_mean"], abs=1e-9)
+            even.loc[system, "rounds_mean"], abs=1e-9
+        )
 
 
 # ------------------------------------------------------------------ one rung weaker
+
 
 def test_one_rung_weaker_is_novice_against_competent_everywhere(fought):
     """The ladder section and the upsets section quote the same novice-vs-competent
@@ -132,11 +144,15 @@ def test_one_rung_weaker_is_novice_against_competent_everywhere(fought):
     ladders = section_ladders(_settings(ALL))
     upsets = section_combat_upsets(fought)
     for system in ALL:
-        attack, defend = (pair.loc[system, "p_upset_attacking"],
-                          pair.loc[system, "p_upset_defending"])
+        attack, defend = (
+            pair.loc[system, "p_upset_attacking"],
+            pair.loc[system, "p_upset_defending"],
+        )
         line = _line(ladders, system)
-        assert (f"One rung weaker: a novice wins {pct(attack)} of the opposed rolls it "
-                f"starts against a competent character and {pct(defend)}") in line
+        assert (
+            f"One rung weaker: a novice wins {pct(attack)} of the opposed rolls it "
+            f"starts against a competent character and {pct(defend)}"
+        ) in line
         adjacent = ups[(ups["system"] == system) & (ups["rungs_apart"] == 1)]
         mean = adjacent["p_upset_attacking"].mean()
         if pct(mean) != pct(attack):
@@ -145,7 +161,8 @@ def test_one_rung_weaker_is_novice_against_competent_everywhere(fought):
     assert pct(pair.loc["dice_pool_7", "p_upset_attacking"]) == "15.9%"
     for system in FOUGHT:
         assert glance.loc[system, "upset_roll_attacking"] == pytest.approx(
-            pair.loc[system, "p_upset_attacking"])
+            pair.loc[system, "p_upset_attacking"]
+        )
         line = _line(upsets, system)
         assert f"in {pct(pair.loc[system, 'p_upset_attacking'])} of opposed rolls" in line
         assert f"wins {pct(glance.loc[system, 'upset_duel'])} of duels" in line
@@ -153,11 +170,13 @@ def test_one_rung_weaker_is_novice_against_competent_everywhere(fought):
 
 # ------------------------------------------------------------------ fates
 
+
 def test_fate_shares_are_shares_of_the_fallen():
     """Hand-made rows: a one-hit table's fates sum to P(incapacitated), so they are
     divided by it; a row where nobody fell has no fate (NaN), not a 0/0/0 row."""
-    frame = pd.DataFrame({"p_dead": [0.1, 0.0], "p_dying": [0.0, 0.0],
-                          "p_out": [0.3, 0.0], "p_inc": [0.4, 0.0]})
+    frame = pd.DataFrame(
+        {"p_dead": [0.1, 0.0], "p_dying": [0.0, 0.0], "p_out": [0.3, 0.0], "p_inc": [0.4, 0.0]}
+    )
     cols = {"dead": "p_dead", "dying": "p_dying", "out": "p_out"}
     shares = fate_shares(frame, cols, total="p_inc")
     assert shares.iloc[0].tolist() == pytest.approx([0.25, 0.0, 0.75])
@@ -181,14 +200,14 @@ def test_every_combat_section_s_fates_sum_to_one(fought, duels):
     row = hits.reset_index(drop=True)
     k = int(np.argmax((row["system"] == "percentile") & (row["weapon"] == "handgun")))
     assert dropped.iloc[k]["dropped: dead"] == pytest.approx(
-        row.loc[k, "p_dead"] / row.loc[k, "p_incapacitate"])
+        row.loc[k, "p_dead"] / row.loc[k, "p_incapacitate"]
+    )
     loser = gear.blocks[0].frame[["loser dead", "loser dying", "loser out"]]
     assert np.allclose(loser.sum(axis=1), 1.0, atol=1e-9)
     # the duels sentence: each system's three shares add up to 100 %
     for para in (str(r) for r in duels.reading if "What becomes of the loser" in str(r)):
         for system in FOUGHT:
-            found = re.search(rf"{system} ([\d.]+)% dead / ([\d.]+)% dying / ([\d.]+)% out",
-                              para)
+            found = re.search(rf"{system} ([\d.]+)% dead / ([\d.]+)% dying / ([\d.]+)% out", para)
             assert found, (system, para)
             assert sum(float(x) for x in found.groups()) == pytest.approx(100, abs=0.15)
 
@@ -197,16 +216,22 @@ def test_dying_is_explained_beside_every_table_of_fates(fought, duels):
     """What "dying" means in each system, with its rule id, in each combat section that
     shows fates; and percentile's deadly losers are put down to its reading of dying."""
     for section in (duels, section_combat_weapons(fought), section_combat_gear(fought)):
-        line = next(str(r) for r in section.reading
-                    if str(r).startswith("What “dying” means when nobody helps"))
+        line = next(
+            str(r)
+            for r in section.reading
+            if str(r).startswith("What “dying” means when nobody helps")
+        )
         for system, rule in DYING_RULE_IDS.items():
             assert re.search(rf"{system}: [^;]*\({rule}\)", line), (system, line)
-    assert ("The loser ends dead most often in percentile (49.5%), a consequence of how "
-            "it reads dying: a dying character") in _text(duels)
+    assert (
+        "The loser ends dead most often in percentile (49.5%), a consequence of how "
+        "it reads dying: a dying character"
+    ) in _text(duels)
     assert "DX-g6" in _text(duels).split("The loser ends dead most often in percentile")[1]
 
 
 # ------------------------------------------------------------------ tie rules
+
 
 def test_each_opposed_section_states_every_system_s_tie_rule():
     opposed, ladders = section_opposed(_settings(ALL)), section_ladders(_settings(ALL))
@@ -259,11 +284,13 @@ def test_opposed_section_splits_the_step_into_outright_and_tie_break():
 
 def test_a_tie_variant_in_force_is_said_to_change_the_tie_rule():
     assert "variants in force settle ties otherwise" in tie_rule(
-        "dice_pool_7", ("opposed_tie=reroll",))
+        "dice_pool_7", ("opposed_tie=reroll",)
+    )
     assert "variants in force" not in tie_rule("dice_pool_7", ("again=9",))
 
 
 # ------------------------------------------------------------------ "rules text"
+
 
 def _about_the_random_seed(msgid: str) -> bool:
     return bool(re.search(r"\{seed\}|%\(seed\)s", msgid)) or msgid in ("seed", "Seed")
@@ -274,32 +301,54 @@ def test_seed_means_only_the_random_seed_in_every_report_string():
     glossary, variant docs, data-file sentences) says "seed" only of the random seed; in
     pt-BR "semente" likewise, and the English word never stands for the rules text."""
     ids = extracted_msgids()
-    wrong = [f"{w}: {m!r}" for m, w in ids.items()
-             if re.search(r"\bseeds?\b|\bseed's\b", m, re.I) and not _about_the_random_seed(m)]
+    wrong = [
+        f"{w}: {m!r}"
+        for m, w in ids.items()
+        if re.search(r"\bseeds?\b|\bseed's\b", m, re.I) and not _about_the_random_seed(m)
+    ]
     assert not wrong, "\n".join(wrong)
     po = catalogue()
-    wrong = [m for m, s in po.items() if m in ids
-             and ((re.search(r"semente", s, re.I) and not _about_the_random_seed(m))
-                  or re.search(r"\bseed\b", re.sub(r"\{seed\}|%\(seed\)s", "", s)))]
+    wrong = [
+        m
+        for m, s in po.items()
+        if m in ids
+        and (
+            (re.search(r"semente", s, re.I) and not _about_the_random_seed(m))
+            or re.search(r"\bseed\b", re.sub(r"\{seed\}|%\(seed\)s", "", s))
+        )
+    ]
     assert not wrong, wrong
     # the rules text is named so in both languages
-    assert "o texto das regras" in po["{system}: the rules text has no armour rules, so "
-                                      "both sides are the same shooter (a control)."]
+    assert (
+        "o texto das regras"
+        in po[
+            "{system}: the rules text has no armour rules, so "
+            "both sides are the same shooter (a control)."
+        ]
+    )
 
 
 def test_engine_notes_shown_in_reports_say_rules_text():
     """Strings outside the catalogue the report or the CLI shows (notes, plans refused,
     the cross-combat file's notes): no "the seed" meaning the rule document."""
     bad = []
-    files = [*(ROOT / "engines" / "systems").rglob("*.py"),
-             ROOT / "analysis" / "data" / "cross_combat.toml"]
+    files = [
+        *(ROOT / "engines" / "systems").rglob("*.py"),
+        ROOT / "analysis" / "data" / "cross_combat.toml",
+    ]
     for path in files:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".toml":
             strings = re.findall(r'=\s*"([^"]*)"', text)
         else:
-            strings = [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                       if t.type == tokenize.STRING and not t.string.startswith(('"""', "'''"))]
-        bad += [f"{path.relative_to(ROOT)}: {s}" for s in strings
-                if re.search(r"\bthe seed\b|\bseed's\b|\(seed\)|\bd20 seed\b", s)]
+            strings = [
+                t.string
+                for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type == tokenize.STRING and not t.string.startswith(('"""', "'''"))
+            ]
+        bad += [
+            f"{path.relative_to(ROOT)}: {s}"
+            for s in strings
+            if re.search(r"\bthe seed\b|\bseed's\b|\(seed\)|\bd20 seed\b", s)
+        ]
     assert not bad, "\n".join(bad)

@@ -37,8 +37,9 @@ def test_every_system_is_in_it_or_says_why(section):
 
 @pytest.mark.slow
 def test_sentences_are_the_numbers_their_command_prints(section, capsys):
-    readings = [r for r in section.reading
-                if isinstance(r, Reading) and r.small and "charging" in r]
+    readings = [
+        r for r in section.reading if isinstance(r, Reading) and r.small and "charging" in r
+    ]
     assert {r.split(":")[0] for r in readings} == set(distance_systems()) & set(SYSTEMS)
     for r in readings:
         words = shlex.split(r.small)
@@ -56,7 +57,7 @@ def test_sentences_are_the_numbers_their_command_prints(section, capsys):
         if m:
             first = int(m.group(1))
             assert t.loc[first, "p_side0"] > 0.5 + 1e-9
-            assert (t.loc[:first - 1, "p_side0"] <= 0.5 + 1e-9).all()   # 0.5 is even
+            assert (t.loc[: first - 1, "p_side0"] <= 0.5 + 1e-9).all()  # 0.5 is even
 
 
 @pytest.mark.slow
@@ -64,12 +65,14 @@ def test_armoured_shooter_sentences_are_the_numbers_their_command_prints(section
     """The cross-combat matchup ``armoured_shooter``: each sentence's two shares are the
     rows its ``duel --table distance`` command prints; the systems without armour rules
     say so instead of a number."""
-    readings = [r for r in section.reading
-                if isinstance(r, Reading) and "--armour-a" in r.small]
+    readings = [r for r in section.reading if isinstance(r, Reading) and "--armour-a" in r.small]
     # the fighters in words, never the label's ids
     assert not any("armour=" in r or "weapon=" in r for r in readings)
-    assert {r.split(":")[0] for r in readings} == {"dice_pool_7", "percentile",
-                                                    "d20_degrees"} & set(SYSTEMS)
+    assert {r.split(":")[0] for r in readings} == {
+        "dice_pool_7",
+        "percentile",
+        "d20_degrees",
+    } & set(SYSTEMS)
     for r in readings:
         words = shlex.split(r.small)
         assert words[1] == "duel"
@@ -129,8 +132,12 @@ def test_cover_is_shown_where_a_system_has_a_cover_rule(section):
     with_cover = [s for s in SYSTEMS if has_distance(s) and takes_cover(s)]
     assert "dice_pool_7" not in with_cover
     with pytest.raises(InputError, match="no cover rule"):
-        duel_table("dice_pool_7", {"archetype": "competent_shooter", "plan": "cover"},
-                   "competent_swordsman", "exact")
+        duel_table(
+            "dice_pool_7",
+            {"archetype": "competent_shooter", "plan": "cover"},
+            "competent_swordsman",
+            "exact",
+        )
     ids = {getattr(b, "id", "") for b in section.blocks}
     if with_cover:
         assert section.title == "Distance and cover"
@@ -149,8 +156,9 @@ def test_cover_is_shown_where_a_system_has_a_cover_rule(section):
 def test_cover_sentences_are_the_numbers_their_commands_print(section, capsys):
     """Each cover sentence cites four shares 20 m apart: in cover and holding, against the
     charger and against another shooter; its four commands print them in that order."""
-    readings = [r for r in section.reading
-                if isinstance(r, Reading) and r.small and ": in cover (" in r]
+    readings = [
+        r for r in section.reading if isinstance(r, Reading) and r.small and ": in cover (" in r
+    ]
     assert readings
     for r in readings:
         cmds = r.small.split(" ; ")
@@ -171,8 +179,13 @@ def test_dice_pool_7_dip_is_the_short_band_edge(section, capsys):
     light pistol ends at 18 m (20 yards), past it a shot loses 2 dice (3 dice → 1 die
     against the charger's Defense: P(hit) 0.784 → 0.4, A1: 1 − 0.6³ and 0.4). The
     reading names the edge and the rule; its commands print the numbers."""
-    [r] = [r for r in section.reading if isinstance(r, Reading)
-           and r.startswith("dice_pool_7: the shooter's chance falls from") and "15 m" in r]
+    [r] = [
+        r
+        for r in section.reading
+        if isinstance(r, Reading)
+        and r.startswith("dice_pool_7: the shooter's chance falls from")
+        and "15 m" in r
+    ]
     assert "at a band edge" in r
     assert "AT-g1" in r
     assert "up to 18 m" in r

@@ -39,6 +39,7 @@ SYSTEM = "dice_pool_7"  # one system, few trials: the machine is shared and slow
 
 # ---------------------------------------------------------------- the catalogue
 
+
 def extracted_msgids() -> dict[str, str]:
     """msgid → where it was found, for every string ``babel.cfg`` maps: marked strings of
     ``reports/`` (python sources and Jinja2 templates), the sentence templates
@@ -50,7 +51,8 @@ def extracted_msgids() -> dict[str, str]:
     keywords = {**DEFAULT_KEYWORDS, "N_": None}
     out = {}
     for filename, lineno, message, _comments, _context in extract_from_dir(
-            ROOT, method_map, options_map, keywords=keywords):
+        ROOT, method_map, options_map, keywords=keywords
+    ):
         ids = message if isinstance(message, tuple) else (message,)
         for msgid in ids:
             if msgid:
@@ -69,13 +71,17 @@ def test_extraction_finds_the_report_strings():
     that found nothing would pass vacuously)."""
     ids = extracted_msgids()
     assert len(ids) > 300
-    for msgid in ("Success curves", "What this means for a designer",   # template
-                  "pool size (number of d10)",                           # axis label
-                  "Combat: the same duels in every system", "Provenance"):
+    for msgid in (
+        "Success curves",
+        "What this means for a designer",  # template
+        "pool size (number of d10)",  # axis label
+        "Combat: the same duels in every system",
+        "Provenance",
+    ):
         assert msgid in ids
     where = {w.split(":")[0].split("/")[0] for w in ids.values()}
     assert {"reports", "engines", "analysis"} <= where
-    assert "a natural 1 always fails" in ids                             # a variant's doc
+    assert "a natural 1 always fails" in ids  # a variant's doc
     assert ids["a natural 1 always fails"].startswith("engines/")
     assert any(w.startswith("analysis/checks/claims.py") for w in ids.values())  # C7
     assert any(w.startswith("analysis/workflow/audit/cures.py") for w in ids.values())  # cures
@@ -85,10 +91,12 @@ def test_extraction_finds_the_report_strings():
 def test_every_visible_string_has_a_pt_br_translation():
     ids = extracted_msgids()
     po = catalogue()
-    missing = sorted(f"{where}: {msgid!r}" for msgid, where in ids.items()
-                     if not po.get(msgid, "").strip())
-    assert not missing, f"{len(missing)} strings without a pt-BR translation:\n" \
-        + "\n".join(missing)
+    missing = sorted(
+        f"{where}: {msgid!r}" for msgid, where in ids.items() if not po.get(msgid, "").strip()
+    )
+    assert not missing, f"{len(missing)} strings without a pt-BR translation:\n" + "\n".join(
+        missing
+    )
 
 
 def _fields(text: str) -> set[str]:
@@ -112,8 +120,11 @@ def test_each_msgid_once():
 
 def test_translations_keep_their_placeholders():
     po = catalogue()
-    bad = [msgid for msgid in extracted_msgids()
-           if po.get(msgid) and _fields(msgid) != _fields(po[msgid])]
+    bad = [
+        msgid
+        for msgid in extracted_msgids()
+        if po.get(msgid) and _fields(msgid) != _fields(po[msgid])
+    ]
     assert bad == []
 
 
@@ -134,8 +145,13 @@ def test_rule_terms_follow_the_seeds():
     Extremo (percentile), parada (dice pools), Dificuldade, Característica + Habilidade
     (middle_3d10); rule ids are kept."""
     po = catalogue()
-    assert "Sucesso Difícil" in po["d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth "
-                                   "(D1); bonus/penalty tens dice (D4)"]
+    assert (
+        "Sucesso Difícil"
+        in po[
+            "d100 roll-under the skill; hard ≤ half, extreme ≤ a fifth "
+            "(D1); bonus/penalty tens dice (D4)"
+        ]
+    )
     assert "(D1)" in po["level (D1)"]
     assert po["pool (dice)"].startswith("parada")
     assert "Característica + Habilidade" in po["modifier (characteristic + skill)"]
@@ -155,7 +171,7 @@ def test_rule_words_of_each_rules_text():
     assert "não-letal" in po["armour against bashing damage"]
     assert po["take 10"] == "teste de rotina"
     assert (po["advantage"], po["disadvantage"]) == ("vantagem", "desvantagem")
-    assert po["dying"] == "moribundo"        # the fate, one word in every table
+    assert po["dying"] == "moribundo"  # the fate, one word in every table
     dying_b9 = [v for k, v in po.items() if re.search(r"\bB9\b", k) and "dying" in k]
     assert dying_b9
     assert all("moribundo" in v and "morrendo" not in v for v in dying_b9), dying_b9
@@ -185,8 +201,21 @@ def test_modifier_chart_labels_in_portuguese():
     assert "vantagem (B4)" in labels
     assert "teste de rotina (E4)" in labels
     assert "equipamento magistral +2 (A5)" in labels
-    english = {"advantage", "disadvantage", "take", "bonus", "penalty", "circumstance",
-               "masterwork", "masterful", "effort", "push", "dice", "die", "point"}
+    english = {
+        "advantage",
+        "disadvantage",
+        "take",
+        "bonus",
+        "penalty",
+        "circumstance",
+        "masterwork",
+        "masterful",
+        "effort",
+        "push",
+        "dice",
+        "die",
+        "point",
+    }
     left = [x for x in labels if english & set(re.findall(r"[a-z]+", x))]
     assert left == []
     assert "pontos percentuais" in ax.get_xlabel()
@@ -204,7 +233,7 @@ def test_tactic_armour_and_fighter_ids_in_words():
     assert t("heavy_archaic", "pt-BR") == "arcaica pesada"
     assert t("attack_dodge", "pt-BR") == "esquiva e ataque"
     assert t("competent_swordsman", "pt-BR") == "espadachim competente"
-    assert t("rounds_mean", "pt-BR") == "rounds_mean"   # no words: the checker reports it
+    assert t("rounds_mean", "pt-BR") == "rounds_mean"  # no words: the checker reports it
     fig, (ax,) = new_figure()
     ax.plot([0, 1], [0, 1], label="percentile: fight_back")
     ax.plot([0, 1], [1, 0], label=Text(N_("{x} rounds"), x=1.1))
@@ -216,9 +245,9 @@ def test_tactic_armour_and_fighter_ids_in_words():
 
 # ---------------------------------------------------------------- numbers
 
+
 def test_pt_br_numbers():
-    # Brazilian style: decimal comma, thousands dot, the percent sign as Babel's pt_BR
-    # percent pattern writes it ("#,##0%": no space), in prose and tables alike.
+    # decimal comma, thousands dot, the percent as Babel's pt_BR pattern ("#,##0%")
     from babel.numbers import format_percent
 
     assert format_percent(0.46, locale="pt_BR") == "46%"
@@ -236,14 +265,28 @@ def test_pt_br_numbers():
 def test_pt_br_catalogue_has_one_percent_style():
     """No translation puts a space (plain or non-breaking) between a number or a
     placeholder and its % sign."""
-    spaced = [(k, v) for k, v in catalogue().items()
-              if isinstance(v, str) and re.search(r"[\d})][ \u00a0\u202f]%", v)]
+    spaced = [
+        (k, v)
+        for k, v in catalogue().items()
+        if isinstance(v, str) and re.search(r"[\d})][ \u00a0\u202f]%", v)
+    ]
     assert spaced == []
 
 
-@pytest.mark.parametrize(("n", "one"), [(1, True), (1.1, True), (1.9, True), (0.5, True),
-                                        (-1, True), (0, False), (2, False), (2.34, False),
-                                        (38, False)])
+@pytest.mark.parametrize(
+    ("n", "one"),
+    [
+        (1, True),
+        (1.1, True),
+        (1.9, True),
+        (0.5, True),
+        (-1, True),
+        (0, False),
+        (2, False),
+        (2.34, False),
+        (38, False),
+    ],
+)
 def test_portuguese_singular_is_between_zero_and_two(n, one):
     assert i18n.singular_count(n, "pt-BR") is one
     assert i18n.singular_count(n, "en") is (abs(n) == 1)
@@ -252,12 +295,18 @@ def test_portuguese_singular_is_between_zero_and_two(n, one):
 def test_counted_nouns_agree_in_portuguese():
     agree = i18n.agree
     assert agree("um duelo dura 1,1 rodadas", "pt-BR") == "um duelo dura 1,1 rodada"
-    assert agree("a sorte vale 1,3 degraus e 0,6 degraus", "pt-BR") == \
-        "a sorte vale 1,3 degrau e 0,6 degrau"
-    assert agree("1 sessões, 2 sessões, 0 rodadas, 2,1 rodadas", "pt-BR") == \
-        "1 sessão, 2 sessões, 0 rodadas, 2,1 rodadas"
-    assert agree("1,2 pontos percentuais e 1&nbsp;lutas", "pt-BR") == \
-        "1,2 ponto percentual e 1&nbsp;luta"
+    assert (
+        agree("a sorte vale 1,3 degraus e 0,6 degraus", "pt-BR")
+        == "a sorte vale 1,3 degrau e 0,6 degrau"
+    )
+    assert (
+        agree("1 sessões, 2 sessões, 0 rodadas, 2,1 rodadas", "pt-BR")
+        == "1 sessão, 2 sessões, 0 rodadas, 2,1 rodadas"
+    )
+    assert (
+        agree("1,2 pontos percentuais e 1&nbsp;lutas", "pt-BR")
+        == "1,2 ponto percentual e 1&nbsp;luta"
+    )
     # a thousands group or a decimal's tail is not a count of its own
     assert agree("20.001 lutas, 3,1 rodadas", "pt-BR") == "20.001 lutas, 3,1 rodadas"
     assert agree("1.1 rounds", "en") == "1.1 rounds"
@@ -308,12 +357,29 @@ def test_figure_labels_are_translated():
 
 # ---------------------------------------------------------------- the built report
 
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("report-pt")
-    rc = main(["report", "--lang", "pt-BR", "--systems", SYSTEM, "--trials", "1000",
-               "--combat-trials", "200", "--seed", "3", "--no-pdf", "--quiet",
-               "--out", str(out)])
+    rc = main(
+        [
+            "report",
+            "--lang",
+            "pt-BR",
+            "--systems",
+            SYSTEM,
+            "--trials",
+            "1000",
+            "--combat-trials",
+            "200",
+            "--seed",
+            "3",
+            "--no-pdf",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     return out
 
@@ -324,15 +390,22 @@ def page(built, tmp_path_factory):
         b.open((built / "report.html").as_uri())
         result = {
             "lang": b.evaluate("document.documentElement.lang"),
-            "images": b.evaluate("Array.from(document.images).map(i => ({complete: "
-                                 "i.complete, w: i.naturalWidth, h: i.naturalHeight}))"),
-            "h2": b.evaluate("Array.from(document.querySelectorAll('h2'))"
-                             ".map(h => h.textContent.trim())"),
-            "prose": b.evaluate("Array.from(document.querySelectorAll('.reading p, "
-                                "figcaption, .table-caption, h1, h2, h3, th, .subtitle, "
-                                "p.lead')).map(e => e.textContent.trim())"),
-            "reading": b.evaluate("Array.from(document.querySelectorAll('.reading-title'))"
-                                  ".map(h => h.textContent.trim())"),
+            "images": b.evaluate(
+                "Array.from(document.images).map(i => ({complete: "
+                "i.complete, w: i.naturalWidth, h: i.naturalHeight}))"
+            ),
+            "h2": b.evaluate(
+                "Array.from(document.querySelectorAll('h2')).map(h => h.textContent.trim())"
+            ),
+            "prose": b.evaluate(
+                "Array.from(document.querySelectorAll('.reading p, "
+                "figcaption, .table-caption, h1, h2, h3, th, .subtitle, "
+                "p.lead')).map(e => e.textContent.trim())"
+            ),
+            "reading": b.evaluate(
+                "Array.from(document.querySelectorAll('.reading-title'))"
+                ".map(h => h.textContent.trim())"
+            ),
             "curves": b.evaluate("""(() => { const t = document.getElementById(
                 'curves-dice_pool_7'); return {head: Array.from(t.tHead.rows[
                 t.tHead.rows.length - 1].cells).map(c => c.textContent.trim()),
@@ -376,16 +449,15 @@ def test_no_english_sentence_left_on_the_page(page):
 def test_pt_br_tables_use_decimal_commas_and_csv_stays_machine_readable(built, page):
     head, row = page["curves"]["head"], page["curves"]["row"]
     assert head[0] == "parada"
-    # pool 5, at least 1 success: 1 − 0.7^5 · (1 − …) — any probability cell of the row
-    # is a percentage with a decimal comma ("83,2 %", "0 %", "<0,1 %"), never "0.dddd"
+    # every probability cell is a percentage with a decimal comma ("83,2%"), never "0.dd"
     cells = row[1:]
-    assert all(re.fullmatch(r"[<>]?\d{1,3}(,\d)?\s?%", c.replace("\u00a0", " "))
-               for c in cells), cells
+    assert all(re.fullmatch(r"[<>]?\d{1,3}(,\d)?\s?%", c.replace("\u00a0", " ")) for c in cells), (
+        cells
+    )
     assert any("," in c for c in cells), cells
     html = (built / "report.html").read_text(encoding="utf-8")
     assert '<html lang="pt-BR">' in html
-    m = re.search(r'download="curves-dice_pool_7\.csv" href="data:text/csv;base64,([^"]+)"',
-                  html)
+    m = re.search(r'download="curves-dice_pool_7\.csv" href="data:text/csv;base64,([^"]+)"', html)
     rows = list(csvlib.DictReader(io.StringIO(base64.b64decode(m.group(1)).decode("utf-8"))))
     assert {"pool", "successes", "p_exact"} <= set(rows[0])  # machine column names
     p = [row["p_exact"] for row in rows]
@@ -395,9 +467,11 @@ def test_pt_br_tables_use_decimal_commas_and_csv_stays_machine_readable(built, p
 
 # ---------------------------------------------------------------- campaign, key findings
 
-ENGLISH_WORDS = re.compile(r"\b(the|of|and|with|per|at|after|by|within|is|are|start|"
-                           r"sessions?|mean|median|character|characters|reach|reaches|"
-                           r"only|over|outside|Cure|pass|fail|undecided)\b")
+ENGLISH_WORDS = re.compile(
+    r"\b(the|of|and|with|per|at|after|by|within|is|are|start|"
+    r"sessions?|mean|median|character|characters|reach|reaches|"
+    r"only|over|outside|Cure|pass|fail|undecided)\b"
+)
 
 
 @pytest.mark.slow
@@ -410,18 +484,19 @@ def test_campaign_section_in_pt_br():
 
     po = catalogue()
     with i18n.language("pt-BR"):
-        sec = section_campaign(ReportSettings(systems=("dice_pool_7", "middle_3d10",
-                                                       "percentile"), lang="pt-BR"))
+        sec = section_campaign(
+            ReportSettings(systems=("dice_pool_7", "middle_3d10", "percentile"), lang="pt-BR")
+        )
     assert sec.title == "Mecânicas de campanha ao longo das sessões"
-    assert len(sec.reading) == 5                          # intro, 3 systems, attrition
+    assert len(sec.reading) == 5  # intro, 3 systems, attrition
     assert re.search(r"dice_pool_7 \d+,\d%", sec.reading[-1]), sec.reading[-1]
     for line in sec.reading:
         assert not ENGLISH_WORDS.search(line), line
     text = " ".join(sec.reading)
-    assert "após 30 sessões" in text                       # dice_pool_7 morality, 30 sessions
-    assert "Moralidade 7 no início" in text                # A17: every character starts at 7
-    assert "Degeneração" in text                          # middle_3d10 arcane (B11-B14)
-    assert re.search(r"média \d+,\d\d\)", text), text      # decimal comma, two places
+    assert "após 30 sessões" in text  # dice_pool_7 morality, 30 sessions
+    assert "Moralidade 7 no início" in text  # A17: every character starts at 7
+    assert "Degeneração" in text  # middle_3d10 arcane (B11-B14)
+    assert re.search(r"média \d+,\d\d\)", text), text  # decimal comma, two places
     assert "por sessão 1" in text
     for fig in sec.figures():
         for words in (fig.title, fig.caption.text, fig.alt):
@@ -431,7 +506,7 @@ def test_campaign_section_in_pt_br():
     assert table.title == po["State after the last session"]
     assert not ENGLISH_WORDS.search(table.caption.text)
     assert {"mechanic", "session", "q10"} <= set(table.frame.columns)  # machine names (CSV)
-    assert all(po.get(c, "").strip() for c in table.frame.columns)     # headers translated
+    assert all(po.get(c, "").strip() for c in table.frame.columns)  # headers translated
 
 
 @pytest.mark.slow
@@ -449,19 +524,25 @@ def test_key_findings_section_in_pt_br():
 
     po = catalogue()
     with i18n.language("pt-BR"):
-        sec = section_key_findings(ReportSettings(systems=("middle_3d10",),
-                                                  progress=False, lang="pt-BR"))
+        sec = section_key_findings(
+            ReportSettings(systems=("middle_3d10",), progress=False, lang="pt-BR")
+        )
     assert sec.title == "Principais conclusões"
     # the sharpest finding: an even knife duel decided in round 1 (B9: one knife hit
     # takes an equal of Vigor 4 past its Resistance bands)
     first = sec.reading[0]
-    assert re.fullmatch(r"middle_3d10: um duelo de um lutador competente \(faca\) contra um "
-                        r"igual termina na rodada 1 em \d\d,\d% das vezes, porque um "
-                        r"ataque de faca derruba o igual ileso em \d\d,\d% das vezes\.",
-                        first), first
+    assert re.fullmatch(
+        r"middle_3d10: um duelo de um lutador competente \(faca\) contra um "
+        r"igual termina na rodada 1 em \d\d,\d% das vezes, porque um "
+        r"ataque de faca derruba o igual ileso em \d\d,\d% das vezes\.",
+        first,
+    ), first
     counts = sec.reading[1]
-    assert re.match(r"\d+ de \d+ limites de balanceamento passam com as regras padrão; "
-                    r"com falha: \d+, inconclusivos: \d+", counts), counts
+    assert re.match(
+        r"\d+ de \d+ limites de balanceamento passam com as regras padrão; "
+        r"com falha: \d+, inconclusivos: \d+",
+        counts,
+    ), counts
     assert not ENGLISH_WORDS.search(counts.replace("rpg-balance audit", "")), counts
     table = sec.tables()[0]
     assert table.title == "Limites de balanceamento"
@@ -471,18 +552,21 @@ def test_key_findings_section_in_pt_br():
     fails = table.full[table.full["status"] == "fail"]
     # the middle_3d10 even duel fails its 2-6 round guardrail (about 1.1 rounds)
     assert "even duel length (middle_3d10)" in set(fails["guardrail"])
-    lines = sec.reading[2:2 + len(fails)]
+    lines = sec.reading[2 : 2 + len(fails)]
     shown = table.frame[table.frame["status"] == "falha"]
-    for line, r, cell in zip(lines, fails.itertuples(index=False), shown["suggestion"],
-                             strict=True):
-        assert po[r.reason] in line, line                   # the reason, translated
-        assert " leva " in cell or cell.startswith(("nenhum ajuste", "nenhuma alteração")), \
-            cell  # the table's
-        assert " which makes " in r.suggestion \
-            or r.suggestion.startswith(("no cure within", "no one-knob edit"))
-        assert po[r.guardrail] in line, line                # the name, translated
+    for line, r, cell in zip(
+        lines, fails.itertuples(index=False), shown["suggestion"], strict=True
+    ):
+        assert po[r.reason] in line, line  # the reason, translated
+        assert " leva " in cell or cell.startswith(("nenhum ajuste", "nenhuma alteração")), (
+            cell
+        )  # the table's
+        assert " which makes " in r.suggestion or r.suggestion.startswith(
+            ("no cure within", "no one-knob edit")
+        )
+        assert po[r.guardrail] in line, line  # the name, translated
         own = line.replace(po[r.guardrail], "")
-        assert " das vezes" in own or " em média" in own, line   # the figure, in words
+        assert " das vezes" in own or " em média" in own, line  # the figure, in words
         assert "Ajuste: " in own, line
     for line in sec.reading:
         own = line.replace("middle_3d10", "").replace("rpg-balance audit", "")
@@ -490,33 +574,39 @@ def test_key_findings_section_in_pt_br():
         assert not re.search(r"\b(both|a|b|variant)\.\w+|\d[eE][-+]?\d", own), line
         assert not [m for m in (*METRIC_NAMES, "p_success") if m in own], line
     assert "duração de um duelo equilibrado (middle_3d10)" in set(shown["guardrail"])
-    duel = next(x for x in lines
-                if x.startswith("duração de um duelo equilibrado (middle_3d10)"))
-    assert ("um duelo de um lutador competente (faca) contra um igual dura 1,1 rodada em "
-            "média, fora de 2 a 6") in duel
-    assert "2 a 6 rodadas em média" in duel                 # guardrails.toml's reason
-    assert "Ajuste: o Vigor dos dois lutadores (B9) de 4 para " in duel   # B9, words
+    duel = next(x for x in lines if x.startswith("duração de um duelo equilibrado (middle_3d10)"))
+    assert (
+        "um duelo de um lutador competente (faca) contra um igual dura 1,1 rodada em "
+        "média, fora de 2 a 6"
+    ) in duel
+    assert "2 a 6 rodadas em média" in duel  # guardrails.toml's reason
+    assert "Ajuste: o Vigor dos dois lutadores (B9) de 4 para " in duel  # B9, words
 
 
 # ---------------------------------------------------------------- text made outside reports/
+
 
 def test_a_new_variant_doc_is_extracted():
     """A variant added to an engine with an English doc is found by the extractor of
     babel.cfg, so the catalogue test above fails until it has a pt-BR msgstr."""
     from reports.extract import variant_docs
 
-    src = (b"from engines.variants import variant\n"
-           b"class Variants:\n"
-           b"    new_gap: int = variant(3, rule='A-g99', doc='a brand new '\n"
-           b"                           'gap, never translated', choices=(1, 3))\n")
+    src = (
+        b"from engines.variants import variant\n"
+        b"class Variants:\n"
+        b"    new_gap: int = variant(3, rule='A-g99', doc='a brand new '\n"
+        b"                           'gap, never translated', choices=(1, 3))\n"
+    )
     found = [m for _l, _f, m, _c in variant_docs(io.BytesIO(src), (), (), {})]
     assert found == ["a brand new gap, never translated"]
     assert "a brand new gap, never translated" not in catalogue()
     # the words a finding names it by (term=, words=) are extracted too
-    src = (b"from engines.variants import variant\n"
-           b"class Variants:\n"
-           b"    new_gap: int = variant(3, rule='A-g99', doc='a gap', choices=(1, 3),\n"
-           b"                           term='the new-gap rule', words={1: 'one only'})\n")
+    src = (
+        b"from engines.variants import variant\n"
+        b"class Variants:\n"
+        b"    new_gap: int = variant(3, rule='A-g99', doc='a gap', choices=(1, 3),\n"
+        b"                           term='the new-gap rule', words={1: 'one only'})\n"
+    )
     found = [m for _l, _f, m, _c in variant_docs(io.BytesIO(src), (), (), {})]
     assert sorted(found) == ["a gap", "one only", "the new-gap rule"]
 
@@ -535,7 +625,7 @@ def test_assumptions_table_docs_in_pt_br():
     assert len(pt) == len(en) > 10
     for doc_en, doc_pt in zip(en["doc"], pt["doc"], strict=True):
         assert doc_pt == po[doc_en] != doc_en
-    assert "um 1 natural sempre falha" in set(pt["doc"])   # d20_degrees E3
+    assert "um 1 natural sempre falha" in set(pt["doc"])  # d20_degrees E3
 
 
 def test_c7_sentence_in_pt_br():
@@ -545,14 +635,16 @@ def test_c7_sentence_in_pt_br():
 
     english = claim_c7_summary(claim_c7_table(None))["sentence"]
     pt = i18n.text(english, "pt-BR")
-    assert pt.startswith("C7 (dice_pool_6, variantes: padrão): '−1 de Dificuldade' e "
-                         "'+2 dados' dão chances de sucesso")
-    assert not re.search(r"\b(the|of|and|in|at|where|cells|gap|pools?|breaks|worth)\b",
-                         pt), pt
-    gap = re.search(r"largest gap is (\d+)\.(\d) points at pool (\d+), difficulty (\d+)",
-                    english)
-    assert f"A maior diferença é de {gap[1]},{gap[2]} pontos na parada {gap[3]}, " \
-           f"Dificuldade {gap[4]}" in pt
+    assert pt.startswith(
+        "C7 (dice_pool_6, variantes: padrão): '−1 de Dificuldade' e "
+        "'+2 dados' dão chances de sucesso"
+    )
+    assert not re.search(r"\b(the|of|and|in|at|where|cells|gap|pools?|breaks|worth)\b", pt), pt
+    gap = re.search(r"largest gap is (\d+)\.(\d) points at pool (\d+), difficulty (\d+)", english)
+    assert (
+        f"A maior diferença é de {gap[1]},{gap[2]} pontos na parada {gap[3]}, "
+        f"Dificuldade {gap[4]}" in pt
+    )
     counts = re.search(r"in (\d+) of (\d+) cells \((\d+) %", english)
     assert f"em {counts[1]} de {counts[2]} células ({counts[3]}%" in pt
     assert i18n.text(english, "en") == english
@@ -593,24 +685,35 @@ def test_pt_br_designer_wording():
     assert po["DC"] == po["dc"] == "CD"
     assert po["guardrail"] == "limite de balanceamento"
     assert po["undecided"] == "inconclusivo"
-    meets = [s for i, s in po.items() if isinstance(i, str)
-             and re.search(r"\bmeets?\b.*\b(task|difficulty)\b", i)]
+    meets = [
+        s
+        for i, s in po.items()
+        if isinstance(i, str) and re.search(r"\bmeets?\b.*\b(task|difficulty)\b", i)
+    ]
     assert len(meets) >= 4
     for s in meets:
         assert "venc" not in s, s
         assert "super" in s, s
     # issue 32 item 4: the words of the live page and of the report alike
-    assert [po[w] for w in ("pool", "successes", "modifier", "difficulty", "roll")] == \
-        ["parada", "sucessos", "modificador", "dificuldade", "rolagem"]
+    assert [po[w] for w in ("pool", "successes", "modifier", "difficulty", "roll")] == [
+        "parada",
+        "sucessos",
+        "modificador",
+        "dificuldade",
+        "rolagem",
+    ]
     assert po["Aftermath"] == "Destino dos caídos"
-    assert [po[w] for w in ("leave", "first aid", "finish off")] == \
-        ["deixar", "primeiros socorros", "executar"]
+    assert [po[w] for w in ("leave", "first aid", "finish off")] == [
+        "deixar",
+        "primeiros socorros",
+        "executar",
+    ]
     assert po["dying"] == "moribundo"
     assert po["live workbench"] == "bancada interativa"
     assert po["default rules (no variants)"] == "regras padrão (sem variantes)"
     cures = [s for i, s in po.items() if isinstance(i, str) and re.search(r"\bcures?\b", i)]
     assert len(cures) >= 5
-    for s in cures:   # "ajuste" for cure throughout
+    for s in cures:  # "ajuste" for cure throughout
         assert not re.search(r"\b(corre[çc](ão|ões)|curas?)\b", s, re.I), s
 
 
@@ -653,19 +756,34 @@ def test_group_fight_table_fits_the_printed_page(lang):
     from reports.settings import ReportSettings
     from reports.structure import Caption, Report, Section, Table
 
-    rows = [{"fight": fight, "system": system, "method": "mc",
-             **dict.fromkeys(GROUP_COLUMNS, 0.4942), "rounds_mean": 3.35,
-             "rounds_se": 0.004, "rounds_q50": 3}
-            for fight in ("2v2", "3v1") for system in ("dice_pool_7", "middle_3d10",
-                                                       "d20_degrees")]
+    rows = [
+        {
+            "fight": fight,
+            "system": system,
+            "method": "mc",
+            **dict.fromkeys(GROUP_COLUMNS, 0.4942),
+            "rounds_mean": 3.35,
+            "rounds_se": 0.004,
+            "rounds_q50": 3,
+        }
+        for fight in ("2v2", "3v1")
+        for system in ("dice_pool_7", "middle_3d10", "d20_degrees")
+    ]
     frame = pd.DataFrame(rows).rename(columns=GROUP_COLUMNS)
     assert len(frame.columns) == 24
-    table = Table(id="combat-groups", title="t", frame=frame, caption=Caption("c"),
-                  index=("fight", "system"), formats={"rounds": ".2f", "SE(rounds)": ".3f",
-                                                      "median": ".0f"})
+    table = Table(
+        id="combat-groups",
+        title="t",
+        frame=frame,
+        caption=Caption("c"),
+        index=("fight", "system"),
+        formats={"rounds": ".2f", "SE(rounds)": ".3f", "median": ".0f"},
+    )
     with i18n.language(lang):
-        html = render_html(Report("r", [Section("s", "S", [], [table])]),
-                           ReportSettings(systems=("dice_pool_7",), lang=lang))
+        html = render_html(
+            Report("r", [Section("s", "S", [], [table])]),
+            ReportSettings(systems=("dice_pool_7",), lang=lang),
+        )
     right, margin = _printed_right_edges(html)
     assert right <= margin + 0.5, (right, margin)
 

@@ -52,9 +52,24 @@ def rules_file(tmp_path_factory):
 @pytest.fixture(scope="module")
 def report_html(rules_file, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    rc = main(["report", "--systems", SYSTEM, "--trials", "1000", "--combat-trials", "200",
-               "--no-pdf", "--quiet", "--no-warm-up", "-o", str(out),
-               "--rules", str(rules_file)])
+    rc = main(
+        [
+            "report",
+            "--systems",
+            SYSTEM,
+            "--trials",
+            "1000",
+            "--combat-trials",
+            "200",
+            "--no-pdf",
+            "--quiet",
+            "--no-warm-up",
+            "-o",
+            str(out),
+            "--rules",
+            str(rules_file),
+        ]
+    )
     assert rc == 0
     return (out / "report.html").read_text(encoding="utf-8")
 
@@ -77,9 +92,20 @@ def _csv(page: str, table_id: str) -> pd.DataFrame:
 
 def _cli_p_side0(capsys, *rules: str, distance: int) -> float:
     capsys.readouterr()
-    argv = ["duel", SYSTEM, "competent_swordsman", "competent_shooter", "--armour-a",
-            "heavy_archaic", "--variant", f"distance={distance}", "--format", "csv",
-            "--columns", "p_side0"]
+    argv = [
+        "duel",
+        SYSTEM,
+        "competent_swordsman",
+        "competent_shooter",
+        "--armour-a",
+        "heavy_archaic",
+        "--variant",
+        f"distance={distance}",
+        "--format",
+        "csv",
+        "--columns",
+        "p_side0",
+    ]
     for f in rules:
         argv += ["--rules", f]
     assert main(argv) == 0
@@ -100,9 +126,13 @@ def test_assumptions_list_the_edits(report_html, rules_file):
     assert "built under a designer's rules files" in words
     table = _csv(section, "rules-in-force")
     assert table.to_dict("records") == [
-        {"system": SYSTEM, "rules file": rules_file.name,
-         "edit": "armour.heavy_archaic.ballistic 2 → 0"},
-        {"system": SYSTEM, "rules file": rules_file.name, "edit": "everyone's CON +1"}]
+        {
+            "system": SYSTEM,
+            "rules file": rules_file.name,
+            "edit": "armour.heavy_archaic.ballistic 2 → 0",
+        },
+        {"system": SYSTEM, "rules file": rules_file.name, "edit": "everyone's CON +1"},
+    ]
 
 
 def test_provenance_reproduces_the_build_with_the_rules(report_html, rules_file):
@@ -111,8 +141,7 @@ def test_provenance_reproduces_the_build_with_the_rules(report_html, rules_file)
     assert "armour.heavy_archaic.ballistic 2 → 0" in prov["rules files (rule tables edited)"]
 
 
-def test_guardrail_figure_is_the_cli_duel_under_the_same_rules(report_html, rules_file,
-                                                               capsys):
+def test_guardrail_figure_is_the_cli_duel_under_the_same_rules(report_html, rules_file, capsys):
     """A13: with a ballistic rating of 0 the heavy archaic armour no longer stops the
     pistol; the report's figure (the worst of the starting distances: the largest
     P(win) against a maximum) is the CLI's duel under the same file, and not the
@@ -131,8 +160,7 @@ def test_words_in_portuguese_and_no_rules_no_words(rules_file):
     with language("pt-BR"):
         words = edit_words(rs[SYSTEM])
         line = rules_line(rs)
-        section = section_assumptions(ReportSettings(systems=(SYSTEM,), rules=tuple(
-            rs.values())))
+        section = section_assumptions(ReportSettings(systems=(SYSTEM,), rules=tuple(rs.values())))
     assert words[0] == "armour.heavy_archaic.ballistic 2 → 0"
     assert words[1] == "CON de todos +1"  # the catalogue's "everyone's {trait} {offset}"
     assert line == f"{SYSTEM} ({rules_file.name}): " + "; ".join(words)
@@ -181,11 +209,19 @@ def test_every_printed_command_names_the_rules_file(report_html, rules_file, cap
     (the file gives everyone CON + 1)."""
     import shlex
 
-    smalls = [html.unescape(m) for m in
-              re.findall(r'<small class="reproduce"><code>(.*?)</code></small>', report_html,
-                         re.S)]
-    commands = [c.partition("  # ")[0].strip() for s in smalls for line in s.split("\n")
-                for c in line.split(" ; ") if c.lstrip().startswith("rpg-balance ")]
+    smalls = [
+        html.unescape(m)
+        for m in re.findall(
+            r'<small class="reproduce"><code>(.*?)</code></small>', report_html, re.S
+        )
+    ]
+    commands = [
+        c.partition("  # ")[0].strip()
+        for s in smalls
+        for line in s.split("\n")
+        for c in line.split(" ; ")
+        if c.lstrip().startswith("rpg-balance ")
+    ]
     assert len(commands) > 5
     for c in commands:
         assert f"--rules {rules_file}" in c, c
@@ -196,6 +232,6 @@ def test_every_printed_command_names_the_rules_file(report_html, rules_file, cap
     assert main(argv) == 0
     edited = capsys.readouterr().out
     i = argv.index("--rules")
-    assert main(argv[:i] + argv[i + 2:]) == 0
+    assert main(argv[:i] + argv[i + 2 :]) == 0
     shipped = capsys.readouterr().out
     assert edited != shipped  # everyone's CON +1 moves every duel of the system

@@ -35,12 +35,19 @@ def _grid(rows: int = 21, cols: int = 10) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- percentages
 
+
 def test_probability_columns_print_as_percentages_in_both_languages():
     """0.64 reads "64.0%" (en) and "64,0 %" (pt-BR); 0 and 1 "0%" and "100%"; a chance
     below 0.05 % "<0.1%" (never a 0.0% that is not zero); an explicit format and a
     column with values above 1 stay numbers."""
-    frame = pd.DataFrame({"system": ["a", "b", "c", "d"], "p": [0.64, 0.0, 1.0, 2.1e-06],
-                          "rounds": [2.9, 3.1, 1.0, 0.5], "sd": [0.5, 0.25, 0.1, 0.9]})
+    frame = pd.DataFrame(
+        {
+            "system": ["a", "b", "c", "d"],
+            "p": [0.64, 0.0, 1.0, 2.1e-06],
+            "rounds": [2.9, 3.1, 1.0, 0.5],
+            "sd": [0.5, 0.25, 0.1, 0.9],
+        }
+    )
     t = Table("t", "T", frame, Caption(""), index=("system",), formats={"sd": ".2f"})
     assert t.percent_columns == {"p"}
     shown = {r[0][1]: {c: text for c, text, _full in r} for r in table_rows(t)}
@@ -48,8 +55,8 @@ def test_probability_columns_print_as_percentages_in_both_languages():
     assert shown["b"]["p"] == "0%"
     assert shown["c"]["p"] == "100%"
     assert shown["d"]["p"] == "<0.1%"
-    assert shown["a"]["rounds"] == "2.9000"     # not a probability: values above 1
-    assert shown["a"]["sd"] == "0.50"           # its own format
+    assert shown["a"]["rounds"] == "2.9000"  # not a probability: values above 1
+    assert shown["a"]["sd"] == "0.50"  # its own format
     pt = {r[0][1]: {c: text for c, text, _full in r} for r in table_rows(t, "pt-BR")}
     assert re.fullmatch(r"64,0\s?%", pt["a"]["p"].replace("\u00a0", " ")), pt["a"]["p"]
     # the full precision stays machine-readable beside the shown text
@@ -66,11 +73,13 @@ def test_no_probability_cell_prints_four_decimals():
         assert not [c for c in cells if FOUR_DECIMALS.match(c)], lang
         assert all(c.endswith("%") for c in cells)
     old = Table("g", "G", _grid(), Caption(""), index=("pool",), percent=())
-    assert all(FOUR_DECIMALS.match(text) for row in table_rows(old)
-               for c, text, _f in row if c != "pool")
+    assert all(
+        FOUR_DECIMALS.match(text) for row in table_rows(old) for c, text, _f in row if c != "pool"
+    )
 
 
 # ---------------------------------------------------------------- words
+
 
 def test_every_column_name_reads_as_words():
     """No header of the report's columns shows a snake_case identifier, in English or
@@ -92,8 +101,12 @@ def test_identifiers_in_cells_read_as_words_but_ids_and_commands_stay():
     assert "_" not in cell_words("competent_swordsman (weapon=light_melee)")
     assert cell_words("rounds_mean") == "mean rounds"
     assert cell_words("even duel length (dice_pool_7)") == "even duel length (dice_pool_7)"
-    for kept in ("rpg-balance duel dice_pool_7 a b --columns p_side0",
-                 "analysis/data/guardrails.toml", "p_rounds_between:3:5", "middle_3d10"):
+    for kept in (
+        "rpg-balance duel dice_pool_7 a b --columns p_side0",
+        "analysis/data/guardrails.toml",
+        "p_rounds_between:3:5",
+        "middle_3d10",
+    ):
         assert cell_words(kept) == kept
     assert "_" not in cell_words("heavy_archaic", "pt-BR")
 
@@ -109,6 +122,7 @@ def test_markdown_code_spans_render_as_code():
 
 # ---------------------------------------------------------------- compact printed views
 
+
 def test_large_grid_prints_compact_and_keeps_the_full_grid_on_screen():
     """A 21 × 10 grid prints at most 12 rows and 8 value columns at an even step, its
     first and last row and column kept; the page holds the full grid (screen-only) and
@@ -122,15 +136,15 @@ def test_large_grid_prints_compact_and_keeps_the_full_grid_on_screen():
     pools = list(small.frame["pool"])
     assert pools[0] == 0
     assert pools[-1] == 20
-    assert len(set(np.diff(pools))) == 1                      # an even step: 0, 2, … 20
+    assert len(set(np.diff(pools))) == 1  # an even step: 0, 2, … 20
     assert list(small.frame.columns)[1] == "1"
     assert list(small.frame.columns)[-1] == "10"
     named = pd.DataFrame({"weapon": [f"w{i}" for i in range(41)], "p": np.linspace(0, 1, 41)})
     assert printed(Table("n", "N", named, Caption(""), index=("weapon",))) is None
-    assert printed(Table("g", "G", _grid(), Caption(""), index=("pool",),
-                         compact=False)) is None
-    html = render_html(Report("r", [Section("s", "S", [], [t])]),
-                       ReportSettings(systems=("dice_pool_7",)))
+    assert printed(Table("g", "G", _grid(), Caption(""), index=("pool",), compact=False)) is None
+    html = render_html(
+        Report("r", [Section("s", "S", [], [t])]), ReportSettings(systems=("dice_pool_7",))
+    )
     assert re.search(r'<table id="g" class="data screen-only"', html)
     assert re.search(r'<table id="g-print" class="data print-only', html)
     assert "The printed page shows 11 of the 21 rows" in html
@@ -138,12 +152,14 @@ def test_large_grid_prints_compact_and_keeps_the_full_grid_on_screen():
 
 def test_printed_false_leaves_a_table_out_of_the_pdf_only():
     t = Table("x", "X", _grid(5, 3), Caption(""), index=("pool",), printed=False)
-    html = render_html(Report("r", [Section("s", "S", [], [t])]),
-                       ReportSettings(systems=("dice_pool_7",)))
+    html = render_html(
+        Report("r", [Section("s", "S", [], [t])]), ReportSettings(systems=("dice_pool_7",))
+    )
     assert 'class="table-block screen-only" id="x-block"' in html
 
 
 # ---------------------------------------------------------------- group fights
+
 
 def test_group_sides_are_named_in_words():
     from reports.sections.combat_groups import side_name
@@ -162,14 +178,21 @@ def test_fates_of_the_fallen_sum_to_one_weighted_by_side_size():
     1.8 expected fallen → 7/18, 6/18, 5/18."""
     from reports.sections.combat_groups import fallen_fates
 
-    row = {"p_side0_dead": 0.1, "p_side0_dying": 0.2, "p_side0_out": 0.1,
-           "p_side1_dead": 0.4, "p_side1_dying": 0.0, "p_side1_out": 0.2}
+    row = {
+        "p_side0_dead": 0.1,
+        "p_side0_dying": 0.2,
+        "p_side0_out": 0.1,
+        "p_side1_dead": 0.4,
+        "p_side1_dying": 0.0,
+        "p_side1_out": 0.2,
+    }
     fates = fallen_fates(row, 3, 1)
     assert fates == pytest.approx({"dead": 7 / 18, "dying": 6 / 18, "out": 5 / 18})
     assert sum(fates.values()) == pytest.approx(1.0)
 
 
 # ---------------------------------------------------------------- figures
+
 
 def _tick_values(axis) -> list[float]:
     lo, hi = sorted(axis.get_view_interval())
@@ -185,11 +208,11 @@ def test_whole_number_axes_get_whole_ticks():
     ax = fig.add_subplot()
     ax.plot([0, 1, 2, 3], [0.1, 0.35, 0.6, 0.8])
     fig.draw_without_rendering()
-    assert any(t != int(t) for t in _tick_values(ax.xaxis))   # the default: 0.5 steps
+    assert any(t != int(t) for t in _tick_values(ax.xaxis))  # the default: 0.5 steps
     whole_ticks(fig)
     fig.draw_without_rendering()
     assert all(t == int(t) for t in _tick_values(ax.xaxis))
-    assert any(t != int(t) for t in _tick_values(ax.yaxis))   # chances stay fractional
+    assert any(t != int(t) for t in _tick_values(ax.yaxis))  # chances stay fractional
     fig2 = new_figure(4, 3)
     ax2 = fig2.add_subplot()
     ax2.plot([0, 1, 2], [1, 2, 3])
@@ -201,8 +224,9 @@ def test_whole_number_axes_get_whole_ticks():
 def test_campaign_fan_chart_has_whole_session_and_state_ticks():
     from analysis.campaign import fan_chart, run
 
-    st = run("dice_pool_7", "morality", {"morality": 7, "infraction": 5, "per_session": 1},
-             sessions=3)["exact"]
+    st = run(
+        "dice_pool_7", "morality", {"morality": 7, "infraction": 5, "per_session": 1}, sessions=3
+    )["exact"]
     fig = fan_chart(st)
     fig.draw_without_rendering()
     ax = fig.axes[0]
@@ -220,8 +244,9 @@ def test_a_two_valued_campaign_state_is_drawn_as_shares_not_a_rectangle():
 
     hero = run("d20_degrees", "hero-points", {"points": 1, "fights": 3}, sessions=20)["exact"]
     assert few_states(hero) == [0, 1]
-    morality = run("dice_pool_7", "morality",
-                   {"morality": 7, "infraction": 5, "per_session": 1}, sessions=30)["exact"]
+    morality = run(
+        "dice_pool_7", "morality", {"morality": 7, "infraction": 5, "per_session": 1}, sessions=30
+    )["exact"]
     assert few_states(morality) == []
 
 
@@ -240,8 +265,9 @@ def test_a_state_that_settles_is_said_in_words_not_drawn_flat():
     shares = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?)% at", sentence)]
     assert len(shares) == 2
     assert sum(shares) == pytest.approx(100, abs=0.11)
-    morality = run("dice_pool_7", "morality",
-                   {"morality": 7, "infraction": 5, "per_session": 1}, sessions=30)["exact"]
+    morality = run(
+        "dice_pool_7", "morality", {"morality": 7, "infraction": 5, "per_session": 1}, sessions=30
+    )["exact"]
     assert settles(morality) == []
 
 

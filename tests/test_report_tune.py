@@ -35,8 +35,7 @@ def section(settings):
 def test_absent_without_a_tune_table():
     assert section_tune(ReportSettings(pdf=False, progress=False)) is None
     shipped = ROOT / "analysis" / "data" / "guardrails.toml"
-    assert section_tune(ReportSettings(pdf=False, progress=False,
-                                       guardrails=shipped)) is None
+    assert section_tune(ReportSettings(pdf=False, progress=False, guardrails=shipped)) is None
 
 
 def test_reading_and_front_are_the_commands(section, capsys):
@@ -56,7 +55,7 @@ def test_reading_and_front_are_the_commands(section, capsys):
     assert len(audited) == 15
     assert (audited["status"] == "pass").all()
     table = next(b for b in section.blocks if isinstance(b, Table))
-    view = table.frame.set_index("knob")          # one column per front candidate
+    view = table.frame.set_index("knob")  # one column per front candidate
     assert list(view.columns) == [f"candidate {i + 1}" for i in range(len(cli_front))]
     knobs = list(view.index[:5])
     assert knobs == [c for c in cli_front.columns if ":" in c and " " not in c]
@@ -95,8 +94,20 @@ def test_page_in_the_html(settings, tmp_path):
 
 def test_bad_guardrails_file_is_one_line(tmp_path, capsys):
     missing = tmp_path / "nope.toml"
-    assert main(["report", "--guardrails", str(missing), "--no-pdf", "--no-warm-up",
-                 "-o", str(tmp_path / "out")]) == 2
+    assert (
+        main(
+            [
+                "report",
+                "--guardrails",
+                str(missing),
+                "--no-pdf",
+                "--no-warm-up",
+                "-o",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert err[0].startswith("error: ")

@@ -24,18 +24,28 @@ def words(hits):
 
 # ---------------------------------------------------------------- the checker
 
+
 def test_identifiers_found_and_names_kept():
     system = sorted(RT.registry_ids()["system"])[0]
-    line = L("p. 1", "s", f"in {system} the rounds_mean of both.CON (A1, B-g10, DX4) "
-             "and variant.again, see analysis/data/guardrails.toml and reports/i18n.py")
+    line = L(
+        "p. 1",
+        "s",
+        f"in {system} the rounds_mean of both.CON (A1, B-g10, DX4) "
+        "and variant.again, see analysis/data/guardrails.toml and reports/i18n.py",
+    )
     # a data file a designer edits is named by its path; a module is code
-    assert words(RT.code_hits([line])) == ["reports/i18n.py", "rounds_mean", "both.CON",
-                                           "variant.again"]
+    assert words(RT.code_hits([line])) == [
+        "reports/i18n.py",
+        "rounds_mean",
+        "both.CON",
+        "variant.again",
+    ]
 
 
 def test_plain_words_and_file_kinds_are_not_identifiers():
-    line = L("p. 1", "s", "e.g. download report.pdf or duel.csv: 2.5 rounds, 1,234.5, "
-             "a 10-again pool")
+    line = L(
+        "p. 1", "s", "e.g. download report.pdf or duel.csv: 2.5 rounds, 1,234.5, a 10-again pool"
+    )
     assert RT.code_hits([line]) == []
 
 
@@ -47,34 +57,45 @@ def test_registry_ids_that_are_not_words_are_identifiers():
 
 
 def test_english_words_in_portuguese():
-    line = L("figure 1", "s", "desfecho 'leave', 10-again, advantage/disadvantage, "
-             "a chance de o lutador vencer")
+    line = L(
+        "figure 1",
+        "s",
+        "desfecho 'leave', 10-again, advantage/disadvantage, a chance de o lutador vencer",
+    )
     found = {w.lower() for w in words(RT.english_hits([line]))}
     assert {"leave", "again", "advantage", "disadvantage"} <= found
     assert not found & {"chance", "lutador", "vencer", "desfecho"}
 
 
 def test_portuguese_words_are_not_english():
-    line = L("p. 1", "s", "Um duelo equilibrado dura 1,1 rodada; a parada de dados, "
-             "moribundo, teste oposto, a semente 20261129")
+    line = L(
+        "p. 1",
+        "s",
+        "Um duelo equilibrado dura 1,1 rodada; a parada de dados, "
+        "moribundo, teste oposto, a semente 20261129",
+    )
     assert RT.english_hits([line]) == []
 
 
 def test_numbers_in_pt_br_style():
-    lines = [L("p. 1", "s", "dura 2.34 rodadas e 57 % dos testes"),
-             L("p. 1", "s", "200.000 ensaios, 2,34 rodadas, 57% dos testes, v0.25 não")]
+    lines = [
+        L("p. 1", "s", "dura 2.34 rodadas e 57 % dos testes"),
+        L("p. 1", "s", "200.000 ensaios, 2,34 rodadas, 57% dos testes, v0.25 não"),
+    ]
     assert words(RT.number_hits(lines)) == ["2.34", "7 %"]
 
 
 # ---------------------------------------------------------------- the built report
+
 
 @pytest.fixture(scope="module", params=["en", "pt-BR"])
 def built(request, tmp_path_factory):
     """The report of every system in one language: its PDF's lines and its figures'."""
     lang = request.param
     out = tmp_path_factory.mktemp(f"report-words-{lang}")
-    pdf, figures = RT.build(ReportSettings(out=out, lang=lang, trials=1000,
-                                           combat_trials=200, seed=3, progress=False))
+    pdf, figures = RT.build(
+        ReportSettings(out=out, lang=lang, trials=1000, combat_trials=200, seed=3, progress=False)
+    )
     return lang, RT.pdf_lines(pdf), RT.figure_lines(figures)
 
 

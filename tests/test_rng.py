@@ -101,8 +101,7 @@ def test_d10_triples_chi_square_uniform():
         assert chisquare(np.bincount(digit, minlength=10)).pvalue > ALPHA
     lead = values.reshape(-1, 3) // 100
     for a, b in ((0, 1), (1, 2), (0, 2)):
-        assert chisquare(np.bincount(lead[:, a] * 10 + lead[:, b], minlength=100)).pvalue \
-            > ALPHA
+        assert chisquare(np.bincount(lead[:, a] * 10 + lead[:, b], minlength=100)).pvalue > ALPHA
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True, "7"])
@@ -150,12 +149,15 @@ def test_counts_sum_to_trials(trials):
 RUNS = {
     "dice_pool_7": lambda seed: dice_pool_7.monte_carlo(np.arange(-1, 12), 70_001, seed),
     "dice_pool_7-8again-chance-explodes": lambda seed: dice_pool_7.monte_carlo(
-        np.arange(-1, 12), 70_001, seed,
-        parse_variants(dice_pool_7.Variants, ["again=8", "chance_die_explodes=true"])),
+        np.arange(-1, 12),
+        70_001,
+        seed,
+        parse_variants(dice_pool_7.Variants, ["again=8", "chance_die_explodes=true"]),
+    ),
     "dice_pool_6": lambda seed: dice_pool_6.monte_carlo(np.arange(0, 12), 70_001, seed),
     "dice_pool_6-no-criticals": lambda seed: dice_pool_6.monte_carlo(
-        np.arange(0, 12), 70_001, seed, parse_variants(dice_pool_6.Variants,
-                                                        ["criticals=false"])),
+        np.arange(0, 12), 70_001, seed, parse_variants(dice_pool_6.Variants, ["criticals=false"])
+    ),
     "middle_3d10": lambda seed: middle_3d10.monte_carlo(trials=70_001, seed=seed),
     "percentile": lambda seed: percentile.monte_carlo(trials=70_001, seed=seed),
     "d20_degrees": lambda seed: d20_degrees.monte_carlo(trials=70_001, seed=seed),

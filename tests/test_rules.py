@@ -24,8 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def p_side0(system, a, b, rulesets=()):
@@ -46,7 +51,7 @@ def test_unedited_export_changes_nothing(system, tmp_path):
     """An export read back is no edit at all (empty rule set), for every built-in."""
     text = rules.export_text(system)
     p = write(tmp_path, "rules.toml", text)
-    tomllib.loads(text)   # valid TOML
+    tomllib.loads(text)  # valid TOML
     rs = rules.load_file(p)
     assert rs.system == system
     assert not rs
@@ -69,35 +74,59 @@ def test_armour_edited_to_another_armours_ratings_gives_its_numbers(tmp_path):
     """A13/AT2: heavy archaic armour given light modern armour's ratings (lethal 0,
     ballistic 1, no move cost) fights exactly as light modern armour does."""
     tables = rules.base_tables("dice_pool_7")
-    light = {k: v for k, v in tables["armour"]["light_modern"].items()
-             if k not in rules.DOC_KEYS}
+    light = {k: v for k, v in tables["armour"]["light_modern"].items() if k not in rules.DOC_KEYS}
     body = "\n".join(f"{k} = {light.get(k, 0)}" for k in ("lethal", "ballistic", "move"))
     p = write(tmp_path, "r.toml", f'system = "dice_pool_7"\n[armour.heavy_archaic]\n{body}\n')
     rs = rules.load_file(p)
-    edited = p_side0("dice_pool_7", {"archetype": "competent_swordsman",
-                                     "armour": "heavy_archaic"}, "competent_shooter", [rs])
-    other = p_side0("dice_pool_7", {"archetype": "competent_swordsman",
-                                    "armour": "light_modern"}, "competent_shooter")
-    unedited = p_side0("dice_pool_7", {"archetype": "competent_swordsman",
-                                       "armour": "heavy_archaic"}, "competent_shooter")
+    edited = p_side0(
+        "dice_pool_7",
+        {"archetype": "competent_swordsman", "armour": "heavy_archaic"},
+        "competent_shooter",
+        [rs],
+    )
+    other = p_side0(
+        "dice_pool_7",
+        {"archetype": "competent_swordsman", "armour": "light_modern"},
+        "competent_shooter",
+    )
+    unedited = p_side0(
+        "dice_pool_7",
+        {"archetype": "competent_swordsman", "armour": "heavy_archaic"},
+        "competent_shooter",
+    )
     assert edited == other
-    assert abs(edited - unedited) > 0.05   # the edit did something
+    assert abs(edited - unedited) > 0.05  # the edit did something
 
 
 def test_new_weapon_like_an_existing_one_gives_its_numbers(tmp_path):
     """A11: a crossbow added ``like = "light_ranged"`` is the pistol under another name,
     usable by name in a fight; with one more bonus point it is not."""
-    p = write(tmp_path, "r.toml", 'system = "dice_pool_7"\n[weapon.crossbow]\n'
-              'like = "light_ranged"\n[weapon.arbalest]\nlike = "light_ranged"\nbonus = 2\n')
+    p = write(
+        tmp_path,
+        "r.toml",
+        'system = "dice_pool_7"\n[weapon.crossbow]\n'
+        'like = "light_ranged"\n[weapon.arbalest]\nlike = "light_ranged"\nbonus = 2\n',
+    )
     rs = rules.load_file(p)
-    pistol = p_side0("dice_pool_7", "competent_swordsman",
-                     {"archetype": "competent_swordsman", "weapon": "light_ranged"})
-    cross = p_side0("dice_pool_7", "competent_swordsman",
-                    {"archetype": "competent_swordsman", "weapon": "crossbow"}, [rs])
-    arb = p_side0("dice_pool_7", "competent_swordsman",
-                  {"archetype": "competent_swordsman", "weapon": "arbalest"}, [rs])
+    pistol = p_side0(
+        "dice_pool_7",
+        "competent_swordsman",
+        {"archetype": "competent_swordsman", "weapon": "light_ranged"},
+    )
+    cross = p_side0(
+        "dice_pool_7",
+        "competent_swordsman",
+        {"archetype": "competent_swordsman", "weapon": "crossbow"},
+        [rs],
+    )
+    arb = p_side0(
+        "dice_pool_7",
+        "competent_swordsman",
+        {"archetype": "competent_swordsman", "weapon": "arbalest"},
+        [rs],
+    )
     assert cross == pistol
-    assert arb < pistol - 0.01   # the arbalest's wielder is fighter B: A wins less often
+    assert arb < pistol - 0.01  # the arbalest's wielder is fighter B: A wins less often
     with pytest.raises(InputError, match="unknown weapon 'crossbow'"):
         archetypes.combatant("dice_pool_7", "competent_swordsman", {"weapon": "crossbow"})
 
@@ -111,8 +140,11 @@ def test_everyone_offset_equals_giving_each_fighter_the_trait():
     novice = archetypes.library("middle_3d10")["novice"].vigor
     assert expert != novice
     by_rule = p_side0("middle_3d10", "expert", "novice", [rs])
-    by_hand = p_side0("middle_3d10", {"archetype": "expert", "vigor": expert + 4},
-                      {"archetype": "novice", "vigor": novice + 4})
+    by_hand = p_side0(
+        "middle_3d10",
+        {"archetype": "expert", "vigor": expert + 4},
+        {"archetype": "novice", "vigor": novice + 4},
+    )
     assert by_rule == by_hand
     assert by_rule != p_side0("middle_3d10", "expert", "novice")
 
@@ -123,18 +155,32 @@ def test_rules_cli_prints_the_tables_with_rule_ids():
     import json
 
     rows = json.loads(r.stdout)
-    row = next(x for x in rows if x["table"] == "armour" and x["entry"] == "heavy_archaic"
-               and x["field"] == "ballistic")
+    row = next(
+        x
+        for x in rows
+        if x["table"] == "armour" and x["entry"] == "heavy_archaic" and x["field"] == "ballistic"
+    )
     # the seed's table (A13): heavy archaic armour, ballistic 2
     assert row["value"] == "2"
     assert "A13" in row["rule"]
-    assert {x["table"] for x in rows} == {"weapon", "armour", "health", "movement", "attack",
-                                          "defense", "dodge"}
+    assert {x["table"] for x in rows} == {
+        "weapon",
+        "armour",
+        "health",
+        "movement",
+        "attack",
+        "defense",
+        "dodge",
+    }
 
 
 def test_a_bad_rules_file_is_one_line_per_problem_exit_2(tmp_path):
-    p = write(tmp_path, "bad.toml", 'system = "dice_pool_7"\n[armour.heavy_archaic]\n'
-              'lethal = "four"\nbalistic = 1\n[spells.x]\na = 1\n')
+    p = write(
+        tmp_path,
+        "bad.toml",
+        'system = "dice_pool_7"\n[armour.heavy_archaic]\n'
+        'lethal = "four"\nbalistic = 1\n[spells.x]\na = 1\n',
+    )
     out = tmp_path / "out.csv"
     r = cli("duel", "dice_pool_7", "competent", "competent", "--rules", p, "-o", out)
     assert r.returncode == 2
@@ -149,11 +195,13 @@ def test_a_bad_rules_file_is_one_line_per_problem_exit_2(tmp_path):
 
 def test_bad_rule_knobs_are_one_line_exit_2():
     g = "analysis/data/guardrails.toml"
-    for knob, words in [("dice_pool_7:rules.armour.heavy_archaic.balistic=1", "no field"),
-                        ("dice_pool_7:rules.armour.plate.lethal=1", "no armour 'plate'"),
-                        ("dice_pool_7:rules.armour.heavy_archaic.lethal=x", "whole number"),
-                        ("middle_3d10:everyone.vigor=9", "less than or equal to 10"),
-                        ("even_duel_middle_3d10:everyone.vigor=1", "target is a system")]:
+    for knob, words in [
+        ("dice_pool_7:rules.armour.heavy_archaic.balistic=1", "no field"),
+        ("dice_pool_7:rules.armour.plate.lethal=1", "no armour 'plate'"),
+        ("dice_pool_7:rules.armour.heavy_archaic.lethal=x", "whole number"),
+        ("middle_3d10:everyone.vigor=9", "less than or equal to 10"),
+        ("even_duel_middle_3d10:everyone.vigor=1", "target is a system"),
+    ]:
         r = cli("audit", g, "--no-suggest", "--set", knob)
         assert r.returncode == 2, (knob, r.stderr)
         assert words in r.stderr, r.stderr
@@ -164,8 +212,7 @@ def test_bad_rule_knobs_are_one_line_exit_2():
 def test_a_rule_knob_and_a_rules_file_agree(tmp_path):
     """``--set SYSTEM:rules.…`` and the same edit in a rules file give the same audit."""
     g = "analysis/data/guardrails.toml"
-    p = write(tmp_path, "r.toml", 'system = "dice_pool_7"\n[armour.heavy_archaic]\n'
-              'ballistic = 1\n')
+    p = write(tmp_path, "r.toml", 'system = "dice_pool_7"\n[armour.heavy_archaic]\nballistic = 1\n')
     cols = ("--no-suggest", "--columns", "guardrail,status,value")
     by_knob = cli("audit", g, *cols, "--set", "dice_pool_7:rules.armour.heavy_archaic.ballistic=1")
     by_file = cli("audit", g, *cols, "--rules", p)
@@ -175,21 +222,25 @@ def test_a_rule_knob_and_a_rules_file_agree(tmp_path):
 
 def test_scenario_rules_key(tmp_path):
     write(tmp_path, "r.toml", 'system = "middle_3d10"\n[everyone]\nvigor = 4\n')
-    sc = write(tmp_path, "g.toml", 'name = "x"\nrules = ["r.toml"]\n[[fights]]\n'
-               'name = "f"\nsystem = "middle_3d10"\na = "expert"\nb = "novice"\n'
-               '[[guardrails]]\nname = "g"\nfight = "f"\nmetric = "p_side0"\nmin = 0.9\n')
+    sc = write(
+        tmp_path,
+        "g.toml",
+        'name = "x"\nrules = ["r.toml"]\n[[fights]]\n'
+        'name = "f"\nsystem = "middle_3d10"\na = "expert"\nb = "novice"\n'
+        '[[guardrails]]\nname = "g"\nfight = "f"\nmetric = "p_side0"\nmin = 0.9\n',
+    )
     r = cli("audit", sc, "--no-suggest", "--columns", "value,rule_edits")
     assert r.returncode == 0, r.stderr
     value, words = r.stdout.splitlines()[1].split(",", 1)
     rs = rules.RuleSet("middle_3d10").with_knob("everyone.vigor", 4)
-    assert float(value) == pytest.approx(p_side0("middle_3d10", "expert", "novice", [rs]),
-                                         abs=1e-12)
+    assert float(value) == pytest.approx(
+        p_side0("middle_3d10", "expert", "novice", [rs]), abs=1e-12
+    )
     assert "r.toml" in words
     assert "vigor +4" in words
 
 
-def test_tune_cures_the_armour_and_knife_guardrails_with_rules_and_audit_rules_agrees(
-        tmp_path):
+def test_tune_cures_the_armour_and_knife_guardrails_with_rules_and_audit_rules_agrees(tmp_path):
     """The shipped scenarios/tune_rules.toml: tune answers with rule edits only, and the
     answer, written as rules files, passes ``audit --rules``."""
     r = cli("tune", "scenarios/tune_rules.toml", "--format", "json")
@@ -221,8 +272,14 @@ def test_tune_cures_the_armour_and_knife_guardrails_with_rules_and_audit_rules_a
 def test_cure_search_offers_rule_edits():
     """The default guardrails' dice_pool_7 armour failure is cured in the rules (A11/A13
     fields of the gear its fight uses), and the middle_3d10 even duel by everyone's Vigor."""
-    r = cli("audit", "analysis/data/guardrails.toml", "--format", "json",
-            "--columns", "guardrail,suggestion")
+    r = cli(
+        "audit",
+        "analysis/data/guardrails.toml",
+        "--format",
+        "json",
+        "--columns",
+        "guardrail,suggestion",
+    )
     import json
 
     rows = {x["guardrail"]: x["suggestion"] or "" for x in json.loads(r.stdout)}
@@ -280,16 +337,17 @@ def test_sweep_and_solve_take_rule_knobs(tmp_path):
     a = {"archetype": "competent_swordsman", "armour": "heavy_archaic"}
     for _, row in t.iterrows():
         rs = rules.RuleSet("dice_pool_7").with_knob(
-            "rules.armour.heavy_archaic.ballistic", int(row.iloc[0]))
+            "rules.armour.heavy_archaic.ballistic", int(row.iloc[0])
+        )
         rs = rs.with_knob("everyone.CON", int(row.iloc[1]))
-        assert row["p_side0"] == pytest.approx(p_side0("dice_pool_7", a, "competent_shooter",
-                                                       [rs]), abs=1e-12)
+        assert row["p_side0"] == pytest.approx(
+            p_side0("dice_pool_7", a, "competent_shooter", [rs]), abs=1e-12
+        )
     assert t["p_side0"].nunique() == 4
     # the rules of --rules reach worker processes
     edit = write(tmp_path, "r.toml", 'system = "dice_pool_7"\n[weapon.light_ranged]\nbonus = 3\n')
     here = cli("sweep", sc, "--no-progress", "--columns", cols, "--rules", edit)
-    there = cli("sweep", sc, "--no-progress", "--columns", cols, "--rules", edit,
-                "--workers", "2")
+    there = cli("sweep", sc, "--no-progress", "--columns", cols, "--rules", edit, "--workers", "2")
     assert here.returncode == 0, here.stderr
     assert there.returncode == 0, there.stderr
     assert here.stdout.splitlines()[1:] == there.stdout.splitlines()[1:]
@@ -297,18 +355,26 @@ def test_sweep_and_solve_take_rule_knobs(tmp_path):
 
     from analysis.workflow.solvers import solve_lethality
 
-    res, _table = solve_lethality("dice_pool_7", a, "competent_shooter",
-                                  "rules.armour.heavy_archaic.ballistic", [0, 1, 2, 3], 0.8,
-                                  goal="at_most", increasing=True)
-    assert res.knob == 0   # 0.50 at 0, 0.87 at 1 (the issue's figures)
+    res, _table = solve_lethality(
+        "dice_pool_7",
+        a,
+        "competent_shooter",
+        "rules.armour.heavy_archaic.ballistic",
+        [0, 1, 2, 3],
+        0.8,
+        goal="at_most",
+        increasing=True,
+    )
+    assert res.knob == 0  # 0.50 at 0, 0.87 at 1 (the issue's figures)
 
 
 def test_everyone_offset_with_a_cap(tmp_path):
-    """"+4 Vigor, to at most 10" (B9; the sheet's Vigor runs to 10): a master (Vigor 6)
+    """ "+4 Vigor, to at most 10" (B9; the sheet's Vigor runs to 10): a master (Vigor 6)
     reaches 10, a fighter at 9 stops at 10, and without the cap the master's 6 + 5 is
     one line naming the fighter."""
-    p = write(tmp_path, "v.toml", 'system = "middle_3d10"\n[everyone]\n'
-              'vigor = { offset = 5, max = 10 }\n')
+    p = write(
+        tmp_path, "v.toml", 'system = "middle_3d10"\n[everyone]\nvigor = { offset = 5, max = 10 }\n'
+    )
     rs = rules.load_file(p)
     assert rs.caps == (("vigor", None, 10),)
     assert "everyone's vigor +5 (at most 10)" in rs.words()
@@ -332,10 +398,12 @@ def test_cure_search_turns_health_numbers_a_guardrail_frees(tmp_path):
     health numbers — a lower massive-damage difficulty makes a first-round knockout
     rarer — and the cure's own command makes the guardrail pass; without ``free`` it
     does not search them."""
-    body = ('name = "freed"\n[[fights]]\nname = "even_m3"\nsystem = "middle_3d10"\n'
-            'a = "competent"\nb = "competent"\n[[guardrails]]\n'
-            'name = "not over in round 1"\nfight = "even_m3"\n'
-            'metric = "p_rounds_between:1:1"\nmax = 0.5\n')
+    body = (
+        'name = "freed"\n[[fights]]\nname = "even_m3"\nsystem = "middle_3d10"\n'
+        'a = "competent"\nb = "competent"\n[[guardrails]]\n'
+        'name = "not over in round 1"\nfight = "even_m3"\n'
+        'metric = "p_rounds_between:1:1"\nmax = 0.5\n'
+    )
     import json
 
     held = write(tmp_path, "held.toml", body)

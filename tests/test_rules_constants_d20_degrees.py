@@ -57,8 +57,15 @@ def tol(p: float, n: int) -> float:
 
 
 def cells(res, n: float = 1.0) -> np.ndarray:
-    return np.concatenate([np.asarray(x, float).ravel() for x in
-                           (res.outcome, res.rounds, res.standing, res.loser_dead)]) / n
+    return (
+        np.concatenate(
+            [
+                np.asarray(x, float).ravel()
+                for x in (res.outcome, res.rounds, res.standing, res.loser_dead)
+            ]
+        )
+        / n
+    )
 
 
 def test_the_package_numbers_are_the_seeds():
@@ -70,17 +77,34 @@ def test_the_package_numbers_are_the_seeds():
     assert t["health"]["dying"]["dc"] == 15
     assert (t["health"]["recovery"]["hit_points"], t["health"]["recovery"]["defence"]) == (5, 2)
     row = fighter("competent").array()
-    assert [row[k] for k in (F_DOFF, F_CRITD, F_IDEG, F_DYDC, F_RECHP, F_RECDEF)] == \
-        [15, 5, 3, 15, 5, 2]
+    assert [row[k] for k in (F_DOFF, F_CRITD, F_IDEG, F_DYDC, F_RECHP, F_RECDEF)] == [
+        15,
+        5,
+        3,
+        15,
+        5,
+        2,
+    ]
 
 
 def test_an_edit_reaches_the_kernel_row():
-    rs = ruleset(damage__resistance__offset=12, damage__critical__bonus=7,
-                 health__instant_death__degrees=2, health__dying__dc=18,
-                 health__recovery__hit_points=9, health__recovery__defence=4)
+    rs = ruleset(
+        damage__resistance__offset=12,
+        damage__critical__bonus=7,
+        health__instant_death__degrees=2,
+        health__dying__dc=18,
+        health__recovery__hit_points=9,
+        health__recovery__defence=4,
+    )
     row = fighter("expert_brawler", rs).array()
-    assert [row[k] for k in (F_DOFF, F_CRITD, F_IDEG, F_DYDC, F_RECHP, F_RECDEF)] == \
-        [12, 7, 2, 18, 9, 4]
+    assert [row[k] for k in (F_DOFF, F_CRITD, F_IDEG, F_DYDC, F_RECHP, F_RECDEF)] == [
+        12,
+        7,
+        2,
+        18,
+        9,
+        4,
+    ]
 
 
 def test_e12_offset_edit_is_the_duel_with_higher_attack_bases():
@@ -90,8 +114,12 @@ def test_e12_offset_edit_is_the_duel_with_higher_attack_bases():
     rs = ruleset(damage__resistance__offset=17)
     a, b = fighter("competent", rs), fighter("expert", rs)
     a0, b0 = fighter("competent"), fighter("expert")
-    oracle = dc.duel_exact(dataclasses.replace(a0, damage=a0.damage + 2),
-                           dataclasses.replace(b0, damage=b0.damage + 2), v, round_cap=20)
+    oracle = dc.duel_exact(
+        dataclasses.replace(a0, damage=a0.damage + 2),
+        dataclasses.replace(b0, damage=b0.damage + 2),
+        v,
+        round_cap=20,
+    )
     edited = dc.duel_exact(a, b, v, round_cap=20)
     np.testing.assert_allclose(cells(edited), cells(oracle), atol=1e-12)
     assert np.abs(cells(edited) - cells(dc.duel_exact(a0, b0, v, round_cap=20))).max() > 0.05
@@ -103,11 +131,15 @@ def test_e14_dying_dc_edit_is_the_duel_with_lower_fortitude():
     v = Variants(aftermath="finish", finish_rounds=1)
     rs = ruleset(health__dying__dc=20)
     a0, b0 = fighter("competent"), fighter("competent_brawler")
-    edited = dc.duel_exact(fighter("competent", rs), fighter("competent_brawler", rs), v,
-                           round_cap=20)
-    oracle = dc.duel_exact(dataclasses.replace(a0, fortitude=a0.fortitude - 5),
-                           dataclasses.replace(b0, fortitude=b0.fortitude - 5), v,
-                           round_cap=20)
+    edited = dc.duel_exact(
+        fighter("competent", rs), fighter("competent_brawler", rs), v, round_cap=20
+    )
+    oracle = dc.duel_exact(
+        dataclasses.replace(a0, fortitude=a0.fortitude - 5),
+        dataclasses.replace(b0, fortitude=b0.fortitude - 5),
+        v,
+        round_cap=20,
+    )
     np.testing.assert_allclose(cells(edited), cells(oracle), atol=1e-12)
     assert np.abs(cells(edited) - cells(dc.duel_exact(a0, b0, v, round_cap=20))).max() > 0.01
 
@@ -144,8 +176,9 @@ def test_e3_critical_damage_edit_in_one_attack(crit):
     got = dc.attack_damage(att, tgt)
     want = _one_attack_enumerated(att, tgt, crit)
     size = max(got.size, want.size)
-    np.testing.assert_allclose(np.pad(got, (0, size - got.size)),
-                               np.pad(want, (0, size - want.size)), atol=1e-15)
+    np.testing.assert_allclose(
+        np.pad(got, (0, size - got.size)), np.pad(want, (0, size - want.size)), atol=1e-15
+    )
 
 
 FINISH = Variants(aftermath="finish", finish_rounds=1)
@@ -179,15 +212,23 @@ def test_exact_and_monte_carlo_agree_under_an_edit(knob, value, pair, v):
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
-@pytest.mark.parametrize(("text", "key"), [
-    ("[damage.resistance]\noffset = -1\n", "damage.resistance.offset"),
-    ("[health.instant_death]\ndegrees = 0\n", "health.instant_death.degrees"),
-    ("[health.recovery]\ndefence = 1.5\n", "health.recovery.defence"),
-])
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[damage.resistance]\noffset = -1\n", "damage.resistance.offset"),
+        ("[health.instant_death]\ndegrees = 0\n", "health.instant_death.degrees"),
+        ("[health.recovery]\ndefence = 1.5\n", "health.recovery.defence"),
+    ],
+)
 def test_a_bad_value_is_one_line_exit_2(tmp_path, text, key):
     p = tmp_path / "bad.toml"
     p.write_text(f'system = "{SYSTEM}"\n{text}', encoding="utf-8")
@@ -209,5 +250,11 @@ def test_the_archetype_table_leaves_the_rule_data_out():
     only (the rule tables are ``rpg-balance rules``)."""
     row = archetypes.describe(SYSTEM)[0]
     assert {"attack", "toughness", "hit_points"} <= set(row)
-    assert not {"damage_offset", "crit_damage", "instant_death_degrees", "dying_dc",
-                "recovery_hp", "recovery_defence"} & set(row)
+    assert not {
+        "damage_offset",
+        "crit_damage",
+        "instant_death_degrees",
+        "dying_dc",
+        "recovery_hp",
+        "recovery_defence",
+    } & set(row)

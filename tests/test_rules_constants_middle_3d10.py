@@ -66,17 +66,31 @@ def test_the_package_numbers_are_the_seeds():
     assert t["health"]["massive_damage"]["difficulty"] == 12
     c = fighter("competent")
     row = c.row()
-    assert (row[FLAT], row[BONUS_DIV], row[PEN_WOUNDED], row[PEN_INCAP],
-            row[MASSIVE_DC]) == (3, 4, 2, 5, 12)
+    assert (row[FLAT], row[BONUS_DIV], row[PEN_WOUNDED], row[PEN_INCAP], row[MASSIVE_DC]) == (
+        3,
+        4,
+        2,
+        5,
+        12,
+    )
 
 
 def test_an_edit_reaches_the_kernel_row():
-    rs = ruleset(defense__flat_footed__penalty=1, health__wounds__wounded_penalty=4,
-                 health__wounds__incapacitated_penalty=7,
-                 health__massive_damage__difficulty=15, damage__bonus__divisor=3)
+    rs = ruleset(
+        defense__flat_footed__penalty=1,
+        health__wounds__wounded_penalty=4,
+        health__wounds__incapacitated_penalty=7,
+        health__massive_damage__difficulty=15,
+        damage__bonus__divisor=3,
+    )
     row = fighter("expert_swordsman", rs).row()
-    assert (row[FLAT], row[BONUS_DIV], row[PEN_WOUNDED], row[PEN_INCAP],
-            row[MASSIVE_DC]) == (1, 3, 4, 7, 15)
+    assert (row[FLAT], row[BONUS_DIV], row[PEN_WOUNDED], row[PEN_INCAP], row[MASSIVE_DC]) == (
+        1,
+        3,
+        4,
+        7,
+        15,
+    )
 
 
 def test_b8_divisor_edit_is_the_duel_with_the_same_bonuses():
@@ -93,7 +107,7 @@ def test_b8_divisor_edit_is_the_duel_with_the_same_bonuses():
     np.testing.assert_allclose(edited.outcome, oracle.outcome, atol=1e-12)
     np.testing.assert_allclose(edited.rounds, oracle.rounds, atol=1e-12)
     plain = cm.duel_exact(fighter("competent"), fighter("expert"), round_cap=20)
-    assert abs(plain.outcome[0] - edited.outcome[0]) > 1e-3   # the edit does something
+    assert abs(plain.outcome[0] - edited.outcome[0]) > 1e-3  # the edit does something
 
 
 def test_b8_divisor_edit_through_the_fight_workflow():
@@ -101,11 +115,16 @@ def test_b8_divisor_edit_through_the_fight_workflow():
     from analysis.workflow.fight_sweep import fight_point
 
     with rules.using([ruleset(damage__bonus__divisor=3)]):
-        edited = fight_point(SYSTEM, "competent", "expert", {}, 20, "p_side0",
-                             exact=True)["metric"]
-    oracle = fight_point(SYSTEM, {"archetype": "competent", "strength": 7},
-                         {"archetype": "expert", "strength": 5}, {}, 20, "p_side0",
-                         exact=True)["metric"]
+        edited = fight_point(SYSTEM, "competent", "expert", {}, 20, "p_side0", exact=True)["metric"]
+    oracle = fight_point(
+        SYSTEM,
+        {"archetype": "competent", "strength": 7},
+        {"archetype": "expert", "strength": 5},
+        {},
+        20,
+        "p_side0",
+        exact=True,
+    )["metric"]
     assert edited == pytest.approx(oracle, abs=1e-12)
 
 
@@ -177,25 +196,28 @@ FINISH = Variants(aftermath="finish", dying_damage="massive", finish_rounds=1)
 #: moves by several standard errors, so a kernel ignoring the field fails
 EDITS = [
     ("defense.flat_footed.penalty", 0, ("novice", "competent"), {}, PLAIN),
-    ("health.wounds.wounded_penalty", 6, ("untrained", "untrained_brawler"), {"vigor": 6},
-     PLAIN),
-    ("health.wounds.incapacitated_penalty", 10, ("competent", "competent_swordsman"), {},
-     FINISH),
-    ("health.massive_damage.difficulty", 16, ("competent", "competent_swordsman"), {},
-     FINISH),
+    ("health.wounds.wounded_penalty", 6, ("untrained", "untrained_brawler"), {"vigor": 6}, PLAIN),
+    ("health.wounds.incapacitated_penalty", 10, ("competent", "competent_swordsman"), {}, FINISH),
+    ("health.massive_damage.difficulty", 16, ("competent", "competent_swordsman"), {}, FINISH),
     ("damage.bonus.divisor", 3, ("competent_brawler", "expert"), {}, PLAIN),
 ]
 
 
 def _cells(res, n: float = 1.0) -> np.ndarray:
-    return np.concatenate([np.asarray(res.outcome, float).ravel(),
-                           np.asarray(res.rounds, float).ravel(),
-                           np.asarray(res.standing, float).ravel(),
-                           np.asarray(res.loser_dead, float).ravel()]) / n
+    return (
+        np.concatenate(
+            [
+                np.asarray(res.outcome, float).ravel(),
+                np.asarray(res.rounds, float).ravel(),
+                np.asarray(res.standing, float).ravel(),
+                np.asarray(res.loser_dead, float).ravel(),
+            ]
+        )
+        / n
+    )
 
 
-@pytest.mark.parametrize(("knob", "value", "pair", "over", "v"), EDITS,
-                         ids=[e[0] for e in EDITS])
+@pytest.mark.parametrize(("knob", "value", "pair", "over", "v"), EDITS, ids=[e[0] for e in EDITS])
 def test_exact_and_monte_carlo_agree_under_an_edit(knob, value, pair, over, v):
     """B6, B8, B9, B10, B-g12 edited one at a time: the Monte Carlo kernel reads the
     fighters' rows as the exact chain reads their fields — every outcome, rounds,
@@ -214,15 +236,23 @@ def test_exact_and_monte_carlo_agree_under_an_edit(knob, value, pair, over, v):
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
-@pytest.mark.parametrize(("text", "key"), [
-    ("[health.wounds]\nwounded_penalty = -1\n", "health.wounds.wounded_penalty"),
-    ("[damage.bonus]\ndivisor = 0\n", "damage.bonus.divisor"),
-    ("[health.massive_damage]\ndifficulty = 2.5\n", "health.massive_damage.difficulty"),
-])
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[health.wounds]\nwounded_penalty = -1\n", "health.wounds.wounded_penalty"),
+        ("[damage.bonus]\ndivisor = 0\n", "damage.bonus.divisor"),
+        ("[health.massive_damage]\ndifficulty = 2.5\n", "health.massive_damage.difficulty"),
+    ],
+)
 def test_a_bad_value_is_one_line_exit_2(tmp_path, text, key):
     p = tmp_path / "bad.toml"
     p.write_text(f'system = "{SYSTEM}"\n{text}', encoding="utf-8")
@@ -244,5 +274,10 @@ def test_the_archetype_table_leaves_the_rule_data_out():
     only (the rule tables are ``rpg-balance rules``)."""
     row = archetypes.describe(SYSTEM)[0]
     assert {"trait", "vigor", "defense"} <= set(row)
-    assert not {"flat_footed", "wounded_penalty", "incapacitated_penalty",
-                "massive_difficulty", "bonus_divisor"} & set(row)
+    assert not {
+        "flat_footed",
+        "wounded_penalty",
+        "incapacitated_penalty",
+        "massive_difficulty",
+        "bonus_divisor",
+    } & set(row)

@@ -25,8 +25,9 @@ from engines.systems.percentile.combat import rules as layout
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM = "percentile"
-DATA = tomllib.loads((ROOT / "engines" / "systems" / SYSTEM / "archetypes.toml")
-                    .read_text(encoding="utf-8"))
+DATA = tomllib.loads(
+    (ROOT / "engines" / "systems" / SYSTEM / "archetypes.toml").read_text(encoding="utf-8")
+)
 N = 20_000  # Monte Carlo duels of the agreement test
 
 
@@ -46,29 +47,37 @@ def p_side0(a, b, rs=(), variants=None):
     from analysis.workflow.fight_sweep import fight_point
 
     with rules.using(list(rs)):
-        return fight_point(SYSTEM, a, b, dict(variants or {}), 50, "p_side0",
-                           exact=True)["metric"]
+        return fight_point(SYSTEM, a, b, dict(variants or {}), 50, "p_side0", exact=True)["metric"]
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_the_tables_hold_the_extensions_numbers():
     """DX1, DX6, DX7, DX14, DX15: the rule tables list the numbers of the package
     docstring's formulas, each entry citing its rule."""
     t = rules.base_tables(SYSTEM)
-    assert t["health"]["hit_points"]["divisor"] == 10           # DX6
-    assert t["health"]["major_wound"]["divisor"] == 2           # DX7
+    assert t["health"]["hit_points"]["divisor"] == 10  # DX6
+    assert t["health"]["major_wound"]["divisor"] == 2  # DX7
     assert [t["movement"]["mov"][k] for k in ("slow", "even", "fast")] == [7, 8, 9]  # DX14
-    assert t["ranges"]["point_blank"]["dex_per_foot"] == 5      # DX15
+    assert t["ranges"]["point_blank"]["dex_per_foot"] == 5  # DX15
     assert (t["ranges"]["bands"]["long"], t["ranges"]["bands"]["extreme"]) == (2, 4)
-    assert t["initiative"]["readied_firearm"]["bonus"] == 50    # DX1
+    assert t["initiative"]["readied_firearm"]["bonus"] == 50  # DX1
     declared = {k: r for k, _t, r in archetypes.hook(SYSTEM).rule_tables(DATA)}
     assert list(declared)[:2] == ["weapon", "damage_bonus"]
-    for kind, rule in (("health", "DX6"), ("movement", "DX14"), ("ranges", "DX15"),
-                       ("initiative", "DX1")):
+    for kind, rule in (
+        ("health", "DX6"),
+        ("movement", "DX14"),
+        ("ranges", "DX15"),
+        ("initiative", "DX1"),
+    ):
         assert declared[kind] == rule
         for entry in t[kind].values():
             assert entry["note"].startswith("DX"), (kind, entry)
@@ -90,13 +99,35 @@ def test_hit_point_divisor_duel_equals_a_bigger_siz():
     with a bigger SIZ (the same CON for every CON roll, the same fixed damage bonus and
     MOV): 24 and 22 hit points either way (CON 60 + SIZ 180, CON 50 + SIZ 170), through
     the exact chain and its aftermath."""
+
     def pair(div, siz_a, siz_b):
-        a = pct.Combatant(name="a", con=60, siz=siz_a, strength=60, dex=60, fighting=55,
-                          dodge=40, weapon=pct.Weapon("club", 1, 6), db=(0, 0, 0),
-                          defend="fight_back", mov=8, hp_divisor=div)
-        b = pct.Combatant(name="b", con=50, siz=siz_b, strength=50, dex=50, fighting=60,
-                          dodge=30, weapon=pct.Weapon("machete", 1, 8, impale=True),
-                          db=(0, 0, 0), mov=8, hp_divisor=div)
+        a = pct.Combatant(
+            name="a",
+            con=60,
+            siz=siz_a,
+            strength=60,
+            dex=60,
+            fighting=55,
+            dodge=40,
+            weapon=pct.Weapon("club", 1, 6),
+            db=(0, 0, 0),
+            defend="fight_back",
+            mov=8,
+            hp_divisor=div,
+        )
+        b = pct.Combatant(
+            name="b",
+            con=50,
+            siz=siz_b,
+            strength=50,
+            dex=50,
+            fighting=60,
+            dodge=30,
+            weapon=pct.Weapon("machete", 1, 8, impale=True),
+            db=(0, 0, 0),
+            mov=8,
+            hp_divisor=div,
+        )
         return a, b
 
     edited = pct.duel_exact(*pair(5, 60, 60))
@@ -119,7 +150,8 @@ def test_major_wound_divisor_in_the_one_attack_odds(div):
     dmg = pct.attack_damage(a, b)
     d = range(dmg.size)
     out = sum(dmg[k] for k in d if k >= top) + 0.40 * sum(
-        dmg[k] for k in d if 0 < k < top and k * div >= top)
+        dmg[k] for k in d if 0 < k < top and k * div >= top
+    )
     assert pct.one_hit(a, b)["p_incapacitate"] == pytest.approx(out, abs=1e-12)
 
 
@@ -167,14 +199,17 @@ def test_long_band_edit_equals_a_weapon_with_that_long_range(tmp_path):
     45 yards: a shot from 30 m (32.8 yards, extreme range under the package's 30-yard long
     range) fights exactly as a handgun copy with ``long_range = 45``."""
     p = tmp_path / "r.toml"
-    p.write_text('system = "percentile"\n[weapon.long_handgun]\nlike = "handgun"\n'
-                 "long_range = 45\n", encoding="utf-8")
+    p.write_text(
+        'system = "percentile"\n[weapon.long_handgun]\nlike = "handgun"\nlong_range = 45\n',
+        encoding="utf-8",
+    )
     copy = rules.load_file(p)
     rs = [knob(("ranges.bands.long", 3))]
     v = {"distance": 30}
     edited = p_side0("competent_shooter", "competent", rs, v)
-    oracle = p_side0({"archetype": "competent_shooter", "weapon": "long_handgun"},
-                     "competent", [copy], v)
+    oracle = p_side0(
+        {"archetype": "competent_shooter", "weapon": "long_handgun"}, "competent", [copy], v
+    )
     assert edited == pytest.approx(oracle, abs=1e-12)
     assert edited != pytest.approx(p_side0("competent_shooter", "competent", (), v))
     assert fighter("competent_shooter", rs=rs).weapon.ranges == (15, 45, 60)
@@ -190,11 +225,14 @@ def test_readied_firearm_bonus_zero_is_the_variant_off():
     assert edited != pytest.approx(p_side0("competent_shooter", "expert"))
 
 
-@pytest.mark.parametrize(("body", "key"), [
-    ("[health.hit_points]\ndivisor = 0\n", "health.hit_points.divisor"),
-    ("[movement.mov]\nslow = 9\n", "movement.mov"),
-    ("[ranges.bands]\nlong = -1\n", "ranges.bands.long"),
-])
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ("[health.hit_points]\ndivisor = 0\n", "health.hit_points.divisor"),
+        ("[movement.mov]\nslow = 9\n", "movement.mov"),
+        ("[ranges.bands]\nlong = -1\n", "ranges.bands.long"),
+    ],
+)
 def test_a_bad_value_is_one_line_naming_the_key_exit_2(tmp_path, body, key):
     """A divisor of 0 (DX6), MOV slow above even (DX14), a negative band (DX15): one line
     naming the key, exit 2, no traceback."""

@@ -32,8 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def knob(system: str, *edits) -> rules.RuleSet:
@@ -47,8 +52,11 @@ def knob(system: str, *edits) -> rules.RuleSet:
 def fighter(system: str, spec, rs: rules.RuleSet | None = None):
     """The engine combatant of ``spec`` (a name or ``{"archetype": …, **overrides}``)
     under the rule set ``rs``."""
-    name, over = (spec, {}) if isinstance(spec, str) else \
-        (spec["archetype"], {k: v for k, v in spec.items() if k != "archetype"})
+    name, over = (
+        (spec, {})
+        if isinstance(spec, str)
+        else (spec["archetype"], {k: v for k, v in spec.items() if k != "archetype"})
+    )
     with rules.using([rs] if rs else []):
         return archetypes.combatant(system, name, over)
 
@@ -69,16 +77,18 @@ def test_dp7_rule_tables_are_listed_with_their_rule_ids():
     rows = {(r["table"], r["entry"], r["field"]): r for r in rules.table_rows("dice_pool_7")}
     kinds = list(dict.fromkeys(r[0] for r in rows))
     assert kinds == ["weapon", "armour", "health", "movement", "attack", "defense", "dodge"]
-    seed = {("health", "vitality", "per_con"): ("2", "A14"),
-            ("health", "vitality", "base"): ("6", "A14"),
-            ("movement", "deslocamento", "base"): ("5", "AT1"),
-            ("attack", "specialization", "dice"): ("2", "A7"),
-            ("defense", "athletics", "bonus"): ("2", "A8"),
-            ("defense", "shield", "bonus"): ("1", "A8"),
-            ("attack", "focus", "dice"): ("1", "A3"),
-            ("attack", "willpower", "dice"): ("3", "A4"),
-            ("defense", "willpower", "bonus"): ("2", "A4"),
-            ("dodge", "pool", "per_defense"): ("2", "A9")}
+    seed = {
+        ("health", "vitality", "per_con"): ("2", "A14"),
+        ("health", "vitality", "base"): ("6", "A14"),
+        ("movement", "deslocamento", "base"): ("5", "AT1"),
+        ("attack", "specialization", "dice"): ("2", "A7"),
+        ("defense", "athletics", "bonus"): ("2", "A8"),
+        ("defense", "shield", "bonus"): ("1", "A8"),
+        ("attack", "focus", "dice"): ("1", "A3"),
+        ("attack", "willpower", "dice"): ("3", "A4"),
+        ("defense", "willpower", "bonus"): ("2", "A4"),
+        ("dodge", "pool", "per_defense"): ("2", "A9"),
+    }
     for key, (value, rule) in seed.items():
         assert (rows[key]["value"], rows[key]["rule"]) == (value, rule), key
 
@@ -100,7 +110,7 @@ def test_dp7_vitality_base_edit_is_everyones_con_plus_one_in_the_fight():
         traits = archetypes.library("dice_pool_7")[name]
         row = dp7.row(fighter("dice_pool_7", name, edit))
         assert row[dp7_rules.C_VIT] == 2 * traits.CON + 8
-        assert row[dp7_rules.C_CON] == traits.CON   # A15: CON itself is not edited
+        assert row[dp7_rules.C_CON] == traits.CON  # A15: CON itself is not edited
 
 
 def test_dp7_vitality_per_con_edit():
@@ -124,8 +134,9 @@ def test_dp7_deslocamento_base_edit_is_an_armour_without_its_move_cost():
     free = knob("dice_pool_7", ("rules.armour.heavy_archaic.move", 0))
 
     def duel(rs):
-        return dp7.duel_exact(fighter("dice_pool_7", kiter, rs),
-                              fighter("dice_pool_7", charger, rs), v)
+        return dp7.duel_exact(
+            fighter("dice_pool_7", kiter, rs), fighter("dice_pool_7", charger, rs), v
+        )
 
     by_rule, by_armour, plain = duel(edit), duel(free), duel(None)
     same_fight(by_rule, by_armour)
@@ -147,14 +158,14 @@ def test_dp7_specialization_dice_edit_is_a_point_of_for_in_melee():
     a, b = "competent", "expert"
     assert all(archetypes.library("dice_pool_7")[n].specialized for n in (a, b))
     by_rule = dp7.duel_exact(fighter("dice_pool_7", a, edit), fighter("dice_pool_7", b, edit))
-    by_for = dp7.duel_exact(fighter("dice_pool_7", a, strong),
-                            fighter("dice_pool_7", b, strong))
+    by_for = dp7.duel_exact(fighter("dice_pool_7", a, strong), fighter("dice_pool_7", b, strong))
     same_fight(by_rule, by_for)
     t = archetypes.library("dice_pool_7")[a]
     assert dp7.row(fighter("dice_pool_7", a, edit))[dp7_rules.C_ATTR] == t.FOR + 3
-    untrained = fighter("dice_pool_7", "untrained", edit)   # not specialized: no change
-    assert dp7.row(untrained)[dp7_rules.C_ATTR] == archetypes.library("dice_pool_7")[
-        "untrained"].FOR
+    untrained = fighter("dice_pool_7", "untrained", edit)  # not specialized: no change
+    assert (
+        dp7.row(untrained)[dp7_rules.C_ATTR] == archetypes.library("dice_pool_7")["untrained"].FOR
+    )
 
 
 def test_dp7_athletics_and_shield_defense_edits():
@@ -173,7 +184,8 @@ def test_dp7_athletics_and_shield_defense_edits():
     foe = fighter("dice_pool_7", "master")
     same_fight(dp7.duel_exact(by_ath, foe), dp7.duel_exact(by_shield, foe))
     assert dp7.hit_probability(foe, by_ath) < dp7.hit_probability(
-        foe, fighter("dice_pool_7", "master_knight"))
+        foe, fighter("dice_pool_7", "master_knight")
+    )
     # a knight without athletics feels only the shield edit
     c = archetypes.library("dice_pool_7")["competent_knight"]
     assert fighter("dice_pool_7", "competent_knight", ath).defense == c.defense
@@ -189,21 +201,34 @@ def test_dp7_focus_dice_edit_is_a_point_of_for_for_a_focusing_knight():
     knight = lib["competent_knight"]
     assert knight.tactic == "focus_attack"
     assert lib["expert_armoured"].tactic != "focus_attack"
-    by_rule = dp7.duel_exact(fighter("dice_pool_7", "competent_knight", edit),
-                             fighter("dice_pool_7", "expert_armoured", edit))
-    by_hand = dp7.duel_exact(fighter("dice_pool_7", {"archetype": "competent_knight",
-                                                     "FOR": knight.FOR + 1}),
-                             fighter("dice_pool_7", "expert_armoured"))
+    by_rule = dp7.duel_exact(
+        fighter("dice_pool_7", "competent_knight", edit),
+        fighter("dice_pool_7", "expert_armoured", edit),
+    )
+    by_hand = dp7.duel_exact(
+        fighter("dice_pool_7", {"archetype": "competent_knight", "FOR": knight.FOR + 1}),
+        fighter("dice_pool_7", "expert_armoured"),
+    )
     same_fight(by_rule, by_hand)
-    assert abs(by_rule.p_outcome()[0] - dp7.duel_exact(
-        fighter("dice_pool_7", "competent_knight"), fighter("dice_pool_7", "expert_armoured"))
-        .p_outcome()[0]) > 1e-3
+    assert (
+        abs(
+            by_rule.p_outcome()[0]
+            - dp7.duel_exact(
+                fighter("dice_pool_7", "competent_knight"),
+                fighter("dice_pool_7", "expert_armoured"),
+            ).p_outcome()[0]
+        )
+        > 1e-3
+    )
 
 
-@pytest.mark.parametrize(("knob_name", "spec"), [
-    ("rules.attack.willpower.dice", {"archetype": "competent_brawler"}),      # attack_early
-    ("rules.defense.willpower.bonus", {"archetype": "competent_fencer"}),     # defense_late
-])
+@pytest.mark.parametrize(
+    ("knob_name", "spec"),
+    [
+        ("rules.attack.willpower.dice", {"archetype": "competent_brawler"}),  # attack_early
+        ("rules.defense.willpower.bonus", {"archetype": "competent_fencer"}),  # defense_late
+    ],
+)
 def test_dp7_willpower_worth_nothing_is_spending_none(knob_name, spec):
     """A4: a willpower point buys ``attack.willpower.dice`` dice or
     ``defense.willpower.bonus`` Defense. At 0 a point buys nothing, so the fight is
@@ -214,8 +239,9 @@ def test_dp7_willpower_worth_nothing_is_spending_none(knob_name, spec):
     zero = knob("dice_pool_7", (knob_name, 0))
     foe = "competent"
     by_rule = dp7.duel_exact(fighter("dice_pool_7", spec, zero), fighter("dice_pool_7", foe))
-    never = dp7.duel_exact(fighter("dice_pool_7", {**spec, "willpower": "none"}),
-                           fighter("dice_pool_7", foe))
+    never = dp7.duel_exact(
+        fighter("dice_pool_7", {**spec, "willpower": "none"}), fighter("dice_pool_7", foe)
+    )
     same_fight(by_rule, never)
     plain = dp7.duel_exact(fighter("dice_pool_7", spec), fighter("dice_pool_7", foe))
     assert abs(plain.p_outcome()[0] - never.p_outcome()[0]) > 1e-3
@@ -224,11 +250,20 @@ def test_dp7_willpower_worth_nothing_is_spending_none(knob_name, spec):
 def test_dp7_new_row_columns_follow_the_fields():
     """A3, A4, A9: the kernel row carries the edited constants (the kernel reads them
     there; the columns beyond the old layout are new, so no kernel signature changes)."""
-    edit = knob("dice_pool_7", ("rules.attack.focus.dice", 2), ("rules.attack.willpower.dice", 4),
-                ("rules.defense.willpower.bonus", 1), ("rules.dodge.pool.per_defense", 3))
+    edit = knob(
+        "dice_pool_7",
+        ("rules.attack.focus.dice", 2),
+        ("rules.attack.willpower.dice", 4),
+        ("rules.defense.willpower.bonus", 1),
+        ("rules.dodge.pool.per_defense", 3),
+    )
     row = dp7.row(fighter("dice_pool_7", "competent_fencer", edit))
-    assert [row[dp7_rules.C_FOCUS], row[dp7_rules.C_WP_DICE], row[dp7_rules.C_WP_DEF],
-            row[dp7_rules.C_DODGE]] == [2, 4, 1, 3]
+    assert [
+        row[dp7_rules.C_FOCUS],
+        row[dp7_rules.C_WP_DICE],
+        row[dp7_rules.C_WP_DEF],
+        row[dp7_rules.C_DODGE],
+    ] == [2, 4, 1, 3]
 
 
 # --------------------------------------------------------------------------------------
@@ -238,11 +273,21 @@ def test_dp7_new_row_columns_follow_the_fields():
 def test_dp6_rule_tables_are_listed_with_their_rule_ids():
     """C6, C5, C12: the constants are rule tables after the weapons."""
     rows = {(r["table"], r["entry"], r["field"]): r for r in rules.table_rows("dice_pool_6")}
-    assert list(dict.fromkeys(r[0] for r in rows)) == ["weapon", "health", "attack", "cover",
-                                                       "dodge"]
-    seed = {("health", "track", "base"): ("3", "C6"), ("attack", "specialty", "dice"): ("1", "C5"),
-            ("cover", "none", "dice"): ("-2", "C12"), ("cover", "partial", "dice"): ("1", "C12"),
-            ("cover", "full", "dice"): ("2", "C12"), ("dodge", "outnumbered", "dice"): ("1", "C13")}
+    assert list(dict.fromkeys(r[0] for r in rows)) == [
+        "weapon",
+        "health",
+        "attack",
+        "cover",
+        "dodge",
+    ]
+    seed = {
+        ("health", "track", "base"): ("3", "C6"),
+        ("attack", "specialty", "dice"): ("1", "C5"),
+        ("cover", "none", "dice"): ("-2", "C12"),
+        ("cover", "partial", "dice"): ("1", "C12"),
+        ("cover", "full", "dice"): ("2", "C12"),
+        ("dodge", "outnumbered", "dice"): ("1", "C13"),
+    }
     for key, (value, rule) in seed.items():
         assert (rows[key]["value"], rows[key]["rule"]) == (value, rule), key
 
@@ -254,15 +299,13 @@ def test_dp6_health_base_edit_is_everyones_stamina_plus_two():
     tough = knob("dice_pool_6", ("everyone.stamina", 2))
     a, b = "competent", "expert"
     by_rule = dp6.duel_exact(fighter("dice_pool_6", a, edit), fighter("dice_pool_6", b, edit))
-    by_hand = dp6.duel_exact(fighter("dice_pool_6", a, tough),
-                             fighter("dice_pool_6", b, tough))
+    by_hand = dp6.duel_exact(fighter("dice_pool_6", a, tough), fighter("dice_pool_6", b, tough))
     same_fight(by_rule, by_hand)
-    np.testing.assert_allclose(by_rule.p_loser_fates()[0], by_hand.p_loser_fates()[0],
-                               atol=1e-12)
+    np.testing.assert_allclose(by_rule.p_loser_fates()[0], by_hand.p_loser_fates()[0], atol=1e-12)
     stamina = archetypes.library("dice_pool_6")[a].stamina
     row = dp6.row(fighter("dice_pool_6", a, edit))
     assert row[dp6_rules.C_HEALTH] == stamina + 5
-    assert row[dp6_rules.C_DEATH] == 2 * (stamina + 5)   # C-g5 default: twice the health
+    assert row[dp6_rules.C_DEATH] == 2 * (stamina + 5)  # C-g5 default: twice the health
 
 
 def test_dp6_specialty_dice_edit_is_a_point_of_skill():
@@ -277,11 +320,14 @@ def test_dp6_specialty_dice_edit_is_a_point_of_skill():
     by_rule = dp6.duel_exact(fighter("dice_pool_6", a, edit), fighter("dice_pool_6", b, edit))
     by_hand = dp6.duel_exact(
         fighter("dice_pool_6", {"archetype": a, "attack_skill": lib[a].attack_skill + 1}),
-        fighter("dice_pool_6", {"archetype": b, "attack_skill": lib[b].attack_skill + 1}))
+        fighter("dice_pool_6", {"archetype": b, "attack_skill": lib[b].attack_skill + 1}),
+    )
     same_fight(by_rule, by_hand)
     t = lib[a]
-    assert dp6.row(fighter("dice_pool_6", a, edit))[dp6_rules.C_ATT] == \
-        t.attack_attribute + t.attack_skill + 2
+    assert (
+        dp6.row(fighter("dice_pool_6", a, edit))[dp6_rules.C_ATT]
+        == t.attack_attribute + t.attack_skill + 2
+    )
     assert fighter("dice_pool_6", "competent", edit).attack_pool == lib["competent"].attack_pool
 
 
@@ -297,20 +343,22 @@ def test_dp6_cover_dice_edit_is_the_next_cover():
     foe = fighter("dice_pool_6", "expert_shooter", edit)
     foe_full = fighter("dice_pool_6", {"archetype": "expert_shooter", "cover": "full"})
     same_fight(dp6.duel_exact(a, foe), dp6.duel_exact(full, foe_full))
-    np.testing.assert_allclose(dp6.attack_damage(foe, a), dp6.attack_damage(foe_full, full),
-                               atol=1e-15)
+    np.testing.assert_allclose(
+        dp6.attack_damage(foe, a), dp6.attack_damage(foe_full, full), atol=1e-15
+    )
     assert dp6.row(a)[dp6_rules.C_COVER] == 2
     plain = fighter("dice_pool_6", "competent_shooter")
     assert dp6.hit_probability(foe, a) < dp6.hit_probability(foe, plain)
-    sword = fighter("dice_pool_6", "expert", edit)   # melee: no cover dice (C12)
+    sword = fighter("dice_pool_6", "expert", edit)  # melee: no cover dice (C12)
     assert dp6.hit_probability(sword, a) == dp6.hit_probability(sword, plain)
 
 
 def test_dp6_taken_cover_reads_the_edited_dice():
     """CT-g2, C12: a fighter that takes cover gets the edited dice of the cover it takes."""
     edit = knob("dice_pool_6", ("rules.cover.partial.dice", 3))
-    c = fighter("dice_pool_6", {"archetype": "competent_shooter", "cover": "none",
-                                "plan": "cover"}, edit)
+    c = fighter(
+        "dice_pool_6", {"archetype": "competent_shooter", "cover": "none", "plan": "cover"}, edit
+    )
     assert dp6.row(c)[dp6_rules.C_COVER] == -2
     assert dp6.row(c)[dp6_rules.C_TAKEN] == 3
 
@@ -342,15 +390,34 @@ def test_dp6_outnumbered_dice_edit():
 # Both
 
 
-@pytest.mark.parametrize(("system", "edits", "a", "b"), [
-    ("dice_pool_7", (("rules.health.vitality.base", 9), ("rules.attack.specialization.dice", 1),
-                     ("rules.dodge.pool.per_defense", 3), ("rules.defense.willpower.bonus", 3)),
-     "competent", "competent_fencer"),
-    ("dice_pool_7", (("rules.attack.focus.dice", 3), ("rules.attack.willpower.dice", 1)),
-     "competent_knight", "expert_brawler"),
-    ("dice_pool_6", (("rules.health.track.base", 6), ("rules.cover.none.dice", 0)),
-     "competent_shooter", {"archetype": "expert_shooter", "cover": "none"}),
-])
+@pytest.mark.parametrize(
+    ("system", "edits", "a", "b"),
+    [
+        (
+            "dice_pool_7",
+            (
+                ("rules.health.vitality.base", 9),
+                ("rules.attack.specialization.dice", 1),
+                ("rules.dodge.pool.per_defense", 3),
+                ("rules.defense.willpower.bonus", 3),
+            ),
+            "competent",
+            "competent_fencer",
+        ),
+        (
+            "dice_pool_7",
+            (("rules.attack.focus.dice", 3), ("rules.attack.willpower.dice", 1)),
+            "competent_knight",
+            "expert_brawler",
+        ),
+        (
+            "dice_pool_6",
+            (("rules.health.track.base", 6), ("rules.cover.none.dice", 0)),
+            "competent_shooter",
+            {"archetype": "expert_shooter", "cover": "none"},
+        ),
+    ],
+)
 def test_exact_and_monte_carlo_agree_under_an_edit(system, edits, a, b):
     """The exact chain and the kernel read the edited constants the same way: P(side 0),
     P(side 1) within 5 standard errors + 1/n (fixed seed)."""
@@ -361,7 +428,7 @@ def test_exact_and_monte_carlo_agree_under_an_edit(system, edits, a, b):
     exact = eng.duel_exact(fa, fb).p_outcome()
     mc = eng.duel_mc(fa, fb, n, seed=11).p_outcome()
     plain = eng.duel_exact(fighter(system, a), fighter(system, b)).p_outcome()
-    assert abs(plain[0] - exact[0]) > 0.01   # the edit moves the fight
+    assert abs(plain[0] - exact[0]) > 0.01  # the edit moves the fight
     for k in range(2):
         se = math.sqrt(exact[k] * (1 - exact[k]) / n)
         assert abs(mc[k] - exact[k]) <= 5 * se + 1 / n, (k, mc[k], exact[k])
@@ -392,17 +459,32 @@ def test_rule_data_fields_are_not_traits(system):
         rules.RuleSet(system).with_knob(f"everyone.{sorted(data)[0]}", 1)
 
 
-@pytest.mark.parametrize(("system", "table", "words"), [
-    ("dice_pool_7", "[health.vitality]\nbase = -1\n",
-     "health.vitality.base: Input should be greater than or equal to 1"),
-    ("dice_pool_7", "[movement.deslocamento]\nbase = -5\n",
-     "movement.deslocamento.base: Input should be greater than or equal to 0"),
-    ("dice_pool_7", "[defense.shield]\nremove = true\n", "defense.shield: Field required"),
-    ("dice_pool_6", "[cover.partial]\ndice = 9\n",
-     "cover.partial.dice: Input should be less than or equal to 5"),
-    ("dice_pool_6", "[health.track]\nbase = 0\n",
-     "health.track.base: Input should be greater than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    ("system", "table", "words"),
+    [
+        (
+            "dice_pool_7",
+            "[health.vitality]\nbase = -1\n",
+            "health.vitality.base: Input should be greater than or equal to 1",
+        ),
+        (
+            "dice_pool_7",
+            "[movement.deslocamento]\nbase = -5\n",
+            "movement.deslocamento.base: Input should be greater than or equal to 0",
+        ),
+        ("dice_pool_7", "[defense.shield]\nremove = true\n", "defense.shield: Field required"),
+        (
+            "dice_pool_6",
+            "[cover.partial]\ndice = 9\n",
+            "cover.partial.dice: Input should be less than or equal to 5",
+        ),
+        (
+            "dice_pool_6",
+            "[health.track]\nbase = 0\n",
+            "health.track.base: Input should be greater than or equal to 1",
+        ),
+    ],
+)
 def test_a_bad_constant_is_one_line_exit_2(system, table, words, tmp_path):
     """A bad value in a rules file: one line naming the key, exit 2, no traceback."""
     p = tmp_path / "bad.toml"
@@ -416,8 +498,13 @@ def test_a_bad_constant_is_one_line_exit_2(system, table, words, tmp_path):
 
 def test_a_bad_constant_knob_is_one_line_exit_2():
     """The same check for a ``--set SYSTEM:rules.KIND.ENTRY.FIELD`` knob."""
-    r = cli("audit", "analysis/data/guardrails.toml", "--no-suggest", "--set",
-            "dice_pool_7:rules.health.vitality.base=-2")
+    r = cli(
+        "audit",
+        "analysis/data/guardrails.toml",
+        "--no-suggest",
+        "--set",
+        "dice_pool_7:rules.health.vitality.base=-2",
+    )
     assert r.returncode == 2, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "health.vitality.base" in r.stderr

@@ -23,8 +23,11 @@ import pytest
 from analysis import rules
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = tomllib.loads((ROOT / "examples" / "plugin_system" / "pbta_2d6" / "archetypes.toml")
-                    .read_text(encoding="utf-8"))
+DATA = tomllib.loads(
+    (ROOT / "examples" / "plugin_system" / "pbta_2d6" / "archetypes.toml").read_text(
+        encoding="utf-8"
+    )
+)
 SYSTEM = "pbta_2d6"
 
 
@@ -32,8 +35,7 @@ def p_side0(a, b, rs=(), variants=None):
     from analysis.workflow.fight_sweep import fight_point
 
     with rules.using(list(rs)):
-        return fight_point(SYSTEM, a, b, dict(variants or {}), 50, "p_side0",
-                           exact=True)["metric"]
+        return fight_point(SYSTEM, a, b, dict(variants or {}), 50, "p_side0", exact=True)["metric"]
 
 
 def rules_file(tmp_path, body: str) -> Path:
@@ -44,8 +46,14 @@ def rules_file(tmp_path, body: str) -> Path:
 
 def cli(site, *args):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)])}
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_the_hook_declares_weapon_and_armour(plugin_installed):
@@ -54,8 +62,11 @@ def test_the_hook_declares_weapon_and_armour(plugin_installed):
     from analysis.combat import archetypes
 
     declared = archetypes.hook(SYSTEM).tables
-    assert declared == (("weapon", "weapons", "PC3"), ("armour", "armour", "PC3"),
-                        ("tactic", "tactics", "PC9"))
+    assert declared == (
+        ("weapon", "weapons", "PC3"),
+        ("armour", "armour", "PC3"),
+        ("tactic", "tactics", "PC9"),
+    )
     t = rules.base_tables(SYSTEM)
     assert list(t) == ["weapon", "armour", "tactic"]
     assert t["weapon"] == DATA["weapons"]
@@ -73,8 +84,11 @@ def test_rules_command_prints_and_exports_the_tables(plugin_installed, tmp_path)
     assert lines[0].startswith("system,table,entry,field,value,rule")
     assert f'{SYSTEM},weapon,pistol,close,10,"PC3, PD4"' in r.stdout
     assert f"{SYSTEM},armour,heavy,points,2,PC3" in r.stdout
-    fields = sum(len([k for k in e if k != "note"]) for tab in ("weapons", "armour", "tactics")
-                 for e in DATA[tab].values())
+    fields = sum(
+        len([k for k in e if k != "note"])
+        for tab in ("weapons", "armour", "tactics")
+        for e in DATA[tab].values()
+    )
     assert len(lines) - 1 == fields
     p = tmp_path / "export.toml"
     assert cli(plugin_installed, "rules", SYSTEM, "--export", p).returncode == 0
@@ -96,14 +110,13 @@ def test_a_weapon_added_like_another_fights_as_it(plugin_installed, tmp_path):
     the same knob on the new entry (harm 2) moves them."""
     rs = rules.load_file(rules_file(tmp_path, '[weapon.crossbow]\nlike = "rifle"\n'))
     v = {"distance": 40}
-    edited = p_side0({"archetype": "competent_shooter", "weapon": "crossbow"}, "competent",
-                     [rs], v)
-    oracle = p_side0({"archetype": "competent_shooter", "weapon": "rifle"}, "competent",
-                     (), v)
+    edited = p_side0({"archetype": "competent_shooter", "weapon": "crossbow"}, "competent", [rs], v)
+    oracle = p_side0({"archetype": "competent_shooter", "weapon": "rifle"}, "competent", (), v)
     assert edited == pytest.approx(oracle, abs=1e-12)
     weaker = rs.with_knob("rules.weapon.crossbow.harm", 2)
-    lower = p_side0({"archetype": "competent_shooter", "weapon": "crossbow"}, "competent",
-                    [weaker], v)
+    lower = p_side0(
+        {"archetype": "competent_shooter", "weapon": "crossbow"}, "competent", [weaker], v
+    )
     assert lower < edited
 
 
@@ -126,7 +139,7 @@ def test_careful_harm_less_in_one_roll_hand_worked(plugin_installed, less):
     want[2] += 10 / 36
     want[max(2 - less, 0)] += 16 / 36
     want[0] += 10 / 36  # 2d6 + 1 ≤ 6
-    assert p.tolist() == pytest.approx(want[:p.size], abs=1e-12)
+    assert p.tolist() == pytest.approx(want[: p.size], abs=1e-12)
     assert p.sum() == pytest.approx(1)
 
 
@@ -154,8 +167,7 @@ def test_careful_edit_exact_and_monte_carlo_agree(plugin_installed):
 def test_a_bad_value_is_one_line_exit_2(plugin_installed, tmp_path):
     """PC1: armour is 0..3 points; 9 is one line naming ``armour.light.points``, exit 2."""
     p = rules_file(tmp_path, "[armour.light]\npoints = 9\n")
-    r = cli(plugin_installed, "duel", SYSTEM, "competent_brawler", "competent",
-            "--rules", p)
+    r = cli(plugin_installed, "duel", SYSTEM, "competent_brawler", "competent", "--rules", p)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr

@@ -78,35 +78,56 @@ format = "xlsx"
     ]
     for line in expected:
         assert line in got, (line, got)
-    assert any(g.startswith("scenario.toml: methd: unknown key (did you mean 'method'?); "
-                            "known: name,") for g in got)
+    assert any(
+        g.startswith("scenario.toml: methd: unknown key (did you mean 'method'?); known: name,")
+        for g in got
+    )
     assert len(got) == len(expected) + 1
 
 
-@pytest.mark.parametrize(("text", "line"), [
-    ('name = "x\n', "scenario.toml: not valid TOML"),
-    ('name = "x"\n', "scenario.toml: (top level): nothing to do"),
-    ('[[checks]]\nsystem = "percentile"\n', "scenario.toml: name: required key is missing"),
-    ('name = "x"\n[[checks]]\naxes = { pool = [1] }\n',
-     "scenario.toml: checks[0].system: required key is missing"),
-    ('name = "x"\nsystem = "percentile"\n[[checks]]\naxes = { level = ["impossible"] }\n',
-     "scenario.toml: checks[0].axes.level[0]: 'impossible' is not allowed; choose regular | "
-     "hard | extreme"),
-    ('name = "x"\nsystem = "dice_pool_6"\n[[checks]]\n[sweep]\nvariants = { again = [9] }\n',
-     "scenario.toml: sweep.variants.again: not a variant of dice_pool_6"),
-    ('name = "x"\n[[solve]]\nkind = "difficulty"\ntarget = 0.5\ncompetence = 7\n',
-     "scenario.toml: solve[0].competence: a native value needs exactly one system"),
-    ('name = "x"\nsystem = "dice_pool_6"\n[[checks]]\n[output]\nformat = "parquet"\n',
-     "scenario.toml: output.format: parquet needs an output folder"),
-    ('name = "x"\nsystem = "d20_degrees"\n[[checks]]\nname = "a"\n[[checks]]\nname = "a"\n',
-     "scenario.toml: checks[1].name: 'a' is already the name of checks[0]"),
-    ('name = "x"\nsystem = "d20_degrees"\n[[checks]]\ncompetence = ["expert"]\n'
-     'axes = { modifier = [3] }\n',
-     "scenario.toml: checks[0].competence: also given as axes.modifier"),
-    ('name = "x"\nsystem = "percentile"\n[[checks]]\naxes = { skill = [1, 50] }\n'
-     'contrast = { a = { skill = -5 } }\n',
-     "scenario.toml: checks[0].contrast.a.skill: offset -5 moves skill out of range (to -4)"),
-])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('name = "x\n', "scenario.toml: not valid TOML"),
+        ('name = "x"\n', "scenario.toml: (top level): nothing to do"),
+        ('[[checks]]\nsystem = "percentile"\n', "scenario.toml: name: required key is missing"),
+        (
+            'name = "x"\n[[checks]]\naxes = { pool = [1] }\n',
+            "scenario.toml: checks[0].system: required key is missing",
+        ),
+        (
+            'name = "x"\nsystem = "percentile"\n[[checks]]\naxes = { level = ["impossible"] }\n',
+            "scenario.toml: checks[0].axes.level[0]: 'impossible' is not allowed; choose regular | "
+            "hard | extreme",
+        ),
+        (
+            'name = "x"\nsystem = "dice_pool_6"\n[[checks]]\n[sweep]\nvariants = { again = [9] }\n',
+            "scenario.toml: sweep.variants.again: not a variant of dice_pool_6",
+        ),
+        (
+            'name = "x"\n[[solve]]\nkind = "difficulty"\ntarget = 0.5\ncompetence = 7\n',
+            "scenario.toml: solve[0].competence: a native value needs exactly one system",
+        ),
+        (
+            'name = "x"\nsystem = "dice_pool_6"\n[[checks]]\n[output]\nformat = "parquet"\n',
+            "scenario.toml: output.format: parquet needs an output folder",
+        ),
+        (
+            'name = "x"\nsystem = "d20_degrees"\n[[checks]]\nname = "a"\n[[checks]]\nname = "a"\n',
+            "scenario.toml: checks[1].name: 'a' is already the name of checks[0]",
+        ),
+        (
+            'name = "x"\nsystem = "d20_degrees"\n[[checks]]\ncompetence = ["expert"]\n'
+            "axes = { modifier = [3] }\n",
+            "scenario.toml: checks[0].competence: also given as axes.modifier",
+        ),
+        (
+            'name = "x"\nsystem = "percentile"\n[[checks]]\naxes = { skill = [1, 50] }\n'
+            "contrast = { a = { skill = -5 } }\n",
+            "scenario.toml: checks[0].contrast.a.skill: offset -5 moves skill out of range (to -4)",
+        ),
+    ],
+)
 def test_single_problems(tmp_path, text, line):
     got = problems(text, tmp_path)
     assert any(g.startswith(line) for g in got), got
@@ -123,10 +144,14 @@ def test_fights_need_a_combat_engine(tmp_path, monkeypatch):
 
     if not fights.available()["middle_3d10"]:
         got = problems(text, tmp_path)
-        assert got[0].startswith("scenario.toml: fights[0].system: no combat engine for "
-                                 "middle_3d10")
-    monkeypatch.setitem(sys.modules, "engines.systems.middle_3d10.combat",
-                        types.ModuleType("engines.systems.middle_3d10.combat"))
+        assert got[0].startswith(
+            "scenario.toml: fights[0].system: no combat engine for middle_3d10"
+        )
+    monkeypatch.setitem(
+        sys.modules,
+        "engines.systems.middle_3d10.combat",
+        types.ModuleType("engines.systems.middle_3d10.combat"),
+    )
     # the stand-in engine takes plain mappings: bypass the combatant loader (which
     # validates fighters against the real engine's traits)
     monkeypatch.setattr(fights, "fighter", lambda system, spec: spec)
@@ -152,8 +177,12 @@ def test_missing_file_and_not_a_table(tmp_path):
 
 def test_examples_shipped():
     names = {p.name for p in EXAMPLES}
-    assert {"expert_vs_difficulties.toml", "c7_claim.toml", "ten_again_variants.toml",
-            "percentile_bonus_dice.toml"} <= names
+    assert {
+        "expert_vs_difficulties.toml",
+        "c7_claim.toml",
+        "ten_again_variants.toml",
+        "percentile_bonus_dice.toml",
+    } <= names
 
 
 def _dp6_at_least(pool: int, need: int) -> float:
@@ -166,7 +195,7 @@ def _dp6_at_least(pool: int, need: int) -> float:
         nxt[1:, 1] += 0.1 * dist[:-1, 0]
         nxt[3:, 0] += 0.1 * dist[:-3, 1]
         dist = nxt
-    return float(dist.sum(axis=1)[max(need, 0):].sum())
+    return float(dist.sum(axis=1)[max(need, 0) :].sum())
 
 
 def test_c7_claim_scenario():
@@ -216,8 +245,13 @@ def test_expert_vs_difficulties_scenario(tmp_path):
     # a [[solve]] without systems solves every installed system with ladder rules: the
     # five built-ins, and a plug-in with a ladder installed beside them
     assert set(res.tables["difficulty"]["system"]) == {
-        "dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees",
-        *(p for p in plugins() if registry()[p].ladder is not None)}
+        "dice_pool_7",
+        "middle_3d10",
+        "dice_pool_6",
+        "percentile",
+        "d20_degrees",
+        *(p for p in plugins() if registry()[p].ladder is not None),
+    }
     assert "curves" in res.plots
 
 
@@ -284,14 +318,14 @@ def test_examples_run_through_cli(path, tmp_path, capsys):
     for name, table in res.tables.items():
         got = pd.read_csv(out / f"{name}.csv", keep_default_na=False, na_values=[""])
         # the table's own columns, then the provenance columns it lacked
-        extra = [c for c in ("system", "variants", "method", "trials")
-                 if c not in table.columns]
+        extra = [c for c in ("system", "variants", "method", "trials") if c not in table.columns]
         assert list(got.columns) == [*table.columns, *extra]
         assert len(got) == len(table)
         for col in table.columns:
             if table[col].dtype.kind == "f":
-                np.testing.assert_allclose(got[col].to_numpy(float),
-                                           table[col].to_numpy(float), rtol=1e-12)
+                np.testing.assert_allclose(
+                    got[col].to_numpy(float), table[col].to_numpy(float), rtol=1e-12
+                )
     for name in res.plots:
         data = (out / f"{name}.png").read_bytes()
         assert data.startswith(b"\x89PNG")
@@ -337,9 +371,15 @@ def test_seven_typos_reported_in_one_run(tmp_path):
         load_scenario(f)
     lines = str(info.value).splitlines()
     assert lines[0] == "seven.toml: 7 problems"
-    want = {"seeed": "'seed'", "variants.agian": "'again'", "checks[0].axes.pol": "'pool'",
-            "checks[0].competence[0]": "'expert'", "fights[0].system": "'d20_degrees'",
-            "fights[1].b": "'armour'", "output.formt": "'format'"}
+    want = {
+        "seeed": "'seed'",
+        "variants.agian": "'again'",
+        "checks[0].axes.pol": "'pool'",
+        "checks[0].competence[0]": "'expert'",
+        "fights[0].system": "'d20_degrees'",
+        "fights[1].b": "'armour'",
+        "output.formt": "'format'",
+    }
     for path, name in want.items():
         hit = [ln for ln in lines if ln.strip().startswith(f"seven.toml: {path}: ")]
         assert len(hit) == 1, (path, lines)
@@ -352,8 +392,9 @@ def test_cross_combat_file_names_the_unknown_key(tmp_path):
     (with the system it resembles), together with the missing dice_pool_7 mapping."""
     from analysis.combat.cross_combat import DATA_FILE, load_cross
 
-    text = DATA_FILE.read_text(encoding="utf-8").replace("[matchups.melee_equal.dice_pool_7",
-                                                         "[matchups.melee_equal.dice_pool7", 1)
+    text = DATA_FILE.read_text(encoding="utf-8").replace(
+        "[matchups.melee_equal.dice_pool_7", "[matchups.melee_equal.dice_pool7", 1
+    )
     assert "dice_pool7" in text
     f = tmp_path / "cross.toml"
     f.write_text(text)

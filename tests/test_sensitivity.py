@@ -104,6 +104,7 @@ def _index(table: pd.DataFrame, guardrail: str, knob: str, col: str) -> float:
 
 # --------------------------------------------------------------------------- the decomposition
 
+
 def test_exact_indices_of_an_additive_function():
     """Y = X1 + 2 X2 with X1, X2 uniform on {0, 1, 2} and {0, 1}: Var X1 = 2/3, Var 2X2 =
     1, so S1 = ST = (2/3) / (5/3) = 0.4 and 0.6 (no interaction)."""
@@ -138,6 +139,7 @@ def test_levels_are_equally_likely():
 
 # --------------------------------------------------------------------------- the known file
 
+
 def test_the_known_file_gives_the_known_answer(known):
     """Pool alone moves the check (ST ≈ 1), Vigor alone the duel (ST ≈ 1); the aftermath
     of the measured duel is sampled but moves nothing (≈ 0); the spare duel's variant
@@ -146,10 +148,10 @@ def test_the_known_file_gives_the_known_answer(known):
     t = r.table
     assert _index(t, "dp6 hard task", "hard_dp6:pool", "ST") == pytest.approx(1.0)
     assert _index(t, "dp6 hard task", "hard_dp6:pool", "S1") == pytest.approx(1.0)
-    assert _index(t, "m3 duel length", "even_m3:both.vigor", "ST") == pytest.approx(1.0,
-                                                                                   abs=1e-9)
-    assert _index(t, "m3 duel length", "even_m3:variant.aftermath", "ST") == \
-        pytest.approx(0.0, abs=1e-9)
+    assert _index(t, "m3 duel length", "even_m3:both.vigor", "ST") == pytest.approx(1.0, abs=1e-9)
+    assert _index(t, "m3 duel length", "even_m3:variant.aftermath", "ST") == pytest.approx(
+        0.0, abs=1e-9
+    )
     for g in ("dp6 hard task", "m3 duel length"):
         assert _index(t, g, "spare_dp6:variant.aftermath", "ST") == 0.0
     assert _index(t, "dp6 hard task", "even_m3:both.vigor", "ST") == 0.0
@@ -174,6 +176,7 @@ def test_the_known_file_from_the_command_line(known, tmp_path):
 
 # --------------------------------------------------------------------------- sampling
 
+
 def test_salib_sampling_agrees_with_the_exact_decomposition(known):
     """Two knobs moving one check with an interaction (the pool and, over the rules'
     table, the difficulty held): the Saltelli estimate lies within its bootstrap
@@ -181,8 +184,7 @@ def test_salib_sampling_agrees_with_the_exact_decomposition(known):
     p = tune.load_tune(known)
     exact = sensitivity(p, method="exact").table
     sampled = sensitivity(p, method="sobol", samples=512, seed=2).table
-    for g, knob in (("dp6 hard task", "hard_dp6:pool"),
-                    ("m3 duel length", "even_m3:both.vigor")):
+    for g, knob in (("dp6 hard task", "hard_dp6:pool"), ("m3 duel length", "even_m3:both.vigor")):
         for col in ("S1", "ST"):
             e, s = _index(exact, g, knob, col), _index(sampled, g, knob, col)
             conf = _index(sampled, g, knob, f"{col}_conf")
@@ -205,18 +207,31 @@ def test_morris_screens_the_moving_knob_first(known):
 
 # --------------------------------------------------------------------------- the shipped knobs
 
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("file", "knobs", "guardrail", "names"), [
-    # the default report's knobs, dice_pool_6's even duel: additive (S1 ≈ ST)
-    ("analysis/data/guardrails.toml", "analysis/data/sensitivity.toml",
-     "even duel length (dice_pool_6)",
-     ("dice_pool_6:rules.health.track.base", "dice_pool_6:variant.threshold")),
-    # scenarios/tune_rules.toml, the armour against a shooter: the pistol's bonus and the
-    # armour's ballistic rating
-    ("scenarios/tune_rules.toml", None, "heaviest armour against a shooter (dice_pool_7)",
-     ("dice_pool_7:rules.armour.heavy_archaic.ballistic",
-      "dice_pool_7:rules.weapon.light_ranged.bonus")),
-])
+@pytest.mark.parametrize(
+    ("file", "knobs", "guardrail", "names"),
+    [
+        # the default report's knobs, dice_pool_6's even duel: additive (S1 ≈ ST)
+        (
+            "analysis/data/guardrails.toml",
+            "analysis/data/sensitivity.toml",
+            "even duel length (dice_pool_6)",
+            ("dice_pool_6:rules.health.track.base", "dice_pool_6:variant.threshold"),
+        ),
+        # scenarios/tune_rules.toml, the armour against a shooter: the pistol's bonus and the
+        # armour's ballistic rating
+        (
+            "scenarios/tune_rules.toml",
+            None,
+            "heaviest armour against a shooter (dice_pool_7)",
+            (
+                "dice_pool_7:rules.armour.heavy_archaic.ballistic",
+                "dice_pool_7:rules.weapon.light_ranged.bonus",
+            ),
+        ),
+    ],
+)
 def test_ranking_agrees_with_one_at_a_time(file, knobs, guardrail, names):
     """The knob whose one-at-a-time range (the audit's own measurements, each knob over
     its levels with the others at the file's values) is larger has the larger total
@@ -246,11 +261,15 @@ def test_ranking_agrees_with_one_at_a_time(file, knobs, guardrail, names):
 
 # --------------------------------------------------------------------------- bad input
 
-@pytest.mark.parametrize(("extra", "needle"), [
-    (["--method", "sobol", "--samples", "48"], "--samples: 48 is not a power of two"),
-    (["--method", "nope"], "--method: 'nope' is not a method"),
-    (["--method", "morris", "--samples", "2"], "--samples: 2 Morris trajectories"),
-])
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--method", "sobol", "--samples", "48"], "--samples: 48 is not a power of two"),
+        (["--method", "nope"], "--method: 'nope' is not a method"),
+        (["--method", "morris", "--samples", "2"], "--samples: 2 Morris trajectories"),
+    ],
+)
 def test_bad_arguments_are_one_line_exit_2(known, extra, needle, capsys):
     code = main(["sensitivity", str(known), *extra])
     err = capsys.readouterr().err.strip()
@@ -262,8 +281,11 @@ def test_bad_arguments_are_one_line_exit_2(known, extra, needle, capsys):
 
 def test_bad_range_is_one_line_exit_2(known, tmp_path, capsys):
     bad = tmp_path / "bad.toml"
-    bad.write_text(KNOWN.replace('knob = "hard_dp6:pool"\nmin = 6\nmax = 10',
-                                 'knob = "hard_dp6:pool"\nmin = 6\nmax = 5'))
+    bad.write_text(
+        KNOWN.replace(
+            'knob = "hard_dp6:pool"\nmin = 6\nmax = 10', 'knob = "hard_dp6:pool"\nmin = 6\nmax = 5'
+        )
+    )
     out = tmp_path / "t.csv"
     code = main(["sensitivity", str(bad), "-o", str(out)])
     err = capsys.readouterr().err.strip()
@@ -289,6 +311,7 @@ def test_an_exact_grid_too_large_is_refused(known, monkeypatch, capsys):
 
 # --------------------------------------------------------------------------- the report page
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "pt-BR"])
 def test_report_page_matches_its_command(lang, tmp_path):
@@ -304,12 +327,18 @@ def test_report_page_matches_its_command(lang, tmp_path):
         sec = section_sensitivity(ReportSettings(systems=systems, lang=lang))
     assert sec.title == {"en": "What matters most", "pt-BR": "O que mais pesa"}[lang]
     cmd = sec.reading[0].small
-    assert cmd == ("rpg-balance sensitivity analysis/data/guardrails.toml "
-                   "--knobs analysis/data/sensitivity.toml")
+    assert cmd == (
+        "rpg-balance sensitivity analysis/data/guardrails.toml "
+        "--knobs analysis/data/sensitivity.toml"
+    )
     # the command, with the report's systems: the file's knobs of other systems are
     # refused by their guardrail-less entries, so the page's table is compared row by row
-    code, out, err = _cli("sensitivity", ROOT / "analysis/data/guardrails.toml", "--knobs",
-                          ROOT / "analysis/data/sensitivity.toml")
+    code, out, err = _cli(
+        "sensitivity",
+        ROOT / "analysis/data/guardrails.toml",
+        "--knobs",
+        ROOT / "analysis/data/sensitivity.toml",
+    )
     assert code == 0, err
     full = pd.read_csv(io.StringIO(out))
     table = sec.blocks[0].full
@@ -321,10 +350,11 @@ def test_report_page_matches_its_command(lang, tmp_path):
     moved = {"en": "depends mostly on", "pt-BR": "depende sobretudo destes ajustes"}[lang]
     assert any(moved in s and "(B9)" in s for s in said)
     # a duel guardrail's sentence names its fighters, never "fighter A"
-    even = {"en": "the mean length of a duel of a competent fighter (knife) against an "
-                  "equal depends mostly on",
-            "pt-BR": "a duração média de um duelo de um lutador competente (faca) contra "
-                     "um igual"}[lang]
+    even = {
+        "en": "the mean length of a duel of a competent fighter (knife) against an "
+        "equal depends mostly on",
+        "pt-BR": "a duração média de um duelo de um lutador competente (faca) contra um igual",
+    }[lang]
     assert any(even in s for s in said), said
     assert not any("fighter A" in s or "lutador A" in s for s in said)
 
@@ -348,12 +378,22 @@ def test_plot_and_second_order_pairs(known, tmp_path):
     from analysis.workflow.sensitivity import sensitivity_figure
 
     plot, pairs = tmp_path / "s.png", tmp_path / "pairs.csv"
-    code, _out, err = _cli("sensitivity", known, "--method", "sobol", "--samples", "64",
-                           "--second-order", "--pairs", pairs, "--plot", plot)
+    code, _out, err = _cli(
+        "sensitivity",
+        known,
+        "--method",
+        "sobol",
+        "--samples",
+        "64",
+        "--second-order",
+        "--pairs",
+        pairs,
+        "--plot",
+        plot,
+    )
     assert code == 0, err
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    fig = sensitivity_figure(sensitivity(tune.load_tune(known), method="sobol",
-                                         samples=64))
+    fig = sensitivity_figure(sensitivity(tune.load_tune(known), method="sobol", samples=64))
     assert [ax.get_title() for ax in fig.axes] == ["m3 duel length", "dp6 hard task"]
     t = pd.read_csv(pairs)
     row = t[(t["knob"] == "even_m3:both.vigor") & (t["other"] == "even_m3:variant.aftermath")]
@@ -366,12 +406,15 @@ def test_a_monte_carlo_figure_widens_the_interval(known, tmp_path):
     the exact grid's intervals are no longer 0, yet the ranking stays (Vigor ≈ 1, the
     aftermath ≈ 0 within its interval); the exact check keeps a zero interval."""
     mc = tmp_path / "mc.toml"
-    mc.write_text(KNOWN.replace('name = "even_m3"\nsystem = "middle_3d10"',
-                                'name = "even_m3"\nsystem = "middle_3d10"\nexact = false'))
+    mc.write_text(
+        KNOWN.replace(
+            'name = "even_m3"\nsystem = "middle_3d10"',
+            'name = "even_m3"\nsystem = "middle_3d10"\nexact = false',
+        )
+    )
     t = sensitivity(tune.load_tune(mc), max_trials=4_000).table
     vigor = t[(t["guardrail"] == "m3 duel length") & (t["knob"] == "even_m3:both.vigor")]
-    after = t[(t["guardrail"] == "m3 duel length")
-              & (t["knob"] == "even_m3:variant.aftermath")]
+    after = t[(t["guardrail"] == "m3 duel length") & (t["knob"] == "even_m3:variant.aftermath")]
     assert float(vigor["ST_conf"].iloc[0]) > 0
     assert float(vigor["ST"].iloc[0]) > 0.9
     assert abs(float(after["ST"].iloc[0])) <= float(after["ST_conf"].iloc[0]) + 0.02
@@ -386,7 +429,10 @@ def test_a_knob_file_with_nothing_for_the_systems_is_one_line():
     from engines.errors import InputError
     from reports.sections.sensitivity import default_knob_systems
 
-    with pytest.raises(InputError, match=r"sensitivity\.toml: no knob is about the "
-                                         r"systems nosuch"):
+    with pytest.raises(
+        InputError,
+        match=r"sensitivity\.toml: no knob is about the "
+        r"systems nosuch",
+    ):
         load_problem(DATA, DEFAULT_KNOBS, systems=("nosuch",))
     assert "nosuch" not in default_knob_systems()

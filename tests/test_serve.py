@@ -55,6 +55,7 @@ def cli_csv(capsys, *argv) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- the model = the CLI
 
+
 @pytest.mark.parametrize("system", BUILT_IN)
 def test_check_and_solver_equal_the_cli(system, capsys):
     """The built-ins, each with a roll-setting switch off its default (a plug-in:
@@ -80,8 +81,9 @@ def test_check_and_solver_equal_the_cli(system, capsys):
     if r.solve is not None:
         words = r.solve_command.split()[1:]
         solved = cli_csv(capsys, *words)
-        assert solved["difficulty"].astype(str).tolist() == \
-            r.solve["difficulty"].astype(str).tolist()
+        assert (
+            solved["difficulty"].astype(str).tolist() == r.solve["difficulty"].astype(str).tolist()
+        )
         assert solved["p"].tolist() == pytest.approx(r.solve["p"].tolist(), abs=1e-12)
 
 
@@ -101,8 +103,15 @@ def test_exact_duel_and_one_hit_equal_the_cli(system, capsys):
     assert "--weapon-b" in r.command
     assert "aftermath=finish" in r.command
     row = _duel_row(capsys, r.command)
-    for key in ("p_side0", "p_side1", "p_neither", "rounds_mean", "p_loser_dead",
-                "p_loser_dying", "p_loser_out"):
+    for key in (
+        "p_side0",
+        "p_side1",
+        "p_neither",
+        "rounds_mean",
+        "p_loser_dead",
+        "p_loser_dying",
+        "p_loser_out",
+    ):
         assert r.row[key] == pytest.approx(row[key], abs=1e-9), key
     assert row["method"] == r.row["method"] == "exact"
     assert row["a"] == r.row["a"]
@@ -124,8 +133,7 @@ def test_plugin_check_and_duel_equal_the_cli(plugin_installed, capsys):
     assert sorted(cli["p"].round(12)) == sorted(r.table["p"].round(12))
     d = model.default_duel("pbta_2d6")
     dr = model.duel_result(d, figure=False)
-    assert dr.row["p_side0"] == pytest.approx(_duel_row(capsys, dr.command)["p_side0"],
-                                              abs=1e-12)
+    assert dr.row["p_side0"] == pytest.approx(_duel_row(capsys, dr.command)["p_side0"], abs=1e-12)
 
 
 def test_audit_verdicts_equal_the_cli(capsys):
@@ -139,16 +147,16 @@ def test_audit_verdicts_equal_the_cli(capsys):
     assert page["guardrail"].tolist() == cli["guardrail"].tolist()
     assert page["status"].tolist() == cli["status"].tolist()
     assert page["value"].to_numpy() == pytest.approx(cli["value"].to_numpy(), abs=1e-9)
-    assert model.audit_command("default", None, False) == \
-        "rpg-balance audit --no-suggest --format csv"
+    assert (
+        model.audit_command("default", None, False) == "rpg-balance audit --no-suggest --format csv"
+    )
 
 
 def test_monte_carlo_duel_equals_the_cli_and_stops_between_batches(capsys):
     d = model.default_duel("dice_pool_6")
     d.method, d.trials, d.seed = "mc", 3000, 7
     seen = []
-    r = model.duel_result(d, on_batch=lambda done, total: seen.append((done, total)),
-                          figure=False)
+    r = model.duel_result(d, on_batch=lambda done, total: seen.append((done, total)), figure=False)
     assert seen == [(3000, 3000)]
     row = _duel_row(capsys, r.command)
     assert "--trials 3000 --seed 7" in r.command
@@ -199,11 +207,13 @@ def test_out_of_range_values_typed_in_the_page_give_a_message():
     before = wb.d_sentence.object
     assert "A wins" in before
     assert not wb.messages.visible
-    for widget, text, words in ((wb.d_trials, "0", "expected a number of trials 1..10^10"),
-                                (wb.d_cap, "5000", "expected a round cap 1..1000"),
-                                (wb.d_seed, "-1", "expected a seed"),
-                                (wb.d_distance, "999", "expected whole metres 0..200"),
-                                (wb.c_target, "2", "strictly between 0 and 1")):
+    for widget, text, words in (
+        (wb.d_trials, "0", "expected a number of trials 1..10^10"),
+        (wb.d_cap, "5000", "expected a round cap 1..1000"),
+        (wb.d_seed, "-1", "expected a seed"),
+        (wb.d_distance, "999", "expected whole metres 0..200"),
+        (wb.c_target, "2", "strictly between 0 and 1"),
+    ):
         good = widget.value
         widget.value = text
         assert wb.messages.visible
@@ -217,8 +227,11 @@ def test_out_of_range_values_typed_in_the_page_give_a_message():
     assert wb.url.duel_system == "dice_pool_6"
     assert wb.url.target == "0.5"
     wb.lang.value = "pt-BR"
-    assert [t for t, _ in zip(wb.tabs._names, range(3), strict=False)] == \
-        ["Testes", "Duelo", "Auditoria"]
+    assert [t for t, _ in zip(wb.tabs._names, range(3), strict=False)] == [
+        "Testes",
+        "Duelo",
+        "Auditoria",
+    ]
     assert "A vence" in wb.d_sentence.object
     assert wb.url.lang == "pt-BR"
 
@@ -236,8 +249,13 @@ ballistic = 0
 CON = 1
 """
 #: the duel the rules change: the armoured swordsman charges a shooter from 20 m
-RULES_QUERY = {"tab": "duel", "duel-system": "dice_pool_7", "a": "competent_swordsman",
-               "b": "competent_shooter", "distance": "20"}
+RULES_QUERY = {
+    "tab": "duel",
+    "duel-system": "dice_pool_7",
+    "a": "competent_swordsman",
+    "b": "competent_shooter",
+    "distance": "20",
+}
 
 
 @pytest.fixture(scope="module")
@@ -248,8 +266,16 @@ def rules_file(tmp_path_factory):
 
 
 def _armoured_duel(capsys, *rules) -> pd.Series:
-    argv = ["duel", "dice_pool_7", "competent_swordsman", "competent_shooter",
-            "--armour-a", "heavy_archaic", "--variant", "distance=20"]
+    argv = [
+        "duel",
+        "dice_pool_7",
+        "competent_swordsman",
+        "competent_shooter",
+        "--armour-a",
+        "heavy_archaic",
+        "--variant",
+        "distance=20",
+    ]
     for f in rules:
         argv += ["--rules", str(f)]
     return cli_csv(capsys, *argv).iloc[0]
@@ -263,13 +289,13 @@ def test_page_computes_under_its_rules_in_any_thread(rules_file, capsys):
     from reports.workbench.app import Workbench
 
     assert in_force() == {}
-    wb = Workbench(RULES_QUERY, rules=load_files([rules_file]),
-                   rule_files=(str(rules_file),))
+    wb = Workbench(RULES_QUERY, rules=load_files([rules_file]), rule_files=(str(rules_file),))
     header = wb.root.objects[1].object
     assert "Rules files in force" in header
     assert "armour.heavy_archaic.ballistic 2 → 0; everyone's CON +1" in header
-    changed = threading.Thread(target=lambda: setattr(wb.d_gear["armour_a"], "value",
-                                                      "heavy_archaic"))
+    changed = threading.Thread(
+        target=lambda: setattr(wb.d_gear["armour_a"], "value", "heavy_archaic")
+    )
     changed.start()
     changed.join(60)
     assert not wb.messages.visible, wb.messages.object
@@ -279,8 +305,7 @@ def test_page_computes_under_its_rules_in_any_thread(rules_file, capsys):
     assert f"--rules {rules_file}" in wb.d_command.object
     # the page's command prints the page's numbers
     command = wb.d_command.object.split("\n")[1]
-    assert _duel_row(capsys, command)["p_side0"] == pytest.approx(edited["p_side0"],
-                                                                  abs=1e-12)
+    assert _duel_row(capsys, command)["p_side0"] == pytest.approx(edited["p_side0"], abs=1e-12)
     # without rules files: no line in the header, no --rules in the commands
     plain = Workbench(RULES_QUERY)
     assert len(plain.root.objects) == 3
@@ -297,6 +322,7 @@ def percent(p: float) -> str:
 
 # ---------------------------------------------------------------- threads
 
+
 def test_two_concurrent_exact_duels_give_the_right_numbers():
     a = model.default_duel("d20_degrees")
     b = model.default_duel("dice_pool_7")
@@ -308,8 +334,7 @@ def test_two_concurrent_exact_duels_give_the_right_numbers():
     def run(i, d):
         barrier.wait()
         for _ in range(3):
-            results.setdefault(i, []).append(model.duel_result(d, figure=False)
-                                             .row["p_side0"])
+            results.setdefault(i, []).append(model.duel_result(d, figure=False).row["p_side0"])
 
     threads = [threading.Thread(target=run, args=(i, d)) for i, d in enumerate((a, b))]
     for t in threads:
@@ -327,11 +352,10 @@ def test_engine_lock_serves_a_waiting_tab_between_monte_carlo_batches():
     lock = model.FairLock()
     order = []
     lock.acquire()  # the run holds it during a batch
-    waiter = threading.Thread(target=lambda: (lock.acquire(), order.append("tab"),
-                                              lock.release()))
+    waiter = threading.Thread(target=lambda: (lock.acquire(), order.append("tab"), lock.release()))
     waiter.start()
     time.sleep(0.2)  # the tab is waiting
-    lock.release()   # between batches: give back, ask again
+    lock.release()  # between batches: give back, ask again
     lock.acquire()
     order.append("next batch")
     lock.release()
@@ -341,12 +365,16 @@ def test_engine_lock_serves_a_waiting_tab_between_monte_carlo_batches():
 
 # ---------------------------------------------------------------- the command
 
-@pytest.mark.parametrize(("argv", "words"), [
-    (["--port", "-1"], "expected a port number (0: any free port) 0..65535"),
-    (["--port", "70000"], "0..65535"),
-    (["--guardrails", "no/such/file.toml"], "no/such/file.toml"),
-    (["--lang", "xx"], "--lang"),
-])
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--port", "-1"], "expected a port number (0: any free port) 0..65535"),
+        (["--port", "70000"], "0..65535"),
+        (["--guardrails", "no/such/file.toml"], "no/such/file.toml"),
+        (["--lang", "xx"], "--lang"),
+    ],
+)
 def test_bad_command_line_is_one_line(argv, words, capsys):
     assert main(["serve", "--no-browser", *argv]) == 2
     err = capsys.readouterr().err
@@ -414,11 +442,11 @@ def _wait(page, expression: str, timeout: float = 30):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        return page.wait_for_function(expression, polling=100,
-                                      timeout=1000 * timeout).json_value()
+        return page.wait_for_function(expression, polling=100, timeout=1000 * timeout).json_value()
     except PlaywrightTimeout:
-        raise AssertionError(f"timed out waiting for {expression}: "
-                             f"{page.evaluate('deepText()')}") from None
+        raise AssertionError(
+            f"timed out waiting for {expression}: {page.evaluate('deepText()')}"
+        ) from None
 
 
 @pytest.fixture
@@ -443,9 +471,14 @@ def _serving(tmp_path_factory, folder: str, *extra: str):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = tmp_path_factory.mktemp(folder) / "stderr.txt"
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                                 "--no-browser", *extra], cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=err, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "serve", "--port", "0", "--no-browser", *extra],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
     with proc.stdout:
         line = proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -477,8 +510,10 @@ PANEL_BUSY_RACE = "TypeError: Read-only parameter 'busy' cannot be modified"
 def _without_panel_busy_race(text: str) -> str:
     """The server's stderr less the log records that end in Panel's busy-counter race
     (:data:`PANEL_BUSY_RACE`); any other traceback stays."""
-    record = (r"[^\n]*exception calling callback[^\n]*\nTraceback \(most recent call last\):\n"
-              r"(?:[ \t][^\n]*\n)*" + re.escape(PANEL_BUSY_RACE) + r"\n?")
+    record = (
+        r"[^\n]*exception calling callback[^\n]*\nTraceback \(most recent call last\):\n"
+        r"(?:[ \t][^\n]*\n)*" + re.escape(PANEL_BUSY_RACE) + r"\n?"
+    )
     return re.sub(record, "", text)
 
 
@@ -489,8 +524,12 @@ AGAIN_9 = "the 10-again rule (A1): 9-again"
 
 @pytest.mark.browser
 def test_page_in_a_browser_gives_the_cli_numbers(server, page, seen, tmp_path, capsys):
-    query = {"tab": "duel", "duel-system": "dice_pool_7", "a": "competent_swordsman",
-             "b": "competent_fencer"}
+    query = {
+        "tab": "duel",
+        "duel-system": "dice_pool_7",
+        "a": "competent_swordsman",
+        "b": "competent_fencer",
+    }
     d = model.default_duel("dice_pool_7")
     d.a, d.b, d.variants = "competent_swordsman", "expert_fencer", {"again": "9"}
     cmd = model.duel_command(d)
@@ -503,11 +542,15 @@ def test_page_in_a_browser_gives_the_cli_numbers(server, page, seen, tmp_path, c
     _wait(page, "deepText().includes('expert_fencer') && deepText().includes('A wins')")
     assert page.evaluate("selectByLabel('The 10-again rule (A1)', '9-again')") == "ok"
     # each pane updates on its own message: wait for the sentence and the command
-    text = _wait(page, f"deepText().includes({json.dumps(cmd)}) && "
-                       f"deepText().includes({json.dumps(AGAIN_9)}) && deepText()")
+    text = _wait(
+        page,
+        f"deepText().includes({json.dumps(cmd)}) && "
+        f"deepText().includes({json.dumps(AGAIN_9)}) && deepText()",
+    )
     # the address follows the view (it is updated right after the numbers)
-    url = _wait(page, "window.location.href.includes('duel-variant=again%3D9') && "
-                      "window.location.href")
+    url = _wait(
+        page, "window.location.href.includes('duel-variant=again%3D9') && window.location.href"
+    )
     shots["duel"] = page.screenshot(path=tmp_path / "duel.png")
     for title in ("Checks", "Audit"):
         assert page.evaluate(f"clickTab('{title}')") == "ok"
@@ -518,12 +561,25 @@ def test_page_in_a_browser_gives_the_cli_numbers(server, page, seen, tmp_path, c
     again = _wait(page, f"deepText().includes({json.dumps(AGAIN_9)}) && deepText()")
     # an address of before the keys took the command line's names opens the same view,
     # and the page writes the new names back into the address bar
-    page.goto(server + "?" + urlencode({"tab": "duel", "ds": "dice_pool_7",
-                                        "a": "competent_swordsman", "b": "expert_fencer",
-                                        "dv": "again=9"}))
+    page.goto(
+        server
+        + "?"
+        + urlencode(
+            {
+                "tab": "duel",
+                "ds": "dice_pool_7",
+                "a": "competent_swordsman",
+                "b": "expert_fencer",
+                "dv": "again=9",
+            }
+        )
+    )
     old = _wait(page, f"deepText().includes({json.dumps(AGAIN_9)}) && deepText()")
-    rewritten = _wait(page, "window.location.href.includes('duel-variant=') && "
-                            "!window.location.href.includes('dv=') && window.location.href")
+    rewritten = _wait(
+        page,
+        "window.location.href.includes('duel-variant=') && "
+        "!window.location.href.includes('dv=') && window.location.href",
+    )
     assert "b=expert_fencer" in url, url
     assert "duel-variant=again%3D9" in url, url
     assert cmd in text, text
@@ -534,8 +590,11 @@ def test_page_in_a_browser_gives_the_cli_numbers(server, page, seen, tmp_path, c
     assert wins in old
     assert _query(rewritten) == _query(url)
     assert seen.errors == []
-    away = [u for u in seen.requests
-            if not u.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:"))]
+    away = [
+        u
+        for u in seen.requests
+        if not u.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:"))
+    ]
     assert seen.requests
     assert away == []
     for png in shots.values():
@@ -558,9 +617,9 @@ def rules_server(tmp_path_factory, rules_file):
 
 
 @pytest.mark.browser
-def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(rules_server,
-                                                                    rules_file, page, seen,
-                                                                    capsys):
+def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(
+    rules_server, rules_file, page, seen, capsys
+):
     """``serve --rules FILE``: armour chosen on the page (a callback the server runs on
     its thread pool) gives ``duel ... --rules FILE``'s numbers, and the page says which
     rules are in force."""
@@ -571,11 +630,13 @@ def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(rules_serve
     page.goto(rules_server + "?" + urlencode(RULES_QUERY))
     _wait(page, "deepText().includes('competent shooter') && deepText().includes('A wins')")
     assert page.evaluate("selectByLabel('armour A', 'heavy archaic')") == "ok"
-    command = (f"--armour-a heavy_archaic --variant distance=20 --format csv --rules "
-               f"{rules_file}")
+    command = f"--armour-a heavy_archaic --variant distance=20 --format csv --rules {rules_file}"
     # each pane updates on its own message: wait for the sentence and the command
-    text = _wait(page, "deepText().includes('heavy archaic') && "
-                       f"deepText().includes({json.dumps(command)}) && deepText()")
+    text = _wait(
+        page,
+        "deepText().includes('heavy archaic') && "
+        f"deepText().includes({json.dumps(command)}) && deepText()",
+    )
     assert "Rules files in force" in text
     assert "armour.heavy_archaic.ballistic 2 → 0" in text
     assert wins in text, text
@@ -583,10 +644,8 @@ def test_served_with_rules_the_page_gives_the_cli_numbers_under_them(rules_serve
 
 
 @pytest.mark.browser
-def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(server,
-                                                                             page, seen):
-    page.goto(server + "?" + urlencode({"source": "../../etc/passwd", "n": "-5",
-                                        "tab": "audit"}))
+def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(server, page, seen):
+    page.goto(server + "?" + urlencode({"source": "../../etc/passwd", "n": "-5", "tab": "audit"}))
     text = _wait(page, "deepText().includes('ignored') && deepText()")
     assert "never a path written in the address" in text
     assert "expected a number of trials" in text
@@ -604,10 +663,14 @@ def test_bad_address_in_a_browser_shows_a_message_and_the_server_keeps_serving(s
 
 
 @pytest.mark.browser
-def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, page, seen,
-                                                                   capsys):
-    query = {"tab": "duel", "duel-system": "dice_pool_6", "method": "mc", "trials": "3000",
-             "seed": "7"}
+def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, page, seen, capsys):
+    query = {
+        "tab": "duel",
+        "duel-system": "dice_pool_6",
+        "method": "mc",
+        "trials": "3000",
+        "seed": "7",
+    }
     d = model.default_duel("dice_pool_6")
     d.method, d.trials, d.seed = "mc", 3000, 7
     cmd = model.duel_command(d)
@@ -616,9 +679,12 @@ def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, page, 
     page.goto(server + "?" + urlencode(query))
     _wait(page, "deepText().includes('Run Monte Carlo')")
     assert page.evaluate("clickButton('Run Monte Carlo')") == "ok"
-    text = _wait(page, "deepText().includes('Done: 3000 fights') && "
-                       f"deepText().includes({json.dumps(shown)}) && "
-                       f"deepText().includes({json.dumps(cmd)}) && deepText()")
+    text = _wait(
+        page,
+        "deepText().includes('Done: 3000 fights') && "
+        f"deepText().includes({json.dumps(shown)}) && "
+        f"deepText().includes({json.dumps(cmd)}) && deepText()",
+    )
     # a long run: the page answers while it runs, and Stop ends it between batches
     assert page.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
     _wait(page, "deepText().includes('5000000 fights from seed 7')")
@@ -640,8 +706,10 @@ def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, page, 
 def test_audit_tab_gives_the_cli_verdicts(server, page, seen, capsys):
     cli = cli_csv(capsys, "audit", "--no-suggest")
     status = cli["status"].value_counts()
-    counts = (f"{len(cli)} guardrails: {status.get('pass', 0)} pass, "
-              f"{status.get('fail', 0)} fail, 0 undecided.")
+    counts = (
+        f"{len(cli)} guardrails: {status.get('pass', 0)} pass, "
+        f"{status.get('fail', 0)} fail, 0 undecided."
+    )
     page.goto(server + "?tab=audit&suggest=0")
     _wait(page, "deepText().includes('Run the audit')")
     assert page.evaluate("clickButton('Run the audit')") == "ok"

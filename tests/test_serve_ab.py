@@ -47,11 +47,11 @@ def _wait(page, expression: str, timeout: float = 30):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        return page.wait_for_function(expression, polling=100,
-                                      timeout=1000 * timeout).json_value()
+        return page.wait_for_function(expression, polling=100, timeout=1000 * timeout).json_value()
     except PlaywrightTimeout:
-        raise AssertionError(f"timed out waiting for {expression}: "
-                             f"{page.evaluate('deepText()')}") from None
+        raise AssertionError(
+            f"timed out waiting for {expression}: {page.evaluate('deepText()')}"
+        ) from None
 
 
 def _every_setting_changed() -> model.PageState:
@@ -71,8 +71,7 @@ def _every_setting_changed() -> model.PageState:
     d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
     d.traits_a, d.traits_b = {"fighting": "4"}, {"dodge": "3", "stamina": "2"}
     state.duel = d
-    state.edits = {"d20_degrees": {"rules.weapon.light_melee.damage": "2",
-                                   "everyone.parry": "1"}}
+    state.edits = {"d20_degrees": {"rules.weapon.light_melee.damage": "2", "everyone.parry": "1"}}
     state.audit.source, state.audit.suggest = "upload", False
     d.distances = "0,15,60"
     state.groups = model.GroupState("d20_patrol_2v2", 3000, 9)
@@ -101,6 +100,7 @@ def _pair(armour_b: str = "heavy_archaic", **common) -> tuple[model.DuelState, m
 
 # ---------------------------------------------------------------- duel
 
+
 def test_duel_difference_equals_two_cli_runs(capsys):
     a, b = _pair()
     ra, rb = model.duel_result(a, figure=False), model.duel_result(b, figure=False)
@@ -120,8 +120,9 @@ def test_duel_difference_equals_two_cli_runs(capsys):
     hit_a = cli_csv(capsys, ra.one_hit_command).iloc[0]
     hit_b = cli_csv(capsys, rb.one_hit_command).iloc[0]
     for key in compare.ONE_HIT_FIGURES:  # A's attack on B: B's armour changes it
-        assert t.loc[f"one_hit_A.{key}", "diff"] == pytest.approx(hit_b[key] - hit_a[key],
-                                                                   abs=1e-12), key
+        assert t.loc[f"one_hit_A.{key}", "diff"] == pytest.approx(
+            hit_b[key] - hit_a[key], abs=1e-12
+        ), key
     assert t.loc["one_hit_A.p_incapacitate", "diff"] < 0
 
 
@@ -150,8 +151,9 @@ def test_monte_carlo_se_of_the_difference(capsys):
         for i in range(30):
             x, y = _pair("reinforced_clothing", method="mc", trials=1000, seed=100 + i)
             y.seed = x.seed if shared else 1000 + i
-            tx = model.duel_table(model.duel_result(x, figure=False),
-                                  model.duel_result(y, figure=False)).set_index("figure")
+            tx = model.duel_table(
+                model.duel_result(x, figure=False), model.duel_result(y, figure=False)
+            ).set_index("figure")
             diffs.append(tx.loc["p_side0", "diff"])
             ses.append(tx.loc["p_side0", "se_diff"])
         return statistics.stdev(diffs), statistics.mean(ses)
@@ -166,6 +168,7 @@ def test_monte_carlo_se_of_the_difference(capsys):
 
 # ---------------------------------------------------------------- the address
 
+
 def test_address_with_a_pinned_setup_round_trips():
     b = _every_setting_changed()
     a = model.default_state()
@@ -178,8 +181,13 @@ def test_address_with_a_pinned_setup_round_trips():
     assert "pin" in query
     pinned = dict(parse_qsl(query["pin"]))
     assert model.default_state().duel.system == SYSTEM  # so A names no system
-    assert pinned == {"armour-b": "heavy_archaic", "method": "mc",
-                      "seed": "7", "target": "0.4", "suggest": "0"}
+    assert pinned == {
+        "armour-b": "heavy_archaic",
+        "method": "mc",
+        "seed": "7",
+        "target": "0.4",
+        "suggest": "0",
+    }
     back, messages = model.parse_query({k: [v.encode()] for k, v in query.items()})
     assert messages == []
     assert back == b
@@ -201,8 +209,9 @@ def test_address_with_a_pinned_setup_round_trips():
 
 
 def test_bad_pinned_value_is_one_message():
-    state, messages = model.parse_query({"pin": urlencode({"armour-b": "../../etc/passwd",
-                                                           "a": "expert"})})
+    state, messages = model.parse_query(
+        {"pin": urlencode({"armour-b": "../../etc/passwd", "a": "expert"})}
+    )
     assert len(messages) == 1, messages
     assert messages[0].startswith("pin: "), messages
     assert "armour-b" in messages[0]
@@ -214,6 +223,7 @@ def test_bad_pinned_value_is_one_message():
 
 
 # ---------------------------------------------------------------- checks
+
 
 def test_pinned_check_difference_and_two_curves(capsys):
     a = model.default_check(SYSTEM)
@@ -229,20 +239,24 @@ def test_pinned_check_difference_and_two_curves(capsys):
     cli_b = cli_csv(capsys, rb.command).set_index(axes)["p"]
     got = t.set_index(axes)
     assert len(got) == len(cli_a)
-    assert got["diff"].to_numpy() == pytest.approx((cli_b - cli_a).loc[got.index].to_numpy(),
-                                                   abs=1e-12)
+    assert got["diff"].to_numpy() == pytest.approx(
+        (cli_b - cli_a).loc[got.index].to_numpy(), abs=1e-12
+    )
     assert (got["diff"].abs() > 1e-6).any()  # the variant moves some cell
     from engines.system import get
 
     fig = compare.check_figure(ra, rb, get(SYSTEM), png=False)
     lines = fig.axes[0].get_lines()
     assert {ln.get_linestyle() for ln in lines} == {"-", "--"}  # A solid, B dashed
-    assert sum(ln.get_linestyle() == "-" for ln in lines) == \
-        sum(ln.get_linestyle() == "--" for ln in lines)
+    assert sum(ln.get_linestyle() == "-" for ln in lines) == sum(
+        ln.get_linestyle() == "--" for ln in lines
+    )
     assert compare.check_figure(ra, rb, get(SYSTEM))[:4] == b"\x89PNG"
     # another system: no common cell
-    assert model.check_table(ra, model.check_result(model.default_check("percentile"),
-                                                    figure=False)) is None
+    assert (
+        model.check_table(ra, model.check_result(model.default_check("percentile"), figure=False))
+        is None
+    )
 
 
 # ---------------------------------------------------------------- audit
@@ -273,12 +287,13 @@ reason = "constructed: a fight ends within 50 rounds on average"
 
 def test_audit_flip_found_with_both_values(tmp_path, capsys):
     tables = {}
-    for side, armour in (("A", '"competent"'),
-                         ("B", '{ archetype = "competent", armour = "heavy_archaic" }')):
+    for side, armour in (
+        ("A", '"competent"'),
+        ("B", '{ archetype = "competent", armour = "heavy_archaic" }'),
+    ):
         path = tmp_path / f"{side}.toml"
         path.write_text(GUARDRAILS.format(armour=armour), encoding="utf-8")
-        page = model.audit_result(model.load_upload(path.read_bytes(), path.name),
-                                  suggest=False)
+        page = model.audit_result(model.load_upload(path.read_bytes(), path.name), suggest=False)
         cli = cli_csv(capsys, f"rpg-balance audit {path} --no-suggest --format csv")
         assert page["status"].tolist() == cli["status"].tolist()
         tables[side] = (page, cli)
@@ -294,6 +309,7 @@ def test_audit_flip_found_with_both_values(tmp_path, capsys):
 
 # ---------------------------------------------------------------- the page (no browser)
 
+
 def test_page_pins_a_caches_it_and_shows_the_cli_difference(monkeypatch, capsys):
     from reports.workbench.app import Workbench
 
@@ -303,8 +319,9 @@ def test_page_pins_a_caches_it_and_shows_the_cli_difference(monkeypatch, capsys)
     assert not wb.p_unpin.disabled
     calls = []
     real = model.duel_result
-    monkeypatch.setattr(model, "duel_result",
-                        lambda d, **k: calls.append(d.armour_b) or real(d, **k))
+    monkeypatch.setattr(
+        model, "duel_result", lambda d, **k: calls.append(d.armour_b) or real(d, **k)
+    )
     wb.d_gear["armour_b"].value = "heavy_archaic"
     wb.d_gear["armour_b"].value = "light_archaic"
     assert calls == ["heavy_archaic", "light_archaic"]  # A came from the cache
@@ -326,17 +343,26 @@ def test_page_pins_a_caches_it_and_shows_the_cli_difference(monkeypatch, capsys)
 
 # ---------------------------------------------------------------- a real browser
 
+
 @pytest.mark.browser
-def test_pin_a_change_b_armour_in_a_browser(server, page, seen, tmp_path,  # noqa: F811
-                                            capsys):
+def test_pin_a_change_b_armour_in_a_browser(
+    server,  # noqa: F811
+    page,
+    seen,  # noqa: F811
+    tmp_path,
+    capsys,
+):
     page.set_viewport_size({"width": 1300, "height": 1700})
     page.goto(server + "?" + urlencode({"tab": "duel", "duel-system": SYSTEM}))
     _wait(page, "deepText().includes('A wins')")
     assert page.evaluate("clickButton('Pin as A')") == "ok"
     _wait(page, "deepText().includes('A is pinned')")
     assert page.evaluate("selectByLabel('armour B', 'light archaic')") == "ok"
-    text = _wait(page, "deepText().includes('--armour-b light_archaic') && "
-                       "deepText().includes('B − A =') && deepText()")
+    text = _wait(
+        page,
+        "deepText().includes('--armour-b light_archaic') && "
+        "deepText().includes('B − A =') && deepText()",
+    )
     a, b = _pair("light_archaic")
     row_a = cli_csv(capsys, model.duel_command(a)).iloc[0]
     row_b = cli_csv(capsys, model.duel_command(b)).iloc[0]
@@ -383,9 +409,13 @@ def test_page_checks_and_audit_panes(tmp_path, capsys):
     assert got == pytest.approx((100 * cli).tolist(), abs=0.0051)  # shown to 2 decimals
     assert max(map(abs, got)) > 1  # the variant moves some cell by over a point
 
-    files = {side: GUARDRAILS.format(armour=armour).encode() for side, armour in
-             (("A", '"competent"'),
-              ("B", '{ archetype = "competent", armour = "heavy_archaic" }'))}
+    files = {
+        side: GUARDRAILS.format(armour=armour).encode()
+        for side, armour in (
+            ("A", '"competent"'),
+            ("B", '{ archetype = "competent", armour = "heavy_archaic" }'),
+        )
+    }
     wb._upload = ("A.toml", files["A"])
     wb.g_source.value = "upload"
     wb.g_suggest.value = False
@@ -397,20 +427,24 @@ def test_page_checks_and_audit_panes(tmp_path, capsys):
         time.sleep(0.1)
         wb.poll()
     head, body, _commands = wb.p_audit.objects
-    flips = body.object   # HTML cells: the identifiers in tooltips
+    flips = body.object  # HTML cells: the identifiers in tooltips
     flips.columns = [re.sub(r'^<abbr title="([^"]+)">.*$', r"\1", c) for c in flips.columns]
     assert flips["guardrail"].tolist() == ["A wins often enough"]
-    assert [re.sub(r"<[^>]+>", "", x) for x in flips[["status_A", "status_B"]].iloc[0]] \
-        == ["pass", "fail"]
+    assert [re.sub(r"<[^>]+>", "", x) for x in flips[["status_A", "status_B"]].iloc[0]] == [
+        "pass",
+        "fail",
+    ]
     paths = {}
     for side, data in files.items():
         paths[side] = tmp_path / f"{side}.toml"
         paths[side].write_bytes(data)
-    cli = {side: cli_csv(capsys, f"rpg-balance audit {p} --no-suggest").set_index("guardrail")
-           for side, p in paths.items()}
+    cli = {
+        side: cli_csv(capsys, f"rpg-balance audit {p} --no-suggest").set_index("guardrail")
+        for side, p in paths.items()
+    }
     for side in "AB":
-        want = cli[side].loc["A wins often enough", "value"]   # a chance: a percentage
-        shown = flips[f"value_{side}"].iloc[0]   # in words: "50%", "about 1 in 710 million"
+        want = cli[side].loc["A wins often enough", "value"]  # a chance: a percentage
+        shown = flips[f"value_{side}"].iloc[0]  # in words: "50%", "about 1 in 710 million"
         rare = re.fullmatch(r"about 1 in ([\d.]+) million", shown)
         if rare:
             assert 1 / (1e6 * float(rare.group(1))) == pytest.approx(want, rel=0.01), shown
@@ -425,10 +459,15 @@ def test_pinned_a_keeps_its_rules_when_b_edits_one(tmp_path, capsys):
     each side's command prints its own numbers (A's without B's ``--set``)."""
     from reports.workbench.app import Workbench
 
-    query = {"tab": "duel", "a": "competent_shooter", "b": "competent_knight",
-             "armour-b": "heavy_archaic"}
-    duel = "rpg-balance duel dice_pool_7 competent_shooter competent_knight " \
-           "--armour-b heavy_archaic"
+    query = {
+        "tab": "duel",
+        "a": "competent_shooter",
+        "b": "competent_knight",
+        "armour-b": "heavy_archaic",
+    }
+    duel = (
+        "rpg-balance duel dice_pool_7 competent_shooter competent_knight --armour-b heavy_archaic"
+    )
     wb = Workbench(query)
     wb._on_pin()
     wb.r_field.value = "rules.armour.heavy_archaic.ballistic"
@@ -438,8 +477,9 @@ def test_pinned_a_keeps_its_rules_when_b_edits_one(tmp_path, capsys):
     assert wb.state.edits
     assert not wb.state.pinned.edits
     rules = tmp_path / "ballistic.toml"
-    rules.write_text('system = "dice_pool_7"\n\n[armour.heavy_archaic]\nballistic = 0\n',
-                     encoding="utf-8")
+    rules.write_text(
+        'system = "dice_pool_7"\n\n[armour.heavy_archaic]\nballistic = 0\n', encoding="utf-8"
+    )
     row_a = cli_csv(capsys, duel).iloc[0]
     row_b = cli_csv(capsys, f"{duel} --rules {rules}").iloc[0]
     assert abs(row_b["p_side0"] - row_a["p_side0"]) > 0.3  # the edit decides the duel
@@ -447,8 +487,7 @@ def test_pinned_a_keeps_its_rules_when_b_edits_one(tmp_path, capsys):
     diff = 100 * (row_b["p_side0"] - row_a["p_side0"])
     assert f"B − A = {diff:+.2f} pp" in text, text
     commands = wb.p_duel.objects[-1].object
-    shown_a, shown_b = (line for line in commands.splitlines()
-                        if line.startswith("rpg-balance"))
+    shown_a, shown_b = (line for line in commands.splitlines() if line.startswith("rpg-balance"))
     assert "--set" not in shown_a
     assert "--set dice_pool_7:rules.armour.heavy_archaic.ballistic=0" in shown_b
     for shown, row in ((shown_a, row_a), (shown_b, row_b)):

@@ -43,8 +43,7 @@ def _every_setting_changed() -> model.PageState:
     d.method, d.trials, d.seed, d.round_cap = "mc", 5000, 3, 40
     d.traits_a, d.traits_b = {"fighting": "4"}, {"dodge": "3", "stamina": "2"}
     state.duel = d
-    state.edits = {"d20_degrees": {"rules.weapon.light_melee.damage": "2",
-                                   "everyone.parry": "1"}}
+    state.edits = {"d20_degrees": {"rules.weapon.light_melee.damage": "2", "everyone.parry": "1"}}
     state.audit.source, state.audit.suggest = "upload", False
     d.distances = "0,15,60"
     state.groups = model.GroupState("d20_patrol_2v2", 3000, 9)
@@ -70,9 +69,22 @@ def test_keys_are_the_command_lines_names(capsys):
     option of the command line, the key is the option's name (``--no-suggest`` is
     ``suggest=0``)."""
     query = model.to_query(_every_setting_changed())
-    for key in ("trials", "distance", "weapon-a", "weapon-b", "armour-a", "armour-b",
-                "tactic-a", "plan-b", "aftermath", "method", "seed", "round-cap", "target",
-                "competence"):
+    for key in (
+        "trials",
+        "distance",
+        "weapon-a",
+        "weapon-b",
+        "armour-a",
+        "armour-b",
+        "tactic-a",
+        "plan-b",
+        "aftermath",
+        "method",
+        "seed",
+        "round-cap",
+        "target",
+        "competence",
+    ):
         assert key in query, key
     for old in ("n", "dist", "ds", "wa", "xa", "after", "m", "cap", "src", "sg"):
         assert old not in query, old
@@ -94,8 +106,7 @@ def test_keys_are_the_command_lines_names(capsys):
             # the Groups tab's run settings carry the tab's name (combat --trials)
             assert k.key in (options[0][2:], f"group-{options[0][2:]}"), k
         elif not options:  # a positional: SYSTEM, A, B, the audit's FILE
-            assert k.key in ("check-system", "duel-system", "a", "b", "source",
-                             "scenario"), k
+            assert k.key in ("check-system", "duel-system", "a", "b", "source", "scenario"), k
 
 
 def test_every_key_documented_where_the_code_says(capsys):
@@ -113,8 +124,9 @@ def test_every_key_documented_where_the_code_says(capsys):
         main(["serve", "--help"])
     help_text = capsys.readouterr().out
     for k in model.ADDRESS:
-        assert re.search(rf"^  {re.escape(k.key)}( \({k.old}\))? +{re.escape(k.cli)}$",
-                         help_text, re.M), k.key
+        assert re.search(
+            rf"^  {re.escape(k.key)}( \({k.old}\))? +{re.escape(k.cli)}$", help_text, re.M
+        ), k.key
     howto = (ROOT / "docs" / "howto" / "workbench.md").read_text(encoding="utf-8")
     assert howto.count("](../workbench.md)") >= 1
 
@@ -155,7 +167,7 @@ def test_documented_bounds_are_the_ones_enforced():
             _state, messages = model.parse_query({**base, k.key: "other"})
             assert len(messages) == 1, (k.key, messages)
     assert numbers == 6  # distance, trials, seed, round cap, group-trials, group-seed
-    assert words == 8    # tab, lang, plan-a, plan-b, aftermath, method, suggest, knobs
+    assert words == 8  # tab, lang, plan-a, plan-b, aftermath, method, suggest, knobs
 
 
 def test_an_old_address_opens_the_same_view_as_the_new_one():
@@ -178,30 +190,34 @@ def test_an_old_address_opens_the_same_view_as_the_new_one():
     assert messages[0].startswith("Address value n='0' ignored: trials:")
 
 
-@pytest.mark.parametrize(("query", "words"), [
-    ({"source": "../../etc/passwd"}, "never a path written in the address"),
-    ({"src": "../../etc/passwd"}, "never a path written in the address"),
-    ({"a": "../../etc/passwd"}, "unknown archetype"),
-    ({"duel-system": "../../etc/passwd"}, "unknown system"),
-    ({"trials": "0"}, "expected a number of trials 1..10^10"),
-    ({"n": str(10**11)}, "expected a number of trials 1..10^10"),
-    ({"round-cap": "-3"}, "expected a round cap 1..1000"),
-    ({"distance": "999"}, "expected whole metres 0..200"),
-    ({"dist": "999"}, "expected whole metres 0..200"),
-    ({"target": "1.5"}, "strictly between 0 and 1"),
-    ({"check-variant": "again=7"}, "not allowed"),
-    ({"check-axes": "pool=99"}, "is not one of its values"),
-    ({"method": "both"}, "expected exact or mc"),
-    ({"lang": "xx"}, "choose one of en, pt-BR"),
-    ({"guardrails": "/etc/passwd"}, "no such setting"),
-])
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ({"source": "../../etc/passwd"}, "never a path written in the address"),
+        ({"src": "../../etc/passwd"}, "never a path written in the address"),
+        ({"a": "../../etc/passwd"}, "unknown archetype"),
+        ({"duel-system": "../../etc/passwd"}, "unknown system"),
+        ({"trials": "0"}, "expected a number of trials 1..10^10"),
+        ({"n": str(10**11)}, "expected a number of trials 1..10^10"),
+        ({"round-cap": "-3"}, "expected a round cap 1..1000"),
+        ({"distance": "999"}, "expected whole metres 0..200"),
+        ({"dist": "999"}, "expected whole metres 0..200"),
+        ({"target": "1.5"}, "strictly between 0 and 1"),
+        ({"check-variant": "again=7"}, "not allowed"),
+        ({"check-axes": "pool=99"}, "is not one of its values"),
+        ({"method": "both"}, "expected exact or mc"),
+        ({"lang": "xx"}, "choose one of en, pt-BR"),
+        ({"guardrails": "/etc/passwd"}, "no such setting"),
+    ],
+)
 def test_bad_address_values_give_a_message(query, words, monkeypatch):
     import builtins
 
     opened = []
     real_open = builtins.open
-    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: opened.append(str(f))
-                        or real_open(f, *a, **k))
+    monkeypatch.setattr(
+        builtins, "open", lambda f, *a, **k: opened.append(str(f)) or real_open(f, *a, **k)
+    )
     state, messages = model.parse_query(query)
     assert len(messages) == 1, messages
     assert words in messages[0], messages

@@ -46,10 +46,20 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: a shooter (ballistic damage) against a knight in heavy archaic armour, whose ballistic
 #: rating (A13, AT2) takes most of a bullet's damage: the edit below decides the fight
-QUERY = {"tab": "duel", "a": "competent_shooter", "b": "competent_knight",
-         "armour-b": "heavy_archaic"}
-DUEL = ["duel", "dice_pool_7", "competent_shooter", "competent_knight",
-        "--armour-b", "heavy_archaic"]
+QUERY = {
+    "tab": "duel",
+    "a": "competent_shooter",
+    "b": "competent_knight",
+    "armour-b": "heavy_archaic",
+}
+DUEL = [
+    "duel",
+    "dice_pool_7",
+    "competent_shooter",
+    "competent_knight",
+    "--armour-b",
+    "heavy_archaic",
+]
 EDIT = "dice_pool_7:rules.armour.heavy_archaic.ballistic=0"
 #: the same edit as a rules file, written by hand (docs/RULES.md, "Rules as data")
 RULES = 'system = "dice_pool_7"\n\n[armour.heavy_archaic]\nballistic = 0\n'
@@ -103,8 +113,10 @@ def page(query: dict):
 
 # ---------------------------------------------------------------- the model = the CLI
 
+
 def test_page_duel_with_a_rule_edit_equals_duel_rules_file_and_the_shown_command(
-        rules_file, capsys):
+    rules_file, capsys
+):
     state, messages = model.parse_query({**QUERY, "set": EDIT})
     assert messages == []
     assert state.edits == {"dice_pool_7": {"rules.armour.heavy_archaic.ballistic": "0"}}
@@ -112,7 +124,7 @@ def test_page_duel_with_a_rule_edit_equals_duel_rules_file_and_the_shown_command
         r = model.duel_result(state.duel, figure=False)
     by_file, shipped = cli_row(capsys, *DUEL, "--rules", str(rules_file)), cli_row(capsys, *DUEL)
     same(r.row, by_file)
-    assert abs(by_file["p_side0"] - shipped["p_side0"]) > 0.3   # the edit decides it
+    assert abs(by_file["p_side0"] - shipped["p_side0"]) > 0.3  # the edit decides it
     # the model's command with the page's --set words prints the same numbers
     same(run_shown(capsys, " ".join([r.command, *model.edit_args(state.edits)])), by_file)
     # and so does the command the page itself shows (a Workbench, no browser)
@@ -152,17 +164,21 @@ def test_trait_edits_equal_the_everyone_offset_and_the_shown_command(capsys):
 
 # ---------------------------------------------------------------- bad values
 
-@pytest.mark.parametrize(("query", "words"), [
-    ({"set": "dice_pool_7:rules.armour.heavy_archaic.ballistic=x"}, "expected a whole number"),
-    ({"set": "dice_pool_7:rules.armour.heavy_archaik.ballistic=1"}, "did you mean"),
-    ({"set": "dice_pool_7:rules.armour.heavy_archaic.ballistik=1"}, "no field"),
-    ({"set": "dice_pool_7:variant.again=9"}, "rules.KIND.ENTRY.FIELD"),
-    ({"set": "nowhere:everyone.CON=1"}, "not a system with rule tables"),
-    ({"set": "dice_pool_7:rules.armour"}, "expected SYSTEM:KNOB=VALUE"),
-    ({"trait-a": "CON=x"}, "a trait is a whole number"),
-    ({"trait-a": "vigor=3"}, "no trait 'vigor'"),
-    ({"trait-b": "CON=99"}, "less than or equal to 10"),
-])
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ({"set": "dice_pool_7:rules.armour.heavy_archaic.ballistic=x"}, "expected a whole number"),
+        ({"set": "dice_pool_7:rules.armour.heavy_archaik.ballistic=1"}, "did you mean"),
+        ({"set": "dice_pool_7:rules.armour.heavy_archaic.ballistik=1"}, "no field"),
+        ({"set": "dice_pool_7:variant.again=9"}, "rules.KIND.ENTRY.FIELD"),
+        ({"set": "nowhere:everyone.CON=1"}, "not a system with rule tables"),
+        ({"set": "dice_pool_7:rules.armour"}, "expected SYSTEM:KNOB=VALUE"),
+        ({"trait-a": "CON=x"}, "a trait is a whole number"),
+        ({"trait-a": "vigor=3"}, "no trait 'vigor'"),
+        ({"trait-b": "CON=99"}, "less than or equal to 10"),
+    ],
+)
 def test_a_bad_edit_in_the_address_is_one_message(query, words):
     state, messages = model.parse_query({**QUERY, **query})
     assert len(messages) == 1, messages
@@ -177,7 +193,7 @@ def test_a_bad_edit_on_the_page_is_one_message_and_changes_nothing(capsys):
     wb = page(QUERY)
     before = wb.d_sentence.object
     wb.r_field.value = "rules.armour.heavy_archaic.ballistic"
-    assert wb.r_value.value == "2"   # the package's value (A13, AT2)
+    assert wb.r_value.value == "2"  # the package's value (A13, AT2)
     wb.r_value.value = "two"
     wb.r_set.clicks += 1
     assert wb.messages.visible
@@ -196,6 +212,7 @@ def test_a_bad_edit_on_the_page_is_one_message_and_changes_nothing(capsys):
 
 # ---------------------------------------------------------------- the address, the file
 
+
 def test_an_address_with_edits_reproduces_the_view():
     wb = page(QUERY)
     wb.r_field.value = "rules.armour.heavy_archaic.ballistic"
@@ -207,8 +224,9 @@ def test_an_address_with_edits_reproduces_the_view():
     wb.r_trait_inputs["b"]["CON"].value = "4"
     assert not wb.messages.visible, wb.messages.object
     query = model.to_query(wb.state)
-    assert query["set"] == ("dice_pool_7:rules.armour.heavy_archaic.ballistic=1;"
-                            "dice_pool_7:everyone.DES=1")
+    assert query["set"] == (
+        "dice_pool_7:rules.armour.heavy_archaic.ballistic=1;dice_pool_7:everyone.DES=1"
+    )
     assert query["trait-b"] == "CON=4"
     again = page(query)
     assert not again.messages.visible, again.messages.object
@@ -217,8 +235,7 @@ def test_an_address_with_edits_reproduces_the_view():
     assert again.d_command.object == wb.d_command.object
 
 
-def test_the_downloaded_rules_file_loads_with_rules_and_gives_the_page_numbers(tmp_path,
-                                                                              capsys):
+def test_the_downloaded_rules_file_loads_with_rules_and_gives_the_page_numbers(tmp_path, capsys):
     wb = page({**QUERY, "set": EDIT + ";dice_pool_7:everyone.CON=1"})
     text = wb.r_download.callback().read().decode("utf-8")
     path = tmp_path / wb.r_download.filename
@@ -226,22 +243,25 @@ def test_the_downloaded_rules_file_loads_with_rules_and_gives_the_page_numbers(t
     assert path.name == "dice_pool_7_rules.toml"
     assert "ballistic = 0" in text
     assert "CON = 1" in text
-    assert "lethal" not in text    # only the edits
+    assert "lethal" not in text  # only the edits
     by_download = cli_row(capsys, *DUEL, "--rules", str(path))
     same(run_shown(capsys, wb.d_command.object.split("\n")[1]), by_download)
     assert f"A wins {100 * by_download['p_side0']:.1f}%" in wb.d_sentence.object
 
 
-@pytest.mark.parametrize("text", [
-    RULES,
-    # an added entry (like = …), a removed one, a single-value entry, a list, a capped
-    # offset (middle_3d10: B-g weapon categories, B8 damage bonus)
-    'system = "middle_3d10"\n[weapon]\nknife = "blades"\nsabre = "blades"\n'
-    '[category.light]\ndice = ["C", "M"]\n[damage.bonus]\ndivisor = 3\n'
-    '[everyone]\nvigor = { offset = 2, max = 9 }\ncombat = -1\n',
-    'system = "dice_pool_7"\n[weapon.crossbow]\nlike = "thrown"\nbonus = 2\n'
-    '[weapon.submachine_gun]\nremove = true\n[everyone]\nCON = 1\n',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        RULES,
+        # an added entry (like = …), a removed one, a single-value entry, a list, a capped
+        # offset (middle_3d10: B-g weapon categories, B8 damage bonus)
+        'system = "middle_3d10"\n[weapon]\nknife = "blades"\nsabre = "blades"\n'
+        '[category.light]\ndice = ["C", "M"]\n[damage.bonus]\ndivisor = 3\n'
+        "[everyone]\nvigor = { offset = 2, max = 9 }\ncombat = -1\n",
+        'system = "dice_pool_7"\n[weapon.crossbow]\nlike = "thrown"\nbonus = 2\n'
+        "[weapon.submachine_gun]\nremove = true\n[everyone]\nCON = 1\n",
+    ],
+)
 def test_edits_text_round_trips_through_load_file(text, tmp_path):
     first = tmp_path / "given.toml"
     first.write_text(text, encoding="utf-8")
@@ -259,8 +279,10 @@ def test_edits_text_round_trips_through_load_file(text, tmp_path):
 def test_a_loaded_rules_file_becomes_the_page_edits_and_its_problems_one_line_each():
     wb = page(QUERY)
     wb.r_upload.filename = "mine.toml"
-    wb.r_upload.value = (b'system = "dice_pool_7"\n[armour.heavy_archaic]\nballistic = "a"\n'
-                         b'thickness = 1\n[weapon.x]\nlike = "nope"\n')
+    wb.r_upload.value = (
+        b'system = "dice_pool_7"\n[armour.heavy_archaic]\nballistic = "a"\n'
+        b'thickness = 1\n[weapon.x]\nlike = "nope"\n'
+    )
     lines = wb.messages.object.splitlines()
     assert len(lines) == 3, lines
     assert all(line.startswith("- mine.toml: ") for line in lines), lines
@@ -276,34 +298,49 @@ def test_a_loaded_rules_file_becomes_the_page_edits_and_its_problems_one_line_ea
 
 # ---------------------------------------------------------------- the command line
 
+
 def test_set_on_the_command_line_is_the_rules_file(rules_file, capsys):
-    same(cli_row(capsys, *DUEL, "--set", EDIT), cli_row(capsys, *DUEL, "--rules",
-                                                        str(rules_file)))
+    same(cli_row(capsys, *DUEL, "--set", EDIT), cli_row(capsys, *DUEL, "--rules", str(rules_file)))
     # on top of a rules file: the file's edit stays, the --set one is added
-    both = cli_row(capsys, *DUEL, "--rules", str(rules_file), "--set",
-                   "dice_pool_7:everyone.CON=1")
+    both = cli_row(capsys, *DUEL, "--rules", str(rules_file), "--set", "dice_pool_7:everyone.CON=1")
     assert "ballistic 2 → 0" in both["rule_edits"]
     assert "CON +1" in both["rule_edits"]
     # and overrides the file's value for the same field
-    same(cli_row(capsys, *DUEL, "--rules", str(rules_file), "--set",
-                 "dice_pool_7:rules.armour.heavy_archaic.ballistic=2"), cli_row(capsys, *DUEL))
-    for argv in (["curves", "dice_pool_7"],
-                 ["solve", "difficulty", "--target", "0.7", "--competence", "3",
-                  "--system", "dice_pool_7"]):
+    same(
+        cli_row(
+            capsys,
+            *DUEL,
+            "--rules",
+            str(rules_file),
+            "--set",
+            "dice_pool_7:rules.armour.heavy_archaic.ballistic=2",
+        ),
+        cli_row(capsys, *DUEL),
+    )
+    for argv in (
+        ["curves", "dice_pool_7"],
+        ["solve", "difficulty", "--target", "0.7", "--competence", "3", "--system", "dice_pool_7"],
+    ):
         row = cli_row(capsys, *argv, "--set", "dice_pool_7:everyone.CON=1")
         assert row["rule_edits"] == "dice_pool_7: everyone's CON +1"
 
 
-@pytest.mark.parametrize(("argv", "words"), [
-    (["--set", "dice_pool_7:rules.armour.heavy_archaic.ballistic=x"], "expected a whole number"),
-    (["--set", "dice_pool_7:rules.armour.nope.ballistic=1"], "has no armour 'nope'"),
-    (["--set", "dice_pool_7:a.CON=1"], "a rule edit is SYSTEM:rules."),
-    (["--set", "ballistic=1"], "expected SYSTEM:KNOB=VALUE"),
-    (["--trait-a", "CON=x"], "--trait-a CON=x: a trait is a whole number"),
-    (["--trait-b", "vigor=3"], "--trait-b vigor=3: dice_pool_7 fighters have no trait"),
-    (["--trait-a", "CON"], "--trait-a: expected NAME=VALUE"),
-    (["--trait-a", "CON=99"], "less than or equal to 10"),
-])
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (
+            ["--set", "dice_pool_7:rules.armour.heavy_archaic.ballistic=x"],
+            "expected a whole number",
+        ),
+        (["--set", "dice_pool_7:rules.armour.nope.ballistic=1"], "has no armour 'nope'"),
+        (["--set", "dice_pool_7:a.CON=1"], "a rule edit is SYSTEM:rules."),
+        (["--set", "ballistic=1"], "expected SYSTEM:KNOB=VALUE"),
+        (["--trait-a", "CON=x"], "--trait-a CON=x: a trait is a whole number"),
+        (["--trait-b", "vigor=3"], "--trait-b vigor=3: dice_pool_7 fighters have no trait"),
+        (["--trait-a", "CON"], "--trait-a: expected NAME=VALUE"),
+        (["--trait-a", "CON=99"], "less than or equal to 10"),
+    ],
+)
 def test_bad_set_and_trait_options_are_one_line(argv, words, capsys):
     capsys.readouterr()
     assert main([*DUEL, *argv]) == 2
@@ -315,15 +352,16 @@ def test_bad_set_and_trait_options_are_one_line(argv, words, capsys):
 
 # ---------------------------------------------------------------- a real browser
 
+
 def _wait(page, expression: str, timeout: float = 60):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        return page.wait_for_function(expression, polling=100,
-                                      timeout=1000 * timeout).json_value()
+        return page.wait_for_function(expression, polling=100, timeout=1000 * timeout).json_value()
     except PlaywrightTimeout:
-        raise AssertionError(f"timed out waiting for {expression}: "
-                             f"{page.evaluate('deepText()')}") from None
+        raise AssertionError(
+            f"timed out waiting for {expression}: {page.evaluate('deepText()')}"
+        ) from None
 
 
 @pytest.fixture(scope="module")
@@ -331,9 +369,14 @@ def server(tmp_path_factory):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = tmp_path_factory.mktemp("serve-edit") / "stderr.txt"
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                                 "--no-browser"], cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=err, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "serve", "--port", "0", "--no-browser"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
     with proc.stdout:
         line = proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -357,7 +400,8 @@ VALUE_OF = """(label) => { const s = deepAll('input').filter(x => {
 
 @pytest.mark.browser
 def test_ballistic_rating_edited_in_the_browser_gives_duel_rules_numbers(
-        server, page, rules_file, tmp_path, capsys):
+    server, page, rules_file, tmp_path, capsys
+):
     errors = watch(page)
     page.set_default_timeout(60_000)
     page.add_init_script(DEEP)
@@ -373,20 +417,27 @@ def test_ballistic_rating_edited_in_the_browser_gives_duel_rules_numbers(
     assert page.evaluate("clickButton('Pin as A')") == "ok"
     _wait(page, "deepText().includes('A is pinned')")
     # the menu shows the field in the glossary's words (A13), its knob id in the value
-    assert page.evaluate("selectByLabel('Rule field', "
-                         "\"Heavy archaic's ballistic (armour, A13)\")") == "ok"
+    assert (
+        page.evaluate("selectByLabel('Rule field', \"Heavy archaic's ballistic (armour, A13)\")")
+        == "ok"
+    )
     assert _wait(page, f"({VALUE_OF})('Value') === '2' && 'ok'") == "ok"
     assert page.evaluate("inputByLabel('Value', '0')") == "ok"
     assert page.evaluate("clickButton('Set')") == "ok"
-    text = _wait(page, f"deepText().includes({json.dumps(after)}) && "
-                       f"deepText().includes({json.dumps('--set ' + EDIT)}) && deepText()")
+    text = _wait(
+        page,
+        f"deepText().includes({json.dumps(after)}) && "
+        f"deepText().includes({json.dumps('--set ' + EDIT)}) && deepText()",
+    )
     assert "Address value" not in text
     # the A/B pane: B − A is duel --rules FILE minus duel, and A's command has no edit
     diff = 100 * (edited["p_side0"] - shipped["p_side0"])
     assert abs(diff) > 30  # the edit decides the duel
     text = _wait(page, "deepText().includes('B − A =') && deepText()")
-    assert f"A wins: {100 * shipped['p_side0']:.2f}% under A, " \
-        f"{100 * edited['p_side0']:.2f}% under B; B − A = {diff:+.2f} pp." in text, text
+    assert (
+        f"A wins: {100 * shipped['p_side0']:.2f}% under A, "
+        f"{100 * edited['p_side0']:.2f}% under B; B − A = {diff:+.2f} pp." in text
+    ), text
     lines = [x.strip() for x in text.splitlines()]
     assert "rpg-balance " + " ".join(DUEL) + " --format csv" in lines, text  # A: shipped
     url = _wait(page, "window.location.href.includes('set=') && window.location.href")
@@ -399,8 +450,9 @@ def test_ballistic_rating_edited_in_the_browser_gives_duel_rules_numbers(
     traited = cli_row(capsys, *DUEL, "--rules", str(rules_file), "--trait-a", "CON=5")
     assert page.evaluate("inputByLabel('CON (A)', '5')") == "ok"
     wins = f"A wins {100 * traited['p_side0']:.1f}%"
-    _wait(page, f"deepText().includes({json.dumps(wins)}) && "
-                "deepText().includes('--trait-a CON=5')")
+    _wait(
+        page, f"deepText().includes({json.dumps(wins)}) && deepText().includes('--trait-a CON=5')"
+    )
     # the address holds the edits: a new page from it shows the same numbers
     url = _wait(page, "window.location.href.includes('trait-a=') && window.location.href")
     page.goto(url)

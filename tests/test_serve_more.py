@@ -64,6 +64,7 @@ def _swordsman_and_shooter(system: str) -> model.DuelState:
 
 # ---------------------------------------------------------------- the Duel tab
 
+
 @pytest.mark.parametrize("system", ["dice_pool_7", "pbta_2d6"])
 def test_distance_table_equals_the_cli(system, request, capsys):
     if system == "pbta_2d6":
@@ -73,8 +74,7 @@ def test_distance_table_equals_the_cli(system, request, capsys):
     assert r.command.endswith("--table distance --distances 0,10,30 --format csv")
     cli, _err = run_cli(capsys, r.command)
     assert list(cli["distance"]) == [0, 10, 30]
-    for key in ("p_side0", "p_side1", "p_neither", "p_loser_dead", "p_someone_dead",
-                "rounds_mean"):
+    for key in ("p_side0", "p_side1", "p_neither", "p_loser_dead", "p_someone_dead", "rounds_mean"):
         assert list(r.table[key]) == pytest.approx(list(cli[key]), abs=1e-12), key
     # the starting distance matters to a swordsman against a shooter
     assert cli["p_side0"].iloc[0] != pytest.approx(cli["p_side0"].iloc[-1], abs=1e-3)
@@ -89,8 +89,21 @@ def test_distances_validated_as_the_cli_does(capsys):
         with pytest.raises(InputError, match=words):
             model.check_distances("dice_pool_7", text)
         capsys.readouterr()
-        assert main(["duel", "dice_pool_7", "competent", "competent", "--table",
-                     "distance", "--distances", text or ","]) == 2
+        assert (
+            main(
+                [
+                    "duel",
+                    "dice_pool_7",
+                    "competent",
+                    "competent",
+                    "--table",
+                    "distance",
+                    "--distances",
+                    text or ",",
+                ]
+            )
+            == 2
+        )
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
@@ -123,13 +136,16 @@ def test_deadliness_beside_the_summary_equals_the_cli(method, capsys):
 
 # ---------------------------------------------------------------- the Groups tab
 
+
 def test_group_fight_equals_the_cli_and_is_reproducible(capsys):
     assert {"ambush_3v1", "d20_patrol_2v2"} <= set(model.shipped_scenarios())
     g = model.GroupState("ambush_3v1", 1500, 3)
     m = model.load_matchup("ambush_3v1")
     r = model.group_result(g, m, "scenarios/combat/ambush_3v1.toml")
-    assert r.command == ("rpg-balance combat scenarios/combat/ambush_3v1.toml --method mc "
-                         "--trials 1500 --seed 3 --format csv")
+    assert r.command == (
+        "rpg-balance combat scenarios/combat/ambush_3v1.toml --method mc "
+        "--trials 1500 --seed 3 --format csv"
+    )
     cli, _err = run_cli(capsys, r.command)
     for key, se in [*model.GROUP_FIGURES, ("p_side1_dead", "se_side1_dead")]:
         assert r.row[key] == pytest.approx(cli[key][0], abs=1e-12), key
@@ -177,16 +193,22 @@ def test_stop_ends_a_group_fight_between_batches(monkeypatch):
         raise model.Cancelled
 
     with pytest.raises(model.Cancelled):
-        model.group_result(model.GroupState("ambush_3v1", 6000, 1),
-                           model.load_matchup("ambush_3v1"), "x.toml", on_batch=stop)
+        model.group_result(
+            model.GroupState("ambush_3v1", 6000, 1),
+            model.load_matchup("ambush_3v1"),
+            "x.toml",
+            on_batch=stop,
+        )
     assert done == [(2000, 6000)]
 
 
 def test_bad_upload_is_one_message_the_clis(tmp_path, capsys):
     from reports.workbench.app import Workbench
 
-    bad = b'system = "dice_pool_7"\n[[side0]]\narchetype = "nobody"\n[[side1]]\n' \
-          b'archetype = "competent"\n'
+    bad = (
+        b'system = "dice_pool_7"\n[[side0]]\narchetype = "nobody"\n[[side1]]\n'
+        b'archetype = "competent"\n'
+    )
     path = tmp_path / "bad.toml"
     path.write_bytes(bad)
     capsys.readouterr()
@@ -201,9 +223,12 @@ def test_bad_upload_is_one_message_the_clis(tmp_path, capsys):
     assert "bad.toml" in lines[0]
     assert "nobody" in lines[0]
     assert lines[0].removeprefix("- ") in err
-    assert wb.state.groups.scenario == "ambush_3v1"   # the bad file is not taken
-    for data, words in ((b"\xff\xfe", "not UTF-8"), (b"x = [", "not valid TOML"),
-                        (b"a" * (model.MAX_UPLOAD + 1), "larger than")):
+    assert wb.state.groups.scenario == "ambush_3v1"  # the bad file is not taken
+    for data, words in (
+        (b"\xff\xfe", "not UTF-8"),
+        (b"x = [", "not valid TOML"),
+        (b"a" * (model.MAX_UPLOAD + 1), "larger than"),
+    ):
         with pytest.raises(Exception, match=words):
             model.load_matchup_upload(data, "../../etc/passwd")
 
@@ -217,8 +242,9 @@ def test_sensitivity_equals_the_cli(tmp_path, capsys):
     path = tmp_path / "knobs.toml"
     path.write_text(KNOBS)
     r = model.sensitivity_run(("knobs.toml", KNOBS.encode()))
-    assert r.command == ("rpg-balance sensitivity analysis/data/guardrails.toml --knobs "
-                         "knobs.toml --format csv")
+    assert r.command == (
+        "rpg-balance sensitivity analysis/data/guardrails.toml --knobs knobs.toml --format csv"
+    )
     cli, err = run_cli(capsys, r.command, {"knobs.toml": str(path)})
     assert list(r.result.table["guardrail"]) == list(cli["guardrail"])
     for key in ("S1", "ST"):
@@ -226,13 +252,16 @@ def test_sensitivity_equals_the_cli(tmp_path, capsys):
     touched = cli[cli["touches"]]
     assert len(r.view) == len(touched) > 0
     assert sorted(r.view["total index (ST)"]) == pytest.approx(sorted(touched["ST"]))
-    for reading in r.readings:   # the command's readings, on stderr
+    for reading in r.readings:  # the command's readings, on stderr
         assert reading in err
     assert r.heatmap[:4] == b"\x89PNG"
     with pytest.raises(Exception, match="needs at least two levels"):
-        model.sensitivity_run(("bad.toml", b'[tune]\n[[tune.knobs]]\n'
-                                           b'knob = "dice_pool_6:variant.threshold"\n'
-                                           b'values = [7]\n'))
+        model.sensitivity_run(
+            (
+                "bad.toml",
+                b'[tune]\n[[tune.knobs]]\nknob = "dice_pool_6:variant.threshold"\nvalues = [7]\n',
+            )
+        )
 
 
 def test_bad_knob_upload_is_one_message_the_clis(tmp_path, capsys):
@@ -262,6 +291,7 @@ def test_bad_knob_upload_is_one_message_the_clis(tmp_path, capsys):
 
 # ---------------------------------------------------------------- the address
 
+
 def test_new_keys_round_trip_and_refuse_bad_values():
     state = model.default_state()
     state.tab = "groups"
@@ -269,19 +299,26 @@ def test_new_keys_round_trip_and_refuse_bad_values():
     state.groups = model.GroupState("d20_patrol_2v2", 500, 12)
     state.sensitivity.knobs = "upload"
     query = model.to_query(state)
-    assert {k: query[k] for k in ("distances", "scenario", "group-trials", "group-seed",
-                                  "knobs")} == {
-        "distances": "0,10,30", "scenario": "d20_patrol_2v2", "group-trials": "500",
-        "group-seed": "12", "knobs": "upload"}
+    assert {
+        k: query[k] for k in ("distances", "scenario", "group-trials", "group-seed", "knobs")
+    } == {
+        "distances": "0,10,30",
+        "scenario": "d20_patrol_2v2",
+        "group-trials": "500",
+        "group-seed": "12",
+        "knobs": "upload",
+    }
     back, messages = model.parse_query(query)
     assert messages == []
     assert back == state
     assert model.parse_query({"tab": "sensitivity"})[0].tab == "sensitivity"
-    for key, value, words in (("scenario", "../../etc/passwd", "choose one of"),
-                              ("group-trials", "0", "1..10^10"),
-                              ("group-seed", "-1", "a seed"),
-                              ("knobs", "/tmp/k.toml", "choose one of"),
-                              ("distances", "0,999", "0..200")):
+    for key, value, words in (
+        ("scenario", "../../etc/passwd", "choose one of"),
+        ("group-trials", "0", "1..10^10"),
+        ("group-seed", "-1", "a seed"),
+        ("knobs", "/tmp/k.toml", "choose one of"),
+        ("distances", "0,999", "0..200"),
+    ):
         view, messages = model.parse_query({"duel-system": "dice_pool_7", key: value})
         assert len(messages) == 1, messages
         assert words in messages[0], messages
@@ -291,14 +328,20 @@ def test_new_keys_round_trip_and_refuse_bad_values():
 
 # ---------------------------------------------------------------- in a browser
 
+
 @pytest.fixture(scope="module")
 def more_server(tmp_path_factory):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = tmp_path_factory.mktemp("serve_more") / "stderr.txt"
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                                 "--no-browser"], cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=err, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "serve", "--port", "0", "--no-browser"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
     with proc.stdout:
         line = proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -317,11 +360,11 @@ def _until(page, expression: str, timeout: float = 60):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        return page.wait_for_function(expression, polling=100,
-                                      timeout=1000 * timeout).json_value()
+        return page.wait_for_function(expression, polling=100, timeout=1000 * timeout).json_value()
     except PlaywrightTimeout:
-        raise AssertionError(f"timed out waiting for {expression}: "
-                             f"{page.evaluate('deepText()')}") from None
+        raise AssertionError(
+            f"timed out waiting for {expression}: {page.evaluate('deepText()')}"
+        ) from None
 
 
 @pytest.mark.browser
@@ -335,12 +378,17 @@ def test_groups_tab_and_distance_table_in_a_browser(more_server, page, capsys, t
     cmd = model.group_command(g, "scenarios/combat/ambush_3v1.toml")
     cli, _err = run_cli(capsys, cmd)
     wins = f"{100 * cli['p_side0'][0]:.2f}%"
-    page.goto(more_server + "?" + urlencode({"tab": "groups", "group-trials": "1000",
-                                             "group-seed": "3"}))
+    page.goto(
+        more_server + "?" + urlencode({"tab": "groups", "group-trials": "1000", "group-seed": "3"})
+    )
     _until(page, "deepText().includes('Run the group fight')")
     assert page.evaluate("clickButton('Run the group fight')") == "ok"
-    text = _until(page, "deepText().includes('Done: 1000 fights') && "
-                        f"deepText().includes({json.dumps(cmd)}) && deepText()", 120)
+    text = _until(
+        page,
+        "deepText().includes('Done: 1000 fights') && "
+        f"deepText().includes({json.dumps(cmd)}) && deepText()",
+        120,
+    )
     cells = page.evaluate("deepAll('td').map(x => x.textContent.trim())")
     assert cells[cells.index("A wins") + 1] == wins, cells
     assert "three thugs ambush a bodyguard" in text
@@ -349,25 +397,43 @@ def test_groups_tab_and_distance_table_in_a_browser(more_server, page, capsys, t
     d = _swordsman_and_shooter("dice_pool_7")
     dist_cmd = model.distance_command(d)
     table, _err = run_cli(capsys, dist_cmd)
-    page.goto(more_server + "?" + urlencode({"tab": "duel", "duel-system": "dice_pool_7",
-                                             "a": d.a, "b": d.b, "distances": d.distances}))
+    page.goto(
+        more_server
+        + "?"
+        + urlencode(
+            {
+                "tab": "duel",
+                "duel-system": "dice_pool_7",
+                "a": d.a,
+                "b": d.b,
+                "distances": d.distances,
+            }
+        )
+    )
     # the card's header: the element holding its title, up to the header (across the
     # shadow roots Panel's panes live in), clicked
-    opened = _until(page, """(() => { const t = deepAll('*').find(e => !e.children.length
+    opened = _until(
+        page,
+        """(() => { const t = deepAll('*').find(e => !e.children.length
         && e.textContent.trim() === 'Distance table (exact)'); if (!t) return '';
         let x = t; while (x && !(x.classList && x.classList.contains('card-header'))) {
           x = x.parentElement || (x.getRootNode && x.getRootNode().host); }
-        if (!x) return 'no header'; x.click(); return 'ok'; })()""")
+        if (!x) return 'no header'; x.click(); return 'ok'; })()""",
+    )
     assert opened == "ok"
-    far = f"{100 * table['p_side0'].iloc[-1]:.2f}%"   # A wins from 30 m apart
-    shown = _until(page, f"deepText().includes({json.dumps(dist_cmd)}) && "
-                         f"deepAll('td').some(x => x.textContent.trim() === '{far}') && "
-                         "deepText()")
+    far = f"{100 * table['p_side0'].iloc[-1]:.2f}%"  # A wins from 30 m apart
+    shown = _until(
+        page,
+        f"deepText().includes({json.dumps(dist_cmd)}) && "
+        f"deepAll('td').some(x => x.textContent.trim() === '{far}') && "
+        "deepText()",
+    )
     assert "A wins" in shown
     shots.append(page.screenshot(path=tmp_path / "distance.png", full_page=True))
     assert all(len(png) > 20_000 for png in shots)
     if os.environ.get("RPG_BALANCE_SCREENSHOTS"):
         for name in ("groups.png", "distance.png"):
             (Path(os.environ["RPG_BALANCE_SCREENSHOTS"]) / name).write_bytes(
-                (tmp_path / name).read_bytes())
+                (tmp_path / name).read_bytes()
+            )
     assert errors == []

@@ -59,17 +59,21 @@ def _every_view(lang: str) -> list:
     for sid in model.combat_systems():
         wb.d_system.value = sid
         menus = [w for w in wb._d_vars.values() if isinstance(w, pn.widgets.Select)]
-        if menus:   # one rule variant off its default: its words in the sentence
+        if menus:  # one rule variant off its default: its words in the sentence
             menus[0].value = list(menus[0].options.values())[-1]
         lines += page_lines(wb)
     wb.d_method.value = "mc"
     lines += page_lines(wb)
-    if hasattr(wb, "show_group"):   # the Groups tab: each shipped matchup, a short run
+    if hasattr(wb, "show_group"):  # the Groups tab: each shipped matchup, a short run
         for name in model.shipped_scenarios():
             with language(lang):
-                wb.show_group(model.group_result(
-                    model.GroupState(name, 300, 1), model.load_matchup(name),
-                    f"scenarios/combat/{name}.toml"))
+                wb.show_group(
+                    model.group_result(
+                        model.GroupState(name, 300, 1),
+                        model.load_matchup(name),
+                        f"scenarios/combat/{name}.toml",
+                    )
+                )
             lines += page_lines(wb)
     _audit(wb)
     lines += page_lines(wb)
@@ -81,12 +85,18 @@ def _every_view(lang: str) -> list:
 def _in_portuguese(guardrails: str) -> str:
     """tests/test_serve_ab.py's guardrail file with its names and reasons in Portuguese
     (a Brazilian designer's own file)."""
-    for en, pt in (("A wins often enough", "A vence o bastante"),
-                   ("constructed: the even duel's A should win at least 30 %",
-                    "construído: o A do duelo equilibrado vence ao menos 30%"),
-                   ("fights end", "lutas terminam"),
-                   ("constructed: a fight ends within 50 rounds on average",
-                    "construído: uma luta termina em até 50 rodadas na média")):
+    for en, pt in (
+        ("A wins often enough", "A vence o bastante"),
+        (
+            "constructed: the even duel's A should win at least 30 %",
+            "construído: o A do duelo equilibrado vence ao menos 30%",
+        ),
+        ("fights end", "lutas terminam"),
+        (
+            "constructed: a fight ends within 50 rounds on average",
+            "construído: uma luta termina em até 50 rodadas na média",
+        ),
+    ):
         assert en in guardrails
         guardrails = guardrails.replace(en, pt)
     return guardrails
@@ -103,12 +113,16 @@ def _pinned_and_the_new_tabs(wb) -> list:
     wb.d_system.value = "dice_pool_7"
     wb.d_method.value = "exact"
     wb.c_system.value = "dice_pool_7"
-    wb.d_dist_card.collapsed = False   # the distance table and its figure
+    wb.d_dist_card.collapsed = False  # the distance table and its figure
     # the designer's own words: a Brazilian's file names its guardrails in Portuguese
     own = GUARDRAILS if lang == "en" else _in_portuguese(GUARDRAILS)
-    files = {side: own.format(armour=armour).encode() for side, armour in
-             (("A", '"competent"'),
-              ("B", '{ archetype = "competent", armour = "heavy_archaic" }'))}
+    files = {
+        side: own.format(armour=armour).encode()
+        for side, armour in (
+            ("A", '"competent"'),
+            ("B", '{ archetype = "competent", armour = "heavy_archaic" }'),
+        )
+    }
     wb._upload = ("A.toml", files["A"])
     wb.g_source.value = "upload"
     wb.g_suggest.value = False
@@ -125,11 +139,10 @@ def _pinned_and_the_new_tabs(wb) -> list:
     wb._upload = ("B.toml", files["B"])
     with language(lang):
         wb.pinned_audit()
-        wb._audit = model.audit_result(model.load_upload(files["B"], "B.toml"),
-                                       suggest=False)
+        wb._audit = model.audit_result(model.load_upload(files["B"], "B.toml"), suggest=False)
         wb.show_audit()
-    assert len(wb.p_audit.objects[1].object) == 1   # the flipped verdict
-    with language(lang):   # the sensitivity's result, as the page's poll shows it
+    assert len(wb.p_audit.objects[1].object) == 1  # the flipped verdict
+    with language(lang):  # the sensitivity's result, as the page's poll shows it
         result = model.sensitivity_run(("knobs.toml", KNOBS.encode()))
         wb._poll_sensitivity({"finished": True, "error": None, "result": result})
     return page_lines(wb)
@@ -160,10 +173,18 @@ def test_english_page_shows_no_code_identifier():
     hits = check(lines, "en")
     assert hits == [], _report(hits)
     text = "\n".join(x.text for x in lines)
-    for ident in ("p_side0", "rounds_q50", "p_loser_dying", "massive_traits", "c_plus_vigor",
-                  "<NA>", "e-11", "nan"):
+    for ident in (
+        "p_side0",
+        "rounds_q50",
+        "p_loser_dying",
+        "massive_traits",
+        "c_plus_vigor",
+        "<NA>",
+        "e-11",
+        "nan",
+    ):
         assert ident not in text
-    assert "fewer than 1 in a billion" in text   # dice_pool_7's one pistol hit kills
+    assert "fewer than 1 in a billion" in text  # dice_pool_7's one pistol hit kills
 
 
 def test_rules_editor_and_every_pane_follow_a_language_switch():
@@ -180,7 +201,7 @@ def test_rules_editor_and_every_pane_follow_a_language_switch():
     hits = page_hits(wb, "pt-BR")
     assert hits == [], _report(hits)
     labels = [w.label for w in wb.r_trait_inputs["a"].values()]
-    assert "qualidade (A)" in labels, labels   # the trait's words, no article
+    assert "qualidade (A)" in labels, labels  # the trait's words, no article
     assert "DES (A)" in labels, labels
     # a button's callback speaks the page's language (the audit's running status)
     wb._on_run_audit()
@@ -200,8 +221,12 @@ def test_the_checker_finds_english_and_identifiers_in_an_added_widget():
 
     wb = Workbench({"lang": "pt-BR"})
     assert page_hits(wb, "pt-BR") == []
-    wb.tabs[0].append(pn.Row(pn.widgets.Select(label="Pool size", options=["a"]),
-                             pn.pane.Markdown("valor: rounds_q50 e 2.5")))
+    wb.tabs[0].append(
+        pn.Row(
+            pn.widgets.Select(label="Pool size", options=["a"]),
+            pn.pane.Markdown("valor: rounds_q50 e 2.5"),
+        )
+    )
     kinds = {(h.kind, h.word) for h in page_hits(wb, "pt-BR")}
     assert ("english", "Pool") in kinds
     assert ("identifier", "rounds_q50") in kinds
@@ -216,8 +241,15 @@ def test_the_designers_words_in_portuguese():
     """The words a Brazilian designer asked for (issue 32 item 4)."""
     from reports.workbench.app import Workbench
 
-    wb = Workbench({"lang": "pt-BR", "tab": "duel", "duel-system": "dice_pool_7",
-                    "a": "competent_swordsman", "b": "competent_swordsman"})
+    wb = Workbench(
+        {
+            "lang": "pt-BR",
+            "tab": "duel",
+            "duel-system": "dice_pool_7",
+            "a": "competent_swordsman",
+            "b": "competent_swordsman",
+        }
+    )
     text = _texts(wb)
     assert "bancada interativa" in text
     # checks: dice_pool_7's axes (A1, A2)
@@ -240,16 +272,20 @@ def test_the_designers_words_in_portuguese():
     headers = [re.sub(r"<[^>]+>", "", c) for c in wb.g_table.object.columns]
     for word in ("ajuste", "situação", "limite de balanceamento"):
         assert word in headers, headers
-    assert {re.sub(r"<[^>]+>", "", s) for s in wb.g_table.object.iloc[:, 7]} <= \
-        {"passa", "falha", "inconclusivo"}
+    assert {re.sub(r"<[^>]+>", "", s) for s in wb.g_table.object.iloc[:, 7]} <= {
+        "passa",
+        "falha",
+        "inconclusivo",
+    }
 
 
 def test_the_report_says_ajuste_for_cure():
     from reports.i18n import translations
 
     tr = translations("pt-BR")
-    assert tr.gettext("{guardrail}: {comparison} ({reason}). Cure: {suggestion}.") \
-        .endswith("Ajuste: {suggestion}.")
+    assert tr.gettext("{guardrail}: {comparison} ({reason}). Cure: {suggestion}.").endswith(
+        "Ajuste: {suggestion}."
+    )
     assert tr.gettext("Search a cure for each failure") == "Buscar um ajuste para cada falha"
 
 
@@ -258,8 +294,9 @@ def test_identifiers_are_in_tooltips():
     ``description``."""
     from reports.workbench.app import Workbench
 
-    wb = Workbench({"tab": "duel", "duel-system": "middle_3d10",
-                    "duel-variant": "massive_traits=c_only"})
+    wb = Workbench(
+        {"tab": "duel", "duel-system": "middle_3d10", "duel-variant": "massive_traits=c_only"}
+    )
     summary = list(wb.d_summary.object.columns)
     assert '<abbr title="p_side0">A wins</abbr>' in summary
     assert '<abbr title="rounds_q50">median rounds</abbr>' in summary
@@ -267,8 +304,10 @@ def test_identifiers_are_in_tooltips():
     assert massive.label == "The massive-damage check (B-g6)"
     assert "massive_traits" in massive.description
     assert massive.options == {"C + Vigor": "c_plus_vigor", "C alone": "c_only"}
-    assert '<abbr title="massive_traits=c_only">the massive-damage check (B-g6): C alone' \
-        '</abbr>' in wb.d_sentence.object
+    assert (
+        '<abbr title="massive_traits=c_only">the massive-damage check (B-g6): C alone'
+        "</abbr>" in wb.d_sentence.object
+    )
     assert wb.d_a.description.startswith("a ")
     assert "competent" in wb.d_a.options
     assert wb.d_a.value == wb.d_a.options["competent"]
@@ -281,7 +320,7 @@ def test_audit_values_are_words_never_scientific_notation():
     _audit(wb)
     t = wb._audit
     row = t.index[(t["metric"] == "p_one_hit_kill") & (t["system"] == "dice_pool_7")][0]
-    assert 0 < t.loc[row, "value"] < 1e-9   # the value the page must not print as 4.5e-11
+    assert 0 < t.loc[row, "value"] < 1e-9  # the value the page must not print as 4.5e-11
     shown = wb.g_table.object
     value = shown.iloc[row, 3]
     assert value == "fewer than 1 in a billion"
@@ -291,6 +330,7 @@ def test_audit_values_are_words_never_scientific_notation():
 
 
 # ---------------------------------------------------------------- a real browser
+
 
 def _wait(page, expression: str, timeout: float = 60) -> None:
     page.wait_for_function(expression, polling=100, timeout=1000 * timeout)
@@ -325,5 +365,5 @@ def test_portuguese_page_in_a_browser_has_no_english_word(server, page, seen):  
         hits = check(lines, "pt-BR")
         assert hits == [], _report(hits)
         joined = "\n".join(x.text for x in lines)
-        assert re.search(r"\d,\d+%", joined), tab     # decimal commas
+        assert re.search(r"\d,\d+%", joined), tab  # decimal commas
     assert seen.errors == []

@@ -62,14 +62,14 @@ def _dp6_dist(pool: int) -> np.ndarray:
         nxt = np.zeros_like(dist)
         nxt += 0.5 * dist
         nxt[1:] += 0.4 * dist[:-1]
-        nxt[1:, 1] += 0.1 * dist[:-1, 0]   # first of a pair
-        nxt[3:, 0] += 0.1 * dist[:-3, 1]   # completes a pair: 1 + 2
+        nxt[1:, 1] += 0.1 * dist[:-1, 0]  # first of a pair
+        nxt[3:, 0] += 0.1 * dist[:-3, 1]  # completes a pair: 1 + 2
         dist = nxt
     return dist.sum(axis=1)
 
 
 def dp6_at_least(pool: int, need: int) -> float:
-    return float(_dp6_dist(pool)[max(need, 0):].sum())
+    return float(_dp6_dist(pool)[max(need, 0) :].sum())
 
 
 @pytest.mark.parametrize("pool", [1, 2, 3, 5, 6])
@@ -83,8 +83,9 @@ def test_dp6_walk_matches_icepool(pool):
 
     die = icepool.d10.pool(pool).expand().map(lambda t: succ(*t))
     for need in range(2 * pool + 2):
-        assert dp6_at_least(pool, need) == pytest.approx(float(die.probability(">=", need)),
-                                                         abs=1e-12)
+        assert dp6_at_least(pool, need) == pytest.approx(
+            float(die.probability(">=", need)), abs=1e-12
+        )
 
 
 @functools.cache
@@ -99,8 +100,9 @@ def _middle_counts():
 
 def middle_p(modifier: int, difficulty: int) -> float:
     """B1, B3: C + modifier >= difficulty; two+ 10s always succeed, two+ 1s always fail."""
-    ok = sum(1 for c, auto, cat in _middle_counts()
-             if auto or (not cat and c + modifier >= difficulty))
+    ok = sum(
+        1 for c, auto, cat in _middle_counts() if auto or (not cat and c + modifier >= difficulty)
+    )
     return ok / 1000
 
 
@@ -219,8 +221,9 @@ def test_variants_reach_the_solver():
 # ---------------------------------------------------------------- inverse table
 
 
-@pytest.mark.parametrize("system", ["dice_pool_7", "middle_3d10", "dice_pool_6", "percentile",
-                                    "d20_degrees"])
+@pytest.mark.parametrize(
+    "system", ["dice_pool_7", "middle_3d10", "dice_pool_6", "percentile", "d20_degrees"]
+)
 def test_competence_table_matches_brute_force(system):
     """Smallest competence with P >= level, by scanning the oracle over the same range."""
     levels = (0.5, 0.75, 0.9)
@@ -231,13 +234,15 @@ def test_competence_table_matches_brute_force(system):
         for d in solvers.INVERSE_DIFFICULTIES[system][ax.name]:
             label = ax.labels[ax.values.index(d)]
             for q in levels:
-                row = table[(table["axis"] == ax.name) & (table["difficulty"] == label)
-                            & (table["level"] == q)].iloc[0]
+                row = table[
+                    (table["axis"] == ax.name)
+                    & (table["difficulty"] == label)
+                    & (table["level"] == q)
+                ].iloc[0]
                 needed = None if row["needed"] is pd_na() else int(row["needed"])
                 limit = None
                 scan = [c for c in comp_range if limit is None or c <= limit]
-                expect = next((c for c in scan if oracle(system, ax.name, c, d) >= q - 1e-12),
-                              None)
+                expect = next((c for c in scan if oracle(system, ax.name, c, d) >= q - 1e-12), None)
                 if expect is None and limit is not None:
                     assert needed is None or needed > limit
                     continue
@@ -257,20 +262,29 @@ def pd_na():
 def test_ladder_file_is_read(tmp_path):
     """The ladder data file, when present, overrides the fallback rung by rung."""
     f = tmp_path / "ladders.toml"
-    f.write_text("[competence.d20_degrees]\nexpert = 11\n\n[percentile.competence]\n"
-                 "master = { value = 85 }\n")
+    f.write_text(
+        "[competence.d20_degrees]\nexpert = 11\n\n[percentile.competence]\n"
+        "master = { value = 85 }\n"
+    )
     ladder = ladders.load_competence_ladder(f)
     assert ladder["d20_degrees"]["expert"] == 11
     assert ladder["d20_degrees"]["novice"] == LADDER["d20_degrees"]["novice"]
     assert ladder["percentile"]["master"] == 85
     # the project's data-file shape: [systems.<id>] competence = { rung = value }
-    f.write_text('competence = ["untrained", "novice", "competent", "expert", "master"]\n'
-                 "[systems.dice_pool_7]\n"
-                 "competence = { untrained = 1, novice = 2, competent = 4, expert = 6, "
-                 "master = 8 }\n")
+    f.write_text(
+        'competence = ["untrained", "novice", "competent", "expert", "master"]\n'
+        "[systems.dice_pool_7]\n"
+        "competence = { untrained = 1, novice = 2, competent = 4, expert = 6, "
+        "master = 8 }\n"
+    )
     ladder = ladders.load_competence_ladder(f)
-    assert ladder["dice_pool_7"] == {"untrained": 1, "novice": 2, "competent": 4,
-                                     "expert": 6, "master": 8}
+    assert ladder["dice_pool_7"] == {
+        "untrained": 1,
+        "novice": 2,
+        "competent": 4,
+        "expert": 6,
+        "master": 8,
+    }
     assert ladder["middle_3d10"] == LADDER["middle_3d10"]
     f.write_text("not = [toml")
     with pytest.raises(InputError, match="ladder"):
@@ -291,9 +305,15 @@ def _scan(values, est, target, goal, increasing, z, se):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.floats(0.02, 0.98), st.floats(-3, 3), st.floats(0.2, 3), st.booleans(),
-       st.sampled_from(["at_least", "at_most"]), st.sampled_from([0.0, 0.01, 0.05]),
-       st.sampled_from(["bisect", "grid"]))
+@given(
+    st.floats(0.02, 0.98),
+    st.floats(-3, 3),
+    st.floats(0.2, 3),
+    st.booleans(),
+    st.sampled_from(["at_least", "at_most"]),
+    st.sampled_from([0.0, 0.01, 0.05]),
+    st.sampled_from(["bisect", "grid"]),
+)
 def test_threshold_synthetic_monotone(target, shift, slope, increasing, goal, se, method):
     """A logistic metric with a fixed SE: bisection and grid agree with a linear scan."""
     values = list(range(-20, 21))
@@ -304,8 +324,9 @@ def test_threshold_synthetic_monotone(target, shift, slope, increasing, goal, se
         return p if increasing else 1 - p
 
     est = [f(v) for v in values]
-    res = solvers.solve_threshold(lambda k: (f(k), se), values, target, goal=goal,
-                                  increasing=increasing, z=2.0, method=method)
+    res = solvers.solve_threshold(
+        lambda k: (f(k), se), values, target, goal=goal, increasing=increasing, z=2.0, method=method
+    )
     assert res.knob == _scan(values, est, target, goal, increasing, 2.0, se)
     if res.found:
         assert res.estimate == pytest.approx(f(res.knob))
@@ -322,7 +343,7 @@ def test_threshold_interval_must_clear_target():
     """An MC cell whose interval straddles the target does not count as meeting it."""
     table = {1: (0.48, 0.05), 2: (0.62, 0.05), 3: (0.75, 0.05), 4: (0.90, 0.05)}
     res = solvers.solve_threshold(lambda k: table[k], [1, 2, 3, 4], 0.6)
-    assert res.knob == 3          # 0.62 - 2 * 0.05 < 0.6 → undecided
+    assert res.knob == 3  # 0.62 - 2 * 0.05 < 0.6 → undecided
     assert res.undecided == [2]
     assert res.last_failing == 1  # 0.48 + 0.10 < 0.6
     exact = solvers.solve_threshold(lambda k: (table[k][0], 0.0), [1, 2, 3, 4], 0.6)
@@ -349,12 +370,15 @@ def test_threshold_on_check_knob_mc_vs_exact():
     gap, i = max(gaps)
     assert gap > 2 * 7 * 0.0036
     target = (exact[i] + exact[i - 1]) / 2
-    metric = solvers.check_knob_metric("dice_pool_7", "pool", {"successes": 3},
-                                       trials=20_000, seed=11)
+    metric = solvers.check_knob_metric(
+        "dice_pool_7", "pool", {"successes": 3}, trials=20_000, seed=11
+    )
     res = solvers.solve_threshold(metric, pools, target)
     assert res.knob == pools[i]
-    assert abs(res.estimate - exact[i]) <= 5 * math.sqrt(exact[i] * (1 - exact[i]) / 20_000) \
-        + 1 / 20_000
+    assert (
+        abs(res.estimate - exact[i])
+        <= 5 * math.sqrt(exact[i] * (1 - exact[i]) / 20_000) + 1 / 20_000
+    )
     exact_metric = solvers.check_knob_metric("dice_pool_7", "pool", {"successes": 3})
     assert solvers.solve_threshold(exact_metric, pools, target).knob == pools[i]
 
@@ -410,12 +434,33 @@ def test_lethality_solver_through_registry(tmp_path, monkeypatch, capsys):
     # the stand-in engine takes plain mappings: bypass the combatant loader, if installed
     monkeypatch.setattr(fights, "fighter", lambda system, spec: spec)
     f = tmp_path / "duel.toml"
-    f.write_text('name = "duel"\nmethod = "mc"\n[[fights]]\nsystem = "d20_degrees"\n'
-                 'a = { hit_points = 10 }\nb = { hit_points = 20 }\n')
+    f.write_text(
+        'name = "duel"\nmethod = "mc"\n[[fights]]\nsystem = "d20_degrees"\n'
+        "a = { hit_points = 10 }\nb = { hit_points = 20 }\n"
+    )
     out = tmp_path / "leth.csv"
-    rc = main(["solve", "lethality", "--system", "d20_degrees", "--scenario", str(f),
-               "--knob", "a.hit_points", "--range", "1:60", "--target", "0.7",
-               "--trials", "20000", "--seed", "3", "-o", str(out)])
+    rc = main(
+        [
+            "solve",
+            "lethality",
+            "--system",
+            "d20_degrees",
+            "--scenario",
+            str(f),
+            "--knob",
+            "a.hit_points",
+            "--range",
+            "1:60",
+            "--target",
+            "0.7",
+            "--trials",
+            "20000",
+            "--seed",
+            "3",
+            "-o",
+            str(out),
+        ]
+    )
     assert rc == 0
     assert "a.hit_points = 23" in capsys.readouterr().err
     import pandas as pd

@@ -71,7 +71,7 @@ def test_mc_cells_match_exact(in_process):
     for row in in_process.itertuples():
         v = parse_variants(dice_pool_7.Variants, {"again": row.again})
         probs, _ = dice_pool_7.exact([row.pool], v)
-        p = float(probs[0, 1 + row.successes:].sum())
+        p = float(probs[0, 1 + row.successes :].sum())
         n = row.trials
         assert abs(row.p - p) <= 5 * math.sqrt(p * (1 - p) / n) + 1 / n
 
@@ -83,11 +83,15 @@ def test_stream_depends_on_grid_position_only():
     table = run_check_task(task)
     v = parse_variants(dice_pool_7.Variants, dict(task.variants))
     pool = dict(task.axes)["pool"][0]
-    counts = dice_pool_7.monte_carlo([pool], 200_000,
-                                     np.random.SeedSequence(5, spawn_key=(7, 0, 0)), v,
-                                     dice_pool_7.n_codes(pool, v))
+    counts = dice_pool_7.monte_carlo(
+        [pool],
+        200_000,
+        np.random.SeedSequence(5, spawn_key=(7, 0, 0)),
+        v,
+        dice_pool_7.n_codes(pool, v),
+    )
     for row in table.itertuples():
-        assert row.p == counts[0, 1 + row.successes:].sum() / 200_000
+        assert row.p == counts[0, 1 + row.successes :].sum() / 200_000
 
 
 def test_precision_driven_batches():
@@ -107,22 +111,27 @@ def test_precision_driven_batches():
     v = parse_variants(dice_pool_7.Variants, dict(task.variants))
     pool = dict(task.axes)["pool"][0]
     codes = dice_pool_7.n_codes(pool, v)
-    total = sum(dice_pool_7.monte_carlo([pool], 5000,
-                                        np.random.SeedSequence(5, spawn_key=(3, 0, k)), v, codes)
-                for k in range(n // 5000))
+    total = sum(
+        dice_pool_7.monte_carlo(
+            [pool], 5000, np.random.SeedSequence(5, spawn_key=(3, 0, k)), v, codes
+        )
+        for k in range(n // 5000)
+    )
     for row in table.itertuples():
-        assert row.p == total[0, 1 + row.successes:].sum() / n
+        assert row.p == total[0, 1 + row.successes :].sum() / n
     if n > 5000:
         fewer = total - dice_pool_7.monte_carlo(
-            [pool], 5000, np.random.SeedSequence(5, spawn_key=(3, 0, n // 5000 - 1)), v, codes)
-        p = np.array([fewer[0, 1 + s:].sum() for s in table["successes"]]) / (n - 5000)
+            [pool], 5000, np.random.SeedSequence(5, spawn_key=(3, 0, n // 5000 - 1)), v, codes
+        )
+        p = np.array([fewer[0, 1 + s :].sum() for s in table["successes"]]) / (n - 5000)
         assert np.sqrt(p * (1 - p) / (n - 5000)).max() > 0.004
 
 
 def test_sensitivity_ranks_by_main_effect_range():
     """Hand-built table: knob a moves the mean by 0.4, knob b by 0.1."""
-    t = pd.DataFrame({"check": "c", "a": [0, 0, 1, 1], "b": ["x", "y", "x", "y"],
-                      "p": [0.1, 0.2, 0.5, 0.6]})
+    t = pd.DataFrame(
+        {"check": "c", "a": [0, 0, 1, 1], "b": ["x", "y", "x", "y"], "p": [0.1, 0.2, 0.5, 0.6]}
+    )
     s = sensitivity(t, ["a", "b"])
     assert list(s["knob"]) == ["a", "b"]
     assert s["range"].tolist() == pytest.approx([0.4, 0.1])
@@ -139,8 +148,9 @@ def test_sensitivity_plot_panels_share_one_y_axis(tmp_path):
 
     # a-means: (0.30 + 0.31) / 2 = 0.305 and (0.52 + 0.53) / 2 = 0.525 -> range 0.22;
     # b-means: (0.30 + 0.52) / 2 = 0.41 and (0.31 + 0.53) / 2 = 0.42 -> range 0.01.
-    t = pd.DataFrame({"check": "c", "a": [0, 0, 1, 1], "b": ["x", "y", "x", "y"],
-                      "p": [0.30, 0.31, 0.52, 0.53]})
+    t = pd.DataFrame(
+        {"check": "c", "a": [0, 0, 1, 1], "b": ["x", "y", "x", "y"], "p": [0.30, 0.31, 0.52, 0.53]}
+    )
     s = sensitivity(t, ["a", "b"])
     assert s["range"].tolist() == pytest.approx([0.22, 0.01])
     fig = sensitivity_figure(t, s)
@@ -173,9 +183,14 @@ def four_workers():
 
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=4, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR,
-                           env={"NUMBA_NUM_THREADS": "1"})
+    cluster = LocalCluster(
+        n_workers=4,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+        env={"NUMBA_NUM_THREADS": "1"},
+    )
     client = Client(cluster)
     yield client
     client.close()
@@ -214,8 +229,7 @@ def test_worker_killed_mid_run(four_workers):
 
     sc = scenario(precision={"trials": 1_000_000})  # tasks long enough to be in flight
     ref = run_checks(sc, Cluster(0), progress=False).table
-    got = run_checks(sc, Cluster(client=four_workers), progress=False,
-                     on_result=kill_one).table
+    got = run_checks(sc, Cluster(client=four_workers), progress=False, on_result=kill_one).table
     assert killed
     assert killed[0][1] < killed[0][2]  # the kill happened mid-run
     assert killed[0][3]  # ... to a worker that was running a task
@@ -258,18 +272,33 @@ def test_cli_sweep_sigint_stops_cleanly(tmp_path):
     # minutes of work: every cell's P(success) is mid-range (pool 10-20 for 5 successes),
     # so an SE of 2e-5 needs hundreds of millions of checks (the sweep must still be
     # running when the signal comes, however fast or loaded the machine)
-    f.write_text('name = "long"\nsystem = "dice_pool_7"\nmethod = "mc"\n'
-                 '[precision]\nse = 0.00002\nbatch = 20000\nmax_trials = 1000000000\n'
-                 '[[checks]]\naxes = { pool = [10, 15, 20], successes = [5] }\n'
-                 '[sweep]\nvariants = { again = [10, 9, 8, "none"] }\n')
+    f.write_text(
+        'name = "long"\nsystem = "dice_pool_7"\nmethod = "mc"\n'
+        "[precision]\nse = 0.00002\nbatch = 20000\nmax_trials = 1000000000\n"
+        "[[checks]]\naxes = { pool = [10, 15, 20], successes = [5] }\n"
+        '[sweep]\nvariants = { again = [10, 9, 8, "none"] }\n'
+    )
     out = tmp_path / "out.csv"
     # the default Ctrl-C handling, as a shell gives it: a test worker that ignores SIGINT
     # (a server or cluster started in it earlier may leave it so) would pass that on
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "sweep", str(f),
-                             "--workers", "0", "-o", str(out), "--no-progress"],
-                            cwd=Path(__file__).resolve().parents[1], stderr=subprocess.PIPE,
-                            text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "sweep",
+            str(f),
+            "--workers",
+            "0",
+            "-o",
+            str(out),
+            "--no-progress",
+        ],
+        cwd=Path(__file__).resolve().parents[1],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     first = proc.stderr.readline()  # printed once the tasks are built, before they run
     assert first.startswith("sweep: 4 tasks in this process"), first
     time.sleep(2)

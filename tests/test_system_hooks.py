@@ -44,8 +44,9 @@ def exact(settings, variants=None):
 
 def monte_carlo(settings, trials, seed=None, variants=None):
     rng = np.random.default_rng(seed)
-    return np.stack([np.bincount(rng.integers(0, 6, size=trials), minlength=6)
-                     for _ in np.atleast_1d(settings)])
+    return np.stack(
+        [np.bincount(rng.integers(0, 6, size=trials), minlength=6) for _ in np.atleast_1d(settings)]
+    )
 
 
 def check_grid(cells, variants):
@@ -64,7 +65,8 @@ def difficulty_axes():
 
 
 FAKE = System(
-    id=SYSTEM, name="1d6 + modifier vs a target",
+    id=SYSTEM,
+    name="1d6 + modifier vs a target",
     checks=Checks(
         module=__name__,
         axes={"modifier": range(0, 4), "target": range(2, 10)},
@@ -73,13 +75,15 @@ FAKE = System(
             Modifier("+1 bonus", "T1", shifts={"modifier": 1}),
             Modifier("-1 target", "T1", shifts={"target": -1}, at_least={"target": 2}),
             Modifier("second try", "T1", attempts=2),
-        )),
+        ),
+    ),
     ladder=Ladder(
         competence_axis="modifier",
         difficulty_axis="target",
         rungs={"untrained": 0, "novice": 0, "competent": 1, "expert": 2, "master": 3},
         difficulty_axes=difficulty_axes,
-        competence_search=("modifier", range(0, 6))),
+        competence_search=("modifier", range(0, 6)),
+    ),
 )
 
 
@@ -125,8 +129,17 @@ def test_curves_monte_carlo_agrees(fake):
 
 def test_modifiers_by_hand(fake):
     t = modifiers.modifier_values(SYSTEM)
-    assert list(t.columns) == ["system", "modifier", "rule", "bonus", "target", "p_base",
-                               "p_with", "delta_pp", "judged"]
+    assert list(t.columns) == [
+        "system",
+        "modifier",
+        "rule",
+        "bonus",
+        "target",
+        "p_base",
+        "p_with",
+        "delta_pp",
+        "judged",
+    ]
     assert set(t["modifier"]) == {"+1 bonus", "-1 target", "second try"}
     row = t[(t["modifier"] == "+1 bonus") & (t["bonus"] == 0) & (t["target"] == 4)].iloc[0]
     # base: faces 4..6 = 3/6; with +1: faces 3..6 = 4/6
@@ -163,6 +176,9 @@ def test_solve_difficulty_by_hand(fake):
 
 
 def test_no_opposed_rule_is_one_sentence(fake):
-    with pytest.raises(InputError, match=r"^d6_target: this system declares no "
-                                         r"opposed-check rule, so there is no opposed table$"):
+    with pytest.raises(
+        InputError,
+        match=r"^d6_target: this system declares no "
+        r"opposed-check rule, so there is no opposed table$",
+    ):
         opposed.opposed_table(SYSTEM)

@@ -29,8 +29,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value,
-                                                                     ast.Constant):
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
                 ids.add(id(body[0].value))
     return ids
 
@@ -40,9 +39,14 @@ def id_constants(path: Path, ids=BUILT_IN) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip = _docstrings(tree)
     rel = path.relative_to(ROOT).as_posix()
-    return [f"{rel}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and id(node) not in skip and node.value in ids]
+    return [
+        f"{rel}:{node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in skip
+        and node.value in ids
+    ]
 
 
 def _own_package(rel: str) -> bool:
@@ -62,11 +66,14 @@ def test_no_system_id_outside_its_own_files():
     assert found == []
 
 
-@pytest.mark.parametrize("source", [
-    'SYSTEMS = ("dice_pool_7", "percentile")\n',
-    'def f(system):\n    return system == "d20_degrees"\n',
-    'X = {"middle_3d10": 1}\n',
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'SYSTEMS = ("dice_pool_7", "percentile")\n',
+        'def f(system):\n    return system == "d20_degrees"\n',
+        'X = {"middle_3d10": 1}\n',
+    ],
+)
 def test_the_guard_catches_an_id(tmp_path, source):
     path = ROOT / "analysis" / "_probe_ids.py"
     try:
@@ -79,9 +86,11 @@ def test_the_guard_catches_an_id(tmp_path, source):
 def test_the_guard_ignores_docstrings_and_help(tmp_path):
     path = ROOT / "analysis" / "_probe_ids_doc.py"
     try:
-        path.write_text('"""About dice_pool_7."""\n\ndef f():\n    """percentile"""\n'
-                        '    return "rpg-balance curves dice_pool_7 --seed 1"\n',
-                        encoding="utf-8")
+        path.write_text(
+            '"""About dice_pool_7."""\n\ndef f():\n    """percentile"""\n'
+            '    return "rpg-balance curves dice_pool_7 --seed 1"\n',
+            encoding="utf-8",
+        )
         assert id_constants(path) == []
     finally:
         path.unlink()

@@ -16,11 +16,17 @@ from engines.errors import InputError
 #: "Single checks").
 OLD_AXES = {
     "dice_pool_7": {"pool": range(21), "successes": range(1, 11)},
-    "middle_3d10": {"modifier": range(21), "difficulty": range(5, 31),
-                    "roll": ("normal", "advantage", "disadvantage")},
+    "middle_3d10": {
+        "modifier": range(21),
+        "difficulty": range(5, 31),
+        "roll": ("normal", "advantage", "disadvantage"),
+    },
     "dice_pool_6": {"pool": range(21), "difficulty": range(1, 11)},
-    "percentile": {"skill": range(1, 100), "level": ("regular", "hard", "extreme"),
-                   "dice": range(-2, 3)},
+    "percentile": {
+        "skill": range(1, 100),
+        "level": ("regular", "hard", "extreme"),
+        "dice": range(-2, 3),
+    },
     "d20_degrees": {"modifier": range(-5, 31), "dc": range(41), "degree": range(1, 5)},
 }
 
@@ -46,9 +52,12 @@ def plugins(monkeypatch):
 
 
 def _toy(id_="toy_2d6", **kw):
-    return S.System(id=id_, name="toy",
-                    checks=S.Checks(module="engines.systems.dice_pool_7.checks",
-                                    axes={"x": range(3)}), **kw)
+    return S.System(
+        id=id_,
+        name="toy",
+        checks=S.Checks(module="engines.systems.dice_pool_7.checks", axes={"x": range(3)}),
+        **kw,
+    )
 
 
 def test_built_ins_in_order_with_their_axes():
@@ -58,8 +67,9 @@ def test_built_ins_in_order_with_their_axes():
         s = reg[sid]
         assert s.id == sid == s.checks.engine().SYSTEM
         assert s.source == "built-in"
-        assert {k: list(v) for k, v in s.checks.axes.items()} == \
-            {k: list(v) for k, v in axes.items()}
+        assert {k: list(v) for k, v in s.checks.axes.items()} == {
+            k: list(v) for k, v in axes.items()
+        }
         assert s.combat is not None
         assert s.campaign is not None
         assert s.checks.opposed is not None
@@ -75,11 +85,13 @@ def test_checks_axes_come_from_the_registry():
 
     reg = S.registry()
     assert list(AXES) == list(reg)
-    assert {s: {k: list(v) for k, v in AXES[s].items()} for s in S.BUILT_IN} == \
-        {s: {k: list(v) for k, v in a.items()} for s, a in OLD_AXES.items()}
+    assert {s: {k: list(v) for k, v in AXES[s].items()} for s in S.BUILT_IN} == {
+        s: {k: list(v) for k, v in a.items()} for s, a in OLD_AXES.items()
+    }
     for sid, system in reg.items():
-        assert {k: list(v) for k, v in AXES[sid].items()} == \
-            {k: list(v) for k, v in system.checks.axes.items()}
+        assert {k: list(v) for k, v in AXES[sid].items()} == {
+            k: list(v) for k, v in system.checks.axes.items()
+        }
 
 
 def test_a_plugin_registers_through_the_entry_point_group(plugins):
@@ -94,11 +106,14 @@ def test_a_plugin_registers_through_the_entry_point_group(plugins):
     assert S.get("toy_b").id == "toy_b"
 
 
-@pytest.mark.parametrize(("obj", "needle"), [
-    (_toy("dice_pool_7"), "already registered"),
-    (ImportError("no module named fake_pkg"), "cannot be loaded: ImportError"),
-    ("not a system", "expected an engines.system.System, got str"),
-])
+@pytest.mark.parametrize(
+    ("obj", "needle"),
+    [
+        (_toy("dice_pool_7"), "already registered"),
+        (ImportError("no module named fake_pkg"), "cannot be loaded: ImportError"),
+        ("not a system", "expected an engines.system.System, got str"),
+    ],
+)
 def test_a_bad_plugin_names_itself(plugins, obj, needle):
     plugins.append(FakeEntryPoint("bad", obj))
     with pytest.raises(InputError, match=needle) as info:
@@ -135,9 +150,10 @@ def test_systems_command_lists_what_is_installed(plugins):
     assert t.loc[5, "axes"] == "x"
 
 
-@pytest.mark.parametrize(("group", "words"), [("ladder", "ladder mapping"),
-                                              ("combat", "combat rules"),
-                                              ("campaign", "campaign mechanics")])
+@pytest.mark.parametrize(
+    ("group", "words"),
+    [("ladder", "ladder mapping"), ("combat", "combat rules"), ("campaign", "campaign mechanics")],
+)
 def test_a_missing_group_is_one_standard_line(group, words):
     """An optional hook group left out means the system has no such part: ``require``
     raises, and ``lacks`` gives, the one line every command and section uses."""
@@ -153,6 +169,9 @@ def test_a_missing_group_is_one_standard_line(group, words):
 
 
 def test_a_group_must_be_its_own_type():
-    with pytest.raises(InputError, match=r"toy_2d6: combat: expected an engines\.system\.Combat, "
-                                         r"got str"):
+    with pytest.raises(
+        InputError,
+        match=r"toy_2d6: combat: expected an engines\.system\.Combat, "
+        r"got str",
+    ):
         _toy(combat="engines.systems.dice_pool_7.combat")

@@ -88,9 +88,11 @@ knob = "dice_pool_6:variant.threshold"
 values = [6, 5]
 """
 #: (TARGET:KNOB, levels, current) of SMALL, written again here for the oracle
-SMALL_KNOBS = [("even_m3:both.vigor", list(range(4, 10)), 4),
-               ("hard_dp6:pool", list(range(7, 11)), 8),
-               ("dice_pool_6:variant.threshold", [6, 5], 6)]
+SMALL_KNOBS = [
+    ("even_m3:both.vigor", list(range(4, 10)), 4),
+    ("hard_dp6:pool", list(range(7, 11)), 8),
+    ("dice_pool_6:variant.threshold", [6, 5], 6),
+]
 
 
 @pytest.fixture(scope="module")
@@ -101,8 +103,10 @@ def small(tmp_path_factory) -> Path:
 
 
 def _oracle_distance(setting) -> float:
-    return sum(abs(levels.index(v) - levels.index(cur)) / (len(levels) - 1)
-               for (_, levels, cur), v in zip(SMALL_KNOBS, setting, strict=True))
+    return sum(
+        abs(levels.index(v) - levels.index(cur)) / (len(levels) - 1)
+        for (_, levels, cur), v in zip(SMALL_KNOBS, setting, strict=True)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +130,7 @@ def brute_force(small):
 def test_the_oracle_has_one_smallest_cure(brute_force):
     """The hand-built problem is what it claims: feasible, with a unique smallest cure
     (fewest changes, then distance), which is two changes: Vigor 8 and pool 9."""
+
     def size(s):
         changes = sum(v != cur for (_, _, cur), v in zip(SMALL_KNOBS, s, strict=True))
         return changes, round(_oracle_distance(s), 12)
@@ -140,6 +145,7 @@ def test_the_oracle_has_one_smallest_cure(brute_force):
 def test_tune_finds_the_smallest_cure(small, brute_force, method):
     """The exact path and the NSGA-II path both put the oracle's unique smallest cure
     first; every feasible candidate tune evaluated is one the audit passes."""
+
     def size(s):
         changes = sum(v != cur for (_, _, cur), v in zip(SMALL_KNOBS, s, strict=True))
         return changes, round(_oracle_distance(s), 12)
@@ -151,8 +157,9 @@ def test_tune_finds_the_smallest_cure(small, brute_force, method):
     assert result.front[0]["_setting"] == best
     row = result.table.iloc[0]
     assert (row["changes"], row["distance"]) == (2, pytest.approx(_oracle_distance(best)))
-    assert row["reproduce"] == (f"rpg-balance audit {small} --set even_m3:both.vigor=8 "
-                                "--set hard_dp6:pool=9")
+    assert row["reproduce"] == (
+        f"rpg-balance audit {small} --set even_m3:both.vigor=8 --set hard_dp6:pool=9"
+    )
     feasible = {r["_setting"] for r in result.candidates if r["feasible"]}
     assert feasible <= set(brute_force)
     if method == "exact":
@@ -179,8 +186,9 @@ def test_a_monte_carlo_guardrail_carries_its_se_and_the_audits_verdict(small, tm
     row's value, SE and status are those of ``audit --set`` with the same cap, and its
     reproduce command carries the cap."""
     path = tmp_path / "mc.toml"
-    path.write_text(small.read_text().replace('b = "competent"\n',
-                                              'b = "competent"\nexact = false\n', 1))
+    path.write_text(
+        small.read_text().replace('b = "competent"\n', 'b = "competent"\nexact = false\n', 1)
+    )
     result = tune.tune(tune.load_tune(path), method="exact", max_trials=16_000)
     table = result.table
     assert "m3 duel length se" in table
@@ -188,10 +196,12 @@ def test_a_monte_carlo_guardrail_carries_its_se_and_the_audits_verdict(small, tm
     scenarios = audit.load_guardrails([path])
     for _, row in table.iterrows():
         assert row["reproduce"].endswith("--max-trials 16000")
-        edits = [Edit(*name.split(":"), row[name]) for name, _, cur in SMALL_KNOBS
-                 if row[name] != cur]
-        got = audit.evaluate(scenarios, suggestions=False, progress=False, edits=edits,
-                             max_trials=16_000).set_index("guardrail")
+        edits = [
+            Edit(*name.split(":"), row[name]) for name, _, cur in SMALL_KNOBS if row[name] != cur
+        ]
+        got = audit.evaluate(
+            scenarios, suggestions=False, progress=False, edits=edits, max_trials=16_000
+        ).set_index("guardrail")
         assert got.loc["m3 duel length", "se"] > 0
         for g in ("m3 duel length", "dp6 hard task", "dp6 duel length"):
             assert row[g] == got.loc[g, "value"]
@@ -241,9 +251,11 @@ def test_default_tune_is_feasible_and_every_row_passes_its_audit(default_run, tm
 def test_same_seed_same_front_on_one_and_two_workers(small):
     """The NSGA-II front depends on the seed only: the same on a rerun, in process and
     on 1 and 2 Dask workers."""
+
     def front(cluster=None, seed=5):
-        result = tune.tune(tune.load_tune(small), method="search", budget=24, seed=seed,
-                           cluster=cluster)
+        result = tune.tune(
+            tune.load_tune(small), method="search", budget=24, seed=seed, cluster=cluster
+        )
         return result.table.to_dict("list"), [r["_setting"] for r in result.candidates]
 
     ref = front()
@@ -291,17 +303,22 @@ def test_bad_tune_input_exits_2_naming_every_key_path(tmp_path, capsys):
     assert main(["tune", str(path), "-o", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0] == "error: bad.toml: 2 problems"
-    assert err[1:] == ["  bad.toml: tune.budget: expected a value at least 1, got 0",
-                       "  bad.toml: tune.knobs[4].colour: unknown key; known: knob, values, "
-                       "min, max, step, weight"]
+    assert err[1:] == [
+        "  bad.toml: tune.budget: expected a value at least 1, got 0",
+        "  bad.toml: tune.knobs[4].colour: unknown key; known: knob, values, "
+        "min, max, step, weight",
+    ]
     assert not out.exists()
-    path.write_text(head + BAD.replace("budget = 0", "budget = 5")
-                    .replace('colour = "red"\n', ""))
+    path.write_text(head + BAD.replace("budget = 0", "budget = 5").replace('colour = "red"\n', ""))
     assert main(["tune", str(path), "-o", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0] == "error: bad.toml: 4 problems"
     assert [line.split(": ")[1] for line in err[1:]] == [
-        "tune.knobs[0]", "tune.knobs[1].knob", "tune.knobs[2].values[1]", "tune.knobs[3].knob"]
+        "tune.knobs[0]",
+        "tune.knobs[1].knob",
+        "tune.knobs[2].values[1]",
+        "tune.knobs[3].knob",
+    ]
     assert "current value 4 of even_m3:both.vigor is not among its levels" in err[1]
     assert "11 is not allowed" in err[3]
     assert not out.exists()
@@ -310,8 +327,10 @@ def test_bad_tune_input_exits_2_naming_every_key_path(tmp_path, capsys):
 def test_no_feasible_candidate_exits_1_with_the_trade_off(small, tmp_path, capsys):
     """Without the knobs that cure the duel, nothing passes: exit 1, and the reading
     names the closest candidate, what it leaves failing and its command."""
-    text = small.read_text().replace('knob = "even_m3:both.vigor"\nmin = 4\nmax = 9',
-                                     'knob = "even_m3:both.vigor"\nmin = 3\nmax = 4')
+    text = small.read_text().replace(
+        'knob = "even_m3:both.vigor"\nmin = 4\nmax = 9',
+        'knob = "even_m3:both.vigor"\nmin = 3\nmax = 4',
+    )
     path = tmp_path / "hopeless.toml"
     path.write_text(text)
     out = tmp_path / "front.csv"
@@ -319,8 +338,10 @@ def test_no_feasible_candidate_exits_1_with_the_trade_off(small, tmp_path, capsy
     err = capsys.readouterr().err
     assert "No candidate makes all 3 guardrails of hopeless.toml pass" in err
     # the knob in the glossary's words (C1), the guardrail's value in its own units
-    assert ("The closest, the dice pool (C1) of hard_dp6 from 8 to 9, leaves 1 not "
-            "passing: m3 duel length (1.1 rounds, fail)") in err
+    assert (
+        "The closest, the dice pool (C1) of hard_dp6 from 8 to 9, leaves 1 not "
+        "passing: m3 duel length (1.1 rounds, fail)"
+    ) in err
     assert "The file as it is leaves 2 not passing" in err
     assert "  rpg-balance audit " in err
     assert "--set hard_dp6:pool=9" in err
@@ -334,8 +355,7 @@ def test_the_benchmark_runs_with_tiny_sizes(capsys):
     """``bench_tune`` prints its rows (no timing assertion)."""
     from benchmarks import bench_tune
 
-    assert bench_tune.main(["--repeats", "1", "--budget", "16", "--no-cli",
-                            "--no-dask"]) == 0
+    assert bench_tune.main(["--repeats", "1", "--budget", "16", "--no-cli", "--no-dask"]) == 0
     out = capsys.readouterr().out
     assert "| tune, exact (every candidate) |" in out
     assert "| tune, NSGA-II, budget 16, in process |" in out

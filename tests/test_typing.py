@@ -23,10 +23,14 @@ def test_mypy_is_configured_for_the_three_packages():
     assert config["files"] == ["analysis", "reports", "cli"]
     # every file of the three packages checked: none left out, none read silently
     assert not config.get("exclude")
-    silent = [o["module"] for o in config.get("overrides", ())
-              if o.get("follow_imports") == "silent" or o.get("ignore_errors")]
-    assert not [m for mods in silent for m in mods
-                if m.split(".")[0] in ("analysis", "reports", "cli")], silent
+    silent = [
+        o["module"]
+        for o in config.get("overrides", ())
+        if o.get("follow_imports") == "silent" or o.get("ignore_errors")
+    ]
+    assert not [
+        m for mods in silent for m in mods if m.split(".")[0] in ("analysis", "reports", "cli")
+    ], silent
     overrides = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
     engines = [o for o in overrides.get("overrides", ()) if "engines.*" in o["module"]]
     assert engines == [{"module": ["engines", "engines.*"], "follow_imports": "silent"}]
@@ -35,10 +39,22 @@ def test_mypy_is_configured_for_the_three_packages():
 @pytest.mark.slow
 def test_mypy_clean():
     pytest.importorskip("mypy")
-    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir",
-                           str(ROOT / ".mypy_cache"), "--no-error-summary",
-                           "--hide-error-context", "--no-pretty"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
+            "--no-error-summary",
+            "--hide-error-context",
+            "--no-pretty",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert done.returncode == 0, "\n".join(errors[:50]) or done.stdout + done.stderr
     assert errors == []

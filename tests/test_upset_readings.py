@@ -35,13 +35,15 @@ def test_novice_vs_competent_sentence_quotes_both_sides(upsets):
     # the figures, worked independently: about 16 % attacking, 40 % defending
     assert row["p_upset_attacking"] == pytest.approx(0.16, abs=0.01)
     assert row["p_upset_defending"] == pytest.approx(0.40, abs=0.01)
-    frame = t.assign(p_fight=0.30)          # a duel figure between the two rolls
-    swing = pd.DataFrame({"sd_in_rungs": [1.0]}, index=pd.Index(["dice_pool_7"],
-                                                                name="system"))
+    frame = t.assign(p_fight=0.30)  # a duel figure between the two rolls
+    swing = pd.DataFrame({"sd_in_rungs": [1.0]}, index=pd.Index(["dice_pool_7"], name="system"))
     lines = upset_reading(frame, swing)
     line = next(x for x in lines if x.startswith("dice_pool_7: a novice"))
-    assert _pcts(line)[:3] == [pct(row["p_upset_attacking"]),
-                               pct(row["p_upset_defending"]), pct(0.30)]
+    assert _pcts(line)[:3] == [
+        pct(row["p_upset_attacking"]),
+        pct(row["p_upset_defending"]),
+        pct(0.30),
+    ]
     assert "when attacking" in line
     assert "when defending" in line
     assert "lies between the two single rolls" in line
@@ -62,15 +64,17 @@ def test_swinginess_sentence_quotes_both_sides(upsets):
     assert row["p_upset_adjacent"] == pytest.approx(attack)
     assert row["p_upset_adjacent_defending"] == pytest.approx(defend)
     two = upsets[(upsets["system"] == "dice_pool_7") & (upsets["rungs_apart"] == 2)]
-    assert row["p_upset_two_apart_defending"] == pytest.approx(
-        two["p_upset_defending"].mean())
+    assert row["p_upset_two_apart_defending"] == pytest.approx(two["p_upset_defending"].mean())
     # ties to the defender: defending upsets are the more likely ones
     assert defend > attack
     # the sentence's "one rung weaker" is the novice against the competent character
     # (At a glance's pair), not the table's mean over the adjacent pairs
     line = next(x for x in swing_reading(swing, upsets) if x.startswith("dice_pool_7:"))
-    pair = upsets[(upsets["system"] == "dice_pool_7") & (upsets["weaker"] == "novice")
-                  & (upsets["stronger"] == "competent")].iloc[0]
+    pair = upsets[
+        (upsets["system"] == "dice_pool_7")
+        & (upsets["weaker"] == "novice")
+        & (upsets["stronger"] == "competent")
+    ].iloc[0]
     assert _pcts(line) == [pct(pair["p_upset_attacking"]), pct(pair["p_upset_defending"])]
     assert pct(attack) not in line
     # middle_3d10 (B5): the upset table gives the same P from both sides

@@ -37,20 +37,27 @@ def test_every_variant_cites_a_rule_id(system):
 
 
 def test_parse_values_from_strings():
-    v = parse_variants(registry()["dice_pool_7"].checks.variants, ["again=none", "chance_die=false",
-                                                         "threshold=8"])
+    v = parse_variants(
+        registry()["dice_pool_7"].checks.variants, ["again=none", "chance_die=false", "threshold=8"]
+    )
     assert (v.again, v.chance_die, v.threshold) == (None, False, 8)
     assert v.rule().again == 11  # no explosion
 
 
-@pytest.mark.parametrize(("given", "fragment"), [
-    (["agian=9"], r"unknown variant 'agian' for dice_pool_7 \(did you mean 'again'\?\); "
-                  "known:"),
-    (["again=7"], "choose 10 | 9 | 8 | none"),
-    (["chance_die=maybe"], "expected true or false"),
-    (["threshold"], "expected NAME=VALUE"),
-    (["threshold=eleven"], "not allowed"),
-])
+@pytest.mark.parametrize(
+    ("given", "fragment"),
+    [
+        (
+            ["agian=9"],
+            r"unknown variant 'agian' for dice_pool_7 \(did you mean 'again'\?\); "
+            "known:",
+        ),
+        (["again=7"], "choose 10 | 9 | 8 | none"),
+        (["chance_die=maybe"], "expected true or false"),
+        (["threshold"], "expected NAME=VALUE"),
+        (["threshold=eleven"], "not allowed"),
+    ],
+)
 def test_bad_variants_are_clear_errors(given, fragment):
     with pytest.raises(InputError, match=fragment.replace("|", r"\|")):
         parse_variants(registry()["dice_pool_7"].checks.variants, given)
@@ -75,8 +82,11 @@ def test_every_choice_parses_from_text(label, cls):
     for f in dataclasses.fields(cls):
         for choice in f.metadata["choices"] or ():
             text = "none" if choice is None else str(choice).lower()
-            assert getattr(parse_variants(cls, [f"{f.name}={text}"]), f.name) == choice, \
-                (label, f.name, choice)
+            assert getattr(parse_variants(cls, [f"{f.name}={text}"]), f.name) == choice, (
+                label,
+                f.name,
+                choice,
+            )
 
 
 def test_variant_objects_are_frozen():

@@ -27,26 +27,37 @@ def test_warm_up_compiles_and_a_later_process_only_loads(tmp_path):
     spawned worker into an empty cache; a fresh process running the same public call then
     loads the pool kernel and compiles (saves) nothing."""
     cache = tmp_path / "numba"
-    done = subprocess.run([sys.executable, "-m", "cli", "warm-up", "--group",
-                           "checks", "--jobs", "2"], cwd=ROOT, env=_env(cache),
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "warm-up", "--group", "checks", "--jobs", "2"],
+        cwd=ROOT,
+        env=_env(cache),
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "compiled 1 kernel groups" in done.stderr
     index = {p.name.split("-")[0] for p in cache.rglob("*.nbi")}
     assert {"pools._pool_kernel", "checks._check_kernel"} <= index
     # a partial warm-up writes no stamp: the full set is not compiled
     assert not list(cache.rglob(warmup.STAMP_NAME))
-    code = ("from engines.systems.dice_pool_6 import checks as dice_pool_6\n"
-            "from engines.systems.dice_pool_7 import checks as dice_pool_7\n"
-            "dice_pool_7.monte_carlo([1, 5], trials=1000, seed=3)\n"
-            "dice_pool_6.monte_carlo([2], trials=1000, seed=3)\n")
-    later = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
-                           env=_env(cache, NUMBA_DEBUG_CACHE="1"), capture_output=True,
-                           text=True)
+    code = (
+        "from engines.systems.dice_pool_6 import checks as dice_pool_6\n"
+        "from engines.systems.dice_pool_7 import checks as dice_pool_7\n"
+        "dice_pool_7.monte_carlo([1, 5], trials=1000, seed=3)\n"
+        "dice_pool_6.monte_carlo([2], trials=1000, seed=3)\n"
+    )
+    later = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=_env(cache, NUMBA_DEBUG_CACHE="1"),
+        capture_output=True,
+        text=True,
+    )
     assert later.returncode == 0, later.stderr
     log = later.stdout + later.stderr
-    assert any("data loaded" in line and "_pool_kernel" in line for line in log.splitlines()), (
-        log[-3000:])
+    assert any("data loaded" in line and "_pool_kernel" in line for line in log.splitlines()), log[
+        -3000:
+    ]
     assert "data saved" not in log, log[-3000:]
 
 
@@ -72,8 +83,7 @@ def test_stamp_makes_warm_up_a_no_op(tmp_path, monkeypatch):
     assert not warmup.is_warm()
     assert set(warmup.warm_up(jobs=1, progress=False)) == {"fake"}
     assert calls == [1, 1]
-    assert warmup.warm_up(jobs=1, progress=False, force=True) == {"fake": pytest.approx(0,
-                                                                                          abs=1)}
+    assert warmup.warm_up(jobs=1, progress=False, force=True) == {"fake": pytest.approx(0, abs=1)}
     assert calls == [1, 1, 1]
 
 
@@ -82,24 +92,38 @@ def test_warm_cli_is_fast_and_imports_no_numba(tmp_path):
     engines' kernels, and says so."""
     cache = tmp_path / "cache"
     env = _env(cache)
-    stamp = subprocess.run([sys.executable, "-c", "from analysis import warmup; "
-                            "print(warmup.fingerprint())"], cwd=ROOT, env=env,
-                           capture_output=True, text=True, check=True).stdout
+    stamp = subprocess.run(
+        [sys.executable, "-c", "from analysis import warmup; print(warmup.fingerprint())"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     cache.mkdir()
     (cache / warmup.STAMP_NAME).write_text(stamp)
-    code = ("import sys; from cli.main import main\n"
-            "rc = main(['warm-up'])\n"
-            "print('RC', rc, 'NUMBA', 'numba' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
+    code = (
+        "import sys; from cli.main import main\n"
+        "rc = main(['warm-up'])\n"
+        "print('RC', rc, 'NUMBA', 'numba' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert "RC 0 NUMBA False" in done.stdout
     assert "already compiled" in done.stderr
 
 
-@pytest.mark.parametrize("argv", [["warm-up", "--jobs", "0"], ["warm-up", "--jobs", "two"],
-                                  ["warm-up", "--group", "dice_pool_9"],
-                                  ["warm-up", "--bogus"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["warm-up", "--jobs", "0"],
+        ["warm-up", "--jobs", "two"],
+        ["warm-up", "--group", "dice_pool_9"],
+        ["warm-up", "--bogus"],
+    ],
+)
 def test_bad_options_exit_2_with_one_line(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -107,10 +131,16 @@ def test_bad_options_exit_2_with_one_line(argv, capsys):
     assert len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize(("system", "kernel"), [
-    ("dice_pool_7", "fight_kernel"), ("dice_pool_6", "fight_kernel"),
-    ("middle_3d10", "mc_kernel"), ("percentile", "mc_kernel"), ("d20_degrees", "fight_kernel"),
-])
+@pytest.mark.parametrize(
+    ("system", "kernel"),
+    [
+        ("dice_pool_7", "fight_kernel"),
+        ("dice_pool_6", "fight_kernel"),
+        ("middle_3d10", "mc_kernel"),
+        ("percentile", "mc_kernel"),
+        ("d20_degrees", "fight_kernel"),
+    ],
+)
 def test_attrition_runs_the_combat_kernel_with_one_signature(system, kernel):
     """Campaign attrition (``duel_mc_end``) runs the system's combat kernel itself, with the
     argument types a plain duel passes: after a duel and an attrition run the kernel holds
@@ -145,8 +175,7 @@ def _fake_report(monkeypatch, tmp_path):
         calls.append(("report", settings.systems))
         html = tmp_path / "report.html"
         html.write_text("<html></html>")
-        return build.BuildResult(html=html, pdf=None, seconds=0.0, seconds_pdf=0.0,
-                                 report=None)
+        return build.BuildResult(html=html, pdf=None, seconds=0.0, seconds_pdf=0.0, report=None)
 
     monkeypatch.setattr(warmup, "warm_up", fake_warm_up)
     monkeypatch.setattr(build, "write_report", fake_write)
@@ -159,20 +188,27 @@ def test_report_runs_the_parallel_warm_up_first(monkeypatch, tmp_path, flags, pr
     first called them: it now runs the warm-up (every group, two worker processes, the
     bar on stderr unless --quiet) before the first section."""
     calls = _fake_report(monkeypatch, tmp_path)
-    assert main(["report", "--systems", "d20_degrees", "--no-pdf", "-o", str(tmp_path),
-                 *flags]) == 0
+    assert (
+        main(["report", "--systems", "d20_degrees", "--no-pdf", "-o", str(tmp_path), *flags]) == 0
+    )
     assert calls == [("warm_up", None, 2, progress), ("report", ("d20_degrees",))]
 
 
 def test_report_no_warm_up_skips_it(monkeypatch, tmp_path):
     calls = _fake_report(monkeypatch, tmp_path)
-    assert main(["report", "--systems", "d20_degrees", "--no-pdf", "--no-warm-up", "-o",
-                 str(tmp_path)]) == 0
+    assert (
+        main(
+            ["report", "--systems", "d20_degrees", "--no-pdf", "--no-warm-up", "-o", str(tmp_path)]
+        )
+        == 0
+    )
     assert calls == [("report", ("d20_degrees",))]
 
 
-@pytest.mark.parametrize("argv", [["--variant", "dice_pool_7:again=3"], ["--lang", "fr"],
-                                  ["-o", "/proc/rpg_balance_out"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["--variant", "dice_pool_7:again=3"], ["--lang", "fr"], ["-o", "/proc/rpg_balance_out"]],
+)
 def test_report_bad_input_fails_before_the_warm_up(monkeypatch, tmp_path, argv, capsys):
     calls = _fake_report(monkeypatch, tmp_path)
     assert main(["report", "--no-pdf", "-o", str(tmp_path), *argv]) == 2
@@ -188,9 +224,11 @@ def test_skipped_names_what_each_plugin_does_not_declare(plugin_installed):
     checks-only copy installed, the warm-up skips one line per missing part, and the
     plug-in's combat gets its two groups like a built-in's."""
     lines = warmup.skipped()
-    assert lines == ["pbta_2d6: no opposed-check rule: the opposed checks skipped",
-                     "pbta_checks: no opposed-check rule: the opposed checks skipped",
-                     "pbta_checks: no combat: its combat kernels skipped"]
+    assert lines == [
+        "pbta_2d6: no opposed-check rule: the opposed checks skipped",
+        "pbta_checks: no opposed-check rule: the opposed checks skipped",
+        "pbta_checks: no combat: its combat kernels skipped",
+    ]
     groups = warmup.build_groups()
     assert {"pbta_2d6", "pbta_2d6_exact"} <= set(groups)
     assert not {"pbta_checks", "pbta_checks_exact"} & set(groups)
@@ -206,18 +244,23 @@ def test_opposed_rule_without_a_kernel_skips_the_opposed_monte_carlo(monkeypatch
     from engines import system
 
     real = system.registry()["d20_degrees"]
-    bare = dataclasses.replace(real, id="d20_bare",
-                               checks=dataclasses.replace(real.checks, kernel=None))
+    bare = dataclasses.replace(
+        real, id="d20_bare", checks=dataclasses.replace(real.checks, kernel=None)
+    )
     monkeypatch.setattr(system, "registry", lambda refresh=False: {"d20_bare": bare})
     calls = []
-    monkeypatch.setattr(curves, "success_curves", lambda sid, *a, **k: calls.append(
-        ("curves", sid)))
-    monkeypatch.setattr(opposed, "opposed_table", lambda sid, *a, **k: calls.append(
-        ("opposed", sid)))
+    monkeypatch.setattr(
+        curves, "success_curves", lambda sid, *a, **k: calls.append(("curves", sid))
+    )
+    monkeypatch.setattr(
+        opposed, "opposed_table", lambda sid, *a, **k: calls.append(("opposed", sid))
+    )
     assert warmup.compile_checks() == []
     assert calls == [("curves", "d20_bare")]
-    assert warmup.skipped() == ["d20_bare: no Monte Carlo check kernel: the opposed Monte "
-                                "Carlo skipped (its opposed tables are exact only)"]
+    assert warmup.skipped() == [
+        "d20_bare: no Monte Carlo check kernel: the opposed Monte "
+        "Carlo skipped (its opposed tables are exact only)"
+    ]
 
 
 def test_combat_group_without_duel_mc_end(monkeypatch):
@@ -232,8 +275,9 @@ def test_combat_group_without_duel_mc_end(monkeypatch):
     (line,) = warmup.compile_combat_mc("homebrew")
     assert line.startswith("homebrew: no duel_mc_end in its combat module")
     assert calls == ["duel_mc"]
-    full = SimpleNamespace(duel_mc=plain.duel_mc,
-                           duel_mc_end=lambda a, b, d, **k: calls.append(("end", d)))
+    full = SimpleNamespace(
+        duel_mc=plain.duel_mc, duel_mc_end=lambda a, b, d, **k: calls.append(("end", d))
+    )
     monkeypatch.setattr(warmup, "archetype_pair", lambda system: (full, "a", "b"))
     assert warmup.compile_combat_mc("homebrew") == []
     assert calls == ["duel_mc", "duel_mc", ("end", 0)]

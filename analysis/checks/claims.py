@@ -24,9 +24,18 @@ from engines.errors import InputError
 from engines.system import registry
 from engines.variants import describe
 
-__all__ = ["C7_DIFFICULTIES", "C7_POOLS", "C7_TOLERANCE_PP", "TRIVIAL", "claim_c7",
-           "claim_c7_summary", "claim_c7_table", "claim_system", "claim_systems",
-           "variant_label"]
+__all__ = [
+    "C7_DIFFICULTIES",
+    "C7_POOLS",
+    "C7_TOLERANCE_PP",
+    "TRIVIAL",
+    "claim_c7",
+    "claim_c7_summary",
+    "claim_c7_table",
+    "claim_system",
+    "claim_systems",
+    "variant_label",
+]
 
 #: ``|delta|`` in percentage points within which the two modifiers count as equivalent.
 C7_TOLERANCE_PP = 3.0
@@ -54,8 +63,13 @@ def _variant_words(label: str) -> Text:
             parts.append(Text(item.strip()))
             continue
         knob = f"variant.{name.strip()}"
-        parts.append(Text(N_("{knob}: {value}"), knob=knob_phrase(system, knob),
-                          value=value_phrase(system, knob, value.strip())))
+        parts.append(
+            Text(
+                N_("{knob}: {value}"),
+                knob=knob_phrase(system, knob),
+                value=value_phrase(system, knob, value.strip()),
+            )
+        )
     return join(", ", parts)
 
 
@@ -70,14 +84,21 @@ def claim_system(claim: str) -> str:
 
 def variant_label(v) -> str:
     """``default``, or the variants that differ from their defaults (``criticals=false``)."""
-    changed = [f"{r['variant']}={str(r['value']).lower()}" for r in describe(v)
-               if r["value"] != r["default"]]
+    changed = [
+        f"{r['variant']}={str(r['value']).lower()}"
+        for r in describe(v)
+        if r["value"] != r["default"]
+    ]
     return ", ".join(changed) or "default"
 
 
-def claim_c7_table(variants: Any = None, *, pools: Iterable[int] = C7_POOLS,
-                   difficulties: Iterable[int] = C7_DIFFICULTIES,
-                   tolerance: float = C7_TOLERANCE_PP) -> pd.DataFrame:
+def claim_c7_table(
+    variants: Any = None,
+    *,
+    pools: Iterable[int] = C7_POOLS,
+    difficulties: Iterable[int] = C7_DIFFICULTIES,
+    tolerance: float = C7_TOLERANCE_PP,
+) -> pd.DataFrame:
     """C7: P(pool, difficulty − 1) against P(pool + 2, difficulty), exactly (C1, C-g1, C-g2).
 
     Columns: ``system``, ``variants`` (the variants in force, ``default`` if none),
@@ -120,11 +141,17 @@ def claim_c7_table(variants: Any = None, *, pools: Iterable[int] = C7_POOLS,
             easier = p_at(pool, d - 1)
             more = p_at(pool + 2, d)
             delta = 100 * (more - easier)
-            rows.append({"pool": pool, "difficulty": d, "p_minus_1_difficulty": easier,
-                         "p_plus_2_dice": more, "delta_pp": delta,
-                         "holds": bool(abs(delta) <= tolerance),
-                         "trivial": bool(max(easier, more) < TRIVIAL
-                                         or min(easier, more) > 1 - TRIVIAL)})
+            rows.append(
+                {
+                    "pool": pool,
+                    "difficulty": d,
+                    "p_minus_1_difficulty": easier,
+                    "p_plus_2_dice": more,
+                    "delta_pp": delta,
+                    "holds": bool(abs(delta) <= tolerance),
+                    "trivial": bool(max(easier, more) < TRIVIAL or min(easier, more) > 1 - TRIVIAL),
+                }
+            )
     out = pd.DataFrame(rows)
     out.insert(0, "variants", variant_label(v))
     out.insert(0, "system", system)
@@ -161,14 +188,16 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
     for d, grp in table.groupby("difficulty", sort=True):
         label: Any = grp["delta_pp"].abs().idxmax()  # a row label
         worst = grp.loc[label]
-        by.append({"difficulty": int(d),
-                   "pools_holding": _ranges(sorted(int(p) for p in grp.loc[grp["holds"],
-                                                                            "pool"])),
-                   "pools_breaking": _ranges(sorted(int(p) for p in grp.loc[~grp["holds"],
-                                                                             "pool"])),
-                   "max_abs_delta_pp": float(abs(worst["delta_pp"])),
-                   "worst_pool": int(worst["pool"]),
-                   "mean_delta_pp": float(grp["delta_pp"].mean())})
+        by.append(
+            {
+                "difficulty": int(d),
+                "pools_holding": _ranges(sorted(int(p) for p in grp.loc[grp["holds"], "pool"])),
+                "pools_breaking": _ranges(sorted(int(p) for p in grp.loc[~grp["holds"], "pool"])),
+                "max_abs_delta_pp": float(abs(worst["delta_pp"])),
+                "worst_pool": int(worst["pool"]),
+                "mean_delta_pp": float(grp["delta_pp"].mean()),
+            }
+        )
     by_difficulty = pd.DataFrame(by)
     label = table["delta_pp"].abs().idxmax()
     worst = table.loc[label]
@@ -178,28 +207,58 @@ def claim_c7_summary(table: pd.DataFrame, tolerance: float = C7_TOLERANCE_PP) ->
     better = Text(N_("+2 dice") if worst["delta_pp"] > 0 else N_("−1 difficulty"))
     label = table["variants"].iloc[0] if "variants" in table else "default"
     breaking = by_difficulty[by_difficulty["pools_breaking"] != "none"]
-    where_breaks = (Text(N_("; it breaks at {places}"), places=join("; ", (
-        Text(N_("difficulty {difficulty} for pools {pools}"), difficulty=int(r.difficulty),
-             pools=r.pools_breaking) for r in each_row(breaking, index=True))))
-        if len(breaking) else Text(N_("; it never breaks")))
-    sentence = Text(N_(
-        "C7 (dice_pool_6, variants: {label}): '−1 difficulty' and '+2 dice' give success "
-        "chances within {tolerance:g} percentage points in {n_holds} of {n} cells "
-        "({share:.0f} %; {nt_holds} of {n_nontrivial} cells where the chance is neither "
-        "below 1 % nor above 99 %){where_breaks}. The largest gap is {gap:.1f} points at "
-        "pool {pool}, difficulty {difficulty}, where {better} is worth more."),
+    where_breaks = (
+        Text(
+            N_("; it breaks at {places}"),
+            places=join(
+                "; ",
+                (
+                    Text(
+                        N_("difficulty {difficulty} for pools {pools}"),
+                        difficulty=int(r.difficulty),
+                        pools=r.pools_breaking,
+                    )
+                    for r in each_row(breaking, index=True)
+                ),
+            ),
+        )
+        if len(breaking)
+        else Text(N_("; it never breaks"))
+    )
+    sentence = Text(
+        N_(
+            "C7 (dice_pool_6, variants: {label}): '−1 difficulty' and '+2 dice' give success "
+            "chances within {tolerance:g} percentage points in {n_holds} of {n} cells "
+            "({share:.0f} %; {nt_holds} of {n_nontrivial} cells where the chance is neither "
+            "below 1 % nor above 99 %){where_breaks}. The largest gap is {gap:.1f} points at "
+            "pool {pool}, difficulty {difficulty}, where {better} is worth more."
+        ),
         label=Text(N_("default")) if label == "default" else _variant_words(label),
         tolerance=tolerance,
-        n_holds=n_holds, n=n, share=100 * n_holds / n, nt_holds=nt_holds,
-        n_nontrivial=len(nontrivial), where_breaks=where_breaks,
-        gap=abs(worst["delta_pp"]), pool=int(worst["pool"]),
-        difficulty=int(worst["difficulty"]), better=better)
-    return {"by_difficulty": by_difficulty, "n_cells": n, "n_holds": n_holds,
-            "share_holds": n_holds / n, "worst": worst.to_dict(), "sentence": sentence}
+        n_holds=n_holds,
+        n=n,
+        share=100 * n_holds / n,
+        nt_holds=nt_holds,
+        n_nontrivial=len(nontrivial),
+        where_breaks=where_breaks,
+        gap=abs(worst["delta_pp"]),
+        pool=int(worst["pool"]),
+        difficulty=int(worst["difficulty"]),
+        better=better,
+    )
+    return {
+        "by_difficulty": by_difficulty,
+        "n_cells": n,
+        "n_holds": n_holds,
+        "share_holds": n_holds / n,
+        "worst": worst.to_dict(),
+        "sentence": sentence,
+    }
 
 
-def claim_c7(variant_sets: Iterable[Any] = (None, ["criticals=false"]), *,
-             tolerance: float = C7_TOLERANCE_PP) -> tuple[pd.DataFrame, list[str]]:
+def claim_c7(
+    variant_sets: Iterable[Any] = (None, ["criticals=false"]), *, tolerance: float = C7_TOLERANCE_PP
+) -> tuple[pd.DataFrame, list[str]]:
     """C7 under several variant sets (default: the defaults, then ``criticals=false``):
     the stacked tables and one summary sentence per set."""
     tables, sentences = [], []

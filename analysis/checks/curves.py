@@ -23,13 +23,29 @@ from engines.rng import Seed
 from engines.system import get, registry
 from engines.variants import parse_variants
 
-__all__ = ["AXES", "DEFAULT_TRIALS", "METHODS", "PROGRESS_WORK", "Grid", "SystemMap",
-           "agreement", "axis_product", "build_grid", "kernel_args", "mc_progress",
-           "outcome_summary", "put_p",
-           "settings_exact", "settings_mc", "success_curves", "variants_for"]
+__all__ = [
+    "AXES",
+    "DEFAULT_TRIALS",
+    "METHODS",
+    "PROGRESS_WORK",
+    "Grid",
+    "SystemMap",
+    "agreement",
+    "axis_product",
+    "build_grid",
+    "kernel_args",
+    "mc_progress",
+    "outcome_summary",
+    "put_p",
+    "settings_exact",
+    "settings_mc",
+    "success_curves",
+    "variants_for",
+]
 
 METHODS = ("exact", "mc", "both")
 DEFAULT_TRIALS = 200_000
+
 
 class SystemMap(Mapping):
     """``{system id: read(System)}`` over the systems registered *now*
@@ -45,7 +61,8 @@ class SystemMap(Mapping):
     def _sync(self) -> dict:
         systems = registry()
         if len(systems) != len(self._systems) or any(
-                self._systems.get(sid) is not spec for sid, spec in systems.items()):
+            self._systems.get(sid) is not spec for sid, spec in systems.items()
+        ):
             self._systems = dict(systems)
             values = {sid: self._read(spec) for sid, spec in systems.items()}
             self._values = {sid: v for sid, v in values.items() if v is not None}
@@ -71,11 +88,11 @@ class Grid:
     """A table's cells: axis values, which roll setting each uses, which codes succeed."""
 
     system: str
-    cells: pd.DataFrame          # axis columns
-    settings: np.ndarray         # roll-setting values (pool sizes, modes, dice)
+    cells: pd.DataFrame  # axis columns
+    settings: np.ndarray  # roll-setting values (pool sizes, modes, dice)
     setting_of_cell: np.ndarray  # index into settings, per cell
-    mask: np.ndarray             # bool[cells, codes]: the cell's successful codes
-    values: np.ndarray           # outcome value of each code (for mean / SD)
+    mask: np.ndarray  # bool[cells, codes]: the cell's successful codes
+    values: np.ndarray  # outcome value of each code (for mean / SD)
 
 
 def _spec(system: str):
@@ -83,8 +100,9 @@ def _spec(system: str):
     known ones when it is not installed, or declares no check grid)."""
     spec = get(system).checks
     if spec.grid is None:
-        raise InputError(f"{system}: this system declares no check grid, so there are no "
-                         "success curves")
+        raise InputError(
+            f"{system}: this system declares no check grid, so there are no success curves"
+        )
     return spec
 
 
@@ -110,9 +128,16 @@ def build_grid(system: str, variants=None, axes: Mapping[str, Iterable] | None =
     axes = {**spec.axes, **(axes or {})}
     cells = axis_product(axes)
     settings, setting_of_cell, mask, values = spec.grid(
-        {name: cells[name].to_numpy() for name in cells.columns}, v)
-    return Grid(system, cells, np.asarray(settings), np.asarray(setting_of_cell),
-                np.asarray(mask, dtype=bool), np.asarray(values, dtype=float))
+        {name: cells[name].to_numpy() for name in cells.columns}, v
+    )
+    return Grid(
+        system,
+        cells,
+        np.asarray(settings),
+        np.asarray(setting_of_cell),
+        np.asarray(mask, dtype=bool),
+        np.asarray(values, dtype=float),
+    )
 
 
 def settings_exact(system: str, settings: np.ndarray, variants, n_codes: int) -> np.ndarray:
@@ -148,8 +173,15 @@ def mc_progress(total_sets: int, work: int, desc: str, progress: bool | None):
     return bar(total_sets, desc, delay=1.0, unit="set")
 
 
-def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trials: int,
-                seed: Seed, progress: bool | None = False) -> np.ndarray:
+def settings_mc(
+    system: str,
+    settings: np.ndarray,
+    variants,
+    n_codes: int,
+    trials: int,
+    seed: Seed,
+    progress: bool | None = False,
+) -> np.ndarray:
     """Monte Carlo code counts per roll setting, ``[settings, codes]``.
 
     Runs in batches of settings with a progress bar (see :func:`mc_progress`); the split
@@ -167,14 +199,28 @@ def settings_mc(system: str, settings: np.ndarray, variants, n_codes: int, trial
         return checks.run(code, params, rule, n_codes, trials, seed)
     with pbar:
         n_batches = min(params.size, 50)
-        return checks.run(code, params, rule, n_codes, trials, seed,
-                          batch_sets=-(-params.size // n_batches), progress=pbar.update)
+        return checks.run(
+            code,
+            params,
+            rule,
+            n_codes,
+            trials,
+            seed,
+            batch_sets=-(-params.size // n_batches),
+            progress=pbar.update,
+        )
 
 
-def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_TRIALS,
-                   seed: Seed = None, variants=None,
-                   axes: Mapping[str, Iterable] | None = None,
-                   progress: bool | None = None) -> pd.DataFrame:
+def success_curves(
+    system: str,
+    method: str = "exact",
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: Seed = None,
+    variants=None,
+    axes: Mapping[str, Iterable] | None = None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """The success-curve table of ``system``: one row per grid cell.
 
     Columns: ``system``, the axes, then ``p`` (exact or MC), or for ``method="mc"`` also
@@ -205,8 +251,7 @@ def success_curves(system: str, method: str = "exact", *, trials: int = DEFAULT_
         p_mc = np.einsum("ij,ij->i", counts[grid.setting_of_cell], grid.mask) / trials
         se = np.sqrt(p_mc * (1 - p_mc) / trials)
     # z against the exact value's own binomial SE (defined even where p_mc is 0 or 1)
-    put_p(out, method, p_exact, p_mc, se,
-          lambda: np.sqrt(p_exact * (1 - p_exact) / trials))
+    put_p(out, method, p_exact, p_mc, se, lambda: np.sqrt(p_exact * (1 - p_exact) / trials))
     return out
 
 
@@ -234,11 +279,22 @@ def agreement(table: pd.DataFrame, trials: int, variants=None) -> pd.DataFrame:
     tol = 5 * np.sqrt(table["p_exact"] * (1 - table["p_exact"]) / trials) + 1 / trials
     diff = (table["p_mc"] - table["p_exact"]).abs()
     z = table["z"].abs()
-    return pd.DataFrame([{
-        "system": system, "cells": len(table), "roll settings": n_settings,
-        "trials": trials, "max |z|": float(z.max()), "mean |z|": float(z.mean()),
-        "cells |z| > 3": int((z > 3).sum()), "max |p_mc − p|": float(diff.max()),
-        "max SE": float(table["se"].max()), "outside 5σ + 1/n": int((diff > tol).sum())}])
+    return pd.DataFrame(
+        [
+            {
+                "system": system,
+                "cells": len(table),
+                "roll settings": n_settings,
+                "trials": trials,
+                "max |z|": float(z.max()),
+                "mean |z|": float(z.mean()),
+                "cells |z| > 3": int((z > 3).sum()),
+                "max |p_mc − p|": float(diff.max()),
+                "max SE": float(table["se"].max()),
+                "outside 5σ + 1/n": int((diff > tol).sum()),
+            }
+        ]
+    )
 
 
 def put_p(out, method: str, p_exact, p_mc, se, se_exact: Callable) -> None:
@@ -259,8 +315,14 @@ def put_p(out, method: str, p_exact, p_mc, se, se_exact: Callable) -> None:
             out["z"] = np.where(se_ex > 0, (p_mc - p_exact) / se_ex, 0.0)
 
 
-def outcome_summary(system: str, variants=None, *, method: str = "exact",
-                    trials: int = DEFAULT_TRIALS, seed: Seed = None) -> pd.DataFrame:
+def outcome_summary(
+    system: str,
+    variants=None,
+    *,
+    method: str = "exact",
+    trials: int = DEFAULT_TRIALS,
+    seed: Seed = None,
+) -> pd.DataFrame:
     """Mean and SD of each roll setting's raw outcome (successes, kept die, d100, d20)."""
     v = variants_for(system, variants)
     grid = build_grid(system, v)

@@ -28,12 +28,26 @@ from engines.errors import InputError
 from engines.system import get, registry
 from engines.systems.percentile import checks as percentile
 
-__all__ = ["DEFAULT_PATH", "FALLBACK_LADDER", "LADDER_FILE", "RUNGS", "Anchor", "Ladders",
-           "PercentileDifficulty", "SystemLadder", "anchor_report", "ladder_table", "left_out",
-           "load_competence_ladder", "load_ladders", "p_rung", "swinginess", "upset_table"]
+__all__ = [
+    "DEFAULT_PATH",
+    "FALLBACK_LADDER",
+    "LADDER_FILE",
+    "RUNGS",
+    "Anchor",
+    "Ladders",
+    "PercentileDifficulty",
+    "SystemLadder",
+    "anchor_report",
+    "ladder_table",
+    "left_out",
+    "load_competence_ladder",
+    "load_ladders",
+    "p_rung",
+    "swinginess",
+    "upset_table",
+]
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "ladders.toml"
-
 
 
 def _rules(system: str):
@@ -56,9 +70,11 @@ RUNGS = ("untrained", "novice", "competent", "expert", "master")
 #: dice_pool_6 5 dice vs 2 successes; percentile 50 % regular; d20_degrees +8 vs DC 15);
 #: each rung above or below moves by a similar step of the system's own unit.
 #: Each system declares its own (``Ladder.rungs``).
-FALLBACK_LADDER: dict[str, dict[str, int]] = {sid: dict(s.ladder.rungs)
-                                              for sid, s in registry().items()
-                                              if s.ladder is not None and s.ladder.rungs}
+FALLBACK_LADDER: dict[str, dict[str, int]] = {
+    sid: dict(s.ladder.rungs)
+    for sid, s in registry().items()
+    if s.ladder is not None and s.ladder.rungs
+}
 
 
 def _ladder_from_data(data: dict[str, Any]) -> dict[str, dict[str, int]]:
@@ -99,8 +115,11 @@ def load_competence_ladder(path: str | Path | None = None) -> dict[str, dict[str
     Reads ``path`` (default ``analysis/data/ladders.toml``) when it exists; systems or
     rungs it does not give keep the :data:`FALLBACK_LADDER` values.
     """
-    ladder = {sid: dict(s.ladder.rungs) for sid, s in registry().items()
-              if s.ladder is not None and s.ladder.rungs}
+    ladder = {
+        sid: dict(s.ladder.rungs)
+        for sid, s in registry().items()
+        if s.ladder is not None and s.ladder.rungs
+    }
     path = Path(path) if path is not None else LADDER_FILE
     if path.exists():
         try:
@@ -163,8 +182,11 @@ def _validate(lad: Ladders, src: str) -> None:
     if lad.anchor.difficulty not in lad.difficulty:
         fail("anchor.difficulty", f"{lad.anchor.difficulty!r} is not a difficulty rung")
     for system, sl in lad.systems.items():
-        mapped = [sid for sid, s in registry().items()
-                  if s.ladder is not None and s.ladder.rules is not None]
+        mapped = [
+            sid
+            for sid, s in registry().items()
+            if s.ladder is not None and s.ladder.rules is not None
+        ]
         if system not in mapped:
             fail(f"systems.{system}", f"unknown system; known: {', '.join(mapped)}")
         for name, rungs in (("competence", lad.competence), ("difficulty", lad.difficulty)):
@@ -174,8 +196,10 @@ def _validate(lad: Ladders, src: str) -> None:
             if missing:
                 fail(f"systems.{system}.{name}", f"missing rung {missing[0]!r}")
             if extra:
-                fail(f"systems.{system}.{name}.{extra[0]}",
-                     f"unknown rung; the ladder has {', '.join(rungs)}")
+                fail(
+                    f"systems.{system}.{name}.{extra[0]}",
+                    f"unknown rung; the ladder has {', '.join(rungs)}",
+                )
         rules = _rules(system)
         lo, hi = rules.competence_range
         values = [sl.competence[r] for r in lad.competence]
@@ -184,14 +208,15 @@ def _validate(lad: Ladders, src: str) -> None:
                 fail(f"systems.{system}.competence.{r}", f"{x} is outside {lo}..{hi}")
         for r, (x, y) in zip(lad.competence[1:], _pairs(values), strict=True):
             if y < x:
-                fail(f"systems.{system}.competence.{r}",
-                     "must not be below the rung before it")
+                fail(f"systems.{system}.competence.{r}", "must not be below the rung before it")
         diffs = [sl.difficulty[r] for r in lad.difficulty]
         if rules.difficulty_range is None:  # a difficulty rung is a {level, dice} table
             for r, d in zip(lad.difficulty, diffs, strict=True):
                 if not isinstance(d, PercentileDifficulty):
-                    fail(f"systems.{system}.difficulty.{r}",
-                         "expected a table { level = ..., dice = ... }")
+                    fail(
+                        f"systems.{system}.difficulty.{r}",
+                        "expected a table { level = ..., dice = ... }",
+                    )
             continue
         lo, hi = rules.difficulty_range
         for r, d in zip(lad.difficulty, diffs, strict=True):
@@ -201,8 +226,9 @@ def _validate(lad: Ladders, src: str) -> None:
                 fail(f"systems.{system}.difficulty.{r}", f"{d} is outside {lo}..{hi}")
         for r, (x, y) in zip(lad.difficulty[1:], _pairs(diffs), strict=True):
             if (y - x) * rules.harder < 0:
-                fail(f"systems.{system}.difficulty.{r}",
-                     "must not be easier than the rung before it")
+                fail(
+                    f"systems.{system}.difficulty.{r}", "must not be easier than the rung before it"
+                )
 
 
 def _pairs(values):
@@ -229,8 +255,11 @@ def load_ladders(path: str | Path | None = None) -> Ladders:
         lad = Ladders.model_validate({**raw, "source": src})
     except ValidationError as exc:
         err = exc.errors()[0]
-        loc = [p for p in err["loc"] if not (isinstance(p, str) and p in (
-            "int", "PercentileDifficulty"))]
+        loc = [
+            p
+            for p in err["loc"]
+            if not (isinstance(p, str) and p in ("int", "PercentileDifficulty"))
+        ]
         raise InputError(f"{src}: {_where(loc) or 'file'}: {err['msg']}") from None
     _validate(lad, src)
     return lad
@@ -245,9 +274,11 @@ def left_out(ladders=None) -> list[str]:
     for sid, s in registry().items():
         if sid in lad.systems:
             continue
-        why = ("it declares no ladder rules (Ladder.rules)"
-               if s.ladder is None or s.ladder.rules is None
-               else "the ladders file maps no rungs for it")
+        why = (
+            "it declares no ladder rules (Ladder.rules)"
+            if s.ladder is None or s.ladder.rules is None
+            else "the ladders file maps no rungs for it"
+        )
         notes.append(f"{sid}: not on the common ladder: {why}")
     return notes
 
@@ -283,12 +314,22 @@ def ladder_table(ladders=None, variants: dict[str, Any] | None = None) -> pd.Dat
             for j, diff in enumerate(lad.difficulty):
                 cn, dn = _native(system, sl, comp, diff)
                 p = p_rung(system, sl, comp, diff, variants.get(system))
-                rows.append({"system": system, "competence": comp, "difficulty": diff,
-                             "competence_rank": i, "difficulty_rank": j,
-                             "competence_native": cn, "difficulty_native": dn, "p": p})
+                rows.append(
+                    {
+                        "system": system,
+                        "competence": comp,
+                        "difficulty": diff,
+                        "competence_rank": i,
+                        "difficulty_rank": j,
+                        "competence_native": cn,
+                        "difficulty_native": dn,
+                        "p": p,
+                    }
+                )
     out = pd.DataFrame(rows)
     anchor = (out["competence"] == lad.anchor.competence) & (
-        out["difficulty"] == lad.anchor.difficulty)
+        out["difficulty"] == lad.anchor.difficulty
+    )
     out["anchor_gap"] = np.where(anchor, out["p"] - lad.anchor.target, np.nan)
     return out
 
@@ -302,8 +343,9 @@ def anchor_report(ladders=None) -> pd.DataFrame:
     return a
 
 
-def upset_table(ladders=None, variants: dict[str, Any] | None = None,
-                adjacent_only: bool = False) -> pd.DataFrame:
+def upset_table(
+    ladders=None, variants: dict[str, Any] | None = None, adjacent_only: bool = False
+) -> pd.DataFrame:
     """P(upset) when a weaker competence rung opposes a stronger one (exact).
 
     Both sides roll their system's opposed check (A-g7, B5/B-g3, C10, D3, E5) with the
@@ -319,20 +361,28 @@ def upset_table(ladders=None, variants: dict[str, Any] | None = None,
             continue
         axis = rule.rank_axis
         vals = sorted({sl.competence[r] for r in lad.competence})
-        t = opposed_table(system, axes={f"{axis}_a": vals, f"{axis}_b": vals},
-                          variants=variants.get(system))
-        p = {(a, b): x for a, b, x in zip(t[f"{axis}_a"], t[f"{axis}_b"], t["p"],
-                                           strict=True)}
+        t = opposed_table(
+            system, axes={f"{axis}_a": vals, f"{axis}_b": vals}, variants=variants.get(system)
+        )
+        p = {(a, b): x for a, b, x in zip(t[f"{axis}_a"], t[f"{axis}_b"], t["p"], strict=True)}
         for i, weak in enumerate(lad.competence):
             for j in range(i + 1, len(lad.competence)):
                 if adjacent_only and j != i + 1:
                     continue
                 strong = lad.competence[j]
                 w, s = sl.competence[weak], sl.competence[strong]
-                rows.append({"system": system, "weaker": weak, "stronger": strong,
-                             "rungs_apart": j - i, "weaker_native": w, "stronger_native": s,
-                             "p_upset_attacking": p[(w, s)],
-                             "p_upset_defending": 1 - p[(s, w)]})
+                rows.append(
+                    {
+                        "system": system,
+                        "weaker": weak,
+                        "stronger": strong,
+                        "rungs_apart": j - i,
+                        "weaker_native": w,
+                        "stronger_native": s,
+                        "p_upset_attacking": p[(w, s)],
+                        "p_upset_defending": 1 - p[(s, w)],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -372,15 +422,23 @@ def swinginess(ladders=None, variants: dict[str, Any] | None = None) -> pd.DataF
         p_by_rank = at.sort_values("competence_rank")["p"].to_numpy()
         slope = 100 * (p_by_rank[-1] - p_by_rank[0]) / (len(p_by_rank) - 1)
         u = upsets[upsets["system"] == system]
-        rows.append({"system": system, "sd_outcome": sd, "rung_shift": shift,
-                     "sd_in_rungs": sd / shift if shift > 0 else np.inf,
-                     "slope_pp_per_rung": slope,
-                     "p_upset_adjacent": float(u.loc[u["rungs_apart"] == 1,
-                                                     "p_upset_attacking"].mean()),
-                     "p_upset_adjacent_defending": float(u.loc[u["rungs_apart"] == 1,
-                                                               "p_upset_defending"].mean()),
-                     "p_upset_two_apart": float(u.loc[u["rungs_apart"] == 2,
-                                                      "p_upset_attacking"].mean()),
-                     "p_upset_two_apart_defending": float(
-                         u.loc[u["rungs_apart"] == 2, "p_upset_defending"].mean())})
+        rows.append(
+            {
+                "system": system,
+                "sd_outcome": sd,
+                "rung_shift": shift,
+                "sd_in_rungs": sd / shift if shift > 0 else np.inf,
+                "slope_pp_per_rung": slope,
+                "p_upset_adjacent": float(u.loc[u["rungs_apart"] == 1, "p_upset_attacking"].mean()),
+                "p_upset_adjacent_defending": float(
+                    u.loc[u["rungs_apart"] == 1, "p_upset_defending"].mean()
+                ),
+                "p_upset_two_apart": float(
+                    u.loc[u["rungs_apart"] == 2, "p_upset_attacking"].mean()
+                ),
+                "p_upset_two_apart_defending": float(
+                    u.loc[u["rungs_apart"] == 2, "p_upset_defending"].mean()
+                ),
+            }
+        )
     return pd.DataFrame(rows)

@@ -61,7 +61,8 @@ def _shown_axes(spec) -> dict[str, tuple]:
 
 #: Base grids (native axes, as the table shows them) of each system's modifier table.
 BASE_AXES: dict[str, Mapping[str, Iterable]] = {
-    sid: _shown_axes(s.checks) for sid, s in registry().items() if s.checks.modifiers}
+    sid: _shown_axes(s.checks) for sid, s in registry().items() if s.checks.modifiers
+}
 
 
 def _lookup(curves: pd.DataFrame, keys: list[str], query: pd.DataFrame) -> np.ndarray:
@@ -71,8 +72,9 @@ def _lookup(curves: pd.DataFrame, keys: list[str], query: pd.DataFrame) -> np.nd
     return got
 
 
-def modifier_values(system: str, variants: Any = None,
-                    axes: Mapping[str, Iterable] | None = None) -> pd.DataFrame:
+def modifier_values(
+    system: str, variants: Any = None, axes: Mapping[str, Iterable] | None = None
+) -> pd.DataFrame:
     """What each of ``system``'s modifiers is worth on its base grid (exact).
 
     The system's ``System`` gives the catalogue (``modifiers``: what each modifier sets
@@ -94,18 +96,21 @@ def modifier_values(system: str, variants: Any = None,
     """
     spec = get(system).checks
     if spec.grid is None or not spec.modifiers:
-        raise InputError(f"{system}: this system declares no modifiers, so there is no "
-                         "modifier table")
+        raise InputError(
+            f"{system}: this system declares no modifiers, so there is no modifier table"
+        )
     v = variants_for(system, variants)
     shown = _shown_axes(spec)
     given = {("bonus" if a == "modifier" else a): x for a, x in (axes or {}).items()}
     unknown = set(given) - set(shown)
     if unknown:
-        raise InputError(f"modifiers {system}: unknown axis {sorted(unknown)[0]!r}; known: "
-                         + ", ".join(shown))
+        raise InputError(
+            f"modifiers {system}: unknown axis {sorted(unknown)[0]!r}; known: " + ", ".join(shown)
+        )
     # internally the bonus axis is the check grid's "modifier" axis
-    base_axes = {("modifier" if a == "bonus" else a): list(x)
-                 for a, x in {**shown, **given}.items()}
+    base_axes = {
+        ("modifier" if a == "bonus" else a): list(x) for a, x in {**shown, **given}.items()
+    }
     fixed = _held(spec)
     for a, value in fixed.items():
         base_axes[a] = [value]
@@ -122,6 +127,7 @@ def modifier_values(system: str, variants: Any = None,
                 q[a] = np.maximum(q[a], m.at_least[a])
         queries.append(q)
     if spec.p is not None:
+
         def p_of(frame):
             return np.asarray(spec.p({a: frame[a].to_numpy() for a in keys}, v))
     else:
@@ -131,12 +137,18 @@ def modifier_values(system: str, variants: Any = None,
                 grid[a] |= set(q[a])
             for a, d in m.shifts.items():  # the unclamped shift too (harmless extra cells)
                 grid[a] |= {x + d for x in base_axes[a]}
-        curves = success_curves(system, axes={a: sorted(x, key=str) if any(
-            isinstance(y, str) for y in x) else sorted(x) for a, x in grid.items()},
-            variants=v)
+        curves = success_curves(
+            system,
+            axes={
+                a: sorted(x, key=str) if any(isinstance(y, str) for y in x) else sorted(x)
+                for a, x in grid.items()
+            },
+            variants=v,
+        )
 
         def p_of(frame):
             return _lookup(curves, keys, frame)
+
     p_base = p_of(base)
     out = []
     for m, q in zip(spec.modifiers, queries, strict=True):
@@ -158,17 +170,21 @@ def modifier_values(system: str, variants: Any = None,
     return pd.concat(out, ignore_index=True)
 
 
-def modifier_table(systems: Iterable[str] | None = None,
-                   variants: dict[str, Any] | None = None) -> pd.DataFrame:
+def modifier_table(
+    systems: Iterable[str] | None = None, variants: dict[str, Any] | None = None
+) -> pd.DataFrame:
     """:func:`modifier_values` for several systems stacked (axes not used by a system are
     empty). ``variants`` maps a system id to its variants. Without ``systems``: every
     installed system that declares a modifiers catalogue (a named one without is an
     :class:`InputError`)."""
-    systems = list(systems or [sid for sid, s in registry().items()
-                               if s.checks.modifiers and s.checks.grid is not None])
+    systems = list(
+        systems
+        or [
+            sid for sid, s in registry().items() if s.checks.modifiers and s.checks.grid is not None
+        ]
+    )
     variants = variants or {}
-    return pd.concat([modifier_values(s, variants.get(s)) for s in systems],
-                     ignore_index=True)
+    return pd.concat([modifier_values(s, variants.get(s)) for s in systems], ignore_index=True)
 
 
 def modifier_summary(table: pd.DataFrame, lo: float = 0.05, hi: float = 0.95) -> pd.DataFrame:
@@ -179,6 +195,7 @@ def modifier_summary(table: pd.DataFrame, lo: float = 0.05, hi: float = 0.95) ->
     if "judged" in live.columns:
         live = live[live["judged"].astype(bool)]
     g = live.groupby(["system", "modifier", "rule"], sort=False)["delta_pp"]
-    out = g.agg(mean_delta_pp="mean", min_delta_pp="min", max_delta_pp="max",
-                cells="size").reset_index()
+    out = g.agg(
+        mean_delta_pp="mean", min_delta_pp="min", max_delta_pp="max", cells="size"
+    ).reset_index()
     return out

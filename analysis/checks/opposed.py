@@ -51,8 +51,15 @@ from engines.errors import InputError
 from engines.rng import Seed
 from engines.system import get
 
-__all__ = ["AXES", "OpposedGrid", "build_grid", "opposed_exact_joint", "opposed_mc_joint",
-           "opposed_split", "opposed_table"]
+__all__ = [
+    "AXES",
+    "OpposedGrid",
+    "build_grid",
+    "opposed_exact_joint",
+    "opposed_mc_joint",
+    "opposed_split",
+    "opposed_table",
+]
 
 
 def _rule(system: str):
@@ -60,15 +67,15 @@ def _rule(system: str):
     it declares none."""
     rule = get(system).checks.opposed
     if rule is None:
-        raise InputError(f"{system}: this system declares no opposed-check rule, so there "
-                         "is no opposed table")
+        raise InputError(
+            f"{system}: this system declares no opposed-check rule, so there is no opposed table"
+        )
     return rule
 
 
 #: Native axes of each system's opposed table: the two sides' levels (and roll settings),
 #: from each system's opposed rule (:class:`engines.system.OpposedRule`).
-AXES = SystemMap(lambda s: dict(s.checks.opposed.axes) if s.checks.opposed is not None
-                 else None)
+AXES = SystemMap(lambda s: dict(s.checks.opposed.axes) if s.checks.opposed is not None else None)
 
 
 @dataclass
@@ -77,8 +84,8 @@ class OpposedGrid:
 
     system: str
     cells: pd.DataFrame
-    settings: np.ndarray      # roll settings used by either side
-    pairs: np.ndarray         # int[n_pairs, 2]: indices into settings
+    settings: np.ndarray  # roll settings used by either side
+    pairs: np.ndarray  # int[n_pairs, 2]: indices into settings
     pair_of_cell: np.ndarray  # index into pairs, per cell
     n_codes: int
 
@@ -90,8 +97,9 @@ def build_grid(system: str, variants, axes: Mapping[str, Iterable] | None = None
     axes = {**rule.axes, **(axes or {})}
     unknown = set(axes) - set(rule.axes)
     if unknown:
-        raise InputError(f"opposed {system}: unknown axis {sorted(unknown)[0]!r}; known: "
-                         + ", ".join(rule.axes))
+        raise InputError(
+            f"opposed {system}: unknown axis {sorted(unknown)[0]!r}; known: " + ", ".join(rule.axes)
+        )
     cells = axis_product(axes)
     key = rule.setting_axis
     if key is None:
@@ -107,8 +115,11 @@ def build_grid(system: str, variants, axes: Mapping[str, Iterable] | None = None
     ia = np.array([index[s] for s in side_a.tolist()], dtype=np.int64)
     ib = np.array([index[s] for s in side_b.tolist()], dtype=np.int64)
     pairs, pair_of_cell = np.unique(np.stack([ia, ib], axis=1), axis=0, return_inverse=True)
-    n_codes = (spec.code_count(settings, variants) if spec.code_count is not None
-               else spec.engine().N_CODES)
+    n_codes = (
+        spec.code_count(settings, variants)
+        if spec.code_count is not None
+        else spec.engine().N_CODES
+    )
     # validate the settings once (bad pools, modes or dice raise InputError here)
     if spec.kernel is not None:
         kernel_args(system, settings, variants)
@@ -169,8 +180,9 @@ def opposed_exact_joint(system: str, v, grid: OpposedGrid) -> np.ndarray:
     return (pa[:, :, None] * pb[:, None, :]).reshape(len(grid.pairs), -1)
 
 
-def opposed_mc_joint(system: str, v, grid: OpposedGrid, trials: int, seed: Seed,
-                     progress: bool | None = False) -> np.ndarray:
+def opposed_mc_joint(
+    system: str, v, grid: OpposedGrid, trials: int, seed: Seed, progress: bool | None = False
+) -> np.ndarray:
     """Monte Carlo joint code counts per pair (:func:`engines.checks.run_pairs`)."""
     code, params, rule = kernel_args(system, grid.settings, v)
     pa, pb = params[grid.pairs[:, 0]], params[grid.pairs[:, 1]]
@@ -178,13 +190,22 @@ def opposed_mc_joint(system: str, v, grid: OpposedGrid, trials: int, seed: Seed,
     if pbar is None:
         return checks.run_pairs(code, pa, pb, rule, grid.n_codes, trials, seed)
     with pbar:
-        return checks.run_pairs(code, pa, pb, rule, grid.n_codes, trials, seed,
-                                batch_sets=-(-len(pa) // min(len(pa), 50)),
-                                progress=pbar.update)
+        return checks.run_pairs(
+            code,
+            pa,
+            pb,
+            rule,
+            grid.n_codes,
+            trials,
+            seed,
+            batch_sets=-(-len(pa) // min(len(pa), 50)),
+            progress=pbar.update,
+        )
 
 
-def opposed_split(system: str, *, variants=None,
-                  axes: Mapping[str, Iterable] | None = None) -> pd.DataFrame:
+def opposed_split(
+    system: str, *, variants=None, axes: Mapping[str, Iterable] | None = None
+) -> pd.DataFrame:
     """Where an exact opposed win comes from: per cell (the axes of
     :func:`opposed_table`) ``p_higher`` / ``p_tie`` / ``p_lower``, the exact chance that
     side a's result is above, equal to or below side b's, and ``p_tie_won``, the share of
@@ -215,9 +236,16 @@ def opposed_split(system: str, *, variants=None,
     return out
 
 
-def opposed_table(system: str, method: str = "exact", *, trials: int = DEFAULT_TRIALS,
-                  seed: Seed = None, variants=None, axes: Mapping[str, Iterable] | None = None,
-                  progress: bool | None = None) -> pd.DataFrame:
+def opposed_table(
+    system: str,
+    method: str = "exact",
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: Seed = None,
+    variants=None,
+    axes: Mapping[str, Iterable] | None = None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """P(attacker ``a`` wins) over both sides' levels, ties by the system's rules.
 
     Rules: A1 + A-g7, B5 + B-g3, C10, D3, E5 (see the module docstring). Columns:
@@ -243,9 +271,16 @@ def opposed_table(system: str, method: str = "exact", *, trials: int = DEFAULT_T
         p_exact, _ = _resolve(system, v, grid, wtl_exact, None)
     if method in ("mc", "both"):
         counts = opposed_mc_joint(system, v, grid, trials, seed, progress)
-        p_mc, se = _resolve(system, v, grid,
-                            _win_tie(system, v, grid, counts.astype(float)), trials)
+        p_mc, se = _resolve(
+            system, v, grid, _win_tie(system, v, grid, counts.astype(float)), trials
+        )
     # z against the exact value's own standard error (defined where p_mc is 0 or 1)
-    put_p(out, method, p_exact, p_mc, se,
-          lambda: _resolve(system, v, grid, wtl_exact * trials, trials)[1])
+    put_p(
+        out,
+        method,
+        p_exact,
+        p_mc,
+        se,
+        lambda: _resolve(system, v, grid, wtl_exact * trials, trials)[1],
+    )
     return out

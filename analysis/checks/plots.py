@@ -22,8 +22,18 @@ from analysis.text import N_, Text
 from engines.errors import InputError
 from engines.system import get
 
-__all__ = ["SPARE_COLORS", "SYSTEM_COLORS", "SYSTEM_LABELS", "c7_heatmap", "curve_spec",
-           "ladder_plot", "modifier_plot", "new_figure", "success_curve_plot", "whole_ticks"]
+__all__ = [
+    "SPARE_COLORS",
+    "SYSTEM_COLORS",
+    "SYSTEM_LABELS",
+    "c7_heatmap",
+    "curve_spec",
+    "ladder_plot",
+    "modifier_plot",
+    "new_figure",
+    "success_curve_plot",
+    "whole_ticks",
+]
 
 #: Colours for systems that declare none (their ``color`` hook), in registry order.
 SPARE_COLORS = ("#CC79A7", "#000000", "#999999", "#F0E442", "#882255", "#44AA99")
@@ -45,7 +55,8 @@ class _BySystem(dict):
 
         systems = registry()
         if len(systems) != len(self._systems) or any(
-                self._systems.get(sid) is not spec for sid, spec in systems.items()):
+            self._systems.get(sid) is not spec for sid, spec in systems.items()
+        ):
             super().clear()
             self._systems = dict(systems)
         return systems
@@ -108,6 +119,7 @@ SYSTEM_LABELS = _BySystem(lambda spec, _systems: f"{spec.id} ({spec.report.label
 _STYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
+
 def curve_spec(system: str) -> dict[str, Any]:
     """What :func:`success_curve_plot` draws for ``system``: the first panel of its
     ``Report.curve_panels`` hook (x axis, one line per value of ``line``, axes held),
@@ -116,16 +128,27 @@ def curve_spec(system: str) -> dict[str, Any]:
     s = get(system)
     if s.report.curve_panels:
         panel = s.report.curve_panels[0]
-        return {"x": panel.x, "line": panel.lines, "fixed": dict(panel.fixed),
-                "lines": list(panel.values), "xlabel": panel.xlabel or panel.x,
-                "legend": panel.legend or panel.lines}
+        return {
+            "x": panel.x,
+            "line": panel.lines,
+            "fixed": dict(panel.fixed),
+            "lines": list(panel.values),
+            "xlabel": panel.xlabel or panel.x,
+            "legend": panel.legend or panel.lines,
+        }
     checks = s.checks
     names = list(checks.axes)
     x = s.ladder.competence_axis if s.ladder else names[0]
     line = s.ladder.difficulty_axis if s.ladder else next((n for n in names if n != x), x)
     fixed = {n: checks.held(n) for n in names if n not in (x, line)}
-    return {"x": x, "line": line, "fixed": fixed, "lines": list(checks.axes[line])[:6],
-            "xlabel": x, "legend": line}
+    return {
+        "x": x,
+        "line": line,
+        "fixed": fixed,
+        "lines": list(checks.axes[line])[:6],
+        "xlabel": x,
+        "legend": line,
+    }
 
 
 def new_figure(width: float = 7.0, height: float = 4.5) -> Figure:
@@ -154,8 +177,10 @@ def whole_ticks(fig: Figure) -> Figure:
         lines = [ln for ln in ax.get_lines() if np.size(ln.get_xdata())]
         if not lines:
             continue
-        for axis, data in ((ax.xaxis, [ln.get_xdata() for ln in lines]),
-                           (ax.yaxis, [ln.get_ydata() for ln in lines])):
+        for axis, data in (
+            (ax.xaxis, [ln.get_xdata() for ln in lines]),
+            (ax.yaxis, [ln.get_ydata() for ln in lines]),
+        ):
             if isinstance(axis.get_major_locator(), FixedLocator):
                 continue
             if all(_whole(d) for d in data):
@@ -170,8 +195,7 @@ def _p_column(table: pd.DataFrame) -> str:
     raise InputError("plot: the table has no probability column (p, p_mc or p_exact)")
 
 
-def success_curve_plot(system: str, table: pd.DataFrame | None = None,
-                       variants=None) -> Figure:
+def success_curve_plot(system: str, table: pd.DataFrame | None = None, variants=None) -> Figure:
     """P(success) on ``system``'s native axes, one line per difficulty (or level / DC):
     the view :func:`curve_spec` gives.
 
@@ -194,9 +218,13 @@ def success_curve_plot(system: str, table: pd.DataFrame | None = None,
     lines = [x for x in spec["lines"] if (sel[spec["line"]] == x).any()]
     for i, value in enumerate(lines):
         part = sel[sel[spec["line"]] == value].sort_values(spec["x"])
-        kw = {"color": color, "linestyle": _STYLES[i % len(_STYLES)],
-              "marker": _MARKERS[i % len(_MARKERS)], "markersize": 3,
-              "label": f"{value}"}
+        kw = {
+            "color": color,
+            "linestyle": _STYLES[i % len(_STYLES)],
+            "marker": _MARKERS[i % len(_MARKERS)],
+            "markersize": 3,
+            "label": f"{value}",
+        }
         if "se" in part and pcol in ("p", "p_mc"):
             ax.errorbar(part[spec["x"]], part[pcol], yerr=2 * part["se"], capsize=2, **kw)
         else:
@@ -225,8 +253,13 @@ def ladder_plot(table: pd.DataFrame | None = None) -> Figure:
         part = table[table["difficulty"] == diff]
         for j, system in enumerate(dict.fromkeys(part["system"])):
             s = part[part["system"] == system].sort_values("competence_rank")
-            ax.plot(s["competence_rank"], s["p"], color=SYSTEM_COLORS.get(system, "#000000"),
-                    marker=_MARKERS[j % len(_MARKERS)], label=system)
+            ax.plot(
+                s["competence_rank"],
+                s["p"],
+                color=SYSTEM_COLORS.get(system, "#000000"),
+                marker=_MARKERS[j % len(_MARKERS)],
+                label=system,
+            )
         ax.set_title(f"{diff.replace('_', ' ')} task")
         ax.set_xticks(range(len(comps)), [c.replace("_", " ") for c in comps], rotation=30)
         ax.set_xlabel("competence")
@@ -255,18 +288,36 @@ def c7_heatmap(table: pd.DataFrame | None = None) -> Figure:
         part = table[table["variants"] == label] if "variants" in table else table
         grid = part.pivot(index="difficulty", columns="pool", values="delta_pp")
         holds = part.pivot(index="difficulty", columns="pool", values="holds")
-        image = ax.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="PuOr_r",
-                          norm=norm,
-                          extent=(float(grid.columns.min()) - 0.5,
-                                  float(grid.columns.max()) + 0.5,
-                                  grid.index.min() - 0.5, grid.index.max() + 0.5))
+        image = ax.imshow(
+            grid.to_numpy(),
+            origin="lower",
+            aspect="auto",
+            cmap="PuOr_r",
+            norm=norm,
+            extent=(
+                float(grid.columns.min()) - 0.5,
+                float(grid.columns.max()) + 0.5,
+                grid.index.min() - 0.5,
+                grid.index.max() + 0.5,
+            ),
+        )
         ys, xs = np.nonzero(~holds.to_numpy(dtype=bool))
-        ax.scatter(grid.columns.to_numpy()[xs], grid.index.to_numpy()[ys], marker="x",
-                   color="black", s=14, label="claim breaks")
+        ax.scatter(
+            grid.columns.to_numpy()[xs],
+            grid.index.to_numpy()[ys],
+            marker="x",
+            color="black",
+            s=14,
+            label="claim breaks",
+        )
         ax.set_xlabel("pool (dice before +2)")
         ax.set_ylabel("difficulty (successes before −1)")
-        ax.set_title(Text(N_("C7, dice_pool_6 — {label}"),
-                          label=Text(N_("default")) if label == "default" else label))
+        ax.set_title(
+            Text(
+                N_("C7, dice_pool_6 — {label}"),
+                label=Text(N_("default")) if label == "default" else label,
+            )
+        )
         if len(xs):
             ax.legend(loc="upper left", fontsize="small")
     assert image is not None  # a figure of at least one variant
@@ -274,8 +325,7 @@ def c7_heatmap(table: pd.DataFrame | None = None) -> Figure:
     return fig
 
 
-def modifier_plot(table: pd.DataFrame | None = None, lo: float = 0.05,
-                  hi: float = 0.95) -> Figure:
+def modifier_plot(table: pd.DataFrame | None = None, lo: float = 0.05, hi: float = 0.95) -> Figure:
     """What each modifier is worth: mean change in P(success) (pp) over the base cells
     whose chance is in [lo, hi], with the min–max range; bars in the system's colour."""
     from analysis.checks.modifiers import modifier_summary, modifier_table
@@ -287,20 +337,36 @@ def modifier_plot(table: pd.DataFrame | None = None, lo: float = 0.05,
     ax = fig.add_subplot()
     y = np.arange(len(s))[::-1]
     colors = [SYSTEM_COLORS.get(x, "#000000") for x in s["system"]]
-    err = np.vstack([s["mean_delta_pp"] - s["min_delta_pp"],
-                     s["max_delta_pp"] - s["mean_delta_pp"]])
-    ax.barh(y, s["mean_delta_pp"], color=colors, xerr=err, capsize=2,
-            error_kw={"elinewidth": 0.8})
+    err = np.vstack(
+        [s["mean_delta_pp"] - s["min_delta_pp"], s["max_delta_pp"] - s["mean_delta_pp"]]
+    )
+    ax.barh(y, s["mean_delta_pp"], color=colors, xerr=err, capsize=2, error_kw={"elinewidth": 0.8})
     # each label a sentence of its own (the modifier's name is a msgid of the catalogue),
     # so the report shows it in its language (reports.i18n.text)
-    ax.set_yticks(y, [Text(N_("{modifier} ({rule})"), modifier=Text(m), rule=r)
-                      for m, r in zip(s["modifier"], s["rule"], strict=True)],
-                  fontsize="small")
+    ax.set_yticks(
+        y,
+        [
+            Text(N_("{modifier} ({rule})"), modifier=Text(m), rule=r)
+            for m, r in zip(s["modifier"], s["rule"], strict=True)
+        ],
+        fontsize="small",
+    )
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlabel(Text(N_("change in P(success), percentage points\n(mean and min–max over "
-                          "base chances {lo:g}–{hi:g})"), lo=lo, hi=hi))
+    ax.set_xlabel(
+        Text(
+            N_(
+                "change in P(success), percentage points\n(mean and min–max over "
+                "base chances {lo:g}–{hi:g})"
+            ),
+            lo=lo,
+            hi=hi,
+        )
+    )
     ax.grid(axis="x", alpha=0.3)
     systems = list(dict.fromkeys(s["system"]))
-    ax.legend(handles=[Patch(color=SYSTEM_COLORS[x], label=x) for x in systems],
-              fontsize="small", loc="lower right")
+    ax.legend(
+        handles=[Patch(color=SYSTEM_COLORS[x], label=x) for x in systems],
+        fontsize="small",
+        loc="lower right",
+    )
     return fig

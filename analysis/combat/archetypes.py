@@ -50,16 +50,40 @@ from engines.errors import InputError
 from engines.system import Combat, get, registry
 from engines.variants import parse_variants
 
-__all__ = ["WEAPON_KINDS", "Matchup", "MatchupEntry", "MatchupFile", "armours", "combatant",
-           "combatants", "describe", "engine", "gear", "hook", "library", "load_matchup_file",
-           "names", "read_library", "split_variants", "systems", "tactics", "to_engine",
-           "variants", "weapon_kinds", "weapon_name", "weapons"]
+__all__ = [
+    "WEAPON_KINDS",
+    "Matchup",
+    "MatchupEntry",
+    "MatchupFile",
+    "armours",
+    "combatant",
+    "combatants",
+    "describe",
+    "engine",
+    "gear",
+    "hook",
+    "library",
+    "load_matchup_file",
+    "names",
+    "read_library",
+    "split_variants",
+    "systems",
+    "tactics",
+    "to_engine",
+    "variants",
+    "weapon_kinds",
+    "weapon_name",
+    "weapons",
+]
 
 
 def systems() -> list[str]:
     """Ids of every installed system with an archetype library."""
-    return [sid for sid, s in registry().items()
-            if s.combat is not None and s.combat.archetypes is not None]
+    return [
+        sid
+        for sid, s in registry().items()
+        if s.combat is not None and s.combat.archetypes is not None
+    ]
 
 
 def _system(system: str) -> str:
@@ -83,8 +107,7 @@ def hook(system: str) -> ArchetypeHook:
     try:
         found = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
-        raise InputError(f"{system}: Combat.archetypes {where!r} cannot be loaded: "
-                         f"{exc}") from None
+        raise InputError(f"{system}: Combat.archetypes {where!r} cannot be loaded: {exc}") from None
     if not isinstance(found, ArchetypeHook):
         raise InputError(f"{system}: Combat.archetypes {where!r} is not an ArchetypeHook")
     return found
@@ -126,8 +149,9 @@ def split_variants(system: str, given) -> tuple[list[str], list[str]]:
             known = sorted(check_names | combat_names)
             close = difflib.get_close_matches(name, known, n=3)
             hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
-            raise InputError(f"unknown variant {name!r} for {system}{hint}; known: "
-                             + ", ".join(known))
+            raise InputError(
+                f"unknown variant {name!r} for {system}{hint}; known: " + ", ".join(known)
+            )
         if name in check_names:
             checks.append(text)
         if name in combat_names:
@@ -181,8 +205,7 @@ def library(system: str, path: str | Path | None = None) -> dict[str, Any]:
     once per state of the data file (an edited file is loaded again).
     """
     system = _system(system)
-    return dict(_library_cached(system, None if path is None else str(path),
-                                _stamp(system, path)))
+    return dict(_library_cached(system, None if path is None else str(path), _stamp(system, path)))
 
 
 def to_engine(system: str, model: Any):
@@ -232,8 +255,9 @@ def weapon_kinds(system: str, path=None) -> dict[str, str]:
     """
     h = hook(_system(system))
     _, raw = read_library(system, path)
-    return {name: "ranged" if h.weapon_ranged(raw, name) else "melee"
-            for name in weapons(system, path)}
+    return {
+        name: "ranged" if h.weapon_ranged(raw, name) else "melee" for name in weapons(system, path)
+    }
 
 
 def armours(system: str, path=None) -> list:
@@ -260,8 +284,10 @@ def _translate(system: str, over: Mapping[str, Any], label: str) -> dict:
     out = dict(over)
 
     def bad(value):
-        return InputError(f"{system}: {label}.tactic: unknown tactic {value!r}; known: "
-                          + ", ".join(map(str, values)))
+        return InputError(
+            f"{system}: {label}.tactic: unknown tactic {value!r}; known: "
+            + ", ".join(map(str, values))
+        )
 
     if "tactic" in out:
         value = out.pop("tactic")
@@ -271,8 +297,9 @@ def _translate(system: str, over: Mapping[str, Any], label: str) -> dict:
     elif h.tactic_field in out and out[h.tactic_field] not in list(values.values()):
         raise bad(out[h.tactic_field])
     if "armour" in out and h.armour == "none":
-        raise InputError(f"{system}: {label}.armour: this system has no armour rules"
-                         + h.no_armour_hint)
+        raise InputError(
+            f"{system}: {label}.armour: this system has no armour rules" + h.no_armour_hint
+        )
     return out
 
 
@@ -310,8 +337,14 @@ def _built_key(system: str, spec, overrides, path, label) -> tuple | None:
         return None
 
 
-def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | None = None,
-              *, path: str | Path | None = None, label: str | None = None):
+def combatant(
+    system: str,
+    spec: str | Mapping[str, Any],
+    overrides: Mapping | None = None,
+    *,
+    path: str | Path | None = None,
+    label: str | None = None,
+):
     """The engine combatant of ``system`` for an archetype name or a trait mapping.
 
     Parameters
@@ -342,8 +375,7 @@ def combatant(system: str, spec: str | Mapping[str, Any], overrides: Mapping | N
     if found is not None:
         return found
     c = _build(system, spec, overrides, path, label)
-    if key is not None and dataclasses.is_dataclass(c) and \
-            type(c).__dataclass_params__.frozen:  # type: ignore[union-attr]
+    if key is not None and dataclasses.is_dataclass(c) and type(c).__dataclass_params__.frozen:  # type: ignore[union-attr]
         if len(_BUILT) >= _BUILT_MAX:
             _BUILT.clear()
         _BUILT[key] = c
@@ -368,8 +400,9 @@ def _build(system: str, spec, overrides, path, label):
         name = spec
         label = label or spec
     else:
-        raise InputError(f"{system}: an archetype is a name or a table of traits, "
-                         f"got {type(spec).__name__}")
+        raise InputError(
+            f"{system}: an archetype is a name or a table of traits, got {type(spec).__name__}"
+        )
     if name is not None and not isinstance(name, str):
         raise InputError(f"{system}: {label}.archetype: expected a name, got {name!r}")
     over = _translate(system, over, label)
@@ -380,9 +413,16 @@ def _build(system: str, spec, overrides, path, label):
     fname, raw = read_library(system, path)
     target = full if full is not None else over
     before = dict(target)
-    offsets = apply_everyone(system, lambda t: _trait_of(full, t, system, label)
-                             if full is not None else over[t] if t in over
-                             else _trait_of(lib[str(name)], t, system, label))
+    offsets = apply_everyone(
+        system,
+        lambda t: (
+            _trait_of(full, t, system, label)
+            if full is not None
+            else over[t]
+            if t in over
+            else _trait_of(lib[str(name)], t, system, label)
+        ),
+    )
     target.update(offsets)
     try:
         return hook(system).build(fname, raw, lib, name, over, full, label)
@@ -390,10 +430,13 @@ def _build(system: str, spec, overrides, path, label):
         if not offsets:
             raise
         who = name or label
-        moved = ", ".join(f"{t} {before.get(t, v - _offset(system, t))} → {v}"
-                          for t, v in offsets.items())
-        raise InputError(f"{system}: {who}: the everyone offsets in force take its {moved}, "
-                         f"which the data refuse: {exc}") from None
+        moved = ", ".join(
+            f"{t} {before.get(t, v - _offset(system, t))} → {v}" for t, v in offsets.items()
+        )
+        raise InputError(
+            f"{system}: {who}: the everyone offsets in force take its {moved}, "
+            f"which the data refuse: {exc}"
+        ) from None
 
 
 def _offset(system: str, trait: str) -> int:
@@ -412,8 +455,9 @@ def _trait_of(model, trait: str, system: str, label: str) -> int:
     raise InputError(f"{system}: {label}: everyone.{trait}: this fighter has no {trait}")
 
 
-def weapon_name(system: str, spec: str | Mapping[str, Any],
-                overrides: Mapping | None = None) -> str | None:
+def weapon_name(
+    system: str, spec: str | Mapping[str, Any], overrides: Mapping | None = None
+) -> str | None:
     """The weapon, by name, that an archetype fights with: the ``weapon`` of the
     overrides or of the spec mapping, else the library entry's (its hook's
     ``weapon_of``); None for a name the library does not have.
@@ -462,8 +506,9 @@ def _rule_ids(*texts) -> str:
     found: list[str] = []
     for text in texts:
         if isinstance(text, str):
-            found.extend(m for m in _RULE_ID.findall(text) if any(ch.isdigit() for ch in m)
-                         or "-" in m)
+            found.extend(
+                m for m in _RULE_ID.findall(text) if any(ch.isdigit() for ch in m) or "-" in m
+            )
     return ", ".join(dict.fromkeys(found))
 
 
@@ -487,9 +532,16 @@ def gear(system: str, path=None) -> list[dict]:
         if any(d is True for d in docs):
             notes.append("assumption")
         rules = _rule_ids(*notes) or default_rule[kind]
-        rows.append({"system": system, "kind": kind, "name": name,
-                     "stats": "; ".join(f"{k}={v}" for k, v in entry.items()),
-                     "note": "; ".join(notes), "rules": rules})
+        rows.append(
+            {
+                "system": system,
+                "kind": kind,
+                "name": name,
+                "stats": "; ".join(f"{k}={v}" for k, v in entry.items()),
+                "note": "; ".join(notes),
+                "rules": rules,
+            }
+        )
 
     categories = raw.get("categories", {})
     for name, entry in raw.get("weapons", {}).items():
@@ -604,20 +656,32 @@ def load_matchup_file(path: str | Path) -> Matchup:
             except InputError as exc:
                 msg = str(exc).replace(f"{system}: {label}", where, 1)
                 if msg.startswith(f"{system}: "):
-                    msg = f"{where}: " + msg[len(system) + 2:]
+                    msg = f"{where}: " + msg[len(system) + 2 :]
                 raise InputError(f"{fname}: {msg}") from None
             if e.archetype is not None:
                 shown = {"archetype": e.archetype, **over}
             else:
                 shown = {"name": label, "weapon": (e.traits or {}).get("weapon"), **over}
             for j in range(e.count):
-                sides[s].append(c if e.count == 1 else dataclasses.replace(
-                    c, name=f"{c.name}#{j + 1}"))
+                sides[s].append(
+                    c if e.count == 1 else dataclasses.replace(c, name=f"{c.name}#{j + 1}")
+                )
                 specs[s].append({k: v for k, v in shown.items() if v is not None})
     if spec.method != "mc" and (len(sides[0]) > 1 or len(sides[1]) > 1):
-        raise InputError(f"{fname}: method: {spec.method!r} needs one combatant a side "
-                         "(exact duels only); use method = \"mc\"")
-    return Matchup(system=system, title=spec.title or p.stem, sides=sides, variants=v,
-                   round_cap=spec.round_cap, trials=spec.trials, seed=spec.seed,
-                   method=spec.method, source=str(p), specs=specs,
-                   variant_names=tuple(spec.variants))
+        raise InputError(
+            f"{fname}: method: {spec.method!r} needs one combatant a side "
+            '(exact duels only); use method = "mc"'
+        )
+    return Matchup(
+        system=system,
+        title=spec.title or p.stem,
+        sides=sides,
+        variants=v,
+        round_cap=spec.round_cap,
+        trials=spec.trials,
+        seed=spec.seed,
+        method=spec.method,
+        source=str(p),
+        specs=specs,
+        variant_names=tuple(spec.variants),
+    )

@@ -36,9 +36,21 @@ from engines.errors import InputError
 from engines.fight import FightStats, check_aftermath
 from engines.system import registry
 
-__all__ = ["DATA_FILE", "LADDER", "PACKAGED", "CrossFile", "Group", "Pair", "cross_plot",
-           "cross_stats", "cross_table", "file_label", "group_table", "load_cross",
-           "refuse_distance"]
+__all__ = [
+    "DATA_FILE",
+    "LADDER",
+    "PACKAGED",
+    "CrossFile",
+    "Group",
+    "Pair",
+    "cross_plot",
+    "cross_stats",
+    "cross_table",
+    "file_label",
+    "group_table",
+    "load_cross",
+    "refuse_distance",
+]
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "cross_combat.toml"
 #: how the report and the notes name the packaged file
@@ -84,7 +96,7 @@ def _fighter(fname: str, where: str, system: str, spec: dict):
         return combatant(system, name, spec)
     except InputError as exc:
         msg = str(exc)
-        msg = msg[len(system) + 2:] if msg.startswith(f"{system}: ") else msg
+        msg = msg[len(system) + 2 :] if msg.startswith(f"{system}: ") else msg
         raise InputError(f"{fname}: {where}: {msg}") from None
 
 
@@ -99,8 +111,11 @@ def _distances(fname: str, mid: str, raw, problems: list[str]) -> tuple[int, ...
     if not isinstance(raw, list) or not raw:
         problems.append(f"{where}: expected a list of whole metres, e.g. [0, 10, 20, 40]")
         return ()
-    bad = [d for d in raw
-           if isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= MAX_DISTANCE]
+    bad = [
+        d
+        for d in raw
+        if isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= MAX_DISTANCE
+    ]
     if bad:
         problems.append(f"{where}: {bad[0]!r}: expected whole metres 0..{MAX_DISTANCE}")
         return ()
@@ -158,30 +173,38 @@ def load_cross(path: str | Path | None = None) -> dict:
         entry: dict[str, Any] = {"title": title}
         for key in sorted(set(table) - set(with_combat) - {"title", "distances"}):
             if key in registry():
-                problems.append(f"{fname}: matchups.{mid}.{key}: "
-                                f"{registry()[key].lacks('combat')}")
+                problems.append(f"{fname}: matchups.{mid}.{key}: {registry()[key].lacks('combat')}")
                 continue
             close = difflib.get_close_matches(key, with_combat, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            problems.append(f"{fname}: matchups.{mid}.{key}: unknown system{hint}; known: "
-                            f"{', '.join(with_combat)}")
+            problems.append(
+                f"{fname}: matchups.{mid}.{key}: unknown system{hint}; known: "
+                f"{', '.join(with_combat)}"
+            )
         for system in systems:
             where = f"matchups.{mid}.{system}"
             if system not in table:
-                problems.append(f"{fname}: {where}: missing (every system the file maps "
-                                "needs a mapping in every matchup)")
+                problems.append(
+                    f"{fname}: {where}: missing (every system the file maps "
+                    "needs a mapping in every matchup)"
+                )
                 continue
             if distances and not lethality.has_distance(system):
-                problems.append(f"{fname}: matchups.{mid}.distances: {system}'s fights "
-                                "start engaged (its combat has no distance rules)")
+                problems.append(
+                    f"{fname}: matchups.{mid}.distances: {system}'s fights "
+                    "start engaged (its combat has no distance rules)"
+                )
                 continue
             try:
                 pair = Pair.model_validate(table[system])
-                entry[system] = (_fighter(fname, f"{where}.a", system, pair.a),
-                                 _fighter(fname, f"{where}.b", system, pair.b))
+                entry[system] = (
+                    _fighter(fname, f"{where}.a", system, pair.a),
+                    _fighter(fname, f"{where}.b", system, pair.b),
+                )
                 labels.setdefault(mid, {})[system] = (
                     lethality.fighter_label(pair.a, built=entry[system][0], system=system),
-                    lethality.fighter_label(pair.b, built=entry[system][1], system=system))
+                    lethality.fighter_label(pair.b, built=entry[system][1], system=system),
+                )
                 specs.setdefault(mid, {})[system] = (dict(pair.a), dict(pair.b))
                 if pair.note:
                     entry.setdefault("notes", {})[system] = pair.note
@@ -201,16 +224,20 @@ def load_cross(path: str | Path | None = None) -> dict:
                 labels[key] = labels[mid]
                 specs[key] = specs[mid]
     if problems:
-        raise InputError(problems[0] if len(problems) == 1 else
-                         f"{fname}: {len(problems)} problems\n  " + "\n  ".join(problems))
+        raise InputError(
+            problems[0]
+            if len(problems) == 1
+            else f"{fname}: {len(problems)} problems\n  " + "\n  ".join(problems)
+        )
     ladder: dict[str, dict] = {}
     ladder_specs: dict[str, dict] = {}  # the mappings behind the rungs, for labels
     needed = {r for g in spec.groups.values() for r in (*g.side0, *g.side1)}
     for gid, g in spec.groups.items():
         for r in (*g.side0, *g.side1):
             if r not in LADDER:
-                raise InputError(f"{fname}: groups.{gid}: unknown rung {r!r}; known: "
-                                 + ", ".join(LADDER))
+                raise InputError(
+                    f"{fname}: groups.{gid}: unknown rung {r!r}; known: " + ", ".join(LADDER)
+                )
     for system in systems:
         rungs = spec.ladder.get(system)
         if rungs is None:
@@ -222,29 +249,55 @@ def load_cross(path: str | Path | None = None) -> dict:
             if rung not in rungs:
                 raise InputError(f"{fname}: ladder.{system}.{rung}: missing")
             if rung not in LADDER:
-                raise InputError(f"{fname}: ladder.{system}.{rung}: unknown rung; known: "
-                                 + ", ".join(LADDER))
-            ladder[system][rung] = _fighter(fname, f"ladder.{system}.{rung}", system,
-                                            rungs[rung])
+                raise InputError(
+                    f"{fname}: ladder.{system}.{rung}: unknown rung; known: " + ", ".join(LADDER)
+                )
+            ladder[system][rung] = _fighter(fname, f"ladder.{system}.{rung}", system, rungs[rung])
             ladder_specs[system][rung] = dict(rungs[rung])
-    return {"matchups": matchups, "groups": spec.groups, "ladder": ladder,
-            "ladder_specs": ladder_specs,
-            "labels": labels, "specs": specs, "systems": tuple(systems)}
+    return {
+        "matchups": matchups,
+        "groups": spec.groups,
+        "ladder": ladder,
+        "ladder_specs": ladder_specs,
+        "labels": labels,
+        "specs": specs,
+        "systems": tuple(systems),
+    }
 
 
-def _duel(system: str, a, b, method: str, trials: int, seed, round_cap: int,
-          progress, v=None, aftermath: str = "leave") -> tuple[FightStats, str]:
+def _duel(
+    system: str,
+    a,
+    b,
+    method: str,
+    trials: int,
+    seed,
+    round_cap: int,
+    progress,
+    v=None,
+    aftermath: str = "leave",
+) -> tuple[FightStats, str]:
     if method in ("exact", "both"):
         try:
-            return lethality.run_fight(system, [a], [b], "exact", variants=v,
-                                       round_cap=round_cap, aftermath=aftermath), ""
+            return lethality.run_fight(
+                system, [a], [b], "exact", variants=v, round_cap=round_cap, aftermath=aftermath
+            ), ""
         except InputError as exc:
             note = f"exact unavailable: {exc}"
     else:
         note = ""
-    return lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
-                               variants=v, round_cap=round_cap, progress=progress,
-                               aftermath=aftermath), note
+    return lethality.run_fight(
+        system,
+        [a],
+        [b],
+        "mc",
+        trials=trials,
+        seed=seed,
+        variants=v,
+        round_cap=round_cap,
+        progress=progress,
+        aftermath=aftermath,
+    ), note
 
 
 def _variants_of(system: str, variants, distance: int | None = None) -> Any:
@@ -267,20 +320,32 @@ def refuse_distance(variants) -> None:
     say one distance while computing another, so it is refused (InputError, one line):
     the distances belong in the matchup file. ``variants`` as for :func:`cross_stats`."""
     for system, given in (variants or {}).items():
-        pairs = (given.items() if isinstance(given, Mapping) else
-                 (str(x).partition("=")[::2] for x in given or ()))
+        pairs = (
+            given.items()
+            if isinstance(given, Mapping)
+            else (str(x).partition("=")[::2] for x in given or ())
+        )
         for name, value in pairs:
             if str(name).strip() == "distance":
                 raise InputError(
                     f"{system}:distance={str(value).strip()}: a cross-combat duel starts at "
                     "its matchup's distance (engaged, or the matchup file's `distances = "
-                    "[...]`); set the distances there, not as a variant")
+                    "[...]`); set the distances there, not as a variant"
+                )
 
 
-def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
-                round_cap: int = ROUND_CAP, progress: bool | None = None,
-                systems=None, variants: dict | None = None, aftermath: str = "leave",
-                ) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
+def cross_stats(
+    path=None,
+    *,
+    method: str = "exact",
+    trials: int = 20_000,
+    seed=None,
+    round_cap: int = ROUND_CAP,
+    progress: bool | None = None,
+    systems=None,
+    variants: dict | None = None,
+    aftermath: str = "leave",
+) -> dict[tuple[str, str, str], tuple[FightStats, str]]:
     """``{(matchup, system, method): (FightStats, note)}`` for every duel of the file.
 
     ``method``: ``exact`` (exact where the system's solver handles the duel, otherwise
@@ -300,21 +365,37 @@ def cross_stats(path=None, *, method: str = "exact", trials: int = 20_000, seed=
         for system in spec["systems"] if systems is None else systems:
             a, b = entry[system]
             v = _variants_of(system, variants, entry.get("distance"))
-            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress, v,
-                             aftermath)
+            st, note = _duel(system, a, b, method, trials, seed, round_cap, progress, v, aftermath)
             out[(mid, system, "exact" if st.exact else "mc")] = (st, note)
             if method == "both" and st.exact:
-                mc = lethality.run_fight(system, [a], [b], "mc", trials=trials, seed=seed,
-                                         variants=v, round_cap=round_cap,
-                                         progress=progress, aftermath=aftermath)
+                mc = lethality.run_fight(
+                    system,
+                    [a],
+                    [b],
+                    "mc",
+                    trials=trials,
+                    seed=seed,
+                    variants=v,
+                    round_cap=round_cap,
+                    progress=progress,
+                    aftermath=aftermath,
+                )
                 out[(mid, system, "mc")] = (mc, "")
     return out
 
 
-def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=None,
-                round_cap: int = ROUND_CAP, progress: bool | None = None,
-                stats: dict | None = None, variants: dict | None = None,
-                aftermath: str = "leave") -> pd.DataFrame:
+def cross_table(
+    path=None,
+    *,
+    method: str = "exact",
+    trials: int = 20_000,
+    seed=None,
+    round_cap: int = ROUND_CAP,
+    progress: bool | None = None,
+    stats: dict | None = None,
+    variants: dict | None = None,
+    aftermath: str = "leave",
+) -> pd.DataFrame:
     """One row per matchup × system (× method): who wins, how long, how deadly.
 
     Columns: ``distance`` (metres apart at the start; 0 = engaged), ``a``/``b``
@@ -328,17 +409,25 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
     """
     spec = load_cross(path)
     if stats is None:
-        stats = cross_stats(path, method=method, trials=trials, seed=seed,
-                            round_cap=round_cap, progress=progress, variants=variants,
-                            aftermath=aftermath)
+        stats = cross_stats(
+            path,
+            method=method,
+            trials=trials,
+            seed=seed,
+            round_cap=round_cap,
+            progress=progress,
+            variants=variants,
+            aftermath=aftermath,
+        )
     rows = []
     for (mid, system, m), (st, note) in stats.items():
         a, b = spec["matchups"][mid][system]
         label_a, label_b = spec["labels"][mid][system]
         s = lethality.summary(st)
         if s["aftermath"] != aftermath:
-            raise InputError(f"cross_table: {mid}/{system} ran with aftermath "
-                             f"{s['aftermath']}, not {aftermath}")
+            raise InputError(
+                f"cross_table: {mid}/{system} ran with aftermath {s['aftermath']}, not {aftermath}"
+            )
         eng = engine(system)
         entry = spec["matchups"][mid]
         # one attack of an unhurt fighter on another: the odds of a blow that lands, the
@@ -347,27 +436,50 @@ def cross_table(path=None, *, method: str = "exact", trials: int = 20_000, seed=
         note = "; ".join(x for x in (entry.get("notes", {}).get(system, ""), note) if x)
         ab = eng.one_hit(a, b, v)
         ba = eng.one_hit(b, a, v)
-        rows.append({
-            "matchup": mid, "system": system, "distance": entry.get("distance", 0),
-            "a": label_a, "b": label_b, "method": m,
-            "aftermath": s["aftermath"], "trials": st.trials,
-            "p_side0": s["p_side0"], "se_side0": s["se_side0"], "p_side1": s["p_side1"],
-            "se_side1": s["se_side1"], "p_neither": s["p_neither"], "se_neither": s["se_neither"],
-            "rounds_mean": s["rounds_mean"], "rounds_se": s["rounds_se"],
-            **{k: s[k] for k in s if k.startswith("rounds_q")},
-            **{k: s[k] for k in s if k.startswith(("p_loser_", "se_loser_"))},
-            **{k: s[k] for k in ("p_someone_dead", "se_someone_dead", "deaths_mean",
-                                 "se_deaths_mean")},
-            "one_hit_incap_a_on_b": ab["p_incapacitate"], "one_hit_kill_a_on_b": ab["p_kill"],
-            "one_hit_incap_b_on_a": ba["p_incapacitate"], "one_hit_kill_b_on_a": ba["p_kill"],
-            "note": note,
-        })
+        rows.append(
+            {
+                "matchup": mid,
+                "system": system,
+                "distance": entry.get("distance", 0),
+                "a": label_a,
+                "b": label_b,
+                "method": m,
+                "aftermath": s["aftermath"],
+                "trials": st.trials,
+                "p_side0": s["p_side0"],
+                "se_side0": s["se_side0"],
+                "p_side1": s["p_side1"],
+                "se_side1": s["se_side1"],
+                "p_neither": s["p_neither"],
+                "se_neither": s["se_neither"],
+                "rounds_mean": s["rounds_mean"],
+                "rounds_se": s["rounds_se"],
+                **{k: s[k] for k in s if k.startswith("rounds_q")},
+                **{k: s[k] for k in s if k.startswith(("p_loser_", "se_loser_"))},
+                **{
+                    k: s[k]
+                    for k in ("p_someone_dead", "se_someone_dead", "deaths_mean", "se_deaths_mean")
+                },
+                "one_hit_incap_a_on_b": ab["p_incapacitate"],
+                "one_hit_kill_a_on_b": ab["p_kill"],
+                "one_hit_incap_b_on_a": ba["p_incapacitate"],
+                "one_hit_kill_b_on_a": ba["p_kill"],
+                "note": note,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = ROUND_CAP,
-                progress: bool | None = None, variants: dict | None = None,
-                aftermath: str = "leave") -> tuple[pd.DataFrame, pd.DataFrame]:
+def group_table(
+    path=None,
+    *,
+    trials: int = 20_000,
+    seed=None,
+    round_cap: int = ROUND_CAP,
+    progress: bool | None = None,
+    variants: dict | None = None,
+    aftermath: str = "leave",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The file's group fights in every system (Monte Carlo): summary rows (with each
     side's fates, ``p_side0_dead`` … ``p_side1_standing`` and SEs, under ``aftermath``)
     and round-by-round survival (share of each side still able to act)."""
@@ -377,10 +489,18 @@ def group_table(path=None, *, trials: int = 20_000, seed=None, round_cap: int = 
         for system in spec["systems"]:
             lad, named = spec["ladder"][system], spec["ladder_specs"][system]
             row, standing = lethality.group_fight(
-                system, [lad[r] for r in g.side0], [lad[r] for r in g.side1], trials=trials,
-                seed=seed, variants=_variants_of(system, variants), round_cap=round_cap,
-                label=gid, progress=progress, aftermath=aftermath,
-                specs=([named[r] for r in g.side0], [named[r] for r in g.side1]))
+                system,
+                [lad[r] for r in g.side0],
+                [lad[r] for r in g.side1],
+                trials=trials,
+                seed=seed,
+                variants=_variants_of(system, variants),
+                round_cap=round_cap,
+                label=gid,
+                progress=progress,
+                aftermath=aftermath,
+                specs=([named[r] for r in g.side0], [named[r] for r in g.side1]),
+            )
             rows.append(row)
             frames.append(standing)
     return pd.DataFrame(rows), pd.concat(frames, ignore_index=True)
@@ -416,14 +536,20 @@ def cross_plot(stats: dict, matchup: str | None = None, max_round: int = 15):
             ax_r.plot(k, pmf[: k.size], color=color, ls=style, marker="o", ms=3, label=label)
             if not st.exact:
                 se = np.sqrt(np.clip(alive * (1 - alive), 0, None) / st.n)
-                ax_s.fill_between(k, alive - 2 * se, alive + 2 * se, step="post",
-                                  color=color, alpha=0.2)
+                ax_s.fill_between(
+                    k, alive - 2 * se, alive + 2 * se, step="post", color=color, alpha=0.2
+                )
                 se_r = np.sqrt(np.clip(pmf[: k.size] * (1 - pmf[: k.size]), 0, None) / st.n)
                 ax_r.errorbar(k, pmf[: k.size], yerr=2 * se_r, color=color, ls="none")
-        ax_s.set(title=f"{mid}: P(fight still on after round k)", xlabel="round",
-                 ylabel="probability", ylim=(0, 1.02))
-        ax_r.set(title=f"{mid}: round in which the fight ends", xlabel="round",
-                 ylabel="probability")
+        ax_s.set(
+            title=f"{mid}: P(fight still on after round k)",
+            xlabel="round",
+            ylabel="probability",
+            ylim=(0, 1.02),
+        )
+        ax_r.set(
+            title=f"{mid}: round in which the fight ends", xlabel="round", ylabel="probability"
+        )
         ax_s.grid(alpha=0.3)
         ax_r.grid(alpha=0.3)
     axes[0][1].legend(fontsize=7, loc="upper right")

@@ -15,9 +15,18 @@ import pandas as pd
 
 from engines.fight import FATES, SIDE_FATES, FightStats
 
-__all__ = ["QUANTILES", "damage_table", "deadliness_columns", "loser_fate_columns",
-           "rounds_quantiles", "rounds_table", "side_fate_columns", "standing_table", "summary",
-           "summary_table"]
+__all__ = [
+    "QUANTILES",
+    "damage_table",
+    "deadliness_columns",
+    "loser_fate_columns",
+    "rounds_quantiles",
+    "rounds_table",
+    "side_fate_columns",
+    "standing_table",
+    "summary",
+    "summary_table",
+]
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -107,9 +116,12 @@ def summary(stats: FightStats, **labels) -> dict:
         "method": _method(stats),
         "aftermath": str(stats.notes.get("aftermath", "leave")),
         "trials": stats.trials,
-        "p_side0": p[0], "se_side0": se[0],
-        "p_side1": p[1], "se_side1": se[1],
-        "p_neither": p[2], "se_neither": se[2],
+        "p_side0": p[0],
+        "se_side0": se[0],
+        "p_side1": p[1],
+        "se_side1": se[1],
+        "p_neither": p[2],
+        "se_neither": se[2],
         "rounds_mean": mean,
         "rounds_se": 0.0 if stats.exact else sd / np.sqrt(n),
         **rounds_quantiles(pmf),
@@ -119,8 +131,9 @@ def summary(stats: FightStats, **labels) -> dict:
     return row
 
 
-def summary_table(results: Mapping[str, FightStats] | list[tuple[dict, FightStats]],
-                  ) -> pd.DataFrame:
+def summary_table(
+    results: Mapping[str, FightStats] | list[tuple[dict, FightStats]],
+) -> pd.DataFrame:
     """Rows of :func:`summary` for several matchups: ``{label: stats}`` or
     ``[(labels, stats)]``."""
     items = results.items() if isinstance(results, Mapping) else results
@@ -139,8 +152,9 @@ def rounds_table(stats: FightStats, **labels) -> pd.DataFrame:
     frames = []
     for j, name in enumerate(("side0", "side1", "neither")):
         p = stats.rounds[:, j] / n
-        frames.append(pd.DataFrame({"round": k, "outcome": name, "p": p,
-                                    "se": _prop_se(p, n, stats.exact)}))
+        frames.append(
+            pd.DataFrame({"round": k, "outcome": name, "p": p, "se": _prop_se(p, n, stats.exact)})
+        )
     return _label_columns(pd.concat(frames, ignore_index=True), stats, labels)
 
 
@@ -154,9 +168,17 @@ def standing_table(stats: FightStats, sizes: tuple[int, int], **labels) -> pd.Da
     for side in (0, 1):
         mean = stats.standing[:, side] / n
         frac = mean / max(sizes[side], 1)
-        frames.append(pd.DataFrame({"round": k, "side": side, "standing_mean": mean,
-                                    "standing_share": frac,
-                                    "se_share": _prop_se(frac, n, stats.exact)}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "round": k,
+                    "side": side,
+                    "standing_mean": mean,
+                    "standing_share": frac,
+                    "se_share": _prop_se(frac, n, stats.exact),
+                }
+            )
+        )
     return _label_columns(pd.concat(frames, ignore_index=True), stats, labels)
 
 
@@ -165,6 +187,5 @@ def damage_table(stats: FightStats, **labels) -> pd.DataFrame:
     after the ``labels``, ``method`` and ``aftermath`` columns."""
     total = stats.hits.sum()
     p = stats.hits / total if total else np.zeros(stats.hits.size)
-    out = pd.DataFrame({"damage": np.arange(p.size), "p": p,
-                        "se": _prop_se(p, total, stats.exact)})
+    out = pd.DataFrame({"damage": np.arange(p.size), "p": p, "se": _prop_se(p, total, stats.exact)})
     return _label_columns(out, stats, labels)

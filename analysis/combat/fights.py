@@ -19,14 +19,26 @@ import numpy as np
 from engines.errors import InputError
 from engines.system import get, registry
 
-__all__ = ["METRICS", "METRIC_NAMES", "ONE_HIT_METRICS", "available", "check_metric",
-           "combat_variants", "engine", "fighter", "is_one_hit", "metric", "one_hit_value",
-           "with_knob"]
+__all__ = [
+    "METRICS",
+    "METRIC_NAMES",
+    "ONE_HIT_METRICS",
+    "available",
+    "check_metric",
+    "combat_variants",
+    "engine",
+    "fighter",
+    "is_one_hit",
+    "metric",
+    "one_hit_value",
+    "with_knob",
+]
 
 
 def _metric_win(side: int):
     def read(stats) -> tuple[float, float]:
         return float(stats.p_outcome()[side]), float(stats.se_outcome()[side])
+
     return read
 
 
@@ -44,18 +56,22 @@ def _metric_loser_fate(index: int):
     """P(the loser ends dead / dying / out) among decided fights, after the aftermath
     policy of the fight's variants (RULES.md "Lethality outcomes";
     ``FightStats.p_loser_fates``). NaN when no fight was decided."""
+
     def read(stats) -> tuple[float, float]:
         p, se = stats.p_loser_fates()
         return float(p[index]), float(se[index])
+
     return read
 
 
 def _metric_rounds_between(lo: int, hi: int):
     """P(the fight ends in a round lo..hi, both included), whatever its outcome."""
+
     def read(stats) -> tuple[float, float]:
         pmf = stats.rounds_pmf()
-        p = float(pmf[max(lo, 0):min(hi, pmf.size - 1) + 1].sum())
+        p = float(pmf[max(lo, 0) : min(hi, pmf.size - 1) + 1].sum())
         return p, 0.0 if stats.exact else math.sqrt(max(p * (1 - p), 0.0) / stats.n)
+
     return read
 
 
@@ -79,9 +95,14 @@ METRICS: dict[str, Callable] = {
 #: ``p_one_hit_kill`` is the hit itself killing; ``p_one_hit_dead`` / ``_dying`` / ``_out``
 #: are the hit dropping the target and the target then ending dead / dying / out under the
 #: aftermath policy of the variants (they sum to ``p_one_hit_incapacitate``).
-ONE_HIT_METRICS = {"p_one_hit_hit": "p_hit", "p_one_hit_incapacitate": "p_incapacitate",
-                   "p_one_hit_kill": "p_kill", "p_one_hit_dead": "p_dead",
-                   "p_one_hit_dying": "p_dying", "p_one_hit_out": "p_out"}
+ONE_HIT_METRICS = {
+    "p_one_hit_hit": "p_hit",
+    "p_one_hit_incapacitate": "p_incapacitate",
+    "p_one_hit_kill": "p_kill",
+    "p_one_hit_dead": "p_dead",
+    "p_one_hit_dying": "p_dying",
+    "p_one_hit_out": "p_out",
+}
 
 #: Every metric name a solver or sweep accepts (``p_rounds_between:LO:HI`` besides).
 METRIC_NAMES = (*METRICS, "p_rounds_between:LO:HI", *ONE_HIT_METRICS)
@@ -113,8 +134,10 @@ def metric(name: str) -> Callable:
             if len(parts) != 3 or lo < 0 or hi < lo:
                 raise ValueError
         except (ValueError, IndexError):
-            raise InputError(f"metric: expected p_rounds_between:LO:HI with 0 <= LO <= HI "
-                             f"whole rounds, got {name!r}") from None
+            raise InputError(
+                f"metric: expected p_rounds_between:LO:HI with 0 <= LO <= HI "
+                f"whole rounds, got {name!r}"
+            ) from None
         return _metric_rounds_between(lo, hi)
     if name not in METRICS:
         raise InputError(f"metric: unknown {name!r}; known: {', '.join(METRIC_NAMES)}")
@@ -130,8 +153,10 @@ def one_hit_value(system: str, odds: dict, name: str) -> float:
     the engine does not give it)."""
     key = ONE_HIT_METRICS[str(name).strip()]
     if key not in odds:
-        raise InputError(f"metric {name}: the {system} combat engine's one_hit gives no "
-                         f"{key!r} (it gives {', '.join(sorted(odds))})")
+        raise InputError(
+            f"metric {name}: the {system} combat engine's one_hit gives no "
+            f"{key!r} (it gives {', '.join(sorted(odds))})"
+        )
     return float(odds[key])
 
 

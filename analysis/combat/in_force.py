@@ -47,8 +47,7 @@ def split(system: str, given=()) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(checks), tuple(combat)
 
 
-def variants_in_force(system: str, given=(), aftermath: str | None = None
-                      ) -> VariantsInForce:
+def variants_in_force(system: str, given=(), aftermath: str | None = None) -> VariantsInForce:
     """The check and combat ``Variants`` of ``system`` under ``given`` (``NAME=VALUE``
     strings, either part's names mixed; an unknown name or bad value is an
     :class:`~engines.errors.InputError`) and, for combat, the aftermath policy."""

@@ -31,14 +31,42 @@ from engines.constants import ROUND_CAP
 from engines.errors import InputError
 from engines.fight import HIST_FIELDS, FightStats, check_aftermath
 
-__all__ = ["MC_BATCH", "PROGRESS_WORK", "QUANTILES", "aftermath_of", "agreement", "armour_table",
-           "combat_variants", "damage_table", "deadliness_columns", "distance_systems",
-           "distance_table", "duel_stats", "duel_table", "fighter_label", "gear_name",
-           "group_fight", "has_distance", "loser_fate_columns", "merge_stats", "name_of",
-           "one_hit", "one_hit_table",
-           "rounds_quantiles", "rounds_table", "run_fight", "side_fate_columns", "side_label",
-           "standing_table", "stats_names", "summary", "summary_table", "tactic_table",
-           "variants_text", "weapon_table"]
+__all__ = [
+    "MC_BATCH",
+    "PROGRESS_WORK",
+    "QUANTILES",
+    "aftermath_of",
+    "agreement",
+    "armour_table",
+    "combat_variants",
+    "damage_table",
+    "deadliness_columns",
+    "distance_systems",
+    "distance_table",
+    "duel_stats",
+    "duel_table",
+    "fighter_label",
+    "gear_name",
+    "group_fight",
+    "has_distance",
+    "loser_fate_columns",
+    "merge_stats",
+    "name_of",
+    "one_hit",
+    "one_hit_table",
+    "rounds_quantiles",
+    "rounds_table",
+    "run_fight",
+    "side_fate_columns",
+    "side_label",
+    "standing_table",
+    "stats_names",
+    "summary",
+    "summary_table",
+    "tactic_table",
+    "variants_text",
+    "weapon_table",
+]
 
 
 def aftermath_of(variants) -> str:
@@ -122,8 +150,7 @@ def fighter_label(spec, overrides=None, built=None, system: str | None = None) -
 def side_label(system: str, specs: list, built: list) -> str:
     """One side of a group fight: each fighter's :func:`fighter_label`, a run of the same
     label counted (``3 × street_thug (weapon=unarmed_lethal)``)."""
-    labels = [fighter_label(s, built=c, system=system) for s, c in zip(specs, built,
-                                                                       strict=True)]
+    labels = [fighter_label(s, built=c, system=system) for s, c in zip(specs, built, strict=True)]
     runs: list[list] = []
     for label in labels:
         if runs and runs[-1][0] == label:
@@ -152,11 +179,15 @@ def variants_text(variants, named=()) -> str:
     for f in dataclasses.fields(variants):
         value = getattr(variants, f.name)
         if value != getattr(default, f.name) or f.name in named:
-            text = ("none" if value is None else str(value).lower()
-                    if isinstance(value, bool) else str(value))
+            text = (
+                "none"
+                if value is None
+                else str(value).lower()
+                if isinstance(value, bool)
+                else str(value)
+            )
             parts.append(f"{f.name}={text}")
     return "; ".join(parts) or "defaults"
-
 
 
 # ---------------------------------------------------------------------------------------
@@ -180,8 +211,10 @@ def _fighter(system: str, spec, overrides=None, label: str | None = None):
         return combatant(system, spec, overrides, label=label)
     kinds = tuple(getattr(eng, k) for k in ("Combatant", "Fighter") if hasattr(eng, k))
     if not isinstance(spec, kinds):
-        raise InputError(f"{system}: expected an archetype name, a trait table or a "
-                         f"{system} combatant, got {type(spec).__name__}")
+        raise InputError(
+            f"{system}: expected an archetype name, a trait table or a "
+            f"{system} combatant, got {type(spec).__name__}"
+        )
     if overrides:
         raise InputError(f"{system}: overrides need an archetype name, not a built combatant")
     return spec
@@ -203,10 +236,20 @@ def merge_stats(parts: list[FightStats]) -> FightStats:
     return out
 
 
-def run_fight(system: str, side0: list, side1: list, method: str = "mc", *,
-              trials: int = 20_000, seed=None, variants=None, round_cap: int = ROUND_CAP,
-              progress: bool | None = None, aftermath: str | None = None,
-              on_batch: Callable[[int, int], None] | None = None) -> FightStats:
+def run_fight(
+    system: str,
+    side0: list,
+    side1: list,
+    method: str = "mc",
+    *,
+    trials: int = 20_000,
+    seed=None,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    progress: bool | None = None,
+    aftermath: str | None = None,
+    on_batch: Callable[[int, int], None] | None = None,
+) -> FightStats:
     """One fight between two sides of engine combatants, exact (1-vs-1 only) or MC.
 
     ``aftermath`` sets the combat variant of that name (see :func:`combat_variants`); the
@@ -223,20 +266,24 @@ def run_fight(system: str, side0: list, side1: list, method: str = "mc", *,
 
     eng = engine(system)
     v = combat_variants(system, variants, aftermath)
-    st = _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, progress,
-                    bar, on_batch)
+    st = _run_fight(
+        eng, system, side0, side1, method, trials, seed, v, round_cap, progress, bar, on_batch
+    )
     st.notes["aftermath"] = aftermath_of(v)
     return st
 
 
-def _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, progress,
-               bar, on_batch=None) -> FightStats:
+def _run_fight(
+    eng, system, side0, side1, method, trials, seed, v, round_cap, progress, bar, on_batch=None
+) -> FightStats:
     from engines.rng import normalize_seed
 
     if method == "exact":
         if len(side0) != 1 or len(side1) != 1:
-            raise InputError(f"{system}: exact results exist for duels only "
-                             f"({len(side0)} vs {len(side1)}); use the mc method")
+            raise InputError(
+                f"{system}: exact results exist for duels only "
+                f"({len(side0)} vs {len(side1)}); use the mc method"
+            )
         return eng.duel_exact(side0[0], side1[0], v, round_cap)
     if method != "mc":
         raise InputError(f"method: expected exact or mc, got {method!r}")
@@ -250,8 +297,7 @@ def _run_fight(eng, system, side0, side1, method, trials, seed, v, round_cap, pr
         return st
     seeds = normalize_seed(seed).spawn(n_batches)
     sizes = [MC_BATCH] * (n_batches - 1) + [int(trials) - MC_BATCH * (n_batches - 1)]
-    show = progress if progress is not None else \
-        trials * (len(side0) + len(side1)) >= PROGRESS_WORK
+    show = progress if progress is not None else trials * (len(side0) + len(side1)) >= PROGRESS_WORK
     parts = []
     with bar(int(trials), f"{system} fights", unit="fight", disable=not show or None) as pbar:
         for n, ss in zip(sizes, seeds, strict=True):
@@ -268,11 +314,22 @@ def _methods(method: str) -> tuple[str, ...]:
     return ("exact", "mc") if method == "both" else (method,)
 
 
-def duel_stats(system: str, a, b, method: str = "exact", *, trials: int = 20_000, seed=None,
-               variants=None, round_cap: int = ROUND_CAP, overrides_a=None, overrides_b=None,
-               progress: bool | None = None, aftermath: str | None = None,
-               on_batch: Callable[[int, int], None] | None = None,
-               ) -> dict[str, FightStats]:
+def duel_stats(
+    system: str,
+    a,
+    b,
+    method: str = "exact",
+    *,
+    trials: int = 20_000,
+    seed=None,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    overrides_a=None,
+    overrides_b=None,
+    progress: bool | None = None,
+    aftermath: str | None = None,
+    on_batch: Callable[[int, int], None] | None = None,
+) -> dict[str, FightStats]:
     """``{method: FightStats}`` of a duel between ``a`` (side 0) and ``b`` (side 1)
     (``on_batch``: see :func:`run_fight`).
 
@@ -280,10 +337,22 @@ def duel_stats(system: str, a, b, method: str = "exact", *, trials: int = 20_000
     overrides and weapon (:func:`fighter_label`)."""
     fa = _fighter(system, a, overrides_a)
     fb = _fighter(system, b, overrides_b)
-    out = {m: run_fight(system, [fa], [fb], m, trials=trials, seed=seed, variants=variants,
-                        round_cap=round_cap, progress=progress, aftermath=aftermath,
-                        on_batch=on_batch if m == "mc" else None)
-           for m in _methods(method)}
+    out = {
+        m: run_fight(
+            system,
+            [fa],
+            [fb],
+            m,
+            trials=trials,
+            seed=seed,
+            variants=variants,
+            round_cap=round_cap,
+            progress=progress,
+            aftermath=aftermath,
+            on_batch=on_batch if m == "mc" else None,
+        )
+        for m in _methods(method)
+    }
     for st in out.values():
         st.notes["label_a"] = fighter_label(a, overrides_a, fa, system)
         st.notes["label_b"] = fighter_label(b, overrides_b, fb, system)
@@ -308,11 +377,22 @@ def agreement(exact_row: dict, mc_row: dict) -> dict:
     return out
 
 
-def duel_table(system: str, a, b, method: str = "exact", trials: int = 20_000, seed=None,
-               variants=None, round_cap: int = ROUND_CAP, *, overrides_a=None,
-               overrides_b=None, progress: bool | None = None,
-               stats: dict[str, FightStats] | None = None,
-               aftermath: str | None = None) -> pd.DataFrame:
+def duel_table(
+    system: str,
+    a,
+    b,
+    method: str = "exact",
+    trials: int = 20_000,
+    seed=None,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    *,
+    overrides_a=None,
+    overrides_b=None,
+    progress: bool | None = None,
+    stats: dict[str, FightStats] | None = None,
+    aftermath: str | None = None,
+) -> pd.DataFrame:
     """Summary of a duel (:func:`summary` columns), one row per method.
 
     Columns ``a`` and ``b`` name each fighter with its overrides and weapon
@@ -329,9 +409,20 @@ def duel_table(system: str, a, b, method: str = "exact", trials: int = 20_000, s
     0.882
     """
     if stats is None:
-        stats = duel_stats(system, a, b, method, trials=trials, seed=seed, variants=variants,
-                           round_cap=round_cap, overrides_a=overrides_a,
-                           overrides_b=overrides_b, progress=progress, aftermath=aftermath)
+        stats = duel_stats(
+            system,
+            a,
+            b,
+            method,
+            trials=trials,
+            seed=seed,
+            variants=variants,
+            round_cap=round_cap,
+            overrides_a=overrides_a,
+            overrides_b=overrides_b,
+            progress=progress,
+            aftermath=aftermath,
+        )
     names = stats_names(stats, a, b, overrides_a, overrides_b)
     rows = [summary(st, system=system, a=names[0], b=names[1]) for st in stats.values()]
     if len(rows) == 2:
@@ -339,8 +430,9 @@ def duel_table(system: str, a, b, method: str = "exact", trials: int = 20_000, s
     return pd.DataFrame(rows)
 
 
-def stats_names(stats: dict[str, FightStats], a=None, b=None, overrides_a=None,
-                overrides_b=None) -> tuple[str, str]:
+def stats_names(
+    stats: dict[str, FightStats], a=None, b=None, overrides_a=None, overrides_b=None
+) -> tuple[str, str]:
     """The labels of sides A and B: those :func:`duel_stats` stored, else built from the
     specs ``a`` and ``b`` (:func:`fighter_label`)."""
     for st in stats.values():
@@ -349,12 +441,22 @@ def stats_names(stats: dict[str, FightStats], a=None, b=None, overrides_a=None,
     if a is None or b is None:
         raise InputError("duel table: name the fighters (a, b) or pass duel_stats results")
     system = next((st.system for st in stats.values()), None)
-    return (fighter_label(a, overrides_a, system=system),
-            fighter_label(b, overrides_b, system=system))
+    return (
+        fighter_label(a, overrides_a, system=system),
+        fighter_label(b, overrides_b, system=system),
+    )
 
 
-def one_hit(system: str, attacker, target, variants=None, *, overrides_a=None,
-            overrides_b=None, aftermath: str | None = None) -> dict:
+def one_hit(
+    system: str,
+    attacker,
+    target,
+    variants=None,
+    *,
+    overrides_a=None,
+    overrides_b=None,
+    aftermath: str | None = None,
+) -> dict:
     """P(hit), P(incapacitate), P(kill) of one attack on an unhurt target, and P(dead),
     P(dying), P(out) after the aftermath policy: the engine's ``one_hit`` (each cites its
     rules: A14/A15, C6, B9/B10, DX7–DX9, E13)."""
@@ -365,8 +467,14 @@ def one_hit(system: str, attacker, target, variants=None, *, overrides_a=None,
     return engine(system).one_hit(fa, fb, combat_variants(system, variants, aftermath))
 
 
-def one_hit_table(system: str, attacker, targets, weapons: list[str] | None = None,
-                  variants=None, aftermath: str | None = None) -> pd.DataFrame:
+def one_hit_table(
+    system: str,
+    attacker,
+    targets,
+    weapons: list[str] | None = None,
+    variants=None,
+    aftermath: str | None = None,
+) -> pd.DataFrame:
     """One-hit incapacitation and kill odds by the attacker's weapon and by target (exact).
 
     ``weapons`` defaults to every weapon of the system's data file; ``targets`` are
@@ -393,51 +501,132 @@ def one_hit_table(system: str, attacker, targets, weapons: list[str] | None = No
             where = {}
             if dist > 0:
                 if "in_range" not in odds:
-                    raise InputError(f"{system}: the one-attack table is engaged only (its "
-                                     f"one_hit has no range rules); drop --distance {dist}")
+                    raise InputError(
+                        f"{system}: the one-attack table is engaged only (its "
+                        f"one_hit has no range rules); drop --distance {dist}"
+                    )
                 where = {"distance": dist, "in_range": bool(odds.pop("in_range"))}
-            rows.append({"system": system, "attacker": name_of(fa), "weapon": w,
-                         "target": name_of(ft), **where, "method": "exact",
-                         "aftermath": aftermath_of(variants), **odds})
+            rows.append(
+                {
+                    "system": system,
+                    "attacker": name_of(fa),
+                    "weapon": w,
+                    "target": name_of(ft),
+                    **where,
+                    "method": "exact",
+                    "aftermath": aftermath_of(variants),
+                    **odds,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def _effect_table(system: str, a, b, key: str, values: list, method: str, trials: int, seed,
-                  variants, round_cap: int, progress) -> pd.DataFrame:
+def _effect_table(
+    system: str,
+    a,
+    b,
+    key: str,
+    values: list,
+    method: str,
+    trials: int,
+    seed,
+    variants,
+    round_cap: int,
+    progress,
+) -> pd.DataFrame:
     frames = []
     for value in values:
-        stats = duel_stats(system, a, b, method, trials=trials, seed=seed, variants=variants,
-                           round_cap=round_cap, overrides_a={key: value}, progress=progress)
+        stats = duel_stats(
+            system,
+            a,
+            b,
+            method,
+            trials=trials,
+            seed=seed,
+            variants=variants,
+            round_cap=round_cap,
+            overrides_a={key: value},
+            progress=progress,
+        )
         t = duel_table(system, a, b, stats=stats)
         t.insert(1, key, value)
         frames.append(t)
     return pd.concat(frames, ignore_index=True)
 
 
-def weapon_table(system: str, a, b, weapons: list | None = None, method: str = "exact",
-                 trials: int = 20_000, seed=None, variants=None,
-                 round_cap: int = ROUND_CAP, progress: bool | None = None) -> pd.DataFrame:
+def weapon_table(
+    system: str,
+    a,
+    b,
+    weapons: list | None = None,
+    method: str = "exact",
+    trials: int = 20_000,
+    seed=None,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """The same duel with each weapon of side A (every weapon of the system's data file
     by default): one row each."""
     from analysis.combat.archetypes import weapons as all_weapons
 
-    return _effect_table(system, a, b, "weapon", weapons or all_weapons(system), method,
-                         trials, seed, variants, round_cap, progress)
+    return _effect_table(
+        system,
+        a,
+        b,
+        "weapon",
+        weapons or all_weapons(system),
+        method,
+        trials,
+        seed,
+        variants,
+        round_cap,
+        progress,
+    )
 
 
-def tactic_table(system: str, a, b, tactics: list | None = None, method: str = "exact",
-                 trials: int = 20_000, seed=None, variants=None,
-                 round_cap: int = ROUND_CAP, progress: bool | None = None) -> pd.DataFrame:
+def tactic_table(
+    system: str,
+    a,
+    b,
+    tactics: list | None = None,
+    method: str = "exact",
+    trials: int = 20_000,
+    seed=None,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """The same duel with each tactic of side A (A6, C13, B4, DX2, E16): one row each."""
     from analysis.combat.archetypes import tactics as all_tactics
 
-    return _effect_table(system, a, b, "tactic", tactics or all_tactics(system), method,
-                         trials, seed, variants, round_cap, progress)
+    return _effect_table(
+        system,
+        a,
+        b,
+        "tactic",
+        tactics or all_tactics(system),
+        method,
+        trials,
+        seed,
+        variants,
+        round_cap,
+        progress,
+    )
 
 
-def armour_table(system: str, a, b, armours: list | None = None, method: str = "exact",
-                 trials: int = 20_000, seed=None, variants=None,
-                 round_cap: int = ROUND_CAP, progress: bool | None = None) -> pd.DataFrame:
+def armour_table(
+    system: str,
+    a,
+    b,
+    armours: list | None = None,
+    method: str = "exact",
+    trials: int = 20_000,
+    seed=None,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """The same duel with each armour of side A (A13, DX11, E12 Toughness): one row each.
 
     ``dice_pool_6`` and ``middle_3d10`` have no armour rules (an error says so).
@@ -447,14 +636,25 @@ def armour_table(system: str, a, b, armours: list | None = None, method: str = "
     values = armours or all_armours(system)
     if not values:
         raise InputError(f"{system}: no armour rules in this system, so no armour table")
-    return _effect_table(system, a, b, "armour", values, method, trials, seed, variants,
-                         round_cap, progress)
+    return _effect_table(
+        system, a, b, "armour", values, method, trials, seed, variants, round_cap, progress
+    )
 
 
-def group_fight(system: str, side0: list, side1: list, *, trials: int = 20_000, seed=None,
-                variants=None, round_cap: int = ROUND_CAP, label: str = "",
-                progress: bool | None = None, aftermath: str | None = None,
-                specs: tuple[list, list] | None = None) -> tuple[dict, pd.DataFrame]:
+def group_fight(
+    system: str,
+    side0: list,
+    side1: list,
+    *,
+    trials: int = 20_000,
+    seed=None,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    label: str = "",
+    progress: bool | None = None,
+    aftermath: str | None = None,
+    specs: tuple[list, list] | None = None,
+) -> tuple[dict, pd.DataFrame]:
     """An N-vs-M fight (Monte Carlo): its :func:`summary` row with the per-side fates
     (:func:`side_fate_columns`) and round-by-round survival (:func:`standing_table`).
     Sides are lists of archetype names, mappings or engine combatants; ``side0`` and
@@ -467,13 +667,28 @@ def group_fight(system: str, side0: list, side1: list, *, trials: int = 20_000, 
     s0 = [_fighter(system, x) for x in side0]
     s1 = [_fighter(system, x) for x in side1]
     names0, names1 = specs if specs is not None else (side0, side1)
-    st = run_fight(system, s0, s1, "mc", trials=trials, seed=seed, variants=variants,
-                   round_cap=round_cap, progress=progress, aftermath=aftermath)
-    labels = {"system": system, "fight": label or f"{len(s0)}v{len(s1)}",
-              "side0": ", ".join(fighter_label(x, built=c, system=system)
-                                 for x, c in zip(names0, s0, strict=True)),
-              "side1": ", ".join(fighter_label(x, built=c, system=system)
-                                 for x, c in zip(names1, s1, strict=True))}
+    st = run_fight(
+        system,
+        s0,
+        s1,
+        "mc",
+        trials=trials,
+        seed=seed,
+        variants=variants,
+        round_cap=round_cap,
+        progress=progress,
+        aftermath=aftermath,
+    )
+    labels = {
+        "system": system,
+        "fight": label or f"{len(s0)}v{len(s1)}",
+        "side0": ", ".join(
+            fighter_label(x, built=c, system=system) for x, c in zip(names0, s0, strict=True)
+        ),
+        "side1": ", ".join(
+            fighter_label(x, built=c, system=system) for x, c in zip(names1, s1, strict=True)
+        ),
+    }
     row = summary(st, **labels)
     row.update(side_fate_columns(st))
     standing = standing_table(st, (len(s0), len(s1)), **labels)
@@ -497,9 +712,18 @@ def distance_systems() -> list[str]:
     return [sid for sid, s in registry().items() if s.combat is not None and has_distance(sid)]
 
 
-def distance_table(system: str, a, b, distances, method: str = "exact", trials: int = 20_000,
-                   seed=None, variants=None, round_cap: int = ROUND_CAP,
-                   progress: bool | None = None) -> pd.DataFrame:
+def distance_table(
+    system: str,
+    a,
+    b,
+    distances,
+    method: str = "exact",
+    trials: int = 20_000,
+    seed=None,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """:func:`duel_table` at each starting distance (metres), one block of rows per
     distance with a ``distance`` column first: who wins, the loser's fates and the rounds
     as the fighters start further apart. Each distance's Monte Carlo run draws from
@@ -510,8 +734,17 @@ def distance_table(system: str, a, b, distances, method: str = "exact", trials: 
     frames = []
     for d in distances:
         v = dataclasses.replace(base, distance=int(d))
-        t = duel_table(system, a, b, method, trials=trials, seed=seed, variants=v,
-                       round_cap=round_cap, progress=progress)
+        t = duel_table(
+            system,
+            a,
+            b,
+            method,
+            trials=trials,
+            seed=seed,
+            variants=v,
+            round_cap=round_cap,
+            progress=progress,
+        )
         t.insert(0, "distance", int(d))
         frames.append(t)
     return pd.concat(frames, ignore_index=True)

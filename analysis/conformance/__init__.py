@@ -92,6 +92,7 @@ The checks live in :mod:`analysis.conformance.rolls` (one roll: grid, neutral, e
 Monte Carlo, variants, scenario) and :mod:`analysis.conformance.rules` (ladder, opposed,
 combat, campaign); what they share in :mod:`analysis.conformance.base`.
 """
+
 from __future__ import annotations
 
 import time
@@ -144,8 +145,13 @@ RUN: dict[str, Callable[[Context], str]] = {**rolls.RUN, **rules.RUN}
 assert set(RUN) == set(CHECKS)
 
 
-def check_system(system: System | str, *, trials: int = TRIALS, seed: Seed = SEED,
-                 checks: Iterable[str] | None = None) -> Conformance:
+def check_system(
+    system: System | str,
+    *,
+    trials: int = TRIALS,
+    seed: Seed = SEED,
+    checks: Iterable[str] | None = None,
+) -> Conformance:
     """Run every conformance check that applies to ``system``.
 
     Parameters
@@ -179,8 +185,9 @@ def check_system(system: System | str, *, trials: int = TRIALS, seed: Seed = SEE
     """
     spec = get(system) if isinstance(system, str) else system
     if not isinstance(spec, System):
-        raise InputError(f"check_system: expected a System or a system id, got "
-                         f"{type(system).__name__}")
+        raise InputError(
+            f"check_system: expected a System or a system id, got {type(system).__name__}"
+        )
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise InputError(f"trials: expected a positive integer, got {trials!r}")
     wanted = list(CHECKS) if checks is None else [str(c) for c in checks]
@@ -206,19 +213,25 @@ def check_system(system: System | str, *, trials: int = TRIALS, seed: Seed = SEE
                 except AssertionError as exc:
                     result = ("failed", str(exc))
                 except Exception as exc:  # a hook that crashes fails its check
-                    result = ("failed", f"raised {type(exc).__name__}: {exc} "
-                                        f"({raised_at(exc)})")
+                    result = ("failed", f"raised {type(exc).__name__}: {exc} ({raised_at(exc)})")
             status[name] = result[0]
-            results.append(CheckResult(name, result[0], result[1],  # type: ignore[arg-type]
-                                       time.perf_counter() - start))
+            results.append(
+                CheckResult(
+                    name,
+                    result[0],
+                    result[1],  # type: ignore[arg-type]
+                    time.perf_counter() - start,
+                )
+            )
     report = Conformance(spec.id, tuple(results), trials)
     if report.failed:
         raise ConformanceError(report)
     return report
 
 
-def run_check(system: System | str, check: str, *, trials: int = TRIALS,
-              seed: Seed = SEED) -> CheckResult:
+def run_check(
+    system: System | str, check: str, *, trials: int = TRIALS, seed: Seed = SEED
+) -> CheckResult:
     """Run one check of :data:`CHECKS` on ``system`` (:func:`check_system` with
     ``checks=[check]``): its :class:`CheckResult` when it passed or was skipped; a
     :class:`ConformanceError` when it failed."""
@@ -244,8 +257,13 @@ class _Check:
         return f"check {self.name}"
 
 
-def parametrize_with_checks(systems: Iterable[System | str], *, trials: int = TRIALS,
-                            seed: Seed = SEED, checks: Iterable[str] | None = None):
+def parametrize_with_checks(
+    systems: Iterable[System | str],
+    *,
+    trials: int = TRIALS,
+    seed: Seed = SEED,
+    checks: Iterable[str] | None = None,
+):
     """A pytest decorator: the test runs once per (system, check of :data:`CHECKS`), with
     the arguments ``system`` (the id or ``System`` given) and ``check`` (call it with the
     system), and the test id ``<system id>-<check>`` — scikit-learn's
@@ -270,6 +288,7 @@ def parametrize_with_checks(systems: Iterable[System | str], *, trials: int = TR
     params = []
     for system in systems:
         sid = system if isinstance(system, str) else system.id
-        params += [pytest.param(system, _Check(name, trials, seed), id=f"{sid}-{name}")
-                   for name in names]
+        params += [
+            pytest.param(system, _Check(name, trials, seed), id=f"{sid}-{name}") for name in names
+        ]
     return pytest.mark.parametrize(("system", "check"), params)

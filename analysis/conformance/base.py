@@ -15,31 +15,52 @@ import pandas as pd
 
 from engines.system import System, registered, registry
 
-__all__ = ["CHECKS", "DUELS", "EXACT_TOL", "NEEDS", "RUNGS", "SCENARIO_TRIALS", "SEED", "SESSIONS",
-           "STREAMS", "TRIALS", "CheckResult", "Conformance", "ConformanceError",
-           "Context", "Skip", "cell_text", "fail", "fmt", "monotone", "off",
-           "raised_at", "standing_in", "tolerance", "worst"]
+__all__ = [
+    "CHECKS",
+    "DUELS",
+    "EXACT_TOL",
+    "NEEDS",
+    "RUNGS",
+    "SCENARIO_TRIALS",
+    "SEED",
+    "SESSIONS",
+    "STREAMS",
+    "TRIALS",
+    "CheckResult",
+    "Conformance",
+    "ConformanceError",
+    "Context",
+    "Skip",
+    "cell_text",
+    "fail",
+    "fmt",
+    "monotone",
+    "off",
+    "raised_at",
+    "standing_in",
+    "tolerance",
+    "worst",
+]
 
 #: Every check, in the order :func:`analysis.conformance.check_system` runs them, with
 #: what it verifies.
 CHECKS: dict[str, str] = {
     "grid": "check_grid shapes, code count and values are consistent",
     "neutral": "every axis but the ladder's competence and difficulty axes declares the "
-               "neutral value other commands hold it at",
+    "neutral value other commands hold it at",
     "exact": "exact code distributions: one row per roll setting, each summing to 1",
     "monte_carlo": "Monte Carlo counts sum to the trials, repeat with the seed and agree "
-                   "with exact per code and per cell (5 SE + 1/n)",
-    "variants": "default variants round-trip through NAME=VALUE text; bad values raise "
-                "InputError",
+    "with exact per code and per cell (5 SE + 1/n)",
+    "variants": "default variants round-trip through NAME=VALUE text; bad values raise InputError",
     "ladder": "P(success) never falls with competence nor rises with difficulty (or the "
-              "weaker property of a declared exception)",
+    "weaker property of a declared exception)",
     "opposed": "opposed ties share in [0, 1], P(a wins) + P(b wins) = 1, Monte Carlo "
-               "agrees with exact",
+    "agrees with exact",
     "scenario": "a one-entry scenario file validates and runs",
     "combat": "duel outcomes and loser fates sum to 1, a mirror duel is even, Monte Carlo "
-              "agrees with the exact chain",
+    "agrees with the exact chain",
     "campaign": "every mechanic's session distributions sum to 1 and Monte Carlo agrees "
-                "with the chain",
+    "with the chain",
 }
 
 #: Checks whose inputs another check computes: skipped when that one failed.
@@ -53,8 +74,18 @@ NEEDS: dict[str, tuple[str, ...]] = {
 
 #: The random stream of each check: its place here (a check added later goes last, so
 #: the streams of the others never move).
-STREAMS = ("grid", "exact", "monte_carlo", "variants", "ladder", "opposed", "scenario",
-           "combat", "campaign", "neutral")
+STREAMS = (
+    "grid",
+    "exact",
+    "monte_carlo",
+    "variants",
+    "ladder",
+    "opposed",
+    "scenario",
+    "combat",
+    "campaign",
+    "neutral",
+)
 
 #: Default Monte Carlo trials per roll setting, duel and campaign mechanic.
 TRIALS = 20_000
@@ -113,13 +144,13 @@ class Conformance:
         raise KeyError(check)
 
     def __str__(self) -> str:
-        return "\n".join(f"{self.system}: {r.check}: {r.status}: {r.detail}"
-                         for r in self.results)
+        return "\n".join(f"{self.system}: {r.check}: {r.status}: {r.detail}" for r in self.results)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per check: ``system, check, status, detail, seconds``."""
-        return pd.DataFrame([{"system": self.system, **dataclasses.asdict(r)}
-                             for r in self.results])
+        return pd.DataFrame(
+            [{"system": self.system, **dataclasses.asdict(r)} for r in self.results]
+        )
 
 
 class ConformanceError(AssertionError):
@@ -128,10 +159,13 @@ class ConformanceError(AssertionError):
     def __init__(self, report: Conformance):
         self.report = report
         failed = [r for r in report.results if r.status == "failed"]
-        head = (f"{report.system} does not conform: {len(failed)} of {len(report.results)} "
-                f"checks failed ({', '.join(r.check for r in failed)})")
-        super().__init__("\n".join([head, *(f"  {report.system}: {r.check}: {r.detail}"
-                                            for r in failed)]))
+        head = (
+            f"{report.system} does not conform: {len(failed)} of {len(report.results)} "
+            f"checks failed ({', '.join(r.check for r in failed)})"
+        )
+        super().__init__(
+            "\n".join([head, *(f"  {report.system}: {r.check}: {r.detail}" for r in failed)])
+        )
 
 
 class Skip(Exception):
@@ -235,8 +269,9 @@ class Context:
 
         if self.spec.checks.grid is None:
             raise Skip("the system declares no check grid, so it has no success curves")
-        return self._once("grid", lambda: build_grid(self.sid, self.variants,
-                                                     dict(self.spec.checks.hidden_axes)))
+        return self._once(
+            "grid", lambda: build_grid(self.sid, self.variants, dict(self.spec.checks.hidden_axes))
+        )
 
     @property
     def exact(self) -> np.ndarray:
@@ -244,8 +279,9 @@ class Context:
         from analysis.checks.curves import settings_exact
 
         g = self.grid
-        return self._once("exact", lambda: settings_exact(self.sid, g.settings, self.variants,
-                                                          g.mask.shape[1]))
+        return self._once(
+            "exact", lambda: settings_exact(self.sid, g.settings, self.variants, g.mask.shape[1])
+        )
 
     @property
     def p_cells(self) -> np.ndarray:
@@ -266,9 +302,11 @@ def fail(message: str) -> NoReturn:
 
 def off(what: str, est, p, tol, n: int, outside: int, total: int, unit: str) -> str:
     """The failure sentence of a Monte Carlo estimate outside its tolerance."""
-    return (f"{what}: Monte Carlo {fmt(est)} vs exact {fmt(p)}, off by {abs(est - p):.2e} "
-            f"> 5 SE + 1/n = {float(tol):.2e} (n = {n}; {outside} of {total} {unit} "
-            "outside)")
+    return (
+        f"{what}: Monte Carlo {fmt(est)} vs exact {fmt(p)}, off by {abs(est - p):.2e} "
+        f"> 5 SE + 1/n = {float(tol):.2e} (n = {n}; {outside} of {total} {unit} "
+        "outside)"
+    )
 
 
 def monotone(p: np.ndarray, axis: int, rising: bool) -> tuple[tuple, float, float] | None:
@@ -282,5 +320,3 @@ def monotone(p: np.ndarray, axis: int, rising: bool) -> tuple[tuple, float, floa
     after = list(at)
     after[axis] += 1
     return at, float(p[at]), float(p[tuple(after)])
-
-

@@ -39,8 +39,10 @@ def _check_grid(ctx: Context) -> str:
         fail("the system declares no check grid")
     out = spec.grid(cells, ctx.variants)
     if not isinstance(out, tuple) or len(out) != 4:
-        fail(f"check_grid returned a {type(out).__name__}; expected the tuple (settings, "
-              "setting_of_cell, mask, values)")
+        fail(
+            f"check_grid returned a {type(out).__name__}; expected the tuple (settings, "
+            "setting_of_cell, mask, values)"
+        )
     settings, of_cell, mask, values = (np.asarray(x) for x in out)
     n_cells = len(g.cells)
     if settings.ndim != 1 or settings.size == 0:
@@ -48,15 +50,16 @@ def _check_grid(ctx: Context) -> str:
     if len(set(settings.tolist())) != settings.size:
         fail(f"settings repeat a value: {settings.tolist()}")
     if of_cell.shape != (n_cells,):
-        fail(f"setting_of_cell: expected one per cell, shape ({n_cells},), got "
-              f"{of_cell.shape}")
+        fail(f"setting_of_cell: expected one per cell, shape ({n_cells},), got {of_cell.shape}")
     if of_cell.dtype.kind not in "iu":
         fail(f"setting_of_cell: expected integers, got dtype {of_cell.dtype}")
     bad = (of_cell < 0) | (of_cell >= settings.size)
     if bad.any():
         i = int(np.argmax(bad))
-        fail(f"cell {cell_text(g.cells, i)}: setting_of_cell {int(of_cell[i])} is not an "
-              f"index of the {settings.size} settings")
+        fail(
+            f"cell {cell_text(g.cells, i)}: setting_of_cell {int(of_cell[i])} is not an "
+            f"index of the {settings.size} settings"
+        )
     if mask.dtype != bool:
         fail(f"mask: expected dtype bool, got {mask.dtype}")
     if mask.ndim != 2 or mask.shape[0] != n_cells or mask.shape[1] == 0:
@@ -88,37 +91,42 @@ def _check_neutral(ctx: Context) -> str:
     missing = [a for a in held if a not in spec.checks.neutral]
     if missing:
         first = {a: spec.checks.all_axes[a][0] for a in missing}
-        fail("no neutral declared for axis " + ", ".join(
-            f"{a!r} (it would be held at its first value, {v!r})" for a, v in first.items())
-            + "; declare Checks.neutral")
+        fail(
+            "no neutral declared for axis "
+            + ", ".join(
+                f"{a!r} (it would be held at its first value, {v!r})" for a, v in first.items()
+            )
+            + "; declare Checks.neutral"
+        )
     if not held:
         return "no axis besides the competence and difficulty axes: nothing to hold"
-    return "held at their neutral: " + ", ".join(
-        f"{a}={spec.checks.neutral[a]!r}" for a in held)
+    return "held at their neutral: " + ", ".join(f"{a}={spec.checks.neutral[a]!r}" for a in held)
 
 
 def _check_exact(ctx: Context) -> str:
     g, probs = ctx.grid, ctx.exact
     n_codes = g.mask.shape[1]
     if probs.shape != (g.settings.size, n_codes):
-        fail(f"expected shape ({g.settings.size}, {n_codes}) (settings × codes), got "
-              f"{probs.shape}")
+        fail(f"expected shape ({g.settings.size}, {n_codes}) (settings × codes), got {probs.shape}")
     if not np.isfinite(probs).all():
         fail("the exact distribution is not all finite")
     low = probs < -EXACT_TOL
     if low.any():
         i, j = np.argwhere(low)[0]
-        fail(f"setting {g.settings.tolist()[i]!r}, code {j}: probability {fmt(probs[i, j])} is "
-              "negative")
+        fail(
+            f"setting {g.settings.tolist()[i]!r}, code {j}: probability {fmt(probs[i, j])} is "
+            "negative"
+        )
     sums = probs.sum(axis=1)
     gap = np.abs(sums - 1)
     if (gap > EXACT_TOL).any():
         i = int(np.argmax(gap))
-        fail(f"setting {g.settings.tolist()[i]!r}: the exact row sums to {sums[i]:.12g}, not 1 "
-              f"({int((gap > EXACT_TOL).sum())} of {sums.size} rows off by more than "
-              f"{EXACT_TOL:g})")
-    return (f"{sums.size} rows × {n_codes} codes, each summing to 1 (largest gap "
-            f"{gap.max():.1e})")
+        fail(
+            f"setting {g.settings.tolist()[i]!r}: the exact row sums to {sums[i]:.12g}, not 1 "
+            f"({int((gap > EXACT_TOL).sum())} of {sums.size} rows off by more than "
+            f"{EXACT_TOL:g})"
+        )
+    return f"{sums.size} rows × {n_codes} codes, each summing to 1 (largest gap {gap.max():.1e})"
 
 
 def _check_monte_carlo(ctx: Context) -> str:
@@ -128,13 +136,13 @@ def _check_monte_carlo(ctx: Context) -> str:
     n_codes = g.mask.shape[1]
 
     def run():
-        return np.asarray(settings_mc(ctx.sid, g.settings, ctx.variants, n_codes, n,
-                                      ctx.stream("monte_carlo")))
+        return np.asarray(
+            settings_mc(ctx.sid, g.settings, ctx.variants, n_codes, n, ctx.stream("monte_carlo"))
+        )
 
     counts = run()
     if counts.shape != probs.shape:
-        fail(f"expected counts of shape {probs.shape} (settings × codes), got "
-              f"{counts.shape}")
+        fail(f"expected counts of shape {probs.shape} (settings × codes), got {counts.shape}")
     if not np.isfinite(counts).all() or (counts != np.round(counts)).any():
         fail("counts: not all whole numbers")
     if (counts < 0).any():
@@ -142,8 +150,10 @@ def _check_monte_carlo(ctx: Context) -> str:
     rows = counts.sum(axis=1)
     if (rows != n).any():
         i = int(np.argmax(rows != n))
-        fail(f"setting {g.settings.tolist()[i]!r}: the counts sum to {int(rows[i])}, not the {n} "
-              "trials")
+        fail(
+            f"setting {g.settings.tolist()[i]!r}: the counts sum to {int(rows[i])}, not the {n} "
+            "trials"
+        )
     if not np.array_equal(run(), counts):
         fail("the same seed gave different counts")
     tol = tolerance(probs, n)
@@ -151,18 +161,40 @@ def _check_monte_carlo(ctx: Context) -> str:
     if found is not None:
         at, k = found
         i, j = (int(x) for x in np.unravel_index(at, probs.shape))
-        fail(off(f"setting {g.settings.tolist()[i]!r}, code {j} (value {fmt(g.values[j])})",
-                   counts[i, j] / n, probs[i, j], tol[i, j], n, k, probs.size, "codes"))
+        fail(
+            off(
+                f"setting {g.settings.tolist()[i]!r}, code {j} (value {fmt(g.values[j])})",
+                counts[i, j] / n,
+                probs[i, j],
+                tol[i, j],
+                n,
+                k,
+                probs.size,
+                "codes",
+            )
+        )
     p_cells = ctx.p_cells
     p_mc = np.einsum("ij,ij->i", counts[g.setting_of_cell], g.mask) / n
     tol = tolerance(p_cells, n)
     found = worst(p_mc, p_cells, tol)
     if found is not None:
         i, k = found
-        fail(off(f"cell {cell_text(g.cells, i)}: P(success)", p_mc[i], p_cells[i], tol[i],
-                   n, k, p_mc.size, "cells"))
-    return (f"{n} trials × {g.settings.size} settings: every code and all {p_mc.size} cells "
-            "within 5 SE + 1/n; same seed, same counts")
+        fail(
+            off(
+                f"cell {cell_text(g.cells, i)}: P(success)",
+                p_mc[i],
+                p_cells[i],
+                tol[i],
+                n,
+                k,
+                p_mc.size,
+                "cells",
+            )
+        )
+    return (
+        f"{n} trials × {g.settings.size} settings: every code and all {p_mc.size} cells "
+        "within 5 SE + 1/n; same seed, same counts"
+    )
 
 
 def _text(value: Any) -> str:
@@ -184,8 +216,7 @@ def _probes(f: dataclasses.Field) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     if choices is not None:
         out.append(("not-a-choice", True))
-    numeric = choices is not None and all(isinstance(c, int) for c in choices
-                                          if c is not None)
+    numeric = choices is not None and all(isinstance(c, int) for c in choices if c is not None)
     if isinstance(default, int) or numeric:
         if choices is None:
             out.append(("not-a-number", True))
@@ -196,33 +227,39 @@ def _probes(f: dataclasses.Field) -> list[tuple[str, bool]]:
 def _check_variants(ctx: Context) -> str:
     cls = ctx.spec.checks.variants
     if not dataclasses.is_dataclass(cls):
-        fail(f"Variants: expected a dataclass of engines.variants.variant fields, got "
-              f"{cls!r}")
+        fail(f"Variants: expected a dataclass of engines.variants.variant fields, got {cls!r}")
     fields = dataclasses.fields(cls)
     default = cls()
     if parse_variants(cls, None) != default:
         fail("parse_variants(Variants) without values differs from Variants()")
     texts = [f"{f.name}={_text(getattr(default, f.name))}" for f in fields]
     back = parse_variants(cls, texts)
-    changed = [f"{f.name}: {getattr(default, f.name)!r} → {getattr(back, f.name)!r}"
-               for f in fields if getattr(back, f.name) != getattr(default, f.name)]
+    changed = [
+        f"{f.name}: {getattr(default, f.name)!r} → {getattr(back, f.name)!r}"
+        for f in fields
+        if getattr(back, f.name) != getattr(default, f.name)
+    ]
     if changed:
-        fail(f"the defaults written as {' '.join(texts)} parse back changed: "
-              + "; ".join(changed))
+        fail(f"the defaults written as {' '.join(texts)} parse back changed: " + "; ".join(changed))
     probes = [("no_such_variant=1", True)] + [
-        (f"{f.name}={bad}", refuse) for f in fields for bad, refuse in _probes(f)]
+        (f"{f.name}={bad}", refuse) for f in fields for bad, refuse in _probes(f)
+    ]
     for text, must_refuse in probes:
         try:
             parse_variants(cls, [text])
         except InputError:
             continue
         except Exception as exc:
-            fail(f"variant {text}: raised {type(exc).__name__} ({exc}); expected one "
-                  "engines.errors.InputError")
+            fail(
+                f"variant {text}: raised {type(exc).__name__} ({exc}); expected one "
+                "engines.errors.InputError"
+            )
         if must_refuse:
             fail(f"variant {text}: accepted; expected an InputError")
-    return (f"{len(fields)} variants round-trip as {' '.join(texts) or '(none)'}; "
-            f"{len(probes)} bad values raise InputError or pass")
+    return (
+        f"{len(fields)} variants round-trip as {' '.join(texts) or '(none)'}; "
+        f"{len(probes)} bad values raise InputError or pass"
+    )
 
 
 def _check_scenario(ctx: Context) -> str:
@@ -233,9 +270,11 @@ def _check_scenario(ctx: Context) -> str:
     if ctx.spec.checks.grid is None:
         raise Skip("the system declares no check grid, so a scenario has no checks to run")
     seed = int(ctx.stream("scenario").generate_state(1, np.uint64)[0] >> np.uint64(1))
-    text = (f'name = "conformance of {ctx.sid}"\nsystem = "{ctx.sid}"\nmethod = "both"\n'
-            f"seed = {seed}\n\n[precision]\ntrials = {SCENARIO_TRIALS}\n\n"
-            '[[checks]]\nname = "curves"\n')
+    text = (
+        f'name = "conformance of {ctx.sid}"\nsystem = "{ctx.sid}"\nmethod = "both"\n'
+        f"seed = {seed}\n\n[precision]\ntrials = {SCENARIO_TRIALS}\n\n"
+        '[[checks]]\nname = "curves"\n'
+    )
     sc = parse_scenario(tomllib.loads(text), f"<conformance {ctx.sid}>")
     table = run_scenario(sc, progress=False).tables.get("checks")
     if table is None:
@@ -243,8 +282,7 @@ def _check_scenario(ctx: Context) -> str:
     names = list(ctx.spec.checks.axes)
     want = success_curves(ctx.sid, "exact", variants=ctx.variants)
     if len(table) != len(want):
-        fail(f"the checks table has {len(table)} rows; the native axes have {len(want)} "
-              "cells")
+        fail(f"the checks table has {len(table)} rows; the native axes have {len(want)} cells")
     missing = [c for c in (*names, "p_exact", "p_mc", "se") if c not in table]
     if missing:
         fail(f"the checks table has no column {missing[0]!r}")
@@ -254,15 +292,19 @@ def _check_scenario(ctx: Context) -> str:
     if not (gap <= 1e-12).all():  # NaN (a cell the curves lack) fails too
         i = int(np.argmax(np.where(np.isnan(gap), np.inf, gap)))
         cell = ", ".join(f"{k}={x}" for k, x in zip(names, got.index[i], strict=True))
-        fail(f"cell {cell}: the scenario's p_exact {fmt(got['p_exact'].iloc[i])} differs "
-              f"from the success curves' {fmt(exact[i])}")
+        fail(
+            f"cell {cell}: the scenario's p_exact {fmt(got['p_exact'].iloc[i])} differs "
+            f"from the success curves' {fmt(exact[i])}"
+        )
     p_mc = got["p_mc"].to_numpy()
     if not ((p_mc >= 0) & (p_mc <= 1)).all():
         fail("the scenario's p_mc leaves [0, 1]")
     if (got["se"].to_numpy() < 0).any():
         fail("the scenario's se is negative")
-    return (f"a one-entry scenario (method both, {SCENARIO_TRIALS} trials) ran: "
-            f"{len(table)} rows, exact column equal to the success curves'")
+    return (
+        f"a one-entry scenario (method both, {SCENARIO_TRIALS} trials) ran: "
+        f"{len(table)} rows, exact column equal to the success curves'"
+    )
 
 
 #: The checks of this module by name.

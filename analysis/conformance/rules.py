@@ -52,8 +52,9 @@ def _steps(p: np.ndarray, axis: int, rising: bool) -> int:
     return int((step < -EXACT_TOL).sum() if rising else (step > EXACT_TOL).sum())
 
 
-def _direction(ctx: Context, p: np.ndarray, k: int, rising: bool, where: Callable,
-               what: str) -> str:
+def _direction(
+    ctx: Context, p: np.ndarray, k: int, rising: bool, where: Callable, what: str
+) -> str:
     """One direction of the ladder check over ``p`` along its axis ``k``: monotone, or,
     with the system's declared exception, the weaker property (the highest competence
     succeeds at least as often as the lowest, the hardest difficulty at most as often as
@@ -64,23 +65,30 @@ def _direction(ctx: Context, p: np.ndarray, k: int, rising: bool, where: Callabl
     found = monotone(p, k, rising)
     if found is None:
         return f"P(success) {never} along {what}" + (
-            f" (the declared exception {known.property} was not needed)" if known else "")
+            f" (the declared exception {known.property} was not needed)" if known else ""
+        )
     verb = "falls" if rising else "rises"
     if known is None:
         at, before, after = found
-        fail(f"{where(at, at[k], at[k] + 1)}: P(success) {verb} from {fmt(before)} to "
-             f"{fmt(after)}")
+        fail(f"{where(at, at[k], at[k] + 1)}: P(success) {verb} from {fmt(before)} to {fmt(after)}")
     ends = _ends(p, k, rising)
     if ends is not None:
         rest, first, last = ends
         at = (*rest[:k], 0, *rest[k:])
-        fail(f"{where(at, 0, p.shape[k] - 1)}: P(success) {verb} from {fmt(first)} to "
-             f"{fmt(last)}, though the declared exception {known.property} "
-             f"({known.reason}) allows only single steps to")
-    worse = "the highest succeeds at least as often as the lowest" if rising else \
-        "the hardest succeeds at most as often as the easiest"
-    return (f"P(success) along {what}: {_steps(p, k, rising)} steps {verb} (declared "
-            f"{known.property}: {known.reason}); {worse} everywhere")
+        fail(
+            f"{where(at, 0, p.shape[k] - 1)}: P(success) {verb} from {fmt(first)} to "
+            f"{fmt(last)}, though the declared exception {known.property} "
+            f"({known.reason}) allows only single steps to"
+        )
+    worse = (
+        "the highest succeeds at least as often as the lowest"
+        if rising
+        else "the hardest succeeds at most as often as the easiest"
+    )
+    return (
+        f"P(success) along {what}: {_steps(p, k, rising)} steps {verb} (declared "
+        f"{known.property}: {known.reason}); {worse} everywhere"
+    )
 
 
 def _check_ladder(ctx: Context) -> str:
@@ -103,10 +111,13 @@ def _check_ladder(ctx: Context) -> str:
         k = names.index(axis)
 
         def where(at, i, j, axis=axis, k=k, rising=rising):
-            held = ", ".join(f"{n}={axes[n][x]}" for n, x in zip(names, at, strict=True)
-                             if n != axis)
-            return (f"{'competence' if rising else 'difficulty'} axis {axis!r}: "
-                    f"{axes[axis][i]} → {axes[axis][j]} at {held or 'the only cell'}")
+            held = ", ".join(
+                f"{n}={axes[n][x]}" for n, x in zip(names, at, strict=True) if n != axis
+            )
+            return (
+                f"{'competence' if rising else 'difficulty'} axis {axis!r}: "
+                f"{axes[axis][i]} → {axes[axis][j]} at {held or 'the only cell'}"
+            )
 
         done.append(_direction(ctx, p, k, rising, where, repr(axis)))
     if ladder.rules is not None and rungs:
@@ -121,8 +132,7 @@ def _ladder_rules(ctx: Context, rules, rungs: list[str], comps: list) -> str:
     lo, hi = rules.competence_range
     for r, c in zip(rungs, comps, strict=True):
         if not lo <= c <= hi:
-            fail(f"ladder: rung {r} ({c}) is outside LadderRules.competence_range "
-                 f"{lo}..{hi}")
+            fail(f"ladder: rung {r} ({c}) is outside LadderRules.competence_range {lo}..{hi}")
     if rules.difficulty_range is not None:
         dlo, dhi = rules.difficulty_range
         diffs: list = list(range(dlo, dhi + 1))
@@ -134,8 +144,10 @@ def _ladder_rules(ctx: Context, rules, rungs: list[str], comps: list) -> str:
         lad = load_ladders()
         mapped = lad.systems.get(spec.id)
         if mapped is None:
-            return (f"LadderRules: rungs only (difficulty is not a number and the common "
-                    f"ladder file does not map {spec.id})")
+            return (
+                f"LadderRules: rungs only (difficulty is not a number and the common "
+                f"ladder file does not map {spec.id})"
+            )
         diffs = [mapped.difficulty[d] for d in lad.difficulty]
     p = np.array([[rules.p(c, d, ctx.variants) for d in diffs] for c in comps], dtype=float)
 
@@ -146,11 +158,11 @@ def _ladder_rules(ctx: Context, rules, rungs: list[str], comps: list) -> str:
         was, now = rules.labels(comps[at[0]], diffs[i]), rules.labels(comps[at[0]], diffs[j])
         return f"LadderRules.p: {was[1]} → {now[1]} at rung {rungs[at[0]]} ({was[0]})"
 
-    done = [_direction(ctx, p, axis, axis == 0,
-                       lambda at, i, j, axis=axis: where(at, i, j, axis), name)
-            for axis, name in ((0, "the rungs"), (1, "the difficulties"))]
-    return f"LadderRules.p over {len(comps)} rungs × {len(diffs)} difficulties: " + \
-        "; ".join(done)
+    done = [
+        _direction(ctx, p, axis, axis == 0, lambda at, i, j, axis=axis: where(at, i, j, axis), name)
+        for axis, name in ((0, "the rungs"), (1, "the difficulties"))
+    ]
+    return f"LadderRules.p over {len(comps)} rungs × {len(diffs)} difficulties: " + "; ".join(done)
 
 
 def _check_opposed(ctx: Context) -> str:
@@ -176,34 +188,38 @@ def _check_opposed(ctx: Context) -> str:
         va = np.asarray(rule.values(cell, "a", v, nc), dtype=float)
         vb = np.asarray(rule.values(cell, "b", v, nc), dtype=float)
         if va.shape != (nc,) or vb.shape != (nc,):
-            fail(f"cell {where}: OpposedRule.values gives shapes {va.shape} / {vb.shape}, "
-                  f"expected one value per code ({nc},)")
+            fail(
+                f"cell {where}: OpposedRule.values gives shapes {va.shape} / {vb.shape}, "
+                f"expected one value per code ({nc},)"
+            )
         share, reroll = rule.tie(cell, v)
         if not 0.0 <= float(share) <= 1.0:
-            fail(f"cell {where}: OpposedRule.tie gives side a {share!r} of the ties, "
-                  "outside [0, 1]")
+            fail(
+                f"cell {where}: OpposedRule.tie gives side a {share!r} of the ties, outside [0, 1]"
+            )
         if not isinstance(reroll, bool | np.bool_):
-            fail(f"cell {where}: OpposedRule.tie's re-roll flag is {reroll!r}, not "
-                  "true/false")
+            fail(f"cell {where}: OpposedRule.tie's re-roll flag is {reroll!r}, not true/false")
         j = joint[grid.pair_of_cell[i]].reshape(nc, nc)
         diff = va[:, None] - vb[None, :]
         w, t, l_ = j[diff > 0].sum(), j[diff == 0].sum(), j[diff < 0].sum()
         if abs(w + t + l_ - 1) > EXACT_TOL:
-            fail(f"cell {where}: P(a higher) + P(tie) + P(b higher) = {w + t + l_:.12g}, "
-                  "not 1")
+            fail(f"cell {where}: P(a higher) + P(tie) + P(b higher) = {w + t + l_:.12g}, not 1")
         # ties re-rolled until one side wins, or shared by the tie rule
         p_b = (l_ / (w + l_) if w + l_ > 0 else 0.5) if reroll else l_ + (1 - share) * t
         if not 0.0 <= p_a[i] <= 1.0 or abs(p_a[i] + p_b - 1) > EXACT_TOL:
-            fail(f"cell {where}: P(a wins) {fmt(p_a[i])} + P(b wins) {fmt(p_b)} = "
-                  f"{p_a[i] + p_b:.12g}, not 1 (tie share {share}, re-roll {bool(reroll)})")
+            fail(
+                f"cell {where}: P(a wins) {fmt(p_a[i])} + P(b wins) {fmt(p_b)} = "
+                f"{p_a[i] + p_b:.12g}, not 1 (tie share {share}, re-roll {bool(reroll)})"
+            )
         shares[i], rerolls[i], wtl[i] = share, bool(reroll), (w, t, l_)
-    done = (f"{len(records)} cells: tie shares in [0, 1], P(a wins) + P(b wins) = 1 "
-            f"({int(rerolls.sum())} with re-rolled ties)")
+    done = (
+        f"{len(records)} cells: tie shares in [0, 1], P(a wins) + P(b wins) = 1 "
+        f"({int(rerolls.sum())} with re-rolled ties)"
+    )
     if spec.checks.kernel is None:
         return done + "; no Monte Carlo kernel declared, so no paired Monte Carlo"
     n = ctx.trials
-    both = opposed.opposed_table(ctx.sid, "both", trials=n, seed=ctx.stream("opposed"),
-                                 variants=v)
+    both = opposed.opposed_table(ctx.sid, "both", trials=n, seed=ctx.stream("opposed"), variants=v)
     p, p_mc = both["p_exact"].to_numpy(), both["p_mc"].to_numpy()
     w, t = wtl[:, 0], wtl[:, 1]
     # SD of one trial's score: a tie scores the share (variance W + share² T − p²), or is
@@ -214,8 +230,18 @@ def _check_opposed(ctx: Context) -> str:
     found = worst(p_mc, p, tol)
     if found is not None:
         i, k = found
-        fail(off(f"cell {cell_text(grid.cells, i)}: P(a wins)", p_mc[i], p[i], tol[i], n,
-                   k, p.size, "cells"))
+        fail(
+            off(
+                f"cell {cell_text(grid.cells, i)}: P(a wins)",
+                p_mc[i],
+                p[i],
+                tol[i],
+                n,
+                k,
+                p.size,
+                "cells",
+            )
+        )
     return done + f"; paired Monte Carlo ({n} trials) within 5 SE + 1/n in every cell"
 
 
@@ -230,15 +256,19 @@ def _check_duel(ctx: Context, mod, cv, k: int, an: str, bn: str) -> str:
         fail(f"{duel}: duel_exact returned Monte Carlo counts")
     p = ex.p_outcome()
     if ((p < -EXACT_TOL) | (p > 1 + EXACT_TOL)).any() or abs(p.sum() - 1) > EXACT_TOL:
-        fail(f"{duel}: exact P(side0, side1, neither) = {p.round(12).tolist()} sums to "
-              f"{p.sum():.12g}, not 1")
+        fail(
+            f"{duel}: exact P(side0, side1, neither) = {p.round(12).tolist()} sums to "
+            f"{p.sum():.12g}, not 1"
+        )
     rounds = ex.rounds_pmf()
     if abs(rounds.sum() - 1) > EXACT_TOL:
         fail(f"{duel}: the exact rounds distribution sums to {rounds.sum():.12g}, not 1")
     fates, _ = ex.p_loser_fates()
     if p[:2].sum() > 0 and abs(fates.sum() - 1) > EXACT_TOL:
-        fail(f"{duel}: the loser's fates (dead, dying, out) = {fates.round(12).tolist()} "
-              f"sum to {fates.sum():.12g}, not 1")
+        fail(
+            f"{duel}: the loser's fates (dead, dying, out) = {fates.round(12).tolist()} "
+            f"sum to {fates.sum():.12g}, not 1"
+        )
     note = ""
     if an == bn:
         first = getattr(mod, "initiative_first", None)
@@ -258,12 +288,15 @@ def _check_duel(ctx: Context, mod, cv, k: int, an: str, bn: str) -> str:
     sd = math.sqrt(max(float(rounds @ steps**2) - mean**2, 0.0))
     mean_mc = float(mc.rounds_pmf() @ np.arange(mc.rounds.shape[0]))
     for metric, est, want, tol in (
-            ("p_side0", p_mc[0], p[0], float(tolerance(p[0], n))),
-            ("p_side1", p_mc[1], p[1], float(tolerance(p[1], n))),
-            ("rounds_mean", mean_mc, mean, 5 * sd / math.sqrt(n) + 1 / n)):
+        ("p_side0", p_mc[0], p[0], float(tolerance(p[0], n))),
+        ("p_side1", p_mc[1], p[1], float(tolerance(p[1], n))),
+        ("rounds_mean", mean_mc, mean, 5 * sd / math.sqrt(n) + 1 / n),
+    ):
         if abs(est - want) > tol:
-            fail(f"{duel}: Monte Carlo {metric} {fmt(est)} vs exact {fmt(want)}, off by "
-                  f"{abs(est - want):.2e} > 5 SE + 1/n = {tol:.2e} (n = {n})")
+            fail(
+                f"{duel}: Monte Carlo {metric} {fmt(est)} vs exact {fmt(want)}, off by "
+                f"{abs(est - want):.2e} > 5 SE + 1/n = {tol:.2e} (n = {n})"
+            )
     if p_mc[:2].sum() > 0:
         fates_mc, _ = mc.p_loser_fates()
         if abs(fates_mc.sum() - 1) > EXACT_TOL:
@@ -278,8 +311,9 @@ def _check_combat(ctx: Context) -> str:
     if spec.combat is None:
         raise Skip("the system declares no combat rules")
     if spec.combat.archetypes is None:
-        raise Skip("the system declares combat rules but no archetype library, so there is "
-                    "no duel by name")
+        raise Skip(
+            "the system declares combat rules but no archetype library, so there is no duel by name"
+        )
     mod = spec.combat.engine()
     cls = getattr(mod, "Variants", None)
     cv = cls() if cls is not None else None
@@ -296,13 +330,16 @@ def _check_mechanic(ctx: Context, k: int, name: str, mech) -> None:
     from analysis import campaign
 
     n = ctx.trials
-    out = campaign.run(ctx.sid, name, sessions=SESSIONS, method="both", trials=n,
-                       seed=ctx.stream("campaign", k))
+    out = campaign.run(
+        ctx.sid, name, sessions=SESSIONS, method="both", trials=n, seed=ctx.stream("campaign", k)
+    )
     ex, mc = out["exact"], out["mc"]
     pmf = ex.pmf()
     if pmf.shape != (SESSIONS + 1, ex.values.size):
-        fail(f"{name}: the exact distribution has shape {pmf.shape}, expected "
-              f"({SESSIONS + 1}, {ex.values.size})")
+        fail(
+            f"{name}: the exact distribution has shape {pmf.shape}, expected "
+            f"({SESSIONS + 1}, {ex.values.size})"
+        )
     if (pmf < -EXACT_TOL).any():
         fail(f"{name}: a negative exact probability")
     sums = pmf.sum(axis=1)
@@ -311,15 +348,27 @@ def _check_mechanic(ctx: Context, k: int, name: str, mech) -> None:
         fail(f"{name}: session {s}: the exact distribution sums to {sums[s]:.12g}, not 1")
     rows = mc.dist.sum(axis=1)
     if mc.trials != n or (rows != n).any():
-        fail(f"{name}: Monte Carlo session rows sum to {sorted(set(rows.tolist()))}, not "
-              f"the {n} trials")
+        fail(
+            f"{name}: Monte Carlo session rows sum to {sorted(set(rows.tolist()))}, not "
+            f"the {n} trials"
+        )
     tol = tolerance(pmf, n)
     found = worst(mc.dist / n, pmf, tol)
     if found is not None:
         at, bad = found
         s, j = (int(x) for x in np.unravel_index(at, pmf.shape))
-        fail(off(f"{name}: session {s}, {mech.state} {ex.values[j]}", mc.dist[s, j] / n,
-                   pmf[s, j], tol[s, j], n, bad, pmf.size, "states"))
+        fail(
+            off(
+                f"{name}: session {s}, {mech.state} {ex.values[j]}",
+                mc.dist[s, j] / n,
+                pmf[s, j],
+                tol[s, j],
+                n,
+                bad,
+                pmf.size,
+                "states",
+            )
+        )
     if ex.passage is None:
         return
     pas = ex.passage_pmf()
@@ -331,10 +380,23 @@ def _check_mechanic(ctx: Context, k: int, name: str, mech) -> None:
     found = worst(mc.passage / n, pas, tol)
     if found is not None:
         at, bad = found
-        where = (f"first passage by session {at}" if at < pas.size - 1
-                 else "first passage: not by the last session")
-        fail(off(f"{name}: {where}", mc.passage[at] / n, pas[at], tol[at], n, bad,
-                   pas.size, "sessions"))
+        where = (
+            f"first passage by session {at}"
+            if at < pas.size - 1
+            else "first passage: not by the last session"
+        )
+        fail(
+            off(
+                f"{name}: {where}",
+                mc.passage[at] / n,
+                pas[at],
+                tol[at],
+                n,
+                bad,
+                pas.size,
+                "sessions",
+            )
+        )
 
 
 def _check_campaign(ctx: Context) -> str:
@@ -346,9 +408,11 @@ def _check_campaign(ctx: Context) -> str:
         fail("MECHANICS is empty")
     for k, (name, mech) in enumerate(mechanics.items()):
         _check_mechanic(ctx, k, name, mech)
-    return (f"{len(mechanics)} mechanics at their defaults ({', '.join(mechanics)}), "
-            f"{SESSIONS} sessions: distributions sum to 1, Monte Carlo ({ctx.trials}) within "
-            "5 SE + 1/n")
+    return (
+        f"{len(mechanics)} mechanics at their defaults ({', '.join(mechanics)}), "
+        f"{SESSIONS} sessions: distributions sum to 1, Monte Carlo ({ctx.trials}) within "
+        "5 SE + 1/n"
+    )
 
 
 #: The checks of this module by name.

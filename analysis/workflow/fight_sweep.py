@@ -36,9 +36,21 @@ from analysis.combat import fights as reg
 from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
-__all__ = ["DEFAULT_FIGHT_TRIALS", "FIGHT_STREAM", "KNOB_SIDES", "RULE_SIDES", "FightTask",
-           "apply_knob", "fight_point", "fight_tasks", "knob_problems", "knob_rules",
-           "parse_knob", "run_fight_sweep", "run_fight_task"]
+__all__ = [
+    "DEFAULT_FIGHT_TRIALS",
+    "FIGHT_STREAM",
+    "KNOB_SIDES",
+    "RULE_SIDES",
+    "FightTask",
+    "apply_knob",
+    "fight_point",
+    "fight_tasks",
+    "knob_problems",
+    "knob_rules",
+    "parse_knob",
+    "run_fight_sweep",
+    "run_fight_task",
+]
 
 #: Trials per Monte Carlo fight cell when the scenario gives no precision.
 DEFAULT_FIGHT_TRIALS = 20_000
@@ -55,8 +67,10 @@ def parse_knob(key: str) -> tuple[str, str]:
     """``"a.hit_points"`` -> ``("a", "hit_points")``; an InputError for anything else."""
     side, _, name = str(key).partition(".")
     if side not in KNOB_SIDES + RULE_SIDES or not name:
-        raise InputError(f"knob {key!r}: expected a.KEY, b.KEY, both.KEY, variant.NAME, "
-                         "rules.KIND.ENTRY.FIELD or everyone.TRAIT")
+        raise InputError(
+            f"knob {key!r}: expected a.KEY, b.KEY, both.KEY, variant.NAME, "
+            "rules.KIND.ENTRY.FIELD or everyone.TRAIT"
+        )
     return side, name
 
 
@@ -75,9 +89,8 @@ def knob_rules(system: str, settings) -> tuple:
         try:
             rs = base.with_knob(str(key), value, "knob")
         except InputError:
-            if str(key).startswith("rules.") and \
-                    str(key).split(".")[1] not in base.tables():
-                continue        # another system's table
+            if str(key).startswith("rules.") and str(key).split(".")[1] not in base.tables():
+                continue  # another system's table
             raise
     return (rs,) if rs is not None else ()
 
@@ -96,10 +109,21 @@ def apply_knob(a, b, variants: dict, key: str, value) -> tuple[Any, Any, dict]:
     return a, b, variants
 
 
-def fight_point(system: str, a, b, variants: dict, round_cap: int, metric: str, *,
-                exact: bool, trials: int | None = None, se: float | None = None,
-                batch: int = 20_000, max_trials: int = 2_000_000,
-                stream: Callable[[int], np.random.SeedSequence] | None = None) -> dict:
+def fight_point(
+    system: str,
+    a,
+    b,
+    variants: dict,
+    round_cap: int,
+    metric: str,
+    *,
+    exact: bool,
+    trials: int | None = None,
+    se: float | None = None,
+    batch: int = 20_000,
+    max_trials: int = 2_000_000,
+    stream: Callable[[int], np.random.SeedSequence] | None = None,
+) -> dict:
     """Every metric of one duel (fighter specs ``a``, ``b``), as one table row.
 
     Columns: ``method``, ``trials`` (0 when exact), each :data:`analysis.combat.fights.METRICS`
@@ -156,14 +180,14 @@ def fight_point(system: str, a, b, variants: dict, round_cap: int, metric: str, 
 class FightTask:
     """One cell of a fight sweep: one duel under one setting of the swept knobs."""
 
-    index: int                    # grid position: names the random stream
+    index: int  # grid position: names the random stream
     fight: str
     system: str
-    a: Any                        # fighter specs (archetype name or trait table)
+    a: Any  # fighter specs (archetype name or trait table)
     b: Any
-    variants: tuple               # ((name, value), ...) combat variants
+    variants: tuple  # ((name, value), ...) combat variants
     round_cap: int
-    knobs: tuple                  # ((knob, value), ...) shown as columns
+    knobs: tuple  # ((knob, value), ...) shown as columns
     metric: str = "p_side0"
     exact: bool = False
     trials: int | None = None
@@ -171,7 +195,7 @@ class FightTask:
     batch: int = 20_000
     max_trials: int = 2_000_000
     seed: int = STUDY_SEED
-    rules: tuple = ()             # analysis.rules.RuleSet s in force for this cell
+    rules: tuple = ()  # analysis.rules.RuleSet s in force for this cell
 
 
 def run_fight_task(task: FightTask):
@@ -188,17 +212,29 @@ def _run_fight_task(task: FightTask):
     def stream(k: int) -> np.random.SeedSequence:
         return np.random.SeedSequence(task.seed, spawn_key=(FIGHT_STREAM + task.index, 0, k))
 
-    row = fight_point(task.system, task.a, task.b, dict(task.variants), task.round_cap,
-                      task.metric, exact=task.exact, trials=task.trials, se=task.se,
-                      batch=task.batch, max_trials=task.max_trials, stream=stream)
+    row = fight_point(
+        task.system,
+        task.a,
+        task.b,
+        dict(task.variants),
+        task.round_cap,
+        task.metric,
+        exact=task.exact,
+        trials=task.trials,
+        se=task.se,
+        batch=task.batch,
+        max_trials=task.max_trials,
+        stream=stream,
+    )
     lead = {"fight": task.fight, "system": task.system}
     lead.update({k: _show(v) for k, v in task.knobs})
     return pd.DataFrame([{**lead, **row}])
 
 
 def _show(value: Any) -> str:
-    return "none" if value is None else str(value).lower() if isinstance(value, bool) \
-        else str(value)
+    return (
+        "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    )
 
 
 def fight_tasks(sc) -> list[FightTask]:
@@ -214,18 +250,37 @@ def fight_tasks(sc) -> list[FightTask]:
             a, b, variants = fight.a, fight.b, sc.check_variants(fight)
             for key, value in zip(names, point, strict=True):
                 a, b, variants = apply_knob(a, b, variants, key, value)
-            tasks.append(FightTask(
-                index=len(tasks), fight=fight.name or f"fight{fi}", system=system, a=a, b=b,
-                variants=tuple(sorted(variants.items())), round_cap=fight.round_cap,
-                knobs=tuple(zip(names, point, strict=True)), metric=metric,
-                exact=sc.fight_exact(fight), trials=sc.precision.trials, se=sc.precision.se,
-                batch=sc.precision.batch, max_trials=sc.precision.max_trials, seed=sc.seed,
-                rules=knob_rules(system, zip(names, point, strict=True))))
+            tasks.append(
+                FightTask(
+                    index=len(tasks),
+                    fight=fight.name or f"fight{fi}",
+                    system=system,
+                    a=a,
+                    b=b,
+                    variants=tuple(sorted(variants.items())),
+                    round_cap=fight.round_cap,
+                    knobs=tuple(zip(names, point, strict=True)),
+                    metric=metric,
+                    exact=sc.fight_exact(fight),
+                    trials=sc.precision.trials,
+                    se=sc.precision.se,
+                    batch=sc.precision.batch,
+                    max_trials=sc.precision.max_trials,
+                    seed=sc.seed,
+                    rules=knob_rules(system, zip(names, point, strict=True)),
+                )
+            )
     return tasks
 
 
-def run_fight_sweep(sc, cluster=None, *, progress: bool | None = None,
-                    on_result: Callable | None = None, announce: bool = False):
+def run_fight_sweep(
+    sc,
+    cluster=None,
+    *,
+    progress: bool | None = None,
+    on_result: Callable | None = None,
+    announce: bool = False,
+):
     """Run a scenario's fight sweep; a :class:`analysis.workflow.sweep.SweepResult` whose
     sensitivity ranks the swept knobs by how much they move the sweep's metric."""
     import sys
@@ -239,13 +294,13 @@ def run_fight_sweep(sc, cluster=None, *, progress: bool | None = None,
         raise InputError(f"{sc.source}: no [[fights]] to sweep")
     if announce:
         cluster = cluster or Cluster()
-        print(f"sweep: {len(tasks)} fight cells {cluster.where()}", file=sys.stderr,
-              flush=True)
+        print(f"sweep: {len(tasks)} fight cells {cluster.where()}", file=sys.stderr, flush=True)
     rows = execute(tasks, run_fight_task, cluster, progress=progress, on_result=on_result)
     table = pd.concat(rows, ignore_index=True)
     knobs = [k for k in (sc.sweep.fights if sc.sweep is not None else {}) if k in table]
-    return SweepResult(table, sensitivity(table, knobs, "metric", group="fight"), len(tasks),
-                       "metric")
+    return SweepResult(
+        table, sensitivity(table, knobs, "metric", group="fight"), len(tasks), "metric"
+    )
 
 
 def knob_problems(sc, key: str, values: Sequence) -> list[str]:

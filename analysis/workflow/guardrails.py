@@ -23,8 +23,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
-__all__ = ["Tune", "TuneKnob", "TuneScalar", "comparing", "entry_index", "entry_names",
-           "guardrail_problems", "measured_metric"]
+__all__ = [
+    "Tune",
+    "TuneKnob",
+    "TuneScalar",
+    "comparing",
+    "entry_index",
+    "entry_names",
+    "guardrail_problems",
+    "measured_metric",
+]
 
 
 def comparing(g) -> str | None:
@@ -68,24 +76,36 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
     for i, g in enumerate(sc.guardrails):
         path = f"guardrails[{i}]"
         if g.name in seen:
-            problems.append((f"{path}.name", f"{g.name!r} is already the name of "
-                             f"guardrails[{seen[g.name]}]"))
+            problems.append(
+                (f"{path}.name", f"{g.name!r} is already the name of guardrails[{seen[g.name]}]")
+            )
         seen.setdefault(g.name, i)
         problems += _knob_list_problems(sc, g, path)
         if sum(x is not None for x in (g.fight, g.check, g.campaign)) != 1:
-            problems.append((path, "give exactly one of fight = NAME, check = NAME or "
-                             "campaign = NAME"))
+            problems.append(
+                (path, "give exactly one of fight = NAME, check = NAME or campaign = NAME")
+            )
         elif g.campaign is not None:
             problems += _campaign_problems(sc, g, path, _hint, _known)
         elif g.fight is not None:
             if entry_index(sc.fights, "fight", g.fight) is None:
                 names = entry_names(sc.fights, "fight")
-                problems.append((f"{path}.fight", f"no [[fights]] entry {g.fight!r}"
-                                 f"{_hint(str(g.fight), names)}; known: "
-                                 f"{_known(names) or 'none'}"))
+                problems.append(
+                    (
+                        f"{path}.fight",
+                        f"no [[fights]] entry {g.fight!r}"
+                        f"{_hint(str(g.fight), names)}; known: "
+                        f"{_known(names) or 'none'}",
+                    )
+                )
             if g.metric.strip() == "p_success":
-                problems.append((f"{path}.metric", "p_success is a check metric; a fight "
-                                 "takes p_side0, rounds_mean, p_loser_dead, ..."))
+                problems.append(
+                    (
+                        f"{path}.metric",
+                        "p_success is a check metric; a fight "
+                        "takes p_side0, rounds_mean, p_loser_dead, ...",
+                    )
+                )
             else:
                 try:
                     check_metric(g.metric)
@@ -94,27 +114,44 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
                     from analysis.combat.fights import METRIC_NAMES
 
                     if "unknown" in msg:
-                        msg = (f"unknown {g.metric!r}{_hint(g.metric, list(METRIC_NAMES))}; "
-                               f"known: {', '.join(METRIC_NAMES)}")
+                        msg = (
+                            f"unknown {g.metric!r}{_hint(g.metric, list(METRIC_NAMES))}; "
+                            f"known: {', '.join(METRIC_NAMES)}"
+                        )
                     problems.append((f"{path}.metric", msg))
         else:
             index = entry_index(sc.checks, "check", g.check)
             if index is None:
                 names = entry_names(sc.checks, "check")
-                problems.append((f"{path}.check", f"no [[checks]] entry {g.check!r}"
-                                 f"{_hint(str(g.check), names)}; known: "
-                                 f"{_known(names) or 'none'}"))
+                problems.append(
+                    (
+                        f"{path}.check",
+                        f"no [[checks]] entry {g.check!r}"
+                        f"{_hint(str(g.check), names)}; known: "
+                        f"{_known(names) or 'none'}",
+                    )
+                )
             else:
                 c = sc.checks[index]
                 many = [k for k, v in c.axes.items() if len(v) != 1]
                 if c.competence is not None and len(c.competence) != 1:
                     many.append("competence")
                 if many:
-                    problems.append((f"{path}.check", f"checks[{index}] must be one cell "
-                                     f"for a guardrail (one value of {', '.join(many)})"))
+                    problems.append(
+                        (
+                            f"{path}.check",
+                            f"checks[{index}] must be one cell "
+                            f"for a guardrail (one value of {', '.join(many)})",
+                        )
+                    )
             if g.metric.strip() != "p_success":
-                problems.append((f"{path}.metric", f"a check guardrail measures p_success, "
-                                 f"not {g.metric!r}{_hint(g.metric, ['p_success'])}"))
+                problems.append(
+                    (
+                        f"{path}.metric",
+                        f"a check guardrail measures p_success, "
+                        f"not {g.metric!r}{_hint(g.metric, ['p_success'])}",
+                    )
+                )
         if g.distances:
             problems += _distance_problems(sc, g, path)
         if comparing(g):
@@ -130,32 +167,49 @@ def guardrail_problems(sc, _hint, _known) -> list[tuple[str, str]]:
     return problems
 
 
-
-
 def _compare_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]:
     """A guardrail that compares: a fight guardrail; ``versus`` a [[fights]] entry of the
     same system (not the fight itself), or, without ``versus``, exactly two
     ``distances``; a ratio's limits are not negative (a metric is never below 0)."""
     if g.fight is None:
-        key = "check" if g.check is not None else "campaign" if g.campaign is not None \
-            else "versus"
-        return [(f"{path}.{key}", "only a fight guardrail compares (fight = NAME with "
-                 "versus = NAME, or two distances)")]
+        key = "check" if g.check is not None else "campaign" if g.campaign is not None else "versus"
+        return [
+            (
+                f"{path}.{key}",
+                "only a fight guardrail compares (fight = NAME with "
+                "versus = NAME, or two distances)",
+            )
+        ]
     out: list[tuple[str, str]] = []
     if g.versus is None:
         if len(g.distances) != 2:
-            out.append((f"{path}.distances", "a comparison without versus = FIGHT needs "
-                        f"two distances [FIRST, SECOND], got {list(g.distances)}"))
+            out.append(
+                (
+                    f"{path}.distances",
+                    "a comparison without versus = FIGHT needs "
+                    f"two distances [FIRST, SECOND], got {list(g.distances)}",
+                )
+            )
     else:
         index = entry_index(sc.fights, "fight", g.versus)
         mine = entry_index(sc.fights, "fight", g.fight)
         if index is None:
             names = entry_names(sc.fights, "fight")
-            out.append((f"{path}.versus", f"no [[fights]] entry {g.versus!r}"
-                        f"{_hint(str(g.versus), names)}; known: {_known(names) or 'none'}"))
+            out.append(
+                (
+                    f"{path}.versus",
+                    f"no [[fights]] entry {g.versus!r}"
+                    f"{_hint(str(g.versus), names)}; known: {_known(names) or 'none'}",
+                )
+            )
         elif index == mine:
-            out.append((f"{path}.versus", "a fight compared with itself: name another "
-                        "[[fights]] entry, or give two distances"))
+            out.append(
+                (
+                    f"{path}.versus",
+                    "a fight compared with itself: name another "
+                    "[[fights]] entry, or give two distances",
+                )
+            )
         elif mine is not None:
             try:
                 one = sc.check_system(sc.fights[mine])
@@ -163,8 +217,13 @@ def _compare_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]:
             except InputError:
                 return out
             if one != other:
-                out.append((f"{path}.versus", f"{g.metric} of a {one} fight and a {other} "
-                            "fight do not compare: name a fight of the same system"))
+                out.append(
+                    (
+                        f"{path}.versus",
+                        f"{g.metric} of a {one} fight and a {other} "
+                        "fight do not compare: name a fight of the same system",
+                    )
+                )
     if comparing(g) == "ratio":
         for key in ("min", "max"):
             v = getattr(g, key)
@@ -188,8 +247,9 @@ def _distance_problems(sc, g, path: str) -> list[tuple[str, str]]:
     if len(set(g.distances)) != len(g.distances):
         out.append((where, "a distance is listed twice"))
     if g.metric.startswith("p_one_hit_"):
-        out.append((where, f"{g.metric} is the odds of one attack, which no starting "
-                    "distance moves"))
+        out.append(
+            (where, f"{g.metric} is the odds of one attack, which no starting distance moves")
+        )
     index = entry_index(sc.fights, "fight", g.fight)
     if index is not None:
         from analysis.combat.lethality import has_distance
@@ -199,8 +259,9 @@ def _distance_problems(sc, g, path: str) -> list[tuple[str, str]]:
         except InputError:
             return out
         if not has_distance(system):
-            out.append((where, f"{system}'s fights start engaged (its combat has no "
-                        "distance rules)"))
+            out.append(
+                (where, f"{system}'s fights start engaged (its combat has no distance rules)")
+            )
     return out
 
 
@@ -212,9 +273,14 @@ def _campaign_problems(sc, g, path: str, _hint, _known) -> list[tuple[str, str]]
     problems: list[tuple[str, str]] = []
     if entry_index(sc.campaign, "campaign", g.campaign) is None:
         names = entry_names(sc.campaign, "campaign")
-        problems.append((f"{path}.campaign", f"no [[campaign]] entry {g.campaign!r}"
-                         f"{_hint(str(g.campaign), names)}; known: "
-                         f"{_known(names) or 'none'}"))
+        problems.append(
+            (
+                f"{path}.campaign",
+                f"no [[campaign]] entry {g.campaign!r}"
+                f"{_hint(str(g.campaign), names)}; known: "
+                f"{_known(names) or 'none'}",
+            )
+        )
     try:
         n, _, _ = campaign_metric(g.metric)
         if not 0 <= n <= 1000:
@@ -233,14 +299,21 @@ def _knob_list_problems(sc, g, path: str) -> list[tuple[str, str]]:
     problems = []
     for key in ("fixed", "free"):
         for j, name in enumerate(getattr(g, key)):
-            ok = bool(re.fullmatch(r"(a|b|both|variant|everyone)\.[\w*?\[\]-]+", name)
-                      or re.fullmatch(r"rules(\.[\w*?\[\]-]+){1,3}", name))
+            ok = bool(
+                re.fullmatch(r"(a|b|both|variant|everyone)\.[\w*?\[\]-]+", name)
+                or re.fullmatch(r"rules(\.[\w*?\[\]-]+){1,3}", name)
+            )
             if not ok and g.check is not None:
                 ok = bool(re.fullmatch(r"[\w*?]+", name))
             if not ok:
-                problems.append((f"{path}.{key}[{j}]", f"{name!r} is not a knob: give a.KEY, "
-                                 "b.KEY, both.KEY, variant.NAME, rules.TABLE.ENTRY.FIELD, "
-                                 "everyone.TRAIT (or a check axis for a check guardrail)"))
+                problems.append(
+                    (
+                        f"{path}.{key}[{j}]",
+                        f"{name!r} is not a knob: give a.KEY, "
+                        "b.KEY, both.KEY, variant.NAME, rules.TABLE.ENTRY.FIELD, "
+                        "everyone.TRAIT (or a check axis for a check guardrail)",
+                    )
+                )
     return problems
 
 

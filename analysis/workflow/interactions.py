@@ -23,19 +23,41 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-__all__ = ["CONDITIONAL", "HELD_COLUMNS", "dependent_effects", "held_fixed_ranges",
-           "interaction_ranges", "result_interactions"]
+__all__ = [
+    "CONDITIONAL",
+    "HELD_COLUMNS",
+    "dependent_effects",
+    "held_fixed_ranges",
+    "interaction_ranges",
+    "result_interactions",
+]
 
 #: conditional-range columns of :func:`interaction_ranges`
-CONDITIONAL = ("range_a_min", "range_a_max", "range_a_max_at", "range_b_min", "range_b_max",
-               "range_b_max_at")
+CONDITIONAL = (
+    "range_a_min",
+    "range_a_max",
+    "range_a_max_at",
+    "range_b_min",
+    "range_b_max",
+    "range_b_max_at",
+)
 #: columns of :func:`held_fixed_ranges` / :func:`dependent_effects`
-HELD_COLUMNS = ("knob", "main_range", "fixed_min", "fixed_max", "given", "from_value",
-                "to_value", "from_level", "to_level", "depends_on", "interaction")
+HELD_COLUMNS = (
+    "knob",
+    "main_range",
+    "fixed_min",
+    "fixed_max",
+    "given",
+    "from_value",
+    "to_value",
+    "from_level",
+    "to_level",
+    "depends_on",
+    "interaction",
+)
 
 
-def interaction_ranges(table, knobs: Sequence[str], metric: str = "p",
-                       group: str = "check"):
+def interaction_ranges(table, knobs: Sequence[str], metric: str = "p", group: str = "check"):
     """One row per (group, knob pair): group, knob_a, knob_b, levels_a, levels_b,
     interaction, joint_range, rank (1 = the strongest interaction of its group)."""
     import pandas as pd
@@ -49,25 +71,43 @@ def interaction_ranges(table, knobs: Sequence[str], metric: str = "p",
             if m.isna().to_numpy().any():
                 continue
             v = m.to_numpy(dtype=float)
-            resid = v - v.mean(axis=1, keepdims=True) - v.mean(axis=0, keepdims=True) \
-                + v.mean()
-            over_a = v.max(axis=0) - v.min(axis=0)   # range over A at each B level
-            over_b = v.max(axis=1) - v.min(axis=1)   # range over B at each A level
-            rows.append({group: name, "knob_a": a, "knob_b": b, "levels_a": v.shape[0],
-                         "levels_b": v.shape[1],
-                         "interaction": float(resid.max() - resid.min()),
-                         "joint_range": float(v.max() - v.min()),
-                         "range_a_min": float(over_a.min()),
-                         "range_a_max": float(over_a.max()),
-                         "range_a_max_at": str(m.columns[int(over_a.argmax())]),
-                         "range_b_min": float(over_b.min()),
-                         "range_b_max": float(over_b.max()),
-                         "range_b_max_at": str(m.index[int(over_b.argmax())])})
-    out = pd.DataFrame(rows, columns=[group, "knob_a", "knob_b", "levels_a", "levels_b",
-                                      "interaction", "joint_range", *CONDITIONAL])
+            resid = v - v.mean(axis=1, keepdims=True) - v.mean(axis=0, keepdims=True) + v.mean()
+            over_a = v.max(axis=0) - v.min(axis=0)  # range over A at each B level
+            over_b = v.max(axis=1) - v.min(axis=1)  # range over B at each A level
+            rows.append(
+                {
+                    group: name,
+                    "knob_a": a,
+                    "knob_b": b,
+                    "levels_a": v.shape[0],
+                    "levels_b": v.shape[1],
+                    "interaction": float(resid.max() - resid.min()),
+                    "joint_range": float(v.max() - v.min()),
+                    "range_a_min": float(over_a.min()),
+                    "range_a_max": float(over_a.max()),
+                    "range_a_max_at": str(m.columns[int(over_a.argmax())]),
+                    "range_b_min": float(over_b.min()),
+                    "range_b_max": float(over_b.max()),
+                    "range_b_max_at": str(m.index[int(over_b.argmax())]),
+                }
+            )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            group,
+            "knob_a",
+            "knob_b",
+            "levels_a",
+            "levels_b",
+            "interaction",
+            "joint_range",
+            *CONDITIONAL,
+        ],
+    )
     if len(out):
-        out["rank"] = out.groupby(group)["interaction"].rank(ascending=False,
-                                                            method="first").astype(int)
+        out["rank"] = (
+            out.groupby(group)["interaction"].rank(ascending=False, method="first").astype(int)
+        )
         out = out.sort_values([group, "rank"], kind="stable").reset_index(drop=True)
     else:
         out["rank"] = pd.Series(dtype=int)
@@ -119,37 +159,60 @@ def held_fixed_ranges(table, knobs: Sequence[str], metric: str = "p", group: str
                 lo_range = r if lo_range is None else min(lo_range, r)
                 if best is None or r > best[0] + 1e-12:  # ties: the first cell
                     key = key if isinstance(key, tuple) else (key,)
-                    given = ", ".join(f"{k}={_level(v)}" for k, v in zip(others, key,
-                                                                          strict=True))
+                    given = ", ".join(f"{k}={_level(v)}" for k, v in zip(others, key, strict=True))
                     first, last = means.index[0], means.index[-1]
-                    best = (r, given, float(means.loc[first]), float(means.loc[last]),
-                            _level(first), _level(last))
+                    best = (
+                        r,
+                        given,
+                        float(means.loc[first]),
+                        float(means.loc[last]),
+                        _level(first),
+                        _level(last),
+                    )
             if best is None:
                 continue
-            mine = inter[(inter[group] == name)
-                         & ((inter["knob_a"] == knob) | (inter["knob_b"] == knob))]
+            mine = inter[
+                (inter[group] == name) & ((inter["knob_a"] == knob) | (inter["knob_b"] == knob))
+            ]
             partner, strength = "", 0.0
             if len(mine):
                 top = mine.loc[mine["interaction"].idxmax()]
                 partner = top["knob_b"] if top["knob_a"] == knob else top["knob_a"]
                 strength = float(top["interaction"])
-            rows.append({group: name, "knob": knob,
-                         "main_range": float(main.max() - main.min()),
-                         "fixed_min": lo_range, "fixed_max": best[0], "given": best[1],
-                         "from_value": best[2], "to_value": best[3], "from_level": best[4],
-                         "to_level": best[5], "depends_on": partner,
-                         "interaction": strength})
+            rows.append(
+                {
+                    group: name,
+                    "knob": knob,
+                    "main_range": float(main.max() - main.min()),
+                    "fixed_min": lo_range,
+                    "fixed_max": best[0],
+                    "given": best[1],
+                    "from_value": best[2],
+                    "to_value": best[3],
+                    "from_level": best[4],
+                    "to_level": best[5],
+                    "depends_on": partner,
+                    "interaction": strength,
+                }
+            )
     return pd.DataFrame(rows, columns=[group, *HELD_COLUMNS])
 
 
-def dependent_effects(table, knobs: Sequence[str], metric: str = "p", group: str = "check",
-                      *, ratio: float = 2.0, min_range: float = 0.05):
+def dependent_effects(
+    table,
+    knobs: Sequence[str],
+    metric: str = "p",
+    group: str = "check",
+    *,
+    ratio: float = 2.0,
+    min_range: float = 0.05,
+):
     """The knobs whose effect depends on another knob: rows of :func:`held_fixed_ranges`
     where the largest held-fixed range is at least ``min_range`` and at least ``ratio``
     times the main-effect range (so a main-effect ranking understates the knob
     somewhere), largest ``fixed_max`` first."""
     held = held_fixed_ranges(table, knobs, metric, group)
-    keep = (held["fixed_max"] >= min_range) \
-        & (held["fixed_max"] >= ratio * held["main_range"])
-    return held[keep].sort_values("fixed_max", ascending=False,
-                                  kind="stable").reset_index(drop=True)
+    keep = (held["fixed_max"] >= min_range) & (held["fixed_max"] >= ratio * held["main_range"])
+    return (
+        held[keep].sort_values("fixed_max", ascending=False, kind="stable").reset_index(drop=True)
+    )

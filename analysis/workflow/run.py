@@ -16,9 +16,19 @@ from analysis.workflow.scenario import Scenario
 from analysis.workflow.sweep import Cluster, run_checks
 from engines.errors import InputError
 
-__all__ = ["EXTENSIONS", "Results", "check_output_dir", "curves_plot", "run_campaign_solve",
-           "run_campaign_sweep", "run_campaigns", "run_fights", "run_lethality", "run_scenario",
-           "write_results"]
+__all__ = [
+    "EXTENSIONS",
+    "Results",
+    "check_output_dir",
+    "curves_plot",
+    "run_campaign_solve",
+    "run_campaign_sweep",
+    "run_campaigns",
+    "run_fights",
+    "run_lethality",
+    "run_scenario",
+    "write_results",
+]
 
 EXTENSIONS = {"csv": "csv", "json": "json", "markdown": "md", "parquet": "parquet"}
 
@@ -56,14 +66,22 @@ def run_fights(sc: Scenario):
             import numpy as np
 
             trials = sc.precision.trials or 100_000
-            stats = mod.duel_mc(a, b, trials,
-                                np.random.SeedSequence(sc.seed, spawn_key=(10_000 + i,)),
-                                variants, fight.round_cap)
-        row = {"fight": fight.name or f"fight{i}", "system": system,
-               "a": fighter_label(fight.a, built=a, system=system),
-               "b": fighter_label(fight.b, built=b, system=system),
-               "aftermath": aftermath_of(variants),
-               "trials": stats.trials if stats.trials is not None else 0}
+            stats = mod.duel_mc(
+                a,
+                b,
+                trials,
+                np.random.SeedSequence(sc.seed, spawn_key=(10_000 + i,)),
+                variants,
+                fight.round_cap,
+            )
+        row = {
+            "fight": fight.name or f"fight{i}",
+            "system": system,
+            "a": fighter_label(fight.a, built=a, system=system),
+            "b": fighter_label(fight.b, built=b, system=system),
+            "aftermath": aftermath_of(variants),
+            "trials": stats.trials if stats.trials is not None else 0,
+        }
         for name, read in reg.METRICS.items():
             est, se = read(stats)
             row[name] = est
@@ -94,8 +112,10 @@ def curves_plot(table, path) -> None:
         for n, (key, sub) in enumerate(groups):
             if n >= 8:  # keep the figure readable
                 break
-            label = ", ".join(f"{a}={v}" for a, v in zip(others, key if isinstance(key, tuple)
-                                                              else (key,), strict=True))
+            label = ", ".join(
+                f"{a}={v}"
+                for a, v in zip(others, key if isinstance(key, tuple) else (key,), strict=True)
+            )
             sub = sub.groupby(x, sort=True)[metric].mean()
             ax.plot(sub.index.astype(str), sub.to_numpy(), marker=".", label=label or None)
         ax.set_title(check, fontsize=9)
@@ -111,8 +131,9 @@ def curves_plot(table, path) -> None:
     plt.close(fig)
 
 
-def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
-                 progress: bool | None = None) -> Results:
+def run_scenario(
+    sc: Scenario, cluster: Cluster | None = None, *, progress: bool | None = None
+) -> Results:
     """Compute every table and plot the scenario asks for (nothing is written here)."""
     from analysis.workflow.interactions import result_interactions
     from analysis.workflow.solvers import competence_table, solve_difficulty
@@ -127,9 +148,15 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
             res.tables["checks"] = checks
         if "curves" in sc.output.plots:
             res.plots["curves"] = lambda path, t=checks: curves_plot(t, path)
-    if sc.sweep is not None and sc.checks and (sc.sweep.variants or sc.sweep.axes) and (
+    if (
+        sc.sweep is not None
+        and sc.checks
+        and (sc.sweep.variants or sc.sweep.axes)
+        and (
             {"sweep", "sensitivity", "interactions"} & set(wanted)
-                                               or "sensitivity" in sc.output.plots):
+            or "sensitivity" in sc.output.plots
+        )
+    ):
         result = run_checks(sc, cluster, sweep=True, progress=progress)
         inter = result_interactions(result)
         if "sweep" in wanted:
@@ -139,27 +166,44 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         if "interactions" in wanted:
             res.tables["interactions"] = inter
         if "sensitivity" in sc.output.plots:
-            res.plots["sensitivity"] = (lambda path, r=result, i=inter: sensitivity_plot(
-                r.table, r.sensitivity, path, r.metric, inter=i))
+            res.plots["sensitivity"] = lambda path, r=result, i=inter: sensitivity_plot(
+                r.table, r.sensitivity, path, r.metric, inter=i
+            )
     # validated: a difficulty entry has its target and competence
-    frames = [solve_difficulty(s.target, s.competence, s.systems,  # type: ignore[arg-type]
-                               _solver_variants(sc))
-              for s in sc.solve if s.kind == "difficulty"]
+    frames = [
+        solve_difficulty(
+            s.target,
+            s.competence,
+            s.systems,  # type: ignore[arg-type]
+            _solver_variants(sc),
+        )
+        for s in sc.solve
+        if s.kind == "difficulty"
+    ]
     if frames and "difficulty" in wanted:
         import pandas as pd
 
         res.tables["difficulty"] = pd.concat(frames, ignore_index=True)
-    frames = [competence_table(s.levels, s.systems, _solver_variants(sc))
-              for s in sc.solve if s.kind == "competence"]
+    frames = [
+        competence_table(s.levels, s.systems, _solver_variants(sc))
+        for s in sc.solve
+        if s.kind == "competence"
+    ]
     if frames and "competence" in wanted:
         import pandas as pd
 
         res.tables["competence"] = pd.concat(frames, ignore_index=True)
     if sc.fights and "fights" in wanted:
         res.tables["fights"] = run_fights(sc)
-    if sc.sweep is not None and sc.sweep.fights and sc.fights and (
+    if (
+        sc.sweep is not None
+        and sc.sweep.fights
+        and sc.fights
+        and (
             {"fight_sweep", "fight_sensitivity", "fight_interactions"} & set(wanted)
-            or "fight_sensitivity" in sc.output.plots):
+            or "fight_sensitivity" in sc.output.plots
+        )
+    ):
         from analysis.workflow.fight_sweep import run_fight_sweep
 
         result = run_fight_sweep(sc, cluster, progress=progress)
@@ -171,8 +215,9 @@ def run_scenario(sc: Scenario, cluster: Cluster | None = None, *,
         if "fight_interactions" in wanted:
             res.tables["fight_interactions"] = inter
         if "fight_sensitivity" in sc.output.plots:
-            res.plots["fight_sensitivity"] = (lambda path, r=result, i=inter: sensitivity_plot(
-                r.table, r.sensitivity, path, r.metric, group="fight", inter=i))
+            res.plots["fight_sensitivity"] = lambda path, r=result, i=inter: sensitivity_plot(
+                r.table, r.sensitivity, path, r.metric, group="fight", inter=i
+            )
     frames = [run_lethality(sc, s) for s in sc.solve if s.kind == "lethality"]
     if frames and "lethality" in wanted:
         import pandas as pd
@@ -203,11 +248,18 @@ def run_campaigns(sc: Scenario, *, progress: bool | None = None):
     frames = []
     for i, c in enumerate(sc.campaign):
         method = c.method or sc.method
-        stats = camp.run(sc.check_system(c), c.mechanic, c.params, sessions=c.sessions,
-                         threshold=c.threshold, method=method,
-                         trials=sc.precision.trials or camp.DEFAULT_TRIALS,
-                         seed=np.random.SeedSequence(sc.seed, spawn_key=(20_000 + i,)),
-                         variants=dict(c.variants), progress=progress)
+        stats = camp.run(
+            sc.check_system(c),
+            c.mechanic,
+            c.params,
+            sessions=c.sessions,
+            threshold=c.threshold,
+            method=method,
+            trials=sc.precision.trials or camp.DEFAULT_TRIALS,
+            seed=np.random.SeedSequence(sc.seed, spawn_key=(20_000 + i,)),
+            variants=dict(c.variants),
+            progress=progress,
+        )
         kinds = ["summary"]
         if next(iter(stats.values())).passage is not None:
             kinds.append("passage")
@@ -217,8 +269,7 @@ def run_campaigns(sc: Scenario, *, progress: bool | None = None):
             t.insert(0, "campaign", c.name or f"campaign{i}")
             t["session"] = t["session"].astype(str)
             t["params"] = "; ".join(f"{k}={v}" for k, v in c.params.items()) or "defaults"
-            t["variants"] = "; ".join(f"{k}={v}" for k, v in c.variants.items()) \
-                or "defaults"
+            t["variants"] = "; ".join(f"{k}={v}" for k, v in c.variants.items()) or "defaults"
             frames.append(t)
     return pd.concat(frames, ignore_index=True)
 
@@ -232,10 +283,17 @@ def run_campaign_solve(sc: Scenario, s):
     i = campaign_index(sc, s.campaign)
     assert i is not None  # validated: the entry names a campaign of the file
     c = sc.campaign[i]
-    _, table = camp.solve_campaign(sc.check_system(c), c.mechanic, s.knob, s.reach,
-                                   c.sessions if s.sessions is None else s.sessions,
-                                   c.params, variants=dict(c.variants), values=s.values,
-                                   share=0.5 if s.target is None else s.target)
+    _, table = camp.solve_campaign(
+        sc.check_system(c),
+        c.mechanic,
+        s.knob,
+        s.reach,
+        c.sessions if s.sessions is None else s.sessions,
+        c.params,
+        variants=dict(c.variants),
+        values=s.values,
+        share=0.5 if s.target is None else s.target,
+    )
     table.insert(0, "campaign", c.name or f"campaign{i}")
     return table
 
@@ -273,11 +331,18 @@ def run_campaign_sweep(sc: Scenario, *, progress: bool | None = None):
                     params[name] = value
                 else:
                     variants[name] = value
-            stats = camp.run(system, c.mechanic, params, sessions=sessions,
-                             threshold=c.threshold, method=c.method or sc.method,
-                             trials=sc.precision.trials or camp.DEFAULT_TRIALS,
-                             seed=np.random.SeedSequence(sc.seed, spawn_key=(30_000 + i, j)),
-                             variants=variants, progress=progress)
+            stats = camp.run(
+                system,
+                c.mechanic,
+                params,
+                sessions=sessions,
+                threshold=c.threshold,
+                method=c.method or sc.method,
+                trials=sc.precision.trials or camp.DEFAULT_TRIALS,
+                seed=np.random.SeedSequence(sc.seed, spawn_key=(30_000 + i, j)),
+                variants=variants,
+                progress=progress,
+            )
             t = camp.table(stats, "summary")
             st = stats.get("exact") or stats["mc"]
             if st.passage is not None:
@@ -296,13 +361,25 @@ def run_lethality(sc: Scenario, s):
     index = sc.fight_index(s.fight)
     assert index is not None  # validated: the entry names a fight of the file
     fight = sc.fights[index]
-    mc = not sc.fight_exact(fight, default=sc.precision.trials is None
-                            and sc.precision.se is None)
+    mc = not sc.fight_exact(fight, default=sc.precision.trials is None and sc.precision.se is None)
     _, table = solve_lethality(
-        sc.check_system(fight), fight.a, fight.b, s.knob, s.values, s.target, s.metric,
-        goal=s.goal, increasing=s.increasing, z=s.z, exact=False if mc else None,
-        trials=sc.precision.trials, se=sc.precision.se, seed=sc.seed,
-        variants=sc.check_variants(fight), round_cap=fight.round_cap)
+        sc.check_system(fight),
+        fight.a,
+        fight.b,
+        s.knob,
+        s.values,
+        s.target,
+        s.metric,
+        goal=s.goal,
+        increasing=s.increasing,
+        z=s.z,
+        exact=False if mc else None,
+        trials=sc.precision.trials,
+        se=sc.precision.se,
+        seed=sc.seed,
+        variants=sc.check_variants(fight),
+        round_cap=fight.round_cap,
+    )
     table.insert(0, "fight", fight.name or f"fight{sc.fight_index(s.fight)}")
     return table
 
@@ -318,8 +395,9 @@ def check_output_dir(out_dir: Path | None, fmt: str) -> None:
     check_folder(out_dir, "output")
 
 
-def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None,
-                  provenance: dict | None = None) -> list[Path]:
+def write_results(
+    res: Results, fmt: str, out_dir: Path | None, stream=None, provenance: dict | None = None
+) -> list[Path]:
     """Write every table (and plot) into ``out_dir``, or tables to ``stream`` when None;
     each table records ``provenance`` (:func:`analysis.output.with_provenance`)."""
     from analysis.output import render
@@ -343,8 +421,9 @@ def write_results(res: Results, fmt: str, out_dir: Path | None, stream=None,
     try:
         out_dir.mkdir(exist_ok=True)
     except OSError as exc:
-        raise InputError(f"output {str(out_dir)!r}: cannot create the folder "
-                         f"({exc.strerror})") from None
+        raise InputError(
+            f"output {str(out_dir)!r}: cannot create the folder ({exc.strerror})"
+        ) from None
     try:
         # every table goes to a temporary file first; all are moved into place together
         # once every one (and every plot) is written, so a failure writes nothing

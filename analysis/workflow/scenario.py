@@ -123,14 +123,44 @@ from analysis.workflow.scenario_validation import (
 from engines.constants import ROUND_CAP, STUDY_SEED
 from engines.errors import InputError
 
-__all__ = ["PLOTS", "TABLES", "Campaign", "Check", "Contrast", "Fight", "Guardrail", "Output",
-           "Precision", "Scalar", "Scenario", "Solve", "Sweep", "campaign_index", "campaign_knob",
-           "load_scenario", "parse_scenario", "raise_problems"]
+__all__ = [
+    "PLOTS",
+    "TABLES",
+    "Campaign",
+    "Check",
+    "Contrast",
+    "Fight",
+    "Guardrail",
+    "Output",
+    "Precision",
+    "Scalar",
+    "Scenario",
+    "Solve",
+    "Sweep",
+    "campaign_index",
+    "campaign_knob",
+    "load_scenario",
+    "parse_scenario",
+    "raise_problems",
+]
 
 Scalar = int | float | str | bool
-TABLES = ("checks", "sweep", "sensitivity", "interactions", "difficulty", "competence",
-          "fights", "fight_sweep", "fight_sensitivity", "fight_interactions", "lethality",
-          "campaign", "campaign_sweep", "campaign_solve")
+TABLES = (
+    "checks",
+    "sweep",
+    "sensitivity",
+    "interactions",
+    "difficulty",
+    "competence",
+    "fights",
+    "fight_sweep",
+    "fight_sensitivity",
+    "fight_interactions",
+    "lethality",
+    "campaign",
+    "campaign_sweep",
+    "campaign_solve",
+)
 PLOTS = ("curves", "sensitivity", "fight_sensitivity")
 
 
@@ -173,7 +203,7 @@ class Fight(_Model):
     name: str | None = None
     system: str | None = None
     variants: dict[str, Scalar] = Field(default_factory=dict)
-    a: str | dict[str, Any] = Field(default_factory=dict)   # archetype name or traits
+    a: str | dict[str, Any] = Field(default_factory=dict)  # archetype name or traits
     b: str | dict[str, Any] = Field(default_factory=dict)
     round_cap: int = Field(ROUND_CAP, ge=1, le=MAX_ROUND_CAP)
     #: true: the engine's exact duel solver; false: Monte Carlo; unset: the file's
@@ -188,12 +218,12 @@ class Solve(_Model):
     levels: list[float] = Field(default_factory=lambda: [0.5, 0.75, 0.9])
     systems: list[str] | None = None
     # lethality: a knob of one [[fights]] entry searched for a fight metric's target
-    fight: str | int = 0               # the fight's name or position
-    knob: str | None = None            # a.KEY | b.KEY | both.KEY | variant.NAME
+    fight: str | int = 0  # the fight's name or position
+    knob: str | None = None  # a.KEY | b.KEY | both.KEY | variant.NAME
     values: list[Scalar] | None = None  # knob values in increasing order
-    metric: str = "p_side0"            # fights.METRIC_NAMES, e.g. p_rounds_between:3:5
+    metric: str = "p_side0"  # fights.METRIC_NAMES, e.g. p_rounds_between:3:5
     goal: Literal["at_least", "at_most"] = "at_least"
-    increasing: bool = True            # the metric grows with the knob
+    increasing: bool = True  # the metric grows with the knob
     z: float = Field(2.0, ge=0, le=10)
     # campaign: a parameter (knob) of one [[campaign]] entry that gets the median
     # character (share ``target``, default 0.5) to ``reach`` by session ``sessions``
@@ -222,8 +252,8 @@ class Guardrail(_Model):
     (``rpg-balance audit``; see :mod:`analysis.workflow.audit`)."""
 
     name: str = Field(min_length=1, max_length=200)
-    fight: str | int | None = None     # a [[fights]] name (or position)
-    check: str | int | None = None     # a [[checks]] name (or position): one cell
+    fight: str | int | None = None  # a [[fights]] name (or position)
+    check: str | int | None = None  # a [[checks]] name (or position): one cell
     campaign: str | int | None = None  # a [[campaign]] name (or position)
     #: fights.METRIC_NAMES, p_success for a check, analysis.campaign.CAMPAIGN_METRICS
     #: (median_at:N, mean_at:N, p_reach:X:N, extra_at:NAME:N) for a campaign
@@ -265,13 +295,28 @@ class Sweep(_Model):
 class Output(_Model):
     dir: str | None = None
     format: Literal["csv", "json", "markdown", "parquet"] = "csv"
-    tables: list[Literal["checks", "sweep", "sensitivity", "interactions", "difficulty",
-                         "competence", "fights", "fight_sweep", "fight_sensitivity",
-                         "fight_interactions", "lethality", "campaign", "campaign_sweep",
-                         "campaign_solve"]] | None \
-        = None
-    plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = \
-        Field(default_factory=list)
+    tables: (
+        list[
+            Literal[
+                "checks",
+                "sweep",
+                "sensitivity",
+                "interactions",
+                "difficulty",
+                "competence",
+                "fights",
+                "fight_sweep",
+                "fight_sensitivity",
+                "fight_interactions",
+                "lethality",
+                "campaign",
+                "campaign_sweep",
+                "campaign_solve",
+            ]
+        ]
+        | None
+    ) = None
+    plots: list[Literal["curves", "sensitivity", "fight_sensitivity"]] = Field(default_factory=list)
 
 
 class Scenario(_Model):
@@ -348,16 +393,22 @@ class Scenario(_Model):
         out = []
         for i, f in enumerate(self.fights):
             where = f"{Path(self.source).name}: fights[{i}]"
-            if self._forced is not None and f.exact is not None \
-                    and f.exact != self.fight_exact(f):
+            if self._forced is not None and f.exact is not None and f.exact != self.fight_exact(f):
                 now = "exact" if self.fight_exact(f) else "Monte Carlo"
-                out.append(f"notice: {where}: exact = {str(f.exact).lower()} overridden by "
-                           f"{self._forced[1]} ({now})")
-            elif self._forced is None and f.exact is not None \
-                    and "method" in self.model_fields_set \
-                    and f.exact != (self.method in ("exact", "both")):
-                out.append(f"notice: {where}: its exact = {str(f.exact).lower()} overrides "
-                           f"the file's method = {self.method!r}")
+                out.append(
+                    f"notice: {where}: exact = {str(f.exact).lower()} overridden by "
+                    f"{self._forced[1]} ({now})"
+                )
+            elif (
+                self._forced is None
+                and f.exact is not None
+                and "method" in self.model_fields_set
+                and f.exact != (self.method in ("exact", "both"))
+            ):
+                out.append(
+                    f"notice: {where}: its exact = {str(f.exact).lower()} overrides "
+                    f"the file's method = {self.method!r}"
+                )
         return out
 
     @property
@@ -386,8 +437,7 @@ class Scenario(_Model):
         out = []
         if self.checks:
             out.append("checks")
-        if self.sweep is not None and self.checks and (self.sweep.variants
-                                                       or self.sweep.axes):
+        if self.sweep is not None and self.checks and (self.sweep.variants or self.sweep.axes):
             out += ["sweep", "sensitivity", "interactions"]
         kinds = {s.kind for s in self.solve}
         out += [k for k in ("difficulty", "competence") if k in kinds]
@@ -472,12 +522,18 @@ def _known_keys(loc) -> list[str]:
 
 
 _EXPECTED = {
-    "int_type": "expected a whole number", "int_parsing": "expected a whole number",
-    "int_from_float": "expected a whole number", "float_type": "expected a number",
-    "float_parsing": "expected a number", "string_type": "expected text",
-    "bool_type": "expected true or false", "bool_parsing": "expected true or false",
-    "dict_type": "expected a table", "list_type": "expected a list",
-    "model_type": "expected a table", "finite_number": "expected a finite number",
+    "int_type": "expected a whole number",
+    "int_parsing": "expected a whole number",
+    "int_from_float": "expected a whole number",
+    "float_type": "expected a number",
+    "float_parsing": "expected a number",
+    "string_type": "expected text",
+    "bool_type": "expected true or false",
+    "bool_parsing": "expected true or false",
+    "dict_type": "expected a table",
+    "list_type": "expected a list",
+    "model_type": "expected a table",
+    "finite_number": "expected a finite number",
 }
 
 
@@ -490,13 +546,18 @@ def _describe(err: Any) -> str:
         return "required key is missing"
     if kind == "extra_forbidden":
         known = _known_keys(err["loc"][:-1])
-        return "unknown key" + (did_you_mean(err["loc"][-1], known)
-                                + f"; known: {known_list(known)}" if known else "")
+        return "unknown key" + (
+            did_you_mean(err["loc"][-1], known) + f"; known: {known_list(known)}" if known else ""
+        )
     if kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         return f"{got!r} is not allowed; choose {' | '.join(choices)}"
-    bounds = {"greater_than_equal": ("at least", "ge"), "greater_than": ("more than", "gt"),
-              "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
+    bounds = {
+        "greater_than_equal": ("at least", "ge"),
+        "greater_than": ("more than", "gt"),
+        "less_than_equal": ("at most", "le"),
+        "less_than": ("less than", "lt"),
+    }
     if kind in bounds:
         word, key = bounds[kind]
         return f"expected a value {word} {ctx.get(key)}, got {got!r}"
@@ -514,8 +575,11 @@ def raise_problems(source: str, problems: list[tuple[str, str]]):
     """Raise one :class:`~engines.errors.InputError` listing every ``(key path, why)``
     problem of the file ``source``."""
     lines = [f"{source}: {path}: {why}" for path, why in problems]
-    head = lines[0] if len(lines) == 1 else (f"{source}: {len(lines)} problems\n  "
-                                              + "\n  ".join(lines))
+    head = (
+        lines[0]
+        if len(lines) == 1
+        else (f"{source}: {len(lines)} problems\n  " + "\n  ".join(lines))
+    )
     raise InputError(head)
 
 
@@ -531,10 +595,15 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         partial = _salvage(data, exc)
         if partial is not None:
             broken = {path for path, _ in problems}
-            problems += [p for p in semantic_problems(partial)
-                         if p not in problems and not any(p[0] == b or p[0].startswith(b + ".")
-                                                          or p[0].startswith(b + "[")
-                                                          for b in broken)]
+            problems += [
+                p
+                for p in semantic_problems(partial)
+                if p not in problems
+                and not any(
+                    p[0] == b or p[0].startswith(b + ".") or p[0].startswith(b + "[")
+                    for b in broken
+                )
+            ]
         raise_problems(source, problems)
     problems = semantic_problems(sc)
     if problems:
@@ -583,11 +652,13 @@ def load_scenario(path: str | Path) -> Scenario:
         from analysis.rules import load_files
 
         try:
-            sc._rule_sets = load_files([path.parent / r for r in sc.rules],
-                                       where=f"{source}: rules:")
+            sc._rule_sets = load_files(
+                [path.parent / r for r in sc.rules], where=f"{source}: rules:"
+            )
         except InputError as exc:
-            raise InputError("\n".join(f"{source}: rules: {line}"
-                                        for line in str(exc).splitlines())) from None
+            raise InputError(
+                "\n".join(f"{source}: rules: {line}" for line in str(exc).splitlines())
+            ) from None
     if sc.cross_combat is not None:  # the mapping it names, validated now, in one line
         from analysis.combat.cross_combat import load_cross
 

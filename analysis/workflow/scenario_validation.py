@@ -50,8 +50,13 @@ def _axis_problem(system: str, axis: str, value: Any) -> str | None:
     if ok and all(isinstance(x, str) for x in ok):
         return None if value in ok else f"{value!r} is not allowed; choose {' | '.join(ok)}"
     ranges = {
-        "pool": (0, 200), "successes": (0, 400), "difficulty": (-50, 400),
-        "modifier": (-100, 100), "skill": (0, 200), "dice": (-3, 3), "dc": (-100, 200),
+        "pool": (0, 200),
+        "successes": (0, 400),
+        "difficulty": (-50, 400),
+        "modifier": (-100, 100),
+        "skill": (0, 200),
+        "dice": (-3, 3),
+        "dc": (-100, 200),
         "degree": (-10, 10),
     }
     lo, hi = ranges.get(axis, (None, None))
@@ -64,14 +69,16 @@ def _variant_problem(system: str, name: str, value: Any) -> str | None:
     cls = registry()[system].checks.variants
     fields = {f.name for f in dataclasses.fields(cls)}
     if name not in fields:
-        return (f"not a variant of {system}{did_you_mean(name, fields)}; "
-                f"known: {known_list(sorted(fields))}")
+        return (
+            f"not a variant of {system}{did_you_mean(name, fields)}; "
+            f"known: {known_list(sorted(fields))}"
+        )
     try:
         parse_variants(cls, {name: value})
     except InputError as exc:
         text = str(exc)
         prefix = f"variant {name}: "
-        return text[len(prefix):] if text.startswith(prefix) else text
+        return text[len(prefix) :] if text.startswith(prefix) else text
     except (TypeError, ValueError) as exc:
         return f"invalid value {value!r}: {exc}"
     return None
@@ -100,18 +107,28 @@ class _Context:
         """Why ``system`` is not an installed system (None when it is)."""
         if system in self.installed:
             return None
-        return (f"unknown system {system!r}{did_you_mean(system, self.installed)}; "
-                f"known: {known_list(self.installed)}")
+        return (
+            f"unknown system {system!r}{did_you_mean(system, self.installed)}; "
+            f"known: {known_list(self.installed)}"
+        )
 
 
 def semantic_problems(sc) -> list[tuple[str, str]]:
     """Problems that need the rules: systems, variants, axes, ladder names. One validator
     per section of the file, called in this order (the order of the messages)."""
     ctx = _Context.of(sc)
-    return [*_top_problems(ctx), *_check_problems(ctx), *_fight_problems(ctx),
-            *_check_name_problems(sc), *_solve_problems(ctx), *_sweep_problems(ctx),
-            *_campaign_problems(sc), *_guardrail_problems(sc), *_task_problems(sc),
-            *_output_problems(sc)]
+    return [
+        *_top_problems(ctx),
+        *_check_problems(ctx),
+        *_fight_problems(ctx),
+        *_check_name_problems(sc),
+        *_solve_problems(ctx),
+        *_sweep_problems(ctx),
+        *_campaign_problems(sc),
+        *_guardrail_problems(sc),
+        *_task_problems(sc),
+        *_output_problems(sc),
+    ]
 
 
 def _top_problems(ctx: _Context) -> list[tuple[str, str]]:
@@ -134,8 +151,9 @@ def _entry_system(ctx: _Context, path: str, entry) -> tuple[str | None, list]:
     problem with it; None when there is no known system to check the entry against."""
     sc = ctx.sc
     if entry.system is None and sc.system is None:
-        return None, [(f"{path}.system", "required key is missing (no top-level system to "
-                       "inherit either)")]
+        return None, [
+            (f"{path}.system", "required key is missing (no top-level system to inherit either)")
+        ]
     if entry.system is not None:
         if (why := ctx.unknown_system(entry.system)) is not None:
             return None, [(f"{path}.system", why)]
@@ -146,8 +164,7 @@ def _entry_system(ctx: _Context, path: str, entry) -> tuple[str | None, list]:
 
 def _check_systems(ctx: _Context) -> list[str]:
     """The known systems of the [[checks]] entries."""
-    found = (_entry_system(ctx, f"checks[{i}]", entry)[0]
-             for i, entry in enumerate(ctx.sc.checks))
+    found = (_entry_system(ctx, f"checks[{i}]", entry)[0] for i, entry in enumerate(ctx.sc.checks))
     return [system for system in found if system is not None]
 
 
@@ -169,8 +186,13 @@ def _check_problems(ctx: _Context) -> list[tuple[str, str]]:
         axes = AXES[system]
         for axis, values in entry.axes.items():
             if axis not in axes:
-                problems.append((f"{path}.axes.{axis}", f"not an axis of {system}"
-                                 f"{did_you_mean(axis, axes)}; known: {known_list(axes)}"))
+                problems.append(
+                    (
+                        f"{path}.axes.{axis}",
+                        f"not an axis of {system}"
+                        f"{did_you_mean(axis, axes)}; known: {known_list(axes)}",
+                    )
+                )
                 continue
             if not values:
                 problems.append((f"{path}.axes.{axis}", "expected at least one value"))
@@ -180,34 +202,56 @@ def _check_problems(ctx: _Context) -> list[tuple[str, str]]:
         if entry.competence is not None:
             comp_axis = next(iter(axes))
             if comp_axis in entry.axes:
-                problems.append((f"{path}.competence", f"also given as axes.{comp_axis}; "
-                                 "use one of them"))
-            rungs = (ctx.ladder[system] if system in ctx.ladder
-                     else dict(getattr(registry()[system].ladder, "rungs", {})))
+                problems.append(
+                    (f"{path}.competence", f"also given as axes.{comp_axis}; use one of them")
+                )
+            rungs = (
+                ctx.ladder[system]
+                if system in ctx.ladder
+                else dict(getattr(registry()[system].ladder, "rungs", {}))
+            )
             for j, c in enumerate(entry.competence):
                 if isinstance(c, str) and c not in rungs:
-                    problems.append((f"{path}.competence[{j}]",
-                                     f"unknown ladder name {c!r}"
-                                     f"{did_you_mean(c, rungs)}; known: {known_list(rungs)}"))
+                    problems.append(
+                        (
+                            f"{path}.competence[{j}]",
+                            f"unknown ladder name {c!r}"
+                            f"{did_you_mean(c, rungs)}; known: {known_list(rungs)}",
+                        )
+                    )
         if entry.contrast is not None:
             for arm in ("a", "b"):
                 for axis, off in getattr(entry.contrast, arm).items():
                     if axis not in axes or axis in ("roll", "level"):
                         numeric = [a for a in axes if a not in ("roll", "level")]
-                        problems.append((f"{path}.contrast.{arm}.{axis}",
-                                         f"not a numeric axis of {system}; known: "
-                                         f"{known_list(numeric)}"))
+                        problems.append(
+                            (
+                                f"{path}.contrast.{arm}.{axis}",
+                                f"not a numeric axis of {system}; known: {known_list(numeric)}",
+                            )
+                        )
                     elif not -100 <= off <= 100:
-                        problems.append((f"{path}.contrast.{arm}.{axis}",
-                                         f"offset {off} is out of range -100..100"))
+                        problems.append(
+                            (
+                                f"{path}.contrast.{arm}.{axis}",
+                                f"offset {off} is out of range -100..100",
+                            )
+                        )
                     else:
                         values = entry.axes.get(axis, list(axes[axis]))
-                        bad = [v + off for v in values if isinstance(v, int)
-                               and _axis_problem(system, axis, v + off) is not None]
+                        bad = [
+                            v + off
+                            for v in values
+                            if isinstance(v, int)
+                            and _axis_problem(system, axis, v + off) is not None
+                        ]
                         if bad:
-                            problems.append((f"{path}.contrast.{arm}.{axis}",
-                                             f"offset {off} moves {axis} out of range "
-                                             f"(to {bad[0]})"))
+                            problems.append(
+                                (
+                                    f"{path}.contrast.{arm}.{axis}",
+                                    f"offset {off} moves {axis} out of range (to {bad[0]})",
+                                )
+                            )
     return problems
 
 
@@ -253,8 +297,9 @@ def _check_name_problems(sc) -> list[tuple[str, str]]:
     for i in range(len(sc.checks)):
         name = sc.check_name(i)
         if name in seen:
-            problems.append((f"checks[{i}].name", f"{name!r} is already the name of "
-                             f"checks[{seen[name]}]"))
+            problems.append(
+                (f"checks[{i}].name", f"{name!r} is already the name of checks[{seen[name]}]")
+            )
         seen.setdefault(name, i)
     return problems
 
@@ -276,25 +321,41 @@ def _solve_problems(ctx: _Context) -> list[tuple[str, str]]:
             problems += _campaign_solve_problems(sc, path, s)
             continue
         if s.target is not None and not 0 < s.target < 1:
-            problems.append((f"{path}.target", f"expected a probability strictly between "
-                             f"0 and 1, got {s.target!r}"))
+            problems.append(
+                (
+                    f"{path}.target",
+                    f"expected a probability strictly between 0 and 1, got {s.target!r}",
+                )
+            )
         if s.kind == "difficulty":
             if s.target is None:
                 problems.append((f"{path}.target", "required for kind = 'difficulty'"))
             if s.competence is None:
                 problems.append((f"{path}.competence", "required for kind = 'difficulty'"))
             elif isinstance(s.competence, int) and len(s.systems or list(registry())) != 1:
-                problems.append((f"{path}.competence", "a native value needs exactly one "
-                                 "system in systems (or use a ladder name)"))
+                problems.append(
+                    (
+                        f"{path}.competence",
+                        "a native value needs exactly one system in systems (or use a ladder name)",
+                    )
+                )
             elif isinstance(s.competence, str):
                 known = ctx.ladder[next(iter(registry()))]
                 if s.competence not in known:
-                    problems.append((f"{path}.competence", f"unknown ladder name "
-                                     f"{s.competence!r}; known: {known_list(known)}"))
+                    problems.append(
+                        (
+                            f"{path}.competence",
+                            f"unknown ladder name {s.competence!r}; known: {known_list(known)}",
+                        )
+                    )
         for j, q in enumerate(s.levels):
             if not 0 < q < 1:
-                problems.append((f"{path}.levels[{j}]", f"expected a probability strictly "
-                                 f"between 0 and 1, got {q!r}"))
+                problems.append(
+                    (
+                        f"{path}.levels[{j}]",
+                        f"expected a probability strictly between 0 and 1, got {q!r}",
+                    )
+                )
     return problems
 
 
@@ -312,11 +373,13 @@ def _sweep_problems(ctx: _Context) -> list[tuple[str, str]]:
         path = f"sweep.variants.{name}"
         if not values:
             problems.append((path, "expected at least one value"))
-        owners = [s for s in check_systems
-                  if name in {f.name for f in dataclasses.fields(registry()[s].checks.variants)}]
+        owners = [
+            s
+            for s in check_systems
+            if name in {f.name for f in dataclasses.fields(registry()[s].checks.variants)}
+        ]
         if not owners:
-            problems.append((path, f"not a variant of {known_list(check_systems) or 'any system'}"
-                             ))
+            problems.append((path, f"not a variant of {known_list(check_systems) or 'any system'}"))
             continue
         for value in values:
             for s in owners:
@@ -329,8 +392,7 @@ def _sweep_problems(ctx: _Context) -> list[tuple[str, str]]:
             problems.append((path, "expected at least one value"))
         owners = [s for s in check_systems if name in AXES[s]]
         if not owners:
-            problems.append((path, f"not an axis of {known_list(check_systems) or 'any system'}"
-                             ))
+            problems.append((path, f"not an axis of {known_list(check_systems) or 'any system'}"))
             continue
         for j, value in enumerate(values):
             for s in owners:
@@ -340,11 +402,11 @@ def _sweep_problems(ctx: _Context) -> list[tuple[str, str]]:
         if name in sc.sweep.variants:
             problems.append((path, "also swept as a variant; rename one"))
     if (sc.sweep.variants or sc.sweep.axes) and not sc.checks:
-        problems.append(("sweep", "a sweep of variants or axes needs at least one "
-                         "[[checks]] entry"))
+        problems.append(
+            ("sweep", "a sweep of variants or axes needs at least one [[checks]] entry")
+        )
     if not (sc.sweep.variants or sc.sweep.axes or sc.sweep.fights or sc.sweep.campaign):
-        problems.append(("sweep", "nothing to sweep: give variants, axes, fights or "
-                         "campaign"))
+        problems.append(("sweep", "nothing to sweep: give variants, axes, fights or campaign"))
     if sc.sweep.campaign:
         problems += _campaign_sweep_problems(sc)
     if sc.sweep.fights or "fight_metric" in sc.sweep.model_fields_set:
@@ -365,10 +427,10 @@ def _guardrail_problems(sc) -> list[tuple[str, str]]:
 
 def _task_problems(sc) -> list[tuple[str, str]]:
     """A file with nothing to do."""
-    if not (sc.checks or sc.fights or sc.solve or sc.campaign or sc.discover
-            or sc.cross_combat):
-        return [("(top level)", "nothing to do: add [[checks]], [[fights]], [[solve]] or "
-                 "[[campaign]]")]
+    if not (sc.checks or sc.fights or sc.solve or sc.campaign or sc.discover or sc.cross_combat):
+        return [
+            ("(top level)", "nothing to do: add [[checks]], [[fights]], [[solve]] or [[campaign]]")
+        ]
     return []
 
 
@@ -379,9 +441,14 @@ def _output_problems(sc) -> list[tuple[str, str]]:
     if "campaign" in (sc.output.tables or []) and not sc.campaign:
         problems.append(("output.tables", "table 'campaign' needs a [[campaign]] entry"))
     if "campaign_sweep" in (sc.output.tables or []) and not (
-            sc.campaign and sc.sweep is not None and sc.sweep.campaign):
-        problems.append(("output.tables", "table 'campaign_sweep' needs sweep.campaign and "
-                         "a [[campaign]] entry"))
+        sc.campaign and sc.sweep is not None and sc.sweep.campaign
+    ):
+        problems.append(
+            (
+                "output.tables",
+                "table 'campaign_sweep' needs sweep.campaign and a [[campaign]] entry",
+            )
+        )
     tables = sc.output.tables or []
     for t in tables:
         if t in ("sweep", "sensitivity", "interactions") and sc.sweep is None:
@@ -390,8 +457,7 @@ def _output_problems(sc) -> list[tuple[str, str]]:
         problems.append(("output.plots", "plot 'sensitivity' needs a [sweep] section"))
     fight_sweep = sc.sweep is not None and bool(sc.sweep.fights)
     for t in tables:
-        if t in ("fight_sweep", "fight_sensitivity", "fight_interactions") \
-                and not fight_sweep:
+        if t in ("fight_sweep", "fight_sensitivity", "fight_interactions") and not fight_sweep:
             problems.append(("output.tables", f"table {t!r} needs sweep.fights"))
     if "fight_sensitivity" in sc.output.plots and not fight_sweep:
         problems.append(("output.plots", "plot 'fight_sensitivity' needs sweep.fights"))
@@ -459,13 +525,21 @@ def _lethality_problems(sc, path: str, s) -> list[tuple[str, str]]:
     if s.knob is None:
         problems.append((f"{path}.knob", "required for kind = 'lethality' (e.g. a.hit_points)"))
     if not s.values:
-        problems.append((f"{path}.values", "required for kind = 'lethality': the knob values "
-                         "to search, in increasing order"))
+        problems.append(
+            (
+                f"{path}.values",
+                "required for kind = 'lethality': the knob values to search, in increasing order",
+            )
+        )
     index = sc.fight_index(s.fight)
     if index is None:
         names = [f.name or f"fight{i}" for i, f in enumerate(sc.fights)]
-        problems.append((f"{path}.fight", f"no [[fights]] entry {s.fight!r}; known: "
-                         f"{known_list(names) or 'none'}"))
+        problems.append(
+            (
+                f"{path}.fight",
+                f"no [[fights]] entry {s.fight!r}; known: {known_list(names) or 'none'}",
+            )
+        )
     elif s.knob is not None and s.values and _fights_ok(sc):
         one = sc.model_copy(update={"fights": [sc.fights[index]]})
         problems += [(f"{path}.knob", why) for why in knob_problems(one, s.knob, s.values)[:1]]
@@ -490,9 +564,14 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
             if system in registry():
                 problems.append((f"{path}.system", str(registry()[system].lacks("campaign"))))
                 continue
-            problems.append((f"{path}.system", f"unknown system {system!r}"
-                             f"{did_you_mean(system, with_campaign)}; known: "
-                             f"{known_list(with_campaign)}"))
+            problems.append(
+                (
+                    f"{path}.system",
+                    f"unknown system {system!r}"
+                    f"{did_you_mean(system, with_campaign)}; known: "
+                    f"{known_list(with_campaign)}",
+                )
+            )
             continue
         try:
             mech = mechanic(system, c.mechanic)
@@ -503,8 +582,13 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
         ok = True
         for key, value in c.params.items():
             if key not in names:
-                problems.append((f"{path}.params.{key}", f"not a parameter of {c.mechanic}"
-                                 f"{did_you_mean(key, names)}; known: {known_list(names)}"))
+                problems.append(
+                    (
+                        f"{path}.params.{key}",
+                        f"not a parameter of {c.mechanic}"
+                        f"{did_you_mean(key, names)}; known: {known_list(names)}",
+                    )
+                )
                 ok = False
                 continue
             try:
@@ -515,9 +599,14 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
         fields = [f.name for f in dataclasses.fields(mech.variants)]
         for key, value in c.variants.items():
             if key not in fields:
-                problems.append((f"{path}.variants.{key}", f"not a variant of {system} "
-                                 f"{c.mechanic}{did_you_mean(key, fields)}; known: "
-                                 f"{known_list(fields)}"))
+                problems.append(
+                    (
+                        f"{path}.variants.{key}",
+                        f"not a variant of {system} "
+                        f"{c.mechanic}{did_you_mean(key, fields)}; known: "
+                        f"{known_list(fields)}",
+                    )
+                )
                 ok = False
                 continue
             try:
@@ -530,14 +619,22 @@ def _campaign_problems(sc) -> list[tuple[str, str]]:
             continue
         try:  # the engine's own range checks, on a zero-session chain (cheap)
             _, params, v = resolve(system, c.mechanic, c.params, c.variants)
-            mech.exact(sessions=0, threshold=c.threshold if c.threshold is not None
-                       else mech.threshold_default, variants=v, **params)
+            mech.exact(
+                sessions=0,
+                threshold=c.threshold if c.threshold is not None else mech.threshold_default,
+                variants=v,
+                **params,
+            )
         except InputError as exc:
             name, sep, why = str(exc).partition(": ")
-            where = (f"{path}.threshold" if name == "threshold" else
-                     f"{path}.params.{name}" if name in names else f"{path}.params")
-            problems.append((where, why if sep and name in (*names, "threshold")
-                             else str(exc)))
+            where = (
+                f"{path}.threshold"
+                if name == "threshold"
+                else f"{path}.params.{name}"
+                if name in names
+                else f"{path}.params"
+            )
+            problems.append((where, why if sep and name in (*names, "threshold") else str(exc)))
     return problems
 
 
@@ -580,8 +677,13 @@ def _campaign_solve_problems(sc, path: str, s) -> list[tuple[str, str]]:
     i = campaign_index(sc, s.campaign)
     if i is None:
         names = [c.name or f"campaign{j}" for j, c in enumerate(sc.campaign)]
-        return [(f"{path}.campaign", f"no [[campaign]] entry {s.campaign!r}; known: "
-                 f"{known_list(names) if names else '(none)'}")]
+        return [
+            (
+                f"{path}.campaign",
+                f"no [[campaign]] entry {s.campaign!r}; known: "
+                f"{known_list(names) if names else '(none)'}",
+            )
+        ]
     c = sc.campaign[i]
     try:
         mech = mechanic(c.system or sc.system, c.mechanic)
@@ -589,17 +691,25 @@ def _campaign_solve_problems(sc, path: str, s) -> list[tuple[str, str]]:
         return problems  # reported at the entry itself
     names = [q.name for q in mech.params if q.name not in mech.combatants]
     if s.knob is None:
-        problems.append((f"{path}.knob", f"required: a parameter of {c.mechanic}; known: "
-                         f"{known_list(names)}"))
+        problems.append(
+            (f"{path}.knob", f"required: a parameter of {c.mechanic}; known: {known_list(names)}")
+        )
     elif s.knob not in names:
-        problems.append((f"{path}.knob", f"not a parameter of {c.mechanic}"
-                         f"{did_you_mean(s.knob, names)}; known: {known_list(names)}"))
+        problems.append(
+            (
+                f"{path}.knob",
+                f"not a parameter of {c.mechanic}"
+                f"{did_you_mean(s.knob, names)}; known: {known_list(names)}",
+            )
+        )
     if s.reach is None:
-        problems.append((f"{path}.reach", "required for kind = 'campaign' (the state value "
-                         "to reach)"))
+        problems.append(
+            (f"{path}.reach", "required for kind = 'campaign' (the state value to reach)")
+        )
     if s.target is not None and not 0 < s.target < 1:
-        problems.append((f"{path}.target", f"expected a share strictly between 0 and 1, "
-                         f"got {s.target!r}"))
+        problems.append(
+            (f"{path}.target", f"expected a share strictly between 0 and 1, got {s.target!r}")
+        )
     return problems
 
 
@@ -622,8 +732,11 @@ def _campaign_sweep_problems(sc) -> list[tuple[str, str]]:
         if not values:
             problems.append((path, "give at least one value"))
             continue
-        owners = [(c, c.system or sc.system) for c in sc.campaign
-                  if campaign_knob(c, c.system or sc.system, knob)]
+        owners = [
+            (c, c.system or sc.system)
+            for c in sc.campaign
+            if campaign_knob(c, c.system or sc.system, knob)
+        ]
         if not owners:
             problems.append((path, "no [[campaign]] entry has this knob"))
             continue
@@ -634,12 +747,16 @@ def _campaign_sweep_problems(sc) -> list[tuple[str, str]]:
                         check_sessions(value)
                     else:
                         params = {**c.params, name: value} if kind == "param" else c.params
-                        variants = ({**c.variants, name: value} if kind == "variant"
-                                    else c.variants)
+                        variants = {**c.variants, name: value} if kind == "variant" else c.variants
                         mech, params, v = resolve(system, c.mechanic, params, variants)
-                        mech.exact(sessions=0, threshold=c.threshold if c.threshold
-                                   is not None else mech.threshold_default, variants=v,
-                                   **params)  # the engine's own range checks
+                        mech.exact(
+                            sessions=0,
+                            threshold=c.threshold
+                            if c.threshold is not None
+                            else mech.threshold_default,
+                            variants=v,
+                            **params,
+                        )  # the engine's own range checks
                 except (InputError, TypeError, ValueError) as exc:
                     problems.append((f"{path}[{j}]", str(exc)))
                     break

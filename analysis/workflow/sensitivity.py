@@ -82,11 +82,32 @@ EXACT_LIMIT = 4_096
 #: Copies of the figures perturbed by their Monte Carlo error (see the module text).
 MC_REPLICATES = 32
 #: Columns of the Sobol' table (``exact`` and ``sobol``).
-COLUMNS = ["guardrail", "system", "metric", "knob", "touches", "S1", "S1_conf", "ST",
-           "ST_conf", "method", "evaluations"]
+COLUMNS = [
+    "guardrail",
+    "system",
+    "metric",
+    "knob",
+    "touches",
+    "S1",
+    "S1_conf",
+    "ST",
+    "ST_conf",
+    "method",
+    "evaluations",
+]
 #: Columns of the Morris table.
-MORRIS_COLUMNS = ["guardrail", "system", "metric", "knob", "touches", "mu_star", "mu_star_conf",
-                  "sigma", "method", "evaluations"]
+MORRIS_COLUMNS = [
+    "guardrail",
+    "system",
+    "metric",
+    "knob",
+    "touches",
+    "mu_star",
+    "mu_star_conf",
+    "sigma",
+    "method",
+    "evaluations",
+]
 #: ST below this: the knob "hardly matters" in the reading.
 NEGLIGIBLE = 0.02
 _Z95 = 1.959963984540054
@@ -157,19 +178,23 @@ def load_problem(path, knobs=None, systems=None):
         name = Path(knobs).name
         extra = sorted(set(data) - {"tune"})
         if "tune" not in data or extra:
-            raise InputError(f"{name}: expected only a [tune] table"
-                             + (f", got {', '.join(extra)}" if extra else ""))
+            raise InputError(
+                f"{name}: expected only a [tune] table"
+                + (f", got {', '.join(extra)}" if extra else "")
+            )
         table = dict(data["tune"])
         if systems is not None:
-            table["knobs"] = [k for k in table.get("knobs", [])
-                              if str(k.get("knob", "")).partition(":")[0] not in registry()
-                              or str(k.get("knob", "")).partition(":")[0] in systems]
+            table["knobs"] = [
+                k
+                for k in table.get("knobs", [])
+                if str(k.get("knob", "")).partition(":")[0] not in registry()
+                or str(k.get("knob", "")).partition(":")[0] in systems
+            ]
             if not table["knobs"]:
-                raise InputError(f"{name}: no knob is about the systems "
-                                 + ", ".join(systems))
+                raise InputError(f"{name}: no knob is about the systems " + ", ".join(systems))
         try:
             tune_table = Tune.model_validate(table)
-        except Exception as exc:   # pydantic's ValidationError: the first problem
+        except Exception as exc:  # pydantic's ValidationError: the first problem
             errors = getattr(exc, "errors", list)()
             if not errors:
                 raise
@@ -179,12 +204,12 @@ def load_problem(path, knobs=None, systems=None):
         sc = sc.model_copy(update={"tune": tune_table})
     problems, found, deps = tune_problems(sc)
     if problems:
-        raise_problems(Path(knobs).name if knobs is not None else Path(path).name,
-                       problems)
+        raise_problems(Path(knobs).name if knobs is not None else Path(path).name, problems)
     return TuneProblem(sc, found, deps, str(path))
 
 
 # --------------------------------------------------------------------------- measuring
+
 
 def _settings(problem, knobs: tuple[int, ...], rows: np.ndarray) -> list[tuple]:
     """Full settings (every knob of the file) from level indices of ``knobs``."""
@@ -198,20 +223,24 @@ def _settings(problem, knobs: tuple[int, ...], rows: np.ndarray) -> list[tuple]:
     return out
 
 
-def _figures(evaluator, problem, g: int, settings: list[tuple]) -> tuple[np.ndarray,
-                                                                           np.ndarray]:
+def _figures(evaluator, problem, g: int, settings: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
     """Guardrail ``g``'s value and SE at each setting (the audit's measurement, cached)."""
     rows = evaluator.evaluate(settings)
     values = np.array([r["_measures"][g]["value"] for r in rows], dtype=float)
-    ses = np.array([r["_measures"][g]["se"] if r["_measures"][g]["method"] != "exact"
-                    else 0.0 for r in rows], dtype=float)
+    ses = np.array(
+        [r["_measures"][g]["se"] if r["_measures"][g]["method"] != "exact" else 0.0 for r in rows],
+        dtype=float,
+    )
     if not np.all(np.isfinite(values)):
         bad = settings[int(np.flatnonzero(~np.isfinite(values))[0])]
         name = problem.scenario.guardrails[g].name
-        raise InputError(f"{name}: cannot be measured at "
-                         + ", ".join(f"{k.name}={v}" for k, v in
-                                     zip(problem.knobs, bad, strict=True) if v != k.current)
-                         + " (narrow that knob's range)")
+        raise InputError(
+            f"{name}: cannot be measured at "
+            + ", ".join(
+                f"{k.name}={v}" for k, v in zip(problem.knobs, bad, strict=True) if v != k.current
+            )
+            + " (narrow that knob's range)"
+        )
     return values, ses
 
 
@@ -222,8 +251,7 @@ def _replicated(fn, values: np.ndarray, ses: np.ndarray, seed: int, conf):
     if not np.any(ses > 0):
         return out
     rng = np.random.default_rng([seed, 7_919])
-    reps = [fn(values + ses * rng.standard_normal(values.shape))
-            for _ in range(MC_REPLICATES)]
+    reps = [fn(values + ses * rng.standard_normal(values.shape)) for _ in range(MC_REPLICATES)]
     for key, cf in conf.items():
         sd = np.std([r[key] for r in reps], axis=0, ddof=1)
         out[cf] = np.sqrt(np.asarray(out[cf]) ** 2 + (_Z95 * sd) ** 2)
@@ -237,16 +265,22 @@ def _exact(evaluator, problem, g, knobs, seed):
 
     def fn(v):
         s1, st = exact_indices(v.reshape(shape))
-        return {"S1": s1, "ST": st, "S1_conf": np.zeros(len(knobs)),
-                "ST_conf": np.zeros(len(knobs))}
+        return {
+            "S1": s1,
+            "ST": st,
+            "S1_conf": np.zeros(len(knobs)),
+            "ST_conf": np.zeros(len(knobs)),
+        }
 
-    return _replicated(fn, values, ses, seed, {"S1": "S1_conf", "ST": "ST_conf"}), \
-        len(grid), None
+    return _replicated(fn, values, ses, seed, {"S1": "S1_conf", "ST": "ST_conf"}), len(grid), None
 
 
 def _salib_problem(problem, knobs):
-    return {"num_vars": len(knobs), "names": [problem.knobs[j].name for j in knobs],
-            "bounds": [[0.0, 1.0]] * len(knobs)}
+    return {
+        "num_vars": len(knobs),
+        "names": [problem.knobs[j].name for j in knobs],
+        "bounds": [[0.0, 1.0]] * len(knobs),
+    }
 
 
 def _sobol(evaluator, problem, g, knobs, seed, samples, second_order, resamples):
@@ -256,8 +290,9 @@ def _sobol(evaluator, problem, g, knobs, seed, samples, second_order, resamples)
     sp = _salib_problem(problem, knobs)
     second = second_order and len(knobs) > 1
     u = sample.sample(sp, samples, calc_second_order=second, seed=seed)
-    idx = np.column_stack([level_of(u[:, c], len(problem.knobs[j].levels))
-                           for c, j in enumerate(knobs)])
+    idx = np.column_stack(
+        [level_of(u[:, c], len(problem.knobs[j].levels)) for c, j in enumerate(knobs)]
+    )
     values, ses = _figures(evaluator, problem, g, _settings(problem, knobs, idx))
 
     def fn(v):
@@ -267,17 +302,26 @@ def _sobol(evaluator, problem, g, knobs, seed, samples, second_order, resamples)
             if second:
                 out["S2"] = np.zeros((len(knobs), len(knobs)))
             return out
-        r = analyze.analyze(sp, v, calc_second_order=second, num_resamples=resamples,
-                            seed=seed)
-        return {k: np.asarray(r[k]) for k in r if k in ("S1", "S1_conf", "ST", "ST_conf",
-                                                        "S2", "S2_conf")}
+        r = analyze.analyze(sp, v, calc_second_order=second, num_resamples=resamples, seed=seed)
+        return {
+            k: np.asarray(r[k])
+            for k in r
+            if k in ("S1", "S1_conf", "ST", "ST_conf", "S2", "S2_conf")
+        }
 
     out = _replicated(fn, values, ses, seed, {"S1": "S1_conf", "ST": "ST_conf"})
     pairs = None
     if second:
-        pairs = [(knobs[a], knobs[b], float(out["S2"][a, b]),
-                  float(out.get("S2_conf", np.zeros_like(out["S2"]))[a, b]))
-                 for a in range(len(knobs)) for b in range(a + 1, len(knobs))]
+        pairs = [
+            (
+                knobs[a],
+                knobs[b],
+                float(out["S2"][a, b]),
+                float(out.get("S2_conf", np.zeros_like(out["S2"]))[a, b]),
+            )
+            for a in range(len(knobs))
+            for b in range(a + 1, len(knobs))
+        ]
     return out, len(u), pairs
 
 
@@ -287,45 +331,61 @@ def _morris(evaluator, problem, g, knobs, seed, samples, resamples, levels=4):
 
     sp = _salib_problem(problem, knobs)
     u = sample.sample(sp, samples, num_levels=levels, seed=seed)
-    idx = np.column_stack([level_of(u[:, c], len(problem.knobs[j].levels))
-                           for c, j in enumerate(knobs)])
+    idx = np.column_stack(
+        [level_of(u[:, c], len(problem.knobs[j].levels)) for c, j in enumerate(knobs)]
+    )
     values, ses = _figures(evaluator, problem, g, _settings(problem, knobs, idx))
 
     def fn(v):
-        r = analyze.analyze(sp, u, v, num_resamples=resamples, num_levels=levels,
-                            seed=seed)
-        return {k: np.nan_to_num(np.asarray(r[k], dtype=float))
-                for k in ("mu_star", "mu_star_conf", "sigma")}
+        r = analyze.analyze(sp, u, v, num_resamples=resamples, num_levels=levels, seed=seed)
+        return {
+            k: np.nan_to_num(np.asarray(r[k], dtype=float))
+            for k in ("mu_star", "mu_star_conf", "sigma")
+        }
 
     return _replicated(fn, values, ses, seed, {"mu_star": "mu_star_conf"}), len(u), None
 
 
 # --------------------------------------------------------------------------- the run
 
+
 def _check(method: str, samples: int, problem) -> None:
     if method not in METHODS:
-        raise InputError(f"--method: {method!r} is not a method; choose "
-                         + " | ".join(METHODS))
+        raise InputError(f"--method: {method!r} is not a method; choose " + " | ".join(METHODS))
     if method in ("auto", "sobol") and (samples < 8 or samples & (samples - 1)):
-        raise InputError(f"--samples: {samples} is not a power of two of at least 8 (the "
-                         "Sobol' sequence's balance needs one, e.g. 64, 128, 256)")
+        raise InputError(
+            f"--samples: {samples} is not a power of two of at least 8 (the "
+            "Sobol' sequence's balance needs one, e.g. 64, 128, 256)"
+        )
     if method == "morris" and samples < 4:
-        raise InputError(f"--samples: {samples} Morris trajectories are too few to screen "
-                         "with (at least 4; 10–50 is usual)")
+        raise InputError(
+            f"--samples: {samples} Morris trajectories are too few to screen "
+            "with (at least 4; 10–50 is usual)"
+        )
     for g, deps in enumerate(problem.deps):
         if method == "exact":
             size = math.prod(len(problem.knobs[j].levels) for j in deps)
             if size > EXACT_LIMIT:
                 name = problem.scenario.guardrails[g].name
-                raise InputError(f"--method exact: {name}: its knobs have {size} level "
-                                 f"combinations, over {EXACT_LIMIT}; use --method sobol")
+                raise InputError(
+                    f"--method exact: {name}: its knobs have {size} level "
+                    f"combinations, over {EXACT_LIMIT}; use --method sobol"
+                )
 
 
-def sensitivity(problem, *, method: str = "auto", samples: int = 64,
-                seed: int = STUDY_SEED,
-                second_order: bool = False, resamples: int = 100, cluster=None,
-                batch: int = 2_000, max_trials: int = 200_000,
-                progress: bool | None = False) -> SensitivityResult:
+def sensitivity(
+    problem,
+    *,
+    method: str = "auto",
+    samples: int = 64,
+    seed: int = STUDY_SEED,
+    second_order: bool = False,
+    resamples: int = 100,
+    cluster=None,
+    batch: int = 2_000,
+    max_trials: int = 200_000,
+    progress: bool | None = False,
+) -> SensitivityResult:
     """The sensitivity table of a :class:`~analysis.workflow.tune.TuneProblem`: one row
     per guardrail and knob (knobs that do not touch the guardrail: 0, not sampled)."""
     import pandas as pd
@@ -334,8 +394,7 @@ def sensitivity(problem, *, method: str = "auto", samples: int = 64,
     from analysis.workflow.tune import Evaluator
 
     _check(method, samples, problem)
-    evaluator = Evaluator(problem, cluster, batch=batch, max_trials=max_trials,
-                          progress=progress)
+    evaluator = Evaluator(problem, cluster, batch=batch, max_trials=max_trials, progress=progress)
     start = time.perf_counter()
     sc = problem.scenario
     rows, readings, pairs_rows, untouched = [], [], [], []
@@ -350,50 +409,77 @@ def sensitivity(problem, *, method: str = "auto", samples: int = 64,
         elif how == "exact":
             out, n, pairs = _exact(evaluator, problem, g, knobs, seed)
         elif how == "sobol":
-            out, n, pairs = _sobol(evaluator, problem, g, knobs, seed, samples,
-                                   second_order, resamples)
+            out, n, pairs = _sobol(
+                evaluator, problem, g, knobs, seed, samples, second_order, resamples
+            )
         else:
             out, n, pairs = _morris(evaluator, problem, g, knobs, seed, samples, resamples)
         used.add(how)
         for j, knob in enumerate(problem.knobs):
             c = knobs.index(j) if j in knobs else None
-            row = {"guardrail": gr.name, "system": system, "metric": gr.metric,
-                   "knob": knob.name, "touches": c is not None, "method": how,
-                   "evaluations": n}
-            keys = (("mu_star", "mu_star_conf", "sigma") if how == "morris"
-                    else ("S1", "S1_conf", "ST", "ST_conf"))
+            row = {
+                "guardrail": gr.name,
+                "system": system,
+                "metric": gr.metric,
+                "knob": knob.name,
+                "touches": c is not None,
+                "method": how,
+                "evaluations": n,
+            }
+            keys = (
+                ("mu_star", "mu_star_conf", "sigma")
+                if how == "morris"
+                else ("S1", "S1_conf", "ST", "ST_conf")
+            )
             for key in keys:
                 row[key] = 0.0 if c is None else float(out[key][c])
             rows.append(row)
         for a, b, s2, conf in pairs or ():
-            pairs_rows.append({"guardrail": gr.name, "knob": problem.knobs[a].name,
-                               "other": problem.knobs[b].name, "S2": s2, "S2_conf": conf})
+            pairs_rows.append(
+                {
+                    "guardrail": gr.name,
+                    "knob": problem.knobs[a].name,
+                    "other": problem.knobs[b].name,
+                    "S2": s2,
+                    "S2_conf": conf,
+                }
+            )
         if knobs:
-            readings.append(guardrail_reading(problem, g, rows[-len(problem.knobs):]))
+            readings.append(guardrail_reading(problem, g, rows[-len(problem.knobs) :]))
         else:
             untouched.append(gr.name)
     if untouched:
-        readings.append(Text(N_("No knob of the file touches what these guardrails "
-                                "measure: {names}."),
-                             names=join("; ", [Text(n) for n in untouched])))
+        readings.append(
+            Text(
+                N_("No knob of the file touches what these guardrails measure: {names}."),
+                names=join("; ", [Text(n) for n in untouched]),
+            )
+        )
     cols = MORRIS_COLUMNS if used == {"morris"} else COLUMNS
     if "morris" in used and len(used) > 1:
         cols = list(dict.fromkeys(COLUMNS + MORRIS_COLUMNS))
     table = pd.DataFrame(rows).reindex(columns=cols)
     seconds = time.perf_counter() - start
-    stats = {"evaluations": evaluator.evaluations, "measured": evaluator.measured,
-             "trials": max((int(m.get("trials") or 0) for m in evaluator.cache.values()),
-                           default=0),
-             "lookups": evaluator.lookups, "seconds": seconds,
-             "cache_share": (1 - evaluator.measured / evaluator.lookups)
-             if evaluator.lookups else 0.0}
-    pairs = pd.DataFrame(pairs_rows, columns=["guardrail", "knob", "other", "S2",
-                                              "S2_conf"]) if second_order else None
-    return SensitivityResult(problem, table, readings,
-                             "+".join(sorted(used)) or method, stats, pairs)
+    stats = {
+        "evaluations": evaluator.evaluations,
+        "measured": evaluator.measured,
+        "trials": max((int(m.get("trials") or 0) for m in evaluator.cache.values()), default=0),
+        "lookups": evaluator.lookups,
+        "seconds": seconds,
+        "cache_share": (1 - evaluator.measured / evaluator.lookups) if evaluator.lookups else 0.0,
+    }
+    pairs = (
+        pd.DataFrame(pairs_rows, columns=["guardrail", "knob", "other", "S2", "S2_conf"])
+        if second_order
+        else None
+    )
+    return SensitivityResult(
+        problem, table, readings, "+".join(sorted(used)) or method, stats, pairs
+    )
 
 
 # --------------------------------------------------------------------------- words
+
 
 def knob_words(problem, name: str) -> Text:
     from analysis.glossary import knob_phrase
@@ -419,30 +505,48 @@ def guardrail_reading(problem, g: int, rows: list[dict], metric=None) -> Text:
     key = "mu_star" if rows and rows[0]["method"] == "morris" else "ST"
     touching = [r for r in rows if r["touches"]]
     # the guardrail's name is a designer's sentence: shown through the catalogue
-    head = {"guardrail": Text(gr.name),
-            "metric": metric_phrase(gr.metric) if metric is None else metric}
+    head = {
+        "guardrail": Text(gr.name),
+        "metric": metric_phrase(gr.metric) if metric is None else metric,
+    }
     parts: list[Text] = []
     ranked = sorted(touching, key=lambda r: -r[key])
     strong = [r for r in ranked if r[key] >= NEGLIGIBLE] if key == "ST" else ranked[:3]
     weak = [r for r in ranked if r not in strong]
     if not touching:
-        return Text(N_("{guardrail}: no knob of the file touches what it measures."),
-                    **head)
+        return Text(N_("{guardrail}: no knob of the file touches what it measures."), **head)
     if not strong:
         return Text(N_("{guardrail}: no knob moves {metric} over its range."), **head)
-    named = [Text(N_("{knob} ({key} {value:.2f})"), knob=knob_words(problem, r["knob"]),
-                  key=key, value=float(r[key])) for r in strong[:3]]
+    named = [
+        Text(
+            N_("{knob} ({key} {value:.2f})"),
+            knob=knob_words(problem, r["knob"]),
+            key=key,
+            value=float(r[key]),
+        )
+        for r in strong[:3]
+    ]
     if len(strong) > 3:
         named.append(Text(N_("{count} more"), count=len(strong) - 3))
-    parts.append(Text(N_("{guardrail}: {metric} depends mostly on {knobs}"), **head,
-                      knobs=_and(named)))
+    parts.append(
+        Text(N_("{guardrail}: {metric} depends mostly on {knobs}"), **head, knobs=_and(named))
+    )
     if weak:
-        parts.append(Text(N_("{knobs} hardly matter ({key} < {limit:.2f})"),
-                          knobs=_and([knob_words(problem, r["knob"]) for r in weak]),
-                          key=key, limit=NEGLIGIBLE) if len(weak) > 1 else
-                     Text(N_("{knobs} hardly matters ({key} < {limit:.2f})"),
-                          knobs=knob_words(problem, weak[0]["knob"]), key=key,
-                          limit=NEGLIGIBLE))
+        parts.append(
+            Text(
+                N_("{knobs} hardly matter ({key} < {limit:.2f})"),
+                knobs=_and([knob_words(problem, r["knob"]) for r in weak]),
+                key=key,
+                limit=NEGLIGIBLE,
+            )
+            if len(weak) > 1
+            else Text(
+                N_("{knobs} hardly matters ({key} < {limit:.2f})"),
+                knobs=knob_words(problem, weak[0]["knob"]),
+                key=key,
+                limit=NEGLIGIBLE,
+            )
+        )
     return Text(N_("{sentence}."), sentence=join("; ", parts))
 
 
@@ -455,12 +559,15 @@ def _and(items: list) -> Text:
 # --------------------------------------------------------------------------- figure
 
 #: the words of :func:`sensitivity_figure` (the report passes them translated)
-FIGURE_WORDS = {"S1": "first-order index (S1)", "ST": "total index (ST)",
-                "mu_star": "mean absolute elementary effect (μ*)", "x": "index"}
+FIGURE_WORDS = {
+    "S1": "first-order index (S1)",
+    "ST": "total index (ST)",
+    "mu_star": "mean absolute elementary effect (μ*)",
+    "x": "index",
+}
 
 
-def sensitivity_figure(result: SensitivityResult, words: dict | None = None,
-                       labels=None):
+def sensitivity_figure(result: SensitivityResult, words: dict | None = None, labels=None):
     """One horizontal bar chart per guardrail a knob touches, those knobs ranked by
     their total index (bars ST and S1 with their intervals; Morris: μ* with its
     interval). ``labels``: knob → shown name (default: the knob as written in the
@@ -485,13 +592,26 @@ def sensitivity_figure(result: SensitivityResult, words: dict | None = None,
         y = np.arange(len(rows))
         shown = [labels.get(k, k) if labels else k for k in rows["knob"]]
         if morris:
-            ax.barh(y, rows["mu_star"], xerr=rows["mu_star_conf"], color="#1f77b4",
-                    label=w["mu_star"])
+            ax.barh(
+                y, rows["mu_star"], xerr=rows["mu_star_conf"], color="#1f77b4", label=w["mu_star"]
+            )
         else:
-            ax.barh(y + 0.2, rows["ST"], height=0.4, xerr=rows["ST_conf"],
-                    color="#1f77b4", label=w["ST"])
-            ax.barh(y - 0.2, rows["S1"], height=0.4, xerr=rows["S1_conf"],
-                    color="#ff7f0e", label=w["S1"])
+            ax.barh(
+                y + 0.2,
+                rows["ST"],
+                height=0.4,
+                xerr=rows["ST_conf"],
+                color="#1f77b4",
+                label=w["ST"],
+            )
+            ax.barh(
+                y - 0.2,
+                rows["S1"],
+                height=0.4,
+                xerr=rows["S1_conf"],
+                color="#ff7f0e",
+                label=w["S1"],
+            )
             ax.set_xlim(0, max(1.0, float((rows["ST"] + rows["ST_conf"]).max()) * 1.05))
         ax.set_yticks(y, shown, fontsize=7)
         ax.set_title(str(name), fontsize=9)
@@ -500,8 +620,9 @@ def sensitivity_figure(result: SensitivityResult, words: dict | None = None,
     return fig
 
 
-def sensitivity_heatmap(result: SensitivityResult, labels=None, row_labels=None,
-                        colorbar: str = "total index (ST)"):
+def sensitivity_heatmap(
+    result: SensitivityResult, labels=None, row_labels=None, colorbar: str = "total index (ST)"
+):
     """The total indices on one page: a row per guardrail some knob moves, a column per
     knob that moves one, each cell's ST written in it (blank: the knob does not touch
     the guardrail). ``labels`` / ``row_labels``: knob / guardrail → shown name."""
@@ -510,10 +631,12 @@ def sensitivity_heatmap(result: SensitivityResult, labels=None, row_labels=None,
 
     t = result.table[result.table["touches"]]
     key = "mu_star" if (t["method"] == "morris").any() else "ST"
-    moved = [g for g in dict.fromkeys(t["guardrail"]) if t.loc[t["guardrail"] == g,
-                                                               key].max() > 0]
-    knobs = [k for k in dict.fromkeys(result.table["knob"])
-             if t.loc[(t["knob"] == k) & t["guardrail"].isin(moved), key].max() > 0]
+    moved = [g for g in dict.fromkeys(t["guardrail"]) if t.loc[t["guardrail"] == g, key].max() > 0]
+    knobs = [
+        k
+        for k in dict.fromkeys(result.table["knob"])
+        if t.loc[(t["knob"] == k) & t["guardrail"].isin(moved), key].max() > 0
+    ]
     grid = np.full((len(moved), len(knobs)), np.nan)
     for r in t.itertuples(index=False):
         if r.guardrail in moved and r.knob in knobs:
@@ -521,16 +644,34 @@ def sensitivity_heatmap(result: SensitivityResult, labels=None, row_labels=None,
     fig = Figure(figsize=(7.5, 1.6 + 0.32 * max(len(moved), 1)), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    im = ax.imshow(np.ma.masked_invalid(grid), cmap="Blues", vmin=0,
-                   vmax=1 if key == "ST" else None, aspect="auto")
+    im = ax.imshow(
+        np.ma.masked_invalid(grid),
+        cmap="Blues",
+        vmin=0,
+        vmax=1 if key == "ST" else None,
+        aspect="auto",
+    )
     for (i, j), v in np.ndenumerate(grid):
         if np.isfinite(v):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
-                    color="white" if key == "ST" and v > 0.6 else "black")
-    ax.set_xticks(range(len(knobs)), [labels.get(k, k) if labels else k for k in knobs],
-                  rotation=40, ha="right", fontsize=6)
-    ax.set_yticks(range(len(moved)), [row_labels.get(g, g) if row_labels else g
-                                      for g in moved], fontsize=6)
+            ax.text(
+                j,
+                i,
+                f"{v:.2f}",
+                ha="center",
+                va="center",
+                fontsize=6,
+                color="white" if key == "ST" and v > 0.6 else "black",
+            )
+    ax.set_xticks(
+        range(len(knobs)),
+        [labels.get(k, k) if labels else k for k in knobs],
+        rotation=40,
+        ha="right",
+        fontsize=6,
+    )
+    ax.set_yticks(
+        range(len(moved)), [row_labels.get(g, g) if row_labels else g for g in moved], fontsize=6
+    )
     fig.colorbar(im, ax=ax, shrink=0.8).set_label(colorbar, fontsize=7)
     return fig
 
@@ -544,8 +685,9 @@ def save_sensitivity_plot(result: SensitivityResult, path: str) -> None:
         fig.savefig(tmp, format=str(path).rsplit(".", 1)[-1].lower(), dpi=120)
 
 
-def command(problem, method: str = "auto", samples: int = 64, seed: int = STUDY_SEED,
-            knobs=None) -> str:
+def command(
+    problem, method: str = "auto", samples: int = 64, seed: int = STUDY_SEED, knobs=None
+) -> str:
     """``rpg-balance sensitivity FILE [--knobs K] …``: the command that prints a run's
     table."""
     import shlex

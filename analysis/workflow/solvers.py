@@ -41,10 +41,22 @@ from engines.constants import ROUND_CAP, STUDY_SEED
 from engines.errors import InputError
 from engines.system import registry
 
-__all__ = ["DifficultyAxis", "Metric", "ThresholdResult", "chance_matrix", "check_knob_metric",
-           "competence_table", "competence_value", "difficulty_axes", "fight_knob_metric",
-           "solve_difficulty", "solve_lethality", "solve_threshold", "solver_system",
-           "valid_target"]
+__all__ = [
+    "DifficultyAxis",
+    "Metric",
+    "ThresholdResult",
+    "chance_matrix",
+    "check_knob_metric",
+    "competence_table",
+    "competence_value",
+    "difficulty_axes",
+    "fight_knob_metric",
+    "solve_difficulty",
+    "solve_lethality",
+    "solve_threshold",
+    "solver_system",
+    "valid_target",
+]
 
 
 def solver_system(system: str):
@@ -70,16 +82,23 @@ def _competence_search(spec) -> tuple[str, range]:
 def __getattr__(name: str):
     # read from each system's hooks on use (a plug-in may be registered later)
     if name == "COMPETENCE_AXIS":  # native competence axis and the range searched
-        return {sid: _competence_search(s) for sid, s in registry().items()
-                if solver_system(sid) is not None}
+        return {
+            sid: _competence_search(s)
+            for sid, s in registry().items()
+            if solver_system(sid) is not None
+        }
     if name == "INVERSE_DIFFICULTIES":  # default difficulty points of the inverse table
-        return {sid: {ax.name: ax.inverse for ax in difficulty_axes(sid)}
-                for sid in registry() if solver_system(sid) is not None}
+        return {
+            sid: {ax.name: ax.inverse for ax in difficulty_axes(sid)}
+            for sid in registry()
+            if solver_system(sid) is not None
+        }
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def competence_value(system: str, competence: int | str,
-                     ladder: dict[str, dict[str, int]] | None = None) -> tuple[str, int]:
+def competence_value(
+    system: str, competence: int | str, ladder: dict[str, dict[str, int]] | None = None
+) -> tuple[str, int]:
     """``(label, native value)`` of a competence given as a ladder name or a native int."""
     spec = solver_system(system)
     if spec is None:
@@ -95,8 +114,10 @@ def competence_value(system: str, competence: int | str,
         pass
     rungs = (ladder or load_competence_ladder()).get(system) or dict(spec.ladder.rungs)
     if text not in rungs:
-        raise InputError(f"competence: unknown ladder name {text!r}; known: "
-                         f"{', '.join(rungs)} (or a native value for --system)")
+        raise InputError(
+            f"competence: unknown ladder name {text!r}; known: "
+            f"{', '.join(rungs)} (or a native value for --system)"
+        )
     return text, rungs[text]
 
 
@@ -111,7 +132,7 @@ class DifficultyAxis:
 
     system: str
     name: str
-    values: tuple        # native difficulty values (easiest first)
+    values: tuple  # native difficulty values (easiest first)
     labels: tuple[str, ...]
     inverse: tuple = ()
 
@@ -124,15 +145,23 @@ def difficulty_axes(system: str) -> list[DifficultyAxis]:
         raise InputError(f"unknown system {system!r}; known: {', '.join(_solvable())}")
     ladder = spec.ladder
     if ladder.difficulty_axes is not None:
-        return [DifficultyAxis(system, ax.name, tuple(ax.values), tuple(ax.labels),
-                               tuple(ax.inverse) or tuple(ax.values))
-                for ax in ladder.difficulty_axes()]
+        return [
+            DifficultyAxis(
+                system,
+                ax.name,
+                tuple(ax.values),
+                tuple(ax.labels),
+                tuple(ax.inverse) or tuple(ax.values),
+            )
+            for ax in ladder.difficulty_axes()
+        ]
     vals = tuple(spec.checks.axes[ladder.difficulty_axis])
     return [DifficultyAxis(system, ladder.difficulty_axis, vals, tuple(map(str, vals)), vals)]
 
 
-def chance_matrix(system: str, axis: str, competences: Sequence[int],
-                  difficulties: Sequence, variants=None) -> np.ndarray:
+def chance_matrix(
+    system: str, axis: str, competences: Sequence[int], difficulties: Sequence, variants=None
+) -> np.ndarray:
     """Exact P(success) ``[len(competences), len(difficulties)]`` on one difficulty axis:
     the system's own ``Ladder.chance_matrix`` hook, or read off its exact success curves
     (every other axis held at its neutral, :attr:`engines.system.Checks.neutral`)."""
@@ -160,10 +189,13 @@ def _solvable() -> list[str]:
 
 def valid_target(target: float) -> float:
     """A target probability strictly between 0 and 1, or an :class:`InputError`."""
-    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1 \
-            or math.isnan(target):
-        raise InputError(f"target: expected a probability strictly between 0 and 1, "
-                         f"got {target!r}")
+    if (
+        isinstance(target, bool)
+        or not isinstance(target, int | float)
+        or not 0 < target < 1
+        or math.isnan(target)
+    ):
+        raise InputError(f"target: expected a probability strictly between 0 and 1, got {target!r}")
     return float(target)
 
 
@@ -178,8 +210,9 @@ def _systems(systems: str | Sequence[str] | None) -> list[str]:
     return list(systems)
 
 
-def solve_difficulty(target: float, competence: int | str, systems=None, variants=None,
-                     ladder: dict | None = None):
+def solve_difficulty(
+    target: float, competence: int | str, systems=None, variants=None, ladder: dict | None = None
+):
     """The difficulty closest to ``target`` in each system, for one competence.
 
     ``competence`` is a ladder name (``"expert"``) or a native value (then give one
@@ -200,8 +233,10 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
     systems = _systems(systems)
     ladder = ladder or load_competence_ladder()
     if not isinstance(competence, str) and len(systems) > 1:
-        raise InputError("competence: a native value means something different in each "
-                         "system; give one --system or a ladder name")
+        raise InputError(
+            "competence: a native value means something different in each "
+            "system; give one --system or a ladder name"
+        )
     variants = variants or {}
     rows = []
     for system in systems:
@@ -211,18 +246,34 @@ def solve_difficulty(target: float, competence: int | str, systems=None, variant
             dist = np.abs(p - target)
             best = int(np.argmax(dist <= dist.min() + 1e-12))  # easiest among (near-)ties
             val = ax.values[best]
-            rows.append({"system": system, "axis": ax.name, "competence": label,
-                         "competence_value": value, "difficulty": ax.labels[best],
-                         "difficulty_value": (int(val[1] * -1) if isinstance(val, tuple)
-                                              else int(val) if not isinstance(val, str)
-                                              else best),
-                         "p": round(float(p[best]), 12), "target": target,
-                         "error": round(float(p[best] - target), 12)})
+            rows.append(
+                {
+                    "system": system,
+                    "axis": ax.name,
+                    "competence": label,
+                    "competence_value": value,
+                    "difficulty": ax.labels[best],
+                    "difficulty_value": (
+                        int(val[1] * -1)
+                        if isinstance(val, tuple)
+                        else int(val)
+                        if not isinstance(val, str)
+                        else best
+                    ),
+                    "p": round(float(p[best]), 12),
+                    "target": target,
+                    "error": round(float(p[best] - target), 12),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
-                     variants=None, ladder: dict | None = None):
+def competence_table(
+    levels: Sequence[float] = (0.5, 0.75, 0.9),
+    systems=None,
+    variants=None,
+    ladder: dict | None = None,
+):
     """For each difficulty, the smallest competence that succeeds at least ``level`` often.
 
     Competence is searched over :data:`COMPETENCE_AXIS`; ``needed`` is missing (NA) when
@@ -239,8 +290,10 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
     for system in _systems(systems):
         name, search = _competence_search(solver_system(system))
         comp = list(search)
-        rungs = sorted((ladder.get(system) or dict(solver_system(system).ladder.rungs)).items(),
-                       key=lambda kv: kv[1])
+        rungs = sorted(
+            (ladder.get(system) or dict(solver_system(system).ladder.rungs)).items(),
+            key=lambda kv: kv[1],
+        )
         for ax in difficulty_axes(system):
             vals = ax.inverse
             labels = [ax.labels[ax.values.index(v)] for v in vals]
@@ -249,15 +302,21 @@ def competence_table(levels: Sequence[float] = (0.5, 0.75, 0.9), systems=None,
                 for q in levels:
                     ok = np.nonzero(p[:, j] >= q - 1e-12)[0]
                     needed = comp[int(ok[0])] if ok.size else None
-                    rung = next((r for r, v in rungs if needed is not None and v >= needed),
-                                None)
+                    rung = next((r for r, v in rungs if needed is not None and v >= needed), None)
                     if rung is None and needed is not None:
                         rung = f"above {rungs[-1][0]}"
-                    rows.append({"system": system, "axis": ax.name, "competence_axis": name,
-                                 "difficulty": label, "level": q,
-                                 "needed": needed, "rung": rung,
-                                 "p": round(float(p[int(ok[0]), j]), 12) if ok.size
-                                 else None})
+                    rows.append(
+                        {
+                            "system": system,
+                            "axis": ax.name,
+                            "competence_axis": name,
+                            "difficulty": label,
+                            "level": q,
+                            "needed": needed,
+                            "rung": rung,
+                            "p": round(float(p[int(ok[0]), j]), 12) if ok.size else None,
+                        }
+                    )
     out = pd.DataFrame(rows)
     out["needed"] = out["needed"].astype("Int64")
     out["p"] = out["p"].astype("Float64")
@@ -294,9 +353,16 @@ class ThresholdResult:
         return self.knob is not None
 
 
-def solve_threshold(metric: Metric, values: Sequence, target: float, *,
-                    goal: str = "at_least", increasing: bool = True, z: float = 2.0,
-                    method: str = "bisect") -> ThresholdResult:
+def solve_threshold(
+    metric: Metric,
+    values: Sequence,
+    target: float,
+    *,
+    goal: str = "at_least",
+    increasing: bool = True,
+    z: float = 2.0,
+    method: str = "bisect",
+) -> ThresholdResult:
     """Find where a monotone metric crosses ``target`` over the knob values ``values``.
 
     Parameters
@@ -347,8 +413,10 @@ def solve_threshold(metric: Metric, values: Sequence, target: float, *,
             est, se = metric(values[i])
             est, se = float(est), float(se)
             if not math.isfinite(est) or not math.isfinite(se) or se < 0:
-                raise InputError(f"metric at knob {values[i]!r}: expected a finite estimate "
-                                 f"and a non-negative standard error, got ({est}, {se})")
+                raise InputError(
+                    f"metric at knob {values[i]!r}: expected a finite estimate "
+                    f"and a non-negative standard error, got ({est}, {se})"
+                )
             cache[i] = (est, se)
             evaluated.append((values[i], est, se))
         return cache[i]
@@ -387,21 +455,34 @@ def solve_threshold(metric: Metric, values: Sequence, target: float, *,
     meet_pos = first_true(surely_meets)
     # last surely failing: the last position where surely_fails holds (fails form a prefix)
     not_fail_pos = first_true(lambda i: not surely_fails(i))
-    last = (n - 1 if not_fail_pos is None else not_fail_pos - 1)
+    last = n - 1 if not_fail_pos is None else not_fail_pos - 1
     fail_pos = last if last >= 0 else None
     knob = values[order[meet_pos]] if meet_pos is not None else None
     est, se = cache[order[meet_pos]] if meet_pos is not None else (None, None)
     lo = (fail_pos + 1) if fail_pos is not None else 0
     hi = meet_pos if meet_pos is not None else n
     undecided = [values[order[p]] for p in range(lo, hi)]
-    return ThresholdResult(knob=knob, estimate=est, se=se,
-                           last_failing=values[order[fail_pos]] if fail_pos is not None else None,
-                           target=target, goal=goal, undecided=undecided,
-                           evaluated=sorted(evaluated, key=lambda r: values.index(r[0])))
+    return ThresholdResult(
+        knob=knob,
+        estimate=est,
+        se=se,
+        last_failing=values[order[fail_pos]] if fail_pos is not None else None,
+        target=target,
+        goal=goal,
+        undecided=undecided,
+        evaluated=sorted(evaluated, key=lambda r: values.index(r[0])),
+    )
 
 
-def check_knob_metric(system: str, knob: str, fixed: dict, *, trials: int | None = None,
-                      seed: int = STUDY_SEED, variants=None) -> Metric:
+def check_knob_metric(
+    system: str,
+    knob: str,
+    fixed: dict,
+    *,
+    trials: int | None = None,
+    seed: int = STUDY_SEED,
+    variants=None,
+) -> Metric:
     """A check-level metric for :func:`solve_threshold`: P(success) as one axis varies.
 
     ``knob`` is a native axis of :data:`analysis.checks.curves.AXES` (``pool``, ``dc``, ...),
@@ -421,8 +502,7 @@ def check_knob_metric(system: str, knob: str, fixed: dict, *, trials: int | None
         if trials is None:
             t = success_curves(system, "exact", axes=axes, variants=variants)
             return float(t["p"].iloc[0]), 0.0
-        key = (int(value) if isinstance(value, int | np.integer) else
-               sum(map(ord, str(value))))
+        key = int(value) if isinstance(value, int | np.integer) else sum(map(ord, str(value)))
         ss = np.random.SeedSequence(seed, spawn_key=(abs(key),))
         t = success_curves(system, "mc", trials=trials, seed=ss, axes=axes, variants=variants)
         return float(t["p"].iloc[0]), float(t["se"].iloc[0])
@@ -443,11 +523,22 @@ def _value_key(value) -> int:
     return 2**62 + zlib.crc32(str(value).encode())
 
 
-def fight_knob_metric(system: str, a, b, knob: str, metric: str = "p_side0", *,
-                      variants=None, round_cap: int = ROUND_CAP, exact: bool | None = None,
-                      trials: int | None = None, se: float | None = None,
-                      batch: int = 20_000, max_trials: int = 2_000_000,
-                      seed: int = STUDY_SEED) -> Metric:
+def fight_knob_metric(
+    system: str,
+    a,
+    b,
+    knob: str,
+    metric: str = "p_side0",
+    *,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+    exact: bool | None = None,
+    trials: int | None = None,
+    se: float | None = None,
+    batch: int = 20_000,
+    max_trials: int = 2_000_000,
+    seed: int = STUDY_SEED,
+) -> Metric:
     """A fight metric as a function of one knob, for :func:`solve_threshold`.
 
     ``a`` and ``b`` are fighter specs (archetype names or trait tables), ``knob`` is
@@ -477,10 +568,20 @@ def fight_knob_metric(system: str, a, b, knob: str, metric: str = "p_side0", *,
         fa, fb, v = apply_knob(a, b, base, knob, value)
         key = _value_key(value)
         with using(knob_rules(system, [(knob, value)])):
-            row = fight_point(system, fa, fb, v, round_cap, metric, exact=exact,
-                              trials=trials, se=se, batch=batch, max_trials=max_trials,
-                              stream=lambda k: np.random.SeedSequence(seed,
-                                                                      spawn_key=(key, 0, k)))
+            row = fight_point(
+                system,
+                fa,
+                fb,
+                v,
+                round_cap,
+                metric,
+                exact=exact,
+                trials=trials,
+                se=se,
+                batch=batch,
+                max_trials=max_trials,
+                stream=lambda k: np.random.SeedSequence(seed, spawn_key=(key, 0, k)),
+            )
         read.rows[value] = row  # type: ignore[attr-defined]  # the rows read, kept on it
         return row["metric"], row["se_metric"]
 
@@ -488,12 +589,26 @@ def fight_knob_metric(system: str, a, b, knob: str, metric: str = "p_side0", *,
     return read
 
 
-def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: float,
-                    metric: str = "p_side0", *, goal: str = "at_least",
-                    increasing: bool = True, z: float = 2.0, method: str | None = None,
-                    exact: bool | None = None, trials: int | None = None,
-                    se: float | None = None, seed: int = STUDY_SEED, variants=None,
-                    round_cap: int = ROUND_CAP):
+def solve_lethality(
+    system: str,
+    a,
+    b,
+    knob: str,
+    values: Sequence,
+    target: float,
+    metric: str = "p_side0",
+    *,
+    goal: str = "at_least",
+    increasing: bool = True,
+    z: float = 2.0,
+    method: str | None = None,
+    exact: bool | None = None,
+    trials: int | None = None,
+    se: float | None = None,
+    seed: int = STUDY_SEED,
+    variants=None,
+    round_cap: int = ROUND_CAP,
+):
     """The knob value where a fight metric meets a target (e.g. an even duel of
     competent fighters lasts 3–5 rounds in 80 % of fights; one pistol hit incapacitates
     an unarmoured novice 30 % of the time).
@@ -519,16 +634,26 @@ def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: floa
     """
     import pandas as pd
 
-    if isinstance(target, bool) or not isinstance(target, int | float) \
-            or not math.isfinite(target):
+    if isinstance(target, bool) or not isinstance(target, int | float) or not math.isfinite(target):
         raise InputError(f"target: expected a finite number, got {target!r}")
-    read = fight_knob_metric(system, a, b, knob, metric, variants=variants,
-                             round_cap=round_cap, exact=exact, trials=trials, se=se,
-                             seed=seed)
+    read = fight_knob_metric(
+        system,
+        a,
+        b,
+        knob,
+        metric,
+        variants=variants,
+        round_cap=round_cap,
+        exact=exact,
+        trials=trials,
+        se=se,
+        seed=seed,
+    )
     if method is None:
         method = "grid" if metric.strip().startswith("p_rounds_between") else "bisect"
-    res = solve_threshold(read, values, target, goal=goal, increasing=increasing, z=z,
-                          method=method)
+    res = solve_threshold(
+        read, values, target, goal=goal, increasing=increasing, z=z, method=method
+    )
     rows = []
     sign = 1.0 if goal == "at_least" else -1.0
     for value, est, s in res.evaluated:
@@ -536,11 +661,23 @@ def solve_lethality(system: str, a, b, knob: str, values: Sequence, target: floa
         # meets: this row's whole estimate ± z·se interval is on the goal's side of the
         # target (for exact rows se = 0: the value itself); chosen: the answer
         meets = bool(sign * (est - target) - z * s >= 0)
-        rows.append({"system": system, "knob": knob, "value": _plain(value),
-                     "metric": metric, "estimate": est, "se": s, "method": row["method"],
-                     "trials": row["trials"], "target": float(target), "goal": goal,
-                     "meets": meets, "chosen": value == res.knob,
-                     "undecided": value in res.undecided})
+        rows.append(
+            {
+                "system": system,
+                "knob": knob,
+                "value": _plain(value),
+                "metric": metric,
+                "estimate": est,
+                "se": s,
+                "method": row["method"],
+                "trials": row["trials"],
+                "target": float(target),
+                "goal": goal,
+                "meets": meets,
+                "chosen": value == res.knob,
+                "undecided": value in res.undecided,
+            }
+        )
     return res, pd.DataFrame(rows)
 
 

@@ -31,9 +31,22 @@ import numpy as np
 from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
-__all__ = ["DEFAULT_TRIALS", "CheckTask", "Cluster", "SweepInterrupted", "SweepResult",
-           "check_tasks", "execute", "run_check_task", "run_checks", "sensitivity",
-           "sensitivity_figure", "sensitivity_plot", "sweep_knobs", "variant_names"]
+__all__ = [
+    "DEFAULT_TRIALS",
+    "CheckTask",
+    "Cluster",
+    "SweepInterrupted",
+    "SweepResult",
+    "check_tasks",
+    "execute",
+    "run_check_task",
+    "run_checks",
+    "sensitivity",
+    "sensitivity_figure",
+    "sensitivity_plot",
+    "sweep_knobs",
+    "variant_names",
+]
 
 DEFAULT_TRIALS = 200_000
 
@@ -50,13 +63,13 @@ class SweepInterrupted(KeyboardInterrupt):
 class CheckTask:
     """One cell of a sweep: a success-curve table of one system under one setting."""
 
-    index: int                    # position in the grid: names the random stream
+    index: int  # position in the grid: names the random stream
     check: str
     system: str
-    variants: tuple               # ((name, value), ...)
-    axes: tuple                   # ((axis, (values...)), ...)
-    knobs: tuple = ()             # ((column, value), ...) swept values shown as columns
-    competence: tuple = ()        # ((native value, rung), ...)
+    variants: tuple  # ((name, value), ...)
+    axes: tuple  # ((axis, (values...)), ...)
+    knobs: tuple = ()  # ((column, value), ...) swept values shown as columns
+    competence: tuple = ()  # ((native value, rung), ...)
     contrast: tuple | None = None  # (a offsets, b offsets, tolerance)
     method: str = "exact"
     trials: int | None = None
@@ -86,8 +99,9 @@ def _arm_table(task: CheckTask, axes: dict, arm: int):
         n, k = 0, 0
         while True:
             size = (task.trials or DEFAULT_TRIALS) if task.se is None else task.batch
-            counts += settings_mc(task.system, grid.settings, v, n_codes, size,
-                                  _stream(task.seed, task.index, arm, k))
+            counts += settings_mc(
+                task.system, grid.settings, v, n_codes, size, _stream(task.seed, task.index, arm, k)
+            )
             n += size
             k += 1
             hits = np.einsum("ij,ij->i", counts[grid.setting_of_cell], grid.mask)
@@ -108,11 +122,19 @@ def run_check_task(task: CheckTask):
     axes = {k: list(v) for k, v in task.axes}
     base = _arm_table(task, axes, 0)
     primary = "p_exact" if task.method != "mc" else "p_mc"
-    table = base.rename(columns={"p_exact": "p"} if task.method == "exact" else
-                        {"p_mc": "p"} if task.method == "mc" else {})
+    table = base.rename(
+        columns={"p_exact": "p"}
+        if task.method == "exact"
+        else {"p_mc": "p"}
+        if task.method == "mc"
+        else {}
+    )
     if task.method == "both":
-        table["z"] = np.where(table["se"] > 0, (table["p_mc"] - table["p_exact"])
-                              / np.maximum(table["se"], 1e-300), 0.0)
+        table["z"] = np.where(
+            table["se"] > 0,
+            (table["p_mc"] - table["p_exact"]) / np.maximum(table["se"], 1e-300),
+            0.0,
+        )
     if task.contrast is not None:
         a, b, tol = task.contrast
         arms = []
@@ -123,8 +145,9 @@ def run_check_task(task: CheckTask):
         table["p_b"] = arms[1][primary].to_numpy()
         table["delta"] = table["p_b"] - table["p_a"]
         if task.method == "mc":
-            table["se_delta"] = np.sqrt(arms[0]["se"].to_numpy() ** 2
-                                        + arms[1]["se"].to_numpy() ** 2)
+            table["se_delta"] = np.sqrt(
+                arms[0]["se"].to_numpy() ** 2 + arms[1]["se"].to_numpy() ** 2
+            )
         table["holds"] = table["delta"].abs() <= tol
     lead = {"check": task.check, "system": task.system}
     lead.update({name: _show(value) for name, value in task.knobs})
@@ -140,8 +163,9 @@ def run_check_task(task: CheckTask):
 
 
 def _show(value: Any) -> str:
-    return "none" if value is None else str(value).lower() if isinstance(value, bool) \
-        else str(value)
+    return (
+        "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -196,15 +220,29 @@ def check_tasks(sc, *, sweep: bool = True) -> list[CheckTask]:
                     axes[name] = [value]
             contrast = None
             if check.contrast is not None:
-                contrast = (tuple(sorted(check.contrast.a.items())),
-                            tuple(sorted(check.contrast.b.items())), check.contrast.tolerance)
-            tasks.append(CheckTask(
-                index=index, check=sc.check_name(ci), system=system,
-                variants=tuple(sorted(variants.items())),
-                axes=tuple((k, tuple(v)) for k, v in axes.items()),
-                knobs=tuple(knobs), competence=competence, contrast=contrast,
-                method=sc.method, trials=sc.precision.trials, se=sc.precision.se,
-                batch=sc.precision.batch, max_trials=sc.precision.max_trials, seed=sc.seed))
+                contrast = (
+                    tuple(sorted(check.contrast.a.items())),
+                    tuple(sorted(check.contrast.b.items())),
+                    check.contrast.tolerance,
+                )
+            tasks.append(
+                CheckTask(
+                    index=index,
+                    check=sc.check_name(ci),
+                    system=system,
+                    variants=tuple(sorted(variants.items())),
+                    axes=tuple((k, tuple(v)) for k, v in axes.items()),
+                    knobs=tuple(knobs),
+                    competence=competence,
+                    contrast=contrast,
+                    method=sc.method,
+                    trials=sc.precision.trials,
+                    se=sc.precision.se,
+                    batch=sc.precision.batch,
+                    max_trials=sc.precision.max_trials,
+                    seed=sc.seed,
+                )
+            )
             index += 1
     return tasks
 
@@ -241,8 +279,10 @@ class Cluster:
         if self.client is None and not self.local:
             from analysis.package import require
 
-            require("dask", "--workers N or --scheduler (Dask workers; --workers 0 runs "
-                    "in this process)")
+            require(
+                "dask",
+                "--workers N or --scheduler (Dask workers; --workers 0 runs in this process)",
+            )
 
     @property
     def local(self) -> bool:
@@ -250,10 +290,15 @@ class Cluster:
 
     def where(self) -> str:
         """Where the tasks run, in words (for the start-of-sweep line on stderr)."""
-        return ("in this process" if self.local else
-                f"on {self.scheduler}" if self.scheduler else
-                "on the given client" if self.client is not None else
-                f"on {self.workers} local worker process(es)")
+        return (
+            "in this process"
+            if self.local
+            else f"on {self.scheduler}"
+            if self.scheduler
+            else "on the given client"
+            if self.client is not None
+            else f"on {self.workers} local worker process(es)"
+        )
 
     def connect(self):
         """A (client, cluster-or-None, owned) triple; the caller closes what it owns."""
@@ -270,13 +315,25 @@ class Cluster:
                 raise InputError(f"--scheduler: cannot reach {self.scheduler!r}: {exc}") from None
             return client, None, True
         env = {**self.env, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=logging.ERROR, env=env)
+        cluster = LocalCluster(
+            n_workers=self.workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+            env=env,
+        )
         return Client(cluster), cluster, True
 
 
-def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
-            progress: bool | None = None, on_result: Callable | None = None) -> list:
+def execute(
+    tasks: Sequence,
+    fn: Callable,
+    cluster: Cluster | None = None,
+    *,
+    progress: bool | None = None,
+    on_result: Callable | None = None,
+) -> list:
     """Run ``fn(task)`` for every task; results in task order whatever the completion order.
 
     ``on_result(done, total, client)`` is called after each finished task (tests use it to
@@ -313,8 +370,10 @@ def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
             import uuid
 
             run_id = uuid.uuid4().hex[:12]  # keys never collide across runs on one cluster
-            futures = [client.submit(fn, task, key=f"rpg-balance-{run_id}-{i}", pure=False)
-                       for i, task in enumerate(tasks)]
+            futures = [
+                client.submit(fn, task, key=f"rpg-balance-{run_id}-{i}", pure=False)
+                for i, task in enumerate(tasks)
+            ]
             position = {f.key: i for i, f in enumerate(futures)}
             for fut in as_completed(futures):
                 results[position[fut.key]] = fut.result()
@@ -340,15 +399,21 @@ def execute(tasks: Sequence, fn: Callable, cluster: Cluster | None = None, *,
 
 @dataclass
 class SweepResult:
-    table: Any            # tidy DataFrame: one row per (task, cell)
-    sensitivity: Any      # DataFrame: one row per (check, knob)
+    table: Any  # tidy DataFrame: one row per (task, cell)
+    sensitivity: Any  # DataFrame: one row per (check, knob)
     tasks: int
-    metric: str = "p"     # the column the sensitivity ranks by
+    metric: str = "p"  # the column the sensitivity ranks by
 
 
-def run_checks(sc, cluster: Cluster | None = None, *, sweep: bool = True,
-               progress: bool | None = None, on_result: Callable | None = None,
-               announce: bool = False) -> SweepResult:
+def run_checks(
+    sc,
+    cluster: Cluster | None = None,
+    *,
+    sweep: bool = True,
+    progress: bool | None = None,
+    on_result: Callable | None = None,
+    announce: bool = False,
+) -> SweepResult:
     """Run every check task of a scenario (with its sweep grid) and gather the results."""
     import pandas as pd
 
@@ -412,23 +477,30 @@ def sensitivity(table, knobs: Sequence[str], metric: str = "p", group: str = "ch
             if sub[knob].nunique() < 2:
                 continue
             means = sub.groupby(knob, sort=False)[metric].mean()  # grid order
-            rows.append({group: check, "knob": knob, "levels": int(means.size),
-                         "low": float(means.min()), "high": float(means.max()),
-                         "at_low": str(means.idxmin()), "at_high": str(means.idxmax()),
-                         "range": float(means.max() - means.min())})
-    out = pd.DataFrame(rows, columns=[group, "knob", "levels", "low", "high", "at_low",
-                                      "at_high", "range"])
+            rows.append(
+                {
+                    group: check,
+                    "knob": knob,
+                    "levels": int(means.size),
+                    "low": float(means.min()),
+                    "high": float(means.max()),
+                    "at_low": str(means.idxmin()),
+                    "at_high": str(means.idxmax()),
+                    "range": float(means.max() - means.min()),
+                }
+            )
+    out = pd.DataFrame(
+        rows, columns=[group, "knob", "levels", "low", "high", "at_low", "at_high", "range"]
+    )
     if len(out):
-        out["rank"] = out.groupby(group)["range"].rank(ascending=False, method="first") \
-            .astype(int)
+        out["rank"] = out.groupby(group)["range"].rank(ascending=False, method="first").astype(int)
         out = out.sort_values([group, "rank"], kind="stable").reset_index(drop=True)
     else:
         out["rank"] = pd.Series(dtype=int)
     return out
 
 
-def sensitivity_figure(table, sens, metric: str = "p", group: str | None = None,
-                       inter=None):
+def sensitivity_figure(table, sens, metric: str = "p", group: str | None = None, inter=None):
     """The figure of :func:`sensitivity_plot` (returned, not written): every panel on one
     shared y axis, so a knob that moves the metric by 0.01 looks small next to one that
     moves it by 0.22. With ``inter`` (:func:`analysis.workflow.interactions.
@@ -443,8 +515,9 @@ def sensitivity_figure(table, sens, metric: str = "p", group: str | None = None,
     group = group or ("fight" if "fight" in sens and "check" not in sens else "check")
     checks = list(dict.fromkeys(sens[group])) or ["(none)"]
     ncols = max(1, int(sens.groupby(group).size().max())) if len(sens) else 1
-    fig, axes = plt.subplots(len(checks), ncols, figsize=(3.2 * ncols, 2.8 * len(checks)),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(checks), ncols, figsize=(3.2 * ncols, 2.8 * len(checks)), squeeze=False
+    )
     used, lo, hi = [], math.inf, -math.inf
     for r, check in enumerate(checks):
         part = table[table[group] == check]
@@ -461,12 +534,21 @@ def sensitivity_figure(table, sens, metric: str = "p", group: str | None = None,
             title = f"{check}: {row['knob']} (range {row['range']:.3f})"
             partner = _partner(inter, group, check, row["knob"])
             if partner is not None:
-                cond = part.groupby([row["knob"], partner], sort=False)[metric].mean() \
-                    .unstack(partner).reindex(means.index)
+                cond = (
+                    part.groupby([row["knob"], partner], sort=False)[metric]
+                    .mean()
+                    .unstack(partner)
+                    .reindex(means.index)
+                )
                 for level in cond.columns:
-                    ax.plot([str(x) for x in cond.index], cond[level].to_numpy(dtype=float),
-                            linestyle="--", linewidth=0.8, marker=".",
-                            label=f"{partner}={level}")
+                    ax.plot(
+                        [str(x) for x in cond.index],
+                        cond[level].to_numpy(dtype=float),
+                        linestyle="--",
+                        linewidth=0.8,
+                        marker=".",
+                        label=f"{partner}={level}",
+                    )
                 spread = (cond.max() - cond.min()).max()
                 values = np.concatenate([values, cond.to_numpy(dtype=float).ravel()])
                 title += f"\nup to {spread:.3f} at one {partner}"
@@ -491,8 +573,7 @@ def _partner(inter, group: str, check, knob: str):
     no pair, or the strongest interaction is 0)."""
     if inter is None or not len(inter) or group not in inter:
         return None
-    mine = inter[(inter[group] == check) & ((inter["knob_a"] == knob)
-                                            | (inter["knob_b"] == knob))]
+    mine = inter[(inter[group] == check) & ((inter["knob_a"] == knob) | (inter["knob_b"] == knob))]
     if not len(mine):
         return None
     top = mine.loc[mine["interaction"].idxmax()]
@@ -501,8 +582,9 @@ def _partner(inter, group: str, check, knob: str):
     return top["knob_b"] if top["knob_a"] == knob else top["knob_a"]
 
 
-def sensitivity_plot(table, sens, path, metric: str = "p", group: str | None = None,
-                     inter=None) -> None:
+def sensitivity_plot(
+    table, sens, path, metric: str = "p", group: str | None = None, inter=None
+) -> None:
     """One row of panels per check (or fight): the marginal mean of ``metric`` against
     each knob, panels ordered by how much the knob moves it, all on one shared y axis,
     with ``inter`` each knob's curves at the values of its strongest interaction partner

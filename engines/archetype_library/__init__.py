@@ -36,8 +36,19 @@ from pydantic import ValidationError
 
 from engines.errors import InputError
 
-__all__ = ["CUSTOM", "LADDER", "ArchetypeHook", "check_gear", "check_keys", "ranged_flag",
-           "renamed", "rewrite", "unknown", "validation", "weapon_attribute"]
+__all__ = [
+    "CUSTOM",
+    "LADDER",
+    "ArchetypeHook",
+    "check_gear",
+    "check_keys",
+    "ranged_flag",
+    "renamed",
+    "rewrite",
+    "unknown",
+    "validation",
+    "weapon_attribute",
+]
 
 #: The common competence ladder: every library has these five archetypes.
 LADDER = ("untrained", "novice", "competent", "expert", "master")
@@ -109,16 +120,24 @@ class ArchetypeHook:
         (``[armour]``, :attr:`armour_rule`) as the file has them."""
         if self.tables:
             return self.tables
-        return tuple(t for t in (("weapon", "weapons", self.weapon_rule),
-                                 ("armour", "armour", self.armour_rule)) if t[1] in raw)
+        return tuple(
+            t
+            for t in (
+                ("weapon", "weapons", self.weapon_rule),
+                ("armour", "armour", self.armour_rule),
+            )
+            if t[1] in raw
+        )
 
     def path(self, path: str | Path | None = None) -> Path:
         """The data file: ``path``, else the hook's :attr:`data_file`."""
         if path is not None:
             return Path(path)
         if self.data_file is None:
-            raise InputError(f"{self.system}: the archetype hook names no data_file; "
-                             "give the library file's path")
+            raise InputError(
+                f"{self.system}: the archetype hook names no data_file; "
+                "give the library file's path"
+            )
         return self.data_file
 
 
@@ -131,7 +150,7 @@ def renamed(name: Any, known) -> str | None:
     known = set(known)
     for level in LADDER:
         if name.endswith(f"_{level}"):
-            new = f"{level}_{name[:-len(level) - 1]}"
+            new = f"{level}_{name[: -len(level) - 1]}"
             if new in known:
                 return new
     new = f"competent_{name}"
@@ -152,8 +171,10 @@ def check_keys(system: str, over: Mapping[str, Any], allowed: set[str], label: s
     is an :class:`InputError` naming ``label`` and the key."""
     bad = sorted(set(over) - allowed)
     if bad:
-        raise InputError(f"{system}: {label}.{bad[0]}: unknown key; known: "
-                         + ", ".join(sorted(allowed | {"tactic"})))
+        raise InputError(
+            f"{system}: {label}.{bad[0]}: unknown key; known: "
+            + ", ".join(sorted(allowed | {"tactic"}))
+        )
 
 
 def check_gear(system: str, over: Mapping[str, Any], label: str, weapons, armours) -> None:
@@ -161,8 +182,10 @@ def check_gear(system: str, over: Mapping[str, Any], label: str, weapons, armour
     for key, known in (("weapon", weapons), ("melee_weapon", weapons), ("armour", armours)):
         if key in over and over[key] is not None and known and over[key] not in known:
             kind = "weapon" if key != "armour" else "armour"
-            raise InputError(f"{system}: {label}.{key}: unknown {kind} {over[key]!r}; known: "
-                             + ", ".join(str(k) for k in known))
+            raise InputError(
+                f"{system}: {label}.{key}: unknown {kind} {over[key]!r}; known: "
+                + ", ".join(str(k) for k in known)
+            )
 
 
 def rewrite(exc: InputError, fname: str, system: str, label: str) -> InputError:
@@ -178,6 +201,9 @@ def validation(fname: str, exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"])
     msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-    got = "" if err["type"] == "missing" or isinstance(err.get("input"), dict | list) \
+    got = (
+        ""
+        if err["type"] == "missing" or isinstance(err.get("input"), dict | list)
         else f" (got {err.get('input')!r})"
+    )
     return f"{fname}: {loc}: {msg}{got}"

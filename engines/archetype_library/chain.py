@@ -71,8 +71,11 @@ def _resolve(archetypes: dict, fname: str) -> dict[str, dict]:
         merged: dict = {}
         if base is not None:
             if base not in archetypes:
-                fail(fname, f"archetypes.{name}.base", f"unknown archetype {base!r}; known: "
-                     f"{', '.join(sorted(archetypes))}")
+                fail(
+                    fname,
+                    f"archetypes.{name}.base",
+                    f"unknown archetype {base!r}; known: {', '.join(sorted(archetypes))}",
+                )
             if base in seen:
                 fail(fname, f"archetypes.{name}.base", f"cycle through {base!r}")
             merged.update(resolve(base, (*seen, name)))
@@ -102,8 +105,11 @@ def levelled(raw: dict, fname: str, style_model) -> dict[str, dict]:
             fields = {**base, **changes}
             for key, delta in style.adjust.items():
                 if not isinstance(base.get(key), int):
-                    fail(fname, f"styles.{sname}.adjust.{key}",
-                         f"archetypes.{rung}.{key} is not an integer")
+                    fail(
+                        fname,
+                        f"styles.{sname}.adjust.{key}",
+                        f"archetypes.{rung}.{key} is not an integer",
+                    )
                 fields[key] = base[key] + delta
             name = f"{rung}_{sname}"
             if name in out:
@@ -123,8 +129,15 @@ def builder(system: str, model: type, load: Callable[[str, dict], dict]):
     file's ``archetypes`` and built by the system's ``load``; the engine combatant of
     the model's ``combatant()``."""
 
-    def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
-              full: dict | None, label: str):
+    def build(
+        fname: str,
+        raw: dict,
+        lib: dict,
+        name: str | None,
+        over: dict,
+        full: dict | None,
+        label: str,
+    ):
         allowed = set(model.model_fields) - COMPUTED
         check_keys(system, over, allowed, label)
         if full is not None:

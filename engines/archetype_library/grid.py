@@ -40,24 +40,30 @@ def _format_validation(file: str, exc: ValidationError, prefix: str = "") -> str
     loc = ".".join(str(p) for p in err["loc"])
     where = f"{prefix}.{loc}" if prefix and loc else (prefix or loc)
     more = f" (and {len(exc.errors()) - 1} more problems)" if len(exc.errors()) > 1 else ""
-    got = f" (got {err['input']!r})" if err["type"] != "missing" and \
-        not isinstance(err.get("input"), dict) else ""
+    got = (
+        f" (got {err['input']!r})"
+        if err["type"] != "missing" and not isinstance(err.get("input"), dict)
+        else ""
+    )
     return f"{file}: {where}: {err['msg']}{got}{more}"
 
 
 def lookup(file: str, where: str, kind: str, name: str, table: dict) -> Any:
     """``table[name]``, or an InputError naming the place and the known names."""
     if name not in table:
-        raise InputError(f"{file}: {where}: unknown {kind} {name!r}; known: "
-                         + ", ".join(sorted(table)))
+        raise InputError(
+            f"{file}: {where}: unknown {kind} {name!r}; known: " + ", ".join(sorted(table))
+        )
     return table[name]
 
 
 def _check_ladder(file: str, levels: dict) -> None:
     for name in levels:
         if name not in LADDER:
-            raise InputError(f"{file}: levels.{name}: not a rung of the competence ladder; "
-                             "known: " + ", ".join(LADDER))
+            raise InputError(
+                f"{file}: levels.{name}: not a rung of the competence ladder; "
+                "known: " + ", ".join(LADDER)
+            )
     for name in LADDER:
         if name not in levels:
             raise InputError(f"{file}: levels.{name}: missing (every ladder rung needs one)")
@@ -99,8 +105,9 @@ def grid(file: str, spec, build: Callable[[str, str, Any, Any, dict], Any]) -> d
         style = lookup(file, f"{where}.style", "style", arch.style, spec.styles)
         overrides = arch.model_dump(exclude={"level", "style"}, exclude_none=True)
         if name in out:
-            raise InputError(f"{file}: {where}: the name clashes with a LEVEL_STYLE or "
-                             "ladder archetype")
+            raise InputError(
+                f"{file}: {where}: the name clashes with a LEVEL_STYLE or ladder archetype"
+            )
         out[name] = build(name, where, level, style, overrides)
     return out
 
@@ -121,14 +128,26 @@ def entry_of(raw: dict, name: str) -> dict | None:
     return None
 
 
-def builder(system: str, load: Callable[[str, dict], dict], archetype: type,
-            level_model: type, style_model: type):
+def builder(
+    system: str,
+    load: Callable[[str, dict], dict],
+    archetype: type,
+    level_model: type,
+    style_model: type,
+):
     """The hook's ``build`` for a file of this layout: one archetype (a library name with
     overrides, or a full trait mapping) injected into the parsed file as a single
     ``[archetypes]`` entry and built by the system's ``load``."""
 
-    def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
-              full: dict | None, label: str):
+    def build(
+        fname: str,
+        raw: dict,
+        lib: dict,
+        name: str | None,
+        over: dict,
+        full: dict | None,
+        label: str,
+    ):
         allowed = set(archetype.model_fields) - {"level", "style"}
         check_keys(system, over, allowed, label)
         if full is not None:
@@ -136,15 +155,26 @@ def builder(system: str, load: Callable[[str, dict], dict], archetype: type,
             need = [k for k, f in level_model.model_fields.items() if f.is_required()]
             missing = [k for k in [*need, "weapon"] if k not in full]
             if missing:
-                raise InputError(f"{system}: {label}: missing {', '.join(missing)} (a full "
-                                 "trait mapping needs every trait and a weapon)")
+                raise InputError(
+                    f"{system}: {label}: missing {', '.join(missing)} (a full "
+                    "trait mapping needs every trait and a weapon)"
+                )
             levels, styles = raw.get("levels") or {}, raw.get("styles") or {}
             if not levels or not styles:
                 raise InputError(f"{fname}: levels and styles are needed")
-            defaults = {k: f.default for m in (level_model, style_model)
-                        for k, f in m.model_fields.items() if not f.is_required()}
-            entry = {"level": next(iter(levels)), "style": next(iter(styles)), **defaults,
-                     **full, **over}
+            defaults = {
+                k: f.default
+                for m in (level_model, style_model)
+                for k, f in m.model_fields.items()
+                if not f.is_required()
+            }
+            entry = {
+                "level": next(iter(levels)),
+                "style": next(iter(styles)),
+                **defaults,
+                **full,
+                **over,
+            }
         else:
             entry = {**(entry_of(raw, name) or {}), **over}
         data = copy.deepcopy(raw)

@@ -32,26 +32,41 @@ def c7_verdict(table: pd.DataFrame, system: str) -> str:
     where the gap is largest, with which modifier worth more (:func:`claim_c7_table`)."""
     from analysis.checks.claims import C7_TOLERANCE_PP
 
-    tol = (decimal(int(C7_TOLERANCE_PP)) if float(C7_TOLERANCE_PP).is_integer()
-           else decimal(C7_TOLERANCE_PP))
+    tol = (
+        decimal(int(C7_TOLERANCE_PP))
+        if float(C7_TOLERANCE_PP).is_integer()
+        else decimal(C7_TOLERANCE_PP)
+    )
     breaking = table[~table["holds"]]
     if breaking.empty:
-        return _("Verdict: yes — in {system} −1 difficulty and +2 dice give the same "
-                 "chance within {tol} points in every cell.").format(
-            system=system, tol=tol)
+        return _(
+            "Verdict: yes — in {system} −1 difficulty and +2 dice give the same "
+            "chance within {tol} points in every cell."
+        ).format(system=system, tol=tol)
     label: Any = table["delta_pp"].abs().idxmax()  # a row label
     worst = table.loc[label]
     better = _("+2 dice") if worst["delta_pp"] > 0 else _("−1 difficulty")
     first = int(breaking["pool"].max()) + 1
-    pools = (_("and at every difficulty from pool {pool} up").format(pool=first)
-             if first <= int(table["pool"].max()) else _("but at no pool at every difficulty"))
-    return _("Verdict: only where the pool is large for its difficulty — in {system} −1 "
-             "difficulty and +2 dice agree within {tol} points in {share} of cells, {pools} — "
-             "and not for small pools, most of all at pool {pool}, difficulty "
-             "{difficulty}, where {better} is worth {gap} points more.").format(
-        system=system, tol=tol, share=percent(float(table["holds"].mean()), 0), pools=pools,
-        pool=int(worst["pool"]), difficulty=int(worst["difficulty"]), better=better,
-        gap=decimal(abs(float(worst["delta_pp"])), 1))
+    pools = (
+        _("and at every difficulty from pool {pool} up").format(pool=first)
+        if first <= int(table["pool"].max())
+        else _("but at no pool at every difficulty")
+    )
+    return _(
+        "Verdict: only where the pool is large for its difficulty — in {system} −1 "
+        "difficulty and +2 dice agree within {tol} points in {share} of cells, {pools} — "
+        "and not for small pools, most of all at pool {pool}, difficulty "
+        "{difficulty}, where {better} is worth {gap} points more."
+    ).format(
+        system=system,
+        tol=tol,
+        share=percent(float(table["holds"].mean()), 0),
+        pools=pools,
+        pool=int(worst["pool"]),
+        difficulty=int(worst["difficulty"]),
+        better=better,
+        gap=decimal(abs(float(worst["delta_pp"])), 1),
+    )
 
 
 def section_c7(settings: ReportSettings) -> Section | None:
@@ -65,25 +80,47 @@ def section_c7(settings: ReportSettings) -> Section | None:
     variants = list(settings.variants_of(system))
     table = claim_c7_table(variants)
     summary = claim_c7_summary(table)
-    reading = [Reading(c7_verdict(table, system), c7_command(variants)),
-               _("The dice_pool_6 text claims that lowering the difficulty by one and "
-                 "adding two dice are statistically equivalent (C7). Each cell compares "
-                 "P(pool dice reach difficulty − 1) with P(pool + 2 dice reach "
-                 "difficulty)."),
-               text(summary["sentence"])]
+    reading = [
+        Reading(c7_verdict(table, system), c7_command(variants)),
+        _(
+            "The dice_pool_6 text claims that lowering the difficulty by one and "
+            "adding two dice are statistically equivalent (C7). Each cell compares "
+            "P(pool dice reach difficulty − 1) with P(pool + 2 dice reach "
+            "difficulty)."
+        ),
+        text(summary["sentence"]),
+    ]
     if not variants:
         reading.append(text(claim_c7_summary(claim_c7_table(["criticals=false"]))["sentence"]))
     by_difficulty = summary["by_difficulty"].copy()
     for col in ("pools_holding", "pools_breaking"):  # "none" is a word; the CSV keeps it
         by_difficulty[col] = [_("none") if x == "none" else x for x in by_difficulty[col]]
-    blocks: list = [table_block("claim-c7", _("Where C7 holds, by difficulty"), by_difficulty,
-                                _("Per difficulty: pools where the two modifiers are within the "
-                             "tolerance, pools where they are not, the largest gap and "
-                             "where, and the mean gap (positive: +2 dice is worth more)."),
-                                full=table,
-                                formats={"max_abs_delta_pp": ".2f", "mean_delta_pp": "+.2f"})]
-    blocks.insert(0, figure_block("fig-claim-c7", _("C7 gap"), plots.c7_heatmap(table),
-                                  _("Gap between +2 dice and −1 difficulty in percentage points "
-                               "by pool and difficulty (exact)."),
-                                  _("Heat map of the C7 gap by pool and difficulty"), settings))
+    blocks: list = [
+        table_block(
+            "claim-c7",
+            _("Where C7 holds, by difficulty"),
+            by_difficulty,
+            _(
+                "Per difficulty: pools where the two modifiers are within the "
+                "tolerance, pools where they are not, the largest gap and "
+                "where, and the mean gap (positive: +2 dice is worth more)."
+            ),
+            full=table,
+            formats={"max_abs_delta_pp": ".2f", "mean_delta_pp": "+.2f"},
+        )
+    ]
+    blocks.insert(
+        0,
+        figure_block(
+            "fig-claim-c7",
+            _("C7 gap"),
+            plots.c7_heatmap(table),
+            _(
+                "Gap between +2 dice and −1 difficulty in percentage points "
+                "by pool and difficulty (exact)."
+            ),
+            _("Heat map of the C7 gap by pool and difficulty"),
+            settings,
+        ),
+    )
     return Section("claim-c7", title, reading, blocks)

@@ -58,8 +58,9 @@ def _wins(rungs, mirror: int | None = None) -> str:
     """The header "three novices win" / "one expert wins"; in a fight of two sides of
     the same fighters (``mirror`` 0 or 1) "side A (two competent fighters) wins"."""
     if mirror is not None:
-        return _(N_("side A ({side}) wins") if mirror == 0 else N_("side B ({side}) wins")
-                 ).format(side=side_name(rungs))
+        return _(N_("side A ({side}) wins") if mirror == 0 else N_("side B ({side}) wins")).format(
+            side=side_name(rungs)
+        )
     template = N_("{side} wins") if len(rungs) == 1 else N_("{side} win")
     return _(template).format(side=side_name(rungs))
 
@@ -77,8 +78,9 @@ def fallen_fates(row, n0: int, n1: int) -> dict[str, float]:
     each side's per-fighter chances (``p_side{s}_{fate}``) weighted by its size, shared
     out by the report's one normalisation of fates (:func:`~reports.sections.
     combat_common.fate_shares`)."""
-    fell = pd.DataFrame([{f: n0 * float(row[f"p_side0_{f}"]) + n1 * float(row[f"p_side1_{f}"])
-                          for f in FATES}])
+    fell = pd.DataFrame(
+        [{f: n0 * float(row[f"p_side0_{f}"]) + n1 * float(row[f"p_side1_{f}"]) for f in FATES}]
+    )
     shares = fate_shares(fell, {f: f for f in FATES}).iloc[0]
     return {f: float(shares[f]) for f in FATES}
 
@@ -90,8 +92,11 @@ def _fight_view(part: pd.DataFrame, sides) -> pd.DataFrame:
     neither = bool((part["p_neither"] > 0).any())
     for _i, row in part.iterrows():
         head0, head1 = _side_heads(sides)
-        out = {_("system"): row["system"], head0: float(row["p_side0"]),
-               head1: float(row["p_side1"])}
+        out = {
+            _("system"): row["system"],
+            head0: float(row["p_side0"]),
+            head1: float(row["p_side1"]),
+        }
         if neither:
             out[_("neither wins")] = float(row["p_neither"])
         out[_("mean rounds")] = float(row["rounds_mean"])
@@ -101,8 +106,9 @@ def _fight_view(part: pd.DataFrame, sides) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, titles: dict,
-                     max_round: int = 12):
+def _survival_figure(
+    standing: pd.DataFrame, groups: pd.DataFrame, titles: dict, max_round: int = 12
+):
     """Share of each side still standing after round k, one panel per group fight."""
     fights = list(dict.fromkeys(groups["fight"]))
     fig, axes = plotting.new_figure(len(fights), width=7.2, height=3.0)
@@ -112,13 +118,25 @@ def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, titles: dict,
             colour = plotting.system_color(system)
             for side, style in ((0, "-"), (1, "--")):
                 sub = part[(part["system"] == system) & (part["side"] == side)]
-                ax.step(sub["round"], sub["standing_share"], where="post", color=colour,
-                        linestyle=style, linewidth=1.4,
-                        label=system if side == 0 else None)
-                ax.fill_between(sub["round"], sub["standing_share"] - 2 * sub["se_share"],
-                                sub["standing_share"] + 2 * sub["se_share"], step="post",
-                                color=colour, alpha=0.18, linewidth=0)
-        ax.set_title(titles.get(fight, fight))   # the side named first solid (caption)
+                ax.step(
+                    sub["round"],
+                    sub["standing_share"],
+                    where="post",
+                    color=colour,
+                    linestyle=style,
+                    linewidth=1.4,
+                    label=system if side == 0 else None,
+                )
+                ax.fill_between(
+                    sub["round"],
+                    sub["standing_share"] - 2 * sub["se_share"],
+                    sub["standing_share"] + 2 * sub["se_share"],
+                    step="post",
+                    color=colour,
+                    alpha=0.18,
+                    linewidth=0,
+                )
+        ax.set_title(titles.get(fight, fight))  # the side named first solid (caption)
         ax.set_xlabel(_("round"))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0].set_ylim(-0.02, 1.02)
@@ -130,7 +148,8 @@ def _survival_figure(standing: pd.DataFrame, groups: pd.DataFrame, titles: dict,
 #: the deadliness table's headers under each aftermath: someone dead, dead (mean)
 _DEADLY_HEADS = {
     "leave": (N_("someone dead, fallen left"), N_("dead (mean), fallen left")),
-    "finish": (N_("someone dead, winners finish"), N_("dead (mean), winners finish"))}
+    "finish": (N_("someone dead, winners finish"), N_("dead (mean), winners finish")),
+}
 
 
 def _deadliness_view(deadly: pd.DataFrame, titles: dict) -> pd.DataFrame:
@@ -141,8 +160,11 @@ def _deadliness_view(deadly: pd.DataFrame, titles: dict) -> pd.DataFrame:
     for policy in DEADLINESS_AFTERMATHS:
         part = deadly[deadly["aftermath"] == policy].set_index(["fight", "system"])
         someone, mean = heads.get(policy, (f"someone dead · {policy}", f"dead · {policy}"))
-        parts.append(part[["p_someone_dead", "deaths_mean"]].rename(
-            columns={"p_someone_dead": _(someone), "deaths_mean": _(mean)}))
+        parts.append(
+            part[["p_someone_dead", "deaths_mean"]].rename(
+                columns={"p_someone_dead": _(someone), "deaths_mean": _(mean)}
+            )
+        )
     out = pd.concat(parts, axis=1).reset_index()
     out["fight"] = [titles.get(f, f) for f in out["fight"]]
     return out.rename(columns={"fight": _("fight"), "system": _("system")})
@@ -153,79 +175,124 @@ def section_combat_groups(settings: ReportSettings) -> Section:
     """2v2 and 3v1 fights per system (Monte Carlo with SEs) and their survival curves."""
     title = _("Combat: group fights")
     from analysis.combat import cross_combat
+
     data = combat_frames(settings)
     groups = data["groups"]
-    reading = [_("Monte Carlo fights ({trials} per system and fight, seed {seed}) of the "
-                 "ladder fighters with light melee weapons; every figure carries its "
-                 "standard error.").format(trials=decimal(settings.combat_trials),
-                                           seed=settings.seed)]
+    reading = [
+        _(
+            "Monte Carlo fights ({trials} per system and fight, seed {seed}) of the "
+            "ladder fighters with light melee weapons; every figure carries its "
+            "standard error."
+        ).format(trials=decimal(settings.combat_trials), seed=settings.seed)
+    ]
     spec = cross_combat.load_cross(settings.cross_combat)["groups"]
     sides = {gid: (list(g.side0), list(g.side1)) for gid, g in spec.items()}
-    titles = {gid: _(g.title) if g.title else " – ".join(side_name(s) for s in sides[gid])
-              for gid, g in spec.items()}
+    titles = {
+        gid: _(g.title) if g.title else " – ".join(side_name(s) for s in sides[gid])
+        for gid, g in spec.items()
+    }
     for fight, part in groups.groupby("fight", sort=False):
         part = part.set_index("system")
         hi, lo = part["p_side0"].idxmax(), part["p_side0"].idxmin()
-        reading.append(_(
-            "{title}: {wins} from {low} ± {se_low} points of the fights ({lo}) to {high} "
-            "± {se_high} ({hi}); fights last {r_min}–{r_max} rounds on average.").format(
-            title=titles.get(fight, fight), wins=_side_heads(sides[fight])[0],
-            low=pct(part.loc[lo, "p_side0"]),
-            se_low=decimal(100 * part.loc[lo, "se_side0"], 2), lo=lo,
-            high=pct(part.loc[hi, "p_side0"]),
-            se_high=decimal(100 * part.loc[hi, "se_side0"], 2), hi=hi,
-            r_min=decimal(part["rounds_mean"].min(), 1),
-            r_max=decimal(part["rounds_mean"].max(), 1)))
+        reading.append(
+            _(
+                "{title}: {wins} from {low} ± {se_low} points of the fights ({lo}) to {high} "
+                "± {se_high} ({hi}); fights last {r_min}–{r_max} rounds on average."
+            ).format(
+                title=titles.get(fight, fight),
+                wins=_side_heads(sides[fight])[0],
+                low=pct(part.loc[lo, "p_side0"]),
+                se_low=decimal(100 * part.loc[lo, "se_side0"], 2),
+                lo=lo,
+                high=pct(part.loc[hi, "p_side0"]),
+                se_high=decimal(100 * part.loc[hi, "se_side0"], 2),
+                hi=hi,
+                r_min=decimal(part["rounds_mean"].min(), 1),
+                r_max=decimal(part["rounds_mean"].max(), 1),
+            )
+        )
     deadly = data["deadly"]
     for fight, part in deadly.groupby("fight", sort=False):
         span = {}
         for policy in DEADLINESS_AFTERMATHS:
             p = part[part["aftermath"] == policy].set_index("system")
             lo, hi = p["p_someone_dead"].idxmin(), p["p_someone_dead"].idxmax()
-            span[policy] = _("{low} ± {se_low} points ({lo}) to {high} ± {se_high} "
-                             "({hi})").format(
-                low=pct(p.loc[lo, "p_someone_dead"]), lo=lo, hi=hi,
+            span[policy] = _("{low} ± {se_low} points ({lo}) to {high} ± {se_high} ({hi})").format(
+                low=pct(p.loc[lo, "p_someone_dead"]),
+                lo=lo,
+                hi=hi,
                 se_low=decimal(100 * p.loc[lo, "se_someone_dead"], 2),
                 high=pct(p.loc[hi, "p_someone_dead"]),
-                se_high=decimal(100 * p.loc[hi, "se_someone_dead"], 2))
-        reading.append(_("{fight}: someone ends dead in {leave} of the fights when the "
-                         "fallen are left, in {finish} when the winners finish them.")
-                       .format(fight=titles.get(fight, fight), **span))
-    se_max = max(float(groups[c].max()) for c in groups.columns
-                 if c.startswith("se_side") or c == "se_neither")
+                se_high=decimal(100 * p.loc[hi, "se_someone_dead"], 2),
+            )
+        reading.append(
+            _(
+                "{fight}: someone ends dead in {leave} of the fights when the "
+                "fallen are left, in {finish} when the winners finish them."
+            ).format(fight=titles.get(fight, fight), **span)
+        )
+    se_max = max(
+        float(groups[c].max())
+        for c in groups.columns
+        if c.startswith("se_side") or c == "se_neither"
+    )
     blocks: list[Block] = []
     for fight, part in groups.groupby("fight", sort=False):
-        blocks.append(table_block(
-            f"combat-groups-{fight}", _("Group fight: {title}").format(
-                title=titles.get(fight, fight)),
-            _fight_view(part, sides[fight]),
-            _("Monte Carlo ({trials} fights each): each side's chance to win, the mean "
-              "number of rounds, and the fates of the fighters who fell (both sides): the "
-              "share dead, dying and out, summing to 100 %, {aftermath}. Standard errors "
-              "are at most {se} points; they, each side's own fates and the fighters' "
-              "weapons are in the CSV.").format(
-                trials=decimal(settings.combat_trials), aftermath=aftermath_words(settings),
-                se=decimal(100 * se_max, 2))
-            + ("" if blocks else " " + dying_words(list(dict.fromkeys(part["system"])),
-                                                   settings)).rstrip()
-            + cross_source(settings),
-            index=(_("system"),), full=groups, formats={_("mean rounds"): ".1f"}))
+        blocks.append(
+            table_block(
+                f"combat-groups-{fight}",
+                _("Group fight: {title}").format(title=titles.get(fight, fight)),
+                _fight_view(part, sides[fight]),
+                _(
+                    "Monte Carlo ({trials} fights each): each side's chance to win, the mean "
+                    "number of rounds, and the fates of the fighters who fell (both sides): the "
+                    "share dead, dying and out, summing to 100 %, {aftermath}. Standard errors "
+                    "are at most {se} points; they, each side's own fates and the fighters' "
+                    "weapons are in the CSV."
+                ).format(
+                    trials=decimal(settings.combat_trials),
+                    aftermath=aftermath_words(settings),
+                    se=decimal(100 * se_max, 2),
+                )
+                + (
+                    ""
+                    if blocks
+                    else " " + dying_words(list(dict.fromkeys(part["system"])), settings)
+                ).rstrip()
+                + cross_source(settings),
+                index=(_("system"),),
+                full=groups,
+                formats={_("mean rounds"): ".1f"},
+            )
+        )
     blocks += [
-        table_block("combat-groups-deadliness", _("How deadly group fights are"),
-                    _deadliness_view(deadly, titles),
-                    _("The same fights ({trials} each) when the fallen are left as they lie "
-                      "(aftermath “leave”) and when the winners kill fallen foes (“finish”): "
-                      "the chance that at least one fighter of either side ends dead and "
-                      "the mean number of dead fighters; their Monte Carlo standard errors "
-                      "are in the CSV.")
-                    .format(trials=decimal(settings.combat_trials)) + cross_source(settings),
-                    index=(_("fight"), _("system")), full=deadly,
-                    formats={_(mean): ".2f" for _s, mean in _DEADLY_HEADS.values()}),
-        figure_block("fig-combat-groups", _("Round-by-round survival in group fights"),
-                     _survival_figure(data["standing"], groups, titles),
-                     _("Share of each side still able to act after round k (the side named "
-                       "first solid, the other dashed), one colour per system, Monte Carlo "
-                       "with ±2 SE bands."),
-                     _("Survival curves of the group fights per system"), settings),
+        table_block(
+            "combat-groups-deadliness",
+            _("How deadly group fights are"),
+            _deadliness_view(deadly, titles),
+            _(
+                "The same fights ({trials} each) when the fallen are left as they lie "
+                "(aftermath “leave”) and when the winners kill fallen foes (“finish”): "
+                "the chance that at least one fighter of either side ends dead and "
+                "the mean number of dead fighters; their Monte Carlo standard errors "
+                "are in the CSV."
+            ).format(trials=decimal(settings.combat_trials))
+            + cross_source(settings),
+            index=(_("fight"), _("system")),
+            full=deadly,
+            formats={_(mean): ".2f" for _s, mean in _DEADLY_HEADS.values()},
+        ),
+        figure_block(
+            "fig-combat-groups",
+            _("Round-by-round survival in group fights"),
+            _survival_figure(data["standing"], groups, titles),
+            _(
+                "Share of each side still able to act after round k (the side named "
+                "first solid, the other dashed), one colour per system, Monte Carlo "
+                "with ±2 SE bands."
+            ),
+            _("Survival curves of the group fights per system"),
+            settings,
+        ),
     ]
     return Section("combat-groups", title, reading, blocks)

@@ -17,9 +17,23 @@ from reports.i18n import N_, _, percent
 from reports.settings import ReportSettings
 from reports.structure import Caption, Figure, Section, Table
 
-__all__ = ["HAS", "MAPPED", "PARTS", "curves", "curves_cached", "figure_block", "for_systems_with",
-           "outcomes", "p_at", "pct", "pivot", "skipped", "system_summary", "table_block",
-           "variant_map"]
+__all__ = [
+    "HAS",
+    "MAPPED",
+    "PARTS",
+    "curves",
+    "curves_cached",
+    "figure_block",
+    "for_systems_with",
+    "outcomes",
+    "p_at",
+    "pct",
+    "pivot",
+    "skipped",
+    "system_summary",
+    "table_block",
+    "variant_map",
+]
 
 
 def system_summary(system: str) -> str:
@@ -31,13 +45,19 @@ def system_summary(system: str) -> str:
 
 #: the parts of a system a section may need (:data:`HAS`) and how the skip sentence
 #: names them
-PARTS = {"opposed": N_("opposed-check rule"), "combat": N_("combat rules"),
-         "campaign": N_("campaign mechanics"), "modifiers": N_("modifiers")}
+PARTS = {
+    "opposed": N_("opposed-check rule"),
+    "combat": N_("combat rules"),
+    "campaign": N_("campaign mechanics"),
+    "modifiers": N_("modifiers"),
+}
 #: whether a :class:`engines.system.System` has each part of :data:`PARTS`
-HAS = {"opposed": lambda spec: spec.checks.opposed is not None,
-       "combat": lambda spec: spec.combat is not None,
-       "campaign": lambda spec: spec.campaign is not None,
-       "modifiers": lambda spec: bool(spec.checks.modifiers)}
+HAS = {
+    "opposed": lambda spec: spec.checks.opposed is not None,
+    "combat": lambda spec: spec.combat is not None,
+    "campaign": lambda spec: spec.campaign is not None,
+    "modifiers": lambda spec: bool(spec.checks.modifiers),
+}
 #: the part the combat sections need: combat rules and fights in the cross-combat
 #: mapping file (a plug-in opts in by a mapping)
 MAPPED = "cross_combat"
@@ -56,9 +76,10 @@ def _left_out(system: str, part: str, settings: ReportSettings) -> str | None:
         if spec.combat is None:
             return skipped(system, PARTS["combat"])
         if system not in _mapped(settings):
-            return _("{system} is not in this section: the cross-combat mapping file "
-                     "({file}) maps no fights for it.").format(
-                system=system, file=settings.cross_label)
+            return _(
+                "{system} is not in this section: the cross-combat mapping file "
+                "({file}) maps no fights for it."
+            ).format(system=system, file=settings.cross_label)
         return None
     return None if HAS[part](spec) else skipped(system, PARTS[part])
 
@@ -93,30 +114,30 @@ def skipped(system: str, part: str) -> str:
     """The one sentence saying a section leaves out a system that does not declare the
     part it needs (``part``: a msgid such as "an opposed-check rule")."""
     return _("{system} is not in this section: it declares no {part}.").format(
-        system=system, part=_(part))
+        system=system, part=_(part)
+    )
 
 
 @lru_cache(maxsize=16)
-def curves_cached(system: str, variants: tuple[str, ...], trials: int,
-                  seed: int) -> pd.DataFrame:
+def curves_cached(system: str, variants: tuple[str, ...], trials: int, seed: int) -> pd.DataFrame:
     """The success curves of ``system`` (exact and Monte Carlo), kept for the report's
     sections; :func:`curves` returns a copy."""
-    return checks.success_curves(system, "both", trials=trials, seed=seed,
-                                 variants=list(variants))
+    return checks.success_curves(system, "both", trials=trials, seed=seed, variants=list(variants))
 
 
 def curves(settings: ReportSettings, system: str) -> pd.DataFrame:
     """Success-curve table (exact and Monte Carlo side by side) of ``system``."""
-    return curves_cached(system, settings.variants_of(system), settings.trials,
-                         settings.system_seed(system)).copy()
+    return curves_cached(
+        system, settings.variants_of(system), settings.trials, settings.system_seed(system)
+    ).copy()
 
 
 @lru_cache(maxsize=16)
-def _outcomes_cached(system: str, variants: tuple[str, ...], trials: int,
-                     seed: int) -> pd.DataFrame:
+def _outcomes_cached(
+    system: str, variants: tuple[str, ...], trials: int, seed: int
+) -> pd.DataFrame:
     exact = checks.outcome_summary(system, list(variants))
-    mc = checks.outcome_summary(system, list(variants), method="mc", trials=trials,
-                                seed=seed)
+    mc = checks.outcome_summary(system, list(variants), method="mc", trials=trials, seed=seed)
     out = exact.copy()
     out["mean_mc"] = mc["mean"].to_numpy()
     out["se_mean"] = mc["se_mean"].to_numpy()
@@ -125,8 +146,9 @@ def _outcomes_cached(system: str, variants: tuple[str, ...], trials: int,
 
 def outcomes(settings: ReportSettings, system: str) -> pd.DataFrame:
     """Exact mean/SD of the raw outcome per roll setting, with a Monte Carlo mean ± SE."""
-    return _outcomes_cached(system, settings.variants_of(system), settings.trials,
-                            settings.system_seed(system) + 8).copy()
+    return _outcomes_cached(
+        system, settings.variants_of(system), settings.trials, settings.system_seed(system) + 8
+    ).copy()
 
 
 def p_at(frame: pd.DataFrame, column: str = "p_exact", **axes) -> float:
@@ -143,8 +165,14 @@ def pct(p: float) -> str:
     return percent(p)
 
 
-def pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact",
-          index_values=None, column_values=None) -> pd.DataFrame:
+def pivot(
+    frame: pd.DataFrame,
+    index: str,
+    columns: str,
+    value: str = "p_exact",
+    index_values=None,
+    column_values=None,
+) -> pd.DataFrame:
     """``frame``'s ``value`` as a table of ``index`` rows by ``columns`` columns (in the
     given value orders when given)."""
     view = frame.pivot(index=index, columns=columns, values=value)
@@ -156,22 +184,44 @@ def pivot(frame: pd.DataFrame, index: str, columns: str, value: str = "p_exact",
     return view.reset_index()
 
 
-def table_block(id_: str, title: str, frame: pd.DataFrame, caption: str, *, index=(),
-                full: pd.DataFrame | None = None, column_label: str = "", **kw) -> Table:
+def table_block(
+    id_: str,
+    title: str,
+    frame: pd.DataFrame,
+    caption: str,
+    *,
+    index=(),
+    full: pd.DataFrame | None = None,
+    column_label: str = "",
+    **kw,
+) -> Table:
     """A report :class:`~reports.structure.Table` with its caption."""
-    return Table(id=id_, title=title, frame=frame, caption=Caption(caption),
-                 index=tuple(index), full=full, column_label=column_label, **kw)
+    return Table(
+        id=id_,
+        title=title,
+        frame=frame,
+        caption=Caption(caption),
+        index=tuple(index),
+        full=full,
+        column_label=column_label,
+        **kw,
+    )
 
 
-def figure_block(id_: str, title: str, fig, caption: str, alt: str,
-                 settings: ReportSettings) -> Figure:
+def figure_block(
+    id_: str, title: str, fig, caption: str, alt: str, settings: ReportSettings
+) -> Figure:
     """A report :class:`~reports.structure.Figure` of a matplotlib figure, drawn at the
     report's dpi."""
-    return Figure(id=id_, title=title, data=plotting.to_png(fig, settings.dpi),
-                  caption=Caption(caption), alt=alt)
+    return Figure(
+        id=id_,
+        title=title,
+        data=plotting.to_png(fig, settings.dpi),
+        caption=Caption(caption),
+        alt=alt,
+    )
 
 
 def variant_map(settings: ReportSettings) -> dict[str, list[str]]:
     """``{system: its variants}`` of the report's systems that set any."""
-    return {s: list(settings.variants_of(s)) for s in settings.systems
-            if settings.variants_of(s)}
+    return {s: list(settings.variants_of(s)) for s in settings.systems if settings.variants_of(s)}

@@ -44,21 +44,49 @@ def distance_frame(systems, cross=None) -> pd.DataFrame:
         if not has_distance(system) or system not in ladder:
             continue
         charger = dict(ladder[system]["competent"])
-        t = distance_table(system, {"archetype": "competent_shooter"}, charger,
-                           list(DISTANCES), method="exact")
+        t = distance_table(
+            system, {"archetype": "competent_shooter"}, charger, list(DISTANCES), method="exact"
+        )
         t = t.rename(columns={"a": "shooter", "b": "charger"})
-        frames.append(t[["system", "shooter", "charger", "distance", "method", "p_side0",
-                         "p_side1", "p_neither", "rounds_mean"]])
-    cols = ["system", "shooter", "charger", "distance", "method", "p_side0", "p_side1",
-            "p_neither", "rounds_mean"]
+        frames.append(
+            t[
+                [
+                    "system",
+                    "shooter",
+                    "charger",
+                    "distance",
+                    "method",
+                    "p_side0",
+                    "p_side1",
+                    "p_neither",
+                    "rounds_mean",
+                ]
+            ]
+        )
+    cols = [
+        "system",
+        "shooter",
+        "charger",
+        "distance",
+        "method",
+        "p_side0",
+        "p_side1",
+        "p_neither",
+        "rounds_mean",
+    ]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
 
 
 def _command(system: str, charger: dict) -> str:
     from analysis.workflow.audit.reproduce import duel
 
-    cmd = duel(system, {"archetype": "competent_shooter"}, charger, table="distance",
-               columns=("distance", "p_side0"))
+    cmd = duel(
+        system,
+        {"archetype": "competent_shooter"},
+        charger,
+        table="distance",
+        columns=("distance", "p_side0"),
+    )
     return cmd + " --distances " + ",".join(map(str, DISTANCES))
 
 
@@ -79,12 +107,16 @@ def distance_reading(frame: pd.DataFrame, systems, cross=None) -> list[str]:
     from analysis.combat.lethality import has_distance
     from analysis.workflow.audit import ladder_specs
 
-    out = [_("A fight that starts apart is a race: the melee fighter must close the gap "
-             "while the shooter shoots (each system's movement, ranges and range "
-             "penalties: RULES.md \"Distance, movement and cover\"). Below, the library's "
-             "competent shooter holding its ground against the competent melee fighter of "
-             "the ladder charging, default rules, solved exactly at each starting "
-             "distance.")]
+    out = [
+        _(
+            "A fight that starts apart is a race: the melee fighter must close the gap "
+            "while the shooter shoots (each system's movement, ranges and range "
+            'penalties: RULES.md "Distance, movement and cover"). Below, the library\'s '
+            "competent shooter holding its ground against the competent melee fighter of "
+            "the ladder charging, default rules, solved exactly at each starting "
+            "distance."
+        )
+    ]
     ladder = ladder_specs(cross)
     for system, part in each_group(frame, "system"):
         part = part.sort_values("distance")
@@ -92,24 +124,39 @@ def distance_reading(frame: pd.DataFrame, systems, cross=None) -> list[str]:
         ahead = part[part["p_side0"] > 0.5 + 1e-9]
         if ahead.empty:
             verdict = _("it is not the favourite at any distance up to {last} m").format(
-                last=int(part["distance"].max()))
+                last=int(part["distance"].max())
+            )
         elif int(ahead["distance"].min()) == 0:
             verdict = _("it is the favourite even engaged")
         else:
             verdict = _("it becomes the favourite from {d} m on").format(
-                d=int(ahead["distance"].min()))
-        out.append(Reading(_("{system}: the shooter, {shooter}, holding, beats {charger}, "
-                             "charging, in {p0} of duels that start engaged and {p20} of "
-                             "those that start 20 m apart; {verdict}.").format(
-            system=system, shooter=cell_words(str(part["shooter"].iloc[0])),
-            charger=cell_words(str(part["charger"].iloc[0])),
-            p0=_share(p[0]), p20=_share(p.get(20, float("nan"))), verdict=verdict),
-            _command(system, dict(ladder[system]["competent"]))))
+                d=int(ahead["distance"].min())
+            )
+        out.append(
+            Reading(
+                _(
+                    "{system}: the shooter, {shooter}, holding, beats {charger}, "
+                    "charging, in {p0} of duels that start engaged and {p20} of "
+                    "those that start 20 m apart; {verdict}."
+                ).format(
+                    system=system,
+                    shooter=cell_words(str(part["shooter"].iloc[0])),
+                    charger=cell_words(str(part["charger"].iloc[0])),
+                    p0=_share(p[0]),
+                    p20=_share(p.get(20, float("nan"))),
+                    verdict=verdict,
+                ),
+                _command(system, dict(ladder[system]["competent"])),
+            )
+        )
     for system in systems:
         if not has_distance(system):
-            out.append(_("{system}: its fights start engaged (its combat rules take no "
-                         "starting distance yet), so it is not in this section.").format(
-                system=system))
+            out.append(
+                _(
+                    "{system}: its fights start engaged (its combat rules take no "
+                    "starting distance yet), so it is not in this section."
+                ).format(system=system)
+            )
     return out
 
 
@@ -119,8 +166,14 @@ def distance_figure(frame: pd.DataFrame):
     fig, (ax,) = plotting.new_figure(1, width=6.4, height=3.2)
     for system, part in each_group(frame, "system"):
         part = part.sort_values("distance")
-        ax.plot(part["distance"], part["p_side0"], marker="o", markersize=3,
-                color=plotting.system_color(system), label=system)
+        ax.plot(
+            part["distance"],
+            part["p_side0"],
+            marker="o",
+            markersize=3,
+            color=plotting.system_color(system),
+            label=system,
+        )
     ax.axhline(0.5, color="#555555", linewidth=0.8, linestyle=":")
     ax.set_xlabel(_("starting distance (m)"))
     plotting.probability_axis(ax, _("P(the shooter wins)"))
@@ -139,7 +192,7 @@ def armoured_title(cross=None) -> str:
 
     for mid, entry in cross_combat.load_cross(cross)["matchups"].items():
         if ARMOURED in (mid, entry.get("base")) and entry.get("title"):
-            return _(entry["title"])     # one entry per starting distance, one title
+            return _(entry["title"])  # one entry per starting distance, one title
     return ARMOURED
 
 
@@ -155,30 +208,47 @@ def armoured_reading(apart: pd.DataFrame, cross=None) -> list:
     part = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
     if part.empty:
         return []
-    out: list = [_("A shooter in body armour against the same shooter without it, both "
-                   "holding their ground (the cross-combat matchup “{mid}”): where a "
-                   "system prices armour in mobility (dice_pool_7, AT2) a shooter who "
-                   "stands still does not pay it, and the range bands weaken both "
-                   "shots alike.").format(mid=armoured_title(cross))]
+    out: list = [
+        _(
+            "A shooter in body armour against the same shooter without it, both "
+            "holding their ground (the cross-combat matchup “{mid}”): where a "
+            "system prices armour in mobility (dice_pool_7, AT2) a shooter who "
+            "stands still does not pay it, and the range bands weaken both "
+            "shots alike."
+        ).format(mid=armoured_title(cross))
+    ]
     for system, rows in each_group(part, "system"):
         rows = rows.sort_values("distance")
         first, last = rows.iloc[0], rows.iloc[-1]
         if first["a"] == first["b"]:  # the data file's note says why (no armour rules)
-            out.append(_("{system}: the rules text has no armour rules, so both sides are the "
-                         "same shooter (a control).").format(system=system))
+            out.append(
+                _(
+                    "{system}: the rules text has no armour rules, so both sides are the "
+                    "same shooter (a control)."
+                ).format(system=system)
+            )
             continue
         a, b = table[system]
-        cmd = duel(system, a, b, table="distance",
-                   columns=("distance", "p_side0", "p_side1", "p_neither"))
+        cmd = duel(
+            system, a, b, table="distance", columns=("distance", "p_side0", "p_side1", "p_neither")
+        )
         cmd += " --distances " + ",".join(str(int(d)) for d in rows["distance"])
-        text = _("{system}: {a} beats {b} in {p0} of duels that start engaged and {p1} "
-                 "of those that start {d} m apart").format(
-            system=system, a=cell_words(str(first["a"])), b=cell_words(str(first["b"])),
+        text = _(
+            "{system}: {a} beats {b} in {p0} of duels that start engaged and {p1} "
+            "of those that start {d} m apart"
+        ).format(
+            system=system,
+            a=cell_words(str(first["a"])),
+            b=cell_words(str(first["b"])),
             p0=_share(first["p_side0"]),
-            p1=_share(last["p_side0"]), d=int(last["distance"]))
+            p1=_share(last["p_side0"]),
+            d=int(last["distance"]),
+        )
         if last["p_side1"] <= 1e-12 and last["p_neither"] > 1e-3:
-            text += _("; there the unarmoured shooter never wins, and {pn} of fights are "
-                      "still on at the round cap").format(pn=pct(last["p_neither"]))
+            text += _(
+                "; there the unarmoured shooter never wins, and {pn} of fights are "
+                "still on at the round cap"
+            ).format(pn=pct(last["p_neither"]))
         out.append(Reading(text + ".", cmd))
     return out
 
@@ -203,12 +273,19 @@ def _report(system: str):
     return get(system).report
 
 
-def _hit_command(system: str, shooter: dict, charger: dict, distance: int,
-                 weapon: str) -> str:
+def _hit_command(system: str, shooter: dict, charger: dict, distance: int, weapon: str) -> str:
     from analysis.workflow.audit.reproduce import duel
 
-    return (duel(system, {**shooter, "weapon": weapon}, charger, table="one-hit",
-                 columns=("weapon", "p_hit")) + f" --distance {distance}")
+    return (
+        duel(
+            system,
+            {**shooter, "weapon": weapon},
+            charger,
+            table="one-hit",
+            columns=("weapon", "p_hit"),
+        )
+        + f" --distance {distance}"
+    )
 
 
 def shot_profile(system: str, shooter: dict, charger: dict, up_to: int) -> list[float]:
@@ -216,8 +293,9 @@ def shot_profile(system: str, shooter: dict, charger: dict, up_to: int) -> list[
     (exact; the engine's ``one_hit`` in its range band: AT-g1, DX15, ET-g2 …)."""
     from analysis.combat.lethality import one_hit
 
-    return [float(one_hit(system, shooter, charger, {"distance": d})["p_hit"])
-            for d in range(up_to + 1)]
+    return [
+        float(one_hit(system, shooter, charger, {"distance": d})["p_hit"]) for d in range(up_to + 1)
+    ]
 
 
 def band_edges(profile: list[float]) -> list[int]:
@@ -241,8 +319,9 @@ def dip_readings(frame: pd.DataFrame, cross=None) -> list:
     for system, part in each_group(frame, "system"):
         part = part.sort_values("distance")
         d, p = list(part["distance"]), list(part["p_side0"])
-        dips = [(d[i], d[i + 1], p[i], p[i + 1]) for i in range(len(d) - 1)
-                if p[i + 1] < p[i] - DIP]
+        dips = [
+            (d[i], d[i + 1], p[i], p[i + 1]) for i in range(len(d) - 1) if p[i + 1] < p[i] - DIP
+        ]
         if not dips:
             continue
         charger = dict(ladder[system]["competent"])
@@ -252,25 +331,46 @@ def dip_readings(frame: pd.DataFrame, cross=None) -> list:
         rules = _report(system)
         for d1, d2, p1, p2 in dips:
             inside = [e for e in edges if d1 <= e < d2]
-            cmd = " ; ".join([_command(system, charger),
-                              _hit_command(system, shooter, charger, d1, weapon),
-                              _hit_command(system, shooter, charger, d2, weapon)])
+            cmd = " ; ".join(
+                [
+                    _command(system, charger),
+                    _hit_command(system, shooter, charger, d1, weapon),
+                    _hit_command(system, shooter, charger, d2, weapon),
+                ]
+            )
             if inside:
-                text = _("{system}: the shooter's chance falls from {p1} at {d1} m to {p2} "
-                         "at {d2} m at a band edge: its weapon hits with {h1} up to "
-                         "{edge} m and {h2} beyond ({rules}), so from {d2} m its first "
-                         "shots are weaker.").format(
-                    system=system, p1=_share(p1), p2=_share(p2), d1=d1, d2=d2,
-                    h1=_share(profile[d1]), h2=_share(profile[d2]),
-                    edge=inside[-1], rules=rules.range_rules or "—")
+                text = _(
+                    "{system}: the shooter's chance falls from {p1} at {d1} m to {p2} "
+                    "at {d2} m at a band edge: its weapon hits with {h1} up to "
+                    "{edge} m and {h2} beyond ({rules}), so from {d2} m its first "
+                    "shots are weaker."
+                ).format(
+                    system=system,
+                    p1=_share(p1),
+                    p2=_share(p2),
+                    d1=d1,
+                    d2=d2,
+                    h1=_share(profile[d1]),
+                    h2=_share(profile[d2]),
+                    edge=inside[-1],
+                    rules=rules.range_rules or "—",
+                )
             else:
-                text = _("{system}: the shooter's chance falls from {p1} at {d1} m to {p2} "
-                         "at {d2} m with no band edge between (its first shot hits with "
-                         "{h} from both): the difference is the charge, where the "
-                         "charger's moves ({rules}) leave it each time the shooter fires "
-                         "and how many shots it takes on the way in.").format(
-                    system=system, p1=_share(p1), p2=_share(p2), d1=d1, d2=d2,
-                    h=_share(profile[d2]), rules=rules.move_rules or "—")
+                text = _(
+                    "{system}: the shooter's chance falls from {p1} at {d1} m to {p2} "
+                    "at {d2} m with no band edge between (its first shot hits with "
+                    "{h} from both): the difference is the charge, where the "
+                    "charger's moves ({rules}) leave it each time the shooter fires "
+                    "and how many shots it takes on the way in."
+                ).format(
+                    system=system,
+                    p1=_share(p1),
+                    p2=_share(p2),
+                    d1=d1,
+                    d2=d2,
+                    h=_share(profile[d2]),
+                    rules=rules.move_rules or "—",
+                )
             out.append(Reading(text, cmd))
     return out
 
@@ -283,8 +383,10 @@ COVER_OPPONENTS = ("charger", "shooter")
 def _cover_specs(system: str, cross=None) -> dict:
     from analysis.workflow.audit import ladder_specs
 
-    return {"charger": dict(ladder_specs(cross)[system]["competent"]),
-            "shooter": {"archetype": "competent_shooter"}}
+    return {
+        "charger": dict(ladder_specs(cross)[system]["competent"]),
+        "shooter": {"archetype": "competent_shooter"},
+    }
 
 
 def takes_cover(system: str) -> bool:
@@ -293,8 +395,13 @@ def takes_cover(system: str) -> bool:
     from analysis.combat.lethality import distance_table
 
     try:
-        distance_table(system, {"archetype": "competent_shooter", "plan": "cover"},
-                       {"archetype": "competent_shooter"}, [0], method="exact")
+        distance_table(
+            system,
+            {"archetype": "competent_shooter", "plan": "cover"},
+            {"archetype": "competent_shooter"},
+            [0],
+            method="exact",
+        )
     except InputError:
         return False
     return True
@@ -316,12 +423,18 @@ def cover_frame(systems, cross=None) -> pd.DataFrame:
             continue
         for opponent, spec in _cover_specs(system, cross).items():
             for plan in ("cover", "hold"):
-                t = distance_table(system, {"archetype": "competent_shooter", "plan": plan},
-                                   spec, list(DISTANCES), method="exact")
+                t = distance_table(
+                    system,
+                    {"archetype": "competent_shooter", "plan": plan},
+                    spec,
+                    list(DISTANCES),
+                    method="exact",
+                )
                 t.insert(1, "opponent", opponent)
                 t.insert(2, "plan", plan)
-                frames.append(t[["system", "opponent", "plan", "distance", "p_side0",
-                                 "p_side1", "p_neither"]])
+                frames.append(
+                    t[["system", "opponent", "plan", "distance", "p_side0", "p_side1", "p_neither"]]
+                )
     cols = ["system", "opponent", "plan", "distance", "p_side0", "p_side1", "p_neither"]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
 
@@ -335,31 +448,56 @@ def cover_reading(cover: pd.DataFrame, systems, cross=None) -> list:
 
     with_cover = list(dict.fromkeys(cover["system"]))
     without = [s for s in systems if has_distance(s) and s not in with_cover]
-    out: list = [_("Cover (the plan “cover”: take cover first, then shoot) protects only "
-                   "against shots, so against a charger it is a cost, and between two "
-                   "shooters it can decide the fight.")
-                 + (" " + _("{systems}: no cover rule, so no cover rows.").format(
-                     systems=", ".join(without)) if without else "")]
+    out: list = [
+        _(
+            "Cover (the plan “cover”: take cover first, then shoot) protects only "
+            "against shots, so against a charger it is a cost, and between two "
+            "shooters it can decide the fight."
+        )
+        + (
+            " "
+            + _("{systems}: no cover rule, so no cover rows.").format(systems=", ".join(without))
+            if without
+            else ""
+        )
+    ]
     at = 20 if 20 in DISTANCES else DISTANCES[-1]
     for system in with_cover:
         part = cover[(cover["system"] == system) & (cover["distance"] == at)]
         p = {(r.opponent, r.plan): r.p_side0 for r in each_row(part, index=True)}
         specs = _cover_specs(system, cross)
-        cmds = [duel(system, {"archetype": "competent_shooter", "plan": plan}, specs[o],
-                     table="distance", columns=("distance", "p_side0"))
-                + f" --distances {at}" for o in COVER_OPPONENTS for plan in ("cover", "hold")]
+        cmds = [
+            duel(
+                system,
+                {"archetype": "competent_shooter", "plan": plan},
+                specs[o],
+                table="distance",
+                columns=("distance", "p_side0"),
+            )
+            + f" --distances {at}"
+            for o in COVER_OPPONENTS
+            for plan in ("cover", "hold")
+        ]
         rules = _report(system).cover_rules or "—"
-        text = _("{system}: in cover ({rules}) the competent shooter beats the charger in "
-                 "{cc} of duels that start {d} m apart (holding its ground: {ch}), and "
-                 "another competent shooter, holding, in {sc} (when both hold: "
-                 "{sh})").format(
-            system=system, rules=rules, d=at,
-            cc=_share(p[("charger", "cover")]), ch=_share(p[("charger", "hold")]),
-            sc=_share(p[("shooter", "cover")]), sh=_share(p[("shooter", "hold")]))
+        text = _(
+            "{system}: in cover ({rules}) the competent shooter beats the charger in "
+            "{cc} of duels that start {d} m apart (holding its ground: {ch}), and "
+            "another competent shooter, holding, in {sc} (when both hold: "
+            "{sh})"
+        ).format(
+            system=system,
+            rules=rules,
+            d=at,
+            cc=_share(p[("charger", "cover")]),
+            ch=_share(p[("charger", "hold")]),
+            sc=_share(p[("shooter", "cover")]),
+            sh=_share(p[("shooter", "hold")]),
+        )
         if p[("shooter", "cover")] < p[("shooter", "hold")] - DIP:
-            text += _("; even against a shooter, reaching cover costs more here than the "
-                      "cover gives (the turn it takes, and the cover found: {rules})").format(
-                rules=rules)
+            text += _(
+                "; even against a shooter, reaching cover costs more here than the "
+                "cover gives (the turn it takes, and the cover found: {rules})"
+            ).format(rules=rules)
         out.append(Reading(text + ".", " ; ".join(cmds)))
     return out
 
@@ -389,56 +527,109 @@ def section_distance(settings: ReportSettings) -> Section:
         reading += cover_reading(cover, settings.systems, settings.cross_combat)
     blocks: list[Block] = []
     if len(frame):
-        blocks.append(figure_block("fig-distance", _("The shooter against the charger by "
-                                                     "starting distance"),
-                                   distance_figure(frame),
-                                   _("P(the competent shooter wins) against the metres between "
-                                "the fighters when the fight starts; the dotted line is "
-                                "an even fight. Exact duel chains: no error band."),
-                                   _("Line chart of the chance that a shooter beats a charging "
-                                "melee fighter against the starting distance, one line "
-                                "per system."), settings))
+        blocks.append(
+            figure_block(
+                "fig-distance",
+                _("The shooter against the charger by starting distance"),
+                distance_figure(frame),
+                _(
+                    "P(the competent shooter wins) against the metres between "
+                    "the fighters when the fight starts; the dotted line is "
+                    "an even fight. Exact duel chains: no error band."
+                ),
+                _(
+                    "Line chart of the chance that a shooter beats a charging "
+                    "melee fighter against the starting distance, one line "
+                    "per system."
+                ),
+                settings,
+            )
+        )
         view = frame.pivot(index="distance", columns="system", values="p_side0")
         view = view.reset_index()
         view["distance"] = [f"{d} m" for d in view["distance"]]
-        blocks.append(table_block("distance", _("P(the shooter wins) by starting distance"),
-                                  view, _("Each column a system; exact. The CSV has every "
-                                     "outcome and the mean rounds.")
-                                  + cross_source(settings),
-                                  index=("distance",), full=frame))
+        blocks.append(
+            table_block(
+                "distance",
+                _("P(the shooter wins) by starting distance"),
+                view,
+                _("Each column a system; exact. The CSV has every outcome and the mean rounds.")
+                + cross_source(settings),
+                index=("distance",),
+                full=frame,
+            )
+        )
     if len(cover):
-        blocks.append(table_block("distance-cover",
-                                  _("P(the shooter in cover beats the charger) by starting "
-                                    "distance"), cover_view(cover, "charger"),
-                                  _("The competent shooter takes cover first, then shoots; "
-                                    "the ladder's competent melee fighter charges. Each "
-                                    "column a system with a cover rule; exact. The CSV has "
-                                    "the same shooter holding its ground, and every "
-                                    "outcome."), index=("distance",), full=cover))
-        blocks.append(table_block("distance-cover-shooter",
-                                  _("P(the shooter in cover beats a shooter holding) by "
-                                    "starting distance"), cover_view(cover, "shooter"),
-                                  _("Two competent shooters: one takes cover first, the "
-                                    "other holds its ground (both holding: an even "
-                                    "fight). Each column a system with a cover rule; "
-                                    "exact."), index=("distance",), full=cover))
+        blocks.append(
+            table_block(
+                "distance-cover",
+                _("P(the shooter in cover beats the charger) by starting distance"),
+                cover_view(cover, "charger"),
+                _(
+                    "The competent shooter takes cover first, then shoots; "
+                    "the ladder's competent melee fighter charges. Each "
+                    "column a system with a cover rule; exact. The CSV has "
+                    "the same shooter holding its ground, and every "
+                    "outcome."
+                ),
+                index=("distance",),
+                full=cover,
+            )
+        )
+        blocks.append(
+            table_block(
+                "distance-cover-shooter",
+                _("P(the shooter in cover beats a shooter holding) by starting distance"),
+                cover_view(cover, "shooter"),
+                _(
+                    "Two competent shooters: one takes cover first, the "
+                    "other holds its ground (both holding: an even "
+                    "fight). Each column a system with a cover rule; "
+                    "exact."
+                ),
+                index=("distance",),
+                full=cover,
+            )
+        )
     apart = combat_frames(settings)["apart"]
     armoured = apart[apart["matchup"].str.startswith(ARMOURED + "_")]
     if len(armoured):
         reading += armoured_reading(apart, settings.cross_combat)
-        blocks.append(table_block("distance-armour",
-                                  _("P(the armoured shooter wins) by starting distance"),
-                                  armoured_view(apart),
-                                  _("The cross-combat matchup “{mid}”: each column a system, "
-                               "exact. The CSV has every outcome, the fighters and the "
-                               "notes.").format(mid=armoured_title(settings.cross_combat))
-                                  + cross_source(settings),
-                                  index=("distance",), full=armoured))
+        blocks.append(
+            table_block(
+                "distance-armour",
+                _("P(the armoured shooter wins) by starting distance"),
+                armoured_view(apart),
+                _(
+                    "The cross-combat matchup “{mid}”: each column a system, "
+                    "exact. The CSV has every outcome, the fighters and the "
+                    "notes."
+                ).format(mid=armoured_title(settings.cross_combat))
+                + cross_source(settings),
+                index=("distance",),
+                full=armoured,
+            )
+        )
     return Section("distance", title, reading, blocks)
 
 
-__all__ = ["ARMOURED", "COVER_OPPONENTS", "DIP", "DISTANCES", "armoured_reading", "armoured_title",
-           "armoured_view", "band_edges", "cover_frame", "cover_reading", "cover_view",
-           "dip_readings", "distance_figure", "distance_frame", "distance_reading",
-           "section_distance", "shot_profile", "takes_cover"]
-
+__all__ = [
+    "ARMOURED",
+    "COVER_OPPONENTS",
+    "DIP",
+    "DISTANCES",
+    "armoured_reading",
+    "armoured_title",
+    "armoured_view",
+    "band_edges",
+    "cover_frame",
+    "cover_reading",
+    "cover_view",
+    "dip_readings",
+    "distance_figure",
+    "distance_frame",
+    "distance_reading",
+    "section_distance",
+    "shot_profile",
+    "takes_cover",
+]

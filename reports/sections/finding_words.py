@@ -24,6 +24,7 @@ __all__ = [
     "side_metric_words",
 ]
 
+
 def _t(value) -> str:
     """An :class:`analysis.text.Text` (or a catalogue string) in the language in force."""
     return text(value)
@@ -41,9 +42,12 @@ def setting_words(system: str, knob: str, value) -> str:
     """A knob at a value: "the 10-again rule (A1) set to 9-again", a rule turned on or
     off as "the criticals rule (C-g2) off"."""
     phrase, shown = _t(knob_phrase(system, knob)), _t(value_phrase(system, knob, value))
-    if str(value) in ("side0", "side1"):   # a side of a duel of equals
-        return (_("{knob} for the first fighter") if str(value) == "side0"
-                else _("{knob} for the second fighter")).format(knob=phrase)
+    if str(value) in ("side0", "side1"):  # a side of a duel of equals
+        return (
+            _("{knob} for the first fighter")
+            if str(value) == "side0"
+            else _("{knob} for the second fighter")
+        ).format(knob=phrase)
     if str(value).strip().lower() in ("true", "false"):
         return _("{knob} {value}").format(knob=phrase, value=shown)
     return _("{knob} set to {value}").format(knob=phrase, value=shown)
@@ -57,10 +61,17 @@ def _and(items: list[str]) -> str:
 
 
 #: The fighting styles of the archetype libraries (``RUNG_STYLE``), as a designer says them.
-STYLES = {"swordsman": N_("swordsman"), "shooter": N_("shooter"), "brawler": N_("brawler"),
-          "armoured": N_("armoured fighter"), "knife_fighter": N_("knife fighter"),
-          "rifleman": N_("rifleman"), "fencer": N_("fencer"), "knight": N_("knight"),
-          "thug": N_("thug")}
+STYLES = {
+    "swordsman": N_("swordsman"),
+    "shooter": N_("shooter"),
+    "brawler": N_("brawler"),
+    "armoured": N_("armoured fighter"),
+    "knife_fighter": N_("knife fighter"),
+    "rifleman": N_("rifleman"),
+    "fencer": N_("fencer"),
+    "knight": N_("knight"),
+    "thug": N_("thug"),
+}
 
 
 def fighter_words(system: str, spec) -> str:
@@ -70,30 +81,35 @@ def fighter_words(system: str, spec) -> str:
     name (``RUNG_STYLE``), the weapon and armour by their glossary words."""
     from engines.archetype_library import LADDER
 
-    name, over = (spec, {}) if isinstance(spec, str) else (
-        str(spec.get("archetype", "")), {k: v for k, v in spec.items() if k != "archetype"})
+    name, over = (
+        (spec, {})
+        if isinstance(spec, str)
+        else (str(spec.get("archetype", "")), {k: v for k, v in spec.items() if k != "archetype"})
+    )
     rung, _sep, style = name.partition("_")
     if rung in LADDER:
-        an = rung[:1] in "aeiou"    # the English article; a translation has its own
+        an = rung[:1] in "aeiou"  # the English article; a translation has its own
         if style:
             words = (_("an {rung} {style}") if an else _("a {rung} {style}")).format(
-                rung=_(rung), style=_(STYLES[style]) if style in STYLES
-                else style.replace("_", " "))
+                rung=_(rung), style=_(STYLES[style]) if style in STYLES else style.replace("_", " ")
+            )
         else:
-            words = (_("an {rung} fighter") if an else _("a {rung} fighter")).format(
-                rung=_(rung))
+            words = (_("an {rung} fighter") if an else _("a {rung} fighter")).format(rung=_(rung))
     else:
         words = name.replace("_", " ")
     armour = over.get("armour")
     if isinstance(armour, int | float) and not isinstance(armour, bool):
-        words = _("{fighter} in {points}-point armour").format(fighter=words,
-                                                              points=decimal(armour))
+        words = _("{fighter} in {points}-point armour").format(
+            fighter=words, points=decimal(armour)
+        )
     elif armour not in (None, "none"):
         words = _("{fighter} in {armour} armour").format(
-            fighter=words, armour=_t(value_phrase(system, "a.armour", armour)))
+            fighter=words, armour=_t(value_phrase(system, "a.armour", armour))
+        )
     if over.get("weapon"):
         words = _("{fighter} ({weapon})").format(
-            fighter=words, weapon=_t(value_phrase(system, "a.weapon", over["weapon"])))
+            fighter=words, weapon=_t(value_phrase(system, "a.weapon", over["weapon"]))
+        )
     return words
 
 
@@ -120,8 +136,9 @@ def _where(distance) -> str:
     return _(" starting {distance} m apart").format(distance=decimal(int(distance)))
 
 
-def guardrail_statement(system: str, entry, metric: str, value, se: float = 0.0,
-                        distance=None) -> str:
+def guardrail_statement(
+    system: str, entry, metric: str, value, se: float = 0.0, distance=None
+) -> str:
     """What a guardrail measured, with its fighters, gear and starting distance named
     (:func:`fighter_words`): "a competent swordsman in heavy archaic armour beats a
     competent shooter starting engaged (0 m) 99.8% of the time"; a check's (``entry``
@@ -133,19 +150,25 @@ def guardrail_statement(system: str, entry, metric: str, value, se: float = 0.0,
     b = _("an equal") if _same(entry.a, entry.b) else fighter_words(system, entry.b)
     where = _where(distance)
     if metric == "p_side0":
-        return _("{a} beats {b}{where} {value} of the time").format(a=a, b=b, where=where,
-                                                                    value=fig)
+        return _("{a} beats {b}{where} {value} of the time").format(
+            a=a, b=b, where=where, value=fig
+        )
     if metric == "rounds_mean":
         return _("a duel of {a} against {b}{where} lasts {value} on average").format(
-            a=a, b=b, where=where, value=fig)
+            a=a, b=b, where=where, value=fig
+        )
     if metric == "p_one_hit_kill":
         return _("one attack by {a} kills {b}, unhurt, {value} of the time").format(
-            a=a, b=b, value=fig)
+            a=a, b=b, value=fig
+        )
     if metric == "p_one_hit_incapacitate":
-        return _("one attack by {a} takes {b}, unhurt, out of the fight (dead, dying or "
-                 "out) {value} of the time").format(a=a, b=b, value=fig)
+        return _(
+            "one attack by {a} takes {b}, unhurt, out of the fight (dead, dying or "
+            "out) {value} of the time"
+        ).format(a=a, b=b, value=fig)
     return _("{metric} is {value} when {a} fights {b}{where}").format(
-        metric=_t(metric_phrase(metric)), value=fig, a=a, b=b, where=where)
+        metric=_t(metric_phrase(metric)), value=fig, a=a, b=b, where=where
+    )
 
 
 def given_words(system: str, given: str) -> str:
@@ -171,6 +194,7 @@ def _duel(system: str, spec: dict, rung: str) -> str:
 def bounds_words(lo, hi, metric: str = "") -> str:
     """The guardrail's bounds: probabilities as the glossary shows them ("50% to 80%"),
     other numbers as written."""
+
     def shown(x):
         x = float(x)
         if is_probability(metric):

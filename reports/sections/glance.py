@@ -32,9 +32,19 @@ from reports.sections.key_findings import check_variant_args, combat_options, fo
 from reports.settings import ReportSettings
 from reports.structure import Reading, Section
 
-__all__ = ["ATTRITION_K", "CELLS", "COLUMNS", "UPSET", "glance_commands", "glance_frame",
-           "glance_paragraph", "glance_view", "paragraph_commands", "section_glance",
-           "three_novices_fight"]
+__all__ = [
+    "ATTRITION_K",
+    "CELLS",
+    "COLUMNS",
+    "UPSET",
+    "glance_commands",
+    "glance_frame",
+    "glance_paragraph",
+    "glance_view",
+    "paragraph_commands",
+    "section_glance",
+    "three_novices_fight",
+]
 
 #: The figures of the table (machine key → shown header, an English msgid).
 COLUMNS = {
@@ -111,14 +121,17 @@ def glance_frame(settings: ReportSettings) -> pd.DataFrame:
             rows[r.system]["upset_duel"] = float(r.p_fight)
         even = data["cross"][data["cross"]["matchup"] == EVEN_DUEL]
         for r in each_row(even):
-            rows[r.system].update(duel_rounds=float(r.rounds_mean),
-                                  one_hit_drops=float(r.one_hit_incap_a_on_b),
-                                  loser_dead=float(r.p_loser_dead))
+            rows[r.system].update(
+                duel_rounds=float(r.rounds_mean),
+                one_hit_drops=float(r.one_hit_incap_a_on_b),
+                loser_dead=float(r.p_loser_dead),
+            )
         gid = three_novices_fight(settings)
         groups = data["groups"]
         for r in each_row(groups[groups["fight"] == gid]):
-            rows[r.system].update(three_novices=float(r.p_side0),
-                                  se_three_novices=float(r.se_side0))
+            rows[r.system].update(
+                three_novices=float(r.p_side0), se_three_novices=float(r.se_side0)
+            )
     attrition = attrition_table(settings.systems)
     for _i, row in attrition.iterrows():
         rows[row["system"]]["alive_after_3"] = float(row[f"k={ATTRITION_K}"])
@@ -139,9 +152,17 @@ def glance_frame(settings: ReportSettings) -> pd.DataFrame:
 
 #: How each figure is shown: as a probability (the glossary's percentages and odds in
 #: words), a number with one decimal, or a count of guardrails.
-_PROBABILITY = {"competent_average", "expert_hard", "upset_roll_attacking",
-                "upset_roll_defending", "upset_duel", "one_hit_drops", "loser_dead",
-                "three_novices", "alive_after_3"}
+_PROBABILITY = {
+    "competent_average",
+    "expert_hard",
+    "upset_roll_attacking",
+    "upset_roll_defending",
+    "upset_duel",
+    "one_hit_drops",
+    "loser_dead",
+    "three_novices",
+    "alive_after_3",
+}
 
 
 def _shown(key: str, value, row) -> str:
@@ -151,8 +172,9 @@ def _shown(key: str, value, row) -> str:
         return text(figure_phrase("p_", float(value)))
     if key in ("duel_rounds", "luck_rungs"):
         return decimal(float(value), 1)
-    return _("{failed} of {total}").format(failed=decimal(int(value)),
-                                           total=decimal(int(row["guardrails"])))
+    return _("{failed} of {total}").format(
+        failed=decimal(int(value)), total=decimal(int(row["guardrails"]))
+    )
 
 
 def glance_view(frame: pd.DataFrame) -> pd.DataFrame:
@@ -175,30 +197,80 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
     that covers every system, one per system where the command takes a system."""
     from analysis.combat import cross_combat
 
-    cross = [] if settings.cross_combat is None else ["--cross-combat",
-                                                      str(settings.cross_combat)]
+    cross = [] if settings.cross_combat is None else ["--cross-combat", str(settings.cross_combat)]
     ladder = check_variant_args(settings)
     table = [
-        ((COLUMNS["competent_average"], COLUMNS["expert_hard"]),
-         _cmd("rpg-balance", "ladder", *ladder, "--columns", "system,competence,difficulty,p")),
-        ((COLUMNS["luck_rungs"],),
-         _cmd("rpg-balance", "ladder", "--table", "swinginess", *ladder,
-              "--columns", "system,sd_in_rungs")),
-        ((COLUMNS["upset_roll_attacking"], COLUMNS["upset_roll_defending"]),
-         _cmd("rpg-balance", "ladder", "--table", "upsets", *ladder, "--columns",
-              "system,weaker,stronger,p_upset_attacking,p_upset_defending")),
-        ((COLUMNS["duel_rounds"], COLUMNS["one_hit_drops"], COLUMNS["loser_dead"]),
-         _cmd("rpg-balance", "cross-combat", *cross, *combat_options(settings),
-              "--trials", str(settings.combat_trials), "--seed", str(settings.seed),
-              "--columns", "matchup,system,rounds_mean,one_hit_incap_a_on_b,p_loser_dead")),
-        ((COLUMNS["three_novices"],),
-         _cmd("rpg-balance", "cross-combat", "--table", "groups", *cross,
-              *combat_options(settings), "--trials", str(settings.combat_trials),
-              "--seed", str(settings.seed), "--columns", "fight,system,p_side0,se_side0")),
-        ((COLUMNS["guardrails_failed"],),
-         _cmd("rpg-balance", "audit",
-              *([str(settings.guardrails)] if settings.guardrails is not None else []),
-              "--no-suggest", "--columns", "guardrail,system,value,min,max,status")),
+        (
+            (COLUMNS["competent_average"], COLUMNS["expert_hard"]),
+            _cmd("rpg-balance", "ladder", *ladder, "--columns", "system,competence,difficulty,p"),
+        ),
+        (
+            (COLUMNS["luck_rungs"],),
+            _cmd(
+                "rpg-balance",
+                "ladder",
+                "--table",
+                "swinginess",
+                *ladder,
+                "--columns",
+                "system,sd_in_rungs",
+            ),
+        ),
+        (
+            (COLUMNS["upset_roll_attacking"], COLUMNS["upset_roll_defending"]),
+            _cmd(
+                "rpg-balance",
+                "ladder",
+                "--table",
+                "upsets",
+                *ladder,
+                "--columns",
+                "system,weaker,stronger,p_upset_attacking,p_upset_defending",
+            ),
+        ),
+        (
+            (COLUMNS["duel_rounds"], COLUMNS["one_hit_drops"], COLUMNS["loser_dead"]),
+            _cmd(
+                "rpg-balance",
+                "cross-combat",
+                *cross,
+                *combat_options(settings),
+                "--trials",
+                str(settings.combat_trials),
+                "--seed",
+                str(settings.seed),
+                "--columns",
+                "matchup,system,rounds_mean,one_hit_incap_a_on_b,p_loser_dead",
+            ),
+        ),
+        (
+            (COLUMNS["three_novices"],),
+            _cmd(
+                "rpg-balance",
+                "cross-combat",
+                "--table",
+                "groups",
+                *cross,
+                *combat_options(settings),
+                "--trials",
+                str(settings.combat_trials),
+                "--seed",
+                str(settings.seed),
+                "--columns",
+                "fight,system,p_side0,se_side0",
+            ),
+        ),
+        (
+            (COLUMNS["guardrails_failed"],),
+            _cmd(
+                "rpg-balance",
+                "audit",
+                *([str(settings.guardrails)] if settings.guardrails is not None else []),
+                "--no-suggest",
+                "--columns",
+                "guardrail,system,value,min,max,status",
+            ),
+        ),
     ]
     out: dict = {"table": table}
     spec = cross_combat.load_cross(settings.cross_combat)
@@ -211,16 +283,34 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
             # the upsets' stream: seed + 1000 (k + 1) + j, k the system's place among
             # the fought systems, j the pair's place in UPSET_PAIRS
             k, j = fought_ids.index(system), UPSET_PAIRS.index(UPSET)
-            duel = _duel_command(system, named[UPSET[0]], named[UPSET[1]], settings,
-                                 seed=settings.seed + 1000 * (k + 1) + j)
+            duel = _duel_command(
+                system,
+                named[UPSET[0]],
+                named[UPSET[1]],
+                settings,
+                seed=settings.seed + 1000 * (k + 1) + j,
+            )
             if duel:
                 mine.append((COLUMNS["upset_duel"], duel))
-        alive: Any = None if frame is None else frame.set_index("system").loc[
-            system, "alive_after_3"]
+        alive: Any = (
+            None if frame is None else frame.set_index("system").loc[system, "alive_after_3"]
+        )
         if frame is None or not pd.isna(alive):
-            mine.append((COLUMNS["alive_after_3"],
-                         _cmd("rpg-balance", "campaign", system, "attrition", "--sessions",
-                              str(ATTRITION_K), "--columns", "session,p_able")))
+            mine.append(
+                (
+                    COLUMNS["alive_after_3"],
+                    _cmd(
+                        "rpg-balance",
+                        "campaign",
+                        system,
+                        "attrition",
+                        "--sessions",
+                        str(ATTRITION_K),
+                        "--columns",
+                        "session,p_able",
+                    ),
+                )
+            )
         out[system] = mine
     return out
 
@@ -230,8 +320,7 @@ def glance_commands(settings: ReportSettings, frame: pd.DataFrame | None = None)
 _DUEL_OPTIONS = {"weapon": "--weapon", "armour": "--armour", "tactic": "--tactic"}
 
 
-def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
-                  seed: int) -> str:
+def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings, seed: int) -> str:
     """``rpg-balance duel`` of the weaker rung (side 0) against the stronger, as the
     upsets play it (:func:`reports.sections.combat_common.combat_frames`: exact, Monte
     Carlo with the report's seed where the engine has no exact solver)."""
@@ -247,11 +336,11 @@ def _duel_command(system: str, a: dict, b: dict, settings: ReportSettings,
     fought = fought_settings(settings)
     assert fought is not None  # named for a system the combat sections fight
     data = combat_frames(fought)["upsets"]
-    row = data[(data["system"] == system) & (data["weaker"] == UPSET[0])
-               & (data["stronger"] == UPSET[1])]
+    row = data[
+        (data["system"] == system) & (data["weaker"] == UPSET[0]) & (data["stronger"] == UPSET[1])
+    ]
     if len(row) and row["method"].iloc[0] == "mc":
-        parts += ["--method", "mc", "--trials", str(settings.combat_trials),
-                  "--seed", str(seed)]
+        parts += ["--method", "mc", "--trials", str(settings.combat_trials), "--seed", str(seed)]
     return _cmd(*parts, "--columns", "p_side0")
 
 
@@ -265,16 +354,21 @@ def _first_cure(suggestion) -> str:
     if sentence is not None and sentence.template.startswith("no "):
         # why, the ranges searched and the knobs held are in Key findings
         return _("no one-knob edit within the ranges searched cures it")
-    for _level in range(2):   # the cures, then the best cure's parts
-        if sentence is None or not sentence.template.startswith("{item0}") \
-                or "item0" not in sentence.fields:
+    for _level in range(2):  # the cures, then the best cure's parts
+        if (
+            sentence is None
+            or not sentence.template.startswith("{item0}")
+            or "item0" not in sentence.fields
+        ):
             break
         sentence = made(sentence.fields["item0"])
-    if sentence is not None and "cure" in sentence.fields:   # at the edge of its range
+    if sentence is not None and "cure" in sentence.fields:  # at the edge of its range
         sentence = made(sentence.fields["cure"])
     if sentence is not None and {"knob", "current", "value"} <= set(sentence.fields):
-        sentence = Text(N_("{knob} from {current} to {value}"),
-                        **{k: sentence.fields[k] for k in ("knob", "current", "value")})
+        sentence = Text(
+            N_("{knob} from {current} to {value}"),
+            **{k: sentence.fields[k] for k in ("knob", "current", "value")},
+        )
     return text(sentence if sentence is not None else suggestion)
 
 
@@ -288,19 +382,25 @@ def glance_paragraph(system: str, row, audit: pd.DataFrame) -> str:
 
     figures = {key: _shown(key, row[key], row) for key in COLUMNS}
     glance = registry()[system].report.glance
-    said = _(glance).format(**figures) if glance else _(registry()[system].report.summary
-                                                        or registry()[system].name)
+    said = (
+        _(glance).format(**figures)
+        if glance
+        else _(registry()[system].report.summary or registry()[system].name)
+    )
     fails = audit[(audit["system"] == system) & (audit["status"] == "fail")]
     if fails.empty:
         risk = _("No balance guardrail fails.")
     else:
         r = fails.iloc[0]
-        risk = _("Biggest risk: {guardrail} fails at {value}, {bounds}. The audit's cure: "
-                 "{cure} (Key findings).").format(
+        risk = _(
+            "Biggest risk: {guardrail} fails at {value}, {bounds}. The audit's cure: "
+            "{cure} (Key findings)."
+        ).format(
             guardrail=text(r["guardrail"]),
             value=text(figure_phrase(r["metric"], r["value"], r["se"])),
             bounds=bounds_words(r["min"], r["max"], r["metric"]),
-            cure=_first_cure(r["suggestion"]))
+            cure=_first_cure(r["suggestion"]),
+        )
     return f"{system}: {said} {risk}"
 
 
@@ -322,17 +422,23 @@ def section_glance(settings: ReportSettings) -> Section:
     commands = glance_commands(settings, frame)
     view = glance_view(frame)
     small = " ; ".join(cmd for _h, cmd in commands["table"])
-    caption = _("P(success) on the common ladder; luck: the competence rungs one "
-                "standard deviation of the dice is worth; upsets: a novice against a "
-                "competent character; the even duel: two competent fighters with light "
-                "melee weapons; three novices against one expert: Monte Carlo, {trials} "
-                "fights; alive: a competent fighter after three fights; a dash: no such "
-                "figure.").format(trials=decimal(settings.combat_trials))
+    caption = _(
+        "P(success) on the common ladder; luck: the competence rungs one "
+        "standard deviation of the dice is worth; upsets: a novice against a "
+        "competent character; the even duel: two competent fighters with light "
+        "melee weapons; three novices against one expert: Monte Carlo, {trials} "
+        "fights; alive: a competent fighter after three fights; a dash: no such "
+        "figure."
+    ).format(trials=decimal(settings.combat_trials))
     reading = [Reading(_("The commands printing the table's columns, in its order:"), small)]
     for system in settings.systems:
         row = frame.set_index("system").loc[system]
-        reading.append(Reading(glance_paragraph(system, row, audit),
-                               paragraph_commands(system, commands)))
-    blocks = [table_block("glance", _("The systems side by side"), view, caption,
-                          index=("system",), full=frame)]
+        reading.append(
+            Reading(glance_paragraph(system, row, audit), paragraph_commands(system, commands))
+        )
+    blocks = [
+        table_block(
+            "glance", _("The systems side by side"), view, caption, index=("system",), full=frame
+        )
+    ]
     return Section("glance", _("At a glance"), reading, blocks, blocks_first=True)

@@ -80,8 +80,9 @@ def findings_frame(settings: ReportSettings) -> pd.DataFrame:
 
 
 @lru_cache(maxsize=2)
-def _findings_cached(systems: tuple[str, ...], guardrails: str | None,
-                     rules: tuple) -> pd.DataFrame:
+def _findings_cached(
+    systems: tuple[str, ...], guardrails: str | None, rules: tuple
+) -> pd.DataFrame:
     # ``rules``: the key of the rules in force (analysis.rules), which the audit reads
     from analysis.workflow import audit
 
@@ -119,10 +120,11 @@ def interaction_frame(settings: ReportSettings) -> pd.DataFrame:
     ladder = audit.ladder_specs(settings.cross_combat)
     rows = []
     for system in settings.systems:
-        if system in ladder:   # the sweep plays an even duel of the ladder's fighters
+        if system in ladder:  # the sweep plays an even duel of the ladder's fighters
             rows += audit.knob_interactions(system, cfg, ladder=ladder[system])
-    return pd.DataFrame(rows, columns=[*INTERACTION_COLUMNS.values(), "severity", "value",
-                                       "reproduce"])
+    return pd.DataFrame(
+        rows, columns=[*INTERACTION_COLUMNS.values(), "severity", "value", "reproduce"]
+    )
 
 
 def discovery_frame(settings: ReportSettings) -> pd.DataFrame:
@@ -143,22 +145,41 @@ def discovery_frame(settings: ReportSettings) -> pd.DataFrame:
             continue
         rows += audit.one_hit_fights(system, cfg, ladder=ladder[system])
         rows += audit.gap_variants(system, cfg, ladder=ladder[system])
-    columns = ["kind", "system", "subject", "value", "se", "severity", "metric",
-               "from_value", "to_value", "reproduce"]
+    columns = [
+        "kind",
+        "system",
+        "subject",
+        "value",
+        "se",
+        "severity",
+        "metric",
+        "from_value",
+        "to_value",
+        "reproduce",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
 #: Columns of the interaction table as shown (header → finding key).
-INTERACTION_COLUMNS = {"system": "system", "knob": "knob", "depends on": "depends_on",
-                       "metric": "metric", "main effect": "main_range",
-                       "held at": "given", "from": "from_value", "to": "to_value",
-                       "from level": "from_level", "to level": "to_level"}
+INTERACTION_COLUMNS = {
+    "system": "system",
+    "knob": "knob",
+    "depends on": "depends_on",
+    "metric": "metric",
+    "main effect": "main_range",
+    "held at": "given",
+    "from": "from_value",
+    "to": "to_value",
+    "from level": "from_level",
+    "to level": "to_level",
+}
 
 #: Status values of the audit, shown translated (the CSV download keeps the machine words).
 STATUSES = {"pass": N_("pass"), "fail": N_("fail"), "undecided": N_("undecided")}
 
 
 # --------------------------------------------------------------------------- sentences
+
 
 def best_cure(suggestion) -> str:
     """The audit's best cure with its side effects (the first of
@@ -168,20 +189,27 @@ def best_cure(suggestion) -> str:
     from analysis.text import Text
 
     sentence = made(suggestion)
-    if sentence is None or not sentence.template.startswith("{item0}") \
-            or "item0" not in sentence.fields:
+    if (
+        sentence is None
+        or not sentence.template.startswith("{item0}")
+        or "item0" not in sentence.fields
+    ):
         return text(suggestion)
-    best = made(sentence.fields["item0"])   # the cure, then its side effects
+    best = made(sentence.fields["item0"])  # the cure, then its side effects
     first = made(best.fields.get("item0")) if best is not None else None
-    one = first if first is not None and "metric" in first.fields else (
-        made(first.fields.get("cure")) if first is not None and "cure" in first.fields
-        else None)
+    one = (
+        first
+        if first is not None and "metric" in first.fields
+        else (
+            made(first.fields.get("cure")) if first is not None and "cure" in first.fields else None
+        )
+    )
     if one is None or "metric" not in one.fields:
         return text(best if best is not None else suggestion)
     said = Text(one.template, **{**one.fields, "metric": Text(N_("it"))})
     assert best is not None  # it holds ``one``
     assert first is not None
-    if one is not first:   # a cure at the edge of its range
+    if one is not first:  # a cure at the edge of its range
         said = Text(first.template, **{**first.fields, "cure": said})
     return text(Text(best.template, **{**best.fields, "item0": said}))
 
@@ -203,8 +231,18 @@ def audit_commands(r, file: str | None = None) -> str:
     import shlex
 
     files = [shlex.quote(file)] if file is not None else []
-    out = [" ".join(["rpg-balance", "audit", *files, "--no-suggest", "--columns",
-                     "guardrail,value,min,max,status"])]
+    out = [
+        " ".join(
+            [
+                "rpg-balance",
+                "audit",
+                *files,
+                "--no-suggest",
+                "--columns",
+                "guardrail,value,min,max,status",
+            ]
+        )
+    ]
     cure = getattr(r, "cure", "") or ""
     if cure:
         out.append(f"{cure} --no-suggest --columns guardrail,value,status")
@@ -215,8 +253,9 @@ def audit_commands(r, file: str | None = None) -> str:
     return " ; ".join(c for c in out if c)
 
 
-def key_findings_reading(table: pd.DataFrame, file: str | None = None,
-                         rules: str = "", scenario=None) -> list[str]:
+def key_findings_reading(
+    table: pd.DataFrame, file: str | None = None, rules: str = "", scenario=None
+) -> list[str]:
     """The pass / fail counts of the guardrails (``rpg-balance audit`` in small print),
     then each failure in words: the guardrail's name, what it measured with the fighters,
     their gear and the starting distance named (:func:`guardrail_statement`; ``scenario``:
@@ -230,50 +269,89 @@ def key_findings_reading(table: pd.DataFrame, file: str | None = None,
     for the package's rules)."""
     n, fails = len(table), table[table["status"] == "fail"]
     undecided = int((table["status"] == "undecided").sum())
-    counts = {"passed": decimal(n - len(fails) - undecided), "total": decimal(n),
-              "failed": decimal(len(fails)), "undecided": decimal(undecided)}
+    counts = {
+        "passed": decimal(n - len(fails) - undecided),
+        "total": decimal(n),
+        "failed": decimal(len(fails)),
+        "undecided": decimal(undecided),
+    }
     if file is None and rules:
-        out: list[str] = [Reading(_(
-            "{passed} of {total} balance guardrails pass under the rules files' edits "
-            "({rules}); failed: {failed}, undecided: {undecided} (limits a designer can "
-            "edit in analysis/data/guardrails.toml; `rpg-balance audit --rules FILE` checks "
-            "them).").format(rules=rules, **counts),
-            "rpg-balance audit --columns guardrail,metric,value,min,max,status --rules FILE")]
+        out: list[str] = [
+            Reading(
+                _(
+                    "{passed} of {total} balance guardrails pass under the rules files' edits "
+                    "({rules}); failed: {failed}, undecided: {undecided} (limits a designer can "
+                    "edit in analysis/data/guardrails.toml; `rpg-balance audit --rules FILE` "
+                    "checks "
+                    "them)."
+                ).format(rules=rules, **counts),
+                "rpg-balance audit --columns guardrail,metric,value,min,max,status --rules FILE",
+            )
+        ]
     elif file is None:
-        out = [Reading(_(
-            "{passed} of {total} balance guardrails pass under the default rules; failed: "
-            "{failed}, undecided: {undecided} (limits a designer can edit in "
-            "analysis/data/guardrails.toml; the audit checks them, and its discovery mode "
-            "looks for problems nobody wrote a guardrail for).").format(**counts),
-            "rpg-balance audit --columns guardrail,metric,value,min,max,status")]
+        out = [
+            Reading(
+                _(
+                    "{passed} of {total} balance guardrails pass under the default rules; failed: "
+                    "{failed}, undecided: {undecided} (limits a designer can edit in "
+                    "analysis/data/guardrails.toml; the audit checks them, and its discovery mode "
+                    "looks for problems nobody wrote a guardrail for)."
+                ).format(**counts),
+                "rpg-balance audit --columns guardrail,metric,value,min,max,status",
+            )
+        ]
     else:
         import shlex
 
-        out = [Reading(_(
-            "{passed} of {total} balance guardrails of {file} pass; failed: {failed}, "
-            "undecided: {undecided} (`rpg-balance audit {file}` checks them).").format(
-                file=file, **counts),
-            f"rpg-balance audit {shlex.quote(file)} --columns "
-            "guardrail,metric,value,min,max,status")]
+        out = [
+            Reading(
+                _(
+                    "{passed} of {total} balance guardrails of {file} pass; failed: {failed}, "
+                    "undecided: {undecided} (`rpg-balance audit {file}` checks them)."
+                ).format(file=file, **counts),
+                f"rpg-balance audit {shlex.quote(file)} --columns "
+                "guardrail,metric,value,min,max,status",
+            )
+        ]
     compared = table.attrs.get("comparisons", {})
     apart = table.attrs.get("distances", {})
     entries = guardrail_entries(scenario)
     for r in each_row(fails):
-        if r.guardrail in compared:   # a guardrail that compares: both fights named
+        if r.guardrail in compared:  # a guardrail that compares: both fights named
             words = compared[r.guardrail]
             cure = str(r.suggestion).removeprefix(str(words) + "; ")
-            out.append(Reading(_("{guardrail}: {comparison} ({reason}). Cure: "
-                                 "{suggestion}.").format(
-                guardrail=text(r.guardrail), comparison=text(words), reason=text(r.reason),
-                suggestion=cure_text(r.system, cure)), getattr(r, "reproduce", "") or ""))
+            out.append(
+                Reading(
+                    _("{guardrail}: {comparison} ({reason}). Cure: {suggestion}.").format(
+                        guardrail=text(r.guardrail),
+                        comparison=text(words),
+                        reason=text(r.reason),
+                        suggestion=cure_text(r.system, cure),
+                    ),
+                    getattr(r, "reproduce", "") or "",
+                )
+            )
             continue
-        said = guardrail_statement(r.system, entries.get(r.guardrail), r.metric, r.value,
-                                   getattr(r, "se", 0.0), apart.get(r.guardrail))
-        out.append(Reading(_("{guardrail}: {statement}, {bounds} ({reason}). Cure: "
-                             "{suggestion}.").format(
-            guardrail=text(r.guardrail), statement=said,
-            bounds=bounds_words(r.min, r.max, r.metric), reason=text(r.reason),
-            suggestion=best_cure(r.suggestion)), audit_commands(r, file)))
+        said = guardrail_statement(
+            r.system,
+            entries.get(r.guardrail),
+            r.metric,
+            r.value,
+            getattr(r, "se", 0.0),
+            apart.get(r.guardrail),
+        )
+        out.append(
+            Reading(
+                _("{guardrail}: {statement}, {bounds} ({reason}). Cure: {suggestion}.").format(
+                    guardrail=text(r.guardrail),
+                    statement=said,
+                    bounds=bounds_words(r.min, r.max, r.metric),
+                    reason=text(r.reason),
+                    suggestion=best_cure(r.suggestion),
+                ),
+                audit_commands(r, file),
+            )
+        )
     if fails.empty:
         out.append(_("No guardrail fails."))
     return out
@@ -283,18 +361,24 @@ def _interaction_sentence(r, fighter: str = "") -> str:
     """One knob whose effect depends on another, in the fight it was swept in: the two
     values the command prints; the main effect is the table's (no number the command
     does not print, and never "only" before it)."""
-    said = _("the effect of {knob} depends on {other}: with {given}, changing it from "
-             "{first_level} to {last_level} moves {metric} from {first} to {last}, far "
-             "more than its effect averaged over the other knobs (the table below).").format(
+    said = _(
+        "the effect of {knob} depends on {other}: with {given}, changing it from "
+        "{first_level} to {last_level} moves {metric} from {first} to {last}, far "
+        "more than its effect averaged over the other knobs (the table below)."
+    ).format(
         knob=text(knob_phrase(r.system, r.knob)),
-        other=text(knob_phrase(r.system, r.depends_on)), given=given_words(r.system, r.given),
+        other=text(knob_phrase(r.system, r.depends_on)),
+        given=given_words(r.system, r.given),
         first_level=text(value_phrase(r.system, r.knob, r.from_level)),
         last_level=text(value_phrase(r.system, r.knob, r.to_level)),
-        metric=text(metric_phrase(r.metric)), first=figure_words(r.metric, r.from_value),
-        last=figure_words(r.metric, r.to_value))
+        metric=text(metric_phrase(r.metric)),
+        first=figure_words(r.metric, r.from_value),
+        last=figure_words(r.metric, r.to_value),
+    )
     if fighter:
         return _("{system}: in a duel of {fighter} against an equal, {finding}").format(
-            system=r.system, fighter=fighter, finding=said)
+            system=r.system, fighter=fighter, finding=said
+        )
     return f"{r.system}: {said}"
 
 
@@ -302,20 +386,27 @@ def interaction_view(frame: pd.DataFrame) -> pd.DataFrame:
     """The interaction table as shown: knobs, metrics, levels and figures in words (the
     glossary's), the headers of :data:`INTERACTION_COLUMNS` (the CSV keeps the machine
     values)."""
+
     def main(r):
         if is_probability(r.metric):
-            return _("{points} points").format(points=decimal(round(100 * float(r.main_range),
-                                                                     1)))
+            return _("{points} points").format(points=decimal(round(100 * float(r.main_range), 1)))
         return decimal(round(float(r.main_range), 2))
 
-    rows = [{"system": r.system, "knob": text(knob_phrase(r.system, r.knob)),
-             "depends on": text(knob_phrase(r.system, r.depends_on)),
-             "metric": text(metric_phrase(r.metric)), "main effect": main(r),
-             "held at": given_words(r.system, r.given),
-             "from": figure_words(r.metric, r.from_value), "to": figure_words(r.metric, r.to_value),
-             "from level": text(value_phrase(r.system, r.knob, r.from_level)),
-             "to level": text(value_phrase(r.system, r.knob, r.to_level))}
-            for r in each_row(frame)]
+    rows = [
+        {
+            "system": r.system,
+            "knob": text(knob_phrase(r.system, r.knob)),
+            "depends on": text(knob_phrase(r.system, r.depends_on)),
+            "metric": text(metric_phrase(r.metric)),
+            "main effect": main(r),
+            "held at": given_words(r.system, r.given),
+            "from": figure_words(r.metric, r.from_value),
+            "to": figure_words(r.metric, r.to_value),
+            "from level": text(value_phrase(r.system, r.knob, r.from_level)),
+            "to level": text(value_phrase(r.system, r.knob, r.to_level)),
+        }
+        for r in each_row(frame)
+    ]
     return pd.DataFrame(rows, columns=list(INTERACTION_COLUMNS))
 
 
@@ -325,8 +416,7 @@ def one_per_pair(frame: pd.DataFrame) -> pd.DataFrame:
     most is kept), in the frame's order."""
     if frame.empty:
         return frame
-    pair = [(r.system, frozenset((r.knob, r.depends_on)))
-            for r in each_row(frame)]
+    pair = [(r.system, frozenset((r.knob, r.depends_on))) for r in each_row(frame)]
     size = pd.Series([abs(float(v)) for v in frame["value"]], index=frame.index)
     best: dict = {}
     for i, key in zip(frame.index, pair, strict=True):
@@ -368,10 +458,10 @@ def _candidates(system: str, disc: pd.DataFrame, cross=None) -> list[tuple]:
     out = []
     mine = disc[disc["system"] == system] if len(disc) else disc
     base, rung = _ladder_base(system, cross)
-    fighter = fighter_words(system, base) if base else _("a {rung} fighter").format(
-        rung=_(rung))
-    hits = mine[(mine["kind"] == "one_hit") & (mine["subject"] != "even duel")] \
-        if len(mine) else mine
+    fighter = fighter_words(system, base) if base else _("a {rung} fighter").format(rung=_(rung))
+    hits = (
+        mine[(mine["kind"] == "one_hit") & (mine["subject"] != "even duel")] if len(mine) else mine
+    )
     for r in each_row(mine) if len(mine) else ():
         if r.kind == "one_hit" and r.subject == "even duel":
             from analysis.combat import archetypes
@@ -381,42 +471,58 @@ def _candidates(system: str, disc: pd.DataFrame, cross=None) -> list[tuple]:
             p = figure_words(r.metric, r.value)
             if len(same):
                 h = next(each_row(same))
-                said = _("{system}: a duel of {fighter} against an equal ends in round 1 "
-                         "{p} of the time, because one {weapon} attack drops the unhurt "
-                         "equal {q} of the time.").format(
-                    system=system, fighter=fighter, p=p,
+                said = _(
+                    "{system}: a duel of {fighter} against an equal ends in round 1 "
+                    "{p} of the time, because one {weapon} attack drops the unhurt "
+                    "equal {q} of the time."
+                ).format(
+                    system=system,
+                    fighter=fighter,
+                    p=p,
                     weapon=text(value_phrase(system, "a.weapon", weapon)),
-                    q=figure_words(h.metric, h.value))
+                    q=figure_words(h.metric, h.value),
+                )
                 cmd = f"{r.reproduce} ; {h.reproduce}"
             else:
-                said = _("{system}: a duel of {fighter} against an equal ends in round 1 "
-                         "{p} of the time.").format(system=system, fighter=fighter, p=p)
+                said = _(
+                    "{system}: a duel of {fighter} against an equal ends in round 1 "
+                    "{p} of the time."
+                ).format(system=system, fighter=fighter, p=p)
                 cmd = r.reproduce
             out.append((_SEVERITY.get(r.severity, 2), 0, -r.value, said, cmd))
         elif r.kind == "one_hit":
-            said = _("{system}: one {weapon} attack by {fighter} drops an unhurt equal "
-                     "{p} of the time.").format(
-                system=system, weapon=text(value_phrase(system, "a.weapon", r.subject)),
-                fighter=fighter_words(system, {k: v for k, v in base.items()
-                                               if k != "weapon"}) if base
+            said = _(
+                "{system}: one {weapon} attack by {fighter} drops an unhurt equal {p} of the time."
+            ).format(
+                system=system,
+                weapon=text(value_phrase(system, "a.weapon", r.subject)),
+                fighter=fighter_words(system, {k: v for k, v in base.items() if k != "weapon"})
+                if base
                 else _("a {rung} fighter").format(rung=_(rung)),
-                p=figure_words(r.metric, r.value))
+                p=figure_words(r.metric, r.value),
+            )
             out.append((_SEVERITY.get(r.severity, 2), 2, -r.value, said, r.reproduce))
         elif r.kind == "gap_variant":
             name, _eq, rest = str(r.subject).partition("=")
             value = rest.rsplit(" (", 1)[0]
-            said = _("{system}: in a duel of {fighter} against an equal, {setting} moves "
-                     "{metric} from {first} to {last}.").format(
-                system=system, fighter=fighter,
+            said = _(
+                "{system}: in a duel of {fighter} against an equal, {setting} moves "
+                "{metric} from {first} to {last}."
+            ).format(
+                system=system,
+                fighter=fighter,
                 setting=setting_words(system, f"variant.{name}", value),
-                metric=side_metric_words(r.metric), first=figure_words(r.metric, r.from_value),
-                last=figure_words(r.metric, r.to_value))
+                metric=side_metric_words(r.metric),
+                first=figure_words(r.metric, r.from_value),
+                last=figure_words(r.metric, r.to_value),
+            )
             out.append((_SEVERITY.get(r.severity, 2), 3, -round(r.value, 9), said, r.reproduce))
     return out
 
 
-def sharpest(system: str, table: pd.DataFrame, inter: pd.DataFrame,
-             disc: pd.DataFrame, cross=None) -> Reading | None:
+def sharpest(
+    system: str, table: pd.DataFrame, inter: pd.DataFrame, disc: pd.DataFrame, cross=None
+) -> Reading | None:
     """The one finding that opens a system's page, as a sentence with its number and the
     command printing it: the most severe finding (high, then medium, then low), and among
     equally severe ones an even duel decided in round 1, then a weapon whose one attack
@@ -442,8 +548,7 @@ def fought_settings(settings: ReportSettings) -> ReportSettings | None:
     from engines.system import registry
 
     mapped = set(cross_combat.load_cross(settings.cross_combat)["systems"])
-    fought = tuple(s for s in settings.systems
-                   if registry()[s].combat is not None and s in mapped)
+    fought = tuple(s for s in settings.systems if registry()[s].combat is not None and s in mapped)
     return dataclasses.replace(settings, systems=fought) if fought else None
 
 
@@ -497,19 +602,25 @@ def trap_readings(settings: ReportSettings) -> list[Reading]:
     effects = combat_frames(fought)["effects"]
     specs = cross_combat.load_cross(settings.cross_combat)["specs"][EVEN_DUEL]
     out = []
-    for r in each_row(effects[(effects["change"] == "tactic")
-                     & (effects["p_side0"] < TRAP)]):
+    for r in each_row(effects[(effects["change"] == "tactic") & (effects["p_side0"] < TRAP)]):
         a, b = specs[r.system]
         cmd = duel(r.system, {**a, "tactic": r.choice}, b, columns=("p_side0",))
         options = combat_options(settings, per_system=r.system)
-        out.append(Reading(_(
-            "{system}: a trap in the rules — in a duel of {fighter} against an equal, the "
-            "one who picks the “{tactic}” tactic wins {p} of the time (the tactics table "
-            "of “Combat: tactics and armour”).").format(
-                system=r.system, fighter=fighter_words(r.system, a),
-                tactic=text(value_phrase(r.system, "a.tactic", r.choice)),
-                p=figure_words("p_side0", r.p_side0)),
-            " ".join([cmd, *options])))
+        out.append(
+            Reading(
+                _(
+                    "{system}: a trap in the rules — in a duel of {fighter} against an equal, the "
+                    "one who picks the “{tactic}” tactic wins {p} of the time (the tactics table "
+                    "of “Combat: tactics and armour”)."
+                ).format(
+                    system=r.system,
+                    fighter=fighter_words(r.system, a),
+                    tactic=text(value_phrase(r.system, "a.tactic", r.choice)),
+                    p=figure_words("p_side0", r.p_side0),
+                ),
+                " ".join([cmd, *options]),
+            )
+        )
     return out
 
 
@@ -522,9 +633,17 @@ def defender_readings(settings: ReportSettings) -> list[Reading]:
 
     ups = upset_table(variants=variant_map(settings))
     ups = ups[ups["system"].isin(settings.systems) & (ups["p_upset_defending"] > 0.5)]
-    cmd = " ".join(["rpg-balance", "ladder", "--table", "upsets",
-                    *check_variant_args(settings), "--columns",
-                    "system,weaker,stronger,p_upset_attacking,p_upset_defending"])
+    cmd = " ".join(
+        [
+            "rpg-balance",
+            "ladder",
+            "--table",
+            "upsets",
+            *check_variant_args(settings),
+            "--columns",
+            "system,weaker,stronger,p_upset_attacking,p_upset_defending",
+        ]
+    )
     out = []
     for system in settings.systems:
         mine = ups[ups["system"] == system]
@@ -532,17 +651,27 @@ def defender_readings(settings: ReportSettings) -> list[Reading]:
             continue
         label: Any = mine["p_upset_defending"].idxmax()  # a row label
         r = mine.loc[label]
-        out.append(Reading(_(
-            "{system}: the weaker side wins most opposed rolls it defends — a character "
-            "of rung {weaker} defending against one of rung {stronger} wins {p} of them "
-            "(starting the roll, {q}).").format(
-                system=system, weaker=_(r["weaker"]), stronger=_(r["stronger"]),
-                p=figure_words("p_", r["p_upset_defending"]),
-                q=figure_words("p_", r["p_upset_attacking"])), cmd))
+        out.append(
+            Reading(
+                _(
+                    "{system}: the weaker side wins most opposed rolls it defends — a character "
+                    "of rung {weaker} defending against one of rung {stronger} wins {p} of them "
+                    "(starting the roll, {q})."
+                ).format(
+                    system=system,
+                    weaker=_(r["weaker"]),
+                    stronger=_(r["stronger"]),
+                    p=figure_words("p_", r["p_upset_defending"]),
+                    q=figure_words("p_", r["p_upset_attacking"]),
+                ),
+                cmd,
+            )
+        )
     return out
 
 
 # --------------------------------------------------------------------------- section
+
 
 def section_key_findings(settings: ReportSettings) -> Section:
     """Each system's sharpest finding, the guardrail verdicts with their one-knob cures,
@@ -558,34 +687,55 @@ def section_key_findings(settings: ReportSettings) -> Section:
     reading += trap_readings(settings)
     reading += defender_readings(settings)
     reading += key_findings_reading(
-        table, str(settings.guardrails) if settings.guardrails is not None else None,
-        rules_line(settings.rules), guardrail_scenario(settings))
+        table,
+        str(settings.guardrails) if settings.guardrails is not None else None,
+        rules_line(settings.rules),
+        guardrail_scenario(settings),
+    )
     shown = table[COLUMNS].copy()
     shown["status"] = [_(STATUSES[x]) if x in STATUSES else x for x in shown["status"]]
     shown["suggestion"] = [text(x) for x in shown["suggestion"]]
     shown["guardrail"] = [text(x) for x in shown["guardrail"]]
     # the value as a designer reads it ("1.1 rounds", "fewer than 1 in a billion"); the
     # CSV keeps the number
-    shown["value"] = [figure_words(m, v, se) for m, v, se in
-                      zip(table["metric"], table["value"], table["se"], strict=True)]
+    shown["value"] = [
+        figure_words(m, v, se)
+        for m, v, se in zip(table["metric"], table["value"], table["se"], strict=True)
+    ]
     for col in ("min", "max"):
         shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
-    blocks = [table_block("guardrails", _("Balance guardrails"), shown,
-                          _("Each guardrail's metric, exact for duels, one-attack odds and "
-                       "checks; status pass / fail / undecided; for a failure up to "
-                       "three one-knob cures that keep the question (the task and the "
-                       "fighters' gear held), each with its side effects, and the "
-                       "`rpg-balance audit --set` command applying the best in the CSV."),
-                          full=table, default_format=".3g")]
+    blocks = [
+        table_block(
+            "guardrails",
+            _("Balance guardrails"),
+            shown,
+            _(
+                "Each guardrail's metric, exact for duels, one-attack odds and "
+                "checks; status pass / fail / undecided; for a failure up to "
+                "three one-knob cures that keep the question (the task and the "
+                "fighters' gear held), each with its side effects, and the "
+                "`rpg-balance audit --set` command applying the best in the CSV."
+            ),
+            full=table,
+            default_format=".3g",
+        )
+    ]
     if len(inter):
         reading += interaction_reading(inter, settings.cross_combat)
-        blocks.append(table_block("knob-interactions", _("Knobs whose effect depends on another"),
-                                  interaction_view(inter),
-                                  _("A small exact sweep of an even duel per system: each "
-                                    "knob whose range with the other knobs held fixed is "
-                                    "much larger than its main effect (the average over "
-                                    "the other knobs), where that happens, and the knob "
-                                    "it depends on most."),
-                                  full=inter[list(INTERACTION_COLUMNS.values())],
-                                  default_format=".3f"))
+        blocks.append(
+            table_block(
+                "knob-interactions",
+                _("Knobs whose effect depends on another"),
+                interaction_view(inter),
+                _(
+                    "A small exact sweep of an even duel per system: each "
+                    "knob whose range with the other knobs held fixed is "
+                    "much larger than its main effect (the average over "
+                    "the other knobs), where that happens, and the knob "
+                    "it depends on most."
+                ),
+                full=inter[list(INTERACTION_COLUMNS.values())],
+                default_format=".3f",
+            )
+        )
     return Section("key-findings", _("Key findings"), reading, blocks)

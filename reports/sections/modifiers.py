@@ -39,25 +39,51 @@ def restricted_readings(settings: ReportSettings, summary: pd.DataFrame) -> list
             if not (m.at_most or m.chosen):
                 continue
             row = summary[(summary["system"] == system) & (summary["modifier"] == m.name)]
-            where = (_(" only in {when}").format(when=text(m.when)) if m.when else "")
-            chosen = (_(", and a player takes it only where it is not worse than rolling")
-                      if m.chosen else "")
+            where = _(" only in {when}").format(when=text(m.when)) if m.when else ""
+            chosen = (
+                _(", and a player takes it only where it is not worse than rolling")
+                if m.chosen
+                else ""
+            )
             if row.empty:
-                out.append(Reading(_("{system}: {modifier} ({rule}) is allowed{where}"
-                                     "{chosen}; no check of the table where it can matter "
-                                     "qualifies, so it is not judged.").format(
-                    system=system, modifier=text(m.name), rule=m.rule, where=where,
-                    chosen=chosen), _command(system, settings.variants_of(system))))
+                out.append(
+                    Reading(
+                        _(
+                            "{system}: {modifier} ({rule}) is allowed{where}"
+                            "{chosen}; no check of the table where it can matter "
+                            "qualifies, so it is not judged."
+                        ).format(
+                            system=system,
+                            modifier=text(m.name),
+                            rule=m.rule,
+                            where=where,
+                            chosen=chosen,
+                        ),
+                        _command(system, settings.variants_of(system)),
+                    )
+                )
                 continue
             r = row.iloc[0]
-            out.append(Reading(_("{system}: {modifier} ({rule}) is allowed{where}{chosen}; "
-                                 "judged only there, it is worth {mean} points on average "
-                                 "(from {low} to {high}, {n} checks).").format(
-                system=system, modifier=text(m.name), rule=m.rule, where=where,
-                chosen=chosen, mean=format_spec(r["mean_delta_pp"], "+.1f"),
-                low=format_spec(r["min_delta_pp"], "+.1f"),
-                high=format_spec(r["max_delta_pp"], "+.1f"), n=int(r["cells"])),
-                _command(system, settings.variants_of(system))))
+            out.append(
+                Reading(
+                    _(
+                        "{system}: {modifier} ({rule}) is allowed{where}{chosen}; "
+                        "judged only there, it is worth {mean} points on average "
+                        "(from {low} to {high}, {n} checks)."
+                    ).format(
+                        system=system,
+                        modifier=text(m.name),
+                        rule=m.rule,
+                        where=where,
+                        chosen=chosen,
+                        mean=format_spec(r["mean_delta_pp"], "+.1f"),
+                        low=format_spec(r["min_delta_pp"], "+.1f"),
+                        high=format_spec(r["max_delta_pp"], "+.1f"),
+                        n=int(r["cells"]),
+                    ),
+                    _command(system, settings.variants_of(system)),
+                )
+            )
     return out
 
 
@@ -66,41 +92,71 @@ def section_modifiers(settings: ReportSettings) -> Section:
     """Worth of each rule's modifiers in percentage points (analysis.checks.modifiers)."""
     title = _("What a modifier is worth")
     from analysis.checks.modifiers import modifier_summary, modifier_values
-    table = pd.concat([modifier_values(s, list(settings.variants_of(s)))
-                       for s in settings.systems], ignore_index=True)
+
+    table = pd.concat(
+        [modifier_values(s, list(settings.variants_of(s))) for s in settings.systems],
+        ignore_index=True,
+    )
     summary = modifier_summary(table)
-    reading = [_("How many percentage points each modifier the rules offer adds to the "
-                 "chance of success, averaged over the checks where it can matter (base "
-                 "chance between {low} and {high}). Compare within a system to see which "
-                 "resource is worth spending; across systems to see how generous each "
-                 "is.").format(low=percent(0.05, 0), high=percent(0.95, 0))]
+    reading = [
+        _(
+            "How many percentage points each modifier the rules offer adds to the "
+            "chance of success, averaged over the checks where it can matter (base "
+            "chance between {low} and {high}). Compare within a system to see which "
+            "resource is worth spending; across systems to see how generous each "
+            "is."
+        ).format(low=percent(0.05, 0), high=percent(0.95, 0))
+    ]
     for system in settings.systems:
         sub = summary[summary["system"] == system]
         if len(sub):
             label: Any = sub["mean_delta_pp"].abs().idxmax()  # a row label
             best = sub.loc[label]
-            reading.append(Reading(_("{system}: the strongest modifier is {modifier} "
-                                     "({rule}), {mean} points on average (from {low} to "
-                                     "{high}).").format(
-                system=system, modifier=text(best["modifier"]), rule=best["rule"],
-                mean=format_spec(best["mean_delta_pp"], "+.1f"),
-                low=format_spec(best["min_delta_pp"], "+.1f"),
-                high=format_spec(best["max_delta_pp"], "+.1f")),
-                _command(system, settings.variants_of(system))))
+            reading.append(
+                Reading(
+                    _(
+                        "{system}: the strongest modifier is {modifier} "
+                        "({rule}), {mean} points on average (from {low} to "
+                        "{high})."
+                    ).format(
+                        system=system,
+                        modifier=text(best["modifier"]),
+                        rule=best["rule"],
+                        mean=format_spec(best["mean_delta_pp"], "+.1f"),
+                        low=format_spec(best["min_delta_pp"], "+.1f"),
+                        high=format_spec(best["max_delta_pp"], "+.1f"),
+                    ),
+                    _command(system, settings.variants_of(system)),
+                )
+            )
     reading += restricted_readings(settings, summary)
     shown = summary.copy()  # the modifier names of analysis/checks/modifiers.py (N_)
     shown["modifier"] = [text(x) for x in shown["modifier"]]
-    blocks: list = [table_block("modifiers", _("Modifier worth (percentage points)"), shown,
-                                _("Per modifier: mean, smallest and largest change in "
-                                  "P(success) in percentage points over the cells whose base "
-                                  "chance is 5–95% and where the rules allow it (a "
-                                  "modifier the player chooses: where it is not worse than "
-                                  "rolling), and how many cells that is (exact)."),
-                                full=table,
-                                formats={"mean_delta_pp": "+.2f", "min_delta_pp": "+.2f",
-                                    "max_delta_pp": "+.2f"})]
-    blocks.insert(0, figure_block("fig-modifiers", _("Modifier worth"), plots.modifier_plot(table),
-                                  _("Change in P(success) from each modifier (exact), by "
-                               "system."), _("Chart of what each modifier is worth"),
-                                  settings))
+    blocks: list = [
+        table_block(
+            "modifiers",
+            _("Modifier worth (percentage points)"),
+            shown,
+            _(
+                "Per modifier: mean, smallest and largest change in "
+                "P(success) in percentage points over the cells whose base "
+                "chance is 5–95% and where the rules allow it (a "
+                "modifier the player chooses: where it is not worse than "
+                "rolling), and how many cells that is (exact)."
+            ),
+            full=table,
+            formats={"mean_delta_pp": "+.2f", "min_delta_pp": "+.2f", "max_delta_pp": "+.2f"},
+        )
+    ]
+    blocks.insert(
+        0,
+        figure_block(
+            "fig-modifiers",
+            _("Modifier worth"),
+            plots.modifier_plot(table),
+            _("Change in P(success) from each modifier (exact), by system."),
+            _("Chart of what each modifier is worth"),
+            settings,
+        ),
+    )
     return Section("modifiers", title, reading, blocks)

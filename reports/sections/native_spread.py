@@ -55,63 +55,123 @@ def spread_frame(settings: ReportSettings) -> pd.DataFrame:
         axis, _fixed, task = spread_task(system)
         x, p = spread_curve(settings, system)
         x10, x50, x90 = (_crossing(x, p, q) for q in (0.1, 0.5, 0.9))
-        rows.append({"system": system, "task": task, "axis": _(axis),
-                     "value at 50%": x50, "steps 10% → 90%": x90 - x10,
-                     "largest gain per step (pp)": float(100 * np.max(np.diff(p))),
-                     "lowest P": float(p.min()), "highest P": float(p.max())})
+        rows.append(
+            {
+                "system": system,
+                "task": task,
+                "axis": _(axis),
+                "value at 50%": x50,
+                "steps 10% → 90%": x90 - x10,
+                "largest gain per step (pp)": float(100 * np.max(np.diff(p))),
+                "lowest P": float(p.min()),
+                "highest P": float(p.max()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def section_native_spread(settings: ReportSettings) -> Section:
     """Cross-system view available from the check models alone: slope on native axes."""
     frame = spread_frame(settings)
-    reading = [_("Each system's dial moves in its own units (a die, a point of modifier, "
-                 "a percent of skill). For one representative task per system, this counts "
-                 "how many of those steps separate a {low} chance from a {high} chance: "
-                 "few steps means each improvement is a big jump (and the character sheet "
-                 "matters a lot); many steps means fine-grained, gradual progress.").format(
-                     low=percent(0.1, 0), high=percent(0.9, 0)),
-               _("The common competence/difficulty ladder (its own section) compares the "
-                 "systems on shared terms; this view needs no mapping at all.")]
+    reading = [
+        _(
+            "Each system's dial moves in its own units (a die, a point of modifier, "
+            "a percent of skill). For one representative task per system, this counts "
+            "how many of those steps separate a {low} chance from a {high} chance: "
+            "few steps means each improvement is a big jump (and the character sheet "
+            "matters a lot); many steps means fine-grained, gradual progress."
+        ).format(low=percent(0.1, 0), high=percent(0.9, 0)),
+        _(
+            "The common competence/difficulty ladder (its own section) compares the "
+            "systems on shared terms; this view needs no mapping at all."
+        ),
+    ]
     for row in frame.itertuples(index=False):
         if np.isnan(row[4]):  # the axis never spans 10% to 90% (a short plug-in axis)
-            reading.append(_("{system}: along its {axis} axis ({task}) the chance stays "
-                             "between {floor} and {ceiling}, so it never spans {low} to "
-                             "{high}; one step can add up to {gain} points.").format(
-                system=row.system, axis=row.axis, task=row.task, floor=pct(row[6]),
-                ceiling=pct(row[7]), low=percent(0.1, 0), high=percent(0.9, 0),
-                gain=decimal(row[5], 1)))
+            reading.append(
+                _(
+                    "{system}: along its {axis} axis ({task}) the chance stays "
+                    "between {floor} and {ceiling}, so it never spans {low} to "
+                    "{high}; one step can add up to {gain} points."
+                ).format(
+                    system=row.system,
+                    axis=row.axis,
+                    task=row.task,
+                    floor=pct(row[6]),
+                    ceiling=pct(row[7]),
+                    low=percent(0.1, 0),
+                    high=percent(0.9, 0),
+                    gain=decimal(row[5], 1),
+                )
+            )
             continue
-        reading.append(_("{system}: {steps} {axis} steps from {low} to {high} ({task}); "
-                         "one step can add up to {gain} points; the chance stays between "
-                         "{floor} and {ceiling}.").format(
-            system=row.system, steps=decimal(row[4], 1), axis=row.axis, task=row.task,
-            low=percent(0.1, 0), high=percent(0.9, 0), gain=decimal(row[5], 1),
-            floor=pct(row[6]), ceiling=pct(row[7])))
-    blocks: list = [table_block("native-spread", _("Slope on native axes"), frame,
-                                _("Representative task per system; axis value where P reaches "
-                             "50%, number of axis steps from 10% to 90% (interpolated), "
-                             "largest single-step gain, and the floor/ceiling of P on the "
-                             "axis range (exact)."),
-                                formats={"value at 50%": ".2f", "steps 10% → 90%": ".2f",
-                                    "largest gain per step (pp)": ".1f"})]
+        reading.append(
+            _(
+                "{system}: {steps} {axis} steps from {low} to {high} ({task}); "
+                "one step can add up to {gain} points; the chance stays between "
+                "{floor} and {ceiling}."
+            ).format(
+                system=row.system,
+                steps=decimal(row[4], 1),
+                axis=row.axis,
+                task=row.task,
+                low=percent(0.1, 0),
+                high=percent(0.9, 0),
+                gain=decimal(row[5], 1),
+                floor=pct(row[6]),
+                ceiling=pct(row[7]),
+            )
+        )
+    blocks: list = [
+        table_block(
+            "native-spread",
+            _("Slope on native axes"),
+            frame,
+            _(
+                "Representative task per system; axis value where P reaches "
+                "50%, number of axis steps from 10% to 90% (interpolated), "
+                "largest single-step gain, and the floor/ceiling of P on the "
+                "axis range (exact)."
+            ),
+            formats={
+                "value at 50%": ".2f",
+                "steps 10% → 90%": ".2f",
+                "largest gain per step (pp)": ".1f",
+            },
+        )
+    ]
     fig, (ax,) = plotting.new_figure(1, width=6.8, height=3.2)
     for i, system in enumerate(settings.systems):
         x, p = spread_curve(settings, system)
         x50 = frame.loc[frame["system"] == system, "value at 50%"].iloc[0]
-        ax.plot(x - x50, p, color=plotting.system_color(system),
-                linestyle=plotting.LINESTYLES[i % len(plotting.LINESTYLES)],
-                marker=plotting.MARKERS[i % len(plotting.MARKERS)], markersize=3,
-                markevery=max(1, len(x) // 20), label=system, linewidth=1.6)
+        ax.plot(
+            x - x50,
+            p,
+            color=plotting.system_color(system),
+            linestyle=plotting.LINESTYLES[i % len(plotting.LINESTYLES)],
+            marker=plotting.MARKERS[i % len(plotting.MARKERS)],
+            markersize=3,
+            markevery=max(1, len(x) // 20),
+            label=system,
+            linewidth=1.6,
+        )
     ax.set_xlim(-25, 25)
     ax.set_xlabel(_("steps on the system's own axis, from its 50% point (dice or points)"))
     plotting.probability_axis(ax)
     ax.legend(loc="lower right")
-    blocks.insert(0, figure_block("fig-native-spread", _("Curves centred on their 50% point"), fig,
-                                  _("Exact P(success) of each system's representative task "
-                               "against native axis steps, shifted so every curve crosses "
-                               "50% at 0."),
-                                  _("Line chart comparing how steeply each system's success "
-                               "curve rises"), settings))
-    return Section("native-spread", _("Across systems: steps on native axes"), reading,
-                   blocks)
+    blocks.insert(
+        0,
+        figure_block(
+            "fig-native-spread",
+            _("Curves centred on their 50% point"),
+            fig,
+            _(
+                "Exact P(success) of each system's representative task "
+                "against native axis steps, shifted so every curve crosses "
+                "50% at 0."
+            ),
+            _("Line chart comparing how steeply each system's success curve rises"),
+            settings,
+        ),
+    )
+    return Section("native-spread", _("Across systems: steps on native axes"), reading, blocks)

@@ -32,16 +32,22 @@ def tie_rule(system: str, variants=()) -> str:
         given = opposed_split(system, variants=list(variants), axes=axes)["p_tie_won"]
         plain = opposed_split(system, axes=axes)["p_tie_won"]
         if not np.allclose(given.to_numpy(), plain.to_numpy()):
-            text += " " + _("(the default reading; the variants in force settle ties "
-                            "otherwise, see Assumptions)")
+            text += " " + _(
+                "(the default reading; the variants in force settle ties "
+                "otherwise, see Assumptions)"
+            )
     return text
 
 
 def _level_axis(frame: pd.DataFrame) -> str:
     """The varying level axis of an opposed table (``pool``, ``modifier`` or ``skill``)."""
     for col in frame.columns:
-        if (col.endswith("_a") and f"{col[:-2]}_b" in frame
-                and pd.api.types.is_numeric_dtype(frame[col]) and frame[col].nunique() > 1):
+        if (
+            col.endswith("_a")
+            and f"{col[:-2]}_b" in frame
+            and pd.api.types.is_numeric_dtype(frame[col])
+            and frame[col].nunique() > 1
+        ):
             return col[:-2]
     raise ValueError("opposed table has no level axis")
 
@@ -59,9 +65,16 @@ def opposed_view(frame: pd.DataFrame, value: str = "p") -> tuple[str, pd.DataFra
 
 
 def _heatmap(ax, matrix: np.ndarray, xs, ys, *, vmin, vmax, cmap, label=None):
-    im = ax.imshow(matrix, origin="lower", aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax,
-                   extent=(xs[0] - 0.5, xs[-1] + 0.5, ys[0] - 0.5, ys[-1] + 0.5),
-                   interpolation="nearest")
+    im = ax.imshow(
+        matrix,
+        origin="lower",
+        aspect="auto",
+        cmap=cmap,
+        vmin=vmin,
+        vmax=vmax,
+        extent=(xs[0] - 0.5, xs[-1] + 0.5, ys[0] - 0.5, ys[-1] + 0.5),
+        interpolation="nearest",
+    )
     if label:
         ax.set_title(label, fontsize=8)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
@@ -74,12 +87,17 @@ def section_opposed(settings: ReportSettings) -> Section:
     """Opposed checks per system (A-g7, B5, C10, D3, E5) from :mod:`analysis.checks.opposed`."""
     title = _("Opposed checks")
     from analysis.checks.opposed import opposed_split, opposed_table
+
     blocks: list = []
-    reading = [_("Who wins when two characters roll against each other (the attacker or "
-                 "challenger is side a). Equal levels show what each system's tie rule "
-                 "does; one level up shows how much a single step of skill is worth in a "
-                 "contest, and how much of that the tie rule hands over: the share of all "
-                 "rolls won on a tie, against what an even split of the ties would give.")]
+    reading = [
+        _(
+            "Who wins when two characters roll against each other (the attacker or "
+            "challenger is side a). Equal levels show what each system's tie rule "
+            "does; one level up shows how much a single step of skill is worth in a "
+            "contest, and how much of that the tie rule hands over: the share of all "
+            "rolls won on a tie, against what an even split of the ties would give."
+        )
+    ]
     views = {}
     for system in settings.systems:
         frame = opposed_table(system, "exact", variants=list(settings.variants_of(system)))
@@ -93,49 +111,84 @@ def section_opposed(settings: ReportSettings) -> Section:
         up = float(m.loc[mid + step, str(mid)]) if mid + step in m.index else float("nan")
         name = _(level)
         ties = tie_rule(system, settings.variants_of(system))
-        text = _("{system} — ties: {ties}. At equal {level} {mid} the attacker wins "
-                 "{even}; one step up ({level} {up_level} vs {mid}) {up}.").format(
-            system=system, ties=ties, level=name, mid=mid, even=pct(even),
-            up_level=mid + step, up=pct(up))
+        text = _(
+            "{system} — ties: {ties}. At equal {level} {mid} the attacker wins "
+            "{even}; one step up ({level} {up_level} vs {mid}) {up}."
+        ).format(
+            system=system,
+            ties=ties,
+            level=name,
+            mid=mid,
+            even=pct(even),
+            up_level=mid + step,
+            up=pct(up),
+        )
         if np.isfinite(up):
-            first = {str(c): v.iloc[0] for c, v in frame.items()
-                     if str(c).endswith(("_a", "_b")) and str(c)[:-2] != level}
+            first = {
+                str(c): v.iloc[0]
+                for c, v in frame.items()
+                if str(c).endswith(("_a", "_b")) and str(c)[:-2] != level
+            }
             split = opposed_split(
-                system, variants=list(settings.variants_of(system)),
-                axes={**{k: [v] for k, v in first.items()},
-                      f"{level}_a": [mid + step], f"{level}_b": [mid]}).iloc[0]
+                system,
+                variants=list(settings.variants_of(system)),
+                axes={
+                    **{k: [v] for k, v in first.items()},
+                    f"{level}_a": [mid + step],
+                    f"{level}_b": [mid],
+                },
+            ).iloc[0]
             won, tied = float(split["p_tie_won"]), float(split["p_tie"])
-            text += " " + _("Of the {up}, {won} are ties the rule hands to the attacker "
-                            "({tied} of the rolls tie); with the ties split evenly it "
-                            "would win {fair}.").format(
-                up=pct(up), won=pct(won), tied=pct(tied), fair=pct(up - won + tied / 2))
+            text += " " + _(
+                "Of the {up}, {won} are ties the rule hands to the attacker "
+                "({tied} of the rolls tie); with the ties split evenly it "
+                "would win {fair}."
+            ).format(up=pct(up), won=pct(won), tied=pct(tied), fair=pct(up - won + tied / 2))
             edge, from_ties = up - 0.5, won - tied / 2
             if edge > 0 and from_ties > edge / 2:
-                text += " " + _("Most of the step's edge over an even contest is the "
-                                "tie-break.")
+                text += " " + _("Most of the step's edge over an even contest is the tie-break.")
         reading.append(text)
-        blocks.append(table_block(f"opposed-{system}", _("{system}: P(attacker wins)").format(
-                                 system=system), view,
-                                  _("Exact P(side a wins) by attacker {level} (rows) and "
-                               "defender {level} (columns); ties: {ties}.")
-                                  .format(level=name, ties=ties),
-                                  index=(f"{level}_a",), full=frame,
-                                  column_label=_("defender {level}").format(level=name)))
+        blocks.append(
+            table_block(
+                f"opposed-{system}",
+                _("{system}: P(attacker wins)").format(system=system),
+                view,
+                _(
+                    "Exact P(side a wins) by attacker {level} (rows) and "
+                    "defender {level} (columns); ties: {ties}."
+                ).format(level=name, ties=ties),
+                index=(f"{level}_a",),
+                full=frame,
+                column_label=_("defender {level}").format(level=name),
+            )
+        )
     fig, axes = plotting.new_figure(len(views), width=7.2, height=2.5, sharey=False)
     im = None
     for ax, (system, (level, view)) in zip(axes, views.items(), strict=True):
         xs = [int(c) for c in view.columns[1:]]
         ys = [int(y) for y in view[f"{level}_a"]]
-        im = _heatmap(ax, view.iloc[:, 1:].to_numpy(float), xs, ys, vmin=0, vmax=1,
-                      cmap="PuOr", label=system)
+        im = _heatmap(
+            ax, view.iloc[:, 1:].to_numpy(float), xs, ys, vmin=0, vmax=1, cmap="PuOr", label=system
+        )
         # five panels side by side: wrap the label so neighbours do not run together
-        ax.set_xlabel(textwrap.fill(_("defender {level}").format(level=_(level)), 12),
-                      fontsize="small")
+        ax.set_xlabel(
+            textwrap.fill(_("defender {level}").format(level=_(level)), 12), fontsize="small"
+        )
         ax.set_ylabel(_("attacker {level}").format(level=_(level)))
         ax.grid(False)
     fig.colorbar(im, ax=axes, shrink=0.9, label=_("P(attacker wins)"))
-    blocks.insert(0, figure_block("fig-opposed", _("P(attacker wins)"), fig,
-                                  _("Exact P(attacker wins) by both sides' levels; orange = the "
-                               "defender is favoured, purple = the attacker, white = even."),
-                                  _("Heat maps of opposed-check win probability"), settings))
+    blocks.insert(
+        0,
+        figure_block(
+            "fig-opposed",
+            _("P(attacker wins)"),
+            fig,
+            _(
+                "Exact P(attacker wins) by both sides' levels; orange = the "
+                "defender is favoured, purple = the attacker, white = even."
+            ),
+            _("Heat maps of opposed-check win probability"),
+            settings,
+        ),
+    )
     return Section("opposed", title, reading, blocks)

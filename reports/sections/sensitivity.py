@@ -19,8 +19,14 @@ from reports.sections.common import figure_block, table_block
 from reports.settings import ReportSettings
 from reports.structure import Block, Reading, Section
 
-__all__ = ["default_knob_systems", "metric_words", "named_readings", "section_sensitivity",
-           "sensitivity_result", "sensitivity_view"]
+__all__ = [
+    "default_knob_systems",
+    "metric_words",
+    "named_readings",
+    "section_sensitivity",
+    "sensitivity_result",
+    "sensitivity_view",
+]
 
 
 def sensitivity_result(settings: ReportSettings):
@@ -39,7 +45,7 @@ def sensitivity_result(settings: ReportSettings):
     else:
         path, knobs = DATA, sens.DEFAULT_KNOBS
         if not default_knob_systems() & set(systems):
-            return None, None    # a plug-in alone: the default knobs are the built-ins'
+            return None, None  # a plug-in alone: the default knobs are the built-ins'
     problem = sens.load_problem(path, knobs, systems=systems)
     problem.file = _shown(path)
     return sens.sensitivity(problem), (_shown(knobs) if knobs is not None else None)
@@ -75,12 +81,14 @@ def sensitivity_view(result) -> pd.DataFrame:
     t = t.sort_values(["guardrail", "ST"], ascending=[True, False], kind="stable")
     order = list(dict.fromkeys(result.table["guardrail"]))
     t = t.sort_values("guardrail", key=lambda c: c.map(order.index), kind="stable")
-    return pd.DataFrame({
-        _("guardrail"): [text(g) for g in t["guardrail"]],
-        _("knob"): [text(knob_words(result.problem, k)) for k in t["knob"]],
-        _("total index (ST)"): t["ST"].to_numpy(),
-        _("first-order index (S1)"): t["S1"].to_numpy(),
-    })
+    return pd.DataFrame(
+        {
+            _("guardrail"): [text(g) for g in t["guardrail"]],
+            _("knob"): [text(knob_words(result.problem, k)) for k in t["knob"]],
+            _("total index (ST)"): t["ST"].to_numpy(),
+            _("first-order index (S1)"): t["S1"].to_numpy(),
+        }
+    )
 
 
 def metric_words(system: str, entry, metric: str) -> str | None:
@@ -94,8 +102,9 @@ def metric_words(system: str, entry, metric: str) -> str | None:
     if entry is None or not hasattr(entry, "a"):
         return None
     a, b = fighter_words(system, entry.a), fighter_words(system, entry.b)
-    same = ({"archetype": entry.a} if isinstance(entry.a, str) else dict(entry.a)) == \
-        ({"archetype": entry.b} if isinstance(entry.b, str) else dict(entry.b))
+    same = ({"archetype": entry.a} if isinstance(entry.a, str) else dict(entry.a)) == (
+        {"archetype": entry.b} if isinstance(entry.b, str) else dict(entry.b)
+    )
     if same:
         b = _("an equal")
     if metric == "p_side0":
@@ -123,7 +132,7 @@ def named_readings(result) -> list:
         system = rows[0]["system"]
         words = metric_words(system, entries.get(gr.name), gr.metric)
         out.append(sens.guardrail_reading(problem, g, rows, metric=words))
-    return out + list(result.readings[len(out):])   # then "no knob touches …"
+    return out + list(result.readings[len(out) :])  # then "no knob touches …"
 
 
 def section_sensitivity(settings: ReportSettings) -> Section | None:
@@ -135,35 +144,53 @@ def section_sensitivity(settings: ReportSettings) -> Section | None:
     from analysis.workflow import sensitivity as sens
 
     cmd = sens.command(result.problem, knobs=knobs)
-    reading: list = [Reading(_(
-        "Which rule decides each guardrail's figure? Each knob below is turned over its "
-        "whole range, all together, and the share of the figure's variation it explains "
-        "is measured exactly (every combination of the levels, each figure as the audit "
-        "measures it): the total index ST counts a knob alone and with every other, "
-        "the first-order index S1 alone; ST well above S1 means the knob acts through "
-        "another. A knob that does not touch a guardrail's fights or checks counts 0."),
-        cmd)]
+    reading: list = [
+        Reading(
+            _(
+                "Which rule decides each guardrail's figure? Each knob below is turned over its "
+                "whole range, all together, and the share of the figure's variation it explains "
+                "is measured exactly (every combination of the levels, each figure as the audit "
+                "measures it): the total index ST counts a knob alone and with every other, "
+                "the first-order index S1 alone; ST well above S1 means the knob acts through "
+                "another. A knob that does not touch a guardrail's fights or checks counts 0."
+            ),
+            cmd,
+        )
+    ]
     reading += [Reading(text(r), cmd) for r in named_readings(result)]
     view = sensitivity_view(result)
-    labels = {k.name: text(sens.knob_words(result.problem, k.name))
-              for k in result.problem.knobs}
+    labels = {k.name: text(sens.knob_words(result.problem, k.name)) for k in result.problem.knobs}
     blocks: list[Block] = [
-        table_block("sensitivity", _("The knobs each guardrail depends on"), view,
-                    _("Each guardrail with the knobs that touch it, the most influential "
-                      "first: the total index ST (the share of the figure's variance the "
-                      "knob explains alone and together with the others) and the "
-                      "first-order index S1 (alone). The CSV has every knob, the "
-                      "intervals and the method."),
-                    full=result.table, default_format=".2f"),
-        figure_block("fig-sensitivity", _("What matters most, per guardrail"),
-                     sens.sensitivity_heatmap(
-                         result, labels, {g.name: text(g.name)
-                                          for g in result.problem.scenario.guardrails},
-                         _("total index (ST)")),
-                     _("The total index ST of each knob (columns) for each guardrail some "
-                       "knob moves (rows); a blank cell: the knob does not touch that "
-                       "guardrail's fights or checks."),
-                     _("Heat map of the knobs' total Sobol' indices per guardrail."),
-                     settings),
+        table_block(
+            "sensitivity",
+            _("The knobs each guardrail depends on"),
+            view,
+            _(
+                "Each guardrail with the knobs that touch it, the most influential "
+                "first: the total index ST (the share of the figure's variance the "
+                "knob explains alone and together with the others) and the "
+                "first-order index S1 (alone). The CSV has every knob, the "
+                "intervals and the method."
+            ),
+            full=result.table,
+            default_format=".2f",
+        ),
+        figure_block(
+            "fig-sensitivity",
+            _("What matters most, per guardrail"),
+            sens.sensitivity_heatmap(
+                result,
+                labels,
+                {g.name: text(g.name) for g in result.problem.scenario.guardrails},
+                _("total index (ST)"),
+            ),
+            _(
+                "The total index ST of each knob (columns) for each guardrail some "
+                "knob moves (rows); a blank cell: the knob does not touch that "
+                "guardrail's fights or checks."
+            ),
+            _("Heat map of the knobs' total Sobol' indices per guardrail."),
+            settings,
+        ),
     ]
     return Section("sensitivity", _("What matters most"), reading, blocks)

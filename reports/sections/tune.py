@@ -42,11 +42,12 @@ def front_view(result) -> pd.DataFrame:
 
     t = result.table
     rows = [(k.name, [format_value(v) for v in t[k.name]]) for k in result.problem.knobs]
-    rows += [(_("knobs changed"), [str(int(v)) for v in t["changes"]]),
-             (_("distance"), [f"{v:.3g}" for v in t["distance"]]),
-             (_("worst margin"), [f"{v:.3g}" for v in t["worst_margin"]]),
-             (_("every guardrail passes"), [_("yes") if v else _("no")
-                                            for v in t["feasible"]])]
+    rows += [
+        (_("knobs changed"), [str(int(v)) for v in t["changes"]]),
+        (_("distance"), [f"{v:.3g}" for v in t["distance"]]),
+        (_("worst margin"), [f"{v:.3g}" for v in t["worst_margin"]]),
+        (_("every guardrail passes"), [_("yes") if v else _("no") for v in t["feasible"]]),
+    ]
     cols = [_("candidate {n}").format(n=i + 1) for i in range(len(t))]
     return pd.DataFrame([[name, *vals] for name, vals in rows], columns=[_("knob"), *cols])
 
@@ -59,32 +60,53 @@ def section_tune(settings: ReportSettings) -> Section | None:
     from analysis.workflow import tune
 
     title = _("Tune: every guardrail at once")
-    reading: list = [_(
-        "Every guardrail of {file} is a constraint; the knobs its [tune] table allows are "
-        "turned together, and the smallest edit (fewest knobs changed, then the shortest "
-        "distance along them) is sought, with the worst guardrail margin as the second "
-        "objective (rpg-balance tune {file}).").format(file=settings.guardrails)]
+    reading: list = [
+        _(
+            "Every guardrail of {file} is a constraint; the knobs its [tune] table allows are "
+            "turned together, and the smallest edit (fewest knobs changed, then the shortest "
+            "distance along them) is sought, with the worst guardrail margin as the second "
+            "objective (rpg-balance tune {file})."
+        ).format(file=settings.guardrails)
+    ]
     reading.append(Reading(text(result.reading), tune.command(result)))
-    words = {"infeasible": _("fails a guardrail"), "feasible": _("every guardrail passes"),
-             "front": _("front"),
-             "x": _("edit size: knobs changed + distance / (total weight + 1)"),
-             "y": _("worst guardrail margin (share of the limits' width)")}
+    words = {
+        "infeasible": _("fails a guardrail"),
+        "feasible": _("every guardrail passes"),
+        "front": _("front"),
+        "x": _("edit size: knobs changed + distance / (total weight + 1)"),
+        "y": _("worst guardrail margin (share of the limits' width)"),
+    }
     blocks: list[Block] = [
-        table_block("tune-front", _("The front"), front_view(result),
-                    _("One column per candidate on the front: each knob's value, the knobs "
-                 "changed, the distance along them, the worst guardrail margin (negative: "
-                 "outside a limit) and whether every guardrail passes. The CSV has every "
-                 "guardrail's value and status and each candidate's rpg-balance audit "
-                 "--set command."), full=result.table, index=(_("knob"),)),
-        figure_block("fig-tune-front", _("Edit size against the worst margin"),
-                     tune.front_figure(result, words),
-                     _("Every candidate evaluated: grey when a guardrail fails, blue when every "
-                  "guardrail passes; the front in red."),
-                     _("Scatter plot of the candidates' edit size against their worst "
-                  "guardrail margin, the front joined by a step line."), settings),
+        table_block(
+            "tune-front",
+            _("The front"),
+            front_view(result),
+            _(
+                "One column per candidate on the front: each knob's value, the knobs "
+                "changed, the distance along them, the worst guardrail margin (negative: "
+                "outside a limit) and whether every guardrail passes. The CSV has every "
+                "guardrail's value and status and each candidate's rpg-balance audit "
+                "--set command."
+            ),
+            full=result.table,
+            index=(_("knob"),),
+        ),
+        figure_block(
+            "fig-tune-front",
+            _("Edit size against the worst margin"),
+            tune.front_figure(result, words),
+            _(
+                "Every candidate evaluated: grey when a guardrail fails, blue when every "
+                "guardrail passes; the front in red."
+            ),
+            _(
+                "Scatter plot of the candidates' edit size against their worst "
+                "guardrail margin, the front joined by a step line."
+            ),
+            settings,
+        ),
     ]
     return Section("tune", title, reading, blocks)
 
 
 __all__ = ["front_view", "section_tune", "tune_result"]
-

@@ -43,21 +43,28 @@ from .tab_sensitivity import SensitivityTab
 
 def _url_class():
     return param.parameterized_class(
-        "WorkbenchQuery", {model.url_param(k): param.String(default="")
-                           for k in model.QUERY_KEYS})
+        "WorkbenchQuery", {model.url_param(k): param.String(default="") for k in model.QUERY_KEYS}
+    )
 
 
 UrlState = _url_class()
 
 
-class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, SensitivityTab,
-                RulesTab, PinTab):
+class Workbench(
+    ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, SensitivityTab, RulesTab, PinTab
+):
     """One browser tab's page: widgets built from the state, tabs, results (each tab's
     part in its mixin: :mod:`.tab_checks`, :mod:`.tab_duel`, :mod:`.tab_audit`; the
     page's edits of the rules and traits: :mod:`.tab_rules`; A/B: :mod:`.tab_pin`)."""
 
-    def __init__(self, query: dict, guardrails: str | None = None, lang: str = "en",
-                 rules=None, rule_files: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        query: dict,
+        guardrails: str | None = None,
+        lang: str = "en",
+        rules=None,
+        rule_files: tuple[str, ...] = (),
+    ):
         from analysis.rules import in_force
 
         self.guardrails = guardrails
@@ -67,15 +74,15 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.rule_files = tuple(rule_files)
         with carrying(self.rules):
             self.state, messages = model.parse_query(query, guardrails)
-        self._apply_edits()   # the page's edits over ``self.rules`` (self._base_rules)
+        self._apply_edits()  # the page's edits over ``self.rules`` (self._base_rules)
         if "lang" not in {str(k) for k in query}:
             self.state.lang = lang
-        self._busy = threading.Lock()        # one background run (MC or audit) at a time
+        self._busy = threading.Lock()  # one background run (MC or audit) at a time
         self._stop = threading.Event()
-        self._job: dict = {}                 # what the background thread reports
+        self._job: dict = {}  # what the background thread reports
         self._upload: tuple[str, bytes] | None = None
-        self._audit = None                   # the last audit table (English)
-        self._figures: dict = {}             # tab → (request number, PNG) drawn after
+        self._audit = None  # the last audit table (English)
+        self._figures: dict = {}  # tab → (request number, PNG) drawn after
         self._request = {"checks": 0, "duel": 0}
         self._updating = False
         self.url = UrlState()
@@ -91,8 +98,9 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
 
     def _build(self) -> None:
         s = self.state
-        self.lang = pn.widgets.Select(label=_("Language"), options=list(LANGUAGES),
-                                      value=s.lang, width=120)
+        self.lang = pn.widgets.Select(
+            label=_("Language"), options=list(LANGUAGES), value=s.lang, width=120
+        )
         self.lang.param.watch(self._on_lang, "value")
         self.messages = pn.pane.Alert("", alert_type="warning", visible=False)
         self._build_pin()
@@ -109,22 +117,37 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
     def _layout(self) -> None:
         checks, duel, audit = self._checks_pane(), self._duel_pane(), self._audit_pane()
         # a new Tabs each time: its titles are in the language in force
-        self.tabs = pn.Tabs((_("Checks"), checks), (_("Duel"), duel), (_("Audit"), audit),
-                            (_("Groups"), self._groups_pane()),
-                            (_("Sensitivity"), self._sensitivity_pane()),
-                            dynamic=False, active=model.TABS.index(self.state.tab))
+        self.tabs = pn.Tabs(
+            (_("Checks"), checks),
+            (_("Duel"), duel),
+            (_("Audit"), audit),
+            (_("Groups"), self._groups_pane()),
+            (_("Sensitivity"), self._sensitivity_pane()),
+            dynamic=False,
+            active=model.TABS.index(self.state.tab),
+        )
         self.tabs.param.watch(self._on_tab, "active")
-        header = pn.Row(pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
-                        self._pin_bar(), pn.layout.HSpacer(), self.lang)
+        header = pn.Row(
+            pn.pane.Markdown("## rpg-balance — " + _("live workbench")),
+            self._pin_bar(),
+            pn.layout.HSpacer(),
+            self.lang,
+        )
         top: list[pn.viewable.Viewable] = [header]
         if self._base_rules:
-            top.append(pn.pane.Markdown(_("Rules files in force (every number on this page "
-                                          "is computed with them): {rules}").format(
-                rules=f"`{rules_line(self._base_rules)}`")))
+            top.append(
+                pn.pane.Markdown(
+                    _(
+                        "Rules files in force (every number on this page "
+                        "is computed with them): {rules}"
+                    ).format(rules=f"`{rules_line(self._base_rules)}`")
+                )
+            )
         self.root.objects = [*top, self.messages, self.tabs]
 
-    def _variant_widgets(self, system: str, fields: list[dict], given: dict, box: pn.Column,
-                         callback: Callable) -> dict:
+    def _variant_widgets(
+        self, system: str, fields: list[dict], given: dict, box: pn.Column, callback: Callable
+    ) -> dict:
         """One menu (or text box) per rule variant, named in the glossary's words with
         its rule id; the ``--variant NAME=VALUE`` it sets in the tooltip."""
         widgets = {}
@@ -134,12 +157,15 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
             tip = words.tip(f["name"], f"--variant {f['name']}=…")
             w: pn.widgets.Widget
             if f["choices"] is not None:
-                w = pn.widgets.Select(label=label, value=value, width=210, description=tip,
-                                      options=words.variant_options(system, f["name"],
-                                                                    f["choices"]))
+                w = pn.widgets.Select(
+                    label=label,
+                    value=value,
+                    width=210,
+                    description=tip,
+                    options=words.variant_options(system, f["name"], f["choices"]),
+                )
             else:
-                w = pn.widgets.TextInput(label=label, value=value, width=210,
-                                         description=tip)
+                w = pn.widgets.TextInput(label=label, value=value, width=210, description=tip)
             w.param.watch(callback, "value")
             widgets[f["name"]] = w
         box.objects = [pn.FlexBox(*widgets.values())]
@@ -168,8 +194,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
             self._say([str(exc)])
         except Exception as exc:  # the page must keep serving
             log.error("workbench: %s", traceback.format_exc())
-            self._say([_("Internal error: {error}").format(error=f"{type(exc).__name__}: "
-                                                                    f"{exc}")])
+            self._say([_("Internal error: {error}").format(error=f"{type(exc).__name__}: {exc}")])
         return False
 
     # ------------------------------------------------------------------ URL
@@ -190,6 +215,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         location.sync(self.url, {model.url_param(k): k for k in model.QUERY_KEYS})
         given = parse_qsl((location.search or "").lstrip("?"), keep_blank_values=True)
         if any(k in model.ALIASES for k, _v in given):
+
             def rewrite() -> None:
                 query = model.to_query(self.state)
                 location.search = "?" + urlencode(query) if query else ""
@@ -209,6 +235,7 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
                 self.refresh_distance()
                 self._audit_command()
                 self.show_audit()
+
         self._guard(go)
         self._push_url()
 
@@ -239,8 +266,10 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         self.f_trials.label = _("Fights of the group (Monte Carlo)")
         self.f_seed.label = _("Seed of the group fight")
         self.f_stop.label, self.s_run.label = _("Stop"), _("Run the sensitivity")
-        self.f_scenario.options, self.s_source.options = (self._group_options(),
-                                                          self._knob_sources())
+        self.f_scenario.options, self.s_source.options = (
+            self._group_options(),
+            self._knob_sources(),
+        )
         self._rules_labels()
         self._pin_words()
         self._check_widgets()
@@ -278,8 +307,12 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         if not job:
             return
         with language(self.state.lang):
-            poll = {"mc": self._poll_duel, "audit": self._poll_audit,
-                    "groups": self._poll_groups, "sensitivity": self._poll_sensitivity}
+            poll = {
+                "mc": self._poll_duel,
+                "audit": self._poll_audit,
+                "groups": self._poll_groups,
+                "sensitivity": self._poll_sensitivity,
+            }
             if not poll[job["kind"]](job):
                 return
         self._job = {}
@@ -291,19 +324,23 @@ class Workbench(ChecksTab, DuelTab, DistanceTab, AuditTab, GroupsTab, Sensitivit
         rules (``--set SYSTEM:KNOB=VALUE``), so it prints the page's numbers."""
         import shlex
 
-        return command + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files) \
+        return (
+            command
+            + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files)
             + "".join(f" {w}" for w in self._edit_words())
+        )
 
 
-def create_page(guardrails: str | None = None, lang: str = "en", rules=None,
-                rule_files: tuple[str, ...] = ()):
+def create_page(
+    guardrails: str | None = None, lang: str = "en", rules=None, rule_files: tuple[str, ...] = ()
+):
     """The Panel app function: one :class:`Workbench` per browser tab, computing under
     ``rules`` (:mod:`analysis.rules`; None: the package's)."""
+
     def page():
         query = dict(pn.state.session_args or {})
         try:
-            wb = Workbench(query, guardrails, lang, rules=rules or {},
-                           rule_files=rule_files)
+            wb = Workbench(query, guardrails, lang, rules=rules or {}, rule_files=rule_files)
         except Exception as exc:  # never a traceback on the page
             log.error("workbench: %s", traceback.format_exc())
             return pn.pane.Alert(f"{type(exc).__name__}: {exc}", alert_type="danger")
@@ -314,6 +351,7 @@ def create_page(guardrails: str | None = None, lang: str = "en", rules=None,
         wb.root.title = title
         pn.state.curdoc.title = title
         return wb.root
+
     return page
 
 
@@ -326,9 +364,18 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-def serve(host: str = "127.0.0.1", port: int = 5006, *, show: bool = True,
-          guardrails: str | None = None, lang: str = "en", ready: Callable | None = None,
-          warm: bool = True, rules=None, rule_files: tuple[str, ...] = ()):
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 5006,
+    *,
+    show: bool = True,
+    guardrails: str | None = None,
+    lang: str = "en",
+    ready: Callable | None = None,
+    warm: bool = True,
+    rules=None,
+    rule_files: tuple[str, ...] = (),
+):
     """Serve the workbench until Ctrl-C; ``ready(url)`` is called once it listens.
     ``warm``: first compute each system's default view once in this process (numba
     loads its cached kernels, the archetype libraries are read), so the first page
@@ -350,9 +397,18 @@ def serve(host: str = "127.0.0.1", port: int = 5006, *, show: bool = True,
     if host not in ("127.0.0.1", "localhost"):
         origins.append("*" if host in ("0.0.0.0", "::") else f"{host}:{port}")
     page = create_page(guardrails, lang, rules, rule_files)
-    server = pn.serve({"/": page}, address=host, port=port,
-                      show=False, start=False, threaded=False, title="rpg-balance",
-                      websocket_origin=origins, verbose=False, print_url=False)
+    server = pn.serve(
+        {"/": page},
+        address=host,
+        port=port,
+        show=False,
+        start=False,
+        threaded=False,
+        title="rpg-balance",
+        websocket_origin=origins,
+        verbose=False,
+        print_url=False,
+    )
     actual = server.port
     shown = "127.0.0.1" if host in ("127.0.0.1", "0.0.0.0") else host
     url = f"http://{shown}:{actual}/"

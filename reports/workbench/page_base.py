@@ -77,8 +77,9 @@ class PageBase:
 
         def _with_rules(self, command: str) -> str: ...
 
-        def _variant_widgets(self, system: str, fields: list[dict], given: dict,
-                             box: pn.Column, callback: Callable) -> dict: ...
+        def _variant_widgets(
+            self, system: str, fields: list[dict], given: dict, box: pn.Column, callback: Callable
+        ) -> dict: ...
 
         # -------------------------------------------------------------- the other tabs
 
@@ -108,9 +109,9 @@ class PageBase:
 
         def _read_traits(self, old: model.DuelState, new: model.DuelState) -> None: ...
 
-        def pinned_duel(self, mc: bool = False,
-                        on_batch: Callable[[int, int], None] | None = None
-                        ) -> model.DuelResult | None: ...
+        def pinned_duel(
+            self, mc: bool = False, on_batch: Callable[[int, int], None] | None = None
+        ) -> model.DuelResult | None: ...
 
         def pinned_audit(self) -> pd.DataFrame | None: ...
 

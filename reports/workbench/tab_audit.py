@@ -25,15 +25,18 @@ class AuditTab(PageBase):
 
     def _build_audit(self) -> None:
         a = self.state.audit
-        self.g_source = pn.widgets.RadioButtonGroup(label=_("Guardrails"),
-                                                    options=self._sources(), value=a.source)
+        self.g_source = pn.widgets.RadioButtonGroup(
+            label=_("Guardrails"), options=self._sources(), value=a.source
+        )
         self.g_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
-        self.g_suggest = pn.widgets.Checkbox(label=_("Search a cure for each failure"),
-                                             value=a.suggest)
+        self.g_suggest = pn.widgets.Checkbox(
+            label=_("Search a cure for each failure"), value=a.suggest
+        )
         self.g_run = pn.widgets.Button(label=_("Run the audit"), color="primary")
         self.g_status = pn.pane.Markdown("")
-        self.g_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width",
-                                         escape=False)   # cells escaped by words.frame
+        self.g_table = pn.pane.DataFrame(
+            None, index=False, sizing_mode="stretch_width", escape=False
+        )  # cells escaped by words.frame
         self.g_command = pn.pane.Markdown("")
         self.g_source.param.watch(self._on_audit_setting, "value")
         self.g_suggest.param.watch(self._on_audit_setting, "value")
@@ -44,15 +47,21 @@ class AuditTab(PageBase):
     def _audit_pane(self) -> pn.Column:
         return pn.Column(
             pn.Row(self.g_source, self.g_upload),
-            pn.Row(self.g_suggest, self.g_run), self.g_status, self.g_table, self.p_audit,
+            pn.Row(self.g_suggest, self.g_run),
+            self.g_status,
+            self.g_table,
+            self.p_audit,
             pn.pane.Markdown("**" + _("The same audit on the command line") + "**"),
-            self.g_command)
+            self.g_command,
+        )
 
     def _sources(self) -> dict:
         if self.guardrails:
-            return {_("shipped guardrails"): "default",
-                    _("file named on the command line"): "file",
-                    _("uploaded file"): "upload"}
+            return {
+                _("shipped guardrails"): "default",
+                _("file named on the command line"): "file",
+                _("uploaded file"): "upload",
+            }
         return {_("shipped guardrails"): "default", _("uploaded file"): "upload"}
 
     def show_audit(self) -> None:
@@ -61,28 +70,32 @@ class AuditTab(PageBase):
         t = self._audit
         if t is None:
             return
-        self.g_status.object = _("{n} guardrails: {passed} pass, {failed} fail, {other} "
-                                 "undecided.").format(
-            n=len(t), passed=int((t["status"] == "pass").sum()),
+        self.g_status.object = _(
+            "{n} guardrails: {passed} pass, {failed} fail, {other} undecided."
+        ).format(
+            n=len(t),
+            passed=int((t["status"] == "pass").sum()),
             failed=int((t["status"] == "fail").sum()),
-            other=int((~t["status"].isin(["pass", "fail"])).sum()))
+            other=int((~t["status"].isin(["pass", "fail"])).sum()),
+        )
         shown = t[[c for c in model.AUDIT_COLUMNS if c in t.columns]].copy()
         self.g_table.object = words.audit_frame(shown)
         self._compare_audit()
 
     def _on_audit_setting(self, _event=None) -> None:
         def go():
-            self.state.audit = model.AuditState(self.g_source.value,
-                                                bool(self.g_suggest.value))
+            self.state.audit = model.AuditState(self.g_source.value, bool(self.g_suggest.value))
             with language(self.state.lang):
                 self._audit_command()
+
         self._guard(go)
         self._push_url()
 
     def _audit_command(self) -> None:
         a = self.state.audit
-        self.g_command.object = code_block(self._with_rules(
-            model.audit_command(a.source, self.guardrails, a.suggest)))
+        self.g_command.object = code_block(
+            self._with_rules(model.audit_command(a.source, self.guardrails, a.suggest))
+        )
 
     def _on_upload(self, event) -> None:
         if event.new:
@@ -115,8 +128,7 @@ class AuditTab(PageBase):
             def run():
                 try:
                     with language(lang), carrying(self.rules):
-                        job["result"] = model.audit_result(scenarios, suggest=suggest,
-                                                           files=files)
+                        job["result"] = model.audit_result(scenarios, suggest=suggest, files=files)
                         self.pinned_audit()  # A's audit too, when pinned (cached)
                 except InputError as exc:
                     job["error"] = str(exc)
@@ -126,7 +138,9 @@ class AuditTab(PageBase):
                 finally:
                     job["finished"] = True
                     self._busy.release()
+
             threading.Thread(target=run, daemon=True, name="workbench-audit").start()
+
         self._guard(go)
 
     def _poll_audit(self, job: dict) -> bool:

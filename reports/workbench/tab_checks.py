@@ -18,22 +18,28 @@ class ChecksTab(PageBase):
     """The widgets, callbacks and results of the Checks tab."""
 
     def _build_checks(self) -> None:
-        self.c_system = pn.widgets.Select(label=_("System"), options=model.check_systems(),
-                                          value=self.state.check.system,
-                                          description=words.tip("system",
-                                                                "rpg-balance curves SYSTEM"))
-        self.c_target = pn.widgets.TextInput(label=_("Target chance (0 to 1)"),
-                                             value=repr(float(self.state.check.target)),
-                                             description=words.tip("target", "--target"))
-        self.c_comp = pn.widgets.Select(label=_("Competence"),
-                                        description=words.tip("competence", "--competence"))
+        self.c_system = pn.widgets.Select(
+            label=_("System"),
+            options=model.check_systems(),
+            value=self.state.check.system,
+            description=words.tip("system", "rpg-balance curves SYSTEM"),
+        )
+        self.c_target = pn.widgets.TextInput(
+            label=_("Target chance (0 to 1)"),
+            value=repr(float(self.state.check.target)),
+            description=words.tip("target", "--target"),
+        )
+        self.c_comp = pn.widgets.Select(
+            label=_("Competence"), description=words.tip("competence", "--competence")
+        )
         self.c_variants = pn.Column()
         self.c_axes = pn.Row()
         self.c_sentence = pn.pane.Markdown("")
         self.c_figure = pn.pane.PNG(None, width=750)
         self.c_solve = pn.pane.DataFrame(None, index=False, escape=False)
-        self.c_table = pn.pane.DataFrame(None, max_rows=60, index=False, escape=False,
-                                         sizing_mode="stretch_width")
+        self.c_table = pn.pane.DataFrame(
+            None, max_rows=60, index=False, escape=False, sizing_mode="stretch_width"
+        )
         self.c_command = pn.pane.Markdown("")
         self._check_widgets()
         self.c_system.param.watch(self._on_check_system, "value")
@@ -45,25 +51,38 @@ class ChecksTab(PageBase):
             pn.Row(self.c_system, self.c_comp, self.c_target),
             self.c_axes,
             pn.Card(self.c_variants, title=_("Check variants"), collapsed=True),
-            self.c_sentence, self.c_solve, self.c_figure, self.c_table, self.p_checks,
+            self.c_sentence,
+            self.c_solve,
+            self.c_figure,
+            self.c_table,
+            self.p_checks,
             pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
-            self.c_command)
+            self.c_command,
+        )
 
     def _check_widgets(self) -> None:
         from engines.system import get
 
         c = self.state.check
         spec = get(c.system)
-        self._c_vars = self._variant_widgets(c.system, model.check_variant_fields(c.system),
-                                             c.variants, self.c_variants, self._on_check)
+        self._c_vars = self._variant_widgets(
+            c.system,
+            model.check_variant_fields(c.system),
+            c.variants,
+            self.c_variants,
+            self._on_check,
+        )
         self._c_axes = {}
         for name, values in spec.checks.axes.items():
-            w = pn.widgets.Select(label=words.axis_label(c.system, name),
-                                  options=words.axis_options(
-                                      c.system, name, [model.variant_text(v) for v in values],
-                                      model.ALL),
-                                  value=c.axes.get(name, model.ALL), width=190,
-                                  description=words.tip(name))
+            w = pn.widgets.Select(
+                label=words.axis_label(c.system, name),
+                options=words.axis_options(
+                    c.system, name, [model.variant_text(v) for v in values], model.ALL
+                ),
+                value=c.axes.get(name, model.ALL),
+                width=190,
+                description=words.tip(name),
+            )
             w.param.watch(self._on_check, "value")
             self._c_axes[name] = w
         self.c_axes.objects = list(self._c_axes.values())
@@ -71,8 +90,7 @@ class ChecksTab(PageBase):
         comp = [model.variant_text(v) for v in (spec.checks.axes.get(axis, ()) if axis else ())]
         self.c_comp.label = _("Competence") + (f" ({header(axis)})" if comp else "")
         self.c_comp.options = comp
-        self.c_comp.value = c.competence if c.competence in comp else (comp[0] if comp
-                                                                       else None)
+        self.c_comp.value = c.competence if c.competence in comp else (comp[0] if comp else None)
 
     def _on_check_system(self, event) -> None:
         def go():
@@ -80,6 +98,7 @@ class ChecksTab(PageBase):
             with language(self.state.lang):
                 self._check_widgets()
                 self.refresh_checks()
+
         self._guard(go)
         self._push_url()
 
@@ -88,15 +107,17 @@ class ChecksTab(PageBase):
             c = self.state.check
             given = {k: w.value for k, w in self._c_vars.items()}
             new = model.CheckState(
-                c.system, model.check_variants(c.system, given),
+                c.system,
+                model.check_variants(c.system, given),
                 model.check_axes(c.system, {k: w.value for k, w in self._c_axes.items()}),
                 model.check_target(self.c_target.value),
-                model.check_competence(c.system, self.c_comp.value)
-                if self.c_comp.options else "")
+                model.check_competence(c.system, self.c_comp.value) if self.c_comp.options else "",
+            )
             self.state.check = new
             with language(self.state.lang):
                 self.refresh_checks()
             self._say([])
+
         self._guard(go)
         self._push_url()
 
@@ -107,9 +128,13 @@ class ChecksTab(PageBase):
         shown = frame(pivot.reset_index(), percent_cols=tuple(pivot.columns))
         rows, cols = pivot.index.name, pivot.columns.name
         if rows and cols:
-            shown.columns = [words.abbr(f"{words.column_words(rows)} ↓ · "
-                                        f"{words.column_words(cols)} →", f"{rows} ↓ · {cols} →"),
-                             *shown.columns[1:]]
+            shown.columns = [
+                words.abbr(
+                    f"{words.column_words(rows)} ↓ · {words.column_words(cols)} →",
+                    f"{rows} ↓ · {cols} →",
+                ),
+                *shown.columns[1:],
+            ]
         return shown
 
     def refresh_checks(self) -> None:
@@ -122,9 +147,7 @@ class ChecksTab(PageBase):
             self.c_solve.object = None
         else:
             solve = r.solve[["axis", "competence", "difficulty", "p", "target"]].copy()
-            solve["axis"] = [words.abbr(words.axis_words(c.system, x), x)
-                             for x in solve["axis"]]
+            solve["axis"] = [words.abbr(words.axis_words(c.system, x), x) for x in solve["axis"]]
             self.c_solve.object = frame(solve, ("target",))
-        self.c_command.object = code_block("\n".join(x for x in (r.command, r.solve_command)
-                                                if x))
+        self.c_command.object = code_block("\n".join(x for x in (r.command, r.solve_command) if x))
         self._compare_checks(r)

@@ -17,9 +17,13 @@ __all__ = ["DEADLINESS", "DistanceTab", "figure_table"]
 
 #: the deadliness columns of the duel's summary row (RULES.md "Lethality outcomes",
 #: LO-r3): the loser's fates among decided fights, someone dead, the mean dead
-DEADLINESS = (("p_loser_dead", "se_loser_dead"), ("p_loser_dying", "se_loser_dying"),
-              ("p_loser_out", "se_loser_out"), ("p_someone_dead", "se_someone_dead"),
-              ("deaths_mean", "se_deaths_mean"))
+DEADLINESS = (
+    ("p_loser_dead", "se_loser_dead"),
+    ("p_loser_dying", "se_loser_dying"),
+    ("p_loser_out", "se_loser_out"),
+    ("p_someone_dead", "se_someone_dead"),
+    ("deaths_mean", "se_deaths_mean"),
+)
 
 
 def figure_table(row: dict, pairs, exact: bool = False, names: dict | None = None):
@@ -34,13 +38,11 @@ def figure_table(row: dict, pairs, exact: bool = False, names: dict | None = Non
         from ..i18n import decimal, percent
 
         # the language's decimal mark (:mod:`.words`)
-        return percent(float(x), 2, fixed=True) if key.startswith("p_") \
-            else decimal(float(x), 4)
+        return percent(float(x), 2, fixed=True) if key.startswith("p_") else decimal(float(x), 4)
 
     rows = []
     for key, se in pairs:
-        one = {_("figure"): (names or {}).get(key) or header(key),
-               _("value"): shown(key, row[key])}
+        one = {_("figure"): (names or {}).get(key) or header(key), _("value"): shown(key, row[key])}
         if not exact:
             one[_("SE")] = shown(key, row[se])
         rows.append(one)
@@ -53,19 +55,24 @@ class DistanceTab(PageBase):
     def _build_distance(self) -> None:
         d = self.state.duel
         self.d_deadly = pn.pane.DataFrame(None, index=False)
-        self.d_distances = pn.widgets.TextInput(label=_("Starting distances (metres)"),
-                                                value=d.distances, width=260)
+        self.d_distances = pn.widgets.TextInput(
+            label=_("Starting distances (metres)"), value=d.distances, width=260
+        )
         self.d_dist_table = pn.pane.DataFrame(None, index=False, escape=False)  # words.frame
         self.d_dist_figure = pn.pane.PNG(None, width=750)
         self.d_dist_command = pn.pane.Markdown("")
         self.d_dist_same = pn.pane.Markdown("")
         self.d_dist_card = pn.Card(
-            self.d_distances, self.d_dist_table, self.d_dist_figure,
-            self.d_dist_same, self.d_dist_command, title=_("Distance table (exact)"),
-            collapsed=True)
+            self.d_distances,
+            self.d_dist_table,
+            self.d_dist_figure,
+            self.d_dist_same,
+            self.d_dist_command,
+            title=_("Distance table (exact)"),
+            collapsed=True,
+        )
         self.d_distances.param.watch(self._on_distances, "value")
-        self.d_dist_card.param.watch(lambda _e: self._guard(self.refresh_distance),
-                                     "collapsed")
+        self.d_dist_card.param.watch(lambda _e: self._guard(self.refresh_distance), "collapsed")
 
     def _distance_pane(self) -> list:
         """What the Duel tab shows after the summary: the deadliness table and the card."""
@@ -74,8 +81,11 @@ class DistanceTab(PageBase):
         self.d_dist_card.title = _("Distance table (exact)")
         self.d_dist_same.object = "**" + _("The same numbers on the command line") + "**"
         self.d_dist_card.visible = has_distance(self.state.duel.system)
-        return [pn.pane.Markdown("**" + _("How deadly the duel is") + "**"), self.d_deadly,
-                self.d_dist_card]
+        return [
+            pn.pane.Markdown("**" + _("How deadly the duel is") + "**"),
+            self.d_deadly,
+            self.d_dist_card,
+        ]
 
     def show_deadliness(self, row: dict) -> None:
         """The deadliness figures of a duel's summary row (the same columns as the
@@ -87,10 +97,10 @@ class DistanceTab(PageBase):
             return
 
         def go():
-            self.state.duel.distances = model.check_distances(self.state.duel.system,
-                                                              event.new)
+            self.state.duel.distances = model.check_distances(self.state.duel.system, event.new)
             self.refresh_distance()
             self._say([])
+
         self._guard(go)
         self._push_url()
 
@@ -110,8 +120,17 @@ class DistanceTab(PageBase):
             self._updating = False
         self.d_dist_command.object = code_block(self._with_rules(model.distance_command(d)))
         r = model.distance_result(d)
-        keys = ["distance", "p_side0", "p_side1", "p_neither", "p_loser_dead",
-                "p_loser_dying", "p_loser_out", "p_someone_dead", "deaths_mean",
-                "rounds_mean"]
+        keys = [
+            "distance",
+            "p_side0",
+            "p_side1",
+            "p_neither",
+            "p_loser_dead",
+            "p_loser_dying",
+            "p_loser_out",
+            "p_someone_dead",
+            "deaths_mean",
+            "rounds_mean",
+        ]
         self.d_dist_table.object = frame(r.table[[k for k in keys if k in r.table]])
         self.d_dist_figure.object = r.figure

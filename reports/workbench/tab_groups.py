@@ -22,8 +22,7 @@ from .tab_distance import figure_table
 
 __all__ = ["GroupsTab"]
 
-_FATES = {"standing": N_("standing"), "dead": N_("dead"), "dying": N_("dying"),
-          "out": N_("out")}
+_FATES = {"standing": N_("standing"), "dead": N_("dead"), "dying": N_("dying"), "out": N_("out")}
 
 
 class GroupsTab(PageBase):
@@ -31,13 +30,16 @@ class GroupsTab(PageBase):
 
     def _build_groups(self) -> None:
         g = self.state.groups
-        self.f_scenario = pn.widgets.Select(label=_("Matchup file"),
-                                            options=self._group_options(), value=g.scenario)
+        self.f_scenario = pn.widgets.Select(
+            label=_("Matchup file"), options=self._group_options(), value=g.scenario
+        )
         self.f_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
-        self.f_trials = pn.widgets.TextInput(label=_("Fights of the group (Monte Carlo)"),
-                                             value=str(g.trials), width=220)
-        self.f_seed = pn.widgets.TextInput(label=_("Seed of the group fight"),
-                                           value=str(g.seed), width=220)
+        self.f_trials = pn.widgets.TextInput(
+            label=_("Fights of the group (Monte Carlo)"), value=str(g.trials), width=220
+        )
+        self.f_seed = pn.widgets.TextInput(
+            label=_("Seed of the group fight"), value=str(g.seed), width=220
+        )
         self.f_run = pn.widgets.Button(label=_("Run the group fight"), color="primary")
         self.f_stop = pn.widgets.Button(label=_("Stop"), color="danger", disabled=True)
         self.f_progress = pn.indicators.Progress(value=0, max=100, visible=False, width=300)
@@ -54,16 +56,18 @@ class GroupsTab(PageBase):
 
     def _group_options(self) -> dict:
         # a shipped matchup by its file's name (scenarios/combat/NAME.toml), never its id
-        return {**{f"{n}.toml": n for n in model.shipped_scenarios()},
-                _("uploaded file"): "upload"}
+        return {**{f"{n}.toml": n for n in model.shipped_scenarios()}, _("uploaded file"): "upload"}
 
     def _groups_pane(self) -> pn.Column:
         return pn.Column(
             pn.Row(self.f_scenario, self.f_upload),
             pn.Row(self.f_trials, self.f_seed),
-            pn.Row(self.f_run, self.f_stop, self.f_progress), self.f_status, self.f_table,
+            pn.Row(self.f_run, self.f_stop, self.f_progress),
+            self.f_status,
+            self.f_table,
             pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
-            self.f_command)
+            self.f_command,
+        )
 
     def _group_file(self) -> str:
         g = self.state.groups
@@ -72,20 +76,28 @@ class GroupsTab(PageBase):
         return f"scenarios/combat/{g.scenario}.toml"
 
     def _group_command(self) -> None:
-        self.f_command.object = code_block(self._with_rules(model.group_command(
-            self.state.groups, self._group_file())))
+        self.f_command.object = code_block(
+            self._with_rules(model.group_command(self.state.groups, self._group_file()))
+        )
 
     def _on_group_setting(self, _event=None) -> None:
         def go():
             from analysis import limits
 
             self.state.groups = model.GroupState(
-                self.f_scenario.value, limits.trials(self.f_trials.value,
-                                                     _("Fights of the group (Monte Carlo)")),
-                limits.bounded_int(self.f_seed.value, 0, model.MAX_PAGE_SEED, "a seed",
-                                   _("Seed of the group fight")))
+                self.f_scenario.value,
+                limits.trials(self.f_trials.value, _("Fights of the group (Monte Carlo)")),
+                limits.bounded_int(
+                    self.f_seed.value,
+                    0,
+                    model.MAX_PAGE_SEED,
+                    "a seed",
+                    _("Seed of the group fight"),
+                ),
+            )
             self._group_command()
             self._say([])
+
         self._guard(go)
         self._push_url()
 
@@ -100,6 +112,7 @@ class GroupsTab(PageBase):
             self.f_scenario.value = "upload"
             self._group_command()
             self.f_status.object = _("{name}: a valid matchup file.").format(name=name)
+
         if not self._guard(go):
             self._f_upload = None
 
@@ -117,8 +130,13 @@ class GroupsTab(PageBase):
             if not self._busy.acquire(blocking=False):
                 raise InputError(_("A run is already going; press Stop first."))
             self._stop.clear()
-            self._job = {"kind": "groups", "done": 0, "total": g.trials, "result": None,
-                         "error": None}
+            self._job = {
+                "kind": "groups",
+                "done": 0,
+                "total": g.trials,
+                "result": None,
+                "error": None,
+            }
             self.f_run.disabled, self.f_stop.disabled = True, False
             self.f_progress.value, self.f_progress.visible = 0, True
             self.f_status.object = _("Running {n} fights…").format(n=g.trials)
@@ -143,7 +161,9 @@ class GroupsTab(PageBase):
                 finally:
                     job["finished"] = True
                     self._busy.release()
+
             threading.Thread(target=run, daemon=True, name="workbench-groups").start()
+
         self._guard(go)
         self._push_url()
 
@@ -152,14 +172,17 @@ class GroupsTab(PageBase):
         self.f_progress.value = int(100 * job["done"] / max(job["total"], 1))
         if not job.get("finished"):
             self.f_status.object = _("Running: {done} of {n} fights…").format(
-                done=job["done"], n=job["total"])
+                done=job["done"], n=job["total"]
+            )
             return False
         self.f_stop.disabled, self.f_progress.visible = True, False
         self.f_run.disabled = False
         if job["error"] == "stopped":
-            self.f_status.object = _("Stopped between batches after {done} of {n} "
-                                     "fights; nothing is shown for a partial "
-                                     "run.").format(done=job["done"], n=job["total"])
+            self.f_status.object = _(
+                "Stopped between batches after {done} of {n} "
+                "fights; nothing is shown for a partial "
+                "run."
+            ).format(done=job["done"], n=job["total"])
         elif job["error"]:
             self.f_status.object = job["error"]
         else:
@@ -169,11 +192,16 @@ class GroupsTab(PageBase):
     def show_group(self, r: model.GroupResult) -> None:
         """Every figure of the fight with its standard error, and its command."""
         row = r.row
-        self.f_status.object = _("Done: {n} fights.").format(n=row["trials"]) + " " + \
-            _("{title} ({system}): side A {a} against side B {b}.").format(
-                title=page_words.capital(text(r.title)), system=row["system"],
+        self.f_status.object = (
+            _("Done: {n} fights.").format(n=row["trials"])
+            + " "
+            + _("{title} ({system}): side A {a} against side B {b}.").format(
+                title=page_words.capital(text(r.title)),
+                system=row["system"],
                 a=page_words.abbr(page_words.value_words(row["side0"]), row["side0"]),
-                b=page_words.abbr(page_words.value_words(row["side1"]), row["side1"]))
+                b=page_words.abbr(page_words.value_words(row["side1"]), row["side1"]),
+            )
+        )
         pairs = list(model.GROUP_FIGURES)
         names = {}
         for side, letter in ((0, "A"), (1, "B")):

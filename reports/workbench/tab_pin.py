@@ -37,12 +37,15 @@ def _cell(figure: str, value: float, column: str) -> str:
     chance = name == "p" or name.startswith("p_")
     from ..i18n import decimal, percent
 
-    def signed(x: float, digits: int) -> str:   # the language's decimal mark (words.py)
+    def signed(x: float, digits: int) -> str:  # the language's decimal mark (words.py)
         return ("-" if x < 0 else "+") + decimal(abs(x), digits)
 
     if column == "diff":  # rounded first: no "-0.00" for a difference under the last digit
-        return (f"{signed(round(100 * value, 2) + 0.0, 2)} pp" if chance
-                else signed(round(value, 3) + 0.0, 3))
+        return (
+            f"{signed(round(100 * value, 2) + 0.0, 2)} pp"
+            if chance
+            else signed(round(value, 3) + 0.0, 3)
+        )
     if column == "se_diff":
         return f"{decimal(100 * value, 2)} pp" if chance else decimal(value, 3)
     return percent(value, 2, fixed=True) if chance else decimal(value, 3)
@@ -61,11 +64,13 @@ def flips_frame(flips):
     out = flips.copy()
     metrics = [str(m) for m in out["metric"]]
     for col in ("value_A", "value_B"):
-        out[col] = [MISSING if v is None or v != v else text(figure_phrase(m, v))
-                    for m, v in zip(metrics, out[col], strict=True)]
+        out[col] = [
+            MISSING if v is None or v != v else text(figure_phrase(m, v))
+            for m, v in zip(metrics, out[col], strict=True)
+        ]
     out["guardrail"] = [text(x) for x in out["guardrail"]]
     shown = frame(out)
-    for col in ("guardrail", "value_A", "value_B"):   # sentences: escaped, not read as ids
+    for col in ("guardrail", "value_A", "value_B"):  # sentences: escaped, not read as ids
         shown[abbr(column_words(col), col)] = [html.escape(str(x)) for x in out[col]]
     return shown
 
@@ -75,15 +80,16 @@ class PinTab(PageBase):
 
     def _build_pin(self) -> None:
         self.p_pin = pn.widgets.Button(label=_("Pin as A"), color="primary", width=120)
-        self.p_unpin = pn.widgets.Button(label=_("Unpin A"), width=120,
-                                         disabled=self.state.pinned is None)
+        self.p_unpin = pn.widgets.Button(
+            label=_("Unpin A"), width=120, disabled=self.state.pinned is None
+        )
         self.p_status = pn.pane.Markdown("")
         self.p_duel = pn.Column()
         self.p_checks = pn.Column()
         self.p_audit = pn.Column()
-        self._pin_cache: dict = {}        # (kind, repr of A's setup) → A's result
+        self._pin_cache: dict = {}  # (kind, repr of A's setup) → A's result
         self._pin_upload: tuple[str, bytes] | None = None
-        self._d_last = None               # the DuelResult last shown (B's)
+        self._d_last = None  # the DuelResult last shown (B's)
         self.p_pin.on_click(self._on_pin)
         self.p_unpin.on_click(self._on_unpin)
         self._pin_words()
@@ -94,8 +100,11 @@ class PinTab(PageBase):
     def _pin_words(self) -> None:
         self.p_pin.label, self.p_unpin.label = _("Pin as A"), _("Unpin A")
         self.p_unpin.disabled = self.state.pinned is None
-        self.p_status.object = (_("A is pinned: every tab shows B (the setup on screen) "
-                                  "beside A.") if self.state.pinned is not None else "")
+        self.p_status.object = (
+            _("A is pinned: every tab shows B (the setup on screen) beside A.")
+            if self.state.pinned is not None
+            else ""
+        )
 
     # ------------------------------------------------------------------ callbacks
 
@@ -114,6 +123,7 @@ class PinTab(PageBase):
                 self._pin_cache[("duel", repr(a.duel), repr(a.edits))] = last
             self._pin_upload = self._upload
             self._refresh_all()
+
         self._guard(go)
         self._push_url()
 
@@ -122,6 +132,7 @@ class PinTab(PageBase):
             self.state.pinned = None
             self._pin_cache.clear()
             self._refresh_all()
+
         self._guard(go)
         self._push_url()
 
@@ -143,8 +154,7 @@ class PinTab(PageBase):
         key = ("duel", repr(a.duel), repr(a.edits))
         if key not in self._pin_cache and (a.duel.method == "exact" or mc):
             with only(self._pinned_rules()):
-                self._pin_cache[key] = model.duel_result(a.duel, figure=False,
-                                                         on_batch=on_batch)
+                self._pin_cache[key] = model.duel_result(a.duel, figure=False, on_batch=on_batch)
         return self._pin_cache.get(key)
 
     def _compare_duel(self, r) -> None:
@@ -157,20 +167,26 @@ class PinTab(PageBase):
         if a is None:
             return
         if not self.p_duel.objects:
-            self._d_panes = (pn.pane.Markdown(""), pn.pane.Markdown(""),
-                             pn.pane.DataFrame(None, index=False, escape=False),  # abbr
-                             pn.pane.Markdown(""))
+            self._d_panes = (
+                pn.pane.Markdown(""),
+                pn.pane.Markdown(""),
+                pn.pane.DataFrame(None, index=False, escape=False),  # abbr
+                pn.pane.Markdown(""),
+            )
             self.p_duel.objects = list(self._d_panes)
         head, text, table, commands = self._d_panes
         head.object = "### " + _("A/B: B (on screen) − A (pinned)")
         ra = self.pinned_duel()
         if ra is None or r is None:
-            text.object = (_("A is a Monte Carlo run: press “Run Monte Carlo” to run A and "
-                             "B.") if ra is None
-                           else _("B is a Monte Carlo run: press “Run Monte Carlo”."))
+            text.object = (
+                _("A is a Monte Carlo run: press “Run Monte Carlo” to run A and B.")
+                if ra is None
+                else _("B is a Monte Carlo run: press “Run Monte Carlo”.")
+            )
             table.object = None
-            commands.object = self._commands(model.duel_command(a.duel),
-                                             model.duel_command(self.state.duel))
+            commands.object = self._commands(
+                model.duel_command(a.duel), model.duel_command(self.state.duel)
+            )
             return
         t = model.duel_table(ra, r)
         shown = t.copy()
@@ -181,12 +197,15 @@ class PinTab(PageBase):
         shown["figure"] = [self._figure_words(f, header) for f in t["figure"]]
         if t["se_diff"].isna().all():
             shown = shown.drop(columns="se_diff")
-        shown = shown.rename(columns={"figure": _("figure"), "diff": "B − A",
-                                      "se_diff": _("SE of B − A")})
+        shown = shown.rename(
+            columns={"figure": _("figure"), "diff": "B − A", "se_diff": _("SE of B − A")}
+        )
         wins = t[t["figure"] == "p_side0"].iloc[0]
         sentence = _("A wins: {a} under A, {b} under B; B − A = {d}.").format(
-            a=_cell("p_side0", wins["A"], "A"), b=_cell("p_side0", wins["B"], "B"),
-            d=_cell("p_side0", wins["diff"], "diff"))
+            a=_cell("p_side0", wins["A"], "A"),
+            b=_cell("p_side0", wins["B"], "B"),
+            d=_cell("p_side0", wins["diff"], "diff"),
+        )
         note = model.se_note(a.duel, self.state.duel)
         text.object = sentence + (f"\n\n{note}" if note else "")
         table.object = shown
@@ -196,9 +215,10 @@ class PinTab(PageBase):
     def _figure_words(figure: str, header) -> str:
         """A figure of the duel's A/B table in words, its identifier in a tooltip."""
         if figure.startswith("one_hit_"):
-            side, key = figure[len("one_hit_"):].split(".")
-            return abbr(_("{figure}, one attack by {side}").format(figure=header(key),
-                                                                   side=side), key)
+            side, key = figure[len("one_hit_") :].split(".")
+            return abbr(
+                _("{figure}, one attack by {side}").format(figure=header(key), side=side), key
+            )
         return abbr(header(figure), figure)
 
     def _pinned_rules(self):
@@ -210,15 +230,24 @@ class PinTab(PageBase):
         """A's command: the page's rules files and A's own edits (``--set``)."""
         import shlex
 
-        return command + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files) \
+        return (
+            command
+            + "".join(f" --rules {shlex.quote(f)}" for f in self.rule_files)
             + "".join(f" {w}" for w in model.edit_args(getattr(self.state.pinned, "edits", {})))
+        )
 
     def _commands(self, a: str, b: str) -> str:
         """Each side's command, so each prints its own numbers."""
-        return ("**" + _("A on the command line") + "**\n\n"
-                + code_block(self._with_pinned_rules(a))
-                + "\n\n**" + _("B on the command line") + "**\n\n"
-                + code_block(self._with_rules(b)))
+        return (
+            "**"
+            + _("A on the command line")
+            + "**\n\n"
+            + code_block(self._with_pinned_rules(a))
+            + "\n\n**"
+            + _("B on the command line")
+            + "**\n\n"
+            + code_block(self._with_rules(b))
+        )
 
     # ------------------------------------------------------------------ checks
 
@@ -242,17 +271,21 @@ class PinTab(PageBase):
         t = model.check_table(ra, r)
         body: pn.pane.PaneBase
         if t is None:
-            body = pn.pane.Markdown(_("A and B share no cell of the curves (another "
-                                      "system or another slice)."))
+            body = pn.pane.Markdown(
+                _("A and B share no cell of the curves (another system or another slice).")
+            )
         else:
             shown = t.copy()
             shown["diff"] = [_cell("p", x, "diff") for x in t["diff"]]
-            shown = frame(shown, percent_cols=("p_A", "p_B")).rename(
-                columns={"diff": "B − A"})
-            body = pn.pane.DataFrame(shown, index=False, max_rows=60, escape=False,
-                                     sizing_mode="stretch_width")   # words.frame's HTML
-        self.p_checks.objects = [head, body, pn.pane.Markdown(self._commands(ra.command,
-                                                                             r.command))]
+            shown = frame(shown, percent_cols=("p_A", "p_B")).rename(columns={"diff": "B − A"})
+            body = pn.pane.DataFrame(
+                shown, index=False, max_rows=60, escape=False, sizing_mode="stretch_width"
+            )  # words.frame's HTML
+        self.p_checks.objects = [
+            head,
+            body,
+            pn.pane.Markdown(self._commands(ra.command, r.command)),
+        ]
 
     # ------------------------------------------------------------------ audit
 
@@ -283,8 +316,9 @@ class PinTab(PageBase):
             if scenarios is None:
                 return None
             with only(self._pinned_rules()):
-                self._pin_cache[key] = model.audit_result(scenarios, suggest=a.audit.suggest,
-                                                      files=files)
+                self._pin_cache[key] = model.audit_result(
+                    scenarios, suggest=a.audit.suggest, files=files
+                )
         return self._pin_cache[key]
 
     def _compare_audit(self) -> None:
@@ -301,9 +335,18 @@ class PinTab(PageBase):
         if flips.empty:
             body = pn.pane.Markdown(_("No verdict changed between A and B."))
         else:
-            body = pn.pane.DataFrame(flips_frame(flips), index=False, escape=False,
-                                     sizing_mode="stretch_width")   # words.frame's HTML
-        self.p_audit.objects = [head, body, pn.pane.Markdown(self._commands(
-            model.audit_command(a.audit.source, self.guardrails, a.audit.suggest),
-            model.audit_command(self.state.audit.source, self.guardrails,
-                                self.state.audit.suggest)))]
+            body = pn.pane.DataFrame(
+                flips_frame(flips), index=False, escape=False, sizing_mode="stretch_width"
+            )  # words.frame's HTML
+        self.p_audit.objects = [
+            head,
+            body,
+            pn.pane.Markdown(
+                self._commands(
+                    model.audit_command(a.audit.source, self.guardrails, a.audit.suggest),
+                    model.audit_command(
+                        self.state.audit.source, self.guardrails, self.state.audit.suggest
+                    ),
+                )
+            ),
+        ]

@@ -61,8 +61,12 @@ class RulesTab(PageBase):
         self.r_clear = pn.widgets.Button(label=_("Undo this system's edits"), width=200)
         self.r_edits = pn.pane.Markdown("")
         self.r_download = pn.widgets.FileDownload(
-            callback=self._rules_download, filename="rules.toml", embed=False,
-            label=_("Download the rules as a file"), width=260)
+            callback=self._rules_download,
+            filename="rules.toml",
+            embed=False,
+            label=_("Download the rules as a file"),
+            width=260,
+        )
         self.r_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
         self.r_field.param.watch(self._on_rule_field, "value")
         self.r_set.on_click(self._on_rule_set)
@@ -80,14 +84,16 @@ class RulesTab(PageBase):
             self.r_edits,
             pn.Row(self.r_clear, self.r_download),
             pn.Row(pn.pane.Markdown(_("Load a rules file:")), self.r_upload),
-            title=_("Edit the rules and the fighters' traits"), collapsed=False)
+            title=_("Edit the rules and the fighters' traits"),
+            collapsed=False,
+        )
 
     def _rules_labels(self) -> None:
         self.r_field.label, self.r_value.label = _("Rule field"), _("Value")
         self.r_set.label, self.r_clear.label = _("Set"), _("Undo this system's edits")
         self.r_download.label = _("Download the rules as a file")
         for side, inputs in getattr(self, "r_trait_inputs", {}).items():
-            for t, w in inputs.items():   # a trait's words follow the language too
+            for t, w in inputs.items():  # a trait's words follow the language too
                 w.label = _trait_label(t, side)
 
     def _rules_widgets(self) -> None:
@@ -100,11 +106,14 @@ class RulesTab(PageBase):
         try:
             if self._r_trait_system != d.system:
                 for side in "ab":
-                    inputs = {t: pn.widgets.TextInput(label=_trait_label(t, side),
-                                                      width=110,
-                                                      description=page_words.tip(
-                                                          t, f"--trait-{side} {t}=…"))
-                              for t in traits(d.system)}
+                    inputs = {
+                        t: pn.widgets.TextInput(
+                            label=_trait_label(t, side),
+                            width=110,
+                            description=page_words.tip(t, f"--trait-{side} {t}=…"),
+                        )
+                        for t in traits(d.system)
+                    }
                     for w in inputs.values():
                         w.param.watch(self._on_duel, "value")
                     self.r_trait_inputs[side] = inputs
@@ -120,8 +129,11 @@ class RulesTab(PageBase):
             values = {f["knob"]: f["value"] for f in fields}
             self._r_values = values
             edited = [k for k in self.state.edits.get(d.system, {}) if k in values]
-            keep = self.r_field.value if self.r_field.value in values else \
-                next(iter(edited or values), None)   # an edited field first (an address)
+            keep = (
+                self.r_field.value
+                if self.r_field.value in values
+                else next(iter(edited or values), None)
+            )  # an edited field first (an address)
             # each field in the glossary's words, the knob id in its menu's value
             self.r_field.options = page_words.knob_options(d.system, values)
             self.r_field.value = keep
@@ -129,9 +141,16 @@ class RulesTab(PageBase):
         finally:
             self._updating = False
         edits = self.state.edits
-        self.r_edits.object = ("**" + _("Edits of the rules") + ":** " + ", ".join(
-            f"`{s}:{k}={v}`" for s, k, v in model.edit_list(edits))) if edits else \
-            _("No edit of the rules on this page.")
+        self.r_edits.object = (
+            (
+                "**"
+                + _("Edits of the rules")
+                + ":** "
+                + ", ".join(f"`{s}:{k}={v}`" for s, k, v in model.edit_list(edits))
+            )
+            if edits
+            else _("No edit of the rules on this page.")
+        )
         self.r_download.filename = f"{d.system}_rules.toml"
 
     def _read_traits(self, old: model.DuelState, new: model.DuelState) -> None:
@@ -139,13 +158,18 @@ class RulesTab(PageBase):
         them (none when the side's archetype or the system changed: its own traits
         stand)."""
         for side in "ab":
-            if (old.system, getattr(old, side)) != (new.system, getattr(new, side)) or \
-                    self._r_trait_system != new.system:
+            if (old.system, getattr(old, side)) != (
+                new.system,
+                getattr(new, side),
+            ) or self._r_trait_system != new.system:
                 setattr(new, f"traits_{side}", {})
                 continue
             given = {t: w.value for t, w in self.r_trait_inputs[side].items()}
-            setattr(new, f"traits_{side}", model.check_traits(
-                new.system, getattr(new, side), given, f"trait-{side}"))
+            setattr(
+                new,
+                f"traits_{side}",
+                model.check_traits(new.system, getattr(new, side), given, f"trait-{side}"),
+            )
 
     # ------------------------------------------------------------------ callbacks
 
@@ -167,14 +191,22 @@ class RulesTab(PageBase):
             self.state.edits = change()
             self._apply_edits()
             self._say([])
+
         if self._guard(go):
             self._guard(self._after_edit)
         self._push_url()
 
     def _on_rule_set(self, _event=None) -> None:
         d = self.state.duel
-        self._edit(lambda: model.with_edit(self._base_rules, self.state.edits, d.system,
-                                           self.r_field.value, str(self.r_value.value)))
+        self._edit(
+            lambda: model.with_edit(
+                self._base_rules,
+                self.state.edits,
+                d.system,
+                self.r_field.value,
+                str(self.r_value.value),
+            )
+        )
 
     def _on_rule_clear(self, _event=None) -> None:
         system = self.state.duel.system
@@ -185,17 +217,17 @@ class RulesTab(PageBase):
             return
 
         def load():
-            system, knobs = model.load_rules_upload(self.r_upload.filename or "rules.toml",
-                                                    bytes(event.new), self._base_rules)
-            return {**{s: k for s, k in self.state.edits.items() if s != system},
-                    system: knobs}
+            system, knobs = model.load_rules_upload(
+                self.r_upload.filename or "rules.toml", bytes(event.new), self._base_rules
+            )
+            return {**{s: k for s, k in self.state.edits.items() if s != system}, system: knobs}
 
         refused: list[str] = []
 
         def go():
             try:
                 self.state.edits = load()
-            except InputError as exc:   # every problem of the file, one line each
+            except InputError as exc:  # every problem of the file, one line each
                 refused.extend(str(exc).splitlines())
                 return
             self._apply_edits()

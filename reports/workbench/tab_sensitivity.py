@@ -31,8 +31,12 @@ def _indices(view):
 
     out = view.copy()
     for col in out.columns:
-        out[col] = [decimal(float(x), 2) if isinstance(x, numbers.Real)
-                    and not isinstance(x, bool) and x == x else x for x in out[col]]
+        out[col] = [
+            decimal(float(x), 2)
+            if isinstance(x, numbers.Real) and not isinstance(x, bool) and x == x
+            else x
+            for x in out[col]
+        ]
     return out
 
 
@@ -41,7 +45,8 @@ class SensitivityTab(PageBase):
 
     def _build_sensitivity(self) -> None:
         self.s_source = pn.widgets.RadioButtonGroup(
-            options=self._knob_sources(), value=self.state.sensitivity.knobs)
+            options=self._knob_sources(), value=self.state.sensitivity.knobs
+        )
         self.s_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
         self.s_run = pn.widgets.Button(label=_("Run the sensitivity"), color="primary")
         self.s_status = pn.pane.Markdown("")
@@ -61,13 +66,22 @@ class SensitivityTab(PageBase):
 
     def _sensitivity_pane(self) -> pn.Column:
         return pn.Column(
-            pn.pane.Markdown(_("Which rule decides each guardrail's figure: the knobs of "
-                               "the knob file turned over their ranges, against the "
-                               "shipped guardrails.")),
-            pn.Row(self.s_source, self.s_upload), self.s_run, self.s_status,
-            self.s_readings, self.s_table, self.s_heatmap,
+            pn.pane.Markdown(
+                _(
+                    "Which rule decides each guardrail's figure: the knobs of "
+                    "the knob file turned over their ranges, against the "
+                    "shipped guardrails."
+                )
+            ),
+            pn.Row(self.s_source, self.s_upload),
+            self.s_run,
+            self.s_status,
+            self.s_readings,
+            self.s_table,
+            self.s_heatmap,
             pn.pane.Markdown("**" + _("The same numbers on the command line") + "**"),
-            self.s_command)
+            self.s_command,
+        )
 
     def _sensitivity_command(self) -> None:
         name = None
@@ -79,6 +93,7 @@ class SensitivityTab(PageBase):
         def go():
             self.state.sensitivity = model.SensitivityState(event.new)
             self._sensitivity_command()
+
         self._guard(go)
         self._push_url()
 
@@ -114,7 +129,9 @@ class SensitivityTab(PageBase):
                 finally:
                     job["finished"] = True
                     self._busy.release()
+
             threading.Thread(target=run, daemon=True, name="workbench-sensitivity").start()
+
         self._guard(go)
 
     def _poll_sensitivity(self, job: dict) -> bool:
@@ -129,7 +146,8 @@ class SensitivityTab(PageBase):
         r = job["result"]
         s = r.result.stats
         self.s_status.object = _("Done: {n} guardrail measurements ({method}).").format(
-            n=s["measured"], method=page_words.value_words(r.result.method))
+            n=s["measured"], method=page_words.value_words(r.result.method)
+        )
         self.s_readings.object = "\n".join(f"- {x}" for x in r.readings)
         self.s_table.object = _indices(r.view)
         self.s_heatmap.object = r.heatmap or None

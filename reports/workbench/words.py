@@ -61,22 +61,33 @@ MISSING = "—"
 
 #: the aftermath of a fight (``--variant aftermath=…``) in words: what happens to the
 #: fallen once the fight is over (the widget is "Fate of the fallen")
-AFTERMATH_WORDS = {"leave": N_("leave"), "first_aid": N_("first aid"),
-                   "finish": N_("finish off")}
+AFTERMATH_WORDS = {"leave": N_("leave"), "first_aid": N_("first aid"), "finish": N_("finish off")}
 
 #: each side's movement plan in a fight with distance (``--plan-a``)
-PLAN_WORDS = {"charge": N_("charge in"), "hold": N_("hold position"),
-              "kite": N_("shoot and fall back"), "cover": N_("take cover")}
+PLAN_WORDS = {
+    "charge": N_("charge in"),
+    "hold": N_("hold position"),
+    "kite": N_("shoot and fall back"),
+    "cover": N_("take cover"),
+}
 
 
 #: the page's own columns that the report's :data:`reports.labels.HEADERS` do not name
-PAGE_HEADERS = {"cure": N_("cure"), "p_dead": N_("then dead"), "p_dying": N_("then dying"),
-                "p_out": N_("then out"), "reproduce": N_("its number on the command line"),
-                "suggestion": N_("cures found"),
-                # the A/B panes (tab_pin.py): each side's chance, value and verdict
-                "p_A": N_("A"), "p_B": N_("B"), "value_A": N_("value under A"),
-                "status_A": N_("verdict under A"), "value_B": N_("value under B"),
-                "status_B": N_("verdict under B")}
+PAGE_HEADERS = {
+    "cure": N_("cure"),
+    "p_dead": N_("then dead"),
+    "p_dying": N_("then dying"),
+    "p_out": N_("then out"),
+    "reproduce": N_("its number on the command line"),
+    "suggestion": N_("cures found"),
+    # the A/B panes (tab_pin.py): each side's chance, value and verdict
+    "p_A": N_("A"),
+    "p_B": N_("B"),
+    "value_A": N_("value under A"),
+    "status_A": N_("verdict under A"),
+    "value_B": N_("value under B"),
+    "status_B": N_("verdict under B"),
+}
 
 
 def column_words(column, lang: str | None = None) -> str:
@@ -130,10 +141,9 @@ def value_words(value, lang: str | None = None) -> str:
     if value == "mc":
         return tr.gettext("Monte Carlo")
     counted = _COUNTED.fullmatch(value)
-    if counted:   # "4 successes", "-8 dice": the number in the language's style
+    if counted:  # "4 successes", "-8 dice": the number in the language's style
         n, unit = counted.groups()
-        return agree(f"{decimal(int(n.replace('−', '-')), lang=lang)} {tr.gettext(unit)}",
-                     lang)
+        return agree(f"{decimal(int(n.replace('−', '-')), lang=lang)} {tr.gettext(unit)}", lang)
     words = cell_words(value, lang)
     if words == value:
         words = tr.gettext(value)
@@ -142,8 +152,7 @@ def value_words(value, lang: str | None = None) -> str:
         # its words alone ("ataque poderoso"), a number after its kind's words
         def setting(m: re.Match) -> str:
             kind, v = m.group(1), m.group(2)
-            return f"{kind} {v}" if v.lstrip("-").isdigit() else \
-                tr.gettext(v.replace("_", " "))
+            return f"{kind} {v}" if v.lstrip("-").isdigit() else tr.gettext(v.replace("_", " "))
 
         words = _SETTING.sub(setting, words)
     tokens = value.split()
@@ -240,9 +249,10 @@ def variants_words(system: str, variants: dict, *, markup: bool = True) -> str:
         return _("default rules (no variants)")
     parts = []
     for k, v in variants.items():
-        words = _("{rule}: {value}").format(rule=text(knob_phrase(system, f"variant.{k}")),
-                                            value=text(value_phrase(system, f"variant.{k}",
-                                                                    v)))
+        words = _("{rule}: {value}").format(
+            rule=text(knob_phrase(system, f"variant.{k}")),
+            value=text(value_phrase(system, f"variant.{k}", v)),
+        )
         parts.append(abbr(words, f"{k}={v}") if markup else words)
     return "; ".join(parts)
 
@@ -259,8 +269,9 @@ def _missing(x) -> bool:
 
 
 def _number(x, digits: int = 4) -> str:
-    if isinstance(x, numbers.Integral) or (isinstance(x, float) and x.is_integer()
-                                           and abs(x) < 1e15):
+    if isinstance(x, numbers.Integral) or (
+        isinstance(x, float) and x.is_integer() and abs(x) < 1e15
+    ):
         return decimal(int(x))
     x = float(x)
     if x == 0:
@@ -279,7 +290,7 @@ def _cell(x, col: str, percent_col: bool, digits: int) -> str:
     if isinstance(x, numbers.Real):
         return html.escape(_number(x))
     s = str(x)
-    if s.startswith(('<abbr title="', "<code>")):   # already in words (:func:`abbr`)
+    if s.startswith(('<abbr title="', "<code>")):  # already in words (:func:`abbr`)
         return s
     if s.startswith("rpg-balance "):
         return f"<code>{html.escape(s)}</code>"
@@ -301,10 +312,14 @@ def frame(df, percent_cols=(), digits: int = 2, words: bool = True):
     out = df.copy()
     for col in out.columns:
         pc = col in percent_cols or is_percent_column(col)
-        out[col] = [(_cell(x, str(col), pc, digits) if words or not isinstance(x, str)
-                     else html.escape(x)) for x in out[col]]
-    out.columns = [abbr(column_words(c), c) if isinstance(c, str)
-                   else html.escape(_number(c)) for c in out.columns]
+        out[col] = [
+            (_cell(x, str(col), pc, digits) if words or not isinstance(x, str) else html.escape(x))
+            for x in out[col]
+        ]
+    out.columns = [
+        abbr(column_words(c), c) if isinstance(c, str) else html.escape(_number(c))
+        for c in out.columns
+    ]
     return out
 
 
@@ -328,20 +343,24 @@ def audit_frame(table):
         return _number(float(x), 3)
 
     if "value" in out.columns:
-        out["value"] = [text(figure_phrase(m, v)) if not _missing(v) else MISSING
-                        for m, v in zip(metrics, out["value"], strict=True)]
+        out["value"] = [
+            text(figure_phrase(m, v)) if not _missing(v) else MISSING
+            for m, v in zip(metrics, out["value"], strict=True)
+        ]
     for col in ("min", "max"):
         if col in out.columns:
             out[col] = [bound(x, m) for m, x in zip(metrics, out[col], strict=True)]
     if "se" in out.columns:
-        out["se"] = [MISSING if _missing(x) or not float(x) else bound(x, m, 2)
-                     for m, x in zip(metrics, out["se"], strict=True)]
+        out["se"] = [
+            MISSING if _missing(x) or not float(x) else bound(x, m, 2)
+            for m, x in zip(metrics, out["se"], strict=True)
+        ]
     for col in ("guardrail", "reason", "suggestion"):
         if col in out.columns:
             out[col] = ["" if _missing(x) else text(x) for x in out[col]]
     shown = frame(out)
     for col in ("reason", "suggestion", "guardrail"):
-        if col in out.columns:   # sentences: escaped, not read as ids
+        if col in out.columns:  # sentences: escaped, not read as ids
             shown[abbr(column_words(col), col)] = [html.escape(str(x)) for x in out[col]]
     return shown
 
@@ -355,5 +374,4 @@ def figure_numbers(ax, *, percent_y: bool = True) -> None:
     lang = current()
     if percent_y:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: percent(y, 0, lang)))
-    ax.xaxis.set_major_formatter(FuncFormatter(
-        lambda x, _pos: decimal(round(x, 6), lang=lang)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: decimal(round(x, 6), lang=lang)))

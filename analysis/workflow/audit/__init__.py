@@ -112,4 +112,3 @@ __all__ = [
     "suggest",
     "with_knob",
 ]
-

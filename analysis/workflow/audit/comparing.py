@@ -33,12 +33,31 @@ def compare_words(g, m: dict) -> Text:
         limit = Text(N_("at most {high}"), high=_number(g.max))
     first, second = m["names"]
     a, b = m["sides"]
-    where = Text(N_(" (at {distance} m)"), distance=m["distance"]) if m.get("distance") \
-        is not None else ""
-    template = (N_("{metric} ({name}) of {first} minus that of {second}{where}: {a} − {b} = "
-                   "{value}, limit {limit}") if m["compare"] == "difference" else
-                N_("{metric} ({name}) of {first} divided by that of {second}{where}: {a} / {b} "
-                   "= {value}, limit {limit}"))
-    return Text(template, metric=metric_phrase(g.metric), name=g.metric, first=first,
-                second=second, where=where, a=_number(a), b=_number(b),
-                value=_number(m["value"]), limit=limit)
+    where = (
+        Text(N_(" (at {distance} m)"), distance=m["distance"])
+        if m.get("distance") is not None
+        else ""
+    )
+    template = (
+        N_(
+            "{metric} ({name}) of {first} minus that of {second}{where}: {a} − {b} = "
+            "{value}, limit {limit}"
+        )
+        if m["compare"] == "difference"
+        else N_(
+            "{metric} ({name}) of {first} divided by that of {second}{where}: {a} / {b} "
+            "= {value}, limit {limit}"
+        )
+    )
+    return Text(
+        template,
+        metric=metric_phrase(g.metric),
+        name=g.metric,
+        first=first,
+        second=second,
+        where=where,
+        a=_number(a),
+        b=_number(b),
+        value=_number(m["value"]),
+        limit=limit,
+    )

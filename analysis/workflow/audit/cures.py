@@ -50,9 +50,20 @@ from .measuring import (
 )
 from .search_words import no_cure_text
 
-__all__ = ["CELL_FLOOR", "MAX_CURES", "STATUS_WORDS", "Cure", "CureSearch", "cells_moved",
-           "cure_text", "discovered_cures", "find_cures", "guardrail_state", "side_effects",
-           "suggest"]
+__all__ = [
+    "CELL_FLOOR",
+    "MAX_CURES",
+    "STATUS_WORDS",
+    "Cure",
+    "CureSearch",
+    "cells_moved",
+    "cure_text",
+    "discovered_cures",
+    "find_cures",
+    "guardrail_state",
+    "side_effects",
+    "suggest",
+]
 
 #: cures reported per failed guardrail (the best first, then alternatives)
 MAX_CURES = 3
@@ -115,13 +126,11 @@ def _directional(read, values: Sequence, cur, lo, hi, violated: str):
     for vals, increasing in ((up, violated == "min"), (down, violated != "min")):
         if not vals:
             continue
-        res = solve_threshold(read, vals, target, goal=goal, increasing=increasing,
-                              z=Z_DECIDE)
+        res = solve_threshold(read, vals, target, goal=goal, increasing=increasing, z=Z_DECIDE)
         if res.found:
             est, se = read(res.knob)
             if status_of(est, se, lo, hi) == "pass":
-                found.append((abs(values.index(res.knob) - values.index(cur)), res.knob,
-                              est, se))
+                found.append((abs(values.index(res.knob) - values.index(cur)), res.knob, est, se))
     return found
 
 
@@ -136,8 +145,11 @@ def _search(knob: Knob, read, lo, hi, violated) -> list[tuple[int, Any, float, f
                 continue
             est, se = read(val)
             if status_of(est, se, lo, hi) == "pass":
-                steps = (abs(knob.values.index(val) - knob.values.index(knob.current))
-                         if knob.current in knob.values else 1)
+                steps = (
+                    abs(knob.values.index(val) - knob.values.index(knob.current))
+                    if knob.current in knob.values
+                    else 1
+                )
                 found.append((steps, val, est, se))
     return sorted(found, key=lambda c: c[0])
 
@@ -157,7 +169,7 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
     violated = "min" if g.min is not None and measured["value"] < g.min else "max"
     cands: list[tuple[int, int, Cure]] = []
     searched: list[Knob] = []
-    reads: list[tuple[Knob, Any]] = []   # the knobs read by value (for ``closest``)
+    reads: list[tuple[Knob, Any]] = []  # the knobs read by value (for ``closest``)
     if t.kind == "fight":
         f = t.entry
         entry = entry_names(sc.fights, "fight")[entry_index(sc.fights, "fight", g.fight)]
@@ -172,19 +184,36 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
 
             def reader(variants, knob=knob):
                 return fight_knob_metric(
-                    t.system, f.a, f.b, knob.name, g.metric, variants=variants,
-                    round_cap=f.round_cap, exact=None if t.exact else False,
-                    trials=None if t.exact else 20_000, seed=sc.seed)
-            if getattr(g, "distances", None):   # the worst of the starting distances
-                read = _cached(_worst_read([reader({**t.variants, "distance": int(d)})
-                                            for d in g.distances], g.min, g.max))
+                    t.system,
+                    f.a,
+                    f.b,
+                    knob.name,
+                    g.metric,
+                    variants=variants,
+                    round_cap=f.round_cap,
+                    exact=None if t.exact else False,
+                    trials=None if t.exact else 20_000,
+                    seed=sc.seed,
+                )
+
+            if getattr(g, "distances", None):  # the worst of the starting distances
+                read = _cached(
+                    _worst_read(
+                        [reader({**t.variants, "distance": int(d)}) for d in g.distances],
+                        g.min,
+                        g.max,
+                    )
+                )
             else:
                 read = _cached(reader(t.variants))
             # the values the data accept, at every starting distance of the guardrail
             # (a firing-range variant has no meaning in a fight that starts apart)
-            settings = ([{**t.variants, "distance": int(d)} for d in g.distances]
-                        if getattr(g, "distances", None) else [t.variants])
-            if knob.ordered and not knob.values:   # a trait: the values the data accept
+            settings = (
+                [{**t.variants, "distance": int(d)} for d in g.distances]
+                if getattr(g, "distances", None)
+                else [t.variants]
+            )
+            if knob.ordered and not knob.values:  # a trait: the values the data accept
                 knob.values = range(0, 2 * max(knob.current, 1) + SEARCH_STEPS + 1)
             for v in settings:
                 knob.values = valid_values(t.system, f, v, knob.name, knob.values)
@@ -208,14 +237,17 @@ def find_cures(sc, g, measured: dict, *, max_cures: int = MAX_CURES) -> CureSear
                 cands.append((steps, order, _cure(knob, val, est, se, steps, target)))
     for _, _, c in cands:
         if c.knob.startswith("variant."):
-            c.cells_moved = cells_moved(t.system, t.variants, c.knob.split(".", 1)[1],
-                                        c.value)
+            c.cells_moved = cells_moved(t.system, t.variants, c.knob.split(".", 1)[1], c.value)
     # the size of the edit: one that moves the system's checks is larger than one that
     # does not, then the steps along the knob, then the knob's order
     cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
-    return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system,
-                      None if cands else nearest(reads, g.min, g.max))
-
+    return CureSearch(
+        [c for _, _, c in cands[:max_cures]],
+        searched,
+        held,
+        t.system,
+        None if cands else nearest(reads, g.min, g.max),
+    )
 
 
 def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
@@ -237,8 +269,9 @@ def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
     for order, knob in enumerate(k for k in knobs if k.rule):
         for first, second, _names, _d in pairs:
             for side in (first, second):
-                knob.values = valid_values(side.system, side.entry, side.variants,
-                                           knob.name, knob.values)
+                knob.values = valid_values(
+                    side.system, side.entry, side.variants, knob.name, knob.values
+                )
         if len(knob.values) < 2:
             continue
         searched.append(knob)
@@ -248,8 +281,7 @@ def _compare_cures(sc, g, measured: dict, max_cures: int) -> CureSearch:
             cands.append((steps, order, _cure(knob, val, est, se, steps, t.system)))
     for _, _, c in cands:
         if c.knob.startswith("variant."):
-            c.cells_moved = cells_moved(t.system, t.variants, c.knob.split(".", 1)[1],
-                                        c.value)
+            c.cells_moved = cells_moved(t.system, t.variants, c.knob.split(".", 1)[1], c.value)
     cands.sort(key=lambda c: (bool(c[2].cells_moved), c[0], c[1]))
     return CureSearch([c for _, _, c in cands[:max_cures]], searched, held, t.system)
 
@@ -262,7 +294,7 @@ def _rule_cure(sc, g, system: str, knob: Knob, violated: str) -> Cure | None:
     read = _edited_read(sc, index, system, knob.name)
     try:
         found = _search(knob, _cached(read), g.min, g.max, violated)[:1]
-    except InputError:      # a value the engine refuses on the way: no cure on this knob
+    except InputError:  # a value the engine refuses on the way: no cure on this knob
         return None
     for steps, val, est, se in found:
         return _cure(knob, val, est, se, steps, system)
@@ -282,6 +314,7 @@ def _edited_read(sc, index: int, target: str, knob: str):
         except InputError:
             return float("nan"), float("nan")
         return m["value"], m["se"]
+
     return read
 
 
@@ -293,13 +326,23 @@ def _worst_read(reads, lo, hi):
     def read(value):
         figures = {i: r(value) for i, r in enumerate(reads)}
         return figures[worst(figures, lo, hi)]
+
     return read
 
 
 def _cure(knob: Knob, val, est, se, steps, target: str) -> Cure:
     edge = knob.ordered and val in (knob.values[0], knob.values[-1])
-    return Cure(knob.name, knob.current, val, float(est), float(se), steps, edge,
-                (knob.values[0], knob.values[-1]), Edit(target, knob.name, val))
+    return Cure(
+        knob.name,
+        knob.current,
+        val,
+        float(est),
+        float(se),
+        steps,
+        edge,
+        (knob.values[0], knob.values[-1]),
+        Edit(target, knob.name, val),
+    )
 
 
 def _check_read(system: str, cell: dict, variants, knob: Knob):
@@ -325,8 +368,11 @@ def cells_moved(system: str, variants, name: str, value) -> float | None:
 
     if name not in {f.name for f in dataclasses.fields(system_of(system).checks.variants)}:
         return None
-    base = {k: v for k, v in dict(variants or {}).items()
-            if k in {f.name for f in dataclasses.fields(system_of(system).checks.variants)}}
+    base = {
+        k: v
+        for k, v in dict(variants or {}).items()
+        if k in {f.name for f in dataclasses.fields(system_of(system).checks.variants)}
+    }
     key = (system, repr(sorted(base.items())), name, repr(value))
     if key not in _CELLS:
         before = success_curves(system, "exact", variants=base)["p"].to_numpy()
@@ -335,8 +381,16 @@ def cells_moved(system: str, variants, name: str, value) -> float | None:
     return _CELLS[key]
 
 
-def side_effects(scenarios, table_rows: list[dict], which: tuple[int, int], cure: Cure, *,
-                 seed: int | None, batch: int, max_trials: int) -> list[dict]:
+def side_effects(
+    scenarios,
+    table_rows: list[dict],
+    which: tuple[int, int],
+    cure: Cure,
+    *,
+    seed: int | None,
+    batch: int,
+    max_trials: int,
+) -> list[dict]:
     """The other guardrails ``cure`` moves: one dict each (``guardrail``, ``metric``,
     ``before``, ``after``, ``status_before``, ``status_after``), for every guardrail of
     ``scenarios`` whose fight or check entry the cure's edit changes (``which``: the
@@ -358,14 +412,27 @@ def side_effects(scenarios, table_rows: list[dict], which: tuple[int, int], cure
                 continue
             if guardrail_state(sc, g) == guardrail_state(new, g):
                 continue
-            m = measure(new, g, i, seed=sc.seed if seed is None else seed, batch=batch,
-                        max_trials=max_trials)
+            m = measure(
+                new,
+                g,
+                i,
+                seed=sc.seed if seed is None else seed,
+                batch=batch,
+                max_trials=max_trials,
+            )
             if m["status"] == before["status"] and abs(m["value"] - before["value"]) <= 1e-12:
-                continue   # the entry changed, its figure did not
-            out.append({"guardrail": g.name, "metric": measured_metric(g),
-                        "before": before["value"],
-                        "after": m["value"], "se_after": m["se"],
-                        "status_before": before["status"], "status_after": m["status"]})
+                continue  # the entry changed, its figure did not
+            out.append(
+                {
+                    "guardrail": g.name,
+                    "metric": measured_metric(g),
+                    "before": before["value"],
+                    "after": m["value"],
+                    "se_after": m["se"],
+                    "status_before": before["status"],
+                    "status_after": m["status"],
+                }
+            )
     return out
 
 
@@ -410,10 +477,13 @@ def cure_text(search: CureSearch, metric: str) -> Text:
     best, *rest = search.cures
     parts = [_with_effects(system, best, metric)]
     if rest:
-        parts.append(Text(N_("or {alternatives}"), alternatives=join("; or ", (
-            _with_effects(system, c, metric) for c in rest))))
+        parts.append(
+            Text(
+                N_("or {alternatives}"),
+                alternatives=join("; or ", (_with_effects(system, c, metric) for c in rest)),
+            )
+        )
     return join("; ", parts)
-
 
 
 def _with_effects(system: str, c: Cure, metric: str) -> Text:
@@ -423,9 +493,15 @@ def _with_effects(system: str, c: Cure, metric: str) -> Text:
 
     parts = [_one(system, c, metric)]
     if c.cells_moved is not None:
-        parts.append(Text(N_("it changes the chance of {share} of the system's checks by "
-                             "more than one percentage point"),
-                          share=f"{c.cells_moved:.0%}"))
+        parts.append(
+            Text(
+                N_(
+                    "it changes the chance of {share} of the system's checks by "
+                    "more than one percentage point"
+                ),
+                share=f"{c.cells_moved:.0%}",
+            )
+        )
     if c.side_effects is None:
         pass
     elif c.side_effects:
@@ -433,12 +509,17 @@ def _with_effects(system: str, c: Cure, metric: str) -> Text:
         for e in c.side_effects:
             before = figure_phrase(e["metric"], float(e["before"]))
             after = figure_phrase(e["metric"], float(e["after"]), float(e.get("se_after", 0)))
-            if str(before) == str(after):     # a move too small for the words: digits
+            if str(before) == str(after):  # a move too small for the words: digits
                 before, after = _pair(e["metric"], float(e["before"]), float(e["after"]))
-            items.append(Text(N_("{guardrail} {before} → {after} ({status})"),
-                              guardrail=_name(e["guardrail"]), before=before, after=after,
-                              status=Text(STATUS_WORDS.get(e["status_after"],
-                                                           e["status_after"]))))
+            items.append(
+                Text(
+                    N_("{guardrail} {before} → {after} ({status})"),
+                    guardrail=_name(e["guardrail"]),
+                    before=before,
+                    after=after,
+                    status=Text(STATUS_WORDS.get(e["status_after"], e["status_after"])),
+                )
+            )
         parts.append(Text(N_("other guardrails: {effects}"), effects=join(", ", items)))
     else:
         parts.append(Text(N_("no other guardrail moves")))
@@ -471,15 +552,21 @@ def _pair(metric: str, before: float, after: float) -> tuple[Text, Text]:
 def _one(system: str, c: Cure, metric: str) -> Text:
     from analysis.glossary import figure_phrase, knob_phrase, metric_phrase, value_phrase
 
-    text = Text(N_("{knob} from {current} to {value}, which makes {metric} {figure}"),
-                knob=knob_phrase(system, c.knob),
-                current="?" if c.current is None else value_phrase(system, c.knob, c.current),
-                value=value_phrase(system, c.knob, c.value), metric=metric_phrase(metric),
-                figure=figure_phrase(metric, c.estimate, c.se))
+    text = Text(
+        N_("{knob} from {current} to {value}, which makes {metric} {figure}"),
+        knob=knob_phrase(system, c.knob),
+        current="?" if c.current is None else value_phrase(system, c.knob, c.current),
+        value=value_phrase(system, c.knob, c.value),
+        metric=metric_phrase(metric),
+        figure=figure_phrase(metric, c.estimate, c.se),
+    )
     if c.edge:
-        return Text(N_("{cure} (the edge of the range searched, {low}–{high})"), cure=text,
-                    low=value_phrase(system, c.knob, c.searched[0]),
-                    high=value_phrase(system, c.knob, c.searched[1]))
+        return Text(
+            N_("{cure} (the edge of the range searched, {low}–{high})"),
+            cure=text,
+            low=value_phrase(system, c.knob, c.searched[0]),
+            high=value_phrase(system, c.knob, c.searched[1]),
+        )
     return text
 
 
@@ -487,8 +574,10 @@ def suggest(sc, g, measured: dict) -> str:
     """:func:`find_cures` as text (without side effects)."""
     t = guardrail_target(sc, g)
     if t.kind == "campaign":
-        return ("no one-knob search for campaign guardrails; [[solve]] kind = 'campaign' "
-                "finds the knob value for a target")
+        return (
+            "no one-knob search for campaign guardrails; [[solve]] kind = 'campaign' "
+            "finds the knob value for a target"
+        )
     from analysis.workflow.guardrails import measured_metric
 
     return cure_text(find_cures(sc, g, measured), measured_metric(g))
@@ -534,12 +623,21 @@ def discovered_cures(table, cfg: dict, ladder: dict) -> None:
             a, limit = base, cfg["one_round_duel"]
         else:
             a, limit = {**base, "weapon": r.subject}, cfg["one_hit_incapacitate"]
-        sc = parse_scenario({
-            "name": "discovered", "fights": [{"name": "finding", "system": r.system,
-                                               "a": a, "b": base}],
-            # a finding is P >= the threshold: the cure must bring it strictly under
-            "guardrails": [{"name": str(r.subject), "fight": "finding", "metric": r.metric,
-                            "max": limit - 2e-9}]})
+        sc = parse_scenario(
+            {
+                "name": "discovered",
+                "fights": [{"name": "finding", "system": r.system, "a": a, "b": base}],
+                # a finding is P >= the threshold: the cure must bring it strictly under
+                "guardrails": [
+                    {
+                        "name": str(r.subject),
+                        "fight": "finding",
+                        "metric": r.metric,
+                        "max": limit - 2e-9,
+                    }
+                ],
+            }
+        )
         found = find_cures(sc, sc.guardrails[0], {"value": float(r.value)})
         suggestion.append(cure_text(found, r.metric))
         if found.cures:

@@ -57,8 +57,10 @@ def parse(text: str, where: str = "--set") -> Edit:
     head, eq, raw = str(text).partition("=")
     target, colon, knob = head.partition(":")
     if not eq or not colon or not target.strip() or not knob.strip() or not raw.strip():
-        raise InputError(f"{where}: expected TARGET:KNOB=VALUE (e.g. middle_3d10:both.vigor=8 "
-                         f"or expert_hard_percentile:skill=90), got {text!r}")
+        raise InputError(
+            f"{where}: expected TARGET:KNOB=VALUE (e.g. middle_3d10:both.vigor=8 "
+            f"or expert_hard_percentile:skill=90), got {text!r}"
+        )
     return Edit(target.strip(), knob.strip(), parse_value(raw))
 
 
@@ -91,10 +93,9 @@ def apply(scenarios, edit: Edit, where: str = "--set"):
     for sc in scenarios:
         fights, checks = list(sc.fights), list(sc.checks)
         if edit.target in systems:
-            chosen = ([("fight", i) for i, f in enumerate(fights)
-                       if sc.check_system(f) == edit.target]
-                      + [("check", i) for i, c in enumerate(checks)
-                         if sc.check_system(c) == edit.target])
+            chosen = [
+                ("fight", i) for i, f in enumerate(fights) if sc.check_system(f) == edit.target
+            ] + [("check", i) for i, c in enumerate(checks) if sc.check_system(c) == edit.target]
             system_wide = True
         else:
             chosen = target_entries(sc, edit.target)
@@ -112,9 +113,11 @@ def apply(scenarios, edit: Edit, where: str = "--set"):
                     touched += 1
         out.append(sc.model_copy(update={"fights": fights, "checks": checks}))
     if not touched:
-        raise InputError(f"{where} {edit}: {edit.target!r} is neither a system with a fight "
-                         f"or check that has {edit.knob!r} nor a [[fights]] or [[checks]] "
-                         f"entry of the files")
+        raise InputError(
+            f"{where} {edit}: {edit.target!r} is neither a system with a fight "
+            f"or check that has {edit.knob!r} nor a [[fights]] or [[checks]] "
+            f"entry of the files"
+        )
     return out
 
 
@@ -125,8 +128,10 @@ def _edit_rules(scenarios, edit: Edit, systems: set, where: str):
     from analysis.rules import RuleSet
 
     if edit.target not in systems:
-        raise InputError(f"{where} {edit}: a rule knob's target is a system "
-                         f"({', '.join(sorted(systems))}), not {edit.target!r}")
+        raise InputError(
+            f"{where} {edit}: a rule knob's target is a system "
+            f"({', '.join(sorted(systems))}), not {edit.target!r}"
+        )
     if edit.target not in with_tables():
         raise InputError(f"{where} {edit}: {edit.target} has no rule tables")
     from analysis.combat import fights as reg
@@ -139,7 +144,7 @@ def _edit_rules(scenarios, edit: Edit, systems: set, where: str):
         now = sets.get(edit.target) or RuleSet(edit.target)
         sets[edit.target] = now.with_knob(edit.knob, edit.value, where)
         names = entry_names(sc.fights, "fight")
-        with using(sets):   # every fighter of the system still builds under the rules
+        with using(sets):  # every fighter of the system still builds under the rules
             for name, f in zip(names, sc.fights, strict=True):
                 if sc.check_system(f) != edit.target:
                     continue
@@ -161,8 +166,10 @@ def _edit_fight(sc, f, edit: Edit, system_wide: bool, where: str):
     if side not in KNOB_SIDES or not name:
         if system_wide:
             return None
-        raise InputError(f"{where} {edit}: a fight takes a.KEY, b.KEY, both.KEY or "
-                         f"variant.NAME, not {edit.knob!r}")
+        raise InputError(
+            f"{where} {edit}: a fight takes a.KEY, b.KEY, both.KEY or "
+            f"variant.NAME, not {edit.knob!r}"
+        )
     if side == "variant" and name not in _variant_fields(system, True):
         if system_wide:
             return None
@@ -200,15 +207,19 @@ def _edit_check(sc, c, edit: Edit, system_wide: bool, where: str):
     if edit.knob not in AXES.get(system, {}):
         if system_wide:
             return None
-        raise InputError(f"{where} {edit}: a {system} check takes variant.NAME or an axis "
-                         f"({', '.join(AXES.get(system, {}))}), not {edit.knob!r}")
+        raise InputError(
+            f"{where} {edit}: a {system} check takes variant.NAME or an axis "
+            f"({', '.join(AXES.get(system, {}))}), not {edit.knob!r}"
+        )
     allowed = list(AXES[system][edit.knob])
     if edit.value not in allowed:
-        raise InputError(f"{where} {edit}: {edit.knob} takes {allowed[0]}–{allowed[-1]}"
-                         if all(isinstance(x, int) for x in allowed) else
-                         f"{where} {edit}: {edit.knob} takes {' | '.join(map(str, allowed))}")
+        raise InputError(
+            f"{where} {edit}: {edit.knob} takes {allowed[0]}–{allowed[-1]}"
+            if all(isinstance(x, int) for x in allowed)
+            else f"{where} {edit}: {edit.knob} takes {' | '.join(map(str, allowed))}"
+        )
     axes = {**c.axes, edit.knob: [edit.value]}
     update: dict = {"axes": axes}
     if c.competence and edit.knob == (ladder_axes(system)[1] or next(iter(AXES[system]))):
-        update["competence"] = None   # the axis now holds the value, not the rung's name
+        update["competence"] = None  # the axis now holds the value, not the rung's name
     return c.model_copy(update=update)

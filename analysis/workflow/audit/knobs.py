@@ -25,8 +25,18 @@ from engines.system import get as system_of
 
 from .measuring import ladder_axes
 
-__all__ = ["CURE_TABLES", "SEARCH_STEPS", "SETUP_VARIANTS", "Knob", "check_knobs",
-           "fight_knobs", "rule_knobs", "trait_value", "valid_values", "variant_knobs"]
+__all__ = [
+    "CURE_TABLES",
+    "SEARCH_STEPS",
+    "SETUP_VARIANTS",
+    "Knob",
+    "check_knobs",
+    "fight_knobs",
+    "rule_knobs",
+    "trait_value",
+    "valid_values",
+    "variant_knobs",
+]
 
 #: knob values searched on each side of the current value (numeric traits)
 SEARCH_STEPS = 8
@@ -37,9 +47,21 @@ CURE_TABLES = ("health", "damage")
 #: variants never searched: they set the fight up — where it starts (``distance``, RULES.md
 #: "Distance, movement and cover") and how it ends (the aftermath) — so they are part of
 #: the question, not a rule edit
-SETUP_VARIANTS = ("distance", "aftermath", "leave_horizon", "dying_horizon", "finish_rounds",
-                  "finish_bashing", "first_aid_dice", "first_aid_tries", "first_aid_skill",
-                  "aid_total", "aid_difficulty", "aid_tries", "aid_bonus")
+SETUP_VARIANTS = (
+    "distance",
+    "aftermath",
+    "leave_horizon",
+    "dying_horizon",
+    "finish_rounds",
+    "finish_bashing",
+    "first_aid_dice",
+    "first_aid_tries",
+    "first_aid_skill",
+    "aid_total",
+    "aid_difficulty",
+    "aid_tries",
+    "aid_bonus",
+)
 
 
 @dataclasses.dataclass
@@ -52,7 +74,6 @@ class Knob:
     values: Sequence
     ordered: bool
     rule: bool
-
 
 
 def _find(data, key: str):
@@ -97,8 +118,11 @@ def _armour_of(system: str, spec, choices: list):
     # gear stored by value (d20_degrees): the data file's entry with the same fields
     table = archetypes.read_library(system, None)[1].get("armour", {})
     for name, entry in table.items():
-        if isinstance(entry, dict) and entry and all(getattr(val, k, None) == v
-                                                     for k, v in entry.items()):
+        if (
+            isinstance(entry, dict)
+            and entry
+            and all(getattr(val, k, None) == v for k, v in entry.items())
+        ):
             return name
     return None
 
@@ -137,11 +161,22 @@ def fight_knobs(system: str, f, variants: dict, g=None) -> tuple[list[Knob], lis
     from analysis.combat.lethality import gear_name
 
     out: list[Knob] = []
-    held = ["a", "b", "a.weapon", "b.weapon", "both.armour", "a.tactic", "b.tactic",
-            "variant.aftermath"]
+    held = [
+        "a",
+        "b",
+        "a.weapon",
+        "b.weapon",
+        "both.armour",
+        "a.tactic",
+        "b.tactic",
+        "variant.aftermath",
+    ]
     trait = system_of(system).audit.health_trait
-    cur_a, cur_b = ((trait_value(system, f.a, trait), trait_value(system, f.b, trait)) if trait
-                    else (None, None))
+    cur_a, cur_b = (
+        (trait_value(system, f.a, trait), trait_value(system, f.b, trait))
+        if trait
+        else (None, None)
+    )
     if isinstance(cur_a, int) and cur_a == cur_b:
         out.append(Knob(f"both.{trait}", cur_a, [], True, False))
     else:
@@ -149,8 +184,15 @@ def fight_knobs(system: str, f, variants: dict, g=None) -> tuple[list[Knob], lis
             if isinstance(cur, int):
                 out.append(Knob(f"{side}.{trait}", cur, [], True, False))
     if g is not None and _freed("a.weapon", g):
-        out.append(Knob("a.weapon", gear_name(reg.fighter(system, f.a)),
-                        archetypes.weapons(system), False, False))
+        out.append(
+            Knob(
+                "a.weapon",
+                gear_name(reg.fighter(system, f.a)),
+                archetypes.weapons(system),
+                False,
+                False,
+            )
+        )
     arm = archetypes.armours(system)
     if arm and g is not None and _freed("both.armour", g):
         out.append(Knob("both.armour", _armour_of(system, f.a, arm), arm, False, False))
@@ -201,15 +243,18 @@ def rule_knobs(system: str, f, trait: str | None, g=None) -> list[Knob]:
         for field, cur in fields.items():
             name = f"rules.{kind}.{entry}.{field}"
             if kind in CURE_TABLES and (g is None or not _freed(name, g)):
-                continue        # searched when the guardrail frees it
+                continue  # searched when the guardrail frees it
             if isinstance(cur, int) and not isinstance(cur, bool):
                 out.append(Knob(name, cur, [cur + d for d in span], True, True))
     base = rules.active(system) or rules.RuleSet(system)
-    for k in out:   # the values the system's data accept (and, for an offset to a
+    for k in out:  # the values the system's data accept (and, for an offset to a
         # trait, with both fighters built: their traits have bounds of their own)
-        k.values = [x for x in k.values if x == k.current
-                    or _accepted(base, system, f if k.name.startswith("everyone.") else None,
-                                 k.name, x)]
+        k.values = [
+            x
+            for x in k.values
+            if x == k.current
+            or _accepted(base, system, f if k.name.startswith("everyone.") else None, k.name, x)
+        ]
     return out
 
 
@@ -247,7 +292,6 @@ def check_knobs(system: str, cell: dict, variants, g=None) -> tuple[list[Knob], 
     if g is not None:
         out = [k for k in out if not _held(k.name, g)]
     return out, held
-
 
 
 def valid_values(system: str, f, variants: dict, knob: str, values) -> list:

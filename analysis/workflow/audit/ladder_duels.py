@@ -14,8 +14,15 @@ from pathlib import Path
 from analysis.text import Text
 from engines.constants import ROUND_CAP
 
-__all__ = ["CROSS", "fighter_label", "ladder_duel", "ladder_duel_mc", "ladder_specs",
-           "one_run", "solved_once"]
+__all__ = [
+    "CROSS",
+    "fighter_label",
+    "ladder_duel",
+    "ladder_duel_mc",
+    "ladder_specs",
+    "one_run",
+    "solved_once",
+]
 
 CROSS = Path(__file__).resolve().parents[2] / "data" / "cross_combat.toml"
 
@@ -44,7 +51,7 @@ def solved_once(key: tuple, solve):
         return solve()
     try:
         found = memo.get(key)
-    except TypeError:                     # an unhashable combatant: not kept
+    except TypeError:  # an unhashable combatant: not kept
         return solve()
     if found is None:
         found = memo[key] = solve()
@@ -72,8 +79,10 @@ def ladder_duel_mc(system, a, b, trials: int, seed: int, data=None, variants=Non
     v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
-    return solved_once((system, "mc", fa, fb, v, ROUND_CAP, trials, seed),
-                       lambda: mod.duel_mc(fa, fb, trials, seed, v, ROUND_CAP))
+    return solved_once(
+        (system, "mc", fa, fb, v, ROUND_CAP, trials, seed),
+        lambda: mod.duel_mc(fa, fb, trials, seed, v, ROUND_CAP),
+    )
 
 
 def ladder_duel(system, a, b, data=None, variants=None):
@@ -85,8 +94,9 @@ def ladder_duel(system, a, b, data=None, variants=None):
     v = reg.combat_variants(system, variants or {})
     fa = archetypes.combatant(system, a, path=data)
     fb = archetypes.combatant(system, b, path=data)
-    return solved_once((system, "exact", fa, fb, v, ROUND_CAP),
-                       lambda: mod.duel_exact(fa, fb, v, ROUND_CAP))
+    return solved_once(
+        (system, "exact", fa, fb, v, ROUND_CAP), lambda: mod.duel_exact(fa, fb, v, ROUND_CAP)
+    )
 
 
 def fighter_label(spec) -> Text:

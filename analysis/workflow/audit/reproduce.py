@@ -24,8 +24,18 @@ from collections.abc import Iterable, Mapping
 
 from engines.constants import ROUND_CAP
 
-__all__ = ["DUEL_OVERRIDES", "PROG", "both", "check", "duel", "duel_expressible", "fight_metric",
-           "grid", "rule_set_args", "variant_args"]
+__all__ = [
+    "DUEL_OVERRIDES",
+    "PROG",
+    "both",
+    "check",
+    "duel",
+    "duel_expressible",
+    "fight_metric",
+    "grid",
+    "rule_set_args",
+    "variant_args",
+]
 
 PROG = "rpg-balance"
 #: the overrides the ``duel`` command takes per side
@@ -58,8 +68,11 @@ def rule_set_args(edits) -> list[str]:
     """``--set SYSTEM:KNOB=VALUE`` arguments of rule edits, given as ``(system, knob,
     value)`` triples (``curves``, ``solve difficulty`` and ``duel`` take them on top
     of ``--rules``)."""
-    return [w for system, knob, value in edits
-            for w in ("--set", _word(f"{system}:{knob}={_value(value)}"))]
+    return [
+        w
+        for system, knob, value in edits
+        for w in ("--set", _word(f"{system}:{knob}={_value(value)}"))
+    ]
 
 
 def _value(value) -> str:
@@ -73,9 +86,17 @@ def duel_expressible(a, b) -> bool:
     return all(set(_spec(s)[1]) <= set(DUEL_OVERRIDES) for s in (a, b))
 
 
-def duel(system: str, a, b, *, variants: Mapping | None = None, columns: Iterable[str] = (),
-         table: str | None = None, mc: tuple[int, int | None] | None = None,
-         round_cap: int | None = None) -> str:
+def duel(
+    system: str,
+    a,
+    b,
+    *,
+    variants: Mapping | None = None,
+    columns: Iterable[str] = (),
+    table: str | None = None,
+    mc: tuple[int, int | None] | None = None,
+    round_cap: int | None = None,
+) -> str:
     """``rpg-balance duel`` of fighters ``a`` (side 0) and ``b`` (side 1); ``mc`` is
     ``(trials, seed)`` of a Monte Carlo run (exact when None; no ``--seed`` when the
     seed is None)."""
@@ -85,7 +106,7 @@ def duel(system: str, a, b, *, variants: Mapping | None = None, columns: Iterabl
         for k in DUEL_OVERRIDES:
             if k in over:
                 words += [f"--{k}-{side}", _word(over[k])]
-        for k, v in over.items():   # a trait changed
+        for k, v in over.items():  # a trait changed
             if k not in DUEL_OVERRIDES:
                 words += [f"--trait-{side}", _word(f"{k}={_value(v)}")]
     words += variant_args(variants)
@@ -103,8 +124,17 @@ def duel(system: str, a, b, *, variants: Mapping | None = None, columns: Iterabl
     return " ".join(words)
 
 
-def grid(system: str, a, b, metric: str, knob: str, values: Iterable, *,
-         variants: Mapping | None = None, round_cap: int | None = None) -> str:
+def grid(
+    system: str,
+    a,
+    b,
+    metric: str,
+    knob: str,
+    values: Iterable,
+    *,
+    variants: Mapping | None = None,
+    round_cap: int | None = None,
+) -> str:
     """``rpg-balance solve lethality --grid`` of one fight: ``metric`` at each of
     ``values`` of ``knob`` (its ``estimate`` column), exact."""
     (na, oa), (nb, ob) = _spec(a), _spec(b)
@@ -115,28 +145,52 @@ def grid(system: str, a, b, metric: str, knob: str, values: Iterable, *,
     words += variant_args(variants)
     if round_cap not in (None, ROUND_CAP):
         words += ["--round-cap", str(round_cap)]
-    words += ["--knob", knob, "--values", ",".join(_word(v) for v in values),
-              "--metric", metric, "--target", "0.5", "--grid", "--columns",
-              "knob,value,metric,estimate,se"]
+    words += [
+        "--knob",
+        knob,
+        "--values",
+        ",".join(_word(v) for v in values),
+        "--metric",
+        metric,
+        "--target",
+        "0.5",
+        "--grid",
+        "--columns",
+        "knob,value,metric,estimate,se",
+    ]
     return " ".join(words)
 
 
-def fight_metric(system: str, a, b, metric: str, *, variants: Mapping | None = None,
-                 round_cap: int | None = None, mc: tuple[int, int | None] | None = None) -> str:
+def fight_metric(
+    system: str,
+    a,
+    b,
+    metric: str,
+    *,
+    variants: Mapping | None = None,
+    round_cap: int | None = None,
+    mc: tuple[int, int | None] | None = None,
+) -> str:
     """The command printing ``metric`` of the duel ``a`` vs ``b`` (a one-value grid of
     the ``aftermath`` variant when ``duel`` has no column for it or cannot name the
     fighters)."""
     if duel_expressible(a, b):
         if metric.startswith("p_one_hit_"):
-            return duel(system, a, b, variants=variants, table="one-hit",
-                        columns=("weapon", "target", "p_" + metric[len("p_one_hit_"):]))
+            return duel(
+                system,
+                a,
+                b,
+                variants=variants,
+                table="one-hit",
+                columns=("weapon", "target", "p_" + metric[len("p_one_hit_") :]),
+            )
         if ":" not in metric:
-            return duel(system, a, b, variants=variants, columns=(metric,), mc=mc,
-                        round_cap=round_cap)
+            return duel(
+                system, a, b, variants=variants, columns=(metric,), mc=mc, round_cap=round_cap
+            )
     v = dict(variants or {})
     after = v.pop("aftermath", "leave")
-    return grid(system, a, b, metric, "variant.aftermath", [after], variants=v,
-                round_cap=round_cap)
+    return grid(system, a, b, metric, "variant.aftermath", [after], variants=v, round_cap=round_cap)
 
 
 def check(system: str, cell: Mapping, variants: Mapping | None = None) -> str:

@@ -19,12 +19,35 @@ from .knobs import fight_knobs, valid_values
 from .measuring import Z_DECIDE, check_cell, guardrail_target, measure
 from .search_words import searched_words
 
-__all__ = ["COLUMNS", "DATA", "cure_command", "evaluate", "flips", "junit_xml", "knob_options",
-           "load_guardrails", "reproduce_guardrail", "rerun", "restrict", "with_knob"]
+__all__ = [
+    "COLUMNS",
+    "DATA",
+    "cure_command",
+    "evaluate",
+    "flips",
+    "junit_xml",
+    "knob_options",
+    "load_guardrails",
+    "reproduce_guardrail",
+    "rerun",
+    "restrict",
+    "with_knob",
+]
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "guardrails.toml"
-COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status",
-           "suggestion", "cure", "reproduce")
+COLUMNS = (
+    "guardrail",
+    "system",
+    "metric",
+    "value",
+    "se",
+    "min",
+    "max",
+    "status",
+    "suggestion",
+    "cure",
+    "reproduce",
+)
 
 
 def load_guardrails(paths: Sequence[str | Path] | None = None):
@@ -43,8 +66,11 @@ def load_guardrails(paths: Sequence[str | Path] | None = None):
             problems.append(f"{Path(p).name}: no [[guardrails]] entries to audit")
         out.append(sc)
     if problems:
-        raise InputError(problems[0] if len(problems) == 1 else
-                         f"{len(problems)} files with problems\n  " + "\n  ".join(problems))
+        raise InputError(
+            problems[0]
+            if len(problems) == 1
+            else f"{len(problems)} files with problems\n  " + "\n  ".join(problems)
+        )
     return out
 
 
@@ -64,16 +90,24 @@ def reproduce_guardrail(sc, g, m: dict) -> str:
     if t.kind != "fight":
         return ""
     f = t.entry
-    if getattr(g, "distances", None):   # the starting distance whose value is shown
+    if getattr(g, "distances", None):  # the starting distance whose value is shown
         from .reproduce import grid
 
         v = {k: val for k, val in t.variants.items() if k != "distance"}
-        return grid(t.system, f.a, f.b, g.metric, "variant.distance",
-                    [m["distance"]] if "distance" in m else g.distances, variants=v,
-                    round_cap=f.round_cap)
+        return grid(
+            t.system,
+            f.a,
+            f.b,
+            g.metric,
+            "variant.distance",
+            [m["distance"]] if "distance" in m else g.distances,
+            variants=v,
+            round_cap=f.round_cap,
+        )
     mc = (m["trials"], None) if m["method"] == "mc" else None
-    return fight_metric(t.system, f.a, f.b, g.metric, variants=t.variants,
-                                  round_cap=f.round_cap, mc=mc)
+    return fight_metric(
+        t.system, f.a, f.b, g.metric, variants=t.variants, round_cap=f.round_cap, mc=mc
+    )
 
 
 def _reproduce_compare(sc, g, m: dict) -> str:
@@ -88,20 +122,48 @@ def _reproduce_compare(sc, g, m: dict) -> str:
         out = []
         for t in sides:
             v = {k: val for k, val in t.variants.items() if k != "distance"}
-            out.append(grid(t.system, t.entry.a, t.entry.b, g.metric, "variant.distance",
-                            g.distances, variants=v, round_cap=t.entry.round_cap))
+            out.append(
+                grid(
+                    t.system,
+                    t.entry.a,
+                    t.entry.b,
+                    g.metric,
+                    "variant.distance",
+                    g.distances,
+                    variants=v,
+                    round_cap=t.entry.round_cap,
+                )
+            )
         return both(*out)
     first, second, _names, _d = pairs[0]
     trials = m.get("sides_trials", (0, 0))
-    return both(*(fight_metric(t.system, t.entry.a, t.entry.b, g.metric,
-                               variants=t.variants, round_cap=t.entry.round_cap,
-                               mc=(n, None) if n else None)
-                  for t, n in zip((first, second), trials, strict=True)))
+    return both(
+        *(
+            fight_metric(
+                t.system,
+                t.entry.a,
+                t.entry.b,
+                g.metric,
+                variants=t.variants,
+                round_cap=t.entry.round_cap,
+                mc=(n, None) if n else None,
+            )
+            for t, n in zip((first, second), trials, strict=True)
+        )
+    )
 
 
-def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
-             max_trials: int = 200_000, suggestions: bool = True,
-             progress: bool | None = None, edits=(), files=None):
+def evaluate(
+    scenarios,
+    *,
+    seed: int | None = None,
+    batch: int = 2_000,
+    max_trials: int = 200_000,
+    suggestions: bool = True,
+    progress: bool | None = None,
+    edits=(),
+    files=None,
+):
     """One row per guardrail: :data:`COLUMNS` plus ``reason``, ``solved`` (exact | mc),
     ``trials`` (0 when exact) and ``file``.
 
@@ -130,26 +192,43 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
     with bar(total, "audit", disable=None if progress is None else not progress) as pb:
         for s, sc in enumerate(scenarios):
             for i, g in enumerate(sc.guardrails):
-                m = measure(sc, g, i, seed=sc.seed if seed is None else seed, batch=batch,
-                            max_trials=max_trials)
+                m = measure(
+                    sc,
+                    g,
+                    i,
+                    seed=sc.seed if seed is None else seed,
+                    batch=batch,
+                    max_trials=max_trials,
+                )
                 if "problem" in m:
-                    raise InputError(f"{Path(sc.source).name}: guardrails[{i}]: "
-                                     f"{m['problem']}")
-                rows.append({"guardrail": g.name, "system": guardrail_target(sc, g).system,
-                             "metric": g.metric, "value": m["value"], "se": m["se"],
-                             "min": g.min, "max": g.max, "status": m["status"],
-                             "suggestion": "", "cure": "",
-                             "reproduce": reproduce_guardrail(sc, g, m),
-                             "reason": g.reason, "searched": "",
-                             "solved": m["method"], "trials": m["trials"],
-                             "file": Path(sc.source).name})
-                if "distance" in m:   # the starting distance of the value shown
+                    raise InputError(f"{Path(sc.source).name}: guardrails[{i}]: {m['problem']}")
+                rows.append(
+                    {
+                        "guardrail": g.name,
+                        "system": guardrail_target(sc, g).system,
+                        "metric": g.metric,
+                        "value": m["value"],
+                        "se": m["se"],
+                        "min": g.min,
+                        "max": g.max,
+                        "status": m["status"],
+                        "suggestion": "",
+                        "cure": "",
+                        "reproduce": reproduce_guardrail(sc, g, m),
+                        "reason": g.reason,
+                        "searched": "",
+                        "solved": m["method"],
+                        "trials": m["trials"],
+                        "file": Path(sc.source).name,
+                    }
+                )
+                if "distance" in m:  # the starting distance of the value shown
                     distances[g.name] = m["distance"]
                 if "compare" in m:
                     from .comparing import compare_words
 
                     compared[len(rows) - 1] = compare_words(g, m)
-                    if m["status"] == "fail":   # the comparison in words (cures follow)
+                    if m["status"] == "fail":  # the comparison in words (cures follow)
                         rows[-1]["suggestion"] = compared[len(rows) - 1]
                 if m["status"] == "fail" and suggestions:
                     searches[len(rows) - 1] = (s, i, m)
@@ -157,25 +236,27 @@ def evaluate(scenarios, *, seed: int | None = None, batch: int = 2_000,
     for r, (s, i, m) in searches.items():
         sc, g = scenarios[s], scenarios[s].guardrails[i]
         if guardrail_target(sc, g).kind == "campaign":
-            rows[r]["suggestion"] = ("no one-knob search for campaign guardrails; [[solve]] "
-                                     "kind = 'campaign' finds the knob value for a target")
+            rows[r]["suggestion"] = (
+                "no one-knob search for campaign guardrails; [[solve]] "
+                "kind = 'campaign' finds the knob value for a target"
+            )
             continue
         from analysis.workflow.guardrails import measured_metric
 
         found = find_cures(sc, g, m)
         for c in found.cures:
-            c.side_effects = side_effects(scenarios, rows, (s, i), c, seed=seed,
-                                          batch=batch, max_trials=max_trials)
+            c.side_effects = side_effects(
+                scenarios, rows, (s, i), c, seed=seed, batch=batch, max_trials=max_trials
+            )
         rows[r]["suggestion"] = cure_text(found, measured_metric(g))
         rows[r]["searched"] = searched_words(found)
-        if r in compared:   # the comparison in words, then its cure
+        if r in compared:  # the comparison in words, then its cure
             from analysis.text import join
 
             rows[r]["suggestion"] = join("; ", [compared[r], rows[r]["suggestion"]])
         if found.cures:
             rows[r]["cure"] = cure_command(found.cures[0].edit, files, edits)
-    out = pd.DataFrame(rows, columns=[*COLUMNS, "reason", "solved", "trials", "file",
-                                      "searched"])
+    out = pd.DataFrame(rows, columns=[*COLUMNS, "reason", "solved", "trials", "file", "searched"])
     for col in ("min", "max"):
         out[col] = out[col].astype("Float64")
     #: the guardrails that compare: {name: their comparison in words} (the report reads it)
@@ -234,8 +315,11 @@ def knob_options(scenarios, system: str, *, span: int = 4) -> dict[str, tuple[An
             for k in knobs:
                 if k.current is None:
                     continue
-                values = range(k.current - span, k.current + span + 1) if (
-                    k.ordered and not k.values) else k.values
+                values = (
+                    range(k.current - span, k.current + span + 1)
+                    if (k.ordered and not k.values)
+                    else k.values
+                )
                 values = valid_values(system, t.entry, t.variants, k.name, values)
                 if k.current in values and len(values) > 1:
                     out[k.name] = (k.current, values)
@@ -275,12 +359,19 @@ def flips(before, after):
     ``status_after`` and ``change`` (``pass → fail``); a guardrail in only one table is
     not a flip."""
     keys = ["file", "guardrail"] if "file" in before and "file" in after else ["guardrail"]
-    m = before.merge(after[[*keys, "value", "status"]], on=keys, suffixes=("_before",
-                                                                          "_after"))
+    m = before.merge(after[[*keys, "value", "status"]], on=keys, suffixes=("_before", "_after"))
     m = m[m["status_before"] != m["status_after"]].copy()
     m["change"] = m["status_before"] + " → " + m["status_after"]
-    cols = ["guardrail", "system", "metric", "value_before", "value_after",
-            "status_before", "status_after", "change"]
+    cols = [
+        "guardrail",
+        "system",
+        "metric",
+        "value_before",
+        "value_after",
+        "status_before",
+        "status_after",
+        "change",
+    ]
     return m[cols].reset_index(drop=True)
 
 
@@ -295,12 +386,16 @@ def junit_xml(table, suite: str = "rpg-balance audit") -> str:
     undecided."""
     import xml.etree.ElementTree as ET
 
-    root = ET.Element("testsuite", name=suite, tests=str(len(table)),
-                      failures=str(int((table["status"] == "fail").sum())),
-                      skipped=str(int((table["status"] == "undecided").sum())), errors="0")
+    root = ET.Element(
+        "testsuite",
+        name=suite,
+        tests=str(len(table)),
+        failures=str(int((table["status"] == "fail").sum())),
+        skipped=str(int((table["status"] == "undecided").sum())),
+        errors="0",
+    )
     for r in table.itertuples(index=False):
-        case = ET.SubElement(root, "testcase", classname=f"{r.file}.{r.system}",
-                             name=r.guardrail)
+        case = ET.SubElement(root, "testcase", classname=f"{r.file}.{r.system}", name=r.guardrail)
         bounds = f"[{_bound(r.min)}, {_bound(r.max)}]"
         text = f"{r.metric} = {r.value:.6g} ± {r.se:.3g}, wanted {bounds}"
         if r.status == "fail":

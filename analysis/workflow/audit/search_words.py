@@ -25,11 +25,17 @@ def range_words(system: str, knob) -> Text:
 
     name = knob_phrase(system, knob.name)
     if knob.ordered:
-        return Text("{knob} {low}–{high}", knob=name,
-                    low=value_phrase(system, knob.name, knob.values[0]),
-                    high=value_phrase(system, knob.name, knob.values[-1]))
-    return Text("{knob} ({values})", knob=name, values=join(" | ", (
-        value_phrase(system, knob.name, v) for v in knob.values)))
+        return Text(
+            "{knob} {low}–{high}",
+            knob=name,
+            low=value_phrase(system, knob.name, knob.values[0]),
+            high=value_phrase(system, knob.name, knob.values[-1]),
+        )
+    return Text(
+        "{knob} ({values})",
+        knob=name,
+        values=join(" | ", (value_phrase(system, knob.name, v) for v in knob.values)),
+    )
 
 
 def held_words(system: str, held: list) -> Text:
@@ -51,21 +57,37 @@ def no_cure_text(search, metric: str) -> Text:
     system = search.system
     held = held_words(system, search.held)
     if not search.searched:
-        return Text(N_("no one-knob cure: nothing is left to search once the "
-                       "guardrail's own terms are held ({held})"), held=held)
+        return Text(
+            N_(
+                "no one-knob cure: nothing is left to search once the "
+                "guardrail's own terms are held ({held})"
+            ),
+            held=held,
+        )
     ranges = [range_words(system, k) for k in search.searched]
     if len(ranges) > SHOWN_RANGES:
-        ranges = [*ranges[:SHOWN_RANGES], Text(N_("{count} more (all in the CSV)"),
-                                               count=len(ranges) - SHOWN_RANGES)]
+        ranges = [
+            *ranges[:SHOWN_RANGES],
+            Text(N_("{count} more (all in the CSV)"), count=len(ranges) - SHOWN_RANGES),
+        ]
     if search.closest is None:
-        return Text(N_("no cure within the searched range ({searched}); held as the "
-                       "question: {held}"), held=held, searched=join("; ", ranges))
+        return Text(
+            N_("no cure within the searched range ({searched}); held as the question: {held}"),
+            held=held,
+            searched=join("; ", ranges),
+        )
     from analysis.glossary import figure_phrase, knob_phrase, value_phrase
 
     knob, value, estimate = search.closest
-    return Text(N_("no one-knob edit cures it: the nearest any searched value comes is "
-                   "{figure}, with {knob} at {value} (searched: {searched}; held as the "
-                   "question: {held})"),
-                figure=figure_phrase(metric, estimate), knob=knob_phrase(system, knob),
-                value=value_phrase(system, knob, value), held=held,
-                searched=join("; ", ranges))
+    return Text(
+        N_(
+            "no one-knob edit cures it: the nearest any searched value comes is "
+            "{figure}, with {knob} at {value} (searched: {searched}; held as the "
+            "question: {held})"
+        ),
+        figure=figure_phrase(metric, estimate),
+        knob=knob_phrase(system, knob),
+        value=value_phrase(system, knob, value),
+        held=held,
+        searched=join("; ", ranges),
+    )

@@ -39,8 +39,9 @@ def run_measure_task(task: MeasureTask) -> list[dict]:
     sc = scs[0]
     out = []
     for i in task.indices:
-        m = measure(sc, sc.guardrails[i], i, seed=sc.seed, batch=task.batch,
-                    max_trials=task.max_trials)
+        m = measure(
+            sc, sc.guardrails[i], i, seed=sc.seed, batch=task.batch, max_trials=task.max_trials
+        )
         out.append({k: m[k] for k in ("value", "se", "trials", "method", "status")})
     return out
 
@@ -64,8 +65,15 @@ class Evaluator:
     """Candidates → rows, every guardrail measured once per (guardrail, settings of the
     knobs touching it); ``lookups``/``measured`` count the cache's use."""
 
-    def __init__(self, problem: TuneProblem, cluster=None, *, batch: int = 2_000,
-                 max_trials: int = 200_000, progress: bool | None = False):
+    def __init__(
+        self,
+        problem: TuneProblem,
+        cluster=None,
+        *,
+        batch: int = 2_000,
+        max_trials: int = 200_000,
+        progress: bool | None = False,
+    ):
         from analysis.workflow.audit.measuring import Z_DECIDE
 
         self.problem, self.cluster = problem, cluster
@@ -86,7 +94,7 @@ class Evaluator:
 
         start = time.perf_counter()
         p = self.problem
-        needed: dict[tuple, list[int]] = {}   # setting → guardrails to measure
+        needed: dict[tuple, list[int]] = {}  # setting → guardrails to measure
         planned: set[tuple] = set()
         for s in settings:
             for g in range(len(p.scenario.guardrails)):
@@ -95,10 +103,13 @@ class Evaluator:
                 if key not in self.cache and key not in planned:
                     planned.add(key)
                     needed.setdefault(s, []).append(g)
-        tasks = [MeasureTask(p.scenario, p.edits(s), tuple(gs), self.batch,
-                             self.max_trials) for s, gs in needed.items()]
-        results = execute(tasks, run_measure_task, self.cluster, progress=self.progress) \
-            if tasks else []
+        tasks = [
+            MeasureTask(p.scenario, p.edits(s), tuple(gs), self.batch, self.max_trials)
+            for s, gs in needed.items()
+        ]
+        results = (
+            execute(tasks, run_measure_task, self.cluster, progress=self.progress) if tasks else []
+        )
         for (s, gs), ms in zip(needed.items(), results, strict=True):
             for g, m in zip(gs, ms, strict=True):
                 self.cache[self._key(g, s)] = m
@@ -139,5 +150,7 @@ class Evaluator:
     def constraints(self, row: dict) -> list[float]:
         """Optuna's constraint values (≤ 0 feasible): 0 for a passing guardrail, else how
         far its margin is below 0 (at least 1e-9)."""
-        return [0.0 if m["status"] == "pass" else max(-max(mg, _FLOOR), 1e-9)
-                for m, mg in zip(row["_measures"], row["_margins"], strict=True)]
+        return [
+            0.0 if m["status"] == "pass" else max(-max(mg, _FLOOR), 1e-9)
+            for m, mg in zip(row["_measures"], row["_margins"], strict=True)
+        ]

@@ -11,9 +11,13 @@ from .reading import how_found
 __all__ = ["FIGURE_WORDS", "front_figure", "save_front_plot"]
 
 #: the words of :func:`front_figure` (the report passes them translated)
-FIGURE_WORDS = {"infeasible": "infeasible", "feasible": "feasible", "front": "front",
-                "x": "edit size: knobs changed + distance / (total weight + 1)",
-                "y": "worst guardrail margin (limits' width)"}
+FIGURE_WORDS = {
+    "infeasible": "infeasible",
+    "feasible": "feasible",
+    "front": "front",
+    "x": "edit size: knobs changed + distance / (total weight + 1)",
+    "y": "worst guardrail margin (limits' width)",
+}
 
 
 def front_figure(result: TuneResult, words: dict | None = None):
@@ -29,19 +33,25 @@ def front_figure(result: TuneResult, words: dict | None = None):
     fig = Figure(figsize=(7.0, 4.2), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    groups = [([r for r in result.candidates if not r["feasible"]], "#cccccc",
-               w["infeasible"]),
-              ([r for r in result.candidates if r["feasible"]], "#1f77b4", w["feasible"])]
+    groups = [
+        ([r for r in result.candidates if not r["feasible"]], "#cccccc", w["infeasible"]),
+        ([r for r in result.candidates if r["feasible"]], "#1f77b4", w["feasible"]),
+    ]
     for rows, colour, label in groups:
         if rows:
-            ax.scatter([ev_size(r) for r in rows], [r["worst_margin"] for r in rows],
-                       s=14, color=colour, label=f"{label} ({len(rows)})", zorder=2)
+            ax.scatter(
+                [ev_size(r) for r in rows],
+                [r["worst_margin"] for r in rows],
+                s=14,
+                color=colour,
+                label=f"{label} ({len(rows)})",
+                zorder=2,
+            )
     front = result.front
     xs = [ev_size(r) for r in front]
     ys = [r["worst_margin"] for r in front]
     ax.step(xs, ys, where="post", color="#d62728", linewidth=1, zorder=3)
-    ax.scatter(xs, ys, s=30, color="#d62728", label=f"{w['front']} ({len(front)})",
-               zorder=4)
+    ax.scatter(xs, ys, s=30, color="#d62728", label=f"{w['front']} ({len(front)})", zorder=4)
     ax.axhline(0.0, color="black", linewidth=0.6, linestyle="--")
     ax.set_xlabel(w["x"])
     ax.set_ylabel(w["y"])

@@ -14,8 +14,16 @@ from analysis.rules import is_rule_knob
 from engines.constants import STUDY_SEED
 from engines.errors import InputError
 
-__all__ = ["Knob", "TuneProblem", "TuneResult", "current_value", "edit_size_of", "load_tune",
-           "reproduce", "tune_problems"]
+__all__ = [
+    "Knob",
+    "TuneProblem",
+    "TuneResult",
+    "current_value",
+    "edit_size_of",
+    "load_tune",
+    "reproduce",
+    "tune_problems",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,15 +75,21 @@ class TuneProblem:
         """The :class:`~analysis.workflow.audit.edits.Edit` of each changed knob."""
         from analysis.workflow.audit.edits import Edit
 
-        return tuple(Edit(k.target, k.knob, v) for k, v in zip(self.knobs, setting,
-                                                               strict=True)
-                     if v != k.current)
+        return tuple(
+            Edit(k.target, k.knob, v)
+            for k, v in zip(self.knobs, setting, strict=True)
+            if v != k.current
+        )
 
 
 def _same(a, b) -> bool:
     return (type(a) is type(b) and a == b) or (
-        not isinstance(a, bool) and not isinstance(b, bool)
-        and isinstance(a, int | float) and isinstance(b, int | float) and a == b)
+        not isinstance(a, bool)
+        and not isinstance(b, bool)
+        and isinstance(a, int | float)
+        and isinstance(b, int | float)
+        and a == b
+    )
 
 
 def _scalar(val):
@@ -99,10 +113,9 @@ def current_value(sc, target: str, knob: str):
     from engines.system import registry
 
     if target in registry():
-        chosen = ([("fight", i) for i, f in enumerate(sc.fights)
-                   if sc.check_system(f) == target]
-                  + [("check", i) for i, c in enumerate(sc.checks)
-                     if sc.check_system(c) == target])
+        chosen = [("fight", i) for i, f in enumerate(sc.fights) if sc.check_system(f) == target] + [
+            ("check", i) for i, c in enumerate(sc.checks) if sc.check_system(c) == target
+        ]
     else:
         chosen = target_entries(sc, target)
     side, _, name = knob.partition(".")
@@ -132,16 +145,17 @@ def current_value(sc, target: str, knob: str):
                 if knob in cell:
                     found.append(_scalar(cell[knob]))
     if not chosen:
-        raise InputError(f"{target!r} is neither a system with a fight or check in the "
-                         "file nor a [[fights]] or [[checks]] entry of it")
+        raise InputError(
+            f"{target!r} is neither a system with a fight or check in the "
+            "file nor a [[fights]] or [[checks]] entry of it"
+        )
     if not found:
         raise InputError(f"no fight or check that {target!r} names has {knob!r}")
     if any(x is None for x in found):
         raise InputError("cannot read its current value from the file")
     if any(not _same(x, found[0]) for x in found):
         shown = ", ".join(dict.fromkeys(map(repr, found)))
-        raise InputError(f"the entries it edits differ ({shown}): name one entry as the "
-                         "target")
+        raise InputError(f"the entries it edits differ ({shown}): name one entry as the target")
     return found[0]
 
 
@@ -153,8 +167,10 @@ def _rule_value(sc, system: str, knob: str):
     from analysis.rules import RuleSet
 
     if system not in systems():
-        raise InputError(f"a rule knob's target is a system with rule tables "
-                         f"({', '.join(systems())}), not {system!r}")
+        raise InputError(
+            f"a rule knob's target is a system with rule tables "
+            f"({', '.join(systems())}), not {system!r}"
+        )
     rs = sc.rule_sets().get(system) or RuleSet(system)
     head, _, rest = knob.partition(".")
     if head == "everyone":
@@ -164,7 +180,7 @@ def _rule_value(sc, system: str, knob: str):
     parts = rest.split(".")
     entry = rs.tables().get(parts[0], {}).get(parts[1]) if len(parts) >= 2 else None
     if entry is None:
-        rs.with_knob(knob, 0, "")   # raises with the table's or entry's known names
+        rs.with_knob(knob, 0, "")  # raises with the table's or entry's known names
     if len(parts) == 2:
         return entry
     if not isinstance(entry, dict) or parts[2] not in entry:
@@ -186,8 +202,13 @@ def _target_state(sc, g):
     from analysis.workflow.audit.measuring import guardrail_target
 
     t = guardrail_target(sc, g)
-    return (t.system, *((repr(e.model_dump()), repr(sorted(v.items())), built)
-                        for e, v, built in guardrail_state(sc, g)))
+    return (
+        t.system,
+        *(
+            (repr(e.model_dump()), repr(sorted(v.items())), built)
+            for e, v, built in guardrail_state(sc, g)
+        ),
+    )
 
 
 def tune_problems(sc) -> tuple[list[tuple[str, str]], list[Knob], list[tuple[int, ...]]]:
@@ -197,8 +218,17 @@ def tune_problems(sc) -> tuple[list[tuple[str, str]], list[Knob], list[tuple[int
 
     problems: list[tuple[str, str]] = []
     if sc.tune is None:
-        return [("tune", "no [tune] table: name the knobs to turn ([[tune.knobs]] with "
-                  "knob = \"TARGET:KNOB\" and values = [...] or min/max)")], [], []
+        return (
+            [
+                (
+                    "tune",
+                    "no [tune] table: name the knobs to turn ([[tune.knobs]] with "
+                    'knob = "TARGET:KNOB" and values = [...] or min/max)',
+                )
+            ],
+            [],
+            [],
+        )
     if not sc.guardrails:
         problems.append(("guardrails", "no [[guardrails]] entries to tune for"))
     knobs: list[Knob] = []
@@ -211,13 +241,17 @@ def tune_problems(sc) -> tuple[list[tuple[str, str]], list[Knob], list[tuple[int
         target, colon, name = k.knob.partition(":")
         target, name = target.strip(), name.strip()
         if not colon or not target or not name or "=" in k.knob:
-            problems.append((f"{path}.knob", f"expected TARGET:KNOB (as audit --set takes "
-                             f"it, without =VALUE), got {k.knob!r}"))
+            problems.append(
+                (
+                    f"{path}.knob",
+                    f"expected TARGET:KNOB (as audit --set takes "
+                    f"it, without =VALUE), got {k.knob!r}",
+                )
+            )
             continue
         full = f"{target}:{name}"
         if full in seen:
-            problems.append((f"{path}.knob", f"{full!r} is already tune.knobs"
-                             f"[{seen[full]}]"))
+            problems.append((f"{path}.knob", f"{full!r} is already tune.knobs[{seen[full]}]"))
             continue
         seen[full] = i
         ranged = k.min is not None or k.max is not None
@@ -237,11 +271,9 @@ def tune_problems(sc) -> tuple[list[tuple[str, str]], list[Knob], list[tuple[int
             levels = tuple(range(k.min, k.max + 1, k.step))
         else:
             levels = tuple(k.values)
-            dup = [j for j, v in enumerate(levels)
-                   if any(_same(v, w) for w in levels[:j])]
+            dup = [j for j, v in enumerate(levels) if any(_same(v, w) for w in levels[:j])]
             if dup:
-                problems.append((f"{path}.values[{dup[0]}]",
-                                 f"{levels[dup[0]]!r} is listed twice"))
+                problems.append((f"{path}.values[{dup[0]}]", f"{levels[dup[0]]!r} is listed twice"))
                 continue
         if len(levels) < 2:
             problems.append((path, "needs at least two levels"))
@@ -254,8 +286,13 @@ def tune_problems(sc) -> tuple[list[tuple[str, str]], list[Knob], list[tuple[int
         match = [v for v in levels if _same(v, cur)]
         if not match:
             shown = "min..max" if ranged else "values"
-            problems.append((path, f"the current value {format_value(cur)} of {full} is "
-                             f"not among its levels ({shown}); add it"))
+            problems.append(
+                (
+                    path,
+                    f"the current value {format_value(cur)} of {full} is "
+                    f"not among its levels ({shown}); add it",
+                )
+            )
             continue
         bad = False
         for j, v in enumerate(levels):
@@ -266,24 +303,37 @@ def tune_problems(sc) -> tuple[list[tuple[str, str]], list[Knob], list[tuple[int
             except InputError as exc:
                 msg = str(exc).lstrip()
                 bad = True
-                problems.append((path if ranged else f"{path}.values[{j}]",
-                                 f"{full}={format_value(v)}: {_why(msg, full)}"))
+                problems.append(
+                    (
+                        path if ranged else f"{path}.values[{j}]",
+                        f"{full}={format_value(v)}: {_why(msg, full)}",
+                    )
+                )
                 break
             for g, gr in enumerate(sc.guardrails):
                 if _target_state(edited, gr) != base_state[g]:
                     touched[g].add(len(knobs))
         if bad:
             continue
-        knobs.append(Knob(target, name, tuple(match[0] if _same(v, cur) else v
-                                              for v in levels), match[0], float(k.weight)))
+        knobs.append(
+            Knob(
+                target,
+                name,
+                tuple(match[0] if _same(v, cur) else v for v in levels),
+                match[0],
+                float(k.weight),
+            )
+        )
     if not problems and knobs and not any(touched):
-        problems.append(("tune.knobs", "no knob changes a fight or check that a guardrail "
-                         "measures"))
+        problems.append(
+            ("tune.knobs", "no knob changes a fight or check that a guardrail measures")
+        )
     return problems, knobs, [tuple(sorted(t)) for t in touched]
 
 
-def load_tune(path: str | Path, *, seed: int | None = None,
-              budget: int | None = None) -> TuneProblem:
+def load_tune(
+    path: str | Path, *, seed: int | None = None, budget: int | None = None
+) -> TuneProblem:
     """A guardrail file with ``[tune]`` (every problem of the file, then of ``[tune]``, in
     one InputError, one line each naming the key path); ``seed``/``budget`` override
     the table's."""
@@ -294,13 +344,19 @@ def load_tune(path: str | Path, *, seed: int | None = None,
     if problems:
         raise_problems(Path(path).name, problems)
     assert sc.tune is not None  # tune_problems: a file without [tune] is a problem
-    return TuneProblem(sc, knobs, deps, str(path),
-                       sc.tune.seed if seed is None else seed,
-                       sc.tune.budget if budget is None else budget)
+    return TuneProblem(
+        sc,
+        knobs,
+        deps,
+        str(path),
+        sc.tune.seed if seed is None else seed,
+        sc.tune.budget if budget is None else budget,
+    )
 
 
-def reproduce(problem: TuneProblem, setting: tuple, batch: int = 2_000,
-              max_trials: int = 200_000) -> str:
+def reproduce(
+    problem: TuneProblem, setting: tuple, batch: int = 2_000, max_trials: int = 200_000
+) -> str:
     """``rpg-balance audit FILE --set T:K=V ...``: the audit of the candidate (with
     ``--batch``/``--max-trials`` when they are not the audit's defaults)."""
     words = ["rpg-balance", "audit", problem.file]
@@ -322,10 +378,10 @@ class TuneResult:
     table: Any
     front: list[dict]
     candidates: list[dict]
-    method: str                 # "exact" | "nsga2"
+    method: str  # "exact" | "nsga2"
     reading: str
     stats: dict
-    precision: tuple = (2_000, 200_000)   # (batch, max_trials) of the measurements
+    precision: tuple = (2_000, 200_000)  # (batch, max_trials) of the measurements
 
     @property
     def feasible(self) -> bool:

@@ -37,15 +37,17 @@ def _change(problem: TuneProblem, knob: Knob, value) -> Text:
     from analysis.glossary import knob_phrase, value_phrase
 
     system = knob_system(problem, knob)
-    return Text(N_("{knob} of {target} from {old} to {new}"),
-                knob=knob_phrase(system, knob.knob), target=knob.target,
-                old=value_phrase(system, knob.knob, knob.current),
-                new=value_phrase(system, knob.knob, value))
+    return Text(
+        N_("{knob} of {target} from {old} to {new}"),
+        knob=knob_phrase(system, knob.knob),
+        target=knob.target,
+        old=value_phrase(system, knob.knob, knob.current),
+        new=value_phrase(system, knob.knob, value),
+    )
 
 
 def _changes_text(problem: TuneProblem, row: dict) -> Text:
-    parts = [_change(problem, k, row[k.name]) for k in problem.knobs
-             if row[k.name] != k.current]
+    parts = [_change(problem, k, row[k.name]) for k in problem.knobs if row[k.name] != k.current]
     if not parts:
         return Text(N_("no change"))
     if len(parts) == 1:
@@ -63,8 +65,9 @@ def _worst(problem: TuneProblem, row: dict) -> Text:
     """The guardrail holding the worst margin, with its value."""
     k = min(range(len(row["_margins"])), key=row["_margins"].__getitem__)
     g = problem.scenario.guardrails[k]
-    return Text("{guardrail} ({figure})", guardrail=Text(g.name),
-                figure=_figure(g, row["_measures"][k]))
+    return Text(
+        "{guardrail} ({figure})", guardrail=Text(g.name), figure=_figure(g, row["_measures"][k])
+    )
 
 
 def how_found(result: TuneResult) -> Text:
@@ -73,14 +76,21 @@ def how_found(result: TuneResult) -> Text:
     s = result.stats
     if result.method == "exact":
         return Text(N_("all {n} candidates enumerated"), n=s["candidates"])
-    return Text(N_("an NSGA-II search of {n} candidates: {trials} trials, {distinct} "
-                   "distinct, seed {seed}"), n=s["candidates"], trials=s["evaluations"],
-                distinct=s["evaluated"], seed=s["seed"])
+    return Text(
+        N_(
+            "an NSGA-II search of {n} candidates: {trials} trials, {distinct} distinct, seed {seed}"
+        ),
+        n=s["candidates"],
+        trials=s["evaluations"],
+        distinct=s["evaluated"],
+        seed=s["seed"],
+    )
 
 
 def _status(status: str) -> Text:
-    return Text({"pass": N_("pass"), "fail": N_("fail"),
-                 "undecided": N_("undecided")}.get(status, status))
+    return Text(
+        {"pass": N_("pass"), "fail": N_("fail"), "undecided": N_("undecided")}.get(status, status)
+    )
 
 
 def best_row(result: TuneResult) -> dict | None:
@@ -92,8 +102,10 @@ def best_row(result: TuneResult) -> dict | None:
     if result.feasible:
         return result.front[0]
     size = edit_size_of(result)
-    return min(result.candidates, key=lambda r: (r["failing"] + r["undecided"], size(r),
-                                                 -r["worst_margin"]))
+    return min(
+        result.candidates,
+        key=lambda r: (r["failing"] + r["undecided"], size(r), -r["worst_margin"]),
+    )
 
 
 def command(result: TuneResult) -> str:
@@ -118,47 +130,106 @@ def reading_of(result: TuneResult) -> Text:
     if result.feasible:
         k = best["changes"]
         if k == 0:
-            text = Text(N_("The file as it is already passes all {n} guardrails of {file} "
-                           "({how})."), n=n, file=name, how=how_found(result))
+            text = Text(
+                N_("The file as it is already passes all {n} guardrails of {file} ({how})."),
+                n=n,
+                file=name,
+                how=how_found(result),
+            )
             return text
         feasible = sum(r["feasible"] for r in result.candidates)
-        template = (N_("One change makes all {n} guardrails of {file} pass: {changes} "
-                       "(worst margin {margin} of the limits' width, at {worst}). "
-                       "{feasible} of {evaluated} candidates evaluated pass every "
-                       "guardrail ({how}).") if k == 1 else
-                    N_("{k} changes make all {n} guardrails of {file} pass; the smallest: "
-                       "{changes} (worst margin {margin} of the limits' width, at "
-                       "{worst}). {feasible} of {evaluated} candidates evaluated pass "
-                       "every guardrail ({how})."))
-        text = Text(template, k=k, n=n, file=name, changes=_changes_text(p, best),
-                    margin=_fmt(best["worst_margin"]), worst=_worst(p, best),
-                    feasible=feasible, evaluated=len(result.candidates), how=how_found(result))
+        template = (
+            N_(
+                "One change makes all {n} guardrails of {file} pass: {changes} "
+                "(worst margin {margin} of the limits' width, at {worst}). "
+                "{feasible} of {evaluated} candidates evaluated pass every "
+                "guardrail ({how})."
+            )
+            if k == 1
+            else N_(
+                "{k} changes make all {n} guardrails of {file} pass; the smallest: "
+                "{changes} (worst margin {margin} of the limits' width, at "
+                "{worst}). {feasible} of {evaluated} candidates evaluated pass "
+                "every guardrail ({how})."
+            )
+        )
+        text = Text(
+            template,
+            k=k,
+            n=n,
+            file=name,
+            changes=_changes_text(p, best),
+            margin=_fmt(best["worst_margin"]),
+            worst=_worst(p, best),
+            feasible=feasible,
+            evaluated=len(result.candidates),
+            how=how_found(result),
+        )
         others = len(front) - 1
         if others:
-            text = Text("{text} {more}", text=text, more=Text(
-                N_("Larger edits on the front: {k}; they widen the worst margin up to "
-                   "{margin}."), k=others, margin=_fmt(max(r["worst_margin"]
-                                                           for r in front))))
+            text = Text(
+                "{text} {more}",
+                text=text,
+                more=Text(
+                    N_(
+                        "Larger edits on the front: {k}; they widen the worst margin up to "
+                        "{margin}."
+                    ),
+                    k=others,
+                    margin=_fmt(max(r["worst_margin"] for r in front)),
+                ),
+            )
         return text
     base = next((r for r in result.candidates if r["changes"] == 0), None)
-    short = join("; ", (Text(N_("{guardrail} ({figure}, {status})"), guardrail=Text(g.name),
-                             figure=_figure(g, m), status=_status(m["status"]))
-                        for g, m in zip(p.scenario.guardrails, best["_measures"], strict=True)
-                        if m["status"] != "pass"))
+    short = join(
+        "; ",
+        (
+            Text(
+                N_("{guardrail} ({figure}, {status})"),
+                guardrail=Text(g.name),
+                figure=_figure(g, m),
+                status=_status(m["status"]),
+            )
+            for g, m in zip(p.scenario.guardrails, best["_measures"], strict=True)
+            if m["status"] != "pass"
+        ),
+    )
     left = best["failing"] + best["undecided"]
     if best["changes"] == 0:
-        who = Text(N_("The file as it is leaves {k} not passing: {short}"), k=left,
-                   short=short)
+        who = Text(N_("The file as it is leaves {k} not passing: {short}"), k=left, short=short)
     else:
-        who = Text(N_("The closest, {changes}, leaves {k} not passing: {short}"),
-                   changes=_changes_text(p, best), k=left, short=short)
-    text = Text(N_("No candidate makes all {n} guardrails of {file} pass ({how}). {who}; "
-                   "worst margin {margin} of the limits' width."), n=n, file=name,
-                how=how_found(result), who=who, margin=_fmt(best["worst_margin"]))
+        who = Text(
+            N_("The closest, {changes}, leaves {k} not passing: {short}"),
+            changes=_changes_text(p, best),
+            k=left,
+            short=short,
+        )
+    text = Text(
+        N_(
+            "No candidate makes all {n} guardrails of {file} pass ({how}). {who}; "
+            "worst margin {margin} of the limits' width."
+        ),
+        n=n,
+        file=name,
+        how=how_found(result),
+        who=who,
+        margin=_fmt(best["worst_margin"]),
+    )
     if base is not None and base is not best:
-        text = Text("{text} {more}", text=text, more=Text(
-            N_("The file as it is leaves {k} not passing (worst margin {margin})."),
-            k=base["failing"] + base["undecided"], margin=_fmt(base["worst_margin"])))
-    return Text("{text} {more}", text=text, more=Text(
-        N_("Candidates on the front: {k}, trading edit size against the worst margin."),
-        k=len(front)))
+        text = Text(
+            "{text} {more}",
+            text=text,
+            more=Text(
+                N_("The file as it is leaves {k} not passing (worst margin {margin})."),
+                k=base["failing"] + base["undecided"],
+                margin=_fmt(base["worst_margin"]),
+            ),
+        )
+    return Text(
+        "{text} {more}",
+        text=text,
+        more=Text(
+            N_("Candidates on the front: {k}, trading edit size against the worst margin."),
+            k=len(front),
+        ),
+    )

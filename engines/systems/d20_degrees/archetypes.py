@@ -45,9 +45,22 @@ DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
 Stat = Field(ge=-10, le=40)
 ManeuverName = Literal["none", "accurate", "power", "all_out", "defensive"]
 HeroUse = Literal["none", "attack", "resist"]
-STATS = ("strength", "stamina", "agility", "dexterity", "fighting", "awareness",
-         "close_combat", "ranged_combat", "parry", "dodge", "fortitude", "deception",
-         "insight", "athletics")
+STATS = (
+    "strength",
+    "stamina",
+    "agility",
+    "dexterity",
+    "fighting",
+    "awareness",
+    "close_combat",
+    "ranged_combat",
+    "parry",
+    "dodge",
+    "fortitude",
+    "deception",
+    "insight",
+    "athletics",
+)
 PlanName = Literal[PLANS]
 
 assert set(MANEUVERS) == set(ManeuverName.__args__)  # one list of names, two views
@@ -71,8 +84,7 @@ class Weapon(_Strict):
     @model_validator(mode="after")
     def _bands(self):
         if self.ranged and self.range is None:
-            raise ValueError("a ranged weapon needs range = [short, medium, long] metres "
-                             "(ET-g2)")
+            raise ValueError("a ranged weapon needs range = [short, medium, long] metres (ET-g2)")
         if not self.ranged and self.range is not None:
             raise ValueError("range is for ranged weapons only (ET-g2)")
         r = self.range
@@ -112,9 +124,9 @@ class StatBlock(_Strict):
     armour: str
     deception: int = Field(default=0, ge=-10, le=40)
     insight: int = Field(default=0, ge=-10, le=40)
-    feint: bool = False   # E16 feint tactic (engine gap E-g15)
-    plan: PlanName | None = None   # ET1–ET3: None is the default by weapon
-    athletics: int = Field(default=0, ge=-10, le=40)   # ET1 dash: ranks over Strength
+    feint: bool = False  # E16 feint tactic (engine gap E-g15)
+    plan: PlanName | None = None  # ET1–ET3: None is the default by weapon
+    athletics: int = Field(default=0, ge=-10, le=40)  # ET1 dash: ranks over Strength
 
 
 class Style(_Strict):
@@ -190,8 +202,7 @@ class RuleNumbers(_Strict):
 
 
 #: a fighter with the engine's defaults: the seed's numbers
-_SEED = Fighter(attack=0, damage=0, toughness=0, parry=0, dodge=0, fortitude=0,
-                hit_points=1)
+_SEED = Fighter(attack=0, damage=0, toughness=0, parry=0, dodge=0, fortitude=0, hit_points=1)
 
 
 class Meta(_Strict):
@@ -216,9 +227,12 @@ class LibraryFile(_Strict):
         if d is not None:
             out.update(damage_offset=d.resistance.offset, crit_damage=d.critical.bonus)
         if h is not None:
-            out.update(instant_death_degrees=h.instant_death.degrees, dying_dc=h.dying.dc,
-                       recovery_hp=h.recovery.hit_points,
-                       recovery_defence=h.recovery.defence)
+            out.update(
+                instant_death_degrees=h.instant_death.degrees,
+                dying_dc=h.dying.dc,
+                recovery_hp=h.recovery.hit_points,
+                recovery_defence=h.recovery.defence,
+            )
         return RuleNumbers(**out)
 
 
@@ -239,15 +253,30 @@ class Combatant(_Strict):
         s, w = self.stats, self.weapon
         attack = s.dexterity + s.ranged_combat if w.ranged else s.fighting + s.close_combat
         return Fighter(
-            name=self.name, attack=attack, ranged=w.ranged,
+            name=self.name,
+            attack=attack,
+            ranged=w.ranged,
             damage=w.damage + (s.strength if w.adds_strength else 0),
-            toughness=s.stamina + self.armour.toughness, parry=s.parry, dodge=s.dodge,
-            fortitude=s.fortitude, hit_points=s.hit_points, agility=s.agility,
-            awareness=s.awareness, hero_points=s.hero_points, maneuver=s.maneuver,
-            hero_use=s.hero_use, extra_effort=s.extra_effort, recover_at=s.recover_at,
-            feint=s.feint, deception=s.deception, insight=s.insight, plan=s.plan,
+            toughness=s.stamina + self.armour.toughness,
+            parry=s.parry,
+            dodge=s.dodge,
+            fortitude=s.fortitude,
+            hit_points=s.hit_points,
+            agility=s.agility,
+            awareness=s.awareness,
+            hero_points=s.hero_points,
+            maneuver=s.maneuver,
+            hero_use=s.hero_use,
+            extra_effort=s.extra_effort,
+            recover_at=s.recover_at,
+            feint=s.feint,
+            deception=s.deception,
+            insight=s.insight,
+            plan=s.plan,
             ranges=tuple(w.range) if w.range is not None else None,
-            athletics=s.strength + s.athletics, **self.rules.model_dump())
+            athletics=s.strength + s.athletics,
+            **self.rules.model_dump(),
+        )
 
 
 def _loc(parts) -> str:
@@ -270,8 +299,9 @@ def _validation_message(fname: str, exc: ValidationError) -> str:
 
 def _known(kind: str, name: Any, table: dict, fname: str, where: str) -> None:
     if name not in table:
-        raise InputError(f"{fname}: {where}: unknown {kind} {name!r}; known: "
-                         f"{', '.join(sorted(table))}")
+        raise InputError(
+            f"{fname}: {where}: unknown {kind} {name!r}; known: {', '.join(sorted(table))}"
+        )
 
 
 def load(fname: str, raw: dict) -> dict[str, Combatant]:
@@ -285,8 +315,10 @@ def load(fname: str, raw: dict) -> dict[str, Combatant]:
         raise InputError(_validation_message(fname, exc)) from None
     missing = [r for r in LADDER if r not in lib.archetypes]
     if missing:
-        raise InputError(f"{fname}: archetypes: missing ladder rung(s) {', '.join(missing)}; "
-                         f"the ladder is {', '.join(LADDER)}")
+        raise InputError(
+            f"{fname}: archetypes: missing ladder rung(s) {', '.join(missing)}; "
+            f"the ladder is {', '.join(LADDER)}"
+        )
     for name, block in lib.archetypes.items():
         _known("weapon", block.weapon, lib.weapons, fname, f"archetypes.{name}.weapon")
         _known("armour", block.armour, lib.armour, fname, f"archetypes.{name}.armour")
@@ -297,8 +329,9 @@ def load(fname: str, raw: dict) -> dict[str, Combatant]:
             _known("armour", style.armour, lib.armour, fname, f"styles.{name}.armour")
         for stat in style.adjust:
             if stat not in STATS:
-                raise InputError(f"{fname}: styles.{name}.adjust.{stat}: unknown stat; "
-                                 f"known: {', '.join(STATS)}")
+                raise InputError(
+                    f"{fname}: styles.{name}.adjust.{stat}: unknown stat; known: {', '.join(STATS)}"
+                )
     out: dict[str, Combatant] = {}
     for rung, block in lib.archetypes.items():
         out[rung] = _combatant(rung, rung, None, block, lib)
@@ -310,30 +343,39 @@ def load(fname: str, raw: dict) -> dict[str, Combatant]:
             try:
                 styled = StatBlock.model_validate({**block.model_dump(), **changes})
             except ValidationError as exc:
-                raise InputError(_validation_message(
-                    fname, exc).replace(f"{fname}: ", f"{fname}: styles.{sname} on "
-                                        f"archetypes.{rung}: ", 1)) from None
+                raise InputError(
+                    _validation_message(fname, exc).replace(
+                        f"{fname}: ", f"{fname}: styles.{sname} on archetypes.{rung}: ", 1
+                    )
+                ) from None
             key = f"{rung}_{sname}"
             if key in out or key in lib.archetypes:
-                raise InputError(f"{fname}: styles.{sname}: name {key!r} clashes with an "
-                                 "archetype")
+                raise InputError(f"{fname}: styles.{sname}: name {key!r} clashes with an archetype")
             out[key] = _combatant(key, rung, sname, styled, lib)
     return out
 
 
-def _combatant(name: str, rung: str, style: str | None, block: StatBlock,
-               lib: LibraryFile) -> Combatant:
-    return Combatant(name=name, rung=rung, style=style, stats=block,
-                     weapon=lib.weapons[block.weapon], armour=lib.armour[block.armour],
-                     rules=lib.rule_numbers())
+def _combatant(
+    name: str, rung: str, style: str | None, block: StatBlock, lib: LibraryFile
+) -> Combatant:
+    return Combatant(
+        name=name,
+        rung=rung,
+        style=style,
+        stats=block,
+        weapon=lib.weapons[block.weapon],
+        armour=lib.armour[block.armour],
+        rules=lib.rule_numbers(),
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # the archetype-loader hook (engines.system.Combat.archetypes)
 
 
-def _build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
-           full: dict | None, label: str) -> Fighter:
+def _build(
+    fname: str, raw: dict, lib: dict, name: str | None, over: dict, full: dict | None, label: str
+) -> Fighter:
     """One fighter: library entry ``name`` with the stat overrides ``over``, or the full
     stat block ``full``, validated by :class:`StatBlock`."""
     system = "d20_degrees"
@@ -353,15 +395,32 @@ def _build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
         block = StatBlock.model_validate(fields)
     except ValidationError as exc:
         raise InputError(validation(system, exc).replace(": ", f": {label}.", 1)) from None
-    check_gear(system, {"weapon": block.weapon, "armour": block.armour}, label,
-               list(lib_file.weapons), list(lib_file.armour))
+    check_gear(
+        system,
+        {"weapon": block.weapon, "armour": block.armour},
+        label,
+        list(lib_file.weapons),
+        list(lib_file.armour),
+    )
     return _combatant(name or label, rung, style, block, lib_file).to_engine()
 
 
 HOOK = ArchetypeHook(
-    system="d20_degrees", load=load, build=_build, to_engine=lambda m: m.to_engine(),
-    tactic_values=lambda: {m: m for m in MANEUVERS}, tactic_field="maneuver",
-    armour="names", weapon_rule="E12", armour_rule="E12", data_file=DATA_FILE,
+    system="d20_degrees",
+    load=load,
+    build=_build,
+    to_engine=lambda m: m.to_engine(),
+    tactic_values=lambda: {m: m for m in MANEUVERS},
+    tactic_field="maneuver",
+    armour="names",
+    weapon_rule="E12",
+    armour_rule="E12",
+    data_file=DATA_FILE,
     weapon_of=lambda m: m.stats.weapon,
-    tables=(("weapon", "weapons", "E12"), ("armour", "armour", "E12"),
-            ("damage", "damage", "E12"), ("health", "health", "E13")))
+    tables=(
+        ("weapon", "weapons", "E12"),
+        ("armour", "armour", "E12"),
+        ("damage", "damage", "E12"),
+        ("health", "health", "E13"),
+    ),
+)

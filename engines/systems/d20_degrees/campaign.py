@@ -74,32 +74,58 @@ class Variants:
 
     system: ClassVar[str] = SYSTEM
     natural_1_fails: bool = variant(True, rule="E3", doc="a natural 1 always fails")
-    natural_20_degree: bool = variant(True, rule="E3", doc="a natural 20 counts one degree "
-                                      "better")
-    point_cap: int = variant(5, rule="E-g21", doc="the most hero points a hero holds (the "
-                             "rules text sets none)", choices=range(1, 21))
-    effort: bool = variant(True, rule="E-g22", doc="policy: use extra effort (+2, E8) on "
-                           "every fight's key check unless it would incapacitate")
-    cancel_fatigue: bool = variant(True, rule="E-g22", doc="policy: spend a hero point to "
-                                   "cancel the fatigue of extra effort (E8) when one is held")
-    improve_roll: bool = variant(True, rule="E-g22", doc="policy: spend a hero point to "
-                                 "improve a failed key check (E9) when one is held")
-    recover_action: bool = variant(False, rule="E-g23", doc="a fatigued hero spends the "
-                                   "once-per-combat recovery (E15) on a fatigue level")
-    rest_minutes: int = variant(480, rule="E-g25", doc="attrition: minutes of rest "
-                                "between two fights (E18: 1 hit point a minute); 480 = a "
-                                "night")
-    session_start: str = variant("carry", rule="E-g24", doc="points at a session's start: "
-                                 "'carry' (one adventure over many sessions) or 'reset' to "
-                                 "1 (each session a new adventure, E9)",
-                                 choices=("carry", "reset"))
+    natural_20_degree: bool = variant(True, rule="E3", doc="a natural 20 counts one degree better")
+    point_cap: int = variant(
+        5,
+        rule="E-g21",
+        doc="the most hero points a hero holds (the rules text sets none)",
+        choices=range(1, 21),
+    )
+    effort: bool = variant(
+        True,
+        rule="E-g22",
+        doc="policy: use extra effort (+2, E8) on "
+        "every fight's key check unless it would incapacitate",
+    )
+    cancel_fatigue: bool = variant(
+        True,
+        rule="E-g22",
+        doc="policy: spend a hero point to "
+        "cancel the fatigue of extra effort (E8) when one is held",
+    )
+    improve_roll: bool = variant(
+        True,
+        rule="E-g22",
+        doc="policy: spend a hero point to improve a failed key check (E9) when one is held",
+    )
+    recover_action: bool = variant(
+        False,
+        rule="E-g23",
+        doc="a fatigued hero spends the once-per-combat recovery (E15) on a fatigue level",
+    )
+    rest_minutes: int = variant(
+        480,
+        rule="E-g25",
+        doc="attrition: minutes of rest "
+        "between two fights (E18: 1 hit point a minute); 480 = a "
+        "night",
+    )
+    session_start: str = variant(
+        "carry",
+        rule="E-g24",
+        doc="points at a session's start: "
+        "'carry' (one adventure over many sessions) or 'reset' to "
+        "1 (each session a new adventure, E9)",
+        choices=("carry", "reset"),
+    )
 
     def check(self) -> None:
         check_int("variant rest_minutes", self.rest_minutes, 0, 100_000)
 
     def checks(self) -> d20.Variants:
-        return d20.Variants(natural_1_fails=self.natural_1_fails,
-                            natural_20_degree=self.natural_20_degree)
+        return d20.Variants(
+            natural_1_fails=self.natural_1_fails, natural_20_degree=self.natural_20_degree
+        )
 
 
 DEFAULT = Variants()
@@ -111,8 +137,9 @@ _PARAMS = (
     Param("fights", int, 3, "E-g20", "fights per session", range=(0, 100)),
     Param("bonus", int, 8, "E1", "modifier of each fight's key check", range=(-20, 60)),
     Param("dc", int, 15, "E1", "DC of each fight's key check", range=(0, 80)),
-    Param("earn", int, 50, "E-g20", "chance (%) that a fight awards one hero point",
-          range=(0, 100)),
+    Param(
+        "earn", int, 50, "E-g20", "chance (%) that a fight awards one hero point", range=(0, 100)
+    ),
 )
 
 
@@ -123,14 +150,17 @@ def _params(params: dict, v: Variants) -> dict:
     known = {q.name: q.default for q in _PARAMS}
     for key in params:
         if key not in known:
-            raise InputError(f"hero-points: unknown parameter {key!r}; known: "
-                             f"{', '.join(sorted(known))}")
+            raise InputError(
+                f"hero-points: unknown parameter {key!r}; known: {', '.join(sorted(known))}"
+            )
     p = {**known, **params}
-    return {"points": _int("points", p["points"], 0, v.point_cap),
-            "fights": _int("fights", p["fights"], 0, 100),
-            "bonus": _int("bonus", p["bonus"], -20, 60),
-            "dc": _int("dc", p["dc"], 0, 80),
-            "earn": _int("earn", p["earn"], 0, 100)}
+    return {
+        "points": _int("points", p["points"], 0, v.point_cap),
+        "fights": _int("fights", p["fights"], 0, 100),
+        "bonus": _int("bonus", p["bonus"], -20, 60),
+        "dc": _int("dc", p["dc"], 0, 80),
+        "earn": _int("earn", p["earn"], 0, 100),
+    }
 
 
 def pass_table(bonus: int, dc: int, v: Variants) -> np.ndarray:
@@ -204,8 +234,9 @@ def session_matrix(v: Variants, **params):
     return P, tallies
 
 
-def hero_points_exact(sessions: int = 10, threshold: int | None = None,
-                      variants: Variants | None = None, **params) -> CampaignStats:
+def hero_points_exact(
+    sessions: int = 10, threshold: int | None = None, variants: Variants | None = None, **params
+) -> CampaignStats:
     """Exact hero-point chain over sessions (E8, E9, E15, E-g20..E-g24); ``passage``: the
     session the points first fall to ≤ ``threshold``."""
     v = campaign_variants(Variants, variants)
@@ -217,18 +248,53 @@ def hero_points_exact(sessions: int = 10, threshold: int | None = None,
     x0 = np.zeros(values.size)
     x0[p["points"]] = 1.0
     dist = evolve(P, x0, sessions)
-    passage = None if threshold is None else first_passage(
-        P, x0, hit_mask(values, threshold, "down").astype(bool), sessions)
-    extra = {name: expected_tallies(dist, g)
-             for name, g in zip(("passed", "spent", "exhausted"), tallies, strict=True)}
-    return CampaignStats(system=SYSTEM, mechanic="hero-points", values=values, dist=dist,
-                         passage=passage, threshold=threshold, extra=extra, notes=p)
+    passage = (
+        None
+        if threshold is None
+        else first_passage(P, x0, hit_mask(values, threshold, "down").astype(bool), sessions)
+    )
+    extra = {
+        name: expected_tallies(dist, g)
+        for name, g in zip(("passed", "spent", "exhausted"), tallies, strict=True)
+    }
+    return CampaignStats(
+        system=SYSTEM,
+        mechanic="hero-points",
+        values=values,
+        dist=dist,
+        passage=passage,
+        threshold=threshold,
+        extra=extra,
+        notes=p,
+    )
 
 
 @njit(**KERNEL)
-def _hero_kernel(first, last, start, fights, bonus, dc, earn, cap, nat1, nat20, effort, cancel,
-                 improve, recover, reset, sessions, per_chunk, states, hit, dist, passage, ext,
-                 ext_sq):
+def _hero_kernel(
+    first,
+    last,
+    start,
+    fights,
+    bonus,
+    dc,
+    earn,
+    cap,
+    nat1,
+    nat20,
+    effort,
+    cancel,
+    improve,
+    recover,
+    reset,
+    sessions,
+    per_chunk,
+    states,
+    hit,
+    dist,
+    passage,
+    ext,
+    ext_sq,
+):
     for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
@@ -291,9 +357,14 @@ def _passes(value, nat, mod, dc, nat1, nat20):
     return total >= dc
 
 
-def hero_points_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = None,
-                            threshold: int | None = None, variants: Variants | None = None,
-                            **params) -> CampaignStats:
+def hero_points_monte_carlo(
+    sessions: int = 10,
+    trials: int = 100_000,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Monte Carlo of :func:`hero_points_exact`, one d20 at a time (E8, E9, E15)."""
     v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
@@ -301,47 +372,92 @@ def hero_points_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: See
     threshold = None if threshold is None else _int("threshold", threshold, 0, v.point_cap)
     values = np.arange(v.point_cap + 1)
     ints = [np.int64(p[k]) for k in ("points", "fights", "bonus", "dc", "earn")]
-    args = (*ints, np.int64(v.point_cap), v.natural_1_fails, v.natural_20_degree, v.effort,
-        v.cancel_fatigue, v.improve_roll, v.recover_action, v.session_start == "reset")
-    return run(_hero_kernel, args, system=SYSTEM, mechanic="hero-points", values=values,
-               sessions=sessions, trials=trials, seed=seed, threshold=threshold,
-               hit=hit_mask(values, threshold, "down"),
-               tallies=("passed", "spent", "exhausted"), notes=p)
+    args = (
+        *ints,
+        np.int64(v.point_cap),
+        v.natural_1_fails,
+        v.natural_20_degree,
+        v.effort,
+        v.cancel_fatigue,
+        v.improve_roll,
+        v.recover_action,
+        v.session_start == "reset",
+    )
+    return run(
+        _hero_kernel,
+        args,
+        system=SYSTEM,
+        mechanic="hero-points",
+        values=values,
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        hit=hit_mask(values, threshold, "down"),
+        tallies=("passed", "spent", "exhausted"),
+        notes=p,
+    )
 
 
 #: Mechanic name -> :class:`engines.campaign.Mechanic`.
 MECHANICS = {
     "hero-points": Mechanic(
-        name="hero-points", system=SYSTEM, rules="E8, E9, E15, E-g20..E-g24",
+        name="hero-points",
+        system=SYSTEM,
+        rules="E8, E9, E15, E-g20..E-g24",
         help="hero points earned and spent over fights; extra effort fatigue",
-        state="hero points", direction="down", params=_PARAMS,
-        extra={"passed": "expected key checks passed so far",
-               "spent": "expected hero points spent so far",
-               "exhausted": "expected fights fought exhausted so far"},
-        exact=hero_points_exact, monte_carlo=hero_points_monte_carlo, variants=Variants),
+        state="hero points",
+        direction="down",
+        params=_PARAMS,
+        extra={
+            "passed": "expected key checks passed so far",
+            "spent": "expected hero points spent so far",
+            "exhausted": "expected fights fought exhausted so far",
+        },
+        exact=hero_points_exact,
+        monte_carlo=hero_points_monte_carlo,
+        variants=Variants,
+    ),
 }
 
 
 def _mechanic(name: str) -> Mechanic:
     if name not in MECHANICS:
-        raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: "
-                         f"{', '.join(MECHANICS)}")
+        raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: {', '.join(MECHANICS)}")
     return MECHANICS[name]
 
 
-def exact(mechanic: str, sessions: int, threshold: int | None = None,
-          variants: Variants | None = None, **params) -> CampaignStats:
+def exact(
+    mechanic: str,
+    sessions: int,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _mechanic(mechanic).exact(sessions=sessions, threshold=threshold,
-                                     variants=variants, **params)
+    return _mechanic(mechanic).exact(
+        sessions=sessions, threshold=threshold, variants=variants, **params
+    )
 
 
-def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
-                threshold: int | None = None, variants: Variants | None = None,
-                **params) -> CampaignStats:
+def monte_carlo(
+    mechanic: str,
+    sessions: int,
+    trials: int,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _mechanic(mechanic).monte_carlo(sessions=sessions, trials=trials, seed=seed,
-                                           threshold=threshold, variants=variants, **params)
+    return _mechanic(mechanic).monte_carlo(
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        variants=variants,
+        **params,
+    )
 
 
 # ---------------------------------------------------------------- attrition
@@ -365,11 +481,18 @@ def rest(damage: int, minutes: int) -> int:
 
 
 MECHANICS["attrition"] = attrition_mechanic(
-    system=SYSTEM, variants=Variants, combat="engines.systems.d20_degrees.combat",
-    combatant="Fighter", fight=fight_from, health=lambda f: f.hit_points,
+    system=SYSTEM,
+    variants=Variants,
+    combat="engines.systems.d20_degrees.combat",
+    combatant="Fighter",
+    fight=fight_from,
+    health=lambda f: f.hit_points,
     rest=lambda v, _opponent, _i, j: rest(j, v.rest_minutes),  # E18, E-g25
-    notes=("rest_minutes",), rules="E10-E16, E18, E-g25", state="hit points left",
+    notes=("rest_minutes",),
+    rules="E10-E16, E18, E-g25",
+    state="hit points left",
     help="P(alive and able after k consecutive duels against fresh equal opponents), "
-         "with a rest between fights (E18, E-g25; one session = one fight)")
+    "with a rest between fights (E18, E-g25; one session = one fight)",
+)
 attrition_exact = MECHANICS["attrition"].exact
 attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

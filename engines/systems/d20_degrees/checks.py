@@ -36,8 +36,15 @@ from engines.variants import variant
 SYSTEM = "d20_degrees"
 N_CODES = 90
 MODES = {"roll": ROLL, "hero_point": HERO_REROLL, "take_10": TAKE_10}
-DCS = {"trivial": 0, "easy": 5, "moderate": 10, "hard": 15, "challenging": 20,
-       "heroic": 30, "near_impossible": 40}  # E1
+DCS = {
+    "trivial": 0,
+    "easy": 5,
+    "moderate": 10,
+    "hard": 15,
+    "challenging": 20,
+    "heroic": 30,
+    "near_impossible": 40,
+}  # E1
 CIRCUMSTANCE = {"minor": 2, "major": 5}  # E6
 EXTRA_EFFORT = 2  # E8
 ASSIST_DC = 10  # E7
@@ -48,25 +55,39 @@ class Variants:
     """Rule variants of ``d20_degrees``."""
 
     system: ClassVar[str] = SYSTEM
-    natural_1_fails: bool = variant(True, rule="E3", doc="a natural 1 always fails",
-                                    term="the natural 1 rule")
-    natural_20_degree: bool = variant(True, rule="E3", doc="a natural 20 counts one degree "
-                                      "better (as if +5)",
-                                      term="the natural 20 rule")
-    reroll_natural: bool = variant(False, rule="E9", doc="a hero-point reroll of 1 (read as "
-                                   "11) is still a natural 1",
-                                   term="a rerolled 1 staying a natural 1")
-    assist_three: int = variant(5, rule="E-g1", doc="bonus when helpers total exactly 3 "
-                                "degrees of success (+5 as in M&M 3e, or +2)", choices=(2, 5),
-                                term="the bonus for 3 assisting degrees")
-    assist_total: str = variant("net", rule="E7", doc="helpers' degrees form one signed "
-                                "total (the rules text: 'the degrees of success (or failure) are "
-                                "summed'; a total below −2 gives −2); 'separate' sums "
-                                "successes and failures apart, successes first",
-                                choices=("net", "separate"),
-                                term="how helpers' degrees add up",
-                                words={"net": "one signed total",
-                                       "separate": "successes and failures apart"})
+    natural_1_fails: bool = variant(
+        True, rule="E3", doc="a natural 1 always fails", term="the natural 1 rule"
+    )
+    natural_20_degree: bool = variant(
+        True,
+        rule="E3",
+        doc="a natural 20 counts one degree better (as if +5)",
+        term="the natural 20 rule",
+    )
+    reroll_natural: bool = variant(
+        False,
+        rule="E9",
+        doc="a hero-point reroll of 1 (read as 11) is still a natural 1",
+        term="a rerolled 1 staying a natural 1",
+    )
+    assist_three: int = variant(
+        5,
+        rule="E-g1",
+        doc="bonus when helpers total exactly 3 degrees of success (+5 as in M&M 3e, or +2)",
+        choices=(2, 5),
+        term="the bonus for 3 assisting degrees",
+    )
+    assist_total: str = variant(
+        "net",
+        rule="E7",
+        doc="helpers' degrees form one signed "
+        "total (the rules text: 'the degrees of success (or failure) are "
+        "summed'; a total below −2 gives −2); 'separate' sums "
+        "successes and failures apart, successes first",
+        choices=("net", "separate"),
+        term="how helpers' degrees add up",
+        words={"net": "one signed total", "separate": "successes and failures apart"},
+    )
 
     def rule(self) -> np.ndarray:
         return np.array([int(self.reroll_natural)], dtype=np.int64)
@@ -112,8 +133,12 @@ def exact(modes=("roll", "hero_point", "take_10"), variants: Variants = DEFAULT)
     return probs
 
 
-def monte_carlo(modes=("roll", "hero_point", "take_10"), trials: int = 100_000,
-                seed: Seed = None, variants: Variants = DEFAULT) -> np.ndarray:
+def monte_carlo(
+    modes=("roll", "hero_point", "take_10"),
+    trials: int = 100_000,
+    seed: Seed = None,
+    variants: Variants = DEFAULT,
+) -> np.ndarray:
     """Monte Carlo outcome-code counts per roll mode (E1, E4, E9)."""
     return checks.run(D20, mode_codes(modes), variants.rule(), N_CODES, trials, seed)
 
@@ -133,8 +158,9 @@ def degree_of_codes(modifier: int, dc: int, variants: Variants = DEFAULT) -> np.
     return degrees(value_of_codes() + modifier, dc, nat_of_codes(), variants)
 
 
-def p_degree(modifier: int, dc: int, degree: int = 1, mode: str = "roll",
-             variants: Variants = DEFAULT) -> float:
+def p_degree(
+    modifier: int, dc: int, degree: int = 1, mode: str = "roll", variants: Variants = DEFAULT
+) -> float:
     """P(at least ``degree`` degrees of success) (E1–E3, E4, E9)."""
     return float(exact([mode], variants)[0] @ (degree_of_codes(modifier, dc, variants) >= degree))
 
@@ -208,8 +234,12 @@ def check_grid(cells, variants: Variants):
         settings = np.array(["roll"])
         setting_of_cell = np.zeros(n, dtype=np.int64)
     value, nat = value_of_codes(), nat_of_codes()
-    deg = degrees(value[None, :] + np.asarray(cells["modifier"])[:, None],
-                  np.asarray(cells["dc"])[:, None], nat[None, :], variants)
+    deg = degrees(
+        value[None, :] + np.asarray(cells["modifier"])[:, None],
+        np.asarray(cells["dc"])[:, None],
+        nat[None, :],
+        variants,
+    )
     mask = deg >= np.asarray(cells["degree"])[:, None]
     return settings, setting_of_cell, mask, value.astype(float)
 
@@ -222,12 +252,16 @@ def check_p(cells, variants: Variants) -> np.ndarray:
     need = np.asarray(cells["degree"])
     out = np.zeros(len(mods))
     value, nat = value_of_codes(), nat_of_codes()
-    for mode in (dict.fromkeys(rolls) if rolls is not None else ["roll"]):
-        rows = (np.ones(len(mods), dtype=bool) if rolls is None
-                else np.array([r == mode for r in rolls]))
+    for mode in dict.fromkeys(rolls) if rolls is not None else ["roll"]:
+        rows = (
+            np.ones(len(mods), dtype=bool)
+            if rolls is None
+            else np.array([r == mode for r in rolls])
+        )
         probs = exact([mode], variants)[0]
-        deg = degrees(value[None, :] + mods[rows][:, None], dcs[rows][:, None],
-                      nat[None, :], variants)
+        deg = degrees(
+            value[None, :] + mods[rows][:, None], dcs[rows][:, None], nat[None, :], variants
+        )
         out[rows] = (deg >= need[rows][:, None]) @ probs
     return out
 
@@ -235,8 +269,11 @@ def check_p(cells, variants: Variants) -> np.ndarray:
 def difficulty_axes() -> tuple[Difficulty, ...]:
     """Difficulty as the DC (E1–E3; the named DCs above 0 in the inverse table)."""
     vals = tuple(range(-10, 71))
-    return (Difficulty("dc", vals, tuple(f"DC {v}" for v in vals),
-                       tuple(v for v in DCS.values() if v > 0)),)
+    return (
+        Difficulty(
+            "dc", vals, tuple(f"DC {v}" for v in vals), tuple(v for v in DCS.values() if v > 0)
+        ),
+    )
 
 
 def chance_matrix(axis: str, competences, difficulties, variants: Variants) -> np.ndarray:
@@ -260,15 +297,21 @@ def ladder_score(c: int, variants: Variants):
     """(d20 + modifier, probabilities) of a plain roll (E1)."""
     probs = exact(["roll"], variants)[0]
     return (value_of_codes() + c).astype(float), probs
+
+
 def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook): +5 vs DC 15, the natural 1
     and 20, and the degrees."""
     _ = tr._
-    return _("d20_degrees: with modifier +5 against DC 15 the chance is {p}; every +1 is "
-             "worth {five}. A natural 1 always fails, so the best chance is {best}; a "
-             "natural 20 only counts one degree better, so a check out of reach stays out "
-             "of reach (modifier −5 vs DC 30: {worst}). Each extra degree of success needs "
-             "5 more.").format(
-        p=tr.pct(p(modifier=5, dc=15, degree=1)), five=tr.percent(0.05, 0),
+    return _(
+        "d20_degrees: with modifier +5 against DC 15 the chance is {p}; every +1 is "
+        "worth {five}. A natural 1 always fails, so the best chance is {best}; a "
+        "natural 20 only counts one degree better, so a check out of reach stays out "
+        "of reach (modifier −5 vs DC 30: {worst}). Each extra degree of success needs "
+        "5 more."
+    ).format(
+        p=tr.pct(p(modifier=5, dc=15, degree=1)),
+        five=tr.percent(0.05, 0),
         best=tr.pct(p(modifier=30, dc=15, degree=1)),
-        worst=tr.pct(p(modifier=-5, dc=30, degree=1)))
+        worst=tr.pct(p(modifier=-5, dc=30, degree=1)),
+    )

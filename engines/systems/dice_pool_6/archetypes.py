@@ -163,18 +163,30 @@ def load(file: str, data: dict) -> dict:
     spec = parse(file, DicePool6File, data)
     cover_dice = (spec.cover.none.dice, spec.cover.partial.dice, spec.cover.full.dice)
 
-    def build(name: str, where: str, level: DicePool6Level, style: DicePool6Style,
-              over: dict) -> eng.Combatant:
+    def build(
+        name: str, where: str, level: DicePool6Level, style: DicePool6Style, over: dict
+    ) -> eng.Combatant:
         fields = {**level.model_dump(), **style.model_dump(), **over}
         w = lookup(file, f"{where}.weapon", "weapon", fields["weapon"], spec.weapons)
-        c = eng.Combatant(name, fields["attack_attribute"], fields["attack_skill"],
-                          fields["dodge_attribute"], fields["dodge_skill"], fields["stamina"],
-                          fields["composure"], fields["resolve"], fields["specialty"],
-                          eng.Weapon(fields["weapon"], w.damage, w.ranged), fields["cover"],
-                          fields["split"], fields["plan"],
-                          health_base=spec.health.track.base,
-                          specialty_dice=spec.attack.specialty.dice, cover_dice=cover_dice,
-                          crowd_dice=spec.dodge.outnumbered.dice)
+        c = eng.Combatant(
+            name,
+            fields["attack_attribute"],
+            fields["attack_skill"],
+            fields["dodge_attribute"],
+            fields["dodge_skill"],
+            fields["stamina"],
+            fields["composure"],
+            fields["resolve"],
+            fields["specialty"],
+            eng.Weapon(fields["weapon"], w.damage, w.ranged),
+            fields["cover"],
+            fields["split"],
+            fields["plan"],
+            health_base=spec.health.track.base,
+            specialty_dice=spec.attack.specialty.dice,
+            cover_dice=cover_dice,
+            crowd_dice=spec.dodge.outnumbered.dice,
+        )
         return checked(file, where, c)
 
     return grid(file, spec, build)
@@ -184,10 +196,19 @@ def load(file: str, data: dict) -> dict:
 TACTICS = {"focus": False, "split": True}
 
 HOOK = ArchetypeHook(
-    system="dice_pool_6", load=load,
+    system="dice_pool_6",
+    load=load,
     build=builder("dice_pool_6", load, DicePool6Archetype, DicePool6Level, DicePool6Style),
-    tactic_values=lambda: dict(TACTICS), tactic_field="split", armour="none",
-    weapon_rule="C11", data_file=DATA_FILE,
-    tables=(("weapon", "weapons", "C11"), ("health", "health", "C6"),
-            ("attack", "attack", "C5"), ("cover", "cover", "C12"),
-            ("dodge", "dodge", "C13")))
+    tactic_values=lambda: dict(TACTICS),
+    tactic_field="split",
+    armour="none",
+    weapon_rule="C11",
+    data_file=DATA_FILE,
+    tables=(
+        ("weapon", "weapons", "C11"),
+        ("health", "health", "C6"),
+        ("attack", "attack", "C5"),
+        ("cover", "cover", "C12"),
+        ("dodge", "dodge", "C13"),
+    ),
+)

@@ -69,29 +69,51 @@ class Variants:
     """Rule variants of the ``dice_pool_6`` campaign mechanics."""
 
     system: ClassVar[str] = SYSTEM
-    threshold: int = variant(6, rule="C-g1", doc="face a die must reach to succeed",
-                             choices=range(2, 11))
-    criticals: bool = variant(True, rule="C-g2", doc="each pair of 10s counts 4 successes "
-                              "(not on special checks, C9)")
-    min_damage: bool = variant(False, rule="C-g4", doc="a conflict won with margin 0 and a "
-                               "+0 weapon deals 1 damage")
-    willpower_reroll: int = variant(3, rule="C-g20", doc="failed dice one Willpower point "
-                                    "rerolls (Vampire 5th ed.: up to 3; 0 = Willpower is "
-                                    "never spent)", choices=(0, 1, 2, 3))
-    health_rest: int = variant(1, rule="C-g21", doc="Health healed by the rest after a "
-                               "session", choices=range(0, MAX_TRACK + 1))
-    willpower_rest: str = variant("higher", rule="C-g22", doc="Willpower restored by the "
-                                  "rest: the higher of Composure and Resolve (Vampire 5th "
-                                  "ed.), the full track, or none",
-                                  choices=tuple(WP_REST))
-    hunger_cap: int = variant(5, rule="C-g23", doc="the highest Hunger (Vampire 5th ed.: 5)",
-                              choices=range(1, 11))
-    feed_floor: int = variant(1, rule="C-g24", doc="feeding never lowers Hunger below "
-                              "this (Vampire 5th ed.: 1 without killing)", choices=(0, 1))
+    threshold: int = variant(
+        6, rule="C-g1", doc="face a die must reach to succeed", choices=range(2, 11)
+    )
+    criticals: bool = variant(
+        True, rule="C-g2", doc="each pair of 10s counts 4 successes (not on special checks, C9)"
+    )
+    min_damage: bool = variant(
+        False, rule="C-g4", doc="a conflict won with margin 0 and a +0 weapon deals 1 damage"
+    )
+    willpower_reroll: int = variant(
+        3,
+        rule="C-g20",
+        doc="failed dice one Willpower point "
+        "rerolls (Vampire 5th ed.: up to 3; 0 = Willpower is "
+        "never spent)",
+        choices=(0, 1, 2, 3),
+    )
+    health_rest: int = variant(
+        1,
+        rule="C-g21",
+        doc="Health healed by the rest after a session",
+        choices=range(0, MAX_TRACK + 1),
+    )
+    willpower_rest: str = variant(
+        "higher",
+        rule="C-g22",
+        doc="Willpower restored by the "
+        "rest: the higher of Composure and Resolve (Vampire 5th "
+        "ed.), the full track, or none",
+        choices=tuple(WP_REST),
+    )
+    hunger_cap: int = variant(
+        5, rule="C-g23", doc="the highest Hunger (Vampire 5th ed.: 5)", choices=range(1, 11)
+    )
+    feed_floor: int = variant(
+        1,
+        rule="C-g24",
+        doc="feeding never lowers Hunger below this (Vampire 5th ed.: 1 without killing)",
+        choices=(0, 1),
+    )
 
     def checks(self) -> dp6.Variants:
-        return dp6.Variants(threshold=self.threshold, criticals=self.criticals,
-                            min_damage=self.min_damage)
+        return dp6.Variants(
+            threshold=self.threshold, criticals=self.criticals, min_damage=self.min_damage
+        )
 
 
 DEFAULT = Variants()
@@ -108,40 +130,66 @@ def _threshold(threshold, hi):
 #: once the functions are defined); ranges are those under the default variants.
 _DESCRIPTIONS = {
     "budgets": {
-        "rules": "C6, C10, C11, C-g20, C-g21, C-g22", "state": "Health (joint with Willpower)",
+        "rules": "C6, C10, C11, C-g20, C-g21, C-g22",
+        "state": "Health (joint with Willpower)",
         "direction": "down",
         "help": "Health and Willpower across scenes, Willpower spent on dodge rerolls, "
-             "recovered by rest",
+        "recovered by rest",
         "params": (
-            Param("stamina", int, 2, "C6", "Stamina; Health = Stamina + 3",
-                  range=(1, MAX_TRACK - 3)),
-            Param("composure", int, 2, "C6", "Composure; Willpower = Composure + Resolve",
-                  range=(0, MAX_TRACK)),
-            Param("resolve", int, 2, "C6", "Resolve; Willpower = Composure + Resolve",
-                  range=(0, MAX_TRACK)),
-            Param("scenes", int, 3, "C6", "scenes (one attack each) per session",
-                  range=(0, 100)),
-            Param("attack", int, 4, "C10", "the attacker's pool in each scene",
-                  range=(0, MAX_POOL)),
+            Param(
+                "stamina", int, 2, "C6", "Stamina; Health = Stamina + 3", range=(1, MAX_TRACK - 3)
+            ),
+            Param(
+                "composure",
+                int,
+                2,
+                "C6",
+                "Composure; Willpower = Composure + Resolve",
+                range=(0, MAX_TRACK),
+            ),
+            Param(
+                "resolve",
+                int,
+                2,
+                "C6",
+                "Resolve; Willpower = Composure + Resolve",
+                range=(0, MAX_TRACK),
+            ),
+            Param("scenes", int, 3, "C6", "scenes (one attack each) per session", range=(0, 100)),
+            Param(
+                "attack", int, 4, "C10", "the attacker's pool in each scene", range=(0, MAX_POOL)
+            ),
             Param("dodge", int, 4, "C11", "the character's dodge pool", range=(0, MAX_POOL)),
             Param("weapon", int, 0, "C11", "the attacker's weapon damage", range=(0, 20)),
             Param("reserve", int, 0, "C-g20", "Willpower kept unspent", range=(0, MAX_TRACK)),
         ),
-        "extra": {"knockouts": "expected scenes so far that left Health at 0",
-               "spent": "expected Willpower spent so far",
-               "willpower": "mean Willpower after the session"}},
+        "extra": {
+            "knockouts": "expected scenes so far that left Health at 0",
+            "spent": "expected Willpower spent so far",
+            "willpower": "mean Willpower after the session",
+        },
+    },
     "hunger": {
-        "rules": "C9, C-g23, C-g24", "state": "Hunger", "direction": "up",
+        "rules": "C9, C-g23, C-g24",
+        "state": "Hunger",
+        "direction": "up",
         "help": "one-die special checks each night raise Hunger; feeding lowers it",
         "params": (
             Param("hunger", int, 1, "C9", "starting Hunger", range=(0, 5)),
             Param("rouses", int, 1, "C-g23", "special checks per night", range=(0, 100)),
-            Param("feed_at", int, 3, "C-g24",
-                  "Hunger at which the character feeds after the night's checks "
-                  "(above the cap: never)", range=(0, 6)),
+            Param(
+                "feed_at",
+                int,
+                3,
+                "C-g24",
+                "Hunger at which the character feeds after the night's checks "
+                "(above the cap: never)",
+                range=(0, 6),
+            ),
             Param("slake", int, 1, "C-g24", "Hunger one feeding removes", range=(0, 5)),
         ),
-        "extra": {"failed": "expected failed special checks so far"}},
+        "extra": {"failed": "expected failed special checks so far"},
+    },
 }
 
 
@@ -160,8 +208,7 @@ def pool_successes(pool: int, reroll: int, variants: Variants | None = None) -> 
         for t in range(n + 1):
             for h in range(n - t + 1):
                 f = n - t - h
-                yield t, h, f, (comb(n, t) * comb(n - t, h) * p_ten**t * p_hit**h
-                                * p_miss**f)
+                yield t, h, f, (comb(n, t) * comb(n - t, h) * p_ten**t * p_hit**h * p_miss**f)
 
     out = np.zeros(3 * pool + 2)
     for t, h, f, p in split(pool):
@@ -172,8 +219,9 @@ def pool_successes(pool: int, reroll: int, variants: Variants | None = None) -> 
     return out
 
 
-def damage_dist(attack: int, dodge: int, weapon: int, reroll: int,
-                variants: Variants | None = None) -> np.ndarray:
+def damage_dist(
+    attack: int, dodge: int, weapon: int, reroll: int, variants: Variants | None = None
+) -> np.ndarray:
     """Damage of one attack (C10: ties go to the challenger; C11: margin + weapon; C-g4)."""
     v = campaign_variants(Variants, variants)
     a = pool_successes(attack, 0, v)
@@ -194,11 +242,11 @@ def damage_dist(attack: int, dodge: int, weapon: int, reroll: int,
 
 
 def _budget_params(p):
-    names = ("stamina", "composure", "resolve", "scenes", "attack", "dodge", "weapon",
-             "reserve")
+    names = ("stamina", "composure", "resolve", "scenes", "attack", "dodge", "weapon", "reserve")
     his = (MAX_TRACK - 3, MAX_TRACK, MAX_TRACK, 100, MAX_POOL, MAX_POOL, 20, MAX_TRACK)
-    out = {n: _int(n, p[n], 0 if n != "stamina" else 1, hi) for n, hi in zip(names, his,
-                                                                          strict=True)}
+    out = {
+        n: _int(n, p[n], 0 if n != "stamina" else 1, hi) for n, hi in zip(names, his, strict=True)
+    }
     if out["composure"] + out["resolve"] > MAX_TRACK:
         raise InputError(f"composure + resolve: Willpower must be at most {MAX_TRACK}")
     return out
@@ -206,8 +254,7 @@ def _budget_params(p):
 
 def _wp_rest(p, v: Variants) -> int:
     w_max = p["composure"] + p["resolve"]
-    return {"higher": max(p["composure"], p["resolve"]), "full": w_max,
-            "none": 0}[v.willpower_rest]
+    return {"higher": max(p["composure"], p["resolve"]), "full": w_max, "none": 0}[v.willpower_rest]
 
 
 def budgets_matrix(v: Variants, **params):
@@ -216,8 +263,9 @@ def budgets_matrix(v: Variants, **params):
     p = _budget_params(params)
     H, W = p["stamina"] + 3, p["composure"] + p["resolve"]
     n = (H + 1) * (W + 1)
-    dmg = {r: damage_dist(p["attack"], p["dodge"], p["weapon"], r, v)
-           for r in {0, v.willpower_reroll}}
+    dmg = {
+        r: damage_dist(p["attack"], p["dodge"], p["weapon"], r, v) for r in {0, v.willpower_reroll}
+    }
     M = np.zeros((n, n))
     ko = np.zeros(n)
     spend = np.zeros(n)
@@ -254,13 +302,15 @@ def _defaults(mechanic, params):
     known = MECHANICS[mechanic].defaults()
     for key in params:
         if key not in known:
-            raise InputError(f"{mechanic}: unknown parameter {key!r}; known: "
-                             f"{', '.join(sorted(known))}")
+            raise InputError(
+                f"{mechanic}: unknown parameter {key!r}; known: {', '.join(sorted(known))}"
+            )
     return {**known, **params}
 
 
-def budgets_exact(sessions: int = 10, threshold: int | None = None,
-                  variants: Variants | None = None, **params) -> CampaignStats:
+def budgets_exact(
+    sessions: int = 10, threshold: int | None = None, variants: Variants | None = None, **params
+) -> CampaignStats:
     """Exact joint (Health, Willpower) chain, starting full (C6); ``passage``: the session
     Health first falls to ≤ ``threshold``."""
     v = campaign_variants(Variants, variants)
@@ -273,13 +323,26 @@ def budgets_exact(sessions: int = 10, threshold: int | None = None,
     x0 = np.zeros(health.size)
     x0[H * (W + 1) + W] = 1.0
     dist = evolve(P, x0, sessions)
-    passage = None if threshold is None else first_passage(
-        P, x0, hit_mask(health, threshold, "down").astype(bool), sessions)
-    extra = {"knockouts": expected_tallies(dist, kos), "spent": expected_tallies(dist, spent),
-             "willpower": dist @ will}
-    return CampaignStats(system=SYSTEM, mechanic="budgets", values=health, dist=dist,
-                         passage=passage, threshold=threshold, extra=extra,
-                         notes={"willpower": will, **params})
+    passage = (
+        None
+        if threshold is None
+        else first_passage(P, x0, hit_mask(health, threshold, "down").astype(bool), sessions)
+    )
+    extra = {
+        "knockouts": expected_tallies(dist, kos),
+        "spent": expected_tallies(dist, spent),
+        "willpower": dist @ will,
+    }
+    return CampaignStats(
+        system=SYSTEM,
+        mechanic="budgets",
+        values=health,
+        dist=dist,
+        passage=passage,
+        threshold=threshold,
+        extra=extra,
+        notes={"willpower": will, **params},
+    )
 
 
 @njit(**INLINE)
@@ -306,9 +369,31 @@ def _roll_pool(s, n, reroll, thr, crit):
 
 
 @njit(**KERNEL)
-def _budgets_kernel(first, last, H, W, scenes, attack, dodge, weapon, reserve, reroll, thr, crit,
-                    mindmg, heal, wrest, sessions, per_chunk, states, hit, dist, passage, ext,
-                    ext_sq):
+def _budgets_kernel(
+    first,
+    last,
+    H,
+    W,
+    scenes,
+    attack,
+    dodge,
+    weapon,
+    reserve,
+    reroll,
+    thr,
+    crit,
+    mindmg,
+    heal,
+    wrest,
+    sessions,
+    per_chunk,
+    states,
+    hit,
+    dist,
+    passage,
+    ext,
+    ext_sq,
+):
     for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
@@ -349,9 +434,14 @@ def _budgets_kernel(first, last, H, W, scenes, attack, dodge, weapon, reserve, r
             passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
-def budgets_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = None,
-                        threshold: int | None = None, variants: Variants | None = None,
-                        **params) -> CampaignStats:
+def budgets_monte_carlo(
+    sessions: int = 10,
+    trials: int = 100_000,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Monte Carlo of :func:`budgets_exact`, die by die (C6, C10, C11, C-g20..C-g22)."""
     v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
@@ -361,13 +451,35 @@ def budgets_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = 
     health = np.repeat(np.arange(H + 1), W + 1)
     will = np.tile(np.arange(W + 1), H + 1)
     threshold = _threshold(threshold, H)
-    ints = [np.int64(x) for x in (H, W, p["scenes"], p["attack"], p["dodge"], p["weapon"],
-                                  p["reserve"], v.willpower_reroll, v.threshold)]
+    ints = [
+        np.int64(x)
+        for x in (
+            H,
+            W,
+            p["scenes"],
+            p["attack"],
+            p["dodge"],
+            p["weapon"],
+            p["reserve"],
+            v.willpower_reroll,
+            v.threshold,
+        )
+    ]
     args = (*ints, v.criticals, v.min_damage, np.int64(v.health_rest), np.int64(_wp_rest(p, v)))
-    st = run(_budgets_kernel, args, system=SYSTEM, mechanic="budgets", values=health,
-             sessions=sessions, trials=trials, seed=seed, threshold=threshold,
-             hit=hit_mask(health, threshold, "down"), tallies=("knockouts", "spent"),
-             notes={"willpower": will, **params})
+    st = run(
+        _budgets_kernel,
+        args,
+        system=SYSTEM,
+        mechanic="budgets",
+        values=health,
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        hit=hit_mask(health, threshold, "down"),
+        tallies=("knockouts", "spent"),
+        notes={"willpower": will, **params},
+    )
     pw = st.pmf()
     mean = pw @ will
     st.extra["willpower"] = mean
@@ -380,8 +492,12 @@ def budgets_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = 
 
 def _hunger_params(p, v):
     cap = v.hunger_cap
-    return (_int("hunger", p["hunger"], 0, cap), _int("rouses", p["rouses"], 0, 100),
-            _int("feed_at", p["feed_at"], 0, cap + 1), _int("slake", p["slake"], 0, cap))
+    return (
+        _int("hunger", p["hunger"], 0, cap),
+        _int("rouses", p["rouses"], 0, 100),
+        _int("feed_at", p["feed_at"], 0, cap + 1),
+        _int("slake", p["slake"], 0, cap),
+    )
 
 
 def hunger_matrix(v: Variants, **params):
@@ -402,8 +518,9 @@ def hunger_matrix(v: Variants, **params):
     return X @ F, np.full(cap + 1, rouses * (1 - q))
 
 
-def hunger_exact(sessions: int = 10, threshold: int | None = None,
-                 variants: Variants | None = None, **params) -> CampaignStats:
+def hunger_exact(
+    sessions: int = 10, threshold: int | None = None, variants: Variants | None = None, **params
+) -> CampaignStats:
     """Exact Hunger chain (C9, C-g23, C-g24); ``passage``: Hunger first ≥ ``threshold``."""
     v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
@@ -415,16 +532,43 @@ def hunger_exact(sessions: int = 10, threshold: int | None = None,
     x0 = np.zeros(values.size)
     x0[start] = 1.0
     dist = evolve(P, x0, sessions)
-    passage = None if threshold is None else first_passage(
-        P, x0, hit_mask(values, threshold, "up").astype(bool), sessions)
-    return CampaignStats(system=SYSTEM, mechanic="hunger", values=values, dist=dist,
-                         passage=passage, threshold=threshold,
-                         extra={"failed": expected_tallies(dist, failed)}, notes=params)
+    passage = (
+        None
+        if threshold is None
+        else first_passage(P, x0, hit_mask(values, threshold, "up").astype(bool), sessions)
+    )
+    return CampaignStats(
+        system=SYSTEM,
+        mechanic="hunger",
+        values=values,
+        dist=dist,
+        passage=passage,
+        threshold=threshold,
+        extra={"failed": expected_tallies(dist, failed)},
+        notes=params,
+    )
 
 
 @njit(**KERNEL)
-def _hunger_kernel(first, last, start, rouses, feed_at, slake, cap, floor, thr, sessions, per_chunk,
-                   states, hit, dist, passage, ext, ext_sq):
+def _hunger_kernel(
+    first,
+    last,
+    start,
+    rouses,
+    feed_at,
+    slake,
+    cap,
+    floor,
+    thr,
+    sessions,
+    per_chunk,
+    states,
+    hit,
+    dist,
+    passage,
+    ext,
+    ext_sq,
+):
     for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
@@ -447,9 +591,14 @@ def _hunger_kernel(first, last, start, rouses, feed_at, slake, cap, floor, thr, 
             passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
-def hunger_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = None,
-                       threshold: int | None = None, variants: Variants | None = None,
-                       **params) -> CampaignStats:
+def hunger_monte_carlo(
+    sessions: int = 10,
+    trials: int = 100_000,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Monte Carlo of :func:`hunger_exact` (C9, C-g23, C-g24)."""
     v = campaign_variants(Variants, variants)
     sessions = check_sessions(sessions)
@@ -457,20 +606,41 @@ def hunger_monte_carlo(sessions: int = 10, trials: int = 100_000, seed: Seed = N
     start, rouses, feed_at, slake = _hunger_params(params, v)
     values = np.arange(v.hunger_cap + 1)
     threshold = _threshold(threshold, v.hunger_cap)
-    args = tuple(np.int64(x) for x in (start, rouses, feed_at, slake, v.hunger_cap,
-                                       v.feed_floor, v.threshold))
-    return run(_hunger_kernel, args, system=SYSTEM, mechanic="hunger", values=values,
-               sessions=sessions, trials=trials, seed=seed, threshold=threshold,
-               hit=hit_mask(values, threshold, "up"), tallies=("failed",), notes=params)
+    args = tuple(
+        np.int64(x)
+        for x in (start, rouses, feed_at, slake, v.hunger_cap, v.feed_floor, v.threshold)
+    )
+    return run(
+        _hunger_kernel,
+        args,
+        system=SYSTEM,
+        mechanic="hunger",
+        values=values,
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        hit=hit_mask(values, threshold, "up"),
+        tallies=("failed",),
+        notes=params,
+    )
 
 
 # ---------------------------------------------------------------- dispatch
 
 _EXACT = {"budgets": budgets_exact, "hunger": hunger_exact}
 _MC = {"budgets": budgets_monte_carlo, "hunger": hunger_monte_carlo}
-MECHANICS = {name: Mechanic(name=name, system=SYSTEM, exact=_EXACT[name],
-                             monte_carlo=_MC[name], variants=Variants, **desc)
-             for name, desc in _DESCRIPTIONS.items()}
+MECHANICS = {
+    name: Mechanic(
+        name=name,
+        system=SYSTEM,
+        exact=_EXACT[name],
+        monte_carlo=_MC[name],
+        variants=Variants,
+        **desc,
+    )
+    for name, desc in _DESCRIPTIONS.items()
+}
 
 
 # ---------------------------------------------------------------- attrition
@@ -480,8 +650,7 @@ def combat_variants(v: Variants):
     """The combat variants of a campaign's check variants (C-g1, C-g2, C-g4)."""
     from engines.systems.dice_pool_6 import combat as cb
 
-    return cb.Variants(threshold=v.threshold, criticals=v.criticals,
-                       min_damage=v.min_damage)
+    return cb.Variants(threshold=v.threshold, criticals=v.criticals, min_damage=v.min_damage)
 
 
 def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray, np.ndarray]:
@@ -502,34 +671,58 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
 
 
 MECHANICS["attrition"] = attrition_mechanic(
-    system=SYSTEM, variants=Variants, combat="engines.systems.dice_pool_6.combat",
-    fight=fight_from, health=lambda f: f.health, check=check_both,
+    system=SYSTEM,
+    variants=Variants,
+    combat="engines.systems.dice_pool_6.combat",
+    fight=fight_from,
+    health=lambda f: f.health,
+    check=check_both,
     rest=lambda v, _opponent, _i, j: max(j - v.health_rest, 0),  # C-g21
-    combat_of=combat_variants, notes=("health_rest",), rules="C6, C10-C12, C-g21",
+    combat_of=combat_variants,
+    notes=("health_rest",),
+    rules="C6, C10-C12, C-g21",
     state="health left",
     help="P(alive and able after k consecutive conflicts against fresh equal opponents), "
-         "with the rest's healing between fights (one session = one fight)")
+    "with the rest's healing between fights (one session = one fight)",
+)
 attrition_exact = MECHANICS["attrition"].exact
 attrition_monte_carlo = MECHANICS["attrition"].monte_carlo
 
 
 def _mechanic(name: str) -> Mechanic:
     if name not in MECHANICS:
-        raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: "
-                         f"{', '.join(MECHANICS)}")
+        raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: {', '.join(MECHANICS)}")
     return MECHANICS[name]
 
 
-def exact(mechanic: str, sessions: int, threshold: int | None = None,
-          variants: Variants | None = None, **params) -> CampaignStats:
+def exact(
+    mechanic: str,
+    sessions: int,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _mechanic(mechanic).exact(sessions=sessions, threshold=threshold,
-                                     variants=variants, **params)
+    return _mechanic(mechanic).exact(
+        sessions=sessions, threshold=threshold, variants=variants, **params
+    )
 
 
-def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
-                threshold: int | None = None, variants: Variants | None = None,
-                **params) -> CampaignStats:
+def monte_carlo(
+    mechanic: str,
+    sessions: int,
+    trials: int,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _mechanic(mechanic).monte_carlo(sessions=sessions, trials=trials, seed=seed,
-                                           threshold=threshold, variants=variants, **params)
+    return _mechanic(mechanic).monte_carlo(
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        variants=variants,
+        **params,
+    )

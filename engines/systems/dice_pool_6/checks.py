@@ -42,29 +42,50 @@ class Variants:
     """Rule variants of ``dice_pool_6``."""
 
     system: ClassVar[str] = SYSTEM
-    threshold: int = variant(6, rule="C-g1", doc="face a die must reach to succeed "
-                             "(the rules text leaves it unwritten; 6+ as in Vampire 5th ed.)",
-                             choices=range(2, 11),
-                             term="the success threshold")
-    criticals: bool = variant(True, rule="C-g2", doc="each pair of 10s counts 4 successes "
-                              "(2 extra); false = no criticals",
-                              term="the criticals rule")
-    retry_step: int = variant(1, rule="C-g3", doc="difficulty removed per retry of a "
-                              "repeatable check (minimum difficulty 1)", choices=(0, 1, 2),
-                              term="the retry step")
-    min_damage: bool = variant(False, rule="C-g4", doc="a conflict won with margin 0 and a "
-                               "+0 weapon deals 1 damage (default: 0, the literal reading)",
-                               term="the minimum damage rule")
-    opposition: str = variant("trait", rule="C4", doc="fixed opposition: the resisting "
-                              "trait (0 counts 1) or half the resisting pool",
-                              choices=("trait", "half_pool"),
-                              term="the fixed-opposition rule",
-                              words={"trait": "the resisting trait",
-                                     "half_pool": "half the resisting pool"})
+    threshold: int = variant(
+        6,
+        rule="C-g1",
+        doc="face a die must reach to succeed "
+        "(the rules text leaves it unwritten; 6+ as in Vampire 5th ed.)",
+        choices=range(2, 11),
+        term="the success threshold",
+    )
+    criticals: bool = variant(
+        True,
+        rule="C-g2",
+        doc="each pair of 10s counts 4 successes (2 extra); false = no criticals",
+        term="the criticals rule",
+    )
+    retry_step: int = variant(
+        1,
+        rule="C-g3",
+        doc="difficulty removed per retry of a repeatable check (minimum difficulty 1)",
+        choices=(0, 1, 2),
+        term="the retry step",
+    )
+    min_damage: bool = variant(
+        False,
+        rule="C-g4",
+        doc="a conflict won with margin 0 and a "
+        "+0 weapon deals 1 damage (default: 0, the literal reading)",
+        term="the minimum damage rule",
+    )
+    opposition: str = variant(
+        "trait",
+        rule="C4",
+        doc="fixed opposition: the resisting trait (0 counts 1) or half the resisting pool",
+        choices=("trait", "half_pool"),
+        term="the fixed-opposition rule",
+        words={"trait": "the resisting trait", "half_pool": "half the resisting pool"},
+    )
 
     def rule(self) -> _pools.PoolRule:
-        return _pools.PoolRule(threshold=self.threshold, again=11,
-                               crit_pair_bonus=2 if self.criticals else 0, chance_die=False)
+        return _pools.PoolRule(
+            threshold=self.threshold,
+            again=11,
+            crit_pair_bonus=2 if self.criticals else 0,
+            chance_die=False,
+        )
 
 
 DEFAULT = Variants()
@@ -85,8 +106,9 @@ def exact(pools, variants: Variants = DEFAULT, codes: int | None = None):
     return _pools.exact(arr, rule, _pools.codes_for(arr, rule, codes))
 
 
-def monte_carlo(pools, trials: int, seed: Seed = None, variants: Variants = DEFAULT,
-                codes: int | None = None) -> np.ndarray:
+def monte_carlo(
+    pools, trials: int, seed: Seed = None, variants: Variants = DEFAULT, codes: int | None = None
+) -> np.ndarray:
     """Monte Carlo outcome counts per pool (C1, C-g2), ``trials`` checks each."""
     arr, rule = _check_pools(pools), variants.rule()
     return _pools.monte_carlo(arr, rule, _pools.codes_for(arr, rule, codes), trials, seed)
@@ -101,7 +123,7 @@ def p_at_least(pool: int, difficulty: int, variants: Variants = DEFAULT) -> floa
     if difficulty < 0:
         raise InputError(f"difficulty: must be 0 or more, got {difficulty}")
     probs, _ = exact([pool], variants)
-    return float(probs[0, 1 + difficulty:].sum()) if difficulty + 1 < probs.shape[1] else 0.0
+    return float(probs[0, 1 + difficulty :].sum()) if difficulty + 1 < probs.shape[1] else 0.0
 
 
 def retry_difficulty(difficulty: int, retries: int, variants: Variants = DEFAULT) -> int:
@@ -162,23 +184,28 @@ def check_grid(cells, variants: Variants):
 def difficulty_axes() -> tuple[Difficulty, ...]:
     """Difficulty as the successes needed (C1)."""
     vals = tuple(range(1, 41))
-    return (Difficulty("successes", vals, tuple(count_label(k) for k in vals),
-                       (1, 2, 3, 4, 5, 6)),)
+    return (Difficulty("successes", vals, tuple(count_label(k) for k in vals), (1, 2, 3, 4, 5, 6)),)
 
 
 def _module():
     import sys
 
     return sys.modules[__name__]
+
+
 def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook)."""
     _ = tr._
-    return _("dice_pool_6: each die succeeds half the time, so small pools are "
-             "swingy: 2 dice meet difficulty 1 {p2}, 4 dice meet difficulty 2 {p4}, "
-             "8 dice difficulty 4 {p8}. Roughly two dice per point of difficulty keeps "
-             "the odds near even.").format(
-        p2=tr.pct(p(pool=2, difficulty=1)), p4=tr.pct(p(pool=4, difficulty=2)),
-        p8=tr.pct(p(pool=8, difficulty=4)))
+    return _(
+        "dice_pool_6: each die succeeds half the time, so small pools are "
+        "swingy: 2 dice meet difficulty 1 {p2}, 4 dice meet difficulty 2 {p4}, "
+        "8 dice difficulty 4 {p8}. Roughly two dice per point of difficulty keeps "
+        "the odds near even."
+    ).format(
+        p2=tr.pct(p(pool=2, difficulty=1)),
+        p4=tr.pct(p(pool=4, difficulty=2)),
+        p8=tr.pct(p(pool=8, difficulty=4)),
+    )
 
 
 def outcome_reading(stat, tr) -> str:

@@ -201,29 +201,57 @@ def load(file: str, data: dict) -> dict:
 
     spec = parse(file, DicePool7File, data)
 
-    def build(name: str, where: str, level: DicePool7Level, style: DicePool7Style,
-              over: dict) -> eng.Combatant:
+    def build(
+        name: str, where: str, level: DicePool7Level, style: DicePool7Style, over: dict
+    ) -> eng.Combatant:
         fields = {**level.model_dump(), **style.model_dump(), **over}
         w = lookup(file, f"{where}.weapon", "weapon", fields["weapon"], spec.weapons)
         a = lookup(file, f"{where}.armour", "armour", fields["armour"], spec.armour)
-        weapon = eng.Weapon(fields["weapon"], w.bonus, w.initiative, w.defense, w.damage_type,
-                            w.ranged, w.automatic, w.range)
+        weapon = eng.Weapon(
+            fields["weapon"],
+            w.bonus,
+            w.initiative,
+            w.defense,
+            w.damage_type,
+            w.ranged,
+            w.automatic,
+            w.range,
+        )
         shield = spec.defense.shield.bonus if fields["shield"] else 0  # A8
-        armour = eng.Armour(fields["armour"] + ("+shield" if fields["shield"] else ""),
-                            a.lethal, a.ballistic, shield, a.move)
-        c = eng.Combatant(name, fields["FOR"], fields["DES"], fields["SAB"], fields["CON"],
-                          fields["DET"], fields["AUT"], weapon, armour, fields["specialized"],
-                          fields["athletics"], fields["quality"], fields["burst"],
-                          fields["tactic"], fields["willpower"], fields["plan"],
-                          vitality_per_con=spec.health.vitality.per_con,
-                          vitality_base=spec.health.vitality.base,
-                          move_base=spec.movement.deslocamento.base,
-                          specialization_dice=spec.attack.specialization.dice,
-                          athletics_defense=spec.defense.athletics.bonus,
-                          focus_dice=spec.attack.focus.dice,
-                          willpower_dice=spec.attack.willpower.dice,
-                          willpower_defense=spec.defense.willpower.bonus,
-                          dodge_per_defense=spec.dodge.pool.per_defense)
+        armour = eng.Armour(
+            fields["armour"] + ("+shield" if fields["shield"] else ""),
+            a.lethal,
+            a.ballistic,
+            shield,
+            a.move,
+        )
+        c = eng.Combatant(
+            name,
+            fields["FOR"],
+            fields["DES"],
+            fields["SAB"],
+            fields["CON"],
+            fields["DET"],
+            fields["AUT"],
+            weapon,
+            armour,
+            fields["specialized"],
+            fields["athletics"],
+            fields["quality"],
+            fields["burst"],
+            fields["tactic"],
+            fields["willpower"],
+            fields["plan"],
+            vitality_per_con=spec.health.vitality.per_con,
+            vitality_base=spec.health.vitality.base,
+            move_base=spec.movement.deslocamento.base,
+            specialization_dice=spec.attack.specialization.dice,
+            athletics_defense=spec.defense.athletics.bonus,
+            focus_dice=spec.attack.focus.dice,
+            willpower_dice=spec.attack.willpower.dice,
+            willpower_defense=spec.defense.willpower.bonus,
+            dodge_per_defense=spec.dodge.pool.per_defense,
+        )
         return checked(file, where, c)
 
     return grid(file, spec, build)
@@ -237,11 +265,22 @@ def _tactics() -> dict:
 
 
 HOOK = ArchetypeHook(
-    system="dice_pool_7", load=load,
+    system="dice_pool_7",
+    load=load,
     build=builder("dice_pool_7", load, DicePool7Archetype, DicePool7Level, DicePool7Style),
-    tactic_values=_tactics, tactic_field="tactic", armour="names",
-    weapon_rule="A11", armour_rule="A13", data_file=DATA_FILE,
-    tables=(("weapon", "weapons", "A11"), ("armour", "armour", "A13"),
-            ("health", "health", "A14"), ("movement", "movement", "AT1"),
-            ("attack", "attack", "A7"), ("defense", "defense", "A8"),
-            ("dodge", "dodge", "A9")))
+    tactic_values=_tactics,
+    tactic_field="tactic",
+    armour="names",
+    weapon_rule="A11",
+    armour_rule="A13",
+    data_file=DATA_FILE,
+    tables=(
+        ("weapon", "weapons", "A11"),
+        ("armour", "armour", "A13"),
+        ("health", "health", "A14"),
+        ("movement", "movement", "AT1"),
+        ("attack", "attack", "A7"),
+        ("defense", "defense", "A8"),
+        ("dodge", "dodge", "A9"),
+    ),
+)

@@ -74,13 +74,21 @@ class Variants:
     """Campaign rule variants of ``dice_pool_7``."""
 
     system: ClassVar[str] = SYSTEM
-    rest_days: int = variant(1, rule="A-g22", doc="attrition: days of rest between two "
-                             "fights (lethal heals 2 a day; bashing clears in a night)",
-                             choices=range(0, 31))
-    order: str = variant("sequential", rule="A-g21", doc="several infractions in a session: "
-                         "each checks against the Morality left by the previous one "
-                         "(sequential), or all against the Morality at the session's start",
-                         choices=("sequential", "session_start"))
+    rest_days: int = variant(
+        1,
+        rule="A-g22",
+        doc="attrition: days of rest between two "
+        "fights (lethal heals 2 a day; bashing clears in a night)",
+        choices=range(0, 31),
+    )
+    order: str = variant(
+        "sequential",
+        rule="A-g21",
+        doc="several infractions in a session: "
+        "each checks against the Morality left by the previous one "
+        "(sequential), or all against the Morality at the session's start",
+        choices=("sequential", "session_start"),
+    )
 
 
 DEFAULT = Variants()
@@ -126,6 +134,7 @@ def _session_start_step(infraction: int, per_session: int):
     (binomial number of failures; each failure −1 Morality and its own Degeneration check
     at the Morality it leaves)."""
     from math import comb
+
     S = MORALITY_MAX + 1
     P = np.zeros((S, S))
     dmean = np.zeros(S)
@@ -143,13 +152,19 @@ def _session_start_step(infraction: int, per_session: int):
     return P, dmean
 
 
-def morality_exact(morality: int = MORALITY_START, infraction: int = 5, per_session: int = 1,
-                   sessions: int = 20, threshold: int | None = None,
-                   variants: Variants | None = None) -> CampaignStats:
+def morality_exact(
+    morality: int = MORALITY_START,
+    infraction: int = 5,
+    per_session: int = 1,
+    sessions: int = 20,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """A17 exact: Morality 0..10 after each session, first session at Morality ≤
     ``threshold``, and ``extra["derangements_mean"]`` (A17 Degeneration checks failed)."""
     morality, infraction, per_session, threshold = _morality_params(
-        morality, infraction, per_session, threshold)
+        morality, infraction, per_session, threshold
+    )
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
     S = MORALITY_MAX + 1
@@ -176,15 +191,41 @@ def morality_exact(morality: int = MORALITY_START, infraction: int = 5, per_sess
     passage = None
     if threshold is not None:
         passage = first_passage(P, start, np.arange(S) <= threshold, sessions)
-    return CampaignStats(SYSTEM, "morality", np.arange(S), dist, passage, threshold,
-                         {"derangements_mean": der},
-                         notes={"morality": morality, "infraction": infraction,
-                                "per_session": per_session, "order": v.order})
+    return CampaignStats(
+        SYSTEM,
+        "morality",
+        np.arange(S),
+        dist,
+        passage,
+        threshold,
+        {"derangements_mean": der},
+        notes={
+            "morality": morality,
+            "infraction": infraction,
+            "per_session": per_session,
+            "order": v.order,
+        },
+    )
 
 
 @njit(**KERNEL)
-def _morality_kernel(first, last, morality, infraction, per_session, check_dice, sequential,
-                     threshold, sessions, trials, states, dist, passage, der_sum, der_sq):
+def _morality_kernel(
+    first,
+    last,
+    morality,
+    infraction,
+    per_session,
+    check_dice,
+    sequential,
+    threshold,
+    sessions,
+    trials,
+    states,
+    dist,
+    passage,
+    der_sum,
+    der_sq,
+):
     """A17 per session, ``trials[c]`` campaigns per chunk ``c`` from ``states[c]``."""
     for c in range(first, last):
         s = states[c].copy()
@@ -200,8 +241,11 @@ def _morality_kernel(first, last, morality, infraction, per_session, check_dice,
                 for _i in range(per_session):
                     level = m if sequential != 0 else m0
                     # a pool of ≥ 2 dice: code 1 = no success (A1)
-                    if infraction <= level and m > 0 \
-                            and roll_pool(s, check_dice, 7, 10, 0, 1, 0) <= 1:
+                    if (
+                        infraction <= level
+                        and m > 0
+                        and roll_pool(s, check_dice, 7, 10, 0, 1, 0) <= 1
+                    ):
                         m -= 1
                         if roll_pool(s, m, 7, 10, 0, 1, 0) <= 1:  # A-g1 at 0 dice
                             der += 1
@@ -215,14 +259,21 @@ def _morality_kernel(first, last, morality, infraction, per_session, check_dice,
                 passage[c, sessions + 1] += 1
 
 
-def morality_monte_carlo(morality: int = MORALITY_START, infraction: int = 5,
-                         per_session: int = 1, sessions: int = 20, trials: int = 10_000,
-                         seed: Seed = None, threshold: int | None = None,
-                         variants: Variants | None = None) -> CampaignStats:
+def morality_monte_carlo(
+    morality: int = MORALITY_START,
+    infraction: int = 5,
+    per_session: int = 1,
+    sessions: int = 20,
+    trials: int = 10_000,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """A17 Monte Carlo: counts of Morality per session (and of first passage), the mean
     derangements with their SE (``extra``). Bit-identical on any thread count."""
     morality, infraction, per_session, threshold = _morality_params(
-        morality, infraction, per_session, threshold)
+        morality, infraction, per_session, threshold
+    )
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
     n_chunks, _ = plan_chunks(trials)
@@ -233,28 +284,52 @@ def morality_monte_carlo(morality: int = MORALITY_START, infraction: int = 5,
     passage = np.zeros((n_chunks, sessions + 2), dtype=np.int64)
     der_sum = np.zeros((n_chunks, sessions + 1), dtype=np.int64)
     der_sq = np.zeros((n_chunks, sessions + 1), dtype=np.int64)
-    run_blocks(_morality_kernel, (np.int64(morality), np.int64(infraction),
-                                  np.int64(per_session), np.int64(dp7.MORALITY_DICE[infraction]),
-                                  np.int64(v.order == "sequential"),
-                                  np.int64(-1 if threshold is None else threshold),
-                                  np.int64(sessions), per_chunk, states, dist, passage, der_sum,
-                                  der_sq), n_chunks)
+    run_blocks(
+        _morality_kernel,
+        (
+            np.int64(morality),
+            np.int64(infraction),
+            np.int64(per_session),
+            np.int64(dp7.MORALITY_DICE[infraction]),
+            np.int64(v.order == "sequential"),
+            np.int64(-1 if threshold is None else threshold),
+            np.int64(sessions),
+            per_chunk,
+            states,
+            dist,
+            passage,
+            der_sum,
+            der_sq,
+        ),
+        n_chunks,
+    )
     n = float(trials)
     mean = der_sum.sum(axis=0) / n
     var = np.maximum(der_sq.sum(axis=0) / n - mean**2, 0.0)
-    return CampaignStats(SYSTEM, "morality", np.arange(S), dist.sum(axis=0),
-                         passage.sum(axis=0) if threshold is not None else None, threshold,
-                         {"derangements_mean": mean, "derangements_mean_se": np.sqrt(var / n)},
-                         trials=int(trials),
-                         notes={"morality": morality, "infraction": infraction,
-                                "per_session": per_session, "order": v.order})
+    return CampaignStats(
+        SYSTEM,
+        "morality",
+        np.arange(S),
+        dist.sum(axis=0),
+        passage.sum(axis=0) if threshold is not None else None,
+        threshold,
+        {"derangements_mean": mean, "derangements_mean_se": np.sqrt(var / n)},
+        trials=int(trials),
+        notes={
+            "morality": morality,
+            "infraction": infraction,
+            "per_session": per_session,
+            "order": v.order,
+        },
+    )
 
 
 # ---------------------------------------------------------------- attrition
 
 
-def fight_from(fighter, opponent, damage: int, combat_variants=None,
-               round_cap: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def fight_from(
+    fighter, opponent, damage: int, combat_variants=None, round_cap: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """One exact duel (A6–A16) of ``fighter`` (side 0) started with ``damage`` points
     against a fresh ``opponent``: ``(end, fates)`` — ``end[d]`` = P(the fighter ends able
     with ``d`` damage: it won, or the round cap stopped the fight), ``fates`` =
@@ -297,38 +372,72 @@ def rest(damage: int, bashing: bool, days: int) -> int:
 
 def _no_willpower(fighter, _opponent) -> None:
     if fighter.willpower != "none":
-        raise InputError(f"fighter: {fighter.name} spends Willpower (policy "
-                         f"{fighter.willpower!r}); attrition follows damage only (the rules text "
-                         "restores 1 Willpower a night), so use a fighter with willpower "
-                         "'none'")
+        raise InputError(
+            f"fighter: {fighter.name} spends Willpower (policy "
+            f"{fighter.willpower!r}); attrition follows damage only (the rules text "
+            "restores 1 Willpower a night), so use a fighter with willpower "
+            "'none'"
+        )
 
 
 #: Mechanic name -> description: params (name, type, default, rule, help, range), the
 #: state's label, the threshold's direction, and the exact / Monte Carlo functions.
 MECHANICS = {
     "morality": Mechanic(
-        name="morality", system=SYSTEM, rules="A17", state="Morality", direction="down",
+        name="morality",
+        system=SYSTEM,
+        rules="A17",
+        state="Morality",
+        direction="down",
         help="Morality under a fixed infraction schedule; derangements from failed "
-             "Degeneration checks",
+        "Degeneration checks",
         params=(
-            Param("morality", int, MORALITY_START, "A17",
-                  "starting Morality (the rules text's start is 7)", range=(0, MORALITY_MAX)),
-            Param("infraction", int, 5, "A17",
-                  "level M of each infraction (1 = worst); M ≤ Morality calls a check",
-                  range=(1, 10)),
-            Param("per_session", int, 1, "A17", "infractions committed per session",
-                  range=(0, MAX_PER_SESSION)),
+            Param(
+                "morality",
+                int,
+                MORALITY_START,
+                "A17",
+                "starting Morality (the rules text's start is 7)",
+                range=(0, MORALITY_MAX),
+            ),
+            Param(
+                "infraction",
+                int,
+                5,
+                "A17",
+                "level M of each infraction (1 = worst); M ≤ Morality calls a check",
+                range=(1, 10),
+            ),
+            Param(
+                "per_session",
+                int,
+                1,
+                "A17",
+                "infractions committed per session",
+                range=(0, MAX_PER_SESSION),
+            ),
         ),
         extra={"derangements_mean": "mean derangements gained by the end of the session"},
-        exact=morality_exact, monte_carlo=morality_monte_carlo, variants=Variants),
+        exact=morality_exact,
+        monte_carlo=morality_monte_carlo,
+        variants=Variants,
+    ),
     "attrition": attrition_mechanic(
-        system=SYSTEM, variants=Variants, combat="engines.systems.dice_pool_7.combat",
-        fight=fight_from, health=lambda f: f.vitality, check=_no_willpower,
-        rest=lambda v, opponent, _i, j: rest(j, opponent.weapon.damage_type == "bashing",
-                                             v.rest_days),  # healing rates, A-g22
-        notes=("rest_days",), rules="A6-A16, healing rates, A-g22", state="health left",
+        system=SYSTEM,
+        variants=Variants,
+        combat="engines.systems.dice_pool_7.combat",
+        fight=fight_from,
+        health=lambda f: f.vitality,
+        check=_no_willpower,
+        rest=lambda v, opponent, _i, j: rest(
+            j, opponent.weapon.damage_type == "bashing", v.rest_days
+        ),  # healing rates, A-g22
+        notes=("rest_days",),
+        rules="A6-A16, healing rates, A-g22",
+        state="health left",
         help="P(alive and able after k consecutive duels against fresh equal opponents), "
-             "with the rules text's healing rates between fights (one session = one fight)"),
+        "with the rules text's healing rates between fights (one session = one fight)",
+    ),
 }
 attrition_exact = MECHANICS["attrition"].exact
 attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

@@ -42,37 +42,62 @@ class Variants:
     """Rule variants of ``dice_pool_7`` (each settles a gap or a published alternative)."""
 
     system: ClassVar[str] = SYSTEM
-    threshold: int = variant(7, rule="A1", doc="face a die must reach to succeed",
-                             choices=range(2, 11),
-                             term="the success threshold")
-    again: int | None = variant(10, rule="A1", doc="faces that explode: 10-again (rules text), "
-                                "9-again, 8-again, or none", choices=(10, 9, 8, None),
-                                term="the 10-again rule",
-                                words={10: "10-again", 9: "9-again", 8: "8-again",
-                                       None: "no re-rolls"})
-    chance_die: bool = variant(True, rule="A-g1", doc="a pool of 0 or less rolls one chance "
-                               "die (10 succeeds, 1 is a dramatic failure); false = automatic "
-                               "failure",
-                               term="the chance die")
-    chance_die_explodes: bool = variant(False, rule="A-g1", doc="the chance die's 10 explodes "
-                                        "(1st edition); default: it does not (2nd edition)",
-                                        term="the exploding chance die")
-    exceptional_at: int = variant(0, rule="A-g2", doc="successes that make an exceptional "
-                                  "success (0 = no success levels, the rules text's reading)",
-                                  choices=(0, 3, 4, 5),
-                                  term="the exceptional-success threshold", words={0: "none"})
-    opposed_tie: str = variant("defender", rule="A-g7", doc="opposed check (both roll, more "
-                               "successes wins; the rules text gives no rule): a tie goes to the "
-                               "defender (status quo), or 'reroll' until one side wins",
-                               choices=("defender", "reroll"),
-                               term="the opposed-check tie rule",
-                               words={"defender": "the defender wins", "reroll": "a re-roll"})
+    threshold: int = variant(
+        7,
+        rule="A1",
+        doc="face a die must reach to succeed",
+        choices=range(2, 11),
+        term="the success threshold",
+    )
+    again: int | None = variant(
+        10,
+        rule="A1",
+        doc="faces that explode: 10-again (rules text), 9-again, 8-again, or none",
+        choices=(10, 9, 8, None),
+        term="the 10-again rule",
+        words={10: "10-again", 9: "9-again", 8: "8-again", None: "no re-rolls"},
+    )
+    chance_die: bool = variant(
+        True,
+        rule="A-g1",
+        doc="a pool of 0 or less rolls one chance "
+        "die (10 succeeds, 1 is a dramatic failure); false = automatic "
+        "failure",
+        term="the chance die",
+    )
+    chance_die_explodes: bool = variant(
+        False,
+        rule="A-g1",
+        doc="the chance die's 10 explodes (1st edition); default: it does not (2nd edition)",
+        term="the exploding chance die",
+    )
+    exceptional_at: int = variant(
+        0,
+        rule="A-g2",
+        doc="successes that make an exceptional "
+        "success (0 = no success levels, the rules text's reading)",
+        choices=(0, 3, 4, 5),
+        term="the exceptional-success threshold",
+        words={0: "none"},
+    )
+    opposed_tie: str = variant(
+        "defender",
+        rule="A-g7",
+        doc="opposed check (both roll, more "
+        "successes wins; the rules text gives no rule): a tie goes to the "
+        "defender (status quo), or 'reroll' until one side wins",
+        choices=("defender", "reroll"),
+        term="the opposed-check tie rule",
+        words={"defender": "the defender wins", "reroll": "a re-roll"},
+    )
 
     def rule(self) -> _pools.PoolRule:
-        return _pools.PoolRule(threshold=self.threshold,
-                               again=11 if self.again is None else self.again,
-                               chance_die=self.chance_die,
-                               chance_explodes=self.chance_die_explodes)
+        return _pools.PoolRule(
+            threshold=self.threshold,
+            again=11 if self.again is None else self.again,
+            chance_die=self.chance_die,
+            chance_explodes=self.chance_die_explodes,
+        )
 
 
 DEFAULT = Variants()
@@ -88,19 +113,30 @@ SPECIALIZATION_DICE = 2  # A2
 MODIFIER_CAP = 5  # A2
 
 
-def pool_size(attribute: int, specialization: bool = False, modifiers: int = 0,
-              *, focus: bool = False, willpower: bool = False,
-              equipment: str = "normal") -> int:
+def pool_size(
+    attribute: int,
+    specialization: bool = False,
+    modifiers: int = 0,
+    *,
+    focus: bool = False,
+    willpower: bool = False,
+    equipment: str = "normal",
+) -> int:
     """Dice in a pool (A2–A5): situational and equipment modifiers together capped at ±5."""
     if attribute < 0:
         raise InputError(f"attribute: must be 0 or more, got {attribute}")
     if equipment not in EQUIPMENT_DICE:
-        raise InputError(f"equipment: unknown quality {equipment!r}; known: "
-                         + ", ".join(EQUIPMENT_DICE))
-    situational = int(np.clip(modifiers + EQUIPMENT_DICE[equipment], -MODIFIER_CAP,
-                              MODIFIER_CAP))
-    return (attribute + SPECIALIZATION_DICE * bool(specialization) + situational
-            + FOCUS_DICE * bool(focus) + WILLPOWER_DICE * bool(willpower))
+        raise InputError(
+            f"equipment: unknown quality {equipment!r}; known: " + ", ".join(EQUIPMENT_DICE)
+        )
+    situational = int(np.clip(modifiers + EQUIPMENT_DICE[equipment], -MODIFIER_CAP, MODIFIER_CAP))
+    return (
+        attribute
+        + SPECIALIZATION_DICE * bool(specialization)
+        + situational
+        + FOCUS_DICE * bool(focus)
+        + WILLPOWER_DICE * bool(willpower)
+    )
 
 
 def _check_pools(pools) -> np.ndarray:
@@ -126,8 +162,9 @@ def exact(pools, variants: Variants = DEFAULT, codes: int | None = None):
     return _pools.exact(arr, rule, _pools.codes_for(arr, rule, codes))
 
 
-def monte_carlo(pools, trials: int, seed: Seed = None, variants: Variants = DEFAULT,
-                codes: int | None = None) -> np.ndarray:
+def monte_carlo(
+    pools, trials: int, seed: Seed = None, variants: Variants = DEFAULT, codes: int | None = None
+) -> np.ndarray:
     """Monte Carlo outcome counts per pool (A1, A-g1), ``trials`` checks each."""
     arr, rule = _check_pools(pools), variants.rule()
     return _pools.monte_carlo(arr, rule, _pools.codes_for(arr, rule, codes), trials, seed)
@@ -172,14 +209,24 @@ def morality_check(infraction: int, morality: int, variants: Variants = DEFAULT)
     if not 0 <= morality <= 10:
         raise InputError(f"morality: must be 0..10, got {morality}")
     if infraction > morality:
-        return {"check": False, "p_drop": 0.0, "p_derangement": 0.0,
-                "dice": 0, "degeneration_dice": 0}
+        return {
+            "check": False,
+            "p_drop": 0.0,
+            "p_derangement": 0.0,
+            "dice": 0,
+            "degeneration_dice": 0,
+        }
     dice = MORALITY_DICE[infraction]
     probs, _ = exact([dice, morality - 1], variants)
     p_fail = probs[0, :2].sum()  # no success (dramatic failure counts as none)
     p_degen_fail = probs[1, :2].sum()
-    return {"check": True, "p_drop": float(p_fail), "p_derangement": float(p_fail * p_degen_fail),
-            "dice": dice, "degeneration_dice": morality - 1}
+    return {
+        "check": True,
+        "p_drop": float(p_fail),
+        "p_derangement": float(p_fail * p_degen_fail),
+        "dice": dice,
+        "degeneration_dice": morality - 1,
+    }
 
 
 #: This system as the rest of the suite sees it (:mod:`engines.system`): native check
@@ -193,8 +240,10 @@ def difficulty_axes() -> tuple[Difficulty, ...]:
     """Difficulty as successes needed (A1) or as a dice penalty with one success
     needed (A2)."""
     succ, pen = tuple(range(1, 31)), tuple(range(31))
-    return (Difficulty("successes", succ, tuple(count_label(k) for k in succ), (1, 2, 3, 4, 5)),
-            Difficulty("penalty", pen, tuple(f"-{k} dice" for k in pen), (0, 1, 2, 3, 4, 5)))
+    return (
+        Difficulty("successes", succ, tuple(count_label(k) for k in succ), (1, 2, 3, 4, 5)),
+        Difficulty("penalty", pen, tuple(f"-{k} dice" for k in pen), (0, 1, 2, 3, 4, 5)),
+    )
 
 
 def opposed_tie(cell, variants: Variants) -> tuple[float, bool]:
@@ -212,20 +261,29 @@ def _module():
     import sys
 
     return sys.modules[__name__]
+
+
 def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook): the chance die, where k
     successes become more likely than not, and what each extra success costs."""
     even = [min(n for n in range(21) if p(pool=n, successes=k) >= 0.5) for k in range(1, 6)]
     step = (even[-1] - even[0]) / (len(even) - 1)
     _ = tr._
-    return _("dice_pool_7: a chance die (pool 0) succeeds {p0} of the time; one "
-             "success is more likely than not from {n1} dice ({p1}), three successes "
-             "from {n3} dice, five from {n5}. A 5-die pool scores at least one success "
-             "{p5} of the time; each extra success asked costs about {step} dice at "
-             "even odds.").format(
-        p0=tr.pct(p(pool=0, successes=1)), n1=even[0],
-        p1=tr.pct(p(pool=even[0], successes=1)), n3=even[2], n5=even[4],
-        p5=tr.pct(p(pool=5, successes=1)), step=tr.decimal(step, 1))
+    return _(
+        "dice_pool_7: a chance die (pool 0) succeeds {p0} of the time; one "
+        "success is more likely than not from {n1} dice ({p1}), three successes "
+        "from {n3} dice, five from {n5}. A 5-die pool scores at least one success "
+        "{p5} of the time; each extra success asked costs about {step} dice at "
+        "even odds."
+    ).format(
+        p0=tr.pct(p(pool=0, successes=1)),
+        n1=even[0],
+        p1=tr.pct(p(pool=even[0], successes=1)),
+        n3=even[2],
+        n5=even[4],
+        p5=tr.pct(p(pool=5, successes=1)),
+        step=tr.decimal(step, 1),
+    )
 
 
 def outcome_reading(stat, tr) -> str:
@@ -236,7 +294,8 @@ def outcome_reading(stat, tr) -> str:
 def pool_outcome_reading(system: str, stat, tr) -> str:
     """A d10 pool's outcome sentence: 5 dice's mean and SD (shared with dice_pool_6)."""
     _ = tr._
-    return _("{system}: 5 dice average {mean} successes (SD {sd}); the "
-             "mean grows linearly with the pool and the SD like its square "
-             "root, so big pools are relatively steadier.").format(
-        system=system, mean=tr.decimal(stat(5, "mean"), 2), sd=tr.decimal(stat(5, "sd"), 2))
+    return _(
+        "{system}: 5 dice average {mean} successes (SD {sd}); the "
+        "mean grows linearly with the pool and the SD like its square "
+        "root, so big pools are relatively steadier."
+    ).format(system=system, mean=tr.decimal(stat(5, "mean"), 2), sd=tr.decimal(stat(5, "sd"), 2))

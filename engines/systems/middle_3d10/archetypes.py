@@ -33,11 +33,19 @@ from engines.archetype_library.chain import Strict, builder, fail, levelled, tab
 from engines.constants import PLANS
 from engines.systems.middle_3d10 import combat as mid
 
-__all__ = ["DATA_FILE", "HOOK", "RULE_DATA", "MiddleArchetype", "load", "rule_data",
-           "weapon_ranged"]
+__all__ = [
+    "DATA_FILE",
+    "HOOK",
+    "RULE_DATA",
+    "MiddleArchetype",
+    "load",
+    "rule_data",
+    "weapon_ranged",
+]
 
 #: the library's data file
 DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
+
 
 class MiddleCategory(Strict):
     """B8: the damage dice of a weapon category and whether it fires at range; BT-g2: the
@@ -101,11 +109,19 @@ class HealthRules(Strict):
 
 #: the rule tables of numbers: (data-file table, model, the Combatant field of each
 #: entry.field)
-RULE_DATA = (("damage", DamageRules, {"bonus.divisor": "bonus_divisor"}),
-             ("defense", DefenseRules, {"flat_footed.penalty": "flat_footed"}),
-             ("health", HealthRules, {"wounds.wounded_penalty": "wounded_penalty",
-                                      "wounds.incapacitated_penalty": "incapacitated_penalty",
-                                      "massive_damage.difficulty": "massive_difficulty"}))
+RULE_DATA = (
+    ("damage", DamageRules, {"bonus.divisor": "bonus_divisor"}),
+    ("defense", DefenseRules, {"flat_footed.penalty": "flat_footed"}),
+    (
+        "health",
+        HealthRules,
+        {
+            "wounds.wounded_penalty": "wounded_penalty",
+            "wounds.incapacitated_penalty": "incapacitated_penalty",
+            "massive_damage.difficulty": "massive_difficulty",
+        },
+    ),
+)
 
 
 def rule_data(fname: str, raw: dict) -> dict[str, int]:
@@ -116,7 +132,7 @@ def rule_data(fname: str, raw: dict) -> dict[str, int]:
     (an older library file) keeps the seed's numbers, the engine's defaults."""
     out: dict[str, int] = {}
     for key, model, fields in RULE_DATA:
-        if key not in raw:   # a library file without the table: the seed's numbers
+        if key not in raw:  # a library file without the table: the seed's numbers
             continue
         data = validate(model, table(raw, key, fname), fname, key)
         for path, name in fields.items():
@@ -151,11 +167,23 @@ class MiddleArchetype(Strict):
     _rules: dict = PrivateAttr(default_factory=dict)
 
     def combatant(self) -> mid.Combatant:
-        return mid.Combatant(**self._rules, name=self.name, trait=self.trait, combat=self.combat,
-                             strength=self.strength, vigor=self.vigor, defense=self.defense,
-                             reflex=self.reflex, dice=self.dice, ranged=self.ranged,
-                             drama=self.drama, drama_tactic=self.drama_tactic, aware=self.aware,
-                             range=self.range, plan=self.plan)
+        return mid.Combatant(
+            **self._rules,
+            name=self.name,
+            trait=self.trait,
+            combat=self.combat,
+            strength=self.strength,
+            vigor=self.vigor,
+            defense=self.defense,
+            reflex=self.reflex,
+            dice=self.dice,
+            ranged=self.ranged,
+            drama=self.drama,
+            drama_tactic=self.drama_tactic,
+            aware=self.aware,
+            range=self.range,
+            plan=self.plan,
+        )
 
 
 class MiddleStyle(Strict):
@@ -164,36 +192,50 @@ class MiddleStyle(Strict):
     weapon: str | None = None
     drama_tactic: Literal["never", "early", "late"] | None = None
     plan: PlanMiddle | None = None
-    adjust: dict[Literal["trait", "combat", "strength", "vigor", "defense", "reflex", "drama"],
-                 int] = Field(default_factory=dict)
+    adjust: dict[
+        Literal["trait", "combat", "strength", "vigor", "defense", "reflex", "drama"], int
+    ] = Field(default_factory=dict)
 
 
 def load(fname: str, raw: dict) -> dict[str, MiddleArchetype]:
     """The library of the parsed data file ``raw`` (named ``fname`` in errors):
     ``{name: MiddleArchetype}``, every field validated (B8: a weapon's category gives its
     dice and whether it fires at range)."""
-    cats = {k: validate(MiddleCategory, v, fname, f"categories.{k}")
-            for k, v in table(raw, "categories", fname).items()}
+    cats = {
+        k: validate(MiddleCategory, v, fname, f"categories.{k}")
+        for k, v in table(raw, "categories", fname).items()
+    }
     for k, cat in cats.items():
         if cat.ranged and cat.range is None:
-            fail(fname, f"categories.{k}.range", "a ranged category needs the metres of "
-                  "one range increment (BT-g2)")
+            fail(
+                fname,
+                f"categories.{k}.range",
+                "a ranged category needs the metres of one range increment (BT-g2)",
+            )
     rules = rule_data(fname, raw)
     weapons = table(raw, "weapons", fname)
     for w, cat in weapons.items():
         if cat not in cats:
-            fail(fname, f"weapons.{w}", f"unknown category {cat!r}; known: "
-                  f"{', '.join(sorted(cats))}")
+            fail(
+                fname, f"weapons.{w}", f"unknown category {cat!r}; known: {', '.join(sorted(cats))}"
+            )
     out = {}
     for name, data in levelled(raw, fname, MiddleStyle).items():
         data = dict(data)
         w = data.get("weapon")
         if w not in weapons:
-            fail(fname, f"archetypes.{name}.weapon", f"unknown weapon {w!r}; known: "
-                  f"{', '.join(sorted(weapons))}")
+            fail(
+                fname,
+                f"archetypes.{name}.weapon",
+                f"unknown weapon {w!r}; known: {', '.join(sorted(weapons))}",
+            )
         cat = cats[weapons[w]]
-        data.update(name=name, dice="".join(sorted(set(cat.dice), key="mCM".index)),
-                    ranged=cat.ranged, range=cat.range or 9)
+        data.update(
+            name=name,
+            dice="".join(sorted(set(cat.dice), key="mCM".index)),
+            ranged=cat.ranged,
+            range=cat.range or 9,
+        )
         out[name] = validate(MiddleArchetype, data, fname, f"archetypes.{name}")
         out[name]._rules = rules
     return out
@@ -208,11 +250,22 @@ def weapon_ranged(raw: dict, name: str) -> bool:
 
 
 HOOK = ArchetypeHook(
-    system="middle_3d10", load=load, build=builder("middle_3d10", MiddleArchetype, load),
-    to_engine=lambda m: m.combatant(), tactic_values=lambda: {t: t for t in mid.TACTICS},
-    tactic_field="drama_tactic", armour="none",
-    no_armour_hint=" (Defense is a stat: set defense)", weapon_rule="B8",
-    weapon_ranged=weapon_ranged, data_file=DATA_FILE,
-    tables=(("category", "categories", "B8"), ("weapon", "weapons", "B8"),
-            ("damage", "damage", "B8"), ("defense", "defense", "B6"),
-            ("health", "health", "B9")))
+    system="middle_3d10",
+    load=load,
+    build=builder("middle_3d10", MiddleArchetype, load),
+    to_engine=lambda m: m.combatant(),
+    tactic_values=lambda: {t: t for t in mid.TACTICS},
+    tactic_field="drama_tactic",
+    armour="none",
+    no_armour_hint=" (Defense is a stat: set defense)",
+    weapon_rule="B8",
+    weapon_ranged=weapon_ranged,
+    data_file=DATA_FILE,
+    tables=(
+        ("category", "categories", "B8"),
+        ("weapon", "weapons", "B8"),
+        ("damage", "damage", "B8"),
+        ("defense", "defense", "B6"),
+        ("health", "health", "B9"),
+    ),
+)

@@ -98,12 +98,30 @@ from engines.systems.middle_3d10.campaign_rules import (
     massive_pass,
 )
 
-__all__ = ["DEFAULT", "LEVELS", "LOST", "MAX_USES", "MECHANICS", "SYSTEM", "WEAPONS", "Variants",
-           "arcane_cost_pmf", "arcane_exact", "arcane_monte_carlo", "attrition_exact",
-           "attrition_monte_carlo", "consolidated_points", "consolidation_exact",
-           "consolidation_monte_carlo", "fight_from", "hit_pmf", "massive_pass"]
+__all__ = [
+    "DEFAULT",
+    "LEVELS",
+    "LOST",
+    "MAX_USES",
+    "MECHANICS",
+    "SYSTEM",
+    "WEAPONS",
+    "Variants",
+    "arcane_cost_pmf",
+    "arcane_exact",
+    "arcane_monte_carlo",
+    "attrition_exact",
+    "attrition_monte_carlo",
+    "consolidated_points",
+    "consolidation_exact",
+    "consolidation_monte_carlo",
+    "fight_from",
+    "hit_pmf",
+    "massive_pass",
+]
 
 # ----------------------------------------------------------------------------- arcane
+
 
 def _arcane_session(D, X, uses, cost_pmf, aspect_degen, R, q_pass, v):
     """One session from (degeneration D, consolidated X): returns {(D', X'): p} and the
@@ -147,15 +165,24 @@ def _arcane_session(D, X, uses, cost_pmf, aspect_degen, R, q_pass, v):
     return out, mad_mean
 
 
-def arcane_exact(uses: int = 1, level: str = "major", aspect: bool = False,
-                 resilience: int = 3, lore: int = 5, will: int = 3, skill: int = 3,
-                 sessions: int = 20, threshold: int | None = LOST,
-                 variants: Variants | None = None) -> CampaignStats:
+def arcane_exact(
+    uses: int = 1,
+    level: str = "major",
+    aspect: bool = False,
+    resilience: int = 3,
+    lore: int = 5,
+    will: int = 3,
+    skill: int = 3,
+    sessions: int = 20,
+    threshold: int | None = LOST,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """B11–B14 exact: degeneration 0..10 per session over the joint (degeneration,
     consolidated stability loss) chain; ``passage`` = first session at degeneration ≥
     ``threshold`` (10 = lost, B14)."""
     uses, level, aspect, R, lore, will, skill, threshold = arcane_params(
-        uses, level, aspect, resilience, lore, will, skill, threshold)
+        uses, level, aspect, resilience, lore, will, skill, threshold
+    )
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
     K = 3 * R
@@ -183,18 +210,56 @@ def arcane_exact(uses: int = 1, level: str = "major", aspect: bool = False,
     mad_cum = np.concatenate([[0.0], np.cumsum(joint[:-1] @ mad)])
     passage = None
     if threshold is not None:
-        passage = first_passage(P, start, np.repeat(np.arange(LOST + 1), n_x) >= threshold,
-                                sessions)
-    return CampaignStats(SYSTEM, "arcane", np.arange(LOST + 1), dist, passage, threshold,
-                         {"consolidated_mean": joint @ x_vals, "maddened_mean": mad_cum},
-                         notes={"uses": uses, "level": level, "aspect": aspect,
-                                "resilience": R, "lore": lore, "will": will, "skill": skill})
+        passage = first_passage(
+            P, start, np.repeat(np.arange(LOST + 1), n_x) >= threshold, sessions
+        )
+    return CampaignStats(
+        SYSTEM,
+        "arcane",
+        np.arange(LOST + 1),
+        dist,
+        passage,
+        threshold,
+        {"consolidated_mean": joint @ x_vals, "maddened_mean": mad_cum},
+        notes={
+            "uses": uses,
+            "level": level,
+            "aspect": aspect,
+            "resilience": R,
+            "lore": lore,
+            "will": will,
+            "skill": skill,
+        },
+    )
 
 
 @njit(**KERNEL)
-def _arcane_kernel(first, last, uses, cost_die, fixed_cost, aspect, aspect_degen, difficulty,
-                   pay_always, R, start_degen, odd_up, recovery, clear_mad, threshold, sessions,
-                   trials, states, dist, passage, x_sum, x_sq, mad_sum, mad_sq):
+def _arcane_kernel(
+    first,
+    last,
+    uses,
+    cost_die,
+    fixed_cost,
+    aspect,
+    aspect_degen,
+    difficulty,
+    pay_always,
+    R,
+    start_degen,
+    odd_up,
+    recovery,
+    clear_mad,
+    threshold,
+    sessions,
+    trials,
+    states,
+    dist,
+    passage,
+    x_sum,
+    x_sq,
+    mad_sum,
+    mad_sq,
+):
     K = 3 * R
     for c in range(first, last):
         s = states[c].copy()
@@ -263,14 +328,24 @@ def _means(total, sq, n):
     return mean, np.sqrt(var / n)
 
 
-def arcane_monte_carlo(uses: int = 1, level: str = "major", aspect: bool = False,
-                       resilience: int = 3, lore: int = 5, will: int = 3, skill: int = 3,
-                       sessions: int = 20, trials: int = 10_000, seed: Seed = None,
-                       threshold: int | None = LOST,
-                       variants: Variants | None = None) -> CampaignStats:
+def arcane_monte_carlo(
+    uses: int = 1,
+    level: str = "major",
+    aspect: bool = False,
+    resilience: int = 3,
+    lore: int = 5,
+    will: int = 3,
+    skill: int = 3,
+    sessions: int = 20,
+    trials: int = 10_000,
+    seed: Seed = None,
+    threshold: int | None = LOST,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """B11–B14 Monte Carlo of :func:`arcane_exact` (counts; extras with ``_se``)."""
     uses, level, aspect, R, lore, will, skill, threshold = arcane_params(
-        uses, level, aspect, resilience, lore, will, skill, threshold)
+        uses, level, aspect, resilience, lore, will, skill, threshold
+    )
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
     n_chunks, _ = plan_chunks(trials)
@@ -280,33 +355,73 @@ def arcane_monte_carlo(uses: int = 1, level: str = "major", aspect: bool = False
     passage = np.zeros((n_chunks, sessions + 2), dtype=np.int64)
     tallies = [np.zeros((n_chunks, sessions + 1), dtype=np.int64) for _ in range(4)]
     i64 = np.int64
-    run_blocks(_arcane_kernel, (
-        i64(uses), i64(m3.ARCANE_COST_DIE[level]), i64(m3.ARCANE_ASPECT_COST[level]),
-        i64(aspect), i64(aspect and level == "major"),
-        i64(m3.ARCANE_DIFFICULTY[level] - will - skill), i64(v.arcane_cost_on == "always"),
-        i64(R), i64(min(lore // m3.DEGENERATION_PER_POINTS, LOST)),
-        i64(v.rest_odd == "consolidate"), i64(v.recovery), i64(v.after_maddened == "clear"),
-        i64(-1 if threshold is None else threshold), i64(sessions), per_chunk, states, dist,
-        passage, *tallies), n_chunks)
+    run_blocks(
+        _arcane_kernel,
+        (
+            i64(uses),
+            i64(m3.ARCANE_COST_DIE[level]),
+            i64(m3.ARCANE_ASPECT_COST[level]),
+            i64(aspect),
+            i64(aspect and level == "major"),
+            i64(m3.ARCANE_DIFFICULTY[level] - will - skill),
+            i64(v.arcane_cost_on == "always"),
+            i64(R),
+            i64(min(lore // m3.DEGENERATION_PER_POINTS, LOST)),
+            i64(v.rest_odd == "consolidate"),
+            i64(v.recovery),
+            i64(v.after_maddened == "clear"),
+            i64(-1 if threshold is None else threshold),
+            i64(sessions),
+            per_chunk,
+            states,
+            dist,
+            passage,
+            *tallies,
+        ),
+        n_chunks,
+    )
     xm, xse = _means(tallies[0], tallies[1], float(trials))
     mm, mse = _means(tallies[2], tallies[3], float(trials))
-    return CampaignStats(SYSTEM, "arcane", np.arange(LOST + 1), dist.sum(axis=0),
-                         passage.sum(axis=0) if threshold is not None else None, threshold,
-                         {"consolidated_mean": xm, "consolidated_mean_se": xse,
-                          "maddened_mean": mm, "maddened_mean_se": mse},
-                         trials=int(trials),
-                         notes={"uses": uses, "level": level, "aspect": aspect,
-                                "resilience": R, "lore": lore, "will": will, "skill": skill})
+    return CampaignStats(
+        SYSTEM,
+        "arcane",
+        np.arange(LOST + 1),
+        dist.sum(axis=0),
+        passage.sum(axis=0) if threshold is not None else None,
+        threshold,
+        {
+            "consolidated_mean": xm,
+            "consolidated_mean_se": xse,
+            "maddened_mean": mm,
+            "maddened_mean_se": mse,
+        },
+        trials=int(trials),
+        notes={
+            "uses": uses,
+            "level": level,
+            "aspect": aspect,
+            "resilience": R,
+            "lore": lore,
+            "will": will,
+            "skill": skill,
+        },
+    )
 
 
 # ---------------------------------------------------------------------- consolidation
 
-def consolidation_exact(vigor: int = 3, hits: int = 1, weapon: str = "light", bonus: int = 0,
-                        sessions: int = 20, threshold: int | None = None,
-                        variants: Variants | None = None) -> CampaignStats:
+
+def consolidation_exact(
+    vigor: int = 3,
+    hits: int = 1,
+    weapon: str = "light",
+    bonus: int = 0,
+    sessions: int = 20,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """B8–B11 exact: consolidated damage 0..3 × Vigor per session; sequelae means."""
-    V, hits, weapon, bonus, threshold = consolidation_params(vigor, hits, weapon, bonus,
-                                                              threshold)
+    V, hits, weapon, bonus, threshold = consolidation_params(vigor, hits, weapon, bonus, threshold)
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
     K = 3 * V
@@ -349,14 +464,39 @@ def consolidation_exact(vigor: int = 3, hits: int = 1, weapon: str = "light", bo
     passage = None
     if threshold is not None:
         passage = first_passage(P, start, np.arange(K + 1) >= threshold, sessions)
-    return CampaignStats(SYSTEM, "consolidation", np.arange(K + 1), dist, passage, threshold,
-                         {"temporary_sequelae_mean": cum, "permanent_sequelae_mean": cum_p},
-                         notes={"vigor": V, "hits": hits, "weapon": weapon, "bonus": bonus})
+    return CampaignStats(
+        SYSTEM,
+        "consolidation",
+        np.arange(K + 1),
+        dist,
+        passage,
+        threshold,
+        {"temporary_sequelae_mean": cum, "permanent_sequelae_mean": cum_p},
+        notes={"vigor": V, "hits": hits, "weapon": weapon, "bonus": bonus},
+    )
 
 
 @njit(**KERNEL)
-def _consolidation_kernel(first, last, V, hits, pick, bonus, odd_up, recovery, threshold, sessions,
-                          trials, states, dist, passage, t_sum, t_sq, p_sum, p_sq):
+def _consolidation_kernel(
+    first,
+    last,
+    V,
+    hits,
+    pick,
+    bonus,
+    odd_up,
+    recovery,
+    threshold,
+    sessions,
+    trials,
+    states,
+    dist,
+    passage,
+    t_sum,
+    t_sq,
+    p_sum,
+    p_sq,
+):
     K = 3 * V
     for c in range(first, last):
         s = states[c].copy()
@@ -407,13 +547,19 @@ def _consolidation_kernel(first, last, V, hits, pick, bonus, odd_up, recovery, t
                 passage[c, sessions + 1] += 1
 
 
-def consolidation_monte_carlo(vigor: int = 3, hits: int = 1, weapon: str = "light",
-                              bonus: int = 0, sessions: int = 20, trials: int = 10_000,
-                              seed: Seed = None, threshold: int | None = None,
-                              variants: Variants | None = None) -> CampaignStats:
+def consolidation_monte_carlo(
+    vigor: int = 3,
+    hits: int = 1,
+    weapon: str = "light",
+    bonus: int = 0,
+    sessions: int = 20,
+    trials: int = 10_000,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """B8–B11 Monte Carlo of :func:`consolidation_exact`."""
-    V, hits, weapon, bonus, threshold = consolidation_params(vigor, hits, weapon, bonus,
-                                                              threshold)
+    V, hits, weapon, bonus, threshold = consolidation_params(vigor, hits, weapon, bonus, threshold)
     sessions = check_sessions(sessions)
     v = campaign_variants(Variants, variants)
     n_chunks, _ = plan_chunks(trials)
@@ -424,61 +570,142 @@ def consolidation_monte_carlo(vigor: int = 3, hits: int = 1, weapon: str = "ligh
     passage = np.zeros((n_chunks, sessions + 2), dtype=np.int64)
     tallies = [np.zeros((n_chunks, sessions + 1), dtype=np.int64) for _ in range(4)]
     i64 = np.int64
-    run_blocks(_consolidation_kernel, (
-        i64(V), i64(hits), np.array(WEAPONS[weapon], dtype=np.int64), i64(bonus),
-        i64(v.rest_odd == "consolidate"), i64(v.recovery),
-        i64(-1 if threshold is None else threshold), i64(sessions), per_chunk, states, dist,
-        passage, *tallies), n_chunks)
+    run_blocks(
+        _consolidation_kernel,
+        (
+            i64(V),
+            i64(hits),
+            np.array(WEAPONS[weapon], dtype=np.int64),
+            i64(bonus),
+            i64(v.rest_odd == "consolidate"),
+            i64(v.recovery),
+            i64(-1 if threshold is None else threshold),
+            i64(sessions),
+            per_chunk,
+            states,
+            dist,
+            passage,
+            *tallies,
+        ),
+        n_chunks,
+    )
     tm, tse = _means(tallies[0], tallies[1], float(trials))
     pm, pse = _means(tallies[2], tallies[3], float(trials))
-    return CampaignStats(SYSTEM, "consolidation", np.arange(K + 1), dist.sum(axis=0),
-                         passage.sum(axis=0) if threshold is not None else None, threshold,
-                         {"temporary_sequelae_mean": tm, "temporary_sequelae_mean_se": tse,
-                          "permanent_sequelae_mean": pm, "permanent_sequelae_mean_se": pse},
-                         trials=int(trials),
-                         notes={"vigor": V, "hits": hits, "weapon": weapon, "bonus": bonus})
+    return CampaignStats(
+        SYSTEM,
+        "consolidation",
+        np.arange(K + 1),
+        dist.sum(axis=0),
+        passage.sum(axis=0) if threshold is not None else None,
+        threshold,
+        {
+            "temporary_sequelae_mean": tm,
+            "temporary_sequelae_mean_se": tse,
+            "permanent_sequelae_mean": pm,
+            "permanent_sequelae_mean_se": pse,
+        },
+        trials=int(trials),
+        notes={"vigor": V, "hits": hits, "weapon": weapon, "bonus": bonus},
+    )
 
 
 #: Mechanic name -> :class:`engines.campaign.Mechanic`.
 MECHANICS = {
     "arcane": Mechanic(
-        name="arcane", system=SYSTEM, rules="B11-B14", state="Degeneration", direction="up",
+        name="arcane",
+        system=SYSTEM,
+        rules="B11-B14",
+        state="Degeneration",
+        direction="up",
         help="arcane practice: stability costs, massive trauma, degeneration until the "
-             "character is lost at 10",
+        "character is lost at 10",
         threshold_default=LOST,
         params=(
             Param("uses", int, 1, "B13", "arcane uses per session", range=(0, MAX_USES)),
-            Param("level", str, "major", "B13", "level of each use (cost die m / C / M)",
-                  choices=LEVELS),
-            Param("aspect", bool, False, "B13",
-                  "activate the skill's aspect: fixed cost 1/2/3, +1 degeneration on major"),
-            Param("resilience", int, 3, "B12", "Resilience (stability track 3 × Resilience)",
-                  range=(1, 10)),
-            Param("lore", int, 5, "B14",
-                  "Occultism + arcane skill points (starting degeneration lore // 5)",
-                  range=(0, 60)),
-            Param("will", int, 3, "B13", "Will (matters only with arcane_cost_on=success)",
-                  range=(1, 10)),
-            Param("skill", int, 3, "B13",
-                  "arcane skill (matters only with arcane_cost_on=success)", range=(0, 10)),
+            Param(
+                "level",
+                str,
+                "major",
+                "B13",
+                "level of each use (cost die m / C / M)",
+                choices=LEVELS,
+            ),
+            Param(
+                "aspect",
+                bool,
+                False,
+                "B13",
+                "activate the skill's aspect: fixed cost 1/2/3, +1 degeneration on major",
+            ),
+            Param(
+                "resilience",
+                int,
+                3,
+                "B12",
+                "Resilience (stability track 3 × Resilience)",
+                range=(1, 10),
+            ),
+            Param(
+                "lore",
+                int,
+                5,
+                "B14",
+                "Occultism + arcane skill points (starting degeneration lore // 5)",
+                range=(0, 60),
+            ),
+            Param(
+                "will",
+                int,
+                3,
+                "B13",
+                "Will (matters only with arcane_cost_on=success)",
+                range=(1, 10),
+            ),
+            Param(
+                "skill",
+                int,
+                3,
+                "B13",
+                "arcane skill (matters only with arcane_cost_on=success)",
+                range=(0, 10),
+            ),
         ),
-        extra={"consolidated_mean": "consolidated stability loss after the session",
-               "maddened_mean": "times the stability track reached its end so far"},
-        exact=arcane_exact, monte_carlo=arcane_monte_carlo, variants=Variants),
+        extra={
+            "consolidated_mean": "consolidated stability loss after the session",
+            "maddened_mean": "times the stability track reached its end so far",
+        },
+        exact=arcane_exact,
+        monte_carlo=arcane_monte_carlo,
+        variants=Variants,
+    ),
     "consolidation": Mechanic(
-        name="consolidation", system=SYSTEM, rules="B8-B11", state="Consolidated damage",
-        direction="up", help="temporary and consolidated damage over rests, with sequelae",
+        name="consolidation",
+        system=SYSTEM,
+        rules="B8-B11",
+        state="Consolidated damage",
+        direction="up",
+        help="temporary and consolidated damage over rests, with sequelae",
         params=(
             Param("vigor", int, 3, "B9", "Vigor (health track 3 × Vigor)", range=(1, 10)),
             Param("hits", int, 1, "B8", "hits taken per session", range=(0, MAX_USES)),
-            Param("weapon", str, "light", "B8",
-                  "weapon category of the hits (which of m, C, M are damage)",
-                  choices=tuple(WEAPONS)),
+            Param(
+                "weapon",
+                str,
+                "light",
+                "B8",
+                "weapon category of the hits (which of m, C, M are damage)",
+                choices=tuple(WEAPONS),
+            ),
             Param("bonus", int, 0, "B8", "damage bonus per hit", range=(0, 20)),
         ),
-        extra={"temporary_sequelae_mean": "temporary sequelae so far",
-               "permanent_sequelae_mean": "permanent sequelae so far"},
-        exact=consolidation_exact, monte_carlo=consolidation_monte_carlo, variants=Variants),
+        extra={
+            "temporary_sequelae_mean": "temporary sequelae so far",
+            "permanent_sequelae_mean": "permanent sequelae so far",
+        },
+        exact=consolidation_exact,
+        monte_carlo=consolidation_monte_carlo,
+        variants=Variants,
+    ),
 }
 
 
@@ -504,11 +731,18 @@ def _attrition_rest(v: Variants, _opponent, i: int, j: int) -> int:
 
 
 MECHANICS["attrition"] = attrition_mechanic(
-    system=SYSTEM, variants=Variants, combat="engines.systems.middle_3d10.combat",
-    fight=fight_from, health=lambda f: 3 * f.vigor, rest=_attrition_rest,
-    notes=("rest_odd", "recovery"), rules="B1-B11, B-g21, B-g22", state="Resistance left",
+    system=SYSTEM,
+    variants=Variants,
+    combat="engines.systems.middle_3d10.combat",
+    fight=fight_from,
+    health=lambda f: 3 * f.vigor,
+    rest=_attrition_rest,
+    notes=("rest_odd", "recovery"),
+    rules="B1-B11, B-g21, B-g22",
+    state="Resistance left",
     help="P(alive and able after k consecutive duels against fresh equal opponents), "
-         "with the B11 rest (half the new damage consolidates) between fights (one "
-         "session = one fight)")
+    "with the B11 rest (half the new damage consolidates) between fights (one "
+    "session = one fight)",
+)
 attrition_exact = MECHANICS["attrition"].exact
 attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

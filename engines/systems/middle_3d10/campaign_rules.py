@@ -20,17 +20,36 @@ from engines.rolls import ADVANTAGE, NORMAL
 from engines.systems.middle_3d10 import checks as m3
 from engines.variants import variant
 
-__all__ = ["DEFAULT", "LEVELS", "LOST", "MAX_USES", "SYSTEM", "WEAPONS", "Variants",
-           "arcane_cost_pmf", "arcane_params", "check_bool", "check_choice",
-           "consolidated_points", "consolidation_params", "hit_pmf", "massive_pass"]
+__all__ = [
+    "DEFAULT",
+    "LEVELS",
+    "LOST",
+    "MAX_USES",
+    "SYSTEM",
+    "WEAPONS",
+    "Variants",
+    "arcane_cost_pmf",
+    "arcane_params",
+    "check_bool",
+    "check_choice",
+    "consolidated_points",
+    "consolidation_params",
+    "hit_pmf",
+    "massive_pass",
+]
 
 SYSTEM = m3.SYSTEM
 LEVELS = tuple(m3.ARCANE_DIFFICULTY)  # B13
 LOST = m3.DEGENERATION_LOST  # B14
 #: B8: which of the hit's dice (m, C, M) each weapon category adds.
-WEAPONS = {"unarmed": (1, 0, 0), "light": (0, 1, 0), "blade": (0, 0, 1),
-           "small_firearm": (1, 0, 1), "medium_firearm": (0, 1, 1),
-           "heavy_firearm": (1, 1, 1)}
+WEAPONS = {
+    "unarmed": (1, 0, 0),
+    "light": (0, 1, 0),
+    "blade": (0, 0, 1),
+    "small_firearm": (1, 0, 1),
+    "medium_firearm": (0, 1, 1),
+    "heavy_firearm": (1, 1, 1),
+}
 MAX_USES = 20
 
 
@@ -39,16 +58,32 @@ class Variants:
     """Campaign rule variants of ``middle_3d10``."""
 
     system: ClassVar[str] = SYSTEM
-    arcane_cost_on: str = variant("always", rule="B-g20", doc="an arcane use's stability cost "
-                                  "is paid always, or only when the use succeeds",
-                                  choices=("always", "success"))
-    rest_odd: str = variant("consolidate", rule="B-g21", doc="at a rest, an odd temporary "
-                            "point consolidates, or clears", choices=("consolidate", "clear"))
-    recovery: int = variant(1, rule="B-g22", doc="consolidated points healed per session, "
-                            "after the rest", choices=(0, 1, 2, 3))
-    after_maddened: str = variant("keep", rule="B-g23", doc="a stability track at its end "
-                                  "after a session: rest as usual (keep) or start the next "
-                                  "session empty (clear)", choices=("keep", "clear"))
+    arcane_cost_on: str = variant(
+        "always",
+        rule="B-g20",
+        doc="an arcane use's stability cost is paid always, or only when the use succeeds",
+        choices=("always", "success"),
+    )
+    rest_odd: str = variant(
+        "consolidate",
+        rule="B-g21",
+        doc="at a rest, an odd temporary point consolidates, or clears",
+        choices=("consolidate", "clear"),
+    )
+    recovery: int = variant(
+        1,
+        rule="B-g22",
+        doc="consolidated points healed per session, after the rest",
+        choices=(0, 1, 2, 3),
+    )
+    after_maddened: str = variant(
+        "keep",
+        rule="B-g23",
+        doc="a stability track at its end "
+        "after a session: rest as usual (keep) or start the next "
+        "session empty (clear)",
+        choices=("keep", "clear"),
+    )
 
 
 DEFAULT = Variants()

@@ -49,25 +49,36 @@ class Variants:
     """Rule variants of ``middle_3d10``."""
 
     system: ClassVar[str] = SYSTEM
-    disadvantage: str = variant("lowest", rule="B-g2", doc="disadvantage rerolls and keeps "
-                                "the lowest die; 'middle' = no effect on the dice",
-                                choices=("lowest", "middle"),
-                                term="the disadvantage rule",
-                                words={"lowest": "keep the lowest die", "middle": "no effect"})
-    doubles: bool = variant(True, rule="B3", doc="two or three 10s succeed automatically, "
-                            "two or three 1s fail catastrophically",
-                            term="the doubles rule")
-    tie: str = variant("trait_then_reroll", rule="B-g3", doc="opposed tie: higher trait + "
-                       "skill wins, then a re-roll; 'reroll' ignores traits",
-                       choices=("trait_then_reroll", "reroll"),
-                       term="the opposed-tie rule",
-                       words={"trait_then_reroll": "higher trait + skill, then a re-roll",
-                              "reroll": "a re-roll"})
-    massive_traits: str = variant("c_plus_vigor", rule="B-g6", doc="what the massive damage "
-                                  "check adds to C: Vigor (default) or nothing",
-                                  choices=("c_plus_vigor", "c_only"),
-                                  term="the massive-damage check",
-                                  words={"c_plus_vigor": "C + Vigor", "c_only": "C alone"})
+    disadvantage: str = variant(
+        "lowest",
+        rule="B-g2",
+        doc="disadvantage rerolls and keeps the lowest die; 'middle' = no effect on the dice",
+        choices=("lowest", "middle"),
+        term="the disadvantage rule",
+        words={"lowest": "keep the lowest die", "middle": "no effect"},
+    )
+    doubles: bool = variant(
+        True,
+        rule="B3",
+        doc="two or three 10s succeed automatically, two or three 1s fail catastrophically",
+        term="the doubles rule",
+    )
+    tie: str = variant(
+        "trait_then_reroll",
+        rule="B-g3",
+        doc="opposed tie: higher trait + skill wins, then a re-roll; 'reroll' ignores traits",
+        choices=("trait_then_reroll", "reroll"),
+        term="the opposed-tie rule",
+        words={"trait_then_reroll": "higher trait + skill, then a re-roll", "reroll": "a re-roll"},
+    )
+    massive_traits: str = variant(
+        "c_plus_vigor",
+        rule="B-g6",
+        doc="what the massive damage check adds to C: Vigor (default) or nothing",
+        choices=("c_plus_vigor", "c_only"),
+        term="the massive-damage check",
+        words={"c_plus_vigor": "C + Vigor", "c_only": "C alone"},
+    )
 
     def rule(self) -> np.ndarray:
         return np.array([int(self.disadvantage == "lowest"), int(self.doubles)], dtype=np.int64)
@@ -80,16 +91,20 @@ def mode_codes(modes) -> np.ndarray:
     return checks.parse_modes(modes, MODES)
 
 
-def exact(modes=("normal", "advantage", "disadvantage"),
-          variants: Variants = DEFAULT) -> np.ndarray:
+def exact(
+    modes=("normal", "advantage", "disadvantage"), variants: Variants = DEFAULT
+) -> np.ndarray:
     """Exact outcome-code distribution per roll mode (B1, B3, B4): enumerates 1000 rolls."""
     modes = mode_codes(modes)
     probs = np.zeros((modes.size, N_CODES))
     a, b, c = np.indices((10, 10, 10)).reshape(3, -1) + 1  # every roll of 3d10
     lo = np.minimum(np.minimum(a, b), c)
     hi = np.maximum(np.maximum(a, b), c)
-    kept_by_mode = {NORMAL: a + b + c - lo - hi, ADVANTAGE: hi,
-                    DISADVANTAGE: lo if variants.disadvantage == "lowest" else a + b + c - lo - hi}
+    kept_by_mode = {
+        NORMAL: a + b + c - lo - hi,
+        ADVANTAGE: hi,
+        DISADVANTAGE: lo if variants.disadvantage == "lowest" else a + b + c - lo - hi,
+    }
     special = np.zeros(1000, dtype=np.int64)
     if variants.doubles:
         tens = (a == 10).astype(int) + (b == 10) + (c == 10)
@@ -103,8 +118,12 @@ def exact(modes=("normal", "advantage", "disadvantage"),
     return probs
 
 
-def monte_carlo(modes=("normal", "advantage", "disadvantage"), trials: int = 100_000,
-                seed: Seed = None, variants: Variants = DEFAULT) -> np.ndarray:
+def monte_carlo(
+    modes=("normal", "advantage", "disadvantage"),
+    trials: int = 100_000,
+    seed: Seed = None,
+    variants: Variants = DEFAULT,
+) -> np.ndarray:
     """Monte Carlo outcome-code counts per roll mode (B1, B3, B4)."""
     return checks.run(MIDDLE, mode_codes(modes), variants.rule(), N_CODES, trials, seed)
 
@@ -123,14 +142,20 @@ def success_mask(modifier: int, difficulty: int) -> np.ndarray:
     return (special == 1) | ((special == 0) & (kept + modifier >= difficulty))
 
 
-def p_success(modifier: int, difficulty: int, mode: str = "normal",
-              variants: Variants = DEFAULT) -> float:
+def p_success(
+    modifier: int, difficulty: int, mode: str = "normal", variants: Variants = DEFAULT
+) -> float:
     """P(success) of one check (B1, B3, B4)."""
     return float(exact([mode], variants)[0] @ success_mask(modifier, difficulty))
 
 
-def opposed(mod_a: int, mod_b: int, mode_a: str = "normal", mode_b: str = "normal",
-            variants: Variants = DEFAULT) -> float:
+def opposed(
+    mod_a: int,
+    mod_b: int,
+    mode_a: str = "normal",
+    mode_b: str = "normal",
+    variants: Variants = DEFAULT,
+) -> float:
     """B5: P(a wins) — higher total wins; ties by B-g3 (higher trait + skill, then re-roll)."""
     pa = exact([mode_a], variants)[0]
     pb = exact([mode_b], variants)[0]
@@ -152,8 +177,14 @@ def massive_check(vigor: int, variants: Variants = DEFAULT) -> float:
     return p_success(bonus, MASSIVE_DIFFICULTY, "normal", variants)
 
 
-def arcane_use(will: int, skill: int, level: str, target_will: int = 0,
-               aspect: bool = False, variants: Variants = DEFAULT) -> dict:
+def arcane_use(
+    will: int,
+    skill: int,
+    level: str,
+    target_will: int = 0,
+    aspect: bool = False,
+    variants: Variants = DEFAULT,
+) -> dict:
     """B13: P(success) of an arcane use and the distribution of its sanity cost.
 
     The check is C + Will + arcane skill against 10 / 15 / 20 (+ the target's Will). The
@@ -175,22 +206,28 @@ def arcane_use(will: int, skill: int, level: str, target_will: int = 0,
         if special == 1 or (special == 0 and kept + will + skill >= difficulty):
             wins += 1
         cost[ARCANE_ASPECT_COST[level] if aspect else (m, c, big)[ARCANE_COST_DIE[level]]] += 1
-    return {"p_success": wins / 1000, "cost": cost / 1000,
-            "degeneration": int(aspect and level == "major")}
+    return {
+        "p_success": wins / 1000,
+        "cost": cost / 1000,
+        "degeneration": int(aspect and level == "major"),
+    }
 
 
 DEGENERATION_PER_POINTS = 5  # B14: +1 per 5 points of Occultism + arcane skills
 DEGENERATION_LOST = 10  # B14: at 10 the character is lost
 
 
-def degeneration(occultism_and_arcane: int, major_aspect_uses: int = 0,
-                 lost_all_to_mythos: int = 0) -> int:
+def degeneration(
+    occultism_and_arcane: int, major_aspect_uses: int = 0, lost_all_to_mythos: int = 0
+) -> int:
     """B14: degeneration from lore (+1 per 5 total points of Occultism and arcane skills),
     +1 per aspect activated on a major arcane use, +1 per time all sanity or health was lost
     to the Mythos."""
-    for name, value in (("occultism_and_arcane", occultism_and_arcane),
-                        ("major_aspect_uses", major_aspect_uses),
-                        ("lost_all_to_mythos", lost_all_to_mythos)):
+    for name, value in (
+        ("occultism_and_arcane", occultism_and_arcane),
+        ("major_aspect_uses", major_aspect_uses),
+        ("lost_all_to_mythos", lost_all_to_mythos),
+    ):
         if value < 0:
             raise InputError(f"{name}: must be 0 or more, got {value}")
     return occultism_and_arcane // DEGENERATION_PER_POINTS + major_aspect_uses + lost_all_to_mythos
@@ -216,20 +253,23 @@ def check_grid(cells, variants: Variants):
     for mode in set(np.asarray(cells["roll"]).tolist()):
         if mode not in MODES:
             raise InputError(f"roll: unknown mode {mode!r}; known: {', '.join(MODES)}")
-    setting_of_cell = np.array([known.index(m) for m in np.asarray(cells["roll"]).tolist()],
-                               dtype=np.int64)
+    setting_of_cell = np.array(
+        [known.index(m) for m in np.asarray(cells["roll"]).tolist()], dtype=np.int64
+    )
     kept, special = kept_of_codes(), special_of_codes()
     total = kept[None, :] + np.asarray(cells["modifier"])[:, None]
-    mask = (special == 1)[None, :] | ((special == 0)[None, :]
-                                      & (total >= np.asarray(cells["difficulty"])[:, None]))
+    mask = (special == 1)[None, :] | (
+        (special == 0)[None, :] & (total >= np.asarray(cells["difficulty"])[:, None])
+    )
     return settings, setting_of_cell, mask, kept.astype(float)
 
 
 def difficulty_axes() -> tuple[Difficulty, ...]:
     """Difficulty as the difficulty number (B1, B2; B2's named ones in the inverse table)."""
     vals = tuple(range(1, 51))
-    return (Difficulty("difficulty", vals, tuple(str(v) for v in vals),
-                       tuple(DIFFICULTIES.values())),)
+    return (
+        Difficulty("difficulty", vals, tuple(str(v) for v in vals), tuple(DIFFICULTIES.values())),
+    )
 
 
 def chance_matrix(axis: str, competences, difficulties, variants: Variants) -> np.ndarray:
@@ -256,6 +296,8 @@ def ladder_score(c: int, variants: Variants):
     """(kept die + modifier, probabilities) of a normal roll (B1)."""
     probs = exact(["normal"], variants)[0]
     return (kept_of_codes() + c).astype(float), probs
+
+
 def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook): an average person against an
     average task, with advantage and disadvantage."""
@@ -263,22 +305,26 @@ def curve_reading(p, tr) -> str:
     a = p(modifier=6, difficulty=15, roll="advantage")
     d = p(modifier=6, difficulty=15, roll="disadvantage")
     _ = tr._
-    return _("middle_3d10: an average person (modifier 6) meets an average task "
-             "(difficulty 15) {n} of the time; advantage raises that to {a}, "
-             "disadvantage lowers it to {d}. The middle die bunches results near 5–6, "
-             "so each point of modifier matters most near the {half} point and little "
-             "at the extremes (the two-10s / two-1s rules keep ~{edge} either way)."
-             ).format(n=tr.pct(n), a=tr.pct(a), d=tr.pct(d), half=tr.percent(0.5, 0),
-                      edge=tr.percent(0.028))
+    return _(
+        "middle_3d10: an average person (modifier 6) meets an average task "
+        "(difficulty 15) {n} of the time; advantage raises that to {a}, "
+        "disadvantage lowers it to {d}. The middle die bunches results near 5–6, "
+        "so each point of modifier matters most near the {half} point and little "
+        "at the extremes (the two-10s / two-1s rules keep ~{edge} either way)."
+    ).format(n=tr.pct(n), a=tr.pct(a), d=tr.pct(d), half=tr.percent(0.5, 0), edge=tr.percent(0.028))
 
 
 def outcome_reading(stat, tr) -> str:
     """The outcome section's sentence (report hook): the kept die by roll mode."""
     _ = tr._
-    return _("middle_3d10: the kept middle die averages {mean} (SD {sd}), "
-             "advantage {adv}, disadvantage {dis}: advantage is worth "
-             "about {gain} points of modifier on average.").format(
-        mean=tr.decimal(stat("normal", "mean"), 2), sd=tr.decimal(stat("normal", "sd"), 2),
+    return _(
+        "middle_3d10: the kept middle die averages {mean} (SD {sd}), "
+        "advantage {adv}, disadvantage {dis}: advantage is worth "
+        "about {gain} points of modifier on average."
+    ).format(
+        mean=tr.decimal(stat("normal", "mean"), 2),
+        sd=tr.decimal(stat("normal", "sd"), 2),
         adv=tr.decimal(stat("advantage", "mean"), 2),
         dis=tr.decimal(stat("disadvantage", "mean"), 2),
-        gain=tr.decimal(stat("advantage", "mean") - stat("normal", "mean"), 1))
+        gain=tr.decimal(stat("advantage", "mean") - stat("normal", "mean"), 1),
+    )

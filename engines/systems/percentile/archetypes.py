@@ -30,13 +30,23 @@ from engines.constants import PLANS
 from engines.errors import InputError
 from engines.systems.percentile import combat as pct
 
-__all__ = ["ARMOUR_POINTS", "CONSTANTS", "DATA_FILE", "HOOK", "PctArchetype", "constants",
-           "load", "parse_dice", "weapon_ranged"]
+__all__ = [
+    "ARMOUR_POINTS",
+    "CONSTANTS",
+    "DATA_FILE",
+    "HOOK",
+    "PctArchetype",
+    "constants",
+    "load",
+    "parse_dice",
+    "weapon_ranged",
+]
 
 #: the library's data file
 DATA_FILE = Path(__file__).resolve().with_name("archetypes.toml")
 _DICE = re.compile(r"^\s*(\d+)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 _FLAT = re.compile(r"^\s*([+-]?\d+)\s*$")
+
 
 class PctWeapon(Strict):
     """DX3–DX5: damage dice, impaling or blunt, firearm (no DB), long-range dice; DX15: a
@@ -155,8 +165,9 @@ def constants(fname: str, raw: dict) -> dict[str, int]:
             fail(fname, f"{tname}.{entry}", "expected a table of fields")
         m = validate(model, data, fname, f"{tname}.{entry}")
         out.update({field: getattr(m, key) for key, field in fields.items()})
-    if out.get("mov_slow", 7) > out.get("mov_even", 8) or \
-            out.get("mov_even", 8) > out.get("mov_fast", 9):
+    if out.get("mov_slow", 7) > out.get("mov_even", 8) or out.get("mov_even", 8) > out.get(
+        "mov_fast", 9
+    ):
         fail(fname, "movement.mov", "expected slow <= even <= fast (DX14)")
     if out.get("long_factor", 2) > out.get("extreme_factor", 4):
         fail(fname, "ranges.bands", "expected long <= extreme (DX15)")
@@ -195,12 +206,25 @@ class PctArchetype(Strict):
 
     def combatant(self) -> pct.Combatant:
         rules = {k: v for k, v in self._rules.items() if k not in _WEAPON_FIELDS}
-        return pct.Combatant(**rules, name=self.name, strength=self.strength, con=self.con,
-                             siz=self.siz, dex=self.dex, fighting=self.fighting,
-                             firearms=self.firearms, dodge=self.dodge, armour=self.armour,
-                             weapon=self.weapon_data,
-                             melee_weapon=self.melee_data, defend=self.defend, shots=self.shots,
-                             db=self.db, plan=self.plan, mov=self.mov)
+        return pct.Combatant(
+            **rules,
+            name=self.name,
+            strength=self.strength,
+            con=self.con,
+            siz=self.siz,
+            dex=self.dex,
+            fighting=self.fighting,
+            firearms=self.firearms,
+            dodge=self.dodge,
+            armour=self.armour,
+            weapon=self.weapon_data,
+            melee_weapon=self.melee_data,
+            defend=self.defend,
+            shots=self.shots,
+            db=self.db,
+            plan=self.plan,
+            mov=self.mov,
+        )
 
 
 class PctStyle(Strict):
@@ -212,8 +236,9 @@ class PctStyle(Strict):
     shots: int | None = Field(default=None, ge=1, le=3)
     armour: int | None = Field(default=None, ge=0, le=20)
     plan: Plan | None = None
-    adjust: dict[Literal["strength", "con", "siz", "dex", "fighting", "firearms", "dodge"],
-                 int] = Field(default_factory=dict)
+    adjust: dict[Literal["strength", "con", "siz", "dex", "fighting", "firearms", "dodge"], int] = (
+        Field(default_factory=dict)
+    )
 
 
 def parse_dice(text: str, fname: str, key: str, flat_ok: bool = False) -> tuple[int, int, int]:
@@ -230,8 +255,12 @@ def parse_dice(text: str, fname: str, key: str, flat_ok: bool = False) -> tuple[
     m = _FLAT.match(text) if flat_ok else None
     if m:
         return 0, 0, int(m.group(1))
-    fail(fname, key, f"cannot read dice {text!r}; expected e.g. '1D8', '2D6+4'"
-          + (" or a number" if flat_ok else ""))
+    fail(
+        fname,
+        key,
+        f"cannot read dice {text!r}; expected e.g. '1D8', '2D6+4'"
+        + (" or a number" if flat_ok else ""),
+    )
     raise AssertionError  # unreachable
 
 
@@ -255,21 +284,46 @@ def load(fname: str, raw: dict) -> dict[str, PctArchetype]:
     for w, data in table(raw, "weapons", fname).items():
         wm = validate(PctWeapon, data, fname, f"weapons.{w}")
         n, s, f = parse_dice(wm.damage, fname, f"weapons.{w}.damage")
-        ln, ls, lf = (parse_dice(wm.long_damage, fname, f"weapons.{w}.long_damage")
-                      if wm.long_damage else (n, s, f))
-        xn, xs, xf = (parse_dice(wm.extreme_damage, fname, f"weapons.{w}.extreme_damage")
-                      if wm.extreme_damage else (n, s, f))
-        if not wm.firearm and any(x is not None for x in (wm.range, wm.long_range,
-                                                          wm.extreme_range)):
-            fail(fname, f"weapons.{w}.range", "only a firearm has a range (DX15); melee "
-                  "reaches melee_reach (DX-g9)")
+        ln, ls, lf = (
+            parse_dice(wm.long_damage, fname, f"weapons.{w}.long_damage")
+            if wm.long_damage
+            else (n, s, f)
+        )
+        xn, xs, xf = (
+            parse_dice(wm.extreme_damage, fname, f"weapons.{w}.extreme_damage")
+            if wm.extreme_damage
+            else (n, s, f)
+        )
+        if not wm.firearm and any(
+            x is not None for x in (wm.range, wm.long_range, wm.extreme_range)
+        ):
+            fail(
+                fname,
+                f"weapons.{w}.range",
+                "only a firearm has a range (DX15); melee reaches melee_reach (DX-g9)",
+            )
         try:
-            weapons[w] = pct.Weapon(name=w, n=n, sides=s, flat=f, impale=wm.impale,
-                                    firearm=wm.firearm, adds_db=not wm.firearm, long_n=ln,
-                                    long_sides=ls, long_flat=lf, base_range=wm.range or 0,
-                                    long_range=wm.long_range, extreme_range=wm.extreme_range,
-                                    shotgun=wm.shotgun, long_arm=wm.long_arm, extreme_n=xn,
-                                    extreme_sides=xs, extreme_flat=xf, **bands)
+            weapons[w] = pct.Weapon(
+                name=w,
+                n=n,
+                sides=s,
+                flat=f,
+                impale=wm.impale,
+                firearm=wm.firearm,
+                adds_db=not wm.firearm,
+                long_n=ln,
+                long_sides=ls,
+                long_flat=lf,
+                base_range=wm.range or 0,
+                long_range=wm.long_range,
+                extreme_range=wm.extreme_range,
+                shotgun=wm.shotgun,
+                long_arm=wm.long_arm,
+                extreme_n=xn,
+                extreme_sides=xs,
+                extreme_flat=xf,
+                **bands,
+            )
         except InputError as exc:
             fail(fname, f"weapons.{w}", str(exc))
     out = {}
@@ -278,17 +332,23 @@ def load(fname: str, raw: dict) -> dict[str, PctArchetype]:
         for key in ("weapon", "melee_weapon"):
             w = data.get(key)
             if (key == "weapon" or w is not None) and w not in weapons:
-                fail(fname, f"archetypes.{name}.{key}", f"unknown weapon {w!r}; known: "
-                      f"{', '.join(sorted(weapons))}")
+                fail(
+                    fname,
+                    f"archetypes.{name}.{key}",
+                    f"unknown weapon {w!r}; known: {', '.join(sorted(weapons))}",
+                )
         melee = data.get("melee_weapon")
         if melee is not None and weapons[melee].firearm:
             fail(fname, f"archetypes.{name}.melee_weapon", f"{melee!r} is a firearm")
         for key in ("strength", "siz"):
             if not isinstance(data.get(key), int):
                 fail(fname, f"archetypes.{name}.{key}", "missing or not an integer")
-        data.update(name=name, weapon_data=weapons[data["weapon"]],
-                    melee_data=weapons[melee] if melee else None,
-                    db=pct.damage_bonus(data["strength"] + data["siz"], tuple(bonus_table)))
+        data.update(
+            name=name,
+            weapon_data=weapons[data["weapon"]],
+            melee_data=weapons[melee] if melee else None,
+            db=pct.damage_bonus(data["strength"] + data["siz"], tuple(bonus_table)),
+        )
         model = validate(PctArchetype, data, fname, f"archetypes.{name}")
         model._rules = rules
         div = rules.get("hp_divisor", 10)
@@ -311,10 +371,24 @@ def weapon_ranged(raw: dict, name: str) -> bool:
 ARMOUR_POINTS = (0, 1, 2, 4, 6, 8)
 
 HOOK = ArchetypeHook(
-    system="percentile", load=load, build=builder("percentile", PctArchetype, load),
-    to_engine=lambda m: m.combatant(), tactic_values=lambda: {t: t for t in pct.DEFENCES},
-    tactic_field="defend", armour="points", armour_points=ARMOUR_POINTS, weapon_rule="DX3",
-    armour_rule="DX11", weapon_ranged=weapon_ranged, data_file=DATA_FILE,
-    tables=(("weapon", "weapons", "DX3"), ("damage_bonus", "damage_bonus", "DX3"),
-            ("health", "health", "DX6"), ("movement", "movement", "DX14"),
-            ("ranges", "ranges", "DX15"), ("initiative", "initiative", "DX1")))
+    system="percentile",
+    load=load,
+    build=builder("percentile", PctArchetype, load),
+    to_engine=lambda m: m.combatant(),
+    tactic_values=lambda: {t: t for t in pct.DEFENCES},
+    tactic_field="defend",
+    armour="points",
+    armour_points=ARMOUR_POINTS,
+    weapon_rule="DX3",
+    armour_rule="DX11",
+    weapon_ranged=weapon_ranged,
+    data_file=DATA_FILE,
+    tables=(
+        ("weapon", "weapons", "DX3"),
+        ("damage_bonus", "damage_bonus", "DX3"),
+        ("health", "health", "DX6"),
+        ("movement", "movement", "DX14"),
+        ("ranges", "ranges", "DX15"),
+        ("initiative", "initiative", "DX1"),
+    ),
+)

@@ -65,27 +65,53 @@ class Variants:
     """Rule variants of the ``percentile`` campaign mechanics."""
 
     system: ClassVar[str] = SYSTEM
-    criticals: bool = variant(True, rule="D-g1", doc="01 always succeeds; 100 (or 96–100 "
-                              "when the needed value is below 50) fumbles")
-    improve_on_96: bool = variant(True, rule="D-g2", doc="an improvement roll of 96+ "
-                                  "improves the skill even when the skill is 96 or more")
-    skill_cap: int = variant(99, rule="D-g20", doc="the highest value improvement can "
-                             "bring a skill to (the rules text writes none; 99 keeps it a d100 "
-                             "percentage)")
-    use_level: str = variant("regular", rule="D-g21", doc="difficulty of each use of the "
-                             "skill; any success at it ticks the skill (D6)",
-                             choices=tuple(LEVEL_CODE))
-    luck_spending: str = variant("margin", rule="D-g22", doc="extension (Call of Cthulhu "
-                                 "7th ed.): 'margin' buys a failed, non-fumbled skill roll "
-                                 "with Luck points equal to roll − skill; 'none' never "
-                                 "spends Luck", choices=("margin", "none"))
-    rest_hp: int = variant(1, rule="D-g24", doc="attrition: hit points a rest between two "
-                           "fights restores (extension, Call of Cthulhu 7th ed.: 1 a day)",
-                           choices=range(0, 21))
-    luck_recovery: str = variant("roll", rule="D-g23", doc="extension (Call of Cthulhu "
-                                 "7th ed.): 'roll' = at the session's end d100 above the "
-                                 "current Luck gains 1d10 (max 99); 'none' = no recovery",
-                                 choices=("roll", "none"))
+    criticals: bool = variant(
+        True,
+        rule="D-g1",
+        doc="01 always succeeds; 100 (or 96–100 when the needed value is below 50) fumbles",
+    )
+    improve_on_96: bool = variant(
+        True,
+        rule="D-g2",
+        doc="an improvement roll of 96+ improves the skill even when the skill is 96 or more",
+    )
+    skill_cap: int = variant(
+        99,
+        rule="D-g20",
+        doc="the highest value improvement can "
+        "bring a skill to (the rules text writes none; 99 keeps it a d100 "
+        "percentage)",
+    )
+    use_level: str = variant(
+        "regular",
+        rule="D-g21",
+        doc="difficulty of each use of the skill; any success at it ticks the skill (D6)",
+        choices=tuple(LEVEL_CODE),
+    )
+    luck_spending: str = variant(
+        "margin",
+        rule="D-g22",
+        doc="extension (Call of Cthulhu "
+        "7th ed.): 'margin' buys a failed, non-fumbled skill roll "
+        "with Luck points equal to roll − skill; 'none' never "
+        "spends Luck",
+        choices=("margin", "none"),
+    )
+    rest_hp: int = variant(
+        1,
+        rule="D-g24",
+        doc="attrition: hit points a rest between two "
+        "fights restores (extension, Call of Cthulhu 7th ed.: 1 a day)",
+        choices=range(0, 21),
+    )
+    luck_recovery: str = variant(
+        "roll",
+        rule="D-g23",
+        doc="extension (Call of Cthulhu "
+        "7th ed.): 'roll' = at the session's end d100 above the "
+        "current Luck gains 1d10 (max 99); 'none' = no recovery",
+        choices=("roll", "none"),
+    )
 
     def check(self) -> None:
         if not 1 <= self.skill_cap <= 200:
@@ -106,28 +132,48 @@ _int = check_int
 #: below, once defined).
 _DESCRIPTIONS = {
     "skill-growth": {
-        "rules": "D6, D-g2, D-g20, D-g21", "state": "skill", "direction": "up",
+        "rules": "D6, D-g2, D-g20, D-g21",
+        "state": "skill",
+        "direction": "up",
         "help": "a skill used each session and improved at its end (+1d10 on d100 above it)",
         "params": (
             Param("skill", int, 40, "D6", "starting skill (0..skill_cap)", range=(0, 99)),
-            Param("uses", int, 1, "D6", "rolls of the skill per session; any success ticks it",
-                  range=(0, 1000)),
+            Param(
+                "uses",
+                int,
+                1,
+                "D6",
+                "rolls of the skill per session; any success ticks it",
+                range=(0, 1000),
+            ),
         ),
-        "extra": {"improvements": "expected sessions so far in which the skill improved"}},
+        "extra": {"improvements": "expected sessions so far in which the skill improved"},
+    },
     "luck": {
-        "rules": "D5, D-g22, D-g23", "state": "Luck", "direction": "down",
-        "help": "Luck spent on failed skill rolls and recovered at each session's end "
-             "(extension)",
+        "rules": "D5, D-g22, D-g23",
+        "state": "Luck",
+        "direction": "down",
+        "help": "Luck spent on failed skill rolls and recovered at each session's end (extension)",
         "params": (
             Param("luck", int, 50, "D5", "starting Luck (0..99)", range=(0, LUCK_CAP)),
-            Param("skill", int, 50, "D-g22", "skill of the rolls Luck may be spent on",
-                  range=(0, 200)),
+            Param(
+                "skill", int, 50, "D-g22", "skill of the rolls Luck may be spent on", range=(0, 200)
+            ),
             Param("checks", int, 3, "D-g22", "skill rolls per session", range=(0, 1000)),
-            Param("max_spend", int, 99, "D-g22", "the most Luck spent to buy one failed roll",
-                  range=(0, LUCK_CAP)),
+            Param(
+                "max_spend",
+                int,
+                99,
+                "D-g22",
+                "the most Luck spent to buy one failed roll",
+                range=(0, LUCK_CAP),
+            ),
         ),
-        "extra": {"saves": "expected failed rolls bought with Luck so far",
-               "spent": "expected Luck spent so far"}},
+        "extra": {
+            "saves": "expected failed rolls bought with Luck so far",
+            "spent": "expected Luck spent so far",
+        },
+    },
 }
 
 
@@ -162,27 +208,41 @@ def _start(values: np.ndarray, value: int) -> np.ndarray:
     return x
 
 
-def _exact(system, mechanic, P, values, start, sessions, threshold, direction, tallies,
-           notes) -> CampaignStats:
+def _exact(
+    system, mechanic, P, values, start, sessions, threshold, direction, tallies, notes
+) -> CampaignStats:
     sessions = check_sessions(sessions)
     x0 = _start(values, start)
     dist = evolve(P, x0, sessions)
     passage = None
     if threshold is not None:
-        passage = first_passage(P, x0, hit_mask(values, threshold, direction).astype(bool),
-                                sessions)
+        passage = first_passage(
+            P, x0, hit_mask(values, threshold, direction).astype(bool), sessions
+        )
     extra = {name: expected_tallies(dist, g) for name, g in tallies.items()}
-    return CampaignStats(system=system, mechanic=mechanic, values=values, dist=dist,
-                         passage=passage, threshold=threshold, extra=extra, notes=notes)
+    return CampaignStats(
+        system=system,
+        mechanic=mechanic,
+        values=values,
+        dist=dist,
+        passage=passage,
+        threshold=threshold,
+        extra=extra,
+        notes=notes,
+    )
 
 
 def _threshold(threshold, lo, hi):
     return None if threshold is None else _int("threshold", threshold, lo, hi)
 
 
-def skill_growth_exact(skill: int = 40, uses: int = 1, sessions: int = 20,
-                       threshold: int | None = None,
-                       variants: Variants | None = None) -> CampaignStats:
+def skill_growth_exact(
+    skill: int = 40,
+    uses: int = 1,
+    sessions: int = 20,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """Exact skill distribution per session (D6, D-g2, D-g20, D-g21); ``passage``: the
     session the skill first reaches ≥ ``threshold``."""
     v = campaign_variants(Variants, variants)
@@ -190,8 +250,18 @@ def skill_growth_exact(skill: int = 40, uses: int = 1, sessions: int = 20,
     threshold = _threshold(threshold, 0, v.skill_cap)
     P = skill_matrix(uses, v)
     up = 1.0 - np.diag(P)
-    return _exact(SYSTEM, "skill-growth", P, np.arange(v.skill_cap + 1), skill, sessions,
-                  threshold, "up", {"improvements": up}, {"uses": uses})
+    return _exact(
+        SYSTEM,
+        "skill-growth",
+        P,
+        np.arange(v.skill_cap + 1),
+        skill,
+        sessions,
+        threshold,
+        "up",
+        {"improvements": up},
+        {"uses": uses},
+    )
 
 
 @njit(**INLINE)
@@ -207,8 +277,24 @@ def _succeeds(r, skill, level, criticals):
 
 
 @njit(**KERNEL)
-def _skill_kernel(first, last, skill0, uses, level, criticals, on96, cap, sessions, per_chunk,
-                  states, hit, dist, passage, ext, ext_sq):
+def _skill_kernel(
+    first,
+    last,
+    skill0,
+    uses,
+    level,
+    criticals,
+    on96,
+    cap,
+    sessions,
+    per_chunk,
+    states,
+    hit,
+    dist,
+    passage,
+    ext,
+    ext_sq,
+):
     for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
@@ -234,10 +320,15 @@ def _skill_kernel(first, last, skill0, uses, level, criticals, on96, cap, sessio
             passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
-def skill_growth_monte_carlo(skill: int = 40, uses: int = 1, sessions: int = 20,
-                             trials: int = 100_000, seed: Seed = None,
-                             threshold: int | None = None,
-                             variants: Variants | None = None) -> CampaignStats:
+def skill_growth_monte_carlo(
+    skill: int = 40,
+    uses: int = 1,
+    sessions: int = 20,
+    trials: int = 100_000,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """Monte Carlo of :func:`skill_growth_exact`, one d100 at a time (D6, D-g2)."""
     v = campaign_variants(Variants, variants)
     skill = _int("skill", skill, 0, v.skill_cap)
@@ -245,12 +336,28 @@ def skill_growth_monte_carlo(skill: int = 40, uses: int = 1, sessions: int = 20,
     sessions = check_sessions(sessions)
     threshold = _threshold(threshold, 0, v.skill_cap)
     values = np.arange(v.skill_cap + 1)
-    args = (np.int64(skill), np.int64(uses), np.int64(LEVEL_CODE[v.use_level]),
-            v.criticals, v.improve_on_96, np.int64(v.skill_cap))
-    return run(_skill_kernel, args, system=SYSTEM, mechanic="skill-growth", values=values,
-               sessions=sessions, trials=trials, seed=seed, threshold=threshold,
-               hit=hit_mask(values, threshold, "up"), tallies=("improvements",),
-               notes={"uses": uses})
+    args = (
+        np.int64(skill),
+        np.int64(uses),
+        np.int64(LEVEL_CODE[v.use_level]),
+        v.criticals,
+        v.improve_on_96,
+        np.int64(v.skill_cap),
+    )
+    return run(
+        _skill_kernel,
+        args,
+        system=SYSTEM,
+        mechanic="skill-growth",
+        values=values,
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        hit=hit_mask(values, threshold, "up"),
+        tallies=("improvements",),
+        notes={"uses": uses},
+    )
 
 
 # ---------------------------------------------------------------- luck
@@ -266,8 +373,12 @@ def _luck_check(skill: int, max_spend: int, v: Variants):
     for luck in range(LUCK_CAP + 1):
         for r in range(1, 101):
             margin = r - skill
-            if (not ok[r - 1] and not fumble[r - 1] and v.luck_spending == "margin"
-                    and 0 < margin <= min(luck, max_spend)):
+            if (
+                not ok[r - 1]
+                and not fumble[r - 1]
+                and v.luck_spending == "margin"
+                and 0 < margin <= min(luck, max_spend)
+            ):
                 T[luck, luck - margin] += 0.01
                 p_save[luck] += 0.01
                 spent[luck] += 0.01 * margin
@@ -288,12 +399,15 @@ def _luck_recovery(v: Variants) -> np.ndarray:
 
 
 def _luck_params(luck, skill, checks, max_spend):
-    return (_int("luck", luck, 0, LUCK_CAP), _int("skill", skill, 0, 200),
-            _int("checks", checks, 0, 1000), _int("max_spend", max_spend, 0, LUCK_CAP))
+    return (
+        _int("luck", luck, 0, LUCK_CAP),
+        _int("skill", skill, 0, 200),
+        _int("checks", checks, 0, 1000),
+        _int("max_spend", max_spend, 0, LUCK_CAP),
+    )
 
 
-def luck_matrix(skill: int, checks: int, max_spend: int = 99,
-                variants: Variants | None = None):
+def luck_matrix(skill: int, checks: int, max_spend: int = 99, variants: Variants | None = None):
     """One session over Luck 0..99: ``(P, saves, spent)`` with the expected saves and Luck
     spent per session from each starting Luck (D5, D-g22, D-g23)."""
     v = campaign_variants(Variants, variants)
@@ -309,23 +423,55 @@ def luck_matrix(skill: int, checks: int, max_spend: int = 99,
     return X @ _luck_recovery(v), saves, points
 
 
-def luck_exact(luck: int = 50, skill: int = 50, checks: int = 3, max_spend: int = 99,
-               sessions: int = 20, threshold: int | None = None,
-               variants: Variants | None = None) -> CampaignStats:
+def luck_exact(
+    luck: int = 50,
+    skill: int = 50,
+    checks: int = 3,
+    max_spend: int = 99,
+    sessions: int = 20,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """Exact Luck distribution per session (D5, extension D-g22/D-g23); ``passage``: the
     session Luck first falls to ≤ ``threshold``."""
     v = campaign_variants(Variants, variants)
     luck, skill, checks, max_spend = _luck_params(luck, skill, checks, max_spend)
     threshold = _threshold(threshold, 0, LUCK_CAP)
     P, saves, spent = luck_matrix(skill, checks, max_spend, v)
-    return _exact(SYSTEM, "luck", P, np.arange(LUCK_CAP + 1), luck, sessions, threshold,
-                  "down", {"saves": saves, "spent": spent},
-                  {"skill": skill, "checks": checks, "max_spend": max_spend})
+    return _exact(
+        SYSTEM,
+        "luck",
+        P,
+        np.arange(LUCK_CAP + 1),
+        luck,
+        sessions,
+        threshold,
+        "down",
+        {"saves": saves, "spent": spent},
+        {"skill": skill, "checks": checks, "max_spend": max_spend},
+    )
 
 
 @njit(**KERNEL)
-def _luck_kernel(first, last, luck0, skill, checks, max_spend, criticals, spending, recovery,
-                 sessions, per_chunk, states, hit, dist, passage, ext, ext_sq):
+def _luck_kernel(
+    first,
+    last,
+    luck0,
+    skill,
+    checks,
+    max_spend,
+    criticals,
+    spending,
+    recovery,
+    sessions,
+    per_chunk,
+    states,
+    hit,
+    dist,
+    passage,
+    ext,
+    ext_sq,
+):
     for c in range(first, last):
         s = states[c].copy()
         for _ in range(per_chunk[c]):
@@ -357,22 +503,46 @@ def _luck_kernel(first, last, luck0, skill, checks, max_spend, criticals, spendi
             passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
-def luck_monte_carlo(luck: int = 50, skill: int = 50, checks: int = 3, max_spend: int = 99,
-                     sessions: int = 20, trials: int = 100_000, seed: Seed = None,
-                     threshold: int | None = None,
-                     variants: Variants | None = None) -> CampaignStats:
+def luck_monte_carlo(
+    luck: int = 50,
+    skill: int = 50,
+    checks: int = 3,
+    max_spend: int = 99,
+    sessions: int = 20,
+    trials: int = 100_000,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+) -> CampaignStats:
     """Monte Carlo of :func:`luck_exact` (D5, D-g1, D-g22, D-g23)."""
     v = campaign_variants(Variants, variants)
     luck, skill, checks, max_spend = _luck_params(luck, skill, checks, max_spend)
     sessions = check_sessions(sessions)
     threshold = _threshold(threshold, 0, LUCK_CAP)
     values = np.arange(LUCK_CAP + 1)
-    args = (np.int64(luck), np.int64(skill), np.int64(checks), np.int64(max_spend),
-            v.criticals, v.luck_spending == "margin", v.luck_recovery == "roll")
-    return run(_luck_kernel, args, system=SYSTEM, mechanic="luck", values=values,
-               sessions=sessions, trials=trials, seed=seed, threshold=threshold,
-               hit=hit_mask(values, threshold, "down"), tallies=("saves", "spent"),
-               notes={"skill": skill, "checks": checks, "max_spend": max_spend})
+    args = (
+        np.int64(luck),
+        np.int64(skill),
+        np.int64(checks),
+        np.int64(max_spend),
+        v.criticals,
+        v.luck_spending == "margin",
+        v.luck_recovery == "roll",
+    )
+    return run(
+        _luck_kernel,
+        args,
+        system=SYSTEM,
+        mechanic="luck",
+        values=values,
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        hit=hit_mask(values, threshold, "down"),
+        tallies=("saves", "spent"),
+        notes={"skill": skill, "checks": checks, "max_spend": max_spend},
+    )
 
 
 # ---------------------------------------------------------------- dispatch
@@ -383,39 +553,64 @@ _MC = {"skill-growth": skill_growth_monte_carlo, "luck": luck_monte_carlo}
 
 def _mechanic(name: str) -> Mechanic:
     if name not in MECHANICS:
-        raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: "
-                         f"{', '.join(MECHANICS)}")
+        raise InputError(f"mechanic: unknown {name!r} for {SYSTEM}; known: {', '.join(MECHANICS)}")
     return MECHANICS[name]
 
 
-def exact(mechanic: str, sessions: int, threshold: int | None = None,
-          variants: Variants | None = None, **params) -> CampaignStats:
+def exact(
+    mechanic: str,
+    sessions: int,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Exact chain of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _mechanic(mechanic).exact(sessions=sessions, threshold=threshold,
-                                     variants=variants, **_params(mechanic, params))
+    return _mechanic(mechanic).exact(
+        sessions=sessions, threshold=threshold, variants=variants, **_params(mechanic, params)
+    )
 
 
-def monte_carlo(mechanic: str, sessions: int, trials: int, seed: Seed = None,
-                threshold: int | None = None, variants: Variants | None = None,
-                **params) -> CampaignStats:
+def monte_carlo(
+    mechanic: str,
+    sessions: int,
+    trials: int,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Monte Carlo of ``mechanic`` (a key of :data:`MECHANICS`) with its ``params``."""
-    return _mechanic(mechanic).monte_carlo(sessions=sessions, trials=trials, seed=seed,
-                                           threshold=threshold, variants=variants,
-                                     **_params(mechanic, params))
+    return _mechanic(mechanic).monte_carlo(
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        variants=variants,
+        **_params(mechanic, params),
+    )
 
 
 def _params(mechanic: str, params: dict) -> dict:
     known = {p.name for p in MECHANICS[mechanic].params}
     for key in params:
         if key not in known:
-            raise InputError(f"{mechanic}: unknown parameter {key!r}; known: "
-                             f"{', '.join(sorted(known))}")
+            raise InputError(
+                f"{mechanic}: unknown parameter {key!r}; known: {', '.join(sorted(known))}"
+            )
     return params
 
 
-MECHANICS = {name: Mechanic(name=name, system=SYSTEM, exact=_EXACT[name],
-                             monte_carlo=_MC[name], variants=Variants, **desc)
-             for name, desc in _DESCRIPTIONS.items()}
+MECHANICS = {
+    name: Mechanic(
+        name=name,
+        system=SYSTEM,
+        exact=_EXACT[name],
+        monte_carlo=_MC[name],
+        variants=Variants,
+        **desc,
+    )
+    for name, desc in _DESCRIPTIONS.items()
+}
 
 
 # ---------------------------------------------------------------- attrition
@@ -435,11 +630,17 @@ def fight_from(fighter, opponent, damage: int, combat=None) -> tuple[np.ndarray,
 
 
 MECHANICS["attrition"] = attrition_mechanic(
-    system=SYSTEM, variants=Variants, combat="engines.systems.percentile.combat",
-    fight=fight_from, health=lambda f: f.hit_points,
+    system=SYSTEM,
+    variants=Variants,
+    combat="engines.systems.percentile.combat",
+    fight=fight_from,
+    health=lambda f: f.hit_points,
     rest=lambda v, _opponent, _i, j: max(j - v.rest_hp, 0),  # D-g24
-    notes=("rest_hp",), rules="DX1-DX9, D-g24", state="hit points left",
+    notes=("rest_hp",),
+    rules="DX1-DX9, D-g24",
+    state="hit points left",
     help="P(alive and able after k consecutive duels against fresh equal opponents), "
-         "with a rest between fights (D-g24; one session = one fight)")
+    "with a rest between fights (D-g24; one session = one fight)",
+)
 attrition_exact = MECHANICS["attrition"].exact
 attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

@@ -44,12 +44,19 @@ class Variants:
     """Rule variants of ``percentile``."""
 
     system: ClassVar[str] = SYSTEM
-    criticals: bool = variant(True, rule="D-g1", doc="01 is a critical success; 100 (or "
-                              "96–100 when the needed value is below 50) is a fumble",
-                              term="criticals and fumbles")
-    improve_on_96: bool = variant(True, rule="D-g2", doc="an improvement roll of 96+ "
-                                  "improves the skill even when the skill is above 95",
-                                  term="improvement on 96+")
+    criticals: bool = variant(
+        True,
+        rule="D-g1",
+        doc="01 is a critical success; 100 (or "
+        "96–100 when the needed value is below 50) is a fumble",
+        term="criticals and fumbles",
+    )
+    improve_on_96: bool = variant(
+        True,
+        rule="D-g2",
+        doc="an improvement roll of 96+ improves the skill even when the skill is above 95",
+        term="improvement on 96+",
+    )
 
     def rule(self) -> np.ndarray:
         return np.zeros(1, dtype=np.int64)
@@ -94,8 +101,9 @@ def exact(dice=(-2, -1, 0, 1, 2), variants: Variants = DEFAULT) -> np.ndarray:
     return probs
 
 
-def monte_carlo(dice=(-2, -1, 0, 1, 2), trials: int = 100_000, seed: Seed = None,
-                variants: Variants = DEFAULT) -> np.ndarray:
+def monte_carlo(
+    dice=(-2, -1, 0, 1, 2), trials: int = 100_000, seed: Seed = None, variants: Variants = DEFAULT
+) -> np.ndarray:
     """Monte Carlo result counts per net bonus/penalty count (D1, D4)."""
     return checks.run(PERCENTILE, dice_codes(dice), variants.rule(), N_CODES, trials, seed)
 
@@ -107,8 +115,9 @@ def level_thresholds(skill: int) -> dict[str, int]:
     return {"regular": skill, "hard": skill // 2, "extreme": skill // 5}
 
 
-def is_fumble(roll: np.ndarray, skill: int, variants: Variants = DEFAULT,
-              level: str = "regular") -> np.ndarray:
+def is_fumble(
+    roll: np.ndarray, skill: int, variants: Variants = DEFAULT, level: str = "regular"
+) -> np.ndarray:
     """D-g1: 100 always; 96–100 when the needed value is below 50.
 
     The needed value is the one of the level the keeper set (``level``): a hard roll at
@@ -144,8 +153,9 @@ def success_mask(skill: int, level: str, variants: Variants = DEFAULT) -> np.nda
     return level_of_rolls(skill, variants) >= LEVELS[level]
 
 
-def p_success(skill: int, level: str = "regular", dice: int = 0,
-              variants: Variants = DEFAULT) -> float:
+def p_success(
+    skill: int, level: str = "regular", dice: int = 0, variants: Variants = DEFAULT
+) -> float:
     """P(a roll reaches ``level``) with ``dice`` bonus (>0) or penalty (<0) dice."""
     return float(exact([dice], variants)[0] @ success_mask(skill, level, variants))
 
@@ -155,13 +165,16 @@ def push(p: float) -> dict:
     return {"p_success": 1 - (1 - p) ** 2, "p_pushed_failure": (1 - p) ** 2}
 
 
-def opposed(skill_a: int, skill_b: int, dice_a: int = 0, dice_b: int = 0,
-            variants: Variants = DEFAULT) -> float:
+def opposed(
+    skill_a: int, skill_b: int, dice_a: int = 0, dice_b: int = 0, variants: Variants = DEFAULT
+) -> float:
     """D3: P(a wins): higher level wins; tie → higher skill; still tied → roll-off (½)."""
-    la = np.bincount(level_of_rolls(skill_a, variants), weights=exact([dice_a], variants)[0],
-                     minlength=5)
-    lb = np.bincount(level_of_rolls(skill_b, variants), weights=exact([dice_b], variants)[0],
-                     minlength=5)
+    la = np.bincount(
+        level_of_rolls(skill_a, variants), weights=exact([dice_a], variants)[0], minlength=5
+    )
+    lb = np.bincount(
+        level_of_rolls(skill_b, variants), weights=exact([dice_b], variants)[0], minlength=5
+    )
     la[3] += la[4]  # a critical counts as an extreme success when levels are compared
     lb[3] += lb[4]
     la, lb = la[:4], lb[:4]
@@ -219,8 +232,9 @@ def _dice_label(d: int) -> str:
 def difficulty_axes() -> tuple[Difficulty, ...]:
     """Difficulty as the level to reach (D1) with bonus / penalty dice (D4)."""
     vals = tuple((lvl, d) for lvl in DIFFICULTY_LEVELS for d in DIFFICULTY_DICE)
-    return (Difficulty("level_dice", vals,
-                       tuple(f"{lvl} {_dice_label(d)}" for lvl, d in vals), vals),)
+    return (
+        Difficulty("level_dice", vals, tuple(f"{lvl} {_dice_label(d)}" for lvl, d in vals), vals),
+    )
 
 
 def chance_matrix(axis: str, competences, difficulties, variants: Variants) -> np.ndarray:
@@ -249,6 +263,8 @@ def ladder_score(c: int, variants: Variants):
     """(skill − d100: the D1 margin, probabilities) of a plain roll."""
     probs = exact([0], variants)[0]
     return (c - np.arange(1, 101)).astype(float), probs
+
+
 #: report hooks: the skills the tables show, and the label of a net number of dice
 REPORT_SKILLS = (1, *range(5, 100, 5), 99)
 DICE_LABELS = (N_("{n} penalty"), "0", N_("+{n} bonus"))
@@ -257,12 +273,16 @@ DICE_LABELS = (N_("{n} penalty"), "0", N_("+{n} bonus"))
 def curve_reading(p, tr) -> str:
     """The success-curve section's sentence (report hook): skill 50 by level and dice."""
     _ = tr._
-    return _("percentile: skill 50 succeeds {reg} at the regular level, {hard} hard "
-             "and {ext} extreme; one bonus die lifts the regular chance to {bonus} and "
-             "one penalty die drops it to {penalty}. The curve is a straight line in "
-             "skill: every point of skill is worth {one}.").format(
+    return _(
+        "percentile: skill 50 succeeds {reg} at the regular level, {hard} hard "
+        "and {ext} extreme; one bonus die lifts the regular chance to {bonus} and "
+        "one penalty die drops it to {penalty}. The curve is a straight line in "
+        "skill: every point of skill is worth {one}."
+    ).format(
         reg=tr.pct(p(skill=50, level="regular", dice=0)),
         hard=tr.pct(p(skill=50, level="hard", dice=0)),
         ext=tr.pct(p(skill=50, level="extreme", dice=0)),
         bonus=tr.pct(p(skill=50, level="regular", dice=1)),
-        penalty=tr.pct(p(skill=50, level="regular", dice=-1)), one=tr.percent(0.01, 0))
+        penalty=tr.pct(p(skill=50, level="regular", dice=-1)),
+        one=tr.percent(0.01, 0),
+    )

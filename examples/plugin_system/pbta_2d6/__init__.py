@@ -28,7 +28,8 @@ from engines.system import Campaign, Checks, Combat, Ladder, Modifier, System
 from .checks import LEVELS, MODES, SYSTEM, check_grid
 
 PLUGIN = System(
-    id=SYSTEM, name="2d6 + modifier: miss, weak hit, strong hit",
+    id=SYSTEM,
+    name="2d6 + modifier: miss, weak hit, strong hit",
     checks=Checks(
         module="pbta_2d6.checks",
         axes={"modifier": range(-3, 5), "roll": MODES, "level": LEVELS},
@@ -40,20 +41,20 @@ PLUGIN = System(
             Modifier("advantage", "P3", sets={"roll": "advantage"}),
             Modifier("disadvantage", "P3", sets={"roll": "disadvantage"}),
             Modifier("+1 forward", "P1", shifts={"modifier": 1}),
-        ),),
+        ),
+    ),
     # the ladder mapping: a stat of -1 .. +3 is the usual range of a character sheet
     ladder=Ladder(
         competence_axis="modifier",
         difficulty_axis="level",
-        rungs={"untrained": -1, "novice": 0, "competent": 1, "expert": 2, "master": 3}),
+        rungs={"untrained": -1, "novice": 0, "competent": 1, "expert": 2, "master": 3},
+    ),
     # combat: the engine module (PC1-PC9) and the archetype library ("module:ATTRIBUTE")
-    combat=Combat(
-        module="pbta_2d6.combat",
-        archetypes="pbta_2d6.archetypes:HOOK"),
+    combat=Combat(module="pbta_2d6.combat", archetypes="pbta_2d6.archetypes:HOOK"),
     # campaign: the module holding MECHANICS, and the report's example (mechanic, its
     # parameters, sessions, threshold): a +0 character rolling its move 3 times a session,
     # how soon it reaches +2
     campaign=Campaign(
-        module="pbta_2d6.campaign",
-        example=("experience", {"stat": 0, "rolls": 3}, 20, 2)),
+        module="pbta_2d6.campaign", example=("experience", {"stat": 0, "rolls": 3}, 20, 2)
+    ),
 )

@@ -118,8 +118,10 @@ def _spec(fname: str, raw: dict) -> FileSpec:
         raise InputError(validation(fname, exc)) from None
     for name in spec.levels:
         if name not in LADDER:
-            raise InputError(f"{fname}: levels.{name}: not a rung of the competence ladder; "
-                             "known: " + ", ".join(LADDER))
+            raise InputError(
+                f"{fname}: levels.{name}: not a rung of the competence ladder; "
+                "known: " + ", ".join(LADDER)
+            )
     for name in LADDER:
         if name not in spec.levels:
             raise InputError(f"{fname}: levels.{name}: missing (every ladder rung needs one)")
@@ -128,8 +130,7 @@ def _spec(fname: str, raw: dict) -> FileSpec:
 
 def _pick(fname: str, where: str, kind: str, name: str, table: dict):
     if name not in table:
-        raise InputError(f"{fname}: {where}: unknown {kind} {name!r}; known: "
-                         + ", ".join(table))
+        raise InputError(f"{fname}: {where}: unknown {kind} {name!r}; known: " + ", ".join(table))
     return table[name]
 
 
@@ -138,14 +139,22 @@ def _combatant(fname: str, spec: FileSpec, name: str, where: str, traits: dict) 
     try:
         t = Traits.model_validate(traits)
     except ValidationError as exc:
-        raise InputError(validation(fname, exc).replace(f"{fname}: ", f"{fname}: {where}.",
-                                                        1)) from None
+        raise InputError(
+            validation(fname, exc).replace(f"{fname}: ", f"{fname}: {where}.", 1)
+        ) from None
     w = _pick(fname, f"{where}.weapon", "weapon", t.weapon, spec.weapons)
     a = _pick(fname, f"{where}.armour", "armour", t.armour, spec.armour)
     careful = spec.tactics.get("careful")
     rules = {} if careful is None else {"careful_less": careful.harm_less}
-    c = Combatant(name, t.stat, Weapon(t.weapon, w.harm, w.ranged, w.close, w.far),
-                  Armour(t.armour, a.points), t.tactic, t.plan, **rules)
+    c = Combatant(
+        name,
+        t.stat,
+        Weapon(t.weapon, w.harm, w.ranged, w.close, w.far),
+        Armour(t.armour, a.points),
+        t.tactic,
+        t.plan,
+        **rules,
+    )
     try:
         c.check()
     except InputError as exc:
@@ -160,55 +169,79 @@ def load(fname: str, raw: dict) -> dict[str, Combatant]:
     plain = _pick(fname, "level_style", "style", spec.level_style, spec.styles)
     out: dict[str, Combatant] = {}
     for lv, level in spec.levels.items():
-        out[lv] = _combatant(fname, spec, lv, f"levels.{lv}",
-                             {**plain.model_dump(), **level.model_dump()})
+        out[lv] = _combatant(
+            fname, spec, lv, f"levels.{lv}", {**plain.model_dump(), **level.model_dump()}
+        )
     for st, style in spec.styles.items():
         for lv, level in spec.levels.items():
-            out[f"{lv}_{st}"] = _combatant(fname, spec, f"{lv}_{st}", f"styles.{st}",
-                                           {**style.model_dump(), **level.model_dump()})
+            out[f"{lv}_{st}"] = _combatant(
+                fname,
+                spec,
+                f"{lv}_{st}",
+                f"styles.{st}",
+                {**style.model_dump(), **level.model_dump()},
+            )
     for name, arch in spec.archetypes.items():
         where = f"archetypes.{name}"
         level = _pick(fname, f"{where}.level", "level", arch.level, spec.levels)
         style = _pick(fname, f"{where}.style", "style", arch.style, spec.styles)
         if name in out:
-            raise InputError(f"{fname}: {where}: the name clashes with a LEVEL_STYLE or "
-                             "ladder archetype")
+            raise InputError(
+                f"{fname}: {where}: the name clashes with a LEVEL_STYLE or ladder archetype"
+            )
         over = arch.model_dump(exclude={"level", "style"}, exclude_none=True)
-        out[name] = _combatant(fname, spec, name, where,
-                               {**style.model_dump(), **level.model_dump(), **over})
+        out[name] = _combatant(
+            fname, spec, name, where, {**style.model_dump(), **level.model_dump(), **over}
+        )
     return out
 
 
 ALLOWED = {"stat", "weapon", "armour", "tactic", "plan"}
 
 
-def build(fname: str, raw: dict, lib: dict, name: str | None, over: dict,
-          full: dict | None, label: str) -> Combatant:
+def build(
+    fname: str, raw: dict, lib: dict, name: str | None, over: dict, full: dict | None, label: str
+) -> Combatant:
     """One combatant: library archetype ``name`` with the overrides ``over``, or (``name``
     None) the full trait mapping ``full``; errors name ``label``."""
     check_keys(SYSTEM, over, ALLOWED, label)
     if full is None:
         base = lib[name]
-        traits = {"stat": base.stat, "weapon": base.weapon.name, "armour": base.armour.name,
-                  "tactic": base.tactic, "plan": base.plan}
+        traits = {
+            "stat": base.stat,
+            "weapon": base.weapon.name,
+            "armour": base.armour.name,
+            "tactic": base.tactic,
+            "plan": base.plan,
+        }
     else:
         check_keys(SYSTEM, full, ALLOWED, label)
         missing = [k for k in ("stat", "weapon") if k not in full]
         if missing:
-            raise InputError(f"{SYSTEM}: {label}: missing {', '.join(missing)} (a full "
-                             "trait mapping needs a stat and a weapon)")
+            raise InputError(
+                f"{SYSTEM}: {label}: missing {', '.join(missing)} (a full "
+                "trait mapping needs a stat and a weapon)"
+            )
         traits = dict(full)
     try:
-        return _combatant(fname, _spec(fname, raw), name or label, "__label__",
-                          {**traits, **over})
+        return _combatant(fname, _spec(fname, raw), name or label, "__label__", {**traits, **over})
     except InputError as exc:
-        raise InputError(str(exc).replace(f"{fname}: __label__", f"{SYSTEM}: {label}")) \
-            from None
+        raise InputError(str(exc).replace(f"{fname}: __label__", f"{SYSTEM}: {label}")) from None
 
 
 HOOK = ArchetypeHook(
-    system=SYSTEM, load=load, build=build,
-    tactic_values=lambda: {t: t for t in TACTICS}, tactic_field="tactic",
-    armour="names", weapon_rule="PC3", armour_rule="PC3", data_file=DATA_FILE,
-    tables=(("weapon", "weapons", "PC3"), ("armour", "armour", "PC3"),
-            ("tactic", "tactics", "PC9")))
+    system=SYSTEM,
+    load=load,
+    build=build,
+    tactic_values=lambda: {t: t for t in TACTICS},
+    tactic_field="tactic",
+    armour="names",
+    weapon_rule="PC3",
+    armour_rule="PC3",
+    data_file=DATA_FILE,
+    tables=(
+        ("weapon", "weapons", "PC3"),
+        ("armour", "armour", "PC3"),
+        ("tactic", "tactics", "PC9"),
+    ),
+)

@@ -63,14 +63,23 @@ class Variants:
     """Rule variants of the ``experience`` mechanic."""
 
     system: ClassVar[str] = SYSTEM
-    weak_at: int = variant(7, rule="P2", doc="lowest total that is a (weak) hit; below it a "
-                           "roll misses and marks XP (PX1)")
-    xp_to_advance: int = variant(5, rule="PX2", doc="XP that makes an advance (+1 stat)",
-                                 choices=range(1, 21))
-    stat_cap: int = variant(3, rule="PX3", doc="the highest stat advances reach",
-                            choices=range(-2, 5))
-    heal: int = variant(1, rule="PX4", doc="attrition: harm an able fighter heals between "
-                        "two fights", choices=range(0, 13))
+    weak_at: int = variant(
+        7,
+        rule="P2",
+        doc="lowest total that is a (weak) hit; below it a roll misses and marks XP (PX1)",
+    )
+    xp_to_advance: int = variant(
+        5, rule="PX2", doc="XP that makes an advance (+1 stat)", choices=range(1, 21)
+    )
+    stat_cap: int = variant(
+        3, rule="PX3", doc="the highest stat advances reach", choices=range(-2, 5)
+    )
+    heal: int = variant(
+        1,
+        rule="PX4",
+        doc="attrition: harm an able fighter heals between two fights",
+        choices=range(0, 13),
+    )
 
 
 DEFAULT = Variants()
@@ -86,17 +95,17 @@ def _params(params: dict, v: Variants) -> dict:
     known = {q.name: q.default for q in PARAMS}
     for key in params:
         if key not in known:
-            raise InputError(f"experience: unknown parameter {key!r}; known: "
-                             f"{', '.join(known)}")
+            raise InputError(f"experience: unknown parameter {key!r}; known: {', '.join(known)}")
     p = {**known, **params}
-    return {"stat": check_int("stat", p["stat"], STAT_MIN, v.stat_cap),
-            "rolls": check_int("rolls", p["rolls"], 0, 30),
-            "xp": check_int("xp", p["xp"], 0, v.xp_to_advance - 1)}
+    return {
+        "stat": check_int("stat", p["stat"], STAT_MIN, v.stat_cap),
+        "rolls": check_int("rolls", p["rolls"], 0, 30),
+        "xp": check_int("xp", p["xp"], 0, v.xp_to_advance - 1),
+    }
 
 
 def _threshold(threshold, v: Variants) -> int | None:
-    return None if threshold is None else check_int("threshold", threshold, STAT_MIN,
-                                                    v.stat_cap)
+    return None if threshold is None else check_int("threshold", threshold, STAT_MIN, v.stat_cap)
 
 
 def _states(v: Variants) -> tuple[np.ndarray, int]:
@@ -141,8 +150,9 @@ def session_matrix(v: Variants, rolls: int) -> tuple[np.ndarray, np.ndarray, np.
     return P, misses, advances
 
 
-def experience_exact(sessions: int = 20, threshold: int | None = None,
-                     variants: Variants | None = None, **params) -> CampaignStats:
+def experience_exact(
+    sessions: int = 20, threshold: int | None = None, variants: Variants | None = None, **params
+) -> CampaignStats:
     """Exact chain over sessions (PX1–PX3): the stat's distribution after each session
     and, with a ``threshold``, the session it first reaches it."""
     v = campaign_variants(Variants, variants)
@@ -159,15 +169,42 @@ def experience_exact(sessions: int = 20, threshold: int | None = None,
     if threshold is not None:
         hit = np.repeat(hit_mask(values, threshold, "up"), x).astype(bool)
         passage = first_passage(P, start, hit, sessions)
-    extra = {"misses": expected_tallies(joint, misses),
-             "advances": expected_tallies(joint, advances)}
-    return CampaignStats(system=SYSTEM, mechanic="experience", values=values, dist=dist,
-                         passage=passage, threshold=threshold, extra=extra, notes=p)
+    extra = {
+        "misses": expected_tallies(joint, misses),
+        "advances": expected_tallies(joint, advances),
+    }
+    return CampaignStats(
+        system=SYSTEM,
+        mechanic="experience",
+        values=values,
+        dist=dist,
+        passage=passage,
+        threshold=threshold,
+        extra=extra,
+        notes=p,
+    )
 
 
 @njit(**KERNEL)
-def _kernel(first, last, stat0, xp0, rolls, weak_at, xp_to, cap, lo, sessions, per_chunk,
-            states, hit, dist, passage, ext, ext_sq):
+def _kernel(
+    first,
+    last,
+    stat0,
+    xp0,
+    rolls,
+    weak_at,
+    xp_to,
+    cap,
+    lo,
+    sessions,
+    per_chunk,
+    states,
+    hit,
+    dist,
+    passage,
+    ext,
+    ext_sq,
+):
     """Characters of chunks ``first .. last - 1`` (the contract of
     :func:`engines.campaign_mc.run`): PX1–PX3, one 2d6 roll at a time."""
     for c in range(first, last):
@@ -199,9 +236,14 @@ def _kernel(first, last, stat0, xp0, rolls, weak_at, xp_to, cap, lo, sessions, p
             passage[c, reached if reached >= 0 else sessions + 1] += 1
 
 
-def experience_monte_carlo(sessions: int = 20, trials: int = 100_000, seed: Seed = None,
-                           threshold: int | None = None, variants: Variants | None = None,
-                           **params) -> CampaignStats:
+def experience_monte_carlo(
+    sessions: int = 20,
+    trials: int = 100_000,
+    seed: Seed = None,
+    threshold: int | None = None,
+    variants: Variants | None = None,
+    **params,
+) -> CampaignStats:
     """Monte Carlo of :func:`experience_exact`: ``trials`` characters, dice rolled one at
     a time (PX1–PX3)."""
     v = campaign_variants(Variants, variants)
@@ -209,22 +251,41 @@ def experience_monte_carlo(sessions: int = 20, trials: int = 100_000, seed: Seed
     p = _params(params, v)
     threshold = _threshold(threshold, v)
     values, _ = _states(v)
-    args = tuple(np.int64(a) for a in (p["stat"], p["xp"], p["rolls"], v.weak_at,
-                                       v.xp_to_advance, v.stat_cap, STAT_MIN))
-    return run(_kernel, args, system=SYSTEM, mechanic="experience", values=values,
-               sessions=sessions, trials=trials, seed=seed, threshold=threshold,
-               hit=hit_mask(values, threshold, "up"), tallies=("misses", "advances"),
-               notes=p)
+    args = tuple(
+        np.int64(a)
+        for a in (p["stat"], p["xp"], p["rolls"], v.weak_at, v.xp_to_advance, v.stat_cap, STAT_MIN)
+    )
+    return run(
+        _kernel,
+        args,
+        system=SYSTEM,
+        mechanic="experience",
+        values=values,
+        sessions=sessions,
+        trials=trials,
+        seed=seed,
+        threshold=threshold,
+        hit=hit_mask(values, threshold, "up"),
+        tallies=("misses", "advances"),
+        notes=p,
+    )
 
 
 #: Mechanic name -> :class:`engines.campaign.Mechanic` (what ``PLUGIN.campaign.module`` names).
 MECHANICS = {
     "experience": Mechanic(
-        name="experience", system=SYSTEM, rules="P1, P2, PX1-PX3",
+        name="experience",
+        system=SYSTEM,
+        rules="P1, P2, PX1-PX3",
         help="misses mark XP; at 5 XP the stat rises by 1 (up to +3)",
-        state="stat", direction="up", params=PARAMS,
+        state="stat",
+        direction="up",
+        params=PARAMS,
         extra={"misses": "expected misses so far", "advances": "expected advances so far"},
-        exact=experience_exact, monte_carlo=experience_monte_carlo, variants=Variants),
+        exact=experience_exact,
+        monte_carlo=experience_monte_carlo,
+        variants=Variants,
+    ),
 }
 
 
@@ -245,8 +306,7 @@ def attrition_combat(v: Variants):
     return Combat(weak_at=v.weak_at)
 
 
-def attrition_fight(fighter, opponent, harm: int, combat=None
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def attrition_fight(fighter, opponent, harm: int, combat=None) -> tuple[np.ndarray, np.ndarray]:
     """One exact fight (PC2–PC8) of ``fighter`` started with ``harm`` against a fresh
     ``opponent``: ``(end, fates)`` — ``end[h]`` = P(the fighter ends able with harm
     ``h``: it won, or the round cap stopped the fight), ``fates`` = P(dead, dying, out)
@@ -256,20 +316,30 @@ def attrition_fight(fighter, opponent, harm: int, combat=None
 
     v = COMBAT if combat is None else combat
     if getattr(v, "clock", None) != _clock():
-        raise InputError(f"attrition: the clock (PC7) is the health track and stays "
-                         f"{_clock()}; got combat variants with clock "
-                         f"{getattr(v, 'clock', None)!r}")
+        raise InputError(
+            f"attrition: the clock (PC7) is the health track and stays "
+            f"{_clock()}; got combat variants with clock "
+            f"{getattr(v, 'clock', None)!r}"
+        )
     end = np.zeros(v.clock)
     st = duel_exact(fighter, opponent, v, start_harm=harm, end_a=end)
     return end, st.loser_fate[1].copy()
 
 
 MECHANICS["attrition"] = attrition_mechanic(
-    system=SYSTEM, variants=Variants, combat="pbta_2d6.combat", fight=attrition_fight,
-    health=lambda _fighter: _clock(), check=check_both,
+    system=SYSTEM,
+    variants=Variants,
+    combat="pbta_2d6.combat",
+    fight=attrition_fight,
+    health=lambda _fighter: _clock(),
+    check=check_both,
     rest=lambda v, _opponent, _i, j: max(j - v.heal, 0),  # PX4
-    combat_of=attrition_combat, notes=("heal",), rules="PC1-PC8, PX4", state="harm left",
+    combat_of=attrition_combat,
+    notes=("heal",),
+    rules="PC1-PC8, PX4",
+    state="harm left",
     help="P(alive and able after k consecutive fights against fresh equal opponents), "
-         "healing `heal` harm between fights (PX4; one session = one fight)")
+    "healing `heal` harm between fights (PX4; one session = one fight)",
+)
 attrition_exact = MECHANICS["attrition"].exact
 attrition_monte_carlo = MECHANICS["attrition"].monte_carlo

@@ -66,8 +66,9 @@ def exact(settings=MODES, variants: Variants | None = None) -> np.ndarray:
     return out
 
 
-def monte_carlo(settings=MODES, trials: int = 100_000, seed=None,
-                variants: Variants | None = None) -> np.ndarray:
+def monte_carlo(
+    settings=MODES, trials: int = 100_000, seed=None, variants: Variants | None = None
+) -> np.ndarray:
     """Counts of each code per roll mode from ``trials`` rolls (numpy's generator)."""
     rng = np.random.default_rng(seed)
     out = np.zeros((len(_modes(settings)), N_CODES), dtype=np.int64)
@@ -87,12 +88,12 @@ def check_grid(cells, variants: Variants):
     reaches the level's threshold (P2)."""
     settings = np.array(MODES)
     setting_of_cell = np.array([MODES.index(m) for m in _modes(cells["roll"])])
-    need = np.array([{"weak": variants.weak_at, "strong": variants.strong_at}[str(x)]
-                     for x in cells["level"]])
+    need = np.array(
+        [{"weak": variants.weak_at, "strong": variants.strong_at}[str(x)] for x in cells["level"]]
+    )
     sums = np.arange(2, 13)
     total = sums[None, :] + np.asarray(cells["modifier"])[:, None]
     return settings, setting_of_cell, total >= need[:, None], sums.astype(float)
-
 
 
 def move_odds(stat: int, variants: Variants | None = None) -> np.ndarray:

@@ -129,29 +129,74 @@ from .fighters import (
 
 #: The engine module's names (the suite reads the combat hooks here): the kernel's layouts
 #: and drivers defined below, and :mod:`pbta_2d6.fighters` re-exported.
-__all__ = ["AFTER_FINISH", "AFTER_FIRST_AID", "AFTER_LEAVE", "C_ARMOUR", "C_CAREFUL",
-           "C_CLOSE", "C_FAR", "C_HARM", "C_LESS", "C_PLAN", "C_RANGED", "C_START", "C_STAT",
-           "DEFAULT", "FAR_AWAY", "FISTS", "NO_ARMOUR", "NO_RULE", "N_COLS", "ORDERS",
-           "ORDER_COIN", "ORDER_SIDE0", "ORDER_STAT", "R_AFTERMATH", "R_AID_AT", "R_CLOCK",
-           "R_COVER", "R_DEAD_OVER", "R_DISTANCE", "R_FAR_PENALTY", "R_MOVE", "R_ORDER",
-           "R_REACH", "R_STRONG", "R_TARGET_FIRST", "R_WEAK", "R_WEAK_LESS", "SYSTEM",
-           "TACTICS", "Armour", "Combatant", "Variants", "Weapon", "attack_damage",
-           "checked_variants", "duel_exact", "duel_mc", "fight_mc", "one_hit", "reaches",
-           "row", "rows", "turn_step", "wants"]
+__all__ = [
+    "AFTER_FINISH",
+    "AFTER_FIRST_AID",
+    "AFTER_LEAVE",
+    "C_ARMOUR",
+    "C_CAREFUL",
+    "C_CLOSE",
+    "C_FAR",
+    "C_HARM",
+    "C_LESS",
+    "C_PLAN",
+    "C_RANGED",
+    "C_START",
+    "C_STAT",
+    "DEFAULT",
+    "FAR_AWAY",
+    "FISTS",
+    "NO_ARMOUR",
+    "NO_RULE",
+    "N_COLS",
+    "ORDERS",
+    "ORDER_COIN",
+    "ORDER_SIDE0",
+    "ORDER_STAT",
+    "R_AFTERMATH",
+    "R_AID_AT",
+    "R_CLOCK",
+    "R_COVER",
+    "R_DEAD_OVER",
+    "R_DISTANCE",
+    "R_FAR_PENALTY",
+    "R_MOVE",
+    "R_ORDER",
+    "R_REACH",
+    "R_STRONG",
+    "R_TARGET_FIRST",
+    "R_WEAK",
+    "R_WEAK_LESS",
+    "SYSTEM",
+    "TACTICS",
+    "Armour",
+    "Combatant",
+    "Variants",
+    "Weapon",
+    "attack_damage",
+    "checked_variants",
+    "duel_exact",
+    "duel_mc",
+    "fight_mc",
+    "one_hit",
+    "reaches",
+    "row",
+    "rows",
+    "turn_step",
+    "wants",
+]
 
 # kernel row of a combatant
 C_STAT, C_HARM, C_ARMOUR, C_CAREFUL, C_START = 0, 1, 2, 3, 4
-C_RANGED, C_CLOSE, C_FAR, C_PLAN = 5, 6, 7, 8   # PD4, PD6
+C_RANGED, C_CLOSE, C_FAR, C_PLAN = 5, 6, 7, 8  # PD4, PD6
 C_LESS = 9  # PC9: the harm a careful weak hit holds back (rule data)
 N_COLS = 10
 # kernel rule array
-R_WEAK, R_STRONG, R_ORDER, R_TARGET_FIRST, R_AFTERMATH, R_CLOCK, R_DEAD_OVER, R_AID_AT = \
-    range(8)
+R_WEAK, R_STRONG, R_ORDER, R_TARGET_FIRST, R_AFTERMATH, R_CLOCK, R_DEAD_OVER, R_AID_AT = range(8)
 R_DISTANCE, R_MOVE, R_REACH, R_FAR_PENALTY, R_WEAK_LESS, R_COVER = range(8, 14)
 FAR_AWAY = 1 << 30  # farther than any fighter stands
 ORDER_STAT, ORDER_COIN, ORDER_SIDE0 = 0, 1, 2
 AFTER_LEAVE, AFTER_FIRST_AID, AFTER_FINISH = 0, 1, 2
-
 
 
 def row(c: Combatant) -> np.ndarray:
@@ -175,10 +220,25 @@ def rows(combatants: list[Combatant]) -> np.ndarray:
 
 
 def _rule(v: Variants) -> np.ndarray:
-    return np.array([v.weak_at, v.strong_at, ORDERS.index(v.order),
-                     int(v.targeting == "first"), AFTERMATHS.index(v.aftermath), v.clock,
-                     v.dead_over, v.aid_at, v.distance, v.move, v.reach, v.far_penalty,
-                     int(v.weak_at_range == "less"), v.cover_armour], dtype=np.int64)
+    return np.array(
+        [
+            v.weak_at,
+            v.strong_at,
+            ORDERS.index(v.order),
+            int(v.targeting == "first"),
+            AFTERMATHS.index(v.aftermath),
+            v.clock,
+            v.dead_over,
+            v.aid_at,
+            v.distance,
+            v.move,
+            v.reach,
+            v.far_penalty,
+            int(v.weak_at_range == "less"),
+            v.cover_armour,
+        ],
+        dtype=np.int64,
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -279,8 +339,9 @@ def _turn(rows, rule, side, able, pos, covered, c):
 
 
 @njit(**LEAF)
-def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fate, cnt,
-           pos, covered):
+def _fight(
+    s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fate, cnt, pos, covered
+):
     """One fight (PC2–PC7, PD1–PD6), booked into the flat histogram ``acc`` (offsets
     ``off``)."""
     n = rows.shape[0]
@@ -322,8 +383,11 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fa
                 j = bounded(s, k)
             t = -1
             for u in range(n):
-                if side[u] == enemy and able[u] == 1 and (
-                        not moving or _reaches(rows, rule, pos, c, u)):
+                if (
+                    side[u] == enemy
+                    and able[u] == 1
+                    and (not moving or _reaches(rows, rule, pos, c, u))
+                ):
                     if j == 0:
                         t = u
                         break
@@ -333,21 +397,17 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fa
                 total -= rule[R_FAR_PENALTY]  # PD4: the far band
             back = not moving or _reaches(rows, rule, pos, t, c)  # PD5
             if total >= rule[R_STRONG]:  # PC4
-                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, 0,
-                        covered)
+                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, 0, covered)
             elif total >= rule[R_WEAK]:  # PC5
                 careful = rows[c, C_CAREFUL]
                 less = rows[c, C_LESS] if careful == 1 else 0  # PC9
                 if not back and rule[R_WEAK_LESS] == 1:
                     less = max(less, 1)  # PD5: the volley's cost
-                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, less,
-                        covered)
+                _strike(rows, rule, c, t, harm, able, n_able, side, acc, hits_off, less, covered)
                 if back and careful == 0 and able[t] == 1:
-                    _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0,
-                            covered)
+                    _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0, covered)
             elif back:  # PC6 (PD5: a foe out of reach strikes no one)
-                _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0,
-                        covered)
+                _strike(rows, rule, t, c, harm, able, n_able, side, acc, hits_off, 0, covered)
             if n_able[enemy] == 0:
                 winner = side[c]
                 break
@@ -385,13 +445,35 @@ def _kernel(first, last, rows, side, rule, cap, off, trials, states, out, end):
         pos, covered = z.copy(), z.copy()
         n_able, cnt = np.zeros(2, np.int64), np.zeros(8, np.int64)
         for _ in range(trials[item]):
-            _fight(s, s2, rows, side, rule, cap, acc, off, harm, able, order, n_able, fate,
-                   cnt, pos, covered)
+            _fight(
+                s,
+                s2,
+                rows,
+                side,
+                rule,
+                cap,
+                acc,
+                off,
+                harm,
+                able,
+                order,
+                n_able,
+                fate,
+                cnt,
+                pos,
+                covered,
+            )
         put(out[item], acc)
 
 
-def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: Seed = None,
-             variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def fight_mc(
+    side0: list[Combatant],
+    side1: list[Combatant],
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo N-vs-M fights to the end or the round cap (PC2–PC8).
 
     Examples
@@ -403,13 +485,28 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     1000
     """
     v = checked_variants(variants)
-    return run_fight(_kernel, SYSTEM, Combatant, rows, _rule(v), side0, side1, trials, seed,
-                     round_cap, dataclasses.asdict(v))
+    return run_fight(
+        _kernel,
+        SYSTEM,
+        Combatant,
+        rows,
+        _rule(v),
+        side0,
+        side1,
+        trials,
+        seed,
+        round_cap,
+        dataclasses.asdict(v),
+    )
 
 
-def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,
-            variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def duel_mc(
+    a: Combatant,
+    b: Combatant,
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo 1-vs-1 fights (see :func:`fight_mc`)."""
     return fight_mc([a], [b], trials, seed, variants, round_cap)
-
-

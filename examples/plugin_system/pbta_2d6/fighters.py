@@ -29,18 +29,36 @@ from engines.variants import variant
 from . import checks
 from .checks import move_odds
 
-__all__ = ["DEFAULT", "FISTS", "NO_ARMOUR", "NO_RULE", "ORDERS", "SYSTEM", "TACTICS",
-           "Armour", "Combatant", "Variants", "Weapon", "attack_damage", "checked_variants",
-           "duel_exact", "one_hit", "reaches", "turn_step", "wants"]
+__all__ = [
+    "DEFAULT",
+    "FISTS",
+    "NO_ARMOUR",
+    "NO_RULE",
+    "ORDERS",
+    "SYSTEM",
+    "TACTICS",
+    "Armour",
+    "Combatant",
+    "Variants",
+    "Weapon",
+    "attack_damage",
+    "checked_variants",
+    "duel_exact",
+    "one_hit",
+    "reaches",
+    "turn_step",
+    "wants",
+]
 
 SYSTEM = checks.SYSTEM
 ORDERS = ("stat", "coin", "side0_first")
 TACTICS = ("trade", "careful")
 
 #: PD6: the plans this system has no rule for, and why (engines.distance.check_plan)
-NO_RULE = {"kite": "a turn is a move or a roll and every fighter moves alike (PD2), so a "
-                   "shooter keeping away would never shoot: pbta_2d6 has no kite rule"}
-
+NO_RULE = {
+    "kite": "a turn is a move or a roll and every fighter moves alike (PD2), so a "
+    "shooter keeping away would never shoot: pbta_2d6 has no kite rule"
+}
 
 
 @dataclass(frozen=True)
@@ -48,48 +66,100 @@ class Variants(checks.Variants):
     """Combat variants of ``pbta_2d6``: the check's P2 thresholds plus these."""
 
     system: ClassVar[str] = SYSTEM
-    order: str = variant("stat", rule="PC-g1", doc="who acts first each round: the higher "
-                         "stat (equal stats: a fresh random order), a fresh random order, "
-                         "or side 0 first", choices=ORDERS)
-    targeting: str = variant("random", rule="PC-g2", doc="N-vs-M: each fighter picks a random "
-                             "standing foe, or the first one (focus fire)",
-                             choices=("random", "first"))
-    clock: int = variant(6, rule="PC7", doc="harm that takes a fighter out (the clock)",
-                         choices=range(2, 13))
-    dead_over: int = variant(2, rule="PC-g3", doc="harm beyond the clock, when a fighter "
-                             "falls, that kills it (less but more than 0: dying)",
-                             choices=range(1, 7))
-    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
-                             "fallen when a fight is won: leave them (a dying fighter stays "
-                             "dying), first aid (PC8: 2d6 to stabilise each dying one), or "
-                             "the winners finish them (PC8: dead)", choices=AFTERMATHS)
-    aid_at: int = variant(7, rule="PC-g4", doc="first aid: the 2d6 total (no stat) that "
-                          "stabilises a dying fighter", choices=range(2, 13))
-    distance: int = variant(0, rule="PD1", doc="metres between the two sides when the "
-                            "fight starts (0: engaged, as in the fights without distance)",
-                            term="the starting distance")
-    move: int = variant(10, rule="PD-g1", doc="metres a fighter covers in a turn it spends "
-                        "moving (1..MAX_DISTANCE)", term="the move")
-    reach: int = variant(1, rule="PD-g2", doc="metres within which a melee weapon strikes",
-                         choices=range(4), term="the melee reach")
-    far_penalty: int = variant(1, rule="PD-g3", doc="taken off 2d6 + stat when shooting at "
-                               "a foe in a ranged weapon's far band", choices=range(4),
-                               term="the far-band penalty")
-    weak_at_range: str = variant("less", rule="PD-g4", doc="a weak hit on a foe that cannot "
-                                 "strike back: one harm less (the volley's cost) or full "
-                                 "harm", choices=("less", "full"))
-    cover_armour: int = variant(1, rule="PD-g5", doc="harm taken off every ranged strike on "
-                                "a fighter that has taken cover (plan cover)",
-                                choices=range(4), term="the cover")
+    order: str = variant(
+        "stat",
+        rule="PC-g1",
+        doc="who acts first each round: the higher "
+        "stat (equal stats: a fresh random order), a fresh random order, "
+        "or side 0 first",
+        choices=ORDERS,
+    )
+    targeting: str = variant(
+        "random",
+        rule="PC-g2",
+        doc="N-vs-M: each fighter picks a random standing foe, or the first one (focus fire)",
+        choices=("random", "first"),
+    )
+    clock: int = variant(
+        6, rule="PC7", doc="harm that takes a fighter out (the clock)", choices=range(2, 13)
+    )
+    dead_over: int = variant(
+        2,
+        rule="PC-g3",
+        doc="harm beyond the clock, when a fighter "
+        "falls, that kills it (less but more than 0: dying)",
+        choices=range(1, 7),
+    )
+    aftermath: str = variant(
+        "leave",
+        rule="Lethality outcomes",
+        doc="what happens to the "
+        "fallen when a fight is won: leave them (a dying fighter stays "
+        "dying), first aid (PC8: 2d6 to stabilise each dying one), or "
+        "the winners finish them (PC8: dead)",
+        choices=AFTERMATHS,
+    )
+    aid_at: int = variant(
+        7,
+        rule="PC-g4",
+        doc="first aid: the 2d6 total (no stat) that stabilises a dying fighter",
+        choices=range(2, 13),
+    )
+    distance: int = variant(
+        0,
+        rule="PD1",
+        doc="metres between the two sides when the "
+        "fight starts (0: engaged, as in the fights without distance)",
+        term="the starting distance",
+    )
+    move: int = variant(
+        10,
+        rule="PD-g1",
+        doc="metres a fighter covers in a turn it spends moving (1..MAX_DISTANCE)",
+        term="the move",
+    )
+    reach: int = variant(
+        1,
+        rule="PD-g2",
+        doc="metres within which a melee weapon strikes",
+        choices=range(4),
+        term="the melee reach",
+    )
+    far_penalty: int = variant(
+        1,
+        rule="PD-g3",
+        doc="taken off 2d6 + stat when shooting at a foe in a ranged weapon's far band",
+        choices=range(4),
+        term="the far-band penalty",
+    )
+    weak_at_range: str = variant(
+        "less",
+        rule="PD-g4",
+        doc="a weak hit on a foe that cannot "
+        "strike back: one harm less (the volley's cost) or full "
+        "harm",
+        choices=("less", "full"),
+    )
+    cover_armour: int = variant(
+        1,
+        rule="PD-g5",
+        doc="harm taken off every ranged strike on a fighter that has taken cover (plan cover)",
+        choices=range(4),
+        term="the cover",
+    )
 
     def check(self) -> None:
         """PD1: the starting distance is whole metres 0..MAX_DISTANCE; PD-g1: the move
         at least one metre and no farther than a fight may start."""
         check_distance(self.distance)
-        if isinstance(self.move, bool) or not isinstance(self.move, int) \
-                or not 1 <= self.move <= MAX_DISTANCE:
-            raise InputError(f"variant move: expected whole metres 1..{MAX_DISTANCE}, got "
-                             f"{self.move!r}")
+        if (
+            isinstance(self.move, bool)
+            or not isinstance(self.move, int)
+            or not 1 <= self.move <= MAX_DISTANCE
+        ):
+            raise InputError(
+                f"variant move: expected whole metres 1..{MAX_DISTANCE}, got {self.move!r}"
+            )
 
 
 DEFAULT = Variants()
@@ -133,43 +203,54 @@ class Combatant:
     tactic: str = "trade"
     plan: str | None = None
     careful_less: int = dataclasses.field(
-        default=1, metadata={"rule": "PC9", "rule_data": "tactic.careful.harm_less"})
+        default=1, metadata={"rule": "PC9", "rule_data": "tactic.careful.harm_less"}
+    )
 
     def check(self) -> None:
-        if isinstance(self.stat, bool) or not isinstance(self.stat, int) \
-                or not -3 <= self.stat <= 4:
-            raise InputError(f"{self.name}: stat must be an integer -3..4 (P1), got "
-                             f"{self.stat!r}")
+        if (
+            isinstance(self.stat, bool)
+            or not isinstance(self.stat, int)
+            or not -3 <= self.stat <= 4
+        ):
+            raise InputError(f"{self.name}: stat must be an integer -3..4 (P1), got {self.stat!r}")
         if not 0 <= self.weapon.harm <= 6:
-            raise InputError(f"{self.name}: weapon harm must be 0..6 (PC1), got "
-                             f"{self.weapon.harm}")
+            raise InputError(f"{self.name}: weapon harm must be 0..6 (PC1), got {self.weapon.harm}")
         if not 0 <= self.armour.points <= 3:
-            raise InputError(f"{self.name}: armour must be 0..3 points (PC1), got "
-                             f"{self.armour.points}")
-        if isinstance(self.careful_less, bool) or not isinstance(self.careful_less, int) \
-                or not 0 <= self.careful_less <= 6:
-            raise InputError(f"{self.name}: a careful weak hit holds back 0..6 harm (PC9), "
-                             f"got {self.careful_less!r}")
+            raise InputError(
+                f"{self.name}: armour must be 0..3 points (PC1), got {self.armour.points}"
+            )
+        if (
+            isinstance(self.careful_less, bool)
+            or not isinstance(self.careful_less, int)
+            or not 0 <= self.careful_less <= 6
+        ):
+            raise InputError(
+                f"{self.name}: a careful weak hit holds back 0..6 harm (PC9), "
+                f"got {self.careful_less!r}"
+            )
         if self.tactic not in TACTICS:
-            raise InputError(f"{self.name}: unknown tactic {self.tactic!r}; known: "
-                             + ", ".join(TACTICS))
+            raise InputError(
+                f"{self.name}: unknown tactic {self.tactic!r}; known: " + ", ".join(TACTICS)
+            )
         w = self.weapon
         if w.ranged and not 0 <= w.close <= w.far:
-            raise InputError(f"{self.name}: weapon {w.name}: the range bands must be "
-                             f"0 <= close <= far metres (PD4), got {w.close} and {w.far}")
+            raise InputError(
+                f"{self.name}: weapon {w.name}: the range bands must be "
+                f"0 <= close <= far metres (PD4), got {w.close} and {w.far}"
+            )
         _ = self.plan_in_force  # PD6: raises for a plan it cannot follow
 
     @property
     def plan_in_force(self) -> str:
         """PD6: its plan, else ``hold`` with a ranged weapon and ``charge`` with any other;
         ``cover`` only with a ranged weapon, never ``kite``."""
-        plan = check_plan(self.plan, self.name, ranged=self.weapon.ranged,
-                          unavailable=NO_RULE)
+        plan = check_plan(self.plan, self.name, ranged=self.weapon.ranged, unavailable=NO_RULE)
         if plan == "cover" and not self.weapon.ranged:
-            raise InputError(f"{self.name}: plan 'cover' takes cover, then shoots (PD6), so "
-                             "it needs a ranged weapon; a melee fighter charges or holds")
+            raise InputError(
+                f"{self.name}: plan 'cover' takes cover, then shoots (PD6), so "
+                "it needs a ranged weapon; a melee fighter charges or holds"
+            )
         return plan
-
 
 
 def checked_variants(variants) -> Variants:
@@ -207,7 +288,6 @@ def turn_step(c: Combatant, covered: bool, d: int, v: Variants) -> tuple[bool, b
     return True, covered, d
 
 
-
 # ---------------------------------------------------------------------------------------
 # The exact duel
 
@@ -218,8 +298,9 @@ def _harm(striker: Combatant, struck: Combatant, less: int = 0, shield: int = 0)
     return max(striker.weapon.harm - less - struck.armour.points - shield, 0)
 
 
-def attack_damage(attacker: Combatant, target: Combatant,
-                  variants: Variants | None = None, at: int = 0) -> np.ndarray:
+def attack_damage(
+    attacker: Combatant, target: Combatant, variants: Variants | None = None, at: int = 0
+) -> np.ndarray:
     """Exact distribution of the harm ``attacker`` deals ``target`` with one roll (PC3–PC6):
     ``p[k]`` = P(harm ``k``); ``p[0]`` holds the misses (the harm the attacker then takes
     is not counted here). ``at``: metres apart (0 engaged; called in reach only): PD4's
@@ -264,8 +345,7 @@ def _fate_after(excess: int, v: Variants) -> np.ndarray:
     return np.array([0.0, 1.0, 0.0])
 
 
-def _strike_op(striker: Combatant, struck: Combatant, v: Variants, less: int = 0,
-               shield: int = 0):
+def _strike_op(striker: Combatant, struck: Combatant, v: Variants, less: int = 0, shield: int = 0):
     """One strike (PC3) on the struck fighter's harm axis, with the clock (PC7)."""
     k = _harm(striker, struck, less, shield)
     pmf = np.zeros(k + 1)
@@ -273,9 +353,14 @@ def _strike_op(striker: Combatant, struck: Combatant, v: Variants, less: int = 0
     return attack_op(pmf, pmf, v.clock, True, v.dead_over)
 
 
-def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
-               round_cap: int = ROUND_CAP, start_harm: int = 0,
-               end_a: np.ndarray | None = None) -> FightStats:
+def duel_exact(
+    a: Combatant,
+    b: Combatant,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+    start_harm: int = 0,
+    end_a: np.ndarray | None = None,
+) -> FightStats:
     """Exact 1-vs-1 fight (PC2–PC8, PD1–PD6) as an absorbing Markov chain.
 
     ``start_harm``: the harm ``a`` starts with (0 … clock − 1; campaign attrition's
@@ -299,10 +384,14 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     a.check()
     b.check()
     fighters = (a, b)
-    if isinstance(start_harm, bool) or not isinstance(start_harm, int | np.integer) \
-            or not 0 <= start_harm < v.clock:
-        raise InputError(f"start_harm: expected an integer 0..{v.clock - 1} (PC7), got "
-                         f"{start_harm!r}")
+    if (
+        isinstance(start_harm, bool)
+        or not isinstance(start_harm, int | np.integer)
+        or not 0 <= start_harm < v.clock
+    ):
+        raise InputError(
+            f"start_harm: expected an integer 0..{v.clock - 1} (PC7), got {start_harm!r}"
+        )
     ops: dict = {}
 
     def strike(m: int, less: int, covered: int):
@@ -351,8 +440,9 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
         orders = [(1.0, (1, 0))]
     else:  # a fresh random order each round (coin, or equal stats)
         orders = [(0.5, (0, 1)), (0.5, (1, 0))]
-    chain = DuelChain(SYSTEM, (v.clock, v.clock), cap,
-                      {(v.distance, 0, 0): _start(v.clock, int(start_harm))})
+    chain = DuelChain(
+        SYSTEM, (v.clock, v.clock), cap, {(v.distance, 0, 0): _start(v.clock, int(start_harm))}
+    )
     for _ in range(cap):
         new: dict = {}
         for w, order in orders:
@@ -393,8 +483,12 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     """
     v = checked_variants(variants)
     if v.distance > 0 and not reaches(attacker, v.distance, v):
-        return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
-                                 "p_dying", "p_out"), 0.0), "in_range": False}
+        return {
+            **dict.fromkeys(
+                ("p_hit", "p_incapacitate", "p_kill", "p_dead", "p_dying", "p_out"), 0.0
+            ),
+            "in_range": False,
+        }
     p = attack_damage(attacker, target, v, v.distance)
     far = v.distance > 0 and attacker.weapon.ranged and v.distance > attacker.weapon.close
     _miss, weak, strong = move_odds(attacker.stat - (v.far_penalty if far else 0), v)
@@ -404,8 +498,12 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
             fates[0] += p[k]
         else:
             fates += p[k] * _fate_after(k - v.clock, v)
-    odds = {"p_hit": float(weak + strong),
-            "p_incapacitate": float(p[v.clock:].sum()),
-            "p_kill": float(p[v.clock + v.dead_over:].sum()),
-            "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}
+    odds = {
+        "p_hit": float(weak + strong),
+        "p_incapacitate": float(p[v.clock :].sum()),
+        "p_kill": float(p[v.clock + v.dead_over :].sum()),
+        "p_dead": float(fates[0]),
+        "p_dying": float(fates[1]),
+        "p_out": float(fates[2]),
+    }
     return {**odds, "in_range": True} if v.distance > 0 else odds

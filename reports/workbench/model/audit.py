@@ -16,8 +16,20 @@ from .state import ENGINE_LOCK, MAX_UPLOAD
 __all__ = ["AUDIT_COLUMNS", "audit_command", "audit_result", "load_upload"]
 
 #: the columns the audit tab shows (the rest is in the command's csv)
-AUDIT_COLUMNS = ("guardrail", "system", "metric", "value", "se", "min", "max", "status",
-                 "reason", "suggestion", "cure", "reproduce")
+AUDIT_COLUMNS = (
+    "guardrail",
+    "system",
+    "metric",
+    "value",
+    "se",
+    "min",
+    "max",
+    "status",
+    "reason",
+    "suggestion",
+    "cure",
+    "reproduce",
+)
 
 
 def load_upload(data: bytes, filename: str = "upload.toml"):
@@ -28,8 +40,9 @@ def load_upload(data: bytes, filename: str = "upload.toml"):
     from analysis.workflow.scenario import parse_scenario
 
     if len(data) > MAX_UPLOAD:
-        raise InputError(f"{filename}: larger than {MAX_UPLOAD // 1000} kB; a guardrail "
-                         "file is a few kB")
+        raise InputError(
+            f"{filename}: larger than {MAX_UPLOAD // 1000} kB; a guardrail file is a few kB"
+        )
     try:
         parsed = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -41,16 +54,19 @@ def load_upload(data: bytes, filename: str = "upload.toml"):
     return [sc]
 
 
-def audit_result(scenarios, *, suggest: bool = True, files: list[str] | None = None,
-                 ) -> pd.DataFrame:
+def audit_result(
+    scenarios,
+    *,
+    suggest: bool = True,
+    files: list[str] | None = None,
+) -> pd.DataFrame:
     """The audit of ``scenarios`` as ``rpg-balance audit`` prints it (default seed,
     batch and trial cap; its sentences are shown in the page's language with
     :func:`reports.i18n.localise_table`)."""
     from analysis.workflow import audit
 
     with ENGINE_LOCK:
-        return audit.evaluate(scenarios, suggestions=suggest, progress=False,
-                              files=files or None)
+        return audit.evaluate(scenarios, suggestions=suggest, progress=False, files=files or None)
 
 
 def audit_command(source: str, guardrails: str | None, suggest: bool) -> str:

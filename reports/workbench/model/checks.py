@@ -20,14 +20,14 @@ __all__ = ["CheckResult", "check_figure", "check_result", "png_bytes"]
 
 @dataclasses.dataclass
 class CheckResult:
-    table: pd.DataFrame        # the tidy slice (system, axes, p)
-    pivot: pd.DataFrame        # competence rows × difficulty columns (or the slice)
-    figure: bytes              # PNG (empty when not drawn: see :func:`check_figure`)
+    table: pd.DataFrame  # the tidy slice (system, axes, p)
+    pivot: pd.DataFrame  # competence rows × difficulty columns (or the slice)
+    figure: bytes  # PNG (empty when not drawn: see :func:`check_figure`)
     solve: pd.DataFrame | None
     command: str
     solve_command: str | None
     sentence: str
-    axes: dict                 # the values of each axis in the slice
+    axes: dict  # the values of each axis in the slice
 
 
 def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
@@ -43,8 +43,11 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
     axes = {}
     for name, values in spec.checks.axes.items():
         chosen = c.axes.get(name, ALL)
-        axes[name] = list(values) if chosen == ALL else \
-            [values[[variant_text(x) for x in values].index(chosen)]]
+        axes[name] = (
+            list(values)
+            if chosen == ALL
+            else [values[[variant_text(x) for x in values].index(chosen)]]
+        )
     with ENGINE_LOCK:
         table = success_curves(c.system, "exact", variants=v, axes=axes)
     comp, diff = spec.ladder.swept if spec.ladder else (None, None)
@@ -54,29 +57,46 @@ def check_result(c: CheckState, *, figure: bool = True) -> CheckResult:
     else:
         pivot = table.drop(columns="system").set_index(list(spec.checks.axes))
     fixed = {n: c.axes[n] for n in spec.checks.axes if c.axes.get(n, ALL) != ALL}
-    command = " ".join([reproduce.PROG, "curves", c.system,
-                        *reproduce.variant_args(c.variants), "--format", "csv"])
+    command = " ".join(
+        [reproduce.PROG, "curves", c.system, *reproduce.variant_args(c.variants), "--format", "csv"]
+    )
     if fixed:
-        command += "  # " + _("rows with") + " " + ", ".join(
-            f"{k}={val}" for k, val in fixed.items())
+        command += (
+            "  # " + _("rows with") + " " + ", ".join(f"{k}={val}" for k, val in fixed.items())
+        )
     solve = solve_command = None
     from ..words import value_words, variants_words
 
     sentence = _("Exact chance of success in {system}, variants: {variants}.").format(
-        system=c.system, variants=variants_words(c.system, c.variants))
+        system=c.system, variants=variants_words(c.system, c.variants)
+    )
     if solvers.solver_system(c.system) is not None and c.competence:
         with ENGINE_LOCK:
-            solve = solvers.solve_difficulty(c.target, int(c.competence), c.system,
-                                             {c.system: v})
-        words = [reproduce.PROG, "solve", "difficulty", "--target", repr(float(c.target)),
-                 "--competence", c.competence, "--system", c.system,
-                 *reproduce.variant_args(c.variants)]
+            solve = solvers.solve_difficulty(c.target, int(c.competence), c.system, {c.system: v})
+        words = [
+            reproduce.PROG,
+            "solve",
+            "difficulty",
+            "--target",
+            repr(float(c.target)),
+            "--competence",
+            c.competence,
+            "--system",
+            c.system,
+            *reproduce.variant_args(c.variants),
+        ]
         solve_command = " ".join(words)
         best = solve.iloc[0]
-        sentence += " " + _("For {axis} {competence} and a target of {target}, the "
-                            "closest difficulty is {difficulty} ({p}).").format(
-            axis=header(comp), competence=c.competence, target=percent(c.target),
-            difficulty=value_words(best["difficulty"]), p=percent(float(best["p"])))
+        sentence += " " + _(
+            "For {axis} {competence} and a target of {target}, the "
+            "closest difficulty is {difficulty} ({p})."
+        ).format(
+            axis=header(comp),
+            competence=c.competence,
+            target=percent(c.target),
+            difficulty=value_words(best["difficulty"]),
+            p=percent(float(best["p"])),
+        )
     png = _curve_figure(table, spec, axes) if figure else b""
     return CheckResult(table, pivot, png, solve, command, solve_command, sentence, axes)
 
@@ -113,8 +133,9 @@ def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
             keep = np.unique(np.linspace(0, len(groups) - 1, 8).round().astype(int))
             groups = [groups[i] for i in keep]
         for key, g in groups:
-            ax.plot(g[comp], g["p"], marker=".",
-                    label=None if key is None else f"{header(other)} {key}")
+            ax.plot(
+                g[comp], g["p"], marker=".", label=None if key is None else f"{header(other)} {key}"
+            )
         ax.set_xlabel(header(comp))
         if other is not None:
             ax.legend(fontsize=7, ncol=2)

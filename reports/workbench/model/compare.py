@@ -34,16 +34,31 @@ import pandas as pd
 from ...i18n import _
 from .checks import png_bytes
 
-__all__ = ["DUEL_FIGURES", "ONE_HIT_FIGURES", "audit_flips", "check_figure", "check_table",
-           "duel_table", "se_difference", "se_note", "shared_rolls"]
+__all__ = [
+    "DUEL_FIGURES",
+    "ONE_HIT_FIGURES",
+    "audit_flips",
+    "check_figure",
+    "check_table",
+    "duel_table",
+    "se_difference",
+    "se_note",
+    "shared_rolls",
+]
 
 #: the figures of the duel's summary row compared, each with the key of its standard
 #: error (None: no SE, e.g. the median round)
-DUEL_FIGURES = (("p_side0", "se_side0"), ("p_side1", "se_side1"),
-                ("p_neither", "se_neither"), ("p_loser_dead", "se_loser_dead"),
-                ("p_loser_dying", "se_loser_dying"), ("p_loser_out", "se_loser_out"),
-                ("p_someone_dead", "se_someone_dead"), ("rounds_mean", "rounds_se"),
-                ("rounds_q50", None))
+DUEL_FIGURES = (
+    ("p_side0", "se_side0"),
+    ("p_side1", "se_side1"),
+    ("p_neither", "se_neither"),
+    ("p_loser_dead", "se_loser_dead"),
+    ("p_loser_dying", "se_loser_dying"),
+    ("p_loser_out", "se_loser_out"),
+    ("p_someone_dead", "se_someone_dead"),
+    ("rounds_mean", "rounds_se"),
+    ("rounds_q50", None),
+)
 #: the one-hit odds compared (exact on both sides)
 ONE_HIT_FIGURES = ("p_hit", "p_incapacitate", "p_kill")
 
@@ -67,11 +82,13 @@ def se_note(a, b) -> str:
         return ""
     text = _("SE of B − A = √(SE_A² + SE_B²), as for two independent runs.")
     if shared_rolls(a, b):
-        text += " " + _("A and B share the seed {seed}: both runs draw the same random "
-                        "numbers. If that correlates them positively this SE is "
-                        "conservative (too large); measured for a change of gear, it "
-                        "matched the spread of B − A over many seeds. Give B another seed "
-                        "for two independent runs.").format(seed=a.seed)
+        text += " " + _(
+            "A and B share the seed {seed}: both runs draw the same random "
+            "numbers. If that correlates them positively this SE is "
+            "conservative (too large); measured for a change of gear, it "
+            "matched the spread of B − A over many seeds. Give B another seed "
+            "for two independent runs."
+        ).format(seed=a.seed)
     return text
 
 
@@ -93,15 +110,21 @@ def duel_table(a, b) -> pd.DataFrame:
         va, vb = _number(a.row.get(key)), _number(b.row.get(key))
         se = math.nan
         if not exact and se_key is not None:
-            se = se_difference(_number(a.row.get(se_key)) or 0.0,
-                               _number(b.row.get(se_key)) or 0.0)
+            se = se_difference(_number(a.row.get(se_key)) or 0.0, _number(b.row.get(se_key)) or 0.0)
         rows.append({"figure": key, "A": va, "B": vb, "diff": vb - va, "se_diff": se})
     for i, side in enumerate("AB"):
         for key in ONE_HIT_FIGURES:
             if key in a.one_hit.columns and key in b.one_hit.columns:
                 va, vb = float(a.one_hit.loc[i, key]), float(b.one_hit.loc[i, key])
-                rows.append({"figure": f"one_hit_{side}.{key}", "A": va, "B": vb,
-                             "diff": vb - va, "se_diff": math.nan})
+                rows.append(
+                    {
+                        "figure": f"one_hit_{side}.{key}",
+                        "A": va,
+                        "B": vb,
+                        "diff": vb - va,
+                        "se_diff": math.nan,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -154,8 +177,7 @@ def check_figure(a, b, spec, png: bool = True):
             label = side if key is None else f"{side}: {others[0]} {key}"
             xs = pd.to_numeric(g[x], errors="coerce")
             xs = xs if xs.notna().all() else pd.Series(range(len(g)))
-            ax.plot(xs.to_numpy(), g["p"].to_numpy(), style, color=c, marker=".",
-                    label=label)
+            ax.plot(xs.to_numpy(), g["p"].to_numpy(), style, color=c, marker=".", label=label)
         ax.set_xlabel(x)
     ax.set_ylabel(_("P(success)"))
     ax.set_ylim(-0.02, 1.02)
@@ -173,11 +195,11 @@ def audit_flips(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     guardrail in one table only shows with the other side's status ``absent``."""
     cols = ["guardrail", "system", "metric", "value", "status"]
     left, right = a[cols], b[cols]
-    both = left.merge(right, on=["guardrail", "system"], how="outer",
-                      suffixes=("_A", "_B"))
+    both = left.merge(right, on=["guardrail", "system"], how="outer", suffixes=("_A", "_B"))
     both["metric"] = both["metric_A"].fillna(both["metric_B"])
     for side in "AB":
         both[f"status_{side}"] = both[f"status_{side}"].fillna("absent")
     flipped = both[both["status_A"] != both["status_B"]]
-    return flipped[["guardrail", "system", "metric", "value_A", "status_A", "value_B",
-                    "status_B"]].reset_index(drop=True)
+    return flipped[
+        ["guardrail", "system", "metric", "value_A", "status_A", "value_B", "status_B"]
+    ].reset_index(drop=True)

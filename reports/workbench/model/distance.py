@@ -16,15 +16,21 @@ from .checks import png_bytes
 from .duel import duel_command, side_spec
 from .state import DEFAULT_DISTANCES, ENGINE_LOCK, DuelState
 
-__all__ = ["DistanceResult", "check_distances", "distance_command", "distance_figure",
-           "distance_result", "distances_text"]
+__all__ = [
+    "DistanceResult",
+    "check_distances",
+    "distance_command",
+    "distance_figure",
+    "distance_result",
+    "distances_text",
+]
 
 
 @dataclasses.dataclass
 class DistanceResult:
-    table: pd.DataFrame        # one row per starting distance (the command's columns)
+    table: pd.DataFrame  # one row per starting distance (the command's columns)
     command: str
-    figure: bytes              # PNG (empty when not drawn)
+    figure: bytes  # PNG (empty when not drawn)
 
 
 def distances_text(distances) -> str:
@@ -45,11 +51,11 @@ def check_distances(system: str, text: str) -> str:
         raise InputError("distances: expected metres separated by commas, e.g. 0,10,20")
     if len(parts) > 20:
         raise InputError(f"distances: at most 20 starting distances, got {len(parts)}")
-    values = [limits.bounded_int(x, 0, MAX_DISTANCE, "whole metres", "distances")
-              for x in parts]
+    values = [limits.bounded_int(x, 0, MAX_DISTANCE, "whole metres", "distances") for x in parts]
     if not has_distance(system):
-        raise InputError(f"distances: {system} fights start engaged (its combat has no "
-                         "distance rules)")
+        raise InputError(
+            f"distances: {system} fights start engaged (its combat has no distance rules)"
+        )
     return distances_text(values)
 
 
@@ -61,8 +67,10 @@ def distance_command(d: DuelState) -> str:
     """``rpg-balance duel SYSTEM A B … --table distance --distances …`` of the duel
     (exact: the table's method; the duel's own starting distance is the table's axis)."""
     base = dataclasses.replace(d, distance=0, method="exact")
-    return (duel_command(base, "distance").removesuffix(" --format csv")
-            + f" --distances {distances_text(_metres(d))} --format csv")
+    return (
+        duel_command(base, "distance").removesuffix(" --format csv")
+        + f" --distances {distances_text(_metres(d))} --format csv"
+    )
 
 
 def distance_result(d: DuelState, *, figure: bool = True) -> DistanceResult:
@@ -75,10 +83,16 @@ def distance_result(d: DuelState, *, figure: bool = True) -> DistanceResult:
     base = dataclasses.replace(d, distance=0)
     v = lethality.combat_variants(d.system, duel_variant_map(base))
     with ENGINE_LOCK:
-        table = lethality.distance_table(d.system, side_spec(d, "a"), side_spec(d, "b"), _metres(d),
-                                         method="exact", variants=v, round_cap=d.round_cap)
-    return DistanceResult(table, distance_command(d),
-                          distance_figure(table) if figure else b"")
+        table = lethality.distance_table(
+            d.system,
+            side_spec(d, "a"),
+            side_spec(d, "b"),
+            _metres(d),
+            method="exact",
+            variants=v,
+            round_cap=d.round_cap,
+        )
+    return DistanceResult(table, distance_command(d), distance_figure(table) if figure else b"")
 
 
 def distance_figure(table: pd.DataFrame) -> bytes:
@@ -90,8 +104,11 @@ def distance_figure(table: pd.DataFrame) -> bytes:
     FigureCanvasAgg(fig)
     ax = fig.subplots()
     x = table["distance"].to_numpy()
-    for key, label in (("p_side0", _("A wins")), ("p_side1", _("B wins")),
-                       ("p_neither", _("neither"))):
+    for key, label in (
+        ("p_side0", _("A wins")),
+        ("p_side1", _("B wins")),
+        ("p_neither", _("neither")),
+    ):
         ax.plot(x, table[key].to_numpy(), marker="o", label=label)
     ax.set(xlabel=_("starting distance (metres)"), ylabel=_("chance"), ylim=(0, 1.02))
     ax.grid(alpha=0.3)

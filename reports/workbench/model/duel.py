@@ -16,19 +16,26 @@ from ...i18n import decimal as fmt_decimal
 from .checks import png_bytes
 from .state import ENGINE_LOCK, DuelState
 
-__all__ = ["DuelResult", "duel_command", "duel_figure", "duel_result", "duel_sentence",
-           "duel_variant_map", "side_spec"]
+__all__ = [
+    "DuelResult",
+    "duel_command",
+    "duel_figure",
+    "duel_result",
+    "duel_sentence",
+    "duel_variant_map",
+    "side_spec",
+]
 
 
 @dataclasses.dataclass
 class DuelResult:
-    row: dict                  # lethality.summary (the duel command's summary row)
-    one_hit: pd.DataFrame      # A on B and B on A, exact
+    row: dict  # lethality.summary (the duel command's summary row)
+    one_hit: pd.DataFrame  # A on B and B on A, exact
     sentence: str
     command: str
     one_hit_command: str
-    figure: bytes              # PNG (empty when not drawn: see :func:`duel_figure`)
-    stats: Any = None          # the FightStats behind the row
+    figure: bytes  # PNG (empty when not drawn: see :func:`duel_figure`)
+    stats: Any = None  # the FightStats behind the row
 
 
 def _spec(d: DuelState, side: str) -> dict:
@@ -74,13 +81,23 @@ def duel_command(d: DuelState, table: str | None = None) -> str:
     from analysis.workflow.audit import reproduce
 
     mc = (d.trials, d.seed) if d.method == "mc" and table is None else None
-    return reproduce.duel(d.system, _spec(d, "a"), _spec(d, "b"),
-                          variants=duel_variant_map(d), table=table, mc=mc,
-                          round_cap=d.round_cap) + " --format csv"
+    return (
+        reproduce.duel(
+            d.system,
+            _spec(d, "a"),
+            _spec(d, "b"),
+            variants=duel_variant_map(d),
+            table=table,
+            mc=mc,
+            round_cap=d.round_cap,
+        )
+        + " --format csv"
+    )
 
 
-def duel_result(d: DuelState, *, on_batch: Callable[[int, int], None] | None = None,
-                figure: bool = True) -> DuelResult:
+def duel_result(
+    d: DuelState, *, on_batch: Callable[[int, int], None] | None = None, figure: bool = True
+) -> DuelResult:
     """The duel as ``rpg-balance duel`` computes it: exact (the default), or Monte Carlo
     over ``d.trials`` fights from ``d.seed`` (``on_batch(done, total)`` after each batch
     of :data:`analysis.combat.lethality.MC_BATCH` fights; raise :class:`Cancelled` in it
@@ -91,9 +108,11 @@ def duel_result(d: DuelState, *, on_batch: Callable[[int, int], None] | None = N
     sa, sb = _spec(d, "a"), _spec(d, "b")
     if d.method == "exact":
         with ENGINE_LOCK:
-            stats = lethality.duel_stats(d.system, sa, sb, "exact", variants=v,
-                                         round_cap=d.round_cap)
+            stats = lethality.duel_stats(
+                d.system, sa, sb, "exact", variants=v, round_cap=d.round_cap
+            )
     else:
+
         def batch(done: int, total: int) -> None:
             ENGINE_LOCK.release()
             try:
@@ -103,25 +122,41 @@ def duel_result(d: DuelState, *, on_batch: Callable[[int, int], None] | None = N
                 ENGINE_LOCK.acquire()
 
         with ENGINE_LOCK:
-            stats = lethality.duel_stats(d.system, sa, sb, "mc", trials=d.trials, seed=d.seed,
-                                         variants=v, round_cap=d.round_cap, progress=False,
-                                         on_batch=batch)
+            stats = lethality.duel_stats(
+                d.system,
+                sa,
+                sb,
+                "mc",
+                trials=d.trials,
+                seed=d.seed,
+                variants=v,
+                round_cap=d.round_cap,
+                progress=False,
+                on_batch=batch,
+            )
     st = next(iter(stats.values()))
     name_a, name_b = lethality.stats_names(stats)
     row = lethality.summary(st, system=d.system, a=name_a, b=name_b)
     with ENGINE_LOCK:
-        hits = pd.DataFrame([
-            {"attacker": f"{x} ({side})", "target": y, **lethality.one_hit(d.system, s1, s2, v)}
-            for side, x, y, s1, s2 in (("A", name_a, name_b, sa, sb),
-                                       ("B", name_b, name_a, sb, sa))])
+        hits = pd.DataFrame(
+            [
+                {"attacker": f"{x} ({side})", "target": y, **lethality.one_hit(d.system, s1, s2, v)}
+                for side, x, y, s1, s2 in (
+                    ("A", name_a, name_b, sa, sb),
+                    ("B", name_b, name_a, sb, sa),
+                )
+            ]
+        )
     png = _duel_figure(st, name_a, name_b, d.round_cap) if figure else b""
     from analysis.combat.archetypes import weapon_name
 
     # ``duel --table one-hit`` lists every weapon of A unless one is named: name A's
-    one_hit = dataclasses.replace(d, method="exact",
-                                  weapon_a=d.weapon_a or weapon_name(d.system, sa))
-    return DuelResult(row, hits, duel_sentence(d, row), duel_command(d),
-                      duel_command(one_hit, "one-hit"), png, st)
+    one_hit = dataclasses.replace(
+        d, method="exact", weapon_a=d.weapon_a or weapon_name(d.system, sa)
+    )
+    return DuelResult(
+        row, hits, duel_sentence(d, row), duel_command(d), duel_command(one_hit, "one-hit"), png, st
+    )
 
 
 def duel_figure(d: DuelState, r: DuelResult) -> bytes:
@@ -144,30 +179,44 @@ def duel_sentence(d: DuelState, row: dict) -> str:
 
     exact = row["method"] == "exact"
     variants = variants_words(d.system, d.variants)
-    how = _("exact") if exact else _(
-        "Monte Carlo, {trials} fights from seed {seed}, ± one standard error").format(
-        trials=fmt_decimal(int(row["trials"])), seed=d.seed)
-    head = _("{a} (A) against {b} (B) in {system} ({how}; variants: {variants}; round cap "
-             "{cap}):").format(a=abbr(value_words(row["a"]), row["a"]),
-                               b=abbr(value_words(row["b"]), row["b"]), system=d.system,
-                               how=how, variants=variants, cap=d.round_cap)
+    how = (
+        _("exact")
+        if exact
+        else _("Monte Carlo, {trials} fights from seed {seed}, ± one standard error").format(
+            trials=fmt_decimal(int(row["trials"])), seed=d.seed
+        )
+    )
+    head = _(
+        "{a} (A) against {b} (B) in {system} ({how}; variants: {variants}; round cap {cap}):"
+    ).format(
+        a=abbr(value_words(row["a"]), row["a"]),
+        b=abbr(value_words(row["b"]), row["b"]),
+        system=d.system,
+        how=how,
+        variants=variants,
+        cap=d.round_cap,
+    )
     if d.distance:
-        head = head.rstrip(":") + " " + _("at {metres} m:").format(
-            metres=fmt_decimal(d.distance))
+        head = head.rstrip(":") + " " + _("at {metres} m:").format(metres=fmt_decimal(d.distance))
     wins = _("A wins {pa} of fights, B wins {pb}, neither side {pn}.").format(
-        pa=_p(row, "p_side0", "se_side0", exact), pb=_p(row, "p_side1", "se_side1", exact),
-        pn=_p(row, "p_neither", "se_neither", exact))
-    fates = _("The loser ends dead {dead}, dying {dying}, out {out} (aftermath: "
-              "{aftermath}).").format(
+        pa=_p(row, "p_side0", "se_side0", exact),
+        pb=_p(row, "p_side1", "se_side1", exact),
+        pn=_p(row, "p_neither", "se_neither", exact),
+    )
+    fates = _(
+        "The loser ends dead {dead}, dying {dying}, out {out} (aftermath: {aftermath})."
+    ).format(
         dead=_p(row, "p_loser_dead", "se_loser_dead", exact),
         dying=_p(row, "p_loser_dying", "se_loser_dying", exact),
         out=_p(row, "p_loser_out", "se_loser_out", exact),
-        aftermath=abbr(value_words(row["aftermath"]), row["aftermath"]))
+        aftermath=abbr(value_words(row["aftermath"]), row["aftermath"]),
+    )
     mean = fmt_decimal(round(float(row["rounds_mean"]), 2))
     if not exact:
         mean += " ± " + fmt_decimal(round(float(row["rounds_se"]), 3))
     rounds = _("A fight lasts {mean} rounds on average (median {median}).").format(
-        mean=mean, median=fmt_decimal(int(row["rounds_q50"])))
+        mean=mean, median=fmt_decimal(int(row["rounds_q50"]))
+    )
     return " ".join([head, wins, fates, rounds])
 
 

@@ -31,9 +31,22 @@ from engines.errors import InputError
 
 from .state import PageState
 
-__all__ = ["EDIT_SEP", "check_edits", "check_traits", "edit_args", "edit_list",
-           "edit_text", "load_rules_upload", "own_traits", "page_rules", "read_edits",
-           "rule_fields", "rules_file", "value_text", "with_edit"]
+__all__ = [
+    "EDIT_SEP",
+    "check_edits",
+    "check_traits",
+    "edit_args",
+    "edit_list",
+    "edit_text",
+    "load_rules_upload",
+    "own_traits",
+    "page_rules",
+    "read_edits",
+    "rule_fields",
+    "rules_file",
+    "value_text",
+    "with_edit",
+]
 
 #: the separator of the rule edits in the address (a list value holds commas)
 EDIT_SEP = ";"
@@ -50,8 +63,9 @@ def value_text(value) -> str:
 
 def edit_list(edits: Mapping[str, Mapping[str, str]]) -> list[tuple[str, str, str]]:
     """``(system, knob, value)`` of every edit, in the order they were made."""
-    return [(system, knob, value) for system, knobs in edits.items()
-            for knob, value in knobs.items()]
+    return [
+        (system, knob, value) for system, knobs in edits.items() for knob, value in knobs.items()
+    ]
 
 
 def edit_text(edits: Mapping[str, Mapping[str, str]]) -> str:
@@ -89,18 +103,21 @@ def page_rules(base, edits: Mapping[str, Mapping[str, str]]) -> dict:
 def check_edits(base, edits: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
     """The edits, each validated as ``--set`` validates it (an InputError otherwise),
     values as stripped text."""
-    out = {str(s).strip(): {str(k).strip(): str(v).strip() for k, v in knobs.items()}
-           for s, knobs in edits.items()}
+    out = {
+        str(s).strip(): {str(k).strip(): str(v).strip() for k, v in knobs.items()}
+        for s, knobs in edits.items()
+    }
     out = {s: knobs for s, knobs in out.items() if knobs}
     page_rules(base, out)
     return out
 
 
-def with_edit(base, edits: Mapping[str, Mapping[str, str]], system: str, knob: str,
-              value: str) -> dict[str, dict[str, str]]:
+def with_edit(
+    base, edits: Mapping[str, Mapping[str, str]], system: str, knob: str, value: str
+) -> dict[str, dict[str, str]]:
     """The edits with ``system:knob=value`` set (an empty value removes the edit),
     validated (an InputError names the one problem; the edits given stay as they were)."""
-    new = {s: dict(knobs) for s, knobs in edits.items()}   # a copy: ``edits`` stay
+    new = {s: dict(knobs) for s, knobs in edits.items()}  # a copy: ``edits`` stay
     knobs = new.setdefault(system, {})
     knobs.pop(knob, None)
     if str(value).strip():
@@ -132,8 +149,11 @@ def rule_fields(system: str) -> list[dict[str, str]]:
     for kind, entries in rs.tables().items():
         for entry, body in entries.items():
             if isinstance(body, Mapping):
-                out += [{"knob": f"rules.{kind}.{entry}.{f}", "value": value_text(v)}
-                        for f, v in body.items() if f not in DOC_KEYS]
+                out += [
+                    {"knob": f"rules.{kind}.{entry}.{f}", "value": value_text(v)}
+                    for f, v in body.items()
+                    if f not in DOC_KEYS
+                ]
             else:
                 out.append({"knob": f"rules.{kind}.{entry}", "value": value_text(body)})
     offsets = dict(rs.everyone)
@@ -158,8 +178,9 @@ def own_traits(system: str, archetype: str) -> dict[str, int]:
     return out
 
 
-def check_traits(system: str, archetype: str, given: Mapping[str, Any],
-                 where: str = "trait-a") -> dict[str, str]:
+def check_traits(
+    system: str, archetype: str, given: Mapping[str, Any], where: str = "trait-a"
+) -> dict[str, str]:
     """A side's trait changes as ``duel --trait-a`` validates them (each a whole-number
     trait of the system's fighters, the archetype loader accepting the value); those
     that differ from the archetype's own, as text."""
@@ -177,8 +198,11 @@ def check_traits(system: str, archetype: str, given: Mapping[str, Any],
     return {k: str(v) for k, v in values.items()}
 
 
-def read_edits(state: PageState, take: Callable[[str, Callable[[str], Any]], None],
-               split: Callable[[str, str], dict[str, str]]) -> None:
+def read_edits(
+    state: PageState,
+    take: Callable[[str, Callable[[str], Any]], None],
+    split: Callable[[str, str], dict[str, str]],
+) -> None:
     """Read the address's ``set``, then ``trait-a`` and ``trait-b`` (under the edits: an
     ``everyone`` offset moves the traits too) into ``state`` with ``take`` (a refused
     value becomes a message; :func:`.validation.parse_query`)."""
@@ -192,9 +216,14 @@ def read_edits(state: PageState, take: Callable[[str, Callable[[str], Any]], Non
         rules = {}
     with using(rules):
         for side in "ab":
+
             def traits(t: str, side: str = side) -> None:
-                setattr(d, f"traits_{side}", check_traits(d.system, getattr(d, side),
-                                                          split(t, "trait"), f"trait-{side}"))
+                setattr(
+                    d,
+                    f"traits_{side}",
+                    check_traits(d.system, getattr(d, side), split(t, "trait"), f"trait-{side}"),
+                )
+
             take(f"trait-{side}", traits)
 
 
@@ -208,8 +237,9 @@ def rules_file(rules: Mapping, system: str) -> str:
     return edits_text(rules.get(system) or RuleSet(system))
 
 
-def load_rules_upload(filename: str, data: bytes,
-                      base: Iterable | Mapping | None = None) -> tuple[str, dict[str, str]]:
+def load_rules_upload(
+    filename: str, data: bytes, base: Iterable | Mapping | None = None
+) -> tuple[str, dict[str, str]]:
     """A rules file uploaded through the page as the page's edits of its system
     (``(system, {KNOB: VALUE})``), read by :func:`analysis.rules.load_file` as
     ``--rules`` reads it (every problem one line of the InputError) and validated over
@@ -236,11 +266,15 @@ def load_rules_upload(filename: str, data: bytes,
             knob = f"rules.{ch[1]}.{ch[2]}" + (f".{ch[3]}" if ch[3] else "")
             knobs[knob] = value_text(ch[4])
         else:
-            problems.append(f"{name}: {ch[1]}.{ch[2]}: the page edits the fields of "
-                            f"existing entries; an entry {'added' if ch[0] == 'add' else 'removed'}"
-                            " needs rpg-balance serve --rules FILE")
-    problems += [f"{name}: everyone.{t}: min and max of an offset need rpg-balance serve "
-                 "--rules FILE" for t, *_ in rs.caps]
+            problems.append(
+                f"{name}: {ch[1]}.{ch[2]}: the page edits the fields of "
+                f"existing entries; an entry {'added' if ch[0] == 'add' else 'removed'}"
+                " needs rpg-balance serve --rules FILE"
+            )
+    problems += [
+        f"{name}: everyone.{t}: min and max of an offset need rpg-balance serve --rules FILE"
+        for t, *_ in rs.caps
+    ]
     knobs.update({f"everyone.{t}": str(off) for t, off in rs.everyone})
     if problems:
         raise InputError("\n".join(problems))

@@ -17,23 +17,37 @@ from engines.errors import InputError
 
 from .state import ENGINE_LOCK, MAX_UPLOAD, GroupState
 
-__all__ = ["GROUP_FIGURES", "SCENARIO_DIR", "GroupResult", "group_command", "group_result",
-           "load_matchup", "load_matchup_upload", "shipped_scenarios"]
+__all__ = [
+    "GROUP_FIGURES",
+    "SCENARIO_DIR",
+    "GroupResult",
+    "group_command",
+    "group_result",
+    "load_matchup",
+    "load_matchup_upload",
+    "shipped_scenarios",
+]
 
 #: the shipped matchup files (``rpg-balance combat scenarios/combat/NAME.toml``)
 SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "combat"
 #: the figures the tab shows, each with its standard error (the summary's columns)
-GROUP_FIGURES = (("p_side0", "se_side0"), ("p_side1", "se_side1"),
-                 ("p_neither", "se_neither"), ("p_loser_dead", "se_loser_dead"),
-                 ("p_loser_dying", "se_loser_dying"), ("p_loser_out", "se_loser_out"),
-                 ("p_someone_dead", "se_someone_dead"), ("deaths_mean", "se_deaths_mean"),
-                 ("rounds_mean", "rounds_se"))
+GROUP_FIGURES = (
+    ("p_side0", "se_side0"),
+    ("p_side1", "se_side1"),
+    ("p_neither", "se_neither"),
+    ("p_loser_dead", "se_loser_dead"),
+    ("p_loser_dying", "se_loser_dying"),
+    ("p_loser_out", "se_loser_out"),
+    ("p_someone_dead", "se_someone_dead"),
+    ("deaths_mean", "se_deaths_mean"),
+    ("rounds_mean", "rounds_se"),
+)
 
 
 @dataclasses.dataclass
 class GroupResult:
-    row: dict                  # the command's summary row (with each side's fates)
-    figures: pd.DataFrame      # figure, value, se (one row per figure)
+    row: dict  # the command's summary row (with each side's fates)
+    figures: pd.DataFrame  # figure, value, se (one row per figure)
     command: str
     title: str
 
@@ -56,8 +70,10 @@ def load_matchup(name: str):
     from analysis.combat.archetypes import load_matchup_file
 
     if name not in shipped_scenarios():
-        raise InputError(f"scenario: {name!r} is not a shipped matchup file; known: "
-                         + ", ".join(shipped_scenarios()))
+        raise InputError(
+            f"scenario: {name!r} is not a shipped matchup file; known: "
+            + ", ".join(shipped_scenarios())
+        )
     return load_matchup_file(SCENARIO_DIR / f"{name}.toml")
 
 
@@ -71,8 +87,7 @@ def load_matchup_upload(data: bytes, filename: str = "upload.toml"):
 
     name = (Path(str(filename).replace("\\", "/")).name or "upload.toml")[:80]
     if len(data) > MAX_UPLOAD:
-        raise InputError(f"{name}: larger than {MAX_UPLOAD // 1000} kB; a matchup file is "
-                         "a few kB")
+        raise InputError(f"{name}: larger than {MAX_UPLOAD // 1000} kB; a matchup file is a few kB")
     with tempfile.TemporaryDirectory(prefix="rpg-balance-upload-") as folder:
         path = Path(folder) / name
         path.write_bytes(data)
@@ -81,12 +96,26 @@ def load_matchup_upload(data: bytes, filename: str = "upload.toml"):
 
 def group_command(g: GroupState, file: str) -> str:
     """``rpg-balance combat FILE --method mc --trials N --seed S --format csv``."""
-    return shlex.join(["rpg-balance", "combat", file, "--method", "mc", "--trials",
-                       str(g.trials), "--seed", str(g.seed), "--format", "csv"])
+    return shlex.join(
+        [
+            "rpg-balance",
+            "combat",
+            file,
+            "--method",
+            "mc",
+            "--trials",
+            str(g.trials),
+            "--seed",
+            str(g.seed),
+            "--format",
+            "csv",
+        ]
+    )
 
 
-def group_result(g: GroupState, m, file: str, *,
-                 on_batch: Callable[[int, int], None] | None = None) -> GroupResult:
+def group_result(
+    g: GroupState, m, file: str, *, on_batch: Callable[[int, int], None] | None = None
+) -> GroupResult:
     """The fight of matchup ``m`` by Monte Carlo (``g.trials`` fights from ``g.seed``),
     as ``rpg-balance combat FILE --method mc`` computes it; ``on_batch(done, total)``
     after each batch (raise :class:`~.state.Cancelled` in it to stop). The lock is held
@@ -103,16 +132,30 @@ def group_result(g: GroupState, m, file: str, *,
 
     v = lethality.combat_variants(m.system, m.variants, None)
     with ENGINE_LOCK:
-        st = lethality.run_fight(m.system, m.sides[0], m.sides[1], "mc", trials=g.trials,
-                                 seed=g.seed, variants=v, round_cap=m.round_cap,
-                                 progress=False, on_batch=batch)
-    labels = {"fight": m.title, "system": m.system,
-              "side0": lethality.side_label(m.system, m.specs[0], m.sides[0]),
-              "side1": lethality.side_label(m.system, m.specs[1], m.sides[1])}
+        st = lethality.run_fight(
+            m.system,
+            m.sides[0],
+            m.sides[1],
+            "mc",
+            trials=g.trials,
+            seed=g.seed,
+            variants=v,
+            round_cap=m.round_cap,
+            progress=False,
+            on_batch=batch,
+        )
+    labels = {
+        "fight": m.title,
+        "system": m.system,
+        "side0": lethality.side_label(m.system, m.specs[0], m.sides[0]),
+        "side1": lethality.side_label(m.system, m.specs[1], m.sides[1]),
+    }
     row = lethality.summary(st, **labels)
     row.update(lethality.side_fate_columns(st))
-    pairs = list(GROUP_FIGURES) + [(k, "se" + k[1:]) for k in row
-                                   if k.startswith("p_side") and k.count("_") == 2]
-    figures = pd.DataFrame([{"figure": k, "value": float(row[k]), "se": float(row[s])}
-                            for k, s in pairs])
+    pairs = list(GROUP_FIGURES) + [
+        (k, "se" + k[1:]) for k in row if k.startswith("p_side") and k.count("_") == 2
+    ]
+    figures = pd.DataFrame(
+        [{"figure": k, "value": float(row[k]), "se": float(row[s])} for k, s in pairs]
+    )
     return GroupResult(row, figures, group_command(g, file), m.title)

@@ -21,10 +21,10 @@ __all__ = ["SensitivityRun", "sensitivity_command", "sensitivity_run"]
 
 @dataclasses.dataclass
 class SensitivityRun:
-    result: object             # analysis.workflow.sensitivity.SensitivityResult
-    readings: list[str]        # one sentence per guardrail, in the language in force
-    view: pd.DataFrame         # the report's table: guardrail, knob, ST, S1
-    heatmap: bytes             # PNG
+    result: object  # analysis.workflow.sensitivity.SensitivityResult
+    readings: list[str]  # one sentence per guardrail, in the language in force
+    view: pd.DataFrame  # the report's table: guardrail, knob, ST, S1
+    heatmap: bytes  # PNG
     command: str
 
 
@@ -45,8 +45,9 @@ def sensitivity_command(knobs_name: str | None = None) -> str:
     from analysis.workflow.audit import DATA
 
     knobs = knobs_name if knobs_name is not None else _shown(sens.DEFAULT_KNOBS)
-    return shlex.join(["rpg-balance", "sensitivity", _shown(DATA), "--knobs", knobs,
-                       "--format", "csv"])
+    return shlex.join(
+        ["rpg-balance", "sensitivity", _shown(DATA), "--knobs", knobs, "--format", "csv"]
+    )
 
 
 def sensitivity_run(upload: tuple[str, bytes] | None = None) -> SensitivityRun:
@@ -68,8 +69,9 @@ def sensitivity_run(upload: tuple[str, bytes] | None = None) -> SensitivityRun:
         if upload is not None:
             name = (Path(str(upload[0]).replace("\\", "/")).name or "knobs.toml")[:80]
             if len(upload[1]) > MAX_UPLOAD:
-                raise InputError(f"{name}: larger than {MAX_UPLOAD // 1000} kB; a knob "
-                                 "file is a few kB")
+                raise InputError(
+                    f"{name}: larger than {MAX_UPLOAD // 1000} kB; a knob file is a few kB"
+                )
             knobs = Path(folder) / name
             knobs.write_bytes(upload[1])
         problem = sens.load_problem(DATA, knobs)
@@ -79,9 +81,13 @@ def sensitivity_run(upload: tuple[str, bytes] | None = None) -> SensitivityRun:
     labels = {k.name: text(sens.knob_words(problem, k.name)) for k in problem.knobs}
     rows = {g.name: text(g.name) for g in problem.scenario.guardrails}
     if result.table["touches"].any():
-        heat = png_bytes(sens.sensitivity_heatmap(result, labels, rows,
-                                                  _("total index (ST)")))
+        heat = png_bytes(sens.sensitivity_heatmap(result, labels, rows, _("total index (ST)")))
     else:
         heat = b""
-    return SensitivityRun(result, [text(r) for r in result.readings],
-                          sensitivity_view(result), heat, sensitivity_command(name))
+    return SensitivityRun(
+        result,
+        [text(r) for r in result.readings],
+        sensitivity_view(result),
+        heat,
+        sensitivity_command(name),
+    )

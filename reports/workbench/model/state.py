@@ -15,15 +15,51 @@ from typing import Any
 
 from engines.constants import ROUND_CAP, WORKBENCH_SEED
 
-__all__ = ["ADDRESS", "ALIASES", "ALL", "AUDIT_SOURCES", "CHECK_KEYS", "DEFAULT_DISTANCES",
-           "DEFAULT_GROUP_TRIALS", "DEFAULT_ROUND_CAP", "DEFAULT_SEED", "DEFAULT_TRIALS",
-           "DUEL_KEYS", "ENGINE_LOCK", "GROUP_KEYS", "MAX_PAGE_SEED", "MAX_UPLOAD",
-           "METHODS", "QUERY_KEYS", "SENSITIVITY_SOURCES", "TABS", "UNPINNED", "AddressKey",
-           "AuditState", "Cancelled", "CheckState", "DuelState", "FairLock", "GroupState",
-           "PageState", "SensitivityState", "address_table", "check_systems",
-           "check_variant_fields", "combat_systems", "combat_variant_fields",
-           "default_check", "default_duel", "default_state", "pairs_text", "pin_text",
-           "to_query", "url_param", "variant_fields", "variant_text"]
+__all__ = [
+    "ADDRESS",
+    "ALIASES",
+    "ALL",
+    "AUDIT_SOURCES",
+    "CHECK_KEYS",
+    "DEFAULT_DISTANCES",
+    "DEFAULT_GROUP_TRIALS",
+    "DEFAULT_ROUND_CAP",
+    "DEFAULT_SEED",
+    "DEFAULT_TRIALS",
+    "DUEL_KEYS",
+    "ENGINE_LOCK",
+    "GROUP_KEYS",
+    "MAX_PAGE_SEED",
+    "MAX_UPLOAD",
+    "METHODS",
+    "QUERY_KEYS",
+    "SENSITIVITY_SOURCES",
+    "TABS",
+    "UNPINNED",
+    "AddressKey",
+    "AuditState",
+    "Cancelled",
+    "CheckState",
+    "DuelState",
+    "FairLock",
+    "GroupState",
+    "PageState",
+    "SensitivityState",
+    "address_table",
+    "check_systems",
+    "check_variant_fields",
+    "combat_systems",
+    "combat_variant_fields",
+    "default_check",
+    "default_duel",
+    "default_state",
+    "pairs_text",
+    "pin_text",
+    "to_query",
+    "url_param",
+    "variant_fields",
+    "variant_text",
+]
 
 
 class FairLock:
@@ -86,7 +122,6 @@ class Cancelled(Exception):
     """Raised between Monte Carlo batches when the designer pressed Stop."""
 
 
-
 def check_systems() -> list[str]:
     """The registered systems with success curves (built-ins, then plug-ins)."""
     from engines.system import registry
@@ -98,8 +133,7 @@ def combat_systems() -> list[str]:
     """The registered systems with combat rules and an archetype library."""
     from engines.system import registry
 
-    return [sid for sid, s in registry().items()
-            if s.combat is not None and s.combat.archetypes]
+    return [sid for sid, s in registry().items() if s.combat is not None and s.combat.archetypes]
 
 
 def variant_fields(cls) -> list[dict]:
@@ -111,9 +145,15 @@ def variant_fields(cls) -> list[dict]:
         choices = meta.get("choices")
         if isinstance(f.default, bool):
             choices = (True, False)
-        out.append({"name": f.name, "default": variant_text(f.default),
-                    "choices": None if choices is None else [variant_text(c) for c in choices],
-                    "rule": meta.get("rule", ""), "doc": meta.get("doc", "")})
+        out.append(
+            {
+                "name": f.name,
+                "default": variant_text(f.default),
+                "choices": None if choices is None else [variant_text(c) for c in choices],
+                "rule": meta.get("rule", ""),
+                "doc": meta.get("doc", ""),
+            }
+        )
     return out
 
 
@@ -137,9 +177,11 @@ def combat_variant_fields(system: str) -> list[dict]:
     ``aftermath`` have widgets of their own)."""
     from analysis.combat.archetypes import engine
 
-    return [f for f in variant_fields(engine(system).Variants)
-            if f["name"] not in ("distance", "aftermath")]
-
+    return [
+        f
+        for f in variant_fields(engine(system).Variants)
+        if f["name"] not in ("distance", "aftermath")
+    ]
 
 
 @dataclasses.dataclass
@@ -233,9 +275,14 @@ def default_check(system: str | None = None) -> CheckState:
     spec = get(system)
     swept = spec.ladder.swept if spec.ladder else ()
     # the ladder's axes shown whole, every other axis at its neutral (Checks.neutral)
-    axes = {name: (ALL if name in swept or len(spec.checks.axes) <= 2
-                   else variant_text(spec.checks.held(name)))
-            for name in spec.checks.axes}
+    axes = {
+        name: (
+            ALL
+            if name in swept or len(spec.checks.axes) <= 2
+            else variant_text(spec.checks.held(name))
+        )
+        for name in spec.checks.axes
+    }
     comp = spec.checks.axes.get(swept[0], ()) if swept else ()
     competence = variant_text(comp[len(comp) // 2]) if comp else ""
     return CheckState(system, {}, axes, 0.7, competence)
@@ -251,9 +298,13 @@ def default_duel(system: str | None = None) -> DuelState:
 
 
 def default_state(guardrails: str | None = None) -> PageState:
-    return PageState("checks", "en", default_check(), default_duel(),
-                     AuditState("file" if guardrails else "default"))
-
+    return PageState(
+        "checks",
+        "en",
+        default_check(),
+        default_duel(),
+        AuditState("file" if guardrails else "default"),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -282,99 +333,300 @@ def _address() -> tuple[AddressKey, ...]:
 
     K = AddressKey
     one_of = " | ".join
-    out = [K("tab", "page", "tab", "(none: the page's tabs)", one_of(TABS), "checks",
-             "the tab on screen"),
-           K("lang", "page", "lang", "serve --lang", one_of(LANGUAGES), "en",
-             "the page's language")]
-    out += [K("check-system", "checks", "system", "curves SYSTEM",
-              "a system with success curves (rpg-balance systems)", "the first one",
-              "the system of the success curves", "cs"),
-            K("check-variant", "checks", "variants", "curves --variant NAME=VALUE",
-              "NAME=VALUE,... (the system's check variants)", "none",
-              "the check variants that differ from the defaults", "cv"),
-            K("check-axes", "checks", "axes", "(none: rows of curves SYSTEM)",
-              f"AXIS=VALUE,... (a native value of the axis, or {ALL})",
-              "the ladder's axes whole",
-              "the slice of the curves table shown and drawn", "cx"),
-            K("target", "checks", "target", "solve difficulty --target",
-              "a chance strictly between 0 and 1", "0.7",
-              "the target chance of the difficulty solver", "ct"),
-            K("competence", "checks", "competence", "solve difficulty --competence",
-              "a value of the system's competence axis", "its middle value",
-              "the competence of the difficulty solver", "cc")]
-    gear = {"weapon": "a weapon of the system's data",
-            "armour": "an armour of the system's data (percentile: armour points)",
-            "tactic": "a tactic of the system",
-            "plan": f"{one_of(PLANS)} (systems with distance rules)"}
-    duel = [K("duel-system", "duel", "system", "duel SYSTEM",
-              "a system with combat archetypes (rpg-balance systems)", "the first one",
-              "the system of the duel", "ds"),
-            K("a", "duel", "a", "duel SYSTEM A B: A",
-              "an archetype of the system's library (rpg-balance archetypes SYSTEM)",
-              "competent", "fighter A (side 0)"),
-            K("b", "duel", "b", "duel SYSTEM A B: B",
-              "an archetype of the system's library (rpg-balance archetypes SYSTEM)",
-              "competent", "fighter B (side 1)")]
+    out = [
+        K(
+            "tab",
+            "page",
+            "tab",
+            "(none: the page's tabs)",
+            one_of(TABS),
+            "checks",
+            "the tab on screen",
+        ),
+        K("lang", "page", "lang", "serve --lang", one_of(LANGUAGES), "en", "the page's language"),
+    ]
+    out += [
+        K(
+            "check-system",
+            "checks",
+            "system",
+            "curves SYSTEM",
+            "a system with success curves (rpg-balance systems)",
+            "the first one",
+            "the system of the success curves",
+            "cs",
+        ),
+        K(
+            "check-variant",
+            "checks",
+            "variants",
+            "curves --variant NAME=VALUE",
+            "NAME=VALUE,... (the system's check variants)",
+            "none",
+            "the check variants that differ from the defaults",
+            "cv",
+        ),
+        K(
+            "check-axes",
+            "checks",
+            "axes",
+            "(none: rows of curves SYSTEM)",
+            f"AXIS=VALUE,... (a native value of the axis, or {ALL})",
+            "the ladder's axes whole",
+            "the slice of the curves table shown and drawn",
+            "cx",
+        ),
+        K(
+            "target",
+            "checks",
+            "target",
+            "solve difficulty --target",
+            "a chance strictly between 0 and 1",
+            "0.7",
+            "the target chance of the difficulty solver",
+            "ct",
+        ),
+        K(
+            "competence",
+            "checks",
+            "competence",
+            "solve difficulty --competence",
+            "a value of the system's competence axis",
+            "its middle value",
+            "the competence of the difficulty solver",
+            "cc",
+        ),
+    ]
+    gear = {
+        "weapon": "a weapon of the system's data",
+        "armour": "an armour of the system's data (percentile: armour points)",
+        "tactic": "a tactic of the system",
+        "plan": f"{one_of(PLANS)} (systems with distance rules)",
+    }
+    duel = [
+        K(
+            "duel-system",
+            "duel",
+            "system",
+            "duel SYSTEM",
+            "a system with combat archetypes (rpg-balance systems)",
+            "the first one",
+            "the system of the duel",
+            "ds",
+        ),
+        K(
+            "a",
+            "duel",
+            "a",
+            "duel SYSTEM A B: A",
+            "an archetype of the system's library (rpg-balance archetypes SYSTEM)",
+            "competent",
+            "fighter A (side 0)",
+        ),
+        K(
+            "b",
+            "duel",
+            "b",
+            "duel SYSTEM A B: B",
+            "an archetype of the system's library (rpg-balance archetypes SYSTEM)",
+            "competent",
+            "fighter B (side 1)",
+        ),
+    ]
     for kind, short in (("weapon", "w"), ("armour", "x"), ("tactic", "t"), ("plan", "p")):
         for side in "ab":
-            duel.append(K(f"{kind}-{side}", "duel", f"{kind}_{side}", f"duel --{kind}-{side}",
-                          gear[kind], "the archetype's own",
-                          f"the {kind} of {side.upper()}", short + side))
-    duel += [K("distance", "duel", "distance", "duel --distance",
-               f"0..{MAX_DISTANCE} whole metres (0 where combat has no distance rules)",
-               "0", "metres between the fighters when the fight starts", "dist"),
-             K("duel-variant", "duel", "variants", "duel --variant NAME=VALUE",
-               "NAME=VALUE,... (the system's combat variants but distance and aftermath)",
-               "none", "the combat variants that differ from the defaults", "dv"),
-             K("aftermath", "duel", "aftermath", "duel --aftermath", one_of(AFTERMATHS),
-               "leave", "what happens to the fallen when the fight ends", "after"),
-             K("method", "duel", "method", "duel --method", one_of(METHODS), "exact",
-               "the exact chain or Monte Carlo", "m"),
-             K("trials", "duel", "trials", "duel --trials", f"1..{shown(MAX_TRIALS)}",
-               str(DEFAULT_TRIALS), "Monte Carlo fights", "n"),
-             K("seed", "duel", "seed", "duel --seed", f"0..{shown(MAX_PAGE_SEED)}",
-               str(DEFAULT_SEED), "the Monte Carlo seed"),
-             K("round-cap", "duel", "round_cap", "duel --round-cap",
-               f"1..{MAX_ROUND_CAP}", str(DEFAULT_ROUND_CAP),
-               "rounds after which a fight counts as 'neither'", "cap")]
-    duel += [K(f"trait-{side}", "duel", f"traits_{side}", f"duel --trait-{side} NAME=VALUE",
-               "NAME=VALUE,... (whole-number traits of the system's fighters: rpg-balance "
-               "rules SYSTEM)", "the archetype's own",
-               f"the traits of {side.upper()} changed") for side in "ab"]
+            duel.append(
+                K(
+                    f"{kind}-{side}",
+                    "duel",
+                    f"{kind}_{side}",
+                    f"duel --{kind}-{side}",
+                    gear[kind],
+                    "the archetype's own",
+                    f"the {kind} of {side.upper()}",
+                    short + side,
+                )
+            )
+    duel += [
+        K(
+            "distance",
+            "duel",
+            "distance",
+            "duel --distance",
+            f"0..{MAX_DISTANCE} whole metres (0 where combat has no distance rules)",
+            "0",
+            "metres between the fighters when the fight starts",
+            "dist",
+        ),
+        K(
+            "duel-variant",
+            "duel",
+            "variants",
+            "duel --variant NAME=VALUE",
+            "NAME=VALUE,... (the system's combat variants but distance and aftermath)",
+            "none",
+            "the combat variants that differ from the defaults",
+            "dv",
+        ),
+        K(
+            "aftermath",
+            "duel",
+            "aftermath",
+            "duel --aftermath",
+            one_of(AFTERMATHS),
+            "leave",
+            "what happens to the fallen when the fight ends",
+            "after",
+        ),
+        K(
+            "method",
+            "duel",
+            "method",
+            "duel --method",
+            one_of(METHODS),
+            "exact",
+            "the exact chain or Monte Carlo",
+            "m",
+        ),
+        K(
+            "trials",
+            "duel",
+            "trials",
+            "duel --trials",
+            f"1..{shown(MAX_TRIALS)}",
+            str(DEFAULT_TRIALS),
+            "Monte Carlo fights",
+            "n",
+        ),
+        K(
+            "seed",
+            "duel",
+            "seed",
+            "duel --seed",
+            f"0..{shown(MAX_PAGE_SEED)}",
+            str(DEFAULT_SEED),
+            "the Monte Carlo seed",
+        ),
+        K(
+            "round-cap",
+            "duel",
+            "round_cap",
+            "duel --round-cap",
+            f"1..{MAX_ROUND_CAP}",
+            str(DEFAULT_ROUND_CAP),
+            "rounds after which a fight counts as 'neither'",
+            "cap",
+        ),
+    ]
+    duel += [
+        K(
+            f"trait-{side}",
+            "duel",
+            f"traits_{side}",
+            f"duel --trait-{side} NAME=VALUE",
+            "NAME=VALUE,... (whole-number traits of the system's fighters: rpg-balance "
+            "rules SYSTEM)",
+            "the archetype's own",
+            f"the traits of {side.upper()} changed",
+        )
+        for side in "ab"
+    ]
     out += duel
-    out += [K("set", "rules", "edits", "duel --set SYSTEM:KNOB=VALUE",
-              "SYSTEM:KNOB=VALUE;... (KNOB: rules.KIND.ENTRY.FIELD or everyone.TRAIT, as "
-              "rpg-balance rules SYSTEM lists them)", "none",
-              "the page's edits of the systems' rules, on top of serve --rules (also "
-              "curves, solve difficulty and audit --set)")]
-    out += [K("source", "audit", "source", "audit [FILE]",
-              "default (the shipped guardrails) | file (serve --guardrails FILE) | "
-              "upload (a file uploaded through the page); never a path", "default",
-              "the guardrail file the audit reads", "src"),
-            K("suggest", "audit", "suggest", "audit --no-suggest (suggest=0)", "1 | 0", "1",
-              "search for a cure of failed guardrails", "sg")]
-    out += [K("distances", "duel", "distances", "duel --distances (with --table distance)",
-              f"M,M,... (up to 20 starting distances, each 0..{MAX_DISTANCE} whole metres; "
-              "systems with distance rules)", ",".join(map(str, DEFAULT_DISTANCES)),
-              "the starting distances of the duel's distance table"),
-            K("scenario", "groups", "scenario", "combat FILE",
-              "the name of a matchup file of scenarios/combat (ambush_3v1 …) | upload "
-              "(a file uploaded through the page); never a path", "ambush_3v1",
-              "the group fight of the Groups tab"),
-            K("group-trials", "groups", "trials", "combat --trials",
-              f"1..{shown(MAX_TRIALS)}", str(DEFAULT_GROUP_TRIALS),
-              "Monte Carlo fights of the group fight"),
-            K("group-seed", "groups", "seed", "combat --seed", f"0..{shown(MAX_PAGE_SEED)}",
-              str(DEFAULT_SEED), "the group fight's Monte Carlo seed"),
-            K("knobs", "sensitivity", "knobs", "sensitivity --knobs",
-              "default (analysis/data/sensitivity.toml) | upload (a knob file uploaded "
-              "through the page); never a path", "default",
-              "the knobs the sensitivity of the shipped guardrails turns"),
-            K("pin", "page", "pinned", "(none: A's own command is shown beside B's)",
-              "A's query, URL-encoded: any keys of this table but tab, lang and pin",
-              "none (nothing pinned)",
-              "the setup pinned as A (the page's Pin as A) and compared with the view "
-              "on screen, B")]
+    out += [
+        K(
+            "set",
+            "rules",
+            "edits",
+            "duel --set SYSTEM:KNOB=VALUE",
+            "SYSTEM:KNOB=VALUE;... (KNOB: rules.KIND.ENTRY.FIELD or everyone.TRAIT, as "
+            "rpg-balance rules SYSTEM lists them)",
+            "none",
+            "the page's edits of the systems' rules, on top of serve --rules (also "
+            "curves, solve difficulty and audit --set)",
+        )
+    ]
+    out += [
+        K(
+            "source",
+            "audit",
+            "source",
+            "audit [FILE]",
+            "default (the shipped guardrails) | file (serve --guardrails FILE) | "
+            "upload (a file uploaded through the page); never a path",
+            "default",
+            "the guardrail file the audit reads",
+            "src",
+        ),
+        K(
+            "suggest",
+            "audit",
+            "suggest",
+            "audit --no-suggest (suggest=0)",
+            "1 | 0",
+            "1",
+            "search for a cure of failed guardrails",
+            "sg",
+        ),
+    ]
+    out += [
+        K(
+            "distances",
+            "duel",
+            "distances",
+            "duel --distances (with --table distance)",
+            f"M,M,... (up to 20 starting distances, each 0..{MAX_DISTANCE} whole metres; "
+            "systems with distance rules)",
+            ",".join(map(str, DEFAULT_DISTANCES)),
+            "the starting distances of the duel's distance table",
+        ),
+        K(
+            "scenario",
+            "groups",
+            "scenario",
+            "combat FILE",
+            "the name of a matchup file of scenarios/combat (ambush_3v1 …) | upload "
+            "(a file uploaded through the page); never a path",
+            "ambush_3v1",
+            "the group fight of the Groups tab",
+        ),
+        K(
+            "group-trials",
+            "groups",
+            "trials",
+            "combat --trials",
+            f"1..{shown(MAX_TRIALS)}",
+            str(DEFAULT_GROUP_TRIALS),
+            "Monte Carlo fights of the group fight",
+        ),
+        K(
+            "group-seed",
+            "groups",
+            "seed",
+            "combat --seed",
+            f"0..{shown(MAX_PAGE_SEED)}",
+            str(DEFAULT_SEED),
+            "the group fight's Monte Carlo seed",
+        ),
+        K(
+            "knobs",
+            "sensitivity",
+            "knobs",
+            "sensitivity --knobs",
+            "default (analysis/data/sensitivity.toml) | upload (a knob file uploaded "
+            "through the page); never a path",
+            "default",
+            "the knobs the sensitivity of the shipped guardrails turns",
+        ),
+        K(
+            "pin",
+            "page",
+            "pinned",
+            "(none: A's own command is shown beside B's)",
+            "A's query, URL-encoded: any keys of this table but tab, lang and pin",
+            "none (nothing pinned)",
+            "the setup pinned as A (the page's Pin as A) and compared with the view on screen, B",
+        ),
+    ]
     return tuple(out)
 
 
@@ -406,23 +658,36 @@ def address_table(markdown: bool = False) -> str:
     takes, its default and its meaning. Plain text (``serve --help``) or markdown
     (docs/workbench.md)."""
     if markdown:
+
         def cell(text: str) -> str:
             return text.replace("|", "\\|")
 
-        lines = ["| key | old key | command line | values | default | meaning |",
-                 "|---|---|---|---|---|---|"]
-        lines += [f"| `{k.key}` | {f'`{k.old}`' if k.old else ''} | "
-                  f"{k.cli if k.cli.startswith('(') else f'`{k.cli}`'} | {cell(k.values)} | "
-                  f"{cell(k.default)} | {cell(k.meaning)} |" for k in ADDRESS]
+        lines = [
+            "| key | old key | command line | values | default | meaning |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| `{k.key}` | {f'`{k.old}`' if k.old else ''} | "
+            f"{k.cli if k.cli.startswith('(') else f'`{k.cli}`'} | {cell(k.values)} | "
+            f"{cell(k.default)} | {cell(k.meaning)} |"
+            for k in ADDRESS
+        ]
         return "\n".join(lines) + "\n"
     import textwrap
 
     out = []
     for k in ADDRESS:
         name = k.key + (f" ({k.old})" if k.old else "")
-        out.append(f"  {name:<20}{k.cli}\n" + textwrap.fill(
-            f"{k.meaning}: {k.values}; default {k.default}", width=88,
-            initial_indent=" " * 22, subsequent_indent=" " * 22) + "\n")
+        out.append(
+            f"  {name:<20}{k.cli}\n"
+            + textwrap.fill(
+                f"{k.meaning}: {k.values}; default {k.default}",
+                width=88,
+                initial_indent=" " * 22,
+                subsequent_indent=" " * 22,
+            )
+            + "\n"
+        )
     return "".join(out)
 
 
@@ -454,29 +719,42 @@ def to_query(state: PageState) -> dict[str, str]:
     base = default_state()
     c, c0 = state.check, default_check(state.check.system)
     d, d0 = state.duel, default_duel(state.duel.system)
-    text = {"tab": (state.tab, base.tab), "lang": (state.lang, base.lang),
-            "check-system": (c.system, base.check.system),
-            "check-variant": (pairs_text(c.variants), ""),
-            "check-axes": (pairs_text({k: v for k, v in c.axes.items()
-                                       if v != c0.axes.get(k)}), ""),
-            "target": (repr(float(c.target)), repr(base.check.target)),
-            "competence": (c.competence, c0.competence),
-            "duel-system": (d.system, base.duel.system),
-            "duel-variant": (pairs_text(d.variants), ""),
-            "source": (state.audit.source, base.audit.source),
-            "suggest": ("1" if state.audit.suggest else "0", "1"),
-            "knobs": (state.sensitivity.knobs, "default"),
-            "pin": (pin_text(state.pinned), "")}
+    text = {
+        "tab": (state.tab, base.tab),
+        "lang": (state.lang, base.lang),
+        "check-system": (c.system, base.check.system),
+        "check-variant": (pairs_text(c.variants), ""),
+        "check-axes": (pairs_text({k: v for k, v in c.axes.items() if v != c0.axes.get(k)}), ""),
+        "target": (repr(float(c.target)), repr(base.check.target)),
+        "competence": (c.competence, c0.competence),
+        "duel-system": (d.system, base.duel.system),
+        "duel-variant": (pairs_text(d.variants), ""),
+        "source": (state.audit.source, base.audit.source),
+        "suggest": ("1" if state.audit.suggest else "0", "1"),
+        "knobs": (state.sensitivity.knobs, "default"),
+        "pin": (pin_text(state.pinned), ""),
+    }
     g0 = GroupState()
     for key, attr in GROUP_KEYS.items():
         text[key] = (str(getattr(state.groups, attr)), str(getattr(g0, attr)))
     # the page's edits (:mod:`.edits`; ``;`` between rule edits: a list value holds commas)
-    text.update({"trait-a": (pairs_text(d.traits_a), ""), "trait-b": (pairs_text(d.traits_b), ""),
-                 "set": (";".join(f"{s}:{k}={v}" for s, knobs in state.edits.items()
-                                  for k, v in knobs.items()), "")})
+    text.update(
+        {
+            "trait-a": (pairs_text(d.traits_a), ""),
+            "trait-b": (pairs_text(d.traits_b), ""),
+            "set": (
+                ";".join(
+                    f"{s}:{k}={v}" for s, knobs in state.edits.items() for k, v in knobs.items()
+                ),
+                "",
+            ),
+        }
+    )
     for key, attr in DUEL_KEYS.items():
         if key not in text:
             value, default = getattr(d, attr), getattr(d0, attr)
-            text[key] = ("" if value is None else str(value),
-                         "" if default is None else str(default))
+            text[key] = (
+                "" if value is None else str(value),
+                "" if default is None else str(default),
+            )
     return {key: text[key][0] for key in QUERY_KEYS if text[key][0] != text[key][1]}

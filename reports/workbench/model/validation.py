@@ -34,17 +34,31 @@ from .state import (
     variant_text,
 )
 
-__all__ = ["check_aftermath", "check_archetype", "check_axes", "check_competence",
-           "check_distance_m", "check_gear", "check_method", "check_target", "check_variants",
-           "duel_variants", "gear_options", "parse_query"]
+__all__ = [
+    "check_aftermath",
+    "check_archetype",
+    "check_axes",
+    "check_competence",
+    "check_distance_m",
+    "check_gear",
+    "check_method",
+    "check_target",
+    "check_variants",
+    "duel_variants",
+    "gear_options",
+    "parse_query",
+]
 
 
 def _clean_variants(fields: list[dict], given: Mapping[str, str]) -> dict[str, str]:
     """``given`` less the values equal to their default (the page's and the URL's form:
     only what differs is named, as a command line would)."""
     defaults = {f["name"]: f["default"] for f in fields}
-    return {k: str(v).strip() for k, v in given.items()
-            if str(v).strip().lower() != defaults.get(k, object())}
+    return {
+        k: str(v).strip()
+        for k, v in given.items()
+        if str(v).strip().lower() != defaults.get(k, object())
+    }
 
 
 def _split_pairs(text: str, what: str) -> dict[str, str]:
@@ -68,8 +82,10 @@ def _first(value) -> str:
     return str(value)
 
 
-def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
-                ) -> tuple[PageState, list[str]]:
+def parse_query(
+    query: Mapping[str, Any],
+    guardrails: str | None = None,
+) -> tuple[PageState, list[str]]:
     """The view a query describes, and one message per value that was refused (the
     default stands in its place). Nothing here raises, and nothing reads a file: a value
     that looks like a path is refused like any other bad value. The short keys of earlier
@@ -89,8 +105,11 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
     messages: list[str] = []
 
     def refuse(key: str, exc: Exception | str) -> None:
-        messages.append(_("Address value {key}={value!r} ignored: {why}").format(
-            key=written.get(key, key), value=q.get(key, "")[:80], why=str(exc)))
+        messages.append(
+            _("Address value {key}={value!r} ignored: {why}").format(
+                key=written.get(key, key), value=q.get(key, "")[:80], why=str(exc)
+            )
+        )
 
     unknown = sorted(set(q) - set(QUERY_KEYS))
     for key in unknown:
@@ -124,10 +143,14 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
 
     take("check-system", check_system)
     c = state.check
-    take("check-variant", lambda t: setattr(c, "variants", check_variants(
-        c.system, _split_pairs(t, "variant"))))
-    take("check-axes", lambda t: setattr(c, "axes", {**c.axes, **check_axes(
-        c.system, _split_pairs(t, "axis"))}))
+    take(
+        "check-variant",
+        lambda t: setattr(c, "variants", check_variants(c.system, _split_pairs(t, "variant"))),
+    )
+    take(
+        "check-axes",
+        lambda t: setattr(c, "axes", {**c.axes, **check_axes(c.system, _split_pairs(t, "axis"))}),
+    )
     take("target", lambda t: setattr(c, "target", check_target(t)))
     take("competence", lambda t: setattr(c, "competence", check_competence(c.system, t)))
 
@@ -142,27 +165,46 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
     take("duel-system", duel_system)
     d = state.duel
     for key in ("a", "b"):
+
         def archetype(t: str, key: str = key) -> None:
             setattr(d, key, check_archetype(d.system, t, key.upper()))
+
         take(key, archetype)
-    for key in ("weapon-a", "weapon-b", "armour-a", "armour-b", "tactic-a", "tactic-b",
-                "plan-a", "plan-b"):
+    for key in (
+        "weapon-a",
+        "weapon-b",
+        "armour-a",
+        "armour-b",
+        "tactic-a",
+        "tactic-b",
+        "plan-a",
+        "plan-b",
+    ):
+
         def gear(t: str, attr: str = DUEL_KEYS[key]) -> None:
             setattr(d, attr, check_gear(d.system, attr.split("_")[0], t))
+
         take(key, gear)
-    simple = {"distance": lambda t: check_distance_m(d.system, t),
-              "aftermath": check_aftermath,
-              "method": check_method,
-              "trials": lambda t: limits.trials(t, "trials"),
-              "seed": lambda t: limits.bounded_int(t, 0, MAX_PAGE_SEED, "a seed", "seed"),
-              "round-cap": lambda t: limits.round_cap(t, "round cap")}
+    simple = {
+        "distance": lambda t: check_distance_m(d.system, t),
+        "aftermath": check_aftermath,
+        "method": check_method,
+        "trials": lambda t: limits.trials(t, "trials"),
+        "seed": lambda t: limits.bounded_int(t, 0, MAX_PAGE_SEED, "a seed", "seed"),
+        "round-cap": lambda t: limits.round_cap(t, "round cap"),
+    }
     for key, check in simple.items():
-        def duel_value(t: str, attr: str = DUEL_KEYS[key],
-                       check: Callable[[str], Any] = check) -> None:
+
+        def duel_value(
+            t: str, attr: str = DUEL_KEYS[key], check: Callable[[str], Any] = check
+        ) -> None:
             setattr(d, attr, check(t))
+
         take(key, duel_value)
-    take("duel-variant", lambda t: setattr(d, "variants", duel_variants(
-        d.system, _split_pairs(t, "variant"))))
+    take(
+        "duel-variant",
+        lambda t: setattr(d, "variants", duel_variants(d.system, _split_pairs(t, "variant"))),
+    )
     from .edits import read_edits
 
     read_edits(state, take, _split_pairs)
@@ -171,14 +213,24 @@ def parse_query(query: Mapping[str, Any], guardrails: str | None = None,
     if "source" in q:
         src = q["source"]
         if src == "file" and not guardrails:
-            refuse("source", _("no guardrail file was named on the command line "
-                           "(rpg-balance serve --guardrails FILE)"))
+            refuse(
+                "source",
+                _(
+                    "no guardrail file was named on the command line "
+                    "(rpg-balance serve --guardrails FILE)"
+                ),
+            )
         elif src in AUDIT_SOURCES:
             state.audit.source = src
         else:
-            refuse("source", _("the audit reads the shipped guardrails, the file named by "
-                           "rpg-balance serve --guardrails, or a file uploaded through the "
-                           "page; never a path written in the address"))
+            refuse(
+                "source",
+                _(
+                    "the audit reads the shipped guardrails, the file named by "
+                    "rpg-balance serve --guardrails, or a file uploaded through the "
+                    "page; never a path written in the address"
+                ),
+            )
     if "suggest" in q:
         if q["suggest"] in ("0", "1"):
             state.audit.suggest = q["suggest"] == "1"
@@ -206,13 +258,18 @@ def _more_of_the_cli(state: PageState, take: Callable) -> None:
 
     take("scenario", scenario)
     take("group-trials", lambda t: setattr(g, "trials", limits.trials(t, "group-trials")))
-    take("group-seed", lambda t: setattr(g, "seed", limits.bounded_int(
-        t, 0, MAX_PAGE_SEED, "a seed", "group-seed")))
+    take(
+        "group-seed",
+        lambda t: setattr(
+            g, "seed", limits.bounded_int(t, 0, MAX_PAGE_SEED, "a seed", "group-seed")
+        ),
+    )
 
     def knobs(text: str) -> None:
         if text not in SENSITIVITY_SOURCES:
-            raise InputError(_("choose one of {choices}").format(
-                choices=", ".join(SENSITIVITY_SOURCES)))
+            raise InputError(
+                _("choose one of {choices}").format(choices=", ".join(SENSITIVITY_SOURCES))
+            )
         state.sensitivity.knobs = text
 
     take("knobs", knobs)
@@ -226,13 +283,16 @@ def _read_pin(text: str, guardrails: str | None, messages: list[str]) -> PageSta
     inner = dict(parse_qsl(text))
     nested = [k for k in UNPINNED if k in inner]
     for k in nested:
-        messages.append(_("Address value {key}={value!r} ignored: {why}").format(
-            key="pin", value=f"{k}={inner.pop(k)}"[:80],
-            why=_("a pinned setup has no tab, language or pin of its own")))
+        messages.append(
+            _("Address value {key}={value!r} ignored: {why}").format(
+                key="pin",
+                value=f"{k}={inner.pop(k)}"[:80],
+                why=_("a pinned setup has no tab, language or pin of its own"),
+            )
+        )
     pinned, more = parse_query(inner, guardrails)
     messages += [f"pin: {m}" for m in more]
     return pinned
-
 
 
 def check_variants(system: str, given: Mapping[str, str]) -> dict[str, str]:
@@ -256,8 +316,10 @@ def check_axes(system: str, given: Mapping[str, str]) -> dict[str, str]:
             raise InputError(f"{system} has no axis {name!r}; known: {', '.join(axes)}")
         shown = [variant_text(v) for v in axes[name]]
         if text != ALL and text not in shown:
-            raise InputError(f"axis {name}: {text!r} is not one of its values "
-                             f"({shown[0]} … {shown[-1]}) or {ALL}")
+            raise InputError(
+                f"axis {name}: {text!r} is not one of its values "
+                f"({shown[0]} … {shown[-1]}) or {ALL}"
+            )
         out[name] = text
     return out
 
@@ -269,8 +331,9 @@ def check_target(text) -> float:
     try:
         value = float(str(text).strip())
     except ValueError:
-        raise InputError(f"target: expected a probability strictly between 0 and 1, "
-                         f"got {str(text)!r}") from None
+        raise InputError(
+            f"target: expected a probability strictly between 0 and 1, got {str(text)!r}"
+        ) from None
     return valid_target(value)
 
 
@@ -283,9 +346,12 @@ def check_competence(system: str, text: str) -> str:
     values = [variant_text(v) for v in (spec.checks.axes.get(axis, ()) if axis else ())]
     text = str(text).strip()
     if text not in values:
-        raise InputError(f"competence: {text!r} is not a value of {system}'s "
-                         f"{axis} axis ({values[0]} … {values[-1]})"
-                         if values else f"{system} declares no competence axis")
+        raise InputError(
+            f"competence: {text!r} is not a value of {system}'s "
+            f"{axis} axis ({values[0]} … {values[-1]})"
+            if values
+            else f"{system} declares no competence axis"
+        )
     return text
 
 
@@ -320,8 +386,10 @@ def check_gear(system: str, kind: str, text: str) -> str:
     options = gear_options(system, kind)
     text = str(text).strip()
     if text not in options:
-        raise InputError(f"{system}: unknown {kind} {text!r}; known: "
-                         + (", ".join(options) if options else f"none (no {kind} rules)"))
+        raise InputError(
+            f"{system}: unknown {kind} {text!r}; known: "
+            + (", ".join(options) if options else f"none (no {kind} rules)")
+        )
     return text
 
 
@@ -332,8 +400,9 @@ def check_distance_m(system: str, text) -> int:
 
     value = limits.bounded_int(text, 0, MAX_DISTANCE, "whole metres", "distance")
     if value and not has_distance(system):
-        raise InputError(f"distance: {system} fights start engaged (its combat has no "
-                         "distance rules)")
+        raise InputError(
+            f"distance: {system} fights start engaged (its combat has no distance rules)"
+        )
     return value
 
 
@@ -356,7 +425,6 @@ def duel_variants(system: str, given: Mapping[str, str]) -> dict[str, str]:
 
     for key in ("distance", "aftermath"):
         if key in given:
-            raise InputError(f"variant {key}: set it with its own setting, not as a "
-                             "rule variant")
+            raise InputError(f"variant {key}: set it with its own setting, not as a rule variant")
     combat_variants(system, [f"{k}={v}" for k, v in given.items()])
     return _clean_variants(combat_variant_fields(system), given)

@@ -209,7 +209,24 @@ from .kernel import fight_kernel as fight_kernel
 from .kernel import fortitude_check as fortitude_check
 from .rules import DYING, HERO_USES, INCAP, MANEUVERS, SYSTEM, Fighter, Variants
 
-__all__ = ["DYING", "HERO_USES", "INCAP", "L_DEAD", "L_INCAP", "MANEUVERS", "SYSTEM", "Fighter",
-           "Variants", "attack_damage", "duel_exact", "duel_mc", "duel_mc_end", "feint_chance",
-           "fight_mc", "hit_points_for_rounds", "initiative_first", "mean_rounds", "one_hit"]
-
+__all__ = [
+    "DYING",
+    "HERO_USES",
+    "INCAP",
+    "L_DEAD",
+    "L_INCAP",
+    "MANEUVERS",
+    "SYSTEM",
+    "Fighter",
+    "Variants",
+    "attack_damage",
+    "duel_exact",
+    "duel_mc",
+    "duel_mc_end",
+    "feint_chance",
+    "fight_mc",
+    "hit_points_for_rounds",
+    "initiative_first",
+    "mean_rounds",
+    "one_hit",
+]

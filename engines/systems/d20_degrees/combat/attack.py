@@ -61,8 +61,9 @@ def dying_code(failures: int) -> int:
     return L_DEAD if failures >= DEATH_FAILURES else -1 - failures
 
 
-def fortitude_dist(fort: int, exhausted: bool, failures: int,
-                   dc: int = DYING_DC) -> dict[int, float]:
+def fortitude_dist(
+    fort: int, exhausted: bool, failures: int, dc: int = DYING_DC
+) -> dict[int, float]:
     """E14: new life code after one Fortitude check vs ``dc`` (15, the dying fighter's
     ``dying_dc``; E2 degrees, E3 naturals)."""
     out: dict[int, float] = {}
@@ -85,8 +86,15 @@ def _reroll_face(r2: int, reroll_nat: bool) -> tuple[int, int]:
     return (r2 + 10 if r2 <= 10 else r2), (2 if r2 == 20 else 1 if (r2 == 1 and reroll_nat) else 0)
 
 
-def _roll_better(bonus: int, x0: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool,
-                 dying: bool, crit_d: int = CRIT_DAMAGE) -> bool:
+def _roll_better(
+    bonus: int,
+    x0: int,
+    tgt: np.ndarray,
+    rule: np.ndarray,
+    t_exh: bool,
+    dying: bool,
+    crit_d: int = CRIT_DAMAGE,
+) -> bool:
     """ET4 ``best``: whether rolling (d20 + ``bonus`` vs DC 10, E3 naturals, a hit is
     critical) gives this attack on a defenceless target a better chance than the routine
     check (10 + ``bonus``) to kill it — E13: an incapacitated target dies at damage ≥ 10,
@@ -125,10 +133,20 @@ def _roll_better(bonus: int, x0: int, tgt: np.ndarray, rule: np.ndarray, t_exh: 
     return tuple(rolled) > routine
 
 
-def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: int,
-                   a_hero: bool, defenceless: bool, t_buff: bool,
-                   vul: bool = False, amod: int = 0, slam: int = 0, t_exh: bool = False,
-                   t_dying: bool = False) -> dict[tuple, float]:
+def _attack_totals(
+    att: np.ndarray,
+    tgt: np.ndarray,
+    rule: np.ndarray,
+    a_eff: int,
+    a_hero: bool,
+    defenceless: bool,
+    t_buff: bool,
+    vul: bool = False,
+    amod: int = 0,
+    slam: int = 0,
+    t_exh: bool = False,
+    t_dying: bool = False,
+) -> dict[tuple, float]:
     """E11/E3/E13/E9/E8/E16: {(attack total X or None for a miss, hero spent): p};
     ``vul``: the target is vulnerable (E17: Parry/Dodge halved, E-g15 rounding); a
     defenceless target is prone (E17: +5 to hit in melee, −5 at range) and hit by routine
@@ -155,8 +173,7 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
     def total_of(v: int, nat: int, crit: bool) -> int:
         deg_total = v + bonus + (5 if (nat == 2 and rule[R_CRIT_DEG]) else 0)
         excess = (deg_total - dc) // 5 if (deg_total >= dc and rule[R_DEGREE_DMG]) else 0
-        return int(rank + excess + offset + att[F_MDMG]
-                   + (int(att[F_CRITD]) if crit else 0))
+        return int(rank + excess + offset + att[F_MDMG] + (int(att[F_CRITD]) if crit else 0))
 
     out: dict[tuple, float] = {}
 
@@ -164,10 +181,23 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
         out[key] = out.get(key, 0.0) + p
 
     mode = int(rule[R_DEF_ROLL])
-    rolls = not defenceless or mode == DEF_ROLL or (
-        mode == DEF_BEST and _roll_better(bonus, rank + offset + int(att[F_MDMG]), tgt,
-                                          rule, t_exh, t_dying, int(att[F_CRITD]))) or (
-        mode == DEF_NEEDED and 10 + bonus < dc)
+    rolls = (
+        not defenceless
+        or mode == DEF_ROLL
+        or (
+            mode == DEF_BEST
+            and _roll_better(
+                bonus,
+                rank + offset + int(att[F_MDMG]),
+                tgt,
+                rule,
+                t_exh,
+                t_dying,
+                int(att[F_CRITD]),
+            )
+        )
+        or (mode == DEF_NEEDED and 10 + bonus < dc)
+    )
     if not rolls:
         total = 10 + bonus
         if total >= dc:
@@ -192,8 +222,9 @@ def _attack_totals(att: np.ndarray, tgt: np.ndarray, rule: np.ndarray, a_eff: in
     return out
 
 
-def _resist_dist(x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero: bool,
-                 threshold: int) -> dict[tuple, float]:
+def _resist_dist(
+    x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero: bool, threshold: int
+) -> dict[tuple, float]:
     """E12 (+E-g5, E9 ``resist``): {(damage ≥ 0, hero spent): p} for attack total ``x``."""
     tough = int(tgt[F_TOUGH])
     pen = EXHAUSTED_PENALTY if t_exh else 0
@@ -219,12 +250,27 @@ def _resist_dist(x: int, tgt: np.ndarray, rule: np.ndarray, t_exh: bool, t_hero:
     return out
 
 
-def attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_hero,
-                threshold, vul=False, amod=0, slam=0, t_dying=False) -> dict[tuple, float]:
+def attack_dist(
+    att,
+    tgt,
+    rule,
+    a_eff,
+    a_hero,
+    defenceless,
+    t_buff,
+    t_exh,
+    t_hero,
+    threshold,
+    vul=False,
+    amod=0,
+    slam=0,
+    t_dying=False,
+) -> dict[tuple, float]:
     """{(damage or -1 for a miss, attacker hero spent, target hero spent): p}."""
     out: dict[tuple, float] = {}
-    for (x, a_sp), p in _attack_totals(att, tgt, rule, a_eff, a_hero, defenceless,
-                                       t_buff, vul, amod, slam, t_exh, t_dying).items():
+    for (x, a_sp), p in _attack_totals(
+        att, tgt, rule, a_eff, a_hero, defenceless, t_buff, vul, amod, slam, t_exh, t_dying
+    ).items():
         if x is None:
             out[(-1, a_sp, 0)] = out.get((-1, a_sp, 0), 0.0) + p
             continue
@@ -234,8 +280,14 @@ def attack_dist(att, tgt, rule, a_eff, a_hero, defenceless, t_buff, t_exh, t_her
     return out
 
 
-def attack_damage(attacker, target, variants: Variants | None = None, *,
-                  defenceless: bool = False, vulnerable: bool = False) -> np.ndarray:
+def attack_damage(
+    attacker,
+    target,
+    variants: Variants | None = None,
+    *,
+    defenceless: bool = False,
+    vulnerable: bool = False,
+) -> np.ndarray:
     """Exact damage distribution of one attack (E11, E3, E12; E13 when ``defenceless``;
     E17 when ``vulnerable``: the target's Parry/Dodge halved, E-g15).
 
@@ -247,8 +299,7 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
     tgt = as_fighter(target, "target").array()
     att[F_EFFORT] = 0
     rule = as_variants(variants).rule()
-    dist = attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1,
-                       vulnerable)
+    dist = attack_dist(att, tgt, rule, 0, False, defenceless, False, False, False, 1, vulnerable)
     top = max(max(d for d, _, _ in dist), 0)
     out = np.zeros(top + 1)
     for (d, _, _), p in dist.items():
@@ -258,16 +309,20 @@ def attack_damage(attacker, target, variants: Variants | None = None, *,
 
 def dash_p(athletics: int) -> float:
     """ET1: P(an Athletics check d20 + ``athletics`` meets DC 15), E3 naturals."""
-    return sum(1 for r in range(2, 21)
-               if r + athletics + (5 if r == 20 else 0) >= ATHLETICS_DC) / 20
+    return (
+        sum(1 for r in range(2, 21) if r + athletics + (5 if r == 20 else 0) >= ATHLETICS_DC) / 20
+    )
 
 
-def impact_dist(att: np.ndarray, rule: np.ndarray, slam: int,
-                exhausted: bool) -> dict[int, float]:
+def impact_dist(att: np.ndarray, rule: np.ndarray, slam: int, exhausted: bool) -> dict[int, float]:
     """ET2: {damage ≥ 0: p} the charger takes resisting ⌊``slam`` / 2⌋ (E12, E-g5 naturals,
     no hero point)."""
-    return {d: p for (d, _), p in _resist_dist(slam // 2 + int(att[F_DOFF]), att, rule,
-                                               exhausted, False, 1).items()}
+    return {
+        d: p
+        for (d, _), p in _resist_dist(
+            slam // 2 + int(att[F_DOFF]), att, rule, exhausted, False, 1
+        ).items()
+    }
 
 
 def feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:
@@ -276,15 +331,20 @@ def feint_p(fa: np.ndarray, fb: np.ndarray, a_exh: bool, b_exh: bool) -> float:
     rolls at its penalty."""
     ba = int(fa[F_DECEP]) - (EXHAUSTED_PENALTY if a_exh else 0)
     bb = int(fb[F_READ]) - (EXHAUSTED_PENALTY if b_exh else 0)
-    wins = sum(1 for ra in range(1, 21) for rb in range(1, 21)
-               if ra + ba > rb + bb or (ra + ba == rb + bb and ba > bb))
+    wins = sum(
+        1
+        for ra in range(1, 21)
+        for rb in range(1, 21)
+        if ra + ba > rb + bb or (ra + ba == rb + bb and ba > bb)
+    )
     return wins / 400
 
 
 def feint_chance(feinter, target) -> float:
     """E16 feint (E5 opposed, E-g15): exact P(the target becomes vulnerable, E17)."""
-    return feint_p(as_fighter(feinter, "feinter").array(), as_fighter(target, "target").array(),
-                   False, False)
+    return feint_p(
+        as_fighter(feinter, "feinter").array(), as_fighter(target, "target").array(), False, False
+    )
 
 
 def initiative_first(a, b, variants: Variants | None = None) -> float:

@@ -120,8 +120,7 @@ class Duel:
             if 1 + d // 5 >= int(self.f[k][F_IDEG]):
                 return {L_DEAD: 1.0}
             if self.rule[R_DYING_ACQ]:
-                return fortitude_dist(int(self.f[k][F_FORT]), eff >= 2, 0,
-                                      int(self.f[k][F_DYDC]))
+                return fortitude_dist(int(self.f[k][F_FORT]), eff >= 2, 0, int(self.f[k][F_DYDC]))
             return {-1: 1.0}
         return {L_DEAD: 1.0}
 
@@ -135,9 +134,15 @@ class Duel:
         moves, new_eff = self._attack_table(k, xs, ys, amod, slam)
         x0, x1, x2 = xs[0], xs[1], xs[2]
         y1, y2, y3, y4 = ys[1], ys[2], ys[3], ys[4]
-        return [(p, (x0, x1, x2 - a_sp, new_eff, 0),
-                 ys if life is None else (life, y1, y2 - t_sp, y3, y4), d)
-                for p, a_sp, life, t_sp, d in moves]
+        return [
+            (
+                p,
+                (x0, x1, x2 - a_sp, new_eff, 0),
+                ys if life is None else (life, y1, y2 - t_sp, y3, y4),
+                d,
+            )
+            for p, a_sp, life, t_sp, d in moves
+        ]
 
     def _attack_table(self, k, xs, ys, amod=0, slam=0):
         """``(moves, the attacker's new effort count)`` of :meth:`_attack`: the outcomes as
@@ -150,8 +155,22 @@ class Duel:
         t_hero = ys[2] > 0 and tgt[F_HUSE] == 2
         threshold = ylife if ylife >= 1 else 1
         vul = xs[4] == 1
-        key = (k, xs[3], xs[2] > 0, ylife < 1, ys[1] == 1, ys[3] >= 2, t_hero,
-               threshold if t_hero else 0, a_sw, t_sw, vul, amod, slam, ylife < 0)
+        key = (
+            k,
+            xs[3],
+            xs[2] > 0,
+            ylife < 1,
+            ys[1] == 1,
+            ys[3] >= 2,
+            t_hero,
+            threshold if t_hero else 0,
+            a_sw,
+            t_sw,
+            vul,
+            amod,
+            slam,
+            ylife < 0,
+        )
         # the outcomes as (p, attacker hero spent, target's new life or None for a miss,
         # target hero spent, damage): the same for every state with this key, the
         # target's life and its effort uses
@@ -165,10 +184,22 @@ class Duel:
                 if t_sw:
                     tgt = tgt.copy()
                     tgt[F_MDEF] = DEFENSIVE[2]
-                dist = attack_dist(att, tgt, self.rule, xs[3],
-                                   xs[2] > 0 and att[F_HUSE] == 1, ylife < 1, ys[1] == 1,
-                                   ys[3] >= 2, t_hero, threshold, vul, amod, slam,
-                                   ylife < 0)
+                dist = attack_dist(
+                    att,
+                    tgt,
+                    self.rule,
+                    xs[3],
+                    xs[2] > 0 and att[F_HUSE] == 1,
+                    ylife < 1,
+                    ys[1] == 1,
+                    ys[3] >= 2,
+                    t_hero,
+                    threshold,
+                    vul,
+                    amod,
+                    slam,
+                    ylife < 0,
+                )
                 self.memo[key] = dist
             moves = []
             for (d, a_sp, t_sp), p in dist.items():
@@ -195,9 +226,12 @@ class Duel:
         if life in (L_DEAD, L_INCAP):
             outs = [(1.0, xs, ys, -1)]
         elif life < 0:
-            outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, -1) for nl, p in
-                    fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life,
-                                   int(fx[F_DYDC])).items()]
+            outs = [
+                (p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, -1)
+                for nl, p in fortitude_dist(
+                    int(fx[F_FORT]), xs[3] >= 2, -1 - life, int(fx[F_DYDC])
+                ).items()
+            ]
         elif xs[4] == 3:
             outs = [(1.0, (*xs[:4], 0), ys, -1)]  # E17 surprised: stunned, loses the turn
         else:
@@ -230,16 +264,21 @@ class Duel:
                         ny, low = ys, x0 < 1 or yl < 1
                     else:
                         ny, low = (life, y1, y2 - t_sp, y3, y4), x0 < 1 or life < 1
-                    add((p, (1, nf, nx, ny) if low else (1, 0, nx, ny), d) if turn == 0
-                        else (p, (0, nf, ny, nx) if low else (0, 0, ny, nx), d))
+                    add(
+                        (p, (1, nf, nx, ny) if low else (1, 0, nx, ny), d)
+                        if turn == 0
+                        else (p, (0, nf, ny, nx) if low else (0, 0, ny, nx), d)
+                    )
                 return out
         # the finishing counter runs once the duel is decided (one side below 1 life)
         nt, nf = 1 - turn, (f + 1 if decided else 0)
         if turn == 0:
-            return [(p, (nt, nf if (nx[0] < 1 or ny[0] < 1) else 0, nx, ny), d)
-                    for p, nx, ny, d in outs]
-        return [(p, (nt, nf if (ny[0] < 1 or nx[0] < 1) else 0, ny, nx), d)
-                for p, nx, ny, d in outs]
+            return [
+                (p, (nt, nf if (nx[0] < 1 or ny[0] < 1) else 0, nx, ny), d) for p, nx, ny, d in outs
+            ]
+        return [
+            (p, (nt, nf if (ny[0] < 1 or nx[0] < 1) else 0, ny, nx), d) for p, nx, ny, d in outs
+        ]
 
     # ---------------------------------------------------------------- on the line
 
@@ -266,10 +305,10 @@ class Duel:
             engaged = not decided and d == 0
             if cov:
                 if engaged and prone:
-                    return [(1.0, d, 0, d <= reach, 0)]   # ET3: standing up, the move
+                    return [(1.0, d, 0, d <= reach, 0)]  # ET3: standing up, the move
                 if d <= reach:
                     return [(1.0, d, cov, True, 0)]
-                if prone:   # stands up (the move), then the standard traded for one move
+                if prone:  # stands up (the move), then the standard traded for one move
                     return [(p, toward(d, m), 0, False, 0) for m, p in self._rates(k, d - reach)]
                 cov = 0
             elif d <= reach:
@@ -319,9 +358,12 @@ class Duel:
         if life in (L_DEAD, L_INCAP):
             outs = [(1.0, xs, ys, g, -1)]
         elif life < 0:
-            outs = [(p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, g, -1) for nl, p in
-                    fortitude_dist(int(fx[F_FORT]), xs[3] >= 2, -1 - life,
-                                   int(fx[F_DYDC])).items()]
+            outs = [
+                (p, (nl, xs[1], xs[2], xs[3], xs[4]), ys, g, -1)
+                for nl, p in fortitude_dist(
+                    int(fx[F_FORT]), xs[3] >= 2, -1 - life, int(fx[F_DYDC])
+                ).items()
+            ]
         elif xs[4] == 3:
             outs = [(1.0, (*xs[:4], 0), ys, g, -1)]  # E17 surprised: loses the turn
         else:
@@ -355,14 +397,23 @@ class Duel:
                             outs.append((p * q * r, (nl, *nx[1:]), ny, g2, dmg))
         nt = 1 - turn
         if turn == 0:
-            return [(p, (nt, (f + 1 if decided else 0) if (nx[0] < 1 or ny[0] < 1) else 0,
-                         nx, ny, g2), d) for p, nx, ny, g2, d in outs]
-        return [(p, (nt, (f + 1 if decided else 0) if (ny[0] < 1 or nx[0] < 1) else 0,
-                     ny, nx, g2), d) for p, nx, ny, g2, d in outs]
+            return [
+                (
+                    p,
+                    (nt, (f + 1 if decided else 0) if (nx[0] < 1 or ny[0] < 1) else 0, nx, ny, g2),
+                    d,
+                )
+                for p, nx, ny, g2, d in outs
+            ]
+        return [
+            (p, (nt, (f + 1 if decided else 0) if (ny[0] < 1 or nx[0] < 1) else 0, ny, nx, g2), d)
+            for p, nx, ny, g2, d in outs
+        ]
 
 
-def dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray,
-              dc: int = DYING_DC) -> float:
+def dying_end(
+    fort: int, exhausted: bool, failures: int, rule: np.ndarray, dc: int = DYING_DC
+) -> float:
     """P(dead) for a combatant dying with ``failures`` at the aftermath's end (``leave``:
     E14 checks until dead or stabilised, closed form; ``first_aid`` first: up to
     ``aid_tries`` Healing checks, each failed one followed by an E14 check, E-g17/E-g18).
@@ -375,8 +426,9 @@ def dying_end(fort: int, exhausted: bool, failures: int, rule: np.ndarray,
     leave: dict[int, float] = {L_DEAD: 1.0, L_INCAP: 0.0}
     for k in range(DEATH_FAILURES - 1, -1, -1):
         stay = step[k].get(code[k], 0.0)
-        leave[code[k]] = sum(p * leave[c] for c, p in step[k].items()
-                             if c != code[k]) / (1.0 - stay)
+        leave[code[k]] = sum(p * leave[c] for c, p in step[k].items() if c != code[k]) / (
+            1.0 - stay
+        )
     if int(rule[R_AFTERMATH]) != AFT_FIRST_AID:
         return leave[dying_code(failures)]
     bonus = int(rule[R_AID_BONUS])
@@ -420,13 +472,21 @@ def _fates_of(states: list, pos: int, f: np.ndarray, rule: np.ndarray) -> np.nda
 
 
 def _too_big(fa, fb, count: str) -> str:
-    return (f"duel_exact: {count} states: hit points {fa[F_HP]} and {fb[F_HP]} (E-g2) times "
-            "hero points (E9), recovery (E15), extra effort (E8) and finishing (E-g7) "
-            f"counters exceed the limit of {EXACT_STATE_LIMIT}; lower them or use duel_mc")
+    return (
+        f"duel_exact: {count} states: hit points {fa[F_HP]} and {fb[F_HP]} (E-g2) times "
+        "hero points (E9), recovery (E15), extra effort (E8) and finishing (E-g7) "
+        f"counters exceed the limit of {EXACT_STATE_LIMIT}; lower them or use duel_mc"
+    )
 
 
-def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CAP,
-               start_hp: int | None = None, end_a: np.ndarray | None = None) -> FightStats:
+def duel_exact(
+    a,
+    b,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+    start_hp: int | None = None,
+    end_a: np.ndarray | None = None,
+) -> FightStats:
     """Exact 1-vs-1 duel (E10–E16) as an absorbing Markov chain; probabilities in FightStats.
 
     Campaign attrition: ``start_hp`` (1..a's hit points) is the hit points ``a`` starts
@@ -448,20 +508,25 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     duel = Duel(fa, fb, rule)
     # fight states: both fighters' (hit points × counters); after the decision the loser
     # has 5 life codes and the winner's hit points are frozen, times the finishing counter
-    tact = [(3 if f[F_RECOV] > 0 else 1) * (_hero_left(f) + 1) * (int(f[F_EFFORT]) + 1)
-            * (4 if (f[F_FEINT] or rule[R_SURPRISE]) else 1) for f in (fa, fb)]
+    tact = [
+        (3 if f[F_RECOV] > 0 else 1)
+        * (_hero_left(f) + 1)
+        * (int(f[F_EFFORT]) + 1)
+        * (4 if (f[F_FEINT] or rule[R_SURPRISE]) else 1)
+        for f in (fa, fb)
+    ]
     size = [(int(f[F_HP]) + 5) * t for f, t in zip((fa, fb), tact, strict=True)]
-    bound = 2 * size[0] * size[1] \
-        + 2 * (duel.finish + 1) * 5 * (size[0] * tact[1] + size[1] * tact[0])
-    if duel.far:   # ET1: a few distances per pair of hit points, times the cover flags
+    bound = 2 * size[0] * size[1] + 2 * (duel.finish + 1) * 5 * (
+        size[0] * tact[1] + size[1] * tact[0]
+    )
+    if duel.far:  # ET1: a few distances per pair of hit points, times the cover flags
         bound *= 2 * (4 if COVER in (fa[F_PLAN], fb[F_PLAN]) else 1)
     if bound > 50 * EXACT_STATE_LIMIT:
         raise InputError(_too_big(fa, fb, f"up to {bound:.3g}"))
     surprise = int(rule[R_SURPRISE])
     hp0 = int(fa[F_HP])
     if start_hp is not None:
-        if isinstance(start_hp, bool) or not isinstance(start_hp, int) \
-                or not 1 <= start_hp <= hp0:
+        if isinstance(start_hp, bool) or not isinstance(start_hp, int) or not 1 <= start_hp <= hp0:
             raise InputError(f"start_hp: expected an integer 1..{hp0}, got {start_hp!r}")
         hp0 = start_hp
     s0 = (hp0, 0, _hero_left(fa), 0, {0: 0, 1: 1, 2: 3}[surprise])
@@ -475,7 +540,7 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
             starts[0] = ((0, 0, s0, (*s1[:4], 0)), p_first)
         else:
             starts[1] = ((1, 0, (*s0[:4], 0), s1), 1 - p_first)
-    if duel.far:   # ET1: the fight starts apart, nobody in cover
+    if duel.far:  # ET1: the fight starts apart, nobody in cover
         g0 = (int(rule[R_DISTANCE]), 0, 0)
         starts = [((*st, g0), p) for st, p in starts]
     index: dict = {}
@@ -512,8 +577,9 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     dmg = np.frombuffer(dmgs, np.int64)
     hit = dmg >= 0
     step_t = sparse.csr_matrix((vals, (np.frombuffer(cols, np.int64), rows)), shape=(n, n))
-    hit_t = sparse.csr_matrix((vals[hit], (np.minimum(dmg[hit], DAMAGE_BINS - 1),
-                                           rows[hit])), shape=(DAMAGE_BINS, n))
+    hit_t = sparse.csr_matrix(
+        (vals[hit], (np.minimum(dmg[hit], DAMAGE_BINS - 1), rows[hit])), shape=(DAMAGE_BINS, n)
+    )
     life_a = np.array([s[2][0] for s in states])
     life_b = np.array([s[3][0] for s in states])
     able_a = (life_a >= 1).astype(float)
@@ -565,14 +631,13 @@ def duel_exact(a, b, variants: Variants | None = None, round_cap: int = ROUND_CA
     neither = np.array([capped, 0.0, 0.0, 0.0])
     stats.fates[0] = vec @ fate_a + neither
     stats.fates[1] = vec @ fate_b + neither
-    stats.fates_sq[:] = stats.fates      # a duel's per-side counts are 0 or 1
+    stats.fates_sq[:] = stats.fates  # a duel's per-side counts are 0 or 1
     stats.loser_fate[0] = (vec * win0) @ fate_b[:, 1:]
     stats.loser_fate[1] = (vec * win1) @ fate_a[:, 1:]
     stats.loser_fate_sq[:] = stats.loser_fate
     stats.loser_dead[:] = stats.loser_fate[:, 0]
     stats.deaths[:] = stats.fates[:, 1]
-    stats.notes.update(method="exact", states=n, variants=dataclasses.asdict(v),
-                       p_first=p_first)
+    stats.notes.update(method="exact", states=n, variants=dataclasses.asdict(v), p_first=p_first)
     return stats
 
 
@@ -581,9 +646,15 @@ def mean_rounds(stats: FightStats) -> float:
     return float(np.arange(stats.rounds.shape[0]) @ stats.rounds_pmf())
 
 
-def hit_points_for_rounds(fighter, rounds: float, variants: Variants | None = None,
-                          round_cap: int = ROUND_CAP, max_hit_points: int = 200,
-                          trials: int = 50_000, seed: Seed = STUDY_SEED) -> int:
+def hit_points_for_rounds(
+    fighter,
+    rounds: float,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+    max_hit_points: int = 200,
+    trials: int = 50_000,
+    seed: Seed = STUDY_SEED,
+) -> int:
     """E-g2 solved for: the fewest hit points that make an even duel (``fighter`` against
     itself, both with those hit points) last at least ``rounds`` rounds on average.
 
@@ -601,9 +672,11 @@ def hit_points_for_rounds(fighter, rounds: float, variants: Variants | None = No
         return mean_rounds(duel_mc(g, g, trials, ss, variants, round_cap))
 
     if length(max_hit_points) < rounds:
-        raise InputError(f"hit_points_for_rounds: even {max_hit_points} hit points give "
-                         f"duels shorter than {rounds} rounds; raise max_hit_points")
-    lo, hi = 0, max_hit_points   # length(lo) < rounds ≤ length(hi), length(0) taken as 0
+        raise InputError(
+            f"hit_points_for_rounds: even {max_hit_points} hit points give "
+            f"duels shorter than {rounds} rounds; raise max_hit_points"
+        )
+    lo, hi = 0, max_hit_points  # length(lo) < rounds ≤ length(hi), length(0) taken as 0
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if length(mid) >= rounds:
@@ -644,22 +717,27 @@ def one_hit(attacker, target, variants: Variants | None = None) -> dict:
     if v.distance > 0:
         far = int(att[F_RLONG]) if att[F_RANGED] else 0
         if v.distance > far:
-            return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
-                                     "p_dying", "p_out"), 0.0), "in_range": False}
+            return {
+                **dict.fromkeys(
+                    ("p_hit", "p_incapacitate", "p_kill", "p_dead", "p_dying", "p_out"), 0.0
+                ),
+                "in_range": False,
+            }
         if v.distance > att[F_RMED]:
             amod = RANGE_PENALTY[2]
         elif v.distance > att[F_RSHORT]:
             amod = RANGE_PENALTY[1]
     # E8: after its effort uses: one use only fatigues (no penalty), two exhaust (−2)
-    dist = attack_dist(att, tgt, rule, int(att[F_EFFORT]), False,
-                       False, False, False, False, 1, amod=amod)
+    dist = attack_dist(
+        att, tgt, rule, int(att[F_EFFORT]), False, False, False, False, False, 1, amod=amod
+    )
     hp = int(tgt[F_HP])
     p_inc = float(sum(p for (d, _, _), p in dist.items() if d >= hp))
     # the fallen target, its turn next; the attacker unhurt, after its effort uses
     duel = Duel(att, tgt, rule)
     a0 = (int(att[F_HP]), 0, _hero_left(att), int(att[F_EFFORT]), 0)
     cur = {(1, 0, a0, (L_INCAP, 0, _hero_left(tgt), 0, 0)): 1.0}
-    for _ in range(duel.finish):   # 2 × finish_rounds half-turns, 0 unless finish
+    for _ in range(duel.finish):  # 2 × finish_rounds half-turns, 0 unless finish
         nxt: dict = {}
         for st, p in cur.items():
             for q, st2, _d in duel.step(st):
@@ -667,7 +745,12 @@ def one_hit(attacker, target, variants: Variants | None = None) -> dict:
         cur = nxt
     states = list(cur)
     fate = p_inc * (np.array([cur[st] for st in states]) @ _fates_of(states, 3, tgt, rule))
-    odds = {"p_hit": float(sum(p for (d, _, _), p in dist.items() if d >= 0)),
-            "p_incapacitate": p_inc, "p_kill": 0.0, "p_dead": float(fate[1]),
-            "p_dying": float(fate[2]), "p_out": float(fate[3])}
+    odds = {
+        "p_hit": float(sum(p for (d, _, _), p in dist.items() if d >= 0)),
+        "p_incapacitate": p_inc,
+        "p_kill": 0.0,
+        "p_dead": float(fate[1]),
+        "p_dying": float(fate[2]),
+        "p_out": float(fate[3]),
+    }
     return {**odds, "in_range": True} if v.distance > 0 else odds

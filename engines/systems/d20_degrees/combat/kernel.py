@@ -253,8 +253,9 @@ def _attack(s, F, i, j, st, hp, fails, rec, hero, eff, rule, hits, vul, amod, sl
         if mode == DEF_ROUTINE:
             rolls = False
         elif mode == DEF_BEST:
-            rolls = _roll_better(F, j, st, eff, rule, bonus, base + F[i, F_DOFF] + mdmg,
-                                 F[i, F_CRITD])
+            rolls = _roll_better(
+                F, j, st, eff, rule, bonus, base + F[i, F_DOFF] + mdmg, F[i, F_CRITD]
+            )
         elif mode == DEF_NEEDED:
             rolls = 10 + bonus < dc
     crit = False
@@ -460,8 +461,13 @@ def _plan_act(s, F, side, i, j, st, pos, cov, rule, decided):
             attacks = act == 1 and d - reach <= m
             step = min(m if (attacks or act == 2) else 2 * m, d - reach)
             pos[i] += step if pos[j] > pos[i] else -step
-            if attacks and rule[R_SLAM] != 0 and F[i, F_RANGED] == 0 and st[j] == ACTIVE \
-                    and not decided:
+            if (
+                attacks
+                and rule[R_SLAM] != 0
+                and F[i, F_RANGED] == 0
+                and st[j] == ACTIVE
+                and not decided
+            ):
                 # ET2: the higher of its movement rank (0) and damage rank, +1, +1 more
                 # after a full 8 m move
                 slam = max(F[i, F_DMG], 0) + 1 + (1 if d >= MOVE_M else 0)
@@ -525,8 +531,13 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided
         j = _pick_target(s, side, st, i, not decided, random_pick)
     if j < 0:
         return False
-    if F[i, F_FEINT] != 0 and not decided and fst[i] == FS_NONE and st[j] == ACTIVE and \
-            (not far or abs(pos[i] - pos[j]) <= F[i, F_REACH]):
+    if (
+        F[i, F_FEINT] != 0
+        and not decided
+        and fst[i] == FS_NONE
+        and st[j] == ACTIVE
+        and (not far or abs(pos[i] - pos[j]) <= F[i, F_REACH])
+    ):
         # E16 feint (E-g15): the standard action goes on the feint
         fst[i] = j if _feint_wins(s, F, i, j, eff) else FS_FAILED
         return False
@@ -545,7 +556,7 @@ def _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided
 def _finish_turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, pos, cov):
     """A turn after the decision (E-g7): a separate function, so the fight kernel inlines
     :func:`_turn` once only (keeps compile time down; finishing turns are rare)."""
-    decided = side.size > 0   # not a literal: one compiled _turn serves both callers
+    decided = side.size > 0  # not a literal: one compiled _turn serves both callers
     _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, decided, pos, cov)
 
 
@@ -568,8 +579,25 @@ def apply_first_aid(s, F, i, st, fails, eff, rule):
 
 
 @njit(**LEAF)
-def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_fate_sq,
-               fates, fates_sq, loser_dead, deaths, dead_any, deaths_sq):
+def _aftermath(
+    s,
+    F,
+    side,
+    st,
+    fails,
+    eff,
+    rule,
+    winner,
+    cnt,
+    loser_fate,
+    loser_fate_sq,
+    fates,
+    fates_sq,
+    loser_dead,
+    deaths,
+    dead_any,
+    deaths_sq,
+):
     """Lethality outcomes after the fight (and any finishing rounds): ``first_aid`` when a
     side won, then ``leave`` — every dying combatant rolls E14 until dead or stabilised;
     then each combatant's fate is counted (standing / dead / dying / out)."""
@@ -604,9 +632,37 @@ def _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_
 
 
 @njit(**LEAF)
-def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff, fst,
-               pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
-               loser_fate_sq, fates, fates_sq, dead_any, deaths_sq):
+def _one_fight(
+    s,
+    F,
+    side,
+    rule,
+    round_cap,
+    order,
+    key,
+    st,
+    hp,
+    fails,
+    rec,
+    hero,
+    eff,
+    fst,
+    pos,
+    cov,
+    cnt,
+    outcome,
+    rounds,
+    loser_dead,
+    standing,
+    deaths,
+    hits,
+    loser_fate,
+    loser_fate_sq,
+    fates,
+    fates_sq,
+    dead_any,
+    deaths_sq,
+):
     n = side.size
     for i in range(n):
         st[i] = ACTIVE
@@ -659,14 +715,15 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
             able1 += 1
     winner = -1
     ended = False
-    undecided = n < 0   # False, not a literal (see _finish_turn)
+    undecided = n < 0  # False, not a literal (see _finish_turn)
     end_round = round_cap
     at = 0
     for rnd in range(1, round_cap + 1):
         for at in range(n):
             i = order[at]
-            if _turn(s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, undecided,
-                     pos, cov):
+            if _turn(
+                s, F, side, i, st, hp, fails, rec, hero, eff, fst, rule, hits, undecided, pos, cov
+            ):
                 c0 = 0
                 c1 = 0
                 for j in range(n):
@@ -702,25 +759,101 @@ def _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero
             p += 1
             if p == n:
                 p = 0
-            _finish_turn(s, F, side, order[p], st, hp, fails, rec, hero, eff, fst, rule,
-                         hits, pos, cov)
-    _aftermath(s, F, side, st, fails, eff, rule, winner, cnt, loser_fate, loser_fate_sq,
-               fates, fates_sq, loser_dead, deaths, dead_any, deaths_sq)
+            _finish_turn(
+                s, F, side, order[p], st, hp, fails, rec, hero, eff, fst, rule, hits, pos, cov
+            )
+    _aftermath(
+        s,
+        F,
+        side,
+        st,
+        fails,
+        eff,
+        rule,
+        winner,
+        cnt,
+        loser_fate,
+        loser_fate_sq,
+        fates,
+        fates_sq,
+        loser_dead,
+        deaths,
+        dead_any,
+        deaths_sq,
+    )
 
 
 @njit(**LEAF)
-def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
-           fst, pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits, loser_fate,
-           loser_fate_sq, fates, fates_sq, dead_any, deaths_sq, end):
+def _chunk(
+    n_trials,
+    s,
+    F,
+    side,
+    rule,
+    round_cap,
+    order,
+    key,
+    st,
+    hp,
+    fails,
+    rec,
+    hero,
+    eff,
+    fst,
+    pos,
+    cov,
+    cnt,
+    outcome,
+    rounds,
+    loser_dead,
+    standing,
+    deaths,
+    hits,
+    loser_fate,
+    loser_fate_sq,
+    fates,
+    fates_sq,
+    dead_any,
+    deaths_sq,
+    end,
+):
     """``n_trials`` fights of one work item into its histograms; every scratch array comes
     from :func:`fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able
     having lost ``d`` hit points at ``d``, else dead, dying, incapacitated (out) at
     ``HP + 1..3``; with no columns (a plain run) nothing is counted."""
     health = end.size - 4
     for _ in range(n_trials):
-        _one_fight(s, F, side, rule, round_cap, order, key, st, hp, fails, rec, hero, eff,
-                   fst, pos, cov, cnt, outcome, rounds, loser_dead, standing, deaths, hits,
-                   loser_fate, loser_fate_sq, fates, fates_sq, dead_any, deaths_sq)
+        _one_fight(
+            s,
+            F,
+            side,
+            rule,
+            round_cap,
+            order,
+            key,
+            st,
+            hp,
+            fails,
+            rec,
+            hero,
+            eff,
+            fst,
+            pos,
+            cov,
+            cnt,
+            outcome,
+            rounds,
+            loser_dead,
+            standing,
+            deaths,
+            hits,
+            loser_fate,
+            loser_fate_sq,
+            fates,
+            fates_sq,
+            dead_any,
+            deaths_sq,
+        )
         if health >= 0:
             if st[0] == ACTIVE:
                 end[max(F[0, F_HP] - hp[0], 0)] += 1
@@ -729,9 +862,29 @@ def _chunk(n_trials, s, F, side, rule, round_cap, order, key, st, hp, fails, rec
 
 
 @njit(**KERNEL)
-def fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome, rounds,
-                 loser_dead, standing, deaths, hits, loser_fate, loser_fate_sq, fates, fates_sq,
-                 dead_any, deaths_sq, end):
+def fight_kernel(
+    first,
+    last,
+    F,
+    side,
+    rule,
+    round_cap,
+    trials,
+    states,
+    outcome,
+    rounds,
+    loser_dead,
+    standing,
+    deaths,
+    hits,
+    loser_fate,
+    loser_fate_sq,
+    fates,
+    fates_sq,
+    dead_any,
+    deaths_sq,
+    end,
+):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item, each item into its own
     histogram rows.
@@ -766,9 +919,39 @@ def fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome,
         fst = np.zeros(n, dtype=np.int64)
         pos = np.zeros(n, dtype=np.int64)
         cov = np.zeros(n, dtype=np.int64)
-        _chunk(trials[item], s, F, side, rule, round_cap, order, key, st, hp, fails, rec,
-               hero, eff, fst, pos, cov, cnt, o, rd, ld, sd, de, h, lf, lfs, fa, fas, da, ds,
-               end[item])
+        _chunk(
+            trials[item],
+            s,
+            F,
+            side,
+            rule,
+            round_cap,
+            order,
+            key,
+            st,
+            hp,
+            fails,
+            rec,
+            hero,
+            eff,
+            fst,
+            pos,
+            cov,
+            cnt,
+            o,
+            rd,
+            ld,
+            sd,
+            de,
+            h,
+            lf,
+            lfs,
+            fa,
+            fas,
+            da,
+            ds,
+            end[item],
+        )
         put(outcome[item], o)
         put(rounds[item], rd)
         put(loser_dead[item], ld)
@@ -784,12 +967,31 @@ def fight_kernel(first, last, F, side, rule, round_cap, trials, states, outcome,
 
 
 #: The histograms of :func:`fight_kernel`, in its argument order.
-_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "deaths", "hits", "loser_fate",
-           "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
+_FIELDS = (
+    "outcome",
+    "rounds",
+    "loser_dead",
+    "standing",
+    "deaths",
+    "hits",
+    "loser_fate",
+    "loser_fate_sq",
+    "fates",
+    "fates_sq",
+    "dead_any",
+    "deaths_sq",
+)
 
 
-def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
-                variants: Variants | None = None, round_cap: int = ROUND_CAP) -> np.ndarray:
+def duel_mc_end(
+    a,
+    b,
+    start_damage: int,
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> np.ndarray:
     """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started ``start_damage``
     hit points down against a fresh ``b`` (streams as :func:`fight_mc`); counts of
     ``a``'s end: able having lost ``d`` (``d < a.hit_points``; a recovery above the
@@ -803,13 +1005,20 @@ def duel_mc_end(a, b, start_damage: int, trials: int, seed: Seed = None,
     F = np.ascontiguousarray(np.stack([fa.array(), fb.array()]))
     F[0, F_START] = start_damage
     args = (F, np.array([0, 1], dtype=np.int64), fight_rule(v, (fa, fb)), np.int64(cap))
-    _, sums = run_chunks(fight_kernel, args, SYSTEM, trials, seed, cap, _FIELDS,
-                         end_columns=health + 4)
+    _, sums = run_chunks(
+        fight_kernel, args, SYSTEM, trials, seed, cap, _FIELDS, end_columns=health + 4
+    )
     return sums["end"]
 
 
-def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
-             variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def fight_mc(
+    side0: list,
+    side1: list,
+    trials: int = 100_000,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo of whole N-vs-M fights (E10–E16; package docstring for the gaps).
 
     Returns raw counts in a :class:`~engines.fight.FightStats` (``trials`` set).
@@ -821,8 +1030,9 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     >>> int(fight_mc([a], [a], trials=10_000, seed=1).outcome.sum())
     10000
     """
-    fighters = [as_fighter(x, f"side0[{k}]") for k, x in enumerate(side0)] + \
-        [as_fighter(x, f"side1[{k}]") for k, x in enumerate(side1)]
+    fighters = [as_fighter(x, f"side0[{k}]") for k, x in enumerate(side0)] + [
+        as_fighter(x, f"side1[{k}]") for k, x in enumerate(side1)
+    ]
     if not side0 or not side1:
         raise InputError("fight_mc: each side needs at least one fighter")
     if len(fighters) > 64:
@@ -831,16 +1041,30 @@ def fight_mc(side0: list, side1: list, trials: int = 100_000, seed: Seed = None,
     cap = check_round_cap(round_cap, 1000)
     F = np.ascontiguousarray(np.stack([f.array() for f in fighters]))
     side = np.array([0] * len(side0) + [1] * len(side1), dtype=np.int64)
-    stats, _ = run_chunks(fight_kernel, (F, side, fight_rule(v, fighters), np.int64(cap)),
-                          SYSTEM, trials, seed, cap, _FIELDS)
+    stats, _ = run_chunks(
+        fight_kernel,
+        (F, side, fight_rule(v, fighters), np.int64(cap)),
+        SYSTEM,
+        trials,
+        seed,
+        cap,
+        _FIELDS,
+    )
     start = np.array([len(side0), len(side1)], dtype=np.int64) * int(trials)
     stats.standing[:] = start + np.cumsum(stats.standing, axis=0)
-    stats.notes.update(method="monte_carlo", variants=dataclasses.asdict(v),
-                       fighters=[f.name for f in fighters])
+    stats.notes.update(
+        method="monte_carlo", variants=dataclasses.asdict(v), fighters=[f.name for f in fighters]
+    )
     return stats
 
 
-def duel_mc(a, b, trials: int = 100_000, seed: Seed = None, variants: Variants | None = None,
-            round_cap: int = ROUND_CAP) -> FightStats:
+def duel_mc(
+    a,
+    b,
+    trials: int = 100_000,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo 1-vs-1 duel (``a`` is side 0): :func:`fight_mc` with one fighter a side."""
     return fight_mc([a], [b], trials, seed, variants, round_cap)

@@ -86,6 +86,19 @@ from .kernel import fight_kernel as fight_kernel
 from .rules import DEFAULT, SYSTEM, Combatant, Variants, Weapon, row, rows
 from .rules import as_variants as as_variants
 
-__all__ = ["DEFAULT", "SYSTEM", "Combatant", "Variants", "Weapon", "attack_damage", "duel_exact",
-           "duel_mc", "duel_mc_end", "fight_mc", "hit_probability", "one_hit", "row", "rows"]
-
+__all__ = [
+    "DEFAULT",
+    "SYSTEM",
+    "Combatant",
+    "Variants",
+    "Weapon",
+    "attack_damage",
+    "duel_exact",
+    "duel_mc",
+    "duel_mc_end",
+    "fight_mc",
+    "hit_probability",
+    "one_hit",
+    "row",
+    "rows",
+]

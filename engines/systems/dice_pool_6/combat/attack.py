@@ -21,8 +21,9 @@ def _successes(pool: int, v: Variants) -> np.ndarray:
     return probs[0, 1:].copy()
 
 
-def contest_damage(att_pool: int, dodge_pool: int, weapon: int,
-                   v: Variants) -> tuple[np.ndarray, np.ndarray]:
+def contest_damage(
+    att_pool: int, dodge_pool: int, weapon: int, v: Variants
+) -> tuple[np.ndarray, np.ndarray]:
     """C10, C11, C-g4: pmf of damage dealt (misses count 0) and of wins by damage."""
     a = _successes(att_pool, v)
     d = _successes(dodge_pool, v)
@@ -49,21 +50,27 @@ def dodge_against(attacker: Combatant, target: Combatant, defended: int = 0) -> 
     return target.dodge_pool - target.crowd_dice * defended + cover
 
 
-def attack_damage(attacker: Combatant, target: Combatant,
-                  variants: Variants | None = None) -> np.ndarray:
+def attack_damage(
+    attacker: Combatant, target: Combatant, variants: Variants | None = None
+) -> np.ndarray:
     """Exact damage distribution of one attack, the first on the target this round
     (C10–C12, C-g4). ``p[0]`` holds the misses and the 0-damage wins; the win
     probability is :func:`hit_probability`."""
     v = as_variants(variants)
     attacker.check()
     target.check()
-    return contest_damage(attacker.attack_pool, dodge_against(attacker, target),
-                          attacker.weapon.damage, v)[0]
+    return contest_damage(
+        attacker.attack_pool, dodge_against(attacker, target), attacker.weapon.damage, v
+    )[0]
 
 
-def hit_probability(attacker: Combatant, target: Combatant,
-                    variants: Variants | None = None) -> float:
+def hit_probability(
+    attacker: Combatant, target: Combatant, variants: Variants | None = None
+) -> float:
     """P(the attacker wins the contest), C10 (and the ``tie_needs_success`` variant)."""
     v = as_variants(variants)
-    return float(contest_damage(attacker.attack_pool, dodge_against(attacker, target),
-                                attacker.weapon.damage, v)[1].sum())
+    return float(
+        contest_damage(
+            attacker.attack_pool, dodge_against(attacker, target), attacker.weapon.damage, v
+        )[1].sum()
+    )

@@ -42,9 +42,14 @@ def _fate_after(winner: Combatant, loser: Combatant, excess: int, v: Variants) -
     return np.array([p[0], 0.0, p[1:].sum()])
 
 
-def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
-               round_cap: int = ROUND_CAP, start_damage: int = 0,
-               chains: list | None = None) -> FightStats:
+def duel_exact(
+    a: Combatant,
+    b: Combatant,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+    start_damage: int = 0,
+    chains: list | None = None,
+) -> FightStats:
     """Exact 1-vs-1 conflict (C6, C10–C12, CT1) as an absorbing Markov chain.
 
     ``start_damage``: the damage ``a`` has already taken (campaign attrition); the solved
@@ -82,8 +87,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
             if att.weapon.ranged:
                 dodge += cover[1 - m][covered_t] - cover[1 - m][0]
             dmg, hit = contest_damage(att.attack_pool, dodge, att.weapon.damage, v)
-            ops[m, covered_t] = attack_op(dmg, hit, health[1 - m], True,
-                                          _death_after(tgt, v))
+            ops[m, covered_t] = attack_op(dmg, hit, health[1 - m], True, _death_after(tgt, v))
         return ops[m, covered_t]
 
     def turn(chain: DuelChain, cur: dict, m: int) -> dict:
@@ -92,9 +96,14 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
         nxt: dict = {}
         for key, plane in cur.items():
             d, covered = key[0], list(key[1:])
-            attacks, covered[m], d = turn_step(plans[m], fighters[m].weapon.ranged,
-                                               bool(covered[m]), d,
-                                               not fighters[1 - m].weapon.ranged, v)
+            attacks, covered[m], d = turn_step(
+                plans[m],
+                fighters[m].weapon.ranged,
+                bool(covered[m]),
+                d,
+                not fighters[1 - m].weapon.ranged,
+                v,
+            )
             key_new = (d, int(covered[0]), int(covered[1]))
             if attacks:
                 chain.attack(nxt, m, key_new, key, plane, op(m, key_new[2 - m]))
@@ -120,8 +129,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
             if chain.total() < 1e-16:
                 break
         chain.finish()
-        return chain.aftermath(
-            lambda w, e: _fate_after(fighters[w], fighters[1 - w], e, v))
+        return chain.aftermath(lambda w, e: _fate_after(fighters[w], fighters[1 - w], e, v))
 
     if v.order == "random_round":
         stats = run([(0.5, (0, 1)), (0.5, (1, 0))])
@@ -149,8 +157,12 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     """
     v = as_variants(variants)
     if v.distance > 0 and not attacker.weapon.ranged and v.distance > v.melee_reach:
-        return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
-                                 "p_dying", "p_out"), 0.0), "in_range": False}
+        return {
+            **dict.fromkeys(
+                ("p_hit", "p_incapacitate", "p_kill", "p_dead", "p_dying", "p_out"), 0.0
+            ),
+            "in_range": False,
+        }
     p = attack_damage(attacker, target, v)
     d = np.arange(p.size)
     health = target.health
@@ -162,10 +174,13 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
         if death is not None and k - health >= death:
             fates[0] += p[k]
         else:
-            fates += p[k] * _fate_after(attacker, target, 0 if death is None else k - health,
-                                        v)
-    odds = {"p_hit": hit_probability(attacker, target, v),
-            "p_incapacitate": float(p[d >= health].sum()),
-            "p_kill": float(p[d >= health + death].sum()) if death is not None else 0.0,
-            "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}
+            fates += p[k] * _fate_after(attacker, target, 0 if death is None else k - health, v)
+    odds = {
+        "p_hit": hit_probability(attacker, target, v),
+        "p_incapacitate": float(p[d >= health].sum()),
+        "p_kill": float(p[d >= health + death].sum()) if death is not None else 0.0,
+        "p_dead": float(fates[0]),
+        "p_dying": float(fates[1]),
+        "p_out": float(fates[2]),
+    }
     return {**odds, "in_range": True} if v.distance > 0 else odds

@@ -75,8 +75,9 @@ def _roll2(s, n_first, n_second, rule):
 
 
 @njit(**LEAF)
-def _contest(s, rows, rule, c, t, dice, defended, covered, dmg_taken, able, dead, n_able,
-             side, acc, hits_off):
+def _contest(
+    s, rows, rule, c, t, dice, defended, covered, dmg_taken, able, dead, n_able, side, acc, hits_off
+):
     """C10–C13: one attack of ``c`` with ``dice`` on ``t``; ``defended`` = earlier attacks
     on ``t`` this round; ``covered[t]``: ``t`` has taken cover (CT-g2)."""
     dodge = rows[t, C_DEF] - rows[t, C_CROWD] * defended  # C13
@@ -203,8 +204,26 @@ def _shuffle(s, order, n):
 
 
 @njit(**LEAF)
-def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended, order,
-           n_able, fate, cnt, pos, covered):
+def _fight(
+    s,
+    s2,
+    rows,
+    side,
+    rule,
+    cap,
+    acc,
+    off,
+    dmg_taken,
+    able,
+    dead,
+    defended,
+    order,
+    n_able,
+    fate,
+    cnt,
+    pos,
+    covered,
+):
     n = rows.shape[0]
     for sd in range(2):
         n_able[sd] = 0
@@ -275,8 +294,23 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
                     continue
                 else:
                     dice = pool
-                _contest(s, rows, rule, c, t, dice, defended[t], covered, dmg_taken, able,
-                         dead, n_able, side, acc, hits_off)
+                _contest(
+                    s,
+                    rows,
+                    rule,
+                    c,
+                    t,
+                    dice,
+                    defended[t],
+                    covered,
+                    dmg_taken,
+                    able,
+                    dead,
+                    n_able,
+                    side,
+                    acc,
+                    hits_off,
+                )
                 defended[t] += 1
             if n_able[enemy] == 0:
                 winner = side[c]
@@ -297,15 +331,53 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defend
 
 
 @njit(**LEAF)
-def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
-           order, n_able, fate, cnt, pos, covered, end):
+def _chunk(
+    n_trials,
+    s,
+    s2,
+    rows,
+    side,
+    rule,
+    cap,
+    acc,
+    off,
+    dmg_taken,
+    able,
+    dead,
+    defended,
+    order,
+    n_able,
+    fate,
+    cnt,
+    pos,
+    covered,
+    end,
+):
     """``n_trials`` fights of one work item into ``acc``; every scratch array comes from
     :func:`fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
     damage, or its fate; with no columns (a plain run) nothing is counted."""
     health = end.size - 4
     for _ in range(n_trials):
-        _fight(s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead, defended,
-               order, n_able, fate, cnt, pos, covered)
+        _fight(
+            s,
+            s2,
+            rows,
+            side,
+            rule,
+            cap,
+            acc,
+            off,
+            dmg_taken,
+            able,
+            dead,
+            defended,
+            order,
+            n_able,
+            fate,
+            cnt,
+            pos,
+            covered,
+        )
         if health >= 0:
             if fate[0] == 0:
                 end[dmg_taken[0]] += 1
@@ -327,14 +399,40 @@ def fight_kernel(first, last, rows, side, rule, cap, off, trials, states, out, e
         dmg_taken, able, dead, defended, order = z.copy(), z.copy(), z.copy(), z.copy(), z.copy()
         fate, cnt, n_able = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64)
         pos, covered = z.copy(), z.copy()
-        _chunk(trials[item], s, s2, rows, side, rule, cap, acc, off, dmg_taken, able, dead,
-               defended, order, n_able, fate, cnt, pos, covered, end[item])
+        _chunk(
+            trials[item],
+            s,
+            s2,
+            rows,
+            side,
+            rule,
+            cap,
+            acc,
+            off,
+            dmg_taken,
+            able,
+            dead,
+            defended,
+            order,
+            n_able,
+            fate,
+            cnt,
+            pos,
+            covered,
+            end[item],
+        )
         put(out[item], acc)
 
 
-def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
-                seed: Seed = None, variants: Variants | None = None,
-                round_cap: int = ROUND_CAP) -> np.ndarray:
+def duel_mc_end(
+    a: Combatant,
+    b: Combatant,
+    start_damage: int,
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> np.ndarray:
     """Campaign attrition, Monte Carlo: ``trials`` conflicts of ``a`` started with
     ``start_damage`` against a fresh ``b``; counts of ``a``'s end (able with ``d`` damage
     for ``d < a.health``, then dead, dying, out at ``a.health + 1..3``)."""
@@ -343,12 +441,17 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     start_damage = check_start_damage(start_damage, a.health)
     r = rows([a, b], v)
     r[0, C_START] = start_damage
-    return run_mc_end(fight_kernel, r, np.array([0, 1]), rule_array(v), trials, seed, cap,
-                      a.health)
+    return run_mc_end(fight_kernel, r, np.array([0, 1]), rule_array(v), trials, seed, cap, a.health)
 
 
-def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: Seed = None,
-             variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def fight_mc(
+    side0: list[Combatant],
+    side1: list[Combatant],
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo N-vs-M conflicts to the end or the round cap (C6, C10–C13), started
     ``variants.distance`` metres apart (CT1, CT-g1, CT-g2; every fighter on one line).
 
@@ -361,11 +464,28 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     1000
     """
     v = as_variants(variants)
-    return run_fight(fight_kernel, SYSTEM, Combatant, lambda cs: rows(cs, v), rule_array(v),
-                     side0, side1, trials, seed, round_cap, dataclasses.asdict(v))
+    return run_fight(
+        fight_kernel,
+        SYSTEM,
+        Combatant,
+        lambda cs: rows(cs, v),
+        rule_array(v),
+        side0,
+        side1,
+        trials,
+        seed,
+        round_cap,
+        dataclasses.asdict(v),
+    )
 
 
-def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,
-            variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def duel_mc(
+    a: Combatant,
+    b: Combatant,
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo 1-vs-1 conflicts (see :func:`fight_mc`)."""
     return fight_mc([a], [b], trials, seed, variants, round_cap)

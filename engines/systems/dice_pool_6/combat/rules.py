@@ -27,19 +27,19 @@ COVER_DICE = (-2, 1, 2)  # C12 (the seed's; a combatant carries its own, cover_d
 COVER_TAKEN = ("partial", "full")
 ORDERS = ("random_round", "random_fight", "side0_first")
 
-C_ATT = 0      # attack pool (C1, C5)
-C_DEF = 1      # dodge pool (C11)
-C_DMG = 2      # weapon damage bonus (C11)
-C_HEALTH = 3   # health (C6)
-C_DEATH = 4    # damage that kills, -1: never
-C_RANGED = 5   # 1: attacks at range (C12 applies to its targets)
-C_COVER = 6    # dice this combatant's dodge gets against ranged attacks (C12)
-C_SPLIT = 7    # 1: splits its pool among all able enemies (C13)
-C_WP = 8       # willpower (C6; no use in fights)
-C_START = 9    # damage already taken when the fight starts (campaign attrition)
-C_PLAN = 10    # engines.distance.PLANS index (CT1)
-C_TAKEN = 11   # dice its dodge gets against ranged attacks once it has taken cover (CT-g2)
-C_CROWD = 12   # dice its dodge loses per earlier attack on it in the round (C13)
+C_ATT = 0  # attack pool (C1, C5)
+C_DEF = 1  # dodge pool (C11)
+C_DMG = 2  # weapon damage bonus (C11)
+C_HEALTH = 3  # health (C6)
+C_DEATH = 4  # damage that kills, -1: never
+C_RANGED = 5  # 1: attacks at range (C12 applies to its targets)
+C_COVER = 6  # dice this combatant's dodge gets against ranged attacks (C12)
+C_SPLIT = 7  # 1: splits its pool among all able enemies (C13)
+C_WP = 8  # willpower (C6; no use in fights)
+C_START = 9  # damage already taken when the fight starts (campaign attrition)
+C_PLAN = 10  # engines.distance.PLANS index (CT1)
+C_TAKEN = 11  # dice its dodge gets against ranged attacks once it has taken cover (CT-g2)
+C_CROWD = 12  # dice its dodge loses per earlier attack on it in the round (C13)
 N_COLS = 13
 
 R_MIN_DAMAGE, R_TIE_NEEDS_SUCCESS, R_ORDER, R_TARGET_FIRST = 5, 6, 7, 8
@@ -54,70 +54,122 @@ class Variants(_checks.Variants):
     """Combat variants of ``dice_pool_6``: the check variants (C-g1..C-g4) plus these."""
 
     system: ClassVar[str] = SYSTEM
-    tie_needs_success: bool = variant(False, rule="C10", doc="a 0-0 tie is a miss (true) "
-                                      "or, literally, the challenger's win (false)",
-                                      term="the 0-0 tie rule")
-    order: str = variant("random_round", rule="C11", doc="who attacks first: a fresh random "
-                         "order each round, one random order per fight, or side 0 first "
-                         "(the rules text gives no initiative)", choices=ORDERS,
-                         term="the attack order",
-                         words={"random_round": "random each round",
-                                "random_fight": "random once a fight",
-                                "side0_first": "fighter A first"})
-    death: str = variant("double_health", rule="C-g5", doc="the rules text has no death: dead when "
-                         "the damage reaches twice the health (V5: a full track of "
-                         "superficial damage upgrades to aggravated, all aggravated kills a "
-                         "mortal), never, or at the health (every hit aggravated)",
-                         choices=DEATHS,
-                         term="the death rule",
-                         words={"double_health": "at twice the health", "never": "never",
-                                "at_health": "at the health"})
-    targeting: str = variant("random", rule="C13", doc="N-vs-M: each attack picks a random "
-                             "able enemy, or the first able one (focus fire)",
-                             choices=("random", "first"),
-                             term="the choice of target",
-                             words={"random": "a random enemy",
-                                    "first": "the first enemy (focus fire)"})
-    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
-                             "fallen when a conflict is won: leave them, first aid (C-g6: no "
-                             "rule, changes nothing), or the winners finish them (C-g7)",
-                             choices=AFTERMATHS,
-                             term="the aftermath policy",
-                             words={"leave": "no one helps", "first_aid": "first aid",
-                                    "finish": "the winners finish the fallen"})
-    helpless_dodge: str = variant("zero", rule="C-g7", doc="dodge pool of a fallen, helpless "
-                                  "target: zero (0 dice) or its full pool",
-                                  choices=("zero", "full"),
-                                  term="a helpless target's dodge pool",
-                                  words={"zero": "zero", "full": "its full pool"})
-    finish_rounds: int = variant(10, rule="C-g7", doc="rounds the winners spend finishing "
-                                 "fallen foes (one attack each a round)",
-                                 choices=range(1, 101),
-                                 term="the finishing rounds")
-    distance: int = variant(0, rule="CT1", doc="metres between the two sides when the "
-                            "fight starts (0: engaged, as in the fights without distance)",
-                            term="the starting distance")
-    close_band: int = variant(13, rule="CT-g1", doc="metres within which a fighter closes "
-                              "on its foe (or a kiter steps away from one) and still attacks "
-                              "in the same turn (V20: a character may move half its running "
-                              "speed, 20 + 3 x Dexterity, and act; Dexterity 2: 13 m)",
-                              term="the close band")
-    medium_band: int = variant(26, rule="CT-g1", doc="metres a turn of running covers: "
-                               "from beyond the close band up to this, closing takes one "
-                               "turn in which the mover does not attack; farther, each such "
-                               "turn closes this many metres (V20 running speed, 20 + 3 x "
-                               "Dexterity; Dexterity 2: 26 m)",
-                               term="the medium band")
-    melee_reach: int = variant(1, rule="CT-g1", doc="metres within which a melee attack "
-                               "reaches (engaged: within one metre after a move)",
-                               choices=(0, 1, 2, 3), term="the melee reach")
-    cover_taken: str = variant("partial", rule="CT-g2", doc="the cover a fighter with the "
-                               "plan cover reaches after the turn it spends taking it: "
-                               "partial (+1 die against ranged attacks) or full (+2); never "
-                               "less than the cover it stood in", choices=COVER_TAKEN,
-                               term="the cover a fighter takes",
-                               words={"partial": "partial cover (+1 die)",
-                                      "full": "full cover (+2 dice)"})
+    tie_needs_success: bool = variant(
+        False,
+        rule="C10",
+        doc="a 0-0 tie is a miss (true) or, literally, the challenger's win (false)",
+        term="the 0-0 tie rule",
+    )
+    order: str = variant(
+        "random_round",
+        rule="C11",
+        doc="who attacks first: a fresh random "
+        "order each round, one random order per fight, or side 0 first "
+        "(the rules text gives no initiative)",
+        choices=ORDERS,
+        term="the attack order",
+        words={
+            "random_round": "random each round",
+            "random_fight": "random once a fight",
+            "side0_first": "fighter A first",
+        },
+    )
+    death: str = variant(
+        "double_health",
+        rule="C-g5",
+        doc="the rules text has no death: dead when "
+        "the damage reaches twice the health (V5: a full track of "
+        "superficial damage upgrades to aggravated, all aggravated kills a "
+        "mortal), never, or at the health (every hit aggravated)",
+        choices=DEATHS,
+        term="the death rule",
+        words={
+            "double_health": "at twice the health",
+            "never": "never",
+            "at_health": "at the health",
+        },
+    )
+    targeting: str = variant(
+        "random",
+        rule="C13",
+        doc="N-vs-M: each attack picks a random able enemy, or the first able one (focus fire)",
+        choices=("random", "first"),
+        term="the choice of target",
+        words={"random": "a random enemy", "first": "the first enemy (focus fire)"},
+    )
+    aftermath: str = variant(
+        "leave",
+        rule="Lethality outcomes",
+        doc="what happens to the "
+        "fallen when a conflict is won: leave them, first aid (C-g6: no "
+        "rule, changes nothing), or the winners finish them (C-g7)",
+        choices=AFTERMATHS,
+        term="the aftermath policy",
+        words={
+            "leave": "no one helps",
+            "first_aid": "first aid",
+            "finish": "the winners finish the fallen",
+        },
+    )
+    helpless_dodge: str = variant(
+        "zero",
+        rule="C-g7",
+        doc="dodge pool of a fallen, helpless target: zero (0 dice) or its full pool",
+        choices=("zero", "full"),
+        term="a helpless target's dodge pool",
+        words={"zero": "zero", "full": "its full pool"},
+    )
+    finish_rounds: int = variant(
+        10,
+        rule="C-g7",
+        doc="rounds the winners spend finishing fallen foes (one attack each a round)",
+        choices=range(1, 101),
+        term="the finishing rounds",
+    )
+    distance: int = variant(
+        0,
+        rule="CT1",
+        doc="metres between the two sides when the "
+        "fight starts (0: engaged, as in the fights without distance)",
+        term="the starting distance",
+    )
+    close_band: int = variant(
+        13,
+        rule="CT-g1",
+        doc="metres within which a fighter closes "
+        "on its foe (or a kiter steps away from one) and still attacks "
+        "in the same turn (V20: a character may move half its running "
+        "speed, 20 + 3 x Dexterity, and act; Dexterity 2: 13 m)",
+        term="the close band",
+    )
+    medium_band: int = variant(
+        26,
+        rule="CT-g1",
+        doc="metres a turn of running covers: "
+        "from beyond the close band up to this, closing takes one "
+        "turn in which the mover does not attack; farther, each such "
+        "turn closes this many metres (V20 running speed, 20 + 3 x "
+        "Dexterity; Dexterity 2: 26 m)",
+        term="the medium band",
+    )
+    melee_reach: int = variant(
+        1,
+        rule="CT-g1",
+        doc="metres within which a melee attack reaches (engaged: within one metre after a move)",
+        choices=(0, 1, 2, 3),
+        term="the melee reach",
+    )
+    cover_taken: str = variant(
+        "partial",
+        rule="CT-g2",
+        doc="the cover a fighter with the "
+        "plan cover reaches after the turn it spends taking it: "
+        "partial (+1 die against ranged attacks) or full (+2); never "
+        "less than the cover it stood in",
+        choices=COVER_TAKEN,
+        term="the cover a fighter takes",
+        words={"partial": "partial cover (+1 die)", "full": "full cover (+2 dice)"},
+    )
 
     def check(self) -> None:
         """CT1: the starting distance is whole metres 0..200; CT-g1: the close band is
@@ -127,16 +179,17 @@ class Variants(_checks.Variants):
         for name, lo in (("close_band", 1), ("medium_band", self.close_band)):
             val = getattr(self, name)
             if isinstance(val, bool) or not isinstance(val, int) or not lo <= val <= hi:
-                raise InputError(f"variant {name}: expected whole metres {lo}..{hi}, "
-                                 f"got {val!r}")
+                raise InputError(f"variant {name}: expected whole metres {lo}..{hi}, got {val!r}")
 
 
 DEFAULT = Variants()
 
 #: Why a melee fighter cannot follow the plan ``cover`` (Combatant.check)
-COVER_NEEDS_RANGED = ("plan 'cover' takes cover, then shoots (CT1, C12: cover counts "
-                      "only against ranged attacks), so it needs a ranged weapon; a melee "
-                      "fighter charges or holds")
+COVER_NEEDS_RANGED = (
+    "plan 'cover' takes cover, then shoots (CT1, C12: cover counts "
+    "only against ranged attacks), so it needs a ranged weapon; a melee "
+    "fighter charges or holds"
+)
 
 
 @dataclass(frozen=True)
@@ -178,33 +231,43 @@ class Combatant:
     plan: str | None = None
     health_base: int = field(default=3, metadata={RULE_DATA: "health.track.base"})
     specialty_dice: int = field(default=1, metadata={RULE_DATA: "attack.specialty.dice"})
-    cover_dice: tuple[int, int, int] = field(default=COVER_DICE,
-                                             metadata={RULE_DATA: "cover.*.dice"})
+    cover_dice: tuple[int, int, int] = field(
+        default=COVER_DICE, metadata={RULE_DATA: "cover.*.dice"}
+    )
     crowd_dice: int = field(default=1, metadata={RULE_DATA: "dodge.outnumbered.dice"})
 
     def check(self) -> None:
-        for trait in ("attack_attribute", "attack_skill", "dodge_attribute", "dodge_skill",
-                      "stamina", "composure", "resolve"):
+        for trait in (
+            "attack_attribute",
+            "attack_skill",
+            "dodge_attribute",
+            "dodge_skill",
+            "stamina",
+            "composure",
+            "resolve",
+        ):
             value = getattr(self, trait)
             if not 0 <= value <= 10:
                 raise InputError(f"{self.name}: {trait} must be 0..10, got {value}")
         if self.cover not in COVER:
-            raise InputError(f"{self.name}: unknown cover {self.cover!r}; known: "
-                             + ", ".join(COVER))
+            raise InputError(
+                f"{self.name}: unknown cover {self.cover!r}; known: " + ", ".join(COVER)
+            )
         if not 0 <= self.weapon.damage <= 10:
-            raise InputError(f"{self.name}: weapon damage must be 0..10, got "
-                             f"{self.weapon.damage}")
+            raise InputError(f"{self.name}: weapon damage must be 0..10, got {self.weapon.damage}")
         _plan_in_force(self)
         for name in ("health_base", "specialty_dice", "crowd_dice"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InputError(f"{self.name}: {name} must be a whole number of 0 or more, "
-                                 f"got {value!r}")
+                raise InputError(
+                    f"{self.name}: {name} must be a whole number of 0 or more, got {value!r}"
+                )
         if self.health < 1:
             raise InputError(f"{self.name}: health must be at least 1, got {self.health}")
         if len(self.cover_dice) != len(COVER):
-            raise InputError(f"{self.name}: cover_dice needs one number for each of "
-                             + ", ".join(COVER))
+            raise InputError(
+                f"{self.name}: cover_dice needs one number for each of " + ", ".join(COVER)
+            )
 
     @property
     def plan_in_force(self) -> str:
@@ -275,8 +338,9 @@ def taken_cover_dice(c: Combatant, v: Variants) -> int:
     return max(c.cover_bonus, c.cover_dice[COVER.index(v.cover_taken)])
 
 
-def turn_step(plan: int, ranged: bool, covered: bool, d: int, foe_melee: bool,
-              v: Variants) -> tuple[bool, bool, int]:
+def turn_step(
+    plan: int, ranged: bool, covered: bool, d: int, foe_melee: bool, v: Variants
+) -> tuple[bool, bool, int]:
     """CT1, CT-g1, CT-g2: one fighter's turn in a duel at distance ``d`` metres, before its
     attack: ``(attacks, covered after, distance after)``. ``plan`` is its
     engines.distance.PLANS code, ``covered`` whether it has taken cover (plan ``cover``),
@@ -312,10 +376,19 @@ def turn_step(plan: int, ranged: bool, covered: bool, d: int, foe_melee: bool,
 def rule_array(v: Variants) -> np.ndarray:
     """The kernel's rule array of ``v``: the pool rule, then the combat switches
     (``R_*`` indexes)."""
-    extra = [int(v.min_damage), int(v.tie_needs_success), ORDERS.index(v.order),
-             int(v.targeting == "first"), AFTERMATHS.index(v.aftermath),
-             int(v.helpless_dodge == "full"), v.finish_rounds, v.distance, v.melee_reach,
-             v.close_band, v.medium_band]
+    extra = [
+        int(v.min_damage),
+        int(v.tie_needs_success),
+        ORDERS.index(v.order),
+        int(v.targeting == "first"),
+        AFTERMATHS.index(v.aftermath),
+        int(v.helpless_dodge == "full"),
+        v.finish_rounds,
+        v.distance,
+        v.melee_reach,
+        v.close_band,
+        v.medium_band,
+    ]
     return np.concatenate([v.rule().as_array(), np.array(extra, dtype=np.int64)])
 
 

@@ -126,7 +126,24 @@ from .rules import (
 )
 from .rules import as_variants as as_variants
 
-__all__ = ["BALLISTIC", "BASHING", "DEFAULT", "LETHAL", "SYSTEM", "TACTICS", "Armour", "Combatant",
-           "Variants", "Weapon", "attack_damage", "duel_exact", "duel_mc", "duel_mc_end",
-           "fight_mc", "hit_probability", "one_hit", "row", "rows"]
-
+__all__ = [
+    "BALLISTIC",
+    "BASHING",
+    "DEFAULT",
+    "LETHAL",
+    "SYSTEM",
+    "TACTICS",
+    "Armour",
+    "Combatant",
+    "Variants",
+    "Weapon",
+    "attack_damage",
+    "duel_exact",
+    "duel_mc",
+    "duel_mc_end",
+    "fight_mc",
+    "hit_probability",
+    "one_hit",
+    "row",
+    "rows",
+]

@@ -50,27 +50,33 @@ def damage_pmf(pool: int, damage: int, armour: int, v: Variants) -> tuple[np.nda
     return out, hit
 
 
-def attack_dice(c: Combatant, v: Variants, focus: int = 0, willpower: int = 0,
-                band: int = 0) -> int:
+def attack_dice(
+    c: Combatant, v: Variants, focus: int = 0, willpower: int = 0, band: int = 0
+) -> int:
     """A7 (with A2, A3, A4, A5, A12 for one target): dice before the target's defence;
     ``band`` (AT-g1: 0 short, 1 medium, 2 long) costs ``range_penalty`` dice a band, a
     situational modifier inside the A2 cap with the equipment's."""
     r = row(c, v)
-    mods = int(np.clip(r[C_MODS] + BURST_DICE[r[C_BURST]] - band * v.range_penalty,
-                       -MODIFIER_CAP, MODIFIER_CAP))
+    mods = int(
+        np.clip(
+            r[C_MODS] + BURST_DICE[r[C_BURST]] - band * v.range_penalty, -MODIFIER_CAP, MODIFIER_CAP
+        )
+    )
     return int(r[C_ATTR] + mods + focus + willpower)
 
 
-def hit_probability(attacker: Combatant, target: Combatant,
-                    variants: Variants | None = None, band: int = 0) -> float:
+def hit_probability(
+    attacker: Combatant, target: Combatant, variants: Variants | None = None, band: int = 0
+) -> float:
     """P(a plain attack scores at least one success): A7, A8, A1, A-g1; ``band`` the
     range band (AT-g1, :func:`attack_dice`)."""
     v = as_variants(variants)
     return float(1.0 - success_pmf(attack_dice(attacker, v, band=band) - target.defense, v)[0])
 
 
-def attack_damage(attacker: Combatant, target: Combatant,
-                  variants: Variants | None = None, band: int = 0) -> np.ndarray:
+def attack_damage(
+    attacker: Combatant, target: Combatant, variants: Variants | None = None, band: int = 0
+) -> np.ndarray:
     """Exact damage distribution of one plain attack (A7, A8, A10, A13, A-g1, A-g4).
 
     No dodge, focus or willpower; a burst weapon fires its burst at this one target.

@@ -68,7 +68,7 @@ def _fate_after(winner: Combatant, loser: Combatant, remaining: int, v: Variants
         dmg, _ = damage_pmf(pool, int(rw[C_DMG]), int(rl[C_ARMOUR + dtype]), v)
         clamp = 0 if v.overflow_to_con else con
         p = finish_chain(remaining, dmg, 2 * v.finish_rounds, clamp)
-        out = np.array([p[0], p[1:con + 1].sum(), p[con + 1:].sum()])
+        out = np.array([p[0], p[1 : con + 1].sum(), p[con + 1 :].sum()])
     else:
         out = np.array([0.0, 1.0, 0.0]) if dying else np.array([0.0, 0.0, 1.0])
     if v.leave_horizon == "day":  # A-g9: a day's healing
@@ -92,8 +92,9 @@ class Duel:
     (A4, each side), the "my last turn was a dodge" flag (A9, each side) and the
     distance in metres (AT1)."""
 
-    def __init__(self, fighters: tuple[Combatant, Combatant], v: Variants, first: int,
-                 round_cap: int) -> None:
+    def __init__(
+        self, fighters: tuple[Combatant, Combatant], v: Variants, first: int, round_cap: int
+    ) -> None:
         self.f = fighters
         self.v = v
         self.first = first
@@ -104,12 +105,15 @@ class Duel:
         self.tactic = [TACTICS.index(c.tactic) for c in fighters]
         self.plan = [int(r[C_PLAN]) for r in self.r]
         self.health = (fighters[0].vitality, fighters[1].vitality)
-        wp0 = [c.willpower_points if p != WP_NONE else 0 for c, p in zip(fighters, self.pol,
-                                                                         strict=True)]
+        wp0 = [
+            c.willpower_points if p != WP_NONE else 0
+            for c, p in zip(fighters, self.pol, strict=True)
+        ]
         start = np.zeros(self.health)
         start[0, 0] = 1.0
-        self.chain = DuelChain(SYSTEM, self.health, round_cap,
-                               {(wp0[0], wp0[1], 0, 0, 0, 0, v.distance): start})
+        self.chain = DuelChain(
+            SYSTEM, self.health, round_cap, {(wp0[0], wp0[1], 0, 0, 0, 0, v.distance): start}
+        )
         self._ops: dict = {}
 
     def op(self, attacker: int, pool: int):
@@ -119,8 +123,9 @@ class Duel:
             dtype = int(ra[C_DTYPE])
             dmg, hit = damage_pmf(pool, int(ra[C_DMG]), int(rt[C_ARMOUR + dtype]), self.v)
             death = int(rt[C_DEATH])
-            self._ops[key] = attack_op(dmg, hit, self.health[1 - attacker], dtype != BASHING,
-                                       None if death < 0 else death)
+            self._ops[key] = attack_op(
+                dmg, hit, self.health[1 - attacker], dtype != BASHING, None if death < 0 else death
+            )
         return self._ops[key]
 
     def _hurt_mask(self, m: int) -> np.ndarray:
@@ -134,8 +139,9 @@ class Duel:
         the dice (no wound penalty, a move is a whole Deslocamento), so every plane of a
         turn shares one distance: the key carries it and the chain never splits on it."""
         r, rt = self.r[m], self.r[1 - m]
-        return turn_moves(self.plan[m], int(r[C_MOVE]), int(r[C_FIRST]), int(r[C_FAR]),
-                          int(rt[C_THREAT]), d)
+        return turn_moves(
+            self.plan[m], int(r[C_MOVE]), int(r[C_FIRST]), int(r[C_FAR]), int(rt[C_THREAT]), d
+        )
 
     def turn(self, m: int, rnd: int) -> None:
         """The turn of combatant ``m`` (A6): turn start (A-g3, A4), moves (AT1), dodge,
@@ -170,8 +176,9 @@ class Duel:
                     self._attacks(new, m, tuple(k2), part, spend_att, slots)
         chain.planes = new
 
-    def _attacks(self, new: dict, m: int, key: tuple, plane: np.ndarray,
-                 spend_att: bool, slots: int) -> None:
+    def _attacks(
+        self, new: dict, m: int, key: tuple, plane: np.ndarray, spend_att: bool, slots: int
+    ) -> None:
         chain = self.chain
         t = 1 - m
         defense_t = int(self.r[t][C_DEF]) + int(self.r[t][C_WP_DEF]) * key[2 + t]  # A4
@@ -196,8 +203,7 @@ class Duel:
             cur_key, cur = key, plane * pk
             for a in range(n_att):
                 extra = int(self.r[m][C_WP_DICE]) if (spend_att and a == 0) else 0  # A4
-                pool = dice + (focus if a == 0 else 0) + extra - (
-                    k if k is not None else defense_t)
+                pool = dice + (focus if a == 0 else 0) + extra - (k if k is not None else defense_t)
                 nk = list(cur_key)
                 if extra:
                     nk[m] -= 1
@@ -241,8 +247,9 @@ class Duel:
         return _fate_after(winner, loser, remaining, self.v)
 
 
-def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
-               round_cap: int = ROUND_CAP) -> FightStats:
+def duel_exact(
+    a: Combatant, b: Combatant, variants: Variants | None = None, round_cap: int = ROUND_CAP
+) -> FightStats:
     """Exact 1-vs-1 fight (A6–A16, AT1–AT3) as an absorbing Markov chain.
 
     State: damage taken by each side (one track each: in a duel each side takes only its
@@ -266,8 +273,7 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants | None = None,
     a.check()
     b.check()
     p = p_first(a, b, v)
-    parts = [(w, Duel((a, b), v, first, cap).run()) for w, first in ((p, 0), (1 - p, 1))
-             if w > 0]
+    parts = [(w, Duel((a, b), v, first, cap).run()) for w, first in ((p, 0), (1 - p, 1)) if w > 0]
     stats = mix(parts)
     return finish_duel(stats, a, b, dataclasses.asdict(v))
 
@@ -294,8 +300,12 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     if v.distance > 0:
         first, far = bands(attacker, v)
         if v.distance > far:
-            return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
-                                     "p_dying", "p_out"), 0.0), "in_range": False}
+            return {
+                **dict.fromkeys(
+                    ("p_hit", "p_incapacitate", "p_kill", "p_dead", "p_dying", "p_out"), 0.0
+                ),
+                "in_range": False,
+            }
         band = band_of(v.distance, first)
     p = attack_damage(attacker, target, v, band)
     d = np.arange(p.size)
@@ -309,10 +319,17 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
             remaining = vit + target.CON
         else:
             remaining = target.CON - (k - vit if v.overflow_to_con else 0)
-        fates += p[k] * (np.array([1.0, 0.0, 0.0]) if remaining <= 0
-                         else _fate_after(attacker, target, remaining, v))
-    out = {"p_hit": hit_probability(attacker, target, v, band),
-           "p_incapacitate": float(p[d >= vit].sum()),
-           "p_kill": float(p[d >= vit + target.CON].sum()) if kills else 0.0,
-           "p_dead": float(fates[0]), "p_dying": float(fates[1]), "p_out": float(fates[2])}
+        fates += p[k] * (
+            np.array([1.0, 0.0, 0.0])
+            if remaining <= 0
+            else _fate_after(attacker, target, remaining, v)
+        )
+    out = {
+        "p_hit": hit_probability(attacker, target, v, band),
+        "p_incapacitate": float(p[d >= vit].sum()),
+        "p_kill": float(p[d >= vit + target.CON].sum()) if kills else 0.0,
+        "p_dead": float(fates[0]),
+        "p_dying": float(fates[1]),
+        "p_out": float(fates[2]),
+    }
     return {**out, "in_range": True} if v.distance > 0 else out

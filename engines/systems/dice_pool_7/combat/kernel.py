@@ -177,8 +177,26 @@ def _range_dice(rows, rule, c, t, pos):
 
 
 @njit(**LEAF)
-def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead,
-            dodging, dodge_succ, boost, n_able, side, acc, hits_off):
+def _strike(
+    s,
+    rows,
+    rule,
+    c,
+    t,
+    dice,
+    lethal_dmg,
+    bash_dmg,
+    con_dmg,
+    able,
+    dead,
+    dodging,
+    dodge_succ,
+    boost,
+    n_able,
+    side,
+    acc,
+    hits_off,
+):
     """One attack of ``c`` on ``t`` with ``dice`` before the target's defence (A7–A10)."""
     pool = dice
     if dodging[t] == 1:
@@ -195,8 +213,9 @@ def _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg, able, dead
     else:  # A10: armour ignores points of successes + weapon damage
         dmg = max(succ + rows[c, C_DMG] - armour, 0)
     acc[hits_off + min(dmg, DAMAGE_BINS - 1)] += 1
-    if able[t] == 1 and wound(t, dmg, dtype, rows[t, C_VIT], rows[t, C_DEATH], lethal_dmg,
-                              bash_dmg, con_dmg, dead):
+    if able[t] == 1 and wound(
+        t, dmg, dtype, rows[t, C_VIT], rows[t, C_DEATH], lethal_dmg, bash_dmg, con_dmg, dead
+    ):
         able[t] = 0
         n_able[side[t]] -= 1
 
@@ -236,8 +255,7 @@ def _fallen_fate(t, rows, lethal_dmg, dead):
 @njit(**INLINE)
 def _helpless_dice(rows, c):
     """A7 with A2, A5, A12 for one target: the attack dice of ``c`` on a helpless foe."""
-    mods = min(max(rows[c, C_MODS] + BURST_DICE[rows[c, C_BURST]], -MODIFIER_CAP),
-               MODIFIER_CAP)
+    mods = min(max(rows[c, C_MODS] + BURST_DICE[rows[c, C_BURST]], -MODIFIER_CAP), MODIFIER_CAP)
     return rows[c, C_ATTR] + mods
 
 
@@ -274,8 +292,9 @@ def _finish_blow(s2, rows, rule, c, t, lethal_dmg, bash_dmg, con_dmg, dead):
 
 
 @njit(**LEAF)
-def _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dmg, able,
-               dead, fate):
+def _aftermath(
+    s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dmg, able, dead, fate
+):
     """Lethality outcomes, A-g9..A-g12: every combatant's fate after the aftermath."""
     n = rows.shape[0]
     for i in range(n):
@@ -318,8 +337,32 @@ def _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dm
 
 
 @njit(**LEAF)
-def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp, able,
-           dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt, pos):
+def _fight(
+    s,
+    s2,
+    rows,
+    side,
+    rule,
+    cap,
+    acc,
+    off,
+    lethal_dmg,
+    bash_dmg,
+    con_dmg,
+    wp,
+    able,
+    dead,
+    dodging,
+    dodge_succ,
+    boost,
+    order,
+    ini,
+    targets,
+    n_able,
+    fate,
+    cnt,
+    pos,
+):
     n = rows.shape[0]
     for sd in range(2):
         n_able[sd] = 0
@@ -405,8 +448,11 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
                 focus = rows[c, C_FOCUS]
             for _a in range(n_att):
                 extra = 0
-                if not spent and wp[c] > 0 and (pol == WP_ATTACK_EARLY
-                                                or (pol == WP_ATTACK_LATE and hurt)):
+                if (
+                    not spent
+                    and wp[c] > 0
+                    and (pol == WP_ATTACK_EARLY or (pol == WP_ATTACK_LATE and hurt))
+                ):
                     wp[c] -= 1  # A4: +3 dice
                     spent = True
                     extra = rows[c, C_WP_DICE]
@@ -421,21 +467,44 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
                 if n_targets > 1:
                     n_t = 0
                     for t in range(n):
-                        if n_t < n_targets and side[t] == enemy and able[t] == 1 \
-                                and abs(pos[t] - pos[c]) <= far:
+                        if (
+                            n_t < n_targets
+                            and side[t] == enemy
+                            and able[t] == 1
+                            and abs(pos[t] - pos[c]) <= far
+                        ):
                             targets[n_t] = t
                             n_t += 1
                 else:
-                    targets[0] = _pick_target(s, side, able, enemy, n_in,
-                                              rule[R_TARGET_FIRST], pos, c, far)
+                    targets[0] = _pick_target(
+                        s, side, able, enemy, n_in, rule[R_TARGET_FIRST], pos, c, far
+                    )
                 for k in range(n_t):
                     t = targets[k]
                     # A2: equipment, burst and range (AT-g1) modifiers capped together
                     rd = _range_dice(rows, rule, c, t, pos) if moving else 0
                     mods = min(max(rows[c, C_MODS] + bd - rd, -MODIFIER_CAP), MODIFIER_CAP)
                     dice = rows[c, C_ATTR] + mods + focus + extra - penalty  # A-g8
-                    _strike(s, rows, rule, c, t, dice, lethal_dmg, bash_dmg, con_dmg,
-                            able, dead, dodging, dodge_succ, boost, n_able, side, acc, hits_off)
+                    _strike(
+                        s,
+                        rows,
+                        rule,
+                        c,
+                        t,
+                        dice,
+                        lethal_dmg,
+                        bash_dmg,
+                        con_dmg,
+                        able,
+                        dead,
+                        dodging,
+                        dodge_succ,
+                        boost,
+                        n_able,
+                        side,
+                        acc,
+                        hits_off,
+                    )
                 focus = 0
                 if n_able[enemy] == 0:
                     winner = side[c]
@@ -459,23 +528,70 @@ def _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg
     acc[off[0] + 3 * r_end + outcome] += 1
     for sd in range(2):
         acc[off[2] + 2 * r_end + sd] += n_able[sd]
-    _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dmg, able, dead,
-               fate)
+    _aftermath(s2, rows, side, rule, winner, order, lethal_dmg, bash_dmg, con_dmg, able, dead, fate)
     book_fates(acc, off, side, fate, winner, cnt)
 
 
 @njit(**LEAF)
-def _chunk(n_trials, s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg,
-           wp, able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate, cnt,
-           pos, end):
+def _chunk(
+    n_trials,
+    s,
+    s2,
+    rows,
+    side,
+    rule,
+    cap,
+    acc,
+    off,
+    lethal_dmg,
+    bash_dmg,
+    con_dmg,
+    wp,
+    able,
+    dead,
+    dodging,
+    dodge_succ,
+    boost,
+    order,
+    ini,
+    targets,
+    n_able,
+    fate,
+    cnt,
+    pos,
+    end,
+):
     """``n_trials`` fights of one work item into ``acc``; every scratch array comes from
     :func:`fight_kernel`. ``end`` (campaign attrition) counts combatant 0's end: able with its
     damage, or its fate; with no columns (a plain run) nothing is counted."""
     health = end.size - 4
     for _ in range(n_trials):
-        _fight(s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg, con_dmg, wp,
-               able, dead, dodging, dodge_succ, boost, order, ini, targets, n_able, fate,
-               cnt, pos)
+        _fight(
+            s,
+            s2,
+            rows,
+            side,
+            rule,
+            cap,
+            acc,
+            off,
+            lethal_dmg,
+            bash_dmg,
+            con_dmg,
+            wp,
+            able,
+            dead,
+            dodging,
+            dodge_succ,
+            boost,
+            order,
+            ini,
+            targets,
+            n_able,
+            fate,
+            cnt,
+            pos,
+        )
         if health >= 0:
             if fate[0] == 0:
                 end[lethal_dmg[0] + bash_dmg[0]] += 1
@@ -497,17 +613,47 @@ def fight_kernel(first, last, rows, side, rule, cap, off, trials, states, out, e
         lethal_dmg, bash_dmg, con_dmg, wp = z.copy(), z.copy(), z.copy(), z.copy()
         able, dead, dodging, dodge_succ = z.copy(), z.copy(), z.copy(), z.copy()
         boost, order, ini, targets = z.copy(), z.copy(), z.copy(), z.copy()
-        fate, cnt, n_able, pos = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64), \
-            z.copy()
-        _chunk(trials[item], s, s2, rows, side, rule, cap, acc, off, lethal_dmg, bash_dmg,
-               con_dmg, wp, able, dead, dodging, dodge_succ, boost, order, ini, targets,
-               n_able, fate, cnt, pos, end[item])
+        fate, cnt, n_able, pos = z.copy(), np.zeros(8, np.int64), np.zeros(2, np.int64), z.copy()
+        _chunk(
+            trials[item],
+            s,
+            s2,
+            rows,
+            side,
+            rule,
+            cap,
+            acc,
+            off,
+            lethal_dmg,
+            bash_dmg,
+            con_dmg,
+            wp,
+            able,
+            dead,
+            dodging,
+            dodge_succ,
+            boost,
+            order,
+            ini,
+            targets,
+            n_able,
+            fate,
+            cnt,
+            pos,
+            end[item],
+        )
         put(out[item], acc)
 
 
-def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
-                seed: Seed = None, variants: Variants | None = None,
-                round_cap: int = ROUND_CAP) -> np.ndarray:
+def duel_mc_end(
+    a: Combatant,
+    b: Combatant,
+    start_damage: int,
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> np.ndarray:
     """Campaign attrition, Monte Carlo: ``trials`` fights of ``a`` started with
     ``start_damage`` lethal points against a fresh ``b``; counts of ``a``'s end (able
     with ``d`` damage for ``d < a.vitality``, then dead, dying, out at
@@ -517,12 +663,19 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     start_damage = check_start_damage(start_damage, a.vitality)
     r = rows([a, b], v)
     r[0, C_START] = start_damage
-    return run_mc_end(fight_kernel, r, np.array([0, 1]), rule_array(v), trials, seed, cap,
-                      a.vitality)
+    return run_mc_end(
+        fight_kernel, r, np.array([0, 1]), rule_array(v), trials, seed, cap, a.vitality
+    )
 
 
-def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: Seed = None,
-             variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def fight_mc(
+    side0: list[Combatant],
+    side1: list[Combatant],
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo N-vs-M fights to the end or the round cap (A6–A16), started
     ``variants.distance`` metres apart (AT1–AT3; every fighter on one line).
 
@@ -535,11 +688,28 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int, seed: 
     1000
     """
     v = as_variants(variants)
-    return run_fight(fight_kernel, SYSTEM, Combatant, lambda cs: rows(cs, v), rule_array(v),
-                     side0, side1, trials, seed, round_cap, dataclasses.asdict(v))
+    return run_fight(
+        fight_kernel,
+        SYSTEM,
+        Combatant,
+        lambda cs: rows(cs, v),
+        rule_array(v),
+        side0,
+        side1,
+        trials,
+        seed,
+        round_cap,
+        dataclasses.asdict(v),
+    )
 
 
-def duel_mc(a: Combatant, b: Combatant, trials: int, seed: Seed = None,
-            variants: Variants | None = None, round_cap: int = ROUND_CAP) -> FightStats:
+def duel_mc(
+    a: Combatant,
+    b: Combatant,
+    trials: int,
+    seed: Seed = None,
+    variants: Variants | None = None,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo 1-vs-1 fights (see :func:`fight_mc`)."""
     return fight_mc([a], [b], trials, seed, variants, round_cap)

@@ -31,30 +31,30 @@ WP_NONE, WP_ATTACK_EARLY, WP_ATTACK_LATE, WP_DEFENSE_EARLY, WP_DEFENSE_LATE = ra
 BASHING, LETHAL, BALLISTIC = 0, 1, 2
 
 # Kernel row columns.
-C_ATTR = 0      # FOR or DES + 2 for the specialization (A7; specialization_dice)
-C_MODS = 1      # weapon bonus (A-g4) + equipment quality (A5), before the A2 cap
-C_DMG = 2       # weapon damage (A10)
-C_DTYPE = 3     # damage type dealt: 0 bashing, 1 lethal, 2 ballistic
-C_DEF = 4       # Defense (A8)
-C_INIT = 5      # initiative (A16)
-C_VIT = 6       # vitality (A14)
-C_DEATH = 7     # lethal damage beyond vitality that kills (= CON), -1: never (A15)
-C_WP = 8        # willpower points (A4)
-C_ARMOUR = 9    # columns 9, 10, 11: armour against bashing, lethal, ballistic (A13)
-C_BURST = 12    # 0 none, 1 short, 2 medium, 3 long (A12)
-C_TACTIC = 13   # TACTICS index (A6)
-C_WPPOL = 14    # WILLPOWER_POLICIES index (A4)
-C_CON = 15      # CON: lethal damage beyond vitality that kills in the aftermath (A15)
-C_START = 16    # lethal damage already taken when the fight starts (campaign attrition)
-C_MOVE = 17     # Deslocamento, metres a move action covers (AT1, AT2)
-C_FIRST = 18    # the weapon's best band: melee reach (AT-g2) or the short range (AT-g1)
-C_FAR = 19      # the farthest it attacks: melee reach, or 4 × the short range (AT-g1)
-C_PLAN = 20     # engines.distance.PLANS index
-C_THREAT = 21   # a melee fighter's reach + one move (what a kiter keeps beyond); -1 ranged
-C_FOCUS = 22    # dice a focus adds to the next attack (A3; focus_dice)
+C_ATTR = 0  # FOR or DES + 2 for the specialization (A7; specialization_dice)
+C_MODS = 1  # weapon bonus (A-g4) + equipment quality (A5), before the A2 cap
+C_DMG = 2  # weapon damage (A10)
+C_DTYPE = 3  # damage type dealt: 0 bashing, 1 lethal, 2 ballistic
+C_DEF = 4  # Defense (A8)
+C_INIT = 5  # initiative (A16)
+C_VIT = 6  # vitality (A14)
+C_DEATH = 7  # lethal damage beyond vitality that kills (= CON), -1: never (A15)
+C_WP = 8  # willpower points (A4)
+C_ARMOUR = 9  # columns 9, 10, 11: armour against bashing, lethal, ballistic (A13)
+C_BURST = 12  # 0 none, 1 short, 2 medium, 3 long (A12)
+C_TACTIC = 13  # TACTICS index (A6)
+C_WPPOL = 14  # WILLPOWER_POLICIES index (A4)
+C_CON = 15  # CON: lethal damage beyond vitality that kills in the aftermath (A15)
+C_START = 16  # lethal damage already taken when the fight starts (campaign attrition)
+C_MOVE = 17  # Deslocamento, metres a move action covers (AT1, AT2)
+C_FIRST = 18  # the weapon's best band: melee reach (AT-g2) or the short range (AT-g1)
+C_FAR = 19  # the farthest it attacks: melee reach, or 4 × the short range (AT-g1)
+C_PLAN = 20  # engines.distance.PLANS index
+C_THREAT = 21  # a melee fighter's reach + one move (what a kiter keeps beyond); -1 ranged
+C_FOCUS = 22  # dice a focus adds to the next attack (A3; focus_dice)
 C_WP_DICE = 23  # dice a willpower point adds to an attack (A4; willpower_dice)
-C_WP_DEF = 24   # Defense a willpower point adds until the next turn (A4; willpower_defense)
-C_DODGE = 25    # dice a dodge rolls per point of Defense (A9; dodge_per_defense)
+C_WP_DEF = 24  # Defense a willpower point adds until the next turn (A4; willpower_defense)
+C_DODGE = 25  # dice a dodge rolls per point of Defense (A9; dodge_per_defense)
 N_COLS = 26
 
 #: AT3 / AT-g1: a ranged weapon's class of range (A11: light "Alcance Curto", heavy
@@ -64,8 +64,10 @@ RANGE_CLASSES = ("short", "long")
 #: table's short / medium / long), each costing ``range_penalty`` dice more.
 BAND_FACTORS = (1, 2, 4)
 #: A plan this system has no rule for (engines.distance.check_plan).
-NO_PLAN = {"cover": "the rules text of dice_pool_7 has no cover rule (its actions, A6/AT1, "
-                    "are attack, move, dodge, focus, a check)"}
+NO_PLAN = {
+    "cover": "the rules text of dice_pool_7 has no cover rule (its actions, A6/AT1, "
+    "are attack, move, dodge, focus, a check)"
+}
 
 MODIFIER_CAP = _checks.MODIFIER_CAP
 
@@ -75,113 +77,197 @@ class Variants(_checks.Variants):
     """Combat variants of ``dice_pool_7``: the check variants (A1, A-g1, A-g2) plus these."""
 
     system: ClassVar[str] = SYSTEM
-    dodge_lasts: str = variant("next_turn", rule="A-g3", doc="a dodge protects until the "
-                               "start of the dodger's next turn, or only to the end of the "
-                               "round", choices=("next_turn", "end_of_round"),
-                               term="how long a dodge lasts",
-                               words={"next_turn": "until the dodger's next turn",
-                                      "end_of_round": "to the end of the round"})
-    weapon_bonus: str = variant("both", rule="A-g4", doc="the weapon's +1/+2 adds attack dice "
-                                "and damage (literal), or damage only",
-                                choices=("both", "damage"),
-                                term="the weapon bonus rule",
-                                words={"both": "attack dice and damage", "damage": "damage only"})
-    initiative_roll: bool = variant(False, rule="A-g6", doc="initiative adds 1d10 once per "
-                                    "fight (Chronicles); default static, ties at random",
-                                    term="the initiative roll")
-    overflow_to_con: bool = variant(True, rule="A15", doc="lethal damage beyond vitality "
-                                    "from the hit that empties it already lowers CON "
-                                    "(false: only later hits, so a fight never kills)",
-                                    term="damage overflowing into CON")
-    armour_vs_bashing: str = variant("ignored", rule="A13", doc="armour against bashing "
-                                     "damage: ignored (the rules text lists lethal and ballistic "
-                                     "only) or its lethal rating",
-                                     choices=("ignored", "lethal"),
-                                     term="armour against bashing damage",
-                                     words={"ignored": "ignored", "lethal": "its lethal rating"})
-    armour_vs_firearms: str = variant("ballistic", rule="A13", doc="armour against "
-                                      "firearm (ballistic) damage: its ballistic rating "
-                                      "only (the table read type by type), or ballistic + "
-                                      "lethal (a bullet is lethal damage too)",
-                                      choices=("ballistic", "ballistic_and_lethal"),
-                                      term="armour against firearms",
-                                      words={"ballistic": "its ballistic rating",
-                                             "ballistic_and_lethal": "ballistic + lethal"})
-    armour_stops: str = variant("damage", rule="A10", doc="armour ignores points of the "
-                                "damage (successes + weapon; the rules text's armour ignores "
-                                "points of damage) or cancels successes only, the weapon "
-                                "damage added after", choices=("damage", "successes"),
-                                term="what armour stops",
-                                words={"damage": "points of damage",
-                                       "successes": "successes only"})
-    targeting: str = variant("random", rule="A6", doc="N-vs-M: each attack picks a random "
-                             "able enemy, or the first able one (focus fire)",
-                             choices=("random", "first"),
-                             term="the choice of target",
-                             words={"random": "a random enemy",
-                                    "first": "the first enemy (focus fire)"})
-    burst_penalty: str = variant("after_cap", rule="A-g8", doc="a multi-target burst's "
-                                 "-1 die per target comes off the pool after the +/-5 "
-                                 "modifier cap (the rules text subtracts the targets from the "
-                                 "test's dice) or inside the cap",
-                                 choices=("after_cap", "inside_cap"),
-                                 term="the burst's per-target penalty",
-                                 words={"after_cap": "after the modifier cap",
-                                        "inside_cap": "inside the modifier cap"})
-    aftermath: str = variant("leave", rule="Lethality outcomes", doc="what happens to the "
-                             "fallen when a fight is won: leave them, first aid (A-g10), or "
-                             "the winners finish them (A-g12)", choices=AFTERMATHS,
-                             term="the aftermath policy",
-                             words={"leave": "no one helps", "first_aid": "first aid",
-                                    "finish": "the winners finish the fallen"})
-    leave_horizon: str = variant("scene", rule="A-g9", doc="a dying fighter left alone stays "
-                                 "dying to the end of the scene, or after a day has healed "
-                                 "out of vitality 0 (ends out)", choices=("scene", "day"),
-                                 term="how long a dying fighter stays dying",
-                                 words={"scene": "to the end of the scene", "day": "a day"})
-    first_aid_dice: int = variant(2, rule="A-g10", doc="dice of the aider's first-aid check "
-                                  "(one success stabilises a dying fighter)",
-                                  choices=range(0, 21),
-                                  term="the first-aid dice")
-    first_aid_tries: int = variant(1, rule="A-g10", doc="first-aid checks per dying fighter",
-                                   choices=range(1, 11),
-                                   term="the first-aid tries")
-    helpless_defense: str = variant("zero", rule="A-g11", doc="Defense of a fallen, helpless "
-                                    "target: zero, or its full Defense",
-                                    choices=("zero", "full"),
-                                    term="a helpless target's Defense",
-                                    words={"zero": "zero", "full": "its full Defense"})
-    finish_rounds: int = variant(10, rule="A-g12", doc="rounds the winners spend finishing "
-                                 "fallen foes (two attacks each a round)",
-                                 choices=range(1, 101),
-                                 term="the finishing rounds")
-    finish_bashing: str = variant("lethal", rule="A11", doc="an unarmed finisher chooses "
-                                  "lethal damage (the rules text allows it) or keeps bashing "
-                                  "damage (it cannot kill)", choices=("lethal", "bashing"),
-                                  term="an unarmed finisher's damage",
-                                  words={"lethal": "lethal", "bashing": "bashing"})
-    distance: int = variant(0, rule="AT1", doc="metres between the two sides when the "
-                            "fight starts (0: engaged, as in the fights without distance)",
-                            term="the starting distance")
-    range_short: int = variant(18, rule="AT-g1", doc="metres of the short band of a "
-                               "short-range weapon (A11 light ranged, 'Alcance Curto'); "
-                               "medium reaches twice as far, long four times (World of "
-                               "Darkness light pistol: 20/40/80 yards)",
-                               term="the short range of a light firearm")
-    range_long: int = variant(183, rule="AT-g1", doc="metres of the short band of a "
-                              "long-range weapon (A11 heavy ranged, 'Alcance Longo'); "
-                              "medium twice, long four times (World of Darkness rifle: "
-                              "200/400/800 yards)",
-                              term="the short range of a heavy firearm")
-    range_penalty: int = variant(2, rule="AT-g1", doc="dice a shot loses per band beyond "
-                                 "short: -2 at medium, -4 at long (World of Darkness); no "
-                                 "shot beyond long", choices=(0, 1, 2, 3),
-                                 term="the range penalty",
-                                 words={0: "none", 1: "-1 die a band", 2: "-2 dice a band",
-                                        3: "-3 dice a band"})
-    melee_reach: int = variant(1, rule="AT-g2", doc="metres within which a melee attack "
-                               "reaches (engaged: within one metre after a move)",
-                               choices=(0, 1, 2, 3), term="the melee reach")
+    dodge_lasts: str = variant(
+        "next_turn",
+        rule="A-g3",
+        doc="a dodge protects until the "
+        "start of the dodger's next turn, or only to the end of the "
+        "round",
+        choices=("next_turn", "end_of_round"),
+        term="how long a dodge lasts",
+        words={
+            "next_turn": "until the dodger's next turn",
+            "end_of_round": "to the end of the round",
+        },
+    )
+    weapon_bonus: str = variant(
+        "both",
+        rule="A-g4",
+        doc="the weapon's +1/+2 adds attack dice and damage (literal), or damage only",
+        choices=("both", "damage"),
+        term="the weapon bonus rule",
+        words={"both": "attack dice and damage", "damage": "damage only"},
+    )
+    initiative_roll: bool = variant(
+        False,
+        rule="A-g6",
+        doc="initiative adds 1d10 once per fight (Chronicles); default static, ties at random",
+        term="the initiative roll",
+    )
+    overflow_to_con: bool = variant(
+        True,
+        rule="A15",
+        doc="lethal damage beyond vitality "
+        "from the hit that empties it already lowers CON "
+        "(false: only later hits, so a fight never kills)",
+        term="damage overflowing into CON",
+    )
+    armour_vs_bashing: str = variant(
+        "ignored",
+        rule="A13",
+        doc="armour against bashing "
+        "damage: ignored (the rules text lists lethal and ballistic "
+        "only) or its lethal rating",
+        choices=("ignored", "lethal"),
+        term="armour against bashing damage",
+        words={"ignored": "ignored", "lethal": "its lethal rating"},
+    )
+    armour_vs_firearms: str = variant(
+        "ballistic",
+        rule="A13",
+        doc="armour against "
+        "firearm (ballistic) damage: its ballistic rating "
+        "only (the table read type by type), or ballistic + "
+        "lethal (a bullet is lethal damage too)",
+        choices=("ballistic", "ballistic_and_lethal"),
+        term="armour against firearms",
+        words={"ballistic": "its ballistic rating", "ballistic_and_lethal": "ballistic + lethal"},
+    )
+    armour_stops: str = variant(
+        "damage",
+        rule="A10",
+        doc="armour ignores points of the "
+        "damage (successes + weapon; the rules text's armour ignores "
+        "points of damage) or cancels successes only, the weapon "
+        "damage added after",
+        choices=("damage", "successes"),
+        term="what armour stops",
+        words={"damage": "points of damage", "successes": "successes only"},
+    )
+    targeting: str = variant(
+        "random",
+        rule="A6",
+        doc="N-vs-M: each attack picks a random able enemy, or the first able one (focus fire)",
+        choices=("random", "first"),
+        term="the choice of target",
+        words={"random": "a random enemy", "first": "the first enemy (focus fire)"},
+    )
+    burst_penalty: str = variant(
+        "after_cap",
+        rule="A-g8",
+        doc="a multi-target burst's "
+        "-1 die per target comes off the pool after the +/-5 "
+        "modifier cap (the rules text subtracts the targets from the "
+        "test's dice) or inside the cap",
+        choices=("after_cap", "inside_cap"),
+        term="the burst's per-target penalty",
+        words={"after_cap": "after the modifier cap", "inside_cap": "inside the modifier cap"},
+    )
+    aftermath: str = variant(
+        "leave",
+        rule="Lethality outcomes",
+        doc="what happens to the "
+        "fallen when a fight is won: leave them, first aid (A-g10), or "
+        "the winners finish them (A-g12)",
+        choices=AFTERMATHS,
+        term="the aftermath policy",
+        words={
+            "leave": "no one helps",
+            "first_aid": "first aid",
+            "finish": "the winners finish the fallen",
+        },
+    )
+    leave_horizon: str = variant(
+        "scene",
+        rule="A-g9",
+        doc="a dying fighter left alone stays "
+        "dying to the end of the scene, or after a day has healed "
+        "out of vitality 0 (ends out)",
+        choices=("scene", "day"),
+        term="how long a dying fighter stays dying",
+        words={"scene": "to the end of the scene", "day": "a day"},
+    )
+    first_aid_dice: int = variant(
+        2,
+        rule="A-g10",
+        doc="dice of the aider's first-aid check (one success stabilises a dying fighter)",
+        choices=range(0, 21),
+        term="the first-aid dice",
+    )
+    first_aid_tries: int = variant(
+        1,
+        rule="A-g10",
+        doc="first-aid checks per dying fighter",
+        choices=range(1, 11),
+        term="the first-aid tries",
+    )
+    helpless_defense: str = variant(
+        "zero",
+        rule="A-g11",
+        doc="Defense of a fallen, helpless target: zero, or its full Defense",
+        choices=("zero", "full"),
+        term="a helpless target's Defense",
+        words={"zero": "zero", "full": "its full Defense"},
+    )
+    finish_rounds: int = variant(
+        10,
+        rule="A-g12",
+        doc="rounds the winners spend finishing fallen foes (two attacks each a round)",
+        choices=range(1, 101),
+        term="the finishing rounds",
+    )
+    finish_bashing: str = variant(
+        "lethal",
+        rule="A11",
+        doc="an unarmed finisher chooses "
+        "lethal damage (the rules text allows it) or keeps bashing "
+        "damage (it cannot kill)",
+        choices=("lethal", "bashing"),
+        term="an unarmed finisher's damage",
+        words={"lethal": "lethal", "bashing": "bashing"},
+    )
+    distance: int = variant(
+        0,
+        rule="AT1",
+        doc="metres between the two sides when the "
+        "fight starts (0: engaged, as in the fights without distance)",
+        term="the starting distance",
+    )
+    range_short: int = variant(
+        18,
+        rule="AT-g1",
+        doc="metres of the short band of a "
+        "short-range weapon (A11 light ranged, 'Alcance Curto'); "
+        "medium reaches twice as far, long four times (World of "
+        "Darkness light pistol: 20/40/80 yards)",
+        term="the short range of a light firearm",
+    )
+    range_long: int = variant(
+        183,
+        rule="AT-g1",
+        doc="metres of the short band of a "
+        "long-range weapon (A11 heavy ranged, 'Alcance Longo'); "
+        "medium twice, long four times (World of Darkness rifle: "
+        "200/400/800 yards)",
+        term="the short range of a heavy firearm",
+    )
+    range_penalty: int = variant(
+        2,
+        rule="AT-g1",
+        doc="dice a shot loses per band beyond "
+        "short: -2 at medium, -4 at long (World of Darkness); no "
+        "shot beyond long",
+        choices=(0, 1, 2, 3),
+        term="the range penalty",
+        words={0: "none", 1: "-1 die a band", 2: "-2 dice a band", 3: "-3 dice a band"},
+    )
+    melee_reach: int = variant(
+        1,
+        rule="AT-g2",
+        doc="metres within which a melee attack reaches (engaged: within one metre after a move)",
+        choices=(0, 1, 2, 3),
+        term="the melee reach",
+    )
 
     def check(self) -> None:
         """AT1: the starting distance is whole metres 0..200; AT-g1: the range bands are
@@ -260,8 +346,7 @@ class Combatant:
     vitality_per_con: int = field(default=2, metadata={RULE_DATA: "health.vitality.per_con"})
     vitality_base: int = field(default=6, metadata={RULE_DATA: "health.vitality.base"})
     move_base: int = field(default=5, metadata={RULE_DATA: "movement.deslocamento.base"})
-    specialization_dice: int = field(default=2,
-                                     metadata={RULE_DATA: "attack.specialization.dice"})
+    specialization_dice: int = field(default=2, metadata={RULE_DATA: "attack.specialization.dice"})
     athletics_defense: int = field(default=2, metadata={RULE_DATA: "defense.athletics.bonus"})
     focus_dice: int = field(default=1, metadata={RULE_DATA: "attack.focus.dice"})
     willpower_dice: int = field(default=3, metadata={RULE_DATA: "attack.willpower.dice"})
@@ -276,33 +361,51 @@ class Combatant:
         if self.CON < 1:
             raise InputError(f"{self.name}: CON must be at least 1, got {self.CON}")
         if self.tactic not in TACTICS:
-            raise InputError(f"{self.name}: unknown tactic {self.tactic!r}; known: "
-                             + ", ".join(TACTICS))
+            raise InputError(
+                f"{self.name}: unknown tactic {self.tactic!r}; known: " + ", ".join(TACTICS)
+            )
         if self.willpower not in WILLPOWER_POLICIES:
-            raise InputError(f"{self.name}: unknown willpower policy {self.willpower!r}; "
-                             "known: " + ", ".join(WILLPOWER_POLICIES))
+            raise InputError(
+                f"{self.name}: unknown willpower policy {self.willpower!r}; "
+                "known: " + ", ".join(WILLPOWER_POLICIES)
+            )
         if self.burst not in BURSTS:
-            raise InputError(f"{self.name}: unknown burst {self.burst!r}; known: "
-                             + ", ".join(BURSTS))
+            raise InputError(
+                f"{self.name}: unknown burst {self.burst!r}; known: " + ", ".join(BURSTS)
+            )
         if self.burst != "none" and not (self.weapon.ranged and self.weapon.automatic):
-            raise InputError(f"{self.name}: bursts need an automatic ranged weapon, "
-                             f"not {self.weapon.name!r}")
+            raise InputError(
+                f"{self.name}: bursts need an automatic ranged weapon, not {self.weapon.name!r}"
+            )
         if self.weapon.damage_type not in DAMAGE_TYPES:
-            raise InputError(f"{self.name}: weapon damage type must be one of "
-                             + ", ".join(DAMAGE_TYPES))
+            raise InputError(
+                f"{self.name}: weapon damage type must be one of " + ", ".join(DAMAGE_TYPES)
+            )
         if self.quality not in _checks.EQUIPMENT_DICE.values():
             raise InputError(f"{self.name}: quality must be 0, 1 or 2, got {self.quality}")
         if self.weapon.range_class not in RANGE_CLASSES:
-            raise InputError(f"{self.name}: weapon range must be one of "
-                             + ", ".join(RANGE_CLASSES) + f", got {self.weapon.range_class!r}")
+            raise InputError(
+                f"{self.name}: weapon range must be one of "
+                + ", ".join(RANGE_CLASSES)
+                + f", got {self.weapon.range_class!r}"
+            )
         check_plan(self.plan, self.name, ranged=self.weapon.ranged, unavailable=NO_PLAN)
-        for name in ("vitality_per_con", "vitality_base", "move_base", "specialization_dice",
-                     "athletics_defense", "focus_dice", "willpower_dice", "willpower_defense",
-                     "dodge_per_defense"):
+        for name in (
+            "vitality_per_con",
+            "vitality_base",
+            "move_base",
+            "specialization_dice",
+            "athletics_defense",
+            "focus_dice",
+            "willpower_dice",
+            "willpower_defense",
+            "dodge_per_defense",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InputError(f"{self.name}: {name} must be a whole number of 0 or more, "
-                                 f"got {value!r}")
+                raise InputError(
+                    f"{self.name}: {name} must be a whole number of 0 or more, got {value!r}"
+                )
         if self.vitality < 1:
             raise InputError(f"{self.name}: vitality must be at least 1, got {self.vitality}")
 
@@ -320,8 +423,13 @@ class Combatant:
     def defense(self) -> int:
         """A8: min(DES, SAB) + a shield's +1 (the armour's ``defense``) + 2 with
         athletics (``athletics_defense``), A11's heavy-weapon −1; never below 0."""
-        return max(0, min(self.DES, self.SAB) + self.armour.defense
-                   + self.athletics_defense * self.athletics + self.weapon.defense)
+        return max(
+            0,
+            min(self.DES, self.SAB)
+            + self.armour.defense
+            + self.athletics_defense * self.athletics
+            + self.weapon.defense,
+        )
 
     @property
     def initiative(self) -> int:
@@ -339,8 +447,7 @@ class Combatant:
     def plan_in_force(self) -> str:
         """The plan it follows: its own, else hold with a ranged weapon and charge with
         any other (engines.distance.default_plan)."""
-        return check_plan(self.plan, self.name, ranged=self.weapon.ranged,
-                          unavailable=NO_PLAN)
+        return check_plan(self.plan, self.name, ranged=self.weapon.ranged, unavailable=NO_PLAN)
 
 
 def bands(c: Combatant, v: Variants) -> tuple[int, int]:
@@ -368,8 +475,9 @@ def threat(c: Combatant, v: Variants) -> int:
     return -1 if c.weapon.ranged else v.melee_reach + c.move
 
 
-def turn_moves(plan: int, move: int, first: int, far: int, threat_foe: int,
-               d: int) -> tuple[int, int]:
+def turn_moves(
+    plan: int, move: int, first: int, far: int, threat_foe: int, d: int
+) -> tuple[int, int]:
     """AT1 in a duel: ``(move actions, distance after)`` for one turn of a fighter with
     plan code ``plan`` (engines.distance.PLANS), Deslocamento ``move``, bands ``first`` /
     ``far`` (:func:`bands`), its foe's :func:`threat`, at distance ``d``.
@@ -417,7 +525,8 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
     r[C_ARMOUR + BASHING] = c.armour.lethal if v.armour_vs_bashing == "lethal" else 0
     r[C_ARMOUR + LETHAL] = c.armour.lethal
     r[C_ARMOUR + BALLISTIC] = c.armour.ballistic + (
-        c.armour.lethal if v.armour_vs_firearms == "ballistic_and_lethal" else 0)
+        c.armour.lethal if v.armour_vs_firearms == "ballistic_and_lethal" else 0
+    )
     r[C_BURST] = BURSTS.index(c.burst)
     r[C_TACTIC] = TACTICS.index(c.tactic)
     r[C_WPPOL] = WILLPOWER_POLICIES.index(c.willpower)
@@ -434,20 +543,33 @@ def row(c: Combatant, v: Variants = DEFAULT) -> np.ndarray:
 
 
 def rows(combatants: list[Combatant], v: Variants = DEFAULT) -> np.ndarray:
-    return np.stack([row(c, v) for c in combatants]) if combatants else \
-        np.zeros((0, N_COLS), dtype=np.int64)
+    return (
+        np.stack([row(c, v) for c in combatants])
+        if combatants
+        else np.zeros((0, N_COLS), dtype=np.int64)
+    )
 
 
 def rule_array(v: Variants) -> np.ndarray:
     """The kernel's rule array of ``v``: the pool rule, then the combat switches
     (``R_*`` indexes)."""
     pr = v.rule().as_array()
-    extra = [int(v.dodge_lasts == "end_of_round"), int(v.initiative_roll),
-             int(v.targeting == "first"), int(v.armour_stops == "successes"),
-             AFTERMATHS.index(v.aftermath), int(v.leave_horizon == "day"), v.first_aid_dice,
-             v.first_aid_tries, int(v.helpless_defense == "full"), v.finish_rounds,
-             int(v.finish_bashing == "lethal"), int(v.burst_penalty == "inside_cap"),
-             v.distance, v.range_penalty]
+    extra = [
+        int(v.dodge_lasts == "end_of_round"),
+        int(v.initiative_roll),
+        int(v.targeting == "first"),
+        int(v.armour_stops == "successes"),
+        AFTERMATHS.index(v.aftermath),
+        int(v.leave_horizon == "day"),
+        v.first_aid_dice,
+        v.first_aid_tries,
+        int(v.helpless_defense == "full"),
+        v.finish_rounds,
+        int(v.finish_bashing == "lethal"),
+        int(v.burst_penalty == "inside_cap"),
+        v.distance,
+        v.range_penalty,
+    ]
     return np.concatenate([pr, np.array(extra, dtype=np.int64)])
 
 

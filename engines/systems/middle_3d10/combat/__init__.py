@@ -107,7 +107,19 @@ from .kernel import mc_kernel as mc_kernel
 from .kernel import wound_penalty as wound_penalty
 from .rules import DEFAULT, FLAT_FOOTED, NO_PLAN, SYSTEM, TACTICS, Combatant, Variants
 
-__all__ = ["DEFAULT", "FLAT_FOOTED", "NO_PLAN", "SYSTEM", "TACTICS", "Combatant", "Variants",
-           "attack_damage", "duel_exact", "duel_mc", "duel_mc_end", "fate_probs", "fight_mc",
-           "one_hit"]
-
+__all__ = [
+    "DEFAULT",
+    "FLAT_FOOTED",
+    "NO_PLAN",
+    "SYSTEM",
+    "TACTICS",
+    "Combatant",
+    "Variants",
+    "attack_damage",
+    "duel_exact",
+    "duel_mc",
+    "duel_mc_end",
+    "fate_probs",
+    "fight_mc",
+    "one_hit",
+]

@@ -8,8 +8,9 @@ import numpy as np
 
 from .rules import DEFAULT, MASSIVE_DIFFICULTY, Combatant, Variants
 
-_ALL = np.array(np.meshgrid(np.arange(1, 11), np.arange(1, 11), np.arange(1, 11),
-                            indexing="ij")).reshape(3, -1)
+_ALL = np.array(
+    np.meshgrid(np.arange(1, 11), np.arange(1, 11), np.arange(1, 11), indexing="ij")
+).reshape(3, -1)
 LOW, HIGH = _ALL.min(0), _ALL.max(0)
 MIDDLE = _ALL.sum(0) - LOW - HIGH
 
@@ -32,8 +33,9 @@ def _hit_pmf(mod, defense, mask, bonus, crit, kept, sp, n_bins):
     return pmf
 
 
-def attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int,
-                 far_pen: int = 0) -> np.ndarray:
+def attack_table(
+    att: Combatant, tgt: Combatant, variants: Variants, n_bins: int, far_pen: int = 0
+) -> np.ndarray:
     """T[att_state, tgt_state, flat, use, spent, d]: one attack's outcome by the health
     states (B9: each side's own ``penalties``), flat-footedness (B6: the target's
     ``flat_footed``), drama use (B4, B-g7); ``far_pen`` points off the total for range
@@ -58,8 +60,7 @@ def attack_table(att: Combatant, tgt: Combatant, variants: Variants, n_bins: int
     return t
 
 
-def massive_pass(vigor: int, variants: Variants,
-                 difficulty: int = MASSIVE_DIFFICULTY) -> float:
+def massive_pass(vigor: int, variants: Variants, difficulty: int = MASSIVE_DIFFICULTY) -> float:
     """B10 / B-g6: P(passing the check at ``difficulty``, 12; the target's
     ``massive_difficulty``)."""
     sp = special_all(variants.doubles)
@@ -73,9 +74,14 @@ def check_pass(mod: int, difficulty: int, doubles: bool) -> float:
     return float(((sp == 1) | ((sp == 0) & (MIDDLE + mod >= difficulty))).mean())
 
 
-def attack_damage(attacker: Combatant, target: Combatant, variants: Variants = DEFAULT,
-                  flat_footed: bool = False, drama: bool = False,
-                  far_pen: int = 0) -> np.ndarray:
+def attack_damage(
+    attacker: Combatant,
+    target: Combatant,
+    variants: Variants = DEFAULT,
+    flat_footed: bool = False,
+    drama: bool = False,
+    far_pen: int = 0,
+) -> np.ndarray:
     """Exact damage distribution of one attack (B1, B3, B4, B6–B8); index 0 = miss.
 
     ``flat_footed`` lowers the target's Defense by its ``flat_footed`` (3, B6);

@@ -42,8 +42,9 @@ from .rules import (
 )
 
 
-def _kill_chance(att: Combatant, tgt: Combatant, penalty: int, flat: bool,
-                 variants: Variants) -> float:
+def _kill_chance(
+    att: Combatant, tgt: Combatant, penalty: int, flat: bool, variants: Variants
+) -> float:
     """Aftermath ``finish``: P(one strike kills the dying ``tgt``) (B-g11, B-g12), the
     attacker carrying its own wound ``penalty`` (B9); ``flat``: ``tgt`` never acted (B6)."""
     sp = special_all(variants.doubles)
@@ -58,11 +59,17 @@ def _kill_chance(att: Combatant, tgt: Combatant, penalty: int, flat: bool,
     if variants.dying_damage == "any":
         return float((hit & (d > 0)).mean())
     return float((hit & (d >= tgt.vigor)).mean()) * (
-        1.0 - massive_pass(tgt.vigor, variants, tgt.massive_difficulty))
+        1.0 - massive_pass(tgt.vigor, variants, tgt.massive_difficulty)
+    )
 
 
-def fate_probs(winner: Combatant, loser: Combatant, variants: Variants = DEFAULT,
-               penalty: int = 0, flat: bool = False) -> np.ndarray:
+def fate_probs(
+    winner: Combatant,
+    loser: Combatant,
+    variants: Variants = DEFAULT,
+    penalty: int = 0,
+    flat: bool = False,
+) -> np.ndarray:
     """Lethality outcomes of one dying ``loser`` (B9/B10) of a 1-vs-1 fight:
     P(dead), P(dying), P(out) once the ``aftermath`` is over (exact).
 
@@ -117,8 +124,10 @@ def _half_step(prob, table, flat, tactic, va, vt, q_massive, new, hits, down_by)
                         continue
                     for spent in range(2):
                         pa2 = pa - spent
-                        row = (((ia * table.shape[1] + it) * table.shape[2] + flat)
-                               * table.shape[3] + use) * table.shape[4] + spent
+                        row = (
+                            ((ia * table.shape[1] + it) * table.shape[2] + flat) * table.shape[3]
+                            + use
+                        ) * table.shape[4] + spent
                         for k in range(n_nz[row]):
                             d = bins[row, k]
                             p = flat_table[row, d]
@@ -154,9 +163,14 @@ def p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
     return float(joint[diff > 0].sum() + tie * share)
 
 
-def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
-               round_cap: int = ROUND_CAP, start_damage: int = 0,
-               end_a: np.ndarray | None = None) -> FightStats:
+def duel_exact(
+    a: Combatant,
+    b: Combatant,
+    variants: Variants = DEFAULT,
+    round_cap: int = ROUND_CAP,
+    start_damage: int = 0,
+    end_a: np.ndarray | None = None,
+) -> FightStats:
     """Exact 1-vs-1 fight as an absorbing Markov chain (B1, B3, B4, B6–B11, B-g4…B-g14,
     BT1, BT-g1, BT-g2).
 
@@ -192,8 +206,10 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     n_bins = 3 * 10 + 40 + variants.crit_bonus + 1
     # BT1: the move of each turn and the fighter's bands; one attack table per range
     # penalty met (BT-g2), built when first needed
-    moves = [(PLANS.index(c.plan_in_force), variants.move, *bands(c, variants),
-              threat(o, variants)) for c, o in ((a, b), (b, a))]
+    moves = [
+        (PLANS.index(c.plan_in_force), variants.move, *bands(c, variants), threat(o, variants))
+        for c, o in ((a, b), (b, a))
+    ]
     tables: dict = {}
 
     def table(att: int, pen: int) -> np.ndarray:
@@ -201,11 +217,17 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
             tables[att, pen] = attack_table(cmb[att], cmb[1 - att], variants, n_bins, pen)
         return tables[att, pen]
 
-    qm = {0: massive_pass(b.vigor, variants, b.massive_difficulty),
-          1: massive_pass(a.vigor, variants, a.massive_difficulty)}
+    qm = {
+        0: massive_pass(b.vigor, variants, b.massive_difficulty),
+        1: massive_pass(a.vigor, variants, a.massive_difficulty),
+    }
     cmb = (a, b)
-    fate = {(att, ia, flat): fate_probs(cmb[att], cmb[1 - att], variants, pen, bool(flat))
-            for att in (0, 1) for ia, pen in enumerate(cmb[att].penalties) for flat in (0, 1)}
+    fate = {
+        (att, ia, flat): fate_probs(cmb[att], cmb[1 - att], variants, pen, bool(flat))
+        for att in (0, 1)
+        for ia, pen in enumerate(cmb[att].penalties)
+        for flat in (0, 1)
+    }
     hits = np.zeros(DAMAGE_BINS)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
         if weight == 0.0:
@@ -234,8 +256,18 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                 view = prob if att == 0 else np.ascontiguousarray(prob.transpose(1, 0, 3, 2))
                 new = np.zeros_like(view)
                 down_by = np.zeros(3)
-                down = _half_step(view, table(att, pen), flat, TACTICS[cmb[att].drama_tactic],
-                                  cmb[att].vigor, cmb[tgt].vigor, qm[att], new, hits, down_by)
+                down = _half_step(
+                    view,
+                    table(att, pen),
+                    flat,
+                    TACTICS[cmb[att].drama_tactic],
+                    cmb[att].vigor,
+                    cmb[tgt].vigor,
+                    qm[att],
+                    new,
+                    hits,
+                    down_by,
+                )
                 if end_a is not None and att == 0:
                     end_a += view.sum(axis=(1, 2, 3)) - new.sum(axis=(1, 2, 3))
                 prob = new if att == 0 else np.ascontiguousarray(new.transpose(1, 0, 3, 2))
@@ -265,8 +297,12 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     return out
 
 
-def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = None,
-            flat_footed: bool = False) -> dict:
+def one_hit(
+    attacker: Combatant,
+    target: Combatant,
+    variants: Variants | None = None,
+    flat_footed: bool = False,
+) -> dict:
     """What one attack does to an unhurt target (B1, B3, B6–B10, lethality outcomes).
 
     ``p_hit``: the attack succeeds (B7, B3); ``p_incapacitate``: the target cannot act
@@ -287,16 +323,28 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     pen = 0
     if v.distance > 0:
         if v.distance > bands(attacker, v)[1]:
-            return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
-                                     "p_dying", "p_out"), 0.0), "in_range": False}
+            return {
+                **dict.fromkeys(
+                    ("p_hit", "p_incapacitate", "p_kill", "p_dead", "p_dying", "p_out"), 0.0
+                ),
+                "in_range": False,
+            }
         pen = range_penalty(attacker, v, v.distance)
     p = attack_damage(attacker, target, v, flat_footed=flat_footed, far_pen=pen)
     d = np.arange(p.size)
     vig = target.vigor
     massive = (d >= vig) & (d < 3 * vig)
-    out = float(p[d >= 3 * vig].sum()
-                + p[massive].sum() * (1.0 - massive_pass(vig, v, target.massive_difficulty)))
+    out = float(
+        p[d >= 3 * vig].sum()
+        + p[massive].sum() * (1.0 - massive_pass(vig, v, target.massive_difficulty))
+    )
     fate = out * fate_probs(attacker, target, v, 0, flat_footed)
-    odds = {"p_hit": float(1.0 - p[0]), "p_incapacitate": out, "p_kill": 0.0,
-            "p_dead": float(fate[0]), "p_dying": float(fate[1]), "p_out": float(fate[2])}
+    odds = {
+        "p_hit": float(1.0 - p[0]),
+        "p_incapacitate": out,
+        "p_kill": 0.0,
+        "p_dead": float(fate[0]),
+        "p_dying": float(fate[1]),
+        "p_out": float(fate[2]),
+    }
     return {**odds, "in_range": True} if v.distance > 0 else odds

@@ -265,8 +265,25 @@ def _order(s, cmb, rule, key, order):
 
 
 @njit(**LEAF)
-def _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, outcome, rounds,
-           standing, tail, hits, pos):
+def _fight(
+    s,
+    cmb,
+    side,
+    rule,
+    cap,
+    dmg,
+    drama,
+    acted,
+    key,
+    order,
+    up,
+    outcome,
+    rounds,
+    standing,
+    tail,
+    hits,
+    pos,
+):
     """One whole fight; adds it to the histograms and returns the winning side (2: none).
 
     B6: the surprise round, when there is one, comes "antes da primeira rodada normal",
@@ -378,8 +395,9 @@ def _strike(s, cmb, rule, i, j, dmg, acted):
     v = cmb[j, VIGOR]
     if d < v:
         return False
-    return not _check(s, v if rule[R_MASSIVE_VIGOR] != 0 else 0, cmb[j, MASSIVE_DC],
-                      rule[R_DOUBLES])
+    return not _check(
+        s, v if rule[R_MASSIVE_VIGOR] != 0 else 0, cmb[j, MASSIVE_DC], rule[R_DOUBLES]
+    )
 
 
 @njit(**LEAF)
@@ -430,8 +448,20 @@ def _aftermath(s, cmb, side, rule, winner, dmg, acted, order, fate):
 
 
 @njit(**LEAF)
-def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq, fates,
-           fates_sq, dead_any, deaths_sq):
+def _tally(
+    side,
+    fate,
+    winner,
+    size,
+    cnt,
+    loser_dead,
+    loser_fate,
+    loser_fate_sq,
+    fates,
+    fates_sq,
+    dead_any,
+    deaths_sq,
+):
     """Add one fight's fates to the lethality histograms (see :mod:`engines.fight`)."""
     cnt[:] = 0
     for i in range(side.shape[0]):
@@ -454,8 +484,38 @@ def _tally(side, fate, winner, size, cnt, loser_dead, loser_fate, loser_fate_sq,
 
 
 @njit(**LEAF)
-def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, fate, up,
-           size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, da, ds, end, pos):
+def _chunk(
+    s,
+    a,
+    cmb,
+    side,
+    rule,
+    cap,
+    n_trials,
+    dmg,
+    drama,
+    acted,
+    key,
+    order,
+    fate,
+    up,
+    size,
+    cnt,
+    o,
+    rd,
+    st,
+    tl,
+    h,
+    ld,
+    lf,
+    lfs,
+    fs,
+    fss,
+    da,
+    ds,
+    end,
+    pos,
+):
     """``n_trials`` fights of one work item into the histograms ``o`` … ``fss``; every
     scratch array comes from :func:`mc_kernel`. ``a`` is the aftermath's own stream, so
     the fights draw the same numbers under every aftermath policy.
@@ -467,8 +527,9 @@ def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, 
     for i in range(cmb.shape[0]):
         size[side[i]] += 1
     for _ in range(n_trials):
-        w = _fight(s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h,
-                   pos)
+        w = _fight(
+            s, cmb, side, rule, cap, dmg, drama, acted, key, order, up, o, rd, st, tl, h, pos
+        )
         _aftermath(a, cmb, side, rule, w, dmg, acted, order, fate)
         _tally(side, fate, w, size, cnt, ld, lf, lfs, fs, fss, da, ds)
         if health >= 0:
@@ -479,9 +540,30 @@ def _chunk(s, a, cmb, side, rule, cap, n_trials, dmg, drama, acted, key, order, 
 
 
 @njit(**KERNEL)
-def mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcome, rounds,
-              standing, tail, hits, loser_dead, loser_fate, loser_fate_sq, fates, fates_sq,
-              dead_any, deaths_sq, end):
+def mc_kernel(
+    first,
+    last,
+    cmb,
+    side,
+    rule,
+    cap,
+    astates,
+    trials,
+    states,
+    outcome,
+    rounds,
+    standing,
+    tail,
+    hits,
+    loser_dead,
+    loser_fate,
+    loser_fate_sq,
+    fates,
+    fates_sq,
+    dead_any,
+    deaths_sq,
+    end,
+):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
     row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
@@ -511,8 +593,38 @@ def mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcom
         da = np.zeros(1, dtype=np.int64)
         ds = np.zeros(1, dtype=np.int64)
         pos = np.zeros(n, dtype=np.int64)
-        _chunk(s, a, cmb, side, rule, cap, trials[item], dmg, drama, acted, key, order, fate,
-               up, size, cnt, o, rd, st, tl, h, ld, lf, lfs, fs, fss, da, ds, end[item], pos)
+        _chunk(
+            s,
+            a,
+            cmb,
+            side,
+            rule,
+            cap,
+            trials[item],
+            dmg,
+            drama,
+            acted,
+            key,
+            order,
+            fate,
+            up,
+            size,
+            cnt,
+            o,
+            rd,
+            st,
+            tl,
+            h,
+            ld,
+            lf,
+            lfs,
+            fs,
+            fss,
+            da,
+            ds,
+            end[item],
+            pos,
+        )
         put(outcome[item], o)
         put(rounds[item], rd)
         put(standing[item], st)
@@ -530,13 +642,31 @@ def mc_kernel(first, last, cmb, side, rule, cap, astates, trials, states, outcom
 #: Spawn key appended to the user's seed for the aftermath's own random stream.
 _AFTERMATH_STREAM = 0xAF7E
 #: The histograms of :func:`mc_kernel`, in its argument order.
-_FIELDS = ("outcome", "rounds", "standing", "tail", "hits", "loser_dead", "loser_fate",
-           "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
+_FIELDS = (
+    "outcome",
+    "rounds",
+    "standing",
+    "tail",
+    "hits",
+    "loser_dead",
+    "loser_fate",
+    "loser_fate_sq",
+    "fates",
+    "fates_sq",
+    "dead_any",
+    "deaths_sq",
+)
 
 
-def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
-                seed: Seed = None, variants: Variants = DEFAULT,
-                round_cap: int = ROUND_CAP) -> np.ndarray:
+def duel_mc_end(
+    a: Combatant,
+    b: Combatant,
+    start_damage: int,
+    trials: int,
+    seed: Seed = None,
+    variants: Variants = DEFAULT,
+    round_cap: int = ROUND_CAP,
+) -> np.ndarray:
     """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started with
     ``start_damage`` against a fresh ``b`` (streams as :func:`fight_mc`); counts of
     ``a``'s end: able with ``d`` damage (``d < 3 × Vigor``), then dead, dying, out at
@@ -551,17 +681,33 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     side = np.array([0, 1], dtype=np.int64)
     n_chunks, _ = plan_chunks(trials)
     ss = normalize_seed(seed)
-    astates = chunk_states(np.random.SeedSequence(ss.entropy, spawn_key=(
-        *ss.spawn_key, _AFTERMATH_STREAM), pool_size=ss.pool_size), n_chunks)
-    _, sums = run_chunks(mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
-                                     astates), SYSTEM, trials, ss, round_cap, _FIELDS,
-                         end_columns=health + 4)
+    astates = chunk_states(
+        np.random.SeedSequence(
+            ss.entropy, spawn_key=(*ss.spawn_key, _AFTERMATH_STREAM), pool_size=ss.pool_size
+        ),
+        n_chunks,
+    )
+    _, sums = run_chunks(
+        mc_kernel,
+        (cmb, side, variants.rule(), np.int64(round_cap), astates),
+        SYSTEM,
+        trials,
+        ss,
+        round_cap,
+        _FIELDS,
+        end_columns=health + 4,
+    )
     return sums["end"]
 
 
-def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
-             seed: Seed = None, variants: Variants = DEFAULT,
-             round_cap: int = ROUND_CAP) -> FightStats:
+def fight_mc(
+    side0: list[Combatant],
+    side1: list[Combatant],
+    trials: int = 100_000,
+    seed: Seed = None,
+    variants: Variants = DEFAULT,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo of whole N-vs-M fights (B1, B3, B4, B6–B11, B-g4…B-g14) with the
     lethality outcomes of the ``aftermath`` variant (fates, loser_fate, loser_dead, deaths),
     started ``variants.distance`` metres apart (BT1, BT-g1, BT-g2; every fighter on one
@@ -581,17 +727,34 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
     n_chunks, _ = plan_chunks(trials)
     ss = normalize_seed(seed)
-    astates = chunk_states(np.random.SeedSequence(ss.entropy, spawn_key=(
-        *ss.spawn_key, _AFTERMATH_STREAM), pool_size=ss.pool_size), n_chunks)
-    out, sums = run_chunks(mc_kernel, (cmb, side, rule, np.int64(round_cap), astates),
-                           SYSTEM, trials, ss, round_cap, _FIELDS)
+    astates = chunk_states(
+        np.random.SeedSequence(
+            ss.entropy, spawn_key=(*ss.spawn_key, _AFTERMATH_STREAM), pool_size=ss.pool_size
+        ),
+        n_chunks,
+    )
+    out, sums = run_chunks(
+        mc_kernel,
+        (cmb, side, rule, np.int64(round_cap), astates),
+        SYSTEM,
+        trials,
+        ss,
+        round_cap,
+        _FIELDS,
+    )
     merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
     out.deaths[:] = out.fates[:, F_DEAD]
     out.notes.update(NOTES)
     return out
 
 
-def duel_mc(a: Combatant, b: Combatant, trials: int = 100_000, seed: Seed = None,
-            variants: Variants = DEFAULT, round_cap: int = ROUND_CAP) -> FightStats:
+def duel_mc(
+    a: Combatant,
+    b: Combatant,
+    trials: int = 100_000,
+    seed: Seed = None,
+    variants: Variants = DEFAULT,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo of a 1-vs-1 fight (see :func:`fight_mc`)."""
     return fight_mc([a], [b], trials, seed, variants, round_cap)

@@ -160,7 +160,21 @@ from .kernel import mc_kernel as mc_kernel
 from .montecarlo import duel_mc, duel_mc_end, fight_mc
 from .rules import DEFAULT, DEFENCES, EXTENSION, SYSTEM, Combatant, Variants, Weapon, damage_bonus
 
-__all__ = ["DEFAULT", "DEFENCES", "EXTENSION", "SYSTEM", "Combatant", "Variants", "Weapon",
-           "attack_damage", "damage_bonus", "dives", "duel_exact", "duel_mc", "duel_mc_end",
-           "fight_mc", "level_pmf", "one_hit"]
-
+__all__ = [
+    "DEFAULT",
+    "DEFENCES",
+    "EXTENSION",
+    "SYSTEM",
+    "Combatant",
+    "Variants",
+    "Weapon",
+    "attack_damage",
+    "damage_bonus",
+    "dives",
+    "duel_exact",
+    "duel_mc",
+    "duel_mc_end",
+    "fight_mc",
+    "level_pmf",
+    "one_hit",
+]

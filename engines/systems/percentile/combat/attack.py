@@ -46,8 +46,14 @@ def _shift(pmf: np.ndarray, k: int) -> dict[int, float]:
     return {i + k: p for i, p in enumerate(pmf) if p > 0}
 
 
-def weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
-                  variants: Variants, dband: int | None = None) -> np.ndarray:
+def weapon_damage(
+    c: Combatant,
+    w: Weapon,
+    tgt: Combatant,
+    extreme: bool,
+    variants: Variants,
+    dband: int | None = None,
+) -> np.ndarray:
     """Exact damage pmf of one hit (DX3, DX4, DX5, DX11), index = damage after armour; a
     firearm's dice by ``dband`` (None: the ``range`` variant's, DX5; 1 its long-range and
     2 its extreme-range dice, DX15)."""
@@ -74,8 +80,13 @@ def weapon_damage(c: Combatant, w: Weapon, tgt: Combatant, extreme: bool,
     return out
 
 
-def action_outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: int = 0,
-                    shot: tuple[int, int, int] | None = None):
+def action_outcomes(
+    att: Combatant,
+    tgt: Combatant,
+    variants: Variants,
+    cover: int = 0,
+    shot: tuple[int, int, int] | None = None,
+):
     """One action's hits: (pmf of damage to target per shot, pmf to attacker, shots);
     ``cover`` = 1 adds the DX12 penalty die of a successful dive to gunfire. ``shot`` =
     ``(dice0, need, dband)`` of a shot in a fight that started apart (DX15, DX16: the
@@ -92,8 +103,9 @@ def action_outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: i
         dice -= cover
         lv = level_pmf(att.firearms, dice, variants)
         p_reg = lv[need:3].sum()
-        to_t = p_reg * weapon_damage(att, w, tgt, False, variants, dband) + \
-            lv[3:].sum() * weapon_damage(att, w, tgt, True, variants, dband)
+        to_t = p_reg * weapon_damage(att, w, tgt, False, variants, dband) + lv[
+            3:
+        ].sum() * weapon_damage(att, w, tgt, True, variants, dband)
         return to_t, np.zeros_like(to_t), att.shots
     la = level_pmf(att.fighting, 0, variants)
     fb = tgt.defend == "fight_back"
@@ -108,11 +120,13 @@ def action_outcomes(att: Combatant, tgt: Combatant, variants: Variants, cover: i
                 p_a[j] += la[i] * ld[j]
         elif i >= 1 and i > j:
             p_t[i] += la[i] * ld[j]
-    to_t = p_t[1:3].sum() * weapon_damage(att, w, tgt, False, variants) + \
-        p_t[3:].sum() * weapon_damage(att, w, tgt, True, variants)
+    to_t = p_t[1:3].sum() * weapon_damage(att, w, tgt, False, variants) + p_t[
+        3:
+    ].sum() * weapon_damage(att, w, tgt, True, variants)
     fw = tgt.fight_back_weapon
-    to_a = p_a[1:3].sum() * weapon_damage(tgt, fw, att, False, variants) + \
-        p_a[3:].sum() * weapon_damage(tgt, fw, att, True, variants)
+    to_a = p_a[1:3].sum() * weapon_damage(tgt, fw, att, False, variants) + p_a[
+        3:
+    ].sum() * weapon_damage(tgt, fw, att, True, variants)
     return to_t, to_a, 1
 
 
@@ -121,20 +135,24 @@ def dives(att: Combatant, tgt: Combatant) -> bool:
     return att.weapon.firearm and tgt.defend == "dive_for_cover"
 
 
-def action_branches(att: Combatant, tgt: Combatant, variants: Variants,
-                    shot: tuple[int, int, int] | None = None):
+def action_branches(
+    att: Combatant, tgt: Combatant, variants: Variants, shot: tuple[int, int, int] | None = None
+):
     """DX12: [(probability, action_outcomes)] of one action — the dive's Dodge roll succeeds or
     fails once for all the shots of the action; a single branch without a dive. ``shot``:
     as in :func:`action_outcomes`."""
     if not dives(att, tgt):
         return [(1.0, action_outcomes(att, tgt, variants, 0, shot))]
     p = float(level_pmf(tgt.dodge, 0, variants)[1:].sum())
-    return [(p, action_outcomes(att, tgt, variants, 1, shot)),
-            (1.0 - p, action_outcomes(att, tgt, variants, 0, shot))]
+    return [
+        (p, action_outcomes(att, tgt, variants, 1, shot)),
+        (1.0 - p, action_outcomes(att, tgt, variants, 0, shot)),
+    ]
 
 
-def attack_damage(attacker: Combatant, target: Combatant,
-                  variants: Variants = DEFAULT) -> np.ndarray:
+def attack_damage(
+    attacker: Combatant, target: Combatant, variants: Variants = DEFAULT
+) -> np.ndarray:
     """Exact distribution of the damage one action of ``attacker`` deals ``target``
     (DX2–DX5, DX11; extension): index 0 = miss, parried or no damage. Several shots add up
     (the target is assumed to stay up); a successful fight back is a 0 here. A target
@@ -148,5 +166,5 @@ def attack_damage(attacker: Combatant, target: Combatant,
             total = np.convolve(total, one)
         if total.size > mix.size:
             mix = np.concatenate([mix, np.zeros(total.size - mix.size)])
-        mix[:total.size] += weight * total
+        mix[: total.size] += weight * total
     return np.trim_zeros(mix, "b")

@@ -37,8 +37,7 @@ from .rules import (
 
 
 @njit(**INLINE)
-def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, div, p_con, instant, victim_is_target,
-           fall):
+def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, div, p_con, instant, victim_is_target, fall):
     """DX6–DX9 on the victim (``div``: its DX7 major-wound divisor); returns (mass down,
     mass dead). The mass that falls alive goes to ``fall[hit points, major wound]`` (0 HP
     with a major wound = dying, DX8)."""
@@ -64,8 +63,25 @@ def _apply(new, w, hp_o, hp_v, mw_o, mw_v, d, top, div, p_con, instant, victim_i
 
 
 @njit(**JIT)
-def _half_step(prob, to_t, to_a, top_a, top_t, div_a, div_t, con_a, con_t, instant, new,
-               hits, res, fall_t, fall_a, won_a, won_t):
+def _half_step(
+    prob,
+    to_t,
+    to_a,
+    top_a,
+    top_t,
+    div_a,
+    div_t,
+    con_a,
+    con_t,
+    instant,
+    new,
+    hits,
+    res,
+    fall_t,
+    fall_a,
+    won_a,
+    won_t,
+):
     """One attack or shot on every live state ``prob[hp_att, hp_tgt, mw_att, mw_tgt]``.
 
     ``top_*``: the hit points, ``div_*`` the DX7 major-wound divisors of attacker and target.
@@ -98,16 +114,42 @@ def _half_step(prob, to_t, to_a, top_a, top_t, div_a, div_t, con_a, con_t, insta
                         if to_t[d] > 0.0:
                             w = m * to_t[d]
                             hits[min(d, hits.shape[0] - 1)] += w
-                            down, dead = _apply(new, w, ha, ht, ma, mt, d, top_t, div_t, con_t,
-                                                instant, True, fall_t)
+                            down, dead = _apply(
+                                new,
+                                w,
+                                ha,
+                                ht,
+                                ma,
+                                mt,
+                                d,
+                                top_t,
+                                div_t,
+                                con_t,
+                                instant,
+                                True,
+                                fall_t,
+                            )
                             res[0] += down
                             res[1] += dead
                             won_a[ha] += down
                         if to_a[d] > 0.0:
                             w = m * to_a[d]
                             hits[min(d, hits.shape[0] - 1)] += w
-                            down, dead = _apply(new, w, ht, ha, mt, ma, d, top_a, div_a, con_a,
-                                                instant, False, fall_a)
+                            down, dead = _apply(
+                                new,
+                                w,
+                                ht,
+                                ha,
+                                mt,
+                                ma,
+                                d,
+                                top_a,
+                                div_a,
+                                con_a,
+                                instant,
+                                False,
+                                fall_a,
+                            )
                             res[2] += down
                             res[3] += dead
                             won_t[ht] += down
@@ -122,8 +164,7 @@ def _helpless_damage(att: Combatant, tgt: Combatant, variants: Variants):
     dband = None
     if w.firearm:
         if variants.distance == 0:
-            dice = 1 + (1 if variants.range == "point_blank" else 0) - \
-                (1 if att.shots > 1 else 0)
+            dice = 1 + (1 if variants.range == "point_blank" else 0) - (1 if att.shots > 1 else 0)
             need = 2 if variants.range == "long" else 1
         else:
             point_blank = not w.long_arm or variants.point_blank_long_arms
@@ -134,12 +175,20 @@ def _helpless_damage(att: Combatant, tgt: Combatant, variants: Variants):
     else:
         lv = level_pmf(att.fighting, 1, variants)
         need, shots = 1, 1
-    return (lv[need:3].sum() * weapon_damage(att, w, tgt, False, variants, dband)
-            + lv[3:].sum() * weapon_damage(att, w, tgt, True, variants, dband)), shots
+    return (
+        lv[need:3].sum() * weapon_damage(att, w, tgt, False, variants, dband)
+        + lv[3:].sum() * weapon_damage(att, w, tgt, True, variants, dband)
+    ), shots
 
 
-def _aftermath_exact(fall: np.ndarray, dead: float, winner: Combatant, loser: Combatant,
-                     variants: Variants, policy: str | None = None) -> np.ndarray:
+def _aftermath_exact(
+    fall: np.ndarray,
+    dead: float,
+    winner: Combatant,
+    loser: Combatant,
+    variants: Variants,
+    policy: str | None = None,
+) -> np.ndarray:
     """Exact aftermath (package docstring; DX8, DX-g6–DX-g8; readings DX-r1–DX-r4: round
     1 is the rest of the deciding round, its strike, First Aid and CON roll in that order)
     of one fallen ``loser``:
@@ -196,10 +245,14 @@ def _kills(d: np.ndarray, top: int, instant: str) -> np.ndarray:
 
 def p_first(a: Combatant, b: Combatant, variants: Variants) -> float:
     """DX1: P(a acts before b) (a readied firearm: DEX + its ``ready_bonus``)."""
+
     def key(c):
         gun = c.weapon.firearm
-        return (c.dex + (c.ready_bonus if gun and variants.readied_firearms else 0),
-                c.firearms if gun else c.fighting)
+        return (
+            c.dex + (c.ready_bonus if gun and variants.readied_firearms else 0),
+            c.firearms if gun else c.fighting,
+        )
+
     ka, kb = key(a), key(b)
     return 1.0 if ka > kb else 0.0 if ka < kb else 0.5
 
@@ -246,8 +299,7 @@ def apart_rounds(a: Combatant, b: Combatant, variants: Variants, first: int):
         tgt = 1 - att
         shot = None
         if fighters[att].weapon.firearm:
-            shot = tuple(int(x) for x in shot_mods(cmb, rule, att, tgt, d, cover[tgt],
-                                                   fast[tgt]))
+            shot = tuple(int(x) for x in shot_mods(cmb, rule, att, tgt, d, cover[tgt], fast[tgt]))
         if dives(fighters[att], fighters[tgt]) and variants.cover_cost == "forfeit":
             forfeit[tgt] = True
         if (att, shot) not in cache:
@@ -264,17 +316,33 @@ def apart_rounds(a: Combatant, b: Combatant, variants: Variants, first: int):
                 continue
             d = abs(pos[tgt] - pos[att])
             ranged = bool(cmb[att, WPN + W_FIREARM])
-            nd, what, f, take = (int(x) for x in decide(
-                int(cmb[att, PLAN]), ranged, d, int(cmb[att, MOV_CM]), reach,
-                int(cmb[att, EXT_CM]), int(cmb[att, BASE_CM]), int(rule[R_CHARGE]),
-                int(threat_range(cmb, rule, tgt)) if ranged else -1, cover[att],
-                int(rule[R_TAKE_COVER])))
+            nd, what, f, take = (
+                int(x)
+                for x in decide(
+                    int(cmb[att, PLAN]),
+                    ranged,
+                    d,
+                    int(cmb[att, MOV_CM]),
+                    reach,
+                    int(cmb[att, EXT_CM]),
+                    int(cmb[att, BASE_CM]),
+                    int(rule[R_CHARGE]),
+                    int(threat_range(cmb, rule, tgt)) if ranged else -1,
+                    cover[att],
+                    int(rule[R_TAKE_COVER]),
+                )
+            )
             fast[att] = f
             if take:
                 cover[att] = 1
             if nd != d:
-                toward = 1 if pos[tgt] > pos[att] else -1 if pos[tgt] < pos[att] else \
-                    (1 if att == 0 else -1)
+                toward = (
+                    1
+                    if pos[tgt] > pos[att]
+                    else -1
+                    if pos[tgt] < pos[att]
+                    else (1 if att == 0 else -1)
+                )
                 pos[att] += toward * (d - nd)
             if what == 1:
                 acts.append(act(att, nd))
@@ -287,9 +355,14 @@ def apart_rounds(a: Combatant, b: Combatant, variants: Variants, first: int):
         yield acts
 
 
-def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
-               round_cap: int = ROUND_CAP, start_hp: int | None = None,
-               end_a: np.ndarray | None = None) -> FightStats:
+def duel_exact(
+    a: Combatant,
+    b: Combatant,
+    variants: Variants = DEFAULT,
+    round_cap: int = ROUND_CAP,
+    start_hp: int | None = None,
+    end_a: np.ndarray | None = None,
+) -> FightStats:
     """Exact 1-vs-1 fight as an absorbing Markov chain (extension DX1–DX9, DX11, DX12,
     DX14–DX16).
 
@@ -322,10 +395,12 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
     hits = np.zeros(DAMAGE_BINS)
     fall = (np.zeros((a.hit_points + 1, 2)), np.zeros((b.hit_points + 1, 2)))
     won = (np.zeros(a.hit_points + 1), np.zeros(b.hit_points + 1))
-    if start_hp is not None and (isinstance(start_hp, bool) or not isinstance(start_hp, int)
-                                 or not 1 <= start_hp <= a.hit_points):
-        raise InputError(f"start_hp: expected an integer 1..{a.hit_points}, got "
-                         f"{start_hp!r}")
+    if start_hp is not None and (
+        isinstance(start_hp, bool)
+        or not isinstance(start_hp, int)
+        or not 1 <= start_hp <= a.hit_points
+    ):
+        raise InputError(f"start_hp: expected an integer 1..{a.hit_points}, got {start_hp!r}")
     p_a = p_first(a, b, variants)
     check_apart([a, b], variants)
     for first, weight in ((0, p_a), (1, 1.0 - p_a)):
@@ -335,8 +410,11 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
         prob[a.hit_points if start_hp is None else start_hp, b.hit_points, 0, 0] = weight
         lost = [0.0, 0.0]
         out.standing[0] += weight
-        rounds = (_engaged_rounds(a, b, variants, first, tables) if variants.distance == 0
-                  else apart_rounds(a, b, variants, first))
+        rounds = (
+            _engaged_rounds(a, b, variants, first, tables)
+            if variants.distance == 0
+            else apart_rounds(a, b, variants, first)
+        )
         for r, acts in zip(range(1, round_cap + 1), rounds, strict=False):
             for att, branches in acts:
                 tgt = 1 - att
@@ -347,14 +425,30 @@ def duel_exact(a: Combatant, b: Combatant, variants: Variants = DEFAULT,
                     view = start * w_branch
                     for _ in range(shots):
                         new = np.zeros_like(view)
-                        _half_step(view, to_t, to_a, cmb[att].hit_points,
-                                   cmb[tgt].hit_points, cmb[att].major_divisor,
-                                   cmb[tgt].major_divisor, con[att], con[tgt], instant, new,
-                                   hits, res, fall[tgt], fall[att], won[att], won[tgt])
+                        _half_step(
+                            view,
+                            to_t,
+                            to_a,
+                            cmb[att].hit_points,
+                            cmb[tgt].hit_points,
+                            cmb[att].major_divisor,
+                            cmb[tgt].major_divisor,
+                            con[att],
+                            con[tgt],
+                            instant,
+                            new,
+                            hits,
+                            res,
+                            fall[tgt],
+                            fall[att],
+                            won[att],
+                            won[tgt],
+                        )
                         view = new
                     view_sum += view
-                prob = view_sum if att == 0 else np.ascontiguousarray(
-                    view_sum.transpose(1, 0, 3, 2))
+                prob = (
+                    view_sum if att == 0 else np.ascontiguousarray(view_sum.transpose(1, 0, 3, 2))
+                )
                 out.outcome[att] += res[0]
                 out.rounds[r, att] += res[0]
                 out.loser_dead[att] += res[1]
@@ -414,8 +508,12 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
         d = 100 * v.distance
         far = int(cmb[0, EXT_CM]) if attacker.weapon.firearm else int(rule[R_REACH])
         if d > far:
-            return {**dict.fromkeys(("p_hit", "p_incapacitate", "p_kill", "p_dead",
-                                     "p_dying", "p_out"), 0.0), "in_range": False}
+            return {
+                **dict.fromkeys(
+                    ("p_hit", "p_incapacitate", "p_kill", "p_dead", "p_dying", "p_out"), 0.0
+                ),
+                "in_range": False,
+            }
         if attacker.weapon.firearm:
             shot = tuple(int(x) for x in shot_mods(cmb, rule, 0, 1, d, 0, 0))
     to_t = sum(w * b[0] for w, b in action_branches(attacker, target, v, shot))
@@ -431,7 +529,12 @@ def one_hit(attacker: Combatant, target: Combatant, variants: Variants | None = 
     for k in np.nonzero(major)[0]:
         fall[top - k, 1] += to_t[k] * (1.0 - p_con)  # DX7: unconscious
     fate = _aftermath_exact(fall, float(to_t[dead].sum()), attacker, target, v)
-    odds = {"p_hit": float(to_t.sum()), "p_incapacitate": float(out),
-            "p_kill": float(to_t[dead].sum()), "p_dead": float(fate[0]),
-            "p_dying": float(fate[1]), "p_out": float(fate[2])}
+    odds = {
+        "p_hit": float(to_t.sum()),
+        "p_incapacitate": float(out),
+        "p_kill": float(to_t[dead].sum()),
+        "p_dead": float(fate[0]),
+        "p_dying": float(fate[1]),
+        "p_out": float(fate[2]),
+    }
     return {**odds, "in_range": True} if v.distance > 0 else odds

@@ -179,8 +179,9 @@ def _engaged(cmb, side, i, j, r, state, eng):
 
 
 @njit(**LEAF)
-def _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits, dice0,
-         need, dband):
+def _act(
+    s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits, dice0, need, dband
+):
     """One action of ``i`` against ``j`` in round ``r``: gunfire (DX5, DX12, DX13) or a
     melee attack (DX2, DX10). A shot starts from ``dice0`` bonus (+) or penalty (-) dice,
     needs success level ``need`` and rolls the damage dice of band ``dband``
@@ -236,8 +237,7 @@ def _target(s, cmb, side, rule, i, hp, state):
     for j in range(n):
         if side[j] != side[i] and state[j] == ABLE:
             count += 1
-            if best < 0 or (rule[R_TARGET] == 2 and
-                            cmb[j, HP] - hp[j] > cmb[best, HP] - hp[best]):
+            if best < 0 or (rule[R_TARGET] == 2 and cmb[j, HP] - hp[j] > cmb[best, HP] - hp[best]):
                 best = j
     if count == 0 or rule[R_TARGET] != 1:
         return best
@@ -293,8 +293,9 @@ def shot_mods(cmb, rule, i, j, d, cover_j, fast_j):
         dice += 1
     if cover_j != 0 and (rule[R_STANCE] == 0 or b != 0):
         dice -= 1
-    if fast_j != 0 and (rule[R_MOVING] == 2 or
-                        (rule[R_MOVING] == 1 and cmb[j, MOV_YD] >= FAST_MOV)):
+    if fast_j != 0 and (
+        rule[R_MOVING] == 2 or (rule[R_MOVING] == 1 and cmb[j, MOV_YD] >= FAST_MOV)
+    ):
         dice -= 1
     shotgun = cmb[i, SHOTGUN] != 0
     need = 1 if (b <= 1 or (shotgun and rule[R_SHOTGUN_REGULAR] != 0)) else b
@@ -383,18 +384,15 @@ def _target_apart(s, cmb, side, rule, i, hp, state, pos):
     count = 0
     best = -1
     for j in range(n):
-        if side[j] != side[i] and state[j] == ABLE and (near == 0 or
-                                                       abs(pos[j] - pos[i]) <= span):
+        if side[j] != side[i] and state[j] == ABLE and (near == 0 or abs(pos[j] - pos[i]) <= span):
             count += 1
-            if best < 0 or (rule[R_TARGET] == 2 and
-                            cmb[j, HP] - hp[j] > cmb[best, HP] - hp[best]):
+            if best < 0 or (rule[R_TARGET] == 2 and cmb[j, HP] - hp[j] > cmb[best, HP] - hp[best]):
                 best = j
     if count == 0 or rule[R_TARGET] != 1:
         return best
     k = bounded(s, count)
     for j in range(n):
-        if side[j] != side[i] and state[j] == ABLE and (near == 0 or
-                                                       abs(pos[j] - pos[i]) <= span):
+        if side[j] != side[i] and state[j] == ABLE and (near == 0 or abs(pos[j] - pos[i]) <= span):
             if k == 0:
                 return j
             k -= 1
@@ -402,8 +400,30 @@ def _target_apart(s, cmb, side, rule, i, hp, state, pos):
 
 
 @njit(**LEAF)
-def _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order, up, hits,
-           apart, dice0, need, dband, pos, fast, cover, pend):
+def _round(
+    s,
+    cmb,
+    side,
+    rule,
+    r,
+    hp,
+    mw,
+    state,
+    defended,
+    forfeit,
+    eng,
+    order,
+    up,
+    hits,
+    apart,
+    dice0,
+    need,
+    dband,
+    pos,
+    fast,
+    cover,
+    pend,
+):
     """Round ``r``: each able combatant in DX1 order acts (a forfeited action, DX12 /
     DX-g5, is lost); returns the winning side (2: none yet), ``up`` holding the able count
     of each side.
@@ -433,16 +453,30 @@ def _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order, 
                 j = _target_apart(s, cmb, side, rule, i, hp, state, pos)
                 d = abs(pos[j] - pos[i])
                 ranged = cmb[i, WPN + W_FIREARM] != 0
-                nd, act, f, take = decide(cmb[i, PLAN], ranged, d, cmb[i, MOV_CM], reach,
-                                          cmb[i, EXT_CM], cmb[i, BASE_CM], rule[R_CHARGE],
-                                          threat_range(cmb, rule, j) if ranged else -1,
-                                          cover[i], rule[R_TAKE_COVER])
+                nd, act, f, take = decide(
+                    cmb[i, PLAN],
+                    ranged,
+                    d,
+                    cmb[i, MOV_CM],
+                    reach,
+                    cmb[i, EXT_CM],
+                    cmb[i, BASE_CM],
+                    rule[R_CHARGE],
+                    threat_range(cmb, rule, j) if ranged else -1,
+                    cover[i],
+                    rule[R_TAKE_COVER],
+                )
                 fast[i] = f
                 if take != 0:
                     cover[i] = 1
                 if nd != d:
-                    toward = 1 if pos[j] > pos[i] else -1 if pos[j] < pos[i] else \
-                        (1 if side[i] == 0 else -1)
+                    toward = (
+                        1
+                        if pos[j] > pos[i]
+                        else -1
+                        if pos[j] < pos[i]
+                        else (1 if side[i] == 0 else -1)
+                    )
                     pos[i] += toward * (d - nd)
                     d = nd
                 if act == 2:
@@ -460,8 +494,25 @@ def _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order, 
                 continue
         if apart and cmb[i, WPN + W_FIREARM] != 0:
             dice0, need, dband = shot_mods(cmb, rule, i, j, d, cover[j], fast[j])
-        _act(s, cmb, side, rule, i, j, r, hp, mw, state, defended, forfeit, eng, hits, dice0,
-             need, dband)
+        _act(
+            s,
+            cmb,
+            side,
+            rule,
+            i,
+            j,
+            r,
+            hp,
+            mw,
+            state,
+            defended,
+            forfeit,
+            eng,
+            hits,
+            dice0,
+            need,
+            dband,
+        )
         up[0] = 0
         up[1] = 0
         for q in range(n):
@@ -503,15 +554,15 @@ def _strike(s, cmb, rule, i, j, hp, mw, state, dice0, need, dband):
         for _ in range(shots):
             lv = _roll_level(s, dice, cmb[i, FIRE], crit)
             if lv >= need:
-                _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3,
-                                                     dband), hp, mw, state)
+                _hurt_helpless(
+                    cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3, dband), hp, mw, state
+                )
                 if state[j] == DEAD:
                     return
         return
     lv = _roll_level(s, 1, cmb[i, FIGHT], crit)
     if lv >= 1:
-        _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3, 0), hp, mw,
-                       state)
+        _hurt_helpless(cmb, rule, j, _damage(s, cmb, rule, i, j, WPN, lv >= 3, 0), hp, mw, state)
 
 
 @njit(**LEAF)
@@ -521,8 +572,11 @@ def _strike_mods(cmb, rule, i):
     walks up to the fallen: point-blank (DX15: a bonus die, not with a long arm unless
     DX-g11), a regular success, the base dice."""
     if rule[R_DIST] == 0:
-        return ((1 if rule[R_RANGE] == 0 else 0), (2 if rule[R_RANGE] == 2 else 1),
-                (1 if rule[R_RANGE] == 2 else 0))
+        return (
+            (1 if rule[R_RANGE] == 0 else 0),
+            (2 if rule[R_RANGE] == 2 else 1),
+            (1 if rule[R_RANGE] == 2 else 0),
+        )
     return (1 if (cmb[i, LONG_ARM] == 0 or rule[R_PB_LONG] != 0) else 0), 1, 0
 
 
@@ -563,9 +617,41 @@ def _aftermath(s, cmb, side, rule, winner, hp, mw, state, order):
 
 
 @njit(**LEAF)
-def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
-           outcome, rounds, loser_dead, standing, tail, deaths, hits, s2, cnt, lf, lfs, fa,
-           fas, da, ds, pos, fast, cover, pend):
+def _fight(
+    s,
+    cmb,
+    side,
+    rule,
+    cap,
+    hp,
+    mw,
+    state,
+    defended,
+    forfeit,
+    eng,
+    key,
+    order,
+    up,
+    outcome,
+    rounds,
+    loser_dead,
+    standing,
+    tail,
+    deaths,
+    hits,
+    s2,
+    cnt,
+    lf,
+    lfs,
+    fa,
+    fas,
+    da,
+    ds,
+    pos,
+    fast,
+    cover,
+    pend,
+):
     n = cmb.shape[0]
     apart = rule[R_DIST] > 0
     for i in range(n):
@@ -594,8 +680,30 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
     for r in range(1, cap + 1):
         for i in range(n):
             defended[i] = 0
-        winner = _round(s, cmb, side, rule, r, hp, mw, state, defended, forfeit, eng, order,
-                        up, hits, apart, dice0, need, dband, pos, fast, cover, pend)
+        winner = _round(
+            s,
+            cmb,
+            side,
+            rule,
+            r,
+            hp,
+            mw,
+            state,
+            defended,
+            forfeit,
+            eng,
+            order,
+            up,
+            hits,
+            apart,
+            dice0,
+            need,
+            dband,
+            pos,
+            fast,
+            cover,
+            pend,
+        )
         if winner == 2:
             for i in range(n):  # DX8: the dying roll CON at the end of every round
                 if state[i] == DYING and _roll_level(s, 0, cmb[i, CON], rule[R_CRIT]) == 0:
@@ -633,9 +741,43 @@ def _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, 
 
 
 @njit(**LEAF)
-def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key,
-           order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, da, ds, end, pos, fast,
-           cover, pend):
+def _chunk(
+    n_trials,
+    s,
+    s2,
+    cmb,
+    side,
+    rule,
+    cap,
+    hp,
+    mw,
+    state,
+    defended,
+    forfeit,
+    eng,
+    key,
+    order,
+    up,
+    cnt,
+    o,
+    rd,
+    ld,
+    st,
+    tl,
+    de,
+    h,
+    lf,
+    lfs,
+    fa,
+    fas,
+    da,
+    ds,
+    end,
+    pos,
+    fast,
+    cover,
+    pend,
+):
     """``n_trials`` fights of one work item into the zeroed histograms ``o`` .. ``fas``;
     every scratch array comes from :func:`mc_kernel`.
 
@@ -644,9 +786,41 @@ def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfe
     (a plain run) nothing is counted."""
     health = end.shape[0] - 4
     for _ in range(n_trials):
-        _fight(s, cmb, side, rule, cap, hp, mw, state, defended, forfeit, eng, key, order, up,
-               o, rd, ld, st, tl, de, h, s2, cnt, lf, lfs, fa, fas, da, ds, pos, fast, cover,
-               pend)
+        _fight(
+            s,
+            cmb,
+            side,
+            rule,
+            cap,
+            hp,
+            mw,
+            state,
+            defended,
+            forfeit,
+            eng,
+            key,
+            order,
+            up,
+            o,
+            rd,
+            ld,
+            st,
+            tl,
+            de,
+            h,
+            s2,
+            cnt,
+            lf,
+            lfs,
+            fa,
+            fas,
+            da,
+            ds,
+            pos,
+            fast,
+            cover,
+            pend,
+        )
         if health >= 0:
             if state[0] == ABLE:
                 end[cmb[0, HP] - hp[0]] += 1
@@ -655,9 +829,31 @@ def _chunk(n_trials, s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfe
 
 
 @njit(**KERNEL)
-def mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, outcome, rounds,
-              loser_dead, standing, tail, deaths, hits, loser_fate, loser_fate_sq, fates,
-              fates_sq, dead_any, deaths_sq, end):
+def mc_kernel(
+    first,
+    last,
+    cmb,
+    side,
+    rule,
+    cap,
+    after_states,
+    trials,
+    states,
+    outcome,
+    rounds,
+    loser_dead,
+    standing,
+    tail,
+    deaths,
+    hits,
+    loser_fate,
+    loser_fate_sq,
+    fates,
+    fates_sq,
+    dead_any,
+    deaths_sq,
+    end,
+):
     """Whole fights of work items ``first .. last - 1`` (one thread's block:
     :func:`engines.blocks.run_blocks`), ``trials[item]`` per item; each item fills its own
     row of every histogram (and of ``end``: :func:`_chunk`) from its own scratch arrays."""
@@ -692,9 +888,43 @@ def mc_kernel(first, last, cmb, side, rule, cap, after_states, trials, states, o
         fast = np.zeros(n, dtype=np.int64)
         cover = np.zeros(n, dtype=np.int64)
         pend = np.zeros(n, dtype=np.int64)
-        _chunk(trials[item], s, s2, cmb, side, rule, cap, hp, mw, state, defended, forfeit,
-               eng, key, order, up, cnt, o, rd, ld, st, tl, de, h, lf, lfs, fa, fas, da, ds,
-               end[item], pos, fast, cover, pend)
+        _chunk(
+            trials[item],
+            s,
+            s2,
+            cmb,
+            side,
+            rule,
+            cap,
+            hp,
+            mw,
+            state,
+            defended,
+            forfeit,
+            eng,
+            key,
+            order,
+            up,
+            cnt,
+            o,
+            rd,
+            ld,
+            st,
+            tl,
+            de,
+            h,
+            lf,
+            lfs,
+            fa,
+            fas,
+            da,
+            ds,
+            end[item],
+            pos,
+            fast,
+            cover,
+            pend,
+        )
         put(outcome[item], o)
         put(rounds[item], rd)
         put(loser_dead[item], ld)

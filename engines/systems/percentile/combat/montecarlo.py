@@ -28,13 +28,32 @@ __all__ = ["duel_mc", "duel_mc_end", "fight_mc"]
 
 
 #: The histograms of :func:`mc_kernel`, in its argument order.
-_FIELDS = ("outcome", "rounds", "loser_dead", "standing", "tail", "deaths", "hits",
-           "loser_fate", "loser_fate_sq", "fates", "fates_sq", "dead_any", "deaths_sq")
+_FIELDS = (
+    "outcome",
+    "rounds",
+    "loser_dead",
+    "standing",
+    "tail",
+    "deaths",
+    "hits",
+    "loser_fate",
+    "loser_fate_sq",
+    "fates",
+    "fates_sq",
+    "dead_any",
+    "deaths_sq",
+)
 
 
-def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
-                seed: Seed = None, variants: Variants = DEFAULT,
-                round_cap: int = ROUND_CAP) -> np.ndarray:
+def duel_mc_end(
+    a: Combatant,
+    b: Combatant,
+    start_damage: int,
+    trials: int,
+    seed: Seed = None,
+    variants: Variants = DEFAULT,
+    round_cap: int = ROUND_CAP,
+) -> np.ndarray:
     """Campaign attrition, Monte Carlo: ``trials`` duels of ``a`` started ``start_damage``
     hit points down against a fresh ``b`` (streams as :func:`fight_mc`); counts of
     ``a``'s end: able having lost ``d`` (``d < a.hit_points``), then dead, dying, out at
@@ -50,18 +69,30 @@ def duel_mc_end(a: Combatant, b: Combatant, start_damage: int, trials: int,
     side = np.array([0, 1], dtype=np.int64)
     seq = normalize_seed(seed)
     n_chunks = plan_chunks(trials)[0]
-    after = chunk_states(np.random.SeedSequence(seq.entropy,
-                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
-                         n_chunks)
-    _, sums = run_chunks(mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
-                                     after), SYSTEM, trials, seq, round_cap, _FIELDS,
-                         end_columns=health + 4)
+    after = chunk_states(
+        np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, AFTER_STREAM)), n_chunks
+    )
+    _, sums = run_chunks(
+        mc_kernel,
+        (cmb, side, variants.rule(), np.int64(round_cap), after),
+        SYSTEM,
+        trials,
+        seq,
+        round_cap,
+        _FIELDS,
+        end_columns=health + 4,
+    )
     return sums["end"]
 
 
-def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_000,
-             seed: Seed = None, variants: Variants = DEFAULT,
-             round_cap: int = ROUND_CAP) -> FightStats:
+def fight_mc(
+    side0: list[Combatant],
+    side1: list[Combatant],
+    trials: int = 100_000,
+    seed: Seed = None,
+    variants: Variants = DEFAULT,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo of whole N-vs-M fights (extension DX1–DX16; not from the seed), then
     the aftermath of the ``aftermath`` variant (DX8, DX-g6–DX-g8): ``fates``,
     ``loser_fate`` and their squares; ``deaths`` and ``loser_dead`` count after it.
@@ -76,18 +107,31 @@ def fight_mc(side0: list[Combatant], side1: list[Combatant], trials: int = 100_0
     cmb = np.stack([c.row() for c in s0 + s1])
     side = np.array([0] * len(s0) + [1] * len(s1), dtype=np.int64)
     seq = normalize_seed(seed)
-    after = chunk_states(np.random.SeedSequence(seq.entropy,
-                                                spawn_key=(*seq.spawn_key, AFTER_STREAM)),
-                         plan_chunks(trials)[0])
-    out, sums = run_chunks(mc_kernel, (cmb, side, variants.rule(), np.int64(round_cap),
-                                       after),
-                           SYSTEM, trials, seq, round_cap, _FIELDS)
+    after = chunk_states(
+        np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, AFTER_STREAM)),
+        plan_chunks(trials)[0],
+    )
+    out, sums = run_chunks(
+        mc_kernel,
+        (cmb, side, variants.rule(), np.int64(round_cap), after),
+        SYSTEM,
+        trials,
+        seq,
+        round_cap,
+        _FIELDS,
+    )
     merge_standing(out.standing, sums["tail"], np.array([len(s0), len(s1)]), trials)
     out.notes.update(variant_notes())
     return out
 
 
-def duel_mc(a: Combatant, b: Combatant, trials: int = 100_000, seed: Seed = None,
-            variants: Variants = DEFAULT, round_cap: int = ROUND_CAP) -> FightStats:
+def duel_mc(
+    a: Combatant,
+    b: Combatant,
+    trials: int = 100_000,
+    seed: Seed = None,
+    variants: Variants = DEFAULT,
+    round_cap: int = ROUND_CAP,
+) -> FightStats:
     """Monte Carlo of a 1-vs-1 fight (see :func:`fight_mc`; extension, not from the seed)."""
     return fight_mc([a], [b], trials, seed, variants, round_cap)
