@@ -218,7 +218,7 @@ def check_system(
             results.append(
                 CheckResult(
                     name,
-                    result[0],
+                    result[0],  # type: ignore[arg-type]
                     result[1],  # type: ignore[arg-type]
                     time.perf_counter() - start,
                 )

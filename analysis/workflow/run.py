@@ -172,8 +172,8 @@ def run_scenario(
     # validated: a difficulty entry has its target and competence
     frames = [
         solve_difficulty(
-            s.target,
-            s.competence,
+            s.target,  # type: ignore[arg-type]
+            s.competence,  # type: ignore[arg-type]
             s.systems,  # type: ignore[arg-type]
             _solver_variants(sc),
         )
