@@ -93,14 +93,16 @@ def test_audit_benchmark_runs_for_one_system(capsys):
 
 
 def test_serve_benchmark_runs_for_one_system(capsys):
-    """``bench_serve`` prints its baseline, the workbench's four updates as ratios and the
-    two-thread line (one system, one repeat; no browser)."""
+    """``bench_serve`` prints its baseline, the workbench's four updates and its three A/B
+    updates as ratios, and the two-thread line (one system, one repeat; no browser)."""
     from benchmarks import bench_serve
 
     assert bench_serve.main(["--systems", "dice_pool_6", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
     assert "dice_pool_6" in out
-    assert out.splitlines()[1].count("x)") == 4
+    header, row = out.splitlines()[:2]
+    assert row.count("x)") == 7
+    assert "duel A/B" in header
     assert "from two threads" in out
 
 

@@ -271,8 +271,8 @@ def test_fresh_install_with_the_plugin_warm_up_report_serve(tmp_path):
             ) as view:
                 shown = str(view.document.to_json())
             assert re.search(
-                r"expert \(weapon=\w+\) \(B\) in pbta_2d6 \(exact; [^)]*\): "
-                r"A wins [\d.]+%",
+                r"expert \([^)]*\)(?:&lt;/abbr&gt;|</abbr>)? \(B\) in pbta_2d6 "
+                r"\(exact; .*?round cap \d+\): A wins [\d.]+%",
                 shown,
             ), shown[:3000]
             assert "ignored" not in shown

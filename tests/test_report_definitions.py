@@ -293,7 +293,10 @@ def test_a_tie_variant_in_force_is_said_to_change_the_tie_rule():
 
 
 def _about_the_random_seed(msgid: str) -> bool:
-    return bool(re.search(r"\{seed\}|%\(seed\)s", msgid)) or msgid in ("seed", "Seed")
+    return bool(re.search(r"\{seed\}|%\(seed\)s|\b[Rr]andom seed\b", msgid)) or msgid in (
+        "seed",
+        "Seed",
+    )
 
 
 def test_seed_means_only_the_random_seed_in_every_report_string():

@@ -264,7 +264,7 @@ class Workbench(
         self.d_distances.label = _("Starting distances (metres)")
         self.f_scenario.label, self.f_run.label = _("Matchup file"), _("Run the group fight")
         self.f_trials.label = _("Fights of the group (Monte Carlo)")
-        self.f_seed.label = _("Seed of the group fight")
+        self.f_seed.label = _("Random seed of the group fight")
         self.f_stop.label, self.s_run.label = _("Stop"), _("Run the sensitivity")
         self.f_scenario.options, self.s_source.options = (
             self._group_options(),

@@ -38,7 +38,7 @@ class GroupsTab(PageBase):
             label=_("Fights of the group (Monte Carlo)"), value=str(g.trials), width=220
         )
         self.f_seed = pn.widgets.TextInput(
-            label=_("Seed of the group fight"), value=str(g.seed), width=220
+            label=_("Random seed of the group fight"), value=str(g.seed), width=220
         )
         self.f_run = pn.widgets.Button(label=_("Run the group fight"), color="primary")
         self.f_stop = pn.widgets.Button(label=_("Stop"), color="danger", disabled=True)
@@ -92,7 +92,7 @@ class GroupsTab(PageBase):
                     0,
                     model.MAX_PAGE_SEED,
                     "a seed",
-                    _("Seed of the group fight"),
+                    _("Random seed of the group fight"),
                 ),
             )
             self._group_command()
