@@ -152,6 +152,11 @@ def main(argv: list[str]) -> int:
     rest = [a for a in rest if a != "--fast"] if fast else rest
     py = ensure_venv()
     env = dict(os.environ, PYTHONHASHSEED="0")
+    # Python's bytecode cache stays on for what this script runs: with it off
+    # (PYTHONDONTWRITEBYTECODE) pytest rewrites every test module's asserts again in each
+    # worker and every command compiles the project's modules again (measured: collection
+    # 8.9 s instead of 3.7 s per worker). The caches are __pycache__ folders, ignored by git.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if cmd == "test" and not fast:
         ensure_system_tools()
     if not {"-h", "--help"} & set(rest):

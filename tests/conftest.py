@@ -14,14 +14,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
-def plugin_site(tmp_path_factory) -> Path:
+def plugin_site() -> Path:
     """A site folder holding the example plug-in (examples/plugin_system, id ``pbta_2d6``:
     checks, combat, campaign) and a checks-only copy of it (``pbta_checks``), laid out the
     way an installer lays them out (:func:`plugin_site.install_plugin`). Put it on
-    ``PYTHONPATH`` for a subprocess or use :func:`plugin_installed` in this process."""
-    from plugin_site import install_plugin
+    ``PYTHONPATH`` for a subprocess or use :func:`plugin_installed` in this process. The
+    folder is kept between sessions (:func:`plugin_site.kept_site`): its numba cache too."""
+    from plugin_site import kept_site
 
-    return install_plugin(tmp_path_factory.mktemp("site"), checks_only=True)
+    return kept_site(checks_only=True)
 
 
 @pytest.fixture

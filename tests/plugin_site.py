@@ -2,16 +2,27 @@
 out in a site folder: its packages (with their package data, without caches) and a
 ``.dist-info`` folder carrying its entry points, read from its own ``pyproject.toml``.
 With the folder on ``PYTHONPATH`` the suite finds ``pbta_2d6`` through the entry-point
-group, as it would after ``pip install``."""
+group, as it would after ``pip install``.
+
+The suite's sites (:func:`kept_site`) are kept between sessions in ``.test-sites/``
+(ignored by git), one folder per content of the example, so the plug-in's numba kernels
+compile once per change of the example, as the built-ins' do, not once per session and
+worker. A test of the first compile itself (``test_fresh_install``) makes its own."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
 import shutil
+import tempfile
 import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "examples" / "plugin_system"
+#: where :func:`kept_site` keeps the suite's installed sites between sessions
+SITES = ROOT / ".test-sites"
 
 
 def _not_shipped(data: list[str]):
@@ -71,3 +82,34 @@ def install_plugin(out: Path, checks_only: bool = False) -> Path:
             lines.append("pbta_checks = pbta_checks:PLUGIN")
     (dist / "entry_points.txt").write_text("\n".join(lines) + "\n")
     return out
+
+
+def _content_key(checks_only: bool) -> str:
+    """A digest of what an install lays out: every file of the example (caches left out),
+    this module, and the ``checks_only`` choice."""
+    h = hashlib.sha256(Path(__file__).read_bytes() + str(checks_only).encode())
+    for f in sorted(PKG.rglob("*")):
+        if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".nbi", ".nbc"):
+            h.update(str(f.relative_to(PKG)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def kept_site(checks_only: bool = False) -> Path:
+    """The example installed (:func:`install_plugin`) into ``.test-sites/``, kept while the
+    example is unchanged: its numba cache (``__pycache__`` beside each kernel file; the
+    copies keep the sources' modification times, which the cache is keyed by) survives
+    the session. Safe under parallel workers: a site is laid out in a private folder and
+    renamed into place; the first rename wins. Sites of an older content are removed."""
+    kind = "checks" if checks_only else "full"
+    target = SITES / f"{kind}-{_content_key(checks_only)}"
+    if not target.exists():
+        SITES.mkdir(exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(dir=SITES, prefix=".new-"))
+        install_plugin(scratch / "site", checks_only=checks_only)
+        with contextlib.suppress(OSError):  # another worker laid it out first
+            os.rename(scratch / "site", target)
+        shutil.rmtree(scratch, ignore_errors=True)
+        for old in SITES.glob(f"{kind}-*"):
+            if old != target:
+                shutil.rmtree(old, ignore_errors=True)
+    return target

@@ -105,6 +105,7 @@ def default_audit():
     return audit.evaluate(audit.load_guardrails(), progress=False)
 
 
+@pytest.mark.slow
 def test_every_default_cure_command_makes_its_guardrail_pass(default_audit, capsys):
     cured = default_audit[default_audit["cure"] != ""]
     assert len(cured) >= 2, default_audit[["guardrail", "status", "suggestion"]]
@@ -316,6 +317,7 @@ def test_discovered_one_hit_findings_get_cures_that_reproduce():
     assert grid["estimate"].iloc[1] == pytest.approx(promised, abs=fine)
 
 
+@pytest.mark.slow
 def test_designer_file_holds_what_it_fixes_and_frees(capsys):
     """scenarios/designer_guardrails.toml: twenty guardrails, a dozen failing; the
     ``fixed`` lists hold what they name, and the cure commands run."""

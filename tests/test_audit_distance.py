@@ -44,6 +44,7 @@ def _scenario(tmp_path, **kw):
     return load_scenario(p), p
 
 
+@pytest.mark.slow
 def test_guardrail_holds_only_when_it_holds_at_every_distance(tmp_path):
     """The value is the figure of the distance farthest outside the limit; one failing
     distance fails the guardrail."""
@@ -144,6 +145,7 @@ def test_one_hit_metric_takes_no_distances(tmp_path):
         load_scenario(p)
 
 
+@pytest.mark.slow
 def test_discovery_judges_gear_apart():
     """Armour and ranged weapons are judged engaged and 20 m apart (``distances``)."""
     cfg = {**audit.DEFAULT_DISCOVER}

@@ -76,6 +76,7 @@ def test_icepool_baselines_compute_the_same_tables():
             assert abs(row[last:].sum() - ice[last:].sum()) < 1e-12
 
 
+@pytest.mark.slow
 def test_audit_benchmark_runs_for_one_system(capsys):
     """``bench_audit`` prints its baseline and the audit and discover rows (one system,
     no command rows: no timing is checked)."""
@@ -106,6 +107,7 @@ def test_serve_benchmark_runs_for_one_system(capsys):
     assert "from two threads" in out
 
 
+@pytest.mark.slow
 def test_rules_benchmark_runs_quick(capsys):
     """``bench_rules`` prints its duel baseline, the edited-rule rows and the tune row
     (``--quick``: no cure-search rows; no timing is checked)."""

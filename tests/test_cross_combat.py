@@ -66,6 +66,7 @@ def test_cross_table_exact_has_all_five_systems():
     np.testing.assert_allclose(fates, 1.0, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_cross_table_mc_rows_carry_standard_errors_and_agree():
     stats = X.cross_stats(method="both", trials=N, seed=3)
     t = X.cross_table(stats=stats)

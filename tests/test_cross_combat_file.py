@@ -73,6 +73,7 @@ def fails(capsys, *argv: str) -> str:
 # ------------------------------------------------------------------------ cross-combat
 
 
+@pytest.mark.slow
 def test_cross_combat_rows_of_the_plugin_are_its_duels(plugin_installed, capsys):
     """PC1–PC9: each pbta_2d6 row of ``cross-combat --cross-combat FILE`` is the
     ``duel pbta_2d6 …`` row of the same fighters (both exact chains); the built-ins keep
@@ -102,6 +103,7 @@ def test_cross_combat_rows_of_the_plugin_are_its_duels(plugin_installed, capsys)
     pd.testing.assert_frame_equal(old, t)
 
 
+@pytest.mark.slow
 def test_without_the_file_the_plugin_is_not_compared(plugin_installed, capsys):
     t = run_csv(capsys, "cross-combat", "--columns", "matchup,system")
     assert "pbta_2d6" not in set(t["system"])

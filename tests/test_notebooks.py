@@ -174,6 +174,7 @@ def test_combat_sandbox_notebook_runs(monkeypatch):
     assert len(_outputs(nb, "image/png")) >= 2  # the sandbox's plot and the section's
 
 
+@pytest.mark.slow
 def test_sandbox_result_uses_the_archetype_library():
     """C13/E12: the sandbox's overrides reach the engine (heavy armour helps side A in
     an even d20_degrees duel; the mirror duel without overrides is exactly 50/50)."""

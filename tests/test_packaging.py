@@ -234,6 +234,7 @@ def test_a_missing_extra_is_named_in_one_line(args, extra, what, tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
+@pytest.mark.slow
 def test_the_report_html_needs_no_extra(tmp_path):
     """The report without its PDF (the core's HTML): built with no optional library."""
     done = _core_cli(

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
-from plugin_site import install_plugin
+from plugin_site import kept_site
 
 from engines.fight import HIST_FIELDS
 
@@ -398,9 +398,10 @@ def test_experience_chain_sums_to_one_and_mc_agrees(pbta, params):
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    """The package installed into a temporary site folder (:mod:`tests.plugin_site`)."""
-    return install_plugin(tmp_path_factory.mktemp("site"))
+def site() -> Path:
+    """The package installed into a site folder kept between sessions
+    (:func:`plugin_site.kept_site`)."""
+    return kept_site()
 
 
 def cli(site: Path, *argv: str) -> subprocess.CompletedProcess:

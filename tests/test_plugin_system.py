@@ -105,6 +105,7 @@ def test_curves_exact_hand_worked(site):
     assert Fraction(cell[(0, "advantage", "strong")]).limit_denominator(216) == Fraction(77, 216)
 
 
+@pytest.mark.slow
 def test_curves_monte_carlo_agrees_with_exact(site):
     n = 20_000
     t = table(site, "curves", "pbta_2d6", "--method", "both", "--trials", str(n), "--seed", "1")

@@ -150,6 +150,7 @@ def test_every_figure_is_printed_by_its_command(sections):
     assert checked >= 40  # the two sections carry dozens of figures
 
 
+@pytest.mark.slow
 def test_a_wrong_figure_fails(sections):
     """The check can fail: the middle_3d10 even duel's mean length with a wrong digit is
     not what its command prints, and the right one is."""
@@ -184,6 +185,7 @@ def test_figure_reading_hand_worked():
     assert not found("odds", 38e6, 0, [2.5e-08])  # 40 million
 
 
+@pytest.mark.slow
 def test_key_findings_name_fighters_and_say_each_finding_once(sections):
     """Fighters are named (never "fighter A"), no finding is said twice (an opening
     sentence never restates a failed guardrail; one sentence per pair of knobs), and
@@ -208,6 +210,7 @@ def test_key_findings_name_fighters_and_say_each_finding_once(sections):
     assert "54%" in defender
 
 
+@pytest.mark.slow
 def test_distance_guardrail_names_its_distance(sections):
     """The heaviest-armour guardrail shows the distance of its value and its command is a
     one-row grid at that distance (the figure is what the command prints)."""
@@ -222,6 +225,7 @@ def test_distance_guardrail_names_its_distance(sections):
     assert "starting engaged (0 m)" in r
 
 
+@pytest.mark.slow
 def test_no_cure_says_why_and_names_three_ranges(sections):
     """percentile's hard success needs half the skill (D1), so no skill of at most 99
     reaches 50%: the sentence says the nearest value a searched setting reaches (49% at

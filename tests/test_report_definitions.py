@@ -90,6 +90,7 @@ def _line(section, system: str) -> str:
 # ------------------------------------------------------------------ the even duel
 
 
+@pytest.mark.slow
 def test_even_duel_of_the_duels_section_is_at_a_glance_s(fought, duels):
     """The duels section's even-duel paragraph quotes the longest and shortest mean
     length; both are At a glance's "even duel (rounds)" of those systems, to the two
@@ -108,6 +109,7 @@ def test_even_duel_of_the_duels_section_is_at_a_glance_s(fought, duels):
     assert f"“{EVEN_DUEL}” is the report's even duel" in _text(duels)
 
 
+@pytest.mark.slow
 def test_weapon_and_gear_sections_name_the_even_duel(fought):
     title = "the even duel (a competent fighter with a light melee weapon against an equal)"
     weapons, gear = section_combat_weapons(fought), section_combat_gear(fought)
@@ -132,6 +134,7 @@ def test_weapon_and_gear_sections_name_the_even_duel(fought):
 # ------------------------------------------------------------------ one rung weaker
 
 
+@pytest.mark.slow
 def test_one_rung_weaker_is_novice_against_competent_everywhere(fought):
     """The ladder section and the upsets section quote the same novice-vs-competent
     figures as At a glance; the ladder table's mean over adjacent pairs (20.2 % in
@@ -186,6 +189,7 @@ def test_fate_shares_are_shares_of_the_fallen():
     assert same.iloc[0].tolist() == pytest.approx([0.25, 0.0, 0.75])
 
 
+@pytest.mark.slow
 def test_every_combat_section_s_fates_sum_to_one(fought, duels):
     weapons, gear = section_combat_weapons(fought), section_combat_gear(fought)
     hits = combat_frames(fought)["one_hit"]
@@ -212,6 +216,7 @@ def test_every_combat_section_s_fates_sum_to_one(fought, duels):
             assert sum(float(x) for x in found.groups()) == pytest.approx(100, abs=0.15)
 
 
+@pytest.mark.slow
 def test_dying_is_explained_beside_every_table_of_fates(fought, duels):
     """What "dying" means in each system, with its rule id, in each combat section that
     shows fates; and percentile's deadly losers are put down to its reading of dying."""

@@ -109,6 +109,7 @@ def commands(section) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_every_figure_is_what_its_command_prints(en):
     cmds = list(commands(en))
     # the table's commands: the first reading's small print (a paragraph repeats those
@@ -200,6 +201,7 @@ def test_every_figure_is_what_its_command_prints(en):
         )
 
 
+@pytest.mark.slow
 def test_middle_3d10_one_hit_is_most_fights_and_dice_pool_7_almost_never(en):
     """B10 makes one middle_3d10 hit drop an equal most of the time; a dice_pool_7 hit
     almost never does (A-g7 and the damage rules): the table says so in words."""
@@ -207,6 +209,7 @@ def test_middle_3d10_one_hit_is_most_fights_and_dice_pool_7_almost_never(en):
     assert table_cell(en, "dice_pool_7", "one_hit_drops").startswith(("about 1 in", "fewer than"))
 
 
+@pytest.mark.slow
 def test_each_paragraph_cites_a_rule_and_says_why(en):
     paras = {p.split(":", 1)[0]: p for p in en.reading[1:]}
     assert set(paras) == set(SYSTEMS)
@@ -221,6 +224,7 @@ def test_each_paragraph_cites_a_rule_and_says_why(en):
     assert table_cell(en, "dice_pool_7", "upset_roll_defending") in paras["dice_pool_7"]
 
 
+@pytest.mark.slow
 def test_no_code_identifier_in_prose_or_table(en, pt):
     ids = re.compile(
         r"\b(rounds_mean|p_side0|p_loser_dead|one_hit_incap\w*|sd_in_rungs|"
@@ -239,6 +243,7 @@ FORBIDDEN = re.compile(
 )
 
 
+@pytest.mark.slow
 def test_pt_br_speaks_portuguese_with_decimal_commas(pt, en):
     prose = [str(p) for p in pt.reading] + [pt.title, pt.blocks[0].title, pt.blocks[0].caption.text]
     table = pt.blocks[0].frame
@@ -258,6 +263,7 @@ def test_pt_br_speaks_portuguese_with_decimal_commas(pt, en):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "pt-BR"])
 def test_pdf_first_page_is_at_a_glance(lang, tmp_path):
     out = tmp_path / lang

@@ -112,6 +112,7 @@ def _cli_p_side0(capsys, *rules: str, distance: int) -> float:
     return float(pd.read_csv(io.StringIO(capsys.readouterr().out))["p_side0"].iloc[0])
 
 
+@pytest.mark.slow
 def test_first_page_names_the_rules_file_and_its_edits(report_html, rules_file):
     header = _text(re.search(r"<header>.*?</header>", report_html, re.S).group(0))
     assert "Rules edited by rules files" in header
@@ -120,6 +121,7 @@ def test_first_page_names_the_rules_file_and_its_edits(report_html, rules_file):
     assert "everyone's CON +1" in header
 
 
+@pytest.mark.slow
 def test_assumptions_list_the_edits(report_html, rules_file):
     section = _section(report_html, "assumptions")
     words = _text(section)
@@ -135,12 +137,14 @@ def test_assumptions_list_the_edits(report_html, rules_file):
     ]
 
 
+@pytest.mark.slow
 def test_provenance_reproduces_the_build_with_the_rules(report_html, rules_file):
     prov = _csv(_section(report_html, "provenance"), "provenance").set_index("item")["value"]
     assert f"--rules {rules_file}" in prov["command to reproduce"]
     assert "armour.heavy_archaic.ballistic 2 → 0" in prov["rules files (rule tables edited)"]
 
 
+@pytest.mark.slow
 def test_guardrail_figure_is_the_cli_duel_under_the_same_rules(report_html, rules_file, capsys):
     """A13: with a ballistic rating of 0 the heavy archaic armour no longer stops the
     pistol; the report's figure (the worst of the starting distances: the largest
@@ -202,6 +206,7 @@ def test_combat_frames_follow_the_rules_in_force(rules_file):
     assert not (before == edited).all()
 
 
+@pytest.mark.slow
 def test_every_printed_command_names_the_rules_file(report_html, rules_file, capsys):
     """A report built with ``--rules FILE`` prints its commands with ``--rules FILE``:
     each command of the small print prints that report's numbers, not the package's.

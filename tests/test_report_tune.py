@@ -38,6 +38,7 @@ def test_absent_without_a_tune_table():
     assert section_tune(ReportSettings(pdf=False, progress=False, guardrails=shipped)) is None
 
 
+@pytest.mark.slow
 def test_reading_and_front_are_the_commands(section, capsys):
     """The sentence is the one ``rpg-balance tune`` prints; its small-print command, run,
     passes every guardrail; the page's front is the command's table."""
@@ -67,6 +68,7 @@ def test_reading_and_front_are_the_commands(section, capsys):
     assert any(isinstance(b, Figure) and b.data[:4] == b"\x89PNG" for b in section.blocks)
 
 
+@pytest.mark.slow
 def test_key_findings_audit_the_same_file(settings):
     sec = section_key_findings(settings)
     counts = next(r for r in sec.reading if "balance guardrails of" in str(r))
@@ -74,6 +76,7 @@ def test_key_findings_audit_the_same_file(settings):
     assert counts.small.startswith(f"rpg-balance audit {TUNE} --columns")
 
 
+@pytest.mark.slow
 def test_in_pt_br(settings):
     with language("pt-BR"):
         sec = section_tune(settings)
@@ -81,6 +84,7 @@ def test_in_pt_br(settings):
     assert str(sec.reading[1]).startswith("3 mudanças fazem passar todos os 15 limites")
 
 
+@pytest.mark.slow
 def test_page_in_the_html(settings, tmp_path):
     from reports.build import build_report
     from reports.render_html import render_html

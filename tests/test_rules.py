@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from cli_fuzz_support import cli_here
 
 from analysis import rules
 from analysis.combat import archetypes
@@ -23,10 +24,18 @@ from engines.system import BUILT_IN
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def cli(*args, cwd=ROOT):
+def cli(*args, cwd=ROOT) -> subprocess.CompletedProcess:
+    """``rpg-balance ARGS`` in this process from the folder ``cwd``
+    (:func:`cli_fuzz_support.cli_here`; ``test_bad_rule_knobs_are_one_line_exit_2`` runs
+    one in a real process too)."""
+    return cli_here(*args, cwd=cwd)
+
+
+def cli_process(*args) -> subprocess.CompletedProcess:
+    """``rpg-balance ARGS`` in a process of its own."""
     return subprocess.run(
         [sys.executable, "-m", "cli", *map(str, args)],
-        cwd=cwd,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
@@ -202,7 +211,8 @@ def test_bad_rule_knobs_are_one_line_exit_2():
         ("middle_3d10:everyone.vigor=9", "less than or equal to 10"),
         ("even_duel_middle_3d10:everyone.vigor=1", "target is a system"),
     ]:
-        r = cli("audit", g, "--no-suggest", "--set", knob)
+        run = cli_process if words == "no field" else cli  # one in a process of its own
+        r = run("audit", g, "--no-suggest", "--set", knob)
         assert r.returncode == 2, (knob, r.stderr)
         assert words in r.stderr, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
@@ -240,6 +250,7 @@ def test_scenario_rules_key(tmp_path):
     assert "vigor +4" in words
 
 
+@pytest.mark.slow
 def test_tune_cures_the_armour_and_knife_guardrails_with_rules_and_audit_rules_agrees(tmp_path):
     """The shipped scenarios/tune_rules.toml: tune answers with rule edits only, and the
     answer, written as rules files, passes ``audit --rules``."""

@@ -12,13 +12,12 @@ die; every field's Monte Carlo kernel is checked against the exact chain under t
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from math import sqrt
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_fuzz_support import cli_here
 
 from analysis import rules
 from analysis.combat import archetypes
@@ -212,13 +211,8 @@ def test_exact_and_monte_carlo_agree_under_an_edit(knob, value, pair, v):
 
 
 def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "cli", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """``rpg-balance ARGS`` in this process (:func:`cli_fuzz_support.cli_here`)."""
+    return cli_here(*args)
 
 
 @pytest.mark.parametrize(

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import subprocess
-import sys
 from math import sqrt
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_fuzz_support import cli_here
 
 from analysis import rules
 from analysis.combat import archetypes
@@ -236,13 +235,8 @@ def test_exact_and_monte_carlo_agree_under_an_edit(knob, value, pair, over, v):
 
 
 def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "cli", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """``rpg-balance ARGS`` in this process (:func:`cli_fuzz_support.cli_here`)."""
+    return cli_here(*args)
 
 
 @pytest.mark.parametrize(

@@ -11,12 +11,11 @@ damage distribution and a CON roll worked by hand, Monte Carlo against exact."""
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from cli_fuzz_support import cli_here
 
 from analysis import rules
 from analysis.combat import archetypes
@@ -51,13 +50,8 @@ def p_side0(a, b, rs=(), variants=None):
 
 
 def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "cli", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """``rpg-balance ARGS`` in this process (:func:`cli_fuzz_support.cli_here`)."""
+    return cli_here(*args)
 
 
 def test_the_tables_hold_the_extensions_numbers():

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_fuzz_support import cli_here
 
 from analysis import rules
 from analysis.combat import archetypes
@@ -32,13 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "cli", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """``rpg-balance ARGS`` in this process (:func:`cli_fuzz_support.cli_here`)."""
+    return cli_here(*args)
 
 
 def knob(system: str, *edits) -> rules.RuleSet:

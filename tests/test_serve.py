@@ -136,6 +136,7 @@ def test_plugin_check_and_duel_equal_the_cli(plugin_installed, capsys):
     assert dr.row["p_side0"] == pytest.approx(_duel_row(capsys, dr.command)["p_side0"], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_audit_verdicts_equal_the_cli(capsys):
     from analysis.workflow import audit
 
@@ -323,6 +324,7 @@ def percent(p: float) -> str:
 # ---------------------------------------------------------------- threads
 
 
+@pytest.mark.slow
 def test_two_concurrent_exact_duels_give_the_right_numbers():
     a = model.default_duel("d20_degrees")
     b = model.default_duel("dice_pool_7")

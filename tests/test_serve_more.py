@@ -243,6 +243,7 @@ def test_bad_upload_is_one_message_the_clis(tmp_path, capsys):
 KNOBS = '[tune]\n[[tune.knobs]]\nknob = "dice_pool_6:variant.threshold"\nvalues = [7, 6, 5]\n'
 
 
+@pytest.mark.slow
 def test_sensitivity_equals_the_cli(tmp_path, capsys):
     path = tmp_path / "knobs.toml"
     path.write_text(KNOBS)

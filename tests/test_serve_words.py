@@ -162,12 +162,14 @@ def _report(hits) -> str:
     return "\n".join(out[:60])
 
 
+@pytest.mark.slow
 def test_portuguese_page_has_no_english_word_identifier_or_decimal_point(pt_lines):
     assert len(pt_lines) > 500
     hits = check(pt_lines, "pt-BR")
     assert hits == [], _report(hits)
 
 
+@pytest.mark.slow
 def test_english_page_shows_no_code_identifier():
     lines = _every_view("en")
     hits = check(lines, "en")
@@ -187,6 +189,7 @@ def test_english_page_shows_no_code_identifier():
     assert "fewer than 1 in a billion" in text  # dice_pool_7's one pistol hit kills
 
 
+@pytest.mark.slow
 def test_rules_editor_and_every_pane_follow_a_language_switch():
     """A page opened in English and switched to pt-BR: the rules editor's trait fields
     and every other pane speak Portuguese (no label keeps the language it was made in)."""
@@ -237,6 +240,7 @@ def _texts(wb) -> str:
     return "\n".join(x.text for x in page_lines(wb))
 
 
+@pytest.mark.slow
 def test_the_designers_words_in_portuguese():
     """The words a Brazilian designer asked for (issue 32 item 4)."""
     from reports.workbench.app import Workbench
@@ -313,6 +317,7 @@ def test_identifiers_are_in_tooltips():
     assert wb.d_a.value == wb.d_a.options["competent"]
 
 
+@pytest.mark.slow
 def test_audit_values_are_words_never_scientific_notation():
     from reports.workbench.app import Workbench
 

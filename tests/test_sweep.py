@@ -171,6 +171,7 @@ def test_sensitivity_plot_panels_share_one_y_axis(tmp_path):
     assert (tmp_path / "s.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_one_worker_equals_in_process(in_process):
     got = run_checks(scenario(), Cluster(1), progress=False).table
     pd.testing.assert_frame_equal(got, in_process, check_exact=True)

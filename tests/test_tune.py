@@ -351,6 +351,7 @@ def test_no_feasible_candidate_exits_1_with_the_trade_off(small, tmp_path, capsy
     assert table["worst_margin"].is_monotonic_increasing
 
 
+@pytest.mark.slow
 def test_the_benchmark_runs_with_tiny_sizes(capsys):
     """``bench_tune`` prints its rows (no timing assertion)."""
     from benchmarks import bench_tune
