@@ -683,13 +683,13 @@ def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, page, 
     assert page.evaluate("clickButton('Run Monte Carlo')") == "ok"
     text = _wait(
         page,
-        "deepText().includes('Done: 3000 fights') && "
+        "deepText().includes('Done: 3,000 fights') && "
         f"deepText().includes({json.dumps(shown)}) && "
         f"deepText().includes({json.dumps(cmd)}) && deepText()",
     )
     # a long run: the page answers while it runs, and Stop ends it between batches
     assert page.evaluate("inputByLabel('Monte Carlo fights', '5000000')") == "ok"
-    _wait(page, "deepText().includes('5000000 fights from seed 7')")
+    _wait(page, "deepText().includes('5,000,000 fights from seed 7')")
     assert page.evaluate("clickButton('Run Monte Carlo')") == "ok"
     _wait(page, "deepText().includes('Running')")
     assert page.evaluate("clickTab('Checks')") == "ok"
@@ -700,7 +700,7 @@ def test_monte_carlo_runs_in_the_background_with_its_se_and_stops(server, page, 
     stopped = _wait(page, "deepText().includes('Stopped between batches') && deepText()")
     assert cmd in text
     assert shown in text
-    assert "of 5000000 fights" in stopped
+    assert "of 5,000,000 fights" in stopped
     assert seen.errors == []
 
 

@@ -183,10 +183,13 @@ def test_stop_ends_a_group_fight_between_batches(monkeypatch):
         time.sleep(0.1)
     # Stop lands between two batches: after the first one, or a later one when the page's
     # own work after the click outlasts a batch of 2,000 fights (a loaded machine)
-    stopped = re.search(r"Stopped between batches after (\d+) of 20000 fights", wb.f_status.object)
+    # counts in the language's style: "2,000 of 20,000"
+    stopped = re.search(
+        r"Stopped between batches after ([\d,]+) of 20,000 fights", wb.f_status.object
+    )
     assert stopped, wb.f_status.object
-    assert int(stopped.group(1)) % 2000 == 0
-    assert int(stopped.group(1)) < 20000
+    assert int(stopped.group(1).replace(",", "")) % 2000 == 0
+    assert int(stopped.group(1).replace(",", "")) < 20000
     assert wb.f_table.object is None
     assert not wb.f_run.disabled
     assert wb.f_stop.disabled
@@ -391,7 +394,7 @@ def test_groups_tab_and_distance_table_in_a_browser(more_server, page, capsys, t
     assert page.evaluate("clickButton('Run the group fight')") == "ok"
     text = _until(
         page,
-        "deepText().includes('Done: 1000 fights') && "
+        "deepText().includes('Done: 1,000 fights') && "
         f"deepText().includes({json.dumps(cmd)}) && deepText()",
         120,
     )

@@ -12,7 +12,7 @@ import panel as pn
 from engines.constants import AFTERMATHS
 from engines.errors import InputError
 
-from ..i18n import _, language
+from ..i18n import _, decimal, language
 from ..rules_words import carrying
 from . import model, words
 from .common import OWN, code_block, frame, log
@@ -225,7 +225,7 @@ class DuelTab(PageBase):
             self.d_command.object = code_block(self._with_rules(model.duel_command(d)))
             self.d_status.object = _(
                 "Press “Run Monte Carlo”: {n} fights from seed {seed}."
-            ).format(n=d.trials, seed=d.seed)
+            ).format(n=decimal(d.trials, 0), seed=d.seed)
             self._compare_duel(None)
             return
         self.d_status.object = ""
@@ -296,7 +296,7 @@ class DuelTab(PageBase):
             }
             self.d_run.disabled, self.d_stop.disabled = True, False
             self.d_progress.value, self.d_progress.visible = 0, True
-            self.d_status.object = _("Running {n} fights…").format(n=d.trials)
+            self.d_status.object = _("Running {n} fights…").format(n=decimal(d.trials, 0))
             threading.Thread(
                 target=self._mc_thread, args=(d, self._job), daemon=True, name="workbench-mc"
             ).start()
@@ -334,7 +334,7 @@ class DuelTab(PageBase):
         self.d_progress.value = int(100 * job["done"] / max(job["total"], 1))
         if not job.get("finished"):
             self.d_status.object = _("Running: {done} of {n} fights…").format(
-                done=job["done"], n=job["total"]
+                done=decimal(job["done"], 0), n=decimal(job["total"], 0)
             )
             return False
         self.d_stop.disabled, self.d_progress.visible = True, False
@@ -344,10 +344,10 @@ class DuelTab(PageBase):
                 "Stopped between batches after {done} of {n} "
                 "fights; nothing is shown for a partial "
                 "run."
-            ).format(done=job["done"], n=job["total"])
+            ).format(done=decimal(job["done"], 0), n=decimal(job["total"], 0))
         elif job["error"]:
             self.d_status.object = job["error"]
         else:
-            self.d_status.object = _("Done: {n} fights.").format(n=job["total"])
+            self.d_status.object = _("Done: {n} fights.").format(n=decimal(job["total"], 0))
             self._show_duel(job["result"])
         return True

@@ -12,7 +12,7 @@ import panel as pn
 
 from engines.errors import InputError
 
-from ..i18n import N_, _, language, text
+from ..i18n import N_, _, decimal, language, text
 from ..rules_words import carrying
 from . import model
 from . import words as page_words
@@ -139,7 +139,7 @@ class GroupsTab(PageBase):
             }
             self.f_run.disabled, self.f_stop.disabled = True, False
             self.f_progress.value, self.f_progress.visible = 0, True
-            self.f_status.object = _("Running {n} fights…").format(n=g.trials)
+            self.f_status.object = _("Running {n} fights…").format(n=decimal(g.trials, 0))
             job, lang = self._job, self.state.lang
 
             def batch(done: int, total: int) -> None:
@@ -172,7 +172,7 @@ class GroupsTab(PageBase):
         self.f_progress.value = int(100 * job["done"] / max(job["total"], 1))
         if not job.get("finished"):
             self.f_status.object = _("Running: {done} of {n} fights…").format(
-                done=job["done"], n=job["total"]
+                done=decimal(job["done"], 0), n=decimal(job["total"], 0)
             )
             return False
         self.f_stop.disabled, self.f_progress.visible = True, False
@@ -182,7 +182,7 @@ class GroupsTab(PageBase):
                 "Stopped between batches after {done} of {n} "
                 "fights; nothing is shown for a partial "
                 "run."
-            ).format(done=job["done"], n=job["total"])
+            ).format(done=decimal(job["done"], 0), n=decimal(job["total"], 0))
         elif job["error"]:
             self.f_status.object = job["error"]
         else:
@@ -193,7 +193,7 @@ class GroupsTab(PageBase):
         """Every figure of the fight with its standard error, and its command."""
         row = r.row
         self.f_status.object = (
-            _("Done: {n} fights.").format(n=row["trials"])
+            _("Done: {n} fights.").format(n=decimal(int(row["trials"]), 0))
             + " "
             + _("{title} ({system}): side A {a} against side B {b}.").format(
                 title=page_words.capital(text(r.title)),

@@ -12,7 +12,7 @@ import panel as pn
 
 from engines.errors import InputError
 
-from ..i18n import _, language
+from ..i18n import _, decimal, language
 from ..rules_words import carrying
 from . import model
 from . import words as page_words
@@ -146,7 +146,7 @@ class SensitivityTab(PageBase):
         r = job["result"]
         s = r.result.stats
         self.s_status.object = _("Done: {n} guardrail measurements ({method}).").format(
-            n=s["measured"], method=page_words.value_words(r.result.method)
+            n=decimal(int(s["measured"]), 0), method=page_words.value_words(r.result.method)
         )
         self.s_readings.object = "\n".join(f"- {x}" for x in r.readings)
         self.s_table.object = _indices(r.view)
