@@ -210,6 +210,47 @@ def test_stop_ends_a_group_fight_between_batches(monkeypatch):
     assert done == [(2000, 6000)]
 
 
+def test_stop_ends_a_sensitivity_study_between_guardrails():
+    """The Sensitivity tab's Stop: the study ends before its next guardrail, the page
+    says after how many of how many, shows no partial table, and can run again."""
+    from analysis.workflow import audit
+    from analysis.workflow import sensitivity as sens
+    from reports.workbench.app import Workbench
+
+    n = len(sens.load_problem(audit.DATA, sens.DEFAULT_KNOBS).scenario.guardrails)
+    assert n > 2
+    wb = Workbench({"tab": "sensitivity"})
+    wb._on_run_sensitivity()
+    assert not wb.s_stop.disabled
+    assert wb.s_run.disabled
+    wb._on_stop()
+    for _ in range(1800):
+        wb.poll()
+        if not wb._job:
+            break
+        time.sleep(0.1)
+    stopped = re.search(
+        r"Stopped between guardrails after (\d+) of (\d+); nothing is shown", wb.s_status.object
+    )
+    assert stopped, wb.s_status.object
+    assert int(stopped.group(2)) == n
+    assert int(stopped.group(1)) < n
+    assert wb.s_table.object is None
+    assert wb.s_heatmap.object is None
+    assert not wb.s_run.disabled
+    assert wb.s_stop.disabled
+    # in the model: the study raises Cancelled before its first guardrail
+    calls = []
+
+    def stop(done, total):
+        calls.append((done, total))
+        raise model.Cancelled
+
+    with pytest.raises(model.Cancelled):
+        model.sensitivity_run(None, on_guardrail=stop)
+    assert calls == [(0, n)]
+
+
 def test_bad_upload_is_one_message_the_clis(tmp_path, capsys):
     from reports.workbench.app import Workbench
 
@@ -250,7 +291,12 @@ KNOBS = '[tune]\n[[tune.knobs]]\nknob = "dice_pool_6:variant.threshold"\nvalues 
 def test_sensitivity_equals_the_cli(tmp_path, capsys):
     path = tmp_path / "knobs.toml"
     path.write_text(KNOBS)
-    r = model.sensitivity_run(("knobs.toml", KNOBS.encode()))
+    calls = []
+    r = model.sensitivity_run(
+        ("knobs.toml", KNOBS.encode()), on_guardrail=lambda d, t: calls.append((d, t))
+    )
+    n = len(r.result.table["guardrail"].unique())
+    assert calls == [(k, n) for k in range(n + 1)]  # before each guardrail, and at the end
     assert r.command == (
         "rpg-balance sensitivity analysis/data/guardrails.toml --knobs knobs.toml --format csv"
     )

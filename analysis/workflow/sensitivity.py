@@ -44,6 +44,7 @@ import dataclasses
 import itertools
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -385,9 +386,14 @@ def sensitivity(
     batch: int = 2_000,
     max_trials: int = 200_000,
     progress: bool | None = False,
+    on_guardrail: Callable[[int, int], None] | None = None,
 ) -> SensitivityResult:
     """The sensitivity table of a :class:`~analysis.workflow.tune.TuneProblem`: one row
-    per guardrail and knob (knobs that do not touch the guardrail: 0, not sampled)."""
+    per guardrail and knob (knobs that do not touch the guardrail: 0, not sampled).
+
+    ``on_guardrail(done, total)``, when given, is called before each guardrail's study
+    (``done`` guardrails finished of ``total``) and once after the last; an exception it
+    raises ends the study there (the workbench's Stop), with no result."""
     import pandas as pd
 
     from analysis.workflow.audit.measuring import guardrail_target
@@ -400,6 +406,8 @@ def sensitivity(
     rows, readings, pairs_rows, untouched = [], [], [], []
     used = set()
     for g, gr in enumerate(sc.guardrails):
+        if on_guardrail is not None:
+            on_guardrail(g, len(sc.guardrails))
         system = guardrail_target(sc, gr).system
         knobs = tuple(problem.deps[g])
         size = math.prod(len(problem.knobs[j].levels) for j in knobs)
@@ -448,6 +456,8 @@ def sensitivity(
             readings.append(guardrail_reading(problem, g, rows[-len(problem.knobs) :]))
         else:
             untouched.append(gr.name)
+    if on_guardrail is not None:
+        on_guardrail(len(sc.guardrails), len(sc.guardrails))
     if untouched:
         readings.append(
             Text(

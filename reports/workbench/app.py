@@ -266,6 +266,7 @@ class Workbench(
         self.f_trials.label = _("Fights of the group (Monte Carlo)")
         self.f_seed.label = _("Random seed of the group fight")
         self.f_stop.label, self.s_run.label = _("Stop"), _("Run the sensitivity")
+        self.s_stop.label = _("Stop")
         self.f_scenario.options, self.s_source.options = (
             self._group_options(),
             self._knob_sources(),

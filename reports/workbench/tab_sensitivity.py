@@ -1,7 +1,8 @@
 """The Sensitivity tab of the workbench: ``rpg-balance sensitivity`` of the shipped
-guardrails against the default knobs or an uploaded knob file, run in the background:
-the readings, the table and the heat map of the report's "What matters most" page, and
-the command (a mixin of :class:`reports.workbench.app.Workbench`)."""
+guardrails against the default knobs or an uploaded knob file, run in the background
+with its progress and a Stop between guardrails: the readings, the table and the heat
+map of the report's "What matters most" page, and the command (a mixin of
+:class:`reports.workbench.app.Workbench`)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ class SensitivityTab(PageBase):
         )
         self.s_upload = pn.widgets.FileInput(accept=".toml", multiple=False)
         self.s_run = pn.widgets.Button(label=_("Run the sensitivity"), color="primary")
+        self.s_stop = pn.widgets.Button(label=_("Stop"), color="danger", disabled=True)
+        self.s_progress = pn.indicators.Progress(value=0, max=100, visible=False, width=300)
         self.s_status = pn.pane.Markdown("")
         self.s_readings = pn.pane.Markdown("")
         self.s_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width")
@@ -59,6 +62,7 @@ class SensitivityTab(PageBase):
         self.s_source.param.watch(self._on_knobs, "value")
         self.s_upload.param.watch(self._on_knob_upload, "value")
         self.s_run.on_click(self._on_run_sensitivity)
+        self.s_stop.on_click(self._on_stop)
         self._sensitivity_command()
 
     def _knob_sources(self) -> dict:
@@ -74,7 +78,7 @@ class SensitivityTab(PageBase):
                 )
             ),
             pn.Row(self.s_source, self.s_upload),
-            self.s_run,
+            pn.Row(self.s_run, self.s_stop, self.s_progress),
             self.s_status,
             self.s_readings,
             self.s_table,
@@ -112,15 +116,30 @@ class SensitivityTab(PageBase):
                 upload = self._s_upload
             if not self._busy.acquire(blocking=False):
                 raise InputError(_("A run is already going; press Stop first."))
-            self._job = {"kind": "sensitivity", "result": None, "error": None}
-            self.s_run.disabled = True
+            self._stop.clear()
+            self._job = {
+                "kind": "sensitivity",
+                "done": 0,
+                "total": 0,
+                "result": None,
+                "error": None,
+            }
+            self.s_run.disabled, self.s_stop.disabled = True, False
+            self.s_progress.value, self.s_progress.visible = 0, True
             self.s_status.object = _("Measuring every guardrail over the knobs…")
             job, lang = self._job, self.state.lang
+
+            def guardrail(done: int, total: int) -> None:
+                job["done"], job["total"] = done, total
+                if self._stop.is_set() and done < total:
+                    raise model.Cancelled
 
             def run():
                 try:
                     with language(lang), carrying(self.rules):
-                        job["result"] = model.sensitivity_run(upload)
+                        job["result"] = model.sensitivity_run(upload, on_guardrail=guardrail)
+                except model.Cancelled:
+                    job["error"] = "stopped"
                 except InputError as exc:
                     job["error"] = str(exc)
                 except Exception as exc:
@@ -137,9 +156,22 @@ class SensitivityTab(PageBase):
     def _poll_sensitivity(self, job: dict) -> bool:
         """The sensitivity's readings, table and heat map once done; False while it
         runs."""
+        done, total = job.get("done", 0), job.get("total", 0)
+        self.s_progress.value = int(100 * done / max(total, 1))
         if not job.get("finished"):
+            if total:
+                self.s_status.object = _("Measuring: {done} of {n} guardrails done…").format(
+                    done=decimal(done, 0), n=decimal(total, 0)
+                )
             return False
         self.s_run.disabled = False
+        self.s_stop.disabled, self.s_progress.visible = True, False
+        if job["error"] == "stopped":
+            self.s_status.object = _(
+                "Stopped between guardrails after {done} of {n}; nothing is shown for a "
+                "partial study."
+            ).format(done=decimal(done, 0), n=decimal(total, 0))
+            return True
         if job["error"]:
             self.s_status.object = job["error"]
             return True

@@ -7,6 +7,7 @@ sensitivity_view`), its heat map and the command."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -50,11 +51,17 @@ def sensitivity_command(knobs_name: str | None = None) -> str:
     )
 
 
-def sensitivity_run(upload: tuple[str, bytes] | None = None) -> SensitivityRun:
+def sensitivity_run(
+    upload: tuple[str, bytes] | None = None,
+    on_guardrail: Callable[[int, int], None] | None = None,
+) -> SensitivityRun:
     """The sensitivity of the shipped guardrails to the default knobs, or to the knobs of
     ``upload`` (``(name, bytes)``, written under its bare name to a private temporary
     folder and read as ``--knobs``), as the command computes it (its defaults: method
-    auto, seed, batch and trial cap), under the engine lock for the whole run."""
+    auto, seed, batch and trial cap), under the engine lock for the whole run.
+    ``on_guardrail(done, total)`` is called before each guardrail and after the last
+    (:func:`analysis.workflow.sensitivity.sensitivity`); raising :class:`Cancelled` from
+    it ends the run between two guardrails (the page's Stop)."""
     import tempfile
 
     from analysis.workflow import sensitivity as sens
@@ -77,7 +84,7 @@ def sensitivity_run(upload: tuple[str, bytes] | None = None) -> SensitivityRun:
         problem = sens.load_problem(DATA, knobs)
     problem.file = _shown(DATA)
     with ENGINE_LOCK:
-        result = sens.sensitivity(problem)
+        result = sens.sensitivity(problem, on_guardrail=on_guardrail)
     labels = {k.name: text(sens.knob_words(problem, k.name)) for k in problem.knobs}
     rows = {g.name: text(g.name) for g in problem.scenario.guardrails}
     if result.table["touches"].any():
