@@ -502,3 +502,37 @@ def test_pinned_a_keeps_its_rules_when_b_edits_one(tmp_path, capsys):
     again = Workbench(model.to_query(wb.state))
     text = "\n".join(str(getattr(o, "object", "")) for o in again.p_duel.objects)
     assert f"B − A = {diff:+.2f} pp" in text, text
+
+
+def test_a_figure_holds_the_axes_it_has_no_room_for():
+    """With every axis of d20_degrees whole (modifier × DC × degree), a figure draws the
+    modifier along x and one line per DC, and holds the degree at its neutral, 1 (a
+    plain success), saying so in its title: each line then rises with the modifier
+    (D20 1: a higher modifier never lowers the chance), where a line through all four
+    degrees would zigzag. A hand-worked point: DC 11, modifier +0, degree 1 is 10 faces
+    of 20 (11 to 20), 50%."""
+    import numpy as np
+
+    from engines.system import get
+    from reports.workbench.model.checks import hold_extra_axes
+
+    spec = get("d20_degrees")
+    r = model.check_result(model.CheckState("d20_degrees"), figure=False)
+    assert set(r.table["degree"]) == {1, 2, 3, 4}
+    held, words = hold_extra_axes(r.table, spec, ["degree"])
+    assert set(held["degree"]) == {1}
+    assert words == "Drawn at degree 1; the table shows every value."
+    cell = held[(held["dc"] == 11) & (held["modifier"] == 0)]["p"]
+    assert cell.iloc[0] == pytest.approx(0.5, abs=1e-12)
+    fig = compare.check_figure(r, r, spec, png=False)
+    ax = fig.axes[0]
+    assert "Drawn at degree 1" in ax.get_title()
+    lines = ax.get_lines()
+    assert len(lines) == 8  # four DCs, A and B
+    for line in lines:
+        assert len(line.get_xdata()) == 36  # modifier −5 … +30, once each
+        assert (np.diff(line.get_ydata()) >= -1e-12).all(), line.get_label()
+    # nothing to hold: a two-axis system's figure has no such title
+    r7 = model.check_result(model.CheckState("dice_pool_7"), figure=False)
+    ax7 = compare.check_figure(r7, r7, get("dice_pool_7"), png=False).axes[0]
+    assert "Drawn at" not in ax7.get_title()

@@ -374,4 +374,8 @@ def figure_numbers(ax, *, percent_y: bool = True) -> None:
     lang = current()
     if percent_y:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: percent(y, 0, lang)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: decimal(round(x, 6), lang=lang)))
+    ax.xaxis.set_major_formatter(
+        FuncFormatter(
+            lambda x, _pos: decimal(int(x) if float(x).is_integer() else round(x, 6), lang=lang)
+        )
+    )

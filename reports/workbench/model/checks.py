@@ -11,7 +11,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from ...i18n import _, percent
+from ...i18n import _, decimal, percent
 from ...labels import header
 from .state import ALL, ENGINE_LOCK, CheckState, variant_text
 
@@ -109,18 +109,51 @@ def check_figure(c: CheckState, r: CheckResult) -> bytes:
     return _curve_figure(r.table, get(c.system), r.axes)
 
 
+def axis_value_words(value) -> str:
+    """An axis value on a figure: a number in the language's style, a word (a roll mode,
+    a level) in the page's words (:func:`reports.workbench.words.value_words`)."""
+    import numbers
+
+    from ..words import value_words
+
+    if isinstance(value, numbers.Integral):
+        return decimal(int(value))
+    return value_words(value)
+
+
+def hold_extra_axes(table: pd.DataFrame, spec, extra: list[str]) -> tuple[pd.DataFrame, str]:
+    """The slice ``table`` with each axis of ``extra`` (free axes a figure has no room
+    for: it draws one axis along x and one as its lines) held at its neutral
+    (:meth:`engines.system.Checks.held`; its first value when the slice lacks it), and
+    the words that say so for the figure's title ("" when nothing is held)."""
+    held = []
+    for axis in extra:
+        value = spec.checks.held(axis)
+        if not (table[axis] == value).any():
+            value = table[axis].iloc[0]
+        table = table[table[axis] == value]
+        held.append(f"{header(axis)} {axis_value_words(value)}")
+    if not held:
+        return table, ""
+    return table, _("Drawn at {held}; the table shows every value.").format(held=", ".join(held))
+
+
 def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
     """P(success) along the competence axis, one line per value of the other free axis
-    (at most eight, evenly spread)."""
+    (at most eight, evenly spread); any further free axis held at its neutral
+    (:func:`hold_extra_axes`), as the title says."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     axis = spec.ladder.competence_axis if spec.ladder else None
     comp = axis if len(axes.get(axis, ())) > 1 else None
     free = [n for n, vals in axes.items() if len(vals) > 1 and n != comp]
+    table, held = hold_extra_axes(table, spec, free[1:])
     fig = Figure(figsize=(7.5, 3.6))
     FigureCanvasAgg(fig)
     ax = fig.subplots()
+    if held:
+        ax.set_title(held, fontsize=9)
     if comp is None:
         x = free[0] if free else table.columns[1]
         ax.plot(range(len(table)), table["p"], marker="o")
@@ -134,11 +167,18 @@ def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
             groups = [groups[i] for i in keep]
         for key, g in groups:
             ax.plot(
-                g[comp], g["p"], marker=".", label=None if key is None else f"{header(other)} {key}"
+                g[comp],
+                g["p"],
+                marker=".",
+                label=None if key is None else f"{header(other)} {axis_value_words(key)}",
             )
         ax.set_xlabel(header(comp))
-        if other is not None:
-            ax.legend(fontsize=7, ncol=2)
+        if pd.api.types.is_integer_dtype(table[comp]):  # a pool, a modifier: whole ticks
+            from matplotlib.ticker import MaxNLocator
+
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if other is not None:  # beside the axes, never over a curve
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     ax.set_ylabel(_("P(success)"))
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)

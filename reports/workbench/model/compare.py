@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from ...i18n import _
-from .checks import png_bytes
+from ...labels import header
+from .checks import axis_value_words, hold_extra_axes, png_bytes
 
 __all__ = [
     "DUEL_FIGURES",
@@ -150,8 +151,9 @@ def check_table(a, b) -> pd.DataFrame | None:
 
 def check_figure(a, b, spec, png: bool = True):
     """Both slices' success curves on one figure: A solid, B dashed, one colour per value
-    of the other free axis (at most four, evenly spread). PNG bytes (``png=False``: the
-    matplotlib Figure)."""
+    of the other free axis (at most four, evenly spread), any further free axis held at
+    its neutral (:func:`~.checks.hold_extra_axes`, said in the title). PNG bytes
+    (``png=False``: the matplotlib Figure)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -161,6 +163,7 @@ def check_figure(a, b, spec, png: bool = True):
     ax = fig.subplots()
     colours = iter(range(100))
     colour_of: dict = {}
+    held_words: list[str] = []
     for side, r, style in (("A", a, "-"), ("B", b, "--")):
         t = r.table
         x = axis if axis in t.columns and len(r.axes.get(axis, ())) > 1 else None
@@ -168,22 +171,29 @@ def check_figure(a, b, spec, png: bool = True):
             free = _free_axes(r)
             x = free[0] if free else t.columns[1]
         others = [n for n in _free_axes(r) if n != x]
+        t, held = hold_extra_axes(t, spec, others[1:])
+        if held and held not in held_words:
+            held_words.append(held)
         groups = [(None, t)] if not others else list(t.groupby(others[0], sort=False))
         if len(groups) > 4:
             keep = np.unique(np.linspace(0, len(groups) - 1, 4).round().astype(int))
             groups = [groups[i] for i in keep]
         for key, g in groups:
             c = colour_of.setdefault(key, f"C{next(colours) % 10}")
-            label = side if key is None else f"{side}: {others[0]} {key}"
+            label = side if key is None else f"{side}: {header(others[0])} {axis_value_words(key)}"
             xs = pd.to_numeric(g[x], errors="coerce")
             xs = xs if xs.notna().all() else pd.Series(range(len(g)))
             ax.plot(xs.to_numpy(), g["p"].to_numpy(), style, color=c, marker=".", label=label)
-        ax.set_xlabel(x)
+        ax.set_xlabel(header(x))
     ax.set_ylabel(_("P(success)"))
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    ax.set_title(_("A (solid) and B (dashed)"), fontsize=9)
+    # beside the axes, never over a curve
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    ax.set_title(" · ".join([_("A (solid) and B (dashed)"), *held_words]), fontsize=9)
+    from ..words import figure_numbers
+
+    figure_numbers(ax)
     fig.tight_layout()
     return png_bytes(fig) if png else fig
 
