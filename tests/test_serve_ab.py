@@ -536,3 +536,21 @@ def test_a_figure_holds_the_axes_it_has_no_room_for():
     r7 = model.check_result(model.CheckState("dice_pool_7"), figure=False)
     ax7 = compare.check_figure(r7, r7, get("dice_pool_7"), png=False).axes[0]
     assert "Drawn at" not in ax7.get_title()
+
+
+def test_a_plugin_figure_draws_its_ladder_and_holds_its_roll(plugin_installed):
+    """The example plug-in's axes (modifier, roll, level), all whole: its ladder's axes
+    are drawn (modifier along x, a line per level) and the roll held at its neutral,
+    normal, though ``roll`` comes before ``level`` in its axes. At modifier +0 against a
+    weak level, 2d6 + 0 ≥ 7 (P1) is 21 of 36."""
+    from engines.system import get
+
+    spec = get("pbta_2d6")
+    r = model.check_result(model.CheckState("pbta_2d6"), figure=False)
+    ax = compare.check_figure(r, r, spec, png=False).axes[0]
+    assert "Drawn at roll normal" in ax.get_title()
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["A: level weak", "A: level strong", "B: level weak", "B: level strong"]
+    weak = ax.get_lines()[0]
+    at0 = list(weak.get_xdata()).index(0)
+    assert weak.get_ydata()[at0] == pytest.approx(21 / 36, abs=1e-12)

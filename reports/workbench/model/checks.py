@@ -121,6 +121,14 @@ def axis_value_words(value) -> str:
     return value_words(value)
 
 
+def ladder_first(spec, free: list[str]) -> list[str]:
+    """The free axes with the ladder's (competence, difficulty) first: a figure draws
+    those and holds the rest (a plug-in's ``roll`` before its ``level`` would otherwise
+    draw roll modes at the easiest level)."""
+    swept = spec.ladder.swept if spec.ladder else ()
+    return sorted(free, key=lambda n: n not in swept)
+
+
 def hold_extra_axes(table: pd.DataFrame, spec, extra: list[str]) -> tuple[pd.DataFrame, str]:
     """The slice ``table`` with each axis of ``extra`` (free axes a figure has no room
     for: it draws one axis along x and one as its lines) held at its neutral
@@ -147,7 +155,7 @@ def _curve_figure(table: pd.DataFrame, spec, axes: dict) -> bytes:
 
     axis = spec.ladder.competence_axis if spec.ladder else None
     comp = axis if len(axes.get(axis, ())) > 1 else None
-    free = [n for n, vals in axes.items() if len(vals) > 1 and n != comp]
+    free = ladder_first(spec, [n for n, vals in axes.items() if len(vals) > 1 and n != comp])
     table, held = hold_extra_axes(table, spec, free[1:])
     fig = Figure(figsize=(7.5, 3.6))
     FigureCanvasAgg(fig)

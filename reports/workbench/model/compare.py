@@ -33,7 +33,7 @@ import pandas as pd
 
 from ...i18n import _
 from ...labels import header
-from .checks import axis_value_words, hold_extra_axes, png_bytes
+from .checks import axis_value_words, hold_extra_axes, ladder_first, png_bytes
 
 __all__ = [
     "DUEL_FIGURES",
@@ -168,9 +168,9 @@ def check_figure(a, b, spec, png: bool = True):
         t = r.table
         x = axis if axis in t.columns and len(r.axes.get(axis, ())) > 1 else None
         if x is None:
-            free = _free_axes(r)
+            free = ladder_first(spec, _free_axes(r))
             x = free[0] if free else t.columns[1]
-        others = [n for n in _free_axes(r) if n != x]
+        others = ladder_first(spec, [n for n in _free_axes(r) if n != x])
         t, held = hold_extra_axes(t, spec, others[1:])
         if held and held not in held_words:
             held_words.append(held)
