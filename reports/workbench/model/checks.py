@@ -15,7 +15,15 @@ from ...i18n import _, decimal, percent
 from ...labels import header
 from .state import ALL, ENGINE_LOCK, CheckState, variant_text
 
-__all__ = ["CheckResult", "check_figure", "check_result", "png_bytes"]
+__all__ = [
+    "CheckResult",
+    "axis_value_words",
+    "check_figure",
+    "check_result",
+    "hold_extra_axes",
+    "ladder_first",
+    "png_bytes",
+]
 
 
 @dataclasses.dataclass
