@@ -492,3 +492,32 @@ def test_groups_tab_and_distance_table_in_a_browser(more_server, page, capsys, t
                 (tmp_path / name).read_bytes()
             )
     assert errors == []
+
+
+@pytest.mark.browser
+def test_sensitivity_shows_progress_and_stops_in_a_browser(more_server, page):
+    """The Sensitivity tab in chromium: the study counts its guardrails while it runs,
+    the tab's Stop (the one Stop enabled on the page) ends it between two guardrails
+    with no partial table, and the study can run again."""
+    from test_serve import DEEP
+
+    page.set_default_timeout(60_000)
+    page.add_init_script(DEEP)
+    errors = watch(page)
+    page.goto(more_server + "?" + urlencode({"tab": "sensitivity"}))
+    _until(page, "deepText().includes('Run the sensitivity')")
+    assert page.evaluate("clickButton('Run the sensitivity')") == "ok"
+    _until(page, "deepText().includes('Measuring')")
+    stop = (
+        "(() => { const b = deepAll('button').find(x => x.textContent.trim() === 'Stop' "
+        "&& !x.disabled); if (b) { b.click(); return 'ok'; } return 'no button'; })()"
+    )
+    assert page.evaluate(stop) == "ok"
+    text = _until(page, "deepText().includes('Stopped between guardrails') && deepText()", 180)
+    m = re.search(r"Stopped between guardrails after (\d+) of (\d+)", text)
+    assert m, text
+    assert int(m.group(1)) < int(m.group(2))
+    assert "total index (ST)" not in text  # no partial table
+    assert page.evaluate("clickButton('Run the sensitivity')") == "ok"
+    _until(page, "deepText().includes('Measuring')")
+    assert errors == []
