@@ -168,6 +168,26 @@ def test_uploaded_plugin_group_fight_equals_the_cli(plugin_installed, capsys):
         assert r.row[se] == pytest.approx(cli[se][0], abs=1e-12), se
 
 
+def _stop_and_wait(wb) -> None:
+    """Press the page's Stop and poll until its background run has ended."""
+    wb._on_stop()
+    for _ in range(1800):
+        wb.poll()
+        if not wb._job:
+            break
+        time.sleep(0.1)
+
+
+def _stopping(calls: list):
+    """A progress callback that records its call and stops the run (as Stop does)."""
+
+    def stop(*args):
+        calls.append(args)
+        raise model.Cancelled
+
+    return stop
+
+
 def test_stop_ends_a_group_fight_between_batches(monkeypatch):
     from analysis.combat import lethality
     from reports.workbench.app import Workbench
@@ -175,12 +195,7 @@ def test_stop_ends_a_group_fight_between_batches(monkeypatch):
     monkeypatch.setattr(lethality, "MC_BATCH", 2000)
     wb = Workbench({"tab": "groups", "group-trials": "20000", "group-seed": "1"})
     wb._on_run_group()
-    wb._on_stop()
-    for _ in range(1800):
-        wb.poll()
-        if not wb._job:
-            break
-        time.sleep(0.1)
+    _stop_and_wait(wb)
     # Stop lands between two batches: after the first one, or a later one when the page's
     # own work after the click outlasts a batch of 2,000 fights (a loaded machine)
     # counts in the language's style: "2,000 of 20,000"
@@ -194,12 +209,8 @@ def test_stop_ends_a_group_fight_between_batches(monkeypatch):
     assert not wb.f_run.disabled
     assert wb.f_stop.disabled
     # in the model: the run raises Cancelled at the first batch's end
-    done = []
-
-    def stop(n, total):
-        done.append((n, total))
-        raise model.Cancelled
-
+    done: list = []
+    stop = _stopping(done)
     with pytest.raises(model.Cancelled):
         model.group_result(
             model.GroupState("ambush_3v1", 6000, 1),
@@ -223,12 +234,7 @@ def test_stop_ends_a_sensitivity_study_between_guardrails():
     wb._on_run_sensitivity()
     assert not wb.s_stop.disabled
     assert wb.s_run.disabled
-    wb._on_stop()
-    for _ in range(1800):
-        wb.poll()
-        if not wb._job:
-            break
-        time.sleep(0.1)
+    _stop_and_wait(wb)
     stopped = re.search(
         r"Stopped between guardrails after (\d+) of (\d+); nothing is shown", wb.s_status.object
     )
@@ -240,14 +246,9 @@ def test_stop_ends_a_sensitivity_study_between_guardrails():
     assert not wb.s_run.disabled
     assert wb.s_stop.disabled
     # in the model: the study raises Cancelled before its first guardrail
-    calls = []
-
-    def stop(done, total):
-        calls.append((done, total))
-        raise model.Cancelled
-
+    calls: list = []
     with pytest.raises(model.Cancelled):
-        model.sensitivity_run(None, on_guardrail=stop)
+        model.sensitivity_run(None, on_guardrail=_stopping(calls))
     assert calls == [(0, n)]
 
 
