@@ -1,9 +1,10 @@
 """The sixth system as an outside package (examples/plugin_system, id ``pbta_2d6``).
 
-The package is installed into a temporary site folder the way an installer lays it out
-(the module plus a ``.dist-info`` folder with ``METADATA`` and ``entry_points.txt`` read
-from the package's own pyproject.toml), then the real command line runs in a subprocess
-with that folder on its path: nothing else in the suite changes.
+The package is installed into a site folder the way an installer lays it out (the module
+plus a ``.dist-info`` folder with ``METADATA`` and ``entry_points.txt`` read from the
+package's own pyproject.toml; kept in ``.test-sites/`` while the example is unchanged,
+:func:`plugin_site.kept_site`), then the real command line runs in a subprocess with
+that folder on its path: nothing else in the suite changes.
 """
 
 from __future__ import annotations
