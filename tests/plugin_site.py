@@ -5,9 +5,10 @@ With the folder on ``PYTHONPATH`` the suite finds ``pbta_2d6`` through the entry
 group, as it would after ``pip install``.
 
 The suite's sites (:func:`kept_site`) are kept between sessions in ``.test-sites/``
-(ignored by git), one folder per content of the example, so the plug-in's numba kernels
-compile once per change of the example, as the built-ins' do, not once per session and
-worker. A test of the first compile itself (``test_fresh_install``) makes its own."""
+(ignored by git), one folder per content of the example and of ``engines/``, so the
+plug-in's numba kernels compile once per change of either, as the built-ins' do, not once
+per session and worker. A test of the first compile itself (``test_fresh_install``)
+makes its own."""
 
 from __future__ import annotations
 
@@ -85,12 +86,17 @@ def install_plugin(out: Path, checks_only: bool = False) -> Path:
 
 
 def _content_key(checks_only: bool) -> str:
-    """A digest of what an install lays out: every file of the example (caches left out),
+    """A digest of what an install lays out and what its compiled kernels depend on:
+    every file of the example (caches left out), every source of ``engines/`` (numba
+    keys a cached kernel on its own file only, and the example's kernels call the
+    engines' helpers: an engine edit must not leave a stale compiled plug-in kernel),
     this module, and the ``checks_only`` choice."""
     h = hashlib.sha256(Path(__file__).read_bytes() + str(checks_only).encode())
-    for f in sorted(PKG.rglob("*")):
+    files = [(PKG, f) for f in sorted(PKG.rglob("*"))]
+    files += [(ROOT, f) for f in sorted((ROOT / "engines").rglob("*.py"))]
+    for base, f in files:
         if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".nbi", ".nbc"):
-            h.update(str(f.relative_to(PKG)).encode() + b"\0" + f.read_bytes())
+            h.update(str(f.relative_to(base)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()[:16]
 
 
