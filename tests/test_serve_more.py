@@ -194,6 +194,7 @@ def test_stop_ends_a_group_fight_between_batches(monkeypatch):
 
     monkeypatch.setattr(lethality, "MC_BATCH", 2000)
     wb = Workbench({"tab": "groups", "group-trials": "20000", "group-seed": "1"})
+    wb.f_table.object = pd.DataFrame({"an earlier run": [1]})  # cleared when a run starts
     wb._on_run_group()
     _stop_and_wait(wb)
     # Stop lands between two batches: after the first one, or a later one when the page's
@@ -231,6 +232,8 @@ def test_stop_ends_a_sensitivity_study_between_guardrails():
     n = len(sens.load_problem(audit.DATA, sens.DEFAULT_KNOBS).scenario.guardrails)
     assert n > 2
     wb = Workbench({"tab": "sensitivity"})
+    # an earlier study's figures, cleared when a run starts
+    wb.s_readings.object, wb.s_table.object = "- an earlier study", pd.DataFrame({"x": [1]})
     wb._on_run_sensitivity()
     assert not wb.s_stop.disabled
     assert wb.s_run.disabled
@@ -243,6 +246,7 @@ def test_stop_ends_a_sensitivity_study_between_guardrails():
     assert int(stopped.group(1)) < n
     assert wb.s_table.object is None
     assert wb.s_heatmap.object is None
+    assert wb.s_readings.object == ""
     assert not wb.s_run.disabled
     assert wb.s_stop.disabled
     # in the model: the study raises Cancelled before its first guardrail

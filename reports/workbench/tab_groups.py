@@ -139,6 +139,7 @@ class GroupsTab(PageBase):
             }
             self.f_run.disabled, self.f_stop.disabled = True, False
             self.f_progress.value, self.f_progress.visible = 0, True
+            self.f_table.object = None  # a run stopped halfway shows nothing, not the last
             self.f_status.object = _("Running {n} fights…").format(n=decimal(g.trials, 0))
             job, lang = self._job, self.state.lang
 

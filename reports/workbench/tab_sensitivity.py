@@ -126,6 +126,8 @@ class SensitivityTab(PageBase):
             }
             self.s_run.disabled, self.s_stop.disabled = True, False
             self.s_progress.value, self.s_progress.visible = 0, True
+            # a study stopped halfway shows nothing, not the last study's figures
+            self.s_readings.object, self.s_table.object, self.s_heatmap.object = "", None, None
             self.s_status.object = _("Measuring every guardrail over the knobs…")
             job, lang = self._job, self.state.lang
 
