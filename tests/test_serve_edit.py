@@ -458,3 +458,26 @@ def test_ballistic_rating_edited_in_the_browser_gives_duel_rules_numbers(
     page.goto(url)
     _wait(page, f"deepText().includes({json.dumps(wins)})")
     assert errors == []
+
+
+def test_a_refresh_keeps_the_value_being_typed():
+    """A refresh of the rules card that leaves the field and its value in force as they
+    were (the address echoed back, a pin, another widget's change) does not put the
+    value in force back over what the designer is typing; Set then sets what was typed.
+    A new field, or a new value in force, still shows its value."""
+    wb = page(QUERY)
+    wb.r_field.value = "rules.armour.heavy_archaic.ballistic"
+    assert wb.r_value.value == "2"  # the package's value (A13, AT2)
+    wb.r_value.value = "0"
+    wb._rules_widgets()  # the refresh that came late
+    assert wb.r_value.value == "0"
+    wb.r_set.clicks += 1
+    assert not wb.messages.visible, wb.messages.object
+    assert wb.state.edits == {"dice_pool_7": {"rules.armour.heavy_archaic.ballistic": "0"}}
+    from analysis import rules
+
+    lethal = rules.base_tables("dice_pool_7")["armour"]["heavy_archaic"]["lethal"]
+    wb.r_field.value = "rules.armour.heavy_archaic.lethal"
+    assert wb.r_value.value == str(lethal) != "0"  # another field: its value in force
+    wb.r_field.value = "rules.armour.heavy_archaic.ballistic"
+    assert wb.r_value.value == "0"  # the edited value now in force

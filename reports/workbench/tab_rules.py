@@ -137,7 +137,12 @@ class RulesTab(PageBase):
             # each field in the glossary's words, the knob id in its menu's value
             self.r_field.options = page_words.knob_options(d.system, values)
             self.r_field.value = keep
-            self.r_value.value = values.get(keep, "") if keep is not None else ""
+            shown = (d.system, keep, values.get(keep, "") if keep is not None else "")
+            # a refresh that leaves the field and its value in force as they were (an
+            # echo of the address, a pin) keeps what the designer may be typing in Value
+            if shown != getattr(self, "_r_shown", None):
+                self.r_value.value = shown[2]
+                self._r_shown = shown
         finally:
             self._updating = False
         edits = self.state.edits
@@ -177,6 +182,7 @@ class RulesTab(PageBase):
         if self._updating:
             return
         self.r_value.value = getattr(self, "_r_values", {}).get(event.new, "")
+        self._r_shown = (self.state.duel.system, event.new, self.r_value.value)
 
     def _after_edit(self) -> None:
         """Show the page under its new rules (called in a guard of its own, so the rules
