@@ -28,8 +28,6 @@ def _indices(view):
     decimal mark), as the readings above it write them."""
     import numbers
 
-    from ..i18n import decimal
-
     out = view.copy()
     for col in out.columns:
         out[col] = [
